@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "dsh",
+  products: [
+    .library(name: "DataSourceKit", targets: ["DataSourceKit"]),
+    .library(name: "DataSourceScript", targets: ["DataSourceScript"]),
+    .executable(name: "dsh", targets: ["dsh"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+  ],
+  targets: [
+    // The engine: providers, presenters, adapters, decorators, views, rendering.
+    // Knows nothing of the language or the terminal.
+    .target(
+      name: "DataSourceKit",
+      dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
+    ),
+    // The language: lexer, parser, diagnostics, interpreter, help.
+    .target(name: "DataSourceScript", dependencies: ["DataSourceKit"]),
+    // libedit, wrapped only where Swift cannot call it (variadics, C stdio globals).
+    .systemLibrary(
+      name: "CLineEdit",
+      pkgConfig: "libedit",
+      providers: [.apt(["libedit-dev"])]
+    ),
+    // The shell: arguments, batch runner, REPL, terminal.
+    .executableTarget(
+      name: "dsh",
+      dependencies: [
+        "DataSourceScript",
+        "CLineEdit",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    // Measures the targets of docs/BENCHMARKS.md against Python, sqlite3 and the rest.
+    .executableTarget(name: "dsh-bench", dependencies: ["DataSourceKit"]),
+    .testTarget(name: "DataSourceKitTests", dependencies: ["DataSourceKit"]),
+    .testTarget(name: "DataSourceScriptTests", dependencies: ["DataSourceScript"]),
+    .testTarget(
+      name: "dshTests",
+      dependencies: ["dsh", "DataSourceScript"],
+      exclude: ["Transcripts"]
+    ),
+  ],
+  swiftLanguageModes: [.v5]
+)

@@ -1,0 +1,104 @@
+/// What a section's header or footer template can refer to.
+public struct SectionContext: Sendable {
+  /// The section's position in the data source it belongs to.
+  public var index: Int
+  /// The key the section was grouped by, or `nil`.
+  public var key: Value?
+  /// The number of items in the section.
+  public var count: Int
+
+  public init(index: Int, key: Value?, count: Int) {
+    self.index = index
+    self.key = key
+    self.count = count
+  }
+}
+
+/// Which supplementary text a decorator adds to a section.
+public enum SupplementaryKind: String, Sendable {
+  case header, footer
+}
+
+/// What a table or collection view consumes: counts, cells, and section headers and footers.
+///
+/// Adapters make one from a provider and a presenter; decorators wrap one and add behaviour;
+/// composed sources stack several. Views ask for counts first, then only for the cells they
+/// show.
+public protocol SectionedDataSource<Item>: AnyObject, CompositionNode {
+  associatedtype Item
+
+  /// Loads every provider below this source.
+  func load() async throws
+  var loadState: LoadState { get }
+
+  var numberOfSections: Int { get }
+  func numberOfRows(inSection section: Int) -> Int
+  func item(at itemPath: ItemPath) -> Item
+  func sectionKey(_ section: Int) -> Value?
+
+  func reuseIdentifier(at itemPath: ItemPath) -> String
+  /// Fills a dequeued cell for the item at `itemPath`.
+  func configure(_ cell: TableCell, at itemPath: ItemPath)
+
+  /// The lines of text above (header) or below (footer) a section, outermost decorator first.
+  func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String]
+
+  /// The fields the items are known to have, or `nil` when the source is schemaless.
+  var knownFields: [String]? { get }
+}
+
+extension SectionedDataSource {
+  /// The number of rows in all sections.
+  /// - Complexity: O(sections).
+  public var totalRowCount: Int { (0..<numberOfSections).reduce(0) { $0 + numberOfRows(inSection: $1) } }
+
+  public func sectionContext(_ section: Int) -> SectionContext {
+    SectionContext(index: section, key: sectionKey(section), count: numberOfRows(inSection: section))
+  }
+}
+
+/// Joins a provider and a presenter into a data source, as a table view adapter does.
+public final class TableAdapter<Item>: SectionedDataSource {
+  public let provider: any DataProvider<Item>
+  public let presenter: any CellPresenter<Item>
+  private let label: String
+
+  public init(provider: any DataProvider<Item>, presenter: any CellPresenter<Item>, label: String = "table") {
+    self.provider = provider
+    self.presenter = presenter
+    self.label = label
+  }
+
+  public func load() async throws { try await provider.load() }
+  public var loadState: LoadState { provider.loadState }
+  public var numberOfSections: Int { provider.numberOfSections }
+  public func numberOfRows(inSection section: Int) -> Int { provider.numberOfItems(inSection: section) }
+  public func item(at itemPath: ItemPath) -> Item { provider.item(at: itemPath) }
+  public func sectionKey(_ section: Int) -> Value? { provider.sectionKey(section) }
+  public var knownFields: [String]? { provider.knownFields }
+
+  public func reuseIdentifier(at itemPath: ItemPath) -> String {
+    presenter.reuseIdentifier(for: provider.item(at: itemPath), at: itemPath)
+  }
+  public func configure(_ cell: TableCell, at itemPath: ItemPath) {
+    presenter.configure(cell, with: provider.item(at: itemPath), at: itemPath)
+  }
+  public func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] { [] }
+
+  public var nodeTitle: String { label }
+  public var nodeDetail: String? { countsDetail(self) }
+  public var nodeChildren: [any CompositionNode] {
+    [presenter as? any CompositionNode, provider as? any CompositionNode].compactMap { $0 }
+  }
+}
+
+/// Counts and state of a data source, for `describe`.
+func countsDetail<S: SectionedDataSource>(_ source: S) -> String {
+  switch source.loadState {
+  case .loaded, .noContent, .refreshing:
+    let (sections, rows) = (source.numberOfSections, source.totalRowCount)
+    return "\(sections) section\(sections == 1 ? "" : "s"), \(rows) row\(rows == 1 ? "" : "s")"
+  default:
+    return source.loadState.rawValue
+  }
+}

@@ -1,0 +1,44 @@
+/// A piece of a composition that `describe` can print: its one-line title and its parts.
+public protocol CompositionNode: AnyObject {
+  /// One line: what the piece is and how it was configured, e.g. `sort by name desc`.
+  var nodeTitle: String { get }
+  /// Counts and state, printed after the title when the piece has data.
+  var nodeDetail: String? { get }
+  var nodeChildren: [any CompositionNode] { get }
+}
+
+extension CompositionNode {
+  public var nodeDetail: String? { nil }
+  public var nodeChildren: [any CompositionNode] { [] }
+
+  /// The tree below this node, drawn with box characters.
+  public func treeLines() -> [String] {
+    var lines: [String] = []
+    appendTree(to: &lines, prefix: "", childPrefix: "")
+    return lines
+  }
+
+  private func appendTree(to lines: inout [String], prefix: String, childPrefix: String) {
+    lines.append(prefix + nodeTitle + (nodeDetail.map { "  (\($0))" } ?? ""))
+    let children = nodeChildren
+    for (i, child) in children.enumerated() {
+      let last = i == children.count - 1
+      child.appendTree(
+        to: &lines, prefix: childPrefix + (last ? "└─ " : "├─ "),
+        childPrefix: childPrefix + (last ? "   " : "│  "))
+    }
+  }
+}
+
+extension DataProvider {
+  /// Counts and state, for `describe` and summaries: `3 sections, 8 items, loaded`.
+  public var countsDetail: String {
+    guard loadState == .loaded || loadState == .noContent || loadState == .refreshing else {
+      return loadState.rawValue
+    }
+    let sections = numberOfSections
+    let items = totalItemCount
+    return "\(sections) section\(sections == 1 ? "" : "s"), \(items) item\(items == 1 ? "" : "s"), "
+      + loadState.rawValue
+  }
+}

@@ -1,0 +1,95 @@
+/// Where a provider stands in loading its data (Apple's AdvancedCollectionView states).
+public enum LoadState: String, Sendable, CaseIterable {
+  case initial, loading, refreshing, loaded, noContent, error
+}
+
+/// Gets data from somewhere and maps index paths to items.
+///
+/// A provider is loaded once with ``load()`` before it is asked for counts or items; after
+/// that every question is answered from memory (or, for lazy providers, from a window around
+/// what was asked). Providers are classes: derived providers and views hold them by reference
+/// and see the same data.
+public protocol DataProvider<Item>: AnyObject {
+  associatedtype Item
+
+  /// Fetches the data. Calling it again reloads.
+  func load() async throws
+
+  var loadState: LoadState { get }
+
+  var numberOfSections: Int { get }
+
+  /// - Precondition: `section` is below ``numberOfSections``.
+  func numberOfItems(inSection section: Int) -> Int
+
+  /// - Precondition: the index path is inside the provider's counts.
+  func item(at itemPath: ItemPath) -> Item
+
+  /// The key a sectioned provider groups by, or `nil` when the section has none.
+  func sectionKey(_ section: Int) -> Value?
+
+  /// The fields every item is known to have, in order, or `nil` for a schemaless source.
+  var knownFields: [String]? { get }
+}
+
+extension DataProvider {
+  public func sectionKey(_ section: Int) -> Value? { nil }
+  public var knownFields: [String]? { nil }
+
+  /// The number of items in all sections.
+  /// - Complexity: O(sections).
+  public var totalItemCount: Int {
+    (0..<numberOfSections).reduce(0) { $0 + numberOfItems(inSection: $1) }
+  }
+}
+
+extension DataProvider where Item: Equatable {
+  /// The index path of the first item equal to `item`, or `nil`.
+  /// - Complexity: O(n).
+  public func itemPath(of item: Item) -> ItemPath? {
+    for section in 0..<numberOfSections {
+      for row in 0..<numberOfItems(inSection: section)
+      where self.item(at: ItemPath(item: row, section: section)) == item {
+        return ItemPath(item: row, section: section)
+      }
+    }
+    return nil
+  }
+}
+
+/// Where each section starts in the flattened sequence of a provider's items.
+///
+/// Derived providers address their base by flat position; views address rows of a whole
+/// data source the same way (`show X rows 10..20`).
+public struct SectionOffsets: Sendable {
+  /// `starts[s]` is the flat position of section `s`'s first item; the last entry is the total.
+  public private(set) var starts: [Int]
+
+  public init(counts: some Sequence<Int>) {
+    var starts = [0]
+    for count in counts { starts.append(starts[starts.count - 1] + count) }
+    self.starts = starts
+  }
+
+  public init<P: DataProvider>(of provider: P) {
+    self.init(counts: (0..<provider.numberOfSections).lazy.map { provider.numberOfItems(inSection: $0) })
+  }
+
+  public var total: Int { starts[starts.count - 1] }
+  public var sectionCount: Int { starts.count - 1 }
+
+  public func flatIndex(of itemPath: ItemPath) -> Int { starts[itemPath.section] + itemPath.item }
+
+  /// The index path of a flat position.
+  /// - Complexity: O(log sections).
+  public func itemPath(forFlat flat: Int) -> ItemPath {
+    // The last section whose start is <= flat and which is not empty.
+    var low = 0
+    var high = starts.count - 2
+    while low < high {
+      let mid = (low + high + 1) / 2
+      if starts[mid] <= flat { low = mid } else { high = mid - 1 }
+    }
+    return ItemPath(item: flat - starts[low], section: low)
+  }
+}

@@ -1,0 +1,37 @@
+/// An error the engine reports to its callers: what went wrong, with the file and line.
+///
+/// The cases carry structured data; ``description`` is the one place their wording lives.
+public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible {
+  case fileNotFound(path: String)
+  case isDirectory(path: String)
+  case unreadable(path: String, reason: String)
+  case invalidUTF8(path: String, line: Int)
+  case csvUnterminatedQuote(path: String, line: Int)
+  case csvRaggedRow(path: String, line: Int, fields: Int, expected: Int)
+  case csvEmptyFile(path: String)
+  case csvDuplicateHeader(path: String, name: String)
+  case json(path: String, line: Int, column: Int, message: String)
+  case jsonPathMissing(path: String, at: String)
+  case jsonNotAList(path: String, at: String?, found: String)
+  case notLoaded
+
+  public var description: String {
+    switch self {
+    case .fileNotFound(let path): "no such file '\(path)'"
+    case .isDirectory(let path): "'\(path)' is a directory, not a file"
+    case .unreadable(let path, let reason): "cannot read '\(path)': \(reason)"
+    case .invalidUTF8(let path, let line): "\(path):\(line): invalid UTF-8"
+    case .csvUnterminatedQuote(let path, let line):
+      "\(path):\(line): quoted field is never closed; a quote inside a quoted field is written \"\""
+    case .csvRaggedRow(let path, let line, let fields, let expected):
+      "\(path):\(line): row has \(fields) field\(fields == 1 ? "" : "s"); the header has \(expected)"
+    case .csvEmptyFile(let path): "\(path): no header row (the file is empty)"
+    case .csvDuplicateHeader(let path, let name): "\(path):1: column '\(name)' appears twice in the header"
+    case .json(let path, let line, let column, let message): "\(path):\(line):\(column): \(message)"
+    case .jsonPathMissing(let path, let at): "\(path): nothing at '\(at)'"
+    case .jsonNotAList(let path, let at, let found):
+      "\(path): expected a list\(at.map { " at '\($0)'" } ?? "") of items, found \(found)"
+    case .notLoaded: "the provider is not loaded"
+    }
+  }
+}

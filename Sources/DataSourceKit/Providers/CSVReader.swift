@@ -1,0 +1,302 @@
+import Foundation
+
+/// Reads RFC 4180 CSV into a ``ColumnTable``: a header row, quoted fields that hold
+/// delimiters, quotes (`""`) and newlines, CRLF or LF line ends, an optional UTF-8 BOM.
+/// Each column's type is inferred from all of its values: int, double, bool or string, and an
+/// empty field is null.
+enum CSVReader {
+  private static let quote = UInt8(ascii: "\"")
+  private static let newline = UInt8(ascii: "\n")
+  private static let carriageReturn = UInt8(ascii: "\r")
+
+  /// - Complexity: O(n) in the file's bytes, two passes (fields, then types).
+  static func read(bytes: [UInt8], path: String, delimiter: UInt8) throws -> ColumnTable {
+    if bytes.count > Int(UInt32.max >> 1) {
+      throw DataSourceError.unreadable(path: path, reason: "files over 2 GiB are not supported yet")
+    }
+    let (names, refs, rowCount) = try bytes.withUnsafeBufferPointer { buffer in
+      if let bad = FileBytes.firstInvalidUTF8(in: buffer) {
+        throw DataSourceError.invalidUTF8(path: path, line: FileBytes.line(of: bad, in: buffer))
+      }
+      return try splitFields(buffer, path: path, delimiter: delimiter)
+    }
+    let storage = SharedBytes(bytes)
+    let columns = bytes.withUnsafeBufferPointer { buffer in
+      refs.map { inferColumn($0, rowCount: rowCount, bytes: buffer) }
+    }
+    return ColumnTable(schema: Schema(names), rowCount: rowCount, columns: columns, storage: storage)
+  }
+
+  // MARK: Fields
+
+  private static func splitFields(
+    _ bytes: UnsafeBufferPointer<UInt8>, path: String, delimiter: UInt8
+  ) throws -> (names: [String], refs: [FieldRefs], rows: Int) {
+    var position = 0
+    let end = bytes.count
+    if end >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
+
+    // The header row.
+    var headerRefs: [(Int, Int, Bool)] = []
+    guard position < end else { throw DataSourceError.csvEmptyFile(path: path) }
+    position = try scanRow(bytes, from: position, path: path, delimiter: delimiter) { headerRefs.append(($0, $1, $2)) }
+    var names: [String] = []
+    for (i, (start, length, escaped)) in headerRefs.enumerated() {
+      let field = UnsafeBufferPointer(rebasing: bytes[start..<start + length])
+      var name = escaped ? unescape(field) : String(decoding: field, as: UTF8.self)
+      name = name.trimmingCharacters(in: .whitespaces)
+      if name.isEmpty { name = "column\(i + 1)" }
+      if names.contains(name) { throw DataSourceError.csvDuplicateHeader(path: path, name: name) }
+      names.append(name)
+    }
+    let width = names.count
+
+    // Reserve for as many rows as there are line ends, so the arrays never regrow.
+    var lineEnds = 0
+    for i in position..<end where bytes[i] == newline { lineEnds += 1 }
+    var refs = [FieldRefs](repeating: FieldRefs(), count: width)
+    for c in 0..<width { refs[c].reserve(lineEnds + 1) }
+
+    var rows = 0
+    while position < end {
+      // A blank line is no row.
+      if bytes[position] == newline {
+        position += 1
+        continue
+      }
+      if bytes[position] == carriageReturn, position + 1 < end, bytes[position + 1] == newline {
+        position += 2
+        continue
+      }
+      let rowStart = position
+      var column = 0
+      position = try scanRow(bytes, from: position, path: path, delimiter: delimiter) { start, length, escaped in
+        if column < width { refs[column].append(start: start, length: length, escaped: escaped) }
+        column += 1
+      }
+      if column != width {
+        throw DataSourceError.csvRaggedRow(
+          path: path, line: FileBytes.line(of: rowStart, in: bytes), fields: column, expected: width)
+      }
+      rows += 1
+    }
+    return (names, refs, rows)
+  }
+
+  /// Scans one row from `start`, calling `field` with each field's start, length and whether it
+  /// holds doubled quotes. Returns the position after the row's line end.
+  @inline(__always)
+  private static func scanRow(
+    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, path: String, delimiter: UInt8,
+    field: (Int, Int, Bool) -> Void
+  ) throws -> Int {
+    var i = start
+    let end = bytes.count
+    while true {
+      if i < end, bytes[i] == quote {
+        // A quoted field: runs to the next quote that is not doubled.
+        let contentStart = i + 1
+        var j = contentStart
+        var escaped = false
+        while true {
+          guard j < end else {
+            throw DataSourceError.csvUnterminatedQuote(path: path, line: FileBytes.line(of: i, in: bytes))
+          }
+          if bytes[j] == quote {
+            if j + 1 < end, bytes[j + 1] == quote {
+              escaped = true
+              j += 2
+              continue
+            }
+            break
+          }
+          j += 1
+        }
+        field(contentStart, j - contentStart, escaped)
+        i = j + 1
+        // Text after the closing quote, up to the delimiter, is kept out of the field.
+        while i < end, bytes[i] != delimiter, bytes[i] != newline, bytes[i] != carriageReturn { i += 1 }
+      } else {
+        let fieldStart = i
+        while i < end {
+          let b = bytes[i]
+          if b == delimiter || b == newline { break }
+          i += 1
+        }
+        var fieldEnd = i
+        if fieldEnd > fieldStart, bytes[fieldEnd - 1] == carriageReturn, i == end || bytes[i] == newline {
+          fieldEnd -= 1
+        }
+        field(fieldStart, fieldEnd - fieldStart, false)
+      }
+      if i < end, bytes[i] == carriageReturn { i += 1 }
+      if i >= end { return end }
+      if bytes[i] == delimiter {
+        i += 1
+        continue
+      }
+      return i + 1  // the newline
+    }
+  }
+
+  /// The text of a quoted field with its doubled quotes made single.
+  static func unescape(_ field: UnsafeBufferPointer<UInt8>) -> String {
+    var out: [UInt8] = []
+    out.reserveCapacity(field.count)
+    var i = 0
+    while i < field.count {
+      out.append(field[i])
+      i += field[i] == quote && i + 1 < field.count && field[i + 1] == quote ? 2 : 1
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  // MARK: Types
+
+  private static func inferColumn(_ refs: FieldRefs, rowCount: Int, bytes: UnsafeBufferPointer<UInt8>) -> Column {
+    var sawValue = false
+    var allInt = true
+    var allNumber = true
+    var allBool = true
+    for row in 0..<rowCount {
+      let length = Int(refs.lengths[row] & ~FieldRefs.escapedFlag)
+      if length == 0 { continue }
+      sawValue = true
+      let field = UnsafeBufferPointer(rebasing: bytes[Int(refs.starts[row])..<Int(refs.starts[row]) + length])
+      if allInt, parseInt(field) == nil { allInt = false }
+      if !allInt, allNumber, parseDouble(field) == nil { allNumber = false }
+      if allBool, parseBool(field) == nil { allBool = false }
+      if !allNumber && !allBool { return .text(refs) }
+    }
+    guard sawValue else { return .text(refs) }
+    if allInt || allNumber {
+      var nulls: NullMask?
+      if allInt {
+        var values = [Int](repeating: 0, count: rowCount)
+        for row in 0..<rowCount {
+          let length = Int(refs.lengths[row] & ~FieldRefs.escapedFlag)
+          if length == 0 {
+            if nulls == nil { nulls = NullMask(count: rowCount) }
+            nulls?.setNull(row)
+            continue
+          }
+          let start = Int(refs.starts[row])
+          values[row] = parseInt(UnsafeBufferPointer(rebasing: bytes[start..<start + length])) ?? 0
+        }
+        return .int(values, nulls: nulls)
+      }
+      var values = [Double](repeating: 0, count: rowCount)
+      for row in 0..<rowCount {
+        let length = Int(refs.lengths[row] & ~FieldRefs.escapedFlag)
+        if length == 0 {
+          if nulls == nil { nulls = NullMask(count: rowCount) }
+          nulls?.setNull(row)
+          continue
+        }
+        let start = Int(refs.starts[row])
+        values[row] = parseDouble(UnsafeBufferPointer(rebasing: bytes[start..<start + length])) ?? 0
+      }
+      return .double(values, nulls: nulls)
+    }
+    var values = [UInt8](repeating: 2, count: rowCount)
+    for row in 0..<rowCount {
+      let length = Int(refs.lengths[row] & ~FieldRefs.escapedFlag)
+      if length == 0 { continue }
+      let start = Int(refs.starts[row])
+      values[row] = parseBool(UnsafeBufferPointer(rebasing: bytes[start..<start + length])) == true ? 1 : 0
+    }
+    return .bool(values)
+  }
+
+  /// An integer without leading zeros (`007` stays text, as an ID or a postcode would want).
+  static func parseInt(_ field: UnsafeBufferPointer<UInt8>) -> Int? {
+    var i = 0
+    var negative = false
+    if field.count > 0, field[0] == UInt8(ascii: "-") || field[0] == UInt8(ascii: "+") {
+      negative = field[0] == UInt8(ascii: "-")
+      i = 1
+    }
+    let digits = field.count - i
+    guard digits > 0, digits <= 19 else { return nil }
+    if digits > 1, field[i] == UInt8(ascii: "0") { return nil }
+    var value = 0
+    while i < field.count {
+      let d = field[i] &- UInt8(ascii: "0")
+      guard d < 10 else { return nil }
+      let (m, o1) = value.multipliedReportingOverflow(by: 10)
+      let (a, o2) = m.addingReportingOverflow(Int(d))
+      guard !o1, !o2 else { return nil }
+      value = a
+      i += 1
+    }
+    return negative ? -value : value
+  }
+
+  private static let exactPowers: [Double] = (0...22).map { pow(10.0, Double($0)) }
+
+  /// A decimal number: digits with an optional point and exponent.
+  static func parseDouble(_ field: UnsafeBufferPointer<UInt8>) -> Double? {
+    var i = 0
+    let n = field.count
+    var negative = false
+    if i < n, field[i] == UInt8(ascii: "-") || field[i] == UInt8(ascii: "+") {
+      negative = field[i] == UInt8(ascii: "-")
+      i += 1
+    }
+    var mantissa: UInt64 = 0
+    var significant = 0
+    var fractionDigits = 0
+    var digits = 0
+    while i < n, field[i] &- UInt8(ascii: "0") < 10 {
+      if significant < 19 {
+        mantissa = mantissa &* 10 &+ UInt64(field[i] &- UInt8(ascii: "0"))
+        if mantissa > 0 { significant += 1 }
+      } else {
+        significant += 1
+      }
+      digits += 1
+      i += 1
+    }
+    if i < n, field[i] == UInt8(ascii: ".") {
+      i += 1
+      while i < n, field[i] &- UInt8(ascii: "0") < 10 {
+        if significant < 19 {
+          mantissa = mantissa &* 10 &+ UInt64(field[i] &- UInt8(ascii: "0"))
+          if mantissa > 0 { significant += 1 }
+          fractionDigits += 1
+        }
+        digits += 1
+        i += 1
+      }
+    }
+    guard digits > 0 else { return nil }
+    var hasExponent = false
+    if i < n, field[i] == UInt8(ascii: "e") || field[i] == UInt8(ascii: "E") {
+      hasExponent = true
+      i += 1
+      if i < n, field[i] == UInt8(ascii: "-") || field[i] == UInt8(ascii: "+") { i += 1 }
+      let exponentStart = i
+      while i < n, field[i] &- UInt8(ascii: "0") < 10 { i += 1 }
+      guard i > exponentStart else { return nil }
+    }
+    guard i == n else { return nil }
+    // Clinger's fast path: exact when the mantissa and the power of ten are both exact.
+    if !hasExponent, significant <= 15, fractionDigits <= 22 {
+      let value = Double(mantissa) / exactPowers[fractionDigits]
+      return negative ? -value : value
+    }
+    return Double(String(decoding: field, as: UTF8.self))
+  }
+
+  static func parseBool(_ field: UnsafeBufferPointer<UInt8>) -> Bool? {
+    func equals(_ word: StaticString) -> Bool {
+      guard field.count == word.utf8CodeUnitCount else { return false }
+      let w = word.utf8Start
+      for k in 0..<field.count where field[k] | 0x20 != w[k] { return false }
+      return true
+    }
+    if equals("true") { return true }
+    if equals("false") { return false }
+    return nil
+  }
+}

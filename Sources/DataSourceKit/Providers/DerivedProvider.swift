@@ -1,0 +1,162 @@
+/// One section of a derived provider: its key and the flat positions of its items in the base.
+public struct DerivedSection: Sendable {
+  public var key: Value?
+  public var baseIndices: [Int]
+
+  public init(key: Value?, baseIndices: [Int]) {
+    self.key = key
+    self.baseIndices = baseIndices
+  }
+}
+
+/// A provider over a provider, like a fetch request over a store: `where`, `sort by`,
+/// `section by` and `limit` are each one of these with a different arrangement.
+///
+/// Loading loads the base and then arranges the base's items into sections once; after that,
+/// counts and items are answered from the arrangement without touching other items.
+public final class DerivedProvider<Item>: DataProvider, CompositionNode {
+  /// Turns the loaded base (and the flat layout of its items) into this provider's sections.
+  public typealias Arrangement = (any DataProvider<Item>, SectionOffsets) -> [DerivedSection]
+
+  public let base: any DataProvider<Item>
+  public let label: String
+  private let arrange: Arrangement
+  private var sections: [DerivedSection] = []
+  private var baseOffsets = SectionOffsets(counts: [])
+  public private(set) var loadState: LoadState = .initial
+
+  public init(base: any DataProvider<Item>, label: String, arrange: @escaping Arrangement) {
+    self.base = base
+    self.label = label
+    self.arrange = arrange
+  }
+
+  public func load() async throws {
+    loadState = loadState == .initial ? .loading : .refreshing
+    do {
+      try await base.load()
+    } catch {
+      loadState = .error
+      throw error
+    }
+    baseOffsets = SectionOffsets(of: base)
+    sections = arrange(base, baseOffsets)
+    loadState = sections.allSatisfy(\.baseIndices.isEmpty) ? .noContent : .loaded
+  }
+
+  public var numberOfSections: Int { sections.count }
+  public func numberOfItems(inSection section: Int) -> Int { sections[section].baseIndices.count }
+  public func item(at itemPath: ItemPath) -> Item {
+    base.item(at: baseOffsets.itemPath(forFlat: sections[itemPath.section].baseIndices[itemPath.item]))
+  }
+  public func sectionKey(_ section: Int) -> Value? { sections[section].key }
+  public var knownFields: [String]? { base.knownFields }
+
+  public var nodeTitle: String { label }
+  public var nodeDetail: String? { countsDetail }
+  public var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
+}
+
+/// The direction of a sort or of the section order.
+public enum SortDirection: String, Sendable {
+  case ascending = "asc"
+  case descending = "desc"
+}
+
+extension DerivedProvider {
+  /// Keeps the items for which `isIncluded` is true, each in its section; a keyed section
+  /// left empty is dropped.
+  ///
+  /// - Complexity: O(n) calls of `isIncluded` on load.
+  public static func filter(
+    _ base: any DataProvider<Item>, label: String, _ isIncluded: @escaping (Item) -> Bool
+  ) -> DerivedProvider {
+    DerivedProvider(base: base, label: label) { base, offsets in
+      var sections: [DerivedSection] = []
+      for section in 0..<base.numberOfSections {
+        var kept: [Int] = []
+        let start = offsets.starts[section]
+        for row in 0..<base.numberOfItems(inSection: section)
+        where isIncluded(base.item(at: ItemPath(item: row, section: section))) {
+          kept.append(start + row)
+        }
+        let key = base.sectionKey(section)
+        if !kept.isEmpty || key == nil { sections.append(DerivedSection(key: key, baseIndices: kept)) }
+      }
+      return sections
+    }
+  }
+
+  /// Sorts the items of each section by keys computed once per item; equal keys keep
+  /// their order (the sort is stable).
+  ///
+  /// - Parameters:
+  ///   - sortKey: the key of an item, computed once per item on load.
+  ///   - areInIncreasingOrder: the order of two keys.
+  /// - Complexity: O(n log n) comparisons of keys on load.
+  public static func sorted<Key>(
+    _ base: any DataProvider<Item>, label: String, sortKey: @escaping (Item) -> Key,
+    by areInIncreasingOrder: @escaping (Key, Key) -> Bool
+  ) -> DerivedProvider {
+    DerivedProvider(base: base, label: label) { base, offsets in
+      (0..<base.numberOfSections).map { section in
+        let count = base.numberOfItems(inSection: section)
+        let keys = (0..<count).map { sortKey(base.item(at: ItemPath(item: $0, section: section))) }
+        let order = (0..<count).sorted { a, b in
+          if areInIncreasingOrder(keys[a], keys[b]) { return true }
+          if areInIncreasingOrder(keys[b], keys[a]) { return false }
+          return a < b
+        }
+        let start = offsets.starts[section]
+        return DerivedSection(key: base.sectionKey(section), baseIndices: order.map { start + $0 })
+      }
+    }
+  }
+
+  /// Groups all items into sections by a key: sections ordered by key (a `null` key is its
+  /// own section, last), items in their previous order inside each section.
+  ///
+  /// - Complexity: O(n) key computations plus O(k log k) for k distinct keys, on load.
+  public static func sectioned(
+    _ base: any DataProvider<Item>, label: String, direction: SortDirection = .ascending,
+    key: @escaping (Item) -> Value
+  ) -> DerivedProvider {
+    DerivedProvider(base: base, label: label) { base, offsets in
+      var groups: [Value: Int] = [:]
+      var sections: [DerivedSection] = []
+      for flat in 0..<offsets.total {
+        let sectionKey = key(base.item(at: offsets.itemPath(forFlat: flat)))
+        if let index = groups[sectionKey] {
+          sections[index].baseIndices.append(flat)
+        } else {
+          groups[sectionKey] = sections.count
+          sections.append(DerivedSection(key: sectionKey, baseIndices: [flat]))
+        }
+      }
+      return sections.sorted { a, b in
+        let (x, y) = (a.key ?? .null, b.key ?? .null)
+        if x.isNull || y.isNull { return !x.isNull && y.isNull }
+        let order = Value.compare(x, y)
+        return direction == .ascending ? order == .orderedAscending : order == .orderedDescending
+      }
+    }
+  }
+
+  /// Keeps the first `count` items in order, across sections; sections left empty are dropped.
+  /// - Complexity: O(count) on load.
+  public static func limited(_ base: any DataProvider<Item>, label: String, count: Int) -> DerivedProvider {
+    DerivedProvider(base: base, label: label) { base, offsets in
+      var remaining = max(0, count)
+      var sections: [DerivedSection] = []
+      for section in 0..<base.numberOfSections where remaining > 0 || sections.isEmpty {
+        let take = min(remaining, base.numberOfItems(inSection: section))
+        let start = offsets.starts[section]
+        if take > 0 || base.sectionKey(section) == nil {
+          sections.append(DerivedSection(key: base.sectionKey(section), baseIndices: Array(start..<start + take)))
+        }
+        remaining -= take
+      }
+      return sections
+    }
+  }
+}

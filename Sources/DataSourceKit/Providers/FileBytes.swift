@@ -1,0 +1,80 @@
+import Foundation
+
+/// Reads whole files into memory with one allocation, reporting errors in the engine's terms.
+enum FileBytes {
+  /// The bytes of the file at `path`.
+  /// - Throws: ``DataSourceError`` when the file is missing, a directory, or unreadable.
+  static func read(_ path: String) throws -> [UInt8] {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { throw error(for: errno, path: path) }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { throw error(for: errno, path: path) }
+    if (info.st_mode & S_IFMT) == S_IFDIR { throw DataSourceError.isDirectory(path: path) }
+    var bytes: [UInt8] = []
+    let expected = Int(info.st_size)
+    bytes.reserveCapacity(expected)
+    // Read in large chunks until end of file: st_size can be 0 for pipes and /proc files.
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+      let n = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw error(for: errno, path: path)
+      }
+      if n == 0 { break }
+      bytes.append(contentsOf: chunk[0..<n])
+    }
+    return bytes
+  }
+
+  private static func error(for code: Int32, path: String) -> DataSourceError {
+    switch code {
+    case ENOENT, ENOTDIR: .fileNotFound(path: path)
+    case EISDIR: .isDirectory(path: path)
+    default: .unreadable(path: path, reason: String(cString: strerror(code)))
+    }
+  }
+
+  /// The 1-based line of a byte offset.
+  static func line(of offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    var line = 1
+    for i in 0..<min(offset, bytes.count) where bytes[i] == UInt8(ascii: "\n") { line += 1 }
+    return line
+  }
+
+  /// The offset of the first byte that is not part of valid UTF-8, or `nil` when all are valid.
+  /// - Complexity: O(n), with a fast path over ASCII.
+  static func firstInvalidUTF8(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    var i = 0
+    let n = bytes.count
+    while i < n {
+      let b = bytes[i]
+      if b < 0x80 {
+        i += 1
+        continue
+      }
+      let length: Int
+      let minimum: UInt32
+      if b & 0xE0 == 0xC0 {
+        (length, minimum) = (2, 0x80)
+      } else if b & 0xF0 == 0xE0 {
+        (length, minimum) = (3, 0x800)
+      } else if b & 0xF8 == 0xF0 {
+        (length, minimum) = (4, 0x10000)
+      } else {
+        return i
+      }
+      guard i + length <= n else { return i }
+      var scalar = UInt32(b) & (0xFF >> (length + 1))
+      for k in 1..<length {
+        let c = bytes[i + k]
+        guard c & 0xC0 == 0x80 else { return i }
+        scalar = scalar << 6 | UInt32(c & 0x3F)
+      }
+      if scalar < minimum || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return i }
+      i += length
+    }
+    return nil
+  }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// Rows of a CSV file, stored by column, in one section.
+public final class CSVProvider: DataProvider, CompositionNode {
+  public let path: String
+  public let delimiter: UInt8
+  public private(set) var loadState: LoadState = .initial
+  public private(set) var lastError: DataSourceError?
+  private var table: ColumnTable?
+
+  /// - Parameter delimiter: the byte between fields, `,` unless given.
+  public init(path: String, delimiter: UInt8 = UInt8(ascii: ",")) {
+    self.path = path
+    self.delimiter = delimiter
+  }
+
+  /// Reads and parses the whole file; on failure the provider keeps what it had before and
+  /// reports `error`.
+  public func load() async throws {
+    let previous = loadState
+    loadState = previous == .initial ? .loading : .refreshing
+    do {
+      let bytes = try FileBytes.read(path)
+      let table = try CSVReader.read(bytes: bytes, path: path, delimiter: delimiter)
+      self.table = table
+      lastError = nil
+      loadState = table.rowCount == 0 ? .noContent : .loaded
+    } catch let error as DataSourceError {
+      lastError = error
+      loadState = .error
+      throw error
+    }
+  }
+
+  public var numberOfSections: Int { 1 }
+  public func numberOfItems(inSection section: Int) -> Int { table?.rowCount ?? 0 }
+  public func item(at itemPath: ItemPath) -> Value {
+    guard let table else { return .null }
+    return .record(table.record(at: itemPath.item))
+  }
+  public var knownFields: [String]? { table.map { Array($0.schema.names) } }
+
+  /// The inferred type of each column, in order.
+  public var columnTypes: [(name: String, type: String)] {
+    guard let table else { return [] }
+    return zip(table.schema.names, table.columns).map { ($0, $1.typeName) }
+  }
+
+  public var nodeTitle: String { "csv \(JSONWriter.quoted(path))" }
+  public var nodeDetail: String? { countsDetail }
+}
+
+/// Items of a JSON file: an array (of records or scalars), JSON Lines, or an array found at a
+/// path inside the document (`at "data.items"`).
+public final class JSONProvider: DataProvider, CompositionNode {
+  public let path: String
+  public let at: [String]
+  public private(set) var loadState: LoadState = .initial
+  public private(set) var items: [Value] = []
+  public private(set) var knownFields: [String]?
+
+  public init(path: String, at: [String] = []) {
+    self.path = path
+    self.at = at
+  }
+
+  public func load() async throws {
+    let previous = loadState
+    loadState = previous == .initial ? .loading : .refreshing
+    do {
+      let items = try readItems()
+      self.items = items
+      knownFields = Value.unionOfFields(items)
+      loadState = items.isEmpty ? .noContent : .loaded
+    } catch {
+      loadState = .error
+      throw error
+    }
+  }
+
+  private func readItems() throws -> [Value] {
+    let bytes = try FileBytes.read(path)
+    let documents: [Value] = try bytes.withUnsafeBufferPointer { buffer in
+      do {
+        return try JSONReader.parseAll(buffer)
+      } catch let error as JSONReader.Failure {
+        let (line, column) = error.location(in: buffer)
+        throw DataSourceError.json(path: path, line: line, column: column, message: error.message)
+      }
+    }
+    let atText = at.isEmpty ? nil : at.joined(separator: ".")
+    // One document: the array itself (or the array at the path). Several: JSON Lines.
+    guard documents.count == 1 else {
+      if let atText { return try documents.map { try self.list(in: $0, atText: atText) }.flatMap { $0 } }
+      return documents
+    }
+    return try list(in: documents[0], atText: atText)
+  }
+
+  private func list(in document: Value, atText: String?) throws -> [Value] {
+    guard let found = document.value(atPath: at) else {
+      throw DataSourceError.jsonPathMissing(path: path, at: atText ?? "")
+    }
+    switch found {
+    case .list(let items): return items
+    case .record where atText == nil: return [found]
+    default: throw DataSourceError.jsonNotAList(path: path, at: atText, found: found.typeName)
+    }
+  }
+
+  public var numberOfSections: Int { 1 }
+  public func numberOfItems(inSection section: Int) -> Int { items.count }
+  public func item(at itemPath: ItemPath) -> Value { items[itemPath.item] }
+
+  public var nodeTitle: String {
+    "json \(JSONWriter.quoted(path))" + (at.isEmpty ? "" : " at \(JSONWriter.quoted(at.joined(separator: ".")))")
+  }
+  public var nodeDetail: String? { countsDetail }
+}

@@ -1,0 +1,157 @@
+/// Draws a view's cells as a table view would lay them out, in box, plain or Markdown text.
+///
+/// Each style stays recognisable: subtitle puts the detail on a second line, value1 aligns the
+/// detail right, value2 puts the detail first as a narrow right-aligned label.
+struct CellListRenderer {
+  let snapshot: ViewSnapshot<Value>
+  let options: RenderOptions
+
+  /// Width of the value2 label column: the widest label shown, at most a third of the line.
+  private var labelWidth: Int {
+    let widest = snapshot.sections.lazy.flatMap(\.rows)
+      .filter { $0.cell.style == .value2 }
+      .map { TextWidth.of($0.cell.detail ?? "") }.max() ?? 0
+    return min(widest, max(4, contentWidth / 3))
+  }
+
+  /// Columns between the borders (box) or after the indent (plain).
+  private var contentWidth: Int {
+    switch options.mode {
+    case .box: max(8, options.width - 4)
+    default: max(8, options.width - 2)
+    }
+  }
+
+  func render(into out: inout TextOutput) {
+    switch options.mode {
+    case .markdown: renderMarkdown(into: &out)
+    case .plain: renderPlain(into: &out)
+    default: renderBox(into: &out)
+    }
+    if snapshot.shownRows < snapshot.totalRows {
+      out.line(out.dim("\(snapshot.totalRows) rows (\(snapshot.shownRows) shown)"))
+    }
+  }
+
+  // MARK: Box
+
+  private func renderBox(into out: inout TextOutput) {
+    let inner = contentWidth
+    let rule = String(repeating: "─", count: inner + 2)
+    func boxed(_ text: String, style: (String) -> String = { $0 }) -> String {
+      "│ " + style(TextWidth.fit(text, to: inner)) + " │"
+    }
+    out.line("┌" + rule + "┐")
+    if snapshot.sections.isEmpty { out.line(boxed("(no sections)", style: out.dim)) }
+    let labels = labelWidth
+    for (i, section) in snapshot.sections.enumerated() {
+      if i > 0 { out.line("╞" + String(repeating: "═", count: inner + 2) + "╡") }
+      for line in section.header { out.line(boxed(line, style: out.bold)) }
+      if !section.header.isEmpty { out.line("├" + rule + "┤") }
+      if section.gapBefore { out.line(boxed("⋮", style: out.dim)) }
+      if section.rows.isEmpty && section.rowCount == 0 { out.line(boxed("(no rows)", style: out.dim)) }
+      var previous: Int?
+      for row in section.rows {
+        if let previous, row.flatIndex != previous + 1 { out.line(boxed("⋮", style: out.dim)) }
+        previous = row.flatIndex
+        for line in cellLines(row.cell, width: inner, labelWidth: labels, out: out) { out.line("│ " + line + " │") }
+      }
+      if let last = section.rows.last, last.itemPath.item < section.rowCount - 1 { out.line(boxed("⋮", style: out.dim)) }
+      if !section.footer.isEmpty { out.line("├" + rule + "┤") }
+      for line in section.footer { out.line(boxed(line, style: out.dim)) }
+    }
+    out.line("└" + rule + "┘")
+  }
+
+  // MARK: Plain
+
+  private func renderPlain(into out: inout TextOutput) {
+    let labels = labelWidth
+    for (i, section) in snapshot.sections.enumerated() {
+      if i > 0 { out.line("") }
+      for line in section.header { out.line(out.bold(TextWidth.truncate(line, to: options.width))) }
+      if section.gapBefore { out.line("  ⋮") }
+      var previous: Int?
+      for row in section.rows {
+        if let previous, row.flatIndex != previous + 1 { out.line("  ⋮") }
+        previous = row.flatIndex
+        for line in cellLines(row.cell, width: contentWidth, labelWidth: labels, out: out) {
+          out.line("  " + trimTrailing(line))
+        }
+      }
+      if let last = section.rows.last, last.itemPath.item < section.rowCount - 1 { out.line("  ⋮") }
+      for line in section.footer { out.line(out.dim(TextWidth.truncate(line, to: options.width))) }
+    }
+  }
+
+  private func trimTrailing(_ s: String) -> String {
+    var s = Substring(s)
+    while s.last == " " { s = s.dropLast() }
+    return String(s)
+  }
+
+  // MARK: Markdown
+
+  private func renderMarkdown(into out: inout TextOutput) {
+    for (i, section) in snapshot.sections.enumerated() {
+      if i > 0 { out.line("") }
+      for line in section.header { out.line("### " + line) }
+      if !section.header.isEmpty { out.line("") }
+      for row in section.rows {
+        let cell = row.cell
+        var line = "- "
+        switch cell.style {
+        case .value2: line += cell.detail.map { "**\(markdownEscape($0))** " } ?? ""
+        default: break
+        }
+        line += markdownEscape(cell.text)
+        if cell.style != .value2, let detail = cell.detail, !detail.isEmpty {
+          line += cell.style == .subtitle ? "<br>" + markdownEscape(detail) : " — " + markdownEscape(detail)
+        }
+        if cell.accessory != .none { line += " " + cell.accessory.glyph }
+        out.line(line)
+      }
+      if !section.footer.isEmpty { out.line("") }
+      for line in section.footer { out.line("_" + markdownEscape(line) + "_") }
+    }
+  }
+
+  private func markdownEscape(_ s: String) -> String {
+    var out = ""
+    for ch in s {
+      if "\\`*_[]|<>".contains(ch) { out.append("\\") }
+      out.append(ch)
+    }
+    return out
+  }
+
+  // MARK: Cells
+
+  /// The lines of one cell, each exactly `width` columns wide.
+  private func cellLines(_ cell: CellContent, width: Int, labelWidth: Int, out: TextOutput) -> [String] {
+    let glyph = cell.accessory.glyph
+    let body = glyph.isEmpty ? width : width - 2
+    func withAccessory(_ s: String) -> String { glyph.isEmpty ? s : s + " " + out.dim(glyph) }
+    let detail = cell.detail ?? ""
+    switch cell.style {
+    case .basic:
+      return [withAccessory(TextWidth.fit(cell.text, to: body))]
+    case .subtitle:
+      var lines = [withAccessory(TextWidth.fit(cell.text, to: body))]
+      if !detail.isEmpty { lines.append(out.dim(TextWidth.fit("  " + detail, to: width))) }
+      return lines
+    case .value1:
+      let detailWidth = min(TextWidth.of(detail), max(0, body / 2))
+      let textWidth = body - detailWidth - (detailWidth > 0 ? 1 : 0)
+      var line = TextWidth.fit(cell.text, to: textWidth)
+      if detailWidth > 0 { line += " " + out.dim(TextWidth.fit(detail, to: detailWidth, alignment: .right)) }
+      return [withAccessory(line)]
+    case .value2:
+      let label = min(labelWidth, max(0, body - 3))
+      let line =
+        (label > 0 ? out.dim(TextWidth.fit(detail, to: label, alignment: .right)) + "  " : "")
+        + TextWidth.fit(cell.text, to: body - label - (label > 0 ? 2 : 0))
+      return [withAccessory(line)]
+    }
+  }
+}

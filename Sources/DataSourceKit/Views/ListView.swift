@@ -1,0 +1,140 @@
+/// What the last layout of a view did, as `stats` prints it.
+public struct ViewStats: Equatable, Sendable {
+  public var sectionsCounted = 0
+  public var rowsCounted = 0
+  /// Cells made new because the reuse pool had none of the kind.
+  public var cellsBuilt = 0
+  /// Cells taken from the reuse pool.
+  public var cellsReused = 0
+  /// Cells filled by a presenter (built plus reused).
+  public var cellsConfigured: Int { cellsBuilt + cellsReused }
+  /// Cells made, by reuse identifier.
+  public var builtByKind: [String: Int] = [:]
+
+  public init() {}
+}
+
+/// One section of what a view shows.
+public struct SectionSnapshot<Item> {
+  public var index: Int
+  public var key: Value?
+  /// All rows of the section, shown or not.
+  public var rowCount: Int
+  public var header: [String]
+  public var footer: [String]
+  public var rows: [RowSnapshot<Item>]
+  /// True when rows of the section before the first shown row were skipped.
+  public var gapBefore: Bool
+}
+
+/// One shown row: its flat position in the whole view, the item and the cell it was given.
+public struct RowSnapshot<Item> {
+  public var flatIndex: Int
+  public var itemPath: ItemPath
+  public var item: Item
+  public var cell: CellContent
+}
+
+/// What a view shows for a window of rows, ready for a renderer.
+public struct ViewSnapshot<Item> {
+  public var sections: [SectionSnapshot<Item>]
+  /// Rows in the whole view.
+  public var totalRows: Int
+  /// Rows shown.
+  public var shownRows: Int
+  /// The fields of the items, when known (a table of records shows them as columns).
+  public var fields: [String]?
+}
+
+/// A headless list view: consumes any data source the way a UITableView does.
+///
+/// It asks for the number of sections and rows, then for the cells of the visible window only,
+/// dequeuing them from a reuse pool keyed by reuse identifier and recycling the cells that
+/// scrolled out. Showing rows 1000..<1020 of a million-row source builds about 20 cells.
+public final class ListView<Item> {
+  public let dataSource: any SectionedDataSource<Item>
+  public private(set) var stats = ViewStats()
+  private var reusePool: [String: [TableCell]] = [:]
+  private var visibleCells: [TableCell] = []
+
+  public init(dataSource: any SectionedDataSource<Item>) { self.dataSource = dataSource }
+
+  /// The number of rows in the whole view.
+  /// - Complexity: O(sections).
+  public var totalRows: Int { dataSource.totalRowCount }
+
+  /// Lays out the rows in `windows` (flat positions, ascending and not overlapping) and the
+  /// headers and footers of the sections they touch.
+  ///
+  /// - Complexity: O(sections + rows shown): rows outside the windows are never asked for.
+  public func layout(windows: [Range<Int>]) -> ViewSnapshot<Item> {
+    var stats = ViewStats()
+    // Cells on screen scroll out: back to the pool for reuse.
+    for cell in visibleCells {
+      cell.prepareForReuse()
+      reusePool[cell.reuseIdentifier, default: []].append(cell)
+    }
+    visibleCells.removeAll(keepingCapacity: true)
+
+    let sectionCount = dataSource.numberOfSections
+    stats.sectionsCounted = sectionCount
+    let offsets = SectionOffsets(counts: (0..<sectionCount).map { dataSource.numberOfRows(inSection: $0) })
+    stats.rowsCounted = offsets.total
+    let total = offsets.total
+
+    var sections: [SectionSnapshot<Item>] = []
+    var shown = 0
+    for window in windows {
+      let window = window.clamped(to: 0..<total)
+      for section in sectionsTouched(by: window, offsets: offsets, total: total) {
+        let start = offsets.starts[section]
+        let count = offsets.starts[section + 1] - start
+        let rowsRange = max(window.lowerBound, start)..<min(window.upperBound, start + count)
+        var rows: [RowSnapshot<Item>] = []
+        rows.reserveCapacity(rowsRange.count)
+        for flat in rowsRange {
+          let path = ItemPath(item: flat - start, section: section)
+          let cell = dequeue(dataSource.reuseIdentifier(at: path), stats: &stats)
+          dataSource.configure(cell, at: path)
+          visibleCells.append(cell)
+          rows.append(RowSnapshot(flatIndex: flat, itemPath: path, item: dataSource.item(at: path), cell: cell.content))
+        }
+        shown += rows.count
+        if let last = sections.last, last.index == section {
+          // A second window in the same section: continue it after a gap.
+          sections[sections.count - 1].rows.append(contentsOf: rows)
+          continue
+        }
+        sections.append(
+          SectionSnapshot(
+            index: section, key: dataSource.sectionKey(section), rowCount: count,
+            header: dataSource.supplementaryLines(.header, inSection: section),
+            footer: dataSource.supplementaryLines(.footer, inSection: section),
+            rows: rows, gapBefore: rowsRange.lowerBound > start))
+      }
+    }
+    self.stats = stats
+    return ViewSnapshot(sections: sections, totalRows: total, shownRows: shown, fields: dataSource.knownFields)
+  }
+
+  /// The sections with rows in `window`, and the empty sections that sit inside it (an empty
+  /// section at the very end belongs to a window that reaches the end).
+  /// - Complexity: O(sections).
+  private func sectionsTouched(by window: Range<Int>, offsets: SectionOffsets, total: Int) -> [Int] {
+    (0..<offsets.sectionCount).filter { section in
+      let (start, end) = (offsets.starts[section], offsets.starts[section + 1])
+      if start < end { return start < window.upperBound && end > window.lowerBound }
+      return window.contains(start) || (start == total && window.upperBound == total)
+    }
+  }
+
+  private func dequeue(_ identifier: String, stats: inout ViewStats) -> TableCell {
+    if let cell = reusePool[identifier]?.popLast() {
+      stats.cellsReused += 1
+      return cell
+    }
+    stats.cellsBuilt += 1
+    stats.builtByKind[identifier, default: 0] += 1
+    return TableCell(reuseIdentifier: identifier)
+  }
+}

@@ -1,0 +1,44 @@
+import DataSourceKit
+
+/// An error in a statement: what went wrong (from the message catalogue) and where.
+public struct Diagnostic: Error, Sendable {
+  public var message: DiagnosticMessage
+  public var range: SourceRange
+  /// A note shown under the caret line, such as the usage of a command.
+  public var note: String?
+
+  public init(_ message: DiagnosticMessage, at range: SourceRange, note: String? = nil) {
+    self.message = message
+    self.range = range
+    self.note = note
+  }
+}
+
+extension Diagnostic {
+  /// The diagnostic as the user sees it:
+  ///
+  ///     tour.dsh:3:14: error: no field 'nmae' in people; did you mean 'name'?
+  ///     let t = table people with cell basic "{nmae}"
+  ///                                            ^~~~
+  public func formatted(in source: SourceFile, color: Bool = false) -> String {
+    let (line, column, lineText) = source.location(of: range.lowerBound)
+    let place = source.name.map { "\($0):\(line):\(column): " } ?? ""
+    let label = color ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:"
+    var out = "\(place)\(label) \(message.text)\n"
+    let expandedLine = lineText.replacingOccurrences(of: "\t", with: " ")
+    out += expandedLine + "\n"
+    // The caret sits under the first character of the range; tildes mark the rest of it on the line.
+    let prefix = String(lineText.prefix(column - 1))
+    let lineEndOffset = range.lowerBound + (lineText.utf8.count - prefix.utf8.count)
+    let spanEnd = min(range.upperBound, lineEndOffset)
+    let spanText = source.text.utf8.count >= spanEnd && spanEnd > range.lowerBound
+      ? String(decoding: Array(source.text.utf8)[range.lowerBound..<spanEnd], as: UTF8.self) : ""
+    let indent = String(repeating: " ", count: displayWidth(prefix))
+    let tildes = max(0, displayWidth(spanText) - 1)
+    out += indent + "^" + String(repeating: "~", count: tildes)
+    if let note { out += "\n" + note }
+    return out
+  }
+
+  private func displayWidth(_ s: String) -> Int { TextWidth.of(s) }
+}

@@ -1,0 +1,142 @@
+import DataSourceKit
+
+/// Every message the language shows, in one place: lowercase, no trailing period, with a
+/// "did you mean" where a likely fix is known. The switch has no `default`, so a new case
+/// cannot ship without its text.
+public enum DiagnosticMessage: Sendable, Equatable {
+  // Lexer
+  case unexpectedCharacter(Character)
+  case unterminatedString
+  case invalidEscape(String)
+  case invalidNumber(String)
+  case nestingTooDeep(limit: Int)
+
+  // Parser
+  case expected(String, found: String)
+  case unknownCommand(String, suggestion: String?)
+  case unknownOption(String, command: String, options: [String], suggestion: String?)
+  case unknownCellStyle(String, suggestion: String?)
+  case unknownAccessory(String, suggestion: String?)
+  case unknownRenderMode(String, suggestion: String?)
+  case unknownSetting(String, suggestion: String?)
+  case invalidSettingValue(setting: String, value: String, expected: String)
+  case unknownHelpTopic(String, suggestion: String?)
+  case stageAfterCell(String)
+  case duplicateOption(String)
+  case reservedWord(String)
+
+  // Templates
+  case unclosedTemplateField
+  case unmatchedTemplateBrace
+  case emptyTemplateField
+  case invalidFormatSpec(String)
+
+  // Names, types and fields
+  case unknownName(String, suggestion: String?)
+  case unknownField(String, in: String, suggestion: String?)
+  case expectedKind(String, found: String)
+  case stageNeedsProvider(stage: String, found: String)
+  case decoratorNeedsTable(decorator: String, found: String)
+  case emptyRange(lower: Int, upper: Int)
+  case rowsOutsideView(lower: Int, upper: Int, total: Int)
+  case invalidLimit(Int)
+  case delimiterNotOneCharacter(String)
+
+  // Files and data
+  case dataSource(DataSourceError)
+  case sourceCycle(path: String)
+  case sourceDepth(limit: Int)
+  case interrupted
+
+  public var text: String {
+    switch self {
+    case .unexpectedCharacter(let c): "unexpected character '\(c)'"
+    case .unterminatedString: "string is never closed; add a '\"' before the end of the line"
+    case .invalidEscape(let e): "unknown escape '\\\(e)' in string; use \\n, \\t, \\\", \\\\ or \\u{…}"
+    case .invalidNumber(let n): "'\(n)' is not a number"
+    case .nestingTooDeep(let limit): "brackets nested deeper than \(limit) levels"
+    case .expected(let what, let found): "expected \(what), found \(found)"
+    case .unknownCommand(let name, let suggestion):
+      "unknown command or name '\(name)'" + Self.didYouMean(suggestion)
+    case .unknownOption(let option, let command, let options, let suggestion):
+      "unknown option '\(option)' for \(command)"
+        + (suggestion.map { "; did you mean '\($0)'?" } ?? (options.isEmpty ? "" : "; options: " + options.joined(separator: ", ")))
+    case .unknownCellStyle(let name, let suggestion):
+      "unknown cell style '\(name)'" + Self.didYouMean(suggestion, otherwise: "; styles: basic, subtitle, value1, value2")
+    case .unknownAccessory(let name, let suggestion):
+      "unknown accessory '\(name)'" + Self.didYouMean(suggestion, otherwise: "; accessories: disclosure, checkmark, none")
+    case .unknownRenderMode(let name, let suggestion):
+      "unknown output mode '\(name)'" + Self.didYouMean(suggestion, otherwise: "; modes: box, plain, markdown, csv, json")
+    case .unknownSetting(let name, let suggestion):
+      "unknown setting '\(name)'" + Self.didYouMean(suggestion, otherwise: "; settings: mode, width, maxrows, color, timer")
+    case .invalidSettingValue(let setting, let value, let expected):
+      "'\(value)' is not a value for \(setting); expected \(expected)"
+    case .unknownHelpTopic(let topic, let suggestion):
+      "no help for '\(topic)'" + Self.didYouMean(suggestion, otherwise: "; type 'help' for the list of topics")
+    case .stageAfterCell(let stage):
+      "'\(stage)' works on a provider; put it before 'with', as in: table P | \(stage) … with CELL"
+    case .duplicateOption(let option): "option '\(option)' is given twice"
+    case .reservedWord(let word): "'\(word)' is a reserved word and cannot name a binding"
+    case .unclosedTemplateField: "'{' in template is never closed; write '{{' for a literal brace"
+    case .unmatchedTemplateBrace: "'}' in template has no '{'; write '}}' for a literal brace"
+    case .emptyTemplateField: "empty field '{}' in template; name a field, or use {.} for the item itself"
+    case .invalidFormatSpec(let spec):
+      "invalid format '\(spec)'; expected [<|>|^][width][.precision], as in {price:>8.2}"
+    case .unknownName(let name, let suggestion): "no binding named '\(name)'" + Self.didYouMean(suggestion)
+    case .unknownField(let field, let source, let suggestion):
+      "no field '\(field)' in \(source)" + Self.didYouMean(suggestion)
+    case .expectedKind(let expected, let found): "expected \(expected), found \(found)"
+    case .stageNeedsProvider(let stage, let found):
+      "'\(stage)' works on a provider, not on \(found)"
+    case .decoratorNeedsTable(let decorator, let found):
+      "'\(decorator)' decorates a table or composed source, not \(found); make one with: table P with CELL | \(decorator) …"
+    case .emptyRange(let lower, let upper): "range \(lower)..\(upper) is backwards; write the smaller bound first"
+    case .rowsOutsideView(let lower, let upper, let total):
+      "rows \(lower)..\(upper) are outside the view, which has \(total) row\(total == 1 ? "" : "s") (0..\(total))"
+    case .invalidLimit(let n): "limit must be zero or more, not \(n)"
+    case .delimiterNotOneCharacter(let d): "delimiter must be one character, not \"\(d)\""
+    case .dataSource(let error): error.description
+    case .sourceCycle(let path): "'\(path)' is already being sourced; a script cannot source itself"
+    case .sourceDepth(let limit): "scripts sourced more than \(limit) deep"
+    case .interrupted: "interrupted"
+    }
+  }
+
+  private static func didYouMean(_ suggestion: String?, otherwise: String = "") -> String {
+    suggestion.map { "; did you mean '\($0)'?" } ?? otherwise
+  }
+}
+
+/// The closest candidate to a misspelled word, when one is close enough to be a likely fix.
+public func suggestion(for word: String, among candidates: some Sequence<String>) -> String? {
+  let limit = max(1, word.count / 3)
+  var best: (String, Int)?
+  for candidate in candidates where candidate != word {
+    let d = editDistance(word.lowercased(), candidate.lowercased())
+    if d <= limit, d < best?.1 ?? Int.max { best = (candidate, d) }
+  }
+  return best?.0
+}
+
+/// Levenshtein distance, with a transposition counting as one edit.
+func editDistance(_ a: String, _ b: String) -> Int {
+  let a = Array(a)
+  let b = Array(b)
+  if a.isEmpty { return b.count }
+  if b.isEmpty { return a.count }
+  var previous2 = [Int](repeating: 0, count: b.count + 1)
+  var previous = Array(0...b.count)
+  var current = [Int](repeating: 0, count: b.count + 1)
+  for i in 1...a.count {
+    current[0] = i
+    for j in 1...b.count {
+      let cost = a[i - 1] == b[j - 1] ? 0 : 1
+      current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+      if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+        current[j] = min(current[j], previous2[j - 2] + 1)
+      }
+    }
+    (previous2, previous, current) = (previous, current, previous2)
+  }
+  return previous[b.count]
+}

@@ -1,0 +1,43 @@
+/// Text the shell reads statements from: a script file, a `-c` argument, or one REPL entry.
+///
+/// Positions everywhere else are byte offsets into ``text``; line and column are worked out
+/// only when a diagnostic is shown.
+public struct SourceFile: Sendable {
+  /// The name errors show (`tour.dsh`), or `nil` for a line typed at the prompt.
+  public let name: String?
+  public let text: String
+  /// Where this text's line 1 is in a larger input (a REPL entry counts from the session's).
+  public let firstLine: Int
+
+  public init(name: String?, text: String, firstLine: Int = 1) {
+    self.name = name
+    self.text = text
+    self.firstLine = firstLine
+  }
+
+  /// The 1-based line and column (in characters) of a byte offset.
+  public func location(of offset: Int) -> (line: Int, column: Int, lineText: Substring) {
+    let utf8 = text.utf8
+    let clamped = min(max(0, offset), utf8.count)
+    var line = 0
+    var lineStart = utf8.startIndex
+    var index = utf8.startIndex
+    var position = 0
+    while position < clamped {
+      if utf8[index] == UInt8(ascii: "\n") {
+        line += 1
+        lineStart = utf8.index(after: index)
+      }
+      index = utf8.index(after: index)
+      position += 1
+    }
+    var lineEnd = lineStart
+    while lineEnd < utf8.endIndex, utf8[lineEnd] != UInt8(ascii: "\n") { lineEnd = utf8.index(after: lineEnd) }
+    let lineText = text[lineStart..<lineEnd]
+    let column = text[lineStart..<index].count + 1
+    return (line + firstLine, column, lineText)
+  }
+}
+
+/// A range of bytes in a source file.
+public typealias SourceRange = Range<Int>

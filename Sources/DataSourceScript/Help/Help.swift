@@ -1,0 +1,58 @@
+extension Session {
+  func help(_ topic: Identifier?) throws {
+    guard let topic else {
+      output.write(HelpCatalogue.overview())
+      return
+    }
+    guard let entry = HelpCatalogue.topic(named: topic.name) else {
+      throw Diagnostic(
+        .unknownHelpTopic(topic.name, suggestion: suggestion(for: topic.name, among: HelpCatalogue.topics.map(\.name))),
+        at: topic.range)
+    }
+    output.write(HelpCatalogue.text(of: entry))
+  }
+}
+
+extension HelpCatalogue {
+  /// The list of topics, by group.
+  public static func overview() -> String {
+    var out = "dsh composes data sources: providers → stages → tables with cells → decorators → views.\n"
+    for group in HelpTopic.Group.allCases {
+      out += "\n\(group.rawValue):\n"
+      for topic in topics where topic.group == group {
+        out += "  " + topic.name.padding(toLength: 10, withPad: " ", startingAt: 0) + topic.syntax[0] + "\n"
+      }
+    }
+    out += "\nType 'help TOPIC' for one topic with examples. Tab completes commands, names and fields.\n"
+    return out
+  }
+
+  /// One topic: syntax, summary, examples.
+  public static func text(of topic: HelpTopic) -> String {
+    var out = topic.syntax.map { "  " + $0 }.joined(separator: "\n") + "\n\n"
+    out += wrap(topic.summary, width: 78) + "\n"
+    if !topic.examples.isEmpty {
+      out += "\nExamples:\n"
+      for example in topic.examples {
+        out += example.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n") + "\n"
+        if topic.examples.count > 1 { out += "\n" }
+      }
+      if topic.examples.count > 1 { out.removeLast() }
+    }
+    return out
+  }
+
+  static func wrap(_ text: String, width: Int) -> String {
+    var lines: [String] = []
+    var line = ""
+    for word in text.split(separator: " ") {
+      if !line.isEmpty, line.count + 1 + word.count > width {
+        lines.append(line)
+        line = ""
+      }
+      line += (line.isEmpty ? "" : " ") + word
+    }
+    if !line.isEmpty { lines.append(line) }
+    return lines.joined(separator: "\n")
+  }
+}

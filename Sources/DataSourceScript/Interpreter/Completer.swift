@@ -1,0 +1,75 @@
+/// What Tab completes at a point in a line: commands at the start of a statement, setting names
+/// and values after `set`, help topics after `help`, fields after `by`, `where`, `and`, `or` and
+/// inside a template's `{`, and otherwise keywords and bound names.
+public struct Completer {
+  public let session: Session
+
+  public init(session: Session) { self.session = session }
+
+  /// The word being completed starts at `wordStart` (a byte offset in `line`); `candidates`
+  /// are the words that could replace it, sorted.
+  public func complete(_ line: String, cursor: Int) -> (wordStart: Int, candidates: [String]) {
+    let bytes = Array(line.utf8.prefix(cursor))
+    var start = bytes.count
+    while start > 0, isWordByte(bytes[start - 1]) { start -= 1 }
+    let word = String(decoding: bytes[start...], as: UTF8.self)
+    let before = String(decoding: bytes[..<start], as: UTF8.self)
+    let previousWords = before.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "|" || $0 == "(" || $0 == "," })
+    let previous = previousWords.last.map(String.init)
+    let statementStart = previousWords.isEmpty || before.hasSuffix(";") || before.trimmingCharacters(in: .whitespaces).hasSuffix(";")
+
+    let pool: [String]
+    if isInsideTemplateField(before) {
+      pool = fieldsInScope(before)
+    } else if statementStart {
+      pool = Parser.commands + Parser.expressionWords + session.boundNames
+    } else if previousWords.first == "set", previousWords.count == 1 {
+      pool = Settings.names
+    } else if previousWords.first == "set", previousWords.count == 2 {
+      pool = settingValues(String(previousWords[1]))
+    } else if previousWords.first == "help", previousWords.count == 1 {
+      pool = HelpCatalogue.topics.map(\.name)
+    } else if let previous, ["by", "where", "and", "or", "not", "key"].contains(previous) {
+      pool = fieldsInScope(before)
+    } else if previous == "as" {
+      pool = ["box", "plain", "markdown", "csv", "json"]
+    } else if previous == "cell" {
+      pool = ["basic", "subtitle", "value1", "value2"]
+    } else if previous == "accessory" {
+      pool = ["disclosure", "checkmark", "none"]
+    } else if before.hasSuffix("| ") || before.hasSuffix("|") {
+      pool = Parser.stageWords
+    } else {
+      pool = Parser.expressionWords + session.boundNames + ["with", "by", "asc", "desc", "and", "or", "not", "contains", "in", "rows", "as", "detail", "accessory", "key"]
+    }
+    let candidates = Set(pool.filter { $0.hasPrefix(word) && $0 != word || (word.isEmpty && !$0.isEmpty) })
+    return (start, candidates.sorted())
+  }
+
+  private func isWordByte(_ b: UInt8) -> Bool {
+    (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
+      || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "_") || b >= 0x80
+  }
+
+  private func isInsideTemplateField(_ before: String) -> Bool {
+    guard let brace = before.lastIndex(of: "{") else { return false }
+    let quotes = before[..<brace].filter { $0 == "\"" }.count
+    return quotes % 2 == 1 && !before[brace...].contains("}")
+  }
+
+  /// Fields of the names bound so far that appear in the line.
+  private func fieldsInScope(_ before: String) -> [String] {
+    let words = before.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init)
+    return words.flatMap { session.fields(of: $0) }
+  }
+
+  private func settingValues(_ setting: String) -> [String] {
+    switch setting {
+    case "mode": ["box", "plain", "markdown", "csv", "json"]
+    case "color": ["auto", "on", "off"]
+    case "timer": ["on", "off"]
+    case "width", "maxrows": ["auto"]
+    default: []
+    }
+  }
+}

@@ -1,0 +1,244 @@
+import DataSourceKit
+
+extension Session {
+  /// Builds and loads what an expression describes. Nothing is bound here, so a failure leaves
+  /// the session as it was.
+  func evaluate(_ expression: Expression) async throws -> ScriptValue {
+    switch expression {
+    case .name(let identifier):
+      guard let binding = bindings[identifier.name] else {
+        throw Diagnostic(
+          .unknownName(identifier.name, suggestion: suggestion(for: identifier.name, among: bindingOrder)),
+          at: identifier.range)
+      }
+      if case .provider(var provider) = binding.value {
+        provider.displayName = identifier.name
+        return .provider(provider)
+      }
+      return binding.value
+    case .literal(let value, _):
+      return .scalar(value)
+    case .provider(let provider):
+      return .provider(try await makeProvider(provider))
+    case .pipeline(let head, let stages, _):
+      var value = try await evaluate(head)
+      for stage in stages { value = try await apply(stage, to: value) }
+      return value
+    case .table(let providerExpression, let cellExpression, let range):
+      return .table(try await makeTable(providerExpression, cellExpression, range: range))
+    case .cell(let cell):
+      return .cell(try makeCell(cell))
+    case .compose(let children, let range):
+      var sources: [any SectionedDataSource<Value>] = []
+      for child in children {
+        switch try await evaluate(child) {
+        case .table(let source): sources.append(source)
+        case let other:
+          throw Diagnostic(
+            .expectedKind("a table to compose (table P with CELL)", found: other.kindDescription), at: child.range)
+        }
+      }
+      let composed = ComposedDataSource(sources, label: "compose")
+      _ = range
+      return .table(composed)
+    }
+  }
+
+  // MARK: Providers
+
+  private func makeProvider(_ expression: ProviderExpression) async throws -> ProviderValue {
+    var options: [String: ProviderOption] = [:]
+    for option in expression.options { options[option.name.name] = option }
+    func stringOption(_ name: String) -> String? {
+      switch options[name]?.value {
+      case .string(let s), .word(let s): s
+      case nil: nil
+      }
+    }
+    let provider: any DataProvider<Value>
+    let kind: String
+    switch expression.source {
+    case .array(let items):
+      provider = ArrayProvider(items, knownFields: Value.unionOfFields(items), label: "array (\(items.count) items)")
+      kind = "array"
+    case .range(let lower, let upper):
+      provider = MapProvider(RangeProvider(lower..<upper)) { Value.int($0) }
+      kind = "range"
+    case .csv(let path):
+      var delimiter = UInt8(ascii: ",")
+      if let text = stringOption("delimiter"), let option = options["delimiter"] {
+        guard text.utf8.count == 1, let byte = text.utf8.first else {
+          throw Diagnostic(.delimiterNotOneCharacter(text), at: option.valueRange)
+        }
+        delimiter = byte
+      }
+      provider = CSVProvider(path: resolve(path), delimiter: delimiter)
+      kind = "csv"
+    case .json(let path):
+      let at = stringOption("at").map { $0.split(separator: ".").map(String.init) } ?? []
+      provider = JSONProvider(path: resolve(path), at: at)
+      kind = "json"
+    }
+    do {
+      try await provider.load()
+    } catch let error as DataSourceError {
+      throw Diagnostic(.dataSource(error.withPath(of: expression.source)), at: expression.argumentRange)
+    }
+    var value = ProviderValue(provider: provider, displayName: text(expression.range), key: nil, sourceKind: kind)
+    if let keyOption = options["key"], let key = stringOption("key") {
+      try checkField(FieldPath(components: [key], range: keyOption.valueRange), in: value)
+      value.key = key
+    }
+    return value
+  }
+
+  /// Checks that a field path names a field the provider is known to have (schemaless
+  /// providers accept any field).
+  func checkField(_ path: FieldPath, in provider: ProviderValue) throws {
+    guard let first = path.components.first, let known = provider.provider.knownFields else { return }
+    guard known.contains(first) else {
+      throw Diagnostic(
+        .unknownField(path.text, in: provider.displayName, suggestion: suggestion(for: first, among: known)),
+        at: path.range)
+    }
+  }
+
+  // MARK: Stages
+
+  private func apply(_ stage: Stage, to value: ScriptValue) async throws -> ScriptValue {
+    switch stage {
+    case .header(let source, _), .footer(let source, _):
+      let kind: SupplementaryKind = if case .header = stage { .header } else { .footer }
+      guard case .table(let table) = value else {
+        throw Diagnostic(.decoratorNeedsTable(decorator: stage.keyword, found: value.kindDescription), at: stage.range)
+      }
+      let template = try Template(source, context: .section)
+      for field in template.fields {
+        if case .field = field.hole {
+          throw Diagnostic(
+            .unknownField(field.text, in: "a \(stage.keyword)", suggestion: suggestion(for: field.text, among: ["section", "count"])),
+            at: field.range)
+        }
+      }
+      return .table(
+        SupplementaryDecorator(wrapping: table, kind: kind, label: text(stage.range)) { context in
+          template.render(section: context)
+        })
+    default:
+      guard case .provider(let provider) = value else {
+        if case .table = value { throw Diagnostic(.stageAfterCell(stage.keyword), at: stage.range) }
+        throw Diagnostic(.stageNeedsProvider(stage: stage.keyword, found: value.kindDescription), at: stage.range)
+      }
+      let derived = try derive(provider, by: stage)
+      try await derived.load()
+      var result = provider
+      result.provider = derived
+      return .provider(result)
+    }
+  }
+
+  private func derive(_ base: ProviderValue, by stage: Stage) throws -> DerivedProvider<Value> {
+    let label = text(stage.range)
+    switch stage {
+    case .filter(let predicate, _):
+      let test = try compile(predicate, against: base)
+      return .filter(base.provider, label: label, test)
+    case .sort(let keys, _):
+      for key in keys { try checkField(key.field, in: base) }
+      let paths = keys.map(\.field.components)
+      let directions = keys.map(\.direction)
+      return .sorted(
+        base.provider, label: label, sortKey: { item in paths.map { item.value(atPath: $0) ?? .null } },
+        by: { a, b in Session.precedes(a, b, directions: directions) })
+    case .section(let field, let direction, _):
+      try checkField(field, in: base)
+      let path = field.components
+      return .sectioned(base.provider, label: label, direction: direction) { $0.value(atPath: path) ?? .null }
+    case .limit(let count, _):
+      return .limited(base.provider, label: label, count: count)
+    case .header, .footer:
+      preconditionFailure("decorators are applied to tables")
+    }
+  }
+
+  /// Whether sort keys `a` come before `b`: nulls last whatever the direction.
+  static func precedes(_ a: [Value], _ b: [Value], directions: [SortDirection]) -> Bool {
+    for (i, direction) in directions.enumerated() {
+      let (x, y) = (a[i], b[i])
+      switch (x.isNull, y.isNull) {
+      case (true, true): continue
+      case (true, false): return false
+      case (false, true): return true
+      case (false, false):
+        let order = Value.compare(x, y)
+        if order == .orderedSame { continue }
+        return direction == .ascending ? order == .orderedAscending : order == .orderedDescending
+      }
+    }
+    return false
+  }
+
+  // MARK: Tables and cells
+
+  private func makeTable(_ providerExpression: Expression, _ cellExpression: Expression, range: SourceRange) async throws
+    -> any SectionedDataSource<Value>
+  {
+    guard case .provider(let provider) = try await evaluate(providerExpression) else {
+      let found = try await evaluate(providerExpression).kindDescription
+      throw Diagnostic(.expectedKind("a provider before 'with'", found: found), at: providerExpression.range)
+    }
+    let cellValue = try await evaluate(cellExpression)
+    guard case .cell(let cell) = cellValue else {
+      throw Diagnostic(
+        .expectedKind("a cell after 'with' (cell STYLE \"template\")", found: cellValue.kindDescription),
+        at: cellExpression.range)
+    }
+    // A template written in this statement is pointed at directly; one bound earlier is blamed
+    // where it is used.
+    let inline = if case .cell = cellExpression { true } else { false }
+    for template in [cell.text] + (cell.detail.map { [$0] } ?? []) {
+      for field in template.fields {
+        guard case .field(let path) = field.hole else { continue }
+        try checkField(FieldPath(components: path, range: inline ? field.range : cellExpression.range), in: provider)
+      }
+    }
+    let presenter = ClosurePresenter<Value>(
+      style: cell.style, accessory: cell.accessory, label: cell.label,
+      text: { item, path in cell.text.render(item: item, itemPath: path) },
+      detail: cell.detail.map { detail in { item, path in detail.render(item: item, itemPath: path) } })
+    return TableAdapter(provider: provider.provider, presenter: presenter, label: "table")
+  }
+
+  private func makeCell(_ cell: CellExpression) throws -> CellSpec {
+    CellSpec(
+      style: cell.style, text: try Template(cell.text, context: .cell),
+      detail: try cell.detail.map { try Template($0, context: .cell) }, accessory: cell.accessory,
+      label: text(cell.range))
+  }
+}
+
+extension DataSourceError {
+  /// The error with the path as the user wrote it, not as resolved against the working directory.
+  func withPath(of source: ProviderExpression.Source) -> DataSourceError {
+    let written: String
+    switch source {
+    case .csv(let path), .json(let path): written = path
+    default: return self
+    }
+    func fix(_ path: String) -> String { path.hasSuffix(written) ? written : path }
+    switch self {
+    case .fileNotFound(let p): return .fileNotFound(path: fix(p))
+    case .isDirectory(let p): return .isDirectory(path: fix(p))
+    case .unreadable(let p, let r): return .unreadable(path: fix(p), reason: r)
+    case .invalidUTF8(let p, let l): return .invalidUTF8(path: fix(p), line: l)
+    case .csvUnterminatedQuote(let p, let l): return .csvUnterminatedQuote(path: fix(p), line: l)
+    case .csvRaggedRow(let p, let l, let f, let e): return .csvRaggedRow(path: fix(p), line: l, fields: f, expected: e)
+    case .csvEmptyFile(let p): return .csvEmptyFile(path: fix(p))
+    case .csvDuplicateHeader(let p, let n): return .csvDuplicateHeader(path: fix(p), name: n)
+    case .json(let p, let l, let c, let m): return .json(path: fix(p), line: l, column: c, message: m)
+    case .jsonPathMissing(let p, let a): return .jsonPathMissing(path: fix(p), at: a)
+    case .jsonNotAList(let p, let a, let f): return .jsonNotAList(path: fix(p), at: a, found: f)
+    case .notLoaded: return self
+    }
+  }
+}

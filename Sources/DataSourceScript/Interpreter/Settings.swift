@@ -1,0 +1,62 @@
+import DataSourceKit
+
+/// What `set` changes. `nil` means "decide from the terminal".
+public struct Settings: Sendable {
+  public enum ColorChoice: String, Sendable, CaseIterable {
+    case auto, on, off
+  }
+
+  public var mode: RenderMode = .box
+  public var width: Int?
+  public var maxRows: Int?
+  public var color: ColorChoice = .auto
+  public var timer = false
+
+  public init() {}
+
+  static let names = ["mode", "width", "maxrows", "color", "timer"]
+}
+
+/// What the shell knows of where it runs: the session decides widths, row limits and colour from it.
+public struct Environment: Sendable {
+  /// Whether output goes to a terminal (then long views are shortened and colour is on by default).
+  public var isTerminal: Bool
+  /// The terminal's width now, when there is one.
+  public var terminalWidth: @Sendable () -> Int?
+  /// Whether `NO_COLOR` is set.
+  public var noColor: Bool
+  /// The directory `source` resolves relative paths in; `nil` for the process's.
+  public var workingDirectory: String?
+
+  public init(
+    isTerminal: Bool = false, terminalWidth: @escaping @Sendable () -> Int? = { nil }, noColor: Bool = false,
+    workingDirectory: String? = nil
+  ) {
+    self.isTerminal = isTerminal
+    self.terminalWidth = terminalWidth
+    self.noColor = noColor
+    self.workingDirectory = workingDirectory
+  }
+
+  /// Batch mode: no terminal, so output never depends on one.
+  public static let batch = Environment()
+}
+
+extension Settings {
+  func effectiveWidth(_ environment: Environment) -> Int {
+    width ?? (environment.isTerminal ? environment.terminalWidth() ?? 80 : 80)
+  }
+
+  /// 40 rows on a terminal; batch output is never cut unless `set maxrows` says so.
+  func effectiveMaxRows(_ environment: Environment) -> Int {
+    maxRows ?? (environment.isTerminal ? 40 : 0)
+  }
+
+  func usesColor(_ environment: Environment) -> Bool {
+    switch color {
+    case .on: true
+    case .off: false
+    case .auto: environment.isTerminal && !environment.noColor
+    }
+  }
+}

@@ -1,0 +1,111 @@
+import DataSourceKit
+
+extension Session {
+  /// Prints a provider as a table of its fields, a table as its cells, a value as itself.
+  ///
+  /// Only the rows shown are built: `rows A..B` asks the view for that window, and on a
+  /// terminal a long view asks for its first and last rows only.
+  func show(_ value: ScriptValue, rows: RowWindow?, mode: RenderMode?, expressionRange: SourceRange) throws {
+    let source: any SectionedDataSource<Value>
+    let showsFields: Bool
+    switch value {
+    case .provider(let provider):
+      source = TableAdapter(provider: provider.provider, presenter: Session.recordPresenter, label: "fields")
+      showsFields = true
+    case .table(let table):
+      source = table
+      showsFields = false
+    case .scalar(let scalar):
+      output.write(scalar.literalText + "\n")
+      return
+    case .cell:
+      throw Diagnostic(
+        .expectedKind("a provider or a table to show; a cell is shown through a table: table P with CELL", found: "a cell"),
+        at: expressionRange)
+    }
+    let view = ListView(dataSource: source)
+    let total = view.totalRows
+    var window = 0..<total
+    if let rows { window = try resolve(rows, total: total) }
+    let mode = mode ?? settings.mode
+    let maxRows = mode == .json || mode == .csv ? 0 : settings.effectiveMaxRows(environment)
+    var windows = [window]
+    if maxRows > 0, window.count > maxRows {
+      // The first and last rows, as a database shell shows a long result.
+      let head = (maxRows + 1) / 2
+      windows = [window.lowerBound..<window.lowerBound + head, window.upperBound - (maxRows - head)..<window.upperBound]
+    }
+    let snapshot = view.layout(windows: windows)
+    let options = RenderOptions(
+      mode: mode, width: settings.effectiveWidth(environment), color: settings.usesColor(environment),
+      showsFields: showsFields)
+    output.write(Renderer.render(snapshot, options: options))
+  }
+
+  /// Shows a record's fields; the renderer draws them as columns.
+  static let recordPresenter = ClosurePresenter<Value>(style: .basic, reuseIdentifier: "record", label: "fields") {
+    item, _ in item.description
+  }
+
+  /// The flat row range of `rows A..B`: negative bounds count from the end, the end is clamped.
+  private func resolve(_ rows: RowWindow, total: Int) throws -> Range<Int> {
+    func absolute(_ bound: Int?, default fallback: Int) -> Int {
+      guard let bound else { return fallback }
+      return bound < 0 ? total + bound : bound
+    }
+    let lower = absolute(rows.lower, default: 0)
+    let upper = absolute(rows.upper, default: total)
+    if upper < lower { throw Diagnostic(.emptyRange(lower: rows.lower ?? 0, upper: rows.upper ?? total), at: rows.range) }
+    if lower < 0 || lower > total || (lower == total && upper > lower) {
+      throw Diagnostic(.rowsOutsideView(lower: rows.lower ?? 0, upper: rows.upper ?? total, total: total), at: rows.range)
+    }
+    return lower..<min(upper, total)
+  }
+
+  // MARK: Summaries
+
+  /// One line: kind, counts, fields, state: what a bare expression prints.
+  func summary(of value: ScriptValue, name: String?) -> String {
+    let prefix = name.map { "\($0): " } ?? ""
+    switch value {
+    case .provider(let p):
+      let provider = p.provider
+      var parts = ["\(p.sourceKind) provider"]
+      parts.append(Session.counts(items: provider.totalItemCount, sections: provider.numberOfSections, noun: "item"))
+      if let fields = provider.knownFields, !fields.isEmpty { parts.append("fields " + fields.joined(separator: ", ")) }
+      if let key = p.key { parts.append("key \(key)") }
+      parts.append(provider.loadState.rawValue)
+      return prefix + parts.joined(separator: " · ")
+    case .table(let table):
+      var parts = [table is ComposedDataSource<Value> ? "composed table" : "table"]
+      parts.append(Session.counts(items: table.totalRowCount, sections: table.numberOfSections, noun: "row"))
+      parts.append(table.loadState.rawValue)
+      return prefix + parts.joined(separator: " · ")
+    case .cell(let cell):
+      return prefix + cell.label
+    case .scalar(let scalar):
+      return prefix + scalar.literalText
+    }
+  }
+
+  static func counts(items: Int, sections: Int, noun: String) -> String {
+    "\(items) \(noun)\(items == 1 ? "" : "s") in \(sections) section\(sections == 1 ? "" : "s")"
+  }
+
+  /// The composition tree: adapter, decorators in order (outermost first), presenter,
+  /// provider chain, with counts and states.
+  func describe(_ value: ScriptValue) -> [String] {
+    switch value {
+    case .provider(let p):
+      var lines = (p.provider as? any CompositionNode)?.treeLines() ?? [summary(of: value, name: nil)]
+      if let key = p.key { lines[0] += "  key \(key)" }
+      return lines
+    case .table(let table):
+      return table.treeLines()
+    case .cell(let cell):
+      return [cell.label]
+    case .scalar(let scalar):
+      return ["\(scalar.typeName) \(scalar.literalText)"]
+    }
+  }
+}

@@ -1,0 +1,201 @@
+/// Splits source text into tokens.
+///
+/// A statement runs on over line ends while a bracket is open or the line ends with `|` or
+/// `,`; `#` starts a comment that runs to the end of the line.
+public struct Lexer {
+  /// Deeper bracket nesting is an error rather than a risk to the parser's stack.
+  public static let maximumNesting = 256
+
+  private let bytes: [UInt8]
+  private var i = 0
+  private var depth = 0
+  private var tokens: [Token] = []
+
+  private init(_ text: String) { bytes = Array(text.utf8) }
+
+  /// All tokens of `text`, ending with ``TokenKind/endOfInput``.
+  /// - Throws: ``Diagnostic`` at the first character that starts no token.
+  public static func tokenize(_ text: String) throws -> [Token] {
+    var lexer = Lexer(text)
+    try lexer.run()
+    return lexer.tokens
+  }
+
+  /// Whether `text` ends inside a statement, so a prompt should ask for another line:
+  /// a bracket is open, or the last token is `|` or `,`.
+  public static func needsContinuation(_ text: String) -> Bool {
+    var lexer = Lexer(text)
+    do { try lexer.run() } catch { return false }
+    if lexer.depth > 0 { return true }
+    let last = lexer.tokens.last { $0.kind != .endOfInput && $0.kind != .endOfStatement }
+    return last?.kind == .symbol(.pipe) || last?.kind == .symbol(.comma)
+  }
+
+  private mutating func emit(_ kind: TokenKind, from start: Int) {
+    tokens.append(Token(kind: kind, range: start..<i))
+  }
+
+  private mutating func endStatement(at position: Int) {
+    guard let last = tokens.last else { return }
+    switch last.kind {
+    case .endOfStatement, .symbol(.pipe), .symbol(.comma): return
+    default: tokens.append(Token(kind: .endOfStatement, range: position..<position))
+    }
+  }
+
+  private mutating func run() throws {
+    while i < bytes.count {
+      let start = i
+      let b = bytes[i]
+      switch b {
+      case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
+        i += 1
+      case UInt8(ascii: "\n"):
+        if depth == 0 { endStatement(at: i) }
+        i += 1
+      case UInt8(ascii: ";"):
+        i += 1
+        endStatement(at: start)
+      case UInt8(ascii: "#"):
+        while i < bytes.count, bytes[i] != UInt8(ascii: "\n") { i += 1 }
+      case UInt8(ascii: "\""):
+        try lexString()
+      case UInt8(ascii: "0")...UInt8(ascii: "9"):
+        try lexNumber()
+      case UInt8(ascii: "-") where i + 1 < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i + 1]):
+        try lexNumber()
+      case _ where isIdentifierStart(b):
+        while i < bytes.count, isIdentifierPart(bytes[i]) { i += 1 }
+        emit(.identifier(String(decoding: bytes[start..<i], as: UTF8.self)), from: start)
+      default:
+        try lexSymbol()
+      }
+    }
+    endStatement(at: i)
+    tokens.append(Token(kind: .endOfInput, range: i..<i))
+  }
+
+  private func isIdentifierStart(_ b: UInt8) -> Bool {
+    (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
+      || b == UInt8(ascii: "_") || b >= 0x80
+  }
+
+  private func isIdentifierPart(_ b: UInt8) -> Bool {
+    isIdentifierStart(b) || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9"))
+  }
+
+  private mutating func lexSymbol() throws {
+    let start = i
+    let two = i + 1 < bytes.count ? String(decoding: bytes[i...i + 1], as: UTF8.self) : ""
+    if let symbol = Symbol(rawValue: two), two.count == 2 {
+      i += 2
+      emit(.symbol(symbol), from: start)
+      return
+    }
+    let one = String(decoding: [bytes[i]], as: UTF8.self)
+    guard let symbol = Symbol(rawValue: one) else {
+      // Report the whole character, not a byte of it.
+      var end = i + 1
+      while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
+      let character = String(decoding: bytes[i..<end], as: UTF8.self).first ?? "?"
+      throw Diagnostic(.unexpectedCharacter(character), at: i..<end)
+    }
+    i += 1
+    switch symbol {
+    case .openParen, .openBracket, .openBrace:
+      depth += 1
+      if depth > Lexer.maximumNesting { throw Diagnostic(.nestingTooDeep(limit: Lexer.maximumNesting), at: start..<i) }
+    case .closeParen, .closeBracket, .closeBrace:
+      depth = max(0, depth - 1)
+    default: break
+    }
+    emit(.symbol(symbol), from: start)
+  }
+
+  private mutating func lexNumber() throws {
+    let start = i
+    if bytes[i] == UInt8(ascii: "-") { i += 1 }
+    func digits() { while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) || bytes[i] == UInt8(ascii: "_") { i += 1 } }
+    digits()
+    var isDouble = false
+    // A point followed by a digit is a fraction; `..` is a range.
+    if i + 1 < bytes.count, bytes[i] == UInt8(ascii: "."), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i + 1]) {
+      isDouble = true
+      i += 1
+      digits()
+    }
+    if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+      let save = i
+      i += 1
+      if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+      if i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) {
+        isDouble = true
+        digits()
+      } else {
+        i = save
+      }
+    }
+    // Letters straight after digits (`10x`) make no number.
+    if i < bytes.count, isIdentifierStart(bytes[i]) {
+      while i < bytes.count, isIdentifierPart(bytes[i]) { i += 1 }
+      throw Diagnostic(.invalidNumber(String(decoding: bytes[start..<i], as: UTF8.self)), at: start..<i)
+    }
+    let text = String(decoding: bytes[start..<i], as: UTF8.self).replacingOccurrences(of: "_", with: "")
+    if !isDouble, let value = Int(text) {
+      emit(.int(value), from: start)
+    } else if let value = Double(text) {
+      emit(.double(value), from: start)
+    } else {
+      throw Diagnostic(.invalidNumber(text), at: start..<i)
+    }
+  }
+
+  private mutating func lexString() throws {
+    let start = i
+    i += 1
+    var value: [UInt8] = []
+    while true {
+      guard i < bytes.count, bytes[i] != UInt8(ascii: "\n") else {
+        throw Diagnostic(.unterminatedString, at: start..<i)
+      }
+      let b = bytes[i]
+      if b == UInt8(ascii: "\"") {
+        i += 1
+        break
+      }
+      if b != UInt8(ascii: "\\") {
+        value.append(b)
+        i += 1
+        continue
+      }
+      let escapeStart = i
+      i += 1
+      guard i < bytes.count else { throw Diagnostic(.unterminatedString, at: start..<i) }
+      switch bytes[i] {
+      case UInt8(ascii: "n"): value.append(0x0A)
+      case UInt8(ascii: "t"): value.append(0x09)
+      case UInt8(ascii: "r"): value.append(0x0D)
+      case UInt8(ascii: "\""): value.append(UInt8(ascii: "\""))
+      case UInt8(ascii: "\\"): value.append(UInt8(ascii: "\\"))
+      case UInt8(ascii: "0"): value.append(0)
+      case UInt8(ascii: "u"):
+        // \u{1F600}
+        guard i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "{"),
+          let close = bytes[(i + 2)...].firstIndex(of: UInt8(ascii: "}")), close - (i + 2) <= 8,
+          let scalarValue = UInt32(String(decoding: bytes[(i + 2)..<close], as: UTF8.self), radix: 16),
+          let scalar = Unicode.Scalar(scalarValue)
+        else {
+          throw Diagnostic(.invalidEscape("u"), at: escapeStart..<i + 1)
+        }
+        value.append(contentsOf: Array(String(Character(scalar)).utf8))
+        i = close
+      default:
+        var end = i + 1
+        while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
+        throw Diagnostic(.invalidEscape(String(decoding: bytes[i..<end], as: UTF8.self)), at: escapeStart..<end)
+      }
+      i += 1
+    }
+    emit(.string(String(decoding: value, as: UTF8.self)), from: start)
+  }
+}

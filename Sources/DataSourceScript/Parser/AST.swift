@@ -1,0 +1,167 @@
+import DataSourceKit
+
+/// A name as written, with where it was written.
+public struct Identifier: Equatable, Sendable {
+  public var name: String
+  public var range: SourceRange
+}
+
+/// A statement: one line of a script, or one entry at the prompt.
+public enum Statement: Sendable {
+  case binding(name: Identifier, value: Expression, range: SourceRange)
+  /// A bare expression: prints its one-line summary.
+  case expression(Expression)
+  case show(Expression, rows: RowWindow?, mode: RenderMode?, range: SourceRange)
+  case describe(Expression, range: SourceRange)
+  case help(topic: Identifier?, range: SourceRange)
+  case vars(range: SourceRange)
+  case set(setting: Identifier?, value: Token?, range: SourceRange)
+  case source(path: String, pathRange: SourceRange, range: SourceRange)
+  case quit(range: SourceRange)
+}
+
+/// `rows A..B` of `show`: half-open; a missing bound is the view's start or end, a negative one
+/// counts from the end.
+public struct RowWindow: Sendable {
+  public var lower: Int?
+  public var upper: Int?
+  public var range: SourceRange
+}
+
+public indirect enum Expression: Sendable {
+  /// A bound name.
+  case name(Identifier)
+  /// A literal value: string, number, bool, null, list or record.
+  case literal(Value, range: SourceRange)
+  case provider(ProviderExpression)
+  /// An expression followed by `| stage | stage …`.
+  case pipeline(Expression, stages: [Stage], range: SourceRange)
+  /// `table PROVIDER with CELL`.
+  case table(provider: Expression, cell: Expression, range: SourceRange)
+  case cell(CellExpression)
+  /// `compose A, B, …`.
+  case compose([Expression], range: SourceRange)
+
+  public var range: SourceRange {
+    switch self {
+    case .name(let identifier): identifier.range
+    case .literal(_, let range): range
+    case .provider(let provider): provider.range
+    case .pipeline(_, _, let range): range
+    case .table(_, _, let range): range
+    case .cell(let cell): cell.range
+    case .compose(_, let range): range
+    }
+  }
+}
+
+/// A provider written in place: `csv "people.csv" key id`.
+public struct ProviderExpression: Sendable {
+  public enum Source: Sendable {
+    case array([Value])
+    case range(Int, Int)
+    case csv(path: String)
+    case json(path: String)
+  }
+
+  public var source: Source
+  public var options: [ProviderOption]
+  public var range: SourceRange
+  /// The range of the source's main argument (the path, the list, the range).
+  public var argumentRange: SourceRange
+}
+
+public struct ProviderOption: Sendable {
+  public var name: Identifier
+  public var value: OptionValue
+  public var valueRange: SourceRange
+}
+
+public enum OptionValue: Sendable {
+  case word(String)
+  case string(String)
+}
+
+/// `cell STYLE "template" [detail "template"] [accessory disclosure|checkmark|none]`.
+public struct CellExpression: Sendable {
+  public var style: CellStyle
+  public var text: TemplateSource
+  public var detail: TemplateSource?
+  public var accessory: CellAccessory
+  public var range: SourceRange
+}
+
+/// A template as written: its text and the string token it came from.
+public struct TemplateSource: Sendable {
+  public var text: String
+  /// The string literal's range, quotes included.
+  public var range: SourceRange
+  /// Whether the literal held escapes (then template offsets do not map to source bytes).
+  public var hadEscapes: Bool
+}
+
+public enum Stage: Sendable {
+  case filter(Predicate, range: SourceRange)
+  case sort([SortKey], range: SourceRange)
+  case section(FieldPath, SortDirection, range: SourceRange)
+  case limit(Int, range: SourceRange)
+  case header(TemplateSource, range: SourceRange)
+  case footer(TemplateSource, range: SourceRange)
+
+  public var keyword: String {
+    switch self {
+    case .filter: "where"
+    case .sort: "sort by"
+    case .section: "section by"
+    case .limit: "limit"
+    case .header: "header"
+    case .footer: "footer"
+    }
+  }
+
+  public var range: SourceRange {
+    switch self {
+    case .filter(_, let r), .sort(_, let r), .section(_, _, let r), .limit(_, let r), .header(_, let r),
+      .footer(_, let r):
+      r
+    }
+  }
+}
+
+/// A path to a field: `name`, `address.city`, or `.` for the item itself (no components).
+public struct FieldPath: Equatable, Sendable {
+  public var components: [String]
+  public var range: SourceRange
+
+  public var text: String { components.isEmpty ? "." : components.joined(separator: ".") }
+}
+
+public struct SortKey: Sendable {
+  public var field: FieldPath
+  public var direction: SortDirection
+}
+
+public indirect enum Predicate: Sendable {
+  case comparison(Operand, ComparisonOperator, Operand)
+  case and(Predicate, Predicate)
+  case or(Predicate, Predicate)
+  case not(Predicate)
+  /// A lone field: true when the field is `true`.
+  case truth(Operand)
+}
+
+public enum ComparisonOperator: String, Sendable {
+  case equal = "=="
+  case notEqual = "!="
+  case less = "<"
+  case lessOrEqual = "<="
+  case greater = ">"
+  case greaterOrEqual = ">="
+  case contains
+  case isIn = "in"
+}
+
+public enum Operand: Sendable {
+  case field(FieldPath)
+  case literal(Value, range: SourceRange)
+}

@@ -1,0 +1,224 @@
+import DataSourceKit
+
+extension Parser {
+  /// expression := primary ('|' stage)*
+  mutating func parseExpression() throws -> Expression {
+    let start = current.range.lowerBound
+    let head = try parsePrimary()
+    var stages: [Stage] = []
+    while isSymbol(.pipe) {
+      advance()
+      stages.append(try parseStage())
+    }
+    return stages.isEmpty ? head : .pipeline(head, stages: stages, range: start..<previousEnd)
+  }
+
+  mutating func parsePrimary() throws -> Expression {
+    let start = current.range.lowerBound
+    switch current.kind {
+    case .symbol(.openParen):
+      advance()
+      let saved = commaEndsExpression
+      commaEndsExpression = false
+      defer { commaEndsExpression = saved }
+      let inner = try parseExpression()
+      try expectSymbol(.closeParen, "')'")
+      return inner
+    case .symbol(.openBracket):
+      let list = try parseLiteral()
+      let options = try parseProviderOptions(for: "array", allowed: ["key"])
+      return .provider(
+        ProviderExpression(source: .array(listItems(list)), options: options, range: start..<previousEnd, argumentRange: start..<previousEnd))
+    case .string, .int, .double, .symbol(.openBrace):
+      let value = try parseLiteral()
+      return .literal(value, range: start..<previousEnd)
+    case .identifier(let word):
+      switch word {
+      case "true", "false", "null":
+        return .literal(try parseLiteral(), range: start..<previousEnd)
+      case "csv", "json":
+        advance()
+        let (path, pathRange) = try expectString("a file path in quotes after '\(word)'")
+        let allowed = word == "csv" ? ["key", "delimiter"] : ["key", "at"]
+        let options = try parseProviderOptions(for: word, allowed: allowed)
+        let source: ProviderExpression.Source = word == "csv" ? .csv(path: path) : .json(path: path)
+        return .provider(ProviderExpression(source: source, options: options, range: start..<previousEnd, argumentRange: pathRange))
+      case "array":
+        advance()
+        let argumentStart = current.range.lowerBound
+        guard isSymbol(.openBracket) else { throw unexpected("a list such as [1, 2, 3] after 'array'") }
+        let list = try parseLiteral()
+        let argumentRange = argumentStart..<previousEnd
+        let options = try parseProviderOptions(for: "array", allowed: ["key"])
+        return .provider(ProviderExpression(source: .array(listItems(list)), options: options, range: start..<previousEnd, argumentRange: argumentRange))
+      case "range":
+        advance()
+        let argumentStart = current.range.lowerBound
+        guard case .int(let lower) = current.kind else { throw unexpected("a range such as 1..100 after 'range'") }
+        advance()
+        try expectSymbol(.dotDot, "'..' in the range")
+        guard case .int(let upper) = current.kind else { throw unexpected("the end of the range") }
+        advance()
+        let argumentRange = argumentStart..<previousEnd
+        if upper < lower { throw Diagnostic(.emptyRange(lower: lower, upper: upper), at: argumentRange) }
+        let options = try parseProviderOptions(for: "range", allowed: [])
+        return .provider(ProviderExpression(source: .range(lower, upper), options: options, range: start..<previousEnd, argumentRange: argumentRange))
+      case "table":
+        advance()
+        let provider = try parseExpression()  // stages allowed, up to `with`
+        guard consumeWord("with") else { throw unexpected("'with' and a cell, as in: table P with cell basic \"{name}\"") }
+        let cell = try parsePrimary()
+        return .table(provider: provider, cell: cell, range: start..<previousEnd)
+      case "cell":
+        return .cell(try parseCell())
+      case "compose":
+        advance()
+        let saved = commaEndsExpression
+        commaEndsExpression = true
+        defer { commaEndsExpression = saved }
+        var children = [try parseExpression()]
+        while consumeSymbol(.comma) { children.append(try parseExpression()) }
+        return .compose(children, range: start..<previousEnd)
+      default:
+        let identifier = Identifier(name: word, range: current.range)
+        advance()
+        return .name(identifier)
+      }
+    default:
+      throw unexpected("a value, a name or a provider")
+    }
+  }
+
+  private func listItems(_ value: Value) -> [Value] {
+    if case .list(let items) = value { return items }
+    return [value]
+  }
+
+  /// Options after a provider, such as `key id` or `delimiter ";"`.
+  mutating func parseProviderOptions(for command: String, allowed: [String]) throws -> [ProviderOption] {
+    var options: [ProviderOption] = []
+    while case .identifier(let word) = current.kind, !Parser.expressionTerminators.contains(word) {
+      let name = Identifier(name: word, range: current.range)
+      guard allowed.contains(word) else {
+        throw Diagnostic(
+          .unknownOption(word, command: command, options: allowed, suggestion: suggestion(for: word, among: allowed)),
+          at: current.range)
+      }
+      if options.contains(where: { $0.name.name == word }) { throw Diagnostic(.duplicateOption(word), at: current.range) }
+      advance()
+      switch current.kind {
+      case .identifier(let value) where word == "key":
+        options.append(ProviderOption(name: name, value: .word(value), valueRange: current.range))
+      case .string(let value):
+        options.append(ProviderOption(name: name, value: .string(value), valueRange: current.range))
+      default:
+        throw unexpected(word == "key" ? "a field name after 'key'" : "a string after '\(word)'")
+      }
+      advance()
+    }
+    return options
+  }
+
+  /// cell STYLE TEMPLATE [detail TEMPLATE] [accessory NAME]
+  mutating func parseCell() throws -> CellExpression {
+    let start = current.range.lowerBound
+    try expectWord("cell")
+    let styleName = try expectIdentifier("a cell style (basic, subtitle, value1, value2)")
+    guard let style = CellStyle(rawValue: styleName.name) else {
+      throw Diagnostic(
+        .unknownCellStyle(styleName.name, suggestion: suggestion(for: styleName.name, among: CellStyle.allCases.map(\.rawValue))),
+        at: styleName.range)
+    }
+    let text = try parseTemplateSource("a template in quotes, such as \"{name}\"")
+    var detail: TemplateSource?
+    var accessory = CellAccessory.none
+    var seen: Set<String> = []
+    while case .identifier(let word) = current.kind, !Parser.expressionTerminators.contains(word) {
+      let options = ["detail", "accessory"]
+      guard options.contains(word) else {
+        throw Diagnostic(
+          .unknownOption(word, command: "cell", options: options, suggestion: suggestion(for: word, among: options)),
+          at: current.range)
+      }
+      guard seen.insert(word).inserted else { throw Diagnostic(.duplicateOption(word), at: current.range) }
+      advance()
+      if word == "detail" {
+        detail = try parseTemplateSource("a template in quotes after 'detail'")
+      } else {
+        let name = try expectIdentifier("an accessory (disclosure, checkmark, none)")
+        guard let parsed = CellAccessory(rawValue: name.name) else {
+          throw Diagnostic(
+            .unknownAccessory(name.name, suggestion: suggestion(for: name.name, among: CellAccessory.allCases.map(\.rawValue))),
+            at: name.range)
+        }
+        accessory = parsed
+      }
+    }
+    return CellExpression(style: style, text: text, detail: detail, accessory: accessory, range: start..<previousEnd)
+  }
+
+  mutating func parseTemplateSource(_ what: String) throws -> TemplateSource {
+    guard case .string(let value) = current.kind else { throw unexpected(what) }
+    let range = current.range
+    advance()
+    // The literal had escapes when its bytes (less the quotes) differ from its value's.
+    let rawLength = range.count - 2
+    return TemplateSource(text: value, range: range, hadEscapes: rawLength != value.utf8.count)
+  }
+
+  // MARK: Literals
+
+  /// A literal value: string, number, true/false/null, [list] or {record}.
+  mutating func parseLiteral() throws -> Value {
+    switch current.kind {
+    case .string(let s):
+      advance()
+      return .string(s)
+    case .int(let i):
+      advance()
+      return .int(i)
+    case .double(let d):
+      advance()
+      return .double(d)
+    case .identifier("true"):
+      advance()
+      return .bool(true)
+    case .identifier("false"):
+      advance()
+      return .bool(false)
+    case .identifier("null"):
+      advance()
+      return .null
+    case .symbol(.openBracket):
+      advance()
+      var items: [Value] = []
+      while !isSymbol(.closeBracket) {
+        let before = position
+        items.append(try parseLiteral())
+        if !consumeSymbol(.comma) { break }
+        if position == before { break }
+      }
+      try expectSymbol(.closeBracket, "',' or ']' in the list")
+      return .list(items)
+    case .symbol(.openBrace):
+      advance()
+      var pairs: [(String, Value)] = []
+      while !isSymbol(.closeBrace) {
+        let name: String
+        switch current.kind {
+        case .identifier(let word): name = word
+        case .string(let s): name = s
+        default: throw unexpected("a field name in the record")
+        }
+        advance()
+        try expectSymbol(.colon, "':' after the field name")
+        pairs.append((name, try parseLiteral()))
+        if !consumeSymbol(.comma) { break }
+      }
+      try expectSymbol(.closeBrace, "',' or '}' in the record")
+      return .record(Record(pairs))
+    default:
+      throw unexpected("a value")
+    }
+  }
+}

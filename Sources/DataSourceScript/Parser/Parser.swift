@@ -1,0 +1,134 @@
+import DataSourceKit
+
+/// Parses tokens into statements. Each statement is parsed on its own, so an error in one
+/// does not stop the statements after it.
+public struct Parser {
+  var tokens: [Token]
+  var position = 0
+  /// Inside `compose a, b`, a comma ends a child, so `sort by` takes one key.
+  var commaEndsExpression = false
+
+  /// Words that start a statement.
+  public static let commands = ["let", "show", "describe", "help", "vars", "set", "source", "quit", "exit"]
+  /// Words that start an expression.
+  public static let expressionWords = ["csv", "json", "array", "range", "table", "cell", "compose"]
+  /// Words that start a stage after `|`.
+  public static let stageWords = ["where", "sort", "section", "limit", "header", "footer"]
+  /// Words that end an expression without being part of it.
+  static let expressionTerminators: Set<String> = ["with", "rows", "as"]
+  /// Words that cannot name a binding.
+  public static let reservedWords: Set<String> = Set(
+    commands + expressionWords + stageWords + [
+      "with", "by", "asc", "desc", "and", "or", "not", "contains", "in", "true", "false", "null", "rows", "as",
+    ])
+
+  public init(tokens: [Token]) { self.tokens = tokens }
+
+  /// Parses every statement of `source`; a statement that fails to parse is returned as its
+  /// diagnostic, in order with the rest.
+  public static func parse(_ text: String) -> [Result<Statement, Diagnostic>] {
+    let tokens: [Token]
+    do {
+      tokens = try Lexer.tokenize(text)
+    } catch let diagnostic as Diagnostic {
+      return [.failure(diagnostic)]
+    } catch {
+      return []
+    }
+    var parser = Parser(tokens: tokens)
+    return parser.parseAll()
+  }
+
+  mutating func parseAll() -> [Result<Statement, Diagnostic>] {
+    var results: [Result<Statement, Diagnostic>] = []
+    while true {
+      skipStatementEnds()
+      if current.kind == .endOfInput { break }
+      let start = position
+      do {
+        let statement = try parseStatement()
+        guard current.kind == .endOfStatement || current.kind == .endOfInput else {
+          throw unexpected("end of statement")
+        }
+        results.append(.success(statement))
+      } catch let diagnostic as Diagnostic {
+        results.append(.failure(diagnostic))
+        skipToStatementEnd()
+      } catch {
+        skipToStatementEnd()
+      }
+      // Loop progress: a statement always consumes at least one token.
+      if position == start { advance() }
+    }
+    return results
+  }
+
+  // MARK: Tokens
+
+  var current: Token { tokens[min(position, tokens.count - 1)] }
+  var next: Token { tokens[min(position + 1, tokens.count - 1)] }
+
+  mutating func advance() {
+    if position < tokens.count - 1 { position += 1 }
+  }
+
+  /// The end of the previous token, for ranges that end at what was consumed.
+  var previousEnd: Int { position > 0 ? tokens[position - 1].range.upperBound : 0 }
+
+  func isWord(_ word: String) -> Bool { current.kind == .identifier(word) }
+  func isSymbol(_ symbol: Symbol) -> Bool { current.kind == .symbol(symbol) }
+
+  mutating func consumeWord(_ word: String) -> Bool {
+    guard isWord(word) else { return false }
+    advance()
+    return true
+  }
+
+  mutating func consumeSymbol(_ symbol: Symbol) -> Bool {
+    guard isSymbol(symbol) else { return false }
+    advance()
+    return true
+  }
+
+  mutating func expectWord(_ word: String) throws {
+    guard consumeWord(word) else { throw unexpected("'\(word)'") }
+  }
+
+  mutating func expectSymbol(_ symbol: Symbol, _ what: String? = nil) throws {
+    guard consumeSymbol(symbol) else { throw unexpected(what ?? "'\(symbol.rawValue)'") }
+  }
+
+  mutating func expectIdentifier(_ what: String) throws -> Identifier {
+    guard case .identifier(let name) = current.kind else { throw unexpected(what) }
+    defer { advance() }
+    return Identifier(name: name, range: current.range)
+  }
+
+  mutating func expectString(_ what: String) throws -> (String, SourceRange) {
+    guard case .string(let value) = current.kind else { throw unexpected(what) }
+    defer { advance() }
+    return (value, current.range)
+  }
+
+  func unexpected(_ what: String) -> Diagnostic {
+    Diagnostic(.expected(what, found: current.kind.description), at: current.range)
+  }
+
+  mutating func skipStatementEnds() {
+    while current.kind == .endOfStatement { advance() }
+  }
+
+  mutating func skipToStatementEnd() {
+    while current.kind != .endOfStatement && current.kind != .endOfInput { advance() }
+  }
+
+  /// Whether the current token can end an expression: the end of the statement, a closing
+  /// bracket, a comma, or a word such as `with` or `rows`.
+  var atExpressionEnd: Bool {
+    switch current.kind {
+    case .endOfStatement, .endOfInput, .symbol(.closeParen), .symbol(.comma), .symbol(.pipe): return true
+    case .identifier(let word): return Parser.expressionTerminators.contains(word)
+    default: return false
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import ArgumentParser
+import DataSourceScript
+import Foundation
+
+/// The `dsh` command: runs scripts and `-c` statements, reads a piped script from standard
+/// input, or starts the interactive shell.
+@main
+struct DSH: AsyncParsableCommand {
+  static let version = "0.1.0"
+
+  static let configuration = CommandConfiguration(
+    commandName: "dsh",
+    abstract: "A shell for composing data sources: providers, presenters, decorators, sectioned views.",
+    discussion: """
+      With no scripts and no -c, dsh reads statements from standard input: interactively with line \
+      editing on a terminal, as a script otherwise. Scripts run first, then each -c in order. Exit \
+      status is 1 when any statement failed.
+      """,
+    version: version)
+
+  @Argument(help: "Script files to run, in order.", completion: .file(extensions: ["dsh"]))
+  var scripts: [String] = []
+
+  @Option(name: .customShort("c"), help: ArgumentHelp("Run a statement (repeatable).", valueName: "text"))
+  var commands: [String] = []
+
+  @Flag(help: "Stop at the first statement that fails.")
+  var bail = false
+
+  @Flag(name: .customShort("i"), help: "Go on interactively after the scripts and commands.")
+  var interactive = false
+
+  func run() async throws {
+    Terminal.installSignalHandlers()
+    let interactiveInput = Terminal.inputIsTerminal
+    let environment = Environment(
+      isTerminal: Terminal.outputIsTerminal && (interactiveInput || interactive),
+      terminalWidth: { Terminal.width() },
+      noColor: !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty)
+    let session = Session(environment: environment, output: StandardOutput())
+    var succeeded = true
+
+    for script in scripts where !session.quitRequested {
+      guard let text = try? String(contentsOfFile: script, encoding: .utf8) else {
+        let exists = FileManager.default.fileExists(atPath: script)
+        StandardOutput.write("dsh: error: \(exists ? "cannot read" : "no such file") '\(script)'\n", to: STDERR_FILENO)
+        succeeded = false
+        if bail { throw ExitCode(1) }
+        continue
+      }
+      if !(await session.run(SourceFile(name: script, text: text), bail: bail)) {
+        succeeded = false
+        if bail { throw ExitCode(1) }
+      }
+    }
+    for command in commands where !session.quitRequested {
+      if !(await session.run(SourceFile(name: "-c", text: command), bail: bail)) {
+        succeeded = false
+        if bail { throw ExitCode(1) }
+      }
+    }
+
+    let ranSomething = !scripts.isEmpty || !commands.isEmpty
+    if !session.quitRequested && (interactive || !ranSomething) {
+      if interactiveInput {
+        await REPL(session: session).run()
+      } else {
+        // A pipe or a file: read it plainly, as a script.
+        let data = FileHandle.standardInput.readDataToEndOfFile()
+        let text = String(decoding: data, as: UTF8.self)
+        if !(await session.run(SourceFile(name: "<stdin>", text: text), bail: bail)) { succeeded = false }
+      }
+    }
+    if !succeeded { throw ExitCode(1) }
+  }
+}
