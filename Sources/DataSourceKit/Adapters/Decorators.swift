@@ -13,8 +13,9 @@ open class DataSourceDecorator<Item>: SectionedDataSource {
   open func item(at itemPath: ItemPath) -> Item { wrapped.item(at: itemPath) }
   open func sectionKey(_ section: Int) -> Value? { wrapped.sectionKey(section) }
   open var knownFields: [String]? { wrapped.knownFields }
-  open func reuseIdentifier(at itemPath: ItemPath) -> String { wrapped.reuseIdentifier(at: itemPath) }
-  open func configure(_ cell: TableCell, at itemPath: ItemPath) { wrapped.configure(cell, at: itemPath) }
+  open func cell(at itemPath: ItemPath, in view: any CellDequeuing) -> (cell: TableCell, item: Item) {
+    wrapped.cell(at: itemPath, in: view)
+  }
   open func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
     wrapped.supplementaryLines(kind, inSection: section)
   }
@@ -106,13 +107,9 @@ public final class ComposedDataSource<Item>: SectionedDataSource {
     let (child, local) = locate(section)
     return child.sectionKey(local)
   }
-  public func reuseIdentifier(at itemPath: ItemPath) -> String {
+  public func cell(at itemPath: ItemPath, in view: any CellDequeuing) -> (cell: TableCell, item: Item) {
     let (child, path) = local(itemPath)
-    return child.reuseIdentifier(at: path)
-  }
-  public func configure(_ cell: TableCell, at itemPath: ItemPath) {
-    let (child, path) = local(itemPath)
-    child.configure(cell, at: path)
+    return child.cell(at: path, in: view)
   }
   public func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
     let (child, local) = locate(section)

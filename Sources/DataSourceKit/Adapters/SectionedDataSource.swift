@@ -1,3 +1,9 @@
+/// A view that keeps reusable cells: data sources dequeue the cells they fill from it.
+public protocol CellDequeuing: AnyObject {
+  /// A cell of the kind, from the reuse pool when one is there, else a new one.
+  func dequeueReusableCell(withIdentifier identifier: String) -> TableCell
+}
+
 /// What a section's header or footer template can refer to.
 public struct SectionContext: Sendable {
   /// The section's position in the data source it belongs to.
@@ -36,9 +42,10 @@ public protocol SectionedDataSource<Item>: AnyObject, CompositionNode {
   func item(at itemPath: ItemPath) -> Item
   func sectionKey(_ section: Int) -> Value?
 
-  func reuseIdentifier(at itemPath: ItemPath) -> String
-  /// Fills a dequeued cell for the item at `itemPath`.
-  func configure(_ cell: TableCell, at itemPath: ItemPath)
+  /// The cell for the item at `itemPath`, dequeued from `view` by the reuse identifier the
+  /// presenter picks and filled for the item, as `tableView(_:cellForRowAt:)` does. The item
+  /// comes back too, so a view that also prints data does not ask for it twice.
+  func cell(at itemPath: ItemPath, in view: any CellDequeuing) -> (cell: TableCell, item: Item)
 
   /// The lines of text above (header) or below (footer) a section, outermost decorator first.
   func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String]
@@ -77,11 +84,11 @@ public final class TableAdapter<Item>: SectionedDataSource {
   public func sectionKey(_ section: Int) -> Value? { provider.sectionKey(section) }
   public var knownFields: [String]? { provider.knownFields }
 
-  public func reuseIdentifier(at itemPath: ItemPath) -> String {
-    presenter.reuseIdentifier(for: provider.item(at: itemPath), at: itemPath)
-  }
-  public func configure(_ cell: TableCell, at itemPath: ItemPath) {
-    presenter.configure(cell, with: provider.item(at: itemPath), at: itemPath)
+  public func cell(at itemPath: ItemPath, in view: any CellDequeuing) -> (cell: TableCell, item: Item) {
+    let item = provider.item(at: itemPath)
+    let cell = view.dequeueReusableCell(withIdentifier: presenter.reuseIdentifier(for: item, at: itemPath))
+    presenter.configure(cell, with: item, at: itemPath)
+    return (cell, item)
   }
   public func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] { [] }
 

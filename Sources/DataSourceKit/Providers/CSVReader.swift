@@ -10,21 +10,23 @@ enum CSVReader {
   private static let carriageReturn = UInt8(ascii: "\r")
 
   /// - Complexity: O(n) in the file's bytes, two passes (fields, then types).
-  static func read(bytes: [UInt8], path: String, delimiter: UInt8) throws -> ColumnTable {
-    if bytes.count > Int(UInt32.max >> 1) {
+  static func read(bytes storage: SharedBytes, path: String, delimiter: UInt8) throws -> ColumnTable {
+    let buffer = storage.buffer
+    if buffer.count > Int(UInt32.max >> 1) {
       throw DataSourceError.unreadable(path: path, reason: "files over 2 GiB are not supported yet")
     }
-    let (names, refs, rowCount) = try bytes.withUnsafeBufferPointer { buffer in
-      if let bad = FileBytes.firstInvalidUTF8(in: buffer) {
-        throw DataSourceError.invalidUTF8(path: path, line: FileBytes.line(of: bad, in: buffer))
-      }
-      return try splitFields(buffer, path: path, delimiter: delimiter)
+    if let bad = FileBytes.firstInvalidUTF8(in: buffer) {
+      throw DataSourceError.invalidUTF8(path: path, line: FileBytes.line(of: bad, in: buffer))
     }
-    let storage = SharedBytes(bytes)
-    let columns = bytes.withUnsafeBufferPointer { buffer in
-      refs.map { inferColumn($0, rowCount: rowCount, bytes: buffer) }
+    var (names, refs, rowCount) = try splitFields(buffer, path: path, delimiter: delimiter)
+    // Each column's field references are let go as soon as it is typed: a numeric column keeps
+    // only its values, which holds peak memory near the file's size plus one column of references.
+    var columns: [any Column] = []
+    for c in refs.indices {
+      columns.append(inferColumn(refs[c], rowCount: rowCount, storage: storage))
+      refs[c] = FieldRefs()
     }
-    return ColumnTable(schema: Schema(names), rowCount: rowCount, columns: columns, storage: storage)
+    return ColumnTable(schema: Schema(names), rowCount: rowCount, columns: columns)
   }
 
   // MARK: Fields
@@ -153,7 +155,8 @@ enum CSVReader {
 
   // MARK: Types
 
-  private static func inferColumn(_ refs: FieldRefs, rowCount: Int, bytes: UnsafeBufferPointer<UInt8>) -> Column {
+  private static func inferColumn(_ refs: FieldRefs, rowCount: Int, storage: SharedBytes) -> any Column {
+    let bytes = storage.buffer
     var sawValue = false
     var allInt = true
     var allNumber = true
@@ -166,9 +169,9 @@ enum CSVReader {
       if allInt, parseInt(field) == nil { allInt = false }
       if !allInt, allNumber, parseDouble(field) == nil { allNumber = false }
       if allBool, parseBool(field) == nil { allBool = false }
-      if !allNumber && !allBool { return .text(refs) }
+      if !allNumber && !allBool { return TextColumn(refs, storage: storage) }
     }
-    guard sawValue else { return .text(refs) }
+    guard sawValue else { return TextColumn(refs, storage: storage) }
     if allInt || allNumber {
       var nulls: NullMask?
       if allInt {
@@ -183,7 +186,7 @@ enum CSVReader {
           let start = Int(refs.starts[row])
           values[row] = parseInt(UnsafeBufferPointer(rebasing: bytes[start..<start + length])) ?? 0
         }
-        return .int(values, nulls: nulls)
+        return IntColumn(values, nulls: nulls)
       }
       var values = [Double](repeating: 0, count: rowCount)
       for row in 0..<rowCount {
@@ -196,7 +199,7 @@ enum CSVReader {
         let start = Int(refs.starts[row])
         values[row] = parseDouble(UnsafeBufferPointer(rebasing: bytes[start..<start + length])) ?? 0
       }
-      return .double(values, nulls: nulls)
+      return DoubleColumn(values, nulls: nulls)
     }
     var values = [UInt8](repeating: 2, count: rowCount)
     for row in 0..<rowCount {
@@ -205,7 +208,7 @@ enum CSVReader {
       let start = Int(refs.starts[row])
       values[row] = parseBool(UnsafeBufferPointer(rebasing: bytes[start..<start + length])) == true ? 1 : 0
     }
-    return .bool(values)
+    return BoolColumn(values)
   }
 
   /// An integer without leading zeros (`007` stays text, as an ID or a postcode would want).

@@ -8,11 +8,18 @@ struct NullMask: Sendable {
   func isNull(_ row: Int) -> Bool { words[row >> 6] & (1 << UInt64(row & 63)) != 0 }
 }
 
-/// The bytes of a file, shared by the text columns that point into them.
+/// The bytes of a file, read once and shared by the text columns that point into them.
+///
+/// Held as one raw buffer rather than an array so reading a field retains nothing.
 final class SharedBytes: @unchecked Sendable {
-  // Never mutated after init.
-  let bytes: [UInt8]
-  init(_ bytes: [UInt8]) { self.bytes = bytes }
+  // Written once by the reader, never mutated after.
+  let buffer: UnsafeBufferPointer<UInt8>
+
+  init(owning pointer: UnsafeMutableRawPointer, count: Int) {
+    buffer = UnsafeBufferPointer(start: pointer.bindMemory(to: UInt8.self, capacity: count), count: count)
+  }
+
+  deinit { buffer.deallocate() }
 }
 
 /// Where each field of a text column sits in the file: start and length, and whether the
@@ -36,20 +43,66 @@ struct FieldRefs: Sendable {
 }
 
 /// One typed column of a table; a CSV column's type is inferred from all of its values.
-enum Column: Sendable {
-  case int([Int], nulls: NullMask?)
-  case double([Double], nulls: NullMask?)
-  /// 0 false, 1 true, 2 null.
-  case bool([UInt8])
-  case text(FieldRefs)
+///
+/// Columns are classes behind a protocol so that reading a cell is a call on the column,
+/// with no copy (and no reference counting) of its storage.
+protocol Column: AnyObject, Sendable {
+  var typeName: String { get }
+  func value(at row: Int) -> Value
+}
 
-  var typeName: String {
-    switch self {
-    case .int: "int"
-    case .double: "double"
-    case .bool: "bool"
-    case .text: "string"
-    }
+final class IntColumn: Column, @unchecked Sendable {
+  let values: [Int]
+  let nulls: NullMask?
+  init(_ values: [Int], nulls: NullMask?) {
+    self.values = values
+    self.nulls = nulls
+  }
+  var typeName: String { "int" }
+  func value(at row: Int) -> Value {
+    if let nulls, nulls.isNull(row) { return .null }
+    return .int(values[row])
+  }
+}
+
+final class DoubleColumn: Column, @unchecked Sendable {
+  let values: [Double]
+  let nulls: NullMask?
+  init(_ values: [Double], nulls: NullMask?) {
+    self.values = values
+    self.nulls = nulls
+  }
+  var typeName: String { "double" }
+  func value(at row: Int) -> Value {
+    if let nulls, nulls.isNull(row) { return .null }
+    return .double(values[row])
+  }
+}
+
+final class BoolColumn: Column, @unchecked Sendable {
+  /// 0 false, 1 true, 2 null.
+  let values: [UInt8]
+  init(_ values: [UInt8]) { self.values = values }
+  var typeName: String { "bool" }
+  func value(at row: Int) -> Value { values[row] == 2 ? .null : .bool(values[row] == 1) }
+}
+
+final class TextColumn: Column, @unchecked Sendable {
+  let refs: FieldRefs
+  let storage: SharedBytes
+  init(_ refs: FieldRefs, storage: SharedBytes) {
+    self.refs = refs
+    self.storage = storage
+  }
+  var typeName: String { "string" }
+  func value(at row: Int) -> Value {
+    let rawLength = refs.lengths[row]
+    let length = Int(rawLength & ~FieldRefs.escapedFlag)
+    if length == 0 { return .null }
+    let start = Int(refs.starts[row])
+    let field = UnsafeBufferPointer(rebasing: storage.buffer[start..<start + length])
+    if rawLength & FieldRefs.escapedFlag != 0 { return .string(CSVReader.unescape(field)) }
+    return .string(String(decoding: field, as: UTF8.self))
   }
 }
 
@@ -59,42 +112,20 @@ final class ColumnTable: @unchecked Sendable {
   // Immutable after init.
   let schema: Schema
   let rowCount: Int
-  let columns: [Column]
-  private let storage: SharedBytes
+  let columns: [any Column]
 
-  init(schema: Schema, rowCount: Int, columns: [Column], storage: SharedBytes) {
+  init(schema: Schema, rowCount: Int, columns: [any Column]) {
     self.schema = schema
     self.rowCount = rowCount
     self.columns = columns
-    self.storage = storage
   }
 
   /// The record of a row.
   /// - Complexity: O(fields).
   func record(at row: Int) -> Record {
-    Record(schema: schema, values: columns.map { value(of: $0, at: row) })
-  }
-
-  private func value(of column: Column, at row: Int) -> Value {
-    switch column {
-    case .int(let values, let nulls):
-      if let nulls, nulls.isNull(row) { return .null }
-      return .int(values[row])
-    case .double(let values, let nulls):
-      if let nulls, nulls.isNull(row) { return .null }
-      return .double(values[row])
-    case .bool(let values):
-      return values[row] == 2 ? .null : .bool(values[row] == 1)
-    case .text(let refs):
-      let rawLength = refs.lengths[row]
-      let length = Int(rawLength & ~FieldRefs.escapedFlag)
-      if length == 0 { return .null }
-      let start = Int(refs.starts[row])
-      return storage.bytes.withUnsafeBufferPointer { buffer in
-        let field = UnsafeBufferPointer(rebasing: buffer[start..<start + length])
-        if rawLength & FieldRefs.escapedFlag != 0 { return .string(CSVReader.unescape(field)) }
-        return .string(String(decoding: field, as: UTF8.self))
-      }
-    }
+    var values: [Value] = []
+    values.reserveCapacity(columns.count)
+    for column in columns { values.append(column.value(at: row)) }
+    return Record(schema: schema, values: values)
   }
 }

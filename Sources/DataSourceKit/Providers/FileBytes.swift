@@ -2,30 +2,39 @@ import Foundation
 
 /// Reads whole files into memory with one allocation, reporting errors in the engine's terms.
 enum FileBytes {
-  /// The bytes of the file at `path`.
+  /// The bytes of the file at `path`, read straight into one buffer.
   /// - Throws: ``DataSourceError`` when the file is missing, a directory, or unreadable.
-  static func read(_ path: String) throws -> [UInt8] {
+  static func read(_ path: String) throws -> SharedBytes {
     let fd = open(path, O_RDONLY)
     guard fd >= 0 else { throw error(for: errno, path: path) }
     defer { close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw error(for: errno, path: path) }
     if (info.st_mode & S_IFMT) == S_IFDIR { throw DataSourceError.isDirectory(path: path) }
-    var bytes: [UInt8] = []
-    let expected = Int(info.st_size)
-    bytes.reserveCapacity(expected)
-    // Read in large chunks until end of file: st_size can be 0 for pipes and /proc files.
-    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    // st_size is 0 for pipes and /proc files: then the buffer grows as the reads need.
+    // One spare byte lets the final read see end of file without growing the buffer.
+    var capacity = max(Int(info.st_size) + 1, 1 << 16)
+    var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+    var count = 0
     while true {
-      let n = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }
+      if count == capacity {
+        capacity *= 2
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        grown.copyMemory(from: buffer, byteCount: count)
+        buffer.deallocate()
+        buffer = grown
+      }
+      let n = Foundation.read(fd, buffer + count, capacity - count)
       if n < 0 {
         if errno == EINTR { continue }
-        throw error(for: errno, path: path)
+        let code = errno
+        buffer.deallocate()
+        throw error(for: code, path: path)
       }
       if n == 0 { break }
-      bytes.append(contentsOf: chunk[0..<n])
+      count += n
     }
-    return bytes
+    return SharedBytes(owning: buffer, count: count)
   }
 
   private static func error(for code: Int32, path: String) -> DataSourceError {

@@ -80,13 +80,12 @@ public final class JSONProvider: DataProvider, CompositionNode {
 
   private func readItems() throws -> [Value] {
     let bytes = try FileBytes.read(path)
-    let documents: [Value] = try bytes.withUnsafeBufferPointer { buffer in
-      do {
-        return try JSONReader.parseAll(buffer)
-      } catch let error as JSONReader.Failure {
-        let (line, column) = error.location(in: buffer)
-        throw DataSourceError.json(path: path, line: line, column: column, message: error.message)
-      }
+    let documents: [Value]
+    do {
+      documents = try JSONReader.parseAll(bytes.buffer)
+    } catch let error as JSONReader.Failure {
+      let (line, column) = error.location(in: bytes.buffer)
+      throw DataSourceError.json(path: path, line: line, column: column, message: error.message)
     }
     let atText = at.isEmpty ? nil : at.joined(separator: ".")
     // One document: the array itself (or the array at the path). Several: JSON Lines.

@@ -31,9 +31,21 @@ public struct RenderOptions: Sendable {
 
 /// Turns a view snapshot into text. Every mode is a view of the same sections.
 public enum Renderer {
+  /// The whole text at once.
   /// - Complexity: O(rows shown × fields).
   public static func render(_ snapshot: ViewSnapshot<Value>, options: RenderOptions) -> String {
-    var out = TextOutput(color: options.color)
+    final class Collected { var text = "" }
+    let collected = Collected()
+    render(snapshot, options: options) { collected.text += $0 }
+    return collected.text
+  }
+
+  /// Streams the text to `sink` in chunks of whole lines, so a million rows never sit in one
+  /// buffer.
+  /// - Complexity: O(rows shown × fields).
+  public static func render(_ snapshot: ViewSnapshot<Value>, options: RenderOptions, to sink: @escaping (String) -> Void) {
+    var out = TextOutput(color: options.color, sink: sink)
+    defer { out.flush() }
     switch options.mode {
     case .json: renderJSON(snapshot, into: &out)
     case .csv: renderCSV(snapshot, into: &out)
@@ -44,7 +56,6 @@ public enum Renderer {
         CellListRenderer(snapshot: snapshot, options: options).render(into: &out)
       }
     }
-    return out.text
   }
 
   // MARK: Data modes
@@ -107,6 +118,8 @@ public enum Renderer {
 struct TableColumns {
   var names: [String]
   private var hasValueColumn: Bool
+  /// A schema whose fields are exactly the columns: its records need no field lookups.
+  private var matchingSchema: Schema?
 
   init(snapshot: ViewSnapshot<Value>) {
     var names: [String] = snapshot.fields ?? []
@@ -114,21 +127,31 @@ struct TableColumns {
     var sawScalar = false
     for section in snapshot.sections {
       for row in section.rows {
-        if case .record(let record) = row.item {
-          if snapshot.fields == nil {
-            for name in record.fieldNames where seen.insert(name).inserted { names.append(name) }
-          }
-        } else {
+        guard case .record = row.item else {
           sawScalar = true
+          continue
+        }
+        // Known fields are the columns; only a schemaless source needs each record's fields.
+        if snapshot.fields == nil, case .record(let record) = row.item {
+          for name in record.fieldNames where seen.insert(name).inserted { names.append(name) }
         }
       }
     }
     hasValueColumn = sawScalar || names.isEmpty
     self.names = (hasValueColumn ? ["value"] : []) + names
+    if !hasValueColumn, let first = snapshot.sections.lazy.flatMap(\.rows).first, case .record(let record) = first.item,
+      record.schema.names.elementsEqual(names)
+    {
+      matchingSchema = record.schema
+    }
   }
 
   /// The item's value for each column, in order.
+  /// - Complexity: O(1) for a record whose fields are the columns (a CSV row); else O(columns).
   func values(of item: Value) -> [Value] {
+    if case .record(let record) = item, let matchingSchema, record.schema === matchingSchema {
+      return record.values
+    }
     var result: [Value] = []
     result.reserveCapacity(names.count)
     if case .record(let record) = item {
@@ -142,14 +165,69 @@ struct TableColumns {
   }
 }
 
-/// Accumulates output lines, with ANSI styles when colour is on.
+/// Accumulates output as UTF-8 bytes, with ANSI styles when colour is on, and hands it to a
+/// sink in chunks of whole lines.
 struct TextOutput {
-  var text = ""
+  private var bytes: [UInt8] = []
   let color: Bool
+  private let sink: (String) -> Void
+  private static let chunkSize = 1 << 16
+
+  init(color: Bool, sink: @escaping (String) -> Void) {
+    self.color = color
+    self.sink = sink
+    bytes.reserveCapacity(TextOutput.chunkSize + 4096)
+  }
 
   mutating func line(_ s: String) {
-    text += s
-    text += "\n"
+    bytes.append(contentsOf: s.utf8)
+    endLine()
+  }
+
+  /// Ends a line, passing the text on when a chunk is full.
+  mutating func endLine() {
+    bytes.append(UInt8(ascii: "\n"))
+    if bytes.count >= TextOutput.chunkSize { flush() }
+  }
+
+  mutating func flush() {
+    guard !bytes.isEmpty else { return }
+    sink(String(decoding: bytes, as: UTF8.self))
+    bytes.removeAll(keepingCapacity: true)
+  }
+
+  mutating func append(_ s: String) { bytes.append(contentsOf: s.utf8) }
+
+  mutating func append(bytes more: [UInt8]) { bytes.append(contentsOf: more) }
+
+  mutating func append(_ more: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: more) }
+
+  mutating func appendSpaces(_ count: Int) {
+    if count > 0 { bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: count)) }
+  }
+
+  /// Appends `s` cut or padded to `width` columns; printable ASCII that fits takes a fast path.
+  mutating func appendFitted(_ s: String, width: Int, alignment: TextWidth.Alignment) {
+    var s = s
+    let done = s.withUTF8 { buffer -> Bool in
+      guard buffer.count <= width else { return false }
+      for b in buffer where b >= 0x80 || b < 0x20 { return false }
+      let padding = width - buffer.count
+      switch alignment {
+      case .left:
+        bytes.append(contentsOf: buffer)
+        appendSpaces(padding)
+      case .right:
+        appendSpaces(padding)
+        bytes.append(contentsOf: buffer)
+      case .center:
+        appendSpaces(padding / 2)
+        bytes.append(contentsOf: buffer)
+        appendSpaces(padding - padding / 2)
+      }
+      return true
+    }
+    if !done { append(TextWidth.fit(s, to: width, alignment: alignment)) }
   }
 
   func bold(_ s: String) -> String { color ? "\u{1B}[1m\(s)\u{1B}[0m" : s }

@@ -1,7 +1,7 @@
 /// The width of text in terminal columns: wide East Asian characters and emoji take two,
 /// combining marks none.
 public enum TextWidth {
-  /// - Complexity: O(n); ASCII text is measured without looking at grapheme clusters.
+  /// - Complexity: O(n) in Unicode scalars: ASCII and Latin text never look at grapheme clusters.
   public static func of(_ text: String) -> Int {
     var asciiOnly = true
     var count = 0
@@ -13,29 +13,69 @@ public enum TextWidth {
       count += 1
     }
     if asciiOnly { return count }
-    return text.reduce(0) { $0 + of($1) }
+    return ofScalars(text.unicodeScalars)
   }
 
-  public static func of(_ character: Character) -> Int {
-    let scalars = character.unicodeScalars
-    guard let first = scalars.first else { return 0 }
-    if first.value < 0x20 || (0x7F..<0xA0).contains(first.value) { return 0 }
-    if first.value < 0x300 && scalars.count == 1 { return 1 }
-    let properties = first.properties
-    switch properties.generalCategory {
-    case .nonspacingMark, .enclosingMark, .format: return scalars.count == 1 ? 0 : 1
-    default: break
+  /// Width by scalar, as wcwidth does, plus the emoji rules terminals follow: a joiner (ZWJ)
+  /// glues the next picture to the last, VS16 widens a text-style emoji, skin tones add nothing.
+  static func ofScalars(_ scalars: String.UnicodeScalarView) -> Int {
+    var width = 0
+    var afterJoiner = false
+    var lastWidth = 0
+    var lastWasEmoji = false
+    for scalar in scalars {
+      let v = scalar.value
+      if v < 0x300 {
+        let w = v < 0x20 || (0x7F..<0xA0).contains(v) ? 0 : 1
+        width += afterJoiner ? 0 : w
+        (afterJoiner, lastWidth, lastWasEmoji) = (false, w, false)
+        continue
+      }
+      if v == 0x200D {
+        afterJoiner = true
+        continue
+      }
+      if v == 0xFE0F {
+        if lastWasEmoji && lastWidth == 1 {
+          width += 1
+          lastWidth = 2
+        }
+        continue
+      }
+      if (0x1F3FB...0x1F3FF).contains(v) && lastWasEmoji { continue }
+      let properties = scalar.properties
+      let w: Int
+      switch properties.generalCategory {
+      case .nonspacingMark, .enclosingMark, .format, .control: w = 0
+      default: w = properties.isEmojiPresentation || isWide(v) ? 2 : 1
+      }
+      if !afterJoiner { width += w }
+      afterJoiner = false
+      lastWidth = w
+      lastWasEmoji = properties.isEmoji
     }
-    // An emoji shown as a picture: by default, or asked for with VS16, or as part of a sequence.
-    if properties.isEmojiPresentation { return 2 }
-    if properties.isEmoji && scalars.contains(where: { $0.value == 0xFE0F || $0.value == 0x200D }) { return 2 }
-    if isRegionalIndicatorPair(scalars) { return 2 }
-    return isWide(first.value) ? 2 : 1
+    return width
   }
 
-  private static func isRegionalIndicatorPair(_ scalars: Character.UnicodeScalarView) -> Bool {
-    scalars.count == 2 && scalars.allSatisfy { (0x1F1E6...0x1F1FF).contains($0.value) }
+  /// The width of a value's text, without making the text for ints, nulls and booleans.
+  public static func of(_ value: Value) -> Int {
+    switch value {
+    case .null: return 0
+    case .bool(let b): return b ? 4 : 5
+    case .int(let i):
+      var n = i.magnitude
+      var digits = 1
+      while n >= 10 {
+        n /= 10
+        digits += 1
+      }
+      return digits + (i < 0 ? 1 : 0)
+    case .string(let s): return of(s)
+    default: return of(value.description)
+    }
   }
+
+  public static func of(_ character: Character) -> Int { ofScalars(String(character).unicodeScalars) }
 
   /// East Asian Wide and Fullwidth ranges (Unicode's EastAsianWidth.txt, W and F).
   private static func isWide(_ v: UInt32) -> Bool {

@@ -51,13 +51,20 @@ public struct ViewSnapshot<Item> {
 /// It asks for the number of sections and rows, then for the cells of the visible window only,
 /// dequeuing them from a reuse pool keyed by reuse identifier and recycling the cells that
 /// scrolled out. Showing rows 1000..<1020 of a million-row source builds about 20 cells.
-public final class ListView<Item> {
+public final class ListView<Item>: CellDequeuing {
   public let dataSource: any SectionedDataSource<Item>
+  /// Rows on one screen: while a long window is laid out, a cell that is a screen behind the
+  /// row being laid out has scrolled away and goes back to the pool, as in a scrolling table.
+  public let screenRows: Int
   public private(set) var stats = ViewStats()
   private var reusePool: [String: [TableCell]] = [:]
   private var visibleCells: [TableCell] = []
+  private var firstVisible = 0
 
-  public init(dataSource: any SectionedDataSource<Item>) { self.dataSource = dataSource }
+  public init(dataSource: any SectionedDataSource<Item>, screenRows: Int = 50) {
+    self.dataSource = dataSource
+    self.screenRows = max(1, screenRows)
+  }
 
   /// The number of rows in the whole view.
   /// - Complexity: O(sections).
@@ -68,13 +75,11 @@ public final class ListView<Item> {
   ///
   /// - Complexity: O(sections + rows shown): rows outside the windows are never asked for.
   public func layout(windows: [Range<Int>]) -> ViewSnapshot<Item> {
-    var stats = ViewStats()
+    stats = ViewStats()
     // Cells on screen scroll out: back to the pool for reuse.
-    for cell in visibleCells {
-      cell.prepareForReuse()
-      reusePool[cell.reuseIdentifier, default: []].append(cell)
-    }
+    while firstVisible < visibleCells.count { recycleOldestVisibleCell() }
     visibleCells.removeAll(keepingCapacity: true)
+    firstVisible = 0
 
     let sectionCount = dataSource.numberOfSections
     stats.sectionsCounted = sectionCount
@@ -94,10 +99,10 @@ public final class ListView<Item> {
         rows.reserveCapacity(rowsRange.count)
         for flat in rowsRange {
           let path = ItemPath(item: flat - start, section: section)
-          let cell = dequeue(dataSource.reuseIdentifier(at: path), stats: &stats)
-          dataSource.configure(cell, at: path)
+          let (cell, item) = dataSource.cell(at: path, in: self)
           visibleCells.append(cell)
-          rows.append(RowSnapshot(flatIndex: flat, itemPath: path, item: dataSource.item(at: path), cell: cell.content))
+          if visibleCells.count - firstVisible > screenRows { recycleOldestVisibleCell() }
+          rows.append(RowSnapshot(flatIndex: flat, itemPath: path, item: item, cell: cell.content))
         }
         shown += rows.count
         if let last = sections.last, last.index == section {
@@ -113,8 +118,16 @@ public final class ListView<Item> {
             rows: rows, gapBefore: rowsRange.lowerBound > start))
       }
     }
-    self.stats = stats
+    visibleCells.removeFirst(firstVisible)
+    firstVisible = 0
     return ViewSnapshot(sections: sections, totalRows: total, shownRows: shown, fields: dataSource.knownFields)
+  }
+
+  private func recycleOldestVisibleCell() {
+    let cell = visibleCells[firstVisible]
+    firstVisible += 1
+    cell.prepareForReuse()
+    reusePool[cell.reuseIdentifier, default: []].append(cell)
   }
 
   /// The sections with rows in `window`, and the empty sections that sit inside it (an empty
@@ -128,7 +141,7 @@ public final class ListView<Item> {
     }
   }
 
-  private func dequeue(_ identifier: String, stats: inout ViewStats) -> TableCell {
+  public func dequeueReusableCell(withIdentifier identifier: String) -> TableCell {
     if let cell = reusePool[identifier]?.popLast() {
       stats.cellsReused += 1
       return cell

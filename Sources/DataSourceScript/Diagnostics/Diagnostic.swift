@@ -1,7 +1,7 @@
 import DataSourceKit
 
 /// An error in a statement: what went wrong (from the message catalogue) and where.
-public struct Diagnostic: Error, Sendable {
+public struct Diagnostic: Error, Sendable, Equatable {
   public var message: DiagnosticMessage
   public var range: SourceRange
   /// A note shown under the caret line, such as the usage of a command.

@@ -39,12 +39,14 @@ extension Session {
     let options = RenderOptions(
       mode: mode, width: settings.effectiveWidth(environment), color: settings.usesColor(environment),
       showsFields: showsFields)
-    output.write(Renderer.render(snapshot, options: options))
+    let output = self.output
+    Renderer.render(snapshot, options: options) { output.write($0) }
   }
 
-  /// Shows a record's fields; the renderer draws them as columns.
+  /// The cell of a bare provider's row: the renderer draws the item's fields as columns, so the
+  /// cell itself carries no text.
   static let recordPresenter = ClosurePresenter<Value>(style: .basic, reuseIdentifier: "record", label: "fields") {
-    item, _ in item.description
+    _, _ in ""
   }
 
   /// The flat row range of `rows A..B`: negative bounds count from the end, the end is clamped.

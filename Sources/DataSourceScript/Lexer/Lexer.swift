@@ -13,11 +13,12 @@ public struct Lexer {
 
   private init(_ text: String) { bytes = Array(text.utf8) }
 
-  /// All tokens of `text`, ending with ``TokenKind/endOfInput``.
-  /// - Throws: ``Diagnostic`` at the first character that starts no token.
-  public static func tokenize(_ text: String) throws -> [Token] {
+  /// All tokens of `text`, ending with ``TokenKind/endOfInput``. Text that starts no token
+  /// becomes an ``TokenKind/invalid(_:)`` token and the rest of its line is skipped, so one bad
+  /// line fails one statement.
+  public static func tokenize(_ text: String) -> [Token] {
     var lexer = Lexer(text)
-    try lexer.run()
+    lexer.run()
     return lexer.tokens
   }
 
@@ -25,7 +26,8 @@ public struct Lexer {
   /// a bracket is open, or the last token is `|` or `,`.
   public static func needsContinuation(_ text: String) -> Bool {
     var lexer = Lexer(text)
-    do { try lexer.run() } catch { return false }
+    lexer.run()
+    if lexer.tokens.contains(where: { if case .invalid = $0.kind { true } else { false } }) { return false }
     if lexer.depth > 0 { return true }
     let last = lexer.tokens.last { $0.kind != .endOfInput && $0.kind != .endOfStatement }
     return last?.kind == .symbol(.pipe) || last?.kind == .symbol(.comma)
@@ -43,8 +45,22 @@ public struct Lexer {
     }
   }
 
-  private mutating func run() throws {
+  private mutating func run() {
     while i < bytes.count {
+      do {
+        try lexToken()
+      } catch let diagnostic as Diagnostic {
+        tokens.append(Token(kind: .invalid(diagnostic), range: diagnostic.range))
+        while i < bytes.count, bytes[i] != UInt8(ascii: "\n") { i += 1 }
+      } catch {
+        i += 1
+      }
+    }
+    endStatement(at: i)
+    tokens.append(Token(kind: .endOfInput, range: i..<i))
+  }
+
+  private mutating func lexToken() throws {
       let start = i
       let b = bytes[i]
       switch b {
@@ -70,9 +86,6 @@ public struct Lexer {
       default:
         try lexSymbol()
       }
-    }
-    endStatement(at: i)
-    tokens.append(Token(kind: .endOfInput, range: i..<i))
   }
 
   private func isIdentifierStart(_ b: UInt8) -> Bool {

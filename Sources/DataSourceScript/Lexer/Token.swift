@@ -14,6 +14,8 @@ public enum TokenKind: Equatable, Sendable {
   /// The end of a statement: a line end outside brackets (not after `|` or `,`), or `;`.
   case endOfStatement
   case endOfInput
+  /// Text that starts no token; the statement holding it fails with this diagnostic.
+  case invalid(Diagnostic)
 
   /// How an error message names the token.
   public var description: String {
@@ -25,6 +27,7 @@ public enum TokenKind: Equatable, Sendable {
     case .symbol(let s): "'\(s.rawValue)'"
     case .endOfStatement: "end of line"
     case .endOfInput: "end of input"
+    case .invalid: "invalid text"
     }
   }
 }

@@ -27,15 +27,7 @@ public struct Parser {
   /// Parses every statement of `source`; a statement that fails to parse is returned as its
   /// diagnostic, in order with the rest.
   public static func parse(_ text: String) -> [Result<Statement, Diagnostic>] {
-    let tokens: [Token]
-    do {
-      tokens = try Lexer.tokenize(text)
-    } catch let diagnostic as Diagnostic {
-      return [.failure(diagnostic)]
-    } catch {
-      return []
-    }
-    var parser = Parser(tokens: tokens)
+    var parser = Parser(tokens: Lexer.tokenize(text))
     return parser.parseAll()
   }
 
@@ -46,6 +38,7 @@ public struct Parser {
       if current.kind == .endOfInput { break }
       let start = position
       do {
+        try checkStatementLexes()
         let statement = try parseStatement()
         guard current.kind == .endOfStatement || current.kind == .endOfInput else {
           throw unexpected("end of statement")
@@ -61,6 +54,18 @@ public struct Parser {
       if position == start { advance() }
     }
     return results
+  }
+
+  /// A statement holding text that starts no token fails with the lexer's diagnostic.
+  private func checkStatementLexes() throws {
+    var index = position
+    while index < tokens.count {
+      switch tokens[index].kind {
+      case .endOfStatement, .endOfInput: return
+      case .invalid(let diagnostic): throw diagnostic
+      default: index += 1
+      }
+    }
   }
 
   // MARK: Tokens

@@ -71,7 +71,15 @@ extension Parser {
       advance()
       return .quit(range: start..<previousEnd)
     default:
-      return .expression(try parseExpression())
+      let expression = try parseExpression()
+      // A name followed by more words is a misspelled command, not an expression.
+      if case .name(let identifier) = expression, current.kind != .endOfStatement, current.kind != .endOfInput {
+        let candidates = Parser.commands + Parser.expressionWords
+        throw Diagnostic(
+          .unknownCommand(identifier.name, suggestion: suggestion(for: identifier.name, among: candidates)),
+          at: identifier.range)
+      }
+      return .expression(expression)
     }
   }
 
