@@ -4,8 +4,9 @@ import Foundation
 enum FileBytes {
   /// The bytes of the file at `path`, read straight into one buffer.
   /// - Throws: ``DataSourceError`` when the file is missing, a directory, or unreadable.
-  static func read(_ path: String) throws -> SharedBytes {
-    let fd = open(path, O_RDONLY)
+  /// - Parameter displayPath: how errors name the file.
+  static func read(_ openPath: String, displayPath path: String) throws -> SharedBytes {
+    let fd = open(openPath, O_RDONLY)
     guard fd >= 0 else { throw error(for: errno, path: path) }
     defer { close(fd) }
     var info = stat()

@@ -3,14 +3,19 @@ import Foundation
 /// Rows of a CSV file, stored by column, in one section.
 public final class CSVProvider: DataProvider, CompositionNode {
   public let path: String
+  /// The path as the user wrote it, for messages and `describe`.
+  public let displayPath: String
   public let delimiter: UInt8
   public private(set) var loadState: LoadState = .initial
   public private(set) var lastError: DataSourceError?
   private var table: ColumnTable?
 
-  /// - Parameter delimiter: the byte between fields, `,` unless given.
-  public init(path: String, delimiter: UInt8 = UInt8(ascii: ",")) {
+  /// - Parameters:
+  ///   - displayPath: the path as written, when `path` was resolved against a folder.
+  ///   - delimiter: the byte between fields, `,` unless given.
+  public init(path: String, displayPath: String? = nil, delimiter: UInt8 = UInt8(ascii: ",")) {
     self.path = path
+    self.displayPath = displayPath ?? path
     self.delimiter = delimiter
   }
 
@@ -20,8 +25,8 @@ public final class CSVProvider: DataProvider, CompositionNode {
     let previous = loadState
     loadState = previous == .initial ? .loading : .refreshing
     do {
-      let bytes = try FileBytes.read(path)
-      let table = try CSVReader.read(bytes: bytes, path: path, delimiter: delimiter)
+      let bytes = try FileBytes.read(path, displayPath: displayPath)
+      let table = try CSVReader.read(bytes: bytes, path: displayPath, delimiter: delimiter)
       self.table = table
       lastError = nil
       loadState = table.rowCount == 0 ? .noContent : .loaded
@@ -46,7 +51,7 @@ public final class CSVProvider: DataProvider, CompositionNode {
     return zip(table.schema.names, table.columns).map { ($0, $1.typeName) }
   }
 
-  public var nodeTitle: String { "csv \(JSONWriter.quoted(path))" }
+  public var nodeTitle: String { "csv \(JSONWriter.quoted(displayPath))" }
   public var nodeDetail: String? { countsDetail }
 }
 
@@ -54,13 +59,16 @@ public final class CSVProvider: DataProvider, CompositionNode {
 /// path inside the document (`at "data.items"`).
 public final class JSONProvider: DataProvider, CompositionNode {
   public let path: String
+  /// The path as the user wrote it, for messages and `describe`.
+  public let displayPath: String
   public let at: [String]
   public private(set) var loadState: LoadState = .initial
   public private(set) var items: [Value] = []
   public private(set) var knownFields: [String]?
 
-  public init(path: String, at: [String] = []) {
+  public init(path: String, displayPath: String? = nil, at: [String] = []) {
     self.path = path
+    self.displayPath = displayPath ?? path
     self.at = at
   }
 
@@ -79,7 +87,8 @@ public final class JSONProvider: DataProvider, CompositionNode {
   }
 
   private func readItems() throws -> [Value] {
-    let bytes = try FileBytes.read(path)
+    let bytes = try FileBytes.read(path, displayPath: displayPath)
+    let path = displayPath
     let documents: [Value]
     do {
       documents = try JSONReader.parseAll(bytes.buffer)
@@ -98,12 +107,12 @@ public final class JSONProvider: DataProvider, CompositionNode {
 
   private func list(in document: Value, atText: String?) throws -> [Value] {
     guard let found = document.value(atPath: at) else {
-      throw DataSourceError.jsonPathMissing(path: path, at: atText ?? "")
+      throw DataSourceError.jsonPathMissing(path: displayPath, at: atText ?? "")
     }
     switch found {
     case .list(let items): return items
     case .record where atText == nil: return [found]
-    default: throw DataSourceError.jsonNotAList(path: path, at: atText, found: found.typeName)
+    default: throw DataSourceError.jsonNotAList(path: displayPath, at: atText, found: found.typeName)
     }
   }
 
@@ -112,7 +121,7 @@ public final class JSONProvider: DataProvider, CompositionNode {
   public func item(at itemPath: ItemPath) -> Value { items[itemPath.item] }
 
   public var nodeTitle: String {
-    "json \(JSONWriter.quoted(path))" + (at.isEmpty ? "" : " at \(JSONWriter.quoted(at.joined(separator: ".")))")
+    "json \(JSONWriter.quoted(displayPath))" + (at.isEmpty ? "" : " at \(JSONWriter.quoted(at.joined(separator: ".")))")
   }
   public var nodeDetail: String? { countsDetail }
 }

@@ -23,6 +23,7 @@ public enum TextWidth {
     var afterJoiner = false
     var lastWidth = 0
     var lastWasEmoji = false
+    var openRegionalIndicator = false
     for scalar in scalars {
       let v = scalar.value
       if v < 0x300 {
@@ -43,6 +44,16 @@ public enum TextWidth {
         continue
       }
       if (0x1F3FB...0x1F3FF).contains(v) && lastWasEmoji { continue }
+      // Two regional indicators make one flag.
+      if (0x1F1E6...0x1F1FF).contains(v) {
+        if openRegionalIndicator {
+          openRegionalIndicator = false
+          continue
+        }
+        openRegionalIndicator = true
+      } else {
+        openRegionalIndicator = false
+      }
       let properties = scalar.properties
       let w: Int
       switch properties.generalCategory {

@@ -38,7 +38,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case stageNeedsProvider(stage: String, found: String)
   case decoratorNeedsTable(decorator: String, found: String)
   case emptyRange(lower: Int, upper: Int)
-  case rowsOutsideView(lower: Int, upper: Int, total: Int)
+  /// `window` is the range as written (`11..`, `-5..3`).
+  case rowsOutsideView(window: String, total: Int)
   case invalidLimit(Int)
   case delimiterNotOneCharacter(String)
 
@@ -91,8 +92,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .decoratorNeedsTable(let decorator, let found):
       "'\(decorator)' decorates a table or composed source, not \(found); make one with: table P with CELL | \(decorator) …"
     case .emptyRange(let lower, let upper): "range \(lower)..\(upper) is backwards; write the smaller bound first"
-    case .rowsOutsideView(let lower, let upper, let total):
-      "rows \(lower)..\(upper) are outside the view, which has \(total) row\(total == 1 ? "" : "s") (0..\(total))"
+    case .rowsOutsideView(let window, let total):
+      "rows \(window) are outside the view, which has \(total) row\(total == 1 ? "" : "s") (0..\(total))"
     case .invalidLimit(let n): "limit must be zero or more, not \(n)"
     case .delimiterNotOneCharacter(let d): "delimiter must be one character, not \"\(d)\""
     case .dataSource(let error): error.description

@@ -72,17 +72,17 @@ extension Session {
         }
         delimiter = byte
       }
-      provider = CSVProvider(path: resolve(path), delimiter: delimiter)
+      provider = CSVProvider(path: resolve(path), displayPath: path, delimiter: delimiter)
       kind = "csv"
     case .json(let path):
       let at = stringOption("at").map { $0.split(separator: ".").map(String.init) } ?? []
-      provider = JSONProvider(path: resolve(path), at: at)
+      provider = JSONProvider(path: resolve(path), displayPath: path, at: at)
       kind = "json"
     }
     do {
       try await provider.load()
     } catch let error as DataSourceError {
-      throw Diagnostic(.dataSource(error.withPath(of: expression.source)), at: expression.argumentRange)
+      throw Diagnostic(.dataSource(error), at: expression.argumentRange)
     }
     var value = ProviderValue(provider: provider, displayName: text(expression.range), key: nil, sourceKind: kind)
     if let keyOption = options["key"], let key = stringOption("key") {
@@ -214,31 +214,5 @@ extension Session {
       style: cell.style, text: try Template(cell.text, context: .cell),
       detail: try cell.detail.map { try Template($0, context: .cell) }, accessory: cell.accessory,
       label: text(cell.range))
-  }
-}
-
-extension DataSourceError {
-  /// The error with the path as the user wrote it, not as resolved against the working directory.
-  func withPath(of source: ProviderExpression.Source) -> DataSourceError {
-    let written: String
-    switch source {
-    case .csv(let path), .json(let path): written = path
-    default: return self
-    }
-    func fix(_ path: String) -> String { path.hasSuffix(written) ? written : path }
-    switch self {
-    case .fileNotFound(let p): return .fileNotFound(path: fix(p))
-    case .isDirectory(let p): return .isDirectory(path: fix(p))
-    case .unreadable(let p, let r): return .unreadable(path: fix(p), reason: r)
-    case .invalidUTF8(let p, let l): return .invalidUTF8(path: fix(p), line: l)
-    case .csvUnterminatedQuote(let p, let l): return .csvUnterminatedQuote(path: fix(p), line: l)
-    case .csvRaggedRow(let p, let l, let f, let e): return .csvRaggedRow(path: fix(p), line: l, fields: f, expected: e)
-    case .csvEmptyFile(let p): return .csvEmptyFile(path: fix(p))
-    case .csvDuplicateHeader(let p, let n): return .csvDuplicateHeader(path: fix(p), name: n)
-    case .json(let p, let l, let c, let m): return .json(path: fix(p), line: l, column: c, message: m)
-    case .jsonPathMissing(let p, let a): return .jsonPathMissing(path: fix(p), at: a)
-    case .jsonNotAList(let p, let a, let f): return .jsonNotAList(path: fix(p), at: a, found: f)
-    case .notLoaded: return self
-    }
   }
 }

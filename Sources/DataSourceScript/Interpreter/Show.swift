@@ -57,9 +57,12 @@ extension Session {
     }
     let lower = absolute(rows.lower, default: 0)
     let upper = absolute(rows.upper, default: total)
-    if upper < lower { throw Diagnostic(.emptyRange(lower: rows.lower ?? 0, upper: rows.upper ?? total), at: rows.range) }
+    let written = (rows.lower.map(String.init) ?? "") + ".." + (rows.upper.map(String.init) ?? "")
     if lower < 0 || lower > total || (lower == total && upper > lower) {
-      throw Diagnostic(.rowsOutsideView(lower: rows.lower ?? 0, upper: rows.upper ?? total, total: total), at: rows.range)
+      throw Diagnostic(.rowsOutsideView(window: written, total: total), at: rows.range)
+    }
+    if upper < lower, let low = rows.lower, let high = rows.upper {
+      throw Diagnostic(.emptyRange(lower: low, upper: high), at: rows.range)
     }
     return lower..<min(upper, total)
   }

@@ -1,0 +1,107 @@
+import Testing
+
+@testable import DataSourceKit
+
+@Suite("Data sources and the headless list view")
+struct ViewTests {
+  func table(_ items: [Value], label: String = "table") -> TableAdapter<Value> {
+    TableAdapter(
+      provider: ArrayProvider(items),
+      presenter: ClosurePresenter(style: .basic) { item, _ in item.description }, label: label)
+  }
+
+  @Test("the view asks only for the cells in the window")
+  func onlyVisibleCells() async throws {
+    final class CountingProvider: DataProvider {
+      var asked = 0
+      var loadState = LoadState.loaded
+      func load() async throws {}
+      var numberOfSections: Int { 1 }
+      func numberOfItems(inSection section: Int) -> Int { 1_000_000 }
+      func item(at itemPath: ItemPath) -> Value {
+        asked += 1
+        return .int(itemPath.item)
+      }
+    }
+    let provider = CountingProvider()
+    let view = ListView(dataSource: TableAdapter(provider: provider, presenter: ClosurePresenter(style: .basic) { i, _ in i.description }))
+    let snapshot = view.layout(windows: [1000..<1020])
+    #expect(snapshot.shownRows == 20)
+    #expect(provider.asked == 20)
+    #expect(view.stats.cellsBuilt == 20)
+    #expect(snapshot.sections[0].rows.first?.cell.text == "1000")
+  }
+
+  @Test("a second layout reuses the cells that scrolled out")
+  func reuse() {
+    let view = ListView(dataSource: table((0..<100).map { .int($0) }))
+    _ = view.layout(windows: [0..<10])
+    _ = view.layout(windows: [50..<60])
+    #expect(view.stats.cellsBuilt == 0)
+    #expect(view.stats.cellsReused == 10)
+  }
+
+  @Test("a long window keeps only a screen of cells alive")
+  func screenOfCells() {
+    let view = ListView(dataSource: table((0..<1000).map { .int($0) }), screenRows: 30)
+    let snapshot = view.layout(windows: [0..<1000])
+    #expect(snapshot.shownRows == 1000)
+    #expect(view.stats.cellsBuilt == 31)
+  }
+
+  @Test("headers stack outermost first; footers outermost last")
+  func decoratorOrder() {
+    let base = table([.string("a")])
+    let inner = SupplementaryDecorator(wrapping: base, kind: .header, label: "h1") { _ in "inner" }
+    let footer = SupplementaryDecorator(wrapping: inner, kind: .footer, label: "f1") { c in "\(c.count) items" }
+    let outer = SupplementaryDecorator(wrapping: footer, kind: .header, label: "h2") { _ in "outer" }
+    let lastFooter = SupplementaryDecorator(wrapping: outer, kind: .footer, label: "f2") { _ in "end" }
+    #expect(lastFooter.supplementaryLines(.header, inSection: 0) == ["outer", "inner"])
+    #expect(lastFooter.supplementaryLines(.footer, inSection: 0) == ["1 items", "end"])
+  }
+
+  @Test("compose stacks the children's sections, each keeping its own cells")
+  func compose() async throws {
+    let menu = SupplementaryDecorator(wrapping: table([.string("Profile")]), kind: .header, label: "h") { _ in "Menu" }
+    let sectioned = DerivedProvider.sectioned(ArrayProvider([Value.int(1), .int(2), .int(1)]), label: "s") { $0 }
+    let numbers = TableAdapter(
+      provider: sectioned, presenter: ClosurePresenter(style: .subtitle) { i, p in "#\(p.item + 1)" } detail: { i, _ in i.description })
+    let composed = ComposedDataSource<Value>([menu, numbers])
+    try await composed.load()
+    #expect(composed.numberOfSections == 3)
+    #expect(composed.numberOfRows(inSection: 1) == 2)
+    #expect(composed.supplementaryLines(.header, inSection: 0) == ["Menu"])
+    #expect(composed.supplementaryLines(.header, inSection: 1) == [])
+    let snapshot = ListView(dataSource: composed).layout(windows: [0..<4])
+    #expect(snapshot.sections.map(\.rows.count) == [1, 2, 1])
+    #expect(snapshot.sections[1].rows[1].cell == CellContent(style: .subtitle, text: "#2", detail: "1"))
+  }
+
+  @Test("composed state is the strongest of its children")
+  func composedState() async throws {
+    let loaded = table([.int(1)])
+    try await loaded.load()
+    let empty = table([])
+    try await empty.load()
+    let composed = ComposedDataSource<Value>([loaded, empty])
+    #expect(composed.loadState == .noContent)
+    // Loaded outranks a child not loaded yet.
+    #expect(ComposedDataSource<Value>([loaded, table([.int(2)])]).loadState == .loaded)
+  }
+
+  @Test("two windows show the first and last rows with a gap between")
+  func twoWindows() {
+    let view = ListView(dataSource: table((0..<100).map { .int($0) }))
+    let snapshot = view.layout(windows: [0..<3, 97..<100])
+    #expect(snapshot.sections.count == 1)
+    #expect(snapshot.sections[0].rows.map(\.flatIndex) == [0, 1, 2, 97, 98, 99])
+    #expect(snapshot.shownRows == 6 && snapshot.totalRows == 100)
+  }
+
+  @Test("empty sections inside the window are kept")
+  func emptySections() {
+    let composed = ComposedDataSource<Value>([table([.int(1)]), table([]), table([.int(2)])])
+    let snapshot = ListView(dataSource: composed).layout(windows: [0..<2])
+    #expect(snapshot.sections.map(\.index) == [0, 1, 2])
+  }
+}

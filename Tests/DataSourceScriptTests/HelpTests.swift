@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+
+@testable import DataSourceScript
+
+@Suite("Help")
+struct HelpTests {
+  static let examples: [(String, String)] = HelpCatalogue.topics.flatMap { topic in topic.examples.map { (topic.name, $0) } }
+
+  @Test("every help example runs without an error", arguments: examples)
+  func exampleRuns(topic: String, example: String) async {
+    let (_, output, ok) = await run(example)
+    #expect(ok, "help \(topic): \(example)\n\(output.errors)")
+  }
+
+  @Test("every command and option in help is in docs/LANGUAGE.md, with its examples")
+  func languageDocumentInStep() throws {
+    let document = try String(contentsOfFile: packageRoot + "/docs/LANGUAGE.md", encoding: .utf8)
+    for topic in HelpCatalogue.topics {
+      #expect(document.contains("### \(topic.name)\n"), "docs/LANGUAGE.md has no section for '\(topic.name)'")
+      for line in topic.syntax { #expect(document.contains(line), "docs/LANGUAGE.md lacks the syntax '\(line)'") }
+      for example in topic.examples { #expect(document.contains(example), "docs/LANGUAGE.md lacks the example:\n\(example)") }
+    }
+  }
+
+  @Test("help names each topic and suggests a fix for a misspelled one")
+  func helpText() async {
+    let (_, output, _) = await run("help\nhelp sectoin")
+    for topic in HelpCatalogue.topics { #expect(output.text.contains("  \(topic.name)")) }
+    #expect(output.errors.contains("no help for 'sectoin'; did you mean 'section'?"))
+  }
+}

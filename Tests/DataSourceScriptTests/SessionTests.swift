@@ -1,0 +1,144 @@
+import DataSourceKit
+import Foundation
+import Testing
+
+@testable import DataSourceScript
+
+@Suite("Sessions")
+struct SessionTests {
+  static let people = "let people = csv \"Scripts/data/people.csv\" key id\n"
+
+  @Test("a failed statement leaves every binding as it was")
+  func failedStatementChangesNothing() async {
+    let (session, output, ok) = await run(Self.people + "let people = csv \"missing.csv\"\npeople")
+    #expect(!ok)
+    #expect(output.errors.contains("test.dsh:2:18: error: no such file 'missing.csv'"))
+    #expect(output.text.contains("people: csv provider · 10 items in 1 section"))
+    #expect(session.boundNames == ["people"])
+  }
+
+  @Test("a misspelled field in a template: place, caret and suggestion")
+  func unknownField() async {
+    let (_, output, ok) = await run(Self.people + "let t = table people with cell basic \"{nmae}\"")
+    #expect(!ok)
+    #expect(output.errors == """
+      test.dsh:2:40: error: no field 'nmae' in people; did you mean 'name'?
+      let t = table people with cell basic "{nmae}"
+                                             ^~~~
+
+      """)
+  }
+
+  @Test("a template bound earlier is blamed where it is used")
+  func templateFromBinding() async {
+    let (_, output, _) = await run(Self.people + "let row = cell basic \"{agee}\"\nlet t = table people with row")
+    #expect(output.errors.hasPrefix("test.dsh:3:27: error: no field 'agee' in people; did you mean 'age'?"))
+  }
+
+  @Test("a bare expression prints its summary; vars lists bindings in order")
+  func summaries() async {
+    let (_, output, ok) = await run(
+      Self.people + "let t = table people | section by team with cell basic \"{name}\"\nt\nvars\nlet n = 3\nn")
+    #expect(ok)
+    #expect(output.text == """
+      t: table · 10 rows in 4 sections · loaded
+      people: csv provider · 10 items in 1 section · fields id, name, email, team, age, active, joined · key id · loaded
+      t: table · 10 rows in 4 sections · loaded
+      n: 3
+
+      """)
+  }
+
+  @Test("where: comparisons, contains, in, and/or/not, nulls compare as missing")
+  func predicates() async {
+    func names(_ predicate: String) async -> String {
+      let (_, output, _) = await run(Self.people + "show people | where \(predicate) as csv")
+      return output.text.split(separator: "\n").dropFirst().map { $0.split(separator: ",")[0] }.joined(separator: " ")
+    }
+    #expect(await names("age > 45") == "4 10")
+    #expect(await names("team == null") == "7")
+    #expect(await names("team != \"Engineering\"") == "1 3 5 6 10")
+    #expect(await names("active != true") == "3 7")
+    #expect(await names("name contains \"Hop\"") == "2 7")
+    #expect(await names("id in [1, 3, 99]") == "1 3")
+    #expect(await names("not (age < 40) and active") == "2 4 10")
+    #expect(await names("team == \"Design\" or age >= 50") == "4 5 6")
+  }
+
+  @Test("rows: a window, negative bounds from the end, out-of-range is an error")
+  func rows() async {
+    let (_, output, _) = await run(Self.people + "show people rows -2.. as csv\nshow people rows 3..5 as csv\nshow people rows 11..")
+    #expect(output.text == "id,name,email,team,age,active,joined\n9,Margaret Hamilton,margaret@example.com,Engineering,38,,2016-10-10\n10,\"Edsger \"\"EWD\"\" Dijkstra\",edsger@example.com,Research,47,true,2014-05-05\nid,name,email,team,age,active,joined\n4,Katherine Johnson,katherine@example.com,Engineering,52,true,2015-06-30\n5,Tim Berners-Lee,tim@example.com,Design,29,true,2021-11-02\n")
+    #expect(output.errors.contains("test.dsh:4:13: error: rows 11.. are outside the view, which has 10 rows (0..10)"))
+  }
+
+  @Test("settings: values checked, a bad value changes nothing")
+  func settings() async {
+    let (session, output, ok) = await run("set width 50\nset width 5\nset mode markdown\nset maxrows -1\nset color sometimes\nset timer on\nset timer off")
+    #expect(!ok)
+    #expect(session.settings.width == 50)
+    #expect(session.settings.mode == .markdown)
+    #expect(output.errors.contains("'5' is not a value for width; expected a number from 20 to 1000, or auto"))
+    #expect(output.errors.contains("'sometimes' is not a value for color; expected auto, on or off"))
+  }
+
+  @Test("a script that sources itself is refused")
+  func sourceCycle() async throws {
+    let path = NSTemporaryDirectory() + "cycle-\(UUID().uuidString).dsh"
+    try "let a = 1\nsource \"\(path)\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+    let (session, output, ok) = await run("source \"\(path)\"")
+    #expect(!ok)
+    #expect(output.errors.contains("is already being sourced; a script cannot source itself"))
+    #expect(session.boundNames == ["a"])
+  }
+
+  @Test("maxrows shows the first and last rows of a long view on a terminal")
+  func maxRows() async {
+    let output = CapturedOutput()
+    let session = Session(environment: Environment(isTerminal: true, terminalWidth: { 40 }, noColor: true), output: output)
+    await run("set maxrows 4\nshow range 0..100 as plain", in: session)
+    #expect(output.text == "value\n    0\n    1\n⋮\n   98\n   99\n100 rows (4 shown)\n")
+  }
+
+  @Test("batch output is never cut and has no escape codes")
+  func batchNotCut() async {
+    let (_, output, _) = await run("show range 0..100 as plain")
+    #expect(output.text.split(separator: "\n").count == 101)
+    #expect(!output.text.contains("\u{1B}"))
+  }
+
+  @Test("describe shows decorators in order, the presenter and the provider chain")
+  func describe() async {
+    let (_, output, _) = await run(
+      Self.people + "describe table people | where age > 30 | section by team with cell basic \"{name}\" | header \"{section}\" | footer \"{count}\"")
+    #expect(output.text == """
+      footer "{count}"
+      └─ header "{section}"
+         └─ table  (3 sections, 8 rows)
+            ├─ cell basic "{name}"
+            └─ section by team  (3 sections, 8 items, loaded)
+               └─ where age > 30  (1 section, 8 items, loaded)
+                  └─ csv "Scripts/data/people.csv"  (1 section, 10 items, loaded)
+
+      """)
+  }
+}
+
+@Suite("Completion")
+struct CompletionTests {
+  @Test("commands, names, fields, settings and topics")
+  func completion() async {
+    let (session, _, _) = await run(SessionTests.people)
+    let completer = Completer(session: session)
+    func complete(_ line: String) -> [String] { completer.complete(line, cursor: line.utf8.count).candidates }
+    #expect(complete("sh") == ["show"])
+    #expect(complete("show peo") == ["people"])
+    #expect(complete("show people | sort by na") == ["name"])
+    #expect(complete("show people | where a") == ["active", "age"])
+    #expect(complete("show table people with cell basic \"{em") == ["email"])
+    #expect(complete("set ma") == ["maxrows"])
+    #expect(complete("set mode m") == ["markdown"])
+    #expect(complete("help des") == ["describe"])
+    #expect(complete("show people | se") == ["section"])
+  }
+}
