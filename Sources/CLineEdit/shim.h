@@ -42,8 +42,9 @@ static inline int CLineEdit_disableTerminalSignals(EditLine *el) {
   return el_set(el, EL_SETTY, "-d", "-isig", NULL);
 }
 
-static inline int CLineEdit_useHistory(EditLine *el, History *history) {
-  return el_set(el, EL_HIST, history, history);
+/// Gives the editor its history: EL_HIST takes libedit's history() function and the History.
+static inline int CLineEdit_useHistory(EditLine *el, History *h) {
+  return el_set(el, EL_HIST, history, h);
 }
 
 static inline int CLineEdit_sourceDefaults(EditLine *el) {

@@ -50,11 +50,14 @@ final class LineEditor {
     LineEditorState.setPrompt(prompt)
     LineEditorState.interrupted = false
     var count: Int32 = 0
-    guard let raw = el_gets(editor, &count) else { return .endOfInput }
+    let raw = el_gets(editor, &count)
+    // ^C on an empty line ends it with nothing in it, which el_gets reports like ^D: ask the
+    // flag first.
     if LineEditorState.interrupted {
       StandardOutput.write("^C\n", to: STDOUT_FILENO)
       return .interrupted
     }
+    guard let raw else { return .endOfInput }
     var line = String(cString: raw)
     if line.hasSuffix("\n") { line.removeLast() }
     return .line(line)

@@ -22,6 +22,8 @@ struct TemplateTests {
     ("[{name:<5}]", "[Ada  ]"),
     ("[{name:^7}]", "[  Ada  ]"),
     ("[{qty:4}]", "[   7]"),
+    ("{qty:03}", "007"),
+    ("{price:06.1}", "0003.1"),
     ("{name:.2}", "Ad"),
     ("{missing}", ""),
   ])

@@ -55,7 +55,8 @@ struct RecordTableRenderer {
 
   private func title(_ section: SectionSnapshot<Value>) -> [String] {
     if !section.header.isEmpty { return section.header }
-    return section.key.map { [$0.description] } ?? []
+    // A null key is a section too; its title says so rather than staying blank.
+    return section.key.map { [$0.isNull ? "null" : $0.description] } ?? []
   }
 
   // MARK: Box

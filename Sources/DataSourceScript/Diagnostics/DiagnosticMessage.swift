@@ -10,6 +10,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case invalidEscape(String)
   case invalidNumber(String)
   case nestingTooDeep(limit: Int)
+  case unclosedBracket(String)
 
   // Parser
   case expected(String, found: String)
@@ -56,6 +57,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .invalidEscape(let e): "unknown escape '\\\(e)' in string; use \\n, \\t, \\\", \\\\ or \\u{…}"
     case .invalidNumber(let n): "'\(n)' is not a number"
     case .nestingTooDeep(let limit): "brackets nested deeper than \(limit) levels"
+    case .unclosedBracket(let bracket): "'\(bracket)' is never closed"
     case .expected(let what, let found): "expected \(what), found \(found)"
     case .unknownCommand(let name, let suggestion):
       "unknown command or name '\(name)'" + Self.didYouMean(suggestion)
@@ -110,6 +112,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
 
 /// The closest candidate to a misspelled word, when one is close enough to be a likely fix.
 public func suggestion(for word: String, among candidates: some Sequence<String>) -> String? {
+  // One- and two-letter words are too short for a guess to mean anything.
+  guard word.count >= 3 else { return nil }
   let limit = max(1, word.count / 3)
   var best: (String, Int)?
   for candidate in candidates where candidate != word {

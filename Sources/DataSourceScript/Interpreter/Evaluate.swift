@@ -84,7 +84,9 @@ extension Session {
     } catch let error as DataSourceError {
       throw Diagnostic(.dataSource(error), at: expression.argumentRange)
     }
-    var value = ProviderValue(provider: provider, displayName: text(expression.range), key: nil, sourceKind: kind)
+    // Errors name the provider by its source as written, without its options.
+    let name = text(expression.range.lowerBound..<max(expression.range.lowerBound, expression.argumentRange.upperBound))
+    var value = ProviderValue(provider: provider, displayName: name, key: nil, sourceKind: kind)
     if let keyOption = options["key"], let key = stringOption("key") {
       try checkField(FieldPath(components: [key], range: keyOption.valueRange), in: value)
       value.key = key

@@ -13,7 +13,7 @@ enum ScriptValue {
     case .provider: "a provider"
     case .cell: "a cell"
     case .table: "a table"
-    case .scalar(let value): "a \(value.typeName) value"
+    case .scalar(let value): value.typeName == "int" ? "an int value" : "a \(value.typeName) value"
     }
   }
 }

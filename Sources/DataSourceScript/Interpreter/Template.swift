@@ -139,9 +139,11 @@ struct Template: Sendable {
   }
 }
 
-/// A hole's format: `[<|>|^][width][.precision]`, after Python's format mini-language.
+/// A hole's format: `[<|>|^][0][width][.precision]`, after Python's format mini-language
+/// (`0` pads numbers with zeros after the sign).
 struct FormatSpec: Sendable, Equatable {
   var alignment: TextWidth.Alignment?
+  var zeroPadded = false
   var width: Int?
   var precision: Int?
 
@@ -155,6 +157,7 @@ struct FormatSpec: Sendable, Equatable {
     }
     if alignment != nil { rest = rest.dropFirst() }
     let widthDigits = rest.prefix { $0.isASCII && $0.isNumber }
+    if widthDigits.count > 1, widthDigits.first == "0" { zeroPadded = true }
     if !widthDigits.isEmpty {
       guard let w = Int(widthDigits), w <= 1000 else { return nil }
       width = w
@@ -187,6 +190,11 @@ struct FormatSpec: Sendable, Equatable {
       if let precision, text.count > precision { text = String(text.prefix(precision)) }
     }
     guard let width else { return text }
+    if zeroPadded, isNumber, alignment == nil, TextWidth.of(text) < width {
+      let negative = text.hasPrefix("-")
+      let digits = negative ? String(text.dropFirst()) : text
+      return (negative ? "-" : "") + String(repeating: "0", count: width - text.count) + digits
+    }
     let alignment = alignment ?? (isNumber ? .right : .left)
     let padding = max(0, width - TextWidth.of(text))
     switch alignment {

@@ -8,10 +8,22 @@ public struct Lexer {
 
   private let bytes: [UInt8]
   private var i = 0
-  private var depth = 0
+  /// Where each open bracket is, innermost last.
+  private var openBrackets: [SourceRange] = []
+  private var depth: Int { openBrackets.count }
   private var tokens: [Token] = []
+  /// Words that start a statement: a line that begins with one at its first column ends any
+  /// statement left open by a bracket (the bracket is then reported as never closed).
+  private static let statementWords: Set<String> = ["let", "show", "describe", "help", "vars", "set", "source", "quit", "exit"]
 
-  private init(_ text: String) { bytes = Array(text.utf8) }
+  /// Whether brackets still open at the end of the input are an error (a whole script) or
+  /// a reason to read another line (the prompt).
+  private let endOfInputClosesBrackets: Bool
+
+  private init(_ text: String, endOfInputClosesBrackets: Bool = true) {
+    bytes = Array(text.utf8)
+    self.endOfInputClosesBrackets = endOfInputClosesBrackets
+  }
 
   /// All tokens of `text`, ending with ``TokenKind/endOfInput``. Text that starts no token
   /// becomes an ``TokenKind/invalid(_:)`` token and the rest of its line is skipped, so one bad
@@ -25,7 +37,7 @@ public struct Lexer {
   /// Whether `text` ends inside a statement, so a prompt should ask for another line:
   /// a bracket is open, or the last token is `|` or `,`.
   public static func needsContinuation(_ text: String) -> Bool {
-    var lexer = Lexer(text)
+    var lexer = Lexer(text, endOfInputClosesBrackets: false)
     lexer.run()
     if lexer.tokens.contains(where: { if case .invalid = $0.kind { true } else { false } }) { return false }
     if lexer.depth > 0 { return true }
@@ -56,8 +68,24 @@ public struct Lexer {
         i += 1
       }
     }
+    if depth > 0 && endOfInputClosesBrackets { closeUnclosedBrackets() }
     endStatement(at: i)
     tokens.append(Token(kind: .endOfInput, range: i..<i))
+  }
+
+  /// Whether the line starting at `position` begins, in its first column, with a statement word.
+  private func startsStatement(at position: Int) -> Bool {
+    var end = position
+    while end < bytes.count, isIdentifierPart(bytes[end]) { end += 1 }
+    return end > position && Lexer.statementWords.contains(String(decoding: bytes[position..<end], as: UTF8.self))
+  }
+
+  /// Reports the outermost bracket left open, and ends its statement there.
+  private mutating func closeUnclosedBrackets() {
+    guard let outermost = openBrackets.first else { return }
+    let bracket = String(decoding: bytes[outermost], as: UTF8.self)
+    tokens.append(Token(kind: .invalid(Diagnostic(.unclosedBracket(bracket), at: outermost)), range: outermost))
+    openBrackets.removeAll()
   }
 
   private mutating func lexToken() throws {
@@ -67,6 +95,7 @@ public struct Lexer {
       case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
         i += 1
       case UInt8(ascii: "\n"):
+        if depth > 0, startsStatement(at: i + 1) { closeUnclosedBrackets() }
         if depth == 0 { endStatement(at: i) }
         i += 1
       case UInt8(ascii: ";"):
@@ -116,10 +145,13 @@ public struct Lexer {
     i += 1
     switch symbol {
     case .openParen, .openBracket, .openBrace:
-      depth += 1
-      if depth > Lexer.maximumNesting { throw Diagnostic(.nestingTooDeep(limit: Lexer.maximumNesting), at: start..<i) }
+      openBrackets.append(start..<i)
+      if depth > Lexer.maximumNesting {
+        openBrackets.removeAll()
+        throw Diagnostic(.nestingTooDeep(limit: Lexer.maximumNesting), at: start..<i)
+      }
     case .closeParen, .closeBracket, .closeBrace:
-      depth = max(0, depth - 1)
+      _ = openBrackets.popLast()
     default: break
     }
     emit(.symbol(symbol), from: start)

@@ -1,0 +1,85 @@
+import Foundation
+
+/// Runs the real `dsh` binary, as users do.
+enum DSHProcess {
+  /// The package's root folder: scripts and sample data are found from there.
+  static let packageRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.path
+  }()
+
+  /// The `dsh` executable next to this test bundle (swift build puts products side by side),
+  /// unless `DSH_BINARY` names another.
+  static let binary: String = {
+    if let path = ProcessInfo.processInfo.environment["DSH_BINARY"] { return path }
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var directory = executable.deletingLastPathComponent()
+    // The test bundle may be a directory (.xctest) whose executable sits inside it.
+    for _ in 0..<4 {
+      let candidate = directory.appendingPathComponent("dsh").path
+      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+      directory.deleteLastPathComponent()
+    }
+    return packageRoot + "/.build/debug/dsh"
+  }()
+
+  struct Result {
+    /// Standard output and standard error, interleaved as written.
+    var output: String
+    var status: Int32
+  }
+
+  /// Runs dsh with `arguments` from the package root, `input` on standard input, and standard
+  /// output and error going to one pipe (dsh writes unbuffered, so their order is kept).
+  static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:]) throws -> Result {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
+    var env = ProcessInfo.processInfo.environment
+    env["NO_COLOR"] = nil
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let output = Pipe()
+    let stdin = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    process.standardInput = stdin
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Result(output: String(decoding: data, as: UTF8.self), status: process.terminationStatus)
+  }
+}
+
+/// A line diff of two texts, for failure messages: `-` expected, `+` actual.
+func lineDiff(expected: String, actual: String) -> String {
+  let a = expected.components(separatedBy: "\n")
+  let b = actual.components(separatedBy: "\n")
+  // Longest common subsequence over lines; transcripts are small.
+  var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+  for i in stride(from: a.count - 1, through: 0, by: -1) {
+    for j in stride(from: b.count - 1, through: 0, by: -1) {
+      table[i][j] = a[i] == b[j] ? table[i + 1][j + 1] + 1 : max(table[i + 1][j], table[i][j + 1])
+    }
+  }
+  var lines: [String] = []
+  var (i, j) = (0, 0)
+  while i < a.count || j < b.count {
+    if i < a.count, j < b.count, a[i] == b[j] {
+      lines.append("  " + a[i])
+      i += 1
+      j += 1
+    } else if j < b.count, i == a.count || table[i][j + 1] >= table[i + 1][j] {
+      lines.append("+ " + b[j])
+      j += 1
+    } else {
+      lines.append("- " + a[i])
+      i += 1
+    }
+  }
+  return lines.joined(separator: "\n")
+}

@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// dsh running under a pseudo-terminal, typed at like a person would.
+final class PseudoTerminal {
+  private let master: Int32
+  private let process = Process()
+  private(set) var screen = ""
+
+  init(arguments: [String] = [], historyPath: String) throws {
+    var master: Int32 = 0
+    var slave: Int32 = 0
+    var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
+    guard openpty(&master, &slave, nil, nil, &size) == 0 else { throw POSIXError(.EIO) }
+    self.master = master
+    process.executableURL = URL(fileURLWithPath: DSHProcess.binary)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: DSHProcess.packageRoot)
+    var environment = ProcessInfo.processInfo.environment
+    environment["TERM"] = "xterm"
+    environment["DSH_HISTORY"] = historyPath
+    environment["NO_COLOR"] = "1"
+    process.environment = environment
+    let terminal = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
+    process.standardInput = terminal
+    process.standardOutput = terminal
+    process.standardError = terminal
+    try process.run()
+  }
+
+  deinit {
+    if process.isRunning { process.terminate() }
+    close(master)
+  }
+
+  func type(_ text: String) {
+    var bytes = Array(text.utf8)
+    _ = bytes.withUnsafeMutableBytes { write(master, $0.baseAddress, $0.count) }
+  }
+
+  /// Reads until `text` has appeared `count` times on the screen, or the time is up.
+  @discardableResult
+  func waitFor(_ text: String, count: Int = 1, seconds: Double = 10) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while occurrences(of: text) < count {
+      let remaining = deadline.timeIntervalSinceNow
+      if remaining <= 0 { return false }
+      var poller = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+      guard poll(&poller, 1, Int32(min(remaining, 0.5) * 1000)) > 0 else { continue }
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      let n = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
+      if n <= 0 { return occurrences(of: text) >= count }
+      screen += String(decoding: buffer[0..<n], as: UTF8.self)
+    }
+    return true
+  }
+
+  func occurrences(of text: String) -> Int { screen.components(separatedBy: text).count - 1 }
+
+  /// Waits for the process to end; `nil` when it does not within the time.
+  func exitStatus(seconds: Double = 10) -> Int32? {
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning {
+      if Date() > deadline { return nil }
+      waitFor("\u{0}", seconds: 0.1)
+    }
+    return process.terminationStatus
+  }
+}
+
+@Suite("Interactive shell under a pseudo-terminal", .serialized)
+struct PseudoTerminalTests {
+  let historyPath = NSTemporaryDirectory() + "dsh-history-\(UUID().uuidString)"
+
+  @Test("a statement runs at the prompt; ^D leaves with status 0 and writes the history")
+  func promptAndExit() throws {
+    let terminal = try PseudoTerminal(historyPath: historyPath)
+    #expect(terminal.waitFor("dsh> "))
+    terminal.type("let answer = 42\r")
+    #expect(terminal.waitFor("dsh> ", count: 2))
+    terminal.type("answer\r")
+    #expect(terminal.waitFor("answer: 42"))
+    #expect(terminal.waitFor("dsh> ", count: 3))
+    terminal.type("\u{04}")
+    #expect(terminal.exitStatus() == 0)
+    let history = try String(contentsOfFile: historyPath, encoding: .utf8)
+    #expect(history.contains("let answer = 42") || history.contains("let\\040answer\\040=\\04042"))
+  }
+
+  @Test("up-arrow recalls the previous statement, also from an earlier session's history")
+  func historyRecall() throws {
+    let first = try PseudoTerminal(historyPath: historyPath)
+    #expect(first.waitFor("dsh> "))
+    first.type("let recalled = [7]\r")
+    #expect(first.waitFor("dsh> ", count: 2))
+    first.type("\u{04}")
+    #expect(first.exitStatus() == 0)
+
+    let second = try PseudoTerminal(historyPath: historyPath)
+    #expect(second.waitFor("dsh> "))
+    second.type("\u{1B}[A\r")
+    #expect(second.waitFor("dsh> ", count: 2))
+    second.type("recalled\r")
+    #expect(second.waitFor("recalled: array provider · 1 item in 1 section"))
+    second.type("quit\r")
+    #expect(second.exitStatus() == 0)
+  }
+
+  @Test("Tab completes commands and bound names")
+  func tabCompletion() throws {
+    let terminal = try PseudoTerminal(historyPath: historyPath)
+    #expect(terminal.waitFor("dsh> "))
+    terminal.type("let mylist = [1, 2]\r")
+    #expect(terminal.waitFor("dsh> ", count: 2))
+    terminal.type("desc\tmyl\t\r")
+    #expect(terminal.waitFor("array (2 items)"))
+    terminal.type("\u{04}")
+    #expect(terminal.exitStatus() == 0)
+  }
+
+  @Test("^C drops the line, even a statement left open, and the shell goes on")
+  func interrupt() throws {
+    let terminal = try PseudoTerminal(historyPath: historyPath)
+    #expect(terminal.waitFor("dsh> "))
+    terminal.type("show [1,\r")
+    #expect(terminal.waitFor("...> "))
+    terminal.type("\u{03}")
+    #expect(terminal.waitFor("^C"))
+    // ^C on an empty prompt drops nothing and does not leave.
+    terminal.type("\u{03}")
+    #expect(terminal.waitFor("^C", count: 2))
+    terminal.type("let alive = true\r")
+    terminal.type("alive\r")
+    #expect(terminal.waitFor("alive: true"))
+    terminal.type("\u{04}")
+    #expect(terminal.exitStatus() == 0)
+  }
+
+  @Test("errors at the prompt show the line and a caret, without a file name")
+  func errorsAtPrompt() throws {
+    let terminal = try PseudoTerminal(historyPath: historyPath)
+    #expect(terminal.waitFor("dsh> "))
+    terminal.type("shwo\r")
+    #expect(terminal.waitFor("error: unknown command or name 'shwo'; did you mean 'show'?"))
+    #expect(!terminal.screen.contains("<stdin>"))
+    terminal.type("\u{04}")
+    #expect(terminal.exitStatus() == 0)
+  }
+}

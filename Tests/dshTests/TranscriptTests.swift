@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+
+/// Golden tests of whole scripts: each `Transcripts/NAME.dsh` runs through the real binary in
+/// batch mode, and its output (standard output and error, in order, then `[exit N]`) must equal
+/// `Transcripts/NAME.out`. Run with `DSH_RECORD=1` to write the .out files anew.
+@Suite("Transcripts")
+struct TranscriptTests {
+  static let folder = DSHProcess.packageRoot + "/Tests/dshTests/Transcripts"
+
+  static let scripts: [String] = {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    return names.filter { $0.hasSuffix(".dsh") }.map { String($0.dropLast(4)) }.sorted()
+  }()
+
+  @Test("there are transcripts to run")
+  func found() { #expect(Self.scripts.count >= 8) }
+
+  @Test("transcript", arguments: scripts)
+  func transcript(name: String) throws {
+    let script = "Tests/dshTests/Transcripts/\(name).dsh"
+    let result = try DSHProcess.run([script])
+    let actual = result.output + "[exit \(result.status)]\n"
+    let expectedPath = "\(Self.folder)/\(name).out"
+    if ProcessInfo.processInfo.environment["DSH_RECORD"] != nil {
+      try actual.write(toFile: expectedPath, atomically: true, encoding: .utf8)
+      return
+    }
+    let expected = (try? String(contentsOfFile: expectedPath, encoding: .utf8)) ?? ""
+    #expect(actual == expected, "\(name).out differs (- expected, + actual); DSH_RECORD=1 re-records:\n\(lineDiff(expected: expected, actual: actual))")
+  }
+}
