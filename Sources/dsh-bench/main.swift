@@ -1,1 +1,202 @@
-print("bench")
+// Measures dsh against the tools its targets name, side by side in one run:
+//   swift run -c release dsh-bench            (or Scripts/bench.sh, which also builds dsh)
+// Inputs are generated at run time under bench-data/ (git ignores it).
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// MARK: Running commands
+
+/// Wall time, peak memory and standard error of one run of a command.
+struct Measurement {
+  var seconds: Double
+  var peakKilobytes: Int
+  var standardError: String
+  var status: Int32
+}
+
+/// Runs `arguments` with standard output to `/dev/null` (or `outputPath`), standard error
+/// captured, and measures it with `wait4` (wall clock and the child's peak resident set).
+func measure(_ arguments: [String], outputPath: String = "/dev/null") -> Measurement {
+  let errorPath = NSTemporaryDirectory() + "dsh-bench-\(getpid())-stderr"
+  var actions = posix_spawn_file_actions_t()
+  posix_spawn_file_actions_init(&actions)
+  defer { posix_spawn_file_actions_destroy(&actions) }
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+  posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+  posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+  var cArguments = arguments.map { strdup($0) } + [nil]
+  defer { for pointer in cArguments { free(pointer) } }
+  var pid: pid_t = 0
+  let start = DispatchTime.now().uptimeNanoseconds
+  let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, &cArguments, environ)
+  guard spawned == 0 else {
+    fatalError("cannot run \(arguments[0]): \(String(cString: strerror(spawned)))")
+  }
+  var status: Int32 = 0
+  var usage = rusage()
+  wait4(pid, &status, 0, &usage)
+  let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+  let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+  unlink(errorPath)
+  return Measurement(seconds: seconds, peakKilobytes: Int(usage.ru_maxrss), standardError: errors, status: status)
+}
+
+/// The median of `runs` measurements (by wall time).
+func median(runs: Int = 3, _ body: () -> Measurement) -> Measurement {
+  let all = (0..<runs).map { _ in body() }.sorted { $0.seconds < $1.seconds }
+  return all[all.count / 2]
+}
+
+/// The statement times dsh printed with `set timer on`, in order.
+func statementTimes(_ text: String) -> [Double] {
+  text.split(separator: "\n").compactMap { line in
+    guard line.hasPrefix("run time: ") else { return nil }
+    return Double(line.dropFirst("run time: ".count).split(separator: " ")[0])
+  }
+}
+
+/// sqlite3's `.timer on` lines: "Run Time: real 0.123 user … sys …".
+func sqliteTimes(_ text: String) -> [Double] {
+  text.split(separator: "\n").compactMap { line in
+    guard line.hasPrefix("Run Time: real ") else { return nil }
+    return Double(line.dropFirst("Run Time: real ".count).split(separator: " ")[0])
+  }
+}
+
+// MARK: Inputs
+
+let root = FileManager.default.currentDirectoryPath
+let dataFolder = root + "/bench-data"
+let csvPath = dataFolder + "/people-1m.csv"
+let dbPath = dataFolder + "/people-1m.db"
+let rowCount = 1_000_000
+
+/// Writes a CSV of `rows` rows and 7 columns of mixed types (int, text, text, text, int,
+/// double, bool), the same every time (a fixed linear congruential generator).
+func generateCSV(path: String, rows: Int) {
+  let first = ["Ada", "Grace", "Alan", "Katherine", "Tim", "Zoë", "Edsger", "Margaret", "Linus", "Barbara", "Donald", "Frances"]
+  let last = ["Lovelace", "Hopper", "Turing", "Johnson", "Berners-Lee", "Müller", "Dijkstra", "Hamilton", "Torvalds", "Liskov", "Knuth", "Allen"]
+  let teams = ["Research", "Engineering", "Design", "Support", "Sales"]
+  var state: UInt64 = 42
+  func next(_ bound: Int) -> Int {
+    state = state &* 6364136223846793005 &+ 1442695040888963407
+    return Int((state >> 33) % UInt64(bound))
+  }
+  FileManager.default.createFile(atPath: path, contents: nil)
+  guard let handle = FileHandle(forWritingAtPath: path) else { fatalError("cannot write \(path)") }
+  var chunk = "id,name,email,team,age,score,active\n"
+  for id in 1...rows {
+    let (f, l) = (first[next(first.count)], last[next(last.count)])
+    let score = Double(next(100_000)) / 100
+    chunk += "\(id),\(f) \(l),\(f.lowercased()).\(l.lowercased())\(id)@example.com,\(teams[next(teams.count)]),"
+    chunk += "\(18 + next(53)),\(String(format: "%.2f", score)),\(next(2) == 0 ? "true" : "false")\n"
+    if chunk.utf8.count > 1 << 20 {
+      handle.write(Data(chunk.utf8))
+      chunk = ""
+    }
+  }
+  handle.write(Data(chunk.utf8))
+  try? handle.close()
+}
+
+func fileSize(_ path: String) -> Int {
+  ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+}
+
+// MARK: Report
+
+struct Row {
+  var what: String
+  var dsh: String
+  var other: String
+  var figure: String
+  var target: String
+  var met: Bool
+}
+
+var rows: [Row] = []
+
+func seconds(_ s: Double) -> String { String(format: "%.3f s", s) }
+func megabytes(_ kb: Int) -> String { String(format: "%.0f MB", Double(kb) / 1024) }
+
+// MARK: Main
+
+let dsh = CommandLine.arguments.dropFirst().first ?? {
+  let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("dsh").path
+  return beside
+}()
+guard FileManager.default.isExecutableFile(atPath: dsh) else {
+  fatalError("no dsh binary at \(dsh); build it first: swift build -c release --product dsh")
+}
+
+try? FileManager.default.createDirectory(atPath: dataFolder, withIntermediateDirectories: true)
+if fileSize(csvPath) == 0 {
+  print("generating \(csvPath) (\(rowCount) rows) …")
+  generateCSV(path: csvPath, rows: rowCount)
+}
+let csvBytes = fileSize(csvPath)
+print("input: \(csvPath), \(rowCount) rows, 7 columns, \(csvBytes / 1_000_000) MB")
+if fileSize(dbPath) == 0 {
+  print("importing it into \(dbPath) for sqlite3 …")
+  _ = measure(["sqlite3", dbPath, ".import --csv \(csvPath) t"])
+}
+
+// 1. Load the file and print its last 10 rows, against Python's csv module reading every row.
+let python = median {
+  measure(["python3", "-c", "import csv, sys\nn = 0\nfor row in csv.reader(open(sys.argv[1], newline='', encoding='utf-8')): n += 1\nprint(n)", csvPath])
+}
+let load = median { measure([dsh, "-c", "let t = csv \"\(csvPath)\"", "-c", "show t rows -10.."]) }
+rows.append(Row(
+  what: "load 1M-row CSV, print last 10 rows", dsh: seconds(load.seconds), other: "python csv: " + seconds(python.seconds),
+  figure: String(format: "%.2f×", load.seconds / python.seconds), target: "≤ 0.5×", met: load.seconds <= 0.5 * python.seconds))
+let memoryRatio = Double(load.peakKilobytes * 1024) / Double(csvBytes)
+rows.append(Row(
+  what: "  peak memory of that run", dsh: megabytes(load.peakKilobytes), other: "file: \(csvBytes / 1_000_000) MB",
+  figure: String(format: "%.2f× file", memoryRatio), target: "≤ 2.5× file", met: memoryRatio <= 2.5))
+
+// 2. Render 100,000 rows in box mode to /dev/null, against sqlite3 -box printing the same rows.
+let sqlite = median { measure(["sqlite3", "-box", dbPath, "SELECT * FROM t LIMIT 100000"]) }
+let sqliteTimed = median {
+  let m = measure(["sqlite3", "-cmd", ".timer on", "-box", dbPath, "SELECT * FROM t LIMIT 100000"], outputPath: NSTemporaryDirectory() + "sqlite-box.txt")
+  let text = (try? String(contentsOfFile: NSTemporaryDirectory() + "sqlite-box.txt", encoding: .utf8)) ?? ""
+  return Measurement(seconds: sqliteTimes(text).last ?? m.seconds, peakKilobytes: m.peakKilobytes, standardError: "", status: m.status)
+}
+let render = median {
+  let m = measure([dsh, "-c", "let t = csv \"\(csvPath)\"", "-c", "set width 200", "-c", "set timer on", "-c", "show t rows 0..100000"])
+  // The last timed statement is the show.
+  return Measurement(seconds: statementTimes(m.standardError).last ?? .nan, peakKilobytes: m.peakKilobytes, standardError: "", status: m.status)
+}
+rows.append(Row(
+  what: "render 100,000 rows in box mode", dsh: seconds(render.seconds),
+  other: "sqlite3 -box: " + seconds(sqlite.seconds) + " (its .timer: " + seconds(sqliteTimed.seconds) + ")",
+  figure: String(format: "%.2f×", render.seconds / sqlite.seconds), target: "≤ 1.0×", met: render.seconds <= sqlite.seconds))
+
+// 3. A window of 10 rows in the middle costs the window, not the view.
+let window = median {
+  let m = measure([dsh, "-c", "let t = csv \"\(csvPath)\"", "-c", "set timer on", "-c", "show t rows 500000..500010", "-c", "show t"])
+  // Timed statements: `set timer on` itself, the window, the full show.
+  let times = statementTimes(m.standardError)
+  guard times.count == 3 else { return Measurement(seconds: .nan, peakKilobytes: 0, standardError: "no timings", status: m.status) }
+  return Measurement(
+    seconds: times[1] / times[2], peakKilobytes: 0, standardError: "\(seconds(times[1])) vs \(seconds(times[2]))", status: m.status)
+}
+rows.append(Row(
+  what: "show t rows 500000..500010 vs full show", dsh: window.standardError, other: "—",
+  figure: String(format: "%.4f%%", window.seconds * 100), target: "< 1%", met: window.seconds < 0.01))
+
+// MARK: Print
+
+print("")
+let headers = ["measure", "dsh", "compared with", "figure", "target", ""]
+let table = rows.map { [$0.what, $0.dsh, $0.other, $0.figure, $0.target, $0.met ? "met" : "NOT MET"] }
+let widths = headers.indices.map { c in ([headers[c]] + table.map { $0[c] }).map(\.count).max() ?? 0 }
+func line(_ cells: [String]) -> String {
+  zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+}
+print(line(headers))
+print(line(widths.map { String(repeating: "-", count: $0) }))
+for row in table { print(line(row)) }
+print("\n(median of 3 runs each; dsh's render and window figures are its own statement timer, `set timer on`)")

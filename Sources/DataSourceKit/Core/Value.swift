@@ -72,7 +72,7 @@ extension Value: CustomStringConvertible {
   static func format(double d: Double) -> String {
     if d.isNaN { return "nan" }
     if d.isInfinite { return d < 0 ? "-inf" : "inf" }
-    return "\(d)"
+    return d.description
   }
 
   /// The value as literal source text, the way `save` and `describe` write it back.
@@ -179,17 +179,21 @@ extension Value {
 }
 
 extension Value {
-  /// The names of all record fields among `items` in first-seen order, or `nil` when no item
-  /// is a record (then there is no schema to check fields against).
+  /// The names of all record fields among `items` in first-seen order, or `nil` unless every
+  /// item is a record: values of other kinds leave no schema to check fields against.
   /// - Complexity: O(items × fields).
   public static func unionOfFields(_ items: [Value]) -> [String]? {
+    guard !items.isEmpty else { return nil }
     var names: [String] = []
     var seen: Set<String> = []
-    var sawRecord = false
-    for case .record(let record) in items {
-      sawRecord = true
+    var lastSchema: Schema?
+    for item in items {
+      guard case .record(let record) = item else { return nil }
+      // Records read from one place often share a schema: its fields are already counted.
+      if record.schema === lastSchema { continue }
+      lastSchema = record.schema
       for name in record.fieldNames where seen.insert(name).inserted { names.append(name) }
     }
-    return sawRecord ? names : nil
+    return names
   }
 }

@@ -123,9 +123,10 @@ final class ColumnTable: @unchecked Sendable {
   /// The record of a row.
   /// - Complexity: O(fields).
   func record(at row: Int) -> Record {
-    var values: [Value] = []
-    values.reserveCapacity(columns.count)
-    for column in columns { values.append(column.value(at: row)) }
+    let values = [Value](unsafeUninitializedCapacity: columns.count) { buffer, count in
+      for (c, column) in columns.enumerated() { buffer.initializeElement(at: c, to: column.value(at: row)) }
+      count = columns.count
+    }
     return Record(schema: schema, values: values)
   }
 }

@@ -1,31 +1,39 @@
 /// Draws items as a table of their fields, as a database shell does: one column a field,
 /// numbers right-aligned, each section under a spanning title row.
+///
+/// The cells' text is gathered first (every column's width depends on every row), into a
+/// compact arena: either from the rows of a snapshot, or row by row while the view lays them
+/// out (``RecordTableCollector``), which keeps no items at all.
 struct RecordTableRenderer {
   let snapshot: ViewSnapshot<Value>
   let options: RenderOptions
+  let table: ValueRows
 
-  func render(into out: inout TextOutput) {
+  /// From a snapshot that kept its rows.
+  init(snapshot: ViewSnapshot<Value>, options: RenderOptions) {
     let columns = TableColumns(snapshot: snapshot)
-    // Each cell's text goes once into a flat arena (bytes plus offset, length and width per cell),
-    // so measuring and writing never touch the values again. (Splitting this over two cores was
-    // tried and was slower: every record shares its schema, whose reference count the threads
-    // then fight over.)
-    var cells = CellArena(columns: columns.names.count, rows: snapshot.shownRows)
-    var kinds = ColumnKinds(columns: columns.names.count)
+    var collector = RecordTableCollector(columns: columns, expectedRows: snapshot.shownRows)
     for section in snapshot.sections {
-      for row in section.rows {
-        for (c, value) in columns.values(of: row.item).enumerated() {
-          kinds.note(value, column: c)
-          cells.append(value)
-        }
+      // Rows are read in place, not copied out one by one.
+      section.rows.withUnsafeBufferPointer { rows in
+        for index in rows.indices { collector.add(rows[index].item) }
       }
     }
-    let rightAligned = kinds.rightAligned
-    let table = ValueRows(names: columns.names, cells: cells, rightAligned: rightAligned)
+    self.init(snapshot: snapshot, options: options, collected: collector)
+  }
+
+  /// From a snapshot whose rows went to `collected` as they were laid out.
+  init(snapshot: ViewSnapshot<Value>, options: RenderOptions, collected: RecordTableCollector) {
+    self.snapshot = snapshot
+    self.options = options
+    table = ValueRows(names: collected.columns.names, cells: collected.cells, rightAligned: collected.kinds.rightAligned)
+  }
+
+  func render(into out: inout TextOutput) {
     switch options.mode {
-    case .markdown: renderMarkdown(table, into: &out)
-    case .plain: renderPlain(table, into: &out)
-    default: renderBox(table, into: &out)
+    case .markdown: renderMarkdown(into: &out)
+    case .plain: renderPlain(into: &out)
+    default: renderBox(into: &out)
     }
     if snapshot.shownRows < snapshot.totalRows {
       out.line(out.dim("\(snapshot.totalRows) rows (\(snapshot.shownRows) shown)"))
@@ -33,7 +41,7 @@ struct RecordTableRenderer {
   }
 
   /// Column widths that fit `available` columns: the widest columns give way first.
-  private func widths(_ table: ValueRows, available: Int) -> [Int] {
+  private func widths(available: Int) -> [Int] {
     var widths = table.names.map(TextWidth.of)
     table.cells.maximumWidths(into: &widths)
     var total = widths.reduce(0, +)
@@ -44,12 +52,15 @@ struct RecordTableRenderer {
     return widths
   }
 
-  /// The rows of a section, as ranges into the flat list of row texts.
-  private func sectionRanges() -> [Range<Int>] {
-    var start = 0
+  /// Each section's shown rows: for each window that touched it, the flat positions and where
+  /// their texts start in the arena.
+  private func sectionPieces() -> [[(flat: Range<Int>, arenaStart: Int)]] {
+    var next = 0
     return snapshot.sections.map { section in
-      defer { start += section.rows.count }
-      return start..<start + section.rows.count
+      section.shownRanges.map { range in
+        defer { next += range.count }
+        return (range, next)
+      }
     }
   }
 
@@ -61,10 +72,10 @@ struct RecordTableRenderer {
 
   // MARK: Box
 
-  private func renderBox(_ table: ValueRows, into out: inout TextOutput) {
+  private func renderBox(into out: inout TextOutput) {
     let names = table.names
     let right = table.rightAligned
-    let widths = widths(table, available: options.width - 1 - 3 * names.count)
+    let widths = widths(available: options.width - 1 - 3 * names.count)
     let inner = widths.reduce(0, +) + 3 * widths.count - 3
     func rule(_ left: String, _ joint: String, _ right: String) -> String {
       left + widths.map { String(repeating: "─", count: $0 + 2) }.joined(separator: joint) + right
@@ -92,8 +103,7 @@ struct RecordTableRenderer {
     }
     out.line(rule("┌", "┬", "┐"))
     out.line(header(names))
-    var previousFlat: Int?
-    for (i, (section, range)) in zip(snapshot.sections, sectionRanges()).enumerated() {
+    for (i, (section, pieces)) in zip(snapshot.sections, sectionPieces()).enumerated() {
       let titles = title(section)
       if !titles.isEmpty {
         out.line(rule("├", "┴", "┤"))
@@ -103,13 +113,11 @@ struct RecordTableRenderer {
         out.line(rule("├", "┼", "┤"))
       }
       if section.gapBefore { out.line(gapRow(widths)) }
-      for (offset, index) in range.enumerated() {
-        let flat = section.rows[offset].flatIndex
-        if let previousFlat, flat != previousFlat + 1, offset > 0 { out.line(gapRow(widths)) }
-        previousFlat = flat
-        row(index, into: &out)
+      for (p, piece) in pieces.enumerated() {
+        if p > 0 { out.line(gapRow(widths)) }
+        for offset in 0..<piece.flat.count { row(piece.arenaStart + offset, into: &out) }
       }
-      if let last = section.rows.last, last.itemPath.item < section.rowCount - 1 { out.line(gapRow(widths)) }
+      if section.gapAfter { out.line(gapRow(widths)) }
       if !section.footer.isEmpty {
         out.line(rule("├", "┴", "┤"))
         for line in section.footer { out.line(spanning(line, style: out.dim)) }
@@ -125,9 +133,9 @@ struct RecordTableRenderer {
 
   // MARK: Plain
 
-  private func renderPlain(_ table: ValueRows, into out: inout TextOutput) {
+  private func renderPlain(into out: inout TextOutput) {
     let right = table.rightAligned
-    let widths = widths(table, available: options.width - 2 * (table.names.count - 1))
+    let widths = widths(available: options.width - 2 * (table.names.count - 1))
     func line(_ cells: [String], header: Bool = false) -> String {
       var parts: [String] = []
       for (c, text) in cells.enumerated() {
@@ -138,43 +146,70 @@ struct RecordTableRenderer {
       return header ? out.bold(joined) : joined
     }
     out.line(line(table.names, header: true))
-    for (i, (section, range)) in zip(snapshot.sections, sectionRanges()).enumerated() {
+    for (i, (section, pieces)) in zip(snapshot.sections, sectionPieces()).enumerated() {
       let titles = title(section)
       if !titles.isEmpty {
         if i > 0 { out.line("") }
         for t in titles { out.line(out.bold(TextWidth.truncate(t, to: options.width))) }
       }
       if section.gapBefore { out.line("⋮") }
-      var previousFlat: Int?
-      for (offset, index) in range.enumerated() {
-        let flat = section.rows[offset].flatIndex
-        if let previousFlat, flat != previousFlat + 1 { out.line("⋮") }
-        previousFlat = flat
-        out.line(line(table.cells.texts(row: index)))
+      for (p, piece) in pieces.enumerated() {
+        if p > 0 { out.line("⋮") }
+        for offset in 0..<piece.flat.count { out.line(line(table.cells.texts(row: piece.arenaStart + offset))) }
       }
+      if section.gapAfter { out.line("⋮") }
       for f in section.footer { out.line(out.dim(TextWidth.truncate(f, to: options.width))) }
     }
   }
 
   // MARK: Markdown
 
-  private func renderMarkdown(_ table: ValueRows, into out: inout TextOutput) {
+  private func renderMarkdown(into out: inout TextOutput) {
     let (names, right) = (table.names, table.rightAligned)
     func escape(_ s: String) -> String {
       s.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: "<br>")
     }
     let head = "| " + names.map(escape).joined(separator: " | ") + " |"
     let rule = "|" + right.map { $0 ? " ---: |" : " --- |" }.joined()
-    for (i, (section, range)) in zip(snapshot.sections, sectionRanges()).enumerated() {
+    for (i, (section, pieces)) in zip(snapshot.sections, sectionPieces()).enumerated() {
       if i > 0 { out.line("") }
       let titles = title(section)
       for t in titles { out.line("### " + t) }
       if !titles.isEmpty { out.line("") }
       out.line(head)
       out.line(rule)
-      for index in range { out.line("| " + table.cells.texts(row: index).map(escape).joined(separator: " | ") + " |") }
+      for piece in pieces {
+        for offset in 0..<piece.flat.count {
+          out.line("| " + table.cells.texts(row: piece.arenaStart + offset).map(escape).joined(separator: " | ") + " |")
+        }
+      }
       if !section.footer.isEmpty { out.line("") }
       for f in section.footer { out.line("_" + f + "_") }
+    }
+  }
+}
+
+/// Gathers the text of a field table's cells as rows arrive, keeping no items.
+public struct RecordTableCollector {
+  var columns: TableColumns
+  var cells: CellArena
+  var kinds: ColumnKinds
+
+  init(columns: TableColumns, expectedRows: Int) {
+    self.columns = columns
+    cells = CellArena(columns: columns.names.count, rows: expectedRows)
+    kinds = ColumnKinds(columns: columns.names.count)
+  }
+
+  /// A collector for items whose fields are known before any row is seen.
+  public init(fields: [String], expectedRows: Int) {
+    self.init(columns: TableColumns(fields: fields), expectedRows: expectedRows)
+  }
+
+  public mutating func add(_ item: Value) {
+    for (c, value) in columns.values(of: item).enumerated() {
+      kinds.note(value, column: c)
+      cells.append(value)
     }
   }
 }
@@ -212,21 +247,25 @@ struct ValueRows {
 /// The texts of a table's cells, row after row: all bytes in one array, and per cell where its
 /// text starts, how long it is and how wide it shows.
 struct CellArena {
+  /// Where one cell's text is in the arena, and how wide it shows.
+  private struct Cell {
+    var start: Int
+    var length: Int32
+    var width: Int32
+  }
+
   let columns: Int
   private var bytes: [UInt8] = []
-  private var starts: [Int] = []
-  private var lengths: [Int32] = []
-  private var widths: [Int32] = []
+  private var cells: [Cell] = []
+  static let ellipsis = Array("…".utf8)
 
   init(columns: Int, rows: Int) {
     self.columns = columns
-    starts.reserveCapacity(columns * rows)
-    lengths.reserveCapacity(columns * rows)
-    widths.reserveCapacity(columns * rows)
+    cells.reserveCapacity(columns * rows)
     bytes.reserveCapacity(columns * rows * 8)
   }
 
-  var rowCount: Int { columns == 0 ? 0 : starts.count / columns }
+  var rowCount: Int { columns == 0 ? 0 : cells.count / columns }
 
   /// Adds a cell: its text, measured as it is written.
   mutating func append(_ value: Value) {
@@ -251,27 +290,22 @@ struct CellArena {
         bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[first...]))
       }
     case .string(var s):
-      s.withUTF8 { utf8 in
-        for b in utf8 where b >= 0x80 || b < 0x20 {
-          plain = false
-          break
-        }
-        bytes.append(contentsOf: utf8)
-      }
+      plain = appendText(&s)
     default:
       var text = value.description
-      text.withUTF8 { utf8 in
-        for b in utf8 where b >= 0x80 || b < 0x20 {
-          plain = false
-          break
-        }
-        bytes.append(contentsOf: utf8)
-      }
+      plain = appendText(&text)
     }
     let length = bytes.count - start
-    starts.append(start)
-    lengths.append(Int32(length))
-    widths.append(Int32(plain ? length : TextWidth.of(text(start, length))))
+    cells.append(Cell(start: start, length: Int32(length), width: Int32(plain ? length : TextWidth.of(text(start, length)))))
+  }
+
+  /// Appends a text's bytes; returns whether it is printable ASCII (then its width is its length).
+  private mutating func appendText(_ s: inout String) -> Bool {
+    s.withUTF8 { utf8 in
+      bytes.append(contentsOf: utf8)
+      for b in utf8 where b >= 0x80 || b < 0x20 { return false }
+      return true
+    }
   }
 
   private func text(_ start: Int, _ length: Int) -> String {
@@ -280,26 +314,31 @@ struct CellArena {
 
   func texts(row: Int) -> [String] {
     (0..<columns).map { c in
-      let i = row * columns + c
-      return text(starts[i], Int(lengths[i]))
+      let cell = cells[row * columns + c]
+      return text(cell.start, Int(cell.length))
     }
   }
 
   /// Raises each column's width to its widest cell.
   func maximumWidths(into result: inout [Int]) {
-    for i in 0..<widths.count {
+    for (i, cell) in cells.enumerated() {
       let c = i % columns
-      let w = Int(widths[i])
-      if w > result[c] { result[c] = w }
+      if Int(cell.width) > result[c] { result[c] = Int(cell.width) }
     }
   }
 
   /// Writes a cell padded (or cut) to `width` columns.
   func write(row: Int, column: Int, width: Int, alignment: TextWidth.Alignment, into out: inout TextOutput) {
-    let i = row * columns + column
-    let cellWidth = Int(widths[i])
+    let cell = cells[row * columns + column]
+    let cellWidth = Int(cell.width)
     guard cellWidth <= width else {
-      out.append(TextWidth.fit(text(starts[i], Int(lengths[i])), to: width, alignment: alignment))
+      if cellWidth == Int(cell.length), width > 0 {
+        // ASCII (one byte a column): cut on bytes.
+        bytes.withUnsafeBufferPointer { out.append(UnsafeBufferPointer(rebasing: $0[cell.start..<cell.start + width - 1])) }
+        out.append(bytes: CellArena.ellipsis)
+      } else {
+        out.append(TextWidth.fit(text(cell.start, Int(cell.length)), to: width, alignment: alignment))
+      }
       return
     }
     let padding = width - cellWidth
@@ -310,7 +349,7 @@ struct CellArena {
       case .center: (padding / 2, padding - padding / 2)
       }
     out.appendSpaces(before)
-    bytes.withUnsafeBufferPointer { out.append(UnsafeBufferPointer(rebasing: $0[starts[i]..<starts[i] + Int(lengths[i])])) }
+    bytes.withUnsafeBufferPointer { out.append(UnsafeBufferPointer(rebasing: $0[cell.start..<cell.start + Int(cell.length)])) }
     out.appendSpaces(after)
   }
 }

@@ -60,6 +60,21 @@ public enum Renderer {
 
   // MARK: Data modes
 
+  /// Lays out `windows` of a view of records and draws them as a table of their fields,
+  /// keeping only the cells' text, never the items: a million rows cost their text, not a
+  /// million records. The fields must be known before the first row (as a CSV's are).
+  /// - Complexity: O(rows shown × fields) time; memory for the text of the rows shown.
+  public static func renderFields(
+    of view: ListView<Value>, fields: [String], windows: [Range<Int>], options: RenderOptions,
+    to sink: @escaping (String) -> Void
+  ) {
+    var collector = RecordTableCollector(fields: fields, expectedRows: windows.reduce(0) { $0 + $1.count })
+    let snapshot = view.layout(windows: windows) { collector.add($0.item) }
+    var out = TextOutput(color: options.color, sink: sink)
+    RecordTableRenderer(snapshot: snapshot, options: options, collected: collector).render(into: &out)
+    out.flush()
+  }
+
   /// The header or footer lines of a section as JSON: a string, or null when there are none.
   private static func supplementaryJSON(_ lines: [String]) -> Value {
     lines.isEmpty ? .null : .string(lines.joined(separator: "\n"))
@@ -92,7 +107,7 @@ public enum Renderer {
   }
 
   private static func renderCSV(_ snapshot: ViewSnapshot<Value>, into out: inout TextOutput) {
-    let columns = TableColumns(snapshot: snapshot)
+    var columns = TableColumns(snapshot: snapshot)
     let withSection = snapshot.sections.count > 1
     var header = withSection ? ["section"] : []
     header += columns.names
@@ -116,41 +131,56 @@ public enum Renderer {
 /// The columns of a table of items: the known fields, else the fields of the records shown, and
 /// a `value` column for items that are not records.
 struct TableColumns {
-  var names: [String]
+  private(set) var names: [String]
   private var hasValueColumn: Bool
   /// A schema whose fields are exactly the columns: its records need no field lookups.
   private var matchingSchema: Schema?
+
+  /// Columns for items known to be records with these fields.
+  init(fields: [String]) {
+    names = fields
+    hasValueColumn = fields.isEmpty
+    if hasValueColumn { names = ["value"] }
+  }
 
   init(snapshot: ViewSnapshot<Value>) {
     var names: [String] = snapshot.fields ?? []
     var seen = Set(names)
     var sawScalar = false
-    for section in snapshot.sections {
-      for row in section.rows {
-        guard case .record = row.item else {
-          sawScalar = true
-          continue
-        }
-        // Known fields are the columns; only a schemaless source needs each record's fields.
-        if snapshot.fields == nil, case .record(let record) = row.item {
-          for name in record.fieldNames where seen.insert(name).inserted { names.append(name) }
+    var firstRecordSchema: Schema?
+    // Rows are read in place: copying each one out costs more than the check itself.
+    for sectionIndex in snapshot.sections.indices {
+      snapshot.sections[sectionIndex].rows.withUnsafeBufferPointer { rows in
+        for index in rows.indices {
+          guard case .record(let record) = rows[index].item else {
+            sawScalar = true
+            continue
+          }
+          if firstRecordSchema == nil { firstRecordSchema = record.schema }
+          // Known fields are the columns; only a schemaless source needs each record's fields.
+          if snapshot.fields == nil, record.schema !== firstRecordSchema || seen.isEmpty {
+            for name in record.fieldNames where seen.insert(name).inserted { names.append(name) }
+          }
         }
       }
     }
     hasValueColumn = sawScalar || names.isEmpty
     self.names = (hasValueColumn ? ["value"] : []) + names
-    if !hasValueColumn, let first = snapshot.sections.lazy.flatMap(\.rows).first, case .record(let record) = first.item,
-      record.schema.names.elementsEqual(names)
-    {
-      matchingSchema = record.schema
+    if !hasValueColumn, let firstRecordSchema, firstRecordSchema.names.elementsEqual(names) {
+      matchingSchema = firstRecordSchema
     }
   }
 
   /// The item's value for each column, in order.
   /// - Complexity: O(1) for a record whose fields are the columns (a CSV row); else O(columns).
-  func values(of item: Value) -> [Value] {
-    if case .record(let record) = item, let matchingSchema, record.schema === matchingSchema {
-      return record.values
+  mutating func values(of item: Value) -> [Value] {
+    if case .record(let record) = item {
+      if let matchingSchema, record.schema === matchingSchema { return record.values }
+      // The first record of a known schema makes later ones take the fast path.
+      if matchingSchema == nil, !hasValueColumn, record.schema.names.elementsEqual(names) {
+        matchingSchema = record.schema
+        return record.values
+      }
     }
     var result: [Value] = []
     result.reserveCapacity(names.count)

@@ -22,9 +22,14 @@ public struct SectionSnapshot<Item> {
   public var rowCount: Int
   public var header: [String]
   public var footer: [String]
+  /// The rows shown, unless the layout handed them to a visitor instead.
   public var rows: [RowSnapshot<Item>]
+  /// The flat positions shown in this section, one range per window that touched it.
+  public var shownRanges: [Range<Int>]
   /// True when rows of the section before the first shown row were skipped.
   public var gapBefore: Bool
+  /// True when rows of the section after the last shown row were skipped.
+  public var gapAfter: Bool
 }
 
 /// One shown row: its flat position in the whole view, the item and the cell it was given.
@@ -57,7 +62,7 @@ public final class ListView<Item>: CellDequeuing {
   /// row being laid out has scrolled away and goes back to the pool, as in a scrolling table.
   public let screenRows: Int
   public private(set) var stats = ViewStats()
-  private var reusePool: [String: [TableCell]] = [:]
+  private var reusePool = ReusePool()
   private var visibleCells: [TableCell] = []
   private var firstVisible = 0
 
@@ -73,8 +78,10 @@ public final class ListView<Item>: CellDequeuing {
   /// Lays out the rows in `windows` (flat positions, ascending and not overlapping) and the
   /// headers and footers of the sections they touch.
   ///
+  /// - Parameter visit: when given, each row is handed to it as it is laid out and not kept in
+  ///   the snapshot, so a long window needs no memory for its items.
   /// - Complexity: O(sections + rows shown): rows outside the windows are never asked for.
-  public func layout(windows: [Range<Int>]) -> ViewSnapshot<Item> {
+  public func layout(windows: [Range<Int>], visit: ((RowSnapshot<Item>) -> Void)? = nil) -> ViewSnapshot<Item> {
     stats = ViewStats()
     // Cells on screen scroll out: back to the pool for reuse.
     while firstVisible < visibleCells.count { recycleOldestVisibleCell() }
@@ -96,18 +103,22 @@ public final class ListView<Item>: CellDequeuing {
         let count = offsets.starts[section + 1] - start
         let rowsRange = max(window.lowerBound, start)..<min(window.upperBound, start + count)
         var rows: [RowSnapshot<Item>] = []
-        rows.reserveCapacity(rowsRange.count)
+        if visit == nil { rows.reserveCapacity(rowsRange.count) }
         for flat in rowsRange {
           let path = ItemPath(item: flat - start, section: section)
           let (cell, item) = dataSource.cell(at: path, in: self)
           visibleCells.append(cell)
           if visibleCells.count - firstVisible > screenRows { recycleOldestVisibleCell() }
-          rows.append(RowSnapshot(flatIndex: flat, itemPath: path, item: item, cell: cell.content))
+          let row = RowSnapshot(flatIndex: flat, itemPath: path, item: item, cell: cell.content)
+          if let visit { visit(row) } else { rows.append(row) }
         }
-        shown += rows.count
+        shown += rowsRange.count
+        let gapAfter = rowsRange.upperBound < start + count
         if let last = sections.last, last.index == section {
           // A second window in the same section: continue it after a gap.
           sections[sections.count - 1].rows.append(contentsOf: rows)
+          sections[sections.count - 1].shownRanges.append(rowsRange)
+          sections[sections.count - 1].gapAfter = gapAfter
           continue
         }
         sections.append(
@@ -115,7 +126,7 @@ public final class ListView<Item>: CellDequeuing {
             index: section, key: dataSource.sectionKey(section), rowCount: count,
             header: dataSource.supplementaryLines(.header, inSection: section),
             footer: dataSource.supplementaryLines(.footer, inSection: section),
-            rows: rows, gapBefore: rowsRange.lowerBound > start))
+            rows: rows, shownRanges: [rowsRange], gapBefore: rowsRange.lowerBound > start, gapAfter: gapAfter))
       }
     }
     visibleCells.removeFirst(firstVisible)
@@ -127,7 +138,7 @@ public final class ListView<Item>: CellDequeuing {
     let cell = visibleCells[firstVisible]
     firstVisible += 1
     cell.prepareForReuse()
-    reusePool[cell.reuseIdentifier, default: []].append(cell)
+    reusePool.enqueue(cell)
   }
 
   /// The sections with rows in `window`, and the empty sections that sit inside it (an empty
@@ -142,7 +153,7 @@ public final class ListView<Item>: CellDequeuing {
   }
 
   public func dequeueReusableCell(withIdentifier identifier: String) -> TableCell {
-    if let cell = reusePool[identifier]?.popLast() {
+    if let cell = reusePool.dequeue(identifier) {
       stats.cellsReused += 1
       return cell
     }
@@ -150,4 +161,31 @@ public final class ListView<Item>: CellDequeuing {
     stats.builtByKind[identifier, default: 0] += 1
     return TableCell(reuseIdentifier: identifier)
   }
+}
+
+/// Cells waiting for reuse, by reuse identifier. Most views use one or two kinds, so the kind
+/// asked for last is kept at hand and a dictionary lookup is made only when the kind changes.
+struct ReusePool {
+  private var pools: [[TableCell]] = []
+  private var indexByIdentifier: [String: Int] = [:]
+  private var lastIdentifier = ""
+  private var lastIndex = -1
+
+  private mutating func index(of identifier: String) -> Int {
+    if lastIndex >= 0, identifier == lastIdentifier { return lastIndex }
+    let index: Int
+    if let known = indexByIdentifier[identifier] {
+      index = known
+    } else {
+      index = pools.count
+      pools.append([])
+      indexByIdentifier[identifier] = index
+    }
+    (lastIdentifier, lastIndex) = (identifier, index)
+    return index
+  }
+
+  mutating func dequeue(_ identifier: String) -> TableCell? { pools[index(of: identifier)].popLast() }
+
+  mutating func enqueue(_ cell: TableCell) { pools[index(of: cell.reuseIdentifier)].append(cell) }
 }

@@ -35,12 +35,16 @@ extension Session {
       let head = (maxRows + 1) / 2
       windows = [window.lowerBound..<window.lowerBound + head, window.upperBound - (maxRows - head)..<window.upperBound]
     }
-    let snapshot = view.layout(windows: windows)
     let options = RenderOptions(
       mode: mode, width: settings.effectiveWidth(environment), color: settings.usesColor(environment),
       showsFields: showsFields)
     let output = self.output
-    Renderer.render(snapshot, options: options) { output.write($0) }
+    if showsFields, mode != .json, mode != .csv, let fields = source.knownFields {
+      // Known fields: rows go straight into the table's text as they are laid out.
+      Renderer.renderFields(of: view, fields: fields, windows: windows, options: options) { output.write($0) }
+    } else {
+      Renderer.render(view.layout(windows: windows), options: options) { output.write($0) }
+    }
   }
 
   /// The cell of a bare provider's row: the renderer draws the item's fields as columns, so the

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds dsh in release and runs the benchmark: figures for dsh and what it is compared with,
+# side by side. Generates its inputs under bench-data/ (about 70 MB) on the first run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source Scripts/setup.sh
+if ! command -v sqlite3 >/dev/null; then
+  sudo_if_needed=""; [ "$(id -u)" -ne 0 ] && sudo_if_needed="sudo"
+  $sudo_if_needed apt-get install -y -qq sqlite3 >/dev/null
+fi
+swift build -c release --product dsh >&2
+swift build -c release --product dsh-bench >&2
+exec .build/release/dsh-bench "$(pwd)/.build/release/dsh"
