@@ -61,6 +61,21 @@ final class PseudoTerminal {
 
   func occurrences(of text: String) -> Int { screen.components(separatedBy: text).count - 1 }
 
+  /// Waits for the `count`th prompt and for the line editor to hold the terminal (canonical
+  /// mode off). libedit shows the prompt a moment before it switches modes, and a ^D typed in
+  /// between would reach the terminal driver as end-of-file and be lost.
+  @discardableResult
+  func waitForPrompt(_ prompt: String = "dsh> ", count: Int = 1, seconds: Double = 10) -> Bool {
+    guard waitFor(prompt, count: count, seconds: seconds) else { return false }
+    let deadline = Date().addingTimeInterval(seconds)
+    var settings = termios()
+    while Date() < deadline {
+      if tcgetattr(master, &settings) == 0, settings.c_lflag & tcflag_t(ICANON) == 0 { return true }
+      usleep(2_000)
+    }
+    return false
+  }
+
   /// Waits for the process to end; `nil` when it does not within the time.
   func exitStatus(seconds: Double = 10) -> Int32? {
     let deadline = Date().addingTimeInterval(seconds)
@@ -79,14 +94,14 @@ struct PseudoTerminalTests {
   @Test("a statement runs at the prompt; ^D leaves with status 0 and writes the history")
   func promptAndExit() throws {
     let terminal = try PseudoTerminal(historyPath: historyPath)
-    #expect(terminal.waitFor("dsh> "))
+    #expect(terminal.waitForPrompt())
     terminal.type("let answer = 42\r")
-    #expect(terminal.waitFor("dsh> ", count: 2))
+    #expect(terminal.waitForPrompt(count: 2))
     terminal.type("answer\r")
     #expect(terminal.waitFor("answer: 42"))
-    #expect(terminal.waitFor("dsh> ", count: 3))
+    #expect(terminal.waitForPrompt(count: 3))
     terminal.type("\u{04}")
-    #expect(terminal.exitStatus() == 0)
+    #expect(terminal.exitStatus() == 0, "screen:\n\(terminal.screen.debugDescription)")
     let history = try String(contentsOfFile: historyPath, encoding: .utf8)
     #expect(history.contains("let answer = 42") || history.contains("let\\040answer\\040=\\04042"))
   }
@@ -94,18 +109,19 @@ struct PseudoTerminalTests {
   @Test("up-arrow recalls the previous statement, also from an earlier session's history")
   func historyRecall() throws {
     let first = try PseudoTerminal(historyPath: historyPath)
-    #expect(first.waitFor("dsh> "))
+    #expect(first.waitForPrompt())
     first.type("let recalled = [7]\r")
-    #expect(first.waitFor("dsh> ", count: 2))
+    #expect(first.waitForPrompt(count: 2))
     first.type("\u{04}")
     #expect(first.exitStatus() == 0)
 
     let second = try PseudoTerminal(historyPath: historyPath)
-    #expect(second.waitFor("dsh> "))
+    #expect(second.waitForPrompt())
     second.type("\u{1B}[A\r")
-    #expect(second.waitFor("dsh> ", count: 2))
+    #expect(second.waitForPrompt(count: 2))
     second.type("recalled\r")
     #expect(second.waitFor("recalled: array provider · 1 item in 1 section"))
+    #expect(second.waitForPrompt(count: 3))
     second.type("quit\r")
     #expect(second.exitStatus() == 0)
   }
@@ -113,11 +129,12 @@ struct PseudoTerminalTests {
   @Test("Tab completes commands and bound names")
   func tabCompletion() throws {
     let terminal = try PseudoTerminal(historyPath: historyPath)
-    #expect(terminal.waitFor("dsh> "))
+    #expect(terminal.waitForPrompt())
     terminal.type("let mylist = [1, 2]\r")
-    #expect(terminal.waitFor("dsh> ", count: 2))
+    #expect(terminal.waitForPrompt(count: 2))
     terminal.type("desc\tmyl\t\r")
     #expect(terminal.waitFor("array (2 items)"))
+    #expect(terminal.waitForPrompt(count: 3))
     terminal.type("\u{04}")
     #expect(terminal.exitStatus() == 0)
   }
@@ -125,17 +142,21 @@ struct PseudoTerminalTests {
   @Test("^C drops the line, even a statement left open, and the shell goes on")
   func interrupt() throws {
     let terminal = try PseudoTerminal(historyPath: historyPath)
-    #expect(terminal.waitFor("dsh> "))
+    #expect(terminal.waitForPrompt())
     terminal.type("show [1,\r")
-    #expect(terminal.waitFor("...> "))
+    #expect(terminal.waitForPrompt("...> "))
     terminal.type("\u{03}")
     #expect(terminal.waitFor("^C"))
+    #expect(terminal.waitForPrompt(count: 2))
     // ^C on an empty prompt drops nothing and does not leave.
     terminal.type("\u{03}")
     #expect(terminal.waitFor("^C", count: 2))
+    #expect(terminal.waitForPrompt(count: 3))
     terminal.type("let alive = true\r")
+    #expect(terminal.waitForPrompt(count: 4))
     terminal.type("alive\r")
     #expect(terminal.waitFor("alive: true"))
+    #expect(terminal.waitForPrompt(count: 5))
     terminal.type("\u{04}")
     #expect(terminal.exitStatus() == 0)
   }
@@ -143,10 +164,11 @@ struct PseudoTerminalTests {
   @Test("errors at the prompt show the line and a caret, without a file name")
   func errorsAtPrompt() throws {
     let terminal = try PseudoTerminal(historyPath: historyPath)
-    #expect(terminal.waitFor("dsh> "))
+    #expect(terminal.waitForPrompt())
     terminal.type("shwo\r")
     #expect(terminal.waitFor("error: unknown command or name 'shwo'; did you mean 'show'?"))
     #expect(!terminal.screen.contains("<stdin>"))
+    #expect(terminal.waitForPrompt(count: 2))
     terminal.type("\u{04}")
     #expect(terminal.exitStatus() == 0)
   }
