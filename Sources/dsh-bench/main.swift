@@ -44,8 +44,10 @@ func measure(_ arguments: [String], outputPath: String = "/dev/null") -> Measure
   return Measurement(seconds: seconds, peakKilobytes: Int(usage.ru_maxrss), standardError: errors, status: status)
 }
 
-/// The median of `runs` measurements (by wall time).
+/// The median of `runs` measurements (by wall time), after one run that is not counted: it
+/// brings the input into the page cache and the binary into memory, as for any later run.
 func median(runs: Int = 3, _ body: () -> Measurement) -> Measurement {
+  _ = body()
   let all = (0..<runs).map { _ in body() }.sorted { $0.seconds < $1.seconds }
   return all[all.count / 2]
 }
@@ -199,4 +201,5 @@ func line(_ cells: [String]) -> String {
 print(line(headers))
 print(line(widths.map { String(repeating: "-", count: $0) }))
 for row in table { print(line(row)) }
-print("\n(median of 3 runs each; dsh's render and window figures are its own statement timer, `set timer on`)")
+print("\n(median of 3 runs each, after a warm-up run; dsh's render and window figures are its own statement timer,")
+print(" `set timer on`, against sqlite3's whole process; sqlite3's own .timer is shown beside it)")

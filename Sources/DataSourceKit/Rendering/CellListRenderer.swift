@@ -2,8 +2,8 @@
 ///
 /// Each style stays recognisable: subtitle puts the detail on a second line, value1 aligns the
 /// detail right, value2 puts the detail first as a narrow right-aligned label.
-struct CellListRenderer {
-  let snapshot: ViewSnapshot<Value>
+struct CellListRenderer<Item> {
+  let snapshot: ViewSnapshot<Item>
   let options: RenderOptions
 
   /// Width of the value2 label column: the widest label shown, at most a third of the line.

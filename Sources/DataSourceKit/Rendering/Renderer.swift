@@ -34,8 +34,7 @@ public enum Renderer {
   /// The whole text at once.
   /// - Complexity: O(rows shown × fields).
   public static func render(_ snapshot: ViewSnapshot<Value>, options: RenderOptions) -> String {
-    final class Collected { var text = "" }
-    let collected = Collected()
+    let collected = CollectedText()
     render(snapshot, options: options) { collected.text += $0 }
     return collected.text
   }
@@ -59,6 +58,17 @@ public enum Renderer {
   }
 
   // MARK: Data modes
+
+  /// A view's cells as text (box, plain or Markdown; other modes draw as box), for items of any
+  /// type: cells carry their own text.
+  /// - Complexity: O(rows shown).
+  public static func renderCells<Item>(_ snapshot: ViewSnapshot<Item>, options: RenderOptions) -> String {
+    let collected = CollectedText()
+    var out = TextOutput(color: options.color) { collected.text += $0 }
+    CellListRenderer(snapshot: snapshot, options: options).render(into: &out)
+    out.flush()
+    return collected.text
+  }
 
   /// Lays out `windows` of a view of records and draws them as a table of their fields,
   /// keeping only the cells' text, never the items: a million rows cost their text, not a
@@ -193,6 +203,11 @@ struct TableColumns {
     }
     return result
   }
+}
+
+/// Text gathered from a sink, for the renderers that return a whole string.
+private final class CollectedText {
+  var text = ""
 }
 
 /// Accumulates output as UTF-8 bytes, with ANSI styles when colour is on, and hands it to a
