@@ -41,7 +41,8 @@ func measure(_ arguments: [String], outputPath: String = "/dev/null") -> Measure
   let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
   let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
   unlink(errorPath)
-  return Measurement(seconds: seconds, peakKilobytes: Int(usage.ru_maxrss), standardError: errors, status: status)
+  return Measurement(
+    seconds: seconds, peakKilobytes: Int(usage.ru_maxrss), standardError: errors, status: status)
 }
 
 /// The median of `runs` measurements (by wall time), after one run that is not counted: it
@@ -79,8 +80,14 @@ let rowCount = 1_000_000
 /// Writes a CSV of `rows` rows and 7 columns of mixed types (int, text, text, text, int,
 /// double, bool), the same every time (a fixed linear congruential generator).
 func generateCSV(path: String, rows: Int) {
-  let first = ["Ada", "Grace", "Alan", "Katherine", "Tim", "Zoë", "Edsger", "Margaret", "Linus", "Barbara", "Donald", "Frances"]
-  let last = ["Lovelace", "Hopper", "Turing", "Johnson", "Berners-Lee", "Müller", "Dijkstra", "Hamilton", "Torvalds", "Liskov", "Knuth", "Allen"]
+  let first = [
+    "Ada", "Grace", "Alan", "Katherine", "Tim", "Zoë", "Edsger", "Margaret", "Linus", "Barbara", "Donald",
+    "Frances",
+  ]
+  let last = [
+    "Lovelace", "Hopper", "Turing", "Johnson", "Berners-Lee", "Müller", "Dijkstra", "Hamilton", "Torvalds",
+    "Liskov", "Knuth", "Allen",
+  ]
   let teams = ["Research", "Engineering", "Design", "Support", "Sales"]
   var state: UInt64 = 42
   func next(_ bound: Int) -> Int {
@@ -93,7 +100,8 @@ func generateCSV(path: String, rows: Int) {
   for id in 1...rows {
     let (f, l) = (first[next(first.count)], last[next(last.count)])
     let score = Double(next(100_000)) / 100
-    chunk += "\(id),\(f) \(l),\(f.lowercased()).\(l.lowercased())\(id)@example.com,\(teams[next(teams.count)]),"
+    chunk +=
+      "\(id),\(f) \(l),\(f.lowercased()).\(l.lowercased())\(id)@example.com,\(teams[next(teams.count)]),"
     chunk += "\(18 + next(53)),\(String(format: "%.2f", score)),\(next(2) == 0 ? "true" : "false")\n"
     if chunk.utf8.count > 1 << 20 {
       handle.write(Data(chunk.utf8))
@@ -126,10 +134,13 @@ func megabytes(_ kb: Int) -> String { String(format: "%.0f MB", Double(kb) / 102
 
 // MARK: Main
 
-let dsh = CommandLine.arguments.dropFirst().first ?? {
-  let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("dsh").path
-  return beside
-}()
+let dsh =
+  CommandLine.arguments.dropFirst().first
+  ?? {
+    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("dsh").path
+    return beside
+  }()
 guard FileManager.default.isExecutableFile(atPath: dsh) else {
   fatalError("no dsh binary at \(dsh); build it first: swift build -c release --product dsh")
 }
@@ -148,46 +159,73 @@ if fileSize(dbPath) == 0 {
 
 // 1. Load the file and print its last 10 rows, against Python's csv module reading every row.
 let python = median {
-  measure(["python3", "-c", "import csv, sys\nn = 0\nfor row in csv.reader(open(sys.argv[1], newline='', encoding='utf-8')): n += 1\nprint(n)", csvPath])
+  measure([
+    "python3", "-c",
+    "import csv, sys\nn = 0\nfor row in csv.reader(open(sys.argv[1], newline='', encoding='utf-8')): n += 1\nprint(n)",
+    csvPath,
+  ])
 }
 let load = median { measure([dsh, "-c", "let t = csv \"\(csvPath)\"", "-c", "show t rows -10.."]) }
-rows.append(Row(
-  what: "load 1M-row CSV, print last 10 rows", dsh: seconds(load.seconds), other: "python csv: " + seconds(python.seconds),
-  figure: String(format: "%.2f×", load.seconds / python.seconds), target: "≤ 0.5×", met: load.seconds <= 0.5 * python.seconds))
+rows.append(
+  Row(
+    what: "load 1M-row CSV, print last 10 rows", dsh: seconds(load.seconds),
+    other: "python csv: " + seconds(python.seconds),
+    figure: String(format: "%.2f×", load.seconds / python.seconds), target: "≤ 0.5×",
+    met: load.seconds <= 0.5 * python.seconds))
 let memoryRatio = Double(load.peakKilobytes * 1024) / Double(csvBytes)
-rows.append(Row(
-  what: "  peak memory of that run", dsh: megabytes(load.peakKilobytes), other: "file: \(csvBytes / 1_000_000) MB",
-  figure: String(format: "%.2f× file", memoryRatio), target: "≤ 2.5× file", met: memoryRatio <= 2.5))
+rows.append(
+  Row(
+    what: "  peak memory of that run", dsh: megabytes(load.peakKilobytes),
+    other: "file: \(csvBytes / 1_000_000) MB",
+    figure: String(format: "%.2f× file", memoryRatio), target: "≤ 2.5× file", met: memoryRatio <= 2.5))
 
 // 2. Render 100,000 rows in box mode to /dev/null, against sqlite3 -box printing the same rows.
 let sqlite = median { measure(["sqlite3", "-box", dbPath, "SELECT * FROM t LIMIT 100000"]) }
 let sqliteTimed = median {
-  let m = measure(["sqlite3", "-cmd", ".timer on", "-box", dbPath, "SELECT * FROM t LIMIT 100000"], outputPath: NSTemporaryDirectory() + "sqlite-box.txt")
+  let m = measure(
+    ["sqlite3", "-cmd", ".timer on", "-box", dbPath, "SELECT * FROM t LIMIT 100000"],
+    outputPath: NSTemporaryDirectory() + "sqlite-box.txt")
   let text = (try? String(contentsOfFile: NSTemporaryDirectory() + "sqlite-box.txt", encoding: .utf8)) ?? ""
-  return Measurement(seconds: sqliteTimes(text).last ?? m.seconds, peakKilobytes: m.peakKilobytes, standardError: "", status: m.status)
+  return Measurement(
+    seconds: sqliteTimes(text).last ?? m.seconds, peakKilobytes: m.peakKilobytes, standardError: "",
+    status: m.status)
 }
 let render = median {
-  let m = measure([dsh, "-c", "let t = csv \"\(csvPath)\"", "-c", "set width 200", "-c", "set timer on", "-c", "show t rows 0..100000"])
+  let m = measure([
+    dsh, "-c", "let t = csv \"\(csvPath)\"", "-c", "set width 200", "-c", "set timer on", "-c",
+    "show t rows 0..100000",
+  ])
   // The last timed statement is the show.
-  return Measurement(seconds: statementTimes(m.standardError).last ?? .nan, peakKilobytes: m.peakKilobytes, standardError: "", status: m.status)
+  return Measurement(
+    seconds: statementTimes(m.standardError).last ?? .nan, peakKilobytes: m.peakKilobytes, standardError: "",
+    status: m.status)
 }
-rows.append(Row(
-  what: "render 100,000 rows in box mode", dsh: seconds(render.seconds),
-  other: "sqlite3 -box: " + seconds(sqlite.seconds) + " (its .timer: " + seconds(sqliteTimed.seconds) + ")",
-  figure: String(format: "%.2f×", render.seconds / sqlite.seconds), target: "≤ 1.0×", met: render.seconds <= sqlite.seconds))
+rows.append(
+  Row(
+    what: "render 100,000 rows in box mode", dsh: seconds(render.seconds),
+    other: "sqlite3 -box: " + seconds(sqlite.seconds) + " (its .timer: " + seconds(sqliteTimed.seconds) + ")",
+    figure: String(format: "%.2f×", render.seconds / sqlite.seconds), target: "≤ 1.0×",
+    met: render.seconds <= sqlite.seconds))
 
 // 3. A window of 10 rows in the middle costs the window, not the view.
 let window = median {
-  let m = measure([dsh, "-c", "let t = csv \"\(csvPath)\"", "-c", "set timer on", "-c", "show t rows 500000..500010", "-c", "show t"])
+  let m = measure([
+    dsh, "-c", "let t = csv \"\(csvPath)\"", "-c", "set timer on", "-c", "show t rows 500000..500010", "-c",
+    "show t",
+  ])
   // Timed statements: `set timer on` itself, the window, the full show.
   let times = statementTimes(m.standardError)
-  guard times.count == 3 else { return Measurement(seconds: .nan, peakKilobytes: 0, standardError: "no timings", status: m.status) }
+  guard times.count == 3 else {
+    return Measurement(seconds: .nan, peakKilobytes: 0, standardError: "no timings", status: m.status)
+  }
   return Measurement(
-    seconds: times[1] / times[2], peakKilobytes: 0, standardError: "\(seconds(times[1])) vs \(seconds(times[2]))", status: m.status)
+    seconds: times[1] / times[2], peakKilobytes: 0,
+    standardError: "\(seconds(times[1])) vs \(seconds(times[2]))", status: m.status)
 }
-rows.append(Row(
-  what: "show t rows 500000..500010 vs full show", dsh: window.standardError, other: "—",
-  figure: String(format: "%.4f%%", window.seconds * 100), target: "< 1%", met: window.seconds < 0.01))
+rows.append(
+  Row(
+    what: "show t rows 500000..500010 vs full show", dsh: window.standardError, other: "—",
+    figure: String(format: "%.4f%%", window.seconds * 100), target: "< 1%", met: window.seconds < 0.01))
 
 // MARK: Print
 
@@ -201,5 +239,7 @@ func line(_ cells: [String]) -> String {
 print(line(headers))
 print(line(widths.map { String(repeating: "-", count: $0) }))
 for row in table { print(line(row)) }
-print("\n(median of 3 runs each, after a warm-up run; dsh's render and window figures are its own statement timer,")
+print(
+  "\n(median of 3 runs each, after a warm-up run; dsh's render and window figures are its own statement timer,"
+)
 print(" `set timer on`, against sqlite3's whole process; sqlite3's own .timer is shown beside it)")

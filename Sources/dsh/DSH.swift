@@ -43,7 +43,8 @@ struct DSH: AsyncParsableCommand {
     for script in scripts where !session.quitRequested {
       guard let text = try? String(contentsOfFile: script, encoding: .utf8) else {
         let exists = FileManager.default.fileExists(atPath: script)
-        StandardOutput.write("dsh: error: \(exists ? "cannot read" : "no such file") '\(script)'\n", to: STDERR_FILENO)
+        StandardOutput.write(
+          "dsh: error: \(exists ? "cannot read" : "no such file") '\(script)'\n", to: STDERR_FILENO)
         succeeded = false
         if bail { throw ExitCode(1) }
         continue

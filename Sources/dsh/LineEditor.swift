@@ -1,8 +1,9 @@
 import CLineEdit
 import Foundation
 
-/// The line editor at the prompt: libedit with history, Tab completion and ^C that drops the
-/// line. The only file that imports the C module.
+/// The line editor at the prompt: libedit with history, Tab completion and ^C that drops the line.
+///
+/// The only file that imports the C module.
 final class LineEditor {
   /// Completes the word before the cursor: its start (a byte offset) and the candidates.
   typealias CompletionSource = (_ line: String, _ cursor: Int) -> (wordStart: Int, candidates: [String])
@@ -73,7 +74,9 @@ final class LineEditor {
   func saveHistory() {
     guard let historyPath else { return }
     let directory = (historyPath as NSString).deletingLastPathComponent
-    if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+    if !directory.isEmpty {
+      try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
     let temporary = historyPath + ".tmp-\(getpid())"
     if CLineEdit_historySave(history, temporary) >= 0 {
       rename(temporary, historyPath)
@@ -110,7 +113,9 @@ private func lineEditorComplete(_ editor: OpaquePointer?, _ key: Int32) -> UInt8
   }
   let length = info.lastchar - info.buffer
   let cursor = info.cursor - info.buffer
-  let line = String(decoding: UnsafeBufferPointer(start: UnsafeRawPointer(info.buffer).assumingMemoryBound(to: UInt8.self), count: length), as: UTF8.self)
+  let line = String(
+    decoding: UnsafeBufferPointer(
+      start: UnsafeRawPointer(info.buffer).assumingMemoryBound(to: UInt8.self), count: length), as: UTF8.self)
   let (wordStart, candidates) = completion(line, cursor)
   let typed = String(decoding: Array(line.utf8)[wordStart..<cursor], as: UTF8.self)
   guard !candidates.isEmpty else { return UInt8(CC_REFRESH_BEEP) }

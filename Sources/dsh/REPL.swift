@@ -8,7 +8,9 @@ struct REPL {
   static let prompt = "dsh> "
   static let continuationPrompt = "...> "
 
-  /// Runs until `quit` or ^D. Errors are reported and the loop goes on.
+  /// Runs until `quit` or ^D.
+  ///
+  /// Errors are reported and the loop goes on.
   func run() async {
     let completer = Completer(session: session)
     let editor = LineEditor(historyPath: REPL.historyPath()) { line, cursor in
@@ -51,7 +53,9 @@ struct REPL {
     let home = environment["HOME"] ?? NSHomeDirectory()
     if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/dsh/history" }
     var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: home + "/.local/state", isDirectory: &isDirectory), isDirectory.boolValue {
+    if FileManager.default.fileExists(atPath: home + "/.local/state", isDirectory: &isDirectory),
+      isDirectory.boolValue
+    {
       return home + "/.local/state/dsh/history"
     }
     return home + "/.dsh_history"

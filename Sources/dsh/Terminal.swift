@@ -13,6 +13,7 @@ enum Terminal {
   }
 
   /// SIGPIPE would kill the process mid-write; writes see EPIPE instead and stop quietly.
+  ///
   /// SIGINT while a statement runs must not kill the shell.
   static func installSignalHandlers() {
     signal(SIGPIPE, SIG_IGN)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import DataSourceKit
@@ -7,31 +8,40 @@ struct CSVReaderTests {
   @Test("quoted fields hold delimiters, doubled quotes and line breaks")
   func quotedFields() async throws {
     let provider = try await loadedCSV("name,note\n\"Smith, J\",\"said \"\"hi\"\"\"\n\"two\nlines\",x\n")
-    #expect(provider.allItems[0] == [
-      record(["name": .string("Smith, J"), "note": .string("said \"hi\"")]),
-      record(["name": .string("two\nlines"), "note": .string("x")]),
-    ])
+    #expect(
+      provider.allItems[0] == [
+        record(["name": .string("Smith, J"), "note": .string("said \"hi\"")]),
+        record(["name": .string("two\nlines"), "note": .string("x")]),
+      ])
   }
 
   @Test("CRLF line ends and a UTF-8 BOM are accepted")
   func crlfAndBOM() async throws {
     let provider = try await loadedCSV("\u{FEFF}id,name\r\n1,Ada\r\n2,Grace\r\n")
     #expect(provider.knownFields == ["id", "name"])
-    #expect(provider.allItems[0] == [record(["id": .int(1), "name": .string("Ada")]), record(["id": .int(2), "name": .string("Grace")])])
+    #expect(
+      provider.allItems[0] == [
+        record(["id": .int(1), "name": .string("Ada")]), record(["id": .int(2), "name": .string("Grace")]),
+      ])
   }
 
   @Test("each column's type is inferred from all its values; empty is null")
   func typeInference() async throws {
     let provider = try await loadedCSV("i,d,b,s,z\n1,1.5,true,007,\n-2,2,FALSE,x,\n,,,,\n")
     #expect(provider.columnTypes.map(\.type) == ["int", "double", "bool", "string", "string"])
-    #expect(provider.allItems[0][1] == record(["i": .int(-2), "d": .double(2), "b": .bool(false), "s": .string("x"), "z": .null]))
+    #expect(
+      provider.allItems[0][1]
+        == record(["i": .int(-2), "d": .double(2), "b": .bool(false), "s": .string("x"), "z": .null]))
     #expect(provider.allItems[0][2] == record(["i": .null, "d": .null, "b": .null, "s": .null, "z": .null]))
   }
 
   @Test("a mixed column falls back to text and keeps every value as written")
   func mixedColumn() async throws {
     let provider = try await loadedCSV("v\n1\n2.5\nthree\n")
-    #expect(provider.allItems[0].map { $0.value(atPath: ["v"]) } == [.string("1"), .string("2.5"), .string("three")])
+    #expect(
+      provider.allItems[0].map { $0.value(atPath: ["v"]) } == [
+        .string("1"), .string("2.5"), .string("three"),
+      ])
   }
 
   @Test("the delimiter option splits on another character")
@@ -43,7 +53,8 @@ struct CSVReaderTests {
   @Test("a row with the wrong number of fields is an error naming the line")
   func raggedRow() async throws {
     let provider = CSVProvider(path: try temporaryFile("a,b\n1,2\n3\n"))
-    await #expect(throws: DataSourceError.csvRaggedRow(path: provider.path, line: 3, fields: 1, expected: 2)) {
+    await #expect(throws: DataSourceError.csvRaggedRow(path: provider.path, line: 3, fields: 1, expected: 2))
+    {
       try await provider.load()
     }
     #expect(provider.loadState == .error)
@@ -52,14 +63,18 @@ struct CSVReaderTests {
   @Test("an unterminated quote names the line it opened on")
   func unterminatedQuote() async throws {
     let provider = CSVProvider(path: try temporaryFile("a\n\"open\n"))
-    await #expect(throws: DataSourceError.csvUnterminatedQuote(path: provider.path, line: 2)) { try await provider.load() }
+    await #expect(throws: DataSourceError.csvUnterminatedQuote(path: provider.path, line: 2)) {
+      try await provider.load()
+    }
   }
 
   @Test("invalid UTF-8 is an error naming the line")
   func invalidUTF8() async throws {
     let path = try temporaryFile("")
     try Data([0x61, 0x0A, 0x62, 0xFF, 0x0A]).write(to: URL(fileURLWithPath: path))
-    await #expect(throws: DataSourceError.invalidUTF8(path: path, line: 2)) { try await CSVProvider(path: path).load() }
+    await #expect(throws: DataSourceError.invalidUTF8(path: path, line: 2)) {
+      try await CSVProvider(path: path).load()
+    }
   }
 
   @Test("missing files and directories are errors, not crashes")
@@ -67,15 +82,17 @@ struct CSVReaderTests {
     await #expect(throws: DataSourceError.fileNotFound(path: "/nonexistent/x.csv")) {
       try await CSVProvider(path: "/nonexistent/x.csv").load()
     }
-    await #expect(throws: DataSourceError.isDirectory(path: "/tmp")) { try await CSVProvider(path: "/tmp").load() }
+    await #expect(throws: DataSourceError.isDirectory(path: "/tmp")) {
+      try await CSVProvider(path: "/tmp").load()
+    }
   }
 
-  @Test("numbers parse exactly", arguments: ["0.1", "123.456", "-7.25", "1e3", "2.5E-3", "12345678901234567890.5"])
+  @Test(
+    "numbers parse exactly",
+    arguments: ["0.1", "123.456", "-7.25", "1e3", "2.5E-3", "12345678901234567890.5"])
   func doubles(text: String) throws {
     var copy = text
     let parsed = copy.withUTF8 { CSVReader.parseDouble($0) }
     #expect(parsed == Double(text))
   }
 }
-
-import Foundation

@@ -18,7 +18,9 @@ struct DerivedProviderTests {
   @Test("sort is stable, and nulls sort last in either direction")
   func sortStableNullsLast() async throws {
     let base = ArrayProvider(people)
-    let ascending = DerivedProvider.sorted(base, label: "sort by age", sortKey: { $0.value(atPath: ["age"]) ?? .null }) { a, b in
+    let ascending = DerivedProvider.sorted(
+      base, label: "sort by age", sortKey: { $0.value(atPath: ["age"]) ?? .null }
+    ) { a, b in
       if a.isNull || b.isNull { return !a.isNull && b.isNull }
       return Value.compare(a, b) == .orderedAscending
     }
@@ -28,7 +30,9 @@ struct DerivedProviderTests {
 
   @Test("section by groups by key: keys ordered, items keep order, null key last")
   func sections() async throws {
-    let sectioned = DerivedProvider.sectioned(ArrayProvider(people), label: "section by team") { $0.value(atPath: ["team"]) ?? .null }
+    let sectioned = DerivedProvider.sectioned(ArrayProvider(people), label: "section by team") {
+      $0.value(atPath: ["team"]) ?? .null
+    }
     try await sectioned.load()
     #expect(names(sectioned) == [["Al", "Di"], ["Cy"], ["Bo"]])
     #expect((0..<3).map { sectioned.sectionKey($0) } == [.string("A"), .string("B"), .null])
@@ -45,7 +49,9 @@ struct DerivedProviderTests {
 
   @Test("where keeps sections and drops keyed sections left empty")
   func filterSections() async throws {
-    let sectioned = DerivedProvider.sectioned(ArrayProvider(people), label: "s") { $0.value(atPath: ["team"]) ?? .null }
+    let sectioned = DerivedProvider.sectioned(ArrayProvider(people), label: "s") {
+      $0.value(atPath: ["team"]) ?? .null
+    }
     let filtered = DerivedProvider.filter(sectioned, label: "where") { $0.value(atPath: ["age"]) == .int(30) }
     try await filtered.load()
     #expect(names(filtered) == [["Di"], ["Cy"]])
@@ -53,7 +59,9 @@ struct DerivedProviderTests {
 
   @Test("limit takes the first items across sections")
   func limit() async throws {
-    let sectioned = DerivedProvider.sectioned(ArrayProvider(people), label: "s") { $0.value(atPath: ["team"]) ?? .null }
+    let sectioned = DerivedProvider.sectioned(ArrayProvider(people), label: "s") {
+      $0.value(atPath: ["team"]) ?? .null
+    }
     let limited = DerivedProvider.limited(sectioned, label: "limit 3", count: 3)
     try await limited.load()
     #expect(names(limited) == [["Al", "Di"], ["Cy"]])

@@ -6,7 +6,8 @@ import Testing
 struct JSONProviderTests {
   @Test("records keep their field order")
   func fieldOrder() async throws {
-    let provider = JSONProvider(path: try temporaryFile(#"[{"z": 1, "a": 2, "m": {"y": true, "b": null}}]"#, suffix: ".json"))
+    let provider = JSONProvider(
+      path: try temporaryFile(#"[{"z": 1, "a": 2, "m": {"y": true, "b": null}}]"#, suffix: ".json"))
     try await provider.load()
     guard case .record(let first) = provider.items[0] else { Issue.record("not a record"); return }
     #expect(Array(first.fieldNames) == ["z", "a", "m"])
@@ -15,7 +16,8 @@ struct JSONProviderTests {
 
   @Test("JSON Lines: one value per line")
   func jsonLines() async throws {
-    let provider = JSONProvider(path: try temporaryFile("{\"a\": 1}\n{\"a\": 2, \"b\": \"x\"}\n", suffix: ".jsonl"))
+    let provider = JSONProvider(
+      path: try temporaryFile("{\"a\": 1}\n{\"a\": 2, \"b\": \"x\"}\n", suffix: ".jsonl"))
     try await provider.load()
     #expect(provider.items.count == 2)
     #expect(provider.knownFields == ["a", "b"])
@@ -23,7 +25,8 @@ struct JSONProviderTests {
 
   @Test("at reaches a nested array")
   func nestedArray() async throws {
-    let provider = JSONProvider(path: try temporaryFile(#"{"data": {"items": [1, 2, 3]}}"#, suffix: ".json"), at: ["data", "items"])
+    let provider = JSONProvider(
+      path: try temporaryFile(#"{"data": {"items": [1, 2, 3]}}"#, suffix: ".json"), at: ["data", "items"])
     try await provider.load()
     #expect(provider.items == [.int(1), .int(2), .int(3)])
     #expect(provider.knownFields == nil)
@@ -32,7 +35,10 @@ struct JSONProviderTests {
   @Test("a syntax error names line and column")
   func syntaxError() async throws {
     let provider = JSONProvider(path: try temporaryFile("[\n  {\"a\": 1,}\n]", suffix: ".json"))
-    await #expect(throws: DataSourceError.json(path: provider.path, line: 2, column: 11, message: "expected a field name in quotes")) {
+    await #expect(
+      throws: DataSourceError.json(
+        path: provider.path, line: 2, column: 11, message: "expected a field name in quotes")
+    ) {
       try await provider.load()
     }
   }
@@ -40,7 +46,9 @@ struct JSONProviderTests {
   @Test("a missing path and a non-list are errors")
   func pathErrors() async throws {
     let path = try temporaryFile(#"{"a": {"b": 3}}"#, suffix: ".json")
-    await #expect(throws: DataSourceError.jsonPathMissing(path: path, at: "x")) { try await JSONProvider(path: path, at: ["x"]).load() }
+    await #expect(throws: DataSourceError.jsonPathMissing(path: path, at: "x")) {
+      try await JSONProvider(path: path, at: ["x"]).load()
+    }
     await #expect(throws: DataSourceError.jsonNotAList(path: path, at: "a.b", found: "int")) {
       try await JSONProvider(path: path, at: ["a", "b"]).load()
     }
@@ -49,12 +57,15 @@ struct JSONProviderTests {
   @Test("deep nesting is refused, not a stack overflow")
   func deepNesting() async throws {
     let text = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
-    await #expect(throws: DataSourceError.self) { try await JSONProvider(path: try temporaryFile(text, suffix: ".json")).load() }
+    await #expect(throws: DataSourceError.self) {
+      try await JSONProvider(path: try temporaryFile(text, suffix: ".json")).load()
+    }
   }
 
   @Test("string escapes, surrogate pairs and numbers")
   func escapes() throws {
-    #expect(try JSONReader.parse(#"["a\nb", "\u00e9", "\ud83d\ude00", -1.5e2, 42]"#)
-      == .list([.string("a\nb"), .string("é"), .string("😀"), .double(-150), .int(42)]))
+    #expect(
+      try JSONReader.parse(#"["a\nb", "\u00e9", "\ud83d\ude00", -1.5e2, 42]"#)
+        == .list([.string("a\nb"), .string("é"), .string("😀"), .double(-150), .int(42)]))
   }
 }

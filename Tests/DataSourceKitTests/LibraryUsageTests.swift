@@ -26,12 +26,17 @@ struct LibraryUsageTests {
   @Test("a provider of structs, sectioned, with a presenter, a decorator and a composed source")
   func structItems() async throws {
     let contacts = ArrayProvider([
-      Contact(name: "Ada", city: "London"), Contact(name: "Grace", city: "New York"), Contact(name: "Alan", city: "London"),
+      Contact(name: "Ada", city: "London"), Contact(name: "Grace", city: "New York"),
+      Contact(name: "Alan", city: "London"),
     ])
     let byCity = DerivedProvider.sectioned(contacts, label: "section by city") { .string($0.city) }
     let rows = TableAdapter(
       provider: byCity,
-      presenter: ClosurePresenter<Contact>(style: .subtitle) { contact, _ in contact.name } detail: { contact, _ in contact.city })
+      presenter: ClosurePresenter<Contact>(style: .subtitle) { contact, _ in
+        contact.name
+      } detail: { contact, _ in
+        contact.city
+      })
     let titled = SupplementaryDecorator(wrapping: rows, kind: .header, label: "header") { section in
       "\(section.key?.description ?? "?") (\(section.count))"
     }
@@ -42,7 +47,8 @@ struct LibraryUsageTests {
     try await screen.load()
     #expect(screen.numberOfSections == 3)
     #expect(screen.indexPathIndependentItems == ["Me", "Ada", "Alan", "Grace"])
-    let text = Renderer.renderCells(ListView(dataSource: screen).layout(windows: [0..<4]), options: RenderOptions(width: 30))
+    let text = Renderer.renderCells(
+      ListView(dataSource: screen).layout(windows: [0..<4]), options: RenderOptions(width: 30))
     #expect(text.contains("│ London (2)                 │"))
     #expect(text.contains("│   London                   │"))
   }
@@ -51,6 +57,8 @@ struct LibraryUsageTests {
 extension ComposedDataSource where Item == LibraryUsageTests.Contact {
   /// Every item's name, section by section.
   var indexPathIndependentItems: [String] {
-    (0..<numberOfSections).flatMap { s in (0..<numberOfRows(inSection: s)).map { item(at: ItemPath(item: $0, section: s)).name } }
+    (0..<numberOfSections).flatMap { s in
+      (0..<numberOfRows(inSection: s)).map { item(at: ItemPath(item: $0, section: s)).name }
+    }
   }
 }

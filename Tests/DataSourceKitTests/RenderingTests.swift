@@ -4,9 +4,12 @@ import Testing
 
 @Suite("Text width and rendering")
 struct RenderingTests {
-  @Test("display width", arguments: [
-    ("abc", 3), ("Zoë", 3), ("e\u{301}", 1), ("李小龍", 6), ("😀", 2), ("👍🏽", 2), ("👨‍👩‍👧", 2), ("🇫🇷", 2), ("❤️", 2), ("", 0),
-  ])
+  @Test(
+    "display width",
+    arguments: [
+      ("abc", 3), ("Zoë", 3), ("e\u{301}", 1), ("李小龍", 6), ("😀", 2), ("👍🏽", 2), ("👨‍👩‍👧", 2), ("🇫🇷", 2), ("❤️", 2),
+      ("", 0),
+    ])
   func widths(text: String, width: Int) {
     #expect(TextWidth.of(text) == width)
   }
@@ -22,18 +25,24 @@ struct RenderingTests {
   func snapshot(_ items: [Value], style: CellStyle = .basic, detail: Bool = false) -> ViewSnapshot<Value> {
     let presenter = ClosurePresenter<Value>(style: style, accessory: .disclosure) { item, _ in
       item.value(atPath: ["name"])?.description ?? item.description
-    } detail: { item, _ in detail ? item.value(atPath: ["team"])?.description ?? "" : "" }
+    } detail: { item, _ in
+      detail ? item.value(atPath: ["team"])?.description ?? "" : ""
+    }
     let source = SupplementaryDecorator(
       wrapping: TableAdapter(provider: ArrayProvider(items), presenter: presenter), kind: .header, label: "h"
     ) { c in "People (\(c.count))" }
     return ListView(dataSource: source).layout(windows: [0..<items.count])
   }
 
-  let people = [record(["name": .string("Ada"), "team": .string("Research")]), record(["name": .string("李小龍"), "team": .string("Eng")])]
+  let people = [
+    record(["name": .string("Ada"), "team": .string("Research")]),
+    record(["name": .string("李小龍"), "team": .string("Eng")]),
+  ]
 
   @Test("box lines are all the requested width, CJK included")
   func boxWidth() {
-    let text = Renderer.render(snapshot(people, style: .value1, detail: true), options: RenderOptions(width: 40))
+    let text = Renderer.render(
+      snapshot(people, style: .value1, detail: true), options: RenderOptions(width: 40))
     let lines = text.split(separator: "\n")
     #expect(lines.count == 6)
     #expect(lines.allSatisfy { TextWidth.of(String($0)) == 40 })
@@ -42,34 +51,43 @@ struct RenderingTests {
 
   @Test("subtitle puts the detail on its own line")
   func subtitle() {
-    let text = Renderer.render(snapshot(people, style: .subtitle, detail: true), options: RenderOptions(mode: .plain, width: 30))
-    #expect(text == "People (2)\n  Ada                        ›\n    Research\n  李小龍                     ›\n    Eng\n")
+    let text = Renderer.render(
+      snapshot(people, style: .subtitle, detail: true), options: RenderOptions(mode: .plain, width: 30))
+    #expect(
+      text
+        == "People (2)\n  Ada                        ›\n    Research\n  李小龍                     ›\n    Eng\n")
   }
 
   @Test("json keeps sections, headers and item values")
   func json() {
     let text = Renderer.render(snapshot(people), options: RenderOptions(mode: .json))
-    #expect(text == """
-      [
-        {"header": "People (2)", "footer": null, "items": [
-          {"name": "Ada", "team": "Research"},
-          {"name": "李小龍", "team": "Eng"}
-        ]}
-      ]
+    #expect(
+      text == """
+        [
+          {"header": "People (2)", "footer": null, "items": [
+            {"name": "Ada", "team": "Research"},
+            {"name": "李小龍", "team": "Eng"}
+          ]}
+        ]
 
-      """)
+        """)
   }
 
   @Test("csv quotes what needs quoting")
   func csv() {
-    let items = [record(["a": .string("x,y"), "b": .string("say \"hi\"")]), record(["a": .null, "b": .int(2)])]
+    let items = [
+      record(["a": .string("x,y"), "b": .string("say \"hi\"")]), record(["a": .null, "b": .int(2)]),
+    ]
     let text = Renderer.render(snapshot(items), options: RenderOptions(mode: .csv))
     #expect(text == "a,b\n\"x,y\",\"say \"\"hi\"\"\"\n,2\n")
   }
 
   @Test("a record table right-aligns numbers and fits the width")
   func recordTable() {
-    let items = [record(["n": .int(5), "s": .string("a long piece of text that will not fit")]), record(["n": .int(123), "s": .null])]
+    let items = [
+      record(["n": .int(5), "s": .string("a long piece of text that will not fit")]),
+      record(["n": .int(123), "s": .null]),
+    ]
     let text = Renderer.render(snapshot(items), options: RenderOptions(width: 30, showsFields: true))
     let lines = text.split(separator: "\n").map(String.init)
     #expect(lines.allSatisfy { TextWidth.of($0) <= 30 })

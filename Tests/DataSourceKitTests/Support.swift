@@ -18,7 +18,9 @@ func loadedCSV(_ text: String, delimiter: Character = ",") async throws -> CSVPr
 extension DataProvider {
   /// Every item, section by section.
   var allItems: [[Item]] {
-    (0..<numberOfSections).map { s in (0..<numberOfItems(inSection: s)).map { item(at: ItemPath(item: $0, section: s)) } }
+    (0..<numberOfSections).map { s in
+      (0..<numberOfItems(inSection: s)).map { item(at: ItemPath(item: $0, section: s)) }
+    }
   }
 }
 

@@ -24,7 +24,9 @@ struct ViewTests {
       }
     }
     let provider = CountingProvider()
-    let view = ListView(dataSource: TableAdapter(provider: provider, presenter: ClosurePresenter(style: .basic) { i, _ in i.description }))
+    let view = ListView(
+      dataSource: TableAdapter(
+        provider: provider, presenter: ClosurePresenter(style: .basic) { i, _ in i.description }))
     let snapshot = view.layout(windows: [1000..<1020])
     #expect(snapshot.shownRows == 20)
     #expect(provider.asked == 20)
@@ -53,7 +55,8 @@ struct ViewTests {
   func decoratorOrder() {
     let base = table([.string("a")])
     let inner = SupplementaryDecorator(wrapping: base, kind: .header, label: "h1") { _ in "inner" }
-    let footer = SupplementaryDecorator(wrapping: inner, kind: .footer, label: "f1") { c in "\(c.count) items" }
+    let footer = SupplementaryDecorator(wrapping: inner, kind: .footer, label: "f1") { c in "\(c.count) items"
+    }
     let outer = SupplementaryDecorator(wrapping: footer, kind: .header, label: "h2") { _ in "outer" }
     let lastFooter = SupplementaryDecorator(wrapping: outer, kind: .footer, label: "f2") { _ in "end" }
     #expect(lastFooter.supplementaryLines(.header, inSection: 0) == ["outer", "inner"])
@@ -62,10 +65,19 @@ struct ViewTests {
 
   @Test("compose stacks the children's sections, each keeping its own cells")
   func compose() async throws {
-    let menu = SupplementaryDecorator(wrapping: table([.string("Profile")]), kind: .header, label: "h") { _ in "Menu" }
-    let sectioned = DerivedProvider.sectioned(ArrayProvider([Value.int(1), .int(2), .int(1)]), label: "s") { $0 }
+    let menu = SupplementaryDecorator(wrapping: table([.string("Profile")]), kind: .header, label: "h") { _ in
+      "Menu"
+    }
+    let sectioned = DerivedProvider.sectioned(ArrayProvider([Value.int(1), .int(2), .int(1)]), label: "s") {
+      $0
+    }
     let numbers = TableAdapter(
-      provider: sectioned, presenter: ClosurePresenter(style: .subtitle) { i, p in "#\(p.item + 1)" } detail: { i, _ in i.description })
+      provider: sectioned,
+      presenter: ClosurePresenter(style: .subtitle) { i, p in
+        "#\(p.item + 1)"
+      } detail: { i, _ in
+        i.description
+      })
     let composed = ComposedDataSource<Value>([menu, numbers])
     try await composed.load()
     #expect(composed.numberOfSections == 3)

@@ -5,7 +5,9 @@ import Testing
 
 @Suite("Help")
 struct HelpTests {
-  static let examples: [(String, String)] = HelpCatalogue.topics.flatMap { topic in topic.examples.map { (topic.name, $0) } }
+  static let examples: [(String, String)] = HelpCatalogue.topics.flatMap { topic in
+    topic.examples.map { (topic.name, $0) }
+  }
 
   @Test("every help example runs without an error", arguments: examples)
   func exampleRuns(topic: String, example: String) async {
@@ -18,8 +20,12 @@ struct HelpTests {
     let document = try String(contentsOfFile: packageRoot + "/docs/LANGUAGE.md", encoding: .utf8)
     for topic in HelpCatalogue.topics {
       #expect(document.contains("### \(topic.name)\n"), "docs/LANGUAGE.md has no section for '\(topic.name)'")
-      for line in topic.syntax { #expect(document.contains(line), "docs/LANGUAGE.md lacks the syntax '\(line)'") }
-      for example in topic.examples { #expect(document.contains(example), "docs/LANGUAGE.md lacks the example:\n\(example)") }
+      for line in topic.syntax {
+        #expect(document.contains(line), "docs/LANGUAGE.md lacks the syntax '\(line)'")
+      }
+      for example in topic.examples {
+        #expect(document.contains(example), "docs/LANGUAGE.md lacks the example:\n\(example)")
+      }
     }
   }
 

@@ -18,10 +18,12 @@ struct LexerParserTests {
   @Test("tokens: numbers, ranges, strings with escapes, comments")
   func tokens() {
     let kinds = Lexer.tokenize("x 0..10 -3 2.5 1_000 \"a\\tb\\u{1F600}\" # c").map(\.kind)
-    #expect(kinds == [
-      .identifier("x"), .int(0), .symbol(.dotDot), .int(10), .int(-3), .double(2.5), .int(1000), .string("a\tb😀"),
-      .endOfStatement, .endOfInput,
-    ])
+    #expect(
+      kinds == [
+        .identifier("x"), .int(0), .symbol(.dotDot), .int(10), .int(-3), .double(2.5), .int(1000),
+        .string("a\tb😀"),
+        .endOfStatement, .endOfInput,
+      ])
   }
 
   @Test("statements are separated by line ends and semicolons, each parsed on its own")
@@ -40,21 +42,56 @@ struct LexerParserTests {
     return "no error"
   }
 
-  @Test("error messages, with place and caret", arguments: [
-    ("shwo people", "s.dsh:1:1: error: unknown command or name 'shwo'; did you mean 'show'?\nshwo people\n^~~~"),
-    ("show p | wher x == 1", "s.dsh:1:10: error: expected a stage (where, sort by, section by, limit, header, footer); did you mean 'where'?, found 'wher'\nshow p | wher x == 1\n         ^~~~"),
-    ("let x = csv \"a.csv\" delimitr \";\"", "s.dsh:1:21: error: unknown option 'delimitr' for csv; did you mean 'delimiter'?\nlet x = csv \"a.csv\" delimitr \";\"\n                    ^~~~~~~~"),
-    ("let t = cell subtitel \"{a}\"", "s.dsh:1:14: error: unknown cell style 'subtitel'; did you mean 'subtitle'?\nlet t = cell subtitel \"{a}\"\n             ^~~~~~~~"),
-    ("show p as tabel", "s.dsh:1:11: error: unknown output mode 'tabel'; modes: box, plain, markdown, csv, json\nshow p as tabel\n          ^~~~~"),
-    ("let s = \"abc", "s.dsh:1:9: error: string is never closed; add a '\"' before the end of the line\nlet s = \"abc\n        ^~~~"),
-    ("show p | where a = 1", "s.dsh:1:18: error: expected '==' to compare, found '='\nshow p | where a = 1\n                 ^"),
-    ("let in = 3", "s.dsh:1:5: error: 'in' is a reserved word and cannot name a binding\nlet in = 3\n    ^~"),
-    ("show range 10..2", "s.dsh:1:12: error: range 10..2 is backwards; write the smaller bound first\nshow range 10..2\n           ^~~~~"),
-    ("show p | limit -1", "s.dsh:1:16: error: limit must be zero or more, not -1\nshow p | limit -1\n               ^~"),
-    ("let x = 12ab", "s.dsh:1:9: error: '12ab' is not a number\nlet x = 12ab\n        ^~~~"),
-    ("let x = \"a\\qb\"", "s.dsh:1:11: error: unknown escape '\\q' in string; use \\n, \\t, \\\", \\\\ or \\u{…}\nlet x = \"a\\qb\"\n          ^~"),
-    ("show 李 @", "s.dsh:1:8: error: unexpected character '@'\nshow 李 @\n        ^"),
-  ])
+  @Test(
+    "error messages, with place and caret",
+    arguments: [
+      (
+        "shwo people",
+        "s.dsh:1:1: error: unknown command or name 'shwo'; did you mean 'show'?\nshwo people\n^~~~"
+      ),
+      (
+        "show p | wher x == 1",
+        "s.dsh:1:10: error: expected a stage (where, sort by, section by, limit, header, footer); did you mean 'where'?, found 'wher'\nshow p | wher x == 1\n         ^~~~"
+      ),
+      (
+        "let x = csv \"a.csv\" delimitr \";\"",
+        "s.dsh:1:21: error: unknown option 'delimitr' for csv; did you mean 'delimiter'?\nlet x = csv \"a.csv\" delimitr \";\"\n                    ^~~~~~~~"
+      ),
+      (
+        "let t = cell subtitel \"{a}\"",
+        "s.dsh:1:14: error: unknown cell style 'subtitel'; did you mean 'subtitle'?\nlet t = cell subtitel \"{a}\"\n             ^~~~~~~~"
+      ),
+      (
+        "show p as tabel",
+        "s.dsh:1:11: error: unknown output mode 'tabel'; modes: box, plain, markdown, csv, json\nshow p as tabel\n          ^~~~~"
+      ),
+      (
+        "let s = \"abc",
+        "s.dsh:1:9: error: string is never closed; add a '\"' before the end of the line\nlet s = \"abc\n        ^~~~"
+      ),
+      (
+        "show p | where a = 1",
+        "s.dsh:1:18: error: expected '==' to compare, found '='\nshow p | where a = 1\n                 ^"
+      ),
+      (
+        "let in = 3",
+        "s.dsh:1:5: error: 'in' is a reserved word and cannot name a binding\nlet in = 3\n    ^~"
+      ),
+      (
+        "show range 10..2",
+        "s.dsh:1:12: error: range 10..2 is backwards; write the smaller bound first\nshow range 10..2\n           ^~~~~"
+      ),
+      (
+        "show p | limit -1",
+        "s.dsh:1:16: error: limit must be zero or more, not -1\nshow p | limit -1\n               ^~"
+      ),
+      ("let x = 12ab", "s.dsh:1:9: error: '12ab' is not a number\nlet x = 12ab\n        ^~~~"),
+      (
+        "let x = \"a\\qb\"",
+        "s.dsh:1:11: error: unknown escape '\\q' in string; use \\n, \\t, \\\", \\\\ or \\u{…}\nlet x = \"a\\qb\"\n          ^~"
+      ),
+      ("show 李 @", "s.dsh:1:8: error: unexpected character '@'\nshow 李 @\n        ^"),
+    ])
   func errors(source: String, expected: String) {
     #expect(errorText(source) == expected)
   }

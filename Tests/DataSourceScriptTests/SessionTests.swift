@@ -21,39 +21,44 @@ struct SessionTests {
   func unknownField() async {
     let (_, output, ok) = await run(Self.people + "let t = table people with cell basic \"{nmae}\"")
     #expect(!ok)
-    #expect(output.errors == """
-      test.dsh:2:40: error: no field 'nmae' in people; did you mean 'name'?
-      let t = table people with cell basic "{nmae}"
-                                             ^~~~
+    #expect(
+      output.errors == """
+        test.dsh:2:40: error: no field 'nmae' in people; did you mean 'name'?
+        let t = table people with cell basic "{nmae}"
+                                               ^~~~
 
-      """)
+        """)
   }
 
   @Test("a template bound earlier is blamed where it is used")
   func templateFromBinding() async {
-    let (_, output, _) = await run(Self.people + "let row = cell basic \"{agee}\"\nlet t = table people with row")
+    let (_, output, _) = await run(
+      Self.people + "let row = cell basic \"{agee}\"\nlet t = table people with row")
     #expect(output.errors.hasPrefix("test.dsh:3:27: error: no field 'agee' in people; did you mean 'age'?"))
   }
 
   @Test("a bare expression prints its summary; vars lists bindings in order")
   func summaries() async {
     let (_, output, ok) = await run(
-      Self.people + "let t = table people | section by team with cell basic \"{name}\"\nt\nvars\nlet n = 3\nn")
+      Self.people + "let t = table people | section by team with cell basic \"{name}\"\nt\nvars\nlet n = 3\nn"
+    )
     #expect(ok)
-    #expect(output.text == """
-      t: table · 10 rows in 4 sections · loaded
-      people: csv provider · 10 items in 1 section · fields id, name, email, team, age, active, joined · key id · loaded
-      t: table · 10 rows in 4 sections · loaded
-      n: 3
+    #expect(
+      output.text == """
+        t: table · 10 rows in 4 sections · loaded
+        people: csv provider · 10 items in 1 section · fields id, name, email, team, age, active, joined · key id · loaded
+        t: table · 10 rows in 4 sections · loaded
+        n: 3
 
-      """)
+        """)
   }
 
   @Test("where: comparisons, contains, in, and/or/not, nulls compare as missing")
   func predicates() async {
     func names(_ predicate: String) async -> String {
       let (_, output, _) = await run(Self.people + "show people | where \(predicate) as csv")
-      return output.text.split(separator: "\n").dropFirst().map { $0.split(separator: ",")[0] }.joined(separator: " ")
+      return output.text.split(separator: "\n").dropFirst().map { $0.split(separator: ",")[0] }.joined(
+        separator: " ")
     }
     #expect(await names("age > 45") == "4 10")
     #expect(await names("team == null") == "7")
@@ -67,18 +72,27 @@ struct SessionTests {
 
   @Test("rows: a window, negative bounds from the end, out-of-range is an error")
   func rows() async {
-    let (_, output, _) = await run(Self.people + "show people rows -2.. as csv\nshow people rows 3..5 as csv\nshow people rows 11..")
-    #expect(output.text == "id,name,email,team,age,active,joined\n9,Margaret Hamilton,margaret@example.com,Engineering,38,,2016-10-10\n10,\"Edsger \"\"EWD\"\" Dijkstra\",edsger@example.com,Research,47,true,2014-05-05\nid,name,email,team,age,active,joined\n4,Katherine Johnson,katherine@example.com,Engineering,52,true,2015-06-30\n5,Tim Berners-Lee,tim@example.com,Design,29,true,2021-11-02\n")
-    #expect(output.errors.contains("test.dsh:4:13: error: rows 11.. are outside the view, which has 10 rows (0..10)"))
+    let (_, output, _) = await run(
+      Self.people + "show people rows -2.. as csv\nshow people rows 3..5 as csv\nshow people rows 11..")
+    #expect(
+      output.text
+        == "id,name,email,team,age,active,joined\n9,Margaret Hamilton,margaret@example.com,Engineering,38,,2016-10-10\n10,\"Edsger \"\"EWD\"\" Dijkstra\",edsger@example.com,Research,47,true,2014-05-05\nid,name,email,team,age,active,joined\n4,Katherine Johnson,katherine@example.com,Engineering,52,true,2015-06-30\n5,Tim Berners-Lee,tim@example.com,Design,29,true,2021-11-02\n"
+    )
+    #expect(
+      output.errors.contains(
+        "test.dsh:4:13: error: rows 11.. are outside the view, which has 10 rows (0..10)"))
   }
 
   @Test("settings: values checked, a bad value changes nothing")
   func settings() async {
-    let (session, output, ok) = await run("set width 50\nset width 5\nset mode markdown\nset maxrows -1\nset color sometimes\nset timer on\nset timer off")
+    let (session, output, ok) = await run(
+      "set width 50\nset width 5\nset mode markdown\nset maxrows -1\nset color sometimes\nset timer on\nset timer off"
+    )
     #expect(!ok)
     #expect(session.settings.width == 50)
     #expect(session.settings.mode == .markdown)
-    #expect(output.errors.contains("'5' is not a value for width; expected a number from 20 to 1000, or auto"))
+    #expect(
+      output.errors.contains("'5' is not a value for width; expected a number from 20 to 1000, or auto"))
     #expect(output.errors.contains("'sometimes' is not a value for color; expected auto, on or off"))
   }
 
@@ -95,7 +109,8 @@ struct SessionTests {
   @Test("maxrows shows the first and last rows of a long view on a terminal")
   func maxRows() async {
     let output = CapturedOutput()
-    let session = Session(environment: Environment(isTerminal: true, terminalWidth: { 40 }, noColor: true), output: output)
+    let session = Session(
+      environment: Environment(isTerminal: true, terminalWidth: { 40 }, noColor: true), output: output)
     await run("set maxrows 4\nshow range 0..100 as plain", in: session)
     #expect(output.text == "value\n    0\n    1\n⋮\n   98\n   99\n100 rows (4 shown)\n")
   }
@@ -110,17 +125,20 @@ struct SessionTests {
   @Test("describe shows decorators in order, the presenter and the provider chain")
   func describe() async {
     let (_, output, _) = await run(
-      Self.people + "describe table people | where age > 30 | section by team with cell basic \"{name}\" | header \"{section}\" | footer \"{count}\"")
-    #expect(output.text == """
-      footer "{count}"
-      └─ header "{section}"
-         └─ table  (3 sections, 8 rows)
-            ├─ cell basic "{name}"
-            └─ section by team  (3 sections, 8 items, loaded)
-               └─ where age > 30  (1 section, 8 items, loaded)
-                  └─ csv "Scripts/data/people.csv"  (1 section, 10 items, loaded)
+      Self.people
+        + "describe table people | where age > 30 | section by team with cell basic \"{name}\" | header \"{section}\" | footer \"{count}\""
+    )
+    #expect(
+      output.text == """
+        footer "{count}"
+        └─ header "{section}"
+           └─ table  (3 sections, 8 rows)
+              ├─ cell basic "{name}"
+              └─ section by team  (3 sections, 8 items, loaded)
+                 └─ where age > 30  (1 section, 8 items, loaded)
+                    └─ csv "Scripts/data/people.csv"  (1 section, 10 items, loaded)
 
-      """)
+        """)
   }
 }
 

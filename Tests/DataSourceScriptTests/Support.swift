@@ -18,7 +18,9 @@ let packageRoot: String = {
 
 /// Runs `text` as a script named `test.dsh` in a fresh (or given) session.
 @discardableResult
-func run(_ text: String, in session: Session? = nil) async -> (session: Session, output: CapturedOutput, ok: Bool) {
+func run(_ text: String, in session: Session? = nil) async -> (
+  session: Session, output: CapturedOutput, ok: Bool
+) {
   let output = (session?.output as? CapturedOutput) ?? CapturedOutput()
   let session = session ?? Session(environment: Environment(workingDirectory: packageRoot), output: output)
   let ok = await session.run(SourceFile(name: "test.dsh", text: text))

@@ -7,13 +7,14 @@ struct BatchTests {
   func stdinScript() throws {
     let result = try DSHProcess.run([], input: "let a = [1, 2]\na\nshow b\n")
     #expect(result.status == 1)
-    #expect(result.output == """
-      a: array provider · 2 items in 1 section · loaded
-      <stdin>:3:6: error: no binding named 'b'
-      show b
-           ^
+    #expect(
+      result.output == """
+        a: array provider · 2 items in 1 section · loaded
+        <stdin>:3:6: error: no binding named 'b'
+        show b
+             ^
 
-      """)
+        """)
   }
 
   @Test("-c runs statements in order, after the scripts; errors name -c")

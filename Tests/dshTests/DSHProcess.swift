@@ -32,7 +32,9 @@ enum DSHProcess {
 
   /// Runs dsh with `arguments` from the package root, `input` on standard input, and standard
   /// output and error going to one pipe (dsh writes unbuffered, so their order is kept).
-  static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:]) throws -> Result {
+  static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:]) throws
+    -> Result
+  {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = arguments

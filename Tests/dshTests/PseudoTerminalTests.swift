@@ -61,9 +61,11 @@ final class PseudoTerminal {
 
   func occurrences(of text: String) -> Int { screen.components(separatedBy: text).count - 1 }
 
-  /// Waits for the `count`th prompt and for the line editor to hold the terminal (canonical
-  /// mode off). libedit shows the prompt a moment before it switches modes, and a ^D typed in
-  /// between would reach the terminal driver as end-of-file and be lost.
+  /// Waits for the `count`th prompt and for the line editor to hold the terminal (canonical mode
+  /// off).
+  ///
+  /// libedit shows the prompt a moment before it switches modes, and a ^D typed in between would
+  /// reach the terminal driver as end-of-file and be lost.
   @discardableResult
   func waitForPrompt(_ prompt: String = "dsh> ", count: Int = 1, seconds: Double = 10) -> Bool {
     guard waitFor(prompt, count: count, seconds: seconds) else { return false }

@@ -1,9 +1,11 @@
 import Foundation
 import Testing
 
-/// Golden tests of whole scripts: each `Transcripts/NAME.dsh` runs through the real binary in
-/// batch mode, and its output (standard output and error, in order, then `[exit N]`) must equal
-/// `Transcripts/NAME.out`. Run with `DSH_RECORD=1` to write the .out files anew.
+/// Golden tests of whole scripts: each `Transcripts/NAME.dsh` runs through the real binary in batch
+/// mode, and its output (standard output and error, in order, then `[exit N]`) must equal
+/// `Transcripts/NAME.out`.
+///
+/// Run with `DSH_RECORD=1` to write the .out files anew.
 @Suite("Transcripts")
 struct TranscriptTests {
   static let folder = DSHProcess.packageRoot + "/Tests/dshTests/Transcripts"
@@ -27,6 +29,9 @@ struct TranscriptTests {
       return
     }
     let expected = (try? String(contentsOfFile: expectedPath, encoding: .utf8)) ?? ""
-    #expect(actual == expected, "\(name).out differs (- expected, + actual); DSH_RECORD=1 re-records:\n\(lineDiff(expected: expected, actual: actual))")
+    #expect(
+      actual == expected,
+      "\(name).out differs (- expected, + actual); DSH_RECORD=1 re-records:\n\(lineDiff(expected: expected, actual: actual))"
+    )
   }
 }

@@ -90,7 +90,9 @@ public final class ComposedDataSource<Item>: SectionedDataSource {
   /// The strongest state of the children: loading > refreshing > error > noContent > loaded > initial.
   public var loadState: LoadState {
     let strength: [LoadState] = [.initial, .loaded, .noContent, .error, .refreshing, .loading]
-    return children.map(\.loadState).max { strength.firstIndex(of: $0) ?? 0 < strength.firstIndex(of: $1) ?? 0 }
+    return children.map(\.loadState).max {
+      strength.firstIndex(of: $0) ?? 0 < strength.firstIndex(of: $1) ?? 0
+    }
       ?? .loaded
   }
 

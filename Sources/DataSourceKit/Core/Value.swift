@@ -82,7 +82,9 @@ extension Value: CustomStringConvertible {
     case .string(let s): JSONWriter.quoted(s)
     case .list(let items): "[" + items.map(\.literalText).joined(separator: ", ") + "]"
     case .record(let record):
-      "{" + record.fields.map { "\(Value.literalKey($0.name)): \($0.value.literalText)" }.joined(separator: ", ")
+      "{"
+        + record.fields.map { "\(Value.literalKey($0.name)): \($0.value.literalText)" }.joined(
+          separator: ", ")
         + "}"
     default: description
     }
@@ -136,14 +138,16 @@ extension Value: Hashable {
 }
 
 extension Value {
-  /// Orders two values for `sort by` and `section by`: numbers by value, strings by Unicode
-  /// order, `false < true`; values of different kinds by kind. `null` is handled by callers
-  /// (it sorts last whatever the direction).
+  /// Orders two values for `sort by` and `section by`: numbers by value, strings by Unicode order,
+  /// `false < true`; values of different kinds by kind.
+  ///
+  /// `null` is handled by callers (it sorts last whatever the direction).
   ///
   /// - Complexity: O(1) for scalars; O(n) for strings, lists and records.
   public static func compare(_ lhs: Value, _ rhs: Value) -> ComparisonResult {
     switch (lhs, rhs) {
-    case (.int(let a), .int(let b)): return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+    case (.int(let a), .int(let b)):
+      return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
     case (.string(let a), .string(let b)):
       return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
     case (.bool(let a), .bool(let b)):

@@ -1,9 +1,10 @@
 import Foundation
 
-/// Reads RFC 4180 CSV into a ``ColumnTable``: a header row, quoted fields that hold
-/// delimiters, quotes (`""`) and newlines, CRLF or LF line ends, an optional UTF-8 BOM.
-/// Each column's type is inferred from all of its values: int, double, bool or string, and an
-/// empty field is null.
+/// Reads RFC 4180 CSV into a ``ColumnTable``: a header row, quoted fields that hold delimiters,
+/// quotes (`""`) and newlines, CRLF or LF line ends, an optional UTF-8 BOM.
+///
+/// Each column's type is inferred from all of its values: int, double, bool or string, and an empty
+/// field is null.
 enum CSVReader {
   private static let quote = UInt8(ascii: "\"")
   private static let newline = UInt8(ascii: "\n")
@@ -41,7 +42,9 @@ enum CSVReader {
     // The header row.
     var headerRefs: [(Int, Int, Bool)] = []
     guard position < end else { throw DataSourceError.csvEmptyFile(path: path) }
-    position = try scanRow(bytes, from: position, path: path, delimiter: delimiter) { headerRefs.append(($0, $1, $2)) }
+    position = try scanRow(bytes, from: position, path: path, delimiter: delimiter) {
+      headerRefs.append(($0, $1, $2))
+    }
     var names: [String] = []
     for (i, (start, length, escaped)) in headerRefs.enumerated() {
       let field = UnsafeBufferPointer(rebasing: bytes[start..<start + length])
@@ -72,7 +75,8 @@ enum CSVReader {
       }
       let rowStart = position
       var column = 0
-      position = try scanRow(bytes, from: position, path: path, delimiter: delimiter) { start, length, escaped in
+      position = try scanRow(bytes, from: position, path: path, delimiter: delimiter) {
+        start, length, escaped in
         if column < width { refs[column].append(start: start, length: length, escaped: escaped) }
         column += 1
       }
@@ -85,8 +89,10 @@ enum CSVReader {
     return (names, refs, rows)
   }
 
-  /// Scans one row from `start`, calling `field` with each field's start, length and whether it
-  /// holds doubled quotes. Returns the position after the row's line end.
+  /// Scans one row from `start`, calling `field` with each field's start, length and whether it holds
+  /// doubled quotes.
+  ///
+  /// Returns the position after the row's line end.
   @inline(__always)
   private static func scanRow(
     _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, path: String, delimiter: UInt8,

@@ -107,7 +107,9 @@ final class TextColumn: Column, @unchecked Sendable {
 }
 
 /// Rows stored by column: typed arrays for numbers and booleans, byte ranges into the file for
-/// text. Records are made only when a row is asked for.
+/// text.
+///
+/// Records are made only when a row is asked for.
 final class ColumnTable: @unchecked Sendable {
   // Immutable after init.
   let schema: Schema

@@ -152,7 +152,8 @@ extension DerivedProvider {
         let take = min(remaining, base.numberOfItems(inSection: section))
         let start = offsets.starts[section]
         if take > 0 || base.sectionKey(section) == nil {
-          sections.append(DerivedSection(key: base.sectionKey(section), baseIndices: Array(start..<start + take)))
+          sections.append(
+            DerivedSection(key: base.sectionKey(section), baseIndices: Array(start..<start + take)))
         }
         remaining -= take
       }

@@ -121,7 +121,8 @@ public final class JSONProvider: DataProvider, CompositionNode {
   public func item(at itemPath: ItemPath) -> Value { items[itemPath.item] }
 
   public var nodeTitle: String {
-    "json \(JSONWriter.quoted(displayPath))" + (at.isEmpty ? "" : " at \(JSONWriter.quoted(at.joined(separator: ".")))")
+    "json \(JSONWriter.quoted(displayPath))"
+      + (at.isEmpty ? "" : " at \(JSONWriter.quoted(at.joined(separator: ".")))")
   }
   public var nodeDetail: String? { countsDetail }
 }

@@ -92,10 +92,14 @@ struct JSONReader {
     }
     while true {
       skipWhitespace()
-      guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a field name in quotes") }
+      guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else {
+        throw fail("expected a field name in quotes")
+      }
       let name = try parseString()
       skipWhitespace()
-      guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':' after field name") }
+      guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else {
+        throw fail("expected ':' after field name")
+      }
       i += 1
       pairs.append((name, try parseValue()))
       skipWhitespace()

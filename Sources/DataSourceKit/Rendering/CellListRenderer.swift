@@ -8,7 +8,8 @@ struct CellListRenderer<Item> {
 
   /// Width of the value2 label column: the widest label shown, at most a third of the line.
   private var labelWidth: Int {
-    let widest = snapshot.sections.lazy.flatMap(\.rows)
+    let widest =
+      snapshot.sections.lazy.flatMap(\.rows)
       .filter { $0.cell.style == .value2 }
       .map { TextWidth.of($0.cell.detail ?? "") }.max() ?? 0
     return min(widest, max(4, contentWidth / 3))
@@ -54,9 +55,13 @@ struct CellListRenderer<Item> {
       for row in section.rows {
         if let previous, row.flatIndex != previous + 1 { out.line(boxed("⋮", style: out.dim)) }
         previous = row.flatIndex
-        for line in cellLines(row.cell, width: inner, labelWidth: labels, out: out) { out.line("│ " + line + " │") }
+        for line in cellLines(row.cell, width: inner, labelWidth: labels, out: out) {
+          out.line("│ " + line + " │")
+        }
       }
-      if let last = section.rows.last, last.itemPath.item < section.rowCount - 1 { out.line(boxed("⋮", style: out.dim)) }
+      if let last = section.rows.last, last.itemPath.item < section.rowCount - 1 {
+        out.line(boxed("⋮", style: out.dim))
+      }
       if !section.footer.isEmpty { out.line("├" + rule + "┤") }
       for line in section.footer { out.line(boxed(line, style: out.dim)) }
     }

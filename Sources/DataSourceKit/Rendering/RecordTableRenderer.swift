@@ -26,7 +26,8 @@ struct RecordTableRenderer {
   init(snapshot: ViewSnapshot<Value>, options: RenderOptions, collected: RecordTableCollector) {
     self.snapshot = snapshot
     self.options = options
-    table = ValueRows(names: collected.columns.names, cells: collected.cells, rightAligned: collected.kinds.rightAligned)
+    table = ValueRows(
+      names: collected.columns.names, cells: collected.cells, rightAligned: collected.kinds.rightAligned)
   }
 
   func render(into out: inout TextOutput) {
@@ -45,7 +46,9 @@ struct RecordTableRenderer {
     var widths = table.names.map(TextWidth.of)
     table.cells.maximumWidths(into: &widths)
     var total = widths.reduce(0, +)
-    while total > available, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[widest] > 3 {
+    while total > available, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }),
+      widths[widest] > 3
+    {
       widths[widest] -= 1
       total -= 1
     }
@@ -82,7 +85,9 @@ struct RecordTableRenderer {
     }
     func header(_ cells: [String]) -> String {
       var line = "│"
-      for (c, text) in cells.enumerated() { line += " " + out.bold(TextWidth.fit(text, to: widths[c])) + " │" }
+      for (c, text) in cells.enumerated() {
+        line += " " + out.bold(TextWidth.fit(text, to: widths[c])) + " │"
+      }
       return line
     }
     // Data rows are the hot path (a million rows is a normal request): written straight as bytes.
@@ -93,7 +98,8 @@ struct RecordTableRenderer {
       out.append(bytes: open)
       for c in 0..<widths.count {
         if c > 0 { out.append(bytes: separator) }
-        table.cells.write(row: row, column: c, width: widths[c], alignment: right[c] ? .right : .left, into: &out)
+        table.cells.write(
+          row: row, column: c, width: widths[c], alignment: right[c] ? .right : .left, into: &out)
       }
       out.append(bytes: close)
       out.endLine()
@@ -128,7 +134,8 @@ struct RecordTableRenderer {
   }
 
   private func gapRow(_ widths: [Int]) -> String {
-    "│" + widths.map { " " + TextWidth.fit("⋮", to: $0, alignment: .center) + " " }.joined(separator: "│") + "│"
+    "│" + widths.map { " " + TextWidth.fit("⋮", to: $0, alignment: .center) + " " }.joined(separator: "│")
+      + "│"
   }
 
   // MARK: Plain
@@ -155,7 +162,9 @@ struct RecordTableRenderer {
       if section.gapBefore { out.line("⋮") }
       for (p, piece) in pieces.enumerated() {
         if p > 0 { out.line("⋮") }
-        for offset in 0..<piece.flat.count { out.line(line(table.cells.texts(row: piece.arenaStart + offset))) }
+        for offset in 0..<piece.flat.count {
+          out.line(line(table.cells.texts(row: piece.arenaStart + offset)))
+        }
       }
       if section.gapAfter { out.line("⋮") }
       for f in section.footer { out.line(out.dim(TextWidth.truncate(f, to: options.width))) }
@@ -180,7 +189,9 @@ struct RecordTableRenderer {
       out.line(rule)
       for piece in pieces {
         for offset in 0..<piece.flat.count {
-          out.line("| " + table.cells.texts(row: piece.arenaStart + offset).map(escape).joined(separator: " | ") + " |")
+          out.line(
+            "| " + table.cells.texts(row: piece.arenaStart + offset).map(escape).joined(separator: " | ")
+              + " |")
         }
       }
       if !section.footer.isEmpty { out.line("") }
@@ -296,7 +307,10 @@ struct CellArena {
       plain = appendText(&text)
     }
     let length = bytes.count - start
-    cells.append(Cell(start: start, length: Int32(length), width: Int32(plain ? length : TextWidth.of(text(start, length)))))
+    cells.append(
+      Cell(
+        start: start, length: Int32(length), width: Int32(plain ? length : TextWidth.of(text(start, length))))
+    )
   }
 
   /// Appends a text's bytes; returns whether it is printable ASCII (then its width is its length).
@@ -309,7 +323,9 @@ struct CellArena {
   }
 
   private func text(_ start: Int, _ length: Int) -> String {
-    bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<start + length]), as: UTF8.self) }
+    bytes.withUnsafeBufferPointer {
+      String(decoding: UnsafeBufferPointer(rebasing: $0[start..<start + length]), as: UTF8.self)
+    }
   }
 
   func texts(row: Int) -> [String] {
@@ -334,7 +350,9 @@ struct CellArena {
     guard cellWidth <= width else {
       if cellWidth == Int(cell.length), width > 0 {
         // ASCII (one byte a column): cut on bytes.
-        bytes.withUnsafeBufferPointer { out.append(UnsafeBufferPointer(rebasing: $0[cell.start..<cell.start + width - 1])) }
+        bytes.withUnsafeBufferPointer {
+          out.append(UnsafeBufferPointer(rebasing: $0[cell.start..<cell.start + width - 1]))
+        }
         out.append(bytes: CellArena.ellipsis)
       } else {
         out.append(TextWidth.fit(text(cell.start, Int(cell.length)), to: width, alignment: alignment))
@@ -349,7 +367,9 @@ struct CellArena {
       case .center: (padding / 2, padding - padding / 2)
       }
     out.appendSpaces(before)
-    bytes.withUnsafeBufferPointer { out.append(UnsafeBufferPointer(rebasing: $0[cell.start..<cell.start + Int(cell.length)])) }
+    bytes.withUnsafeBufferPointer {
+      out.append(UnsafeBufferPointer(rebasing: $0[cell.start..<cell.start + Int(cell.length)]))
+    }
     out.appendSpaces(after)
   }
 }

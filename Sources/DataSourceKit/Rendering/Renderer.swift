@@ -29,7 +29,9 @@ public struct RenderOptions: Sendable {
   }
 }
 
-/// Turns a view snapshot into text. Every mode is a view of the same sections.
+/// Turns a view snapshot into text.
+///
+/// Every mode is a view of the same sections.
 public enum Renderer {
   /// The whole text at once.
   /// - Complexity: O(rows shown × fields).
@@ -42,7 +44,9 @@ public enum Renderer {
   /// Streams the text to `sink` in chunks of whole lines, so a million rows never sit in one
   /// buffer.
   /// - Complexity: O(rows shown × fields).
-  public static func render(_ snapshot: ViewSnapshot<Value>, options: RenderOptions, to sink: @escaping (String) -> Void) {
+  public static func render(
+    _ snapshot: ViewSnapshot<Value>, options: RenderOptions, to sink: @escaping (String) -> Void
+  ) {
     var out = TextOutput(color: options.color, sink: sink)
     defer { out.flush() }
     switch options.mode {
@@ -70,10 +74,11 @@ public enum Renderer {
     return collected.text
   }
 
-  /// Lays out `windows` of a view of records and draws them as a table of their fields,
-  /// keeping only the cells' text, never the items: a million rows cost their text, not a
-  /// million records. The fields must be known before the first row (as a CSV's are).
-  /// - Complexity: O(rows shown × fields) time; memory for the text of the rows shown.
+  /// Lays out `windows` of a view of records and draws them as a table of their fields, keeping only
+  /// the cells' text, never the items: a million rows cost their text, not a million records.
+  ///
+  /// The fields must be known before the first row (as a CSV's are). - Complexity: O(rows shown ×
+  /// fields) time; memory for the text of the rows shown.
   public static func renderFields(
     of view: ListView<Value>, fields: [String], windows: [Range<Int>], options: RenderOptions,
     to sink: @escaping (String) -> Void
@@ -102,7 +107,9 @@ public enum Renderer {
     for (i, section) in snapshot.sections.enumerated() {
       writer.writeRaw(i == 0 ? "\n  " : ",\n  ")
       writer.writeRaw("{\"header\": ")
-      writer.write(section.header.isEmpty ? (section.key.map { .string($0.description) } ?? .null) : supplementaryJSON(section.header))
+      writer.write(
+        section.header.isEmpty
+          ? (section.key.map { .string($0.description) } ?? .null) : supplementaryJSON(section.header))
       writer.writeRaw(", \"footer\": ")
       writer.write(supplementaryJSON(section.footer))
       writer.writeRaw(", \"items\": [")

@@ -81,7 +81,8 @@ public final class ListView<Item>: CellDequeuing {
   /// - Parameter visit: when given, each row is handed to it as it is laid out and not kept in
   ///   the snapshot, so a long window needs no memory for its items.
   /// - Complexity: O(sections + rows shown): rows outside the windows are never asked for.
-  public func layout(windows: [Range<Int>], visit: ((RowSnapshot<Item>) -> Void)? = nil) -> ViewSnapshot<Item> {
+  public func layout(windows: [Range<Int>], visit: ((RowSnapshot<Item>) -> Void)? = nil) -> ViewSnapshot<Item>
+  {
     stats = ViewStats()
     // Cells on screen scroll out: back to the pool for reuse.
     while firstVisible < visibleCells.count { recycleOldestVisibleCell() }
@@ -126,12 +127,14 @@ public final class ListView<Item>: CellDequeuing {
             index: section, key: dataSource.sectionKey(section), rowCount: count,
             header: dataSource.supplementaryLines(.header, inSection: section),
             footer: dataSource.supplementaryLines(.footer, inSection: section),
-            rows: rows, shownRanges: [rowsRange], gapBefore: rowsRange.lowerBound > start, gapAfter: gapAfter))
+            rows: rows, shownRanges: [rowsRange], gapBefore: rowsRange.lowerBound > start, gapAfter: gapAfter)
+        )
       }
     }
     visibleCells.removeFirst(firstVisible)
     firstVisible = 0
-    return ViewSnapshot(sections: sections, totalRows: total, shownRows: shown, fields: dataSource.knownFields)
+    return ViewSnapshot(
+      sections: sections, totalRows: total, shownRows: shown, fields: dataSource.knownFields)
   }
 
   private func recycleOldestVisibleCell() {
@@ -163,8 +166,10 @@ public final class ListView<Item>: CellDequeuing {
   }
 }
 
-/// Cells waiting for reuse, by reuse identifier. Most views use one or two kinds, so the kind
-/// asked for last is kept at hand and a dictionary lookup is made only when the kind changes.
+/// Cells waiting for reuse, by reuse identifier.
+///
+/// Most views use one or two kinds, so the kind asked for last is kept at hand and a dictionary
+/// lookup is made only when the kind changes.
 struct ReusePool {
   private var pools: [[TableCell]] = []
   private var indexByIdentifier: [String: Int] = [:]

@@ -15,7 +15,9 @@ public struct Diagnostic: Error, Sendable, Equatable {
 }
 
 extension Diagnostic {
-  /// The diagnostic as the user sees it:
+  /// The diagnostic as the user sees it.
+  ///
+  /// For example:
   ///
   ///     tour.dsh:3:14: error: no field 'nmae' in people; did you mean 'name'?
   ///     let t = table people with cell basic "{nmae}"
@@ -31,7 +33,8 @@ extension Diagnostic {
     let prefix = String(lineText.prefix(column - 1))
     let lineEndOffset = range.lowerBound + (lineText.utf8.count - prefix.utf8.count)
     let spanEnd = min(range.upperBound, lineEndOffset)
-    let spanText = source.text.utf8.count >= spanEnd && spanEnd > range.lowerBound
+    let spanText =
+      source.text.utf8.count >= spanEnd && spanEnd > range.lowerBound
       ? String(decoding: Array(source.text.utf8)[range.lowerBound..<spanEnd], as: UTF8.self) : ""
     let indent = String(repeating: " ", count: displayWidth(prefix))
     let tildes = max(0, displayWidth(spanText) - 1)

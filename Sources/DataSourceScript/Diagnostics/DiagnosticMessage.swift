@@ -1,8 +1,9 @@
 import DataSourceKit
 
-/// Every message the language shows, in one place: lowercase, no trailing period, with a
-/// "did you mean" where a likely fix is known. The switch has no `default`, so a new case
-/// cannot ship without its text.
+/// Every message the language shows, in one place: lowercase, no trailing period, with a "did you
+/// mean" where a likely fix is known.
+///
+/// The switch has no `default`, so a new case cannot ship without its text.
 public enum DiagnosticMessage: Sendable, Equatable {
   // Lexer
   case unexpectedCharacter(Character)
@@ -63,19 +64,25 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "unknown command or name '\(name)'" + Self.didYouMean(suggestion)
     case .unknownOption(let option, let command, let options, let suggestion):
       "unknown option '\(option)' for \(command)"
-        + (suggestion.map { "; did you mean '\($0)'?" } ?? (options.isEmpty ? "" : "; options: " + options.joined(separator: ", ")))
+        + (suggestion.map { "; did you mean '\($0)'?" }
+          ?? (options.isEmpty ? "" : "; options: " + options.joined(separator: ", ")))
     case .unknownCellStyle(let name, let suggestion):
-      "unknown cell style '\(name)'" + Self.didYouMean(suggestion, otherwise: "; styles: basic, subtitle, value1, value2")
+      "unknown cell style '\(name)'"
+        + Self.didYouMean(suggestion, otherwise: "; styles: basic, subtitle, value1, value2")
     case .unknownAccessory(let name, let suggestion):
-      "unknown accessory '\(name)'" + Self.didYouMean(suggestion, otherwise: "; accessories: disclosure, checkmark, none")
+      "unknown accessory '\(name)'"
+        + Self.didYouMean(suggestion, otherwise: "; accessories: disclosure, checkmark, none")
     case .unknownRenderMode(let name, let suggestion):
-      "unknown output mode '\(name)'" + Self.didYouMean(suggestion, otherwise: "; modes: box, plain, markdown, csv, json")
+      "unknown output mode '\(name)'"
+        + Self.didYouMean(suggestion, otherwise: "; modes: box, plain, markdown, csv, json")
     case .unknownSetting(let name, let suggestion):
-      "unknown setting '\(name)'" + Self.didYouMean(suggestion, otherwise: "; settings: mode, width, maxrows, color, timer")
+      "unknown setting '\(name)'"
+        + Self.didYouMean(suggestion, otherwise: "; settings: mode, width, maxrows, color, timer")
     case .invalidSettingValue(let setting, let value, let expected):
       "'\(value)' is not a value for \(setting); expected \(expected)"
     case .unknownHelpTopic(let topic, let suggestion):
-      "no help for '\(topic)'" + Self.didYouMean(suggestion, otherwise: "; type 'help' for the list of topics")
+      "no help for '\(topic)'"
+        + Self.didYouMean(suggestion, otherwise: "; type 'help' for the list of topics")
     case .stageAfterCell(let stage):
       "'\(stage)' works on a provider; put it before 'with', as in: table P | \(stage) … with CELL"
     case .duplicateOption(let option): "option '\(option)' is given twice"
@@ -93,7 +100,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "'\(stage)' works on a provider, not on \(found)"
     case .decoratorNeedsTable(let decorator, let found):
       "'\(decorator)' decorates a table or composed source, not \(found); make one with: table P with CELL | \(decorator) …"
-    case .emptyRange(let lower, let upper): "range \(lower)..\(upper) is backwards; write the smaller bound first"
+    case .emptyRange(let lower, let upper):
+      "range \(lower)..\(upper) is backwards; write the smaller bound first"
     case .rowsOutsideView(let window, let total):
       "rows \(window) are outside the view, which has \(total) row\(total == 1 ? "" : "s") (0..\(total))"
     case .invalidLimit(let n): "limit must be zero or more, not \(n)"

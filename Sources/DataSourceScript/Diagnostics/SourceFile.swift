@@ -32,7 +32,9 @@ public struct SourceFile: Sendable {
       position += 1
     }
     var lineEnd = lineStart
-    while lineEnd < utf8.endIndex, utf8[lineEnd] != UInt8(ascii: "\n") { lineEnd = utf8.index(after: lineEnd) }
+    while lineEnd < utf8.endIndex, utf8[lineEnd] != UInt8(ascii: "\n") {
+      lineEnd = utf8.index(after: lineEnd)
+    }
     let lineText = text[lineStart..<lineEnd]
     let column = text[lineStart..<index].count + 1
     return (line + firstLine, column, lineText)

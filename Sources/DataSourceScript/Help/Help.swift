@@ -6,7 +6,8 @@ extension Session {
     }
     guard let entry = HelpCatalogue.topic(named: topic.name) else {
       throw Diagnostic(
-        .unknownHelpTopic(topic.name, suggestion: suggestion(for: topic.name, among: HelpCatalogue.topics.map(\.name))),
+        .unknownHelpTopic(
+          topic.name, suggestion: suggestion(for: topic.name, among: HelpCatalogue.topics.map(\.name))),
         at: topic.range)
     }
     output.write(HelpCatalogue.text(of: entry))
@@ -34,7 +35,9 @@ extension HelpCatalogue {
     if !topic.examples.isEmpty {
       out += "\nExamples:\n"
       for example in topic.examples {
-        out += example.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n") + "\n"
+        out +=
+          example.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(
+            separator: "\n") + "\n"
         if topic.examples.count > 1 { out += "\n" }
       }
       if topic.examples.count > 1 { out.removeLast() }

@@ -16,36 +16,50 @@ public struct HelpTopic: Sendable {
   }
 }
 
-/// Every help topic. docs/LANGUAGE.md carries the same syntax and examples (a test checks it).
+/// Every help topic.
+///
+/// docs/LANGUAGE.md carries the same syntax and examples (a test checks it).
 public enum HelpCatalogue {
   static let people = "let people = csv \"Scripts/data/people.csv\" key id"
 
   public static let topics: [HelpTopic] = [
     HelpTopic(
       name: "let", group: .commands, syntax: ["let NAME = EXPRESSION"],
-      summary: "Binds a name to a provider, a cell, a table or a value. Binding again replaces the name; a failed statement leaves every binding as it was.",
-      examples: [people, "let adults = [{name: \"Ada\", age: 36}, {name: \"Tim\", age: 12}] | where age >= 18"]),
+      summary:
+        "Binds a name to a provider, a cell, a table or a value. Binding again replaces the name; a failed statement leaves every binding as it was.",
+      examples: [
+        people, "let adults = [{name: \"Ada\", age: 36}, {name: \"Tim\", age: 12}] | where age >= 18",
+      ]),
     HelpTopic(
-      name: "show", group: .commands, syntax: ["show EXPRESSION [rows A..B] [as box|plain|markdown|csv|json]"],
-      summary: "Prints a provider as a table of its fields, a table as its cells. `rows A..B` builds only that window of the flattened view (half-open; a negative bound counts from the end, an open one runs to the edge). On a terminal a long view shows its first and last rows (set maxrows).",
+      name: "show", group: .commands,
+      syntax: ["show EXPRESSION [rows A..B] [as box|plain|markdown|csv|json]"],
+      summary:
+        "Prints a provider as a table of its fields, a table as its cells. `rows A..B` builds only that window of the flattened view (half-open; a negative bound counts from the end, an open one runs to the edge). On a terminal a long view shows its first and last rows (set maxrows).",
       examples: [
         people + "\nshow people rows 0..3", people + "\nshow people rows -2.. as plain",
         "show table [\"Profile\", \"Settings\"] with cell basic \"{.}\" | header \"Menu\" as json",
       ]),
     HelpTopic(
       name: "describe", group: .commands, syntax: ["describe EXPRESSION"],
-      summary: "Prints the composition tree: adapters, decorators in order (outermost first), presenters and the provider chain, with counts and load states.",
-      examples: [people + "\ndescribe table people | sort by name with cell basic \"{name}\" | footer \"{count} people\""]),
+      summary:
+        "Prints the composition tree: adapters, decorators in order (outermost first), presenters and the provider chain, with counts and load states.",
+      examples: [
+        people
+          + "\ndescribe table people | sort by name with cell basic \"{name}\" | footer \"{count} people\""
+      ]),
     HelpTopic(
-      name: "vars", group: .commands, syntax: ["vars"], summary: "Lists every binding with its one-line summary.",
+      name: "vars", group: .commands, syntax: ["vars"],
+      summary: "Lists every binding with its one-line summary.",
       examples: [people + "\nvars"]),
     HelpTopic(
       name: "set", group: .commands,
       syntax: [
-        "set", "set mode box|plain|markdown|csv|json", "set width N|auto", "set maxrows N|auto", "set color auto|on|off",
+        "set", "set mode box|plain|markdown|csv|json", "set width N|auto", "set maxrows N|auto",
+        "set color auto|on|off",
         "set timer on|off",
       ],
-      summary: "Shows or changes a setting. width: columns for box and plain output (the terminal's, else 80). maxrows: rows a terminal shows of a long view, 0 for all (batch output is never cut). color: auto is on for a terminal unless NO_COLOR is set. timer: prints each statement's run time.",
+      summary:
+        "Shows or changes a setting. width: columns for box and plain output (the terminal's, else 80). maxrows: rows a terminal shows of a long view, 0 for all (batch output is never cut). color: auto is on for a terminal unless NO_COLOR is set. timer: prints each statement's run time.",
       examples: ["set mode markdown\nset width 100\nset", "set maxrows 0"]),
     HelpTopic(
       name: "source", group: .commands, syntax: ["source \"PATH\""],
@@ -59,58 +73,78 @@ public enum HelpCatalogue {
       examples: []),
     HelpTopic(
       name: "csv", group: .providers, syntax: ["csv \"PATH\" [key FIELD] [delimiter \"C\"]"],
-      summary: "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks, CRLF, a UTF-8 BOM) with a header row. Each column's type is inferred from all its values: int, double, bool or string; an empty field is null. `key` names the field that identifies a row.",
+      summary:
+        "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks, CRLF, a UTF-8 BOM) with a header row. Each column's type is inferred from all its values: int, double, bool or string; an empty field is null. `key` names the field that identifies a row.",
       examples: [people, "let semi = csv \"Scripts/data/scores.csv\" delimiter \";\"\nshow semi"]),
     HelpTopic(
       name: "json", group: .providers, syntax: ["json \"PATH\" [at \"A.B\"] [key FIELD]"],
-      summary: "Items of a JSON file: an array of records or values, JSON Lines, or the array found at a dotted path inside the document. Record fields keep their order.",
+      summary:
+        "Items of a JSON file: an array of records or values, JSON Lines, or the array found at a dotted path inside the document. Record fields keep their order.",
       examples: ["let teams = json \"Scripts/data/teams.json\" at \"teams\" key name\nshow teams"]),
     HelpTopic(
       name: "array", group: .providers, syntax: ["[VALUE, …] [key FIELD]", "array [VALUE, …] [key FIELD]"],
       summary: "Items written in place: a list of values or records.",
-      examples: ["show [1, 2, 3]", "let menu = array [{title: \"Profile\"}, {title: \"Settings\"}] key title"]),
+      examples: [
+        "show [1, 2, 3]", "let menu = array [{title: \"Profile\"}, {title: \"Settings\"}] key title",
+      ]),
     HelpTopic(
       name: "range", group: .providers, syntax: ["range A..B"],
       summary: "The integers from A up to, not including, B; computed on demand, never stored.",
       examples: ["show range 1..1000000 rows 0..3"]),
     HelpTopic(
       name: "where", group: .stages, syntax: ["PROVIDER | where PREDICATE"],
-      summary: "Keeps the items for which the predicate holds. Comparisons: == != < <= > >=, contains (text or list), in [list]; combine with and, or, not and parentheses. A field is a name, a dotted path (a.b) or . (the item). Nulls compare as missing: only == null and != null are true for them.",
-      examples: [people + "\nshow people | where active == true and age >= 30", people + "\nshow people | where team in [\"Design\", \"Research\"] or not (name contains \"a\")"]),
+      summary:
+        "Keeps the items for which the predicate holds. Comparisons: == != < <= > >=, contains (text or list), in [list]; combine with and, or, not and parentheses. A field is a name, a dotted path (a.b) or . (the item). Nulls compare as missing: only == null and != null are true for them.",
+      examples: [
+        people + "\nshow people | where active == true and age >= 30",
+        people + "\nshow people | where team in [\"Design\", \"Research\"] or not (name contains \"a\")",
+      ]),
     HelpTopic(
       name: "sort", group: .stages, syntax: ["PROVIDER | sort by FIELD [asc|desc], …"],
-      summary: "Sorts the items in each section by one or more fields; the sort is stable and nulls sort last either way.",
+      summary:
+        "Sorts the items in each section by one or more fields; the sort is stable and nulls sort last either way.",
       examples: [people + "\nshow people | sort by team, age desc"]),
     HelpTopic(
       name: "section", group: .stages, syntax: ["PROVIDER | section by FIELD [asc|desc]"],
-      summary: "Groups the items into sections by a field: sections ordered by key, items keep their order inside a section, a null key is a section of its own (last).",
+      summary:
+        "Groups the items into sections by a field: sections ordered by key, items keep their order inside a section, a null key is a section of its own (last).",
       examples: [people + "\nshow people | sort by name | section by team"]),
     HelpTopic(
       name: "limit", group: .stages, syntax: ["PROVIDER | limit N"],
       summary: "Keeps the first N items, across sections.", examples: [people + "\nshow people | limit 2"]),
     HelpTopic(
       name: "cell", group: .presentation,
-      syntax: ["cell basic|subtitle|value1|value2 \"TEMPLATE\" [detail \"TEMPLATE\"] [accessory disclosure|checkmark|none]"],
-      summary: "A presenter: how an item becomes a cell, after UIKit's cell styles. basic: one line; subtitle: the detail on a second line; value1: the detail right-aligned; value2: the detail as a narrow label before the text.",
+      syntax: [
+        "cell basic|subtitle|value1|value2 \"TEMPLATE\" [detail \"TEMPLATE\"] [accessory disclosure|checkmark|none]"
+      ],
+      summary:
+        "A presenter: how an item becomes a cell, after UIKit's cell styles. basic: one line; subtitle: the detail on a second line; value1: the detail right-aligned; value2: the detail as a narrow label before the text.",
       examples: [
         "let row = cell subtitle \"{name}\" detail \"{email}\" accessory disclosure",
         people + "\nshow table people | limit 3 with cell value1 \"{name}\" detail \"{age}\"",
       ]),
     HelpTopic(
       name: "table", group: .presentation, syntax: ["table PROVIDER with CELL"],
-      summary: "An adapter: joins a provider and a cell into a data source a view can show. Template fields are checked against the provider's fields.",
+      summary:
+        "An adapter: joins a provider and a cell into a data source a view can show. Template fields are checked against the provider's fields.",
       examples: [people + "\nshow table people | section by team with cell basic \"{name}\""]),
     HelpTopic(
-      name: "header", group: .presentation, syntax: ["TABLE | header \"TEMPLATE\"", "TABLE | footer \"TEMPLATE\""],
-      summary: "Decorators: a line above (header) or below (footer) every section. {section} is the section's key and {count} its number of items. They stack in any number and order: a later header stands above earlier ones, a later footer below.",
-      examples: [people + "\nshow table people | section by team with cell basic \"{name}\" | header \"{section}\" | footer \"{count} people\""]),
+      name: "header", group: .presentation,
+      syntax: ["TABLE | header \"TEMPLATE\"", "TABLE | footer \"TEMPLATE\""],
+      summary:
+        "Decorators: a line above (header) or below (footer) every section. {section} is the section's key and {count} its number of items. They stack in any number and order: a later header stands above earlier ones, a later footer below.",
+      examples: [
+        people
+          + "\nshow table people | section by team with cell basic \"{name}\" | header \"{section}\" | footer \"{count} people\""
+      ]),
     HelpTopic(
       name: "footer", group: .presentation, syntax: ["TABLE | footer \"TEMPLATE\""],
       summary: "A line below every section; see header.",
       examples: ["show table [\"a\", \"b\"] with cell basic \"{.}\" | footer \"{count} letters\""]),
     HelpTopic(
       name: "compose", group: .presentation, syntax: ["compose TABLE, TABLE, …"],
-      summary: "Stacks the sections of several tables into one view: static sections above and below dynamic content, each child keeping its presenter and decorators. A `|` after a child belongs to that child; put a compose in parentheses to decorate the whole.",
+      summary:
+        "Stacks the sections of several tables into one view: static sections above and below dynamic content, each child keeping its presenter and decorators. A `|` after a child belongs to that child; put a compose in parentheses to decorate the whole.",
       examples: [
         people
           + "\nlet menu = table [\"Profile\", \"Settings\"] with cell basic \"{.}\" accessory disclosure | header \"Menu\"\nshow compose menu, (table people with cell basic \"{name}\" | header \"People\")"
@@ -118,12 +152,14 @@ public enum HelpCatalogue {
     HelpTopic(
       name: "templates", group: .language,
       syntax: ["\"{field}\"  \"{a.b}\"  \"{.}\"  \"{#}\"  \"{section}\"  \"{count}\"  \"{field:>8.2}\""],
-      summary: "Text with holes: a field, a nested path, the item itself, the row's number in its section (from 1); in headers and footers the section's key and item count. A format after ':' sets alignment (< > ^), width and precision. {{ and }} are literal braces. A field the provider does not have is an error, with a suggestion.",
+      summary:
+        "Text with holes: a field, a nested path, the item itself, the row's number in its section (from 1); in headers and footers the section's key and item count. A format after ':' sets alignment (< > ^), width and precision. {{ and }} are literal braces. A field the provider does not have is an error, with a suggestion.",
       examples: [people + "\nshow table people | limit 2 with cell basic \"{#}. {name:<16}{age:>4}\""]),
     HelpTopic(
       name: "values", group: .language,
       syntax: ["\"text\"  42  3.5  true  false  null  [1, 2]  {name: \"Ada\", age: 36}  0..10  # comment"],
-      summary: "Literals. Strings take escapes (\\n \\t \\\" \\\\ \\u{1F600}). A statement goes on over line ends while a bracket is open or a line ends with | or ,; ; separates statements on one line.",
+      summary:
+        "Literals. Strings take escapes (\\n \\t \\\" \\\\ \\u{1F600}). A statement goes on over line ends while a bracket is open or a line ends with | or ,; ; separates statements on one line.",
       examples: ["let n = 42; n", "show [{name: \"Ada\", langs: [\"en\", \"fr\"]}] as json"]),
   ]
 

@@ -14,9 +14,13 @@ public struct Completer {
     while start > 0, isWordByte(bytes[start - 1]) { start -= 1 }
     let word = String(decoding: bytes[start...], as: UTF8.self)
     let before = String(decoding: bytes[..<start], as: UTF8.self)
-    let previousWords = before.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "|" || $0 == "(" || $0 == "," })
+    let previousWords = before.split(whereSeparator: {
+      $0 == " " || $0 == "\t" || $0 == "|" || $0 == "(" || $0 == ","
+    })
     let previous = previousWords.last.map(String.init)
-    let statementStart = previousWords.isEmpty || before.hasSuffix(";") || before.trimmingCharacters(in: .whitespaces).hasSuffix(";")
+    let statementStart =
+      previousWords.isEmpty || before.hasSuffix(";")
+      || before.trimmingCharacters(in: .whitespaces).hasSuffix(";")
 
     let pool: [String]
     if isInsideTemplateField(before) {
@@ -40,7 +44,11 @@ public struct Completer {
     } else if before.hasSuffix("| ") || before.hasSuffix("|") {
       pool = Parser.stageWords
     } else {
-      pool = Parser.expressionWords + session.boundNames + ["with", "by", "asc", "desc", "and", "or", "not", "contains", "in", "rows", "as", "detail", "accessory", "key"]
+      pool =
+        Parser.expressionWords + session.boundNames + [
+          "with", "by", "asc", "desc", "and", "or", "not", "contains", "in", "rows", "as", "detail",
+          "accessory", "key",
+        ]
     }
     let candidates = Set(pool.filter { $0.hasPrefix(word) && $0 != word || (word.isEmpty && !$0.isEmpty) })
     return (start, candidates.sorted())

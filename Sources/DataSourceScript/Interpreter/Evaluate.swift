@@ -1,8 +1,9 @@
 import DataSourceKit
 
 extension Session {
-  /// Builds and loads what an expression describes. Nothing is bound here, so a failure leaves
-  /// the session as it was.
+  /// Builds and loads what an expression describes.
+  ///
+  /// Nothing is bound here, so a failure leaves the session as it was.
   func evaluate(_ expression: Expression) async throws -> ScriptValue {
     switch expression {
     case .name(let identifier):
@@ -35,7 +36,8 @@ extension Session {
         case .table(let source): sources.append(source)
         case let other:
           throw Diagnostic(
-            .expectedKind("a table to compose (table P with CELL)", found: other.kindDescription), at: child.range)
+            .expectedKind("a table to compose (table P with CELL)", found: other.kindDescription),
+            at: child.range)
         }
       }
       let composed = ComposedDataSource(sources, label: "compose")
@@ -59,7 +61,8 @@ extension Session {
     let kind: String
     switch expression.source {
     case .array(let items):
-      provider = ArrayProvider(items, knownFields: Value.unionOfFields(items), label: "array (\(items.count) items)")
+      provider = ArrayProvider(
+        items, knownFields: Value.unionOfFields(items), label: "array (\(items.count) items)")
       kind = "array"
     case .range(let lower, let upper):
       provider = MapProvider(RangeProvider(lower..<upper)) { Value.int($0) }
@@ -85,7 +88,8 @@ extension Session {
       throw Diagnostic(.dataSource(error), at: expression.argumentRange)
     }
     // Errors name the provider by its source as written, without its options.
-    let name = text(expression.range.lowerBound..<max(expression.range.lowerBound, expression.argumentRange.upperBound))
+    let name = text(
+      expression.range.lowerBound..<max(expression.range.lowerBound, expression.argumentRange.upperBound))
     var value = ProviderValue(provider: provider, displayName: name, key: nil, sourceKind: kind)
     if let keyOption = options["key"], let key = stringOption("key") {
       try checkField(FieldPath(components: [key], range: keyOption.valueRange), in: value)
@@ -112,13 +116,16 @@ extension Session {
     case .header(let source, _), .footer(let source, _):
       let kind: SupplementaryKind = if case .header = stage { .header } else { .footer }
       guard case .table(let table) = value else {
-        throw Diagnostic(.decoratorNeedsTable(decorator: stage.keyword, found: value.kindDescription), at: stage.range)
+        throw Diagnostic(
+          .decoratorNeedsTable(decorator: stage.keyword, found: value.kindDescription), at: stage.range)
       }
       let template = try Template(source, context: .section)
       for field in template.fields {
         if case .field = field.hole {
           throw Diagnostic(
-            .unknownField(field.text, in: "a \(stage.keyword)", suggestion: suggestion(for: field.text, among: ["section", "count"])),
+            .unknownField(
+              field.text, in: "a \(stage.keyword)",
+              suggestion: suggestion(for: field.text, among: ["section", "count"])),
             at: field.range)
         }
       }
@@ -129,7 +136,8 @@ extension Session {
     default:
       guard case .provider(let provider) = value else {
         if case .table = value { throw Diagnostic(.stageAfterCell(stage.keyword), at: stage.range) }
-        throw Diagnostic(.stageNeedsProvider(stage: stage.keyword, found: value.kindDescription), at: stage.range)
+        throw Diagnostic(
+          .stageNeedsProvider(stage: stage.keyword, found: value.kindDescription), at: stage.range)
       }
       let derived = try derive(provider, by: stage)
       try await derived.load()
@@ -182,7 +190,8 @@ extension Session {
 
   // MARK: Tables and cells
 
-  private func makeTable(_ providerExpression: Expression, _ cellExpression: Expression, range: SourceRange) async throws
+  private func makeTable(_ providerExpression: Expression, _ cellExpression: Expression, range: SourceRange)
+    async throws
     -> any SectionedDataSource<Value>
   {
     guard case .provider(let provider) = try await evaluate(providerExpression) else {
@@ -201,7 +210,8 @@ extension Session {
     for template in [cell.text] + (cell.detail.map { [$0] } ?? []) {
       for field in template.fields {
         guard case .field(let path) = field.hole else { continue }
-        try checkField(FieldPath(components: path, range: inline ? field.range : cellExpression.range), in: provider)
+        try checkField(
+          FieldPath(components: path, range: inline ? field.range : cellExpression.range), in: provider)
       }
     }
     let presenter = ClosurePresenter<Value>(

@@ -84,7 +84,9 @@ extension Session {
   /// Ordering comparisons hold between numbers, between strings, and between booleans.
   static func comparable(_ a: Value, _ b: Value) -> Bool {
     switch (a, b) {
-    case (.int, .int), (.int, .double), (.double, .int), (.double, .double), (.string, .string), (.bool, .bool): true
+    case (.int, .int), (.int, .double), (.double, .int), (.double, .double), (.string, .string),
+      (.bool, .bool):
+      true
     default: false
     }
   }

@@ -7,7 +7,7 @@ enum ScriptValue {
   case table(any SectionedDataSource<Value>)
   case scalar(Value)
 
-  /// How error messages name the kind: "a provider", "a table", …
+  /// How error messages name the kind ("a provider", "a table", and so on).
   var kindDescription: String {
     switch self {
     case .provider: "a provider"

@@ -196,7 +196,10 @@ public final class Session {
       }
     }
     func invalid(_ expected: String) -> Diagnostic {
-      Diagnostic(.invalidSettingValue(setting: setting.name, value: word() ?? value.kind.description, expected: expected), at: value.range)
+      Diagnostic(
+        .invalidSettingValue(
+          setting: setting.name, value: word() ?? value.kind.description, expected: expected), at: value.range
+      )
     }
     switch setting.name {
     case "mode":
@@ -224,14 +227,17 @@ public final class Session {
         throw invalid("a number of rows (0 shows all), or auto")
       }
     case "color":
-      guard let w = word(), let choice = Settings.ColorChoice(rawValue: w) else { throw invalid("auto, on or off") }
+      guard let w = word(), let choice = Settings.ColorChoice(rawValue: w) else {
+        throw invalid("auto, on or off")
+      }
       settings.color = choice
     case "timer":
       guard let w = word(), w == "on" || w == "off" else { throw invalid("on or off") }
       settings.timer = w == "on"
     default:
       throw Diagnostic(
-        .unknownSetting(setting.name, suggestion: suggestion(for: setting.name, among: Settings.names)), at: setting.range)
+        .unknownSetting(setting.name, suggestion: suggestion(for: setting.name, among: Settings.names)),
+        at: setting.range)
     }
   }
 }

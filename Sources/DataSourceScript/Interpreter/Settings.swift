@@ -1,6 +1,8 @@
 import DataSourceKit
 
-/// What `set` changes. `nil` means "decide from the terminal".
+/// What `set` changes.
+///
+/// `nil` means "decide from the terminal".
 public struct Settings: Sendable {
   public enum ColorChoice: String, Sendable, CaseIterable {
     case auto, on, off

@@ -20,7 +20,9 @@ extension Session {
       return
     case .cell:
       throw Diagnostic(
-        .expectedKind("a provider or a table to show; a cell is shown through a table: table P with CELL", found: "a cell"),
+        .expectedKind(
+          "a provider or a table to show; a cell is shown through a table: table P with CELL", found: "a cell"
+        ),
         at: expressionRange)
     }
     let view = ListView(dataSource: source)
@@ -33,7 +35,10 @@ extension Session {
     if maxRows > 0, window.count > maxRows {
       // The first and last rows, as a database shell shows a long result.
       let head = (maxRows + 1) / 2
-      windows = [window.lowerBound..<window.lowerBound + head, window.upperBound - (maxRows - head)..<window.upperBound]
+      windows = [
+        window.lowerBound..<window.lowerBound + head,
+        window.upperBound - (maxRows - head)..<window.upperBound,
+      ]
     }
     let options = RenderOptions(
       mode: mode, width: settings.effectiveWidth(environment), color: settings.usesColor(environment),
@@ -49,7 +54,9 @@ extension Session {
 
   /// The cell of a bare provider's row: the renderer draws the item's fields as columns, so the
   /// cell itself carries no text.
-  static let recordPresenter = ClosurePresenter<Value>(style: .basic, reuseIdentifier: "record", label: "fields") {
+  static let recordPresenter = ClosurePresenter<Value>(
+    style: .basic, reuseIdentifier: "record", label: "fields"
+  ) {
     _, _ in ""
   }
 
@@ -80,8 +87,11 @@ extension Session {
     case .provider(let p):
       let provider = p.provider
       var parts = ["\(p.sourceKind) provider"]
-      parts.append(Session.counts(items: provider.totalItemCount, sections: provider.numberOfSections, noun: "item"))
-      if let fields = provider.knownFields, !fields.isEmpty { parts.append("fields " + fields.joined(separator: ", ")) }
+      parts.append(
+        Session.counts(items: provider.totalItemCount, sections: provider.numberOfSections, noun: "item"))
+      if let fields = provider.knownFields, !fields.isEmpty {
+        parts.append("fields " + fields.joined(separator: ", "))
+      }
       if let key = p.key { parts.append("key \(key)") }
       parts.append(provider.loadState.rawValue)
       return prefix + parts.joined(separator: " · ")

@@ -201,7 +201,8 @@ struct FormatSpec: Sendable, Equatable {
     case .left: return text + String(repeating: " ", count: padding)
     case .right: return String(repeating: " ", count: padding) + text
     case .center:
-      return String(repeating: " ", count: padding / 2) + text + String(repeating: " ", count: padding - padding / 2)
+      return String(repeating: " ", count: padding / 2) + text
+        + String(repeating: " ", count: padding - padding / 2)
     }
   }
 }

@@ -14,7 +14,9 @@ public struct Lexer {
   private var tokens: [Token] = []
   /// Words that start a statement: a line that begins with one at its first column ends any
   /// statement left open by a bracket (the bracket is then reported as never closed).
-  private static let statementWords: Set<String> = ["let", "show", "describe", "help", "vars", "set", "source", "quit", "exit"]
+  private static let statementWords: Set<String> = [
+    "let", "show", "describe", "help", "vars", "set", "source", "quit", "exit",
+  ]
 
   /// Whether brackets still open at the end of the input are an error (a whole script) or
   /// a reason to read another line (the prompt).
@@ -25,9 +27,10 @@ public struct Lexer {
     self.endOfInputClosesBrackets = endOfInputClosesBrackets
   }
 
-  /// All tokens of `text`, ending with ``TokenKind/endOfInput``. Text that starts no token
-  /// becomes an ``TokenKind/invalid(_:)`` token and the rest of its line is skipped, so one bad
-  /// line fails one statement.
+  /// All tokens of `text`, ending with ``TokenKind/endOfInput``.
+  ///
+  /// Text that starts no token becomes an ``TokenKind/invalid(_:)`` token and the rest of its line is
+  /// skipped, so one bad line fails one statement.
   public static func tokenize(_ text: String) -> [Token] {
     var lexer = Lexer(text)
     lexer.run()
@@ -77,44 +80,47 @@ public struct Lexer {
   private func startsStatement(at position: Int) -> Bool {
     var end = position
     while end < bytes.count, isIdentifierPart(bytes[end]) { end += 1 }
-    return end > position && Lexer.statementWords.contains(String(decoding: bytes[position..<end], as: UTF8.self))
+    return end > position
+      && Lexer.statementWords.contains(String(decoding: bytes[position..<end], as: UTF8.self))
   }
 
   /// Reports the outermost bracket left open, and ends its statement there.
   private mutating func closeUnclosedBrackets() {
     guard let outermost = openBrackets.first else { return }
     let bracket = String(decoding: bytes[outermost], as: UTF8.self)
-    tokens.append(Token(kind: .invalid(Diagnostic(.unclosedBracket(bracket), at: outermost)), range: outermost))
+    tokens.append(
+      Token(kind: .invalid(Diagnostic(.unclosedBracket(bracket), at: outermost)), range: outermost))
     openBrackets.removeAll()
   }
 
   private mutating func lexToken() throws {
-      let start = i
-      let b = bytes[i]
-      switch b {
-      case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
-        i += 1
-      case UInt8(ascii: "\n"):
-        if depth > 0, startsStatement(at: i + 1) { closeUnclosedBrackets() }
-        if depth == 0 { endStatement(at: i) }
-        i += 1
-      case UInt8(ascii: ";"):
-        i += 1
-        endStatement(at: start)
-      case UInt8(ascii: "#"):
-        while i < bytes.count, bytes[i] != UInt8(ascii: "\n") { i += 1 }
-      case UInt8(ascii: "\""):
-        try lexString()
-      case UInt8(ascii: "0")...UInt8(ascii: "9"):
-        try lexNumber()
-      case UInt8(ascii: "-") where i + 1 < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i + 1]):
-        try lexNumber()
-      case _ where isIdentifierStart(b):
-        while i < bytes.count, isIdentifierPart(bytes[i]) { i += 1 }
-        emit(.identifier(String(decoding: bytes[start..<i], as: UTF8.self)), from: start)
-      default:
-        try lexSymbol()
-      }
+    let start = i
+    let b = bytes[i]
+    switch b {
+    case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
+      i += 1
+    case UInt8(ascii: "\n"):
+      if depth > 0, startsStatement(at: i + 1) { closeUnclosedBrackets() }
+      if depth == 0 { endStatement(at: i) }
+      i += 1
+    case UInt8(ascii: ";"):
+      i += 1
+      endStatement(at: start)
+    case UInt8(ascii: "#"):
+      while i < bytes.count, bytes[i] != UInt8(ascii: "\n") { i += 1 }
+    case UInt8(ascii: "\""):
+      try lexString()
+    case UInt8(ascii: "0")...UInt8(ascii: "9"):
+      try lexNumber()
+    case UInt8(ascii: "-")
+    where i + 1 < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i + 1]):
+      try lexNumber()
+    case _ where isIdentifierStart(b):
+      while i < bytes.count, isIdentifierPart(bytes[i]) { i += 1 }
+      emit(.identifier(String(decoding: bytes[start..<i], as: UTF8.self)), from: start)
+    default:
+      try lexSymbol()
+    }
   }
 
   private func isIdentifierStart(_ b: UInt8) -> Bool {
@@ -160,11 +166,17 @@ public struct Lexer {
   private mutating func lexNumber() throws {
     let start = i
     if bytes[i] == UInt8(ascii: "-") { i += 1 }
-    func digits() { while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) || bytes[i] == UInt8(ascii: "_") { i += 1 } }
+    func digits() {
+      while i < bytes.count,
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) || bytes[i] == UInt8(ascii: "_")
+      { i += 1 }
+    }
     digits()
     var isDouble = false
     // A point followed by a digit is a fraction; `..` is a range.
-    if i + 1 < bytes.count, bytes[i] == UInt8(ascii: "."), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i + 1]) {
+    if i + 1 < bytes.count, bytes[i] == UInt8(ascii: "."),
+      (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i + 1])
+    {
       isDouble = true
       i += 1
       digits()
@@ -237,7 +249,8 @@ public struct Lexer {
       default:
         var end = i + 1
         while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
-        throw Diagnostic(.invalidEscape(String(decoding: bytes[i..<end], as: UTF8.self)), at: escapeStart..<end)
+        throw Diagnostic(
+          .invalidEscape(String(decoding: bytes[i..<end], as: UTF8.self)), at: escapeStart..<end)
       }
       i += 1
     }

@@ -1,7 +1,7 @@
 import DataSourceKit
 
 extension Parser {
-  /// expression := primary ('|' stage)*
+  /// Parses `expression := primary ('|' stage)*`.
   mutating func parseExpression() throws -> Expression {
     let start = current.range.lowerBound
     let head = try parsePrimary()
@@ -28,7 +28,9 @@ extension Parser {
       let list = try parseLiteral()
       let options = try parseProviderOptions(for: "array", allowed: ["key"])
       return .provider(
-        ProviderExpression(source: .array(listItems(list)), options: options, range: start..<previousEnd, argumentRange: start..<previousEnd))
+        ProviderExpression(
+          source: .array(listItems(list)), options: options, range: start..<previousEnd,
+          argumentRange: start..<previousEnd))
     case .string, .int, .double, .symbol(.openBrace):
       let value = try parseLiteral()
       return .literal(value, range: start..<previousEnd)
@@ -42,7 +44,9 @@ extension Parser {
         let allowed = word == "csv" ? ["key", "delimiter"] : ["key", "at"]
         let options = try parseProviderOptions(for: word, allowed: allowed)
         let source: ProviderExpression.Source = word == "csv" ? .csv(path: path) : .json(path: path)
-        return .provider(ProviderExpression(source: source, options: options, range: start..<previousEnd, argumentRange: pathRange))
+        return .provider(
+          ProviderExpression(
+            source: source, options: options, range: start..<previousEnd, argumentRange: pathRange))
       case "array":
         advance()
         let argumentStart = current.range.lowerBound
@@ -50,11 +54,16 @@ extension Parser {
         let list = try parseLiteral()
         let argumentRange = argumentStart..<previousEnd
         let options = try parseProviderOptions(for: "array", allowed: ["key"])
-        return .provider(ProviderExpression(source: .array(listItems(list)), options: options, range: start..<previousEnd, argumentRange: argumentRange))
+        return .provider(
+          ProviderExpression(
+            source: .array(listItems(list)), options: options, range: start..<previousEnd,
+            argumentRange: argumentRange))
       case "range":
         advance()
         let argumentStart = current.range.lowerBound
-        guard case .int(let lower) = current.kind else { throw unexpected("a range such as 1..100 after 'range'") }
+        guard case .int(let lower) = current.kind else {
+          throw unexpected("a range such as 1..100 after 'range'")
+        }
         advance()
         try expectSymbol(.dotDot, "'..' in the range")
         guard case .int(let upper) = current.kind else { throw unexpected("the end of the range") }
@@ -62,11 +71,16 @@ extension Parser {
         let argumentRange = argumentStart..<previousEnd
         if upper < lower { throw Diagnostic(.emptyRange(lower: lower, upper: upper), at: argumentRange) }
         let options = try parseProviderOptions(for: "range", allowed: [])
-        return .provider(ProviderExpression(source: .range(lower, upper), options: options, range: start..<previousEnd, argumentRange: argumentRange))
+        return .provider(
+          ProviderExpression(
+            source: .range(lower, upper), options: options, range: start..<previousEnd,
+            argumentRange: argumentRange))
       case "table":
         advance()
         let provider = try parseExpression()  // stages allowed, up to `with`
-        guard consumeWord("with") else { throw unexpected("'with' and a cell, as in: table P with cell basic \"{name}\"") }
+        guard consumeWord("with") else {
+          throw unexpected("'with' and a cell, as in: table P with cell basic \"{name}\"")
+        }
         let cell = try parsePrimary()
         return .table(provider: provider, cell: cell, range: start..<previousEnd)
       case "cell":
@@ -101,10 +115,13 @@ extension Parser {
       let name = Identifier(name: word, range: current.range)
       guard allowed.contains(word) else {
         throw Diagnostic(
-          .unknownOption(word, command: command, options: allowed, suggestion: suggestion(for: word, among: allowed)),
+          .unknownOption(
+            word, command: command, options: allowed, suggestion: suggestion(for: word, among: allowed)),
           at: current.range)
       }
-      if options.contains(where: { $0.name.name == word }) { throw Diagnostic(.duplicateOption(word), at: current.range) }
+      if options.contains(where: { $0.name.name == word }) {
+        throw Diagnostic(.duplicateOption(word), at: current.range)
+      }
       advance()
       switch current.kind {
       case .identifier(let value) where word == "key":
@@ -119,14 +136,16 @@ extension Parser {
     return options
   }
 
-  /// cell STYLE TEMPLATE [detail TEMPLATE] [accessory NAME]
+  /// Parses `cell STYLE TEMPLATE [detail TEMPLATE] [accessory NAME]`.
   mutating func parseCell() throws -> CellExpression {
     let start = current.range.lowerBound
     try expectWord("cell")
     let styleName = try expectIdentifier("a cell style (basic, subtitle, value1, value2)")
     guard let style = CellStyle(rawValue: styleName.name) else {
       throw Diagnostic(
-        .unknownCellStyle(styleName.name, suggestion: suggestion(for: styleName.name, among: CellStyle.allCases.map(\.rawValue))),
+        .unknownCellStyle(
+          styleName.name,
+          suggestion: suggestion(for: styleName.name, among: CellStyle.allCases.map(\.rawValue))),
         at: styleName.range)
     }
     let text = try parseTemplateSource("a template in quotes, such as \"{name}\"")
@@ -137,7 +156,8 @@ extension Parser {
       let options = ["detail", "accessory"]
       guard options.contains(word) else {
         throw Diagnostic(
-          .unknownOption(word, command: "cell", options: options, suggestion: suggestion(for: word, among: options)),
+          .unknownOption(
+            word, command: "cell", options: options, suggestion: suggestion(for: word, among: options)),
           at: current.range)
       }
       guard seen.insert(word).inserted else { throw Diagnostic(.duplicateOption(word), at: current.range) }
@@ -148,13 +168,16 @@ extension Parser {
         let name = try expectIdentifier("an accessory (disclosure, checkmark, none)")
         guard let parsed = CellAccessory(rawValue: name.name) else {
           throw Diagnostic(
-            .unknownAccessory(name.name, suggestion: suggestion(for: name.name, among: CellAccessory.allCases.map(\.rawValue))),
+            .unknownAccessory(
+              name.name, suggestion: suggestion(for: name.name, among: CellAccessory.allCases.map(\.rawValue))
+            ),
             at: name.range)
         }
         accessory = parsed
       }
     }
-    return CellExpression(style: style, text: text, detail: detail, accessory: accessory, range: start..<previousEnd)
+    return CellExpression(
+      style: style, text: text, detail: detail, accessory: accessory, range: start..<previousEnd)
   }
 
   mutating func parseTemplateSource(_ what: String) throws -> TemplateSource {

@@ -1,7 +1,8 @@
 import DataSourceKit
 
-/// Parses tokens into statements. Each statement is parsed on its own, so an error in one
-/// does not stop the statements after it.
+/// Parses tokens into statements.
+///
+/// Each statement is parsed on its own, so an error in one does not stop the statements after it.
 public struct Parser {
   var tokens: [Token]
   var position = 0
@@ -19,7 +20,8 @@ public struct Parser {
   /// Words that cannot name a binding.
   public static let reservedWords: Set<String> = Set(
     commands + expressionWords + stageWords + [
-      "with", "by", "asc", "desc", "and", "or", "not", "contains", "in", "true", "false", "null", "rows", "as",
+      "with", "by", "asc", "desc", "and", "or", "not", "contains", "in", "true", "false", "null", "rows",
+      "as",
     ])
 
   public init(tokens: [Token]) { self.tokens = tokens }

@@ -70,7 +70,7 @@ extension Parser {
 
   // MARK: Predicates
 
-  /// or := and ('or' and)*
+  /// Parses `or := and ('or' and)*`.
   mutating func parsePredicate() throws -> Predicate {
     var left = try parseConjunction()
     while consumeWord("or") { left = .or(left, try parseConjunction()) }
@@ -118,7 +118,8 @@ extension Parser {
   private mutating func parseOperand() throws -> Operand {
     let start = current.range.lowerBound
     switch current.kind {
-    case .identifier("true"), .identifier("false"), .identifier("null"), .string, .int, .double, .symbol(.openBracket):
+    case .identifier("true"), .identifier("false"), .identifier("null"), .string, .int, .double,
+      .symbol(.openBracket):
       let value = try parseLiteral()
       return .literal(value, range: start..<previousEnd)
     case .identifier, .symbol(.dot):

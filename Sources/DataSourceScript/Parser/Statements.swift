@@ -10,7 +10,9 @@ extension Parser {
     case "let":
       advance()
       let name = try expectIdentifier("a name after 'let'")
-      if Parser.reservedWords.contains(name.name) { throw Diagnostic(.reservedWord(name.name), at: name.range) }
+      if Parser.reservedWords.contains(name.name) {
+        throw Diagnostic(.reservedWord(name.name), at: name.range)
+      }
       try expectSymbol(.equals, "'=' after the name")
       let value = try parseExpression()
       return .binding(name: name, value: value, range: start..<previousEnd)
@@ -31,7 +33,8 @@ extension Parser {
           let name = try expectIdentifier("an output mode (box, plain, markdown, csv, json)")
           guard let parsed = RenderMode(rawValue: name.name) else {
             throw Diagnostic(
-              .unknownRenderMode(name.name, suggestion: suggestion(for: name.name, among: RenderMode.allCases.map(\.rawValue))),
+              .unknownRenderMode(
+                name.name, suggestion: suggestion(for: name.name, among: RenderMode.allCases.map(\.rawValue))),
               at: name.range)
           }
           mode = parsed
@@ -73,7 +76,8 @@ extension Parser {
     default:
       let expression = try parseExpression()
       // A name followed by more words is a misspelled command, not an expression.
-      if case .name(let identifier) = expression, current.kind != .endOfStatement, current.kind != .endOfInput {
+      if case .name(let identifier) = expression, current.kind != .endOfStatement, current.kind != .endOfInput
+      {
         let candidates = Parser.commands + Parser.expressionWords
         throw Diagnostic(
           .unknownCommand(identifier.name, suggestion: suggestion(for: identifier.name, among: candidates)),
