@@ -178,43 +178,38 @@ enum CSVReader {
       if !allNumber && !allBool { return TextColumn(refs, storage: storage) }
     }
     guard sawValue else { return TextColumn(refs, storage: storage) }
-    if allInt || allNumber {
-      var nulls: NullMask?
-      if allInt {
-        var values = [Int](repeating: 0, count: rowCount)
-        for row in 0..<rowCount {
-          let length = Int(refs.lengths[row] & ~FieldRefs.escapedFlag)
-          if length == 0 {
-            if nulls == nil { nulls = NullMask(count: rowCount) }
-            nulls?.setNull(row)
-            continue
-          }
-          let start = Int(refs.starts[row])
-          values[row] = parseInt(UnsafeBufferPointer(rebasing: bytes[start..<start + length])) ?? 0
-        }
-        return IntColumn(values, nulls: nulls)
-      }
-      var values = [Double](repeating: 0, count: rowCount)
-      for row in 0..<rowCount {
-        let length = Int(refs.lengths[row] & ~FieldRefs.escapedFlag)
-        if length == 0 {
-          if nulls == nil { nulls = NullMask(count: rowCount) }
-          nulls?.setNull(row)
-          continue
-        }
-        let start = Int(refs.starts[row])
-        values[row] = parseDouble(UnsafeBufferPointer(rebasing: bytes[start..<start + length])) ?? 0
-      }
+    if allInt {
+      let (values, nulls) = convert(refs, rowCount: rowCount, bytes: bytes, empty: 0) { parseInt($0) ?? 0 }
+      return IntColumn(values, nulls: nulls)
+    }
+    if allNumber {
+      let (values, nulls) = convert(refs, rowCount: rowCount, bytes: bytes, empty: 0.0) { parseDouble($0) ?? 0 }
       return DoubleColumn(values, nulls: nulls)
     }
-    var values = [UInt8](repeating: 2, count: rowCount)
+    // Booleans keep null in the value itself (2), so they need no mask.
+    let (values, _) = convert(refs, rowCount: rowCount, bytes: bytes, empty: UInt8(2)) { parseBool($0) == true ? 1 : 0 }
+    return BoolColumn(values)
+  }
+
+  /// Every field of a column parsed into a typed array; empty fields get `empty` and a bit in
+  /// the null mask (made only when the column has an empty field).
+  private static func convert<T>(
+    _ refs: FieldRefs, rowCount: Int, bytes: UnsafeBufferPointer<UInt8>, empty: T,
+    parse: (UnsafeBufferPointer<UInt8>) -> T
+  ) -> ([T], NullMask?) {
+    var values = [T](repeating: empty, count: rowCount)
+    var nulls: NullMask?
     for row in 0..<rowCount {
       let length = Int(refs.lengths[row] & ~FieldRefs.escapedFlag)
-      if length == 0 { continue }
+      if length == 0 {
+        if nulls == nil { nulls = NullMask(count: rowCount) }
+        nulls?.setNull(row)
+        continue
+      }
       let start = Int(refs.starts[row])
-      values[row] = parseBool(UnsafeBufferPointer(rebasing: bytes[start..<start + length])) == true ? 1 : 0
+      values[row] = parse(UnsafeBufferPointer(rebasing: bytes[start..<start + length]))
     }
-    return BoolColumn(values)
+    return (values, nulls)
   }
 
   /// An integer without leading zeros (`007` stays text, as an ID or a postcode would want).

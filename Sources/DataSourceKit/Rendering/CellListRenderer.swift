@@ -29,9 +29,7 @@ struct CellListRenderer<Item> {
     case .plain: renderPlain(into: &out)
     default: renderBox(into: &out)
     }
-    if snapshot.shownRows < snapshot.totalRows {
-      out.line(out.dim("\(snapshot.totalRows) rows (\(snapshot.shownRows) shown)"))
-    }
+    out.shownRowsFooter(shown: snapshot.shownRows, total: snapshot.totalRows)
   }
 
   // MARK: Box

@@ -36,9 +36,7 @@ struct RecordTableRenderer {
     case .plain: renderPlain(into: &out)
     default: renderBox(into: &out)
     }
-    if snapshot.shownRows < snapshot.totalRows {
-      out.line(out.dim("\(snapshot.totalRows) rows (\(snapshot.shownRows) shown)"))
-    }
+    out.shownRowsFooter(shown: snapshot.shownRows, total: snapshot.totalRows)
   }
 
   /// Column widths that fit `available` columns: the widest columns give way first.

@@ -250,6 +250,11 @@ struct TextOutput {
 
   mutating func append(_ s: String) { bytes.append(contentsOf: s.utf8) }
 
+  /// The line under a view that shows fewer rows than it has: `1000 rows (40 shown)`.
+  mutating func shownRowsFooter(shown: Int, total: Int) {
+    if shown < total { line(dim("\(total) rows (\(shown) shown)")) }
+  }
+
   mutating func append(bytes more: [UInt8]) { bytes.append(contentsOf: more) }
 
   mutating func append(_ more: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: more) }
