@@ -33,11 +33,8 @@ struct DSH: AsyncParsableCommand {
   func run() async throws {
     Terminal.installSignalHandlers()
     let interactiveInput = Terminal.inputIsTerminal
-    let environment = Environment(
-      isTerminal: Terminal.outputIsTerminal && (interactiveInput || interactive),
-      terminalWidth: { Terminal.width() },
-      noColor: !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty)
-    let session = Session(environment: environment, output: StandardOutput())
+    // Scripts, -c and piped input are batch: their output never depends on the terminal.
+    let session = Session(environment: .batch, output: StandardOutput())
     var succeeded = true
 
     for script in scripts where !session.quitRequested {
@@ -64,6 +61,9 @@ struct DSH: AsyncParsableCommand {
     let ranSomething = !scripts.isEmpty || !commands.isEmpty
     if !session.quitRequested && (interactive || !ranSomething) {
       if interactiveInput {
+        session.environment = Environment(
+          isTerminal: Terminal.outputIsTerminal, terminalWidth: { Terminal.width() },
+          noColor: !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty)
         await REPL(session: session).run()
       } else {
         // A pipe or a file: read it plainly, as a script.

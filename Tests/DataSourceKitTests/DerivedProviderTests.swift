@@ -67,6 +67,15 @@ struct DerivedProviderTests {
     #expect(names(limited) == [["Al", "Di"], ["Cy"]])
   }
 
+  @Test("an item's index path, after sectioning")
+  func itemPathOfItem() async throws {
+    let sectioned = DerivedProvider.sectioned(ArrayProvider(people), label: "s") { $0.value(atPath: ["team"]) ?? .null }
+    try await sectioned.load()
+    #expect(sectioned.itemPath(of: people[3]) == ItemPath(item: 1, section: 0))
+    #expect(sectioned.itemPath(of: people[2]) == ItemPath(item: 0, section: 2))
+    #expect(sectioned.itemPath(of: .int(5)) == nil)
+  }
+
   @Test("a range provider holds no array and maps index paths on demand")
   func range() async throws {
     let provider = RangeProvider(10..<1_000_000_010)

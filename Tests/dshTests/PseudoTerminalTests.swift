@@ -163,6 +163,19 @@ struct PseudoTerminalTests {
     #expect(terminal.exitStatus() == 0)
   }
 
+  @Test("a script run from a terminal is batch: long views are not cut; at the prompt they are")
+  func scriptsAreBatch() throws {
+    let terminal = try PseudoTerminal(arguments: ["-i", "-c", "show range 0..100 as plain"], historyPath: historyPath)
+    #expect(terminal.waitForPrompt())
+    #expect(terminal.screen.contains("\r\n   99\r\n"))
+    #expect(!terminal.screen.contains("rows (40 shown)"))
+    terminal.type("show range 0..100 as plain\r")
+    #expect(terminal.waitFor("100 rows (40 shown)"))
+    #expect(terminal.waitForPrompt(count: 2))
+    terminal.type("\u{04}")
+    #expect(terminal.exitStatus() == 0)
+  }
+
   @Test("errors at the prompt show the line and a caret, without a file name")
   func errorsAtPrompt() throws {
     let terminal = try PseudoTerminal(historyPath: historyPath)

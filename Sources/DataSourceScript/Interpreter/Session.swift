@@ -13,7 +13,8 @@ public protocol ScriptOutput: AnyObject {
 /// any binding is touched.
 public final class Session {
   public var settings = Settings()
-  public let environment: Environment
+  /// Where output goes: batch until the shell turns interactive (`-i` after scripts).
+  public var environment: Environment
   public let output: any ScriptOutput
   /// Set by `quit`; the shell stops reading input.
   public private(set) var quitRequested = false
