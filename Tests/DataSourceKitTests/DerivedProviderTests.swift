@@ -69,7 +69,9 @@ struct DerivedProviderTests {
 
   @Test("an item's index path, after sectioning")
   func itemPathOfItem() async throws {
-    let sectioned = DerivedProvider.sectioned(ArrayProvider(people), label: "s") { $0.value(atPath: ["team"]) ?? .null }
+    let sectioned = DerivedProvider.sectioned(ArrayProvider(people), label: "s") {
+      $0.value(atPath: ["team"]) ?? .null
+    }
     try await sectioned.load()
     #expect(sectioned.itemPath(of: people[3]) == ItemPath(item: 1, section: 0))
     #expect(sectioned.itemPath(of: people[2]) == ItemPath(item: 0, section: 2))

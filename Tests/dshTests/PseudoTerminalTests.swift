@@ -165,7 +165,8 @@ struct PseudoTerminalTests {
 
   @Test("a script run from a terminal is batch: long views are not cut; at the prompt they are")
   func scriptsAreBatch() throws {
-    let terminal = try PseudoTerminal(arguments: ["-i", "-c", "show range 0..100 as plain"], historyPath: historyPath)
+    let terminal = try PseudoTerminal(
+      arguments: ["-i", "-c", "show range 0..100 as plain"], historyPath: historyPath)
     #expect(terminal.waitForPrompt())
     #expect(terminal.screen.contains("\r\n   99\r\n"))
     #expect(!terminal.screen.contains("rows (40 shown)"))

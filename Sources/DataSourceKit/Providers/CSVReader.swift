@@ -183,11 +183,15 @@ enum CSVReader {
       return IntColumn(values, nulls: nulls)
     }
     if allNumber {
-      let (values, nulls) = convert(refs, rowCount: rowCount, bytes: bytes, empty: 0.0) { parseDouble($0) ?? 0 }
+      let (values, nulls) = convert(refs, rowCount: rowCount, bytes: bytes, empty: 0.0) {
+        parseDouble($0) ?? 0
+      }
       return DoubleColumn(values, nulls: nulls)
     }
     // Booleans keep null in the value itself (2), so they need no mask.
-    let (values, _) = convert(refs, rowCount: rowCount, bytes: bytes, empty: UInt8(2)) { parseBool($0) == true ? 1 : 0 }
+    let (values, _) = convert(refs, rowCount: rowCount, bytes: bytes, empty: UInt8(2)) {
+      parseBool($0) == true ? 1 : 0
+    }
     return BoolColumn(values)
   }
 

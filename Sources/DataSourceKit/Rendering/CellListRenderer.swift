@@ -87,10 +87,14 @@ struct CellListRenderer<Item> {
     }
   }
 
+  /// The line without trailing spaces, also when they sit inside a colour code.
   private func trimTrailing(_ s: String) -> String {
     var s = Substring(s)
+    let reset = "\u{1B}[0m"
+    let styled = s.hasSuffix(reset)
+    if styled { s = s.dropLast(reset.count) }
     while s.last == " " { s = s.dropLast() }
-    return String(s)
+    return String(s) + (styled ? reset : "")
   }
 
   // MARK: Markdown

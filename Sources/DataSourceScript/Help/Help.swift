@@ -21,7 +21,9 @@ extension HelpCatalogue {
     for group in HelpTopic.Group.allCases {
       out += "\n\(group.rawValue):\n"
       for topic in topics where topic.group == group {
-        out += "  " + topic.name.padding(toLength: 10, withPad: " ", startingAt: 0) + topic.syntax[0] + "\n"
+        // A bare command (`set`, `help`) says less than its first form with arguments.
+        let syntax = topic.syntax.first { $0.count > topic.name.count } ?? topic.syntax[0]
+        out += "  " + topic.name.padding(toLength: 10, withPad: " ", startingAt: 0) + syntax + "\n"
       }
     }
     out += "\nType 'help TOPIC' for one topic with examples. Tab completes commands, names and fields.\n"
