@@ -51,7 +51,7 @@ struct LexerParserTests {
       ),
       (
         "show p | wher x == 1",
-        "s.dsh:1:10: error: expected a stage (where, sort by, section by, limit, header, footer); did you mean 'where'?, found 'wher'\nshow p | wher x == 1\n         ^~~~"
+        "s.dsh:1:10: error: expected a stage (where, sort by, section by, limit, header, footer, placeholder, index, title, caption); did you mean 'where'?, found 'wher'\nshow p | wher x == 1\n         ^~~~"
       ),
       (
         "let x = csv \"a.csv\" delimitr \";\"",

@@ -7,7 +7,9 @@ open class DataSourceDecorator<Item>: SectionedDataSource {
   public init(wrapping wrapped: any SectionedDataSource<Item>) { self.wrapped = wrapped }
 
   open func load() async throws { try await wrapped.load() }
+  open func reload() async throws { try await wrapped.reload() }
   open var loadState: LoadState { wrapped.loadState }
+  open var errorDescription: String? { wrapped.errorDescription }
   open var numberOfSections: Int { wrapped.numberOfSections }
   open func numberOfRows(inSection section: Int) -> Int { wrapped.numberOfRows(inSection: section) }
   open func item(at itemPath: ItemPath) -> Item { wrapped.item(at: itemPath) }
@@ -19,6 +21,8 @@ open class DataSourceDecorator<Item>: SectionedDataSource {
   open func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
     wrapped.supplementaryLines(kind, inSection: section)
   }
+  open func viewLines(_ kind: SupplementaryKind) -> [String] { wrapped.viewLines(kind) }
+  open var sectionIndexTitles: [String]? { wrapped.sectionIndexTitles }
 
   open var nodeTitle: String { "decorator" }
   open var nodeDetail: String? { nil }
@@ -86,15 +90,18 @@ public final class ComposedDataSource<Item>: SectionedDataSource {
   public func load() async throws {
     for child in children { try await child.load() }
   }
+  public func reload() async throws {
+    // Every child reloads even when one fails; the first failure is reported.
+    var failure: (any Error)?
+    for child in children {
+      do { try await child.reload() } catch { failure = failure ?? error }
+    }
+    if let failure { throw failure }
+  }
 
   /// The strongest state of the children: loading > refreshing > error > noContent > loaded > initial.
-  public var loadState: LoadState {
-    let strength: [LoadState] = [.initial, .loaded, .noContent, .error, .refreshing, .loading]
-    return children.map(\.loadState).max {
-      strength.firstIndex(of: $0) ?? 0 < strength.firstIndex(of: $1) ?? 0
-    }
-      ?? .loaded
-  }
+  public var loadState: LoadState { .strongest(children.map(\.loadState)) }
+  public var errorDescription: String? { children.lazy.compactMap(\.errorDescription).first }
 
   public var numberOfSections: Int { children.reduce(0) { $0 + $1.numberOfSections } }
   public func numberOfRows(inSection section: Int) -> Int {
@@ -117,6 +124,12 @@ public final class ComposedDataSource<Item>: SectionedDataSource {
     let (child, local) = locate(section)
     return child.supplementaryLines(kind, inSection: local)
   }
+  /// Titles and captions of the children stack in order.
+  public func viewLines(_ kind: SupplementaryKind) -> [String] { children.flatMap { $0.viewLines(kind) } }
+  public var sectionIndexTitles: [String]? {
+    let titles = children.compactMap(\.sectionIndexTitles)
+    return titles.isEmpty ? nil : titles.flatMap { $0 }
+  }
 
   /// The fields all children share, in the first child's order.
   public var knownFields: [String]? {
@@ -128,4 +141,79 @@ public final class ComposedDataSource<Item>: SectionedDataSource {
   public var nodeTitle: String { label }
   public var nodeDetail: String? { countsDetail(self) }
   public var nodeChildren: [any CompositionNode] { children }
+}
+
+/// Covers a source that has no content or failed to load with a message, as a placeholder view
+/// does: the covered source shows one section with no rows and the message in their place.
+public final class PlaceholderDecorator<Item>: DataSourceDecorator<Item> {
+  private let empty: ((String?) -> String)?
+  private let failed: ((String?) -> String)?
+  private let label: String
+
+  /// - Parameters:
+  ///   - empty: the message when the source has no content (given its error text, nil).
+  ///   - failed: the message when the source failed to load, given what went wrong.
+  public init(
+    wrapping wrapped: any SectionedDataSource<Item>, label: String, empty: ((String?) -> String)?,
+    failed: ((String?) -> String)?
+  ) {
+    self.empty = empty
+    self.failed = failed
+    self.label = label
+    super.init(wrapping: wrapped)
+  }
+
+  /// The message covering the source now, or `nil` when it shows its content.
+  public var coveringMessage: String? {
+    switch wrapped.loadState {
+    case .noContent: empty?(nil)
+    case .error: failed?(wrapped.errorDescription)
+    default: wrapped.numberOfSections == 0 || wrapped.totalRowCount == 0 ? empty?(nil) : nil
+    }
+  }
+
+  public override var numberOfSections: Int { coveringMessage == nil ? wrapped.numberOfSections : 1 }
+  public override func numberOfRows(inSection section: Int) -> Int {
+    coveringMessage == nil ? wrapped.numberOfRows(inSection: section) : 0
+  }
+  public override func sectionKey(_ section: Int) -> Value? { coveringMessage == nil ? wrapped.sectionKey(section) : nil }
+  public override func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
+    guard let message = coveringMessage else { return wrapped.supplementaryLines(kind, inSection: section) }
+    return kind == .placeholder ? [message] : []
+  }
+  public override var sectionIndexTitles: [String]? { coveringMessage == nil ? wrapped.sectionIndexTitles : nil }
+
+  public override var nodeTitle: String { label }
+  public override var nodeDetail: String? { coveringMessage.map { "covering: \($0)" } }
+}
+
+/// Adds a title above the whole view (header) or a caption below it (footer), as a table's
+/// header and footer views.
+public final class ViewTitleDecorator<Item>: DataSourceDecorator<Item> {
+  public let kind: SupplementaryKind
+  private let text: () -> String
+  private let label: String
+
+  public init(wrapping wrapped: any SectionedDataSource<Item>, kind: SupplementaryKind, label: String, text: @escaping () -> String) {
+    self.kind = kind
+    self.text = text
+    self.label = label
+    super.init(wrapping: wrapped)
+  }
+
+  public override func viewLines(_ kind: SupplementaryKind) -> [String] {
+    let inner = wrapped.viewLines(kind)
+    guard kind == self.kind else { return inner }
+    return kind == .header ? [text()] + inner : inner + [text()]
+  }
+
+  public override var nodeTitle: String { label }
+}
+
+/// Gives a view a section index made from its sections' keys, as a table's index titles.
+public final class SectionIndexDecorator<Item>: DataSourceDecorator<Item> {
+  public override var sectionIndexTitles: [String]? {
+    (0..<numberOfSections).map { wrapped.sectionKey($0).map { $0.isNull ? "–" : $0.description } ?? "\($0 + 1)" }
+  }
+  public override var nodeTitle: String { "index" }
 }

@@ -20,9 +20,10 @@ public struct SectionContext: Sendable {
   }
 }
 
-/// Which supplementary text a decorator adds to a section.
+/// Which supplementary text a decorator adds: above or below a section (or the whole view), or
+/// in place of a section's rows.
 public enum SupplementaryKind: String, Sendable {
-  case header, footer
+  case header, footer, placeholder
 }
 
 /// What a table or collection view consumes: counts, cells, and section headers and footers.
@@ -33,9 +34,13 @@ public enum SupplementaryKind: String, Sendable {
 public protocol SectionedDataSource<Item>: AnyObject, CompositionNode {
   associatedtype Item
 
-  /// Loads every provider below this source.
+  /// Loads every provider below this source that is not loaded yet.
   func load() async throws
+  /// Loads every provider below this source again.
+  func reload() async throws
   var loadState: LoadState { get }
+  /// What went wrong, when the state is `error`.
+  var errorDescription: String? { get }
 
   var numberOfSections: Int { get }
   func numberOfRows(inSection section: Int) -> Int
@@ -47,8 +52,15 @@ public protocol SectionedDataSource<Item>: AnyObject, CompositionNode {
   /// comes back too, so a view that also prints data does not ask for it twice.
   func cell(at itemPath: ItemPath, in view: any CellDequeuing) -> (cell: TableCell, item: Item)
 
-  /// The lines of text above (header) or below (footer) a section, outermost decorator first.
+  /// The lines of text above (header) or below (footer) a section, outermost decorator first,
+  /// or shown in place of its rows (placeholder).
   func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String]
+
+  /// The lines above (header: a title) or below (footer: a caption) the whole view.
+  func viewLines(_ kind: SupplementaryKind) -> [String]
+
+  /// The titles of a section index, as a table view shows down its side, or `nil`.
+  var sectionIndexTitles: [String]? { get }
 
   /// The fields the items are known to have, or `nil` when the source is schemaless.
   var knownFields: [String]? { get }
@@ -76,8 +88,12 @@ public final class TableAdapter<Item>: SectionedDataSource {
     self.label = label
   }
 
-  public func load() async throws { try await provider.load() }
+  public func load() async throws {
+    if provider.loadState == .initial || provider.loadState == .error { try await provider.load() }
+  }
+  public func reload() async throws { try await provider.reload() }
   public var loadState: LoadState { provider.loadState }
+  public var errorDescription: String? { provider.errorDescription }
   public var numberOfSections: Int { provider.numberOfSections }
   public func numberOfRows(inSection section: Int) -> Int { provider.numberOfItems(inSection: section) }
   public func item(at itemPath: ItemPath) -> Item { provider.item(at: itemPath) }
@@ -91,6 +107,8 @@ public final class TableAdapter<Item>: SectionedDataSource {
     return (cell, item)
   }
   public func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] { [] }
+  public func viewLines(_ kind: SupplementaryKind) -> [String] { [] }
+  public var sectionIndexTitles: [String]? { nil }
 
   public var nodeTitle: String { label }
   public var nodeDetail: String? { countsDetail(self) }

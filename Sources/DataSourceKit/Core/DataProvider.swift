@@ -12,10 +12,16 @@ public enum LoadState: String, Sendable, CaseIterable {
 public protocol DataProvider<Item>: AnyObject {
   associatedtype Item
 
-  /// Fetches the data. Calling it again reloads.
+  /// Fetches the data if it has not been fetched (or the last fetch failed).
   func load() async throws
 
+  /// Fetches the data again, and what it is derived from.
+  func reload() async throws
+
   var loadState: LoadState { get }
+
+  /// What went wrong in the last load, when the state is `error`.
+  var errorDescription: String? { get }
 
   var numberOfSections: Int { get }
 
@@ -35,6 +41,8 @@ public protocol DataProvider<Item>: AnyObject {
 extension DataProvider {
   public func sectionKey(_ section: Int) -> Value? { nil }
   public var knownFields: [String]? { nil }
+  public var errorDescription: String? { nil }
+  public func reload() async throws { try await load() }
 
   /// The number of items in all sections.
   /// - Complexity: O(sections).

@@ -101,3 +101,37 @@ public final class ClosurePresenter<Item>: CellPresenter, CompositionNode {
 
   public var nodeTitle: String { label }
 }
+
+/// Registers several cell kinds and picks one per item: the first case whose test the item
+/// passes, else the fallback. Each kind keeps its own reuse identifier.
+public final class DispatchPresenter<Item>: CellPresenter, CompositionNode {
+  public let cases: [(test: (Item) -> Bool, presenter: any CellPresenter<Item>)]
+  public let fallback: any CellPresenter<Item>
+  private let label: String
+
+  public init(
+    cases: [(test: (Item) -> Bool, presenter: any CellPresenter<Item>)], fallback: any CellPresenter<Item>,
+    label: String = "cells"
+  ) {
+    self.cases = cases
+    self.fallback = fallback
+    self.label = label
+  }
+
+  private func presenter(for item: Item) -> any CellPresenter<Item> {
+    cases.first { $0.test(item) }?.presenter ?? fallback
+  }
+
+  public func reuseIdentifier(for item: Item, at itemPath: ItemPath) -> String {
+    presenter(for: item).reuseIdentifier(for: item, at: itemPath)
+  }
+
+  public func configure(_ cell: TableCell, with item: Item, at itemPath: ItemPath) {
+    presenter(for: item).configure(cell, with: item, at: itemPath)
+  }
+
+  public var nodeTitle: String { label }
+  public var nodeChildren: [any CompositionNode] {
+    (cases.map(\.presenter) + [fallback]).compactMap { $0 as? any CompositionNode }
+  }
+}

@@ -1,7 +1,8 @@
 /// Items held in memory, in one section.
 public final class ArrayProvider<Item>: DataProvider, CompositionNode {
   public private(set) var items: [Item]
-  public private(set) var loadState: LoadState = .initial
+  private var states = LoadStateMachine()
+  public var loadState: LoadState { states.state }
   public let knownFields: [String]?
   private let label: String
 
@@ -14,7 +15,10 @@ public final class ArrayProvider<Item>: DataProvider, CompositionNode {
     self.label = label
   }
 
-  public func load() async throws { loadState = items.isEmpty ? .noContent : .loaded }
+  public func load() async throws {
+    let ticket = states.begin()
+    states.finish(ticket, with: items.isEmpty ? .noContent : .loaded)
+  }
   public var numberOfSections: Int { 1 }
   public func numberOfItems(inSection section: Int) -> Int { items.count }
   public func item(at itemPath: ItemPath) -> Item { items[itemPath.item] }
@@ -26,11 +30,15 @@ public final class ArrayProvider<Item>: DataProvider, CompositionNode {
 /// The integers of a half-open range, computed on demand: `range 0..1_000_000` holds no array.
 public final class RangeProvider: DataProvider, CompositionNode {
   public let range: Range<Int>
-  public private(set) var loadState: LoadState = .initial
+  private var states = LoadStateMachine()
+  public var loadState: LoadState { states.state }
 
   public init(_ range: Range<Int>) { self.range = range }
 
-  public func load() async throws { loadState = range.isEmpty ? .noContent : .loaded }
+  public func load() async throws {
+    let ticket = states.begin()
+    states.finish(ticket, with: range.isEmpty ? .noContent : .loaded)
+  }
   public var numberOfSections: Int { 1 }
   public func numberOfItems(inSection section: Int) -> Int { range.count }
   public func item(at itemPath: ItemPath) -> Int { range.lowerBound + itemPath.item }
@@ -52,7 +60,9 @@ public final class MapProvider<Base: DataProvider, Item>: DataProvider, Composit
   }
 
   public func load() async throws { try await base.load() }
+  public func reload() async throws { try await base.reload() }
   public var loadState: LoadState { base.loadState }
+  public var errorDescription: String? { base.errorDescription }
   public var numberOfSections: Int { base.numberOfSections }
   public func numberOfItems(inSection section: Int) -> Int { base.numberOfItems(inSection: section) }
   public func item(at itemPath: ItemPath) -> Item { transform(base.item(at: itemPath)) }

@@ -23,7 +23,9 @@ public final class DerivedProvider<Item>: DataProvider, CompositionNode {
   private let arrange: Arrangement
   private var sections: [DerivedSection] = []
   private var baseOffsets = SectionOffsets(counts: [])
-  public private(set) var loadState: LoadState = .initial
+  private var states = LoadStateMachine()
+  public var loadState: LoadState { states.state }
+  public var errorDescription: String? { base.errorDescription }
 
   public init(base: any DataProvider<Item>, label: String, arrange: @escaping Arrangement) {
     self.base = base
@@ -31,17 +33,37 @@ public final class DerivedProvider<Item>: DataProvider, CompositionNode {
     self.arrange = arrange
   }
 
+  /// Loads the base if it has not loaded, then arranges its items.
   public func load() async throws {
-    loadState = loadState == .initial ? .loading : .refreshing
+    try await refresh { base in
+      if base.loadState == .initial || base.loadState == .error { try await base.load() }
+    }
+  }
+
+  /// Loads the base again, then arranges its items.
+  public func reload() async throws {
+    try await refresh { try await $0.reload() }
+  }
+
+  private func refresh(_ loadBase: (any DataProvider<Item>) async throws -> Void) async throws {
+    let ticket = states.begin()
     do {
-      try await base.load()
+      try await loadBase(base)
     } catch {
-      loadState = .error
+      // A stale load's failure changes nothing; a current one leaves no items.
+      if states.finish(ticket, with: .error) {
+        sections = []
+        baseOffsets = SectionOffsets(counts: [])
+      }
       throw error
     }
-    baseOffsets = SectionOffsets(of: base)
-    sections = arrange(base, baseOffsets)
-    loadState = sections.allSatisfy(\.baseIndices.isEmpty) ? .noContent : .loaded
+    let offsets = SectionOffsets(of: base)
+    let arranged = arrange(base, offsets)
+    let result: LoadState = arranged.allSatisfy(\.baseIndices.isEmpty) ? .noContent : .loaded
+    if states.finish(ticket, with: result) {
+      baseOffsets = offsets
+      sections = arranged
+    }
   }
 
   public var numberOfSections: Int { sections.count }

@@ -6,8 +6,10 @@ public final class CSVProvider: DataProvider, CompositionNode {
   /// The path as the user wrote it, for messages and `describe`.
   public let displayPath: String
   public let delimiter: UInt8
-  public private(set) var loadState: LoadState = .initial
+  private var states = LoadStateMachine()
+  public var loadState: LoadState { states.state }
   public private(set) var lastError: DataSourceError?
+  public var errorDescription: String? { lastError?.description }
   private var table: ColumnTable?
 
   /// - Parameters:
@@ -19,20 +21,21 @@ public final class CSVProvider: DataProvider, CompositionNode {
     self.delimiter = delimiter
   }
 
-  /// Reads and parses the whole file; on failure the provider keeps what it had before and
-  /// reports `error`.
+  /// Reads and parses the whole file; on failure the provider is in `error`, with no items.
   public func load() async throws {
-    let previous = loadState
-    loadState = previous == .initial ? .loading : .refreshing
+    let ticket = states.begin()
     do {
       let bytes = try FileBytes.read(path, displayPath: displayPath)
       let table = try CSVReader.read(bytes: bytes, path: displayPath, delimiter: delimiter)
-      self.table = table
-      lastError = nil
-      loadState = table.rowCount == 0 ? .noContent : .loaded
+      if states.finish(ticket, with: table.rowCount == 0 ? .noContent : .loaded) {
+        self.table = table
+        lastError = nil
+      }
     } catch let error as DataSourceError {
-      lastError = error
-      loadState = .error
+      if states.finish(ticket, with: .error) {
+        table = nil
+        lastError = error
+      }
       throw error
     }
   }
@@ -62,7 +65,10 @@ public final class JSONProvider: DataProvider, CompositionNode {
   /// The path as the user wrote it, for messages and `describe`.
   public let displayPath: String
   public let at: [String]
-  public private(set) var loadState: LoadState = .initial
+  private var states = LoadStateMachine()
+  public var loadState: LoadState { states.state }
+  public private(set) var lastError: DataSourceError?
+  public var errorDescription: String? { lastError?.description }
   public private(set) var items: [Value] = []
   public private(set) var knownFields: [String]?
 
@@ -72,16 +78,22 @@ public final class JSONProvider: DataProvider, CompositionNode {
     self.at = at
   }
 
+  /// Reads and parses the file; on failure the provider is in `error`, with no items.
   public func load() async throws {
-    let previous = loadState
-    loadState = previous == .initial ? .loading : .refreshing
+    let ticket = states.begin()
     do {
       let items = try readItems()
-      self.items = items
-      knownFields = Value.unionOfFields(items)
-      loadState = items.isEmpty ? .noContent : .loaded
-    } catch {
-      loadState = .error
+      if states.finish(ticket, with: items.isEmpty ? .noContent : .loaded) {
+        self.items = items
+        knownFields = Value.unionOfFields(items)
+        lastError = nil
+      }
+    } catch let error as DataSourceError {
+      if states.finish(ticket, with: .error) {
+        items = []
+        knownFields = nil
+        lastError = error
+      }
       throw error
     }
   }

@@ -40,15 +40,24 @@ struct CellListRenderer<Item> {
     func boxed(_ text: String, style: (String) -> String = { $0 }) -> String {
       "│ " + style(TextWidth.fit(text, to: inner)) + " │"
     }
+    let doubleRule = "╞" + String(repeating: "═", count: inner + 2) + "╡"
     out.line("┌" + rule + "┐")
+    for line in snapshot.title { out.line(boxed(line, style: out.bold)) }
+    if let index = snapshot.indexTitles { out.line(boxed("index: " + index.joined(separator: " · "), style: out.dim)) }
+    if !snapshot.title.isEmpty || snapshot.indexTitles != nil { out.line(doubleRule) }
     if snapshot.sections.isEmpty { out.line(boxed("(no sections)", style: out.dim)) }
     let labels = labelWidth
     for (i, section) in snapshot.sections.enumerated() {
-      if i > 0 { out.line("╞" + String(repeating: "═", count: inner + 2) + "╡") }
+      if i > 0 { out.line(doubleRule) }
       for line in section.header { out.line(boxed(line, style: out.bold)) }
       if !section.header.isEmpty { out.line("├" + rule + "┤") }
       if section.gapBefore { out.line(boxed("⋮", style: out.dim)) }
-      if section.rows.isEmpty && section.rowCount == 0 { out.line(boxed("(no rows)", style: out.dim)) }
+      for line in section.placeholder {
+        out.line("│ " + out.dim(TextWidth.fit(line, to: inner, alignment: .center)) + " │")
+      }
+      if section.rows.isEmpty && section.rowCount == 0 && section.placeholder.isEmpty {
+        out.line(boxed("(no rows)", style: out.dim))
+      }
       var previous: Int?
       for row in section.rows {
         if let previous, row.flatIndex != previous + 1 { out.line(boxed("⋮", style: out.dim)) }
@@ -63,6 +72,8 @@ struct CellListRenderer<Item> {
       if !section.footer.isEmpty { out.line("├" + rule + "┤") }
       for line in section.footer { out.line(boxed(line, style: out.dim)) }
     }
+    if !snapshot.caption.isEmpty { out.line(doubleRule) }
+    for line in snapshot.caption { out.line(boxed(line, style: out.dim)) }
     out.line("└" + rule + "┘")
   }
 
@@ -70,10 +81,14 @@ struct CellListRenderer<Item> {
 
   private func renderPlain(into out: inout TextOutput) {
     let labels = labelWidth
+    for line in snapshot.title { out.line(out.bold(TextWidth.truncate(line, to: options.width))) }
+    if let index = snapshot.indexTitles { out.line(out.dim("index: " + index.joined(separator: " · "))) }
+    if !snapshot.title.isEmpty || snapshot.indexTitles != nil { out.line("") }
     for (i, section) in snapshot.sections.enumerated() {
       if i > 0 { out.line("") }
       for line in section.header { out.line(out.bold(TextWidth.truncate(line, to: options.width))) }
       if section.gapBefore { out.line("  ⋮") }
+      for line in section.placeholder { out.line("  " + out.dim(TextWidth.truncate(line, to: contentWidth))) }
       var previous: Int?
       for row in section.rows {
         if let previous, row.flatIndex != previous + 1 { out.line("  ⋮") }
@@ -85,6 +100,8 @@ struct CellListRenderer<Item> {
       if let last = section.rows.last, last.itemPath.item < section.rowCount - 1 { out.line("  ⋮") }
       for line in section.footer { out.line(out.dim(TextWidth.truncate(line, to: options.width))) }
     }
+    if !snapshot.caption.isEmpty { out.line("") }
+    for line in snapshot.caption { out.line(out.dim(TextWidth.truncate(line, to: options.width))) }
   }
 
   /// The line without trailing spaces, also when they sit inside a colour code.
@@ -100,10 +117,14 @@ struct CellListRenderer<Item> {
   // MARK: Markdown
 
   private func renderMarkdown(into out: inout TextOutput) {
+    for line in snapshot.title { out.line("## " + line) }
+    if let index = snapshot.indexTitles { out.line("Index: " + index.map(markdownEscape).joined(separator: " · ")) }
+    if !snapshot.title.isEmpty || snapshot.indexTitles != nil { out.line("") }
     for (i, section) in snapshot.sections.enumerated() {
       if i > 0 { out.line("") }
       for line in section.header { out.line("### " + line) }
       if !section.header.isEmpty { out.line("") }
+      for line in section.placeholder { out.line("_" + markdownEscape(line) + "_") }
       for row in section.rows {
         let cell = row.cell
         var line = "- "
@@ -121,6 +142,8 @@ struct CellListRenderer<Item> {
       if !section.footer.isEmpty { out.line("") }
       for line in section.footer { out.line("_" + markdownEscape(line) + "_") }
     }
+    if !snapshot.caption.isEmpty { out.line("") }
+    for line in snapshot.caption { out.line("_" + markdownEscape(line) + "_") }
   }
 
   private func markdownEscape(_ s: String) -> String {

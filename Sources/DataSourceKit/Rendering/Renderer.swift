@@ -112,6 +112,10 @@ public enum Renderer {
           ? (section.key.map { .string($0.description) } ?? .null) : supplementaryJSON(section.header))
       writer.writeRaw(", \"footer\": ")
       writer.write(supplementaryJSON(section.footer))
+      if !section.placeholder.isEmpty {
+        writer.writeRaw(", \"placeholder\": ")
+        writer.write(supplementaryJSON(section.placeholder))
+      }
       writer.writeRaw(", \"items\": [")
       for (j, row) in section.rows.enumerated() {
         writer.writeRaw(j == 0 ? "\n    " : ",\n    ")

@@ -22,6 +22,8 @@ public struct SectionSnapshot<Item> {
   public var rowCount: Int
   public var header: [String]
   public var footer: [String]
+  /// The message shown in place of the rows, when a placeholder covers the section.
+  public var placeholder: [String]
   /// The rows shown, unless the layout handed them to a visitor instead.
   public var rows: [RowSnapshot<Item>]
   /// The flat positions shown in this section, one range per window that touched it.
@@ -49,6 +51,11 @@ public struct ViewSnapshot<Item> {
   public var shownRows: Int
   /// The fields of the items, when known (a table of records shows them as columns).
   public var fields: [String]?
+  /// Lines above the whole view (its title) and below it (its caption).
+  public var title: [String] = []
+  public var caption: [String] = []
+  /// The section index titles, when the view has an index.
+  public var indexTitles: [String]?
 }
 
 /// A headless list view: consumes any data source the way a UITableView does.
@@ -127,14 +134,19 @@ public final class ListView<Item>: CellDequeuing {
             index: section, key: dataSource.sectionKey(section), rowCount: count,
             header: dataSource.supplementaryLines(.header, inSection: section),
             footer: dataSource.supplementaryLines(.footer, inSection: section),
+            placeholder: dataSource.supplementaryLines(.placeholder, inSection: section),
             rows: rows, shownRanges: [rowsRange], gapBefore: rowsRange.lowerBound > start, gapAfter: gapAfter)
         )
       }
     }
     visibleCells.removeFirst(firstVisible)
     firstVisible = 0
-    return ViewSnapshot(
+    var snapshot = ViewSnapshot(
       sections: sections, totalRows: total, shownRows: shown, fields: dataSource.knownFields)
+    snapshot.title = dataSource.viewLines(.header)
+    snapshot.caption = dataSource.viewLines(.footer)
+    snapshot.indexTitles = dataSource.sectionIndexTitles
+    return snapshot
   }
 
   private func recycleOldestVisibleCell() {

@@ -45,6 +45,14 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case invalidLimit(Int)
   case delimiterNotOneCharacter(String)
 
+  // Segments, views and sessions
+  case notSegmented(String, found: String)
+  case unknownSegment(String, in: String, segments: [String], suggestion: String?)
+  case notShownYet(String)
+  case nothingShownYet
+  case invalidBatch(BatchUpdateError)
+  case cannotWrite(path: String, reason: String)
+
   // Files and data
   case dataSource(DataSourceError)
   case sourceCycle(path: String)
@@ -106,6 +114,14 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "rows \(window) are outside the view, which has \(total) row\(total == 1 ? "" : "s") (0..\(total))"
     case .invalidLimit(let n): "limit must be zero or more, not \(n)"
     case .delimiterNotOneCharacter(let d): "delimiter must be one character, not \"\(d)\""
+    case .notSegmented(let name, let found): "'\(name)' is \(found), not a segmented source; make one with: segmented NAME: TABLE, …"
+    case .unknownSegment(let name, let source, let segments, let suggestion):
+      "'\(source)' has no segment '\(name)'"
+        + Self.didYouMean(suggestion, otherwise: "; its segments: " + segments.joined(separator: ", "))
+    case .notShownYet(let name): "'\(name)' has not been shown yet; 'show \(name)' first"
+    case .nothingShownYet: "nothing has been shown yet"
+    case .invalidBatch(let error): "the view refuses the update: \(error.description)"
+    case .cannotWrite(let path, let reason): "cannot write '\(path)': \(reason)"
     case .dataSource(let error): error.description
     case .sourceCycle(let path): "'\(path)' is already being sourced; a script cannot source itself"
     case .sourceDepth(let limit): "scripts sourced more than \(limit) deep"

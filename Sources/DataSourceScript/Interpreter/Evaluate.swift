@@ -12,11 +12,18 @@ extension Session {
           .unknownName(identifier.name, suggestion: suggestion(for: identifier.name, among: bindingOrder)),
           at: identifier.range)
       }
-      if case .provider(var provider) = binding.value {
+      referencedDefinitions.insert(binding.logIndex)
+      switch binding.value {
+      case .provider(var provider):
         provider.displayName = identifier.name
         return .provider(provider)
+      case .presenter(.cell(var cell)):
+        // A cell bound to a name is a kind of its own: its reuse identifier is the name.
+        cell.reuseIdentifier = identifier.name
+        return .presenter(.cell(cell))
+      default:
+        return binding.value
       }
-      return binding.value
     case .literal(let value, _):
       return .scalar(value)
     case .provider(let provider):
@@ -28,7 +35,23 @@ extension Session {
     case .table(let providerExpression, let cellExpression, let range):
       return .table(try await makeTable(providerExpression, cellExpression, range: range))
     case .cell(let cell):
-      return .cell(try makeCell(cell))
+      return .presenter(.cell(try makeCell(cell)))
+    case .cells(let cases, let fallback, let range):
+      var branches: [(predicate: Predicate, presenter: PresenterSpec)] = []
+      for branch in cases { branches.append((branch.predicate, try await presenter(branch.cell))) }
+      return .presenter(.dispatch(cases: branches, fallback: try await presenter(fallback), label: text(range), statement: statementSerial))
+    case .segmented(let segments, _):
+      var children: [(name: String, source: any SectionedDataSource<Value>)] = []
+      for segment in segments {
+        let value = try await evaluate(segment.source)
+        guard case .table(let table) = value else {
+          throw Diagnostic(
+            .expectedKind("a table for segment '\(segment.name.name)' (table P with CELL)", found: value.kindDescription),
+            at: segment.source.range)
+        }
+        children.append((segment.name.name, table))
+      }
+      return .table(SegmentedDataSource(children, label: "segmented " + children.map(\.name).joined(separator: ", ")))
     case .compose(let children, let range):
       var sources: [any SectionedDataSource<Value>] = []
       for child in children {
@@ -109,10 +132,47 @@ extension Session {
     }
   }
 
+  /// A cell or `cells` expression, as a presenter.
+  private func presenter(_ expression: Expression, what: String = "a cell (cell STYLE \"template\")") async throws
+    -> PresenterSpec
+  {
+    let value = try await evaluate(expression)
+    guard case .presenter(let spec) = value else {
+      throw Diagnostic(.expectedKind(what, found: value.kindDescription), at: expression.range)
+    }
+    return spec
+  }
+
   // MARK: Stages
 
   private func apply(_ stage: Stage, to value: ScriptValue) async throws -> ScriptValue {
     switch stage {
+    case .placeholder(let emptySource, let errorSource, _):
+      let table = try decoratedTable(value, stage)
+      let empty = try emptySource.map { try Template($0, context: .placeholder) }
+      let failed = try errorSource.map { try Template($0, context: .placeholder) }
+      for field in (empty?.fields ?? []) + (failed?.fields ?? []) {
+        if case .field = field.hole {
+          throw Diagnostic(
+            .unknownField(field.text, in: "a placeholder", suggestion: suggestion(for: field.text, among: ["error"])), at: field.range)
+        }
+      }
+      return .table(
+        PlaceholderDecorator(
+          wrapping: table, label: text(stage.range),
+          empty: empty.map { template in { error in template.render(errorText: error) } },
+          failed: failed.map { template in { error in template.render(errorText: error) } }))
+    case .index:
+      return .table(SectionIndexDecorator(wrapping: try decoratedTable(value, stage)))
+    case .title(let source, _), .caption(let source, _):
+      let table = try decoratedTable(value, stage)
+      let template = try Template(source, context: .section)
+      try checkSectionTemplate(template, stage)
+      let kind: SupplementaryKind = if case .title = stage { .header } else { .footer }
+      return .table(
+        ViewTitleDecorator(wrapping: table, kind: kind, label: text(stage.range)) {
+          template.render(section: SectionContext(index: 0, key: nil, count: table.totalRowCount))
+        })
     case .header(let source, _), .footer(let source, _):
       let kind: SupplementaryKind = if case .header = stage { .header } else { .footer }
       guard case .table(let table) = value else {
@@ -147,6 +207,25 @@ extension Session {
     }
   }
 
+  /// The table a decorator stage wraps.
+  private func decoratedTable(_ value: ScriptValue, _ stage: Stage) throws -> any SectionedDataSource<Value> {
+    guard case .table(let table) = value else {
+      throw Diagnostic(.decoratorNeedsTable(decorator: stage.keyword, found: value.kindDescription), at: stage.range)
+    }
+    return table
+  }
+
+  /// Headers, footers, titles and captions know a section's key and count, not an item's fields.
+  private func checkSectionTemplate(_ template: Template, _ stage: Stage) throws {
+    for field in template.fields {
+      if case .field = field.hole {
+        throw Diagnostic(
+          .unknownField(field.text, in: "a \(stage.keyword)", suggestion: suggestion(for: field.text, among: ["section", "count"])),
+          at: field.range)
+      }
+    }
+  }
+
   private func derive(_ base: ProviderValue, by stage: Stage) throws -> DerivedProvider<Value> {
     let label = text(stage.range)
     switch stage {
@@ -166,7 +245,7 @@ extension Session {
       return .sectioned(base.provider, label: label, direction: direction) { $0.value(atPath: path) ?? .null }
     case .limit(let count, _):
       return .limited(base.provider, label: label, count: count)
-    case .header, .footer:
+    case .header, .footer, .placeholder, .index, .title, .caption:
       preconditionFailure("decorators are applied to tables")
     }
   }
@@ -194,37 +273,57 @@ extension Session {
     async throws
     -> any SectionedDataSource<Value>
   {
-    guard case .provider(let provider) = try await evaluate(providerExpression) else {
-      let found = try await evaluate(providerExpression).kindDescription
-      throw Diagnostic(.expectedKind("a provider before 'with'", found: found), at: providerExpression.range)
+    let providerValue = try await evaluate(providerExpression)
+    guard case .provider(let provider) = providerValue else {
+      throw Diagnostic(.expectedKind("a provider before 'with'", found: providerValue.kindDescription), at: providerExpression.range)
     }
-    let cellValue = try await evaluate(cellExpression)
-    guard case .cell(let cell) = cellValue else {
-      throw Diagnostic(
-        .expectedKind("a cell after 'with' (cell STYLE \"template\")", found: cellValue.kindDescription),
-        at: cellExpression.range)
-    }
-    // A template written in this statement is pointed at directly; one bound earlier is blamed
-    // where it is used.
-    let inline = if case .cell = cellExpression { true } else { false }
-    for template in [cell.text] + (cell.detail.map { [$0] } ?? []) {
-      for field in template.fields {
-        guard case .field(let path) = field.hole else { continue }
-        try checkField(
-          FieldPath(components: path, range: inline ? field.range : cellExpression.range), in: provider)
-      }
-    }
-    let presenter = ClosurePresenter<Value>(
-      style: cell.style, accessory: cell.accessory, label: cell.label,
-      text: { item, path in cell.text.render(item: item, itemPath: path) },
-      detail: cell.detail.map { detail in { item, path in detail.render(item: item, itemPath: path) } })
+    let spec = try await presenter(cellExpression, what: "a cell after 'with' (cell STYLE \"template\")")
+    let presenter = try makePresenter(spec, for: provider, usedAt: cellExpression.range)
     return TableAdapter(provider: provider.provider, presenter: presenter, label: "table")
+  }
+
+  /// The engine presenter for a spec, its templates and tests checked against the provider's
+  /// fields. A template written in this statement is pointed at directly; one bound earlier is
+  /// blamed where it is used.
+  private func makePresenter(_ spec: PresenterSpec, for provider: ProviderValue, usedAt use: SourceRange) throws
+    -> any CellPresenter<Value>
+  {
+    switch spec {
+    case .cell(let cell):
+      let inline = cell.statement == statementSerial
+      for template in [cell.text] + (cell.detail.map { [$0] } ?? []) {
+        for field in template.fields {
+          guard case .field(let path) = field.hole else { continue }
+          try checkField(FieldPath(components: path, range: inline ? field.range : use), in: provider)
+        }
+      }
+      return ClosurePresenter<Value>(
+        style: cell.style, reuseIdentifier: cell.reuseIdentifier, accessory: cell.accessory, label: cell.label,
+        text: { item, path in cell.text.render(item: item, itemPath: path) },
+        detail: cell.detail.map { detail in { item, path in detail.render(item: item, itemPath: path) } })
+    case .dispatch(let cases, let fallback, let label, let statement):
+      var branches: [(test: (Value) -> Bool, presenter: any CellPresenter<Value>)] = []
+      for branch in cases {
+        // Predicates written earlier are blamed where the cells are used.
+        let test = statement == statementSerial ? try compile(branch.predicate, against: provider) : try compileBlaming(branch.predicate, provider, use)
+        branches.append((test, try makePresenter(branch.presenter, for: provider, usedAt: use)))
+      }
+      return DispatchPresenter(cases: branches, fallback: try makePresenter(fallback, for: provider, usedAt: use), label: label)
+    }
+  }
+
+  private func compileBlaming(_ predicate: Predicate, _ provider: ProviderValue, _ use: SourceRange) throws -> (Value) -> Bool {
+    do {
+      return try compile(predicate, against: provider)
+    } catch let diagnostic as Diagnostic {
+      throw Diagnostic(diagnostic.message, at: use)
+    }
   }
 
   private func makeCell(_ cell: CellExpression) throws -> CellSpec {
     CellSpec(
       style: cell.style, text: try Template(cell.text, context: .cell),
       detail: try cell.detail.map { try Template($0, context: .cell) }, accessory: cell.accessory,
-      label: text(cell.range))
+      label: text(cell.range), reuseIdentifier: cell.style.rawValue, statement: statementSerial)
   }
 }

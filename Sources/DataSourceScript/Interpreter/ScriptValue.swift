@@ -3,7 +3,7 @@ import DataSourceKit
 /// What a name can be bound to.
 enum ScriptValue {
   case provider(ProviderValue)
-  case cell(CellSpec)
+  case presenter(PresenterSpec)
   case table(any SectionedDataSource<Value>)
   case scalar(Value)
 
@@ -11,7 +11,7 @@ enum ScriptValue {
   var kindDescription: String {
     switch self {
     case .provider: "a provider"
-    case .cell: "a cell"
+    case .presenter: "a cell"
     case .table: "a table"
     case .scalar(let value): value.typeName == "int" ? "an int value" : "a \(value.typeName) value"
     }
@@ -38,11 +38,38 @@ struct CellSpec {
   var accessory: CellAccessory
   /// The cell as written, for `describe`.
   var label: String
+  /// The kind of cell: the name it was bound to, else its style.
+  var reuseIdentifier: String
+  /// The statement it was written in: its templates' ranges point into that statement only.
+  var statement: Int
 }
 
-/// A name's binding, in the order names were first bound.
+/// One cell for every item, or a cell chosen per item (`cells when … use …, else …`).
+indirect enum PresenterSpec {
+  case cell(CellSpec)
+  case dispatch(cases: [(predicate: Predicate, presenter: PresenterSpec)], fallback: PresenterSpec, label: String, statement: Int)
+
+  var label: String {
+    switch self {
+    case .cell(let cell): cell.label
+    case .dispatch(_, _, let label, _): label
+    }
+  }
+}
+
+/// A name's binding.
 struct Binding {
   var value: ScriptValue
   /// The statement's source text, as written.
   var definition: String
+  /// Its place in the session's log of definitions, for `save`.
+  var logIndex: Int
+}
+
+/// A `let` that succeeded, with the definitions it read (by their log index): `save` writes
+/// what the current bindings need, in the order it was first run.
+struct Definition {
+  var name: String
+  var text: String
+  var dependencies: [Int]
 }

@@ -22,6 +22,17 @@ public final class Session {
   var bindings: [String: Binding] = [:]
   /// Names in the order they were first bound.
   var bindingOrder: [String] = []
+  /// Every `let` that succeeded, in order: what `save` replays.
+  var definitions: [Definition] = []
+  /// The definitions the statement being run has read (by log index).
+  var referencedDefinitions: Set<Int> = []
+  /// Counts statements run, so a template knows whether it was written in this one.
+  var statementSerial = 0
+  /// The view each bound name was last shown in: it keeps its reuse pool between shows, and
+  /// `stats NAME` reads what it did.
+  var views: [String: ListView<Value>] = [:]
+  /// What the last `show` did, and of what.
+  var lastShow: (name: String?, stats: ViewStats)?
   /// The source being run: statements slice their text out of it for `describe` and `vars`.
   var currentSource = SourceFile(name: nil, text: "")
   /// Scripts being sourced, innermost last, to refuse cycles.
@@ -105,11 +116,16 @@ public final class Session {
   // MARK: Statements
 
   func execute(_ statement: Statement) async throws {
+    statementSerial += 1
+    referencedDefinitions = []
     switch statement {
     case .binding(let name, let expression, let range):
       let value = try await evaluate(expression)
       if bindings[name.name] == nil { bindingOrder.append(name.name) }
-      bindings[name.name] = Binding(value: value, definition: text(range))
+      definitions.append(Definition(name: name.name, text: text(range), dependencies: referencedDefinitions.sorted()))
+      bindings[name.name] = Binding(value: value, definition: text(range), logIndex: definitions.count - 1)
+      // A new value is a new view: the old one's cells belonged to what was bound before.
+      views[name.name] = nil
     case .expression(let expression):
       if case .name(let identifier) = expression, bindings[identifier.name] == nil {
         let candidates = Parser.commands + Parser.expressionWords + bindingOrder
@@ -123,7 +139,9 @@ public final class Session {
       output.write(summary(of: value, name: name) + "\n")
     case .show(let expression, let rows, let mode, _):
       let value = try await evaluate(expression)
-      try show(value, rows: rows, mode: mode, expressionRange: expression.range)
+      var name: String?
+      if case .name(let identifier) = expression { name = identifier.name }
+      try show(value, named: name, rows: rows, mode: mode, expressionRange: expression.range)
     case .describe(let expression, _):
       let value = try await evaluate(expression)
       output.write(describe(value).joined(separator: "\n") + "\n")
@@ -140,6 +158,14 @@ public final class Session {
       try await source(path, pathRange: pathRange)
     case .quit:
       quitRequested = true
+    case .switchSegment(let source, let segment, _):
+      try switchSegment(source, to: segment)
+    case .reload(let expression, _):
+      try await reload(expression)
+    case .stats(let name, _):
+      try printStats(of: name)
+    case .save(let path, let pathRange, _):
+      try save(to: path, pathRange: pathRange)
     }
   }
 
@@ -182,6 +208,7 @@ public final class Session {
         maxrows  \(maxRows)
         color    \(settings.color.rawValue)
         timer    \(settings.timer ? "on" : "off")
+        stats    \(settings.stats ? "on" : "off")
 
         """)
       return
@@ -232,9 +259,9 @@ public final class Session {
         throw invalid("auto, on or off")
       }
       settings.color = choice
-    case "timer":
+    case "timer", "stats":
       guard let w = word(), w == "on" || w == "off" else { throw invalid("on or off") }
-      settings.timer = w == "on"
+      if setting.name == "timer" { settings.timer = w == "on" } else { settings.stats = w == "on" }
     default:
       throw Diagnostic(
         .unknownSetting(setting.name, suggestion: suggestion(for: setting.name, among: Settings.names)),

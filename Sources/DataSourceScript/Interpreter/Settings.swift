@@ -13,10 +13,12 @@ public struct Settings: Sendable {
   public var maxRows: Int?
   public var color: ColorChoice = .auto
   public var timer = false
+  /// Print what each `show` did: cells built and reused, rows counted.
+  public var stats = false
 
   public init() {}
 
-  static let names = ["mode", "width", "maxrows", "color", "timer"]
+  static let names = ["mode", "width", "maxrows", "color", "timer", "stats"]
 }
 
 /// What the shell knows of where it runs: the session decides widths, row limits and colour from it.

@@ -5,27 +5,27 @@ extension Session {
   ///
   /// Only the rows shown are built: `rows A..B` asks the view for that window, and on a
   /// terminal a long view asks for its first and last rows only.
-  func show(_ value: ScriptValue, rows: RowWindow?, mode: RenderMode?, expressionRange: SourceRange) throws {
-    let source: any SectionedDataSource<Value>
+  func show(_ value: ScriptValue, named name: String?, rows: RowWindow?, mode: RenderMode?, expressionRange: SourceRange) throws {
     let showsFields: Bool
+    let view: ListView<Value>
     switch value {
     case .provider(let provider):
-      source = TableAdapter(provider: provider.provider, presenter: Session.recordPresenter, label: "fields")
       showsFields = true
+      view = keptView(named: name, showing: provider.provider) {
+        TableAdapter(provider: provider.provider, presenter: Session.recordPresenter, label: "fields")
+      }
     case .table(let table):
-      source = table
       showsFields = false
+      view = keptView(named: name, showing: table) { table }
     case .scalar(let scalar):
       output.write(scalar.literalText + "\n")
       return
-    case .cell:
+    case .presenter:
       throw Diagnostic(
-        .expectedKind(
-          "a provider or a table to show; a cell is shown through a table: table P with CELL", found: "a cell"
-        ),
+        .expectedKind("a provider or a table to show; a cell is shown through a table: table P with CELL", found: "a cell"),
         at: expressionRange)
     }
-    let view = ListView(dataSource: source)
+    let source = view.dataSource
     let total = view.totalRows
     var window = 0..<total
     if let rows { window = try resolve(rows, total: total) }
@@ -50,6 +50,22 @@ extension Session {
     } else {
       Renderer.render(view.layout(windows: windows), options: options) { output.write($0) }
     }
+    lastShow = (name, view.stats)
+    if settings.stats { output.write(Session.describe(view.stats, of: name ?? "show")) }
+  }
+
+  /// The view a bound name was shown in before, when it still shows the same thing: a screen
+  /// keeps its table view, and cells that scrolled away are reused by the next show.
+  private func keptView(
+    named name: String?, showing shown: AnyObject, make: () -> any SectionedDataSource<Value>
+  ) -> ListView<Value> {
+    if let name, let kept = views[name] {
+      let keptShown: AnyObject = (kept.dataSource as? TableAdapter<Value>).map { $0.provider } ?? kept.dataSource
+      if keptShown === shown || kept.dataSource === shown { return kept }
+    }
+    let view = ListView(dataSource: make())
+    if let name { views[name] = view }
+    return view
   }
 
   /// The cell of a bare provider's row: the renderer draws the item's fields as columns, so the
@@ -100,8 +116,8 @@ extension Session {
       parts.append(Session.counts(items: table.totalRowCount, sections: table.numberOfSections, noun: "row"))
       parts.append(table.loadState.rawValue)
       return prefix + parts.joined(separator: " · ")
-    case .cell(let cell):
-      return prefix + cell.label
+    case .presenter(let presenter):
+      return prefix + presenter.label
     case .scalar(let scalar):
       return prefix + scalar.literalText
     }
@@ -121,8 +137,8 @@ extension Session {
       return lines
     case .table(let table):
       return table.treeLines()
-    case .cell(let cell):
-      return [cell.label]
+    case .presenter(let presenter):
+      return [presenter.label]
     case .scalar(let scalar):
       return ["\(scalar.typeName) \(scalar.literalText)"]
     }

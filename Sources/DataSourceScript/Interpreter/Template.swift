@@ -11,6 +11,8 @@ struct Template: Sendable {
   enum Context: Sendable {
     case cell
     case section
+    /// A placeholder's message: `{error}` is what went wrong.
+    case placeholder
   }
 
   enum Hole: Sendable, Equatable {
@@ -18,6 +20,7 @@ struct Template: Sendable {
     case rowNumber
     case sectionKey
     case count
+    case errorText
     case field([String])
   }
 
@@ -101,6 +104,7 @@ struct Template: Sendable {
       case ("#", _): hole = .rowNumber
       case ("section", .section): hole = .sectionKey
       case ("count", .section): hole = .count
+      case ("error", .placeholder): hole = .errorText
       default: hole = .field(trimmed.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
       }
       parts.append(.field(Field(hole: hole, format: format, range: nameRange, text: trimmed)))
@@ -117,7 +121,9 @@ struct Template: Sendable {
   }
 
   /// The template filled from an item (cells) or a section (headers and footers).
-  func render(item: Value? = nil, itemPath: ItemPath? = nil, section: SectionContext? = nil) -> String {
+  func render(item: Value? = nil, itemPath: ItemPath? = nil, section: SectionContext? = nil, errorText: String? = nil)
+    -> String
+  {
     var out = ""
     for part in parts {
       switch part {
@@ -130,6 +136,7 @@ struct Template: Sendable {
         case .rowNumber: value = itemPath.map { .int($0.item + 1) } ?? .null
         case .sectionKey: value = section?.key ?? .null
         case .count: value = section.map { .int($0.count) } ?? .null
+        case .errorText: value = errorText.map { .string($0) } ?? .null
         case .field(let path): value = item?.value(atPath: path) ?? .null
         }
         out += field.format.map { $0.apply(to: value) } ?? value.description

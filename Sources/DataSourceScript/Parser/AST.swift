@@ -18,6 +18,14 @@ public enum Statement: Sendable {
   case set(setting: Identifier?, value: Token?, range: SourceRange)
   case source(path: String, pathRange: SourceRange, range: SourceRange)
   case quit(range: SourceRange)
+  /// `switch S to NAME`: show another segment of a segmented source.
+  case switchSegment(source: Identifier, segment: Identifier, range: SourceRange)
+  /// `reload X`: load every provider below X again.
+  case reload(Expression, range: SourceRange)
+  /// `stats [X]`: what the last `show` of X (or the last show) did.
+  case stats(Identifier?, range: SourceRange)
+  /// `save "PATH"`: write a script that rebuilds every binding.
+  case save(path: String, pathRange: SourceRange, range: SourceRange)
 }
 
 /// `rows A..B` of `show`: half-open; a missing bound is the view's start or end, a negative one
@@ -39,8 +47,12 @@ public indirect enum Expression: Sendable {
   /// `table PROVIDER with CELL`.
   case table(provider: Expression, cell: Expression, range: SourceRange)
   case cell(CellExpression)
+  /// `cells when P use CELL, …, else CELL`: a cell kind chosen per item.
+  case cells(cases: [(predicate: Predicate, cell: Expression)], fallback: Expression, range: SourceRange)
   /// `compose A, B, …`.
   case compose([Expression], range: SourceRange)
+  /// `segmented NAME: A, NAME: B, …`.
+  case segmented([(name: Identifier, source: Expression)], range: SourceRange)
 
   public var range: SourceRange {
     switch self {
@@ -50,7 +62,9 @@ public indirect enum Expression: Sendable {
     case .pipeline(_, _, let range): range
     case .table(_, _, let range): range
     case .cell(let cell): cell.range
+    case .cells(_, _, let range): range
     case .compose(_, let range): range
+    case .segmented(_, let range): range
     }
   }
 }
@@ -107,6 +121,13 @@ public enum Stage: Sendable {
   case limit(Int, range: SourceRange)
   case header(TemplateSource, range: SourceRange)
   case footer(TemplateSource, range: SourceRange)
+  /// `placeholder [empty "…"] [error "…"]`: covers a source with no content or that failed.
+  case placeholder(empty: TemplateSource?, error: TemplateSource?, range: SourceRange)
+  /// `index`: a section index from the section keys.
+  case index(range: SourceRange)
+  /// `title "…"` and `caption "…"`: lines above and below the whole view.
+  case title(TemplateSource, range: SourceRange)
+  case caption(TemplateSource, range: SourceRange)
 
   public var keyword: String {
     switch self {
@@ -116,13 +137,17 @@ public enum Stage: Sendable {
     case .limit: "limit"
     case .header: "header"
     case .footer: "footer"
+    case .placeholder: "placeholder"
+    case .index: "index"
+    case .title: "title"
+    case .caption: "caption"
     }
   }
 
   public var range: SourceRange {
     switch self {
     case .filter(_, let r), .sort(_, let r), .section(_, _, let r), .limit(_, let r), .header(_, let r),
-      .footer(_, let r):
+      .footer(_, let r), .placeholder(_, _, let r), .index(let r), .title(_, let r), .caption(_, let r):
       r
     }
   }

@@ -85,6 +85,36 @@ extension Parser {
         return .table(provider: provider, cell: cell, range: start..<previousEnd)
       case "cell":
         return .cell(try parseCell())
+      case "cells":
+        advance()
+        let saved = commaEndsExpression
+        commaEndsExpression = true
+        defer { commaEndsExpression = saved }
+        var cases: [(predicate: Predicate, cell: Expression)] = []
+        while consumeWord("when") {
+          let predicate = try parsePredicate()
+          try expectWord("use")
+          cases.append((predicate, try parsePrimary()))
+          guard consumeSymbol(.comma) else { throw unexpected("',' and another 'when', or ', else CELL'") }
+        }
+        guard consumeWord("else") else { throw unexpected(cases.isEmpty ? "'when'" : "'when' or 'else'") }
+        let fallback = try parsePrimary()
+        return .cells(cases: cases, fallback: fallback, range: start..<previousEnd)
+      case "segmented":
+        advance()
+        let saved = commaEndsExpression
+        commaEndsExpression = true
+        defer { commaEndsExpression = saved }
+        var segments: [(name: Identifier, source: Expression)] = []
+        repeat {
+          let name = try expectIdentifier("a segment name, as in: segmented all: people, menu: menu")
+          if segments.contains(where: { $0.name.name == name.name }) {
+            throw Diagnostic(.duplicateOption(name.name), at: name.range)
+          }
+          try expectSymbol(.colon, "':' after the segment name")
+          segments.append((name, try parseExpression()))
+        } while consumeSymbol(.comma)
+        return .segmented(segments, range: start..<previousEnd)
       case "compose":
         advance()
         let saved = commaEndsExpression

@@ -10,11 +10,15 @@ public struct Parser {
   var commaEndsExpression = false
 
   /// Words that start a statement.
-  public static let commands = ["let", "show", "describe", "help", "vars", "set", "source", "quit", "exit"]
+  public static let commands = [
+    "let", "show", "describe", "help", "vars", "set", "source", "quit", "exit", "switch", "reload", "stats", "save",
+  ]
   /// Words that start an expression.
-  public static let expressionWords = ["csv", "json", "array", "range", "table", "cell", "compose"]
+  public static let expressionWords = ["csv", "json", "array", "range", "table", "cell", "cells", "compose", "segmented"]
   /// Words that start a stage after `|`.
-  public static let stageWords = ["where", "sort", "section", "limit", "header", "footer"]
+  public static let stageWords = [
+    "where", "sort", "section", "limit", "header", "footer", "placeholder", "index", "title", "caption",
+  ]
   /// Words that end an expression without being part of it.
   static let expressionTerminators: Set<String> = ["with", "rows", "as"]
   /// Words that cannot name a binding.

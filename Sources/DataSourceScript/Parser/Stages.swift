@@ -28,16 +28,39 @@ extension Parser {
       if count < 0 { throw Diagnostic(.invalidLimit(count), at: current.range) }
       advance()
       return .limit(count, range: start..<previousEnd)
-    case "header", "footer":
+    case "header", "footer", "title", "caption":
       advance()
       let template = try parseTemplateSource("a template in quotes after '\(word)'")
-      return word == "header"
-        ? .header(template, range: start..<previousEnd) : .footer(template, range: start..<previousEnd)
+      switch word {
+      case "header": return .header(template, range: start..<previousEnd)
+      case "footer": return .footer(template, range: start..<previousEnd)
+      case "title": return .title(template, range: start..<previousEnd)
+      default: return .caption(template, range: start..<previousEnd)
+      }
+    case "index":
+      advance()
+      return .index(range: start..<previousEnd)
+    case "placeholder":
+      advance()
+      var empty: TemplateSource?
+      var error: TemplateSource?
+      while case .identifier(let option) = current.kind, option == "empty" || option == "error" {
+        if (option == "empty" && empty != nil) || (option == "error" && error != nil) {
+          throw Diagnostic(.duplicateOption(option), at: current.range)
+        }
+        advance()
+        let template = try parseTemplateSource("a template in quotes after '\(option)'")
+        if option == "empty" { empty = template } else { error = template }
+      }
+      guard empty != nil || error != nil else {
+        throw unexpected("'empty \"…\"' or 'error \"…\"' after 'placeholder'")
+      }
+      return .placeholder(empty: empty, error: error, range: start..<previousEnd)
     default:
       let candidates = Parser.stageWords
       throw Diagnostic(
         .expected(
-          "a stage (where, sort by, section by, limit, header, footer)"
+          "a stage (where, sort by, section by, limit, header, footer, placeholder, index, title, caption)"
             + (suggestion(for: word, among: candidates).map { "; did you mean '\($0)'?" } ?? ""),
           found: "'\(word)'"),
         at: current.range)

@@ -73,6 +73,24 @@ extension Parser {
     case "quit", "exit":
       advance()
       return .quit(range: start..<previousEnd)
+    case "switch":
+      advance()
+      let source = try expectIdentifier("the name of a segmented source after 'switch'")
+      try expectWord("to")
+      let segment = try expectIdentifier("a segment name after 'to'")
+      return .switchSegment(source: source, segment: segment, range: start..<previousEnd)
+    case "reload":
+      advance()
+      return .reload(try parseExpression(), range: start..<previousEnd)
+    case "stats":
+      advance()
+      var name: Identifier?
+      if case .identifier = current.kind { name = try expectIdentifier("a name") }
+      return .stats(name, range: start..<previousEnd)
+    case "save":
+      advance()
+      let (path, pathRange) = try expectString("a file path in quotes")
+      return .save(path: path, pathRange: pathRange, range: start..<previousEnd)
     default:
       let expression = try parseExpression()
       // A name followed by more words is a misspelled command, not an expression.

@@ -1,0 +1,63 @@
+/// The changes a table view applies in one `performBatchUpdates`, in UIKit's index spaces:
+/// deletes and reloads use indexes from before the update, inserts indexes from after it, and a
+/// move goes from an old position to a new one.
+public struct BatchUpdate: Equatable, Sendable {
+  public var deletedSections: [Int] = []
+  public var insertedSections: [Int] = []
+  public var movedSections: [(from: Int, to: Int)] = []
+  public var deletedRows: [ItemPath] = []
+  public var insertedRows: [ItemPath] = []
+  public var movedRows: [(from: ItemPath, to: ItemPath)] = []
+  public var reloadedRows: [ItemPath] = []
+
+  public init(
+    deletedSections: [Int] = [], insertedSections: [Int] = [], movedSections: [(from: Int, to: Int)] = [],
+    deletedRows: [ItemPath] = [], insertedRows: [ItemPath] = [], movedRows: [(from: ItemPath, to: ItemPath)] = [],
+    reloadedRows: [ItemPath] = []
+  ) {
+    self.deletedSections = deletedSections
+    self.insertedSections = insertedSections
+    self.movedSections = movedSections
+    self.deletedRows = deletedRows
+    self.insertedRows = insertedRows
+    self.movedRows = movedRows
+    self.reloadedRows = reloadedRows
+  }
+
+  public var isEmpty: Bool {
+    deletedSections.isEmpty && insertedSections.isEmpty && movedSections.isEmpty && deletedRows.isEmpty
+      && insertedRows.isEmpty && movedRows.isEmpty && reloadedRows.isEmpty
+  }
+
+  public static func == (lhs: BatchUpdate, rhs: BatchUpdate) -> Bool {
+    lhs.deletedSections == rhs.deletedSections && lhs.insertedSections == rhs.insertedSections
+      && lhs.movedSections.map { [$0.from, $0.to] } == rhs.movedSections.map { [$0.from, $0.to] }
+      && lhs.deletedRows == rhs.deletedRows && lhs.insertedRows == rhs.insertedRows
+      && lhs.movedRows.map { [$0.from, $0.to] } == rhs.movedRows.map { [$0.from, $0.to] }
+      && lhs.reloadedRows == rhs.reloadedRows
+  }
+
+  /// Replaces every section of the old content with every section of the new: what a
+  /// segmented source reports when it switches children.
+  public static func replacingAllSections(oldCount: Int, newCount: Int) -> BatchUpdate {
+    BatchUpdate(deletedSections: Array(0..<oldCount), insertedSections: Array(0..<newCount))
+  }
+}
+
+extension BatchUpdate: CustomStringConvertible {
+  /// One line per kind of change, as `switch` and `changes` print them.
+  public var description: String {
+    func paths(_ list: [ItemPath]) -> String { list.map { "\($0.section).\($0.item)" }.joined(separator: ", ") }
+    var lines: [String] = []
+    if !deletedSections.isEmpty { lines.append("delete sections " + deletedSections.map(String.init).joined(separator: ", ")) }
+    if !insertedSections.isEmpty { lines.append("insert sections " + insertedSections.map(String.init).joined(separator: ", ")) }
+    if !movedSections.isEmpty { lines.append("move sections " + movedSections.map { "\($0.from)→\($0.to)" }.joined(separator: ", ")) }
+    if !deletedRows.isEmpty { lines.append("delete rows " + paths(deletedRows)) }
+    if !insertedRows.isEmpty { lines.append("insert rows " + paths(insertedRows)) }
+    if !movedRows.isEmpty {
+      lines.append("move rows " + movedRows.map { "\($0.from.section).\($0.from.item)→\($0.to.section).\($0.to.item)" }.joined(separator: ", "))
+    }
+    if !reloadedRows.isEmpty { lines.append("reload rows " + paths(reloadedRows)) }
+    return lines.isEmpty ? "no changes" : lines.joined(separator: "\n")
+  }
+}

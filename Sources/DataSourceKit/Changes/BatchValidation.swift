@@ -1,0 +1,150 @@
+/// Why UIKit would refuse a batch of updates. Each case names the section and the counts.
+public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertible {
+  case sectionCount(before: Int, after: Int, inserted: Int, deleted: Int)
+  case rowCount(section: Int, before: Int, after: Int, inserted: Int, deleted: Int, movedIn: Int, movedOut: Int)
+  case sectionOutOfRange(operation: String, section: Int, count: Int)
+  case rowOutOfRange(operation: String, path: ItemPath, count: Int)
+  case duplicate(operation: String, what: String)
+  case deleteAndMove(what: String)
+  case reloadOfMovedRow(ItemPath)
+  case rowChangeInChangedSection(operation: String, path: ItemPath)
+
+  public var description: String {
+    switch self {
+    case .sectionCount(let before, let after, let inserted, let deleted):
+      "invalid number of sections: \(after) after the update, but \(before) before + \(inserted) inserted − \(deleted) deleted = \(before + inserted - deleted)"
+    case .rowCount(let section, let before, let after, let inserted, let deleted, let movedIn, let movedOut):
+      "invalid number of rows in section \(section): \(after) after the update, but \(before) before + \(inserted) inserted − \(deleted) deleted + \(movedIn) moved in − \(movedOut) moved out = \(before + inserted - deleted + movedIn - movedOut)"
+    case .sectionOutOfRange(let operation, let section, let count):
+      "cannot \(operation) section \(section): there are \(count) section\(count == 1 ? "" : "s")"
+    case .rowOutOfRange(let operation, let path, let count):
+      "cannot \(operation) row \(path.item) of section \(path.section): it has \(count) row\(count == 1 ? "" : "s")"
+    case .duplicate(let operation, let what): "\(what) is given twice to \(operation)"
+    case .deleteAndMove(let what): "\(what) is both deleted and moved"
+    case .reloadOfMovedRow(let path): "row \(path.item) of section \(path.section) is both moved and reloaded; delete and insert it instead"
+    case .rowChangeInChangedSection(let operation, let path):
+      "cannot \(operation) row \(path.item) of section \(path.section): the section itself is \(operation == "insert" ? "inserted" : "deleted") in this batch"
+    }
+  }
+}
+
+extension BatchUpdate {
+  /// Checks the batch as `UITableView.performBatchUpdates` does, given the row counts of every
+  /// section before and after the model changed.
+  ///
+  /// - Throws: the first rule the batch breaks: counts per section, indexes out of range, an
+  ///   index given twice, a deleted row also moved, a moved row also reloaded.
+  /// - Complexity: O(sections + changes).
+  public func validate(before: [Int], after: [Int]) throws(BatchUpdateError) {
+    // Sections: indexes in range, none twice, none both deleted and moved.
+    try Self.checkUnique(deletedSections, operation: "delete", noun: "section")
+    try Self.checkUnique(insertedSections, operation: "insert", noun: "section")
+    try Self.checkUnique(movedSections.map(\.from), operation: "move", noun: "section")
+    try Self.checkUnique(movedSections.map(\.to), operation: "move", noun: "destination section")
+    for s in deletedSections + movedSections.map(\.from) where s < 0 || s >= before.count {
+      throw .sectionOutOfRange(operation: deletedSections.contains(s) ? "delete" : "move", section: s, count: before.count)
+    }
+    for s in insertedSections + movedSections.map(\.to) where s < 0 || s >= after.count {
+      throw .sectionOutOfRange(operation: insertedSections.contains(s) ? "insert" : "move to", section: s, count: after.count)
+    }
+    if let s = Set(deletedSections).intersection(movedSections.map(\.from)).min() { throw .deleteAndMove(what: "section \(s)") }
+    if before.count + insertedSections.count - deletedSections.count != after.count {
+      throw .sectionCount(before: before.count, after: after.count, inserted: insertedSections.count, deleted: deletedSections.count)
+    }
+
+    // Which old section each new one continues (nil: inserted).
+    let oldForNew = Self.sectionMapping(
+      before: before.count, after: after.count, deleted: deletedSections, inserted: insertedSections, moved: movedSections)
+
+    // Rows: indexes in range, none twice, no delete+move, no reload+move.
+    try Self.checkUnique(deletedRows, operation: "delete", noun: "row")
+    try Self.checkUnique(insertedRows, operation: "insert", noun: "row")
+    try Self.checkUnique(reloadedRows, operation: "reload", noun: "row")
+    try Self.checkUnique(movedRows.map(\.from), operation: "move", noun: "row")
+    try Self.checkUnique(movedRows.map(\.to), operation: "move", noun: "destination row")
+    for path in deletedRows + reloadedRows + movedRows.map(\.from) {
+      let operation = deletedRows.contains(path) ? "delete" : reloadedRows.contains(path) ? "reload" : "move"
+      guard path.section >= 0, path.section < before.count else {
+        throw .sectionOutOfRange(operation: operation, section: path.section, count: before.count)
+      }
+      guard path.item >= 0, path.item < before[path.section] else {
+        throw .rowOutOfRange(operation: operation, path: path, count: before[path.section])
+      }
+      if deletedSections.contains(path.section) { throw .rowChangeInChangedSection(operation: "delete", path: path) }
+    }
+    for path in insertedRows + movedRows.map(\.to) {
+      let operation = insertedRows.contains(path) ? "insert" : "move to"
+      guard path.section >= 0, path.section < after.count else {
+        throw .sectionOutOfRange(operation: operation, section: path.section, count: after.count)
+      }
+      guard path.item >= 0, path.item < after[path.section] else {
+        throw .rowOutOfRange(operation: operation, path: path, count: after[path.section])
+      }
+      if insertedSections.contains(path.section) { throw .rowChangeInChangedSection(operation: "insert", path: path) }
+    }
+    let moved = Set(movedRows.map(\.from))
+    if let both = deletedRows.first(where: moved.contains) { throw .deleteAndMove(what: "row \(both.item) of section \(both.section)") }
+    if let both = reloadedRows.first(where: moved.contains) { throw .reloadOfMovedRow(both) }
+
+    // Counts: rows after = before + inserted − deleted + moved in − moved out, per section.
+    var inserted = [Int](repeating: 0, count: after.count)
+    var movedIn = [Int](repeating: 0, count: after.count)
+    var deleted = [Int](repeating: 0, count: before.count)
+    var movedOut = [Int](repeating: 0, count: before.count)
+    for path in insertedRows { inserted[path.section] += 1 }
+    for path in deletedRows { deleted[path.section] += 1 }
+    for move in movedRows {
+      movedOut[move.from.section] += 1
+      movedIn[move.to.section] += 1
+    }
+    for (new, old) in oldForNew.enumerated() {
+      guard let old else { continue }
+      let expected = before[old] + inserted[new] - deleted[old] + movedIn[new] - movedOut[old]
+      if expected != after[new] {
+        throw .rowCount(
+          section: new, before: before[old], after: after[new], inserted: inserted[new], deleted: deleted[old],
+          movedIn: movedIn[new], movedOut: movedOut[old])
+      }
+    }
+  }
+
+  /// For each section after the update, the section before it continues, or nil when inserted.
+  static func sectionMapping(
+    before: Int, after: Int, deleted: [Int], inserted: [Int], moved: [(from: Int, to: Int)]
+  ) -> [Int?] {
+    var result = [Int?](repeating: nil, count: after)
+    let movedFrom = Set(moved.map(\.from))
+    let movedTo = Set(moved.map(\.to))
+    for move in moved { result[move.to] = move.from }
+    // The rest keep their order: old sections that stay put fill the new slots left over.
+    let deletedSet = Set(deleted)
+    let insertedSet = Set(inserted)
+    var staying = (0..<before).filter { !deletedSet.contains($0) && !movedFrom.contains($0) }.makeIterator()
+    for new in 0..<after where !insertedSet.contains(new) && !movedTo.contains(new) {
+      result[new] = staying.next()
+    }
+    return result
+  }
+
+  private static func checkUnique<T: Hashable>(_ list: [T], operation: String, noun: String) throws(BatchUpdateError) {
+    var seen = Set<T>()
+    for element in list where !seen.insert(element).inserted {
+      throw .duplicate(operation: operation, what: "\(noun) \(element)")
+    }
+  }
+}
+
+extension ListView {
+  /// Applies a batch the way a table view does: the data source has already changed; the
+  /// counts the view read at its last layout are "before", the data source's counts now are
+  /// "after", and the batch must account for the difference.
+  ///
+  /// - Throws: ``BatchUpdateError`` when UIKit would refuse the batch; the view keeps its counts.
+  public func performBatchUpdates(_ update: BatchUpdate, countsBefore before: [Int]) throws(BatchUpdateError) {
+    let after = (0..<dataSource.numberOfSections).map { dataSource.numberOfRows(inSection: $0) }
+    try update.validate(before: before, after: after)
+  }
+
+  /// The row count of every section now, to pass as "before" to a later batch.
+  public var sectionCounts: [Int] { (0..<dataSource.numberOfSections).map { dataSource.numberOfRows(inSection: $0) } }
+}

@@ -1,0 +1,85 @@
+/// The loading states and the transitions between them, after Apple's AdvancedCollectionView.
+///
+/// initial → loading; loading and refreshing → loaded, noContent or error; loaded → refreshing,
+/// noContent or error; noContent → refreshing, loaded or error; error → anything but initial.
+/// Starting a load makes the load before it stale: its result is ignored.
+public struct LoadStateMachine: Sendable {
+  public private(set) var state: LoadState = .initial
+  /// Counts loads begun; a finishing load whose number is not the last is stale.
+  private var generation = 0
+
+  public init() {}
+
+  /// A load in progress: hand it back to ``finish(_:with:)``.
+  public struct Ticket: Sendable, Equatable {
+    fileprivate let generation: Int
+  }
+
+  /// Whether the machine may go from `state` to `next`.
+  public static func allows(_ state: LoadState, to next: LoadState) -> Bool {
+    switch (state, next) {
+    case (.initial, .loading): true
+    case (.loading, .loaded), (.loading, .noContent), (.loading, .error): true
+    case (.refreshing, .loaded), (.refreshing, .noContent), (.refreshing, .error): true
+    case (.loaded, .refreshing), (.loaded, .noContent), (.loaded, .error): true
+    case (.noContent, .refreshing), (.noContent, .loaded), (.noContent, .error): true
+    case (.error, let next): next != .initial
+    default: false
+    }
+  }
+
+  /// Moves to `next`.
+  /// - Throws: ``LoadStateError`` when the transition is not allowed; the state stays.
+  public mutating func transition(to next: LoadState) throws(LoadStateError) {
+    guard Self.allows(state, to: next) else { throw LoadStateError(from: state, to: next) }
+    state = next
+  }
+
+  /// Starts a load: `loading` the first time (or after an error), `refreshing` when there is
+  /// content to refresh. Any load still running becomes stale.
+  public mutating func begin() -> Ticket {
+    generation += 1
+    switch state {
+    case .initial, .error: state = .loading
+    case .loaded, .noContent: state = .refreshing
+    case .loading, .refreshing: break
+    }
+    return Ticket(generation: generation)
+  }
+
+  /// Ends the load of `ticket` in `result`; returns false, changing nothing, when the load is
+  /// stale (another began after it).
+  @discardableResult
+  public mutating func finish(_ ticket: Ticket, with result: LoadState) -> Bool {
+    guard ticket.generation == generation else { return false }
+    if Self.allows(state, to: result) { state = result }
+    return true
+  }
+}
+
+/// A transition the loading states do not allow.
+public struct LoadStateError: Error, Equatable, Sendable, CustomStringConvertible {
+  public var from: LoadState
+  public var to: LoadState
+  public var description: String { "a source cannot go from \(from.rawValue) to \(to.rawValue)" }
+}
+
+extension LoadState {
+  /// The order in which a composed source reports its children's states:
+  /// loading > refreshing > error > noContent > loaded > initial.
+  public var strength: Int {
+    switch self {
+    case .initial: 0
+    case .loaded: 1
+    case .noContent: 2
+    case .error: 3
+    case .refreshing: 4
+    case .loading: 5
+    }
+  }
+
+  /// The strongest of several states; `loaded` when there are none.
+  public static func strongest(_ states: some Sequence<LoadState>) -> LoadState {
+    states.max { $0.strength < $1.strength } ?? .loaded
+  }
+}

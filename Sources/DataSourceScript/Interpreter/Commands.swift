@@ -1,0 +1,131 @@
+import DataSourceKit
+import Foundation
+
+extension Session {
+  // MARK: switch
+
+  /// Shows another segment of a segmented source and prints the batch a table view gets.
+  func switchSegment(_ sourceName: Identifier, to segmentName: Identifier) throws {
+    guard let binding = bindings[sourceName.name] else {
+      throw Diagnostic(
+        .unknownName(sourceName.name, suggestion: suggestion(for: sourceName.name, among: bindingOrder)), at: sourceName.range)
+    }
+    guard case .table(let table) = binding.value, let segmented = Session.segmentedSource(in: table) else {
+      throw Diagnostic(.notSegmented(sourceName.name, found: binding.value.kindDescription), at: sourceName.range)
+    }
+    let names = segmented.segments.map(\.name)
+    guard names.contains(segmentName.name) else {
+      throw Diagnostic(
+        .unknownSegment(segmentName.name, in: sourceName.name, segments: names, suggestion: suggestion(for: segmentName.name, among: names)),
+        at: segmentName.range)
+    }
+    let before = (0..<table.numberOfSections).map { table.numberOfRows(inSection: $0) }
+    let previous = segmented.selectedName
+    guard let update = segmented.select(segmentName.name) else { return }
+    // The view checks the batch as UIKit would; a refused batch switches back.
+    let after = (0..<table.numberOfSections).map { table.numberOfRows(inSection: $0) }
+    do {
+      try update.validate(before: before, after: after)
+    } catch {
+      _ = segmented.select(previous)
+      throw Diagnostic(.invalidBatch(error), at: segmentName.range)
+    }
+    output.write("\(sourceName.name): \(previous) → \(segmentName.name)\n")
+    output.write(update.description.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n")
+  }
+
+  /// The segmented source a table is, or wraps in decorators.
+  static func segmentedSource(in table: any SectionedDataSource<Value>) -> SegmentedDataSource<Value>? {
+    var current: any SectionedDataSource<Value> = table
+    while true {
+      if let segmented = current as? SegmentedDataSource<Value> { return segmented }
+      guard let decorator = current as? DataSourceDecorator<Value> else { return nil }
+      current = decorator.wrapped
+    }
+  }
+
+  // MARK: reload
+
+  /// Loads every provider below a binding again and prints its summary. A load that fails
+  /// leaves its provider in `error` (placeholders show it) and is reported.
+  func reload(_ expression: Expression) async throws {
+    let value = try await evaluate(expression)
+    do {
+      switch value {
+      case .provider(let provider): try await provider.provider.reload()
+      case .table(let table): try await table.reload()
+      case .presenter, .scalar:
+        throw Diagnostic(.expectedKind("a provider or a table to reload", found: value.kindDescription), at: expression.range)
+      }
+    } catch let error as DataSourceError {
+      throw Diagnostic(.dataSource(error), at: expression.range)
+    }
+    var name: String?
+    if case .name(let identifier) = expression { name = identifier.name }
+    output.write(summary(of: value, name: name) + "\n")
+  }
+
+  // MARK: stats
+
+  /// What the last `show` of a name (or the last show) did.
+  func printStats(of name: Identifier?) throws {
+    let stats: ViewStats
+    let title: String
+    if let name {
+      guard bindings[name.name] != nil else {
+        throw Diagnostic(.unknownName(name.name, suggestion: suggestion(for: name.name, among: bindingOrder)), at: name.range)
+      }
+      guard let view = views[name.name] else { throw Diagnostic(.notShownYet(name.name), at: name.range) }
+      (stats, title) = (view.stats, name.name)
+    } else {
+      guard let last = lastShow else { throw Diagnostic(.nothingShownYet, at: 0..<0) }
+      (stats, title) = (last.stats, last.name ?? "last show")
+    }
+    output.write(Session.describe(stats, of: title))
+  }
+
+  static func describe(_ stats: ViewStats, of title: String) -> String {
+    let kinds = stats.builtByKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+    return """
+      stats \(title): \(stats.sectionsCounted) section\(stats.sectionsCounted == 1 ? "" : "s") and \(stats.rowsCounted) row\(stats.rowsCounted == 1 ? "" : "s") counted; \
+      cells built \(stats.cellsBuilt)\(kinds.isEmpty ? "" : " (\(kinds))"), reused \(stats.cellsReused)
+
+      """
+  }
+
+  // MARK: save
+
+  /// Writes a script that rebuilds every current binding: the settings changed from their
+  /// defaults, then the definitions the bindings need, in the order they first ran. Written to
+  /// a temporary file and renamed, so a failure never leaves half a file.
+  func save(to path: String, pathRange: SourceRange) throws {
+    var needed = Set<Int>()
+    var pending = bindingOrder.compactMap { bindings[$0]?.logIndex }
+    while let index = pending.popLast() {
+      guard needed.insert(index).inserted else { continue }
+      pending.append(contentsOf: definitions[index].dependencies)
+    }
+    var script = "# Written by dsh's `save`: rebuilds the session's bindings.\n"
+    let defaults = Settings()
+    if settings.mode != defaults.mode { script += "set mode \(settings.mode.rawValue)\n" }
+    if let width = settings.width { script += "set width \(width)\n" }
+    if let maxRows = settings.maxRows { script += "set maxrows \(maxRows)\n" }
+    for index in needed.sorted() { script += definitions[index].text + "\n" }
+    let target = resolve(path)
+    let temporary = target + ".tmp-\(getpid())"
+    do {
+      try Data(script.utf8).write(to: URL(fileURLWithPath: temporary))
+      guard rename(temporary, target) == 0 else {
+        let reason = String(cString: strerror(errno))
+        unlink(temporary)
+        throw Diagnostic(.cannotWrite(path: path, reason: reason), at: pathRange)
+      }
+    } catch let diagnostic as Diagnostic {
+      throw diagnostic
+    } catch {
+      unlink(temporary)
+      throw Diagnostic(.cannotWrite(path: path, reason: (error as NSError).localizedDescription), at: pathRange)
+    }
+    output.write("saved \(bindingOrder.count) binding\(bindingOrder.count == 1 ? "" : "s") to \(path)\n")
+  }
+}
