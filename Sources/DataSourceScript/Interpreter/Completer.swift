@@ -1,3 +1,5 @@
+import Foundation
+
 /// What Tab completes at a point in a line: commands at the start of a statement, setting names
 /// and values after `set`, help topics after `help`, fields after `by`, `where`, `and`, `or` and
 /// inside a template's `{`, and otherwise keywords and bound names.
@@ -7,8 +9,10 @@ public struct Completer {
   public init(session: Session) { self.session = session }
 
   /// The word being completed starts at `wordStart` (a byte offset in `line`); `candidates`
-  /// are the words that could replace it, sorted.
+  /// are the words that could replace it, sorted. A single candidate is followed by a space,
+  /// except a folder (it ends in `/`) or a file inside a string (the string is closed instead).
   public func complete(_ line: String, cursor: Int) -> (wordStart: Int, candidates: [String]) {
+    if let paths = completePath(line, cursor: cursor) { return paths }
     let bytes = Array(line.utf8.prefix(cursor))
     var start = bytes.count
     while start > 0, isWordByte(bytes[start - 1]) { start -= 1 }
@@ -33,6 +37,12 @@ public struct Completer {
       pool = settingValues(String(previousWords[1]))
     } else if previousWords.first == "help", previousWords.count == 1 {
       pool = HelpCatalogue.topics.map(\.name)
+    } else if previousWords.first == "switch", previousWords.count == 1 {
+      pool = session.boundNames.filter { !session.segments(of: $0).isEmpty }
+    } else if previousWords.first == "switch", previousWords.count == 2 {
+      pool = ["to"]
+    } else if previousWords.first == "switch", previousWords.count == 3, previous == "to" {
+      pool = session.segments(of: String(previousWords[1]))
     } else if let previous, ["by", "where", "and", "or", "not", "key"].contains(previous) {
       pool = fieldsInScope(before)
     } else if previous == "as" {
@@ -52,6 +62,28 @@ public struct Completer {
     }
     let candidates = Set(pool.filter { $0.hasPrefix(word) && $0 != word || (word.isEmpty && !$0.isEmpty) })
     return (start, candidates.sorted())
+  }
+
+  /// Paths inside the string after `csv`, `json`, `source` or `save`: the entries of the folder
+  /// typed so far. A folder comes with `/`, a file with the closing quote.
+  private func completePath(_ line: String, cursor: Int) -> (wordStart: Int, candidates: [String])? {
+    let bytes = Array(line.utf8.prefix(cursor))
+    guard let quote = bytes.lastIndex(of: UInt8(ascii: "\"")), bytes.filter({ $0 == UInt8(ascii: "\"") }).count % 2 == 1
+    else { return nil }
+    let command = String(decoding: bytes[..<quote], as: UTF8.self).split(separator: " ").last.map(String.init) ?? ""
+    guard ["csv", "json", "source", "save"].contains(command) else { return nil }
+    let typed = String(decoding: bytes[(quote + 1)...], as: UTF8.self)
+    let folder = typed.contains("/") ? String(typed[...(typed.lastIndex(of: "/") ?? typed.startIndex)]) : ""
+    let prefix = String(typed.dropFirst(folder.count))
+    let base = folder.hasPrefix("/") ? folder : session.resolve(folder.isEmpty ? "." : folder)
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []
+    let candidates = entries.filter { $0.hasPrefix(prefix) && !$0.hasPrefix(".") || (prefix.hasPrefix(".") && $0.hasPrefix(prefix)) }
+      .map { entry -> String in
+        var isDirectory: ObjCBool = false
+        FileManager.default.fileExists(atPath: base + "/" + entry, isDirectory: &isDirectory)
+        return entry + (isDirectory.boolValue ? "/" : "\"")
+      }
+    return (quote + 1 + folder.utf8.count, candidates.sorted())
   }
 
   private func isWordByte(_ b: UInt8) -> Bool {

@@ -56,6 +56,12 @@ public final class Session {
     }
   }
 
+  /// The segment names of a bound segmented source, for completion after `switch NAME to`.
+  public func segments(of name: String) -> [String] {
+    guard case .table(let table) = bindings[name]?.value, let segmented = Session.segmentedSource(in: table) else { return [] }
+    return segmented.segments.map(\.name)
+  }
+
   /// Runs every statement of `source`, reporting each failure and going on (or stopping at the
   /// first when `bail` is set).
   /// - Returns: whether every statement succeeded.

@@ -1,0 +1,87 @@
+import Testing
+
+@testable import DataSourceKit
+
+@Suite("Batch updates, validated as UIKit does")
+struct BatchUpdateTests {
+  func path(_ section: Int, _ item: Int) -> ItemPath { ItemPath(item: item, section: section) }
+
+  @Test("valid batches pass")
+  func valid() throws {
+    // Delete row 0 of section 0, insert two rows into section 1, move one row across.
+    try BatchUpdate(
+      deletedRows: [path(0, 0)], insertedRows: [path(1, 0), path(1, 3)], movedRows: [(path(0, 2), path(1, 1))]
+    ).validate(before: [3, 2], after: [1, 5])
+    // Sections: delete one, insert one, move one.
+    try BatchUpdate(deletedSections: [0], insertedSections: [2], movedSections: [(from: 1, to: 0)])
+      .validate(before: [1, 2, 3], after: [2, 3, 4])
+    // A segmented switch: every old section out, every new one in.
+    try BatchUpdate.replacingAllSections(oldCount: 4, newCount: 1).validate(before: [2, 4, 3, 1], after: [2])
+    try BatchUpdate().validate(before: [1], after: [1])
+  }
+
+  @Test("invalid batches name the rule, the section and the counts", arguments: [
+    (BatchUpdate(insertedRows: [ItemPath(item: 0, section: 0)]), [2], [2],
+      "invalid number of rows in section 0: 2 after the update, but 2 before + 1 inserted − 0 deleted + 0 moved in − 0 moved out = 3"),
+    (BatchUpdate(), [2, 3], [2], "invalid number of sections: 1 after the update, but 2 before + 0 inserted − 0 deleted = 2"),
+    (BatchUpdate(deletedRows: [ItemPath(item: 5, section: 0)]), [2], [1], "cannot delete row 5 of section 0: it has 2 rows"),
+    (BatchUpdate(deletedSections: [3]), [1], [], "cannot delete section 3: there are 1 section"),
+    (BatchUpdate(deletedRows: [ItemPath(item: 0, section: 0), ItemPath(item: 0, section: 0)]), [2], [0],
+      "row [0, 0] is given twice to delete"),
+    (BatchUpdate(deletedRows: [ItemPath(item: 0, section: 0)], movedRows: [(ItemPath(item: 0, section: 0), ItemPath(item: 0, section: 0))]),
+      [2], [1], "row 0 of section 0 is both deleted and moved"),
+    (BatchUpdate(movedRows: [(ItemPath(item: 0, section: 0), ItemPath(item: 1, section: 0))], reloadedRows: [ItemPath(item: 0, section: 0)]),
+      [2], [2], "row 0 of section 0 is both moved and reloaded; delete and insert it instead"),
+    (BatchUpdate(insertedSections: [0], insertedRows: [ItemPath(item: 0, section: 0)]), [], [1],
+      "cannot insert row 0 of section 0: the section itself is inserted in this batch"),
+    (BatchUpdate(deletedSections: [0], movedSections: [(from: 0, to: 0)]), [1], [1], "section 0 is both deleted and moved"),
+  ])
+  func invalid(update: BatchUpdate, before: [Int], after: [Int], message: String) {
+    do {
+      try update.validate(before: before, after: after)
+      Issue.record("the batch passed")
+    } catch {
+      #expect(error.description == message)
+    }
+  }
+
+  @Test("a segmented source reports its switch as one batch the view accepts")
+  func segmentedSwitch() async throws {
+    let one = TableAdapter(provider: ArrayProvider([1, 2]), presenter: ClosurePresenter<Int>(style: .basic) { i, _ in "\(i)" })
+    let sectioned = DerivedProvider.sectioned(ArrayProvider([1, 2, 3]), label: "s") { .int($0) }
+    let three = TableAdapter(provider: sectioned, presenter: ClosurePresenter<Int>(style: .basic) { i, _ in "\(i)" })
+    let segmented = SegmentedDataSource<Int>([("one", one), ("three", three)])
+    try await segmented.load()
+    let view = ListView(dataSource: segmented)
+    let before = view.sectionCounts
+    let update = try #require(segmented.select("three"))
+    #expect(update == BatchUpdate(deletedSections: [0], insertedSections: [0, 1, 2]))
+    try view.performBatchUpdates(update, countsBefore: before)
+    #expect(segmented.select("four") == nil)
+  }
+
+  @Test("the view refuses a batch that does not account for the change")
+  func viewRefuses() async throws {
+    let table = TableAdapter(provider: ArrayProvider([1, 2, 3]), presenter: ClosurePresenter<Int>(style: .basic) { i, _ in "\(i)" })
+    try await table.load()
+    let view = ListView(dataSource: table)
+    #expect(throws: BatchUpdateError.self) { try view.performBatchUpdates(BatchUpdate(), countsBefore: [2]) }
+  }
+
+  @Test("presenter dispatch picks a cell kind per item, each with its reuse identifier")
+  func dispatch() async throws {
+    let even = ClosurePresenter<Int>(style: .subtitle, reuseIdentifier: "even") { i, _ in "\(i)" }
+    let odd = ClosurePresenter<Int>(style: .basic, reuseIdentifier: "odd") { i, _ in "\(i)" }
+    let presenter = DispatchPresenter<Int>(cases: [({ $0 % 2 == 0 }, even)], fallback: odd)
+    let table = TableAdapter(provider: ArrayProvider([1, 2, 3, 4, 5]), presenter: presenter)
+    try await table.load()
+    let view = ListView(dataSource: table)
+    let snapshot = view.layout(windows: [0..<5])
+    #expect(snapshot.sections[0].rows.map(\.cell.style) == [.basic, .subtitle, .basic, .subtitle, .basic])
+    #expect(view.stats.builtByKind == ["even": 2, "odd": 3])
+  }
+}
+
+extension BatchUpdate: CustomTestStringConvertible {
+  public var testDescription: String { description }
+}
