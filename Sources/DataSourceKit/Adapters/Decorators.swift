@@ -52,9 +52,12 @@ public final class SupplementaryDecorator<Item>: DataSourceDecorator<Item> {
   public override func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
     let inner = wrapped.supplementaryLines(kind, inSection: section)
     guard kind == self.kind else { return inner }
+    // An empty title is no title, as a table view shows no header for one.
     let line = text(sectionContext(section))
+    if line.isEmpty { return inner }
     return kind == .header ? [line] + inner : inner + [line]
   }
+
 
   public override var nodeTitle: String { label }
 }

@@ -47,6 +47,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
 
   // Segments, views and sessions
   case notSegmented(String, found: String)
+  case duplicateSegment(String)
   case unknownSegment(String, in: String, segments: [String], suggestion: String?)
   case notShownYet(String)
   case nothingShownYet
@@ -118,6 +119,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .unknownSegment(let name, let source, let segments, let suggestion):
       "'\(source)' has no segment '\(name)'"
         + Self.didYouMean(suggestion, otherwise: "; its segments: " + segments.joined(separator: ", "))
+    case .duplicateSegment(let name): "segment '\(name)' is given twice; each segment needs its own name"
     case .notShownYet(let name): "'\(name)' has not been shown yet; 'show \(name)' first"
     case .nothingShownYet: "nothing has been shown yet"
     case .invalidBatch(let error): "the view refuses the update: \(error.description)"

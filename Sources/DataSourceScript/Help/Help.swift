@@ -18,12 +18,13 @@ extension HelpCatalogue {
   /// The list of topics, by group.
   public static func overview() -> String {
     var out = "dsh composes data sources: providers → stages → tables with cells → decorators → views.\n"
+    let nameWidth = (topics.map(\.name.count).max() ?? 8) + 2
     for group in HelpTopic.Group.allCases {
       out += "\n\(group.rawValue):\n"
       for topic in topics where topic.group == group {
         // A bare command (`set`, `help`) says less than its first form with arguments.
         let syntax = topic.syntax.first { $0.count > topic.name.count } ?? topic.syntax[0]
-        out += "  " + topic.name.padding(toLength: 10, withPad: " ", startingAt: 0) + syntax + "\n"
+        out += "  " + topic.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + syntax + "\n"
       }
     }
     out += "\nType 'help TOPIC' for one topic with examples. Tab completes commands, names and fields.\n"

@@ -59,7 +59,7 @@ public enum HelpCatalogue {
         "set timer on|off",
       ],
       summary:
-        "Shows or changes a setting. width: columns for box and plain output (the terminal's, else 80). maxrows: rows a terminal shows of a long view, 0 for all (batch output is never cut). color: auto is on for a terminal unless NO_COLOR is set. timer: prints each statement's run time.",
+        "Shows or changes a setting. width: columns for box and plain output (the terminal's, else 80). maxrows: rows a terminal shows of a long view, 0 for all (batch output is never cut). color: auto is on for a terminal unless NO_COLOR is set. timer: prints each statement's run time. stats: prints what each show did (see stats).",
       examples: ["set mode markdown\nset width 100\nset", "set maxrows 0"]),
     HelpTopic(
       name: "source", group: .commands, syntax: ["source \"PATH\""],
@@ -71,6 +71,28 @@ public enum HelpCatalogue {
     HelpTopic(
       name: "quit", group: .commands, syntax: ["quit", "exit"], summary: "Leaves the shell (^D does too).",
       examples: []),
+    HelpTopic(
+      name: "switch", group: .commands, syntax: ["switch SEGMENTED to NAME"],
+      summary:
+        "Shows another segment of a segmented source, and prints the batch a table view gets for it: every section of the old segment deleted, every section of the new one inserted, checked as UIKit would check it.",
+      examples: [
+        "let tabs = segmented digits: (table [1, 2] with cell basic \"{.}\"), letters: (table [\"a\"] with cell basic \"{.}\")\nswitch tabs to letters\nshow tabs"
+      ]),
+    HelpTopic(
+      name: "reload", group: .commands, syntax: ["reload EXPRESSION"],
+      summary:
+        "Loads every provider below a provider or table again (after its file changed). A load that fails leaves the provider in the error state with no items, which a placeholder can show; the failure is reported.",
+      examples: [people + "\nreload people"]),
+    HelpTopic(
+      name: "stats", group: .commands, syntax: ["stats [NAME]", "set stats on|off"],
+      summary:
+        "What the last show of a name (or the last show) did: sections and rows counted, cells built (by reuse identifier) and cells reused. A name keeps its view between shows, so a second show reuses the cells of the first.",
+      examples: ["let big = table range 0..1000000 with cell basic \"{.}\"\nshow big rows 1000..1020 as csv\nstats big"]),
+    HelpTopic(
+      name: "save", group: .commands, syntax: ["save \"PATH\""],
+      summary:
+        "Writes a script that rebuilds every current binding: the settings changed from their defaults, then only the definitions the bindings need, in the order they first ran. Running it in a fresh dsh gives the same show output. The file is written whole or not at all.",
+      examples: [people + "\nsave \"/tmp/dsh-saved-example.dsh\""]),
     HelpTopic(
       name: "csv", group: .providers, syntax: ["csv \"PATH\" [key FIELD] [delimiter \"C\"]"],
       summary:
@@ -149,6 +171,39 @@ public enum HelpCatalogue {
         people
           + "\nlet menu = table [\"Profile\", \"Settings\"] with cell basic \"{.}\" accessory disclosure | header \"Menu\"\nshow compose menu, (table people with cell basic \"{name}\" | header \"People\")"
       ]),
+    HelpTopic(
+      name: "cells", group: .presentation, syntax: ["cells when PREDICATE use CELL, …, else CELL"],
+      summary:
+        "A presenter with several cell kinds: each item gets the cell of the first case whose predicate it meets, else the last. Each kind has its own reuse identifier (a cell bound to a name uses the name), which stats shows.",
+      examples: [
+        "let promo = cell subtitle \"{text}\" detail \"sponsored\"\nlet row = cell basic \"{text}\"\nshow table [{kind: \"post\", text: \"Hi\"}, {kind: \"ad\", text: \"Buy\"}] with cells when kind == \"ad\" use promo, else row"
+      ]),
+    HelpTopic(
+      name: "segmented", group: .presentation, syntax: ["segmented NAME: TABLE, NAME: TABLE, …"],
+      summary:
+        "Holds several tables and shows one at a time, like a segmented control over a table view; the first is shown until switch changes it. Its state is the strongest of all its segments'.",
+      examples: [
+        people
+          + "\nlet tabs = segmented everyone: (table people with cell basic \"{name}\"), menu: (table [\"Profile\"] with cell basic \"{.}\")\ndescribe tabs"
+      ]),
+    HelpTopic(
+      name: "placeholder", group: .presentation, syntax: ["TABLE | placeholder [empty \"TEMPLATE\"] [error \"TEMPLATE\"]"],
+      summary:
+        "Covers a table that has no content, or whose provider failed to load, with a message in place of its rows; the covered table reports zero rows. {error} is what went wrong.",
+      examples: [people + "\nshow table people | where age > 100 with cell basic \"{name}\" | placeholder empty \"No one over 100\" error \"Could not load: {error}\""]),
+    HelpTopic(
+      name: "title", group: .presentation, syntax: ["TABLE | title \"TEMPLATE\"", "TABLE | caption \"TEMPLATE\""],
+      summary:
+        "A line above (title) or below (caption) the whole view, as a table's header and footer views. {count} is the number of rows.",
+      examples: [people + "\nshow table people | limit 2 with cell basic \"{name}\" | title \"People\" | caption \"{count} shown\""]),
+    HelpTopic(
+      name: "caption", group: .presentation, syntax: ["TABLE | caption \"TEMPLATE\""],
+      summary: "A line below the whole view; see title.",
+      examples: ["show table [1, 2] with cell basic \"{.}\" | caption \"{count} numbers\""]),
+    HelpTopic(
+      name: "index", group: .presentation, syntax: ["TABLE | index"],
+      summary: "A section index made from the sections' keys, as a table view's index titles down its side.",
+      examples: [people + "\nshow table people | section by team with cell basic \"{name}\" | header \"{section}\" | index"]),
     HelpTopic(
       name: "templates", group: .language,
       syntax: ["\"{field}\"  \"{a.b}\"  \"{.}\"  \"{#}\"  \"{section}\"  \"{count}\"  \"{field:>8.2}\""],

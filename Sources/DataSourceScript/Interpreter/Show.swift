@@ -112,7 +112,12 @@ extension Session {
       parts.append(provider.loadState.rawValue)
       return prefix + parts.joined(separator: " · ")
     case .table(let table):
-      var parts = [table is ComposedDataSource<Value> ? "composed table" : "table"]
+      var parts: [String]
+      if let segmented = Session.segmentedSource(in: table) {
+        parts = ["segmented table (showing \(segmented.selectedName) of \(segmented.segments.map(\.name).joined(separator: ", ")))"]
+      } else {
+        parts = [table is ComposedDataSource<Value> ? "composed table" : "table"]
+      }
       parts.append(Session.counts(items: table.totalRowCount, sections: table.numberOfSections, noun: "row"))
       parts.append(table.loadState.rawValue)
       return prefix + parts.joined(separator: " · ")

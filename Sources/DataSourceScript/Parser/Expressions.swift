@@ -109,7 +109,7 @@ extension Parser {
         repeat {
           let name = try expectIdentifier("a segment name, as in: segmented all: people, menu: menu")
           if segments.contains(where: { $0.name.name == name.name }) {
-            throw Diagnostic(.duplicateOption(name.name), at: name.range)
+            throw Diagnostic(.duplicateSegment(name.name), at: name.range)
           }
           try expectSymbol(.colon, "':' after the segment name")
           segments.append((name, try parseExpression()))
