@@ -20,22 +20,47 @@ struct BatchUpdateTests {
     try BatchUpdate().validate(before: [1], after: [1])
   }
 
-  @Test("invalid batches name the rule, the section and the counts", arguments: [
-    (BatchUpdate(insertedRows: [ItemPath(item: 0, section: 0)]), [2], [2],
-      "invalid number of rows in section 0: 2 after the update, but 2 before + 1 inserted − 0 deleted + 0 moved in − 0 moved out = 3"),
-    (BatchUpdate(), [2, 3], [2], "invalid number of sections: 1 after the update, but 2 before + 0 inserted − 0 deleted = 2"),
-    (BatchUpdate(deletedRows: [ItemPath(item: 5, section: 0)]), [2], [1], "cannot delete row 5 of section 0: it has 2 rows"),
-    (BatchUpdate(deletedSections: [3]), [1], [], "cannot delete section 3: there are 1 section"),
-    (BatchUpdate(deletedRows: [ItemPath(item: 0, section: 0), ItemPath(item: 0, section: 0)]), [2], [0],
-      "row [0, 0] is given twice to delete"),
-    (BatchUpdate(deletedRows: [ItemPath(item: 0, section: 0)], movedRows: [(ItemPath(item: 0, section: 0), ItemPath(item: 0, section: 0))]),
-      [2], [1], "row 0 of section 0 is both deleted and moved"),
-    (BatchUpdate(movedRows: [(ItemPath(item: 0, section: 0), ItemPath(item: 1, section: 0))], reloadedRows: [ItemPath(item: 0, section: 0)]),
-      [2], [2], "row 0 of section 0 is both moved and reloaded; delete and insert it instead"),
-    (BatchUpdate(insertedSections: [0], insertedRows: [ItemPath(item: 0, section: 0)]), [], [1],
-      "cannot insert row 0 of section 0: the section itself is inserted in this batch"),
-    (BatchUpdate(deletedSections: [0], movedSections: [(from: 0, to: 0)]), [1], [1], "section 0 is both deleted and moved"),
-  ])
+  @Test(
+    "invalid batches name the rule, the section and the counts",
+    arguments: [
+      (
+        BatchUpdate(insertedRows: [ItemPath(item: 0, section: 0)]), [2], [2],
+        "invalid number of rows in section 0: 2 after the update, but 2 before + 1 inserted − 0 deleted + 0 moved in − 0 moved out = 3"
+      ),
+      (
+        BatchUpdate(), [2, 3], [2],
+        "invalid number of sections: 1 after the update, but 2 before + 0 inserted − 0 deleted = 2"
+      ),
+      (
+        BatchUpdate(deletedRows: [ItemPath(item: 5, section: 0)]), [2], [1],
+        "cannot delete row 5 of section 0: it has 2 rows"
+      ),
+      (BatchUpdate(deletedSections: [3]), [1], [], "cannot delete section 3: there are 1 section"),
+      (
+        BatchUpdate(deletedRows: [ItemPath(item: 0, section: 0), ItemPath(item: 0, section: 0)]), [2], [0],
+        "row [0, 0] is given twice to delete"
+      ),
+      (
+        BatchUpdate(
+          deletedRows: [ItemPath(item: 0, section: 0)],
+          movedRows: [(ItemPath(item: 0, section: 0), ItemPath(item: 0, section: 0))]),
+        [2], [1], "row 0 of section 0 is both deleted and moved"
+      ),
+      (
+        BatchUpdate(
+          movedRows: [(ItemPath(item: 0, section: 0), ItemPath(item: 1, section: 0))],
+          reloadedRows: [ItemPath(item: 0, section: 0)]),
+        [2], [2], "row 0 of section 0 is both moved and reloaded; delete and insert it instead"
+      ),
+      (
+        BatchUpdate(insertedSections: [0], insertedRows: [ItemPath(item: 0, section: 0)]), [], [1],
+        "cannot insert row 0 of section 0: the section itself is inserted in this batch"
+      ),
+      (
+        BatchUpdate(deletedSections: [0], movedSections: [(from: 0, to: 0)]), [1], [1],
+        "section 0 is both deleted and moved"
+      ),
+    ])
   func invalid(update: BatchUpdate, before: [Int], after: [Int], message: String) {
     do {
       try update.validate(before: before, after: after)
@@ -47,9 +72,11 @@ struct BatchUpdateTests {
 
   @Test("a segmented source reports its switch as one batch the view accepts")
   func segmentedSwitch() async throws {
-    let one = TableAdapter(provider: ArrayProvider([1, 2]), presenter: ClosurePresenter<Int>(style: .basic) { i, _ in "\(i)" })
+    let one = TableAdapter(
+      provider: ArrayProvider([1, 2]), presenter: ClosurePresenter<Int>(style: .basic) { i, _ in "\(i)" })
     let sectioned = DerivedProvider.sectioned(ArrayProvider([1, 2, 3]), label: "s") { .int($0) }
-    let three = TableAdapter(provider: sectioned, presenter: ClosurePresenter<Int>(style: .basic) { i, _ in "\(i)" })
+    let three = TableAdapter(
+      provider: sectioned, presenter: ClosurePresenter<Int>(style: .basic) { i, _ in "\(i)" })
     let segmented = SegmentedDataSource<Int>([("one", one), ("three", three)])
     try await segmented.load()
     let view = ListView(dataSource: segmented)
@@ -62,7 +89,8 @@ struct BatchUpdateTests {
 
   @Test("the view refuses a batch that does not account for the change")
   func viewRefuses() async throws {
-    let table = TableAdapter(provider: ArrayProvider([1, 2, 3]), presenter: ClosurePresenter<Int>(style: .basic) { i, _ in "\(i)" })
+    let table = TableAdapter(
+      provider: ArrayProvider([1, 2, 3]), presenter: ClosurePresenter<Int>(style: .basic) { i, _ in "\(i)" })
     try await table.load()
     let view = ListView(dataSource: table)
     #expect(throws: BatchUpdateError.self) { try view.performBatchUpdates(BatchUpdate(), countsBefore: [2]) }

@@ -13,7 +13,9 @@ struct LoadStateTests {
     [.error, .loading], [.error, .refreshing], [.error, .loaded], [.error, .noContent], [.error, .error],
   ]
 
-  static let allPairs: [(LoadState, LoadState)] = LoadState.allCases.flatMap { a in LoadState.allCases.map { (a, $0) } }
+  static let allPairs: [(LoadState, LoadState)] = LoadState.allCases.flatMap { a in
+    LoadState.allCases.map { (a, $0) }
+  }
 
   @Test("every transition is allowed or refused as the state machine says", arguments: allPairs)
   func transition(from: LoadState, to: LoadState) throws {
@@ -96,8 +98,10 @@ struct LoadStateTests {
     let path = try temporaryFile("a\n1\n")
     let provider = CSVProvider(path: path)
     try await provider.load()
-    let table = TableAdapter(provider: provider, presenter: ClosurePresenter(style: .basic) { i, _ in i.description })
-    let covered = PlaceholderDecorator(wrapping: table, label: "placeholder", empty: { _ in "nothing" }) { error in
+    let table = TableAdapter(
+      provider: provider, presenter: ClosurePresenter(style: .basic) { i, _ in i.description })
+    let covered = PlaceholderDecorator(wrapping: table, label: "placeholder", empty: { _ in "nothing" }) {
+      error in
       "failed: \(error ?? "?")"
     }
     #expect(covered.coveringMessage == nil)
@@ -106,7 +110,10 @@ struct LoadStateTests {
     try? await covered.reload()
     #expect(covered.loadState == .error)
     #expect(covered.numberOfSections == 1 && covered.numberOfRows(inSection: 0) == 0)
-    #expect(covered.supplementaryLines(.placeholder, inSection: 0) == ["failed: \(path): no header row (the file is empty)"])
+    #expect(
+      covered.supplementaryLines(.placeholder, inSection: 0) == [
+        "failed: \(path): no header row (the file is empty)"
+      ])
     try "a\n".write(toFile: path, atomically: true, encoding: .utf8)
     try await covered.reload()
     #expect(covered.loadState == .noContent)

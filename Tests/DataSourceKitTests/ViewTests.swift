@@ -117,3 +117,37 @@ struct ViewTests {
     #expect(snapshot.sections.map(\.index) == [0, 1, 2])
   }
 }
+
+@Suite("Grids")
+struct GridTests {
+  @Test("cards fit as many to a row as the width allows, or the columns given")
+  func columns() {
+    #expect(CardLayout(width: 18, height: 3).columns(fitting: 76) == 3)
+    #expect(CardLayout(width: 18, height: 3).columns(fitting: 84) == 4)
+    #expect(CardLayout(width: 18, height: 3).columns(fitting: 10) == 1)
+    #expect(CardLayout(width: 18, height: 3, columns: 2).columns(fitting: 200) == 2)
+  }
+
+  @Test("a grid section draws its cards in rows, each card boxed at its size")
+  func cards() async throws {
+    let presenter = ClosurePresenter<Value>(style: .basic) { item, _ in "\(item)\nline 2" }
+    let grid = TableAdapter(
+      provider: ArrayProvider((1...3).map { Value.int($0) }), presenter: presenter,
+      layout: CardLayout(width: 6, height: 2, columns: 2))
+    try await grid.load()
+    let text = Renderer.renderCells(
+      ListView(dataSource: grid).layout(windows: [0..<3]), options: RenderOptions(mode: .plain, width: 30))
+    #expect(
+      text == """
+          ┌──────┐ ┌──────┐
+          │1     │ │2     │
+          │line 2│ │line 2│
+          └──────┘ └──────┘
+          ┌──────┐
+          │3     │
+          │line 2│
+          └──────┘
+
+        """)
+  }
+}

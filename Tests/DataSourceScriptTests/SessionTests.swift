@@ -147,14 +147,15 @@ struct CompositionSessionTests {
   @Test("save writes a script that rebuilds the bindings; running it gives the same show output")
   func saveRoundTrip() async throws {
     let path = NSTemporaryDirectory() + "saved-\(UUID().uuidString).dsh"
-    let script = SessionTests.people + """
-      let old = people | limit 2
-      let people = csv "Scripts/data/people.csv" | where age > 40
-      let screen = compose (table old with cell basic "{name}" | header "old"), (table people with cell value1 "{name}" detail "{age}")
-      set width 60
-      show 42
-      save "\(path)"
-      """
+    let script =
+      SessionTests.people + """
+        let old = people | limit 2
+        let people = csv "Scripts/data/people.csv" | where age > 40
+        let screen = compose (table old with cell basic "{name}" | header "old"), (table people with cell value1 "{name}" detail "{age}")
+        set width 60
+        show 42
+        save "\(path)"
+        """
     let (_, first, ok) = await run(script + "\nshow screen")
     #expect(ok, "\(first.errors)")
     let saved = try String(contentsOfFile: path, encoding: .utf8)
@@ -184,7 +185,10 @@ struct CompositionSessionTests {
     let (_, after, ok) = await run("reload p\nshow t as plain\np", in: session)
     #expect(!ok)
     #expect(after.errors.contains("error: \(path):1:10: expected a field name in quotes"))
-    #expect(after.text.hasSuffix("  could not load: \(path):1:10: expected a field name in quotes\np: json provider · 0 items in 1 section · error\n"))
+    #expect(
+      after.text.hasSuffix(
+        "  could not load: \(path):1:10: expected a field name in quotes\np: json provider · 0 items in 1 section · error\n"
+      ))
     try "[]".write(toFile: path, atomically: true, encoding: .utf8)
     let (_, empty, _) = await run("reload t\nshow t as plain", in: session)
     #expect(empty.text.hasSuffix("  nothing yet\n"))
@@ -193,9 +197,12 @@ struct CompositionSessionTests {
   @Test("stats: cells built for the window, reused by the next show of the same name")
   func stats() async {
     let (_, output, ok) = await run(
-      "let big = table range 0..1000000 with cell basic \"{.}\"\nshow big rows 1000..1020 as csv\nstats big\nshow big rows 999980.. as csv\nstats big\nstats")
+      "let big = table range 0..1000000 with cell basic \"{.}\"\nshow big rows 1000..1020 as csv\nstats big\nshow big rows 999980.. as csv\nstats big\nstats"
+    )
     #expect(ok, "\(output.errors)")
-    #expect(output.text.contains("stats big: 1 section and 1000000 rows counted; cells built 20 (basic 20), reused 0\n"))
+    #expect(
+      output.text.contains(
+        "stats big: 1 section and 1000000 rows counted; cells built 20 (basic 20), reused 0\n"))
     #expect(output.text.contains("stats big: 1 section and 1000000 rows counted; cells built 0, reused 20\n"))
   }
 }
@@ -221,7 +228,9 @@ struct CompletionTests {
   @Test("segment names after switch … to, and paths inside the string after csv, json, source, save")
   func segmentsAndPaths() async {
     let (session, _, _) = await run(
-      SessionTests.people + "let tabs = segmented everyone: (table people with cell basic \"{name}\"), menu: (table [1] with cell basic \"{.}\")")
+      SessionTests.people
+        + "let tabs = segmented everyone: (table people with cell basic \"{name}\"), menu: (table [1] with cell basic \"{.}\")"
+    )
     let completer = Completer(session: session)
     func complete(_ line: String) -> [String] { completer.complete(line, cursor: line.utf8.count).candidates }
     #expect(complete("switch t") == ["tabs"])

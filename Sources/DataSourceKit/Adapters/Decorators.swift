@@ -23,6 +23,7 @@ open class DataSourceDecorator<Item>: SectionedDataSource {
   }
   open func viewLines(_ kind: SupplementaryKind) -> [String] { wrapped.viewLines(kind) }
   open var sectionIndexTitles: [String]? { wrapped.sectionIndexTitles }
+  open func cardLayout(inSection section: Int) -> CardLayout? { wrapped.cardLayout(inSection: section) }
 
   open var nodeTitle: String { "decorator" }
   open var nodeDetail: String? { nil }
@@ -57,7 +58,6 @@ public final class SupplementaryDecorator<Item>: DataSourceDecorator<Item> {
     if line.isEmpty { return inner }
     return kind == .header ? [line] + inner : inner + [line]
   }
-
 
   public override var nodeTitle: String { label }
 }
@@ -127,6 +127,10 @@ public final class ComposedDataSource<Item>: SectionedDataSource {
     let (child, local) = locate(section)
     return child.supplementaryLines(kind, inSection: local)
   }
+  public func cardLayout(inSection section: Int) -> CardLayout? {
+    let (child, local) = locate(section)
+    return child.cardLayout(inSection: local)
+  }
   /// Titles and captions of the children stack in order.
   public func viewLines(_ kind: SupplementaryKind) -> [String] { children.flatMap { $0.viewLines(kind) } }
   public var sectionIndexTitles: [String]? {
@@ -179,12 +183,19 @@ public final class PlaceholderDecorator<Item>: DataSourceDecorator<Item> {
   public override func numberOfRows(inSection section: Int) -> Int {
     coveringMessage == nil ? wrapped.numberOfRows(inSection: section) : 0
   }
-  public override func sectionKey(_ section: Int) -> Value? { coveringMessage == nil ? wrapped.sectionKey(section) : nil }
+  public override func sectionKey(_ section: Int) -> Value? {
+    coveringMessage == nil ? wrapped.sectionKey(section) : nil
+  }
   public override func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
     guard let message = coveringMessage else { return wrapped.supplementaryLines(kind, inSection: section) }
     return kind == .placeholder ? [message] : []
   }
-  public override var sectionIndexTitles: [String]? { coveringMessage == nil ? wrapped.sectionIndexTitles : nil }
+  public override var sectionIndexTitles: [String]? {
+    coveringMessage == nil ? wrapped.sectionIndexTitles : nil
+  }
+  public override func cardLayout(inSection section: Int) -> CardLayout? {
+    coveringMessage == nil ? wrapped.cardLayout(inSection: section) : nil
+  }
 
   public override var nodeTitle: String { label }
   public override var nodeDetail: String? { coveringMessage.map { "covering: \($0)" } }
@@ -197,7 +208,10 @@ public final class ViewTitleDecorator<Item>: DataSourceDecorator<Item> {
   private let text: () -> String
   private let label: String
 
-  public init(wrapping wrapped: any SectionedDataSource<Item>, kind: SupplementaryKind, label: String, text: @escaping () -> String) {
+  public init(
+    wrapping wrapped: any SectionedDataSource<Item>, kind: SupplementaryKind, label: String,
+    text: @escaping () -> String
+  ) {
     self.kind = kind
     self.text = text
     self.label = label
@@ -216,7 +230,9 @@ public final class ViewTitleDecorator<Item>: DataSourceDecorator<Item> {
 /// Gives a view a section index made from its sections' keys, as a table's index titles.
 public final class SectionIndexDecorator<Item>: DataSourceDecorator<Item> {
   public override var sectionIndexTitles: [String]? {
-    (0..<numberOfSections).map { wrapped.sectionKey($0).map { $0.isNull ? "–" : $0.description } ?? "\($0 + 1)" }
+    (0..<numberOfSections).map {
+      wrapped.sectionKey($0).map { $0.isNull ? "–" : $0.description } ?? "\($0 + 1)"
+    }
   }
   public override var nodeTitle: String { "index" }
 }

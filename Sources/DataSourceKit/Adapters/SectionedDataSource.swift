@@ -62,6 +62,9 @@ public protocol SectionedDataSource<Item>: AnyObject, CompositionNode {
   /// The titles of a section index, as a table view shows down its side, or `nil`.
   var sectionIndexTitles: [String]? { get }
 
+  /// How a section lays out its cells: as cards in a grid, or `nil` for rows of a list.
+  func cardLayout(inSection section: Int) -> CardLayout?
+
   /// The fields the items are known to have, or `nil` when the source is schemaless.
   var knownFields: [String]? { get }
 }
@@ -76,16 +79,45 @@ extension SectionedDataSource {
   }
 }
 
-/// Joins a provider and a presenter into a data source, as a table view adapter does.
+/// Cards in a grid, as a collection view's flow layout places them: a fixed size, as many
+/// to a row as fit the width, or a fixed number of columns.
+public struct CardLayout: Equatable, Sendable {
+  /// Columns and lines of text inside a card's border.
+  public var width: Int
+  public var height: Int
+  /// Cards to a row; `nil` for as many as fit.
+  public var columns: Int?
+
+  public init(width: Int, height: Int, columns: Int? = nil) {
+    self.width = max(1, width)
+    self.height = max(1, height)
+    self.columns = columns.map { max(1, $0) }
+  }
+
+  /// Cards to a row in `available` columns (each card is its width plus two borders, with one
+  /// column between cards).
+  public func columns(fitting available: Int) -> Int {
+    columns ?? max(1, (available + 1) / (width + 3))
+  }
+}
+
+/// Joins a provider and a presenter into a data source, as a table view adapter does (or, with
+/// a card layout, a collection view adapter).
 public final class TableAdapter<Item>: SectionedDataSource {
   public let provider: any DataProvider<Item>
   public let presenter: any CellPresenter<Item>
+  /// Set for a grid: every section lays out its cells as these cards.
+  public let layout: CardLayout?
   private let label: String
 
-  public init(provider: any DataProvider<Item>, presenter: any CellPresenter<Item>, label: String = "table") {
+  public init(
+    provider: any DataProvider<Item>, presenter: any CellPresenter<Item>, label: String = "table",
+    layout: CardLayout? = nil
+  ) {
     self.provider = provider
     self.presenter = presenter
     self.label = label
+    self.layout = layout
   }
 
   public func load() async throws {
@@ -109,6 +141,7 @@ public final class TableAdapter<Item>: SectionedDataSource {
   public func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] { [] }
   public func viewLines(_ kind: SupplementaryKind) -> [String] { [] }
   public var sectionIndexTitles: [String]? { nil }
+  public func cardLayout(inSection section: Int) -> CardLayout? { layout }
 
   public var nodeTitle: String { label }
   public var nodeDetail: String? { countsDetail(self) }

@@ -8,7 +8,9 @@ public final class SegmentedDataSource<Item>: SectionedDataSource {
   private let label: String
 
   /// - Precondition: at least one segment.
-  public init(_ segments: [(name: String, source: any SectionedDataSource<Item>)], label: String = "segmented") {
+  public init(
+    _ segments: [(name: String, source: any SectionedDataSource<Item>)], label: String = "segmented"
+  ) {
     precondition(!segments.isEmpty, "a segmented source needs a segment")
     self.segments = segments
     self.label = label
@@ -48,11 +50,14 @@ public final class SegmentedDataSource<Item>: SectionedDataSource {
   }
   public func viewLines(_ kind: SupplementaryKind) -> [String] { selected.viewLines(kind) }
   public var sectionIndexTitles: [String]? { selected.sectionIndexTitles }
+  public func cardLayout(inSection section: Int) -> CardLayout? { selected.cardLayout(inSection: section) }
   public var knownFields: [String]? { selected.knownFields }
 
   public var nodeTitle: String { label }
   public var nodeDetail: String? { "showing \(selectedName); " + countsDetail(self) }
-  public var nodeChildren: [any CompositionNode] { segments.map { SegmentNode(name: $0.name, source: $0.source) } }
+  public var nodeChildren: [any CompositionNode] {
+    segments.map { SegmentNode(name: $0.name, source: $0.source) }
+  }
 }
 
 /// A segment in `describe`: its name above its source's tree.

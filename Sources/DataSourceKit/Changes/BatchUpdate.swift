@@ -12,7 +12,8 @@ public struct BatchUpdate: Equatable, Sendable {
 
   public init(
     deletedSections: [Int] = [], insertedSections: [Int] = [], movedSections: [(from: Int, to: Int)] = [],
-    deletedRows: [ItemPath] = [], insertedRows: [ItemPath] = [], movedRows: [(from: ItemPath, to: ItemPath)] = [],
+    deletedRows: [ItemPath] = [], insertedRows: [ItemPath] = [],
+    movedRows: [(from: ItemPath, to: ItemPath)] = [],
     reloadedRows: [ItemPath] = []
   ) {
     self.deletedSections = deletedSections
@@ -47,15 +48,26 @@ public struct BatchUpdate: Equatable, Sendable {
 extension BatchUpdate: CustomStringConvertible {
   /// One line per kind of change, as `switch` and `changes` print them.
   public var description: String {
-    func paths(_ list: [ItemPath]) -> String { list.map { "\($0.section).\($0.item)" }.joined(separator: ", ") }
+    func paths(_ list: [ItemPath]) -> String {
+      list.map { "\($0.section).\($0.item)" }.joined(separator: ", ")
+    }
     var lines: [String] = []
-    if !deletedSections.isEmpty { lines.append("delete sections " + deletedSections.map(String.init).joined(separator: ", ")) }
-    if !insertedSections.isEmpty { lines.append("insert sections " + insertedSections.map(String.init).joined(separator: ", ")) }
-    if !movedSections.isEmpty { lines.append("move sections " + movedSections.map { "\($0.from)→\($0.to)" }.joined(separator: ", ")) }
+    if !deletedSections.isEmpty {
+      lines.append("delete sections " + deletedSections.map(String.init).joined(separator: ", "))
+    }
+    if !insertedSections.isEmpty {
+      lines.append("insert sections " + insertedSections.map(String.init).joined(separator: ", "))
+    }
+    if !movedSections.isEmpty {
+      lines.append("move sections " + movedSections.map { "\($0.from)→\($0.to)" }.joined(separator: ", "))
+    }
     if !deletedRows.isEmpty { lines.append("delete rows " + paths(deletedRows)) }
     if !insertedRows.isEmpty { lines.append("insert rows " + paths(insertedRows)) }
     if !movedRows.isEmpty {
-      lines.append("move rows " + movedRows.map { "\($0.from.section).\($0.from.item)→\($0.to.section).\($0.to.item)" }.joined(separator: ", "))
+      lines.append(
+        "move rows "
+          + movedRows.map { "\($0.from.section).\($0.from.item)→\($0.to.section).\($0.to.item)" }.joined(
+            separator: ", "))
     }
     if !reloadedRows.isEmpty { lines.append("reload rows " + paths(reloadedRows)) }
     return lines.isEmpty ? "no changes" : lines.joined(separator: "\n")

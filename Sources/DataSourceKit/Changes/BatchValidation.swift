@@ -1,7 +1,8 @@
 /// Why UIKit would refuse a batch of updates. Each case names the section and the counts.
 public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertible {
   case sectionCount(before: Int, after: Int, inserted: Int, deleted: Int)
-  case rowCount(section: Int, before: Int, after: Int, inserted: Int, deleted: Int, movedIn: Int, movedOut: Int)
+  case rowCount(
+    section: Int, before: Int, after: Int, inserted: Int, deleted: Int, movedIn: Int, movedOut: Int)
   case sectionOutOfRange(operation: String, section: Int, count: Int)
   case rowOutOfRange(operation: String, path: ItemPath, count: Int)
   case duplicate(operation: String, what: String)
@@ -21,7 +22,8 @@ public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
       "cannot \(operation) row \(path.item) of section \(path.section): it has \(count) row\(count == 1 ? "" : "s")"
     case .duplicate(let operation, let what): "\(what) is given twice to \(operation)"
     case .deleteAndMove(let what): "\(what) is both deleted and moved"
-    case .reloadOfMovedRow(let path): "row \(path.item) of section \(path.section) is both moved and reloaded; delete and insert it instead"
+    case .reloadOfMovedRow(let path):
+      "row \(path.item) of section \(path.section) is both moved and reloaded; delete and insert it instead"
     case .rowChangeInChangedSection(let operation, let path):
       "cannot \(operation) row \(path.item) of section \(path.section): the section itself is \(operation == "insert" ? "inserted" : "deleted") in this batch"
     }
@@ -42,19 +44,26 @@ extension BatchUpdate {
     try Self.checkUnique(movedSections.map(\.from), operation: "move", noun: "section")
     try Self.checkUnique(movedSections.map(\.to), operation: "move", noun: "destination section")
     for s in deletedSections + movedSections.map(\.from) where s < 0 || s >= before.count {
-      throw .sectionOutOfRange(operation: deletedSections.contains(s) ? "delete" : "move", section: s, count: before.count)
+      throw .sectionOutOfRange(
+        operation: deletedSections.contains(s) ? "delete" : "move", section: s, count: before.count)
     }
     for s in insertedSections + movedSections.map(\.to) where s < 0 || s >= after.count {
-      throw .sectionOutOfRange(operation: insertedSections.contains(s) ? "insert" : "move to", section: s, count: after.count)
+      throw .sectionOutOfRange(
+        operation: insertedSections.contains(s) ? "insert" : "move to", section: s, count: after.count)
     }
-    if let s = Set(deletedSections).intersection(movedSections.map(\.from)).min() { throw .deleteAndMove(what: "section \(s)") }
+    if let s = Set(deletedSections).intersection(movedSections.map(\.from)).min() {
+      throw .deleteAndMove(what: "section \(s)")
+    }
     if before.count + insertedSections.count - deletedSections.count != after.count {
-      throw .sectionCount(before: before.count, after: after.count, inserted: insertedSections.count, deleted: deletedSections.count)
+      throw .sectionCount(
+        before: before.count, after: after.count, inserted: insertedSections.count,
+        deleted: deletedSections.count)
     }
 
     // Which old section each new one continues (nil: inserted).
     let oldForNew = Self.sectionMapping(
-      before: before.count, after: after.count, deleted: deletedSections, inserted: insertedSections, moved: movedSections)
+      before: before.count, after: after.count, deleted: deletedSections, inserted: insertedSections,
+      moved: movedSections)
 
     // Rows: indexes in range, none twice, no delete+move, no reload+move.
     try Self.checkUnique(deletedRows, operation: "delete", noun: "row")
@@ -70,7 +79,9 @@ extension BatchUpdate {
       guard path.item >= 0, path.item < before[path.section] else {
         throw .rowOutOfRange(operation: operation, path: path, count: before[path.section])
       }
-      if deletedSections.contains(path.section) { throw .rowChangeInChangedSection(operation: "delete", path: path) }
+      if deletedSections.contains(path.section) {
+        throw .rowChangeInChangedSection(operation: "delete", path: path)
+      }
     }
     for path in insertedRows + movedRows.map(\.to) {
       let operation = insertedRows.contains(path) ? "insert" : "move to"
@@ -80,10 +91,14 @@ extension BatchUpdate {
       guard path.item >= 0, path.item < after[path.section] else {
         throw .rowOutOfRange(operation: operation, path: path, count: after[path.section])
       }
-      if insertedSections.contains(path.section) { throw .rowChangeInChangedSection(operation: "insert", path: path) }
+      if insertedSections.contains(path.section) {
+        throw .rowChangeInChangedSection(operation: "insert", path: path)
+      }
     }
     let moved = Set(movedRows.map(\.from))
-    if let both = deletedRows.first(where: moved.contains) { throw .deleteAndMove(what: "row \(both.item) of section \(both.section)") }
+    if let both = deletedRows.first(where: moved.contains) {
+      throw .deleteAndMove(what: "row \(both.item) of section \(both.section)")
+    }
     if let both = reloadedRows.first(where: moved.contains) { throw .reloadOfMovedRow(both) }
 
     // Counts: rows after = before + inserted − deleted + moved in − moved out, per section.
@@ -102,7 +117,8 @@ extension BatchUpdate {
       let expected = before[old] + inserted[new] - deleted[old] + movedIn[new] - movedOut[old]
       if expected != after[new] {
         throw .rowCount(
-          section: new, before: before[old], after: after[new], inserted: inserted[new], deleted: deleted[old],
+          section: new, before: before[old], after: after[new], inserted: inserted[new],
+          deleted: deleted[old],
           movedIn: movedIn[new], movedOut: movedOut[old])
       }
     }
@@ -126,7 +142,9 @@ extension BatchUpdate {
     return result
   }
 
-  private static func checkUnique<T: Hashable>(_ list: [T], operation: String, noun: String) throws(BatchUpdateError) {
+  private static func checkUnique<T: Hashable>(_ list: [T], operation: String, noun: String)
+    throws(BatchUpdateError)
+  {
     var seen = Set<T>()
     for element in list where !seen.insert(element).inserted {
       throw .duplicate(operation: operation, what: "\(noun) \(element)")
@@ -140,11 +158,14 @@ extension ListView {
   /// "after", and the batch must account for the difference.
   ///
   /// - Throws: ``BatchUpdateError`` when UIKit would refuse the batch; the view keeps its counts.
-  public func performBatchUpdates(_ update: BatchUpdate, countsBefore before: [Int]) throws(BatchUpdateError) {
+  public func performBatchUpdates(_ update: BatchUpdate, countsBefore before: [Int]) throws(BatchUpdateError)
+  {
     let after = (0..<dataSource.numberOfSections).map { dataSource.numberOfRows(inSection: $0) }
     try update.validate(before: before, after: after)
   }
 
   /// The row count of every section now, to pass as "before" to a later batch.
-  public var sectionCounts: [Int] { (0..<dataSource.numberOfSections).map { dataSource.numberOfRows(inSection: $0) } }
+  public var sectionCounts: [Int] {
+    (0..<dataSource.numberOfSections).map { dataSource.numberOfRows(inSection: $0) }
+  }
 }

@@ -43,7 +43,9 @@ struct CellListRenderer<Item> {
     let doubleRule = "╞" + String(repeating: "═", count: inner + 2) + "╡"
     out.line("┌" + rule + "┐")
     for line in snapshot.title { out.line(boxed(line, style: out.bold)) }
-    if let index = snapshot.indexTitles { out.line(boxed("index: " + index.joined(separator: " · "), style: out.dim)) }
+    if let index = snapshot.indexTitles {
+      out.line(boxed("index: " + index.joined(separator: " · "), style: out.dim))
+    }
     if !snapshot.title.isEmpty || snapshot.indexTitles != nil { out.line(doubleRule) }
     if snapshot.sections.isEmpty { out.line(boxed("(no sections)", style: out.dim)) }
     let labels = labelWidth
@@ -58,12 +60,16 @@ struct CellListRenderer<Item> {
       if section.rows.isEmpty && section.rowCount == 0 && section.placeholder.isEmpty {
         out.line(boxed("(no rows)", style: out.dim))
       }
-      var previous: Int?
-      for row in section.rows {
-        if let previous, row.flatIndex != previous + 1 { out.line(boxed("⋮", style: out.dim)) }
-        previous = row.flatIndex
-        for line in cellLines(row.cell, width: inner, labelWidth: labels, out: out) {
-          out.line("│ " + line + " │")
+      if let layout = section.cardLayout {
+        for line in cardLines(section.rows, layout: layout, width: inner) { out.line("│ " + line + " │") }
+      } else {
+        var previous: Int?
+        for row in section.rows {
+          if let previous, row.flatIndex != previous + 1 { out.line(boxed("⋮", style: out.dim)) }
+          previous = row.flatIndex
+          for line in cellLines(row.cell, width: inner, labelWidth: labels, out: out) {
+            out.line("│ " + line + " │")
+          }
         }
       }
       if let last = section.rows.last, last.itemPath.item < section.rowCount - 1 {
@@ -89,12 +95,18 @@ struct CellListRenderer<Item> {
       for line in section.header { out.line(out.bold(TextWidth.truncate(line, to: options.width))) }
       if section.gapBefore { out.line("  ⋮") }
       for line in section.placeholder { out.line("  " + out.dim(TextWidth.truncate(line, to: contentWidth))) }
-      var previous: Int?
-      for row in section.rows {
-        if let previous, row.flatIndex != previous + 1 { out.line("  ⋮") }
-        previous = row.flatIndex
-        for line in cellLines(row.cell, width: contentWidth, labelWidth: labels, out: out) {
+      if let layout = section.cardLayout {
+        for line in cardLines(section.rows, layout: layout, width: contentWidth) {
           out.line("  " + trimTrailing(line))
+        }
+      } else {
+        var previous: Int?
+        for row in section.rows {
+          if let previous, row.flatIndex != previous + 1 { out.line("  ⋮") }
+          previous = row.flatIndex
+          for line in cellLines(row.cell, width: contentWidth, labelWidth: labels, out: out) {
+            out.line("  " + trimTrailing(line))
+          }
         }
       }
       if let last = section.rows.last, last.itemPath.item < section.rowCount - 1 { out.line("  ⋮") }
@@ -118,7 +130,9 @@ struct CellListRenderer<Item> {
 
   private func renderMarkdown(into out: inout TextOutput) {
     for line in snapshot.title { out.line("## " + line) }
-    if let index = snapshot.indexTitles { out.line("Index: " + index.map(markdownEscape).joined(separator: " · ")) }
+    if let index = snapshot.indexTitles {
+      out.line("Index: " + index.map(markdownEscape).joined(separator: " · "))
+    }
     if !snapshot.title.isEmpty || snapshot.indexTitles != nil { out.line("") }
     for (i, section) in snapshot.sections.enumerated() {
       if i > 0 { out.line("") }
@@ -153,6 +167,34 @@ struct CellListRenderer<Item> {
       out.append(ch)
     }
     return out
+  }
+
+  // MARK: Cards
+
+  /// A grid section's cards, in rows of as many as fit `width` (or the layout's columns), each
+  /// card boxed at its fixed size; every line exactly `width` columns wide.
+  private func cardLines(_ rows: [RowSnapshot<Item>], layout: CardLayout, width: Int) -> [String] {
+    let columns = layout.columns(fitting: width)
+    var lines: [String] = []
+    var start = 0
+    while start < rows.count {
+      let cards = rows[start..<min(start + columns, rows.count)]
+      let border = String(repeating: "─", count: layout.width)
+      func joined(_ parts: [String]) -> String { TextWidth.fit(parts.joined(separator: " "), to: width) }
+      lines.append(joined(cards.map { _ in "┌" + border + "┐" }))
+      // A card shows its text's lines, then its detail's.
+      let texts = cards.map { card in
+        ([card.cell.text] + (card.cell.detail.map { [$0] } ?? []))
+          .flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+      }
+      for line in 0..<layout.height {
+        lines.append(
+          joined(texts.map { "│" + TextWidth.fit(line < $0.count ? $0[line] : "", to: layout.width) + "│" }))
+      }
+      lines.append(joined(cards.map { _ in "└" + border + "┘" }))
+      start += columns
+    }
+    return lines
   }
 
   // MARK: Cells

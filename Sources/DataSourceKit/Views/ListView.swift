@@ -24,6 +24,8 @@ public struct SectionSnapshot<Item> {
   public var footer: [String]
   /// The message shown in place of the rows, when a placeholder covers the section.
   public var placeholder: [String]
+  /// Set when the section lays its cells out as cards in a grid.
+  public var cardLayout: CardLayout?
   /// The rows shown, unless the layout handed them to a visitor instead.
   public var rows: [RowSnapshot<Item>]
   /// The flat positions shown in this section, one range per window that touched it.
@@ -135,6 +137,7 @@ public final class ListView<Item>: CellDequeuing {
             header: dataSource.supplementaryLines(.header, inSection: section),
             footer: dataSource.supplementaryLines(.footer, inSection: section),
             placeholder: dataSource.supplementaryLines(.placeholder, inSection: section),
+            cardLayout: dataSource.cardLayout(inSection: section),
             rows: rows, shownRanges: [rowsRange], gapBefore: rowsRange.lowerBound > start, gapAfter: gapAfter)
         )
       }

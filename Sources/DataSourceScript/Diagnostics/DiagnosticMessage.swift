@@ -115,7 +115,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "rows \(window) are outside the view, which has \(total) row\(total == 1 ? "" : "s") (0..\(total))"
     case .invalidLimit(let n): "limit must be zero or more, not \(n)"
     case .delimiterNotOneCharacter(let d): "delimiter must be one character, not \"\(d)\""
-    case .notSegmented(let name, let found): "'\(name)' is \(found), not a segmented source; make one with: segmented NAME: TABLE, …"
+    case .notSegmented(let name, let found):
+      "'\(name)' is \(found), not a segmented source; make one with: segmented NAME: TABLE, …"
     case .unknownSegment(let name, let source, let segments, let suggestion):
       "'\(source)' has no segment '\(name)'"
         + Self.didYouMean(suggestion, otherwise: "; its segments: " + segments.joined(separator: ", "))

@@ -87,7 +87,9 @@ public enum HelpCatalogue {
       name: "stats", group: .commands, syntax: ["stats [NAME]", "set stats on|off"],
       summary:
         "What the last show of a name (or the last show) did: sections and rows counted, cells built (by reuse identifier) and cells reused. A name keeps its view between shows, so a second show reuses the cells of the first.",
-      examples: ["let big = table range 0..1000000 with cell basic \"{.}\"\nshow big rows 1000..1020 as csv\nstats big"]),
+      examples: [
+        "let big = table range 0..1000000 with cell basic \"{.}\"\nshow big rows 1000..1020 as csv\nstats big"
+      ]),
     HelpTopic(
       name: "save", group: .commands, syntax: ["save \"PATH\""],
       summary:
@@ -151,6 +153,19 @@ public enum HelpCatalogue {
         "An adapter: joins a provider and a cell into a data source a view can show. Template fields are checked against the provider's fields.",
       examples: [people + "\nshow table people | section by team with cell basic \"{name}\""]),
     HelpTopic(
+      name: "grid", group: .presentation, syntax: ["grid PROVIDER with CARD [columns N]"],
+      summary:
+        "An adapter for a collection-style grid: each item is a card of a fixed size, as many to a row as fit the width (or N), sections keeping their headers and footers. Only the cards shown are built, as in a table.",
+      examples: [
+        people
+          + "\nshow grid people | section by team with card \"{name}\\n{age} yrs\" width 18 height 2 | header \"{section}\""
+      ]),
+    HelpTopic(
+      name: "card", group: .presentation, syntax: ["card \"TEMPLATE\" [width W] [height H]"],
+      summary:
+        "A cell for a grid: a multi-line template (\\n between lines) drawn in a box W columns wide and H lines high (20 wide and as high as the template unless given).",
+      examples: ["let badge = card \"{name}\\n{team}\" width 16 height 2"]),
+    HelpTopic(
       name: "header", group: .presentation,
       syntax: ["TABLE | header \"TEMPLATE\"", "TABLE | footer \"TEMPLATE\""],
       summary:
@@ -187,15 +202,23 @@ public enum HelpCatalogue {
           + "\nlet tabs = segmented everyone: (table people with cell basic \"{name}\"), menu: (table [\"Profile\"] with cell basic \"{.}\")\ndescribe tabs"
       ]),
     HelpTopic(
-      name: "placeholder", group: .presentation, syntax: ["TABLE | placeholder [empty \"TEMPLATE\"] [error \"TEMPLATE\"]"],
+      name: "placeholder", group: .presentation,
+      syntax: ["TABLE | placeholder [empty \"TEMPLATE\"] [error \"TEMPLATE\"]"],
       summary:
         "Covers a table that has no content, or whose provider failed to load, with a message in place of its rows; the covered table reports zero rows. {error} is what went wrong.",
-      examples: [people + "\nshow table people | where age > 100 with cell basic \"{name}\" | placeholder empty \"No one over 100\" error \"Could not load: {error}\""]),
+      examples: [
+        people
+          + "\nshow table people | where age > 100 with cell basic \"{name}\" | placeholder empty \"No one over 100\" error \"Could not load: {error}\""
+      ]),
     HelpTopic(
-      name: "title", group: .presentation, syntax: ["TABLE | title \"TEMPLATE\"", "TABLE | caption \"TEMPLATE\""],
+      name: "title", group: .presentation,
+      syntax: ["TABLE | title \"TEMPLATE\"", "TABLE | caption \"TEMPLATE\""],
       summary:
         "A line above (title) or below (caption) the whole view, as a table's header and footer views. {count} is the number of rows.",
-      examples: [people + "\nshow table people | limit 2 with cell basic \"{name}\" | title \"People\" | caption \"{count} shown\""]),
+      examples: [
+        people
+          + "\nshow table people | limit 2 with cell basic \"{name}\" | title \"People\" | caption \"{count} shown\""
+      ]),
     HelpTopic(
       name: "caption", group: .presentation, syntax: ["TABLE | caption \"TEMPLATE\""],
       summary: "A line below the whole view; see title.",
@@ -203,7 +226,10 @@ public enum HelpCatalogue {
     HelpTopic(
       name: "index", group: .presentation, syntax: ["TABLE | index"],
       summary: "A section index made from the sections' keys, as a table view's index titles down its side.",
-      examples: [people + "\nshow table people | section by team with cell basic \"{name}\" | header \"{section}\" | index"]),
+      examples: [
+        people
+          + "\nshow table people | section by team with cell basic \"{name}\" | header \"{section}\" | index"
+      ]),
     HelpTopic(
       name: "templates", group: .language,
       syntax: ["\"{field}\"  \"{a.b}\"  \"{.}\"  \"{#}\"  \"{section}\"  \"{count}\"  \"{field:>8.2}\""],

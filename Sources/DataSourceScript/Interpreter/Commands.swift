@@ -8,15 +8,19 @@ extension Session {
   func switchSegment(_ sourceName: Identifier, to segmentName: Identifier) throws {
     guard let binding = bindings[sourceName.name] else {
       throw Diagnostic(
-        .unknownName(sourceName.name, suggestion: suggestion(for: sourceName.name, among: bindingOrder)), at: sourceName.range)
+        .unknownName(sourceName.name, suggestion: suggestion(for: sourceName.name, among: bindingOrder)),
+        at: sourceName.range)
     }
     guard case .table(let table) = binding.value, let segmented = Session.segmentedSource(in: table) else {
-      throw Diagnostic(.notSegmented(sourceName.name, found: binding.value.kindDescription), at: sourceName.range)
+      throw Diagnostic(
+        .notSegmented(sourceName.name, found: binding.value.kindDescription), at: sourceName.range)
     }
     let names = segmented.segments.map(\.name)
     guard names.contains(segmentName.name) else {
       throw Diagnostic(
-        .unknownSegment(segmentName.name, in: sourceName.name, segments: names, suggestion: suggestion(for: segmentName.name, among: names)),
+        .unknownSegment(
+          segmentName.name, in: sourceName.name, segments: names,
+          suggestion: suggestion(for: segmentName.name, among: names)),
         at: segmentName.range)
     }
     let before = (0..<table.numberOfSections).map { table.numberOfRows(inSection: $0) }
@@ -55,7 +59,9 @@ extension Session {
       case .provider(let provider): try await provider.provider.reload()
       case .table(let table): try await table.reload()
       case .presenter, .scalar:
-        throw Diagnostic(.expectedKind("a provider or a table to reload", found: value.kindDescription), at: expression.range)
+        throw Diagnostic(
+          .expectedKind("a provider or a table to reload", found: value.kindDescription), at: expression.range
+        )
       }
     } catch let error as DataSourceError {
       throw Diagnostic(.dataSource(error), at: expression.range)
@@ -73,7 +79,9 @@ extension Session {
     let title: String
     if let name {
       guard bindings[name.name] != nil else {
-        throw Diagnostic(.unknownName(name.name, suggestion: suggestion(for: name.name, among: bindingOrder)), at: name.range)
+        throw Diagnostic(
+          .unknownName(name.name, suggestion: suggestion(for: name.name, among: bindingOrder)), at: name.range
+        )
       }
       guard let view = views[name.name] else { throw Diagnostic(.notShownYet(name.name), at: name.range) }
       (stats, title) = (view.stats, name.name)
@@ -85,7 +93,8 @@ extension Session {
   }
 
   static func describe(_ stats: ViewStats, of title: String) -> String {
-    let kinds = stats.builtByKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+    let kinds = stats.builtByKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(
+      separator: ", ")
     return """
       stats \(title): \(stats.sectionsCounted) section\(stats.sectionsCounted == 1 ? "" : "s") and \(stats.rowsCounted) row\(stats.rowsCounted == 1 ? "" : "s") counted; \
       cells built \(stats.cellsBuilt)\(kinds.isEmpty ? "" : " (\(kinds))"), reused \(stats.cellsReused)
@@ -124,7 +133,8 @@ extension Session {
       throw diagnostic
     } catch {
       unlink(temporary)
-      throw Diagnostic(.cannotWrite(path: path, reason: (error as NSError).localizedDescription), at: pathRange)
+      throw Diagnostic(
+        .cannotWrite(path: path, reason: (error as NSError).localizedDescription), at: pathRange)
     }
     output.write("saved \(bindingOrder.count) binding\(bindingOrder.count == 1 ? "" : "s") to \(path)\n")
   }

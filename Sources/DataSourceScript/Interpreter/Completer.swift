@@ -68,21 +68,25 @@ public struct Completer {
   /// typed so far. A folder comes with `/`, a file with the closing quote.
   private func completePath(_ line: String, cursor: Int) -> (wordStart: Int, candidates: [String])? {
     let bytes = Array(line.utf8.prefix(cursor))
-    guard let quote = bytes.lastIndex(of: UInt8(ascii: "\"")), bytes.filter({ $0 == UInt8(ascii: "\"") }).count % 2 == 1
+    guard let quote = bytes.lastIndex(of: UInt8(ascii: "\"")),
+      bytes.filter({ $0 == UInt8(ascii: "\"") }).count % 2 == 1
     else { return nil }
-    let command = String(decoding: bytes[..<quote], as: UTF8.self).split(separator: " ").last.map(String.init) ?? ""
+    let command =
+      String(decoding: bytes[..<quote], as: UTF8.self).split(separator: " ").last.map(String.init) ?? ""
     guard ["csv", "json", "source", "save"].contains(command) else { return nil }
     let typed = String(decoding: bytes[(quote + 1)...], as: UTF8.self)
     let folder = typed.contains("/") ? String(typed[...(typed.lastIndex(of: "/") ?? typed.startIndex)]) : ""
     let prefix = String(typed.dropFirst(folder.count))
     let base = folder.hasPrefix("/") ? folder : session.resolve(folder.isEmpty ? "." : folder)
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []
-    let candidates = entries.filter { $0.hasPrefix(prefix) && !$0.hasPrefix(".") || (prefix.hasPrefix(".") && $0.hasPrefix(prefix)) }
-      .map { entry -> String in
-        var isDirectory: ObjCBool = false
-        FileManager.default.fileExists(atPath: base + "/" + entry, isDirectory: &isDirectory)
-        return entry + (isDirectory.boolValue ? "/" : "\"")
-      }
+    let candidates = entries.filter {
+      $0.hasPrefix(prefix) && !$0.hasPrefix(".") || (prefix.hasPrefix(".") && $0.hasPrefix(prefix))
+    }
+    .map { entry -> String in
+      var isDirectory: ObjCBool = false
+      FileManager.default.fileExists(atPath: base + "/" + entry, isDirectory: &isDirectory)
+      return entry + (isDirectory.boolValue ? "/" : "\"")
+    }
     return (quote + 1 + folder.utf8.count, candidates.sorted())
   }
 

@@ -34,24 +34,41 @@ extension Session {
       return value
     case .table(let providerExpression, let cellExpression, let range):
       return .table(try await makeTable(providerExpression, cellExpression, range: range))
+    case .grid(let providerExpression, let cardExpression, let columns, let range):
+      return .table(
+        try await makeTable(providerExpression, cardExpression, range: range, gridColumns: .some(columns)))
+    case .card(let template, let width, let height, let range):
+      let text = try Template(template, context: .cell)
+      let lines = template.text.split(separator: "\n", omittingEmptySubsequences: false).count
+      var spec = CellSpec(
+        style: .basic, text: text, detail: nil, accessory: .none, label: self.text(range),
+        reuseIdentifier: "card",
+        statement: statementSerial)
+      spec.cardSize = (width ?? 20, height ?? lines)
+      return .presenter(.cell(spec))
     case .cell(let cell):
       return .presenter(.cell(try makeCell(cell)))
     case .cells(let cases, let fallback, let range):
       var branches: [(predicate: Predicate, presenter: PresenterSpec)] = []
       for branch in cases { branches.append((branch.predicate, try await presenter(branch.cell))) }
-      return .presenter(.dispatch(cases: branches, fallback: try await presenter(fallback), label: text(range), statement: statementSerial))
+      return .presenter(
+        .dispatch(
+          cases: branches, fallback: try await presenter(fallback), label: text(range),
+          statement: statementSerial))
     case .segmented(let segments, _):
       var children: [(name: String, source: any SectionedDataSource<Value>)] = []
       for segment in segments {
         let value = try await evaluate(segment.source)
         guard case .table(let table) = value else {
           throw Diagnostic(
-            .expectedKind("a table for segment '\(segment.name.name)' (table P with CELL)", found: value.kindDescription),
+            .expectedKind(
+              "a table for segment '\(segment.name.name)' (table P with CELL)", found: value.kindDescription),
             at: segment.source.range)
         }
         children.append((segment.name.name, table))
       }
-      return .table(SegmentedDataSource(children, label: "segmented " + children.map(\.name).joined(separator: ", ")))
+      return .table(
+        SegmentedDataSource(children, label: "segmented " + children.map(\.name).joined(separator: ", ")))
     case .compose(let children, let range):
       var sources: [any SectionedDataSource<Value>] = []
       for child in children {
@@ -133,7 +150,8 @@ extension Session {
   }
 
   /// A cell or `cells` expression, as a presenter.
-  private func presenter(_ expression: Expression, what: String = "a cell (cell STYLE \"template\")") async throws
+  private func presenter(_ expression: Expression, what: String = "a cell (cell STYLE \"template\")")
+    async throws
     -> PresenterSpec
   {
     let value = try await evaluate(expression)
@@ -154,7 +172,9 @@ extension Session {
       for field in (empty?.fields ?? []) + (failed?.fields ?? []) {
         if case .field = field.hole {
           throw Diagnostic(
-            .unknownField(field.text, in: "a placeholder", suggestion: suggestion(for: field.text, among: ["error"])), at: field.range)
+            .unknownField(
+              field.text, in: "a placeholder", suggestion: suggestion(for: field.text, among: ["error"])),
+            at: field.range)
         }
       }
       return .table(
@@ -210,7 +230,8 @@ extension Session {
   /// The table a decorator stage wraps.
   private func decoratedTable(_ value: ScriptValue, _ stage: Stage) throws -> any SectionedDataSource<Value> {
     guard case .table(let table) = value else {
-      throw Diagnostic(.decoratorNeedsTable(decorator: stage.keyword, found: value.kindDescription), at: stage.range)
+      throw Diagnostic(
+        .decoratorNeedsTable(decorator: stage.keyword, found: value.kindDescription), at: stage.range)
     }
     return table
   }
@@ -220,7 +241,9 @@ extension Session {
     for field in template.fields {
       if case .field = field.hole {
         throw Diagnostic(
-          .unknownField(field.text, in: "a \(stage.keyword)", suggestion: suggestion(for: field.text, among: ["section", "count"])),
+          .unknownField(
+            field.text, in: "a \(stage.keyword)",
+            suggestion: suggestion(for: field.text, among: ["section", "count"])),
           at: field.range)
       }
     }
@@ -269,23 +292,54 @@ extension Session {
 
   // MARK: Tables and cells
 
-  private func makeTable(_ providerExpression: Expression, _ cellExpression: Expression, range: SourceRange)
-    async throws
-    -> any SectionedDataSource<Value>
-  {
+  /// A table adapter, or with `gridColumns` (its inner value the column count, or nil for as
+  /// many as fit) a grid of cards.
+  private func makeTable(
+    _ providerExpression: Expression, _ cellExpression: Expression, range: SourceRange,
+    gridColumns: Int?? = nil
+  ) async throws -> any SectionedDataSource<Value> {
     let providerValue = try await evaluate(providerExpression)
     guard case .provider(let provider) = providerValue else {
-      throw Diagnostic(.expectedKind("a provider before 'with'", found: providerValue.kindDescription), at: providerExpression.range)
+      throw Diagnostic(
+        .expectedKind("a provider before 'with'", found: providerValue.kindDescription),
+        at: providerExpression.range)
     }
-    let spec = try await presenter(cellExpression, what: "a cell after 'with' (cell STYLE \"template\")")
+    let spec = try await presenter(
+      cellExpression,
+      what: gridColumns == nil
+        ? "a cell after 'with' (cell STYLE \"template\")"
+        : "a card after 'with' (card \"template\" width W height H)")
     let presenter = try makePresenter(spec, for: provider, usedAt: cellExpression.range)
-    return TableAdapter(provider: provider.provider, presenter: presenter, label: "table")
+    guard let columns = gridColumns else {
+      return TableAdapter(provider: provider.provider, presenter: presenter, label: "table")
+    }
+    let size = Session.cardSize(of: spec)
+    let label = "grid" + (columns.map { " columns \($0)" } ?? "") + " (cards \(size.width)×\(size.height))"
+    return TableAdapter(
+      provider: provider.provider, presenter: presenter, label: label,
+      layout: CardLayout(width: size.width, height: size.height, columns: columns))
+  }
+
+  /// The size of a grid's cards: the first card's, else 20 columns by the template's lines.
+  static func cardSize(of spec: PresenterSpec) -> (width: Int, height: Int) {
+    switch spec {
+    case .cell(let cell):
+      if let size = cell.cardSize { return size }
+      let lines = cell.text.source.text.split(separator: "\n", omittingEmptySubsequences: false).count
+      return (20, lines + (cell.detail == nil ? 0 : 1))
+    case .dispatch(let cases, let fallback, _, _):
+      for branch in cases {
+        if case .cell(let cell) = branch.presenter, let size = cell.cardSize { return size }
+      }
+      return cardSize(of: fallback)
+    }
   }
 
   /// The engine presenter for a spec, its templates and tests checked against the provider's
   /// fields. A template written in this statement is pointed at directly; one bound earlier is
   /// blamed where it is used.
-  private func makePresenter(_ spec: PresenterSpec, for provider: ProviderValue, usedAt use: SourceRange) throws
+  private func makePresenter(_ spec: PresenterSpec, for provider: ProviderValue, usedAt use: SourceRange)
+    throws
     -> any CellPresenter<Value>
   {
     switch spec {
@@ -298,21 +352,28 @@ extension Session {
         }
       }
       return ClosurePresenter<Value>(
-        style: cell.style, reuseIdentifier: cell.reuseIdentifier, accessory: cell.accessory, label: cell.label,
+        style: cell.style, reuseIdentifier: cell.reuseIdentifier, accessory: cell.accessory,
+        label: cell.label,
         text: { item, path in cell.text.render(item: item, itemPath: path) },
         detail: cell.detail.map { detail in { item, path in detail.render(item: item, itemPath: path) } })
     case .dispatch(let cases, let fallback, let label, let statement):
       var branches: [(test: (Value) -> Bool, presenter: any CellPresenter<Value>)] = []
       for branch in cases {
         // Predicates written earlier are blamed where the cells are used.
-        let test = statement == statementSerial ? try compile(branch.predicate, against: provider) : try compileBlaming(branch.predicate, provider, use)
+        let test =
+          statement == statementSerial
+          ? try compile(branch.predicate, against: provider)
+          : try compileBlaming(branch.predicate, provider, use)
         branches.append((test, try makePresenter(branch.presenter, for: provider, usedAt: use)))
       }
-      return DispatchPresenter(cases: branches, fallback: try makePresenter(fallback, for: provider, usedAt: use), label: label)
+      return DispatchPresenter(
+        cases: branches, fallback: try makePresenter(fallback, for: provider, usedAt: use), label: label)
     }
   }
 
-  private func compileBlaming(_ predicate: Predicate, _ provider: ProviderValue, _ use: SourceRange) throws -> (Value) -> Bool {
+  private func compileBlaming(_ predicate: Predicate, _ provider: ProviderValue, _ use: SourceRange) throws
+    -> (Value) -> Bool
+  {
     do {
       return try compile(predicate, against: provider)
     } catch let diagnostic as Diagnostic {

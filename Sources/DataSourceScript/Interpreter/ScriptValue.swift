@@ -42,12 +42,16 @@ struct CellSpec {
   var reuseIdentifier: String
   /// The statement it was written in: its templates' ranges point into that statement only.
   var statement: Int
+  /// Set for a card: its size in a grid (width in columns, height in lines).
+  var cardSize: (width: Int, height: Int)?
 }
 
 /// One cell for every item, or a cell chosen per item (`cells when … use …, else …`).
 indirect enum PresenterSpec {
   case cell(CellSpec)
-  case dispatch(cases: [(predicate: Predicate, presenter: PresenterSpec)], fallback: PresenterSpec, label: String, statement: Int)
+  case dispatch(
+    cases: [(predicate: Predicate, presenter: PresenterSpec)], fallback: PresenterSpec, label: String,
+    statement: Int)
 
   var label: String {
     switch self {

@@ -58,7 +58,8 @@ public final class Session {
 
   /// The segment names of a bound segmented source, for completion after `switch NAME to`.
   public func segments(of name: String) -> [String] {
-    guard case .table(let table) = bindings[name]?.value, let segmented = Session.segmentedSource(in: table) else { return [] }
+    guard case .table(let table) = bindings[name]?.value, let segmented = Session.segmentedSource(in: table)
+    else { return [] }
     return segmented.segments.map(\.name)
   }
 
@@ -128,7 +129,8 @@ public final class Session {
     case .binding(let name, let expression, let range):
       let value = try await evaluate(expression)
       if bindings[name.name] == nil { bindingOrder.append(name.name) }
-      definitions.append(Definition(name: name.name, text: text(range), dependencies: referencedDefinitions.sorted()))
+      definitions.append(
+        Definition(name: name.name, text: text(range), dependencies: referencedDefinitions.sorted()))
       bindings[name.name] = Binding(value: value, definition: text(range), logIndex: definitions.count - 1)
       // A new value is a new view: the old one's cells belonged to what was bound before.
       views[name.name] = nil

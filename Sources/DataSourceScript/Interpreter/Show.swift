@@ -5,7 +5,10 @@ extension Session {
   ///
   /// Only the rows shown are built: `rows A..B` asks the view for that window, and on a
   /// terminal a long view asks for its first and last rows only.
-  func show(_ value: ScriptValue, named name: String?, rows: RowWindow?, mode: RenderMode?, expressionRange: SourceRange) throws {
+  func show(
+    _ value: ScriptValue, named name: String?, rows: RowWindow?, mode: RenderMode?,
+    expressionRange: SourceRange
+  ) throws {
     let showsFields: Bool
     let view: ListView<Value>
     switch value {
@@ -22,7 +25,9 @@ extension Session {
       return
     case .presenter:
       throw Diagnostic(
-        .expectedKind("a provider or a table to show; a cell is shown through a table: table P with CELL", found: "a cell"),
+        .expectedKind(
+          "a provider or a table to show; a cell is shown through a table: table P with CELL", found: "a cell"
+        ),
         at: expressionRange)
     }
     let source = view.dataSource
@@ -60,7 +65,8 @@ extension Session {
     named name: String?, showing shown: AnyObject, make: () -> any SectionedDataSource<Value>
   ) -> ListView<Value> {
     if let name, let kept = views[name] {
-      let keptShown: AnyObject = (kept.dataSource as? TableAdapter<Value>).map { $0.provider } ?? kept.dataSource
+      let keptShown: AnyObject =
+        (kept.dataSource as? TableAdapter<Value>).map { $0.provider } ?? kept.dataSource
       if keptShown === shown || kept.dataSource === shown { return kept }
     }
     let view = ListView(dataSource: make())
@@ -114,7 +120,9 @@ extension Session {
     case .table(let table):
       var parts: [String]
       if let segmented = Session.segmentedSource(in: table) {
-        parts = ["segmented table (showing \(segmented.selectedName) of \(segmented.segments.map(\.name).joined(separator: ", ")))"]
+        parts = [
+          "segmented table (showing \(segmented.selectedName) of \(segmented.segments.map(\.name).joined(separator: ", ")))"
+        ]
       } else {
         parts = [table is ComposedDataSource<Value> ? "composed table" : "table"]
       }

@@ -121,7 +121,9 @@ struct Template: Sendable {
   }
 
   /// The template filled from an item (cells) or a section (headers and footers).
-  func render(item: Value? = nil, itemPath: ItemPath? = nil, section: SectionContext? = nil, errorText: String? = nil)
+  func render(
+    item: Value? = nil, itemPath: ItemPath? = nil, section: SectionContext? = nil, errorText: String? = nil
+  )
     -> String
   {
     var out = ""

@@ -46,6 +46,10 @@ public indirect enum Expression: Sendable {
   case pipeline(Expression, stages: [Stage], range: SourceRange)
   /// `table PROVIDER with CELL`.
   case table(provider: Expression, cell: Expression, range: SourceRange)
+  /// `grid PROVIDER with CARD [columns N]`.
+  case grid(provider: Expression, card: Expression, columns: Int?, range: SourceRange)
+  /// `card "TEMPLATE" [width W] [height H]`: a multi-line cell of a fixed size.
+  case card(template: TemplateSource, width: Int?, height: Int?, range: SourceRange)
   case cell(CellExpression)
   /// `cells when P use CELL, …, else CELL`: a cell kind chosen per item.
   case cells(cases: [(predicate: Predicate, cell: Expression)], fallback: Expression, range: SourceRange)
@@ -61,6 +65,8 @@ public indirect enum Expression: Sendable {
     case .provider(let provider): provider.range
     case .pipeline(_, _, let range): range
     case .table(_, _, let range): range
+    case .grid(_, _, _, let range): range
+    case .card(_, _, _, let range): range
     case .cell(let cell): cell.range
     case .cells(_, _, let range): range
     case .compose(_, let range): range

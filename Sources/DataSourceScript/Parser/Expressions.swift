@@ -83,6 +83,44 @@ extension Parser {
         }
         let cell = try parsePrimary()
         return .table(provider: provider, cell: cell, range: start..<previousEnd)
+      case "grid":
+        advance()
+        let provider = try parseExpression()  // stages allowed, up to `with`
+        guard consumeWord("with") else {
+          throw unexpected("'with' and a card, as in: grid P with card \"{name}\" width 16 height 2")
+        }
+        let card = try parsePrimary()
+        var columns: Int?
+        if consumeWord("columns") {
+          guard case .int(let n) = current.kind, n > 0 else {
+            throw unexpected("a number of columns (1 or more)")
+          }
+          columns = n
+          advance()
+        }
+        return .grid(provider: provider, card: card, columns: columns, range: start..<previousEnd)
+      case "card":
+        advance()
+        let template = try parseTemplateSource("a template in quotes, such as \"{name}\\n{team}\"")
+        var size: [String: Int] = [:]
+        while case .identifier(let word) = current.kind, !Parser.expressionTerminators.contains(word) {
+          let options = ["width", "height"]
+          guard options.contains(word) else {
+            throw Diagnostic(
+              .unknownOption(
+                word, command: "card", options: options, suggestion: suggestion(for: word, among: options)),
+              at: current.range)
+          }
+          guard size[word] == nil else { throw Diagnostic(.duplicateOption(word), at: current.range) }
+          advance()
+          guard case .int(let n) = current.kind, (1...200).contains(n) else {
+            throw unexpected("a size from 1 to 200 after '\(word)'")
+          }
+          size[word] = n
+          advance()
+        }
+        return .card(
+          template: template, width: size["width"], height: size["height"], range: start..<previousEnd)
       case "cell":
         return .cell(try parseCell())
       case "cells":

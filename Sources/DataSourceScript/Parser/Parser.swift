@@ -11,16 +11,19 @@ public struct Parser {
 
   /// Words that start a statement.
   public static let commands = [
-    "let", "show", "describe", "help", "vars", "set", "source", "quit", "exit", "switch", "reload", "stats", "save",
+    "let", "show", "describe", "help", "vars", "set", "source", "quit", "exit", "switch", "reload", "stats",
+    "save",
   ]
   /// Words that start an expression.
-  public static let expressionWords = ["csv", "json", "array", "range", "table", "cell", "cells", "compose", "segmented"]
+  public static let expressionWords = [
+    "csv", "json", "array", "range", "table", "grid", "cell", "cells", "card", "compose", "segmented",
+  ]
   /// Words that start a stage after `|`.
   public static let stageWords = [
     "where", "sort", "section", "limit", "header", "footer", "placeholder", "index", "title", "caption",
   ]
   /// Words that end an expression without being part of it.
-  static let expressionTerminators: Set<String> = ["with", "rows", "as"]
+  static let expressionTerminators: Set<String> = ["with", "rows", "as", "columns"]
   /// Words that cannot name a binding.
   public static let reservedWords: Set<String> = Set(
     commands + expressionWords + stageWords + [
