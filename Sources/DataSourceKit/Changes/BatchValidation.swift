@@ -1,4 +1,6 @@
-/// Why UIKit would refuse a batch of updates. Each case names the section and the counts.
+/// Why UIKit would refuse a batch of updates.
+///
+/// Each case names the section and the counts.
 public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertible {
   case sectionCount(before: Int, after: Int, inserted: Int, deleted: Int)
   case rowCount(

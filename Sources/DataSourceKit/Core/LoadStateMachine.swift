@@ -35,8 +35,10 @@ public struct LoadStateMachine: Sendable {
     state = next
   }
 
-  /// Starts a load: `loading` the first time (or after an error), `refreshing` when there is
-  /// content to refresh. Any load still running becomes stale.
+  /// Starts a load: `loading` the first time (or after an error), `refreshing` when there is content
+  /// to refresh.
+  ///
+  /// Any load still running becomes stale.
   public mutating func begin() -> Ticket {
     generation += 1
     switch state {

@@ -102,8 +102,10 @@ public final class ClosurePresenter<Item>: CellPresenter, CompositionNode {
   public var nodeTitle: String { label }
 }
 
-/// Registers several cell kinds and picks one per item: the first case whose test the item
-/// passes, else the fallback. Each kind keeps its own reuse identifier.
+/// Registers several cell kinds and picks one per item: the first case whose test the item passes,
+/// else the fallback.
+///
+/// Each kind keeps its own reuse identifier.
 public final class DispatchPresenter<Item>: CellPresenter, CompositionNode {
   public let cases: [(test: (Item) -> Bool, presenter: any CellPresenter<Item>)]
   public let fallback: any CellPresenter<Item>

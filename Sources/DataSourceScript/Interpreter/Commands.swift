@@ -50,8 +50,9 @@ extension Session {
 
   // MARK: reload
 
-  /// Loads every provider below a binding again and prints its summary. A load that fails
-  /// leaves its provider in `error` (placeholders show it) and is reported.
+  /// Loads every provider below a binding again and prints its summary.
+  ///
+  /// A load that fails leaves its provider in `error` (placeholders show it) and is reported.
   func reload(_ expression: Expression) async throws {
     let value = try await evaluate(expression)
     do {
@@ -104,9 +105,10 @@ extension Session {
 
   // MARK: save
 
-  /// Writes a script that rebuilds every current binding: the settings changed from their
-  /// defaults, then the definitions the bindings need, in the order they first ran. Written to
-  /// a temporary file and renamed, so a failure never leaves half a file.
+  /// Writes a script that rebuilds every current binding: the settings changed from their defaults,
+  /// then the definitions the bindings need, in the order they first ran.
+  ///
+  /// Written to a temporary file and renamed, so a failure never leaves half a file.
   func save(to path: String, pathRange: SourceRange) throws {
     var needed = Set<Int>()
     var pending = bindingOrder.compactMap { bindings[$0]?.logIndex }

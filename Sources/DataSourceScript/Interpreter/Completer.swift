@@ -8,9 +8,11 @@ public struct Completer {
 
   public init(session: Session) { self.session = session }
 
-  /// The word being completed starts at `wordStart` (a byte offset in `line`); `candidates`
-  /// are the words that could replace it, sorted. A single candidate is followed by a space,
-  /// except a folder (it ends in `/`) or a file inside a string (the string is closed instead).
+  /// The word being completed starts at `wordStart` (a byte offset in `line`); `candidates` are the
+  /// words that could replace it, sorted.
+  ///
+  /// A single candidate is followed by a space, except a folder (it ends in `/`) or a file inside a
+  /// string (the string is closed instead).
   public func complete(_ line: String, cursor: Int) -> (wordStart: Int, candidates: [String]) {
     if let paths = completePath(line, cursor: cursor) { return paths }
     let bytes = Array(line.utf8.prefix(cursor))
@@ -64,8 +66,10 @@ public struct Completer {
     return (start, candidates.sorted())
   }
 
-  /// Paths inside the string after `csv`, `json`, `source` or `save`: the entries of the folder
-  /// typed so far. A folder comes with `/`, a file with the closing quote.
+  /// Paths inside the string after `csv`, `json`, `source` or `save`: the entries of the folder typed
+  /// so far.
+  ///
+  /// A folder comes with `/`, a file with the closing quote.
   private func completePath(_ line: String, cursor: Int) -> (wordStart: Int, candidates: [String])? {
     let bytes = Array(line.utf8.prefix(cursor))
     guard let quote = bytes.lastIndex(of: UInt8(ascii: "\"")),

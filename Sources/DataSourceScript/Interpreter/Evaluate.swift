@@ -335,9 +335,10 @@ extension Session {
     }
   }
 
-  /// The engine presenter for a spec, its templates and tests checked against the provider's
-  /// fields. A template written in this statement is pointed at directly; one bound earlier is
-  /// blamed where it is used.
+  /// The engine presenter for a spec, its templates and tests checked against the provider's fields.
+  ///
+  /// A template written in this statement is pointed at directly; one bound earlier is blamed where
+  /// it is used.
   private func makePresenter(_ spec: PresenterSpec, for provider: ProviderValue, usedAt use: SourceRange)
     throws
     -> any CellPresenter<Value>
