@@ -227,6 +227,36 @@ rows.append(
     what: "show t rows 500000..500010 vs full show", dsh: window.standardError, other: "—",
     figure: String(format: "%.4f%%", window.seconds * 100), target: "< 1%", met: window.seconds < 0.01))
 
+// 4. Issue 3: 20-row windows at the start, middle and end cost about the same (within 2× of
+//    each other) and build no more cells than the window plus one screen (50).
+let windowStarts = [0, 500_000, rowCount - 20]
+var commands = ["-c", "let t = csv \"\(csvPath)\"", "-c", "set timer on", "-c", "set stats on"]
+for start in windowStarts {
+  for _ in 0..<5 { commands += ["-c", "show t rows \(start)..\(start + 20)"] }
+}
+let windowOutput = NSTemporaryDirectory() + "dsh-bench-windows.txt"
+let windows = measure([dsh] + commands, outputPath: windowOutput)
+let windowTimes = Array(statementTimes(windows.standardError).dropFirst(2))
+let shown = (try? String(contentsOfFile: windowOutput, encoding: .utf8)) ?? ""
+let builtCounts = shown.split(separator: "\n").compactMap { line -> Int? in
+  guard let range = line.range(of: "cells built ") else { return nil }
+  return Int(line[range.upperBound...].prefix { $0.isNumber })
+}
+if windowTimes.count == 15, builtCounts.count == 15 {
+  let medians = (0..<3).map { position in windowTimes[position * 5..<position * 5 + 5].sorted()[2] }
+  let measured = medians.allSatisfy { $0 > 0 }
+  let spread = measured ? (medians.max() ?? 0) / (medians.min() ?? 1) : .nan
+  rows.append(Row(
+    what: "20-row window at start / middle / end", dsh: medians.map { String(format: "%.6f s", $0) }.joined(separator: " / "),
+    other: "—", figure: String(format: "%.2f× spread", spread), target: "≤ 2×", met: measured && spread <= 2))
+  let built = builtCounts.reduce(0, +)
+  rows.append(Row(
+    what: "  cells built over those 15 shows", dsh: "\(built) (first show \(builtCounts[0]))", other: "window 20 + screen 50",
+    figure: "\(built)", target: "≤ 70", met: built <= 70))
+} else {
+  print("window measurement failed: \(windows.standardError.prefix(500))")
+}
+
 // MARK: Print
 
 print("")

@@ -97,7 +97,7 @@ public final class Session {
       }
       if settings.timer {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        output.writeError(String(format: "run time: %.4f s\n", seconds))
+        output.writeError(String(format: "run time: %.6f s\n", seconds))
       }
       if !ok {
         succeeded = false
