@@ -246,13 +246,18 @@ if windowTimes.count == 15, builtCounts.count == 15 {
   let medians = (0..<3).map { position in windowTimes[position * 5..<position * 5 + 5].sorted()[2] }
   let measured = medians.allSatisfy { $0 > 0 }
   let spread = measured ? (medians.max() ?? 0) / (medians.min() ?? 1) : .nan
-  rows.append(Row(
-    what: "20-row window at start / middle / end", dsh: medians.map { String(format: "%.6f s", $0) }.joined(separator: " / "),
-    other: "—", figure: String(format: "%.2f× spread", spread), target: "≤ 2×", met: measured && spread <= 2))
+  rows.append(
+    Row(
+      what: "20-row window at start / middle / end",
+      dsh: medians.map { String(format: "%.6f s", $0) }.joined(separator: " / "),
+      other: "—", figure: String(format: "%.2f× spread", spread), target: "≤ 2×", met: measured && spread <= 2
+    ))
   let built = builtCounts.reduce(0, +)
-  rows.append(Row(
-    what: "  cells built over those 15 shows", dsh: "\(built) (first show \(builtCounts[0]))", other: "window 20 + screen 50",
-    figure: "\(built)", target: "≤ 70", met: built <= 70))
+  rows.append(
+    Row(
+      what: "  cells built over those 15 shows", dsh: "\(built) (first show \(builtCounts[0]))",
+      other: "window 20 + screen 50",
+      figure: "\(built)", target: "≤ 70", met: built <= 70))
 } else {
   print("window measurement failed: \(windows.standardError.prefix(500))")
 }

@@ -11,16 +11,45 @@ struct LibraryUsageTests {
 
   @Test("the README example compiles and runs")
   func readmeExample() async throws {
-    let provider = ArrayProvider(["Profile", "Settings"])
-    let presenter = ClosurePresenter<String>(style: .basic, accessory: .disclosure) { item, _ in item }
-    let menu = SupplementaryDecorator(
-      wrapping: TableAdapter(provider: provider, presenter: presenter), kind: .header, label: "header"
-    ) { _ in "Menu" }
-    try await menu.load()
-    let view = ListView(dataSource: menu)
-    let snapshot = view.layout(windows: [0..<view.totalRows])
-    #expect(snapshot.sections[0].header == ["Menu"])
-    #expect(snapshot.sections[0].rows.map(\.cell.text) == ["Profile", "Settings"])
+    // The README's example, as written there.
+    struct Contact {
+      var name: String
+      var city: String
+    }
+    let contacts = ArrayProvider([
+      Contact(name: "Ada", city: "London"), Contact(name: "Grace", city: "New York"),
+    ])
+    let byCity = DerivedProvider.sectioned(contacts, label: "section by city") { .string($0.city) }
+    let rows = TableAdapter(
+      provider: byCity,
+      presenter: ClosurePresenter<Contact>(style: .subtitle, accessory: .disclosure) { contact, _ in
+        contact.name
+      } detail: {
+        contact, _ in
+        contact.city
+      })
+    let titled = SupplementaryDecorator(wrapping: rows, kind: .header, label: "header") {
+      "\($0.key?.description ?? "") (\($0.count))"
+    }
+    let me = TableAdapter(
+      provider: ArrayProvider([Contact(name: "Me", city: "")]),
+      presenter: ClosurePresenter<Contact>(style: .basic) { c, _ in c.name })
+    let screen = ComposedDataSource<Contact>([me, titled])
+    try await screen.load()
+    let view = ListView(dataSource: screen)
+    let snapshot = view.layout(windows: [0..<view.totalRows])  // asks only for these rows' cells
+    print(Renderer.renderCells(snapshot, options: RenderOptions(width: 40)))
+
+    #expect(snapshot.sections.map(\.header) == [[], ["London (1)"], ["New York (1)"]])
+    #expect(
+      snapshot.sections[1].rows.map(\.cell) == [
+        CellContent(style: .subtitle, text: "Ada", detail: "London", accessory: .disclosure)
+      ])
+    let grid = GridView(dataSource: screen, layout: CardLayout(width: 8, height: 2))
+    let cards = Renderer.renderCells(
+      grid.layout(windows: [0..<3]), options: RenderOptions(mode: .plain, width: 40))
+    #expect(cards.contains("│Ada     │"))
+    #expect(grid.stats.cellsBuilt == 3)
   }
 
   @Test("a provider of structs, sectioned, with a presenter, a decorator and a composed source")

@@ -1,0 +1,26 @@
+/// A headless collection view with a flow layout: shows any data source as cards of one size.
+///
+/// It consumes data sources exactly as ``ListView`` does (counts first, then the cells of the
+/// visible window only, through the same kind of reuse pool); every section is laid out as
+/// cards, whatever layout the data source asks for.
+public final class GridView<Item> {
+  public let layout: CardLayout
+  private let list: ListView<Item>
+
+  public init(dataSource: any SectionedDataSource<Item>, layout: CardLayout, screenRows: Int = 50) {
+    self.layout = layout
+    list = ListView(dataSource: dataSource, screenRows: screenRows)
+  }
+
+  public var dataSource: any SectionedDataSource<Item> { list.dataSource }
+  public var stats: ViewStats { list.stats }
+  public var totalRows: Int { list.totalRows }
+
+  /// The cards in `windows` (flat positions), every section laid out as this view's cards.
+  /// - Complexity: O(sections + cards shown).
+  public func layout(windows: [Range<Int>]) -> ViewSnapshot<Item> {
+    var snapshot = list.layout(windows: windows)
+    for index in snapshot.sections.indices { snapshot.sections[index].cardLayout = layout }
+    return snapshot
+  }
+}
