@@ -2,8 +2,10 @@
 ///
 /// Each style stays recognisable: subtitle puts the detail on a second line, value1 aligns the
 /// detail right, value2 puts the detail first as a narrow right-aligned label.
-struct CellListRenderer<Item> {
+struct CellListRenderer<Item>: TextModeRenderer {
   let snapshot: ViewSnapshot<Item>
+  var shownRows: Int { snapshot.shownRows }
+  var totalRows: Int { snapshot.totalRows }
   let options: RenderOptions
 
   /// Width of the value2 label column: the widest label shown, at most a third of the line.
@@ -23,18 +25,9 @@ struct CellListRenderer<Item> {
     }
   }
 
-  func render(into out: inout TextOutput) {
-    switch options.mode {
-    case .markdown: renderMarkdown(into: &out)
-    case .plain: renderPlain(into: &out)
-    default: renderBox(into: &out)
-    }
-    out.shownRowsFooter(shown: snapshot.shownRows, total: snapshot.totalRows)
-  }
-
   // MARK: Box
 
-  private func renderBox(into out: inout TextOutput) {
+  func renderBox(into out: inout TextOutput) {
     let inner = contentWidth
     let rule = String(repeating: "─", count: inner + 2)
     func boxed(_ text: String, style: (String) -> String = { $0 }) -> String {
@@ -85,7 +78,7 @@ struct CellListRenderer<Item> {
 
   // MARK: Plain
 
-  private func renderPlain(into out: inout TextOutput) {
+  func renderPlain(into out: inout TextOutput) {
     let labels = labelWidth
     for line in snapshot.title { out.line(out.bold(TextWidth.truncate(line, to: options.width))) }
     if let index = snapshot.indexTitles { out.line(out.dim("index: " + index.joined(separator: " · "))) }
@@ -128,7 +121,7 @@ struct CellListRenderer<Item> {
 
   // MARK: Markdown
 
-  private func renderMarkdown(into out: inout TextOutput) {
+  func renderMarkdown(into out: inout TextOutput) {
     for line in snapshot.title { out.line("## " + line) }
     if let index = snapshot.indexTitles {
       out.line("Index: " + index.map(markdownEscape).joined(separator: " · "))

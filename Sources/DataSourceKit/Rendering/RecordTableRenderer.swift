@@ -4,8 +4,10 @@
 /// The cells' text is gathered first (every column's width depends on every row), into a
 /// compact arena: either from the rows of a snapshot, or row by row while the view lays them
 /// out (``RecordTableCollector``), which keeps no items at all.
-struct RecordTableRenderer {
+struct RecordTableRenderer: TextModeRenderer {
   let snapshot: ViewSnapshot<Value>
+  var shownRows: Int { snapshot.shownRows }
+  var totalRows: Int { snapshot.totalRows }
   let options: RenderOptions
   let table: ValueRows
 
@@ -28,15 +30,6 @@ struct RecordTableRenderer {
     self.options = options
     table = ValueRows(
       names: collected.columns.names, cells: collected.cells, rightAligned: collected.kinds.rightAligned)
-  }
-
-  func render(into out: inout TextOutput) {
-    switch options.mode {
-    case .markdown: renderMarkdown(into: &out)
-    case .plain: renderPlain(into: &out)
-    default: renderBox(into: &out)
-    }
-    out.shownRowsFooter(shown: snapshot.shownRows, total: snapshot.totalRows)
   }
 
   /// Column widths that fit `available` columns: the widest columns give way first.
@@ -73,7 +66,7 @@ struct RecordTableRenderer {
 
   // MARK: Box
 
-  private func renderBox(into out: inout TextOutput) {
+  func renderBox(into out: inout TextOutput) {
     let names = table.names
     let right = table.rightAligned
     let widths = widths(available: options.width - 1 - 3 * names.count)
@@ -138,7 +131,7 @@ struct RecordTableRenderer {
 
   // MARK: Plain
 
-  private func renderPlain(into out: inout TextOutput) {
+  func renderPlain(into out: inout TextOutput) {
     let right = table.rightAligned
     let widths = widths(available: options.width - 2 * (table.names.count - 1))
     func line(_ cells: [String], header: Bool = false) -> String {
@@ -171,7 +164,7 @@ struct RecordTableRenderer {
 
   // MARK: Markdown
 
-  private func renderMarkdown(into out: inout TextOutput) {
+  func renderMarkdown(into out: inout TextOutput) {
     let (names, right) = (table.names, table.rightAligned)
     func escape(_ s: String) -> String {
       s.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: "<br>")

@@ -216,6 +216,27 @@ struct TableColumns {
   }
 }
 
+/// A renderer of the text modes: box, plain and Markdown, then the "N rows (M shown)" line.
+protocol TextModeRenderer {
+  var options: RenderOptions { get }
+  var shownRows: Int { get }
+  var totalRows: Int { get }
+  func renderBox(into out: inout TextOutput)
+  func renderPlain(into out: inout TextOutput)
+  func renderMarkdown(into out: inout TextOutput)
+}
+
+extension TextModeRenderer {
+  func render(into out: inout TextOutput) {
+    switch options.mode {
+    case .markdown: renderMarkdown(into: &out)
+    case .plain: renderPlain(into: &out)
+    default: renderBox(into: &out)
+    }
+    out.shownRowsFooter(shown: shownRows, total: totalRows)
+  }
+}
+
 /// Text gathered from a sink, for the renderers that return a whole string.
 private final class CollectedText {
   var text = ""

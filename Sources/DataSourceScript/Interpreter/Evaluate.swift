@@ -195,20 +195,9 @@ extension Session {
         })
     case .header(let source, _), .footer(let source, _):
       let kind: SupplementaryKind = if case .header = stage { .header } else { .footer }
-      guard case .table(let table) = value else {
-        throw Diagnostic(
-          .decoratorNeedsTable(decorator: stage.keyword, found: value.kindDescription), at: stage.range)
-      }
+      let table = try decoratedTable(value, stage)
       let template = try Template(source, context: .section)
-      for field in template.fields {
-        if case .field = field.hole {
-          throw Diagnostic(
-            .unknownField(
-              field.text, in: "a \(stage.keyword)",
-              suggestion: suggestion(for: field.text, among: ["section", "count"])),
-            at: field.range)
-        }
-      }
+      try checkSectionTemplate(template, stage)
       return .table(
         SupplementaryDecorator(wrapping: table, kind: kind, label: text(stage.range)) { context in
           template.render(section: context)
