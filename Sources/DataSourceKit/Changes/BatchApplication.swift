@@ -1,0 +1,64 @@
+extension BatchUpdate {
+  /// The rows a table view shows after this batch, worked out as UIKit applies it to `old`:
+  /// deleted and moved-out rows leave their old sections, deleted sections go, moved sections
+  /// take their new places, inserted sections and rows (and moved-in rows) arrive at their new
+  /// indexes in ascending order, and inserted or reloaded rows show the new data's element.
+  ///
+  /// - Precondition: the batch passes ``validate(before:after:)`` for these counts.
+  /// - Complexity: O(rows × log(rows)).
+  public func apply<Element>(to old: [[Element]], new: [[Element]]) -> [[Element]] {
+    let deletedSectionSet = Set(deletedSections)
+    let movedFrom = Dictionary(uniqueKeysWithValues: movedSections.map { ($0.from, $0.to) })
+    let deletedRowSet = Set(deletedRows)
+    let movedOutSet = Set(movedRows.map(\.from))
+    let reloadedSet = Set(reloadedRows)
+
+    // What stays of each old section once deleted and moved-out rows have left.
+    var remaining: [Int: [BatchSlot<Element>]] = [:]
+    for (s, rows) in old.enumerated() where !deletedSectionSet.contains(s) {
+      remaining[s] = rows.enumerated().compactMap { item, element in
+        let path = ItemPath(item: item, section: s)
+        if deletedRowSet.contains(path) || movedOutSet.contains(path) { return nil }
+        return reloadedSet.contains(path) ? .reloaded : .kept(element)
+      }
+    }
+
+    // Sections in their new places: moved ones at their targets, inserted ones whole, the rest
+    // in their old order in the slots left.
+    var result = [[BatchSlot<Element>]?](repeating: nil, count: new.count)
+    for (from, to) in movedFrom { result[to] = remaining[from] ?? [] }
+    for s in insertedSections { result[s] = new[s].map { _ in .inserted } }
+    var staying = old.indices.filter { !deletedSectionSet.contains($0) && movedFrom[$0] == nil }.makeIterator()
+    for s in result.indices where result[s] == nil { result[s] = staying.next().flatMap { remaining[$0] } ?? [] }
+
+    // Rows arriving: inserts and moves, at their new indexes, in ascending order per section.
+    var arriving: [Int: [(item: Int, slot: BatchSlot<Element>)]] = [:]
+    for path in insertedRows { arriving[path.section, default: []].append((path.item, .inserted)) }
+    for move in movedRows {
+      arriving[move.to.section, default: []].append((move.to.item, .kept(old[move.from.section][move.from.item])))
+    }
+    for (section, rows) in arriving {
+      for row in rows.sorted(by: { $0.item < $1.item }) {
+        let index = min(row.item, result[section]?.count ?? 0)
+        result[section]?.insert(row.slot, at: index)
+      }
+    }
+
+    return result.enumerated().map { s, slots in
+      (slots ?? []).enumerated().map { item, slot in
+        switch slot {
+        case .kept(let element): element
+        case .reloaded, .inserted: new[s][item]
+        }
+      }
+    }
+  }
+}
+
+/// A row during ``BatchUpdate/apply(to:new:)``: an old element kept, or one that will show the
+/// new data's element (reloaded or inserted).
+enum BatchSlot<Element> {
+  case kept(Element)
+  case reloaded
+  case inserted
+}

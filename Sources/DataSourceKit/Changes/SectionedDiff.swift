@@ -1,0 +1,176 @@
+/// One section of data to diff: its identity and its elements in order.
+public struct DiffSection<SectionID: Hashable, Element> {
+  public var id: SectionID
+  public var elements: [Element]
+
+  public init(id: SectionID, elements: [Element]) {
+    self.id = id
+    self.elements = elements
+  }
+}
+
+/// The result of a diff: the batch, and the identities that were not unique.
+public struct Changeset<ElementID: Hashable>: Sendable where ElementID: Sendable {
+  public var update: BatchUpdate
+  /// Element identities that appear more than once on either side. They are matched in order
+  /// (the first old with the first new, and so on): moves among them are a best effort.
+  public var duplicates: [ElementID]
+}
+
+/// Turns old sectioned data into new as one batch of updates UIKit accepts.
+///
+/// Elements are matched by identity in O(n) expected time, as Heckel's algorithm does (the
+/// approach of IGListKit and DifferenceKit): one pass records where each identity stands
+/// before and after, and matched pairs whose relative order changed become moves, found as the
+/// complement of a longest increasing subsequence. Sections are matched the same way by their
+/// identity. The combinations UIKit refuses in one batch are rewritten as anchor libraries do:
+/// a moved row whose content changed is deleted and inserted, and a moved section with row
+/// changes is deleted and inserted whole.
+public enum SectionedDiff {
+  /// A position in sectioned data.
+  struct Place: Hashable {
+    var section: Int
+    var item: Int
+    var path: ItemPath { ItemPath(item: item, section: section) }
+  }
+
+  /// - Parameters:
+  ///   - id: an element's identity (a key field, or the whole value).
+  ///   - contentEqual: whether two elements with the same identity show the same content;
+  ///     when not, the row is reloaded.
+  /// - Complexity: O(n log n) for n elements: hashing is O(n) expected, and the longest
+  ///   increasing subsequences that find the rows that stay are O(k log k) per section.
+  public static func changeset<SectionID: Hashable, Element, ElementID: Hashable & Sendable>(
+    from old: [DiffSection<SectionID, Element>], to new: [DiffSection<SectionID, Element>],
+    id: (Element) -> ElementID, contentEqual: (Element, Element) -> Bool
+  ) -> Changeset<ElementID> {
+    // Sections: match by identity, the k-th old with the k-th new of the same identity.
+    var oldSectionsByID: [SectionID: [Int]] = [:]
+    for (index, section) in old.enumerated() { oldSectionsByID[section.id, default: []].append(index) }
+    var newToOldSection = [Int?](repeating: nil, count: new.count)
+    for (index, section) in new.enumerated() {
+      if let first = oldSectionsByID[section.id]?.first {
+        newToOldSection[index] = first
+        oldSectionsByID[section.id]?.removeFirst()
+      }
+    }
+    // Matched sections that keep their relative order stay; the others move.
+    let matched = newToOldSection.enumerated().compactMap { n, o in o.map { (new: n, old: $0) } }
+    let staying = Set(longestIncreasingSubsequence(matched.map(\.old)).map { matched[$0].new })
+    var movedSections = Set(matched.map(\.new)).subtracting(staying)
+    // Moved sections rewritten as delete + insert because their rows change too.
+    var replaced: Set<Int> = []
+
+    // Elements: match by identity in one pass over each side.
+    var places: [ElementID: (old: [Place], new: [Place])] = [:]
+    for (s, section) in old.enumerated() {
+      for i in section.elements.indices { places[id(section.elements[i]), default: ([], [])].old.append(Place(section: s, item: i)) }
+    }
+    for (s, section) in new.enumerated() {
+      for i in section.elements.indices { places[id(section.elements[i]), default: ([], [])].new.append(Place(section: s, item: i)) }
+    }
+    var duplicates: [ElementID] = []
+    var newToOld = new.map { [Place?](repeating: nil, count: $0.elements.count) }
+    var oldToNew = old.map { [Place?](repeating: nil, count: $0.elements.count) }
+    for (identity, entry) in places {
+      if entry.old.count > 1 || entry.new.count > 1 { duplicates.append(identity) }
+      for k in 0..<min(entry.old.count, entry.new.count) {
+        newToOld[entry.new[k].section][entry.new[k].item] = entry.old[k]
+        oldToNew[entry.old[k].section][entry.old[k].item] = entry.new[k]
+      }
+    }
+
+    while true {
+      // Which new sections continue an old one, and which old section each became.
+      var newOfOld = [Int?](repeating: nil, count: old.count)
+      for (n, o) in newToOldSection.enumerated() where !replaced.contains(n) { if let o { newOfOld[o] = n } }
+      func survives(new n: Int) -> Bool { newToOldSection[n] != nil && !replaced.contains(n) }
+
+      var update = BatchUpdate()
+      var touched: Set<Int> = []  // new sections with row changes
+      for n in new.indices where survives(new: n) {
+        guard let o = newToOldSection[n] else { continue }
+        // Rows from the same old section keep their place when their order holds.
+        let sameSection = new[n].elements.indices.compactMap { i -> (newItem: Int, oldItem: Int)? in
+          guard let place = newToOld[n][i], place.section == o else { return nil }
+          return (i, place.item)
+        }
+        let stay = Set(longestIncreasingSubsequence(sameSection.map(\.oldItem)).map { sameSection[$0].newItem })
+        for i in new[n].elements.indices {
+          let newPath = ItemPath(item: i, section: n)
+          guard let place = newToOld[n][i], let from = newOfOld[place.section] else {
+            // New, or its old section is gone (the section's delete took the old row).
+            update.insertedRows.append(newPath)
+            touched.insert(n)
+            continue
+          }
+          let changed = !contentEqual(old[place.section].elements[place.item], new[n].elements[i])
+          if place.section == o && stay.contains(i) {
+            if changed {
+              update.reloadedRows.append(place.path)
+              touched.insert(n)
+            }
+          } else {
+            if changed {
+              // UIKit cannot reload a moved row: delete it and insert it.
+              update.deletedRows.append(place.path)
+              update.insertedRows.append(newPath)
+            } else {
+              update.movedRows.append((place.path, newPath))
+            }
+            touched.formUnion([n, from])
+          }
+        }
+      }
+      // Rows of surviving old sections that no surviving new section continues are deleted.
+      for o in old.indices {
+        guard let n = newOfOld[o] else { continue }
+        for i in old[o].elements.indices {
+          if let next = oldToNew[o][i], survives(new: next.section) { continue }
+          update.deletedRows.append(ItemPath(item: i, section: o))
+          touched.insert(n)
+        }
+      }
+
+      // UIKit refuses row changes in a moved section: rewrite it as delete + insert, again.
+      let conflicts = movedSections.intersection(touched)
+      if !conflicts.isEmpty {
+        replaced.formUnion(conflicts)
+        movedSections.subtract(conflicts)
+        continue
+      }
+      update.deletedSections = old.indices.filter { newOfOld[$0] == nil }
+      update.insertedSections = new.indices.filter { !survives(new: $0) }
+      update.movedSections = movedSections.sorted().compactMap { n in newToOldSection[n].map { (from: $0, to: n) } }
+      update.deletedRows.sort()
+      update.insertedRows.sort()
+      update.reloadedRows.sort()
+      update.movedRows.sort { $0.to < $1.to }
+      return Changeset(update: update, duplicates: duplicates)
+    }
+  }
+}
+
+/// The indexes (into `values`) of one longest strictly increasing subsequence.
+/// - Complexity: O(n log n).
+func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
+  var tails: [Int] = []  // indexes into values: the smallest tail of each length
+  var previous = [Int](repeating: -1, count: values.count)
+  for (i, value) in values.enumerated() {
+    var low = 0
+    var high = tails.count
+    while low < high {
+      let mid = (low + high) / 2
+      if values[tails[mid]] < value { low = mid + 1 } else { high = mid }
+    }
+    if low > 0 { previous[i] = tails[low - 1] }
+    if low == tails.count { tails.append(i) } else { tails[low] = i }
+  }
+  var result: [Int] = []
+  var current = tails.last ?? -1
+  while current >= 0 {
+    result.append(current)
+    current = previous[current]
+  }
+  return result.reversed()
+}
