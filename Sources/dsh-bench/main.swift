@@ -1,6 +1,7 @@
 // Measures dsh against the tools its targets name, side by side in one run:
 //   swift run -c release dsh-bench            (or Scripts/bench.sh, which also builds dsh)
 // Inputs are generated at run time under bench-data/ (git ignores it).
+import DataSourceKit
 import Foundation
 
 #if canImport(Glibc)
@@ -260,6 +261,84 @@ if windowTimes.count == 15, builtCounts.count == 15 {
       figure: "\(built)", target: "≤ 70", met: built <= 70))
 } else {
   print("window measurement failed: \(windows.standardError.prefix(500))")
+}
+
+// 5. Issue 4: the engine's diff against Swift's CollectionDifference with inferringMoves(),
+//    on the workload DifferenceKit publishes (100k elements: 10k deleted, 10k inserted, 2k
+//    moved) and the same at 5k (1k/1k/200); and a sectioned case, 1,000 sections × 100 rows.
+
+func diffWorkload(count: Int, deleted: Int, inserted: Int, moved: Int, seed: UInt64) -> (old: [Int], new: [Int]) {
+  var state = seed
+  func next(_ bound: Int) -> Int {
+    state = state &* 6364136223846793005 &+ 1442695040888963407
+    return Int((state >> 33) % UInt64(bound))
+  }
+  let old = Array(0..<count)
+  var new = old
+  for _ in 0..<deleted { new.remove(at: next(new.count)) }
+  for k in 0..<inserted { new.insert(count + k, at: next(new.count + 1)) }
+  for _ in 0..<moved {
+    let element = new.remove(at: next(new.count))
+    new.insert(element, at: next(new.count + 1))
+  }
+  return (old, new)
+}
+
+func time(_ body: () -> Void) -> Double {
+  let start = DispatchTime.now().uptimeNanoseconds
+  body()
+  return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+for (count, deleted, inserted, moved, target) in [(100_000, 10_000, 10_000, 2_000, 100.0), (5_000, 1_000, 1_000, 200, 10.0)] {
+  let (old, new) = diffWorkload(count: count, deleted: deleted, inserted: inserted, moved: moved, seed: 7)
+  var ours = [Double]()
+  var changes = 0
+  for _ in 0..<3 {
+    ours.append(time {
+      let changeset = SectionedDiff.changeset(
+        from: [DiffSection(id: 0, elements: old)], to: [DiffSection(id: 0, elements: new)], id: { $0 }, contentEqual: ==)
+      changes = changeset.update.insertedRows.count + changeset.update.deletedRows.count + changeset.update.movedRows.count
+    })
+  }
+  let swift = time { _ = new.difference(from: old).inferringMoves() }
+  let mine = ours.sorted()[1]
+  rows.append(Row(
+    what: "diff \(count) elements (\(deleted)/\(inserted)/\(moved) del/ins/move)", dsh: seconds(mine) + " (\(changes) changes)",
+    other: "CollectionDifference + inferringMoves: " + seconds(swift), figure: String(format: "%.0f× faster", swift / mine),
+    target: String(format: "≥ %.0f×", target), met: swift / mine >= target))
+}
+do {
+  // 1,000 sections × 100 rows: 100 sections moved, 5,000 rows moved across sections.
+  var state: UInt64 = 11
+  func next(_ bound: Int) -> Int {
+    state = state &* 6364136223846793005 &+ 1442695040888963407
+    return Int((state >> 33) % UInt64(bound))
+  }
+  let old = (0..<1_000).map { s in DiffSection(id: s, elements: Array(s * 100..<s * 100 + 100)) }
+  var new = old
+  for _ in 0..<100 {
+    let section = new.remove(at: next(new.count))
+    new.insert(section, at: next(new.count + 1))
+  }
+  for _ in 0..<5_000 {
+    let from = next(new.count)
+    guard !new[from].elements.isEmpty else { continue }
+    let element = new[from].elements.remove(at: next(new[from].elements.count))
+    let to = next(new.count)
+    new[to].elements.insert(element, at: next(new[to].elements.count + 1))
+  }
+  var changeset: Changeset<Int>?
+  let elapsed = time { changeset = SectionedDiff.changeset(from: old, to: new, id: { $0 }, contentEqual: ==) }
+  var valid = false
+  if let update = changeset?.update {
+    valid = (try? update.validate(before: old.map(\.elements.count), after: new.map(\.elements.count))) != nil
+      && update.apply(to: old.map(\.elements), new: new.map(\.elements)) == new.map(\.elements)
+  }
+  let summary = changeset.map { "\($0.update.movedRows.count) row moves, \($0.update.movedSections.count) section moves, \($0.update.insertedSections.count) replaced" } ?? ""
+  rows.append(Row(
+    what: "sectioned diff 1,000 × 100 (100 sections, 5k rows moved)", dsh: seconds(elapsed), other: summary,
+    figure: valid ? "valid batch" : "INVALID", target: "one valid batch", met: valid))
 }
 
 // MARK: Print

@@ -15,6 +15,11 @@ public struct Changeset<ElementID: Hashable>: Sendable where ElementID: Sendable
   /// Element identities that appear more than once on either side. They are matched in order
   /// (the first old with the first new, and so on): moves among them are a best effort.
   public var duplicates: [ElementID]
+
+  public init(update: BatchUpdate, duplicates: [ElementID]) {
+    self.update = update
+    self.duplicates = duplicates
+  }
 }
 
 /// Turns old sectioned data into new as one batch of updates UIKit accepts.
@@ -28,10 +33,15 @@ public struct Changeset<ElementID: Hashable>: Sendable where ElementID: Sendable
 /// changes is deleted and inserted whole.
 public enum SectionedDiff {
   /// A position in sectioned data.
+  @usableFromInline
   struct Place: Hashable {
-    var section: Int
-    var item: Int
-    var path: ItemPath { ItemPath(item: item, section: section) }
+    @usableFromInline var section: Int
+    @usableFromInline var item: Int
+    @usableFromInline init(section: Int, item: Int) {
+      self.section = section
+      self.item = item
+    }
+    @usableFromInline var path: ItemPath { ItemPath(item: item, section: section) }
   }
 
   /// - Parameters:
@@ -40,6 +50,7 @@ public enum SectionedDiff {
   ///     when not, the row is reloaded.
   /// - Complexity: O(n log n) for n elements: hashing is O(n) expected, and the longest
   ///   increasing subsequences that find the rows that stay are O(k log k) per section.
+  @inlinable
   public static func changeset<SectionID: Hashable, Element, ElementID: Hashable & Sendable>(
     from old: [DiffSection<SectionID, Element>], to new: [DiffSection<SectionID, Element>],
     id: (Element) -> ElementID, contentEqual: (Element, Element) -> Bool
@@ -61,24 +72,47 @@ public enum SectionedDiff {
     // Moved sections rewritten as delete + insert because their rows change too.
     var replaced: Set<Int> = []
 
-    // Elements: match by identity in one pass over each side.
-    var places: [ElementID: (old: [Place], new: [Place])] = [:]
-    for (s, section) in old.enumerated() {
-      for i in section.elements.indices { places[id(section.elements[i]), default: ([], [])].old.append(Place(section: s, item: i)) }
-    }
-    for (s, section) in new.enumerated() {
-      for i in section.elements.indices { places[id(section.elements[i]), default: ([], [])].new.append(Place(section: s, item: i)) }
-    }
-    var duplicates: [ElementID] = []
+    // Elements: match by identity, one hash insert per old element and one lookup per new one.
+    // Only identities seen more than once keep lists (the k-th old pairs with the k-th new).
     var newToOld = new.map { [Place?](repeating: nil, count: $0.elements.count) }
     var oldToNew = old.map { [Place?](repeating: nil, count: $0.elements.count) }
-    for (identity, entry) in places {
-      if entry.old.count > 1 || entry.new.count > 1 { duplicates.append(identity) }
-      for k in 0..<min(entry.old.count, entry.new.count) {
-        newToOld[entry.new[k].section][entry.new[k].item] = entry.old[k]
-        oldToNew[entry.old[k].section][entry.old[k].item] = entry.new[k]
+    var firstOld: [ElementID: Place] = [:]
+    firstOld.reserveCapacity(old.reduce(0) { $0 + $1.elements.count })
+    var laterOld: [ElementID: [Place]] = [:]  // occurrences 2, 3, … of repeated identities
+    for (s, section) in old.enumerated() {
+      for i in section.elements.indices {
+        let identity = id(section.elements[i])
+        let place = Place(section: s, item: i)
+        if let first = firstOld.updateValue(place, forKey: identity) {
+          firstOld[identity] = first
+          laterOld[identity, default: []].append(place)
+        }
       }
     }
+    var duplicates = Set<ElementID>(laterOld.keys)
+    var newSeen: [ElementID: Int] = [:]  // occurrences so far, for repeated identities only
+    for (s, section) in new.enumerated() {
+      for i in section.elements.indices {
+        let identity = id(section.elements[i])
+        guard let first = firstOld[identity] else { continue }
+        let match: Place?
+        if let later = laterOld[identity] {
+          let k = newSeen[identity, default: 0]
+          newSeen[identity] = k + 1
+          match = k == 0 ? first : (k - 1 < later.count ? later[k - 1] : nil)
+        } else if oldToNew[first.section][first.item] == nil {
+          match = first
+        } else {
+          duplicates.insert(identity)  // repeated on the new side only
+          match = nil
+        }
+        if let match {
+          newToOld[s][i] = match
+          oldToNew[match.section][match.item] = Place(section: s, item: i)
+        }
+      }
+    }
+    let duplicateList = Array(duplicates)
 
     while true {
       // Which new sections continue an old one, and which old section each became.
@@ -146,13 +180,14 @@ public enum SectionedDiff {
       update.insertedRows.sort()
       update.reloadedRows.sort()
       update.movedRows.sort { $0.to < $1.to }
-      return Changeset(update: update, duplicates: duplicates)
+      return Changeset(update: update, duplicates: duplicateList)
     }
   }
 }
 
 /// The indexes (into `values`) of one longest strictly increasing subsequence.
 /// - Complexity: O(n log n).
+@usableFromInline
 func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
   var tails: [Int] = []  // indexes into values: the smallest tail of each length
   var previous = [Int](repeating: -1, count: values.count)
