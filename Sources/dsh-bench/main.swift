@@ -267,7 +267,9 @@ if windowTimes.count == 15, builtCounts.count == 15 {
 //    on the workload DifferenceKit publishes (100k elements: 10k deleted, 10k inserted, 2k
 //    moved) and the same at 5k (1k/1k/200); and a sectioned case, 1,000 sections × 100 rows.
 
-func diffWorkload(count: Int, deleted: Int, inserted: Int, moved: Int, seed: UInt64) -> (old: [Int], new: [Int]) {
+func diffWorkload(count: Int, deleted: Int, inserted: Int, moved: Int, seed: UInt64) -> (
+  old: [Int], new: [Int]
+) {
   var state = seed
   func next(_ bound: Int) -> Int {
     state = state &* 6364136223846793005 &+ 1442695040888963407
@@ -290,23 +292,32 @@ func time(_ body: () -> Void) -> Double {
   return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 }
 
-for (count, deleted, inserted, moved, target) in [(100_000, 10_000, 10_000, 2_000, 100.0), (5_000, 1_000, 1_000, 200, 10.0)] {
+for (count, deleted, inserted, moved, target) in [
+  (100_000, 10_000, 10_000, 2_000, 100.0), (5_000, 1_000, 1_000, 200, 10.0),
+] {
   let (old, new) = diffWorkload(count: count, deleted: deleted, inserted: inserted, moved: moved, seed: 7)
   var ours = [Double]()
   var changes = 0
   for _ in 0..<3 {
-    ours.append(time {
-      let changeset = SectionedDiff.changeset(
-        from: [DiffSection(id: 0, elements: old)], to: [DiffSection(id: 0, elements: new)], id: { $0 }, contentEqual: ==)
-      changes = changeset.update.insertedRows.count + changeset.update.deletedRows.count + changeset.update.movedRows.count
-    })
+    ours.append(
+      time {
+        let changeset = SectionedDiff.changeset(
+          from: [DiffSection(id: 0, elements: old)], to: [DiffSection(id: 0, elements: new)], id: { $0 },
+          contentEqual: ==)
+        changes =
+          changeset.update.insertedRows.count + changeset.update.deletedRows.count
+          + changeset.update.movedRows.count
+      })
   }
   let swift = time { _ = new.difference(from: old).inferringMoves() }
   let mine = ours.sorted()[1]
-  rows.append(Row(
-    what: "diff \(count) elements (\(deleted)/\(inserted)/\(moved) del/ins/move)", dsh: seconds(mine) + " (\(changes) changes)",
-    other: "CollectionDifference + inferringMoves: " + seconds(swift), figure: String(format: "%.0f× faster", swift / mine),
-    target: String(format: "≥ %.0f×", target), met: swift / mine >= target))
+  rows.append(
+    Row(
+      what: "diff \(count) elements (\(deleted)/\(inserted)/\(moved) del/ins/move)",
+      dsh: seconds(mine) + " (\(changes) changes)",
+      other: "CollectionDifference + inferringMoves: " + seconds(swift),
+      figure: String(format: "%.0f× faster", swift / mine),
+      target: String(format: "≥ %.0f×", target), met: swift / mine >= target))
 }
 do {
   // 1,000 sections × 100 rows: 100 sections moved, 5,000 rows moved across sections.
@@ -332,13 +343,18 @@ do {
   let elapsed = time { changeset = SectionedDiff.changeset(from: old, to: new, id: { $0 }, contentEqual: ==) }
   var valid = false
   if let update = changeset?.update {
-    valid = (try? update.validate(before: old.map(\.elements.count), after: new.map(\.elements.count))) != nil
+    valid =
+      (try? update.validate(before: old.map(\.elements.count), after: new.map(\.elements.count))) != nil
       && update.apply(to: old.map(\.elements), new: new.map(\.elements)) == new.map(\.elements)
   }
-  let summary = changeset.map { "\($0.update.movedRows.count) row moves, \($0.update.movedSections.count) section moves, \($0.update.insertedSections.count) replaced" } ?? ""
-  rows.append(Row(
-    what: "sectioned diff 1,000 × 100 (100 sections, 5k rows moved)", dsh: seconds(elapsed), other: summary,
-    figure: valid ? "valid batch" : "INVALID", target: "one valid batch", met: valid))
+  let summary =
+    changeset.map {
+      "\($0.update.movedRows.count) row moves, \($0.update.movedSections.count) section moves, \($0.update.insertedSections.count) replaced"
+    } ?? ""
+  rows.append(
+    Row(
+      what: "sectioned diff 1,000 × 100 (100 sections, 5k rows moved)", dsh: seconds(elapsed), other: summary,
+      figure: valid ? "valid batch" : "INVALID", target: "one valid batch", met: valid))
 }
 
 // MARK: Print

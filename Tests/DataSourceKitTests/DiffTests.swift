@@ -33,7 +33,9 @@ struct DiffTests {
       return
     }
     let applied = changeset.update.apply(to: old.map(\.elements), new: new.map(\.elements))
-    #expect(applied == new.map(\.elements), "applying the batch does not give the new data\n\(context)\n\(changeset.update)")
+    #expect(
+      applied == new.map(\.elements),
+      "applying the batch does not give the new data\n\(context)\n\(changeset.update)")
   }
 
   func sections(_ spec: [(Int, [Int])]) -> [Section] {
@@ -50,7 +52,11 @@ struct DiffTests {
     #expect(update.deletedRows == [ItemPath(item: 2, section: 1)])
     #expect(update.insertedRows == [ItemPath(item: 1, section: 0)])
     #expect(update.reloadedRows == [ItemPath(item: 1, section: 0)])
-    #expect(update.movedRows.map { [$0.from, $0.to] } == [[ItemPath(item: 0, section: 0), ItemPath(item: 3, section: 0)], [ItemPath(item: 3, section: 0), ItemPath(item: 1, section: 1)]])
+    #expect(
+      update.movedRows.map { [$0.from, $0.to] } == [
+        [ItemPath(item: 0, section: 0), ItemPath(item: 3, section: 0)],
+        [ItemPath(item: 3, section: 0), ItemPath(item: 1, section: 1)],
+      ])
     check(old, new)
   }
 
@@ -97,19 +103,26 @@ struct DiffTests {
     for round in 0..<10_000 {
       let old = randomSections(&random)
       let new = mutate(old, &random)
-      check(old, new, "round \(round): \(old.map { "\($0.id):\($0.elements.map { "\($0.id)/\($0.content)" })" }) → \(new.map { "\($0.id):\($0.elements.map { "\($0.id)/\($0.content)" })" })")
+      check(
+        old, new,
+        "round \(round): \(old.map { "\($0.id):\($0.elements.map { "\($0.id)/\($0.content)" })" }) → \(new.map { "\($0.id):\($0.elements.map { "\($0.id)/\($0.content)" })" })"
+      )
     }
   }
 
   func randomSections(_ random: inout SeededGenerator) -> [Section] {
     let count = Int.random(in: 0...5, using: &random)
     var sectionIDs = Array(1...8).shuffled(using: &random).prefix(count)
-    if count > 1 && Int.random(in: 0..<20, using: &random) == 0 { sectionIDs[sectionIDs.startIndex + 1] = sectionIDs.first ?? 0 }
+    if count > 1 && Int.random(in: 0..<20, using: &random) == 0 {
+      sectionIDs[sectionIDs.startIndex + 1] = sectionIDs.first ?? 0
+    }
     return sectionIDs.map { id in
       // A small pool of identities makes duplicates and cross-section moves common.
-      Section(id: id, elements: (0..<Int.random(in: 0...7, using: &random)).map { _ in
-        Element(id: Int.random(in: 0..<24, using: &random), content: Int.random(in: 0..<3, using: &random))
-      })
+      Section(
+        id: id,
+        elements: (0..<Int.random(in: 0...7, using: &random)).map { _ in
+          Element(id: Int.random(in: 0..<24, using: &random), content: Int.random(in: 0..<3, using: &random))
+        })
     }
   }
 
@@ -121,16 +134,22 @@ struct DiffTests {
         sections.remove(at: Int.random(in: 0..<sections.count, using: &random))
       case 1:  // insert a section
         sections.insert(
-          Section(id: Int.random(in: 1...10, using: &random), elements: [Element(id: Int.random(in: 0..<24, using: &random), content: 0)]),
+          Section(
+            id: Int.random(in: 1...10, using: &random),
+            elements: [Element(id: Int.random(in: 0..<24, using: &random), content: 0)]),
           at: Int.random(in: 0...sections.count, using: &random))
       case 2 where sections.count > 1:  // move a section
         let moved = sections.remove(at: Int.random(in: 0..<sections.count, using: &random))
         sections.insert(moved, at: Int.random(in: 0...sections.count, using: &random))
       case 3, 4:  // move an element, maybe across sections
         let nonEmpty = sections.indices.filter { !sections[$0].elements.isEmpty }
-        guard let from = nonEmpty.randomElement(using: &random), let to = sections.indices.randomElement(using: &random) else { break }
-        let element = sections[from].elements.remove(at: Int.random(in: 0..<sections[from].elements.count, using: &random))
-        sections[to].elements.insert(element, at: Int.random(in: 0...sections[to].elements.count, using: &random))
+        guard let from = nonEmpty.randomElement(using: &random),
+          let to = sections.indices.randomElement(using: &random)
+        else { break }
+        let element = sections[from].elements.remove(
+          at: Int.random(in: 0..<sections[from].elements.count, using: &random))
+        sections[to].elements.insert(
+          element, at: Int.random(in: 0...sections[to].elements.count, using: &random))
       case 5:  // delete an element
         let nonEmpty = sections.indices.filter { !sections[$0].elements.isEmpty }
         guard let s = nonEmpty.randomElement(using: &random) else { break }
@@ -138,7 +157,8 @@ struct DiffTests {
       case 6:  // insert an element
         guard let s = sections.indices.randomElement(using: &random) else { break }
         sections[s].elements.insert(
-          Element(id: Int.random(in: 0..<30, using: &random), content: 0), at: Int.random(in: 0...sections[s].elements.count, using: &random))
+          Element(id: Int.random(in: 0..<30, using: &random), content: 0),
+          at: Int.random(in: 0...sections[s].elements.count, using: &random))
       default:  // change an element's content
         let nonEmpty = sections.indices.filter { !sections[$0].elements.isEmpty }
         guard let s = nonEmpty.randomElement(using: &random) else { break }

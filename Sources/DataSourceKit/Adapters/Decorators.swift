@@ -24,6 +24,7 @@ open class DataSourceDecorator<Item>: SectionedDataSource {
   open func viewLines(_ kind: SupplementaryKind) -> [String] { wrapped.viewLines(kind) }
   open var sectionIndexTitles: [String]? { wrapped.sectionIndexTitles }
   open func cardLayout(inSection section: Int) -> CardLayout? { wrapped.cardLayout(inSection: section) }
+  open func identityKey(inSection section: Int) -> String? { wrapped.identityKey(inSection: section) }
 
   open var nodeTitle: String { "decorator" }
   open var nodeDetail: String? { nil }
@@ -130,6 +131,10 @@ public final class ComposedDataSource<Item>: SectionedDataSource {
   public func cardLayout(inSection section: Int) -> CardLayout? {
     let (child, local) = locate(section)
     return child.cardLayout(inSection: local)
+  }
+  public func identityKey(inSection section: Int) -> String? {
+    let (child, local) = locate(section)
+    return child.identityKey(inSection: local)
   }
   /// Titles and captions of the children stack in order.
   public func viewLines(_ kind: SupplementaryKind) -> [String] { children.flatMap { $0.viewLines(kind) } }

@@ -65,6 +65,9 @@ public protocol SectionedDataSource<Item>: AnyObject, CompositionNode {
   /// How a section lays out its cells: as cards in a grid, or `nil` for rows of a list.
   func cardLayout(inSection section: Int) -> CardLayout?
 
+  /// The field that identifies a section's items (for diffing), or `nil` for the whole item.
+  func identityKey(inSection section: Int) -> String?
+
   /// The fields the items are known to have, or `nil` when the source is schemaless.
   var knownFields: [String]? { get }
 }
@@ -142,6 +145,7 @@ public final class TableAdapter<Item>: SectionedDataSource {
   public func viewLines(_ kind: SupplementaryKind) -> [String] { [] }
   public var sectionIndexTitles: [String]? { nil }
   public func cardLayout(inSection section: Int) -> CardLayout? { layout }
+  public func identityKey(inSection section: Int) -> String? { provider.identityKey }
 
   public var nodeTitle: String { label }
   public var nodeDetail: String? { countsDetail(self) }

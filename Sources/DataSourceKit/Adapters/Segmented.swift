@@ -51,6 +51,7 @@ public final class SegmentedDataSource<Item>: SectionedDataSource {
   public func viewLines(_ kind: SupplementaryKind) -> [String] { selected.viewLines(kind) }
   public var sectionIndexTitles: [String]? { selected.sectionIndexTitles }
   public func cardLayout(inSection section: Int) -> CardLayout? { selected.cardLayout(inSection: section) }
+  public func identityKey(inSection section: Int) -> String? { selected.identityKey(inSection: section) }
   public var knownFields: [String]? { selected.knownFields }
 
   public var nodeTitle: String { label }

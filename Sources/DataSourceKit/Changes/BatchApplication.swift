@@ -28,14 +28,18 @@ extension BatchUpdate {
     var result = [[BatchSlot<Element>]?](repeating: nil, count: new.count)
     for (from, to) in movedFrom { result[to] = remaining[from] ?? [] }
     for s in insertedSections { result[s] = new[s].map { _ in .inserted } }
-    var staying = old.indices.filter { !deletedSectionSet.contains($0) && movedFrom[$0] == nil }.makeIterator()
-    for s in result.indices where result[s] == nil { result[s] = staying.next().flatMap { remaining[$0] } ?? [] }
+    var staying = old.indices.filter { !deletedSectionSet.contains($0) && movedFrom[$0] == nil }
+      .makeIterator()
+    for s in result.indices where result[s] == nil {
+      result[s] = staying.next().flatMap { remaining[$0] } ?? []
+    }
 
     // Rows arriving: inserts and moves, at their new indexes, in ascending order per section.
     var arriving: [Int: [(item: Int, slot: BatchSlot<Element>)]] = [:]
     for path in insertedRows { arriving[path.section, default: []].append((path.item, .inserted)) }
     for move in movedRows {
-      arriving[move.to.section, default: []].append((move.to.item, .kept(old[move.from.section][move.from.item])))
+      arriving[move.to.section, default: []].append(
+        (move.to.item, .kept(old[move.from.section][move.from.item])))
     }
     for (section, rows) in arriving {
       for row in rows.sorted(by: { $0.item < $1.item }) {

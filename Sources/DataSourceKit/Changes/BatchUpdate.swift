@@ -49,7 +49,7 @@ extension BatchUpdate: CustomStringConvertible {
   /// One line per kind of change, as `switch` and `changes` print them.
   public var description: String {
     func paths(_ list: [ItemPath]) -> String {
-      list.map { "\($0.section).\($0.item)" }.joined(separator: ", ")
+      list.map(\.description).joined(separator: ", ")
     }
     var lines: [String] = []
     if !deletedSections.isEmpty {
@@ -66,8 +66,7 @@ extension BatchUpdate: CustomStringConvertible {
     if !movedRows.isEmpty {
       lines.append(
         "move rows "
-          + movedRows.map { "\($0.from.section).\($0.from.item)→\($0.to.section).\($0.to.item)" }.joined(
-            separator: ", "))
+          + movedRows.map { "\($0.from)→\($0.to)" }.joined(separator: ", "))
     }
     if !reloadedRows.isEmpty { lines.append("reload rows " + paths(reloadedRows)) }
     return lines.isEmpty ? "no changes" : lines.joined(separator: "\n")

@@ -12,8 +12,10 @@ public struct DiffSection<SectionID: Hashable, Element> {
 /// The result of a diff: the batch, and the identities that were not unique.
 public struct Changeset<ElementID: Hashable>: Sendable where ElementID: Sendable {
   public var update: BatchUpdate
-  /// Element identities that appear more than once on either side. They are matched in order
-  /// (the first old with the first new, and so on): moves among them are a best effort.
+  /// Element identities that appear more than once on either side.
+  ///
+  /// They are matched in order (the first old with the first new, and so on): moves among them are a
+  /// best effort.
   public var duplicates: [ElementID]
 
   public init(update: BatchUpdate, duplicates: [ElementID]) {
@@ -129,7 +131,8 @@ public enum SectionedDiff {
           guard let place = newToOld[n][i], place.section == o else { return nil }
           return (i, place.item)
         }
-        let stay = Set(longestIncreasingSubsequence(sameSection.map(\.oldItem)).map { sameSection[$0].newItem })
+        let stay = Set(
+          longestIncreasingSubsequence(sameSection.map(\.oldItem)).map { sameSection[$0].newItem })
         for i in new[n].elements.indices {
           let newPath = ItemPath(item: i, section: n)
           guard let place = newToOld[n][i], let from = newOfOld[place.section] else {
@@ -175,7 +178,9 @@ public enum SectionedDiff {
       }
       update.deletedSections = old.indices.filter { newOfOld[$0] == nil }
       update.insertedSections = new.indices.filter { !survives(new: $0) }
-      update.movedSections = movedSections.sorted().compactMap { n in newToOldSection[n].map { (from: $0, to: n) } }
+      update.movedSections = movedSections.sorted().compactMap { n in
+        newToOldSection[n].map { (from: $0, to: n) }
+      }
       update.deletedRows.sort()
       update.insertedRows.sort()
       update.reloadedRows.sort()

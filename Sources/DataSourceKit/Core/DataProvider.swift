@@ -36,6 +36,37 @@ public protocol DataProvider<Item>: AnyObject {
 
   /// The fields every item is known to have, in order, or `nil` for a schemaless source.
   var knownFields: [String]? { get }
+
+  /// The field that identifies an item (for diffing), or `nil` when the whole item does.
+  var identityKey: String? { get }
+
+  /// Asks to be told when the data changes. Observers are held weakly.
+  func addObserver(_ observer: any DataProviderObserver)
+}
+
+/// Told when a provider's data changes (an edit, or a reload of what it derives from).
+public protocol DataProviderObserver: AnyObject {
+  func providerDidChange()
+}
+
+/// Observers held weakly, so a provider never keeps the things that watch it alive.
+public struct ObserverList {
+  private var entries: [WeakObserver] = []
+
+  public init() {}
+
+  public mutating func add(_ observer: any DataProviderObserver) {
+    entries.removeAll { $0.observer == nil }
+    entries.append(WeakObserver(observer: observer))
+  }
+
+  public func notify() {
+    for entry in entries { entry.observer?.providerDidChange() }
+  }
+
+  private struct WeakObserver {
+    weak var observer: (any DataProviderObserver)?
+  }
 }
 
 extension DataProvider {
@@ -43,6 +74,9 @@ extension DataProvider {
   public var knownFields: [String]? { nil }
   public var errorDescription: String? { nil }
   public func reload() async throws { try await load() }
+  public var identityKey: String? { nil }
+  /// A provider whose data never changes has no one to tell.
+  public func addObserver(_ observer: any DataProviderObserver) {}
 
   /// The number of items in all sections.
   /// - Complexity: O(sections).

@@ -69,6 +69,9 @@ public final class MapProvider<Base: DataProvider, Item>: DataProvider, Composit
   public func sectionKey(_ section: Int) -> Value? { base.sectionKey(section) }
 
   // A map is an implementation detail of its base: describe shows the base.
+  public var identityKey: String? { base.identityKey }
+  public func addObserver(_ observer: any DataProviderObserver) { base.addObserver(observer) }
+
   public var nodeTitle: String { (base as? any CompositionNode)?.nodeTitle ?? "map" }
   public var nodeDetail: String? { (base as? any CompositionNode)?.nodeDetail }
   public var nodeChildren: [any CompositionNode] { (base as? any CompositionNode)?.nodeChildren ?? [] }

@@ -14,7 +14,7 @@ public struct DerivedSection: Sendable {
 ///
 /// Loading loads the base and then arranges the base's items into sections once; after that,
 /// counts and items are answered from the arrangement without touching other items.
-public final class DerivedProvider<Item>: DataProvider, CompositionNode {
+public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, CompositionNode {
   /// Turns the loaded base (and the flat layout of its items) into this provider's sections.
   public typealias Arrangement = (any DataProvider<Item>, SectionOffsets) -> [DerivedSection]
 
@@ -27,10 +27,24 @@ public final class DerivedProvider<Item>: DataProvider, CompositionNode {
   public var loadState: LoadState { states.state }
   public var errorDescription: String? { base.errorDescription }
 
+  private var observers = ObserverList()
+
   public init(base: any DataProvider<Item>, label: String, arrange: @escaping Arrangement) {
     self.base = base
     self.label = label
     self.arrange = arrange
+    base.addObserver(self)
+  }
+
+  public var identityKey: String? { base.identityKey }
+  public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
+
+  /// The base changed: arrange its items again, and tell whoever watches this provider.
+  public func providerDidChange() {
+    guard base.loadState != .error else { return }
+    baseOffsets = SectionOffsets(of: base)
+    sections = arrange(base, baseOffsets)
+    observers.notify()
   }
 
   /// Loads the base if it has not loaded, then arranges its items.
@@ -63,6 +77,7 @@ public final class DerivedProvider<Item>: DataProvider, CompositionNode {
     if states.finish(ticket, with: result) {
       baseOffsets = offsets
       sections = arranged
+      observers.notify()
     }
   }
 

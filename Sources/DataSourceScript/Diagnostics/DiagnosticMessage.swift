@@ -53,6 +53,10 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case nothingShownYet
   case invalidBatch(BatchUpdateError)
   case cannotWrite(path: String, reason: String)
+  case notEditable(String, found: String)
+  case positionOutside(Int, count: Int, what: String)
+  case notARecord(String, found: String)
+  case noBaseline(String)
 
   // Files and data
   case dataSource(DataSourceError)
@@ -125,6 +129,14 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .nothingShownYet: "nothing has been shown yet"
     case .invalidBatch(let error): "the view refuses the update: \(error.description)"
     case .cannotWrite(let path, let reason): "cannot write '\(path)': \(reason)"
+    case .notEditable(let name, let found):
+      "'\(name)' is \(found), which cannot be edited; edit the provider it comes from (a list, csv, json or range)"
+    case .positionOutside(let position, let count, let what):
+      "position \(position) is outside \(what), which has \(count) item\(count == 1 ? "" : "s") (0..\(count))"
+    case .notARecord(let name, let found):
+      "\(name) holds \(found) items, not records; only records have fields to set"
+    case .noBaseline(let name):
+      "'\(name)' has not been shown or watched yet; 'show \(name)' or 'watch \(name)' first"
     case .dataSource(let error): error.description
     case .sourceCycle(let path): "'\(path)' is already being sourced; a script cannot source itself"
     case .sourceDepth(let limit): "scripts sourced more than \(limit) deep"

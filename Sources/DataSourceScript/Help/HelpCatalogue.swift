@@ -9,6 +9,7 @@ public struct HelpTopic: Sendable {
 
   public enum Group: String, Sendable, CaseIterable {
     case commands = "Commands"
+    case changes = "Changes"
     case providers = "Providers"
     case stages = "Stages"
     case presentation = "Presentation"
@@ -95,6 +96,43 @@ public enum HelpCatalogue {
       summary:
         "Writes a script that rebuilds every current binding: the settings changed from their defaults, then only the definitions the bindings need, in the order they first ran. Running it in a fresh dsh gives the same show output. The file is written whole or not at all.",
       examples: [people + "\nsave \"/tmp/dsh-saved-example.dsh\""]),
+    HelpTopic(
+      name: "insert", group: .changes, syntax: ["insert into PROVIDER VALUE [at N]"],
+      summary:
+        "Adds an item to a list, csv, json or range provider (at the end, or at position N). A record's fields must be the provider's; missing ones are null. Everything derived from the provider, and every view on it, sees the change.",
+      examples: [
+        people
+          + "\ninsert into people {id: 11, name: \"Barbara Liskov\", team: \"Research\"} at 0\nshow people rows 0..2"
+      ]),
+    HelpTopic(
+      name: "delete", group: .changes,
+      syntax: ["delete from PROVIDER where PREDICATE", "delete from PROVIDER at N"],
+      summary: "Removes the items that meet the predicate, or the item at position N.",
+      examples: [people + "\ndelete from people where team == null\ndelete from people at 0"]),
+    HelpTopic(
+      name: "update", group: .changes, syntax: ["update PROVIDER set FIELD = VALUE, … [where PREDICATE]"],
+      summary: "Sets fields of the records that meet the predicate (all records without one).",
+      examples: [people + "\nupdate people set active = true, team = \"Research\" where id == 7"]),
+    HelpTopic(
+      name: "move", group: .changes, syntax: ["move PROVIDER from N to M"],
+      summary: "Moves the item at position N to position M, in a provider whose order is its own.",
+      examples: ["let steps = [\"a\", \"b\", \"c\"]\nmove steps from 2 to 0\nshow steps as csv"]),
+    HelpTopic(
+      name: "changes", group: .changes, syntax: ["changes NAME [as json]"],
+      summary:
+        "The batch updates a table view would get for NAME since it was last shown (or its changes asked): section deletes, inserts and moves, row deletes, inserts, moves (also across sections) and reloads, in UIKit's index spaces (deletes and reloads in old indexes, inserts in new, moves old → new). Items are identified by their provider's key field, else their whole value; a moved row whose content changed is deleted and inserted, and a moved section with row changes is replaced. Every batch is checked as UIKit would check it.",
+      examples: [
+        people
+          + "\nlet t = table people | section by team with cell basic \"{name}\"\nshow t as csv\nupdate people set team = \"Design\" where id == 1\nchanges t\ninsert into people {id: 12, name: \"Anita Borg\", team: \"Design\"}\nchanges t as json"
+      ]),
+    HelpTopic(
+      name: "watch", group: .changes, syntax: ["watch NAME", "unwatch NAME"],
+      summary:
+        "Prints NAME's batch updates after every statement that changes it (an edit, a reload, a switch), until unwatch.",
+      examples: [
+        people
+          + "\nlet t = table people with cell basic \"{name}\"\nwatch t\ndelete from people where age < 30\nunwatch t"
+      ]),
     HelpTopic(
       name: "csv", group: .providers, syntax: ["csv \"PATH\" [key FIELD] [delimiter \"C\"]"],
       summary:

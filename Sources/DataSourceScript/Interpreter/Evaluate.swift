@@ -135,6 +135,8 @@ extension Session {
       try checkField(FieldPath(components: [key], range: keyOption.valueRange), in: value)
       value.key = key
     }
+    // Source providers are editable (insert, delete, update, move); edits reach every view.
+    value.provider = EditableProvider(provider, identityKey: value.key)
     return value
   }
 

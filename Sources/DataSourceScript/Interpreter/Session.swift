@@ -33,6 +33,13 @@ public final class Session {
   var views: [String: ListView<Value>] = [:]
   /// What the last `show` did, and of what.
   var lastShow: (name: String?, stats: ViewStats)?
+  /// What each name's view showed when it was last shown or its changes asked: `changes`
+  /// and `watch` diff against it.
+  var baselines: [String: [DiffSection<Value, ViewElement>]] = [:]
+  /// Names whose changes print after every statement that changes them.
+  var watched: [String] = []
+  /// Names shown since data last changed: their baseline is what they show now.
+  var shownSinceChange: Set<String> = []
   /// The source being run: statements slice their text out of it for `describe` and `vars`.
   var currentSource = SourceFile(name: nil, text: "")
   /// Scripts being sourced, innermost last, to refuse cycles.
@@ -126,6 +133,10 @@ public final class Session {
     statementSerial += 1
     referencedDefinitions = []
     switch statement {
+    case .edit, .reload, .switchSegment: captureShownBaselines()
+    default: break
+    }
+    switch statement {
     case .binding(let name, let expression, let range):
       let value = try await evaluate(expression)
       if bindings[name.name] == nil { bindingOrder.append(name.name) }
@@ -134,6 +145,11 @@ public final class Session {
       bindings[name.name] = Binding(value: value, definition: text(range), logIndex: definitions.count - 1)
       // A new value is a new view: the old one's cells belonged to what was bound before.
       views[name.name] = nil
+      if watched.contains(name.name) {
+        baselines[name.name] = viewData(of: value)
+      } else {
+        baselines[name.name] = nil
+      }
     case .expression(let expression):
       if case .name(let identifier) = expression, bindings[identifier.name] == nil {
         let candidates = Parser.commands + Parser.expressionWords + bindingOrder
@@ -174,6 +190,16 @@ public final class Session {
       try printStats(of: name)
     case .save(let path, let pathRange, _):
       try save(to: path, pathRange: pathRange)
+    case .edit(let target, let edit, _):
+      try apply(edit, to: target)
+    case .changes(let name, let json, _):
+      try printChanges(of: name, json: json)
+    case .watch(let name, let on, _):
+      try watch(name, on: on)
+    }
+    switch statement {
+    case .edit, .reload, .switchSegment: reportWatched()
+    default: break
     }
   }
 

@@ -56,6 +56,12 @@ extension Session {
       Renderer.render(view.layout(windows: windows), options: options) { output.write($0) }
     }
     lastShow = (name, view.stats)
+    if let name {
+      // The data shown becomes the baseline of `changes`, captured only when something is
+      // about to change it: a show stays O(window).
+      baselines[name] = nil
+      shownSinceChange.insert(name)
+    }
     if settings.stats { output.write(Session.describe(view.stats, of: name ?? "show")) }
   }
 

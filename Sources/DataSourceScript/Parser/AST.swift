@@ -26,6 +26,21 @@ public enum Statement: Sendable {
   case stats(Identifier?, range: SourceRange)
   /// `save "PATH"`: write a script that rebuilds every binding.
   case save(path: String, pathRange: SourceRange, range: SourceRange)
+  /// `insert into P VALUE [at N]`, `delete from P where PRED | at N`,
+  /// `update P set F = V, … [where PRED]`, `move P from N to M`.
+  case edit(target: Identifier, edit: Edit, range: SourceRange)
+  /// `changes X [as json]`: the batch updates of X since it was last shown or asked.
+  case changes(Identifier, json: Bool, range: SourceRange)
+  /// `watch X` / `unwatch X`: print X's batch updates after every statement that changes it.
+  case watch(Identifier, on: Bool, range: SourceRange)
+}
+
+/// A change to the items of an editable provider.
+public enum Edit: Sendable {
+  case insert(Value, valueRange: SourceRange, at: Int?, atRange: SourceRange?)
+  case delete(where: Predicate?, at: Int?, atRange: SourceRange?)
+  case update(assignments: [(field: Identifier, value: Value)], where: Predicate?)
+  case move(from: Int, to: Int, range: SourceRange)
 }
 
 /// `rows A..B` of `show`: half-open; a missing bound is the view's start or end, a negative one

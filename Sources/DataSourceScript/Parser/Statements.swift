@@ -87,6 +87,81 @@ extension Parser {
       var name: Identifier?
       if case .identifier = current.kind { name = try expectIdentifier("a name") }
       return .stats(name, range: start..<previousEnd)
+    case "insert":
+      advance()
+      try expectWord("into")
+      let target = try expectIdentifier("the provider to insert into")
+      let valueStart = current.range.lowerBound
+      let value = try parseLiteral()
+      let valueRange = valueStart..<previousEnd
+      var at: Int?
+      var atRange: SourceRange?
+      if isWord("at") {
+        let atStart = current.range.lowerBound
+        advance()
+        guard case .int(let n) = current.kind else { throw unexpected("a position after 'at'") }
+        advance()
+        (at, atRange) = (n, atStart..<previousEnd)
+      }
+      return .edit(
+        target: target, edit: .insert(value, valueRange: valueRange, at: at, atRange: atRange),
+        range: start..<previousEnd)
+    case "delete":
+      advance()
+      try expectWord("from")
+      let target = try expectIdentifier("the provider to delete from")
+      if consumeWord("where") {
+        return .edit(
+          target: target, edit: .delete(where: try parsePredicate(), at: nil, atRange: nil),
+          range: start..<previousEnd)
+      }
+      guard isWord("at") else { throw unexpected("'where PREDICATE' or 'at N'") }
+      let atStart = current.range.lowerBound
+      advance()
+      guard case .int(let n) = current.kind else { throw unexpected("a position after 'at'") }
+      advance()
+      return .edit(
+        target: target, edit: .delete(where: nil, at: n, atRange: atStart..<previousEnd),
+        range: start..<previousEnd)
+    case "update":
+      advance()
+      let target = try expectIdentifier("the provider to update")
+      try expectWord("set")
+      var assignments: [(field: Identifier, value: Value)] = []
+      repeat {
+        let field = try expectIdentifier("a field to set")
+        try expectSymbol(.equals, "'=' after the field")
+        assignments.append((field, try parseLiteral()))
+      } while consumeSymbol(.comma)
+      var predicate: Predicate?
+      if consumeWord("where") { predicate = try parsePredicate() }
+      return .edit(
+        target: target, edit: .update(assignments: assignments, where: predicate), range: start..<previousEnd)
+    case "move":
+      advance()
+      let target = try expectIdentifier("the provider whose item moves")
+      let moveStart = current.range.lowerBound
+      try expectWord("from")
+      guard case .int(let from) = current.kind else { throw unexpected("a position after 'from'") }
+      advance()
+      try expectWord("to")
+      guard case .int(let to) = current.kind else { throw unexpected("a position after 'to'") }
+      advance()
+      return .edit(
+        target: target, edit: .move(from: from, to: to, range: moveStart..<previousEnd),
+        range: start..<previousEnd)
+    case "changes":
+      advance()
+      let target = try expectIdentifier("a name")
+      var json = false
+      if consumeWord("as") {
+        guard consumeWord("json") else { throw unexpected("'json' (changes print as text or JSON)") }
+        json = true
+      }
+      return .changes(target, json: json, range: start..<previousEnd)
+    case "watch", "unwatch":
+      advance()
+      return .watch(try expectIdentifier("a name"), on: word == "watch", range: start..<previousEnd)
     case "save":
       advance()
       let (path, pathRange) = try expectString("a file path in quotes")
