@@ -91,3 +91,15 @@ extension ComposedDataSource where Item == LibraryUsageTests.Contact {
     }
   }
 }
+
+@Suite("The README's diff example")
+struct ReadmeDiffTests {
+  @Test("prints the batch README shows")
+  func diffExample() throws {
+    let old = [DiffSection(id: "A", elements: [1, 2, 3]), DiffSection(id: "B", elements: [4])]
+    let new = [DiffSection(id: "A", elements: [3, 1]), DiffSection(id: "B", elements: [4, 2])]
+    let changeset = SectionedDiff.changeset(from: old, to: new, id: { $0 }, contentEqual: ==)
+    #expect(changeset.update.description == "move rows [0, 2]→[0, 0], [0, 1]→[1, 1]")
+    try changeset.update.validate(before: [3, 1], after: [2, 2])
+  }
+}
