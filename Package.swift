@@ -11,13 +11,17 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: [
     // The engine: providers, presenters, adapters, decorators, views, rendering.
     // Knows nothing of the language or the terminal.
     .target(
       name: "DataSourceKit",
-      dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
+      dependencies: [
+        .product(name: "OrderedCollections", package: "swift-collections"),
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]
     ),
     // The language: lexer, parser, diagnostics, interpreter, help.
     .target(name: "DataSourceScript", dependencies: ["DataSourceKit"]),
@@ -38,7 +42,10 @@ let package = Package(
     ),
     // Measures the targets of docs/BENCHMARKS.md against Python, sqlite3 and the rest.
     .executableTarget(name: "dsh-bench", dependencies: ["DataSourceKit"]),
-    .testTarget(name: "DataSourceKitTests", dependencies: ["DataSourceKit"]),
+    .testTarget(
+      name: "DataSourceKitTests",
+      dependencies: ["DataSourceKit", .product(name: "GRDB", package: "GRDB.swift")]
+    ),
     .testTarget(name: "DataSourceScriptTests", dependencies: ["DataSourceScript"]),
     .testTarget(
       name: "dshTests",

@@ -2,12 +2,16 @@
 # Installs what dsh needs to build (libedit's headers) when it is missing. Sourced by run.sh and test.sh.
 set -euo pipefail
 
-need_libedit() { ! pkg-config --exists libedit 2>/dev/null || [ ! -f /usr/include/histedit.h ]; }
+# libedit for line editing; SQLite's headers for GRDB (the sqlite provider).
+missing=()
+{ pkg-config --exists libedit 2>/dev/null && [ -f /usr/include/histedit.h ]; } || missing+=(libedit-dev)
+[ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+command -v pkg-config >/dev/null || missing+=(pkg-config)
 
-if need_libedit; then
-  echo "dsh: installing libedit-dev (line editing) …" >&2
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "dsh: installing ${missing[*]} …" >&2
   sudo_if_needed=""
   if [ "$(id -u)" -ne 0 ]; then sudo_if_needed="sudo"; fi
   $sudo_if_needed apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_if_needed apt-get install -y -qq libedit-dev pkg-config >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo_if_needed apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

@@ -14,6 +14,7 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   case jsonPathMissing(path: String, at: String)
   case jsonNotAList(path: String, at: String?, found: String)
   case notLoaded
+  case sqlite(path: String, message: String, sql: String?)
 
   public var description: String {
     switch self {
@@ -32,6 +33,8 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
     case .jsonNotAList(let path, let at, let found):
       "\(path): expected a list\(at.map { " at '\($0)'" } ?? "") of items, found \(found)"
     case .notLoaded: "the provider is not loaded"
+    case .sqlite(let path, let message, let sql):
+      "\(path): SQLite: \(message)" + (sql.map { "\n  in: \($0)" } ?? "")
     }
   }
 }

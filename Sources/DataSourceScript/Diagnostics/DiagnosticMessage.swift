@@ -54,6 +54,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case invalidBatch(BatchUpdateError)
   case cannotWrite(path: String, reason: String)
   case notEditable(String, found: String)
+  case readOnly(String)
   case positionOutside(Int, count: Int, what: String)
   case notARecord(String, found: String)
   case noBaseline(String)
@@ -131,6 +132,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .cannotWrite(let path, let reason): "cannot write '\(path)': \(reason)"
     case .notEditable(let name, let found):
       "'\(name)' is \(found), which cannot be edited; edit the provider it comes from (a list, csv, json or range)"
+    case .readOnly(let name):
+      "'\(name)' is a sqlite provider: databases are opened read-only and never written"
     case .positionOutside(let position, let count, let what):
       "position \(position) is outside \(what), which has \(count) item\(count == 1 ? "" : "s") (0..\(count))"
     case .notARecord(let name, let found):

@@ -144,6 +144,15 @@ public enum HelpCatalogue {
         "Items of a JSON file: an array of records or values, JSON Lines, or the array found at a dotted path inside the document. Record fields keep their order.",
       examples: ["let teams = json \"Scripts/data/teams.json\" at \"teams\" key name\nshow teams"]),
     HelpTopic(
+      name: "sqlite", group: .providers,
+      syntax: ["sqlite \"PATH\" table NAME [key FIELD]", "sqlite \"PATH\" query \"SELECT …\" [key FIELD]"],
+      summary:
+        "Rows of a SQLite table or query, like a fetched results controller: opened read-only, counted when loaded, and only the rows a view shows are read (a page around the window). where, sort by, section by (a GROUP BY counts the sections) and limit run in SQL where they can; a stage SQL cannot say (a nested field, a list comparison, anything after a limit) runs in memory over the rows. SQL errors show SQLite's message and the SQL.",
+      examples: [
+        "let db = sqlite \"Scripts/data/people.db\" table people key id\nshow db | where age > 40 | section by team | sort by name\ndescribe db | where age > 40 | limit 2",
+        "show sqlite \"Scripts/data/people.db\" query \"SELECT team, COUNT(*) AS n FROM people GROUP BY team\" as csv",
+      ]),
+    HelpTopic(
       name: "array", group: .providers, syntax: ["[VALUE, …] [key FIELD]", "array [VALUE, …] [key FIELD]"],
       summary: "Items written in place: a list of values or records.",
       examples: [

@@ -77,7 +77,13 @@ public struct Completer {
     else { return nil }
     let command =
       String(decoding: bytes[..<quote], as: UTF8.self).split(separator: " ").last.map(String.init) ?? ""
-    guard ["csv", "json", "source", "save"].contains(command) else { return nil }
+    // Each command is offered the files it reads (and every folder).
+    let extensions: [String: [String]] = [
+      "csv": ["csv", "tsv", "txt"], "json": ["json", "jsonl", "ndjson"],
+      "sqlite": ["db", "sqlite", "sqlite3"],
+      "source": ["dsh"], "save": ["dsh"],
+    ]
+    guard let wanted = extensions[command] else { return nil }
     let typed = String(decoding: bytes[(quote + 1)...], as: UTF8.self)
     let folder = typed.contains("/") ? String(typed[...(typed.lastIndex(of: "/") ?? typed.startIndex)]) : ""
     let prefix = String(typed.dropFirst(folder.count))
@@ -90,6 +96,9 @@ public struct Completer {
       var isDirectory: ObjCBool = false
       FileManager.default.fileExists(atPath: base + "/" + entry, isDirectory: &isDirectory)
       return entry + (isDirectory.boolValue ? "/" : "\"")
+    }
+    .filter { name in
+      name.hasSuffix("/") || wanted.contains { name.dropLast().lowercased().hasSuffix("." + $0) }
     }
     return (quote + 1 + folder.utf8.count, candidates.sorted())
   }

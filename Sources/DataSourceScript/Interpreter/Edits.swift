@@ -22,6 +22,9 @@ extension Session {
     guard case .provider(var provider) = binding.value,
       let editable = provider.provider as? EditableProvider<Value>
     else {
+      if case .provider(let provider) = binding.value, provider.provider is SQLiteProvider {
+        throw Diagnostic(.readOnly(target.name), at: target.range)
+      }
       let found =
         if case .provider = binding.value { "a derived provider" } else { binding.value.kindDescription }
       throw Diagnostic(.notEditable(target.name, found: found), at: target.range)

@@ -121,6 +121,12 @@ extension Session {
       let at = stringOption("at").map { $0.split(separator: ".").map(String.init) } ?? []
       provider = JSONProvider(path: resolve(path), displayPath: path, at: at)
       kind = "json"
+    case .sqlite(let path, let table, let query):
+      let source: SQLiteQuery.Source = table.map { .table($0) } ?? .query(query ?? "")
+      provider = SQLiteProvider(
+        path: resolve(path), displayPath: path, query: SQLiteQuery(source: source),
+        identityKey: stringOption("key"))
+      kind = "sqlite"
     }
     do {
       try await provider.load()
@@ -135,8 +141,9 @@ extension Session {
       try checkField(FieldPath(components: [key], range: keyOption.valueRange), in: value)
       value.key = key
     }
-    // Source providers are editable (insert, delete, update, move); edits reach every view.
-    value.provider = EditableProvider(provider, identityKey: value.key)
+    // In-memory sources are editable (insert, delete, update, move); edits reach every view.
+    // A database is read lazily and never written.
+    if !(provider is SQLiteProvider) { value.provider = EditableProvider(provider, identityKey: value.key) }
     return value
   }
 
@@ -210,12 +217,58 @@ extension Session {
         throw Diagnostic(
           .stageNeedsProvider(stage: stage.keyword, found: value.kindDescription), at: stage.range)
       }
+      var result = provider
+      if let database = provider.provider as? SQLiteProvider,
+        let query = try pushDown(stage, into: database.query, of: provider)
+      {
+        // The stage runs in SQLite: still lazy, still only the rows shown are read.
+        let pushed = database.with(query)
+        do {
+          try await pushed.load()
+        } catch let error as DataSourceError {
+          throw Diagnostic(.dataSource(error), at: stage.range)
+        }
+        result.provider = pushed
+        return .provider(result)
+      }
       let derived = try derive(provider, by: stage)
       try await derived.load()
-      var result = provider
       result.provider = derived
       return .provider(result)
     }
+  }
+
+  /// The query with a stage added in SQL, or `nil` when the stage cannot run there (then it runs in
+  /// memory over the rows).
+  ///
+  /// Fields are checked first either way.
+  private func pushDown(_ stage: Stage, into query: SQLiteQuery, of provider: ProviderValue) throws
+    -> SQLiteQuery?
+  {
+    // After a limit, another stage would change which rows the limit took.
+    guard query.limit == nil || { if case .limit = stage { true } else { false } }() else { return nil }
+    var query = query
+    switch stage {
+    case .filter(let predicate, _):
+      _ = try compile(predicate, against: provider)
+      guard let condition = Session.sqlCondition(predicate) else { return nil }
+      query.conditions.append(condition)
+    case .sort(let keys, _):
+      for key in keys { try checkField(key.field, in: provider) }
+      guard keys.allSatisfy({ $0.field.components.count == 1 }) else { return nil }
+      // A later sort is stable over the earlier one: its keys come first.
+      query.order = keys.map { ($0.field.components[0], $0.direction) } + query.order
+    case .section(let field, let direction, _):
+      try checkField(field, in: provider)
+      guard field.components.count == 1 else { return nil }
+      if let previous = query.sectionColumn { query.order.insert(previous, at: 0) }
+      query.sectionColumn = (field.components[0], direction)
+    case .limit(let count, _):
+      query.limit = min(query.limit ?? count, count)
+    default:
+      return nil
+    }
+    return query
   }
 
   /// The table a decorator stage wraps.

@@ -91,3 +91,83 @@ extension Session {
     }
   }
 }
+
+extension Session {
+  /// A `where` predicate as SQL, with the same meaning: nulls compare as missing (a comparison with a
+  /// null side is false, so `not` of it is true).
+  ///
+  /// `nil` when it cannot be said in SQL (nested fields, fields compared with lists, literals on both
+  /// sides).
+  static func sqlCondition(_ predicate: Predicate) -> SQLiteQuery.Condition? {
+    func column(_ operand: Operand) -> String? {
+      guard case .field(let path) = operand, path.components.count == 1 else { return nil }
+      return SQLiteQuery.quoted(path.components[0])
+    }
+    func literal(_ operand: Operand) -> Value? {
+      guard case .literal(let value, _) = operand else { return nil }
+      switch value {
+      case .list, .record: return nil
+      default: return value
+      }
+    }
+    switch predicate {
+    case .and(let a, let b), .or(let a, let b):
+      guard let x = sqlCondition(a), let y = sqlCondition(b) else { return nil }
+      let joiner = if case .and = predicate { "AND" } else { "OR" }
+      return .init(sql: "(\(x.sql)) \(joiner) (\(y.sql))", arguments: x.arguments + y.arguments)
+    case .not(let a):
+      guard let x = sqlCondition(a) else { return nil }
+      return .init(sql: "NOT COALESCE((\(x.sql)), 0)", arguments: x.arguments)
+    case .truth(let operand):
+      guard let c = column(operand) else { return nil }
+      return .init(sql: "\(c) = 1", arguments: [])
+    case .comparison(let left, let op, let right):
+      guard let c = column(left) else { return nil }
+      if op == .isIn {
+        guard case .literal(.list(let items), _) = right else { return nil }
+        let values = items.filter { !$0.isNull }
+        guard
+          values.allSatisfy({ if case .list = $0 { false } else if case .record = $0 { false } else { true } }
+          )
+        else { return nil }
+        if values.isEmpty { return .init(sql: "0", arguments: []) }
+        return .init(
+          sql: "\(c) IN (" + values.map { _ in "?" }.joined(separator: ", ") + ")", arguments: values)
+      }
+      if let other = column(right) {
+        let sqlOperator: String
+        switch op {
+        case .equal: sqlOperator = "="
+        case .notEqual: sqlOperator = "<>"
+        case .less: sqlOperator = "<"
+        case .lessOrEqual: sqlOperator = "<="
+        case .greater: sqlOperator = ">"
+        case .greaterOrEqual: sqlOperator = ">="
+        case .contains: return .init(sql: "instr(\(c), \(other)) > 0", arguments: [])
+        case .isIn: return nil
+        }
+        return .init(sql: "\(c) \(sqlOperator) \(other)", arguments: [])
+      }
+      guard let value = literal(right) else { return nil }
+      if value.isNull {
+        switch op {
+        case .equal: return .init(sql: "\(c) IS NULL", arguments: [])
+        case .notEqual: return .init(sql: "\(c) IS NOT NULL", arguments: [])
+        default: return .init(sql: "0", arguments: [])
+        }
+      }
+      switch op {
+      case .equal: return .init(sql: "\(c) = ?", arguments: [value])
+      case .notEqual: return .init(sql: "\(c) <> ?", arguments: [value])
+      case .less: return .init(sql: "\(c) < ?", arguments: [value])
+      case .lessOrEqual: return .init(sql: "\(c) <= ?", arguments: [value])
+      case .greater: return .init(sql: "\(c) > ?", arguments: [value])
+      case .greaterOrEqual: return .init(sql: "\(c) >= ?", arguments: [value])
+      case .contains:
+        guard case .string = value else { return nil }
+        return .init(sql: "instr(\(c), ?) > 0", arguments: [value])
+      case .isIn: return nil
+      }
+    }
+  }
+}

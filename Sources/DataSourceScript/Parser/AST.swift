@@ -97,6 +97,8 @@ public struct ProviderExpression: Sendable {
     case range(Int, Int)
     case csv(path: String)
     case json(path: String)
+    /// `sqlite PATH table NAME` or `sqlite PATH query "SQL"`.
+    case sqlite(path: String, table: String?, query: String?)
   }
 
   public var source: Source

@@ -47,6 +47,34 @@ extension Parser {
         return .provider(
           ProviderExpression(
             source: source, options: options, range: start..<previousEnd, argumentRange: pathRange))
+      case "sqlite":
+        advance()
+        let (path, pathRange) = try expectString("a database path in quotes after 'sqlite'")
+        var table: String?
+        var query: String?
+        if consumeWord("table") {
+          switch current.kind {
+          case .identifier(let name), .string(let name): table = name
+          default: throw unexpected("a table name after 'table'")
+          }
+          advance()
+        } else if consumeWord("query") {
+          (query, _) = try expectString("an SQL query in quotes after 'query'")
+        } else {
+          var what = "'table NAME' or 'query \"SELECT …\"' after the database path"
+          if case .identifier(let word) = current.kind,
+            let close = suggestion(for: word, among: ["table", "query"])
+          {
+            what += "; did you mean '\(close)'?"
+          }
+          throw unexpected(what)
+        }
+        let options = try parseProviderOptions(for: "sqlite", allowed: ["key"])
+        return .provider(
+          ProviderExpression(
+            source: .sqlite(path: path, table: table, query: query), options: options,
+            range: start..<previousEnd,
+            argumentRange: pathRange))
       case "array":
         advance()
         let argumentStart = current.range.lowerBound

@@ -16,7 +16,8 @@ public struct Parser {
   ]
   /// Words that start an expression.
   public static let expressionWords = [
-    "csv", "json", "array", "range", "table", "grid", "cell", "cells", "card", "compose", "segmented",
+    "csv", "json", "sqlite", "array", "range", "table", "grid", "cell", "cells", "card", "compose",
+    "segmented",
   ]
   /// Words that start a stage after `|`.
   public static let stageWords = [

@@ -1,0 +1,278 @@
+import Foundation
+import GRDB
+
+/// What a SQLite provider reads: a table or a query, and the stages pushed down into SQL.
+public struct SQLiteQuery: Sendable {
+  public enum Source: Sendable {
+    case table(String)
+    case query(String)
+  }
+
+  /// A condition in SQL with its arguments, as `where` pushes it down.
+  public struct Condition: Sendable {
+    public var sql: String
+    public var arguments: [Value]
+    public init(sql: String, arguments: [Value]) {
+      self.sql = sql
+      self.arguments = arguments
+    }
+
+    /// The SQL with its arguments written in, for `describe`.
+    var readable: String {
+      var text = ""
+      var remaining = arguments.makeIterator()
+      for character in sql {
+        if character == "?", let argument = remaining.next() {
+          text += argument.literalText
+        } else {
+          text.append(character)
+        }
+      }
+      return text
+    }
+  }
+
+  public var source: Source
+  public var conditions: [Condition] = []
+  /// The column items are grouped by (`section by`), ordered first.
+  public var sectionColumn: (name: String, direction: SortDirection)?
+  /// `sort by` keys, after the section column.
+  public var order: [(name: String, direction: SortDirection)] = []
+  public var limit: Int?
+
+  public init(source: Source) { self.source = source }
+
+  /// A column or table name quoted for SQL.
+  public static func quoted(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+
+  /// `FROM …`: the table, or the query as a subquery.
+  var from: String {
+    switch source {
+    case .table(let name): "FROM \(Self.quoted(name))"
+    case .query(let sql): "FROM (\(sql))"
+    }
+  }
+
+  var whereClause: String {
+    conditions.isEmpty ? "" : " WHERE " + conditions.map { "(\($0.sql))" }.joined(separator: " AND ")
+  }
+  var arguments: [Value] { conditions.flatMap(\.arguments) }
+
+  /// Nulls last whatever the direction, as the in-memory stages order them; a table's rows keep
+  /// their stored order among equals (the sort is stable).
+  var orderClause: String {
+    var terms: [String] = []
+    for (name, direction) in (sectionColumn.map { [$0] } ?? []) + order {
+      let column = Self.quoted(name)
+      terms.append("\(column) IS NULL, \(column) \(direction == .ascending ? "ASC" : "DESC")")
+    }
+    if case .table = source { terms.append("rowid") }
+    return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
+  }
+
+  /// The rows in order, `count` of them from `offset` (within the query's own limit).
+  func select(offset: Int, count: Int) -> String {
+    "SELECT * \(from)\(whereClause)\(orderClause) LIMIT \(count) OFFSET \(offset)"
+  }
+
+  /// All rows, in order: what the counts are taken over.
+  var ordered: String {
+    "SELECT * \(from)\(whereClause)\(orderClause)" + (limit.map { " LIMIT \($0)" } ?? "")
+  }
+
+  var countSQL: String {
+    limit == nil ? "SELECT COUNT(*) \(from)\(whereClause)" : "SELECT COUNT(*) FROM (\(ordered))"
+  }
+
+  func sectionsSQL(column: String, direction: SortDirection) -> String {
+    let quoted = Self.quoted(column)
+    let source = limit == nil ? "\(from)\(whereClause)" : "FROM (\(ordered))"
+    return
+      "SELECT \(quoted), COUNT(*) \(source) GROUP BY \(quoted) ORDER BY \(quoted) IS NULL, \(quoted) \(direction == .ascending ? "ASC" : "DESC")"
+  }
+
+  /// What `describe` says the provider reads.
+  public var description: String {
+    var parts: [String] = []
+    switch source {
+    case .table(let name): parts.append("table \(name)")
+    case .query(let sql): parts.append("query \(JSONWriter.quoted(sql))")
+    }
+    if !conditions.isEmpty { parts.append("where " + conditions.map(\.readable).joined(separator: " AND ")) }
+    if let section = sectionColumn {
+      parts.append("section by \(section.name) \(section.direction.rawValue)")
+    }
+    if !order.isEmpty {
+      parts.append("sort by " + order.map { "\($0.name) \($0.direction.rawValue)" }.joined(separator: ", "))
+    }
+    if let limit { parts.append("limit \(limit)") }
+    return parts.joined(separator: " ")
+  }
+}
+
+/// Rows of a SQLite table or query, read lazily: counts (and section counts, by a GROUP BY) when
+/// loaded, then only pages of rows around what a view asks for.
+///
+/// The file is opened read-only and never written.
+public final class SQLiteProvider: DataProvider, CompositionNode {
+  public let path: String
+  public let displayPath: String
+  public let query: SQLiteQuery
+  public let identityKey: String?
+  private var states = LoadStateMachine()
+  private var database: DatabaseQueue?
+  private var schema = Schema([String]())
+  private var sections: [(key: Value?, start: Int, count: Int)] = []
+  public private(set) var lastError: DataSourceError?
+  /// Pages of rows read, by page number; the few most recent are kept.
+  private var pages: [Int: [Value]] = [:]
+  private var pageOrder: [Int] = []
+  static let pageSize = 256
+  static let pagesKept = 8
+  /// Rows read from the file so far, for tests and `describe`.
+  public private(set) var rowsRead = 0
+
+  public init(path: String, displayPath: String? = nil, query: SQLiteQuery, identityKey: String? = nil) {
+    self.path = path
+    self.displayPath = displayPath ?? path
+    self.query = query
+    self.identityKey = identityKey
+  }
+
+  /// The same file and key with another query: what a pushed-down stage makes.
+  public func with(_ query: SQLiteQuery) -> SQLiteProvider {
+    SQLiteProvider(path: path, displayPath: displayPath, query: query, identityKey: identityKey)
+  }
+
+  public var loadState: LoadState { states.state }
+  public var errorDescription: String? { lastError?.description }
+  public var knownFields: [String]? { states.state == .error ? nil : Array(schema.names) }
+
+  /// Opens the file read-only and counts rows (and sections); reads no rows.
+  public func load() async throws {
+    let ticket = states.begin()
+    do {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        throw DataSourceError.fileNotFound(path: displayPath)
+      }
+      if isDirectory.boolValue { throw DataSourceError.isDirectory(path: displayPath) }
+      var configuration = Configuration()
+      configuration.readonly = true
+      let database = try DatabaseQueue(path: path, configuration: configuration)
+      let (names, sections) = try Self.countRows(in: database, query: query)
+      if states.finish(ticket, with: sections.allSatisfy { $0.count == 0 } ? .noContent : .loaded) {
+        self.database = database
+        self.schema = Schema(names)
+        self.sections = sections
+        pages = [:]
+        pageOrder = []
+        lastError = nil
+      }
+    } catch let error as DataSourceError {
+      fail(ticket, error)
+      throw error
+    } catch let error as DatabaseError {
+      let failure = DataSourceError.sqlite(
+        path: displayPath, message: error.message ?? "\(error.resultCode)", sql: error.sql)
+      fail(ticket, failure)
+      throw failure
+    }
+  }
+
+  /// The columns, and the sections with their counts (one section when not sectioned).
+  private static func countRows(in database: DatabaseQueue, query: SQLiteQuery) throws
+    -> ([String], [(key: Value?, start: Int, count: Int)])
+  {
+    let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
+    return try database.read { db in
+      let names = try db.makeStatement(sql: query.select(offset: 0, count: 0)).columnNames
+      if let column = query.sectionColumn {
+        var start = 0
+        let rows = try Row.fetchAll(
+          db, sql: query.sectionsSQL(column: column.name, direction: column.direction), arguments: arguments)
+        return (
+          names,
+          rows.map { row in
+            let count: Int = row[1]
+            defer { start += count }
+            return (key: Self.value(row[0] as DatabaseValue), start: start, count: count)
+          }
+        )
+      }
+      let count = try Int.fetchOne(db, sql: query.countSQL, arguments: arguments) ?? 0
+      return (names, [(key: nil, start: 0, count: count)])
+    }
+  }
+
+  private func fail(_ ticket: LoadStateMachine.Ticket, _ error: DataSourceError) {
+    if states.finish(ticket, with: .error) {
+      sections = []
+      database = nil
+      lastError = error
+    }
+  }
+
+  public var numberOfSections: Int { sections.count }
+  public func numberOfItems(inSection section: Int) -> Int { sections[section].count }
+  public func sectionKey(_ section: Int) -> Value? {
+    query.sectionColumn == nil ? nil : (sections[section].key ?? .null)
+  }
+
+  /// The row at a position, from the page around it (read once, kept while recent).
+  public func item(at itemPath: ItemPath) -> Value {
+    let flat = sections[itemPath.section].start + itemPath.item
+    let page = flat / Self.pageSize
+    if pages[page] == nil { pages[page] = readPage(page) }
+    if let index = pageOrder.firstIndex(of: page) { pageOrder.remove(at: index) }
+    pageOrder.append(page)
+    if pageOrder.count > Self.pagesKept { pages[pageOrder.removeFirst()] = nil }
+    let rows = pages[page] ?? []
+    let offset = flat - page * Self.pageSize
+    return offset < rows.count ? rows[offset] : .null
+  }
+
+  private func readPage(_ page: Int) -> [Value] {
+    guard let database else { return [] }
+    let offset = page * Self.pageSize
+    let count = query.limit.map { min(Self.pageSize, max(0, $0 - offset)) } ?? Self.pageSize
+    let sql = query.select(offset: offset, count: count)
+    let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
+    let schema = self.schema
+    let rows =
+      (try? database.read { db in
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+          Value.record(
+            Record(schema: schema, values: (0..<row.count).map { Self.value(row[$0] as DatabaseValue) }))
+        }
+      }) ?? []
+    rowsRead += rows.count
+    return rows
+  }
+
+  static func value(_ value: DatabaseValue) -> Value {
+    switch value.storage {
+    case .null: .null
+    case .int64(let i): .int(Int(i))
+    case .double(let d): .double(d)
+    case .string(let s): .string(s)
+    case .blob(let data): .string("<\(data.count) bytes>")
+    }
+  }
+
+  static func databaseValue(_ value: Value) -> DatabaseValue {
+    switch value {
+    case .null: .null
+    case .bool(let b): (b ? 1 : 0).databaseValue
+    case .int(let i): i.databaseValue
+    case .double(let d): d.databaseValue
+    case .string(let s): s.databaseValue
+    case .list, .record: value.jsonText.databaseValue
+    }
+  }
+
+  public var nodeTitle: String { "sqlite \(JSONWriter.quoted(displayPath)) \(query.description)" }
+  public var nodeDetail: String? { countsDetail + (rowsRead > 0 ? ", \(rowsRead) rows read" : "") }
+}
