@@ -33,6 +33,18 @@ struct SQLiteProviderTests {
     #expect(provider.rowsRead == SQLiteProvider.pageSize)
   }
 
+  @Test("a table with gaps in its rowids reads the right rows (no dense-rowid shortcut)")
+  func gaps() async throws {
+    let path = try database(rows: 600)
+    let queue = try DatabaseQueue(path: path)
+    try queue.inDatabase { db in try db.execute(sql: "DELETE FROM t WHERE id % 3 = 0") }
+    let provider = SQLiteProvider(path: path, query: SQLiteQuery(source: .table("t")))
+    try await provider.load()
+    #expect(provider.numberOfItems(inSection: 0) == 400)
+    #expect(provider.item(at: ItemPath(item: 399, section: 0)).value(atPath: ["id"]) == .int(599))
+    #expect(provider.item(at: ItemPath(item: 2, section: 0)).value(atPath: ["id"]) == .int(4))
+  }
+
   @Test("section by runs as a GROUP BY: keys in order, null last, counts right")
   func sections() async throws {
     var query = SQLiteQuery(source: .table("t"))

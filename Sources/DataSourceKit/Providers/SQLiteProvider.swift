@@ -133,6 +133,9 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   static let pagesKept = 8
   /// Rows read from the file so far, for tests and `describe`.
   public private(set) var rowsRead = 0
+  /// For a whole table whose rowids have no gaps, the first rowid: then the row at position k
+  /// is found by seeking rowid first + k, not by stepping over k rows.
+  private var denseRowidStart: Int?
 
   public init(path: String, displayPath: String? = nil, query: SQLiteQuery, identityKey: String? = nil) {
     self.path = path
@@ -163,8 +166,11 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       configuration.readonly = true
       let database = try DatabaseQueue(path: path, configuration: configuration)
       let (names, sections) = try Self.countRows(in: database, query: query)
+      let dense = try Self.denseRowidStart(
+        in: database, query: query, count: sections.reduce(0) { $0 + $1.count })
       if states.finish(ticket, with: sections.allSatisfy { $0.count == 0 } ? .noContent : .loaded) {
         self.database = database
+        denseRowidStart = dense
         self.schema = Schema(names)
         self.sections = sections
         pages = [:]
@@ -207,6 +213,27 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     }
   }
 
+  /// The first rowid of a whole table (no stage pushed down) whose rowids run without gaps:
+  /// `min` and `max` are index seeks, so this costs two lookups.
+  private static func denseRowidStart(in database: DatabaseQueue, query: SQLiteQuery, count: Int) throws
+    -> Int?
+  {
+    guard case .table(let name) = query.source, query.conditions.isEmpty, query.sectionColumn == nil,
+      query.order.isEmpty,
+      query.limit == nil, count > 0
+    else { return nil }
+    let row = try database.read { db in
+      // One aggregate per query: SQLite answers a lone min() or max() with an index seek.
+      try Row.fetchOne(
+        db,
+        sql:
+          "SELECT (SELECT min(rowid) FROM \(SQLiteQuery.quoted(name))), (SELECT max(rowid) FROM \(SQLiteQuery.quoted(name)))"
+      )
+    }
+    guard let low: Int = row?[0], let high: Int = row?[1], high - low + 1 == count else { return nil }
+    return low
+  }
+
   private func fail(_ ticket: LoadStateMachine.Ticket, _ error: DataSourceError) {
     if states.finish(ticket, with: .error) {
       sections = []
@@ -238,8 +265,12 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     guard let database else { return [] }
     let offset = page * Self.pageSize
     let count = query.limit.map { min(Self.pageSize, max(0, $0 - offset)) } ?? Self.pageSize
-    let sql = query.select(offset: offset, count: count)
-    let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
+    var sql = query.select(offset: offset, count: count)
+    var arguments = StatementArguments(query.arguments.map(Self.databaseValue))
+    if let first = denseRowidStart, case .table(let name) = query.source {
+      sql = "SELECT * FROM \(SQLiteQuery.quoted(name)) WHERE rowid >= ? AND rowid < ? ORDER BY rowid"
+      arguments = [first + offset, first + offset + count]
+    }
     let schema = self.schema
     let rows =
       (try? database.read { db in
