@@ -241,3 +241,23 @@ public final class SectionIndexDecorator<Item>: DataSourceDecorator<Item> {
   }
   public override var nodeTitle: String { "index" }
 }
+
+/// A "Load more…" footer under the last section while a paged provider has pages left.
+public final class LoadMoreDecorator<Item>: DataSourceDecorator<Item> {
+  private let hasMore: () -> Bool
+  public static var text: String { "Load more…" }
+
+  public init(wrapping wrapped: any SectionedDataSource<Item>, hasMore: @escaping () -> Bool) {
+    self.hasMore = hasMore
+    super.init(wrapping: wrapped)
+  }
+
+  public override func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
+    let inner = wrapped.supplementaryLines(kind, inSection: section)
+    guard kind == .footer, section == numberOfSections - 1, hasMore() else { return inner }
+    return inner + [Self.text]
+  }
+
+  public override var nodeTitle: String { "more" }
+  public override var nodeDetail: String? { hasMore() ? "pages left" : "all loaded" }
+}

@@ -48,8 +48,21 @@ public struct BatchUpdate: Equatable, Sendable {
 extension BatchUpdate: CustomStringConvertible {
   /// One line per kind of change, as `switch` and `changes` print them.
   public var description: String {
+    // Runs of consecutive rows in a section print as one range: [0, 100]…[0, 199].
     func paths(_ list: [ItemPath]) -> String {
-      list.map(\.description).joined(separator: ", ")
+      var parts: [String] = []
+      var index = 0
+      while index < list.count {
+        var end = index
+        while end + 1 < list.count, list[end + 1].section == list[index].section,
+          list[end + 1].item == list[end].item + 1
+        { end += 1 }
+        parts.append(
+          end - index >= 2
+            ? "\(list[index])…\(list[end])" : list[index...end].map(\.description).joined(separator: ", "))
+        index = end + 1
+      }
+      return parts.joined(separator: ", ")
     }
     var lines: [String] = []
     if !deletedSections.isEmpty {

@@ -15,6 +15,8 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   case jsonNotAList(path: String, at: String?, found: String)
   case notLoaded
   case sqlite(path: String, message: String, sql: String?)
+  case httpStatus(url: String, status: Int)
+  case httpTransport(url: String, message: String)
 
   public var description: String {
     switch self {
@@ -33,6 +35,8 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
     case .jsonNotAList(let path, let at, let found):
       "\(path): expected a list\(at.map { " at '\($0)'" } ?? "") of items, found \(found)"
     case .notLoaded: "the provider is not loaded"
+    case .httpStatus(let url, let status): "GET \(url): HTTP \(status)"
+    case .httpTransport(let url, let message): "GET \(url): \(message)"
     case .sqlite(let path, let message, let sql):
       "\(path): SQLite: \(message)" + (sql.map { "\n  in: \($0)" } ?? "")
     }

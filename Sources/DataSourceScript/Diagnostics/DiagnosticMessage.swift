@@ -55,6 +55,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case cannotWrite(path: String, reason: String)
   case notEditable(String, found: String)
   case readOnly(String)
+  case notPaged(String)
   case positionOutside(Int, count: Int, what: String)
   case notARecord(String, found: String)
   case noBaseline(String)
@@ -132,6 +133,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .cannotWrite(let path, let reason): "cannot write '\(path)': \(reason)"
     case .notEditable(let name, let found):
       "'\(name)' is \(found), which cannot be edited; edit the provider it comes from (a list, csv, json or range)"
+    case .notPaged(let name): "'\(name)' shows no paged provider; make one with: paged SOURCE size N"
     case .readOnly(let name):
       "'\(name)' is a sqlite provider: databases are opened read-only and never written"
     case .positionOutside(let position, let count, let what):

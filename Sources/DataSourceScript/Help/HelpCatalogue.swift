@@ -73,6 +73,13 @@ public enum HelpCatalogue {
       name: "quit", group: .commands, syntax: ["quit", "exit"], summary: "Leaves the shell (^D does too).",
       examples: []),
     HelpTopic(
+      name: "more", group: .commands, syntax: ["more NAME", "TABLE | more"],
+      summary:
+        "more NAME loads the next page of the paged provider NAME shows, and prints the rows it inserted as the batch a table view gets. As a decorator, | more adds a Load more… footer under the last section while pages remain.",
+      examples: [
+        "let feed = paged range 0..5 size 2\nlet t = table feed with cell basic \"{.}\" | more\nshow t as plain\nmore t\nmore t\nshow t as plain"
+      ]),
+    HelpTopic(
       name: "switch", group: .commands, syntax: ["switch SEGMENTED to NAME"],
       summary:
         "Shows another segment of a segmented source, and prints the batch a table view gets for it: every section of the old segment deleted, every section of the new one inserted, checked as UIKit would check it.",
@@ -152,6 +159,16 @@ public enum HelpCatalogue {
         "let db = sqlite \"Scripts/data/people.db\" table people key id\nshow db | where age > 40 | section by team | sort by name\ndescribe db | where age > 40 | limit 2",
         "show sqlite \"Scripts/data/people.db\" query \"SELECT team, COUNT(*) AS n FROM people GROUP BY team\" as csv",
       ]),
+    HelpTopic(
+      name: "http", group: .providers, syntax: ["http \"URL\" [at \"A.B\"] [key FIELD] [timeout SECONDS]"],
+      summary:
+        "JSON from the web: an array of items, or the array at a dotted path. A failed request (an HTTP error, a timeout, invalid JSON) is an error naming the URL and the status or the line. Put {page} (from 1) or {offset} (from 0) in the URL and page it with paged … size N to fetch a page at a time.",
+      examples: []),
+    HelpTopic(
+      name: "paged", group: .providers, syntax: ["paged SOURCE size N"],
+      summary:
+        "Shows a provider's items N at a time: the first page when loaded, the next with more. An http source whose URL has {page} or {offset} fetches each page; the end comes with an empty or short page.",
+      examples: ["let feed = paged range 0..250 size 100\nfeed\nmore feed"]),
     HelpTopic(
       name: "array", group: .providers, syntax: ["[VALUE, …] [key FIELD]", "array [VALUE, …] [key FIELD]"],
       summary: "Items written in place: a list of values or records.",

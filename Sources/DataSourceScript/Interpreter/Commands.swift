@@ -48,6 +48,55 @@ extension Session {
     }
   }
 
+  // MARK: more
+
+  /// The paged provider a value shows: itself, below stages, or below a table's adapter.
+  static func pagingProvider(in value: ScriptValue) -> (any PagingProvider)? {
+    var provider: (any DataProvider<Value>)?
+    switch value {
+    case .provider(let p): provider = p.provider
+    case .table(var table):
+      while let decorator = table as? DataSourceDecorator<Value> { table = decorator.wrapped }
+      provider = (table as? TableAdapter<Value>)?.provider
+    default: return nil
+    }
+    while let current = provider {
+      if let paging = current as? any PagingProvider { return paging }
+      if let derived = current as? DerivedProvider<Value> { provider = derived.base } else { provider = nil }
+    }
+    return nil
+  }
+
+  /// Loads the next page of a name's paged provider and prints the rows it inserted, as the
+  /// batch a table view gets.
+  func more(_ name: Identifier) async throws {
+    guard let binding = bindings[name.name] else {
+      throw Diagnostic(
+        .unknownName(name.name, suggestion: suggestion(for: name.name, among: bindingOrder)), at: name.range)
+    }
+    guard let paging = Session.pagingProvider(in: binding.value) else {
+      throw Diagnostic(.notPaged(name.name), at: name.range)
+    }
+    let before = viewData(of: binding.value)
+    let added: Int
+    do {
+      added = try await paging.loadMore()
+    } catch let error as DataSourceError {
+      throw Diagnostic(.dataSource(error), at: name.range)
+    }
+    if added == 0 {
+      output.write("\(name.name): no more pages\n")
+      return
+    }
+    guard let before, let after = viewData(of: binding.value) else { return }
+    let changeset = SectionedDiff.changeset(
+      from: before, to: after, id: \.id, contentEqual: { $0.item == $1.item })
+    output.write(
+      "loaded \(Session.plural(added, "item")) into \(name.name)\(paging.hasMore ? "" : " (the last page)")\n"
+    )
+    output.write(Session.text(changeset, of: name.name))
+  }
+
   // MARK: reload
 
   /// Loads every provider below a binding again and prints its summary.

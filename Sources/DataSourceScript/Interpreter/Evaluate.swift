@@ -69,6 +69,29 @@ extension Session {
       }
       return .table(
         SegmentedDataSource(children, label: "segmented " + children.map(\.name).joined(separator: ", ")))
+    case .paged(let sourceExpression, let size, let range):
+      let source = try await evaluate(sourceExpression)
+      guard case .provider(var provider) = source else {
+        throw Diagnostic(
+          .expectedKind("a provider to page", found: source.kindDescription), at: sourceExpression.range)
+      }
+      // A web source with {page} or {offset} in its URL fetches its pages; any other provider
+      // shows its loaded items a page at a time.
+      let paged: any DataProvider<Value>
+      if let http = provider.provider as? HTTPProvider,
+        http.url.contains("{page}") || http.url.contains("{offset}")
+      {
+        paged = http.paged(size: size)
+      } else {
+        paged = PagedProvider(provider.provider, size: size)
+      }
+      do {
+        try await paged.load()
+      } catch let error as DataSourceError {
+        throw Diagnostic(.dataSource(error), at: range)
+      }
+      provider.provider = paged
+      return .provider(provider)
     case .compose(let children, let range):
       var sources: [any SectionedDataSource<Value>] = []
       for child in children {
@@ -121,6 +144,11 @@ extension Session {
       let at = stringOption("at").map { $0.split(separator: ".").map(String.init) } ?? []
       provider = JSONProvider(path: resolve(path), displayPath: path, at: at)
       kind = "json"
+    case .http(let url):
+      let at = stringOption("at").map { $0.split(separator: ".").map(String.init) } ?? []
+      let timeout = stringOption("timeout").flatMap(Double.init) ?? 10
+      provider = HTTPProvider(url: url, at: at, timeout: timeout, identityKey: stringOption("key"))
+      kind = "http"
     case .sqlite(let path, let table, let query):
       let source: SQLiteQuery.Source = table.map { .table($0) } ?? .query(query ?? "")
       provider = SQLiteProvider(
@@ -143,7 +171,9 @@ extension Session {
     }
     // In-memory sources are editable (insert, delete, update, move); edits reach every view.
     // A database is read lazily and never written.
-    if !(provider is SQLiteProvider) { value.provider = EditableProvider(provider, identityKey: value.key) }
+    if !(provider is SQLiteProvider || provider is HTTPProvider) {
+      value.provider = EditableProvider(provider, identityKey: value.key)
+    }
     return value
   }
 
@@ -193,6 +223,12 @@ extension Session {
           failed: failed.map { template in { error in template.render(errorText: error) } }))
     case .index:
       return .table(SectionIndexDecorator(wrapping: try decoratedTable(value, stage)))
+    case .loadMore:
+      let table = try decoratedTable(value, stage)
+      guard let paging = Session.pagingProvider(in: .table(table)) else {
+        throw Diagnostic(.notPaged(text(stage.range)), at: stage.range)
+      }
+      return .table(LoadMoreDecorator(wrapping: table) { paging.hasMore })
     case .title(let source, _), .caption(let source, _):
       let table = try decoratedTable(value, stage)
       let template = try Template(source, context: .section)
@@ -312,7 +348,7 @@ extension Session {
       return .sectioned(base.provider, label: label, direction: direction) { $0.value(atPath: path) ?? .null }
     case .limit(let count, _):
       return .limited(base.provider, label: label, count: count)
-    case .header, .footer, .placeholder, .index, .title, .caption:
+    case .header, .footer, .placeholder, .index, .title, .caption, .loadMore:
       preconditionFailure("decorators are applied to tables")
     }
   }

@@ -133,7 +133,7 @@ public final class Session {
     statementSerial += 1
     referencedDefinitions = []
     switch statement {
-    case .edit, .reload, .switchSegment: captureShownBaselines()
+    case .edit, .reload, .switchSegment, .more: captureShownBaselines()
     default: break
     }
     switch statement {
@@ -196,9 +196,11 @@ public final class Session {
       try printChanges(of: name, json: json)
     case .watch(let name, let on, _):
       try watch(name, on: on)
+    case .more(let name, _):
+      try await more(name)
     }
     switch statement {
-    case .edit, .reload, .switchSegment: reportWatched()
+    case .edit, .reload, .switchSegment, .more: reportWatched()
     default: break
     }
   }

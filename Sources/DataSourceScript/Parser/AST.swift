@@ -33,6 +33,8 @@ public enum Statement: Sendable {
   case changes(Identifier, json: Bool, range: SourceRange)
   /// `watch X` / `unwatch X`: print X's batch updates after every statement that changes it.
   case watch(Identifier, on: Bool, range: SourceRange)
+  /// `more X`: load the next page of X's paged provider.
+  case more(Identifier, range: SourceRange)
 }
 
 /// A change to the items of an editable provider.
@@ -70,6 +72,8 @@ public indirect enum Expression: Sendable {
   case cells(cases: [(predicate: Predicate, cell: Expression)], fallback: Expression, range: SourceRange)
   /// `compose A, B, …`.
   case compose([Expression], range: SourceRange)
+  /// `paged SOURCE size N`: a page of items at a time.
+  case paged(Expression, size: Int, range: SourceRange)
   /// `segmented NAME: A, NAME: B, …`.
   case segmented([(name: Identifier, source: Expression)], range: SourceRange)
 
@@ -85,6 +89,7 @@ public indirect enum Expression: Sendable {
     case .cell(let cell): cell.range
     case .cells(_, _, let range): range
     case .compose(_, let range): range
+    case .paged(_, _, let range): range
     case .segmented(_, let range): range
     }
   }
@@ -99,6 +104,8 @@ public struct ProviderExpression: Sendable {
     case json(path: String)
     /// `sqlite PATH table NAME` or `sqlite PATH query "SQL"`.
     case sqlite(path: String, table: String?, query: String?)
+    /// `http URL`: JSON from the web.
+    case http(url: String)
   }
 
   public var source: Source
@@ -148,6 +155,8 @@ public enum Stage: Sendable {
   case placeholder(empty: TemplateSource?, error: TemplateSource?, range: SourceRange)
   /// `index`: a section index from the section keys.
   case index(range: SourceRange)
+  /// `more`: a "Load more…" footer while a paged provider has pages left.
+  case loadMore(range: SourceRange)
   /// `title "…"` and `caption "…"`: lines above and below the whole view.
   case title(TemplateSource, range: SourceRange)
   case caption(TemplateSource, range: SourceRange)
@@ -162,6 +171,7 @@ public enum Stage: Sendable {
     case .footer: "footer"
     case .placeholder: "placeholder"
     case .index: "index"
+    case .loadMore: "more"
     case .title: "title"
     case .caption: "caption"
     }
@@ -170,7 +180,8 @@ public enum Stage: Sendable {
   public var range: SourceRange {
     switch self {
     case .filter(_, let r), .sort(_, let r), .section(_, _, let r), .limit(_, let r), .header(_, let r),
-      .footer(_, let r), .placeholder(_, _, let r), .index(let r), .title(_, let r), .caption(_, let r):
+      .footer(_, let r), .placeholder(_, _, let r), .index(let r), .title(_, let r), .caption(_, let r),
+      .loadMore(let r):
       r
     }
   }

@@ -47,6 +47,24 @@ extension Parser {
         return .provider(
           ProviderExpression(
             source: source, options: options, range: start..<previousEnd, argumentRange: pathRange))
+      case "http":
+        advance()
+        let (url, urlRange) = try expectString("a URL in quotes after 'http'")
+        let options = try parseProviderOptions(for: "http", allowed: ["key", "at", "timeout"])
+        return .provider(
+          ProviderExpression(
+            source: .http(url: url), options: options, range: start..<previousEnd, argumentRange: urlRange))
+      case "paged":
+        advance()
+        let source = try parsePrimary()
+        guard consumeWord("size") else {
+          throw unexpected("'size N' after the source, as in: paged people size 20")
+        }
+        guard case .int(let size) = current.kind, size > 0 else {
+          throw unexpected("a page size (1 or more)")
+        }
+        advance()
+        return .paged(source, size: size, range: start..<previousEnd)
       case "sqlite":
         advance()
         let (path, pathRange) = try expectString("a database path in quotes after 'sqlite'")
@@ -222,10 +240,15 @@ extension Parser {
       switch current.kind {
       case .identifier(let value) where word == "key":
         options.append(ProviderOption(name: name, value: .word(value), valueRange: current.range))
-      case .string(let value):
+      case .int(let seconds) where word == "timeout" && seconds > 0:
+        options.append(ProviderOption(name: name, value: .word(String(seconds)), valueRange: current.range))
+      case .string(let value) where word != "timeout":
         options.append(ProviderOption(name: name, value: .string(value), valueRange: current.range))
       default:
-        throw unexpected(word == "key" ? "a field name after 'key'" : "a string after '\(word)'")
+        throw unexpected(
+          word == "key"
+            ? "a field name after 'key'"
+            : word == "timeout" ? "a number of seconds after 'timeout'" : "a string after '\(word)'")
       }
       advance()
     }

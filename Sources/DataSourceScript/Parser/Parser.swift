@@ -16,15 +16,17 @@ public struct Parser {
   ]
   /// Words that start an expression.
   public static let expressionWords = [
-    "csv", "json", "sqlite", "array", "range", "table", "grid", "cell", "cells", "card", "compose",
+    "csv", "json", "sqlite", "http", "paged", "array", "range", "table", "grid", "cell", "cells", "card",
+    "compose",
     "segmented",
   ]
   /// Words that start a stage after `|`.
   public static let stageWords = [
     "where", "sort", "section", "limit", "header", "footer", "placeholder", "index", "title", "caption",
+    "more",
   ]
   /// Words that end an expression without being part of it.
-  static let expressionTerminators: Set<String> = ["with", "rows", "as", "columns"]
+  static let expressionTerminators: Set<String> = ["with", "rows", "as", "columns", "size"]
   /// Words that cannot name a binding.
   public static let reservedWords: Set<String> = Set(
     commands + expressionWords + stageWords + [

@@ -40,6 +40,9 @@ extension Parser {
     case "index":
       advance()
       return .index(range: start..<previousEnd)
+    case "more":
+      advance()
+      return .loadMore(range: start..<previousEnd)
     case "placeholder":
       advance()
       var empty: TemplateSource?

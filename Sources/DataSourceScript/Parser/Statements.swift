@@ -159,6 +159,9 @@ extension Parser {
         json = true
       }
       return .changes(target, json: json, range: start..<previousEnd)
+    case "more":
+      advance()
+      return .more(try expectIdentifier("the name of a paged provider or table"), range: start..<previousEnd)
     case "watch", "unwatch":
       advance()
       return .watch(try expectIdentifier("a name"), on: word == "watch", range: start..<previousEnd)

@@ -1,0 +1,207 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// A provider that shows its items a page at a time, as a feed with a "Load more" footer.
+public protocol PagingProvider: AnyObject {
+  /// Whether another page may follow (the last one was full).
+  var hasMore: Bool { get }
+  /// Loads the next page. Returns how many items it added.
+  func loadMore() async throws -> Int
+}
+
+/// Shows a provider's items `size` at a time: the first page when loaded, another with each
+/// ``loadMore()``.
+public final class PagedProvider<Item>: DataProvider, PagingProvider, CompositionNode {
+  public let base: any DataProvider<Item>
+  public let size: Int
+  private var pages = 1
+  private var observers = ObserverList()
+
+  public init(_ base: any DataProvider<Item>, size: Int) {
+    self.base = base
+    self.size = max(1, size)
+  }
+
+  private var baseTotal: Int { base.totalItemCount }
+  private var shown: Int { min(baseTotal, pages * size) }
+
+  public func load() async throws {
+    if base.loadState == .initial || base.loadState == .error { try await base.load() }
+  }
+  public func reload() async throws {
+    pages = 1
+    try await base.reload()
+  }
+  public var loadState: LoadState { base.loadState }
+  public var errorDescription: String? { base.errorDescription }
+  public var knownFields: [String]? { base.knownFields }
+  public var identityKey: String? { base.identityKey }
+  public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
+
+  public var hasMore: Bool { shown < baseTotal }
+
+  public func loadMore() async throws -> Int {
+    guard hasMore else { return 0 }
+    let before = shown
+    pages += 1
+    observers.notify()
+    return shown - before
+  }
+
+  public var numberOfSections: Int { 1 }
+  public func numberOfItems(inSection section: Int) -> Int { shown }
+  public func item(at itemPath: ItemPath) -> Item {
+    base.item(at: SectionOffsets(of: base).itemPath(forFlat: itemPath.item))
+  }
+
+  public var nodeTitle: String { "paged size \(size)" }
+  public var nodeDetail: String? { "\(shown) of \(baseTotal) shown" + (hasMore ? ", more" : "") }
+  public var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
+}
+
+/// JSON from the web: an array (or the array at a path) of items, fetched with a timeout.
+///
+/// With a page size, the URL is a template — `{page}` (from 1) or `{offset}` (from 0) — and each
+/// ``loadMore()`` fetches the next page; an empty or short page is the last.
+public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
+  public let url: String
+  public let at: [String]
+  public let pageSize: Int?
+  public let timeout: TimeInterval
+  public let identityKey: String?
+  private var states = LoadStateMachine()
+  private var items: [Value] = []
+  private var pagesLoaded = 0
+  private var lastPageFull = false
+  public private(set) var lastError: DataSourceError?
+  private var observers = ObserverList()
+  public private(set) var knownFields: [String]?
+
+  public init(
+    url: String, at: [String] = [], pageSize: Int? = nil, timeout: TimeInterval = 10,
+    identityKey: String? = nil
+  ) {
+    self.url = url
+    self.at = at
+    self.pageSize = pageSize
+    self.timeout = timeout
+    self.identityKey = identityKey
+  }
+
+  /// The same source fetched in pages of `size`.
+  public func paged(size: Int) -> HTTPProvider {
+    HTTPProvider(url: url, at: at, pageSize: size, timeout: timeout, identityKey: identityKey)
+  }
+
+  public var loadState: LoadState { states.state }
+  public var errorDescription: String? { lastError?.description }
+  public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
+
+  /// Fetches the first page (or the whole list).
+  ///
+  /// On failure the provider is in `error`.
+  public func load() async throws {
+    let ticket = states.begin()
+    do {
+      let page = try await fetch(page: 0)
+      if states.finish(ticket, with: page.isEmpty ? .noContent : .loaded) {
+        items = page
+        pagesLoaded = 1
+        lastPageFull = pageSize.map { page.count >= $0 } ?? false
+        knownFields = Value.unionOfFields(items)
+        lastError = nil
+        observers.notify()
+      }
+    } catch let error as DataSourceError {
+      if states.finish(ticket, with: .error) {
+        items = []
+        lastError = error
+      }
+      throw error
+    }
+  }
+
+  public var hasMore: Bool { pageSize != nil && lastPageFull && states.state != .error }
+
+  public func loadMore() async throws -> Int {
+    guard hasMore else { return 0 }
+    let page = try await fetch(page: pagesLoaded)
+    items += page
+    pagesLoaded += 1
+    lastPageFull = pageSize.map { page.count >= $0 } ?? false
+    if knownFields == nil { knownFields = Value.unionOfFields(items) }
+    observers.notify()
+    return page.count
+  }
+
+  /// The URL of a page: `{page}` counts from 1, `{offset}` from 0.
+  public func url(ofPage page: Int) -> String {
+    guard let size = pageSize else { return url }
+    return url.replacingOccurrences(of: "{page}", with: String(page + 1))
+      .replacingOccurrences(of: "{offset}", with: String(page * size))
+  }
+
+  private func fetch(page: Int) async throws -> [Value] {
+    let address = url(ofPage: page)
+    guard let target = URL(string: address) else {
+      throw DataSourceError.httpTransport(url: address, message: "not a URL")
+    }
+    var request = URLRequest(url: target)
+    request.timeoutInterval = timeout
+    let (data, response): (Data, URLResponse?)
+    do {
+      (data, response) = try await withCheckedThrowingContinuation { continuation in
+        URLSession.shared.dataTask(with: request) { data, response, error in
+          if let error {
+            continuation.resume(throwing: error)
+          } else {
+            continuation.resume(returning: (data ?? Data(), response))
+          }
+        }.resume()
+      }
+    } catch {
+      let nsError = error as NSError
+      let message =
+        nsError.domain == NSURLErrorDomain && nsError.code == NSURLErrorTimedOut
+        ? "timed out after \(Int(timeout)) s" : nsError.localizedDescription
+      throw DataSourceError.httpTransport(url: address, message: message)
+    }
+    if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
+      throw DataSourceError.httpStatus(url: address, status: http.statusCode)
+    }
+    let documents: [Value] = try data.withUnsafeBytes { raw in
+      let bytes = raw.bindMemory(to: UInt8.self)
+      do {
+        return try JSONReader.parseAll(bytes)
+      } catch let failure as JSONReader.Failure {
+        let (line, column) = failure.location(in: bytes)
+        throw DataSourceError.json(path: address, line: line, column: column, message: failure.message)
+      }
+    }
+    guard let document = documents.first, documents.count == 1 else { return documents }
+    guard let found = document.value(atPath: at) else {
+      throw DataSourceError.jsonPathMissing(path: address, at: at.joined(separator: "."))
+    }
+    if case .list(let list) = found { return list }
+    throw DataSourceError.jsonNotAList(
+      path: address, at: at.isEmpty ? nil : at.joined(separator: "."), found: found.typeName)
+  }
+
+  public var numberOfSections: Int { 1 }
+  public func numberOfItems(inSection section: Int) -> Int { items.count }
+  public func item(at itemPath: ItemPath) -> Value { items[itemPath.item] }
+
+  public var nodeTitle: String {
+    "http \(JSONWriter.quoted(url))"
+      + (at.isEmpty ? "" : " at \(JSONWriter.quoted(at.joined(separator: "."))))")
+      + (pageSize.map { " size \($0)" } ?? "")
+  }
+  public var nodeDetail: String? {
+    countsDetail
+      + (pageSize == nil
+        ? "" : ", \(pagesLoaded) page\(pagesLoaded == 1 ? "" : "s")" + (hasMore ? ", more" : ""))
+  }
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""A small JSON server for dsh's HTTP tests and benchmark, on 127.0.0.1 only.
+
+Prints "PORT <n>" when it listens (port 0 picks a free one), then serves:
+  /items?page=P&size=S&total=T    records, pages numbered from 1
+  /offset?offset=O&size=S&total=T records, offsets from 0
+  /nested                         {"data": {"items": [...]}}
+  /slow?seconds=S                 an empty list, after S seconds
+  /error                          HTTP 500
+  /bad                            invalid JSON
+  /object                         {"a": 1} (not a list)
+It stops by itself after --idle seconds without a request (the tests also stop it).
+"""
+import json, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlparse, parse_qs
+
+last_request = time.time()
+
+def records(start, count, total):
+    end = min(total, start + count)
+    return [{"id": k, "name": f"item {k}", "group": f"g{k % 3}"} for k in range(start, end)]
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def send(self, status, body):
+        data = body.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        global last_request
+        last_request = time.time()
+        url = urlparse(self.path)
+        q = {k: int(v[0]) for k, v in parse_qs(url.query).items() if v[0].lstrip("-").isdigit()}
+        size, total = q.get("size", 100), q.get("total", 250)
+        if url.path == "/items":
+            self.send(200, json.dumps(records((q.get("page", 1) - 1) * size, size, total)))
+        elif url.path == "/offset":
+            self.send(200, json.dumps(records(q.get("offset", 0), size, total)))
+        elif url.path == "/nested":
+            self.send(200, json.dumps({"data": {"items": records(0, 3, 3)}}))
+        elif url.path == "/slow":
+            time.sleep(q.get("seconds", 1))
+            self.send(200, "[]")
+        elif url.path == "/error":
+            self.send(500, '{"error": "boom"}')
+        elif url.path == "/bad":
+            self.send(200, '[{"id": 1,, }]')
+        elif url.path == "/object":
+            self.send(200, '{"a": 1}')
+        else:
+            self.send(404, '{"error": "not found"}')
+
+def main():
+    port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    idle = float(sys.argv[2]) if len(sys.argv) > 2 else 120
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    print(f"PORT {server.server_address[1]}", flush=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    while time.time() - last_request < idle:
+        time.sleep(0.5)
+    server.shutdown()
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// The test server (Tests/dshTests/Fixtures/http_server.py) on a free port of 127.0.0.1.
+final class TestServer {
+  let process = Process()
+  let port: Int
+
+  init() throws {
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+      "python3", DSHProcess.packageRoot + "/Tests/dshTests/Fixtures/http_server.py", "0", "60",
+    ]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    // The server's first line is "PORT n".
+    var line = ""
+    while !line.hasSuffix("\n") {
+      let byte = output.fileHandleForReading.readData(ofLength: 1)
+      if byte.isEmpty { break }
+      line += String(decoding: byte, as: UTF8.self)
+    }
+    guard line.hasPrefix("PORT "),
+      let port = Int(line.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines))
+    else {
+      process.terminate()
+      throw POSIXError(.ECONNREFUSED)
+    }
+    self.port = port
+  }
+
+  var base: String { "http://127.0.0.1:\(port)" }
+
+  deinit { process.terminate() }
+}
+
+@Suite("HTTP sources", .serialized)
+struct HTTPTests {
+  @Test("pages by {page} and {offset}, more until a short page, the footer while pages remain")
+  func paging() throws {
+    let server = try TestServer()
+    let result = try DSHProcess.run([
+      "-c", "let feed = paged http \"\(server.base)/items?page={page}&size=100&total=250\" key id size 100",
+      "-c", "feed", "-c", "let t = table feed with cell basic \"{name}\" | more",
+      "-c", "show t rows -1.. as plain", "-c", "more feed", "-c", "more t", "-c", "more feed", "-c",
+      "show t rows -1.. as plain",
+      "-c", "let off = paged http \"\(server.base)/offset?offset={offset}&size=40&total=90\" size 40", "-c",
+      "more off",
+      "-c", "more off", "-c", "off",
+    ])
+    #expect(result.status == 0, "\(result.output)")
+    #expect(
+      result.output == """
+        feed: http provider · 100 items in 1 section · fields id, name, group · key id · loaded
+          ⋮
+          item 99
+        Load more…
+        100 rows (1 shown)
+        loaded 100 items into feed
+        feed: insert rows [0, 100]…[0, 199]
+        loaded 50 items into t (the last page)
+        t: insert rows [0, 200]…[0, 249]
+        feed: no more pages
+          ⋮
+          item 249
+        250 rows (1 shown)
+        loaded 40 items into off
+        off: insert rows [0, 40]…[0, 79]
+        loaded 10 items into off (the last page)
+        off: insert rows [0, 80]…[0, 89]
+        off: http provider · 90 items in 1 section · fields id, name, group · loaded
+
+        """)
+  }
+
+  @Test("an array at a path; errors name the URL and the status, line or cause")
+  func errors() throws {
+    let server = try TestServer()
+    let result = try DSHProcess.run([
+      "-c", "show http \"\(server.base)/nested\" at \"data.items\" as csv",
+      "-c", "show http \"\(server.base)/error\"", "-c", "show http \"\(server.base)/bad\"",
+      "-c", "show http \"\(server.base)/object\"", "-c",
+      "show http \"\(server.base)/slow?seconds=3\" timeout 1",
+      "-c", "let p = paged [1, 2, 3] size 2", "-c", "more p", "-c", "more p", "-c", "more nothing",
+    ])
+    #expect(result.status == 1)
+    #expect(result.output.hasPrefix("id,name,group\n0,item 0,g0\n1,item 1,g1\n2,item 2,g2\n"))
+    #expect(result.output.contains("error: GET \(server.base)/error: HTTP 500"))
+    #expect(result.output.contains("error: \(server.base)/bad:1:11: expected a field name in quotes"))
+    #expect(result.output.contains("error: \(server.base)/object: expected a list of items, found record"))
+    #expect(result.output.contains("error: GET \(server.base)/slow?seconds=3: timed out after 1 s"))
+    #expect(
+      result.output.contains(
+        "loaded 1 item into p (the last page)\np: insert rows [0, 2]\np: no more pages\n"))
+    #expect(result.output.contains("error: no binding named 'nothing'"))
+  }
+}
