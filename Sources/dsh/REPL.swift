@@ -17,6 +17,7 @@ struct REPL {
       completer.complete(line, cursor: cursor)
     }
     defer { editor.saveHistory() }
+    Terminal.catchInterrupts()
     if Terminal.outputIsTerminal {
       StandardOutput.write("dsh \(DSH.version) — type 'help' for commands, ^D to leave\n", to: STDOUT_FILENO)
     }
@@ -40,7 +41,12 @@ struct REPL {
         editor.addToHistory(entry)
         let source = SourceFile(name: nil, text: entry, firstLine: firstLine)
         entry = ""
+        // The statement runs while a progress line watches it; ^C asks it to stop.
+        StandardOutput.wroteDuringStatement = false
+        let progress = Task { await ProgressLine.show() }
         await session.run(source)
+        progress.cancel()
+        await progress.value
       }
     }
   }

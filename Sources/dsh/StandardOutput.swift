@@ -4,8 +4,17 @@ import Foundation
 /// Writes results to standard output and diagnostics to standard error, unbuffered so the
 /// two interleave in order.
 final class StandardOutput: ScriptOutput {
-  func write(_ text: String) { StandardOutput.write(text, to: STDOUT_FILENO) }
-  func writeError(_ text: String) { StandardOutput.write(text, to: STDERR_FILENO) }
+  /// Set once the running statement has printed: the progress line gives way to output.
+  nonisolated(unsafe) static var wroteDuringStatement = false
+
+  func write(_ text: String) {
+    StandardOutput.wroteDuringStatement = true
+    StandardOutput.write(text, to: STDOUT_FILENO)
+  }
+  func writeError(_ text: String) {
+    StandardOutput.wroteDuringStatement = true
+    StandardOutput.write(text, to: STDERR_FILENO)
+  }
 
   static func write(_ text: String, to fd: Int32) {
     var text = text

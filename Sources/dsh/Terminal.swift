@@ -1,3 +1,4 @@
+import DataSourceKit
 import Foundation
 
 /// What the shell asks of the terminal: whether there is one, and its width.
@@ -17,5 +18,42 @@ enum Terminal {
   /// SIGINT while a statement runs must not kill the shell.
   static func installSignalHandlers() {
     signal(SIGPIPE, SIG_IGN)
+  }
+
+  /// At the prompt, ^C while a statement runs asks it to stop (it leaves its providers as they were)
+  /// instead of killing the shell.
+  ///
+  /// No SA_RESTART: a blocked read wakes up.
+  static func catchInterrupts() {
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = { _ in Interruption.request() }
+    sigemptyset(&action.sa_mask)
+    action.sa_flags = 0
+    sigaction(SIGINT, &action, nil)
+  }
+}
+
+/// The line that shows how far a slow statement has got, on a terminal: it appears after
+/// 200 ms, shows rows and bytes loaded so far, and is gone when the statement ends or prints.
+enum ProgressLine {
+  /// Runs until cancelled; the statement's output, when it starts, ends the line.
+  static func show() async {
+    var shown = false
+    defer { if shown { StandardOutput.write("\r\u{1B}[2K", to: STDERR_FILENO) } }
+    do {
+      try await Task.sleep(nanoseconds: 200_000_000)
+      let spinner = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+      var tick = 0
+      while !Task.isCancelled, !StandardOutput.wroteDuringStatement {
+        let megabytes = Double(LoadProgress.bytes) / 1_000_000
+        var line = "\r\u{1B}[2K\(spinner[tick % spinner.count]) working"
+        if LoadProgress.rows > 0 { line += " · \(LoadProgress.rows) rows" }
+        if megabytes >= 0.1 { line += String(format: " · %.1f MB", megabytes) }
+        StandardOutput.write(line + " · ^C stops", to: STDERR_FILENO)
+        shown = true
+        tick += 1
+        try await Task.sleep(nanoseconds: 100_000_000)
+      }
+    } catch {}
   }
 }

@@ -17,8 +17,10 @@ final class PseudoTerminal {
     var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
     guard openpty(&master, &slave, nil, nil, &size) == 0 else { throw POSIXError(.EIO) }
     self.master = master
-    process.executableURL = URL(fileURLWithPath: DSHProcess.binary)
-    process.arguments = arguments
+    // A session of its own with the terminal as its controlling terminal (util-linux's
+    // setsid --ctty), as a shell has: then ^C while a statement runs is a SIGINT.
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+    process.arguments = ["--ctty", DSHProcess.binary] + arguments
     process.currentDirectoryURL = URL(fileURLWithPath: DSHProcess.packageRoot)
     var environment = ProcessInfo.processInfo.environment
     environment["TERM"] = "xterm"
@@ -173,6 +175,38 @@ struct PseudoTerminalTests {
     terminal.type("show range 0..100 as plain\r")
     #expect(terminal.waitFor("100 rows (40 shown)"))
     #expect(terminal.waitForPrompt(count: 2))
+    terminal.type("\u{04}")
+    #expect(terminal.exitStatus() == 0)
+  }
+
+  @Test(
+    "a slow load shows a progress line; ^C stops it and the provider stays as it was; ^C stops a long show")
+  func interruptWork() throws {
+    let server = try TestServer()
+    let terminal = try PseudoTerminal(historyPath: historyPath)
+    #expect(terminal.waitForPrompt())
+    terminal.type("let s = http \"\(server.base)/items?size=3&total=3\" key id\r")
+    #expect(terminal.waitForPrompt(count: 2))
+    terminal.type("let s = http \"\(server.base)/slow?seconds=20\"\r")
+    #expect(terminal.waitFor("working"))
+    let interrupted = Date()
+    terminal.type("\u{03}")
+    #expect(terminal.waitFor("error: interrupted; the provider is as it was"))
+    #expect(terminal.waitForPrompt(count: 3))
+    #expect(Date().timeIntervalSince(interrupted) < 5)
+    terminal.type("s\r")
+    #expect(terminal.waitFor("s: http provider · 3 items in 1 section"))
+    #expect(terminal.waitForPrompt(count: 4))
+    terminal.type("set maxrows 0\r")
+    #expect(terminal.waitForPrompt(count: 5))
+    // A field table lays out every row before printing (the widths need them all): the
+    // progress line shows it is working.
+    let progressLines = terminal.occurrences(of: "working")
+    terminal.type("show range 0..5000000 as plain\r")
+    #expect(terminal.waitFor("working", count: progressLines + 1))
+    terminal.type("\u{03}")
+    #expect(terminal.waitFor("error: interrupted", count: 2))
+    #expect(terminal.waitForPrompt(count: 6))
     terminal.type("\u{04}")
     #expect(terminal.exitStatus() == 0)
   }

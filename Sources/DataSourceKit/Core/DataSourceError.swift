@@ -15,6 +15,7 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   case jsonNotAList(path: String, at: String?, found: String)
   case notLoaded
   case sqlite(path: String, message: String, sql: String?)
+  case cancelled
   case httpStatus(url: String, status: Int)
   case httpTransport(url: String, message: String)
 
@@ -35,6 +36,7 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
     case .jsonNotAList(let path, let at, let found):
       "\(path): expected a list\(at.map { " at '\($0)'" } ?? "") of items, found \(found)"
     case .notLoaded: "the provider is not loaded"
+    case .cancelled: "interrupted; the provider is as it was"
     case .httpStatus(let url, let status): "GET \(url): HTTP \(status)"
     case .httpTransport(let url, let message): "GET \(url): \(message)"
     case .sqlite(let path, let message, let sql):

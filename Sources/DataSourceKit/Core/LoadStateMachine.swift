@@ -7,6 +7,8 @@ public struct LoadStateMachine: Sendable {
   public private(set) var state: LoadState = .initial
   /// Counts loads begun; a finishing load whose number is not the last is stale.
   private var generation = 0
+  /// The state before the running load began, to return to if it is cancelled.
+  private var stateBeforeLoad: LoadState = .initial
 
   public init() {}
 
@@ -41,12 +43,25 @@ public struct LoadStateMachine: Sendable {
   /// Any load still running becomes stale.
   public mutating func begin() -> Ticket {
     generation += 1
+    if state != .loading && state != .refreshing { stateBeforeLoad = state }
     switch state {
     case .initial, .error: state = .loading
     case .loaded, .noContent: state = .refreshing
     case .loading, .refreshing: break
     }
     return Ticket(generation: generation)
+  }
+
+  /// Abandons the load of `ticket` (the user interrupted it): the state is what it was before, and
+  /// the load is stale.
+  ///
+  /// Returns false when the load was stale already.
+  @discardableResult
+  public mutating func cancel(_ ticket: Ticket) -> Bool {
+    guard ticket.generation == generation else { return false }
+    generation += 1
+    state = stateBeforeLoad
+    return true
   }
 
   /// Ends the load of `ticket` in `result`; returns false, changing nothing, when the load is

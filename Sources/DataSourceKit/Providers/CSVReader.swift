@@ -85,6 +85,11 @@ enum CSVReader {
           path: path, line: FileBytes.line(of: rowStart, in: bytes), fields: column, expected: width)
       }
       rows += 1
+      // Every 64K rows: report progress, and give up if the user asked to stop.
+      if rows & 0xFFFF == 0 {
+        LoadProgress.add(rows: 0x10000)
+        if Interruption.isRequested { throw DataSourceError.cancelled }
+      }
     }
     return (names, refs, rows)
   }

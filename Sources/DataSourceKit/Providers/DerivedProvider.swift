@@ -63,6 +63,9 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
     let ticket = states.begin()
     do {
       try await loadBase(base)
+    } catch DataSourceError.cancelled {
+      states.cancel(ticket)
+      throw DataSourceError.cancelled
     } catch {
       // A stale load's failure changes nothing; a current one leaves no items.
       if states.finish(ticket, with: .error) {

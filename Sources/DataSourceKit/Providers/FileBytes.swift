@@ -34,6 +34,11 @@ enum FileBytes {
       }
       if n == 0 { break }
       count += n
+      LoadProgress.add(bytes: n)
+      if Interruption.isRequested {
+        buffer.deallocate()
+        throw DataSourceError.cancelled
+      }
     }
     return SharedBytes(owning: buffer, count: count)
   }

@@ -31,6 +31,9 @@ public final class CSVProvider: DataProvider, CompositionNode {
         self.table = table
         lastError = nil
       }
+    } catch DataSourceError.cancelled {
+      states.cancel(ticket)
+      throw DataSourceError.cancelled
     } catch let error as DataSourceError {
       if states.finish(ticket, with: .error) {
         table = nil
@@ -88,6 +91,9 @@ public final class JSONProvider: DataProvider, CompositionNode {
         knownFields = Value.unionOfFields(items)
         lastError = nil
       }
+    } catch DataSourceError.cancelled {
+      states.cancel(ticket)
+      throw DataSourceError.cancelled
     } catch let error as DataSourceError {
       if states.finish(ticket, with: .error) {
         items = []

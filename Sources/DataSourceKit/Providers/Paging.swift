@@ -115,6 +115,9 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
         lastError = nil
         observers.notify()
       }
+    } catch DataSourceError.cancelled {
+      states.cancel(ticket)
+      throw DataSourceError.cancelled
     } catch let error as DataSourceError {
       if states.finish(ticket, with: .error) {
         items = []
@@ -149,19 +152,30 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
     guard let target = URL(string: address) else {
       throw DataSourceError.httpTransport(url: address, message: "not a URL")
     }
-    var request = URLRequest(url: target)
-    request.timeoutInterval = timeout
+    var urlRequest = URLRequest(url: target)
+    urlRequest.timeoutInterval = timeout
     let (data, response): (Data, URLResponse?)
     do {
-      (data, response) = try await withCheckedThrowingContinuation { continuation in
-        URLSession.shared.dataTask(with: request) { data, response, error in
-          if let error {
-            continuation.resume(throwing: error)
-          } else {
-            continuation.resume(returning: (data ?? Data(), response))
-          }
-        }.resume()
+      // The wait ends with the response or with ^C, whichever comes first; a request that is
+      // interrupted is cancelled and its late answer ignored.
+      let pending = PendingRequest()
+      let watcher = Task {
+        while !Task.isCancelled {
+          if Interruption.isRequested { pending.finish(.failure(DataSourceError.cancelled)) }
+          try? await Task.sleep(nanoseconds: 20_000_000)
+        }
       }
+      defer { watcher.cancel() }
+      (data, response) = try await withCheckedThrowingContinuation { continuation in
+        pending.start(
+          continuation,
+          task: URLSession.shared.dataTask(with: urlRequest) { data, response, error in
+            pending.finish(error.map { .failure($0) } ?? .success((data ?? Data(), response)))
+          })
+      }
+      LoadProgress.add(bytes: data.count)
+    } catch DataSourceError.cancelled {
+      throw DataSourceError.cancelled
     } catch {
       let nsError = error as NSError
       let message =
@@ -203,5 +217,41 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
     countsDetail
       + (pageSize == nil
         ? "" : ", \(pagesLoaded) page\(pagesLoaded == 1 ? "" : "s")" + (hasMore ? ", more" : ""))
+  }
+}
+
+/// A request in flight: the first of its answer and an interruption resumes the waiting load,
+/// once; when the interruption wins, the request is cancelled and its answer ignored.
+private final class PendingRequest: @unchecked Sendable {
+  private let lock = NSLock()
+  private var continuation: CheckedContinuation<(Data, URLResponse?), any Error>?
+  private var task: URLSessionDataTask?
+  private var outcome: Result<(Data, URLResponse?), any Error>?
+
+  func start(_ continuation: CheckedContinuation<(Data, URLResponse?), any Error>, task: URLSessionDataTask) {
+    lock.lock()
+    if let outcome {
+      lock.unlock()
+      continuation.resume(with: outcome)
+      return
+    }
+    self.continuation = continuation
+    self.task = task
+    lock.unlock()
+    task.resume()
+  }
+
+  func finish(_ result: Result<(Data, URLResponse?), any Error>) {
+    lock.lock()
+    guard outcome == nil else {
+      lock.unlock()
+      return
+    }
+    outcome = result
+    let (continuation, task) = (self.continuation, self.task)
+    self.continuation = nil
+    lock.unlock()
+    if case .failure(let error) = result, error as? DataSourceError == .cancelled { task?.cancel() }
+    continuation?.resume(with: result)
   }
 }

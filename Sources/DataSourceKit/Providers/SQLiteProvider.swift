@@ -165,6 +165,14 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       var configuration = Configuration()
       configuration.readonly = true
       let database = try DatabaseQueue(path: path, configuration: configuration)
+      // ^C interrupts a long count or GROUP BY inside SQLite.
+      let watcher = Task {
+        while !Task.isCancelled {
+          if Interruption.isRequested { database.interrupt() }
+          try? await Task.sleep(nanoseconds: 20_000_000)
+        }
+      }
+      defer { watcher.cancel() }
       let (names, sections) = try Self.countRows(in: database, query: query)
       let dense = try Self.denseRowidStart(
         in: database, query: query, count: sections.reduce(0) { $0 + $1.count })
@@ -180,6 +188,9 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     } catch let error as DataSourceError {
       fail(ticket, error)
       throw error
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+      states.cancel(ticket)
+      throw DataSourceError.cancelled
     } catch let error as DatabaseError {
       let failure = DataSourceError.sqlite(
         path: displayPath, message: error.message ?? "\(error.resultCode)", sql: error.sql)

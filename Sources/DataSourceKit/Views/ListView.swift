@@ -71,6 +71,8 @@ public final class ListView<Item>: CellDequeuing {
   /// row being laid out has scrolled away and goes back to the pool, as in a scrolling table.
   public let screenRows: Int
   public private(set) var stats = ViewStats()
+  /// Whether the last layout stopped early because the user interrupted it.
+  public private(set) var wasInterrupted = false
   private var reusePool = ReusePool()
   private var visibleCells: [TableCell] = []
   private var firstVisible = 0
@@ -106,7 +108,8 @@ public final class ListView<Item>: CellDequeuing {
 
     var sections: [SectionSnapshot<Item>] = []
     var shown = 0
-    for window in windows {
+    wasInterrupted = false
+    layingOut: for window in windows {
       let window = window.clamped(to: 0..<total)
       for section in sectionsTouched(by: window, offsets: offsets, total: total) {
         let start = offsets.starts[section]
@@ -115,6 +118,11 @@ public final class ListView<Item>: CellDequeuing {
         var rows: [RowSnapshot<Item>] = []
         if visit == nil { rows.reserveCapacity(rowsRange.count) }
         for flat in rowsRange {
+          // Every 4,096 rows: stop if the user asked to (a long show is cancellable).
+          if flat & 0xFFF == 0, Interruption.isRequested {
+            wasInterrupted = true
+            break layingOut
+          }
           let path = ItemPath(item: flat - start, section: section)
           let (cell, item) = dataSource.cell(at: path, in: self)
           visibleCells.append(cell)

@@ -81,6 +81,8 @@ public final class Session {
     var succeeded = true
     for result in Parser.parse(source.text) {
       if quitRequested { break }
+      Interruption.reset()
+      LoadProgress.reset()
       let started = DispatchTime.now().uptimeNanoseconds
       let ok: Bool
       switch result {

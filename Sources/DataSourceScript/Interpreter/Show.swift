@@ -48,13 +48,17 @@ extension Session {
     let options = RenderOptions(
       mode: mode, width: settings.effectiveWidth(environment), color: settings.usesColor(environment),
       showsFields: showsFields)
+    // Once the user interrupts, nothing more is printed.
     let output = self.output
+    let write: (String) -> Void = { text in if !Interruption.isRequested { output.write(text) } }
+    defer { if view.wasInterrupted || Interruption.isRequested { output.write("\n") } }
     if showsFields, mode != .json, mode != .csv, let fields = source.knownFields {
       // Known fields: rows go straight into the table's text as they are laid out.
-      Renderer.renderFields(of: view, fields: fields, windows: windows, options: options) { output.write($0) }
+      Renderer.renderFields(of: view, fields: fields, windows: windows, options: options, to: write)
     } else {
-      Renderer.render(view.layout(windows: windows), options: options) { output.write($0) }
+      Renderer.render(view.layout(windows: windows), options: options, to: write)
     }
+    if view.wasInterrupted || Interruption.isRequested { throw Diagnostic(.interrupted, at: expressionRange) }
     lastShow = (name, view.stats)
     if let name {
       // The data shown becomes the baseline of `changes`, captured only when something is
