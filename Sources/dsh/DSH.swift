@@ -30,11 +30,18 @@ struct DSH: AsyncParsableCommand {
   @Flag(name: .customShort("i"), help: "Go on interactively after the scripts and commands.")
   var interactive = false
 
+  @Flag(
+    help: "Write no file, use no network, source no other script, and read only files named here or below the working directory."
+  )
+  var safe = false
+
   func run() async throws {
     Terminal.installSignalHandlers()
     let interactiveInput = Terminal.inputIsTerminal
     // Scripts, -c and piped input are batch: their output never depends on the terminal.
-    let session = Session(environment: .batch, output: StandardOutput())
+    var batch = Environment.batch
+    if safe { batch.sandbox = Sandbox(allowedFiles: scripts, allowedFolder: FileManager.default.currentDirectoryPath) }
+    let session = Session(environment: batch, output: StandardOutput())
     var succeeded = true
 
     for script in scripts where !session.quitRequested {
@@ -61,9 +68,11 @@ struct DSH: AsyncParsableCommand {
     let ranSomething = !scripts.isEmpty || !commands.isEmpty
     if !session.quitRequested && (interactive || !ranSomething) {
       if interactiveInput {
-        session.environment = Environment(
+        var terminal = Environment(
           isTerminal: Terminal.outputIsTerminal, terminalWidth: { Terminal.width() },
           noColor: !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty)
+        terminal.sandbox = session.environment.sandbox
+        session.environment = terminal
         await REPL(session: session).run()
       } else {
         // A pipe or a file: read it plainly, as a script.

@@ -13,7 +13,8 @@ struct REPL {
   /// Errors are reported and the loop goes on.
   func run() async {
     let completer = Completer(session: session)
-    let editor = LineEditor(historyPath: REPL.historyPath()) { line, cursor in
+    // --safe writes no file, the history included.
+    let editor = LineEditor(historyPath: session.environment.sandbox == nil ? REPL.historyPath() : nil) { line, cursor in
       completer.complete(line, cursor: cursor)
     }
     defer { editor.saveHistory() }

@@ -79,6 +79,57 @@ struct BatchTests {
     #expect(!narrow.output.contains("\u{1B}"))
   }
 
+  @Test("--safe refuses writing, the network, sourcing, and reading outside what was allowed")
+  func safeMode() throws {
+    let outside = NSTemporaryDirectory() + "dsh-safe-\(UUID().uuidString).csv"
+    try "a\n1\n".write(toFile: outside, atomically: true, encoding: .utf8)
+    let result = try DSHProcess.run([
+      "--safe", "-c", "let p = csv \"Scripts/data/people.csv\"", "-c", "p",
+      "-c", "save \"/tmp/dsh-safe-save.dsh\"", "-c", "let w = http \"http://127.0.0.1:9/x\"",
+      "-c", "source \"Scripts/examples/menu.dsh\"", "-c", "let o = csv \"\(outside)\"", "-c", "let up = csv \"../x.csv\"",
+      "-c", "set safe off",
+    ])
+    #expect(result.status == 1)
+    #expect(result.output.contains("p: csv provider · 10 items"))
+    #expect(result.output.contains("error: --safe refuses writing files (save \"/tmp/dsh-safe-save.dsh\")"))
+    #expect(!FileManager.default.fileExists(atPath: "/tmp/dsh-safe-save.dsh"))
+    #expect(result.output.contains("error: --safe refuses the network (http \"http://127.0.0.1:9/x\")"))
+    #expect(result.output.contains("error: --safe refuses sourcing other scripts (source \"Scripts/examples/menu.dsh\")"))
+    #expect(result.output.contains("error: --safe refuses reading '\(outside)': only files named on the command line or below the working directory"))
+    #expect(result.output.contains("error: --safe refuses reading '../x.csv'"))
+    #expect(result.output.contains("error: unknown setting 'safe'"))
+    // A script named on the command line may be read, and may read what it is allowed to.
+    let named = try DSHProcess.run(["--safe", "Scripts/examples/menu.dsh"])
+    #expect(named.status == 0)
+  }
+
+  @Test("a reader that goes away (dsh … | head -1) ends dsh quietly with status 0")
+  func brokenPipe() throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", "'\(DSHProcess.binary)' -c 'show range 0..2000000 as csv' | head -1; echo \"status ${PIPESTATUS:-$?}\""]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    process.currentDirectoryURL = URL(fileURLWithPath: DSHProcess.packageRoot)
+    try process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(output.hasPrefix("value\n"))
+    #expect(!output.contains("error"))
+    #expect(!output.contains("Broken pipe"))
+  }
+
+  @Test("a 10 MB line in a CSV loads; a CSV with one long quoted field keeps it whole")
+  func longLine() throws {
+    let path = NSTemporaryDirectory() + "dsh-long-\(UUID().uuidString).csv"
+    let long = String(repeating: "x", count: 10_000_000)
+    try "a,b\n1,\"\(long)\"\n2,short\n".write(toFile: path, atomically: true, encoding: .utf8)
+    let result = try DSHProcess.run(["-c", "let t = csv \"\(path)\"", "-c", "t", "-c", "show t rows 1.. as csv"])
+    #expect(result.status == 0)
+    #expect(result.output == "t: csv provider · 2 items in 1 section · fields a, b · loaded\na,b\n2,short\n")
+  }
+
   @Test("the tour runs without an error")
   func tour() throws {
     let result = try DSHProcess.run(["Scripts/tour.dsh"])

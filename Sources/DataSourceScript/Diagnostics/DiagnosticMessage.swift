@@ -56,6 +56,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case notEditable(String, found: String)
   case readOnly(String)
   case notPaged(String)
+  case refusedBySafeMode(String)
   case positionOutside(Int, count: Int, what: String)
   case notARecord(String, found: String)
   case noBaseline(String)
@@ -133,6 +134,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .cannotWrite(let path, let reason): "cannot write '\(path)': \(reason)"
     case .notEditable(let name, let found):
       "'\(name)' is \(found), which cannot be edited; edit the provider it comes from (a list, csv, json or range)"
+    case .refusedBySafeMode(let what): "--safe refuses \(what)"
     case .notPaged(let name): "'\(name)' shows no paged provider; make one with: paged SOURCE size N"
     case .readOnly(let name):
       "'\(name)' is a sqlite provider: databases are opened read-only and never written"

@@ -120,6 +120,7 @@ extension Session {
       case nil: nil
       }
     }
+    try checkSandbox(expression)
     let provider: any DataProvider<Value>
     let kind: String
     switch expression.source {
@@ -175,6 +176,23 @@ extension Session {
       value.provider = EditableProvider(provider, identityKey: value.key)
     }
     return value
+  }
+
+  /// Under `--safe`: no network, and files only where the command line allowed.
+  private func checkSandbox(_ expression: ProviderExpression) throws {
+    guard let sandbox = environment.sandbox else { return }
+    switch expression.source {
+    case .http(let url):
+      throw Diagnostic(.refusedBySafeMode("the network (http \"\(url)\")"), at: expression.argumentRange)
+    case .csv(let path), .json(let path), .sqlite(let path, _, _):
+      if !sandbox.allowsReading(resolve(path)) {
+        throw Diagnostic(
+          .refusedBySafeMode("reading '\(path)': only files named on the command line or below the working directory"),
+          at: expression.argumentRange)
+      }
+    case .array, .range:
+      break
+    }
   }
 
   /// Checks that a field path names a field the provider is known to have (schemaless

@@ -208,6 +208,9 @@ public final class Session {
   }
 
   private func source(_ path: String, pathRange: SourceRange) async throws {
+    if environment.sandbox != nil {
+      throw Diagnostic(.refusedBySafeMode("sourcing other scripts (source \"\(path)\")"), at: pathRange)
+    }
     let resolved = resolve(path)
     let canonical = URL(fileURLWithPath: resolved).standardizedFileURL.resolvingSymlinksInPath().path
     if sourceStack.contains(canonical) { throw Diagnostic(.sourceCycle(path: path), at: pathRange) }

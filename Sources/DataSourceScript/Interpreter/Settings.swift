@@ -1,3 +1,4 @@
+import Foundation
 import DataSourceKit
 
 /// What `set` changes.
@@ -31,6 +32,8 @@ public struct Environment: Sendable {
   public var noColor: Bool
   /// The directory `source` resolves relative paths in; `nil` for the process's.
   public var workingDirectory: String?
+  /// `--safe`: what the session may touch. `nil` is everything.
+  public var sandbox: Sandbox?
 
   public init(
     isTerminal: Bool = false, terminalWidth: @escaping @Sendable () -> Int? = { nil }, noColor: Bool = false,
@@ -44,6 +47,33 @@ public struct Environment: Sendable {
 
   /// Batch mode: no terminal, so output never depends on one.
   public static let batch = Environment()
+}
+
+/// What `--safe` allows: no file written, no network, no other script sourced, and files read
+/// only when named on the command line or below the working directory. It cannot be turned
+/// off from inside a script.
+public struct Sandbox: Sendable {
+  /// Files the command line named (as canonical paths).
+  public var allowedFiles: Set<String>
+  /// The folder below which files may be read (canonical), or `nil` for no files at all.
+  public var allowedFolder: String?
+
+  public init(allowedFiles: [String], allowedFolder: String?) {
+    self.allowedFiles = Set(allowedFiles.map(Sandbox.canonical))
+    self.allowedFolder = allowedFolder.map(Sandbox.canonical)
+  }
+
+  /// Whether a file may be read.
+  public func allowsReading(_ path: String) -> Bool {
+    let canonical = Sandbox.canonical(path)
+    if allowedFiles.contains(canonical) { return true }
+    guard let folder = allowedFolder else { return false }
+    return canonical == folder || canonical.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/")
+  }
+
+  static func canonical(_ path: String) -> String {
+    URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+  }
 }
 
 extension Settings {
