@@ -42,6 +42,8 @@ let package = Package(
     ),
     // Measures the targets of docs/BENCHMARKS.md against Python, sqlite3 and the rest.
     .executableTarget(name: "dsh-bench", dependencies: ["DataSourceKit"]),
+    // libFuzzer target over the language (Scripts/fuzz.sh builds it with -sanitize=fuzzer).
+    .executableTarget(name: "dsh-fuzz", dependencies: ["DataSourceScript"]),
     .testTarget(
       name: "DataSourceKitTests",
       dependencies: ["DataSourceKit", .product(name: "GRDB", package: "GRDB.swift")]

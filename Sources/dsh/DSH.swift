@@ -31,7 +31,8 @@ struct DSH: AsyncParsableCommand {
   var interactive = false
 
   @Flag(
-    help: "Write no file, use no network, source no other script, and read only files named here or below the working directory."
+    help:
+      "Write no file, use no network, source no other script, and read only files named here or below the working directory."
   )
   var safe = false
 
@@ -40,7 +41,9 @@ struct DSH: AsyncParsableCommand {
     let interactiveInput = Terminal.inputIsTerminal
     // Scripts, -c and piped input are batch: their output never depends on the terminal.
     var batch = Environment.batch
-    if safe { batch.sandbox = Sandbox(allowedFiles: scripts, allowedFolder: FileManager.default.currentDirectoryPath) }
+    if safe {
+      batch.sandbox = Sandbox(allowedFiles: scripts, allowedFolder: FileManager.default.currentDirectoryPath)
+    }
     let session = Session(environment: batch, output: StandardOutput())
     var succeeded = true
 

@@ -14,7 +14,8 @@ struct REPL {
   func run() async {
     let completer = Completer(session: session)
     // --safe writes no file, the history included.
-    let editor = LineEditor(historyPath: session.environment.sandbox == nil ? REPL.historyPath() : nil) { line, cursor in
+    let editor = LineEditor(historyPath: session.environment.sandbox == nil ? REPL.historyPath() : nil) {
+      line, cursor in
       completer.complete(line, cursor: cursor)
     }
     defer { editor.saveHistory() }
@@ -40,6 +41,8 @@ struct REPL {
         entry += entry.isEmpty ? line : "\n" + line
         if Lexer.needsContinuation(entry) { continue }
         editor.addToHistory(entry)
+        // Written after every statement (atomically), so SIGTERM, SIGHUP or a crash loses none.
+        editor.saveHistory()
         let source = SourceFile(name: nil, text: entry, firstLine: firstLine)
         entry = ""
         // The statement runs while a progress line watches it; ^C asks it to stop.

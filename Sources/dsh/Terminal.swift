@@ -25,6 +25,15 @@ enum Terminal {
   ///
   /// No SA_RESTART: a blocked read wakes up.
   static func catchInterrupts() {
+    // SIGTERM and SIGHUP end the shell even when the parent ignored them (ignoring is inherited
+    // through exec); libedit restores the terminal first. History is already on disk.
+    signal(SIGTERM, SIG_DFL)
+    signal(SIGHUP, SIG_DFL)
+    // A parent may also have left them blocked (the mask is inherited too).
+    var unblocked = sigset_t()
+    sigemptyset(&unblocked)
+    for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&unblocked, number) }
+    pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
     var action = sigaction()
     action.__sigaction_handler.sa_handler = { _ in Interruption.request() }
     sigemptyset(&action.sa_mask)

@@ -86,7 +86,8 @@ struct BatchTests {
     let result = try DSHProcess.run([
       "--safe", "-c", "let p = csv \"Scripts/data/people.csv\"", "-c", "p",
       "-c", "save \"/tmp/dsh-safe-save.dsh\"", "-c", "let w = http \"http://127.0.0.1:9/x\"",
-      "-c", "source \"Scripts/examples/menu.dsh\"", "-c", "let o = csv \"\(outside)\"", "-c", "let up = csv \"../x.csv\"",
+      "-c", "source \"Scripts/examples/menu.dsh\"", "-c", "let o = csv \"\(outside)\"", "-c",
+      "let up = csv \"../x.csv\"",
       "-c", "set safe off",
     ])
     #expect(result.status == 1)
@@ -94,8 +95,13 @@ struct BatchTests {
     #expect(result.output.contains("error: --safe refuses writing files (save \"/tmp/dsh-safe-save.dsh\")"))
     #expect(!FileManager.default.fileExists(atPath: "/tmp/dsh-safe-save.dsh"))
     #expect(result.output.contains("error: --safe refuses the network (http \"http://127.0.0.1:9/x\")"))
-    #expect(result.output.contains("error: --safe refuses sourcing other scripts (source \"Scripts/examples/menu.dsh\")"))
-    #expect(result.output.contains("error: --safe refuses reading '\(outside)': only files named on the command line or below the working directory"))
+    #expect(
+      result.output.contains(
+        "error: --safe refuses sourcing other scripts (source \"Scripts/examples/menu.dsh\")"))
+    #expect(
+      result.output.contains(
+        "error: --safe refuses reading '\(outside)': only files named on the command line or below the working directory"
+      ))
     #expect(result.output.contains("error: --safe refuses reading '../x.csv'"))
     #expect(result.output.contains("error: unknown setting 'safe'"))
     // A script named on the command line may be read, and may read what it is allowed to.
@@ -107,7 +113,10 @@ struct BatchTests {
   func brokenPipe() throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", "'\(DSHProcess.binary)' -c 'show range 0..2000000 as csv' | head -1; echo \"status ${PIPESTATUS:-$?}\""]
+    process.arguments = [
+      "-c",
+      "'\(DSHProcess.binary)' -c 'show range 0..2000000 as csv' | head -1; echo \"status ${PIPESTATUS:-$?}\"",
+    ]
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe
@@ -125,7 +134,9 @@ struct BatchTests {
     let path = NSTemporaryDirectory() + "dsh-long-\(UUID().uuidString).csv"
     let long = String(repeating: "x", count: 10_000_000)
     try "a,b\n1,\"\(long)\"\n2,short\n".write(toFile: path, atomically: true, encoding: .utf8)
-    let result = try DSHProcess.run(["-c", "let t = csv \"\(path)\"", "-c", "t", "-c", "show t rows 1.. as csv"])
+    let result = try DSHProcess.run([
+      "-c", "let t = csv \"\(path)\"", "-c", "t", "-c", "show t rows 1.. as csv",
+    ])
     #expect(result.status == 0)
     #expect(result.output == "t: csv provider · 2 items in 1 section · fields a, b · loaded\na,b\n2,short\n")
   }

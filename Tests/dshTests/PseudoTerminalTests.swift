@@ -80,6 +80,13 @@ final class PseudoTerminal {
     return false
   }
 
+  /// Sends a signal to the shell: the terminal's foreground process group (dsh runs under
+  /// setsid, so the pid the harness holds is not the shell's).
+  func signal(_ number: Int32) {
+    let group = tcgetpgrp(master)
+    kill(group > 0 ? -group : process.processIdentifier, number)
+  }
+
   /// Waits for the process to end; `nil` when it does not within the time.
   func exitStatus(seconds: Double = 10) -> Int32? {
     let deadline = Date().addingTimeInterval(seconds)
@@ -209,6 +216,22 @@ struct PseudoTerminalTests {
     #expect(terminal.waitForPrompt(count: 6))
     terminal.type("\u{04}")
     #expect(terminal.exitStatus() == 0)
+  }
+
+  @Test("SIGTERM, SIGHUP (and even SIGKILL) lose no history: it is written after every statement")
+  func historyOnSignals() throws {
+    // SIGKILL cannot be caught: what survives it survives a crash too.
+    for signal in [SIGTERM, SIGHUP, SIGKILL] {
+      let path = historyPath + "-\(signal)"
+      let terminal = try PseudoTerminal(historyPath: path)
+      #expect(terminal.waitForPrompt())
+      terminal.type("let kept\(signal) = 1\r")
+      #expect(terminal.waitForPrompt(count: 2))
+      terminal.signal(signal)
+      #expect(terminal.exitStatus() != nil)
+      let history = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+      #expect(history.contains("kept\(signal)"), "history after signal \(signal): \(history)")
+    }
   }
 
   @Test("errors at the prompt show the line and a caret, without a file name")

@@ -159,7 +159,9 @@ extension Session {
   ///
   /// Written to a temporary file and renamed, so a failure never leaves half a file.
   func save(to path: String, pathRange: SourceRange) throws {
-    if environment.sandbox != nil { throw Diagnostic(.refusedBySafeMode("writing files (save \"\(path)\")"), at: pathRange) }
+    if environment.sandbox != nil {
+      throw Diagnostic(.refusedBySafeMode("writing files (save \"\(path)\")"), at: pathRange)
+    }
     var needed = Set<Int>()
     var pending = bindingOrder.compactMap { bindings[$0]?.logIndex }
     while let index = pending.popLast() {

@@ -187,7 +187,8 @@ extension Session {
     case .csv(let path), .json(let path), .sqlite(let path, _, _):
       if !sandbox.allowsReading(resolve(path)) {
         throw Diagnostic(
-          .refusedBySafeMode("reading '\(path)': only files named on the command line or below the working directory"),
+          .refusedBySafeMode(
+            "reading '\(path)': only files named on the command line or below the working directory"),
           at: expression.argumentRange)
       }
     case .array, .range:

@@ -1,5 +1,5 @@
-import Foundation
 import DataSourceKit
+import Foundation
 
 /// What `set` changes.
 ///
@@ -32,7 +32,9 @@ public struct Environment: Sendable {
   public var noColor: Bool
   /// The directory `source` resolves relative paths in; `nil` for the process's.
   public var workingDirectory: String?
-  /// `--safe`: what the session may touch. `nil` is everything.
+  /// `--safe`: what the session may touch.
+  ///
+  /// `nil` is everything.
   public var sandbox: Sandbox?
 
   public init(
@@ -49,9 +51,10 @@ public struct Environment: Sendable {
   public static let batch = Environment()
 }
 
-/// What `--safe` allows: no file written, no network, no other script sourced, and files read
-/// only when named on the command line or below the working directory. It cannot be turned
-/// off from inside a script.
+/// What `--safe` allows: no file written, no network, no other script sourced, and files read only
+/// when named on the command line or below the working directory.
+///
+/// It cannot be turned off from inside a script.
 public struct Sandbox: Sendable {
   /// Files the command line named (as canonical paths).
   public var allowedFiles: Set<String>
