@@ -454,10 +454,12 @@ for count in [1_000, 100_000] {
   perStatement[count] = median { measure([dsh, path]) }.seconds / Double(count)
 }
 if let small = perStatement[1_000], let large = perStatement[100_000] {
-  rows.append(Row(
-    what: "script of 100,000 statements, per statement", dsh: String(format: "%.1f µs", large * 1e6),
-    other: String(format: "1,000 statements: %.1f µs each", small * 1e6), figure: String(format: "%.2f×", large / small),
-    target: "≤ 2×", met: large <= 2 * small))
+  rows.append(
+    Row(
+      what: "script of 100,000 statements, per statement", dsh: String(format: "%.1f µs", large * 1e6),
+      other: String(format: "1,000 statements: %.1f µs each", small * 1e6),
+      figure: String(format: "%.2f×", large / small),
+      target: "≤ 2×", met: large <= 2 * small))
 }
 
 // MARK: Print

@@ -96,6 +96,15 @@ struct SessionTests {
     #expect(output.errors.contains("'sometimes' is not a value for color; expected auto, on or off"))
   }
 
+  @Test("set timer on prints each statement's run time to the error stream, in microseconds")
+  func timer() async {
+    let (_, output, ok) = await run("set timer on\nlet a = [1]\nset timer off\nlet b = [2]")
+    #expect(ok)
+    let lines = output.errors.split(separator: "\n")
+    #expect(lines.count == 3)
+    #expect(lines.allSatisfy { $0.wholeMatch(of: /run time: \d+\.\d{6} s/) != nil })
+  }
+
   @Test("a script that sources itself is refused")
   func sourceCycle() async throws {
     let path = NSTemporaryDirectory() + "cycle-\(UUID().uuidString).dsh"

@@ -6,11 +6,7 @@ extension Session {
 
   /// Shows another segment of a segmented source and prints the batch a table view gets.
   func switchSegment(_ sourceName: Identifier, to segmentName: Identifier) throws {
-    guard let binding = bindings[sourceName.name] else {
-      throw Diagnostic(
-        .unknownName(sourceName.name, suggestion: suggestion(for: sourceName.name, among: bindingOrder)),
-        at: sourceName.range)
-    }
+    let binding = try binding(named: sourceName)
     guard case .table(let table) = binding.value, let segmented = Session.segmentedSource(in: table) else {
       throw Diagnostic(
         .notSegmented(sourceName.name, found: binding.value.kindDescription), at: sourceName.range)
@@ -70,10 +66,7 @@ extension Session {
   /// Loads the next page of a name's paged provider and prints the rows it inserted, as the
   /// batch a table view gets.
   func more(_ name: Identifier) async throws {
-    guard let binding = bindings[name.name] else {
-      throw Diagnostic(
-        .unknownName(name.name, suggestion: suggestion(for: name.name, among: bindingOrder)), at: name.range)
-    }
+    let binding = try binding(named: name)
     guard let paging = Session.pagingProvider(in: binding.value) else {
       throw Diagnostic(.notPaged(name.name), at: name.range)
     }
@@ -128,11 +121,7 @@ extension Session {
     let stats: ViewStats
     let title: String
     if let name {
-      guard bindings[name.name] != nil else {
-        throw Diagnostic(
-          .unknownName(name.name, suggestion: suggestion(for: name.name, among: bindingOrder)), at: name.range
-        )
-      }
+      _ = try binding(named: name)
       guard let view = views[name.name] else { throw Diagnostic(.notShownYet(name.name), at: name.range) }
       (stats, title) = (view.stats, name.name)
     } else {

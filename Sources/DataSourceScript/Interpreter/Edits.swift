@@ -14,11 +14,7 @@ extension Session {
   ///
   /// The new items are worked out first, so a statement that fails changes nothing.
   func apply(_ edit: Edit, to target: Identifier) throws {
-    guard let binding = bindings[target.name] else {
-      throw Diagnostic(
-        .unknownName(target.name, suggestion: suggestion(for: target.name, among: bindingOrder)),
-        at: target.range)
-    }
+    let binding = try binding(named: target)
     guard case .provider(var provider) = binding.value,
       let editable = provider.provider as? EditableProvider<Value>
     else {
@@ -174,10 +170,7 @@ extension Session {
   }
 
   func printChanges(of name: Identifier, json: Bool) throws {
-    guard bindings[name.name] != nil else {
-      throw Diagnostic(
-        .unknownName(name.name, suggestion: suggestion(for: name.name, among: bindingOrder)), at: name.range)
-    }
+    _ = try binding(named: name)
     if shownSinceChange.contains(name.name), let binding = bindings[name.name] {
       // Shown, and nothing changed since: what it shows is its baseline.
       baselines[name.name] = viewData(of: binding.value)
@@ -192,10 +185,7 @@ extension Session {
   }
 
   func watch(_ name: Identifier, on: Bool) throws {
-    guard let binding = bindings[name.name] else {
-      throw Diagnostic(
-        .unknownName(name.name, suggestion: suggestion(for: name.name, among: bindingOrder)), at: name.range)
-    }
+    let binding = try binding(named: name)
     if on {
       guard let data = viewData(of: binding.value) else {
         throw Diagnostic(

@@ -7,11 +7,7 @@ extension Session {
   func evaluate(_ expression: Expression) async throws -> ScriptValue {
     switch expression {
     case .name(let identifier):
-      guard let binding = bindings[identifier.name] else {
-        throw Diagnostic(
-          .unknownName(identifier.name, suggestion: suggestion(for: identifier.name, among: bindingOrder)),
-          at: identifier.range)
-      }
+      let binding = try binding(named: identifier)
       referencedDefinitions.insert(binding.logIndex)
       switch binding.value {
       case .provider(var provider):

@@ -63,6 +63,15 @@ public final class Session {
     }
   }
 
+  /// The binding of a name, or the error that there is none (with a likely fix).
+  func binding(named name: Identifier) throws -> Binding {
+    guard let binding = bindings[name.name] else {
+      throw Diagnostic(
+        .unknownName(name.name, suggestion: suggestion(for: name.name, among: bindingOrder)), at: name.range)
+    }
+    return binding
+  }
+
   /// The segment names of a bound segmented source, for completion after `switch NAME to`.
   public func segments(of name: String) -> [String] {
     guard case .table(let table) = bindings[name]?.value, let segmented = Session.segmentedSource(in: table)
