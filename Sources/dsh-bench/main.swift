@@ -72,6 +72,17 @@ func sqliteTimes(_ text: String) -> [Double] {
 
 // MARK: Inputs
 
+/// The same numbers every run (a linear congruential generator), so inputs are reproducible.
+struct SeededNumbers {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  /// A number in 0..<bound.
+  mutating func next(_ bound: Int) -> Int {
+    state = state &* 6364136223846793005 &+ 1442695040888963407
+    return Int((state >> 33) % UInt64(bound))
+  }
+}
+
 let root = FileManager.default.currentDirectoryPath
 let dataFolder = root + "/bench-data"
 let csvPath = dataFolder + "/people-1m.csv"
@@ -90,11 +101,8 @@ func generateCSV(path: String, rows: Int) {
     "Liskov", "Knuth", "Allen",
   ]
   let teams = ["Research", "Engineering", "Design", "Support", "Sales"]
-  var state: UInt64 = 42
-  func next(_ bound: Int) -> Int {
-    state = state &* 6364136223846793005 &+ 1442695040888963407
-    return Int((state >> 33) % UInt64(bound))
-  }
+  var random = SeededNumbers(seed: 42)
+  func next(_ bound: Int) -> Int { random.next(bound) }
   FileManager.default.createFile(atPath: path, contents: nil)
   guard let handle = FileHandle(forWritingAtPath: path) else { fatalError("cannot write \(path)") }
   var chunk = "id,name,email,team,age,score,active\n"
@@ -270,11 +278,8 @@ if windowTimes.count == 15, builtCounts.count == 15 {
 func diffWorkload(count: Int, deleted: Int, inserted: Int, moved: Int, seed: UInt64) -> (
   old: [Int], new: [Int]
 ) {
-  var state = seed
-  func next(_ bound: Int) -> Int {
-    state = state &* 6364136223846793005 &+ 1442695040888963407
-    return Int((state >> 33) % UInt64(bound))
-  }
+  var random = SeededNumbers(seed: seed)
+  func next(_ bound: Int) -> Int { random.next(bound) }
   let old = Array(0..<count)
   var new = old
   for _ in 0..<deleted { new.remove(at: next(new.count)) }
@@ -321,11 +326,8 @@ for (count, deleted, inserted, moved, target) in [
 }
 do {
   // 1,000 sections × 100 rows: 100 sections moved, 5,000 rows moved across sections.
-  var state: UInt64 = 11
-  func next(_ bound: Int) -> Int {
-    state = state &* 6364136223846793005 &+ 1442695040888963407
-    return Int((state >> 33) % UInt64(bound))
-  }
+  var random = SeededNumbers(seed: 11)
+  func next(_ bound: Int) -> Int { random.next(bound) }
   let old = (0..<1_000).map { s in DiffSection(id: s, elements: Array(s * 100..<s * 100 + 100)) }
   var new = old
   for _ in 0..<100 {
