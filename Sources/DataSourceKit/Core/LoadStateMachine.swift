@@ -100,3 +100,39 @@ extension LoadState {
     states.max { $0.strength < $1.strength } ?? .loaded
   }
 }
+
+/// Runs a provider's loads through the state machine: one place for what every load does.
+///
+/// A load takes a ticket; its result is applied only if no newer load began; ^C
+/// (``DataSourceError/cancelled``) returns the provider to its state before the load; any other
+/// failure leaves it in `error`.
+public final class LoadTracker {
+  public private(set) var machine = LoadStateMachine()
+
+  public init() {}
+
+  public var state: LoadState { machine.state }
+
+  /// Runs `work` as a load.
+  ///
+  /// - Parameters:
+  ///   - isEmpty: whether a result means `noContent` rather than `loaded`.
+  ///   - apply: keeps a current load's result.
+  ///   - fail: keeps a current load's error (and clears what the provider held).
+  public func load<Result>(
+    _ work: () async throws -> Result, isEmpty: (Result) -> Bool, apply: (Result) -> Void,
+    fail: (DataSourceError) -> Void
+  ) async throws {
+    let ticket = machine.begin()
+    do {
+      let result = try await work()
+      if machine.finish(ticket, with: isEmpty(result) ? .noContent : .loaded) { apply(result) }
+    } catch DataSourceError.cancelled {
+      machine.cancel(ticket)
+      throw DataSourceError.cancelled
+    } catch let error as DataSourceError {
+      if machine.finish(ticket, with: .error) { fail(error) }
+      throw error
+    }
+  }
+}

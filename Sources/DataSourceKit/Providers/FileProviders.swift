@@ -6,8 +6,8 @@ public final class CSVProvider: DataProvider, CompositionNode {
   /// The path as the user wrote it, for messages and `describe`.
   public let displayPath: String
   public let delimiter: UInt8
-  private var states = LoadStateMachine()
-  public var loadState: LoadState { states.state }
+  private let loads = LoadTracker()
+  public var loadState: LoadState { loads.state }
   public private(set) var lastError: DataSourceError?
   public var errorDescription: String? { lastError?.description }
   private var table: ColumnTable?
@@ -23,24 +23,20 @@ public final class CSVProvider: DataProvider, CompositionNode {
 
   /// Reads and parses the whole file; on failure the provider is in `error`, with no items.
   public func load() async throws {
-    let ticket = states.begin()
-    do {
-      let bytes = try FileBytes.read(path, displayPath: displayPath)
-      let table = try CSVReader.read(bytes: bytes, path: displayPath, delimiter: delimiter)
-      if states.finish(ticket, with: table.rowCount == 0 ? .noContent : .loaded) {
+    try await loads.load(
+      {
+        try CSVReader.read(
+          bytes: try FileBytes.read(path, displayPath: displayPath), path: displayPath, delimiter: delimiter)
+      },
+      isEmpty: { $0.rowCount == 0 },
+      apply: { table in
         self.table = table
         lastError = nil
-      }
-    } catch DataSourceError.cancelled {
-      states.cancel(ticket)
-      throw DataSourceError.cancelled
-    } catch let error as DataSourceError {
-      if states.finish(ticket, with: .error) {
+      },
+      fail: { error in
         table = nil
         lastError = error
-      }
-      throw error
-    }
+      })
   }
 
   public var numberOfSections: Int { 1 }
@@ -68,8 +64,8 @@ public final class JSONProvider: DataProvider, CompositionNode {
   /// The path as the user wrote it, for messages and `describe`.
   public let displayPath: String
   public let at: [String]
-  private var states = LoadStateMachine()
-  public var loadState: LoadState { states.state }
+  private let loads = LoadTracker()
+  public var loadState: LoadState { loads.state }
   public private(set) var lastError: DataSourceError?
   public var errorDescription: String? { lastError?.description }
   public private(set) var items: [Value] = []
@@ -83,25 +79,18 @@ public final class JSONProvider: DataProvider, CompositionNode {
 
   /// Reads and parses the file; on failure the provider is in `error`, with no items.
   public func load() async throws {
-    let ticket = states.begin()
-    do {
-      let items = try readItems()
-      if states.finish(ticket, with: items.isEmpty ? .noContent : .loaded) {
+    try await loads.load(
+      readItems, isEmpty: \.isEmpty,
+      apply: { items in
         self.items = items
         knownFields = Value.unionOfFields(items)
         lastError = nil
-      }
-    } catch DataSourceError.cancelled {
-      states.cancel(ticket)
-      throw DataSourceError.cancelled
-    } catch let error as DataSourceError {
-      if states.finish(ticket, with: .error) {
+      },
+      fail: { error in
         items = []
         knownFields = nil
         lastError = error
-      }
-      throw error
-    }
+      })
   }
 
   private func readItems() throws -> [Value] {

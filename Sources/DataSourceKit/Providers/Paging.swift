@@ -72,7 +72,7 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
   public let pageSize: Int?
   public let timeout: TimeInterval
   public let identityKey: String?
-  private var states = LoadStateMachine()
+  private let loads = LoadTracker()
   private var items: [Value] = []
   private var pagesLoaded = 0
   private var lastPageFull = false
@@ -96,7 +96,7 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
     HTTPProvider(url: url, at: at, pageSize: size, timeout: timeout, identityKey: identityKey)
   }
 
-  public var loadState: LoadState { states.state }
+  public var loadState: LoadState { loads.state }
   public var errorDescription: String? { lastError?.description }
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
@@ -104,30 +104,23 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
   ///
   /// On failure the provider is in `error`.
   public func load() async throws {
-    let ticket = states.begin()
-    do {
-      let page = try await fetch(page: 0)
-      if states.finish(ticket, with: page.isEmpty ? .noContent : .loaded) {
+    try await loads.load(
+      { try await fetch(page: 0) }, isEmpty: \.isEmpty,
+      apply: { page in
         items = page
         pagesLoaded = 1
         lastPageFull = pageSize.map { page.count >= $0 } ?? false
         knownFields = Value.unionOfFields(items)
         lastError = nil
         observers.notify()
-      }
-    } catch DataSourceError.cancelled {
-      states.cancel(ticket)
-      throw DataSourceError.cancelled
-    } catch let error as DataSourceError {
-      if states.finish(ticket, with: .error) {
+      },
+      fail: { error in
         items = []
         lastError = error
-      }
-      throw error
-    }
+      })
   }
 
-  public var hasMore: Bool { pageSize != nil && lastPageFull && states.state != .error }
+  public var hasMore: Bool { pageSize != nil && lastPageFull && loads.state != .error }
 
   public func loadMore() async throws -> Int {
     guard hasMore else { return 0 }
