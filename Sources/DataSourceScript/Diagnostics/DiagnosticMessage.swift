@@ -55,6 +55,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case cannotWrite(path: String, reason: String)
   case notEditable(String, found: String)
   case readOnly(String)
+  /// `what` is written as it reads: "'feed'", "the table under '| more'".
   case notPaged(String)
   case refusedBySafeMode(String)
   case positionOutside(Int, count: Int, what: String)
@@ -135,7 +136,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .notEditable(let name, let found):
       "'\(name)' is \(found), which cannot be edited; edit the provider it comes from (a list, csv, json or range)"
     case .refusedBySafeMode(let what): "--safe refuses \(what)"
-    case .notPaged(let name): "'\(name)' shows no paged provider; make one with: paged SOURCE size N"
+    case .notPaged(let what): "\(what) shows no paged provider; make one with: paged SOURCE size N"
     case .readOnly(let name):
       "'\(name)' is a sqlite provider: databases are opened read-only and never written"
     case .positionOutside(let position, let count, let what):

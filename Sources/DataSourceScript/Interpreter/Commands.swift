@@ -68,7 +68,7 @@ extension Session {
   func more(_ name: Identifier) async throws {
     let binding = try binding(named: name)
     guard let paging = Session.pagingProvider(in: binding.value) else {
-      throw Diagnostic(.notPaged(name.name), at: name.range)
+      throw Diagnostic(.notPaged("'\(name.name)'"), at: name.range)
     }
     let before = viewData(of: binding.value)
     let added: Int
@@ -164,6 +164,15 @@ extension Session {
     if let maxRows = settings.maxRows { script += "set maxrows \(maxRows)\n" }
     for index in needed.sorted() { script += definitions[index].text + "\n" }
     let target = resolve(path)
+    let folder = (target as NSString).deletingLastPathComponent
+    var isDirectory: ObjCBool = false
+    if !folder.isEmpty,
+      !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) || !isDirectory.boolValue
+    {
+      throw Diagnostic(
+        .cannotWrite(path: path, reason: "no such folder '\((path as NSString).deletingLastPathComponent)'"),
+        at: pathRange)
+    }
     let temporary = target + ".tmp-\(getpid())"
     do {
       try Data(script.utf8).write(to: URL(fileURLWithPath: temporary))

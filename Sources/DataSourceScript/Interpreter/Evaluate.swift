@@ -241,7 +241,7 @@ extension Session {
     case .loadMore:
       let table = try decoratedTable(value, stage)
       guard let paging = Session.pagingProvider(in: .table(table)) else {
-        throw Diagnostic(.notPaged(text(stage.range)), at: stage.range)
+        throw Diagnostic(.notPaged("the table under '| more'"), at: stage.range)
       }
       return .table(LoadMoreDecorator(wrapping: table) { paging.hasMore })
     case .title(let source, _), .caption(let source, _):
