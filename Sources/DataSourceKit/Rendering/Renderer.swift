@@ -288,30 +288,6 @@ struct TextOutput {
     if count > 0 { bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: count)) }
   }
 
-  /// Appends `s` cut or padded to `width` columns; printable ASCII that fits takes a fast path.
-  mutating func appendFitted(_ s: String, width: Int, alignment: TextWidth.Alignment) {
-    var s = s
-    let done = s.withUTF8 { buffer -> Bool in
-      guard buffer.count <= width else { return false }
-      for b in buffer where b >= 0x80 || b < 0x20 { return false }
-      let padding = width - buffer.count
-      switch alignment {
-      case .left:
-        bytes.append(contentsOf: buffer)
-        appendSpaces(padding)
-      case .right:
-        appendSpaces(padding)
-        bytes.append(contentsOf: buffer)
-      case .center:
-        appendSpaces(padding / 2)
-        bytes.append(contentsOf: buffer)
-        appendSpaces(padding - padding / 2)
-      }
-      return true
-    }
-    if !done { append(TextWidth.fit(s, to: width, alignment: alignment)) }
-  }
-
   func bold(_ s: String) -> String { color ? "\u{1B}[1m\(s)\u{1B}[0m" : s }
   func dim(_ s: String) -> String { color ? "\u{1B}[2m\(s)\u{1B}[0m" : s }
 }

@@ -138,14 +138,4 @@ public struct Parser {
   mutating func skipToStatementEnd() {
     while current.kind != .endOfStatement && current.kind != .endOfInput { advance() }
   }
-
-  /// Whether the current token can end an expression: the end of the statement, a closing
-  /// bracket, a comma, or a word such as `with` or `rows`.
-  var atExpressionEnd: Bool {
-    switch current.kind {
-    case .endOfStatement, .endOfInput, .symbol(.closeParen), .symbol(.comma), .symbol(.pipe): return true
-    case .identifier(let word): return Parser.expressionTerminators.contains(word)
-    default: return false
-    }
-  }
 }
