@@ -55,5 +55,12 @@ let package = Package(
       exclude: ["Transcripts"]
     ),
   ],
-  swiftLanguageModes: [.v5]
+  swiftLanguageModes: [.v6]
 )
+
+// Every Swift target: Swift 6 with strict concurrency (swiftLanguageModes above), and async
+// functions that run where they are called (SE-0461), so a provider's `load()` stays on its
+// caller's actor instead of hopping to the global executor with non-Sendable state.
+for target in package.targets where target.type != .system {
+  target.swiftSettings = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+}

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <locale.h>
 
-typedef char *(*CLineEdit_PromptFunction)(EditLine *);
 typedef unsigned char (*CLineEdit_BoundFunction)(EditLine *, int);
 
 static inline EditLine *CLineEdit_init(const char *program) {
@@ -16,8 +15,22 @@ static inline EditLine *CLineEdit_init(const char *program) {
   return el_init(program, stdin, stdout, stderr);
 }
 
-static inline int CLineEdit_setPrompt(EditLine *el, CLineEdit_PromptFunction prompt) {
-  return el_set(el, EL_PROMPT, prompt);
+// The prompt's text lives on the C side, so libedit's prompt callback needs no Swift state.
+enum { CLineEdit_promptCapacity = 64 };
+
+/// The prompt's storage; Swift writes it (CLineEdit_setPromptText would not be emitted).
+static inline char *CLineEdit_promptText(void) {
+  static char text[CLineEdit_promptCapacity];
+  return text;
+}
+
+static inline char *CLineEdit_prompt(EditLine *el) {
+  (void)el;
+  return CLineEdit_promptText();
+}
+
+static inline int CLineEdit_usePrompt(EditLine *el) {
+  return el_set(el, EL_PROMPT, CLineEdit_prompt);
 }
 
 static inline int CLineEdit_setEditor(EditLine *el, const char *mode) {

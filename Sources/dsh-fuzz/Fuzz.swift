@@ -11,6 +11,9 @@ final class DiscardedOutput: ScriptOutput {
 
 /// Runs one input: lexed and parsed always; interpreted when it asks for no huge range (a
 /// billion rows is a slow input, not a bug), in a sandbox that allows no files.
+///
+/// libFuzzer calls this on its own thread (see `fuzzMain`); the session runs on the main actor,
+/// whose queue the main thread drains.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
@@ -18,11 +21,11 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   _ = Lexer.needsContinuation(text)
   let hasHugeNumber = text.split(whereSeparator: { !$0.isNumber }).contains { $0.count > 5 }
   guard !hasHugeNumber else { return 0 }
-  var environment = Environment.batch
-  environment.sandbox = Sandbox(allowedFiles: [], allowedFolder: nil)
-  let session = Session(environment: environment, output: DiscardedOutput())
   let done = DispatchSemaphore(value: 0)
-  Task.detached {
+  Task { @MainActor in
+    var environment = Environment.batch
+    environment.sandbox = Sandbox(allowedFiles: [], allowedFolder: nil)
+    let session = Session(environment: environment, output: DiscardedOutput())
     await session.run(SourceFile(name: "fuzz.dsh", text: text))
     done.signal()
   }
@@ -39,12 +42,25 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ target: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
   ) -> CInt
 
-  /// The executable's entry point (SwiftPM names it after the target): hands over to libFuzzer.
+  /// The executable's entry point (SwiftPM names it after the target): hands over to libFuzzer
+  /// on a thread of its own, while the main thread serves the main actor.
   @_cdecl("dsh_fuzz_main")
   public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var arguments = argv
-    return runFuzzerDriver(&count, &arguments, fuzzOneInput)
+    let arguments = FuzzerArguments(count: argc, values: argv)
+    Thread.detachNewThread {
+      var count = arguments.count
+      var values = arguments.values
+      exit(runFuzzerDriver(&count, &values, fuzzOneInput))
+    }
+    dispatchMain()
+  }
+
+  /// argc and argv, handed to the fuzzer's thread.
+  ///
+  /// `@unchecked Sendable`: the process's argument vector is written before main and never after.
+  struct FuzzerArguments: @unchecked Sendable {
+    var count: Int32
+    var values: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
   }
 #else
   // An ordinary build (swift build) makes a program that says how to fuzz.

@@ -37,6 +37,12 @@ struct DSH: AsyncParsableCommand {
   var safe = false
 
   func run() async throws {
+    try await runShell()
+  }
+
+  /// The shell itself, on the main actor with its session.
+  @MainActor
+  private func runShell() async throws {
     Terminal.installSignalHandlers()
     let interactiveInput = Terminal.inputIsTerminal
     // Scripts, -c and piped input are batch: their output never depends on the terminal.
@@ -76,7 +82,7 @@ struct DSH: AsyncParsableCommand {
           noColor: !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty)
         terminal.sandbox = session.environment.sandbox
         session.environment = terminal
-        await REPL(session: session).run()
+        if !(await REPL(session: session).run()) { succeeded = false }
       } else {
         // A pipe or a file: read it plainly, as a script.
         let data = FileHandle.standardInput.readDataToEndOfFile()

@@ -3,7 +3,9 @@ import Foundation
 
 /// The line editor at the prompt: libedit with history, Tab completion and ^C that drops the line.
 ///
-/// The only file that imports the C module.
+/// The only file that imports the C module. libedit calls back on the thread that called
+/// `el_gets`, which is the main actor's: the callbacks' state is main-actor state.
+@MainActor
 final class LineEditor {
   /// Completes the word before the cursor: its start (a byte offset) and the candidates.
   typealias CompletionSource = (_ line: String, _ cursor: Int) -> (wordStart: Int, candidates: [String])
@@ -21,17 +23,24 @@ final class LineEditor {
   private let historyPath: String?
   static let historySize: Int32 = 1000
 
-  init(historyPath: String?, completion: @escaping CompletionSource) {
+  /// Starts libedit on the terminal, or returns `nil` when it cannot (no terminal it knows, no
+  /// memory): the shell then reads plain lines.
+  init?(historyPath: String?, completion: @escaping CompletionSource) {
+    guard let editor = CLineEdit_init("dsh") else { return nil }
+    guard let history = CLineEdit_historyInit(LineEditor.historySize) else {
+      el_end(editor)
+      return nil
+    }
     // libedit calls back through C function pointers, which cannot capture: the state they
     // need lives in `LineEditorState`.
     LineEditorState.completion = completion
-    editor = CLineEdit_init("dsh")
-    history = CLineEdit_historyInit(LineEditor.historySize)
+    self.editor = editor
+    self.history = history
     self.historyPath = historyPath
     CLineEdit_useHistory(editor, history)
     CLineEdit_setEditor(editor, "emacs")
     CLineEdit_setSignalHandling(editor, 1)
-    CLineEdit_setPrompt(editor) { _ in LineEditorState.prompt }
+    CLineEdit_usePrompt(editor)
     CLineEdit_disableTerminalSignals(editor)
     CLineEdit_addFunction(editor, "dsh-interrupt", "drop the line", lineEditorInterrupt)
     CLineEdit_bind(editor, "^C", "dsh-interrupt")
@@ -41,14 +50,19 @@ final class LineEditor {
     if let historyPath { CLineEdit_historyLoad(history, historyPath) }
   }
 
-  deinit {
+  isolated deinit {
     el_end(editor)
     history_end(history)
   }
 
   /// Reads one line after showing `prompt`.
   func readLine(prompt: String) -> Input {
-    LineEditorState.setPrompt(prompt)
+    // The prompt lives on the C side, where libedit's prompt callback reads it.
+    if let storage = CLineEdit_promptText() {
+      let capacity = Int(CLineEdit_promptCapacity)
+      prompt.withCString { _ = strncpy(storage, $0, capacity - 1) }
+      storage[capacity - 1] = 0
+    }
     LineEditorState.interrupted = false
     var count: Int32 = 0
     let raw = el_gets(editor, &count)
@@ -86,37 +100,30 @@ final class LineEditor {
   }
 }
 
-/// State the C callbacks read.
+/// State the C callbacks read: they run inside `el_gets`, on the main actor.
+@MainActor
 enum LineEditorState {
-  nonisolated(unsafe) static var promptBuffer: UnsafeMutablePointer<CChar>? = strdup("")
-  nonisolated(unsafe) static var interrupted = false
-  nonisolated(unsafe) static var completion: LineEditor.CompletionSource?
-
-  static var prompt: UnsafeMutablePointer<CChar>? { promptBuffer }
-
-  static func setPrompt(_ prompt: String) {
-    free(promptBuffer)
-    promptBuffer = strdup(prompt)
-  }
+  static var interrupted = false
+  static var completion: LineEditor.CompletionSource?
 }
 
 /// ^C while editing: drop the line and end reading it.
 private func lineEditorInterrupt(_ editor: OpaquePointer?, _ key: Int32) -> UInt8 {
-  LineEditorState.interrupted = true
+  MainActor.assumeIsolated { LineEditorState.interrupted = true }
   return UInt8(CC_NEWLINE)
 }
 
 /// Tab: insert the candidates' common prefix, or list them when there is nothing to add.
 private func lineEditorComplete(_ editor: OpaquePointer?, _ key: Int32) -> UInt8 {
-  guard let editor, let info = el_line(editor)?.pointee, let completion = LineEditorState.completion else {
-    return UInt8(CC_ERROR)
-  }
+  guard let editor, let info = el_line(editor)?.pointee else { return UInt8(CC_ERROR) }
   let length = info.lastchar - info.buffer
   let cursor = info.cursor - info.buffer
   let line = String(
     decoding: UnsafeBufferPointer(
       start: UnsafeRawPointer(info.buffer).assumingMemoryBound(to: UInt8.self), count: length), as: UTF8.self)
-  let (wordStart, candidates) = completion(line, cursor)
+  // libedit calls back inside el_gets, which the REPL calls on the main actor.
+  let completed = MainActor.assumeIsolated { LineEditorState.completion.map { $0(line, cursor) } }
+  guard let (wordStart, candidates) = completed else { return UInt8(CC_ERROR) }
   let typed = String(decoding: Array(line.utf8)[wordStart..<cursor], as: UTF8.self)
   guard !candidates.isEmpty else { return UInt8(CC_REFRESH_BEEP) }
   if candidates.count == 1, let only = candidates.first {

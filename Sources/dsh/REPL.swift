@@ -2,6 +2,7 @@ import DataSourceScript
 import Foundation
 
 /// The interactive loop: prompt, read a statement (over several lines while it is open), run it.
+@MainActor
 struct REPL {
   let session: Session
 
@@ -11,12 +12,17 @@ struct REPL {
   /// Runs until `quit` or ^D.
   ///
   /// Errors are reported and the loop goes on.
-  func run() async {
+  /// - Returns: `false` when the line editor could not start (nothing was read).
+  func run() async -> Bool {
     let completer = Completer(session: session)
     // --safe writes no file, the history included.
-    let editor = LineEditor(historyPath: session.environment.sandbox == nil ? REPL.historyPath() : nil) {
-      line, cursor in
-      completer.complete(line, cursor: cursor)
+    guard
+      let editor = LineEditor(
+        historyPath: session.environment.sandbox == nil ? REPL.historyPath() : nil,
+        completion: { line, cursor in completer.complete(line, cursor: cursor) })
+    else {
+      StandardOutput.write("dsh: error: the line editor could not start on this terminal\n", to: STDERR_FILENO)
+      return false
     }
     defer { editor.saveHistory() }
     Terminal.catchInterrupts()
@@ -31,7 +37,7 @@ struct REPL {
       switch input {
       case .endOfInput:
         if Terminal.outputIsTerminal { StandardOutput.write("\n", to: STDOUT_FILENO) }
-        return
+        return true
       case .interrupted:
         entry = ""
         continue
@@ -45,14 +51,17 @@ struct REPL {
         editor.saveHistory()
         let source = SourceFile(name: nil, text: entry, firstLine: firstLine)
         entry = ""
-        // The statement runs while a progress line watches it; ^C asks it to stop.
-        StandardOutput.wroteDuringStatement = false
-        let progress = Task { await ProgressLine.show() }
-        await session.run(source)
-        progress.cancel()
-        await progress.value
+        // The statement runs as a task of its own, which ^C cancels, while a progress line
+        // watches its loads.
+        StandardOutput.wroteDuringStatement.store(false, ordering: .relaxed)
+        let loads = session.progress
+        let progressLine = Task.detached { await ProgressLine.show(loads) }
+        await RunningStatement.run { [session] in await session.run(source) }
+        progressLine.cancel()
+        await progressLine.value
       }
     }
+    return true
   }
 
   /// `DSH_HISTORY`, else `$XDG_STATE_HOME/dsh/history` (or `~/.local/state/dsh/history` when

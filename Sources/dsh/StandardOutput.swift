@@ -1,18 +1,20 @@
 import DataSourceScript
 import Foundation
+import Synchronization
 
 /// Writes results to standard output and diagnostics to standard error, unbuffered so the
 /// two interleave in order.
 final class StandardOutput: ScriptOutput {
-  /// Set once the running statement has printed: the progress line gives way to output.
-  nonisolated(unsafe) static var wroteDuringStatement = false
+  /// Set once the running statement has printed: the progress line (another task) gives way to
+  /// output.
+  static let wroteDuringStatement = Atomic<Bool>(false)
 
   func write(_ text: String) {
-    StandardOutput.wroteDuringStatement = true
+    StandardOutput.wroteDuringStatement.store(true, ordering: .relaxed)
     StandardOutput.write(text, to: STDOUT_FILENO)
   }
   func writeError(_ text: String) {
-    StandardOutput.wroteDuringStatement = true
+    StandardOutput.wroteDuringStatement.store(true, ordering: .relaxed)
     StandardOutput.write(text, to: STDERR_FILENO)
   }
 

@@ -1,5 +1,6 @@
 import DataSourceKit
 import Foundation
+import Synchronization
 
 /// What the shell asks of the terminal: whether there is one, and its width.
 enum Terminal {
@@ -20,10 +21,14 @@ enum Terminal {
     signal(SIGPIPE, SIG_IGN)
   }
 
-  /// At the prompt, ^C while a statement runs asks it to stop (it leaves its providers as they were)
-  /// instead of killing the shell.
+  /// At the prompt, ^C while a statement runs cancels the statement's task (its loads stop and
+  /// leave their providers as they were) instead of killing the shell.
   ///
-  /// No SA_RESTART: a blocked read wakes up.
+  /// The signal handler only writes a byte to a pipe (all a handler may safely do); a thread
+  /// blocked on the pipe's other end cancels the task. Cancelling runs the task's cancellation
+  /// handlers at once (SQLite's interrupt, the HTTP request's cancel), even while the statement
+  /// is blocked in a call. No SA_RESTART: a blocked read wakes up.
+  @MainActor
   static func catchInterrupts() {
     // SIGTERM and SIGHUP end the shell even when the parent ignored them (ignoring is inherited
     // through exec); libedit restores the terminal first. History is already on disk.
@@ -34,11 +39,48 @@ enum Terminal {
     sigemptyset(&unblocked)
     for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&unblocked, number) }
     pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
+    guard interruptPipe.load(ordering: .relaxed) < 0 else { return }
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else { return }
+    let (readEnd, writeEnd) = (ends[0], ends[1])
+    interruptPipe.store(writeEnd, ordering: .relaxed)
+    Thread.detachNewThread {
+      var byte: UInt8 = 0
+      while true {
+        let n = read(readEnd, &byte, 1)
+        if n == 1 { RunningStatement.cancel() } else if n < 0 && errno == EINTR { continue } else { return }
+      }
+    }
     var action = sigaction()
-    action.__sigaction_handler.sa_handler = { _ in Interruption.request() }
+    action.__sigaction_handler.sa_handler = { _ in
+      var byte: UInt8 = 1
+      _ = write(Terminal.interruptPipe.load(ordering: .relaxed), &byte, 1)
+    }
     sigemptyset(&action.sa_mask)
     action.sa_flags = 0
     sigaction(SIGINT, &action, nil)
+  }
+
+  /// The write end of the pipe that tells the interrupt thread of a ^C (-1 until there is one).
+  static let interruptPipe = Atomic<Int32>(-1)
+}
+
+/// The statement running at the prompt, so that ^C can cancel it.
+enum RunningStatement {
+  private static let task = Mutex<Task<Void, Never>?>(nil)
+
+  /// Runs `work` as a task of its own that ^C cancels, and waits for it.
+  @MainActor
+  static func run(_ work: @escaping @MainActor () async -> Void) async {
+    let running = Task { @MainActor in await work() }
+    task.withLock { $0 = running }
+    await running.value
+    task.withLock { $0 = nil }
+  }
+
+  /// Cancels the running statement, if any.
+  static func cancel() {
+    task.withLock { $0?.cancel() }
   }
 }
 
@@ -46,17 +88,20 @@ enum Terminal {
 /// 200 ms, shows rows and bytes loaded so far, and is gone when the statement ends or prints.
 enum ProgressLine {
   /// Runs until cancelled; the statement's output, when it starts, ends the line.
-  static func show() async {
+  ///
+  /// Off the main actor, which the statement keeps busy.
+  @concurrent
+  static func show(_ progress: LoadProgress) async {
     var shown = false
     defer { if shown { StandardOutput.write("\r\u{1B}[2K", to: STDERR_FILENO) } }
     do {
       try await Task.sleep(nanoseconds: 200_000_000)
       let spinner = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
       var tick = 0
-      while !Task.isCancelled, !StandardOutput.wroteDuringStatement {
-        let megabytes = Double(LoadProgress.bytes) / 1_000_000
+      while !Task.isCancelled, !StandardOutput.wroteDuringStatement.load(ordering: .relaxed) {
+        let megabytes = Double(progress.bytes) / 1_000_000
         var line = "\r\u{1B}[2K\(spinner[tick % spinner.count]) working"
-        if LoadProgress.rows > 0 { line += " · \(LoadProgress.rows) rows" }
+        if progress.rows > 0 { line += " · \(progress.rows) rows" }
         if megabytes >= 0.1 { line += String(format: " · %.1f MB", megabytes) }
         StandardOutput.write(line + " · ^C stops", to: STDERR_FILENO)
         shown = true

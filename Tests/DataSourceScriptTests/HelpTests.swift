@@ -4,8 +4,9 @@ import Testing
 @testable import DataSourceScript
 
 @Suite("Help")
+@MainActor
 struct HelpTests {
-  static let examples: [(String, String)] = HelpCatalogue.topics.flatMap { topic in
+  nonisolated static let examples: [(String, String)] = HelpCatalogue.topics.flatMap { topic in
     topic.examples.map { (topic.name, $0) }
   }
 

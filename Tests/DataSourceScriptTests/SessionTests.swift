@@ -5,6 +5,7 @@ import Testing
 @testable import DataSourceScript
 
 @Suite("Sessions")
+@MainActor
 struct SessionTests {
   static let people = "let people = csv \"Scripts/data/people.csv\" key id\n"
 
@@ -153,6 +154,7 @@ struct SessionTests {
 }
 
 @Suite("Issue 3 commands in a session")
+@MainActor
 struct CompositionSessionTests {
   @Test("save writes a script that rebuilds the bindings; running it gives the same show output")
   func saveRoundTrip() async throws {
@@ -218,6 +220,7 @@ struct CompositionSessionTests {
 }
 
 @Suite("Completion")
+@MainActor
 struct CompletionTests {
   @Test("commands, names, fields, settings and topics")
   func completion() async {
@@ -256,8 +259,9 @@ struct CompletionTests {
 }
 
 @Suite("SQLite pushdown")
+@MainActor
 struct SQLitePushdownTests {
-  static let stages = [
+  nonisolated static let stages = [
     "where age > 40", "where team == null", "where team != \"Research\"", "where not (age < 40)",
     "where name contains \"Ho\"", "where id in [1, 3, 99]", "where team == \"Design\" or age >= 50",
     "where not (team == \"Research\")", "where not (team != \"Design\") and age < 40",

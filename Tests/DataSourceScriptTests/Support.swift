@@ -18,6 +18,7 @@ let packageRoot: String = {
 
 /// Runs `text` as a script named `test.dsh` in a fresh (or given) session.
 @discardableResult
+@MainActor
 func run(_ text: String, in session: Session? = nil) async -> (
   session: Session, output: CapturedOutput, ok: Bool
 ) {

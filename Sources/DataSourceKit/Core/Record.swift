@@ -4,7 +4,7 @@ import OrderedCollections
 ///
 /// A CSV file of a million rows has one schema, not a million dictionaries: each record holds
 /// its values in an array and finds a field through the shared schema.
-public final class Schema: @unchecked Sendable {
+public final class Schema: Sendable {
   // Immutable after init, so sharing across threads is safe.
   public let names: OrderedSet<String>
 

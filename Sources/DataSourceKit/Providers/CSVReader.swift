@@ -11,7 +11,9 @@ enum CSVReader {
   private static let carriageReturn = UInt8(ascii: "\r")
 
   /// - Complexity: O(n) in the file's bytes, two passes (fields, then types).
-  static func read(bytes storage: SharedBytes, path: String, delimiter: UInt8) throws -> ColumnTable {
+  static func read(
+    bytes storage: SharedBytes, path: String, delimiter: UInt8, progress: LoadProgress?
+  ) throws -> ColumnTable {
     let buffer = storage.buffer
     if buffer.count > Int(UInt32.max >> 1) {
       throw DataSourceError.unreadable(path: path, reason: "files over 2 GiB are not supported yet")
@@ -19,7 +21,8 @@ enum CSVReader {
     if let bad = FileBytes.firstInvalidUTF8(in: buffer) {
       throw DataSourceError.invalidUTF8(path: path, line: FileBytes.line(of: bad, in: buffer))
     }
-    var (names, refs, rowCount) = try splitFields(buffer, path: path, delimiter: delimiter)
+    var (names, refs, rowCount) = try splitFields(
+      buffer, path: path, delimiter: delimiter, progress: progress)
     // Each column's field references are let go as soon as it is typed: a numeric column keeps
     // only its values, which holds peak memory near the file's size plus one column of references.
     var columns: [any Column] = []
@@ -33,7 +36,7 @@ enum CSVReader {
   // MARK: Fields
 
   private static func splitFields(
-    _ bytes: UnsafeBufferPointer<UInt8>, path: String, delimiter: UInt8
+    _ bytes: UnsafeBufferPointer<UInt8>, path: String, delimiter: UInt8, progress: LoadProgress? = nil
   ) throws -> (names: [String], refs: [FieldRefs], rows: Int) {
     var position = 0
     let end = bytes.count
@@ -85,10 +88,10 @@ enum CSVReader {
           path: path, line: FileBytes.line(of: rowStart, in: bytes), fields: column, expected: width)
       }
       rows += 1
-      // Every 64K rows: report progress, and give up if the user asked to stop.
+      // Every 64K rows: report progress, and give up if the load's task was cancelled.
       if rows & 0xFFFF == 0 {
-        LoadProgress.add(rows: 0x10000)
-        if Interruption.isRequested { throw DataSourceError.cancelled }
+        progress?.add(rows: 0x10000)
+        if Task.isCancelled { throw DataSourceError.cancelled }
       }
     }
     return (names, refs, rows)

@@ -11,8 +11,11 @@ struct NullMask: Sendable {
 /// The bytes of a file, read once and shared by the text columns that point into them.
 ///
 /// Held as one raw buffer rather than an array so reading a field retains nothing.
+///
+/// `@unchecked Sendable`: the buffer is written once by the reader before this object exists
+/// and never mutated after, so concurrent reads are safe; the compiler cannot see that through
+/// a raw pointer.
 final class SharedBytes: @unchecked Sendable {
-  // Written once by the reader, never mutated after.
   let buffer: UnsafeBufferPointer<UInt8>
 
   init(owning pointer: UnsafeMutableRawPointer, count: Int) {
@@ -51,7 +54,7 @@ protocol Column: AnyObject, Sendable {
   func value(at row: Int) -> Value
 }
 
-final class IntColumn: Column, @unchecked Sendable {
+final class IntColumn: Column {
   let values: [Int]
   let nulls: NullMask?
   init(_ values: [Int], nulls: NullMask?) {
@@ -65,7 +68,7 @@ final class IntColumn: Column, @unchecked Sendable {
   }
 }
 
-final class DoubleColumn: Column, @unchecked Sendable {
+final class DoubleColumn: Column {
   let values: [Double]
   let nulls: NullMask?
   init(_ values: [Double], nulls: NullMask?) {
@@ -79,7 +82,7 @@ final class DoubleColumn: Column, @unchecked Sendable {
   }
 }
 
-final class BoolColumn: Column, @unchecked Sendable {
+final class BoolColumn: Column {
   /// 0 false, 1 true, 2 null.
   let values: [UInt8]
   init(_ values: [UInt8]) { self.values = values }
@@ -87,7 +90,7 @@ final class BoolColumn: Column, @unchecked Sendable {
   func value(at row: Int) -> Value { values[row] == 2 ? .null : .bool(values[row] == 1) }
 }
 
-final class TextColumn: Column, @unchecked Sendable {
+final class TextColumn: Column {
   let refs: FieldRefs
   let storage: SharedBytes
   init(_ refs: FieldRefs, storage: SharedBytes) {
@@ -110,7 +113,7 @@ final class TextColumn: Column, @unchecked Sendable {
 /// text.
 ///
 /// Records are made only when a row is asked for.
-final class ColumnTable: @unchecked Sendable {
+final class ColumnTable: Sendable {
   // Immutable after init.
   let schema: Schema
   let rowCount: Int

@@ -4,8 +4,12 @@ import Foundation
 enum FileBytes {
   /// The bytes of the file at `path`, read straight into one buffer.
   /// - Throws: ``DataSourceError`` when the file is missing, a directory, or unreadable.
-  /// - Parameter displayPath: how errors name the file.
-  static func read(_ openPath: String, displayPath path: String) throws -> SharedBytes {
+  /// - Parameters:
+  ///   - displayPath: how errors name the file.
+  ///   - progress: counts the bytes as they are read.
+  static func read(_ openPath: String, displayPath path: String, progress: LoadProgress? = nil) throws
+    -> SharedBytes
+  {
     let fd = open(openPath, O_RDONLY)
     guard fd >= 0 else { throw error(for: errno, path: path) }
     defer { close(fd) }
@@ -34,8 +38,8 @@ enum FileBytes {
       }
       if n == 0 { break }
       count += n
-      LoadProgress.add(bytes: n)
-      if Interruption.isRequested {
+      progress?.add(bytes: n)
+      if Task.isCancelled {
         buffer.deallocate()
         throw DataSourceError.cancelled
       }

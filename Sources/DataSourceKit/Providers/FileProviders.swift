@@ -11,14 +11,19 @@ public final class CSVProvider: DataProvider, CompositionNode {
   public private(set) var lastError: DataSourceError?
   public var errorDescription: String? { lastError?.description }
   private var table: ColumnTable?
+  private let progress: LoadProgress?
 
   /// - Parameters:
   ///   - displayPath: the path as written, when `path` was resolved against a folder.
   ///   - delimiter: the byte between fields, `,` unless given.
-  public init(path: String, displayPath: String? = nil, delimiter: UInt8 = UInt8(ascii: ",")) {
+  ///   - progress: counts bytes and rows while the file loads.
+  public init(
+    path: String, displayPath: String? = nil, delimiter: UInt8 = UInt8(ascii: ","), progress: LoadProgress? = nil
+  ) {
     self.path = path
     self.displayPath = displayPath ?? path
     self.delimiter = delimiter
+    self.progress = progress
   }
 
   /// Reads and parses the whole file; on failure the provider is in `error`, with no items.
@@ -26,7 +31,8 @@ public final class CSVProvider: DataProvider, CompositionNode {
     try await loads.load(
       {
         try CSVReader.read(
-          bytes: try FileBytes.read(path, displayPath: displayPath), path: displayPath, delimiter: delimiter)
+          bytes: try FileBytes.read(path, displayPath: displayPath, progress: progress), path: displayPath,
+          delimiter: delimiter, progress: progress)
       },
       isEmpty: { $0.rowCount == 0 },
       apply: { table in
@@ -70,11 +76,17 @@ public final class JSONProvider: DataProvider, CompositionNode {
   public var errorDescription: String? { lastError?.description }
   public private(set) var items: [Value] = []
   public private(set) var knownFields: [String]?
+  private let progress: LoadProgress?
 
-  public init(path: String, displayPath: String? = nil, at: [String] = []) {
+  /// - Parameters:
+  ///   - displayPath: the path as written, when `path` was resolved against a folder.
+  ///   - at: the path inside the document to the list of items.
+  ///   - progress: counts bytes while the file loads.
+  public init(path: String, displayPath: String? = nil, at: [String] = [], progress: LoadProgress? = nil) {
     self.path = path
     self.displayPath = displayPath ?? path
     self.at = at
+    self.progress = progress
   }
 
   /// Reads and parses the file; on failure the provider is in `error`, with no items.
@@ -94,7 +106,7 @@ public final class JSONProvider: DataProvider, CompositionNode {
   }
 
   private func readItems() throws -> [Value] {
-    let bytes = try FileBytes.read(path, displayPath: displayPath)
+    let bytes = try FileBytes.read(path, displayPath: displayPath, progress: progress)
     let path = displayPath
     let documents: [Value]
     do {

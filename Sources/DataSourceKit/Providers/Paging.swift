@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -79,21 +80,25 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
   public private(set) var lastError: DataSourceError?
   private var observers = ObserverList()
   public private(set) var knownFields: [String]?
+  private let progress: LoadProgress?
 
+  /// - Parameter progress: counts the bytes of each response.
   public init(
     url: String, at: [String] = [], pageSize: Int? = nil, timeout: TimeInterval = 10,
-    identityKey: String? = nil
+    identityKey: String? = nil, progress: LoadProgress? = nil
   ) {
     self.url = url
     self.at = at
     self.pageSize = pageSize
     self.timeout = timeout
     self.identityKey = identityKey
+    self.progress = progress
   }
 
   /// The same source fetched in pages of `size`.
   public func paged(size: Int) -> HTTPProvider {
-    HTTPProvider(url: url, at: at, pageSize: size, timeout: timeout, identityKey: identityKey)
+    HTTPProvider(
+      url: url, at: at, pageSize: size, timeout: timeout, identityKey: identityKey, progress: progress)
   }
 
   public var loadState: LoadState { loads.state }
@@ -149,24 +154,21 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
     urlRequest.timeoutInterval = timeout
     let (data, response): (Data, URLResponse?)
     do {
-      // The wait ends with the response or with ^C, whichever comes first; a request that is
-      // interrupted is cancelled and its late answer ignored.
+      // The wait ends with the response or with the task's cancellation, whichever comes first;
+      // a cancelled request is cancelled on the wire too and its late answer ignored.
       let pending = PendingRequest()
-      let watcher = Task {
-        while !Task.isCancelled {
-          if Interruption.isRequested { pending.finish(.failure(DataSourceError.cancelled)) }
-          try? await Task.sleep(nanoseconds: 20_000_000)
+      (data, response) = try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+          pending.start(
+            continuation,
+            task: URLSession.shared.dataTask(with: urlRequest) { data, response, error in
+              pending.finish(error.map { .failure($0) } ?? .success((data ?? Data(), response)))
+            })
         }
+      } onCancel: {
+        pending.finish(.failure(DataSourceError.cancelled))
       }
-      defer { watcher.cancel() }
-      (data, response) = try await withCheckedThrowingContinuation { continuation in
-        pending.start(
-          continuation,
-          task: URLSession.shared.dataTask(with: urlRequest) { data, response, error in
-            pending.finish(error.map { .failure($0) } ?? .success((data ?? Data(), response)))
-          })
-      }
-      LoadProgress.add(bytes: data.count)
+      progress?.add(bytes: data.count)
     } catch DataSourceError.cancelled {
       throw DataSourceError.cancelled
     } catch {
@@ -213,37 +215,40 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
   }
 }
 
-/// A request in flight: the first of its answer and an interruption resumes the waiting load,
-/// once; when the interruption wins, the request is cancelled and its answer ignored.
+/// A request in flight: the first of its answer and a cancellation resumes the waiting load,
+/// once; when the cancellation wins, the request is cancelled and its answer ignored.
+///
+/// `@unchecked Sendable`: every stored value lives inside the `Mutex`, which makes it true;
+/// `URLSessionDataTask` itself is not marked `Sendable` in swift-corelibs-foundation.
 private final class PendingRequest: @unchecked Sendable {
-  private let lock = NSLock()
-  private var continuation: CheckedContinuation<(Data, URLResponse?), any Error>?
-  private var task: URLSessionDataTask?
-  private var outcome: Result<(Data, URLResponse?), any Error>?
+  typealias Answer = (Data, URLResponse?)
+  private struct State {
+    var continuation: CheckedContinuation<Answer, any Error>?
+    var task: URLSessionDataTask?
+    var outcome: Result<Answer, any Error>?
+  }
+  private let state = Mutex(State())
 
-  func start(_ continuation: CheckedContinuation<(Data, URLResponse?), any Error>, task: URLSessionDataTask) {
-    lock.lock()
-    if let outcome {
-      lock.unlock()
-      continuation.resume(with: outcome)
-      return
+  /// Starts `task`, unless the answer (a cancellation) came first: then resumes at once.
+  func start(_ continuation: CheckedContinuation<Answer, any Error>, task: URLSessionDataTask) {
+    let earlier: Result<Answer, any Error>? = state.withLock { state in
+      if let outcome = state.outcome { return outcome }
+      state.continuation = continuation
+      state.task = task
+      return nil
     }
-    self.continuation = continuation
-    self.task = task
-    lock.unlock()
-    task.resume()
+    if let earlier { continuation.resume(with: earlier) } else { task.resume() }
   }
 
-  func finish(_ result: Result<(Data, URLResponse?), any Error>) {
-    lock.lock()
-    guard outcome == nil else {
-      lock.unlock()
-      return
+  /// Resumes the waiting load with the first result; later ones are ignored.
+  func finish(_ result: Result<Answer, any Error>) {
+    let waiting: (CheckedContinuation<Answer, any Error>?, URLSessionDataTask?)? = state.withLock { state in
+      guard state.outcome == nil else { return nil }
+      state.outcome = result
+      defer { state.continuation = nil }
+      return (state.continuation, state.task)
     }
-    outcome = result
-    let (continuation, task) = (self.continuation, self.task)
-    self.continuation = nil
-    lock.unlock()
+    guard let (continuation, task) = waiting else { return }
     if case .failure(let error) = result, error as? DataSourceError == .cancelled { task?.cancel() }
     continuation?.resume(with: result)
   }

@@ -118,8 +118,8 @@ public final class ListView<Item>: CellDequeuing {
         var rows: [RowSnapshot<Item>] = []
         if visit == nil { rows.reserveCapacity(rowsRange.count) }
         for flat in rowsRange {
-          // Every 4,096 rows: stop if the user asked to (a long show is cancellable).
-          if flat & 0xFFF == 0, Interruption.isRequested {
+          // Every 4,096 rows: stop if the show's task was cancelled (^C).
+          if flat & 0xFFF == 0, Task.isCancelled {
             wasInterrupted = true
             break layingOut
           }

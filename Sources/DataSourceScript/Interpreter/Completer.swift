@@ -3,6 +3,7 @@ import Foundation
 /// What Tab completes at a point in a line: commands at the start of a statement, setting names
 /// and values after `set`, help topics after `help`, fields after `by`, `where`, `and`, `or` and
 /// inside a template's `{`, and otherwise keywords and bound names.
+@MainActor
 public struct Completer {
   public let session: Session
 

@@ -135,16 +135,17 @@ extension Session {
         }
         delimiter = byte
       }
-      provider = CSVProvider(path: resolve(path), displayPath: path, delimiter: delimiter)
+      provider = CSVProvider(path: resolve(path), displayPath: path, delimiter: delimiter, progress: progress)
       kind = "csv"
     case .json(let path):
       let at = stringOption("at").map { $0.split(separator: ".").map(String.init) } ?? []
-      provider = JSONProvider(path: resolve(path), displayPath: path, at: at)
+      provider = JSONProvider(path: resolve(path), displayPath: path, at: at, progress: progress)
       kind = "json"
     case .http(let url):
       let at = stringOption("at").map { $0.split(separator: ".").map(String.init) } ?? []
       let timeout = stringOption("timeout").flatMap(Double.init) ?? 10
-      provider = HTTPProvider(url: url, at: at, timeout: timeout, identityKey: stringOption("key"))
+      provider = HTTPProvider(
+        url: url, at: at, timeout: timeout, identityKey: stringOption("key"), progress: progress)
       kind = "http"
     case .sqlite(let path, let table, let query):
       let source: SQLiteQuery.Source = table.map { .table($0) } ?? .query(query ?? "")

@@ -11,11 +11,18 @@ public protocol ScriptOutput: AnyObject {
 ///
 /// A statement either completes or changes nothing: its expression is built and loaded before
 /// any binding is touched.
+///
+/// A session lives on the main actor, as an app's view model would; its loads run there too
+/// (async functions run where they are called). To stop a statement, cancel the `Task` that runs
+/// it: loads and shows check for cancellation and leave everything as it was.
+@MainActor
 public final class Session {
   public var settings = Settings()
   /// Where output goes: batch until the shell turns interactive (`-i` after scripts).
   public var environment: Environment
   public let output: any ScriptOutput
+  /// How far the running statement's loads have got; reset before each statement.
+  public let progress = LoadProgress()
   /// Set by `quit`; the shell stops reading input.
   public private(set) var quitRequested = false
 
@@ -90,8 +97,7 @@ public final class Session {
     var succeeded = true
     for result in Parser.parse(source.text) {
       if quitRequested { break }
-      Interruption.reset()
-      LoadProgress.reset()
+      progress.reset()
       let started = DispatchTime.now().uptimeNanoseconds
       let ok: Bool
       switch result {

@@ -50,15 +50,15 @@ extension Session {
       showsFields: showsFields)
     // Once the user interrupts, nothing more is printed.
     let output = self.output
-    let write: (String) -> Void = { text in if !Interruption.isRequested { output.write(text) } }
-    defer { if view.wasInterrupted || Interruption.isRequested { output.write("\n") } }
+    let write: (String) -> Void = { text in if !Task.isCancelled { output.write(text) } }
+    defer { if view.wasInterrupted || Task.isCancelled { output.write("\n") } }
     if showsFields, mode != .json, mode != .csv, let fields = source.knownFields {
       // Known fields: rows go straight into the table's text as they are laid out.
       Renderer.renderFields(of: view, fields: fields, windows: windows, options: options, to: write)
     } else {
       Renderer.render(view.layout(windows: windows), options: options, to: write)
     }
-    if view.wasInterrupted || Interruption.isRequested { throw Diagnostic(.interrupted, at: expressionRange) }
+    if view.wasInterrupted || Task.isCancelled { throw Diagnostic(.interrupted, at: expressionRange) }
     lastShow = (name, view.stats)
     if let name {
       // The data shown becomes the baseline of `changes`, captured only when something is
@@ -86,10 +86,8 @@ extension Session {
 
   /// The cell of a bare provider's row: the renderer draws the item's fields as columns, so the
   /// cell itself carries no text.
-  static let recordPresenter = ClosurePresenter<Value>(
-    style: .basic, reuseIdentifier: "record", label: "fields"
-  ) {
-    _, _ in ""
+  static var recordPresenter: ClosurePresenter<Value> {
+    ClosurePresenter<Value>(style: .basic, reuseIdentifier: "record", label: "fields") { _, _ in "" }
   }
 
   /// The flat row range of `rows A..B`: negative bounds count from the end, the end is clamped.
