@@ -31,7 +31,7 @@ struct LexerParserTests {
     let results = Parser.parse("let a = 1; show a\nshow )\nvars")
     #expect(results.count == 4)
     guard case .failure(let diagnostic) = results[2] else { Issue.record("expected a failure"); return }
-    #expect(diagnostic.message == .expected("a value, a name or a provider", found: "')'"))
+    #expect(diagnostic.message == .expected(.expressionStart, found: "')'"))
     guard case .success(.vars) = results[3] else { Issue.record("vars after a failure"); return }
   }
 
@@ -51,7 +51,15 @@ struct LexerParserTests {
       ),
       (
         "show p | wher x == 1",
-        "s.dsh:1:10: error: expected a stage (where, sort by, section by, limit, header, footer, placeholder, index, title, caption); did you mean 'where'?, found 'wher'\nshow p | wher x == 1\n         ^~~~"
+        "s.dsh:1:10: error: unknown stage 'wher'; did you mean 'where'?\nshow p | wher x == 1\n         ^~~~"
+      ),
+      (
+        "show p | headr \"x\" | zzz",
+        "s.dsh:1:10: error: unknown stage 'headr'; did you mean 'header'?\nshow p | headr \"x\" | zzz\n         ^~~~~"
+      ),
+      (
+        "show p | frobnicate",
+        "s.dsh:1:10: error: unknown stage 'frobnicate'; stages: where, sort by, section by, limit; decorations: header, footer, placeholder, index, title, caption, more\nshow p | frobnicate\n         ^~~~~~~~~~"
       ),
       (
         "let x = csv \"a.csv\" delimitr \";\"",

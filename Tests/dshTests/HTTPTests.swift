@@ -1,3 +1,4 @@
+import DataSourceScript
 import Foundation
 import Testing
 
@@ -37,6 +38,18 @@ final class TestServer {
 
 @Suite("HTTP sources", .serialized)
 struct HTTPTests {
+  @Test("help examples that fetch from the web run against a local server")
+  func helpExamplesWithServer() throws {
+    let server = try TestServer()
+    let examples = HelpCatalogue.topics.flatMap(\.examples).filter { $0.contains(HelpCatalogue.exampleServer) }
+    #expect(!examples.isEmpty)
+    for example in examples {
+      let script = example.replacingOccurrences(of: HelpCatalogue.exampleServer, with: server.base)
+      let result = try DSHProcess.run(["-c", script])
+      #expect(result.status == 0, "\(example)\n\(result.output)")
+    }
+  }
+
   @Test("pages by {page} and {offset}, more until a short page, the footer while pages remain")
   func paging() throws {
     let server = try TestServer()

@@ -4,7 +4,7 @@
 /// Edits apply to a copy of the items, made on the first edit; until then items come straight
 /// from the source (a million CSV rows stay in their columns). Reloading the source drops the
 /// edits.
-public final class EditableProvider<Item>: DataProvider, CompositionNode {
+public final class EditableProvider<Item>: EditableItems, CompositionNode {
   public let source: any DataProvider<Item>
   public let identityKey: String?
   private var edited: [Item]?

@@ -67,7 +67,7 @@ public final class PagedProvider<Item>: DataProvider, PagingProvider, Compositio
 ///
 /// With a page size, the URL is a template — `{page}` (from 1) or `{offset}` (from 0) — and each
 /// ``loadMore()`` fetches the next page; an empty or short page is the last.
-public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
+public final class HTTPProvider: DataProvider, PagingProvider, PageFetching, CompositionNode {
   public let url: String
   public let at: [String]
   public let pageSize: Int?
@@ -99,6 +99,11 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
   public func paged(size: Int) -> HTTPProvider {
     HTTPProvider(
       url: url, at: at, pageSize: size, timeout: timeout, identityKey: identityKey, progress: progress)
+  }
+
+  /// Pages fetched from the server when the URL is a template (`{page}` or `{offset}`).
+  public func pagedSource(size: Int) -> (any DataProvider<Value> & PagingProvider)? {
+    url.contains("{page}") || url.contains("{offset}") ? paged(size: size) : nil
   }
 
   public var loadState: LoadState { loads.state }

@@ -14,15 +14,16 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case unclosedBracket(String)
 
   // Parser
-  case expected(String, found: String)
+  case expected(Expected, found: String)
   case unknownCommand(String, suggestion: String?)
   case unknownOption(String, command: String, options: [String], suggestion: String?)
   case unknownCellStyle(String, suggestion: String?)
   case unknownAccessory(String, suggestion: String?)
   case unknownRenderMode(String, suggestion: String?)
   case unknownSetting(String, suggestion: String?)
-  case invalidSettingValue(setting: String, value: String, expected: String)
+  case invalidSettingValue(setting: SettingName, value: String)
   case unknownHelpTopic(String, suggestion: String?)
+  case unknownPipelineStep(String, suggestion: String?)
   case stageAfterCell(String)
   case duplicateOption(String)
   case reservedWord(String)
@@ -36,7 +37,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   // Names, types and fields
   case unknownName(String, suggestion: String?)
   case unknownField(String, in: String, suggestion: String?)
-  case expectedKind(String, found: String)
+  case expectedKind(ExpectedKind, found: String)
   case stageNeedsProvider(stage: String, found: String)
   case decoratorNeedsTable(decorator: String, found: String)
   case emptyRange(lower: Int, upper: Int)
@@ -54,7 +55,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case invalidBatch(BatchUpdateError)
   case cannotWrite(path: String, reason: String)
   case notEditable(String, found: String)
-  case readOnly(String)
+  case readOnly(String, store: String)
   /// `what` is written as it reads: "'feed'", "the table under '| more'".
   case notPaged(String)
   case refusedBySafeMode(String)
@@ -68,6 +69,10 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case sourceDepth(limit: Int)
   case interrupted
 
+  // Bugs
+  /// An error no message covers: a bug in dsh, reported as one.
+  case internalError(String)
+
   public var text: String {
     switch self {
     case .unexpectedCharacter(let c): "unexpected character '\(c)'"
@@ -76,7 +81,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .invalidNumber(let n): "'\(n)' is not a number"
     case .nestingTooDeep(let limit): "brackets nested deeper than \(limit) levels"
     case .unclosedBracket(let bracket): "'\(bracket)' is never closed"
-    case .expected(let what, let found): "expected \(what), found \(found)"
+    case .expected(let what, let found): "expected \(what.text), found \(found)"
     case .unknownCommand(let name, let suggestion):
       "unknown command or name '\(name)'" + Self.didYouMean(suggestion)
     case .unknownOption(let option, let command, let options, let suggestion):
@@ -85,21 +90,30 @@ public enum DiagnosticMessage: Sendable, Equatable {
           ?? (options.isEmpty ? "" : "; options: " + options.joined(separator: ", ")))
     case .unknownCellStyle(let name, let suggestion):
       "unknown cell style '\(name)'"
-        + Self.didYouMean(suggestion, otherwise: "; styles: basic, subtitle, value1, value2")
+        + Self.didYouMean(suggestion, otherwise: "; styles: " + CellStyle.allCases.map(\.rawValue).joined(separator: ", "))
     case .unknownAccessory(let name, let suggestion):
       "unknown accessory '\(name)'"
-        + Self.didYouMean(suggestion, otherwise: "; accessories: disclosure, checkmark, none")
+        + Self.didYouMean(
+          suggestion, otherwise: "; accessories: " + CellAccessory.namesInHelpOrder.joined(separator: ", "))
     case .unknownRenderMode(let name, let suggestion):
       "unknown output mode '\(name)'"
-        + Self.didYouMean(suggestion, otherwise: "; modes: box, plain, markdown, csv, json")
+        + Self.didYouMean(
+          suggestion, otherwise: "; modes: " + RenderMode.allCases.map(\.rawValue).joined(separator: ", "))
     case .unknownSetting(let name, let suggestion):
       "unknown setting '\(name)'"
-        + Self.didYouMean(suggestion, otherwise: "; settings: mode, width, maxrows, color, timer")
-    case .invalidSettingValue(let setting, let value, let expected):
-      "'\(value)' is not a value for \(setting); expected \(expected)"
+        + Self.didYouMean(
+          suggestion, otherwise: "; settings: " + SettingName.allCases.map(\.rawValue).joined(separator: ", "))
+    case .invalidSettingValue(let setting, let value):
+      "'\(value)' is not a value for \(setting.rawValue); expected \(Self.expectedValue(of: setting))"
     case .unknownHelpTopic(let topic, let suggestion):
       "no help for '\(topic)'"
         + Self.didYouMean(suggestion, otherwise: "; type 'help' for the list of topics")
+    case .unknownPipelineStep(let word, let suggestion):
+      "unknown stage '\(word)'"
+        + Self.didYouMean(
+          suggestion,
+          otherwise: "; stages: " + StageKind.allCases.map(\.phrase).joined(separator: ", ") + "; decorations: "
+            + DecorationKind.allCases.map(\.rawValue).joined(separator: ", "))
     case .stageAfterCell(let stage):
       "'\(stage)' works on a provider; put it before 'with', as in: table P | \(stage) … with CELL"
     case .duplicateOption(let option): "option '\(option)' is given twice"
@@ -112,7 +126,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .unknownName(let name, let suggestion): "no binding named '\(name)'" + Self.didYouMean(suggestion)
     case .unknownField(let field, let source, let suggestion):
       "no field '\(field)' in \(source)" + Self.didYouMean(suggestion)
-    case .expectedKind(let expected, let found): "expected \(expected), found \(found)"
+    case .expectedKind(let expected, let found): "expected \(expected.text), found \(found)"
     case .stageNeedsProvider(let stage, let found):
       "'\(stage)' works on a provider, not on \(found)"
     case .decoratorNeedsTable(let decorator, let found):
@@ -137,8 +151,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "'\(name)' is \(found), which cannot be edited; edit the provider it comes from (a list, csv, json or range)"
     case .refusedBySafeMode(let what): "--safe refuses \(what)"
     case .notPaged(let what): "\(what) shows no paged provider; make one with: paged SOURCE size N"
-    case .readOnly(let name):
-      "'\(name)' is a sqlite provider: databases are opened read-only and never written"
+    case .readOnly(let name, let store):
+      "'\(name)' is \(store): databases are opened read-only and never written"
     case .positionOutside(let position, let count, let what):
       "position \(position) is outside \(what), which has \(count) item\(count == 1 ? "" : "s") (0..\(count))"
     case .notARecord(let name, let found):
@@ -149,11 +163,54 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .sourceCycle(let path): "'\(path)' is already being sourced; a script cannot source itself"
     case .sourceDepth(let limit): "scripts sourced more than \(limit) deep"
     case .interrupted: "interrupted"
+    case .internalError(let detail):
+      "internal error: \(detail); this is a bug in dsh, please report it with the statement that caused it"
+    }
+  }
+
+  /// What `set NAME` takes, as a hint.
+  private static func expectedValue(of setting: SettingName) -> String {
+    switch setting {
+    case .mode: Vocabulary.choices(setting.values)
+    case .width: "a number from 20 to 1000, or auto"
+    case .maxrows: "a number of rows (0 shows all), or auto"
+    case .color, .timer, .stats: Vocabulary.choices(setting.values)
     }
   }
 
   private static func didYouMean(_ suggestion: String?, otherwise: String = "") -> String {
     suggestion.map { "; did you mean '\($0)'?" } ?? otherwise
+  }
+}
+
+/// A kind of value a statement needed where it found another (`expected …, found …`).
+public enum ExpectedKind: Sendable, Equatable {
+  case showable
+  case reloadable
+  case watchable
+  case recordWithFields(of: String)
+  case segmentTable(segment: String)
+  case providerToPage
+  case tableToCompose
+  case providerBeforeWith
+  case cell
+  case cellAfterWith
+  case cardAfterWith
+
+  public var text: String {
+    switch self {
+    case .showable: "a provider or a table to show; a cell is shown through a table: table P with CELL"
+    case .reloadable: "a provider or a table to reload"
+    case .watchable: "a provider or a table to watch"
+    case .recordWithFields(let name): "a record with fields of \(name)"
+    case .segmentTable(let segment): "a table for segment '\(segment)' (table P with CELL)"
+    case .providerToPage: "a provider to page"
+    case .tableToCompose: "a table to compose (table P with CELL)"
+    case .providerBeforeWith: "a provider before 'with'"
+    case .cell: "a cell (cell STYLE \"template\")"
+    case .cellAfterWith: "a cell after 'with' (cell STYLE \"template\")"
+    case .cardAfterWith: "a card after 'with' (card \"template\" width W height H)"
+    }
   }
 }
 

@@ -16,6 +16,15 @@ public struct SourceFile: Sendable {
   }
 
   /// The 1-based line and column (in characters) of a byte offset.
+  /// The text of a range, or "" when it is not inside the file.
+  public func text(_ range: SourceRange) -> String {
+    let utf8 = text.utf8
+    guard range.lowerBound >= 0, range.upperBound <= utf8.count else { return "" }
+    let start = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
+    let end = utf8.index(start, offsetBy: range.count)
+    return String(text[start..<end])
+  }
+
   public func location(of offset: Int) -> (line: Int, column: Int, lineText: Substring) {
     let utf8 = text.utf8
     let clamped = min(max(0, offset), utf8.count)

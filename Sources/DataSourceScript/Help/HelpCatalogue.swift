@@ -22,6 +22,8 @@ public struct HelpTopic: Sendable {
 /// docs/LANGUAGE.md carries the same syntax and examples (a test checks it).
 public enum HelpCatalogue {
   static let people = "let people = csv \"Scripts/data/people.csv\" key id"
+  /// The server examples that fetch from the web name; the tests serve it locally.
+  public static let exampleServer = "https://api.example.com"
 
   public static let topics: [HelpTopic] = [
     HelpTopic(
@@ -70,8 +72,9 @@ public enum HelpCatalogue {
       name: "help", group: .commands, syntax: ["help", "help TOPIC"],
       summary: "Lists the topics, or shows one with its syntax and examples.", examples: ["help show"]),
     HelpTopic(
-      name: "quit", group: .commands, syntax: ["quit", "exit"], summary: "Leaves the shell (^D does too).",
-      examples: []),
+      name: "quit", group: .commands, syntax: ["quit", "exit"],
+      summary: "Leaves the shell (^D does too). In a script, the statements after it do not run.",
+      examples: ["show [1, 2] as plain\nquit\nshow [3] as plain"]),
     HelpTopic(
       name: "more", group: .commands, syntax: ["more NAME", "TABLE | more"],
       summary:
@@ -163,7 +166,9 @@ public enum HelpCatalogue {
       name: "http", group: .providers, syntax: ["http \"URL\" [at \"A.B\"] [key FIELD] [timeout SECONDS]"],
       summary:
         "JSON from the web: an array of items, or the array at a dotted path. A failed request (an HTTP error, a timeout, invalid JSON) is an error naming the URL and the status or the line. Put {page} (from 1) or {offset} (from 0) in the URL and page it with paged … size N to fetch a page at a time.",
-      examples: []),
+      examples: [
+        "let items = http \"https://api.example.com/items?size=3&total=3\" key id timeout 5\nshow items as plain"
+      ]),
     HelpTopic(
       name: "paged", group: .providers, syntax: ["paged SOURCE size N"],
       summary:
@@ -309,8 +314,8 @@ public enum HelpCatalogue {
   ]
 
   public static func topic(named name: String) -> HelpTopic? {
-    if name == "exit" { return topic(named: "quit") }
-    if name == "by" { return topic(named: "sort") }
+    if let command = Command(rawValue: name), command.helpTopic != name { return topic(named: command.helpTopic) }
+    if name == Keyword.by.rawValue { return topic(named: StageKind.sort.rawValue) }
     return topics.first { $0.name == name }
   }
 }

@@ -6,7 +6,7 @@ extension Session {
 
   /// Shows another segment of a segmented source and prints the batch a table view gets.
   func switchSegment(_ sourceName: Identifier, to segmentName: Identifier) throws {
-    let binding = try binding(named: sourceName)
+    let binding = try bindings.binding(named: sourceName)
     guard case .table(let table) = binding.value, let segmented = Session.segmentedSource(in: table) else {
       throw Diagnostic(
         .notSegmented(sourceName.name, found: binding.value.kindDescription), at: sourceName.range)
@@ -66,11 +66,11 @@ extension Session {
   /// Loads the next page of a name's paged provider and prints the rows it inserted, as the
   /// batch a table view gets.
   func more(_ name: Identifier) async throws {
-    let binding = try binding(named: name)
+    let binding = try bindings.binding(named: name)
     guard let paging = Session.pagingProvider(in: binding.value) else {
       throw Diagnostic(.notPaged("'\(name.name)'"), at: name.range)
     }
-    let before = viewData(of: binding.value)
+    let before = ChangeTracker.viewData(of: binding.value)
     let added: Int
     do {
       added = try await paging.loadMore()
@@ -81,7 +81,7 @@ extension Session {
       output.write("\(name.name): no more pages\n")
       return
     }
-    guard let before, let after = viewData(of: binding.value) else { return }
+    guard let before, let after = ChangeTracker.viewData(of: binding.value) else { return }
     let changeset = SectionedDiff.changeset(
       from: before, to: after, id: \.id, contentEqual: { $0.item == $1.item })
     output.write(
@@ -96,22 +96,19 @@ extension Session {
   ///
   /// A load that fails leaves its provider in `error` (placeholders show it) and is reported.
   func reload(_ expression: Expression) async throws {
-    let value = try await evaluate(expression)
+    let value = try await evaluator.evaluate(expression)
     do {
       switch value {
       case .provider(let provider): try await provider.provider.reload()
       case .table(let table): try await table.reload()
       case .presenter, .scalar:
         throw Diagnostic(
-          .expectedKind("a provider or a table to reload", found: value.kindDescription), at: expression.range
-        )
+          .expectedKind(.reloadable, found: value.kindDescription), at: expression.range)
       }
     } catch let error as DataSourceError {
       throw Diagnostic(.dataSource(error), at: expression.range)
     }
-    var name: String?
-    if case .name(let identifier) = expression { name = identifier.name }
-    output.write(summary(of: value, name: name) + "\n")
+    output.write(summary(of: value, name: expression.boundName) + "\n")
   }
 
   // MARK: stats
@@ -121,7 +118,7 @@ extension Session {
     let stats: ViewStats
     let title: String
     if let name {
-      _ = try binding(named: name)
+      _ = try bindings.binding(named: name)
       guard let view = views[name.name] else { throw Diagnostic(.notShownYet(name.name), at: name.range) }
       (stats, title) = (view.stats, name.name)
     } else {
@@ -151,18 +148,12 @@ extension Session {
     if environment.sandbox != nil {
       throw Diagnostic(.refusedBySafeMode("writing files (save \"\(path)\")"), at: pathRange)
     }
-    var needed = Set<Int>()
-    var pending = bindingOrder.compactMap { bindings[$0]?.logIndex }
-    while let index = pending.popLast() {
-      guard needed.insert(index).inserted else { continue }
-      pending.append(contentsOf: definitions[index].dependencies)
-    }
     var script = "# Written by dsh's `save`: rebuilds the session's bindings.\n"
     let defaults = Settings()
     if settings.mode != defaults.mode { script += "set mode \(settings.mode.rawValue)\n" }
     if let width = settings.width { script += "set width \(width)\n" }
     if let maxRows = settings.maxRows { script += "set maxrows \(maxRows)\n" }
-    for index in needed.sorted() { script += definitions[index].text + "\n" }
+    for definition in bindings.neededDefinitions() { script += definition.text + "\n" }
     let target = resolve(path)
     let folder = (target as NSString).deletingLastPathComponent
     var isDirectory: ObjCBool = false
@@ -188,6 +179,6 @@ extension Session {
       throw Diagnostic(
         .cannotWrite(path: path, reason: (error as NSError).localizedDescription), at: pathRange)
     }
-    output.write("saved \(bindingOrder.count) binding\(bindingOrder.count == 1 ? "" : "s") to \(path)\n")
+    output.write("saved \(Session.plural(bindings.order.count, "binding")) to \(path)\n")
   }
 }

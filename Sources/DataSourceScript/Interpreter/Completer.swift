@@ -1,3 +1,4 @@
+import DataSourceKit
 import Foundation
 
 /// What Tab completes at a point in a line: commands at the start of a statement, setting names
@@ -33,11 +34,11 @@ public struct Completer {
     if isInsideTemplateField(before) {
       pool = fieldsInScope(before)
     } else if statementStart {
-      pool = Parser.commands + Parser.expressionWords + session.boundNames
+      pool = Vocabulary.statementStarters + Vocabulary.expressionStarters + session.boundNames
     } else if previousWords.first == "set", previousWords.count == 1 {
-      pool = Settings.names
+      pool = SettingName.allCases.map(\.rawValue)
     } else if previousWords.first == "set", previousWords.count == 2 {
-      pool = settingValues(String(previousWords[1]))
+      pool = SettingName(rawValue: String(previousWords[1]))?.values ?? []
     } else if previousWords.first == "help", previousWords.count == 1 {
       pool = HelpCatalogue.topics.map(\.name)
     } else if previousWords.first == "switch", previousWords.count == 1 {
@@ -49,19 +50,15 @@ public struct Completer {
     } else if let previous, ["by", "where", "and", "or", "not", "key"].contains(previous) {
       pool = fieldsInScope(before)
     } else if previous == "as" {
-      pool = ["box", "plain", "markdown", "csv", "json"]
+      pool = RenderMode.allCases.map(\.rawValue)
     } else if previous == "cell" {
-      pool = ["basic", "subtitle", "value1", "value2"]
+      pool = CellStyle.allCases.map(\.rawValue)
     } else if previous == "accessory" {
-      pool = ["disclosure", "checkmark", "none"]
+      pool = CellAccessory.allCases.map(\.rawValue)
     } else if before.hasSuffix("| ") || before.hasSuffix("|") {
-      pool = Parser.stageWords
+      pool = Vocabulary.pipelineWords
     } else {
-      pool =
-        Parser.expressionWords + session.boundNames + [
-          "with", "by", "asc", "desc", "and", "or", "not", "contains", "in", "rows", "as", "detail",
-          "accessory", "key",
-        ]
+      pool = Vocabulary.expressionStarters + session.boundNames + Vocabulary.continuationWords
     }
     let candidates = Set(pool.filter { $0.hasPrefix(word) && $0 != word || (word.isEmpty && !$0.isEmpty) })
     return (start, candidates.sorted())
@@ -119,15 +116,5 @@ public struct Completer {
   private func fieldsInScope(_ before: String) -> [String] {
     let words = before.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init)
     return words.flatMap { session.fields(of: $0) }
-  }
-
-  private func settingValues(_ setting: String) -> [String] {
-    switch setting {
-    case "mode": ["box", "plain", "markdown", "csv", "json"]
-    case "color": ["auto", "on", "off"]
-    case "timer": ["on", "off"]
-    case "width", "maxrows": ["auto"]
-    default: []
-    }
   }
 }

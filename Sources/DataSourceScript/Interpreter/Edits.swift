@@ -1,12 +1,5 @@
 import DataSourceKit
 
-/// An item as a view shows it, for diffing: its identity (the key field, or the whole value)
-/// and its content.
-struct ViewElement: Equatable {
-  var id: Value
-  var item: Value
-}
-
 extension Session {
   // MARK: Edits
 
@@ -14,12 +7,12 @@ extension Session {
   ///
   /// The new items are worked out first, so a statement that fails changes nothing.
   func apply(_ edit: Edit, to target: Identifier) throws {
-    let binding = try binding(named: target)
+    let binding = try bindings.binding(named: target)
     guard case .provider(var provider) = binding.value,
-      let editable = provider.provider as? EditableProvider<Value>
+      let editable = provider.provider as? any EditableItems<Value>
     else {
-      if case .provider(let provider) = binding.value, provider.provider is SQLiteProvider {
-        throw Diagnostic(.readOnly(target.name), at: target.range)
+      if case .provider(let provider) = binding.value, let store = provider.provider as? any ReadOnlyStore {
+        throw Diagnostic(.readOnly(target.name, store: store.storeDescription), at: target.range)
       }
       let found =
         if case .provider = binding.value { "a derived provider" } else { binding.value.kindDescription }
@@ -40,7 +33,7 @@ extension Session {
       message = "inserted 1 item into \(target.name) at \(position)"
     case .delete(let predicate, let at, let atRange):
       if let predicate {
-        let test = try compile(predicate, against: provider)
+        let test = try evaluator.compile(predicate, against: provider)
         let before = items.count
         items.removeAll(where: test)
         message = "deleted \(Session.plural(before - items.count, "item")) from \(target.name)"
@@ -54,9 +47,10 @@ extension Session {
         message = "deleted item \(position) from \(target.name)"
       }
     case .update(let assignments, let predicate):
-      let test = try predicate.map { try compile($0, against: provider) } ?? { _ in true }
+      let evaluator = self.evaluator
+      let test = try predicate.map { try evaluator.compile($0, against: provider) } ?? { _ in true }
       for assignment in assignments {
-        try checkField(
+        try evaluator.checkField(
           FieldPath(components: [assignment.field.name], range: assignment.field.range), in: provider)
       }
       var count = 0
@@ -100,7 +94,7 @@ extension Session {
     guard case .record(let record) = value else {
       throw Diagnostic(
         .expectedKind(
-          "a record with fields of \(provider.displayName)", found: ScriptValue.scalar(value).kindDescription),
+          .recordWithFields(of: provider.displayName), found: ScriptValue.scalar(value).kindDescription),
         at: range)
     }
     for name in record.fieldNames where !fields.contains(name) {
@@ -115,119 +109,45 @@ extension Session {
 
   // MARK: Changes
 
-  /// What a view shows now: its sections (identified by key, else title, else position) and
-  /// their items (identified by the key field, else the whole value).
-  func viewData(of value: ScriptValue) -> [DiffSection<Value, ViewElement>]? {
-    switch value {
-    case .provider(let provider):
-      return viewData(of: TableAdapter(provider: provider.provider, presenter: Session.recordPresenter))
-    case .table(let table):
-      return viewData(of: table)
-    default:
-      return nil
-    }
-  }
-
-  func viewData(of source: any SectionedDataSource<Value>) -> [DiffSection<Value, ViewElement>] {
-    // A segment's sections are its own: switching replaces every section, as `switch` reports.
-    let segment = Session.segmentedSource(in: source).map { Value.string($0.selectedName) }
-    return (0..<source.numberOfSections).map { section in
-      let key = source.identityKey(inSection: section)
-      var id: Value =
-        source.sectionKey(section) ?? source.supplementaryLines(.header, inSection: section).first.map {
-          .string($0)
-        } ?? .int(section)
-      if let segment { id = .list([segment, id]) }
-      let elements = (0..<source.numberOfRows(inSection: section)).map { row -> ViewElement in
-        let item = source.item(at: ItemPath(item: row, section: section))
-        if let key, case .record(let record) = item, let identity = record[key] {
-          return ViewElement(id: identity, item: item)
-        }
-        return ViewElement(id: item, item: item)
-      }
-      return DiffSection(id: id, elements: elements)
-    }
-  }
-
-  /// Before a statement that may change data: views shown since the last change keep what
-  /// they showed as their baseline.
-  func captureShownBaselines() {
-    for name in shownSinceChange {
-      if let binding = bindings[name] { baselines[name] = viewData(of: binding.value) }
-    }
-    shownSinceChange.removeAll()
-  }
-
-  /// The batch of a name's view since it was last shown, asked or reported; `nil` when there
-  /// is no baseline yet.
-  private func pendingChanges(of name: String) -> (Changeset<Value>, [DiffSection<Value, ViewElement>])? {
-    guard let binding = bindings[name], let current = viewData(of: binding.value),
-      let baseline = baselines[name]
-    else { return nil }
-    let changeset = SectionedDiff.changeset(
-      from: baseline, to: current, id: \.id, contentEqual: { $0.item == $1.item })
-    return (changeset, current)
-  }
-
+  /// `changes X [as json]`: the batch of X's view since it was last shown or asked.
   func printChanges(of name: Identifier, json: Bool) throws {
-    _ = try binding(named: name)
-    if shownSinceChange.contains(name.name), let binding = bindings[name.name] {
-      // Shown, and nothing changed since: what it shows is its baseline.
-      baselines[name.name] = viewData(of: binding.value)
-      shownSinceChange.remove(name.name)
+    let binding = try bindings.binding(named: name)
+    let changeset: Changeset<Value>?
+    do {
+      changeset = try changes.takeChanges(of: name.name, value: binding.value)
+    } catch {
+      throw Diagnostic(.invalidBatch(error), at: name.range)
     }
-    guard let (changeset, current) = pendingChanges(of: name.name), let baseline = baselines[name.name] else {
-      throw Diagnostic(.noBaseline(name.name), at: name.range)
-    }
-    try check(changeset, from: baseline, to: current, at: name.range)
-    baselines[name.name] = current
+    guard let changeset else { throw Diagnostic(.noBaseline(name.name), at: name.range) }
     output.write(json ? Session.json(changeset.update) + "\n" : Session.text(changeset, of: name.name))
   }
 
+  /// `watch X` / `unwatch X`.
   func watch(_ name: Identifier, on: Bool) throws {
-    let binding = try binding(named: name)
+    let binding = try bindings.binding(named: name)
     if on {
-      guard let data = viewData(of: binding.value) else {
-        throw Diagnostic(
-          .expectedKind("a provider or a table to watch", found: binding.value.kindDescription),
-          at: name.range)
+      guard changes.watch(name.name, value: binding.value) else {
+        throw Diagnostic(.expectedKind(.watchable, found: binding.value.kindDescription), at: name.range)
       }
-      if !watched.contains(name.name) { watched.append(name.name) }
-      baselines[name.name] = data
       output.write("watching \(name.name)\n")
     } else {
-      watched.removeAll { $0 == name.name }
+      changes.unwatch(name.name)
       output.write("stopped watching \(name.name)\n")
     }
   }
 
   /// After a statement that changes data: each watched view's batch, when it has one.
   func reportWatched() {
-    for name in watched {
-      guard let (changeset, current) = pendingChanges(of: name), let baseline = baselines[name] else {
-        continue
-      }
-      baselines[name] = current
-      guard !changeset.update.isEmpty else { continue }
+    for name in changes.watched {
+      guard let binding = bindings[name] else { continue }
       do {
-        try check(changeset, from: baseline, to: current, at: 0..<0)
+        guard let changeset = try changes.takeChanges(of: name, value: binding.value),
+          !changeset.update.isEmpty
+        else { continue }
         output.write(Session.text(changeset, of: name))
-      } catch let diagnostic as Diagnostic {
-        output.writeError("error: \(name): \(diagnostic.message.text)\n")
-      } catch {}
-    }
-  }
-
-  /// Every batch printed is one UIKit would accept, and applying it gives the new data.
-  private func check(
-    _ changeset: Changeset<Value>, from old: [DiffSection<Value, ViewElement>],
-    to new: [DiffSection<Value, ViewElement>],
-    at range: SourceRange
-  ) throws {
-    do {
-      try changeset.update.validate(before: old.map(\.elements.count), after: new.map(\.elements.count))
-    } catch {
-      throw Diagnostic(.invalidBatch(error), at: range)
+      } catch {
+        output.writeError("error: \(name): \(DiagnosticMessage.invalidBatch(error).text)\n")
+      }
     }
   }
 

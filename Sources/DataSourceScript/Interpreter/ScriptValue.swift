@@ -60,20 +60,3 @@ indirect enum PresenterSpec {
     }
   }
 }
-
-/// A name's binding.
-struct Binding {
-  var value: ScriptValue
-  /// The statement's source text, as written.
-  var definition: String
-  /// Its place in the session's log of definitions, for `save`.
-  var logIndex: Int
-}
-
-/// A `let` that succeeded, with the definitions it read (by their log index): `save` writes
-/// what the current bindings need, in the order it was first run.
-struct Definition {
-  var name: String
-  var text: String
-  var dependencies: [Int]
-}

@@ -18,8 +18,6 @@ public struct Settings: Sendable {
   public var stats = false
 
   public init() {}
-
-  static let names = ["mode", "width", "maxrows", "color", "timer", "stats"]
 }
 
 /// What the shell knows of where it runs: the session decides widths, row limits and colour from it.
@@ -49,6 +47,12 @@ public struct Environment: Sendable {
 
   /// Batch mode: no terminal, so output never depends on one.
   public static let batch = Environment()
+
+  /// A path as given, relative to the working directory.
+  public func resolve(_ path: String) -> String {
+    guard !path.hasPrefix("/"), let workingDirectory else { return path }
+    return workingDirectory + "/" + path
+  }
 }
 
 /// What `--safe` allows: no file written, no network, no other script sourced, and files read only

@@ -25,9 +25,7 @@ extension Session {
       return
     case .presenter:
       throw Diagnostic(
-        .expectedKind(
-          "a provider or a table to show; a cell is shown through a table: table P with CELL", found: "a cell"
-        ),
+.expectedKind(.showable, found: "a cell"),
         at: expressionRange)
     }
     let source = view.dataSource
@@ -63,8 +61,7 @@ extension Session {
     if let name {
       // The data shown becomes the baseline of `changes`, captured only when something is
       // about to change it: a show stays O(window).
-      baselines[name] = nil
-      shownSinceChange.insert(name)
+      changes.shown(name)
     }
     if settings.stats { output.write(Session.describe(view.stats, of: name ?? "show")) }
   }

@@ -14,7 +14,7 @@ public struct Lexer {
   private var tokens: [Token] = []
   /// Words that start a statement: a line that begins with one at its first column ends any
   /// statement left open by a bracket (the bracket is then reported as never closed).
-  private static let statementWords: Set<String> = Set(Parser.commands)
+  private static let statementWords: Set<String> = Set(Vocabulary.statementStarters)
 
   /// Whether brackets still open at the end of the input are an error (a whole script) or
   /// a reason to read another line (the prompt).

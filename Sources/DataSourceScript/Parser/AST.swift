@@ -35,6 +35,29 @@ public enum Statement: Sendable {
   case watch(Identifier, on: Bool, range: SourceRange)
   /// `more X`: load the next page of X's paged provider.
   case more(Identifier, range: SourceRange)
+
+  /// Whether the statement may change what a view shows: views shown before it keep a
+  /// baseline, and watched views report their batch after it.
+  public var mayChangeData: Bool {
+    switch self {
+    case .edit, .reload, .switchSegment, .more: true
+    case .binding, .expression, .show, .describe, .help, .vars, .set, .source, .quit, .stats, .save,
+      .changes, .watch:
+      false
+    }
+  }
+
+  /// The whole statement's range.
+  public var range: SourceRange {
+    switch self {
+    case .expression(let expression): expression.range
+    case .binding(_, _, let r), .show(_, _, _, let r), .describe(_, let r), .help(_, let r), .vars(let r),
+      .set(_, _, let r), .source(_, _, let r), .quit(let r), .switchSegment(_, _, let r), .reload(_, let r),
+      .stats(_, let r), .save(_, _, let r), .edit(_, _, let r), .changes(_, _, let r), .watch(_, _, let r),
+      .more(_, let r):
+      r
+    }
+  }
 }
 
 /// A change to the items of an editable provider.
@@ -59,8 +82,8 @@ public indirect enum Expression: Sendable {
   /// A literal value: string, number, bool, null, list or record.
   case literal(Value, range: SourceRange)
   case provider(ProviderExpression)
-  /// An expression followed by `| stage | stage …`.
-  case pipeline(Expression, stages: [Stage], range: SourceRange)
+  /// An expression followed by `| step | step …`.
+  case pipeline(Expression, steps: [PipelineStep], range: SourceRange)
   /// `table PROVIDER with CELL`.
   case table(provider: Expression, cell: Expression, range: SourceRange)
   /// `grid PROVIDER with CARD [columns N]`.
@@ -76,6 +99,11 @@ public indirect enum Expression: Sendable {
   case paged(Expression, size: Int, range: SourceRange)
   /// `segmented NAME: A, NAME: B, …`.
   case segmented([(name: Identifier, source: Expression)], range: SourceRange)
+
+  /// The name, when the expression is just a bound name.
+  public var boundName: String? {
+    if case .name(let identifier) = self { identifier.name } else { nil }
+  }
 
   public var range: SourceRange {
     switch self {
@@ -144,11 +172,51 @@ public struct TemplateSource: Sendable {
   public var hadEscapes: Bool
 }
 
+/// One step after `|`: a stage arranges a provider's items, a decoration wraps a table.
+public enum PipelineStep: Sendable {
+  case stage(Stage)
+  case decoration(Decoration)
+
+  public var keyword: String {
+    switch self {
+    case .stage(let stage): stage.kind.phrase
+    case .decoration(let decoration): decoration.kind.rawValue
+    }
+  }
+
+  public var range: SourceRange {
+    switch self {
+    case .stage(let stage): stage.range
+    case .decoration(let decoration): decoration.range
+    }
+  }
+}
+
+/// A stage: `where`, `sort by`, `section by`, `limit`.
 public enum Stage: Sendable {
   case filter(Predicate, range: SourceRange)
   case sort([SortKey], range: SourceRange)
   case section(FieldPath, SortDirection, range: SourceRange)
   case limit(Int, range: SourceRange)
+
+  public var kind: StageKind {
+    switch self {
+    case .filter: .where
+    case .sort: .sort
+    case .section: .section
+    case .limit: .limit
+    }
+  }
+
+  public var range: SourceRange {
+    switch self {
+    case .filter(_, let r), .sort(_, let r), .section(_, _, let r), .limit(_, let r): r
+    }
+  }
+}
+
+/// A decoration: `header`, `footer`, `placeholder`, `index`, `more`, `title`, `caption`.
+public enum Decoration: Sendable {
   case header(TemplateSource, range: SourceRange)
   case footer(TemplateSource, range: SourceRange)
   /// `placeholder [empty "…"] [error "…"]`: covers a source with no content or that failed.
@@ -161,27 +229,22 @@ public enum Stage: Sendable {
   case title(TemplateSource, range: SourceRange)
   case caption(TemplateSource, range: SourceRange)
 
-  public var keyword: String {
+  public var kind: DecorationKind {
     switch self {
-    case .filter: "where"
-    case .sort: "sort by"
-    case .section: "section by"
-    case .limit: "limit"
-    case .header: "header"
-    case .footer: "footer"
-    case .placeholder: "placeholder"
-    case .index: "index"
-    case .loadMore: "more"
-    case .title: "title"
-    case .caption: "caption"
+    case .header: .header
+    case .footer: .footer
+    case .placeholder: .placeholder
+    case .index: .index
+    case .loadMore: .more
+    case .title: .title
+    case .caption: .caption
     }
   }
 
   public var range: SourceRange {
     switch self {
-    case .filter(_, let r), .sort(_, let r), .section(_, _, let r), .limit(_, let r), .header(_, let r),
-      .footer(_, let r), .placeholder(_, _, let r), .index(let r), .title(_, let r), .caption(_, let r),
-      .loadMore(let r):
+    case .header(_, let r), .footer(_, let r), .placeholder(_, _, let r), .index(let r), .title(_, let r),
+      .caption(_, let r), .loadMore(let r):
       r
     }
   }
@@ -207,17 +270,6 @@ public indirect enum Predicate: Sendable {
   case not(Predicate)
   /// A lone field: true when the field is `true`.
   case truth(Operand)
-}
-
-public enum ComparisonOperator: String, Sendable {
-  case equal = "=="
-  case notEqual = "!="
-  case less = "<"
-  case lessOrEqual = "<="
-  case greater = ">"
-  case greaterOrEqual = ">="
-  case contains
-  case isIn = "in"
 }
 
 public enum Operand: Sendable {

@@ -2,18 +2,18 @@ import DataSourceKit
 
 extension Parser {
   /// Parses `expression := primary ('|' stage)*`.
-  mutating func parseExpression() throws -> Expression {
+  mutating func parseExpression() throws(Diagnostic) -> Expression {
     let start = current.range.lowerBound
     let head = try parsePrimary()
-    var stages: [Stage] = []
+    var steps: [PipelineStep] = []
     while isSymbol(.pipe) {
       advance()
-      stages.append(try parseStage())
+      steps.append(try parsePipelineStep())
     }
-    return stages.isEmpty ? head : .pipeline(head, stages: stages, range: start..<previousEnd)
+    return steps.isEmpty ? head : .pipeline(head, steps: steps, range: start..<previousEnd)
   }
 
-  mutating func parsePrimary() throws -> Expression {
+  mutating func parsePrimary() throws(Diagnostic) -> Expression {
     let start = current.range.lowerBound
     switch current.kind {
     case .symbol(.openParen):
@@ -22,11 +22,11 @@ extension Parser {
       commaEndsExpression = false
       defer { commaEndsExpression = saved }
       let inner = try parseExpression()
-      try expectSymbol(.closeParen, "')'")
+      try expectSymbol(.closeParen)
       return inner
     case .symbol(.openBracket):
       let list = try parseLiteral()
-      let options = try parseProviderOptions(for: "array", allowed: ["key"])
+      let options = try parseProviderOptions(for: .array)
       return .provider(
         ProviderExpression(
           source: .array(listItems(list)), options: options, range: start..<previousEnd,
@@ -35,121 +35,49 @@ extension Parser {
       let value = try parseLiteral()
       return .literal(value, range: start..<previousEnd)
     case .identifier(let word):
-      switch word {
-      case "true", "false", "null":
+      if word == "true" || word == "false" || word == "null" {
         return .literal(try parseLiteral(), range: start..<previousEnd)
-      case "csv", "json":
+      }
+      if let provider = ProviderKind(rawValue: word) {
         advance()
-        let (path, pathRange) = try expectString("a file path in quotes after '\(word)'")
-        let allowed = word == "csv" ? ["key", "delimiter"] : ["key", "at"]
-        let options = try parseProviderOptions(for: word, allowed: allowed)
-        let source: ProviderExpression.Source = word == "csv" ? .csv(path: path) : .json(path: path)
-        return .provider(
-          ProviderExpression(
-            source: source, options: options, range: start..<previousEnd, argumentRange: pathRange))
-      case "http":
+        return .provider(try parseProvider(provider, start: start))
+      }
+      guard let builder = BuilderKind(rawValue: word) else {
+        let identifier = Identifier(name: word, range: current.range)
         advance()
-        let (url, urlRange) = try expectString("a URL in quotes after 'http'")
-        let options = try parseProviderOptions(for: "http", allowed: ["key", "at", "timeout"])
-        return .provider(
-          ProviderExpression(
-            source: .http(url: url), options: options, range: start..<previousEnd, argumentRange: urlRange))
-      case "paged":
+        return .name(identifier)
+      }
+      switch builder {
+      case .paged:
         advance()
         let source = try parsePrimary()
-        guard consumeWord("size") else {
-          throw unexpected("'size N' after the source, as in: paged people size 20")
-        }
-        guard case .int(let size) = current.kind, size > 0 else {
-          throw unexpected("a page size (1 or more)")
-        }
+        guard consumeWord("size") else { throw unexpected(.pageSizeAfterSource) }
+        guard case .int(let size) = current.kind, size > 0 else { throw unexpected(.pageSize) }
         advance()
         return .paged(source, size: size, range: start..<previousEnd)
-      case "sqlite":
-        advance()
-        let (path, pathRange) = try expectString("a database path in quotes after 'sqlite'")
-        var table: String?
-        var query: String?
-        if consumeWord("table") {
-          switch current.kind {
-          case .identifier(let name), .string(let name): table = name
-          default: throw unexpected("a table name after 'table'")
-          }
-          advance()
-        } else if consumeWord("query") {
-          (query, _) = try expectString("an SQL query in quotes after 'query'")
-        } else {
-          var what = "'table NAME' or 'query \"SELECT …\"' after the database path"
-          if case .identifier(let word) = current.kind,
-            let close = suggestion(for: word, among: ["table", "query"])
-          {
-            what += "; did you mean '\(close)'?"
-          }
-          throw unexpected(what)
-        }
-        let options = try parseProviderOptions(for: "sqlite", allowed: ["key"])
-        return .provider(
-          ProviderExpression(
-            source: .sqlite(path: path, table: table, query: query), options: options,
-            range: start..<previousEnd,
-            argumentRange: pathRange))
-      case "array":
-        advance()
-        let argumentStart = current.range.lowerBound
-        guard isSymbol(.openBracket) else { throw unexpected("a list such as [1, 2, 3] after 'array'") }
-        let list = try parseLiteral()
-        let argumentRange = argumentStart..<previousEnd
-        let options = try parseProviderOptions(for: "array", allowed: ["key"])
-        return .provider(
-          ProviderExpression(
-            source: .array(listItems(list)), options: options, range: start..<previousEnd,
-            argumentRange: argumentRange))
-      case "range":
-        advance()
-        let argumentStart = current.range.lowerBound
-        guard case .int(let lower) = current.kind else {
-          throw unexpected("a range such as 1..100 after 'range'")
-        }
-        advance()
-        try expectSymbol(.dotDot, "'..' in the range")
-        guard case .int(let upper) = current.kind else { throw unexpected("the end of the range") }
-        advance()
-        let argumentRange = argumentStart..<previousEnd
-        if upper < lower { throw Diagnostic(.emptyRange(lower: lower, upper: upper), at: argumentRange) }
-        let options = try parseProviderOptions(for: "range", allowed: [])
-        return .provider(
-          ProviderExpression(
-            source: .range(lower, upper), options: options, range: start..<previousEnd,
-            argumentRange: argumentRange))
-      case "table":
+      case .table:
         advance()
         let provider = try parseExpression()  // stages allowed, up to `with`
-        guard consumeWord("with") else {
-          throw unexpected("'with' and a cell, as in: table P with cell basic \"{name}\"")
-        }
+        guard consumeWord("with") else { throw unexpected(.withCell) }
         let cell = try parsePrimary()
         return .table(provider: provider, cell: cell, range: start..<previousEnd)
-      case "grid":
+      case .grid:
         advance()
         let provider = try parseExpression()  // stages allowed, up to `with`
-        guard consumeWord("with") else {
-          throw unexpected("'with' and a card, as in: grid P with card \"{name}\" width 16 height 2")
-        }
+        guard consumeWord("with") else { throw unexpected(.withCard) }
         let card = try parsePrimary()
         var columns: Int?
         if consumeWord("columns") {
-          guard case .int(let n) = current.kind, n > 0 else {
-            throw unexpected("a number of columns (1 or more)")
-          }
+          guard case .int(let n) = current.kind, n > 0 else { throw unexpected(.columnCount) }
           columns = n
           advance()
         }
         return .grid(provider: provider, card: card, columns: columns, range: start..<previousEnd)
-      case "card":
+      case .card:
         advance()
-        let template = try parseTemplateSource("a template in quotes, such as \"{name}\\n{team}\"")
+        let template = try parseTemplateSource(.cardTemplate)
         var size: [String: Int] = [:]
-        while case .identifier(let word) = current.kind, !Parser.expressionTerminators.contains(word) {
+        while case .identifier(let word) = current.kind, !Vocabulary.expressionTerminators.contains(word) {
           let options = ["width", "height"]
           guard options.contains(word) else {
             throw Diagnostic(
@@ -160,16 +88,16 @@ extension Parser {
           guard size[word] == nil else { throw Diagnostic(.duplicateOption(word), at: current.range) }
           advance()
           guard case .int(let n) = current.kind, (1...200).contains(n) else {
-            throw unexpected("a size from 1 to 200 after '\(word)'")
+            throw unexpected(.cardSize(after: word))
           }
           size[word] = n
           advance()
         }
         return .card(
           template: template, width: size["width"], height: size["height"], range: start..<previousEnd)
-      case "cell":
+      case .cell:
         return .cell(try parseCell())
-      case "cells":
+      case .cells:
         advance()
         let saved = commaEndsExpression
         commaEndsExpression = true
@@ -179,27 +107,27 @@ extension Parser {
           let predicate = try parsePredicate()
           try expectWord("use")
           cases.append((predicate, try parsePrimary()))
-          guard consumeSymbol(.comma) else { throw unexpected("',' and another 'when', or ', else CELL'") }
+          guard consumeSymbol(.comma) else { throw unexpected(.cellsContinuation) }
         }
-        guard consumeWord("else") else { throw unexpected(cases.isEmpty ? "'when'" : "'when' or 'else'") }
+        guard consumeWord("else") else { throw unexpected(cases.isEmpty ? .word("when") : .whenOrElse) }
         let fallback = try parsePrimary()
         return .cells(cases: cases, fallback: fallback, range: start..<previousEnd)
-      case "segmented":
+      case .segmented:
         advance()
         let saved = commaEndsExpression
         commaEndsExpression = true
         defer { commaEndsExpression = saved }
         var segments: [(name: Identifier, source: Expression)] = []
         repeat {
-          let name = try expectIdentifier("a segment name, as in: segmented all: people, menu: menu")
+          let name = try expectIdentifier(.segmentName)
           if segments.contains(where: { $0.name.name == name.name }) {
             throw Diagnostic(.duplicateSegment(name.name), at: name.range)
           }
-          try expectSymbol(.colon, "':' after the segment name")
+          try expectSymbol(.colon, .colonAfterSegmentName)
           segments.append((name, try parseExpression()))
         } while consumeSymbol(.comma)
         return .segmented(segments, range: start..<previousEnd)
-      case "compose":
+      case .compose:
         advance()
         let saved = commaEndsExpression
         commaEndsExpression = true
@@ -207,14 +135,61 @@ extension Parser {
         var children = [try parseExpression()]
         while consumeSymbol(.comma) { children.append(try parseExpression()) }
         return .compose(children, range: start..<previousEnd)
-      default:
-        let identifier = Identifier(name: word, range: current.range)
-        advance()
-        return .name(identifier)
       }
     default:
-      throw unexpected("a value, a name or a provider")
+      throw unexpected(.expressionStart)
     }
+  }
+
+  /// A provider after its word: `csv "people.csv" key id`, `range 1..10`, …
+  private mutating func parseProvider(_ kind: ProviderKind, start: Int) throws(Diagnostic) -> ProviderExpression {
+    let source: ProviderExpression.Source
+    let argumentRange: SourceRange
+    switch kind {
+    case .csv, .json:
+      let (path, pathRange) = try expectString(.filePath(after: kind.rawValue))
+      source = kind == .csv ? .csv(path: path) : .json(path: path)
+      argumentRange = pathRange
+    case .http:
+      let (url, urlRange) = try expectString(.url)
+      source = .http(url: url)
+      argumentRange = urlRange
+    case .sqlite:
+      let (path, pathRange) = try expectString(.databasePath)
+      var table: String?
+      var query: String?
+      if consumeWord("table") {
+        switch current.kind {
+        case .identifier(let name), .string(let name): table = name
+        default: throw unexpected(.tableName)
+        }
+        advance()
+      } else if consumeWord("query") {
+        (query, _) = try expectString(.sqlQuery)
+      } else {
+        var close: String?
+        if case .identifier(let word) = current.kind { close = suggestion(for: word, among: ["table", "query"]) }
+        throw unexpected(.tableOrQuery(suggestion: close))
+      }
+      source = .sqlite(path: path, table: table, query: query)
+      argumentRange = pathRange
+    case .array:
+      let argumentStart = current.range.lowerBound
+      guard isSymbol(.openBracket) else { throw unexpected(.listAfterArray) }
+      source = .array(listItems(try parseLiteral()))
+      argumentRange = argumentStart..<previousEnd
+    case .range:
+      let argumentStart = current.range.lowerBound
+      let lower = try expectInt(.rangeAfterRange)
+      try expectSymbol(.dotDot, .rangeDots)
+      let upper = try expectInt(.rangeEnd)
+      argumentRange = argumentStart..<previousEnd
+      if upper < lower { throw Diagnostic(.emptyRange(lower: lower, upper: upper), at: argumentRange) }
+      source = .range(lower, upper)
+    }
+    let options = try parseProviderOptions(for: kind)
+    return ProviderExpression(
+      source: source, options: options, range: start..<previousEnd, argumentRange: argumentRange)
   }
 
   private func listItems(_ value: Value) -> [Value] {
@@ -223,32 +198,30 @@ extension Parser {
   }
 
   /// Options after a provider, such as `key id` or `delimiter ";"`.
-  mutating func parseProviderOptions(for command: String, allowed: [String]) throws -> [ProviderOption] {
+  mutating func parseProviderOptions(for kind: ProviderKind) throws(Diagnostic) -> [ProviderOption] {
     var options: [ProviderOption] = []
-    while case .identifier(let word) = current.kind, !Parser.expressionTerminators.contains(word) {
+    let allowed = kind.options.map(\.rawValue)
+    while case .identifier(let word) = current.kind, !Vocabulary.expressionTerminators.contains(word) {
       let name = Identifier(name: word, range: current.range)
-      guard allowed.contains(word) else {
+      guard let option = ProviderOptionName(rawValue: word), kind.options.contains(option) else {
         throw Diagnostic(
           .unknownOption(
-            word, command: command, options: allowed, suggestion: suggestion(for: word, among: allowed)),
+            word, command: kind.rawValue, options: allowed, suggestion: suggestion(for: word, among: allowed)),
           at: current.range)
       }
       if options.contains(where: { $0.name.name == word }) {
         throw Diagnostic(.duplicateOption(word), at: current.range)
       }
       advance()
-      switch current.kind {
-      case .identifier(let value) where word == "key":
+      switch (option, current.kind) {
+      case (.key, .identifier(let value)):
         options.append(ProviderOption(name: name, value: .word(value), valueRange: current.range))
-      case .int(let seconds) where word == "timeout" && seconds > 0:
+      case (.timeout, .int(let seconds)) where seconds > 0:
         options.append(ProviderOption(name: name, value: .word(String(seconds)), valueRange: current.range))
-      case .string(let value) where word != "timeout":
+      case (.key, .string(let value)), (.delimiter, .string(let value)), (.at, .string(let value)):
         options.append(ProviderOption(name: name, value: .string(value), valueRange: current.range))
       default:
-        throw unexpected(
-          word == "key"
-            ? "a field name after 'key'"
-            : word == "timeout" ? "a number of seconds after 'timeout'" : "a string after '\(word)'")
+        throw unexpected(.optionValue(option))
       }
       advance()
     }
@@ -256,10 +229,10 @@ extension Parser {
   }
 
   /// Parses `cell STYLE TEMPLATE [detail TEMPLATE] [accessory NAME]`.
-  mutating func parseCell() throws -> CellExpression {
+  mutating func parseCell() throws(Diagnostic) -> CellExpression {
     let start = current.range.lowerBound
     try expectWord("cell")
-    let styleName = try expectIdentifier("a cell style (basic, subtitle, value1, value2)")
+    let styleName = try expectIdentifier(.cellStyle)
     guard let style = CellStyle(rawValue: styleName.name) else {
       throw Diagnostic(
         .unknownCellStyle(
@@ -267,11 +240,11 @@ extension Parser {
           suggestion: suggestion(for: styleName.name, among: CellStyle.allCases.map(\.rawValue))),
         at: styleName.range)
     }
-    let text = try parseTemplateSource("a template in quotes, such as \"{name}\"")
+    let text = try parseTemplateSource(.cellTemplate)
     var detail: TemplateSource?
     var accessory = CellAccessory.none
     var seen: Set<String> = []
-    while case .identifier(let word) = current.kind, !Parser.expressionTerminators.contains(word) {
+    while case .identifier(let word) = current.kind, !Vocabulary.expressionTerminators.contains(word) {
       let options = ["detail", "accessory"]
       guard options.contains(word) else {
         throw Diagnostic(
@@ -282,9 +255,9 @@ extension Parser {
       guard seen.insert(word).inserted else { throw Diagnostic(.duplicateOption(word), at: current.range) }
       advance()
       if word == "detail" {
-        detail = try parseTemplateSource("a template in quotes after 'detail'")
+        detail = try parseTemplateSource(.templateAfter("detail"))
       } else {
-        let name = try expectIdentifier("an accessory (disclosure, checkmark, none)")
+        let name = try expectIdentifier(.accessory)
         guard let parsed = CellAccessory(rawValue: name.name) else {
           throw Diagnostic(
             .unknownAccessory(
@@ -299,7 +272,7 @@ extension Parser {
       style: style, text: text, detail: detail, accessory: accessory, range: start..<previousEnd)
   }
 
-  mutating func parseTemplateSource(_ what: String) throws -> TemplateSource {
+  mutating func parseTemplateSource(_ what: Expected) throws(Diagnostic) -> TemplateSource {
     guard case .string(let value) = current.kind else { throw unexpected(what) }
     let range = current.range
     advance()
@@ -311,7 +284,7 @@ extension Parser {
   // MARK: Literals
 
   /// A literal value: string, number, true/false/null, [list] or {record}.
-  mutating func parseLiteral() throws -> Value {
+  mutating func parseLiteral() throws(Diagnostic) -> Value {
     switch current.kind {
     case .string(let s):
       advance()
@@ -340,7 +313,7 @@ extension Parser {
         if !consumeSymbol(.comma) { break }
         if position == before { break }
       }
-      try expectSymbol(.closeBracket, "',' or ']' in the list")
+      try expectSymbol(.closeBracket, .listContinuation)
       return .list(items)
     case .symbol(.openBrace):
       advance()
@@ -350,17 +323,17 @@ extension Parser {
         switch current.kind {
         case .identifier(let word): name = word
         case .string(let s): name = s
-        default: throw unexpected("a field name in the record")
+        default: throw unexpected(.recordFieldName)
         }
         advance()
-        try expectSymbol(.colon, "':' after the field name")
+        try expectSymbol(.colon, .colonAfterFieldName)
         pairs.append((name, try parseLiteral()))
         if !consumeSymbol(.comma) { break }
       }
-      try expectSymbol(.closeBrace, "',' or '}' in the record")
+      try expectSymbol(.closeBrace, .recordContinuation)
       return .record(Record(pairs))
     default:
-      throw unexpected("a value")
+      throw unexpected(.value)
     }
   }
 }

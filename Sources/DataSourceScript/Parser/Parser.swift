@@ -9,31 +9,6 @@ public struct Parser {
   /// Inside `compose a, b`, a comma ends a child, so `sort by` takes one key.
   var commaEndsExpression = false
 
-  /// Words that start a statement.
-  public static let commands = [
-    "let", "show", "describe", "help", "vars", "set", "source", "quit", "exit", "switch", "reload", "stats",
-    "save",
-  ]
-  /// Words that start an expression.
-  public static let expressionWords = [
-    "csv", "json", "sqlite", "http", "paged", "array", "range", "table", "grid", "cell", "cells", "card",
-    "compose",
-    "segmented",
-  ]
-  /// Words that start a stage after `|`.
-  public static let stageWords = [
-    "where", "sort", "section", "limit", "header", "footer", "placeholder", "index", "title", "caption",
-    "more",
-  ]
-  /// Words that end an expression without being part of it.
-  static let expressionTerminators: Set<String> = ["with", "rows", "as", "columns", "size"]
-  /// Words that cannot name a binding.
-  public static let reservedWords: Set<String> = Set(
-    commands + expressionWords + stageWords + [
-      "with", "by", "asc", "desc", "and", "or", "not", "contains", "in", "true", "false", "null", "rows",
-      "as",
-    ])
-
   public init(tokens: [Token]) { self.tokens = tokens }
 
   /// Parses every statement of `source`; a statement that fails to parse is returned as its
@@ -49,17 +24,15 @@ public struct Parser {
       skipStatementEnds()
       if current.kind == .endOfInput { break }
       let start = position
-      do {
+      do throws(Diagnostic) {
         try checkStatementLexes()
         let statement = try parseStatement()
         guard current.kind == .endOfStatement || current.kind == .endOfInput else {
-          throw unexpected("end of statement")
+          throw unexpected(.statementEnd)
         }
         results.append(.success(statement))
-      } catch let diagnostic as Diagnostic {
+      } catch let diagnostic {
         results.append(.failure(diagnostic))
-        skipToStatementEnd()
-      } catch {
         skipToStatementEnd()
       }
       // Loop progress: a statement always consumes at least one token.
@@ -69,7 +42,7 @@ public struct Parser {
   }
 
   /// A statement holding text that starts no token fails with the lexer's diagnostic.
-  private func checkStatementLexes() throws {
+  private func checkStatementLexes() throws(Diagnostic) {
     var index = position
     while index < tokens.count {
       switch tokens[index].kind {
@@ -107,27 +80,34 @@ public struct Parser {
     return true
   }
 
-  mutating func expectWord(_ word: String) throws {
-    guard consumeWord(word) else { throw unexpected("'\(word)'") }
+  mutating func expectWord(_ word: String) throws(Diagnostic) {
+    guard consumeWord(word) else { throw unexpected(.word(word)) }
   }
 
-  mutating func expectSymbol(_ symbol: Symbol, _ what: String? = nil) throws {
-    guard consumeSymbol(symbol) else { throw unexpected(what ?? "'\(symbol.rawValue)'") }
+  mutating func expectSymbol(_ symbol: Symbol, _ what: Expected? = nil) throws(Diagnostic) {
+    guard consumeSymbol(symbol) else { throw unexpected(what ?? .symbol(symbol)) }
   }
 
-  mutating func expectIdentifier(_ what: String) throws -> Identifier {
+  mutating func expectIdentifier(_ what: Expected) throws(Diagnostic) -> Identifier {
     guard case .identifier(let name) = current.kind else { throw unexpected(what) }
     defer { advance() }
     return Identifier(name: name, range: current.range)
   }
 
-  mutating func expectString(_ what: String) throws -> (String, SourceRange) {
+  mutating func expectString(_ what: Expected) throws(Diagnostic) -> (String, SourceRange) {
     guard case .string(let value) = current.kind else { throw unexpected(what) }
     defer { advance() }
     return (value, current.range)
   }
 
-  func unexpected(_ what: String) -> Diagnostic {
+  mutating func expectInt(_ what: Expected) throws(Diagnostic) -> Int {
+    guard case .int(let value) = current.kind else { throw unexpected(what) }
+    advance()
+    return value
+  }
+
+  /// The current token is not what the grammar wants here.
+  func unexpected(_ what: Expected) -> Diagnostic {
     Diagnostic(.expected(what, found: current.kind.description), at: current.range)
   }
 

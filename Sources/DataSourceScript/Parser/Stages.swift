@@ -1,50 +1,63 @@
 import DataSourceKit
 
 extension Parser {
-  /// A stage after `|`: where, sort by, section by, limit, header, footer.
-  mutating func parseStage() throws -> Stage {
+  /// A step after `|`: a stage (where, sort by, section by, limit) or a decoration (header,
+  /// footer, placeholder, index, title, caption, more).
+  mutating func parsePipelineStep() throws(Diagnostic) -> PipelineStep {
     let start = current.range.lowerBound
-    guard case .identifier(let word) = current.kind else { throw unexpected("a stage after '|'") }
-    switch word {
-    case "where":
+    guard case .identifier(let word) = current.kind else { throw unexpected(.pipelineStep) }
+    if let stage = StageKind(rawValue: word) {
       advance()
+      return .stage(try parseStage(stage, start: start))
+    }
+    if let decoration = DecorationKind(rawValue: word) {
+      advance()
+      return .decoration(try parseDecoration(decoration, start: start))
+    }
+    throw Diagnostic(
+      .unknownPipelineStep(word, suggestion: suggestion(for: word, among: Vocabulary.pipelineWords)),
+      at: current.range)
+  }
+
+  private mutating func parseStage(_ kind: StageKind, start: Int) throws(Diagnostic) -> Stage {
+    switch kind {
+    case .where:
       let predicate = try parsePredicate()
       return .filter(predicate, range: start..<previousEnd)
-    case "sort":
-      advance()
+    case .sort:
       try expectWord("by")
       var keys = [try parseSortKey()]
       // Inside `compose a, b` a comma ends the child: sort by several keys in parentheses there.
       while !commaEndsExpression, consumeSymbol(.comma) { keys.append(try parseSortKey()) }
       return .sort(keys, range: start..<previousEnd)
-    case "section":
-      advance()
+    case .section:
       try expectWord("by")
       let key = try parseSortKey()
       return .section(key.field, key.direction, range: start..<previousEnd)
-    case "limit":
-      advance()
-      guard case .int(let count) = current.kind else { throw unexpected("a number of items after 'limit'") }
+    case .limit:
+      guard case .int(let count) = current.kind else { throw unexpected(.limitCount) }
       if count < 0 { throw Diagnostic(.invalidLimit(count), at: current.range) }
       advance()
       return .limit(count, range: start..<previousEnd)
-    case "header", "footer", "title", "caption":
-      advance()
-      let template = try parseTemplateSource("a template in quotes after '\(word)'")
-      switch word {
-      case "header": return .header(template, range: start..<previousEnd)
-      case "footer": return .footer(template, range: start..<previousEnd)
-      case "title": return .title(template, range: start..<previousEnd)
-      default: return .caption(template, range: start..<previousEnd)
+    }
+  }
+
+  private mutating func parseDecoration(_ kind: DecorationKind, start: Int) throws(Diagnostic) -> Decoration {
+    switch kind {
+    case .header, .footer, .title, .caption:
+      let template = try parseTemplateSource(.templateAfter(kind.rawValue))
+      let range = start..<previousEnd
+      switch kind {
+      case .header: return .header(template, range: range)
+      case .footer: return .footer(template, range: range)
+      case .title: return .title(template, range: range)
+      default: return .caption(template, range: range)
       }
-    case "index":
-      advance()
+    case .index:
       return .index(range: start..<previousEnd)
-    case "more":
-      advance()
+    case .more:
       return .loadMore(range: start..<previousEnd)
-    case "placeholder":
-      advance()
+    case .placeholder:
       var empty: TemplateSource?
       var error: TemplateSource?
       while case .identifier(let option) = current.kind, option == "empty" || option == "error" {
@@ -52,25 +65,15 @@ extension Parser {
           throw Diagnostic(.duplicateOption(option), at: current.range)
         }
         advance()
-        let template = try parseTemplateSource("a template in quotes after '\(option)'")
+        let template = try parseTemplateSource(.templateAfter(option))
         if option == "empty" { empty = template } else { error = template }
       }
-      guard empty != nil || error != nil else {
-        throw unexpected("'empty \"…\"' or 'error \"…\"' after 'placeholder'")
-      }
+      guard empty != nil || error != nil else { throw unexpected(.placeholderMessages) }
       return .placeholder(empty: empty, error: error, range: start..<previousEnd)
-    default:
-      let candidates = Parser.stageWords
-      throw Diagnostic(
-        .expected(
-          "a stage (where, sort by, section by, limit, header, footer, placeholder, index, title, caption)"
-            + (suggestion(for: word, among: candidates).map { "; did you mean '\($0)'?" } ?? ""),
-          found: "'\(word)'"),
-        at: current.range)
     }
   }
 
-  mutating func parseSortKey() throws -> SortKey {
+  mutating func parseSortKey() throws(Diagnostic) -> SortKey {
     let field = try parseFieldPath()
     var direction = SortDirection.ascending
     if consumeWord("asc") {
@@ -82,10 +85,10 @@ extension Parser {
   }
 
   /// `name`, `a.b.c`, or `.` for the item itself.
-  mutating func parseFieldPath() throws -> FieldPath {
+  mutating func parseFieldPath() throws(Diagnostic) -> FieldPath {
     let start = current.range.lowerBound
     if consumeSymbol(.dot) { return FieldPath(components: [], range: start..<previousEnd) }
-    var components = [try expectIdentifier("a field name").name]
+    var components = [try expectIdentifier(.fieldName).name]
     while isSymbol(.dot), case .identifier(let name) = next.kind {
       advance()
       advance()
@@ -97,36 +100,36 @@ extension Parser {
   // MARK: Predicates
 
   /// Parses `or := and ('or' and)*`.
-  mutating func parsePredicate() throws -> Predicate {
+  mutating func parsePredicate() throws(Diagnostic) -> Predicate {
     var left = try parseConjunction()
     while consumeWord("or") { left = .or(left, try parseConjunction()) }
     return left
   }
 
-  private mutating func parseConjunction() throws -> Predicate {
+  private mutating func parseConjunction() throws(Diagnostic) -> Predicate {
     var left = try parseNegation()
     while consumeWord("and") { left = .and(left, try parseNegation()) }
     return left
   }
 
-  private mutating func parseNegation() throws -> Predicate {
+  private mutating func parseNegation() throws(Diagnostic) -> Predicate {
     if consumeWord("not") { return .not(try parseNegation()) }
     if isSymbol(.openParen) {
       advance()
       let inner = try parsePredicate()
-      try expectSymbol(.closeParen, "')'")
+      try expectSymbol(.closeParen)
       return inner
     }
     return try parseComparison()
   }
 
-  private mutating func parseComparison() throws -> Predicate {
+  private mutating func parseComparison() throws(Diagnostic) -> Predicate {
     let left = try parseOperand()
     let comparison: ComparisonOperator?
     switch current.kind {
     case .symbol(.equalEqual): comparison = .equal
     case .symbol(.equals):
-      throw Diagnostic(.expected("'==' to compare", found: "'='"), at: current.range)
+      throw Diagnostic(.expected(.comparisonOperator, found: "'='"), at: current.range)
     case .symbol(.notEqual): comparison = .notEqual
     case .symbol(.less): comparison = .less
     case .symbol(.lessEqual): comparison = .lessOrEqual
@@ -141,7 +144,7 @@ extension Parser {
     return .comparison(left, comparison, try parseOperand())
   }
 
-  private mutating func parseOperand() throws -> Operand {
+  private mutating func parseOperand() throws(Diagnostic) -> Operand {
     let start = current.range.lowerBound
     switch current.kind {
     case .identifier("true"), .identifier("false"), .identifier("null"), .string, .int, .double,
@@ -151,7 +154,7 @@ extension Parser {
     case .identifier, .symbol(.dot):
       return .field(try parseFieldPath())
     default:
-      throw unexpected("a field or a value")
+      throw unexpected(.operand)
     }
   }
 }

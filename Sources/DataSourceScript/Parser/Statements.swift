@@ -1,23 +1,32 @@
 import DataSourceKit
 
 extension Parser {
-  mutating func parseStatement() throws -> Statement {
+  mutating func parseStatement() throws(Diagnostic) -> Statement {
     let start = current.range.lowerBound
-    guard case .identifier(let word) = current.kind else {
-      return .expression(try parseExpression())
+    guard case .identifier(let word) = current.kind, let command = Command(rawValue: word) else {
+      let expression = try parseExpression()
+      // A name followed by more words is a misspelled command, not an expression.
+      if case .name(let identifier) = expression, current.kind != .endOfStatement, current.kind != .endOfInput
+      {
+        throw Diagnostic(
+          .unknownCommand(
+            identifier.name,
+            suggestion: suggestion(for: identifier.name, among: Vocabulary.statementStarters)),
+          at: identifier.range)
+      }
+      return .expression(expression)
     }
-    switch word {
-    case "let":
-      advance()
-      let name = try expectIdentifier("a name after 'let'")
-      if Parser.reservedWords.contains(name.name) {
+    advance()
+    switch command {
+    case .let:
+      let name = try expectIdentifier(.nameAfterLet)
+      if Vocabulary.reservedWords.contains(name.name) {
         throw Diagnostic(.reservedWord(name.name), at: name.range)
       }
-      try expectSymbol(.equals, "'=' after the name")
+      try expectSymbol(.equals, .equalsAfterName)
       let value = try parseExpression()
       return .binding(name: name, value: value, range: start..<previousEnd)
-    case "show":
-      advance()
+    case .show:
       let expression = try parseExpression()
       var window: RowWindow?
       var mode: RenderMode?
@@ -30,168 +39,139 @@ extension Parser {
         } else if isWord("as") {
           guard mode == nil else { throw Diagnostic(.duplicateOption("as"), at: current.range) }
           advance()
-          let name = try expectIdentifier("an output mode (box, plain, markdown, csv, json)")
-          guard let parsed = RenderMode(rawValue: name.name) else {
-            throw Diagnostic(
-              .unknownRenderMode(
-                name.name, suggestion: suggestion(for: name.name, among: RenderMode.allCases.map(\.rawValue))),
-              at: name.range)
-          }
-          mode = parsed
+          mode = try parseRenderMode()
         } else {
           break
         }
       }
       return .show(expression, rows: window, mode: mode, range: start..<previousEnd)
-    case "describe":
-      advance()
+    case .describe:
       return .describe(try parseExpression(), range: start..<previousEnd)
-    case "help":
-      advance()
+    case .help:
       var topic: Identifier?
-      if case .identifier = current.kind { topic = try expectIdentifier("a topic") }
+      if case .identifier = current.kind { topic = try expectIdentifier(.helpTopic) }
       return .help(topic: topic, range: start..<previousEnd)
-    case "vars":
-      advance()
+    case .vars:
       return .vars(range: start..<previousEnd)
-    case "set":
-      advance()
+    case .set:
       var setting: Identifier?
       var value: Token?
       if case .identifier = current.kind {
-        setting = try expectIdentifier("a setting")
+        setting = try expectIdentifier(.settingName)
         if current.kind != .endOfStatement && current.kind != .endOfInput {
           value = current
           advance()
         }
       }
       return .set(setting: setting, value: value, range: start..<previousEnd)
-    case "source":
-      advance()
-      let (path, pathRange) = try expectString("a file path in quotes")
+    case .source:
+      let (path, pathRange) = try expectString(.filePath(after: nil))
       return .source(path: path, pathRange: pathRange, range: start..<previousEnd)
-    case "quit", "exit":
-      advance()
+    case .quit, .exit:
       return .quit(range: start..<previousEnd)
-    case "switch":
-      advance()
-      let source = try expectIdentifier("the name of a segmented source after 'switch'")
+    case .switch:
+      let source = try expectIdentifier(.segmentedSourceName)
       try expectWord("to")
-      let segment = try expectIdentifier("a segment name after 'to'")
+      let segment = try expectIdentifier(.segmentNameAfterTo)
       return .switchSegment(source: source, segment: segment, range: start..<previousEnd)
-    case "reload":
-      advance()
+    case .reload:
       return .reload(try parseExpression(), range: start..<previousEnd)
-    case "stats":
-      advance()
+    case .stats:
       var name: Identifier?
-      if case .identifier = current.kind { name = try expectIdentifier("a name") }
+      if case .identifier = current.kind { name = try expectIdentifier(.name) }
       return .stats(name, range: start..<previousEnd)
-    case "insert":
-      advance()
+    case .insert:
       try expectWord("into")
-      let target = try expectIdentifier("the provider to insert into")
+      let target = try expectIdentifier(.editTarget(command))
       let valueStart = current.range.lowerBound
       let value = try parseLiteral()
       let valueRange = valueStart..<previousEnd
-      var at: Int?
-      var atRange: SourceRange?
-      if isWord("at") {
-        let atStart = current.range.lowerBound
-        advance()
-        guard case .int(let n) = current.kind else { throw unexpected("a position after 'at'") }
-        advance()
-        (at, atRange) = (n, atStart..<previousEnd)
-      }
+      let (at, atRange) = try parsePosition()
       return .edit(
         target: target, edit: .insert(value, valueRange: valueRange, at: at, atRange: atRange),
         range: start..<previousEnd)
-    case "delete":
-      advance()
+    case .delete:
       try expectWord("from")
-      let target = try expectIdentifier("the provider to delete from")
+      let target = try expectIdentifier(.editTarget(command))
       if consumeWord("where") {
         return .edit(
           target: target, edit: .delete(where: try parsePredicate(), at: nil, atRange: nil),
           range: start..<previousEnd)
       }
-      guard isWord("at") else { throw unexpected("'where PREDICATE' or 'at N'") }
-      let atStart = current.range.lowerBound
-      advance()
-      guard case .int(let n) = current.kind else { throw unexpected("a position after 'at'") }
-      advance()
-      return .edit(
-        target: target, edit: .delete(where: nil, at: n, atRange: atStart..<previousEnd),
-        range: start..<previousEnd)
-    case "update":
-      advance()
-      let target = try expectIdentifier("the provider to update")
+      guard isWord("at") else { throw unexpected(.whereOrAt) }
+      let (at, atRange) = try parsePosition()
+      return .edit(target: target, edit: .delete(where: nil, at: at, atRange: atRange), range: start..<previousEnd)
+    case .update:
+      let target = try expectIdentifier(.editTarget(command))
       try expectWord("set")
       var assignments: [(field: Identifier, value: Value)] = []
       repeat {
-        let field = try expectIdentifier("a field to set")
-        try expectSymbol(.equals, "'=' after the field")
+        let field = try expectIdentifier(.fieldToSet)
+        try expectSymbol(.equals, .equalsAfterField)
         assignments.append((field, try parseLiteral()))
       } while consumeSymbol(.comma)
       var predicate: Predicate?
       if consumeWord("where") { predicate = try parsePredicate() }
       return .edit(
         target: target, edit: .update(assignments: assignments, where: predicate), range: start..<previousEnd)
-    case "move":
-      advance()
-      let target = try expectIdentifier("the provider whose item moves")
+    case .move:
+      let target = try expectIdentifier(.editTarget(command))
       let moveStart = current.range.lowerBound
       try expectWord("from")
-      guard case .int(let from) = current.kind else { throw unexpected("a position after 'from'") }
-      advance()
+      let from = try expectInt(.position(after: "from"))
       try expectWord("to")
-      guard case .int(let to) = current.kind else { throw unexpected("a position after 'to'") }
-      advance()
+      let to = try expectInt(.position(after: "to"))
       return .edit(
         target: target, edit: .move(from: from, to: to, range: moveStart..<previousEnd),
         range: start..<previousEnd)
-    case "changes":
-      advance()
-      let target = try expectIdentifier("a name")
+    case .changes:
+      let target = try expectIdentifier(.name)
       var json = false
       if consumeWord("as") {
-        guard consumeWord("json") else { throw unexpected("'json' (changes print as text or JSON)") }
+        guard consumeWord("json") else { throw unexpected(.jsonAfterChangesAs) }
         json = true
       }
       return .changes(target, json: json, range: start..<previousEnd)
-    case "more":
-      advance()
-      return .more(try expectIdentifier("the name of a paged provider or table"), range: start..<previousEnd)
-    case "watch", "unwatch":
-      advance()
-      return .watch(try expectIdentifier("a name"), on: word == "watch", range: start..<previousEnd)
-    case "save":
-      advance()
-      let (path, pathRange) = try expectString("a file path in quotes")
+    case .more:
+      return .more(try expectIdentifier(.pagedName), range: start..<previousEnd)
+    case .watch, .unwatch:
+      return .watch(try expectIdentifier(.name), on: command == .watch, range: start..<previousEnd)
+    case .save:
+      let (path, pathRange) = try expectString(.filePath(after: nil))
       return .save(path: path, pathRange: pathRange, range: start..<previousEnd)
-    default:
-      let expression = try parseExpression()
-      // A name followed by more words is a misspelled command, not an expression.
-      if case .name(let identifier) = expression, current.kind != .endOfStatement, current.kind != .endOfInput
-      {
-        let candidates = Parser.commands + Parser.expressionWords
-        throw Diagnostic(
-          .unknownCommand(identifier.name, suggestion: suggestion(for: identifier.name, among: candidates)),
-          at: identifier.range)
-      }
-      return .expression(expression)
     }
   }
 
+  /// `as MODE` after `show`: the mode's name.
+  private mutating func parseRenderMode() throws(Diagnostic) -> RenderMode {
+    let name = try expectIdentifier(.outputMode)
+    guard let mode = RenderMode(rawValue: name.name) else {
+      throw Diagnostic(
+        .unknownRenderMode(
+          name.name, suggestion: suggestion(for: name.name, among: RenderMode.allCases.map(\.rawValue))),
+        at: name.range)
+    }
+    return mode
+  }
+
+  /// An optional `at N` after an edit's target.
+  private mutating func parsePosition() throws(Diagnostic) -> (Int?, SourceRange?) {
+    guard isWord("at") else { return (nil, nil) }
+    let atStart = current.range.lowerBound
+    advance()
+    let n = try expectInt(.position(after: "at"))
+    return (n, atStart..<previousEnd)
+  }
+
   /// `A..B`, `A..`, `..B`; bounds may be negative (from the end).
-  mutating func parseRowWindow(start: Int) throws -> RowWindow {
+  mutating func parseRowWindow(start: Int) throws(Diagnostic) -> RowWindow {
     var lower: Int?
     var upper: Int?
     if case .int(let value) = current.kind {
       lower = value
       advance()
     }
-    try expectSymbol(.dotDot, "a row range such as 10..20")
+    try expectSymbol(.dotDot, .rowWindow)
     if case .int(let value) = current.kind {
       upper = value
       advance()

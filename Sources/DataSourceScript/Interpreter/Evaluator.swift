@@ -1,14 +1,34 @@
 import DataSourceKit
 
-extension Session {
+/// Turns expressions into engine objects: providers built and loaded, stages applied (in the
+/// provider itself when it can run them), tables, cells and decorations, every field checked.
+///
+/// One evaluator serves one statement: it knows the bindings it may read, where files are, the
+/// progress its loads report to, and the statement's text (for labels and error places).
+/// Nothing is bound here, so a failure leaves the session as it was.
+@MainActor
+struct Evaluator {
+  let bindings: BindingTable
+  let environment: Environment
+  let progress: LoadProgress
+  /// The statement's serial number: a template written in it is pointed at directly in errors.
+  let statement: Int
+  /// The script the statement is in, for the text of ranges.
+  let source: SourceFile
+
+  /// The source text of a range in the statement.
+  func text(_ range: SourceRange) -> String { source.text(range) }
+
+  /// A path as given, relative to the session's working directory.
+  func resolve(_ path: String) -> String { environment.resolve(path) }
+}
+
+extension Evaluator {
   /// Builds and loads what an expression describes.
-  ///
-  /// Nothing is bound here, so a failure leaves the session as it was.
   func evaluate(_ expression: Expression) async throws -> ScriptValue {
     switch expression {
     case .name(let identifier):
-      let binding = try binding(named: identifier)
-      referencedDefinitions.insert(binding.logIndex)
+      let binding = try bindings.read(identifier)
       switch binding.value {
       case .provider(var provider):
         provider.displayName = identifier.name
@@ -24,9 +44,14 @@ extension Session {
       return .scalar(value)
     case .provider(let provider):
       return .provider(try await makeProvider(provider))
-    case .pipeline(let head, let stages, _):
+    case .pipeline(let head, let steps, _):
       var value = try await evaluate(head)
-      for stage in stages { value = try await apply(stage, to: value) }
+      for step in steps {
+        switch step {
+        case .stage(let stage): value = try await apply(stage, to: value)
+        case .decoration(let decoration): value = .table(try decorate(value, with: decoration))
+        }
+      }
       return value
     case .table(let providerExpression, let cellExpression, let range):
       return .table(try await makeTable(providerExpression, cellExpression, range: range))
@@ -39,7 +64,7 @@ extension Session {
       var spec = CellSpec(
         style: .basic, text: text, detail: nil, accessory: .none, label: self.text(range),
         reuseIdentifier: "card",
-        statement: statementSerial)
+        statement: statement)
       spec.cardSize = (width ?? 20, height ?? lines)
       return .presenter(.cell(spec))
     case .cell(let cell):
@@ -50,15 +75,14 @@ extension Session {
       return .presenter(
         .dispatch(
           cases: branches, fallback: try await presenter(fallback), label: text(range),
-          statement: statementSerial))
+          statement: statement))
     case .segmented(let segments, _):
       var children: [(name: String, source: any SectionedDataSource<Value>)] = []
       for segment in segments {
         let value = try await evaluate(segment.source)
         guard case .table(let table) = value else {
           throw Diagnostic(
-            .expectedKind(
-              "a table for segment '\(segment.name.name)' (table P with CELL)", found: value.kindDescription),
+            .expectedKind(.segmentTable(segment: segment.name.name), found: value.kindDescription),
             at: segment.source.range)
         }
         children.append((segment.name.name, table))
@@ -69,18 +93,13 @@ extension Session {
       let source = try await evaluate(sourceExpression)
       guard case .provider(var provider) = source else {
         throw Diagnostic(
-          .expectedKind("a provider to page", found: source.kindDescription), at: sourceExpression.range)
+          .expectedKind(.providerToPage, found: source.kindDescription), at: sourceExpression.range)
       }
-      // A web source with {page} or {offset} in its URL fetches its pages; any other provider
-      // shows its loaded items a page at a time.
-      let paged: any DataProvider<Value>
-      if let http = provider.provider as? HTTPProvider,
-        http.url.contains("{page}") || http.url.contains("{offset}")
-      {
-        paged = http.paged(size: size)
-      } else {
-        paged = PagedProvider(provider.provider, size: size)
-      }
+      // A source that fetches its own pages (a web API with {page} in its URL) does; any other
+      // provider shows its loaded items a page at a time.
+      let paged: any DataProvider<Value> =
+        (provider.provider as? any PageFetching)?.pagedSource(size: size)
+        ?? PagedProvider(provider.provider, size: size)
       do {
         try await paged.load()
       } catch let error as DataSourceError {
@@ -95,7 +114,7 @@ extension Session {
         case .table(let source): sources.append(source)
         case let other:
           throw Diagnostic(
-            .expectedKind("a table to compose (table P with CELL)", found: other.kindDescription),
+            .expectedKind(.tableToCompose, found: other.kindDescription),
             at: child.range)
         }
       }
@@ -135,7 +154,8 @@ extension Session {
         }
         delimiter = byte
       }
-      provider = CSVProvider(path: resolve(path), displayPath: path, delimiter: delimiter, progress: progress)
+      provider = CSVProvider(
+        path: resolve(path), displayPath: path, delimiter: delimiter, progress: progress)
       kind = "csv"
     case .json(let path):
       let at = stringOption("at").map { $0.split(separator: ".").map(String.init) } ?? []
@@ -168,8 +188,9 @@ extension Session {
       value.key = key
     }
     // In-memory sources are editable (insert, delete, update, move); edits reach every view.
-    // A database is read lazily and never written.
-    if !(provider is SQLiteProvider || provider is HTTPProvider) {
+    // A store read lazily (a database) is never written, and a source that fetches its own
+    // pages keeps its items itself.
+    if !(provider is any ReadOnlyStore || provider is any PagingProvider) {
       value.provider = EditableProvider(provider, identityKey: value.key)
     }
     return value
@@ -205,7 +226,7 @@ extension Session {
   }
 
   /// A cell or `cells` expression, as a presenter.
-  private func presenter(_ expression: Expression, what: String = "a cell (cell STYLE \"template\")")
+  private func presenter(_ expression: Expression, what: ExpectedKind = .cell)
     async throws
     -> PresenterSpec
   {
@@ -218,10 +239,79 @@ extension Session {
 
   // MARK: Stages
 
+  /// A provider with a stage applied: run by the provider itself when it can (a database runs
+  /// it in SQL, still lazily), else in memory over its items. Fields are checked either way.
   private func apply(_ stage: Stage, to value: ScriptValue) async throws -> ScriptValue {
+    guard case .provider(let provider) = value else {
+      if case .table = value { throw Diagnostic(.stageAfterCell(stage.kind.phrase), at: stage.range) }
+      throw Diagnostic(
+        .stageNeedsProvider(stage: stage.kind.phrase, found: value.kindDescription), at: stage.range)
+    }
+    let description = try pushdownStage(stage, of: provider)
+    var result = provider
+    if let pushdown = provider.provider as? any QueryPushdown,
+      let pushed = pushdown.pushingDown(description)
+    {
+      do {
+        try await pushed.load()
+      } catch let error as DataSourceError {
+        throw Diagnostic(.dataSource(error), at: stage.range)
+      }
+      result.provider = pushed
+      return .provider(result)
+    }
+    let derived = derive(provider.provider, by: description, label: text(stage.range))
+    try await derived.load()
+    result.provider = derived
+    return .provider(result)
+  }
+
+  /// The stage as the engine describes it, its fields checked against the provider's.
+  private func pushdownStage(_ stage: Stage, of provider: ProviderValue) throws -> PushdownStage {
     switch stage {
+    case .filter(let predicate, _):
+      return .filter(try rowPredicate(predicate, against: provider))
+    case .sort(let keys, _):
+      for key in keys { try checkField(key.field, in: provider) }
+      return .sort(keys.map { SortTerm(path: $0.field.components, direction: $0.direction) })
+    case .section(let field, let direction, _):
+      try checkField(field, in: provider)
+      return .section(SortTerm(path: field.components, direction: direction))
+    case .limit(let count, _):
+      return .limit(count)
+    }
+  }
+
+  /// The stage run in memory: a derived provider over `base`.
+  private func derive(_ base: any DataProvider<Value>, by stage: PushdownStage, label: String)
+    -> DerivedProvider<Value>
+  {
+    switch stage {
+    case .filter(let predicate):
+      return .filter(base, label: label, predicate.compiled())
+    case .sort(let terms):
+      let paths = terms.map(\.path)
+      let directions = terms.map(\.direction)
+      return .sorted(
+        base, label: label, sortKey: { item in paths.map { item.value(atPath: $0) ?? .null } },
+        by: { a, b in Value.precedes(a, b, directions: directions) })
+    case .section(let term):
+      let path = term.path
+      return .sectioned(base, label: label, direction: term.direction) { $0.value(atPath: path) ?? .null }
+    case .limit(let count):
+      return .limited(base, label: label, count: count)
+    }
+  }
+
+  // MARK: Decorations
+
+  /// A table wrapped in a decoration.
+  private func decorate(_ value: ScriptValue, with decoration: Decoration) throws
+    -> any SectionedDataSource<Value>
+  {
+    let table = try decoratedTable(value, decoration)
+    switch decoration {
     case .placeholder(let emptySource, let errorSource, _):
-      let table = try decoratedTable(value, stage)
       let empty = try emptySource.map { try Template($0, context: .placeholder) }
       let failed = try errorSource.map { try Template($0, context: .placeholder) }
       for field in (empty?.fields ?? []) + (failed?.fields ?? []) {
@@ -232,158 +322,57 @@ extension Session {
             at: field.range)
         }
       }
-      return .table(
-        PlaceholderDecorator(
-          wrapping: table, label: text(stage.range),
-          empty: empty.map { template in { error in template.render(errorText: error) } },
-          failed: failed.map { template in { error in template.render(errorText: error) } }))
+      return PlaceholderDecorator(
+        wrapping: table, label: text(decoration.range),
+        empty: empty.map { template in { error in template.render(errorText: error) } },
+        failed: failed.map { template in { error in template.render(errorText: error) } })
     case .index:
-      return .table(SectionIndexDecorator(wrapping: try decoratedTable(value, stage)))
+      return SectionIndexDecorator(wrapping: table)
     case .loadMore:
-      let table = try decoratedTable(value, stage)
       guard let paging = Session.pagingProvider(in: .table(table)) else {
-        throw Diagnostic(.notPaged("the table under '| more'"), at: stage.range)
+        throw Diagnostic(.notPaged("the table under '| more'"), at: decoration.range)
       }
-      return .table(LoadMoreDecorator(wrapping: table) { paging.hasMore })
+      return LoadMoreDecorator(wrapping: table) { paging.hasMore }
     case .title(let source, _), .caption(let source, _):
-      let table = try decoratedTable(value, stage)
       let template = try Template(source, context: .section)
-      try checkSectionTemplate(template, stage)
-      let kind: SupplementaryKind = if case .title = stage { .header } else { .footer }
-      return .table(
-        ViewTitleDecorator(wrapping: table, kind: kind, label: text(stage.range)) {
-          template.render(section: SectionContext(index: 0, key: nil, count: table.totalRowCount))
-        })
+      try checkSectionTemplate(template, decoration)
+      let kind: SupplementaryKind = if case .title = decoration { .header } else { .footer }
+      return ViewTitleDecorator(wrapping: table, kind: kind, label: text(decoration.range)) {
+        template.render(section: SectionContext(index: 0, key: nil, count: table.totalRowCount))
+      }
     case .header(let source, _), .footer(let source, _):
-      let kind: SupplementaryKind = if case .header = stage { .header } else { .footer }
-      let table = try decoratedTable(value, stage)
+      let kind: SupplementaryKind = if case .header = decoration { .header } else { .footer }
       let template = try Template(source, context: .section)
-      try checkSectionTemplate(template, stage)
-      return .table(
-        SupplementaryDecorator(wrapping: table, kind: kind, label: text(stage.range)) { context in
-          template.render(section: context)
-        })
-    default:
-      guard case .provider(let provider) = value else {
-        if case .table = value { throw Diagnostic(.stageAfterCell(stage.keyword), at: stage.range) }
-        throw Diagnostic(
-          .stageNeedsProvider(stage: stage.keyword, found: value.kindDescription), at: stage.range)
+      try checkSectionTemplate(template, decoration)
+      return SupplementaryDecorator(wrapping: table, kind: kind, label: text(decoration.range)) { context in
+        template.render(section: context)
       }
-      var result = provider
-      if let database = provider.provider as? SQLiteProvider,
-        let query = try pushDown(stage, into: database.query, of: provider)
-      {
-        // The stage runs in SQLite: still lazy, still only the rows shown are read.
-        let pushed = database.with(query)
-        do {
-          try await pushed.load()
-        } catch let error as DataSourceError {
-          throw Diagnostic(.dataSource(error), at: stage.range)
-        }
-        result.provider = pushed
-        return .provider(result)
-      }
-      let derived = try derive(provider, by: stage)
-      try await derived.load()
-      result.provider = derived
-      return .provider(result)
     }
   }
 
-  /// The query with a stage added in SQL, or `nil` when the stage cannot run there (then it runs in
-  /// memory over the rows).
-  ///
-  /// Fields are checked first either way.
-  private func pushDown(_ stage: Stage, into query: SQLiteQuery, of provider: ProviderValue) throws
-    -> SQLiteQuery?
+  /// The table a decoration wraps.
+  private func decoratedTable(_ value: ScriptValue, _ decoration: Decoration) throws
+    -> any SectionedDataSource<Value>
   {
-    // After a limit, another stage would change which rows the limit took.
-    guard query.limit == nil || { if case .limit = stage { true } else { false } }() else { return nil }
-    var query = query
-    switch stage {
-    case .filter(let predicate, _):
-      _ = try compile(predicate, against: provider)
-      guard let condition = Session.sqlCondition(predicate) else { return nil }
-      query.conditions.append(condition)
-    case .sort(let keys, _):
-      for key in keys { try checkField(key.field, in: provider) }
-      guard keys.allSatisfy({ $0.field.components.count == 1 }) else { return nil }
-      // A later sort is stable over the earlier one: its keys come first.
-      query.order = keys.map { ($0.field.components[0], $0.direction) } + query.order
-    case .section(let field, let direction, _):
-      try checkField(field, in: provider)
-      guard field.components.count == 1 else { return nil }
-      if let previous = query.sectionColumn { query.order.insert(previous, at: 0) }
-      query.sectionColumn = (field.components[0], direction)
-    case .limit(let count, _):
-      query.limit = min(query.limit ?? count, count)
-    default:
-      return nil
-    }
-    return query
-  }
-
-  /// The table a decorator stage wraps.
-  private func decoratedTable(_ value: ScriptValue, _ stage: Stage) throws -> any SectionedDataSource<Value> {
     guard case .table(let table) = value else {
       throw Diagnostic(
-        .decoratorNeedsTable(decorator: stage.keyword, found: value.kindDescription), at: stage.range)
+        .decoratorNeedsTable(decorator: decoration.kind.rawValue, found: value.kindDescription),
+        at: decoration.range)
     }
     return table
   }
 
   /// Headers, footers, titles and captions know a section's key and count, not an item's fields.
-  private func checkSectionTemplate(_ template: Template, _ stage: Stage) throws {
+  private func checkSectionTemplate(_ template: Template, _ decoration: Decoration) throws {
     for field in template.fields {
       if case .field = field.hole {
         throw Diagnostic(
           .unknownField(
-            field.text, in: "a \(stage.keyword)",
+            field.text, in: "a \(decoration.kind.rawValue)",
             suggestion: suggestion(for: field.text, among: ["section", "count"])),
           at: field.range)
       }
     }
-  }
-
-  private func derive(_ base: ProviderValue, by stage: Stage) throws -> DerivedProvider<Value> {
-    let label = text(stage.range)
-    switch stage {
-    case .filter(let predicate, _):
-      let test = try compile(predicate, against: base)
-      return .filter(base.provider, label: label, test)
-    case .sort(let keys, _):
-      for key in keys { try checkField(key.field, in: base) }
-      let paths = keys.map(\.field.components)
-      let directions = keys.map(\.direction)
-      return .sorted(
-        base.provider, label: label, sortKey: { item in paths.map { item.value(atPath: $0) ?? .null } },
-        by: { a, b in Session.precedes(a, b, directions: directions) })
-    case .section(let field, let direction, _):
-      try checkField(field, in: base)
-      let path = field.components
-      return .sectioned(base.provider, label: label, direction: direction) { $0.value(atPath: path) ?? .null }
-    case .limit(let count, _):
-      return .limited(base.provider, label: label, count: count)
-    case .header, .footer, .placeholder, .index, .title, .caption, .loadMore:
-      preconditionFailure("decorators are applied to tables")
-    }
-  }
-
-  /// Whether sort keys `a` come before `b`: nulls last whatever the direction.
-  static func precedes(_ a: [Value], _ b: [Value], directions: [SortDirection]) -> Bool {
-    for (i, direction) in directions.enumerated() {
-      let (x, y) = (a[i], b[i])
-      switch (x.isNull, y.isNull) {
-      case (true, true): continue
-      case (true, false): return false
-      case (false, true): return true
-      case (false, false):
-        let order = Value.compare(x, y)
-        if order == .orderedSame { continue }
-        return direction == .ascending ? order == .orderedAscending : order == .orderedDescending
-      }
-    }
-    return false
   }
 
   // MARK: Tables and cells
@@ -397,19 +386,17 @@ extension Session {
     let providerValue = try await evaluate(providerExpression)
     guard case .provider(let provider) = providerValue else {
       throw Diagnostic(
-        .expectedKind("a provider before 'with'", found: providerValue.kindDescription),
+        .expectedKind(.providerBeforeWith, found: providerValue.kindDescription),
         at: providerExpression.range)
     }
     let spec = try await presenter(
       cellExpression,
-      what: gridColumns == nil
-        ? "a cell after 'with' (cell STYLE \"template\")"
-        : "a card after 'with' (card \"template\" width W height H)")
+      what: gridColumns == nil ? .cellAfterWith : .cardAfterWith)
     let presenter = try makePresenter(spec, for: provider, usedAt: cellExpression.range)
     guard let columns = gridColumns else {
       return TableAdapter(provider: provider.provider, presenter: presenter, label: "table")
     }
-    let size = Session.cardSize(of: spec)
+    let size = Evaluator.cardSize(of: spec)
     let label = "grid" + (columns.map { " columns \($0)" } ?? "") + " (cards \(size.width)×\(size.height))"
     return TableAdapter(
       provider: provider.provider, presenter: presenter, label: label,
@@ -441,7 +428,7 @@ extension Session {
   {
     switch spec {
     case .cell(let cell):
-      let inline = cell.statement == statementSerial
+      let inline = cell.statement == statement
       for template in [cell.text] + (cell.detail.map { [$0] } ?? []) {
         for field in template.fields {
           guard case .field(let path) = field.hole else { continue }
@@ -458,7 +445,7 @@ extension Session {
       for branch in cases {
         // Predicates written earlier are blamed where the cells are used.
         let test =
-          statement == statementSerial
+          statement == self.statement
           ? try compile(branch.predicate, against: provider)
           : try compileBlaming(branch.predicate, provider, use)
         branches.append((test, try makePresenter(branch.presenter, for: provider, usedAt: use)))
@@ -482,6 +469,6 @@ extension Session {
     CellSpec(
       style: cell.style, text: try Template(cell.text, context: .cell),
       detail: try cell.detail.map { try Template($0, context: .cell) }, accessory: cell.accessory,
-      label: text(cell.range), reuseIdentifier: cell.style.rawValue, statement: statementSerial)
+      label: text(cell.range), reuseIdentifier: cell.style.rawValue, statement: statement)
   }
 }

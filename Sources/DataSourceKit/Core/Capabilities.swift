@@ -1,0 +1,40 @@
+// What a provider can do beyond counts and items, as protocols: the language asks a provider
+// for a capability instead of knowing its concrete type, so a new provider gains editing,
+// paging or push-down by conforming here, in its own file.
+
+/// A provider whose items can be edited in place (insert, delete, update, move); its observers
+/// are told, so every view derived from it changes too.
+public protocol EditableItems<Item>: DataProvider {
+  var items: [Item] { get }
+  /// Replaces every item at once: the caller works out the new items first, so a failed edit
+  /// changes nothing.
+  func replaceItems(_ newItems: [Item])
+}
+
+/// A provider that reads a store it must never write (a database): edits on it are refused.
+public protocol ReadOnlyStore: AnyObject {
+  /// What the store is, for the refusal: "a sqlite provider".
+  var storeDescription: String { get }
+}
+
+/// A provider that can fetch its own pages (a web API with `{page}` in its URL); any other
+/// provider is paged over its loaded items by ``PagedProvider``.
+public protocol PageFetching: AnyObject {
+  /// The same source fetched `size` items at a time, or `nil` when it cannot page itself.
+  func pagedSource(size: Int) -> (any DataProvider<Value> & PagingProvider)?
+}
+
+/// A stage a provider may run itself rather than in memory.
+public enum PushdownStage: Sendable, Equatable {
+  case filter(RowPredicate)
+  case sort([SortTerm])
+  case section(SortTerm)
+  case limit(Int)
+}
+
+/// A provider that can run stages itself (a database runs them in its query language).
+public protocol QueryPushdown: DataProvider where Item == Value {
+  /// A new provider that also runs `stage`, or `nil` when this one cannot say it (then the
+  /// stage runs in memory over its items). The result is not loaded yet.
+  func pushingDown(_ stage: PushdownStage) -> (any DataProvider<Value>)?
+}

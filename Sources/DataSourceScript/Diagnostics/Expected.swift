@@ -1,0 +1,157 @@
+import DataSourceKit
+
+/// What the parser wanted where it found something else (`expected …, found …`): every such
+/// phrase, worded here and nowhere else.
+public enum Expected: Sendable, Equatable {
+  // Statements
+  case statementEnd
+  case nameAfterLet
+  case equalsAfterName
+  case outputMode
+  case helpTopic
+  case settingName
+  case settingValue(setting: String)
+  case filePath(after: String?)
+  case segmentedSourceName
+  case segmentNameAfterTo
+  case name
+  case editTarget(Command)
+  case position(after: String)
+  case whereOrAt
+  case fieldToSet
+  case equalsAfterField
+  case jsonAfterChangesAs
+  case pagedName
+  case rowWindow
+
+  // Providers
+  case url
+  case databasePath
+  case tableName
+  case sqlQuery
+  case tableOrQuery(suggestion: String?)
+  case listAfterArray
+  case rangeAfterRange
+  case rangeDots
+  case rangeEnd
+  case optionValue(ProviderOptionName)
+
+  // Builders
+  case pageSizeAfterSource
+  case pageSize
+  case withCell
+  case withCard
+  case columnCount
+  case cardTemplate
+  case cardSize(after: String)
+  case cellsContinuation
+  case whenOrElse
+  case segmentName
+  case colonAfterSegmentName
+  case expressionStart
+  case cellStyle
+  case cellTemplate
+  case accessory
+  case templateAfter(String)
+
+  // Pipelines and predicates
+  case pipelineStep
+  case limitCount
+  case placeholderMessages
+  case fieldName
+  case comparisonOperator
+  case operand
+
+  // Literals and punctuation
+  case word(String)
+  case symbol(Symbol)
+  case value
+  case listContinuation
+  case recordFieldName
+  case colonAfterFieldName
+  case recordContinuation
+
+  public var text: String {
+    switch self {
+    case .statementEnd: "end of statement"
+    case .nameAfterLet: "a name after 'let'"
+    case .equalsAfterName: "'=' after the name"
+    case .outputMode: "an output mode (\(RenderMode.allCases.map(\.rawValue).joined(separator: ", ")))"
+    case .helpTopic: "a topic"
+    case .settingName: "a setting"
+    case .settingValue(let setting): "a value after '\(setting)'"
+    case .filePath(let command): "a file path in quotes" + (command.map { " after '\($0)'" } ?? "")
+    case .segmentedSourceName: "the name of a segmented source after 'switch'"
+    case .segmentNameAfterTo: "a segment name after 'to'"
+    case .name: "a name"
+    case .editTarget(let command):
+      switch command {
+      case .insert: "the provider to insert into"
+      case .delete: "the provider to delete from"
+      case .update: "the provider to update"
+      case .move: "the provider whose item moves"
+      default: "the provider to \(command.rawValue)"
+      }
+    case .position(let word): "a position after '\(word)'"
+    case .whereOrAt: "'where PREDICATE' or 'at N'"
+    case .fieldToSet: "a field to set"
+    case .equalsAfterField: "'=' after the field"
+    case .jsonAfterChangesAs: "'json' (changes print as text or JSON)"
+    case .pagedName: "the name of a paged provider or table"
+    case .rowWindow: "a row range such as 10..20"
+    case .url: "a URL in quotes after 'http'"
+    case .databasePath: "a database path in quotes after 'sqlite'"
+    case .tableName: "a table name after 'table'"
+    case .sqlQuery: "an SQL query in quotes after 'query'"
+    case .tableOrQuery(let suggestion):
+      "'table NAME' or 'query \"SELECT …\"' after the database path"
+        + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
+    case .listAfterArray: "a list such as [1, 2, 3] after 'array'"
+    case .rangeAfterRange: "a range such as 1..100 after 'range'"
+    case .rangeDots: "'..' in the range"
+    case .rangeEnd: "the end of the range"
+    case .optionValue(let option):
+      switch option {
+      case .key: "a field name after 'key'"
+      case .timeout: "a number of seconds after 'timeout'"
+      case .delimiter, .at: "a string after '\(option.rawValue)'"
+      }
+    case .pageSizeAfterSource: "'size N' after the source, as in: paged people size 20"
+    case .pageSize: "a page size (1 or more)"
+    case .withCell: "'with' and a cell, as in: table P with cell basic \"{name}\""
+    case .withCard: "'with' and a card, as in: grid P with card \"{name}\" width 16 height 2"
+    case .columnCount: "a number of columns (1 or more)"
+    case .cardTemplate: "a template in quotes, such as \"{name}\\n{team}\""
+    case .cardSize(let option): "a size from 1 to 200 after '\(option)'"
+    case .cellsContinuation: "',' and another 'when', or ', else CELL'"
+    case .whenOrElse: "'when' or 'else'"
+    case .segmentName: "a segment name, as in: segmented all: people, menu: menu"
+    case .colonAfterSegmentName: "':' after the segment name"
+    case .expressionStart: "a value, a name or a provider"
+    case .cellStyle: "a cell style (\(CellStyle.allCases.map(\.rawValue).joined(separator: ", ")))"
+    case .cellTemplate: "a template in quotes, such as \"{name}\""
+    case .accessory: "an accessory (\(CellAccessory.namesInHelpOrder.joined(separator: ", ")))"
+    case .templateAfter(let word): "a template in quotes after '\(word)'"
+    case .pipelineStep: "a stage after '|'"
+    case .limitCount: "a number of items after 'limit'"
+    case .placeholderMessages: "'empty \"…\"' or 'error \"…\"' after 'placeholder'"
+    case .fieldName: "a field name"
+    case .comparisonOperator: "'==' to compare"
+    case .operand: "a field or a value"
+    case .word(let word): "'\(word)'"
+    case .symbol(let symbol): "'\(symbol.rawValue)'"
+    case .value: "a value"
+    case .listContinuation: "',' or ']' in the list"
+    case .recordFieldName: "a field name in the record"
+    case .colonAfterFieldName: "':' after the field name"
+    case .recordContinuation: "',' or '}' in the record"
+    }
+  }
+}
+
+extension CellAccessory {
+  /// The accessories as messages and help list them: the visible ones first, `none` last.
+  static var namesInHelpOrder: [String] {
+    allCases.filter { $0 != .none }.map(\.rawValue) + [CellAccessory.none.rawValue]
+  }
+}

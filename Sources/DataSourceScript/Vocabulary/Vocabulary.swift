@@ -1,0 +1,116 @@
+import DataSourceKit
+
+// The language's words, each defined once. The parser switches over these enums with no
+// `default`, and every list of words elsewhere — reserved words, the lexer's statement starters,
+// completion, "did you mean" candidates, hints, help topics — is derived from them, so a word
+// added here is known everywhere (VocabularyTests checks that each has a help topic with an
+// example that runs).
+
+/// Words that start a statement.
+public enum Command: String, CaseIterable, Sendable {
+  case `let`, show, describe, help, vars, set, source, quit, exit
+  case `switch`, reload, stats, save
+  case insert, delete, update, move, changes, more, watch, unwatch
+
+  /// The help topic that explains the command.
+  public var helpTopic: String {
+    switch self {
+    case .exit: Command.quit.rawValue
+    case .unwatch: Command.watch.rawValue
+    default: rawValue
+    }
+  }
+}
+
+/// Words that make a provider.
+public enum ProviderKind: String, CaseIterable, Sendable {
+  case csv, json, sqlite, http, array, range
+
+  /// The options written after the provider's argument, in the order help lists them.
+  public var options: [ProviderOptionName] {
+    switch self {
+    case .csv: [.key, .delimiter]
+    case .json: [.key, .at]
+    case .sqlite: [.key]
+    case .http: [.key, .at, .timeout]
+    case .array: [.key]
+    case .range: []
+    }
+  }
+}
+
+/// Options after a provider's argument.
+public enum ProviderOptionName: String, CaseIterable, Sendable {
+  case key, delimiter, at, timeout
+}
+
+/// Words that build views from providers: tables, grids, cells, compositions.
+public enum BuilderKind: String, CaseIterable, Sendable {
+  case paged, table, grid, cell, cells, card, compose, segmented
+}
+
+/// Stages after `|` that arrange a provider's items.
+public enum StageKind: String, CaseIterable, Sendable {
+  case `where`, sort, section, limit
+
+  /// How the stage reads, for messages: `sort by`, not `sort`.
+  public var phrase: String {
+    switch self {
+    case .sort, .section: rawValue + " by"
+    case .where, .limit: rawValue
+    }
+  }
+}
+
+/// Decorations after `|` that wrap a table.
+public enum DecorationKind: String, CaseIterable, Sendable {
+  case header, footer, placeholder, index, title, caption, more
+}
+
+/// Words with a fixed meaning inside statements.
+public enum Keyword: String, CaseIterable, Sendable {
+  case with, by, asc, desc, and, or, not, contains, `in`, `true`, `false`, null, rows, `as`
+}
+
+/// What `set` changes.
+public enum SettingName: String, CaseIterable, Sendable {
+  case mode, width, maxrows, color, timer, stats
+
+  /// The words `set NAME` takes (numbers aside), for completion and hints.
+  public var values: [String] {
+    switch self {
+    case .mode: RenderMode.allCases.map(\.rawValue)
+    case .width, .maxrows: ["auto"]
+    case .color: Settings.ColorChoice.allCases.map(\.rawValue)
+    case .timer, .stats: ["on", "off"]
+    }
+  }
+}
+
+/// Lists derived from the vocabulary.
+public enum Vocabulary {
+  /// Words that start a statement: a line that begins with one at its first column ends any
+  /// statement left open by a bracket.
+  public static let statementStarters: [String] = Command.allCases.map(\.rawValue)
+  /// Words that start an expression.
+  public static let expressionStarters: [String] =
+    ProviderKind.allCases.map(\.rawValue) + BuilderKind.allCases.map(\.rawValue)
+  /// Words after `|`.
+  public static let pipelineWords: [String] =
+    StageKind.allCases.map(\.rawValue) + DecorationKind.allCases.map(\.rawValue)
+  /// Words that cannot name a binding.
+  public static let reservedWords: Set<String> = Set(
+    statementStarters + expressionStarters + pipelineWords + Keyword.allCases.map(\.rawValue))
+  /// Words that end an expression without being part of it (`show P rows …`, `table P with …`).
+  static let expressionTerminators: Set<String> = ["with", "rows", "as", "columns", "size"]
+
+  /// Words worth offering wherever an expression goes on (completion).
+  public static let continuationWords: [String] =
+    Keyword.allCases.map(\.rawValue) + ["detail", "accessory"] + ProviderOptionName.allCases.map(\.rawValue)
+
+  /// `a, b or c`, for hints that list choices.
+  static func choices(_ words: [String], last: String = "or") -> String {
+    guard words.count > 1 else { return words.first ?? "" }
+    return words.dropLast().joined(separator: ", ") + " \(last) " + (words.last ?? "")
+  }
+}
