@@ -27,6 +27,9 @@ struct DSH: AsyncParsableCommand {
   @Flag(help: "Stop at the first statement that fails.")
   var bail = false
 
+  @Flag(help: "Print each statement before its output, after the prompt (as 'set echo on').")
+  var echo = false
+
   @Flag(name: .customShort("i"), help: "Go on interactively after the scripts and commands.")
   var interactive = false
 
@@ -51,6 +54,7 @@ struct DSH: AsyncParsableCommand {
       batch.sandbox = Sandbox(allowedFiles: scripts, allowedFolder: FileManager.default.currentDirectoryPath)
     }
     let session = Session(environment: batch, output: StandardOutput())
+    session.settings.echo = echo
     var succeeded = true
 
     for script in scripts where !session.quitRequested {

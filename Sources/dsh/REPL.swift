@@ -21,7 +21,8 @@ struct REPL {
         historyPath: session.environment.sandbox == nil ? REPL.historyPath() : nil,
         completion: { line, cursor in completer.complete(line, cursor: cursor) })
     else {
-      StandardOutput.write("dsh: error: the line editor could not start on this terminal\n", to: STDERR_FILENO)
+      StandardOutput.write(
+        "dsh: error: the line editor could not start on this terminal\n", to: STDERR_FILENO)
       return false
     }
     defer { editor.saveHistory() }

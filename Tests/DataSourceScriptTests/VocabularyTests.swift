@@ -80,7 +80,8 @@ struct VocabularyTests {
     for command in Command.allCases where command.rawValue.count >= 4 {
       let typo = String(command.rawValue.dropLast()) + "x"
       let results = Parser.parse("\(typo) something")
-      guard case .failure(let diagnostic) = results.first, case .unknownCommand(_, let guess) = diagnostic.message
+      guard case .failure(let diagnostic) = results.first,
+        case .unknownCommand(_, let guess) = diagnostic.message
       else {
         Issue.record("'\(typo) something' was not an unknown command")
         continue
@@ -91,8 +92,9 @@ struct VocabularyTests {
 
   @Test("hints list every choice the vocabulary has")
   func hintsAreDerived() {
-    #expect(DiagnosticMessage.unknownSetting("zzz", suggestion: nil).text.hasSuffix(
-      "settings: " + SettingName.allCases.map(\.rawValue).joined(separator: ", ")))
+    #expect(
+      DiagnosticMessage.unknownSetting("zzz", suggestion: nil).text.hasSuffix(
+        "settings: " + SettingName.allCases.map(\.rawValue).joined(separator: ", ")))
     #expect(DiagnosticMessage.unknownCellStyle("zzz", suggestion: nil).text.contains("value2"))
     #expect(DiagnosticMessage.unknownRenderMode("zzz", suggestion: nil).text.contains("json"))
     #expect(Expected.outputMode.text.contains("markdown"))

@@ -60,7 +60,7 @@ struct BatchTests {
   func versionAndHelp() throws {
     #expect(try DSHProcess.run(["--version"]).output == "0.1.0\n")
     let help = try DSHProcess.run(["--help"]).output
-    #expect(help.contains("USAGE: dsh [<scripts> ...] [-c <text> ...] [--bail] [-i]"))
+    #expect(help.contains("USAGE: dsh [<scripts> ...] [-c <text> ...] [--bail] [--echo] [-i]"))
     let bad = try DSHProcess.run(["--frobnicate"])
     #expect(bad.status != 0)
     #expect(bad.output.contains("Unknown option '--frobnicate'"))
@@ -153,5 +153,29 @@ struct BatchTests {
     #expect(result.status == 0)
     #expect(result.output.contains("people: csv provider"))
     #expect(result.output.contains("teams: json provider"))
+  }
+
+  @Test("--echo prints comments and each statement after the prompt, before its output")
+  func echo() throws {
+    let script = "# two lists\nshow [1,\n  2] as plain\n\nshow nope\nlet a = 1; show a\n"
+    let result = try DSHProcess.run(["--echo"], input: script)
+    #expect(
+      result.output == """
+        # two lists
+        dsh> show [1,
+        ...>   2] as plain
+        value
+            1
+            2
+
+        dsh> show nope
+        <stdin>:5:6: error: no binding named 'nope'
+        show nope
+             ^~~~
+        dsh> let a = 1; show a
+        1
+
+        """)
+    #expect(result.status == 1)
   }
 }

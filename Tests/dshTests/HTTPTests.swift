@@ -41,7 +41,9 @@ struct HTTPTests {
   @Test("help examples that fetch from the web run against a local server")
   func helpExamplesWithServer() throws {
     let server = try TestServer()
-    let examples = HelpCatalogue.topics.flatMap(\.examples).filter { $0.contains(HelpCatalogue.exampleServer) }
+    let examples = HelpCatalogue.topics.flatMap(\.examples).filter {
+      $0.contains(HelpCatalogue.exampleServer)
+    }
     #expect(!examples.isEmpty)
     for example in examples {
       let script = example.replacingOccurrences(of: HelpCatalogue.exampleServer, with: server.base)

@@ -2,8 +2,12 @@ import Foundation
 import Testing
 
 /// Golden tests of whole scripts: each `Transcripts/NAME.dsh` runs through the real binary in batch
-/// mode, and its output (standard output and error, in order, then `[exit N]`) must equal
-/// `Transcripts/NAME.out`.
+/// mode with `--echo`, and its output must equal `Transcripts/NAME.out`.
+///
+/// With `--echo` each statement is printed after the prompt (`dsh> `) before its output
+/// (standard output and error, in order), and comments come through, so a .out file reads as a
+/// session at the prompt: every line of the script followed by what it printed, then `[exit N]`.
+/// The .dsh stays a plain script that runs on its own, with true line numbers in its errors.
 ///
 /// Run with `DSH_RECORD=1` to write the .out files anew.
 @Suite("Transcripts")
@@ -21,7 +25,7 @@ struct TranscriptTests {
   @Test("transcript", arguments: scripts)
   func transcript(name: String) throws {
     let script = "Tests/dshTests/Transcripts/\(name).dsh"
-    let result = try DSHProcess.run([script])
+    let result = try DSHProcess.run(["--echo", script])
     let actual = result.output + "[exit \(result.status)]\n"
     let expectedPath = "\(Self.folder)/\(name).out"
     if ProcessInfo.processInfo.environment["DSH_RECORD"] != nil {

@@ -18,7 +18,8 @@ public final class CSVProvider: DataProvider, CompositionNode {
   ///   - delimiter: the byte between fields, `,` unless given.
   ///   - progress: counts bytes and rows while the file loads.
   public init(
-    path: String, displayPath: String? = nil, delimiter: UInt8 = UInt8(ascii: ","), progress: LoadProgress? = nil
+    path: String, displayPath: String? = nil, delimiter: UInt8 = UInt8(ascii: ","),
+    progress: LoadProgress? = nil
   ) {
     self.path = path
     self.displayPath = displayPath ?? path

@@ -73,7 +73,8 @@ extension SQLiteQuery {
         let values = items.filter { !$0.isNull }
         guard values.allSatisfy({ scalar(.literal($0)) != nil }) else { return nil }
         if values.isEmpty { return Condition(sql: "0", arguments: []) }
-        return Condition(sql: "\(c) IN (" + values.map { _ in "?" }.joined(separator: ", ") + ")", arguments: values)
+        return Condition(
+          sql: "\(c) IN (" + values.map { _ in "?" }.joined(separator: ", ") + ")", arguments: values)
       }
       if let other = column(right) {
         switch op {

@@ -90,7 +90,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
           ?? (options.isEmpty ? "" : "; options: " + options.joined(separator: ", ")))
     case .unknownCellStyle(let name, let suggestion):
       "unknown cell style '\(name)'"
-        + Self.didYouMean(suggestion, otherwise: "; styles: " + CellStyle.allCases.map(\.rawValue).joined(separator: ", "))
+        + Self.didYouMean(
+          suggestion, otherwise: "; styles: " + CellStyle.allCases.map(\.rawValue).joined(separator: ", "))
     case .unknownAccessory(let name, let suggestion):
       "unknown accessory '\(name)'"
         + Self.didYouMean(
@@ -102,7 +103,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .unknownSetting(let name, let suggestion):
       "unknown setting '\(name)'"
         + Self.didYouMean(
-          suggestion, otherwise: "; settings: " + SettingName.allCases.map(\.rawValue).joined(separator: ", "))
+          suggestion, otherwise: "; settings: " + SettingName.allCases.map(\.rawValue).joined(separator: ", ")
+        )
     case .invalidSettingValue(let setting, let value):
       "'\(value)' is not a value for \(setting.rawValue); expected \(Self.expectedValue(of: setting))"
     case .unknownHelpTopic(let topic, let suggestion):
@@ -112,7 +114,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "unknown stage '\(word)'"
         + Self.didYouMean(
           suggestion,
-          otherwise: "; stages: " + StageKind.allCases.map(\.phrase).joined(separator: ", ") + "; decorations: "
+          otherwise: "; stages: " + StageKind.allCases.map(\.phrase).joined(separator: ", ")
+            + "; decorations: "
             + DecorationKind.allCases.map(\.rawValue).joined(separator: ", "))
     case .stageAfterCell(let stage):
       "'\(stage)' works on a provider; put it before 'with', as in: table P | \(stage) … with CELL"
@@ -174,7 +177,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .mode: Vocabulary.choices(setting.values)
     case .width: "a number from 20 to 1000, or auto"
     case .maxrows: "a number of rows (0 shows all), or auto"
-    case .color, .timer, .stats: Vocabulary.choices(setting.values)
+    case .color, .timer, .stats, .echo: Vocabulary.choices(setting.values)
     }
   }
 

@@ -15,7 +15,6 @@ public struct SourceFile: Sendable {
     self.firstLine = firstLine
   }
 
-  /// The 1-based line and column (in characters) of a byte offset.
   /// The text of a range, or "" when it is not inside the file.
   public func text(_ range: SourceRange) -> String {
     let utf8 = text.utf8
@@ -25,6 +24,7 @@ public struct SourceFile: Sendable {
     return String(text[start..<end])
   }
 
+  /// The 1-based line and column (in characters) of a byte offset.
   public func location(of offset: Int) -> (line: Int, column: Int, lineText: Substring) {
     let utf8 = text.utf8
     let clamped = min(max(0, offset), utf8.count)

@@ -56,14 +56,12 @@ public enum HelpCatalogue {
       examples: [people + "\nvars"]),
     HelpTopic(
       name: "set", group: .commands,
-      syntax: [
-        "set", "set mode box|plain|markdown|csv|json", "set width N|auto", "set maxrows N|auto",
-        "set color auto|on|off",
-        "set timer on|off",
-      ],
+      syntax: ["set"] + SettingName.allCases.map(\.syntax),
       summary:
-        "Shows or changes a setting. width: columns for box and plain output (the terminal's, else 80). maxrows: rows a terminal shows of a long view, 0 for all (batch output is never cut). color: auto is on for a terminal unless NO_COLOR is set. timer: prints each statement's run time. stats: prints what each show did (see stats).",
-      examples: ["set mode markdown\nset width 100\nset", "set maxrows 0"]),
+        "Shows or changes a setting. width: columns for box and plain output (the terminal's, else 80). maxrows: rows a terminal shows of a long view, 0 for all (batch output is never cut). color: auto is on for a terminal unless NO_COLOR is set. timer: prints each statement's run time. stats: prints what each show did (see stats). echo: prints each statement of a script before its output, after the prompt (dsh --echo sets it), so a script's output reads as a session.",
+      examples: [
+        "set mode markdown\nset width 100\nset", "set maxrows 0", "set echo on\nshow [1, 2] as plain",
+      ]),
     HelpTopic(
       name: "source", group: .commands, syntax: ["source \"PATH\""],
       summary: "Runs the statements of a script file in this session; its errors name the file and line.",
@@ -314,7 +312,9 @@ public enum HelpCatalogue {
   ]
 
   public static func topic(named name: String) -> HelpTopic? {
-    if let command = Command(rawValue: name), command.helpTopic != name { return topic(named: command.helpTopic) }
+    if let command = Command(rawValue: name), command.helpTopic != name {
+      return topic(named: command.helpTopic)
+    }
     if name == Keyword.by.rawValue { return topic(named: StageKind.sort.rawValue) }
     return topics.first { $0.name == name }
   }

@@ -43,8 +43,9 @@ final class ChangeTracker {
     shownSinceChange.removeAll()
   }
 
-  /// The batch of a name's view since its baseline, checked by UIKit's rules; the baseline
-  /// moves to now. `nil` when the name has no baseline yet.
+  /// The batch of a name's view since its baseline, checked by UIKit's rules.
+  ///
+  /// The baseline moves to now. `nil` when the name has no baseline yet.
   func takeChanges(of name: String, value: ScriptValue) throws(BatchUpdateError) -> Changeset<Value>? {
     if shownSinceChange.remove(name) != nil {
       // Shown, and nothing changed since: what it shows is its baseline.

@@ -239,8 +239,10 @@ extension Evaluator {
 
   // MARK: Stages
 
-  /// A provider with a stage applied: run by the provider itself when it can (a database runs
-  /// it in SQL, still lazily), else in memory over its items. Fields are checked either way.
+  /// A provider with a stage applied.
+  ///
+  /// The provider runs the stage itself when it can (a database runs it in SQL, still lazily),
+  /// else it runs in memory over the items. Fields are checked either way.
   private func apply(_ stage: Stage, to value: ScriptValue) async throws -> ScriptValue {
     guard case .provider(let provider) = value else {
       if case .table = value { throw Diagnostic(.stageAfterCell(stage.kind.phrase), at: stage.range) }

@@ -14,7 +14,9 @@ final class ScriptRunner {
   /// Enters a sourced script, unless it is already being sourced or nesting is too deep.
   func enter(_ canonical: String, path: String, at range: SourceRange) throws(Diagnostic) {
     if stack.contains(canonical) { throw Diagnostic(.sourceCycle(path: path), at: range) }
-    if stack.count >= Self.maximumDepth { throw Diagnostic(.sourceDepth(limit: Self.maximumDepth), at: range) }
+    if stack.count >= Self.maximumDepth {
+      throw Diagnostic(.sourceDepth(limit: Self.maximumDepth), at: range)
+    }
     stack.append(canonical)
   }
 

@@ -89,8 +89,11 @@ public final class Session {
     scripts.current = source
     defer { scripts.current = saved }
     var succeeded = true
-    for result in Parser.parse(source.text) {
+    var echoed = 0
+    for parsed in Parser.parseStatements(source.text) {
       if quitRequested { break }
+      if settings.echo { echoed = echo(source, upTo: parsed.range, from: echoed) }
+      let result = parsed.result
       progress.reset()
       let started = DispatchTime.now().uptimeNanoseconds
       let ok: Bool
@@ -125,14 +128,40 @@ public final class Session {
     return succeeded
   }
 
+  /// Prints the script's text up to the end of a statement, from where the last echo ended:
+  /// comments and blank lines as they are, the statement after the prompt (`dsh> `, `...> `).
+  /// - Returns: where this echo ended.
+  private func echo(_ source: SourceFile, upTo statement: SourceRange, from start: Int) -> Int {
+    // A statement that shares a line with the one before was echoed with it.
+    guard start <= statement.lowerBound else { return start }
+    let bytes = Array(source.text.utf8)
+    var end = min(statement.upperBound, bytes.count)
+    while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
+    let leading = String(decoding: bytes[start..<statement.lowerBound], as: UTF8.self)
+    var text = ""
+    // Whole lines before the statement (comments, blank lines); indentation before it on its
+    // own line is not repeated.
+    for line in leading.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+      text += line.trimmingCharacters(in: .whitespaces).isEmpty ? "\n" : line + "\n"
+    }
+    let statementText = String(decoding: bytes[statement.lowerBound..<end], as: UTF8.self)
+    for (index, line) in statementText.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+      text += (index == 0 ? "dsh> " : "...> ") + line + "\n"
+    }
+    output.write(text)
+    return min(end + 1, bytes.count)
+  }
+
   func report(_ diagnostic: Diagnostic, in source: SourceFile) {
     output.writeError(diagnostic.formatted(in: source, color: settings.usesColor(environment)) + "\n")
   }
 
   // MARK: Statements
 
-  /// Runs one statement through its handler. A statement that may change data captures the
-  /// baselines of views shown before it and reports watched views after it.
+  /// Runs one statement through its handler.
+  ///
+  /// A statement that may change data captures the baselines of views shown before it and
+  /// reports watched views after it.
   func execute(_ statement: Statement) async throws {
     statementSerial += 1
     bindings.beginStatement()
@@ -221,6 +250,7 @@ public final class Session {
         color    \(settings.color.rawValue)
         timer    \(settings.timer ? "on" : "off")
         stats    \(settings.stats ? "on" : "off")
+        echo     \(settings.echo ? "on" : "off")
 
         """)
       return
@@ -228,11 +258,13 @@ public final class Session {
     guard let name = SettingName(rawValue: setting.name) else {
       throw Diagnostic(
         .unknownSetting(
-          setting.name, suggestion: suggestion(for: setting.name, among: SettingName.allCases.map(\.rawValue))),
+          setting.name, suggestion: suggestion(for: setting.name, among: SettingName.allCases.map(\.rawValue))
+        ),
         at: setting.range)
     }
     guard let value else {
-      throw Diagnostic(.expected(.settingValue(setting: setting.name), found: "end of line"), at: setting.range)
+      throw Diagnostic(
+        .expected(.settingValue(setting: setting.name), found: "end of line"), at: setting.range)
     }
     func word() -> String? {
       switch value.kind {
@@ -271,9 +303,13 @@ public final class Session {
     case .color:
       guard let w = word(), let choice = Settings.ColorChoice(rawValue: w) else { throw invalid }
       settings.color = choice
-    case .timer, .stats:
+    case .timer, .stats, .echo:
       guard let w = word(), w == "on" || w == "off" else { throw invalid }
-      if name == .timer { settings.timer = w == "on" } else { settings.stats = w == "on" }
+      switch name {
+      case .timer: settings.timer = w == "on"
+      case .stats: settings.stats = w == "on"
+      default: settings.echo = w == "on"
+      }
     }
   }
 }

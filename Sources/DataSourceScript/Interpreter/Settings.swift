@@ -16,6 +16,8 @@ public struct Settings: Sendable {
   public var timer = false
   /// Print what each `show` did: cells built and reused, rows counted.
   public var stats = false
+  /// Print each statement of a script before its output, as the prompt would show it.
+  public var echo = false
 
   public init() {}
 }

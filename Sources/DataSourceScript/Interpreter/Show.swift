@@ -25,7 +25,7 @@ extension Session {
       return
     case .presenter:
       throw Diagnostic(
-.expectedKind(.showable, found: "a cell"),
+        .expectedKind(.showable, found: "a cell"),
         at: expressionRange)
     }
     let source = view.dataSource

@@ -60,6 +60,12 @@ public enum Statement: Sendable {
   }
 }
 
+/// A statement as parsed, or the error that stopped it, with the text it came from.
+public struct ParsedStatement: Sendable {
+  public var result: Result<Statement, Diagnostic>
+  public var range: SourceRange
+}
+
 /// A change to the items of an editable provider.
 public enum Edit: Sendable {
   case insert(Value, valueRange: SourceRange, at: Int?, atRange: SourceRange?)

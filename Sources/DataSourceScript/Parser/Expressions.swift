@@ -141,8 +141,10 @@ extension Parser {
     }
   }
 
-  /// A provider after its word: `csv "people.csv" key id`, `range 1..10`, …
-  private mutating func parseProvider(_ kind: ProviderKind, start: Int) throws(Diagnostic) -> ProviderExpression {
+  /// A provider after its word, as in `csv "people.csv" key id` or `range 1..10`.
+  private mutating func parseProvider(_ kind: ProviderKind, start: Int) throws(Diagnostic)
+    -> ProviderExpression
+  {
     let source: ProviderExpression.Source
     let argumentRange: SourceRange
     switch kind {
@@ -168,7 +170,9 @@ extension Parser {
         (query, _) = try expectString(.sqlQuery)
       } else {
         var close: String?
-        if case .identifier(let word) = current.kind { close = suggestion(for: word, among: ["table", "query"]) }
+        if case .identifier(let word) = current.kind {
+          close = suggestion(for: word, among: ["table", "query"])
+        }
         throw unexpected(.tableOrQuery(suggestion: close))
       }
       source = .sqlite(path: path, table: table, query: query)

@@ -14,29 +14,37 @@ public struct Parser {
   /// Parses every statement of `source`; a statement that fails to parse is returned as its
   /// diagnostic, in order with the rest.
   public static func parse(_ text: String) -> [Result<Statement, Diagnostic>] {
+    parseStatements(text).map(\.result)
+  }
+
+  /// Every statement of `source` with the range of text it came from.
+  public static func parseStatements(_ text: String) -> [ParsedStatement] {
     var parser = Parser(tokens: Lexer.tokenize(text))
     return parser.parseAll()
   }
 
-  mutating func parseAll() -> [Result<Statement, Diagnostic>] {
-    var results: [Result<Statement, Diagnostic>] = []
+  mutating func parseAll() -> [ParsedStatement] {
+    var results: [ParsedStatement] = []
     while true {
       skipStatementEnds()
       if current.kind == .endOfInput { break }
       let start = position
+      let result: Result<Statement, Diagnostic>
       do throws(Diagnostic) {
         try checkStatementLexes()
         let statement = try parseStatement()
         guard current.kind == .endOfStatement || current.kind == .endOfInput else {
           throw unexpected(.statementEnd)
         }
-        results.append(.success(statement))
+        result = .success(statement)
       } catch let diagnostic {
-        results.append(.failure(diagnostic))
+        result = .failure(diagnostic)
         skipToStatementEnd()
       }
       // Loop progress: a statement always consumes at least one token.
       if position == start { advance() }
+      let range = tokens[start].range.lowerBound..<max(tokens[start].range.lowerBound, previousEnd)
+      results.append(ParsedStatement(result: result, range: range))
     }
     return results
   }

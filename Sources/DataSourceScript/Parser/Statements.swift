@@ -100,7 +100,8 @@ extension Parser {
       }
       guard isWord("at") else { throw unexpected(.whereOrAt) }
       let (at, atRange) = try parsePosition()
-      return .edit(target: target, edit: .delete(where: nil, at: at, atRange: atRange), range: start..<previousEnd)
+      return .edit(
+        target: target, edit: .delete(where: nil, at: at, atRange: atRange), range: start..<previousEnd)
     case .update:
       let target = try expectIdentifier(.editTarget(command))
       try expectWord("set")

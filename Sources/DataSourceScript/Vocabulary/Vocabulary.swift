@@ -74,7 +74,7 @@ public enum Keyword: String, CaseIterable, Sendable {
 
 /// What `set` changes.
 public enum SettingName: String, CaseIterable, Sendable {
-  case mode, width, maxrows, color, timer, stats
+  case mode, width, maxrows, color, timer, stats, echo
 
   /// The words `set NAME` takes (numbers aside), for completion and hints.
   public var values: [String] {
@@ -82,7 +82,15 @@ public enum SettingName: String, CaseIterable, Sendable {
     case .mode: RenderMode.allCases.map(\.rawValue)
     case .width, .maxrows: ["auto"]
     case .color: Settings.ColorChoice.allCases.map(\.rawValue)
-    case .timer, .stats: ["on", "off"]
+    case .timer, .stats, .echo: ["on", "off"]
+    }
+  }
+
+  /// How `help set` writes it.
+  public var syntax: String {
+    switch self {
+    case .width, .maxrows: "set \(rawValue) N|auto"
+    default: "set \(rawValue) " + values.joined(separator: "|")
     }
   }
 }
