@@ -186,6 +186,27 @@ struct PseudoTerminalTests {
     #expect(terminal.exitStatus() == 0)
   }
 
+  @Test("^C reaches a query blocked inside SQLite at once, and the statement binds nothing")
+  func interruptBlockedSQLite() throws {
+    let terminal = try PseudoTerminal(historyPath: historyPath)
+    #expect(terminal.waitForPrompt())
+    // Counting two billion generated rows keeps SQLite busy for minutes in one blocking call;
+    // cancelling the statement's task interrupts it from the thread that took the ^C.
+    terminal.type(
+      "let big = sqlite \"Scripts/data/people.db\" query \"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
+        + "SELECT x + 1 FROM c WHERE x < 2000000000) SELECT x FROM c\"\r")
+    #expect(terminal.waitFor("working"))
+    let interrupted = Date()
+    terminal.type("\u{03}")
+    #expect(terminal.waitFor("error: interrupted; the provider is as it was"))
+    #expect(Date().timeIntervalSince(interrupted) < 2)
+    #expect(terminal.waitForPrompt(count: 2))
+    terminal.type("big\r")
+    #expect(terminal.waitFor("unknown command or name 'big'"))
+    terminal.type("\u{04}")
+    #expect(terminal.exitStatus() == 0)
+  }
+
   @Test(
     "a slow load shows a progress line; ^C stops it and the provider stays as it was; ^C stops a long show")
   func interruptWork() throws {

@@ -4,13 +4,10 @@ import DataSourceKit
 public struct Diagnostic: Error, Sendable, Equatable {
   public var message: DiagnosticMessage
   public var range: SourceRange
-  /// A note shown under the caret line, such as the usage of a command.
-  public var note: String?
 
-  public init(_ message: DiagnosticMessage, at range: SourceRange, note: String? = nil) {
+  public init(_ message: DiagnosticMessage, at range: SourceRange) {
     self.message = message
     self.range = range
-    self.note = note
   }
 }
 
@@ -39,7 +36,6 @@ extension Diagnostic {
     let indent = String(repeating: " ", count: displayWidth(prefix))
     let tildes = max(0, displayWidth(spanText) - 1)
     out += indent + "^" + String(repeating: "~", count: tildes)
-    if let note { out += "\n" + note }
     return out
   }
 

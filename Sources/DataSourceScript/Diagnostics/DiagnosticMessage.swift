@@ -57,8 +57,9 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case notEditable(String, found: String)
   case readOnly(String, store: String)
   /// `what` is written as it reads: "'feed'", "the table under '| more'".
-  case notPaged(String)
-  case refusedBySafeMode(String)
+  /// `name` is the binding; `nil` for the table under `| more`.
+  case notPaged(name: String?)
+  case refusedBySafeMode(SafeModeRefusal)
   case positionOutside(Int, count: Int, what: String)
   case notARecord(String, found: String)
   case noBaseline(String)
@@ -152,8 +153,9 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .cannotWrite(let path, let reason): "cannot write '\(path)': \(reason)"
     case .notEditable(let name, let found):
       "'\(name)' is \(found), which cannot be edited; edit the provider it comes from (a list, csv, json or range)"
-    case .refusedBySafeMode(let what): "--safe refuses \(what)"
-    case .notPaged(let what): "\(what) shows no paged provider; make one with: paged SOURCE size N"
+    case .refusedBySafeMode(let refusal): "--safe refuses \(refusal.text)"
+    case .notPaged(let name):
+      "\(name.map { "'\($0)'" } ?? "the table under '| more'") shows no paged provider; make one with: paged SOURCE size N"
     case .readOnly(let name, let store):
       "'\(name)' is \(store): databases are opened read-only and never written"
     case .positionOutside(let position, let count, let what):
@@ -183,6 +185,24 @@ public enum DiagnosticMessage: Sendable, Equatable {
 
   private static func didYouMean(_ suggestion: String?, otherwise: String = "") -> String {
     suggestion.map { "; did you mean '\($0)'?" } ?? otherwise
+  }
+}
+
+/// What `--safe` refused.
+public enum SafeModeRefusal: Sendable, Equatable {
+  case sourcing(path: String)
+  case writing(path: String)
+  case network(url: String)
+  case reading(path: String)
+
+  var text: String {
+    switch self {
+    case .sourcing(let path): "sourcing other scripts (source \"\(path)\")"
+    case .writing(let path): "writing files (save \"\(path)\")"
+    case .network(let url): "the network (http \"\(url)\")"
+    case .reading(let path):
+      "reading '\(path)': only files named on the command line or below the working directory"
+    }
   }
 }
 

@@ -68,7 +68,7 @@ extension Session {
   func more(_ name: Identifier) async throws {
     let binding = try bindings.binding(named: name)
     guard let paging = Session.pagingProvider(in: binding.value) else {
-      throw Diagnostic(.notPaged("'\(name.name)'"), at: name.range)
+      throw Diagnostic(.notPaged(name: name.name), at: name.range)
     }
     let before = ChangeTracker.viewData(of: binding.value)
     let added: Int
@@ -146,7 +146,7 @@ extension Session {
   /// Written to a temporary file and renamed, so a failure never leaves half a file.
   func save(to path: String, pathRange: SourceRange) throws {
     if environment.sandbox != nil {
-      throw Diagnostic(.refusedBySafeMode("writing files (save \"\(path)\")"), at: pathRange)
+      throw Diagnostic(.refusedBySafeMode(.writing(path: path)), at: pathRange)
     }
     var script = "# Written by dsh's `save`: rebuilds the session's bindings.\n"
     let defaults = Settings()

@@ -201,13 +201,10 @@ extension Evaluator {
     guard let sandbox = environment.sandbox else { return }
     switch expression.source {
     case .http(let url):
-      throw Diagnostic(.refusedBySafeMode("the network (http \"\(url)\")"), at: expression.argumentRange)
+      throw Diagnostic(.refusedBySafeMode(.network(url: url)), at: expression.argumentRange)
     case .csv(let path), .json(let path), .sqlite(let path, _, _):
       if !sandbox.allowsReading(resolve(path)) {
-        throw Diagnostic(
-          .refusedBySafeMode(
-            "reading '\(path)': only files named on the command line or below the working directory"),
-          at: expression.argumentRange)
+        throw Diagnostic(.refusedBySafeMode(.reading(path: path)), at: expression.argumentRange)
       }
     case .array, .range:
       break
@@ -332,7 +329,7 @@ extension Evaluator {
       return SectionIndexDecorator(wrapping: table)
     case .loadMore:
       guard let paging = Session.pagingProvider(in: .table(table)) else {
-        throw Diagnostic(.notPaged("the table under '| more'"), at: decoration.range)
+        throw Diagnostic(.notPaged(name: nil), at: decoration.range)
       }
       return LoadMoreDecorator(wrapping: table) { paging.hasMore }
     case .title(let source, _), .caption(let source, _):

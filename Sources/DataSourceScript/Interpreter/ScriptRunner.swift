@@ -27,7 +27,7 @@ extension Session {
   /// `source "PATH"`: runs another script in this session.
   func source(_ path: String, pathRange: SourceRange) async throws {
     if environment.sandbox != nil {
-      throw Diagnostic(.refusedBySafeMode("sourcing other scripts (source \"\(path)\")"), at: pathRange)
+      throw Diagnostic(.refusedBySafeMode(.sourcing(path: path)), at: pathRange)
     }
     let resolved = resolve(path)
     let canonical = URL(fileURLWithPath: resolved).standardizedFileURL.resolvingSymlinksInPath().path
