@@ -63,6 +63,9 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var values: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
   }
 #else
-  // An ordinary build (swift build) makes a program that says how to fuzz.
-  print("dsh-fuzz is built for fuzzing by Scripts/fuzz.sh SECONDS")
+  /// An ordinary build (swift build) makes a program that says how to fuzz.
+  @main
+  enum FuzzerNotBuilt {
+    static func main() { print("dsh-fuzz is built for fuzzing by Scripts/fuzz.sh SECONDS") }
+  }
 #endif
