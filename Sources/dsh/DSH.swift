@@ -71,8 +71,10 @@ struct DSH: AsyncParsableCommand {
         if bail { throw ExitCode(1) }
       }
     }
-    for command in commands where !session.quitRequested {
-      if !(await session.run(SourceFile(name: "-c", text: command), bail: bail)) {
+    for (index, command) in commands.enumerated() where !session.quitRequested {
+      // Errors name the -c they are in: "-c" alone, "-c#2" when there are several.
+      let name = commands.count == 1 ? "-c" : "-c#\(index + 1)"
+      if !(await session.run(SourceFile(name: name, text: command), bail: bail)) {
         succeeded = false
         if bail { throw ExitCode(1) }
       }

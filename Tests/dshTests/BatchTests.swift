@@ -17,13 +17,15 @@ struct BatchTests {
         """)
   }
 
-  @Test("-c runs statements in order, after the scripts; errors name -c")
+  @Test("-c runs statements in order, after the scripts; errors name which -c when there are several")
   func commands() throws {
     let result = try DSHProcess.run(["Scripts/examples/menu.dsh", "-c", "let n = 2", "-c", "n", "-c", "nn"])
     #expect(result.status == 1)
     #expect(result.output.hasPrefix("┌"))
     #expect(result.output.contains("│ Profile"))
-    #expect(result.output.hasSuffix("n: 2\n-c:1:1: error: unknown command or name 'nn'\nnn\n^~\n"))
+    #expect(result.output.hasSuffix("n: 2\n-c#3:1:1: error: unknown command or name 'nn'\nnn\n^~\n"))
+    let single = try DSHProcess.run(["-c", "show nope"])
+    #expect(single.output.hasPrefix("-c:1:6: error: no binding named 'nope'"))
   }
 
   @Test("--bail stops at the first error")

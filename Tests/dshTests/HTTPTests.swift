@@ -52,6 +52,31 @@ struct HTTPTests {
     }
   }
 
+  @Test(
+    "a page template is never requested as written: the first page is page 1; without paged it is an error")
+  func pageTemplates() throws {
+    let server = try TestServer()
+    // The server answers 400 to a page that is not a number, as a real API does.
+    let literal = try DSHProcess.run(["-c", "let x = http \"\(server.base)/items?page=%7Bpage%7D\""])
+    #expect(literal.output.contains("HTTP 400"))
+    let result = try DSHProcess.run([
+      "-c", "let first = paged http \"\(server.base)/items?page={page}&size=2&total=5\" size 2",
+      "-c", "show first as csv",
+      "-c", "let unpaged = http \"\(server.base)/items?page={page}&size=2\"",
+    ])
+    #expect(
+      result.output == """
+        id,name,group
+        0,item 0,g0
+        1,item 1,g1
+        -c#3:1:20: error: the URL has {page} or {offset}, so it is fetched a page at a time; write: paged http "\(server.base)/items?page={page}&size=2" size N
+        let unpaged = http "\(server.base)/items?page={page}&size=2"
+                           ^\(String(repeating: "~", count: server.base.count + 26))
+
+        """)
+    #expect(result.status == 1)
+  }
+
   @Test("pages by {page} and {offset}, more until a short page, the footer while pages remain")
   func paging() throws {
     let server = try TestServer()
@@ -76,6 +101,7 @@ struct HTTPTests {
         feed: insert rows [0, 100]…[0, 199]
         loaded 50 items into t (the last page)
         t: insert rows [0, 200]…[0, 249]
+           reload footers of sections 0
         feed: no more pages
           ⋮
           item 249

@@ -144,7 +144,7 @@ struct PseudoTerminalTests {
     terminal.type("let mylist = [1, 2]\r")
     #expect(terminal.waitForPrompt(count: 2))
     terminal.type("desc\tmyl\t\r")
-    #expect(terminal.waitFor("array (2 items)"))
+    #expect(terminal.waitFor("array  (1 section, 2 items, loaded)"))
     #expect(terminal.waitForPrompt(count: 3))
     terminal.type("\u{04}")
     #expect(terminal.exitStatus() == 0)
@@ -203,6 +203,7 @@ struct PseudoTerminalTests {
     #expect(terminal.waitForPrompt(count: 2))
     terminal.type("big\r")
     #expect(terminal.waitFor("unknown command or name 'big'"))
+    #expect(terminal.waitForPrompt(count: 3))
     terminal.type("\u{04}")
     #expect(terminal.exitStatus() == 0)
   }

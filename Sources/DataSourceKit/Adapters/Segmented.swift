@@ -23,6 +23,8 @@ public final class SegmentedDataSource<Item>: SectionedDataSource {
   /// - Returns: the batch a table view gets for the switch, or `nil` when there is no such segment.
   public func select(_ name: String) -> BatchUpdate? {
     guard let index = segments.firstIndex(where: { $0.name == name }) else { return nil }
+    // The segment shown already: the view changes nothing.
+    if index == selectedIndex { return BatchUpdate() }
     let oldCount = selected.numberOfSections
     selectedIndex = index
     return .replacingAllSections(oldCount: oldCount, newCount: selected.numberOfSections)

@@ -9,6 +9,12 @@ public struct BatchUpdate: Equatable, Sendable {
   public var insertedRows: [ItemPath] = []
   public var movedRows: [(from: ItemPath, to: ItemPath)] = []
   public var reloadedRows: [ItemPath] = []
+  /// Sections whose header text changed, in the new index space. UIKit does not refresh a
+  /// header on its own (`reloadSections` or reconfiguring the header view does); sections
+  /// inserted in this batch are never listed, they come with their header.
+  public var reloadedHeaders: [Int] = []
+  /// Sections whose footer text changed, in the new index space.
+  public var reloadedFooters: [Int] = []
 
   public init(
     deletedSections: [Int] = [], insertedSections: [Int] = [], movedSections: [(from: Int, to: Int)] = [],
@@ -27,7 +33,8 @@ public struct BatchUpdate: Equatable, Sendable {
 
   public var isEmpty: Bool {
     deletedSections.isEmpty && insertedSections.isEmpty && movedSections.isEmpty && deletedRows.isEmpty
-      && insertedRows.isEmpty && movedRows.isEmpty && reloadedRows.isEmpty
+      && insertedRows.isEmpty && movedRows.isEmpty && reloadedRows.isEmpty && reloadedHeaders.isEmpty
+      && reloadedFooters.isEmpty
   }
 
   public static func == (lhs: BatchUpdate, rhs: BatchUpdate) -> Bool {
@@ -35,7 +42,8 @@ public struct BatchUpdate: Equatable, Sendable {
       && lhs.movedSections.map { [$0.from, $0.to] } == rhs.movedSections.map { [$0.from, $0.to] }
       && lhs.deletedRows == rhs.deletedRows && lhs.insertedRows == rhs.insertedRows
       && lhs.movedRows.map { [$0.from, $0.to] } == rhs.movedRows.map { [$0.from, $0.to] }
-      && lhs.reloadedRows == rhs.reloadedRows
+      && lhs.reloadedRows == rhs.reloadedRows && lhs.reloadedHeaders == rhs.reloadedHeaders
+      && lhs.reloadedFooters == rhs.reloadedFooters
   }
 
   /// Replaces every section of the old content with every section of the new: what a
@@ -82,6 +90,12 @@ extension BatchUpdate: CustomStringConvertible {
           + movedRows.map { "\($0.from)→\($0.to)" }.joined(separator: ", "))
     }
     if !reloadedRows.isEmpty { lines.append("reload rows " + paths(reloadedRows)) }
+    if !reloadedHeaders.isEmpty {
+      lines.append("reload headers of sections " + reloadedHeaders.map(String.init).joined(separator: ", "))
+    }
+    if !reloadedFooters.isEmpty {
+      lines.append("reload footers of sections " + reloadedFooters.map(String.init).joined(separator: ", "))
+    }
     return lines.isEmpty ? "no changes" : lines.joined(separator: "\n")
   }
 }

@@ -11,6 +11,7 @@ public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
   case deleteAndMove(what: String)
   case reloadOfMovedRow(ItemPath)
   case rowChangeInChangedSection(operation: String, path: ItemPath)
+  case supplementaryOfInsertedSection(operation: String, section: Int)
 
   public var description: String {
     switch self {
@@ -26,6 +27,8 @@ public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
     case .deleteAndMove(let what): "\(what) is both deleted and moved"
     case .reloadOfMovedRow(let path):
       "row \(path.item) of section \(path.section) is both moved and reloaded; delete and insert it instead"
+    case .supplementaryOfInsertedSection(let operation, let section):
+      "cannot \(operation) section \(section): the section is inserted in this batch and comes with it"
     case .rowChangeInChangedSection(let operation, let path):
       "cannot \(operation) row \(path.item) of section \(path.section): the section itself is \(operation == "insert" ? "inserted" : "deleted") in this batch"
     }
@@ -55,6 +58,18 @@ extension BatchUpdate {
     }
     if let s = Set(deletedSections).intersection(movedSections.map(\.from)).min() {
       throw .deleteAndMove(what: "section \(s)")
+    }
+    // Headers and footers reload in the new index space, in sections that are not new.
+    try Self.checkUnique(reloadedHeaders, operation: "reload the header of", noun: "section")
+    try Self.checkUnique(reloadedFooters, operation: "reload the footer of", noun: "section")
+    for s in reloadedHeaders + reloadedFooters {
+      let operation = reloadedHeaders.contains(s) ? "reload the header of" : "reload the footer of"
+      if s < 0 || s >= after.count {
+        throw .sectionOutOfRange(operation: operation, section: s, count: after.count)
+      }
+      if insertedSections.contains(s) {
+        throw .supplementaryOfInsertedSection(operation: operation, section: s)
+      }
     }
     if before.count + insertedSections.count - deletedSections.count != after.count {
       throw .sectionCount(

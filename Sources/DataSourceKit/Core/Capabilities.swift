@@ -17,13 +17,6 @@ public protocol ReadOnlyStore: AnyObject {
   var storeDescription: String { get }
 }
 
-/// A provider that can fetch its own pages (a web API with `{page}` in its URL); any other
-/// provider is paged over its loaded items by ``PagedProvider``.
-public protocol PageFetching: AnyObject {
-  /// The same source fetched `size` items at a time, or `nil` when it cannot page itself.
-  func pagedSource(size: Int) -> (any DataProvider<Value> & PagingProvider)?
-}
-
 /// A stage a provider may run itself rather than in memory.
 public enum PushdownStage: Sendable, Equatable {
   case filter(RowPredicate)

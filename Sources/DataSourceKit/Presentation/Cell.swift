@@ -6,13 +6,18 @@ public enum CellStyle: String, Sendable, CaseIterable {
   case subtitle
   /// Text on the left, the detail right-aligned (as in Settings).
   case value1
-  /// The detail as a narrow right-aligned label, then the text (as in Contacts).
+  /// The text as a narrow right-aligned label, then the detail left-aligned (as in Contacts:
+  /// "mobile" then the number).
   case value2
 }
 
 /// What a cell shows at its trailing edge.
+///
+/// UIKit's `UITableViewCell.AccessoryType`: `.disclosureIndicator`, `.checkmark`,
+/// `.detailButton` (the info button) and `.detailDisclosureButton` (info button and chevron).
 public enum CellAccessory: String, Sendable, CaseIterable {
-  case none, disclosure, checkmark
+  case none, disclosure, checkmark, detail
+  case detailDisclosure = "detail disclosure"
 
   /// The glyph a text view draws for the accessory.
   public var glyph: String {
@@ -20,6 +25,8 @@ public enum CellAccessory: String, Sendable, CaseIterable {
     case .none: ""
     case .disclosure: "›"
     case .checkmark: "✓"
+    case .detail: "ⓘ"
+    case .detailDisclosure: "ⓘ›"
     }
   }
 }

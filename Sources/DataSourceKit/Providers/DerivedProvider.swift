@@ -39,11 +39,26 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
   public var identityKey: String? { base.identityKey }
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
-  /// The base changed: arrange its items again, and tell whoever watches this provider.
+  /// The base changed (an edit, or a reload that succeeded or failed): arrange its items again,
+  /// take on its state, and tell whoever watches this provider.
+  ///
+  /// A base that failed leaves this provider in `error` with no items, so every view over it
+  /// shows the failure (a placeholder, `describe`); a base that loads again brings it back.
   public func providerDidChange() {
-    guard base.loadState != .error else { return }
-    baseOffsets = SectionOffsets(of: base)
-    sections = arrange(base, baseOffsets)
+    switch base.loadState {
+    case .error:
+      sections = []
+      baseOffsets = SectionOffsets(counts: [])
+      try? states.transition(to: .error)
+    case .loaded, .noContent:
+      baseOffsets = SectionOffsets(of: base)
+      sections = arrange(base, baseOffsets)
+      let result: LoadState = sections.allSatisfy(\.baseIndices.isEmpty) ? .noContent : .loaded
+      if states.state != result { try? states.transition(to: result) }
+    case .initial, .loading, .refreshing:
+      // Mid-load: the load's end tells again.
+      return
+    }
     observers.notify()
   }
 

@@ -67,7 +67,7 @@ public final class PagedProvider<Item>: DataProvider, PagingProvider, Compositio
 ///
 /// With a page size, the URL is a template — `{page}` (from 1) or `{offset}` (from 0) — and each
 /// ``loadMore()`` fetches the next page; an empty or short page is the last.
-public final class HTTPProvider: DataProvider, PagingProvider, PageFetching, CompositionNode {
+public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
   public let url: String
   public let at: [String]
   public let pageSize: Int?
@@ -95,15 +95,10 @@ public final class HTTPProvider: DataProvider, PagingProvider, PageFetching, Com
     self.progress = progress
   }
 
-  /// The same source fetched in pages of `size`.
-  public func paged(size: Int) -> HTTPProvider {
-    HTTPProvider(
-      url: url, at: at, pageSize: size, timeout: timeout, identityKey: identityKey, progress: progress)
-  }
-
-  /// Pages fetched from the server when the URL is a template (`{page}` or `{offset}`).
-  public func pagedSource(size: Int) -> (any DataProvider<Value> & PagingProvider)? {
-    url.contains("{page}") || url.contains("{offset}") ? paged(size: size) : nil
+  /// Whether a URL is a page template: `{page}` or `{offset}` in it. Such a URL is never
+  /// requested as written; it needs a page size.
+  public static func isPageTemplate(_ url: String) -> Bool {
+    url.contains("{page}") || url.contains("{offset}")
   }
 
   public var loadState: LoadState { loads.state }
@@ -145,7 +140,10 @@ public final class HTTPProvider: DataProvider, PagingProvider, PageFetching, Com
 
   /// The URL of a page: `{page}` counts from 1, `{offset}` from 0.
   public func url(ofPage page: Int) -> String {
-    guard let size = pageSize else { return url }
+    guard let size = pageSize else {
+      precondition(!Self.isPageTemplate(url), "a page template needs a page size")
+      return url
+    }
     return url.replacingOccurrences(of: "{page}", with: String(page + 1))
       .replacingOccurrences(of: "{offset}", with: String(page * size))
   }

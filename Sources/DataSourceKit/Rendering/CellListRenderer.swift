@@ -1,7 +1,8 @@
 /// Draws a view's cells as a table view would lay them out, in box, plain or Markdown text.
 ///
-/// Each style stays recognisable: subtitle puts the detail on a second line, value1 aligns the
-/// detail right, value2 puts the detail first as a narrow right-aligned label.
+/// Each style stays recognisable, as UIKit lays it out: subtitle puts the detail on a second
+/// line, value1 aligns the detail right, value2 puts the text first as a narrow right-aligned
+/// label (the small blue "mobile" in Contacts) and the detail after it, left-aligned.
 struct CellListRenderer<Item>: TextModeRenderer {
   let snapshot: ViewSnapshot<Item>
   var shownRows: Int { snapshot.shownRows }
@@ -13,7 +14,7 @@ struct CellListRenderer<Item>: TextModeRenderer {
     let widest =
       snapshot.sections.lazy.flatMap(\.rows)
       .filter { $0.cell.style == .value2 }
-      .map { TextWidth.of($0.cell.detail ?? "") }.max() ?? 0
+      .map { TextWidth.of($0.cell.text) }.max() ?? 0
     return min(widest, max(4, contentWidth / 3))
   }
 
@@ -136,12 +137,14 @@ struct CellListRenderer<Item>: TextModeRenderer {
         let cell = row.cell
         var line = "- "
         switch cell.style {
-        case .value2: line += cell.detail.map { "**\(markdownEscape($0))** " } ?? ""
-        default: break
-        }
-        line += markdownEscape(cell.text)
-        if cell.style != .value2, let detail = cell.detail, !detail.isEmpty {
-          line += cell.style == .subtitle ? "<br>" + markdownEscape(detail) : " — " + markdownEscape(detail)
+        case .value2:
+          line += "**\(markdownEscape(cell.text))**"
+          if let detail = cell.detail, !detail.isEmpty { line += " " + markdownEscape(detail) }
+        case .subtitle, .value1, .basic:
+          line += markdownEscape(cell.text)
+          if let detail = cell.detail, !detail.isEmpty {
+            line += cell.style == .subtitle ? "<br>" + markdownEscape(detail) : " — " + markdownEscape(detail)
+          }
         }
         if cell.accessory != .none { line += " " + cell.accessory.glyph }
         out.line(line)
@@ -195,7 +198,7 @@ struct CellListRenderer<Item>: TextModeRenderer {
   /// The lines of one cell, each exactly `width` columns wide.
   private func cellLines(_ cell: CellContent, width: Int, labelWidth: Int, out: TextOutput) -> [String] {
     let glyph = cell.accessory.glyph
-    let body = glyph.isEmpty ? width : width - 2
+    let body = glyph.isEmpty ? width : width - 1 - TextWidth.of(glyph)
     func withAccessory(_ s: String) -> String { glyph.isEmpty ? s : s + " " + out.dim(glyph) }
     let detail = cell.detail ?? ""
     switch cell.style {
@@ -212,10 +215,11 @@ struct CellListRenderer<Item>: TextModeRenderer {
       if detailWidth > 0 { line += " " + out.dim(TextWidth.fit(detail, to: detailWidth, alignment: .right)) }
       return [withAccessory(line)]
     case .value2:
+      // The text is the label: right-aligned in a narrow column; the detail follows it.
       let label = min(labelWidth, max(0, body - 3))
       let line =
-        (label > 0 ? out.dim(TextWidth.fit(detail, to: label, alignment: .right)) + "  " : "")
-        + TextWidth.fit(cell.text, to: body - label - (label > 0 ? 2 : 0))
+        (label > 0 ? out.dim(TextWidth.fit(cell.text, to: label, alignment: .right)) + "  " : "")
+        + TextWidth.fit(detail, to: body - label - (label > 0 ? 2 : 0))
       return [withAccessory(line)]
     }
   }

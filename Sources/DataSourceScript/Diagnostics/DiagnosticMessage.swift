@@ -59,6 +59,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   /// `what` is written as it reads: "'feed'", "the table under '| more'".
   /// `name` is the binding; `nil` for the table under `| more`.
   case notPaged(name: String?)
+  case pageTemplateWithoutPaged(url: String)
   case refusedBySafeMode(SafeModeRefusal)
   case positionOutside(Int, count: Int, what: String)
   case notARecord(String, found: String)
@@ -154,6 +155,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .notEditable(let name, let found):
       "'\(name)' is \(found), which cannot be edited; edit the provider it comes from (a list, csv, json or range)"
     case .refusedBySafeMode(let refusal): "--safe refuses \(refusal.text)"
+    case .pageTemplateWithoutPaged(let url):
+      "the URL has {page} or {offset}, so it is fetched a page at a time; write: paged http \"\(url)\" size N"
     case .notPaged(let name):
       "\(name.map { "'\($0)'" } ?? "the table under '| more'") shows no paged provider; make one with: paged SOURCE size N"
     case .readOnly(let name, let store):

@@ -206,10 +206,10 @@ public enum HelpCatalogue {
     HelpTopic(
       name: "cell", group: .presentation,
       syntax: [
-        "cell basic|subtitle|value1|value2 \"TEMPLATE\" [detail \"TEMPLATE\"] [accessory disclosure|checkmark|none]"
+        "cell basic|subtitle|value1|value2 \"TEMPLATE\" [detail \"TEMPLATE\"] [accessory disclosure|checkmark|detail|detail disclosure|none]"
       ],
       summary:
-        "A presenter: how an item becomes a cell, after UIKit's cell styles. basic: one line; subtitle: the detail on a second line; value1: the detail right-aligned; value2: the detail as a narrow label before the text.",
+        "A presenter: how an item becomes a cell, after UIKit's cell styles. basic: one line; subtitle: the detail on a second line; value1: the detail right-aligned; value2: the text as a narrow right-aligned label (as Contacts' \"mobile\"), the detail after it. Accessories after UIKit's: disclosure ›, checkmark ✓, detail ⓘ (the info button), detail disclosure ⓘ›.",
       examples: [
         "let row = cell subtitle \"{name}\" detail \"{email}\" accessory disclosure",
         people + "\nshow table people | limit 3 with cell value1 \"{name}\" detail \"{age}\"",

@@ -7,15 +7,22 @@ struct ViewElement: Equatable {
   var item: Value
 }
 
+/// What a view shows, for diffing: its sections and items, and each section's header and
+/// footer text (UIKit does not refresh those on its own, so a change to them is in the batch).
+struct ViewData {
+  var sections: [DiffSection<Value, ViewElement>]
+  var headers: [[String]]
+  var footers: [[String]]
+}
+
 /// What each name's view showed when it was last shown, asked or reported: `changes` and
 /// `watch` diff against it.
 ///
 /// A `show` stays O(window): the baseline of a name shown since data last changed is captured
-/// only just before a statement that may change data.
+/// only just before a statement that may change data, and only for views built on what that
+/// statement changes, so an edit costs nothing for the views it does not feed.
 @MainActor
 final class ChangeTracker {
-  typealias ViewData = [DiffSection<Value, ViewElement>]
-
   private var baselines: [String: ViewData] = [:]
   /// Names whose changes print after every statement that changes them.
   private(set) var watched: [String] = []
@@ -24,8 +31,8 @@ final class ChangeTracker {
 
   /// A name was bound again: a watched one starts from what it shows now, another has no
   /// baseline until it is shown.
-  func rebound(_ name: String, to value: ScriptValue) {
-    baselines[name] = watched.contains(name) ? Self.viewData(of: value) : nil
+  func rebound(_ name: String, to value: ScriptValue) throws {
+    baselines[name] = watched.contains(name) ? try Self.viewData(of: value) : nil
   }
 
   /// A name was shown: what it shows is its baseline until data changes.
@@ -34,36 +41,45 @@ final class ChangeTracker {
     shownSinceChange.insert(name)
   }
 
-  /// Before a statement that may change data: views shown since the last change keep what
-  /// they showed as their baseline.
-  func captureShownBaselines(_ bindings: BindingTable) {
-    for name in shownSinceChange {
-      if let binding = bindings[name] { baselines[name] = Self.viewData(of: binding.value) }
+  /// Before a statement that may change the objects `changing` (`nil`: anything): views shown
+  /// since the last change and built on those objects keep what they showed as their baseline.
+  ///
+  /// - Throws: `CancellationError` when the statement's task is cancelled meanwhile.
+  func captureShownBaselines(_ bindings: BindingTable, changing: Set<ObjectIdentifier>?) throws {
+    for name in shownSinceChange.sorted() {
+      guard let binding = bindings[name] else {
+        shownSinceChange.remove(name)
+        continue
+      }
+      guard Self.depends(binding.value, on: changing) else { continue }
+      baselines[name] = try Self.viewData(of: binding.value)
+      shownSinceChange.remove(name)
     }
-    shownSinceChange.removeAll()
   }
 
   /// The batch of a name's view since its baseline, checked by UIKit's rules.
   ///
   /// The baseline moves to now. `nil` when the name has no baseline yet.
-  func takeChanges(of name: String, value: ScriptValue) throws(BatchUpdateError) -> Changeset<Value>? {
+  /// - Throws: `BatchUpdateError` when the batch would be refused, `CancellationError`.
+  func takeChanges(of name: String, value: ScriptValue) throws -> Changeset<Value>? {
     if shownSinceChange.remove(name) != nil {
       // Shown, and nothing changed since: what it shows is its baseline.
-      baselines[name] = Self.viewData(of: value)
+      baselines[name] = try Self.viewData(of: value)
     }
-    guard let baseline = baselines[name], let current = Self.viewData(of: value) else { return nil }
+    guard let baseline = baselines[name], let current = try Self.viewData(of: value) else { return nil }
     baselines[name] = current
-    let changeset = SectionedDiff.changeset(
-      from: baseline, to: current, id: \.id, contentEqual: { $0.item == $1.item })
+    var changeset = SectionedDiff.changeset(
+      from: baseline.sections, to: current.sections, id: \.id, contentEqual: { $0.item == $1.item })
+    Self.addSupplementaryReloads(to: &changeset.update, from: baseline, to: current)
     // Every batch printed is one UIKit would accept.
     try changeset.update.validate(
-      before: baseline.map(\.elements.count), after: current.map(\.elements.count))
+      before: baseline.sections.map(\.elements.count), after: current.sections.map(\.elements.count))
     return changeset
   }
 
-  /// Starts or stops watching a name; watching starts from what it shows now.
-  func watch(_ name: String, value: ScriptValue) -> Bool {
-    guard let data = Self.viewData(of: value) else { return false }
+  /// Starts watching a name from what it shows now; `false` when it shows nothing.
+  func watch(_ name: String, value: ScriptValue) throws -> Bool {
+    guard let data = try Self.viewData(of: value) else { return false }
     if !watched.contains(name) { watched.append(name) }
     baselines[name] = data
     return true
@@ -71,37 +87,96 @@ final class ChangeTracker {
 
   func unwatch(_ name: String) { watched.removeAll { $0 == name } }
 
-  /// What a view shows now: its sections (identified by key, else title, else position) and
-  /// their items (identified by the key field, else the whole value).
-  static func viewData(of value: ScriptValue) -> ViewData? {
+  // MARK: Dependencies
+
+  /// Whether a value is built on any of `objects` (`nil`: on anything).
+  static func depends(_ value: ScriptValue, on objects: Set<ObjectIdentifier>?) -> Bool {
+    guard let objects else { return true }
+    return !parts(of: value).isDisjoint(with: objects)
+  }
+
+  /// Every engine object a value is built from: itself and every piece below it.
+  /// - Complexity: O(pieces in its composition).
+  static func parts(of value: ScriptValue) -> Set<ObjectIdentifier> {
+    var seen = Set<ObjectIdentifier>()
+    var pending: [AnyObject] = []
+    switch value {
+    case .provider(let provider): pending = [provider.provider]
+    case .table(let table): pending = [table]
+    case .presenter, .scalar: return []
+    }
+    while let object = pending.popLast() {
+      guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
+      if let node = object as? any CompositionNode { pending += node.nodeChildren.map { $0 as AnyObject } }
+      if let derived = object as? DerivedProvider<Value> { pending.append(derived.base) }
+      if let editable = object as? EditableProvider<Value> { pending.append(editable.source) }
+    }
+    return seen
+  }
+
+  // MARK: View data
+
+  /// What a view shows now: its sections (identified by key, else title, else position), their
+  /// items (identified by the key field, else the whole value), headers and footers.
+  ///
+  /// - Throws: `CancellationError` when the task is cancelled (checked every 4,096 items).
+  static func viewData(of value: ScriptValue) throws -> ViewData? {
     switch value {
     case .provider(let provider):
-      return viewData(of: TableAdapter(provider: provider.provider, presenter: Session.recordPresenter))
+      return try viewData(of: TableAdapter(provider: provider.provider, presenter: Session.recordPresenter))
     case .table(let table):
-      return viewData(of: table)
+      return try viewData(of: table)
     case .presenter, .scalar:
       return nil
     }
   }
 
-  static func viewData(of source: any SectionedDataSource<Value>) -> ViewData {
+  static func viewData(of source: any SectionedDataSource<Value>) throws -> ViewData {
     // A segment's sections are its own: switching replaces every section, as `switch` reports.
     let segment = Session.segmentedSource(in: source).map { Value.string($0.selectedName) }
-    return (0..<source.numberOfSections).map { section in
+    var read = 0
+    var sections: [DiffSection<Value, ViewElement>] = []
+    var headers: [[String]] = []
+    var footers: [[String]] = []
+    for section in 0..<source.numberOfSections {
       let key = source.identityKey(inSection: section)
-      var id: Value =
-        source.sectionKey(section) ?? source.supplementaryLines(.header, inSection: section).first.map {
-          .string($0)
-        } ?? .int(section)
+      let header = source.supplementaryLines(.header, inSection: section)
+      var id: Value = source.sectionKey(section) ?? header.first.map { .string($0) } ?? .int(section)
       if let segment { id = .list([segment, id]) }
-      let elements = (0..<source.numberOfRows(inSection: section)).map { row -> ViewElement in
+      var elements: [ViewElement] = []
+      let count = source.numberOfRows(inSection: section)
+      elements.reserveCapacity(count)
+      for row in 0..<count {
+        read += 1
+        if read & 0xFFF == 0 { try Task.checkCancellation() }
         let item = source.item(at: ItemPath(item: row, section: section))
         if let key, case .record(let record) = item, let identity = record[key] {
-          return ViewElement(id: identity, item: item)
+          elements.append(ViewElement(id: identity, item: item))
+        } else {
+          elements.append(ViewElement(id: item, item: item))
         }
-        return ViewElement(id: item, item: item)
       }
-      return DiffSection(id: id, elements: elements)
+      sections.append(DiffSection(id: id, elements: elements))
+      headers.append(header)
+      footers.append(source.supplementaryLines(.footer, inSection: section))
+    }
+    return ViewData(sections: sections, headers: headers, footers: footers)
+  }
+
+  /// Adds the sections whose header or footer text changed (and that the batch does not insert)
+  /// to `update`, in the new index space.
+  static func addSupplementaryReloads(to update: inout BatchUpdate, from old: ViewData, to new: ViewData) {
+    // Which old section each new one continues: matched by identity, in order.
+    var oldIndexes: [Value: [Int]] = [:]
+    for (index, section) in old.sections.enumerated().reversed() {
+      oldIndexes[section.id, default: []].append(index)
+    }
+    let inserted = Set(update.insertedSections)
+    for (index, section) in new.sections.enumerated() {
+      guard let oldIndex = oldIndexes[section.id]?.popLast() else { continue }
+      guard !inserted.contains(index) else { continue }
+      if old.headers[oldIndex] != new.headers[index] { update.reloadedHeaders.append(index) }
+      if old.footers[oldIndex] != new.footers[index] { update.reloadedFooters.append(index) }
     }
   }
 }

@@ -70,7 +70,7 @@ extension Session {
     guard let paging = Session.pagingProvider(in: binding.value) else {
       throw Diagnostic(.notPaged(name: name.name), at: name.range)
     }
-    let before = ChangeTracker.viewData(of: binding.value)
+    let before = try? ChangeTracker.viewData(of: binding.value)
     let added: Int
     do {
       added = try await paging.loadMore()
@@ -81,9 +81,10 @@ extension Session {
       output.write("\(name.name): no more pages\n")
       return
     }
-    guard let before, let after = ChangeTracker.viewData(of: binding.value) else { return }
-    let changeset = SectionedDiff.changeset(
-      from: before, to: after, id: \.id, contentEqual: { $0.item == $1.item })
+    guard let before, let after = try? ChangeTracker.viewData(of: binding.value) else { return }
+    var changeset = SectionedDiff.changeset(
+      from: before.sections, to: after.sections, id: \.id, contentEqual: { $0.item == $1.item })
+    ChangeTracker.addSupplementaryReloads(to: &changeset.update, from: before, to: after)
     output.write(
       "loaded \(Session.plural(added, "item")) into \(name.name)\(paging.hasMore ? "" : " (the last page)")\n"
     )

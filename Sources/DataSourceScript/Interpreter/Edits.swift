@@ -115,8 +115,10 @@ extension Session {
     let changeset: Changeset<Value>?
     do {
       changeset = try changes.takeChanges(of: name.name, value: binding.value)
-    } catch {
+    } catch let error as BatchUpdateError {
       throw Diagnostic(.invalidBatch(error), at: name.range)
+    } catch {
+      throw Diagnostic(.interrupted, at: name.range)
     }
     guard let changeset else { throw Diagnostic(.noBaseline(name.name), at: name.range) }
     output.write(json ? Session.json(changeset.update) + "\n" : Session.text(changeset, of: name.name))
@@ -126,7 +128,13 @@ extension Session {
   func watch(_ name: Identifier, on: Bool) throws {
     let binding = try bindings.binding(named: name)
     if on {
-      guard changes.watch(name.name, value: binding.value) else {
+      let watching: Bool
+      do {
+        watching = try changes.watch(name.name, value: binding.value)
+      } catch {
+        throw Diagnostic(.interrupted, at: name.range)
+      }
+      guard watching else {
         throw Diagnostic(.expectedKind(.watchable, found: binding.value.kindDescription), at: name.range)
       }
       output.write("watching \(name.name)\n")
@@ -136,17 +144,22 @@ extension Session {
     }
   }
 
-  /// After a statement that changes data: each watched view's batch, when it has one.
-  func reportWatched() {
+  /// After a statement that changed `changing` (`nil`: anything): the batch of each watched
+  /// view built on it, when it has one.
+  func reportWatched(changing: Set<ObjectIdentifier>?) {
     for name in changes.watched {
-      guard let binding = bindings[name] else { continue }
+      guard let binding = bindings[name], ChangeTracker.depends(binding.value, on: changing) else { continue }
       do {
         guard let changeset = try changes.takeChanges(of: name, value: binding.value),
           !changeset.update.isEmpty
         else { continue }
         output.write(Session.text(changeset, of: name))
-      } catch {
+      } catch let error as BatchUpdateError {
         output.writeError("error: \(name): \(DiagnosticMessage.invalidBatch(error).text)\n")
+      } catch {
+        // ^C while the batches were worked out: the statement is done, its reports are not.
+        output.writeError("error: \(name): \(DiagnosticMessage.interrupted.text)\n")
+        return
       }
     }
   }
@@ -179,6 +192,8 @@ extension Session {
         "\"insertedRows\": " + list(update.insertedRows.map(path)),
         "\"movedRows\": " + list(update.movedRows.map { "[\(path($0.from)), \(path($0.to))]" }),
         "\"reloadedRows\": " + list(update.reloadedRows.map(path)),
+        "\"reloadedHeaders\": " + list(update.reloadedHeaders.map(String.init)),
+        "\"reloadedFooters\": " + list(update.reloadedFooters.map(String.init)),
       ].joined(separator: ", ") + "}"
   }
 }

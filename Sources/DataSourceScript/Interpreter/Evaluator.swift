@@ -90,16 +90,19 @@ extension Evaluator {
       return .table(
         SegmentedDataSource(children, label: "segmented " + children.map(\.name).joined(separator: ", ")))
     case .paged(let sourceExpression, let size, let range):
+      // A web source with {page} or {offset} in its URL fetches its own pages, starting with the
+      // first: it is made paged and never asked for the template itself.
+      if case .provider(let literal) = sourceExpression, case .http = literal.source {
+        let made = try await makeProvider(literal, pageSize: size)
+        if made.provider is any PagingProvider { return .provider(made) }
+      }
       let source = try await evaluate(sourceExpression)
       guard case .provider(var provider) = source else {
         throw Diagnostic(
           .expectedKind(.providerToPage, found: source.kindDescription), at: sourceExpression.range)
       }
-      // A source that fetches its own pages (a web API with {page} in its URL) does; any other
-      // provider shows its loaded items a page at a time.
-      let paged: any DataProvider<Value> =
-        (provider.provider as? any PageFetching)?.pagedSource(size: size)
-        ?? PagedProvider(provider.provider, size: size)
+      // Any other provider shows its loaded items a page at a time.
+      let paged = PagedProvider(provider.provider, size: size)
       do {
         try await paged.load()
       } catch let error as DataSourceError {
@@ -126,7 +129,10 @@ extension Evaluator {
 
   // MARK: Providers
 
-  private func makeProvider(_ expression: ProviderExpression) async throws -> ProviderValue {
+  /// A provider as written, loaded; `pageSize` is set when it is the source of `paged`.
+  private func makeProvider(_ expression: ProviderExpression, pageSize: Int? = nil) async throws
+    -> ProviderValue
+  {
     var options: [String: ProviderOption] = [:]
     for option in expression.options { options[option.name.name] = option }
     func stringOption(_ name: String) -> String? {
@@ -141,7 +147,7 @@ extension Evaluator {
     switch expression.source {
     case .array(let items):
       provider = ArrayProvider(
-        items, knownFields: Value.unionOfFields(items), label: "array (\(items.count) items)")
+        items, knownFields: Value.unionOfFields(items), label: "array")
       kind = "array"
     case .range(let lower, let upper):
       provider = MapProvider(RangeProvider(lower..<upper)) { Value.int($0) }
@@ -164,8 +170,13 @@ extension Evaluator {
     case .http(let url):
       let at = stringOption("at").map { $0.split(separator: ".").map(String.init) } ?? []
       let timeout = stringOption("timeout").flatMap(Double.init) ?? 10
+      let isTemplate = HTTPProvider.isPageTemplate(url)
+      if isTemplate && pageSize == nil {
+        throw Diagnostic(.pageTemplateWithoutPaged(url: url), at: expression.argumentRange)
+      }
       provider = HTTPProvider(
-        url: url, at: at, timeout: timeout, identityKey: stringOption("key"), progress: progress)
+        url: url, at: at, pageSize: isTemplate ? pageSize : nil, timeout: timeout,
+        identityKey: stringOption("key"), progress: progress)
       kind = "http"
     case .sqlite(let path, let table, let query):
       let source: SQLiteQuery.Source = table.map { .table($0) } ?? .query(query ?? "")

@@ -165,7 +165,14 @@ public final class Session {
   func execute(_ statement: Statement) async throws {
     statementSerial += 1
     bindings.beginStatement()
-    if statement.mayChangeData { changes.captureShownBaselines(bindings) }
+    let changing = statement.mayChangeData ? changedObjects(by: statement) : []
+    if statement.mayChangeData {
+      do {
+        try changes.captureShownBaselines(bindings, changing: changing)
+      } catch {
+        throw Diagnostic(.interrupted, at: statement.range)
+      }
+    }
     switch statement {
     case .binding(let name, let expression, let range):
       try await bind(name, to: expression, text: text(range))
@@ -204,7 +211,32 @@ public final class Session {
     case .more(let name, _):
       try await more(name)
     }
-    if statement.mayChangeData { reportWatched() }
+    if statement.mayChangeData { reportWatched(changing: changing) }
+  }
+
+  /// The engine objects a statement that changes data may change, or `nil` when it may change
+  /// anything: views built on none of them are left alone (no baseline, no diff).
+  private func changedObjects(by statement: Statement) -> Set<ObjectIdentifier>? {
+    func value(_ name: Identifier) -> ScriptValue? { bindings[name.name]?.value }
+    switch statement {
+    case .edit(let target, _, _):
+      guard case .provider(let provider) = value(target) else { return [] }
+      return [ObjectIdentifier(provider.provider)]
+    case .more(let target, _):
+      guard let bound = value(target), let paging = Session.pagingProvider(in: bound) else { return [] }
+      return [ObjectIdentifier(paging)]
+    case .switchSegment(let target, _, _):
+      guard case .table(let table) = value(target), let segmented = Session.segmentedSource(in: table) else {
+        return []
+      }
+      return [ObjectIdentifier(segmented)]
+    case .reload(let expression, _):
+      // Everything below the reloaded name loads again.
+      guard let name = expression.boundName, let bound = bindings[name]?.value else { return nil }
+      return ChangeTracker.parts(of: bound)
+    default:
+      return nil
+    }
   }
 
   /// `let NAME = EXPRESSION`.
@@ -213,7 +245,11 @@ public final class Session {
     bindings.bind(name.name, to: value, text: text)
     // A new value is a new view: the old one's cells belonged to what was bound before.
     views[name.name] = nil
-    changes.rebound(name.name, to: value)
+    do {
+      try changes.rebound(name.name, to: value)
+    } catch {
+      throw Diagnostic(.interrupted, at: name.range)
+    }
   }
 
   /// A bare expression: its one-line summary.

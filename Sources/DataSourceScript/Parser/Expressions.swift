@@ -261,7 +261,14 @@ extension Parser {
       if word == "detail" {
         detail = try parseTemplateSource(.templateAfter("detail"))
       } else {
-        let name = try expectIdentifier(.accessory)
+        var name = try expectIdentifier(.accessory)
+        // `detail disclosure` is two words: the info button and the chevron.
+        if name.name == CellAccessory.detail.rawValue, isWord("disclosure") {
+          name = Identifier(
+            name: CellAccessory.detailDisclosure.rawValue,
+            range: name.range.lowerBound..<current.range.upperBound)
+          advance()
+        }
         guard let parsed = CellAccessory(rawValue: name.name) else {
           throw Diagnostic(
             .unknownAccessory(

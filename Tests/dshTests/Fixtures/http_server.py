@@ -40,7 +40,15 @@ class Handler(BaseHTTPRequestHandler):
         global last_request
         last_request = time.time()
         url = urlparse(self.path)
-        q = {k: int(v[0]) for k, v in parse_qs(url.query).items() if v[0].lstrip("-").isdigit()}
+        raw = parse_qs(url.query)
+        # As a real API does: a parameter that is not a number is a bad request (a client that
+        # sent a URL template such as page={page} as written is caught here).
+        bad = [k for k, v in raw.items() if k in ("page", "offset", "size", "total", "seconds")
+               and not v[0].lstrip("-").isdigit()]
+        if bad:
+            self.send(400, json.dumps({"error": f"{bad[0]} must be a number"}))
+            return
+        q = {k: int(v[0]) for k, v in raw.items() if v[0].lstrip("-").isdigit()}
         size, total = q.get("size", 100), q.get("total", 250)
         if url.path == "/items":
             self.send(200, json.dumps(records((q.get("page", 1) - 1) * size, size, total)))
