@@ -9,8 +9,9 @@ public struct BatchUpdate: Equatable, Sendable {
   public var insertedRows: [ItemPath] = []
   public var movedRows: [(from: ItemPath, to: ItemPath)] = []
   public var reloadedRows: [ItemPath] = []
-  /// Sections whose header text changed, in the new index space. UIKit does not refresh a
-  /// header on its own (`reloadSections` or reconfiguring the header view does); sections
+  /// Sections whose header text changed, in the new index space.
+  ///
+  /// UIKit does not refresh a header on its own (`reloadSections` or reconfiguring the header view does); sections
   /// inserted in this batch are never listed, they come with their header.
   public var reloadedHeaders: [Int] = []
   /// Sections whose footer text changed, in the new index space.

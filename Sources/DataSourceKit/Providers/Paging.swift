@@ -95,8 +95,9 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
     self.progress = progress
   }
 
-  /// Whether a URL is a page template: `{page}` or `{offset}` in it. Such a URL is never
-  /// requested as written; it needs a page size.
+  /// Whether a URL is a page template, with `{page}` or `{offset}` in it.
+  ///
+  /// Such a URL is never requested as written; it needs a page size.
   public static func isPageTemplate(_ url: String) -> Bool {
     url.contains("{page}") || url.contains("{offset}")
   }
