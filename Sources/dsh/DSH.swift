@@ -18,7 +18,9 @@ struct DSH: AsyncParsableCommand {
       """,
     version: version)
 
-  @Argument(help: "Script files to run, in order.", completion: .file(extensions: ["dsh"]))
+  @Argument(
+    help: "Script files to run, in order ('-' reads a script from standard input).",
+    completion: .file(extensions: ["dsh"]))
   var scripts: [String] = []
 
   @Option(name: .customShort("c"), help: ArgumentHelp("Run a statement (repeatable).", valueName: "text"))
@@ -57,7 +59,15 @@ struct DSH: AsyncParsableCommand {
     session.settings.echo = echo
     var succeeded = true
 
+    let workingDirectory = FileManager.default.currentDirectoryPath
     for script in scripts where !session.quitRequested {
+      if script == "-" {
+        if !(await PipedInput.run(session, name: "<stdin>", bail: bail)) {
+          succeeded = false
+          if bail { throw ExitCode(1) }
+        }
+        continue
+      }
       guard let text = try? String(contentsOfFile: script, encoding: .utf8) else {
         let exists = FileManager.default.fileExists(atPath: script)
         StandardOutput.write(
@@ -66,7 +76,8 @@ struct DSH: AsyncParsableCommand {
         if bail { throw ExitCode(1) }
         continue
       }
-      if !(await session.run(SourceFile(name: script, text: text), bail: bail)) {
+      let source = SourceFile.script(named: script, text: text, workingDirectory: workingDirectory)
+      if !(await session.run(source, bail: bail)) {
         succeeded = false
         if bail { throw ExitCode(1) }
       }
@@ -89,11 +100,9 @@ struct DSH: AsyncParsableCommand {
         terminal.sandbox = session.environment.sandbox
         session.environment = terminal
         if !(await REPL(session: session).run()) { succeeded = false }
-      } else {
-        // A pipe or a file: read it plainly, as a script.
-        let data = FileHandle.standardInput.readDataToEndOfFile()
-        let text = String(decoding: data, as: UTF8.self)
-        if !(await session.run(SourceFile(name: "<stdin>", text: text), bail: bail)) { succeeded = false }
+      } else if !scripts.contains("-") {
+        // A pipe or a file: statements run as they arrive.
+        if !(await PipedInput.run(session, name: "<stdin>", bail: bail)) { succeeded = false }
       }
     }
     if !succeeded { throw ExitCode(1) }

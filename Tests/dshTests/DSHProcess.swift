@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs the real `dsh` binary, as users do.
 enum DSHProcess {
@@ -32,13 +33,14 @@ enum DSHProcess {
 
   /// Runs dsh with `arguments` from the package root, `input` on standard input, and standard
   /// output and error going to one pipe (dsh writes unbuffered, so their order is kept).
-  static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:]) throws
-    -> Result
-  {
+  static func run(
+    _ arguments: [String], input: String = "", environment: [String: String] = [:],
+    directory: String = packageRoot
+  ) throws -> Result {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
     var env = ProcessInfo.processInfo.environment
     env["NO_COLOR"] = nil
     for (key, value) in environment { env[key] = value }
@@ -54,6 +56,71 @@ enum DSHProcess {
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return Result(output: String(decoding: data, as: UTF8.self), status: process.terminationStatus)
+  }
+}
+
+/// dsh reading a pipe that the test writes a line at a time, waiting for each answer: what a
+/// person sees when another program feeds dsh (`producer | dsh`).
+final class DSHStream {
+  private let process = Process()
+  private let input = Pipe()
+  private let output = Pipe()
+  /// What dsh wrote so far, filled by the pipe's reader thread.
+  private let received = ReceivedBytes()
+  /// How much of the output earlier waits have consumed.
+  private var consumed = 0
+
+  private final class ReceivedBytes: Sendable {
+    let data = Mutex(Data())
+  }
+
+  init(_ arguments: [String] = [], directory: String = DSHProcess.packageRoot) throws {
+    process.executableURL = URL(fileURLWithPath: DSHProcess.binary)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    var environment = ProcessInfo.processInfo.environment
+    environment["NO_COLOR"] = nil
+    process.environment = environment
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = output
+    let received = self.received
+    output.fileHandleForReading.readabilityHandler = { handle in
+      let data = handle.availableData
+      received.data.withLock { $0.append(data) }
+    }
+    try process.run()
+  }
+
+  deinit {
+    if process.isRunning { process.terminate() }
+  }
+
+  /// Sends one line, as a producer writes it.
+  func send(_ line: String) {
+    input.fileHandleForWriting.write(Data((line + "\n").utf8))
+  }
+
+  /// The output since the last wait, once it contains `text`; `nil` after `seconds`.
+  func waitFor(_ text: String, seconds: Double = 10) -> String? {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      let bytes = received.data.withLock { $0 }
+      let fresh = String(decoding: bytes[consumed...], as: UTF8.self)
+      if let range = fresh.range(of: text) {
+        consumed += fresh[..<range.upperBound].utf8.count
+        return String(fresh[..<range.upperBound])
+      }
+      Thread.sleep(forTimeInterval: 0.01)
+    }
+    return nil
+  }
+
+  /// Closes standard input and waits for dsh to end: its exit status.
+  func finish() -> Int32 {
+    try? input.fileHandleForWriting.close()
+    process.waitUntilExit()
+    return process.terminationStatus
   }
 }
 

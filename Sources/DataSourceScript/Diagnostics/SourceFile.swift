@@ -1,3 +1,5 @@
+import Foundation
+
 /// Text the shell reads statements from: a script file, a `-c` argument, or one REPL entry.
 ///
 /// Positions everywhere else are byte offsets into ``text``; line and column are worked out
@@ -8,11 +10,24 @@ public struct SourceFile: Sendable {
   public let text: String
   /// Where this text's line 1 is in a larger input (a REPL entry counts from the session's).
   public let firstLine: Int
+  /// The folder relative paths in this text resolve against: a script's own folder, so a script
+  /// runs the same from anywhere (as nushell's `source` does); `nil` for text typed at the
+  /// prompt, `-c` and standard input, whose paths resolve against the working directory.
+  public let directory: String?
 
-  public init(name: String?, text: String, firstLine: Int = 1) {
+  public init(name: String?, text: String, firstLine: Int = 1, directory: String? = nil) {
     self.name = name
     self.text = text
     self.firstLine = firstLine
+    self.directory = directory
+  }
+
+  /// A script read from a file: its relative paths resolve against the file's folder.
+  /// - Parameter path: the path as given, which errors show.
+  public static func script(named path: String, text: String, workingDirectory: String) -> SourceFile {
+    let absolute = path.hasPrefix("/") ? path : workingDirectory + "/" + path
+    let folder = URL(fileURLWithPath: absolute).deletingLastPathComponent().standardizedFileURL.path
+    return SourceFile(name: path, text: text, directory: folder)
   }
 
   /// The text of a range, or "" when it is not inside the file.

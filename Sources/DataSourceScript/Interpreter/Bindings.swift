@@ -1,4 +1,5 @@
 import DataSourceKit
+import Foundation
 
 /// The names bound in a session, and the log of definitions that made them: what `save`
 /// replays.
@@ -34,14 +35,24 @@ final class BindingTable {
   }
 
   /// Binds (or binds again) a name; `text` is the statement as written, which `save` replays
-  /// after the definitions it read.
-  func bind(_ name: String, to value: ScriptValue, text: String) {
+  /// after the definitions it read, with the file paths written in it.
+  func bind(_ name: String, to value: ScriptValue, text: String, paths: [WrittenPath]) {
     if values[name] == nil { order.append(name) }
-    definitions.append(Definition(name: name, text: text, dependencies: referenced.sorted()))
+    definitions.append(
+      Definition(name: name, text: text, dependencies: referenced.sorted(), paths: paths, isEffect: false))
     values[name] = Binding(value: value, definition: text, logIndex: definitions.count - 1)
   }
 
-  /// The definitions the current bindings need, in the order they first ran.
+  /// Logs a statement that changed a name's data (an edit, `switch`, `more`): `save` replays it
+  /// after the name's definition, as long as the name still holds the value it changed.
+  func recordEffect(on name: String, text: String) {
+    guard let binding = values[name] else { return }
+    definitions.append(
+      Definition(name: name, text: text, dependencies: [binding.logIndex], paths: [], isEffect: true))
+  }
+
+  /// The definitions the current bindings need, and the changes made to those values since, in
+  /// the order they first ran.
   func neededDefinitions() -> [Definition] {
     var needed = Set<Int>()
     var pending = order.compactMap { values[$0]?.logIndex }
@@ -49,8 +60,20 @@ final class BindingTable {
       guard needed.insert(index).inserted else { continue }
       pending.append(contentsOf: definitions[index].dependencies)
     }
+    // A change is needed when the value it changed is.
+    for (index, definition) in definitions.enumerated()
+    where definition.isEffect && definition.dependencies.allSatisfy(needed.contains) {
+      needed.insert(index)
+    }
     return needed.sorted().map { definitions[$0] }
   }
+}
+
+/// A file path written in a definition: where its string literal is in the text, and the file
+/// it named (absolute), so `save` can write it relative to the saved script.
+struct WrittenPath {
+  var literal: Range<Int>
+  var absolute: String
 }
 
 /// A name's binding.
@@ -68,4 +91,37 @@ struct Definition {
   var name: String
   var text: String
   var dependencies: [Int]
+  var paths: [WrittenPath]
+  /// A change to the value of `name` rather than its definition.
+  var isEffect: Bool
+
+  /// The text with each file path written relative to `folder` (where the script replaying it
+  /// will be), since a script's paths resolve against its own folder.
+  func text(relativeTo folder: String) -> String {
+    var bytes = Array(text.utf8)
+    for path in paths.sorted(by: { $0.literal.lowerBound > $1.literal.lowerBound }) {
+      guard path.literal.upperBound <= bytes.count else { continue }
+      let relative = JSONWriter.quoted(FilePaths.relative(path.absolute, from: folder))
+      bytes.replaceSubrange(path.literal, with: Array(relative.utf8))
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}
+
+/// Paths between folders.
+enum FilePaths {
+  /// `target` as a path relative to `folder` (both absolute): `../data/people.csv`.
+  static func relative(_ target: String, from folder: String) -> String {
+    let to = URL(fileURLWithPath: target).standardizedFileURL.pathComponents
+    let from = URL(fileURLWithPath: folder).standardizedFileURL.pathComponents
+    var common = 0
+    while common < min(to.count - 1, from.count), to[common] == from[common] { common += 1 }
+    let ups = Array(repeating: "..", count: from.count - common)
+    return (ups + to[common...]).joined(separator: "/")
+  }
+
+  /// A path made absolute against the process's working directory.
+  static func absolute(_ path: String) -> String {
+    path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+  }
 }

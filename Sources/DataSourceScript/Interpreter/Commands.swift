@@ -141,8 +141,12 @@ extension Session {
 
   // MARK: save
 
-  /// Writes a script that rebuilds every current binding: the settings changed from their defaults,
-  /// then the definitions the bindings need, in the order they first ran.
+  /// Writes a script that rebuilds every current binding as it is now.
+  ///
+  /// The script holds the settings changed from their defaults, then the definitions the
+  /// bindings need and the changes made to their values since (edits, `switch`, `more`), in the
+  /// order they first ran. File paths are written relative to the saved script, so it replays
+  /// wherever it is run from.
   ///
   /// Written to a temporary file and renamed, so a failure never leaves half a file.
   func save(to path: String, pathRange: SourceRange) throws {
@@ -154,9 +158,10 @@ extension Session {
     if settings.mode != defaults.mode { script += "set mode \(settings.mode.rawValue)\n" }
     if let width = settings.width { script += "set width \(width)\n" }
     if let maxRows = settings.maxRows { script += "set maxrows \(maxRows)\n" }
-    for definition in bindings.neededDefinitions() { script += definition.text + "\n" }
-    let target = resolve(path)
+    let target = FilePaths.absolute(resolve(path))
+    // Paths are written relative to the saved script, whose paths resolve against its folder.
     let folder = (target as NSString).deletingLastPathComponent
+    for definition in bindings.neededDefinitions() { script += definition.text(relativeTo: folder) + "\n" }
     var isDirectory: ObjCBool = false
     if !folder.isEmpty,
       !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) || !isDirectory.boolValue

@@ -19,8 +19,9 @@ struct Evaluator {
   /// The source text of a range in the statement.
   func text(_ range: SourceRange) -> String { source.text(range) }
 
-  /// A path as given, relative to the session's working directory.
-  func resolve(_ path: String) -> String { environment.resolve(path) }
+  /// A path as given: relative to the folder of the script that names it, else to the working
+  /// directory.
+  func resolve(_ path: String) -> String { environment.resolve(path, in: source) }
 }
 
 extension Evaluator {

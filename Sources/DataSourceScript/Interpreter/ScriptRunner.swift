@@ -40,7 +40,8 @@ extension Session {
     try scripts.enter(canonical, path: path, at: pathRange)
     defer { scripts.leave() }
     // The sourced script reports its own errors; the `source` statement fails without another.
-    if !(await run(SourceFile(name: path, text: text))) { throw NestedScriptFailure() }
+    let folder = URL(fileURLWithPath: canonical).deletingLastPathComponent().path
+    if !(await run(SourceFile(name: path, text: text, directory: folder))) { throw NestedScriptFailure() }
   }
 }
 

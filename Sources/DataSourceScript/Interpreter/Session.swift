@@ -42,6 +42,9 @@ public final class Session {
   var views: [String: ListView<Value>] = [:]
   /// What the last `show` did, and of what.
   var lastShow: (name: String?, stats: ViewStats)?
+  /// Set while a statement that changes data runs: which objects it may change (`nil` inside:
+  /// anything), for the watched views' report after it.
+  private var pendingWatchReport: Set<ObjectIdentifier>??
 
   public init(environment: Environment = .batch, output: any ScriptOutput) {
     self.environment = environment
@@ -67,8 +70,9 @@ public final class Session {
     return segmented.segments.map(\.name)
   }
 
-  /// A path as given, relative to the session's working directory.
-  func resolve(_ path: String) -> String { environment.resolve(path) }
+  /// A path as written in the statement running now: relative to its script's folder, else to
+  /// the working directory.
+  func resolve(_ path: String) -> String { environment.resolve(path, in: scripts.current) }
 
   /// The evaluator of the statement running now.
   var evaluator: Evaluator {
@@ -116,6 +120,7 @@ public final class Session {
           ok = false
         }
       }
+      flushWatchReport()
       if settings.timer {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         output.writeError(String(format: "run time: %.6f s\n", seconds))
@@ -166,6 +171,9 @@ public final class Session {
     statementSerial += 1
     bindings.beginStatement()
     let changing = statement.mayChangeData ? changedObjects(by: statement) : []
+    // Watched views report after the statement, and after one that failed part way too (a
+    // reload that failed changed what they show): the run loop reports it after the error.
+    if statement.mayChangeData { pendingWatchReport = .some(changing) }
     if statement.mayChangeData {
       do {
         try changes.captureShownBaselines(bindings, changing: changing)
@@ -175,7 +183,7 @@ public final class Session {
     }
     switch statement {
     case .binding(let name, let expression, let range):
-      try await bind(name, to: expression, text: text(range))
+      try await bind(name, to: expression, range: range)
     case .expression(let expression):
       try await printSummary(of: expression)
     case .show(let expression, let rows, let mode, _):
@@ -194,24 +202,33 @@ public final class Session {
       try await source(path, pathRange: pathRange)
     case .quit:
       quitRequested = true
-    case .switchSegment(let source, let segment, _):
+    case .switchSegment(let source, let segment, let range):
       try switchSegment(source, to: segment)
+      bindings.recordEffect(on: source.name, text: text(range))
     case .reload(let expression, _):
       try await reload(expression)
     case .stats(let name, _):
       try printStats(of: name)
     case .save(let path, let pathRange, _):
       try save(to: path, pathRange: pathRange)
-    case .edit(let target, let edit, _):
+    case .edit(let target, let edit, let range):
       try apply(edit, to: target)
+      bindings.recordEffect(on: target.name, text: text(range))
     case .changes(let name, let json, _):
       try printChanges(of: name, json: json)
     case .watch(let name, let on, _):
       try watch(name, on: on)
-    case .more(let name, _):
+    case .more(let name, let range):
       try await more(name)
+      bindings.recordEffect(on: name.name, text: text(range))
     }
-    if statement.mayChangeData { reportWatched(changing: changing) }
+  }
+
+  /// Reports the watched views a statement that changes data changed, once it has ended.
+  private func flushWatchReport() {
+    guard let changing = pendingWatchReport else { return }
+    pendingWatchReport = nil
+    reportWatched(changing: changing)
   }
 
   /// The engine objects a statement that changes data may change, or `nil` when it may change
@@ -240,9 +257,14 @@ public final class Session {
   }
 
   /// `let NAME = EXPRESSION`.
-  private func bind(_ name: Identifier, to expression: Expression, text: String) async throws {
+  private func bind(_ name: Identifier, to expression: Expression, range: SourceRange) async throws {
     let value = try await evaluator.evaluate(expression)
-    bindings.bind(name.name, to: value, text: text)
+    let paths = expression.filePaths.map { written in
+      WrittenPath(
+        literal: (written.range.lowerBound - range.lowerBound)..<(written.range.upperBound - range.lowerBound),
+        absolute: FilePaths.absolute(resolve(written.path)))
+    }
+    bindings.bind(name.name, to: value, text: text(range), paths: paths)
     // A new value is a new view: the old one's cells belonged to what was bound before.
     views[name.name] = nil
     do {

@@ -55,6 +55,13 @@ public struct Environment: Sendable {
     guard !path.hasPrefix("/"), let workingDirectory else { return path }
     return workingDirectory + "/" + path
   }
+
+  /// A path as written in `source`: relative to the script's folder when it is a script file,
+  /// else to the working directory.
+  public func resolve(_ path: String, in source: SourceFile) -> String {
+    guard !path.hasPrefix("/"), let folder = source.directory else { return resolve(path) }
+    return folder + "/" + path
+  }
 }
 
 /// What `--safe` allows: no file written, no network, no other script sourced, and files read only

@@ -46,6 +46,11 @@ public struct Lexer {
     return last?.kind == .symbol(.pipe) || last?.kind == .symbol(.comma)
   }
 
+  /// Whether `text` holds anything but comments, blank lines and statement separators.
+  public static func holdsStatement(_ text: String) -> Bool {
+    tokenize(text).contains { $0.kind != .endOfStatement && $0.kind != .endOfInput }
+  }
+
   private mutating func emit(_ kind: TokenKind, from start: Int) {
     tokens.append(Token(kind: kind, range: start..<i))
   }

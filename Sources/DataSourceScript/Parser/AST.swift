@@ -106,6 +106,24 @@ public indirect enum Expression: Sendable {
   /// `segmented NAME: A, NAME: B, …`.
   case segmented([(name: Identifier, source: Expression)], range: SourceRange)
 
+  /// The file paths written in the expression (csv, json and sqlite sources), with the ranges of
+  /// their string literals.
+  public var filePaths: [(path: String, range: SourceRange)] {
+    switch self {
+    case .provider(let provider):
+      switch provider.source {
+      case .csv(let path), .json(let path), .sqlite(let path, _, _): [(path, provider.argumentRange)]
+      case .array, .range, .http: []
+      }
+    case .pipeline(let head, _, _): head.filePaths
+    case .table(let provider, _, _), .grid(let provider, _, _, _): provider.filePaths
+    case .paged(let source, _, _): source.filePaths
+    case .compose(let children, _): children.flatMap(\.filePaths)
+    case .segmented(let segments, _): segments.flatMap(\.source.filePaths)
+    case .name, .literal, .card, .cell, .cells: []
+    }
+  }
+
   /// The name, when the expression is just a bound name.
   public var boundName: String? {
     if case .name(let identifier) = self { identifier.name } else { nil }

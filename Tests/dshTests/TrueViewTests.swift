@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+/// Views that must never be wrong or stale: reloads of a base, saved sessions replayed from
+/// elsewhere, scripts run from another folder, input that arrives a line at a time.
+@Suite("Views stay true", .serialized)
+struct TrueViewTests {
+  let folder = NSTemporaryDirectory() + "dsh-true-views-\(UUID().uuidString)"
+
+  init() throws {
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+  }
+
+  func write(_ text: String, to name: String) throws {
+    try text.write(toFile: folder + "/" + name, atomically: true, encoding: .utf8)
+  }
+
+  @Test("piped input runs each statement as it arrives")
+  func streaming() throws {
+    let dsh = try DSHStream()
+    dsh.send("show [1] as csv")
+    // Answered before the pipe is closed or the next line is written.
+    #expect(dsh.waitFor("value\n1\n") != nil)
+    dsh.send("show [2,")
+    dsh.send("  3] as csv")
+    #expect(dsh.waitFor("value\n2\n3\n") != nil)
+    #expect(dsh.finish() == 0)
+  }
+
+  @Test("reload of a base reaches every view built on it: failure, recovery, empty and back")
+  func reloadOfBase() throws {
+    let penguins = "species,island\nAdelie,Torgersen\nGentoo,Biscoe\nChinstrap,Dream\nAdelie,Biscoe\n"
+    try write(penguins, to: "pg.csv")
+    let dsh = try DSHStream()
+    dsh.send("let pg = csv \"\(folder)/pg.csv\"")
+    dsh.send(
+      "let t = table pg | section by island with cell basic \"{species}\" "
+        + "| placeholder empty \"none\" error \"failed: {error}\"")
+    dsh.send("let c = compose (table [\"Menu\"] with cell basic \"{.}\"), t")
+    dsh.send("watch t")
+    dsh.send("show t rows 0..2 as plain")
+    #expect(dsh.waitFor("Gentoo") != nil)
+
+    try FileManager.default.moveItem(atPath: folder + "/pg.csv", toPath: folder + "/away.csv")
+    dsh.send("reload pg")
+    let failed = dsh.waitFor("delete sections")
+    #expect(failed?.contains("no such file") == true, "\(failed ?? "")")
+    dsh.send("show t as plain")
+    #expect(dsh.waitFor("failed: no such file") != nil)
+    dsh.send("describe t")
+    #expect(dsh.waitFor("section by island  (error)") != nil)
+    dsh.send("show 1001")
+    #expect(dsh.waitFor("1001\n") != nil)
+    dsh.send("show c as plain")
+    let composed = dsh.waitFor("failed: no such file")
+    #expect(composed?.contains("Menu") == true)
+
+    try "species,island\n".write(toFile: folder + "/pg.csv", atomically: true, encoding: .utf8)
+    dsh.send("reload pg")
+    dsh.send("show t as plain")
+    #expect(dsh.waitFor("none") != nil)
+
+    try write("species,island\nEmperor,Ross\n", to: "pg.csv")
+    dsh.send("reload pg")
+    let recovered = dsh.waitFor("insert sections")
+    #expect(recovered != nil, "\(recovered ?? "")")
+    dsh.send("show t as plain")
+    let shown = dsh.waitFor("Emperor")
+    #expect(shown?.contains("none") == false)
+    #expect(shown?.contains("failed") == false)
+    dsh.send("describe t")
+    #expect(dsh.waitFor("loaded") != nil)
+    _ = dsh.finish()
+  }
+
+  @Test("a saved session replays with its edits, switch and pages, from any folder")
+  func saveReplaysEverything() throws {
+    let session = """
+      let people = csv "Scripts/data/people.csv" key id
+      let adults = people | where age >= 40 | sort by name
+      insert into people {id: 11, name: "Barbara Liskov", email: "barbara@example.com", team: "Research", age: 86, active: true, joined: "2024-01-02"}
+      update people set team = "Design" where id == 3
+      delete from people where id == 7
+      move people from 0 to 2
+      let feed = paged range 0..10 size 4
+      more feed
+      let tabs = segmented all: (table people with cell basic "{name}"), grown: (table adults with cell basic "{name}")
+      switch tabs to grown
+      save "\(folder)/saved/session.dsh"
+      """
+    try FileManager.default.createDirectory(atPath: folder + "/saved", withIntermediateDirectories: true)
+    let shows =
+      "show 424242\nshow people as csv\nshow adults as csv\nshow feed as csv\nshow tabs as plain\n"
+    let original = try DSHProcess.run(["-c", session + "\n" + shows])
+    #expect(original.status == 0, "\(original.output)")
+    #expect(original.output.contains("saved 4 bindings"))
+    // The saved script, run from another folder, shows the same thing for every binding.
+    let replayed = try DSHProcess.run(
+      [folder + "/saved/session.dsh", "-c", shows], directory: NSTemporaryDirectory())
+    #expect(replayed.status == 0, "\(replayed.output)")
+    let originalShows = original.output.components(separatedBy: "424242\n").last
+    let replayedShows = replayed.output.components(separatedBy: "424242\n").last
+    #expect(originalShows == replayedShows)
+    #expect(originalShows?.contains("Barbara Liskov") == true)
+    #expect(originalShows?.contains("Hopper, Jr.") == false)
+    let script = try String(contentsOfFile: folder + "/saved/session.dsh", encoding: .utf8)
+    #expect(script.contains("csv \"../../"))
+  }
+
+  @Test("paths in a script resolve against its own folder; typed paths against the working directory")
+  func scriptRelativePaths() throws {
+    try FileManager.default.createDirectory(atPath: folder + "/screens", withIntermediateDirectories: true)
+    try write("n\n1\n2\n", to: "screens/numbers.csv")
+    try write("let numbers = csv \"numbers.csv\"\nshow numbers as csv\n", to: "screens/screen.dsh")
+    try write("source \"screen.dsh\"\n", to: "screens/outer.dsh")
+    let direct = try DSHProcess.run([folder + "/screens/screen.dsh"], directory: "/")
+    #expect(direct.output == "n\n1\n2\n")
+    let sourced = try DSHProcess.run([folder + "/screens/outer.dsh"], directory: "/")
+    #expect(sourced.output == "n\n1\n2\n")
+    let typed = try DSHProcess.run(["-c", "show csv \"screens/numbers.csv\" as csv"], directory: folder)
+    #expect(typed.output == "n\n1\n2\n")
+  }
+}
