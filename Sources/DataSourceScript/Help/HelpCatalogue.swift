@@ -64,7 +64,7 @@ public enum HelpCatalogue {
       ]),
     HelpTopic(
       name: "source", group: .commands, syntax: ["source \"PATH\""],
-      summary: "Runs the statements of a script file in this session; its errors name the file and line.",
+      summary: "Runs the statements of a script file in this session; its errors name the file and line. Paths inside a script (csv, json, sqlite, source, save) resolve against the script's own folder; paths typed at the prompt, in -c or on standard input against the working directory.",
       examples: ["source \"Scripts/examples/menu.dsh\""]),
     HelpTopic(
       name: "help", group: .commands, syntax: ["help", "help TOPIC"],
@@ -102,7 +102,7 @@ public enum HelpCatalogue {
     HelpTopic(
       name: "save", group: .commands, syntax: ["save \"PATH\""],
       summary:
-        "Writes a script that rebuilds every current binding: the settings changed from their defaults, then only the definitions the bindings need, in the order they first ran. Running it in a fresh dsh gives the same show output. The file is written whole or not at all.",
+        "Writes a script that rebuilds every current binding as it is now: the settings changed from their defaults, then only the definitions the bindings need and the changes made to them since (insert, delete, update, move, switch, more), in the order they first ran. File paths are written relative to the saved script, and a script's paths resolve against its own folder, so it replays from anywhere. Running it in a fresh dsh gives the same show output for every binding. The file is written whole or not at all.",
       examples: [people + "\nsave \"/tmp/dsh-saved-example.dsh\""]),
     HelpTopic(
       name: "insert", group: .changes, syntax: ["insert into PROVIDER VALUE [at N]"],
@@ -128,7 +128,7 @@ public enum HelpCatalogue {
     HelpTopic(
       name: "changes", group: .changes, syntax: ["changes NAME [as json]"],
       summary:
-        "The batch updates a table view would get for NAME since it was last shown (or its changes asked): section deletes, inserts and moves, row deletes, inserts, moves (also across sections) and reloads, in UIKit's index spaces (deletes and reloads in old indexes, inserts in new, moves old → new). Items are identified by their provider's key field, else their whole value; a moved row whose content changed is deleted and inserted, and a moved section with row changes is replaced. Every batch is checked as UIKit would check it.",
+        "The batch updates a table view would get for NAME since it was last shown (or its changes asked): section deletes, inserts and moves, row deletes, inserts, moves (also across sections) and reloads, in UIKit's index spaces (deletes and reloads in old indexes, inserts in new, moves old → new). Items are identified by their provider's key field, else their whole value; a moved row whose content changed is deleted and inserted, and a moved section with row changes is replaced. Headers and footers whose text changed (a {count}, a Load more footer that goes) are listed too, in the new index space, because UIKit does not refresh them on its own. Every batch is checked as UIKit would check it.",
       examples: [
         people
           + "\nlet t = table people | section by team with cell basic \"{name}\"\nshow t as csv\nupdate people set team = \"Design\" where id == 1\nchanges t\ninsert into people {id: 12, name: \"Anita Borg\", team: \"Design\"}\nchanges t as json"
