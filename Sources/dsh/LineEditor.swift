@@ -127,8 +127,8 @@ private func lineEditorComplete(_ editor: OpaquePointer?, _ key: Int32) -> UInt8
   let typed = String(decoding: Array(line.utf8)[wordStart..<cursor], as: UTF8.self)
   guard !candidates.isEmpty else { return UInt8(CC_REFRESH_BEEP) }
   if candidates.count == 1, let only = candidates.first {
-    // A folder or a closed string needs no space after it.
-    let space = only.hasSuffix("/") || only.hasSuffix("\"") ? "" : " "
+    // A folder, a closed string or a closed template field needs no space after it.
+    let space = only.hasSuffix("/") || only.hasSuffix("\"") || only.hasSuffix("}") ? "" : " "
     el_insertstr(editor, String(only.dropFirst(typed.count)) + space)
     return UInt8(CC_REFRESH)
   }

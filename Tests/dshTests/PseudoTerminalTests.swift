@@ -146,6 +146,14 @@ struct PseudoTerminalTests {
     terminal.type("desc\tmyl\t\r")
     #expect(terminal.waitFor("array  (1 section, 2 items, loaded)"))
     #expect(terminal.waitForPrompt(count: 3))
+    // Inside a template a field completes with its closing brace and no space after it.
+    terminal.type("let birds = [{species: \"Adelie\"}]\r")
+    #expect(terminal.waitForPrompt(count: 4))
+    terminal.type("show table birds with cell basic \"<{spe\t")
+    #expect(terminal.waitFor("cies}"))
+    terminal.type(">\" as plain\r")
+    #expect(terminal.waitFor("  <Adelie>"))
+    #expect(terminal.waitForPrompt(count: 5))
     terminal.type("\u{04}")
     #expect(terminal.exitStatus() == 0)
   }

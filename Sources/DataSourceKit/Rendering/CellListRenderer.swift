@@ -158,7 +158,7 @@ struct CellListRenderer<Item>: TextModeRenderer {
 
   private func markdownEscape(_ s: String) -> String {
     var out = ""
-    for ch in s {
+    for ch in TextWidth.displayable(s) {
       if "\\`*_[]|<>".contains(ch) { out.append("\\") }
       out.append(ch)
     }

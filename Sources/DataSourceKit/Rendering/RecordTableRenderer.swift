@@ -304,9 +304,11 @@ struct CellArena {
     )
   }
 
-  /// Appends a text's bytes; returns whether it is printable ASCII (then its width is its length).
+  /// Appends a text's bytes, control characters shown as symbols; returns whether it is
+  /// printable ASCII (then its width is its length).
   private mutating func appendText(_ s: inout String) -> Bool {
-    s.withUTF8 { utf8 in
+    if TextWidth.hasControlCharacters(s) { s = TextWidth.displayable(s) }
+    return s.withUTF8 { utf8 in
       bytes.append(contentsOf: utf8)
       for b in utf8 where b >= 0x80 || b < 0x20 { return false }
       return true

@@ -107,10 +107,44 @@ public enum TextWidth {
     }
   }
 
-  /// `text` cut to at most `width` columns, ending in `…` when something was cut.
+  /// Whether `text` holds a control character (a line end, a tab, an escape, …), which would
+  /// break a table's frame if written as it is.
+  public static func hasControlCharacters(_ text: String) -> Bool {
+    text.utf8.contains { $0 < 0x20 || $0 == 0x7F }
+      || text.unicodeScalars.contains { (0x80..<0xA0).contains($0.value) }
+  }
+
+  /// `text` as a cell shows it, control characters made visible.
+  ///
+  /// A line end shows as `↵`, a tab as `⇥`, any other control character as its Unicode control
+  /// picture (`␛` for escape), so one value stays on one line and a terminal never obeys it.
+  /// Widths are measured on what is shown.
+  public static func displayable(_ text: String) -> String {
+    guard hasControlCharacters(text) else { return text }
+    var shown = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+      switch scalar.value {
+      case 0x0A: shown.append("↵")
+      case 0x09: shown.append("⇥")
+      case 0x0D: shown.append("␍")
+      case 0x00..<0x20: shown.append(Unicode.Scalar(0x2400 + scalar.value) ?? "?")
+      case 0x7F: shown.append("␡")
+      case 0x80..<0xA0:
+        shown.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+      default: shown.append(scalar)
+      }
+    }
+    return String(shown)
+  }
+
+  /// `text` cut to at most `width` columns, ending in `…` when something was cut; control
+  /// characters are shown as ``displayable(_:)`` shows them.
   public static func truncate(_ text: String, to width: Int) -> String {
     guard width > 0 else { return "" }
-    if text.utf8.count <= width, !text.utf8.contains(where: { $0 >= 0x80 || $0 < 0x20 }) { return text }
+    if text.utf8.count <= width, !text.utf8.contains(where: { $0 >= 0x80 || $0 < 0x20 || $0 == 0x7F }) {
+      return text
+    }
+    let text = displayable(text)
     if of(text) <= width { return text }
     var result = ""
     var used = 0

@@ -63,6 +63,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case refusedBySafeMode(SafeModeRefusal)
   case positionOutside(Int, count: Int, what: String)
   case notARecord(String, found: String)
+  case pathIntoScalar(path: String, field: String, type: String)
+  case typeMismatch(field: String, holds: String, value: String, type: String)
   case noBaseline(String)
 
   // Files and data
@@ -163,6 +165,10 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "'\(name)' is \(store): databases are opened read-only and never written"
     case .positionOutside(let position, let count, let what):
       "position \(position) is outside \(what), which has \(count) item\(count == 1 ? "" : "s") (0..\(count))"
+    case .pathIntoScalar(let path, let field, let type):
+      "'\(field)' holds \(type) values, not records, so '\(path)' would be null for every item"
+    case .typeMismatch(let field, let holds, let value, let type):
+      "'\(field)' holds \(holds) values; \(value) is \(Self.article(type)) \(type); set \(Self.article(holds)) \(holds) or null"
     case .notARecord(let name, let found):
       "\(name) holds \(found) items, not records; only records have fields to set"
     case .noBaseline(let name):
@@ -174,6 +180,11 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .internalError(let detail):
       "internal error: \(detail); this is a bug in dsh, please report it with the statement that caused it"
     }
+  }
+
+  /// "a" or "an" before a type's name.
+  private static func article(_ word: String) -> String {
+    word.first.map { "aeiou".contains($0) } == true ? "an" : "a"
   }
 
   /// What `set NAME` takes, as a hint.

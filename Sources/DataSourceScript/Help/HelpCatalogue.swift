@@ -64,7 +64,8 @@ public enum HelpCatalogue {
       ]),
     HelpTopic(
       name: "source", group: .commands, syntax: ["source \"PATH\""],
-      summary: "Runs the statements of a script file in this session; its errors name the file and line. Paths inside a script (csv, json, sqlite, source, save) resolve against the script's own folder; paths typed at the prompt, in -c or on standard input against the working directory.",
+      summary:
+        "Runs the statements of a script file in this session; its errors name the file and line. Paths inside a script (csv, json, sqlite, source, save) resolve against the script's own folder; paths typed at the prompt, in -c or on standard input against the working directory.",
       examples: ["source \"Scripts/examples/menu.dsh\""]),
     HelpTopic(
       name: "help", group: .commands, syntax: ["help", "help TOPIC"],

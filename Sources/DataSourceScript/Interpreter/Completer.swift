@@ -13,8 +13,8 @@ public struct Completer {
   /// The word being completed starts at `wordStart` (a byte offset in `line`); `candidates` are the
   /// words that could replace it, sorted.
   ///
-  /// A single candidate is followed by a space, except a folder (it ends in `/`) or a file inside a
-  /// string (the string is closed instead).
+  /// A single candidate is followed by a space, except a folder (it ends in `/`), a file inside a
+  /// string (the string is closed instead) or a template field (the brace is closed instead).
   public func complete(_ line: String, cursor: Int) -> (wordStart: Int, candidates: [String]) {
     if let paths = completePath(line, cursor: cursor) { return paths }
     let bytes = Array(line.utf8.prefix(cursor))
@@ -32,7 +32,9 @@ public struct Completer {
 
     let pool: [String]
     if isInsideTemplateField(before) {
-      pool = fieldsInScope(before)
+      // A field in a template is completed with its closing brace: `{spe` becomes `{species}`.
+      let candidates = Set(fieldsInScope(before).filter { $0.hasPrefix(word) }.map { $0 + "}" })
+      return (start, candidates.sorted())
     } else if statementStart {
       pool = Vocabulary.statementStarters + Vocabulary.expressionStarters + session.boundNames
     } else if previousWords.first == "set", previousWords.count == 1 {

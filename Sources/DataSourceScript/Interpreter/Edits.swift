@@ -52,6 +52,7 @@ extension Session {
       for assignment in assignments {
         try evaluator.checkField(
           FieldPath(components: [assignment.field.name], range: assignment.field.range), in: provider)
+        try checkType(of: assignment.value, for: assignment.field, in: items)
       }
       var count = 0
       for index in items.indices where test(items[index]) {
@@ -103,6 +104,23 @@ extension Session {
         at: range)
     }
     return .record(Record(fields.map { ($0, record[$0] ?? .null) }))
+  }
+
+  /// A value set into a field must be of the type the field holds (a number may go into a
+  /// number field, null into any), or the column would silently mix types.
+  private func checkType(of value: Value, for field: Identifier, in items: [Value]) throws {
+    guard !value.isNull else { return }
+    guard let held = items.lazy.compactMap({ $0.value(atPath: [field.name]) }).first(where: { !$0.isNull })
+    else { return }
+    let numbers: Set<String> = ["int", "double"]
+    if held.typeName == value.typeName
+      || (numbers.contains(held.typeName) && numbers.contains(value.typeName))
+    {
+      return
+    }
+    throw Diagnostic(
+      .typeMismatch(field: field.name, holds: held.typeName, value: value.literalText, type: value.typeName),
+      at: field.range)
   }
 
   static func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }

@@ -232,6 +232,36 @@ extension Evaluator {
         .unknownField(path.text, in: provider.displayName, suggestion: suggestion(for: first, among: known)),
         at: path.range)
     }
+    // A path into a field that holds plain values would be null for every item: say so.
+    for depth in 1..<path.components.count {
+      let prefix = Array(path.components[..<depth])
+      guard let sample = Evaluator.firstValue(at: prefix, in: provider.provider) else { break }
+      guard case .record = sample else {
+        throw Diagnostic(
+          .pathIntoScalar(path: path.text, field: prefix.joined(separator: "."), type: sample.typeName),
+          at: path.range)
+      }
+    }
+  }
+
+  /// The first non-null value at a path among a provider's first items (a sample of the field's
+  /// type), or `nil` when they have none.
+  static func firstValue(at path: [String], in provider: any DataProvider<Value>, limit: Int = 1_000)
+    -> Value?
+  {
+    var seen = 0
+    for section in 0..<provider.numberOfSections {
+      for row in 0..<provider.numberOfItems(inSection: section) {
+        if let value = provider.item(at: ItemPath(item: row, section: section)).value(atPath: path),
+          !value.isNull
+        {
+          return value
+        }
+        seen += 1
+        if seen >= limit { return nil }
+      }
+    }
+    return nil
   }
 
   /// A cell or `cells` expression, as a presenter.
