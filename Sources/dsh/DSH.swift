@@ -55,7 +55,10 @@ struct DSH: AsyncParsableCommand {
     if safe {
       batch.sandbox = Sandbox(allowedFiles: scripts, allowedFolder: FileManager.default.currentDirectoryPath)
     }
-    let session = Session(environment: batch, output: StandardOutput())
+    // TERM=dumb: no escape codes (colour, progress line) and no line editing.
+    let dumbTerminal = ProcessInfo.processInfo.environment["TERM"] == "dumb"
+    let session = Session(
+      environment: batch, output: StandardOutput(erasesProgress: interactiveInput && !dumbTerminal))
     session.settings.echo = echo
     var succeeded = true
 
@@ -96,10 +99,10 @@ struct DSH: AsyncParsableCommand {
       if interactiveInput {
         var terminal = Environment(
           isTerminal: Terminal.outputIsTerminal, terminalWidth: { Terminal.width() },
-          noColor: !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty)
+          noColor: !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty || dumbTerminal)
         terminal.sandbox = session.environment.sandbox
         session.environment = terminal
-        if !(await REPL(session: session).run()) { succeeded = false }
+        if !(await REPL(session: session, lineEditing: !dumbTerminal).run()) { succeeded = false }
       } else if !scripts.contains("-") {
         // A pipe or a file: statements run as they arrive.
         if !(await PipedInput.run(session, name: "<stdin>", bail: bail)) { succeeded = false }

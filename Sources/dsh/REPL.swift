@@ -5,6 +5,9 @@ import Foundation
 @MainActor
 struct REPL {
   let session: Session
+  /// libedit's line editing and the progress line; off for TERM=dumb, which reads plain lines
+  /// and writes no escape codes.
+  var lineEditing = true
 
   static let prompt = "dsh> "
   static let continuationPrompt = "...> "
@@ -15,6 +18,11 @@ struct REPL {
   /// - Returns: `false` when the line editor could not start (nothing was read).
   func run() async -> Bool {
     let completer = Completer(session: session)
+    Terminal.catchInterrupts()
+    if Terminal.outputIsTerminal {
+      StandardOutput.write("dsh \(DSH.version) — type 'help' for commands, ^D to leave\n", to: STDOUT_FILENO)
+    }
+    guard lineEditing else { return await runPlain() }
     // --safe writes no file, the history included.
     guard
       let editor = LineEditor(
@@ -26,10 +34,6 @@ struct REPL {
       return false
     }
     defer { editor.saveHistory() }
-    Terminal.catchInterrupts()
-    if Terminal.outputIsTerminal {
-      StandardOutput.write("dsh \(DSH.version) — type 'help' for commands, ^D to leave\n", to: STDOUT_FILENO)
-    }
     var entry = ""
     var firstLine = 1
     var lineNumber = 0
@@ -54,7 +58,7 @@ struct REPL {
         entry = ""
         // The statement runs as a task of its own, which ^C cancels, while a progress line
         // watches its loads.
-        StandardOutput.wroteDuringStatement.store(false, ordering: .relaxed)
+        ProgressLine.reset()
         let loads = session.progress
         let progressLine = Task.detached { await ProgressLine.show(loads) }
         await RunningStatement.run { [session] in await session.run(source) }
@@ -63,6 +67,51 @@ struct REPL {
       }
     }
     return true
+  }
+
+  /// The loop for a terminal that cannot edit lines (TERM=dumb): a plain prompt, plain lines,
+  /// no history and no progress line.
+  private func runPlain() async -> Bool {
+    var entry = ""
+    var firstLine = 1
+    var lineNumber = 0
+    while !session.quitRequested {
+      StandardOutput.write(entry.isEmpty ? REPL.prompt : REPL.continuationPrompt, to: STDOUT_FILENO)
+      let line: String
+      switch REPL.readPlainLine() {
+      case .line(let text): line = text
+      case .interrupted:
+        // ^C at the prompt drops the line and goes on.
+        StandardOutput.write("^C\n", to: STDOUT_FILENO)
+        entry = ""
+        continue
+      case .endOfInput:
+        StandardOutput.write("\n", to: STDOUT_FILENO)
+        return true
+      }
+      lineNumber += 1
+      if entry.isEmpty { firstLine = lineNumber }
+      entry += entry.isEmpty ? line : "\n" + line
+      if Lexer.needsContinuation(entry) { continue }
+      let source = SourceFile(name: nil, text: entry, firstLine: firstLine)
+      entry = ""
+      await RunningStatement.run { [session] in await session.run(source) }
+    }
+    return true
+  }
+
+  /// One line from standard input, read a byte at a time (a terminal in cooked mode hands over
+  /// whole lines); a read cut short by ^C (EINTR) is `.interrupted`, not the end.
+  private static func readPlainLine() -> LineEditor.Input {
+    var bytes: [UInt8] = []
+    var byte: UInt8 = 0
+    while true {
+      let n = read(STDIN_FILENO, &byte, 1)
+      if n < 0, errno == EINTR { return .interrupted }
+      if n <= 0 { return bytes.isEmpty ? .endOfInput : .line(String(decoding: bytes, as: UTF8.self)) }
+      if byte == UInt8(ascii: "\n") { return .line(String(decoding: bytes, as: UTF8.self)) }
+      bytes.append(byte)
+    }
   }
 
   /// `DSH_HISTORY`, else `$XDG_STATE_HOME/dsh/history` (or `~/.local/state/dsh/history` when

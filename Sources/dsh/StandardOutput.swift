@@ -1,20 +1,21 @@
 import DataSourceScript
 import Foundation
-import Synchronization
 
 /// Writes results to standard output and diagnostics to standard error, unbuffered so the
 /// two interleave in order.
 final class StandardOutput: ScriptOutput {
-  /// Set once the running statement has printed: the progress line (another task) gives way to
-  /// output.
-  static let wroteDuringStatement = Atomic<Bool>(false)
+  /// Whether a progress line may be on the terminal (at the prompt): then it is erased before
+  /// anything is written.
+  let erasesProgress: Bool
+
+  init(erasesProgress: Bool = false) { self.erasesProgress = erasesProgress }
 
   func write(_ text: String) {
-    StandardOutput.wroteDuringStatement.store(true, ordering: .relaxed)
+    if erasesProgress { ProgressLine.giveWay() }
     StandardOutput.write(text, to: STDOUT_FILENO)
   }
   func writeError(_ text: String) {
-    StandardOutput.wroteDuringStatement.store(true, ordering: .relaxed)
+    if erasesProgress { ProgressLine.giveWay() }
     StandardOutput.write(text, to: STDERR_FILENO)
   }
 

@@ -85,29 +85,65 @@ enum RunningStatement {
 }
 
 /// The line that shows how far a slow statement has got, on a terminal: it appears after
-/// 200 ms, shows rows and bytes loaded so far, and is gone when the statement ends or prints.
+/// 200 ms, shows the rows, bytes and pages loaded so far, and is erased before anything the
+/// statement prints (a result or an error), so output never lands on it.
 enum ProgressLine {
-  /// Runs until cancelled; the statement's output, when it starts, ends the line.
+  private struct State {
+    /// The line is on the screen now.
+    var visible = false
+    /// The statement printed: the line stays away until the next statement.
+    var silenced = false
+  }
+  private static let state = Mutex(State())
+
+  /// Before a statement: the line may show again.
+  static func reset() { state.withLock { $0 = State() } }
+
+  /// Before the statement writes anything: the line is erased and stays away.
+  static func giveWay() {
+    state.withLock { state in
+      if state.visible { StandardOutput.write("\r\u{1B}[2K", to: STDERR_FILENO) }
+      state = State(visible: false, silenced: true)
+    }
+  }
+
+  /// Runs until cancelled, drawing the line every 100 ms after the first 200 ms.
   ///
   /// Off the main actor, which the statement keeps busy.
   @concurrent
   static func show(_ progress: LoadProgress) async {
-    var shown = false
-    defer { if shown { StandardOutput.write("\r\u{1B}[2K", to: STDERR_FILENO) } }
+    defer {
+      state.withLock { state in
+        if state.visible { StandardOutput.write("\r\u{1B}[2K", to: STDERR_FILENO) }
+        state.visible = false
+      }
+    }
     do {
       try await Task.sleep(nanoseconds: 200_000_000)
       let spinner = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
       var tick = 0
-      while !Task.isCancelled, !StandardOutput.wroteDuringStatement.load(ordering: .relaxed) {
-        let megabytes = Double(progress.bytes) / 1_000_000
-        var line = "\r\u{1B}[2K\(spinner[tick % spinner.count]) working"
-        if progress.rows > 0 { line += " · \(progress.rows) rows" }
-        if megabytes >= 0.1 { line += String(format: " · %.1f MB", megabytes) }
-        StandardOutput.write(line + " · ^C stops", to: STDERR_FILENO)
-        shown = true
+      while !Task.isCancelled {
+        let line = "\r\u{1B}[2K\(spinner[tick % spinner.count]) " + text(of: progress) + " · ^C stops"
+        let drawn = state.withLock { state in
+          guard !state.silenced else { return false }
+          StandardOutput.write(line, to: STDERR_FILENO)
+          state.visible = true
+          return true
+        }
+        if !drawn { return }
         tick += 1
         try await Task.sleep(nanoseconds: 100_000_000)
       }
     } catch {}
+  }
+
+  /// How far the loads have got: `working · 1,200,000 rows · 84.2 MB · 3 pages`.
+  static func text(of progress: LoadProgress) -> String {
+    var parts = ["working"]
+    if progress.rows > 0 { parts.append(progress.rows.formatted(.number) + " rows") }
+    let megabytes = Double(progress.bytes) / 1_000_000
+    if megabytes >= 0.1 { parts.append(String(format: "%.1f MB", megabytes)) }
+    if progress.pages > 0 { parts.append("\(progress.pages) page\(progress.pages == 1 ? "" : "s")") }
+    return parts.joined(separator: " · ")
   }
 }

@@ -11,7 +11,7 @@ final class PseudoTerminal {
   private let process = Process()
   private(set) var screen = ""
 
-  init(arguments: [String] = [], historyPath: String) throws {
+  init(arguments: [String] = [], historyPath: String, environment extra: [String: String] = [:]) throws {
     var master: Int32 = 0
     var slave: Int32 = 0
     var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
@@ -26,6 +26,7 @@ final class PseudoTerminal {
     environment["TERM"] = "xterm"
     environment["DSH_HISTORY"] = historyPath
     environment["NO_COLOR"] = "1"
+    for (key, value) in extra { environment[key] = value }
     process.environment = environment
     let terminal = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
     process.standardInput = terminal
@@ -135,6 +136,51 @@ struct PseudoTerminalTests {
     #expect(second.waitForPrompt(count: 3))
     second.type("quit\r")
     #expect(second.exitStatus() == 0)
+  }
+
+  @Test("TERM=dumb: plain prompts and lines, no escape codes at all, colour and progress line included")
+  func dumbTerminal() throws {
+    // The terminal stays in canonical mode: lines are read as the driver hands them over.
+    let terminal = try PseudoTerminal(
+      historyPath: historyPath, environment: ["TERM": "dumb", "NO_COLOR": ""])
+    #expect(terminal.waitFor("dsh> "))
+    terminal.type("show [1,\r")
+    #expect(terminal.waitFor("...> "))
+    terminal.type("2] as plain\r")
+    #expect(terminal.waitFor("    2"))
+    #expect(terminal.waitFor("dsh> ", count: 2))
+    terminal.type("show nope\r")
+    #expect(terminal.waitFor("error: no binding named 'nope'"))
+    #expect(terminal.waitFor("dsh> ", count: 3))
+    // A slow statement: no progress line is drawn.
+    terminal.type("set maxrows 0\r")
+    #expect(terminal.waitFor("dsh> ", count: 4))
+    terminal.type("show range 0..100000 as plain\r")
+    #expect(terminal.waitFor("99999", seconds: 60))
+    #expect(terminal.waitFor("dsh> ", count: 5))
+    terminal.type("\u{04}")
+    #expect(terminal.exitStatus() == 0)
+    #expect(!terminal.screen.contains("\u{1B}"))
+    #expect(!terminal.screen.contains("working"))
+  }
+
+  @Test("the progress line says how far it got and is erased before the output that ends it")
+  func progressGivesWay() throws {
+    let terminal = try PseudoTerminal(historyPath: historyPath)
+    #expect(terminal.waitForPrompt())
+    terminal.type("set maxrows 0\r")
+    #expect(terminal.waitForPrompt(count: 2))
+    // A field table lays out every row before printing: the line shows meanwhile.
+    terminal.type("show range 0..200000 as plain\r")
+    #expect(terminal.waitFor("working", seconds: 30))
+    #expect(terminal.waitFor("199999", seconds: 60))
+    #expect(terminal.waitForPrompt(count: 3))
+    // Every frame of the line is erased before what follows it, so no output lands on it.
+    let frames = terminal.screen.components(separatedBy: " · ^C stops").dropFirst()
+    #expect(!frames.isEmpty)
+    for after in frames { #expect(after.hasPrefix("\r\u{1B}[2K"), "\(after.prefix(40).debugDescription)") }
+    terminal.type("\u{04}")
+    #expect(terminal.exitStatus() == 0)
   }
 
   @Test("Tab completes commands and bound names")

@@ -11,6 +11,7 @@ import Synchronization
 public final class LoadProgress: Sendable {
   private let rowCount = Atomic<Int>(0)
   private let byteCount = Atomic<Int>(0)
+  private let pageCount = Atomic<Int>(0)
 
   public init() {}
 
@@ -18,13 +19,17 @@ public final class LoadProgress: Sendable {
   public func reset() {
     rowCount.store(0, ordering: .relaxed)
     byteCount.store(0, ordering: .relaxed)
+    pageCount.store(0, ordering: .relaxed)
   }
 
-  public func add(rows: Int = 0, bytes: Int = 0) {
+  public func add(rows: Int = 0, bytes: Int = 0, pages: Int = 0) {
     if rows != 0 { rowCount.add(rows, ordering: .relaxed) }
     if bytes != 0 { byteCount.add(bytes, ordering: .relaxed) }
+    if pages != 0 { pageCount.add(pages, ordering: .relaxed) }
   }
 
   public var rows: Int { rowCount.load(ordering: .relaxed) }
   public var bytes: Int { byteCount.load(ordering: .relaxed) }
+  /// Pages (HTTP responses) fetched.
+  public var pages: Int { pageCount.load(ordering: .relaxed) }
 }

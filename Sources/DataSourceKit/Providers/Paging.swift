@@ -172,7 +172,7 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
       } onCancel: {
         pending.finish(.failure(DataSourceError.cancelled))
       }
-      progress?.add(bytes: data.count)
+      progress?.add(bytes: data.count, pages: 1)
     } catch DataSourceError.cancelled {
       throw DataSourceError.cancelled
     } catch {
