@@ -7,4 +7,14 @@ source Scripts/setup.sh
 # Style first: the checked-in .swift-format, strictly (warnings fail too).
 swift format lint --strict --recursive Sources Tests Package.swift
 swift build --build-tests
+# The install script, into a throwaway prefix: the release binary, its completions and manual.
+prefix=$(mktemp -d)
+bash Scripts/install.sh "$prefix" >/dev/null
+"$prefix/bin/dsh" --version >/dev/null
+grep -q '_dsh' "$prefix/share/zsh/site-functions/_dsh"
+grep -q "^complete -c 'dsh'" "$prefix/share/fish/vendor_completions.d/dsh.fish"
+grep -q '__dsh' "$prefix/share/bash-completion/completions/dsh"
+grep -q '^\.Nm dsh' "$prefix/share/man/man1/dsh.1"
+rm -rf "$prefix"
+echo "install script: binary, completions and manual installed and checked" >&2
 swift test --skip-build "$@"

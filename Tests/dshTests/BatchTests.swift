@@ -180,4 +180,13 @@ struct BatchTests {
         """)
     #expect(result.status == 1)
   }
+
+  @Test("completion scripts for bash, zsh and fish come from the argument parser")
+  func completionScripts() throws {
+    for (shell, marker) in [("bash", "__dsh"), ("zsh", "#compdef dsh"), ("fish", "complete -c 'dsh'")] {
+      let result = try DSHProcess.run(["--generate-completion-script", shell])
+      #expect(result.status == 0)
+      #expect(result.output.contains(marker), "\(shell)")
+    }
+  }
 }

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs dsh for the current user, as Swift command-line tools ship: the release binary in
+# PREFIX/bin, completions for bash, zsh and fish (from swift-argument-parser), and the manual
+# page (its generate-manual plugin) in PREFIX/share/man/man1. PREFIX is ~/.local unless given:
+#   Scripts/install.sh            # ~/.local/bin/dsh, man dsh
+#   Scripts/install.sh /opt/dsh
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+prefix="${1:-$HOME/.local}"
+source "$root/Scripts/setup.sh"
+binary="$root/.build/release/dsh"
+if [ ! -x "$binary" ] || [ -n "$(find "$root/Sources" "$root/Package.swift" -newer "$binary" -print -quit)" ]; then
+  swift build --package-path "$root" -c release --product dsh >&2
+fi
+manual="$root/.build/plugins/GenerateManual/outputs/dsh/dsh.1"
+if [ ! -f "$manual" ] || [ "$binary" -nt "$manual" ]; then
+  swift package --package-path "$root" plugin generate-manual >&2
+fi
+
+install -d "$prefix/bin" "$prefix/share/man/man1" "$prefix/share/bash-completion/completions" \
+  "$prefix/share/zsh/site-functions" "$prefix/share/fish/vendor_completions.d"
+install -m 755 "$binary" "$prefix/bin/dsh"
+"$binary" --generate-completion-script bash > "$prefix/share/bash-completion/completions/dsh"
+"$binary" --generate-completion-script zsh > "$prefix/share/zsh/site-functions/_dsh"
+"$binary" --generate-completion-script fish > "$prefix/share/fish/vendor_completions.d/dsh.fish"
+install -m 644 "$manual" "$prefix/share/man/man1/dsh.1"
+
+echo "installed dsh $("$prefix/bin/dsh" --version) in $prefix/bin, its manual (man dsh) and completions"
+case ":$PATH:" in
+  *":$prefix/bin:"*) ;;
+  *) echo "add $prefix/bin to PATH to run it as dsh" ;;
+esac
