@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs dsh for the current user, as Swift command-line tools ship: the release binary in
-# PREFIX/bin, completions for bash, zsh and fish (from swift-argument-parser), and the manual
-# page (its generate-manual plugin) in PREFIX/share/man/man1. PREFIX is ~/.local unless given:
+# PREFIX/bin, completions for bash, zsh and fish (from swift-argument-parser), the manual page
+# (its generate-manual plugin) in PREFIX/share/man/man1, and the sample data the help's examples
+# use (samples:NAME) in PREFIX/share/dsh/samples. PREFIX is ~/.local unless given:
 #   Scripts/install.sh            # ~/.local/bin/dsh, man dsh
 #   Scripts/install.sh /opt/dsh
 set -euo pipefail
@@ -24,6 +25,9 @@ install -m 755 "$binary" "$prefix/bin/dsh"
 "$binary" --generate-completion-script zsh > "$prefix/share/zsh/site-functions/_dsh"
 "$binary" --generate-completion-script fish > "$prefix/share/fish/vendor_completions.d/dsh.fish"
 install -m 644 "$manual" "$prefix/share/man/man1/dsh.1"
+# The sample data the help's examples name as samples:NAME.
+install -d "$prefix/share/dsh/samples"
+install -m 644 "$root"/Scripts/data/* "$prefix/share/dsh/samples/"
 
 echo "installed dsh $("$prefix/bin/dsh" --version) in $prefix/bin, its manual (man dsh) and completions"
 case ":$PATH:" in

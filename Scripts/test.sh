@@ -15,6 +15,7 @@ grep -q '_dsh' "$prefix/share/zsh/site-functions/_dsh"
 grep -q "^complete -c 'dsh'" "$prefix/share/fish/vendor_completions.d/dsh.fish"
 grep -q '__dsh' "$prefix/share/bash-completion/completions/dsh"
 grep -q '^\.Nm dsh' "$prefix/share/man/man1/dsh.1"
+(cd / && "$prefix/bin/dsh" -c 'show csv "samples:people.csv" | limit 1 as csv' | grep -q 'Ada Lovelace')
 rm -rf "$prefix"
 echo "install script: binary, completions and manual installed and checked" >&2
 swift test --skip-build "$@"

@@ -12,9 +12,13 @@ struct HelpTests {
     topic.examples.filter { !$0.contains(HelpCatalogue.exampleServer) }.map { (topic.name, $0) }
   }
 
-  @Test("every help example runs without an error", arguments: examples)
+  @Test(
+    "every help example runs without an error, from a folder other than the project's", arguments: examples)
   func exampleRuns(topic: String, example: String) async {
-    let (_, output, ok) = await run(example)
+    // The examples name the bundled data as samples:NAME, so they run wherever they are typed.
+    let elsewhere = Session(
+      environment: Environment(workingDirectory: NSTemporaryDirectory()), output: CapturedOutput())
+    let (_, output, ok) = await run(example, in: elsewhere)
     #expect(ok, "help \(topic): \(example)\n\(output.errors)")
   }
 

@@ -19,7 +19,7 @@ struct BatchTests {
 
   @Test("-c runs statements in order, after the scripts; errors name which -c when there are several")
   func commands() throws {
-    let result = try DSHProcess.run(["Scripts/examples/menu.dsh", "-c", "let n = 2", "-c", "n", "-c", "nn"])
+    let result = try DSHProcess.run(["Scripts/data/menu.dsh", "-c", "let n = 2", "-c", "n", "-c", "nn"])
     #expect(result.status == 1)
     #expect(result.output.hasPrefix("┌"))
     #expect(result.output.contains("│ Profile"))
@@ -76,7 +76,7 @@ struct BatchTests {
 
   @Test("batch output ignores the terminal's width and has no colour")
   func batchIndependentOfTerminal() throws {
-    let narrow = try DSHProcess.run(["Scripts/examples/menu.dsh"], environment: ["COLUMNS": "20"])
+    let narrow = try DSHProcess.run(["Scripts/data/menu.dsh"], environment: ["COLUMNS": "20"])
     #expect(narrow.output.split(separator: "\n").first?.count == 80)
     #expect(!narrow.output.contains("\u{1B}"))
   }
@@ -88,7 +88,7 @@ struct BatchTests {
     let result = try DSHProcess.run([
       "--safe", "-c", "let p = csv \"Scripts/data/people.csv\"", "-c", "p",
       "-c", "save \"/tmp/dsh-safe-save.dsh\"", "-c", "let w = http \"http://127.0.0.1:9/x\"",
-      "-c", "source \"Scripts/examples/menu.dsh\"", "-c", "let o = csv \"\(outside)\"", "-c",
+      "-c", "source \"Scripts/data/menu.dsh\"", "-c", "let o = csv \"\(outside)\"", "-c",
       "let up = csv \"../x.csv\"",
       "-c", "set safe off",
     ])
@@ -99,7 +99,7 @@ struct BatchTests {
     #expect(result.output.contains("error: --safe refuses the network (http \"http://127.0.0.1:9/x\")"))
     #expect(
       result.output.contains(
-        "error: --safe refuses sourcing other scripts (source \"Scripts/examples/menu.dsh\")"))
+        "error: --safe refuses sourcing other scripts (source \"Scripts/data/menu.dsh\")"))
     #expect(
       result.output.contains(
         "error: --safe refuses reading '\(outside)': only files named on the command line or below the working directory"
@@ -107,7 +107,7 @@ struct BatchTests {
     #expect(result.output.contains("error: --safe refuses reading '../x.csv'"))
     #expect(result.output.contains("error: unknown setting 'safe'"))
     // A script named on the command line may be read, and may read what it is allowed to.
-    let named = try DSHProcess.run(["--safe", "Scripts/examples/menu.dsh"])
+    let named = try DSHProcess.run(["--safe", "Scripts/data/menu.dsh"])
     #expect(named.status == 0)
   }
 

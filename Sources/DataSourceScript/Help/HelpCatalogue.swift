@@ -21,7 +21,7 @@ public struct HelpTopic: Sendable {
 ///
 /// docs/LANGUAGE.md carries the same syntax and examples (a test checks it).
 public enum HelpCatalogue {
-  static let people = "let people = csv \"Scripts/data/people.csv\" key id"
+  static let people = "let people = csv \"samples:people.csv\" key id"
   /// The server examples that fetch from the web name; the tests serve it locally.
   public static let exampleServer = "https://api.example.com"
 
@@ -66,7 +66,7 @@ public enum HelpCatalogue {
       name: "source", group: .commands, syntax: ["source \"PATH\""],
       summary:
         "Runs the statements of a script file in this session; its errors name the file and line. Paths inside a script (csv, json, sqlite, source, save) resolve against the script's own folder; paths typed at the prompt, in -c or on standard input against the working directory.",
-      examples: ["source \"Scripts/examples/menu.dsh\""]),
+      examples: ["source \"samples:menu.dsh\""]),
     HelpTopic(
       name: "help", group: .commands, syntax: ["help", "help TOPIC"],
       summary: "Lists the topics, or shows one with its syntax and examples.", examples: ["help show"]),
@@ -146,20 +146,20 @@ public enum HelpCatalogue {
       name: "csv", group: .providers, syntax: ["csv \"PATH\" [key FIELD] [delimiter \"C\"]"],
       summary:
         "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks, CRLF, a UTF-8 BOM) with a header row. Each column's type is inferred from all its values: int, double, bool or string; an empty field is null. `key` names the field that identifies a row.",
-      examples: [people, "let semi = csv \"Scripts/data/scores.csv\" delimiter \";\"\nshow semi"]),
+      examples: [people, "let semi = csv \"samples:scores.csv\" delimiter \";\"\nshow semi"]),
     HelpTopic(
       name: "json", group: .providers, syntax: ["json \"PATH\" [at \"A.B\"] [key FIELD]"],
       summary:
         "Items of a JSON file: an array of records or values, JSON Lines, or the array found at a dotted path inside the document. Record fields keep their order.",
-      examples: ["let teams = json \"Scripts/data/teams.json\" at \"teams\" key name\nshow teams"]),
+      examples: ["let teams = json \"samples:teams.json\" at \"teams\" key name\nshow teams"]),
     HelpTopic(
       name: "sqlite", group: .providers,
       syntax: ["sqlite \"PATH\" table NAME [key FIELD]", "sqlite \"PATH\" query \"SELECT …\" [key FIELD]"],
       summary:
         "Rows of a SQLite table or query, like a fetched results controller: opened read-only, counted when loaded, and only the rows a view shows are read (a page around the window). where, sort by, section by (a GROUP BY counts the sections) and limit run in SQL where they can; a stage SQL cannot say (a nested field, a list comparison, anything after a limit) runs in memory over the rows. SQL errors show SQLite's message and the SQL.",
       examples: [
-        "let db = sqlite \"Scripts/data/people.db\" table people key id\nshow db | where age > 40 | section by team | sort by name\ndescribe db | where age > 40 | limit 2",
-        "show sqlite \"Scripts/data/people.db\" query \"SELECT team, COUNT(*) AS n FROM people GROUP BY team\" as csv",
+        "let db = sqlite \"samples:people.db\" table people key id\nshow db | where age > 40 | section by team | sort by name\ndescribe db | where age > 40 | limit 2",
+        "show sqlite \"samples:people.db\" query \"SELECT team, COUNT(*) AS n FROM people GROUP BY team\" as csv",
       ]),
     HelpTopic(
       name: "http", group: .providers, syntax: ["http \"URL\" [at \"A.B\"] [key FIELD] [timeout SECONDS]"],

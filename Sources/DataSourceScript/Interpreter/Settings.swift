@@ -50,8 +50,10 @@ public struct Environment: Sendable {
   /// Batch mode: no terminal, so output never depends on one.
   public static let batch = Environment()
 
-  /// A path as given, relative to the working directory.
+  /// A path as given, relative to the working directory; `samples:NAME` is a file of the
+  /// bundled sample data.
   public func resolve(_ path: String) -> String {
+    if let sample = SampleData.resolve(path) { return sample }
     guard !path.hasPrefix("/"), let workingDirectory else { return path }
     return workingDirectory + "/" + path
   }
@@ -59,7 +61,9 @@ public struct Environment: Sendable {
   /// A path as written in `source`: relative to the script's folder when it is a script file,
   /// else to the working directory.
   public func resolve(_ path: String, in source: SourceFile) -> String {
-    guard !path.hasPrefix("/"), let folder = source.directory else { return resolve(path) }
+    guard !path.hasPrefix("/"), !path.hasPrefix(SampleData.prefix), let folder = source.directory else {
+      return resolve(path)
+    }
     return folder + "/" + path
   }
 }
