@@ -18,7 +18,8 @@ struct CancellationTests {
   func twoSessions() async throws {
     let (first, firstOutput, _) = await run("let kept = [1, 2, 3]")
     let (second, secondOutput, _) = await run("let other = range 0..5")
-    let running = Task { await first.run(SourceFile(name: "a.dsh", text: Self.endless)) }
+    // The statement after the interrupted one must not run.
+    let running = Task { await first.run(SourceFile(name: "a.dsh", text: Self.endless + "\nlet after = 1")) }
     // Cancelled from another thread while the main actor is blocked inside SQLite.
     let canceller = Task.detached { () -> Date in
       try? await Task.sleep(nanoseconds: 300_000_000)

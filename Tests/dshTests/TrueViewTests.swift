@@ -120,4 +120,44 @@ struct TrueViewTests {
     let typed = try DSHProcess.run(["-c", "show csv \"screens/numbers.csv\" as csv"], directory: folder)
     #expect(typed.output == "n\n1\n2\n")
   }
+
+  @Test(
+    "a view over a database whose file went away shows the failure instead of reading rows it no longer has")
+  func reloadOfDatabase() throws {
+    try FileManager.default.copyItem(
+      atPath: DSHProcess.packageRoot + "/Scripts/data/people.db", toPath: folder + "/people.db")
+    let dsh = try DSHStream()
+    dsh.send("let db = sqlite \"\(folder)/people.db\" table people key id")
+    // A literal on the left is not said in SQL: this stage runs in memory over the rows.
+    dsh.send("let old = db | where 40 < age | sort by name")
+    dsh.send("let t = table old with cell basic \"{name}\" | placeholder error \"failed: {error}\"")
+    dsh.send("watch t")
+    dsh.send("show t as plain")
+    #expect(dsh.waitFor("Katherine Johnson") != nil)
+    try FileManager.default.removeItem(atPath: folder + "/people.db")
+    dsh.send("reload db")
+    #expect(dsh.waitFor("t: delete rows [0, 0]…[0, 3]") != nil)
+    dsh.send("show t as plain")
+    #expect(dsh.waitFor("failed: no such file") != nil)
+    #expect(dsh.finish() == 1)
+  }
+
+  @Test("a change made through a name that is bound again later is still saved")
+  func saveThroughAlias() throws {
+    let session = """
+      let a = [1, 2, 3]
+      let b = a
+      insert into b 4
+      let b = [9]
+      let s = csv "samples:people.csv"
+      save "\(folder)/alias.dsh"
+      """
+    let original = try DSHProcess.run(["-c", session])
+    #expect(original.status == 0, "\(original.output)")
+    let script = try String(contentsOfFile: folder + "/alias.dsh", encoding: .utf8)
+    // The sample data is named the same way on every machine.
+    #expect(script.contains("csv \"samples:people.csv\""))
+    let replayed = try DSHProcess.run([folder + "/alias.dsh", "-c", "show a as csv\nshow b as csv"])
+    #expect(replayed.output.hasSuffix("value\n1\n2\n3\n4\nvalue\n9\n"), "\(replayed.output)")
+  }
 }

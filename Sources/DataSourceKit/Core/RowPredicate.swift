@@ -68,7 +68,9 @@ extension RowPredicate {
       case .equal:
         return { item in
           let (a, b) = (l(item), r(item))
-          if a.isNull || b.isNull { return a.isNull && b.isNull }
+          // Only a test against the literal null can be true with a null side (as in SQL,
+          // two missing values are not equal).
+          if a.isNull || b.isNull { return againstNullLiteral && a.isNull && b.isNull }
           return a == b
         }
       case .notEqual:

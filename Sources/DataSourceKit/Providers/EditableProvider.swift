@@ -16,7 +16,12 @@ public final class EditableProvider<Item>: EditableItems, CompositionNode {
     self.identityKey = identityKey
   }
 
-  public func load() async throws { try await source.load() }
+  public func load() async throws {
+    let before = source.loadState
+    try await source.load()
+    // A source that failed and now loaded: every view over it must see the rows again.
+    if before == .error { observers.notify() }
+  }
   public func reload() async throws {
     edited = nil
     defer { observers.notify() }

@@ -15,7 +15,7 @@ public protocol PagingProvider: AnyObject {
 
 /// Shows a provider's items `size` at a time: the first page when loaded, another with each
 /// ``loadMore()``.
-public final class PagedProvider<Item>: DataProvider, PagingProvider, CompositionNode {
+public final class PagedProvider<Item>: DataProvider, PagingProvider, DataProviderObserver, CompositionNode {
   public let base: any DataProvider<Item>
   public let size: Int
   private var pages = 1
@@ -24,7 +24,11 @@ public final class PagedProvider<Item>: DataProvider, PagingProvider, Compositio
   public init(_ base: any DataProvider<Item>, size: Int) {
     self.base = base
     self.size = max(1, size)
+    base.addObserver(self)
   }
+
+  /// The base changed (an edit, a reload): the pages shown are counted over it anew.
+  public func providerDidChange() { observers.notify() }
 
   private var baseTotal: Int { base.totalItemCount }
   private var shown: Int { min(baseTotal, pages * size) }
@@ -123,6 +127,8 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
       fail: { error in
         items = []
         lastError = error
+        // Views over this provider must see it fail, not index items it no longer has.
+        observers.notify()
       })
   }
 

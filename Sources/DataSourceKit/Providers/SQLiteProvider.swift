@@ -122,6 +122,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   public let query: SQLiteQuery
   public let identityKey: String?
   private var states = LoadStateMachine()
+  private var observers = ObserverList()
   private var database: DatabaseQueue?
   private var schema = Schema([String]())
   private var sections: [(key: Value?, start: Int, count: Int)] = []
@@ -176,6 +177,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       } onCancel: {
         database.interrupt()
       }
+      // A ^C between the queries, when no query was running to interrupt.
+      if Task.isCancelled { throw DataSourceError.cancelled }
       if states.finish(ticket, with: sections.allSatisfy { $0.count == 0 } ? .noContent : .loaded) {
         self.database = database
         denseRowidStart = dense
@@ -184,7 +187,11 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
         pages = [:]
         pageOrder = []
         lastError = nil
+        observers.notify()
       }
+    } catch DataSourceError.cancelled {
+      states.cancel(ticket)
+      throw DataSourceError.cancelled
     } catch let error as DataSourceError {
       fail(ticket, error)
       throw error
@@ -250,8 +257,12 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       sections = []
       database = nil
       lastError = error
+      // Views over this provider must see it fail, not index rows it no longer has.
+      observers.notify()
     }
   }
+
+  public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
   public var numberOfSections: Int { sections.count }
   public func numberOfItems(inSection section: Int) -> Int { sections[section].count }

@@ -123,14 +123,14 @@ struct CellListRenderer<Item>: TextModeRenderer {
   // MARK: Markdown
 
   func renderMarkdown(into out: inout TextOutput) {
-    for line in snapshot.title { out.line("## " + line) }
+    for line in snapshot.title { out.line("## " + TextWidth.displayable(line)) }
     if let index = snapshot.indexTitles {
       out.line("Index: " + index.map(markdownEscape).joined(separator: " · "))
     }
     if !snapshot.title.isEmpty || snapshot.indexTitles != nil { out.line("") }
     for (i, section) in snapshot.sections.enumerated() {
       if i > 0 { out.line("") }
-      for line in section.header { out.line("### " + line) }
+      for line in section.header { out.line("### " + TextWidth.displayable(line)) }
       if !section.header.isEmpty { out.line("") }
       for line in section.placeholder { out.line("_" + markdownEscape(line) + "_") }
       for row in section.rows {

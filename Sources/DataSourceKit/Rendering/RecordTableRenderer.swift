@@ -174,7 +174,7 @@ struct RecordTableRenderer: TextModeRenderer {
     for (i, (section, pieces)) in zip(snapshot.sections, sectionPieces()).enumerated() {
       if i > 0 { out.line("") }
       let titles = title(section)
-      for t in titles { out.line("### " + t) }
+      for t in titles { out.line("### " + TextWidth.displayable(t)) }
       if !titles.isEmpty { out.line("") }
       out.line(head)
       out.line(rule)
@@ -307,12 +307,10 @@ struct CellArena {
   /// Appends a text's bytes, control characters shown as symbols; returns whether it is
   /// printable ASCII (then its width is its length).
   private mutating func appendText(_ s: inout String) -> Bool {
-    if TextWidth.hasControlCharacters(s) { s = TextWidth.displayable(s) }
-    return s.withUTF8 { utf8 in
-      bytes.append(contentsOf: utf8)
-      for b in utf8 where b >= 0x80 || b < 0x20 { return false }
-      return true
-    }
+    let printableASCII = s.withUTF8 { utf8 in !utf8.contains { $0 >= 0x7F || $0 < 0x20 } }
+    if !printableASCII, TextWidth.hasControlCharacters(s) { s = TextWidth.displayable(s) }
+    s.withUTF8 { bytes.append(contentsOf: $0) }
+    return printableASCII
   }
 
   private func text(_ start: Int, _ length: Int) -> String {

@@ -109,9 +109,15 @@ public enum TextWidth {
 
   /// Whether `text` holds a control character (a line end, a tab, an escape, …), which would
   /// break a table's frame if written as it is.
+  /// - Complexity: one pass over the UTF-8 bytes.
   public static func hasControlCharacters(_ text: String) -> Bool {
-    text.utf8.contains { $0 < 0x20 || $0 == 0x7F }
-      || text.unicodeScalars.contains { (0x80..<0xA0).contains($0.value) }
+    var afterC2 = false
+    for byte in text.utf8 {
+      // C0 and DEL are single bytes; C1 (U+0080–U+009F) is 0xC2 followed by 0x80–0x9F.
+      if byte < 0x20 || byte == 0x7F || (afterC2 && byte < 0xA0) { return true }
+      afterC2 = byte == 0xC2
+    }
+    return false
   }
 
   /// `text` as a cell shows it, control characters made visible.

@@ -12,6 +12,14 @@ final class BindingTable {
   private var definitions: [Definition] = []
   /// The definitions the statement being run has read (by log index).
   private var referenced: Set<Int> = []
+  /// The definition that made each engine object still alive: a change to the object is kept
+  /// as long as that definition is needed, whichever name it was made through.
+  private var creators: [ObjectIdentifier: Creator] = [:]
+
+  private struct Creator {
+    weak var object: AnyObject?
+    var index: Int
+  }
 
   subscript(name: String) -> Binding? { values[name] }
 
@@ -39,16 +47,32 @@ final class BindingTable {
   func bind(_ name: String, to value: ScriptValue, text: String, paths: [WrittenPath]) {
     if values[name] == nil { order.append(name) }
     definitions.append(
-      Definition(name: name, text: text, dependencies: referenced.sorted(), paths: paths, isEffect: false))
-    values[name] = Binding(value: value, definition: text, logIndex: definitions.count - 1)
+      Definition(
+        name: name, text: text, dependencies: referenced.sorted(), paths: paths, isEffect: false, changes: [])
+    )
+    let index = definitions.count - 1
+    values[name] = Binding(value: value, definition: text, logIndex: index)
+    for object in ChangeTracker.partObjects(of: value) where creator(of: object) == nil {
+      creators[ObjectIdentifier(object)] = Creator(object: object, index: index)
+    }
   }
 
-  /// Logs a statement that changed a name's data (an edit, `switch`, `more`): `save` replays it
-  /// after the name's definition, as long as the name still holds the value it changed.
-  func recordEffect(on name: String, text: String) {
+  /// The definition that made `object`, while it lives.
+  private func creator(of object: AnyObject) -> Int? {
+    guard let creator = creators[ObjectIdentifier(object)], creator.object === object else { return nil }
+    return creator.index
+  }
+
+  /// Logs a statement that changed data (an edit, `switch`, `more`) through `name`: `save`
+  /// replays it, after what it was written against, as long as a definition that made one of
+  /// the `changed` objects is needed.
+  func recordEffect(on name: String, changed: [AnyObject], text: String) {
     guard let binding = values[name] else { return }
+    let makers = changed.compactMap(creator(of:))
     definitions.append(
-      Definition(name: name, text: text, dependencies: [binding.logIndex], paths: [], isEffect: true))
+      Definition(
+        name: name, text: text, dependencies: [binding.logIndex], paths: [], isEffect: true,
+        changes: makers.isEmpty ? [binding.logIndex] : makers))
   }
 
   /// The definitions the current bindings need, and the changes made to those values since, in
@@ -60,10 +84,22 @@ final class BindingTable {
       guard needed.insert(index).inserted else { continue }
       pending.append(contentsOf: definitions[index].dependencies)
     }
-    // A change is needed when the value it changed is.
-    for (index, definition) in definitions.enumerated()
-    where definition.isEffect && definition.dependencies.allSatisfy(needed.contains) {
-      needed.insert(index)
+    // A change is needed when a definition that made what it changed is, and with it what its
+    // text was written against (an alias since rebound, say).
+    var added = true
+    while added {
+      added = false
+      for (index, definition) in definitions.enumerated()
+      where definition.isEffect && !needed.contains(index)
+        && definition.changes.contains(where: needed.contains)
+      {
+        added = true
+        pending = [index]
+        while let next = pending.popLast() {
+          guard needed.insert(next).inserted else { continue }
+          pending.append(contentsOf: definitions[next].dependencies)
+        }
+      }
     }
     return needed.sorted().map { definitions[$0] }
   }
@@ -94,6 +130,8 @@ struct Definition {
   var paths: [WrittenPath]
   /// A change to the value of `name` rather than its definition.
   var isEffect: Bool
+  /// For a change: the definitions that made the objects it changed.
+  var changes: [Int]
 
   /// The text with each file path written relative to `folder` (where the script replaying it
   /// will be), since a script's paths resolve against its own folder.
@@ -101,7 +139,7 @@ struct Definition {
     var bytes = Array(text.utf8)
     for path in paths.sorted(by: { $0.literal.lowerBound > $1.literal.lowerBound }) {
       guard path.literal.upperBound <= bytes.count else { continue }
-      let relative = JSONWriter.quoted(FilePaths.relative(path.absolute, from: folder))
+      let relative = FilePaths.quoted(FilePaths.relative(path.absolute, from: folder))
       bytes.replaceSubrange(path.literal, with: Array(relative.utf8))
     }
     return String(decoding: bytes, as: UTF8.self)
@@ -111,13 +149,34 @@ struct Definition {
 /// Paths between folders.
 enum FilePaths {
   /// `target` as a path relative to `folder` (both absolute): `../data/people.csv`.
+  ///
+  /// Both are resolved through symbolic links first: the system follows a link before it
+  /// climbs `..`, so a relative path worked out on the names alone could lead elsewhere.
   static func relative(_ target: String, from folder: String) -> String {
-    let to = URL(fileURLWithPath: target).standardizedFileURL.pathComponents
-    let from = URL(fileURLWithPath: folder).standardizedFileURL.pathComponents
+    let to = URL(fileURLWithPath: target).standardizedFileURL.resolvingSymlinksInPath().pathComponents
+    let from = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().pathComponents
     var common = 0
     while common < min(to.count - 1, from.count), to[common] == from[common] { common += 1 }
     let ups = Array(repeating: "..", count: from.count - common)
     return (ups + to[common...]).joined(separator: "/")
+  }
+
+  /// A string literal as dsh reads it: quotes and backslashes escaped, control characters as
+  /// `\n`, `\t` or `\u{…}`.
+  static func quoted(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\t": out += "\\t"
+      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+        out += "\\u{" + String(scalar.value, radix: 16) + "}"
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out + "\""
   }
 
   /// A path made absolute against the process's working directory.

@@ -98,7 +98,15 @@ final class ChangeTracker {
   /// Every engine object a value is built from: itself and every piece below it.
   /// - Complexity: O(pieces in its composition).
   static func parts(of value: ScriptValue) -> Set<ObjectIdentifier> {
+    Set(partObjects(of: value).map(ObjectIdentifier.init))
+  }
+
+  /// The objects of ``parts(of:)``, outermost first.
+  static func partObjects(of value: ScriptValue) -> [AnyObject] {
     var seen = Set<ObjectIdentifier>()
+    // Every object visited stays alive until the walk ends: a temporary node (a segment's)
+    // freed early could hand its address to the next one, which would then look visited.
+    var visited: [AnyObject] = []
     var pending: [AnyObject] = []
     switch value {
     case .provider(let provider): pending = [provider.provider]
@@ -107,11 +115,12 @@ final class ChangeTracker {
     }
     while let object = pending.popLast() {
       guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
+      visited.append(object)
       if let node = object as? any CompositionNode { pending += node.nodeChildren.map { $0 as AnyObject } }
       if let derived = object as? DerivedProvider<Value> { pending.append(derived.base) }
       if let editable = object as? EditableProvider<Value> { pending.append(editable.source) }
     }
-    return seen
+    return visited
   }
 
   // MARK: View data

@@ -95,7 +95,8 @@ public final class Session {
     var succeeded = true
     var echoed = 0
     for parsed in Parser.parseStatements(source.text) {
-      if quitRequested { break }
+      // ^C cancelled this run's task: the statements after the interrupted one do not run.
+      if quitRequested || Task.isCancelled { break }
       if settings.echo { echoed = echo(source, upTo: parsed.range, from: echoed) }
       let result = parsed.result
       progress.reset()
@@ -204,7 +205,7 @@ public final class Session {
       quitRequested = true
     case .switchSegment(let source, let segment, let range):
       try switchSegment(source, to: segment)
-      bindings.recordEffect(on: source.name, text: text(range))
+      recordEffect(of: statement, on: source, range: range)
     case .reload(let expression, _):
       try await reload(expression)
     case .stats(let name, _):
@@ -213,14 +214,14 @@ public final class Session {
       try save(to: path, pathRange: pathRange)
     case .edit(let target, let edit, let range):
       try apply(edit, to: target)
-      bindings.recordEffect(on: target.name, text: text(range))
+      recordEffect(of: statement, on: target, range: range)
     case .changes(let name, let json, _):
       try printChanges(of: name, json: json)
     case .watch(let name, let on, _):
       try watch(name, on: on)
     case .more(let name, let range):
       try await more(name)
-      bindings.recordEffect(on: name.name, text: text(range))
+      recordEffect(of: statement, on: name, range: range)
     }
   }
 
@@ -229,6 +230,16 @@ public final class Session {
     guard let changing = pendingWatchReport else { return }
     pendingWatchReport = nil
     reportWatched(changing: changing)
+  }
+
+  /// Logs a statement that changed data through `name`, for `save`.
+  private func recordEffect(of statement: Statement, on name: Identifier, range: SourceRange) {
+    var changed: [AnyObject] = []
+    if let value = bindings[name.name]?.value {
+      let targets = changedObjects(by: statement) ?? []
+      changed = ChangeTracker.partObjects(of: value).filter { targets.contains(ObjectIdentifier($0)) }
+    }
+    bindings.recordEffect(on: name.name, changed: changed, text: text(range))
   }
 
   /// The engine objects a statement that changes data may change, or `nil` when it may change
@@ -259,7 +270,14 @@ public final class Session {
   /// `let NAME = EXPRESSION`.
   private func bind(_ name: Identifier, to expression: Expression, range: SourceRange) async throws {
     let value = try await evaluator.evaluate(expression)
-    let paths = expression.filePaths.map { written in
+    // A watched name's new baseline comes first: a ^C there leaves the old binding in place.
+    do {
+      try changes.rebound(name.name, to: value)
+    } catch {
+      throw Diagnostic(.interrupted, at: name.range)
+    }
+    // `samples:NAME` means the same file on every machine, so it is saved as written.
+    let paths = expression.filePaths.filter { !$0.path.hasPrefix(SampleData.prefix) }.map { written in
       WrittenPath(
         literal: (written.range.lowerBound - range.lowerBound)..<(written.range.upperBound - range.lowerBound),
         absolute: FilePaths.absolute(resolve(written.path)))
@@ -267,11 +285,6 @@ public final class Session {
     bindings.bind(name.name, to: value, text: text(range), paths: paths)
     // A new value is a new view: the old one's cells belonged to what was bound before.
     views[name.name] = nil
-    do {
-      try changes.rebound(name.name, to: value)
-    } catch {
-      throw Diagnostic(.interrupted, at: name.range)
-    }
   }
 
   /// A bare expression: its one-line summary.
