@@ -12,15 +12,6 @@ final class BindingTable {
   private var definitions: [Definition] = []
   /// The definitions the statement being run has read (by log index).
   private var referenced: Set<Int> = []
-  /// The definition that made each engine object still alive: a change to the object is kept
-  /// as long as that definition is needed, whichever name it was made through.
-  private var creators: [ObjectIdentifier: Creator] = [:]
-
-  private struct Creator {
-    weak var object: AnyObject?
-    var index: Int
-  }
-
   subscript(name: String) -> Binding? { values[name] }
 
   /// Starts a statement: nothing read yet.
@@ -50,29 +41,36 @@ final class BindingTable {
       Definition(
         name: name, text: text, dependencies: referenced.sorted(), paths: paths, isEffect: false, changes: [])
     )
-    let index = definitions.count - 1
-    values[name] = Binding(value: value, definition: text, logIndex: index)
-    for object in ChangeTracker.partObjects(of: value) where creator(of: object) == nil {
-      creators[ObjectIdentifier(object)] = Creator(object: object, index: index)
-    }
-  }
-
-  /// The definition that made `object`, while it lives.
-  private func creator(of object: AnyObject) -> Int? {
-    guard let creator = creators[ObjectIdentifier(object)], creator.object === object else { return nil }
-    return creator.index
+    values[name] = Binding(value: value, definition: text, logIndex: definitions.count - 1)
   }
 
   /// Logs a statement that changed data (an edit, `switch`, `more`) through `name`: `save`
-  /// replays it, after what it was written against, as long as a definition that made one of
-  /// the `changed` objects is needed.
+  /// replays it, after what it was written against, as long as the definition of any name that
+  /// holds the changed object now (`let b = a` makes two) is needed.
+  ///
+  /// - Complexity: O(bindings): edits are rare next to definitions, which stay O(1).
   func recordEffect(on name: String, changed: [AnyObject], text: String) {
     guard let binding = values[name] else { return }
-    let makers = changed.compactMap(creator(of:))
+    let targets = Set(changed.map(ObjectIdentifier.init))
+    var holders = [binding.logIndex]
+    for other in values.values where other.logIndex != binding.logIndex {
+      if let object = Self.root(of: other.value), targets.contains(ObjectIdentifier(object)) {
+        holders.append(other.logIndex)
+      }
+    }
     definitions.append(
       Definition(
-        name: name, text: text, dependencies: [binding.logIndex], paths: [], isEffect: true,
-        changes: makers.isEmpty ? [binding.logIndex] : makers))
+        name: name, text: text, dependencies: [binding.logIndex], paths: [], isEffect: true, changes: holders)
+    )
+  }
+
+  /// The engine object a value is: its provider, or its table.
+  private static func root(of value: ScriptValue) -> AnyObject? {
+    switch value {
+    case .provider(let provider): provider.provider
+    case .table(let table): table
+    case .presenter, .scalar: nil
+    }
   }
 
   /// The definitions the current bindings need, and the changes made to those values since, in
@@ -130,7 +128,7 @@ struct Definition {
   var paths: [WrittenPath]
   /// A change to the value of `name` rather than its definition.
   var isEffect: Bool
-  /// For a change: the definitions that made the objects it changed.
+  /// For a change: the definitions of the names that held what it changed.
   var changes: [Int]
 
   /// The text with each file path written relative to `folder` (where the script replaying it

@@ -234,36 +234,42 @@ public final class Session {
 
   /// Logs a statement that changed data through `name`, for `save`.
   private func recordEffect(of statement: Statement, on name: Identifier, range: SourceRange) {
-    var changed: [AnyObject] = []
-    if let value = bindings[name.name]?.value {
-      let targets = changedObjects(by: statement) ?? []
-      changed = ChangeTracker.partObjects(of: value).filter { targets.contains(ObjectIdentifier($0)) }
-    }
-    bindings.recordEffect(on: name.name, changed: changed, text: text(range))
+    bindings.recordEffect(on: name.name, changed: changedTargets(by: statement), text: text(range))
   }
 
   /// The engine objects a statement that changes data may change, or `nil` when it may change
   /// anything: views built on none of them are left alone (no baseline, no diff).
   private func changedObjects(by statement: Statement) -> Set<ObjectIdentifier>? {
-    func value(_ name: Identifier) -> ScriptValue? { bindings[name.name]?.value }
     switch statement {
-    case .edit(let target, _, _):
-      guard case .provider(let provider) = value(target) else { return [] }
-      return [ObjectIdentifier(provider.provider)]
-    case .more(let target, _):
-      guard let bound = value(target), let paging = Session.pagingProvider(in: bound) else { return [] }
-      return [ObjectIdentifier(paging)]
-    case .switchSegment(let target, _, _):
-      guard case .table(let table) = value(target), let segmented = Session.segmentedSource(in: table) else {
-        return []
-      }
-      return [ObjectIdentifier(segmented)]
+    case .edit, .more, .switchSegment:
+      return Set(changedTargets(by: statement).map(ObjectIdentifier.init))
     case .reload(let expression, _):
       // Everything below the reloaded name loads again.
       guard let name = expression.boundName, let bound = bindings[name]?.value else { return nil }
       return ChangeTracker.parts(of: bound)
     default:
       return nil
+    }
+  }
+
+  /// The object an edit, `more` or `switch` changes: the edited provider, the paged provider,
+  /// the segmented source.
+  private func changedTargets(by statement: Statement) -> [AnyObject] {
+    func value(_ name: Identifier) -> ScriptValue? { bindings[name.name]?.value }
+    switch statement {
+    case .edit(let target, _, _):
+      guard case .provider(let provider) = value(target) else { return [] }
+      return [provider.provider]
+    case .more(let target, _):
+      guard let bound = value(target), let paging = Session.pagingProvider(in: bound) else { return [] }
+      return [paging]
+    case .switchSegment(let target, _, _):
+      guard case .table(let table) = value(target), let segmented = Session.segmentedSource(in: table) else {
+        return []
+      }
+      return [segmented]
+    default:
+      return []
     }
   }
 
