@@ -189,4 +189,13 @@ struct BatchTests {
       #expect(result.output.contains(marker), "\(shell)")
     }
   }
+
+  @Test("'-' among the scripts reads one from standard input, in its place")
+  func dashReadsStandardInput() throws {
+    let result = try DSHProcess.run(
+      ["-c", "show 1", "-", "-c", "show x as csv"], input: "let x = [2, 3]\nshow 4\n")
+    // Scripts (the '-' among them) run first, then each -c in order.
+    #expect(result.output == "4\n1\nvalue\n2\n3\n")
+    #expect(result.status == 0)
+  }
 }
