@@ -38,11 +38,11 @@ extension Parser {
       if word == "true" || word == "false" || word == "null" {
         return .literal(try parseLiteral(), range: start..<previousEnd)
       }
-      if let provider = ProviderKind(rawValue: word) {
+      if let provider = ProviderKind.bySpelling[word] {
         advance()
         return .provider(try parseProvider(provider, start: start))
       }
-      guard let builder = BuilderKind(rawValue: word) else {
+      guard let builder = BuilderKind.bySpelling[word] else {
         let identifier = Identifier(name: word, range: current.range)
         advance()
         return .name(identifier)

@@ -6,11 +6,11 @@ extension Parser {
   mutating func parsePipelineStep() throws(Diagnostic) -> PipelineStep {
     let start = current.range.lowerBound
     guard case .identifier(let word) = current.kind else { throw unexpected(.pipelineStep) }
-    if let stage = StageKind(rawValue: word) {
+    if let stage = StageKind.bySpelling[word] {
       advance()
       return .stage(try parseStage(stage, start: start))
     }
-    if let decoration = DecorationKind(rawValue: word) {
+    if let decoration = DecorationKind.bySpelling[word] {
       advance()
       return .decoration(try parseDecoration(decoration, start: start))
     }

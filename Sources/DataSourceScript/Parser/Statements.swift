@@ -3,7 +3,7 @@ import DataSourceKit
 extension Parser {
   mutating func parseStatement() throws(Diagnostic) -> Statement {
     let start = current.range.lowerBound
-    guard case .identifier(let word) = current.kind, let command = Command(rawValue: word) else {
+    guard case .identifier(let word) = current.kind, let command = Command.bySpelling[word] else {
       let expression = try parseExpression()
       // A name followed by more words is a misspelled command, not an expression.
       if case .name(let identifier) = expression, current.kind != .endOfStatement, current.kind != .endOfInput

@@ -122,3 +122,15 @@ public enum Vocabulary {
     return words.dropLast().joined(separator: ", ") + " \(last) " + (words.last ?? "")
   }
 }
+
+// Words by spelling, for the parser: one hash per word read, where a String-backed enum's
+// `init(rawValue:)` compares the word with each case in turn.
+func spellings<W: RawRepresentable & CaseIterable>(_: W.Type) -> [String: W] where W.RawValue == String {
+  Dictionary(uniqueKeysWithValues: W.allCases.map { ($0.rawValue, $0) })
+}
+
+extension Command { static let bySpelling = spellings(Command.self) }
+extension ProviderKind { static let bySpelling = spellings(ProviderKind.self) }
+extension BuilderKind { static let bySpelling = spellings(BuilderKind.self) }
+extension StageKind { static let bySpelling = spellings(StageKind.self) }
+extension DecorationKind { static let bySpelling = spellings(DecorationKind.self) }
