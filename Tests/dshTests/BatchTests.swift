@@ -198,4 +198,35 @@ struct BatchTests {
     #expect(result.output == "4\n1\nvalue\n2\n3\n")
     #expect(result.status == 0)
   }
+
+  @Test("50,000 nested nots are refused with a place; 100,000 and/or terms parse and run")
+  func deepPredicates() throws {
+    let nots = "let w = [1] | where " + String(repeating: "not ", count: 50_000) + ". == 1\n"
+    let refused = try DSHProcess.run([], input: nots)
+    #expect(refused.status == 1)
+    #expect(refused.output.hasPrefix("<stdin>:1:21: error: expression nested deeper than 256 levels"))
+    let terms = Array(repeating: ". > 0", count: 100_000)
+    let long =
+      "show [1, 2, 3] | where " + terms.joined(separator: " and ") + " as csv\n"
+      + "show [1, 2, 3] | where " + Array(repeating: ". == 2", count: 100_000).joined(separator: " or ")
+      + " as csv\n"
+    let result = try DSHProcess.run([], input: long)
+    #expect(result.output == "value\n1\n2\n3\nvalue\n2\n", "\(result.output.prefix(300))")
+    #expect(result.status == 0)
+  }
+
+  @Test("a FIFO is refused at once by csv, json, sqlite and source, instead of blocking")
+  func fifoRefused() throws {
+    let fifo = NSTemporaryDirectory() + "dsh-fifo-\(UUID().uuidString)"
+    #expect(mkfifo(fifo, 0o600) == 0)
+    defer { unlink(fifo) }
+    let started = Date()
+    let result = try DSHProcess.run([
+      "-c", "show csv \"\(fifo)\"", "-c", "show json \"\(fifo)\"", "-c", "show sqlite \"\(fifo)\" table t",
+      "-c", "source \"\(fifo)\"",
+    ])
+    #expect(Date().timeIntervalSince(started) < 10)
+    #expect(result.output.components(separatedBy: "is not a regular file").count == 5, "\(result.output)")
+    #expect(result.status == 1)
+  }
 }

@@ -4,6 +4,8 @@
 public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible {
   case fileNotFound(path: String)
   case isDirectory(path: String)
+  /// A device, a FIFO or a socket: reading it could block forever or never end.
+  case notRegularFile(path: String)
   case unreadable(path: String, reason: String)
   case invalidUTF8(path: String, line: Int)
   case csvUnterminatedQuote(path: String, line: Int)
@@ -23,6 +25,8 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
     switch self {
     case .fileNotFound(let path): "no such file '\(path)'"
     case .isDirectory(let path): "'\(path)' is a directory, not a file"
+    case .notRegularFile(let path):
+      "'\(path)' is not a regular file (a device, a pipe or a socket); data sources read regular files only"
     case .unreadable(let path, let reason): "cannot read '\(path)': \(reason)"
     case .invalidUTF8(let path, let line): "\(path):\(line): invalid UTF-8"
     case .csvUnterminatedQuote(let path, let line):

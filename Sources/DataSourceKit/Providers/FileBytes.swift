@@ -10,12 +10,13 @@ enum FileBytes {
   static func read(_ openPath: String, displayPath path: String, progress: LoadProgress? = nil) throws
     -> SharedBytes
   {
-    let fd = open(openPath, O_RDONLY)
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below.
+    let fd = open(openPath, O_RDONLY | O_NONBLOCK)
     guard fd >= 0 else { throw error(for: errno, path: path) }
     defer { close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw error(for: errno, path: path) }
-    if (info.st_mode & S_IFMT) == S_IFDIR { throw DataSourceError.isDirectory(path: path) }
+    try checkRegular(info, path: path)
     // st_size is 0 for pipes and /proc files: then the buffer grows as the reads need.
     // One spare byte lets the final read see end of file without growing the buffer.
     var capacity = max(Int(info.st_size) + 1, 1 << 16)
@@ -47,7 +48,17 @@ enum FileBytes {
     return SharedBytes(owning: buffer, count: count)
   }
 
-  private static func error(for code: Int32, path: String) -> DataSourceError {
+  /// Data sources read regular files only: a device (`/dev/zero`) never ends, a FIFO may
+  /// never send.
+  static func checkRegular(_ info: stat, path: String) throws(DataSourceError) {
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: return
+    case S_IFDIR: throw .isDirectory(path: path)
+    default: throw .notRegularFile(path: path)
+    }
+  }
+
+  static func error(for code: Int32, path: String) -> DataSourceError {
     switch code {
     case ENOENT, ENOTDIR: .fileNotFound(path: path)
     case EISDIR: .isDirectory(path: path)
@@ -95,5 +106,16 @@ enum FileBytes {
       i += length
     }
     return nil
+  }
+}
+
+/// Checks made before a file is handed to something that opens it itself (SQLite, a script).
+public enum RegularFile {
+  /// Throws unless `openPath` is a regular file: missing, a directory, or a device, pipe or
+  /// socket, each with its message naming `displayPath`.
+  public static func check(atPath openPath: String, displayPath: String) throws(DataSourceError) {
+    var info = stat()
+    guard stat(openPath, &info) == 0 else { throw FileBytes.error(for: errno, path: displayPath) }
+    try FileBytes.checkRegular(info, path: displayPath)
   }
 }

@@ -158,11 +158,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   public func load() async throws {
     let ticket = states.begin()
     do {
-      var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-        throw DataSourceError.fileNotFound(path: displayPath)
-      }
-      if isDirectory.boolValue { throw DataSourceError.isDirectory(path: displayPath) }
+      try RegularFile.check(atPath: path, displayPath: displayPath)
       var configuration = Configuration()
       configuration.readonly = true
       let database = try DatabaseQueue(path: path, configuration: configuration)

@@ -11,6 +11,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case invalidEscape(String)
   case invalidNumber(String)
   case nestingTooDeep(limit: Int)
+  case expressionTooDeep(limit: Int)
+  case rangeTooLarge(lower: Int, upper: Int)
   case unclosedBracket(String)
 
   // Parser
@@ -84,6 +86,9 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .invalidEscape(let e): "unknown escape '\\\(e)' in string; use \\n, \\t, \\\", \\\\ or \\u{…}"
     case .invalidNumber(let n): "'\(n)' is not a number"
     case .nestingTooDeep(let limit): "brackets nested deeper than \(limit) levels"
+    case .expressionTooDeep(let limit): "expression nested deeper than \(limit) levels ('not' after 'not')"
+    case .rangeTooLarge(let lower, let upper):
+      "range \(lower)..\(upper) has more items than a count can hold (\(Int.max)); make it smaller"
     case .unclosedBracket(let bracket): "'\(bracket)' is never closed"
     case .expected(let what, let found): "expected \(what.text), found \(found)"
     case .unknownCommand(let name, let suggestion):

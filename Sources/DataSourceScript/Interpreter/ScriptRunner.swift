@@ -51,11 +51,7 @@ struct NestedScriptFailure: Error {}
 /// Reads script files, with the engine's file errors.
 enum ScriptFiles {
   static func read(_ path: String, displayPath: String) throws -> String {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-      throw DataSourceError.fileNotFound(path: displayPath)
-    }
-    if isDirectory.boolValue { throw DataSourceError.isDirectory(path: displayPath) }
+    try RegularFile.check(atPath: path, displayPath: displayPath)
     guard let data = FileManager.default.contents(atPath: path) else {
       throw DataSourceError.unreadable(path: displayPath, reason: "permission denied")
     }

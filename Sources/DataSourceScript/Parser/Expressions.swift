@@ -189,6 +189,10 @@ extension Parser {
       let upper = try expectInt(.rangeEnd)
       argumentRange = argumentStart..<previousEnd
       if upper < lower { throw Diagnostic(.emptyRange(lower: lower, upper: upper), at: argumentRange) }
+      // The count (upper − lower) must fit in an Int, or every question about the range overflows.
+      if upper.subtractingReportingOverflow(lower).overflow {
+        throw Diagnostic(.rangeTooLarge(lower: lower, upper: upper), at: argumentRange)
+      }
       source = .range(lower, upper)
     }
     let options = try parseProviderOptions(for: kind)

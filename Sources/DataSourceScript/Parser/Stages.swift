@@ -100,20 +100,52 @@ extension Parser {
   // MARK: Predicates
 
   /// Parses `or := and ('or' and)*`.
+  ///
+  /// A chain of `or` (or `and`) terms becomes a balanced tree, so a predicate of 100,000 terms is
+  /// 17 levels deep, not 100,000: nothing that walks it later can run out of stack.
   mutating func parsePredicate() throws(Diagnostic) -> Predicate {
-    var left = try parseConjunction()
-    while consumeWord("or") { left = .or(left, try parseConjunction()) }
-    return left
+    var terms = [try parseConjunction()]
+    while consumeWord("or") { terms.append(try parseConjunction()) }
+    return Parser.balanced(terms, Predicate.or)
+  }
+
+  /// `terms` joined by `join`, as a tree of depth log2(n) that keeps their order (both
+  /// operators are associative, and evaluation still goes left to right).
+  static func balanced(_ terms: [Predicate], _ join: (Predicate, Predicate) -> Predicate) -> Predicate {
+    var level = terms
+    while level.count > 1 {
+      var next: [Predicate] = []
+      next.reserveCapacity((level.count + 1) / 2)
+      var index = 0
+      while index + 1 < level.count {
+        next.append(join(level[index], level[index + 1]))
+        index += 2
+      }
+      if index < level.count { next.append(level[index]) }
+      level = next
+    }
+    return level[0]
   }
 
   private mutating func parseConjunction() throws(Diagnostic) -> Predicate {
-    var left = try parseNegation()
-    while consumeWord("and") { left = .and(left, try parseNegation()) }
-    return left
+    var terms = [try parseNegation()]
+    while consumeWord("and") { terms.append(try parseNegation()) }
+    return Parser.balanced(terms, Predicate.and)
   }
 
   private mutating func parseNegation() throws(Diagnostic) -> Predicate {
-    if consumeWord("not") { return .not(try parseNegation()) }
+    // `not not not …` nests: as deep as brackets may, and no deeper.
+    if isWord("not") {
+      var count = 0
+      let start = current.range
+      while consumeWord("not") { count += 1 }
+      if count > Lexer.maximumNesting {
+        throw Diagnostic(.expressionTooDeep(limit: Lexer.maximumNesting), at: start)
+      }
+      var inner = try parseNegation()
+      for _ in 0..<count { inner = .not(inner) }
+      return inner
+    }
     if isSymbol(.openParen) {
       advance()
       let inner = try parsePredicate()
