@@ -195,10 +195,9 @@ public enum DiagnosticMessage: Sendable, Equatable {
   /// What `set NAME` takes, as a hint.
   private static func expectedValue(of setting: SettingName) -> String {
     switch setting {
-    case .mode: Vocabulary.choices(setting.values)
     case .width: "a number from 20 to 1000, or auto"
     case .maxrows: "a number of rows (0 shows all), or auto"
-    case .color, .timer, .stats, .echo: Vocabulary.choices(setting.values)
+    case .mode, .color, .timer, .stats, .echo: Vocabulary.choices(setting.values)
     }
   }
 

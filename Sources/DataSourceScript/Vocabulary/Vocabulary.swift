@@ -117,9 +117,9 @@ public enum Vocabulary {
     Keyword.allCases.map(\.rawValue) + ["detail", "accessory"] + ProviderOptionName.allCases.map(\.rawValue)
 
   /// `a, b or c`, for hints that list choices.
-  static func choices(_ words: [String], last: String = "or") -> String {
+  static func choices(_ words: [String]) -> String {
     guard words.count > 1 else { return words.first ?? "" }
-    return words.dropLast().joined(separator: ", ") + " \(last) " + (words.last ?? "")
+    return words.dropLast().joined(separator: ", ") + " or " + (words.last ?? "")
   }
 }
 
