@@ -1,12 +1,18 @@
 // The few libedit calls Swift cannot make itself: variadic functions and the C stdio
-// globals. Every symbol is prefixed `CLineEdit_`; only Sources/dsh/LineEditor.swift
-// imports this module.
+// globals; and the crash handler that gives the terminal back, which must be plain C to be
+// safe in a signal handler. Every symbol is prefixed `CLineEdit_`; only Sources/dsh imports
+// this module.
 #ifndef CLINEEDIT_SHIM_H
 #define CLINEEDIT_SHIM_H
 
 #include <histedit.h>
 #include <stdio.h>
 #include <locale.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
 
 typedef unsigned char (*CLineEdit_BoundFunction)(EditLine *, int);
 
@@ -86,6 +92,72 @@ static inline int CLineEdit_historyLoad(History *h, const char *path) {
 static inline int CLineEdit_historySave(History *h, const char *path) {
   HistEvent ev;
   return history(h, &ev, H_SAVE, path);
+}
+
+/// How many entries the history holds.
+static inline int CLineEdit_historyCount(History *h) {
+  HistEvent ev;
+  return history(h, &ev, H_GETSIZE) < 0 ? -1 : ev.num;
+}
+
+
+// MARK: Crashes on a terminal
+
+/// The terminal's settings from before the line editor changed them.
+static inline struct termios *CLineEdit_savedTerminal(void) {
+  static struct termios saved;
+  return &saved;
+}
+
+static inline void CLineEdit_writeText(const char *text) {
+  ssize_t ignored = write(STDERR_FILENO, text, strlen(text));
+  (void)ignored;
+}
+
+/// A fatal signal while a person is at the terminal: give the terminal back in the state it
+/// was in, say what happened with a short backtrace, then die of the same signal (the handler
+/// was reset, so the default action, a core dump, follows).
+static inline void CLineEdit_crashHandler(int number) {
+  tcsetattr(STDIN_FILENO, TCSANOW, CLineEdit_savedTerminal());
+  CLineEdit_writeText("\r\ndsh: crashed (");
+  const char *name = "a fatal signal";
+  switch (number) {
+  case SIGSEGV: name = "segmentation fault"; break;
+  case SIGBUS: name = "bus error"; break;
+  case SIGILL: name = "illegal instruction"; break;
+  case SIGFPE: name = "arithmetic error"; break;
+  case SIGABRT: name = "aborted"; break;
+  case SIGTRAP: name = "trap"; break;
+  }
+  CLineEdit_writeText(name);
+  CLineEdit_writeText("); the terminal is restored. Please report this with the statement that ran.\n");
+  void *frames[16];
+  int count = backtrace(frames, 16);
+  backtrace_symbols_fd(frames, count, STDERR_FILENO);
+  raise(number);
+}
+
+/// Saves the terminal's settings and installs the crash handler for the signals a crash raises,
+/// on a stack of its own so a stack overflow can be reported too. Replaces Swift's backtracer,
+/// which on a terminal waits 30 s for a key and leaves raw mode in place.
+static inline void CLineEdit_installCrashHandler(void) {
+  if (tcgetattr(STDIN_FILENO, CLineEdit_savedTerminal()) != 0) return;
+  static char alternateStack[65536];
+  stack_t stack;
+  memset(&stack, 0, sizeof stack);
+  stack.ss_sp = alternateStack;
+  stack.ss_size = sizeof alternateStack;
+  sigaltstack(&stack, NULL);
+  // backtrace() loads libgcc on its first call, which must not happen in the handler.
+  void *warmUp[1];
+  backtrace(warmUp, 1);
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = CLineEdit_crashHandler;
+  action.sa_flags = SA_RESETHAND | SA_ONSTACK | SA_NODEFER;
+  sigemptyset(&action.sa_mask);
+  int numbers[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP};
+  for (unsigned i = 0; i < sizeof numbers / sizeof numbers[0]; i++) sigaction(numbers[i], &action, NULL);
 }
 
 #endif

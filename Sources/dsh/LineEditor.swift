@@ -1,4 +1,5 @@
 import CLineEdit
+import DataSourceScript
 import Foundation
 
 /// The line editor at the prompt: libedit with history, Tab completion and ^C that drops the line.
@@ -21,6 +22,7 @@ final class LineEditor {
   private let editor: OpaquePointer
   private let history: OpaquePointer
   private let historyPath: String?
+  private var warnedAboutHistory = false
   static let historySize: Int32 = 1000
 
   /// Starts libedit on the terminal, or returns `nil` when it cannot (no terminal it knows, no
@@ -83,19 +85,38 @@ final class LineEditor {
     CLineEdit_historyEnter(history, entry)
   }
 
-  /// Writes the history file through a temporary file and a rename, so a crash never leaves
-  /// half a file.
+  /// Writes the history file through a temporary file, read back and flushed before it is
+  /// renamed over the old one: libedit does not report a failed write, so a full disk would
+  /// otherwise replace the history with an empty file.
+  ///
+  /// The first failure is reported once, on standard error; the old history stays as it was.
   func saveHistory() {
     guard let historyPath else { return }
     let directory = (historyPath as NSString).deletingLastPathComponent
     if !directory.isEmpty {
       try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
-    let temporary = historyPath + ".tmp-\(getpid())"
-    if CLineEdit_historySave(history, temporary) >= 0 {
-      rename(temporary, historyPath)
-    } else {
-      unlink(temporary)
+    let history = self.history
+    do throws(FileReplacement.Failure) {
+      let replacement = try FileReplacement(path: historyPath)
+      try replacement.replace { _ throws(FileReplacement.Failure) in
+        let saved = CLineEdit_historySave(history, replacement.temporary)
+        // What was written must read back whole.
+        guard saved >= 0, let check = CLineEdit_historyInit(LineEditor.historySize) else {
+          throw FileReplacement.Failure(reason: String(cString: strerror(errno)))
+        }
+        defer { history_end(check) }
+        let loaded = CLineEdit_historyLoad(check, replacement.temporary)
+        guard loaded == CLineEdit_historyCount(history) else {
+          throw FileReplacement.Failure(reason: "the file did not read back whole (is the disk full?)")
+        }
+      }
+    } catch {
+      guard !warnedAboutHistory else { return }
+      warnedAboutHistory = true
+      StandardOutput.write(
+        "dsh: warning: cannot save the history to \(historyPath): \(error.reason); the file is as it was\n",
+        to: STDERR_FILENO)
     }
   }
 }

@@ -1,3 +1,4 @@
+import CLineEdit
 import DataSourceScript
 import Foundation
 
@@ -23,6 +24,8 @@ struct REPL {
       StandardOutput.write("dsh \(DSH.version) — type 'help' for commands, ^D to leave\n", to: STDOUT_FILENO)
     }
     guard lineEditing else { return await runPlain() }
+    // Before the editor changes the terminal's modes: a crash gives them back as they are now.
+    CLineEdit_installCrashHandler()
     // --safe writes no file, the history included.
     guard
       let editor = LineEditor(

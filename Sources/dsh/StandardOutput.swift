@@ -1,22 +1,30 @@
+import DataSourceKit
 import DataSourceScript
 import Foundation
 
 /// Writes results to standard output and diagnostics to standard error, unbuffered so the
 /// two interleave in order.
+///
+/// On a terminal nothing from data is obeyed: control characters other than line ends, tabs and
+/// dsh's own colour codes are written as `\u{…}` (see ``TerminalText``). A failed write to
+/// standard output ends dsh with "write error: …" and exit status 1, as a cut-off result must
+/// not look complete; a reader that went away (EPIPE) ends it quietly with 0.
 final class StandardOutput: ScriptOutput {
   /// Whether a progress line may be on the terminal (at the prompt): then it is erased before
   /// anything is written.
   let erasesProgress: Bool
+  private let outputIsTerminal = isatty(STDOUT_FILENO) == 1
+  private let errorIsTerminal = isatty(STDERR_FILENO) == 1
 
   init(erasesProgress: Bool = false) { self.erasesProgress = erasesProgress }
 
   func write(_ text: String) {
     if erasesProgress { ProgressLine.giveWay() }
-    StandardOutput.write(text, to: STDOUT_FILENO)
+    StandardOutput.write(outputIsTerminal ? TerminalText.safe(text) : text, to: STDOUT_FILENO)
   }
   func writeError(_ text: String) {
     if erasesProgress { ProgressLine.giveWay() }
-    StandardOutput.write(text, to: STDERR_FILENO)
+    StandardOutput.write(errorIsTerminal ? TerminalText.safe(text) : text, to: STDERR_FILENO)
   }
 
   static func write(_ text: String, to fd: Int32) {
@@ -30,10 +38,85 @@ final class StandardOutput: ScriptOutput {
           if errno == EINTR { continue }
           // The reader went away (`dsh … | head`): stop quietly, as a shell tool should.
           if errno == EPIPE { exit(0) }
+          if fd == STDOUT_FILENO { failedToWriteOutput(errno) }
           return
         }
         offset += n
       }
     }
+  }
+
+  /// A full disk or a closed device: the output is cut short, so say so and fail.
+  private static func failedToWriteOutput(_ code: Int32) -> Never {
+    let message = "dsh: write error: \(String(cString: strerror(code)))\n"
+    _ = message.withCString { Foundation.write(STDERR_FILENO, $0, strlen($0)) }
+    exit(1)
+  }
+}
+
+/// Text made safe for a terminal: what data could use to clear the screen, retitle the window
+/// or move the cursor is written as `\u{…}`.
+enum TerminalText {
+  /// `text` with C0 controls (but line end, tab and dsh's own `ESC [ … m` colours and
+  /// `CR ESC [ 2K` line erase), DEL and C1 controls escaped.
+  /// - Complexity: one pass over the UTF-8 bytes; text with nothing to escape is returned as is.
+  static func safe(_ text: String) -> String {
+    let bytes = Array(text.utf8)
+    var i = 0
+    var needsWork = false
+    while i < bytes.count {
+      let b = bytes[i]
+      if (b < 0x20 && b != 0x0A && b != 0x09) || b == 0x7F
+        || (b == 0xC2 && i + 1 < bytes.count && bytes[i + 1] < 0xA0)
+      {
+        needsWork = true
+        break
+      }
+      i += 1
+    }
+    guard needsWork else { return text }
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count + 16)
+    i = 0
+    while i < bytes.count {
+      let b = bytes[i]
+      if b == 0x1B, let end = ownSequenceEnd(bytes, from: i) {
+        out.append(contentsOf: bytes[i..<end])
+        i = end
+        continue
+      }
+      if b == 0x0D, i + 1 < bytes.count, bytes[i + 1] == 0x1B, let end = ownSequenceEnd(bytes, from: i + 1) {
+        out.append(contentsOf: bytes[i..<end])
+        i = end
+        continue
+      }
+      if (b < 0x20 && b != 0x0A && b != 0x09) || b == 0x7F {
+        out.append(contentsOf: Array("\\u{\(String(b, radix: 16, uppercase: true))}".utf8))
+        i += 1
+      } else if b == 0xC2, i + 1 < bytes.count, bytes[i + 1] >= 0x80, bytes[i + 1] < 0xA0 {
+        out.append(contentsOf: Array("\\u{\(String(bytes[i + 1], radix: 16, uppercase: true))}".utf8))
+        i += 2
+      } else {
+        out.append(b)
+        i += 1
+      }
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// The end of a colour (`ESC [ digits ; … m`) or line-erase (`ESC [ 2K`) sequence at `start`,
+  /// the only ones dsh writes itself; `nil` for anything else.
+  private static func ownSequenceEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+    guard start + 2 < bytes.count, bytes[start + 1] == UInt8(ascii: "[") else { return nil }
+    var i = start + 2
+    while i < bytes.count,
+      (bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "9")) || bytes[i] == UInt8(ascii: ";")
+    {
+      i += 1
+    }
+    guard i < bytes.count, i - start <= 12 else { return nil }
+    if bytes[i] == UInt8(ascii: "m") { return i + 1 }
+    if bytes[i] == UInt8(ascii: "K"), i == start + 3, bytes[start + 2] == UInt8(ascii: "2") { return i + 1 }
+    return nil
   }
 }

@@ -16,9 +16,12 @@ enum Terminal {
 
   /// SIGPIPE would kill the process mid-write; writes see EPIPE instead and stop quietly.
   ///
+  /// SIGXFSZ likewise: a file past the size limit (`ulimit -f`) is a write error dsh reports.
+  ///
   /// SIGINT while a statement runs must not kill the shell.
   static func installSignalHandlers() {
     signal(SIGPIPE, SIG_IGN)
+    signal(SIGXFSZ, SIG_IGN)
   }
 
   /// At the prompt, ^C while a statement runs cancels the statement's task (its loads stop and

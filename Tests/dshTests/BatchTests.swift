@@ -229,4 +229,51 @@ struct BatchTests {
     #expect(result.output.components(separatedBy: "is not a regular file").count == 5, "\(result.output)")
     #expect(result.status == 1)
   }
+
+  @Test("a failed write to standard output (a full disk) says 'write error' and exits 1")
+  func writeErrorExits() throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: DSHProcess.binary)
+    process.arguments = ["-c", "show range 0..100000 as csv"]
+    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+    let errors = Pipe()
+    process.standardError = errors
+    try process.run()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 1)
+    #expect(message == "dsh: write error: No space left on device\n")
+  }
+
+  @Test("save follows a link, keeps the file's mode and owner, and refuses a FIFO or a folder")
+  func saveRespectsWhatIsThere() throws {
+    let folder = NSTemporaryDirectory() + "dsh-save-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try "old\n".write(toFile: folder + "/real.dsh", atomically: false, encoding: .utf8)
+    chmod(folder + "/real.dsh", 0o600)
+    // Run as root (as CI is), the file belongs to someone else, whose ownership must stay.
+    let owner: uid_t = getuid() == 0 ? 65534 : getuid()
+    chown(folder + "/real.dsh", owner, getgid())
+    symlink("real.dsh", folder + "/link.dsh")
+    #expect(mkfifo(folder + "/pipe", 0o600) == 0)
+    let result = try DSHProcess.run(
+      [
+        "-c", "let a = [1]", "-c", "save \"link.dsh\"", "-c", "save \"pipe\"", "-c", "save \".\"", "-c",
+        "save \"sub/\"",
+      ],
+      directory: folder)
+    #expect(result.output.contains("saved 1 binding to link.dsh"))
+    #expect(result.output.contains("cannot write 'pipe': it is not a regular file"))
+    #expect(result.output.contains("cannot write '.': it is a folder"))
+    #expect(result.output.contains("cannot write 'sub/': a path ending in '/' is a folder"))
+    let link = try FileManager.default.attributesOfItem(atPath: folder + "/link.dsh")
+    #expect(link[.type] as? FileAttributeType == .typeSymbolicLink)
+    let real = try FileManager.default.attributesOfItem(atPath: folder + "/real.dsh")
+    #expect((real[.posixPermissions] as? Int) == 0o600)
+    #expect((real[.ownerAccountID] as? NSNumber)?.uint32Value == owner)
+    #expect(try String(contentsOfFile: folder + "/real.dsh", encoding: .utf8).contains("let a = [1]"))
+    var status = stat()
+    #expect(lstat(folder + "/pipe", &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+  }
 }

@@ -11,7 +11,11 @@ final class PseudoTerminal {
   private let process = Process()
   private(set) var screen = ""
 
-  init(arguments: [String] = [], historyPath: String, environment extra: [String: String] = [:]) throws {
+  /// - Parameter fileSizeLimit: `ulimit -f` for dsh, in 512-byte blocks: a disk that fills.
+  init(
+    arguments: [String] = [], historyPath: String, environment extra: [String: String] = [:],
+    fileSizeLimit: Int? = nil
+  ) throws {
     var master: Int32 = 0
     var slave: Int32 = 0
     var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
@@ -20,7 +24,16 @@ final class PseudoTerminal {
     // A session of its own with the terminal as its controlling terminal (util-linux's
     // setsid --ctty), as a shell has: then ^C while a statement runs is a SIGINT.
     process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-    process.arguments = ["--ctty", DSHProcess.binary] + arguments
+    process.arguments = ["--ctty", "--wait", DSHProcess.binary] + arguments
+    if let fileSizeLimit {
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments =
+        [
+          "-c", "ulimit -f \(fileSizeLimit) && exec /usr/bin/setsid --ctty --wait \"$0\" \"$@\"",
+          DSHProcess.binary,
+        ]
+        + arguments
+    }
     process.currentDirectoryURL = URL(fileURLWithPath: DSHProcess.packageRoot)
     var environment = ProcessInfo.processInfo.environment
     environment["TERM"] = "xterm"
@@ -88,6 +101,13 @@ final class PseudoTerminal {
     kill(group > 0 ? -group : process.processIdentifier, number)
   }
 
+  /// Whether the terminal is in canonical mode with echo, as a shell leaves it.
+  var isCooked: Bool {
+    var settings = termios()
+    guard tcgetattr(master, &settings) == 0 else { return false }
+    return settings.c_lflag & tcflag_t(ICANON) != 0 && settings.c_lflag & tcflag_t(ECHO) != 0
+  }
+
   /// Waits for the process to end; `nil` when it does not within the time.
   func exitStatus(seconds: Double = 10) -> Int32? {
     let deadline = Date().addingTimeInterval(seconds)
@@ -116,6 +136,62 @@ struct PseudoTerminalTests {
     #expect(terminal.exitStatus() == 0, "screen:\n\(terminal.screen.debugDescription)")
     let history = try String(contentsOfFile: historyPath, encoding: .utf8)
     #expect(history.contains("let answer = 42") || history.contains("let\\040answer\\040=\\04042"))
+  }
+
+  @Test("on a terminal, control sequences in data, file names and messages are shown escaped, never obeyed")
+  func controlSequencesEscaped() throws {
+    let folder = NSTemporaryDirectory() + "dsh-ctl-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let csv = folder + "/ctl.csv"
+    try Data("name\n\"\u{1B}[2J\u{1B}]0;owned\u{07}\"\n".utf8).write(to: URL(fileURLWithPath: csv))
+    let terminal = try PseudoTerminal(historyPath: historyPath)
+    #expect(terminal.waitForPrompt())
+    terminal.type("show csv \"\(csv)\" as csv\r")
+    #expect(terminal.waitForPrompt(count: 2))
+    terminal.type("show csv \"\(folder)/\\u{1B}]0;x\\u{7}.csv\"\r")
+    #expect(terminal.waitForPrompt(count: 3))
+    terminal.type("quit\r")
+    #expect(terminal.exitStatus() == 0)
+    #expect(
+      terminal.screen.contains("\\u{1B}[2J\\u{1B}]0;owned\\u{7}"), "\(terminal.screen.debugDescription)")
+    #expect(terminal.screen.contains("no such file '\(folder)/\\u{1B}]0;x\\u{7}.csv'"))
+    #expect(!terminal.screen.contains("\u{1B}]0;"))
+    #expect(!terminal.screen.contains("\u{1B}[2J"))
+  }
+
+  @Test("a crash at the prompt gives the terminal back cooked, says so briefly, and dies of its signal")
+  func crashRestoresTerminal() throws {
+    let terminal = try PseudoTerminal(historyPath: historyPath)
+    #expect(terminal.waitForPrompt())
+    #expect(!terminal.isCooked)
+    let started = Date()
+    terminal.signal(SIGSEGV)
+    #expect(terminal.waitFor("dsh: crashed (segmentation fault); the terminal is restored"))
+    #expect(terminal.exitStatus() == SIGSEGV)
+    #expect(Date().timeIntervalSince(started) < 5, "no 30-second wait for a key")
+    #expect(terminal.isCooked, "\(terminal.screen.debugDescription)")
+  }
+
+  @Test("a full disk never empties the history: the old file stays and one warning says why")
+  func historyOnFullDisk() throws {
+    var old = "_HiStOrY_V2_\n"
+    for n in 0..<200 { old += "let\\040v\(n)\\040=\\040[\(n)]\n" }
+    try old.write(toFile: historyPath, atomically: true, encoding: .utf8)
+    // 4 blocks of 512 bytes: less than the history, which is over 3 KB.
+    let terminal = try PseudoTerminal(historyPath: historyPath, fileSizeLimit: 4)
+    #expect(terminal.waitForPrompt())
+    terminal.type("let kept = 1\r")
+    #expect(terminal.waitForPrompt(count: 2))
+    terminal.type("let again = 2\r")
+    #expect(terminal.waitForPrompt(count: 3))
+    terminal.type("quit\r")
+    #expect(terminal.exitStatus() == 0)
+    #expect(terminal.occurrences(of: "cannot save the history") == 1, "\(terminal.screen.debugDescription)")
+    #expect(try String(contentsOfFile: historyPath, encoding: .utf8) == old)
+    let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
+      .filter { $0.hasPrefix((historyPath as NSString).lastPathComponent + ".tmp") }
+    #expect(leftovers.isEmpty)
   }
 
   @Test("up-arrow recalls the previous statement, also from an earlier session's history")

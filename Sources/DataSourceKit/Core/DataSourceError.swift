@@ -9,6 +9,7 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   case unreadable(path: String, reason: String)
   case invalidUTF8(path: String, line: Int)
   case csvUnterminatedQuote(path: String, line: Int)
+  case csvTextAfterQuote(path: String, line: Int, column: Int)
   case csvRaggedRow(path: String, line: Int, fields: Int, expected: Int)
   case csvEmptyFile(path: String)
   case csvDuplicateHeader(path: String, name: String)
@@ -31,6 +32,8 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
     case .invalidUTF8(let path, let line): "\(path):\(line): invalid UTF-8"
     case .csvUnterminatedQuote(let path, let line):
       "\(path):\(line): quoted field is never closed; a quote inside a quoted field is written \"\""
+    case .csvTextAfterQuote(let path, let line, let column):
+      "\(path):\(line):\(column): text after a closing quote; quote the whole field and write a quote inside it as \"\""
     case .csvRaggedRow(let path, let line, let fields, let expected):
       "\(path):\(line): row has \(fields) field\(fields == 1 ? "" : "s"); the header has \(expected)"
     case .csvEmptyFile(let path): "\(path): no header row (the file is empty)"

@@ -9,7 +9,11 @@ public struct JSONWriter {
     case .null: text += "null"
     case .bool(let b): text += b ? "true" : "false"
     case .int(let i): text += String(i)
-    case .double(let d): text += d.isFinite ? Value.format(double: d) : "null"
+    // JSON has no infinity or NaN; they are written as the strings JavaScript would print, so
+    // the value is still there to see (null would claim it was missing).
+    case .double(let d) where d.isNaN: text += "\"NaN\""
+    case .double(let d) where d.isInfinite: text += d < 0 ? "\"-Infinity\"" : "\"Infinity\""
+    case .double(let d): text += Value.format(double: d)
     case .string(let s): JSONWriter.appendQuoted(s, to: &text)
     case .list(let items):
       text += "["
@@ -47,7 +51,8 @@ public struct JSONWriter {
       case "\n": out += "\\n"
       case "\r": out += "\\r"
       case "\t": out += "\\t"
-      case _ where scalar.value < 0x20:
+      // C0 controls, DEL and C1 controls: none reaches a terminal raw.
+      case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
         let hex = String(scalar.value, radix: 16)
         out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
       default: out.unicodeScalars.append(scalar)

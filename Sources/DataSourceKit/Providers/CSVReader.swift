@@ -1,10 +1,15 @@
 import Foundation
 
 /// Reads RFC 4180 CSV into a ``ColumnTable``: a header row, quoted fields that hold delimiters,
-/// quotes (`""`) and newlines, CRLF or LF line ends, an optional UTF-8 BOM.
+/// quotes (`""`) and newlines, CRLF, LF or lone CR line ends, an optional UTF-8 BOM (also at the
+/// start of a later line, where concatenated exports leave one).
 ///
 /// Each column's type is inferred from all of its values: int, double, bool or string, and an empty
-/// field is null.
+/// field is null. Integers stay exact: a column with an integer written with leading zeros
+/// (`02134`) or beyond the 64-bit range is text, never doubles that could make distinct ids equal.
+///
+/// Text after a closing quote (`"x"y`) is an error naming the line, not silently dropped or
+/// joined: the file is malformed and the reader cannot know which was meant.
 enum CSVReader {
   private static let quote = UInt8(ascii: "\"")
   private static let newline = UInt8(ascii: "\n")
@@ -38,9 +43,8 @@ enum CSVReader {
   private static func splitFields(
     _ bytes: UnsafeBufferPointer<UInt8>, path: String, delimiter: UInt8, progress: LoadProgress? = nil
   ) throws -> (names: [String], refs: [FieldRefs], rows: Int) {
-    var position = 0
+    var position = skippingByteOrderMarks(bytes, from: 0)
     let end = bytes.count
-    if end >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
 
     // The header row.
     var headerRefs: [(Int, Int, Bool)] = []
@@ -49,33 +53,32 @@ enum CSVReader {
       headerRefs.append(($0, $1, $2))
     }
     var names: [String] = []
+    var seen: Set<String> = []
     for (i, (start, length, escaped)) in headerRefs.enumerated() {
       let field = UnsafeBufferPointer(rebasing: bytes[start..<start + length])
       var name = escaped ? unescape(field) : String(decoding: field, as: UTF8.self)
       name = name.trimmingCharacters(in: .whitespaces)
       if name.isEmpty { name = "column\(i + 1)" }
-      if names.contains(name) { throw DataSourceError.csvDuplicateHeader(path: path, name: name) }
+      if !seen.insert(name).inserted { throw DataSourceError.csvDuplicateHeader(path: path, name: name) }
       names.append(name)
     }
     let width = names.count
 
     // Reserve for as many rows as there are line ends, so the arrays never regrow.
     var lineEnds = 0
-    for i in position..<end where bytes[i] == newline { lineEnds += 1 }
+    for i in position..<end where bytes[i] == newline || bytes[i] == carriageReturn { lineEnds += 1 }
     var refs = [FieldRefs](repeating: FieldRefs(), count: width)
     for c in 0..<width { refs[c].reserve(lineEnds + 1) }
 
     var rows = 0
     while position < end {
       // A blank line is no row.
-      if bytes[position] == newline {
+      if bytes[position] == newline || bytes[position] == carriageReturn {
         position += 1
         continue
       }
-      if bytes[position] == carriageReturn, position + 1 < end, bytes[position + 1] == newline {
-        position += 2
-        continue
-      }
+      position = skippingByteOrderMarks(bytes, from: position)
+      guard position < end else { break }
       let rowStart = position
       var column = 0
       position = try scanRow(bytes, from: position, path: path, delimiter: delimiter) {
@@ -130,29 +133,40 @@ enum CSVReader {
         }
         field(contentStart, j - contentStart, escaped)
         i = j + 1
-        // Text after the closing quote, up to the delimiter, is kept out of the field.
-        while i < end, bytes[i] != delimiter, bytes[i] != newline, bytes[i] != carriageReturn { i += 1 }
+        // Spaces after the closing quote are layout; anything else is a malformed field.
+        while i < end, bytes[i] == UInt8(ascii: " ") || bytes[i] == UInt8(ascii: "\t"), bytes[i] != delimiter
+        {
+          i += 1
+        }
+        if i < end, bytes[i] != delimiter, bytes[i] != newline, bytes[i] != carriageReturn {
+          throw DataSourceError.csvTextAfterQuote(
+            path: path, line: FileBytes.line(of: i, in: bytes), column: FileBytes.column(of: i, in: bytes))
+        }
       } else {
         let fieldStart = i
         while i < end {
           let b = bytes[i]
-          if b == delimiter || b == newline { break }
+          if b == delimiter || b == newline || b == carriageReturn { break }
           i += 1
         }
-        var fieldEnd = i
-        if fieldEnd > fieldStart, bytes[fieldEnd - 1] == carriageReturn, i == end || bytes[i] == newline {
-          fieldEnd -= 1
-        }
-        field(fieldStart, fieldEnd - fieldStart, false)
+        field(fieldStart, i - fieldStart, false)
       }
-      if i < end, bytes[i] == carriageReturn { i += 1 }
       if i >= end { return end }
       if bytes[i] == delimiter {
         i += 1
         continue
       }
-      return i + 1  // the newline
+      // A line end: LF, CRLF or a lone CR.
+      if bytes[i] == carriageReturn, i + 1 < end, bytes[i + 1] == newline { return i + 2 }
+      return i + 1
     }
+  }
+
+  /// The position after any UTF-8 byte order marks at `start`.
+  private static func skippingByteOrderMarks(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    var i = start
+    while i + 3 <= bytes.count, bytes[i] == 0xEF, bytes[i + 1] == 0xBB, bytes[i + 2] == 0xBF { i += 3 }
+    return i
   }
 
   /// The text of a quoted field with its doubled quotes made single.
@@ -174,13 +188,24 @@ enum CSVReader {
     var sawValue = false
     var allInt = true
     var allNumber = true
+    var wideInteger = false
     var allBool = true
     for row in 0..<rowCount {
       let length = Int(refs.lengths[row] & ~FieldRefs.escapedFlag)
       if length == 0 { continue }
       sawValue = true
       let field = UnsafeBufferPointer(rebasing: bytes[Int(refs.starts[row])..<Int(refs.starts[row]) + length])
-      if allInt, parseInt(field) == nil { allInt = false }
+      let integer = parseInt(field)
+      if integer == nil {
+        allInt = false
+        // `007` or a number beyond Int64: as a double it would lose its zeros or its last
+        // digits, and distinct ids could become equal.
+        if isIntegerSpelling(field) { allNumber = false }
+      } else if let integer, integer.magnitude > 1 << 53 {
+        // Exact as an int, but not if the column turns out to be doubles.
+        wideInteger = true
+      }
+      if !allInt, wideInteger { allNumber = false }
       if !allInt, allNumber, parseDouble(field) == nil { allNumber = false }
       if allBool, parseBool(field) == nil { allBool = false }
       if !allNumber && !allBool { return TextColumn(refs, storage: storage) }
@@ -222,6 +247,18 @@ enum CSVReader {
       values[row] = parse(UnsafeBufferPointer(rebasing: bytes[start..<start + length]))
     }
     return (values, nulls)
+  }
+
+  /// Whether a field is written as an integer: an optional sign, then digits only.
+  static func isIntegerSpelling(_ field: UnsafeBufferPointer<UInt8>) -> Bool {
+    var i = 0
+    if field.count > 0, field[0] == UInt8(ascii: "-") || field[0] == UInt8(ascii: "+") { i = 1 }
+    guard i < field.count else { return false }
+    while i < field.count {
+      guard field[i] &- UInt8(ascii: "0") < 10 else { return false }
+      i += 1
+    }
+    return true
   }
 
   /// An integer without leading zeros (`007` stays text, as an ID or a postcode would want).

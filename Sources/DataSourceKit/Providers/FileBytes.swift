@@ -66,11 +66,30 @@ enum FileBytes {
     }
   }
 
-  /// The 1-based line of a byte offset.
+  /// The 1-based line of a byte offset; LF, CRLF and a lone CR each end a line.
   static func line(of offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
     var line = 1
-    for i in 0..<min(offset, bytes.count) where bytes[i] == UInt8(ascii: "\n") { line += 1 }
+    let end = min(offset, bytes.count)
+    for i in 0..<end {
+      if bytes[i] == UInt8(ascii: "\n") {
+        line += 1
+      } else if bytes[i] == UInt8(ascii: "\r"), i + 1 >= bytes.count || bytes[i + 1] != UInt8(ascii: "\n") {
+        line += 1
+      }
+    }
     return line
+  }
+
+  /// The 1-based column, in characters, of a byte offset within its line.
+  static func column(of offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    var start = min(offset, bytes.count)
+    while start > 0, bytes[start - 1] != UInt8(ascii: "\n"), bytes[start - 1] != UInt8(ascii: "\r") {
+      start -= 1
+    }
+    var column = 1
+    // Count the first byte of each UTF-8 sequence only.
+    for i in start..<min(offset, bytes.count) where bytes[i] & 0xC0 != 0x80 { column += 1 }
+    return column
   }
 
   /// The offset of the first byte that is not part of valid UTF-8, or `nil` when all are valid.

@@ -20,12 +20,20 @@ public struct RenderOptions: Sendable {
   public var color: Bool
   /// Draw the items as a table of their fields (a bare provider) rather than as cells.
   public var showsFields: Bool
+  /// Whether the text goes to a terminal: then CSV, which otherwise keeps every byte of the
+  /// data, writes control characters as `\u{…}` so data cannot clear or retitle the screen.
+  /// (The other modes always show them escaped.)
+  public var toTerminal: Bool
 
-  public init(mode: RenderMode = .box, width: Int = 80, color: Bool = false, showsFields: Bool = false) {
+  public init(
+    mode: RenderMode = .box, width: Int = 80, color: Bool = false, showsFields: Bool = false,
+    toTerminal: Bool = false
+  ) {
     self.mode = mode
     self.width = width
     self.color = color
     self.showsFields = showsFields
+    self.toTerminal = toTerminal
   }
 }
 
@@ -51,7 +59,7 @@ public enum Renderer {
     defer { out.flush() }
     switch options.mode {
     case .json: renderJSON(snapshot, into: &out)
-    case .csv: renderCSV(snapshot, into: &out)
+    case .csv: renderCSV(snapshot, escaping: options.toTerminal, into: &out)
     case .box, .plain, .markdown:
       if options.showsFields {
         RecordTableRenderer(snapshot: snapshot, options: options).render(into: &out)
@@ -127,18 +135,19 @@ public enum Renderer {
     out.line(writer.text)
   }
 
-  private static func renderCSV(_ snapshot: ViewSnapshot<Value>, into out: inout TextOutput) {
+  private static func renderCSV(_ snapshot: ViewSnapshot<Value>, escaping: Bool, into out: inout TextOutput) {
+    func field(_ text: String) -> String { csvField(escaping ? TextWidth.escapedForTerminal(text) : text) }
     var columns = TableColumns(snapshot: snapshot)
     let withSection = snapshot.sections.count > 1
     var header = withSection ? ["section"] : []
     header += columns.names
-    out.line(header.map(csvField).joined(separator: ","))
+    out.line(header.map(field).joined(separator: ","))
     for section in snapshot.sections {
       let title = sectionTitle(section) ?? ""
       for row in section.rows {
         var fields = withSection ? [title] : []
         fields += columns.values(of: row.item).map { $0.isNull ? "" : $0.description }
-        out.line(fields.map(csvField).joined(separator: ","))
+        out.line(fields.map(field).joined(separator: ","))
       }
     }
   }

@@ -143,6 +143,27 @@ public enum TextWidth {
     return String(shown)
   }
 
+  /// `text` with every character a terminal would obey, or that reorders what follows, written
+  /// as `\u{…}`: C0 controls but the line end, DEL, C1 controls and bidirectional overrides.
+  ///
+  /// For messages, which quote file names, fields and values from data a user did not write.
+  public static func escapedForTerminal(_ text: String) -> String {
+    func isHidden(_ v: UInt32) -> Bool {
+      (v < 0x20 && v != 0x0A) || (0x7F...0x9F).contains(v) || v == 0x061C || v == 0x200E || v == 0x200F
+        || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
+    }
+    guard text.unicodeScalars.contains(where: { isHidden($0.value) }) else { return text }
+    var shown = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+      if isHidden(scalar.value) {
+        shown.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+      } else {
+        shown.append(scalar)
+      }
+    }
+    return String(shown)
+  }
+
   /// `text` cut to at most `width` columns, ending in `…` when something was cut; control
   /// characters are shown as ``displayable(_:)`` shows them.
   public static func truncate(_ text: String, to width: Int) -> String {

@@ -23,16 +23,21 @@ extension Diagnostic {
     let (line, column, lineText) = source.location(of: range.lowerBound)
     let place = source.name.map { "\($0):\(line):\(column): " } ?? ""
     let label = color ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:"
-    var out = "\(place)\(label) \(message.text)\n"
+    // Names, paths and values in a message can come from data: nothing in them reaches the
+    // terminal raw.
+    var out =
+      TextWidth.escapedForTerminal(place) + label + " " + TextWidth.escapedForTerminal(message.text) + "\n"
     let expandedLine = lineText.replacingOccurrences(of: "\t", with: " ")
-    out += expandedLine + "\n"
+    out += TextWidth.escapedForTerminal(expandedLine) + "\n"
     // The caret sits under the first character of the range; tildes mark the rest of it on the line.
-    let prefix = String(lineText.prefix(column - 1))
-    let lineEndOffset = range.lowerBound + (lineText.utf8.count - prefix.utf8.count)
+    let rawPrefix = String(lineText.prefix(column - 1))
+    let prefix = TextWidth.escapedForTerminal(rawPrefix.replacingOccurrences(of: "\t", with: " "))
+    let lineEndOffset = range.lowerBound + (lineText.utf8.count - rawPrefix.utf8.count)
     let spanEnd = min(range.upperBound, lineEndOffset)
     let spanText =
       source.text.utf8.count >= spanEnd && spanEnd > range.lowerBound
-      ? String(decoding: Array(source.text.utf8)[range.lowerBound..<spanEnd], as: UTF8.self) : ""
+      ? TextWidth.escapedForTerminal(
+        String(decoding: Array(source.text.utf8)[range.lowerBound..<spanEnd], as: UTF8.self)) : ""
     let indent = String(repeating: " ", count: displayWidth(prefix))
     let tildes = max(0, displayWidth(spanText) - 1)
     out += indent + "^" + String(repeating: "~", count: tildes)

@@ -9,6 +9,9 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case unexpectedCharacter(Character)
   case unterminatedString
   case invalidEscape(String)
+  case malformedUnicodeEscape
+  case notAUnicodeScalar(UInt32)
+  case characterNotInName(Unicode.Scalar)
   case invalidNumber(String)
   case nestingTooDeep(limit: Int)
   case expressionTooDeep(limit: Int)
@@ -64,6 +67,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case pageTemplateWithoutPaged(url: String)
   case refusedBySafeMode(SafeModeRefusal)
   case positionOutside(Int, count: Int, what: String)
+  case tooLargeToEdit(String, count: Int, limit: Int)
   case notARecord(String, found: String)
   case pathIntoScalar(path: String, field: String, type: String)
   case typeMismatch(field: String, holds: String, value: String, type: String)
@@ -83,6 +87,11 @@ public enum DiagnosticMessage: Sendable, Equatable {
     switch self {
     case .unexpectedCharacter(let c): "unexpected character '\(c)'"
     case .unterminatedString: "string is never closed; add a '\"' before the end of the line"
+    case .malformedUnicodeEscape: "a \\u escape is hex digits in braces, as \\u{1F600}"
+    case .notAUnicodeScalar(let value):
+      "U+\(String(value, radix: 16, uppercase: true)) is not a Unicode character (surrogates D800–DFFF and values past 10FFFF are not)"
+    case .characterNotInName(let scalar):
+      "\(Self.codePoint(scalar)) cannot be part of a name (names hold letters, digits, marks and symbols)"
     case .invalidEscape(let e): "unknown escape '\\\(e)' in string; use \\n, \\t, \\\", \\\\ or \\u{…}"
     case .invalidNumber(let n): "'\(n)' is not a number"
     case .nestingTooDeep(let limit): "brackets nested deeper than \(limit) levels"
@@ -170,6 +179,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "'\(name)' is \(store): databases are opened read-only and never written"
     case .positionOutside(let position, let count, let what):
       "position \(position) is outside \(what), which has \(count) item\(count == 1 ? "" : "s") (0..\(count))"
+    case .tooLargeToEdit(let name, let count, let limit):
+      "'\(name)' has \(count) items; an edit copies them and is limited to \(limit); edit a smaller part: let part = \(name) | where …"
     case .pathIntoScalar(let path, let field, let type):
       "'\(field)' holds \(type) values, not records, so '\(path)' would be null for every item"
     case .typeMismatch(let field, let holds, let value, let type):
@@ -199,6 +210,13 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .maxrows: "a number of rows (0 shows all), or auto"
     case .mode, .color, .timer, .stats, .echo: Vocabulary.choices(setting.values)
     }
+  }
+
+  /// `U+202E (RIGHT-TO-LEFT OVERRIDE)`: a character named, for one that may not show.
+  static func codePoint(_ scalar: Unicode.Scalar) -> String {
+    let hex = String(scalar.value, radix: 16, uppercase: true)
+    let name = scalar.properties.name ?? scalar.properties.nameAlias
+    return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + (name.map { " (\($0))" } ?? "")
   }
 
   private static func didYouMean(_ suggestion: String?, otherwise: String = "") -> String {

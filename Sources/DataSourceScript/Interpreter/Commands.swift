@@ -148,7 +148,8 @@ extension Session {
   /// order they first ran. File paths are written relative to the saved script, so it replays
   /// wherever it is run from.
   ///
-  /// Written to a temporary file and renamed, so a failure never leaves half a file.
+  /// Written through ``FileReplacement``: a failure never leaves half a file, a link is
+  /// followed, an existing file keeps its permissions, and only regular files are replaced.
   func save(to path: String, pathRange: SourceRange) throws {
     if environment.sandbox != nil {
       throw Diagnostic(.refusedBySafeMode(.writing(path: path)), at: pathRange)
@@ -158,32 +159,16 @@ extension Session {
     if settings.mode != defaults.mode { script += "set mode \(settings.mode.rawValue)\n" }
     if let width = settings.width { script += "set width \(width)\n" }
     if let maxRows = settings.maxRows { script += "set maxrows \(maxRows)\n" }
-    let target = FilePaths.absolute(resolve(path))
-    // Paths are written relative to the saved script, whose paths resolve against its folder.
-    let folder = (target as NSString).deletingLastPathComponent
-    for definition in bindings.neededDefinitions() { script += definition.text(relativeTo: folder) + "\n" }
-    var isDirectory: ObjCBool = false
-    if !folder.isEmpty,
-      !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) || !isDirectory.boolValue
-    {
-      throw Diagnostic(
-        .cannotWrite(path: path, reason: "no such folder '\((path as NSString).deletingLastPathComponent)'"),
-        at: pathRange)
-    }
-    let temporary = target + ".tmp-\(getpid())"
-    do {
-      try Data(script.utf8).write(to: URL(fileURLWithPath: temporary))
-      guard rename(temporary, target) == 0 else {
-        let reason = String(cString: strerror(errno))
-        unlink(temporary)
-        throw Diagnostic(.cannotWrite(path: path, reason: reason), at: pathRange)
-      }
-    } catch let diagnostic as Diagnostic {
-      throw diagnostic
+    let resolved = resolve(path)
+    do throws(FileReplacement.Failure) {
+      let replacement = try FileReplacement(path: path.hasSuffix("/") ? resolved + "/" : resolved)
+      // Paths are written relative to the saved script (where a link at the path points), whose
+      // paths resolve against its folder.
+      let folder = (FilePaths.absolute(replacement.target) as NSString).deletingLastPathComponent
+      for definition in bindings.neededDefinitions() { script += definition.text(relativeTo: folder) + "\n" }
+      try replacement.write(Data(script.utf8))
     } catch {
-      unlink(temporary)
-      throw Diagnostic(
-        .cannotWrite(path: path, reason: (error as NSError).localizedDescription), at: pathRange)
+      throw Diagnostic(.cannotWrite(path: path, reason: error.reason), at: pathRange)
     }
     output.write("saved \(Session.plural(bindings.order.count, "binding")) to \(path)\n")
   }

@@ -3,6 +3,9 @@ import DataSourceKit
 extension Session {
   // MARK: Edits
 
+  /// The most items an edit copies: 10 million values take about 400 MB.
+  static let editableItemLimit = 10_000_000
+
   /// Inserts, deletes, updates or moves items of an editable provider.
   ///
   /// The new items are worked out first, so a statement that fails changes nothing.
@@ -19,6 +22,13 @@ extension Session {
       throw Diagnostic(.notEditable(target.name, found: found), at: target.range)
     }
     provider.displayName = target.name
+    // The first edit copies the items: a range of trillions (or any source too big to copy)
+    // is refused before one item is made.
+    let count = (0..<editable.numberOfSections).reduce(0) { $0 + editable.numberOfItems(inSection: $1) }
+    if count > Session.editableItemLimit {
+      throw Diagnostic(
+        .tooLargeToEdit(target.name, count: count, limit: Session.editableItemLimit), at: target.range)
+    }
     var items = editable.items
     let message: String
     switch edit {

@@ -45,7 +45,7 @@ extension Session {
     }
     let options = RenderOptions(
       mode: mode, width: settings.effectiveWidth(environment), color: settings.usesColor(environment),
-      showsFields: showsFields)
+      showsFields: showsFields, toTerminal: environment.isTerminal)
     // Once the user interrupts, nothing more is printed.
     let output = self.output
     let write: (String) -> Void = { text in if !Task.isCancelled { output.write(text) } }

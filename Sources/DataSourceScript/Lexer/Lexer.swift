@@ -120,9 +120,30 @@ public struct Lexer {
       try lexNumber()
     case _ where isIdentifierStart(b):
       while i < bytes.count, isIdentifierPart(bytes[i]) { i += 1 }
-      emit(.identifier(String(decoding: bytes[start..<i], as: UTF8.self)), from: start)
+      let name = String(decoding: bytes[start..<i], as: UTF8.self)
+      if b >= 0x80 || !name.utf8.allSatisfy({ $0 < 0x80 }) { try checkNameCharacters(name, at: start) }
+      emit(.identifier(name), from: start)
     default:
       try lexSymbol()
+    }
+  }
+
+  /// Refuses characters that are not letters, marks or digits in a name: a right-to-left
+  /// override (U+202E) or a zero-width space would make a name read as something it is not.
+  private func checkNameCharacters(_ name: String, at start: Int) throws {
+    var offset = start
+    for scalar in name.unicodeScalars {
+      let length = String(scalar).utf8.count
+      defer { offset += length }
+      guard scalar.value >= 0x80 else { continue }
+      switch scalar.properties.generalCategory {
+      case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+        .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber, .letterNumber, .otherNumber,
+        .connectorPunctuation, .otherSymbol, .mathSymbol, .currencySymbol, .modifierSymbol:
+        continue
+      default:
+        throw Diagnostic(.characterNotInName(scalar), at: offset..<offset + length)
+      }
     }
   }
 
@@ -241,11 +262,13 @@ public struct Lexer {
       case UInt8(ascii: "u"):
         // \u{1F600}
         guard i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "{"),
-          let close = bytes[(i + 2)...].firstIndex(of: UInt8(ascii: "}")), close - (i + 2) <= 8,
-          let scalarValue = UInt32(String(decoding: bytes[(i + 2)..<close], as: UTF8.self), radix: 16),
-          let scalar = Unicode.Scalar(scalarValue)
+          let close = bytes[(i + 2)...].prefix(10).firstIndex(of: UInt8(ascii: "}")), close > i + 2,
+          let scalarValue = UInt32(String(decoding: bytes[(i + 2)..<close], as: UTF8.self), radix: 16)
         else {
-          throw Diagnostic(.invalidEscape("u"), at: escapeStart..<i + 1)
+          throw Diagnostic(.malformedUnicodeEscape, at: escapeStart..<i + 1)
+        }
+        guard let scalar = Unicode.Scalar(scalarValue) else {
+          throw Diagnostic(.notAUnicodeScalar(scalarValue), at: escapeStart..<close + 1)
         }
         value.append(contentsOf: Array(String(Character(scalar)).utf8))
         i = close

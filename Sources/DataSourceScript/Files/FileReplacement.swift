@@ -1,0 +1,119 @@
+import Foundation
+
+/// Replaces a file's contents all at once: written beside it, flushed to disk, then renamed
+/// over it, so a full disk or a crash leaves the old file whole.
+///
+/// What is at the path is respected: a symbolic link is followed and its target written; an
+/// existing file keeps its permissions and, where allowed, its owner; a device, a FIFO, a socket
+/// or a folder is refused (renaming over `/dev/full` would replace the device).
+///
+///     let replacement = try FileReplacement(path: "session.dsh")
+///     try replacement.write(Data(script.utf8))
+public struct FileReplacement: Sendable {
+  /// Why a file cannot be written, in words for a message.
+  public struct Failure: Error, Equatable, Sendable {
+    public var reason: String
+    public init(reason: String) { self.reason = reason }
+  }
+
+  /// The file written: the path given, or the target of the link at it.
+  public let target: String
+  /// The temporary file beside the target.
+  public let temporary: String
+  private let existing: stat?
+
+  /// Checks what is at `path` and picks the temporary file; writes nothing.
+  public init(path: String) throws(Failure) {
+    if path.hasSuffix("/") {
+      throw Failure(reason: "a path ending in '/' is a folder; name a file, as 'folder/session.dsh'")
+    }
+    var target = path
+    // Follow symbolic links (up to a limit, as the kernel does) to the file they name.
+    var hops = 0
+    var status = stat()
+    while lstat(target, &status) == 0, status.st_mode & S_IFMT == S_IFLNK {
+      hops += 1
+      guard hops <= 40, let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: target)
+      else {
+        throw Failure(reason: "too many levels of symbolic links")
+      }
+      target =
+        destination.hasPrefix("/")
+        ? destination
+        : ((target as NSString).deletingLastPathComponent as NSString).appendingPathComponent(destination)
+    }
+    if lstat(target, &status) == 0 {
+      switch status.st_mode & S_IFMT {
+      case S_IFREG: existing = status
+      case S_IFDIR: throw Failure(reason: "it is a folder; name a file in it, as 'folder/session.dsh'")
+      default: throw Failure(reason: "it is not a regular file (a device, a pipe or a socket)")
+      }
+    } else if errno == ENOENT || errno == ENOTDIR {
+      existing = nil
+      let folder = (target as NSString).deletingLastPathComponent
+      var isFolder: ObjCBool = false
+      if !folder.isEmpty,
+        !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue
+      {
+        throw Failure(reason: "no such folder '\(folder)'")
+      }
+    } else {
+      throw Failure(reason: String(cString: strerror(errno)))
+    }
+    self.target = target
+    temporary = target + ".tmp-\(getpid())"
+  }
+
+  /// Writes `data` as the file's new contents.
+  public func write(_ data: Data) throws(Failure) {
+    try replace { fd throws(Failure) in
+      let failure: Int32? = data.withUnsafeBytes { buffer in
+        guard let base = buffer.baseAddress else { return nil }
+        var offset = 0
+        while offset < buffer.count {
+          let n = Foundation.write(fd, base + offset, buffer.count - offset)
+          if n < 0 {
+            if errno == EINTR { continue }
+            return errno
+          }
+          offset += n
+        }
+        return nil
+      }
+      if let failure { throw Failure(reason: String(cString: strerror(failure))) }
+    }
+  }
+
+  /// Makes the temporary file, lets `fill` write it through its descriptor, then flushes it and
+  /// renames it over the target; on any failure the temporary file is removed and the target is
+  /// as it was.
+  public func replace(_ fill: (Int32) throws(Failure) -> Void) throws(Failure) {
+    let mode = existing.map { $0.st_mode & 0o7777 } ?? 0o666
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
+    guard fd >= 0 else { throw Failure(reason: String(cString: strerror(errno))) }
+    var closed = false
+    do throws(Failure) {
+      try fill(fd)
+      if let existing {
+        // The new file takes the old one's permissions (open applied the umask) and owner.
+        fchmod(fd, existing.st_mode & 0o7777)
+        if fchown(fd, existing.st_uid, existing.st_gid) != 0 {
+          fchown(fd, getuid(), existing.st_gid)
+          fchmod(fd, existing.st_mode & 0o7777)
+        }
+      }
+      guard fsync(fd) == 0 else { throw Failure(reason: String(cString: strerror(errno))) }
+      closed = true
+      guard close(fd) == 0 else { throw Failure(reason: String(cString: strerror(errno))) }
+    } catch {
+      if !closed { close(fd) }
+      unlink(temporary)
+      throw error
+    }
+    guard rename(temporary, target) == 0 else {
+      let reason = String(cString: strerror(errno))
+      unlink(temporary)
+      throw Failure(reason: reason)
+    }
+  }
+}
