@@ -136,4 +136,36 @@ struct HTTPTests {
         "loaded 1 item into p (the last page)\np: insert rows [0, 2]\np: no more pages\n"))
     #expect(result.output.contains("error: no binding named 'nothing'"))
   }
+
+  @Test(
+    "a server that never stops, drips bytes, announces 10 GB or redirects away is stopped with the limit it hit"
+  )
+  func hostileServers() throws {
+    let server = try TestServer()
+    let away = "http://localhost:\(server.port)/items%3Fsize%3D2%26total%3D2"
+    let started = Date()
+    let result = try DSHProcess.run([
+      "-c", "show http \"\(server.base)/endless\" maxsize 5",
+      "-c", "show http \"\(server.base)/drip?seconds=1\" timeout 2",
+      "-c", "show http \"\(server.base)/huge\"",
+      "-c", "show http \"\(server.base)/redirect?to=\(away)\"",
+      "-c", "let near = http \"\(server.base)/redirect?to=/items%3Fsize%3D2%26total%3D2\"",
+      "-c", "describe near",
+      "-c", "let far = http \"\(server.base)/redirect?to=\(away)\" redirects any",
+      "-c", "describe far",
+    ])
+    #expect(Date().timeIntervalSince(started) < 10)
+    #expect(result.status == 1)
+    #expect(
+      result.output.contains(
+        "GET \(server.base)/endless: the response is larger than 5 MB, the limit; raise it with: maxsize MEGABYTES"
+      ))
+    #expect(
+      result.output.contains("GET \(server.base)/drip?seconds=1: timed out after 2 s (the whole request;"))
+    #expect(result.output.contains("the response is larger than 100 MB (it announced 10240 MB)"))
+    #expect(result.output.contains("on another host; dsh follows redirects within the URL's host only"))
+    #expect(result.output.contains("2 items, loaded, from \(server.base)/items?size=2&total=2)"))
+    #expect(
+      result.output.contains("2 items, loaded, from http://localhost:\(server.port)/items?size=2&total=2)"))
+  }
 }

@@ -67,7 +67,7 @@ public final class PagedProvider<Item>: DataProvider, PagingProvider, DataProvid
   public var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
 }
 
-/// JSON from the web: an array (or the array at a path) of items, fetched with a timeout.
+/// JSON from the web: an array (or the array at a path) of items, fetched under ``Limits``.
 ///
 /// With a page size, the URL is a template — `{page}` (from 1) or `{offset}` (from 0) — and each
 /// ``loadMore()`` fetches the next page; an empty or short page is the last.
@@ -75,8 +75,10 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
   public let url: String
   public let at: [String]
   public let pageSize: Int?
-  public let timeout: TimeInterval
+  public let limits: Limits
   public let identityKey: String?
+  /// Where the last response came from, when a redirect took the request elsewhere.
+  public private(set) var finalURL: String?
   private let loads = LoadTracker()
   private var items: [Value] = []
   private var pagesLoaded = 0
@@ -88,15 +90,35 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
 
   /// - Parameter progress: counts the bytes of each response.
   public init(
-    url: String, at: [String] = [], pageSize: Int? = nil, timeout: TimeInterval = 10,
+    url: String, at: [String] = [], pageSize: Int? = nil, limits: Limits = Limits(),
     identityKey: String? = nil, progress: LoadProgress? = nil
   ) {
     self.url = url
     self.at = at
     self.pageSize = pageSize
-    self.timeout = timeout
+    self.limits = limits
     self.identityKey = identityKey
     self.progress = progress
+  }
+
+  /// What a server may not stretch: the time for the whole request, the bytes taken, and
+  /// redirects to other hosts.
+  public struct Limits: Sendable {
+    public static let defaultMaximumBytes = 100 << 20
+    /// Seconds for the whole request: connecting, waiting and reading every byte.
+    public var timeout: TimeInterval
+    public var maximumBytes: Int
+    /// Whether a redirect may lead to another host (or from https to http).
+    public var followsRedirectsToOtherHosts: Bool
+
+    public init(
+      timeout: TimeInterval = 10, maximumBytes: Int = Limits.defaultMaximumBytes,
+      followsRedirectsToOtherHosts: Bool = false
+    ) {
+      self.timeout = timeout
+      self.maximumBytes = maximumBytes
+      self.followsRedirectsToOtherHosts = followsRedirectsToOtherHosts
+    }
   }
 
   /// Whether a URL is a page template, with `{page}` or `{offset}` in it.
@@ -160,34 +182,9 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
     guard let target = URL(string: address) else {
       throw DataSourceError.httpTransport(url: address, message: "not a URL")
     }
-    var urlRequest = URLRequest(url: target)
-    urlRequest.timeoutInterval = timeout
-    let (data, response): (Data, URLResponse?)
-    do {
-      // The wait ends with the response or with the task's cancellation, whichever comes first;
-      // a cancelled request is cancelled on the wire too and its late answer ignored.
-      let pending = PendingRequest()
-      (data, response) = try await withTaskCancellationHandler {
-        try await withCheckedThrowingContinuation { continuation in
-          pending.start(
-            continuation,
-            task: URLSession.shared.dataTask(with: urlRequest) { data, response, error in
-              pending.finish(error.map { .failure($0) } ?? .success((data ?? Data(), response)))
-            })
-        }
-      } onCancel: {
-        pending.finish(.failure(DataSourceError.cancelled))
-      }
-      progress?.add(bytes: data.count, pages: 1)
-    } catch DataSourceError.cancelled {
-      throw DataSourceError.cancelled
-    } catch {
-      let nsError = error as NSError
-      let message =
-        nsError.domain == NSURLErrorDomain && nsError.code == NSURLErrorTimedOut
-        ? "timed out after \(Int(timeout)) s" : nsError.localizedDescription
-      throw DataSourceError.httpTransport(url: address, message: message)
-    }
+    let answer = try await HTTPRequest.get(target, address: address, limits: limits, progress: progress)
+    let (data, response) = (answer.data, answer.response)
+    if let final = answer.finalURL, final.absoluteString != address { finalURL = final.absoluteString }
     if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
       throw DataSourceError.httpStatus(url: address, status: http.statusCode)
     }
@@ -220,46 +217,8 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
   }
   public var nodeDetail: String? {
     countsDetail
+      + (finalURL.map { ", from \($0)" } ?? "")
       + (pageSize == nil
         ? "" : ", \(pagesLoaded) page\(pagesLoaded == 1 ? "" : "s")" + (hasMore ? ", more" : ""))
-  }
-}
-
-/// A request in flight: the first of its answer and a cancellation resumes the waiting load,
-/// once; when the cancellation wins, the request is cancelled and its answer ignored.
-///
-/// `@unchecked Sendable`: every stored value lives inside the `Mutex`, which makes it true;
-/// `URLSessionDataTask` itself is not marked `Sendable` in swift-corelibs-foundation.
-private final class PendingRequest: @unchecked Sendable {
-  typealias Answer = (Data, URLResponse?)
-  private struct State {
-    var continuation: CheckedContinuation<Answer, any Error>?
-    var task: URLSessionDataTask?
-    var outcome: Result<Answer, any Error>?
-  }
-  private let state = Mutex(State())
-
-  /// Starts `task`, unless the answer (a cancellation) came first: then resumes at once.
-  func start(_ continuation: CheckedContinuation<Answer, any Error>, task: URLSessionDataTask) {
-    let earlier: Result<Answer, any Error>? = state.withLock { state in
-      if let outcome = state.outcome { return outcome }
-      state.continuation = continuation
-      state.task = task
-      return nil
-    }
-    if let earlier { continuation.resume(with: earlier) } else { task.resume() }
-  }
-
-  /// Resumes the waiting load with the first result; later ones are ignored.
-  func finish(_ result: Result<Answer, any Error>) {
-    let waiting: (CheckedContinuation<Answer, any Error>?, URLSessionDataTask?)? = state.withLock { state in
-      guard state.outcome == nil else { return nil }
-      state.outcome = result
-      defer { state.continuation = nil }
-      return (state.continuation, state.task)
-    }
-    guard let (continuation, task) = waiting else { return }
-    if case .failure(let error) = result, error as? DataSourceError == .cancelled { task?.cancel() }
-    continuation?.resume(with: result)
   }
 }

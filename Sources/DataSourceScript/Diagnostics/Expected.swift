@@ -114,6 +114,8 @@ public enum Expected: Sendable, Equatable {
       switch option {
       case .key: "a field name after 'key'"
       case .timeout: "a number of seconds after 'timeout'"
+      case .maxsize: "a number of megabytes after 'maxsize'"
+      case .redirects: "'any' after 'redirects' (redirects within the URL's host are always followed)"
       case .delimiter, .at: "a string after '\(option.rawValue)'"
       }
     case .pageSizeAfterSource: "'size N' after the source, as in: paged people size 20"

@@ -175,8 +175,13 @@ extension Evaluator {
       if isTemplate && pageSize == nil {
         throw Diagnostic(.pageTemplateWithoutPaged(url: url), at: expression.argumentRange)
       }
+      let limits = HTTPProvider.Limits(
+        timeout: timeout,
+        maximumBytes: stringOption("maxsize").flatMap(Int.init).map { $0 << 20 }
+          ?? HTTPProvider.Limits.defaultMaximumBytes,
+        followsRedirectsToOtherHosts: stringOption("redirects") == "any")
       provider = HTTPProvider(
-        url: url, at: at, pageSize: isTemplate ? pageSize : nil, timeout: timeout,
+        url: url, at: at, pageSize: isTemplate ? pageSize : nil, limits: limits,
         identityKey: stringOption("key"), progress: progress)
       kind = "http"
     case .sqlite(let path, let table, let query):

@@ -224,8 +224,10 @@ extension Parser {
       switch (option, current.kind) {
       case (.key, .identifier(let value)):
         options.append(ProviderOption(name: name, value: .word(value), valueRange: current.range))
-      case (.timeout, .int(let seconds)) where seconds > 0:
-        options.append(ProviderOption(name: name, value: .word(String(seconds)), valueRange: current.range))
+      case (.timeout, .int(let number)) where number > 0, (.maxsize, .int(let number)) where number > 0:
+        options.append(ProviderOption(name: name, value: .word(String(number)), valueRange: current.range))
+      case (.redirects, .identifier("any")):
+        options.append(ProviderOption(name: name, value: .word("any"), valueRange: current.range))
       case (.key, .string(let value)), (.delimiter, .string(let value)), (.at, .string(let value)):
         options.append(ProviderOption(name: name, value: .string(value), valueRange: current.range))
       default:

@@ -32,7 +32,7 @@ public enum ProviderKind: String, CaseIterable, Sendable {
     case .csv: [.key, .delimiter]
     case .json: [.key, .at]
     case .sqlite: [.key]
-    case .http: [.key, .at, .timeout]
+    case .http: [.key, .at, .timeout, .maxsize, .redirects]
     case .array: [.key]
     case .range: []
     }
@@ -41,7 +41,7 @@ public enum ProviderKind: String, CaseIterable, Sendable {
 
 /// Options after a provider's argument.
 public enum ProviderOptionName: String, CaseIterable, Sendable {
-  case key, delimiter, at, timeout
+  case key, delimiter, at, timeout, maxsize, redirects
 }
 
 /// Words that build views from providers: tables, grids, cells, compositions.

@@ -9,6 +9,10 @@ Prints "PORT <n>" when it listens (port 0 picks a free one), then serves:
   /error                          HTTP 500
   /bad                            invalid JSON
   /object                         {"a": 1} (not a list)
+  /endless                        a list that never ends (no Content-Length)
+  /drip?seconds=S                 one byte every S seconds, forever
+  /huge                           announces 10 GB in Content-Length, sends a little
+  /redirect?to=URL                302 to URL (another host: http://localhost:PORT/…)
 It stops by itself after --idle seconds without a request (the tests also stop it).
 """
 import json, sys, threading, time
@@ -65,6 +69,35 @@ class Handler(BaseHTTPRequestHandler):
             self.send(200, '[{"id": 1,, }]')
         elif url.path == "/object":
             self.send(200, '{"a": 1}')
+        elif url.path in ("/endless", "/drip"):
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            try:
+                self.wfile.write(b"[")
+                chunk = b'{"id": 1, "name": "again and again"}, ' * 1000
+                while True:
+                    if url.path == "/drip":
+                        time.sleep(q.get("seconds", 1))
+                        self.wfile.write(b" ")
+                    else:
+                        self.wfile.write(chunk)
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+        elif url.path == "/huge":
+            self.send_response(200)
+            self.send_header("Content-Length", str(10 << 30))
+            self.end_headers()
+            try:
+                self.wfile.write(b"[1, 2")
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+        elif url.path == "/redirect":
+            self.send_response(302)
+            self.send_header("Location", raw.get("to", ["/items"])[0])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
         else:
             self.send(404, '{"error": "not found"}')
 
