@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("Batch mode")
@@ -275,5 +276,103 @@ struct BatchTests {
     #expect(try String(contentsOfFile: folder + "/real.dsh", encoding: .utf8).contains("let a = [1]"))
     var status = stat()
     #expect(lstat(folder + "/pipe", &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+  }
+
+  @Test(
+    "--safe checks the file actually opened: a link then '..', a file swapped for a link before reload, SQLite too"
+  )
+  func safeModeChecksTheOpenedFile() throws {
+    let folder = NSTemporaryDirectory() + "dsh-safe-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder + "/sub", withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // sub/etc is a link to /etc/ssl: sub/etc/../passwd is /etc/passwd, not sub/passwd.
+    symlink("/etc/ssl", folder + "/sub/etc")
+    try "a\n1\n".write(toFile: folder + "/swap.csv", atomically: false, encoding: .utf8)
+    let database = folder + "/swap.db"
+    let made = Process()
+    made.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    made.arguments = [
+      "python3", "-c",
+      "import sqlite3; c = sqlite3.connect('\(database)'); c.execute('create table t (a)'); c.commit()",
+    ]
+    try made.run()
+    made.waitUntilExit()
+
+    let dsh = try DSHStream(["--safe", "-"], directory: folder)
+    dsh.send("show csv \"sub/etc/../passwd\"")
+    #expect(dsh.waitFor("error: --safe refuses reading 'sub/etc/../passwd'") != nil)
+    dsh.send("let t = csv \"swap.csv\"")
+    dsh.send("let d = sqlite \"swap.db\" table t")
+    dsh.send("show t")
+    #expect(dsh.waitFor("│ 1 │") != nil)
+    // Between the check of the path and the open, or before a reload: the file becomes a link.
+    try FileManager.default.removeItem(atPath: folder + "/swap.csv")
+    symlink("/etc/passwd", folder + "/swap.csv")
+    try FileManager.default.removeItem(atPath: database)
+    symlink("/etc/passwd", database)
+    dsh.send("reload t")
+    #expect(
+      dsh.waitFor("error: 'swap.csv' opens '/etc/passwd', outside the files this session may read") != nil)
+    dsh.send("reload d")
+    #expect(
+      dsh.waitFor("error: 'swap.db' opens '/etc/passwd', outside the files this session may read") != nil)
+    #expect(dsh.finish() == 1)
+  }
+
+  @Test("a WAL database is read without making -wal or -shm files, also from a read-only folder")
+  func walDatabaseLeavesNothing() throws {
+    let folder = NSTemporaryDirectory() + "dsh-wal-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer {
+      chmod(folder, 0o755)
+      try? FileManager.default.removeItem(atPath: folder)
+    }
+    let made = Process()
+    made.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    made.arguments = [
+      "python3", "-c",
+      "import sqlite3; c = sqlite3.connect('\(folder)/w.db'); c.execute('pragma journal_mode=wal');"
+        + " c.execute('create table t (a)'); c.execute('insert into t values (7)'); c.commit(); c.close()",
+    ]
+    try made.run()
+    made.waitUntilExit()
+    chmod(folder, 0o555)
+    let result = try DSHProcess.run(
+      ["--safe", "-c", "show sqlite \"w.db\" table t as csv"], directory: folder)
+    #expect(result.output == "a\n7\n")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["w.db"])
+  }
+
+  @Test(
+    "--safe: a file flipped between a regular file and a link to /etc/passwd while dsh reloads it is never read through the link"
+  )
+  func safeModeRace() throws {
+    let folder = NSTemporaryDirectory() + "dsh-race-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let file = folder + "/flip.csv"
+    try "a\n1\n".write(toFile: folder + "/plain.csv", atomically: false, encoding: .utf8)
+    symlink("/etc/passwd", folder + "/link.csv")
+    link(folder + "/plain.csv", file)
+    let stop = Mutex(false)
+    let flipper = Thread {
+      var useLink = true
+      while !stop.withLock({ $0 }) {
+        // rename is atomic: the path is always one or the other.
+        let staged = folder + "/staged"
+        if useLink { symlink("/etc/passwd", staged) } else { link(folder + "/plain.csv", staged) }
+        rename(staged, file)
+        useLink.toggle()
+      }
+    }
+    flipper.start()
+    var script = "let t = csv \"plain.csv\"\n"
+    for _ in 0..<300 { script += "show csv \"flip.csv\" as csv\n" }
+    let result = try DSHProcess.run(["--safe", "-"], input: script, directory: folder)
+    stop.withLock { $0 = true }
+    #expect(!result.output.contains("root:"), "read /etc/passwd through the link")
+    #expect(
+      result.output.contains("outside the files this session may read")
+        || result.output.contains("--safe refuses"))
   }
 }

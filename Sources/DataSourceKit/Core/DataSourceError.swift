@@ -6,6 +6,8 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   case isDirectory(path: String)
   /// A device, a FIFO or a socket: reading it could block forever or never end.
   case notRegularFile(path: String)
+  /// The file opened is not one the session may read (``FileAccess``).
+  case outsideAllowedFiles(path: String, opened: String)
   case unreadable(path: String, reason: String)
   case invalidUTF8(path: String, line: Int)
   case csvUnterminatedQuote(path: String, line: Int)
@@ -28,6 +30,8 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
     case .isDirectory(let path): "'\(path)' is a directory, not a file"
     case .notRegularFile(let path):
       "'\(path)' is not a regular file (a device, a pipe or a socket); data sources read regular files only"
+    case .outsideAllowedFiles(let path, let opened):
+      "'\(path)' opens '\(opened)', outside the files this session may read"
     case .unreadable(let path, let reason): "cannot read '\(path)': \(reason)"
     case .invalidUTF8(let path, let line): "\(path):\(line): invalid UTF-8"
     case .csvUnterminatedQuote(let path, let line):

@@ -7,9 +7,10 @@ enum FileBytes {
   /// - Parameters:
   ///   - displayPath: how errors name the file.
   ///   - progress: counts the bytes as they are read.
-  static func read(_ openPath: String, displayPath path: String, progress: LoadProgress? = nil) throws
-    -> SharedBytes
-  {
+  ///   - access: which files may be read, checked on the file opened.
+  static func read(
+    _ openPath: String, displayPath path: String, progress: LoadProgress? = nil, access: FileAccess? = nil
+  ) throws -> SharedBytes {
     // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below.
     let fd = open(openPath, O_RDONLY | O_NONBLOCK)
     guard fd >= 0 else { throw error(for: errno, path: path) }
@@ -17,6 +18,7 @@ enum FileBytes {
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw error(for: errno, path: path) }
     try checkRegular(info, path: path)
+    try access?.check(descriptor: fd, displayPath: path)
     // st_size is 0 for pipes and /proc files: then the buffer grows as the reads need.
     // One spare byte lets the final read see end of file without growing the buffer.
     var capacity = max(Int(info.st_size) + 1, 1 << 16)
@@ -128,8 +130,19 @@ enum FileBytes {
   }
 }
 
-/// Checks made before a file is handed to something that opens it itself (SQLite, a script).
+/// Checks made before a file is handed to something that opens it itself (SQLite), and text
+/// files read whole (scripts).
 public enum RegularFile {
+  /// The text of a regular UTF-8 file; errors name `displayPath` and say what is wrong (no
+  /// such file, a folder, a device, permission denied, invalid UTF-8 with its line).
+  public static func readText(atPath openPath: String, displayPath: String) throws -> String {
+    let bytes = try FileBytes.read(openPath, displayPath: displayPath)
+    if let bad = FileBytes.firstInvalidUTF8(in: bytes.buffer) {
+      throw DataSourceError.invalidUTF8(path: displayPath, line: FileBytes.line(of: bad, in: bytes.buffer))
+    }
+    return String(decoding: bytes.buffer, as: UTF8.self)
+  }
+
   /// Throws unless `openPath` is a regular file: missing, a directory, or a device, pipe or
   /// socket, each with its message naming `displayPath`.
   public static func check(atPath openPath: String, displayPath: String) throws(DataSourceError) {

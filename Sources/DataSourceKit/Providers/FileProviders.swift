@@ -12,19 +12,22 @@ public final class CSVProvider: DataProvider, CompositionNode {
   public var errorDescription: String? { lastError?.description }
   private var table: ColumnTable?
   private let progress: LoadProgress?
+  private let access: FileAccess?
 
   /// - Parameters:
   ///   - displayPath: the path as written, when `path` was resolved against a folder.
   ///   - delimiter: the byte between fields, `,` unless given.
   ///   - progress: counts bytes and rows while the file loads.
+  ///   - access: which files may be read, checked on the file opened at every load.
   public init(
     path: String, displayPath: String? = nil, delimiter: UInt8 = UInt8(ascii: ","),
-    progress: LoadProgress? = nil
+    progress: LoadProgress? = nil, access: FileAccess? = nil
   ) {
     self.path = path
     self.displayPath = displayPath ?? path
     self.delimiter = delimiter
     self.progress = progress
+    self.access = access
   }
 
   /// Reads and parses the whole file; on failure the provider is in `error`, with no items.
@@ -32,7 +35,8 @@ public final class CSVProvider: DataProvider, CompositionNode {
     try await loads.load(
       {
         try CSVReader.read(
-          bytes: try FileBytes.read(path, displayPath: displayPath, progress: progress), path: displayPath,
+          bytes: try FileBytes.read(path, displayPath: displayPath, progress: progress, access: access),
+          path: displayPath,
           delimiter: delimiter, progress: progress)
       },
       isEmpty: { $0.rowCount == 0 },
@@ -78,12 +82,18 @@ public final class JSONProvider: DataProvider, CompositionNode {
   public private(set) var items: [Value] = []
   public private(set) var knownFields: [String]?
   private let progress: LoadProgress?
+  private let access: FileAccess?
 
   /// - Parameters:
   ///   - displayPath: the path as written, when `path` was resolved against a folder.
   ///   - at: the path inside the document to the list of items.
   ///   - progress: counts bytes while the file loads.
-  public init(path: String, displayPath: String? = nil, at: [String] = [], progress: LoadProgress? = nil) {
+  ///   - access: which files may be read, checked on the file opened at every load.
+  public init(
+    path: String, displayPath: String? = nil, at: [String] = [], progress: LoadProgress? = nil,
+    access: FileAccess? = nil
+  ) {
+    self.access = access
     self.path = path
     self.displayPath = displayPath ?? path
     self.at = at
@@ -107,7 +117,7 @@ public final class JSONProvider: DataProvider, CompositionNode {
   }
 
   private func readItems() throws -> [Value] {
-    let bytes = try FileBytes.read(path, displayPath: displayPath, progress: progress)
+    let bytes = try FileBytes.read(path, displayPath: displayPath, progress: progress, access: access)
     let path = displayPath
     let documents: [Value]
     do {

@@ -138,16 +138,25 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   /// is found by seeking rowid first + k, not by stepping over k rows.
   private var denseRowidStart: Int?
 
-  public init(path: String, displayPath: String? = nil, query: SQLiteQuery, identityKey: String? = nil) {
+  private let access: FileAccess?
+
+  /// - Parameter access: which files may be read, checked on the files SQLite opened, at every
+  ///   load.
+  public init(
+    path: String, displayPath: String? = nil, query: SQLiteQuery, identityKey: String? = nil,
+    access: FileAccess? = nil
+  ) {
     self.path = path
     self.displayPath = displayPath ?? path
     self.query = query
     self.identityKey = identityKey
+    self.access = access
   }
 
   /// The same file and key with another query: what a pushed-down stage makes.
   public func with(_ query: SQLiteQuery) -> SQLiteProvider {
-    SQLiteProvider(path: path, displayPath: displayPath, query: query, identityKey: identityKey)
+    SQLiteProvider(
+      path: path, displayPath: displayPath, query: query, identityKey: identityKey, access: access)
   }
 
   public var loadState: LoadState { states.state }
@@ -158,10 +167,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   public func load() async throws {
     let ticket = states.begin()
     do {
-      try RegularFile.check(atPath: path, displayPath: displayPath)
-      var configuration = Configuration()
-      configuration.readonly = true
-      let database = try DatabaseQueue(path: path, configuration: configuration)
+      let database = try Self.open(path, displayPath: displayPath, access: access)
       // Cancelling the load's task (^C) interrupts a long count or GROUP BY inside SQLite at
       // once, from the cancelling thread, even while this one is blocked in the query.
       let query = self.query
@@ -200,6 +206,54 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       fail(ticket, failure)
       throw failure
     }
+  }
+
+  /// Opens a database for inspection: read-only and immutable, so SQLite takes no locks and
+  /// makes no `-wal` or `-shm` file (a WAL database in a read-only folder opens; nothing is
+  /// left beside it). A later `reload` opens it again and sees changes.
+  static func open(_ path: String, displayPath: String, access: FileAccess?) throws -> DatabaseQueue {
+    try RegularFile.check(atPath: path, displayPath: displayPath)
+    // SQLite says only "unable to open database file": say what a csv would.
+    if Foundation.access(path, R_OK) != 0 { throw FileBytes.error(for: errno, path: displayPath) }
+    var configuration = Configuration()
+    configuration.readonly = true
+    // Checked before (the link already in place: SQLite fails on a file that is no database
+    // with a message of its own) and after, on the files SQLite opened (a link swapped in
+    // between).
+    if let access, let real = realpath(path, nil) {
+      defer { free(real) }
+      if !access.allows(String(cString: real)) {
+        throw DataSourceError.outsideAllowedFiles(path: displayPath, opened: String(cString: real))
+      }
+    }
+    let before = access == nil ? [:] : FileAccess.openRegularFiles()
+    let database = try DatabaseQueue(path: immutableName(of: path), configuration: configuration)
+    if let access {
+      for (descriptor, real) in FileAccess.openRegularFiles() where before[descriptor] != real {
+        guard access.allows(real) else {
+          try? database.close()
+          throw DataSourceError.outsideAllowedFiles(path: displayPath, opened: real)
+        }
+      }
+    }
+    return database
+  }
+
+  /// Whether this SQLite reads URI file names (Debian's and Apple's do), which `immutable=1`
+  /// needs.
+  private static let readsURIs: Bool = {
+    guard let memory = try? DatabaseQueue() else { return false }
+    return (try? memory.read { try Bool.fetchOne($0, sql: "SELECT sqlite_compileoption_used('USE_URI')") })
+      == true
+  }()
+
+  /// `file:PATH?immutable=1`, or the plain path where URIs are not read.
+  static func immutableName(of path: String) -> String {
+    guard readsURIs else { return path }
+    var allowed = CharacterSet.urlPathAllowed
+    allowed.remove(charactersIn: "?#%")
+    let encoded = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+    return "file:\(encoded)?immutable=1"
   }
 
   /// The columns, and the sections with their counts (one section when not sectioned).

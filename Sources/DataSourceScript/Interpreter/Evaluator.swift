@@ -162,11 +162,14 @@ extension Evaluator {
         delimiter = byte
       }
       provider = CSVProvider(
-        path: resolve(path), displayPath: path, delimiter: delimiter, progress: progress)
+        path: resolve(path), displayPath: path, delimiter: delimiter, progress: progress,
+        access: environment.sandbox?.fileAccess)
       kind = "csv"
     case .json(let path):
       let at = stringOption("at").map { $0.split(separator: ".").map(String.init) } ?? []
-      provider = JSONProvider(path: resolve(path), displayPath: path, at: at, progress: progress)
+      provider = JSONProvider(
+        path: resolve(path), displayPath: path, at: at, progress: progress,
+        access: environment.sandbox?.fileAccess)
       kind = "json"
     case .http(let url):
       let at = stringOption("at").map { $0.split(separator: ".").map(String.init) } ?? []
@@ -188,7 +191,7 @@ extension Evaluator {
       let source: SQLiteQuery.Source = table.map { .table($0) } ?? .query(query ?? "")
       provider = SQLiteProvider(
         path: resolve(path), displayPath: path, query: SQLiteQuery(source: source),
-        identityKey: stringOption("key"))
+        identityKey: stringOption("key"), access: environment.sandbox?.fileAccess)
       kind = "sqlite"
     }
     do {

@@ -51,13 +51,6 @@ struct NestedScriptFailure: Error {}
 /// Reads script files, with the engine's file errors.
 enum ScriptFiles {
   static func read(_ path: String, displayPath: String) throws -> String {
-    try RegularFile.check(atPath: path, displayPath: displayPath)
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw DataSourceError.unreadable(path: displayPath, reason: "permission denied")
-    }
-    guard let text = String(data: data, encoding: .utf8) else {
-      throw DataSourceError.invalidUTF8(path: displayPath, line: 1)
-    }
-    return text
+    try RegularFile.readText(atPath: path, displayPath: displayPath)
   }
 }

@@ -91,8 +91,25 @@ public struct Sandbox: Sendable {
     return canonical == folder || canonical.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/")
   }
 
+  /// The real path: links resolved by the kernel, one component at a time, so `link/..` is the
+  /// folder above the link's target, not the folder holding the link (removing `..` as text
+  /// first let `sub/link/../../etc/passwd` out). A path that does not exist yet keeps its last
+  /// components under its real existing folder.
   static func canonical(_ path: String) -> String {
-    URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    if let real = realpath(absolute, nil) {
+      defer { free(real) }
+      return String(cString: real)
+    }
+    let parent = (absolute as NSString).deletingLastPathComponent
+    guard parent != absolute, !parent.isEmpty else { return absolute }
+    return (canonical(parent) as NSString).appendingPathComponent((absolute as NSString).lastPathComponent)
+  }
+
+  /// The check providers make on each file they open.
+  public var fileAccess: FileAccess {
+    let sandbox = self
+    return FileAccess { real in sandbox.allowsReading(real) }
   }
 }
 
