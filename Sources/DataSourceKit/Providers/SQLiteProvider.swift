@@ -208,9 +208,11 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     }
   }
 
-  /// Opens a database for inspection: read-only and immutable, so SQLite takes no locks and
-  /// makes no `-wal` or `-shm` file (a WAL database in a read-only folder opens; nothing is
-  /// left beside it). A later `reload` opens it again and sees changes.
+  /// Opens a database for inspection: read-only and immutable.
+  ///
+  /// SQLite then takes no locks and makes no `-wal` or `-shm` file (a WAL database in a
+  /// read-only folder opens; nothing is left beside it). A later `reload` opens it again and
+  /// sees changes.
   static func open(_ path: String, displayPath: String, access: FileAccess?) throws -> DatabaseQueue {
     try RegularFile.check(atPath: path, displayPath: displayPath)
     // SQLite says only "unable to open database file": say what a csv would.

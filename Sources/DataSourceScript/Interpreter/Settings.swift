@@ -91,8 +91,9 @@ public struct Sandbox: Sendable {
     return canonical == folder || canonical.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/")
   }
 
-  /// The real path: links resolved by the kernel, one component at a time, so `link/..` is the
-  /// folder above the link's target, not the folder holding the link (removing `..` as text
+  /// The real path, with links resolved by the kernel.
+  ///
+  /// Resolved one component at a time, `link/..` is the folder above the link's target, not the folder holding the link (removing `..` as text
   /// first let `sub/link/../../etc/passwd` out). A path that does not exist yet keeps its last
   /// components under its real existing folder.
   static func canonical(_ path: String) -> String {
