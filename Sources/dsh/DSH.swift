@@ -80,7 +80,7 @@ struct DSH: AsyncParsableCommand {
         continue
       }
       let source = SourceFile.script(named: script, text: text, workingDirectory: workingDirectory)
-      if !(await session.run(source, bail: bail)) {
+      if !(await session.runScript(source, path: script, bail: bail)) {
         succeeded = false
         if bail { throw ExitCode(1) }
       }

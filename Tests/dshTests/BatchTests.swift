@@ -375,4 +375,14 @@ struct BatchTests {
       result.output.contains("outside the files this session may read")
         || result.output.contains("--safe refuses"))
   }
+
+  @Test("two scripts that source each other: the first runs once, and the error names the whole cycle")
+  func sourceCycleFromTheTop() throws {
+    let result = try DSHProcess.run(["Tests/dshTests/Fixtures/cycle_a.dsh"])
+    #expect(result.output.components(separatedBy: "\"in cycle_a\"").count == 2, "\(result.output)")
+    #expect(
+      result.output.contains(
+        "'cycle_a.dsh' is already running (Tests/dshTests/Fixtures/cycle_a.dsh → cycle_b.dsh → cycle_a.dsh)"))
+    #expect(result.status == 1)
+  }
 }

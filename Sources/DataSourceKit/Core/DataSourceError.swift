@@ -10,6 +10,7 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   case outsideAllowedFiles(path: String, opened: String)
   case unreadable(path: String, reason: String)
   case invalidUTF8(path: String, line: Int)
+  case notUTF8(path: String, encoding: String)
   case csvUnterminatedQuote(path: String, line: Int)
   case csvTextAfterQuote(path: String, line: Int, column: Int)
   case csvRaggedRow(path: String, line: Int, fields: Int, expected: Int)
@@ -34,6 +35,8 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
       "'\(path)' opens '\(opened)', outside the files this session may read"
     case .unreadable(let path, let reason): "cannot read '\(path)': \(reason)"
     case .invalidUTF8(let path, let line): "\(path):\(line): invalid UTF-8"
+    case .notUTF8(let path, let encoding):
+      "'\(path)' is \(encoding), not UTF-8; convert it with: iconv -f \(encoding) -t UTF-8 '\(path)' > utf8-copy"
     case .csvUnterminatedQuote(let path, let line):
       "\(path):\(line): quoted field is never closed; a quote inside a quoted field is written \"\""
     case .csvTextAfterQuote(let path, let line, let column):

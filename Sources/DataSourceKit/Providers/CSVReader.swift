@@ -23,9 +23,7 @@ enum CSVReader {
     if buffer.count > Int(UInt32.max >> 1) {
       throw DataSourceError.unreadable(path: path, reason: "files over 2 GiB are not supported yet")
     }
-    if let bad = FileBytes.firstInvalidUTF8(in: buffer) {
-      throw DataSourceError.invalidUTF8(path: path, line: FileBytes.line(of: bad, in: buffer))
-    }
+    try FileBytes.checkUTF8(buffer, path: path)
     var (names, refs, rowCount) = try splitFields(
       buffer, path: path, delimiter: delimiter, progress: progress)
     // Each column's field references are let go as soon as it is typed: a numeric column keeps

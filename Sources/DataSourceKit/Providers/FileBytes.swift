@@ -94,6 +94,32 @@ enum FileBytes {
     return column
   }
 
+  /// Throws unless `bytes` are UTF-8: a UTF-16 or UTF-32 file (by its byte order mark, or by
+  /// the zero bytes between ASCII letters that UTF-16 text has) is named as such, with the
+  /// command that converts it; other invalid bytes are reported with their line.
+  static func checkUTF8(_ bytes: UnsafeBufferPointer<UInt8>, path: String) throws(DataSourceError) {
+    if let encoding = wideEncoding(of: bytes) { throw .notUTF8(path: path, encoding: encoding) }
+    if let bad = firstInvalidUTF8(in: bytes) {
+      throw .invalidUTF8(path: path, line: line(of: bad, in: bytes))
+    }
+  }
+
+  /// "UTF-16", "UTF-32" (with a byte order mark), "UTF-16LE" or "UTF-16BE" when the bytes look
+  /// like one of them, named as iconv names them.
+  static func wideEncoding(of bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    let n = bytes.count
+    // With a byte order mark, iconv's plain names read the mark and drop it.
+    if n >= 4, bytes[0] == 0xFF, bytes[1] == 0xFE, bytes[2] == 0, bytes[3] == 0 { return "UTF-32" }
+    if n >= 4, bytes[0] == 0, bytes[1] == 0, bytes[2] == 0xFE, bytes[3] == 0xFF { return "UTF-32" }
+    if n >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) {
+      return "UTF-16"
+    }
+    // No mark: ASCII text in UTF-16 has a zero byte after (LE) or before (BE) each letter.
+    if n >= 4, bytes[0] != 0, bytes[1] == 0, bytes[2] != 0, bytes[3] == 0 { return "UTF-16LE" }
+    if n >= 4, bytes[0] == 0, bytes[1] != 0, bytes[2] == 0, bytes[3] != 0 { return "UTF-16BE" }
+    return nil
+  }
+
   /// The offset of the first byte that is not part of valid UTF-8, or `nil` when all are valid.
   /// - Complexity: O(n), with a fast path over ASCII.
   static func firstInvalidUTF8(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
@@ -137,9 +163,7 @@ public enum RegularFile {
   /// such file, a folder, a device, permission denied, invalid UTF-8 with its line).
   public static func readText(atPath openPath: String, displayPath: String) throws -> String {
     let bytes = try FileBytes.read(openPath, displayPath: displayPath)
-    if let bad = FileBytes.firstInvalidUTF8(in: bytes.buffer) {
-      throw DataSourceError.invalidUTF8(path: displayPath, line: FileBytes.line(of: bad, in: bytes.buffer))
-    }
+    try FileBytes.checkUTF8(bytes.buffer, path: displayPath)
     return String(decoding: bytes.buffer, as: UTF8.self)
   }
 

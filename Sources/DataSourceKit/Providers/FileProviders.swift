@@ -119,6 +119,7 @@ public final class JSONProvider: DataProvider, CompositionNode {
   private func readItems() throws -> [Value] {
     let bytes = try FileBytes.read(path, displayPath: displayPath, progress: progress, access: access)
     let path = displayPath
+    try FileBytes.checkUTF8(bytes.buffer, path: path)
     let documents: [Value]
     do {
       documents = try JSONReader.parseAll(bytes.buffer)

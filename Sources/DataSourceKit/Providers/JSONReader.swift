@@ -17,14 +17,49 @@ struct JSONReader {
   private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
   /// Every top-level value: one for a JSON document, one per line for JSON Lines.
+  ///
+  /// A file whose first line is a whole value with more after it is JSON Lines: each line is
+  /// then parsed on its own, so a value cut short is reported on its own line, not where the
+  /// parser gave up lines later.
   static func parseAll(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [Value] {
-    var reader = JSONReader(bytes)
-    if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { reader.i = 3 }
+    var start = 0
+    if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
+    let firstLineEnd = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+    if firstLineEnd < bytes.count, let first = try? values(in: bytes, from: start, to: firstLineEnd),
+      !first.isEmpty
+    {
+      var all = first
+      var lineStart = firstLineEnd + 1
+      while lineStart < bytes.count {
+        let lineEnd = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+        do {
+          all += try values(in: bytes, from: lineStart, to: lineEnd)
+        } catch var failure as Failure where failure.message.hasPrefix("unexpected end of input") {
+          failure.message = "the line ends inside a value (JSON Lines holds one whole value a line)"
+          throw failure
+        }
+        lineStart = lineEnd + 1
+      }
+      return all
+    }
+    return try values(in: bytes, from: start, to: bytes.count)
+  }
+
+  /// The values in `bytes[start..<end]`; a failure's offset is in `bytes`.
+  private static func values(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) throws
+    -> [Value]
+  {
+    var reader = JSONReader(UnsafeBufferPointer(rebasing: bytes[start..<end]))
     var values: [Value] = []
-    reader.skipWhitespace()
-    while reader.i < bytes.count {
-      values.append(try reader.parseValue())
+    do {
       reader.skipWhitespace()
+      while reader.i < reader.bytes.count {
+        values.append(try reader.parseValue())
+        reader.skipWhitespace()
+      }
+    } catch var failure as Failure {
+      failure.offset += start
+      throw failure
     }
     return values
   }

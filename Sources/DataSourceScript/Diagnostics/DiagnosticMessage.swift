@@ -75,7 +75,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
 
   // Files and data
   case dataSource(DataSourceError)
-  case sourceCycle(path: String)
+  case sourceCycle(chain: [String])
   case sourceDepth(limit: Int)
   case interrupted
 
@@ -190,7 +190,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .noBaseline(let name):
       "'\(name)' has not been shown or watched yet; 'show \(name)' or 'watch \(name)' first"
     case .dataSource(let error): error.description
-    case .sourceCycle(let path): "'\(path)' is already being sourced; a script cannot source itself"
+    case .sourceCycle(let chain):
+      "'\(chain.last ?? "")' is already running (\(chain.joined(separator: " → "))); a script cannot source one that sources it"
     case .sourceDepth(let limit): "scripts sourced more than \(limit) deep"
     case .interrupted: "interrupted"
     case .internalError(let detail):

@@ -7,17 +7,21 @@ import Foundation
 final class ScriptRunner {
   /// The script of the statement running now: statements slice their text out of it.
   var current = SourceFile(name: nil, text: "")
-  /// Scripts being sourced, innermost last (canonical paths).
-  private var stack: [String] = []
+  /// Scripts running, the top-level one first and the innermost last: canonical paths, and the
+  /// paths as written for messages.
+  private var stack: [(canonical: String, path: String)] = []
   static let maximumDepth = 64
 
-  /// Enters a sourced script, unless it is already being sourced or nesting is too deep.
+  /// Enters a script, unless it is already running (the top-level script included) or nesting
+  /// is too deep.
   func enter(_ canonical: String, path: String, at range: SourceRange) throws(Diagnostic) {
-    if stack.contains(canonical) { throw Diagnostic(.sourceCycle(path: path), at: range) }
+    if let first = stack.firstIndex(where: { $0.canonical == canonical }) {
+      throw Diagnostic(.sourceCycle(chain: stack[first...].map(\.path) + [path]), at: range)
+    }
     if stack.count >= Self.maximumDepth {
       throw Diagnostic(.sourceDepth(limit: Self.maximumDepth), at: range)
     }
-    stack.append(canonical)
+    stack.append((canonical, path))
   }
 
   func leave() { stack.removeLast() }
@@ -30,7 +34,7 @@ extension Session {
       throw Diagnostic(.refusedBySafeMode(.sourcing(path: path)), at: pathRange)
     }
     let resolved = resolve(path)
-    let canonical = URL(fileURLWithPath: resolved).standardizedFileURL.resolvingSymlinksInPath().path
+    let canonical = Sandbox.canonical(resolved)
     let text: String
     do {
       text = try ScriptFiles.read(resolved, displayPath: path)
@@ -42,6 +46,16 @@ extension Session {
     // The sourced script reports its own errors; the `source` statement fails without another.
     let folder = URL(fileURLWithPath: canonical).deletingLastPathComponent().path
     if !(await run(SourceFile(name: path, text: text, directory: folder))) { throw NestedScriptFailure() }
+  }
+}
+
+extension Session {
+  /// Runs a script named on the command line: it counts as running, so a script it sources
+  /// cannot source it back.
+  public func runScript(_ source: SourceFile, path: String, bail: Bool = false) async -> Bool {
+    try? scripts.enter(Sandbox.canonical(path), path: path, at: 0..<0)
+    defer { scripts.leave() }
+    return await run(source, bail: bail)
   }
 }
 
