@@ -101,4 +101,30 @@ struct RenderingTests {
     let text = Renderer.render(snapshot(items), options: RenderOptions(mode: .markdown, showsFields: true))
     #expect(text == "### People (1)\n\n| n | s |\n| ---: | --- |\n| 1 | a\\|b |\n")
   }
+
+  @Test("column widths narrow as one column at a time off the widest would, in one pass")
+  func narrowedWidths() {
+    // The rule as first written: one column off the first widest until the total fits.
+    func stepwise(_ widths: [Int], _ available: Int) -> [Int] {
+      var widths = widths
+      var total = widths.reduce(0, +)
+      while total > available, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }),
+        widths[widest] > 3
+      {
+        widths[widest] -= 1
+        total -= 1
+      }
+      return widths
+    }
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<2_000 {
+      let widths = (0..<Int.random(in: 0...12, using: &generator)).map { _ in
+        Int.random(in: 0...40, using: &generator)
+      }
+      let available = Int.random(in: -10...200, using: &generator)
+      #expect(
+        RecordTableRenderer.narrowed(widths, toFit: available) == stepwise(widths, available),
+        "\(widths) in \(available)")
+    }
+  }
 }

@@ -113,7 +113,9 @@ struct SessionTests {
     try "let a = 1\nsource \"\(path)\"\n".write(toFile: path, atomically: true, encoding: .utf8)
     let (session, output, ok) = await run("source \"\(path)\"")
     #expect(!ok)
-    #expect(output.errors.contains("is already being sourced; a script cannot source itself"))
+    #expect(
+      output.errors.contains(
+        "is already running (\(path) → \(path)); a script cannot source one that sources it"))
     #expect(session.boundNames == ["a"])
   }
 

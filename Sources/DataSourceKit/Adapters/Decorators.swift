@@ -69,21 +69,52 @@ public final class ComposedDataSource<Item>: SectionedDataSource {
   public let children: [any SectionedDataSource<Item>]
   private let label: String
 
+  /// Where each child's sections start (the last entry is the total), and the
+  /// ``StructureEpoch`` it was counted at.
+  private var starts: [Int] = []
+  private var startsEpoch: UInt64?
+
   public init(_ children: [any SectionedDataSource<Item>], label: String = "compose") {
     self.children = children
     self.label = label
   }
 
-  /// The child that owns a global section, and the section's index inside that child.
-  /// - Complexity: O(children).
-  private func locate(_ section: Int) -> (child: any SectionedDataSource<Item>, local: Int) {
-    var remaining = section
-    for child in children {
-      let count = child.numberOfSections
-      if remaining < count { return (child, remaining) }
-      remaining -= count
+  /// Where each child's sections start, counted again only when a provider may have changed.
+  private func childStarts() -> [Int] {
+    let epoch = StructureEpoch.current
+    if epoch != startsEpoch {
+      var fresh = [0]
+      fresh.reserveCapacity(children.count + 1)
+      for child in children { fresh.append(fresh[fresh.count - 1] + child.numberOfSections) }
+      starts = fresh
+      startsEpoch = epoch
     }
-    preconditionFailure("section \(section) is out of range")
+    #if DEBUG
+      // (Small compositions only: checking thousands of children on every call would make the
+      // debug build quadratic again.)
+      var check = 0
+      for (index, child) in children.enumerated() where children.count <= 256 {
+        assert(starts[index] == check, "a provider changed shape without advancing StructureEpoch")
+        check += child.numberOfSections
+      }
+    #endif
+    return starts
+  }
+
+  /// The child that owns a global section, and the section's index inside that child.
+  /// - Complexity: O(log children) while no provider changes.
+  private func locate(_ section: Int) -> (child: any SectionedDataSource<Item>, local: Int) {
+    let starts = childStarts()
+    precondition(section >= 0 && section < starts[starts.count - 1], "section \(section) is out of range")
+    // The last child whose start is <= section and which has sections.
+    var low = 0
+    var high = children.count - 1
+    while low < high {
+      let mid = (low + high + 1) / 2
+      if starts[mid] <= section { low = mid } else { high = mid - 1 }
+    }
+    while starts[low + 1] == starts[low] { low += 1 }
+    return (children[low], section - starts[low])
   }
 
   private func local(_ itemPath: ItemPath) -> (any SectionedDataSource<Item>, ItemPath) {
@@ -107,7 +138,7 @@ public final class ComposedDataSource<Item>: SectionedDataSource {
   public var loadState: LoadState { .strongest(children.map(\.loadState)) }
   public var errorDescription: String? { children.lazy.compactMap(\.errorDescription).first }
 
-  public var numberOfSections: Int { children.reduce(0) { $0 + $1.numberOfSections } }
+  public var numberOfSections: Int { childStarts().last ?? 0 }
   public func numberOfRows(inSection section: Int) -> Int {
     let (child, local) = locate(section)
     return child.numberOfRows(inSection: local)

@@ -27,6 +27,7 @@ public final class SegmentedDataSource<Item>: SectionedDataSource {
     if index == selectedIndex { return BatchUpdate() }
     let oldCount = selected.numberOfSections
     selectedIndex = index
+    StructureEpoch.advance()
     return .replacingAllSections(oldCount: oldCount, newCount: selected.numberOfSections)
   }
 

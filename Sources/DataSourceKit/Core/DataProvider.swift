@@ -52,15 +52,22 @@ public protocol DataProviderObserver: AnyObject {
 /// Observers held weakly, so a provider never keeps the things that watch it alive.
 public struct ObserverList {
   private var entries: [WeakObserver] = []
+  /// How many entries there were after the last sweep of observers that are gone: sweeping
+  /// again only when the list has doubled keeps adding O(1) amortized.
+  private var sweptCount = 0
 
   public init() {}
 
   public mutating func add(_ observer: any DataProviderObserver) {
-    entries.removeAll { $0.observer == nil }
+    if entries.count >= max(8, 2 * sweptCount) {
+      entries.removeAll { $0.observer == nil }
+      sweptCount = entries.count
+    }
     entries.append(WeakObserver(observer: observer))
   }
 
   public func notify() {
+    StructureEpoch.advance()
     for entry in entries { entry.observer?.providerDidChange() }
   }
 

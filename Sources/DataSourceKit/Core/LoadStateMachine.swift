@@ -4,7 +4,9 @@
 /// noContent or error; noContent → refreshing, loaded or error; error → anything but initial.
 /// Starting a load makes the load before it stale: its result is ignored.
 public struct LoadStateMachine: Sendable {
-  public private(set) var state: LoadState = .initial
+  public private(set) var state: LoadState = .initial {
+    didSet { StructureEpoch.advance() }
+  }
   /// Counts loads begun; a finishing load whose number is not the last is stale.
   private var generation = 0
   /// The state before the running load began, to return to if it is cancelled.

@@ -14,29 +14,64 @@ public struct DerivedSection: Sendable {
 ///
 /// Loading loads the base and then arranges the base's items into sections once; after that,
 /// counts and items are answered from the arrangement without touching other items.
+///
+/// A derived provider over another one keeps positions in the first provider that is not
+/// derived (the root), not in its base: reading an item costs one lookup however many `where`s
+/// are stacked (a chain of 20,000 was quadratic when each item passed through every level).
 public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, CompositionNode {
   /// Turns the loaded base (and the flat layout of its items) into this provider's sections.
   public typealias Arrangement = (any DataProvider<Item>, SectionOffsets) -> [DerivedSection]
 
   public let base: any DataProvider<Item>
+  /// The first provider below that is not derived: items are read from it.
+  private let root: any DataProvider<Item>
   public let label: String
   private let arrange: Arrangement
+  /// The sections, with flat positions in `root` (not in `base`).
   private var sections: [DerivedSection] = []
-  private var baseOffsets = SectionOffsets(counts: [])
+  /// Where the root's sections start, for reading items.
+  private var rootOffsets = SectionOffsets(counts: [])
+  /// Where this provider's sections start, for a provider derived from this one.
+  private var ownOffsets = SectionOffsets(counts: [])
   private var states = LoadStateMachine()
   public var loadState: LoadState { states.state }
-  public var errorDescription: String? { base.errorDescription }
+  public var errorDescription: String? { root.errorDescription }
 
   private var observers = ObserverList()
 
   public init(base: any DataProvider<Item>, label: String, arrange: @escaping Arrangement) {
     self.base = base
+    self.root = (base as? DerivedProvider<Item>)?.root ?? base
     self.label = label
     self.arrange = arrange
     base.addObserver(self)
   }
 
-  public var identityKey: String? { base.identityKey }
+  public var identityKey: String? { root.identityKey }
+
+  /// The base's items arranged, with positions made relative to the root.
+  private func arranged() -> [DerivedSection] {
+    var result = arrange(base, SectionOffsets(of: base))
+    if let derived = base as? DerivedProvider<Item> {
+      for s in result.indices {
+        result[s].baseIndices = result[s].baseIndices.map(derived.rootPosition(ofFlat:))
+      }
+    }
+    return result
+  }
+
+  /// The root position of this provider's item at a flat position.
+  /// - Complexity: O(log sections).
+  private func rootPosition(ofFlat flat: Int) -> Int {
+    let path = ownOffsets.itemPath(forFlat: flat)
+    return sections[path.section].baseIndices[path.item]
+  }
+
+  private func take(_ arranged: [DerivedSection]) {
+    sections = arranged
+    ownOffsets = SectionOffsets(counts: arranged.map(\.baseIndices.count))
+    rootOffsets = arranged.isEmpty ? SectionOffsets(counts: []) : SectionOffsets(of: root)
+  }
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
   /// The base changed (an edit, or a reload that succeeded or failed): arrange its items again,
@@ -47,12 +82,10 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
   public func providerDidChange() {
     switch base.loadState {
     case .error:
-      sections = []
-      baseOffsets = SectionOffsets(counts: [])
+      take([])
       try? states.transition(to: .error)
     case .loaded, .noContent:
-      baseOffsets = SectionOffsets(of: base)
-      sections = arrange(base, baseOffsets)
+      take(arranged())
       let result: LoadState = sections.allSatisfy(\.baseIndices.isEmpty) ? .noContent : .loaded
       if states.state != result { try? states.transition(to: result) }
     case .initial, .loading, .refreshing:
@@ -83,18 +116,13 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
       throw DataSourceError.cancelled
     } catch {
       // A stale load's failure changes nothing; a current one leaves no items.
-      if states.finish(ticket, with: .error) {
-        sections = []
-        baseOffsets = SectionOffsets(counts: [])
-      }
+      if states.finish(ticket, with: .error) { take([]) }
       throw error
     }
-    let offsets = SectionOffsets(of: base)
-    let arranged = arrange(base, offsets)
+    let arranged = arranged()
     let result: LoadState = arranged.allSatisfy(\.baseIndices.isEmpty) ? .noContent : .loaded
     if states.finish(ticket, with: result) {
-      baseOffsets = offsets
-      sections = arranged
+      take(arranged)
       observers.notify()
     }
   }
@@ -102,10 +130,10 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
   public var numberOfSections: Int { sections.count }
   public func numberOfItems(inSection section: Int) -> Int { sections[section].baseIndices.count }
   public func item(at itemPath: ItemPath) -> Item {
-    base.item(at: baseOffsets.itemPath(forFlat: sections[itemPath.section].baseIndices[itemPath.item]))
+    root.item(at: rootOffsets.itemPath(forFlat: sections[itemPath.section].baseIndices[itemPath.item]))
   }
   public func sectionKey(_ section: Int) -> Value? { sections[section].key }
-  public var knownFields: [String]? { base.knownFields }
+  public var knownFields: [String]? { root.knownFields }
 
   public var nodeTitle: String { label }
   public var nodeDetail: String? { countsDetail }

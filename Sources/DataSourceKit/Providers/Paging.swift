@@ -38,6 +38,7 @@ public final class PagedProvider<Item>: DataProvider, PagingProvider, DataProvid
   }
   public func reload() async throws {
     pages = 1
+    StructureEpoch.advance()
     try await base.reload()
   }
   public var loadState: LoadState { base.loadState }

@@ -36,14 +36,31 @@ struct RecordTableRenderer: TextModeRenderer {
   private func widths(available: Int) -> [Int] {
     var widths = table.names.map(TextWidth.of)
     table.cells.maximumWidths(into: &widths)
-    var total = widths.reduce(0, +)
-    while total > available, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }),
-      widths[widest] > 3
-    {
-      widths[widest] -= 1
-      total -= 1
+    return Self.narrowed(widths, toFit: available)
+  }
+
+  /// Widths narrowed to fit `available` columns, the widest first and never below 3: the
+  /// result of taking one column off the first widest column until the total fits, found in
+  /// O(n log width) rather than one step per column taken (40,000 columns took seconds).
+  static func narrowed(_ widths: [Int], toFit available: Int, minimum: Int = 3) -> [Int] {
+    func total(cappedAt level: Int) -> Int { widths.reduce(0) { $0 + min($1, level) } }
+    guard let widest = widths.max(), widths.reduce(0, +) > available, widest > minimum else { return widths }
+    if total(cappedAt: minimum) > available { return widths.map { min($0, minimum) } }
+    // The highest cap that fits, between minimum (fits) and widest (does not).
+    var low = minimum
+    var high = widest - 1
+    while low < high {
+      let mid = (low + high + 1) / 2
+      if total(cappedAt: mid) <= available { low = mid } else { high = mid - 1 }
     }
-    return widths
+    // From the cap one above, the first columns at that cap give up one column each.
+    var result = widths.map { min($0, low + 1) }
+    var excess = total(cappedAt: low + 1) - available
+    for index in result.indices where excess > 0 && result[index] == low + 1 {
+      result[index] -= 1
+      excess -= 1
+    }
+    return result
   }
 
   /// Each section's shown rows: for each window that touched it, the flat positions and where

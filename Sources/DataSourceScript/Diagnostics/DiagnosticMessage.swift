@@ -68,6 +68,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case refusedBySafeMode(SafeModeRefusal)
   case positionOutside(Int, count: Int, what: String)
   case tooLargeToEdit(String, count: Int, limit: Int)
+  case fieldOfPlainItems(String, type: String)
   case notARecord(String, found: String)
   case pathIntoScalar(path: String, field: String, type: String)
   case typeMismatch(field: String, holds: String, value: String, type: String)
@@ -179,6 +180,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "'\(name)' is \(store): databases are opened read-only and never written"
     case .positionOutside(let position, let count, let what):
       "position \(position) is outside \(what), which has \(count) item\(count == 1 ? "" : "s") (0..\(count))"
+    case .fieldOfPlainItems(let path, let type):
+      "the items are \(type) values, not records, so '\(path)' would be null for every item; write '.' for the item itself"
     case .tooLargeToEdit(let name, let count, let limit):
       "'\(name)' has \(count) items; an edit copies them and is limited to \(limit); edit a smaller part: let part = \(name) | where …"
     case .pathIntoScalar(let path, let field, let type):

@@ -59,6 +59,9 @@ extension Session {
     case .update(let assignments, let predicate):
       let evaluator = self.evaluator
       let test = try predicate.map { try evaluator.compile($0, against: provider) } ?? { _ in true }
+      if let plain = Evaluator.plainItemType(of: editable) {
+        throw Diagnostic(.notARecord(target.name, found: plain), at: assignments[0].field.range)
+      }
       for assignment in assignments {
         try evaluator.checkField(
           FieldPath(components: [assignment.field.name], range: assignment.field.range), in: provider)

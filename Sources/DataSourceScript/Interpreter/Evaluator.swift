@@ -234,7 +234,15 @@ extension Evaluator {
   /// Checks that a field path names a field the provider is known to have (schemaless
   /// providers accept any field).
   func checkField(_ path: FieldPath, in provider: ProviderValue) throws {
-    guard let first = path.components.first, let known = provider.provider.knownFields else { return }
+    guard let first = path.components.first else { return }
+    guard let known = provider.provider.knownFields else {
+      // Schemaless: any field may be there, unless the items are plain values (a range, a list
+      // of numbers), where every field would be null and a filter would silently match nothing.
+      if let plain = Evaluator.plainItemType(of: provider.provider) {
+        throw Diagnostic(.fieldOfPlainItems(path.text, type: plain), at: path.range)
+      }
+      return
+    }
     guard known.contains(first) else {
       throw Diagnostic(
         .unknownField(path.text, in: provider.displayName, suggestion: suggestion(for: first, among: known)),
@@ -270,6 +278,23 @@ extension Evaluator {
       }
     }
     return nil
+  }
+
+  /// The type of a provider's items when its first items (up to `limit`) hold no record and
+  /// some value: then no field can be read from them.
+  static func plainItemType(of provider: any DataProvider<Value>, limit: Int = 1_000) -> String? {
+    var seen = 0
+    var type: String?
+    for section in 0..<provider.numberOfSections {
+      for row in 0..<provider.numberOfItems(inSection: section) {
+        let item = provider.item(at: ItemPath(item: row, section: section))
+        if case .record = item { return nil }
+        if !item.isNull, type == nil { type = item.typeName }
+        seen += 1
+        if seen >= limit { return type }
+      }
+    }
+    return type
   }
 
   /// A cell or `cells` expression, as a presenter.
