@@ -370,6 +370,29 @@ struct PseudoTerminalTests {
     #expect(terminal.exitStatus() == 0)
   }
 
+  @Test("^C stops where, sort by and section by over a huge range, and binds nothing")
+  func interruptStages() throws {
+    let terminal = try PseudoTerminal(historyPath: historyPath)
+    #expect(terminal.waitForPrompt())
+    var prompts = 1
+    for stage in ["where . < 0", "sort by . desc", "section by ."] {
+      terminal.type("let w = range 0..99000000 | \(stage)\r")
+      // Let it work a moment: the stage is arranging millions of items.
+      Thread.sleep(forTimeInterval: 1)
+      let interrupted = Date()
+      terminal.type("\u{03}")
+      #expect(terminal.waitFor("error: interrupted", count: prompts))
+      prompts += 1
+      #expect(terminal.waitForPrompt(count: prompts))
+      #expect(Date().timeIntervalSince(interrupted) < 5, "\(stage)")
+    }
+    terminal.type("w\r")
+    #expect(terminal.waitFor("unknown command or name 'w'"))
+    #expect(terminal.waitForPrompt(count: prompts + 1))
+    terminal.type("\u{04}")
+    #expect(terminal.exitStatus() == 0)
+  }
+
   @Test("SIGTERM, SIGHUP (and even SIGKILL) lose no history: it is written after every statement")
   func historyOnSignals() throws {
     // SIGKILL cannot be caught: what survives it survives a crash too.

@@ -20,6 +20,7 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   case jsonPathMissing(path: String, at: String)
   case jsonNotAList(path: String, at: String?, found: String)
   case notLoaded
+  case tooManyToArrange(count: Int, limit: Int, stage: String)
   case sqlite(path: String, message: String, sql: String?)
   case cancelled
   case httpStatus(url: String, status: Int)
@@ -50,6 +51,8 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
     case .jsonNotAList(let path, let at, let found):
       "\(path): expected a list\(at.map { " at '\($0)'" } ?? "") of items, found \(found)"
     case .notLoaded: "the provider is not loaded"
+    case .tooManyToArrange(let count, let limit, let stage):
+      "'\(stage)' would arrange \(count) items; stages keep an index per item and take at most \(limit); put '| limit N' before it"
     case .cancelled: "interrupted; the provider is as it was"
     case .httpStatus(let url, let status): "GET \(url): HTTP \(status)"
     case .httpTransport(let url, let message): "GET \(url): \(message)"

@@ -20,7 +20,15 @@ public struct DerivedSection: Sendable {
 /// are stacked (a chain of 20,000 was quadratic when each item passed through every level).
 public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, CompositionNode {
   /// Turns the loaded base (and the flat layout of its items) into this provider's sections.
-  public typealias Arrangement = (any DataProvider<Item>, SectionOffsets) -> [DerivedSection]
+  ///
+  /// It throws ``DataSourceError/cancelled`` when the load's task is cancelled (it checks every
+  /// 64K items) and ``DataSourceError/tooManyToArrange(count:limit:stage:)`` when the base has
+  /// more items than an arrangement may index.
+  public typealias Arrangement = (any DataProvider<Item>, SectionOffsets) throws -> [DerivedSection]
+
+  /// The most items `where`, `sort by` and `section by` arrange: each keeps an index (8 bytes)
+  /// per item, and a sort a key too; a range of trillions would exhaust memory.
+  public static var maximumItems: Int { 100_000_000 }
 
   public let base: any DataProvider<Item>
   /// The first provider below that is not derived: items are read from it.
@@ -50,8 +58,8 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
   public var identityKey: String? { root.identityKey }
 
   /// The base's items arranged, with positions made relative to the root.
-  private func arranged() -> [DerivedSection] {
-    var result = arrange(base, SectionOffsets(of: base))
+  private func arranged() throws -> [DerivedSection] {
+    var result = try arrange(base, SectionOffsets(of: base))
     if let derived = base as? DerivedProvider<Item> {
       for s in result.indices {
         result[s].baseIndices = result[s].baseIndices.map(derived.rootPosition(ofFlat:))
@@ -85,7 +93,12 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
       take([])
       try? states.transition(to: .error)
     case .loaded, .noContent:
-      take(arranged())
+      guard let arranged = try? arranged() else {
+        take([])
+        try? states.transition(to: .error)
+        break
+      }
+      take(arranged)
       let result: LoadState = sections.allSatisfy(\.baseIndices.isEmpty) ? .noContent : .loaded
       if states.state != result { try? states.transition(to: result) }
     case .initial, .loading, .refreshing:
@@ -119,7 +132,16 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
       if states.finish(ticket, with: .error) { take([]) }
       throw error
     }
-    let arranged = arranged()
+    let arranged: [DerivedSection]
+    do {
+      arranged = try self.arranged()
+    } catch DataSourceError.cancelled {
+      states.cancel(ticket)
+      throw DataSourceError.cancelled
+    } catch {
+      if states.finish(ticket, with: .error) { take([]) }
+      throw error
+    }
     let result: LoadState = arranged.allSatisfy(\.baseIndices.isEmpty) ? .noContent : .loaded
     if states.finish(ticket, with: result) {
       take(arranged)
@@ -155,13 +177,14 @@ extension DerivedProvider {
     _ base: any DataProvider<Item>, label: String, _ isIncluded: @escaping (Item) -> Bool
   ) -> DerivedProvider {
     DerivedProvider(base: base, label: label) { base, offsets in
+      try checkScale(offsets.total, stage: label)
       var sections: [DerivedSection] = []
       for section in 0..<base.numberOfSections {
         var kept: [Int] = []
         let start = offsets.starts[section]
-        for row in 0..<base.numberOfItems(inSection: section)
-        where isIncluded(base.item(at: ItemPath(item: row, section: section))) {
-          kept.append(start + row)
+        for row in 0..<base.numberOfItems(inSection: section) {
+          if row & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
+          if isIncluded(base.item(at: ItemPath(item: row, section: section))) { kept.append(start + row) }
         }
         let key = base.sectionKey(section)
         if !kept.isEmpty || key == nil { sections.append(DerivedSection(key: key, baseIndices: kept)) }
@@ -182,9 +205,13 @@ extension DerivedProvider {
     by areInIncreasingOrder: @escaping (Key, Key) -> Bool
   ) -> DerivedProvider {
     DerivedProvider(base: base, label: label) { base, offsets in
-      (0..<base.numberOfSections).map { section in
+      try checkScale(offsets.total, stage: label)
+      return try (0..<base.numberOfSections).map { section in
         let count = base.numberOfItems(inSection: section)
-        let keys = (0..<count).map { sortKey(base.item(at: ItemPath(item: $0, section: section))) }
+        let keys = try (0..<count).map { row in
+          if row & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
+          return sortKey(base.item(at: ItemPath(item: row, section: section)))
+        }
         let order = (0..<count).sorted { a, b in
           if areInIncreasingOrder(keys[a], keys[b]) { return true }
           if areInIncreasingOrder(keys[b], keys[a]) { return false }
@@ -205,9 +232,11 @@ extension DerivedProvider {
     key: @escaping (Item) -> Value
   ) -> DerivedProvider {
     DerivedProvider(base: base, label: label) { base, offsets in
+      try checkScale(offsets.total, stage: label)
       var groups: [Value: Int] = [:]
       var sections: [DerivedSection] = []
       for flat in 0..<offsets.total {
+        if flat & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
         let sectionKey = key(base.item(at: offsets.itemPath(forFlat: flat)))
         if let index = groups[sectionKey] {
           sections[index].baseIndices.append(flat)
@@ -223,6 +252,11 @@ extension DerivedProvider {
         return direction == .ascending ? order == .orderedAscending : order == .orderedDescending
       }
     }
+  }
+
+  /// Throws when `count` items are more than an arrangement may index.
+  private static func checkScale(_ count: Int, stage: String) throws(DataSourceError) {
+    if count > maximumItems { throw .tooManyToArrange(count: count, limit: maximumItems, stage: stage) }
   }
 
   /// Keeps the first `count` items in order, across sections; sections left empty are dropped.

@@ -335,7 +335,11 @@ extension Evaluator {
       return .provider(result)
     }
     let derived = derive(provider.provider, by: description, label: text(stage.range))
-    try await derived.load()
+    do {
+      try await derived.load()
+    } catch let error as DataSourceError {
+      throw Diagnostic(.dataSource(error), at: stage.range)
+    }
     result.provider = derived
     return .provider(result)
   }
