@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import DataSourceScript
@@ -108,5 +109,36 @@ struct LexerParserTests {
   func deepNesting() {
     let source = "let x = " + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
     #expect(errorText(source).contains("brackets nested deeper than 256 levels"))
+  }
+
+  @Test(
+    "statements taken one at a time are the statements parsed all at once, for every transcript and the samples"
+  )
+  func statementsOneAtATime() throws {
+    let folders = ["/Tests/dshTests/Transcripts", "/Scripts/data"]
+    var texts: [String] = []
+    for folder in folders {
+      for name in try FileManager.default.contentsOfDirectory(atPath: packageRoot + folder)
+      where name.hasSuffix(".dsh") {
+        texts.append(try String(contentsOfFile: packageRoot + folder + "/" + name, encoding: .utf8))
+      }
+    }
+    // Open brackets at the end, a statement word inside brackets, bad characters, separators.
+    texts += [
+      "let a = [1,\nshow a", "show [1, (2\nlet b = 1", "let x = @\nshow 1; show 2;;",
+      "show 1 |\n  where . > 0",
+    ]
+    #expect(texts.count > 10)
+    func describe(_ statement: ParsedStatement) -> String {
+      switch statement.result {
+      case .success(let parsed): "\(statement.range) \(parsed)"
+      case .failure(let diagnostic): "\(statement.range) \(diagnostic)"
+      }
+    }
+    for text in texts {
+      let all = Parser.parseStatements(text).map(describe)
+      let streamed = Parser.statements(of: text).map(describe)
+      #expect(streamed == all, "\(text.prefix(80))")
+    }
   }
 }

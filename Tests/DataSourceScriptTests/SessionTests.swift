@@ -158,6 +158,29 @@ struct SessionTests {
 @Suite("Issue 3 commands in a session")
 @MainActor
 struct CompositionSessionTests {
+  @Test("rebinding a name thousands of times keeps only what save needs, and save writes the same script")
+  func rebindingKeepsLittle() async throws {
+    let path = NSTemporaryDirectory() + "rebound-\(UUID().uuidString).dsh"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    var script = "let base = [1, 2, 3]\nlet kept = base | where . > 1\ninsert into base 4\nlet alias = base\n"
+    for n in 0..<5_000 { script += "let x = [\(n)]\n" }
+    script += "let base = [9]\nsave \"\(path)\"\n"
+    let (_, output, ok) = await run(script)
+    #expect(ok, "\(output.errors)")
+    let saved = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(
+      saved == """
+        # Written by dsh's `save`: rebuilds the session's bindings.
+        let base = [1, 2, 3]
+        let kept = base | where . > 1
+        insert into base 4
+        let alias = base
+        let x = [4999]
+        let base = [9]
+
+        """)
+  }
+
   @Test("save writes a script that rebuilds the bindings; running it gives the same show output")
   func saveRoundTrip() async throws {
     let path = NSTemporaryDirectory() + "saved-\(UUID().uuidString).dsh"

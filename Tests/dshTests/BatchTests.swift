@@ -424,4 +424,23 @@ struct BatchTests {
     #expect(result.status == 0, "\(result.output.prefix(500))")
     #expect(result.output.contains(expected))
   }
+
+  @Test("a script rebinding one name 100,000 times runs in bounded memory (it kept 250 MB at 100,000)")
+  func rebindingMemory() throws {
+    let folder = NSTemporaryDirectory() + "dsh-rebind-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try String(repeating: "let x = [1, 2, 3]\n", count: 100_000)
+      .write(toFile: folder + "/rebind.dsh", atomically: false, encoding: .utf8)
+    // The peak resident size of dsh, as the kernel counted it (Python's resource module reads it).
+    let measure = """
+      import resource, subprocess, sys
+      subprocess.run([sys.argv[1], sys.argv[2]], stdout=subprocess.DEVNULL, check=True)
+      print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+      """
+    let result = try DSHProcess.runTool(
+      "/usr/bin/env", ["python3", "-c", measure, DSHProcess.binary, folder + "/rebind.dsh"])
+    let kilobytes = Int(result.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .max
+    #expect(kilobytes < 120_000, "peak \(kilobytes) KB")
+  }
 }

@@ -31,6 +31,19 @@ enum DSHProcess {
     var status: Int32
   }
 
+  /// Runs another program and returns what it wrote to standard output.
+  static func runTool(_ executable: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+  }
+
   /// Runs dsh with `arguments` from the package root, `input` on standard input, and standard
   /// output and error going to one pipe (dsh writes unbuffered, so their order is kept).
   static func run(

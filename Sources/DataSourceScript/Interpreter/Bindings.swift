@@ -12,6 +12,8 @@ final class BindingTable {
   private var definitions: [Definition] = []
   /// The definitions the statement being run has read (by log index).
   private var referenced: Set<Int> = []
+  /// The log's length after it was last compacted.
+  private var compactedCount = 0
   subscript(name: String) -> Binding? { values[name] }
 
   /// Starts a statement: nothing read yet.
@@ -42,6 +44,30 @@ final class BindingTable {
         name: name, text: text, dependencies: referenced.sorted(), paths: paths, isEffect: false, changes: [])
     )
     values[name] = Binding(value: value, definition: text, logIndex: definitions.count - 1)
+    // Rebinding a name 400,000 times must not keep 400,000 definitions: once the log has
+    // doubled, what no binding needs any more is dropped (amortized O(1) a statement).
+    if definitions.count > max(1_024, 2 * compactedCount) { compact() }
+  }
+
+  /// Drops the definitions and changes no current binding needs, renumbering the rest.
+  ///
+  /// One that is not needed now never will be: a later statement can only read what is bound
+  /// now.
+  private func compact() {
+    let kept = neededIndices().sorted()
+    var newIndex: [Int: Int] = [:]
+    for (position, old) in kept.enumerated() { newIndex[old] = position }
+    definitions = kept.map { old in
+      var definition = definitions[old]
+      definition.dependencies = definition.dependencies.compactMap { newIndex[$0] }
+      definition.changes = definition.changes.compactMap { newIndex[$0] }
+      return definition
+    }
+    for (name, binding) in values {
+      if let index = newIndex[binding.logIndex] { values[name]?.logIndex = index }
+    }
+    referenced = []
+    compactedCount = definitions.count
   }
 
   /// Logs a statement that changed data (an edit, `switch`, `more`) through `name`: `save`
@@ -75,7 +101,10 @@ final class BindingTable {
 
   /// The definitions the current bindings need, and the changes made to those values since, in
   /// the order they first ran.
-  func neededDefinitions() -> [Definition] {
+  func neededDefinitions() -> [Definition] { neededIndices().sorted().map { definitions[$0] } }
+
+  /// The log indices of ``neededDefinitions()``.
+  private func neededIndices() -> Set<Int> {
     var needed = Set<Int>()
     var pending = order.compactMap { values[$0]?.logIndex }
     while let index = pending.popLast() {
@@ -99,7 +128,7 @@ final class BindingTable {
         }
       }
     }
-    return needed.sorted().map { definitions[$0] }
+    return needed
   }
 }
 

@@ -94,7 +94,7 @@ public final class Session {
     defer { scripts.current = saved }
     var succeeded = true
     var echoed = 0
-    for parsed in Parser.parseStatements(source.text) {
+    for parsed in Parser.statements(of: source.text) {
       // ^C cancelled this run's task: the statements after the interrupted one do not run.
       if quitRequested || Task.isCancelled { break }
       if settings.echo { echoed = echo(source, upTo: parsed.range, from: echoed) }

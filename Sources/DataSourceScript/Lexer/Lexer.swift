@@ -64,6 +64,21 @@ public struct Lexer {
   }
 
   private mutating func run() {
+    var all: [Token] = []
+    while let chunk = nextStatementTokens() { all += chunk }
+    tokens = all
+  }
+
+  /// Whether the end of input has been reached and reported.
+  private var finished = false
+
+  /// The tokens up to and including the next statement end, or to the end of input.
+  ///
+  /// The last chunk ends with ``TokenKind/endOfInput``; `nil` comes after it. Lexing a
+  /// statement at a time lets a long script run without holding every token of it.
+  mutating func nextStatementTokens() -> [Token]? {
+    guard !finished else { return nil }
+    tokens = []
     while i < bytes.count {
       do {
         try lexToken()
@@ -73,11 +88,17 @@ public struct Lexer {
       } catch {
         i += 1
       }
+      if tokens.last?.kind == .endOfStatement { return tokens }
     }
     if depth > 0 && endOfInputClosesBrackets { closeUnclosedBrackets() }
     endStatement(at: i)
     tokens.append(Token(kind: .endOfInput, range: i..<i))
+    finished = true
+    return tokens
   }
+
+  /// A lexer over `text` whose statements are taken one at a time.
+  static func statements(of text: String) -> Lexer { Lexer(text) }
 
   /// Whether the line starting at `position` begins, in its first column, with a statement word.
   private func startsStatement(at position: Int) -> Bool {

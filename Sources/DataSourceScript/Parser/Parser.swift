@@ -23,6 +23,10 @@ public struct Parser {
     return parser.parseAll()
   }
 
+  /// The statements of `text`, lexed and parsed one at a time as they are asked for: a script
+  /// of 400,000 statements is never held as tokens or syntax trees all at once.
+  public static func statements(of text: String) -> StatementSequence { StatementSequence(text) }
+
   mutating func parseAll() -> [ParsedStatement] {
     var results: [ParsedStatement] = []
     while true {
@@ -125,5 +129,25 @@ public struct Parser {
 
   mutating func skipToStatementEnd() {
     while current.kind != .endOfStatement && current.kind != .endOfInput { advance() }
+  }
+}
+
+/// The statements of a text, lexed and parsed as they are taken.
+public struct StatementSequence: Sequence, IteratorProtocol {
+  private var lexer: Lexer
+  private var parsed: [ParsedStatement] = []
+
+  init(_ text: String) { lexer = Lexer.statements(of: text) }
+
+  public mutating func next() -> ParsedStatement? {
+    while parsed.isEmpty {
+      guard var tokens = lexer.nextStatementTokens() else { return nil }
+      if tokens.last?.kind != .endOfInput, let last = tokens.last {
+        tokens.append(Token(kind: .endOfInput, range: last.range.upperBound..<last.range.upperBound))
+      }
+      var parser = Parser(tokens: tokens)
+      parsed = parser.parseAll().reversed()
+    }
+    return parsed.popLast()
   }
 }
