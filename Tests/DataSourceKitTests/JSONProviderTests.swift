@@ -68,4 +68,43 @@ struct JSONProviderTests {
       try JSONReader.parse(#"["a\nb", "\u00e9", "\ud83d\ude00", -1.5e2, 42]"#)
         == .list([.string("a\nb"), .string("é"), .string("😀"), .double(-150), .int(42)]))
   }
+
+  @Test(
+    "records with the same fields load as columns and read back exactly as values would; other shapes load as values",
+    arguments: [
+      (
+        #"[{"id": 1, "n": 2.5, "ok": true, "s": "a\"b\u00e9", "x": null}, {"id": 2, "n": 3.0, "ok": null, "s": "", "x": [1, {"y": 2}]}]"#,
+        true
+      ),
+      (
+        #"[{"big": 99999999999999999999, "mix": 1}, {"big": 1, "mix": "one"}, {"big": -0, "mix": 1.5e3}]"#,
+        true
+      ),
+      (#"{"meta": {"n": 1}, "data": {"items": [{"a": 1}, {"a": 2}]}, "after": [1, 2]}"#, true),
+      ("\u{FEFF}[{\"a\": 1}]", true),
+      (#"[{"a": 1}, {"b": 2}]"#, false),
+      (#"[{"a": 1, "b": 2}, {"b": 2, "a": 1}]"#, false),
+      (#"[{"a": 1, "a": 2}]"#, false),
+      (#"[{"a": 1}, 2]"#, false),
+      (#"[{"a": 1}] [{"a": 2}]"#, false),
+      ("{\"a\": 1}\n{\"a\": 2}\n", false),
+      (#"[]"#, false),
+    ])
+  func columnarMatchesValues(_ text: String, columnar: Bool) async throws {
+    let path = try temporaryFile(text, suffix: ".json")
+    let at = text.contains("\"data\"") ? ["data", "items"] : []
+    let provider = JSONProvider(path: path, at: at)
+    try await provider.load()
+    #expect(provider.isColumnar == columnar)
+    // What the values reader makes of the same text.
+    var copy = text
+    let documents = try copy.withUTF8 { try JSONReader.parseAll($0) }
+    var expected: [Value] =
+      documents.count == 1
+      ? (documents[0].value(atPath: at).flatMap { if case .list(let items) = $0 { items } else { nil } } ?? [])
+      : documents
+    if documents.count == 1, at.isEmpty, case .record = documents[0] { expected = documents }
+    #expect(provider.items == expected)
+    #expect(provider.items.map(\.jsonText) == expected.map(\.jsonText))
+  }
 }

@@ -79,10 +79,32 @@ public final class JSONProvider: DataProvider, CompositionNode {
   public var loadState: LoadState { loads.state }
   public private(set) var lastError: DataSourceError?
   public var errorDescription: String? { lastError?.description }
-  public private(set) var items: [Value] = []
+  /// The items: a table when every item is a record with the same fields (the common shape
+  /// of a large file, held within a few times the file's size), else the values themselves.
+  private var content = JSONContent.values([])
   public private(set) var knownFields: [String]?
   private let progress: LoadProgress?
   private let access: FileAccess?
+
+  private enum JSONContent {
+    case values([Value])
+    case table(ColumnTable)
+
+    var count: Int {
+      switch self {
+      case .values(let items): items.count
+      case .table(let table): table.rowCount
+      }
+    }
+  }
+
+  /// Every item, in order.
+  public var items: [Value] { (0..<content.count).map { item(at: ItemPath(item: $0, section: 0)) } }
+
+  /// Whether the items are held as a table of columns.
+  public var isColumnar: Bool {
+    if case .table = content { true } else { false }
+  }
 
   /// - Parameters:
   ///   - displayPath: the path as written, when `path` was resolved against a folder.
@@ -103,23 +125,31 @@ public final class JSONProvider: DataProvider, CompositionNode {
   /// Reads and parses the file; on failure the provider is in `error`, with no items.
   public func load() async throws {
     try await loads.load(
-      readItems, isEmpty: \.isEmpty,
-      apply: { items in
-        self.items = items
-        knownFields = Value.unionOfFields(items)
+      readContent, isEmpty: { $0.count == 0 },
+      apply: { content in
+        self.content = content
+        switch content {
+        case .values(let items): knownFields = Value.unionOfFields(items)
+        case .table(let table): knownFields = Array(table.schema.names)
+        }
         lastError = nil
       },
       fail: { error in
-        items = []
+        content = .values([])
         knownFields = nil
         lastError = error
       })
   }
 
-  private func readItems() throws -> [Value] {
+  private func readContent() throws -> JSONContent {
     let bytes = try FileBytes.read(path, displayPath: displayPath, progress: progress, access: access)
+    try FileBytes.checkUTF8(bytes.buffer, path: displayPath)
+    if let table = try JSONReader.columnTable(bytes, at: at) { return .table(table) }
+    return .values(try readItems(bytes))
+  }
+
+  private func readItems(_ bytes: SharedBytes) throws -> [Value] {
     let path = displayPath
-    try FileBytes.checkUTF8(bytes.buffer, path: path)
     let documents: [Value]
     do {
       documents = try JSONReader.parseAll(bytes.buffer)
@@ -148,8 +178,13 @@ public final class JSONProvider: DataProvider, CompositionNode {
   }
 
   public var numberOfSections: Int { 1 }
-  public func numberOfItems(inSection section: Int) -> Int { items.count }
-  public func item(at itemPath: ItemPath) -> Value { items[itemPath.item] }
+  public func numberOfItems(inSection section: Int) -> Int { content.count }
+  public func item(at itemPath: ItemPath) -> Value {
+    switch content {
+    case .values(let items): items[itemPath.item]
+    case .table(let table): .record(table.record(at: itemPath.item))
+    }
+  }
 
   public var nodeTitle: String {
     "json \(JSONWriter.quoted(displayPath))"

@@ -8,13 +8,13 @@ struct JSONReader {
     var message: String
   }
 
-  private let bytes: UnsafeBufferPointer<UInt8>
-  private var i = 0
-  private var depth = 0
+  let bytes: UnsafeBufferPointer<UInt8>
+  var i = 0
+  var depth = 0
   /// Deeper nesting is refused rather than risking the stack.
   static let maximumDepth = 512
 
-  private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+  init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
   /// Every top-level value: one for a JSON document, one per line for JSON Lines.
   ///
@@ -74,7 +74,7 @@ struct JSONReader {
     }
   }
 
-  private mutating func skipWhitespace() {
+  mutating func skipWhitespace() {
     while i < bytes.count {
       switch bytes[i] {
       case 0x20, 0x0A, 0x0D, 0x09: i += 1
@@ -83,9 +83,9 @@ struct JSONReader {
     }
   }
 
-  private func fail(_ message: String) -> Failure { Failure(offset: i, message: message) }
+  func fail(_ message: String) -> Failure { Failure(offset: i, message: message) }
 
-  private mutating func parseValue() throws -> Value {
+  mutating func parseValue() throws -> Value {
     skipWhitespace()
     guard i < bytes.count else { throw fail("unexpected end of input") }
     switch bytes[i] {
@@ -110,7 +110,7 @@ struct JSONReader {
     return value
   }
 
-  private mutating func enter() throws {
+  mutating func enter() throws {
     depth += 1
     if depth > JSONReader.maximumDepth { throw fail("nested deeper than \(JSONReader.maximumDepth) levels") }
   }
@@ -177,7 +177,7 @@ struct JSONReader {
     }
   }
 
-  private mutating func parseString() throws -> String {
+  mutating func parseString() throws -> String {
     i += 1
     var out: [UInt8] = []
     while true {
@@ -221,7 +221,7 @@ struct JSONReader {
     }
   }
 
-  private mutating func parseHex4() throws -> UInt32 {
+  mutating func parseHex4() throws -> UInt32 {
     guard i + 4 <= bytes.count else { throw fail("incomplete \\u escape") }
     var value: UInt32 = 0
     for _ in 0..<4 {
