@@ -1,5 +1,6 @@
-// libFuzzer target over the lexer, the parser and the interpreter, with files and the network
-// off. Built by Scripts/fuzz.sh (swiftc's -sanitize=fuzzer); not part of the normal build.
+// libFuzzer target over the lexer, the parser and the interpreter (files and the network off),
+// and over the CSV and JSON readers fed the same bytes. Built by Scripts/fuzz.sh (swiftc's
+// -sanitize=fuzzer); not part of the normal build.
 import DataSourceKit
 import DataSourceScript
 import Foundation
@@ -9,28 +10,59 @@ final class DiscardedOutput: ScriptOutput {
   func writeError(_ text: String) {}
 }
 
-/// Runs one input: lexed and parsed always; interpreted when it asks for no huge range (a
-/// billion rows is a slow input, not a bug), in a sandbox that allows no files.
+/// Runs one input three ways: as a script (lexed, parsed, and run in a sandbox that allows no
+/// files, with shows cut to 50 rows and a 5-second deadline that cancels the statement, as ^C
+/// would), and as the bytes of a CSV file and of a JSON file.
+///
+/// Numbers of any size are run: ranges too large to arrange or edit are refused with an error,
+/// and a slow statement is cancelled at the deadline; one that does not stop is a finding
+/// (libFuzzer's -timeout).
 ///
 /// libFuzzer calls this on its own thread (see `fuzzMain`); the session runs on the main actor,
 /// whose queue the main thread drains.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-  let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+  let bytes = UnsafeBufferPointer(start: data, count: size)
+  let text = String(decoding: bytes, as: UTF8.self)
+  let copy = Data(bytes)
   _ = Parser.parse(text)
   _ = Lexer.needsContinuation(text)
-  let hasHugeNumber = text.split(whereSeparator: { !$0.isNumber }).contains { $0.count > 5 }
-  guard !hasHugeNumber else { return 0 }
   let done = DispatchSemaphore(value: 0)
   Task { @MainActor in
     var environment = Environment.batch
     environment.sandbox = Sandbox(allowedFiles: [], allowedFolder: nil)
     let session = Session(environment: environment, output: DiscardedOutput())
-    await session.run(SourceFile(name: "fuzz.dsh", text: text))
+    session.settings.maxRows = 50
+    let run = Task { @MainActor in await session.run(SourceFile(name: "fuzz.dsh", text: text)) }
+    let deadline = Task {
+      try await Task.sleep(for: .seconds(5))
+      run.cancel()
+    }
+    _ = await run.value
+    deadline.cancel()
+    await readAsFiles(bytes: copy)
     done.signal()
   }
   done.wait()
   return 0
+}
+
+/// The input as a CSV file and as a JSON file, read by the providers: an error is fine, a
+/// crash, a hang or a blow-up is a finding.
+@MainActor
+func readAsFiles(bytes: Data) async {
+  let path = NSTemporaryDirectory() + "dsh-fuzz-\(getpid()).data"
+  guard (try? bytes.write(to: URL(fileURLWithPath: path))) != nil else { return }
+  defer { unlink(path) }
+  for provider: any DataProvider<Value> in [CSVProvider(path: path), JSONProvider(path: path)] {
+    guard (try? await provider.load()) != nil else { continue }
+    // Read every item back, as a view would.
+    for section in 0..<provider.numberOfSections {
+      for row in 0..<min(provider.numberOfItems(inSection: section), 1_000) {
+        _ = provider.item(at: ItemPath(item: row, section: section)).description
+      }
+    }
+  }
 }
 
 #if FUZZING
