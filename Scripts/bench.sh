@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds dsh in release and runs the benchmark: figures for dsh and what it is compared with,
 # side by side. Generates its inputs under bench-data/ (about 70 MB) on the first run.
+# 'Scripts/bench.sh scale' runs only the hostile-scale measures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/setup.sh
@@ -10,4 +11,4 @@ if ! command -v sqlite3 >/dev/null; then
 fi
 swift build -c release --product dsh >&2
 swift build -c release --product dsh-bench >&2
-exec .build/release/dsh-bench "$(pwd)/.build/release/dsh"
+exec .build/release/dsh-bench "$(pwd)/.build/release/dsh" "$@"

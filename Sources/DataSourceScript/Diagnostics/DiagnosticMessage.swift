@@ -69,6 +69,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case positionOutside(Int, count: Int, what: String)
   case tooLargeToEdit(String, count: Int, limit: Int)
   case fieldOfPlainItems(String, type: String)
+  case viewTooLargeToDiff(String, rows: Int, limit: Int)
   case notARecord(String, found: String)
   case pathIntoScalar(path: String, field: String, type: String)
   case typeMismatch(field: String, holds: String, value: String, type: String)
@@ -180,6 +181,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "'\(name)' is \(store): databases are opened read-only and never written"
     case .positionOutside(let position, let count, let what):
       "position \(position) is outside \(what), which has \(count) item\(count == 1 ? "" : "s") (0..\(count))"
+    case .viewTooLargeToDiff(let name, let rows, let limit):
+      "'\(name)' shows \(rows) rows or more; changes are worked out for views of up to \(limit) rows"
     case .fieldOfPlainItems(let path, let type):
       "the items are \(type) values, not records, so '\(path)' would be null for every item; write '.' for the item itself"
     case .tooLargeToEdit(let name, let count, let limit):

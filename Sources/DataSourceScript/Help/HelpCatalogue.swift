@@ -103,7 +103,7 @@ public enum HelpCatalogue {
     HelpTopic(
       name: "save", group: .commands, syntax: ["save \"PATH\""],
       summary:
-        "Writes a script that rebuilds every current binding as it is now: the settings changed from their defaults, then only the definitions the bindings need and the changes made to them since (insert, delete, update, move, switch, more), in the order they first ran. File paths are written relative to the saved script, and a script's paths resolve against its own folder, so it replays from anywhere. Running it in a fresh dsh gives the same show output for every binding. The file is written whole or not at all.",
+        "Writes a script that rebuilds every current binding as it is now: the settings changed from their defaults, then only the definitions the bindings need and the changes made to them since (insert, delete, update, move, switch, more), in the order they first ran. File paths are written relative to the saved script, and a script's paths resolve against its own folder, so it replays from anywhere. Running it in a fresh dsh gives the same show output for every binding. The file is written whole or not at all (beside the target, flushed to disk, then renamed over it); a link is followed and its target written, an existing file keeps its permissions and owner, and anything but a regular file or a new path (a folder, a device, a pipe) is refused.",
       examples: [people + "\nsave \"/tmp/dsh-saved-example.dsh\""]),
     HelpTopic(
       name: "insert", group: .changes, syntax: ["insert into PROVIDER VALUE [at N]"],

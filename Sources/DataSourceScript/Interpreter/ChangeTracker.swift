@@ -24,6 +24,8 @@ struct ViewData {
 @MainActor
 final class ChangeTracker {
   private var baselines: [String: ViewData] = [:]
+  /// Names whose view was too large to keep a baseline of, when a change came.
+  private var tooLargeToDiff: [String: Int] = [:]
   /// Names whose changes print after every statement that changes them.
   private(set) var watched: [String] = []
   /// Names shown since data last changed: their baseline is what they show now.
@@ -52,7 +54,13 @@ final class ChangeTracker {
         continue
       }
       guard Self.depends(binding.value, on: changing) else { continue }
-      baselines[name] = try Self.viewData(of: binding.value)
+      do {
+        baselines[name] = try Self.viewData(of: binding.value)
+      } catch let error as ViewTooLargeToDiff {
+        // Too large to keep a copy of: the statement runs, and `changes` says why it has none.
+        baselines[name] = nil
+        tooLargeToDiff[name] = error.rows
+      }
       shownSinceChange.remove(name)
     }
   }
@@ -65,6 +73,9 @@ final class ChangeTracker {
     if shownSinceChange.remove(name) != nil {
       // Shown, and nothing changed since: what it shows is its baseline.
       baselines[name] = try Self.viewData(of: value)
+    }
+    if baselines[name] == nil, let rows = tooLargeToDiff.removeValue(forKey: name) {
+      throw ViewTooLargeToDiff(rows: rows)
     }
     guard let baseline = baselines[name], let current = try Self.viewData(of: value) else { return nil }
     baselines[name] = current
@@ -140,7 +151,16 @@ final class ChangeTracker {
     }
   }
 
+  /// The most rows a view may have for its changes to be worked out: a baseline keeps every
+  /// row's identity, as a diffable snapshot does.
+  static let maximumDiffedRows = 10_000_000
+
   static func viewData(of source: any SectionedDataSource<Value>) throws -> ViewData {
+    var total = 0
+    for section in 0..<source.numberOfSections {
+      total += source.numberOfRows(inSection: section)
+      if total > maximumDiffedRows { throw ViewTooLargeToDiff(rows: total) }
+    }
     // A segment's sections are its own: switching replaces every section, as `switch` reports.
     let segment = Session.segmentedSource(in: source).map { Value.string($0.selectedName) }
     var read = 0
@@ -188,4 +208,10 @@ final class ChangeTracker {
       if old.footers[oldIndex] != new.footers[index] { update.reloadedFooters.append(index) }
     }
   }
+}
+
+/// A view with more rows than ``ChangeTracker/maximumDiffedRows``: its changes are not worked
+/// out (a range of trillions cannot be copied to compare).
+struct ViewTooLargeToDiff: Error {
+  var rows: Int
 }

@@ -148,6 +148,10 @@ extension Session {
       changeset = try changes.takeChanges(of: name.name, value: binding.value)
     } catch let error as BatchUpdateError {
       throw Diagnostic(.invalidBatch(error), at: name.range)
+    } catch let error as ViewTooLargeToDiff {
+      throw Diagnostic(
+        .viewTooLargeToDiff(name.name, rows: error.rows, limit: ChangeTracker.maximumDiffedRows),
+        at: name.range)
     } catch {
       throw Diagnostic(.interrupted, at: name.range)
     }
@@ -162,6 +166,10 @@ extension Session {
       let watching: Bool
       do {
         watching = try changes.watch(name.name, value: binding.value)
+      } catch let error as ViewTooLargeToDiff {
+        throw Diagnostic(
+          .viewTooLargeToDiff(name.name, rows: error.rows, limit: ChangeTracker.maximumDiffedRows),
+          at: name.range)
       } catch {
         throw Diagnostic(.interrupted, at: name.range)
       }
@@ -187,6 +195,10 @@ extension Session {
         output.write(Session.text(changeset, of: name))
       } catch let error as BatchUpdateError {
         output.writeError("error: \(name): \(DiagnosticMessage.invalidBatch(error).text)\n")
+      } catch let error as ViewTooLargeToDiff {
+        let message = DiagnosticMessage.viewTooLargeToDiff(
+          name, rows: error.rows, limit: ChangeTracker.maximumDiffedRows)
+        output.writeError("error: \(name): \(message.text)\n")
       } catch {
         // ^C while the batches were worked out: the statement is done, its reports are not.
         output.writeError("error: \(name): \(DiagnosticMessage.interrupted.text)\n")
