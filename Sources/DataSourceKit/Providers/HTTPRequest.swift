@@ -28,7 +28,11 @@ final class HTTPRequest: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     var task: URLSessionDataTask?
     var session: URLSession?
     var outcome: Result<Answer, any Error>?
-    var received = Data()
+    /// The body as it arrived, chunk by chunk: joined once at the end. (Appending each chunk to
+    /// one Data copied it again and again in corelibs Foundation; delivery then fell behind the
+    /// socket, and the bytes waiting to be delivered took gigabytes.)
+    var chunks: [Data] = []
+    var receivedCount = 0
     var finalURL: URL?
     var refusedRedirect: URL?
   }
@@ -78,7 +82,7 @@ final class HTTPRequest: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     task.resume()
     DispatchQueue.global().asyncAfter(deadline: .now() + limits.timeout) { [weak self] in
       guard let self else { return }
-      let received = self.state.withLock { $0.received.count }
+      let received = self.state.withLock { $0.receivedCount }
       self.finish(
         .failure(
           DataSourceError.httpTransport(
@@ -99,19 +103,22 @@ final class HTTPRequest: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         state.continuation = nil
         state.session = nil
         state.task = nil
-        state.received = Data()
+        state.chunks = []
       }
       return (state.continuation, state.session, state.task)
     }
     guard let (continuation, session, task) = waiting else { return }
-    // Stop the transfer on the wire. Suspending first matters: swift-corelibs-foundation queues a
-    // cancel behind the data still arriving, so a server sending without end would be read for
-    // seconds more (3 GB at 100 MB); suspended, the transfer stops at once.
-    // Invalidating also lets the session go of this delegate.
-    task?.suspend()
-    task?.cancel()
-    session?.invalidateAndCancel()
+    // The load hears first; the transfer is stopped off this thread, since corelibs Foundation
+    // may take a moment to act on a cancel while data is still arriving. Suspending first stops
+    // the reading at once; invalidating lets the session go of this delegate.
     continuation?.resume(with: result)
+    let stopping = UncheckedSendable((task, session))
+    DispatchQueue.global().async {
+      let (task, session) = stopping.value
+      task?.suspend()
+      task?.cancel()
+      session?.invalidateAndCancel()
+    }
   }
 
   // MARK: URLSessionDataDelegate
@@ -132,8 +139,9 @@ final class HTTPRequest: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
     let total = state.withLock { state -> Int in
       guard state.outcome == nil else { return 0 }
-      state.received.append(data)
-      return state.received.count
+      state.chunks.append(data)
+      state.receivedCount += data.count
+      return state.receivedCount
     }
     progress?.add(bytes: data.count, pages: 0)
     if total > limits.maximumBytes { finish(.failure(tooLarge(announced: nil))) }
@@ -153,7 +161,11 @@ final class HTTPRequest: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-    let (data, finalURL, refused) = state.withLock { ($0.received, $0.finalURL, $0.refusedRedirect) }
+    let (chunks, count, finalURL, refused) = state.withLock {
+      ($0.chunks, $0.receivedCount, $0.finalURL, $0.refusedRedirect)
+    }
+    var data = Data(capacity: count)
+    for chunk in chunks { data.append(chunk) }
     if let refused {
       finish(
         .failure(
@@ -201,4 +213,13 @@ final class HTTPRequest: NSObject, URLSessionDataDelegate, @unchecked Sendable {
       ? "\(bytes >> 20) MB"
       : bytes >= 1 << 20 ? String(format: "%.1f MB", Double(bytes) / 1_048_576) : "\(bytes) bytes"
   }
+}
+
+/// A value handed to another thread that the compiler cannot see is safe to send.
+///
+/// `@unchecked Sendable`: used only for a finished request's task and session, which
+/// URLSession's own locking makes safe to cancel from any thread.
+private struct UncheckedSendable<Value>: @unchecked Sendable {
+  let value: Value
+  init(_ value: Value) { self.value = value }
 }
