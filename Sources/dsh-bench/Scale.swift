@@ -103,19 +103,7 @@ func measureScale() {
 
   // A server that never stops sending: refused at the size limit, quickly, in bounded memory.
   do {
-    let server = Process()
-    server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    server.arguments = ["python3", root + "/Tests/dshTests/Fixtures/http_server.py", "0", "60"]
-    let pipe = Pipe()
-    server.standardOutput = pipe
-    try server.run()
-    var line = ""
-    while !line.hasSuffix("\n") {
-      let byte = pipe.fileHandleForReading.readData(ofLength: 1)
-      if byte.isEmpty { break }
-      line += String(decoding: byte, as: UTF8.self)
-    }
-    let port = line.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)
+    let (server, port) = try startTestServer()
     let endless = median { measure([dsh, "-c", "show http \"http://127.0.0.1:\(port)/endless\""]) }
     server.terminate()
     let refused = endless.status != 0 && endless.standardError.contains("larger than 100 MB")

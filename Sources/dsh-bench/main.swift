@@ -139,6 +139,24 @@ struct Row {
 
 var rows: [Row] = []
 
+/// The tests' HTTP server (Tests/dshTests/Fixtures/http_server.py) on a free port.
+func startTestServer() throws -> (process: Process, port: String) {
+  let server = Process()
+  server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+  server.arguments = ["python3", root + "/Tests/dshTests/Fixtures/http_server.py", "0", "60"]
+  let pipe = Pipe()
+  server.standardOutput = pipe
+  try server.run()
+  // Its first line is "PORT n".
+  var line = ""
+  while !line.hasSuffix("\n") {
+    let byte = pipe.fileHandleForReading.readData(ofLength: 1)
+    if byte.isEmpty { break }
+    line += String(decoding: byte, as: UTF8.self)
+  }
+  return (server, line.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines))
+}
+
 func seconds(_ s: Double) -> String { String(format: "%.3f s", s) }
 func megabytes(_ kb: Int) -> String { String(format: "%.0f MB", Double(kb) / 1024) }
 
@@ -420,19 +438,7 @@ if !onlyScale {
 
   // 7. Issue 5: 100 pages of 100 records from a local server, loaded one `more` at a time.
   do {
-    let server = Process()
-    server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    server.arguments = ["python3", root + "/Tests/dshTests/Fixtures/http_server.py", "0", "60"]
-    let pipe = Pipe()
-    server.standardOutput = pipe
-    try server.run()
-    var line = ""
-    while !line.hasSuffix("\n") {
-      let byte = pipe.fileHandleForReading.readData(ofLength: 1)
-      if byte.isEmpty { break }
-      line += String(decoding: byte, as: UTF8.self)
-    }
-    let port = line.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)
+    let (server, port) = try startTestServer()
     var commands = [
       "-c",
       "let feed = paged http \"http://127.0.0.1:\(port)/items?page={page}&size=100&total=10000\" key id size 100",

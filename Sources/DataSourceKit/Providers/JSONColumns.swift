@@ -259,35 +259,27 @@ private struct ColumnScan {
       return UnsafeBufferPointer(rebasing: bytes[start..<start + Int(refs.lengths[row])])
     }
     func isNull(_ row: Int) -> Bool { hasNull && bytes[Int(refs.starts[row])] == UInt8(ascii: "n") }
-    if values == [.integer] {
-      var ints = [Int](repeating: 0, count: rowCount)
+    /// Every value parsed into a typed array, nulls in a mask; `nil` when one does not parse
+    /// (an integer beyond 64 bits, which the value reader makes a double: the raw column does too).
+    func typed<T>(_ zero: T, _ parse: (String) -> T?) -> ([T], NullMask?)? {
+      var values = [T](repeating: zero, count: rowCount)
       var nulls: NullMask?
       for row in 0..<rowCount {
         if isNull(row) {
           if nulls == nil { nulls = NullMask(count: rowCount) }
           nulls?.setNull(row)
-        } else if let value = Int(String(decoding: text(row), as: UTF8.self)) {
-          ints[row] = value
+        } else if let value = parse(String(decoding: text(row), as: UTF8.self)) {
+          values[row] = value
         } else {
-          // Beyond 64 bits: the value reader makes it a double; so does the raw column.
-          return JSONValueColumn(refs, storage: storage)
+          return nil
         }
       }
+      return (values, nulls)
+    }
+    if values == [.integer], let (ints, nulls) = typed(0, { Int($0) }) {
       return IntColumn(ints, nulls: nulls)
     }
-    if values == [.fraction] {
-      var doubles = [Double](repeating: 0, count: rowCount)
-      var nulls: NullMask?
-      for row in 0..<rowCount {
-        if isNull(row) {
-          if nulls == nil { nulls = NullMask(count: rowCount) }
-          nulls?.setNull(row)
-        } else if let value = Double(String(decoding: text(row), as: UTF8.self)) {
-          doubles[row] = value
-        } else {
-          return JSONValueColumn(refs, storage: storage)
-        }
-      }
+    if values == [.fraction], let (doubles, nulls) = typed(0.0, { Double($0) }) {
       return DoubleColumn(doubles, nulls: nulls)
     }
     if values == [.bool] {
