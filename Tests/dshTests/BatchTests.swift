@@ -443,4 +443,34 @@ struct BatchTests {
     let kilobytes = Int(result.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .max
     #expect(kilobytes < 120_000, "peak \(kilobytes) KB")
   }
+
+  @Test("a file without read permission: csv and sqlite both say 'Permission denied'")
+  func permissionDenied() throws {
+    // As root (CI) every file is readable: run dsh as nobody, as a user would be.
+    let folder = NSTemporaryDirectory() + "dsh-perm-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    chmod(folder, 0o755)
+    try "a\n1\n".write(toFile: folder + "/secret.csv", atomically: false, encoding: .utf8)
+    try Data("SQLite format 3\0".utf8).write(to: URL(fileURLWithPath: folder + "/secret.db"))
+    for name in ["secret.csv", "secret.db"] { chmod(folder + "/" + name, 0o000) }
+    var arguments = [
+      DSHProcess.binary, "-c", "show csv \"secret.csv\"", "-c", "show sqlite \"secret.db\" table t",
+    ]
+    if getuid() == 0 {
+      arguments = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + arguments
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: arguments[0])
+    process.arguments = Array(arguments.dropFirst())
+    process.currentDirectoryURL = URL(fileURLWithPath: folder)
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(text.contains("error: cannot read 'secret.csv': Permission denied"), "\(text)")
+    #expect(text.contains("error: cannot read 'secret.db': Permission denied"), "\(text)")
+  }
 }
