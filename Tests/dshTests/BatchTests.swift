@@ -355,9 +355,11 @@ struct BatchTests {
     symlink("/etc/passwd", folder + "/link.csv")
     link(folder + "/plain.csv", file)
     let stop = Mutex(false)
+    let flips = Mutex(0)
     let flipper = Thread {
       var useLink = true
       while !stop.withLock({ $0 }) {
+        flips.withLock { $0 += 1 }
         // rename is atomic: the path is always one or the other.
         let staged = folder + "/staged"
         if useLink { symlink("/etc/passwd", staged) } else { link(folder + "/plain.csv", staged) }
@@ -366,8 +368,10 @@ struct BatchTests {
       }
     }
     flipper.start()
+    // Under load the thread may start late: the race is only run once it is flipping.
+    while flips.withLock({ $0 }) < 100 { Thread.sleep(forTimeInterval: 0.001) }
     var script = "let t = csv \"plain.csv\"\n"
-    for _ in 0..<300 { script += "show csv \"flip.csv\" as csv\n" }
+    for _ in 0..<1_000 { script += "show csv \"flip.csv\" as csv\n" }
     let result = try DSHProcess.run(["--safe", "-"], input: script, directory: folder)
     stop.withLock { $0 = true }
     #expect(!result.output.contains("root:"), "read /etc/passwd through the link")
