@@ -1,4 +1,5 @@
 import ArgumentParser
+import DataSourceKit
 import DataSourceScript
 import Foundation
 
@@ -41,6 +42,24 @@ struct DSH: AsyncParsableCommand {
   )
   var safe = false
 
+  /// A script named on the command line, or `nil` after saying why it cannot be read.
+  ///
+  /// The reasons are the data sources' words: no such file, a folder, a device, not UTF-8. A
+  /// pipe is read: it was named on purpose, as `dsh <(generate-script)` does.
+  static func readScript(_ path: String) -> String? {
+    do {
+      return try RegularFile.readText(atPath: path, displayPath: path)
+    } catch DataSourceError.notRegularFile where FileManager.default.isPipe(atPath: path) {
+      if let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() {
+        return String(decoding: data, as: UTF8.self)
+      }
+      StandardOutput.write("dsh: error: cannot read '\(path)'\n", to: STDERR_FILENO)
+    } catch {
+      StandardOutput.write("dsh: error: \(TextWidth.escapedForTerminal("\(error)"))\n", to: STDERR_FILENO)
+    }
+    return nil
+  }
+
   func run() async throws {
     try await runShell()
   }
@@ -71,10 +90,7 @@ struct DSH: AsyncParsableCommand {
         }
         continue
       }
-      guard let text = try? String(contentsOfFile: script, encoding: .utf8) else {
-        let exists = FileManager.default.fileExists(atPath: script)
-        StandardOutput.write(
-          "dsh: error: \(exists ? "cannot read" : "no such file") '\(script)'\n", to: STDERR_FILENO)
+      guard let text = DSH.readScript(script) else {
         succeeded = false
         if bail { throw ExitCode(1) }
         continue
@@ -109,5 +125,13 @@ struct DSH: AsyncParsableCommand {
       }
     }
     if !succeeded { throw ExitCode(1) }
+  }
+}
+
+extension FileManager {
+  /// Whether `path` is a FIFO or a pipe (`/dev/fd/N` of a process substitution).
+  fileprivate func isPipe(atPath path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
   }
 }

@@ -67,7 +67,7 @@ enum TerminalText {
     while i < bytes.count {
       let b = bytes[i]
       if (b < 0x20 && b != 0x0A && b != 0x09) || b == 0x7F
-        || (b == 0xC2 && i + 1 < bytes.count && bytes[i + 1] < 0xA0)
+        || (b == 0xC2 && i + 1 < bytes.count && bytes[i + 1] < 0xA0) || bidiControlLength(bytes, at: i) > 0
       {
         needsWork = true
         break
@@ -93,6 +93,10 @@ enum TerminalText {
       if (b < 0x20 && b != 0x0A && b != 0x09) || b == 0x7F {
         out.append(contentsOf: Array("\\u{\(String(b, radix: 16, uppercase: true))}".utf8))
         i += 1
+      } else if case let length = bidiControlLength(bytes, at: i), length > 0 {
+        let scalar = String(decoding: bytes[i..<i + length], as: UTF8.self).unicodeScalars.first?.value ?? 0
+        out.append(contentsOf: Array("\\u{\(String(scalar, radix: 16, uppercase: true))}".utf8))
+        i += length
       } else if b == 0xC2, i + 1 < bytes.count, bytes[i + 1] >= 0x80, bytes[i + 1] < 0xA0 {
         out.append(contentsOf: Array("\\u{\(String(bytes[i + 1], radix: 16, uppercase: true))}".utf8))
         i += 2
@@ -102,6 +106,18 @@ enum TerminalText {
       }
     }
     return String(decoding: out, as: UTF8.self)
+  }
+
+  /// The length of a bidirectional control at `i` (U+061C, U+200E–200F, U+202A–202E,
+  /// U+2066–2069), which would reorder what the terminal shows after it; 0 for anything else.
+  private static func bidiControlLength(_ bytes: [UInt8], at i: Int) -> Int {
+    guard i + 1 < bytes.count else { return 0 }
+    if bytes[i] == 0xD8, bytes[i + 1] == 0x9C { return 2 }
+    guard i + 2 < bytes.count, bytes[i] == 0xE2 else { return 0 }
+    let (b1, b2) = (bytes[i + 1], bytes[i + 2])
+    if b1 == 0x80, b2 == 0x8E || b2 == 0x8F || (0xAA...0xAE).contains(b2) { return 3 }
+    if b1 == 0x81, (0xA6...0xA9).contains(b2) { return 3 }
+    return 0
   }
 
   /// The end of a colour (`ESC [ digits ; … m`) or line-erase (`ESC [ 2K`) sequence at `start`,

@@ -107,4 +107,11 @@ struct JSONProviderTests {
     #expect(provider.items == expected)
     #expect(provider.items.map(\.jsonText) == expected.map(\.jsonText))
   }
+
+  @Test("the iconv command suggested for a UTF-16 file quotes its name for the shell")
+  func iconvQuoted() {
+    let error = DataSourceError.notUTF8(path: "x'$(touch PWNED)'.json", encoding: "UTF-16")
+    #expect(
+      error.description.hasSuffix("iconv -f UTF-16 -t UTF-8 'x'\\''$(touch PWNED)'\\''.json' > utf8-copy"))
+  }
 }

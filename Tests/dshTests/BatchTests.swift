@@ -258,16 +258,20 @@ struct BatchTests {
     chown(folder + "/real.dsh", owner, getgid())
     symlink("real.dsh", folder + "/link.dsh")
     #expect(mkfifo(folder + "/pipe", 0o600) == 0)
+    try "id\n1\n".write(toFile: folder + "/data.csv", atomically: false, encoding: .utf8)
     let result = try DSHProcess.run(
       [
         "-c", "let a = [1]", "-c", "save \"link.dsh\"", "-c", "save \"pipe\"", "-c", "save \".\"", "-c",
-        "save \"sub/\"",
+        "save \"sub/\"", "-c", "let d = csv \"data.csv\"", "-c", "save \"data.csv\"",
       ],
       directory: folder)
     #expect(result.output.contains("saved 1 binding to link.dsh"))
     #expect(result.output.contains("cannot write 'pipe': it is not a regular file"))
     #expect(result.output.contains("cannot write '.': it is a folder"))
     #expect(result.output.contains("cannot write 'sub/': a path ending in '/' is a folder"))
+    #expect(
+      result.output.contains("cannot write 'data.csv': the session reads it ('d'); save to another file"))
+    #expect(try String(contentsOfFile: folder + "/data.csv", encoding: .utf8) == "id\n1\n")
     let link = try FileManager.default.attributesOfItem(atPath: folder + "/link.dsh")
     #expect(link[.type] as? FileAttributeType == .typeSymbolicLink)
     let real = try FileManager.default.attributesOfItem(atPath: folder + "/real.dsh")
@@ -476,5 +480,20 @@ struct BatchTests {
     process.waitUntilExit()
     #expect(text.contains("error: cannot read 'secret.csv': Permission denied"), "\(text)")
     #expect(text.contains("error: cannot read 'secret.db': Permission denied"), "\(text)")
+  }
+
+  @Test("a script named on the command line that cannot be read says why, in the data sources' words")
+  func unreadableScripts() throws {
+    let folder = NSTemporaryDirectory() + "dsh-scripts-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try "show 1\n".data(using: .utf16)?.write(to: URL(fileURLWithPath: folder + "/wide.dsh"))
+    let result = try DSHProcess.run([folder + "/wide.dsh", folder, "/dev/null", folder + "/none.dsh"])
+    #expect(
+      result.output.contains("'\(folder)/wide.dsh' is UTF-16, not UTF-8; convert it with: iconv -f UTF-16"))
+    #expect(result.output.contains("'\(folder)' is a directory, not a file"))
+    #expect(result.output.contains("'/dev/null' is not a regular file"))
+    #expect(result.output.contains("no such file '\(folder)/none.dsh'"))
+    #expect(result.status == 1)
   }
 }

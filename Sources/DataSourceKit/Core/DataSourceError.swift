@@ -26,6 +26,13 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   case httpStatus(url: String, status: Int)
   case httpTransport(url: String, message: String)
 
+  /// A path as a POSIX shell reads it back exactly: in single quotes, each quote in it
+  /// written `'\''`. (A file named `x'$(…)'.json` must not run anything when the suggested
+  /// command is pasted.)
+  static func shellQuoted(_ path: String) -> String {
+    "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+  }
+
   public var description: String {
     switch self {
     case .fileNotFound(let path): "no such file '\(path)'"
@@ -37,7 +44,7 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
     case .unreadable(let path, let reason): "cannot read '\(path)': \(reason)"
     case .invalidUTF8(let path, let line): "\(path):\(line): invalid UTF-8"
     case .notUTF8(let path, let encoding):
-      "'\(path)' is \(encoding), not UTF-8; convert it with: iconv -f \(encoding) -t UTF-8 '\(path)' > utf8-copy"
+      "'\(path)' is \(encoding), not UTF-8; convert it with: iconv -f \(encoding) -t UTF-8 \(Self.shellQuoted(path)) > utf8-copy"
     case .csvUnterminatedQuote(let path, let line):
       "\(path):\(line): quoted field is never closed; a quote inside a quoted field is written \"\""
     case .csvTextAfterQuote(let path, let line, let column):

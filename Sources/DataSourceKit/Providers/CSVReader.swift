@@ -204,7 +204,8 @@ enum CSVReader {
         wideInteger = true
       }
       if !allInt, wideInteger { allNumber = false }
-      if !allInt, allNumber, parseDouble(field) == nil { allNumber = false }
+      // 1E400 would be infinity: the text is kept, as for integers beyond 64 bits.
+      if !allInt, allNumber, !(parseDouble(field)?.isFinite ?? false) { allNumber = false }
       if allBool, parseBool(field) == nil { allBool = false }
       if !allNumber && !allBool { return TextColumn(refs, storage: storage) }
     }

@@ -26,9 +26,12 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
   /// more items than an arrangement may index.
   public typealias Arrangement = (any DataProvider<Item>, SectionOffsets) throws -> [DerivedSection]
 
-  /// The most items `where`, `sort by` and `section by` arrange: each keeps an index (8 bytes)
-  /// per item, and a sort a key too; a range of trillions would exhaust memory.
+  /// The most items `where` arranges: it keeps an index (8 bytes) per item kept; a range of
+  /// trillions would exhaust memory.
   public static var maximumItems: Int { 100_000_000 }
+  /// The most items `sort by` and `section by` arrange: they also keep a key per item (a sort
+  /// of 100 million took 7.8 GB), so their limit is lower.
+  public static var maximumKeyedItems: Int { 10_000_000 }
 
   public let base: any DataProvider<Item>
   /// The first provider below that is not derived: items are read from it.
@@ -205,7 +208,7 @@ extension DerivedProvider {
     by areInIncreasingOrder: @escaping (Key, Key) -> Bool
   ) -> DerivedProvider {
     DerivedProvider(base: base, label: label) { base, offsets in
-      try checkScale(offsets.total, stage: label)
+      try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
       return try (0..<base.numberOfSections).map { section in
         let count = base.numberOfItems(inSection: section)
         let keys = try (0..<count).map { row in
@@ -232,7 +235,7 @@ extension DerivedProvider {
     key: @escaping (Item) -> Value
   ) -> DerivedProvider {
     DerivedProvider(base: base, label: label) { base, offsets in
-      try checkScale(offsets.total, stage: label)
+      try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
       var groups: [Value: Int] = [:]
       var sections: [DerivedSection] = []
       for flat in 0..<offsets.total {
@@ -255,8 +258,10 @@ extension DerivedProvider {
   }
 
   /// Throws when `count` items are more than an arrangement may index.
-  private static func checkScale(_ count: Int, stage: String) throws(DataSourceError) {
-    if count > maximumItems { throw .tooManyToArrange(count: count, limit: maximumItems, stage: stage) }
+  private static func checkScale(_ count: Int, stage: String, limit: Int = maximumItems)
+    throws(DataSourceError)
+  {
+    if count > limit { throw .tooManyToArrange(count: count, limit: limit, stage: stage) }
   }
 
   /// Keeps the first `count` items in order, across sections; sections left empty are dropped.

@@ -114,7 +114,9 @@ enum FileBytes {
     if n >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) {
       return "UTF-16"
     }
-    // No mark: ASCII text in UTF-16 has a zero byte after (LE) or before (BE) each letter.
+    // No mark: ASCII text in UTF-32 has three zero bytes beside each letter, in UTF-16 one.
+    if n >= 4, bytes[0] == 0, bytes[1] == 0, bytes[2] == 0, bytes[3] != 0 { return "UTF-32BE" }
+    if n >= 4, bytes[0] != 0, bytes[1] == 0, bytes[2] == 0, bytes[3] == 0 { return "UTF-32LE" }
     if n >= 4, bytes[0] != 0, bytes[1] == 0, bytes[2] != 0, bytes[3] == 0 { return "UTF-16LE" }
     if n >= 4, bytes[0] == 0, bytes[1] != 0, bytes[2] == 0, bytes[3] != 0 { return "UTF-16BE" }
     return nil

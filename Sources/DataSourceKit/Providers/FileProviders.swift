@@ -158,6 +158,10 @@ public final class JSONProvider: DataProvider, CompositionNode {
       throw DataSourceError.json(path: path, line: line, column: column, message: error.message)
     }
     let atText = at.isEmpty ? nil : at.joined(separator: ".")
+    // An empty file is not an empty list: say so, as for an empty CSV.
+    if documents.isEmpty {
+      throw DataSourceError.json(path: path, line: 1, column: 1, message: "no JSON value (the file is empty)")
+    }
     // One document: the array itself (or the array at the path). Several: JSON Lines.
     guard documents.count == 1 else {
       if let atText { return try documents.map { try self.list(in: $0, atText: atText) }.flatMap { $0 } }

@@ -198,9 +198,11 @@ extension JSONReader {
       _ = try parseValue()
       return .null
     default:
-      let value = try parseValue()
-      if case .int = value { return .integer }
-      return .fraction
+      switch try parseValue() {
+      case .int: return .integer
+      case .string: return .string  // an integer beyond 64 bits, kept as its digits
+      default: return .fraction
+      }
     }
   }
 

@@ -49,6 +49,11 @@ struct JSONReader {
   private static func values(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) throws
     -> [Value]
   {
+    var start = start
+    // A byte order mark at a line's start, where concatenated exports leave one.
+    while start + 3 <= end, bytes[start] == 0xEF, bytes[start + 1] == 0xBB, bytes[start + 2] == 0xBF {
+      start += 3
+    }
     var reader = JSONReader(UnsafeBufferPointer(rebasing: bytes[start..<end]))
     var values: [Value] = []
     do {
@@ -258,7 +263,11 @@ struct JSONReader {
 
   private func number(from start: Int, isInteger: Bool) throws -> Value {
     let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
-    if isInteger, let int = Int(text) { return .int(int) }
+    if isInteger {
+      // Beyond 64 bits a double would keep 16 digits and distinct ids would be equal: the
+      // digits are kept, as a string.
+      return Int(text).map(Value.int) ?? .string(text)
+    }
     guard let double = Double(text) else { throw Failure(offset: start, message: "invalid number '\(text)'") }
     return .double(double)
   }

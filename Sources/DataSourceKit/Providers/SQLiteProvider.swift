@@ -40,6 +40,21 @@ public struct SQLiteQuery: Sendable {
   public var order: [(name: String, direction: SortDirection)] = []
   public var limit: Int?
 
+  /// A query without the semicolons, spaces and `--` comments that end it.
+  static func trimmed(_ sql: String) -> String {
+    var text = Substring(sql)
+    while true {
+      while let last = text.last, last == ";" || last.isWhitespace { text.removeLast() }
+      // A `--` comment on the last line, outside a quoted string (an even count of quotes
+      // before it).
+      let lineStart = text.lastIndex(of: "\n").map { text.index(after: $0) } ?? text.startIndex
+      guard let dashes = text[lineStart...].range(of: "--"),
+        text[text.startIndex..<dashes.lowerBound].filter({ $0 == "'" }).count % 2 == 0
+      else { return String(text) }
+      text = text[..<dashes.lowerBound]
+    }
+  }
+
   public init(source: Source) { self.source = source }
 
   /// A column or table name quoted for SQL.
@@ -51,7 +66,9 @@ public struct SQLiteQuery: Sendable {
   var from: String {
     switch source {
     case .table(let name): "FROM \(Self.quoted(name))"
-    case .query(let sql): "FROM (\(sql))"
+    // On lines of its own, so a trailing `-- comment` ends at its line; a trailing `;` (as a
+    // query typed for sqlite3 has) is not part of a subquery.
+    case .query(let sql): "FROM (\n\(SQLiteQuery.trimmed(sql))\n)"
     }
   }
 

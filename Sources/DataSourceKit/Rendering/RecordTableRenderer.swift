@@ -186,7 +186,7 @@ struct RecordTableRenderer: TextModeRenderer {
     func escape(_ s: String) -> String {
       s.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: "<br>")
     }
-    let head = "| " + names.map(escape).joined(separator: " | ") + " |"
+    let head = "| " + names.map { TextWidth.displayable(escape($0)) }.joined(separator: " | ") + " |"
     let rule = "|" + right.map { $0 ? " ---: |" : " --- |" }.joined()
     for (i, (section, pieces)) in zip(snapshot.sections, sectionPieces()).enumerated() {
       if i > 0 { out.line("") }

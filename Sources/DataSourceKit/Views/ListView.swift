@@ -116,7 +116,7 @@ public final class ListView<Item>: CellDequeuing {
         let count = offsets.starts[section + 1] - start
         let rowsRange = max(window.lowerBound, start)..<min(window.upperBound, start + count)
         var rows: [RowSnapshot<Item>] = []
-        if visit == nil { rows.reserveCapacity(rowsRange.count) }
+        if visit == nil { rows.reserveCapacity(min(rowsRange.count, 1 << 16)) }
         for flat in rowsRange {
           // Every 4,096 rows: stop if the show's task was cancelled (^C).
           if flat & 0xFFF == 0, Task.isCancelled {

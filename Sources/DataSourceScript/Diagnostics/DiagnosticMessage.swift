@@ -9,6 +9,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case unexpectedCharacter(Character)
   case unterminatedString
   case invalidEscape(String)
+  case integerOutOfRange(String)
   case malformedUnicodeEscape
   case notAUnicodeScalar(UInt32)
   case characterNotInName(Unicode.Scalar)
@@ -70,6 +71,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case tooLargeToEdit(String, count: Int, limit: Int)
   case fieldOfPlainItems(String, type: String)
   case viewTooLargeToDiff(String, rows: Int, limit: Int)
+  case tooManyRowsToPrint(Int, limit: Int)
   case notARecord(String, found: String)
   case pathIntoScalar(path: String, field: String, type: String)
   case typeMismatch(field: String, holds: String, value: String, type: String)
@@ -96,6 +98,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "\(Self.codePoint(scalar)) cannot be part of a name (names hold letters, digits, marks and symbols)"
     case .invalidEscape(let e): "unknown escape '\\\(e)' in string; use \\n, \\t, \\\", \\\\ or \\u{…}"
     case .invalidNumber(let n): "'\(n)' is not a number"
+    case .integerOutOfRange(let n):
+      "\(n.count > 30 ? String(n.prefix(27)) + "…" : n) is beyond 64-bit integers (±9223372036854775807); write it as a string to keep it exact"
     case .nestingTooDeep(let limit): "brackets nested deeper than \(limit) levels"
     case .expressionTooDeep(let limit): "expression nested deeper than \(limit) levels ('not' after 'not')"
     case .rangeTooLarge(let lower, let upper):
@@ -159,7 +163,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .rowsOutsideView(let window, let total):
       "rows \(window) are outside the view, which has \(total) row\(total == 1 ? "" : "s") (0..\(total))"
     case .invalidLimit(let n): "limit must be zero or more, not \(n)"
-    case .delimiterNotOneCharacter(let d): "delimiter must be one character, not \"\(d)\""
+    case .delimiterNotOneCharacter(let d):
+      "the delimiter is one ASCII character other than a line end or a quote, such as \";\" or \"\\t\"; not \"\(TextWidth.displayable(d))\""
     case .notSegmented(let name, let found):
       "'\(name)' is \(found), not a segmented source; make one with: segmented NAME: TABLE, …"
     case .unknownSegment(let name, let source, let segments, let suggestion):
@@ -181,6 +186,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "'\(name)' is \(store): databases are opened read-only and never written"
     case .positionOutside(let position, let count, let what):
       "position \(position) is outside \(what), which has \(count) item\(count == 1 ? "" : "s") (0..\(count))"
+    case .tooManyRowsToPrint(let rows, let limit):
+      "the view has \(rows) rows; one show prints at most \(limit): show a part with 'rows A..B', or '| limit N'"
     case .viewTooLargeToDiff(let name, let rows, let limit):
       "'\(name)' shows \(rows) rows or more; changes are worked out for views of up to \(limit) rows"
     case .fieldOfPlainItems(let path, let type):

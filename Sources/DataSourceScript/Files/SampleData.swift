@@ -30,7 +30,11 @@ public enum SampleData {
   /// The file a `samples:NAME` path names, or `nil` when the path is not one.
   static func resolve(_ path: String) -> String? {
     guard path.hasPrefix(prefix) else { return nil }
-    let name = String(path.dropFirst(prefix.count))
+    var name = String(path.dropFirst(prefix.count))
+    // A sample's name stays inside the samples folder.
+    if name.split(separator: "/").contains("..") || name.hasPrefix("/") {
+      name = "<'..' leaves the sample data>"
+    }
     // Unfound samples resolve to a path that names the problem in the file error.
     return (directory ?? "<sample data not found: set DSH_SAMPLES>") + "/" + name
   }

@@ -165,7 +165,14 @@ extension Session {
       // Paths are written relative to the saved script (where a link at the path points), whose
       // paths resolve against its folder.
       let folder = (FilePaths.absolute(replacement.target) as NSString).deletingLastPathComponent
-      for definition in bindings.neededDefinitions() { script += definition.text(relativeTo: folder) + "\n" }
+      let needed = bindings.neededDefinitions()
+      // Saving over a file the session reads would lose that data for a script that reads itself.
+      let target = Sandbox.canonical(replacement.target)
+      if let reader = needed.first(where: { $0.paths.contains { Sandbox.canonical($0.absolute) == target } })
+      {
+        throw FileReplacement.Failure(reason: "the session reads it ('\(reader.name)'); save to another file")
+      }
+      for definition in needed { script += definition.text(relativeTo: folder) + "\n" }
       try replacement.write(Data(script.utf8))
     } catch {
       throw Diagnostic(.cannotWrite(path: path, reason: error.reason), at: pathRange)

@@ -156,7 +156,10 @@ extension Evaluator {
     case .csv(let path):
       var delimiter = UInt8(ascii: ",")
       if let text = stringOption("delimiter"), let option = options["delimiter"] {
-        guard text.utf8.count == 1, let byte = text.utf8.first else {
+        // One ASCII byte that can separate fields: not a line end, a quote or a letter of UTF-8.
+        guard text.utf8.count == 1, let byte = text.utf8.first, byte != 0x0A, byte != 0x0D,
+          byte != UInt8(ascii: "\"")
+        else {
           throw Diagnostic(.delimiterNotOneCharacter(text), at: option.valueRange)
         }
         delimiter = byte

@@ -35,6 +35,12 @@ extension Session {
     let mode = mode ?? settings.mode
     let maxRows = mode == .json || mode == .csv ? 0 : settings.effectiveMaxRows(environment)
     var windows = [window]
+    // Every row printed is laid out first (its widths, its JSON): a view of trillions would
+    // exhaust memory long before it printed.
+    if maxRows == 0 || window.count <= maxRows, window.count > Session.maximumPrintedRows {
+      throw Diagnostic(
+        .tooManyRowsToPrint(window.count, limit: Session.maximumPrintedRows), at: expressionRange)
+    }
     if maxRows > 0, window.count > maxRows {
       // The first and last rows, as a database shell shows a long result.
       let head = (maxRows + 1) / 2

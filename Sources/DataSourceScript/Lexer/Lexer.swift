@@ -245,7 +245,10 @@ public struct Lexer {
     let text = String(decoding: bytes[start..<i], as: UTF8.self).replacingOccurrences(of: "_", with: "")
     if !isDouble, let value = Int(text) {
       emit(.int(value), from: start)
-    } else if let value = Double(text) {
+    } else if !isDouble {
+      // A double would keep only its first 16 digits: distinct ids would compare equal.
+      throw Diagnostic(.integerOutOfRange(text), at: start..<i)
+    } else if let value = Double(text), value.isFinite {
       emit(.double(value), from: start)
     } else {
       throw Diagnostic(.invalidNumber(text), at: start..<i)
