@@ -145,7 +145,7 @@ public enum HelpCatalogue {
     HelpTopic(
       name: "csv", group: .providers, syntax: ["csv \"PATH\" [key FIELD] [delimiter \"C\"]"],
       summary:
-        "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks; LF, CRLF or lone CR line ends; a UTF-8 BOM) with a header row. Each column's type is inferred from all its values: int, double, bool or string; an empty field is null. Integers stay exact: `02134` or a number beyond 64 bits makes its column a string. Text after a closing quote (`\"x\"y`) is an error naming the line. `key` names the field that identifies a row.",
+        "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks; LF, CRLF or lone CR line ends; a UTF-8 BOM) with a header row. Each column's type is inferred from all its values: int, double, bool or string; an empty field is null. Integers stay exact: `02134` or a number beyond 64 bits makes its column a string. Text after a closing quote (`\"x\"y`) is an error naming the line. The delimiter is one ASCII character other than a line end or a quote. `key` names the field that identifies a row.",
       examples: [people, "let semi = csv \"samples:scores.csv\" delimiter \";\"\nshow semi"]),
     HelpTopic(
       name: "json", group: .providers, syntax: ["json \"PATH\" [at \"A.B\"] [key FIELD]"],
