@@ -66,9 +66,11 @@ public struct SQLiteQuery: Sendable {
   var from: String {
     switch source {
     case .table(let name): "FROM \(Self.quoted(name))"
-    // On lines of its own, so a trailing `-- comment` ends at its line; a trailing `;` (as a
-    // query typed for sqlite3 has) is not part of a subquery.
-    case .query(let sql): "FROM (\n\(SQLiteQuery.trimmed(sql))\n)"
+    // A trailing `;` (as a query typed for sqlite3 has) is not part of a subquery; a query
+    // with a `--` comment inside goes on lines of its own, so the comment ends at its line.
+    case .query(let sql):
+      SQLiteQuery.trimmed(sql).contains("--")
+        ? "FROM (\n\(SQLiteQuery.trimmed(sql))\n)" : "FROM (\(SQLiteQuery.trimmed(sql)))"
     }
   }
 
