@@ -167,9 +167,15 @@ extension Session {
       let folder = (FilePaths.absolute(replacement.target) as NSString).deletingLastPathComponent
       let needed = bindings.neededDefinitions()
       // Saving over a file the session reads would lose that data for a script that reads itself.
-      let target = Sandbox.canonical(replacement.target)
-      if let reader = needed.first(where: { $0.paths.contains { Sandbox.canonical($0.absolute) == target } })
-      {
+      // The same file, by device and inode: a link or a hard link to it counts.
+      var target = stat()
+      let exists = stat(replacement.target, &target) == 0
+      func isTarget(_ path: String) -> Bool {
+        var other = stat()
+        return exists && stat(path, &other) == 0 && other.st_dev == target.st_dev
+          && other.st_ino == target.st_ino
+      }
+      if let reader = needed.first(where: { $0.paths.contains { isTarget($0.absolute) } }) {
         throw FileReplacement.Failure(reason: "the session reads it ('\(reader.name)'); save to another file")
       }
       for definition in needed { script += definition.text(relativeTo: folder) + "\n" }
