@@ -58,62 +58,61 @@ final class StandardOutput: ScriptOutput {
 /// or move the cursor is written as `\u{…}`.
 enum TerminalText {
   /// `text` with C0 controls (but line end, tab and dsh's own `ESC [ … m` colours and
-  /// `CR ESC [ 2K` line erase), DEL and C1 controls escaped.
+  /// `CR ESC [ 2K` line erase), DEL, C1 controls and bidirectional controls escaped.
   /// - Complexity: one pass over the UTF-8 bytes; text with nothing to escape is returned as is.
   static func safe(_ text: String) -> String {
-    let bytes = Array(text.utf8)
-    var i = 0
-    var needsWork = false
-    while i < bytes.count {
-      let b = bytes[i]
-      if (b < 0x20 && b != 0x0A && b != 0x09) || b == 0x7F
-        || (b == 0xC2 && i + 1 < bytes.count && bytes[i + 1] < 0xA0) || bidiControlLength(bytes, at: i) > 0
-      {
-        needsWork = true
-        break
+    var text = text
+    return text.withUTF8 { bytes in
+      // The common case, nothing to escape, reads the bytes once and copies nothing.
+      guard let first = firstToEscape(bytes) else { return String(decoding: bytes, as: UTF8.self) }
+      var out: [UInt8] = Array(bytes[..<first])
+      out.reserveCapacity(bytes.count + 16)
+      var i = first
+      while i < bytes.count {
+        let b = bytes[i]
+        if b == 0x1B, let end = ownSequenceEnd(bytes, from: i) {
+          out.append(contentsOf: bytes[i..<end])
+          i = end
+        } else if b == 0x0D, i + 1 < bytes.count, bytes[i + 1] == 0x1B,
+          let end = ownSequenceEnd(bytes, from: i + 1)
+        {
+          out.append(contentsOf: bytes[i..<end])
+          i = end
+        } else if case let length = escapedLength(bytes, at: i), length > 0 {
+          let scalar = String(decoding: bytes[i..<i + length], as: UTF8.self).unicodeScalars.first?.value ?? 0
+          out.append(contentsOf: Array("\\u{\(String(scalar, radix: 16, uppercase: true))}".utf8))
+          i += length
+        } else {
+          out.append(b)
+          i += 1
+        }
       }
-      i += 1
+      return String(decoding: out, as: UTF8.self)
     }
-    guard needsWork else { return text }
-    var out: [UInt8] = []
-    out.reserveCapacity(bytes.count + 16)
-    i = 0
-    while i < bytes.count {
-      let b = bytes[i]
-      if b == 0x1B, let end = ownSequenceEnd(bytes, from: i) {
-        out.append(contentsOf: bytes[i..<end])
-        i = end
-        continue
-      }
-      if b == 0x0D, i + 1 < bytes.count, bytes[i + 1] == 0x1B, let end = ownSequenceEnd(bytes, from: i + 1) {
-        out.append(contentsOf: bytes[i..<end])
-        i = end
-        continue
-      }
-      if (b < 0x20 && b != 0x0A && b != 0x09) || b == 0x7F {
-        out.append(contentsOf: Array("\\u{\(String(b, radix: 16, uppercase: true))}".utf8))
-        i += 1
-      } else if case let length = bidiControlLength(bytes, at: i), length > 0 {
-        let scalar = String(decoding: bytes[i..<i + length], as: UTF8.self).unicodeScalars.first?.value ?? 0
-        out.append(contentsOf: Array("\\u{\(String(scalar, radix: 16, uppercase: true))}".utf8))
-        i += length
-      } else if b == 0xC2, i + 1 < bytes.count, bytes[i + 1] >= 0x80, bytes[i + 1] < 0xA0 {
-        out.append(contentsOf: Array("\\u{\(String(bytes[i + 1], radix: 16, uppercase: true))}".utf8))
-        i += 2
-      } else {
-        out.append(b)
-        i += 1
-      }
-    }
-    return String(decoding: out, as: UTF8.self)
   }
 
-  /// The length of a bidirectional control at `i` (U+061C, U+200E–200F, U+202A–202E,
-  /// U+2066–2069), which would reorder what the terminal shows after it; 0 for anything else.
-  private static func bidiControlLength(_ bytes: [UInt8], at i: Int) -> Int {
+  /// Where the first byte to look at is: a control character (perhaps dsh's own colour code) or
+  /// a bidirectional control; `nil` when there is none.
+  private static func firstToEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    var i = 0
+    while i < bytes.count {
+      if bytes[i] == 0x1B || escapedLength(bytes, at: i) > 0 { return i }
+      i += 1
+    }
+    return nil
+  }
+
+  /// The length of a character at `i` that is written escaped: a C0 control other than line
+  /// end and tab (1 byte), DEL (1), a C1 control (2), or a bidirectional control (U+061C,
+  /// U+200E–200F, U+202A–202E, U+2066–2069), which would reorder what the terminal shows after
+  /// it; 0 for anything else.
+  private static func escapedLength(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Int {
+    let b = bytes[i]
+    if (b < 0x20 && b != 0x0A && b != 0x09) || b == 0x7F { return 1 }
     guard i + 1 < bytes.count else { return 0 }
-    if bytes[i] == 0xD8, bytes[i + 1] == 0x9C { return 2 }
-    guard i + 2 < bytes.count, bytes[i] == 0xE2 else { return 0 }
+    if b == 0xC2, bytes[i + 1] >= 0x80, bytes[i + 1] < 0xA0 { return 2 }
+    if b == 0xD8, bytes[i + 1] == 0x9C { return 2 }
+    guard i + 2 < bytes.count, b == 0xE2 else { return 0 }
     let (b1, b2) = (bytes[i + 1], bytes[i + 2])
     if b1 == 0x80, b2 == 0x8E || b2 == 0x8F || (0xAA...0xAE).contains(b2) { return 3 }
     if b1 == 0x81, (0xA6...0xA9).contains(b2) { return 3 }
@@ -122,7 +121,7 @@ enum TerminalText {
 
   /// The end of a colour (`ESC [ digits ; … m`) or line-erase (`ESC [ 2K`) sequence at `start`,
   /// the only ones dsh writes itself; `nil` for anything else.
-  private static func ownSequenceEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+  private static func ownSequenceEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
     guard start + 2 < bytes.count, bytes[start + 1] == UInt8(ascii: "[") else { return nil }
     var i = start + 2
     while i < bytes.count,

@@ -88,6 +88,7 @@ extension JSONReader {
 
   private struct RecordScan {
     var names: [String] = []
+    var nameSet: Set<String> = []
     /// The first record's field names as written (escapes and all), to compare the others with.
     var rawNames: [Range<Int>] = []
     var columns: [ColumnScan] = []
@@ -121,7 +122,7 @@ extension JSONReader {
             decoder.i = keyStart
             let name = try decoder.parseString()
             // A repeated field: the value reader keeps the last; leave that to it.
-            if scan.names.contains(name) { return nil }
+            if !scan.nameSet.insert(name).inserted { return nil }
             scan.names.append(name)
             scan.rawNames.append(key)
             scan.columns.append(ColumnScan())

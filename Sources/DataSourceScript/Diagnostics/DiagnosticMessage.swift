@@ -43,6 +43,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   // Names, types and fields
   case unknownName(String, suggestion: String?)
   case unknownField(String, in: String, suggestion: String?)
+  case unknownFieldOneColumn(String, in: String, header: String, delimiter: String)
   case expectedKind(ExpectedKind, found: String)
   case stageNeedsProvider(stage: String, found: String)
   case decoratorNeedsTable(decorator: String, found: String)
@@ -153,6 +154,9 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .unknownName(let name, let suggestion): "no binding named '\(name)'" + Self.didYouMean(suggestion)
     case .unknownField(let field, let source, let suggestion):
       "no field '\(field)' in \(source)" + Self.didYouMean(suggestion)
+    case .unknownFieldOneColumn(let field, let source, let header, let delimiter):
+      "no field '\(field)' in \(source), which was read as one column, '\(header.count > 40 ? header.prefix(39) + "…" : header)': "
+        + "its fields look separated by \(delimiter == "\t" ? "tabs" : "'\(delimiter)'"); add: delimiter \"\(delimiter == "\t" ? "\\t" : delimiter)\""
     case .expectedKind(let expected, let found): "expected \(expected.text), found \(found)"
     case .stageNeedsProvider(let stage, let found):
       "'\(stage)' works on a provider, not on \(found)"

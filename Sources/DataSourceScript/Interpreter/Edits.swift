@@ -114,9 +114,7 @@ extension Session {
         at: range)
     }
     for name in record.fieldNames where !fields.contains(name) {
-      throw Diagnostic(
-        .unknownField(name, in: provider.displayName, suggestion: suggestion(for: name, among: fields)),
-        at: range)
+      throw Diagnostic(Evaluator.unknownField(name, named: name, in: provider, known: fields), at: range)
     }
     return .record(Record(fields.map { ($0, record[$0] ?? .null) }))
   }

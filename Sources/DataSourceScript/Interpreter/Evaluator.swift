@@ -248,8 +248,7 @@ extension Evaluator {
     }
     guard known.contains(first) else {
       throw Diagnostic(
-        .unknownField(path.text, in: provider.displayName, suggestion: suggestion(for: first, among: known)),
-        at: path.range)
+        Evaluator.unknownField(path.text, named: first, in: provider, known: known), at: path.range)
     }
     // A path into a field that holds plain values would be null for every item: say so.
     for depth in 1..<path.components.count {
@@ -261,6 +260,19 @@ extension Evaluator {
           at: path.range)
       }
     }
+  }
+
+  /// "No field …", with a likely fix: a near name, or, when a file was read as one column whose
+  /// name holds `;`, a tab or `|`, the delimiter it is written with.
+  static func unknownField(_ path: String, named name: String, in provider: ProviderValue, known: [String])
+    -> DiagnosticMessage
+  {
+    if known.count == 1, let header = known.first,
+      let delimiter = [";", "\t", "|"].first(where: { header.contains($0) })
+    {
+      return .unknownFieldOneColumn(path, in: provider.displayName, header: header, delimiter: delimiter)
+    }
+    return .unknownField(path, in: provider.displayName, suggestion: suggestion(for: name, among: known))
   }
 
   /// The first non-null value at a path among a provider's first items (a sample of the field's

@@ -154,7 +154,7 @@ public struct Lexer {
   private func checkNameCharacters(_ name: String, at start: Int) throws {
     var offset = start
     for scalar in name.unicodeScalars {
-      let length = String(scalar).utf8.count
+      let length = UTF8.width(scalar)
       defer { offset += length }
       guard scalar.value >= 0x80 else { continue }
       switch scalar.properties.generalCategory {
