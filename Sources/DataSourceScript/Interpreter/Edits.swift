@@ -5,8 +5,6 @@ extension Session {
 
   /// The most items an edit copies: 10 million values take about 400 MB.
   static let editableItemLimit = 10_000_000
-  /// The most rows one `show` prints.
-  static let maximumPrintedRows = 10_000_000
 
   /// Inserts, deletes, updates or moves items of an editable provider.
   ///

@@ -1,6 +1,9 @@
 import DataSourceKit
 
 extension Session {
+  /// The most rows one `show` prints: each is laid out before any is printed.
+  static let maximumPrintedRows = 10_000_000
+
   /// Prints a provider as a table of its fields, a table as its cells, a value as itself.
   ///
   /// Only the rows shown are built: `rows A..B` asks the view for that window, and on a
