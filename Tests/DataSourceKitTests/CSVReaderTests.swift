@@ -28,7 +28,8 @@ struct CSVReaderTests {
   @Test("each column's type is inferred from all its values; empty is null")
   func typeInference() async throws {
     let provider = try await loadedCSV("i,d,b,s,z\n1,1.5,true,007,\n-2,2,FALSE,x,\n,,,,\n")
-    #expect(provider.columnTypes.map(\.type) == ["int", "double", "bool", "string", "string"])
+    #expect(provider.fieldProfiles?.map(\.type) == [.int, .double, .bool, .text, nil])
+    #expect(provider.fieldProfiles?.map(\.nulls) == [1, 1, 1, 1, 3])
     #expect(
       provider.allItems[0][1]
         == record(["i": .int(-2), "d": .double(2), "b": .bool(false), "s": .string("x"), "z": .null]))

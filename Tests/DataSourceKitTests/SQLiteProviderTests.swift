@@ -48,7 +48,7 @@ struct SQLiteProviderTests {
   @Test("section by runs as a GROUP BY: keys in order, null last, counts right")
   func sections() async throws {
     var query = SQLiteQuery(source: .table("t"))
-    query.sectionColumn = ("category", .ascending)
+    query.section = SQLiteQuery.OrderTerm(column: "category", type: .text, direction: .ascending)
     let provider = SQLiteProvider(path: try database(rows: 100), query: query)
     try await provider.load()
     #expect(provider.numberOfSections == 11)

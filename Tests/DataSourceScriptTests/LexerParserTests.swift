@@ -21,7 +21,7 @@ struct LexerParserTests {
     let kinds = Lexer.tokenize("x 0..10 -3 2.5 1_000 \"a\\tb\\u{1F600}\" # c").map(\.kind)
     #expect(
       kinds == [
-        .identifier("x"), .int(0), .symbol(.dotDot), .int(10), .int(-3), .double(2.5), .int(1000),
+        .identifier("x"), .int(0), .symbol(.dotDot), .int(10), .symbol(.minus), .int(3), .double(2.5), .int(1000),
         .string("a\tb😀"),
         .endOfStatement, .endOfInput,
       ])
@@ -60,7 +60,7 @@ struct LexerParserTests {
       ),
       (
         "show p | frobnicate",
-        "s.dsh:1:10: error: unknown stage 'frobnicate'; stages: where, sort by, section by, limit; decorations: header, footer, placeholder, index, title, caption, more\nshow p | frobnicate\n         ^~~~~~~~~~"
+        "s.dsh:1:10: error: unknown stage 'frobnicate'; stages: where, sort by, section by, limit, extend, select; decorations: header, footer, placeholder, index, title, caption, more\nshow p | frobnicate\n         ^~~~~~~~~~"
       ),
       (
         "let x = csv \"a.csv\" delimitr \";\"",

@@ -47,7 +47,7 @@ struct SessionTests {
     #expect(
       output.text == """
         t: table · 10 rows in 4 sections · loaded
-        people: csv provider · 10 items in 1 section · fields id, name, email, team, age, active, joined · key id · loaded
+        people: csv provider · 10 items in 1 section · fields id int, name text, email text, team text (1 null), age int, active bool (1 null), joined date · key id · loaded
         t: table · 10 rows in 4 sections · loaded
         n: 3
 
@@ -260,7 +260,7 @@ struct CompletionTests {
     #expect(complete("set ma") == ["maxrows"])
     #expect(complete("set mode m") == ["markdown"])
     #expect(complete("help des") == ["describe"])
-    #expect(complete("show people | se") == ["section"])
+    #expect(complete("show people | se") == ["section", "select"])
   }
 
   @Test("segment names after switch … to, and paths inside the string after csv, json, source, save")
@@ -332,7 +332,7 @@ struct SQLitePushdownTests {
       """)
     #expect(
       output.text.contains(
-        #"sqlite "Scripts/data/people.db" table people where ("age" > 40) AND ("team" <> "Research") sort by name asc limit 2  (1 section, 2 items, loaded)"#
+        #"sqlite "Scripts/data/people.db" table people where (COALESCE("age" > 40, 0) AND COALESCE("team" COLLATE BINARY <> "Research" COLLATE BINARY, 0)) sort by "name" COLLATE BINARY asc limit 2  (1 section, 2 items, loaded)"#
       ))
     #expect(output.errors.contains("error: no field 'agee' in p; did you mean 'age'?"))
     #expect(

@@ -13,8 +13,17 @@ struct TemplateTests {
   let item = Value.record(
     Record([
       ("name", .string("Ada")), ("price", .double(3.14159)), ("qty", .int(7)),
-      ("address", .record(Record([("city", .string("London"))]))),
+      ("address", .record(Record([("city", .string("London"))]))), ("day", .date(8520)),
+      ("when", .timestamp(1_600_000_000_000_000)),
     ]))
+
+  /// A checker that accepts any field, its type known only when it runs.
+  var anyField: ExpressionChecker { ExpressionChecker(
+    scope: FieldScope(field: { _ in FieldInfo(type: nil, profile: nil) }, sourceKind: "array"), text: { _ in "" }) }
+
+  func rendered(_ text: String) throws -> String {
+    try template(text).compiled(anyField, notes: nil).render(item: item, itemPath: ItemPath(item: 2, section: 0))
+  }
 
   @Test(
     "fields, nested paths, the item, the row number",
@@ -33,13 +42,33 @@ struct TemplateTests {
       ("{missing}", ""),
     ])
   func render(text: String, expected: String) throws {
-    #expect(try template(text).render(item: item, itemPath: ItemPath(item: 2, section: 0)) == expected)
+    #expect(try rendered(text) == expected)
   }
 
-  @Test("section templates know the key and the count")
+  @Test(
+    "expressions and date formats in holes",
+    arguments: [
+      ("{price * qty:>8.2}", "   21.99"),
+      ("{upper(name)} x{qty + 1}", "ADA x8"),
+      ("{qty / 2}", "3.5"),
+      ("{name + \"!\"}", "Ada!"),
+      ("{day}", "1993-04-30"),
+      ("{day:%b %d %Y}", "Apr 30 1993"),
+      ("{when:%H:%M}", "12:26"),
+      ("{when}", "2020-09-13T12:26:40Z"),
+      ("{if(qty > 5, \"many\", \"few\")}", "many"),
+      ("{`name`}", "Ada"),
+    ])
+  func expressions(text: String, expected: String) throws {
+    #expect(try rendered(text) == expected)
+  }
+
+  @Test("section templates know the key and the count, and may compute with them")
   func section() throws {
     let context = SectionContext(index: 0, key: .string("Design"), count: 2)
-    #expect(try template("{section} ({count})", .section).render(section: context) == "Design (2)")
+    let section = try template("{section} ({count}) {upper(section)} {count * 10}", .section)
+    let compiled = try section.compiled(section.contextChecker(text: { _ in "" }, what: "a header"), notes: nil)
+    #expect(compiled.render(section: context) == "Design (2) DESIGN 20")
   }
 
   @Test(
@@ -49,6 +78,7 @@ struct TemplateTests {
       ("a } b", .unmatchedTemplateBrace, 3..<4),
       ("{}", .emptyTemplateField, 1..<3),
       ("{p:>x}", .invalidFormatSpec(">x"), 4..<6),
+      ("{a +}", .expected(.operand, found: "end of line"), 5..<5),
     ])
   func errors(text: String, message: DiagnosticMessage, range: Range<Int>) {
     #expect(throws: Diagnostic(message, at: range)) { try template(text) }

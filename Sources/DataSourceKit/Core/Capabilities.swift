@@ -19,7 +19,7 @@ public protocol ReadOnlyStore: AnyObject {
 
 /// A stage a provider may run itself rather than in memory.
 public enum PushdownStage: Sendable, Equatable {
-  case filter(RowPredicate)
+  case filter(RowExpression)
   case sort([SortTerm])
   case section(SortTerm)
   case limit(Int)

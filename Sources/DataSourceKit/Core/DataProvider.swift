@@ -40,6 +40,10 @@ public protocol DataProvider<Item>: AnyObject {
   /// The field that identifies an item (for diffing), or `nil` when the whole item does.
   var identityKey: String? { get }
 
+  /// What the provider knows of its fields' types and nulls without reading its items, or
+  /// `nil` (then a caller may look at the items).
+  var fieldProfiles: [FieldProfile]? { get }
+
   /// Asks to be told when the data changes. Observers are held weakly.
   func addObserver(_ observer: any DataProviderObserver)
 }
@@ -79,6 +83,7 @@ public struct ObserverList {
 extension DataProvider {
   public func sectionKey(_ section: Int) -> Value? { nil }
   public var knownFields: [String]? { nil }
+  public var fieldProfiles: [FieldProfile]? { nil }
   public var errorDescription: String? { nil }
   public func reload() async throws { try await load() }
   public var identityKey: String? { nil }

@@ -25,6 +25,10 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   case cancelled
   case httpStatus(url: String, status: Int)
   case httpTransport(url: String, message: String)
+  /// A value that does not fit the type `types {…}` gives its field (or a database declares).
+  case valueNotOfType(path: String, place: String, field: String, value: String, type: String)
+  /// `types {…}` names a field the source does not have.
+  case unknownTypedField(path: String, field: String, fields: [String])
 
   /// A path as a POSIX shell reads it back exactly: in single quotes, each quote in it
   /// written `'\''`. (A file named `x'$(…)'.json` must not run anything when the suggested
@@ -63,6 +67,10 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
     case .cancelled: "interrupted; the provider is as it was"
     case .httpStatus(let url, let status): "GET \(url): HTTP \(status)"
     case .httpTransport(let url, let message): "GET \(url): \(message)"
+    case .valueNotOfType(let path, let place, let field, let value, let type):
+      "\(path):\(place): \(field) is \(JSONWriter.quoted(value)), not a \(type); list it in null \"…\" to read it as null, or give \(field) another type"
+    case .unknownTypedField(let path, let field, let fields):
+      "\(path): types names '\(field)', which is not a field; the fields are \(fields.joined(separator: ", "))"
     case .sqlite(let path, let message, let sql):
       "\(path): SQLite: \(message)" + (sql.map { "\n  in: \($0)" } ?? "")
     }

@@ -15,6 +15,8 @@ public struct JSONWriter {
     case .double(let d) where d.isInfinite: text += d < 0 ? "\"-Infinity\"" : "\"Infinity\""
     case .double(let d): text += Value.format(double: d)
     case .string(let s): JSONWriter.appendQuoted(s, to: &text)
+    // JSON has no dates: ISO 8601 text, as JavaScript's toJSON writes them.
+    case .date, .timestamp: JSONWriter.appendQuoted(value.description, to: &text)
     case .list(let items):
       text += "["
       for (i, item) in items.enumerated() {

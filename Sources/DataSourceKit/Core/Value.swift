@@ -10,21 +10,42 @@ public enum Value: Sendable {
   case int(Int)
   case double(Double)
   case string(String)
+  /// A calendar day: days since 1970-01-01 (negative before), in the proleptic Gregorian
+  /// calendar. Written `YYYY-MM-DD`.
+  case date(Int)
+  /// An instant: microseconds since 1970-01-01T00:00:00Z. A time read with a zone offset is
+  /// converted to UTC; one read without a zone is taken as UTC. Written ISO 8601 with `Z`.
+  case timestamp(Int)
   case list([Value])
   case record(Record)
 }
 
+/// The type of a value, as error messages, `describe` and `types {…}` spell it.
+public enum ValueType: String, Sendable, CaseIterable, Comparable {
+  case null, bool, int, double, text, date, timestamp, list, record
+
+  public static func < (a: ValueType, b: ValueType) -> Bool {
+    allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+  }
+
+  public var isNumber: Bool { self == .int || self == .double }
+}
+
 extension Value {
   /// The name of the value's type, as error messages and `describe` spell it.
-  public var typeName: String {
+  public var typeName: String { type.rawValue }
+
+  public var type: ValueType {
     switch self {
-    case .null: "null"
-    case .bool: "bool"
-    case .int: "int"
-    case .double: "double"
-    case .string: "string"
-    case .list: "list"
-    case .record: "record"
+    case .null: .null
+    case .bool: .bool
+    case .int: .int
+    case .double: .double
+    case .string: .text
+    case .date: .date
+    case .timestamp: .timestamp
+    case .list: .list
+    case .record: .record
     }
   }
 
@@ -64,6 +85,8 @@ extension Value: CustomStringConvertible {
     case .int(let i): String(i)
     case .double(let d): Value.format(double: d)
     case .string(let s): s
+    case .date(let days): CalendarDate.isoText(days: days)
+    case .timestamp(let micros): CalendarDate.isoText(microseconds: micros)
     case .list, .record: jsonText
     }
   }
@@ -80,6 +103,8 @@ extension Value: CustomStringConvertible {
     switch self {
     case .null: "null"
     case .string(let s): JSONWriter.quoted(s)
+    case .date: "date(\(JSONWriter.quoted(description)))"
+    case .timestamp: "timestamp(\(JSONWriter.quoted(description)))"
     case .list(let items): "[" + items.map(\.literalText).joined(separator: ", ") + "]"
     case .record(let record):
       "{"
@@ -114,11 +139,14 @@ extension Value: Hashable {
     case (.null, .null): true
     case (.bool(let a), .bool(let b)): a == b
     case (.int(let a), .int(let b)): a == b
-    case (.string(let a), .string(let b)): a == b
+    // Text is equal when its Unicode scalars are (no normalization), as in SQLite and DuckDB.
+    case (.string(let a), .string(let b)): a.utf8.elementsEqual(b.utf8)
+    case (.date(let a), .date(let b)): a == b
+    case (.timestamp(let a), .timestamp(let b)): a == b
     case (.list(let a), .list(let b)): a == b
     case (.record(let a), .record(let b)): a == b
     case (.int, .double), (.double, .int), (.double, .double):
-      lhs.numericValue == rhs.numericValue
+      Value.compareNumbers(lhs, rhs) == .orderedSame
     default: false
     }
   }
@@ -131,6 +159,12 @@ extension Value: Hashable {
     case .int(let i): hasher.combine(Double(i))
     case .double(let d): hasher.combine(d)
     case .string(let s): hasher.combine(s)
+    case .date(let days):
+      hasher.combine(1)
+      hasher.combine(days)
+    case .timestamp(let micros):
+      hasher.combine(2)
+      hasher.combine(micros)
     case .list(let items): hasher.combine(items)
     case .record(let record): hasher.combine(record)
     }
@@ -138,7 +172,24 @@ extension Value: Hashable {
 }
 
 extension Value {
-  /// Orders two values for `sort by` and `section by`: numbers by value, strings by Unicode order,
+  /// Text in Unicode code point order (the order of its UTF-8 bytes), as SQLite's and DuckDB's
+  /// default collation order it, so a sort gives the same order from a file and a database.
+  public static func compareText(_ a: String, _ b: String) -> ComparisonResult {
+    var x = a
+    var y = b
+    return x.withUTF8 { p in
+      y.withUTF8 { q in
+        let common = min(p.count, q.count)
+        if common > 0, let base = p.baseAddress, let other = q.baseAddress {
+          let order = memcmp(base, other, common)
+          if order != 0 { return order < 0 ? .orderedAscending : .orderedDescending }
+        }
+        return p.count < q.count ? .orderedAscending : (p.count == q.count ? .orderedSame : .orderedDescending)
+      }
+    }
+  }
+
+  /// Orders two values for `sort by` and `section by`: numbers by value, text by code points,
   /// `false < true`; values of different kinds by kind.
   ///
   /// `null` is handled by callers (it sorts last whatever the direction).
@@ -149,12 +200,12 @@ extension Value {
     case (.int(let a), .int(let b)):
       return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
     case (.string(let a), .string(let b)):
-      return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+      return compareText(a, b)
     case (.bool(let a), .bool(let b)):
       return a == b ? .orderedSame : (!a ? .orderedAscending : .orderedDescending)
     case (.int, .double), (.double, .int), (.double, .double):
-      let a = lhs.numericValue ?? 0
-      let b = rhs.numericValue ?? 0
+      return compareNumbers(lhs, rhs)
+    case (.date(let a), .date(let b)), (.timestamp(let a), .timestamp(let b)):
       return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
     case (.list(let a), .list(let b)):
       for (x, y) in zip(a, b) {
@@ -165,8 +216,40 @@ extension Value {
     default:
       let (a, b) = (lhs.kindRank, rhs.kindRank)
       if a != b { return a < b ? .orderedAscending : .orderedDescending }
-      return lhs.description < rhs.description
-        ? .orderedAscending : (lhs.description == rhs.description ? .orderedSame : .orderedDescending)
+      return compareText(lhs.description, rhs.description)
+    }
+  }
+
+  /// Two numbers compared exactly: an int and a double are compared as the numbers they are,
+  /// not through a double that would round ints beyond 2^53 (so 2^53 + 1 > 2^53 as a double).
+  /// NaN sorts after every other number.
+  static func compareNumbers(_ lhs: Value, _ rhs: Value) -> ComparisonResult {
+    func order<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
+      a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+    }
+    func intAgainstDouble(_ i: Int, _ d: Double) -> ComparisonResult {
+      if d.isNaN { return .orderedAscending }
+      // Doubles at or beyond ±2^63 are outside every Int.
+      if d >= 9_223_372_036_854_775_808.0 { return .orderedAscending }
+      if d < -9_223_372_036_854_775_808.0 { return .orderedDescending }
+      let whole = d.rounded(.down)
+      let wholeInt = Int(whole)
+      if i != wholeInt { return order(i, wholeInt) }
+      return whole == d ? .orderedSame : .orderedAscending
+    }
+    switch (lhs, rhs) {
+    case (.int(let a), .int(let b)): return order(a, b)
+    case (.int(let a), .double(let b)): return intAgainstDouble(a, b)
+    case (.double(let a), .int(let b)):
+      switch intAgainstDouble(b, a) {
+      case .orderedAscending: return .orderedDescending
+      case .orderedDescending: return .orderedAscending
+      case .orderedSame: return .orderedSame
+      }
+    case (.double(let a), .double(let b)):
+      if a.isNaN || b.isNaN { return a.isNaN ? (b.isNaN ? .orderedSame : .orderedDescending) : .orderedAscending }
+      return order(a, b)
+    default: return .orderedSame
     }
   }
 
@@ -175,9 +258,11 @@ extension Value {
     case .bool: 0
     case .int, .double: 1
     case .string: 2
-    case .list: 3
-    case .record: 4
-    case .null: 5
+    case .date: 3
+    case .timestamp: 4
+    case .list: 5
+    case .record: 6
+    case .null: 7
     }
   }
 }

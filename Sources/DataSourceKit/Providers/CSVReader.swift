@@ -4,8 +4,10 @@ import Foundation
 /// quotes (`""`) and newlines, CRLF, LF or lone CR line ends, an optional UTF-8 BOM (also at the
 /// start of a later line, where concatenated exports leave one).
 ///
-/// Each column's type is inferred from all of its values: int, double, bool or string, and an empty
-/// field is null. Integers stay exact: a column with an integer written with leading zeros
+/// Each column's type is inferred from all of its values: int, double, bool, date (`YYYY-MM-DD`),
+/// timestamp (ISO 8601 with a time) or text; an empty field is null, a quoted empty one (`""`)
+/// empty text. A column that would be typed but for a few texts (`NA`) is text, and its
+/// ``Marker``s say which texts made it so. Integers stay exact: a column with an integer written with leading zeros
 /// (`02134`) or beyond the 64-bit range is text, never doubles that could make distinct ids equal.
 ///
 /// Text after a closing quote (`"x"y`) is an error naming the line, not silently dropped or
@@ -17,7 +19,8 @@ enum CSVReader {
 
   /// - Complexity: O(n) in the file's bytes, two passes (fields, then types).
   static func read(
-    bytes storage: SharedBytes, path: String, delimiter: UInt8, progress: LoadProgress?
+    bytes storage: SharedBytes, path: String, delimiter: UInt8, options: ReadOptions = ReadOptions(),
+    progress: LoadProgress?
   ) throws -> ColumnTable {
     let buffer = storage.buffer
     if buffer.count > Int(UInt32.max >> 1) {
@@ -29,11 +32,18 @@ enum CSVReader {
     // Each column's field references are let go as soon as it is typed: a numeric column keeps
     // only its values, which holds peak memory near the file's size plus one column of references.
     var columns: [any Column] = []
+    var markers: [String: [Marker]] = [:]
     for c in refs.indices {
-      columns.append(inferColumn(refs[c], rowCount: rowCount, storage: storage))
+      let (column, found) = try inferColumn(
+        refs[c], rowCount: rowCount, storage: storage, name: names[c], options: options, path: path)
+      columns.append(column)
+      if !found.isEmpty { markers[names[c]] = found }
       refs[c] = FieldRefs()
     }
-    return ColumnTable(schema: Schema(names), rowCount: rowCount, columns: columns)
+    for name in options.types.keys where !names.contains(name) {
+      throw DataSourceError.unknownTypedField(path: path, field: name, fields: names)
+    }
+    return ColumnTable(schema: Schema(names), rowCount: rowCount, columns: columns, markers: markers)
   }
 
   // MARK: Fields
@@ -129,7 +139,8 @@ enum CSVReader {
           }
           j += 1
         }
-        field(contentStart, j - contentStart, escaped)
+        // A quoted empty field is empty text, not a missing value.
+        field(contentStart, j - contentStart, escaped || j == contentStart)
         i = j + 1
         // Spaces after the closing quote are layout; anything else is a malformed field.
         while i < end, bytes[i] == UInt8(ascii: " ") || bytes[i] == UInt8(ascii: "\t"), bytes[i] != delimiter
@@ -181,69 +192,183 @@ enum CSVReader {
 
   // MARK: Types
 
-  private static func inferColumn(_ refs: FieldRefs, rowCount: Int, storage: SharedBytes) -> any Column {
-    let bytes = storage.buffer
-    var sawValue = false
-    var allInt = true
-    var allNumber = true
-    var wideInteger = false
-    var allBool = true
-    for row in 0..<rowCount {
-      let length = Int(refs.lengths[row] & ~FieldRefs.escapedFlag)
-      if length == 0 { continue }
-      sawValue = true
-      let field = UnsafeBufferPointer(rebasing: bytes[Int(refs.starts[row])..<Int(refs.starts[row]) + length])
-      let integer = parseInt(field)
-      if integer == nil {
-        allInt = false
-        // `007` or a number beyond Int64: as a double it would lose its zeros or its last
-        // digits, and distinct ids could become equal.
-        if isIntegerSpelling(field) { allNumber = false }
-      } else if let integer, integer.magnitude > 1 << 53 {
-        // Exact as an int, but not if the column turns out to be doubles.
-        wideInteger = true
-      }
-      if !allInt, wideInteger { allNumber = false }
-      // 1E400 would be infinity: the text is kept, as for integers beyond 64 bits.
-      if !allInt, allNumber, !(parseDouble(field)?.isFinite ?? false) { allNumber = false }
-      if allBool, parseBool(field) == nil { allBool = false }
-      if !allNumber && !allBool { return TextColumn(refs, storage: storage) }
-    }
-    guard sawValue else { return TextColumn(refs, storage: storage) }
-    if allInt {
-      let (values, nulls) = convert(refs, rowCount: rowCount, bytes: bytes, empty: 0) { parseInt($0) ?? 0 }
-      return IntColumn(values, nulls: nulls)
-    }
-    if allNumber {
-      let (values, nulls) = convert(refs, rowCount: rowCount, bytes: bytes, empty: 0.0) {
-        parseDouble($0) ?? 0
-      }
-      return DoubleColumn(values, nulls: nulls)
-    }
-    // Booleans keep null in the value itself (2), so they need no mask.
-    let (values, _) = convert(refs, rowCount: rowCount, bytes: bytes, empty: UInt8(2)) {
-      parseBool($0) == true ? 1 : 0
-    }
-    return BoolColumn(values)
+  /// What a field's text is, for inferring its column's type.
+  private enum FieldKind {
+    case int, wideInt, double, bool, date, timestamp
+    /// An integer written with leading zeros (`02134`) or beyond 64 bits: it must stay text.
+    case exactText
+    case text
   }
 
-  /// Every field of a column parsed into a typed array; empty fields get `empty` and a bit in
-  /// the null mask (made only when the column has an empty field).
+  private static func kind(of field: UnsafeBufferPointer<UInt8>) -> FieldKind {
+    if let integer = parseInt(field) { return integer.magnitude > 1 << 53 ? .wideInt : .int }
+    if isIntegerSpelling(field) { return .exactText }
+    // 1E400 would be infinity: the text is kept, as for integers beyond 64 bits.
+    if let double = parseDouble(field) { return double.isFinite ? .double : .exactText }
+    if parseBool(field) != nil { return .bool }
+    if field.count == 10, CalendarDate.parseISODate(field) != nil { return .date }
+    if field.count >= 16, CalendarDate.parseISOTimestamp(field) != nil { return .timestamp }
+    return .text
+  }
+
+  /// A field's bytes, unless it is null: empty, quoted empty outside a text column, or one of
+  /// the null markers.
+  private struct FieldReader {
+    let refs: FieldRefs
+    let bytes: UnsafeBufferPointer<UInt8>
+    let markers: [[UInt8]]
+
+    func field(_ row: Int) -> UnsafeBufferPointer<UInt8>? {
+      let length = Int(refs.lengths[row] & FieldRefs.lengthMask)
+      if length == 0 { return nil }
+      let start = Int(refs.starts[row])
+      let field = UnsafeBufferPointer(rebasing: bytes[start..<start + length])
+      if !markers.isEmpty, markers.contains(where: { $0.elementsEqual(field) }) { return nil }
+      return field
+    }
+
+    /// The text of a field, quotes undone.
+    func text(_ row: Int) -> String {
+      let length = Int(refs.lengths[row] & FieldRefs.lengthMask)
+      let start = Int(refs.starts[row])
+      let field = UnsafeBufferPointer(rebasing: bytes[start..<start + length])
+      return refs.lengths[row] & FieldRefs.escapedFlag != 0
+        ? unescape(field) : String(decoding: field, as: UTF8.self)
+    }
+  }
+
+  /// The most distinct texts a typed column may hold for them to be called markers.
+  static let maximumMarkers = 3
+
+  /// Types a column: from its declared type when `types {…}` gives one (a value that does not
+  /// fit is an error), else from all of its values.
+  static func inferColumn(
+    _ refs: FieldRefs, rowCount: Int, storage: SharedBytes, name: String, options: ReadOptions,
+    path: String
+  ) throws -> (any Column, markers: [Marker]) {
+    let reader = FieldReader(
+      refs: refs, bytes: storage.buffer, markers: options.nullMarkers.map { Array($0.utf8) })
+    if let declared = options.types[name] {
+      return (try declaredColumn(declared, reader, rowCount: rowCount, name: name, path: path), [])
+    }
+    var counts: [FieldKind: Int] = [:]
+    // Texts in an otherwise typed column, with their counts, while there are few of them.
+    var texts: [String: Int] = [:]
+    var textOrder: [String] = []
+    var hasMarkers = !options.nullMarkers.isEmpty
+    for row in 0..<rowCount {
+      guard let field = reader.field(row) else { continue }
+      let kind = kind(of: field)
+      counts[kind, default: 0] += 1
+      if kind == .exactText { return (textColumn(reader, rowCount: rowCount, storage: storage, &hasMarkers), []) }
+      if kind == .text {
+        let text = reader.text(row)
+        if texts[text] == nil { textOrder.append(text) }
+        texts[text, default: 0] += 1
+        // Many distinct texts: a text column, not a typed one with markers.
+        if texts.count > maximumMarkers {
+          return (textColumn(reader, rowCount: rowCount, storage: storage, &hasMarkers), [])
+        }
+      }
+    }
+    let typed = counts.filter { $0.key != .text }
+    let typedCount = typed.values.reduce(0, +)
+    guard let type = columnType(Set(typed.keys)) else {
+      return (textColumn(reader, rowCount: rowCount, storage: storage, &hasMarkers), [])
+    }
+    if !texts.isEmpty {
+      // Numbers (or dates) everywhere but a few texts: say which, so the user can read them
+      // as null.
+      let markerCount = texts.values.reduce(0, +)
+      let markers =
+        markerCount <= typedCount
+        ? textOrder.map { Marker(text: $0, count: texts[$0] ?? 0, wouldBe: type) } : []
+      return (textColumn(reader, rowCount: rowCount, storage: storage, &hasMarkers), markers)
+    }
+    return (typedColumn(type, reader, rowCount: rowCount), [])
+  }
+
+  /// The one type values of these kinds share, or `nil` (text).
+  private static func columnType(_ kinds: Set<FieldKind>) -> ValueType? {
+    if kinds.isEmpty { return nil }
+    if kinds.isSubset(of: [.int, .wideInt]) { return .int }
+    // Ints beyond 2^53 would lose digits as doubles.
+    if kinds.isSubset(of: [.int, .double]) { return .double }
+    if kinds == [.bool] { return .bool }
+    if kinds == [.date] { return .date }
+    if kinds.isSubset(of: [.date, .timestamp]) { return .timestamp }
+    return nil
+  }
+
+  private static func textColumn(
+    _ reader: FieldReader, rowCount: Int, storage: SharedBytes, _ hasMarkers: inout Bool
+  ) -> any Column {
+    guard hasMarkers else { return TextColumn(reader.refs, storage: storage, nulls: nil) }
+    var nulls: NullMask?
+    for row in 0..<rowCount where reader.field(row) == nil && reader.refs.lengths[row] & FieldRefs.lengthMask != 0 {
+      if nulls == nil { nulls = NullMask(count: rowCount) }
+      nulls?.setNull(row)
+    }
+    return TextColumn(reader.refs, storage: storage, nulls: nulls)
+  }
+
+  private static func typedColumn(_ type: ValueType, _ reader: FieldReader, rowCount: Int) -> any Column {
+    switch type {
+    case .int:
+      let (values, nulls) = convert(reader, rowCount: rowCount, empty: 0) { parseInt($0) ?? 0 }
+      return IntColumn(values, nulls: nulls)
+    case .double:
+      let (values, nulls) = convert(reader, rowCount: rowCount, empty: 0.0) { parseDouble($0) ?? 0 }
+      return DoubleColumn(values, nulls: nulls)
+    case .date:
+      let (values, nulls) = convert(reader, rowCount: rowCount, empty: 0) { CalendarDate.parseISODate($0) ?? 0 }
+      return DateColumn(values, nulls: nulls, type: .date)
+    case .timestamp:
+      let (values, nulls) = convert(reader, rowCount: rowCount, empty: 0) {
+        CalendarDate.parseISOTimestamp($0)
+          ?? CalendarDate.parseISODate($0).map { $0 * CalendarDate.microsecondsPerDay } ?? 0
+      }
+      return DateColumn(values, nulls: nulls, type: .timestamp)
+    default:
+      // Booleans keep null in the value itself (2), so they need no mask.
+      let (values, _) = convert(reader, rowCount: rowCount, empty: UInt8(2)) { parseBool($0) == true ? 1 : 0 }
+      return BoolColumn(values)
+    }
+  }
+
+  /// A column of a declared type; a value that does not fit is an error naming its line.
+  private static func declaredColumn(
+    _ declared: DeclaredType, _ reader: FieldReader, rowCount: Int, name: String, path: String
+  ) throws -> any Column {
+    var values = [Value](repeating: .null, count: rowCount)
+    for row in 0..<rowCount {
+      guard reader.field(row) != nil else { continue }
+      let text = reader.text(row)
+      guard let value = declared.read(text) else {
+        let start = Int(reader.refs.starts[row])
+        throw DataSourceError.valueNotOfType(
+          path: path, place: "\(FileBytes.line(of: start, in: reader.bytes))", field: name, value: text,
+          type: declared.description)
+      }
+      values[row] = value
+    }
+    return ValueColumn(values, type: declared.type)
+  }
+
+  /// Every field of a column parsed into a typed array; null fields get `empty` and a bit in
+  /// the null mask (made only when the column has a null).
   private static func convert<T>(
-    _ refs: FieldRefs, rowCount: Int, bytes: UnsafeBufferPointer<UInt8>, empty: T,
-    parse: (UnsafeBufferPointer<UInt8>) -> T
+    _ reader: FieldReader, rowCount: Int, empty: T, parse: (UnsafeBufferPointer<UInt8>) -> T
   ) -> ([T], NullMask?) {
     var values = [T](repeating: empty, count: rowCount)
     var nulls: NullMask?
     for row in 0..<rowCount {
-      let length = Int(refs.lengths[row] & ~FieldRefs.escapedFlag)
-      if length == 0 {
+      guard let field = reader.field(row) else {
         if nulls == nil { nulls = NullMask(count: rowCount) }
         nulls?.setNull(row)
         continue
       }
-      let start = Int(refs.starts[row])
-      values[row] = parse(UnsafeBufferPointer(rebasing: bytes[start..<start + length]))
+      values[row] = parse(field)
     }
     return (values, nulls)
   }

@@ -1,6 +1,6 @@
 /// Which rows of a column are null, one bit a row.
 struct NullMask: Sendable {
-  private var words: [UInt64]
+  fileprivate var words: [UInt64]
 
   init(count: Int) { words = [UInt64](repeating: 0, count: (count + 63) / 64) }
 
@@ -28,7 +28,10 @@ final class SharedBytes: @unchecked Sendable {
 /// Where each field of a text column sits in the file: start and length, and whether the
 /// field was quoted with doubled quotes inside (then it must be unescaped when read).
 struct FieldRefs: Sendable {
+  /// Set when the field was quoted and holds doubled quotes, or was quoted and empty (`""`, empty
+  /// text rather than a missing value).
   static let escapedFlag: UInt32 = 1 << 31
+  static let lengthMask: UInt32 = ~escapedFlag
   var starts: [UInt32] = []
   var lengths: [UInt32] = []
 
@@ -50,8 +53,21 @@ struct FieldRefs: Sendable {
 /// Columns are classes behind a protocol so that reading a cell is a call on the column,
 /// with no copy (and no reference counting) of its storage.
 protocol Column: AnyObject, Sendable {
-  var typeName: String { get }
+  var type: ValueType { get }
   func value(at row: Int) -> Value
+  /// How many rows are null.
+  var nullCount: Int { get }
+}
+
+extension Column {
+  func profile(name: String, rowCount: Int) -> FieldProfile {
+    let nulls = nullCount
+    return FieldProfile(name: name, type: nulls == rowCount && rowCount > 0 ? nil : type, nulls: nulls)
+  }
+}
+
+extension NullMask {
+  var count: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
 }
 
 final class IntColumn: Column {
@@ -61,7 +77,8 @@ final class IntColumn: Column {
     self.values = values
     self.nulls = nulls
   }
-  var typeName: String { "int" }
+  var type: ValueType { .int }
+  var nullCount: Int { nulls?.count ?? 0 }
   func value(at row: Int) -> Value {
     if let nulls, nulls.isNull(row) { return .null }
     return .int(values[row])
@@ -75,7 +92,8 @@ final class DoubleColumn: Column {
     self.values = values
     self.nulls = nulls
   }
-  var typeName: String { "double" }
+  var type: ValueType { .double }
+  var nullCount: Int { nulls?.count ?? 0 }
   func value(at row: Int) -> Value {
     if let nulls, nulls.isNull(row) { return .null }
     return .double(values[row])
@@ -86,26 +104,164 @@ final class BoolColumn: Column {
   /// 0 false, 1 true, 2 null.
   let values: [UInt8]
   init(_ values: [UInt8]) { self.values = values }
-  var typeName: String { "bool" }
+  var type: ValueType { .bool }
+  var nullCount: Int { values.reduce(0) { $0 + ($1 == 2 ? 1 : 0) } }
   func value(at row: Int) -> Value { values[row] == 2 ? .null : .bool(values[row] == 1) }
 }
 
 final class TextColumn: Column {
   let refs: FieldRefs
   let storage: SharedBytes
-  init(_ refs: FieldRefs, storage: SharedBytes) {
+  /// Fields read as null by a `null` option (empty fields are null by their length).
+  let nulls: NullMask?
+  init(_ refs: FieldRefs, storage: SharedBytes, nulls: NullMask?) {
     self.refs = refs
     self.storage = storage
+    self.nulls = nulls
   }
-  var typeName: String { "string" }
+  var type: ValueType { .text }
+  var nullCount: Int {
+    var count = nulls?.count ?? 0
+    for length in refs.lengths where length == 0 { count += 1 }
+    return count
+  }
   func value(at row: Int) -> Value {
     let rawLength = refs.lengths[row]
-    let length = Int(rawLength & ~FieldRefs.escapedFlag)
-    if length == 0 { return .null }
+    let length = Int(rawLength & FieldRefs.lengthMask)
+    if length == 0 { return rawLength == 0 ? .null : .string("") }
+    if let nulls, nulls.isNull(row) { return .null }
     let start = Int(refs.starts[row])
     let field = UnsafeBufferPointer(rebasing: storage.buffer[start..<start + length])
     if rawLength & FieldRefs.escapedFlag != 0 { return .string(CSVReader.unescape(field)) }
     return .string(String(decoding: field, as: UTF8.self))
+  }
+}
+
+/// Dates (days) or timestamps (microseconds), as one array of ints.
+final class DateColumn: Column {
+  let values: [Int]
+  let nulls: NullMask?
+  let type: ValueType
+  init(_ values: [Int], nulls: NullMask?, type: ValueType) {
+    self.values = values
+    self.nulls = nulls
+    self.type = type
+  }
+  var nullCount: Int { nulls?.count ?? 0 }
+  func value(at row: Int) -> Value {
+    if let nulls, nulls.isNull(row) { return .null }
+    return type == .date ? .date(values[row]) : .timestamp(values[row])
+  }
+}
+
+/// Values read by a declared type (`types {…}`), held as they are.
+final class ValueColumn: Column {
+  let values: [Value]
+  let type: ValueType
+  init(_ values: [Value], type: ValueType) {
+    self.values = values
+    self.type = type
+  }
+  var nullCount: Int { values.reduce(0) { $0 + ($1.isNull ? 1 : 0) } }
+  func value(at row: Int) -> Value { values[row] }
+}
+
+/// Texts that kept a column from a type: a column of numbers but for `NA` is text because of
+/// `NA`. The shell says so at load, and in errors that compare the column with a number.
+public struct Marker: Sendable, Equatable {
+  public var text: String
+  /// Rows that hold it.
+  public var count: Int
+  /// What the column would be without its markers.
+  public var wouldBe: ValueType
+}
+
+/// What is known of a field across a provider's items: the type of its values (`nil` when it
+/// has none but null), the other types it holds too (schemaless sources), its nulls, and the
+/// markers that made it text.
+public struct FieldProfile: Sendable, Equatable {
+  public var name: String
+  public var type: ValueType?
+  /// Every type the field holds when it holds more than one (then `type` is `nil`).
+  public var mixedTypes: [ValueType] = []
+  public var nulls: Int?
+  public var markers: [Marker] = []
+
+  public init(name: String, type: ValueType?, mixedTypes: [ValueType] = [], nulls: Int?, markers: [Marker] = []) {
+    self.name = name
+    self.type = type
+    self.mixedTypes = mixedTypes
+    self.nulls = nulls
+    self.markers = markers
+  }
+
+  /// The same profile with its count of nulls unknown (for a filtered or edited view).
+  public var withoutNullCount: FieldProfile {
+    var profile = self
+    profile.nulls = nil
+    return profile
+  }
+
+  /// `bill_length_mm double (2 null)`.
+  public var description: String {
+    var text = name + " "
+    if let type {
+      text += type.rawValue
+    } else if !mixedTypes.isEmpty {
+      text += "mixed (" + mixedTypes.map(\.rawValue).joined(separator: ", ") + ")"
+    } else {
+      text += "null"
+    }
+    if let nulls, nulls > 0, type != nil || !mixedTypes.isEmpty { text += " (\(nulls) null)" }
+    return text
+  }
+}
+
+/// Works out a field's profile from its values, one at a time.
+public struct FieldProfiler {
+  private var types: Set<ValueType> = []
+  private var nulls = 0
+
+  public init() {}
+
+  public mutating func add(_ value: Value) {
+    if value.isNull { nulls += 1 } else { types.insert(value.type) }
+  }
+
+  public func profile(name: String) -> FieldProfile {
+    // Ints and doubles mix as numbers.
+    var kinds = types
+    if kinds.contains(.int), kinds.contains(.double) { kinds.remove(.int) }
+    if kinds.count == 1 { return FieldProfile(name: name, type: kinds.first, nulls: nulls) }
+    return FieldProfile(name: name, type: nil, mixedTypes: kinds.sorted(), nulls: nulls)
+  }
+
+  /// The profile of every field of `items` (records), in first-seen order; `nil` when an item
+  /// is not a record.
+  /// - Complexity: O(items × fields).
+  public static func profiles(of items: some Sequence<Value>) -> [FieldProfile]? {
+    var names: [String] = []
+    var profilers: [String: FieldProfiler] = [:]
+    var count = 0
+    for item in items {
+      guard case .record(let record) = item else { return nil }
+      for (name, value) in zip(record.schema.names, record.values) {
+        if profilers[name] == nil {
+          names.append(name)
+          var profiler = FieldProfiler()
+          // Items before this one lacked the field: null there.
+          profiler.nulls = count
+          profilers[name] = profiler
+        }
+        profilers[name]?.add(value)
+      }
+      count += 1
+      // Fields this item lacks are null in it.
+      if record.schema.names.count < names.count {
+        for name in names where record.schema.index(of: name) == nil { profilers[name]?.nulls += 1 }
+      }
+    }
+    return names.map { profilers[$0]!.profile(name: $0) }
   }
 }
 
@@ -118,11 +274,24 @@ final class ColumnTable: Sendable {
   let schema: Schema
   let rowCount: Int
   let columns: [any Column]
+  /// For text columns that are numbers or dates but for a few texts: those texts.
+  let markers: [String: [Marker]]
 
-  init(schema: Schema, rowCount: Int, columns: [any Column]) {
+  init(schema: Schema, rowCount: Int, columns: [any Column], markers: [String: [Marker]] = [:]) {
     self.schema = schema
     self.rowCount = rowCount
     self.columns = columns
+    self.markers = markers
+  }
+
+  /// Each column's type, nulls and markers.
+  /// - Complexity: O(rows × columns) the first time.
+  var profiles: [FieldProfile] {
+    zip(schema.names, columns).map { name, column in
+      var profile = column.profile(name: name, rowCount: rowCount)
+      profile.markers = markers[name] ?? []
+      return profile
+    }
   }
 
   /// The record of a row.

@@ -159,6 +159,8 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
   }
   public func sectionKey(_ section: Int) -> Value? { sections[section].key }
   public var knownFields: [String]? { root.knownFields }
+  /// The root's types; how many of this provider's items are null is not kept.
+  public var fieldProfiles: [FieldProfile]? { root.fieldProfiles?.map { $0.withoutNullCount } }
 
   public var nodeTitle: String { label }
   public var nodeDetail: String? { countsDetail }

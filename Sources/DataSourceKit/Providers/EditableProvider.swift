@@ -33,6 +33,11 @@ public final class EditableProvider<Item>: EditableItems, CompositionNode {
   }
   public var errorDescription: String? { source.errorDescription }
   public var knownFields: [String]? { source.knownFields }
+  /// The source's; after an edit its nulls are no longer known (edits keep each field's type).
+  public var fieldProfiles: [FieldProfile]? {
+    guard let profiles = source.fieldProfiles else { return nil }
+    return edited == nil ? profiles : profiles.map { $0.withoutNullCount }
+  }
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
   public var numberOfSections: Int { edited == nil ? source.numberOfSections : 1 }

@@ -6,6 +6,7 @@ public final class CSVProvider: DataProvider, CompositionNode {
   /// The path as the user wrote it, for messages and `describe`.
   public let displayPath: String
   public let delimiter: UInt8
+  public let options: ReadOptions
   private let loads = LoadTracker()
   public var loadState: LoadState { loads.state }
   public private(set) var lastError: DataSourceError?
@@ -21,8 +22,9 @@ public final class CSVProvider: DataProvider, CompositionNode {
   ///   - access: which files may be read, checked on the file opened at every load.
   public init(
     path: String, displayPath: String? = nil, delimiter: UInt8 = UInt8(ascii: ","),
-    progress: LoadProgress? = nil, access: FileAccess? = nil
+    options: ReadOptions = ReadOptions(), progress: LoadProgress? = nil, access: FileAccess? = nil
   ) {
+    self.options = options
     self.path = path
     self.displayPath = displayPath ?? path
     self.delimiter = delimiter
@@ -37,15 +39,17 @@ public final class CSVProvider: DataProvider, CompositionNode {
         try CSVReader.read(
           bytes: try FileBytes.read(path, displayPath: displayPath, progress: progress, access: access),
           path: displayPath,
-          delimiter: delimiter, progress: progress)
+          delimiter: delimiter, options: options, progress: progress)
       },
       isEmpty: { $0.rowCount == 0 },
       apply: { table in
         self.table = table
+        profiles = table.profiles
         lastError = nil
       },
       fail: { error in
         table = nil
+        profiles = nil
         lastError = error
       })
   }
@@ -58,11 +62,9 @@ public final class CSVProvider: DataProvider, CompositionNode {
   }
   public var knownFields: [String]? { table.map { Array($0.schema.names) } }
 
-  /// The inferred type of each column, in order.
-  public var columnTypes: [(name: String, type: String)] {
-    guard let table else { return [] }
-    return zip(table.schema.names, table.columns).map { ($0, $1.typeName) }
-  }
+  public var fieldProfiles: [FieldProfile]? { profiles }
+  /// Worked out once per load.
+  private var profiles: [FieldProfile]?
 
   public var nodeTitle: String { "csv \(JSONWriter.quoted(displayPath))" }
   public var nodeDetail: String? { countsDetail }
@@ -75,6 +77,7 @@ public final class JSONProvider: DataProvider, CompositionNode {
   /// The path as the user wrote it, for messages and `describe`.
   public let displayPath: String
   public let at: [String]
+  public let options: ReadOptions
   private let loads = LoadTracker()
   public var loadState: LoadState { loads.state }
   public private(set) var lastError: DataSourceError?
@@ -83,6 +86,9 @@ public final class JSONProvider: DataProvider, CompositionNode {
   /// of a large file, held within a few times the file's size), else the values themselves.
   private var content = JSONContent.values([])
   public private(set) var knownFields: [String]?
+  /// For a table, worked out at load; values are looked at by whoever asks.
+  private var profiles: [FieldProfile]?
+  public var fieldProfiles: [FieldProfile]? { profiles }
   private let progress: LoadProgress?
   private let access: FileAccess?
 
@@ -112,9 +118,10 @@ public final class JSONProvider: DataProvider, CompositionNode {
   ///   - progress: counts bytes while the file loads.
   ///   - access: which files may be read, checked on the file opened at every load.
   public init(
-    path: String, displayPath: String? = nil, at: [String] = [], progress: LoadProgress? = nil,
-    access: FileAccess? = nil
+    path: String, displayPath: String? = nil, at: [String] = [], options: ReadOptions = ReadOptions(),
+    progress: LoadProgress? = nil, access: FileAccess? = nil
   ) {
+    self.options = options
     self.access = access
     self.path = path
     self.displayPath = displayPath ?? path
@@ -129,14 +136,19 @@ public final class JSONProvider: DataProvider, CompositionNode {
       apply: { content in
         self.content = content
         switch content {
-        case .values(let items): knownFields = Value.unionOfFields(items)
-        case .table(let table): knownFields = Array(table.schema.names)
+        case .values(let items):
+          knownFields = Value.unionOfFields(items)
+          profiles = nil
+        case .table(let table):
+          knownFields = Array(table.schema.names)
+          profiles = table.profiles
         }
         lastError = nil
       },
       fail: { error in
         content = .values([])
         knownFields = nil
+        profiles = nil
         lastError = error
       })
   }
@@ -144,8 +156,9 @@ public final class JSONProvider: DataProvider, CompositionNode {
   private func readContent() throws -> JSONContent {
     let bytes = try FileBytes.read(path, displayPath: displayPath, progress: progress, access: access)
     try FileBytes.checkUTF8(bytes.buffer, path: displayPath)
-    if let table = try JSONReader.columnTable(bytes, at: at) { return .table(table) }
-    return .values(try readItems(bytes))
+    // Options change values, so the file is read as values when there are any.
+    if options.isEmpty, let table = try JSONReader.columnTable(bytes, at: at) { return .table(table) }
+    return .values(try options.applied(to: try readItems(bytes), path: displayPath))
   }
 
   private func readItems(_ bytes: SharedBytes) throws -> [Value] {

@@ -301,7 +301,14 @@ final class JSONValueColumn: Column {
     self.refs = refs
     self.storage = storage
   }
-  var typeName: String { "json" }
+  /// Not one type: ``profile(name:rowCount:)`` looks at the values.
+  var type: ValueType { .text }
+  var nullCount: Int { 0 }
+  func profile(name: String, rowCount: Int) -> FieldProfile {
+    var profiler = FieldProfiler()
+    for row in 0..<rowCount { profiler.add(value(at: row)) }
+    return profiler.profile(name: name)
+  }
   func value(at row: Int) -> Value {
     let start = Int(refs.starts[row])
     let text = UnsafeBufferPointer(rebasing: storage.buffer[start..<start + Int(refs.lengths[row])])

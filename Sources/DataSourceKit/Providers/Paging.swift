@@ -78,6 +78,7 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
   public let pageSize: Int?
   public let limits: Limits
   public let identityKey: String?
+  public let options: ReadOptions
   /// Where the last response came from, when a redirect took the request elsewhere.
   public private(set) var finalURL: String?
   private let loads = LoadTracker()
@@ -92,8 +93,9 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
   /// - Parameter progress: counts the bytes of each response.
   public init(
     url: String, at: [String] = [], pageSize: Int? = nil, limits: Limits = Limits(),
-    identityKey: String? = nil, progress: LoadProgress? = nil
+    identityKey: String? = nil, options: ReadOptions = ReadOptions(), progress: LoadProgress? = nil
   ) {
+    self.options = options
     self.url = url
     self.at = at
     self.pageSize = pageSize
@@ -198,11 +200,13 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
         throw DataSourceError.json(path: address, line: line, column: column, message: failure.message)
       }
     }
-    guard let document = documents.first, documents.count == 1 else { return documents }
+    guard let document = documents.first, documents.count == 1 else {
+      return try options.applied(to: documents, path: address)
+    }
     guard let found = document.value(atPath: at) else {
       throw DataSourceError.jsonPathMissing(path: address, at: at.joined(separator: "."))
     }
-    if case .list(let list) = found { return list }
+    if case .list(let list) = found { return try options.applied(to: list, path: address) }
     throw DataSourceError.jsonNotAList(
       path: address, at: at.isEmpty ? nil : at.joined(separator: "."), found: found.typeName)
   }

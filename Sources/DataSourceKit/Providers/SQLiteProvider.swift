@@ -17,13 +17,28 @@ public struct SQLiteQuery: Sendable {
       self.arguments = arguments
     }
 
-    /// The SQL with its arguments written in, for `describe`.
-    var readable: String {
+    /// The SQL with its arguments written in dsh's way, for `describe`.
+    var readable: String { substituted { $0.literalText } }
+
+    /// The SQL with its arguments written in as SQL literals.
+    var inlined: String {
+      substituted { value in
+        switch value {
+        case .string(let s): "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+        case .null: "NULL"
+        default: value.description
+        }
+      }
+    }
+
+    private func substituted(_ write: (Value) -> String) -> String {
       var text = ""
       var remaining = arguments.makeIterator()
+      var inString = false
       for character in sql {
-        if character == "?", let argument = remaining.next() {
-          text += argument.literalText
+        if character == "'" { inString.toggle() }
+        if character == "?", !inString, let argument = remaining.next() {
+          text += write(argument)
         } else {
           text.append(character)
         }
@@ -32,13 +47,48 @@ public struct SQLiteQuery: Sendable {
     }
   }
 
+  /// A key of ORDER BY (or of the sections' GROUP BY): SQL with no arguments (literals are
+  /// written in), the dsh type of its value, and a direction.
+  public struct OrderTerm: Sendable {
+    public var sql: String
+    public var type: ValueType
+    public var direction: SortDirection
+
+    init(sql: String, arguments: [Value], type: ValueType, direction: SortDirection) {
+      self.sql = Condition(sql: sql, arguments: arguments).inlined
+      self.type = type
+      self.direction = direction
+    }
+
+    public init(column: String, type: ValueType, direction: SortDirection) {
+      self.init(sql: SQLiteQuery.quoted(column), arguments: [], type: type, direction: direction)
+    }
+  }
+
   public var source: Source
   public var conditions: [Condition] = []
-  /// The column items are grouped by (`section by`), ordered first.
-  public var sectionColumn: (name: String, direction: SortDirection)?
-  /// `sort by` keys, after the section column.
-  public var order: [(name: String, direction: SortDirection)] = []
+  /// What items are grouped by (`section by`), ordered first.
+  public var section: OrderTerm?
+  /// `sort by` keys, after the section's.
+  public var order: [OrderTerm] = []
   public var limit: Int?
+  /// Markers read as null and types given, applied in a projection over the source.
+  public var options = ReadOptions()
+  /// The columns as the load found them (empty before the first load).
+  var columns: [SQLiteColumn] = []
+
+  /// The type of each column SQL may use as dsh sees it: what pushed-down SQL may assume.
+  public var columnTypes: [String: ValueType] {
+    var types: [String: ValueType] = [:]
+    for column in columns where column.inSQL { types[column.name] = column.type ?? .null }
+    return types
+  }
+
+  /// The column that keeps a table's row order through the projection.
+  static let rowOrderColumn = "_dsh_rowid"
+
+  /// Whether the columns are read through a projection (a marker, a conversion).
+  var isProjected: Bool { columns.contains { $0.projection != Self.quoted($0.name) } }
 
   /// A query without the semicolons, spaces and `--` comments that end it.
   static func trimmed(_ sql: String) -> String {
@@ -62,8 +112,21 @@ public struct SQLiteQuery: Sendable {
     "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
   }
 
-  /// `FROM …`: the table, or the query as a subquery.
+  /// `FROM …`: the source, through the projection that gives its columns dsh's values.
   var from: String {
+    guard isProjected else { return baseFrom }
+    var list = columns.map { "\($0.projection) AS \(Self.quoted($0.name))" }
+    if case .table = source { list.append("rowid AS \(Self.rowOrderColumn)") }
+    return "FROM (SELECT \(list.joined(separator: ", ")) \(baseFrom))"
+  }
+
+  /// The columns a row is read as.
+  var selectList: String {
+    columns.isEmpty ? "*" : columns.map { Self.quoted($0.name) }.joined(separator: ", ")
+  }
+
+  /// `FROM …`: the table, or the query as a subquery.
+  var baseFrom: String {
     switch source {
     case .table(let name): "FROM \(Self.quoted(name))"
     // A trailing `;` (as a query typed for sqlite3 has) is not part of a subquery; a query
@@ -83,33 +146,32 @@ public struct SQLiteQuery: Sendable {
   /// their stored order among equals (the sort is stable).
   var orderClause: String {
     var terms: [String] = []
-    for (name, direction) in (sectionColumn.map { [$0] } ?? []) + order {
-      let column = Self.quoted(name)
-      terms.append("\(column) IS NULL, \(column) \(direction == .ascending ? "ASC" : "DESC")")
+    for term in (section.map { [$0] } ?? []) + order {
+      terms.append("\(term.sql) IS NULL, \(term.sql) \(term.direction == .ascending ? "ASC" : "DESC")")
     }
-    if case .table = source { terms.append("rowid") }
+    if case .table = source { terms.append(isProjected ? Self.rowOrderColumn : "rowid") }
     return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
   }
 
   /// The rows in order, `count` of them from `offset` (within the query's own limit).
   func select(offset: Int, count: Int) -> String {
-    "SELECT * \(from)\(whereClause)\(orderClause) LIMIT \(count) OFFSET \(offset)"
+    "SELECT \(selectList) \(from)\(whereClause)\(orderClause) LIMIT \(count) OFFSET \(offset)"
   }
 
   /// All rows, in order: what the counts are taken over.
   var ordered: String {
-    "SELECT * \(from)\(whereClause)\(orderClause)" + (limit.map { " LIMIT \($0)" } ?? "")
+    "SELECT \(selectList) \(from)\(whereClause)\(orderClause)" + (limit.map { " LIMIT \($0)" } ?? "")
   }
 
   var countSQL: String {
     limit == nil ? "SELECT COUNT(*) \(from)\(whereClause)" : "SELECT COUNT(*) FROM (\(ordered))"
   }
 
-  func sectionsSQL(column: String, direction: SortDirection) -> String {
-    let quoted = Self.quoted(column)
+  func sectionsSQL(_ term: OrderTerm) -> String {
+    let key = term.sql
     let source = limit == nil ? "\(from)\(whereClause)" : "FROM (\(ordered))"
     return
-      "SELECT \(quoted), COUNT(*) \(source) GROUP BY \(quoted) ORDER BY \(quoted) IS NULL, \(quoted) \(direction == .ascending ? "ASC" : "DESC")"
+      "SELECT \(key), COUNT(*) \(source) GROUP BY \(key) ORDER BY \(key) IS NULL, \(key) \(term.direction == .ascending ? "ASC" : "DESC")"
   }
 
   /// What `describe` says the provider reads.
@@ -120,11 +182,11 @@ public struct SQLiteQuery: Sendable {
     case .query(let sql): parts.append("query \(JSONWriter.quoted(sql))")
     }
     if !conditions.isEmpty { parts.append("where " + conditions.map(\.readable).joined(separator: " AND ")) }
-    if let section = sectionColumn {
-      parts.append("section by \(section.name) \(section.direction.rawValue)")
+    if let section {
+      parts.append("section by \(section.sql) \(section.direction.rawValue)")
     }
     if !order.isEmpty {
-      parts.append("sort by " + order.map { "\($0.name) \($0.direction.rawValue)" }.joined(separator: ", "))
+      parts.append("sort by " + order.map { "\($0.sql) \($0.direction.rawValue)" }.joined(separator: ", "))
     }
     if let limit { parts.append("limit \(limit)") }
     return parts.joined(separator: " ")
@@ -138,7 +200,7 @@ public struct SQLiteQuery: Sendable {
 public final class SQLiteProvider: DataProvider, CompositionNode {
   public let path: String
   public let displayPath: String
-  public let query: SQLiteQuery
+  public private(set) var query: SQLiteQuery
   public let identityKey: String?
   private var states = LoadStateMachine()
   private var observers = ObserverList()
@@ -163,8 +225,10 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   ///   load.
   public init(
     path: String, displayPath: String? = nil, query: SQLiteQuery, identityKey: String? = nil,
-    access: FileAccess? = nil
+    options: ReadOptions? = nil, access: FileAccess? = nil
   ) {
+    var query = query
+    if let options { query.options = options }
     self.path = path
     self.displayPath = displayPath ?? path
     self.query = query
@@ -182,6 +246,20 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   public var errorDescription: String? { lastError?.description }
   public var knownFields: [String]? { states.state == .error ? nil : Array(schema.names) }
 
+  /// Whether no stage was pushed down: the provider reads its whole source.
+  private var readsWholeSource: Bool {
+    query.conditions.isEmpty && query.section == nil && query.order.isEmpty && query.limit == nil
+  }
+
+  /// Each column's type; its nulls when the provider reads the whole source (a filtered one
+  /// would have to count them again).
+  public var fieldProfiles: [FieldProfile]? {
+    guard states.state != .error, !query.columns.isEmpty else { return nil }
+    return query.columns.map {
+      FieldProfile(name: $0.name, type: $0.type, nulls: readsWholeSource ? $0.nulls : nil, markers: $0.markers)
+    }
+  }
+
   /// Opens the file read-only and counts rows (and sections); reads no rows.
   public func load() async throws {
     let ticket = states.begin()
@@ -189,12 +267,24 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       let database = try Self.open(path, displayPath: displayPath, access: access)
       // Cancelling the load's task (^C) interrupts a long count or GROUP BY inside SQLite at
       // once, from the cancelling thread, even while this one is blocked in the query.
-      let query = self.query
-      let (names, sections, dense) = try await withTaskCancellationHandler {
+      var query = self.query
+      // The whole source is typed at every load; a pushed-down stage keeps its source's types.
+      let types = readsWholeSource || query.columns.isEmpty
+      let displayPath = self.displayPath
+      let (names, sections, dense, columns) = try await withTaskCancellationHandler {
+        if types {
+          query.columns = try database.read { db in
+            let names = try db.makeStatement(sql: "SELECT * \(query.baseFrom) LIMIT 0").columnNames
+            return try Self.columns(
+              in: db, names: names, query: query, options: query.options, displayPath: displayPath)
+          }
+        }
+        // A ^C that came between queries, when none was running to interrupt.
+        if Task.isCancelled { throw DataSourceError.cancelled }
         let (names, sections) = try Self.countRows(in: database, query: query)
         let dense = try Self.denseRowidStart(
           in: database, query: query, count: sections.reduce(0) { $0 + $1.count })
-        return (names, sections, dense)
+        return (names, sections, dense, query.columns)
       } onCancel: {
         database.interrupt()
       }
@@ -202,6 +292,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       if Task.isCancelled { throw DataSourceError.cancelled }
       if states.finish(ticket, with: sections.allSatisfy { $0.count == 0 } ? .noContent : .loaded) {
         self.database = database
+        self.query.columns = columns
         denseRowidStart = dense
         self.schema = Schema(names)
         self.sections = sections
@@ -284,16 +375,15 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
     return try database.read { db in
       let names = try db.makeStatement(sql: query.select(offset: 0, count: 0)).columnNames
-      if let column = query.sectionColumn {
+      if let section = query.section {
         var start = 0
-        let rows = try Row.fetchAll(
-          db, sql: query.sectionsSQL(column: column.name, direction: column.direction), arguments: arguments)
+        let rows = try Row.fetchAll(db, sql: query.sectionsSQL(section), arguments: arguments)
         return (
           names,
           rows.map { row in
             let count: Int = row[1]
             defer { start += count }
-            return (key: Self.value(row[0] as DatabaseValue), start: start, count: count)
+            return (key: Self.value(row[0] as DatabaseValue, as: section.type), start: start, count: count)
           }
         )
       }
@@ -307,7 +397,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   private static func denseRowidStart(in database: DatabaseQueue, query: SQLiteQuery, count: Int) throws
     -> Int?
   {
-    guard case .table(let name) = query.source, query.conditions.isEmpty, query.sectionColumn == nil,
+    guard case .table(let name) = query.source, !query.isProjected, query.conditions.isEmpty, query.section == nil,
       query.order.isEmpty,
       query.limit == nil, count > 0
     else { return nil }
@@ -338,7 +428,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   public var numberOfSections: Int { sections.count }
   public func numberOfItems(inSection section: Int) -> Int { sections[section].count }
   public func sectionKey(_ section: Int) -> Value? {
-    query.sectionColumn == nil ? nil : (sections[section].key ?? .null)
+    query.section == nil ? nil : (sections[section].key ?? .null)
   }
 
   /// The row at a position, from the page around it (read once, kept while recent).
@@ -365,11 +455,18 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       arguments = [first + offset, first + offset + count]
     }
     let schema = self.schema
+    let columns = query.columns
     let rows =
       (try? database.read { db in
         try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
           Value.record(
-            Record(schema: schema, values: (0..<row.count).map { Self.value(row[$0] as DatabaseValue) }))
+            Record(
+              schema: schema,
+              values: (0..<row.count).map { i in
+                i < columns.count
+                  ? Self.value(row[i] as DatabaseValue, as: columns[i].type, format: columns[i].format)
+                  : Self.value(row[i] as DatabaseValue)
+              }))
         }
       }) ?? []
     rowsRead += rows.count
@@ -393,6 +490,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     case .int(let i): i.databaseValue
     case .double(let d): d.databaseValue
     case .string(let s): s.databaseValue
+    case .date, .timestamp: value.description.databaseValue
     case .list, .record: value.jsonText.databaseValue
     }
   }

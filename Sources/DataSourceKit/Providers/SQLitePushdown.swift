@@ -1,6 +1,12 @@
-// Stages run inside SQLite: a `where` description becomes a WHERE condition with dsh's null
-// semantics, `sort by` and `section by` an ORDER BY (nulls last), `limit` a LIMIT. What SQL
-// cannot say the same way (nested fields, lists compared with columns) is left to memory.
+// Stages run inside SQLite where SQL says exactly what dsh means: a `where` becomes a WHERE
+// condition, `sort by` and `section by` an ORDER BY (nulls last), `limit` a LIMIT. Every column
+// was checked at load to hold values of one type (see SQLiteColumnTypes.swift), so SQLite's
+// comparisons are dsh's: numbers by value (ints and reals exactly), text by code points (the
+// BINARY collation), dates as ISO text, booleans as 0 and 1.
+//
+// What SQL cannot say the same way runs in memory: nested fields, timestamps, int arithmetic
+// (SQLite turns an overflow into a real where dsh gives null), conversions and the functions
+// whose SQL versions differ (lower and upper fold ASCII only; round rounds its own way).
 
 extension SQLiteProvider: QueryPushdown {
   public func pushingDown(_ stage: PushdownStage) -> (any DataProvider<Value>)? {
@@ -20,97 +26,211 @@ extension SQLiteQuery {
       guard case .limit = stage else { return nil }
     }
     var query = self
+    let translator = SQLTranslator(columns: columnTypes)
     switch stage {
-    case .filter(let predicate):
-      guard let condition = Self.condition(predicate) else { return nil }
+    case .filter(let expression):
+      guard let condition = translator.truth(expression) else { return nil }
       query.conditions.append(condition)
     case .sort(let terms):
-      guard terms.allSatisfy({ $0.path.count == 1 }) else { return nil }
+      var keys: [OrderTerm] = []
+      for term in terms {
+        guard let key = translator.orderTerm(term) else { return nil }
+        keys.append(key)
+      }
       // A later sort is stable over the earlier one: its keys come first.
-      query.order = terms.map { ($0.path[0], $0.direction) } + query.order
+      query.order = keys + query.order
     case .section(let term):
-      guard term.path.count == 1 else { return nil }
-      if let previous = query.sectionColumn { query.order.insert(previous, at: 0) }
-      query.sectionColumn = (term.path[0], term.direction)
+      guard let key = translator.orderTerm(term) else { return nil }
+      if let previous = query.section { query.order.insert(previous, at: 0) }
+      query.section = key
     case .limit(let count):
       query.limit = min(query.limit ?? count, count)
     }
     return query
   }
+}
 
-  /// A predicate as SQL, with the same meaning: nulls compare as missing (a comparison with a
-  /// null side is false, so `not` of it is true).
-  ///
-  /// `nil` when it cannot be said in SQL (nested fields, fields compared with lists, literals on
-  /// both sides).
-  static func condition(_ predicate: RowPredicate) -> Condition? {
-    func column(_ operand: RowOperand) -> String? {
-      guard case .field(let path) = operand, path.count == 1 else { return nil }
-      return quoted(path[0])
-    }
-    func scalar(_ operand: RowOperand) -> Value? {
-      guard case .literal(let value) = operand else { return nil }
-      switch value {
-      case .list, .record: return nil
-      default: return value
-      }
-    }
-    switch predicate {
-    case .and(let a, let b), .or(let a, let b):
-      guard let x = condition(a), let y = condition(b) else { return nil }
-      let joiner = if case .and = predicate { "AND" } else { "OR" }
-      return Condition(sql: "(\(x.sql)) \(joiner) (\(y.sql))", arguments: x.arguments + y.arguments)
+/// An expression in SQL with its arguments and the dsh type of its value.
+struct SQLFragment {
+  var sql: String
+  var arguments: [Value]
+  var type: ValueType
+
+  static func + (a: SQLFragment, b: String) -> SQLFragment {
+    SQLFragment(sql: a.sql + b, arguments: a.arguments, type: a.type)
+  }
+}
+
+/// Translates expressions into SQL that means the same as dsh, or gives `nil`.
+struct SQLTranslator {
+  /// The type of each column, as checked at load.
+  let columns: [String: ValueType]
+
+  /// A sort or section key, when its value has a type SQLite orders as dsh does.
+  func orderTerm(_ term: SortTerm) -> SQLiteQuery.OrderTerm? {
+    guard let value = value(term.expression), value.type != .null else { return nil }
+    return SQLiteQuery.OrderTerm(
+      sql: value.type == .text ? value.sql + " COLLATE BINARY" : value.sql, arguments: value.arguments, type: value.type, direction: term.direction)
+  }
+
+  /// The expression as a condition that is 1 when dsh's value is `true` and 0 otherwise (never
+  /// null, so `NOT` of it is dsh's `not`).
+  func truth(_ expression: RowExpression) -> SQLiteQuery.Condition? {
+    fragmentTruth(expression).map { SQLiteQuery.Condition(sql: $0.sql, arguments: $0.arguments) }
+  }
+
+  private func fragmentTruth(_ expression: RowExpression) -> SQLFragment? {
+    switch expression {
+    case .binary(let a, let op, let b) where op == .and || op == .or:
+      guard let x = fragmentTruth(a), let y = fragmentTruth(b) else { return nil }
+      return SQLFragment(
+        sql: "(\(x.sql) \(op == .and ? "AND" : "OR") \(y.sql))", arguments: x.arguments + y.arguments, type: .bool)
     case .not(let a):
-      guard let x = condition(a) else { return nil }
-      return Condition(sql: "NOT COALESCE((\(x.sql)), 0)", arguments: x.arguments)
-    case .truth(let operand):
-      guard let c = column(operand) else { return nil }
-      return Condition(sql: "\(c) = 1", arguments: [])
-    case .comparison(let left, let op, let right):
-      guard let c = column(left) else { return nil }
-      if op == .isIn {
-        guard case .literal(.list(let items)) = right else { return nil }
-        let values = items.filter { !$0.isNull }
-        guard values.allSatisfy({ scalar(.literal($0)) != nil }) else { return nil }
-        if values.isEmpty { return Condition(sql: "0", arguments: []) }
-        return Condition(
-          sql: "\(c) IN (" + values.map { _ in "?" }.joined(separator: ", ") + ")", arguments: values)
-      }
-      if let other = column(right) {
-        switch op {
-        case .contains: return Condition(sql: "instr(\(c), \(other)) > 0", arguments: [])
-        case .isIn: return nil
-        default: return Condition(sql: "\(c) \(sqlOperator(op)) \(other)", arguments: [])
-        }
-      }
-      guard let value = scalar(right) else { return nil }
-      if value.isNull {
-        switch op {
-        case .equal: return Condition(sql: "\(c) IS NULL", arguments: [])
-        case .notEqual: return Condition(sql: "\(c) IS NOT NULL", arguments: [])
-        default: return Condition(sql: "0", arguments: [])
-        }
-      }
-      switch op {
-      case .contains:
-        guard case .string = value else { return nil }
-        return Condition(sql: "instr(\(c), ?) > 0", arguments: [value])
-      case .isIn: return nil
-      default: return Condition(sql: "\(c) \(sqlOperator(op)) ?", arguments: [value])
-      }
+      guard let x = fragmentTruth(a) else { return nil }
+      return SQLFragment(sql: "(NOT \(x.sql))", arguments: x.arguments, type: .bool)
+    case .binary(let a, let op, let b) where op.isComparison || op == .contains || op == .isIn:
+      return comparison(a, op, b)
+    default:
+      // A bool value (a column, `if(…)`): true only when it is 1.
+      guard let x = value(expression), x.type == .bool || x.type == .null else { return nil }
+      return SQLFragment(sql: "COALESCE(\(x.sql) = 1, 0)", arguments: x.arguments, type: .bool)
     }
   }
 
-  private static func sqlOperator(_ op: ComparisonOperator) -> String {
-    switch op {
-    case .equal: "="
-    case .notEqual: "<>"
-    case .less: "<"
-    case .lessOrEqual: "<="
-    case .greater: ">"
-    case .greaterOrEqual: ">="
-    case .contains: "instr"
-    case .isIn: "IN"
+  private func comparison(_ a: RowExpression, _ op: BinaryOperator, _ b: RowExpression) -> SQLFragment? {
+    if op == .isIn {
+      guard let x = value(a), case .list(let items) = b else { return nil }
+      var parts: [SQLFragment] = []
+      for item in items {
+        guard case .literal(let literal) = item else { return nil }
+        if literal.isNull { continue }  // null is in no list
+        guard let part = value(item), Self.comparable(x.type, part.type) else { return nil }
+        parts.append(part)
+      }
+      if parts.isEmpty { return SQLFragment(sql: "0", arguments: [], type: .bool) }
+      return SQLFragment(
+        sql: "COALESCE(\(x.sql)\(x.type == .text ? " COLLATE BINARY" : "") IN (\(parts.map(\.sql).joined(separator: ", "))), 0)",
+        arguments: x.arguments + parts.flatMap(\.arguments), type: .bool)
+    }
+    // `== null` and `!= null` test for null.
+    if op == .equal || op == .notEqual, a == .literal(.null) || b == .literal(.null) {
+      let other = a == .literal(.null) ? b : a
+      if other == .literal(.null) {
+        return SQLFragment(sql: op == .equal ? "1" : "0", arguments: [], type: .bool)
+      }
+      guard let x = value(other) else { return nil }
+      return SQLFragment(
+        sql: "(\(x.sql) IS \(op == .equal ? "" : "NOT ")NULL)", arguments: x.arguments, type: .bool)
+    }
+    guard let x = value(a), let y = value(b) else { return nil }
+    if op == .contains {
+      guard x.type == .text, y.type == .text || y.type == .null else { return nil }
+      return SQLFragment(
+        sql: "COALESCE(instr(\(x.sql), \(y.sql)) > 0, 0)", arguments: x.arguments + y.arguments, type: .bool)
+    }
+    guard Self.comparable(x.type, y.type) else { return nil }
+    let symbol =
+      switch op {
+      case .equal: "="
+      case .notEqual: "<>"
+      case .less: "<"
+      case .lessOrEqual: "<="
+      case .greater: ">"
+      default: ">="
+      }
+    // A column declared `COLLATE NOCASE` would compare otherwise: text compares by code points.
+    let collation = x.type == .text || y.type == .text ? " COLLATE BINARY" : ""
+    return SQLFragment(
+      sql: "COALESCE(\(x.sql)\(collation) \(symbol) \(y.sql)\(collation), 0)",
+      arguments: x.arguments + y.arguments, type: .bool)
+  }
+
+  /// Whether SQLite compares values of these types as dsh does.
+  static func comparable(_ a: ValueType, _ b: ValueType) -> Bool {
+    if a == .null || b == .null { return true }
+    if a.isNumber && b.isNumber { return true }
+    return a == b && [.text, .date, .bool].contains(a)
+  }
+
+  /// The expression's value in SQL, typed, or `nil` when SQL would give another value.
+  func value(_ expression: RowExpression) -> SQLFragment? {
+    switch expression {
+    case .field(let path):
+      guard path.count == 1, let type = columns[path[0]], type != .timestamp, type != .list, type != .record
+      else { return nil }
+      return SQLFragment(sql: SQLiteQuery.quoted(path[0]), arguments: [], type: type)
+    case .literal(let literal):
+      switch literal {
+      case .null: return SQLFragment(sql: "NULL", arguments: [], type: .null)
+      case .bool(let b): return SQLFragment(sql: b ? "1" : "0", arguments: [], type: .bool)
+      case .int, .double, .string: return SQLFragment(sql: "?", arguments: [literal], type: literal.type)
+      case .date: return SQLFragment(sql: "?", arguments: [.string(literal.description)], type: .date)
+      case .timestamp, .list, .record: return nil
+      }
+    case .negate(let inner):
+      guard let x = value(inner), x.type == .double else { return nil }
+      return SQLFragment(sql: "(-\(x.sql))", arguments: x.arguments, type: .double)
+    case .binary(let a, let op, let b) where op.isArithmetic:
+      guard let x = value(a), let y = value(b) else { return nil }
+      if op == .add, x.type == .text, y.type == .text {
+        return SQLFragment(sql: "(\(x.sql) || \(y.sql))", arguments: x.arguments + y.arguments, type: .text)
+      }
+      guard x.type.isNumber, y.type.isNumber else { return nil }
+      switch op {
+      case .divide:
+        // dsh's `/` is always a double; SQLite gives null for a division by zero, as dsh does.
+        return SQLFragment(
+          sql: "(CAST(\(x.sql) AS REAL) / \(y.sql))", arguments: x.arguments + y.arguments, type: .double)
+      case .remainder:
+        // On ints SQLite's % is C's, as Swift's; on reals it would truncate them first.
+        guard x.type == .int, y.type == .int else { return nil }
+        return SQLFragment(sql: "(\(x.sql) % \(y.sql))", arguments: x.arguments + y.arguments, type: .int)
+      default:
+        // Int arithmetic that overflows becomes a real in SQLite and null in dsh: only real
+        // arithmetic (the same IEEE operations) goes down.
+        guard x.type == .double || y.type == .double else { return nil }
+        return SQLFragment(
+          sql: "(\(x.sql) \(op.rawValue) \(y.sql))", arguments: x.arguments + y.arguments, type: .double)
+      }
+    case .binary(_, let op, _) where op.isComparison || [.and, .or, .contains, .isIn].contains(op):
+      return fragmentTruth(expression)
+    case .not:
+      return fragmentTruth(expression)
+    case .call(let function, let arguments):
+      let parts = arguments.map(value)
+      guard parts.allSatisfy({ $0 != nil }) else { return nil }
+      let values = parts.compactMap { $0 }
+      let sql = values.map(\.sql).joined(separator: ", ")
+      let bound = values.flatMap(\.arguments)
+      switch function {
+      case .len where values[0].type == .text:
+        return SQLFragment(sql: "length(\(sql))", arguments: bound, type: .int)
+      case .replace where values.allSatisfy({ $0.type == .text }):
+        return SQLFragment(sql: "replace(\(sql))", arguments: bound, type: .text)
+      case .substr where values[0].type == .text:
+        // SQLite's substr agrees for a start from 1 and a count from 0.
+        guard case .literal(.int(let start)) = arguments[1], start >= 1,
+          case .literal(.int(let count)) = arguments[2], count >= 0
+        else { return nil }
+        return SQLFragment(sql: "substr(\(sql))", arguments: bound, type: .text)
+      case .coalesce:
+        guard case .success(let type?) = function.resultType(values.map(\.type)),
+          Set(values.map(\.type)).subtracting([.null]).count <= 1
+        else { return nil }
+        return SQLFragment(sql: "COALESCE(\(sql))", arguments: bound, type: type)
+      case .if:
+        guard let condition = fragmentTruth(arguments[0]),
+          case .success(let type?) = function.resultType(values.map(\.type)),
+          Set(values[1...].map(\.type)).subtracting([.null]).count <= 1
+        else { return nil }
+        return SQLFragment(
+          sql: "(CASE WHEN \(condition.sql) THEN \(values[1].sql) ELSE \(values[2].sql) END)",
+          arguments: condition.arguments + values[1].arguments + values[2].arguments, type: type)
+      default:
+        return nil
+      }
+    default:
+      return nil
     }
   }
 }

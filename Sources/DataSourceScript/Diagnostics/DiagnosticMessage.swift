@@ -28,6 +28,12 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case unknownRenderMode(String, suggestion: String?)
   case unknownSetting(String, suggestion: String?)
   case invalidSettingValue(setting: SettingName, value: String)
+  case unterminatedQuotedName
+  case duplicateField(String)
+  case selectItself
+  case unknownType(String, suggestion: String?)
+  case formatForType(String)
+  case unknownFormatCode(String)
   case unknownHelpTopic(String, suggestion: String?)
   case unknownPipelineStep(String, suggestion: String?)
   case stageAfterCell(String)
@@ -76,6 +82,18 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case notARecord(String, found: String)
   case pathIntoScalar(path: String, field: String, type: String)
   case typeMismatch(field: String, holds: String, value: String, type: String)
+  // Expressions
+  /// Two values that cannot be compared: `left` and `right` describe each side
+  /// (`body_mass_g (text)`, `6000 (int)`), `fix` what would make it work.
+  case cannotCompare(left: String, right: String, fix: String?)
+  case cannotCombine(operator: String, left: String, right: String, fix: String?)
+  case notABool(String, fix: String?)
+  case unknownFunction(String, suggestion: String?)
+  case functionArgumentCount(String, signature: String)
+  case functionArgumentType(String, argument: String, signature: String)
+  case functionMixedResults(String, String, String)
+  case notAList(String)
+  case negateNonNumber(String)
   case noBaseline(String)
 
   // Files and data
@@ -200,6 +218,31 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "'\(name)' has \(count) items; an edit copies them and is limited to \(limit); edit a smaller part: let part = \(name) | where …"
     case .pathIntoScalar(let path, let field, let type):
       "'\(field)' holds \(type) values, not records, so '\(path)' would be null for every item"
+    case .unterminatedQuotedName: "a name in backquotes needs a closing ` on the same line, and something inside"
+    case .duplicateField(let name): "field '\(name)' is given twice"
+    case .selectItself: "'.' cannot be selected; name fields, or write NAME = . to keep the item as a field"
+    case .unknownType(let name, let suggestion):
+      "unknown type '\(name)'; types are \(DeclaredType.allowed.map(\.rawValue).joined(separator: ", "))"
+        + Self.didYouMean(suggestion)
+    case .formatForType(let type): "a format is for date and timestamp fields, not \(type)"
+    case .unknownFormatCode(let code):
+      "unknown format code '\(code)'; formats read \(CalendarDate.formatCodes)"
+    case .cannotCompare(let left, let right, let fix):
+      "cannot compare \(left) with \(right)" + (fix.map { "; \($0)" } ?? "")
+    case .cannotCombine(let op, let left, let right, let fix):
+      "cannot use '\(op)' on \(left) and \(right)" + (fix.map { "; \($0)" } ?? "")
+    case .notABool(let what, let fix):
+      "\(what) is not true or false" + (fix.map { "; \($0)" } ?? "")
+    case .unknownFunction(let name, let suggestion):
+      "unknown function '\(name)'" + Self.didYouMean(suggestion) + "; 'help expressions' lists them"
+    case .functionArgumentCount(let name, let signature):
+      "wrong number of arguments to \(name): it is \(signature)"
+    case .functionArgumentType(let name, let argument, let signature):
+      "\(name) does not take \(argument): it is \(signature)"
+    case .functionMixedResults(let name, let a, let b):
+      "\(name) would give \(a) or \(b): give both the same type (text(x) or double(x))"
+    case .notAList(let what): "'in' needs a list on its right, as in: x in [1, 2, 3]; found \(what)"
+    case .negateNonNumber(let what): "'-' needs a number; found \(what)"
     case .typeMismatch(let field, let holds, let value, let type):
       "'\(field)' holds \(holds) values; \(value) is \(Self.article(type)) \(type); set \(Self.article(holds)) \(holds) or null"
     case .notARecord(let name, let found):

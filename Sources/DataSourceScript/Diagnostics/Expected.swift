@@ -70,6 +70,11 @@ public enum Expected: Sendable, Equatable {
   case recordFieldName
   case colonAfterFieldName
   case recordContinuation
+  case fieldDefinition
+  case templateHoleEnd
+  case argumentContinuation
+  case nullMarker
+  case typeName
 
   public var text: String {
     switch self {
@@ -117,6 +122,8 @@ public enum Expected: Sendable, Equatable {
       case .maxsize: "a number of megabytes after 'maxsize'"
       case .redirects: "'any' after 'redirects' (redirects within the URL's host are always followed)"
       case .delimiter, .at: "a string after '\(option.rawValue)'"
+      case .null: "texts to read as null after 'null', as in: null \"NA\", \"N/A\""
+      case .types: "field types after 'types', as in: types {zip: text, day: date \"%b %d %Y\"}"
       }
     case .pageSizeAfterSource: "'size N' after the source, as in: paged people size 20"
     case .pageSize: "a page size (1 or more)"
@@ -147,6 +154,11 @@ public enum Expected: Sendable, Equatable {
     case .recordFieldName: "a field name in the record"
     case .colonAfterFieldName: "':' after the field name"
     case .recordContinuation: "',' or '}' in the record"
+    case .templateHoleEnd: "'}' or ':FORMAT' after the expression"
+    case .fieldDefinition: "'NAME = EXPRESSION', as in: extend total = price * qty"
+    case .argumentContinuation: "',' or ')' after the argument"
+    case .nullMarker: "a text in quotes after 'null'"
+    case .typeName: "a type (\(DeclaredType.allowed.map(\.rawValue).joined(separator: ", ")))"
     }
   }
 }

@@ -1,3 +1,5 @@
+import DataSourceKit
+
 /// One `help` topic: how to write it, what it does, and examples that run as tests.
 public struct HelpTopic: Sendable {
   public var name: String
@@ -115,13 +117,17 @@ public enum HelpCatalogue {
       ]),
     HelpTopic(
       name: "delete", group: .changes,
-      syntax: ["delete from PROVIDER where PREDICATE", "delete from PROVIDER at N"],
+      syntax: ["delete from PROVIDER where EXPRESSION", "delete from PROVIDER at N"],
       summary: "Removes the items that meet the predicate, or the item at position N.",
       examples: [people + "\ndelete from people where team == null\ndelete from people at 0"]),
     HelpTopic(
-      name: "update", group: .changes, syntax: ["update PROVIDER set FIELD = VALUE, … [where PREDICATE]"],
-      summary: "Sets fields of the records that meet the predicate (all records without one).",
-      examples: [people + "\nupdate people set active = true, team = \"Research\" where id == 7"]),
+      name: "update", group: .changes, syntax: ["update PROVIDER set FIELD = EXPRESSION, … [where EXPRESSION]"],
+      summary:
+        "Sets fields of the records that meet the test (all records without one), each computed from the record as it was (as SQL's UPDATE). A value must fit the field's type (an int goes into a double field).",
+      examples: [
+        people + "\nupdate people set active = true, team = \"Research\" where id == 7",
+        people + "\nupdate people set age = age + 1, name = upper(name) where team == \"Design\"",
+      ]),
     HelpTopic(
       name: "move", group: .changes, syntax: ["move PROVIDER from N to M"],
       summary: "Moves the item at position N to position M, in a provider whose order is its own.",
@@ -143,27 +149,37 @@ public enum HelpCatalogue {
           + "\nlet t = table people with cell basic \"{name}\"\nwatch t\ndelete from people where age < 30\nunwatch t"
       ]),
     HelpTopic(
-      name: "csv", group: .providers, syntax: ["csv \"PATH\" [key FIELD] [delimiter \"C\"]"],
+      name: "csv", group: .providers,
+      syntax: ["csv \"PATH\" [key FIELD] [delimiter \"C\"] [null \"TEXT\", …] [types {FIELD: TYPE, …}]"],
       summary:
-        "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks; LF, CRLF or lone CR line ends; a UTF-8 BOM) with a header row. Each column's type is inferred from all its values: int, double, bool or string; an empty field is null. Integers stay exact: `02134` or a number beyond 64 bits makes its column a string. Text after a closing quote (`\"x\"y`) is an error naming the line. The delimiter is one ASCII character other than a line end or a quote. `key` names the field that identifies a row.",
-      examples: [people, "let semi = csv \"samples:scores.csv\" delimiter \";\"\nshow semi"]),
+        "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks; LF, CRLF or lone CR line ends; a UTF-8 BOM) with a header row. Each column's type is inferred from all its values: int, double, bool, date (YYYY-MM-DD), timestamp (ISO 8601 with a time) or text; an empty field is null, a quoted empty one (\"\") empty text. Integers stay exact: `02134` or a number beyond 64 bits makes its column text. A column of numbers but for a few markers (NA) is text, and the load says so with a note; null and types (see 'help types') read it as you mean it. Text after a closing quote (`\"x\"y`) is an error naming the line. The delimiter is one ASCII character other than a line end or a quote. `key` names the field that identifies a row.",
+      examples: [
+        people, "let semi = csv \"samples:scores.csv\" delimiter \";\"\nshow semi",
+        "let penguins = csv \"samples:penguins.csv\" null \"NA\"\nshow penguins | where body_mass_g > 6000",
+      ]),
     HelpTopic(
-      name: "json", group: .providers, syntax: ["json \"PATH\" [at \"A.B\"] [key FIELD]"],
+      name: "json", group: .providers,
+      syntax: ["json \"PATH\" [at \"A.B\"] [key FIELD] [null \"TEXT\", …] [types {FIELD: TYPE, …}]"],
       summary:
         "Items of a JSON file: an array of records or values, JSON Lines, or the array found at a dotted path inside the document. Record fields keep their order.",
       examples: ["let teams = json \"samples:teams.json\" at \"teams\" key name\nshow teams"]),
     HelpTopic(
       name: "sqlite", group: .providers,
-      syntax: ["sqlite \"PATH\" table NAME [key FIELD]", "sqlite \"PATH\" query \"SELECT …\" [key FIELD]"],
+      syntax: [
+        "sqlite \"PATH\" table NAME [key FIELD] [null \"TEXT\", …] [types {FIELD: TYPE, …}]",
+        "sqlite \"PATH\" query \"SELECT …\" [key FIELD]",
+      ],
       summary:
-        "Rows of a SQLite table or query, like a fetched results controller: opened read-only, counted when loaded, and only the rows a view shows are read (a page around the window). where, sort by, section by (a GROUP BY counts the sections) and limit run in SQL where they can; a stage SQL cannot say (a nested field, a list comparison, anything after a limit) runs in memory over the rows. SQL errors show SQLite's message and the SQL.",
+        "Rows of a SQLite table or query, like a fetched results controller: opened read-only, counted when loaded, and only the rows a view shows are read (a page around the window). where, sort by, section by (a GROUP BY counts the sections) and limit run in SQL where they can; a stage SQL cannot say (a nested field, a list comparison, anything after a limit) runs in memory over the rows. SQL errors show SQLite's message and the SQL. Each column has one type: the declared one (INTEGER int, REAL or NUMERIC double, TEXT text, BOOLEAN bool, DATE date, DATETIME or TIMESTAMP timestamp), else the type of the values it holds; a value that does not fit is an error at load, so SQL compares as dsh does. Expressions go down to SQL only where SQLite computes the same value; describe shows what ran in SQL.",
       examples: [
         "let db = sqlite \"samples:people.db\" table people key id\nshow db | where age > 40 | section by team | sort by name\ndescribe db | where age > 40 | limit 2",
         "show sqlite \"samples:people.db\" query \"SELECT team, COUNT(*) AS n FROM people GROUP BY team\" as csv",
       ]),
     HelpTopic(
       name: "http", group: .providers,
-      syntax: ["http \"URL\" [at \"A.B\"] [key FIELD] [timeout SECONDS] [maxsize MB] [redirects any]"],
+      syntax: [
+        "http \"URL\" [at \"A.B\"] [key FIELD] [timeout SECONDS] [maxsize MB] [redirects any] [null \"TEXT\", …] [types {FIELD: TYPE, …}]"
+      ],
       summary:
         "JSON from the web: an array of items, or the array at a dotted path. A failed request (an HTTP error, a timeout, invalid JSON) is an error naming the URL and the status or the line. A server cannot stretch a request: timeout (10 s by default) bounds the whole request, maxsize (100 MB by default) the bytes taken, and redirects are followed within the URL's host only unless you write redirects any; describe shows where the answer came from. Put {page} (from 1) or {offset} (from 0) in the URL and page it with paged … size N to fetch a page at a time.",
       examples: [
@@ -185,23 +201,38 @@ public enum HelpCatalogue {
       summary: "The integers from A up to, not including, B; computed on demand, never stored.",
       examples: ["show range 1..1000000 rows 0..3"]),
     HelpTopic(
-      name: "where", group: .stages, syntax: ["PROVIDER | where PREDICATE"],
+      name: "where", group: .stages, syntax: ["PROVIDER | where EXPRESSION"],
       summary:
-        "Keeps the items for which the predicate holds. Comparisons: == != < <= > >=, contains (text or list), in [list]; combine with and, or, not and parentheses. A field is a name, a dotted path (a.b) or . (the item). Nulls compare as missing: only == null and != null are true for them.",
+        "Keeps the items for which the expression is true (see 'help expressions'). Comparisons: == != < <= > >=, contains (text or list), in [list]; combine with and, or, not and parentheses. A field is a name, a dotted path (a.b), a name in backquotes (`unit price`) or . (the item). Nulls compare as missing: only == null and != null are true for them. Comparing text with a number is an error, with a fix.",
       examples: [
         people + "\nshow people | where active == true and age >= 30",
         people + "\nshow people | where team in [\"Design\", \"Research\"] or not (name contains \"a\")",
       ]),
     HelpTopic(
-      name: "sort", group: .stages, syntax: ["PROVIDER | sort by FIELD [asc|desc], …"],
+      name: "sort", group: .stages, syntax: ["PROVIDER | sort by EXPRESSION [asc|desc], …"],
       summary:
-        "Sorts the items in each section by one or more fields; the sort is stable and nulls sort last either way.",
+        "Sorts the items in each section by one or more fields or expressions; the sort is stable and nulls sort last either way. Text sorts by code point (as SQLite and DuckDB), dates by day.",
       examples: [people + "\nshow people | sort by team, age desc"]),
     HelpTopic(
-      name: "section", group: .stages, syntax: ["PROVIDER | section by FIELD [asc|desc]"],
+      name: "section", group: .stages, syntax: ["PROVIDER | section by EXPRESSION [asc|desc]"],
       summary:
-        "Groups the items into sections by a field: sections ordered by key, items keep their order inside a section, a null key is a section of its own (last).",
-      examples: [people + "\nshow people | sort by name | section by team"]),
+        "Groups the items into sections by a field or an expression: sections ordered by key, items keep their order inside a section, a null key is a section of its own (last).",
+      examples: [
+        people + "\nshow people | sort by name | section by team",
+        people + "\nshow people | section by year(date(joined)) desc",
+      ]),
+    HelpTopic(
+      name: "extend", group: .stages, syntax: ["PROVIDER | extend NAME = EXPRESSION, …"],
+      summary:
+        "Adds fields computed from each item (or replaces fields of the same name), keeping the rest. Nothing is stored: a field is computed when an item is read. Inside compose, put several in parentheses.",
+      examples: [
+        "let orders = [{item: \"tea\", price: 2.5, qty: 4}, {item: \"cake\", price: 3.25, qty: 2}]\nshow orders | extend total = price * qty | where total > 8"
+      ]),
+    HelpTopic(
+      name: "select", group: .stages, syntax: ["PROVIDER | select FIELD, NAME = EXPRESSION, …"],
+      summary:
+        "Keeps only these fields, in this order: a field by name (a dotted path keeps its last name), or a new one computed from the item.",
+      examples: [people + "\nshow people | select name, initial = substr(name, 1, 1), decade = age / 10 * 10"]),
     HelpTopic(
       name: "limit", group: .stages, syntax: ["PROVIDER | limit N"],
       summary: "Keeps the first N items, across sections.", examples: [people + "\nshow people | limit 2"]),
@@ -301,10 +332,41 @@ public enum HelpCatalogue {
       ]),
     HelpTopic(
       name: "templates", group: .language,
-      syntax: ["\"{field}\"  \"{a.b}\"  \"{.}\"  \"{#}\"  \"{section}\"  \"{count}\"  \"{field:>8.2}\""],
+      syntax: [
+        "\"{field}\"  \"{a.b}\"  \"{.}\"  \"{#}\"  \"{section}\"  \"{count}\"  \"{field:>8.2}\"  \"{price * qty:>8.2}\"  \"{day:%b %Y}\""
+      ],
       summary:
-        "Text with holes: a field, a nested path, the item itself, the row's number in its section (from 1); in headers and footers the section's key and item count. A format after ':' sets alignment (< > ^), width and precision. {{ and }} are literal braces. A field the provider does not have is an error, with a suggestion.",
-      examples: [people + "\nshow table people | limit 2 with cell basic \"{#}. {name:<16}{age:>4}\""]),
+        "Text with holes: any expression (a field, a nested path, price * qty, upper(name)), the item itself, the row's number in its section (from 1); in headers and footers the section's key and item count. A format after ':' sets alignment (< > ^), width and precision, or for dates strftime codes (%Y %m %d %b %B %a %H %M %S). {{ and }} are literal braces. A field the provider does not have is an error, with a suggestion.",
+      examples: [
+        people + "\nshow table people | limit 2 with cell basic \"{#}. {name:<16}{age:>4}\"",
+        people + "\nshow table people | limit 2 with cell subtitle \"{upper(name)}\" detail \"{age * 12} months, since {date(joined):%b %Y}\"",
+      ]),
+    HelpTopic(
+      name: "expressions", group: .language,
+      syntax: [
+        "+ - * / %  == != < <= > >=  and or not  in [..]  contains  ( )",
+      ] + ExpressionFunction.allCases.map(\.signature),
+      summary:
+        "One expression language wherever a field goes: where, sort by, section by, extend, select, templates, update … set and delete … where. + - * / % work on numbers (ints stay ints except /, which gives a double; division by zero gives null and a note), + joins text. ints and doubles compare as numbers, exactly. Comparing values of different types (text with a number, a date with text) is an error with a fix. Null: arithmetic with null is null; a comparison with null is false, except == null and != null. Functions give null for a null argument (but coalesce and if). There is no now(): a script gives the same answer every run. Examples of each function: "
+        + ExpressionFunction.allCases.map { "\($0.example.expression) → \($0.example.result)" }.joined(separator: "; ")
+        + ".",
+      examples: [
+        "show [{price: 2.5, qty: 4}, {price: 3, qty: 0}] | extend total = price * qty, each = price / qty",
+        "show range 1..10 | where . % 3 == 0",
+        "let prices = csv \"samples:prices.csv\" null \"N/A\" types {day: date \"%b %d %Y\"}\nshow prices | where year(day) == 2000 and month(day) == 4 | sort by close desc",
+        "let penguins = csv \"samples:penguins.csv\" null \"NA\"\nshow penguins | section by species | sort by body_mass_g desc | select species, kg = round(body_mass_g / 1000, 1), bill = coalesce(text(bill_length_mm), \"?\")",
+      ]),
+    HelpTopic(
+      name: "types", group: .language,
+      syntax: [
+        "null \"TEXT\", …", "types {FIELD: bool|int|double|text|date|timestamp [\"FORMAT\"], …}",
+      ],
+      summary:
+        "Values have types: null, bool, int, double, text, date (a day), timestamp (an instant, shown in UTC), list, record. Summaries and describe show each field's type and nulls (mass double (2 null)). On csv, json, sqlite and http sources, null lists texts read as null, and types gives fields a type instead of inferring it: dates and timestamps read ISO 8601, or a strptime format (%Y %y %m %d %e %b %B %a %A %H %I %p %M %S %f %z %j). A value that does not fit its type is an error naming the file, line, field and value.",
+      examples: [
+        "let prices = csv \"samples:prices.csv\" null \"N/A\" types {day: date \"%b %d %Y\", volume: double}\nprices\nshow prices | sort by day | select ticker, day, listed",
+        "let penguins = csv \"samples:penguins.csv\" null \"NA\"\ndescribe penguins",
+      ]),
     HelpTopic(
       name: "values", group: .language,
       syntax: ["\"text\"  42  3.5  true  false  null  [1, 2]  {name: \"Ada\", age: 36}  0..10  # comment"],

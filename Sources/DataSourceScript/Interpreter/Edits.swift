@@ -43,7 +43,7 @@ extension Session {
       message = "inserted 1 item into \(target.name) at \(position)"
     case .delete(let predicate, let at, let atRange):
       if let predicate {
-        let test = try evaluator.compile(predicate, against: provider)
+        let test = try evaluator.compileTest(predicate, against: provider)
         let before = items.count
         items.removeAll(where: test)
         message = "deleted \(Session.plural(before - items.count, "item")) from \(target.name)"
@@ -58,14 +58,22 @@ extension Session {
       }
     case .update(let assignments, let predicate):
       let evaluator = self.evaluator
-      let test = try predicate.map { try evaluator.compile($0, against: provider) } ?? { _ in true }
+      let test = try predicate.map { try evaluator.compileTest($0, against: provider) } ?? { _ in true }
       if let plain = Evaluator.plainItemType(of: editable) {
         throw Diagnostic(.notARecord(target.name, found: plain), at: assignments[0].field.range)
       }
+      let checker = evaluator.checker(for: provider)
+      let profiles = Dictionary(
+        Evaluator.profiles(of: editable).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+      var computed: [(name: String, range: SourceRange, held: ValueType?, value: CompiledExpression)] = []
       for assignment in assignments {
         try evaluator.checkField(
           FieldPath(components: [assignment.field.name], range: assignment.field.range), in: provider)
-        try checkType(of: assignment.value, for: assignment.field, in: items)
+        let typed = try checker.check(assignment.value)
+        let held = profiles[assignment.field.name]?.type
+        try checkType(typed.type, written: assignment.value, for: assignment.field, holds: held)
+        computed.append(
+          (assignment.field.name, assignment.field.range, held, typed.expression.compiled(notes: notes.collector)))
       }
       var count = 0
       for index in items.indices where test(items[index]) {
@@ -73,12 +81,23 @@ extension Session {
           throw Diagnostic(
             .notARecord(target.name, found: items[index].typeName), at: assignments[0].field.range)
         }
+        // Every assignment reads the item as it was (as SQL's UPDATE does).
         var pairs = record.fields.map { ($0.name, $0.value) }
-        for assignment in assignments {
-          if let position = pairs.firstIndex(where: { $0.0 == assignment.field.name }) {
-            pairs[position].1 = assignment.value
+        for assignment in computed {
+          var value = assignment.value(items[index])
+          // A number written into a double field is a double; a value of another type than the
+          // field holds (known only now, for a schemaless source) is refused.
+          if assignment.held == .double, case .int(let i) = value { value = .double(Double(i)) }
+          if let held = assignment.held, !value.isNull, value.type != held {
+            throw Diagnostic(
+              .typeMismatch(
+                field: assignment.name, holds: held.rawValue, value: value.literalText, type: value.typeName),
+              at: assignment.range)
+          }
+          if let position = pairs.firstIndex(where: { $0.0 == assignment.name }) {
+            pairs[position].1 = value
           } else {
-            pairs.append((assignment.field.name, assignment.value))
+            pairs.append((assignment.name, value))
           }
         }
         items[index] = .record(
@@ -114,24 +133,36 @@ extension Session {
     for name in record.fieldNames where !fields.contains(name) {
       throw Diagnostic(Evaluator.unknownField(name, named: name, in: provider, known: fields), at: range)
     }
-    return .record(Record(fields.map { ($0, record[$0] ?? .null) }))
+    let profiles = Dictionary(
+      Evaluator.profiles(of: provider.provider).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    let values = try fields.map { name -> (String, Value) in
+      var value = record[name] ?? .null
+      guard let held = profiles[name]?.type, !value.isNull else { return (name, value) }
+      if held == .double, case .int(let i) = value { value = .double(Double(i)) }
+      // Dates and timestamps are written as ISO text in a literal.
+      if held == .date || held == .timestamp, case .string(let text) = value,
+        let parsed = DeclaredType(held).read(text)
+      {
+        value = parsed
+      }
+      guard value.type == held else {
+        throw Diagnostic(
+          .typeMismatch(field: name, holds: held.rawValue, value: value.literalText, type: value.typeName), at: range)
+      }
+      return (name, value)
+    }
+    return .record(Record(values))
   }
 
-  /// A value set into a field must be of the type the field holds (a number may go into a
-  /// number field, null into any), or the column would silently mix types.
-  private func checkType(of value: Value, for field: Identifier, in items: [Value]) throws {
-    guard !value.isNull else { return }
-    guard let held = items.lazy.compactMap({ $0.value(atPath: [field.name]) }).first(where: { !$0.isNull })
-    else { return }
-    let numbers: Set<String> = ["int", "double"]
-    if held.typeName == value.typeName
-      || (numbers.contains(held.typeName) && numbers.contains(value.typeName))
-    {
-      return
-    }
+  /// A value set into a field must be of the type the field holds (an int may go into a double
+  /// field, null into any), or the column would silently mix types.
+  private func checkType(_ type: ValueType?, written: ValueExpression, for field: Identifier, holds held: ValueType?)
+    throws
+  {
+    guard let type, let held, type != .null, type != held, !(type == .int && held == .double) else { return }
     throw Diagnostic(
-      .typeMismatch(field: field.name, holds: held.typeName, value: value.literalText, type: value.typeName),
-      at: field.range)
+      .typeMismatch(field: field.name, holds: held.rawValue, value: text(written.range), type: type.rawValue),
+      at: written.range)
   }
 
   static func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }

@@ -11,6 +11,8 @@ struct Evaluator {
   let bindings: BindingTable
   let environment: Environment
   let progress: LoadProgress
+  /// Where loads and expressions leave notes for after the statement.
+  let notes: SessionNotes
   /// The statement's serial number: a template written in it is pointed at directly in errors.
   let statement: Int
   /// The script the statement is in, for the text of ranges.
@@ -71,7 +73,7 @@ extension Evaluator {
     case .cell(let cell):
       return .presenter(.cell(try makeCell(cell)))
     case .cells(let cases, let fallback, let range):
-      var branches: [(predicate: Predicate, presenter: PresenterSpec)] = []
+      var branches: [(predicate: ValueExpression, presenter: PresenterSpec)] = []
       for branch in cases { branches.append((branch.predicate, try await presenter(branch.cell))) }
       return .presenter(
         .dispatch(
@@ -139,8 +141,13 @@ extension Evaluator {
     func stringOption(_ name: String) -> String? {
       switch options[name]?.value {
       case .string(let s), .word(let s): s
-      case nil: nil
+      case .strings, .types, nil: nil
       }
+    }
+    var readOptions = ReadOptions()
+    if case .strings(let markers) = options["null"]?.value { readOptions.nullMarkers = markers }
+    if case .types(let declarations) = options["types"]?.value {
+      for declaration in declarations { readOptions.types[declaration.field.name] = declaration.type }
     }
     try checkSandbox(expression)
     let provider: any DataProvider<Value>
@@ -165,13 +172,13 @@ extension Evaluator {
         delimiter = byte
       }
       provider = CSVProvider(
-        path: resolve(path), displayPath: path, delimiter: delimiter, progress: progress,
+        path: resolve(path), displayPath: path, delimiter: delimiter, options: readOptions, progress: progress,
         access: environment.sandbox?.fileAccess)
       kind = "csv"
     case .json(let path):
       let at = stringOption("at").map { $0.split(separator: ".").map(String.init) } ?? []
       provider = JSONProvider(
-        path: resolve(path), displayPath: path, at: at, progress: progress,
+        path: resolve(path), displayPath: path, at: at, options: readOptions, progress: progress,
         access: environment.sandbox?.fileAccess)
       kind = "json"
     case .http(let url):
@@ -188,13 +195,13 @@ extension Evaluator {
         followsRedirectsToOtherHosts: stringOption("redirects") == "any")
       provider = HTTPProvider(
         url: url, at: at, pageSize: isTemplate ? pageSize : nil, limits: limits,
-        identityKey: stringOption("key"), progress: progress)
+        identityKey: stringOption("key"), options: readOptions, progress: progress)
       kind = "http"
     case .sqlite(let path, let table, let query):
       let source: SQLiteQuery.Source = table.map { .table($0) } ?? .query(query ?? "")
       provider = SQLiteProvider(
         path: resolve(path), displayPath: path, query: SQLiteQuery(source: source),
-        identityKey: stringOption("key"), access: environment.sandbox?.fileAccess)
+        identityKey: stringOption("key"), options: readOptions, access: environment.sandbox?.fileAccess)
       kind = "sqlite"
     }
     do {
@@ -202,6 +209,7 @@ extension Evaluator {
     } catch let error as DataSourceError {
       throw Diagnostic(.dataSource(error), at: expression.argumentRange)
     }
+    notes.markers(in: provider, source: expression)
     // Errors name the provider by its source as written, without its options.
     let name = text(
       expression.range.lowerBound..<max(expression.range.lowerBound, expression.argumentRange.upperBound))
@@ -336,8 +344,14 @@ extension Evaluator {
       throw Diagnostic(
         .stageNeedsProvider(stage: stage.kind.phrase, found: value.kindDescription), at: stage.range)
     }
-    let description = try pushdownStage(stage, of: provider)
     var result = provider
+    guard let description = try pushdownStage(stage, of: provider) else {
+      let computed = try computeFields(stage, of: provider)
+      result.provider = computed
+      // The key names an item only while its field is kept.
+      if let key = provider.key, computed.knownFields?.contains(key) == false { result.key = nil }
+      return .provider(result)
+    }
     if let pushdown = provider.provider as? any QueryPushdown,
       let pushed = pushdown.pushingDown(description)
     {
@@ -359,20 +373,29 @@ extension Evaluator {
     return .provider(result)
   }
 
-  /// The stage as the engine describes it, its fields checked against the provider's.
-  private func pushdownStage(_ stage: Stage, of provider: ProviderValue) throws -> PushdownStage {
+  /// The stage as the engine describes it, its expressions checked against the provider's
+  /// fields; `nil` for `extend` and `select`, which make a provider of their own.
+  private func pushdownStage(_ stage: Stage, of provider: ProviderValue) throws -> PushdownStage? {
+    let checker = checker(for: provider)
     switch stage {
     case .filter(let predicate, _):
-      return .filter(try rowPredicate(predicate, against: provider))
+      return .filter(try checker.checkTest(predicate).expression)
     case .sort(let keys, _):
-      for key in keys { try checkField(key.field, in: provider) }
-      return .sort(keys.map { SortTerm(path: $0.field.components, direction: $0.direction) })
-    case .section(let field, let direction, _):
-      try checkField(field, in: provider)
-      return .section(SortTerm(path: field.components, direction: direction))
+      return .sort(try keys.map { try sortTerm($0, checker) })
+    case .section(let key, _):
+      return .section(try sortTerm(key, checker))
     case .limit(let count, _):
       return .limit(count)
+    case .extend, .select:
+      return nil
     }
+  }
+
+  /// A sort or section key: ordered values (text, numbers, dates, booleans), not lists or
+  /// records.
+  private func sortTerm(_ key: SortKey, _ checker: ExpressionChecker) throws -> SortTerm {
+    let typed = try checker.check(key.expression)
+    return SortTerm(expression: typed.expression, direction: key.direction)
   }
 
   /// The stage run in memory: a derived provider over `base`.
@@ -381,19 +404,37 @@ extension Evaluator {
   {
     switch stage {
     case .filter(let predicate):
-      return .filter(base, label: label, predicate.compiled())
+      return .filter(base, label: label, predicate.compiledTest(notes: notes.collector))
     case .sort(let terms):
-      let paths = terms.map(\.path)
+      let keys = terms.map { $0.expression.compiled(notes: notes.collector) }
       let directions = terms.map(\.direction)
       return .sorted(
-        base, label: label, sortKey: { item in paths.map { item.value(atPath: $0) ?? .null } },
+        base, label: label, sortKey: { item in keys.map { $0(item) } },
         by: { a, b in Value.precedes(a, b, directions: directions) })
     case .section(let term):
-      let path = term.path
-      return .sectioned(base, label: label, direction: term.direction) { $0.value(atPath: path) ?? .null }
+      let key = term.expression.compiled(notes: notes.collector)
+      return .sectioned(base, label: label, direction: term.direction, key: key)
     case .limit(let count):
       return .limited(base, label: label, count: count)
     }
+  }
+
+  /// `extend` and `select`: a provider whose items are computed from the base's.
+  private func computeFields(_ stage: Stage, of provider: ProviderValue) throws -> ComputedFieldsProvider {
+    let checker = checker(for: provider)
+    let (definitions, keeps): ([FieldDefinition], Bool) =
+      switch stage {
+      case .extend(let definitions, _): (definitions, true)
+      case .select(let definitions, _): (definitions, false)
+      default: ([], true)
+      }
+    let fields = try definitions.map { definition in
+      let typed = try checker.check(definition.expression)
+      return ComputedFieldsProvider.Field(
+        name: definition.name.name, type: typed.type, compute: typed.expression.compiled(notes: notes.collector))
+    }
+    return ComputedFieldsProvider(
+      base: provider.provider, label: text(stage.range), fields: fields, keepsBaseFields: keeps)
   }
 
   // MARK: Decorations
@@ -405,16 +446,8 @@ extension Evaluator {
     let table = try decoratedTable(value, decoration)
     switch decoration {
     case .placeholder(let emptySource, let errorSource, _):
-      let empty = try emptySource.map { try Template($0, context: .placeholder) }
-      let failed = try errorSource.map { try Template($0, context: .placeholder) }
-      for field in (empty?.fields ?? []) + (failed?.fields ?? []) {
-        if case .field = field.hole {
-          throw Diagnostic(
-            .unknownField(
-              field.text, in: "a placeholder", suggestion: suggestion(for: field.text, among: ["error"])),
-            at: field.range)
-        }
-      }
+      let empty = try emptySource.map { try contextTemplate($0, context: .placeholder, what: "a placeholder") }
+      let failed = try errorSource.map { try contextTemplate($0, context: .placeholder, what: "a placeholder") }
       return PlaceholderDecorator(
         wrapping: table, label: text(decoration.range),
         empty: empty.map { template in { error in template.render(errorText: error) } },
@@ -427,16 +460,14 @@ extension Evaluator {
       }
       return LoadMoreDecorator(wrapping: table) { paging.hasMore }
     case .title(let source, _), .caption(let source, _):
-      let template = try Template(source, context: .section)
-      try checkSectionTemplate(template, decoration)
+      let template = try contextTemplate(source, context: .section, what: "a \(decoration.kind.rawValue)")
       let kind: SupplementaryKind = if case .title = decoration { .header } else { .footer }
       return ViewTitleDecorator(wrapping: table, kind: kind, label: text(decoration.range)) {
         template.render(section: SectionContext(index: 0, key: nil, count: table.totalRowCount))
       }
     case .header(let source, _), .footer(let source, _):
       let kind: SupplementaryKind = if case .header = decoration { .header } else { .footer }
-      let template = try Template(source, context: .section)
-      try checkSectionTemplate(template, decoration)
+      let template = try contextTemplate(source, context: .section, what: "a \(decoration.kind.rawValue)")
       return SupplementaryDecorator(wrapping: table, kind: kind, label: text(decoration.range)) { context in
         template.render(section: context)
       }
@@ -455,17 +486,13 @@ extension Evaluator {
     return table
   }
 
-  /// Headers, footers, titles and captions know a section's key and count, not an item's fields.
-  private func checkSectionTemplate(_ template: Template, _ decoration: Decoration) throws {
-    for field in template.fields {
-      if case .field = field.hole {
-        throw Diagnostic(
-          .unknownField(
-            field.text, in: "a \(decoration.kind.rawValue)",
-            suggestion: suggestion(for: field.text, among: ["section", "count"])),
-          at: field.range)
-      }
-    }
+  /// A header, footer, title, caption or placeholder template, its holes checked against what
+  /// it knows: a section's key and count, or the error.
+  private func contextTemplate(_ source: TemplateSource, context: Template.Context, what: String) throws
+    -> CompiledTemplate
+  {
+    let template = try Template(source, context: context)
+    return try template.compiled(template.contextChecker(text: { self.text($0) }, what: what), notes: notes.collector)
   }
 
   // MARK: Tables and cells
@@ -522,24 +549,21 @@ extension Evaluator {
     switch spec {
     case .cell(let cell):
       let inline = cell.statement == statement
-      for template in [cell.text] + (cell.detail.map { [$0] } ?? []) {
-        for field in template.fields {
-          guard case .field(let path) = field.hole else { continue }
-          try checkField(FieldPath(components: path, range: inline ? field.range : use), in: provider)
-        }
-      }
+      let checker = checker(for: provider)
+      let text = try cell.text.compiled(checker, notes: notes.collector, blame: inline ? nil : use)
+      let detail = try cell.detail.map { try $0.compiled(checker, notes: notes.collector, blame: inline ? nil : use) }
       return ClosurePresenter<Value>(
         style: cell.style, reuseIdentifier: cell.reuseIdentifier, accessory: cell.accessory,
         label: cell.label,
-        text: { item, path in cell.text.render(item: item, itemPath: path) },
-        detail: cell.detail.map { detail in { item, path in detail.render(item: item, itemPath: path) } })
+        text: { item, path in text.render(item: item, itemPath: path) },
+        detail: detail.map { detail in { item, path in detail.render(item: item, itemPath: path) } })
     case .dispatch(let cases, let fallback, let label, let statement):
       var branches: [(test: (Value) -> Bool, presenter: any CellPresenter<Value>)] = []
       for branch in cases {
         // Predicates written earlier are blamed where the cells are used.
         let test =
           statement == self.statement
-          ? try compile(branch.predicate, against: provider)
+          ? try compileTest(branch.predicate, against: provider)
           : try compileBlaming(branch.predicate, provider, use)
         branches.append((test, try makePresenter(branch.presenter, for: provider, usedAt: use)))
       }
@@ -548,11 +572,16 @@ extension Evaluator {
     }
   }
 
-  private func compileBlaming(_ predicate: Predicate, _ provider: ProviderValue, _ use: SourceRange) throws
+  /// A test of one item, its expression checked against the provider's fields.
+  func compileTest(_ predicate: ValueExpression, against provider: ProviderValue) throws -> (Value) -> Bool {
+    try checker(for: provider).checkTest(predicate).expression.compiledTest(notes: notes.collector)
+  }
+
+  private func compileBlaming(_ predicate: ValueExpression, _ provider: ProviderValue, _ use: SourceRange) throws
     -> (Value) -> Bool
   {
     do {
-      return try compile(predicate, against: provider)
+      return try compileTest(predicate, against: provider)
     } catch let diagnostic as Diagnostic {
       throw Diagnostic(diagnostic.message, at: use)
     }

@@ -50,7 +50,7 @@ struct CellSpec {
 indirect enum PresenterSpec {
   case cell(CellSpec)
   case dispatch(
-    cases: [(predicate: Predicate, presenter: PresenterSpec)], fallback: PresenterSpec, label: String,
+    cases: [(predicate: ValueExpression, presenter: PresenterSpec)], fallback: PresenterSpec, label: String,
     statement: Int)
 
   var label: String {

@@ -46,6 +46,9 @@ public final class Session {
   /// anything), for the watched views' report after it.
   private var pendingWatchReport: Set<ObjectIdentifier>??
 
+  /// What loads and expressions noticed, printed after each statement.
+  let notes = SessionNotes()
+
   public init(environment: Environment = .batch, output: any ScriptOutput) {
     self.environment = environment
     self.output = output
@@ -77,8 +80,8 @@ public final class Session {
   /// The evaluator of the statement running now.
   var evaluator: Evaluator {
     Evaluator(
-      bindings: bindings, environment: environment, progress: progress, statement: statementSerial,
-      source: scripts.current)
+      bindings: bindings, environment: environment, progress: progress, notes: notes,
+      statement: statementSerial, source: scripts.current)
   }
 
   /// The source text of a range in the statement being run.
@@ -122,6 +125,7 @@ public final class Session {
         }
       }
       flushWatchReport()
+      for note in notes.take() { output.writeError("note: \(note)\n") }
       if settings.timer {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         output.writeError(String(format: "run time: %.6f s\n", seconds))

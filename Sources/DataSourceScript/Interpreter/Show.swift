@@ -125,9 +125,7 @@ extension Session {
       var parts = ["\(p.sourceKind) provider"]
       parts.append(
         Session.counts(items: provider.totalItemCount, sections: provider.numberOfSections, noun: "item"))
-      if let fields = provider.knownFields, !fields.isEmpty {
-        parts.append("fields " + fields.joined(separator: ", "))
-      }
+      if let fields = Session.fieldsText(of: provider) { parts.append("fields " + fields) }
       if let key = p.key { parts.append("key \(key)") }
       parts.append(provider.loadState.rawValue)
       return prefix + parts.joined(separator: " · ")
@@ -150,6 +148,16 @@ extension Session {
     }
   }
 
+  /// Each field with its type and nulls (`mass double (2 null)`), or its name alone when its
+  /// type is not known; `nil` for a provider with no known fields.
+  static func fieldsText(of provider: any DataProvider<Value>) -> String? {
+    let profiles = Evaluator.countedProfiles(of: provider)
+    guard let names = provider.knownFields ?? (profiles.isEmpty ? nil : profiles.map(\.name)), !names.isEmpty
+    else { return nil }
+    let byName = Dictionary(profiles.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    return names.map { byName[$0]?.description ?? $0 }.joined(separator: ", ")
+  }
+
   static func counts(items: Int, sections: Int, noun: String) -> String {
     "\(items) \(noun)\(items == 1 ? "" : "s") in \(sections) section\(sections == 1 ? "" : "s")"
   }
@@ -161,6 +169,7 @@ extension Session {
     case .provider(let p):
       var lines = (p.provider as? any CompositionNode)?.treeLines() ?? [summary(of: value, name: nil)]
       if let key = p.key { lines[0] += "  key \(key)" }
+      if let fields = Session.fieldsText(of: p.provider) { lines.append("fields: " + fields) }
       return lines
     case .table(let table):
       return table.treeLines()

@@ -1,33 +1,40 @@
 import DataSourceKit
 import Foundation
 
-/// A cell, header or footer template: text with `{field}` holes, parsed once when defined.
+/// A cell, header or footer template: text with `{expression}` holes, parsed once when defined
+/// and checked against the fields of what it is used with.
 ///
-/// Holes: `{name}`, `{a.b}` (nested), `{.}` (the item), `{#}` (the row in its section, from 1),
-/// and in headers and footers `{section}` (the section's key) and `{count}` (its items). A hole
-/// may end in a format: `{price:>8.2}` (align `<` `>` `^`, width, precision). `{{` and `}}` are
-/// literal braces.
+/// Holes: any expression over the item's fields (`{name}`, `{a.b}`, `{price * qty}`,
+/// `{upper(name)}`), `{.}` (the item), `{#}` (the row in its section, from 1); in headers and
+/// footers `{section}` (the section's key) and `{count}` (its items); in placeholders `{error}`.
+/// A hole may end in a format: `{price:>8.2}` (align `<` `>` `^`, width, precision) or a date
+/// format `{day:%b %Y}`. `{{` and `}}` are literal braces.
 struct Template: Sendable {
   enum Context: Sendable {
     case cell
     case section
     /// A placeholder's message: `{error}` is what went wrong.
     case placeholder
+
+    /// The fields a template in this context reads, when they are not an item's.
+    var fixedFields: [(name: String, type: ValueType?)]? {
+      switch self {
+      case .cell: nil
+      case .section: [("section", nil), ("count", .int)]
+      case .placeholder: [("error", .text)]
+      }
+    }
   }
 
-  enum Hole: Sendable, Equatable {
-    case item
+  enum Hole: Sendable {
     case rowNumber
-    case sectionKey
-    case count
-    case errorText
-    case field([String])
+    case expression(ValueExpression)
   }
 
   struct Field: Sendable {
     var hole: Hole
     var format: FormatSpec?
-    /// Where the hole's name is in the source (the whole literal when escapes blur the mapping).
+    /// Where the hole is in the source (the whole literal when escapes blur the mapping).
     var range: SourceRange
     var text: String
   }
@@ -39,6 +46,7 @@ struct Template: Sendable {
 
   let parts: [Part]
   let source: TemplateSource
+  let context: Context
 
   var fields: [Field] {
     parts.compactMap {
@@ -47,9 +55,11 @@ struct Template: Sendable {
     }
   }
 
-  /// - Throws: ``Diagnostic`` pointing into the literal at an unclosed brace or a bad format.
+  /// - Throws: ``Diagnostic`` pointing into the literal at an unclosed brace, a bad format or
+  ///   an expression that does not parse.
   init(_ source: TemplateSource, context: Context) throws {
     self.source = source
+    self.context = context
     let text = Array(source.text.utf8)
     func sourceRange(_ range: Range<Int>) -> SourceRange {
       if source.hadEscapes { return source.range }
@@ -79,72 +89,185 @@ struct Template: Sendable {
         i += 1
         continue
       }
-      guard let close = text[(i + 1)...].firstIndex(of: UInt8(ascii: "}")) else {
+      guard let close = Template.closingBrace(in: text, after: i) else {
         throw Diagnostic(.unclosedTemplateField, at: sourceRange(i..<text.count))
       }
       if !literal.isEmpty {
         parts.append(.literal(String(decoding: literal, as: UTF8.self)))
         literal.removeAll()
       }
-      let inside = String(decoding: text[(i + 1)..<close], as: UTF8.self)
-      let (name, spec) = Template.splitFormat(inside)
-      let nameRange = sourceRange((i + 1)..<(i + 1 + name.utf8.count))
+      let inside = Array(text[(i + 1)..<close])
+      let colon = Template.formatColon(in: inside)
+      let expressionBytes = colon.map { Array(inside[..<$0]) } ?? inside
+      let name = String(decoding: expressionBytes, as: UTF8.self)
       let trimmed = name.trimmingCharacters(in: .whitespaces)
       guard !trimmed.isEmpty else { throw Diagnostic(.emptyTemplateField, at: sourceRange(i..<close + 1)) }
       var format: FormatSpec?
-      if let spec {
+      if let colon {
+        let spec = String(decoding: inside[(colon + 1)...], as: UTF8.self)
         guard let parsed = FormatSpec(spec) else {
-          throw Diagnostic(.invalidFormatSpec(spec), at: sourceRange((i + 2 + name.utf8.count)..<close))
+          throw Diagnostic(.invalidFormatSpec(spec), at: sourceRange((i + 2 + colon)..<close))
         }
         format = parsed
       }
+      let holeStart = i + 1
       let hole: Hole
-      switch (trimmed, context) {
-      case (".", _): hole = .item
-      case ("#", _): hole = .rowNumber
-      case ("section", .section): hole = .sectionKey
-      case ("count", .section): hole = .count
-      case ("error", .placeholder): hole = .errorText
-      default: hole = .field(trimmed.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
+      if trimmed == "#" {
+        hole = .rowNumber
+      } else {
+        hole = .expression(
+          try Template.parseExpression(name, shiftedBy: source.hadEscapes ? nil : sourceRange(holeStart..<holeStart).lowerBound, whole: source.range))
       }
-      parts.append(.field(Field(hole: hole, format: format, range: nameRange, text: trimmed)))
+      parts.append(
+        .field(
+          Field(hole: hole, format: format, range: sourceRange(holeStart..<holeStart + expressionBytes.count), text: trimmed)))
       i = close + 1
     }
     if !literal.isEmpty { parts.append(.literal(String(decoding: literal, as: UTF8.self))) }
     self.parts = parts
   }
 
-  /// `name:>8.2` → (`name`, `>8.2`); the last colon separates, so field names keep theirs.
-  private static func splitFormat(_ inside: String) -> (String, String?) {
-    guard let colon = inside.lastIndex(of: ":") else { return (inside, nil) }
-    return (String(inside[..<colon]), String(inside[inside.index(after: colon)...]))
+  /// The `}` that closes the hole opened at `open`, outside quoted text.
+  private static func closingBrace(in text: [UInt8], after open: Int) -> Int? {
+    var inString = false
+    var i = open + 1
+    while i < text.count {
+      switch text[i] {
+      case UInt8(ascii: "\""): inString.toggle()
+      case UInt8(ascii: "\\") where inString: i += 1
+      case UInt8(ascii: "}") where !inString: return i
+      default: break
+      }
+      i += 1
+    }
+    return nil
   }
 
-  /// The template filled from an item (cells) or a section (headers and footers).
-  func render(
-    item: Value? = nil, itemPath: ItemPath? = nil, section: SectionContext? = nil, errorText: String? = nil
-  )
-    -> String
+  /// The colon that starts a hole's format: the first outside quotes and brackets.
+  private static func formatColon(in inside: [UInt8]) -> Int? {
+    var inString = false
+    var depth = 0
+    for (i, b) in inside.enumerated() {
+      switch b {
+      case UInt8(ascii: "\""): inString.toggle()
+      case UInt8(ascii: "("), UInt8(ascii: "["): if !inString { depth += 1 }
+      case UInt8(ascii: ")"), UInt8(ascii: "]"): if !inString { depth -= 1 }
+      case UInt8(ascii: ":") where !inString && depth == 0: return i
+      default: break
+      }
+    }
+    return nil
+  }
+
+  /// A hole's expression, its ranges moved to where the hole is in the source (or all of them
+  /// onto the literal when escapes blur the mapping).
+  private static func parseExpression(_ text: String, shiftedBy base: Int?, whole: SourceRange) throws
+    -> ValueExpression
   {
+    var tokens = Lexer.tokenize(text)
+    for index in tokens.indices {
+      let range = tokens[index].range
+      tokens[index].range = base.map { $0 + range.lowerBound..<$0 + range.upperBound } ?? whole
+      if case .invalid(let diagnostic) = tokens[index].kind {
+        throw Diagnostic(
+          diagnostic.message,
+          at: base.map { $0 + diagnostic.range.lowerBound..<$0 + diagnostic.range.upperBound } ?? whole)
+      }
+    }
+    var parser = Parser(tokens: tokens)
+    let expression = try parser.parseValueExpression()
+    guard parser.current.kind == .endOfStatement || parser.current.kind == .endOfInput else {
+      throw parser.unexpected(.templateHoleEnd)
+    }
+    return expression
+  }
+}
+
+/// A template checked against what it is used with, ready to fill.
+struct CompiledTemplate: Sendable {
+  enum Part: Sendable {
+    case literal(String)
+    case rowNumber(FormatSpec?)
+    case value(CompiledExpression, FormatSpec?)
+  }
+
+  let parts: [Part]
+  /// For section and placeholder templates: the record their holes read.
+  let contextSchema: Schema?
+
+  /// The template filled from an item (cells).
+  func render(item: Value, itemPath: ItemPath?) -> String {
     var out = ""
     for part in parts {
       switch part {
-      case .literal(let text):
-        out += text
-      case .field(let field):
-        let value: Value
-        switch field.hole {
-        case .item: value = item ?? .null
-        case .rowNumber: value = itemPath.map { .int($0.item + 1) } ?? .null
-        case .sectionKey: value = section?.key ?? .null
-        case .count: value = section.map { .int($0.count) } ?? .null
-        case .errorText: value = errorText.map { .string($0) } ?? .null
-        case .field(let path): value = item?.value(atPath: path) ?? .null
-        }
-        out += field.format.map { $0.apply(to: value) } ?? value.description
+      case .literal(let text): out += text
+      case .rowNumber(let format):
+        let value: Value = itemPath.map { .int($0.item + 1) } ?? .null
+        out += format.map { $0.apply(to: value) } ?? value.description
+      case .value(let compute, let format):
+        let value = compute(item)
+        out += format.map { $0.apply(to: value) } ?? value.description
       }
     }
     return out
+  }
+
+  /// The template filled from a section: `{section}` and `{count}`.
+  func render(section: SectionContext) -> String {
+    render(item: .record(Record(schema: contextSchema ?? Schema([String]()), values: [section.key ?? .null, .int(section.count)])), itemPath: nil)
+  }
+
+  /// A placeholder's message: `{error}`.
+  func render(errorText: String?) -> String {
+    render(item: .record(Record(schema: contextSchema ?? Schema([String]()), values: [errorText.map(Value.string) ?? .null])), itemPath: nil)
+  }
+}
+
+extension Template {
+  /// Checks every hole with `checker` and compiles the template; `blame`, when set, is where
+  /// errors point (a template written in an earlier statement).
+  func compiled(_ checker: ExpressionChecker, notes: ExpressionNotes?, blame: SourceRange? = nil) throws
+    -> CompiledTemplate
+  {
+    var compiled: [CompiledTemplate.Part] = []
+    for part in parts {
+      switch part {
+      case .literal(let text): compiled.append(.literal(text))
+      case .field(let field):
+        switch field.hole {
+        case .rowNumber: compiled.append(.rowNumber(field.format))
+        case .expression(let expression):
+          let typed: TypedExpression
+          do {
+            typed = try checker.check(expression)
+          } catch let diagnostic as Diagnostic where blame != nil {
+            throw Diagnostic(diagnostic.message, at: blame!)
+          }
+          compiled.append(.value(typed.expression.compiled(notes: notes), field.format))
+        }
+      }
+    }
+    return CompiledTemplate(
+      parts: compiled, contextSchema: context.fixedFields.map { Schema($0.map(\.name)) })
+  }
+
+  /// A checker for a section or placeholder template: its holes read the context's fields.
+  func contextChecker(text: @escaping (SourceRange) -> String, what: String) -> ExpressionChecker {
+    let fixed = context.fixedFields ?? []
+    let names = fixed.map(\.name)
+    return ExpressionChecker(
+      scope: FieldScope(
+        field: { path in
+          guard let first = path.components.first else {
+            throw Diagnostic(.unknownField(".", in: what, suggestion: nil), at: path.range)
+          }
+          guard let known = fixed.first(where: { $0.name == first }) else {
+            throw Diagnostic(
+              .unknownField(path.text, in: what, suggestion: suggestion(for: first, among: names)), at: path.range)
+          }
+          return FieldInfo(type: path.components.count == 1 ? known.type : nil, profile: nil)
+        }, sourceKind: "source"),
+      text: text)
   }
 }
 
@@ -155,8 +278,16 @@ struct FormatSpec: Sendable, Equatable {
   var zeroPadded = false
   var width: Int?
   var precision: Int?
+  /// A strftime-style format for dates and timestamps (`%b %Y`).
+  var dateFormat: String?
 
   init?(_ spec: String) {
+    if spec.contains("%") {
+      guard CalendarDate.invalidCode(in: spec.replacingOccurrences(of: "%u", with: "").replacingOccurrences(of: "%w", with: "").replacingOccurrences(of: "%Z", with: "")) == nil
+      else { return nil }
+      dateFormat = spec
+      return
+    }
     var rest = Substring(spec)
     switch rest.first {
     case "<": alignment = .left
@@ -185,6 +316,13 @@ struct FormatSpec: Sendable, Equatable {
   /// Numbers take the precision as decimals and align right by default; text is cut to the
   /// precision and aligns left.
   func apply(to value: Value) -> String {
+    if let dateFormat {
+      switch value {
+      case .date(let days): return CalendarDate.format(days, isTimestamp: false, format: dateFormat)
+      case .timestamp(let micros): return CalendarDate.format(micros, isTimestamp: true, format: dateFormat)
+      default: return value.description
+      }
+    }
     var text: String
     var isNumber = false
     switch value {

@@ -137,8 +137,11 @@ public struct Lexer {
     case UInt8(ascii: "0")...UInt8(ascii: "9"):
       try lexNumber()
     case UInt8(ascii: "-")
-    where i + 1 < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i + 1]):
+    where i + 1 < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i + 1])
+      && !previousEndsOperand:
       try lexNumber()
+    case UInt8(ascii: "`"):
+      try lexQuotedName()
     case _ where isIdentifierStart(b):
       while i < bytes.count, isIdentifierPart(bytes[i]) { i += 1 }
       let name = String(decoding: bytes[start..<i], as: UTF8.self)
@@ -147,6 +150,36 @@ public struct Lexer {
     default:
       try lexSymbol()
     }
+  }
+
+  /// Words after which `-5` is a negative number (`rows -5..`, `limit -1`, `at -1`): the
+  /// language's own words. After a field name, a number, a string or a closing bracket, `-` is
+  /// a subtraction (`x-1`).
+  private static let wordsBeforeNumbers: Set<String> = Vocabulary.reservedWords.union([
+    "at", "from", "to", "size", "columns", "width", "height", "timeout", "maxsize", "set", "into",
+  ])
+
+  private var previousEndsOperand: Bool {
+    switch tokens.last?.kind {
+    case .int?, .double?, .string?, .quotedName?, .symbol(.closeParen)?, .symbol(.closeBracket)?: true
+    case .identifier(let word)?: !Lexer.wordsBeforeNumbers.contains(word)
+    default: false
+    }
+  }
+
+  /// `` `name` ``: a field name that may hold spaces, dots or a keyword's spelling.
+  private mutating func lexQuotedName() throws {
+    let start = i
+    i += 1
+    while i < bytes.count, bytes[i] != UInt8(ascii: "`"), bytes[i] != UInt8(ascii: "\n") { i += 1 }
+    guard i < bytes.count, bytes[i] == UInt8(ascii: "`") else {
+      throw Diagnostic(.unterminatedQuotedName, at: start..<i)
+    }
+    let name = String(decoding: bytes[(start + 1)..<i], as: UTF8.self)
+    i += 1
+    guard !name.isEmpty else { throw Diagnostic(.unterminatedQuotedName, at: start..<i) }
+    try checkNameCharacters(name.replacingOccurrences(of: " ", with: "_"), at: start + 1)
+    emit(.quotedName(name), from: start)
   }
 
   /// Refuses characters that are not letters, marks or digits in a name: a right-to-left

@@ -6,6 +6,8 @@ public struct Token: Equatable, Sendable {
 
 public enum TokenKind: Equatable, Sendable {
   case identifier(String)
+  /// A name in backquotes (`` `unit price` ``): always a field, whatever it is spelled like.
+  case quotedName(String)
   /// A string literal, escapes already decoded.
   case string(String)
   case int(Int)
@@ -21,6 +23,7 @@ public enum TokenKind: Equatable, Sendable {
   public var description: String {
     switch self {
     case .identifier(let name): "'\(name)'"
+    case .quotedName(let name): "'`\(name)`'"
     case .string: "a string"
     case .int(let i): "'\(i)'"
     case .double(let d): "'\(d)'"
@@ -51,4 +54,9 @@ public enum Symbol: String, Sendable, CaseIterable {
   case pipe = "|"
   case dotDot = ".."
   case dot = "."
+  case plus = "+"
+  case minus = "-"
+  case star = "*"
+  case slash = "/"
+  case percent = "%"
 }

@@ -69,8 +69,8 @@ public struct ParsedStatement: Sendable {
 /// A change to the items of an editable provider.
 public enum Edit: Sendable {
   case insert(Value, valueRange: SourceRange, at: Int?, atRange: SourceRange?)
-  case delete(where: Predicate?, at: Int?, atRange: SourceRange?)
-  case update(assignments: [(field: Identifier, value: Value)], where: Predicate?)
+  case delete(where: ValueExpression?, at: Int?, atRange: SourceRange?)
+  case update(assignments: [(field: Identifier, value: ValueExpression)], where: ValueExpression?)
   case move(from: Int, to: Int, range: SourceRange)
 }
 
@@ -98,7 +98,7 @@ public indirect enum Expression: Sendable {
   case card(template: TemplateSource, width: Int?, height: Int?, range: SourceRange)
   case cell(CellExpression)
   /// `cells when P use CELL, …, else CELL`: a cell kind chosen per item.
-  case cells(cases: [(predicate: Predicate, cell: Expression)], fallback: Expression, range: SourceRange)
+  case cells(cases: [(predicate: ValueExpression, cell: Expression)], fallback: Expression, range: SourceRange)
   /// `compose A, B, …`.
   case compose([Expression], range: SourceRange)
   /// `paged SOURCE size N`: a page of items at a time.
@@ -176,6 +176,16 @@ public struct ProviderOption: Sendable {
 public enum OptionValue: Sendable {
   case word(String)
   case string(String)
+  /// `null "NA", "N/A"`.
+  case strings([String])
+  /// `types {zip: text, …}`.
+  case types([TypeDeclaration])
+}
+
+/// `field: type ["format"]` inside `types {…}`.
+public struct TypeDeclaration: Sendable {
+  public var field: Identifier
+  public var type: DeclaredType
 }
 
 /// `cell STYLE "template" [detail "template"] [accessory disclosure|checkmark|none]`.
@@ -216,12 +226,16 @@ public enum PipelineStep: Sendable {
   }
 }
 
-/// A stage: `where`, `sort by`, `section by`, `limit`.
+/// A stage: `where`, `sort by`, `section by`, `limit`, `extend`, `select`.
 public enum Stage: Sendable {
-  case filter(Predicate, range: SourceRange)
+  case filter(ValueExpression, range: SourceRange)
   case sort([SortKey], range: SourceRange)
-  case section(FieldPath, SortDirection, range: SourceRange)
+  case section(SortKey, range: SourceRange)
   case limit(Int, range: SourceRange)
+  /// `extend NAME = EXPR, …`: adds (or replaces) fields.
+  case extend([FieldDefinition], range: SourceRange)
+  /// `select FIELD, NAME = EXPR, …`: keeps only these fields, in this order.
+  case select([FieldDefinition], range: SourceRange)
 
   public var kind: StageKind {
     switch self {
@@ -229,14 +243,24 @@ public enum Stage: Sendable {
     case .sort: .sort
     case .section: .section
     case .limit: .limit
+    case .extend: .extend
+    case .select: .select
     }
   }
 
   public var range: SourceRange {
     switch self {
-    case .filter(_, let r), .sort(_, let r), .section(_, _, let r), .limit(_, let r): r
+    case .filter(_, let r), .sort(_, let r), .section(_, let r), .limit(_, let r), .extend(_, let r),
+      .select(_, let r):
+      r
     }
   }
+}
+
+/// `NAME = EXPR` of `extend` and `select` (a bare field in `select` is its own definition).
+public struct FieldDefinition: Sendable {
+  public var name: Identifier
+  public var expression: ValueExpression
 }
 
 /// A decoration: `header`, `footer`, `placeholder`, `index`, `more`, `title`, `caption`.
@@ -283,20 +307,31 @@ public struct FieldPath: Equatable, Sendable {
 }
 
 public struct SortKey: Sendable {
-  public var field: FieldPath
+  public var expression: ValueExpression
   public var direction: SortDirection
 }
 
-public indirect enum Predicate: Sendable {
-  case comparison(Operand, ComparisonOperator, Operand)
-  case and(Predicate, Predicate)
-  case or(Predicate, Predicate)
-  case not(Predicate)
-  /// A lone field: true when the field is `true`.
-  case truth(Operand)
-}
-
-public enum Operand: Sendable {
+/// An expression over an item's fields, as written: what `where`, `sort by`, `section by`,
+/// `extend`, `select`, templates and `update … set` take.
+public indirect enum ValueExpression: Sendable {
   case field(FieldPath)
   case literal(Value, range: SourceRange)
+  case list([ValueExpression], range: SourceRange)
+  case negate(ValueExpression, range: SourceRange)
+  case not(ValueExpression, range: SourceRange)
+  case binary(ValueExpression, BinaryOperator, ValueExpression, operatorRange: SourceRange)
+  case call(Identifier, [ValueExpression], range: SourceRange)
+
+  public var range: SourceRange {
+    switch self {
+    case .field(let path): path.range
+    case .literal(_, let r), .list(_, let r), .negate(_, let r), .not(_, let r), .call(_, _, let r): r
+    case .binary(let a, _, let b, _): a.range.lowerBound..<b.range.upperBound
+    }
+  }
+
+  /// The field path, when the expression is just a field.
+  public var fieldPath: FieldPath? {
+    if case .field(let path) = self { path } else { nil }
+  }
 }

@@ -102,9 +102,9 @@ extension Parser {
         let saved = commaEndsExpression
         commaEndsExpression = true
         defer { commaEndsExpression = saved }
-        var cases: [(predicate: Predicate, cell: Expression)] = []
+        var cases: [(predicate: ValueExpression, cell: Expression)] = []
         while consumeWord("when") {
-          let predicate = try parsePredicate()
+          let predicate = try parseValueExpression()
           try expectWord("use")
           cases.append((predicate, try parsePrimary()))
           guard consumeSymbol(.comma) else { throw unexpected(.cellsContinuation) }
@@ -230,12 +230,67 @@ extension Parser {
         options.append(ProviderOption(name: name, value: .word("any"), valueRange: current.range))
       case (.key, .string(let value)), (.delimiter, .string(let value)), (.at, .string(let value)):
         options.append(ProviderOption(name: name, value: .string(value), valueRange: current.range))
+      case (.null, .string):
+        let valueStart = current.range.lowerBound
+        var markers: [String] = []
+        repeat {
+          let (marker, _) = try expectString(.nullMarker)
+          markers.append(marker)
+        } while consumeSymbol(.comma)
+        options.append(ProviderOption(name: name, value: .strings(markers), valueRange: valueStart..<previousEnd))
+        continue
+      case (.types, .symbol(.openBrace)):
+        let valueStart = current.range.lowerBound
+        options.append(
+          ProviderOption(name: name, value: .types(try parseTypes()), valueRange: valueStart..<previousEnd))
+        continue
       default:
         throw unexpected(.optionValue(option))
       }
       advance()
     }
     return options
+  }
+
+  /// `{zip: text, day: date "%b %d %Y", price: double}`.
+  private mutating func parseTypes() throws(Diagnostic) -> [TypeDeclaration] {
+    try expectSymbol(.openBrace)
+    var declarations: [TypeDeclaration] = []
+    while !isSymbol(.closeBrace) {
+      let field: Identifier
+      switch current.kind {
+      case .identifier(let word), .string(let word), .quotedName(let word):
+        field = Identifier(name: word, range: current.range)
+      default: throw unexpected(.recordFieldName)
+      }
+      advance()
+      if declarations.contains(where: { $0.field.name == field.name }) {
+        throw Diagnostic(.duplicateField(field.name), at: field.range)
+      }
+      try expectSymbol(.colon, .colonAfterFieldName)
+      let typeName = try expectIdentifier(.typeName)
+      let allowed = DeclaredType.allowed.map(\.rawValue)
+      guard let type = ValueType(rawValue: typeName.name), DeclaredType.allowed.contains(type) else {
+        throw Diagnostic(
+          .unknownType(typeName.name, suggestion: suggestion(for: typeName.name, among: allowed)),
+          at: typeName.range)
+      }
+      var format: String?
+      if case .string(let text) = current.kind {
+        guard type == .date || type == .timestamp else {
+          throw Diagnostic(.formatForType(type.rawValue), at: current.range)
+        }
+        if let code = CalendarDate.invalidCode(in: text) {
+          throw Diagnostic(.unknownFormatCode(code), at: current.range)
+        }
+        format = text
+        advance()
+      }
+      declarations.append(TypeDeclaration(field: field, type: DeclaredType(type, format: format)))
+      if !consumeSymbol(.comma) { break }
+    }
+    try expectSymbol(.closeBrace, .recordContinuation)
+    return declarations
   }
 
   /// Parses `cell STYLE TEMPLATE [detail TEMPLATE] [accessory NAME]`.

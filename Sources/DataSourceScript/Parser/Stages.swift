@@ -22,7 +22,7 @@ extension Parser {
   private mutating func parseStage(_ kind: StageKind, start: Int) throws(Diagnostic) -> Stage {
     switch kind {
     case .where:
-      let predicate = try parsePredicate()
+      let predicate = try parseValueExpression()
       return .filter(predicate, range: start..<previousEnd)
     case .sort:
       try expectWord("by")
@@ -33,7 +33,19 @@ extension Parser {
     case .section:
       try expectWord("by")
       let key = try parseSortKey()
-      return .section(key.field, key.direction, range: start..<previousEnd)
+      return .section(key, range: start..<previousEnd)
+    case .extend, .select:
+      // Inside `compose a, b` a comma ends the child: several fields go in parentheses there.
+      var definitions = [try parseFieldDefinition(nameRequired: kind == .extend)]
+      while !commaEndsExpression, consumeSymbol(.comma) {
+        definitions.append(try parseFieldDefinition(nameRequired: kind == .extend))
+      }
+      var seen: Set<String> = []
+      for definition in definitions where !seen.insert(definition.name.name).inserted {
+        throw Diagnostic(.duplicateField(definition.name.name), at: definition.name.range)
+      }
+      let range = start..<previousEnd
+      return kind == .extend ? .extend(definitions, range: range) : .select(definitions, range: range)
     case .limit:
       guard case .int(let count) = current.kind else { throw unexpected(.limitCount) }
       if count < 0 { throw Diagnostic(.invalidLimit(count), at: current.range) }
@@ -74,47 +86,84 @@ extension Parser {
   }
 
   mutating func parseSortKey() throws(Diagnostic) -> SortKey {
-    let field = try parseFieldPath()
+    let expression = try parseValueExpression()
     var direction = SortDirection.ascending
     if consumeWord("asc") {
       direction = .ascending
     } else if consumeWord("desc") {
       direction = .descending
     }
-    return SortKey(field: field, direction: direction)
+    return SortKey(expression: expression, direction: direction)
   }
 
-  /// `name`, `a.b.c`, or `.` for the item itself.
+  /// `NAME = EXPR`, or in `select` a bare field (`name`, `address.city` named `city`).
+  private mutating func parseFieldDefinition(nameRequired: Bool) throws(Diagnostic) -> FieldDefinition {
+    if case .identifier(let word) = current.kind, next.kind == .symbol(.equals) {
+      let name = Identifier(name: word, range: current.range)
+      advance()
+      advance()
+      return FieldDefinition(name: name, expression: try parseValueExpression())
+    }
+    if case .quotedName(let word) = current.kind, next.kind == .symbol(.equals) {
+      let name = Identifier(name: word, range: current.range)
+      advance()
+      advance()
+      return FieldDefinition(name: name, expression: try parseValueExpression())
+    }
+    if nameRequired { throw unexpected(.fieldDefinition) }
+    let path = try parseFieldPath()
+    guard let last = path.components.last else { throw Diagnostic(.selectItself, at: path.range) }
+    return FieldDefinition(name: Identifier(name: last, range: path.range), expression: .field(path))
+  }
+
+  /// `name`, `a.b.c`, `` `odd name` ``, or `.` for the item itself.
   mutating func parseFieldPath() throws(Diagnostic) -> FieldPath {
     let start = current.range.lowerBound
     if consumeSymbol(.dot) { return FieldPath(components: [], range: start..<previousEnd) }
-    var components = [try expectIdentifier(.fieldName).name]
-    while isSymbol(.dot), case .identifier(let name) = next.kind {
-      advance()
-      advance()
-      components.append(name)
+    var components: [String]
+    switch current.kind {
+    case .identifier(let name), .quotedName(let name): components = [name]
+    default: throw unexpected(.fieldName)
+    }
+    advance()
+    while isSymbol(.dot) {
+      switch next.kind {
+      case .identifier(let name), .quotedName(let name):
+        advance()
+        advance()
+        components.append(name)
+      default:
+        return FieldPath(components: components, range: start..<previousEnd)
+      }
     }
     return FieldPath(components: components, range: start..<previousEnd)
   }
 
-  // MARK: Predicates
+  // MARK: Expressions
 
-  /// Parses `or := and ('or' and)*`.
+  /// Parses `or := and ('or' and)*`, the loosest level of an expression.
   ///
-  /// A chain of `or` (or `and`) terms becomes a balanced tree, so a predicate of 100,000 terms is
-  /// 17 levels deep, not 100,000: nothing that walks it later can run out of stack.
-  mutating func parsePredicate() throws(Diagnostic) -> Predicate {
+  /// A chain of `or` (or `and`) terms becomes a balanced tree, so an expression of 100,000 terms
+  /// is 17 levels deep, not 100,000: nothing that walks it later can run out of stack.
+  mutating func parseValueExpression() throws(Diagnostic) -> ValueExpression {
     var terms = [try parseConjunction()]
-    while consumeWord("or") { terms.append(try parseConjunction()) }
-    return Parser.balanced(terms, Predicate.or)
+    var operators: [SourceRange] = []
+    while isWord("or") {
+      operators.append(current.range)
+      advance()
+      terms.append(try parseConjunction())
+    }
+    return Parser.balanced(terms) { .binary($0, .or, $1, operatorRange: $0.range) }
   }
 
   /// `terms` joined by `join`, as a tree of depth log2(n) that keeps their order (both
   /// operators are associative, and evaluation still goes left to right).
-  static func balanced(_ terms: [Predicate], _ join: (Predicate, Predicate) -> Predicate) -> Predicate {
+  static func balanced(
+    _ terms: [ValueExpression], _ join: (ValueExpression, ValueExpression) -> ValueExpression
+  ) -> ValueExpression {
     var level = terms
     while level.count > 1 {
-      var next: [Predicate] = []
+      var next: [ValueExpression] = []
       next.reserveCapacity((level.count + 1) / 2)
       var index = 0
       while index + 1 < level.count {
@@ -127,37 +176,32 @@ extension Parser {
     return level[0]
   }
 
-  private mutating func parseConjunction() throws(Diagnostic) -> Predicate {
+  private mutating func parseConjunction() throws(Diagnostic) -> ValueExpression {
     var terms = [try parseNegation()]
     while consumeWord("and") { terms.append(try parseNegation()) }
-    return Parser.balanced(terms, Predicate.and)
+    return Parser.balanced(terms) { .binary($0, .and, $1, operatorRange: $0.range) }
   }
 
-  private mutating func parseNegation() throws(Diagnostic) -> Predicate {
+  private mutating func parseNegation() throws(Diagnostic) -> ValueExpression {
     // `not not not …` nests: as deep as brackets may, and no deeper.
-    if isWord("not") {
-      var count = 0
-      let start = current.range
-      while consumeWord("not") { count += 1 }
-      if count > Lexer.maximumNesting {
-        throw Diagnostic(.expressionTooDeep(limit: Lexer.maximumNesting), at: start)
-      }
-      var inner = try parseNegation()
-      for _ in 0..<count { inner = .not(inner) }
-      return inner
-    }
-    if isSymbol(.openParen) {
+    guard isWord("not") else { return try parseComparison() }
+    var starts: [Int] = []
+    let first = current.range
+    while isWord("not") {
+      starts.append(current.range.lowerBound)
       advance()
-      let inner = try parsePredicate()
-      try expectSymbol(.closeParen)
-      return inner
     }
-    return try parseComparison()
+    if starts.count > Lexer.maximumNesting {
+      throw Diagnostic(.expressionTooDeep(limit: Lexer.maximumNesting), at: first)
+    }
+    var inner = try parseComparison()
+    for start in starts.reversed() { inner = .not(inner, range: start..<inner.range.upperBound) }
+    return inner
   }
 
-  private mutating func parseComparison() throws(Diagnostic) -> Predicate {
-    let left = try parseOperand()
-    let comparison: ComparisonOperator?
+  private mutating func parseComparison() throws(Diagnostic) -> ValueExpression {
+    let left = try parseAdditive()
+    let comparison: BinaryOperator?
     switch current.kind {
     case .symbol(.equalEqual): comparison = .equal
     case .symbol(.equals):
@@ -171,19 +215,97 @@ extension Parser {
     case .identifier("in"): comparison = .isIn
     default: comparison = nil
     }
-    guard let comparison else { return .truth(left) }
+    guard let comparison else { return left }
+    let operatorRange = current.range
     advance()
-    return .comparison(left, comparison, try parseOperand())
+    return .binary(left, comparison, try parseAdditive(), operatorRange: operatorRange)
   }
 
-  private mutating func parseOperand() throws(Diagnostic) -> Operand {
+  private mutating func parseAdditive() throws(Diagnostic) -> ValueExpression {
+    var left = try parseMultiplicative()
+    while true {
+      let op: BinaryOperator
+      switch current.kind {
+      case .symbol(.plus): op = .add
+      case .symbol(.minus): op = .subtract
+      default: return left
+      }
+      let operatorRange = current.range
+      advance()
+      left = .binary(left, op, try parseMultiplicative(), operatorRange: operatorRange)
+    }
+  }
+
+  private mutating func parseMultiplicative() throws(Diagnostic) -> ValueExpression {
+    var left = try parseUnary()
+    while true {
+      let op: BinaryOperator
+      switch current.kind {
+      case .symbol(.star): op = .multiply
+      case .symbol(.slash): op = .divide
+      case .symbol(.percent): op = .remainder
+      default: return left
+      }
+      let operatorRange = current.range
+      advance()
+      left = .binary(left, op, try parseUnary(), operatorRange: operatorRange)
+    }
+  }
+
+  private mutating func parseUnary() throws(Diagnostic) -> ValueExpression {
+    guard isSymbol(.minus) else { return try parseOperand() }
+    let start = current.range.lowerBound
+    var count = 0
+    while consumeSymbol(.minus) { count += 1 }
+    if count > Lexer.maximumNesting {
+      throw Diagnostic(.expressionTooDeep(limit: Lexer.maximumNesting), at: start..<previousEnd)
+    }
+    var inner = try parseOperand()
+    for _ in 0..<count { inner = .negate(inner, range: start..<inner.range.upperBound) }
+    return inner
+  }
+
+  private mutating func parseOperand() throws(Diagnostic) -> ValueExpression {
     let start = current.range.lowerBound
     switch current.kind {
-    case .identifier("true"), .identifier("false"), .identifier("null"), .string, .int, .double,
-      .symbol(.openBracket):
+    case .identifier("true"), .identifier("false"), .identifier("null"), .string, .int, .double:
       let value = try parseLiteral()
       return .literal(value, range: start..<previousEnd)
-    case .identifier, .symbol(.dot):
+    case .symbol(.openBracket):
+      advance()
+      var items: [ValueExpression] = []
+      let saved = commaEndsExpression
+      commaEndsExpression = false
+      defer { commaEndsExpression = saved }
+      while !isSymbol(.closeBracket) {
+        items.append(try parseValueExpression())
+        if !consumeSymbol(.comma) { break }
+      }
+      try expectSymbol(.closeBracket, .listContinuation)
+      return .list(items, range: start..<previousEnd)
+    case .symbol(.openParen):
+      advance()
+      let saved = commaEndsExpression
+      commaEndsExpression = false
+      defer { commaEndsExpression = saved }
+      let inner = try parseValueExpression()
+      try expectSymbol(.closeParen)
+      return inner
+    case .identifier(let name) where next.kind == .symbol(.openParen):
+      let function = Identifier(name: name, range: current.range)
+      advance()
+      advance()
+      let saved = commaEndsExpression
+      commaEndsExpression = false
+      defer { commaEndsExpression = saved }
+      var arguments: [ValueExpression] = []
+      while !isSymbol(.closeParen) {
+        arguments.append(try parseValueExpression())
+        if !consumeSymbol(.comma) { break }
+      }
+      try expectSymbol(.closeParen, .argumentContinuation)
+      return .call(function, arguments, range: start..<previousEnd)
+    case .identifier, .quotedName, .symbol(.dot):
       return .field(try parseFieldPath())
     default:
       throw unexpected(.operand)

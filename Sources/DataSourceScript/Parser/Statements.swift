@@ -95,7 +95,7 @@ extension Parser {
       let target = try expectIdentifier(.editTarget(command))
       if consumeWord("where") {
         return .edit(
-          target: target, edit: .delete(where: try parsePredicate(), at: nil, atRange: nil),
+          target: target, edit: .delete(where: try parseValueExpression(), at: nil, atRange: nil),
           range: start..<previousEnd)
       }
       guard isWord("at") else { throw unexpected(.whereOrAt) }
@@ -105,14 +105,20 @@ extension Parser {
     case .update:
       let target = try expectIdentifier(.editTarget(command))
       try expectWord("set")
-      var assignments: [(field: Identifier, value: Value)] = []
+      var assignments: [(field: Identifier, value: ValueExpression)] = []
       repeat {
-        let field = try expectIdentifier(.fieldToSet)
+        let field: Identifier
+        if case .quotedName(let name) = current.kind {
+          field = Identifier(name: name, range: current.range)
+          advance()
+        } else {
+          field = try expectIdentifier(.fieldToSet)
+        }
         try expectSymbol(.equals, .equalsAfterField)
-        assignments.append((field, try parseLiteral()))
+        assignments.append((field, try parseValueExpression()))
       } while consumeSymbol(.comma)
-      var predicate: Predicate?
-      if consumeWord("where") { predicate = try parsePredicate() }
+      var predicate: ValueExpression?
+      if consumeWord("where") { predicate = try parseValueExpression() }
       return .edit(
         target: target, edit: .update(assignments: assignments, where: predicate), range: start..<previousEnd)
     case .move:

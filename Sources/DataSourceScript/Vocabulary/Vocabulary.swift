@@ -29,10 +29,10 @@ public enum ProviderKind: String, CaseIterable, Sendable {
   /// The options written after the provider's argument, in the order help lists them.
   public var options: [ProviderOptionName] {
     switch self {
-    case .csv: [.key, .delimiter]
-    case .json: [.key, .at]
-    case .sqlite: [.key]
-    case .http: [.key, .at, .timeout, .maxsize, .redirects]
+    case .csv: [.key, .delimiter, .null, .types]
+    case .json: [.key, .at, .null, .types]
+    case .sqlite: [.key, .null, .types]
+    case .http: [.key, .at, .timeout, .maxsize, .redirects, .null, .types]
     case .array: [.key]
     case .range: []
     }
@@ -41,7 +41,7 @@ public enum ProviderKind: String, CaseIterable, Sendable {
 
 /// Options after a provider's argument.
 public enum ProviderOptionName: String, CaseIterable, Sendable {
-  case key, delimiter, at, timeout, maxsize, redirects
+  case key, delimiter, at, timeout, maxsize, redirects, null, types
 }
 
 /// Words that build views from providers: tables, grids, cells, compositions.
@@ -51,13 +51,13 @@ public enum BuilderKind: String, CaseIterable, Sendable {
 
 /// Stages after `|` that arrange a provider's items.
 public enum StageKind: String, CaseIterable, Sendable {
-  case `where`, sort, section, limit
+  case `where`, sort, section, limit, extend, select
 
   /// How the stage reads, for messages: `sort by`, not `sort`.
   public var phrase: String {
     switch self {
     case .sort, .section: rawValue + " by"
-    case .where, .limit: rawValue
+    case .where, .limit, .extend, .select: rawValue
     }
   }
 }

@@ -1,0 +1,324 @@
+import Foundation
+
+/// An expression over one item, as a description: what `where`, `sort by`, `section by`,
+/// `extend`, templates and `update … set` compute, with no closures in it.
+///
+/// One description serves every place it runs: ``compiled(notes:)`` turns it into a function of
+/// an item in memory, and a provider that can run it itself (``QueryPushdown``) translates it
+/// into its own language (SQL for ``SQLiteProvider``) only where the meaning is the same.
+///
+/// The rules, the same everywhere:
+/// - A comparison with a null side is false, except against the literal `null` (`x == null`
+///   tests for null); `not` of anything but `true` is true. A comparison is never null.
+/// - Arithmetic with a null side is null; `/` always gives a double; division by zero and an
+///   int result beyond 64 bits give null and a note.
+/// - ints and doubles compare and combine as the numbers they are (exactly, beyond 2^53 too).
+/// - Values of kinds that cannot be compared (text and a number) make a comparison false and a
+///   note; the script layer refuses such a comparison before it runs when it knows the types.
+public indirect enum RowExpression: Sendable, Equatable {
+  /// A field of the item (a path; empty for the item itself).
+  case field([String])
+  case literal(Value)
+  case list([RowExpression])
+  case negate(RowExpression)
+  case not(RowExpression)
+  case binary(RowExpression, BinaryOperator, RowExpression)
+  case call(ExpressionFunction, [RowExpression])
+
+  /// The fields the expression reads (first components of its paths).
+  public var fieldNames: Set<String> {
+    switch self {
+    case .field(let path): path.first.map { [$0] } ?? []
+    case .literal: []
+    case .list(let items), .call(_, let items): items.reduce(into: []) { $0.formUnion($1.fieldNames) }
+    case .negate(let a), .not(let a): a.fieldNames
+    case .binary(let a, _, let b): a.fieldNames.union(b.fieldNames)
+    }
+  }
+}
+
+public enum BinaryOperator: String, Sendable, CaseIterable {
+  case add = "+"
+  case subtract = "-"
+  case multiply = "*"
+  case divide = "/"
+  case remainder = "%"
+  case equal = "=="
+  case notEqual = "!="
+  case less = "<"
+  case lessOrEqual = "<="
+  case greater = ">"
+  case greaterOrEqual = ">="
+  case contains
+  case isIn = "in"
+  case and
+  case or
+
+  public var isArithmetic: Bool { [.add, .subtract, .multiply, .divide, .remainder].contains(self) }
+  public var isOrdering: Bool { [.less, .lessOrEqual, .greater, .greaterOrEqual].contains(self) }
+  public var isComparison: Bool { isOrdering || self == .equal || self == .notEqual }
+}
+
+/// A sort or section key: an expression and a direction (nulls last either way).
+public struct SortTerm: Sendable, Equatable {
+  public var expression: RowExpression
+  public var direction: SortDirection
+
+  public init(expression: RowExpression, direction: SortDirection) {
+    self.expression = expression
+    self.direction = direction
+  }
+}
+
+/// What went wrong, quietly, while expressions ran: each gave null (or false) instead of
+/// stopping, and the shell says how often after the statement.
+public enum ExpressionNote: Hashable, Sendable {
+  case divisionByZero
+  case overflow
+  /// A conversion (`int("x")`, `date("May", "%Y")`) that found no value.
+  case notConvertible(function: String, example: String)
+  /// Values of kinds that cannot be compared or combined met at run time.
+  case mismatchedTypes(operation: String, left: ValueType, right: ValueType)
+
+  /// The note for `count` occurrences.
+  public func text(count: Int) -> String {
+    let times = count == 1 ? "once" : "\(count) times"
+    switch self {
+    case .divisionByZero: return "division by zero gave null \(times)"
+    case .overflow: return "a result beyond 64-bit integers gave null \(times)"
+    case .notConvertible(let function, let example):
+      return "\(function)() found no value in \(example) and gave null (\(times))"
+    case .mismatchedTypes(let operation, let left, let right):
+      return "\(operation) of \(left.rawValue) with \(right.rawValue) was \(operation == "comparison" ? "false" : "null") \(times)"
+    }
+  }
+}
+
+/// Notes collected while expressions run, taken by whoever reports them.
+public final class ExpressionNotes: @unchecked Sendable {
+  private let lock = NSLock()
+  // Guarded by `lock`.
+  private var counts: [ExpressionNote: Int] = [:]
+  private var order: [ExpressionNote] = []
+
+  public init() {}
+
+  public func add(_ note: ExpressionNote) {
+    lock.lock()
+    defer { lock.unlock() }
+    if let count = counts[note] {
+      counts[note] = count + 1
+    } else {
+      counts[note] = 1
+      order.append(note)
+    }
+  }
+
+  /// The notes so far with their counts, in first-seen order; the collection is emptied.
+  public func take() -> [(note: ExpressionNote, count: Int)] {
+    lock.lock()
+    defer { lock.unlock() }
+    let result = order.map { ($0, counts[$0] ?? 0) }
+    counts = [:]
+    order = []
+    return result
+  }
+}
+
+/// A compiled expression: the value of the expression for an item.
+public typealias CompiledExpression = @Sendable (Value) -> Value
+
+extension RowExpression {
+  /// The expression as a function of one item.
+  /// - Complexity: O(size of the expression) per item.
+  public func compiled(notes: ExpressionNotes? = nil) -> CompiledExpression {
+    switch self {
+    case .literal(let value):
+      return { _ in value }
+    case .field(let path):
+      if path.isEmpty { return { $0 } }
+      if path.count == 1 {
+        let name = path[0]
+        return { item in
+          guard case .record(let record) = item else { return .null }
+          return record[name] ?? .null
+        }
+      }
+      return { $0.value(atPath: path) ?? .null }
+    case .list(let items):
+      let parts = items.map { $0.compiled(notes: notes) }
+      return { item in .list(parts.map { $0(item) }) }
+    case .negate(let inner):
+      let x = inner.compiled(notes: notes)
+      return { item in
+        switch x(item) {
+        case .int(let i):
+          let (result, overflow) = Int(0).subtractingReportingOverflow(i)
+          if overflow { notes?.add(.overflow) }
+          return overflow ? .null : .int(result)
+        case .double(let d): return .double(-d)
+        case .null: return .null
+        case let other:
+          notes?.add(.mismatchedTypes(operation: "negation", left: other.type, right: other.type))
+          return .null
+        }
+      }
+    case .not(let inner):
+      let x = inner.compiled(notes: notes)
+      return { item in .bool(x(item) != .bool(true)) }
+    case .call(let function, let arguments):
+      return function.compiled(arguments.map { $0.compiled(notes: notes) }, notes: notes)
+    case .binary(let left, let op, let right):
+      let (l, r) = (left.compiled(notes: notes), right.compiled(notes: notes))
+      switch op {
+      case .and: return { item in .bool(l(item) == .bool(true) && r(item) == .bool(true)) }
+      case .or: return { item in .bool(l(item) == .bool(true) || r(item) == .bool(true)) }
+      case .equal, .notEqual:
+        // Only a test against the literal null can be true with a null side (as in SQL, two
+        // missing values are not equal).
+        let againstNull = left == .literal(.null) || right == .literal(.null)
+        let wantsEqual = op == .equal
+        return { item in
+          let (a, b) = (l(item), r(item))
+          if a.isNull || b.isNull { return .bool(againstNull && (a.isNull == b.isNull) == wantsEqual) }
+          if !Value.isComparable(a, b) {
+            notes?.add(.mismatchedTypes(operation: "comparison", left: a.type, right: b.type))
+            return .bool(false)
+          }
+          return .bool((a == b) == wantsEqual)
+        }
+      case .less, .lessOrEqual, .greater, .greaterOrEqual:
+        return { item in
+          let (a, b) = (l(item), r(item))
+          if a.isNull || b.isNull { return .bool(false) }
+          guard Value.isOrderable(a, b) else {
+            notes?.add(.mismatchedTypes(operation: "comparison", left: a.type, right: b.type))
+            return .bool(false)
+          }
+          let order = Value.compare(a, b)
+          switch op {
+          case .less: return .bool(order == .orderedAscending)
+          case .lessOrEqual: return .bool(order != .orderedDescending)
+          case .greater: return .bool(order == .orderedDescending)
+          default: return .bool(order != .orderedAscending)
+          }
+        }
+      case .contains:
+        return { item in
+          switch (l(item), r(item)) {
+          // By code points, as SQLite's instr: no normalization.
+          case (.string(let haystack), .string(let needle)):
+            .bool(needle.isEmpty || haystack.range(of: needle, options: .literal) != nil)
+          case (.list(let items), let needle) where !needle.isNull: .bool(items.contains(needle))
+          default: .bool(false)
+          }
+        }
+      case .isIn:
+        return { item in
+          guard case .list(let items) = r(item) else { return .bool(false) }
+          let value = l(item)
+          return .bool(!value.isNull && items.contains(value))
+        }
+      case .add, .subtract, .multiply, .divide, .remainder:
+        return { item in Arithmetic.apply(op, l(item), r(item), notes: notes) }
+      }
+    }
+  }
+
+  /// The expression as a test: true when it is `true`.
+  public func compiledTest(notes: ExpressionNotes? = nil) -> @Sendable (Value) -> Bool {
+    let value = compiled(notes: notes)
+    return { value($0) == .bool(true) }
+  }
+}
+
+/// `+ - * / %` on values.
+enum Arithmetic {
+  static func apply(_ op: BinaryOperator, _ a: Value, _ b: Value, notes: ExpressionNotes?) -> Value {
+    switch (a, b) {
+    case (.null, _), (_, .null): return .null
+    case (.int(let x), .int(let y)):
+      let result: (Int, Bool)
+      switch op {
+      case .add: result = x.addingReportingOverflow(y)
+      case .subtract: result = x.subtractingReportingOverflow(y)
+      case .multiply: result = x.multipliedReportingOverflow(by: y)
+      case .divide:
+        if y == 0 {
+          notes?.add(.divisionByZero)
+          return .null
+        }
+        return .double(Double(x) / Double(y))
+      default:
+        if y == 0 {
+          notes?.add(.divisionByZero)
+          return .null
+        }
+        result = x.remainderReportingOverflow(dividingBy: y)
+      }
+      if result.1 {
+        notes?.add(.overflow)
+        return .null
+      }
+      return .int(result.0)
+    case (.int, .double), (.double, .int), (.double, .double):
+      let x = a.numericValue ?? 0
+      let y = b.numericValue ?? 0
+      switch op {
+      case .add: return .double(x + y)
+      case .subtract: return .double(x - y)
+      case .multiply: return .double(x * y)
+      case .divide, .remainder:
+        if y == 0 {
+          notes?.add(.divisionByZero)
+          return .null
+        }
+        return .double(op == .divide ? x / y : fmod(x, y))
+      default: return .null
+      }
+    case (.string(let x), .string(let y)) where op == .add:
+      return .string(x + y)
+    default:
+      notes?.add(.mismatchedTypes(operation: "'\(op.rawValue)'", left: a.type, right: b.type))
+      return .null
+    }
+  }
+}
+
+extension Value {
+  /// Ordering comparisons hold between numbers, between texts, between booleans, between dates
+  /// and between timestamps.
+  public static func isOrderable(_ a: Value, _ b: Value) -> Bool {
+    switch (a, b) {
+    case (.int, .int), (.int, .double), (.double, .int), (.double, .double), (.string, .string),
+      (.bool, .bool), (.date, .date), (.timestamp, .timestamp):
+      true
+    default: false
+    }
+  }
+
+  /// Equality holds between values that can be ordered, and between lists or records.
+  public static func isComparable(_ a: Value, _ b: Value) -> Bool {
+    switch (a, b) {
+    case (.list, .list), (.record, .record): true
+    default: isOrderable(a, b)
+    }
+  }
+
+  /// Whether sort keys `a` come before `b`, key by key: nulls last whatever the direction.
+  public static func precedes(_ a: [Value], _ b: [Value], directions: [SortDirection]) -> Bool {
+    for (i, direction) in directions.enumerated() {
+      let (x, y) = (a[i], b[i])
+      switch (x.isNull, y.isNull) {
+      case (true, true): continue
+      case (true, false): return false
+      case (false, true): return true
+      case (false, false):
+        let order = Value.compare(x, y)
+        if order == .orderedSame { continue }
+        return direction == .ascending ? order == .orderedAscending : order == .orderedDescending
+      }
+    }
+    return false
+  }
+}

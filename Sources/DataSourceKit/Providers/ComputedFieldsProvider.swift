@@ -1,0 +1,105 @@
+/// Records with fields computed from each item: `extend` adds (or replaces) fields and keeps
+/// the rest; `select` keeps only the fields it names, in its order.
+///
+/// Nothing is stored: an item's fields are computed when it is read, so the provider costs
+/// nothing until a view or a stage asks (a `where` over it computes each item once, on load).
+public final class ComputedFieldsProvider: DataProvider, CompositionNode {
+  /// A field and how it is computed from the base's item.
+  public struct Field: Sendable {
+    public var name: String
+    public var compute: CompiledExpression
+    public var type: ValueType?
+
+    public init(name: String, type: ValueType?, compute: @escaping CompiledExpression) {
+      self.name = name
+      self.type = type
+      self.compute = compute
+    }
+  }
+
+  public let base: any DataProvider<Value>
+  public let label: String
+  private let fields: [Field]
+  /// Whether the base's other fields are kept (`extend`) or dropped (`select`).
+  private let keepsBaseFields: Bool
+  /// The output's fields when the base's are known: one schema shared by every item.
+  private let schema: Schema?
+  /// For each output field: the base field it copies, or the computed field it is.
+  private let sources: [Source]
+
+  private enum Source {
+    case base(String)
+    case computed(Int)
+  }
+
+  public init(base: any DataProvider<Value>, label: String, fields: [Field], keepsBaseFields: Bool) {
+    self.base = base
+    self.label = label
+    self.fields = fields
+    self.keepsBaseFields = keepsBaseFields
+    let computedNames = fields.map(\.name)
+    if keepsBaseFields, let known = base.knownFields {
+      var names = known
+      for name in computedNames where !names.contains(name) { names.append(name) }
+      schema = Schema(names)
+      sources = names.map { name in
+        computedNames.firstIndex(of: name).map(Source.computed) ?? .base(name)
+      }
+    } else if !keepsBaseFields {
+      schema = Schema(computedNames)
+      sources = computedNames.indices.map(Source.computed)
+    } else {
+      schema = nil
+      sources = []
+    }
+  }
+
+  public func load() async throws { try await base.load() }
+  public func reload() async throws { try await base.reload() }
+  public var loadState: LoadState { base.loadState }
+  public var errorDescription: String? { base.errorDescription }
+  public var numberOfSections: Int { base.numberOfSections }
+  public func numberOfItems(inSection section: Int) -> Int { base.numberOfItems(inSection: section) }
+  public func sectionKey(_ section: Int) -> Value? { base.sectionKey(section) }
+  public var identityKey: String? { base.identityKey }
+  public func addObserver(_ observer: any DataProviderObserver) { base.addObserver(observer) }
+
+  public var knownFields: [String]? { schema.map { Array($0.names) } }
+
+  /// The base's profiles for the fields kept, the computed types for the rest; nulls unknown.
+  public var fieldProfiles: [FieldProfile]? {
+    guard let schema else { return nil }
+    let baseProfiles = Dictionary(
+      (base.fieldProfiles ?? []).map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
+    return zip(schema.names, sources).map { name, source in
+      switch source {
+      case .base(let field): baseProfiles[field] ?? FieldProfile(name: name, type: nil, nulls: nil)
+      case .computed(let index): FieldProfile(name: name, type: fields[index].type, nulls: nil)
+      }
+    }
+  }
+
+  /// - Complexity: O(fields) per item, plus the computed fields' expressions.
+  public func item(at itemPath: ItemPath) -> Value {
+    let item = base.item(at: itemPath)
+    guard let schema else {
+      // Fields not known ahead (a schemaless source): each item keeps its own and gains these.
+      var pairs: [(String, Value)] = []
+      if case .record(let record) = item { pairs = record.fields.map { ($0.name, $0.value) } }
+      for field in fields { pairs.append((field.name, field.compute(item))) }
+      return .record(Record(pairs))
+    }
+    let record: Record? = if case .record(let r) = item { r } else { nil }
+    let values = sources.map { source -> Value in
+      switch source {
+      case .base(let name): record?[name] ?? .null
+      case .computed(let index): fields[index].compute(item)
+      }
+    }
+    return .record(Record(schema: schema, values: values))
+  }
+
+  public var nodeTitle: String { label }
+  public var nodeDetail: String? { countsDetail }
+  public var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
+}

@@ -1,0 +1,333 @@
+import DataSourceKit
+
+/// What an expression may read: the item's fields, each with what is known of its type.
+struct FieldScope {
+  /// What a field path is: checked (an unknown field throws) and typed.
+  var field: (FieldPath) throws -> FieldInfo
+  /// The kind of source the fields come from (`csv`, `sqlite`), for fixes that name an option.
+  var sourceKind: String
+}
+
+/// A field as an expression sees it.
+struct FieldInfo {
+  /// `nil` when not known before the items are read (a schemaless source, a nested path).
+  var type: ValueType?
+  var profile: FieldProfile?
+}
+
+/// An expression checked and typed, ready to run in memory or be pushed down.
+struct TypedExpression {
+  var expression: RowExpression
+  /// `nil` when not known until run time.
+  var type: ValueType?
+}
+
+/// Checks expressions as written against the fields they read, and turns them into the
+/// engine's ``RowExpression``.
+///
+/// Types are checked where they are known: comparing text with a number, adding a date to
+/// text, or calling `lower` on a number is an error at the statement, naming the field's type
+/// and a fix. Where a type is not known (a schemaless source), the expression runs and the
+/// engine's rules apply (a comparison of unlike values is false, with a note).
+struct ExpressionChecker {
+  let scope: FieldScope
+  /// The statement's text, for naming parts of expressions in messages.
+  let text: (SourceRange) -> String
+
+  func check(_ expression: ValueExpression) throws -> TypedExpression {
+    switch expression {
+    case .field(let path):
+      let info = try scope.field(path)
+      return TypedExpression(expression: .field(path.components), type: info.type)
+    case .literal(let value, _):
+      return TypedExpression(expression: .literal(value), type: value.type)
+    case .list(let items, _):
+      let checked = try items.map(check)
+      let literal = checked.allSatisfy { if case .literal = $0.expression { true } else { false } }
+      if literal {
+        return TypedExpression(
+          expression: .literal(.list(checked.map { if case .literal(let v) = $0.expression { v } else { .null } })),
+          type: .list)
+      }
+      return TypedExpression(expression: .list(checked.map(\.expression)), type: .list)
+    case .negate(let inner, _):
+      let checked = try check(inner)
+      if let type = checked.type, type != .null, !type.isNumber {
+        throw Diagnostic(.negateNonNumber(describe(inner, type)), at: inner.range)
+      }
+      return folded(TypedExpression(expression: .negate(checked.expression), type: checked.type))
+    case .not(let inner, _):
+      let checked = try check(inner)
+      try requireBool(checked, inner)
+      return folded(TypedExpression(expression: .not(checked.expression), type: .bool))
+    case .binary(let left, let op, let right, let operatorRange):
+      return try binary(left, op, right, operatorRange: operatorRange)
+    case .call(let name, let arguments, let range):
+      return try call(name, arguments, range: range)
+    }
+  }
+
+  /// A `where` or `cells when` test: the expression must be true or false.
+  func checkTest(_ expression: ValueExpression) throws -> TypedExpression {
+    let checked = try check(expression)
+    try requireBool(checked, expression)
+    return checked
+  }
+
+  private func requireBool(_ checked: TypedExpression, _ expression: ValueExpression) throws {
+    guard let type = checked.type, type != .bool, type != .null else { return }
+    let fix: String? =
+      switch type {
+      case .int, .double: "compare it, as in: \(text(expression.range)) > 0"
+      case .text: "compare it, as in: \(text(expression.range)) == \"yes\""
+      default: nil
+      }
+    throw Diagnostic(.notABool(describe(expression, type), fix: fix), at: expression.range)
+  }
+
+  // MARK: Operators
+
+  private func binary(
+    _ left: ValueExpression, _ op: BinaryOperator, _ right: ValueExpression, operatorRange: SourceRange
+  ) throws -> TypedExpression {
+    let a = try check(left)
+    let b = try check(right)
+    let expression = RowExpression.binary(a.expression, op, b.expression)
+    switch op {
+    case .and, .or:
+      try requireBool(a, left)
+      try requireBool(b, right)
+      return TypedExpression(expression: expression, type: .bool)
+    case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
+      try requireComparable(left, a, right, b, ordering: op.isOrdering)
+      return folded(TypedExpression(expression: expression, type: .bool))
+    case .contains:
+      switch a.type {
+      case .text?:
+        if let t = b.type, t != .text, t != .null {
+          throw Diagnostic(
+            .cannotCompare(
+              left: describe(left, .text), right: describe(right, t),
+              fix: "'contains' looks for text in text; write text(\(text(right.range)))"),
+            at: right.range)
+        }
+      case .list?, nil, .null?:
+        break
+      case let type?:
+        throw Diagnostic(
+          .cannotCompare(
+            left: describe(left, type), right: describe(right, b.type),
+            fix: "'contains' looks in text or in a list"),
+          at: left.range)
+      }
+      return folded(TypedExpression(expression: expression, type: .bool))
+    case .isIn:
+      if let type = b.type, type != .list, type != .null {
+        throw Diagnostic(.notAList(describe(right, type)), at: right.range)
+      }
+      if case .list(let items, _) = right {
+        for item in items { try requireComparable(left, a, item, try check(item), ordering: false) }
+      }
+      return folded(TypedExpression(expression: expression, type: .bool))
+    case .add, .subtract, .multiply, .divide, .remainder:
+      let type: ValueType?
+      switch (a.type, b.type) {
+      case (.null?, _), (_, .null?): type = .null
+      case (let x?, let y?) where x.isNumber && y.isNumber:
+        type = x == .int && y == .int && op != .divide ? .int : .double
+      case (.text?, .text?) where op == .add: type = .text
+      case (let x?, let y?):
+        let fix: String? =
+          if op == .add, x == .text || y == .text {
+            "join text with text, as in: \(x == .text ? text(left.range) : "text(\(text(left.range)))") + \(y == .text ? text(right.range) : "text(\(text(right.range)))")"
+          } else if x == .date, y == .date, op == .subtract {
+            "days(\(text(right.range)), \(text(left.range))) counts the days between two dates"
+          } else if let marker = markerFix(left, x, y) ?? markerFix(right, y, x) {
+            marker
+          } else {
+            nil
+          }
+        throw Diagnostic(
+          .cannotCombine(operator: op.rawValue, left: describe(left, x), right: describe(right, y), fix: fix),
+          at: operatorRange)
+      case (.int?, nil), (nil, .int?):
+        // An int with an unknown: known only at run time (a double or an int).
+        type = op == .divide ? .double : nil
+      default:
+        type = op == .divide ? .double : nil
+      }
+      return folded(TypedExpression(expression: expression, type: type))
+    }
+  }
+
+  /// Comparing values of unlike types is refused, with what would fix it.
+  private func requireComparable(
+    _ left: ValueExpression, _ a: TypedExpression, _ right: ValueExpression, _ b: TypedExpression, ordering: Bool
+  ) throws {
+    guard let x = a.type, let y = b.type, x != .null, y != .null else { return }
+    if x.isNumber && y.isNumber { return }
+    if x == y {
+      if ordering, x == .list || x == .record {
+        throw Diagnostic(
+          .cannotCompare(
+            left: describe(left, x), right: describe(right, y), fix: "lists and records are equal or not, never less"
+          ), at: left.range)
+      }
+      return
+    }
+    let fix = markerFix(left, x, y) ?? markerFix(right, y, x) ?? conversionFix(left, x, right, y)
+    throw Diagnostic(.cannotCompare(left: describe(left, x), right: describe(right, y), fix: fix), at: left.range)
+  }
+
+  /// For a text field that holds numbers (or dates) except a few markers, met by a number
+  /// (or date): "its values are numbers except "NA": add null "NA" to the csv".
+  private func markerFix(_ expression: ValueExpression, _ type: ValueType, _ other: ValueType) -> String? {
+    guard type == .text, let path = expression.fieldPath, let profile = try? scope.field(path).profile,
+      let first = profile.markers.first,
+      first.wouldBe == other || (first.wouldBe.isNumber && other.isNumber)
+    else { return nil }
+    let kind = first.wouldBe.isNumber ? "numbers" : "\(first.wouldBe.rawValue)s"
+    let quoted = profile.markers.map { JSONWriter.quoted($0.text) }
+    return
+      "its values are \(kind) except \(Vocabulary.choices(quoted)): add null \(quoted.joined(separator: ", ")) to the \(scope.sourceKind)"
+  }
+
+  /// A conversion that would make the two sides comparable.
+  private func conversionFix(_ left: ValueExpression, _ x: ValueType, _ right: ValueExpression, _ y: ValueType)
+    -> String?
+  {
+    func literalText(_ e: ValueExpression) -> String? {
+      if case .literal(.string(let s), _) = e { return s }
+      return nil
+    }
+    for (expression, type, other) in [(left, x, y), (right, y, x)] {
+      if (other == .date || other == .timestamp), let text = literalText(expression) {
+        return "write \(other.rawValue)(\(JSONWriter.quoted(text)))"
+      }
+      if type == .text, other.isNumber {
+        return "convert the text with double(\(text(expression.range))), or compare with a text"
+      }
+    }
+    return nil
+  }
+
+  /// `body_mass_g (text)`, `6000 (int)`.
+  func describe(_ expression: ValueExpression, _ type: ValueType?) -> String {
+    var written = text(expression.range)
+    if written.count > 40 { written = String(written.prefix(37)) + "…" }
+    return written + (type.map { " (\($0.rawValue))" } ?? "")
+  }
+
+  // MARK: Functions
+
+  private func call(_ name: Identifier, _ arguments: [ValueExpression], range: SourceRange) throws
+    -> TypedExpression
+  {
+    guard let function = ExpressionFunction(rawValue: name.name) else {
+      throw Diagnostic(
+        .unknownFunction(
+          name.name, suggestion: suggestion(for: name.name, among: ExpressionFunction.allCases.map(\.rawValue))),
+        at: name.range)
+    }
+    let checked = try arguments.map(check)
+    switch function.resultType(checked.map(\.type)) {
+    case .failure(.argumentCount):
+      throw Diagnostic(.functionArgumentCount(name.name, signature: function.signature), at: range)
+    case .failure(.argument(let index, let found)):
+      throw Diagnostic(
+        .functionArgumentType(
+          name.name, argument: describe(arguments[index], found), signature: function.signature),
+        at: arguments[index].range)
+    case .failure(.mixedResults(let a, let b)):
+      throw Diagnostic(.functionMixedResults(name.name, a.rawValue, b.rawValue), at: range)
+    case .success(let type):
+      let result = TypedExpression(expression: .call(function, checked.map(\.expression)), type: type)
+      let value = folded(result)
+      // A constant that reads nothing (`date("May")`) is a mistake in the script: say so now.
+      if case .literal(.null) = value.expression, function != .coalesce, function != .if,
+        checked.contains(where: { $0.expression != .literal(.null) })
+      {
+        throw Diagnostic(
+          .functionArgumentType(
+            name.name, argument: describe(arguments[0], checked[0].type) + ", which reads as no value",
+            signature: function.signature),
+          at: range)
+      }
+      return value
+    }
+  }
+
+  /// An expression of literals only, worked out now: `date("2020-01-01")` becomes a date a
+  /// database can compare with.
+  private func folded(_ typed: TypedExpression) -> TypedExpression {
+    guard typed.expression.fieldNames.isEmpty, !typed.expression.readsItem else { return typed }
+    let value = typed.expression.compiled()(.null)
+    return TypedExpression(expression: .literal(value), type: typed.type == nil ? value.type : typed.type)
+  }
+}
+
+extension RowExpression {
+  /// Whether the expression reads the item itself (`.`).
+  var readsItem: Bool {
+    switch self {
+    case .field(let path): path.isEmpty
+    case .literal: false
+    case .list(let items), .call(_, let items): items.contains { $0.readsItem }
+    case .negate(let a), .not(let a): a.readsItem
+    case .binary(let a, _, let b): a.readsItem || b.readsItem
+    }
+  }
+}
+
+extension Evaluator {
+  /// The scope of a provider's items: its fields as checked by ``checkField(_:in:)``, typed
+  /// from what the provider knows of them.
+  func scope(of provider: ProviderValue) -> FieldScope {
+    let profiles = Evaluator.profiles(of: provider.provider)
+    let byName = Dictionary(profiles.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    let plain = Evaluator.plainItemType(of: provider.provider).flatMap(ValueType.init(rawValue:))
+    return FieldScope(
+      field: { path in
+        try checkField(path, in: provider)
+        guard let first = path.components.first else { return FieldInfo(type: plain, profile: nil) }
+        guard path.components.count == 1, let profile = byName[first] else { return FieldInfo(type: nil, profile: nil) }
+        return FieldInfo(type: profile.type, profile: profile)
+      }, sourceKind: provider.sourceKind)
+  }
+
+  /// A checker over a provider's items.
+  func checker(for provider: ProviderValue) -> ExpressionChecker {
+    ExpressionChecker(scope: scope(of: provider), text: { self.text($0) })
+  }
+
+  /// What is known of a provider's fields' types: what it says, else what its items show
+  /// (read from memory; a lazy source is never read through for this).
+  static func profiles(of provider: any DataProvider<Value>) -> [FieldProfile] {
+    if let profiles = provider.fieldProfiles { return profiles }
+    if provider is any ReadOnlyStore { return [] }
+    return FieldProfiler.profiles(of: provider.allItems) ?? []
+  }
+
+  /// The profiles with every field's nulls counted, for the summary and `describe`: items in
+  /// memory are looked at when the provider does not know its nulls (a filtered view); a lazy
+  /// one keeps what it knows.
+  static func countedProfiles(of provider: any DataProvider<Value>) -> [FieldProfile] {
+    let known = profiles(of: provider)
+    guard known.contains(where: { $0.nulls == nil }), !(provider is any ReadOnlyStore) else { return known }
+    guard var counted = FieldProfiler.profiles(of: provider.allItems) else { return known }
+    let markers = Dictionary(known.map { ($0.name, $0.markers) }, uniquingKeysWith: { a, _ in a })
+    for index in counted.indices where counted[index].type == .text {
+      counted[index].markers = markers[counted[index].name] ?? []
+    }
+    return counted
+  }
+}
+
+extension DataProvider {
+  /// Every item in order, read one at a time.
+  var allItems: some Sequence<Item> {
+    (0..<numberOfSections).lazy.flatMap { section in
+      (0..<self.numberOfItems(inSection: section)).lazy.map { self.item(at: ItemPath(item: $0, section: section)) }
+    }
+  }
+}
