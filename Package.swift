@@ -48,7 +48,10 @@ let package = Package(
       name: "DataSourceKitTests",
       dependencies: ["DataSourceKit", .product(name: "GRDB", package: "GRDB.swift")]
     ),
-    .testTarget(name: "DataSourceScriptTests", dependencies: ["DataSourceScript"]),
+    .testTarget(
+      name: "DataSourceScriptTests",
+      dependencies: ["DataSourceScript", .product(name: "GRDB", package: "GRDB.swift")]
+    ),
     .testTarget(
       name: "dshTests",
       dependencies: ["dsh", "DataSourceScript"],

@@ -68,7 +68,7 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
     case .httpStatus(let url, let status): "GET \(url): HTTP \(status)"
     case .httpTransport(let url, let message): "GET \(url): \(message)"
     case .valueNotOfType(let path, let place, let field, let value, let type):
-      "\(path):\(place): \(field) is \(JSONWriter.quoted(value)), not a \(type); list it in null \"…\" to read it as null, or give \(field) another type"
+      "\(path)\(Int(place) != nil ? ":\(place)" : " (\(place))"): \(field) is \(JSONWriter.quoted(value)), not \("aeiouAEIOU".contains(type.first ?? "x") ? "an" : "a") \(type); list it in null \"…\" to read it as null, or give \(field) another type"
     case .unknownTypedField(let path, let field, let fields):
       "\(path): types names '\(field)', which is not a field; the fields are \(fields.joined(separator: ", "))"
     case .sqlite(let path, let message, let sql):

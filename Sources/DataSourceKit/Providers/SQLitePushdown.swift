@@ -177,14 +177,10 @@ struct SQLTranslator {
       }
       guard x.type.isNumber, y.type.isNumber else { return nil }
       switch op {
-      case .divide:
-        // dsh's `/` is always a double; SQLite gives null for a division by zero, as dsh does.
-        return SQLFragment(
-          sql: "(CAST(\(x.sql) AS REAL) / \(y.sql))", arguments: x.arguments + y.arguments, type: .double)
-      case .remainder:
-        // On ints SQLite's % is C's, as Swift's; on reals it would truncate them first.
-        guard x.type == .int, y.type == .int else { return nil }
-        return SQLFragment(sql: "(\(x.sql) % \(y.sql))", arguments: x.arguments + y.arguments, type: .int)
+      case .divide, .remainder:
+        // SQLite gives null for a division by zero as dsh does, but silently: dsh notes it, so
+        // both stay in memory where the note is counted.
+        return nil
       default:
         // Int arithmetic that overflows becomes a real in SQLite and null in dsh: only real
         // arithmetic (the same IEEE operations) goes down.

@@ -244,7 +244,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .notAList(let what): "'in' needs a list on its right, as in: x in [1, 2, 3]; found \(what)"
     case .negateNonNumber(let what): "'-' needs a number; found \(what)"
     case .typeMismatch(let field, let holds, let value, let type):
-      "'\(field)' holds \(holds) values; \(value) is \(Self.article(type)) \(type); set \(Self.article(holds)) \(holds) or null"
+      "'\(field)' holds \(holds) values; \(value) is \(Self.withArticle(type)); set \(Self.withArticle(holds)) or null" + (holds == "int" && type == "double" ? " (round(x) or int(x) make an int)" : "")
     case .notARecord(let name, let found):
       "\(name) holds \(found) items, not records; only records have fields to set"
     case .noBaseline(let name):
@@ -260,6 +260,11 @@ public enum DiagnosticMessage: Sendable, Equatable {
   }
 
   /// "a" or "an" before a type's name.
+  /// `an int`, `a date`, `text` (text is not counted).
+  private static func withArticle(_ type: String) -> String {
+    type == "text" ? "text" : article(type) + " " + type
+  }
+
   private static func article(_ word: String) -> String {
     word.first.map { "aeiou".contains($0) } == true ? "an" : "a"
   }

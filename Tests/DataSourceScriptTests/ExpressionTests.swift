@@ -1,0 +1,107 @@
+import DataSourceKit
+import Foundation
+import Testing
+
+@testable import DataSourceScript
+
+@Suite("Expressions")
+@MainActor
+struct ExpressionTests {
+  /// An expression as written, checked with every field unknown, evaluated with no item.
+  func evaluate(_ text: String) throws -> Value {
+    var parser = Parser(tokens: Lexer.tokenize(text))
+    let expression = try parser.parseValueExpression()
+    let checker = ExpressionChecker(
+      scope: FieldScope(field: { _ in FieldInfo(type: nil, profile: nil) }, sourceKind: "array"),
+      text: { _ in text })
+    return try checker.check(expression).expression.compiled()(.null)
+  }
+
+  @Test("every function's example in help gives the result help says", arguments: ExpressionFunction.allCases)
+  func functionExamples(function: ExpressionFunction) throws {
+    let (expression, result) = function.example
+    #expect(try evaluate(expression).literalText == result, "\(expression)")
+  }
+
+  @Test(
+    "operators: precedence, subtraction next to numbers, null",
+    arguments: [
+      ("1 + 2 * 3", "7"), ("(1 + 2) * 3", "9"), ("10 - 2 - 3", "5"), ("7 % 3", "1"), ("2-1", "1"),
+      ("-2 * -3", "6"), ("7 / 2", "3.5"), ("1 + null", "null"), ("null == null", "true"),
+      ("not (1 > 2) and 3 in [1, 2, 3]", "true"), ("\"abc\" contains \"b\"", "true"),
+      ("\"a\" + \"b\" == \"ab\"", "true"), ("1 == 1.0", "true"), ("null > 1", "false"),
+      ("not (null > 1)", "true"), ("coalesce(null, null)", "null"),
+    ])
+  func operators(text: String, expected: String) throws {
+    #expect(try evaluate(text).literalText == expected)
+  }
+
+  @Test(
+    "type errors name both sides and a fix",
+    arguments: [
+      (
+        "let p = csv \"samples:penguins.csv\"\nshow p | where body_mass_g > 6000",
+        "cannot compare body_mass_g (text) with 6000 (int); its values are numbers except \"NA\": add null \"NA\" to the csv"
+      ),
+      (
+        "let p = csv \"samples:people.csv\"\nshow p | where joined > \"2018-01-01\"",
+        "cannot compare joined (date) with \"2018-01-01\" (text); write date(\"2018-01-01\")"
+      ),
+      (
+        "let p = csv \"samples:people.csv\"\nshow p | where name > 3",
+        "cannot compare name (text) with 3 (int); convert the text with double(name), or compare with a text"
+      ),
+      (
+        "let p = csv \"samples:people.csv\"\nshow p | extend x = name + 1",
+        "cannot use '+' on name (text) and 1 (int); join text with text, as in: name + text(1)"
+      ),
+      ("show [1, 2] | where lowr(.) == 1", "unknown function 'lowr'; did you mean 'lower'?"),
+      ("show [1, 2] | where lower(.) == 1", "lower does not take . (int): it is lower(text) → text"),
+      ("show [1, 2] | where substr(\"a\", 1) == 1", "wrong number of arguments to substr: it is substr(text, start, count) → text"),
+      ("show [1, 2] | where . + 1", ". + 1 (int) is not true or false; compare it, as in: . + 1 > 0"),
+      ("show [1, 2] | where date(\"May\") == null", "date does not take \"May\" (text), which reads as no value"),
+      ("show [1, 2] | where if(. > 1, 1, \"x\") == 1", "if would give int or text"),
+      ("let p = csv \"samples:people.csv\"\nshow p | where joined - joined > 3", "days(joined, joined) counts the days"),
+    ])
+  func typeErrors(script: String, message: String) async {
+    let (_, output, ok) = await run(script)
+    #expect(!ok)
+    #expect(output.errors.contains(message), "\(output.errors)")
+  }
+
+  @Test("update computes from the record as it was; a value must fit the field's type")
+  func updates() async {
+    let (_, output, _) = await run(
+      """
+      let p = [{n: 1, x: 2.5, s: "a"}, {n: 2, x: 1.0, s: "b"}]
+      update p set n = n + 10, x = n, s = upper(s) + text(n) where n == 2
+      show p as csv
+      update p set n = 1.5
+      update p set n = "one"
+      """)
+    #expect(output.text.contains("n,x,s\n1,2.5,a\n12,2.0,B2\n"), "\(output.text)")
+    #expect(output.errors.contains("'n' holds int values; 1.5 is a double; set an int or null (round(x) or int(x) make an int)"))
+    #expect(output.errors.contains("'n' holds int values; \"one\" is text; set an int or null"))
+  }
+
+  @Test("insert checks each value against its field's type; dates may be written as ISO text")
+  func inserts() async {
+    let (_, output, _) = await run(
+      """
+      let p = csv "samples:people.csv" key id
+      insert into p {id: 11, name: "Barbara", joined: "2024-02-29"}
+      show p | where joined > date("2024-01-01") as csv
+      insert into p {id: "twelve"}
+      """)
+    #expect(output.text.contains("11,Barbara,,,,,2024-02-29"), "\(output.text)")
+    #expect(output.errors.contains("'id' holds int values; \"twelve\" is text; set an int or null"))
+  }
+
+  @Test("division by zero gives null and one note after the statement")
+  func notes() async {
+    let (_, output, ok) = await run("show [{a: 1, b: 0}, {a: 2, b: 0}, {a: 3, b: 1}] | extend q = a / b as csv")
+    #expect(ok)
+    #expect(output.text == "a,b,q\n1,0,\n2,0,\n3,1,3.0\n")
+    #expect(output.errors == "note: division by zero gave null 2 times\n")
+  }
+}

@@ -1,0 +1,151 @@
+import DataSourceKit
+import Foundation
+import GRDB
+import Testing
+
+@testable import DataSourceScript
+
+/// The same data as a CSV file and as a SQLite table, and the same statements over both: the
+/// answers must be identical, whether SQLite ran the stage (pushed down) or memory did.
+@Suite("One answer from every source")
+@MainActor
+struct SameAnswerTests {
+  /// A small deterministic generator, so a failure names a seed that reproduces it.
+  struct Generator {
+    var state: UInt64
+    mutating func next(_ bound: Int) -> Int {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int((state >> 33) % UInt64(bound))
+    }
+    mutating func pick<T>(_ items: [T]) -> T { items[next(items.count)] }
+  }
+
+  static let texts = ["apple", "Apple", "banana", "é", "e\u{301}", "zebra", "", "Zoë", "a,b", "10"]
+
+  /// Writes the rows as `t.csv` and `t.db` (table t) in a fresh folder.
+  static func fixture(rows: Int, seed: UInt64) throws -> String {
+    var random = Generator(state: seed)
+    let folder = NSTemporaryDirectory() + "same-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let database = try DatabaseQueue(path: folder + "/t.db")
+    var csv = "id,n,x,s,d,b\n"
+    try database.write { db in
+      try db.execute(sql: "CREATE TABLE t (id INTEGER, n INTEGER, x REAL, s TEXT, d DATE, b BOOLEAN)")
+      for id in 1...rows {
+        let n: Int? = random.next(5) == 0 ? nil : random.next(21) - 10
+        let x: Double? = random.next(5) == 0 ? nil : Double(random.next(400) - 200) / 8
+        let s: String? = random.next(6) == 0 ? nil : random.pick(texts)
+        let d: String? =
+          random.next(5) == 0 ? nil : CalendarDate.isoText(days: 10_000 + random.next(2000))
+        let b: Bool? = random.next(4) == 0 ? nil : random.next(2) == 0
+        try db.execute(
+          sql: "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)", arguments: [id, n, x, s, d, b.map { $0 ? 1 : 0 }])
+        func field(_ text: String?) -> String {
+          guard let text else { return "" }
+          // Empty text is written quoted, so it reads as empty text, not null.
+          return text.isEmpty || text.contains(",") ? "\"\(text)\"" : text
+        }
+        csv +=
+          [
+            String(id), n.map(String.init) ?? "", x.map { Value.double($0).description } ?? "", field(s), d ?? "",
+            b.map { $0 ? "true" : "false" } ?? "",
+          ].joined(separator: ",") + "\n"
+      }
+    }
+    try csv.write(toFile: folder + "/t.csv", atomically: true, encoding: .utf8)
+    return folder
+  }
+
+  /// A random test over the fields, up to `depth` levels of and, or and not.
+  static func predicate(_ random: inout Generator, depth: Int) -> String {
+    if depth > 0, random.next(3) == 0 {
+      let a = predicate(&random, depth: depth - 1)
+      let b = predicate(&random, depth: depth - 1)
+      return random.pick(["(\(a) and \(b))", "(\(a) or \(b))", "not (\(a))"])
+    }
+    let k = random.next(21) - 10
+    let text = JSONWriter.quoted(random.pick(texts))
+    let day = "date(\"\(CalendarDate.isoText(days: 10_000 + random.next(2000)))\")"
+    return random.pick([
+      "n > \(k)", "n <= \(k)", "n == \(k)", "n != \(k)", "x < \(Double(k) / 2)", "x >= \(k)", "s == \(text)",
+      "s < \(text)", "s != \(text)", "s contains \(text)", "d >= \(day)", "d < \(day)", "b", "not b",
+      "b == false", "n in [1, 2, \(k)]", "s in [\(text), \"zebra\"]", "x * 2 > n", "n + 1 > \(k)",
+      "coalesce(n, 0) > \(k)", "len(s) > 2", "n == null", "s != null", "if(b, n, 0) > \(k / 2)", "x / n > 1",
+      "n % 3 == 1", "substr(s, 1, 1) == \"a\"", "replace(s, \"a\", \"\") == \"pple\"", "-x > \(k)",
+      "s + \"!\" == \"é!\"", "year(d) == 1999", "upper(s) == \"APPLE\"",
+    ])
+  }
+
+  /// What one script printed in a session (its output and errors only, not the session's
+  /// earlier ones).
+  func printed(_ text: String, in session: Session) async -> (text: String, errors: String) {
+    let output = session.output as! CapturedOutput
+    let (textStart, errorStart) = (output.text.count, output.errors.count)
+    _ = await run(text, in: session)
+    return (String(output.text.dropFirst(textStart)), String(output.errors.dropFirst(errorStart)))
+  }
+
+  @Test("random predicates, sorts and sections give the same rows from csv and sqlite")
+  func randomPredicates() async throws {
+    let seed: UInt64 = 20_261_123
+    let folder = try Self.fixture(rows: 300, seed: seed)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let (session, setup, ok) = await run(
+      "let c = csv \"\(folder)/t.csv\"\nlet q = sqlite \"\(folder)/t.db\" table t types {b: bool}")
+    #expect(ok, "\(setup.errors)")
+    var random = Generator(state: seed)
+    var pushed = 0
+    var nonEmpty = 0
+    for _ in 0..<150 {
+      let test = Self.predicate(&random, depth: 3)
+      let order = random.pick(["id", "s, id", "d desc, id", "x, n desc, id", "n * 2, id"])
+      let tail = "| where \(test) | sort by \(order) as csv"
+      let fromCSV = await printed("show c \(tail)", in: session)
+      let fromSQLite = await printed("show q \(tail)", in: session)
+      #expect(fromCSV.errors == fromSQLite.errors, "\(test)")
+      #expect(fromCSV.errors.isEmpty || fromCSV.errors.hasPrefix("note:"), "\(test): \(fromCSV.errors)")
+      #expect(fromCSV.text.hasPrefix("id,n,x,s,d,b\n"))
+      #expect(fromCSV.text == fromSQLite.text, "where \(test) sort by \(order)")
+      if fromCSV.text.split(separator: "\n").count > 1 { nonEmpty += 1 }
+      let described = await printed("describe q | where \(test)", in: session)
+      if described.text.hasPrefix("sqlite") { pushed += 1 }
+    }
+    // Most predicates run in SQL; the rest ran in memory and still agreed.
+    #expect(pushed > 75)
+    // And the tests are not trivial: most keep some rows.
+    #expect(nonEmpty > 75)
+    for key in ["s", "d", "b", "n", "len(s)"] {
+      let a = await printed("show c | section by \(key) | sort by id as json", in: session)
+      let b = await printed("show q | section by \(key) | sort by id as json", in: session)
+      #expect(a.text.count > 100)
+      #expect(a.text == b.text, "section by \(key)")
+    }
+  }
+
+  @Test("a column SQLite declares INTEGER but that holds 'NA' is an error until null lists it")
+  func markersInSQLite() async throws {
+    let folder = NSTemporaryDirectory() + "na-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let database = try DatabaseQueue(path: folder + "/p.db")
+    try await database.write { db in
+      try db.execute(sql: "CREATE TABLE p (id INTEGER, mass INTEGER, loose)")
+      try db.execute(sql: "INSERT INTO p VALUES (1, 3750, 1), (2, 'NA', 'NA'), (3, 6300, 7), (4, 'NA', 2)")
+    }
+    try "id,mass,loose\n1,3750,1\n2,NA,NA\n3,6300,7\n4,NA,2\n".write(
+      toFile: folder + "/p.csv", atomically: true, encoding: .utf8)
+    let (session, first, ok) = await run("let q = sqlite \"\(folder)/p.db\" table p")
+    #expect(!ok)
+    #expect(first.errors.contains("p.db (2 rows): mass is \"NA\", not an int"), "\(first.errors)")
+    let second = await printed(
+      """
+      let q = sqlite "\(folder)/p.db" table p null "NA"
+      let c = csv "\(folder)/p.csv" null "NA"
+      show q | where mass > 6000 and loose > 5 as csv
+      show c | where mass > 6000 and loose > 5 as csv
+      """, in: session)
+    #expect(second.text == "id,mass,loose\n3,6300,7\n" + "id,mass,loose\n3,6300,7\n", "\(second.errors)")
+    let third = await printed("let r = sqlite \"\(folder)/p.db\" table p types {mass: text}\nshow r | where loose > 1", in: session)
+    #expect(third.errors.contains("cannot compare loose (text) with 1 (int); its values are numbers except \"NA\": add null \"NA\" to the sqlite"), "\(third.errors)")
+  }
+}
