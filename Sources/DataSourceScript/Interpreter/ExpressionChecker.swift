@@ -189,7 +189,7 @@ struct ExpressionChecker {
     let kind = first.wouldBe.isNumber ? "numbers" : "\(first.wouldBe.rawValue)s"
     let quoted = profile.markers.map { JSONWriter.quoted($0.text) }
     return
-      "its values are \(kind) except \(Vocabulary.choices(quoted)): add null \(quoted.joined(separator: ", ")) to the \(scope.sourceKind)"
+      "its values are \(kind) except \(SessionNotes.list(quoted)): add null \(quoted.joined(separator: ", ")) to the \(scope.sourceKind)"
   }
 
   /// A conversion that would make the two sides comparable.

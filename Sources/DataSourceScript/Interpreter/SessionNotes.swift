@@ -34,7 +34,7 @@ final class SessionNotes {
       let kind = markers[0].wouldBe.isNumber ? "numbers" : "\(markers[0].wouldBe.rawValue)s"
       let one = fields.count == 1
       pending.append(
-        "\(name): \(SessionNotes.list(fields)) \(one ? "is" : "are") text because of \(Vocabulary.choices(quoted)) (\(rows) row\(rows == 1 ? "" : "s")\(one ? "" : " each")); add null \(quoted.joined(separator: ", ")) to read \(one ? "it" : "them") as \(kind)"
+        "\(name): \(SessionNotes.list(fields)) \(one ? "is" : "are") text because of \(SessionNotes.list(quoted)) (\(rows) row\(rows == 1 ? "" : "s")\(one ? "" : " each")); add null \(quoted.joined(separator: ", ")) to read \(one ? "it" : "them") as \(kind)"
       )
     }
   }
