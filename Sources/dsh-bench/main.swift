@@ -163,7 +163,7 @@ func megabytes(_ kb: Int) -> String { String(format: "%.0f MB", Double(kb) / 102
 // MARK: Main
 
 let dsh =
-  CommandLine.arguments.dropFirst().first { $0 != "scale" }
+  CommandLine.arguments.dropFirst().first { $0 != "scale" && $0 != "types" }
   ?? {
     let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
       .appendingPathComponent("dsh").path
@@ -175,7 +175,9 @@ guard FileManager.default.isExecutableFile(atPath: dsh) else {
 
 try? FileManager.default.createDirectory(atPath: dataFolder, withIntermediateDirectories: true)
 let onlyScale = CommandLine.arguments.contains("scale")
-if !onlyScale {
+let onlyTypes = CommandLine.arguments.contains("types")
+if onlyTypes { measureTypes() }
+if !onlyScale && !onlyTypes {
   if fileSize(csvPath) == 0 {
     print("generating \(csvPath) (\(rowCount) rows) …")
     generateCSV(path: csvPath, rows: rowCount)
@@ -481,9 +483,10 @@ if !onlyScale {
         target: "≤ 2×", met: large <= 2 * small))
   }
 
+  measureTypes()
 }  // !onlyScale
 
-measureScale()
+if !onlyTypes { measureScale() }
 
 // MARK: Print
 

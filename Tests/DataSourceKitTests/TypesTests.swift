@@ -67,9 +67,12 @@ struct TypesTests {
   @Test("strftime writes dates in English and UTC")
   func strftime() {
     let day = CalendarDate.days(year: 1992, month: 4, day: 30)!
-    #expect(CalendarDate.format(day, isTimestamp: false, format: "%a %d %b %Y, day %j") == "Thu 30 Apr 1992, day 121")
     #expect(
-      CalendarDate.format(day * CalendarDate.microsecondsPerDay + 3_723_000_000, isTimestamp: true, format: "%H:%M:%S %p")
+      CalendarDate.format(day, isTimestamp: false, format: "%a %d %b %Y, day %j")
+        == "Thu 30 Apr 1992, day 121")
+    #expect(
+      CalendarDate.format(
+        day * CalendarDate.microsecondsPerDay + 3_723_000_000, isTimestamp: true, format: "%H:%M:%S %p")
         == "01:02:03 AM")
   }
 
@@ -150,9 +153,12 @@ struct TypesTests {
       throws: DataSourceError.valueNotOfType(
         path: "t.csv", place: "3", field: "mass", value: "heavy", type: "int")
     ) {
-      _ = try await self.csv("id,mass\n1,3750\n2,heavy\n", options: ReadOptions(types: ["mass": DeclaredType(.int)]))
+      _ = try await self.csv(
+        "id,mass\n1,3750\n2,heavy\n", options: ReadOptions(types: ["mass": DeclaredType(.int)]))
     }
-    await #expect(throws: DataSourceError.unknownTypedField(path: "t.csv", field: "masss", fields: ["id", "mass"])) {
+    await #expect(
+      throws: DataSourceError.unknownTypedField(path: "t.csv", field: "masss", fields: ["id", "mass"])
+    ) {
       _ = try await self.csv("id,mass\n1,3750\n", options: ReadOptions(types: ["masss": DeclaredType(.int)]))
     }
   }

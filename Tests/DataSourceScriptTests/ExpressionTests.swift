@@ -57,11 +57,20 @@ struct ExpressionTests {
       ),
       ("show [1, 2] | where lowr(.) == 1", "unknown function 'lowr'; did you mean 'lower'?"),
       ("show [1, 2] | where lower(.) == 1", "lower does not take . (int): it is lower(text) → text"),
-      ("show [1, 2] | where substr(\"a\", 1) == 1", "wrong number of arguments to substr: it is substr(text, start, count) → text"),
+      (
+        "show [1, 2] | where substr(\"a\", 1) == 1",
+        "wrong number of arguments to substr: it is substr(text, start, count) → text"
+      ),
       ("show [1, 2] | where . + 1", ". + 1 (int) is not true or false; compare it, as in: . + 1 > 0"),
-      ("show [1, 2] | where date(\"May\") == null", "date does not take \"May\" (text), which reads as no value"),
+      (
+        "show [1, 2] | where date(\"May\") == null",
+        "date does not take \"May\" (text), which reads as no value"
+      ),
       ("show [1, 2] | where if(. > 1, 1, \"x\") == 1", "if would give int or text"),
-      ("let p = csv \"samples:people.csv\"\nshow p | where joined - joined > 3", "days(joined, joined) counts the days"),
+      (
+        "let p = csv \"samples:people.csv\"\nshow p | where joined - joined > 3",
+        "days(joined, joined) counts the days"
+      ),
     ])
   func typeErrors(script: String, message: String) async {
     let (_, output, ok) = await run(script)
@@ -80,7 +89,9 @@ struct ExpressionTests {
       update p set n = "one"
       """)
     #expect(output.text.contains("n,x,s\n1,2.5,a\n12,2.0,B2\n"), "\(output.text)")
-    #expect(output.errors.contains("'n' holds int values; 1.5 is a double; set an int or null (round(x) or int(x) make an int)"))
+    #expect(
+      output.errors.contains(
+        "'n' holds int values; 1.5 is a double; set an int or null (round(x) or int(x) make an int)"))
     #expect(output.errors.contains("'n' holds int values; \"one\" is text; set an int or null"))
   }
 
@@ -99,7 +110,8 @@ struct ExpressionTests {
 
   @Test("division by zero gives null and one note after the statement")
   func notes() async {
-    let (_, output, ok) = await run("show [{a: 1, b: 0}, {a: 2, b: 0}, {a: 3, b: 1}] | extend q = a / b as csv")
+    let (_, output, ok) = await run(
+      "show [{a: 1, b: 0}, {a: 2, b: 0}, {a: 3, b: 1}] | extend q = a / b as csv")
     #expect(ok)
     #expect(output.text == "a,b,q\n1,0,\n2,0,\n3,1,3.0\n")
     #expect(output.errors == "note: division by zero gave null 2 times\n")

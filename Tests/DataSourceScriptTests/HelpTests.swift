@@ -31,7 +31,9 @@ struct HelpTests {
       guard !topics.isEmpty else { continue }
       out += "## \(group.rawValue)\n\n"
       for topic in topics {
-        out += "### \(topic.name)\n\n```\n" + topic.syntax.joined(separator: "\n") + "\n```\n\n" + topic.summary + "\n\n"
+        out +=
+          "### \(topic.name)\n\n```\n" + topic.syntax.joined(separator: "\n") + "\n```\n\n" + topic.summary
+          + "\n\n"
         if !topic.examples.isEmpty {
           out += "Examples:\n\n" + topic.examples.map { "```\n\($0)\n```\n\n" }.joined()
         }

@@ -21,7 +21,8 @@ struct LexerParserTests {
     let kinds = Lexer.tokenize("x 0..10 -3 2.5 1_000 \"a\\tb\\u{1F600}\" # c").map(\.kind)
     #expect(
       kinds == [
-        .identifier("x"), .int(0), .symbol(.dotDot), .int(10), .symbol(.minus), .int(3), .double(2.5), .int(1000),
+        .identifier("x"), .int(0), .symbol(.dotDot), .int(10), .symbol(.minus), .int(3), .double(2.5),
+        .int(1000),
         .string("a\tb😀"),
         .endOfStatement, .endOfInput,
       ])

@@ -47,7 +47,8 @@ struct SameAnswerTests {
         }
         csv +=
           [
-            String(id), n.map(String.init) ?? "", x.map { Value.double($0).description } ?? "", field(s), d ?? "",
+            String(id), n.map(String.init) ?? "", x.map { Value.double($0).description } ?? "", field(s),
+            d ?? "",
             b.map { $0 ? "true" : "false" } ?? "",
           ].joined(separator: ",") + "\n"
       }
@@ -79,7 +80,7 @@ struct SameAnswerTests {
   /// What one script printed in a session (its output and errors only, not the session's
   /// earlier ones).
   func printed(_ text: String, in session: Session) async -> (text: String, errors: String) {
-    let output = session.output as! CapturedOutput
+    guard let output = session.output as? CapturedOutput else { return ("", "no captured output") }
     let (textStart, errorStart) = (output.text.count, output.errors.count)
     _ = await run(text, in: session)
     return (String(output.text.dropFirst(textStart)), String(output.errors.dropFirst(errorStart)))
@@ -145,7 +146,11 @@ struct SameAnswerTests {
       show c | where mass > 6000 and loose > 5 as csv
       """, in: session)
     #expect(second.text == "id,mass,loose\n3,6300,7\n" + "id,mass,loose\n3,6300,7\n", "\(second.errors)")
-    let third = await printed("let r = sqlite \"\(folder)/p.db\" table p types {mass: text}\nshow r | where loose > 1", in: session)
-    #expect(third.errors.contains("cannot compare loose (text) with 1 (int); its values are numbers except \"NA\": add null \"NA\" to the sqlite"), "\(third.errors)")
+    let third = await printed(
+      "let r = sqlite \"\(folder)/p.db\" table p types {mass: text}\nshow r | where loose > 1", in: session)
+    #expect(
+      third.errors.contains(
+        "cannot compare loose (text) with 1 (int); its values are numbers except \"NA\": add null \"NA\" to the sqlite"
+      ), "\(third.errors)")
   }
 }

@@ -18,11 +18,15 @@ struct TemplateTests {
     ]))
 
   /// A checker that accepts any field, its type known only when it runs.
-  var anyField: ExpressionChecker { ExpressionChecker(
-    scope: FieldScope(field: { _ in FieldInfo(type: nil, profile: nil) }, sourceKind: "array"), text: { _ in "" }) }
+  var anyField: ExpressionChecker {
+    ExpressionChecker(
+      scope: FieldScope(field: { _ in FieldInfo(type: nil, profile: nil) }, sourceKind: "array"),
+      text: { _ in "" })
+  }
 
   func rendered(_ text: String) throws -> String {
-    try template(text).compiled(anyField, notes: nil).render(item: item, itemPath: ItemPath(item: 2, section: 0))
+    try template(text).compiled(anyField, notes: nil).render(
+      item: item, itemPath: ItemPath(item: 2, section: 0))
   }
 
   @Test(
@@ -67,7 +71,8 @@ struct TemplateTests {
   func section() throws {
     let context = SectionContext(index: 0, key: .string("Design"), count: 2)
     let section = try template("{section} ({count}) {upper(section)} {count * 10}", .section)
-    let compiled = try section.compiled(section.contextChecker(text: { _ in "" }, what: "a header"), notes: nil)
+    let compiled = try section.compiled(
+      section.contextChecker(text: { _ in "" }, what: "a header"), notes: nil)
     #expect(compiled.render(section: context) == "Design (2) DESIGN 20")
   }
 

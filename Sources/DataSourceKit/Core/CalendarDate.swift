@@ -62,7 +62,8 @@ public enum CalendarDate {
 
   /// Splits a timestamp into its day and the microseconds into that day.
   public static func split(microseconds: Int) -> (days: Int, micros: Int) {
-    let days = microseconds >= 0
+    let days =
+      microseconds >= 0
       ? microseconds / microsecondsPerDay : -((-microseconds - 1) / microsecondsPerDay) - 1
     return (days, microseconds - days * microsecondsPerDay)
   }
@@ -80,7 +81,8 @@ public enum CalendarDate {
     let (days, micros) = split(microseconds: microseconds)
     let seconds = micros / microsecondsPerSecond
     let fraction = micros % microsecondsPerSecond
-    var text = isoText(days: days) + "T" + pad(seconds / 3600, 2) + ":" + pad(seconds / 60 % 60, 2) + ":"
+    var text =
+      isoText(days: days) + "T" + pad(seconds / 3600, 2) + ":" + pad(seconds / 60 % 60, 2) + ":"
       + pad(seconds % 60, 2)
     if fraction != 0 {
       var digits = pad(fraction, 6)
@@ -154,7 +156,9 @@ public enum CalendarDate {
     return nil
   }
 
-  /// Reads `text` by a strptime-style format (DuckDB's `strptime` codes). Returns microseconds
+  /// Reads `text` by a strptime-style format (DuckDB's `strptime` codes).
+  ///
+  /// Returns microseconds
   /// since the epoch (a date-only format gives midnight UTC), or `nil` when the text does not
   /// fit the format or names a day that does not exist.
   ///
@@ -176,8 +180,10 @@ public enum CalendarDate {
     // %F and %T are shorthands.
     if format.contains("%F") || format.contains("%T") {
       formatBytes = Array(
-        format.replacingOccurrences(of: "%F", with: "%Y-%m-%d").replacingOccurrences(of: "%T", with: "%H:%M:%S")
-          .utf8)
+        format.replacingOccurrences(of: "%F", with: "%Y-%m-%d").replacingOccurrences(
+          of: "%T", with: "%H:%M:%S"
+        )
+        .utf8)
     }
     var i = 0
     while i < formatBytes.count {

@@ -37,7 +37,9 @@ public struct DeclaredType: Sendable, Equatable {
     type.rawValue + (format.map { " " + JSONWriter.quoted($0) } ?? "")
   }
 
-  /// The value of `text` as this type, or `nil` when it does not fit. Numbers are read as a CSV
+  /// The value of `text` as this type, or `nil` when it does not fit.
+  ///
+  /// Numbers are read as a CSV
   /// reads them (an int has no leading zeros; `1e400` is no double).
   public func read(_ text: String) -> Value? {
     var bytes = Array(text.utf8)
@@ -52,7 +54,9 @@ public struct DeclaredType: Sendable, Equatable {
       case .bool: return CSVReader.parseBool(field).map(Value.bool)
       case .date:
         if let format {
-          return CalendarDate.parse(text, format: format).map { .date(CalendarDate.split(microseconds: $0).days) }
+          return CalendarDate.parse(text, format: format).map {
+            .date(CalendarDate.split(microseconds: $0).days)
+          }
         }
         return CalendarDate.parseISODate(field).map(Value.date)
       case .timestamp:
@@ -70,7 +74,8 @@ public struct DeclaredType: Sendable, Equatable {
     case (_, .null): return .null
     case (_, .string(let s)): return read(s)
     case (.text, _): return .string(value.description)
-    case (.int, .int), (.double, .double), (.bool, .bool), (.date, .date), (.timestamp, .timestamp): return value
+    case (.int, .int), (.double, .double), (.bool, .bool), (.date, .date), (.timestamp, .timestamp):
+      return value
     case (.double, .int(let i)): return .double(Double(i))
     case (.int, .double(let d)):
       guard let i = Int(exactly: d) else { return nil }
@@ -83,8 +88,9 @@ public struct DeclaredType: Sendable, Equatable {
 }
 
 extension ReadOptions {
-  /// Items (records) with the options applied: marker texts made null, declared fields
-  /// converted. A value that does not fit is an error naming the item (`item 3`, from 1).
+  /// Items (records) with the options applied.
+  ///
+  /// Marker texts are made null and declared fields converted. A value that does not fit is an error naming the item (`item 3`, from 1).
   ///
   /// - Complexity: O(items × fields).
   public func applied(to items: [Value], path: String) throws -> [Value] {

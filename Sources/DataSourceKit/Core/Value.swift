@@ -25,7 +25,7 @@ public enum ValueType: String, Sendable, CaseIterable, Comparable {
   case null, bool, int, double, text, date, timestamp, list, record
 
   public static func < (a: ValueType, b: ValueType) -> Bool {
-    allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    (allCases.firstIndex(of: a) ?? 0) < (allCases.firstIndex(of: b) ?? 0)
   }
 
   public var isNumber: Bool { self == .int || self == .double }
@@ -184,7 +184,8 @@ extension Value {
           let order = memcmp(base, other, common)
           if order != 0 { return order < 0 ? .orderedAscending : .orderedDescending }
         }
-        return p.count < q.count ? .orderedAscending : (p.count == q.count ? .orderedSame : .orderedDescending)
+        return p.count < q.count
+          ? .orderedAscending : (p.count == q.count ? .orderedSame : .orderedDescending)
       }
     }
   }
@@ -220,8 +221,10 @@ extension Value {
     }
   }
 
-  /// Two numbers compared exactly: an int and a double are compared as the numbers they are,
-  /// not through a double that would round ints beyond 2^53 (so 2^53 + 1 > 2^53 as a double).
+  /// Two numbers compared exactly.
+  ///
+  /// An int and a double are compared as the numbers they are, not through a double that would
+  /// round ints beyond 2^53 (so 2^53 + 1 > 2^53 as a double).
   /// NaN sorts after every other number.
   static func compareNumbers(_ lhs: Value, _ rhs: Value) -> ComparisonResult {
     func order<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
@@ -247,7 +250,9 @@ extension Value {
       case .orderedSame: return .orderedSame
       }
     case (.double(let a), .double(let b)):
-      if a.isNaN || b.isNaN { return a.isNaN ? (b.isNaN ? .orderedSame : .orderedDescending) : .orderedAscending }
+      if a.isNaN || b.isNaN {
+        return a.isNaN ? (b.isNaN ? .orderedSame : .orderedDescending) : .orderedAscending
+      }
       return order(a, b)
     default: return .orderedSame
     }

@@ -67,7 +67,8 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     case .weekday: ("weekday(date(\"2026-11-23\"))", "1")
     case .hour: ("hour(timestamp(\"2020-01-01T10:30:00Z\"))", "10")
     case .date: ("date(\"Jan 1 2000\", \"%b %d %Y\")", "date(\"2000-01-01\")")
-    case .timestamp: ("timestamp(\"2000-01-01 09:30\", \"%Y-%m-%d %H:%M\")", "timestamp(\"2000-01-01T09:30:00Z\")")
+    case .timestamp:
+      ("timestamp(\"2000-01-01 09:30\", \"%Y-%m-%d %H:%M\")", "timestamp(\"2000-01-01T09:30:00Z\")")
     case .days: ("days(date(\"2000-01-01\"), date(\"2000-03-01\"))", "60")
     }
   }
@@ -75,7 +76,8 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
   /// How many arguments the function takes.
   public var arity: ClosedRange<Int> {
     switch self {
-    case .lower, .upper, .trim, .len, .abs, .floor, .ceil, .int, .double, .text, .year, .month, .day, .weekday,
+    case .lower, .upper, .trim, .len, .abs, .floor, .ceil, .int, .double, .text, .year, .month, .day,
+      .weekday,
       .hour:
       1...1
     case .round, .date, .timestamp: 1...2
@@ -145,11 +147,13 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
       problems = [check(0, [.timestamp])]
       result = .int
     case .date:
-      problems = [check(0, arguments.count == 1 ? [.text, .timestamp, .date] : [.text])]
+      problems =
+        [check(0, arguments.count == 1 ? [.text, .timestamp, .date] : [.text])]
         + (arguments.count > 1 ? [check(1, [.text])] : [])
       result = .date
     case .timestamp:
-      problems = [check(0, arguments.count == 1 ? [.text, .timestamp, .date] : [.text])]
+      problems =
+        [check(0, arguments.count == 1 ? [.text, .timestamp, .date] : [.text])]
         + (arguments.count > 1 ? [check(1, [.text])] : [])
       result = .timestamp
     case .days:

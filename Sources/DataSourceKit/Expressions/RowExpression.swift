@@ -89,7 +89,8 @@ public enum ExpressionNote: Hashable, Sendable {
     case .notConvertible(let function, let example):
       return "\(function)() found no value in \(example) and gave null (\(times))"
     case .mismatchedTypes(let operation, let left, let right):
-      return "\(operation) of \(left.rawValue) with \(right.rawValue) was \(operation == "comparison" ? "false" : "null") \(times)"
+      return
+        "\(operation) of \(left.rawValue) with \(right.rawValue) was \(operation == "comparison" ? "false" : "null") \(times)"
     }
   }
 }

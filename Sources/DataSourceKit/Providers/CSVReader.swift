@@ -260,7 +260,9 @@ enum CSVReader {
       guard let field = reader.field(row) else { continue }
       let kind = kind(of: field)
       counts[kind, default: 0] += 1
-      if kind == .exactText { return (textColumn(reader, rowCount: rowCount, storage: storage, &hasMarkers), []) }
+      if kind == .exactText {
+        return (textColumn(reader, rowCount: rowCount, storage: storage, &hasMarkers), [])
+      }
       if kind == .text {
         let text = reader.text(row)
         if texts[text] == nil { textOrder.append(text) }
@@ -305,7 +307,8 @@ enum CSVReader {
   ) -> any Column {
     guard hasMarkers else { return TextColumn(reader.refs, storage: storage, nulls: nil) }
     var nulls: NullMask?
-    for row in 0..<rowCount where reader.field(row) == nil && reader.refs.lengths[row] & FieldRefs.lengthMask != 0 {
+    for row in 0..<rowCount
+    where reader.field(row) == nil && reader.refs.lengths[row] & FieldRefs.lengthMask != 0 {
       if nulls == nil { nulls = NullMask(count: rowCount) }
       nulls?.setNull(row)
     }
@@ -321,7 +324,9 @@ enum CSVReader {
       let (values, nulls) = convert(reader, rowCount: rowCount, empty: 0.0) { parseDouble($0) ?? 0 }
       return DoubleColumn(values, nulls: nulls)
     case .date:
-      let (values, nulls) = convert(reader, rowCount: rowCount, empty: 0) { CalendarDate.parseISODate($0) ?? 0 }
+      let (values, nulls) = convert(reader, rowCount: rowCount, empty: 0) {
+        CalendarDate.parseISODate($0) ?? 0
+      }
       return DateColumn(values, nulls: nulls, type: .date)
     case .timestamp:
       let (values, nulls) = convert(reader, rowCount: rowCount, empty: 0) {

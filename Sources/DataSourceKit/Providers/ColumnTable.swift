@@ -166,8 +166,9 @@ final class ValueColumn: Column {
   func value(at row: Int) -> Value { values[row] }
 }
 
-/// Texts that kept a column from a type: a column of numbers but for `NA` is text because of
-/// `NA`. The shell says so at load, and in errors that compare the column with a number.
+/// Texts that kept a column from a type.
+///
+/// A column of numbers but for `NA` is text because of `NA`. The shell says so at load, and in errors that compare the column with a number.
 public struct Marker: Sendable, Equatable {
   public var text: String
   /// Rows that hold it.
@@ -187,7 +188,9 @@ public struct FieldProfile: Sendable, Equatable {
   public var nulls: Int?
   public var markers: [Marker] = []
 
-  public init(name: String, type: ValueType?, mixedTypes: [ValueType] = [], nulls: Int?, markers: [Marker] = []) {
+  public init(
+    name: String, type: ValueType?, mixedTypes: [ValueType] = [], nulls: Int?, markers: [Marker] = []
+  ) {
     self.name = name
     self.type = type
     self.mixedTypes = mixedTypes
@@ -261,7 +264,7 @@ public struct FieldProfiler {
         for name in names where record.schema.index(of: name) == nil { profilers[name]?.nulls += 1 }
       }
     }
-    return names.map { profilers[$0]!.profile(name: $0) }
+    return names.compactMap { profilers[$0]?.profile(name: $0) }
   }
 }
 

@@ -68,12 +68,15 @@ extension SQLiteProvider {
     func unmarked(_ name: String) -> String {
       let column = SQLiteQuery.quoted(name)
       return options.nullMarkers.isEmpty
-        ? column : "(CASE WHEN typeof(\(column)) = 'text' AND \(column) IN (\(markerList)) THEN NULL ELSE \(column) END)"
+        ? column
+        : "(CASE WHEN typeof(\(column)) = 'text' AND \(column) IN (\(markerList)) THEN NULL ELSE \(column) END)"
     }
     var aggregates: [String] = []
     for name in names {
       let c = unmarked(name)
-      for kind in ["integer", "real", "text", "blob", "null"] { aggregates.append("total(typeof(\(c)) = '\(kind)')") }
+      for kind in ["integer", "real", "text", "blob", "null"] {
+        aggregates.append("total(typeof(\(c)) = '\(kind)')")
+      }
     }
     let counts: [Int] =
       names.isEmpty
@@ -108,7 +111,8 @@ extension SQLiteProvider {
         if blobs > 0 { try refuse("typeof(\(column)) = 'blob'", as: typeText) }
         if texts > 0 {
           // Texts must be written as ints (dsh's spelling: no leading zeros, no spaces).
-          try checkTexts(db, column: column, base: base, as: DeclaredType(.int), name: name, path: displayPath)
+          try checkTexts(
+            db, column: column, base: base, as: DeclaredType(.int), name: name, path: displayPath)
           result.projection = "CAST(\(column) AS INTEGER)"
         }
         result.type = reals > 0 ? .double : .int
@@ -116,7 +120,8 @@ extension SQLiteProvider {
       case .double?:
         if blobs > 0 { try refuse("typeof(\(column)) = 'blob'", as: typeText) }
         if texts > 0 {
-          try checkTexts(db, column: column, base: base, as: DeclaredType(.double), name: name, path: displayPath)
+          try checkTexts(
+            db, column: column, base: base, as: DeclaredType(.double), name: name, path: displayPath)
         }
         result.type = .double
         result.projection = "CAST(\(column) AS REAL)"
@@ -125,26 +130,28 @@ extension SQLiteProvider {
         if ints + reals + blobs > 0 { result.projection = "CAST(\(column) AS TEXT)" }
       case .bool?:
         if ints + reals + blobs > 0 {
-          let condition = "typeof(\(column)) <> 'text' AND typeof(\(column)) <> 'null' AND \(column) NOT IN (0, 1)"
+          let condition =
+            "typeof(\(column)) <> 'text' AND typeof(\(column)) <> 'null' AND \(column) NOT IN (0, 1)"
           if try Int.fetchOne(db, sql: "SELECT COUNT(*) \(base) WHERE \(condition)") ?? 0 > 0 {
             try refuse(condition, as: typeText)
           }
         }
         if texts > 0 {
-          try checkTexts(db, column: column, base: base, as: DeclaredType(.bool), name: name, path: displayPath)
+          try checkTexts(
+            db, column: column, base: base, as: DeclaredType(.bool), name: name, path: displayPath)
           result.projection =
             "(CASE WHEN typeof(\(column)) = 'text' THEN lower(\(column)) = 'true' ELSE \(column) END)"
         }
         result.type = .bool
-      case .date?, .timestamp?:
+      case let temporal? where temporal == .date || temporal == .timestamp:
         if ints + reals + blobs > 0 {
           try refuse("typeof(\(column)) IN ('integer', 'real', 'blob')", as: typeText)
         }
-        let declaredType = DeclaredType(type!, format: given?.format)
+        let declaredType = DeclaredType(temporal, format: given?.format)
         try checkTexts(db, column: column, base: base, as: declaredType, name: name, path: displayPath)
-        result.type = type
+        result.type = temporal
         // ISO dates order as text; other formats and timestamps are compared in memory.
-        result.inSQL = type == .date && given?.format == nil
+        result.inSQL = temporal == .date && given?.format == nil
       default:
         // No declared type: the values say.
         if texts + blobs > 0 {
@@ -202,8 +209,8 @@ extension SQLiteProvider {
     case (_, .null): return .null
     case (.bool?, .int(let i)): return .bool(i != 0)
     case (.double?, .int(let i)): return .double(Double(i))
-    case (.date?, .string(let text)), (.timestamp?, .string(let text)):
-      return DeclaredType(type!, format: format).read(text) ?? .null
+    case (let temporal?, .string(let text)) where temporal == .date || temporal == .timestamp:
+      return DeclaredType(temporal, format: format).read(text) ?? .null
     case (.text?, .int), (.text?, .double): return .string(value.description)
     default: return value
     }

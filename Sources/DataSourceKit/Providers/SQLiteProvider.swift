@@ -256,7 +256,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   public var fieldProfiles: [FieldProfile]? {
     guard states.state != .error, !query.columns.isEmpty else { return nil }
     return query.columns.map {
-      FieldProfile(name: $0.name, type: $0.type, nulls: readsWholeSource ? $0.nulls : nil, markers: $0.markers)
+      FieldProfile(
+        name: $0.name, type: $0.type, nulls: readsWholeSource ? $0.nulls : nil, markers: $0.markers)
     }
   }
 
@@ -397,7 +398,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   private static func denseRowidStart(in database: DatabaseQueue, query: SQLiteQuery, count: Int) throws
     -> Int?
   {
-    guard case .table(let name) = query.source, !query.isProjected, query.conditions.isEmpty, query.section == nil,
+    guard case .table(let name) = query.source, !query.isProjected, query.conditions.isEmpty,
+      query.section == nil,
       query.order.isEmpty,
       query.limit == nil, count > 0
     else { return nil }

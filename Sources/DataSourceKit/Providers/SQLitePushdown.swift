@@ -70,7 +70,8 @@ struct SQLTranslator {
   func orderTerm(_ term: SortTerm) -> SQLiteQuery.OrderTerm? {
     guard let value = value(term.expression), value.type != .null else { return nil }
     return SQLiteQuery.OrderTerm(
-      sql: value.type == .text ? value.sql + " COLLATE BINARY" : value.sql, arguments: value.arguments, type: value.type, direction: term.direction)
+      sql: value.type == .text ? value.sql + " COLLATE BINARY" : value.sql, arguments: value.arguments,
+      type: value.type, direction: term.direction)
   }
 
   /// The expression as a condition that is 1 when dsh's value is `true` and 0 otherwise (never
@@ -84,7 +85,8 @@ struct SQLTranslator {
     case .binary(let a, let op, let b) where op == .and || op == .or:
       guard let x = fragmentTruth(a), let y = fragmentTruth(b) else { return nil }
       return SQLFragment(
-        sql: "(\(x.sql) \(op == .and ? "AND" : "OR") \(y.sql))", arguments: x.arguments + y.arguments, type: .bool)
+        sql: "(\(x.sql) \(op == .and ? "AND" : "OR") \(y.sql))", arguments: x.arguments + y.arguments,
+        type: .bool)
     case .not(let a):
       guard let x = fragmentTruth(a) else { return nil }
       return SQLFragment(sql: "(NOT \(x.sql))", arguments: x.arguments, type: .bool)
@@ -109,7 +111,8 @@ struct SQLTranslator {
       }
       if parts.isEmpty { return SQLFragment(sql: "0", arguments: [], type: .bool) }
       return SQLFragment(
-        sql: "COALESCE(\(x.sql)\(x.type == .text ? " COLLATE BINARY" : "") IN (\(parts.map(\.sql).joined(separator: ", "))), 0)",
+        sql:
+          "COALESCE(\(x.sql)\(x.type == .text ? " COLLATE BINARY" : "") IN (\(parts.map(\.sql).joined(separator: ", "))), 0)",
         arguments: x.arguments + parts.flatMap(\.arguments), type: .bool)
     }
     // `== null` and `!= null` test for null.

@@ -218,7 +218,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "'\(name)' has \(count) items; an edit copies them and is limited to \(limit); edit a smaller part: let part = \(name) | where …"
     case .pathIntoScalar(let path, let field, let type):
       "'\(field)' holds \(type) values, not records, so '\(path)' would be null for every item"
-    case .unterminatedQuotedName: "a name in backquotes needs a closing ` on the same line, and something inside"
+    case .unterminatedQuotedName:
+      "a name in backquotes needs a closing ` on the same line, and something inside"
     case .duplicateField(let name): "field '\(name)' is given twice"
     case .selectItself: "'.' cannot be selected; name fields, or write NAME = . to keep the item as a field"
     case .unknownType(let name, let suggestion):
@@ -244,7 +245,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .notAList(let what): "'in' needs a list on its right, as in: x in [1, 2, 3]; found \(what)"
     case .negateNonNumber(let what): "'-' needs a number; found \(what)"
     case .typeMismatch(let field, let holds, let value, let type):
-      "'\(field)' holds \(holds) values; \(value) is \(Self.withArticle(type)); set \(Self.withArticle(holds)) or null" + (holds == "int" && type == "double" ? " (round(x) or int(x) make an int)" : "")
+      "'\(field)' holds \(holds) values; \(value) is \(Self.withArticle(type)); set \(Self.withArticle(holds)) or null"
+        + (holds == "int" && type == "double" ? " (round(x) or int(x) make an int)" : "")
     case .notARecord(let name, let found):
       "\(name) holds \(found) items, not records; only records have fields to set"
     case .noBaseline(let name):
@@ -259,11 +261,12 @@ public enum DiagnosticMessage: Sendable, Equatable {
     }
   }
 
-  /// "a" or "an" before a type's name.
   /// `an int`, `a date`, `text` (text is not counted).
   private static func withArticle(_ type: String) -> String {
     type == "text" ? "text" : article(type) + " " + type
   }
+
+  /// "a" or "an" before a type's name.
 
   private static func article(_ word: String) -> String {
     word.first.map { "aeiou".contains($0) } == true ? "an" : "a"

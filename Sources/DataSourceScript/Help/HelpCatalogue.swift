@@ -121,7 +121,8 @@ public enum HelpCatalogue {
       summary: "Removes the items that meet the predicate, or the item at position N.",
       examples: [people + "\ndelete from people where team == null\ndelete from people at 0"]),
     HelpTopic(
-      name: "update", group: .changes, syntax: ["update PROVIDER set FIELD = EXPRESSION, … [where EXPRESSION]"],
+      name: "update", group: .changes,
+      syntax: ["update PROVIDER set FIELD = EXPRESSION, … [where EXPRESSION]"],
       summary:
         "Sets fields of the records that meet the test (all records without one), each computed from the record as it was (as SQL's UPDATE). A value must fit the field's type (an int goes into a double field).",
       examples: [
@@ -232,7 +233,8 @@ public enum HelpCatalogue {
       name: "select", group: .stages, syntax: ["PROVIDER | select FIELD, NAME = EXPRESSION, …"],
       summary:
         "Keeps only these fields, in this order: a field by name (a dotted path keeps its last name), or a new one computed from the item.",
-      examples: [people + "\nshow people | select name, initial = substr(name, 1, 1), decade = age / 10 * 10"]),
+      examples: [people + "\nshow people | select name, initial = substr(name, 1, 1), decade = age / 10 * 10"]
+    ),
     HelpTopic(
       name: "limit", group: .stages, syntax: ["PROVIDER | limit N"],
       summary: "Keeps the first N items, across sections.", examples: [people + "\nshow people | limit 2"]),
@@ -339,16 +341,18 @@ public enum HelpCatalogue {
         "Text with holes: any expression (a field, a nested path, price * qty, upper(name)), the item itself, the row's number in its section (from 1); in headers and footers the section's key and item count. A format after ':' sets alignment (< > ^), width and precision, or for dates strftime codes (%Y %m %d %b %B %a %H %M %S). {{ and }} are literal braces. A field the provider does not have is an error, with a suggestion.",
       examples: [
         people + "\nshow table people | limit 2 with cell basic \"{#}. {name:<16}{age:>4}\"",
-        people + "\nshow table people | limit 2 with cell subtitle \"{upper(name)}\" detail \"{age * 12} months, since {date(joined):%b %Y}\"",
+        people
+          + "\nshow table people | limit 2 with cell subtitle \"{upper(name)}\" detail \"{age * 12} months, since {date(joined):%b %Y}\"",
       ]),
     HelpTopic(
       name: "expressions", group: .language,
       syntax: [
-        "+ - * / %  == != < <= > >=  and or not  in [..]  contains  ( )",
+        "+ - * / %  == != < <= > >=  and or not  in [..]  contains  ( )"
       ] + ExpressionFunction.allCases.map(\.signature),
       summary:
         "One expression language wherever a field goes: where, sort by, section by, extend, select, templates, update … set and delete … where. + - * / % work on numbers (ints stay ints except /, which gives a double; division by zero gives null and a note), + joins text. ints and doubles compare as numbers, exactly. Comparing values of different types (text with a number, a date with text) is an error with a fix. Null: arithmetic with null is null; a comparison with null is false, except == null and != null. Functions give null for a null argument (but coalesce and if). There is no now(): a script gives the same answer every run. Examples of each function: "
-        + ExpressionFunction.allCases.map { "\($0.example.expression) → \($0.example.result)" }.joined(separator: "; ")
+        + ExpressionFunction.allCases.map { "\($0.example.expression) → \($0.example.result)" }.joined(
+          separator: "; ")
         + ".",
       examples: [
         "show [{price: 2.5, qty: 4}, {price: 3, qty: 0}] | extend total = price * qty, each = price / qty",

@@ -73,7 +73,10 @@ extension Session {
         let held = profiles[assignment.field.name]?.type
         try checkType(typed.type, written: assignment.value, for: assignment.field, holds: held)
         computed.append(
-          (assignment.field.name, assignment.field.range, held, typed.expression.compiled(notes: notes.collector)))
+          (
+            assignment.field.name, assignment.field.range, held,
+            typed.expression.compiled(notes: notes.collector)
+          ))
       }
       var count = 0
       for index in items.indices where test(items[index]) {
@@ -147,7 +150,8 @@ extension Session {
       }
       guard value.type == held else {
         throw Diagnostic(
-          .typeMismatch(field: name, holds: held.rawValue, value: value.literalText, type: value.typeName), at: range)
+          .typeMismatch(field: name, holds: held.rawValue, value: value.literalText, type: value.typeName),
+          at: range)
       }
       return (name, value)
     }
@@ -156,7 +160,9 @@ extension Session {
 
   /// A value set into a field must be of the type the field holds (an int may go into a double
   /// field, null into any), or the column would silently mix types.
-  private func checkType(_ type: ValueType?, written: ValueExpression, for field: Identifier, holds held: ValueType?)
+  private func checkType(
+    _ type: ValueType?, written: ValueExpression, for field: Identifier, holds held: ValueType?
+  )
     throws
   {
     guard let type, let held, type != .null, type != held, !(type == .int && held == .double) else { return }

@@ -172,7 +172,8 @@ extension Evaluator {
         delimiter = byte
       }
       provider = CSVProvider(
-        path: resolve(path), displayPath: path, delimiter: delimiter, options: readOptions, progress: progress,
+        path: resolve(path), displayPath: path, delimiter: delimiter, options: readOptions,
+        progress: progress,
         access: environment.sandbox?.fileAccess)
       kind = "csv"
     case .json(let path):
@@ -431,7 +432,8 @@ extension Evaluator {
     let fields = try definitions.map { definition in
       let typed = try checker.check(definition.expression)
       return ComputedFieldsProvider.Field(
-        name: definition.name.name, type: typed.type, compute: typed.expression.compiled(notes: notes.collector))
+        name: definition.name.name, type: typed.type,
+        compute: typed.expression.compiled(notes: notes.collector))
     }
     return ComputedFieldsProvider(
       base: provider.provider, label: text(stage.range), fields: fields, keepsBaseFields: keeps)
@@ -446,8 +448,12 @@ extension Evaluator {
     let table = try decoratedTable(value, decoration)
     switch decoration {
     case .placeholder(let emptySource, let errorSource, _):
-      let empty = try emptySource.map { try contextTemplate($0, context: .placeholder, what: "a placeholder") }
-      let failed = try errorSource.map { try contextTemplate($0, context: .placeholder, what: "a placeholder") }
+      let empty = try emptySource.map {
+        try contextTemplate($0, context: .placeholder, what: "a placeholder")
+      }
+      let failed = try errorSource.map {
+        try contextTemplate($0, context: .placeholder, what: "a placeholder")
+      }
       return PlaceholderDecorator(
         wrapping: table, label: text(decoration.range),
         empty: empty.map { template in { error in template.render(errorText: error) } },
@@ -492,7 +498,8 @@ extension Evaluator {
     -> CompiledTemplate
   {
     let template = try Template(source, context: context)
-    return try template.compiled(template.contextChecker(text: { self.text($0) }, what: what), notes: notes.collector)
+    return try template.compiled(
+      template.contextChecker(text: { self.text($0) }, what: what), notes: notes.collector)
   }
 
   // MARK: Tables and cells
@@ -551,7 +558,9 @@ extension Evaluator {
       let inline = cell.statement == statement
       let checker = checker(for: provider)
       let text = try cell.text.compiled(checker, notes: notes.collector, blame: inline ? nil : use)
-      let detail = try cell.detail.map { try $0.compiled(checker, notes: notes.collector, blame: inline ? nil : use) }
+      let detail = try cell.detail.map {
+        try $0.compiled(checker, notes: notes.collector, blame: inline ? nil : use)
+      }
       return ClosurePresenter<Value>(
         style: cell.style, reuseIdentifier: cell.reuseIdentifier, accessory: cell.accessory,
         label: cell.label,
@@ -577,7 +586,8 @@ extension Evaluator {
     try checker(for: provider).checkTest(predicate).expression.compiledTest(notes: notes.collector)
   }
 
-  private func compileBlaming(_ predicate: ValueExpression, _ provider: ProviderValue, _ use: SourceRange) throws
+  private func compileBlaming(_ predicate: ValueExpression, _ provider: ProviderValue, _ use: SourceRange)
+    throws
     -> (Value) -> Bool
   {
     do {

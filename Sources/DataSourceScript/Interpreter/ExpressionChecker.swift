@@ -46,7 +46,8 @@ struct ExpressionChecker {
       let literal = checked.allSatisfy { if case .literal = $0.expression { true } else { false } }
       if literal {
         return TypedExpression(
-          expression: .literal(.list(checked.map { if case .literal(let v) = $0.expression { v } else { .null } })),
+          expression: .literal(
+            .list(checked.map { if case .literal(let v) = $0.expression { v } else { .null } })),
           type: .list)
       }
       return TypedExpression(expression: .list(checked.map(\.expression)), type: .list)
@@ -162,7 +163,8 @@ struct ExpressionChecker {
 
   /// Comparing values of unlike types is refused, with what would fix it.
   private func requireComparable(
-    _ left: ValueExpression, _ a: TypedExpression, _ right: ValueExpression, _ b: TypedExpression, ordering: Bool
+    _ left: ValueExpression, _ a: TypedExpression, _ right: ValueExpression, _ b: TypedExpression,
+    ordering: Bool
   ) throws {
     guard let x = a.type, let y = b.type, x != .null, y != .null else { return }
     if x.isNumber && y.isNumber { return }
@@ -170,13 +172,15 @@ struct ExpressionChecker {
       if ordering, x == .list || x == .record {
         throw Diagnostic(
           .cannotCompare(
-            left: describe(left, x), right: describe(right, y), fix: "lists and records are equal or not, never less"
+            left: describe(left, x), right: describe(right, y),
+            fix: "lists and records are equal or not, never less"
           ), at: left.range)
       }
       return
     }
     let fix = markerFix(left, x, y) ?? markerFix(right, y, x) ?? conversionFix(left, x, right, y)
-    throw Diagnostic(.cannotCompare(left: describe(left, x), right: describe(right, y), fix: fix), at: left.range)
+    throw Diagnostic(
+      .cannotCompare(left: describe(left, x), right: describe(right, y), fix: fix), at: left.range)
   }
 
   /// For a text field that holds numbers (or dates) except a few markers, met by a number
@@ -193,7 +197,9 @@ struct ExpressionChecker {
   }
 
   /// A conversion that would make the two sides comparable.
-  private func conversionFix(_ left: ValueExpression, _ x: ValueType, _ right: ValueExpression, _ y: ValueType)
+  private func conversionFix(
+    _ left: ValueExpression, _ x: ValueType, _ right: ValueExpression, _ y: ValueType
+  )
     -> String?
   {
     func literalText(_ e: ValueExpression) -> String? {
@@ -226,7 +232,8 @@ struct ExpressionChecker {
     guard let function = ExpressionFunction(rawValue: name.name) else {
       throw Diagnostic(
         .unknownFunction(
-          name.name, suggestion: suggestion(for: name.name, among: ExpressionFunction.allCases.map(\.rawValue))),
+          name.name,
+          suggestion: suggestion(for: name.name, among: ExpressionFunction.allCases.map(\.rawValue))),
         at: name.range)
     }
     let checked = try arguments.map(check)
@@ -290,7 +297,9 @@ extension Evaluator {
       field: { path in
         try checkField(path, in: provider)
         guard let first = path.components.first else { return FieldInfo(type: plain, profile: nil) }
-        guard path.components.count == 1, let profile = byName[first] else { return FieldInfo(type: nil, profile: nil) }
+        guard path.components.count == 1, let profile = byName[first] else {
+          return FieldInfo(type: nil, profile: nil)
+        }
         return FieldInfo(type: profile.type, profile: profile)
       }, sourceKind: provider.sourceKind)
   }
@@ -327,7 +336,9 @@ extension DataProvider {
   /// Every item in order, read one at a time.
   var allItems: some Sequence<Item> {
     (0..<numberOfSections).lazy.flatMap { section in
-      (0..<self.numberOfItems(inSection: section)).lazy.map { self.item(at: ItemPath(item: $0, section: section)) }
+      (0..<self.numberOfItems(inSection: section)).lazy.map {
+        self.item(at: ItemPath(item: $0, section: section))
+      }
     }
   }
 }

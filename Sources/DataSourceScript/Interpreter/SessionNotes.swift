@@ -21,7 +21,9 @@ final class SessionNotes {
     // Columns made text by the same markers share one note.
     var groups: [(markers: [Marker], fields: [String])] = []
     for profile in provider.fieldProfiles ?? [] where !profile.markers.isEmpty {
-      let same = { (a: [Marker]) in a.map(\.text) == profile.markers.map(\.text) && a.map(\.count) == profile.markers.map(\.count) }
+      let same = { (a: [Marker]) in
+        a.map(\.text) == profile.markers.map(\.text) && a.map(\.count) == profile.markers.map(\.count)
+      }
       if let index = groups.firstIndex(where: { same($0.markers) }) {
         groups[index].fields.append(profile.name)
       } else {

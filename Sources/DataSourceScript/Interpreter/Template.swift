@@ -116,11 +116,15 @@ struct Template: Sendable {
         hole = .rowNumber
       } else {
         hole = .expression(
-          try Template.parseExpression(name, shiftedBy: source.hadEscapes ? nil : sourceRange(holeStart..<holeStart).lowerBound, whole: source.range))
+          try Template.parseExpression(
+            name, shiftedBy: source.hadEscapes ? nil : sourceRange(holeStart..<holeStart).lowerBound,
+            whole: source.range))
       }
       parts.append(
         .field(
-          Field(hole: hole, format: format, range: sourceRange(holeStart..<holeStart + expressionBytes.count), text: trimmed)))
+          Field(
+            hole: hole, format: format, range: sourceRange(holeStart..<holeStart + expressionBytes.count),
+            text: trimmed)))
       i = close + 1
     }
     if !literal.isEmpty { parts.append(.literal(String(decoding: literal, as: UTF8.self))) }
@@ -214,12 +218,19 @@ struct CompiledTemplate: Sendable {
 
   /// The template filled from a section: `{section}` and `{count}`.
   func render(section: SectionContext) -> String {
-    render(item: .record(Record(schema: contextSchema ?? Schema([String]()), values: [section.key ?? .null, .int(section.count)])), itemPath: nil)
+    render(
+      item: .record(
+        Record(
+          schema: contextSchema ?? Schema([String]()), values: [section.key ?? .null, .int(section.count)])),
+      itemPath: nil)
   }
 
   /// A placeholder's message: `{error}`.
   func render(errorText: String?) -> String {
-    render(item: .record(Record(schema: contextSchema ?? Schema([String]()), values: [errorText.map(Value.string) ?? .null])), itemPath: nil)
+    render(
+      item: .record(
+        Record(schema: contextSchema ?? Schema([String]()), values: [errorText.map(Value.string) ?? .null])),
+      itemPath: nil)
   }
 }
 
@@ -240,8 +251,8 @@ extension Template {
           let typed: TypedExpression
           do {
             typed = try checker.check(expression)
-          } catch let diagnostic as Diagnostic where blame != nil {
-            throw Diagnostic(diagnostic.message, at: blame!)
+          } catch let diagnostic as Diagnostic {
+            throw blame.map { Diagnostic(diagnostic.message, at: $0) } ?? diagnostic
           }
           compiled.append(.value(typed.expression.compiled(notes: notes), field.format))
         }
@@ -263,7 +274,8 @@ extension Template {
           }
           guard let known = fixed.first(where: { $0.name == first }) else {
             throw Diagnostic(
-              .unknownField(path.text, in: what, suggestion: suggestion(for: first, among: names)), at: path.range)
+              .unknownField(path.text, in: what, suggestion: suggestion(for: first, among: names)),
+              at: path.range)
           }
           return FieldInfo(type: path.components.count == 1 ? known.type : nil, profile: nil)
         }, sourceKind: "source"),
@@ -283,7 +295,10 @@ struct FormatSpec: Sendable, Equatable {
 
   init?(_ spec: String) {
     if spec.contains("%") {
-      guard CalendarDate.invalidCode(in: spec.replacingOccurrences(of: "%u", with: "").replacingOccurrences(of: "%w", with: "").replacingOccurrences(of: "%Z", with: "")) == nil
+      guard
+        CalendarDate.invalidCode(
+          in: spec.replacingOccurrences(of: "%u", with: "").replacingOccurrences(of: "%w", with: "")
+            .replacingOccurrences(of: "%Z", with: "")) == nil
       else { return nil }
       dateFormat = spec
       return

@@ -152,8 +152,9 @@ public struct Lexer {
     }
   }
 
-  /// Words after which `-5` is a negative number (`rows -5..`, `limit -1`, `at -1`): the
-  /// language's own words. After a field name, a number, a string or a closing bracket, `-` is
+  /// Words after which `-5` is a negative number: the language's own words.
+  ///
+  /// (`rows -5..`, `limit -1`, `at -1`.) After a field name, a number, a string or a closing bracket, `-` is
   /// a subtraction (`x-1`).
   private static let wordsBeforeNumbers: Set<String> = Vocabulary.reservedWords.union([
     "at", "from", "to", "size", "columns", "width", "height", "timeout", "maxsize", "set", "into",

@@ -98,7 +98,8 @@ public indirect enum Expression: Sendable {
   case card(template: TemplateSource, width: Int?, height: Int?, range: SourceRange)
   case cell(CellExpression)
   /// `cells when P use CELL, …, else CELL`: a cell kind chosen per item.
-  case cells(cases: [(predicate: ValueExpression, cell: Expression)], fallback: Expression, range: SourceRange)
+  case cells(
+    cases: [(predicate: ValueExpression, cell: Expression)], fallback: Expression, range: SourceRange)
   /// `compose A, B, …`.
   case compose([Expression], range: SourceRange)
   /// `paged SOURCE size N`: a page of items at a time.

@@ -237,7 +237,8 @@ extension Parser {
           let (marker, _) = try expectString(.nullMarker)
           markers.append(marker)
         } while consumeSymbol(.comma)
-        options.append(ProviderOption(name: name, value: .strings(markers), valueRange: valueStart..<previousEnd))
+        options.append(
+          ProviderOption(name: name, value: .strings(markers), valueRange: valueStart..<previousEnd))
         continue
       case (.types, .symbol(.openBrace)):
         let valueStart = current.range.lowerBound
