@@ -92,7 +92,7 @@ struct HTTPTests {
     #expect(result.status == 0, "\(result.output)")
     #expect(
       result.output == """
-        feed: http provider · 100 items in 1 section · fields id, name, group · key id · loaded
+        feed: http provider · 100 items in 1 section · fields id int, name text, group text · key id · loaded
           ⋮
           item 99
         Load more…
@@ -110,7 +110,7 @@ struct HTTPTests {
         off: insert rows [0, 40]…[0, 79]
         loaded 10 items into off (the last page)
         off: insert rows [0, 80]…[0, 89]
-        off: http provider · 90 items in 1 section · fields id, name, group · loaded
+        off: http provider · 90 items in 1 section · fields id int, name text, group text · loaded
 
         """)
   }
