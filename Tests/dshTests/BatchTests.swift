@@ -141,7 +141,9 @@ struct BatchTests {
       "-c", "let t = csv \"\(path)\"", "-c", "t", "-c", "show t rows 1.. as csv",
     ])
     #expect(result.status == 0)
-    #expect(result.output == "t: csv provider · 2 items in 1 section · fields a int, b text · loaded\na,b\n2,short\n")
+    #expect(
+      result.output
+        == "t: csv provider · 2 items in 1 section · fields a int, b text · loaded\na,b\n2,short\n")
   }
 
   @Test("the tour runs without an error")
