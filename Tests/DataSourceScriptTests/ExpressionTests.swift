@@ -78,6 +78,31 @@ struct ExpressionTests {
     #expect(output.errors.contains(message), "\(output.errors)")
   }
 
+  @Test("json: a field of numbers and a marker is refused in a comparison until null lists it; types apply")
+  func jsonOptions() async throws {
+    let path = NSTemporaryDirectory() + "marked-\(UUID().uuidString).json"
+    try #"[{"id": 1, "day": "Jan 3 2000", "mass": "NA"}, {"id": 2, "day": "Feb 4 2001", "mass": 3750}]"#
+      .write(
+        toFile: path, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let (_, output, _) = await run(
+      """
+      let k = json "\(path)"
+      show k | where mass > 3000
+      let j = json "\(path)" null "NA" types {day: date "%b %d %Y"}
+      j
+      show j | where mass > 3000 and day > date("2000-06-01") as csv
+      """)
+    #expect(
+      output.errors.contains("mass mixes numbers with \"NA\" (1 row); add null \"NA\" to read it as numbers"))
+    #expect(
+      output.errors.contains(
+        "cannot compare mass (int and text) with 3000 (int); its values are numbers except \"NA\": add null \"NA\" to the json"
+      ))
+    #expect(output.text.contains("fields id int, day date, mass int (1 null)"))
+    #expect(output.text.hasSuffix("id,day,mass\n2,2001-02-04,3750\n"))
+  }
+
   @Test("update computes from the record as it was; a value must fit the field's type")
   func updates() async {
     let (_, output, _) = await run(

@@ -57,6 +57,8 @@ protocol Column: AnyObject, Sendable {
   func value(at row: Int) -> Value
   /// How many rows are null.
   var nullCount: Int { get }
+  /// The column's type and nulls (a column of JSON values looks at them).
+  func profile(name: String, rowCount: Int) -> FieldProfile
 }
 
 extension Column {
@@ -224,11 +226,24 @@ public struct FieldProfile: Sendable, Equatable {
 public struct FieldProfiler {
   private var types: Set<ValueType> = []
   private var nulls = 0
+  /// Texts seen, with their counts, while there are few (they may be markers among numbers).
+  private var texts: [String: Int] = [:]
+  private var textOrder: [String] = []
+  private var values = 0
 
   public init() {}
 
   public mutating func add(_ value: Value) {
-    if value.isNull { nulls += 1 } else { types.insert(value.type) }
+    guard !value.isNull else {
+      nulls += 1
+      return
+    }
+    values += 1
+    types.insert(value.type)
+    if case .string(let text) = value, texts.count <= CSVReader.maximumMarkers {
+      if texts[text] == nil { textOrder.append(text) }
+      texts[text, default: 0] += 1
+    }
   }
 
   public func profile(name: String) -> FieldProfile {
@@ -236,7 +251,17 @@ public struct FieldProfiler {
     var kinds = types
     if kinds.contains(.int), kinds.contains(.double) { kinds.remove(.int) }
     if kinds.count == 1 { return FieldProfile(name: name, type: kinds.first, nulls: nulls) }
-    return FieldProfile(name: name, type: nil, mixedTypes: kinds.sorted(), nulls: nulls)
+    var profile = FieldProfile(name: name, type: nil, mixedTypes: kinds.sorted(), nulls: nulls)
+    // Numbers (or dates) but for a few texts: those texts are likely markers.
+    let others = kinds.subtracting([.text])
+    let markerCount = texts.values.reduce(0, +)
+    if kinds.contains(.text), others.count == 1, let other = others.first,
+      texts.count <= CSVReader.maximumMarkers,
+      markerCount <= values - markerCount
+    {
+      profile.markers = textOrder.map { Marker(text: $0, count: texts[$0] ?? 0, wouldBe: other) }
+    }
+    return profile
   }
 
   /// The profile of every field of `items` (records), in first-seen order; `nil` when an item
@@ -292,7 +317,7 @@ final class ColumnTable: Sendable {
   var profiles: [FieldProfile] {
     zip(schema.names, columns).map { name, column in
       var profile = column.profile(name: name, rowCount: rowCount)
-      profile.markers = markers[name] ?? []
+      if let found = markers[name] { profile.markers = found }
       return profile
     }
   }

@@ -166,6 +166,21 @@ struct ExpressionChecker {
     _ left: ValueExpression, _ a: TypedExpression, _ right: ValueExpression, _ b: TypedExpression,
     ordering: Bool
   ) throws {
+    // A field that holds values of several types (a schemaless source) compared with one of
+    // them: some items would silently compare false.
+    for (field, other, otherExpression) in [(left, b.type, right), (right, a.type, left)] {
+      guard let other, other != .null, let path = field.fieldPath,
+        let profile = try? scope.field(path).profile, profile.type == nil, !profile.mixedTypes.isEmpty
+      else { continue }
+      let kinds = profile.mixedTypes.map(\.rawValue).joined(separator: " and ")
+      let fix =
+        mixedMarkerFix(profile, other)
+        ?? "convert it, as in: \(other.isNumber ? "double" : other.rawValue)(\(text(field.range)))"
+      throw Diagnostic(
+        .cannotCompare(
+          left: "\(text(field.range)) (\(kinds))", right: describe(otherExpression, other), fix: fix),
+        at: field.range)
+    }
     guard let x = a.type, let y = b.type, x != .null, y != .null else { return }
     if x.isNumber && y.isNumber { return }
     if x == y {
@@ -192,6 +207,17 @@ struct ExpressionChecker {
     else { return nil }
     let kind = first.wouldBe.isNumber ? "numbers" : "\(first.wouldBe.rawValue)s"
     let quoted = profile.markers.map { JSONWriter.quoted($0.text) }
+    return
+      "its values are \(kind) except \(SessionNotes.list(quoted)): add null \(quoted.joined(separator: ", ")) to the \(scope.sourceKind)"
+  }
+
+  /// For a field of numbers and a few texts: "its values are numbers except "NA": add …".
+  private func mixedMarkerFix(_ profile: FieldProfile, _ other: ValueType) -> String? {
+    guard let first = profile.markers.first,
+      first.wouldBe == other || (first.wouldBe.isNumber && other.isNumber)
+    else { return nil }
+    let quoted = profile.markers.map { JSONWriter.quoted($0.text) }
+    let kind = first.wouldBe.isNumber ? "numbers" : "\(first.wouldBe.rawValue)s"
     return
       "its values are \(kind) except \(SessionNotes.list(quoted)): add null \(quoted.joined(separator: ", ")) to the \(scope.sourceKind)"
   }

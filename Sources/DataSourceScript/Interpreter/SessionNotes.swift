@@ -19,7 +19,7 @@ final class SessionNotes {
     case .array, .range: return
     }
     // Columns made text by the same markers share one note.
-    var groups: [(markers: [Marker], fields: [String])] = []
+    var groups: [(markers: [Marker], fields: [String], mixed: Bool)] = []
     for profile in provider.fieldProfiles ?? [] where !profile.markers.isEmpty {
       let same = { (a: [Marker]) in
         a.map(\.text) == profile.markers.map(\.text) && a.map(\.count) == profile.markers.map(\.count)
@@ -27,16 +27,16 @@ final class SessionNotes {
       if let index = groups.firstIndex(where: { same($0.markers) }) {
         groups[index].fields.append(profile.name)
       } else {
-        groups.append((profile.markers, [profile.name]))
+        groups.append((profile.markers, [profile.name], profile.type == nil))
       }
     }
-    for (markers, fields) in groups {
+    for (markers, fields, mixed) in groups {
       let quoted = markers.map { JSONWriter.quoted($0.text) }
       let rows = markers.reduce(0) { $0 + $1.count }
       let kind = markers[0].wouldBe.isNumber ? "numbers" : "\(markers[0].wouldBe.rawValue)s"
       let one = fields.count == 1
       pending.append(
-        "\(name): \(SessionNotes.list(fields)) \(one ? "is" : "are") text because of \(SessionNotes.list(quoted)) (\(rows) row\(rows == 1 ? "" : "s")\(one ? "" : " each")); add null \(quoted.joined(separator: ", ")) to read \(one ? "it" : "them") as \(kind)"
+        "\(name): \(SessionNotes.list(fields)) \(mixed ? (one ? "mixes \(kind) with" : "mix \(kind) with") : (one ? "is text because of" : "are text because of")) \(SessionNotes.list(quoted)) (\(rows) row\(rows == 1 ? "" : "s")\(one ? "" : " each")); add null \(quoted.joined(separator: ", ")) to read \(one ? "it" : "them") as \(kind)"
       )
     }
   }
