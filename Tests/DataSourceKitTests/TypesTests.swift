@@ -135,6 +135,17 @@ struct TypesTests {
     #expect(first.value(atPath: ["zip"]) == .string("02134"))
   }
 
+  @Test("spaces around a number do not make it text; a text column keeps them")
+  func spaces() async throws {
+    let provider = try await csv(
+      "n,x,s\n1, .5,a \n 2 ,3.25 ,NA \n3,  ,b\n", options: ReadOptions(nullMarkers: ["NA"]))
+    #expect(provider.fieldProfiles?.map(\.type) == [.int, .double, .text])
+    #expect(provider.fieldProfiles?.map(\.nulls) == [0, 1, 1])
+    #expect(
+      provider.item(at: ItemPath(item: 0, section: 0))
+        == .record(Record([("n", .int(1)), ("x", .double(0.5)), ("s", .string("a "))])))
+  }
+
   @Test("null and types: markers read as null, declared types read with their formats")
   func options() async throws {
     let provider = try await csv(
@@ -145,6 +156,22 @@ struct TypesTests {
     #expect(
       provider.item(at: ItemPath(item: 1, section: 0)).value(atPath: ["day"])
         == .date(CalendarDate.days(year: 2000, month: 4, day: 3)!))
+  }
+
+  @Test("options on values: markers made null, declared fields converted; an empty list has nothing to check")
+  func optionsOnValues() throws {
+    let options = ReadOptions(
+      nullMarkers: ["NA"], types: ["day": DeclaredType(.date), "n": DeclaredType(.double)])
+    let items: [Value] = [
+      .record(Record([("day", .string("2020-01-02")), ("n", .int(3)), ("s", .string("NA"))]))
+    ]
+    #expect(
+      try options.applied(to: items, path: "x")
+        == [.record(Record([("day", .date(18263)), ("n", .double(3)), ("s", .null)]))])
+    #expect(try options.applied(to: [], path: "x") == [])
+    #expect(throws: DataSourceError.unknownTypedField(path: "x", field: "day", fields: ["n"])) {
+      try options.applied(to: [.record(Record([("n", .int(1))]))], path: "x")
+    }
   }
 
   @Test("a value that does not fit its declared type is an error naming file, line, field and value")

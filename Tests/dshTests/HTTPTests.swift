@@ -38,6 +38,33 @@ final class TestServer {
 
 @Suite("HTTP sources", .serialized)
 struct HTTPTests {
+  @Test(
+    "null and types read a web source as they read a file, page by page; a value that does not fit names the URL and the item"
+  )
+  func typedPages() throws {
+    let server = try TestServer()
+    let items = "\(server.base)/items?size=5&total=5"
+    let result = try DSHProcess.run([
+      "-c", "let h = http \"\(items)\" null \"g1\" types {id: text}", "-c", "h",
+      "-c", "show h | where group == null and id > \"0\" as csv",
+      // The last page is empty: types has no fields to check there, and that is no error.
+      "-c",
+      "let f = paged http \"\(server.base)/items?page={page}&size=3&total=6\" types {id: double} size 3",
+      "-c", "more f", "-c", "more f", "-c", "f",
+      "-c", "let bad = http \"\(items)\" types {name: int}",
+    ])
+    #expect(
+      result.output.contains(
+        "h: http provider · 5 items in 1 section · fields id text, name text, group text (2 null) · loaded\n")
+    )
+    #expect(result.output.contains("id,name,group\n1,item 1,\n4,item 4,\n"))
+    #expect(
+      result.output.contains(
+        "f: http provider · 6 items in 1 section · fields id double, name text, group text · loaded"))
+    #expect(result.output.contains("\(items) (item 1): name is \"item 0\", not an int"))
+    #expect(result.status == 1)
+  }
+
   @Test("help examples that fetch from the web run against a local server")
   func helpExamplesWithServer() throws {
     let server = try TestServer()

@@ -25,14 +25,16 @@ public indirect enum RowExpression: Sendable, Equatable {
   case binary(RowExpression, BinaryOperator, RowExpression)
   case call(ExpressionFunction, [RowExpression])
 
-  /// The fields the expression reads (first components of its paths).
-  public var fieldNames: Set<String> {
+  /// Whether the expression's value is known without an item: its operands are all literals
+  /// (callers fold from the leaves up, so a constant subtree is a literal by then).
+  public var operandsAreLiterals: Bool {
+    func literal(_ e: RowExpression) -> Bool { if case .literal = e { true } else { false } }
     switch self {
-    case .field(let path): path.first.map { [$0] } ?? []
-    case .literal: []
-    case .list(let items), .call(_, let items): items.reduce(into: []) { $0.formUnion($1.fieldNames) }
-    case .negate(let a), .not(let a): a.fieldNames
-    case .binary(let a, _, let b): a.fieldNames.union(b.fieldNames)
+    case .field: return false
+    case .literal: return true
+    case .list(let items), .call(_, let items): return items.allSatisfy(literal)
+    case .negate(let a), .not(let a): return literal(a)
+    case .binary(let a, _, let b): return literal(a) && literal(b)
     }
   }
 }

@@ -211,20 +211,41 @@ enum CSVReader {
     return .text
   }
 
-  /// A field's bytes, unless it is null: empty, quoted empty outside a text column, or one of
-  /// the null markers.
+  /// The fields of one column, as typing reads them.
+  ///
+  /// A field is read without the spaces and tabs around it (` .5` is a number, as DuckDB reads
+  /// it), and is null when empty, blank, quoted empty outside a text column, or one of the null
+  /// markers. A column that stays text keeps its fields as written.
   private struct FieldReader {
     let refs: FieldRefs
     let bytes: UnsafeBufferPointer<UInt8>
     let markers: [[UInt8]]
 
     func field(_ row: Int) -> UnsafeBufferPointer<UInt8>? {
-      let length = Int(refs.lengths[row] & FieldRefs.lengthMask)
-      if length == 0 { return nil }
-      let start = Int(refs.starts[row])
-      let field = UnsafeBufferPointer(rebasing: bytes[start..<start + length])
+      guard let field = trimmed(row) else { return nil }
       if !markers.isEmpty, markers.contains(where: { $0.elementsEqual(field) }) { return nil }
       return field
+    }
+
+    /// Whether a field is one of the null markers (spaces around it aside).
+    func isMarker(_ row: Int) -> Bool {
+      guard !markers.isEmpty, let field = trimmed(row) else { return false }
+      return markers.contains { $0.elementsEqual(field) }
+    }
+
+    private func trimmed(_ row: Int) -> UnsafeBufferPointer<UInt8>? {
+      let length = Int(refs.lengths[row] & FieldRefs.lengthMask)
+      if length == 0 { return nil }
+      var start = Int(refs.starts[row])
+      var end = start + length
+      while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") {
+        start += 1
+      }
+      while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") {
+        end -= 1
+      }
+      if start == end { return nil }
+      return UnsafeBufferPointer(rebasing: bytes[start..<end])
     }
 
     /// The text of a field, quotes undone.
@@ -307,8 +328,7 @@ enum CSVReader {
   ) -> any Column {
     guard hasMarkers else { return TextColumn(reader.refs, storage: storage, nulls: nil) }
     var nulls: NullMask?
-    for row in 0..<rowCount
-    where reader.field(row) == nil && reader.refs.lengths[row] & FieldRefs.lengthMask != 0 {
+    for row in 0..<rowCount where reader.isMarker(row) {
       if nulls == nil { nulls = NullMask(count: rowCount) }
       nulls?.setNull(row)
     }
@@ -347,8 +367,9 @@ enum CSVReader {
   ) throws -> any Column {
     var values = [Value](repeating: .null, count: rowCount)
     for row in 0..<rowCount {
-      guard reader.field(row) != nil else { continue }
-      let text = reader.text(row)
+      guard let field = reader.field(row) else { continue }
+      // Text keeps its spaces; other types read the field without them.
+      let text = declared.type == .text ? reader.text(row) : String(decoding: field, as: UTF8.self)
       guard let value = declared.read(text) else {
         let start = Int(reader.refs.starts[row])
         throw DataSourceError.valueNotOfType(

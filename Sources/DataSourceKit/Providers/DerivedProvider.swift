@@ -60,6 +60,9 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
 
   public var identityKey: String? { root.identityKey }
 
+  /// The first provider below that is not derived: where the items come from.
+  public var rootProvider: any DataProvider<Item> { root }
+
   /// The base's items arranged, with positions made relative to the root.
   private func arranged() throws -> [DerivedSection] {
     var result = try arrange(base, SectionOffsets(of: base))

@@ -55,10 +55,6 @@ struct SQLFragment {
   var sql: String
   var arguments: [Value]
   var type: ValueType
-
-  static func + (a: SQLFragment, b: String) -> SQLFragment {
-    SQLFragment(sql: a.sql + b, arguments: a.arguments, type: a.type)
-  }
 }
 
 /// Translates expressions into SQL that means the same as dsh, or gives `nil`.

@@ -225,7 +225,7 @@ public enum HelpCatalogue {
     HelpTopic(
       name: "extend", group: .stages, syntax: ["PROVIDER | extend NAME = EXPRESSION, …"],
       summary:
-        "Adds fields computed from each item (or replaces fields of the same name), keeping the rest. Nothing is stored: a field is computed when an item is read. Inside compose, put several in parentheses.",
+        "Adds fields computed from each item (or replaces fields of the same name), keeping the rest. Nothing is stored: a field is computed when an item is read. Each expression reads the item as it comes in (not fields the same extend adds). Inside compose, put the child in parentheses to add several fields.",
       examples: [
         "let orders = [{item: \"tea\", price: 2.5, qty: 4}, {item: \"cake\", price: 3.25, qty: 2}]\nshow orders | extend total = price * qty | where total > 8"
       ]),

@@ -151,10 +151,8 @@ struct ExpressionChecker {
         throw Diagnostic(
           .cannotCombine(operator: op.rawValue, left: describe(left, x), right: describe(right, y), fix: fix),
           at: operatorRange)
-      case (.int?, nil), (nil, .int?):
-        // An int with an unknown: known only at run time (a double or an int).
-        type = op == .divide ? .double : nil
       default:
+        // A side whose type is known only at run time.
         type = op == .divide ? .double : nil
       }
       return folded(TypedExpression(expression: expression, type: type))
@@ -293,22 +291,9 @@ struct ExpressionChecker {
   /// An expression of literals only, worked out now: `date("2020-01-01")` becomes a date a
   /// database can compare with.
   private func folded(_ typed: TypedExpression) -> TypedExpression {
-    guard typed.expression.fieldNames.isEmpty, !typed.expression.readsItem else { return typed }
+    guard typed.expression.operandsAreLiterals else { return typed }
     let value = typed.expression.compiled()(.null)
     return TypedExpression(expression: .literal(value), type: typed.type == nil ? value.type : typed.type)
-  }
-}
-
-extension RowExpression {
-  /// Whether the expression reads the item itself (`.`).
-  var readsItem: Bool {
-    switch self {
-    case .field(let path): path.isEmpty
-    case .literal: false
-    case .list(let items), .call(_, let items): items.contains { $0.readsItem }
-    case .negate(let a), .not(let a): a.readsItem
-    case .binary(let a, _, let b): a.readsItem || b.readsItem
-    }
   }
 }
 
@@ -340,7 +325,33 @@ extension Evaluator {
   static func profiles(of provider: any DataProvider<Value>) -> [FieldProfile] {
     if let profiles = provider.fieldProfiles { return profiles }
     if provider is any ReadOnlyStore { return [] }
-    return FieldProfiler.profiles(of: provider.allItems) ?? []
+    // A stage keeps its base's fields and types: look at the base's items, once.
+    if let derived = provider as? DerivedProvider<Value> {
+      return profiles(of: derived.rootProvider).map(\.withoutNullCount)
+    }
+    return scanned(provider)
+  }
+
+  /// A provider's items looked at once while nothing changes: every stage, template and edit
+  /// checked against a large in-memory source would otherwise read all of its items again.
+  private static var scans: [ObjectIdentifier: (provider: Weak, epoch: UInt64, profiles: [FieldProfile])] =
+    [:]
+
+  private final class Weak {
+    weak var object: AnyObject?
+    init(_ object: AnyObject) { self.object = object }
+  }
+
+  private static func scanned(_ provider: any DataProvider<Value>) -> [FieldProfile] {
+    let key = ObjectIdentifier(provider)
+    let epoch = StructureEpoch.current
+    if let entry = scans[key], entry.provider.object === provider, entry.epoch == epoch {
+      return entry.profiles
+    }
+    let profiles = FieldProfiler.profiles(of: provider.allItems) ?? []
+    if scans.count >= 64 { scans.removeAll() }
+    scans[key] = (Weak(provider), epoch, profiles)
+    return profiles
   }
 
   /// The profiles with every field's nulls counted, for the summary and `describe`: items in
@@ -349,7 +360,8 @@ extension Evaluator {
   static func countedProfiles(of provider: any DataProvider<Value>) -> [FieldProfile] {
     let known = profiles(of: provider)
     guard known.contains(where: { $0.nulls == nil }), !(provider is any ReadOnlyStore) else { return known }
-    guard var counted = FieldProfiler.profiles(of: provider.allItems) else { return known }
+    var counted = scanned(provider)
+    guard !counted.isEmpty else { return known }
     let markers = Dictionary(known.map { ($0.name, $0.markers) }, uniquingKeysWith: { a, _ in a })
     for index in counted.indices where counted[index].type == .text {
       counted[index].markers = markers[counted[index].name] ?? []

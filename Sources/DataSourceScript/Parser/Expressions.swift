@@ -394,7 +394,7 @@ extension Parser {
       while !isSymbol(.closeBrace) {
         let name: String
         switch current.kind {
-        case .identifier(let word): name = word
+        case .identifier(let word), .quotedName(let word): name = word
         case .string(let s): name = s
         default: throw unexpected(.recordFieldName)
         }

@@ -222,34 +222,28 @@ extension Parser {
   }
 
   private mutating func parseAdditive() throws(Diagnostic) -> ValueExpression {
-    var left = try parseMultiplicative()
-    while true {
-      let op: BinaryOperator
-      switch current.kind {
-      case .symbol(.plus): op = .add
-      case .symbol(.minus): op = .subtract
-      default: return left
-      }
-      let operatorRange = current.range
-      advance()
-      left = .binary(left, op, try parseMultiplicative(), operatorRange: operatorRange)
+    try parseLeftAssociative([.plus: .add, .minus: .subtract]) { parser throws(Diagnostic) in
+      try parser.parseMultiplicative()
     }
   }
 
   private mutating func parseMultiplicative() throws(Diagnostic) -> ValueExpression {
-    var left = try parseUnary()
-    while true {
-      let op: BinaryOperator
-      switch current.kind {
-      case .symbol(.star): op = .multiply
-      case .symbol(.slash): op = .divide
-      case .symbol(.percent): op = .remainder
-      default: return left
-      }
+    try parseLeftAssociative([.star: .multiply, .slash: .divide, .percent: .remainder]) {
+      parser throws(Diagnostic) in try parser.parseUnary()
+    }
+  }
+
+  /// `operand (op operand)*` for one precedence level, grouping to the left (`10 - 2 - 3` is 5).
+  private mutating func parseLeftAssociative(
+    _ operators: [Symbol: BinaryOperator], operand: (inout Parser) throws(Diagnostic) -> ValueExpression
+  ) throws(Diagnostic) -> ValueExpression {
+    var left = try operand(&self)
+    while case .symbol(let symbol) = current.kind, let op = operators[symbol] {
       let operatorRange = current.range
       advance()
-      left = .binary(left, op, try parseUnary(), operatorRange: operatorRange)
+      left = .binary(left, op, try operand(&self), operatorRange: operatorRange)
     }
+    return left
   }
 
   private mutating func parseUnary() throws(Diagnostic) -> ValueExpression {
