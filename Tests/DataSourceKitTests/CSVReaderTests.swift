@@ -96,4 +96,40 @@ struct CSVReaderTests {
     let parsed = copy.withUTF8 { CSVReader.parseDouble($0) }
     #expect(parsed == Double(text))
   }
+
+  /// A file over 1 MB is scanned in two halves from a line end past its middle.
+  ///
+  /// Here a quoted field full of line ends spans the middle, so the line end the second half
+  /// starts from is inside it: the rows must be exactly the file's.
+  @Test("a large file split in two reads the same rows when a quoted field spans the middle")
+  func largeFileSplitInsideAQuotedField() async throws {
+    let rows = 90_000
+    let long = (0..<6_000).map { "line \($0)" }.joined(separator: "\r\n")
+    var text = "id,note\r\n"
+    for id in 0..<rows { text += id == rows / 2 ? "\(id),\"\(long)\"\r\n" : "\(id),n\(id)\r\n" }
+    #expect(text.utf8.count > 1 << 20)
+    let provider = try await loadedCSV(text)
+    #expect(provider.numberOfItems(inSection: 0) == rows)
+    for id in [0, rows / 2 - 1, rows / 2, rows / 2 + 1, rows - 1] {
+      let item = provider.item(at: ItemPath(item: id, section: 0))
+      #expect(item.value(atPath: ["id"]) == .int(id))
+      #expect(item.value(atPath: ["note"]) == .string(id == rows / 2 ? long : "n\(id)"))
+    }
+  }
+
+  @Test("a large file's errors name the line they are on, in either half")
+  func largeFileErrorsNameTheirLines() async throws {
+    let rows = 100_000
+    let body = (0..<rows).map { "\($0),x\n" }
+    for bad in [10, rows - 10] {
+      var lines = body
+      lines[bad] = "\(bad)\n"
+      let provider = CSVProvider(path: try temporaryFile("id,x\n" + lines.joined()))
+      await #expect(
+        throws: DataSourceError.csvRaggedRow(path: provider.path, line: bad + 2, fields: 1, expected: 2)
+      ) {
+        try await provider.load()
+      }
+    }
+  }
 }

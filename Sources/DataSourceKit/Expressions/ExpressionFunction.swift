@@ -185,7 +185,9 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
 
   // MARK: Running
 
-  func compiled(_ arguments: [CompiledExpression], notes: ExpressionNotes?) -> CompiledExpression {
+  func compiled<Input>(_ arguments: [@Sendable (Input) -> Value], notes: ExpressionNotes?)
+    -> @Sendable (Input) -> Value
+  {
     let function = self
     switch self {
     case .coalesce:

@@ -102,28 +102,26 @@ public final class ExpressionNotes: @unchecked Sendable {
   private let lock = NSLock()
   // Guarded by `lock`.
   private var counts: [ExpressionNote: Int] = [:]
-  private var order: [ExpressionNote] = []
 
   public init() {}
 
   public func add(_ note: ExpressionNote) {
     lock.lock()
     defer { lock.unlock() }
-    if let count = counts[note] {
-      counts[note] = count + 1
-    } else {
-      counts[note] = 1
-      order.append(note)
-    }
+    counts[note, default: 0] += 1
   }
 
-  /// The notes so far with their counts, in first-seen order; the collection is emptied.
+  /// The notes so far with their counts, in the order of their texts; the collection is
+  /// emptied.
+  ///
+  /// Not in the order they were first seen: an expression computed a batch of items at a time
+  /// meets them in another order than one computed item by item, and the report must not
+  /// depend on which ran.
   public func take() -> [(note: ExpressionNote, count: Int)] {
     lock.lock()
     defer { lock.unlock() }
-    let result = order.map { ($0, counts[$0] ?? 0) }
+    let result = counts.map { ($0.key, $0.value) }.sorted { $0.0.text(count: 1) < $1.0.text(count: 1) }
     counts = [:]
-    order = []
     return result
   }
 }
@@ -135,10 +133,7 @@ extension RowExpression {
   /// The expression as a function of one item.
   /// - Complexity: O(size of the expression) per item.
   public func compiled(notes: ExpressionNotes? = nil) -> CompiledExpression {
-    switch self {
-    case .literal(let value):
-      return { _ in value }
-    case .field(let path):
+    compiled(notes: notes) { path -> CompiledExpression in
       if path.isEmpty { return { $0 } }
       if path.count == 1 {
         let name = path[0]
@@ -148,11 +143,45 @@ extension RowExpression {
         }
       }
       return { $0.value(atPath: path) ?? .null }
+    }
+  }
+
+  /// The paths of the fields the expression reads (empty for the item itself), each once.
+  public var fieldPaths: [[String]] {
+    var paths: [[String]] = []
+    func visit(_ e: RowExpression) {
+      switch e {
+      case .field(let path): if !paths.contains(path) { paths.append(path) }
+      case .literal: break
+      case .list(let items), .call(_, let items): items.forEach(visit)
+      case .negate(let a), .not(let a): visit(a)
+      case .binary(let a, _, let b):
+        visit(a)
+        visit(b)
+      }
+    }
+    visit(self)
+    return paths
+  }
+
+  /// The expression as a function of whatever its fields are read from: an item (above), or
+  /// a position in a provider's columns (``compiled(overColumns:notes:)``).
+  ///
+  /// - Parameter field: how a field path is read.
+  func compiled<Input>(
+    notes: ExpressionNotes?, field: ([String]) -> @Sendable (Input) -> Value
+  ) -> @Sendable (Input) -> Value {
+    func compile(_ e: RowExpression) -> @Sendable (Input) -> Value { e.compiled(notes: notes, field: field) }
+    switch self {
+    case .literal(let value):
+      return { _ in value }
+    case .field(let path):
+      return field(path)
     case .list(let items):
-      let parts = items.map { $0.compiled(notes: notes) }
+      let parts = items.map { compile($0) }
       return { item in .list(parts.map { $0(item) }) }
     case .negate(let inner):
-      let x = inner.compiled(notes: notes)
+      let x = compile(inner)
       return { item in
         switch x(item) {
         case .int(let i):
@@ -167,44 +196,18 @@ extension RowExpression {
         }
       }
     case .not(let inner):
-      let x = inner.compiled(notes: notes)
+      let x = compile(inner)
       return { item in .bool(x(item) != .bool(true)) }
     case .call(let function, let arguments):
-      return function.compiled(arguments.map { $0.compiled(notes: notes) }, notes: notes)
+      return function.compiled(arguments.map(compile), notes: notes)
     case .binary(let left, let op, let right):
-      let (l, r) = (left.compiled(notes: notes), right.compiled(notes: notes))
+      let (l, r) = (compile(left), compile(right))
       switch op {
       case .and: return { item in .bool(l(item) == .bool(true) && r(item) == .bool(true)) }
       case .or: return { item in .bool(l(item) == .bool(true) || r(item) == .bool(true)) }
-      case .equal, .notEqual:
-        // Only a test against the literal null can be true with a null side (as in SQL, two
-        // missing values are not equal).
+      case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
         let againstNull = left == .literal(.null) || right == .literal(.null)
-        let wantsEqual = op == .equal
-        return { item in
-          let (a, b) = (l(item), r(item))
-          if a.isNull || b.isNull { return .bool(againstNull && (a.isNull == b.isNull) == wantsEqual) }
-          if !Value.isComparable(a, b) {
-            notes?.add(.mismatchedTypes(operation: "comparison", left: a.type, right: b.type))
-            return .bool(false)
-          }
-          return .bool((a == b) == wantsEqual)
-        }
-      case .less, .lessOrEqual, .greater, .greaterOrEqual:
-        return { item in
-          let (a, b) = (l(item), r(item))
-          if a.isNull || b.isNull { return .bool(false) }
-          guard Value.isOrderable(a, b) else {
-            notes?.add(.mismatchedTypes(operation: "comparison", left: a.type, right: b.type))
-            return .bool(false)
-          }
-          let order = Value.compare(a, b)
-          switch op {
-          case .less: return .bool(order == .orderedAscending)
-          case .lessOrEqual: return .bool(order != .orderedDescending)
-          case .greater: return .bool(order == .orderedDescending)
-          default: return .bool(order != .orderedAscending)
-          }
+        return { item in .bool(Comparison.test(op, l(item), r(item), againstNull: againstNull, notes: notes))
         }
       case .contains:
         return { item in
@@ -232,6 +235,46 @@ extension RowExpression {
   public func compiledTest(notes: ExpressionNotes? = nil) -> @Sendable (Value) -> Bool {
     let value = compiled(notes: notes)
     return { value($0) == .bool(true) }
+  }
+}
+
+/// Comparisons of values.
+enum Comparison {
+  /// Whether `a op b` holds.
+  ///
+  /// A null side makes it false, except for `==`/`!=` against the literal null
+  /// (`againstNull`; as in SQL, two missing values are not equal). Values that cannot be
+  /// compared make it false and a note.
+  static func test(_ op: BinaryOperator, _ a: Value, _ b: Value, againstNull: Bool, notes: ExpressionNotes?)
+    -> Bool
+  {
+    if op == .equal || op == .notEqual {
+      let wantsEqual = op == .equal
+      if a.isNull || b.isNull { return againstNull && (a.isNull == b.isNull) == wantsEqual }
+      guard Value.isComparable(a, b) else {
+        notes?.add(.mismatchedTypes(operation: "comparison", left: a.type, right: b.type))
+        return false
+      }
+      return (a == b) == wantsEqual
+    }
+    if a.isNull || b.isNull { return false }
+    guard Value.isOrderable(a, b) else {
+      notes?.add(.mismatchedTypes(operation: "comparison", left: a.type, right: b.type))
+      return false
+    }
+    return holds(op, Value.compare(a, b))
+  }
+
+  /// Whether an ordering comparison holds for two values in this order.
+  static func holds(_ op: BinaryOperator, _ order: ComparisonResult) -> Bool {
+    switch op {
+    case .less: order == .orderedAscending
+    case .lessOrEqual: order != .orderedDescending
+    case .greater: order == .orderedDescending
+    case .greaterOrEqual: order != .orderedAscending
+    case .equal: order == .orderedSame
+    default: order != .orderedSame
+    }
   }
 }
 
@@ -311,17 +354,27 @@ extension Value {
   /// Whether sort keys `a` come before `b`, key by key: nulls last whatever the direction.
   public static func precedes(_ a: [Value], _ b: [Value], directions: [SortDirection]) -> Bool {
     for (i, direction) in directions.enumerated() {
-      let (x, y) = (a[i], b[i])
-      switch (x.isNull, y.isNull) {
-      case (true, true): continue
-      case (true, false): return false
-      case (false, true): return true
-      case (false, false):
-        let order = Value.compare(x, y)
-        if order == .orderedSame { continue }
-        return direction == .ascending ? order == .orderedAscending : order == .orderedDescending
-      }
+      let order = sortOrder(a[i], b[i], direction: direction)
+      if order != .orderedSame { return order == .orderedAscending }
     }
     return false
+  }
+
+  /// Whether sort key `a` comes before `b`: nulls last whatever the direction.
+  public static func precedes(_ a: Value, _ b: Value, direction: SortDirection) -> Bool {
+    sortOrder(a, b, direction: direction) == .orderedAscending
+  }
+
+  /// The order of two sort keys in a sort of `direction`, nulls last.
+  private static func sortOrder(_ x: Value, _ y: Value, direction: SortDirection) -> ComparisonResult {
+    switch (x.isNull, y.isNull) {
+    case (true, true): return .orderedSame
+    case (true, false): return .orderedDescending
+    case (false, true): return .orderedAscending
+    case (false, false):
+      let order = Value.compare(x, y)
+      if direction == .ascending || order == .orderedSame { return order }
+      return order == .orderedAscending ? .orderedDescending : .orderedAscending
+    }
   }
 }

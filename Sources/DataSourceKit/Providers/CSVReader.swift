@@ -17,7 +17,8 @@ enum CSVReader {
   private static let newline = UInt8(ascii: "\n")
   private static let carriageReturn = UInt8(ascii: "\r")
 
-  /// - Complexity: O(n) in the file's bytes, two passes (fields, then types).
+  /// - Complexity: O(n) in the file's bytes, two passes (fields, then types, column by column
+  ///   on as many cores as there are).
   static func read(
     bytes storage: SharedBytes, path: String, delimiter: UInt8, options: ReadOptions = ReadOptions(),
     progress: LoadProgress?
@@ -27,30 +28,22 @@ enum CSVReader {
       throw DataSourceError.unreadable(path: path, reason: "files over 2 GiB are not supported yet")
     }
     try FileBytes.checkUTF8(buffer, path: path)
-    var (names, refs, rowCount) = try splitFields(
-      buffer, path: path, delimiter: delimiter, progress: progress)
-    // Each column's field references are let go as soon as it is typed: a numeric column keeps
-    // only its values, which holds peak memory near the file's size plus one column of references.
-    var columns: [any Column] = []
-    var markers: [String: [Marker]] = [:]
-    for c in refs.indices {
-      let (column, found) = try inferColumn(
-        refs[c], rowCount: rowCount, storage: storage, name: names[c], options: options, path: path)
-      columns.append(column)
-      if !found.isEmpty { markers[names[c]] = found }
-      refs[c] = FieldRefs()
-    }
+    let (names, fields, rowCount) = try splitFields(
+      storage, path: path, delimiter: delimiter, progress: progress)
     for name in options.types.keys where !names.contains(name) {
       throw DataSourceError.unknownTypedField(path: path, field: name, fields: names)
     }
+    let (columns, markers) = try typeColumns(
+      consume fields, names: names, rowCount: rowCount, storage: storage, options: options, path: path)
     return ColumnTable(schema: Schema(names), rowCount: rowCount, columns: columns, markers: markers)
   }
 
   // MARK: Fields
 
   private static func splitFields(
-    _ bytes: UnsafeBufferPointer<UInt8>, path: String, delimiter: UInt8, progress: LoadProgress? = nil
-  ) throws -> (names: [String], refs: [FieldRefs], rows: Int) {
+    _ storage: SharedBytes, path: String, delimiter: UInt8, progress: LoadProgress? = nil
+  ) throws -> (names: [String], fields: [FieldRefs], rows: Int) {
+    let bytes = storage.buffer
     var position = skippingByteOrderMarks(bytes, from: 0)
     let end = bytes.count
 
@@ -72,26 +65,105 @@ enum CSVReader {
     }
     let width = names.count
 
-    // Reserve for as many rows as there are line ends, so the arrays never regrow.
-    var lineEnds = 0
-    for i in position..<end where bytes[i] == newline || bytes[i] == carriageReturn { lineEnds += 1 }
-    var refs = [FieldRefs](repeating: FieldRefs(), count: width)
-    for c in 0..<width { refs[c].reserve(lineEnds + 1) }
+    let dataStart = position
+    // A large file is split in two at the first line end past its middle, and the halves are
+    // scanned on two cores. The line end may be inside a quoted field: then the first half's
+    // scan runs past it, and the second half's (which read the inside of a field as rows) is
+    // thrown away for a scan that carries on from where the first one ended.
+    let middle =
+      end - dataStart >= 1 << 20 && ProcessInfo.processInfo.activeProcessorCount > 1
+      ? lineStart(after: dataStart + (end - dataStart) / 2, in: bytes) : end
+    // No stretch holds more rows than line ends, plus one for a last row without one (or, in
+    // the first half, one that runs past the middle): the columns' references are allocated
+    // once, that large (room never written costs no memory).
+    let lineEnds = SlotArray<Int>(count: 2)
+    DispatchQueue.concurrentPerform(iterations: 2) { half in
+      lineEnds[half] = countLineEnds(
+        in: UnsafeBufferPointer(rebasing: storage.buffer[half == 0 ? dataStart..<middle : middle..<end]))
+    }
+    let firstLineEnds = lineEnds[0] ?? 0
+    let columns = ColumnReferences(width: width, capacity: firstLineEnds + (lineEnds[1] ?? 0) + 2)
+    func scan(from start: Int, until limit: Int, firstRow: Int) throws -> ScannedRows {
+      try scanRows(
+        bytes, from: start, until: limit, into: columns, firstRow: firstRow, path: path, delimiter: delimiter,
+        progress: progress)
+    }
+    guard middle < end else {
+      let all = try scan(from: dataStart, until: end, firstRow: 0)
+      return (names, columns.finished(rows: all.rows), all.rows)
+    }
+    // The second half's rows go after as many rows as the first half can have, and are moved
+    // down to follow the first half's rows once both are known.
+    let secondStart = firstLineEnds + 1
+    let halves = SlotArray<Result<ScannedRows, any Error>>(count: 2)
+    DispatchQueue.concurrentPerform(iterations: 2) { half in
+      halves[half] = Result {
+        try scanRows(
+          storage.buffer, from: half == 0 ? dataStart : middle, until: half == 0 ? middle : end,
+          into: columns, firstRow: half == 0 ? 0 : secondStart, path: path, delimiter: delimiter,
+          progress: progress)
+      }
+    }
+    guard let first = try halves[0]?.get() else { throw DataSourceError.cancelled }
+    let second: ScannedRows
+    if first.end == middle {
+      guard let scanned = try halves[1]?.get() else { throw DataSourceError.cancelled }
+      columns.moveRows(from: secondStart, count: scanned.rows, to: first.rows)
+      second = scanned
+    } else {
+      second = try scan(from: first.end, until: end, firstRow: first.rows)
+    }
+    let rows = first.rows + second.rows
+    return (names, columns.finished(rows: rows), rows)
+  }
 
+  /// The position after the first line end at or after `position` (the end when there is none).
+  private static func lineStart(after position: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    var i = position
+    while i < bytes.count, bytes[i] != newline, bytes[i] != carriageReturn { i += 1 }
+    while i < bytes.count, bytes[i] == newline || bytes[i] == carriageReturn { i += 1 }
+    return i
+  }
+
+  /// How many LF and CR bytes there are (a CRLF counts twice: an upper bound on line ends).
+  private static func countLineEnds(in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    var count = 0
+    for b in bytes where b == newline || b == carriageReturn { count += 1 }
+    return count
+  }
+
+  /// How many rows a stretch of the file held, and where its last row ended (past the stretch
+  /// when the stretch ends inside a row).
+  private struct ScannedRows {
+    var rows: Int
+    var end: Int
+  }
+
+  /// Scans the rows that start from `start` up to `limit` (the last may run past it), writing
+  /// their fields from row `firstRow` on.
+  private static func scanRows(
+    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, until limit: Int, into columns: ColumnReferences,
+    firstRow: Int, path: String, delimiter: UInt8, progress: LoadProgress?
+  ) throws -> ScannedRows {
+    var position = start
     var rows = 0
-    while position < end {
+    let width = columns.width
+    while position < limit {
       // A blank line is no row.
       if bytes[position] == newline || bytes[position] == carriageReturn {
         position += 1
         continue
       }
       position = skippingByteOrderMarks(bytes, from: position)
-      guard position < end else { break }
+      guard position < bytes.count else { break }
       let rowStart = position
       var column = 0
+      let row = firstRow + rows
       position = try scanRow(bytes, from: position, path: path, delimiter: delimiter) {
         start, length, escaped in
-        if column < width { refs[column].append(start: start, length: length, escaped: escaped) }
+        if column < width {
+          columns.set(row: row, column: column, start: start, length: length, escaped: escaped)
+        }
         column += 1
       }
       if column != width {
@@ -105,7 +177,7 @@ enum CSVReader {
         if Task.isCancelled { throw DataSourceError.cancelled }
       }
     }
-    return (names, refs, rows)
+    return ScannedRows(rows: rows, end: position)
   }
 
   /// Scans one row from `start`, calling `field` with each field's start, length and whether it holds
@@ -190,214 +262,7 @@ enum CSVReader {
     return String(decoding: out, as: UTF8.self)
   }
 
-  // MARK: Types
-
-  /// What a field's text is, for inferring its column's type.
-  private enum FieldKind {
-    case int, wideInt, double, bool, date, timestamp
-    /// An integer written with leading zeros (`02134`) or beyond 64 bits: it must stay text.
-    case exactText
-    case text
-  }
-
-  private static func kind(of field: UnsafeBufferPointer<UInt8>) -> FieldKind {
-    if let integer = parseInt(field) { return integer.magnitude > 1 << 53 ? .wideInt : .int }
-    if isIntegerSpelling(field) { return .exactText }
-    // 1E400 would be infinity: the text is kept, as for integers beyond 64 bits.
-    if let double = parseDouble(field) { return double.isFinite ? .double : .exactText }
-    if parseBool(field) != nil { return .bool }
-    if field.count == 10, CalendarDate.parseISODate(field) != nil { return .date }
-    if field.count >= 16, CalendarDate.parseISOTimestamp(field) != nil { return .timestamp }
-    return .text
-  }
-
-  /// The fields of one column, as typing reads them.
-  ///
-  /// A field is read without the spaces and tabs around it (` .5` is a number, as DuckDB reads
-  /// it), and is null when empty, blank, quoted empty outside a text column, or one of the null
-  /// markers. A column that stays text keeps its fields as written.
-  private struct FieldReader {
-    let refs: FieldRefs
-    let bytes: UnsafeBufferPointer<UInt8>
-    let markers: [[UInt8]]
-
-    func field(_ row: Int) -> UnsafeBufferPointer<UInt8>? {
-      guard let field = trimmed(row) else { return nil }
-      if !markers.isEmpty, markers.contains(where: { $0.elementsEqual(field) }) { return nil }
-      return field
-    }
-
-    /// Whether a field is one of the null markers (spaces around it aside).
-    func isMarker(_ row: Int) -> Bool {
-      guard !markers.isEmpty, let field = trimmed(row) else { return false }
-      return markers.contains { $0.elementsEqual(field) }
-    }
-
-    private func trimmed(_ row: Int) -> UnsafeBufferPointer<UInt8>? {
-      let length = Int(refs.lengths[row] & FieldRefs.lengthMask)
-      if length == 0 { return nil }
-      var start = Int(refs.starts[row])
-      var end = start + length
-      while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") {
-        start += 1
-      }
-      while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") {
-        end -= 1
-      }
-      if start == end { return nil }
-      return UnsafeBufferPointer(rebasing: bytes[start..<end])
-    }
-
-    /// The text of a field, quotes undone.
-    func text(_ row: Int) -> String {
-      let length = Int(refs.lengths[row] & FieldRefs.lengthMask)
-      let start = Int(refs.starts[row])
-      let field = UnsafeBufferPointer(rebasing: bytes[start..<start + length])
-      return refs.lengths[row] & FieldRefs.escapedFlag != 0
-        ? unescape(field) : String(decoding: field, as: UTF8.self)
-    }
-  }
-
-  /// The most distinct texts a typed column may hold for them to be called markers.
-  static let maximumMarkers = 3
-
-  /// Types a column: from its declared type when `types {…}` gives one (a value that does not
-  /// fit is an error), else from all of its values.
-  static func inferColumn(
-    _ refs: FieldRefs, rowCount: Int, storage: SharedBytes, name: String, options: ReadOptions,
-    path: String
-  ) throws -> (any Column, markers: [Marker]) {
-    let reader = FieldReader(
-      refs: refs, bytes: storage.buffer, markers: options.nullMarkers.map { Array($0.utf8) })
-    if let declared = options.types[name] {
-      return (try declaredColumn(declared, reader, rowCount: rowCount, name: name, path: path), [])
-    }
-    var counts: [FieldKind: Int] = [:]
-    // Texts in an otherwise typed column, with their counts, while there are few of them.
-    var texts: [String: Int] = [:]
-    var textOrder: [String] = []
-    var hasMarkers = !options.nullMarkers.isEmpty
-    for row in 0..<rowCount {
-      guard let field = reader.field(row) else { continue }
-      let kind = kind(of: field)
-      counts[kind, default: 0] += 1
-      if kind == .exactText {
-        return (textColumn(reader, rowCount: rowCount, storage: storage, &hasMarkers), [])
-      }
-      if kind == .text {
-        let text = reader.text(row)
-        if texts[text] == nil { textOrder.append(text) }
-        texts[text, default: 0] += 1
-        // Many distinct texts: a text column, not a typed one with markers.
-        if texts.count > maximumMarkers {
-          return (textColumn(reader, rowCount: rowCount, storage: storage, &hasMarkers), [])
-        }
-      }
-    }
-    let typed = counts.filter { $0.key != .text }
-    let typedCount = typed.values.reduce(0, +)
-    guard let type = columnType(Set(typed.keys)) else {
-      return (textColumn(reader, rowCount: rowCount, storage: storage, &hasMarkers), [])
-    }
-    if !texts.isEmpty {
-      // Numbers (or dates) everywhere but a few texts: say which, so the user can read them
-      // as null.
-      let markerCount = texts.values.reduce(0, +)
-      let markers =
-        markerCount <= typedCount
-        ? textOrder.map { Marker(text: $0, count: texts[$0] ?? 0, wouldBe: type) } : []
-      return (textColumn(reader, rowCount: rowCount, storage: storage, &hasMarkers), markers)
-    }
-    return (typedColumn(type, reader, rowCount: rowCount), [])
-  }
-
-  /// The one type values of these kinds share, or `nil` (text).
-  private static func columnType(_ kinds: Set<FieldKind>) -> ValueType? {
-    if kinds.isEmpty { return nil }
-    if kinds.isSubset(of: [.int, .wideInt]) { return .int }
-    // Ints beyond 2^53 would lose digits as doubles.
-    if kinds.isSubset(of: [.int, .double]) { return .double }
-    if kinds == [.bool] { return .bool }
-    if kinds == [.date] { return .date }
-    if kinds.isSubset(of: [.date, .timestamp]) { return .timestamp }
-    return nil
-  }
-
-  private static func textColumn(
-    _ reader: FieldReader, rowCount: Int, storage: SharedBytes, _ hasMarkers: inout Bool
-  ) -> any Column {
-    guard hasMarkers else { return TextColumn(reader.refs, storage: storage, nulls: nil) }
-    var nulls: NullMask?
-    for row in 0..<rowCount where reader.isMarker(row) {
-      if nulls == nil { nulls = NullMask(count: rowCount) }
-      nulls?.setNull(row)
-    }
-    return TextColumn(reader.refs, storage: storage, nulls: nulls)
-  }
-
-  private static func typedColumn(_ type: ValueType, _ reader: FieldReader, rowCount: Int) -> any Column {
-    switch type {
-    case .int:
-      let (values, nulls) = convert(reader, rowCount: rowCount, empty: 0) { parseInt($0) ?? 0 }
-      return IntColumn(values, nulls: nulls)
-    case .double:
-      let (values, nulls) = convert(reader, rowCount: rowCount, empty: 0.0) { parseDouble($0) ?? 0 }
-      return DoubleColumn(values, nulls: nulls)
-    case .date:
-      let (values, nulls) = convert(reader, rowCount: rowCount, empty: 0) {
-        CalendarDate.parseISODate($0) ?? 0
-      }
-      return DateColumn(values, nulls: nulls, type: .date)
-    case .timestamp:
-      let (values, nulls) = convert(reader, rowCount: rowCount, empty: 0) {
-        CalendarDate.parseISOTimestamp($0)
-          ?? CalendarDate.parseISODate($0).map { $0 * CalendarDate.microsecondsPerDay } ?? 0
-      }
-      return DateColumn(values, nulls: nulls, type: .timestamp)
-    default:
-      // Booleans keep null in the value itself (2), so they need no mask.
-      let (values, _) = convert(reader, rowCount: rowCount, empty: UInt8(2)) { parseBool($0) == true ? 1 : 0 }
-      return BoolColumn(values)
-    }
-  }
-
-  /// A column of a declared type; a value that does not fit is an error naming its line.
-  private static func declaredColumn(
-    _ declared: DeclaredType, _ reader: FieldReader, rowCount: Int, name: String, path: String
-  ) throws -> any Column {
-    var values = [Value](repeating: .null, count: rowCount)
-    for row in 0..<rowCount {
-      guard let field = reader.field(row) else { continue }
-      // Text keeps its spaces; other types read the field without them.
-      let text = declared.type == .text ? reader.text(row) : String(decoding: field, as: UTF8.self)
-      guard let value = declared.read(text) else {
-        let start = Int(reader.refs.starts[row])
-        throw DataSourceError.valueNotOfType(
-          path: path, place: "\(FileBytes.line(of: start, in: reader.bytes))", field: name, value: text,
-          type: declared.description)
-      }
-      values[row] = value
-    }
-    return ValueColumn(values, type: declared.type)
-  }
-
-  /// Every field of a column parsed into a typed array; null fields get `empty` and a bit in
-  /// the null mask (made only when the column has a null).
-  private static func convert<T>(
-    _ reader: FieldReader, rowCount: Int, empty: T, parse: (UnsafeBufferPointer<UInt8>) -> T
-  ) -> ([T], NullMask?) {
-    var values = [T](repeating: empty, count: rowCount)
-    var nulls: NullMask?
-    for row in 0..<rowCount {
-      guard let field = reader.field(row) else {
-        if nulls == nil { nulls = NullMask(count: rowCount) }
-        nulls?.setNull(row)
-        continue
-      }
-      values[row] = parse(field)
-    }
-    return (values, nulls)
-  }
+  // MARK: Numbers
 
   /// Whether a field is written as an integer: an optional sign, then digits only.
   static func isIntegerSpelling(_ field: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -501,5 +366,60 @@ enum CSVReader {
     if equals("true") { return true }
     if equals("false") { return false }
     return nil
+  }
+}
+
+/// The field references of every column while a file's rows are scanned: a fixed number of rows,
+/// written row by row (by two scans at once, into rows of their own), handed over as one
+/// ``FieldRefs`` a column.
+///
+/// Raw buffers in an array of pointers, not an array of ``FieldRefs``: reaching a class in an
+/// array costs a reference count per field.
+///
+/// `@unchecked Sendable`: concurrent scans write disjoint rows, and the buffers are read only
+/// after the scans are done.
+private final class ColumnReferences: @unchecked Sendable {
+  let width: Int
+  private let capacity: Int
+  private var starts: [UnsafeMutablePointer<UInt32>]
+  private var lengths: [UnsafeMutablePointer<UInt32>]
+  private var handedOver = false
+
+  init(width: Int, capacity: Int) {
+    self.width = width
+    self.capacity = capacity
+    starts = (0..<width).map { _ in .allocate(capacity: capacity) }
+    lengths = (0..<width).map { _ in .allocate(capacity: capacity) }
+  }
+
+  deinit {
+    guard !handedOver else { return }
+    for c in 0..<width {
+      starts[c].deallocate()
+      lengths[c].deallocate()
+    }
+  }
+
+  @inline(__always) func set(row: Int, column: Int, start: Int, length: Int, escaped: Bool) {
+    precondition(row < capacity, "more rows than line ends")
+    starts[column][row] = UInt32(truncatingIfNeeded: start)
+    lengths[column][row] = UInt32(truncatingIfNeeded: length) | (escaped ? FieldRefs.escapedFlag : 0)
+  }
+
+  /// Moves `count` rows from row `source` down to row `target`.
+  func moveRows(from source: Int, count: Int, to target: Int) {
+    guard source != target, count > 0 else { return }
+    for c in 0..<width {
+      (starts[c] + target).update(from: starts[c] + source, count: count)
+      (lengths[c] + target).update(from: lengths[c] + source, count: count)
+    }
+  }
+
+  /// The first `rows` rows, a ``FieldRefs`` a column, which now own the buffers.
+  func finished(rows: Int) -> [FieldRefs] {
+    handedOver = true
+    return (0..<width).map { c in
+      FieldRefs(owning: starts[c], lengths: lengths[c], count: rows, capacity: capacity)
+    }
   }
 }

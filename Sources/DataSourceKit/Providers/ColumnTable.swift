@@ -27,24 +27,63 @@ final class SharedBytes: @unchecked Sendable {
 
 /// Where each field of a text column sits in the file: start and length, and whether the
 /// field was quoted with doubled quotes inside (then it must be unescaped when read).
-struct FieldRefs: Sendable {
+///
+/// A class over two raw buffers rather than two arrays: the CSV reader appends a field at a
+/// time to every column, and an array's append checks its uniqueness and capacity each time
+/// (a fifth of the load was spent there).
+///
+/// `@unchecked Sendable`: appended to by one reader while it scans, and only read after it is
+/// handed to a column.
+final class FieldRefs: @unchecked Sendable {
   /// Set when the field was quoted and holds doubled quotes, or was quoted and empty (`""`, empty
   /// text rather than a missing value).
   static let escapedFlag: UInt32 = 1 << 31
   static let lengthMask: UInt32 = ~escapedFlag
-  var starts: [UInt32] = []
-  var lengths: [UInt32] = []
+  private(set) var starts: UnsafeMutablePointer<UInt32>
+  private(set) var lengths: UnsafeMutablePointer<UInt32>
+  private(set) var count = 0
+  private var capacity: Int
 
-  var count: Int { starts.count }
-
-  mutating func reserve(_ n: Int) {
-    starts.reserveCapacity(n)
-    lengths.reserveCapacity(n)
+  init(capacity: Int = 16) {
+    self.capacity = max(capacity, 16)
+    starts = .allocate(capacity: self.capacity)
+    lengths = .allocate(capacity: self.capacity)
   }
 
-  @inline(__always) mutating func append(start: Int, length: Int, escaped: Bool) {
-    starts.append(UInt32(truncatingIfNeeded: start))
-    lengths.append(UInt32(truncatingIfNeeded: length) | (escaped ? FieldRefs.escapedFlag : 0))
+  /// Takes over buffers of `capacity` references, the first `count` of them set.
+  init(
+    owning starts: UnsafeMutablePointer<UInt32>, lengths: UnsafeMutablePointer<UInt32>, count: Int,
+    capacity: Int
+  ) {
+    self.starts = starts
+    self.lengths = lengths
+    self.count = count
+    self.capacity = capacity
+  }
+
+  deinit {
+    starts.deallocate()
+    lengths.deallocate()
+  }
+
+  @inline(__always) func append(start: Int, length: Int, escaped: Bool) {
+    if count == capacity { grow() }
+    starts[count] = UInt32(truncatingIfNeeded: start)
+    lengths[count] = UInt32(truncatingIfNeeded: length) | (escaped ? FieldRefs.escapedFlag : 0)
+    count += 1
+  }
+
+  private func grow() {
+    let grown = capacity * 2
+    func moved(_ old: UnsafeMutablePointer<UInt32>) -> UnsafeMutablePointer<UInt32> {
+      let new = UnsafeMutablePointer<UInt32>.allocate(capacity: grown)
+      new.moveInitialize(from: old, count: count)
+      old.deallocate()
+      return new
+    }
+    starts = moved(starts)
+    lengths = moved(lengths)
+    capacity = grown
   }
 }
 
@@ -59,6 +98,12 @@ protocol Column: AnyObject, Sendable {
   var nullCount: Int { get }
   /// The column's type and nulls (a column of JSON values looks at them).
   func profile(name: String, rowCount: Int) -> FieldProfile
+  /// The values at these rows, as an array of their type where the column has one.
+  func batch(at rows: UnsafeBufferPointer<Int>) -> ValueBatch
+}
+
+extension Column {
+  func batch(at rows: UnsafeBufferPointer<Int>) -> ValueBatch { .values(rows.map { value(at: $0) }) }
 }
 
 extension Column {
@@ -85,6 +130,9 @@ final class IntColumn: Column {
     if let nulls, nulls.isNull(row) { return .null }
     return .int(values[row])
   }
+  func batch(at rows: UnsafeBufferPointer<Int>) -> ValueBatch {
+    .ints(rows.map { values[$0] }, nulls: nulls.map { mask in rows.map(mask.isNull) })
+  }
 }
 
 final class DoubleColumn: Column {
@@ -100,6 +148,9 @@ final class DoubleColumn: Column {
     if let nulls, nulls.isNull(row) { return .null }
     return .double(values[row])
   }
+  func batch(at rows: UnsafeBufferPointer<Int>) -> ValueBatch {
+    .doubles(rows.map { values[$0] }, nulls: nulls.map { mask in rows.map(mask.isNull) })
+  }
 }
 
 final class BoolColumn: Column {
@@ -109,6 +160,7 @@ final class BoolColumn: Column {
   var type: ValueType { .bool }
   var nullCount: Int { values.reduce(0) { $0 + ($1 == 2 ? 1 : 0) } }
   func value(at row: Int) -> Value { values[row] == 2 ? .null : .bool(values[row] == 1) }
+  func batch(at rows: UnsafeBufferPointer<Int>) -> ValueBatch { .bools(rows.map { values[$0] }) }
 }
 
 final class TextColumn: Column {
@@ -124,7 +176,7 @@ final class TextColumn: Column {
   var type: ValueType { .text }
   var nullCount: Int {
     var count = nulls?.count ?? 0
-    for length in refs.lengths where length == 0 { count += 1 }
+    for row in 0..<refs.count where refs.lengths[row] == 0 { count += 1 }
     return count
   }
   func value(at row: Int) -> Value {

@@ -7,13 +7,19 @@ public final class ComputedFieldsProvider: DataProvider, CompositionNode {
   /// A field and how it is computed from the base's item.
   public struct Field: Sendable {
     public var name: String
-    public var compute: CompiledExpression
+    public var expression: RowExpression
     public var type: ValueType?
+    /// Where the expression's quiet failures (division by zero) are counted.
+    public var notes: ExpressionNotes?
+    /// The expression compiled over an item.
+    let compute: CompiledExpression
 
-    public init(name: String, type: ValueType?, compute: @escaping CompiledExpression) {
+    public init(name: String, expression: RowExpression, type: ValueType?, notes: ExpressionNotes?) {
       self.name = name
+      self.expression = expression
       self.type = type
-      self.compute = compute
+      self.notes = notes
+      compute = expression.compiled(notes: notes)
     }
   }
 
@@ -30,6 +36,25 @@ public final class ComputedFieldsProvider: DataProvider, CompositionNode {
   private enum Source {
     case base(String)
     case computed(Int)
+  }
+
+  /// Where an output field comes from.
+  enum FieldSource {
+    case base(String)
+    case computed(Field)
+    /// A field the items do not have: it reads as null.
+    case missing
+  }
+
+  /// Where field `name` of every item comes from, or `nil` when the items' fields are not
+  /// known ahead (a schemaless base).
+  func source(of name: String) -> FieldSource? {
+    guard let schema else { return nil }
+    guard let index = schema.index(of: name) else { return .missing }
+    switch sources[index] {
+    case .base(let field): return .base(field)
+    case .computed(let i): return .computed(fields[i])
+    }
   }
 
   public init(base: any DataProvider<Value>, label: String, fields: [Field], keepsBaseFields: Bool) {

@@ -81,7 +81,19 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
     return sections[path.section].baseIndices[path.item]
   }
 
+  /// The root positions of this provider's items, in order; worked out when first asked
+  /// after each arrangement.
+  var rootFlatPositions: [Int] {
+    if sections.count == 1 { return sections[0].baseIndices }
+    if let flatPositions { return flatPositions }
+    let positions = sections.flatMap(\.baseIndices)
+    flatPositions = positions
+    return positions
+  }
+  private var flatPositions: [Int]?
+
   private func take(_ arranged: [DerivedSection]) {
+    flatPositions = nil
     sections = arranged
     ownOffsets = SectionOffsets(counts: arranged.map(\.baseIndices.count))
     rootOffsets = arranged.isEmpty ? SectionOffsets(counts: []) : SectionOffsets(of: root)
@@ -176,7 +188,22 @@ public enum SortDirection: String, Sendable {
   case descending = "desc"
 }
 
+/// A value computed for each item of a provider, by the item's flat position and its path
+/// (whichever is cheaper to read it by): a test, a sort key, a section key.
+public typealias PositionalValue<T> = (_ flat: Int, _ path: ItemPath) -> T
+
 extension DerivedProvider {
+  /// Makes, for a loaded base and the layout of its items, the function that computes a value
+  /// per item.
+  public typealias PositionalFunction<T> = (any DataProvider<Item>, SectionOffsets) throws -> PositionalValue<
+    T
+  >
+
+  /// The function of the item itself.
+  private static func ofItems<T>(_ f: @escaping (Item) -> T) -> PositionalFunction<T> {
+    { base, _ in { _, path in f(base.item(at: path)) } }
+  }
+
   /// Keeps the items for which `isIncluded` is true, each in its section; a keyed section
   /// left empty is dropped.
   ///
@@ -184,15 +211,23 @@ extension DerivedProvider {
   public static func filter(
     _ base: any DataProvider<Item>, label: String, _ isIncluded: @escaping (Item) -> Bool
   ) -> DerivedProvider {
+    filter(base, label: label, test: ofItems(isIncluded))
+  }
+
+  /// Keeps the items for which the test made at each arrangement is true.
+  public static func filter(
+    _ base: any DataProvider<Item>, label: String, test makeTest: @escaping PositionalFunction<Bool>
+  ) -> DerivedProvider {
     DerivedProvider(base: base, label: label) { base, offsets in
       try checkScale(offsets.total, stage: label)
+      let isIncluded = try makeTest(base, offsets)
       var sections: [DerivedSection] = []
       for section in 0..<base.numberOfSections {
         var kept: [Int] = []
         let start = offsets.starts[section]
         for row in 0..<base.numberOfItems(inSection: section) {
           if row & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
-          if isIncluded(base.item(at: ItemPath(item: row, section: section))) { kept.append(start + row) }
+          if isIncluded(start + row, ItemPath(item: row, section: section)) { kept.append(start + row) }
         }
         let key = base.sectionKey(section)
         if !kept.isEmpty || key == nil { sections.append(DerivedSection(key: key, baseIndices: kept)) }
@@ -212,20 +247,29 @@ extension DerivedProvider {
     _ base: any DataProvider<Item>, label: String, sortKey: @escaping (Item) -> Key,
     by areInIncreasingOrder: @escaping (Key, Key) -> Bool
   ) -> DerivedProvider {
+    sorted(base, label: label, keys: ofItems(sortKey), by: areInIncreasingOrder)
+  }
+
+  /// Sorts the items of each section by the keys the function made at each arrangement gives.
+  public static func sorted<Key>(
+    _ base: any DataProvider<Item>, label: String, keys makeKey: @escaping PositionalFunction<Key>,
+    by areInIncreasingOrder: @escaping (Key, Key) -> Bool
+  ) -> DerivedProvider {
     DerivedProvider(base: base, label: label) { base, offsets in
       try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
+      let sortKey = try makeKey(base, offsets)
       return try (0..<base.numberOfSections).map { section in
         let count = base.numberOfItems(inSection: section)
+        let start = offsets.starts[section]
         let keys = try (0..<count).map { row in
           if row & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
-          return sortKey(base.item(at: ItemPath(item: row, section: section)))
+          return sortKey(start + row, ItemPath(item: row, section: section))
         }
         let order = (0..<count).sorted { a, b in
           if areInIncreasingOrder(keys[a], keys[b]) { return true }
           if areInIncreasingOrder(keys[b], keys[a]) { return false }
           return a < b
         }
-        let start = offsets.starts[section]
         return DerivedSection(key: base.sectionKey(section), baseIndices: order.map { start + $0 })
       }
     }
@@ -239,13 +283,22 @@ extension DerivedProvider {
     _ base: any DataProvider<Item>, label: String, direction: SortDirection = .ascending,
     key: @escaping (Item) -> Value
   ) -> DerivedProvider {
+    sectioned(base, label: label, direction: direction, keys: ofItems(key))
+  }
+
+  /// Groups all items into sections by the keys the function made at each arrangement gives.
+  public static func sectioned(
+    _ base: any DataProvider<Item>, label: String, direction: SortDirection = .ascending,
+    keys makeKey: @escaping PositionalFunction<Value>
+  ) -> DerivedProvider {
     DerivedProvider(base: base, label: label) { base, offsets in
       try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
+      let key = try makeKey(base, offsets)
       var groups: [Value: Int] = [:]
       var sections: [DerivedSection] = []
       for flat in 0..<offsets.total {
         if flat & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
-        let sectionKey = key(base.item(at: offsets.itemPath(forFlat: flat)))
+        let sectionKey = key(flat, offsets.itemPath(forFlat: flat))
         if let index = groups[sectionKey] {
           sections[index].baseIndices.append(flat)
         } else {
@@ -285,6 +338,66 @@ extension DerivedProvider {
         remaining -= take
       }
       return sections
+    }
+  }
+}
+
+extension DerivedProvider where Item == Value {
+  /// A stage run in memory over `base`: `where`, `sort by`, `section by` or `limit`.
+  ///
+  /// Each expression is computed from the base's columns when it has them
+  /// (``ColumnReadable``), with no record made per item, else from each item; the values are
+  /// the same either way.
+  public static func stage(
+    _ stage: PushdownStage, over base: any DataProvider<Value>, label: String, notes: ExpressionNotes?
+  ) -> DerivedProvider {
+    switch stage {
+    case .filter(let predicate):
+      let overItems = predicate.compiledTest(notes: notes)
+      return .filter(base, label: label) { base, offsets in
+        if let columns = base as? any ColumnReadable,
+          let reader = predicate.batches(over: columns, notes: notes)
+        {
+          let truths = try allBatches(count: offsets.total, reader, \.truths)
+          return { flat, _ in truths[flat] }
+        }
+        return { _, path in overItems(base.item(at: path)) }
+      }
+    case .sort(let terms) where terms.count == 1:
+      let value = positional(terms[0].expression, notes: notes)
+      let direction = terms[0].direction
+      return .sorted(base, label: label, keys: value) { a, b in Value.precedes(a, b, direction: direction) }
+    case .sort(let terms):
+      let values = terms.map { positional($0.expression, notes: notes) }
+      let directions = terms.map(\.direction)
+      return .sorted(
+        base, label: label,
+        keys: { base, offsets in
+          let keys = try values.map { try $0(base, offsets) }
+          return { flat, path in keys.map { $0(flat, path) } }
+        }, by: { a, b in Value.precedes(a, b, directions: directions) })
+    case .section(let term):
+      return .sectioned(
+        base, label: label, direction: term.direction, keys: positional(term.expression, notes: notes))
+    case .limit(let count):
+      return .limited(base, label: label, count: count)
+    }
+  }
+
+  /// An expression as a function of an item's position: computed for every item at once
+  /// from the base's columns when it has them, else item by item.
+  private static func positional(_ expression: RowExpression, notes: ExpressionNotes?)
+    -> PositionalFunction<Value>
+  {
+    let overItems = expression.compiled(notes: notes)
+    return { base, offsets in
+      if let columns = base as? any ColumnReadable,
+        let reader = expression.batches(over: columns, notes: notes)
+      {
+        let values = try allBatches(count: offsets.total, reader, \.allValues)
+        return { flat, _ in values[flat] }
+      }
+      return { _, path in overItems(base.item(at: path)) }
     }
   }
 }

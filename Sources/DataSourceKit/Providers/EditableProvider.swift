@@ -32,6 +32,8 @@ public final class EditableProvider<Item>: EditableItems, CompositionNode {
     return edited.isEmpty ? .noContent : .loaded
   }
   public var errorDescription: String? { source.errorDescription }
+  /// Whether the items were edited (and are now a copy in memory).
+  public var isEdited: Bool { edited != nil }
   public var knownFields: [String]? { source.knownFields }
   /// The source's; after an edit its nulls are no longer known (edits keep each field's type).
   public var fieldProfiles: [FieldProfile]? {

@@ -123,11 +123,18 @@ enum FileBytes {
   }
 
   /// The offset of the first byte that is not part of valid UTF-8, or `nil` when all are valid.
-  /// - Complexity: O(n), with a fast path over ASCII.
+  /// - Complexity: O(n), eight bytes at a time over ASCII.
   static func firstInvalidUTF8(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
     var i = 0
     let n = bytes.count
+    guard let base = bytes.baseAddress else { return nil }
+    let raw = UnsafeRawPointer(base)
     while i < n {
+      // Eight ASCII bytes at a time.
+      while i + 8 <= n, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+        i += 8
+      }
+      guard i < n else { break }
       let b = bytes[i]
       if b < 0x80 {
         i += 1

@@ -11,7 +11,7 @@ public final class CSVProvider: DataProvider, CompositionNode {
   public var loadState: LoadState { loads.state }
   public private(set) var lastError: DataSourceError?
   public var errorDescription: String? { lastError?.description }
-  private var table: ColumnTable?
+  private(set) var table: ColumnTable?
   private let progress: LoadProgress?
   private let access: FileAccess?
 
@@ -106,6 +106,11 @@ public final class JSONProvider: DataProvider, CompositionNode {
 
   /// Every item, in order.
   public var items: [Value] { (0..<content.count).map { item(at: ItemPath(item: $0, section: 0)) } }
+
+  /// The table of columns the items are held in, when they are.
+  var columnTable: ColumnTable? {
+    if case .table(let table) = content { table } else { nil }
+  }
 
   /// Whether the items are held as a table of columns.
   public var isColumnar: Bool {

@@ -403,21 +403,7 @@ extension Evaluator {
   private func derive(_ base: any DataProvider<Value>, by stage: PushdownStage, label: String)
     -> DerivedProvider<Value>
   {
-    switch stage {
-    case .filter(let predicate):
-      return .filter(base, label: label, predicate.compiledTest(notes: notes.collector))
-    case .sort(let terms):
-      let keys = terms.map { $0.expression.compiled(notes: notes.collector) }
-      let directions = terms.map(\.direction)
-      return .sorted(
-        base, label: label, sortKey: { item in keys.map { $0(item) } },
-        by: { a, b in Value.precedes(a, b, directions: directions) })
-    case .section(let term):
-      let key = term.expression.compiled(notes: notes.collector)
-      return .sectioned(base, label: label, direction: term.direction, key: key)
-    case .limit(let count):
-      return .limited(base, label: label, count: count)
-    }
+    .stage(stage, over: base, label: label, notes: notes.collector)
   }
 
   /// `extend` and `select`: a provider whose items are computed from the base's.
@@ -432,8 +418,7 @@ extension Evaluator {
     let fields = try definitions.map { definition in
       let typed = try checker.check(definition.expression)
       return ComputedFieldsProvider.Field(
-        name: definition.name.name, type: typed.type,
-        compute: typed.expression.compiled(notes: notes.collector))
+        name: definition.name.name, expression: typed.expression, type: typed.type, notes: notes.collector)
     }
     return ComputedFieldsProvider(
       base: provider.provider, label: text(stage.range), fields: fields, keepsBaseFields: keeps)

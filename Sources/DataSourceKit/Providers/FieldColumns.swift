@@ -1,0 +1,116 @@
+/// A provider whose items are records whose fields can be read a field at a time, for a batch
+/// of items.
+///
+/// A stage over a million rows then computes what it needs from the fields it reads (`where
+/// total > 100` reads `price` and `qty` through `extend total = price * qty`), on arrays of
+/// numbers where the fields are numbers, and never builds a record per row: that is what made
+/// a filter over 1M CSV rows cost 0.5 s.
+public protocol ColumnReadable: AnyObject {
+  /// Reads field `name` of the items at some flat positions (their places counting through
+  /// all sections), or `nil` when the provider cannot (its items are not records of known
+  /// fields, or it has no columns at the moment).
+  ///
+  /// A field the items do not have reads as null, as it does from a record. The reader is
+  /// valid until the provider changes; callers ask again after a change.
+  func fieldBatches(_ name: String) -> BatchReader?
+}
+
+extension RowExpression {
+  /// The expression computed a batch of items at a time from `provider`'s columns; `nil` when
+  /// a field it reads is not a column (the item itself, or a provider that cannot read fields
+  /// one at a time).
+  ///
+  /// Each item gets the value ``compiled(notes:)`` gives it.
+  public func batches(over provider: any ColumnReadable, notes: ExpressionNotes?) -> BatchReader? {
+    var readers: [String: BatchReader] = [:]
+    for path in fieldPaths {
+      guard let name = path.first else { return nil }
+      if readers[name] != nil { continue }
+      guard let reader = provider.fieldBatches(name) else { return nil }
+      readers[name] = reader
+    }
+    return batchCompiled(notes: notes) { path -> BatchReader in
+      // Every path was resolved above.
+      let reader = readers[path[0]] ?? { .constant(.null, count: $0.count) }
+      if path.count == 1 { return reader }
+      let rest = Array(path.dropFirst())
+      return { positions in .values(reader(positions).allValues.map { $0.value(atPath: rest) ?? .null }) }
+    }
+  }
+}
+
+extension ColumnTable {
+  /// A column's values by row; a field the table does not have reads as null.
+  func fieldBatches(_ name: String) -> BatchReader {
+    guard let index = schema.index(of: name) else { return { .constant(.null, count: $0.count) } }
+    let column = columns[index]
+    return { column.batch(at: $0) }
+  }
+}
+
+extension CSVProvider: ColumnReadable {
+  public func fieldBatches(_ name: String) -> BatchReader? { table?.fieldBatches(name) }
+}
+
+extension JSONProvider: ColumnReadable {
+  /// Only a file read as a table of columns has them; other JSON is read item by item.
+  public func fieldBatches(_ name: String) -> BatchReader? { columnTable?.fieldBatches(name) }
+}
+
+extension EditableProvider: ColumnReadable {
+  /// The source's columns until the first edit; after it, the edited items are records in
+  /// memory and are read as such.
+  public func fieldBatches(_ name: String) -> BatchReader? {
+    guard !isEdited else { return nil }
+    return (source as? any ColumnReadable)?.fieldBatches(name)
+  }
+}
+
+extension ComputedFieldsProvider: ColumnReadable {
+  /// A kept field is the base's column; a computed one, its expression over the base's
+  /// columns.
+  public func fieldBatches(_ name: String) -> BatchReader? {
+    guard let base = base as? any ColumnReadable, let source = source(of: name) else { return nil }
+    switch source {
+    case .base(let field): return base.fieldBatches(field)
+    case .computed(let field): return field.expression.batches(over: base, notes: field.notes)
+    case .missing: return { .constant(.null, count: $0.count) }
+    }
+  }
+}
+
+extension DerivedProvider: ColumnReadable where Item == Value {
+  /// The root's columns, read at the positions this provider arranged.
+  public func fieldBatches(_ name: String) -> BatchReader? {
+    guard let root = rootProvider as? any ColumnReadable, let reader = root.fieldBatches(name) else {
+      return nil
+    }
+    let rootPositions = rootFlatPositions
+    return { positions in
+      positions.map { rootPositions[$0] }.withUnsafeBufferPointer(reader)
+    }
+  }
+}
+
+/// The most items one batch holds: enough that the work per batch dwarfs the calls, few
+/// enough that a batch's arrays stay in the cache.
+private let batchSize = 1024
+
+/// The reader's values for the flat positions `0..<count`, a batch at a time, each batch
+/// turned into what the caller keeps.
+func allBatches<T>(count: Int, _ reader: BatchReader, _ transform: (ValueBatch) -> [T]) throws -> [T] {
+  var result: [T] = []
+  result.reserveCapacity(count)
+  var positions = [Int](repeating: 0, count: batchSize)
+  var start = 0
+  while start < count {
+    if start & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
+    let n = min(batchSize, count - start)
+    for k in 0..<n { positions[k] = start + k }
+    result += positions.withUnsafeBufferPointer {
+      transform(reader(UnsafeBufferPointer(rebasing: $0[0..<n])))
+    }
+    start += n
+  }
+  return result
+}

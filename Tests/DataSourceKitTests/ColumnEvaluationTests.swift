@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+
+@testable import DataSourceKit
+
+/// Expressions computed a batch at a time from a provider's columns must give every item the
+/// value, and the notes, that computing them item by item gives.
+@Suite("Expressions over columns")
+struct ColumnEvaluationTests {
+  /// A small deterministic generator, so a failure names a seed that reproduces it.
+  struct Generator {
+    var state: UInt64
+    mutating func next(_ bound: Int) -> Int {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int((state >> 33) % UInt64(bound))
+    }
+    mutating func pick<T>(_ items: [T]) -> T { items[next(items.count)] }
+  }
+
+  /// Rows with ints (some beyond 2^53, some at the 64-bit edge), doubles, texts, booleans,
+  /// dates and nulls in every column.
+  static func csv(rows: Int, seed: UInt64) -> String {
+    var random = Generator(state: seed)
+    var text = "i,j,d,t,b,day\n"
+    let ints = [
+      "0", "1", "-1", "7", "20", "-3", "9007199254740993", "9223372036854775807", "-9223372036854775807",
+    ]
+    let doubles = ["0.5", "-2.25", "0.0", "1e300", "3.0", "9007199254740992.0", "19000.5"]
+    let texts = ["apple", "Banana", "é", "", "a,b", "10"]
+    for _ in 0..<rows {
+      func maybe(_ s: String) -> String { random.next(8) == 0 ? "" : s }
+      let t = random.pick(texts)
+      text +=
+        [
+          maybe(random.pick(ints)), maybe(random.pick(ints)), maybe(random.pick(doubles)),
+          t.contains(",") ? "\"\(t)\"" : maybe(t), maybe(random.pick(["true", "false"])),
+          maybe(random.pick(["2000-01-01", "1999-12-31", "2024-02-29"])),
+        ].joined(separator: ",") + "\n"
+    }
+    return text
+  }
+
+  /// A random expression over the fields of ``csv(rows:seed:)``: mostly numbers and tests that
+  /// make sense (where the fast paths are), some of any kind.
+  static func expression(_ random: inout Generator) -> RowExpression {
+    switch random.next(4) {
+    case 0: number(&random)
+    case 1: anything(&random)
+    default: test(&random)
+    }
+  }
+
+  static func number(_ random: inout Generator, depth: Int = 0) -> RowExpression {
+    let leaves: [RowExpression] = [
+      .field(["i"]), .field(["j"]), .field(["d"]), .literal(.int(0)), .literal(.int(3)), .literal(.int(-2)),
+      .literal(.int(9_007_199_254_740_993)), .literal(.double(0.5)), .literal(.double(19000)),
+      .literal(.null),
+    ]
+    if depth > 2 || random.next(3) == 0 { return random.pick(leaves) }
+    let op = random.pick([BinaryOperator.add, .subtract, .multiply, .divide, .remainder])
+    switch random.next(5) {
+    case 0: return .negate(number(&random, depth: depth + 1))
+    case 1: return .call(.coalesce, [number(&random, depth: depth + 1), number(&random, depth: depth + 1)])
+    case 2:
+      return .call(
+        .if,
+        [
+          test(&random, depth: depth + 1), number(&random, depth: depth + 1),
+          number(&random, depth: depth + 1),
+        ])
+    default: return .binary(number(&random, depth: depth + 1), op, number(&random, depth: depth + 1))
+    }
+  }
+
+  static func test(_ random: inout Generator, depth: Int = 0) -> RowExpression {
+    let comparison = random.pick([
+      BinaryOperator.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual,
+    ])
+    switch depth > 2 ? 0 : random.next(6) {
+    case 0, 1:
+      return .binary(number(&random, depth: depth + 1), comparison, number(&random, depth: depth + 1))
+    case 2:
+      return .binary(
+        .field(["t"]), comparison, random.pick([.literal(.string("apple")), .field(["t"]), .literal(.null)]))
+    case 3:
+      return .binary(
+        test(&random, depth: depth + 1), random.pick([.and, .or]), test(&random, depth: depth + 1))
+    case 4: return .not(test(&random, depth: depth + 1))
+    default: return .binary(.field(["b"]), comparison, random.pick([.literal(.bool(true)), .field(["b"])]))
+    }
+  }
+
+  static func anything(_ random: inout Generator, depth: Int = 0) -> RowExpression {
+    let leaves: [RowExpression] = [
+      .field(["i"]), .field(["d"]), .field(["t"]), .field(["b"]), .field(["day"]), .field(["missing"]),
+      .literal(.int(0)), .literal(.string("apple")), .literal(.null), .literal(.bool(true)),
+    ]
+    if depth > 2 || random.next(3) == 0 { return random.pick(leaves) }
+    switch random.next(4) {
+    case 0: return .not(anything(&random, depth: depth + 1))
+    case 1:
+      return .call(.coalesce, [anything(&random, depth: depth + 1), anything(&random, depth: depth + 1)])
+    default:
+      return .binary(
+        anything(&random, depth: depth + 1), random.pick(BinaryOperator.allCases),
+        anything(&random, depth: depth + 1))
+    }
+  }
+
+  /// The same value, of the same type (`==` takes 1 and 1.0 as equal).
+  static func same(_ a: Value, _ b: Value) -> Bool { a.type == b.type && a == b || (a.isNull && b.isNull) }
+
+  @Test(
+    "every item's value and every note agree with item-by-item evaluation", arguments: [1, 2, 3] as [UInt64])
+  func batchesAgree(seed: UInt64) async throws {
+    let provider = try await loadedCSV(Self.csv(rows: 2_500, seed: seed))
+    var random = Generator(state: seed)
+    let positions = Array(0..<provider.numberOfItems(inSection: 0))
+    for _ in 0..<300 {
+      let expression = Self.expression(&random)
+      let (itemNotes, batchNotes) = (ExpressionNotes(), ExpressionNotes())
+      let overItems = expression.compiled(notes: itemNotes)
+      let expected = positions.map { overItems(provider.item(at: ItemPath(item: $0, section: 0))) }
+      let reader = try #require(expression.batches(over: provider, notes: batchNotes))
+      let found = try allBatches(count: positions.count, reader, \.allValues)
+      let firstDifference = expected.indices.first { !Self.same(expected[$0], found[$0]) }
+      #expect(firstDifference == nil, "\(expression) at row \(firstDifference ?? 0)")
+      let (a, b) = (itemNotes.take(), batchNotes.take())
+      #expect(a.map(\.note) == b.map(\.note) && a.map(\.count) == b.map(\.count), "notes of \(expression)")
+    }
+  }
+
+  @Test("where, sort by and section by over columns keep the items item-by-item stages keep")
+  func stagesAgree() async throws {
+    let source = try await loadedCSV(Self.csv(rows: 3_000, seed: 9))
+    let extended = ComputedFieldsProvider(
+      base: source, label: "extend",
+      fields: [
+        .init(
+          name: "total", expression: .binary(.field(["i"]), .multiply, .field(["d"])), type: .double,
+          notes: nil)
+      ], keepsBaseFields: true)
+    let predicate = RowExpression.binary(.field(["total"]), .greater, .literal(.int(1)))
+    let overColumns = DerivedProvider.stage(.filter(predicate), over: extended, label: "where", notes: nil)
+    let overItems = DerivedProvider.filter(extended, label: "where", predicate.compiledTest())
+    try await overColumns.load()
+    try await overItems.load()
+    #expect(overColumns.allItems == overItems.allItems)
+    #expect(overColumns.numberOfItems(inSection: 0) > 0)
+
+    // Stages over the filtered view read the root's columns at the filtered positions.
+    let key = SortTerm(expression: .field(["t"]), direction: .descending)
+    let sorted = DerivedProvider.stage(.sort([key]), over: overColumns, label: "sort", notes: nil)
+    let sortedByItems = DerivedProvider.sorted(
+      overItems, label: "sort", sortKey: { $0.value(atPath: ["t"]) ?? .null },
+      by: { Value.precedes($0, $1, direction: .descending) })
+    try await sorted.load()
+    try await sortedByItems.load()
+    #expect(sorted.allItems == sortedByItems.allItems)
+
+    let sectioned = DerivedProvider.stage(
+      .section(SortTerm(expression: .field(["b"]), direction: .ascending)), over: sorted, label: "section",
+      notes: nil)
+    let sectionedByItems = DerivedProvider.sectioned(sortedByItems, label: "section") {
+      $0.value(atPath: ["b"]) ?? .null
+    }
+    try await sectioned.load()
+    try await sectionedByItems.load()
+    #expect(sectioned.allItems == sectionedByItems.allItems)
+    #expect(sectioned.numberOfSections == 3)
+  }
+
+  @Test("an edited table is read item by item, and reads its edits")
+  func editedTablesAreReadAsItems() async throws {
+    let editable = EditableProvider<Value>(try await loadedCSV("n\n1\n2\n3\n"))
+    try await editable.load()
+    #expect(editable.fieldBatches("n") != nil)
+    editable.replaceItems([record(["n": .int(5)]), record(["n": .int(1)])])
+    #expect(editable.fieldBatches("n") == nil)
+    let kept = DerivedProvider.stage(
+      .filter(.binary(.field(["n"]), .greater, .literal(.int(2)))), over: editable, label: "where", notes: nil
+    )
+    try await kept.load()
+    #expect(kept.allItems == [[record(["n": .int(5)])]])
+  }
+}
