@@ -132,4 +132,20 @@ struct CSVReaderTests {
       }
     }
   }
+
+  @Test("a large file is checked for UTF-8 in two halves: characters across the middle are whole")
+  func largeFileUTF8Halves() throws {
+    // Three-byte characters end to end: whichever byte is in the middle, the split must move
+    // past continuation bytes.
+    for shift in 0..<3 {
+      var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: shift)
+      while bytes.count < 1 << 21 { bytes += Array("€".utf8) }
+      #expect(bytes.withUnsafeBufferPointer { FileBytes.firstInvalidUTF8InHalves(of: $0) } == nil)
+      var broken = bytes
+      broken[broken.count - 2] = 0xFF
+      #expect(
+        broken.withUnsafeBufferPointer { FileBytes.firstInvalidUTF8InHalves(of: $0) }
+          == broken.withUnsafeBufferPointer { FileBytes.firstInvalidUTF8(in: $0) })
+    }
+  }
 }
