@@ -7,13 +7,17 @@ import Testing
 /// value, and the notes, that computing them item by item gives.
 @Suite("Expressions over columns")
 struct ColumnEvaluationTests {
-  /// A small deterministic generator, so a failure names a seed that reproduces it.
-  struct Generator {
+  /// SplitMix64: a seeded generator, so a failure names a seed that reproduces it.
+  struct Generator: RandomNumberGenerator {
     var state: UInt64
-    mutating func next(_ bound: Int) -> Int {
-      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      return Int((state >> 33) % UInt64(bound))
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
     }
+    mutating func next(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &self) }
     mutating func pick<T>(_ items: [T]) -> T { items[next(items.count)] }
   }
 
