@@ -187,4 +187,23 @@ struct ColumnEvaluationTests {
     try await kept.load()
     #expect(kept.allItems == [[record(["n": .int(5)])]])
   }
+
+  @Test("a JSON table's columns give the rows its items give")
+  func jsonTablesAreReadByColumn() async throws {
+    let records = (0..<500).map { i in
+      #"{"n": \#(i % 7 == 0 ? "null" : String(i)), "x": \#(Double(i) / 4), "t": "r\#(i % 3)"}"#
+    }
+    let json = JSONProvider(
+      path: try temporaryFile("[" + records.joined(separator: ",\n") + "]", suffix: ".json"))
+    try await json.load()
+    #expect(json.isColumnar && json.fieldBatches("x") != nil)
+    let predicate = RowExpression.binary(
+      .binary(.field(["n"]), .multiply, .field(["x"])), .greater, .literal(.int(1000)))
+    let overColumns = DerivedProvider.stage(.filter(predicate), over: json, label: "where", notes: nil)
+    let overItems = DerivedProvider.filter(json, label: "where", predicate.compiledTest())
+    try await overColumns.load()
+    try await overItems.load()
+    #expect(overColumns.allItems == overItems.allItems)
+    #expect(overColumns.numberOfItems(inSection: 0) > 0)
+  }
 }

@@ -48,6 +48,28 @@ public protocol DataProvider<Item>: AnyObject {
   func addObserver(_ observer: any DataProviderObserver)
 }
 
+/// A provider whose items are its base's, each changed on the way out (a map, computed
+/// fields): loading, states, sections, counts, identity and observers are the base's, and come
+/// from here.
+public protocol ItemTransformingProvider: DataProvider {
+  /// The provider whose items this one transforms.
+  var transformedBase: any DataProvider { get }
+}
+
+extension ItemTransformingProvider {
+  public func load() async throws { try await transformedBase.load() }
+  public func reload() async throws { try await transformedBase.reload() }
+  public var loadState: LoadState { transformedBase.loadState }
+  public var errorDescription: String? { transformedBase.errorDescription }
+  public var numberOfSections: Int { transformedBase.numberOfSections }
+  public func numberOfItems(inSection section: Int) -> Int {
+    transformedBase.numberOfItems(inSection: section)
+  }
+  public func sectionKey(_ section: Int) -> Value? { transformedBase.sectionKey(section) }
+  public var identityKey: String? { transformedBase.identityKey }
+  public func addObserver(_ observer: any DataProviderObserver) { transformedBase.addObserver(observer) }
+}
+
 /// Told when a provider's data changes (an edit, or a reload of what it derives from).
 public protocol DataProviderObserver: AnyObject {
   func providerDidChange()

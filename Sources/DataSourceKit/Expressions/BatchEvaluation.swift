@@ -142,16 +142,23 @@ extension RowExpression {
       // Item by item over the batch's field values: functions, `contains`, `in`, lists.
       let paths = fieldPaths
       let readers = paths.map(field)
+      let item = compiled(notes: notes) { path -> @Sendable (BatchRow) -> Value in
+        let index = paths.firstIndex(of: path) ?? 0
+        return { $0.fields[index][$0.row] }
+      }
       return { positions in
-        let values = readers.map { $0(positions) }
-        let item = compiled(notes: notes) { path -> @Sendable (Int) -> Value in
-          let batch = values[paths.firstIndex(of: path) ?? 0]
-          return { batch[$0] }
-        }
-        return .values((0..<positions.count).map(item))
+        let fields = readers.map { $0(positions) }
+        return .values((0..<positions.count).map { item(BatchRow(fields: fields, row: $0)) })
       }
     }
   }
+}
+
+/// One item of a batch, as an expression computed item by item reads it: the batch's values of
+/// each field the expression reads (in the order of ``RowExpression/fieldPaths``), and the row.
+struct BatchRow: Sendable {
+  let fields: [ValueBatch]
+  let row: Int
 }
 
 /// `+ - * / %` on batches: on arrays for numbers, else item by item (``Arithmetic``).

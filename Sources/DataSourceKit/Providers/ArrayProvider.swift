@@ -48,7 +48,7 @@ public final class RangeProvider: DataProvider, CompositionNode {
 }
 
 /// A provider whose items are another provider's, transformed one at a time on access.
-public final class MapProvider<Base: DataProvider, Item>: DataProvider, CompositionNode {
+public final class MapProvider<Base: DataProvider, Item>: ItemTransformingProvider, CompositionNode {
   public let base: Base
   private let transform: (Base.Item) -> Item
   public let knownFields: [String]?
@@ -59,18 +59,10 @@ public final class MapProvider<Base: DataProvider, Item>: DataProvider, Composit
     self.knownFields = knownFields
   }
 
-  public func load() async throws { try await base.load() }
-  public func reload() async throws { try await base.reload() }
-  public var loadState: LoadState { base.loadState }
-  public var errorDescription: String? { base.errorDescription }
-  public var numberOfSections: Int { base.numberOfSections }
-  public func numberOfItems(inSection section: Int) -> Int { base.numberOfItems(inSection: section) }
+  public var transformedBase: any DataProvider { base }
   public func item(at itemPath: ItemPath) -> Item { transform(base.item(at: itemPath)) }
-  public func sectionKey(_ section: Int) -> Value? { base.sectionKey(section) }
 
   // A map is an implementation detail of its base: describe shows the base.
-  public var identityKey: String? { base.identityKey }
-  public func addObserver(_ observer: any DataProviderObserver) { base.addObserver(observer) }
 
   public var nodeTitle: String { (base as? any CompositionNode)?.nodeTitle ?? "map" }
   public var nodeDetail: String? { (base as? any CompositionNode)?.nodeDetail }

@@ -3,7 +3,7 @@
 ///
 /// Nothing is stored: an item's fields are computed when it is read, so the provider costs
 /// nothing until a view or a stage asks (a `where` over it computes each item once, on load).
-public final class ComputedFieldsProvider: DataProvider, CompositionNode {
+public final class ComputedFieldsProvider: ItemTransformingProvider, CompositionNode {
   /// A field and how it is computed from the base's item.
   public struct Field: Sendable {
     public var name: String
@@ -79,15 +79,7 @@ public final class ComputedFieldsProvider: DataProvider, CompositionNode {
     }
   }
 
-  public func load() async throws { try await base.load() }
-  public func reload() async throws { try await base.reload() }
-  public var loadState: LoadState { base.loadState }
-  public var errorDescription: String? { base.errorDescription }
-  public var numberOfSections: Int { base.numberOfSections }
-  public func numberOfItems(inSection section: Int) -> Int { base.numberOfItems(inSection: section) }
-  public func sectionKey(_ section: Int) -> Value? { base.sectionKey(section) }
-  public var identityKey: String? { base.identityKey }
-  public func addObserver(_ observer: any DataProviderObserver) { base.addObserver(observer) }
+  public var transformedBase: any DataProvider { base }
 
   public var knownFields: [String]? { schema.map { Array($0.names) } }
 

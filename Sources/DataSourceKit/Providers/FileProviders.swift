@@ -113,9 +113,7 @@ public final class JSONProvider: DataProvider, CompositionNode {
   }
 
   /// Whether the items are held as a table of columns.
-  public var isColumnar: Bool {
-    if case .table = content { true } else { false }
-  }
+  public var isColumnar: Bool { columnTable != nil }
 
   /// - Parameters:
   ///   - displayPath: the path as written, when `path` was resolved against a folder.
