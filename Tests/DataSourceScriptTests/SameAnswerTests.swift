@@ -153,4 +153,86 @@ struct SameAnswerTests {
         "cannot compare loose (text) with 1 (int); its values are numbers except \"NA\": add null \"NA\" to the sqlite"
       ), "\(third.errors)")
   }
+
+  /// A table of `SQLiteProvider.rowsCheckedOnOpen` + 50,000 rows, too large to be checked when
+  /// opened: id, mass (INTEGER), kind (TEXT, indexed); `change` runs after it is filled.
+  static func largeTable(change: String) throws -> String {
+    let folder = NSTemporaryDirectory() + "large-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let database = try DatabaseQueue(path: folder + "/p.db")
+    try database.write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE p (id INTEGER PRIMARY KEY, mass INTEGER, kind TEXT);
+          WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(SQLiteProvider.rowsCheckedOnOpen + 50_000))
+          INSERT INTO p SELECT i, i % 1000, 'k' || (i % 7) FROM n;
+          CREATE INDEX p_kind ON p(kind);
+          \(change)
+          """)
+    }
+    return folder
+  }
+
+  @Test("a table too large to check when opened is checked when relied on: the same errors and answers")
+  func largeTableCheckedLazily() async throws {
+    let row = SQLiteProvider.rowsCheckedOnOpen + 20_000
+    let folder = try Self.largeTable(change: "UPDATE p SET mass = 'NA' WHERE id = \(row);")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let error = "p.db (1 row): mass is \"NA\", not an int"
+    // Opening reads the declarations: no pass over the rows, so no nulls counted yet.
+    let (session, opened, ok) = await run("let q = sqlite \"\(folder)/p.db\" table p\nq")
+    #expect(ok, "\(opened.errors)")
+    #expect(opened.text.contains("fields id int, mass int, kind text"), "\(opened.text)")
+    // A window away from the stray text reads as it is.
+    let window = await printed("show q rows 0..2 as csv", in: session)
+    #expect(window.text == "id,mass,kind\n1,1,k1\n2,2,k2\n", "\(window.errors)")
+    // A window over it is the error the small table gives when opened; the provider has failed.
+    let over = await printed("show q rows \(row - 1)..\(row + 1) as csv", in: session)
+    #expect(over.errors.contains(error), "\(over.errors)")
+    #expect(await printed("q", in: session).text.contains("error"))
+    // A stage pushed down into SQL checks the column it compares first; one in memory fails
+    // when its read meets the text.
+    for stage in ["where mass > 998", "sort by mass", "where mass % 2 == 0"] {
+      let staged = await printed(
+        "let r = sqlite \"\(folder)/p.db\" table p | \(stage)\nshow r rows 0..1 as csv", in: session)
+      #expect(staged.errors.contains(error), "\(stage): \(staged.errors)")
+    }
+    // Listing the marker: the answers are the CSV's, and describe counts the nulls.
+    let marked = await printed(
+      """
+      let m = sqlite "\(folder)/p.db" table p null "NA"
+      show m | where mass > 998 and id > \(row - 3000) | sort by id as csv
+      describe m
+      """, in: session)
+    #expect(marked.errors.isEmpty, "\(marked.errors)")
+    let expected = ((row - 2999)...(SQLiteProvider.rowsCheckedOnOpen + 50_000)).filter {
+      $0 % 1000 == 999 && $0 != row
+    }
+    #expect(
+      marked.text.hasPrefix(
+        "id,mass,kind\n" + expected.map { "\($0),999,k\($0 % 7)\n" }.joined()), "\(marked.text.prefix(300))")
+    #expect(marked.text.contains("mass int (1 null)"), "\(marked.text)")
+  }
+
+  @Test(
+    "a large table's section by an indexed column checks it first (a number in it is text); a real widens an int column"
+  )
+  func largeTableSectionsAndWidening() async throws {
+    let row = SQLiteProvider.rowsCheckedOnOpen + 10
+    let folder = try Self.largeTable(
+      change: "UPDATE p SET mass = 2.5 WHERE id = \(row); UPDATE p SET kind = 7 WHERE id = 3;")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // As from a small table: the number is read as the text "7", which sorts before "k0".
+    let (session, sectioned, _) = await run(
+      "let s = sqlite \"\(folder)/p.db\" table p | section by kind\nshow s rows 0..1 as json")
+    #expect(sectioned.errors.isEmpty, "\(sectioned.errors)")
+    #expect(
+      sectioned.text.contains("\"kind\":\"7\"") || sectioned.text.contains("\"kind\": \"7\""),
+      "\(sectioned.text)")
+    let widened = await printed(
+      "let w = sqlite \"\(folder)/p.db\" table p\nshow w rows \(row - 1)..\(row + 1) as csv\nw", in: session)
+    #expect(widened.errors.isEmpty, "\(widened.errors)")
+    #expect(widened.text.hasPrefix("id,mass,kind\n\(row),2.5,k\(row % 7)\n"), "\(widened.text)")
+    #expect(widened.text.contains("mass double"), "\(widened.text)")
+  }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where a provider stands in loading its data (Apple's AdvancedCollectionView states).
 public enum LoadState: String, Sendable, CaseIterable {
   case initial, loading, refreshing, loaded, noContent, error
@@ -99,6 +101,25 @@ public struct ObserverList {
 
   private struct WeakObserver {
     weak var observer: (any DataProviderObserver)?
+  }
+}
+
+/// Changes a provider found while it was being read (a value that failed its type's check),
+/// told once the reading is done: an observer told in the middle of its own read would arrange
+/// itself over rows that are going away. The shell delivers them after every statement.
+public enum DeferredNotifications {
+  nonisolated(unsafe) private static var pending: [ObserverList] = []
+  private static let lock = NSLock()
+
+  public static func post(_ observers: ObserverList) { lock.withLock { pending.append(observers) } }
+
+  /// Tells the observers of every change posted since the last delivery.
+  public static func deliver() {
+    let lists = lock.withLock {
+      defer { pending = [] }
+      return pending
+    }
+    for observers in lists { observers.notify() }
   }
 }
 

@@ -29,6 +29,9 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   case valueNotOfType(path: String, place: String, field: String, value: String, type: String)
   /// `types {…}` names a field the source does not have.
   case unknownTypedField(path: String, field: String, fields: [String])
+  /// The provider a stage reads from failed while it was read (a value its type does not
+  /// hold); `message` is that provider's error.
+  case sourceFailed(message: String)
 
   /// A path as a POSIX shell reads it back exactly: in single quotes, each quote in it
   /// written `'\''`. (A file named `x'$(…)'.json` must not run anything when the suggested
@@ -71,6 +74,7 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
       "\(path)\(Int(place) != nil ? ":\(place)" : " (\(place))"): \(field) is \(JSONWriter.quoted(value)), not \("aeiouAEIOU".contains(type.first ?? "x") ? "an" : "a") \(type); list it in null \"…\" to read it as null, or give \(field) another type"
     case .unknownTypedField(let path, let field, let fields):
       "\(path): types names '\(field)', which is not a field; the fields are \(fields.joined(separator: ", "))"
+    case .sourceFailed(let message): message
     case .sqlite(let path, let message, let sql):
       "\(path): SQLite: \(message)" + (sql.map { "\n  in: \($0)" } ?? "")
     }

@@ -66,6 +66,12 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
   /// The base's items arranged, with positions made relative to the root.
   private func arranged() throws -> [DerivedSection] {
     var result = try arrange(base, SectionOffsets(of: base))
+    // The root failed while it was read (a value its type does not hold): what was read is
+    // not its data.
+    if root.loadState == .error {
+      throw DataSourceError.sourceFailed(
+        message: root.errorDescription ?? "the source failed while it was read")
+    }
     if let derived = base as? DerivedProvider<Item> {
       for s in result.indices {
         result[s].baseIndices = result[s].baseIndices.map(derived.rootPosition(ofFlat:))

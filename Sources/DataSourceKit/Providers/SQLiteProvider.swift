@@ -77,6 +77,14 @@ public struct SQLiteQuery: Sendable {
   /// The columns as the load found them (empty before the first load).
   var columns: [SQLiteColumn] = []
 
+  /// The columns the pushed-down SQL names: their values must be checked before SQLite compares
+  /// them. (A literal in a sort key that spells a quoted column name only checks one more.)
+  var columnsInSQL: Set<String> {
+    let sql = (conditions.map(\.sql) + ((section.map { [$0] } ?? []) + order).map(\.sql)).joined(
+      separator: " ")
+    return Set(columns.map(\.name).filter { sql.contains(Self.quoted($0)) })
+  }
+
   /// The type of each column SQL may use as dsh sees it: what pushed-down SQL may assume.
   public var columnTypes: [String: ValueType] {
     var types: [String: ValueType] = [:]
@@ -251,8 +259,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     query.conditions.isEmpty && query.section == nil && query.order.isEmpty && query.limit == nil
   }
 
-  /// Each column's type; its nulls when the provider reads the whole source (a filtered one
-  /// would have to count them again).
+  /// Each column's type; its nulls when the provider reads the whole source and has checked the
+  /// column's values (a filtered one would have to count them again).
   public var fieldProfiles: [FieldProfile]? {
     guard states.state != .error, !query.columns.isEmpty else { return nil }
     return query.columns.map {
@@ -261,7 +269,15 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     }
   }
 
+  /// Sources of up to this many rows have every value checked against its column's type when
+  /// opened; larger ones when dsh first relies on a column (see SQLiteColumnTypes.swift).
+  public static let rowsCheckedOnOpen = 100_000
+
   /// Opens the file read-only and counts rows (and sections); reads no rows.
+  ///
+  /// The whole source is typed at every load: from the declarations, and from the values when
+  /// it is small (or a column has no declared type). A pushed-down stage keeps its source's
+  /// types, and checks the columns its SQL compares or orders by before SQLite does.
   public func load() async throws {
     let ticket = states.begin()
     do {
@@ -269,20 +285,36 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       // Cancelling the load's task (^C) interrupts a long count or GROUP BY inside SQLite at
       // once, from the cancelling thread, even while this one is blocked in the query.
       var query = self.query
-      // The whole source is typed at every load; a pushed-down stage keeps its source's types.
-      let types = readsWholeSource || query.columns.isEmpty
+      let wholeSource = readsWholeSource || query.columns.isEmpty
       let displayPath = self.displayPath
       let (names, sections, dense, columns) = try await withTaskCancellationHandler {
-        if types {
+        if wholeSource {
           query.columns = try database.read { db in
             let names = try db.makeStatement(sql: "SELECT * \(query.baseFrom) LIMIT 0").columnNames
-            return try Self.columns(
+            return try Self.declaredColumns(
               in: db, names: names, query: query, options: query.options, displayPath: displayPath)
+          }
+        }
+        // SQL compares and orders by these columns' values: they must hold what dsh holds.
+        let inSQL = query.columnsInSQL
+        if !inSQL.isEmpty {
+          query.columns = try database.read { db in
+            try Self.checking(
+              query.columns, named: inSQL, for: .comparisons, in: db, query: query, displayPath: displayPath)
           }
         }
         // A ^C that came between queries, when none was running to interrupt.
         if Task.isCancelled { throw DataSourceError.cancelled }
         let (names, sections) = try Self.countRows(in: database, query: query)
+        if wholeSource {
+          let rows = sections.reduce(0) { $0 + $1.count }
+          let now = Set(query.columns.filter { rows <= Self.rowsCheckedOnOpen || $0.type == nil }.map(\.name))
+          if !now.isEmpty {
+            query.columns = try database.read { db in
+              try Self.checking(query.columns, named: now, in: db, query: query, displayPath: displayPath)
+            }
+          }
+        }
         let dense = try Self.denseRowidStart(
           in: database, query: query, count: sections.reduce(0) { $0 + $1.count })
         return (names, sections, dense, query.columns)
@@ -312,9 +344,50 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       states.cancel(ticket)
       throw DataSourceError.cancelled
     } catch let error as DatabaseError {
-      let failure = DataSourceError.sqlite(
-        path: displayPath, message: error.message ?? "\(error.resultCode)", sql: error.sql)
+      let failure = Self.failure(error, path: displayPath)
       fail(ticket, failure)
+      throw failure
+    }
+  }
+
+  private static func failure(_ error: DatabaseError, path: String) -> DataSourceError {
+    DataSourceError.sqlite(path: path, message: error.message ?? "\(error.resultCode)", sql: error.sql)
+  }
+
+  /// Whether some column's values are not checked yet (a large source, as opened).
+  public var hasUncheckedValues: Bool { query.columns.contains { !$0.checked } }
+
+  /// Checks every column's values now (what `describe` does, to count nulls): a pass over the
+  /// rows. A value that does not fit its type fails the provider, as it would have failed the
+  /// load.
+  public func checkAllValues() throws {
+    guard let database, hasUncheckedValues else { return }
+    try check(Set(query.columns.map(\.name)), in: database)
+    observers.notify()
+  }
+
+  /// Checks the values of the columns named; on an error the provider fails (keeping no rows)
+  /// and the error is thrown.
+  private func check(_ names: Set<String>, in database: DatabaseQueue) throws {
+    let query = self.query
+    let displayPath = self.displayPath
+    do {
+      self.query.columns = try database.read { db in
+        try Self.checking(query.columns, named: names, in: db, query: query, displayPath: displayPath)
+      }
+      // A conversion now read in the projection: rows are no longer read by rowid.
+      if self.query.isProjected { denseRowidStart = nil }
+      pages = [:]
+      pageOrder = []
+    } catch {
+      let failure = (error as? DatabaseError).map { Self.failure($0, path: displayPath) } ?? error
+      try? states.transition(to: .error)
+      sections = []
+      self.database = nil
+      pages = [:]
+      pageOrder = []
+      lastError = failure as? DataSourceError
+      DeferredNotifications.post(observers)
       throw failure
     }
   }
@@ -427,14 +500,19 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
 
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
+  // A read that met a value its column does not hold leaves no sections, while a view may be
+  // in the middle of reading them: positions past the end read as nothing.
   public var numberOfSections: Int { sections.count }
-  public func numberOfItems(inSection section: Int) -> Int { sections[section].count }
+  public func numberOfItems(inSection section: Int) -> Int {
+    section < sections.count ? sections[section].count : 0
+  }
   public func sectionKey(_ section: Int) -> Value? {
-    query.section == nil ? nil : (sections[section].key ?? .null)
+    query.section == nil || section >= sections.count ? nil : (sections[section].key ?? .null)
   }
 
   /// The row at a position, from the page around it (read once, kept while recent).
   public func item(at itemPath: ItemPath) -> Value {
+    guard itemPath.section < sections.count else { return .null }
     let flat = sections[itemPath.section].start + itemPath.item
     let page = flat / Self.pageSize
     if pages[page] == nil { pages[page] = readPage(page) }
@@ -446,6 +524,10 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     return offset < rows.count ? rows[offset] : .null
   }
 
+  /// The rows of a page. A value its column's type does not hold, in a column not checked yet,
+  /// has the column checked: it is widened (an int column holding reals is double), or the
+  /// provider fails with the error the load would have given, and tells its observers once the
+  /// statement reading it is done.
   private func readPage(_ page: Int) -> [Value] {
     guard let database else { return [] }
     let offset = page * Self.pageSize
@@ -458,19 +540,29 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     }
     let schema = self.schema
     let columns = query.columns
-    let rows =
-      (try? database.read { db in
-        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+    let (rows, misfits): ([Value], Set<String>) =
+      (try? database.read { db -> ([Value], Set<String>) in
+        var misfits: Set<String> = []
+        let rows = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
           Value.record(
             Record(
               schema: schema,
               values: (0..<row.count).map { i in
-                i < columns.count
-                  ? Self.value(row[i] as DatabaseValue, as: columns[i].type, format: columns[i].format)
-                  : Self.value(row[i] as DatabaseValue)
+                guard i < columns.count else { return Self.value(row[i] as DatabaseValue) }
+                guard let value = Self.read(row[i] as DatabaseValue, in: columns[i]) else {
+                  misfits.insert(columns[i].name)
+                  return .null
+                }
+                return value
               }))
         }
-      }) ?? []
+        return (rows, misfits)
+      }) ?? ([], [])
+    if !misfits.isEmpty {
+      // Checked now, so the page is read again with the columns' final types.
+      guard (try? check(misfits, in: database)) != nil else { return [] }
+      return readPage(page)
+    }
     rowsRead += rows.count
     return rows
   }

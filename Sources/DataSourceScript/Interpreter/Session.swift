@@ -124,6 +124,8 @@ public final class Session {
           ok = false
         }
       }
+      // Providers that failed while the statement read them tell their views now.
+      DeferredNotifications.deliver()
       flushWatchReport()
       for note in notes.take() { output.writeError("note: \(note)\n") }
       if settings.timer {
@@ -196,7 +198,11 @@ public final class Session {
       try show(value, named: expression.boundName, rows: rows, mode: mode, expressionRange: expression.range)
     case .describe(let expression, _):
       let value = try await evaluator.evaluate(expression)
-      output.write(describe(value).joined(separator: "\n") + "\n")
+      do {
+        output.write(try describe(value).joined(separator: "\n") + "\n")
+      } catch let error as DataSourceError {
+        throw Diagnostic(.dataSource(error), at: expression.range)
+      }
     case .help(let topic, _):
       try help(topic)
     case .vars:

@@ -32,6 +32,7 @@ extension Session {
         at: expressionRange)
     }
     let source = view.dataSource
+    let stateBefore = source.loadState
     let total = view.totalRows
     var window = 0..<total
     if let rows { window = try resolve(rows, total: total) }
@@ -66,6 +67,13 @@ extension Session {
       Renderer.render(view.layout(windows: windows), options: options, to: write)
     }
     if view.wasInterrupted || Task.isCancelled { throw Diagnostic(.interrupted, at: expressionRange) }
+    // A source that failed while its rows were read (a value its type does not hold): the rows
+    // printed after the failure are not its data.
+    if source.loadState == .error, stateBefore != .error {
+      throw Diagnostic(
+        .dataSource(.sourceFailed(message: source.errorDescription ?? "the source failed while it was read")),
+        at: expressionRange)
+    }
     lastShow = (name, view.stats)
     if let name {
       // The data shown becomes the baseline of `changes`, captured only when something is
@@ -164,9 +172,11 @@ extension Session {
 
   /// The composition tree: adapter, decorators in order (outermost first), presenter,
   /// provider chain, with counts and states.
-  func describe(_ value: ScriptValue) -> [String] {
+  func describe(_ value: ScriptValue) throws -> [String] {
     switch value {
     case .provider(let p):
+      // A large SQLite table counts its nulls (checking its values) when described.
+      try (p.provider as? SQLiteProvider)?.checkAllValues()
       var lines = (p.provider as? any CompositionNode)?.treeLines() ?? [summary(of: value, name: nil)]
       if let key = p.key { lines[0] += "  key \(key)" }
       if let fields = Session.fieldsText(of: p.provider) { lines.append("fields: " + fields) }
