@@ -105,8 +105,10 @@ public struct ObserverList {
 }
 
 /// Changes a provider found while it was being read (a value that failed its type's check),
-/// told once the reading is done: an observer told in the middle of its own read would arrange
-/// itself over rows that are going away. The shell delivers them after every statement.
+/// told once the reading is done.
+///
+/// An observer told in the middle of its own read would arrange itself over rows that are going
+/// away. The shell delivers them after every statement.
 public enum DeferredNotifications {
   nonisolated(unsafe) private static var pending: [ObserverList] = []
   private static let lock = NSLock()

@@ -81,6 +81,12 @@ public enum ExpressionNote: Hashable, Sendable {
   case notConvertible(function: String, example: String)
   /// Values of kinds that cannot be compared or combined met at run time.
   case mismatchedTypes(operation: String, left: ValueType, right: ValueType)
+  /// An aggregate (`sum(x)`) whose int sum went beyond 64 bits.
+  case aggregateOverflow(aggregate: String)
+  /// An aggregate that met a value it cannot take (`sum` of a text, `max` of a list).
+  case aggregateMismatch(aggregate: String, type: ValueType)
+  /// A join whose right side has `keys` keys on more than one item (the first was taken).
+  case joinRepeatedKeys(field: String, keys: Int)
 
   /// The note for `count` occurrences.
   public func text(count: Int) -> String {
@@ -93,6 +99,13 @@ public enum ExpressionNote: Hashable, Sendable {
     case .mismatchedTypes(let operation, let left, let right):
       return
         "\(operation) of \(left.rawValue) with \(right.rawValue) was \(operation == "comparison" ? "false" : "null") \(times)"
+    case .aggregateOverflow(let aggregate):
+      return "\(aggregate) went beyond 64-bit integers and gave null \(times)"
+    case .joinRepeatedKeys(let field, let keys):
+      return
+        "join as \(field): \(keys) key\(keys == 1 ? "" : "s") matched more than one item; the first was taken"
+    case .aggregateMismatch(let aggregate, let type):
+      return "\(aggregate) met \(type.rawValue) values it cannot take and gave null \(times)"
     }
   }
 }

@@ -38,8 +38,10 @@ struct SQLiteColumn: Sendable {
   var projection: String
   /// Whether pushed-down SQL may use the column: its stored values order and compare as dsh's.
   var inSQL: Bool
-  /// Whether every value was checked against `type`. Until then the type is the declaration's
-  /// (or the one `types {…}` gives) and each value is checked as it is read.
+  /// Whether every value was checked against `type`.
+  ///
+  /// Until then the type is the declaration's (or the one `types {…}` gives) and each value is
+  /// checked as it is read.
   var checked: Bool
   /// Whether SQL was found to compare the column's values as dsh does: no text among numbers,
   /// no number among texts. (What a stage pushed down into SQL needs; an int column may still

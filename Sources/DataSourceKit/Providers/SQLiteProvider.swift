@@ -357,9 +357,10 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   /// Whether some column's values are not checked yet (a large source, as opened).
   public var hasUncheckedValues: Bool { query.columns.contains { !$0.checked } }
 
-  /// Checks every column's values now (what `describe` does, to count nulls): a pass over the
-  /// rows. A value that does not fit its type fails the provider, as it would have failed the
-  /// load.
+  /// Checks every column's values now: a pass over the rows, which `describe` makes to count
+  /// nulls.
+  ///
+  /// A value that does not fit its type fails the provider, as it would have failed the load.
   public func checkAllValues() throws {
     guard let database, hasUncheckedValues else { return }
     try check(Set(query.columns.map(\.name)), in: database)
@@ -524,10 +525,12 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     return offset < rows.count ? rows[offset] : .null
   }
 
-  /// The rows of a page. A value its column's type does not hold, in a column not checked yet,
-  /// has the column checked: it is widened (an int column holding reals is double), or the
-  /// provider fails with the error the load would have given, and tells its observers once the
-  /// statement reading it is done.
+  /// The rows of a page.
+  ///
+  /// A value its column's type does not hold, in a column not checked yet, has the column
+  /// checked: it is widened (an int column holding reals is double), or the provider fails with
+  /// the error the load would have given, and tells its observers once the statement reading it
+  /// is done.
   private func readPage(_ page: Int) -> [Value] {
     guard let database else { return [] }
     let offset = page * Self.pageSize

@@ -92,6 +92,21 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case functionArgumentCount(String, signature: String)
   case functionArgumentType(String, argument: String, signature: String)
   case functionMixedResults(String, String, String)
+  /// An aggregate (`sum(x)`) where one item is computed: a cell, `where`, `extend`.
+  case aggregateOutsideGroup(String)
+  case aggregateInAggregate(String, outer: String)
+  /// An aggregate in a header of a composed or segmented table, whose sections come from several
+  /// sources.
+  case aggregateOverSeveralSources(String)
+  /// A `group by` or `distinct` key that is not a field, without `as NAME`.
+  case groupKeyNeedsName
+  case unknownExportFormat(String, suggestion: String?)
+  /// `export` to a path whose extension names no format, without `as`.
+  case exportFormatUnknown(path: String)
+  /// `export … as html`: the picture of the screen, which is not drawn yet.
+  case exportHTMLNotYet
+  /// A `with` field of `group by` that is not one aggregate.
+  case groupFieldNotAggregate(String)
   case notAList(String)
   case negateNonNumber(String)
   case noBaseline(String)
@@ -240,6 +255,23 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "wrong number of arguments to \(name): it is \(signature)"
     case .functionArgumentType(let name, let argument, let signature):
       "\(name) does not take \(argument): it is \(signature)"
+    case .aggregateOutsideGroup(let name):
+      "\(name) is an aggregate of many items: it goes in a header, footer, title or caption ({\(name)(x)}) or in group by … with n = \(name)(x)"
+    case .aggregateInAggregate(let inner, let outer):
+      "\(inner) is an aggregate inside \(outer)(…): an aggregate takes a value of each item"
+    case .unknownExportFormat(let name, let suggestion):
+      "unknown export format '\(name)'" + Self.didYouMean(suggestion)
+        + "; formats: csv, json, jsonl, markdown, html"
+    case .exportFormatUnknown(let path):
+      "cannot tell the format from '\(path)': name it, as in: export x to \"\(path)\" as csv (csv, json, jsonl, markdown)"
+    case .exportHTMLNotYet:
+      "html export writes the picture of the screen, which dsh does not draw yet; export as markdown, csv, json or jsonl"
+    case .groupKeyNeedsName:
+      "a key that is not a field needs a name, as in: group by year(joined) as year"
+    case .groupFieldNotAggregate(let name):
+      "\(name) must be one aggregate (count(), sum(x), avg(x), min(x), max(x), distinct(x), first(x), last(x), list(x)); compute with the results after: | extend …"
+    case .aggregateOverSeveralSources(let aggregate):
+      "\(aggregate) needs the items of one table: put the header or footer on each table before compose or segmented"
     case .functionMixedResults(let name, let a, let b):
       "\(name) would give \(a) or \(b): give both the same type (text(x) or double(x))"
     case .notAList(let what): "'in' needs a list on its right, as in: x in [1, 2, 3]; found \(what)"
@@ -324,6 +356,8 @@ public enum ExpectedKind: Sendable, Equatable {
   case cell
   case cellAfterWith
   case cardAfterWith
+  case providerToJoin
+  case exportable
 
   public var text: String {
     switch self {
@@ -338,6 +372,8 @@ public enum ExpectedKind: Sendable, Equatable {
     case .cell: "a cell (cell STYLE \"template\")"
     case .cellAfterWith: "a cell after 'with' (cell STYLE \"template\")"
     case .cardAfterWith: "a card after 'with' (card \"template\" width W height H)"
+    case .providerToJoin: "a provider to join (a name, or a source in parentheses)"
+    case .exportable: "a provider or a table to export"
     }
   }
 }

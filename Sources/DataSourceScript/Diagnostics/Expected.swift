@@ -71,6 +71,10 @@ public enum Expected: Sendable, Equatable {
   case colonAfterFieldName
   case recordContinuation
   case fieldDefinition
+  case joinCondition
+  case exportTo
+  case exportFormat
+  case joinName
   case templateHoleEnd
   case argumentContinuation
   case nullMarker
@@ -156,6 +160,10 @@ public enum Expected: Sendable, Equatable {
     case .recordContinuation: "',' or '}' in the record"
     case .templateHoleEnd: "'}' or ':FORMAT' after the expression"
     case .fieldDefinition: "'NAME = EXPRESSION', as in: extend total = price * qty"
+    case .exportTo: "'to \"PATH\"', as in: export people to \"people.csv\""
+    case .exportFormat: "a format: csv, json, jsonl, markdown or html"
+    case .joinCondition: "'on LEFT == RIGHT', as in: join teams on team == teams.name as info"
+    case .joinName: "'as NAME' for the matched item, as in: join teams on team == name as info"
     case .argumentContinuation: "',' or ')' after the argument"
     case .nullMarker: "a text in quotes after 'null'"
     case .typeName: "a type (\(DeclaredType.allowed.map(\.rawValue).joined(separator: ", ")))"

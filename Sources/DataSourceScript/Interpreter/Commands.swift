@@ -186,3 +186,124 @@ extension Session {
     output.write("saved \(Session.plural(bindings.order.count, "binding")) to \(path)\n")
   }
 }
+
+extension Session {
+  /// Writes a provider's or table's data to a file, whole or not at all: into a temporary file
+  /// beside it, renamed over the path when complete (never over a directory).
+  ///
+  /// csv, json and markdown are what `show … as` prints, every row; jsonl is one item per line.
+  /// Not under `--safe`. `save` leaves exports out: it rebuilds bindings, not commands.
+  func export(_ value: ScriptValue, to target: ExportTarget, expressionRange: SourceRange) throws {
+    if environment.sandbox != nil {
+      throw Diagnostic(.refusedBySafeMode(.writing(path: target.path)), at: target.pathRange)
+    }
+    guard let format = target.format ?? ExportFormat(extensionOf: target.path) else {
+      throw Diagnostic(.exportFormatUnknown(path: target.path), at: target.pathRange)
+    }
+    if format == .html { throw Diagnostic(.exportHTMLNotYet, at: target.formatRange ?? target.pathRange) }
+    let view: ListView<Value>
+    let showsFields: Bool
+    switch value {
+    case .provider(let provider):
+      view = ListView(
+        dataSource: TableAdapter(
+          provider: provider.provider, presenter: Session.recordPresenter, label: "fields"))
+      showsFields = true
+    case .table(let table):
+      view = ListView(dataSource: table)
+      showsFields = false
+    case .scalar, .presenter:
+      throw Diagnostic(.expectedKind(.exportable, found: value.kindDescription), at: expressionRange)
+    }
+    let source = view.dataSource
+    let stateBefore = source.loadState
+    let total = view.totalRows
+    if total > Session.maximumPrintedRows {
+      throw Diagnostic(.tooManyRowsToPrint(total, limit: Session.maximumPrintedRows), at: expressionRange)
+    }
+    do throws(FileReplacement.Failure) {
+      let replacement = try FileReplacement(
+        path: target.path.hasSuffix("/") ? resolve(target.path) + "/" : resolve(target.path))
+      try replacement.replace { fd throws(FileReplacement.Failure) in
+        var writer = DescriptorWriter(fd: fd)
+        switch format {
+        case .jsonl:
+          for section in 0..<source.numberOfSections {
+            for row in 0..<source.numberOfRows(inSection: section) {
+              writer.write(source.item(at: ItemPath(item: row, section: section)).jsonText + "\n")
+            }
+          }
+        default:
+          let mode: RenderMode =
+            switch format {
+            case .csv: .csv
+            case .json: .json
+            default: .markdown
+            }
+          // Every row and every column: no width to fit.
+          let options = RenderOptions(mode: mode, width: Int(Int32.max), showsFields: showsFields)
+          if showsFields, mode == .markdown, let fields = source.knownFields {
+            Renderer.renderFields(of: view, fields: fields, windows: [0..<total], options: options) {
+              writer.write($0)
+            }
+          } else {
+            Renderer.render(view.layout(windows: [0..<total]), options: options) { writer.write($0) }
+          }
+        }
+        try writer.finish()
+        // A source that failed while it was read wrote rows that are not its data.
+        if source.loadState == .error, stateBefore != .error {
+          throw FileReplacement.Failure(
+            reason: source.errorDescription ?? "the source failed while it was read")
+        }
+      }
+    } catch {
+      throw Diagnostic(.cannotWrite(path: target.path, reason: error.reason), at: target.pathRange)
+    }
+    output.write("exported \(Session.plural(total, "row")) to \(target.path) as \(format.rawValue)\n")
+  }
+}
+
+/// Text written to a file descriptor in blocks of a megabyte; the first error is kept and
+/// reported by `finish`.
+struct DescriptorWriter {
+  let fd: Int32
+  private var buffer: [UInt8] = []
+  private var failure: Int32?
+
+  init(fd: Int32) {
+    self.fd = fd
+    buffer.reserveCapacity(1 << 20)
+  }
+
+  mutating func write(_ text: String) {
+    buffer.append(contentsOf: text.utf8)
+    if buffer.count >= 1 << 20 { flush() }
+  }
+
+  private mutating func flush() {
+    guard failure == nil else {
+      buffer.removeAll(keepingCapacity: true)
+      return
+    }
+    var offset = 0
+    buffer.withUnsafeBytes { bytes in
+      guard let base = bytes.baseAddress else { return }
+      while offset < bytes.count {
+        let n = Foundation.write(fd, base + offset, bytes.count - offset)
+        if n < 0 {
+          if errno == EINTR { continue }
+          failure = errno
+          return
+        }
+        offset += n
+      }
+    }
+    buffer.removeAll(keepingCapacity: true)
+  }
+
+  mutating func finish() throws(FileReplacement.Failure) {
+    flush()
+    if let failure { throw FileReplacement.Failure(reason: String(cString: strerror(failure))) }
+  }
+}

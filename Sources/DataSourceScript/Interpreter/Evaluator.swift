@@ -346,6 +346,26 @@ extension Evaluator {
         .stageNeedsProvider(stage: stage.kind.phrase, found: value.kindDescription), at: stage.range)
     }
     var result = provider
+    if case .join(let clause, let range) = stage {
+      let joined = try await joinedProvider(clause, of: provider, label: text(range))
+      do {
+        try await joined.load()
+      } catch let error as DataSourceError {
+        throw Diagnostic(.dataSource(error), at: stage.range)
+      }
+      result.provider = joined
+      return .provider(result)
+    }
+    if let grouped = try groupedProvider(stage, of: provider) {
+      do {
+        try await grouped.load()
+      } catch let error as DataSourceError {
+        throw Diagnostic(.dataSource(error), at: stage.range)
+      }
+      result.provider = grouped
+      result.key = grouped.identityKey
+      return .provider(result)
+    }
     guard let description = try pushdownStage(stage, of: provider) else {
       let computed = try computeFields(stage, of: provider)
       result.provider = computed
@@ -387,9 +407,72 @@ extension Evaluator {
       return .section(try sortTerm(key, checker))
     case .limit(let count, _):
       return .limit(count)
-    case .extend, .select:
+    case .extend, .select, .group, .distinct, .join:
       return nil
     }
+  }
+
+  /// `join`: the piped items with their matches in the other provider, each side's key checked
+  /// against its own fields (and the two against each other, as `==` would be).
+  private func joinedProvider(_ clause: JoinClause, of provider: ProviderValue, label: String) async throws
+    -> JoinedProvider
+  {
+    let otherValue = try await evaluate(clause.other)
+    guard case .provider(let other) = otherValue else {
+      throw Diagnostic(
+        .expectedKind(.providerToJoin, found: otherValue.kindDescription), at: clause.other.range)
+    }
+    let leftChecker = checker(for: provider)
+    let rightChecker = checker(for: other)
+    let left = try leftChecker.check(clause.leftKey)
+    // `teams.name` names the other's field `name` when the other is bound to `teams`.
+    var rightKey = clause.rightKey
+    if let otherName = clause.other.boundName, !(other.provider.knownFields ?? []).contains(otherName) {
+      rightKey = rightKey.removingPrefix(otherName)
+    }
+    let right = try rightChecker.check(rightKey)
+    if let a = left.type, let b = right.type, a != .null, b != .null, a != b, !(a.isNumber && b.isNumber) {
+      throw Diagnostic(
+        .cannotCompare(
+          left: leftChecker.describe(clause.leftKey, a), right: rightChecker.describe(rightKey, b), fix: nil),
+        at: clause.leftKey.range.lowerBound..<clause.rightKey.range.upperBound)
+    }
+    return JoinedProvider(
+      left: provider.provider, right: other.provider, leftKey: left.expression, rightKey: right.expression,
+      name: clause.name.name, keepsUnmatched: !clause.inner, label: label, notes: notes.collector)
+  }
+
+  /// `group by` and `distinct`: a provider of the groups of the base's items; `nil` for other
+  /// stages.
+  private func groupedProvider(_ stage: Stage, of provider: ProviderValue) throws -> GroupedProvider? {
+    let (keys, aggregates, yieldsValues): ([FieldDefinition], [FieldDefinition], Bool)
+    switch stage {
+    case .group(let k, let a, _): (keys, aggregates, yieldsValues) = (k, a, false)
+    case .distinct(let k, _): (keys, aggregates, yieldsValues) = (k, [], true)
+    default: return nil
+    }
+    let checker = checker(for: provider)
+    let groupKeys = try keys.map { key in
+      let typed = try checker.check(key.expression)
+      return GroupedProvider.Key(name: key.name.name, expression: typed.expression, type: typed.type)
+    }
+    let fields = try aggregates.map { definition in
+      guard let call = try definition.expression.aggregateCall(text: { self.text($0) }) else {
+        throw Diagnostic(.groupFieldNotAggregate(definition.name.name), at: definition.expression.range)
+      }
+      if let argument = call.argument {
+        var nested: [AggregateCall] = []
+        _ = try argument.extractingAggregates(&nested, text: { self.text($0) })
+        if let inner = nested.first {
+          throw Diagnostic(.aggregateInAggregate(inner.text, outer: call.function.rawValue), at: inner.range)
+        }
+      }
+      let (aggregate, type) = try call.checked(checker)
+      return GroupedProvider.Field(name: definition.name.name, aggregate: aggregate, type: type)
+    }
+    return GroupedProvider(
+      base: provider.provider, keys: groupKeys, fields: fields, yieldsValues: yieldsValues,
+      label: text(stage.range), notes: notes.collector)
   }
 
   /// A sort or section key: ordered values (text, numbers, dates, booleans), not lists or
@@ -451,18 +534,67 @@ extension Evaluator {
       }
       return LoadMoreDecorator(wrapping: table) { paging.hasMore }
     case .title(let source, _), .caption(let source, _):
-      let template = try contextTemplate(source, context: .section, what: "a \(decoration.kind.rawValue)")
+      let (template, aggregates) = try sectionTemplate(
+        source, over: table, what: "a \(decoration.kind.rawValue)")
       let kind: SupplementaryKind = if case .title = decoration { .header } else { .footer }
       return ViewTitleDecorator(wrapping: table, kind: kind, label: text(decoration.range)) {
-        template.render(section: SectionContext(index: 0, key: nil, count: table.totalRowCount))
+        template.render(
+          section: SectionContext(index: 0, key: nil, count: table.totalRowCount),
+          aggregates: aggregates?.values(of: table) ?? [])
       }
     case .header(let source, _), .footer(let source, _):
       let kind: SupplementaryKind = if case .header = decoration { .header } else { .footer }
-      let template = try contextTemplate(source, context: .section, what: "a \(decoration.kind.rawValue)")
+      let (template, aggregates) = try sectionTemplate(
+        source, over: table, what: "a \(decoration.kind.rawValue)")
       return SupplementaryDecorator(wrapping: table, kind: kind, label: text(decoration.range)) { context in
-        template.render(section: context)
+        template.render(
+          section: context, aggregates: aggregates?.values(inSection: context.index, of: table) ?? [])
       }
     }
+  }
+
+  /// A header, footer, title or caption template, and the aggregates its holes compute over
+  /// the items of `table` (`{sum(price):.2}`), checked against the items' fields.
+  private func sectionTemplate(
+    _ source: TemplateSource, over table: any SectionedDataSource<Value>, what: String
+  )
+    throws -> (CompiledTemplate, SectionAggregates?)
+  {
+    let (template, calls) = try Template(source, context: .section).extractingAggregates(text: {
+      self.text($0)
+    })
+    guard let first = calls.first else {
+      return (
+        try template.compiled(
+          template.contextChecker(text: { self.text($0) }, what: what), notes: notes.collector), nil
+      )
+    }
+    let items = try itemChecker(for: table, aggregateAt: first)
+    let checked = try calls.map { try $0.checked(items) }
+    let fields = checked.indices.map(Template.aggregateField)
+    let compiled = try template.compiled(
+      template.contextChecker(
+        text: { self.text($0) }, what: what,
+        aggregates: checked.indices.map { (fields[$0], checked[$0].type) }),
+      notes: notes.collector, aggregateFields: fields)
+    return (compiled, SectionAggregates(checked.map(\.aggregate), notes: notes.collector))
+  }
+
+  /// A checker over the items of the table a header or footer decorates: the provider under its
+  /// decorations.
+  ///
+  /// A composed or segmented table has several, which an aggregate cannot span.
+  private func itemChecker(for table: any SectionedDataSource<Value>, aggregateAt call: AggregateCall) throws
+    -> ExpressionChecker
+  {
+    var source = table
+    while let decorator = source as? DataSourceDecorator<Value> { source = decorator.wrapped }
+    guard let adapter = source as? TableAdapter<Value> else {
+      throw Diagnostic(.aggregateOverSeveralSources(call.text), at: call.range)
+    }
+    return checker(
+      for: ProviderValue(
+        provider: adapter.provider, displayName: "the table's items", key: nil, sourceKind: "source"))
   }
 
   /// The table a decoration wraps.

@@ -254,6 +254,9 @@ struct ExpressionChecker {
     -> TypedExpression
   {
     guard let function = ExpressionFunction(rawValue: name.name) else {
+      if AggregateFunction(rawValue: name.name) != nil {
+        throw Diagnostic(.aggregateOutsideGroup(name.name), at: name.range)
+      }
       throw Diagnostic(
         .unknownFunction(
           name.name,

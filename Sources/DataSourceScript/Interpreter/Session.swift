@@ -222,6 +222,9 @@ public final class Session {
       try printStats(of: name)
     case .save(let path, let pathRange, _):
       try save(to: path, pathRange: pathRange)
+    case .export(let expression, let target, _):
+      let value = try await evaluator.evaluate(expression)
+      try export(value, to: target, expressionRange: expression.range)
     case .edit(let target, let edit, let range):
       try apply(edit, to: target)
       recordEffect(of: statement, on: target, range: range)

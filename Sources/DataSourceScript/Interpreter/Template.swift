@@ -44,7 +44,7 @@ struct Template: Sendable {
     case field(Field)
   }
 
-  let parts: [Part]
+  var parts: [Part]
   let source: TemplateSource
   let context: Context
 
@@ -216,12 +216,14 @@ struct CompiledTemplate: Sendable {
     return out
   }
 
-  /// The template filled from a section: `{section}` and `{count}`.
-  func render(section: SectionContext) -> String {
+  /// The template filled from a section: `{section}`, `{count}` and the values of its
+  /// aggregates, in order.
+  func render(section: SectionContext, aggregates: [Value] = []) -> String {
     render(
       item: .record(
         Record(
-          schema: contextSchema ?? Schema([String]()), values: [section.key ?? .null, .int(section.count)])),
+          schema: contextSchema ?? Schema([String]()),
+          values: [section.key ?? .null, .int(section.count)] + aggregates)),
       itemPath: nil)
   }
 
@@ -237,7 +239,10 @@ struct CompiledTemplate: Sendable {
 extension Template {
   /// Checks every hole with `checker` and compiles the template; `blame`, when set, is where
   /// errors point (a template written in an earlier statement).
-  func compiled(_ checker: ExpressionChecker, notes: ExpressionNotes?, blame: SourceRange? = nil) throws
+  func compiled(
+    _ checker: ExpressionChecker, notes: ExpressionNotes?, blame: SourceRange? = nil,
+    aggregateFields: [String] = []
+  ) throws
     -> CompiledTemplate
   {
     var compiled: [CompiledTemplate.Part] = []
@@ -259,13 +264,17 @@ extension Template {
       }
     }
     return CompiledTemplate(
-      parts: compiled, contextSchema: context.fixedFields.map { Schema($0.map(\.name)) })
+      parts: compiled, contextSchema: context.fixedFields.map { Schema($0.map(\.name) + aggregateFields) })
   }
 
-  /// A checker for a section or placeholder template: its holes read the context's fields.
-  func contextChecker(text: @escaping (SourceRange) -> String, what: String) -> ExpressionChecker {
-    let fixed = context.fixedFields ?? []
-    let names = fixed.map(\.name)
+  /// A checker for a section or placeholder template: its holes read the context's fields, and
+  /// the values of the aggregates taken out of them (`aggregates`, with their types).
+  func contextChecker(
+    text: @escaping (SourceRange) -> String, what: String,
+    aggregates: [(name: String, type: ValueType?)] = []
+  ) -> ExpressionChecker {
+    let fixed = (context.fixedFields ?? []) + aggregates
+    let names = (context.fixedFields ?? []).map(\.name)
     return ExpressionChecker(
       scope: FieldScope(
         field: { path in

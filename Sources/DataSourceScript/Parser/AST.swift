@@ -26,6 +26,8 @@ public enum Statement: Sendable {
   case stats(Identifier?, range: SourceRange)
   /// `save "PATH"`: write a script that rebuilds every binding.
   case save(path: String, pathRange: SourceRange, range: SourceRange)
+  /// `export X to "PATH" [as FORMAT]`: write X's data to a file.
+  case export(Expression, to: ExportTarget, range: SourceRange)
   /// `insert into P VALUE [at N]`, `delete from P where PRED | at N`,
   /// `update P set F = V, … [where PRED]`, `move P from N to M`.
   case edit(target: Identifier, edit: Edit, range: SourceRange)
@@ -42,7 +44,7 @@ public enum Statement: Sendable {
     switch self {
     case .edit, .reload, .switchSegment, .more: true
     case .binding, .expression, .show, .describe, .help, .vars, .set, .source, .quit, .stats, .save,
-      .changes, .watch:
+      .changes, .watch, .export:
       false
     }
   }
@@ -54,7 +56,7 @@ public enum Statement: Sendable {
     case .binding(_, _, let r), .show(_, _, _, let r), .describe(_, let r), .help(_, let r), .vars(let r),
       .set(_, _, let r), .source(_, _, let r), .quit(let r), .switchSegment(_, _, let r), .reload(_, let r),
       .stats(_, let r), .save(_, _, let r), .edit(_, _, let r), .changes(_, _, let r), .watch(_, _, let r),
-      .more(_, let r):
+      .more(_, let r), .export(_, _, let r):
       r
     }
   }
@@ -237,6 +239,12 @@ public enum Stage: Sendable {
   case extend([FieldDefinition], range: SourceRange)
   /// `select FIELD, NAME = EXPR, …`: keeps only these fields, in this order.
   case select([FieldDefinition], range: SourceRange)
+  /// `group by KEY [as NAME], … [with NAME = AGGREGATE, …]`: one item per group.
+  case group(keys: [FieldDefinition], aggregates: [FieldDefinition], range: SourceRange)
+  /// `distinct EXPR, …`: each distinct value (or record of values) once.
+  case distinct([FieldDefinition], range: SourceRange)
+  /// `join OTHER on LEFT == RIGHT as NAME [inner]`: each item with its match in `OTHER`.
+  indirect case join(JoinClause, range: SourceRange)
 
   public var kind: StageKind {
     switch self {
@@ -246,16 +254,40 @@ public enum Stage: Sendable {
     case .limit: .limit
     case .extend: .extend
     case .select: .select
+    case .group: .group
+    case .distinct: .distinct
+    case .join: .join
     }
   }
 
   public var range: SourceRange {
     switch self {
     case .filter(_, let r), .sort(_, let r), .section(_, let r), .limit(_, let r), .extend(_, let r),
-      .select(_, let r):
+      .select(_, let r), .group(_, _, let r), .distinct(_, let r), .join(_, let r):
       r
     }
   }
+}
+
+/// Where and how `export` writes.
+public struct ExportTarget: Sendable {
+  public var path: String
+  public var pathRange: SourceRange
+  /// `as FORMAT`; else the format the path's extension names.
+  public var format: ExportFormat?
+  public var formatRange: SourceRange?
+}
+
+/// What `join` joins: the other provider, the key of each side, the field the match goes in.
+public struct JoinClause: Sendable {
+  public var other: Expression
+  /// Over the left (piped) items.
+  public var leftKey: ValueExpression
+  /// Over the other's items.
+  public var rightKey: ValueExpression
+  public var name: Identifier
+  /// `inner`: items without a match are left out.
+  public var inner: Bool
 }
 
 /// `NAME = EXPR` of `extend` and `select` (a bare field in `select` is its own definition).

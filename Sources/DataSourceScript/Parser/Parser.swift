@@ -69,6 +69,7 @@ public struct Parser {
 
   var current: Token { tokens[min(position, tokens.count - 1)] }
   var next: Token { tokens[min(position + 1, tokens.count - 1)] }
+  var afterNext: Token { tokens[min(position + 2, tokens.count - 1)] }
 
   mutating func advance() {
     if position < tokens.count - 1 { position += 1 }

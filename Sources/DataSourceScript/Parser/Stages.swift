@@ -46,6 +46,52 @@ extension Parser {
       }
       let range = start..<previousEnd
       return kind == .extend ? .extend(definitions, range: range) : .select(definitions, range: range)
+    case .group:
+      try expectWord("by")
+      var keys = [try parseGroupKey()]
+      while !commaEndsExpression, consumeSymbol(.comma) { keys.append(try parseGroupKey()) }
+      // `with NAME = …` is the group's; `with cell …` after it belongs to `table`.
+      var aggregates: [FieldDefinition] = []
+      if isWord("with"), next.kind != .endOfStatement, afterNext.kind == .symbol(.equals) {
+        advance()
+        aggregates.append(try parseFieldDefinition(nameRequired: true))
+        while !commaEndsExpression, consumeSymbol(.comma) {
+          aggregates.append(try parseFieldDefinition(nameRequired: true))
+        }
+      }
+      var seen: Set<String> = []
+      for definition in keys + aggregates where !seen.insert(definition.name.name).inserted {
+        throw Diagnostic(.duplicateField(definition.name.name), at: definition.name.range)
+      }
+      return .group(keys: keys, aggregates: aggregates, range: start..<previousEnd)
+    case .distinct:
+      var keys = [try parseGroupKey()]
+      while !commaEndsExpression, consumeSymbol(.comma) { keys.append(try parseGroupKey()) }
+      var seen: Set<String> = []
+      for definition in keys where !seen.insert(definition.name.name).inserted {
+        throw Diagnostic(.duplicateField(definition.name.name), at: definition.name.range)
+      }
+      return .distinct(keys, range: start..<previousEnd)
+    case .join:
+      let other = try parsePrimary()
+      guard consumeWord("on") else { throw unexpected(.joinCondition) }
+      let condition = try parseValueExpression()
+      guard case .binary(let leftKey, .equal, let rightKey, _) = condition else {
+        throw Diagnostic(.expected(.joinCondition, found: "another condition"), at: condition.range)
+      }
+      guard consumeWord("as") else { throw unexpected(.joinName) }
+      let name: Identifier
+      switch current.kind {
+      case .identifier(let word), .quotedName(let word):
+        name = Identifier(name: word, range: current.range)
+        advance()
+      default:
+        throw unexpected(.joinName)
+      }
+      let inner = consumeWord("inner")
+      return .join(
+        JoinClause(other: other, leftKey: leftKey, rightKey: rightKey, name: name, inner: inner),
+        range: start..<previousEnd)
     case .limit:
       guard case .int(let count) = current.kind else { throw unexpected(.limitCount) }
       if count < 0 { throw Diagnostic(.invalidLimit(count), at: current.range) }
@@ -94,6 +140,26 @@ extension Parser {
       direction = .descending
     }
     return SortKey(expression: expression, direction: direction)
+  }
+
+  /// A key of `group by` or `distinct`: `EXPR [as NAME]`; a field names itself (`team`,
+  /// `address.city` as `city`), any other expression needs `as`.
+  private mutating func parseGroupKey() throws(Diagnostic) -> FieldDefinition {
+    let expression = try parseValueExpression()
+    if consumeWord("as") {
+      switch current.kind {
+      case .identifier(let word), .quotedName(let word):
+        let name = Identifier(name: word, range: current.range)
+        advance()
+        return FieldDefinition(name: name, expression: expression)
+      default:
+        throw unexpected(.fieldDefinition)
+      }
+    }
+    guard let path = expression.fieldPath, let last = path.components.last else {
+      throw Diagnostic(.groupKeyNeedsName, at: expression.range)
+    }
+    return FieldDefinition(name: Identifier(name: last, range: path.range), expression: expression)
   }
 
   /// `NAME = EXPR`, or in `select` a bare field (`name`, `address.city` named `city`).

@@ -146,6 +146,23 @@ extension Parser {
     case .save:
       let (path, pathRange) = try expectString(.filePath(after: nil))
       return .save(path: path, pathRange: pathRange, range: start..<previousEnd)
+    case .export:
+      let expression = try parseExpression()
+      guard consumeWord("to") else { throw unexpected(.exportTo) }
+      let (path, pathRange) = try expectString(.filePath(after: "to"))
+      var target = ExportTarget(path: path, pathRange: pathRange, format: nil, formatRange: nil)
+      if consumeWord("as") {
+        let name = try expectIdentifier(.exportFormat)
+        guard let format = ExportFormat(rawValue: name.name) else {
+          throw Diagnostic(
+            .unknownExportFormat(
+              name.name, suggestion: suggestion(for: name.name, among: ExportFormat.allCases.map(\.rawValue))),
+            at: name.range)
+        }
+        target.format = format
+        target.formatRange = name.range
+      }
+      return .export(expression, to: target, range: start..<previousEnd)
     }
   }
 

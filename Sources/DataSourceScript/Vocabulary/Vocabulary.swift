@@ -9,7 +9,7 @@ import DataSourceKit
 /// Words that start a statement.
 public enum Command: String, CaseIterable, Sendable {
   case `let`, show, describe, help, vars, set, source, quit, exit
-  case `switch`, reload, stats, save
+  case `switch`, reload, stats, save, export
   case insert, delete, update, move, changes, more, watch, unwatch
 
   /// The help topic that explains the command.
@@ -18,6 +18,25 @@ public enum Command: String, CaseIterable, Sendable {
     case .exit: Command.quit.rawValue
     case .unwatch: Command.watch.rawValue
     default: rawValue
+    }
+  }
+}
+
+/// The formats `export` writes.
+public enum ExportFormat: String, CaseIterable, Sendable {
+  case csv, json, jsonl, markdown, html
+
+  /// The format a file's extension names, or `nil`.
+  public init?(extensionOf path: String) {
+    let name = path.split(separator: "/").last.map(String.init) ?? path
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+    switch name[name.index(after: dot)...].lowercased() {
+    case "csv": self = .csv
+    case "json": self = .json
+    case "jsonl", "ndjson": self = .jsonl
+    case "md", "markdown": self = .markdown
+    case "html", "htm": self = .html
+    default: return nil
     }
   }
 }
@@ -51,13 +70,13 @@ public enum BuilderKind: String, CaseIterable, Sendable {
 
 /// Stages after `|` that arrange a provider's items.
 public enum StageKind: String, CaseIterable, Sendable {
-  case `where`, sort, section, limit, extend, select
+  case `where`, sort, section, limit, extend, select, group, distinct, join
 
   /// How the stage reads, for messages: `sort by`, not `sort`.
   public var phrase: String {
     switch self {
-    case .sort, .section: rawValue + " by"
-    case .where, .limit, .extend, .select: rawValue
+    case .sort, .section, .group: rawValue + " by"
+    case .where, .limit, .extend, .select, .distinct, .join: rawValue
     }
   }
 }
@@ -110,7 +129,7 @@ public enum Vocabulary {
   public static let reservedWords: Set<String> = Set(
     statementStarters + expressionStarters + pipelineWords + Keyword.allCases.map(\.rawValue))
   /// Words that end an expression without being part of it (`show P rows …`, `table P with …`).
-  static let expressionTerminators: Set<String> = ["with", "rows", "as", "columns", "size"]
+  static let expressionTerminators: Set<String> = ["with", "rows", "as", "columns", "size", "to", "on"]
 
   /// Words worth offering wherever an expression goes on (completion).
   public static let continuationWords: [String] =

@@ -1,0 +1,206 @@
+// Aggregates: one value from a group of items. A section's footer totals its items with them
+// (`{sum(price):.2}`), `group by` makes one item per group from them. Nulls follow SQL, as
+// DuckDB and SQLite do: `count(x)`, `sum`, `avg`, `min`, `max` and `distinct` skip nulls, and
+// `sum`, `avg`, `min` and `max` of no values are null; `count()` counts items, `first`, `last`
+// and `list` take values as they are, nulls too.
+
+/// A function of a group of items.
+public enum AggregateFunction: String, Sendable, CaseIterable {
+  case count, sum, avg, min, max, distinct, first, last, list
+
+  /// How it is written, for help and errors.
+  public var signature: String {
+    switch self {
+    case .count: "count() → int (items), count(value) → int (values that are not null)"
+    case .sum: "sum(number) → number (null when there is none)"
+    case .avg: "avg(number) → double"
+    case .min: "min(value) → the least value"
+    case .max: "max(value) → the greatest value"
+    case .distinct: "distinct(value) → int (how many different values, nulls not counted)"
+    case .first: "first(value) → the first item's value"
+    case .last: "last(value) → the last item's value"
+    case .list: "list(value) → list (every item's value, in order)"
+    }
+  }
+
+  /// Whether the argument may be left out: only `count()`.
+  public var takesNoArgument: Bool { self == .count }
+
+  /// The type of its value, from its argument's (`nil` when not known); `nil` for `sum` of
+  /// something that is not a number.
+  public func resultType(_ argument: ValueType?) -> ValueType? {
+    switch self {
+    case .count, .distinct: .int
+    case .avg: .double
+    case .sum: argument == .int ? .int : argument == .double ? .double : nil
+    case .min, .max, .first, .last: argument
+    case .list: .list
+    }
+  }
+
+  /// Whether a value of this type can be aggregated (`nil`: not known, checked as values come).
+  public func accepts(_ type: ValueType?) -> Bool {
+    guard let type, type != .null else { return true }
+    switch self {
+    case .sum, .avg: return type.isNumber
+    case .min, .max: return ![.list, .record].contains(type)
+    default: return true
+    }
+  }
+}
+
+/// An aggregate of a group: a function and what it is computed over.
+public struct Aggregate: Sendable {
+  public var function: AggregateFunction
+  /// The value per item; `nil` for `count()`.
+  public var argument: RowExpression?
+  /// How it was written (`sum(price)`), for notes.
+  public var text: String
+
+  public init(_ function: AggregateFunction, of argument: RowExpression?, text: String) {
+    self.function = function
+    self.argument = argument
+    self.text = text
+  }
+}
+
+/// Aggregates computed over items one at a time: `add` each item, then read `results`.
+public struct AggregateAccumulator {
+  private let functions: [AggregateFunction]
+  private let texts: [String]
+  private let arguments: [((Value) -> Value)?]
+  private var states: [State]
+  private let notes: ExpressionNotes?
+
+  public init(_ aggregates: [Aggregate], notes: ExpressionNotes?) {
+    functions = aggregates.map(\.function)
+    texts = aggregates.map(\.text)
+    arguments = aggregates.map { $0.argument?.compiled(notes: notes) }
+    states = Array(repeating: State(), count: aggregates.count)
+    self.notes = notes
+  }
+
+  /// The accumulator of the same aggregates, with nothing added.
+  public var empty: AggregateAccumulator {
+    var copy = self
+    copy.states = Array(repeating: State(), count: functions.count)
+    return copy
+  }
+
+  public mutating func add(_ item: Value) {
+    for index in states.indices {
+      let value = arguments[index].map { $0(item) } ?? .null
+      states[index].add(value, function: functions[index], counted: arguments[index] == nil)
+    }
+  }
+
+  /// Each aggregate's value over the items added; one that could not be computed (an int sum
+  /// beyond 64 bits, a text among numbers) is null, with a note.
+  public var results: [Value] {
+    states.indices.map { index in
+      let state = states[index]
+      if state.overflowed {
+        notes?.add(.aggregateOverflow(aggregate: texts[index]))
+        return .null
+      }
+      if let unfit = state.unfit {
+        notes?.add(.aggregateMismatch(aggregate: texts[index], type: unfit))
+        return .null
+      }
+      return state.result(functions[index])
+    }
+  }
+
+  /// One aggregate's running state.
+  private struct State {
+    var items = 0
+    var values = 0
+    var intSum = 0
+    var doubleSum = 0.0
+    var sawDouble = false
+    var overflowed = false
+    /// The type of the first value it could not take.
+    var unfit: ValueType?
+    var extreme: Value?
+    var seen: Set<Value> = []
+    var first: Value?
+    var last: Value = .null
+    var list: [Value] = []
+
+    mutating func add(_ value: Value, function: AggregateFunction, counted: Bool) {
+      items += 1
+      switch function {
+      case .count:
+        if counted || !value.isNull { values += 1 }
+      case .sum, .avg:
+        switch value {
+        case .null: break
+        case .int(let i):
+          values += 1
+          if sawDouble {
+            doubleSum += Double(i)
+          } else {
+            let (sum, overflow) = intSum.addingReportingOverflow(i)
+            // An average goes on in doubles; a sum of ints beyond 64 bits is null.
+            if overflow {
+              if function == .sum { overflowed = true }
+              sawDouble = true
+              doubleSum = Double(intSum) + Double(i)
+            } else {
+              intSum = sum
+            }
+          }
+        case .double(let d):
+          values += 1
+          if !sawDouble {
+            sawDouble = true
+            doubleSum = Double(intSum)
+          }
+          doubleSum += d
+        default:
+          refuse(value)
+        }
+      case .min, .max:
+        guard !value.isNull else { return }
+        if case .list = value { return refuse(value) }
+        if case .record = value { return refuse(value) }
+        guard let current = extreme else {
+          extreme = value
+          return
+        }
+        guard Value.isOrderable(current, value) else { return refuse(value) }
+        let order = Value.compare(value, current)
+        if (function == .min && order == .orderedAscending)
+          || (function == .max && order == .orderedDescending)
+        {
+          extreme = value
+        }
+      case .distinct:
+        if !value.isNull { seen.insert(value) }
+      case .first:
+        if first == nil { first = value }
+      case .last:
+        last = value
+      case .list:
+        list.append(value)
+      }
+    }
+
+    private mutating func refuse(_ value: Value) {
+      if unfit == nil { unfit = value.type }
+    }
+
+    func result(_ function: AggregateFunction) -> Value {
+      switch function {
+      case .count: .int(values)
+      case .sum: values == 0 ? .null : sawDouble ? .double(doubleSum) : .int(intSum)
+      case .avg: values == 0 ? .null : .double((sawDouble ? doubleSum : Double(intSum)) / Double(values))
+      case .min, .max: extreme ?? .null
+      case .distinct: .int(seen.count)
+      case .first: first ?? .null
+      case .last: items == 0 ? .null : last
+      case .list: .list(list)
+      }
+    }
+  }
+}
