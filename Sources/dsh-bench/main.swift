@@ -177,7 +177,7 @@ extension Measurement {
 // MARK: Main
 
 let dsh =
-  CommandLine.arguments.dropFirst().first { $0 != "scale" && $0 != "types" }
+  CommandLine.arguments.dropFirst().first { !["scale", "types", "answers"].contains($0) }
   ?? {
     let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
       .appendingPathComponent("dsh").path
@@ -190,8 +190,10 @@ guard FileManager.default.isExecutableFile(atPath: dsh) else {
 try? FileManager.default.createDirectory(atPath: dataFolder, withIntermediateDirectories: true)
 let onlyScale = CommandLine.arguments.contains("scale")
 let onlyTypes = CommandLine.arguments.contains("types")
+let onlyAnswers = CommandLine.arguments.contains("answers")
 if onlyTypes { measureTypes() }
-if !onlyScale && !onlyTypes {
+if onlyAnswers { measureAnswers() }
+if !onlyScale && !onlyTypes && !onlyAnswers {
   if fileSize(csvPath) == 0 {
     print("generating \(csvPath) (\(rowCount) rows) …")
     generateCSV(path: csvPath, rows: rowCount)
@@ -498,9 +500,10 @@ if !onlyScale && !onlyTypes {
   }
 
   measureTypes()
+  measureAnswers()
 }  // !onlyScale
 
-if !onlyTypes { measureScale() }
+if !onlyTypes && !onlyAnswers { measureScale() }
 
 // MARK: Print
 

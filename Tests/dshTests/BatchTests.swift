@@ -88,7 +88,8 @@ struct BatchTests {
     try "a\n1\n".write(toFile: outside, atomically: true, encoding: .utf8)
     let result = try DSHProcess.run([
       "--safe", "-c", "let p = csv \"Scripts/data/people.csv\"", "-c", "p",
-      "-c", "save \"/tmp/dsh-safe-save.dsh\"", "-c", "let w = http \"http://127.0.0.1:9/x\"",
+      "-c", "save \"/tmp/dsh-safe-save.dsh\"", "-c", "export p to \"/tmp/dsh-safe-export.csv\"",
+      "-c", "let w = http \"http://127.0.0.1:9/x\"",
       "-c", "source \"Scripts/data/menu.dsh\"", "-c", "let o = csv \"\(outside)\"", "-c",
       "let up = csv \"../x.csv\"",
       "-c", "set safe off",
@@ -97,6 +98,10 @@ struct BatchTests {
     #expect(result.output.contains("p: csv provider · 10 items"))
     #expect(result.output.contains("error: --safe refuses writing files (save \"/tmp/dsh-safe-save.dsh\")"))
     #expect(!FileManager.default.fileExists(atPath: "/tmp/dsh-safe-save.dsh"))
+    #expect(
+      result.output.contains("error: --safe refuses writing files (export … to \"/tmp/dsh-safe-export.csv\")")
+    )
+    #expect(!FileManager.default.fileExists(atPath: "/tmp/dsh-safe-export.csv"))
     #expect(result.output.contains("error: --safe refuses the network (http \"http://127.0.0.1:9/x\")"))
     #expect(
       result.output.contains(

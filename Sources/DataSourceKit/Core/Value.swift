@@ -140,7 +140,7 @@ extension Value: Hashable {
     case (.bool(let a), .bool(let b)): a == b
     case (.int(let a), .int(let b)): a == b
     // Text is equal when its Unicode scalars are (no normalization), as in SQLite and DuckDB.
-    case (.string(let a), .string(let b)): a.utf8.elementsEqual(b.utf8)
+    case (.string(let a), .string(let b)): Value.sameScalars(a, b)
     case (.date(let a), .date(let b)): a == b
     case (.timestamp(let a), .timestamp(let b)): a == b
     case (.list(let a), .list(let b)): a == b
@@ -158,7 +158,10 @@ extension Value: Hashable {
     // Ints and doubles that are equal must hash alike.
     case .int(let i): hasher.combine(Double(i))
     case .double(let d): hasher.combine(d)
-    case .string(let s): hasher.combine(s)
+    // The bytes, as equality compares them (String's own hash normalizes, which costs more).
+    case .string(let s):
+      var s = s
+      s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     case .date(let days):
       hasher.combine(1)
       hasher.combine(days)
@@ -172,6 +175,19 @@ extension Value: Hashable {
 }
 
 extension Value {
+  /// Whether two texts have the same Unicode scalars: their UTF-8 bytes compared at once.
+  @inline(__always)
+  static func sameScalars(_ a: String, _ b: String) -> Bool {
+    var (a, b) = (a, b)
+    return a.withUTF8 { x in
+      b.withUTF8 { y in
+        guard x.count == y.count else { return false }
+        guard let p = x.baseAddress, let q = y.baseAddress, x.count > 0 else { return true }
+        return memcmp(p, q, x.count) == 0
+      }
+    }
+  }
+
   /// Text in Unicode code point order (the order of its UTF-8 bytes), as SQLite's and DuckDB's
   /// default collation order it, so a sort gives the same order from a file and a database.
   public static func compareText(_ a: String, _ b: String) -> ComparisonResult {

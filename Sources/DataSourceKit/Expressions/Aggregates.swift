@@ -94,6 +94,15 @@ public struct AggregateAccumulator {
     }
   }
 
+  /// Adds one item by its aggregates' arguments, already computed (`value(k)` is aggregate k's;
+  /// unused for `count()`): what `group by` does a batch of items at a time.
+  mutating func add(arguments value: (Int) -> Value) {
+    for index in states.indices {
+      let counted = arguments[index] == nil
+      states[index].add(counted ? .null : value(index), function: functions[index], counted: counted)
+    }
+  }
+
   /// Each aggregate's value over the items added; one that could not be computed (an int sum
   /// beyond 64 bits, a text among numbers) is null, with a note.
   public var results: [Value] {

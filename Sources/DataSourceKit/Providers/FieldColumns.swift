@@ -34,7 +34,22 @@ extension RowExpression {
       let reader = readers[path[0]] ?? { .constant(.null, count: $0.count) }
       if path.count == 1 { return reader }
       let rest = Array(path.dropFirst())
-      return { positions in .values(reader(positions).allValues.map { $0.value(atPath: rest) ?? .null }) }
+      return { positions in
+        // Records of one schema (a join's matches) find the field by name once, not per row.
+        var schema: Schema?
+        var index: Int?
+        return .values(
+          reader(positions).allValues.map { value in
+            guard rest.count == 1, case .record(let record) = value else {
+              return value.value(atPath: rest) ?? .null
+            }
+            if record.schema !== schema {
+              schema = record.schema
+              index = record.schema.index(of: rest[0])
+            }
+            return index.map { record.values[$0] } ?? .null
+          })
+      }
     }
   }
 }

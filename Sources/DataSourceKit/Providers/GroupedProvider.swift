@@ -134,27 +134,17 @@ public final class GroupedProvider: DataProvider, CompositionNode, DataProviderO
 
   /// The groups of the base's items, in first-seen order of their keys.
   private func group() throws -> [Value] {
-    let keyValues = keys.map { $0.expression.compiled(notes: notes) }
-    let prototype = AggregateAccumulator(fields.map(\.aggregate), notes: notes)
-    var positions: [Value: Int] = [:]
-    var groupKeys: [[Value]] = []
-    var accumulators: [AggregateAccumulator] = []
-    var seen = 0
-    for section in 0..<base.numberOfSections {
-      for row in 0..<base.numberOfItems(inSection: section) {
-        seen += 1
-        if seen & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
-        let item = base.item(at: ItemPath(item: row, section: section))
-        let values = keyValues.map { $0(item) }
-        let key = values.count == 1 ? values[0] : .list(values)
-        if let position = positions[key] {
-          if !fields.isEmpty { accumulators[position].add(item) }
-        } else {
-          positions[key] = groupKeys.count
-          groupKeys.append(values)
-          var accumulator = prototype.empty
-          if !fields.isEmpty { accumulator.add(item) }
-          accumulators.append(accumulator)
+    var groups = Groups(prototype: AggregateAccumulator(fields.map(\.aggregate), notes: notes))
+    if !(try groupByColumns(into: &groups)) {
+      let keyValues = keys.map { $0.expression.compiled(notes: notes) }
+      var seen = 0
+      for section in 0..<base.numberOfSections {
+        for row in 0..<base.numberOfItems(inSection: section) {
+          seen += 1
+          if seen & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
+          let item = base.item(at: ItemPath(item: row, section: section))
+          let values = keyValues.map { $0(item) }
+          groups.add(key: values) { $0.add(item) }
         }
       }
     }
@@ -163,10 +153,79 @@ public final class GroupedProvider: DataProvider, CompositionNode, DataProviderO
       throw DataSourceError.sourceFailed(
         message: base.errorDescription ?? "the source failed while it was read")
     }
-    if yieldsValues { return groupKeys.map { $0[0] } }
+    if yieldsValues { return groups.keys.map { $0[0] } }
     let schema = self.schema
-    return groupKeys.indices.map { index in
-      .record(Record(schema: schema, values: groupKeys[index] + accumulators[index].results))
+    return groups.keys.indices.map { index in
+      .record(Record(schema: schema, values: groups.keys[index] + groups.accumulators[index].results))
+    }
+  }
+
+  /// Groups the base's items reading its columns a batch at a time (keys and aggregate
+  /// arguments computed on arrays, no record built per item); `false` when the base cannot.
+  private func groupByColumns(into groups: inout Groups) throws -> Bool {
+    guard let columns = base as? any ColumnReadable else { return false }
+    var keyReaders: [BatchReader] = []
+    for key in keys {
+      guard let reader = key.expression.batches(over: columns, notes: notes) else { return false }
+      keyReaders.append(reader)
+    }
+    var argumentReaders: [BatchReader?] = []
+    for field in fields {
+      guard let argument = field.aggregate.argument else {
+        argumentReaders.append(nil)
+        continue
+      }
+      guard let reader = argument.batches(over: columns, notes: notes) else { return false }
+      argumentReaders.append(reader)
+    }
+    let count = (0..<base.numberOfSections).reduce(0) { $0 + base.numberOfItems(inSection: $1) }
+    var positions = [Int](repeating: 0, count: 1024)
+    var start = 0
+    while start < count {
+      if start & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
+      let n = min(positions.count, count - start)
+      for k in 0..<n { positions[k] = start + k }
+      let (keyBatches, argumentBatches) = positions.withUnsafeBufferPointer { buffer in
+        let batch = UnsafeBufferPointer(rebasing: buffer[0..<n])
+        return (keyReaders.map { $0(batch) }, argumentReaders.map { $0?(batch) })
+      }
+      for row in 0..<n {
+        // One key is its own hash key: no array per row.
+        let hashed = keyBatches.count == 1 ? keyBatches[0][row] : .list(keyBatches.map { $0[row] })
+        groups.add(hashed: hashed, key: { keyBatches.map { $0[row] } }) { accumulator in
+          accumulator.add { argumentBatches[$0]?[row] ?? .null }
+        }
+      }
+      start += n
+    }
+    return true
+  }
+
+  /// The groups found so far: their keys in first-seen order and their aggregates.
+  private struct Groups {
+    let prototype: AggregateAccumulator
+    var positions: [Value: Int] = [:]
+    var keys: [[Value]] = []
+    var accumulators: [AggregateAccumulator] = []
+
+    init(prototype: AggregateAccumulator) { self.prototype = prototype }
+
+    /// Adds an item to the group of `key`, through `add`.
+    mutating func add(key: [Value], _ add: (inout AggregateAccumulator) -> Void) {
+      self.add(hashed: key.count == 1 ? key[0] : .list(key), key: { key }, add)
+    }
+
+    /// Adds an item to the group whose keys hash as `hashed` (the key itself, or the list of
+    /// keys); `key` gives the keys when the group is new.
+    mutating func add(hashed: Value, key: () -> [Value], _ add: (inout AggregateAccumulator) -> Void) {
+      if let position = positions[hashed] {
+        add(&accumulators[position])
+      } else {
+        positions[hashed] = keys.count
+        keys.append(key())
+        accumulators.append(prototype.empty)
+        add(&accumulators[accumulators.count - 1])
+      }
     }
   }
 

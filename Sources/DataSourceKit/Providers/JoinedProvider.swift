@@ -21,16 +21,25 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
   /// The output's fields when the left's are known.
   private let schema: Schema?
 
+  /// A section shown: the left section it comes from, and where its items are in the flat
+  /// arrays below.
   private struct JoinedSection {
     var leftSection: Int
     var key: Value?
-    /// The left items shown, by position in their section.
-    var items: [Int32]
-    /// The position of each one's match among `rightItems`, or -1.
-    var matches: [Int32]
+    var start: Int
+    var count: Int
   }
-  private var sections: [JoinedSection] = []
-  private var rightItems: [Value] = []
+  private struct Joined {
+    var sections: [JoinedSection] = []
+    /// For each item shown, in order: its flat position in the left provider.
+    var leftPositions: [Int32] = []
+    /// Its match's position among `rightItems`, or -1.
+    var matches: [Int32] = []
+    var rightItems: [Value] = []
+    /// Where each left section starts among the left's flat positions.
+    var leftStarts: [Int] = [0]
+  }
+  private var joined = Joined()
   private var states = LoadStateMachine()
   private var observers = ObserverList()
   private var failure: String?
@@ -56,9 +65,9 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
   public var errorDescription: String? {
     states.state == .error ? failure ?? left.errorDescription ?? right.errorDescription : nil
   }
-  public var numberOfSections: Int { sections.count }
-  public func numberOfItems(inSection section: Int) -> Int { sections[section].items.count }
-  public func sectionKey(_ section: Int) -> Value? { sections[section].key }
+  public var numberOfSections: Int { joined.sections.count }
+  public func numberOfItems(inSection section: Int) -> Int { joined.sections[section].count }
+  public func sectionKey(_ section: Int) -> Value? { joined.sections[section].key }
   public var knownFields: [String]? { schema.map { Array($0.names) } }
   public var identityKey: String? { left.identityKey }
   public var fieldProfiles: [FieldProfile]? {
@@ -75,10 +84,12 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
 
   /// - Complexity: O(fields).
   public func item(at itemPath: ItemPath) -> Value {
-    let section = sections[itemPath.section]
-    let item = left.item(at: ItemPath(item: Int(section.items[itemPath.item]), section: section.leftSection))
-    let position = section.matches[itemPath.item]
-    let match = position < 0 ? Value.null : rightItems[Int(position)]
+    let section = joined.sections[itemPath.section]
+    let flat = section.start + itemPath.item
+    let leftItem = Int(joined.leftPositions[flat]) - joined.leftStarts[section.leftSection]
+    let item = left.item(at: ItemPath(item: leftItem, section: section.leftSection))
+    let position = joined.matches[flat]
+    let match = position < 0 ? Value.null : joined.rightItems[Int(position)]
     // A plain value (a list of names) is the record's `value`.
     guard case .record(let record) = item else { return .record(Record([("value", item), (name, match)])) }
     if let schema {
@@ -106,9 +117,9 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
     do {
       try await loadSide(left)
       if right !== left { try await loadSide(right) }
-      let joined = try join()
-      if states.finish(ticket, with: joined.sections.allSatisfy(\.items.isEmpty) ? .noContent : .loaded) {
-        (sections, rightItems) = joined
+      let result = try join()
+      if states.finish(ticket, with: result.matches.isEmpty ? .noContent : .loaded) {
+        joined = result
         failure = nil
         observers.notify()
       }
@@ -117,8 +128,7 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
       throw DataSourceError.cancelled
     } catch {
       if states.finish(ticket, with: .error) {
-        sections = []
-        rightItems = []
+        joined = Joined()
         failure = (error as? DataSourceError)?.description
       }
       throw error
@@ -130,17 +140,15 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
     let sides = [left.loadState, right.loadState]
     if sides.contains(where: { [.initial, .loading, .refreshing].contains($0) }) { return }
     if sides.contains(.error) {
-      sections = []
-      rightItems = []
+      joined = Joined()
       try? states.transition(to: .error)
     } else {
       do {
-        (sections, rightItems) = try join()
-        let result: LoadState = sections.allSatisfy(\.items.isEmpty) ? .noContent : .loaded
+        joined = try join()
+        let result: LoadState = joined.matches.isEmpty ? .noContent : .loaded
         if states.state != result { try? states.transition(to: result) }
       } catch {
-        sections = []
-        rightItems = []
+        joined = Joined()
         failure = (error as? DataSourceError)?.description
         try? states.transition(to: .error)
       }
@@ -148,56 +156,95 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
     observers.notify()
   }
 
-  private func join() throws -> (sections: [JoinedSection], rightItems: [Value]) {
-    var rightItems: [Value] = []
+  private func join() throws -> Joined {
+    var result = Joined()
     for section in 0..<right.numberOfSections {
       for row in 0..<right.numberOfItems(inSection: section) {
-        rightItems.append(right.item(at: ItemPath(item: row, section: section)))
+        result.rightItems.append(right.item(at: ItemPath(item: row, section: section)))
       }
     }
     let rightValue = rightKey.compiled(notes: notes)
     var index: [Value: Int32] = [:]
     var repeated: Set<Value> = []
     var rightKinds: Set<ValueType> = []
-    for (position, item) in rightItems.enumerated() {
+    for (position, item) in result.rightItems.enumerated() {
       let key = rightValue(item)
       if key.isNull { continue }
       rightKinds.insert(key.type.isNumber ? .double : key.type)
       if index[key] == nil { index[key] = Int32(position) } else { repeated.insert(key) }
     }
-    let leftValue = leftKey.compiled(notes: notes)
-    var sections: [JoinedSection] = []
-    var seen = 0
-    for section in 0..<left.numberOfSections {
-      var joined = JoinedSection(leftSection: section, key: left.sectionKey(section), items: [], matches: [])
-      for row in 0..<left.numberOfItems(inSection: section) {
-        seen += 1
-        if seen & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
-        let key = leftValue(left.item(at: ItemPath(item: row, section: section)))
-        let match = key.isNull ? -1 : index[key] ?? -1
-        if match < 0, !key.isNull, !rightKinds.isEmpty,
-          !rightKinds.contains(key.type.isNumber ? .double : key.type)
-        {
-          notes?.add(
-            .mismatchedTypes(operation: "join of \(name)", left: key.type, right: rightKinds.first ?? .null))
-        }
-        if match < 0 && !keepsUnmatched { continue }
-        joined.items.append(Int32(row))
-        joined.matches.append(match)
+    func match(_ key: Value) -> Int32 {
+      if key.isNull { return -1 }
+      if let position = index[key] { return position }
+      // A key of a type no right key has can never match: say so rather than quietly miss.
+      if !rightKinds.isEmpty, !rightKinds.contains(key.type.isNumber ? .double : key.type) {
+        notes?.add(
+          .mismatchedTypes(operation: "join of \(name)", left: key.type, right: rightKinds.first ?? .null))
       }
-      if !joined.items.isEmpty || keepsUnmatched { sections.append(joined) }
+      return -1
+    }
+    let leftOffsets = SectionOffsets(of: left)
+    result.leftStarts = leftOffsets.starts
+    let total = leftOffsets.starts.last ?? 0
+    // Each left item's match, by flat position: from the left's columns a batch at a time
+    // when it has them, else item by item.
+    var matches: [Int32]
+    if let columns = left as? any ColumnReadable, let keys = leftKey.batches(over: columns, notes: notes) {
+      matches = try allBatches(count: total, keys) { batch in (0..<batch.count).map { match(batch[$0]) } }
+    } else {
+      let leftValue = leftKey.compiled(notes: notes)
+      matches = []
+      matches.reserveCapacity(total)
+      for section in 0..<left.numberOfSections {
+        for row in 0..<left.numberOfItems(inSection: section) {
+          if matches.count & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
+          matches.append(match(leftValue(left.item(at: ItemPath(item: row, section: section)))))
+        }
+      }
+    }
+    for section in 0..<left.numberOfSections {
+      let start = result.matches.count
+      for flat in leftOffsets.starts[section]..<leftOffsets.starts[section + 1] {
+        if matches[flat] < 0 && !keepsUnmatched { continue }
+        result.leftPositions.append(Int32(flat))
+        result.matches.append(matches[flat])
+      }
+      let count = result.matches.count - start
+      if count > 0 || keepsUnmatched {
+        result.sections.append(
+          JoinedSection(leftSection: section, key: left.sectionKey(section), start: start, count: count))
+      }
     }
     for side in [left, right] where side.loadState == .error {
       throw DataSourceError.sourceFailed(
         message: side.errorDescription ?? "a source failed while it was read")
     }
     if !repeated.isEmpty { notes?.add(.joinRepeatedKeys(field: name, keys: repeated.count)) }
-    return (sections, rightItems)
+    return result
   }
 
   public var nodeTitle: String { label }
   public var nodeDetail: String? { countsDetail }
   public var nodeChildren: [any CompositionNode] {
     [left, right].compactMap { $0 as? any CompositionNode }
+  }
+}
+
+extension JoinedProvider: ColumnReadable {
+  /// The match field from the matches; the left's fields from its columns, at the positions of
+  /// the items shown.
+  public func fieldBatches(_ field: String) -> BatchReader? {
+    let joined = self.joined
+    if field == name {
+      return { positions in
+        .values(
+          positions.map {
+            let match = joined.matches[$0]
+            return match < 0 ? .null : joined.rightItems[Int(match)]
+          })
+      }
+    }
+    guard let left = left as? any ColumnReadable, let reader = left.fieldBatches(field) else { return nil }
+    return { positions in positions.map { Int(joined.leftPositions[$0]) }.withUnsafeBufferPointer(reader) }
   }
 }

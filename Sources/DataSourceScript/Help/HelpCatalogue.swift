@@ -108,6 +108,12 @@ public enum HelpCatalogue {
         "Writes a script that rebuilds every current binding as it is now: the settings changed from their defaults, then only the definitions the bindings need and the changes made to them since (insert, delete, update, move, switch, more), in the order they first ran. File paths are written relative to the saved script, and a script's paths resolve against its own folder, so it replays from anywhere. Running it in a fresh dsh gives the same show output for every binding. The file is written whole or not at all (beside the target, flushed to disk, then renamed over it); a link is followed and its target written, an existing file keeps its permissions and owner, and anything but a regular file or a new path (a folder, a device, a pipe) is refused.",
       examples: [people + "\nsave \"/tmp/dsh-saved-example.dsh\""]),
     HelpTopic(
+      name: "export", group: .commands,
+      syntax: ["export EXPRESSION to \"PATH\" [as csv|json|jsonl|markdown]"],
+      summary:
+        "Writes a provider's or table's data to a file: csv, json and markdown as show prints them (every row, every column), jsonl one item per line; the format comes from the extension (.csv .json .jsonl .ndjson .md) when as is left out. html, the picture of the screen, is not drawn yet and is refused. The file is written whole or not at all (beside the target, flushed, then renamed over it), never over a folder; a source that fails while it is read writes nothing. Refused under --safe. A path in a script is relative to the script's folder. save leaves exports out: it rebuilds bindings, not commands.",
+      examples: [people + "\nexport people | where age > 40 to \"/tmp/dsh-export-example.csv\""]),
+    HelpTopic(
       name: "insert", group: .changes, syntax: ["insert into PROVIDER VALUE [at N]"],
       summary:
         "Adds an item to a list, csv, json or range provider (at the end, or at position N). A record's fields must be the provider's; missing ones are null. Everything derived from the provider, and every view on it, sees the change.",
@@ -236,6 +242,39 @@ public enum HelpCatalogue {
       examples: [people + "\nshow people | select name, initial = substr(name, 1, 1), decade = age / 10 * 10"]
     ),
     HelpTopic(
+      name: "group", group: .stages,
+      syntax: ["PROVIDER | group by EXPRESSION [as NAME], … [with NAME = AGGREGATE, …]"],
+      summary:
+        "One item per group of items with the same keys: a record of the keys and the aggregates (count(), sum, avg, min, max, distinct, first, last, list; see aggregates), in the order the keys were first seen. A key that is not a field needs a name (year(joined) as year). Keys group as == compares (1 and 1.0 together), and null keys form a group of their own, as SQL's GROUP BY. It is a provider like any other: sort it, section it, put it in a table; an edit of its source groups again. A key names each group, so a single key is the items' key for diffing. Runs in memory (also over sqlite).",
+      examples: [
+        people
+          + "\nshow people | group by team with n = count(), avg_age = avg(age), oldest = max(age) | sort by n desc",
+        people + "\nshow people | group by year(joined) as year with names = list(name) | sort by year",
+      ]),
+    HelpTopic(
+      name: "distinct", group: .stages, syntax: ["PROVIDER | distinct EXPRESSION [as NAME], …"],
+      summary:
+        "Each distinct value once, in the order first seen: the values themselves for one expression, records of the values for several. Values are distinct as == compares; null is a value of its own.",
+      examples: [people + "\nshow people | distinct team", people + "\nshow people | distinct team, active"]),
+    HelpTopic(
+      name: "join", group: .stages,
+      syntax: ["PROVIDER | join OTHER on LEFT == RIGHT as NAME [inner]"],
+      summary:
+        "Every item with field NAME holding the item of OTHER whose RIGHT key equals its LEFT key, or null: a lookup, as a view model does. LEFT reads the piped items, RIGHT the items of OTHER (a name, or a source in parentheses; other.field reads as field). Keys compare as == does, and comparing keys of different types is an error; a null key matches nothing. When several items of OTHER share a key the first is taken and a note says how many keys did. inner keeps only the items with a match. Built with a hash of OTHER's keys (O(n + m)); the items are not copied. An edit of either side reaches the joined view and its batch. Runs in memory (also over sqlite).",
+      examples: [
+        people
+          + "\nlet teams = json \"samples:teams.json\" at \"teams\"\nshow people | join teams on team == teams.name as info | select name, team, lead = info.lead, floor = info.floor"
+      ]),
+    HelpTopic(
+      name: "aggregates", group: .language,
+      syntax: AggregateFunction.allCases.map(\.signature),
+      summary:
+        "Values of many items. In a header's or footer's template they cover the section's items, in a title's or caption's the whole view, with formats as any hole: footer \"{count} days, {sum(precipitation):.1} mm\". In group by … with NAME = AGGREGATE they cover each group. Nulls follow SQL: count(x), sum, avg, min, max and distinct skip them; sum, avg, min and max of no values are null; count() counts items; first, last and list take values as they are. An int sum beyond 64 bits, or a value an aggregate cannot take, is null with a note. Totals follow edits: a footer whose total changes is in the batch's reloaded footers. An aggregate cannot go in a cell, a where or an extend (one item each) or span the tables of a compose.",
+      examples: [
+        people
+          + "\nshow table people | section by team with cell basic \"{name}\" | footer \"{count} people, average age {avg(age):.1}\" | title \"{count} people, {distinct(team)} teams\""
+      ]),
+    HelpTopic(
       name: "limit", group: .stages, syntax: ["PROVIDER | limit N"],
       summary: "Keeps the first N items, across sections.", examples: [people + "\nshow people | limit 2"]),
     HelpTopic(
@@ -271,7 +310,7 @@ public enum HelpCatalogue {
       name: "header", group: .presentation,
       syntax: ["TABLE | header \"TEMPLATE\"", "TABLE | footer \"TEMPLATE\""],
       summary:
-        "Decorators: a line above (header) or below (footer) every section. {section} is the section's key and {count} its number of items. They stack in any number and order: a later header stands above earlier ones, a later footer below.",
+        "Decorators: a line above (header) or below (footer) every section. {section} is the section's key and {count} its number of items; aggregates cover the section's items ({sum(price):.2}; see aggregates). They stack in any number and order: a later header stands above earlier ones, a later footer below.",
       examples: [
         people
           + "\nshow table people | section by team with cell basic \"{name}\" | header \"{section}\" | footer \"{count} people\""

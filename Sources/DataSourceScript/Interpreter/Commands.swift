@@ -152,7 +152,7 @@ extension Session {
   /// followed, an existing file keeps its permissions, and only regular files are replaced.
   func save(to path: String, pathRange: SourceRange) throws {
     if environment.sandbox != nil {
-      throw Diagnostic(.refusedBySafeMode(.writing(path: path)), at: pathRange)
+      throw Diagnostic(.refusedBySafeMode(.writing(path: path, command: "save")), at: pathRange)
     }
     var script = "# Written by dsh's `save`: rebuilds the session's bindings.\n"
     let defaults = Settings()
@@ -195,7 +195,8 @@ extension Session {
   /// Not under `--safe`. `save` leaves exports out: it rebuilds bindings, not commands.
   func export(_ value: ScriptValue, to target: ExportTarget, expressionRange: SourceRange) throws {
     if environment.sandbox != nil {
-      throw Diagnostic(.refusedBySafeMode(.writing(path: target.path)), at: target.pathRange)
+      throw Diagnostic(
+        .refusedBySafeMode(.writing(path: target.path, command: "export … to")), at: target.pathRange)
     }
     guard let format = target.format ?? ExportFormat(extensionOf: target.path) else {
       throw Diagnostic(.exportFormatUnknown(path: target.path), at: target.pathRange)

@@ -1,0 +1,143 @@
+import DataSourceKit
+import Foundation
+import Testing
+
+@testable import DataSourceScript
+
+/// Aggregates in templates, `group by`, `join` and `export` through the language: what the user
+/// types and what they get, errors included.
+@Suite("Answers: aggregates, grouping, joins, export")
+@MainActor
+struct AnswersTests {
+  func folder() throws -> String {
+    let folder = NSTemporaryDirectory() + "answers-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    return folder
+  }
+
+  @Test("a footer's totals follow an edit, and the batch reloads exactly the footers that changed")
+  func footersFollowEdits() async {
+    let (session, output, ok) = await run(
+      """
+      let p = csv "Scripts/data/people.csv" key id
+      let t = table (p | section by team) with cell basic "{name}" | footer "{count}: {sum(age)} years, {min(joined)}" | title "{sum(age)} in all"
+      show t as json
+      update p set age = age + 1 where name == "Alan Turing"
+      changes t as json
+      """)
+    #expect(ok, "\(output.errors)")
+    // Research is the third section; its footer and the title change, the others do not.
+    #expect(output.text.contains("\"footer\": \"3: 124 years, 2014-05-05\""), "\(output.text)")
+    #expect(output.text.contains("\"reloadedFooters\": [2]"), "\(output.text)")
+    #expect(
+      output.text.contains("\"reloadedHeaders\": [0]") || output.text.contains("\"reloadedHeaders\": []"))
+    let after = await printedText("show t rows 0..1", in: session)
+    #expect(after.contains("377 in all"), "\(after)")
+  }
+
+  @Test("aggregates where one item is computed, nested, or over text are errors at the hole")
+  func aggregateErrors() async {
+    for (statement, message) in [
+      ("show table p with cell basic \"{sum(age)}\"", "sum is an aggregate of many items"),
+      ("show p | extend a = avg(age)", "avg is an aggregate of many items"),
+      (
+        "show table p with cell basic \"{name}\" | footer \"{sum(max(age))}\"",
+        "max(age) is an aggregate inside sum"
+      ),
+      ("show table p with cell basic \"{name}\" | footer \"{avg(name)}\"", "avg does not take name (text)"),
+      (
+        "show table p with cell basic \"{name}\" | footer \"{count(a, b)}\"",
+        "wrong number of arguments to count"
+      ),
+      (
+        "show (compose (table p with cell basic \"{name}\"), (table p with cell basic \"{name}\")) | footer \"{sum(age)}\"",
+        "sum(age) needs the items of one table"
+      ),
+      ("show p | group by age + 1 with n = count()", "a key that is not a field needs a name"),
+      ("show p | group by team, team with n = count()", "team"),
+      ("show p | join p on id == name as me", "cannot compare id (int) with name (text)"),
+      ("show p | join 3 on id == id as me", "a provider to join"),
+    ] {
+      let (_, output, ok) = await run("let p = csv \"Scripts/data/people.csv\"\n" + statement)
+      #expect(!ok, "\(statement)")
+      #expect(output.errors.contains(message), "\(statement): \(output.errors)")
+      #expect(output.errors.contains("test.dsh:2:"), "\(output.errors)")
+    }
+  }
+
+  @Test("group by, join and distinct agree with a hand count of the sample people")
+  func answersByHand() async {
+    let (_, output, ok) = await run(
+      """
+      let p = csv "Scripts/data/people.csv" key id
+      let teams = json "Scripts/data/teams.json" at "teams"
+      show p | group by active with n = count(), names = list(name) as json
+      show p | join teams on team == name as t inner | group by t.floor as floor with n = count() | sort by floor as csv
+      show p | distinct team | sort by . as csv
+      """)
+    #expect(ok, "\(output.errors)")
+    // active: 7 true, 2 false (Alan, Hopper Jr.), 1 null (Margaret): first seen true, false, null.
+    #expect(output.text.contains("{\"active\": true, \"n\": 7,"), "\(output.text)")
+    #expect(
+      output.text.contains("{\"active\": false, \"n\": 2, \"names\": [\"Alan Turing\", \"Hopper, Jr.\"]}"))
+    #expect(output.text.contains("{\"active\": null, \"n\": 1, \"names\": [\"Margaret Hamilton\"]}"))
+    // Floors: Design 1 (2 people), Engineering 2 (4), Research 3 (3); Hopper Jr. has no team.
+    #expect(output.text.contains("floor,n\n1,2\n2,4\n3,3\n"), "\(output.text)")
+    #expect(output.text.contains("value\nDesign\nEngineering\nResearch\n\n"), "\(output.text)")
+  }
+
+  @Test("export writes whole files in each format, relative to the script, never over a folder")
+  func export() async throws {
+    let folder = try folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let script = folder + "/write.dsh"
+    try """
+    let p = csv "\(FileManager.default.currentDirectoryPath)/Scripts/data/people.csv"
+    export p | where age > 45 | select name, age to "old.csv"
+    export p | where age > 45 | select name, age to "old.jsonl"
+    export p | where age > 45 | select name, age to "old.md"
+    export p | where age > 45 | select name, age to "old.data" as json
+    """.write(toFile: script, atomically: true, encoding: .utf8)
+    let (session, output, ok) = await run("source \"\(script)\"")
+    #expect(ok, "\(output.errors)")
+    func read(_ name: String) -> String {
+      (try? String(contentsOfFile: folder + "/" + name, encoding: .utf8)) ?? "missing"
+    }
+    #expect(read("old.csv") == "name,age\nKatherine Johnson,52\n\"Edsger \"\"EWD\"\" Dijkstra\",47\n")
+    #expect(
+      read("old.jsonl")
+        == "{\"name\": \"Katherine Johnson\", \"age\": 52}\n{\"name\": \"Edsger \\\"EWD\\\" Dijkstra\", \"age\": 47}\n"
+    )
+    #expect(
+      read("old.md").hasPrefix("| name | age |\n| --- | ---: |\n| Katherine Johnson | 52 |"),
+      "\(read("old.md"))")
+    #expect(read("old.data").contains("\"items\": ["))
+    // A folder, a missing folder, an unknown extension: errors, and nothing written.
+    try FileManager.default.createDirectory(atPath: folder + "/dir.csv", withIntermediateDirectories: true)
+    try "keep\n".write(toFile: folder + "/keep.csv", atomically: true, encoding: .utf8)
+    for (statement, message) in [
+      ("export p to \"\(folder)/dir.csv\"", "dir.csv"),
+      ("export p to \"\(folder)/none/x.csv\"", "no such folder"),
+      ("export p to \"\(folder)/x.txt\"", "cannot tell the format"),
+      ("export p to \"\(folder)/x.html\"", "html"),
+      ("export p | where nope > 1 to \"\(folder)/keep.csv\"", "no field 'nope'"),
+    ] {
+      let failed = await printed("let p = csv \"Scripts/data/people.csv\"\n" + statement, in: session)
+      #expect(failed.errors.contains(message), "\(statement): \(failed.errors)")
+    }
+    #expect(read("keep.csv") == "keep\n")
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+    #expect(names == ["dir.csv", "keep.csv", "old.csv", "old.data", "old.jsonl", "old.md", "write.dsh"])
+  }
+
+  func printedText(_ text: String, in session: Session) async -> String {
+    await printed(text, in: session).text
+  }
+
+  func printed(_ text: String, in session: Session) async -> (text: String, errors: String) {
+    guard let output = session.output as? CapturedOutput else { return ("", "no captured output") }
+    let (textStart, errorStart) = (output.text.count, output.errors.count)
+    _ = await run(text, in: session)
+    return (String(output.text.dropFirst(textStart)), String(output.errors.dropFirst(errorStart)))
+  }
+}
