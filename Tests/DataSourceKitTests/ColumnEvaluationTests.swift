@@ -7,19 +7,7 @@ import Testing
 /// value, and the notes, that computing them item by item gives.
 @Suite("Expressions over columns")
 struct ColumnEvaluationTests {
-  /// SplitMix64: a seeded generator, so a failure names a seed that reproduces it.
-  struct Generator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-    mutating func next(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &self) }
-    mutating func pick<T>(_ items: [T]) -> T { items[next(items.count)] }
-  }
+  typealias Generator = SplitMix64
 
   /// Rows with ints (some beyond 2^53, some at the 64-bit edge), doubles, texts, booleans,
   /// dates and nulls in every column.

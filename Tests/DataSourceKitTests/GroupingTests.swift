@@ -7,16 +7,7 @@ import Testing
 /// the same answer over random data with nulls, repeated keys and ints mixed with doubles.
 @Suite("Grouping, aggregates and joins")
 struct GroupingTests {
-  struct Numbers: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
+  typealias Numbers = SplitMix64
 
   /// Records {k, n, x, s}: k one of a few keys (text, or null), n an int or null, x a double,
   /// an int or null, s text or null.

@@ -27,3 +27,17 @@ extension DataProvider {
 func record(_ pairs: KeyValuePairs<String, Value>) -> Value {
   .record(Record(pairs.map { ($0.key, $0.value) }))
 }
+
+/// SplitMix64: a seeded generator, so a failing randomized test names a seed that reproduces it.
+struct SplitMix64: RandomNumberGenerator {
+  var state: UInt64
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+  mutating func next(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &self) }
+  mutating func pick<T>(_ items: [T]) -> T { items[next(items.count)] }
+}

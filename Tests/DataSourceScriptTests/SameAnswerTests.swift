@@ -123,6 +123,47 @@ struct SameAnswerTests {
     }
   }
 
+  @Test("group by and distinct give the same groups from csv and from a GROUP BY in sqlite")
+  func groupsInSQL() async throws {
+    let seed: UInt64 = 20_261_124
+    let folder = try Self.fixture(rows: 400, seed: seed)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let (session, setup, ok) = await run(
+      "let c = csv \"\(folder)/t.csv\"\nlet q = sqlite \"\(folder)/t.db\" table t types {b: bool}")
+    #expect(ok, "\(setup.errors)")
+    var random = Generator(state: seed)
+    let keys = ["s", "n", "d", "b", "s, b", "len(s) as l", "n * 2 as twice", "x"]
+    let aggregates = [
+      "c = count()", "cx = count(x)", "sn = sum(n)", "sx = sum(x)", "ax = avg(x)", "mins = min(s)",
+      "maxd = max(d)",
+      "ds = distinct(s)", "minb = min(b)",
+    ]
+    var inSQL = 0
+    for round in 0..<40 {
+      let key = random.pick(keys)
+      let chosen = (0..<3).map { _ in random.pick(aggregates) }
+      let unique = chosen.enumerated().filter { index, item in !chosen[..<index].contains(item) }.map(
+        \.element)
+      let filter = round % 3 == 0 ? "| where x > 0 or n < 0 " : ""
+      let tail = "\(filter)| group by \(key) with \(unique.joined(separator: ", ")) as csv"
+      let fromCSV = await printed("show c \(tail)", in: session)
+      let fromSQLite = await printed("show q \(tail)", in: session)
+      #expect(fromCSV.text == fromSQLite.text, "\(tail)")
+      #expect(fromCSV.errors == fromSQLite.errors, "\(tail)")
+      #expect(fromCSV.text.split(separator: "\n").count > 2, "\(tail)")
+      let described = await printed(
+        "describe q \(tail.replacingOccurrences(of: " as csv", with: ""))", in: session)
+      if described.text.contains("(in SQL)") { inSQL += 1 }
+    }
+    for key in ["s", "b, d"] {
+      let a = await printed("show c | distinct \(key) as csv", in: session)
+      let b = await printed("show q | distinct \(key) as csv", in: session)
+      #expect(a.text == b.text, "distinct \(key)")
+    }
+    // Most ran as a GROUP BY (a key SQL cannot say, as len(s), stays in memory).
+    #expect(inSQL > 25)
+  }
+
   @Test("a column SQLite declares INTEGER but that holds 'NA' is an error until null lists it")
   func markersInSQLite() async throws {
     let folder = NSTemporaryDirectory() + "na-\(UUID().uuidString)"

@@ -41,6 +41,8 @@ public final class GroupedProvider: DataProvider, CompositionNode, DataProviderO
   private var states = LoadStateMachine()
   private var observers = ObserverList()
   private var failure: String?
+  /// Whether the last grouping ran as a GROUP BY inside SQLite.
+  public private(set) var ranInSQL = false
 
   public init(
     base: any DataProvider<Value>, keys: [Key], fields: [Field], yieldsValues: Bool = false, label: String,
@@ -134,6 +136,16 @@ public final class GroupedProvider: DataProvider, CompositionNode, DataProviderO
 
   /// The groups of the base's items, in first-seen order of their keys.
   private func group() throws -> [Value] {
+    if let sqlite = base as? SQLiteProvider,
+      let rows = try sqlite.groupedRows(
+        keys: keys.map(\.expression), aggregates: fields.map(\.aggregate), notes: notes)
+    {
+      ranInSQL = true
+      if yieldsValues { return rows.map { $0[0] } }
+      let schema = self.schema
+      return rows.map { .record(Record(schema: schema, values: $0)) }
+    }
+    ranInSQL = false
     var groups = Groups(prototype: AggregateAccumulator(fields.map(\.aggregate), notes: notes))
     if !(try groupByColumns(into: &groups)) {
       let keyValues = keys.map { $0.expression.compiled(notes: notes) }
@@ -229,7 +241,7 @@ public final class GroupedProvider: DataProvider, CompositionNode, DataProviderO
     }
   }
 
-  public var nodeTitle: String { label }
+  public var nodeTitle: String { label + (ranInSQL ? "  (in SQL)" : "") }
   public var nodeDetail: String? {
     "\(items.count) group\(items.count == 1 ? "" : "s"), \(states.state.rawValue)"
   }

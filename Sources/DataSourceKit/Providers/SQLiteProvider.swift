@@ -212,7 +212,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   public let identityKey: String?
   private var states = LoadStateMachine()
   private var observers = ObserverList()
-  private var database: DatabaseQueue?
+  private(set) var database: DatabaseQueue?
   private var schema = Schema([String]())
   private var sections: [(key: Value?, start: Int, count: Int)] = []
   public private(set) var lastError: DataSourceError?
@@ -369,12 +369,13 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
 
   /// Checks the values of the columns named; on an error the provider fails (keeping no rows)
   /// and the error is thrown.
-  private func check(_ names: Set<String>, in database: DatabaseQueue) throws {
+  func check(_ names: Set<String>, for check: ColumnCheck = .values, in database: DatabaseQueue) throws {
     let query = self.query
     let displayPath = self.displayPath
     do {
       self.query.columns = try database.read { db in
-        try Self.checking(query.columns, named: names, in: db, query: query, displayPath: displayPath)
+        try Self.checking(
+          query.columns, named: names, for: check, in: db, query: query, displayPath: displayPath)
       }
       // A conversion now read in the projection: rows are no longer read by rowid.
       if self.query.isProjected { denseRowidStart = nil }

@@ -1,3 +1,5 @@
+import GRDB
+
 // Stages run inside SQLite where SQL says exactly what dsh means: a `where` becomes a WHERE
 // condition, `sort by` and `section by` an ORDER BY (nulls last), `limit` a LIMIT. Every column
 // was checked at load to hold values of one type (see SQLiteColumnTypes.swift), so SQLite's
@@ -226,6 +228,119 @@ struct SQLTranslator {
       }
     default:
       return nil
+    }
+  }
+}
+
+// MARK: group by in SQL
+
+extension SQLiteProvider {
+  /// The groups of `group by` (or `distinct`) computed by one `GROUP BY` in SQLite: each row the
+  /// keys then the aggregates, in the order the keys first appear; `nil` when SQL cannot give
+  /// exactly what memory would (a key or argument SQL cannot say, `first`, `last`, `list`, a
+  /// query source without row order, a stage before that is not a `where`).
+  ///
+  /// Nulls group together and `1` with `1.0`, as in memory; text keys group by their bytes
+  /// (`COLLATE BINARY`). An int `sum` is summed as the two halves of each value (SQLite stops
+  /// with an error where dsh gives null and a note) and put together here, exactly.
+  func groupedRows(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?) throws
+    -> [[Value]]?
+  {
+    guard let database, case .table = query.source, query.section == nil, query.order.isEmpty,
+      query.limit == nil
+    else { return nil }
+    let translator = SQLTranslator(columns: query.columnTypes)
+    var select: [String] = []
+    var group: [String] = []
+    var keyTypes: [ValueType] = []
+    for key in keys {
+      guard let value = translator.value(key), [.int, .double, .text, .bool, .date].contains(value.type)
+      else {
+        return nil
+      }
+      let sql = SQLiteQuery.Condition(sql: value.sql, arguments: value.arguments).inlined
+      select.append(sql)
+      group.append(value.type == .text ? sql + " COLLATE BINARY" : sql)
+      keyTypes.append(value.type)
+    }
+    /// How each aggregate's value is read back from its columns.
+    enum Reading {
+      case plain(ValueType)
+      case halves
+    }
+    var readings: [Reading] = []
+    for aggregate in aggregates {
+      guard let argument = aggregate.argument else {
+        guard aggregate.function == .count else { return nil }
+        select.append("COUNT(*)")
+        readings.append(.plain(.int))
+        continue
+      }
+      guard let value = translator.value(argument), value.type != .null else { return nil }
+      let x = SQLiteQuery.Condition(sql: value.sql, arguments: value.arguments).inlined
+      let binary = value.type == .text ? " COLLATE BINARY" : ""
+      switch aggregate.function {
+      case .count:
+        select.append("COUNT(\(x))")
+        readings.append(.plain(.int))
+      case .distinct:
+        select.append("COUNT(DISTINCT \(x)\(binary))")
+        readings.append(.plain(.int))
+      case .avg where value.type.isNumber:
+        select.append("AVG(\(x))")
+        readings.append(.plain(.double))
+      case .sum where value.type == .double:
+        select.append("SUM(\(x))")
+        readings.append(.plain(.double))
+      case .sum where value.type == .int:
+        select.append("SUM((\(x)) >> 32)")
+        select.append("SUM((\(x)) & 4294967295)")
+        readings.append(.halves)
+      case .min, .max:
+        guard [.int, .double, .text, .bool, .date].contains(value.type) else { return nil }
+        select.append("\(aggregate.function.rawValue.uppercased())(\(x)\(binary))")
+        readings.append(.plain(value.type))
+      default:
+        return nil
+      }
+    }
+    let order = query.isProjected ? SQLiteQuery.rowOrderColumn : "rowid"
+    let conditions =
+      query.conditions.isEmpty
+      ? "" : " WHERE " + query.conditions.map { "(\($0.inlined))" }.joined(separator: " AND ")
+    let sql =
+      "SELECT \(select.joined(separator: ", ")) \(query.from)\(conditions) GROUP BY \(group.joined(separator: ", ")) ORDER BY MIN(\(order))"
+    // SQL compares the keys and arguments from here: their columns must hold what dsh holds.
+    let names = Set(query.columns.map(\.name).filter { sql.contains(SQLiteQuery.quoted($0)) })
+    try check(names, for: .comparisons, in: database)
+    let rows = try database.read { db in try Row.fetchAll(db, sql: sql) }
+    return rows.map { row in
+      var values = keyTypes.indices.map { Self.value(row[$0] as DatabaseValue, as: keyTypes[$0]) }
+      var column = keyTypes.count
+      for (index, reading) in readings.enumerated() {
+        switch reading {
+        case .plain(let type):
+          values.append(Self.value(row[column] as DatabaseValue, as: type))
+          column += 1
+        case .halves:
+          let high: Int? = row[column]
+          let low: Int? = row[column + 1]
+          column += 2
+          guard let high, let low else {
+            values.append(.null)
+            continue
+          }
+          let (shifted, overflow) = high.multipliedReportingOverflow(by: 1 << 32)
+          let (sum, overflow2) = shifted.addingReportingOverflow(low)
+          if overflow || overflow2 {
+            notes?.add(.aggregateOverflow(aggregate: aggregates[index].text))
+            values.append(.null)
+          } else {
+            values.append(.int(sum))
+          }
+        }
+      }
+      return values
     }
   }
 }

@@ -245,7 +245,7 @@ public enum HelpCatalogue {
       name: "group", group: .stages,
       syntax: ["PROVIDER | group by EXPRESSION [as NAME], … [with NAME = AGGREGATE, …]"],
       summary:
-        "One item per group of items with the same keys: a record of the keys and the aggregates (count(), sum, avg, min, max, distinct, first, last, list; see aggregates), in the order the keys were first seen. A key that is not a field needs a name (year(joined) as year). Keys group as == compares (1 and 1.0 together), and null keys form a group of their own, as SQL's GROUP BY. It is a provider like any other: sort it, section it, put it in a table; an edit of its source groups again. A key names each group, so a single key is the items' key for diffing. Runs in memory (also over sqlite).",
+        "One item per group of items with the same keys: a record of the keys and the aggregates (count(), sum, avg, min, max, distinct, first, last, list; see aggregates), in the order the keys were first seen. A key that is not a field needs a name (year(joined) as year). Keys group as == compares (1 and 1.0 together), and null keys form a group of their own, as SQL's GROUP BY. It is a provider like any other: sort it, section it, put it in a table; an edit of its source groups again. A key names each group, so a single key is the items' key for diffing. Over a sqlite table (after where stages only) it runs as one GROUP BY in SQLite when SQL computes the same thing: keys and arguments SQL can say, and count, sum, avg, min, max, distinct (an int sum is added up in two halves, so it is exact or null with a note, as in memory); first, last and list run in memory. describe says (in SQL).",
       examples: [
         people
           + "\nshow people | group by team with n = count(), avg_age = avg(age), oldest = max(age) | sort by n desc",
@@ -254,7 +254,7 @@ public enum HelpCatalogue {
     HelpTopic(
       name: "distinct", group: .stages, syntax: ["PROVIDER | distinct EXPRESSION [as NAME], …"],
       summary:
-        "Each distinct value once, in the order first seen: the values themselves for one expression, records of the values for several. Values are distinct as == compares; null is a value of its own.",
+        "Each distinct value once, in the order first seen: the values themselves for one expression, records of the values for several. Values are distinct as == compares; null is a value of its own. Over a sqlite table it runs in SQL, as group by does.",
       examples: [people + "\nshow people | distinct team", people + "\nshow people | distinct team, active"]),
     HelpTopic(
       name: "join", group: .stages,
