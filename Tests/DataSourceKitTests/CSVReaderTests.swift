@@ -148,4 +148,17 @@ struct CSVReaderTests {
           == broken.withUnsafeBufferPointer { FileBytes.firstInvalidUTF8(in: $0) })
     }
   }
+
+  @Test("ints from the least to the greatest 64-bit value read as ints; one past either is no int")
+  func intBounds() {
+    func parse(_ text: String) -> Int? {
+      Array(text.utf8).withUnsafeBufferPointer { CSVReader.parseInt($0) }
+    }
+    #expect(parse("-9223372036854775808") == Int.min)
+    #expect(parse("9223372036854775807") == Int.max)
+    #expect(parse("-9223372036854775809") == nil)
+    #expect(parse("9223372036854775808") == nil)
+    #expect(parse("-0") == 0)
+    #expect(parse("+12") == 12)
+  }
 }

@@ -83,6 +83,19 @@ struct GroupingTests {
       ])
   }
 
+  @Test("an int sum is the sum of its values whatever their order: a running total may leave 64 bits")
+  func sumOrder() {
+    for values in [
+      [Int.max, 1, -2], [-2, 1, Int.max], [1, Int.max, -2], [Int.min, -1, 1],
+      [Int.max, Int.max, Int.min, Int.min],
+    ] {
+      var accumulator = AggregateAccumulator([aggregate(.sum, "n")], notes: nil)
+      for value in values { accumulator.add(record(["n": .int(value)])) }
+      let exact = values.reduce(Int128(0)) { $0 + Int128($1) }
+      #expect(accumulator.results == [Int(exactly: exact).map(Value.int) ?? .null], "\(values)")
+    }
+  }
+
   @Test("group by against a dictionary of the items: keys first-seen, nulls one group, 1 and 1.0 one group")
   func groupByHand() async throws {
     for seed in 0..<20 as Range<UInt64> {

@@ -57,6 +57,10 @@ struct AnswersTests {
       ("show p | group by team, team with n = count()", "team"),
       ("show p | join p on id == name as me", "cannot compare id (int) with name (text)"),
       ("show p | join 3 on id == id as me", "a provider to join"),
+      ("show p | group by team with n = count(*)", "count(*) is written count() here"),
+      ("show p | group by team with n = median(age)", "unknown aggregate 'median'"),
+      ("show p | group by team with count()", "expected 'NAME = AGGREGATE' after with"),
+      ("export p to \"/tmp\"", "cannot write '/tmp': it is a folder; name a file in it, as '/tmp/data.csv'"),
     ] {
       let (_, output, ok) = await run("let p = csv \"Scripts/data/people.csv\"\n" + statement)
       #expect(!ok, "\(statement)")
@@ -84,6 +88,21 @@ struct AnswersTests {
     // Floors: Design 1 (2 people), Engineering 2 (4), Research 3 (3); Hopper Jr. has no team.
     #expect(output.text.contains("floor,n\n1,2\n2,4\n3,3\n"), "\(output.text)")
     #expect(output.text.contains("value\nDesign\nEngineering\nResearch\n\n"), "\(output.text)")
+  }
+
+  @Test("a key's `as NAME` names it, and show's own `as csv` at the end is not taken for a name")
+  func keyNamesAndShowModes() async {
+    let (_, output, ok) = await run(
+      """
+      let p = csv "Scripts/data/people.csv"
+      show p | distinct team, active | limit 2 as csv
+      show p | distinct team as csv
+      show p | distinct team as kind | sort by kind | limit 1 as csv
+      """)
+    #expect(ok, "\(output.errors)")
+    #expect(
+      output.text == "team,active\nResearch,true\nEngineering,true\n"
+        + "value\nResearch\nEngineering\nDesign\n\n" + "kind\nDesign\n", "\(output.text)")
   }
 
   @Test("export writes whole files in each format, relative to the script, never over a folder")

@@ -108,12 +108,12 @@ public struct AggregateAccumulator {
   public var results: [Value] {
     states.indices.map { index in
       let state = states[index]
-      if state.overflowed {
+      if functions[index] == .sum, state.overflowed {
         notes?.add(.aggregateOverflow(aggregate: texts[index]))
         return .null
       }
       if let unfit = state.unfit {
-        notes?.add(.aggregateMismatch(aggregate: texts[index], type: unfit))
+        notes?.add(.aggregateMismatch(aggregate: texts[index], type: unfit.found, with: unfit.with))
         return .null
       }
       return state.result(functions[index])
@@ -124,12 +124,13 @@ public struct AggregateAccumulator {
   private struct State {
     var items = 0
     var values = 0
-    var intSum = 0
+    /// Ints are summed in 128 bits: a running total may leave 64 bits and come back (a sum is
+    /// null only when the total itself does not fit).
+    var intSum: Int128 = 0
     var doubleSum = 0.0
     var sawDouble = false
-    var overflowed = false
-    /// The type of the first value it could not take.
-    var unfit: ValueType?
+    /// The first value an aggregate could not take, and the type it met before.
+    var unfit: (found: ValueType, with: ValueType?)?
     var extreme: Value?
     var seen: Set<Value> = []
     var first: Value?
@@ -146,19 +147,7 @@ public struct AggregateAccumulator {
         case .null: break
         case .int(let i):
           values += 1
-          if sawDouble {
-            doubleSum += Double(i)
-          } else {
-            let (sum, overflow) = intSum.addingReportingOverflow(i)
-            // An average goes on in doubles; a sum of ints beyond 64 bits is null.
-            if overflow {
-              if function == .sum { overflowed = true }
-              sawDouble = true
-              doubleSum = Double(intSum) + Double(i)
-            } else {
-              intSum = sum
-            }
-          }
+          if sawDouble { doubleSum += Double(i) } else { intSum += Int128(i) }
         case .double(let d):
           values += 1
           if !sawDouble {
@@ -167,17 +156,17 @@ public struct AggregateAccumulator {
           }
           doubleSum += d
         default:
-          refuse(value)
+          refuse(value, with: nil)
         }
       case .min, .max:
         guard !value.isNull else { return }
-        if case .list = value { return refuse(value) }
-        if case .record = value { return refuse(value) }
+        if case .list = value { return refuse(value, with: nil) }
+        if case .record = value { return refuse(value, with: nil) }
         guard let current = extreme else {
           extreme = value
           return
         }
-        guard Value.isOrderable(current, value) else { return refuse(value) }
+        guard Value.isOrderable(current, value) else { return refuse(value, with: current.type) }
         let order = Value.compare(value, current)
         if (function == .min && order == .orderedAscending)
           || (function == .max && order == .orderedDescending)
@@ -195,14 +184,18 @@ public struct AggregateAccumulator {
       }
     }
 
-    private mutating func refuse(_ value: Value) {
-      if unfit == nil { unfit = value.type }
+    private mutating func refuse(_ value: Value, with other: ValueType?) {
+      if unfit == nil { unfit = (value.type, other) }
     }
+
+    /// Whether the int sum leaves 64 bits.
+    var overflowed: Bool { !sawDouble && Int(exactly: intSum) == nil }
 
     func result(_ function: AggregateFunction) -> Value {
       switch function {
       case .count: .int(values)
-      case .sum: values == 0 ? .null : sawDouble ? .double(doubleSum) : .int(intSum)
+      case .sum:
+        values == 0 ? .null : sawDouble ? .double(doubleSum) : Int(exactly: intSum).map(Value.int) ?? .null
       case .avg: values == 0 ? .null : .double((sawDouble ? doubleSum : Double(intSum)) / Double(values))
       case .min, .max: extreme ?? .null
       case .distinct: .int(seen.count)

@@ -83,8 +83,9 @@ public enum ExpressionNote: Hashable, Sendable {
   case mismatchedTypes(operation: String, left: ValueType, right: ValueType)
   /// An aggregate (`sum(x)`) whose int sum went beyond 64 bits.
   case aggregateOverflow(aggregate: String)
-  /// An aggregate that met a value it cannot take (`sum` of a text, `max` of a list).
-  case aggregateMismatch(aggregate: String, type: ValueType)
+  /// An aggregate that met a value it cannot take (`sum` of a text, `max` of a list), or
+  /// (`with`) values of two types it cannot order together.
+  case aggregateMismatch(aggregate: String, type: ValueType, with: ValueType?)
   /// A join whose right side has `keys` keys on more than one item (the first was taken).
   case joinRepeatedKeys(field: String, keys: Int)
 
@@ -104,7 +105,10 @@ public enum ExpressionNote: Hashable, Sendable {
     case .joinRepeatedKeys(let field, let keys):
       return
         "join as \(field): \(keys) key\(keys == 1 ? "" : "s") matched more than one item; the first was taken"
-    case .aggregateMismatch(let aggregate, let type):
+    case .aggregateMismatch(let aggregate, let type, let other?):
+      return
+        "\(aggregate) met \(other.rawValue) and \(type.rawValue) values, which do not order together, and gave null \(times)"
+    case .aggregateMismatch(let aggregate, let type, nil):
       return "\(aggregate) met \(type.rawValue) values it cannot take and gave null \(times)"
     }
   }

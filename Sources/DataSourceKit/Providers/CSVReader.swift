@@ -287,17 +287,19 @@ enum CSVReader {
     let digits = field.count - i
     guard digits > 0, digits <= 19 else { return nil }
     if digits > 1, field[i] == UInt8(ascii: "0") { return nil }
+    // Accumulated negative: Int.min (-9223372036854775808) has no positive counterpart.
     var value = 0
     while i < field.count {
       let d = field[i] &- UInt8(ascii: "0")
       guard d < 10 else { return nil }
       let (m, o1) = value.multipliedReportingOverflow(by: 10)
-      let (a, o2) = m.addingReportingOverflow(Int(d))
+      let (a, o2) = m.subtractingReportingOverflow(Int(d))
       guard !o1, !o2 else { return nil }
       value = a
       i += 1
     }
-    return negative ? -value : value
+    if negative { return value }
+    return value == Int.min ? nil : -value
   }
 
   private static let exactPowers: [Double] = (0...22).map { pow(10.0, Double($0)) }

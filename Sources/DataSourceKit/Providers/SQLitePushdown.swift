@@ -330,13 +330,11 @@ extension SQLiteProvider {
             values.append(.null)
             continue
           }
-          let (shifted, overflow) = high.multipliedReportingOverflow(by: 1 << 32)
-          let (sum, overflow2) = shifted.addingReportingOverflow(low)
-          if overflow || overflow2 {
+          if let sum = Int(exactly: Int128(high) << 32 + Int128(low)) {
+            values.append(.int(sum))
+          } else {
             notes?.add(.aggregateOverflow(aggregate: aggregates[index].text))
             values.append(.null)
-          } else {
-            values.append(.int(sum))
           }
         }
       }

@@ -100,6 +100,9 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case aggregateOverSeveralSources(String)
   /// A `group by` or `distinct` key that is not a field, without `as NAME`.
   case groupKeyNeedsName
+  case countStar
+  /// A call in `group by … with` that is no aggregate (`median(x)`).
+  case unknownAggregate(String, suggestion: String?)
   case unknownExportFormat(String, suggestion: String?)
   /// `export` to a path whose extension names no format, without `as`.
   case exportFormatUnknown(path: String)
@@ -266,6 +269,11 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "cannot tell the format from '\(path)': name it, as in: export x to \"\(path)\" as csv (csv, json, jsonl, markdown)"
     case .exportHTMLNotYet:
       "html export writes the picture of the screen, which dsh does not draw yet; export as markdown, csv, json or jsonl"
+    case .countStar:
+      "count(*) is written count() here (count(x) counts the values of x that are not null)"
+    case .unknownAggregate(let name, let suggestion):
+      "unknown aggregate '\(name)'" + Self.didYouMean(suggestion)
+        + "; aggregates: count, sum, avg, min, max, distinct, first, last, list"
     case .groupKeyNeedsName:
       "a key that is not a field needs a name, as in: group by year(joined) as year"
     case .groupFieldNotAggregate(let name):

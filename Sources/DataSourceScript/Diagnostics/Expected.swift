@@ -72,6 +72,7 @@ public enum Expected: Sendable, Equatable {
   case recordContinuation
   case fieldDefinition
   case joinCondition
+  case aggregateDefinition
   case exportTo
   case exportFormat
   case joinName
@@ -162,6 +163,8 @@ public enum Expected: Sendable, Equatable {
     case .fieldDefinition: "'NAME = EXPRESSION', as in: extend total = price * qty"
     case .exportTo: "'to \"PATH\"', as in: export people to \"people.csv\""
     case .exportFormat: "a format: csv, json, jsonl, markdown or html"
+    case .aggregateDefinition:
+      "'NAME = AGGREGATE' after with, as in: group by team with n = count(), oldest = max(age)"
     case .joinCondition: "'on LEFT == RIGHT', as in: join teams on team == teams.name as info"
     case .joinName: "'as NAME' for the matched item, as in: join teams on team == name as info"
     case .argumentContinuation: "',' or ')' after the argument"

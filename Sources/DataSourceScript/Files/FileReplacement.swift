@@ -25,7 +25,7 @@ public struct FileReplacement: Sendable {
   /// Checks what is at `path` and picks the temporary file; writes nothing.
   public init(path: String) throws(Failure) {
     if path.hasSuffix("/") {
-      throw Failure(reason: "a path ending in '/' is a folder; name a file, as 'folder/session.dsh'")
+      throw Failure(reason: "a path ending in '/' is a folder; name a file in it, as '\(path)name'")
     }
     var target = path
     // Follow symbolic links (up to a limit, as the kernel does) to the file they name.
@@ -45,7 +45,7 @@ public struct FileReplacement: Sendable {
     if lstat(target, &status) == 0 {
       switch status.st_mode & S_IFMT {
       case S_IFREG: existing = status
-      case S_IFDIR: throw Failure(reason: "it is a folder; name a file in it, as 'folder/session.dsh'")
+      case S_IFDIR: throw Failure(reason: "it is a folder; name a file in it, as '\(path)/name'")
       default: throw Failure(reason: "it is not a regular file (a device, a pipe or a socket)")
       }
     } else if errno == ENOENT || errno == ENOTDIR {

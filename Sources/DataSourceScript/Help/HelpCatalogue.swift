@@ -423,6 +423,9 @@ public enum HelpCatalogue {
       return topic(named: command.helpTopic)
     }
     if name == Keyword.by.rawValue { return topic(named: StageKind.sort.rawValue) }
-    return topics.first { $0.name == name }
+    if let exact = topics.first(where: { $0.name == name }) { return exact }
+    // `help sum`: an aggregate's help is the aggregates'.
+    if AggregateFunction(rawValue: name) != nil { return topic(named: "aggregates") }
+    return nil
   }
 }

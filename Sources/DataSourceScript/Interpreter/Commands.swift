@@ -198,6 +198,16 @@ extension Session {
       throw Diagnostic(
         .refusedBySafeMode(.writing(path: target.path, command: "export … to")), at: target.pathRange)
     }
+    // A folder is refused before its lack of an extension is.
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: resolve(target.path), isDirectory: &isFolder),
+      isFolder.boolValue
+    {
+      throw Diagnostic(
+        .cannotWrite(
+          path: target.path, reason: "it is a folder; name a file in it, as '\(target.path)/data.csv'"),
+        at: target.pathRange)
+    }
     guard let format = target.format ?? ExportFormat(extensionOf: target.path) else {
       throw Diagnostic(.exportFormatUnknown(path: target.path), at: target.pathRange)
     }

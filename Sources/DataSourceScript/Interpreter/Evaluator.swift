@@ -448,7 +448,8 @@ extension Evaluator {
     let (keys, aggregates, yieldsValues): ([FieldDefinition], [FieldDefinition], Bool)
     switch stage {
     case .group(let k, let a, _): (keys, aggregates, yieldsValues) = (k, a, false)
-    case .distinct(let k, _): (keys, aggregates, yieldsValues) = (k, [], true)
+    // One unnamed expression gives its values; `as NAME`, or several, give records.
+    case .distinct(let k, _): (keys, aggregates, yieldsValues) = (k, [], k.count == 1 && !k[0].named)
     default: return nil
     }
     let checker = checker(for: provider)
@@ -458,6 +459,14 @@ extension Evaluator {
     }
     let fields = try aggregates.map { definition in
       guard let call = try definition.expression.aggregateCall(text: { self.text($0) }) else {
+        if case .call(let name, _, _) = definition.expression, ExpressionFunction(rawValue: name.name) == nil
+        {
+          throw Diagnostic(
+            .unknownAggregate(
+              name.name,
+              suggestion: suggestion(for: name.name, among: AggregateFunction.allCases.map(\.rawValue))),
+            at: name.range)
+        }
         throw Diagnostic(.groupFieldNotAggregate(definition.name.name), at: definition.expression.range)
       }
       if let argument = call.argument {

@@ -294,6 +294,8 @@ public struct JoinClause: Sendable {
 public struct FieldDefinition: Sendable {
   public var name: Identifier
   public var expression: ValueExpression
+  /// Named with `as NAME` (a `group by` or `distinct` key), not by its field.
+  public var named = false
 }
 
 /// A decoration: `header`, `footer`, `placeholder`, `index`, `more`, `title`, `caption`.

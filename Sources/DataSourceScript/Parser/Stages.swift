@@ -52,12 +52,15 @@ extension Parser {
       while !commaEndsExpression, consumeSymbol(.comma) { keys.append(try parseGroupKey()) }
       // `with NAME = …` is the group's; `with cell …` after it belongs to `table`.
       var aggregates: [FieldDefinition] = []
-      if isWord("with"), next.kind != .endOfStatement, afterNext.kind == .symbol(.equals) {
+      let presenters: Set<String> = ["cell", "cells", "card"]
+      let presenterFollows: Bool =
+        if case .identifier(let word) = next.kind { presenters.contains(word) } else { false }
+      if isWord("with"), !presenterFollows {
         advance()
-        aggregates.append(try parseFieldDefinition(nameRequired: true))
-        while !commaEndsExpression, consumeSymbol(.comma) {
+        repeat {
+          guard next.kind == .symbol(.equals) else { throw unexpected(.aggregateDefinition) }
           aggregates.append(try parseFieldDefinition(nameRequired: true))
-        }
+        } while !commaEndsExpression && consumeSymbol(.comma)
       }
       var seen: Set<String> = []
       for definition in keys + aggregates where !seen.insert(definition.name.name).inserted {
@@ -146,12 +149,21 @@ extension Parser {
   /// `address.city` as `city`), any other expression needs `as`.
   private mutating func parseGroupKey() throws(Diagnostic) -> FieldDefinition {
     let expression = try parseValueExpression()
+    // `show … | distinct team as csv`: a render mode at the end is show's, not a name.
+    if isWord("as"), case .identifier(let word) = next.kind, RenderMode(rawValue: word) != nil,
+      [.endOfStatement, .endOfInput].contains(afterNext.kind) || afterNext.kind == .identifier("rows")
+    {
+      guard let path = expression.fieldPath, let last = path.components.last else {
+        throw Diagnostic(.groupKeyNeedsName, at: expression.range)
+      }
+      return FieldDefinition(name: Identifier(name: last, range: path.range), expression: expression)
+    }
     if consumeWord("as") {
       switch current.kind {
       case .identifier(let word), .quotedName(let word):
         let name = Identifier(name: word, range: current.range)
         advance()
-        return FieldDefinition(name: name, expression: expression)
+        return FieldDefinition(name: name, expression: expression, named: true)
       default:
         throw unexpected(.fieldDefinition)
       }
@@ -359,6 +371,10 @@ extension Parser {
       commaEndsExpression = false
       defer { commaEndsExpression = saved }
       var arguments: [ValueExpression] = []
+      // SQL's count(*) is count() here.
+      if name == "count", isSymbol(.star), next.kind == .symbol(.closeParen) {
+        throw Diagnostic(.countStar, at: current.range)
+      }
       while !isSymbol(.closeParen) {
         arguments.append(try parseValueExpression())
         if !consumeSymbol(.comma) { break }
