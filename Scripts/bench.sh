@@ -7,9 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/setup.sh
+sudo_if_needed=""; [ "$(id -u)" -ne 0 ] && sudo_if_needed="sudo"
 if ! command -v sqlite3 >/dev/null; then
-  sudo_if_needed=""; [ "$(id -u)" -ne 0 ] && sudo_if_needed="sudo"
   $sudo_if_needed apt-get install -y -qq sqlite3 >/dev/null
+fi
+# GNU time reports a child's own peak memory (see measure() in Sources/dsh-bench/main.swift).
+if [ ! -x /usr/bin/time ]; then
+  $sudo_if_needed apt-get install -y -qq time >/dev/null || echo "no GNU time: peak memory may read as unknown" >&2
 fi
 if [ -z "${DUCKDB:-}" ] && ! command -v duckdb >/dev/null; then
   if [ ! -x .build-duckdb/bin/duckdb ]; then

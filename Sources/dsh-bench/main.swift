@@ -24,34 +24,49 @@ struct Measurement {
 /// captured, and measures it with `wait4` (wall clock and the child's peak resident set).
 func measure(_ arguments: [String], outputPath: String = "/dev/null") -> Measurement {
   let errorPath = NSTemporaryDirectory() + "dsh-bench-\(getpid())-stderr"
+  let peakPath = NSTemporaryDirectory() + "dsh-bench-\(getpid())-peak"
+  // Linux starts a child's peak (ru_maxrss) at its parent's when it execs, so a child of this
+  // bench (grown by the in-process diffs and inputs) would report the bench's own peak. GNU
+  // time, a small process, forks the command and writes the command's own peak.
+  let gnuTime = "/usr/bin/time"
+  let timed = FileManager.default.isExecutableFile(atPath: gnuTime)
+  let command = timed ? [gnuTime, "-f", "%M", "-o", peakPath] + arguments : arguments
   var actions = posix_spawn_file_actions_t()
   posix_spawn_file_actions_init(&actions)
   defer { posix_spawn_file_actions_destroy(&actions) }
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
   posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
   posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-  var cArguments = arguments.map { strdup($0) } + [nil]
+  var cArguments = command.map { strdup($0) } + [nil]
   defer { for pointer in cArguments { free(pointer) } }
   var pid: pid_t = 0
   let start = DispatchTime.now().uptimeNanoseconds
-  let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, &cArguments, environ)
+  let spawned = posix_spawnp(&pid, command[0], &actions, nil, &cArguments, environ)
   guard spawned == 0 else {
-    fatalError("cannot run \(arguments[0]): \(String(cString: strerror(spawned)))")
+    fatalError("cannot run \(command[0]): \(String(cString: strerror(spawned)))")
   }
   var status: Int32 = 0
   var usage = rusage()
   wait4(pid, &status, 0, &usage)
   let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-  // Linux starts a spawned child's peak (ru_maxrss) at the spawning process's own when it
-  // execs: a figure no higher than the bench's own peak may be the bench's, so it is unknown
-  // (and fails any memory target) rather than wrong.
-  var own = rusage()
-  getrusage(RUSAGE_SELF.rawValue, &own)
-  let peak = usage.ru_maxrss > own.ru_maxrss ? Int(usage.ru_maxrss) : Measurement.unknownPeak
   let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
   unlink(errorPath)
-  return Measurement(
-    seconds: seconds, peakKilobytes: peak, standardError: errors, status: status)
+  let peak: Int
+  if timed {
+    let text = (try? String(contentsOfFile: peakPath, encoding: .utf8)) ?? ""
+    unlink(peakPath)
+    // The last line is the figure (GNU time writes "Command exited with non-zero status" first).
+    peak =
+      text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+      ?? Measurement.unknownPeak
+  } else {
+    // Without GNU time, a figure no higher than the bench's own peak may be the bench's: it is
+    // unknown (and fails any memory target) rather than wrong.
+    var own = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &own)
+    peak = usage.ru_maxrss > own.ru_maxrss ? Int(usage.ru_maxrss) : Measurement.unknownPeak
+  }
+  return Measurement(seconds: seconds, peakKilobytes: peak, standardError: errors, status: status)
 }
 
 /// The median of `runs` measurements (by wall time), after one run that is not counted: it

@@ -284,4 +284,21 @@ struct GroupingTests {
     #expect(results[0][1].count > 1_000)
     #expect(results[0] == results[1])
   }
+
+  @Test("a join names each value by its own field, whatever order a record lists its fields in")
+  func joinKeepsFieldNames() async throws {
+    let left = ArrayProvider(
+      [record(["a": .int(1), "b": .int(2)]), record(["b": .int(4), "a": .int(3)])], knownFields: ["a", "b"])
+    let right = ArrayProvider([record(["id": .int(3), "x": .string("three")])])
+    let joined = JoinedProvider(
+      left: left, right: right, leftKey: .field(["a"]), rightKey: .field(["id"]), name: "m",
+      keepsUnmatched: true,
+      label: "join", notes: nil)
+    try await joined.load()
+    let second = joined.item(at: ItemPath(item: 1, section: 0))
+    #expect(second.value(atPath: ["a"]) == .int(3))
+    #expect(second.value(atPath: ["b"]) == .int(4))
+    #expect(second.value(atPath: ["m", "x"]) == .string("three"))
+    #expect(joined.item(at: ItemPath(item: 0, section: 0)).value(atPath: ["m"]) == .null)
+  }
 }

@@ -20,6 +20,9 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
   private let notes: ExpressionNotes?
   /// The output's fields when the left's are known.
   private let schema: Schema?
+  /// The left's fields when known, and the last record schema seen to have exactly them.
+  private let leftFields: [String]?
+  private var leftSchema: Schema?
 
   /// A section shown: the left section it comes from, and where its items are in the flat
   /// arrays below.
@@ -57,6 +60,7 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
     self.label = label
     self.notes = notes
     schema = left.knownFields.map { fields in Schema(fields.contains(name) ? fields : fields + [name]) }
+    leftFields = left.knownFields
     left.addObserver(self)
     right.addObserver(self)
   }
@@ -92,14 +96,17 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
     let match = position < 0 ? Value.null : joined.rightItems[Int(position)]
     // A plain value (a list of names) is the record's `value`.
     guard case .record(let record) = item else { return .record(Record([("value", item), (name, match)])) }
-    if let schema {
+    // By position only when the record's fields are the left's, in the left's order (a JSON
+    // record may list them in another).
+    if let schema, record.schema === leftSchema || Array(record.schema.names) == leftFields {
+      leftSchema = record.schema
       var values = record.values
-      if values.count == schema.names.count, let index = schema.index(of: name) {
+      if let index = schema.index(of: name), index < values.count {
         values[index] = match
       } else {
         values.append(match)
       }
-      if values.count == schema.names.count { return .record(Record(schema: schema, values: values)) }
+      return .record(Record(schema: schema, values: values))
     }
     return .record(Record(record.fields.map { ($0.name, $0.value) } + [(name, match)]))
   }

@@ -34,10 +34,13 @@ public struct SQLiteQuery: Sendable {
     private func substituted(_ write: (Value) -> String) -> String {
       var text = ""
       var remaining = arguments.makeIterator()
+      // A `?` inside a string literal or a quoted name ("ok?") is no parameter.
       var inString = false
+      var inName = false
       for character in sql {
-        if character == "'" { inString.toggle() }
-        if character == "?", !inString, let argument = remaining.next() {
+        if character == "'", !inName { inString.toggle() }
+        if character == "\"", !inString { inName.toggle() }
+        if character == "?", !inString, !inName, let argument = remaining.next() {
           text += write(argument)
         } else {
           text.append(character)
@@ -306,6 +309,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
         // A ^C that came between queries, when none was running to interrupt.
         if Task.isCancelled { throw DataSourceError.cancelled }
         let (names, sections) = try Self.countRows(in: database, query: query)
+        // An interrupt that came between two queries reached none: look before the next.
+        if Task.isCancelled { throw DataSourceError.cancelled }
         if wholeSource {
           let rows = sections.reduce(0) { $0 + $1.count }
           let now = Set(query.columns.filter { rows <= Self.rowsCheckedOnOpen || $0.type == nil }.map(\.name))
@@ -315,6 +320,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
             }
           }
         }
+        if Task.isCancelled { throw DataSourceError.cancelled }
         let dense = try Self.denseRowidStart(
           in: database, query: query, count: sections.reduce(0) { $0 + $1.count })
         return (names, sections, dense, query.columns)
@@ -350,7 +356,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     }
   }
 
-  private static func failure(_ error: DatabaseError, path: String) -> DataSourceError {
+  static func failure(_ error: DatabaseError, path: String) -> DataSourceError {
     DataSourceError.sqlite(path: path, message: error.message ?? "\(error.resultCode)", sql: error.sql)
   }
 
@@ -564,7 +570,9 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       }) ?? ([], [])
     if !misfits.isEmpty {
       // Checked now, so the page is read again with the columns' final types.
+      // Views that read rows before (an int column now double) are told after the statement.
       guard (try? check(misfits, in: database)) != nil else { return [] }
+      DeferredNotifications.post(observers)
       return readPage(page)
     }
     rowsRead += rows.count

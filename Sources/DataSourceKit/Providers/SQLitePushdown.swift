@@ -249,6 +249,15 @@ extension SQLiteProvider {
     guard let database, case .table = query.source, query.section == nil, query.order.isEmpty,
       query.limit == nil
     else { return nil }
+    // The columns the keys and arguments read are checked first, every value (a real in an int
+    // column widens it; a text column read as ints gets its CAST), and the SQL is written from
+    // what the check found.
+    let read = Set((keys + aggregates.compactMap(\.argument)).flatMap(\.fieldPaths).compactMap(\.first))
+    do {
+      try check(read, for: .values, in: database)
+    } catch let error as DatabaseError {
+      throw Self.failure(error, path: displayPath)
+    }
     let translator = SQLTranslator(columns: query.columnTypes)
     var select: [String] = []
     var group: [String] = []
@@ -266,7 +275,10 @@ extension SQLiteProvider {
     /// How each aggregate's value is read back from its columns.
     enum Reading {
       case plain(ValueType)
+      /// An int sum, as the sums of the high and low 32 bits of each value.
       case halves
+      /// An int average: the sum's halves and the count.
+      case averageOfHalves
     }
     var readings: [Reading] = []
     for aggregate in aggregates {
@@ -286,12 +298,13 @@ extension SQLiteProvider {
       case .distinct:
         select.append("COUNT(DISTINCT \(x)\(binary))")
         readings.append(.plain(.int))
-      case .avg where value.type.isNumber:
-        select.append("AVG(\(x))")
-        readings.append(.plain(.double))
-      case .sum where value.type == .double:
-        select.append("SUM(\(x))")
-        readings.append(.plain(.double))
+      // Sums and averages of doubles stay in memory: SQLite's summation differs between
+      // versions (3.43 compensates rounding), and a sum must be the same everywhere.
+      case .avg where value.type == .int:
+        select.append("SUM((\(x)) >> 32)")
+        select.append("SUM((\(x)) & 4294967295)")
+        select.append("COUNT(\(x))")
+        readings.append(.averageOfHalves)
       case .sum where value.type == .int:
         select.append("SUM((\(x)) >> 32)")
         select.append("SUM((\(x)) & 4294967295)")
@@ -305,15 +318,20 @@ extension SQLiteProvider {
       }
     }
     let order = query.isProjected ? SQLiteQuery.rowOrderColumn : "rowid"
-    let conditions =
-      query.conditions.isEmpty
-      ? "" : " WHERE " + query.conditions.map { "(\($0.inlined))" }.joined(separator: " AND ")
     let sql =
-      "SELECT \(select.joined(separator: ", ")) \(query.from)\(conditions) GROUP BY \(group.joined(separator: ", ")) ORDER BY MIN(\(order))"
-    // SQL compares the keys and arguments from here: their columns must hold what dsh holds.
-    let names = Set(query.columns.map(\.name).filter { sql.contains(SQLiteQuery.quoted($0)) })
-    try check(names, for: .comparisons, in: database)
-    let rows = try database.read { db in try Row.fetchAll(db, sql: sql) }
+      "SELECT \(select.joined(separator: ", ")) \(query.from)\(query.whereClause) GROUP BY \(group.joined(separator: ", ")) ORDER BY MIN(\(order))"
+    let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
+    let rows: [Row]
+    do {
+      rows = try database.read { db in try Row.fetchAll(db, sql: sql, arguments: arguments) }
+    } catch let error as DatabaseError {
+      throw Self.failure(error, path: displayPath)
+    }
+    /// The exact sum of a group's values from the sums of their halves, or nil past 64 bits.
+    func wholeSum(_ high: Int?, _ low: Int?) -> Int128? {
+      guard let high, let low else { return nil }
+      return Int128(high) << 32 + Int128(low)
+    }
     return rows.map { row in
       var values = keyTypes.indices.map { Self.value(row[$0] as DatabaseValue, as: keyTypes[$0]) }
       var column = keyTypes.count
@@ -323,19 +341,23 @@ extension SQLiteProvider {
           values.append(Self.value(row[column] as DatabaseValue, as: type))
           column += 1
         case .halves:
-          let high: Int? = row[column]
-          let low: Int? = row[column + 1]
+          let total = wholeSum(row[column], row[column + 1])
           column += 2
-          guard let high, let low else {
+          guard let total else {
             values.append(.null)
             continue
           }
-          if let sum = Int(exactly: Int128(high) << 32 + Int128(low)) {
+          if let sum = Int(exactly: total) {
             values.append(.int(sum))
           } else {
             notes?.add(.aggregateOverflow(aggregate: aggregates[index].text))
             values.append(.null)
           }
+        case .averageOfHalves:
+          let total = wholeSum(row[column], row[column + 1])
+          let count: Int = row[column + 2]
+          column += 3
+          values.append(total.map { .double(Double($0) / Double(count)) } ?? .null)
         }
       }
       return values

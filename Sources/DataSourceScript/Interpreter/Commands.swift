@@ -228,6 +228,12 @@ extension Session {
     }
     let source = view.dataSource
     let stateBefore = source.loadState
+    // A failed source has no rows to write: writing none would replace the file with nothing.
+    if stateBefore == .error {
+      throw Diagnostic(
+        .dataSource(.sourceFailed(message: source.errorDescription ?? "the source failed")),
+        at: expressionRange)
+    }
     let total = view.totalRows
     if total > Session.maximumPrintedRows {
       throw Diagnostic(.tooManyRowsToPrint(total, limit: Session.maximumPrintedRows), at: expressionRange)

@@ -8,6 +8,8 @@ public struct Parser {
   var position = 0
   /// Inside `compose a, b`, a comma ends a child, so `sort by` takes one key.
   var commaEndsExpression = false
+  /// Inside `show`, whose `as MODE` may follow a pipeline (`show p | distinct team as csv`).
+  var parsingShow = false
 
   public init(tokens: [Token]) { self.tokens = tokens }
 

@@ -54,7 +54,11 @@ extension Parser {
       var aggregates: [FieldDefinition] = []
       let presenters: Set<String> = ["cell", "cells", "card"]
       let presenterFollows: Bool =
-        if case .identifier(let word) = next.kind { presenters.contains(word) } else { false }
+        if case .identifier(let word) = next.kind {
+          presenters.contains(word) && afterNext.kind != .symbol(.equals)
+        } else {
+          false
+        }
       if isWord("with"), !presenterFollows {
         advance()
         repeat {
@@ -150,7 +154,7 @@ extension Parser {
   private mutating func parseGroupKey() throws(Diagnostic) -> FieldDefinition {
     let expression = try parseValueExpression()
     // `show … | distinct team as csv`: a render mode at the end is show's, not a name.
-    if isWord("as"), case .identifier(let word) = next.kind, RenderMode(rawValue: word) != nil,
+    if parsingShow, isWord("as"), case .identifier(let word) = next.kind, RenderMode(rawValue: word) != nil,
       [.endOfStatement, .endOfInput].contains(afterNext.kind) || afterNext.kind == .identifier("rows")
     {
       guard let path = expression.fieldPath, let last = path.components.last else {

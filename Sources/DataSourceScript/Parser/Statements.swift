@@ -27,7 +27,9 @@ extension Parser {
       let value = try parseExpression()
       return .binding(name: name, value: value, range: start..<previousEnd)
     case .show:
+      parsingShow = true
       let expression = try parseExpression()
+      parsingShow = false
       var window: RowWindow?
       var mode: RenderMode?
       while true {
