@@ -301,4 +301,35 @@ struct GroupingTests {
     #expect(second.value(atPath: ["m", "x"]) == .string("three"))
     #expect(joined.item(at: ItemPath(item: 0, section: 0)).value(atPath: ["m"]) == .null)
   }
+
+  @Test("section aggregates from a provider's columns equal those from its items")
+  func sectionAggregatesByColumns() async throws {
+    var random = Numbers(state: 5)
+    var text = "k,n,x\n"
+    for _ in 0..<5_000 {
+      let n =
+        Int.random(in: 0..<5, using: &random) == 0 ? "" : String(Int.random(in: -99...99, using: &random))
+      text +=
+        "\(["a", "b", "c"][Int.random(in: 0..<3, using: &random)]),\(n),\(Double(Int.random(in: -9...9, using: &random)) / 2)\n"
+    }
+    let csv = try await loadedCSV(text)
+    let sectioned = DerivedProvider.stage(
+      .section(SortTerm(expression: .field(["k"]), direction: .ascending)), over: csv, label: "s", notes: nil)
+    try await sectioned.load()
+    let table = TableAdapter(
+      provider: sectioned,
+      presenter: ClosurePresenter<Value>(style: .basic, reuseIdentifier: "c", label: "c") { _, _ in "" },
+      label: "t")
+    let aggregates = [
+      aggregate(.count, nil), aggregate(.sum, "n"), aggregate(.avg, "x"), aggregate(.min, "n"),
+      aggregate(.distinct, "x"),
+    ]
+    let byItems = SectionAggregates(aggregates, notes: nil)
+    let byColumns = SectionAggregates(aggregates, notes: nil, columns: sectioned)
+    for section in 0..<3 {
+      #expect(
+        byColumns.values(inSection: section, of: table) == byItems.values(inSection: section, of: table))
+    }
+    #expect(byColumns.values(inSection: 2, of: table)[0] != .int(0))
+  }
 }

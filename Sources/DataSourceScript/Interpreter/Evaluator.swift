@@ -578,7 +578,7 @@ extension Evaluator {
           template.contextChecker(text: { self.text($0) }, what: what), notes: notes.collector), nil
       )
     }
-    let items = try itemChecker(for: table, aggregateAt: first)
+    let (items, provider) = try itemChecker(for: table, aggregateAt: first)
     let checked = try calls.map { try $0.checked(items) }
     let fields = checked.indices.map(Template.aggregateField)
     let compiled = try template.compiled(
@@ -586,7 +586,8 @@ extension Evaluator {
         text: { self.text($0) }, what: what,
         aggregates: checked.indices.map { (fields[$0], checked[$0].type) }),
       notes: notes.collector, aggregateFields: fields)
-    return (compiled, SectionAggregates(checked.map(\.aggregate), notes: notes.collector))
+    let columns = provider as? any DataProvider<Value> & ColumnReadable
+    return (compiled, SectionAggregates(checked.map(\.aggregate), notes: notes.collector, columns: columns))
   }
 
   /// A checker over the items of the table a header or footer decorates: the provider under its
@@ -594,16 +595,17 @@ extension Evaluator {
   ///
   /// A composed or segmented table has several, which an aggregate cannot span.
   private func itemChecker(for table: any SectionedDataSource<Value>, aggregateAt call: AggregateCall) throws
-    -> ExpressionChecker
+    -> (ExpressionChecker, any DataProvider<Value>)
   {
     var source = table
     while let decorator = source as? DataSourceDecorator<Value> { source = decorator.wrapped }
     guard let adapter = source as? TableAdapter<Value> else {
       throw Diagnostic(.aggregateOverSeveralSources(call.text), at: call.range)
     }
-    return checker(
+    let checker = checker(
       for: ProviderValue(
         provider: adapter.provider, displayName: "the table's items", key: nil, sourceKind: "source"))
+    return (checker, adapter.provider)
   }
 
   /// The table a decoration wraps.
