@@ -64,15 +64,19 @@ extension Session {
       // Known fields: rows go straight into the table's text as they are laid out.
       Renderer.renderFields(of: view, fields: fields, windows: windows, options: options, to: write)
     } else {
-      Renderer.render(view.layout(windows: windows), options: options, to: write)
+      let snapshot = view.layout(windows: windows)
+      // Laid out before anything is printed: a source that failed while its rows were read
+      // prints nothing but the error.
+      if source.loadState == .error, stateBefore != .error {
+        throw failedWhileRead(source, at: expressionRange)
+      }
+      Renderer.render(snapshot, options: options, to: write)
     }
     if view.wasInterrupted || Task.isCancelled { throw Diagnostic(.interrupted, at: expressionRange) }
     // A source that failed while its rows were read (a value its type does not hold): the rows
     // printed after the failure are not its data.
     if source.loadState == .error, stateBefore != .error {
-      throw Diagnostic(
-        .dataSource(.sourceFailed(message: source.errorDescription ?? "the source failed while it was read")),
-        at: expressionRange)
+      throw failedWhileRead(source, at: expressionRange)
     }
     lastShow = (name, view.stats)
     if let name {
@@ -81,6 +85,14 @@ extension Session {
       changes.shown(name)
     }
     if settings.stats { output.write(Session.describe(view.stats, of: name ?? "show")) }
+  }
+
+  /// The error of a source that failed while its rows were read (a value its type does not hold).
+  private func failedWhileRead(_ source: any SectionedDataSource<Value>, at range: SourceRange) -> Diagnostic
+  {
+    Diagnostic(
+      .dataSource(.sourceFailed(message: source.errorDescription ?? "the source failed while it was read")),
+      at: range)
   }
 
   /// The view a bound name was shown in before, when it still shows the same thing: a screen
