@@ -94,14 +94,20 @@ public final class GroupedProvider: DataProvider, CompositionNode, DataProviderO
     }
     let grouped: [Value]
     do {
-      grouped = try group()
+      // ^C interrupts a GROUP BY running inside SQLite at once, from the cancelling thread.
+      let database = (base as? SQLiteProvider)?.database
+      grouped = try await withTaskCancellationHandler {
+        try group()
+      } onCancel: {
+        database?.interrupt()
+      }
     } catch DataSourceError.cancelled {
       states.cancel(ticket)
       throw DataSourceError.cancelled
     } catch {
       if states.finish(ticket, with: .error) {
         items = []
-        failure = "\(error)"
+        failure = (error as? DataSourceError)?.description ?? "\(error)"
       }
       throw error
     }

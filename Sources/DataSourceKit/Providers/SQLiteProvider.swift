@@ -387,6 +387,9 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       if self.query.isProjected { denseRowidStart = nil }
       pages = [:]
       pageOrder = []
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+      // ^C stopped the check: nothing is known to be wrong with the values.
+      throw DataSourceError.cancelled
     } catch {
       let failure = (error as? DatabaseError).map { Self.failure($0, path: displayPath) } ?? error
       try? states.transition(to: .error)

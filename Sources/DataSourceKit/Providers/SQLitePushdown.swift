@@ -324,9 +324,12 @@ extension SQLiteProvider {
     let rows: [Row]
     do {
       rows = try database.read { db in try Row.fetchAll(db, sql: sql, arguments: arguments) }
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+      throw DataSourceError.cancelled
     } catch let error as DatabaseError {
       throw Self.failure(error, path: displayPath)
     }
+    if Task.isCancelled { throw DataSourceError.cancelled }
     /// The exact sum of a group's values from the sums of their halves, or nil past 64 bits.
     func wholeSum(_ high: Int?, _ low: Int?) -> Int128? {
       guard let high, let low else { return nil }
