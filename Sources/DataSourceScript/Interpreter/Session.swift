@@ -98,8 +98,13 @@ public final class Session {
     var succeeded = true
     var echoed = 0
     for parsed in Parser.statements(of: source.text) {
-      // ^C cancelled this run's task: the statements after the interrupted one do not run.
-      if quitRequested || Task.isCancelled { break }
+      // ^C cancelled this run's task: the statements after the interrupted one do not run, and
+      // a run that skipped statements did not succeed.
+      if quitRequested { break }
+      if Task.isCancelled {
+        succeeded = false
+        break
+      }
       if settings.echo { echoed = echo(source, upTo: parsed.range, from: echoed) }
       let result = parsed.result
       progress.reset()
