@@ -197,6 +197,33 @@ struct SameAnswerTests {
     #expect(output.text.contains("k0,\(Value.double(massTotal).description),"), "\(output.text)")
   }
 
+  @Test("a view groups in memory, in the order its rows are read; types {c: int} refuses a real")
+  func viewsAndDeclaredInts() async throws {
+    let folder = NSTemporaryDirectory() + "views-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let database = try DatabaseQueue(path: folder + "/v.db")
+    try await database.write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT, r REAL);
+          INSERT INTO t VALUES (1, 'zeta', 0.25), (2, 'Mu', 1), (3, 'alpha', 2), (4, 'zeta', 3);
+          CREATE VIEW vv AS SELECT k, r FROM t;
+          """)
+    }
+    let (session, output, _) = await run(
+      """
+      let v = sqlite "\(folder)/v.db" table vv
+      show v | distinct k as csv
+      describe v | distinct k
+      show v as csv
+      """)
+    #expect(output.text.hasPrefix("value\nzeta\nMu\nalpha\n"), "\(output.text)")
+    #expect(!output.text.contains("(in SQL)"), "\(output.text)")
+    let typed = await printed("let t = sqlite \"\(folder)/v.db\" table t types {r: int}", in: session)
+    #expect(typed.errors.contains("r is \"0.25\", not an int"), "\(typed.errors)")
+  }
+
   @Test("a column SQLite declares INTEGER but that holds 'NA' is an error until null lists it")
   func markersInSQLite() async throws {
     let folder = NSTemporaryDirectory() + "na-\(UUID().uuidString)"

@@ -216,6 +216,9 @@ extension SQLiteProvider {
         try checkTexts(db, column: column, base: base, as: DeclaredType(.int), name: name, path: displayPath)
         result.projection = "CAST(\(column) AS INTEGER)"
       }
+      // A declared INTEGER column that holds reals is double, as a CSV column of ints and
+      // doubles is; `types {c: int}` says the values are ints, so a real is an error there.
+      if reals > 0, given != nil { try refuse("typeof(\(column)) = 'real'", as: typeText) }
       result.type = reals > 0 ? .double : .int
       if reals > 0 { result.projection = "CAST(\(column) AS REAL)" }
     case .double?:

@@ -246,9 +246,18 @@ extension SQLiteProvider {
   func groupedRows(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?) throws
     -> [[Value]]?
   {
-    guard let database, case .table = query.source, query.section == nil, query.order.isEmpty,
+    guard let database, case .table(let table) = query.source, query.section == nil, query.order.isEmpty,
       query.limit == nil
     else { return nil }
+    // First-seen order needs rowids: a view or a WITHOUT ROWID table groups in memory.
+    let hasRowids = try? database.read { db -> Bool in
+      let kind = try String.fetchOne(
+        db, sql: "SELECT type FROM sqlite_master WHERE name = ? COLLATE NOCASE", arguments: [table])
+      guard kind == "table" else { return false }
+      _ = try db.makeStatement(sql: "SELECT rowid FROM \(SQLiteQuery.quoted(table)) LIMIT 0")
+      return true
+    }
+    guard hasRowids == true else { return nil }
     // The columns the keys and arguments read are checked first, every value (a real in an int
     // column widens it; a text column read as ints gets its CAST), and the SQL is written from
     // what the check found.
