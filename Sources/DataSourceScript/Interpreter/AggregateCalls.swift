@@ -18,6 +18,14 @@ extension ValueExpression {
     guard arguments.count == 1 || (arguments.isEmpty && function.takesNoArgument) else {
       throw Diagnostic(.functionArgumentCount(name.name, signature: function.signature), at: range)
     }
+    // An aggregate takes a value of each item, not another aggregate.
+    if let argument = arguments.first {
+      var nested: [AggregateCall] = []
+      _ = try argument.extractingAggregates(&nested, text: text)
+      if let inner = nested.first {
+        throw Diagnostic(.aggregateInAggregate(inner.text, outer: function.rawValue), at: inner.range)
+      }
+    }
     return AggregateCall(function: function, argument: arguments.first, range: range, text: text(range))
   }
 
@@ -27,14 +35,6 @@ extension ValueExpression {
     -> ValueExpression
   {
     if let call = try aggregateCall(text: text) {
-      if let argument = call.argument {
-        var inner: [AggregateCall] = []
-        _ = try argument.extractingAggregates(&inner, text: text)
-        if let nested = inner.first {
-          throw Diagnostic(
-            .aggregateInAggregate(nested.text, outer: call.function.rawValue), at: nested.range)
-        }
-      }
       calls.append(call)
       return .field(FieldPath(components: [Template.aggregateField(calls.count - 1)], range: call.range))
     }

@@ -469,13 +469,6 @@ extension Evaluator {
         }
         throw Diagnostic(.groupFieldNotAggregate(definition.name.name), at: definition.expression.range)
       }
-      if let argument = call.argument {
-        var nested: [AggregateCall] = []
-        _ = try argument.extractingAggregates(&nested, text: { self.text($0) })
-        if let inner = nested.first {
-          throw Diagnostic(.aggregateInAggregate(inner.text, outer: call.function.rawValue), at: inner.range)
-        }
-      }
       let (aggregate, type) = try call.checked(checker)
       return GroupedProvider.Field(name: definition.name.name, aggregate: aggregate, type: type)
     }
