@@ -18,14 +18,17 @@ struct ColumnEvaluationTests {
       "0", "1", "-1", "7", "20", "-3", "9007199254740993", "9223372036854775807", "-9223372036854775807",
     ]
     let doubles = ["0.5", "-2.25", "0.0", "1e300", "3.0", "9007199254740992.0", "19000.5"]
-    let texts = ["apple", "Banana", "é", "", "a,b", "10"]
+    // Quoted with doubled quotes, quoted empty (`""`, empty text) and plain empty (null).
+    let texts = ["apple", "Banana", "é", "", "a,b", "10", "say \"hi\"", "\"\"", "apples"]
     for _ in 0..<rows {
       func maybe(_ s: String) -> String { random.next(8) == 0 ? "" : s }
       let t = random.pick(texts)
       text +=
         [
           maybe(random.pick(ints)), maybe(random.pick(ints)), maybe(random.pick(doubles)),
-          t.contains(",") ? "\"\(t)\"" : maybe(t), maybe(random.pick(["true", "false"])),
+          t.contains(",") || t.contains("hi")
+            ? "\"" + t.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : maybe(t),
+          maybe(random.pick(["true", "false"])),
           maybe(random.pick(["2000-01-01", "1999-12-31", "2024-02-29"])),
         ].joined(separator: ",") + "\n"
     }
@@ -73,7 +76,11 @@ struct ColumnEvaluationTests {
       return .binary(number(&random, depth: depth + 1), comparison, number(&random, depth: depth + 1))
     case 2:
       return .binary(
-        .field(["t"]), comparison, random.pick([.literal(.string("apple")), .field(["t"]), .literal(.null)]))
+        random.pick([.field(["t"]), .literal(.string("apple"))]), comparison,
+        random.pick([
+          .literal(.string("apple")), .literal(.string("")), .literal(.string("say \"hi\"")), .field(["t"]),
+          .literal(.null),
+        ]))
     case 3:
       return .binary(
         test(&random, depth: depth + 1), random.pick([.and, .or]), test(&random, depth: depth + 1))

@@ -96,6 +96,48 @@ struct GroupingTests {
     }
   }
 
+  @Test("a sum of doubles is compensated: the exact total rounded once, whatever the order")
+  func doubleSums() {
+    func sum(_ values: [Value]) -> [Value] {
+      var accumulator = AggregateAccumulator([aggregate(.sum, "x"), aggregate(.avg, "x")], notes: nil)
+      for value in values { accumulator.add(record(["x": value])) }
+      return accumulator.results
+    }
+    #expect(sum(Array(repeating: .double(0.1), count: 10)) == [.double(1.0), .double(0.1)])
+    #expect(sum([.double(1e100), .int(1), .double(-1e100)]) == [.double(1), .double(1.0 / 3)])
+    #expect(sum([.int(3), .double(0.5), .int(Int.max)])[0] == .double(Double(Int.max) + 3.5))
+    #expect(sum([.double(.infinity), .double(1)]) == [.double(.infinity), .double(.infinity)])
+    // Prices of two decimals: the naive running sum is off in the last digits.
+    var random = Numbers(state: 5)
+    let cents = (0..<10_000).map { _ in Int.random(in: 0..<100_000, using: &random) }
+    let exact = Double(cents.reduce(0, +)) / 100
+    #expect(cents.reduce(0.0) { $0 + Double($1) / 100 } != exact)
+    #expect(sum(cents.map { .double(Double($0) / 100) })[0] == .double(exact))
+    #expect(sum(cents.reversed().map { .double(Double($0) / 100) })[0] == .double(exact))
+  }
+
+  @Test(
+    "keys are one when == says equal (1 and 1.0, 0 and -0.0, every NaN, null and null), text by its bytes")
+  func keyTable() {
+    let pairs: [(Value, Value)] = [
+      (.int(1), .double(1)), (.int(0), .double(-0.0)), (.double(.nan), .double(-.nan)),
+      (.int(1 << 60), .double(Double(1 << 60))), (.string("é"), .string("\u{e9}")), (.null, .null),
+    ]
+    for (a, b) in pairs {
+      #expect(a == b)
+      #expect(KeyHash.of(a) == KeyHash.of(b), "\(a) and \(b)")
+    }
+    var table = KeyTable()
+    let keys: [Value] = [
+      .int(1), .double(1), .string("1"), .null, .null, .double(.nan), .string("e\u{301}"), .string("é"),
+      .int(2), .bool(true),
+    ]
+    #expect(keys.map { table.entry([$0]).0 } == [0, 0, 1, 2, 2, 3, 4, 5, 6, 7])
+    // Many keys: the table grows and keeps every one apart.
+    for i in 0..<5_000 { #expect(table.entry([.int(i * 7)]).0 == 8 + i) }
+    #expect(table.entry([.double(14)]).0 == 10)
+  }
+
   @Test("group by against a dictionary of the items: keys first-seen, nulls one group, 1 and 1.0 one group")
   func groupByHand() async throws {
     for seed in 0..<20 as Range<UInt64> {

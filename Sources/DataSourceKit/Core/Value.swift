@@ -193,17 +193,20 @@ extension Value {
   public static func compareText(_ a: String, _ b: String) -> ComparisonResult {
     var x = a
     var y = b
-    return x.withUTF8 { p in
-      y.withUTF8 { q in
-        let common = min(p.count, q.count)
-        if common > 0, let base = p.baseAddress, let other = q.baseAddress {
-          let order = memcmp(base, other, common)
-          if order != 0 { return order < 0 ? .orderedAscending : .orderedDescending }
-        }
-        return p.count < q.count
-          ? .orderedAscending : (p.count == q.count ? .orderedSame : .orderedDescending)
-      }
+    return x.withUTF8 { p in y.withUTF8 { q in compareBytes(p, q) } }
+  }
+
+  /// UTF-8 bytes in the order of ``compareText(_:_:)``.
+  @inline(__always)
+  static func compareBytes(_ p: UnsafeBufferPointer<UInt8>, _ q: UnsafeBufferPointer<UInt8>)
+    -> ComparisonResult
+  {
+    let common = min(p.count, q.count)
+    if common > 0, let base = p.baseAddress, let other = q.baseAddress {
+      let order = memcmp(base, other, common)
+      if order != 0 { return order < 0 ? .orderedAscending : .orderedDescending }
     }
+    return p.count < q.count ? .orderedAscending : (p.count == q.count ? .orderedSame : .orderedDescending)
   }
 
   /// Orders two values for `sort by` and `section by`: numbers by value, text by code points,

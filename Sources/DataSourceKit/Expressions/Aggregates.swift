@@ -103,6 +103,43 @@ public struct AggregateAccumulator {
     }
   }
 
+  /// Adds a batch of items, item `i` to `accumulators[groups[i]]`, by their aggregates'
+  /// arguments already computed (`arguments[k]` is aggregate k's, `nil` for `count()`): what
+  /// `group by` does, with numbers counted and summed straight from their arrays.
+  static func add(
+    _ arguments: [ValueBatch?], groups: [Int], to accumulators: inout [AggregateAccumulator]
+  ) {
+    guard let first = accumulators.first else { return }
+    for index in first.states.indices {
+      let function = first.functions[index]
+      switch (function, arguments[index]) {
+      case (.count, nil):
+        for group in groups {
+          accumulators[group].states[index].items += 1
+          accumulators[group].states[index].values += 1
+        }
+      case (.count, .ints(_, let nulls)), (.count, .doubles(_, let nulls)):
+        for (i, group) in groups.enumerated() {
+          accumulators[group].states[index].items += 1
+          if nulls?[i] != true { accumulators[group].states[index].values += 1 }
+        }
+      case (.sum, .ints(let v, let nulls)), (.avg, .ints(let v, let nulls)):
+        for (i, group) in groups.enumerated() {
+          accumulators[group].states[index].items += 1
+          if nulls?[i] != true { accumulators[group].states[index].addInt(v[i]) }
+        }
+      case (_, let batch?):
+        for (i, group) in groups.enumerated() {
+          accumulators[group].states[index].add(batch[i], function: function, counted: false)
+        }
+      case (_, nil):
+        for group in groups {
+          accumulators[group].states[index].add(.null, function: function, counted: true)
+        }
+      }
+    }
+  }
+
   /// Each aggregate's value over the items added; one that could not be computed (an int sum
   /// beyond 64 bits, a text among numbers) is null, with a note.
   public var results: [Value] {
@@ -127,7 +164,11 @@ public struct AggregateAccumulator {
     /// Ints are summed in 128 bits: a running total may leave 64 bits and come back (a sum is
     /// null only when the total itself does not fit).
     var intSum: Int128 = 0
+    /// Doubles are summed with Neumaier's compensation (as SQLite 3.43 sums them): the
+    /// rounding error of each addition is kept in `compensation` and added back at the end, so
+    /// a sum of prices is the sum a person would write down, whatever the order of the items.
     var doubleSum = 0.0
+    var compensation = 0.0
     var sawDouble = false
     /// The first value an aggregate could not take, and the type it met before.
     var unfit: (found: ValueType, with: ValueType?)?
@@ -146,15 +187,15 @@ public struct AggregateAccumulator {
         switch value {
         case .null: break
         case .int(let i):
-          values += 1
-          if sawDouble { doubleSum += Double(i) } else { intSum += Int128(i) }
+          addInt(i)
         case .double(let d):
           values += 1
           if !sawDouble {
             sawDouble = true
             doubleSum = Double(intSum)
+            compensation = Double(intSum - Int128(doubleSum))
           }
-          doubleSum += d
+          addDouble(d)
         default:
           refuse(value, with: nil)
         }
@@ -184,6 +225,25 @@ public struct AggregateAccumulator {
       }
     }
 
+    /// An int of a sum or an average (`add` with `.int(i)`, but for `items`).
+    @inline(__always)
+    mutating func addInt(_ i: Int) {
+      values += 1
+      if sawDouble { addDouble(Double(i)) } else { intSum += Int128(i) }
+    }
+
+    @inline(__always)
+    mutating func addDouble(_ x: Double) {
+      let total = doubleSum + x
+      if total.isFinite {
+        compensation += abs(doubleSum) >= abs(x) ? (doubleSum - total) + x : (x - total) + doubleSum
+      }
+      doubleSum = total
+    }
+
+    /// The double sum with its rounding errors added back (an infinity or NaN as it is).
+    var compensatedSum: Double { doubleSum.isFinite ? doubleSum + compensation : doubleSum }
+
     private mutating func refuse(_ value: Value, with other: ValueType?) {
       if unfit == nil { unfit = (value.type, other) }
     }
@@ -195,8 +255,9 @@ public struct AggregateAccumulator {
       switch function {
       case .count: .int(values)
       case .sum:
-        values == 0 ? .null : sawDouble ? .double(doubleSum) : Int(exactly: intSum).map(Value.int) ?? .null
-      case .avg: values == 0 ? .null : .double((sawDouble ? doubleSum : Double(intSum)) / Double(values))
+        values == 0
+          ? .null : sawDouble ? .double(compensatedSum) : Int(exactly: intSum).map(Value.int) ?? .null
+      case .avg: values == 0 ? .null : .double((sawDouble ? compensatedSum : Double(intSum)) / Double(values))
       case .min, .max: extreme ?? .null
       case .distinct: .int(seen.count)
       case .first: first ?? .null

@@ -9,6 +9,8 @@ public enum ValueBatch: Sendable {
   /// 0 false, 1 true, 2 null.
   case bools([UInt8])
   case values([Value])
+  /// Texts still in a file's bytes.
+  case texts(TextBatch)
   /// One value for every item (a literal).
   case constant(Value, count: Int)
 
@@ -18,6 +20,7 @@ public enum ValueBatch: Sendable {
     case .doubles(let v, _): v.count
     case .bools(let v): v.count
     case .values(let v): v.count
+    case .texts(let t): t.count
     case .constant(_, let count): count
     }
   }
@@ -29,6 +32,7 @@ public enum ValueBatch: Sendable {
     case .doubles(let v, let nulls): nulls?[i] == true ? .null : .double(v[i])
     case .bools(let v): v[i] == 2 ? .null : .bool(v[i] == 1)
     case .values(let v): v[i]
+    case .texts(let t): t[i]
     case .constant(let value, _): value
     }
   }
@@ -226,6 +230,13 @@ enum BatchComparison {
   static func test(_ op: BinaryOperator, _ a: ValueBatch, _ b: ValueBatch, notes: ExpressionNotes?)
     -> ValueBatch
   {
+    // A text column against a text literal compares the file's bytes: no string per item.
+    if case .texts(let texts) = a, case .constant(.string(let text), _) = b {
+      return test(op, texts, text, textOnLeft: true, notes: notes)
+    }
+    if case .constant(.string(let text), _) = a, case .texts(let texts) = b {
+      return test(op, texts, text, textOnLeft: false, notes: notes)
+    }
     guard let x = a.numbers, let y = b.numbers else {
       return .bools(
         (0..<a.count).map { Comparison.test(op, a[$0], b[$0], againstNull: false, notes: notes) ? 1 : 0 })
@@ -263,5 +274,25 @@ enum BatchComparison {
       }
     }
     return .bools(result)
+  }
+
+  /// Texts in place against one text, by their bytes (the order ``Value/compareText(_:_:)``
+  /// gives); a null, escaped or empty field by the item-by-item rule.
+  private static func test(
+    _ op: BinaryOperator, _ texts: TextBatch, _ text: String, textOnLeft: Bool, notes: ExpressionNotes?
+  ) -> ValueBatch {
+    let value = Value.string(text)
+    var text = text
+    return text.withUTF8 { other in
+      .bools(
+        (0..<texts.count).map { i in
+          guard let field = texts.plainBytes(i) else {
+            let (a, b) = textOnLeft ? (texts[i], value) : (value, texts[i])
+            return Comparison.test(op, a, b, againstNull: false, notes: notes) ? 1 : 0
+          }
+          let order = textOnLeft ? Value.compareBytes(field, other) : Value.compareBytes(other, field)
+          return Comparison.holds(op, order) ? 1 : 0
+        })
+    }
   }
 }

@@ -180,14 +180,58 @@ final class TextColumn: Column {
     return count
   }
   func value(at row: Int) -> Value {
-    let rawLength = refs.lengths[row]
+    Self.value(
+      start: refs.starts[row], rawLength: refs.lengths[row], markedNull: nulls?.isNull(row) == true,
+      in: storage)
+  }
+
+  /// The texts stay in the file's bytes: a batch says where, and makes strings only when asked.
+  func batch(at rows: UnsafeBufferPointer<Int>) -> ValueBatch {
+    .texts(
+      TextBatch(
+        storage: storage, starts: rows.map { refs.starts[$0] }, lengths: rows.map { refs.lengths[$0] },
+        markedNull: nulls.map { mask in rows.map(mask.isNull) }))
+  }
+
+  /// The value of a field at `start` with its raw length (its escaped flag included).
+  @inline(__always)
+  static func value(start: UInt32, rawLength: UInt32, markedNull: Bool, in storage: SharedBytes) -> Value {
     let length = Int(rawLength & FieldRefs.lengthMask)
     if length == 0 { return rawLength == 0 ? .null : .string("") }
-    if let nulls, nulls.isNull(row) { return .null }
-    let start = Int(refs.starts[row])
-    let field = UnsafeBufferPointer(rebasing: storage.buffer[start..<start + length])
+    if markedNull { return .null }
+    let field = UnsafeBufferPointer(rebasing: storage.buffer[Int(start)..<Int(start) + length])
     if rawLength & FieldRefs.escapedFlag != 0 { return .string(CSVReader.unescape(field)) }
     return .string(String(decoding: field, as: UTF8.self))
+  }
+}
+
+/// Texts of a CSV column read in place: where each item's field sits in the file's bytes.
+/// Strings are made only when asked for; grouping and comparing read the bytes.
+///
+/// `@unchecked Sendable`: the bytes are never written after the file is read (``SharedBytes``).
+public struct TextBatch: @unchecked Sendable {
+  let storage: SharedBytes
+  let starts: [UInt32]
+  /// Each field's length with ``FieldRefs/escapedFlag``.
+  let lengths: [UInt32]
+  /// The items a `null` option made null.
+  let markedNull: [Bool]?
+
+  var count: Int { starts.count }
+
+  subscript(i: Int) -> Value {
+    TextColumn.value(
+      start: starts[i], rawLength: lengths[i], markedNull: markedNull?[i] == true, in: storage)
+  }
+
+  /// Item `i`'s text as its UTF-8 bytes, when they are in the file as they are (not null, not
+  /// quoted with doubled quotes inside, not empty); otherwise `nil`, and `self[i]` tells.
+  @inline(__always)
+  func plainBytes(_ i: Int) -> UnsafeBufferPointer<UInt8>? {
+    let rawLength = lengths[i]
+    guard rawLength != 0, rawLength & FieldRefs.escapedFlag == 0, markedNull?[i] != true else { return nil }
+    let start = Int(starts[i])
+    return UnsafeBufferPointer(rebasing: storage.buffer[start..<start + Int(rawLength)])
   }
 }
 

@@ -207,13 +207,11 @@ public final class GroupedProvider: DataProvider, CompositionNode, DataProviderO
         let batch = UnsafeBufferPointer(rebasing: buffer[0..<n])
         return (keyReaders.map { $0(batch) }, argumentReaders.map { $0?(batch) })
       }
-      for row in 0..<n {
-        // One key is its own hash key: no array per row.
-        let hashed = keyBatches.count == 1 ? keyBatches[0][row] : .list(keyBatches.map { $0[row] })
-        groups.add(hashed: hashed, key: { keyBatches.map { $0[row] } }) { accumulator in
-          accumulator.add { argumentBatches[$0]?[row] ?? .null }
-        }
+      let entries = groups.table.entries(keyBatches, count: n)
+      while groups.accumulators.count < groups.table.count {
+        groups.accumulators.append(groups.prototype.empty)
       }
+      AggregateAccumulator.add(argumentBatches, groups: entries, to: &groups.accumulators)
       start += n
     }
     return true
@@ -222,28 +220,18 @@ public final class GroupedProvider: DataProvider, CompositionNode, DataProviderO
   /// The groups found so far: their keys in first-seen order and their aggregates.
   private struct Groups {
     let prototype: AggregateAccumulator
-    var positions: [Value: Int] = [:]
-    var keys: [[Value]] = []
+    var table = KeyTable()
     var accumulators: [AggregateAccumulator] = []
 
     init(prototype: AggregateAccumulator) { self.prototype = prototype }
 
+    var keys: [[Value]] { table.keys }
+
     /// Adds an item to the group of `key`, through `add`.
     mutating func add(key: [Value], _ add: (inout AggregateAccumulator) -> Void) {
-      self.add(hashed: key.count == 1 ? key[0] : .list(key), key: { key }, add)
-    }
-
-    /// Adds an item to the group whose keys hash as `hashed` (the key itself, or the list of
-    /// keys); `key` gives the keys when the group is new.
-    mutating func add(hashed: Value, key: () -> [Value], _ add: (inout AggregateAccumulator) -> Void) {
-      if let position = positions[hashed] {
-        add(&accumulators[position])
-      } else {
-        positions[hashed] = keys.count
-        keys.append(key())
-        accumulators.append(prototype.empty)
-        add(&accumulators[accumulators.count - 1])
-      }
+      let (group, isNew) = table.entry(key)
+      if isNew { accumulators.append(prototype.empty) }
+      add(&accumulators[group])
     }
   }
 

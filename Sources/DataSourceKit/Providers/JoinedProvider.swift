@@ -171,24 +171,35 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
       }
     }
     let rightValue = rightKey.compiled(notes: notes)
-    var index: [Value: Int32] = [:]
-    var repeated: Set<Value> = []
+    var index = KeyTable()
+    /// Each key's first right item, and how many keys more than one item has.
+    var firstPositions: [Int32] = []
+    var repeated = Set<Int>()
     var rightKinds: Set<ValueType> = []
     for (position, item) in result.rightItems.enumerated() {
       let key = rightValue(item)
       if key.isNull { continue }
       rightKinds.insert(key.type.isNumber ? .double : key.type)
-      if index[key] == nil { index[key] = Int32(position) } else { repeated.insert(key) }
+      let (entry, isNew) = index.entry([key])
+      if isNew { firstPositions.append(Int32(position)) } else { repeated.insert(entry) }
     }
-    func match(_ key: Value) -> Int32 {
-      if key.isNull { return -1 }
-      if let position = index[key] { return position }
-      // A key of a type no right key has can never match: say so rather than quietly miss.
-      if !rightKinds.isEmpty, !rightKinds.contains(key.type.isNumber ? .double : key.type) {
+    /// A key that matched nothing: a key of a type no right key has can never match, which a
+    /// note says rather than quietly miss.
+    func missed(_ key: Value) -> Int32 {
+      if !key.isNull, !rightKinds.isEmpty, !rightKinds.contains(key.type.isNumber ? .double : key.type) {
         notes?.add(
           .mismatchedTypes(operation: "join of \(name)", left: key.type, right: rightKinds.first ?? .null))
       }
       return -1
+    }
+    func match(_ key: Value) -> Int32 {
+      if key.isNull { return -1 }
+      return index.find(hash: KeyHash.of(key), matches: { $0[0] == key }).map { firstPositions[$0] }
+        ?? missed(key)
+    }
+    func match(_ batch: ValueBatch, _ i: Int) -> Int32 {
+      index.find(hash: batch.keyHash(i), matches: { batch.keyMatches(i, $0[0]) }).map { firstPositions[$0] }
+        ?? missed(batch[i])
     }
     let leftOffsets = SectionOffsets(of: left)
     result.leftStarts = leftOffsets.starts
@@ -197,7 +208,7 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
     // when it has them, else item by item.
     var matches: [Int32]
     if let columns = left as? any ColumnReadable, let keys = leftKey.batches(over: columns, notes: notes) {
-      matches = try allBatches(count: total, keys) { batch in (0..<batch.count).map { match(batch[$0]) } }
+      matches = try allBatches(count: total, keys) { batch in (0..<batch.count).map { match(batch, $0) } }
     } else {
       let leftValue = leftKey.compiled(notes: notes)
       matches = []
