@@ -206,6 +206,7 @@ final class TextColumn: Column {
 }
 
 /// Texts of a CSV column read in place: where each item's field sits in the file's bytes.
+///
 /// Strings are made only when asked for; grouping and comparing read the bytes.
 ///
 /// `@unchecked Sendable`: the bytes are never written after the file is read (``SharedBytes``).
