@@ -68,7 +68,43 @@ public struct SQLiteQuery: Sendable {
     }
   }
 
+  /// A `join` run by SQLite: each row's first match in a table of the same database, found a
+  /// page at a time (see ``SQLiteProvider/joining(_:leftKey:rightKey:name:keepsUnmatched:notes:)``).
+  public struct Join: Sendable {
+    /// The other side: a table, with the `where` conditions pushed into it, as its provider
+    /// reads it.
+    var right: SQLiteQuery {
+      get { rightBox[0] }
+      set { rightBox[0] = newValue }
+    }
+    /// Held in an array: a query cannot hold a query in place.
+    private var rightBox: [SQLiteQuery]
+    /// The keys in SQL: the left's over this query's columns, the right's over the other's.
+    var leftKey: String
+    var rightKey: String
+    /// Whether the keys are text (compared by their bytes, `COLLATE BINARY`).
+    var textKeys: Bool
+    /// The field the match goes in.
+    var name: String
+    var inner: Bool
+
+    init(right: SQLiteQuery, leftKey: String, rightKey: String, textKeys: Bool, name: String, inner: Bool) {
+      rightBox = [right]
+      self.leftKey = leftKey
+      self.rightKey = rightKey
+      self.textKeys = textKeys
+      self.name = name
+      self.inner = inner
+    }
+
+    /// `COLLATE BINARY` after a text key.
+    var collation: String { textKeys ? " COLLATE BINARY" : "" }
+    /// The column that orders the right's rows (the first match is the least).
+    var rightOrder: String { right.isProjected ? SQLiteQuery.rowOrderColumn : "rowid" }
+  }
+
   public var source: Source
+  public var join: Join?
   public var conditions: [Condition] = []
   /// What items are grouped by (`section by`), ordered first.
   public var section: OrderTerm?
@@ -83,8 +119,9 @@ public struct SQLiteQuery: Sendable {
   /// The columns the pushed-down SQL names: their values must be checked before SQLite compares
   /// them. (A literal in a sort key that spells a quoted column name only checks one more.)
   var columnsInSQL: Set<String> {
-    let sql = (conditions.map(\.sql) + ((section.map { [$0] } ?? []) + order).map(\.sql)).joined(
-      separator: " ")
+    let sql =
+      (conditions.map(\.sql) + ((section.map { [$0] } ?? []) + order).map(\.sql) + [join?.leftKey ?? ""])
+      .joined(separator: " ")
     return Set(columns.map(\.name).filter { sql.contains(Self.quoted($0)) })
   }
 
@@ -97,6 +134,13 @@ public struct SQLiteQuery: Sendable {
 
   /// The column that keeps a table's row order through the projection.
   static let rowOrderColumn = "_dsh_rowid"
+
+  /// Whether the rows come in the table's stored order (no sort, no sections): then a page
+  /// can start after the rowid where the one before ended.
+  var rowidOrdered: Bool {
+    guard case .table = source else { return false }
+    return order.isEmpty && section == nil
+  }
 
   /// Whether the columns are read through a projection (a marker, a conversion).
   var isProjected: Bool { columns.contains { $0.projection != Self.quoted($0.name) } }
@@ -131,10 +175,14 @@ public struct SQLiteQuery: Sendable {
     return "FROM (SELECT \(list.joined(separator: ", ")) \(baseFrom))"
   }
 
-  /// The columns a row is read as.
+  /// The columns a row is read as (and last, a join's left key).
   var selectList: String {
-    columns.isEmpty ? "*" : columns.map { Self.quoted($0.name) }.joined(separator: ", ")
+    let list = columns.isEmpty ? "*" : columns.map { Self.quoted($0.name) }.joined(separator: ", ")
+    return join.map { list + ", (\($0.leftKey)) AS \(Self.joinKeyColumn)" } ?? list
   }
+
+  /// The column that brings a join's left key with each row.
+  static let joinKeyColumn = "_dsh_join_key"
 
   /// `FROM …`: the table, or the query as a subquery.
   var baseFrom: String {
@@ -200,6 +248,11 @@ public struct SQLiteQuery: Sendable {
       parts.append("sort by " + order.map { "\($0.sql) \($0.direction.rawValue)" }.joined(separator: ", "))
     }
     if let limit { parts.append("limit \(limit)") }
+    if let join {
+      parts.append(
+        "join \(join.right.description) on \(join.leftKey) == \(join.rightKey) as \(join.name)"
+          + (join.inner ? " inner" : "") + " (in SQL)")
+    }
     return parts.joined(separator: " ")
   }
 }
@@ -222,6 +275,9 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   /// Pages of rows read, by page number; the few most recent are kept.
   private var pages: [Int: [Value]] = [:]
   private var pageOrder: [Int] = []
+  /// The rowid each full page read ended at, for rows in stored order: where the next page
+  /// starts.
+  private var lastRowids: [Int: Int] = [:]
   static let pageSize = 256
   static let pagesKept = 8
   /// Rows read from the file so far, for tests and `describe`.
@@ -260,6 +316,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   /// Whether no stage was pushed down: the provider reads its whole source.
   private var readsWholeSource: Bool {
     query.conditions.isEmpty && query.section == nil && query.order.isEmpty && query.limit == nil
+      && query.join == nil
   }
 
   /// Each column's type; its nulls when the provider reads the whole source and has checked the
@@ -269,7 +326,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     return query.columns.map {
       FieldProfile(
         name: $0.name, type: $0.type, nulls: readsWholeSource ? $0.nulls : nil, markers: $0.markers)
-    }
+    } + (query.join.map { [FieldProfile(name: $0.name, type: .record, nulls: nil)] } ?? [])
   }
 
   /// Sources of up to this many rows have every value checked against its column's type when
@@ -333,10 +390,12 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
         self.database = database
         self.query.columns = columns
         denseRowidStart = dense
-        self.schema = Schema(names)
+        // A join's key column is read, not shown; its match field is.
+        self.schema = Schema(query.join.map { names.dropLast() + [$0.name] } ?? names)
         self.sections = sections
         pages = [:]
         pageOrder = []
+        lastRowids = [:]
         lastError = nil
         observers.notify()
       }
@@ -483,6 +542,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     -> Int?
   {
     guard case .table(let name) = query.source, !query.isProjected, query.conditions.isEmpty,
+      query.join == nil,
       query.section == nil,
       query.order.isEmpty,
       query.limit == nil, count > 0
@@ -547,20 +607,35 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     let count = query.limit.map { min(Self.pageSize, max(0, $0 - offset)) } ?? Self.pageSize
     var sql = query.select(offset: offset, count: count)
     var arguments = StatementArguments(query.arguments.map(Self.databaseValue))
+    // Rows in stored order (filtered, or joined) are read from where the page before ended, by
+    // rowid: a memory stage reading them all pays one pass, not an OFFSET per page (quadratic).
+    let rowidColumn = query.rowidOrdered ? (query.isProjected ? SQLiteQuery.rowOrderColumn : "rowid") : nil
     if let first = denseRowidStart, case .table(let name) = query.source {
       sql = "SELECT * FROM \(SQLiteQuery.quoted(name)) WHERE rowid >= ? AND rowid < ? ORDER BY rowid"
       arguments = [first + offset, first + offset + count]
+    } else if let rowidColumn {
+      let after = page > 0 ? lastRowids[page - 1] : nil
+      let conditions =
+        query.conditions.map { "(\($0.sql))" } + (after == nil ? [] : ["\(rowidColumn) > \(after ?? 0)"])
+      let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+      sql =
+        "SELECT \(query.selectList), \(rowidColumn) \(query.from)\(filter) ORDER BY \(rowidColumn) LIMIT \(count)"
+        + (after == nil ? " OFFSET \(offset)" : "")
     }
     let schema = self.schema
     let columns = query.columns
-    let (rows, misfits): ([Value], Set<String>) =
-      (try? database.read { db -> ([Value], Set<String>) in
+    let readsRowid = rowidColumn != nil && denseRowidStart == nil
+    let (rows, misfits, lastRowid): ([Value], Set<String>, Int?) =
+      (try? database.read { db -> ([Value], Set<String>, Int?) in
         var misfits: Set<String> = []
+        var lastRowid: Int?
         let rows = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-          Value.record(
+          if readsRowid { lastRowid = row[row.count - 1] }
+          let width = readsRowid ? row.count - 1 : row.count
+          return Value.record(
             Record(
               schema: schema,
-              values: (0..<row.count).map { i in
+              values: (0..<width).map { i in
                 guard i < columns.count else { return Self.value(row[i] as DatabaseValue) }
                 guard let value = Self.read(row[i] as DatabaseValue, in: columns[i]) else {
                   misfits.insert(columns[i].name)
@@ -569,8 +644,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
                 return value
               }))
         }
-        return (rows, misfits)
-      }) ?? ([], [])
+        return (rows, misfits, lastRowid)
+      }) ?? ([], [], nil)
     if !misfits.isEmpty {
       // Checked now, so the page is read again with the columns' final types.
       // Views that read rows before (an int column now double) are told after the statement.
@@ -579,7 +654,68 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       return readPage(page)
     }
     rowsRead += rows.count
+    if rows.count == count, let lastRowid { lastRowids[page] = lastRowid }
+    if let join = query.join { return (try? matched(rows, join, in: database)) ?? [] }
     return rows
+  }
+
+  /// A join's page: each row's key (read last) replaced by its first match in the right table,
+  /// found by two queries for the whole page (the least row of each key among the page's keys,
+  /// then those rows).
+  private func matched(_ rows: [Value], _ join: SQLiteQuery.Join, in database: DatabaseQueue) throws
+    -> [Value]
+  {
+    let keyIndex = query.columns.count
+    let keys = rows.map { row -> Value in
+      guard case .record(let record) = row, keyIndex < record.values.count else { return .null }
+      return record.values[keyIndex]
+    }
+    var distinctKeys: [Value] = []
+    var seen = Set<Value>()
+    for key in keys where !key.isNull && seen.insert(key).inserted { distinctKeys.append(key) }
+    let right = join.right
+    var matches: [Value: Value] = [:]
+    if !distinctKeys.isEmpty {
+      let marks = Array(repeating: "?", count: distinctKeys.count).joined(separator: ", ")
+      let conditions = right.conditions.map { " AND (\($0.sql))" }.joined()
+      let firsts =
+        "SELECT (\(join.rightKey)), MIN(\(join.rightOrder)) \(right.from) WHERE (\(join.rightKey))\(join.collation) IN (\(marks))\(conditions) GROUP BY 1\(join.collation)"
+      let rightSchema = Schema(right.columns.map(\.name))
+      try database.read { db in
+        let found = try Row.fetchAll(
+          db, sql: firsts,
+          arguments: StatementArguments((distinctKeys + right.arguments).map(Self.databaseValue)))
+        let rowids: [Int] = found.compactMap { $0[1] }
+        guard !rowids.isEmpty else { return }
+        let list = right.columns.map { SQLiteQuery.quoted($0.name) }.joined(separator: ", ")
+        let records = try Row.fetchAll(
+          db,
+          sql:
+            "SELECT \(join.rightOrder), \(list) \(right.from) WHERE \(join.rightOrder) IN (\(rowids.map(String.init).joined(separator: ", ")))"
+        )
+        var byRowid: [Int: Value] = [:]
+        for row in records {
+          let rowid: Int = row[0]
+          byRowid[rowid] = .record(
+            Record(
+              schema: rightSchema,
+              values: right.columns.indices.map { i in
+                Self.read(row[i + 1] as DatabaseValue, in: right.columns[i]) ?? .null
+              }))
+        }
+        for row in found {
+          guard let rowid: Int = row[1], let record = byRowid[rowid] else { continue }
+          matches[Self.value(row[0] as DatabaseValue)] = record
+        }
+      }
+    }
+    let schema = self.schema
+    return zip(rows, keys).map { row, key in
+      guard case .record(let record) = row else { return row }
+      var values = Array(record.values.prefix(keyIndex))
+      values.append(key.isNull ? .null : matches[key] ?? .null)
+      return .record(Record(schema: schema, values: values))
+    }
   }
 
   static func value(_ value: DatabaseValue) -> Value {

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 // Stages run inside SQLite where SQL says exactly what dsh means: a `where` becomes a WHERE
@@ -23,6 +24,8 @@ extension SQLiteProvider: ReadOnlyStore {
 extension SQLiteQuery {
   /// The query with `stage` added, or `nil` when SQL cannot run it with the same meaning.
   public func adding(_ stage: PushdownStage) -> SQLiteQuery? {
+    // A stage after a join runs in memory: its match field is no column SQL knows.
+    if join != nil { return nil }
     // After a limit, another stage would change which rows the limit took.
     if limit != nil {
       guard case .limit = stage else { return nil }
@@ -247,17 +250,10 @@ extension SQLiteProvider {
     -> [[Value]]?
   {
     guard let database, case .table(let table) = query.source, query.section == nil, query.order.isEmpty,
-      query.limit == nil
+      query.limit == nil, query.join == nil
     else { return nil }
     // First-seen order needs rowids: a view or a WITHOUT ROWID table groups in memory.
-    let hasRowids = try? database.read { db -> Bool in
-      let kind = try String.fetchOne(
-        db, sql: "SELECT type FROM sqlite_master WHERE name = ? COLLATE NOCASE", arguments: [table])
-      guard kind == "table" else { return false }
-      _ = try db.makeStatement(sql: "SELECT rowid FROM \(SQLiteQuery.quoted(table)) LIMIT 0")
-      return true
-    }
-    guard hasRowids == true else { return nil }
+    guard Self.hasRowids(table, in: database) else { return nil }
     // The columns the keys and arguments read are checked first, every value (a real in an int
     // column widens it; a text column read as ints gets its CAST), and the SQL is written from
     // what the check found.
@@ -374,5 +370,95 @@ extension SQLiteProvider {
       }
       return values
     }
+  }
+}
+
+// MARK: join in SQL
+
+extension SQLiteProvider {
+  /// Whether `table` is a table with rowids (not a view, not `WITHOUT ROWID`): what first-seen
+  /// order and a join's first match are taken by.
+  static func hasRowids(_ table: String, in database: DatabaseQueue) -> Bool {
+    let found = try? database.read { db -> Bool in
+      let kind = try String.fetchOne(
+        db, sql: "SELECT type FROM sqlite_master WHERE name = ? COLLATE NOCASE", arguments: [table])
+      guard kind == "table" else { return false }
+      _ = try db.makeStatement(sql: "SELECT rowid FROM \(SQLiteQuery.quoted(table)) LIMIT 0")
+      return true
+    }
+    return found == true
+  }
+
+  /// `join` as SQLite runs it, when both sides are tables of this database: a provider of this
+  /// one's rows, each with the first row of `right` whose key equals its own (in `right`'s
+  /// stored order), or null; `nil` when SQL cannot give exactly what the join in memory gives.
+  ///
+  /// The rows stay lazy: a page of them is read with its keys, then the page's matches by two
+  /// queries (the least rowid of each key, then those rows), so a window into a 10M-row table
+  /// reads a page of each side. `inner` becomes a condition, `key IN (SELECT key FROM right)`,
+  /// which SQLite answers with one index over the right's keys. Keys compare as `==` does: the
+  /// same type on both sides (ints with doubles), text by its bytes, null matching nothing. A
+  /// key of `right` held by more than one row gives the note the join in memory gives.
+  ///
+  /// Not pushed down: the right side sorted, sectioned or limited, a query or a view (no stored
+  /// order to take the first match by), keys SQL cannot say or of different types, a left side
+  /// with a field already named `name`, or limited before an inner join.
+  public func joining(
+    _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
+    keepsUnmatched: Bool, notes: ExpressionNotes?
+  ) throws -> SQLiteProvider? {
+    guard let right = other as? SQLiteProvider, let database, let rightDatabase = right.database,
+      query.join == nil, !query.columns.isEmpty, !query.columns.contains(where: { $0.name == name }),
+      keepsUnmatched || query.limit == nil,
+      case .table(let rightTable) = right.query.source, right.query.join == nil, right.query.section == nil,
+      right.query.order.isEmpty, right.query.limit == nil,
+      Self.sameFile(path, right.path), Self.hasRowids(rightTable, in: rightDatabase)
+    else { return nil }
+    // The right's rows are read whole into the match: every value must fit its column.
+    try right.checkAllValues()
+    guard right.loadState != .error,
+      let left = SQLTranslator(columns: query.columnTypes).value(leftKey),
+      let other = SQLTranslator(columns: right.query.columnTypes).value(rightKey),
+      left.type == other.type || (left.type.isNumber && other.type.isNumber),
+      [.int, .double, .text, .bool, .date].contains(left.type)
+    else { return nil }
+    let textKeys = left.type == .text || left.type == .date
+    // The right key's columns are compared by SQL: checked above with every other column.
+    var join = SQLiteQuery.Join(
+      right: right.query, leftKey: SQLiteQuery.Condition(sql: left.sql, arguments: left.arguments).inlined,
+      rightKey: SQLiteQuery.Condition(sql: other.sql, arguments: other.arguments).inlined, textKeys: textKeys,
+      name: name, inner: !keepsUnmatched)
+    var joined = query
+    if join.inner {
+      // `+` keeps SQLite from answering the IN through an index on the left key (a seek per
+      // right key, then a sort): pages are read in rowid order, one after another.
+      joined.conditions.append(
+        SQLiteQuery.Condition(
+          sql:
+            "(+(\(join.leftKey)))\(join.collation) IN (SELECT \(join.rightKey) \(join.right.from)\(join.right.whereClause))",
+          arguments: join.right.arguments))
+    }
+    join.right.columns = right.query.columns
+    joined.join = join
+    // A key more than one right row holds: the first is taken, as in memory, with a note.
+    let repeated = try rightDatabase.read { db in
+      try Int.fetchOne(
+        db,
+        sql:
+          "SELECT COUNT(*) FROM (SELECT 1 \(join.right.from) WHERE (\(join.rightKey)) IS NOT NULL\(join.right.conditions.map { " AND (\($0.sql))" }.joined()) GROUP BY (\(join.rightKey))\(join.collation) HAVING COUNT(*) > 1)",
+        arguments: StatementArguments(join.right.arguments.map(Self.databaseValue))) ?? 0
+    }
+    if repeated > 0 { notes?.add(.joinRepeatedKeys(field: name, keys: repeated)) }
+    return with(joined)
+  }
+
+  /// Whether two paths name one file.
+  private static func sameFile(_ a: String, _ b: String) -> Bool {
+    guard let x = realpath(a, nil), let y = realpath(b, nil) else { return false }
+    defer {
+      free(x)
+      free(y)
+    }
+    return strcmp(x, y) == 0
   }
 }

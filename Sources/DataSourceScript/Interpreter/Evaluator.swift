@@ -415,7 +415,7 @@ extension Evaluator {
   /// `join`: the piped items with their matches in the other provider, each side's key checked
   /// against its own fields (and the two against each other, as `==` would be).
   private func joinedProvider(_ clause: JoinClause, of provider: ProviderValue, label: String) async throws
-    -> JoinedProvider
+    -> any DataProvider<Value>
   {
     let otherValue = try await evaluate(clause.other)
     guard case .provider(let other) = otherValue else {
@@ -436,6 +436,19 @@ extension Evaluator {
         .cannotCompare(
           left: leftChecker.describe(clause.leftKey, a), right: rightChecker.describe(rightKey, b), fix: nil),
         at: clause.leftKey.range.lowerBound..<clause.rightKey.range.upperBound)
+    }
+    // Two tables of one SQLite database join inside SQLite when SQL gives the same matches.
+    if let sqlite = provider.provider as? SQLiteProvider {
+      do {
+        if let joined = try sqlite.joining(
+          other.provider, leftKey: left.expression, rightKey: right.expression, name: clause.name.name,
+          keepsUnmatched: !clause.inner, notes: notes.collector)
+        {
+          return joined
+        }
+      } catch let error as DataSourceError {
+        throw Diagnostic(.dataSource(error), at: clause.other.range)
+      }
     }
     return JoinedProvider(
       left: provider.provider, right: other.provider, leftKey: left.expression, rightKey: right.expression,
