@@ -311,19 +311,32 @@ struct GroupingTests {
       try await grouped.load()
       let lookup = ArrayProvider(
         (0..<10).map { record(["k": .string(["a", "b", "1"][$0 % 3]), "i": .int($0)]) })
-      let joined = JoinedProvider(
-        left: base, right: lookup, leftKey: .field(["k"]), rightKey: .field(["k"]), name: "m",
-        keepsUnmatched: false,
-        label: "join", notes: nil)
-      try await joined.load()
-      let regrouped = GroupedProvider(
-        base: joined, keys: [GroupedProvider.Key(name: "i", expression: .field(["m", "i"]), type: .int)],
-        fields: [fields[0]], label: "g", notes: nil)
-      try await regrouped.load()
-      results.append([grouped.allItems[0], joined.allItems[0], regrouped.allItems[0]])
+      var answers = [grouped.allItems[0]]
+      // A field of the match (m.i) is read from the lookup's columns; unmatched items give null.
+      for keepsUnmatched in [false, true] {
+        let lookupColumns = try await loadedCSV(
+          "k,i\n" + (0..<10).map { "\(["a", "b", "1"][$0 % 3]),\($0)" }.joined(separator: "\n"))
+        let right = base === columns ? lookupColumns as any DataProvider<Value> : lookup
+        let joined = JoinedProvider(
+          left: base, right: right, leftKey: .field(["k"]), rightKey: .field(["k"]), name: "m",
+          keepsUnmatched: keepsUnmatched, label: "join", notes: nil)
+        try await joined.load()
+        let regrouped = GroupedProvider(
+          base: joined,
+          keys: [
+            GroupedProvider.Key(name: "i", expression: .field(["m", "i"]), type: .int),
+            GroupedProvider.Key(
+              name: "k2", expression: .binary(.field(["m", "k"]), .add, .literal(.string("!"))), type: .text),
+          ],
+          fields: [fields[0], fields[3]], label: "g", notes: nil)
+        try await regrouped.load()
+        answers += [joined.allItems[0], regrouped.allItems[0]]
+      }
+      results.append(answers)
     }
     #expect(results[0][0].count == 10)
     #expect(results[0][1].count > 1_000)
+    #expect(results[0][3].count > results[0][1].count)
     #expect(results[0] == results[1])
   }
 

@@ -13,6 +13,15 @@ public protocol ColumnReadable: AnyObject {
   /// A field the items do not have reads as null, as it does from a record. The reader is
   /// valid until the provider changes; callers ask again after a change.
   func fieldBatches(_ name: String) -> BatchReader?
+
+  /// Reads a field inside a field (`m.region`, where `m` holds records) a batch at a time, or
+  /// `nil` when the provider has no columns for it: then the outer field's records are read and
+  /// the path followed in each.
+  func pathBatches(_ path: [String]) -> BatchReader?
+}
+
+extension ColumnReadable {
+  public func pathBatches(_ path: [String]) -> BatchReader? { nil }
 }
 
 extension RowExpression {
@@ -23,13 +32,19 @@ extension RowExpression {
   /// Each item gets the value ``compiled(notes:)`` gives it.
   public func batches(over provider: any ColumnReadable, notes: ExpressionNotes?) -> BatchReader? {
     var readers: [String: BatchReader] = [:]
+    var pathReaders: [[String]: BatchReader] = [:]
     for path in fieldPaths {
       guard let name = path.first else { return nil }
+      if path.count > 1, let reader = provider.pathBatches(path) {
+        pathReaders[path] = reader
+        continue
+      }
       if readers[name] != nil { continue }
       guard let reader = provider.fieldBatches(name) else { return nil }
       readers[name] = reader
     }
     return batchCompiled(notes: notes) { path -> BatchReader in
+      if let reader = pathReaders[path] { return reader }
       // Every path was resolved above.
       let reader = readers[path[0]] ?? { .constant(.null, count: $0.count) }
       if path.count == 1 { return reader }
@@ -79,6 +94,11 @@ extension EditableProvider: ColumnReadable {
     guard !isEdited else { return nil }
     return (source as? any ColumnReadable)?.fieldBatches(name)
   }
+
+  public func pathBatches(_ path: [String]) -> BatchReader? {
+    guard !isEdited else { return nil }
+    return (source as? any ColumnReadable)?.pathBatches(path)
+  }
 }
 
 extension ComputedFieldsProvider: ColumnReadable {
@@ -92,12 +112,30 @@ extension ComputedFieldsProvider: ColumnReadable {
     case .missing: return { .constant(.null, count: $0.count) }
     }
   }
+
+  /// A kept field's path, from the base's columns.
+  public func pathBatches(_ path: [String]) -> BatchReader? {
+    guard let base = base as? any ColumnReadable, case .base(let field)? = source(of: path[0]) else {
+      return nil
+    }
+    return base.pathBatches([field] + path.dropFirst())
+  }
 }
 
 extension DerivedProvider: ColumnReadable where Item == Value {
   /// The root's columns, read at the positions this provider arranged.
   public func fieldBatches(_ name: String) -> BatchReader? {
     guard let root = rootProvider as? any ColumnReadable, let reader = root.fieldBatches(name) else {
+      return nil
+    }
+    let rootPositions = rootFlatPositions
+    return { positions in
+      positions.map { rootPositions[$0] }.withUnsafeBufferPointer(reader)
+    }
+  }
+
+  public func pathBatches(_ path: [String]) -> BatchReader? {
+    guard let root = rootProvider as? any ColumnReadable, let reader = root.pathBatches(path) else {
       return nil
     }
     let rootPositions = rootFlatPositions

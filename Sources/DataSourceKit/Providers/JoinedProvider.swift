@@ -265,4 +265,32 @@ extension JoinedProvider: ColumnReadable {
     guard let left = left as? any ColumnReadable, let reader = left.fieldBatches(field) else { return nil }
     return { positions in positions.map { Int(joined.leftPositions[$0]) }.withUnsafeBufferPointer(reader) }
   }
+
+  /// A field of the match (`m.region`) from the right's columns, at the matches' positions
+  /// (null where there is none); a path into a left field from the left's.
+  public func pathBatches(_ path: [String]) -> BatchReader? {
+    let joined = self.joined
+    guard path[0] == name else {
+      guard let left = left as? any ColumnReadable, let reader = left.pathBatches(path) else { return nil }
+      return { positions in positions.map { Int(joined.leftPositions[$0]) }.withUnsafeBufferPointer(reader) }
+    }
+    let rest = Array(path.dropFirst())
+    guard let right = right as? any ColumnReadable,
+      let reader = rest.count == 1 ? right.fieldBatches(rest[0]) : right.pathBatches(rest)
+    else { return nil }
+    return { positions in
+      let matches = positions.map { Int(joined.matches[$0]) }
+      // Every item matched (always, after `inner`): the right's batch as it comes.
+      if !matches.contains(where: { $0 < 0 }) { return matches.withUnsafeBufferPointer(reader) }
+      let matched = matches.filter { $0 >= 0 }
+      let values = matched.withUnsafeBufferPointer(reader)
+      var next = 0
+      return .values(
+        matches.map { match in
+          guard match >= 0 else { return .null }
+          defer { next += 1 }
+          return values[next]
+        })
+    }
+  }
 }
