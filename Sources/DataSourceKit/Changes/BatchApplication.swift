@@ -5,7 +5,7 @@ extension BatchUpdate {
   /// indexes in ascending order, and inserted or reloaded rows show the new data's element.
   ///
   /// - Precondition: the batch passes ``validate(before:after:)`` for these counts.
-  /// - Complexity: O(rows × log(rows)).
+  /// - Complexity: O(rows + changes × log(changes)): the arriving rows are sorted, then merged.
   public func apply<Element>(to old: [[Element]], new: [[Element]]) -> [[Element]] {
     let deletedSectionSet = Set(deletedSections)
     let movedFrom = Dictionary(uniqueKeysWithValues: movedSections.map { ($0.from, $0.to) })
@@ -41,11 +41,22 @@ extension BatchUpdate {
       arriving[move.to.section, default: []].append(
         (move.to.item, .kept(old[move.from.section][move.from.item])))
     }
+    // Merged in one pass per section: inserting each at its index in turn costs a shift of
+    // the rows after it, quadratic when a section takes many.
     for (section, rows) in arriving {
+      let staying = result[section] ?? []
+      var merged: [BatchSlot<Element>] = []
+      merged.reserveCapacity(staying.count + rows.count)
+      var next = 0
       for row in rows.sorted(by: { $0.item < $1.item }) {
-        let index = min(row.item, result[section]?.count ?? 0)
-        result[section]?.insert(row.slot, at: index)
+        while merged.count < row.item, next < staying.count {
+          merged.append(staying[next])
+          next += 1
+        }
+        merged.append(row.slot)
       }
+      merged += staying[next...]
+      result[section] = merged
     }
 
     return result.enumerated().map { s, slots in

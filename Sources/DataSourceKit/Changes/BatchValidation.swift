@@ -48,27 +48,36 @@ extension BatchUpdate {
     try Self.checkUnique(insertedSections, operation: "insert", noun: "section")
     try Self.checkUnique(movedSections.map(\.from), operation: "move", noun: "section")
     try Self.checkUnique(movedSections.map(\.to), operation: "move", noun: "destination section")
-    for s in deletedSections + movedSections.map(\.from) where s < 0 || s >= before.count {
-      throw .sectionOutOfRange(
-        operation: deletedSections.contains(s) ? "delete" : "move", section: s, count: before.count)
+    // Each list is checked under its own name; membership through sets, so the checks stay
+    // linear in the number of changes.
+    for (operation, sections) in [("delete", deletedSections), ("move", movedSections.map(\.from))] {
+      if let s = sections.first(where: { $0 < 0 || $0 >= before.count }) {
+        throw .sectionOutOfRange(operation: operation, section: s, count: before.count)
+      }
     }
-    for s in insertedSections + movedSections.map(\.to) where s < 0 || s >= after.count {
-      throw .sectionOutOfRange(
-        operation: insertedSections.contains(s) ? "insert" : "move to", section: s, count: after.count)
+    for (operation, sections) in [("insert", insertedSections), ("move to", movedSections.map(\.to))] {
+      if let s = sections.first(where: { $0 < 0 || $0 >= after.count }) {
+        throw .sectionOutOfRange(operation: operation, section: s, count: after.count)
+      }
     }
-    if let s = Set(deletedSections).intersection(movedSections.map(\.from)).min() {
+    let deletedSectionSet = Set(deletedSections)
+    let insertedSectionSet = Set(insertedSections)
+    if let s = deletedSectionSet.intersection(movedSections.map(\.from)).min() {
       throw .deleteAndMove(what: "section \(s)")
     }
     // Headers and footers reload in the new index space, in sections that are not new.
     try Self.checkUnique(reloadedHeaders, operation: "reload the header of", noun: "section")
     try Self.checkUnique(reloadedFooters, operation: "reload the footer of", noun: "section")
-    for s in reloadedHeaders + reloadedFooters {
-      let operation = reloadedHeaders.contains(s) ? "reload the header of" : "reload the footer of"
-      if s < 0 || s >= after.count {
-        throw .sectionOutOfRange(operation: operation, section: s, count: after.count)
-      }
-      if insertedSections.contains(s) {
-        throw .supplementaryOfInsertedSection(operation: operation, section: s)
+    for (operation, sections) in [
+      ("reload the header of", reloadedHeaders), ("reload the footer of", reloadedFooters),
+    ] {
+      for s in sections {
+        if s < 0 || s >= after.count {
+          throw .sectionOutOfRange(operation: operation, section: s, count: after.count)
+        }
+        if insertedSectionSet.contains(s) {
+          throw .supplementaryOfInsertedSection(operation: operation, section: s)
+        }
       }
     }
     if before.count + insertedSections.count - deletedSections.count != after.count {
@@ -88,28 +97,32 @@ extension BatchUpdate {
     try Self.checkUnique(reloadedRows, operation: "reload", noun: "row")
     try Self.checkUnique(movedRows.map(\.from), operation: "move", noun: "row")
     try Self.checkUnique(movedRows.map(\.to), operation: "move", noun: "destination row")
-    for path in deletedRows + reloadedRows + movedRows.map(\.from) {
-      let operation = deletedRows.contains(path) ? "delete" : reloadedRows.contains(path) ? "reload" : "move"
-      guard path.section >= 0, path.section < before.count else {
-        throw .sectionOutOfRange(operation: operation, section: path.section, count: before.count)
-      }
-      guard path.item >= 0, path.item < before[path.section] else {
-        throw .rowOutOfRange(operation: operation, path: path, count: before[path.section])
-      }
-      if deletedSections.contains(path.section) {
-        throw .rowChangeInChangedSection(operation: "delete", path: path)
+    for (operation, paths) in [
+      ("delete", deletedRows), ("reload", reloadedRows), ("move", movedRows.map(\.from)),
+    ] {
+      for path in paths {
+        guard path.section >= 0, path.section < before.count else {
+          throw .sectionOutOfRange(operation: operation, section: path.section, count: before.count)
+        }
+        guard path.item >= 0, path.item < before[path.section] else {
+          throw .rowOutOfRange(operation: operation, path: path, count: before[path.section])
+        }
+        if deletedSectionSet.contains(path.section) {
+          throw .rowChangeInChangedSection(operation: "delete", path: path)
+        }
       }
     }
-    for path in insertedRows + movedRows.map(\.to) {
-      let operation = insertedRows.contains(path) ? "insert" : "move to"
-      guard path.section >= 0, path.section < after.count else {
-        throw .sectionOutOfRange(operation: operation, section: path.section, count: after.count)
-      }
-      guard path.item >= 0, path.item < after[path.section] else {
-        throw .rowOutOfRange(operation: operation, path: path, count: after[path.section])
-      }
-      if insertedSections.contains(path.section) {
-        throw .rowChangeInChangedSection(operation: "insert", path: path)
+    for (operation, paths) in [("insert", insertedRows), ("move to", movedRows.map(\.to))] {
+      for path in paths {
+        guard path.section >= 0, path.section < after.count else {
+          throw .sectionOutOfRange(operation: operation, section: path.section, count: after.count)
+        }
+        guard path.item >= 0, path.item < after[path.section] else {
+          throw .rowOutOfRange(operation: operation, path: path, count: after[path.section])
+        }
+        if insertedSectionSet.contains(path.section) {
+          throw .rowChangeInChangedSection(operation: "insert", path: path)
+        }
       }
     }
     let moved = Set(movedRows.map(\.from))
