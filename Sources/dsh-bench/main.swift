@@ -1,6 +1,7 @@
 // Measures dsh against the tools its targets name, side by side in one run:
 //   swift run -c release dsh-bench            (or Scripts/bench.sh, which also builds dsh)
 //   Scripts/bench.sh scale                    (only the hostile-scale measures, Scale.swift)
+//   Scripts/bench.sh batches                  (only validate + apply, Batches.swift)
 // Inputs are generated at run time under bench-data/ (git ignores it).
 import DataSourceKit
 import Foundation
@@ -192,7 +193,7 @@ extension Measurement {
 // MARK: Main
 
 let dsh =
-  CommandLine.arguments.dropFirst().first { !["scale", "types", "answers"].contains($0) }
+  CommandLine.arguments.dropFirst().first { !["scale", "types", "answers", "batches"].contains($0) }
   ?? {
     let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
       .appendingPathComponent("dsh").path
@@ -206,9 +207,11 @@ try? FileManager.default.createDirectory(atPath: dataFolder, withIntermediateDir
 let onlyScale = CommandLine.arguments.contains("scale")
 let onlyTypes = CommandLine.arguments.contains("types")
 let onlyAnswers = CommandLine.arguments.contains("answers")
+let onlyBatches = CommandLine.arguments.contains("batches")
 if onlyTypes { measureTypes() }
 if onlyAnswers { measureAnswers() }
-if !onlyScale && !onlyTypes && !onlyAnswers {
+if onlyBatches { measureBatches() }
+if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches {
   if fileSize(csvPath) == 0 {
     print("generating \(csvPath) (\(rowCount) rows) …")
     generateCSV(path: csvPath, rows: rowCount)
@@ -419,47 +422,7 @@ if !onlyScale && !onlyTypes && !onlyAnswers {
         figure: valid ? "valid batch" : "INVALID", target: "one valid batch", met: valid))
   }
 
-  do {
-    // Issue 14: checking and replaying a batch cost at most the diff that made it (they were
-    // quadratic: an insert at a time, a list searched per row). 400,000 rows in 400 sections,
-    // 10% deleted, 10% inserted, 2,000 rows moved across sections.
-    var random = SeededNumbers(seed: 14)
-    let old = (0..<400).map { s in DiffSection(id: s, elements: Array(s * 1_000..<s * 1_000 + 1_000)) }
-    var new = old.map { section in
-      DiffSection(id: section.id, elements: section.elements.filter { _ in random.next(10) != 0 })
-    }
-    var fresh = 1_000_000
-    for s in new.indices {
-      for _ in 0..<100 {
-        new[s].elements.insert(fresh, at: random.next(new[s].elements.count + 1))
-        fresh += 1
-      }
-    }
-    for _ in 0..<2_000 {
-      let from = random.next(new.count)
-      let element = new[from].elements.remove(at: random.next(new[from].elements.count))
-      let to = random.next(new.count)
-      new[to].elements.insert(element, at: random.next(new[to].elements.count + 1))
-    }
-    var changeset: Changeset<Int>?
-    let diffing = time {
-      changeset = SectionedDiff.changeset(from: old, to: new, id: { $0 }, contentEqual: ==)
-    }
-    let (before, after) = (old.map(\.elements.count), new.map(\.elements.count))
-    let (oldRows, newRows) = (old.map(\.elements), new.map(\.elements))
-    var valid = false
-    var replayed = false
-    let checking = time { valid = (try? changeset?.update.validate(before: before, after: after)) != nil }
-    let applying = time { replayed = changeset?.update.apply(to: oldRows, new: newRows) == newRows }
-    rows.append(
-      Row(
-        what: "validate + apply a batch of 400k rows (400 sections)",
-        dsh: seconds(checking) + " + " + seconds(applying),
-        other: "the diff that made it: " + seconds(diffing),
-        figure: valid && replayed
-          ? String(format: "%.2f× / %.2f×", checking / diffing, applying / diffing) : "INVALID",
-        target: "each ≤ 1.0×", met: valid && replayed && checking <= diffing && applying <= diffing))
-  }
+  measureBatches()
 
   // 6. Issue 5: a 10,000,000-row SQLite file (an integer key, a category of 100 values with an
   //    index, three other columns). A 20-row window in the middle against sqlite3 printing the same
@@ -560,7 +523,7 @@ if !onlyScale && !onlyTypes && !onlyAnswers {
   measureAnswers()
 }  // !onlyScale
 
-if !onlyTypes && !onlyAnswers { measureScale() }
+if !onlyTypes && !onlyAnswers && !onlyBatches { measureScale() }
 
 // MARK: Print
 

@@ -60,6 +60,17 @@ struct BatchUpdateTests {
         BatchUpdate(deletedSections: [0], movedSections: [(from: 0, to: 0)]), [1], [1],
         "section 0 is both deleted and moved"
       ),
+      // Two rows arriving at one place: which comes first is not defined, so UIKit refuses it.
+      (
+        BatchUpdate(
+          insertedRows: [ItemPath(item: 1, section: 0)],
+          movedRows: [(ItemPath(item: 0, section: 1), ItemPath(item: 1, section: 0))]),
+        [2, 1], [4, 0], "row 1 of section 0 is both inserted and moved to"
+      ),
+      (
+        BatchUpdate(insertedSections: [1], movedSections: [(from: 0, to: 1)]), [1, 1], [1, 1, 1],
+        "section 1 is both inserted and moved to"
+      ),
     ])
   func invalid(update: BatchUpdate, before: [Int], after: [Int], message: String) {
     do {

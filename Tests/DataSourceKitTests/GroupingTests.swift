@@ -136,6 +136,10 @@ struct GroupingTests {
     // Many keys: the table grows and keeps every one apart.
     for i in 0..<5_000 { #expect(table.entry([.int(i * 7)]).0 == 8 + i) }
     #expect(table.entry([.double(14)]).0 == 10)
+    // No keys at all: one entry for everything, by either path.
+    var none = KeyTable()
+    #expect(none.entries([], count: 3) == [0, 0, 0])
+    #expect(none.entry([]) == (0, false))
   }
 
   @Test("group by against a dictionary of the items: keys first-seen, nulls one group, 1 and 1.0 one group")

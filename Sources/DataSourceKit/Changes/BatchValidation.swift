@@ -9,6 +9,8 @@ public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
   case rowOutOfRange(operation: String, path: ItemPath, count: Int)
   case duplicate(operation: String, what: String)
   case deleteAndMove(what: String)
+  /// A row (or section) inserted where another is moved to.
+  case insertAndMove(what: String)
   case reloadOfMovedRow(ItemPath)
   case rowChangeInChangedSection(operation: String, path: ItemPath)
   case supplementaryOfInsertedSection(operation: String, section: Int)
@@ -25,6 +27,7 @@ public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
       "cannot \(operation) row \(path.item) of section \(path.section): it has \(count) row\(count == 1 ? "" : "s")"
     case .duplicate(let operation, let what): "\(what) is given twice to \(operation)"
     case .deleteAndMove(let what): "\(what) is both deleted and moved"
+    case .insertAndMove(let what): "\(what) is both inserted and moved to"
     case .reloadOfMovedRow(let path):
       "row \(path.item) of section \(path.section) is both moved and reloaded; delete and insert it instead"
     case .supplementaryOfInsertedSection(let operation, let section):
@@ -40,7 +43,8 @@ extension BatchUpdate {
   /// section before and after the model changed.
   ///
   /// - Throws: the first rule the batch breaks: counts per section, indexes out of range, an
-  ///   index given twice, a deleted row also moved, a moved row also reloaded.
+  ///   index given twice, a deleted row also moved, a moved row also reloaded, a row inserted
+  ///   where another is moved to.
   /// - Complexity: O(sections + changes).
   public func validate(before: [Int], after: [Int]) throws(BatchUpdateError) {
     // Sections: indexes in range, none twice, none both deleted and moved.
@@ -64,6 +68,9 @@ extension BatchUpdate {
     let insertedSectionSet = Set(insertedSections)
     if let s = deletedSectionSet.intersection(movedSections.map(\.from)).min() {
       throw .deleteAndMove(what: "section \(s)")
+    }
+    if let s = insertedSectionSet.intersection(movedSections.map(\.to)).min() {
+      throw .insertAndMove(what: "section \(s)")
     }
     // Headers and footers reload in the new index space, in sections that are not new.
     try Self.checkUnique(reloadedHeaders, operation: "reload the header of", noun: "section")
@@ -130,6 +137,10 @@ extension BatchUpdate {
       throw .deleteAndMove(what: "row \(both.item) of section \(both.section)")
     }
     if let both = reloadedRows.first(where: moved.contains) { throw .reloadOfMovedRow(both) }
+    let movedTo = Set(movedRows.map(\.to))
+    if let both = insertedRows.first(where: movedTo.contains) {
+      throw .insertAndMove(what: "row \(both.item) of section \(both.section)")
+    }
 
     // Counts: rows after = before + inserted − deleted + moved in − moved out, per section.
     var inserted = [Int](repeating: 0, count: after.count)

@@ -53,6 +53,11 @@ struct KeyTable {
   /// seen before added: the keys' kinds are looked at once, not per item.
   mutating func entries(_ keys: [ValueBatch], count: Int) -> [Int] {
     var entries = [Int](repeating: 0, count: count)
+    // No keys: every item in one group.
+    if keys.isEmpty {
+      if count > 0 { _ = entry([]) }
+      return entries
+    }
     if keys.count == 1, case .texts(let texts) = keys[0] {
       for i in 0..<count {
         guard let field = texts.plainBytes(i) else {
@@ -100,7 +105,12 @@ struct KeyTable {
 
   /// The entry of `keys` (values already made), added when new.
   mutating func entry(_ keys: [Value]) -> (Int, isNew: Bool) {
-    let hash = keys.dropFirst().reduce(KeyHash.of(keys[0])) { KeyHash.combine($0, KeyHash.of($1)) }
+    // As `entries` hashes a batch's items: the first key's hash, combined with each next one's.
+    let hash =
+      keys.first.map { first in
+        keys.dropFirst().reduce(KeyHash.of(first)) { KeyHash.combine($0, KeyHash.of($1)) }
+      }
+      ?? KeyHash.empty
     return entry(hash: hash, matches: { $0 == keys }, keys: { keys })
   }
 
@@ -117,11 +127,18 @@ struct KeyTable {
 
 /// A hash of values that agrees with their `==`: equal values hash alike.
 enum KeyHash {
-  /// Mixes the bits (MurmurHash3's finalizer), so the low bits a table uses depend on all of
-  /// them.
+  /// Chosen at random for each run, so a file made to put many keys in one slot of the table
+  /// (a quadratic grouping) cannot be made in advance. Group order does not depend on it.
+  static let seed = UInt64.random(in: 0...UInt64.max)
+
+  /// The hash of no keys.
+  static let empty: UInt64 = 0
+
+  /// Mixes the bits (MurmurHash3's finalizer, over the seeded value), so the low bits a table
+  /// uses depend on all of them.
   @inline(__always)
   static func mix(_ x: UInt64) -> UInt64 {
-    var x = x
+    var x = x ^ seed
     x ^= x >> 33
     x &*= 0xff51_afd7_ed55_8ccd
     x ^= x >> 33

@@ -451,15 +451,21 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       throw DataSourceError.cancelled
     } catch {
       let failure = (error as? DatabaseError).map { Self.failure($0, path: displayPath) } ?? error
-      try? states.transition(to: .error)
-      sections = []
-      self.database = nil
-      pages = [:]
-      pageOrder = []
-      lastError = failure as? DataSourceError
-      DeferredNotifications.post(observers)
+      failWhileRead(failure)
       throw failure
     }
+  }
+
+  /// A read found what the provider cannot give (a value its column does not hold): it keeps no
+  /// rows and fails, and tells its observers once the statement reading it is done.
+  private func failWhileRead(_ failure: any Error) {
+    try? states.transition(to: .error)
+    sections = []
+    database = nil
+    pages = [:]
+    pageOrder = []
+    lastError = failure as? DataSourceError
+    DeferredNotifications.post(observers)
   }
 
   /// Opens a database for inspection: read-only and immutable.
@@ -655,7 +661,14 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     }
     rowsRead += rows.count
     if rows.count == count, let lastRowid { lastRowids[page] = lastRowid }
-    if let join = query.join { return (try? matched(rows, join, in: database)) ?? [] }
+    if let join = query.join {
+      do {
+        return try matched(rows, join, in: database)
+      } catch {
+        failWhileRead((error as? DatabaseError).map { Self.failure($0, path: displayPath) } ?? error)
+        return []
+      }
+    }
     return rows
   }
 
@@ -696,12 +709,19 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
         var byRowid: [Int: Value] = [:]
         for row in records {
           let rowid: Int = row[0]
-          byRowid[rowid] = .record(
-            Record(
-              schema: rightSchema,
-              values: right.columns.indices.map { i in
-                Self.read(row[i + 1] as DatabaseValue, in: right.columns[i]) ?? .null
-              }))
+          var values: [Value] = []
+          for (i, column) in right.columns.enumerated() {
+            // The other table was checked when the join was made: a value that does not fit
+            // now means the file changed since.
+            guard let value = Self.read(row[i + 1] as DatabaseValue, in: column) else {
+              throw DataSourceError.sourceFailed(
+                message:
+                  "\(displayPath): column \(column.name) of the joined table no longer holds \(column.type?.rawValue ?? "its") values (the file changed since the join was made); join again"
+              )
+            }
+            values.append(value)
+          }
+          byRowid[rowid] = .record(Record(schema: rightSchema, values: values))
         }
         for row in found {
           guard let rowid: Int = row[1], let record = byRowid[rowid] else { continue }

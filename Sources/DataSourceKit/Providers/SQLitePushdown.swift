@@ -406,16 +406,22 @@ extension SQLiteProvider {
   public func joining(
     _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
     keepsUnmatched: Bool, notes: ExpressionNotes?
-  ) throws -> SQLiteProvider? {
-    guard let right = other as? SQLiteProvider, let database, let rightDatabase = right.database,
+  ) async throws -> SQLiteProvider? {
+    guard let right = other as? SQLiteProvider, database != nil, let rightDatabase = right.database,
       query.join == nil, !query.columns.isEmpty, !query.columns.contains(where: { $0.name == name }),
       keepsUnmatched || query.limit == nil,
       case .table(let rightTable) = right.query.source, right.query.join == nil, right.query.section == nil,
       right.query.order.isEmpty, right.query.limit == nil,
       Self.sameFile(path, right.path), Self.hasRowids(rightTable, in: rightDatabase)
     else { return nil }
-    // The right's rows are read whole into the match: every value must fit its column.
-    try right.checkAllValues()
+    // The right's rows are read whole into the match: every value must fit its column. (A
+    // pass over the other table when it is too large to have been checked when opened; ^C
+    // interrupts it.)
+    try await withTaskCancellationHandler {
+      try right.checkAllValues()
+    } onCancel: {
+      rightDatabase.interrupt()
+    }
     guard right.loadState != .error,
       let left = SQLTranslator(columns: query.columnTypes).value(leftKey),
       let other = SQLTranslator(columns: right.query.columnTypes).value(rightKey),
@@ -424,7 +430,7 @@ extension SQLiteProvider {
     else { return nil }
     let textKeys = left.type == .text || left.type == .date
     // The right key's columns are compared by SQL: checked above with every other column.
-    var join = SQLiteQuery.Join(
+    let join = SQLiteQuery.Join(
       right: right.query, leftKey: SQLiteQuery.Condition(sql: left.sql, arguments: left.arguments).inlined,
       rightKey: SQLiteQuery.Condition(sql: other.sql, arguments: other.arguments).inlined, textKeys: textKeys,
       name: name, inner: !keepsUnmatched)
@@ -438,15 +444,22 @@ extension SQLiteProvider {
             "(+(\(join.leftKey)))\(join.collation) IN (SELECT \(join.rightKey) \(join.right.from)\(join.right.whereClause))",
           arguments: join.right.arguments))
     }
-    join.right.columns = right.query.columns
     joined.join = join
     // A key more than one right row holds: the first is taken, as in memory, with a note.
-    let repeated = try rightDatabase.read { db in
-      try Int.fetchOne(
-        db,
-        sql:
-          "SELECT COUNT(*) FROM (SELECT 1 \(join.right.from) WHERE (\(join.rightKey)) IS NOT NULL\(join.right.conditions.map { " AND (\($0.sql))" }.joined()) GROUP BY (\(join.rightKey))\(join.collation) HAVING COUNT(*) > 1)",
-        arguments: StatementArguments(join.right.arguments.map(Self.databaseValue))) ?? 0
+    let repeatedSQL =
+      "SELECT COUNT(*) FROM (SELECT 1 \(join.right.from) WHERE (\(join.rightKey)) IS NOT NULL\(join.right.conditions.map { " AND (\($0.sql))" }.joined()) GROUP BY (\(join.rightKey))\(join.collation) HAVING COUNT(*) > 1)"
+    let arguments = StatementArguments(join.right.arguments.map(Self.databaseValue))
+    let repeated: Int
+    do {
+      repeated = try await withTaskCancellationHandler {
+        try rightDatabase.read { db in try Int.fetchOne(db, sql: repeatedSQL, arguments: arguments) ?? 0 }
+      } onCancel: {
+        rightDatabase.interrupt()
+      }
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+      throw DataSourceError.cancelled
+    } catch let error as DatabaseError {
+      throw Self.failure(error, path: right.displayPath)
     }
     if repeated > 0 { notes?.add(.joinRepeatedKeys(field: name, keys: repeated)) }
     return with(joined)

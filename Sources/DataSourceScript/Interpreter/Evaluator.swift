@@ -440,7 +440,7 @@ extension Evaluator {
     // Two tables of one SQLite database join inside SQLite when SQL gives the same matches.
     if let sqlite = provider.provider as? SQLiteProvider {
       do {
-        if let joined = try sqlite.joining(
+        if let joined = try await sqlite.joining(
           other.provider, leftKey: left.expression, rightKey: right.expression, name: clause.name.name,
           keepsUnmatched: !clause.inner, notes: notes.collector)
         {
