@@ -127,8 +127,10 @@ struct KeyTable {
 
 /// A hash of values that agrees with their `==`: equal values hash alike.
 enum KeyHash {
-  /// Chosen at random for each run, so a file made to put many keys in one slot of the table
-  /// (a quadratic grouping) cannot be made in advance. Group order does not depend on it.
+  /// Chosen at random for each run.
+  ///
+  /// A file made to put many keys in one slot of the table (a quadratic grouping) cannot then
+  /// be made in advance. Group order does not depend on it.
   static let seed = UInt64.random(in: 0...UInt64.max)
 
   /// The hash of no keys.
