@@ -117,6 +117,105 @@ struct CSVReaderTests {
     }
   }
 
+  /// Fields as a plain reading of RFC 4180 gives them: `nil` for an empty unquoted field.
+  static func referenceRows(_ text: String, delimiter: Character) -> [[String?]] {
+    var rows: [[String?]] = []
+    var row: [String?] = []
+    var field = ""
+    var quoted = false
+    var wasQuoted = false
+    var characters = Array(text.unicodeScalars)
+    characters.append("\n")
+    var i = 0
+    func endField() {
+      row.append(field.isEmpty && !wasQuoted ? nil : field)
+      field = ""
+      wasQuoted = false
+    }
+    while i < characters.count {
+      let c = characters[i]
+      if quoted {
+        if c == "\"" {
+          if i + 1 < characters.count, characters[i + 1] == "\"" {
+            field.unicodeScalars.append("\"")
+            i += 1
+          } else {
+            quoted = false
+          }
+        } else {
+          field.unicodeScalars.append(c)
+        }
+      } else if c == "\"" {
+        quoted = true
+        wasQuoted = true
+      } else if Character(c) == delimiter {
+        endField()
+      } else if c == "\n" || c == "\r" {
+        if c == "\r", i + 1 < characters.count, characters[i + 1] == "\n" { i += 1 }
+        // A blank line is no row.
+        if !(row.isEmpty && field.isEmpty && !wasQuoted) {
+          endField()
+          rows.append(row)
+        }
+        row = []
+      } else {
+        field.unicodeScalars.append(c)
+      }
+      i += 1
+    }
+    return rows
+  }
+
+  @Test(
+    "random files read as a plain RFC 4180 reading gives: any delimiter, line end and text, small and large",
+    arguments: [(UInt64(1), 800), (UInt64(2), 800), (UInt64(3), 240_000)])
+  func randomFilesAgainstAReference(seed: UInt64, rows: Int) async throws {
+    var random = SplitMix64(state: seed)
+    let delimiter = [",", ";", "\t", "|"][Int(seed) % 4]
+    // Bytes around the ones the scanner looks for: continuation bytes 0x8A and 0x8D (in Ê and
+    // Í), and texts of every length around a word of eight bytes.
+    let pieces = ["a", "bb", "Ê", "Í€", "0123456", "x y", "ü", "tab\tin", "semi;colon", "pipe|d", "0x0A"]
+    let ends = ["\n", "\r\n", "\r"]
+    let width = 4
+    var text = (1...width).map { "c\($0)" }.joined(separator: delimiter) + "\n"
+    for _ in 0..<rows {
+      var fields: [String] = []
+      for _ in 0..<width {
+        // A letter first keeps every column text.
+        var value =
+          "v"
+          + (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+          .joined()
+        switch Int.random(in: 0..<8, using: &random) {
+        case 0: value = ""
+        case 1: value = "\"\""
+        case 2: value = "\"" + value + "\"\"q\n" + delimiter + "\""
+        default: break
+        }
+        if value.contains(delimiter), !value.hasPrefix("\"") { value = "\"" + value + "\"" }
+        fields.append(value)
+      }
+      text += fields.joined(separator: delimiter) + ends.randomElement(using: &random)!
+    }
+    // The large file is read on two cores and scanned in two halves.
+    if rows > 100_000 { #expect(text.utf8.count > FileBytes.parallelReadMinimum) }
+    let provider = CSVProvider(
+      path: try temporaryFile(text), delimiter: delimiter.utf8.first ?? 44)
+    try await provider.load()
+    let expected = Self.referenceRows(text, delimiter: Character(delimiter)).dropFirst()
+    #expect(provider.numberOfItems(inSection: 0) == expected.count)
+    var differences = 0
+    for (index, row) in expected.enumerated() {
+      let item = provider.item(at: ItemPath(item: index, section: 0))
+      let found = (1...width).map { column -> String? in
+        if case .string(let s) = item.value(atPath: ["c\(column)"]) ?? .null { return s }
+        return nil
+      }
+      if found != row { differences += 1 }
+    }
+    #expect(differences == 0)
+  }
+
   @Test("a large file's errors name the line they are on, in either half")
   func largeFileErrorsNameTheirLines() async throws {
     let rows = 100_000
@@ -130,6 +229,18 @@ struct CSVReaderTests {
       ) {
         try await provider.load()
       }
+    }
+  }
+
+  @Test("line ends are counted eight bytes at a time as one at a time counts them, for any bytes")
+  func lineEndCounts() {
+    var random = SplitMix64(state: 7)
+    for length in [0, 1, 7, 8, 9, 15, 16, 17, 1_000] {
+      let bytes = (0..<length).map { _ in
+        [UInt8(10), 13, 0x8A, 0x8D, 0, 0xFF, 0x0B, 0x7F].randomElement(using: &random)!
+      }
+      let expected = bytes.filter { $0 == 10 || $0 == 13 }.count
+      #expect(bytes.withUnsafeBufferPointer { CSVReader.countLineEnds(in: $0) } == expected, "\(length)")
     }
   }
 

@@ -125,10 +125,61 @@ enum CSVReader {
     return i
   }
 
+  /// 0x80 in each byte of `x` that is zero, 0 elsewhere: exact, no borrow between bytes.
+  @inline(__always)
+  private static func zeroBytes(_ x: UInt64) -> UInt64 {
+    let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+    return ~(((x & low) &+ low) | x | low)
+  }
+
+  /// The position of the first delimiter, LF or CR at or after `start` (the end when none):
+  /// where an unquoted field ends. Eight bytes at a time, as ``countLineEnds(in:)`` counts.
+  @inline(__always)
+  private static func fieldEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, delimiter: UInt8) -> Int
+  {
+    var i = start
+    let end = bytes.count
+    if let base = bytes.baseAddress {
+      let raw = UnsafeRawPointer(base)
+      let delimiters = UInt64(delimiter) &* 0x0101_0101_0101_0101
+      while i + 8 <= end {
+        let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+        let found =
+          zeroBytes(word ^ delimiters) | zeroBytes(word ^ 0x0A0A_0A0A_0A0A_0A0A)
+          | zeroBytes(word ^ 0x0D0D_0D0D_0D0D_0D0D)
+        // Read little-endian: the first byte in memory is the word's lowest.
+        if found != 0 { return i + found.trailingZeroBitCount / 8 }
+        i += 8
+      }
+    }
+    while i < end {
+      let b = bytes[i]
+      if b == delimiter || b == newline || b == carriageReturn { break }
+      i += 1
+    }
+    return i
+  }
+
   /// How many LF and CR bytes there are (a CRLF counts twice: an upper bound on line ends).
-  private static func countLineEnds(in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+  ///
+  /// Eight bytes at a time: a byte equal to LF (or CR) is a zero byte of the word XORed with
+  /// eight LFs, found exactly (no borrow between bytes) by the high-bit test below, and the
+  /// found bytes are counted with one popcount. A byte at a time took a tenth of a load.
+  static func countLineEnds(in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    guard let base = bytes.baseAddress else { return 0 }
+    let raw = UnsafeRawPointer(base)
     var count = 0
-    for b in bytes where b == newline || b == carriageReturn { count += 1 }
+    var offset = 0
+    while offset + 8 <= bytes.count {
+      let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+      let found = zeroBytes(word ^ 0x0A0A_0A0A_0A0A_0A0A) | zeroBytes(word ^ 0x0D0D_0D0D_0D0D_0D0D)
+      count += found.nonzeroBitCount
+      offset += 8
+    }
+    while offset < bytes.count {
+      if bytes[offset] == newline || bytes[offset] == carriageReturn { count += 1 }
+      offset += 1
+    }
     return count
   }
 
@@ -225,11 +276,7 @@ enum CSVReader {
         }
       } else {
         let fieldStart = i
-        while i < end {
-          let b = bytes[i]
-          if b == delimiter || b == newline || b == carriageReturn { break }
-          i += 1
-        }
+        i = fieldEnd(bytes, from: i, delimiter: delimiter)
         field(fieldStart, i - fieldStart, false)
       }
       if i >= end { return end }
