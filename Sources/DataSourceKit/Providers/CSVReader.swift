@@ -133,7 +133,9 @@ enum CSVReader {
   }
 
   /// The position of the first delimiter, LF or CR at or after `start` (the end when none):
-  /// where an unquoted field ends. Eight bytes at a time, as ``countLineEnds(in:)`` counts.
+  /// where an unquoted field ends.
+  ///
+  /// Eight bytes at a time, as ``countLineEnds(in:)`` counts.
   @inline(__always)
   private static func fieldEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, delimiter: UInt8) -> Int
   {
