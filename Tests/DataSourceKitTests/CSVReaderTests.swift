@@ -232,6 +232,21 @@ struct CSVReaderTests {
     }
   }
 
+  @Test(
+    "a column declared text reads as a text column does: \"\" empty text, blanks as written, markers null")
+  func declaredTextIsText() async throws {
+    let path = try temporaryFile("id,s\n1,\"\"\n2,  \n3,\"a\"\"b\"\n4,NA\n5,x\n6,\n7, y \n")
+    var columns: [[Value]] = []
+    for types in [[:], ["s": DeclaredType(.text)]] as [[String: DeclaredType]] {
+      let provider = CSVProvider(path: path, options: ReadOptions(nullMarkers: ["NA"], types: types))
+      try await provider.load()
+      columns.append(provider.allItems[0].map { $0.value(atPath: ["s"]) ?? .null })
+    }
+    #expect(
+      columns[0] == [.string(""), .string("  "), .string("a\"b"), .null, .string("x"), .null, .string(" y ")])
+    #expect(columns[1] == columns[0])
+  }
+
   @Test("line ends are counted eight bytes at a time as one at a time counts them, for any bytes")
   func lineEndCounts() {
     var random = SplitMix64(state: 7)

@@ -101,7 +101,14 @@ extension CSVReader {
 
     private func isMarker(_ field: UnsafeBufferPointer<UInt8>) -> Bool {
       guard markerLengths & (1 << UInt64(min(field.count, 63))) != 0 else { return false }
-      return markers.contains { $0.elementsEqual(field) }
+      // A marker the field's length (a two-digit number beside "NA"): compared with memcmp.
+      return markers.contains { marker in
+        marker.count == field.count
+          && marker.withUnsafeBufferPointer { bytes in
+            guard let a = bytes.baseAddress, let b = field.baseAddress else { return true }
+            return memcmp(a, b, field.count) == 0
+          }
+      }
     }
 
     @inline(__always) private func trimmed(_ row: Int) -> UnsafeBufferPointer<UInt8>? {
@@ -141,6 +148,10 @@ extension CSVReader {
     _ reader: FieldReader, rowCount: Int, storage: SharedBytes, name: String, options: ReadOptions,
     path: String
   ) throws -> (any Column, markers: [Marker]) {
+    // Declared text is read as a text column is: in place, fields as written, `""` empty text.
+    if let declared = options.types[name], declared.type == .text {
+      return (textColumn(reader, rowCount: rowCount, storage: storage), [])
+    }
     if let declared = options.types[name] {
       return (try declaredColumn(declared, reader, rowCount: rowCount, name: name, path: path), [])
     }
@@ -313,8 +324,7 @@ extension CSVReader {
     var values = [Value](repeating: .null, count: rowCount)
     for row in 0..<rowCount {
       guard let field = reader.field(row) else { continue }
-      // Text keeps its spaces; other types read the field without them.
-      let text = declared.type == .text ? reader.text(row) : String(decoding: field, as: UTF8.self)
+      let text = String(decoding: field, as: UTF8.self)
       guard let value = declared.read(text) else {
         let start = reader.start(row)
         throw DataSourceError.valueNotOfType(

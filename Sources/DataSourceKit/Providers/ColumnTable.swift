@@ -38,7 +38,9 @@ final class FieldRefs: @unchecked Sendable {
   /// Set when the field was quoted and holds doubled quotes, or was quoted and empty (`""`, empty
   /// text rather than a missing value).
   static let escapedFlag: UInt32 = 1 << 31
-  static let lengthMask: UInt32 = ~escapedFlag
+  /// Written out rather than `~escapedFlag`: a constant, not a global that hot loops check is
+  /// initialized on every field.
+  static let lengthMask: UInt32 = 0x7FFF_FFFF
   private(set) var starts: UnsafeMutablePointer<UInt32>
   private(set) var lengths: UnsafeMutablePointer<UInt32>
   private(set) var count = 0
