@@ -104,34 +104,13 @@ extension BatchUpdate {
     try Self.checkUnique(reloadedRows, operation: "reload", noun: "row")
     try Self.checkUnique(movedRows.map(\.from), operation: "move", noun: "row")
     try Self.checkUnique(movedRows.map(\.to), operation: "move", noun: "destination row")
-    for (operation, paths) in [
-      ("delete", deletedRows), ("reload", reloadedRows), ("move", movedRows.map(\.from)),
-    ] {
-      for path in paths {
-        guard path.section >= 0, path.section < before.count else {
-          throw .sectionOutOfRange(operation: operation, section: path.section, count: before.count)
-        }
-        guard path.item >= 0, path.item < before[path.section] else {
-          throw .rowOutOfRange(operation: operation, path: path, count: before[path.section])
-        }
-        if deletedSectionSet.contains(path.section) {
-          throw .rowChangeInChangedSection(operation: "delete", path: path)
-        }
-      }
-    }
-    for (operation, paths) in [("insert", insertedRows), ("move to", movedRows.map(\.to))] {
-      for path in paths {
-        guard path.section >= 0, path.section < after.count else {
-          throw .sectionOutOfRange(operation: operation, section: path.section, count: after.count)
-        }
-        guard path.item >= 0, path.item < after[path.section] else {
-          throw .rowOutOfRange(operation: operation, path: path, count: after[path.section])
-        }
-        if insertedSectionSet.contains(path.section) {
-          throw .rowChangeInChangedSection(operation: "insert", path: path)
-        }
-      }
-    }
+    // Deletes, reloads and moves name rows before the update; inserts and move targets, after.
+    try Self.checkRows(
+      [("delete", deletedRows), ("reload", reloadedRows), ("move", movedRows.map(\.from))], counts: before,
+      sectionsChanged: deletedSectionSet, change: "delete")
+    try Self.checkRows(
+      [("insert", insertedRows), ("move to", movedRows.map(\.to))], counts: after,
+      sectionsChanged: insertedSectionSet, change: "insert")
     let moved = Set(movedRows.map(\.from))
     if let both = deletedRows.first(where: moved.contains) {
       throw .deleteAndMove(what: "row \(both.item) of section \(both.section)")
@@ -181,6 +160,27 @@ extension BatchUpdate {
       result[new] = staying.next()
     }
     return result
+  }
+
+  /// Each list's rows are in range of `counts` (the sections' rows on their side of the
+  /// update) and not in a section the batch deletes or inserts (`change`) whole.
+  private static func checkRows(
+    _ lists: [(operation: String, paths: [ItemPath])], counts: [Int], sectionsChanged: Set<Int>,
+    change: String
+  ) throws(BatchUpdateError) {
+    for (operation, paths) in lists {
+      for path in paths {
+        guard path.section >= 0, path.section < counts.count else {
+          throw .sectionOutOfRange(operation: operation, section: path.section, count: counts.count)
+        }
+        guard path.item >= 0, path.item < counts[path.section] else {
+          throw .rowOutOfRange(operation: operation, path: path, count: counts[path.section])
+        }
+        if sectionsChanged.contains(path.section) {
+          throw .rowChangeInChangedSection(operation: change, path: path)
+        }
+      }
+    }
   }
 
   private static func checkUnique<T: Hashable>(_ list: [T], operation: String, noun: String)
