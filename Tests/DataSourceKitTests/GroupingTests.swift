@@ -344,6 +344,32 @@ struct GroupingTests {
     #expect(results[0] == results[1])
   }
 
+  @Test("a group over a paged source with pages to come says its answer covers the pages loaded")
+  func pagedSourcesAreNoted() async throws {
+    let notes = ExpressionNotes()
+    let feed = PagedProvider(ArrayProvider((0..<50).map { Value.int($0) }), size: 20)
+    try await feed.load()
+    let grouped = GroupedProvider(
+      base: feed,
+      keys: [
+        GroupedProvider.Key(
+          name: "r", expression: .binary(.field([]), .remainder, .literal(.int(3))), type: .int)
+      ],
+      fields: [GroupedProvider.Field(name: "n", aggregate: aggregate(.count, nil), type: .int)],
+      label: "group by r", notes: notes)
+    try await grouped.load()
+    #expect(
+      notes.take().map { $0.note.text(count: 1) } == [
+        "group by r covers the 20 items of a paged source loaded so far; more pages remain (more NAME loads the next)"
+      ])
+    _ = try await feed.loadMore()
+    #expect(notes.take().map(\.note) == [.partialSource(stage: "group by r", items: 40)])
+    _ = try await feed.loadMore()
+    #expect(!feed.hasMore)
+    #expect(grouped.allItems[0].map { $0.value(atPath: ["n"]) } == [.int(17), .int(17), .int(16)])
+    #expect(notes.take().isEmpty)
+  }
+
   @Test("a join names each value by its own field, whatever order a record lists its fields in")
   func joinKeepsFieldNames() async throws {
     let left = ArrayProvider(

@@ -42,3 +42,14 @@ extension DataProvider {
       + loadState.rawValue
   }
 }
+
+/// The paged provider under `provider` that has pages still to load, if any: a stage that reads
+/// every item (a `group by`, a `join`) then answers for the pages loaded only, and says so.
+func pagedSourceWithMore(under provider: Any) -> (any PagingProvider)? {
+  if let paged = provider as? any PagingProvider, paged.hasMore { return paged }
+  guard let node = provider as? any CompositionNode else { return nil }
+  for child in node.nodeChildren {
+    if let paged = pagedSourceWithMore(under: child) { return paged }
+  }
+  return nil
+}

@@ -88,6 +88,9 @@ public enum ExpressionNote: Hashable, Sendable {
   case aggregateMismatch(aggregate: String, type: ValueType, with: ValueType?)
   /// A join whose right side has `keys` keys on more than one item (the first was taken).
   case joinRepeatedKeys(field: String, keys: Int)
+  /// A stage over every item (`group by`, `join`) that read a paged source with more pages to
+  /// come: its answer covers the items loaded so far.
+  case partialSource(stage: String, items: Int)
 
   /// The note for `count` occurrences.
   public func text(count: Int) -> String {
@@ -102,6 +105,9 @@ public enum ExpressionNote: Hashable, Sendable {
         "\(operation) of \(left.rawValue) with \(right.rawValue) was \(operation == "comparison" ? "false" : "null") \(times)"
     case .aggregateOverflow(let aggregate):
       return "\(aggregate) went beyond 64-bit integers and gave null \(times)"
+    case .partialSource(let stage, let items):
+      return
+        "\(stage) covers the \(items) item\(items == 1 ? "" : "s") of a paged source loaded so far; more pages remain (more NAME loads the next)"
     case .joinRepeatedKeys(let field, let keys):
       return
         "join as \(field): \(keys) key\(keys == 1 ? "" : "s") matched more than one item; the first was taken"

@@ -171,6 +171,10 @@ public final class GroupedProvider: DataProvider, CompositionNode, DataProviderO
       throw DataSourceError.sourceFailed(
         message: base.errorDescription ?? "the source failed while it was read")
     }
+    if pagedSourceWithMore(under: base) != nil {
+      let items = (0..<base.numberOfSections).reduce(0) { $0 + base.numberOfItems(inSection: $1) }
+      notes?.add(.partialSource(stage: label, items: items))
+    }
     if yieldsValues { return groups.keys.map { $0[0] } }
     let schema = self.schema
     return groups.keys.indices.map { index in

@@ -238,6 +238,10 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
         message: side.errorDescription ?? "a source failed while it was read")
     }
     if !repeated.isEmpty { notes?.add(.joinRepeatedKeys(field: name, keys: repeated.count)) }
+    // Either side paged with pages to come: the items, or the matches, are the loaded ones only.
+    if pagedSourceWithMore(under: left) != nil || pagedSourceWithMore(under: right) != nil {
+      notes?.add(.partialSource(stage: label, items: total))
+    }
     return result
   }
 
