@@ -81,6 +81,43 @@ struct BatchUpdateTests {
     }
   }
 
+  @Test(
+    "the reason UIKit raises, word for word, for the rules crash reports show",
+    arguments: [
+      (
+        BatchUpdate(deletedRows: [ItemPath(item: 2, section: 0)]), [9], [6],
+        "Invalid update: invalid number of rows in section 0. The number of rows contained in an existing section after the update (6) must be equal to the number of rows contained in that section before the update (9), plus or minus the number of rows inserted or deleted from that section (0 inserted, 1 deleted) and plus or minus the number of rows moved into or out of that section (0 moved in, 0 moved out)."
+      ),
+      (
+        BatchUpdate(), [0], [0, 1],
+        "Invalid update: invalid number of sections. The number of sections contained in the table view after the update (2) must be equal to the number of sections contained in the table view before the update (1), plus or minus the number of sections inserted or deleted (0 inserted, 0 deleted)."
+      ),
+      (
+        BatchUpdate(deletedRows: [ItemPath(item: 2, section: 4)]), [1, 1, 1, 1, 0], [1, 1, 1, 1, 0],
+        "attempt to delete row 2 from section 4 which only contains 0 rows before the update"
+      ),
+      (
+        BatchUpdate(insertedRows: [ItemPath(item: 5, section: 0)]), [4], [5],
+        "attempt to insert row 5 into section 0, but there are only 5 rows in section 0 after the update"
+      ),
+      (
+        BatchUpdate(deletedSections: [3]), [1, 1, 1], [1, 1],
+        "attempt to delete section 3, but there are only 3 sections before the update"
+      ),
+      (
+        BatchUpdate(insertedSections: [2]), [1], [1, 1],
+        "attempt to insert section 2 but there are only 2 sections after the update"
+      ),
+    ])
+  func uikitReasons(update: BatchUpdate, before: [Int], after: [Int], reason: String) {
+    do {
+      try update.validate(before: before, after: after)
+      Issue.record("the batch passed")
+    } catch {
+      #expect(error.uikitReason == reason)
+    }
+  }
+
   @Test("a segmented source reports its switch as one batch the view accepts")
   func segmentedSwitch() async throws {
     let one = TableAdapter(

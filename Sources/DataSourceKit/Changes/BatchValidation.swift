@@ -15,6 +15,31 @@ public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
   case rowChangeInChangedSection(operation: String, path: ItemPath)
   case supplementaryOfInsertedSection(operation: String, section: Int)
 
+  /// The reason UIKit gives, word for word, when it raises `NSInternalInconsistencyException`
+  /// for this batch (so an app can log it before the crash, and compare it with a crash
+  /// report): for the counts of rows and of sections, and a row or section index past the end
+  /// of its side of the update.
+  ///
+  /// `nil` for the other rules: UIKit's messages for them name an `NSIndexPath` object by its
+  /// address, which only the crashing process knows; ``description`` says what is wrong.
+  public var uikitReason: String? {
+    switch self {
+    case .sectionCount(let before, let after, let inserted, let deleted):
+      "Invalid update: invalid number of sections. The number of sections contained in the table view after the update (\(after)) must be equal to the number of sections contained in the table view before the update (\(before)), plus or minus the number of sections inserted or deleted (\(inserted) inserted, \(deleted) deleted)."
+    case .rowCount(let section, let before, let after, let inserted, let deleted, let movedIn, let movedOut):
+      "Invalid update: invalid number of rows in section \(section). The number of rows contained in an existing section after the update (\(after)) must be equal to the number of rows contained in that section before the update (\(before)), plus or minus the number of rows inserted or deleted from that section (\(inserted) inserted, \(deleted) deleted) and plus or minus the number of rows moved into or out of that section (\(movedIn) moved in, \(movedOut) moved out)."
+    case .rowOutOfRange("delete", let path, let count):
+      "attempt to delete row \(path.item) from section \(path.section) which only contains \(count) rows before the update"
+    case .rowOutOfRange("insert", let path, let count):
+      "attempt to insert row \(path.item) into section \(path.section), but there are only \(count) rows in section \(path.section) after the update"
+    case .sectionOutOfRange("delete", let section, let count):
+      "attempt to delete section \(section), but there are only \(count) sections before the update"
+    case .sectionOutOfRange("insert", let section, let count):
+      "attempt to insert section \(section) but there are only \(count) sections after the update"
+    default: nil
+    }
+  }
+
   public var description: String {
     switch self {
     case .sectionCount(let before, let after, let inserted, let deleted):
