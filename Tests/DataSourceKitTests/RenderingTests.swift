@@ -82,6 +82,15 @@ struct RenderingTests {
     #expect(text == "a,b\n\"x,y\",\"say \"\"hi\"\"\"\n,2\n")
   }
 
+  @Test("csv writes empty text quoted and null empty, and reads back the same values")
+  func csvEmptyText() async throws {
+    let items = [record(["a": .string(""), "b": .int(1)]), record(["a": .null, "b": .int(2)])]
+    let text = Renderer.render(snapshot(items), options: RenderOptions(mode: .csv))
+    #expect(text == "a,b\n\"\",1\n,2\n")
+    let read = try await loadedCSV(text)
+    #expect(read.allItems[0].map { $0.value(atPath: ["a"]) } == [.string(""), .null])
+  }
+
   @Test("a record table right-aligns numbers and fits the width")
   func recordTable() {
     let items = [

@@ -79,6 +79,43 @@ struct SQLiteProviderTests {
     #expect(filtered.rowsRead - before <= expected.count)
   }
 
+  @Test("a column named rowid does not hide the stored order; WITHOUT ROWID tables open, in key order")
+  func rowidNames() async throws {
+    let path = NSTemporaryDirectory() + "dsk-\(UUID().uuidString).db"
+    let queue = try DatabaseQueue(path: path)
+    try await queue.write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE r (rowid INTEGER, k TEXT, val TEXT);
+          INSERT INTO r VALUES (30, 'x', 'first'), (10, 'x', 'second');
+          CREATE TABLE t (rowid TEXT, k TEXT);
+          INSERT INTO t VALUES ('b', 'x'), ('a', 'y');
+          CREATE TABLE w (code TEXT PRIMARY KEY, k TEXT) WITHOUT ROWID;
+          INSERT INTO w VALUES ('c', 'x'), ('a', 'y');
+          CREATE TABLE l (id INTEGER PRIMARY KEY, k TEXT);
+          INSERT INTO l (k) VALUES ('x');
+          """)
+    }
+    func rows(_ table: String, _ field: String) async throws -> [Value] {
+      let provider = SQLiteProvider(path: path, query: SQLiteQuery(source: .table(table)))
+      try await provider.load()
+      return provider.allItems[0].map { $0.value(atPath: [field]) ?? .null }
+    }
+    #expect(try await rows("r", "val") == [.string("first"), .string("second")])
+    #expect(try await rows("t", "rowid") == [.string("b"), .string("a")])
+    #expect(try await rows("w", "code") == [.string("a"), .string("c")])
+    // The first match of a join in SQL is the first row stored, not the least `rowid` column.
+    let left = SQLiteProvider(path: path, query: SQLiteQuery(source: .table("l")))
+    let right = SQLiteProvider(path: path, query: SQLiteQuery(source: .table("r")))
+    try await left.load()
+    try await right.load()
+    let joined = try #require(
+      try await left.joining(
+        right, leftKey: .field(["k"]), rightKey: .field(["k"]), name: "m", keepsUnmatched: true, notes: nil))
+    try await joined.load()
+    #expect(joined.allItems[0].map { $0.value(atPath: ["m", "val"]) } == [.string("first")])
+  }
+
   @Test("section by runs as a GROUP BY: keys in order, null last, counts right")
   func sections() async throws {
     var query = SQLiteQuery(source: .table("t"))

@@ -100,7 +100,7 @@ public struct SQLiteQuery: Sendable {
     /// `COLLATE BINARY` after a text key.
     var collation: String { textKeys ? " COLLATE BINARY" : "" }
     /// The column that orders the right's rows (the first match is the least).
-    var rightOrder: String { right.isProjected ? SQLiteQuery.rowOrderColumn : "rowid" }
+    var rightOrder: String { right.rowOrder ?? "rowid" }
   }
 
   public var source: Source
@@ -135,12 +135,22 @@ public struct SQLiteQuery: Sendable {
   /// The column that keeps a table's row order through the projection.
   static let rowOrderColumn = "_dsh_rowid"
 
+  /// The name that reads the table's rowid: `rowid`, `_rowid_` or `oid`, the first no column
+  /// of the table takes (a column named `rowid` hides the real one, and ordering by it gave
+  /// the column's order); `nil` for a query, a view, a `WITHOUT ROWID` table, or a table whose
+  /// columns take all three. Found when the source is opened.
+  public internal(set) var rowidName: String?
+
+  /// The column that keeps the table's stored order in this query's rows: the rowid, or its
+  /// copy through the projection; `nil` when there is none.
+  var rowOrder: String? {
+    guard let rowidName else { return nil }
+    return isProjected ? Self.rowOrderColumn : rowidName
+  }
+
   /// Whether the rows come in the table's stored order (no sort, no sections): then a page
   /// can start after the rowid where the one before ended.
-  var rowidOrdered: Bool {
-    guard case .table = source else { return false }
-    return order.isEmpty && section == nil
-  }
+  var rowidOrdered: Bool { rowOrder != nil && order.isEmpty && section == nil }
 
   /// Whether the columns are read through a projection (a marker, a conversion).
   var isProjected: Bool { columns.contains { $0.projection != Self.quoted($0.name) } }
@@ -171,7 +181,7 @@ public struct SQLiteQuery: Sendable {
   var from: String {
     guard isProjected else { return baseFrom }
     var list = columns.map { "\($0.projection) AS \(Self.quoted($0.name))" }
-    if case .table = source { list.append("rowid AS \(Self.rowOrderColumn)") }
+    if let rowidName { list.append("\(rowidName) AS \(Self.rowOrderColumn)") }
     return "FROM (SELECT \(list.joined(separator: ", ")) \(baseFrom))"
   }
 
@@ -208,7 +218,7 @@ public struct SQLiteQuery: Sendable {
     for term in (section.map { [$0] } ?? []) + order {
       terms.append("\(term.sql) IS NULL, \(term.sql) \(term.direction == .ascending ? "ASC" : "DESC")")
     }
-    if case .table = source { terms.append(isProjected ? Self.rowOrderColumn : "rowid") }
+    if let rowOrder { terms.append(rowOrder) }
     return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
   }
 
@@ -347,12 +357,15 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       var query = self.query
       let wholeSource = readsWholeSource || query.columns.isEmpty
       let displayPath = self.displayPath
-      let (names, sections, dense, columns) = try await withTaskCancellationHandler {
+      let (names, sections, dense, columns, rowidName) = try await withTaskCancellationHandler {
         if wholeSource {
-          query.columns = try database.read { db in
+          (query.columns, query.rowidName) = try database.read { db in
             let names = try db.makeStatement(sql: "SELECT * \(query.baseFrom) LIMIT 0").columnNames
-            return try Self.declaredColumns(
-              in: db, names: names, query: query, options: query.options, displayPath: displayPath)
+            return (
+              try Self.declaredColumns(
+                in: db, names: names, query: query, options: query.options, displayPath: displayPath),
+              Self.rowidName(of: query.source, columns: names, in: db)
+            )
           }
         }
         // SQL compares and orders by these columns' values: they must hold what dsh holds.
@@ -380,7 +393,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
         if Task.isCancelled { throw DataSourceError.cancelled }
         let dense = try Self.denseRowidStart(
           in: database, query: query, count: sections.reduce(0) { $0 + $1.count })
-        return (names, sections, dense, query.columns)
+        return (names, sections, dense, query.columns, query.rowidName)
       } onCancel: {
         database.interrupt()
       }
@@ -389,6 +402,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       if states.finish(ticket, with: sections.allSatisfy { $0.count == 0 } ? .noContent : .loaded) {
         self.database = database
         self.query.columns = columns
+        self.query.rowidName = rowidName
         denseRowidStart = dense
         // A join's key column is read, not shown; its match field is.
         self.schema = Schema(query.join.map { names.dropLast() + [$0.name] } ?? names)
@@ -413,6 +427,23 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       fail(ticket, failure)
       throw failure
     }
+  }
+
+  /// See ``SQLiteQuery/rowidName``.
+  static func rowidName(of source: SQLiteQuery.Source, columns: [String], in db: Database) -> String? {
+    guard case .table(let table) = source,
+      (try? String.fetchOne(
+        db, sql: "SELECT type FROM sqlite_master WHERE name = ? COLLATE NOCASE", arguments: [table]))
+        == "table"
+    else { return nil }
+    let taken = Set(columns.map { $0.lowercased() })
+    for name in ["rowid", "_rowid_", "oid"] where !taken.contains(name) {
+      // A WITHOUT ROWID table has none of the three.
+      guard (try? db.makeStatement(sql: "SELECT \(name) FROM \(SQLiteQuery.quoted(table)) LIMIT 0")) != nil
+      else { return nil }
+      return name
+    }
+    return nil
   }
 
   static func failure(_ error: DatabaseError, path: String) -> DataSourceError {
@@ -547,8 +578,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   private static func denseRowidStart(in database: DatabaseQueue, query: SQLiteQuery, count: Int) throws
     -> Int?
   {
-    guard case .table(let name) = query.source, !query.isProjected, query.conditions.isEmpty,
-      query.join == nil,
+    guard case .table(let name) = query.source, let rowid = query.rowidName, !query.isProjected,
+      query.conditions.isEmpty, query.join == nil,
       query.section == nil,
       query.order.isEmpty,
       query.limit == nil, count > 0
@@ -558,7 +589,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       try Row.fetchOne(
         db,
         sql:
-          "SELECT (SELECT min(rowid) FROM \(SQLiteQuery.quoted(name))), (SELECT max(rowid) FROM \(SQLiteQuery.quoted(name)))"
+          "SELECT (SELECT min(\(rowid)) FROM \(SQLiteQuery.quoted(name))), (SELECT max(\(rowid)) FROM \(SQLiteQuery.quoted(name)))"
       )
     }
     guard let low: Int = row?[0], let high: Int = row?[1], high - low + 1 == count else { return nil }
@@ -615,9 +646,10 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     var arguments = StatementArguments(query.arguments.map(Self.databaseValue))
     // Rows in stored order (filtered, or joined) are read from where the page before ended, by
     // rowid: a memory stage reading them all pays one pass, not an OFFSET per page (quadratic).
-    let rowidColumn = query.rowidOrdered ? (query.isProjected ? SQLiteQuery.rowOrderColumn : "rowid") : nil
-    if let first = denseRowidStart, case .table(let name) = query.source {
-      sql = "SELECT * FROM \(SQLiteQuery.quoted(name)) WHERE rowid >= ? AND rowid < ? ORDER BY rowid"
+    let rowidColumn = query.rowidOrdered ? query.rowOrder : nil
+    if let first = denseRowidStart, case .table(let name) = query.source, let rowid = query.rowidName {
+      sql =
+        "SELECT * FROM \(SQLiteQuery.quoted(name)) WHERE \(rowid) >= ? AND \(rowid) < ? ORDER BY \(rowid)"
       arguments = [first + offset, first + offset + count]
     } else if let rowidColumn {
       let after = page > 0 ? lastRowids[page - 1] : nil

@@ -249,11 +249,10 @@ extension SQLiteProvider {
   func groupedRows(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?) throws
     -> [[Value]]?
   {
-    guard let database, case .table(let table) = query.source, query.section == nil, query.order.isEmpty,
-      query.limit == nil, query.join == nil
-    else { return nil }
     // First-seen order needs rowids: a view or a WITHOUT ROWID table groups in memory.
-    guard Self.hasRowids(table, in: database) else { return nil }
+    guard let database, case .table = query.source, let order = query.rowOrder, query.section == nil,
+      query.order.isEmpty, query.limit == nil, query.join == nil
+    else { return nil }
     // The columns the keys and arguments read are checked first, every value (a real in an int
     // column widens it; a text column read as ints gets its CAST), and the SQL is written from
     // what the check found.
@@ -322,7 +321,6 @@ extension SQLiteProvider {
         return nil
       }
     }
-    let order = query.isProjected ? SQLiteQuery.rowOrderColumn : "rowid"
     let sql =
       "SELECT \(select.joined(separator: ", ")) \(query.from)\(query.whereClause) GROUP BY \(group.joined(separator: ", ")) ORDER BY MIN(\(order))"
     let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
@@ -376,19 +374,6 @@ extension SQLiteProvider {
 // MARK: join in SQL
 
 extension SQLiteProvider {
-  /// Whether `table` is a table with rowids (not a view, not `WITHOUT ROWID`): what first-seen
-  /// order and a join's first match are taken by.
-  static func hasRowids(_ table: String, in database: DatabaseQueue) -> Bool {
-    let found = try? database.read { db -> Bool in
-      let kind = try String.fetchOne(
-        db, sql: "SELECT type FROM sqlite_master WHERE name = ? COLLATE NOCASE", arguments: [table])
-      guard kind == "table" else { return false }
-      _ = try db.makeStatement(sql: "SELECT rowid FROM \(SQLiteQuery.quoted(table)) LIMIT 0")
-      return true
-    }
-    return found == true
-  }
-
   /// `join` as SQLite runs it, when both sides are tables of this database: a provider of this
   /// one's rows, each with the first row of `right` whose key equals its own (in `right`'s
   /// stored order), or null; `nil` when SQL cannot give exactly what the join in memory gives.
@@ -410,9 +395,9 @@ extension SQLiteProvider {
     guard let right = other as? SQLiteProvider, database != nil, let rightDatabase = right.database,
       query.join == nil, !query.columns.isEmpty, !query.columns.contains(where: { $0.name == name }),
       keepsUnmatched || query.limit == nil,
-      case .table(let rightTable) = right.query.source, right.query.join == nil, right.query.section == nil,
-      right.query.order.isEmpty, right.query.limit == nil,
-      Self.sameFile(path, right.path), Self.hasRowids(rightTable, in: rightDatabase)
+      case .table = right.query.source, right.query.rowOrder != nil, right.query.join == nil,
+      right.query.section == nil, right.query.order.isEmpty, right.query.limit == nil,
+      Self.sameFile(path, right.path)
     else { return nil }
     // The right's rows are read whole into the match: every value must fit its column. (A
     // pass over the other table when it is too large to have been checked when opened; ^C

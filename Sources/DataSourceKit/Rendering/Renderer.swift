@@ -136,17 +136,22 @@ public enum Renderer {
   }
 
   private static func renderCSV(_ snapshot: ViewSnapshot<Value>, escaping: Bool, into out: inout TextOutput) {
-    func field(_ text: String) -> String { csvField(escaping ? TextWidth.escapedForTerminal(text) : text) }
+    // Null is an empty field; empty text is quoted (`""`), as the reader tells them apart.
+    func field(_ text: String?) -> String {
+      guard let text else { return "" }
+      if text.isEmpty { return "\"\"" }
+      return csvField(escaping ? TextWidth.escapedForTerminal(text) : text)
+    }
     var columns = TableColumns(snapshot: snapshot)
     let withSection = snapshot.sections.count > 1
     var header = withSection ? ["section"] : []
     header += columns.names
     out.line(header.map(field).joined(separator: ","))
     for section in snapshot.sections {
-      let title = sectionTitle(section) ?? ""
+      let title = sectionTitle(section)
       for row in section.rows {
-        var fields = withSection ? [title] : []
-        fields += columns.values(of: row.item).map { $0.isNull ? "" : $0.description }
+        var fields: [String?] = withSection ? [title] : []
+        fields += columns.values(of: row.item).map { $0.isNull ? nil : $0.description }
         out.line(fields.map(field).joined(separator: ","))
       }
     }

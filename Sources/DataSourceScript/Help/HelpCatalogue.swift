@@ -111,7 +111,7 @@ public enum HelpCatalogue {
       name: "export", group: .commands,
       syntax: ["export EXPRESSION to \"PATH\" [as csv|json|jsonl|markdown]"],
       summary:
-        "Writes a provider's or table's data to a file: csv, json and markdown as show prints them (every row, every column), jsonl one item per line; the format comes from the extension (.csv .json .jsonl .ndjson .md) when as is left out. html, the picture of the screen, is not drawn yet and is refused. The file is written whole or not at all (beside the target, flushed, then renamed over it), never over a folder; a source that fails while it is read writes nothing. Refused under --safe. A path in a script is relative to the script's folder. save leaves exports out: it rebuilds bindings, not commands.",
+        "Writes a provider's or table's data to a file: csv, json and markdown as show prints them (every row, every column), jsonl one item per line (in csv a null is an empty field and empty text is written \"\", so the file reads back with the same values); the format comes from the extension (.csv .json .jsonl .ndjson .md) when as is left out. html, the picture of the screen, is not drawn yet and is refused. The file is written whole or not at all (beside the target, flushed, then renamed over it), never over a folder; a source that fails while it is read writes nothing. Refused under --safe. A path in a script is relative to the script's folder. save leaves exports out: it rebuilds bindings, not commands.",
       examples: [people + "\nexport people | where age > 40 to \"/tmp/dsh-export-example.csv\""]),
     HelpTopic(
       name: "insert", group: .changes, syntax: ["insert into PROVIDER VALUE [at N]"],
