@@ -136,9 +136,11 @@ public struct SQLiteQuery: Sendable {
   static let rowOrderColumn = "_dsh_rowid"
 
   /// The name that reads the table's rowid: `rowid`, `_rowid_` or `oid`, the first no column
-  /// of the table takes (a column named `rowid` hides the real one, and ordering by it gave
-  /// the column's order); `nil` for a query, a view, a `WITHOUT ROWID` table, or a table whose
-  /// columns take all three. Found when the source is opened.
+  /// of the table takes.
+  ///
+  /// A column named `rowid` hides the real one (ordering by it gave the column's order).
+  /// `nil` for a query, a view, a `WITHOUT ROWID` table, or a table whose columns take all
+  /// three. Found when the source is opened.
   public internal(set) var rowidName: String?
 
   /// The column that keeps the table's stored order in this query's rows: the rowid, or its
