@@ -16,6 +16,7 @@ struct KeyTable {
   var count: Int { keys.count }
 
   /// The entry whose keys hash as `hash` and satisfy `matches`, or `nil`.
+  @inline(__always)
   func find(hash: UInt64, matches: ([Value]) -> Bool) -> Int? {
     let mask = slots.count - 1
     var slot = Int(truncatingIfNeeded: hash) & mask
@@ -101,6 +102,49 @@ struct KeyTable {
       }
     }
     return entries
+  }
+
+  /// The entry of each of a batch's items by its one key, or -1 where the table has none (what
+  /// a join looks up): ints and texts in the file are matched without a value made per item.
+  func find(_ batch: ValueBatch) -> [Int] {
+    var found = [Int](repeating: -1, count: batch.count)
+    switch batch {
+    case .ints(let ints, let nulls):
+      for i in ints.indices {
+        if nulls?[i] == true {
+          found[i] = find(hash: KeyHash.of(.null), matches: { $0[0] == .null }) ?? -1
+          continue
+        }
+        let int = ints[i]
+        found[i] =
+          find(
+            hash: KeyHash.int(int),
+            matches: { key in
+              if case .int(let other) = key[0] { return other == int }
+              return key[0] == .int(int)
+            }) ?? -1
+      }
+    case .texts(let texts):
+      for i in 0..<texts.count {
+        guard let field = texts.plainBytes(i) else {
+          let value = texts[i]
+          found[i] = find(hash: KeyHash.of(value), matches: { $0[0] == value }) ?? -1
+          continue
+        }
+        found[i] =
+          find(
+            hash: KeyHash.bytes(field),
+            matches: { key in
+              guard case .string(var text) = key[0] else { return false }
+              return text.withUTF8 { Value.compareBytes(field, $0) == .orderedSame }
+            }) ?? -1
+      }
+    default:
+      for i in 0..<batch.count {
+        found[i] = find(hash: batch.keyHash(i), matches: { batch.keyMatches(i, $0[0]) }) ?? -1
+      }
+    }
+    return found
   }
 
   /// The entry of `keys` (values already made), added when new.

@@ -197,10 +197,6 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
       return index.find(hash: KeyHash.of(key), matches: { $0[0] == key }).map { firstPositions[$0] }
         ?? missed(key)
     }
-    func match(_ batch: ValueBatch, _ i: Int) -> Int32 {
-      index.find(hash: batch.keyHash(i), matches: { batch.keyMatches(i, $0[0]) }).map { firstPositions[$0] }
-        ?? missed(batch[i])
-    }
     let leftOffsets = SectionOffsets(of: left)
     result.leftStarts = leftOffsets.starts
     let total = leftOffsets.starts.last ?? 0
@@ -208,7 +204,10 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
     // when it has them, else item by item.
     var matches: [Int32]
     if let columns = left as? any ColumnReadable, let keys = leftKey.batches(over: columns, notes: notes) {
-      matches = try allBatches(count: total, keys) { batch in (0..<batch.count).map { match(batch, $0) } }
+      matches = try allBatches(count: total, keys) { batch in
+        let found = index.find(batch)
+        return found.indices.map { found[$0] >= 0 ? firstPositions[found[$0]] : missed(batch[$0]) }
+      }
     } else {
       let leftValue = leftKey.compiled(notes: notes)
       matches = []
