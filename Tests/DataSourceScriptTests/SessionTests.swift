@@ -206,6 +206,38 @@ struct CompositionSessionTests {
     #expect(second.text == shown)
   }
 
+  @Test("save leaves exports out unless asked; with exports they replay after what they read")
+  func saveWithExports() async throws {
+    let folder = NSTemporaryDirectory() + "exports-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let script = """
+      let p = csv "\(FileManager.default.currentDirectoryPath)/Scripts/data/people.csv"
+      export p | where age > 40 to "\(folder)/older.csv"
+      export p to "\(folder)/missing/all.csv"
+      let p = p | limit 2
+      save "\(folder)/plain.dsh"
+      save "\(folder)/all.dsh" with exports
+      """
+    let (_, output, _) = await run(script)
+    #expect(output.text.contains("saved 1 binding and 1 export to \(folder)/all.dsh"), "\(output.text)")
+    let plain = try String(contentsOfFile: folder + "/plain.dsh", encoding: .utf8)
+    let all = try String(contentsOfFile: folder + "/all.dsh", encoding: .utf8)
+    #expect(!plain.contains("export"))
+    // The export that failed is not replayed; the one that ran is, between the two `let p`,
+    // its path written relative to the saved script.
+    let lines = all.split(separator: "\n").filter { !$0.hasPrefix("#") }
+    #expect(lines.count == 3)
+    #expect(lines[1] == "export p | where age > 40 to \"older.csv\"")
+    let written = try String(contentsOfFile: folder + "/older.csv", encoding: .utf8)
+    try FileManager.default.removeItem(atPath: folder + "/older.csv")
+    let (_, _, replayed) = await run("source \"\(folder)/all.dsh\"")
+    #expect(replayed)
+    #expect(try String(contentsOfFile: folder + "/older.csv", encoding: .utf8) == written)
+    let (_, typo, _) = await run("save \"\(folder)/x.dsh\" with exprts")
+    #expect(typo.errors.contains("expected 'exports'"))
+  }
+
   @Test("reload puts a provider whose file went bad in error; a placeholder shows it")
   func reloadError() async throws {
     let path = NSTemporaryDirectory() + "reload-\(UUID().uuidString).json"

@@ -21,6 +21,7 @@ public enum Expected: Sendable, Equatable {
   case fieldToSet
   case equalsAfterField
   case jsonAfterChangesAs
+  case exportsAfterWith
   case pagedName
   case rowWindow
 
@@ -107,6 +108,7 @@ public enum Expected: Sendable, Equatable {
     case .fieldToSet: "a field to set"
     case .equalsAfterField: "'=' after the field"
     case .jsonAfterChangesAs: "'json' (changes print as text or JSON)"
+    case .exportsAfterWith: "'exports' (save \"PATH\" with exports also replays the exports)"
     case .pagedName: "the name of a paged provider or table"
     case .rowWindow: "a row range such as 10..20"
     case .url: "a URL in quotes after 'http'"

@@ -90,6 +90,17 @@ final class BindingTable {
     )
   }
 
+  /// Logs an `export` that ran: `save … with exports` replays it after what it read.
+  func recordExport(text: String, paths: [WrittenPath]) {
+    definitions.append(
+      Definition(
+        name: "", text: text, dependencies: referenced.sorted(), paths: paths, isEffect: false, changes: [],
+        isExport: true))
+  }
+
+  /// How many exports the log holds.
+  var exportCount: Int { definitions.filter(\.isExport).count }
+
   /// The engine object a value is: its provider, or its table.
   private static func root(of value: ScriptValue) -> AnyObject? {
     switch value {
@@ -101,12 +112,19 @@ final class BindingTable {
 
   /// The definitions the current bindings need, and the changes made to those values since, in
   /// the order they first ran.
-  func neededDefinitions() -> [Definition] { neededIndices().sorted().map { definitions[$0] } }
+  ///
+  /// With `exports`, the exports that ran too, and what they read.
+  func neededDefinitions(exports: Bool = false) -> [Definition] {
+    neededIndices(exports: exports).sorted().map { definitions[$0] }
+  }
 
-  /// The log indices of ``neededDefinitions()``.
-  private func neededIndices() -> Set<Int> {
+  /// The log indices of ``neededDefinitions(exports:)``.
+  ///
+  /// Compacting the log keeps what exports need, so a later `save … with exports` still has it.
+  private func neededIndices(exports: Bool = true) -> Set<Int> {
     var needed = Set<Int>()
     var pending = order.compactMap { values[$0]?.logIndex }
+    if exports { pending += definitions.indices.filter { definitions[$0].isExport } }
     while let index = pending.popLast() {
       guard needed.insert(index).inserted else { continue }
       pending.append(contentsOf: definitions[index].dependencies)
@@ -159,6 +177,8 @@ struct Definition {
   var isEffect: Bool
   /// For a change: the definitions of the names that held what it changed.
   var changes: [Int]
+  /// An `export`, replayed only by `save … with exports`.
+  var isExport = false
 
   /// The text with each file path written relative to `folder` (where the script replaying it
   /// will be), since a script's paths resolve against its own folder.

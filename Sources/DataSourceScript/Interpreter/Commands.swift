@@ -150,7 +150,7 @@ extension Session {
   ///
   /// Written through ``FileReplacement``: a failure never leaves half a file, a link is
   /// followed, an existing file keeps its permissions, and only regular files are replaced.
-  func save(to path: String, pathRange: SourceRange) throws {
+  func save(to path: String, pathRange: SourceRange, withExports: Bool = false) throws {
     if environment.sandbox != nil {
       throw Diagnostic(.refusedBySafeMode(.writing(path: path, command: "save")), at: pathRange)
     }
@@ -165,7 +165,7 @@ extension Session {
       // Paths are written relative to the saved script (where a link at the path points), whose
       // paths resolve against its folder.
       let folder = (FilePaths.absolute(replacement.target) as NSString).deletingLastPathComponent
-      let needed = bindings.neededDefinitions()
+      let needed = bindings.neededDefinitions(exports: withExports)
       // Saving over a file the session reads would lose that data for a script that reads itself.
       // The same file, by device and inode: a link or a hard link to it counts.
       var target = stat()
@@ -183,7 +183,10 @@ extension Session {
     } catch {
       throw Diagnostic(.cannotWrite(path: path, reason: error.reason), at: pathRange)
     }
-    output.write("saved \(Session.plural(bindings.order.count, "binding")) to \(path)\n")
+    let exports = withExports ? bindings.exportCount : 0
+    output.write(
+      "saved \(Session.plural(bindings.order.count, "binding"))"
+        + (exports > 0 ? " and \(Session.plural(exports, "export"))" : "") + " to \(path)\n")
   }
 }
 

@@ -225,11 +225,20 @@ public final class Session {
       try await reload(expression)
     case .stats(let name, _):
       try printStats(of: name)
-    case .save(let path, let pathRange, _):
-      try save(to: path, pathRange: pathRange)
-    case .export(let expression, let target, _):
+    case .save(let path, let pathRange, let withExports, _):
+      try save(to: path, pathRange: pathRange, withExports: withExports)
+    case .export(let expression, let target, let range):
       let value = try await evaluator.evaluate(expression)
       try export(value, to: target, expressionRange: expression.range)
+      // Replayed by `save … with exports`, after what it read, its paths written relative.
+      let paths = (expression.filePaths + [(path: target.path, range: target.pathRange)])
+        .filter { !$0.path.hasPrefix(SampleData.prefix) }.map { written in
+          WrittenPath(
+            literal: (written.range.lowerBound - range.lowerBound)..<(written.range.upperBound
+              - range.lowerBound),
+            absolute: FilePaths.absolute(resolve(written.path)))
+        }
+      bindings.recordExport(text: text(range), paths: paths)
     case .edit(let target, let edit, let range):
       try apply(edit, to: target)
       recordEffect(of: statement, on: target, range: range)

@@ -24,8 +24,9 @@ public enum Statement: Sendable {
   case reload(Expression, range: SourceRange)
   /// `stats [X]`: what the last `show` of X (or the last show) did.
   case stats(Identifier?, range: SourceRange)
-  /// `save "PATH"`: write a script that rebuilds every binding.
-  case save(path: String, pathRange: SourceRange, range: SourceRange)
+  /// `save "PATH" [with exports]`: write a script that rebuilds every binding (and runs the
+  /// exports again, when asked).
+  case save(path: String, pathRange: SourceRange, withExports: Bool, range: SourceRange)
   /// `export X to "PATH" [as FORMAT]`: write X's data to a file.
   case export(Expression, to: ExportTarget, range: SourceRange)
   /// `insert into P VALUE [at N]`, `delete from P where PRED | at N`,
@@ -55,7 +56,7 @@ public enum Statement: Sendable {
     case .expression(let expression): expression.range
     case .binding(_, _, let r), .show(_, _, _, let r), .describe(_, let r), .help(_, let r), .vars(let r),
       .set(_, _, let r), .source(_, _, let r), .quit(let r), .switchSegment(_, _, let r), .reload(_, let r),
-      .stats(_, let r), .save(_, _, let r), .edit(_, _, let r), .changes(_, _, let r), .watch(_, _, let r),
+      .stats(_, let r), .save(_, _, _, let r), .edit(_, _, let r), .changes(_, _, let r), .watch(_, _, let r),
       .more(_, let r), .export(_, _, let r):
       r
     }

@@ -147,7 +147,12 @@ extension Parser {
       return .watch(try expectIdentifier(.name), on: command == .watch, range: start..<previousEnd)
     case .save:
       let (path, pathRange) = try expectString(.filePath(after: nil))
-      return .save(path: path, pathRange: pathRange, range: start..<previousEnd)
+      var withExports = false
+      if consumeWord("with") {
+        guard consumeWord("exports") else { throw unexpected(.exportsAfterWith) }
+        withExports = true
+      }
+      return .save(path: path, pathRange: pathRange, withExports: withExports, range: start..<previousEnd)
     case .export:
       let expression = try parseExpression()
       guard consumeWord("to") else { throw unexpected(.exportTo) }
