@@ -15,10 +15,14 @@ public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
   case rowChangeInChangedSection(operation: String, path: ItemPath)
   case supplementaryOfInsertedSection(operation: String, section: Int)
 
-  /// The reason UIKit gives, word for word, when it raises `NSInternalInconsistencyException`
-  /// for this batch (so an app can log it before the crash, and compare it with a crash
-  /// report): for the counts of rows and of sections, and a row or section index past the end
-  /// of its side of the update.
+  /// The reason UIKit gives when it raises `NSInternalInconsistencyException` for this batch
+  /// (so an app can log it before the crash, and compare it with a crash report): for the
+  /// counts of rows and of sections, and a row or section index past the end of its side of
+  /// the update.
+  ///
+  /// The messages for the counts and for deleting a row past the end are UIKit's word for word,
+  /// as crash reports quote them; the ones for inserting a row and for section indexes are
+  /// written as they are commonly reported, not checked against a UIKit build.
   ///
   /// `nil` for the other rules: UIKit's messages for them name an `NSIndexPath` object by its
   /// address, which only the crashing process knows; ``description`` says what is wrong.
