@@ -231,13 +231,7 @@ public final class Session {
       let value = try await evaluator.evaluate(expression)
       try export(value, to: target, expressionRange: expression.range)
       // Replayed by `save … with exports`, after what it read, its paths written relative.
-      let paths = (expression.filePaths + [(path: target.path, range: target.pathRange)])
-        .filter { !$0.path.hasPrefix(SampleData.prefix) }.map { written in
-          WrittenPath(
-            literal: (written.range.lowerBound - range.lowerBound)..<(written.range.upperBound
-              - range.lowerBound),
-            absolute: FilePaths.absolute(resolve(written.path)))
-        }
+      let paths = writtenPaths(expression.filePaths + [(target.path, target.pathRange)], in: range)
       bindings.recordExport(text: text(range), paths: paths)
     case .edit(let target, let edit, let range):
       try apply(edit, to: target)
@@ -300,6 +294,18 @@ public final class Session {
     }
   }
 
+  /// The file paths written in a statement at `range`, for `save` to write relative to the saved
+  /// script; `samples:NAME` means the same file on every machine, so it is saved as written.
+  private func writtenPaths(_ paths: [(path: String, range: SourceRange)], in range: SourceRange)
+    -> [WrittenPath]
+  {
+    paths.filter { !$0.path.hasPrefix(SampleData.prefix) }.map { written in
+      WrittenPath(
+        literal: (written.range.lowerBound - range.lowerBound)..<(written.range.upperBound - range.lowerBound),
+        absolute: FilePaths.absolute(resolve(written.path)))
+    }
+  }
+
   /// `let NAME = EXPRESSION`.
   private func bind(_ name: Identifier, to expression: Expression, range: SourceRange) async throws {
     let value = try await evaluator.evaluate(expression)
@@ -309,13 +315,8 @@ public final class Session {
     } catch {
       throw Diagnostic(.interrupted, at: name.range)
     }
-    // `samples:NAME` means the same file on every machine, so it is saved as written.
-    let paths = expression.filePaths.filter { !$0.path.hasPrefix(SampleData.prefix) }.map { written in
-      WrittenPath(
-        literal: (written.range.lowerBound - range.lowerBound)..<(written.range.upperBound - range.lowerBound),
-        absolute: FilePaths.absolute(resolve(written.path)))
-    }
-    bindings.bind(name.name, to: value, text: text(range), paths: paths)
+    bindings.bind(
+      name.name, to: value, text: text(range), paths: writtenPaths(expression.filePaths, in: range))
     // A new value is a new view: the old one's cells belonged to what was bound before.
     views[name.name] = nil
   }
