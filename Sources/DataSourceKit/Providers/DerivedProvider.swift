@@ -263,21 +263,29 @@ extension DerivedProvider {
   ) -> DerivedProvider {
     DerivedProvider(base: base, label: label) { base, offsets in
       try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
-      let sortKey = try makeKey(base, offsets)
-      return try (0..<base.numberOfSections).map { section in
-        let count = base.numberOfItems(inSection: section)
-        let start = offsets.starts[section]
-        let keys = try (0..<count).map { row in
-          if row & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
-          return sortKey(start + row, ItemPath(item: row, section: section))
-        }
-        let order = (0..<count).sorted { a, b in
-          if areInIncreasingOrder(keys[a], keys[b]) { return true }
-          if areInIncreasingOrder(keys[b], keys[a]) { return false }
-          return a < b
-        }
-        return DerivedSection(key: base.sectionKey(section), baseIndices: order.map { start + $0 })
+      return try sortedSections(base, offsets, keys: makeKey(base, offsets), by: areInIncreasingOrder)
+    }
+  }
+
+  /// The base's sections with their items sorted by the keys `sortKey` gives (computed once per
+  /// item), equal keys in their order.
+  private static func sortedSections<Key>(
+    _ base: any DataProvider<Item>, _ offsets: SectionOffsets, keys sortKey: PositionalValue<Key>,
+    by areInIncreasingOrder: (Key, Key) -> Bool
+  ) throws -> [DerivedSection] {
+    try (0..<base.numberOfSections).map { section in
+      let count = base.numberOfItems(inSection: section)
+      let start = offsets.starts[section]
+      let keys = try (0..<count).map { row in
+        if row & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
+        return sortKey(start + row, ItemPath(item: row, section: section))
       }
+      let order = (0..<count).sorted { a, b in
+        if areInIncreasingOrder(keys[a], keys[b]) { return true }
+        if areInIncreasingOrder(keys[b], keys[a]) { return false }
+        return a < b
+      }
+      return DerivedSection(key: base.sectionKey(section), baseIndices: order.map { start + $0 })
     }
   }
 
@@ -299,25 +307,37 @@ extension DerivedProvider {
   ) -> DerivedProvider {
     DerivedProvider(base: base, label: label) { base, offsets in
       try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
-      let key = try makeKey(base, offsets)
-      var groups: [Value: Int] = [:]
-      var sections: [DerivedSection] = []
-      for flat in 0..<offsets.total {
-        if flat & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
-        let sectionKey = key(flat, offsets.itemPath(forFlat: flat))
-        if let index = groups[sectionKey] {
-          sections[index].baseIndices.append(flat)
-        } else {
-          groups[sectionKey] = sections.count
-          sections.append(DerivedSection(key: sectionKey, baseIndices: [flat]))
-        }
+      return try keyedSections(offsets, key: makeKey(base, offsets), direction: direction)
+    }
+  }
+
+  /// The items grouped by the key `key` gives each, sections in key order.
+  private static func keyedSections(
+    _ offsets: SectionOffsets, key: PositionalValue<Value>, direction: SortDirection
+  ) throws -> [DerivedSection] {
+    var groups: [Value: Int] = [:]
+    var sections: [DerivedSection] = []
+    for flat in 0..<offsets.total {
+      if flat & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
+      let sectionKey = key(flat, offsets.itemPath(forFlat: flat))
+      if let index = groups[sectionKey] {
+        sections[index].baseIndices.append(flat)
+      } else {
+        groups[sectionKey] = sections.count
+        sections.append(DerivedSection(key: sectionKey, baseIndices: [flat]))
       }
-      return sections.sorted { a, b in
-        let (x, y) = (a.key ?? .null, b.key ?? .null)
-        if x.isNull || y.isNull { return !x.isNull && y.isNull }
-        let order = Value.compare(x, y)
-        return direction == .ascending ? order == .orderedAscending : order == .orderedDescending
-      }
+    }
+    return orderedByKey(sections, direction: direction)
+  }
+
+  /// Sections in the order of their keys, a `null` key last.
+  private static func orderedByKey(_ sections: [DerivedSection], direction: SortDirection) -> [DerivedSection]
+  {
+    sections.sorted { a, b in
+      let (x, y) = (a.key ?? .null, b.key ?? .null)
+      if x.isNull || y.isNull { return !x.isNull && y.isNull }
+      let order = Value.compare(x, y)
+      return direction == .ascending ? order == .orderedAscending : order == .orderedDescending
     }
   }
 
@@ -370,9 +390,33 @@ extension DerivedProvider where Item == Value {
         return { _, path in overItems(base.item(at: path)) }
       }
     case .sort(let terms) where terms.count == 1:
-      let value = positional(terms[0].expression, notes: notes)
+      let expression = terms[0].expression
       let direction = terms[0].direction
-      return .sorted(base, label: label, keys: value) { a, b in Value.precedes(a, b, direction: direction) }
+      let overItems = expression.compiled(notes: notes)
+      return DerivedProvider(base: base, label: label) { base, offsets in
+        try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
+        var keys: (_ flat: Int, _ path: ItemPath) -> Value = { _, path in overItems(base.item(at: path)) }
+        if let columns = base as? any ColumnReadable,
+          let reader = expression.batches(over: columns, notes: notes)
+        {
+          let batches = try allBatches(count: offsets.total, reader) { [$0] }
+          // Keys of one kind sort as integers, without a value per comparison.
+          if let sortKeys = ColumnSortKeys(batches) {
+            return (0..<base.numberOfSections).map { section in
+              let start = offsets.starts[section]
+              let positions = start..<start + base.numberOfItems(inSection: section)
+              return DerivedSection(
+                key: base.sectionKey(section),
+                baseIndices: sortKeys.order(of: positions, direction: direction))
+            }
+          }
+          let values = batches.flatMap(\.allValues)
+          keys = { flat, _ in values[flat] }
+        }
+        return try sortedSections(base, offsets, keys: keys) { a, b in
+          Value.precedes(a, b, direction: direction)
+        }
+      }
     case .sort(let terms):
       let values = terms.map { positional($0.expression, notes: notes) }
       let directions = terms.map(\.direction)
@@ -383,11 +427,71 @@ extension DerivedProvider where Item == Value {
           return { flat, path in keys.map { $0(flat, path) } }
         }, by: { a, b in Value.precedes(a, b, directions: directions) })
     case .section(let term):
-      return .sectioned(
-        base, label: label, direction: term.direction, keys: positional(term.expression, notes: notes))
+      let overItems = positional(term.expression, notes: notes)
+      return DerivedProvider(base: base, label: label) { base, offsets in
+        try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
+        guard let columns = base as? any ColumnReadable,
+          let reader = term.expression.batches(over: columns, notes: notes)
+        else {
+          return try keyedSections(offsets, key: overItems(base, offsets), direction: term.direction)
+        }
+        // Keys found in a `KeyTable` a batch at a time (a text key still in its file is hashed
+        // in place), as `group by` finds its groups.
+        var table = KeyTable()
+        var entries = [Int32](repeating: 0, count: offsets.total)
+        if let derived = base as? DerivedProvider<Value>,
+          let root = derived.rootProvider as? any ColumnReadable,
+          let rootReader = term.expression.batches(over: root, notes: notes)
+        {
+          // Over a sorted stage the items are in no order of the file: their keys are read in
+          // the root's order instead, where the file is read straight through (reading them in
+          // the sorted order cost a cache miss a row).
+          try forEachRootBatch(of: derived, rootReader) { flats, batch in
+            for (k, entry) in table.entries([batch], count: batch.count).enumerated() {
+              entries[flats[k]] = Int32(entry)
+            }
+          }
+        } else {
+          try forEachBatch(count: offsets.total, reader) { start, batch in
+            for (k, entry) in table.entries([batch], count: batch.count).enumerated() {
+              entries[start + k] = Int32(entry)
+            }
+          }
+        }
+        var sections = table.keys.map { DerivedSection(key: $0[0], baseIndices: []) }
+        for (flat, entry) in entries.enumerated() { sections[Int(entry)].baseIndices.append(flat) }
+        return orderedByKey(sections, direction: term.direction)
+      }
     case .limit(let count):
       return .limited(base, label: label, count: count)
     }
+  }
+
+  /// Reads a derived provider's items from its root's columns in the root's order, a batch at a
+  /// time, and hands each batch to `body` with the derived provider's flat position of each item.
+  private static func forEachRootBatch(
+    of derived: DerivedProvider<Value>, _ rootReader: BatchReader,
+    _ body: (_ flats: [Int], ValueBatch) throws -> Void
+  ) throws {
+    let rootPositions = derived.rootFlatPositions
+    var flatOf = [Int32](repeating: -1, count: SectionOffsets(of: derived.rootProvider).total)
+    for (flat, root) in rootPositions.enumerated() { flatOf[root] = Int32(flat) }
+    var roots: [Int] = []
+    var flats: [Int] = []
+    roots.reserveCapacity(1024)
+    flats.reserveCapacity(1024)
+    func flush() throws {
+      try body(flats, roots.withUnsafeBufferPointer(rootReader))
+      roots.removeAll(keepingCapacity: true)
+      flats.removeAll(keepingCapacity: true)
+    }
+    for root in flatOf.indices where flatOf[root] >= 0 {
+      if root & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
+      roots.append(root)
+      flats.append(Int(flatOf[root]))
+      if roots.count == 1024 { try flush() }
+    }
+    if !roots.isEmpty { try flush() }
   }
 
   /// An expression as a function of an item's position: computed for every item at once

@@ -154,16 +154,24 @@ private let batchSize = 1024
 func allBatches<T>(count: Int, _ reader: BatchReader, _ transform: (ValueBatch) -> [T]) throws -> [T] {
   var result: [T] = []
   result.reserveCapacity(count)
+  try forEachBatch(count: count, reader) { _, batch in result += transform(batch) }
+  return result
+}
+
+/// Reads the items at flat positions `0..<count` a batch at a time, in order, and hands each
+/// batch with the position of its first item to `body`.
+///
+/// - Throws: ``DataSourceError/cancelled`` when the task is cancelled (checked every 64K items).
+func forEachBatch(count: Int, _ reader: BatchReader, _ body: (_ start: Int, ValueBatch) throws -> Void) throws
+{
   var positions = [Int](repeating: 0, count: batchSize)
   var start = 0
   while start < count {
     if start & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
     let n = min(batchSize, count - start)
     for k in 0..<n { positions[k] = start + k }
-    result += positions.withUnsafeBufferPointer {
-      transform(reader(UnsafeBufferPointer(rebasing: $0[0..<n])))
-    }
+    let batch = positions.withUnsafeBufferPointer { reader(UnsafeBufferPointer(rebasing: $0[0..<n])) }
+    try body(start, batch)
     start += n
   }
-  return result
 }

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+
+@testable import DataSourceKit
+
+/// `sort by` and `section by` over columns (radix-sorted prefixes, keys found in a `KeyTable`)
+/// must order the items exactly as comparing their values does, equal keys in their order.
+@Suite("Sorting and sectioning over columns")
+struct SortKeysTests {
+  typealias Generator = SplitMix64
+
+  /// Rows numbered by `n`, with ints at the 64-bit edge, doubles (zero of both signs, huge ones),
+  /// texts sharing long prefixes (ties past 8 and 16 bytes), accents composed and not, quoted
+  /// and empty texts, booleans, dates, and nulls in every column.
+  static func csv(rows: Int, seed: UInt64) -> String {
+    var random = Generator(state: seed)
+    var text = "n,i,d,t,b,day\n"
+    let ints = ["0", "1", "-1", "7", "-9223372036854775807", "9223372036854775807", "256", "255", "-256"]
+    let doubles = ["0.0", "-0.0", "0.5", "-2.25", "1e300", "-1e300", "3.0", "256.5", "-0.001"]
+    let texts = [
+      "apple", "apples", "Apple", "é", "e\u{301}", "a", "ab", "a b", "common-prefix-of-some-length-1",
+      "common-prefix-of-some-length-2", "common-prefix-of-some-length-10", "common-prefix", "common-p",
+      "common-prefix-of-some-length-1 and more", "Zoë", "zoe", "\"quoted, with comma\"", "\"\"",
+      "say \"\"hi\"\"",
+    ]
+    for row in 0..<rows {
+      func maybe(_ s: String) -> String { random.next(9) == 0 ? "" : s }
+      let t = random.pick(texts)
+      text +=
+        [
+          "\(row)", maybe(random.pick(ints)), maybe(random.pick(doubles)),
+          t.hasPrefix("\"") ? t : maybe(t),
+          maybe(random.pick(["true", "false"])),
+          maybe(random.pick(["2000-01-01", "1999-12-31", "2024-02-29", "1969-07-20"])),
+        ].joined(separator: ",") + "\n"
+    }
+    return text
+  }
+
+  /// The row numbers of a provider's items, section by section.
+  static func rowNumbers(_ provider: any DataProvider<Value>) -> [[Value]] {
+    provider.allItems.map { $0.map { $0.value(atPath: ["n"]) ?? .null } }
+  }
+
+  /// The same records, in memory: stages over them read item by item.
+  static func inMemory(_ provider: CSVProvider) -> ArrayProvider<Value> {
+    ArrayProvider(provider.allItems.flatMap { $0 }, knownFields: provider.knownFields)
+  }
+
+  @Test(
+    "sort by each column, both directions, over all rows and over a filtered view",
+    arguments: [1, 2] as [UInt64])
+  func sortsAgree(seed: UInt64) async throws {
+    let source = try await loadedCSV(Self.csv(rows: 4_000, seed: seed))
+    let items = Self.inMemory(source)
+    let everyThird = RowExpression.binary(
+      .binary(.field(["n"]), .remainder, .literal(.int(3))), .notEqual, .literal(.int(0)))
+    let filtered = DerivedProvider.stage(.filter(everyThird), over: source, label: "where", notes: nil)
+    let filteredItems = DerivedProvider.stage(.filter(everyThird), over: items, label: "where", notes: nil)
+    try await filtered.load()
+    try await filteredItems.load()
+    for field in ["i", "d", "t", "b", "day", "n"] {
+      for direction in [SortDirection.ascending, .descending] {
+        for (base, itemBase) in [(source, items), (filtered, filteredItems)]
+          as [(any DataProvider<Value>, any DataProvider<Value>)]
+        {
+          let term = SortTerm(expression: .field([field]), direction: direction)
+          let overColumns = DerivedProvider.stage(.sort([term]), over: base, label: "sort", notes: nil)
+          let overItems = DerivedProvider.sorted(
+            itemBase, label: "sort", sortKey: { $0.value(atPath: [field]) ?? .null },
+            by: { Value.precedes($0, $1, direction: direction) })
+          try await overColumns.load()
+          try await overItems.load()
+          #expect(Self.rowNumbers(overColumns) == Self.rowNumbers(overItems), "sort by \(field) \(direction)")
+        }
+      }
+    }
+  }
+
+  @Test("keys of mixed kinds sort as values do")
+  func mixedKinds() async throws {
+    let source = try await loadedCSV(Self.csv(rows: 2_000, seed: 5))
+    let items = Self.inMemory(source)
+    // An int where b is true, a double elsewhere: no one prefix orders both.
+    let mixed = RowExpression.call(.if, [.field(["b"]), .field(["i"]), .field(["d"])])
+    for direction in [SortDirection.ascending, .descending] {
+      let overColumns = DerivedProvider.stage(
+        .sort([SortTerm(expression: mixed, direction: direction)]), over: source, label: "sort", notes: nil)
+      let compiled = mixed.compiled(notes: nil)
+      let overItems = DerivedProvider.sorted(
+        items, label: "sort", sortKey: compiled, by: { Value.precedes($0, $1, direction: direction) })
+      try await overColumns.load()
+      try await overItems.load()
+      #expect(Self.rowNumbers(overColumns) == Self.rowNumbers(overItems))
+    }
+    #expect(ColumnSortKeys([.values([.int(1), .double(0.5)])]) == nil)
+    #expect(ColumnSortKeys([.ints([1], nulls: nil), .doubles([0.5], nulls: nil)]) == nil)
+    #expect(ColumnSortKeys([.values([.string("a"), .int(1)])]) == nil)
+  }
+
+  @Test("texts that differ only past their eighth byte, or by zero bytes at the end")
+  func textTies() {
+    let strings: [String?] = [
+      "abcdefgh", "abcdefgh\0", "abcdefgh", "abcdefg", "abcdefgh\0\0", "abcdefghi", "", "\0", nil,
+      "abcdefghijklmnopq", "abcdefghijklmnop", "abcdefghijklmnop\0", "abcdefghijklmnopq", "a", "a\0b", nil,
+    ]
+    let texts = strings.map { $0.map(Value.string) ?? .null }
+    guard let keys = ColumnSortKeys([.values(texts)]) else {
+      Issue.record("texts have sort keys")
+      return
+    }
+    for direction in [SortDirection.ascending, .descending] {
+      let expected = texts.indices.sorted { a, b in
+        if Value.precedes(texts[a], texts[b], direction: direction) { return true }
+        if Value.precedes(texts[b], texts[a], direction: direction) { return false }
+        return a < b
+      }
+      #expect(keys.order(of: 0..<texts.count, direction: direction) == expected, "\(direction)")
+    }
+  }
+
+  @Test("doubles order as numbers: both zeros equal, NaN after every number, nulls last")
+  func doubleKeys() {
+    let doubles: [Double] = [1, -0.0, .nan, 0, -.infinity, .infinity, -1e-300, 1e-300, .nan, -0.0, 2]
+    let nulls = doubles.indices.map { $0 == 3 || $0 == 7 }
+    let keys = ColumnSortKeys([.doubles(doubles, nulls: nulls)])!
+    let values = doubles.indices.map { nulls[$0] ? Value.null : .double(doubles[$0]) }
+    for direction in [SortDirection.ascending, .descending] {
+      let expected = values.indices.sorted { a, b in
+        if Value.precedes(values[a], values[b], direction: direction) { return true }
+        if Value.precedes(values[b], values[a], direction: direction) { return false }
+        return a < b
+      }
+      #expect(keys.order(of: 0..<values.count, direction: direction) == expected, "\(direction)")
+    }
+  }
+
+  @Test("section by over a sorted view reads its keys in the file's order and keeps the sorted order")
+  func sectionsOverSorted() async throws {
+    let source = try await loadedCSV(Self.csv(rows: 3_000, seed: 7))
+    let items = Self.inMemory(source)
+    let byText = SortTerm(expression: .field(["t"]), direction: .ascending)
+    let sorted = DerivedProvider.stage(.sort([byText]), over: source, label: "sort", notes: nil)
+    let sortedItems = DerivedProvider.stage(.sort([byText]), over: items, label: "sort", notes: nil)
+    for field in ["b", "t", "day", "d"] {
+      for direction in [SortDirection.ascending, .descending] {
+        let term = SortTerm(expression: .field([field]), direction: direction)
+        let overColumns = DerivedProvider.stage(.section(term), over: sorted, label: "section", notes: nil)
+        let overItems = DerivedProvider.sectioned(sortedItems, label: "section", direction: direction) {
+          $0.value(atPath: [field]) ?? .null
+        }
+        try await overColumns.load()
+        try await overItems.load()
+        #expect(
+          Self.rowNumbers(overColumns) == Self.rowNumbers(overItems), "section by \(field) \(direction)")
+        #expect(
+          (0..<overColumns.numberOfSections).map { overColumns.sectionKey($0) }
+            == (0..<overItems.numberOfSections).map { overItems.sectionKey($0) })
+      }
+    }
+  }
+}
