@@ -239,8 +239,8 @@ struct ColumnSortKeys {
       let start = starts[position] + offset
       let count = min(8, max(0, starts[position + 1] - start))
       var word: UInt64 = 0
-      if count == 8 {
-        word = UInt64(bigEndian: UnsafeRawPointer(bytes.baseAddress! + start).loadUnaligned(as: UInt64.self))
+      if count == 8, let base = bytes.baseAddress {
+        word = UInt64(bigEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
       } else {
         for k in 0..<8 { word = word << 8 | UInt64(k < count ? bytes[start + k] : 0) }
       }
