@@ -18,6 +18,10 @@ struct BatchUpdateTests {
     // A segmented switch: every old section out, every new one in.
     try BatchUpdate.replacingAllSections(oldCount: 4, newCount: 1).validate(before: [2, 4, 3, 1], after: [2])
     try BatchUpdate().validate(before: [1], after: [1])
+    // A row moved and changed: moved in the batch, reloaded after it where it went.
+    var movedAndChanged = BatchUpdate(movedRows: [(path(0, 0), path(0, 1))])
+    movedAndChanged.reloadedAfterMoves = [path(0, 1)]
+    try movedAndChanged.validate(before: [2], after: [2])
   }
 
   @Test(
@@ -50,7 +54,16 @@ struct BatchUpdateTests {
         BatchUpdate(
           movedRows: [(ItemPath(item: 0, section: 0), ItemPath(item: 1, section: 0))],
           reloadedRows: [ItemPath(item: 0, section: 0)]),
-        [2], [2], "row 0 of section 0 is both moved and reloaded; delete and insert it instead"
+        [2], [2],
+        "row 0 of section 0 is both moved and reloaded; move it in the batch and reload it after (reloadedAfterMoves)"
+      ),
+      (
+        {
+          var update = BatchUpdate(reloadedRows: [ItemPath(item: 0, section: 0)])
+          update.reloadedAfterMoves = [ItemPath(item: 1, section: 0)]
+          return update
+        }(), [2], [2],
+        "row 1 of section 0 is reloaded after the moves, but no row is moved there; reload it in the batch by its old index path"
       ),
       (
         BatchUpdate(insertedSections: [0], insertedRows: [ItemPath(item: 0, section: 0)]), [], [1],

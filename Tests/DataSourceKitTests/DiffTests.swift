@@ -60,16 +60,24 @@ struct DiffTests {
     check(old, new)
   }
 
-  @Test("a moved row whose content changed is deleted and inserted, not reloaded")
-  func movedAndChanged() {
+  @Test("a moved row whose content changed is moved, then reloaded where it went")
+  func movedAndChanged() throws {
     let old = sections([(1, [1, 2, 3])])
     var new = sections([(1, [3, 1, 2])])
     new[0].elements[0].content = 5
     let update = diff(old, new).update
-    #expect(update.deletedRows == [ItemPath(item: 2, section: 0)])
-    #expect(update.insertedRows == [ItemPath(item: 0, section: 0)])
-    #expect(update.reloadedRows.isEmpty && update.movedRows.isEmpty)
+    #expect(update.deletedRows.isEmpty && update.insertedRows.isEmpty && update.reloadedRows.isEmpty)
+    #expect(
+      update.movedRows.map { [$0.from, $0.to] } == [
+        [ItemPath(item: 2, section: 0), ItemPath(item: 0, section: 0)]
+      ])
+    #expect(update.reloadedAfterMoves == [ItemPath(item: 0, section: 0)])
+    #expect(update.description == "move rows [0, 2]→[0, 0]\nthen reload rows [0, 0]")
     check(old, new)
+    // Without the second stage the moved row would keep its old content.
+    var batchOnly = update
+    batchOnly.reloadedAfterMoves = []
+    #expect(batchOnly.apply(to: old.map(\.elements), new: new.map(\.elements)) != new.map(\.elements))
   }
 
   @Test("sections: deleted, inserted, moved; a moved section with row changes is replaced")

@@ -2,7 +2,8 @@ extension BatchUpdate {
   /// The rows a table view shows after this batch, worked out as UIKit applies it to `old`:
   /// deleted and moved-out rows leave their old sections, deleted sections go, moved sections
   /// take their new places, inserted sections and rows (and moved-in rows) arrive at their new
-  /// indexes in ascending order, and inserted or reloaded rows show the new data's element.
+  /// indexes in ascending order, and inserted or reloaded rows show the new data's element;
+  /// then the rows of ``reloadedAfterMoves`` show theirs.
   ///
   /// - Precondition: the batch passes ``validate(before:after:)`` for these counts.
   /// - Complexity: O(rows + changes × log(changes)): the arriving rows are sorted, then merged.
@@ -76,7 +77,7 @@ extension BatchUpdate {
       result[section] = merged
     }
 
-    return result.enumerated().map { s, slots in
+    var rows = result.enumerated().map { s, slots in
       (slots ?? []).enumerated().map { item, slot in
         switch slot {
         case .kept(let element): element
@@ -84,6 +85,9 @@ extension BatchUpdate {
         }
       }
     }
+    // The second stage: moved rows whose content changed are refreshed where they now are.
+    for path in reloadedAfterMoves { rows[path.section][path.item] = new[path.section][path.item] }
+    return rows
   }
 }
 

@@ -9,6 +9,16 @@ public struct BatchUpdate: Equatable, Sendable {
   public var insertedRows: [ItemPath] = []
   public var movedRows: [(from: ItemPath, to: ItemPath)] = []
   public var reloadedRows: [ItemPath] = []
+  /// Rows that move and whose content changed too, by their new index paths: refreshed after
+  /// the batch, not in it.
+  ///
+  /// UIKit refuses a reload of a row that also moves in one `performBatchUpdates`, and documents
+  /// no index space for reconfiguring one. So the batch moves the row (it keeps its cell, and
+  /// the view can animate it to its place), and once the batch is done the app refreshes these
+  /// rows, which are then where the batch put them: `reconfigureRows(at:)` (iOS 15), or a second
+  /// `performBatchUpdates` that reloads them. That is the second stage of DifferenceKit's staged
+  /// changesets; a delete and an insert instead would lose the move.
+  public var reloadedAfterMoves: [ItemPath] = []
   /// Sections whose header text changed, in the new index space.
   ///
   /// UIKit does not refresh a header on its own (`reloadSections` or reconfiguring the header view does); sections
@@ -34,8 +44,8 @@ public struct BatchUpdate: Equatable, Sendable {
 
   public var isEmpty: Bool {
     deletedSections.isEmpty && insertedSections.isEmpty && movedSections.isEmpty && deletedRows.isEmpty
-      && insertedRows.isEmpty && movedRows.isEmpty && reloadedRows.isEmpty && reloadedHeaders.isEmpty
-      && reloadedFooters.isEmpty
+      && insertedRows.isEmpty && movedRows.isEmpty && reloadedRows.isEmpty && reloadedAfterMoves.isEmpty
+      && reloadedHeaders.isEmpty && reloadedFooters.isEmpty
   }
 
   public static func == (lhs: BatchUpdate, rhs: BatchUpdate) -> Bool {
@@ -43,7 +53,8 @@ public struct BatchUpdate: Equatable, Sendable {
       && lhs.movedSections.map { [$0.from, $0.to] } == rhs.movedSections.map { [$0.from, $0.to] }
       && lhs.deletedRows == rhs.deletedRows && lhs.insertedRows == rhs.insertedRows
       && lhs.movedRows.map { [$0.from, $0.to] } == rhs.movedRows.map { [$0.from, $0.to] }
-      && lhs.reloadedRows == rhs.reloadedRows && lhs.reloadedHeaders == rhs.reloadedHeaders
+      && lhs.reloadedRows == rhs.reloadedRows && lhs.reloadedAfterMoves == rhs.reloadedAfterMoves
+      && lhs.reloadedHeaders == rhs.reloadedHeaders
       && lhs.reloadedFooters == rhs.reloadedFooters
   }
 
@@ -91,6 +102,7 @@ extension BatchUpdate: CustomStringConvertible {
           + movedRows.map { "\($0.from)→\($0.to)" }.joined(separator: ", "))
     }
     if !reloadedRows.isEmpty { lines.append("reload rows " + paths(reloadedRows)) }
+    if !reloadedAfterMoves.isEmpty { lines.append("then reload rows " + paths(reloadedAfterMoves)) }
     if !reloadedHeaders.isEmpty {
       lines.append("reload headers of sections " + reloadedHeaders.map(String.init).joined(separator: ", "))
     }

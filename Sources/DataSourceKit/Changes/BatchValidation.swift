@@ -12,6 +12,8 @@ public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
   /// A row (or section) inserted where another is moved to.
   case insertAndMove(what: String)
   case reloadOfMovedRow(ItemPath)
+  /// A row refreshed after the batch that the batch does not move there.
+  case reloadAfterWithoutMove(ItemPath)
   case rowChangeInChangedSection(operation: String, path: ItemPath)
   case supplementaryOfInsertedSection(operation: String, section: Int)
 
@@ -58,7 +60,9 @@ public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
     case .deleteAndMove(let what): "\(what) is both deleted and moved"
     case .insertAndMove(let what): "\(what) is both inserted and moved to"
     case .reloadOfMovedRow(let path):
-      "row \(path.item) of section \(path.section) is both moved and reloaded; delete and insert it instead"
+      "row \(path.item) of section \(path.section) is both moved and reloaded; move it in the batch and reload it after (reloadedAfterMoves)"
+    case .reloadAfterWithoutMove(let path):
+      "row \(path.item) of section \(path.section) is reloaded after the moves, but no row is moved there; reload it in the batch by its old index path"
     case .supplementaryOfInsertedSection(let operation, let section):
       "cannot \(operation) section \(section): the section is inserted in this batch and comes with it"
     case .rowChangeInChangedSection(let operation, let path):
@@ -73,7 +77,7 @@ extension BatchUpdate {
   ///
   /// - Throws: the first rule the batch breaks: counts per section, indexes out of range, an
   ///   index given twice, a deleted row also moved, a moved row also reloaded, a row inserted
-  ///   where another is moved to.
+  ///   where another is moved to, a row reloaded after the moves that no move puts there.
   /// - Complexity: O(sections + changes).
   public func validate(before: [Int], after: [Int]) throws(BatchUpdateError) {
     // Sections: indexes in range, none twice, none both deleted and moved.
@@ -148,6 +152,10 @@ extension BatchUpdate {
     let movedTo = Set(movedRows.map(\.to))
     if let both = insertedRows.first(where: movedTo.contains) {
       throw .insertAndMove(what: "row \(both.item) of section \(both.section)")
+    }
+    try Self.checkUnique(reloadedAfterMoves, operation: "reload after the moves", noun: "row")
+    if let alone = reloadedAfterMoves.first(where: { !movedTo.contains($0) }) {
+      throw .reloadAfterWithoutMove(alone)
     }
 
     // Counts: rows after = before + inserted − deleted + moved in − moved out, per section.

@@ -30,9 +30,9 @@ public struct Changeset<ElementID: Hashable>: Sendable where ElementID: Sendable
 /// approach of IGListKit and DifferenceKit): one pass records where each identity stands
 /// before and after, and matched pairs whose relative order changed become moves, found as the
 /// complement of a longest increasing subsequence. Sections are matched the same way by their
-/// identity. The combinations UIKit refuses in one batch are rewritten as anchor libraries do:
-/// a moved row whose content changed is deleted and inserted, and a moved section with row
-/// changes is deleted and inserted whole.
+/// identity. A moved row whose content changed is moved and listed in
+/// ``BatchUpdate/reloadedAfterMoves`` (UIKit refuses to reload a moved row in the batch); a moved
+/// section with row changes, which UIKit refuses too, is deleted and inserted whole.
 public enum SectionedDiff {
   /// A position in sectioned data.
   @usableFromInline
@@ -148,13 +148,9 @@ public enum SectionedDiff {
               touched.insert(n)
             }
           } else {
-            if changed {
-              // UIKit cannot reload a moved row: delete it and insert it.
-              update.deletedRows.append(place.path)
-              update.insertedRows.append(newPath)
-            } else {
-              update.movedRows.append((place.path, newPath))
-            }
+            update.movedRows.append((place.path, newPath))
+            // UIKit cannot reload a moved row in the batch: it is refreshed after it.
+            if changed { update.reloadedAfterMoves.append(newPath) }
             touched.formUnion([n, from])
           }
         }
@@ -184,6 +180,7 @@ public enum SectionedDiff {
       update.deletedRows.sort()
       update.insertedRows.sort()
       update.reloadedRows.sort()
+      update.reloadedAfterMoves.sort()
       update.movedRows.sort { $0.to < $1.to }
       return Changeset(update: update, duplicates: duplicateList)
     }

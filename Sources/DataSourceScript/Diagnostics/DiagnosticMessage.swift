@@ -66,6 +66,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case notShownYet(String)
   case nothingShownYet
   case invalidBatch(BatchUpdateError)
+  case unreadableBatch(path: String, BatchParseError)
   case cannotWrite(path: String, reason: String)
   case notEditable(String, found: String)
   case readOnly(String, store: String)
@@ -214,6 +215,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .notShownYet(let name): "'\(name)' has not been shown yet; 'show \(name)' first"
     case .nothingShownYet: "nothing has been shown yet"
     case .invalidBatch(let error): "the view refuses the update: \(error.description)"
+    case .unreadableBatch(let path, let error):
+      "\(path):\(error.line):\(error.column): \(error.message)"
     case .cannotWrite(let path, let reason): "cannot write '\(path)': \(reason)"
     case .notEditable(let name, let found):
       "'\(name)' is \(found), which cannot be edited; edit the provider it comes from (a list, csv, json or range)"
@@ -367,6 +370,7 @@ public enum ExpectedKind: Sendable, Equatable {
   case cardAfterWith
   case providerToJoin
   case exportable
+  case checkable
 
   public var text: String {
     switch self {
@@ -383,42 +387,7 @@ public enum ExpectedKind: Sendable, Equatable {
     case .cardAfterWith: "a card after 'with' (card \"template\" width W height H)"
     case .providerToJoin: "a provider to join (a name, or a source in parentheses)"
     case .exportable: "a provider or a table to export"
+    case .checkable: "a provider or a table whose rows per section the batch is checked against"
     }
   }
-}
-
-/// The closest candidate to a misspelled word, when one is close enough to be a likely fix.
-public func suggestion(for word: String, among candidates: some Sequence<String>) -> String? {
-  // One- and two-letter words are too short for a guess to mean anything.
-  guard word.count >= 3 else { return nil }
-  let limit = max(1, word.count / 3)
-  var best: (String, Int)?
-  for candidate in candidates where candidate != word {
-    let d = editDistance(word.lowercased(), candidate.lowercased())
-    if d <= limit, d < best?.1 ?? Int.max { best = (candidate, d) }
-  }
-  return best?.0
-}
-
-/// Levenshtein distance, with a transposition counting as one edit.
-func editDistance(_ a: String, _ b: String) -> Int {
-  let a = Array(a)
-  let b = Array(b)
-  if a.isEmpty { return b.count }
-  if b.isEmpty { return a.count }
-  var previous2 = [Int](repeating: 0, count: b.count + 1)
-  var previous = Array(0...b.count)
-  var current = [Int](repeating: 0, count: b.count + 1)
-  for i in 1...a.count {
-    current[0] = i
-    for j in 1...b.count {
-      let cost = a[i - 1] == b[j - 1] ? 0 : 1
-      current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-      if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-        current[j] = min(current[j], previous2[j - 2] + 1)
-      }
-    }
-    (previous2, previous, current) = (previous, current, previous2)
-  }
-  return previous[b.count]
 }

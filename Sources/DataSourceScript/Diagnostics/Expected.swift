@@ -22,6 +22,8 @@ public enum Expected: Sendable, Equatable {
   case equalsAfterField
   case jsonAfterChangesAs
   case exportsAfterWith
+  case beforeOrAgainst
+  case rowCounts
   case pagedName
   case rowWindow
 
@@ -109,6 +111,9 @@ public enum Expected: Sendable, Equatable {
     case .equalsAfterField: "'=' after the field"
     case .jsonAfterChangesAs: "'json' (changes print as text or JSON)"
     case .exportsAfterWith: "'exports' (save \"PATH\" with exports also replays the exports)"
+    case .beforeOrAgainst:
+      "'before' and the rows of each section (check \"PATH\" before [3, 2] after [4, 2]), or 'against' and a view's name"
+    case .rowCounts: "the rows of each section as a list of counts, such as [36, 4]"
     case .pagedName: "the name of a paged provider or table"
     case .rowWindow: "a row range such as 10..20"
     case .url: "a URL in quotes after 'http'"

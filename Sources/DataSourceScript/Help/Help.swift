@@ -1,3 +1,5 @@
+import DataSourceKit
+
 extension Session {
   func help(_ topic: Identifier?) throws {
     guard let topic else {

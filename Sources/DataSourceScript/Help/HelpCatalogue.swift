@@ -142,10 +142,20 @@ public enum HelpCatalogue {
     HelpTopic(
       name: "changes", group: .changes, syntax: ["changes NAME [as json]"],
       summary:
-        "The batch updates a table view would get for NAME since it was last shown (or its changes asked): section deletes, inserts and moves, row deletes, inserts, moves (also across sections) and reloads, in UIKit's index spaces (deletes and reloads in old indexes, inserts in new, moves old → new). Items are identified by their provider's key field, else their whole value; a moved row whose content changed is deleted and inserted, and a moved section with row changes is replaced. Headers and footers whose text changed (a {count}, a Load more footer that goes) are listed too, in the new index space, because UIKit does not refresh them on its own. Every batch is checked as UIKit would check it.",
+        "The batch updates a table view would get for NAME since it was last shown (or its changes asked): section deletes, inserts and moves, row deletes, inserts, moves (also across sections) and reloads, in UIKit's index spaces (deletes and reloads in old indexes, inserts in new, moves old → new). Items are identified by their provider's key field, else their whole value; a moved row whose content changed is moved, then reloaded after the batch by its new index path (UIKit refuses to reload a moved row in the batch: `reconfigureRows(at:)` or a second batch does it; JSON `reloadedAfterMoves`), and a moved section with row changes is replaced. Headers and footers whose text changed (a {count}, a Load more footer that goes) are listed too, in the new index space, because UIKit does not refresh them on its own. Every batch is checked as UIKit would check it.",
       examples: [
         people
           + "\nlet t = table people | section by team with cell basic \"{name}\"\nshow t as csv\nupdate people set team = \"Design\" where id == 1\nchanges t\ninsert into people {id: 12, name: \"Anita Borg\", team: \"Design\"}\nchanges t as json"
+      ]),
+    HelpTopic(
+      name: "check", group: .changes,
+      syntax: ["check \"PATH\" before [COUNTS] after [COUNTS]", "check \"PATH\" against NAME"],
+      summary:
+        "Reads a batch of updates from a file (the JSON that changes NAME as json prints, or the text changes prints) and says whether UIKit's performBatchUpdates accepts it, given the rows of each section before and after the model changed ([36, 4]: two sections); against NAME takes them from a view: what it showed when last shown (or its changes asked) and what it shows now. When UIKit refuses the batch it prints the reason UIKit's NSInternalInconsistencyException gives, with its numbers (rows after, rows before, inserted, deleted, moved in, moved out; word for word for the counts and a deleted row past the end), the operation at fault, and a batch UIKit accepts: duplicates dropped, a moved row's reload done after the moves, a section whose rows do not add up replaced whole (what reloadSections does). The library's BatchUpdate.validate throws the same reason (uikitReason), so an app can log it before UIKit crashes.",
+      examples: [
+        "check \"samples:crash-batch.json\" before [3, 2] after [4, 2]",
+        people
+          + "\nlet t = table people | section by team with cell basic \"{name}\"\nshow t rows 0..1\ninsert into people {id: 12, name: \"Anita Borg\", team: \"Design\"}\ncheck \"samples:crash-batch.json\" against t",
       ]),
     HelpTopic(
       name: "watch", group: .changes, syntax: ["watch NAME", "unwatch NAME"],

@@ -98,6 +98,26 @@ final class ChangeTracker {
 
   func unwatch(_ name: String) { watched.removeAll { $0 == name } }
 
+  /// The rows per section of the view `changes` would diff from, when it is not what the view
+  /// shows now (a view shown, then changed); `nil` when the view has not changed since.
+  func baselineCounts(of name: String) -> [Int]? {
+    guard !shownSinceChange.contains(name), let baseline = baselines[name] else { return nil }
+    return baseline.sections.map(\.elements.count)
+  }
+
+  /// The rows per section a value's view shows now; `nil` for a presenter or a scalar.
+  /// - Complexity: O(sections).
+  static func sectionCounts(of value: ScriptValue) -> [Int]? {
+    let source: any SectionedDataSource<Value>
+    switch value {
+    case .provider(let provider):
+      source = TableAdapter(provider: provider.provider, presenter: Session.recordPresenter)
+    case .table(let table): source = table
+    case .presenter, .scalar: return nil
+    }
+    return (0..<source.numberOfSections).map { source.numberOfRows(inSection: $0) }
+  }
+
   // MARK: Dependencies
 
   /// Whether a value is built on any of `objects` (`nil`: on anything).

@@ -270,8 +270,75 @@ extension Session {
         "\"insertedRows\": " + list(update.insertedRows.map(path)),
         "\"movedRows\": " + list(update.movedRows.map { "[\(path($0.from)), \(path($0.to))]" }),
         "\"reloadedRows\": " + list(update.reloadedRows.map(path)),
+        "\"reloadedAfterMoves\": " + list(update.reloadedAfterMoves.map(path)),
         "\"reloadedHeaders\": " + list(update.reloadedHeaders.map(String.init)),
         "\"reloadedFooters\": " + list(update.reloadedFooters.map(String.init)),
       ].joined(separator: ", ") + "}"
+  }
+}
+
+extension Session {
+  // MARK: Check
+
+  /// `check "PATH" before [..] after [..]` / `check "PATH" against NAME`: whether UIKit accepts
+  /// the batch in the file; when not, UIKit's reason, the operation at fault and a batch it
+  /// accepts.
+  func checkBatch(in path: String, pathRange: SourceRange, counts: BatchCounts) throws {
+    let resolved = resolve(path)
+    if let sandbox = environment.sandbox, !sandbox.allowsReading(resolved) {
+      throw Diagnostic(.refusedBySafeMode(.reading(path: path)), at: pathRange)
+    }
+    let text: String
+    do {
+      text = try RegularFile.readText(atPath: resolved, displayPath: path)
+    } catch let error as DataSourceError {
+      throw Diagnostic(.dataSource(error), at: pathRange)
+    }
+    let batch: BatchUpdate
+    do {
+      batch = try BatchUpdate(parsing: text)
+    } catch {
+      throw Diagnostic(.unreadableBatch(path: path, error), at: pathRange)
+    }
+    let (before, after): ([Int], [Int])
+    var note = ""
+    switch counts {
+    case .given(let given, let now):
+      (before, after) = (given, now)
+    case .against(let name):
+      let binding = try bindings.binding(named: name)
+      guard let current = ChangeTracker.sectionCounts(of: binding.value) else {
+        throw Diagnostic(
+          .expectedKind(.checkable, found: binding.value.kindDescription), at: name.range)
+      }
+      after = current
+      if let baseline = changes.baselineCounts(of: name.name) {
+        before = baseline
+      } else {
+        before = current
+        note = " (\(name.name) has not changed since it was last shown)"
+      }
+    }
+    let json = text.first(where: { !$0.isWhitespace }) == "{"
+    func written(_ list: [Int]) -> String { "[" + list.map(String.init).joined(separator: ", ") + "]" }
+    let header = "\(path): rows per section \(written(before)) before, \(written(after)) after\(note)"
+    do {
+      try batch.validate(before: before, after: after)
+      output.write("\(header)\nUIKit accepts this batch\n")
+    } catch {
+      var lines = [header, "UIKit refuses this batch (NSInternalInconsistencyException):"]
+      if let reason = error.uikitReason {
+        lines.append("  reason: \(reason)")
+      } else {
+        lines.append("  reason: \(error.description) (UIKit's message names the index path by its address)")
+      }
+      lines.append("  at fault: " + error.operationAtFault(in: batch, before: before, after: after))
+      if let corrected = batch.corrected(before: before, after: after) {
+        lines.append("a batch UIKit accepts:")
+        let form = json ? Session.json(corrected) : corrected.description
+        lines += form.split(separator: "\n").map { "  " + $0 }
+      }
+      output.write(lines.joined(separator: "\n") + "\n")
+    }
   }
 }

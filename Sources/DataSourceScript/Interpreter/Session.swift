@@ -238,6 +238,8 @@ public final class Session {
       recordEffect(of: statement, on: target, range: range)
     case .changes(let name, let json, _):
       try printChanges(of: name, json: json)
+    case .check(let path, let pathRange, let counts, _):
+      try checkBatch(in: path, pathRange: pathRange, counts: counts)
     case .watch(let name, let on, _):
       try watch(name, on: on)
     case .more(let name, let range):

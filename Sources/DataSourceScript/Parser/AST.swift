@@ -38,6 +38,9 @@ public enum Statement: Sendable {
   case watch(Identifier, on: Bool, range: SourceRange)
   /// `more X`: load the next page of X's paged provider.
   case more(Identifier, range: SourceRange)
+  /// `check "PATH" before [COUNTS] after [COUNTS]` or `check "PATH" against NAME`: whether UIKit
+  /// accepts the batch in the file.
+  case check(path: String, pathRange: SourceRange, counts: BatchCounts, range: SourceRange)
 
   /// Whether the statement may change what a view shows: views shown before it keep a
   /// baseline, and watched views report their batch after it.
@@ -45,7 +48,7 @@ public enum Statement: Sendable {
     switch self {
     case .edit, .reload, .switchSegment, .more: true
     case .binding, .expression, .show, .describe, .help, .vars, .set, .source, .quit, .stats, .save,
-      .changes, .watch, .export:
+      .changes, .watch, .export, .check:
       false
     }
   }
@@ -57,7 +60,7 @@ public enum Statement: Sendable {
     case .binding(_, _, let r), .show(_, _, _, let r), .describe(_, let r), .help(_, let r), .vars(let r),
       .set(_, _, let r), .source(_, _, let r), .quit(let r), .switchSegment(_, _, let r), .reload(_, let r),
       .stats(_, let r), .save(_, _, _, let r), .edit(_, _, let r), .changes(_, _, let r), .watch(_, _, let r),
-      .more(_, let r), .export(_, _, let r):
+      .more(_, let r), .export(_, _, let r), .check(_, _, _, let r):
       r
     }
   }
@@ -271,6 +274,12 @@ public enum Stage: Sendable {
 }
 
 /// Where and how `export` writes.
+/// The rows per section a batch is checked against: given, or a view's before and now.
+public enum BatchCounts: Sendable {
+  case given(before: [Int], after: [Int])
+  case against(Identifier)
+}
+
 public struct ExportTarget: Sendable {
   public var path: String
   public var pathRange: SourceRange

@@ -143,6 +143,20 @@ extension Parser {
       return .changes(target, json: json, range: start..<previousEnd)
     case .more:
       return .more(try expectIdentifier(.pagedName), range: start..<previousEnd)
+    case .check:
+      let (path, pathRange) = try expectString(.filePath(after: nil))
+      if consumeWord("against") {
+        return .check(
+          path: path, pathRange: pathRange, counts: .against(try expectIdentifier(.name)),
+          range: start..<previousEnd)
+      }
+      guard consumeWord("before") else { throw unexpected(.beforeOrAgainst) }
+      let before = try parseRowCounts()
+      guard consumeWord("after") else { throw unexpected(.word("after")) }
+      let after = try parseRowCounts()
+      return .check(
+        path: path, pathRange: pathRange, counts: .given(before: before, after: after),
+        range: start..<previousEnd)
     case .watch, .unwatch:
       return .watch(try expectIdentifier(.name), on: command == .watch, range: start..<previousEnd)
     case .save:
@@ -208,5 +222,17 @@ extension Parser {
       advance()
     }
     return RowWindow(lower: lower, upper: upper, range: start..<previousEnd)
+  }
+
+  /// `[36, 4]`: the rows of each section, for `check`.
+  mutating func parseRowCounts() throws(Diagnostic) -> [Int] {
+    try expectSymbol(.openBracket, .rowCounts)
+    var counts: [Int] = []
+    if consumeSymbol(.closeBracket) { return counts }
+    repeat {
+      counts.append(try expectInt(.rowCounts))
+    } while consumeSymbol(.comma)
+    try expectSymbol(.closeBracket, .rowCounts)
+    return counts
   }
 }

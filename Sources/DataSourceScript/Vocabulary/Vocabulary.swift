@@ -10,7 +10,7 @@ import DataSourceKit
 public enum Command: String, CaseIterable, Sendable {
   case `let`, show, describe, help, vars, set, source, quit, exit
   case `switch`, reload, stats, save, export
-  case insert, delete, update, move, changes, more, watch, unwatch
+  case insert, delete, update, move, changes, more, watch, unwatch, check
 
   /// The help topic that explains the command.
   public var helpTopic: String {
