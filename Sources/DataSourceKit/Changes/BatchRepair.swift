@@ -1,6 +1,8 @@
 extension BatchUpdateError {
-  /// The operation of the batch the error is about, written as ``BatchUpdate/description``
-  /// writes it (`insert rows [0, 3]`); for a count that does not add up, the section's changes
+  /// The operation of the batch the error is about.
+  ///
+  /// It is written as ``BatchUpdate/description`` writes it (`insert rows [0, 3]`); for a count
+  /// that does not add up, the section's changes
   /// (or that it has none), since no one of them is wrong alone. `before` and `after` are the
   /// counts the batch was checked against.
   public func operationAtFault(in batch: BatchUpdate, before: [Int], after: [Int]) -> String {
@@ -46,8 +48,9 @@ extension BatchUpdateError {
 }
 
 extension BatchUpdate {
-  /// A batch UIKit accepts for these counts, made from this one by the smallest repairs that
-  /// fix each rule it breaks, in turn: a row given twice once; a moved row's reload after the
+  /// A batch UIKit accepts for these counts, made from this one by small repairs.
+  ///
+  /// The repairs fix each rule it breaks, in turn: a row given twice once; a moved row's reload after the
   /// batch (``reloadedAfterMoves``); a change to a row of a section the batch inserts or deletes
   /// dropped (the section's change covers it); an index out of range dropped; a row deleted
   /// and moved only moved; inserts (or deletes) beyond what a section's counts allow dropped.

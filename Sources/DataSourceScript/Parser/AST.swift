@@ -273,13 +273,13 @@ public enum Stage: Sendable {
   }
 }
 
-/// Where and how `export` writes.
 /// The rows per section a batch is checked against: given, or a view's before and now.
 public enum BatchCounts: Sendable {
   case given(before: [Int], after: [Int])
   case against(Identifier)
 }
 
+/// Where and how `export` writes.
 public struct ExportTarget: Sendable {
   public var path: String
   public var pathRange: SourceRange
