@@ -169,18 +169,32 @@ struct ColumnEvaluationTests {
     #expect(sectioned.numberOfSections == 3)
   }
 
-  @Test("an edited table is read item by item, and reads its edits")
-  func editedTablesAreReadAsItems() async throws {
-    let editable = EditableProvider<Value>(try await loadedCSV("n\n1\n2\n3\n"))
+  @Test("an edited table is still read by columns, and reads its edits")
+  func editedTablesAreReadByColumns() async throws {
+    let editable = EditableProvider<Value>(try await loadedCSV("n,t\n1,a\n2,b\n3,c\n4,d\n"))
     try await editable.load()
     #expect(editable.fieldBatches("n") != nil)
-    editable.replaceItems([record(["n": .int(5)]), record(["n": .int(1)])])
-    #expect(editable.fieldBatches("n") == nil)
+    editable.insert(record(["n": .int(9), "t": .string("z")]), at: 1)
+    editable.replace([(position: 3, item: record(["n": .int(-2), "t": .string("c")]))], isEqual: ==)
+    editable.remove(at: [0])
+    editable.move(from: 3, to: 0)
+    let reader = try #require(editable.fieldBatches("n"))
+    let count = editable.numberOfItems(inSection: 0)
+    let read = try allBatches(count: count, reader, \.allValues)
+    #expect(read == editable.allItems[0].map { $0.value(atPath: ["n"]) ?? .null })
+    #expect(read == [.int(4), .int(9), .int(2), .int(-2)])
+    // Positions out of order read the same values.
+    let scattered = [3, 0, 2].withUnsafeBufferPointer(reader).allValues
+    #expect(scattered == [.int(-2), .int(4), .int(2)])
     let kept = DerivedProvider.stage(
       .filter(.binary(.field(["n"]), .greater, .literal(.int(2)))), over: editable, label: "where", notes: nil
     )
     try await kept.load()
-    #expect(kept.allItems == [[record(["n": .int(5)])]])
+    #expect(kept.allItems[0].map { $0.value(atPath: ["n"]) } == [.int(4), .int(9)])
+    editable.replaceItems([
+      record(["n": .int(5), "t": .string("x")]), record(["n": .int(1), "t": .string("y")]),
+    ])
+    #expect(kept.allItems == [[record(["n": .int(5), "t": .string("x")])]])
   }
 
   @Test("a JSON table's columns give the rows its items give")

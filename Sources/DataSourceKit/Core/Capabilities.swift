@@ -9,6 +9,14 @@ public protocol EditableItems<Item>: DataProvider {
   /// Replaces every item at once: the caller works out the new items first, so a failed edit
   /// changes nothing.
   func replaceItems(_ newItems: [Item])
+  /// Inserts an item at a flat position.
+  func insert(_ item: Item, at position: Int)
+  /// Removes the items at some flat positions.
+  func remove(at positions: [Int])
+  /// Replaces the items at some flat positions (an item equal to the old one is no change).
+  func replace(_ replacements: [(position: Int, item: Item)], isEqual: (Item, Item) -> Bool)
+  /// Moves the item at `from` to `to`.
+  func move(from: Int, to: Int)
 }
 
 /// A provider that reads a store it must never write (a database): edits on it are refused.

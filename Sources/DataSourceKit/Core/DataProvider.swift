@@ -99,6 +99,19 @@ public struct ObserverList {
     for entry in entries { entry.observer?.providerDidChange() }
   }
 
+  /// Tells each observer what changed: item by item where it can take that
+  /// (``ItemChangeObserver``), as a change of everything otherwise.
+  public func notify(_ changes: ItemChanges) {
+    StructureEpoch.advance()
+    for entry in entries {
+      if let observer = entry.observer as? any ItemChangeObserver {
+        observer.providerDidChange(changes)
+      } else {
+        entry.observer?.providerDidChange()
+      }
+    }
+  }
+
   private struct WeakObserver {
     weak var observer: (any DataProviderObserver)?
   }

@@ -296,3 +296,29 @@ enum BatchComparison {
     }
   }
 }
+
+extension RowExpression {
+  /// The flat positions of a provider's items for which this test is true: computed from the
+  /// provider's columns when it has them (an edit's `where` over a million rows reads one or
+  /// two columns, not a million records), else item by item; the same either way.
+  ///
+  /// - Throws: ``DataSourceError/cancelled`` when the task is cancelled.
+  public func positionsWhereTrue(in provider: any DataProvider<Value>, notes: ExpressionNotes?) throws
+    -> [Int]
+  {
+    let offsets = SectionOffsets(of: provider)
+    var positions: [Int] = []
+    if let columns = provider as? any ColumnReadable, let reader = batches(over: columns, notes: notes) {
+      try forEachBatch(count: offsets.total, reader) { start, batch in
+        for (k, truth) in batch.truths.enumerated() where truth { positions.append(start + k) }
+      }
+      return positions
+    }
+    let test = compiledTest(notes: notes)
+    for flat in 0..<offsets.total {
+      if flat & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
+      if test(provider.item(at: offsets.itemPath(forFlat: flat))) { positions.append(flat) }
+    }
+    return positions
+  }
+}

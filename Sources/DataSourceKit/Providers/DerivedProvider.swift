@@ -1,3 +1,5 @@
+import Foundation
+
 /// One section of a derived provider: its key and the flat positions of its items in the base.
 public struct DerivedSection: Sendable {
   public var key: Value?
@@ -9,16 +11,37 @@ public struct DerivedSection: Sendable {
   }
 }
 
+/// How a stage places one item, for arranging itself again item by item after an edit of its
+/// base (``ItemChanges``) rather than arranging every item.
+public enum StageRule<Item> {
+  /// Keeps the items for which the test is true.
+  case filter((Item) -> Bool)
+  /// Orders the items of each section: by the order of their keys (the function compares two
+  /// items' keys), equal keys in their base's order.
+  case sort((Item, Item) -> ComparisonResult)
+  /// Groups the items by key: sections in key order (null last), items in their base's order.
+  case section(key: (Item) -> Value, direction: SortDirection)
+  /// Keeps the first items.
+  case limit(Int)
+}
+
 /// A provider over a provider, like a fetch request over a store: `where`, `sort by`,
 /// `section by` and `limit` are each one of these with a different arrangement.
 ///
 /// Loading loads the base and then arranges the base's items into sections once; after that,
 /// counts and items are answered from the arrangement without touching other items.
 ///
-/// A derived provider over another one keeps positions in the first provider that is not
-/// derived (the root), not in its base: reading an item costs one lookup however many `where`s
-/// are stacked (a chain of 20,000 was quadratic when each item passed through every level).
-public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, CompositionNode {
+/// A derived provider over another one keeps its items' handles in the first provider that is
+/// not derived (the root; a handle is the item's position there until the root is edited):
+/// reading an item costs one lookup however many `where`s are stacked (a chain of 20,000 was
+/// quadratic when each item passed through every level).
+///
+/// A stage made with a ``StageRule`` over a base that tells its edits item by item arranges
+/// itself again item by item: an edit of k items costs O(k log n) in every stage, and the
+/// stage tells its own observers which items it touched. Anything else (a reload, a base that
+/// changes wholesale) arranges every item again.
+public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, HandleAddressable, CompositionNode
+{
   /// Turns the loaded base (and the flat layout of its items) into this provider's sections.
   ///
   /// It throws ``DataSourceError/cancelled`` when the load's task is cancelled (it checks every
@@ -36,24 +59,35 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
   public let base: any DataProvider<Item>
   /// The first provider below that is not derived: items are read from it.
   private let root: any DataProvider<Item>
+  /// The root, when it is an editable table: its items are read by handle.
+  private let editableRoot: EditableProvider<Item>?
   public let label: String
   private let arrange: Arrangement
-  /// The sections, with flat positions in `root` (not in `base`).
+  /// How to place one item, when the stage can arrange itself item by item.
+  private let rule: StageRule<Item>?
+  /// The sections as arranged whole, with the root handles of their items.
   private var sections: [DerivedSection] = []
-  /// Where the root's sections start, for reading items.
-  private var rootOffsets = SectionOffsets(counts: [])
+  /// The sections once an edit has arranged them item by item (then `sections` is empty).
+  private var live: StageArrangement?
   /// Where this provider's sections start, for a provider derived from this one.
   private var ownOffsets = SectionOffsets(counts: [])
+  /// Where the root's sections start, to read an item of a root that is not editable.
+  private var rootOffsets = SectionOffsets(counts: [])
   private var states = LoadStateMachine()
   public var loadState: LoadState { states.state }
   public var errorDescription: String? { root.errorDescription }
 
   private var observers = ObserverList()
+  private var recorders = RecorderList<Item>()
 
-  public init(base: any DataProvider<Item>, label: String, arrange: @escaping Arrangement) {
+  public init(
+    base: any DataProvider<Item>, label: String, rule: StageRule<Item>? = nil, arrange: @escaping Arrangement
+  ) {
     self.base = base
     self.root = (base as? DerivedProvider<Item>)?.root ?? base
+    self.editableRoot = root as? EditableProvider<Item>
     self.label = label
+    self.rule = rule
     self.arrange = arrange
     base.addObserver(self)
   }
@@ -63,7 +97,7 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
   /// The first provider below that is not derived: where the items come from.
   public var rootProvider: any DataProvider<Item> { root }
 
-  /// The base's items arranged, with positions made relative to the root.
+  /// The base's items arranged, with their root handles.
   private func arranged() throws -> [DerivedSection] {
     var result = try arrange(base, SectionOffsets(of: base))
     // The root failed while it was read (a value its type does not hold): what was read is
@@ -74,25 +108,30 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
     }
     if let derived = base as? DerivedProvider<Item> {
       for s in result.indices {
-        result[s].baseIndices = result[s].baseIndices.map(derived.rootPosition(ofFlat:))
+        result[s].baseIndices = result[s].baseIndices.map(derived.handle(atFlat:))
+      }
+    } else if let editableRoot, editableRoot.isEdited {
+      for s in result.indices {
+        result[s].baseIndices = result[s].baseIndices.map(editableRoot.handle(atFlat:))
       }
     }
     return result
   }
 
-  /// The root position of this provider's item at a flat position.
-  /// - Complexity: O(log sections).
-  private func rootPosition(ofFlat flat: Int) -> Int {
+  /// The root handle of this provider's item at a flat position.
+  /// - Complexity: O(log sections), or O(log n) once arranged item by item.
+  public func handle(atFlat flat: Int) -> Int {
+    if let live { return live.handles[flat] }
     let path = ownOffsets.itemPath(forFlat: flat)
     return sections[path.section].baseIndices[path.item]
   }
 
-  /// The root positions of this provider's items, in order; worked out when first asked
-  /// after each arrangement.
+  /// The root handles of this provider's items, in order; worked out when first asked after
+  /// each arrangement.
   var rootFlatPositions: [Int] {
-    if sections.count == 1 { return sections[0].baseIndices }
+    if live == nil, sections.count == 1 { return sections[0].baseIndices }
     if let flatPositions { return flatPositions }
-    let positions = sections.flatMap(\.baseIndices)
+    let positions = live?.handles.all ?? sections.flatMap(\.baseIndices)
     flatPositions = positions
     return positions
   }
@@ -100,9 +139,12 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
 
   private func take(_ arranged: [DerivedSection]) {
     flatPositions = nil
+    live = nil
     sections = arranged
     ownOffsets = SectionOffsets(counts: arranged.map(\.baseIndices.count))
-    rootOffsets = arranged.isEmpty ? SectionOffsets(counts: []) : SectionOffsets(of: root)
+    rootOffsets =
+      arranged.isEmpty || editableRoot != nil ? SectionOffsets(counts: []) : SectionOffsets(of: root)
+    for recorder in recorders.live { recorder.recordWholesaleChange() }
   }
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
@@ -123,13 +165,52 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
         break
       }
       take(arranged)
-      let result: LoadState = sections.allSatisfy(\.baseIndices.isEmpty) ? .noContent : .loaded
-      if states.state != result { try? states.transition(to: result) }
+      updateState()
     case .initial, .loading, .refreshing:
       // Mid-load: the load's end tells again.
       return
     }
     observers.notify()
+  }
+
+  /// The base's items changed as `changes` says: placed again one by one where the stage has a
+  /// rule and is arranged; otherwise arranged whole.
+  public func providerDidChange(_ changes: ItemChanges) {
+    guard let rule, tellsItemChanges, states.state == .loaded || states.state == .noContent,
+      base.loadState == .loaded || base.loadState == .noContent
+    else {
+      providerDidChange()
+      return
+    }
+    var arrangement = liveArrangement()
+    guard let mine = arrangement.apply(changes, rule: rule, base: base, item: rootItem(_:)) else {
+      providerDidChange()
+      return
+    }
+    live = arrangement
+    flatPositions = nil
+    ownOffsets = SectionOffsets(counts: arrangement.counts)
+    updateState()
+    for recorder in recorders.live { recorder.record(mine) }
+    observers.notify(mine)
+  }
+
+  private func updateState() {
+    let result: LoadState = numberOfItemsInAllSections == 0 ? .noContent : .loaded
+    if states.state != result { try? states.transition(to: result) }
+  }
+
+  private var numberOfItemsInAllSections: Int {
+    live?.handles.count ?? sections.reduce(0) { $0 + $1.baseIndices.count }
+  }
+
+  /// The arrangement item by item, made from the whole one the first time.
+  private func liveArrangement() -> StageArrangement {
+    if let live { return live }
+    let made = StageArrangement(sections)
+    sections = []
+    live = made
+    return made
   }
 
   /// Loads the base if it has not loaded, then arranges its items.
@@ -173,15 +254,51 @@ public final class DerivedProvider<Item>: DataProvider, DataProviderObserver, Co
     }
   }
 
-  public var numberOfSections: Int { sections.count }
-  public func numberOfItems(inSection section: Int) -> Int { sections[section].baseIndices.count }
-  public func item(at itemPath: ItemPath) -> Item {
-    root.item(at: rootOffsets.itemPath(forFlat: sections[itemPath.section].baseIndices[itemPath.item]))
+  public var numberOfSections: Int { live?.keys.count ?? sections.count }
+  public func numberOfItems(inSection section: Int) -> Int {
+    live?.counts[section] ?? sections[section].baseIndices.count
   }
-  public func sectionKey(_ section: Int) -> Value? { sections[section].key }
+  public func item(at itemPath: ItemPath) -> Item {
+    let handle =
+      live.map { $0.handles[$0.starts[itemPath.section] + itemPath.item] }
+      ?? sections[itemPath.section].baseIndices[itemPath.item]
+    return rootItem(handle)
+  }
+  public func sectionKey(_ section: Int) -> Value? {
+    // Not `live?.keys[section] ?? …`: optional chaining would flatten a section without a key.
+    if let live { return live.keys[section] }
+    return sections[section].key
+  }
   public var knownFields: [String]? { root.knownFields }
   /// The root's types; how many of this provider's items are null is not kept.
   public var fieldProfiles: [FieldProfile]? { root.fieldProfiles?.map { $0.withoutNullCount } }
+
+  /// The root's item with a handle.
+  private func rootItem(_ handle: Int) -> Item {
+    if let editableRoot { return editableRoot.item(forHandle: handle) }
+    return root.item(at: rootOffsets.itemPath(forFlat: handle))
+  }
+
+  // MARK: Handles
+
+  public func item(forHandle handle: Int) -> Item { rootItem(handle) }
+
+  public func position(ofHandle handle: Int) -> Int? { liveArrangement().handles.position(of: handle) }
+
+  public func snapshot() -> HandleSnapshot {
+    let arrangement = liveArrangement()
+    return HandleSnapshot(
+      handles: arrangement.handles, sectionKeys: arrangement.keys, sectionCounts: arrangement.counts)
+  }
+
+  /// Whether every stage down to the root places items one by one and the root is editable.
+  public var tellsItemChanges: Bool {
+    guard rule != nil else { return false }
+    if let derived = base as? DerivedProvider<Item> { return derived.tellsItemChanges }
+    return base is EditableProvider<Item>
+  }
+
+  public func addRecorder(_ recorder: ChangeRecorder<Item>) { recorders.add(recorder) }
 
   public var nodeTitle: String { label }
   public var nodeDetail: String? { countsDetail }
@@ -217,14 +334,15 @@ extension DerivedProvider {
   public static func filter(
     _ base: any DataProvider<Item>, label: String, _ isIncluded: @escaping (Item) -> Bool
   ) -> DerivedProvider {
-    filter(base, label: label, test: ofItems(isIncluded))
+    filter(base, label: label, rule: .filter(isIncluded), test: ofItems(isIncluded))
   }
 
   /// Keeps the items for which the test made at each arrangement is true.
   public static func filter(
-    _ base: any DataProvider<Item>, label: String, test makeTest: @escaping PositionalFunction<Bool>
+    _ base: any DataProvider<Item>, label: String, rule: StageRule<Item>? = nil,
+    test makeTest: @escaping PositionalFunction<Bool>
   ) -> DerivedProvider {
-    DerivedProvider(base: base, label: label) { base, offsets in
+    DerivedProvider(base: base, label: label, rule: rule) { base, offsets in
       try checkScale(offsets.total, stage: label)
       let isIncluded = try makeTest(base, offsets)
       var sections: [DerivedSection] = []
@@ -253,15 +371,17 @@ extension DerivedProvider {
     _ base: any DataProvider<Item>, label: String, sortKey: @escaping (Item) -> Key,
     by areInIncreasingOrder: @escaping (Key, Key) -> Bool
   ) -> DerivedProvider {
-    sorted(base, label: label, keys: ofItems(sortKey), by: areInIncreasingOrder)
+    sorted(
+      base, label: label, rule: .sort { a, b in keyOrder(sortKey(a), sortKey(b), areInIncreasingOrder) },
+      keys: ofItems(sortKey), by: areInIncreasingOrder)
   }
 
   /// Sorts the items of each section by the keys the function made at each arrangement gives.
   public static func sorted<Key>(
-    _ base: any DataProvider<Item>, label: String, keys makeKey: @escaping PositionalFunction<Key>,
-    by areInIncreasingOrder: @escaping (Key, Key) -> Bool
+    _ base: any DataProvider<Item>, label: String, rule: StageRule<Item>? = nil,
+    keys makeKey: @escaping PositionalFunction<Key>, by areInIncreasingOrder: @escaping (Key, Key) -> Bool
   ) -> DerivedProvider {
-    DerivedProvider(base: base, label: label) { base, offsets in
+    DerivedProvider(base: base, label: label, rule: rule) { base, offsets in
       try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
       return try sortedSections(base, offsets, keys: makeKey(base, offsets), by: areInIncreasingOrder)
     }
@@ -297,15 +417,17 @@ extension DerivedProvider {
     _ base: any DataProvider<Item>, label: String, direction: SortDirection = .ascending,
     key: @escaping (Item) -> Value
   ) -> DerivedProvider {
-    sectioned(base, label: label, direction: direction, keys: ofItems(key))
+    sectioned(
+      base, label: label, direction: direction, rule: .section(key: key, direction: direction),
+      keys: ofItems(key))
   }
 
   /// Groups all items into sections by the keys the function made at each arrangement gives.
   public static func sectioned(
     _ base: any DataProvider<Item>, label: String, direction: SortDirection = .ascending,
-    keys makeKey: @escaping PositionalFunction<Value>
+    rule: StageRule<Item>? = nil, keys makeKey: @escaping PositionalFunction<Value>
   ) -> DerivedProvider {
-    DerivedProvider(base: base, label: label) { base, offsets in
+    DerivedProvider(base: base, label: label, rule: rule) { base, offsets in
       try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
       return try keyedSections(offsets, key: makeKey(base, offsets), direction: direction)
     }
@@ -350,8 +472,10 @@ extension DerivedProvider {
 
   /// Keeps the first `count` items in order, across sections; sections left empty are dropped.
   /// - Complexity: O(count) on load.
-  public static func limited(_ base: any DataProvider<Item>, label: String, count: Int) -> DerivedProvider {
-    DerivedProvider(base: base, label: label) { base, offsets in
+  public static func limited(
+    _ base: any DataProvider<Item>, label: String, count: Int, rule: StageRule<Item>? = nil
+  ) -> DerivedProvider {
+    DerivedProvider(base: base, label: label, rule: rule ?? .limit(count)) { base, offsets in
       var remaining = max(0, count)
       var sections: [DerivedSection] = []
       for section in 0..<base.numberOfSections where remaining > 0 || sections.isEmpty {
@@ -380,7 +504,7 @@ extension DerivedProvider where Item == Value {
     switch stage {
     case .filter(let predicate):
       let overItems = predicate.compiledTest(notes: notes)
-      return .filter(base, label: label) { base, offsets in
+      return .filter(base, label: label, rule: .filter(predicate.compiledTest(notes: nil))) { base, offsets in
         if let columns = base as? any ColumnReadable,
           let reader = predicate.batches(over: columns, notes: notes)
         {
@@ -393,7 +517,11 @@ extension DerivedProvider where Item == Value {
       let expression = terms[0].expression
       let direction = terms[0].direction
       let overItems = expression.compiled(notes: notes)
-      return DerivedProvider(base: base, label: label) { base, offsets in
+      let key = expression.compiled(notes: nil)
+      let rule = StageRule<Value>.sort { a, b in
+        keyOrder(key(a), key(b)) { Value.precedes($0, $1, direction: direction) }
+      }
+      return DerivedProvider(base: base, label: label, rule: rule) { base, offsets in
         try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
         var keys: (_ flat: Int, _ path: ItemPath) -> Value = { _, path in overItems(base.item(at: path)) }
         if let columns = base as? any ColumnReadable,
@@ -420,15 +548,21 @@ extension DerivedProvider where Item == Value {
     case .sort(let terms):
       let values = terms.map { positional($0.expression, notes: notes) }
       let directions = terms.map(\.direction)
+      let keys = terms.map { $0.expression.compiled(notes: nil) }
+      let rule = StageRule<Value>.sort { a, b in
+        keyOrder(keys.map { $0(a) }, keys.map { $0(b) }) { Value.precedes($0, $1, directions: directions) }
+      }
       return .sorted(
-        base, label: label,
+        base, label: label, rule: rule,
         keys: { base, offsets in
           let keys = try values.map { try $0(base, offsets) }
           return { flat, path in keys.map { $0(flat, path) } }
         }, by: { a, b in Value.precedes(a, b, directions: directions) })
     case .section(let term):
       let overItems = positional(term.expression, notes: notes)
-      return DerivedProvider(base: base, label: label) { base, offsets in
+      let rule = StageRule<Value>.section(
+        key: term.expression.compiled(notes: nil), direction: term.direction)
+      return DerivedProvider(base: base, label: label, rule: rule) { base, offsets in
         try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
         guard let columns = base as? any ColumnReadable,
           let reader = term.expression.batches(over: columns, notes: notes)
@@ -440,6 +574,7 @@ extension DerivedProvider where Item == Value {
         var table = KeyTable()
         var entries = [Int32](repeating: 0, count: offsets.total)
         if let derived = base as? DerivedProvider<Value>,
+          (derived.rootProvider as? EditableProvider<Value>)?.isEdited != true,
           let root = derived.rootProvider as? any ColumnReadable,
           let rootReader = term.expression.batches(over: root, notes: notes)
         {
@@ -510,4 +645,11 @@ extension DerivedProvider where Item == Value {
       return { _, path in overItems(base.item(at: path)) }
     }
   }
+}
+
+/// The order of two sort keys given the sort's `precedes`.
+private func keyOrder<Key>(_ a: Key, _ b: Key, _ precedes: (Key, Key) -> Bool) -> ComparisonResult {
+  if precedes(a, b) { return .orderedAscending }
+  if precedes(b, a) { return .orderedDescending }
+  return .orderedSame
 }

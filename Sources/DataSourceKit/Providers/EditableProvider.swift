@@ -1,14 +1,22 @@
-/// Makes a loaded, one-section provider editable: inserts, deletes, updates and moves, told to
-/// everything derived from it.
+/// Makes a loaded provider editable: inserts, deletes, updates and moves, told to everything
+/// derived from it item by item (``ItemChanges``).
 ///
-/// Edits apply to a copy of the items, made on the first edit; until then items come straight
-/// from the source (a million CSV rows stay in their columns). Reloading the source drops the
-/// edits.
-public final class EditableProvider<Item>: EditableItems, CompositionNode {
+/// Until the first edit, items come straight from the source (a million CSV rows stay in their
+/// columns). The first edit gives every item a handle, its position then, in an
+/// ``OrderedHandles`` (O(n) ints, once); after it, only the items an edit wrote are kept apart
+/// (`written`), and an edit of k items costs O(k log n), not a copy of every item. The edited
+/// items read as one section. Reloading the source drops the edits.
+public final class EditableProvider<Item>: EditableItems, HandleAddressable, CompositionNode {
   public let source: any DataProvider<Item>
   public let identityKey: String?
-  private var edited: [Item]?
+  /// The items' handles in order, once edited.
+  private var order: OrderedHandles?
+  /// Items written by an edit (updated or inserted), by handle; the rest are the source's
+  /// items at their handles.
+  private var written: [Int: Item] = [:]
+  private var nextHandle = 0
   private var observers = ObserverList()
+  private var recorders = RecorderList<Item>()
 
   /// - Parameter identityKey: the field that identifies an item, for diffing.
   public init(_ source: any DataProvider<Item>, identityKey: String? = nil) {
@@ -20,52 +28,199 @@ public final class EditableProvider<Item>: EditableItems, CompositionNode {
     let before = source.loadState
     try await source.load()
     // A source that failed and now loaded: every view over it must see the rows again.
-    if before == .error { observers.notify() }
+    if before == .error { changedWholesale() }
   }
   public func reload() async throws {
-    edited = nil
-    defer { observers.notify() }
+    order = nil
+    written = [:]
+    defer { changedWholesale() }
     try await source.reload()
   }
   public var loadState: LoadState {
-    guard let edited, source.loadState != .error else { return source.loadState }
-    return edited.isEmpty ? .noContent : .loaded
+    guard let order, source.loadState != .error else { return source.loadState }
+    return order.count == 0 ? .noContent : .loaded
   }
   public var errorDescription: String? { source.errorDescription }
-  /// Whether the items were edited (and are now a copy in memory).
-  public var isEdited: Bool { edited != nil }
+  /// Whether the items were edited.
+  public var isEdited: Bool { order != nil }
   public var knownFields: [String]? { source.knownFields }
   /// The source's; after an edit its nulls are no longer known (edits keep each field's type).
   public var fieldProfiles: [FieldProfile]? {
     guard let profiles = source.fieldProfiles else { return nil }
-    return edited == nil ? profiles : profiles.map { $0.withoutNullCount }
+    return order == nil ? profiles : profiles.map { $0.withoutNullCount }
   }
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
-  public var numberOfSections: Int { edited == nil ? source.numberOfSections : 1 }
+  public var numberOfSections: Int { order == nil ? source.numberOfSections : 1 }
   public func numberOfItems(inSection section: Int) -> Int {
-    edited?.count ?? source.numberOfItems(inSection: section)
+    order?.count ?? source.numberOfItems(inSection: section)
   }
-  public func item(at itemPath: ItemPath) -> Item { edited?[itemPath.item] ?? source.item(at: itemPath) }
-  public func sectionKey(_ section: Int) -> Value? { edited == nil ? source.sectionKey(section) : nil }
+  public func item(at itemPath: ItemPath) -> Item {
+    guard let order else { return source.item(at: itemPath) }
+    return item(forHandle: order[itemPath.item])
+  }
+  public func sectionKey(_ section: Int) -> Value? { order == nil ? source.sectionKey(section) : nil }
+
+  // MARK: Handles
+
+  /// The source's items have their flat positions as handles.
+  private var sourceOffsets: SectionOffsets { SectionOffsets(of: source) }
+
+  public func item(forHandle handle: Int) -> Item {
+    if let item = written[handle] { return item }
+    return source.item(at: sourceOffsets.itemPath(forFlat: handle))
+  }
+
+  public func position(ofHandle handle: Int) -> Int? {
+    if let order { return order.position(of: handle) }
+    return handle >= 0 && handle < sourceOffsets.total ? handle : nil
+  }
+
+  public func handle(atFlat position: Int) -> Int { order?[position] ?? position }
+
+  /// The handles in order and the items edits wrote, once edited; `nil` before.
+  func editedState() -> (handles: OrderedHandles, written: [Int: Item])? {
+    order.map { ($0, written) }
+  }
+
+  public func snapshot() -> HandleSnapshot {
+    // Unedited, the handles are the positions: nothing is stored (a range of trillions is
+    // shown, and its snapshot taken, before an edit of it is refused).
+    guard let order else {
+      let offsets = sourceOffsets
+      return HandleSnapshot(
+        handles: OrderedHandles(identity: offsets.total),
+        sectionKeys: (0..<source.numberOfSections).map(source.sectionKey),
+        sectionCounts: (0..<source.numberOfSections).map(source.numberOfItems(inSection:)))
+    }
+    return HandleSnapshot(handles: order, sectionKeys: [nil], sectionCounts: [order.count])
+  }
+
+  public var tellsItemChanges: Bool { true }
+
+  public func addRecorder(_ recorder: ChangeRecorder<Item>) { recorders.add(recorder) }
+
+  /// The handles in order, made on the first edit (or snapshot).
+  private func editedOrder() -> OrderedHandles {
+    if let order { return order }
+    let total = sourceOffsets.total
+    let made = OrderedHandles(identity: total)
+    order = made
+    nextHandle = total
+    return made
+  }
+
+  // MARK: Edits
 
   /// All items, in order.
   public var items: [Item] {
-    if let edited { return edited }
-    return (0..<source.numberOfSections).flatMap { s in
-      (0..<source.numberOfItems(inSection: s)).map { source.item(at: ItemPath(item: $0, section: s)) }
+    guard let order else {
+      return (0..<source.numberOfSections).flatMap { s in
+        (0..<source.numberOfItems(inSection: s)).map { source.item(at: ItemPath(item: $0, section: s)) }
+      }
     }
+    return order.all.map(item(forHandle:))
   }
 
-  /// Replaces all items at once (the edit is worked out by the caller) and tells observers.
-  /// - Complexity: O(1) beyond the array given; the first edit copies the source's items.
+  /// Replaces all items at once and tells observers that everything changed.
+  /// - Complexity: O(n).
   public func replaceItems(_ items: [Item]) {
-    edited = items
+    for recorder in recorders.live {
+      recorder.recordWholesaleChange()
+    }
+    let first = max(nextHandle, sourceOffsets.total)
+    order = OrderedHandles(first..<first + items.count)
+    written = Dictionary(uniqueKeysWithValues: zip(first..<first + items.count, items))
+    nextHandle = first + items.count
+    changedWholesale()
+  }
+
+  /// Inserts an item at a flat position.
+  /// - Complexity: O(log n), and O(n) once for the first edit.
+  public func insert(_ item: Item, at position: Int) {
+    let regrouped = order == nil && source.numberOfSections != 1
+    var order = editedOrder()
+    let handle = nextHandle
+    nextHandle += 1
+    written[handle] = item
+    order.insert(handle, at: position)
+    self.order = order
+    tell(ItemChanges(inserted: [handle]), regrouped: regrouped)
+  }
+
+  /// Removes the items at some flat positions.
+  /// - Complexity: O(k log n) for k positions.
+  public func remove(at positions: [Int]) {
+    guard !positions.isEmpty else { return }
+    let regrouped = order == nil && source.numberOfSections != 1
+    var order = editedOrder()
+    var removed: [Int] = []
+    for position in Set(positions).sorted(by: >) {
+      let handle = order.remove(at: position)
+      remember(handle)
+      written[handle] = nil
+      removed.append(handle)
+    }
+    self.order = order
+    tell(ItemChanges(removed: removed), regrouped: regrouped)
+  }
+
+  /// Replaces the items at some flat positions; an item equal to the one it replaces is not a
+  /// change.
+  /// - Complexity: O(k log n) for k items.
+  public func replace(_ replacements: [(position: Int, item: Item)], isEqual: (Item, Item) -> Bool) {
+    let regrouped = order == nil && source.numberOfSections != 1
+    let order = editedOrder()
+    var changed: [Int: Bool] = [:]
+    for (position, item) in replacements {
+      let handle = order[position]
+      if isEqual(self.item(forHandle: handle), item) { continue }
+      remember(handle)
+      written[handle] = item
+      changed[handle] = true
+    }
+    if !changed.isEmpty || regrouped { tell(ItemChanges(changed: changed), regrouped: regrouped) }
+  }
+
+  /// Moves the item at `from` to `to` (positions in the items before and after the move).
+  /// - Complexity: O(log n).
+  public func move(from: Int, to: Int) {
+    guard from != to else { return }
+    let regrouped = order == nil && source.numberOfSections != 1
+    var order = editedOrder()
+    let handle = order.remove(at: from)
+    order.insert(handle, at: to)
+    self.order = order
+    tell(ItemChanges(changed: [handle: false]), regrouped: regrouped)
+  }
+
+  /// Keeps a handle's item as it is now for every recorder that has not seen it change.
+  private func remember(_ handle: Int) {
+    let recorders = recorders.live
+    guard !recorders.isEmpty else { return }
+    let item = item(forHandle: handle)
+    for recorder in recorders { recorder.remember(item, of: handle) }
+  }
+
+  /// Tells recorders and observers what an edit touched; `regrouped`: the edit was the first,
+  /// of a source of several sections, which the edited items no longer have (every stage over
+  /// them is arranged again).
+  private func tell(_ changes: ItemChanges, regrouped: Bool) {
+    if regrouped {
+      changedWholesale()
+      return
+    }
+    for recorder in recorders.live { recorder.record(changes) }
+    observers.notify(changes)
+  }
+
+  private func changedWholesale() {
+    for recorder in recorders.live { recorder.recordWholesaleChange() }
     observers.notify()
   }
 
   public var nodeTitle: String { (source as? any CompositionNode)?.nodeTitle ?? "editable" }
   public var nodeDetail: String? {
-    edited == nil ? (source as? any CompositionNode)?.nodeDetail : countsDetail + ", edited"
+    order == nil ? (source as? any CompositionNode)?.nodeDetail : countsDetail + ", edited"
   }
 }

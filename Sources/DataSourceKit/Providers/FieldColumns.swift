@@ -87,17 +87,61 @@ extension JSONProvider: ColumnReadable {
   public func fieldBatches(_ name: String) -> BatchReader? { columnTable?.fieldBatches(name) }
 }
 
-extension EditableProvider: ColumnReadable {
-  /// The source's columns until the first edit; after it, the edited items are records in
-  /// memory and are read as such.
+extension EditableProvider: ColumnReadable where Item == Value {
+  /// The source's columns, read at the items' handles; an item an edit wrote is read from its
+  /// record. So a `where` over a million edited rows still reads columns (a scan of records
+  /// took 0.3 s per edit).
   public func fieldBatches(_ name: String) -> BatchReader? {
-    guard !isEdited else { return nil }
-    return (source as? any ColumnReadable)?.fieldBatches(name)
+    atPositions(handleBatches(name))
   }
 
   public func pathBatches(_ path: [String]) -> BatchReader? {
-    guard !isEdited else { return nil }
-    return (source as? any ColumnReadable)?.pathBatches(path)
+    atPositions(handlePathBatches(path))
+  }
+
+  /// Reads a field of the items with some handles (what a stage over this provider keeps).
+  func handleBatches(_ name: String) -> BatchReader? {
+    guard let reader = (source as? any ColumnReadable)?.fieldBatches(name) else { return nil }
+    return overWritten(reader) { $0.value(atPath: [name]) ?? .null }
+  }
+
+  func handlePathBatches(_ path: [String]) -> BatchReader? {
+    guard let reader = (source as? any ColumnReadable)?.pathBatches(path) else { return nil }
+    return overWritten(reader) { $0.value(atPath: path) ?? .null }
+  }
+
+  /// A reader by handle made a reader by flat position.
+  private func atPositions(_ reader: BatchReader?) -> BatchReader? {
+    guard let reader, let (handles, _) = editedState() else { return reader }
+    return { positions in
+      let first = positions.first ?? 0
+      let consecutive = positions.last.map { $0 - first == positions.count - 1 } ?? true
+      let itemHandles =
+        consecutive ? handles.handles(in: first..<first + positions.count) : positions.map { handles[$0] }
+      return itemHandles.withUnsafeBufferPointer(reader)
+    }
+  }
+
+  /// `reader` (of the source, by handle) with the items edits wrote read through `field`.
+  private func overWritten(_ reader: @escaping BatchReader, field: @escaping @Sendable (Value) -> Value)
+    -> BatchReader
+  {
+    guard let (_, written) = editedState(), !written.isEmpty else { return reader }
+    let noValues: ValueBatch = .values([])
+    return { itemHandles in
+      guard itemHandles.contains(where: { written[$0] != nil }) else { return reader(itemHandles) }
+      // Some items were written: the others are read from the source, and every value of the
+      // batch is a value.
+      let unwritten = itemHandles.filter { written[$0] == nil }
+      let fromSource = unwritten.isEmpty ? noValues : unwritten.withUnsafeBufferPointer(reader)
+      var next = 0
+      return .values(
+        itemHandles.map { handle in
+          if let item = written[handle] { return field(item) }
+          defer { next += 1 }
+          return fromSource[next]
+        })
+    }
   }
 }
 
@@ -123,11 +167,13 @@ extension ComputedFieldsProvider: ColumnReadable {
 }
 
 extension DerivedProvider: ColumnReadable where Item == Value {
-  /// The root's columns, read at the positions this provider arranged.
+  /// The root's columns, read at the items this provider arranged (by handle, where the root is
+  /// an edited table).
   public func fieldBatches(_ name: String) -> BatchReader? {
-    guard let root = rootProvider as? any ColumnReadable, let reader = root.fieldBatches(name) else {
-      return nil
-    }
+    let reader =
+      (rootProvider as? EditableProvider<Value>)?.handleBatches(name)
+      ?? (rootProvider as? any ColumnReadable)?.fieldBatches(name)
+    guard let reader else { return nil }
     let rootPositions = rootFlatPositions
     return { positions in
       positions.map { rootPositions[$0] }.withUnsafeBufferPointer(reader)
@@ -135,9 +181,10 @@ extension DerivedProvider: ColumnReadable where Item == Value {
   }
 
   public func pathBatches(_ path: [String]) -> BatchReader? {
-    guard let root = rootProvider as? any ColumnReadable, let reader = root.pathBatches(path) else {
-      return nil
-    }
+    let reader =
+      (rootProvider as? EditableProvider<Value>)?.handlePathBatches(path)
+      ?? (rootProvider as? any ColumnReadable)?.pathBatches(path)
+    guard let reader else { return nil }
     let rootPositions = rootFlatPositions
     return { positions in
       positions.map { rootPositions[$0] }.withUnsafeBufferPointer(reader)

@@ -15,6 +15,29 @@ struct ViewData {
   var footers: [[String]]
 }
 
+/// What a view showed, kept as a snapshot of its provider's arrangement: what changes since is
+/// recorded item by item, so the batch is worked out from the touched items alone.
+struct IncrementalBaseline {
+  /// The provider the view shows (a stage, or the editable table itself).
+  let provider: any HandleAddressable<Value>
+  let root: EditableProvider<Value>
+  let snapshot: HandleSnapshot
+  /// What the changes since touched, recorded by `provider`.
+  let touched: ChangeRecorder<Value>
+  /// The touched items as they were, kept by `root`.
+  let before: ChangeRecorder<Value>
+  let sectionIDs: [Value]
+  let headers: [[String]]
+  let footers: [[String]]
+}
+
+/// A view's baseline: a copy of what it showed, or (for a view over an edited table's stages) a
+/// snapshot that changes are recorded against.
+enum Baseline {
+  case whole(ViewData)
+  case incremental(IncrementalBaseline)
+}
+
 /// What each name's view showed when it was last shown, asked or reported: `changes` and
 /// `watch` diff against it.
 ///
@@ -23,7 +46,7 @@ struct ViewData {
 /// statement changes, so an edit costs nothing for the views it does not feed.
 @MainActor
 final class ChangeTracker {
-  private var baselines: [String: ViewData] = [:]
+  private var baselines: [String: Baseline] = [:]
   /// Names whose view was too large to keep a baseline of, when a change came.
   private var tooLargeToDiff: [String: Int] = [:]
   /// Names whose changes print after every statement that changes them.
@@ -34,7 +57,7 @@ final class ChangeTracker {
   /// A name was bound again: a watched one starts from what it shows now, another has no
   /// baseline until it is shown.
   func rebound(_ name: String, to value: ScriptValue) throws {
-    baselines[name] = watched.contains(name) ? try Self.viewData(of: value) : nil
+    baselines[name] = watched.contains(name) ? try Self.baseline(of: value) : nil
   }
 
   /// A name was shown: what it shows is its baseline until data changes.
@@ -55,7 +78,7 @@ final class ChangeTracker {
       }
       guard Self.depends(binding.value, on: changing) else { continue }
       do {
-        baselines[name] = try Self.viewData(of: binding.value)
+        baselines[name] = try Self.baseline(of: binding.value)
       } catch let error as ViewTooLargeToDiff {
         // Too large to keep a copy of: the statement runs, and `changes` says why it has none.
         baselines[name] = nil
@@ -72,27 +95,41 @@ final class ChangeTracker {
   func takeChanges(of name: String, value: ScriptValue) throws -> Changeset<Value>? {
     if shownSinceChange.remove(name) != nil {
       // Shown, and nothing changed since: what it shows is its baseline.
-      baselines[name] = try Self.viewData(of: value)
+      baselines[name] = try Self.baseline(of: value)
     }
     if baselines[name] == nil, let rows = tooLargeToDiff.removeValue(forKey: name) {
       throw ViewTooLargeToDiff(rows: rows)
     }
-    guard let baseline = baselines[name], let current = try Self.viewData(of: value) else { return nil }
-    baselines[name] = current
-    var changeset = SectionedDiff.changeset(
-      from: baseline.sections, to: current.sections, id: \.id, contentEqual: { $0.item == $1.item })
-    Self.addSupplementaryReloads(to: &changeset.update, from: baseline, to: current)
+    guard let baseline = baselines[name] else { return nil }
+    var changeset: Changeset<Value>
+    var counts: (before: [Int], after: [Int])
+    if case .incremental(let kept) = baseline,
+      let (update, after) = try Self.incrementalBatch(since: kept, value: value)
+    {
+      changeset = Changeset(update: update, duplicates: [])
+      counts = (kept.snapshot.sectionCounts, after)
+      baselines[name] = try Self.baseline(of: value)
+    } else {
+      guard let old = try Self.viewData(of: baseline), let current = try Self.viewData(of: value) else {
+        return nil
+      }
+      changeset = SectionedDiff.changeset(
+        from: old.sections, to: current.sections, id: \.id, contentEqual: { $0.item == $1.item })
+      Self.addSupplementaryReloads(to: &changeset.update, from: old, to: current)
+      counts = (old.sections.map(\.elements.count), current.sections.map(\.elements.count))
+      baselines[name] =
+        Self.incrementalView(of: value) == nil ? .whole(current) : try Self.baseline(of: value)
+    }
     // Every batch printed is one UIKit would accept.
-    try changeset.update.validate(
-      before: baseline.sections.map(\.elements.count), after: current.sections.map(\.elements.count))
+    try changeset.update.validate(before: counts.before, after: counts.after)
     return changeset
   }
 
   /// Starts watching a name from what it shows now; `false` when it shows nothing.
   func watch(_ name: String, value: ScriptValue) throws -> Bool {
-    guard let data = try Self.viewData(of: value) else { return false }
+    guard let baseline = try Self.baseline(of: value) else { return false }
     if !watched.contains(name) { watched.append(name) }
-    baselines[name] = data
+    baselines[name] = baseline
     return true
   }
 
@@ -102,7 +139,10 @@ final class ChangeTracker {
   /// shows now (a view shown, then changed); `nil` when the view has not changed since.
   func baselineCounts(of name: String) -> [Int]? {
     guard !shownSinceChange.contains(name), let baseline = baselines[name] else { return nil }
-    return baseline.sections.map(\.elements.count)
+    switch baseline {
+    case .whole(let data): return data.sections.map(\.elements.count)
+    case .incremental(let kept): return kept.snapshot.sectionCounts
+    }
   }
 
   /// The rows per section a value's view shows now; `nil` for a presenter or a scalar.
@@ -152,6 +192,139 @@ final class ChangeTracker {
       if let editable = object as? EditableProvider<Value> { pending.append(editable.source) }
     }
     return visited
+  }
+
+  // MARK: Baselines
+
+  /// What a value's view shows now, to diff against later: a snapshot where the view is a
+  /// table over stages of an edited table (O(sections) to take), a copy of every row otherwise.
+  static func baseline(of value: ScriptValue) throws -> Baseline? {
+    if let (source, provider, root) = incrementalView(of: value) {
+      let touched = ChangeRecorder<Value>()
+      let before = ChangeRecorder<Value>()
+      provider.addRecorder(touched)
+      root.addRecorder(before)
+      let headers = (0..<source.numberOfSections).map { source.supplementaryLines(.header, inSection: $0) }
+      return .incremental(
+        IncrementalBaseline(
+          provider: provider, root: root, snapshot: provider.snapshot(), touched: touched, before: before,
+          sectionIDs: sectionIDs(of: source, headers: headers), headers: headers,
+          footers: (0..<source.numberOfSections).map { source.supplementaryLines(.footer, inSection: $0) }))
+    }
+    return try viewData(of: value).map(Baseline.whole)
+  }
+
+  /// A view whose batch can be worked out from what edits touch: a provider, or a table over one
+  /// with headers, footers, a title or an index (decorations that add no rows), where the
+  /// provider's stages all place items one by one down to an editable table.
+  static func incrementalView(of value: ScriptValue) -> (
+    source: any SectionedDataSource<Value>, provider: any HandleAddressable<Value>,
+    root: EditableProvider<Value>
+  )? {
+    let source: any SectionedDataSource<Value>
+    let provider: any DataProvider<Value>
+    switch value {
+    case .provider(let value):
+      provider = value.provider
+      source = TableAdapter(provider: provider, presenter: Session.recordPresenter)
+    case .table(let table):
+      var inner: any SectionedDataSource<Value> = table
+      while !(inner is TableAdapter<Value>) {
+        guard
+          inner is SupplementaryDecorator<Value> || inner is ViewTitleDecorator<Value>
+            || inner is SectionIndexDecorator<Value>, let decorator = inner as? DataSourceDecorator<Value>
+        else { return nil }
+        inner = decorator.wrapped
+      }
+      guard let adapter = inner as? TableAdapter<Value> else { return nil }
+      provider = adapter.provider
+      source = table
+    case .presenter, .scalar:
+      return nil
+    }
+    guard let addressable = provider as? any HandleAddressable<Value>, addressable.tellsItemChanges else {
+      return nil
+    }
+    let root = (provider as? DerivedProvider<Value>)?.rootProvider ?? provider
+    guard let editable = root as? EditableProvider<Value> else { return nil }
+    return (source, addressable, editable)
+  }
+
+  /// Each section's identity, as ``viewData(of:)`` gives it: its key, else its header, else
+  /// its position.
+  private static func sectionIDs(of source: any SectionedDataSource<Value>, headers: [[String]]) -> [Value] {
+    (0..<source.numberOfSections).map { section in
+      source.sectionKey(section) ?? headers[section].first.map { .string($0) } ?? .int(section)
+    }
+  }
+
+  /// The batch since an incremental baseline, and the rows per section now; `nil` when the
+  /// changes since were not all told item by item, or the view is no longer built the same
+  /// way (the caller then compares the views whole).
+  static func incrementalBatch(since baseline: IncrementalBaseline, value: ScriptValue) throws -> (
+    BatchUpdate, [Int]
+  )? {
+    guard baseline.touched.isComplete, baseline.before.isComplete,
+      let (source, provider, _) = incrementalView(of: value), provider === baseline.provider
+    else { return nil }
+    try Task.checkCancellation()
+    let headers = (0..<source.numberOfSections).map { source.supplementaryLines(.header, inSection: $0) }
+    let footers = (0..<source.numberOfSections).map { source.supplementaryLines(.footer, inSection: $0) }
+    let now = provider.snapshot()
+    let ids = sectionIDs(of: source, headers: headers)
+    // Whether an item itself changed is the root's to say (a stage may have seen it leave and
+    // come back): it did when it differs from what it was before it was first touched.
+    let touched = Dictionary(
+      uniqueKeysWithValues: baseline.touched.touched.keys.map { handle in
+        // A handle no longer there is deleted, whatever it held.
+        guard let before = baseline.before.itemsBefore[handle],
+          baseline.root.position(ofHandle: handle) != nil
+        else { return (handle, false) }
+        return (handle, !Session.sameValue(before, baseline.root.item(forHandle: handle)))
+      })
+    guard
+      var update = HandleDiff.batch(
+        from: baseline.snapshot, to: now, touched: touched, oldSectionIDs: baseline.sectionIDs,
+        newSectionIDs: ids)
+    else { return nil }
+    let inserted = Set(update.insertedSections)
+    let oldIndex = Dictionary(
+      baseline.sectionIDs.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+    for (index, id) in ids.enumerated() where !inserted.contains(index) {
+      guard let old = oldIndex[id] else { continue }
+      if baseline.headers[old] != headers[index] { update.reloadedHeaders.append(index) }
+      if baseline.footers[old] != footers[index] { update.reloadedFooters.append(index) }
+    }
+    // A batch that does not account for the counts is never printed: compare whole instead.
+    guard (try? update.validate(before: baseline.snapshot.sectionCounts, after: now.sectionCounts)) != nil
+    else {
+      return nil
+    }
+    return (update, now.sectionCounts)
+  }
+
+  /// What a baseline's view showed: kept whole, or rebuilt from the snapshot and the items as
+  /// they were before they were touched.
+  static func viewData(of baseline: Baseline) throws -> ViewData? {
+    switch baseline {
+    case .whole(let data):
+      return data
+    case .incremental(let kept):
+      let key = kept.root.identityKey
+      var sections: [DiffSection<Value, ViewElement>] = []
+      for section in kept.sectionIDs.indices {
+        try Task.checkCancellation()
+        let elements = kept.snapshot.handles(inSection: section).map { handle -> ViewElement in
+          let item = kept.before.itemsBefore[handle] ?? kept.root.item(forHandle: handle)
+          if let key, case .record(let record) = item, let identity = record[key] {
+            return ViewElement(id: identity, item: item)
+          }
+          return ViewElement(id: item, item: item)
+        }
+        sections.append(DiffSection(id: kept.sectionIDs[section], elements: elements))
+      }
+      return ViewData(sections: sections, headers: kept.headers, footers: kept.footers)
+    }
   }
 
   // MARK: View data

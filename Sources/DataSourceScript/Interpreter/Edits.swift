@@ -29,39 +29,49 @@ extension Session {
       throw Diagnostic(
         .tooLargeToEdit(target.name, count: count, limit: Session.editableItemLimit), at: target.range)
     }
-    var items = editable.items
     let message: String
+    /// The item at a flat position.
+    let offsets = SectionOffsets(of: editable)
+    func item(_ position: Int) -> Value { editable.item(at: offsets.itemPath(forFlat: position)) }
+    /// The positions of the items a predicate holds for, read from columns where it can be.
+    func matching(_ predicate: ValueExpression) throws -> [Int] {
+      let expression = try evaluator.checker(for: provider).checkTest(predicate).expression
+      do {
+        return try expression.positionsWhereTrue(in: editable, notes: notes.collector)
+      } catch {
+        throw Diagnostic(.interrupted, at: predicate.range)
+      }
+    }
     switch edit {
     case .insert(let value, let valueRange, let at, let atRange):
       let item = try conform(value, to: provider, at: valueRange)
-      let position = at ?? items.count
-      guard (0...items.count).contains(position) else {
+      let position = at ?? count
+      guard (0...count).contains(position) else {
         throw Diagnostic(
-          .positionOutside(position, count: items.count, what: target.name), at: atRange ?? target.range)
+          .positionOutside(position, count: count, what: target.name), at: atRange ?? target.range)
       }
-      items.insert(item, at: position)
+      editable.insert(item, at: position)
       message = "inserted 1 item into \(target.name) at \(position)"
     case .delete(let predicate, let at, let atRange):
       if let predicate {
-        let test = try evaluator.compileTest(predicate, against: provider)
-        let before = items.count
-        items.removeAll(where: test)
-        message = "deleted \(Session.plural(before - items.count, "item")) from \(target.name)"
+        let positions = try matching(predicate)
+        editable.remove(at: positions)
+        message = "deleted \(Session.plural(positions.count, "item")) from \(target.name)"
       } else {
         let position = at ?? 0
-        guard items.indices.contains(position) else {
+        guard (0..<count).contains(position) else {
           throw Diagnostic(
-            .positionOutside(position, count: items.count, what: target.name), at: atRange ?? target.range)
+            .positionOutside(position, count: count, what: target.name), at: atRange ?? target.range)
         }
-        items.remove(at: position)
+        editable.remove(at: [position])
         message = "deleted item \(position) from \(target.name)"
       }
     case .update(let assignments, let predicate):
       let evaluator = self.evaluator
-      let test = try predicate.map { try evaluator.compileTest($0, against: provider) } ?? { _ in true }
       if let plain = Evaluator.plainItemType(of: editable) {
         throw Diagnostic(.notARecord(target.name, found: plain), at: assignments[0].field.range)
       }
+      let positions = try predicate.map(matching) ?? Array(0..<count)
       let checker = evaluator.checker(for: provider)
       let profiles = Dictionary(
         Evaluator.profiles(of: editable).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
@@ -78,16 +88,18 @@ extension Session {
             typed.expression.compiled(notes: notes.collector)
           ))
       }
-      var count = 0
-      for index in items.indices where test(items[index]) {
-        guard case .record(let record) = items[index] else {
-          throw Diagnostic(
-            .notARecord(target.name, found: items[index].typeName), at: assignments[0].field.range)
+      // Every new item is worked out before any is written, so a failure changes nothing.
+      var replacements: [(position: Int, item: Value)] = []
+      replacements.reserveCapacity(positions.count)
+      for position in positions {
+        let old = item(position)
+        guard case .record(let record) = old else {
+          throw Diagnostic(.notARecord(target.name, found: old.typeName), at: assignments[0].field.range)
         }
         // Every assignment reads the item as it was (as SQL's UPDATE does).
         var pairs = record.fields.map { ($0.name, $0.value) }
         for assignment in computed {
-          var value = assignment.value(items[index])
+          var value = assignment.value(old)
           // A number written into a double field is a double; a value of another type than the
           // field holds (known only now, for a schemaless source) is refused.
           if assignment.held == .double, case .int(let i) = value { value = .double(Double(i)) }
@@ -97,29 +109,33 @@ extension Session {
                 field: assignment.name, holds: held.rawValue, value: value.literalText, type: value.typeName),
               at: assignment.range)
           }
-          if let position = pairs.firstIndex(where: { $0.0 == assignment.name }) {
-            pairs[position].1 = value
+          if let index = pairs.firstIndex(where: { $0.0 == assignment.name }) {
+            pairs[index].1 = value
           } else {
             pairs.append((assignment.name, value))
           }
         }
-        items[index] = .record(
-          record.fieldNames.elementsEqual(pairs.map(\.0))
-            ? Record(schema: record.schema, values: pairs.map(\.1)) : Record(pairs))
-        count += 1
+        replacements.append(
+          (
+            position,
+            .record(
+              record.fieldNames.elementsEqual(pairs.map(\.0))
+                ? Record(schema: record.schema, values: pairs.map(\.1)) : Record(pairs))
+          ))
       }
-      message = "updated \(Session.plural(count, "item")) of \(target.name)"
+      // An item written with the values it had is no change (same types: 1 and 1.0 differ).
+      editable.replace(replacements, isEqual: Session.sameValue)
+      message = "updated \(Session.plural(positions.count, "item")) of \(target.name)"
     case .move(let from, let to, let range):
-      guard items.indices.contains(from) else {
-        throw Diagnostic(.positionOutside(from, count: items.count, what: target.name), at: range)
+      guard (0..<count).contains(from) else {
+        throw Diagnostic(.positionOutside(from, count: count, what: target.name), at: range)
       }
-      guard items.indices.contains(to) else {
-        throw Diagnostic(.positionOutside(to, count: items.count, what: target.name), at: range)
+      guard (0..<count).contains(to) else {
+        throw Diagnostic(.positionOutside(to, count: count, what: target.name), at: range)
       }
-      items.insert(items.remove(at: from), at: to)
+      editable.move(from: from, to: to)
       message = "moved item \(from) of \(target.name) to \(to)"
     }
-    editable.replaceItems(items)
     output.write(message + "\n")
   }
 
@@ -170,6 +186,10 @@ extension Session {
       .typeMismatch(field: field.name, holds: held.rawValue, value: text(written.range), type: type.rawValue),
       at: written.range)
   }
+
+  /// Whether two values are the same value of the same types (`1` and `1.0` are equal, not the
+  /// same: a view shows them differently).
+  static func sameValue(_ a: Value, _ b: Value) -> Bool { a == b && a.literalText == b.literalText }
 
   static func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 

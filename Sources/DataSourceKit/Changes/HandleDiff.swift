@@ -1,0 +1,111 @@
+/// The batch between two snapshots of one provider (``HandleSnapshot``) when what changed in
+/// between is known item by item: only the touched items are looked at, so an edit of k items
+/// of an n-item view gives its batch in O(k log n + sections), where ``SectionedDiff`` reads
+/// all n.
+///
+/// Items are matched by handle (the same item however it was edited), sections by identity.
+/// An untouched item keeps its content and its order among the other untouched items, so a
+/// touched item that still sits between the same untouched items, in the same section, has not
+/// moved; among touched items that share such a place, the longest run in their old order stays
+/// and the others move. The forms are those of ``SectionedDiff``: a moved item whose content
+/// changed is moved and listed in ``BatchUpdate/reloadedAfterMoves``.
+public enum HandleDiff {
+  /// - Parameters:
+  ///   - touched: the handles that changed in between (`true` where the item itself changed).
+  ///   - oldSectionIDs, newSectionIDs: each section's identity, on each side.
+  /// - Returns: `nil` when sections share an identity or a section moves; the caller then
+  ///   compares the views whole.
+  public static func batch(
+    from old: HandleSnapshot, to new: HandleSnapshot, touched: [Int: Bool], oldSectionIDs: [Value],
+    newSectionIDs: [Value]
+  ) -> BatchUpdate? {
+    guard let oldIndex = indexByID(oldSectionIDs), let newIndex = indexByID(newSectionIDs) else { return nil }
+    // Sections kept must keep their order: a section move is left to the whole comparison.
+    let kept = oldSectionIDs.filter { newIndex[$0] != nil }
+    guard kept.map({ newIndex[$0] ?? 0 }) == kept.map({ newIndex[$0] ?? 0 }).sorted() else { return nil }
+    var update = BatchUpdate()
+    update.deletedSections = oldSectionIDs.indices.filter { newIndex[oldSectionIDs[$0]] == nil }
+    update.insertedSections = newSectionIDs.indices.filter { oldIndex[newSectionIDs[$0]] == nil }
+    let deletedSections = Set(update.deletedSections)
+    let insertedSections = Set(update.insertedSections)
+
+    let oldOffsets = SectionOffsets(counts: old.sectionCounts)
+    let newOffsets = SectionOffsets(counts: new.sectionCounts)
+    struct Touch {
+      var handle: Int
+      var old: Int?
+      var new: Int?
+      var changed: Bool
+    }
+    let touches = touched.map { handle, changed in
+      Touch(
+        handle: handle, old: old.handles.position(of: handle), new: new.handles.position(of: handle),
+        changed: changed)
+    }
+    // Each touched item's place among the untouched ones: its position less the touched items
+    // before it, on each side.
+    let oldTouched = touches.compactMap(\.old).sorted()
+    let newTouched = touches.compactMap(\.new).sorted()
+    func untouchedBefore(_ position: Int, _ touchedPositions: [Int]) -> Int {
+      var (low, high) = (0, touchedPositions.count)
+      while low < high {
+        let mid = (low + high) / 2
+        if touchedPositions[mid] < position { low = mid + 1 } else { high = mid }
+      }
+      return position - low
+    }
+
+    var staying: [Touch] = []
+    var moving: [Touch] = []
+    for touch in touches {
+      switch (touch.old, touch.new) {
+      case (let from?, nil):
+        let path = oldOffsets.itemPath(forFlat: from)
+        if !deletedSections.contains(path.section) { update.deletedRows.append(path) }
+      case (nil, let to?):
+        let path = newOffsets.itemPath(forFlat: to)
+        if !insertedSections.contains(path.section) { update.insertedRows.append(path) }
+      case (let from?, let to?):
+        let (oldPath, newPath) = (oldOffsets.itemPath(forFlat: from), newOffsets.itemPath(forFlat: to))
+        let sameSection = oldSectionIDs[oldPath.section] == newSectionIDs[newPath.section]
+        let samePlace = untouchedBefore(from, oldTouched) == untouchedBefore(to, newTouched)
+        if sameSection && samePlace { staying.append(touch) } else { moving.append(touch) }
+      case (nil, nil):
+        break
+      }
+    }
+    // Touched items that share a place: the longest run in their old order stays.
+    staying.sort { ($0.old ?? 0) < ($1.old ?? 0) }
+    let stays = Set(longestIncreasingSubsequence(staying.map { $0.new ?? 0 }))
+    for (k, touch) in staying.enumerated() where !stays.contains(k) { moving.append(touch) }
+    for (k, touch) in staying.enumerated() where stays.contains(k) && touch.changed {
+      update.reloadedRows.append(oldOffsets.itemPath(forFlat: touch.old ?? 0))
+    }
+    for touch in moving {
+      let oldPath = oldOffsets.itemPath(forFlat: touch.old ?? 0)
+      let newPath = newOffsets.itemPath(forFlat: touch.new ?? 0)
+      switch (deletedSections.contains(oldPath.section), insertedSections.contains(newPath.section)) {
+      case (false, false):
+        update.movedRows.append((oldPath, newPath))
+        if touch.changed { update.reloadedAfterMoves.append(newPath) }
+      case (true, false): update.insertedRows.append(newPath)
+      case (false, true): update.deletedRows.append(oldPath)
+      case (true, true): break
+      }
+    }
+    update.deletedRows.sort()
+    update.insertedRows.sort()
+    update.reloadedRows.sort()
+    update.reloadedAfterMoves.sort()
+    update.movedRows.sort { $0.to < $1.to }
+    return update
+  }
+
+  private static func indexByID(_ ids: [Value]) -> [Value: Int]? {
+    var index: [Value: Int] = [:]
+    for (i, id) in ids.enumerated() {
+      guard index.updateValue(i, forKey: id) == nil else { return nil }
+    }
+    return index
+  }
+}

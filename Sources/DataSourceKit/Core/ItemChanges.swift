@@ -1,0 +1,120 @@
+/// What an edit changed in a provider's items, by handle: the k items it touched, so each stage
+/// over the provider updates itself in O(k log n) instead of arranging every item again.
+///
+/// A handle names one item for as long as it exists, whatever its position: an edited
+/// provider's items before any edit have their positions as handles, and an inserted item gets a
+/// new one. A derived provider's items have the handles of its root's items.
+public struct ItemChanges: Sendable {
+  /// Items no longer there.
+  public var removed: [Int] = []
+  /// Items new here.
+  public var inserted: [Int] = []
+  /// Items there before and after that changed, or moved: `true` when the item itself changed
+  /// (its content), `false` when only its place did.
+  public var changed: [Int: Bool] = [:]
+
+  public init(removed: [Int] = [], inserted: [Int] = [], changed: [Int: Bool] = [:]) {
+    self.removed = removed
+    self.inserted = inserted
+    self.changed = changed
+  }
+
+  public var isEmpty: Bool { removed.isEmpty && inserted.isEmpty && changed.isEmpty }
+}
+
+/// An observer that can take a change as the items it touched.
+///
+/// A provider that knows what an edit touched tells these observers with the changes; an
+/// observer of another kind, or a change that replaced everything, gets
+/// ``DataProviderObserver/providerDidChange()``.
+public protocol ItemChangeObserver: DataProviderObserver {
+  func providerDidChange(_ changes: ItemChanges)
+}
+
+/// A provider whose items have handles (see ``ItemChanges``), whose edits are told as
+/// ``ItemChanges``, and whose arrangement can be kept as a snapshot to compare with later.
+public protocol HandleAddressable<Item>: DataProvider {
+  /// The item a handle names now.
+  func item(forHandle handle: Int) -> Item
+  /// The flat position (counting through all sections) of a handle's item, or `nil` when it
+  /// is not here.
+  func position(ofHandle handle: Int) -> Int?
+  /// The handle of the item at a flat position.
+  func handle(atFlat position: Int) -> Int
+  /// What the provider shows now, to compare with later.
+  func snapshot() -> HandleSnapshot
+  /// Whether edits below reach this provider as ``ItemChanges`` (every stage down to an
+  /// editable root keeps its arrangement up to date item by item).
+  var tellsItemChanges: Bool { get }
+  /// Starts recording what each change touches, until the recorder is gone.
+  func addRecorder(_ recorder: ChangeRecorder<Item>)
+}
+
+/// A provider's arrangement at one moment: its handles in order and its sections.
+///
+/// Cheap to take (the handles are shared until the provider next writes them) and cheap to
+/// keep (one copy of the blocks an edit touches).
+public struct HandleSnapshot: Sendable {
+  var handles: OrderedHandles
+  public var sectionKeys: [Value?]
+  public var sectionCounts: [Int]
+
+  init(handles: OrderedHandles, sectionKeys: [Value?], sectionCounts: [Int]) {
+    self.handles = handles
+    self.sectionKeys = sectionKeys
+    self.sectionCounts = sectionCounts
+  }
+
+  /// The index path of a handle's item, or `nil` when it was not there.
+  public func path(of handle: Int) -> ItemPath? {
+    guard let flat = handles.position(of: handle) else { return nil }
+    return SectionOffsets(counts: sectionCounts).itemPath(forFlat: flat)
+  }
+
+  /// The handles of one section, in order.
+  public func handles(inSection section: Int) -> [Int] {
+    let start = sectionCounts[..<section].reduce(0, +)
+    return handles.handles(in: start..<start + sectionCounts[section])
+  }
+}
+
+/// Collects what changes touch from the moment it is added to a provider: the handles (and
+/// whether their items changed), and, at the root, each touched item as it was before the first
+/// change that touched it. A view's baseline keeps one, so `changes` works out its batch from
+/// the touched items alone.
+public final class ChangeRecorder<Item> {
+  /// The handles touched, and whether the item itself changed in any of the changes.
+  public private(set) var touched: [Int: Bool] = [:]
+  /// Items as they were before they were first touched (kept by the root that edits them).
+  public private(set) var itemsBefore: [Int: Item] = [:]
+  /// False once a change came that the provider could not tell item by item (a reload, a
+  /// change below that is not an edit): the baseline must be compared whole.
+  public private(set) var isComplete = true
+
+  public init() {}
+
+  func record(_ changes: ItemChanges) {
+    for handle in changes.removed where touched[handle] == nil { touched[handle] = false }
+    for handle in changes.inserted where touched[handle] == nil { touched[handle] = false }
+    for (handle, changed) in changes.changed { touched[handle] = (touched[handle] ?? false) || changed }
+  }
+
+  func remember(_ item: Item, of handle: Int) {
+    if itemsBefore[handle] == nil { itemsBefore[handle] = item }
+  }
+
+  func recordWholesaleChange() { isComplete = false }
+}
+
+/// Recorders held weakly, as observers are.
+struct RecorderList<Item> {
+  private var entries: [Weak] = []
+  private struct Weak { weak var recorder: ChangeRecorder<Item>? }
+
+  mutating func add(_ recorder: ChangeRecorder<Item>) {
+    entries.removeAll { $0.recorder == nil }
+    entries.append(Weak(recorder: recorder))
+  }
+
+  var live: [ChangeRecorder<Item>] { entries.compactMap(\.recorder) }
+}

@@ -1,0 +1,222 @@
+/// A sequence of item handles (distinct ints) where a position and a handle's position are both
+/// found, and a handle inserted or removed, in O(log n + B): the handles sit in blocks of at
+/// most 2B (B = 512), a Fenwick tree over the blocks' sizes finds the block holding a position,
+/// and a map from handle to block finds a handle.
+///
+/// This is what lets an edit of k items cost O(k log n) through every stage of a view: an array
+/// of positions shifts every later position on an insert (8 MB moved per edit at 1M rows) and
+/// finds a handle by scanning.
+///
+/// Copies are cheap until written: the blocks and the handle map are arrays of arrays, so the
+/// first change after a copy (a view's baseline keeps one) copies O(n/B) references and the
+/// one block it touches, not the whole sequence.
+struct OrderedHandles {
+  private static let blockSize = 512
+  private static let mapChunk = 4096
+
+  /// Block storage, by block id.
+  private var blocks: [[Int]] = []
+  /// Block ids in sequence order.
+  private var order: [Int] = []
+  /// Each block's place in `order`, by block id.
+  private var slotOfBlock: [Int] = []
+  /// A Fenwick tree of the blocks' sizes, by slot (1-based).
+  private var tree: [Int] = [0]
+  /// The block of each handle (-1: absent), in chunks of `mapChunk` handles.
+  private var blockOfHandle: [[Int32]] = []
+  private(set) var count = 0
+  /// Set while the sequence is `0..<count` and nothing is stored: what an editable table's
+  /// items are until the first edit (a range of trillions has a snapshot without a block).
+  private var isIdentity = false
+
+  /// The handles `0..<count`, stored only when first changed.
+  init(identity count: Int) {
+    self.count = count
+    isIdentity = true
+  }
+
+  /// Stores the identity sequence before its first change.
+  private mutating func materialize() {
+    guard isIdentity else { return }
+    isIdentity = false
+    let total = count
+    count = 0
+    var block: [Int] = []
+    var start = 0
+    while start < total || blocks.isEmpty {
+      block = Array(start..<min(start + Self.blockSize, total))
+      appendBlock(block)
+      start += Self.blockSize
+    }
+    rebuildTree()
+  }
+
+  init(_ handles: some Collection<Int>) {
+    var block: [Int] = []
+    block.reserveCapacity(Self.blockSize)
+    for handle in handles {
+      block.append(handle)
+      if block.count == Self.blockSize {
+        appendBlock(block)
+        block.removeAll(keepingCapacity: true)
+      }
+    }
+    if !block.isEmpty || blocks.isEmpty { appendBlock(block) }
+    rebuildTree()
+  }
+
+  private mutating func appendBlock(_ handles: [Int]) {
+    let id = blocks.count
+    blocks.append(handles)
+    slotOfBlock.append(order.count)
+    order.append(id)
+    for handle in handles { setBlock(id, of: handle) }
+    count += handles.count
+  }
+
+  private mutating func setBlock(_ block: Int, of handle: Int) {
+    let (chunk, offset) = handle.quotientAndRemainder(dividingBy: Self.mapChunk)
+    while blockOfHandle.count <= chunk { blockOfHandle.append([Int32](repeating: -1, count: Self.mapChunk)) }
+    blockOfHandle[chunk][offset] = Int32(block)
+  }
+
+  private func block(of handle: Int) -> Int? {
+    guard handle >= 0 else { return nil }
+    let (chunk, offset) = handle.quotientAndRemainder(dividingBy: Self.mapChunk)
+    guard chunk < blockOfHandle.count else { return nil }
+    let block = Int(blockOfHandle[chunk][offset])
+    return block < 0 ? nil : block
+  }
+
+  private mutating func rebuildTree() {
+    tree = [Int](repeating: 0, count: order.count + 1)
+    for (slot, id) in order.enumerated() {
+      var i = slot + 1
+      let size = blocks[id].count
+      while i < tree.count {
+        tree[i] += size
+        i += i & -i
+      }
+    }
+  }
+
+  private mutating func add(_ delta: Int, atSlot slot: Int) {
+    var i = slot + 1
+    while i < tree.count {
+      tree[i] += delta
+      i += i & -i
+    }
+  }
+
+  /// How many handles the blocks before `slot` hold.
+  private func handlesBefore(slot: Int) -> Int {
+    var i = slot
+    var sum = 0
+    while i > 0 {
+      sum += tree[i]
+      i -= i & -i
+    }
+    return sum
+  }
+
+  /// The slot holding `position` and the position's offset in its block; for `position ==
+  /// count`, the end of the last block.
+  private func locate(_ position: Int) -> (slot: Int, offset: Int) {
+    var slot = 0
+    var remaining = position
+    var step = 1
+    while step * 2 < tree.count { step *= 2 }
+    while step > 0 {
+      let next = slot + step
+      if next < tree.count, tree[next] <= remaining {
+        slot = next
+        remaining -= tree[next]
+      }
+      step /= 2
+    }
+    // `slot` blocks hold at most `position` handles; empty blocks after them are skipped.
+    if slot >= order.count { return (order.count - 1, blocks[order[order.count - 1]].count) }
+    return (slot, remaining)
+  }
+
+  /// The handle at `position`.
+  subscript(position: Int) -> Int {
+    precondition(position >= 0 && position < count, "position \(position) outside 0..<\(count)")
+    if isIdentity { return position }
+    let (slot, offset) = locate(position)
+    return blocks[order[slot]][offset]
+  }
+
+  /// Where `handle` is, or `nil` when it is not in the sequence.
+  func position(of handle: Int) -> Int? {
+    if isIdentity { return handle >= 0 && handle < count ? handle : nil }
+    guard let id = block(of: handle), let offset = blocks[id].firstIndex(of: handle) else { return nil }
+    return handlesBefore(slot: slotOfBlock[id]) + offset
+  }
+
+  func contains(_ handle: Int) -> Bool {
+    isIdentity ? handle >= 0 && handle < count : block(of: handle) != nil
+  }
+
+  mutating func insert(_ handle: Int, at position: Int) {
+    precondition(position >= 0 && position <= count, "position \(position) outside 0...\(count)")
+    precondition(!contains(handle), "handle \(handle) is in the sequence already")
+    materialize()
+    let (slot, offset) = locate(position)
+    let id = order[slot]
+    blocks[id].insert(handle, at: offset)
+    setBlock(id, of: handle)
+    add(1, atSlot: slot)
+    count += 1
+    if blocks[id].count > 2 * Self.blockSize { split(slot: slot) }
+  }
+
+  @discardableResult
+  mutating func remove(at position: Int) -> Int {
+    precondition(position >= 0 && position < count, "position \(position) outside 0..<\(count)")
+    materialize()
+    let (slot, offset) = locate(position)
+    let id = order[slot]
+    let handle = blocks[id].remove(at: offset)
+    let (chunk, chunkOffset) = handle.quotientAndRemainder(dividingBy: Self.mapChunk)
+    blockOfHandle[chunk][chunkOffset] = -1
+    add(-1, atSlot: slot)
+    count -= 1
+    return handle
+  }
+
+  /// Splits a full block in two, the second half in a new block after it.
+  private mutating func split(slot: Int) {
+    let id = order[slot]
+    let half = blocks[id].count / 2
+    let moved = Array(blocks[id][half...])
+    blocks[id].removeSubrange(half...)
+    let newID = blocks.count
+    blocks.append(moved)
+    for handle in moved { setBlock(newID, of: handle) }
+    order.insert(newID, at: slot + 1)
+    slotOfBlock.append(0)
+    for s in (slot + 1)..<order.count { slotOfBlock[order[s]] = s }
+    rebuildTree()
+  }
+
+  /// The handles at `positions` (ascending, one after another), read block by block.
+  func handles(in positions: Range<Int>) -> [Int] {
+    guard !positions.isEmpty else { return [] }
+    if isIdentity { return Array(positions) }
+    var result: [Int] = []
+    result.reserveCapacity(positions.count)
+    var (slot, offset) = locate(positions.lowerBound)
+    while result.count < positions.count, slot < order.count {
+      let block = blocks[order[slot]]
+      let take = min(block.count - offset, positions.count - result.count)
+      if take > 0 { result += block[offset..<offset + take] }
+      slot += 1
+      offset = 0
+    }
+    return result
+  }
+
+  /// Every handle, in order.
+  var all: [Int] { isIdentity ? Array(0..<count) : order.flatMap { blocks[$0] } }
+}

@@ -1,0 +1,292 @@
+import Foundation
+
+/// A stage's sections kept for placing items one at a time: its items' handles in one
+/// ``OrderedHandles`` (section after section), and each section's key, count and start.
+///
+/// ``apply(_:rule:base:item:)`` takes an edit of k items of the base and places them again:
+/// O(k (log² n + S)) for n items and S sections, where arranging the stage whole is O(n log n).
+struct StageArrangement {
+  var handles: OrderedHandles
+  var keys: [Value?]
+  var counts: [Int]
+  /// Where each section starts among `handles`.
+  private(set) var starts: [Int] = []
+
+  init(_ sections: [DerivedSection]) {
+    handles = OrderedHandles(sections.lazy.flatMap(\.baseIndices))
+    keys = sections.map(\.key)
+    counts = sections.map(\.baseIndices.count)
+    recomputeStarts()
+  }
+
+  private mutating func recomputeStarts() {
+    starts = []
+    starts.reserveCapacity(counts.count)
+    var total = 0
+    for count in counts {
+      starts.append(total)
+      total += count
+    }
+  }
+
+  /// The section holding the item at a flat position.
+  private func section(ofFlat flat: Int) -> Int {
+    var (low, high) = (0, counts.count - 1)
+    while low < high {
+      let mid = (low + high + 1) / 2
+      if starts[mid] <= flat { low = mid } else { high = mid - 1 }
+    }
+    // Empty sections start where the next one does: step back to the one that holds it.
+    while counts[low] == 0 || flat >= starts[low] + counts[low] { low -= 1 }
+    return low
+  }
+
+  private mutating func insertSection(_ key: Value?, at index: Int) {
+    keys.insert(key, at: index)
+    counts.insert(0, at: index)
+    recomputeStarts()
+  }
+
+  private mutating func place(_ handle: Int, inSection section: Int, at index: Int) {
+    handles.insert(handle, at: starts[section] + index)
+    counts[section] += 1
+    for later in (section + 1)..<starts.count { starts[later] += 1 }
+  }
+
+  /// Places again the items `changes` touched in the base, by `rule`, and returns what this
+  /// stage's items went through; `nil` when the base is not arranged by handles (the caller
+  /// then arranges everything).
+  ///
+  /// - Parameter item: the item a root handle names now.
+  mutating func apply<Item>(
+    _ changes: ItemChanges, rule: StageRule<Item>, base: any DataProvider<Item>, item: (Int) -> Item
+  ) -> ItemChanges? {
+    guard let addressable = base as? any HandleAddressable<Item> else { return nil }
+    let baseOffsets = SectionOffsets(of: base)
+    var baseSectionByKey: [Value?: Int] = [:]
+    for s in 0..<base.numberOfSections {
+      // Sections of one key twice (unkeyed sections side by side): no key says which is which.
+      guard baseSectionByKey.updateValue(s, forKey: base.sectionKey(s)) == nil else { return nil }
+    }
+    var affected: [Int] = []
+    var seen = Set<Int>()
+    for handle in changes.removed + changes.inserted + changes.changed.keys.sorted()
+    where seen.insert(handle).inserted {
+      affected.append(handle)
+    }
+
+    // Every touched item leaves; those still in the base come back where they now belong.
+    var wasHere = Set<Int>()
+    var leaving: [(flat: Int, handle: Int)] = []
+    for handle in affected {
+      if let flat = handles.position(of: handle) {
+        leaving.append((flat, handle))
+        wasHere.insert(handle)
+      }
+    }
+    leaving.sort { $0.flat > $1.flat }
+    let leavingSections = leaving.map { section(ofFlat: $0.flat) }
+    for (k, entry) in leaving.enumerated() {
+      handles.remove(at: entry.flat)
+      counts[leavingSections[k]] -= 1
+    }
+    recomputeStarts()
+
+    let removed = Set(changes.removed)
+    var arriving: [(position: Int, handle: Int)] = affected.compactMap { handle in
+      guard !removed.contains(handle), let position = addressable.position(ofHandle: handle) else {
+        return nil
+      }
+      return (position, handle)
+    }
+    arriving.sort { $0.position < $1.position }
+    func basePosition(_ handle: Int) -> Int { addressable.position(ofHandle: handle) ?? -1 }
+
+    var extra: [Int] = []
+    if case .limit = rule {
+    } else if case .section = rule {
+    } else {
+      // Sections the base no longer has are empty now (their items left the base): they go
+      // before items are placed, which find their sections in the base's order.
+      let gone = keys.indices.filter { baseSectionByKey[keys[$0]] == nil }
+      if !gone.isEmpty {
+        let goneSet = Set(gone)
+        keys = keys.indices.filter { !goneSet.contains($0) }.map { keys[$0] }
+        counts = counts.indices.filter { !goneSet.contains($0) }.map { counts[$0] }
+        recomputeStarts()
+      }
+    }
+    switch rule {
+    case .limit(let limit):
+      let (pushedOut, pulledIn) = placeWithinLimit(
+        arriving, limit: limit, affected: Set(affected), base: base, addressable: addressable)
+      // Items pushed past the limit were here; items pulled within it were not.
+      wasHere.formUnion(pushedOut)
+      extra = pushedOut + pulledIn
+    default:
+      var sectionByKey = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+      /// The section of the base's section `baseSection`, made (in the base's order) if missing.
+      func mirroredSection(_ baseSection: Int) -> Int {
+        let key = base.sectionKey(baseSection)
+        if let s = sectionByKey[key] { return s }
+        var (low, high) = (0, keys.count)
+        while low < high {
+          let mid = (low + high) / 2
+          if (baseSectionByKey[keys[mid]] ?? -1) < baseSection { low = mid + 1 } else { high = mid }
+        }
+        insertSection(key, at: low)
+        sectionByKey = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        return low
+      }
+      /// The index in `section` before which an item at base position `position` goes, among
+      /// items in base order.
+      func indexInBaseOrder(_ position: Int, section: Int) -> Int {
+        var (low, high) = (0, counts[section])
+        while low < high {
+          let mid = (low + high) / 2
+          if basePosition(handles[starts[section] + mid]) < position { low = mid + 1 } else { high = mid }
+        }
+        return low
+      }
+      for (position, handle) in arriving {
+        let arrivingItem = item(handle)
+        switch rule {
+        case .filter(let isIncluded):
+          guard isIncluded(arrivingItem) else { continue }
+          let section = mirroredSection(baseOffsets.itemPath(forFlat: position).section)
+          place(handle, inSection: section, at: indexInBaseOrder(position, section: section))
+        case .sort(let order):
+          let section = mirroredSection(baseOffsets.itemPath(forFlat: position).section)
+          var (low, high) = (0, counts[section])
+          while low < high {
+            let mid = (low + high) / 2
+            let other = handles[starts[section] + mid]
+            let comparison = order(arrivingItem, item(other))
+            let after =
+              comparison == .orderedDescending
+              || (comparison == .orderedSame && basePosition(other) < position)
+            if after { low = mid + 1 } else { high = mid }
+          }
+          place(handle, inSection: section, at: low)
+        case .section(let key, let direction):
+          let sectionKey = key(arrivingItem)
+          var (low, high) = (0, keys.count)
+          while low < high {
+            let mid = (low + high) / 2
+            if Self.keyPrecedes(keys[mid] ?? .null, sectionKey, direction: direction) {
+              low = mid + 1
+            } else {
+              high = mid
+            }
+          }
+          if low == keys.count || !Self.sameKey(keys[low] ?? .null, sectionKey) {
+            insertSection(sectionKey, at: low)
+          }
+          place(handle, inSection: low, at: indexInBaseOrder(position, section: low))
+        case .limit:
+          break
+        }
+      }
+      // Sections left empty go as an arrangement of the whole would leave them out.
+      var kept: [Int] = []
+      for s in keys.indices {
+        let keep: Bool
+        switch rule {
+        case .filter: keep = counts[s] > 0 || keys[s] == nil
+        case .section: keep = counts[s] > 0
+        default: keep = counts[s] > 0 || baseSectionByKey[keys[s]] != nil
+        }
+        if keep { kept.append(s) }
+      }
+      if kept.count != keys.count {
+        keys = kept.map { keys[$0] }
+        counts = kept.map { counts[$0] }
+        recomputeStarts()
+        sectionByKey = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+      }
+      if case .sort = rule, keys.count != baseSectionByKey.count {
+        // A sort has every section of its base, empty ones too.
+        for s in 0..<base.numberOfSections { _ = mirroredSection(s) }
+      }
+    }
+
+    var result = ItemChanges()
+    for handle in affected + extra {
+      let isHere = handles.contains(handle)
+      switch (wasHere.contains(handle), isHere) {
+      case (true, false): result.removed.append(handle)
+      case (false, true): result.inserted.append(handle)
+      case (true, true): result.changed[handle] = changes.changed[handle] ?? false
+      case (false, false): break
+      }
+    }
+    return result
+  }
+
+  /// `limit`: the arriving items within the first `limit` of the base go to their places; the
+  /// items pushed past the limit leave and those pulled within it arrive. Returns the handles
+  /// that left and those that arrived without being touched.
+  private mutating func placeWithinLimit<Item>(
+    _ arriving: [(position: Int, handle: Int)], limit: Int, affected: Set<Int>, base: any DataProvider<Item>,
+    addressable: any HandleAddressable<Item>
+  ) -> (pushedOut: [Int], pulledIn: [Int]) {
+    func basePosition(_ handle: Int) -> Int { addressable.position(ofHandle: handle) ?? Int.max }
+    func indexInBaseOrder(_ position: Int) -> Int {
+      var (low, high) = (0, handles.count)
+      while low < high {
+        let mid = (low + high) / 2
+        if basePosition(handles[mid]) < position { low = mid + 1 } else { high = mid }
+      }
+      return low
+    }
+    for (position, handle) in arriving where position < limit {
+      handles.insert(handle, at: indexInBaseOrder(position))
+    }
+    var pushedOut: [Int] = []
+    var pulledIn: [Int] = []
+    // Pushed past the limit by items arriving before them.
+    while handles.count > 0, basePosition(handles[handles.count - 1]) >= limit {
+      pushedOut.append(handles.remove(at: handles.count - 1))
+    }
+    // Pulled within it by items leaving before them: they follow the last untouched item.
+    var last = handles.count - 1
+    while last >= 0, affected.contains(handles[last]) { last -= 1 }
+    let from = last >= 0 ? basePosition(handles[last]) + 1 : 0
+    let total = SectionOffsets(of: base).total
+    if from < min(limit, total) {
+      for position in from..<min(limit, total) {
+        let handle = addressable.handle(atFlat: position)
+        if !handles.contains(handle) {
+          handles.insert(handle, at: indexInBaseOrder(position))
+          pulledIn.append(handle)
+        }
+      }
+    }
+    // Sections: the base's, cut at the limit, as an arrangement of the whole makes them.
+    keys = []
+    counts = []
+    var remaining = handles.count
+    for section in 0..<base.numberOfSections where remaining > 0 || keys.isEmpty {
+      let take = min(remaining, base.numberOfItems(inSection: section))
+      if take > 0 || base.sectionKey(section) == nil {
+        keys.append(base.sectionKey(section))
+        counts.append(take)
+      }
+      remaining -= take
+    }
+    recomputeStarts()
+    return (pushedOut, pulledIn)
+  }
+
+  /// Whether section key `a` goes before `b`: in key order, null last.
+  static func keyPrecedes(_ a: Value, _ b: Value, direction: SortDirection) -> Bool {
+    if a.isNull || b.isNull { return !a.isNull && b.isNull }
+    let order = Value.compare(a, b)
+    return direction == .ascending ? order == .orderedAscending : order == .orderedDescending
+  }
+
+  static func sameKey(_ a: Value, _ b: Value) -> Bool {
+    if a.isNull || b.isNull { return a.isNull && b.isNull }
+    return Value.compare(a, b) == .orderedSame
+  }
+}

@@ -1,0 +1,158 @@
+import Testing
+
+@testable import DataSourceKit
+
+/// Stages arranged again item by item after each edit must hold what arranging them whole
+/// holds, and the batch worked out from the touched items alone must be one UIKit accepts that
+/// turns the old view into the new.
+@Suite("Stages kept up to date item by item")
+struct IncrementalStagesTests {
+  typealias Generator = SplitMix64
+
+  static func randomItem(_ random: inout Generator, id: Int) -> Value {
+    record([
+      "id": .int(id),
+      "g": random.next(6) == 0 ? .null : .string(["a", "b", "c", "d"][random.next(4)]),
+      "v": random.next(7) == 0 ? .null : .int(random.next(10)),
+    ])
+  }
+
+  /// The stages of a chain, by name, as the shell makes them.
+  static let chains: [[PushdownStage]] = {
+    let filter = PushdownStage.filter(.binary(.field(["v"]), .greater, .literal(.int(3))))
+    let sortUp = PushdownStage.sort([SortTerm(expression: .field(["v"]), direction: .ascending)])
+    let sortDown = PushdownStage.sort([
+      SortTerm(expression: .field(["g"]), direction: .descending),
+      SortTerm(expression: .field(["v"]), direction: .ascending),
+    ])
+    let section = PushdownStage.section(SortTerm(expression: .field(["g"]), direction: .ascending))
+    let sectionDown = PushdownStage.section(SortTerm(expression: .field(["v"]), direction: .descending))
+    return [
+      [], [filter], [sortUp], [section], [.limit(7)], [filter, sortUp, section], [section, sortDown],
+      [sortUp, .limit(5)], [filter, section, .limit(9)], [section, filter], [sectionDown, sortUp, filter],
+      [sortDown, section, .limit(12), filter], [.limit(20), sortUp],
+    ]
+  }()
+
+  static func build(_ stages: [PushdownStage], over base: any DataProvider<Value>) -> any DataProvider<Value>
+  {
+    stages.reduce(base) { base, stage in DerivedProvider.stage(stage, over: base, label: "stage", notes: nil)
+    }
+  }
+
+  /// What a provider shows: each section's identity and its items.
+  static func view(_ provider: any DataProvider<Value>) -> (ids: [Value], items: [[Value]]) {
+    (
+      (0..<provider.numberOfSections).map { provider.sectionKey($0) ?? .int($0) },
+      provider.allItems
+    )
+  }
+
+  @Test(
+    "random edits: the stages hold what arranging them whole holds, and the batch replays",
+    arguments: Array(0..<13), [1, 2, 3, 4, 5] as [UInt64])
+  func randomEdits(chain: Int, seed: UInt64) async throws {
+    var random = Generator(state: UInt64(chain) &* 7919 &+ seed)
+    var nextID = 0
+    let items = (0..<40).map { _ -> Value in
+      defer { nextID += 1 }
+      return Self.randomItem(&random, id: nextID)
+    }
+    let root = EditableProvider<Value>(
+      ArrayProvider(items, knownFields: ["id", "g", "v"]), identityKey: "id")
+    let stages = Self.chains[chain]
+    let top = Self.build(stages, over: root)
+    try await top.load()
+    let addressable = try #require(top as? any HandleAddressable<Value>)
+    #expect(addressable.tellsItemChanges)
+    var checks = 0
+    for _ in 0..<60 {
+      let recorder = ChangeRecorder<Value>()
+      addressable.addRecorder(recorder)
+      let rootRecorder = ChangeRecorder<Value>()
+      root.addRecorder(rootRecorder)
+      let before = addressable.snapshot()
+      let oldView = Self.view(top)
+      // One to three edits before the batch is asked for.
+      for _ in 0..<(1 + random.next(3)) {
+        let count = root.numberOfItems(inSection: 0)
+        switch random.next(count == 0 ? 1 : 5) {
+        case 0:
+          root.insert(Self.randomItem(&random, id: nextID), at: random.next(count + 1))
+          nextID += 1
+        case 1:
+          root.remove(at: (0..<(1 + random.next(3))).map { _ in random.next(count) })
+        case 2:
+          root.move(from: random.next(count), to: random.next(count))
+        default:
+          let positions = Set((0..<(1 + random.next(3))).map { _ in random.next(count) }).sorted()
+          root.replace(
+            positions.map { position in
+              guard case .record(let old) = root.item(at: ItemPath(item: position, section: 0)) else {
+                return (position, .null)
+              }
+              var changed = Self.randomItem(&random, id: 0)
+              if case .record(let fresh) = changed {
+                changed = record([
+                  "id": old["id"] ?? .null, "g": fresh["g"] ?? .null, "v": fresh["v"] ?? .null,
+                ])
+              }
+              return (position, changed)
+            }, isEqual: ==)
+        }
+      }
+      // Arranged whole, over the same items.
+      let whole = Self.build(stages, over: ArrayProvider(root.items, knownFields: ["id", "g", "v"]))
+      try await whole.load()
+      let newView = Self.view(top)
+      let expected = Self.view(whole)
+      #expect(newView.ids == expected.ids, "sections after \(checks) checks, chain \(chain)")
+      #expect(newView.items == expected.items, "items after \(checks) checks, chain \(chain)")
+
+      let after = addressable.snapshot()
+      // Whether an item itself changed is the root's to say: a stage may have seen it leave and
+      // come back.
+      let touched = Dictionary(
+        uniqueKeysWithValues: recorder.touched.keys.map { handle in
+          (
+            handle,
+            root.position(ofHandle: handle) != nil
+              && rootRecorder.itemsBefore[handle].map { $0 != root.item(forHandle: handle) } ?? false
+          )
+        })
+      let batch = try #require(
+        HandleDiff.batch(
+          from: before, to: after, touched: touched, oldSectionIDs: oldView.ids, newSectionIDs: newView.ids))
+      #expect(recorder.isComplete)
+      #expect(throws: Never.self) {
+        try batch.validate(before: oldView.items.map(\.count), after: newView.items.map(\.count))
+      }
+      if (try? batch.validate(before: oldView.items.map(\.count), after: newView.items.map(\.count))) != nil {
+        #expect(
+          batch.apply(to: oldView.items, new: newView.items) == newView.items,
+          "replay, chain \(chain) seed \(seed) check \(checks): \(batch) touched \(recorder.touched) old \(oldView.items.map { $0.map { $0.value(atPath: ["id"])!.literalText } }) new \(newView.items.map { $0.map { $0.value(atPath: ["id"])!.literalText } })"
+        )
+      }
+      checks += 1
+    }
+    #expect(checks == 60)
+  }
+
+  @Test("an edit of one row among 100,000 touches one row in every stage")
+  func oneEditTouchesOne() async throws {
+    let items = (0..<100_000).map {
+      record(["id": .int($0), "g": .string(["a", "b", "c"][$0 % 3]), "v": .int($0 % 97)])
+    }
+    let root = EditableProvider<Value>(
+      ArrayProvider(items, knownFields: ["id", "g", "v"]), identityKey: "id")
+    let top = Self.build(Self.chains[5], over: root)
+    try await top.load()
+    let addressable = try #require(top as? any HandleAddressable<Value>)
+    let recorder = ChangeRecorder<Value>()
+    addressable.addRecorder(recorder)
+    let position = try #require(root.position(ofHandle: 500))
+    root.replace([(position, record(["id": .int(500), "g": .string("c"), "v": .int(50)]))], isEqual: ==)
+    #expect(recorder.touched == [500: true])
+    #expect(recorder.isComplete)
+  }
+}
