@@ -78,9 +78,10 @@ public struct HandleSnapshot: Sendable {
   }
 }
 
-/// Collects what changes touch from the moment it is added to a provider: the handles (and
-/// whether their items changed), and, at the root, each touched item as it was before the first
-/// change that touched it. A view's baseline keeps one, so `changes` works out its batch from
+/// Collects what changes touch from the moment it is added to a provider.
+///
+/// It keeps the handles (and whether their items changed), and, at the root, each touched item
+/// as it was before the first change that touched it. A view's baseline keeps one, so `changes` works out its batch from
 /// the touched items alone.
 public final class ChangeRecorder<Item> {
   /// The handles touched, and whether the item itself changed in any of the changes.

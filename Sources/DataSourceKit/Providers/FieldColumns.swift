@@ -88,8 +88,9 @@ extension JSONProvider: ColumnReadable {
 }
 
 extension EditableProvider: ColumnReadable where Item == Value {
-  /// The source's columns, read at the items' handles; an item an edit wrote is read from its
-  /// record. So a `where` over a million edited rows still reads columns (a scan of records
+  /// The source's columns, read at the items' handles.
+  ///
+  /// An item an edit wrote is read from its record. So a `where` over a million edited rows still reads columns (a scan of records
   /// took 0.3 s per edit).
   public func fieldBatches(_ name: String) -> BatchReader? {
     atPositions(handleBatches(name))

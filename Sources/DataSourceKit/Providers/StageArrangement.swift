@@ -223,8 +223,10 @@ struct StageArrangement {
     return result
   }
 
-  /// `limit`: the arriving items within the first `limit` of the base go to their places; the
-  /// items pushed past the limit leave and those pulled within it arrive. Returns the handles
+  /// Places items for `limit`.
+  ///
+  /// The arriving items within the first `limit` of the base go to their places; the items
+  /// pushed past the limit leave and those pulled within it arrive. Returns the handles
   /// that left and those that arrived without being touched.
   private mutating func placeWithinLimit<Item>(
     _ arriving: [(position: Int, handle: Int)], limit: Int, affected: Set<Int>, base: any DataProvider<Item>,
