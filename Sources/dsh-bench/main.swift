@@ -2,6 +2,7 @@
 //   swift run -c release dsh-bench            (or Scripts/bench.sh, which also builds dsh)
 //   Scripts/bench.sh scale                    (only the hostile-scale measures, Scale.swift)
 //   Scripts/bench.sh batches                  (only validate + apply, Batches.swift)
+//   Scripts/bench.sh live                     (only the live-data measures, Live.swift)
 // Inputs are generated at run time under bench-data/ (git ignores it).
 import DataSourceKit
 import Foundation
@@ -193,7 +194,7 @@ extension Measurement {
 // MARK: Main
 
 let dsh =
-  CommandLine.arguments.dropFirst().first { !["scale", "types", "answers", "batches"].contains($0) }
+  CommandLine.arguments.dropFirst().first { !["scale", "types", "answers", "batches", "live"].contains($0) }
   ?? {
     let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
       .appendingPathComponent("dsh").path
@@ -208,10 +209,12 @@ let onlyScale = CommandLine.arguments.contains("scale")
 let onlyTypes = CommandLine.arguments.contains("types")
 let onlyAnswers = CommandLine.arguments.contains("answers")
 let onlyBatches = CommandLine.arguments.contains("batches")
+let onlyLive = CommandLine.arguments.contains("live")
 if onlyTypes { measureTypes() }
 if onlyAnswers { measureAnswers() }
 if onlyBatches { measureBatches() }
-if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches {
+if onlyLive { measureLive() }
+if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive {
   if fileSize(csvPath) == 0 {
     print("generating \(csvPath) (\(rowCount) rows) …")
     generateCSV(path: csvPath, rows: rowCount)
@@ -423,6 +426,7 @@ if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches {
   }
 
   measureBatches()
+  measureLive()
 
   // 6. Issue 5: a 10,000,000-row SQLite file (an integer key, a category of 100 values with an
   //    index, three other columns). A 20-row window in the middle against sqlite3 printing the same
@@ -523,7 +527,7 @@ if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches {
   measureAnswers()
 }  // !onlyScale
 
-if !onlyTypes && !onlyAnswers && !onlyBatches { measureScale() }
+if !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive { measureScale() }
 
 // MARK: Print
 

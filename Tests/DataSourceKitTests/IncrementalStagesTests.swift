@@ -155,4 +155,37 @@ struct IncrementalStagesTests {
     #expect(recorder.touched == [500: true])
     #expect(recorder.isComplete)
   }
+
+  @Test("a lookup by key finds what a scan finds, through inserts, deletes, key changes and repeats")
+  func keyIndex() async throws {
+    var random = Generator(state: 99)
+    let items = (0..<300).map { record(["id": .int($0), "v": .int($0 % 7)]) }
+    let root = EditableProvider<Value>(ArrayProvider(items, knownFields: ["id", "v"]), identityKey: "id")
+    try await root.load()
+    func scan(_ key: Value) -> [Int] {
+      root.allItems[0].indices.filter { root.allItems[0][$0].value(atPath: ["id"]) == key && !key.isNull }
+    }
+    for round in 0..<400 {
+      let count = root.numberOfItems(inSection: 0)
+      switch random.next(4) {
+      case 0: root.insert(record(["id": .int(1_000 + round), "v": .int(1)]), at: random.next(count + 1))
+      case 1: root.remove(at: [random.next(count)])
+      case 2: root.move(from: random.next(count), to: random.next(count))
+      default:
+        // A key changed, now and then to one another item holds.
+        let position = random.next(count)
+        let key: Value = random.next(10) == 0 ? .int(random.next(300)) : .int(5_000 + round)
+        root.replace([(position, record(["id": key, "v": .int(2)]))], isEqual: ==)
+      }
+      let key: Value = random.next(5) == 0 ? .double(Double(random.next(300))) : .int(random.next(1_400))
+      if let found = root.positions(withKey: key) {
+        #expect(found == scan(key), "round \(round), key \(key)")
+      } else {
+        // Repeated keys: the caller scans; there are repeats indeed.
+        let keys = root.allItems[0].compactMap { $0.value(atPath: ["id"]) }
+        #expect(Set(keys).count < keys.count, "round \(round)")
+      }
+    }
+    #expect(root.positions(withKey: .null) == [] || root.positions(withKey: .null) == nil)
+  }
 }

@@ -13,8 +13,18 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   private var order: OrderedHandles?
   /// Items written by an edit (updated or inserted), by handle; the rest are the source's
   /// items at their handles.
-  private var written: [Int: Item] = [:]
+  private var written: [Int: Item] = [:] {
+    didSet { writtenMask = nil }
+  }
+  /// One bit per handle, set where `written` has an item: a column read checks a million
+  /// handles, and a bit is cheaper to test than a dictionary lookup. Made when first asked.
+  private var writtenMask: WrittenMask?
   private var nextHandle = 0
+  /// The handle of each identity key value, once a lookup by key asked for it (see
+  /// ``positions(withKey:)``); `nil` before, and after an edit it cannot follow.
+  var keyIndex: [Value: Int]?
+  /// Set when the keys were found repeated: lookups by key scan until the items are replaced.
+  var keysRepeat = false
   private var observers = ObserverList()
   private var recorders = RecorderList<Item>()
 
@@ -31,6 +41,8 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     if before == .error { changedWholesale() }
   }
   public func reload() async throws {
+    keyIndex = nil
+    keysRepeat = false
     order = nil
     written = [:]
     defer { changedWholesale() }
@@ -78,9 +90,13 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
 
   public func handle(atFlat position: Int) -> Int { order?[position] ?? position }
 
-  /// The handles in order and the items edits wrote, once edited; `nil` before.
-  func editedState() -> (handles: OrderedHandles, written: [Int: Item])? {
-    order.map { ($0, written) }
+  /// The handles in order, the items edits wrote and which handles those are, once edited;
+  /// `nil` before.
+  func editedState() -> (handles: OrderedHandles, written: [Int: Item], mask: WrittenMask)? {
+    guard let order else { return nil }
+    let mask = writtenMask ?? WrittenMask(written.keys)
+    writtenMask = mask
+    return (order, written, mask)
   }
 
   public func snapshot() -> HandleSnapshot {
@@ -129,6 +145,8 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
       recorder.recordWholesaleChange()
     }
     let first = max(nextHandle, sourceOffsets.total)
+    keyIndex = nil
+    keysRepeat = false
     order = OrderedHandles(first..<first + items.count)
     written = Dictionary(uniqueKeysWithValues: zip(first..<first + items.count, items))
     nextHandle = first + items.count
@@ -143,6 +161,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     let handle = nextHandle
     nextHandle += 1
     written[handle] = item
+    indexKey(of: item, handle: handle)
     order.insert(handle, at: position)
     self.order = order
     tell(ItemChanges(inserted: [handle]), regrouped: regrouped)
@@ -158,6 +177,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     for position in Set(positions).sorted(by: >) {
       let handle = order.remove(at: position)
       remember(handle)
+      unindexKey(of: item(forHandle: handle), handle: handle)
       written[handle] = nil
       removed.append(handle)
     }
@@ -176,7 +196,9 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
       let handle = order[position]
       if isEqual(self.item(forHandle: handle), item) { continue }
       remember(handle)
+      unindexKey(of: self.item(forHandle: handle), handle: handle)
       written[handle] = item
+      indexKey(of: item, handle: handle)
       changed[handle] = true
     }
     if !changed.isEmpty || regrouped { tell(ItemChanges(changed: changed), regrouped: regrouped) }
@@ -222,5 +244,79 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   public var nodeTitle: String { (source as? any CompositionNode)?.nodeTitle ?? "editable" }
   public var nodeDetail: String? {
     order == nil ? (source as? any CompositionNode)?.nodeDetail : countsDetail + ", edited"
+  }
+}
+
+/// A set of handles as bits.
+struct WrittenMask: Sendable {
+  private var words: [UInt64] = []
+
+  init(_ handles: some Sequence<Int>) {
+    for handle in handles {
+      let word = handle >> 6
+      if word >= words.count { words += [UInt64](repeating: 0, count: word - words.count + 1) }
+      words[word] |= 1 << UInt64(handle & 63)
+    }
+  }
+
+  var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
+
+  @inline(__always)
+  func contains(_ handle: Int) -> Bool {
+    let word = handle >> 6
+    return word < words.count && words[word] & (1 << UInt64(handle & 63)) != 0
+  }
+}
+
+extension EditableProvider {
+  /// The key of an item, when the provider has an identity key and the item is a record with it.
+  private func key(of item: Item) -> Value? {
+    guard let identityKey, let record = item as? Value, case .record(let fields) = record else { return nil }
+    return fields[identityKey]
+  }
+
+  fileprivate func indexKey(of item: Item, handle: Int) {
+    guard keyIndex != nil, let key = key(of: item) else { return }
+    // A key held twice: the index can no longer answer; it is made again when asked.
+    if keyIndex?.updateValue(handle, forKey: key) != nil { keyIndex = nil }
+  }
+
+  fileprivate func unindexKey(of item: Item, handle: Int) {
+    guard keyIndex != nil, let key = key(of: item), keyIndex?[key] == handle else { return }
+    keyIndex?[key] = nil
+  }
+}
+
+extension EditableProvider where Item == Value {
+  /// The flat positions of the items whose identity key `==` `value` (what `where KEY == value`
+  /// selects), found in an index of the keys: O(log n) an edit by key, where a scan of the key
+  /// column is O(n). `nil` when there is no identity key or its values are not unique (then the
+  /// caller scans).
+  ///
+  /// - Complexity: O(n) the first time (the index is made from the key column), O(log n) after.
+  public func positions(withKey value: Value) -> [Int]? {
+    guard let identityKey, !keysRepeat else { return nil }
+    if value.isNull { return [] }  // a comparison with null is false
+    if keyIndex == nil {
+      var index: [Value: Int] = [:]
+      let offsets = SectionOffsets(of: self)
+      index.reserveCapacity(offsets.total)
+      let reader = fieldBatches(identityKey)
+      for start in stride(from: 0, to: offsets.total, by: 4_096) {
+        let positions = Array(start..<min(start + 4_096, offsets.total))
+        let keys: [Value] =
+          reader.map { positions.withUnsafeBufferPointer($0).allValues }
+          ?? positions.map { item(at: offsets.itemPath(forFlat: $0)).value(atPath: [identityKey]) ?? .null }
+        for (k, key) in keys.enumerated() where !key.isNull {
+          guard index.updateValue(handle(atFlat: positions[k]), forKey: key) == nil else {
+            keysRepeat = true
+            return nil
+          }
+        }
+      }
+      keyIndex = index
+    }
+    guard let handle = keyIndex?[value], let position = position(ofHandle: handle) else { return [] }
+    return [position]
   }
 }

@@ -113,7 +113,7 @@ extension EditableProvider: ColumnReadable where Item == Value {
 
   /// A reader by handle made a reader by flat position.
   private func atPositions(_ reader: BatchReader?) -> BatchReader? {
-    guard let reader, let (handles, _) = editedState() else { return reader }
+    guard let reader, let (handles, _, _) = editedState() else { return reader }
     return { positions in
       let first = positions.first ?? 0
       let consecutive = positions.last.map { $0 - first == positions.count - 1 } ?? true
@@ -127,13 +127,13 @@ extension EditableProvider: ColumnReadable where Item == Value {
   private func overWritten(_ reader: @escaping BatchReader, field: @escaping @Sendable (Value) -> Value)
     -> BatchReader
   {
-    guard let (_, written) = editedState(), !written.isEmpty else { return reader }
+    guard let (_, written, mask) = editedState(), !written.isEmpty else { return reader }
     let noValues: ValueBatch = .values([])
     return { itemHandles in
-      guard itemHandles.contains(where: { written[$0] != nil }) else { return reader(itemHandles) }
+      guard itemHandles.contains(where: mask.contains) else { return reader(itemHandles) }
       // Some items were written: the others are read from the source, and every value of the
       // batch is a value.
-      let unwritten = itemHandles.filter { written[$0] == nil }
+      let unwritten = itemHandles.filter { !mask.contains($0) }
       let fromSource = unwritten.isEmpty ? noValues : unwritten.withUnsafeBufferPointer(reader)
       var next = 0
       return .values(
