@@ -4,15 +4,18 @@
 import Foundation
 
 /// The view the measures build: people over 30, sorted by name, in sections by team.
-private let viewStatement = "let v = table (e | where age > 30 | sort by name | section by team) with cell basic \"{name}\""
+private let viewStatement =
+  "let v = table (e | where age > 30 | sort by name | section by team) with cell basic \"{name}\""
 
 /// The first `rows` people of the 1M-row file, written once.
 private func peopleSubset(rows: Int) -> String {
   let path = dataFolder + "/people-\(rows / 1_000)k.csv"
   guard fileSize(path) == 0 else { return path }
   let text = (try? String(contentsOfFile: csvPath, encoding: .utf8)) ?? ""
-  var lines = text.split(separator: "\n", maxSplits: rows + 1, omittingEmptySubsequences: false).prefix(rows + 1)
-    .joined(separator: "\n")
+  var lines = text.split(separator: "\n", maxSplits: rows + 1, omittingEmptySubsequences: false).prefix(
+    rows + 1
+  )
+  .joined(separator: "\n")
   lines += "\n"
   try? lines.write(toFile: path, atomically: true, encoding: .utf8)
   return path
@@ -46,14 +49,17 @@ private func editScript(path: String, rows: Int, edits: Int) -> String {
     generateCSV(path: csvPath, rows: rowCount)
   }
   // 1. The first window of the view, whole processes, against DuckDB's CLI on the same file.
-  let build = median { measure([dsh, "-c", "let e = csv \"\(csvPath)\" key id", "-c", viewStatement, "-c", "show v rows 0..20"]) }
+  let build = median {
+    measure([dsh, "-c", "let e = csv \"\(csvPath)\" key id", "-c", viewStatement, "-c", "show v rows 0..20"])
+  }
   if let duck = duckDB() {
     let query =
       "SELECT team, name FROM read_csv('\(csvPath)') WHERE age > 30 ORDER BY team, name LIMIT 20"
     let duckdb = median { measure([duck, "-c", query]) }
     rows.append(
       Row(
-        what: "1M rows: where + sort by + section by, first window (whole process)", dsh: seconds(build.seconds),
+        what: "1M rows: where + sort by + section by, first window (whole process)",
+        dsh: seconds(build.seconds),
         other: "DuckDB CLI, WHERE + ORDER BY + LIMIT 20: " + seconds(duckdb.seconds),
         figure: String(format: "%.2f×", build.seconds / duckdb.seconds), target: "≤ 1.0×",
         met: build.seconds <= duckdb.seconds))
@@ -78,7 +84,8 @@ private func editScript(path: String, rows: Int, edits: Int) -> String {
         what: "1M rows: one-row update (where id == N) + changes, through where/sort/section",
         dsh: String(format: "%.4f s (median of 20)", edit),
         other: "building the view (load, stages, first window): " + seconds(viewBuild),
-        figure: String(format: "%.2f%%", 100 * edit / viewBuild), target: "≤ 1%", met: edit <= 0.01 * viewBuild))
+        figure: String(format: "%.2f%%", 100 * edit / viewBuild), target: "≤ 1%",
+        met: edit <= 0.01 * viewBuild))
   } else {
     print("the timed edit script printed \(times.count) times, not \(timed.count)")
   }
@@ -92,14 +99,18 @@ private func editScript(path: String, rows: Int, edits: Int) -> String {
     let path = size == rowCount ? csvPath : peopleSubset(rows: size)
     let none = median { measure([dsh, editScript(path: path, rows: size, edits: 4)]) }
     let many = median(runs: 1) { measure([dsh, editScript(path: path, rows: size, edits: 1_004)]) }
-    if many.status != 0 { print("the 1,000-edit script at \(size) rows failed: \(many.standardError.prefix(300))") }
+    if many.status != 0 {
+      print("the 1,000-edit script at \(size) rows failed: \(many.standardError.prefix(300))")
+    }
     perEdit.append((size, max(0, many.seconds - none.seconds) / 1_000))
   }
-  let flat = perEdit.last.map { last in perEdit.allSatisfy { last.seconds <= 3 * max($0.seconds, 0.000_05) } } ?? false
+  let flat =
+    perEdit.last.map { last in perEdit.allSatisfy { last.seconds <= 3 * max($0.seconds, 0.000_05) } } ?? false
   rows.append(
     Row(
       what: "1,000 single-row edits with watch on (update by id, move, insert at, delete at)",
-      dsh: perEdit.map { String(format: "%dk: %.2f ms", $0.rows / 1_000, $0.seconds * 1_000) }.joined(separator: ", "),
+      dsh: perEdit.map { String(format: "%dk: %.2f ms", $0.rows / 1_000, $0.seconds * 1_000) }.joined(
+        separator: ", "),
       other: "per edit, at 10k, 100k and 1M rows", figure: "",
       target: "flat in the rows", met: flat))
 }

@@ -16,8 +16,10 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   private var written: [Int: Item] = [:] {
     didSet { writtenMask = nil }
   }
-  /// One bit per handle, set where `written` has an item: a column read checks a million
-  /// handles, and a bit is cheaper to test than a dictionary lookup. Made when first asked.
+  /// One bit per handle, set where `written` has an item; made when first asked.
+  ///
+  /// A column read checks a million handles, and a bit is cheaper to test than a dictionary
+  /// lookup.
   private var writtenMask: WrittenMask?
   private var nextHandle = 0
   /// The handle of each identity key value, once a lookup by key asked for it (see
@@ -288,8 +290,9 @@ extension EditableProvider {
 }
 
 extension EditableProvider where Item == Value {
-  /// The flat positions of the items whose identity key `==` `value` (what `where KEY == value`
-  /// selects), found in an index of the keys: O(log n) an edit by key, where a scan of the key
+  /// The flat positions of the items whose identity key `==` `value`, found in an index.
+  ///
+  /// This is what `where KEY == value` selects: O(log n) an edit by key, where a scan of the key
   /// column is O(n). `nil` when there is no identity key or its values are not unique (then the
   /// caller scans).
   ///
