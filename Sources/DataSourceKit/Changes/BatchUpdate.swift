@@ -58,6 +58,23 @@ public struct BatchUpdate: Equatable, Sendable {
       && lhs.reloadedFooters == rhs.reloadedFooters
   }
 
+  /// Adds a batch whose sections come after this one's (a composed data source's next child):
+  /// its old sections numbered from `oldOffset`, its new ones from `newOffset`.
+  public mutating func append(_ other: BatchUpdate, oldOffset: Int, newOffset: Int) {
+    func old(_ path: ItemPath) -> ItemPath { ItemPath(item: path.item, section: path.section + oldOffset) }
+    func new(_ path: ItemPath) -> ItemPath { ItemPath(item: path.item, section: path.section + newOffset) }
+    deletedSections += other.deletedSections.map { $0 + oldOffset }
+    insertedSections += other.insertedSections.map { $0 + newOffset }
+    movedSections += other.movedSections.map { (from: $0.from + oldOffset, to: $0.to + newOffset) }
+    deletedRows += other.deletedRows.map(old)
+    insertedRows += other.insertedRows.map(new)
+    movedRows += other.movedRows.map { (from: old($0.from), to: new($0.to)) }
+    reloadedRows += other.reloadedRows.map(old)
+    reloadedAfterMoves += other.reloadedAfterMoves.map(new)
+    reloadedHeaders += other.reloadedHeaders.map { $0 + newOffset }
+    reloadedFooters += other.reloadedFooters.map { $0 + newOffset }
+  }
+
   /// Replaces every section of the old content with every section of the new: what a
   /// segmented source reports when it switches children.
   public static func replacingAllSections(oldCount: Int, newCount: Int) -> BatchUpdate {

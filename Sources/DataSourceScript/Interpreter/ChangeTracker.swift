@@ -13,6 +13,9 @@ struct ViewData {
   var sections: [DiffSection<Value, ViewElement>]
   var headers: [[String]]
   var footers: [[String]]
+  /// Each section's key, to give the sections their identities again when views are put
+  /// together (a composed view's sections are numbered across its children).
+  var keys: [Value?]
 }
 
 /// What a view showed, kept as a snapshot of its provider's arrangement: what changes since is
@@ -32,10 +35,35 @@ struct IncrementalBaseline {
 }
 
 /// A view's baseline: a copy of what it showed, or (for a view over an edited table's stages) a
-/// snapshot that changes are recorded against.
-enum Baseline {
+/// snapshot that changes are recorded against; a composed or segmented view keeps one for each
+/// part, so an edit of one child costs what it touches there.
+indirect enum Baseline {
   case whole(ViewData)
   case incremental(IncrementalBaseline)
+  /// A composed view: its children's baselines, in order.
+  case composed([Baseline])
+  /// A segmented view: the segment shown and its baseline.
+  case segment(String, Baseline)
+
+  /// Whether a part is kept as a snapshot.
+  var hasSnapshot: Bool {
+    switch self {
+    case .whole: false
+    case .incremental: true
+    case .composed(let parts): parts.contains(where: \.hasSnapshot)
+    case .segment(_, let part): part.hasSnapshot
+    }
+  }
+
+  /// The rows of each section the view showed.
+  var sectionCounts: [Int] {
+    switch self {
+    case .whole(let data): data.sections.map(\.elements.count)
+    case .incremental(let kept): kept.snapshot.sectionCounts
+    case .composed(let parts): parts.flatMap(\.sectionCounts)
+    case .segment(_, let part): part.sectionCounts
+    }
+  }
 }
 
 /// What each name's view showed when it was last shown, asked or reported: `changes` and
@@ -103,22 +131,20 @@ final class ChangeTracker {
     guard let baseline = baselines[name] else { return nil }
     var changeset: Changeset<Value>
     var counts: (before: [Int], after: [Int])
-    if case .incremental(let kept) = baseline,
-      let (update, after) = try Self.incrementalBatch(since: kept, value: value)
-    {
+    let source = Self.viewSource(of: value)
+    if let source, let (update, before, after) = try Self.batch(since: baseline, source: source) {
       changeset = Changeset(update: update, duplicates: [])
-      counts = (kept.snapshot.sectionCounts, after)
+      counts = (before, after)
       baselines[name] = try Self.baseline(of: value)
     } else {
-      guard let old = try Self.viewData(of: baseline), let current = try Self.viewData(of: value) else {
-        return nil
-      }
+      guard let current = try Self.viewData(of: value) else { return nil }
+      let old = try Self.viewData(of: baseline, top: true)
       changeset = SectionedDiff.changeset(
         from: old.sections, to: current.sections, id: \.id, contentEqual: { $0.item == $1.item })
       Self.addSupplementaryReloads(to: &changeset.update, from: old, to: current)
       counts = (old.sections.map(\.elements.count), current.sections.map(\.elements.count))
-      baselines[name] =
-        Self.incrementalView(of: value) == nil ? .whole(current) : try Self.baseline(of: value)
+      let next = try Self.baseline(of: value)
+      baselines[name] = next?.hasSnapshot == true ? next : .whole(current)
     }
     // Every batch printed is one UIKit would accept.
     try changeset.update.validate(before: counts.before, after: counts.after)
@@ -139,10 +165,7 @@ final class ChangeTracker {
   /// shows now (a view shown, then changed); `nil` when the view has not changed since.
   func baselineCounts(of name: String) -> [Int]? {
     guard !shownSinceChange.contains(name), let baseline = baselines[name] else { return nil }
-    switch baseline {
-    case .whole(let data): return data.sections.map(\.elements.count)
-    case .incremental(let kept): return kept.snapshot.sectionCounts
-    }
+    return baseline.sectionCounts
   }
 
   /// The rows per section a value's view shows now; `nil` for a presenter or a scalar.
@@ -196,10 +219,28 @@ final class ChangeTracker {
 
   // MARK: Baselines
 
-  /// What a value's view shows now, to diff against later: a snapshot where the view is a
-  /// table over stages of an edited table (O(sections) to take), a copy of every row otherwise.
+  /// What a value's view shows now, to diff against later: snapshots for the parts that are
+  /// tables over stages of an edited table (O(sections) to take), a copy of every row of the
+  /// others; a copy of the whole view when no part has a snapshot.
   static func baseline(of value: ScriptValue) throws -> Baseline? {
-    if let (source, provider, root) = incrementalView(of: value) {
+    guard let source = viewSource(of: value) else { return nil }
+    let parts = try baseline(ofSource: source)
+    if parts.hasSnapshot { return parts }
+    return try viewData(of: value).map(Baseline.whole)
+  }
+
+  /// The view a value shows: a provider's is a table of its records.
+  static func viewSource(of value: ScriptValue) -> (any SectionedDataSource<Value>)? {
+    switch value {
+    case .provider(let provider):
+      TableAdapter(provider: provider.provider, presenter: Session.recordPresenter)
+    case .table(let table): table
+    case .presenter, .scalar: nil
+    }
+  }
+
+  private static func baseline(ofSource source: any SectionedDataSource<Value>) throws -> Baseline {
+    if let (provider, root) = incrementalTable(source) {
       let touched = ChangeRecorder<Value>()
       let before = ChangeRecorder<Value>()
       provider.addRecorder(touched)
@@ -211,43 +252,98 @@ final class ChangeTracker {
           sectionIDs: sectionIDs(of: source, headers: headers), headers: headers,
           footers: (0..<source.numberOfSections).map { source.supplementaryLines(.footer, inSection: $0) }))
     }
-    return try viewData(of: value).map(Baseline.whole)
+    let inner = sectionsOwner(source)
+    if let composed = inner as? ComposedDataSource<Value> {
+      return .composed(try composed.children.map(baseline(ofSource:)))
+    }
+    if let segmented = inner as? SegmentedDataSource<Value> {
+      return .segment(segmented.selectedName, try baseline(ofSource: segmented.selected))
+    }
+    return .whole(try viewData(of: source, segment: nil))
   }
 
-  /// A view whose batch can be worked out from what edits touch: a provider, or a table over one
-  /// with headers, footers, a title or an index (decorations that add no rows), where the
-  /// provider's stages all place items one by one down to an editable table.
-  static func incrementalView(of value: ScriptValue) -> (
-    source: any SectionedDataSource<Value>, provider: any HandleAddressable<Value>,
-    root: EditableProvider<Value>
+  /// The source under decorations that add nothing to its sections (a title, an index).
+  private static func sectionsOwner(_ source: any SectionedDataSource<Value>) -> any SectionedDataSource<
+    Value
+  > {
+    var inner = source
+    while inner is ViewTitleDecorator<Value> || inner is SectionIndexDecorator<Value>,
+      let decorator = inner as? DataSourceDecorator<Value>
+    {
+      inner = decorator.wrapped
+    }
+    return inner
+  }
+
+  /// The provider (and its editable root) of a table whose batch can be worked out from what
+  /// edits touch: a table over a provider, with headers, footers, a title or an index
+  /// (decorations that add no rows), where the provider's stages all place items one by one
+  /// down to an editable table.
+  static func incrementalTable(_ source: any SectionedDataSource<Value>) -> (
+    provider: any HandleAddressable<Value>, root: EditableProvider<Value>
   )? {
-    let source: any SectionedDataSource<Value>
-    let provider: any DataProvider<Value>
-    switch value {
-    case .provider(let value):
-      provider = value.provider
-      source = TableAdapter(provider: provider, presenter: Session.recordPresenter)
-    case .table(let table):
-      var inner: any SectionedDataSource<Value> = table
-      while !(inner is TableAdapter<Value>) {
-        guard
-          inner is SupplementaryDecorator<Value> || inner is ViewTitleDecorator<Value>
-            || inner is SectionIndexDecorator<Value>, let decorator = inner as? DataSourceDecorator<Value>
-        else { return nil }
-        inner = decorator.wrapped
-      }
-      guard let adapter = inner as? TableAdapter<Value> else { return nil }
-      provider = adapter.provider
-      source = table
-    case .presenter, .scalar:
-      return nil
+    var inner = source
+    while !(inner is TableAdapter<Value>) {
+      guard
+        inner is SupplementaryDecorator<Value> || inner is ViewTitleDecorator<Value>
+          || inner is SectionIndexDecorator<Value>, let decorator = inner as? DataSourceDecorator<Value>
+      else { return nil }
+      inner = decorator.wrapped
     }
-    guard let addressable = provider as? any HandleAddressable<Value>, addressable.tellsItemChanges else {
-      return nil
-    }
-    let root = (provider as? DerivedProvider<Value>)?.rootProvider ?? provider
+    guard let adapter = inner as? TableAdapter<Value>,
+      let addressable = adapter.provider as? any HandleAddressable<Value>, addressable.tellsItemChanges
+    else { return nil }
+    let root = (addressable as? DerivedProvider<Value>)?.rootProvider ?? addressable
     guard let editable = root as? EditableProvider<Value> else { return nil }
-    return (source, addressable, editable)
+    return (addressable, editable)
+  }
+
+  /// The batch of a view since its baseline and the rows per section before and after, part
+  /// by part; `nil` when the view is no longer made of the same parts (a segment switched).
+  static func batch(since baseline: Baseline, source: any SectionedDataSource<Value>) throws -> (
+    BatchUpdate, [Int], [Int]
+  )? {
+    switch baseline {
+    case .whole(let old):
+      let current = try viewData(of: source, segment: nil)
+      var update = SectionedDiff.changeset(
+        from: old.sections, to: current.sections, id: \.id, contentEqual: { $0.item == $1.item }
+      ).update
+      addSupplementaryReloads(to: &update, from: old, to: current)
+      return (update, old.sections.map(\.elements.count), current.sections.map(\.elements.count))
+    case .incremental(let kept):
+      if let (update, after) = try incrementalBatch(since: kept, source: source) {
+        return (update, kept.snapshot.sectionCounts, after)
+      }
+      let old = try viewData(of: baseline, top: false)
+      let current = try viewData(of: source, segment: nil)
+      var update = SectionedDiff.changeset(
+        from: old.sections, to: current.sections, id: \.id, contentEqual: { $0.item == $1.item }
+      ).update
+      addSupplementaryReloads(to: &update, from: old, to: current)
+      return (update, old.sections.map(\.elements.count), current.sections.map(\.elements.count))
+    case .composed(let parts):
+      guard let composed = sectionsOwner(source) as? ComposedDataSource<Value>,
+        composed.children.count == parts.count
+      else { return nil }
+      // Each child's batch, its sections numbered after the sections of the children before it.
+      var merged = BatchUpdate()
+      var (before, after): ([Int], [Int]) = ([], [])
+      for (part, child) in zip(parts, composed.children) {
+        guard let (update, childBefore, childAfter) = try batch(since: part, source: child) else {
+          return nil
+        }
+        merged.append(update, oldOffset: before.count, newOffset: after.count)
+        before += childBefore
+        after += childAfter
+      }
+      return (merged, before, after)
+    case .segment(let name, let part):
+      guard let segmented = sectionsOwner(source) as? SegmentedDataSource<Value>,
+        segmented.selectedName == name
+      else { return nil }
+      return try batch(since: part, source: segmented.selected)
+    }
   }
 
   /// Each section's identity, as ``viewData(of:)`` gives it: its key, else its header, else
@@ -261,11 +357,12 @@ final class ChangeTracker {
   /// The batch since an incremental baseline, and the rows per section now; `nil` when the
   /// changes since were not all told item by item, or the view is no longer built the same
   /// way (the caller then compares the views whole).
-  static func incrementalBatch(since baseline: IncrementalBaseline, value: ScriptValue) throws -> (
-    BatchUpdate, [Int]
-  )? {
+  static func incrementalBatch(since baseline: IncrementalBaseline, source: any SectionedDataSource<Value>)
+    throws
+    -> (BatchUpdate, [Int])?
+  {
     guard baseline.touched.isComplete, baseline.before.isComplete,
-      let (source, provider, _) = incrementalView(of: value), provider === baseline.provider
+      let (provider, _) = incrementalTable(source), provider === baseline.provider
     else { return nil }
     try Task.checkCancellation()
     let headers = (0..<source.numberOfSections).map { source.supplementaryLines(.header, inSection: $0) }
@@ -304,8 +401,10 @@ final class ChangeTracker {
   }
 
   /// What a baseline's view showed: kept whole, or rebuilt from the snapshot and the items as
-  /// they were before they were touched.
-  static func viewData(of baseline: Baseline) throws -> ViewData? {
+  /// they were before they were touched; `top`: the view itself, whose sections have their
+  /// identities as ``viewData(of:)`` gives them (numbered across a composed view's children,
+  /// within the segment shown).
+  static func viewData(of baseline: Baseline, top: Bool) throws -> ViewData {
     switch baseline {
     case .whole(let data):
       return data
@@ -323,7 +422,31 @@ final class ChangeTracker {
         }
         sections.append(DiffSection(id: kept.sectionIDs[section], elements: elements))
       }
-      return ViewData(sections: sections, headers: kept.headers, footers: kept.footers)
+      return ViewData(
+        sections: sections, headers: kept.headers, footers: kept.footers, keys: kept.snapshot.sectionKeys)
+    case .composed(let parts):
+      var whole = ViewData(sections: [], headers: [], footers: [], keys: [])
+      for part in parts {
+        let data = try viewData(of: part, top: false)
+        whole.sections += data.sections
+        whole.headers += data.headers
+        whole.footers += data.footers
+        whole.keys += data.keys
+      }
+      // Sections are numbered across the children.
+      for index in whole.sections.indices {
+        whole.sections[index].id =
+          whole.keys[index] ?? whole.headers[index].first.map { .string($0) } ?? .int(index)
+      }
+      return whole
+    case .segment(let name, let part):
+      var data = try viewData(of: part, top: false)
+      if top {
+        for index in data.sections.indices {
+          data.sections[index].id = .list([.string(name), data.sections[index].id])
+        }
+      }
+      return data
     }
   }
 
@@ -336,9 +459,11 @@ final class ChangeTracker {
   static func viewData(of value: ScriptValue) throws -> ViewData? {
     switch value {
     case .provider(let provider):
-      return try viewData(of: TableAdapter(provider: provider.provider, presenter: Session.recordPresenter))
+      return try viewData(
+        of: TableAdapter(provider: provider.provider, presenter: Session.recordPresenter), segment: nil)
     case .table(let table):
-      return try viewData(of: table)
+      // A segment's sections are its own: switching replaces every section, as `switch` reports.
+      return try viewData(of: table, segment: Session.segmentedSource(in: table).map(\.selectedName))
     case .presenter, .scalar:
       return nil
     }
@@ -348,14 +473,15 @@ final class ChangeTracker {
   /// row's identity, as a diffable snapshot does.
   static let maximumDiffedRows = 10_000_000
 
-  static func viewData(of source: any SectionedDataSource<Value>) throws -> ViewData {
+  static func viewData(of source: any SectionedDataSource<Value>, segment segmentName: String?) throws
+    -> ViewData
+  {
     var total = 0
     for section in 0..<source.numberOfSections {
       total += source.numberOfRows(inSection: section)
       if total > maximumDiffedRows { throw ViewTooLargeToDiff(rows: total) }
     }
-    // A segment's sections are its own: switching replaces every section, as `switch` reports.
-    let segment = Session.segmentedSource(in: source).map { Value.string($0.selectedName) }
+    let segment = segmentName.map { Value.string($0) }
     var read = 0
     var sections: [DiffSection<Value, ViewElement>] = []
     var headers: [[String]] = []
@@ -382,7 +508,9 @@ final class ChangeTracker {
       headers.append(header)
       footers.append(source.supplementaryLines(.footer, inSection: section))
     }
-    return ViewData(sections: sections, headers: headers, footers: footers)
+    return ViewData(
+      sections: sections, headers: headers, footers: footers,
+      keys: (0..<source.numberOfSections).map { source.sectionKey($0) })
   }
 
   /// Adds the sections whose header or footer text changed (and that the batch does not insert)

@@ -1,0 +1,82 @@
+import DataSourceKit
+import Foundation
+import Testing
+
+@testable import DataSourceScript
+
+/// Views of edited tables, alone and composed or segmented with other tables: after random
+/// edits, the batch worked out from the touched items is one UIKit accepts, and it turns what
+/// the view showed into what it shows.
+@Suite("Live views")
+@MainActor
+struct LiveViewTests {
+  @Test("random edits through compose and segmented views replay", arguments: [1, 2, 3] as [UInt64])
+  func composedAndSegmented(seed: UInt64) async throws {
+    var state = seed &* 6_364_136_223_846_793_005 &+ 1
+    func next(_ bound: Int) -> Int {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int((state >> 33) % UInt64(bound))
+    }
+    let groups = ["\"a\"", "\"b\"", "\"c\"", "null"]
+    let rows = (0..<30).map { "{id: \($0), g: \(groups[next(4)]), v: \(next(9))}" }.joined(separator: ", ")
+    let setup = """
+      let p = array [\(rows)] key id
+      let byGroup = table (p | where v > 2 | sort by v desc | section by g) with cell basic "{id}" | header "{section}: {count}"
+      let top = table (p | sort by id | limit 5) with cell basic "{id}"
+      let menu = table ["Home", "Search"] with cell basic "{.}"
+      let screen = compose menu, byGroup, top
+      let tabs = segmented main: screen, other: menu
+      """
+    let (session, output, ok) = await run(setup)
+    #expect(ok, "\(output.errors)")
+    var nextID = 100
+    for round in 0..<80 {
+      let names = ["screen", "tabs", "byGroup", "p"]
+      let name = names[next(names.count)]
+      let value = try #require(session.bindings[name]?.value)
+      let baseline = try #require(try ChangeTracker.baseline(of: value))
+      let old = try ChangeTracker.viewData(of: baseline, top: true)
+      var count = try #require(ChangeTracker.sectionCounts(of: session.bindings["p"]!.value)).reduce(0, +)
+      var edits: [String] = []
+      for _ in 0..<(1 + next(3)) {
+        switch next(count < 5 ? 2 : 5) {
+        case 0:
+          edits.append(
+            "insert into p {id: \(nextID), g: \(groups[next(4)]), v: \(next(9))} at \(next(count + 1))")
+          nextID += 1
+          count += 1
+        case 1:
+          edits.append("update p set v = \(next(9)), g = \(groups[next(4)]) where id == \(next(nextID))")
+        case 2: edits.append("move p from \(next(count)) to \(next(count))")
+        case 3:
+          edits.append("delete from p at \(next(count))")
+          count -= 1
+        default: edits.append("update p set v = v + 1 where v == \(next(9))")
+        }
+      }
+      if next(6) == 0 { edits.append("switch tabs to \(next(2) == 0 ? "main" : "other")") }
+      let (_, _, edited) = await run(edits.joined(separator: "\n"), in: session)
+      #expect(edited, "round \(round): \(output.errors)")
+      let current = try #require(try ChangeTracker.viewData(of: value))
+      let source = try #require(ChangeTracker.viewSource(of: value))
+      let before = old.sections.map(\.elements.count)
+      let after = current.sections.map(\.elements.count)
+      guard let (update, counted, now) = try ChangeTracker.batch(since: baseline, source: source) else {
+        // A segment switched: the view is compared whole.
+        #expect(edits.contains { $0.hasPrefix("switch") }, "round \(round)")
+        continue
+      }
+      #expect(counted == before && now == after, "round \(round): counts of \(name)")
+      #expect(throws: Never.self, "round \(round), \(name): \(update)") {
+        try update.validate(before: before, after: after)
+      }
+      if (try? update.validate(before: before, after: after)) != nil {
+        let replayed = update.apply(
+          to: old.sections.map { $0.elements.map(\.item) },
+          new: current.sections.map { $0.elements.map(\.item) })
+        #expect(
+          replayed == current.sections.map { $0.elements.map(\.item) }, "round \(round), \(name): \(update)")
+      }
+    }
+  }
+}
