@@ -138,11 +138,10 @@ final class ChangeTracker {
       baselines[name] = try Self.baseline(of: value)
     } else {
       guard let current = try Self.viewData(of: value) else { return nil }
-      let old = try Self.viewData(of: baseline, top: true)
-      changeset = SectionedDiff.changeset(
-        from: old.sections, to: current.sections, id: \.id, contentEqual: { $0.item == $1.item })
-      Self.addSupplementaryReloads(to: &changeset.update, from: old, to: current)
-      counts = (old.sections.map(\.elements.count), current.sections.map(\.elements.count))
+      let (whole, before, after) = Self.wholeDiff(
+        from: try Self.viewData(of: baseline, top: true), to: current)
+      changeset = whole
+      counts = (before, after)
       let next = try Self.baseline(of: value)
       baselines[name] = next?.hasSnapshot == true ? next : .whole(current)
     }
@@ -305,23 +304,15 @@ final class ChangeTracker {
   )? {
     switch baseline {
     case .whole(let old):
-      let current = try viewData(of: source, segment: nil)
-      var update = SectionedDiff.changeset(
-        from: old.sections, to: current.sections, id: \.id, contentEqual: { $0.item == $1.item }
-      ).update
-      addSupplementaryReloads(to: &update, from: old, to: current)
-      return (update, old.sections.map(\.elements.count), current.sections.map(\.elements.count))
+      let (changeset, before, after) = wholeDiff(from: old, to: try viewData(of: source, segment: nil))
+      return (changeset.update, before, after)
     case .incremental(let kept):
       if let (update, after) = try incrementalBatch(since: kept, source: source) {
         return (update, kept.snapshot.sectionCounts, after)
       }
-      let old = try viewData(of: baseline, top: false)
-      let current = try viewData(of: source, segment: nil)
-      var update = SectionedDiff.changeset(
-        from: old.sections, to: current.sections, id: \.id, contentEqual: { $0.item == $1.item }
-      ).update
-      addSupplementaryReloads(to: &update, from: old, to: current)
-      return (update, old.sections.map(\.elements.count), current.sections.map(\.elements.count))
+      let (changeset, before, after) = wholeDiff(
+        from: try viewData(of: baseline, top: false), to: try viewData(of: source, segment: nil))
+      return (changeset.update, before, after)
     case .composed(let parts):
       guard let composed = sectionsOwner(source) as? ComposedDataSource<Value>,
         composed.children.count == parts.count
@@ -511,6 +502,14 @@ final class ChangeTracker {
     return ViewData(
       sections: sections, headers: headers, footers: footers,
       keys: (0..<source.numberOfSections).map { source.sectionKey($0) })
+  }
+
+  /// The batch between two copies of a view, compared whole, and their rows per section.
+  static func wholeDiff(from old: ViewData, to current: ViewData) -> (Changeset<Value>, [Int], [Int]) {
+    var changeset = SectionedDiff.changeset(
+      from: old.sections, to: current.sections, id: \.id, contentEqual: { $0.item == $1.item })
+    addSupplementaryReloads(to: &changeset.update, from: old, to: current)
+    return (changeset, old.sections.map(\.elements.count), current.sections.map(\.elements.count))
   }
 
   /// Adds the sections whose header or footer text changed (and that the batch does not insert)
