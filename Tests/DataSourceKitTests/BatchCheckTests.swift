@@ -127,6 +127,10 @@ struct BatchCheckTests {
         BatchUpdate(movedRows: [(path(0, 0), path(0, 2))], reloadedRows: [path(0, 0)]), [3], [3],
         .reloadOfMovedRow(path(0, 0))
       ),
+      (
+        BatchUpdate(deletedRows: [path(0, 1)], reloadedRows: [path(0, 1)]), [3], [2],
+        .deleteAndReload(path(0, 1))
+      ),
     ]
     for (batch, before, after, expected) in refused {
       #expect(throws: expected) { try batch.validate(before: before, after: after) }

@@ -39,7 +39,7 @@ struct BatchUpdateTests {
         BatchUpdate(deletedRows: [ItemPath(item: 5, section: 0)]), [2], [1],
         "cannot delete row 5 of section 0: it has 2 rows"
       ),
-      (BatchUpdate(deletedSections: [3]), [1], [], "cannot delete section 3: there are 1 section"),
+      (BatchUpdate(deletedSections: [3]), [1], [], "cannot delete section 3: there is 1 section"),
       (
         BatchUpdate(deletedRows: [ItemPath(item: 0, section: 0), ItemPath(item: 0, section: 0)]), [2], [0],
         "row [0, 0] is given twice to delete"

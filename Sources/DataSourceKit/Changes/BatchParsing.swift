@@ -24,7 +24,13 @@ extension BatchUpdate {
   /// - Throws: ``BatchParseError`` with the line and column of the first thing that is not part
   ///   of a batch.
   public init(parsing text: String) throws(BatchParseError) {
-    if text.first(where: { !$0.isWhitespace }) == "{" {
+    let first = text.first(where: { !$0.isWhitespace })
+    guard let first else {
+      throw BatchParseError(
+        line: 1, column: 1,
+        message: "the file holds no batch (a batch without changes is 'no changes', or {})")
+    }
+    if first == "{" || first == "[" {
       self = try Self.parseJSON(text)
     } else {
       self = try Self.parseText(text)
@@ -61,8 +67,8 @@ extension BatchUpdate {
       }
       guard case .list(let items) = field.value else { throw fail("'\(field.name)' must be a list") }
       func int(_ value: Value) throws(BatchParseError) -> Int {
-        guard case .int(let i) = value else {
-          throw fail("'\(field.name)' holds \(value.literalText) where a section number goes")
+        guard case .int(let i) = value, i >= 0 else {
+          throw fail("'\(field.name)' holds \(value.literalText) where a section number (0 or more) goes")
         }
         return i
       }
@@ -156,18 +162,18 @@ extension BatchUpdate {
       cursor.position += kind.rawValue.count
       switch kind {
       case .deleteSections:
-        update.deletedSections += try cursor.list { c throws(BatchParseError) in [try c.int()] }
+        update.deletedSections += try cursor.list { c throws(BatchParseError) in [try c.count()] }
       case .insertSections:
-        update.insertedSections += try cursor.list { c throws(BatchParseError) in [try c.int()] }
+        update.insertedSections += try cursor.list { c throws(BatchParseError) in [try c.count()] }
       case .reloadHeaders:
-        update.reloadedHeaders += try cursor.list { c throws(BatchParseError) in [try c.int()] }
+        update.reloadedHeaders += try cursor.list { c throws(BatchParseError) in [try c.count()] }
       case .reloadFooters:
-        update.reloadedFooters += try cursor.list { c throws(BatchParseError) in [try c.int()] }
+        update.reloadedFooters += try cursor.list { c throws(BatchParseError) in [try c.count()] }
       case .moveSections:
         update.movedSections += try cursor.list { c throws(BatchParseError) in
-          let from = try c.int()
+          let from = try c.count()
           try c.arrow()
-          return [(from: from, to: try c.int())]
+          return [(from: from, to: try c.count())]
         }
       case .deleteRows: update.deletedRows += try cursor.list { c throws(BatchParseError) in try c.paths() }
       case .insertRows: update.insertedRows += try cursor.list { c throws(BatchParseError) in try c.paths() }
@@ -240,6 +246,18 @@ private struct TextCursor {
     return value
   }
 
+  /// A section or row number: never negative.
+  mutating func count() throws(BatchParseError) -> Int {
+    skipSpaces()
+    let start = position
+    let value = try int()
+    guard value >= 0 else {
+      position = start
+      throw fail("a section or row number is never negative")
+    }
+    return value
+  }
+
   mutating func arrow() throws(BatchParseError) {
     guard take("→") || take("->") else {
       throw fail("expected '→' (or '->') between where it moves from and to")
@@ -248,9 +266,9 @@ private struct TextCursor {
 
   mutating func path() throws(BatchParseError) -> ItemPath {
     guard take("[") else { throw fail("expected an index path: [section, row]") }
-    let section = try int()
+    let section = try count()
     guard take(",") else { throw fail("expected ',' between the section and the row") }
-    let item = try int()
+    let item = try count()
     guard take("]") else { throw fail("expected ']' after the row") }
     return ItemPath(item: item, section: section)
   }

@@ -39,9 +39,20 @@ extension BatchUpdateError {
     case .deleteAndMove(let what): return "move \(what)"
     case .insertAndMove(let what): return "insert \(what)"
     case .reloadOfMovedRow(let path): return "reload row \(path)"
+    case .deleteAndReload(let path): return "reload row \(path)"
     case .reloadAfterWithoutMove(let path): return "then reload row \(path)"
     case .rowChangeInChangedSection(let operation, let path):
-      return "\(operation == "insert" ? "insert" : "delete, reload or move") row \(path)"
+      if operation == "insert" {
+        if let move = batch.movedRows.first(where: { $0.to == path }) {
+          return "move row \(move.from)→\(move.to)"
+        }
+        return "insert row \(path)"
+      }
+      if let move = batch.movedRows.first(where: { $0.from == path }) {
+        return "move row \(move.from)→\(move.to)"
+      }
+      return batch.reloadedRows.contains(path) && !batch.deletedRows.contains(path)
+        ? "reload row \(path)" : "delete row \(path)"
     case .supplementaryOfInsertedSection(let operation, let section): return "\(operation) section \(section)"
     }
   }
@@ -105,6 +116,8 @@ extension BatchUpdate {
       }
     case .reloadAfterWithoutMove(let path):
       reloadedAfterMoves.removeAll { $0 == path }
+    case .deleteAndReload(let path):
+      reloadedRows.removeAll { $0 == path }
     case .deleteAndMove:
       let moved = Set(movedRows.map(\.from))
       let movedSectionSources = Set(movedSections.map(\.from))

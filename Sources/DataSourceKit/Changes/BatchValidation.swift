@@ -12,6 +12,8 @@ public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
   /// A row (or section) inserted where another is moved to.
   case insertAndMove(what: String)
   case reloadOfMovedRow(ItemPath)
+  /// A row both deleted and reloaded.
+  case deleteAndReload(ItemPath)
   /// A row refreshed after the batch that the batch does not move there.
   case reloadAfterWithoutMove(ItemPath)
   case rowChangeInChangedSection(operation: String, path: ItemPath)
@@ -46,6 +48,18 @@ public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
     }
   }
 
+  /// Whether the rule broken concerns a row (UIKit's message then names the row's index path
+  /// object, by its address).
+  public var concernsRow: Bool {
+    switch self {
+    case .sectionCount, .sectionOutOfRange, .supplementaryOfInsertedSection: false
+    case .duplicate(_, let what), .deleteAndMove(let what), .insertAndMove(let what): what.hasPrefix("row")
+    case .rowCount, .rowOutOfRange, .reloadOfMovedRow, .deleteAndReload, .reloadAfterWithoutMove,
+      .rowChangeInChangedSection:
+      true
+    }
+  }
+
   public var description: String {
     switch self {
     case .sectionCount(let before, let after, let inserted, let deleted):
@@ -53,7 +67,7 @@ public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
     case .rowCount(let section, let before, let after, let inserted, let deleted, let movedIn, let movedOut):
       "invalid number of rows in section \(section): \(after) after the update, but \(before) before + \(inserted) inserted − \(deleted) deleted + \(movedIn) moved in − \(movedOut) moved out = \(before + inserted - deleted + movedIn - movedOut)"
     case .sectionOutOfRange(let operation, let section, let count):
-      "cannot \(operation) section \(section): there are \(count) section\(count == 1 ? "" : "s")"
+      "cannot \(operation) section \(section): there \(count == 1 ? "is" : "are") \(count) section\(count == 1 ? "" : "s")"
     case .rowOutOfRange(let operation, let path, let count):
       "cannot \(operation) row \(path.item) of section \(path.section): it has \(count) row\(count == 1 ? "" : "s")"
     case .duplicate(let operation, let what): "\(what) is given twice to \(operation)"
@@ -61,6 +75,8 @@ public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
     case .insertAndMove(let what): "\(what) is both inserted and moved to"
     case .reloadOfMovedRow(let path):
       "row \(path.item) of section \(path.section) is both moved and reloaded; move it in the batch and reload it after (reloadedAfterMoves)"
+    case .deleteAndReload(let path):
+      "row \(path.item) of section \(path.section) is both deleted and reloaded; a deleted row is not reloaded"
     case .reloadAfterWithoutMove(let path):
       "row \(path.item) of section \(path.section) is reloaded after the moves, but no row is moved there; reload it in the batch by its old index path"
     case .supplementaryOfInsertedSection(let operation, let section):
@@ -76,7 +92,7 @@ extension BatchUpdate {
   /// section before and after the model changed.
   ///
   /// - Throws: the first rule the batch breaks: counts per section, indexes out of range, an
-  ///   index given twice, a deleted row also moved, a moved row also reloaded, a row inserted
+  ///   index given twice, a deleted row also moved or reloaded, a moved row also reloaded, a row inserted
   ///   where another is moved to, a row reloaded after the moves that no move puts there.
   /// - Complexity: O(sections + changes).
   public func validate(before: [Int], after: [Int]) throws(BatchUpdateError) {
@@ -149,6 +165,8 @@ extension BatchUpdate {
       throw .deleteAndMove(what: "row \(both.item) of section \(both.section)")
     }
     if let both = reloadedRows.first(where: moved.contains) { throw .reloadOfMovedRow(both) }
+    let deletedRowSet = Set(deletedRows)
+    if let both = reloadedRows.first(where: deletedRowSet.contains) { throw .deleteAndReload(both) }
     let movedTo = Set(movedRows.map(\.to))
     if let both = insertedRows.first(where: movedTo.contains) {
       throw .insertAndMove(what: "row \(both.item) of section \(both.section)")

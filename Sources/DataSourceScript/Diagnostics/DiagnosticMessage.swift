@@ -67,6 +67,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case nothingShownYet
   case invalidBatch(BatchUpdateError)
   case unreadableBatch(path: String, BatchParseError)
+  case negativeRowCount(Int)
   case cannotWrite(path: String, reason: String)
   case notEditable(String, found: String)
   case readOnly(String, store: String)
@@ -215,6 +216,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .notShownYet(let name): "'\(name)' has not been shown yet; 'show \(name)' first"
     case .nothingShownYet: "nothing has been shown yet"
     case .invalidBatch(let error): "the view refuses the update: \(error.description)"
+    case .negativeRowCount(let count):
+      "a section holds no fewer than 0 rows, not \(count): the counts are the rows of each section, such as [36, 4]"
     case .unreadableBatch(let path, let error):
       "\(path):\(error.line):\(error.column): \(error.message)"
     case .cannotWrite(let path, let reason): "cannot write '\(path)': \(reason)"

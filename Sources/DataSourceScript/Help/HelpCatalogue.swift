@@ -160,7 +160,7 @@ public enum HelpCatalogue {
     HelpTopic(
       name: "watch", group: .changes, syntax: ["watch NAME", "unwatch NAME"],
       summary:
-        "Prints NAME's batch updates after every statement that changes it (an edit, a reload, a switch), until unwatch.",
+        "Prints NAME's batch updates after every statement that changes it (an edit, a reload, a switch), until unwatch. A switch or more of NAME itself prints its batch once, and changes NAME starts after it.",
       examples: [
         people
           + "\nlet t = table people with cell basic \"{name}\"\nwatch t\ndelete from people where age < 30\nunwatch t"

@@ -116,6 +116,16 @@ final class ChangeTracker {
     }
   }
 
+  /// Before a statement that changes data wholesale (`changing`: the objects it changes, `nil`:
+  /// anything): the baselines kept as snapshots of views built on those objects become copies
+  /// of what the views showed.
+  func copySnapshotBaselines(_ bindings: BindingTable, changing: Set<ObjectIdentifier>?) throws {
+    for (name, baseline) in baselines where baseline.hasSnapshot {
+      guard let binding = bindings[name], Self.depends(binding.value, on: changing) else { continue }
+      baselines[name] = .whole(try Self.viewData(of: baseline, top: true))
+    }
+  }
+
   /// The batch of a name's view since its baseline, checked by UIKit's rules.
   ///
   /// The baseline moves to now. `nil` when the name has no baseline yet.
@@ -405,7 +415,14 @@ final class ChangeTracker {
       for section in kept.sectionIDs.indices {
         try Task.checkCancellation()
         let elements = kept.snapshot.handles(inSection: section).map { handle -> ViewElement in
-          let item = kept.before.itemsBefore[handle] ?? kept.root.item(forHandle: handle)
+          // Replaced wholesale since (a reload the session did not copy the baseline before):
+          // the old items are gone, so each row is one that is not there any more.
+          guard kept.before.isComplete,
+            let item = kept.before.itemsBefore[handle]
+              ?? (kept.root.position(ofHandle: handle) != nil ? kept.root.item(forHandle: handle) : nil)
+          else {
+            return ViewElement(id: .list([.string("gone"), .int(handle)]), item: .null)
+          }
           if let key, case .record(let record) = item, let identity = record[key] {
             return ViewElement(id: identity, item: item)
           }

@@ -32,6 +32,8 @@ extension Session {
     }
     output.write("\(sourceName.name): \(previous) → \(segmentName.name)\n")
     output.write(update.description.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n")
+    // The batch is told: `changes` and `watch` of the name start from here, not again.
+    changes.shown(sourceName.name)
   }
 
   /// The segmented source a table is, or wraps in decorators.
@@ -89,6 +91,8 @@ extension Session {
       "loaded \(Session.plural(added, "item")) into \(name.name)\(paging.hasMore ? "" : " (the last page)")\n"
     )
     output.write(Session.text(changeset, of: name.name))
+    // The batch is told: `changes` and `watch` of the name start from here, not again.
+    changes.shown(name.name)
   }
 
   // MARK: reload

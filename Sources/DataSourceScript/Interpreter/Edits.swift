@@ -333,6 +333,9 @@ extension Session {
     var note = ""
     switch counts {
     case .given(let given, let now):
+      if let negative = (given + now).first(where: { $0 < 0 }) {
+        throw Diagnostic(.negativeRowCount(negative), at: pathRange)
+      }
       (before, after) = (given, now)
     case .against(let name):
       let binding = try bindings.binding(named: name)
@@ -359,7 +362,9 @@ extension Session {
       if let reason = error.uikitReason {
         lines.append("  reason: \(reason)")
       } else {
-        lines.append("  reason: \(error.description) (UIKit's message names the index path by its address)")
+        lines.append(
+          "  reason: \(error.description)"
+            + (error.concernsRow ? " (UIKit's own message names the index path object by its address)" : ""))
       }
       lines.append("  at fault: " + error.operationAtFault(in: batch, before: before, after: after))
       if let corrected = batch.corrected(before: before, after: after) {

@@ -189,6 +189,13 @@ public final class Session {
     if statement.mayChangeData {
       do {
         try changes.captureShownBaselines(bindings, changing: changing)
+        // Only an edit is told item by item: before a reload, `more` or `switch`, a baseline kept
+        // as a snapshot becomes a copy of what the view showed (after the statement, the items
+        // it would be rebuilt from are gone).
+        if case .edit = statement {
+        } else {
+          try changes.copySnapshotBaselines(bindings, changing: changing)
+        }
       } catch {
         throw Diagnostic(.interrupted, at: statement.range)
       }
