@@ -98,33 +98,13 @@ struct SortKeysTests {
     #expect(ColumnSortKeys([.values([.string("a"), .int(1)])]) == nil)
   }
 
-  @Test("texts that differ only past their eighth byte, or by zero bytes at the end")
-  func textTies() {
-    let strings: [String?] = [
-      "abcdefgh", "abcdefgh\0", "abcdefgh", "abcdefg", "abcdefgh\0\0", "abcdefghi", "", "\0", nil,
-      "abcdefghijklmnopq", "abcdefghijklmnop", "abcdefghijklmnop\0", "abcdefghijklmnopq", "a", "a\0b", nil,
-    ]
-    let texts = strings.map { $0.map(Value.string) ?? .null }
-    guard let keys = ColumnSortKeys([.values(texts)]) else {
-      Issue.record("texts have sort keys")
+  /// Sort keys made of `batch` order its values as comparing them does, in both directions.
+  static func expectOrdersAsValues(_ batch: ValueBatch) {
+    guard let keys = ColumnSortKeys([batch]) else {
+      Issue.record("the values have sort keys")
       return
     }
-    for direction in [SortDirection.ascending, .descending] {
-      let expected = texts.indices.sorted { a, b in
-        if Value.precedes(texts[a], texts[b], direction: direction) { return true }
-        if Value.precedes(texts[b], texts[a], direction: direction) { return false }
-        return a < b
-      }
-      #expect(keys.order(of: 0..<texts.count, direction: direction) == expected, "\(direction)")
-    }
-  }
-
-  @Test("doubles order as numbers: both zeros equal, NaN after every number, nulls last")
-  func doubleKeys() {
-    let doubles: [Double] = [1, -0.0, .nan, 0, -.infinity, .infinity, -1e-300, 1e-300, .nan, -0.0, 2]
-    let nulls = doubles.indices.map { $0 == 3 || $0 == 7 }
-    let keys = ColumnSortKeys([.doubles(doubles, nulls: nulls)])!
-    let values = doubles.indices.map { nulls[$0] ? Value.null : .double(doubles[$0]) }
+    let values = batch.allValues
     for direction in [SortDirection.ascending, .descending] {
       let expected = values.indices.sorted { a, b in
         if Value.precedes(values[a], values[b], direction: direction) { return true }
@@ -133,6 +113,21 @@ struct SortKeysTests {
       }
       #expect(keys.order(of: 0..<values.count, direction: direction) == expected, "\(direction)")
     }
+  }
+
+  @Test("texts that differ only past their eighth byte, or by zero bytes at the end")
+  func textTies() {
+    let strings: [String?] = [
+      "abcdefgh", "abcdefgh\0", "abcdefgh", "abcdefg", "abcdefgh\0\0", "abcdefghi", "", "\0", nil,
+      "abcdefghijklmnopq", "abcdefghijklmnop", "abcdefghijklmnop\0", "abcdefghijklmnopq", "a", "a\0b", nil,
+    ]
+    Self.expectOrdersAsValues(.values(strings.map { $0.map(Value.string) ?? .null }))
+  }
+
+  @Test("doubles order as numbers: both zeros equal, NaN after every number, nulls last")
+  func doubleKeys() {
+    let doubles: [Double] = [1, -0.0, .nan, 0, -.infinity, .infinity, -1e-300, 1e-300, .nan, -0.0, 2]
+    Self.expectOrdersAsValues(.doubles(doubles, nulls: doubles.indices.map { $0 == 3 || $0 == 7 }))
   }
 
   @Test("section by over a sorted view reads its keys in the file's order and keeps the sorted order")
