@@ -330,9 +330,11 @@ extension EditableProvider where Item == Value {
   }
 }
 
-/// The handle of each key value, for lookups by key. Ints (and doubles equal to one, which `==`
-/// makes the same key) go in a dictionary of ints: hashing an `Int` rather than a `Value` makes
-/// the index of a million ids several times faster. Other keys go in a dictionary of values.
+/// The handle of each key value, for lookups by key.
+///
+/// Ints (and doubles equal to one, which `==` makes the same key) go in a dictionary of ints:
+/// hashing an `Int` rather than a `Value` makes the index of a million ids several times faster.
+/// Other keys go in a dictionary of values.
 struct KeyIndex {
   private var ints: [Int: Int] = [:]
   private var others: [Value: Int] = [:]
