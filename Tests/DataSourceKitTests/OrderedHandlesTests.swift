@@ -1,0 +1,59 @@
+import Testing
+
+@testable import DataSourceKit
+
+/// The order of handles behind edited tables and their stages, against a plain array.
+@Suite("Ordered handles")
+struct OrderedHandlesTests {
+  @Test(
+    "random inserts, removes, lookups and copies agree with an array", arguments: [0, 700, 5_000] as [Int])
+  func randomOperations(start: Int) {
+    var random = SplitMix64(state: UInt64(start) &+ 17)
+    var handles = start == 0 ? OrderedHandles(identity: 0) : OrderedHandles(0..<start)
+    var reference = Array(0..<start)
+    var next = start
+    var copies: [(OrderedHandles, [Int])] = []
+    // Enough inserts in a few places to split blocks many times, and removes to empty some.
+    for round in 0..<6_000 {
+      if random.next(4) != 0 || reference.isEmpty {
+        let position = random.next(3) == 0 ? random.next(reference.count + 1) : min(reference.count, 3)
+        handles.insert(next, at: position)
+        reference.insert(next, at: position)
+        next += 1
+      } else {
+        let position = random.next(reference.count)
+        #expect(handles.remove(at: position) == reference.remove(at: position))
+      }
+      if round % 500 == 0 { copies.append((handles, reference)) }
+      if round % 97 == 0 {
+        #expect(handles.count == reference.count)
+        #expect(handles.all == reference, "round \(round)")
+        for _ in 0..<20 where !reference.isEmpty {
+          let position = random.next(reference.count)
+          #expect(handles[position] == reference[position])
+          #expect(handles.position(of: reference[position]) == position)
+        }
+        #expect(handles.position(of: next + 5) == nil)
+        if reference.count > 10 { #expect(handles.handles(in: 3..<9) == Array(reference[3..<9])) }
+      }
+    }
+    // Copies kept their contents while the original changed.
+    for (copy, contents) in copies {
+      #expect(copy.all == contents)
+      if let last = contents.last { #expect(copy.position(of: last) == contents.count - 1) }
+    }
+  }
+
+  @Test("the identity order stores nothing until changed")
+  func identity() {
+    var handles = OrderedHandles(identity: 9_000_000_000_000)
+    #expect(handles.count == 9_000_000_000_000)
+    #expect(handles[123_456_789_012] == 123_456_789_012)
+    #expect(handles.position(of: 42) == 42 && handles.position(of: -1) == nil)
+    var small = OrderedHandles(identity: 5)
+    small.insert(99, at: 2)
+    #expect(small.all == [0, 1, 99, 2, 3, 4])
+    handles = small
+    #expect(handles.position(of: 3) == 4)
+  }
+}
