@@ -30,8 +30,10 @@ struct CancellationTests {
     let ok = await running.value
     let ended = Date()
     #expect(!ok)
-    // Counting the query's two billion rows takes minutes; the interrupt ends it at once.
-    #expect(ended.timeIntervalSince(await canceller.value) < 3)
+    // Counting the query's two billion rows takes minutes; the interrupt ends it at once. The
+    // bound is loose because the statement ends on the main actor, which other suites running
+    // alongside may hold for seconds on a busy 2-core machine (3 s failed there once).
+    #expect(ended.timeIntervalSince(await canceller.value) < 20)
     #expect(firstOutput.errors.contains("error: interrupted; the provider is as it was"))
     #expect(first.boundNames == ["kept"])
     // The other session never saw a cancellation.
