@@ -71,10 +71,13 @@ public struct HandleSnapshot: Sendable {
     return SectionOffsets(counts: sectionCounts).itemPath(forFlat: flat)
   }
 
-  /// The handles of one section, in order.
-  public func handles(inSection section: Int) -> [Int] {
-    let start = sectionCounts[..<section].reduce(0, +)
-    return handles.handles(in: start..<start + sectionCounts[section])
+  /// The handles of each section, in order, read in one pass.
+  public var sectionHandles: [[Int]] {
+    var start = 0
+    return sectionCounts.map { count in
+      defer { start += count }
+      return handles.handles(in: start..<start + count)
+    }
   }
 }
 

@@ -80,14 +80,22 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   /// The source's items have their flat positions as handles.
   private var sourceOffsets: SectionOffsets { SectionOffsets(of: source) }
 
+  /// The source's item at a flat position: the path without working out the sections' starts
+  /// when there is one section (every read of an edited item comes here).
+  private func sourceItem(atFlat flat: Int) -> Item {
+    if source.numberOfSections == 1 { return source.item(at: ItemPath(item: flat, section: 0)) }
+    return source.item(at: sourceOffsets.itemPath(forFlat: flat))
+  }
+
   public func item(forHandle handle: Int) -> Item {
     if let item = written[handle] { return item }
-    return source.item(at: sourceOffsets.itemPath(forFlat: handle))
+    return sourceItem(atFlat: handle)
   }
 
   public func position(ofHandle handle: Int) -> Int? {
     if let order { return order.position(of: handle) }
-    return handle >= 0 && handle < sourceOffsets.total ? handle : nil
+    let total = source.numberOfSections == 1 ? source.numberOfItems(inSection: 0) : sourceOffsets.total
+    return handle >= 0 && handle < total ? handle : nil
   }
 
   public func handle(atFlat position: Int) -> Int { order?[position] ?? position }

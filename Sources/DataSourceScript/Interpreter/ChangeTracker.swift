@@ -412,9 +412,9 @@ final class ChangeTracker {
     case .incremental(let kept):
       let key = kept.root.identityKey
       var sections: [DiffSection<Value, ViewElement>] = []
-      for section in kept.sectionIDs.indices {
+      for (section, handles) in kept.snapshot.sectionHandles.enumerated() {
         try Task.checkCancellation()
-        let elements = kept.snapshot.handles(inSection: section).map { handle -> ViewElement in
+        let elements = handles.map { handle -> ViewElement in
           // Replaced wholesale since (a reload the session did not copy the baseline before):
           // the old items are gone, so each row is one that is not there any more.
           guard kept.before.isComplete,
