@@ -247,18 +247,6 @@ struct CSVReaderTests {
     #expect(columns[1] == columns[0])
   }
 
-  @Test("line ends are counted eight bytes at a time as one at a time counts them, for any bytes")
-  func lineEndCounts() {
-    var random = SplitMix64(state: 7)
-    for length in [0, 1, 7, 8, 9, 15, 16, 17, 1_000] {
-      let bytes = (0..<length).map { _ in
-        [UInt8(10), 13, 0x8A, 0x8D, 0, 0xFF, 0x0B, 0x7F].randomElement(using: &random)!
-      }
-      let expected = bytes.filter { $0 == 10 || $0 == 13 }.count
-      #expect(bytes.withUnsafeBufferPointer { CSVReader.countLineEnds(in: $0) } == expected, "\(length)")
-    }
-  }
-
   @Test("a large file is checked for UTF-8 in two halves: characters across the middle are whole")
   func largeFileUTF8Halves() throws {
     // Three-byte characters end to end: whichever byte is in the middle, the split must move

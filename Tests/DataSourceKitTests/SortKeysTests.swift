@@ -9,12 +9,15 @@ import Testing
 struct SortKeysTests {
   typealias Generator = SplitMix64
 
-  /// Rows numbered by `n`, with ints at the 64-bit edge, doubles (zero of both signs, huge ones),
+  /// Rows numbered by `n`, every column with nulls.
+  ///
+  /// Ints at the 64-bit edge, doubles (zero of both signs, huge ones),
   /// texts sharing long prefixes (ties past 8 and 16 bytes), accents composed and not, quoted
-  /// and empty texts, booleans, dates, and nulls in every column.
+  /// and empty texts, booleans, dates, and nulls in every column. `t` repeats a few texts (the
+  /// reader codes it into a dictionary); `u` hardly repeats (the reader stores it plain).
   static func csv(rows: Int, seed: UInt64) -> String {
     var random = Generator(state: seed)
-    var text = "n,i,d,t,b,day\n"
+    var text = "n,i,d,t,b,day,u\n"
     let ints = ["0", "1", "-1", "7", "-9223372036854775807", "9223372036854775807", "256", "255", "-256"]
     let doubles = ["0.0", "-0.0", "0.5", "-2.25", "1e300", "-1e300", "3.0", "256.5", "-0.001"]
     let texts = [
@@ -32,6 +35,7 @@ struct SortKeysTests {
           t.hasPrefix("\"") ? t : maybe(t),
           maybe(random.pick(["true", "false"])),
           maybe(random.pick(["2000-01-01", "1999-12-31", "2024-02-29", "1969-07-20"])),
+          t.hasPrefix("\"") ? t : maybe(t + String(random.next(100_000))),
         ].joined(separator: ",") + "\n"
     }
     return text
@@ -59,7 +63,9 @@ struct SortKeysTests {
     let filteredItems = DerivedProvider.stage(.filter(everyThird), over: items, label: "where", notes: nil)
     try await filtered.load()
     try await filteredItems.load()
-    for field in ["i", "d", "t", "b", "day", "n"] {
+    #expect(source.table?.columns[3] is DictionaryTextColumn)
+    #expect(source.table?.columns[6] is TextColumn)
+    for field in ["i", "d", "t", "b", "day", "n", "u"] {
       for direction in [SortDirection.ascending, .descending] {
         for (base, itemBase) in [(source, items), (filtered, filteredItems)]
           as [(any DataProvider<Value>, any DataProvider<Value>)]

@@ -59,7 +59,17 @@ struct KeyTable {
       if count > 0 { _ = entry([]) }
       return entries
     }
-    if keys.count == 1, case .texts(let texts) = keys[0] {
+    if keys.count == 1, case .texts(let texts) = keys[0], let codes = texts.codes,
+      let dictionary = texts.dictionary
+    {
+      // A dictionary-coded column: each distinct text is looked up once.
+      var entryOfCode = [Int](repeating: -1, count: dictionary.values.count)
+      for i in 0..<count {
+        let code = Int(codes[i])
+        if entryOfCode[code] < 0 { entryOfCode[code] = entry([dictionary.values[code]]).0 }
+        entries[i] = entryOfCode[code]
+      }
+    } else if keys.count == 1, case .texts(let texts) = keys[0] {
       for i in 0..<count {
         guard let field = texts.plainBytes(i) else {
           entries[i] = entry([texts[i]]).0
@@ -183,7 +193,10 @@ enum KeyHash {
   /// Mixes the bits (MurmurHash3's finalizer, over the seeded value), so the low bits a table
   /// uses depend on all of them.
   @inline(__always)
-  static func mix(_ x: UInt64) -> UInt64 {
+  static func mix(_ x: UInt64) -> UInt64 { mix(x, seed: seed) }
+
+  @inline(__always)
+  static func mix(_ x: UInt64, seed: UInt64) -> UInt64 {
     var x = x ^ seed
     x ^= x >> 33
     x &*= 0xff51_afd7_ed55_8ccd
@@ -209,24 +222,36 @@ enum KeyHash {
 
   /// UTF-8 bytes, eight at a time.
   @inline(__always)
-  static func bytes(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+  static func bytes(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 { self.bytes(bytes, seed: seed) }
+
+  /// UTF-8 bytes, with the seed given (read once by a loop that hashes many).
+  @inline(__always)
+  static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> UInt64 {
     var hash = UInt64(bytes.count) &* 0x9e37_79b9_7f4a_7c15
-    guard let base = bytes.baseAddress else { return mix(hash) }
+    guard let base = bytes.baseAddress else { return mix(hash, seed: seed) }
     let raw = UnsafeRawPointer(base)
+    let count = bytes.count
     var offset = 0
-    while offset + 8 <= bytes.count {
+    while offset + 8 <= count {
       hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x1000_0000_01b3
       hash = (hash << 31) | (hash >> 33)
       offset += 8
     }
-    var tail: UInt64 = 0
-    var shift: UInt64 = 0
-    while offset < bytes.count {
-      tail |= UInt64(base[offset]) << shift
-      shift += 8
-      offset += 1
+    guard offset < count else { return mix(hash, seed: seed) }
+    var tail: UInt64
+    if count >= 8 {
+      // The last eight bytes, overlapping those already read: one load rather than a loop.
+      tail = raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) >> UInt64(8 * (offset + 8 - count))
+    } else {
+      tail = 0
+      var shift: UInt64 = 0
+      while offset < count {
+        tail |= UInt64(base[offset]) << shift
+        shift += 8
+        offset += 1
+      }
     }
-    return mix(hash ^ tail)
+    return mix(hash ^ tail, seed: seed)
   }
 
   static func of(_ value: Value) -> UInt64 {

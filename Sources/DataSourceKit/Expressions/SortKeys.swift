@@ -24,16 +24,47 @@ struct ColumnSortKeys {
   /// Text keys: every key's bytes, one after another, and where each starts and ends.
   private var arena: [UInt8] = []
   private var textStarts: [Int] = []
+  /// Whether equal prefixes are equal keys (texts of one dictionary, by their ranks).
+  private var prefixesAreKeys = false
+  /// For texts of one dictionary: its number of entries (ranks run 0 to one less).
+  private var dictionarySize: Int?
 
   /// The keys of the batches' items, in order; `nil` when they are not all of one kind.
   init?(_ batches: [ValueBatch]) {
     let total = batches.reduce(0) { $0 + $1.count }
     prefixes.reserveCapacity(total)
     isNull.reserveCapacity(total)
+    if let dictionary = Self.commonDictionary(of: batches) {
+      // Texts of one dictionary-coded column: each key is its text's rank among the
+      // dictionary's, exact, so no text is compared again.
+      kind = .text
+      prefixesAreKeys = true
+      let ranks = dictionary.ranks
+      dictionarySize = ranks.count
+      for case .texts(let texts) in batches {
+        for code in texts.codes ?? [] {
+          prefixes.append(UInt64(ranks[Int(code)]))
+          isNull.append(code == 0)
+        }
+      }
+      return
+    }
     for batch in batches {
       guard add(batch) else { return nil }
     }
     if kind == .text { textStarts.append(arena.count) }
+  }
+
+  /// The dictionary every batch's texts are coded in, when there is one.
+  private static func commonDictionary(of batches: [ValueBatch]) -> TextDictionary? {
+    var common: TextDictionary?
+    for batch in batches {
+      guard case .texts(let texts) = batch, let dictionary = texts.dictionary, texts.codes != nil,
+        common == nil || common === dictionary
+      else { return nil }
+      common = dictionary
+    }
+    return common
   }
 
   private mutating func add(_ batch: ValueBatch) -> Bool {
@@ -160,6 +191,9 @@ struct ColumnSortKeys {
   ///   prefixes); text that ties in its first eight bytes is radix sorted again by the next
   ///   eight, in each run of ties, until the texts differ or end.
   func order(of range: Range<Int>, direction: SortDirection) -> [Int] {
+    if prefixesAreKeys, let most = dictionarySize {
+      return countingOrder(of: range, direction: direction, ranks: most)
+    }
     var entries: [Entry] = []
     entries.reserveCapacity(range.count)
     var nulls: [Int] = []
@@ -175,7 +209,7 @@ struct ColumnSortKeys {
     entries.withUnsafeMutableBufferPointer { entries in
       scratch.withUnsafeMutableBufferPointer { scratch in
         Self.radixSort(entries, scratch: scratch)
-        guard kind == .text else { return }
+        guard kind == .text, !prefixesAreKeys else { return }
         arena.withUnsafeBufferPointer { bytes in
           textStarts.withUnsafeBufferPointer { starts in
             let texts = Texts(bytes: bytes, starts: starts, flip: flip)
@@ -185,6 +219,33 @@ struct ColumnSortKeys {
       }
     }
     return entries.map(\.position) + nulls
+  }
+
+  /// Ranks in a dictionary are fewer than 65,536: the positions are placed by a counting sort
+  /// of their ranks (two passes), nulls last.
+  private func countingOrder(of range: Range<Int>, direction: SortDirection, ranks: Int) -> [Int] {
+    var starts = [Int](repeating: 0, count: ranks + 2)
+    let descending = direction == .descending
+    // Nulls go into the last bucket; in descending order a rank r goes into ranks - r.
+    @inline(__always) func bucket(_ position: Int) -> Int {
+      if isNull[position] { return ranks + 1 }
+      let rank = Int(prefixes[position])
+      return descending ? ranks - rank : rank
+    }
+    for position in range { starts[bucket(position)] += 1 }
+    var total = 0
+    for b in starts.indices {
+      let count = starts[b]
+      starts[b] = total
+      total += count
+    }
+    var order = [Int](repeating: 0, count: range.count)
+    for position in range {
+      let b = bucket(position)
+      order[starts[b]] = position
+      starts[b] += 1
+    }
+    return order
   }
 
   /// Sorts entries made in the order of their positions by key, stably: eight passes of a byte

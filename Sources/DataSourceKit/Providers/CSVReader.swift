@@ -17,104 +17,116 @@ enum CSVReader {
   private static let newline = UInt8(ascii: "\n")
   private static let carriageReturn = UInt8(ascii: "\r")
 
-  /// - Complexity: O(n) in the file's bytes, two passes (fields, then types, column by column
-  ///   on as many cores as there are).
+  /// How much of a file is read at a time.
+  static let defaultChunkBytes = 4 << 20
+
+  /// Reads the CSV file at `openPath` (errors name `displayPath`).
+  ///
+  /// The file is read a chunk at a time into one buffer reused from chunk to chunk, and each
+  /// chunk's rows are typed before the next is read: what is held at the end is the columns
+  /// (texts in their own storage, dictionary-coded while they repeat), never the whole file.
+  /// A column found not to be of the type its first chunks had (a text in a column of numbers
+  /// past the first chunk, or a few markers) is read again as text from the file, in a second
+  /// pass over that column only.
+  ///
+  /// - Complexity: O(n) in the file's bytes; each chunk's rows split on two cores, its columns
+  ///   typed side by side.
   static func read(
-    bytes storage: SharedBytes, path: String, delimiter: UInt8, options: ReadOptions = ReadOptions(),
-    progress: LoadProgress?
+    fileAt openPath: String, displayPath path: String, delimiter: UInt8, options: ReadOptions = ReadOptions(),
+    progress: LoadProgress?, access: FileAccess? = nil, chunkBytes: Int = defaultChunkBytes
   ) throws -> ColumnTable {
-    let buffer = storage.buffer
-    if buffer.count > Int(UInt32.max >> 1) {
+    let file = try OpenFile(openPath, displayPath: path, access: access)
+    if file.size > Int(UInt32.max >> 1) {
       throw DataSourceError.unreadable(path: path, reason: "files over 2 GiB are not supported yet")
     }
-    try FileBytes.checkUTF8(buffer, path: path)
-    let (names, fields, rowCount) = try splitFields(
-      storage, path: path, delimiter: delimiter, progress: progress)
-    for name in options.types.keys where !names.contains(name) {
-      throw DataSourceError.unknownTypedField(path: path, field: name, fields: names)
-    }
-    let (columns, markers) = try typeColumns(
-      consume fields, names: names, rowCount: rowCount, storage: storage, options: options, path: path)
-    return ColumnTable(schema: Schema(names), rowCount: rowCount, columns: columns, markers: markers)
+    let load = CSVLoad(
+      file: file, path: path, delimiter: delimiter, options: options, progress: progress,
+      chunkBytes: max(chunkBytes, 16))
+    return try load.run()
   }
 
-  // MARK: Fields
+  /// Whether a file this long is split in two and its halves scanned on two cores.
+  static func splitsInHalves(_ count: Int) -> Bool {
+    count >= 1 << 20 && ProcessInfo.processInfo.activeProcessorCount > 1
+  }
 
-  private static func splitFields(
-    _ storage: SharedBytes, path: String, delimiter: UInt8, progress: LoadProgress? = nil
-  ) throws -> (names: [String], fields: [FieldRefs], rows: Int) {
-    let bytes = storage.buffer
-    var position = skippingByteOrderMarks(bytes, from: 0)
-    let end = bytes.count
-
-    // The header row.
-    var headerRefs: [(Int, Int, Bool)] = []
-    guard position < end else { throw DataSourceError.csvEmptyFile(path: path) }
-    position = try scanRow(bytes, from: position, path: path, delimiter: delimiter) {
-      headerRefs.append(($0, $1, $2))
+  /// The position after the header row at `start` and the columns' names, or `nil` when the
+  /// buffer ends inside the row and more may follow.
+  static func header(
+    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, atEnd: Bool, place: FilePlace, delimiter: UInt8
+  ) throws -> (end: Int, names: [String])? {
+    var refs: [(Int, Int, Bool)] = []
+    var lines = 0
+    let end = try scanRow(bytes, from: start, atEnd: atEnd, lines: &lines, place: place, delimiter: delimiter)
+    {
+      refs.append(($0, $1, $2))
     }
+    guard end >= 0 else { return nil }
     var names: [String] = []
     var seen: Set<String> = []
-    for (i, (start, length, escaped)) in headerRefs.enumerated() {
+    for (i, (start, length, escaped)) in refs.enumerated() {
       let field = UnsafeBufferPointer(rebasing: bytes[start..<start + length])
       var name = escaped ? unescape(field) : String(decoding: field, as: UTF8.self)
       name = name.trimmingCharacters(in: .whitespaces)
       if name.isEmpty { name = "column\(i + 1)" }
-      if !seen.insert(name).inserted { throw DataSourceError.csvDuplicateHeader(path: path, name: name) }
+      if !seen.insert(name).inserted {
+        throw DataSourceError.csvDuplicateHeader(path: place.path, name: name)
+      }
       names.append(name)
     }
-    let width = names.count
+    return (end, names)
+  }
 
-    let dataStart = position
-    // A large file is split in two at the first line end past its middle, and the halves are
-    // scanned on two cores. The line end may be inside a quoted field: then the first half's
-    // scan runs past it, and the second half's (which read the inside of a field as rows) is
-    // thrown away for a scan that carries on from where the first one ended.
-    let middle =
-      end - dataStart >= 1 << 20 && ProcessInfo.processInfo.activeProcessorCount > 1
-      ? lineStart(after: dataStart + (end - dataStart) / 2, in: bytes) : end
-    // No stretch holds more rows than line ends, plus one for a last row without one (or, in
-    // the first half, one that runs past the middle): the columns' references are allocated
-    // once, that large (room never written costs no memory).
-    let lineEnds = SlotArray<Int>(count: 2)
-    DispatchQueue.concurrentPerform(iterations: 2) { half in
-      lineEnds[half] = countLineEnds(
-        in: UnsafeBufferPointer(rebasing: storage.buffer[half == 0 ? dataStart..<middle : middle..<end]))
-    }
-    let firstLineEnds = lineEnds[0] ?? 0
-    let columns = ColumnReferences(width: width, capacity: firstLineEnds + (lineEnds[1] ?? 0) + 2)
-    func scan(from start: Int, until limit: Int, firstRow: Int) throws -> ScannedRows {
+  /// Splits the rows of `bytes[start...]` into `fields`, on two cores when there are many.
+  ///
+  /// The stretch is split at the first line end past its middle. That line end may be inside a
+  /// quoted field: then the first half's scan runs past it, and the second half's (which read
+  /// the inside of a field as rows) is thrown away for a scan that carries on from where the
+  /// first one ended.
+  static func scanChunk(
+    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, atEnd: Bool, into fields: ChunkFields,
+    place: FilePlace,
+    delimiter: UInt8
+  ) throws -> ScannedRows {
+    let end = bytes.count
+    let width = fields.width
+    // No row is shorter than its delimiters and line end: a bound on the rows of a stretch.
+    func mostRows(_ count: Int) -> Int { count / max(width, 2) + 2 }
+    let middle = splitsInHalves(end - start) ? lineStart(after: start + (end - start) / 2, in: bytes) : end
+    func scan(from first: Int, until limit: Int, firstRow: Int) throws -> ScannedRows {
       try scanRows(
-        bytes, from: start, until: limit, into: columns, firstRow: firstRow, path: path, delimiter: delimiter,
-        progress: progress)
+        bytes, from: first, until: limit, atEnd: atEnd, into: fields, firstRow: firstRow, place: place,
+        delimiter: delimiter)
     }
     guard middle < end else {
-      let all = try scan(from: dataStart, until: end, firstRow: 0)
-      return (names, columns.finished(rows: all.rows), all.rows)
+      fields.reserve(rows: mostRows(end - start))
+      return try scan(from: start, until: end, firstRow: 0)
     }
     // The second half's rows go after as many rows as the first half can have, and are moved
     // down to follow the first half's rows once both are known.
-    let secondStart = firstLineEnds + 1
+    let secondRow = mostRows(middle - start)
+    fields.reserve(rows: secondRow + mostRows(end - middle))
     let halves = SlotArray<Result<ScannedRows, any Error>>(count: 2)
+    let shared = SendableBytes(bytes)
     DispatchQueue.concurrentPerform(iterations: 2) { half in
       halves[half] = Result {
         try scanRows(
-          storage.buffer, from: half == 0 ? dataStart : middle, until: half == 0 ? middle : end,
-          into: columns, firstRow: half == 0 ? 0 : secondStart, path: path, delimiter: delimiter,
-          progress: progress)
+          shared.bytes, from: half == 0 ? start : middle, until: half == 0 ? middle : end, atEnd: atEnd,
+          into: fields, firstRow: half == 0 ? 0 : secondRow, place: place, delimiter: delimiter)
       }
     }
     guard let first = try halves[0]?.get() else { throw DataSourceError.cancelled }
-    let second: ScannedRows
-    if first.end == middle {
-      guard let scanned = try halves[1]?.get() else { throw DataSourceError.cancelled }
-      columns.moveRows(from: secondStart, count: scanned.rows, to: first.rows)
-      second = scanned
-    } else {
-      second = try scan(from: first.end, until: end, firstRow: first.rows)
+    guard first.end == middle else {
+      // The first half ran past the middle (or stopped in a row the buffer does not finish).
+      guard first.isComplete else { return first }
+      var rest = try scan(from: first.end, until: end, firstRow: first.rows)
+      rest.rows += first.rows
+      rest.lines += first.lines
+      return rest
     }
-    let rows = first.rows + second.rows
-    return (names, columns.finished(rows: rows), rows)
+    guard let second = try halves[1]?.get() else { throw DataSourceError.cancelled }
+    fields.moveRows(from: secondRow, count: second.rows, to: first.rows)
+    return ScannedRows(rows: first.rows + second.rows, end: second.end, lines: first.lines + second.lines)
   }
 
   /// The position after the first line end at or after `position` (the end when there is none).
@@ -135,7 +147,9 @@ enum CSVReader {
   /// The position of the first delimiter, LF or CR at or after `start` (the end when none):
   /// where an unquoted field ends.
   ///
-  /// Eight bytes at a time, as ``countLineEnds(in:)`` counts.
+  /// Eight bytes at a time: a byte equal to the delimiter (or LF, or CR) is a zero byte of the
+  /// word XORed with eight of it, found exactly by ``zeroBytes(_:)``; a byte at a time took a
+  /// tenth of a load.
   @inline(__always)
   private static func fieldEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, delimiter: UInt8) -> Int
   {
@@ -162,88 +176,100 @@ enum CSVReader {
     return i
   }
 
-  /// How many LF and CR bytes there are (a CRLF counts twice: an upper bound on line ends).
-  ///
-  /// Eight bytes at a time: a byte equal to LF (or CR) is a zero byte of the word XORed with
-  /// eight LFs, found exactly (no borrow between bytes) by the high-bit test below, and the
-  /// found bytes are counted with one popcount. A byte at a time took a tenth of a load.
-  static func countLineEnds(in bytes: UnsafeBufferPointer<UInt8>) -> Int {
-    guard let base = bytes.baseAddress else { return 0 }
-    let raw = UnsafeRawPointer(base)
-    var count = 0
-    var offset = 0
-    while offset + 8 <= bytes.count {
-      let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-      let found = zeroBytes(word ^ 0x0A0A_0A0A_0A0A_0A0A) | zeroBytes(word ^ 0x0D0D_0D0D_0D0D_0D0D)
-      count += found.nonzeroBitCount
-      offset += 8
-    }
-    while offset < bytes.count {
-      if bytes[offset] == newline || bytes[offset] == carriageReturn { count += 1 }
-      offset += 1
-    }
-    return count
-  }
-
-  /// How many rows a stretch of the file held, and where its last row ended (past the stretch
-  /// when the stretch ends inside a row).
-  private struct ScannedRows {
+  /// How many rows a stretch of the file held, where its last row ended (past the stretch when
+  /// the stretch ends inside a row), and how many line ends those rows and the blank lines among
+  /// them took.
+  struct ScannedRows {
     var rows: Int
     var end: Int
+    var lines: Int
+    /// False when the buffer ended inside a row that the next chunk finishes: `end` is where that
+    /// row starts.
+    var isComplete = true
   }
 
   /// Scans the rows that start from `start` up to `limit` (the last may run past it), writing
   /// their fields from row `firstRow` on.
+  ///
+  /// Unless `atEnd`, a row the buffer ends inside is left for the next chunk (a CR as the
+  /// buffer's last byte too: an LF may follow it).
   private static func scanRows(
-    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, until limit: Int, into columns: ColumnReferences,
-    firstRow: Int, path: String, delimiter: UInt8, progress: LoadProgress?
+    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, until limit: Int, atEnd: Bool,
+    into fields: ChunkFields,
+    firstRow: Int, place: FilePlace, delimiter: UInt8
   ) throws -> ScannedRows {
     var position = start
     var rows = 0
-    let width = columns.width
+    var lines = 0
+    let width = fields.width
+    let count = bytes.count
+    // The columns' buffers, read once: a field is two stores, not two lookups in the class.
+    let (starts, lengths) = (fields.starts, fields.lengths)
+    let capacity = fields.capacity
     while position < limit {
       // A blank line is no row.
-      if bytes[position] == newline || bytes[position] == carriageReturn {
+      if bytes[position] == newline {
         position += 1
+        lines += 1
         continue
       }
-      position = skippingByteOrderMarks(bytes, from: position)
-      guard position < bytes.count else { break }
+      if bytes[position] == carriageReturn {
+        if position + 1 < count {
+          position += bytes[position + 1] == newline ? 2 : 1
+        } else if atEnd {
+          position += 1
+        } else {
+          return ScannedRows(rows: rows, end: position, lines: lines, isComplete: false)
+        }
+        lines += 1
+        continue
+      }
       let rowStart = position
+      position = skippingByteOrderMarks(bytes, from: position)
+      guard position < count else {
+        if atEnd { break }
+        return ScannedRows(rows: rows, end: rowStart, lines: lines, isComplete: false)
+      }
       var column = 0
       let row = firstRow + rows
-      position = try scanRow(bytes, from: position, path: path, delimiter: delimiter) {
+      let end = try scanRow(
+        bytes, from: position, atEnd: atEnd, lines: &lines, place: place, delimiter: delimiter
+      ) {
         start, length, escaped in
         if column < width {
-          columns.set(row: row, column: column, start: start, length: length, escaped: escaped)
+          precondition(row < capacity, "more rows than a chunk can hold")
+          starts[column][row] = UInt32(truncatingIfNeeded: start)
+          lengths[column][row] = UInt32(truncatingIfNeeded: length) | (escaped ? FieldRefs.escapedFlag : 0)
         }
         column += 1
       }
+      guard end >= 0 else { return ScannedRows(rows: rows, end: rowStart, lines: lines, isComplete: false) }
       if column != width {
         throw DataSourceError.csvRaggedRow(
-          path: path, line: FileBytes.line(of: rowStart, in: bytes), fields: column, expected: width)
+          path: place.path, line: place.line(of: rowStart, in: bytes), fields: column, expected: width)
       }
+      position = end
       rows += 1
-      // Every 64K rows: report progress, and give up if the load's task was cancelled.
-      if rows & 0xFFFF == 0 {
-        progress?.add(rows: 0x10000)
-        if Task.isCancelled { throw DataSourceError.cancelled }
-      }
+      // Every 64K rows: give up if the load's task was cancelled.
+      if rows & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
     }
-    return ScannedRows(rows: rows, end: position)
+    return ScannedRows(rows: rows, end: position, lines: lines)
   }
 
   /// Scans one row from `start`, calling `field` with each field's start, length and whether it holds
-  /// doubled quotes.
+  /// doubled quotes, and counting the line ends it takes (its own, and any inside quotes).
   ///
-  /// Returns the position after the row's line end.
+  /// Returns the position after the row's line end; -1 when the buffer ends inside the row
+  /// and more may follow (not `atEnd`).
   @inline(__always)
   private static func scanRow(
-    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, path: String, delimiter: UInt8,
-    field: (Int, Int, Bool) -> Void
+    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, atEnd: Bool, lines: inout Int, place: FilePlace,
+    delimiter: UInt8, field: (Int, Int, Bool) -> Void
   ) throws -> Int {
     var i = start
     let end = bytes.count
+    // Line ends inside quoted fields: counted once the row is known to end in the buffer.
+    var linesInside = 0
     while true {
       if i < end, bytes[i] == quote {
         // A quoted field: runs to the next quote that is not doubled.
@@ -252,15 +278,21 @@ enum CSVReader {
         var escaped = false
         while true {
           guard j < end else {
-            throw DataSourceError.csvUnterminatedQuote(path: path, line: FileBytes.line(of: i, in: bytes))
+            guard atEnd else { return -1 }
+            throw DataSourceError.csvUnterminatedQuote(path: place.path, line: place.line(of: i, in: bytes))
           }
-          if bytes[j] == quote {
+          let byte = bytes[j]
+          if byte == quote {
+            guard j + 1 < end || atEnd else { return -1 }
             if j + 1 < end, bytes[j + 1] == quote {
               escaped = true
               j += 2
               continue
             }
             break
+          }
+          if byte == newline || (byte == carriageReturn && (j + 1 >= end || bytes[j + 1] != newline)) {
+            linesInside += 1
           }
           j += 1
         }
@@ -274,26 +306,32 @@ enum CSVReader {
         }
         if i < end, bytes[i] != delimiter, bytes[i] != newline, bytes[i] != carriageReturn {
           throw DataSourceError.csvTextAfterQuote(
-            path: path, line: FileBytes.line(of: i, in: bytes), column: FileBytes.column(of: i, in: bytes))
+            path: place.path, line: place.line(of: i, in: bytes), column: FileBytes.column(of: i, in: bytes))
         }
       } else {
         let fieldStart = i
         i = fieldEnd(bytes, from: i, delimiter: delimiter)
         field(fieldStart, i - fieldStart, false)
       }
-      if i >= end { return end }
+      if i >= end {
+        guard atEnd else { return -1 }
+        lines += linesInside
+        return end
+      }
       if bytes[i] == delimiter {
         i += 1
         continue
       }
-      // A line end: LF, CRLF or a lone CR.
-      if bytes[i] == carriageReturn, i + 1 < end, bytes[i + 1] == newline { return i + 2 }
+      // A line end: LF, CRLF or a lone CR (a CR last in the buffer may be the start of a CRLF).
+      if bytes[i] == carriageReturn, i + 1 >= end, !atEnd { return -1 }
+      lines += linesInside + 1
+      if bytes[i] == carriageReturn, i + 1 < end { return bytes[i + 1] == newline ? i + 2 : i + 1 }
       return i + 1
     }
   }
 
   /// The position after any UTF-8 byte order marks at `start`.
-  private static func skippingByteOrderMarks(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+  static func skippingByteOrderMarks(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
     var i = start
     while i + 3 <= bytes.count, bytes[i] == 0xEF, bytes[i + 1] == 0xBB, bytes[i + 2] == 0xBF { i += 3 }
     return i
@@ -420,41 +458,40 @@ enum CSVReader {
   }
 }
 
-/// The field references of every column while a file's rows are scanned: a fixed number of rows,
-/// written row by row (by two scans at once, into rows of their own), handed over as one
-/// ``FieldRefs`` a column.
+/// Where a chunk's fields are: a start (from the chunk's first byte) and a length a field, a
+/// buffer of each a column, reused from chunk to chunk.
 ///
-/// Raw buffers in an array of pointers, not an array of ``FieldRefs``: reaching a class in an
-/// array costs a reference count per field.
+/// The buffers come from `malloc` and are sized for the most rows a chunk can have; only the
+/// rows written touch memory.
 ///
 /// `@unchecked Sendable`: concurrent scans write disjoint rows, and the buffers are read only
 /// after the scans are done.
-private final class ColumnReferences: @unchecked Sendable {
+final class ChunkFields: @unchecked Sendable {
   let width: Int
-  private let capacity: Int
-  private var starts: [UnsafeMutablePointer<UInt32>]
-  private var lengths: [UnsafeMutablePointer<UInt32>]
-  private var handedOver = false
+  private(set) var capacity = 0
+  private(set) var starts: [UnsafeMutablePointer<UInt32>] = []
+  private(set) var lengths: [UnsafeMutablePointer<UInt32>] = []
 
-  init(width: Int, capacity: Int) {
-    self.width = width
-    self.capacity = capacity
-    starts = (0..<width).map { _ in .allocate(capacity: capacity) }
-    lengths = (0..<width).map { _ in .allocate(capacity: capacity) }
-  }
+  init(width: Int) { self.width = width }
 
   deinit {
-    guard !handedOver else { return }
-    for c in 0..<width {
-      starts[c].deallocate()
-      lengths[c].deallocate()
+    for c in 0..<starts.count {
+      free(starts[c])
+      free(lengths[c])
     }
   }
 
-  @inline(__always) func set(row: Int, column: Int, start: Int, length: Int, escaped: Bool) {
-    precondition(row < capacity, "more rows than line ends")
-    starts[column][row] = UInt32(truncatingIfNeeded: start)
-    lengths[column][row] = UInt32(truncatingIfNeeded: length) | (escaped ? FieldRefs.escapedFlag : 0)
+  /// Makes room for `rows` rows (what the buffers held before may be lost).
+  func reserve(rows: Int) {
+    guard rows > capacity else { return }
+    capacity = max(rows, capacity * 2)
+    func allocate(_ old: UnsafeMutablePointer<UInt32>?) -> UnsafeMutablePointer<UInt32> {
+      free(old)
+      guard let memory = malloc(capacity * MemoryLayout<UInt32>.stride) else { fatalError("out of memory") }
+      return memory.bindMemory(to: UInt32.self, capacity: capacity)
+    }
+    starts = (0..<width).map { allocate(starts.isEmpty ? nil : starts[$0]) }
+    lengths = (0..<width).map { allocate(lengths.isEmpty ? nil : lengths[$0]) }
   }
 
   /// Moves `count` rows from row `source` down to row `target`.
@@ -465,12 +502,16 @@ private final class ColumnReferences: @unchecked Sendable {
       (lengths[c] + target).update(from: lengths[c] + source, count: count)
     }
   }
+}
 
-  /// The first `rows` rows, a ``FieldRefs`` a column, which now own the buffers.
-  func finished(rows: Int) -> [FieldRefs] {
-    handedOver = true
-    return (0..<width).map { c in
-      FieldRefs(owning: starts[c], lengths: lengths[c], count: rows, capacity: capacity)
-    }
+/// Where in a file a buffer of it starts, for errors: the file's name and the line of the
+/// buffer's first byte.
+struct FilePlace: Sendable {
+  let path: String
+  let firstLine: Int
+
+  /// The 1-based line of the byte at `offset` in the buffer.
+  func line(of offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    firstLine + FileBytes.line(of: offset, in: bytes) - 1
   }
 }

@@ -1,53 +1,204 @@
 import Foundation
 
-/// Typing the columns of a CSV file: each column's fields are read once, parsed into the
-/// column's type as it is found, and the columns are typed side by side on the machine's cores.
+/// Typing the columns of a CSV file, a chunk of rows at a time: each field is read once, parsed
+/// into the column's type as it is found.
 extension CSVReader {
-  /// Types every column, on as many cores as there are.
+  /// One column's fields in a chunk of the file.
+  struct ChunkColumn {
+    let starts: UnsafePointer<UInt32>
+    let lengths: UnsafePointer<UInt32>
+    let rows: Int
+    /// The chunk's bytes, which the starts are offsets into.
+    let bytes: UnsafeBufferPointer<UInt8>
+    let place: FilePlace
+    /// The column's row of the chunk's first row.
+    let firstRow: Int
+  }
+
+  /// A column being read, a chunk at a time: typed as its values so far say (or as `types {…}`
+  /// declares), or text.
   ///
-  /// A column that fails (a value that does not fit its declared type) is reported; when
-  /// several fail, the leftmost, as a reader going column by column would.
+  /// A column that turns out to be text after its first chunk (a text among numbers further
+  /// down, or markers) is not rebuilt from the rows already typed: it says it needs its texts,
+  /// and the load reads them again from the file.
   ///
-  /// - Parameter fields: each column's fields; a column's are let go once it is typed, unless
-  ///   it is text and keeps them.
-  static func typeColumns(
-    _ fields: consuming [FieldRefs], names: [String], rowCount: Int, storage: SharedBytes,
-    options: ReadOptions,
-    path: String
-  ) throws -> (columns: [any Column], markers: [String: [Marker]]) {
-    let pending = SlotArray<FieldRefs>(count: fields.count)
-    for (c, refs) in fields.enumerated() { pending[c] = refs }
-    _ = consume fields
-    let results = SlotArray<Result<(any Column, [Marker]), any Error>>(count: names.count)
-    DispatchQueue.concurrentPerform(iterations: names.count) { c in
-      guard let refs = pending[c] else { return }
-      pending[c] = nil
-      let reader = FieldReader(refs: refs, bytes: storage.buffer, markers: options.nullMarkers)
-      results[c] = Result {
-        try inferColumn(
-          reader, rowCount: rowCount, storage: storage, name: names[c], options: options, path: path)
+  /// `@unchecked Sendable`: the columns of a chunk are read side by side, each builder by one
+  /// task at a time.
+  final class ColumnBuilder: @unchecked Sendable {
+    enum Outcome {
+      case column(any Column, markers: [Marker])
+      /// The column is text and must be read again as text; the markers that made it so.
+      case needsText(markers: [Marker])
+    }
+
+    let name: String
+    private let declared: DeclaredType?
+    private let nullMarkers: [String]
+    private(set) var rowCount = 0
+    /// How many rows the column will have, as far as the reader can tell: what to reserve.
+    var expectedRows = 0 {
+      didSet {
+        text?.expectedRows = expectedRows
+        typed.reserve(expectedRows)
       }
     }
-    var columns: [any Column] = []
-    var markers: [String: [Marker]] = [:]
-    for c in names.indices {
-      guard let result = results[c] else { continue }
-      let (column, found) = try result.get()
-      columns.append(column)
-      if !found.isEmpty { markers[names[c]] = found }
+
+    private var typed = TypedColumnBuilder()
+    private var text: TextColumnBuilder?
+    private var declaredValues: [Value] = []
+    /// Turned to text after its first chunk: the later chunks are not looked at.
+    private var awaitsText = false
+    /// Texts in an otherwise typed column, with their counts, while there are few of them.
+    private var texts: [String: Int] = [:]
+    private var textOrder: [String] = []
+    /// Whether a field read as null for typing would not be null as text (blank, or `""`).
+    private var hasTextualNull = false
+
+    /// - Parameter asText: read the column as text, whatever its values.
+    init(name: String, options: ReadOptions, asText: Bool = false) {
+      self.name = name
+      declared = asText ? nil : options.types[name]
+      nullMarkers = options.nullMarkers
+      if asText || declared?.type == .text { text = TextColumnBuilder(expectedRows: 0) }
     }
-    return (columns, markers)
+
+    deinit { text?.release() }
+
+    /// Reads a chunk's fields of the column; a value that does not fit a declared type is an
+    /// error naming its line.
+    func add(_ chunk: ChunkColumn) throws {
+      defer { rowCount = chunk.firstRow + chunk.rows }
+      let reader = FieldReader(chunk, markers: nullMarkers)
+      if awaitsText { return }
+      if var text {
+        // Mutated as a local, not through the class (see TextColumnBuilder).
+        self.text = nil
+        Self.addText(reader, to: &text)
+        self.text = text
+        return
+      }
+      if let declared {
+        return try addDeclared(declared, reader)
+      }
+      // Mutated as a local, not through the class, and put back at the end.
+      var typed = self.typed
+      self.typed = TypedColumnBuilder()
+      defer { if !isText { self.typed = typed } }
+      typed.extend(to: chunk.firstRow + chunk.rows)
+      for r in 0..<chunk.rows {
+        let row = chunk.firstRow + r
+        guard let field = reader.field(r) else {
+          if reader.rawLength(r) != 0, !reader.isMarker(r) { hasTextualNull = true }
+          typed.setNull(row)
+          continue
+        }
+        if typed.storeIfItFits(field, at: row) { continue }
+        switch kind(of: field) {
+        case .exactText:
+          return becomeText(reader)
+        case .text:
+          let text = reader.text(r)
+          if texts[text] == nil { textOrder.append(text) }
+          texts[text, default: 0] += 1
+          // Many distinct texts: a text column, not a typed one with markers.
+          if texts.count > maximumMarkers { return becomeText(reader) }
+        case let kind:
+          // Values of two types that do not share one (a bool among numbers): text.
+          guard typed.widen(toHold: kind, at: row) else { return becomeText(reader) }
+          typed.store(field, of: kind, at: row)
+        }
+      }
+    }
+
+    /// Whether the column was found to be text.
+    private var isText: Bool { awaitsText || text != nil }
+
+    /// The column is text: read from this chunk when it holds every row so far, else later.
+    private func becomeText(_ reader: FieldReader) {
+      typed = TypedColumnBuilder()
+      texts = [:]
+      guard reader.chunk.firstRow == 0 else {
+        awaitsText = true
+        return
+      }
+      var text = TextColumnBuilder(expectedRows: expectedRows)
+      Self.addText(reader, to: &text)
+      self.text = text
+    }
+
+    static func addText(_ reader: FieldReader, to text: inout TextColumnBuilder) {
+      let chunk = reader.chunk
+      for r in 0..<chunk.rows {
+        let start = Int(chunk.starts[r])
+        let rawLength = chunk.lengths[r]
+        let field = UnsafeBufferPointer(
+          rebasing: chunk.bytes[start..<start + Int(rawLength & FieldRefs.lengthMask)])
+        text.append(field, rawLength: rawLength, isNull: reader.isMarker(r))
+      }
+    }
+
+    private func addDeclared(_ declared: DeclaredType, _ reader: FieldReader) throws {
+      let chunk = reader.chunk
+      declaredValues.reserveCapacity(expectedRows)
+      for r in 0..<chunk.rows {
+        guard let field = reader.field(r) else {
+          declaredValues.append(.null)
+          continue
+        }
+        let text = String(decoding: field, as: UTF8.self)
+        guard let value = declared.read(text) else {
+          throw DataSourceError.valueNotOfType(
+            path: chunk.place.path, place: "\(chunk.place.line(of: reader.start(r), in: chunk.bytes))",
+            field: name, value: text, type: declared.description)
+        }
+        declaredValues.append(value)
+      }
+    }
+
+    /// The column of a builder made `asText`.
+    func finishedText() -> any Column {
+      var text = self.text ?? TextColumnBuilder(expectedRows: 0)
+      self.text = nil
+      return text.finished()
+    }
+
+    /// The column, or that it must be read again as text.
+    func finished() -> Outcome {
+      if var text {
+        self.text = nil
+        return .column(text.finished(), markers: [])
+      }
+      if let declared { return .column(ValueColumn(declaredValues, type: declared.type), markers: []) }
+      if awaitsText { return .needsText(markers: []) }
+      guard let type = typed.type else {
+        // Nothing typed: text. Only missing fields: a column of nulls, with nothing to read again.
+        guard texts.isEmpty, !hasTextualNull else { return .needsText(markers: []) }
+        var text = TextColumnBuilder(expectedRows: rowCount)
+        for _ in 0..<rowCount { text.appendNull() }
+        return .column(text.finished(), markers: [])
+      }
+      if !texts.isEmpty {
+        // Numbers (or dates) everywhere but a few texts: say which, so the user can read them
+        // as null.
+        let markerCount = texts.values.reduce(0, +)
+        let markers =
+          markerCount <= typed.typedCount
+          ? textOrder.map { Marker(text: $0, count: texts[$0] ?? 0, wouldBe: type) } : []
+        return .needsText(markers: markers)
+      }
+      return .column(typed.finished(), markers: [])
+    }
   }
 
   /// What a field's text is, for inferring its column's type.
-  fileprivate enum FieldKind {
+  enum FieldKind {
     case int, wideInt, double, bool, date, timestamp
     /// An integer written with leading zeros (`02134`) or beyond 64 bits: it must stay text.
     case exactText
     case text
   }
 
-  fileprivate static func kind(of field: UnsafeBufferPointer<UInt8>) -> FieldKind {
+  static func kind(of field: UnsafeBufferPointer<UInt8>) -> FieldKind {
     if let integer = parseInt(field) { return integer.magnitude > 1 << 53 ? .wideInt : .int }
     if isIntegerSpelling(field) { return .exactText }
     // 1E400 would be infinity: the text is kept, as for integers beyond 64 bits.
@@ -63,8 +214,8 @@ extension CSVReader {
   /// A field is read without the spaces and tabs around it (` .5` is a number, as DuckDB reads
   /// it), and is null when empty, blank, quoted empty outside a text column, or one of the null
   /// markers. A column that stays text keeps its fields as written.
-  fileprivate struct FieldReader {
-    let refs: FieldRefs
+  struct FieldReader {
+    let chunk: ChunkColumn
     private let starts: UnsafePointer<UInt32>
     private let lengths: UnsafePointer<UInt32>
     let bytes: UnsafeBufferPointer<UInt8>
@@ -73,16 +224,16 @@ extension CSVReader {
     /// of none of them and need no comparison.
     let markerLengths: UInt64
 
-    init(refs: FieldRefs, bytes: UnsafeBufferPointer<UInt8>, markers: [String]) {
-      self.refs = refs
-      starts = UnsafePointer(refs.starts)
-      lengths = UnsafePointer(refs.lengths)
-      self.bytes = bytes
+    init(_ chunk: ChunkColumn, markers: [String]) {
+      self.chunk = chunk
+      starts = chunk.starts
+      lengths = chunk.lengths
+      bytes = chunk.bytes
       self.markers = markers.map { Array($0.utf8) }
       markerLengths = self.markers.reduce(0) { $0 | ($1.count < 64 ? 1 << UInt64($1.count) : 1 << 63) }
     }
 
-    /// Where a field starts in the file.
+    /// Where a field starts in the chunk.
     @inline(__always) func start(_ row: Int) -> Int { Int(starts[row]) }
     /// A field's length and its escaped flag.
     @inline(__always) func rawLength(_ row: Int) -> UInt32 { lengths[row] }
@@ -139,65 +290,13 @@ extension CSVReader {
   /// The most distinct texts a typed column may hold for them to be called markers.
   static let maximumMarkers = 3
 
-  /// Types a column: from its declared type when `types {…}` gives one (a value that does not
-  /// fit is an error), else from all of its values.
-  ///
-  /// - Complexity: O(rows), each field parsed once: into the type the column has so far, and
-  ///   only when it does not fit, looked at again to find what it is.
-  private static func inferColumn(
-    _ reader: FieldReader, rowCount: Int, storage: SharedBytes, name: String, options: ReadOptions,
-    path: String
-  ) throws -> (any Column, markers: [Marker]) {
-    // Declared text is read as a text column is: in place, fields as written, `""` empty text.
-    if let declared = options.types[name], declared.type == .text {
-      return (textColumn(reader, rowCount: rowCount, storage: storage), [])
-    }
-    if let declared = options.types[name] {
-      return (try declaredColumn(declared, reader, rowCount: rowCount, name: name, path: path), [])
-    }
-    func asText() -> any Column { textColumn(reader, rowCount: rowCount, storage: storage) }
-    var column = TypedColumnBuilder(rowCount: rowCount)
-    // Texts in an otherwise typed column, with their counts, while there are few of them.
-    var texts: [String: Int] = [:]
-    var textOrder: [String] = []
-    for row in 0..<rowCount {
-      guard let field = reader.field(row) else {
-        column.setNull(row)
-        continue
-      }
-      if column.storeIfItFits(field, at: row) { continue }
-      switch kind(of: field) {
-      case .exactText:
-        return (asText(), [])
-      case .text:
-        let text = reader.text(row)
-        if texts[text] == nil { textOrder.append(text) }
-        texts[text, default: 0] += 1
-        // Many distinct texts: a text column, not a typed one with markers.
-        if texts.count > maximumMarkers { return (asText(), []) }
-      case let kind:
-        // Values of two types that do not share one (a bool among numbers): text.
-        guard column.widen(toHold: kind, at: row) else { return (asText(), []) }
-        column.store(field, of: kind, at: row)
-      }
-    }
-    guard let type = column.type else { return (asText(), []) }
-    if !texts.isEmpty {
-      // Numbers (or dates) everywhere but a few texts: say which, so the user can read them
-      // as null.
-      let markerCount = texts.values.reduce(0, +)
-      let markers =
-        markerCount <= column.typedCount
-        ? textOrder.map { Marker(text: $0, count: texts[$0] ?? 0, wouldBe: type) } : []
-      return (asText(), markers)
-    }
-    return (column.finished(), [])
-  }
-
   /// A column's values parsed into the type its fields have so far, widened as fields need:
   /// int to double, date to timestamp.
-  fileprivate struct TypedColumnBuilder {
-    let rowCount: Int
+  struct TypedColumnBuilder {
+    /// How many rows there are room for: the rows of the chunks so far.
+    private(set) var rowCount = 0
+    /// How many rows to reserve room for.
+    private var expectedRows = 0
     /// The column's type so far; `nil` before the first typed field.
     private(set) var type: ValueType?
     /// Whether an integer beyond 2^53 was seen: it could not be a double without losing digits.
@@ -211,7 +310,30 @@ extension CSVReader {
     private var bools: [UInt8] = []
     private var nulls: NullMask?
 
-    init(rowCount: Int) { self.rowCount = rowCount }
+    /// Makes room for rows up to `count` (a new chunk's).
+    mutating func extend(to count: Int) {
+      let added = count - rowCount
+      guard added > 0 else { return }
+      switch type {
+      case .double?: doubles.append(contentsOf: repeatElement(0, count: added))
+      case .bool?: bools.append(contentsOf: repeatElement(2, count: added))
+      case nil: break
+      default: ints.append(contentsOf: repeatElement(0, count: added))
+      }
+      nulls?.extend(to: count)
+      rowCount = count
+    }
+
+    /// Reserves room for `count` rows in all.
+    mutating func reserve(_ count: Int) {
+      expectedRows = count
+      switch type {
+      case .double?: doubles.reserveCapacity(count)
+      case .bool?: bools.reserveCapacity(count)
+      case nil: break
+      default: ints.reserveCapacity(count)
+      }
+    }
 
     mutating func setNull(_ row: Int) {
       if nulls == nil { nulls = NullMask(count: rowCount) }
@@ -264,11 +386,18 @@ extension CSVReader {
       if kind == .wideInt { hasWideInt = true }
       if needed == type { return true }
       switch (type, needed) {
-      case (nil, .double): doubles = [Double](repeating: 0, count: rowCount)
-      case (nil, .bool): bools = [UInt8](repeating: 2, count: rowCount)
-      case (nil, _): ints = [Int](repeating: 0, count: rowCount)
+      case (nil, .double):
+        doubles.reserveCapacity(max(expectedRows, rowCount))
+        doubles.append(contentsOf: repeatElement(0, count: rowCount))
+      case (nil, .bool):
+        bools.reserveCapacity(max(expectedRows, rowCount))
+        bools.append(contentsOf: repeatElement(2, count: rowCount))
+      case (nil, _):
+        ints.reserveCapacity(max(expectedRows, rowCount))
+        ints.append(contentsOf: repeatElement(0, count: rowCount))
       case (.int?, .double):
-        doubles = ints.map(Double.init)
+        doubles.reserveCapacity(max(expectedRows, rowCount))
+        doubles.append(contentsOf: ints.lazy.map(Double.init))
         ints = []
       case (.date?, .timestamp):
         for r in 0..<row { ints[r] *= CalendarDate.microsecondsPerDay }
@@ -304,35 +433,5 @@ extension CSVReader {
       default: IntColumn(ints, nulls: nulls)
       }
     }
-  }
-
-  private static func textColumn(_ reader: FieldReader, rowCount: Int, storage: SharedBytes) -> any Column {
-    let refs = reader.refs
-    guard !reader.markers.isEmpty else { return TextColumn(refs, storage: storage, nulls: nil) }
-    var nulls: NullMask?
-    for row in 0..<rowCount where reader.isMarker(row) {
-      if nulls == nil { nulls = NullMask(count: rowCount) }
-      nulls?.setNull(row)
-    }
-    return TextColumn(refs, storage: storage, nulls: nulls)
-  }
-
-  /// A column of a declared type; a value that does not fit is an error naming its line.
-  private static func declaredColumn(
-    _ declared: DeclaredType, _ reader: FieldReader, rowCount: Int, name: String, path: String
-  ) throws -> any Column {
-    var values = [Value](repeating: .null, count: rowCount)
-    for row in 0..<rowCount {
-      guard let field = reader.field(row) else { continue }
-      let text = String(decoding: field, as: UTF8.self)
-      guard let value = declared.read(text) else {
-        let start = reader.start(row)
-        throw DataSourceError.valueNotOfType(
-          path: path, place: "\(FileBytes.line(of: start, in: reader.bytes))", field: name, value: text,
-          type: declared.description)
-      }
-      values[row] = value
-    }
-    return ValueColumn(values, type: declared.type)
   }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Which rows of a column are null, one bit a row.
 struct NullMask: Sendable {
   fileprivate var words: [UInt64]
@@ -5,35 +7,56 @@ struct NullMask: Sendable {
   init(count: Int) { words = [UInt64](repeating: 0, count: (count + 63) / 64) }
 
   mutating func setNull(_ row: Int) { words[row >> 6] |= 1 << UInt64(row & 63) }
+  /// Makes room for rows up to `count`, none of them null.
+  mutating func extend(to count: Int) {
+    let needed = (count + 63) / 64
+    if words.count < needed { words.append(contentsOf: repeatElement(0, count: needed - words.count)) }
+  }
   func isNull(_ row: Int) -> Bool { words[row >> 6] & (1 << UInt64(row & 63)) != 0 }
 }
 
-/// The bytes of a file, read once and shared by the text columns that point into them.
+/// Bytes that text columns point into: a file read whole (JSON), or a column's own texts (CSV).
 ///
 /// Held as one raw buffer rather than an array so reading a field retains nothing.
 ///
-/// `@unchecked Sendable`: the buffer is written once by the reader before this object exists
-/// and never mutated after, so concurrent reads are safe; the compiler cannot see that through
-/// a raw pointer.
+/// `@unchecked Sendable`: the buffer is written once before this object exists and never
+/// mutated after, so concurrent reads are safe; the compiler cannot see that through a raw
+/// pointer.
 final class SharedBytes: @unchecked Sendable {
   let buffer: UnsafeBufferPointer<UInt8>
+  /// Whether the buffer came from `malloc` (a ``ByteArena``) rather than Swift's allocator.
+  private let isMallocated: Bool
 
   init(owning pointer: UnsafeMutableRawPointer, count: Int) {
     buffer = UnsafeBufferPointer(start: pointer.bindMemory(to: UInt8.self, capacity: count), count: count)
+    isMallocated = false
   }
 
-  deinit { buffer.deallocate() }
+  /// Takes over bytes allocated with `malloc`.
+  init(mallocated pointer: UnsafeMutablePointer<UInt8>?, count: Int) {
+    buffer = UnsafeBufferPointer(start: pointer, count: count)
+    isMallocated = true
+  }
+
+  deinit {
+    if isMallocated {
+      free(UnsafeMutableRawPointer(mutating: buffer.baseAddress))
+    } else {
+      buffer.deallocate()
+    }
+  }
 }
 
-/// Where each field of a text column sits in the file: start and length, and whether the
-/// field was quoted with doubled quotes inside (then it must be unescaped when read).
+/// Where each text of a column sits in its bytes: start and length, and a flag on the length
+/// (see ``escapedFlag``).
 ///
-/// A class over two raw buffers rather than two arrays: the CSV reader appends a field at a
-/// time to every column, and an array's append checks its uniqueness and capacity each time
-/// (a fifth of the load was spent there).
+/// A class over two raw buffers rather than two arrays: readers append a field at a time, and
+/// an array's append checks its uniqueness and capacity each time (a fifth of a load was spent
+/// there). The buffers come from `malloc` and grow with `realloc`, which moves a large block's
+/// pages rather than copying them, so growing never holds the old and new buffers at once.
 ///
-/// `@unchecked Sendable`: appended to by one reader while it scans, and only read after it is
-/// handed to a column.
+/// `@unchecked Sendable`: appended to by one reader, and only read after it is handed to a
+/// column.
 final class FieldRefs: @unchecked Sendable {
   /// Set when the field was quoted and holds doubled quotes, or was quoted and empty (`""`, empty
   /// text rather than a missing value).
@@ -48,44 +71,42 @@ final class FieldRefs: @unchecked Sendable {
 
   init(capacity: Int = 16) {
     self.capacity = max(capacity, 16)
-    starts = .allocate(capacity: self.capacity)
-    lengths = .allocate(capacity: self.capacity)
-  }
-
-  /// Takes over buffers of `capacity` references, the first `count` of them set.
-  init(
-    owning starts: UnsafeMutablePointer<UInt32>, lengths: UnsafeMutablePointer<UInt32>, count: Int,
-    capacity: Int
-  ) {
-    self.starts = starts
-    self.lengths = lengths
-    self.count = count
-    self.capacity = capacity
+    starts = Self.allocate(self.capacity)
+    lengths = Self.allocate(self.capacity)
   }
 
   deinit {
-    starts.deallocate()
-    lengths.deallocate()
+    free(starts)
+    free(lengths)
   }
 
   @inline(__always) func append(start: Int, length: Int, escaped: Bool) {
-    if count == capacity { grow() }
+    if count == capacity { reserve(capacity * 2) }
     starts[count] = UInt32(truncatingIfNeeded: start)
     lengths[count] = UInt32(truncatingIfNeeded: length) | (escaped ? FieldRefs.escapedFlag : 0)
     count += 1
   }
 
-  private func grow() {
-    let grown = capacity * 2
-    func moved(_ old: UnsafeMutablePointer<UInt32>) -> UnsafeMutablePointer<UInt32> {
-      let new = UnsafeMutablePointer<UInt32>.allocate(capacity: grown)
-      new.moveInitialize(from: old, count: count)
-      old.deallocate()
-      return new
+  /// Makes room for `capacity` references in all.
+  func reserve(_ capacity: Int) {
+    guard capacity > self.capacity else { return }
+    starts = Self.reallocate(starts, capacity)
+    lengths = Self.reallocate(lengths, capacity)
+    self.capacity = capacity
+  }
+
+  private static func allocate(_ count: Int) -> UnsafeMutablePointer<UInt32> {
+    guard let memory = malloc(count * MemoryLayout<UInt32>.stride) else { fatalError("out of memory") }
+    return memory.bindMemory(to: UInt32.self, capacity: count)
+  }
+
+  private static func reallocate(_ pointer: UnsafeMutablePointer<UInt32>, _ count: Int)
+    -> UnsafeMutablePointer<UInt32>
+  {
+    guard let memory = realloc(pointer, count * MemoryLayout<UInt32>.stride) else {
+      fatalError("out of memory")
     }
-    starts = moved(starts)
-    lengths = moved(lengths)
-    capacity = grown
+    return memory.bindMemory(to: UInt32.self, capacity: count)
   }
 }
 
@@ -165,74 +186,70 @@ final class BoolColumn: Column {
   func batch(at rows: UnsafeBufferPointer<Int>) -> ValueBatch { .bools(rows.map { values[$0] }) }
 }
 
+/// A column of texts one after another in its own bytes (``TextColumnBuilder``): where each
+/// row's text is; a row of length 0 without the flag is null.
 final class TextColumn: Column {
   let refs: FieldRefs
   let storage: SharedBytes
-  /// Fields read as null by a `null` option (empty fields are null by their length).
-  let nulls: NullMask?
-  init(_ refs: FieldRefs, storage: SharedBytes, nulls: NullMask?) {
+  init(_ refs: FieldRefs, storage: SharedBytes) {
     self.refs = refs
     self.storage = storage
-    self.nulls = nulls
   }
   var type: ValueType { .text }
   var nullCount: Int {
-    var count = nulls?.count ?? 0
+    var count = 0
     for row in 0..<refs.count where refs.lengths[row] == 0 { count += 1 }
     return count
   }
   func value(at row: Int) -> Value {
-    Self.value(
-      start: refs.starts[row], rawLength: refs.lengths[row], markedNull: nulls?.isNull(row) == true,
-      in: storage)
+    Self.value(start: refs.starts[row], rawLength: refs.lengths[row], in: storage)
   }
 
-  /// The texts stay in the file's bytes: a batch says where, and makes strings only when asked.
+  /// The texts stay in the column's bytes: a batch says where, and makes strings only when asked.
   func batch(at rows: UnsafeBufferPointer<Int>) -> ValueBatch {
     .texts(
       TextBatch(
-        storage: storage, starts: rows.map { refs.starts[$0] }, lengths: rows.map { refs.lengths[$0] },
-        markedNull: nulls.map { mask in rows.map(mask.isNull) }))
+        storage: storage, starts: rows.map { refs.starts[$0] }, lengths: rows.map { refs.lengths[$0] }))
   }
 
-  /// The value of a field at `start` with its raw length (its escaped flag included).
+  /// The value of a text at `start` with its raw length (its escaped flag included).
   @inline(__always)
-  static func value(start: UInt32, rawLength: UInt32, markedNull: Bool, in storage: SharedBytes) -> Value {
+  static func value(start: UInt32, rawLength: UInt32, in storage: SharedBytes) -> Value {
     let length = Int(rawLength & FieldRefs.lengthMask)
     if length == 0 { return rawLength == 0 ? .null : .string("") }
-    if markedNull { return .null }
     let field = UnsafeBufferPointer(rebasing: storage.buffer[Int(start)..<Int(start) + length])
     if rawLength & FieldRefs.escapedFlag != 0 { return .string(CSVReader.unescape(field)) }
     return .string(String(decoding: field, as: UTF8.self))
   }
 }
 
-/// Texts of a CSV column read in place: where each item's field sits in the file's bytes.
+/// Texts of a text column read in place: where each item's text sits in the column's bytes.
 ///
 /// Strings are made only when asked for; grouping and comparing read the bytes.
 ///
-/// `@unchecked Sendable`: the bytes are never written after the file is read (``SharedBytes``).
+/// `@unchecked Sendable`: the bytes are never written after the column is built (``SharedBytes``).
 public struct TextBatch: @unchecked Sendable {
   let storage: SharedBytes
   let starts: [UInt32]
-  /// Each field's length with ``FieldRefs/escapedFlag``.
+  /// Each text's length with ``FieldRefs/escapedFlag``.
   let lengths: [UInt32]
-  /// The items a `null` option made null.
-  let markedNull: [Bool]?
+  /// For a dictionary-coded column: each item's code into `dictionary` (0: null).
+  var codes: [UInt16]? = nil
+  var dictionary: TextDictionary? = nil
 
   var count: Int { starts.count }
 
   subscript(i: Int) -> Value {
-    TextColumn.value(
-      start: starts[i], rawLength: lengths[i], markedNull: markedNull?[i] == true, in: storage)
+    if let codes, let dictionary { return dictionary.values[Int(codes[i])] }
+    return TextColumn.value(start: starts[i], rawLength: lengths[i], in: storage)
   }
 
-  /// Item `i`'s text as its UTF-8 bytes, when they are in the file as they are (not null, not
+  /// Item `i`'s text as its UTF-8 bytes, when they are stored as they are (not null, not
   /// quoted with doubled quotes inside, not empty); otherwise `nil`, and `self[i]` tells.
   @inline(__always)
   func plainBytes(_ i: Int) -> UnsafeBufferPointer<UInt8>? {
     let rawLength = lengths[i]
-    guard rawLength != 0, rawLength & FieldRefs.escapedFlag == 0, markedNull?[i] != true else { return nil }
+    guard rawLength != 0, rawLength & FieldRefs.escapedFlag == 0 else { return nil }
     let start = Int(starts[i])
     return UnsafeBufferPointer(rebasing: storage.buffer[start..<start + Int(rawLength)])
   }

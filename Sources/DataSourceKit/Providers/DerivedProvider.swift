@@ -107,8 +107,10 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
         message: root.errorDescription ?? "the source failed while it was read")
     }
     if let derived = base as? DerivedProvider<Item> {
+      // The base's handles in one array: a lookup a position, no search among sections.
+      let handles = derived.rootFlatPositions
       for s in result.indices {
-        result[s].baseIndices = result[s].baseIndices.map(derived.handle(atFlat:))
+        result[s].baseIndices = result[s].baseIndices.map { handles[$0] }
       }
     } else if let editableRoot, editableRoot.isEdited {
       for s in result.indices {

@@ -11,14 +11,9 @@ enum FileBytes {
   static func read(
     _ openPath: String, displayPath path: String, progress: LoadProgress? = nil, access: FileAccess? = nil
   ) throws -> SharedBytes {
-    // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below.
-    let fd = open(openPath, O_RDONLY | O_NONBLOCK)
-    guard fd >= 0 else { throw error(for: errno, path: path) }
-    defer { close(fd) }
-    var info = stat()
-    guard fstat(fd, &info) == 0 else { throw error(for: errno, path: path) }
-    try checkRegular(info, path: path)
-    try access?.check(descriptor: fd, displayPath: path)
+    let file = try OpenFile(openPath, displayPath: path, access: access)
+    let fd = file.descriptor
+    let info = file.info
     // st_size is 0 for pipes and /proc files: then the buffer grows as the reads need.
     // One spare byte lets the final read see end of file without growing the buffer.
     var capacity = max(Int(info.st_size) + 1, 1 << 16)
@@ -229,6 +224,43 @@ enum FileBytes {
       i += length
     }
     return nil
+  }
+}
+
+/// A regular file opened for reading, closed when let go.
+final class OpenFile {
+  let descriptor: Int32
+  /// What `fstat` said when it was opened.
+  let info: stat
+
+  /// Opens `openPath`; errors name `displayPath`.
+  init(_ openPath: String, displayPath path: String, access: FileAccess? = nil) throws {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below.
+    let fd = open(openPath, O_RDONLY | O_NONBLOCK)
+    guard fd >= 0 else { throw FileBytes.error(for: errno, path: path) }
+    var info = stat()
+    do {
+      guard fstat(fd, &info) == 0 else { throw FileBytes.error(for: errno, path: path) }
+      try FileBytes.checkRegular(info, path: path)
+      try access?.check(descriptor: fd, displayPath: path)
+    } catch {
+      close(fd)
+      throw error
+    }
+    descriptor = fd
+    self.info = info
+  }
+
+  deinit { close(descriptor) }
+
+  var size: Int { Int(info.st_size) }
+
+  /// Whether the file still has the size and modification time it had when opened.
+  var isUnchanged: Bool {
+    var now = stat()
+    guard fstat(descriptor, &now) == 0 else { return false }
+    return now.st_size == info.st_size && now.st_mtim.tv_sec == info.st_mtim.tv_sec
+      && now.st_mtim.tv_nsec == info.st_mtim.tv_nsec
   }
 }
 

@@ -37,9 +37,8 @@ public final class CSVProvider: DataProvider, CompositionNode {
     try await loads.load(
       {
         try CSVReader.read(
-          bytes: try FileBytes.read(path, displayPath: displayPath, progress: progress, access: access),
-          path: displayPath,
-          delimiter: delimiter, options: options, progress: progress)
+          fileAt: path, displayPath: displayPath, delimiter: delimiter, options: options, progress: progress,
+          access: access)
       },
       isEmpty: { $0.rowCount == 0 },
       apply: { table in

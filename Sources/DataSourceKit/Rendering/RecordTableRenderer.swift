@@ -231,6 +231,32 @@ public struct RecordTableCollector {
       cells.append(value)
     }
   }
+
+  /// Adds the rows at the flat positions in `ranges`, in order, their fields read by `readers`.
+  ///
+  /// One reader a column, a batch of rows at a time: the same cells as ``add(_:)`` makes of each
+  /// item, without the items, a column at a time. Stops early when the task is cancelled.
+  mutating func add(_ readers: [BatchReader], ranges: [Range<Int>]) {
+    let batchSize = 4_096
+    var positions: [Int] = []
+    positions.reserveCapacity(batchSize)
+    for range in ranges {
+      var start = range.lowerBound
+      while start < range.upperBound {
+        if Task.isCancelled { return }
+        let end = min(start + batchSize, range.upperBound)
+        positions.removeAll(keepingCapacity: true)
+        positions.append(contentsOf: start..<end)
+        let firstRow = cells.addRows(positions.count)
+        for (c, reader) in readers.enumerated() {
+          let batch = positions.withUnsafeBufferPointer(reader)
+          kinds.note(batch, column: c)
+          cells.set(batch, column: c, firstRow: firstRow)
+        }
+        start = end
+      }
+    }
+  }
 }
 
 /// Which columns hold only numbers (and at least one): those align right.
@@ -250,6 +276,25 @@ struct ColumnKinds {
     default:
       sawValue[c] = true
       numeric[c] = false
+    }
+  }
+
+  /// Notes every value of a batch, as ``note(_:column:)`` would one at a time.
+  mutating func note(_ batch: ValueBatch, column c: Int) {
+    switch batch {
+    case .ints(_, let nulls):
+      if nulls.map({ $0.contains(false) }) ?? (batch.count > 0) { sawValue[c] = true }
+    case .doubles(_, let nulls):
+      if nulls.map({ $0.contains(false) }) ?? (batch.count > 0) { sawValue[c] = true }
+    case .texts(let texts):
+      // Null: a text of length 0 without the flag (empty text has it).
+      for i in 0..<texts.count where texts.lengths[i] != 0 {
+        sawValue[c] = true
+        numeric[c] = false
+        break
+      }
+    default:
+      for i in 0..<batch.count { note(batch[i], column: c) }
     }
   }
 
@@ -287,7 +332,10 @@ struct CellArena {
   var rowCount: Int { columns == 0 ? 0 : cells.count / columns }
 
   /// Adds a cell: its text, measured as it is written.
-  mutating func append(_ value: Value) {
+  mutating func append(_ value: Value) { cells.append(cell(value)) }
+
+  /// A value's text appended to the bytes, and the cell that says where.
+  private mutating func cell(_ value: Value) -> Cell {
     let start = bytes.count
     var plain = true
     switch value {
@@ -315,10 +363,69 @@ struct CellArena {
       plain = appendText(&text)
     }
     let length = bytes.count - start
-    cells.append(
-      Cell(
-        start: start, length: Int32(length), width: Int32(plain ? length : TextWidth.of(text(start, length))))
-    )
+    return Cell(
+      start: start, length: Int32(length), width: Int32(plain ? length : TextWidth.of(text(start, length))))
+  }
+
+  /// Adds `count` rows of empty cells, to be set a column at a time; returns the first's number.
+  mutating func addRows(_ count: Int) -> Int {
+    let first = rowCount
+    cells.append(contentsOf: repeatElement(Cell(start: 0, length: 0, width: 0), count: count * columns))
+    return first
+  }
+
+  /// Sets column `column` of the rows from `firstRow` on to a batch's items, as
+  /// ``append(_:)`` would make each: the batch's kind is looked at once, and a text in a
+  /// column's bytes is copied from them, with no string made.
+  mutating func set(_ batch: ValueBatch, column: Int, firstRow: Int) {
+    var index = firstRow * columns + column
+    switch batch {
+    case .ints(let ints, let nulls):
+      for i in ints.indices {
+        cells[index] = cell(nulls?[i] == true ? .null : .int(ints[i]))
+        index += columns
+      }
+    case .texts(let texts):
+      for i in 0..<texts.count {
+        if let field = texts.plainBytes(i), let width = Self.narrowWidth(field) {
+          cells[index] = Cell(start: bytes.count, length: Int32(field.count), width: Int32(width))
+          bytes.append(contentsOf: field)
+        } else {
+          cells[index] = cell(texts[i])
+        }
+        index += columns
+      }
+    default:
+      for i in 0..<batch.count {
+        cells[index] = cell(batch[i])
+        index += columns
+      }
+    }
+  }
+
+  /// The width of UTF-8 text whose characters are each one column wide and one scalar long
+  /// (printable ASCII, and U+00A0–U+02FF: accented Latin letters, no combining marks, no
+  /// controls), counted from its bytes; `nil` for any other text, which is measured as a
+  /// string (``TextWidth/of(_:)``).
+  @inline(__always)
+  static func narrowWidth(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
+    var width = 0
+    var i = 0
+    let n = text.count
+    while i < n {
+      let byte = text[i]
+      if byte >= 0x20, byte < 0x7F {
+        i += 1
+      } else if byte >= 0xC2, byte <= 0xCB, i + 1 < n, text[i + 1] & 0xC0 == 0x80,
+        byte != 0xC2 || text[i + 1] >= 0xA0
+      {
+        i += 2
+      } else {
+        return nil
+      }
+      width += 1
+    }
+    return width
   }
 
   /// Appends a text's bytes, control characters shown as symbols; returns whether it is
@@ -360,6 +467,24 @@ struct CellArena {
         // ASCII (one byte a column): cut on bytes.
         bytes.withUnsafeBufferPointer {
           out.append(UnsafeBufferPointer(rebasing: $0[cell.start..<cell.start + width - 1]))
+        }
+        out.append(bytes: CellArena.ellipsis)
+      } else if width > 0,
+        let cut = bytes.withUnsafeBufferPointer({ all -> Int? in
+          let text = UnsafeBufferPointer(rebasing: all[cell.start..<cell.start + Int(cell.length)])
+          guard Self.narrowWidth(text) != nil else { return nil }
+          // One column a character: the first width - 1 characters, by their first bytes.
+          var kept = 0
+          var end = 0
+          while end < text.count, kept < width - 1 || text[end] & 0xC0 == 0x80 {
+            if text[end] & 0xC0 != 0x80 { kept += 1 }
+            end += 1
+          }
+          return end
+        })
+      {
+        bytes.withUnsafeBufferPointer {
+          out.append(UnsafeBufferPointer(rebasing: $0[cell.start..<cell.start + cut]))
         }
         out.append(bytes: CellArena.ellipsis)
       } else {

@@ -87,12 +87,28 @@ public enum Renderer {
   ///
   /// The fields must be known before the first row (as a CSV's are). - Complexity: O(rows shown ×
   /// fields) time; memory for the text of the rows shown.
+  ///
+  /// - Parameter columns: how to read each field's values a batch of rows at a time (by flat
+  ///   position), when the view's rows are the items of a provider that has columns: then no
+  ///   item is made at all, and a text goes from its column to the table as bytes.
   public static func renderFields(
     of view: ListView<Value>, fields: [String], windows: [Range<Int>], options: RenderOptions,
-    to sink: @escaping (String) -> Void
+    columns: [BatchReader]? = nil, to sink: @escaping (String) -> Void
   ) {
     var collector = RecordTableCollector(fields: fields, expectedRows: windows.reduce(0) { $0 + $1.count })
-    let snapshot = view.layout(windows: windows) { collector.add($0.item) }
+    let snapshot: ViewSnapshot<Value>
+    if let columns, columns.count == fields.count {
+      var laidOut = view.layout(windows: windows, makesRows: false)
+      collector.add(columns, ranges: laidOut.sections.flatMap(\.shownRanges))
+      // Interrupted: the rows read are fewer than the ranges say, and nothing more is printed.
+      guard !Task.isCancelled else {
+        view.wasInterrupted = true
+        return
+      }
+      snapshot = laidOut
+    } else {
+      snapshot = view.layout(windows: windows) { collector.add($0.item) }
+    }
     var out = TextOutput(color: options.color, sink: sink)
     RecordTableRenderer(snapshot: snapshot, options: options, collected: collector).render(into: &out)
     out.flush()

@@ -72,7 +72,7 @@ public final class ListView<Item>: CellDequeuing {
   public let screenRows: Int
   public private(set) var stats = ViewStats()
   /// Whether the last layout stopped early because the user interrupted it.
-  public private(set) var wasInterrupted = false
+  public internal(set) var wasInterrupted = false
   private var reusePool = ReusePool()
   private var visibleCells: [TableCell] = []
   private var firstVisible = 0
@@ -89,11 +89,15 @@ public final class ListView<Item>: CellDequeuing {
   /// Lays out the rows in `windows` (flat positions, ascending and not overlapping) and the
   /// headers and footers of the sections they touch.
   ///
-  /// - Parameter visit: when given, each row is handed to it as it is laid out and not kept in
-  ///   the snapshot, so a long window needs no memory for its items.
+  /// - Parameters:
+  ///   - visit: when given, each row is handed to it as it is laid out and not kept in the
+  ///     snapshot, so a long window needs no memory for its items.
+  ///   - makesRows: false to lay out the sections and the ranges shown only, asking for no
+  ///     cell and no item (whoever asks reads the items another way, by columns).
   /// - Complexity: O(sections + rows shown): rows outside the windows are never asked for.
-  public func layout(windows: [Range<Int>], visit: ((RowSnapshot<Item>) -> Void)? = nil) -> ViewSnapshot<Item>
-  {
+  public func layout(
+    windows: [Range<Int>], makesRows: Bool = true, visit: ((RowSnapshot<Item>) -> Void)? = nil
+  ) -> ViewSnapshot<Item> {
     stats = ViewStats()
     // Cells on screen scroll out: back to the pool for reuse.
     while firstVisible < visibleCells.count { recycleOldestVisibleCell() }
@@ -117,7 +121,7 @@ public final class ListView<Item>: CellDequeuing {
         let rowsRange = max(window.lowerBound, start)..<min(window.upperBound, start + count)
         var rows: [RowSnapshot<Item>] = []
         if visit == nil { rows.reserveCapacity(min(rowsRange.count, 1 << 16)) }
-        for flat in rowsRange {
+        for flat in rowsRange where makesRows {
           // Every 4,096 rows: stop if the show's task was cancelled (^C).
           if flat & 0xFFF == 0, Task.isCancelled {
             wasInterrupted = true

@@ -14,9 +14,12 @@ extension Session {
   ) throws {
     let showsFields: Bool
     let view: ListView<Value>
+    // The provider whose items are the view's rows, when it reads its fields by columns.
+    var columnSource: (any ColumnReadable)?
     switch value {
     case .provider(let provider):
       showsFields = true
+      columnSource = provider.provider as? any ColumnReadable
       view = keptView(named: name, showing: provider.provider) {
         TableAdapter(provider: provider.provider, presenter: Session.recordPresenter, label: "fields")
       }
@@ -62,7 +65,12 @@ extension Session {
     defer { if view.wasInterrupted || Task.isCancelled { output.write("\n") } }
     if showsFields, mode != .json, mode != .csv, let fields = source.knownFields {
       // Known fields: rows go straight into the table's text as they are laid out.
-      Renderer.renderFields(of: view, fields: fields, windows: windows, options: options, to: write)
+      let readers = columnSource.flatMap { columns -> [BatchReader]? in
+        let readers = fields.map(columns.fieldBatches)
+        return readers.contains { $0 == nil } ? nil : readers.compactMap { $0 }
+      }
+      Renderer.renderFields(
+        of: view, fields: fields, windows: windows, options: options, columns: readers, to: write)
     } else {
       let snapshot = view.layout(windows: windows)
       // Laid out before anything is printed: a source that failed while its rows were read

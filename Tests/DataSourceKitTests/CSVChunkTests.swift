@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+
+@testable import DataSourceKit
+
+/// The CSV reader reads a file a chunk at a time.
+///
+/// Wherever the chunks end (inside a quoted field,
+/// between a CR and its LF, inside a character, in the header), the table must be the one read
+/// in one chunk, and an error must name the same line.
+@Suite("CSV read in chunks")
+struct CSVChunkTests {
+  /// A random file of `rows` rows: numbers, dates, booleans, quoted texts with delimiters,
+  /// doubled quotes and line breaks, blanks, markers, mixed line ends and blank lines; now and
+  /// then a text far down a column of numbers.
+  static func randomCSV(rows: Int, columns: Int, using random: inout some RandomNumberGenerator) -> String {
+    let lineEnds = ["\n", "\r\n", "\r"]
+    func field(_ column: Int, _ row: Int) -> String {
+      let roll = Int.random(in: 0..<100, using: &random)
+      switch column % 5 {
+      case 0:
+        if roll < 5 { return "" }
+        if roll < 7 { return "NA" }
+        if roll == 7, row > rows / 2 { return "late text" }
+        return String(Int.random(in: -1000...100_000, using: &random))
+      case 1:
+        if roll < 5 { return " " }
+        return String(format: "%.2f", Double.random(in: -50...50, using: &random))
+      case 2:
+        if roll < 10 { return "" }
+        return ["true", "false", "TRUE"][roll % 3]
+      case 3:
+        if roll < 5 { return "\"\"" }
+        if roll < 15 { return "\"a, \"\"quoted\"\"\nline\"" }
+        if roll < 20 { return "Zoë \(roll)" }
+        return ["Ada", "Grace", "Edsger", "Barbara"][roll % 4]
+      default:
+        if roll < 3 { return "" }
+        return String(format: "2024-%02d-%02d", roll % 12 + 1, roll % 28 + 1)
+      }
+    }
+    var text = Bool.random(using: &random) ? "\u{FEFF}" : ""
+    text += (0..<columns).map { "c\($0)" }.joined(separator: ",")
+    for row in 0..<rows {
+      text += lineEnds[Int.random(in: 0..<3, using: &random)]
+      if Int.random(in: 0..<20, using: &random) == 0 { text += "\n" }
+      text += (0..<columns).map { field($0, row) }.joined(separator: ",")
+    }
+    if Bool.random(using: &random) { text += "\n" }
+    return text
+  }
+
+  /// What a load gave: every value and profile, or the error's message.
+  static func outcome(_ path: String, chunkBytes: Int, options: ReadOptions = ReadOptions()) -> String {
+    do {
+      let table = try CSVReader.read(
+        fileAt: path, displayPath: "f.csv", delimiter: UInt8(ascii: ","), options: options, progress: nil,
+        chunkBytes: chunkBytes)
+      var lines = [table.schema.names.joined(separator: "|"), "\(table.profiles)"]
+      for row in 0..<table.rowCount {
+        lines.append(table.columns.map { "\($0.value(at: row))" }.joined(separator: "|"))
+      }
+      return lines.joined(separator: "\n")
+    } catch {
+      return "error: \(error)"
+    }
+  }
+
+  @Test("random files read alike in one chunk and in chunks of 16 to 300 bytes")
+  func chunksReadAlike() throws {
+    var random = SeededGenerator(state: 14)
+    for round in 0..<40 {
+      let text = Self.randomCSV(
+        rows: Int.random(in: 0..<120, using: &random), columns: Int.random(in: 1...6, using: &random),
+        using: &random)
+      let path = try temporaryFile(text)
+      defer { try? FileManager.default.removeItem(atPath: path) }
+      let options = round % 2 == 0 ? ReadOptions() : ReadOptions(nullMarkers: ["NA"])
+      let whole = Self.outcome(path, chunkBytes: 1 << 20, options: options)
+      for chunkBytes in [16, 17, 31, 64, 300] {
+        let chunked = Self.outcome(path, chunkBytes: chunkBytes, options: options)
+        #expect(chunked == whole, "round \(round), chunks of \(chunkBytes) bytes")
+        if chunked != whole { return }
+      }
+    }
+  }
+
+  @Test("a file of a few MB reads alike in chunks split in halves on two cores")
+  func largeChunksReadAlike() throws {
+    var random = SeededGenerator(state: 16)
+    let text = Self.randomCSV(rows: 40_000, columns: 5, using: &random)
+    let path = try temporaryFile(text)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let whole = Self.outcome(path, chunkBytes: 1 << 24)
+    #expect(Self.outcome(path, chunkBytes: (1 << 20) + 7) == whole)
+  }
+
+  @Test(
+    "errors name the same line whatever the chunks: ragged rows, open quotes, text after a quote, bad UTF-8")
+  func errorsNameTheirLine() throws {
+    var random = SeededGenerator(state: 15)
+    let faults: [(String) -> String] = [
+      { $0 + "\n1,2\n" },
+      { $0 + "\n\"open,2,3\n4,5" },
+      { $0 + "\n\"x\"y,2,3" },
+      { text in
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        return lines.prefix(lines.count / 2).joined(separator: "\n") + "\nbad \u{FFFD}"
+      },
+    ]
+    for round in 0..<24 {
+      var text = Self.randomCSV(rows: Int.random(in: 5..<60, using: &random), columns: 3, using: &random)
+      text = faults[round % faults.count](text)
+      var bytes = Array(text.utf8)
+      // The replacement character stands for a byte that is not UTF-8.
+      let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
+      if let at = (0..<bytes.count - 2).first(where: { Array(bytes[$0..<$0 + 3]) == replacement }) {
+        bytes.replaceSubrange(at..<at + 3, with: [0xFF])
+      }
+      let path = try temporaryFile("")
+      defer { try? FileManager.default.removeItem(atPath: path) }
+      try Data(bytes).write(to: URL(fileURLWithPath: path))
+      let whole = Self.outcome(path, chunkBytes: 1 << 20)
+      #expect(whole.hasPrefix("error: "), "round \(round): \(whole.prefix(80))")
+      for chunkBytes in [16, 23, 64, 257] {
+        #expect(
+          Self.outcome(path, chunkBytes: chunkBytes) == whole, "round \(round), chunks of \(chunkBytes)")
+      }
+    }
+  }
+
+  @Test("a column that turns to text past its first chunk is read again as written; markers too")
+  func lateTextReadAgain() throws {
+    var text = "id,n\n"
+    for i in 0..<5_000 { text += "\(i),\(i % 7 == 0 ? "NA" : String(i))\n" }
+    text += "5000,007\n"
+    let path = try temporaryFile(text)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let table = try CSVReader.read(
+      fileAt: path, displayPath: "f.csv", delimiter: UInt8(ascii: ","), progress: nil, chunkBytes: 1024)
+    #expect(table.profiles.map(\.type) == [.int, .text])
+    #expect(table.columns[1].value(at: 0) == .string("NA"))
+    #expect(table.columns[1].value(at: 1) == .string("1"))
+    #expect(table.columns[1].value(at: 5_000) == .string("007"))
+  }
+
+  @Test("texts that repeat are coded; texts that do not are stored one after another; both read the same")
+  func textStorage() throws {
+    var text = "team,email\n"
+    for i in 0..<20_000 {
+      text += "\(["Sales", "Research", "\"Sup\"\"port\""][i % 3]),user\(i)@example.com\n"
+    }
+    let path = try temporaryFile(text)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let table = try CSVReader.read(
+      fileAt: path, displayPath: "f.csv", delimiter: UInt8(ascii: ","), progress: nil, chunkBytes: 4096)
+    #expect(table.columns[0] is DictionaryTextColumn)
+    #expect(table.columns[1] is TextColumn)
+    #expect(table.columns[0].value(at: 2) == .string("Sup\"port"))
+    #expect(table.columns[1].value(at: 19_999) == .string("user19999@example.com"))
+  }
+}
