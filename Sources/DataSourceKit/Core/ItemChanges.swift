@@ -50,6 +50,35 @@ public protocol HandleAddressable<Item>: DataProvider {
   func addRecorder(_ recorder: ChangeRecorder<Item>)
 }
 
+/// A provider whose items keep their handles through edits: an editable table, or fields
+/// computed from one (`extend`, `select`: an item's fields are its table item's, computed).
+///
+/// A stage over one stores its items' handles and reads items by them, so the stage can be
+/// kept up to date item by item when the table is edited.
+public protocol HandleRoot<Item>: AnyObject {
+  associatedtype Item
+  /// The editable table whose handles these are; `nil` when there is none below (fields
+  /// computed from something else).
+  var handleTable: EditableProvider<Item>? { get }
+  /// Whether the table was edited: until it is, a handle is a flat position.
+  var isEdited: Bool { get }
+  /// The handle of the item at a flat position.
+  func handle(atFlat position: Int) -> Int
+  /// The item a handle names now.
+  func item(forHandle handle: Int) -> Item
+  /// This provider's item for one of the table's items (the table's own item, or its fields
+  /// computed).
+  func item(fromTableItem item: Item) -> Item
+}
+
+/// A ``HandleRoot`` of records with columns: a field read a batch of handles at a time.
+public protocol HandleColumnReadable: AnyObject {
+  /// Reads a field of the items with some handles, or `nil` when there are no columns for it.
+  func handleBatches(_ name: String) -> BatchReader?
+  /// Reads a field inside a field of the items with some handles, or `nil`.
+  func handlePathBatches(_ path: [String]) -> BatchReader?
+}
+
 /// A provider's arrangement at one moment: its handles in order and its sections.
 ///
 /// Cheap to take (the handles are shared until the provider next writes them) and cheap to

@@ -97,8 +97,10 @@ public final class ComputedFieldsProvider: ItemTransformingProvider, Composition
   }
 
   /// - Complexity: O(fields) per item, plus the computed fields' expressions.
-  public func item(at itemPath: ItemPath) -> Value {
-    let item = base.item(at: itemPath)
+  public func item(at itemPath: ItemPath) -> Value { computed(from: base.item(at: itemPath)) }
+
+  /// The record this provider makes of one of its base's items.
+  func computed(from item: Value) -> Value {
     guard let schema else {
       // Fields not known ahead (a schemaless source): each item keeps its own and gains these.
       var pairs: [(String, Value)] = []

@@ -59,8 +59,9 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   public let base: any DataProvider<Item>
   /// The first provider below that is not derived: items are read from it.
   private let root: any DataProvider<Item>
-  /// The root, when it is an editable table: its items are read by handle.
-  private let editableRoot: EditableProvider<Item>?
+  /// The root, when it is an editable table or fields computed from one: its items are read by
+  /// handle.
+  private let handleRoot: (any HandleRoot<Item>)?
   public let label: String
   private let arrange: Arrangement
   /// How to place one item, when the stage can arrange itself item by item.
@@ -85,7 +86,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   ) {
     self.base = base
     self.root = (base as? DerivedProvider<Item>)?.root ?? base
-    self.editableRoot = root as? EditableProvider<Item>
+    self.handleRoot = (root as? any HandleRoot<Item>).flatMap { $0.handleTable == nil ? nil : $0 }
     self.label = label
     self.rule = rule
     self.arrange = arrange
@@ -112,9 +113,9 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
       for s in result.indices {
         result[s].baseIndices = result[s].baseIndices.map { handles[$0] }
       }
-    } else if let editableRoot, editableRoot.isEdited {
+    } else if let handleRoot, handleRoot.isEdited {
       for s in result.indices {
-        result[s].baseIndices = result[s].baseIndices.map(editableRoot.handle(atFlat:))
+        result[s].baseIndices = result[s].baseIndices.map(handleRoot.handle(atFlat:))
       }
     }
     return result
@@ -145,7 +146,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
     sections = arranged
     ownOffsets = SectionOffsets(counts: arranged.map(\.baseIndices.count))
     rootOffsets =
-      arranged.isEmpty || editableRoot != nil ? SectionOffsets(counts: []) : SectionOffsets(of: root)
+      arranged.isEmpty || handleRoot != nil ? SectionOffsets(counts: []) : SectionOffsets(of: root)
     for recorder in recorders.live { recorder.recordWholesaleChange() }
   }
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
@@ -277,7 +278,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
 
   /// The root's item with a handle.
   private func rootItem(_ handle: Int) -> Item {
-    if let editableRoot { return editableRoot.item(forHandle: handle) }
+    if let handleRoot { return handleRoot.item(forHandle: handle) }
     return root.item(at: rootOffsets.itemPath(forFlat: handle))
   }
 
@@ -297,7 +298,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   public var tellsItemChanges: Bool {
     guard rule != nil else { return false }
     if let derived = base as? DerivedProvider<Item> { return derived.tellsItemChanges }
-    return base is EditableProvider<Item>
+    return (base as? any HandleRoot<Item>)?.handleTable != nil
   }
 
   public func addRecorder(_ recorder: ChangeRecorder<Item>) { recorders.add(recorder) }
@@ -576,7 +577,7 @@ extension DerivedProvider where Item == Value {
         var table = KeyTable()
         var entries = [Int32](repeating: 0, count: offsets.total)
         if let derived = base as? DerivedProvider<Value>,
-          (derived.rootProvider as? EditableProvider<Value>)?.isEdited != true,
+          (derived.rootProvider as? any HandleRoot<Value>)?.isEdited != true,
           let root = derived.rootProvider as? any ColumnReadable,
           let rootReader = term.expression.batches(over: root, notes: notes)
         {

@@ -87,6 +87,13 @@ extension JSONProvider: ColumnReadable {
   public func fieldBatches(_ name: String) -> BatchReader? { columnTable?.fieldBatches(name) }
 }
 
+extension EditableProvider: HandleRoot {
+  public var handleTable: EditableProvider<Item>? { self }
+  public func item(fromTableItem item: Item) -> Item { item }
+}
+
+extension EditableProvider: HandleColumnReadable where Item == Value {}
+
 extension EditableProvider: ColumnReadable where Item == Value {
   /// The source's columns, read at the items' handles.
   ///
@@ -101,12 +108,12 @@ extension EditableProvider: ColumnReadable where Item == Value {
   }
 
   /// Reads a field of the items with some handles (what a stage over this provider keeps).
-  func handleBatches(_ name: String) -> BatchReader? {
+  public func handleBatches(_ name: String) -> BatchReader? {
     guard let reader = (source as? any ColumnReadable)?.fieldBatches(name) else { return nil }
     return overWritten(reader) { $0.value(atPath: [name]) ?? .null }
   }
 
-  func handlePathBatches(_ path: [String]) -> BatchReader? {
+  public func handlePathBatches(_ path: [String]) -> BatchReader? {
     guard let reader = (source as? any ColumnReadable)?.pathBatches(path) else { return nil }
     return overWritten(reader) { $0.value(atPath: path) ?? .null }
   }
@@ -146,6 +153,75 @@ extension EditableProvider: ColumnReadable where Item == Value {
   }
 }
 
+extension ComputedFieldsProvider: HandleRoot {
+  /// The base's, when the base is an editable table or fields computed from one.
+  private var handleBase: (any HandleRoot<Value>)? {
+    (base as? any HandleRoot<Value>).flatMap { $0.handleTable == nil ? nil : $0 }
+  }
+  public var handleTable: EditableProvider<Value>? { handleBase?.handleTable }
+  public var isEdited: Bool { handleBase?.isEdited ?? false }
+  public func handle(atFlat position: Int) -> Int { handleBase?.handle(atFlat: position) ?? position }
+  public func item(forHandle handle: Int) -> Value {
+    guard let handleBase else { return item(at: ItemPath(item: handle, section: 0)) }
+    return computed(from: handleBase.item(forHandle: handle))
+  }
+  public func item(fromTableItem item: Value) -> Value {
+    computed(from: handleBase?.item(fromTableItem: item) ?? item)
+  }
+}
+
+/// Fields computed from an editable table keep its arrangement: one item for each of its items,
+/// in its order, with its handles; its edits reach the stages above as they are.
+extension ComputedFieldsProvider: HandleAddressable {
+  private var addressableBase: (any HandleAddressable<Value>)? { base as? any HandleAddressable<Value> }
+
+  public func position(ofHandle handle: Int) -> Int? {
+    if let addressableBase { return addressableBase.position(ofHandle: handle) }
+    return handle >= 0 && handle < SectionOffsets(of: self).total ? handle : nil
+  }
+
+  public func snapshot() -> HandleSnapshot {
+    if let addressableBase { return addressableBase.snapshot() }
+    let counts = (0..<numberOfSections).map { numberOfItems(inSection: $0) }
+    return HandleSnapshot(
+      handles: OrderedHandles(identity: counts.reduce(0, +)),
+      sectionKeys: (0..<numberOfSections).map { sectionKey($0) }, sectionCounts: counts)
+  }
+
+  public var tellsItemChanges: Bool { handleTable != nil && addressableBase?.tellsItemChanges == true }
+
+  public func addRecorder(_ recorder: ChangeRecorder<Value>) { addressableBase?.addRecorder(recorder) }
+}
+
+extension ComputedFieldsProvider: HandleColumnReadable {
+  /// A kept field is the base's, by handle; a computed one, its expression over them.
+  public func handleBatches(_ name: String) -> BatchReader? {
+    guard let base = base as? any HandleColumnReadable, let source = source(of: name) else { return nil }
+    switch source {
+    case .base(let field): return base.handleBatches(field)
+    case .computed(let field):
+      return field.expression.batches(over: HandleColumns(base), notes: field.notes)
+    case .missing: return { .constant(.null, count: $0.count) }
+    }
+  }
+
+  public func handlePathBatches(_ path: [String]) -> BatchReader? {
+    guard let base = base as? any HandleColumnReadable, case .base(let field)? = source(of: path[0]) else {
+      return nil
+    }
+    return base.handlePathBatches([field] + path.dropFirst())
+  }
+}
+
+/// A handle root's columns read by handle, as a provider's are read by position: what a computed
+/// field's expression is evaluated over.
+private final class HandleColumns: ColumnReadable {
+  let root: any HandleColumnReadable
+  init(_ root: any HandleColumnReadable) { self.root = root }
+  func fieldBatches(_ name: String) -> BatchReader? { root.handleBatches(name) }
+  func pathBatches(_ path: [String]) -> BatchReader? { root.handlePathBatches(path) }
+}
+
 extension ComputedFieldsProvider: ColumnReadable {
   /// A kept field is the base's column; a computed one, its expression over the base's
   /// columns.
@@ -172,7 +248,7 @@ extension DerivedProvider: ColumnReadable where Item == Value {
   /// an edited table).
   public func fieldBatches(_ name: String) -> BatchReader? {
     let reader =
-      (rootProvider as? EditableProvider<Value>)?.handleBatches(name)
+      (rootProvider as? any HandleColumnReadable)?.handleBatches(name)
       ?? (rootProvider as? any ColumnReadable)?.fieldBatches(name)
     guard let reader else { return nil }
     let rootPositions = rootFlatPositions
@@ -183,7 +259,7 @@ extension DerivedProvider: ColumnReadable where Item == Value {
 
   public func pathBatches(_ path: [String]) -> BatchReader? {
     let reader =
-      (rootProvider as? EditableProvider<Value>)?.handlePathBatches(path)
+      (rootProvider as? any HandleColumnReadable)?.handlePathBatches(path)
       ?? (rootProvider as? any ColumnReadable)?.pathBatches(path)
     guard let reader else { return nil }
     let rootPositions = rootFlatPositions

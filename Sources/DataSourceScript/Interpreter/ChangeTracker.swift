@@ -23,7 +23,10 @@ struct ViewData {
 struct IncrementalBaseline {
   /// The provider the view shows (a stage, or the editable table itself).
   let provider: any HandleAddressable<Value>
+  /// The editable table below the provider.
   let root: EditableProvider<Value>
+  /// The provider's item for one of the table's (its fields computed, under `extend`).
+  let itemOfTableItem: (Value) -> Value
   let snapshot: HandleSnapshot
   /// What the changes since touched, recorded by `provider`.
   let touched: ChangeRecorder<Value>
@@ -249,7 +252,7 @@ final class ChangeTracker {
   }
 
   private static func baseline(ofSource source: any SectionedDataSource<Value>) throws -> Baseline {
-    if let (provider, root) = incrementalTable(source) {
+    if let (provider, root, handleRoot) = incrementalTable(source) {
       let touched = ChangeRecorder<Value>()
       let before = ChangeRecorder<Value>()
       provider.addRecorder(touched)
@@ -257,7 +260,8 @@ final class ChangeTracker {
       let headers = (0..<source.numberOfSections).map { source.supplementaryLines(.header, inSection: $0) }
       return .incremental(
         IncrementalBaseline(
-          provider: provider, root: root, snapshot: provider.snapshot(), touched: touched, before: before,
+          provider: provider, root: root, itemOfTableItem: handleRoot.item(fromTableItem:),
+          snapshot: provider.snapshot(), touched: touched, before: before,
           sectionIDs: sectionIDs(of: source, headers: headers), headers: headers,
           footers: (0..<source.numberOfSections).map { source.supplementaryLines(.footer, inSection: $0) }))
     }
@@ -289,7 +293,7 @@ final class ChangeTracker {
   /// (decorations that add no rows), where the provider's stages all place items one by one
   /// down to an editable table.
   static func incrementalTable(_ source: any SectionedDataSource<Value>) -> (
-    provider: any HandleAddressable<Value>, root: EditableProvider<Value>
+    provider: any HandleAddressable<Value>, root: EditableProvider<Value>, handleRoot: any HandleRoot<Value>
   )? {
     var inner = source
     while !(inner is TableAdapter<Value>) {
@@ -303,8 +307,10 @@ final class ChangeTracker {
       let addressable = adapter.provider as? any HandleAddressable<Value>, addressable.tellsItemChanges
     else { return nil }
     let root = (addressable as? DerivedProvider<Value>)?.rootProvider ?? addressable
-    guard let editable = root as? EditableProvider<Value> else { return nil }
-    return (addressable, editable)
+    guard let handleRoot = root as? any HandleRoot<Value>, let editable = handleRoot.handleTable else {
+      return nil
+    }
+    return (addressable, editable, handleRoot)
   }
 
   /// The batch of a view since its baseline and the rows per section before and after, part
@@ -363,7 +369,7 @@ final class ChangeTracker {
     -> (BatchUpdate, [Int])?
   {
     guard baseline.touched.isComplete, baseline.before.isComplete,
-      let (provider, _) = incrementalTable(source), provider === baseline.provider
+      let (provider, _, _) = incrementalTable(source), provider === baseline.provider
     else { return nil }
     try Task.checkCancellation()
     let headers = (0..<source.numberOfSections).map { source.supplementaryLines(.header, inSection: $0) }
@@ -418,11 +424,12 @@ final class ChangeTracker {
           // Replaced wholesale since (a reload the session did not copy the baseline before):
           // the old items are gone, so each row is one that is not there any more.
           guard kept.before.isComplete,
-            let item = kept.before.itemsBefore[handle]
+            let tableItem = kept.before.itemsBefore[handle]
               ?? (kept.root.position(ofHandle: handle) != nil ? kept.root.item(forHandle: handle) : nil)
           else {
             return ViewElement(id: .list([.string("gone"), .int(handle)]), item: .null)
           }
+          let item = kept.itemOfTableItem(tableItem)
           if let key, case .record(let record) = item, let identity = record[key] {
             return ViewElement(id: identity, item: item)
           }
