@@ -159,4 +159,51 @@ struct CSVChunkTests {
     #expect(table.columns[0].value(at: 2) == .string("Sup\"port"))
     #expect(table.columns[1].value(at: 19_999) == .string("user19999@example.com"))
   }
+
+  @Test("a dictionary full to its last code gives way before a text would take a code past 16 bits")
+  func dictionaryLimit() {
+    var builder = TextColumnBuilder(expectedRows: 200_000)
+    func add(_ text: String, flag: UInt32 = 0) {
+      var text = text
+      text.withUTF8 { builder.append($0, rawLength: UInt32($0.count) | flag, isNull: false) }
+    }
+    // 65,534 distinct texts, each three times: the dictionary is kept (fewer than half the rows).
+    for i in 0..<65_534 {
+      for _ in 0..<3 { add("t\(i)") }
+    }
+    #expect(builder.isCoded)
+    add("", flag: FieldRefs.escapedFlag)
+    add("new")
+    add("t7")
+    let column = builder.finished()
+    let last = 65_534 * 3
+    #expect(column.value(at: last) == .string(""))
+    #expect(column.value(at: last + 1) == .string("new"))
+    #expect(column.value(at: last + 2) == .string("t7"))
+    #expect(column.value(at: 1) == .string("t0"))
+  }
+
+  @Test("a byte that is not UTF-8 is found wherever the chunk ends, a stray continuation byte too")
+  func invalidBytesAtChunkEnds() throws {
+    let rows = (0..<12).map { "\($0)12345,€uro\($0)" }
+    for bad: [UInt8] in [[0xFF], [0x80], [0xC3], [0xE2, 0x82]] {
+      for row in [1, 3, 7] {
+        var bytes = Array(("h,t\n" + rows.joined(separator: "\n") + "\n").utf8)
+        // Into the row's second field, after its euro sign.
+        let lineStarts = bytes.indices.filter { $0 == 0 || bytes[$0 - 1] == 10 }
+        let euro = try #require(bytes[lineStarts[row + 1]...].firstIndex(of: 0xE2)) + 3
+        bytes.insert(contentsOf: bad, at: euro)
+        let path = try temporaryFile("")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let whole = Self.outcome(path, chunkBytes: 1 << 20)
+        #expect(whole == "error: f.csv:\(row + 2): invalid UTF-8", "\(bad) in row \(row)")
+        for chunkBytes in 16...40 {
+          #expect(
+            Self.outcome(path, chunkBytes: chunkBytes) == whole,
+            "\(bad) in row \(row), chunks of \(chunkBytes)")
+        }
+      }
+    }
+  }
 }

@@ -121,6 +121,26 @@ struct SortKeysTests {
     }
   }
 
+  @Test("a dictionary-coded column orders any stretch of its rows as its values do, short or long")
+  func codedStretches() async throws {
+    let source = try await loadedCSV(Self.csv(rows: 600, seed: 11))
+    let column = try #require(source.table?.columns[3])
+    #expect(column is DictionaryTextColumn)
+    let batch = Array(0..<600).withUnsafeBufferPointer { column.batch(at: $0) }
+    let keys = try #require(ColumnSortKeys([batch]))
+    let values = batch.allValues
+    for range in [0..<1, 5..<7, 10..<14, 0..<600, 100..<180] {
+      for direction in [SortDirection.ascending, .descending] {
+        let expected = range.sorted { a, b in
+          if Value.precedes(values[a], values[b], direction: direction) { return true }
+          if Value.precedes(values[b], values[a], direction: direction) { return false }
+          return a < b
+        }
+        #expect(keys.order(of: range, direction: direction) == expected, "\(range) \(direction)")
+      }
+    }
+  }
+
   @Test("texts that differ only past their eighth byte, or by zero bytes at the end")
   func textTies() {
     let strings: [String?] = [

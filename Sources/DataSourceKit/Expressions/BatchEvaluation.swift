@@ -9,7 +9,7 @@ public enum ValueBatch: Sendable {
   /// 0 false, 1 true, 2 null.
   case bools([UInt8])
   case values([Value])
-  /// Texts still in a file's bytes.
+  /// Texts still in their column's bytes.
   case texts(TextBatch)
   /// One value for every item (a literal).
   case constant(Value, count: Int)
@@ -230,7 +230,7 @@ enum BatchComparison {
   static func test(_ op: BinaryOperator, _ a: ValueBatch, _ b: ValueBatch, notes: ExpressionNotes?)
     -> ValueBatch
   {
-    // A text column against a text literal compares the file's bytes: no string per item.
+    // A text column against a text literal compares the column's bytes: no string per item.
     if case .texts(let texts) = a, case .constant(.string(let text), _) = b {
       return test(op, texts, text, textOnLeft: true, notes: notes)
     }

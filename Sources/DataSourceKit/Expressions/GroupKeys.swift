@@ -1,6 +1,6 @@
 /// Finds the group (or the join match) of each item's key among the keys seen so far: an
 /// open-addressing hash table over the keys, hashed by a hash that reads a number or the bytes
-/// of a text without building a `Value` (a text column still in its file is hashed in place).
+/// of a text without building a `Value` (a text column's bytes are hashed in place).
 ///
 /// Keys are equal as `==` says for values: `1` with `1.0`, text by its UTF-8 bytes, and null
 /// with null (a group of the missing). This is what `group by`, `distinct` and `join` spent most
@@ -12,6 +12,9 @@ struct KeyTable {
   private var hashes: [UInt64] = []
   /// An entry's position, or -1; a power of two long, at most half full.
   private var slots = [Int32](repeating: -1, count: 16)
+  /// The entry of each code of the dictionary-coded column last looked up (-1: not yet).
+  private var entryOfCode: [Int] = []
+  private var codedDictionary: TextDictionary?
 
   var count: Int { keys.count }
 
@@ -62,8 +65,11 @@ struct KeyTable {
     if keys.count == 1, case .texts(let texts) = keys[0], let codes = texts.codes,
       let dictionary = texts.dictionary
     {
-      // A dictionary-coded column: each distinct text is looked up once.
-      var entryOfCode = [Int](repeating: -1, count: dictionary.values.count)
+      // A dictionary-coded column: each distinct text is looked up once, whatever the batch.
+      if codedDictionary !== dictionary {
+        codedDictionary = dictionary
+        entryOfCode = [Int](repeating: -1, count: dictionary.values.count)
+      }
       for i in 0..<count {
         let code = Int(codes[i])
         if entryOfCode[code] < 0 { entryOfCode[code] = entry([dictionary.values[code]]).0 }

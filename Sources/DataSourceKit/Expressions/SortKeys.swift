@@ -192,6 +192,8 @@ struct ColumnSortKeys {
   ///   eight, in each run of ties, until the texts differ or end.
   func order(of range: Range<Int>, direction: SortDirection) -> [Int] {
     if prefixesAreKeys, let most = dictionarySize {
+      // A section much smaller than the dictionary: sorted by comparison, not by a bucket a rank.
+      guard range.count >= most / 4 else { return comparisonOrder(of: range, direction: direction) }
       return countingOrder(of: range, direction: direction, ranks: most)
     }
     var entries: [Entry] = []
@@ -219,6 +221,18 @@ struct ColumnSortKeys {
       }
     }
     return entries.map(\.position) + nulls
+  }
+
+  /// The positions by their exact prefixes, compared: equal ones in their order, nulls last.
+  private func comparisonOrder(of range: Range<Int>, direction: SortDirection) -> [Int] {
+    let descending = direction == .descending
+    var keyed = range.filter { !isNull[$0] }
+    keyed.sort { a, b in
+      let (x, y) = (prefixes[a], prefixes[b])
+      if x != y { return (x < y) != descending }
+      return a < b
+    }
+    return keyed + range.filter { isNull[$0] }
   }
 
   /// Ranks in a dictionary are fewer than 65,536: the positions are placed by a counting sort

@@ -26,6 +26,8 @@ final class CSVLoad {
   private var chunks: [Chunk] = []
   /// The line of the window's first byte.
   private var windowLine = 1
+  /// How many of the window's first bytes are known to be UTF-8.
+  private var validUTF8 = 0
   /// How long each column took on the last chunk (nanoseconds).
   private var columnTimes: [UInt64] = []
 
@@ -39,7 +41,9 @@ final class CSVLoad {
     self.options = options
     self.progress = progress
     // One spare byte: a file that fits is read to its end in one go.
-    window = FileWindow(file: file, path: path, capacity: min(chunkBytes, max(file.size + 1, 16)))
+    // A file that says it is empty (a file still being written) may not be: a whole chunk.
+    window = FileWindow(
+      file: file, path: path, capacity: file.size == 0 ? chunkBytes : min(chunkBytes, max(file.size + 1, 16)))
   }
 
   func run() throws -> ColumnTable {
@@ -47,7 +51,7 @@ final class CSVLoad {
     if let encoding = FileBytes.wideEncoding(of: window.bytes) {
       throw DataSourceError.notUTF8(path: path, encoding: encoding)
     }
-    try checkUTF8(from: 0)
+    try checkUTF8()
     var position = CSVReader.skippingByteOrderMarks(window.bytes, from: 0)
     guard position < window.count else { throw DataSourceError.csvEmptyFile(path: path) }
 
@@ -79,13 +83,13 @@ final class CSVLoad {
       let scanned = try CSVReader.scanChunk(
         window.bytes, from: position, atEnd: window.atEnd, into: fields, place: place, delimiter: delimiter)
       if scanned.rows > 0 {
-        // The rows to come, at the length of those so far: what the columns reserve.
-        let read = window.offset + scanned.end - (chunks.first?.fileOffset ?? window.offset + position)
+        // All the rows, at the length of those so far: what the columns reserve.
+        let dataStart = chunks.first?.fileOffset ?? window.offset + position
+        let read = window.offset + scanned.end - dataStart
         let expected =
           window.atEnd && scanned.isComplete
           ? rowCount + scanned.rows
-          : (rowCount + scanned.rows) * max(file.size - (read - scanned.end + position), read) / max(read, 1)
-            * 9 / 8
+          : (rowCount + scanned.rows) * max(file.size - dataStart, read) / max(read, 1) * 9 / 8
         if chunks.isEmpty || expected > builders[0].expectedRows * 11 / 10 || window.atEnd {
           for builder in builders { builder.expectedRows = max(expected, rowCount + scanned.rows) }
         }
@@ -104,6 +108,7 @@ final class CSVLoad {
         window.grow()
       } else {
         window.drop(scanned.end)
+        validUTF8 = max(0, validUTF8 - scanned.end)
         windowLine = positionLine
       }
       position = 0
@@ -135,35 +140,50 @@ final class CSVLoad {
 
   /// Reads more of the file into the window, checking that it is UTF-8.
   private func fill() throws {
-    let checked = window.count
     try window.fill(progress: progress)
     if Task.isCancelled { throw DataSourceError.cancelled }
-    // A character the last read cut in two is checked with the rest of it: from its first
-    // byte, found among the last three checked (a byte that continues a character began
-    // earlier, and was checked whole).
-    var start = max(0, checked - 3)
-    while start < checked, window.bytes[start] & 0xC0 == 0x80 { start += 1 }
-    try checkUTF8(from: start)
+    try checkUTF8()
   }
 
-  /// Throws unless the window's bytes from `start` are UTF-8 (but for a character the
-  /// window's end may cut in two, checked when the rest is read).
-  private func checkUTF8(from start: Int) throws {
+  /// Throws unless the window's bytes from `validUTF8` on are UTF-8.
+  ///
+  /// A character the window's end cuts short (a first byte, then fewer continuation bytes than it needs, then the end)
+  /// is checked again with the rest of it after the next read.
+  private func checkUTF8() throws {
+    let start = validUTF8
     let bytes = UnsafeBufferPointer(rebasing: window.bytes[start...])
-    if let bad = FileBytes.firstInvalidUTF8InHalves(of: bytes), window.atEnd || bad + start < window.count - 3
-    {
-      throw DataSourceError.invalidUTF8(
-        path: path, line: FilePlace(path: path, firstLine: windowLine).line(of: bad + start, in: window.bytes)
-      )
+    validUTF8 = window.count
+    guard let found = FileBytes.firstInvalidUTF8InHalves(of: bytes) else { return }
+    let bad = start + found
+    if !window.atEnd, Self.isCutShort(UnsafeBufferPointer(rebasing: window.bytes[bad...])) {
+      validUTF8 = bad
+      return
     }
+    throw DataSourceError.invalidUTF8(
+      path: path, line: FilePlace(path: path, firstLine: windowLine).line(of: bad, in: window.bytes))
+  }
+
+  /// Whether `tail` is the start of a UTF-8 character and nothing else: a first byte and fewer
+  /// continuation bytes than it announces.
+  static func isCutShort(_ tail: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let lead = tail.first else { return false }
+    let length =
+      switch lead {
+      case 0xC2...0xDF: 2
+      case 0xE0...0xEF: 3
+      case 0xF0...0xF4: 4
+      default: 0
+      }
+    return tail.count < length && tail.dropFirst().allSatisfy { $0 & 0xC0 == 0x80 }
   }
 
   /// Adds `rows` rows of `fields` to the columns `builders` has, side by side on the cores.
   ///
   /// The columns that took longest on the last chunk start first: a text column can take
   /// three times a boolean one, and started last it would keep one core busy while the other
-  /// waits. When several columns fail, the leftmost is reported, as a reader going column by
-  /// column would.
+  /// waits. When several columns of the chunk fail, the leftmost is reported. (Errors are found
+  /// a chunk at a time: bytes that are not UTF-8, then rows that are malformed, then values
+  /// that do not fit a declared type; the first chunk with one reports it.)
   private func add(
     _ rows: Int, fields: ChunkFields, to builders: [CSVReader.ColumnBuilder?], place: FilePlace, firstRow: Int
   ) throws {

@@ -126,7 +126,9 @@ enum CSVReader {
     }
     guard let second = try halves[1]?.get() else { throw DataSourceError.cancelled }
     fields.moveRows(from: secondRow, count: second.rows, to: first.rows)
-    return ScannedRows(rows: first.rows + second.rows, end: second.end, lines: first.lines + second.lines)
+    return ScannedRows(
+      rows: first.rows + second.rows, end: second.end, lines: first.lines + second.lines,
+      isComplete: second.isComplete)
   }
 
   /// The position after the first line end at or after `position` (the end when there is none).

@@ -409,8 +409,8 @@ public struct FieldProfiler {
   }
 }
 
-/// Rows stored by column: typed arrays for numbers and booleans, byte ranges into the file for
-/// text.
+/// Rows stored by column: typed arrays for numbers and booleans, texts in their column's own
+/// bytes (CSV: plain or dictionary-coded) or byte ranges into the file (JSON).
 ///
 /// Records are made only when a row is asked for.
 final class ColumnTable: Sendable {

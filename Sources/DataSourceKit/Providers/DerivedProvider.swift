@@ -572,7 +572,7 @@ extension DerivedProvider where Item == Value {
         else {
           return try keyedSections(offsets, key: overItems(base, offsets), direction: term.direction)
         }
-        // Keys found in a `KeyTable` a batch at a time (a text key still in its file is hashed
+        // Keys found in a `KeyTable` a batch at a time (a text key still in its column's bytes is hashed
         // in place), as `group by` finds its groups.
         var table = KeyTable()
         var entries = [Int32](repeating: 0, count: offsets.total)

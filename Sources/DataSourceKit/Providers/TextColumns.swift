@@ -173,7 +173,7 @@ struct TextColumnBuilder {
   }
 
   // While coded: a code a row, and the distinct texts.
-  private var isCoded = true
+  private(set) var isCoded = true
   private var codes: [UInt16] = []
   private var entries = FieldRefs()
   private var entryBytes = ByteArena()
@@ -219,6 +219,8 @@ struct TextColumnBuilder {
     if length == 0 { return appendEmptyText() }
     let escaped = rawLength & FieldRefs.escapedFlag != 0
     rowCount += 1
+    // A new text would take a code past 16 bits: the dictionary is given up first.
+    if isCoded, entries.count > Self.maximumEntries { becomePlain() }
     guard isCoded else {
       let start = arena.count
       if escaped { arena.appendUnescaped(field) } else { arena.append(field) }
@@ -232,13 +234,12 @@ struct TextColumnBuilder {
     } else {
       codes.append(code(of: field))
     }
-    if entries.count > Self.maximumEntries || (rowCount >= 1024 && entries.count * 2 > rowCount) {
-      becomePlain()
-    }
+    if rowCount >= 1024 && entries.count * 2 > rowCount { becomePlain() }
   }
 
   private mutating func appendEmptyText() {
     rowCount += 1
+    if isCoded, emptyTextCode == nil, entries.count > Self.maximumEntries { becomePlain() }
     guard isCoded else {
       refs.append(start: arena.count, length: 0, escaped: true)
       return

@@ -98,7 +98,7 @@ public enum Renderer {
     var collector = RecordTableCollector(fields: fields, expectedRows: windows.reduce(0) { $0 + $1.count })
     let snapshot: ViewSnapshot<Value>
     if let columns, columns.count == fields.count {
-      var laidOut = view.layout(windows: windows, makesRows: false)
+      let laidOut = view.layout(windows: windows, makesRows: false)
       collector.add(columns, ranges: laidOut.sections.flatMap(\.shownRanges))
       // Interrupted: the rows read are fewer than the ranges say, and nothing more is printed.
       guard !Task.isCancelled else {
