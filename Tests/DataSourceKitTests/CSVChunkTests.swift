@@ -206,4 +206,29 @@ struct CSVChunkTests {
       }
     }
   }
+
+  @Test(
+    "blank lines before the header are skipped; a file of blank lines has no header; a quote left open is named where it opened"
+  )
+  func headerAndOpenQuotes() throws {
+    func outcome(_ text: String, chunkBytes: Int = 1 << 20) throws -> String {
+      let path = try temporaryFile(text)
+      defer { try? FileManager.default.removeItem(atPath: path) }
+      return Self.outcome(path, chunkBytes: chunkBytes)
+    }
+    for chunkBytes in [16, 1 << 20] {
+      #expect(try outcome("\n\r\n\nid,v\n1,2\n", chunkBytes: chunkBytes).hasPrefix("id|v"))
+      #expect(
+        try outcome("\n\nid,v\n1,2\n3\n", chunkBytes: chunkBytes)
+          == "error: f.csv:5: row has 1 field; the header has 2")
+      #expect(
+        try outcome("\n\r\n\n", chunkBytes: chunkBytes)
+          == "error: f.csv: no header row (the file is only blank lines)")
+      #expect(
+        try outcome("id,v\n1,\"open\n2,x\n3,\"ok\"\n", chunkBytes: chunkBytes)
+          == "error: f.csv:2: the quoted field that opens here runs on to line 4, where text follows its closing quote; is its closing quote missing? (a quote inside a quoted field is written \"\")"
+      )
+    }
+    #expect(try outcome("") == "error: f.csv: no header row (the file is empty)")
+  }
 }

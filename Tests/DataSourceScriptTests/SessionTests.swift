@@ -238,7 +238,9 @@ struct CompositionSessionTests {
     #expect(typo.errors.contains("expected 'exports'"))
   }
 
-  @Test("reload puts a provider whose file went bad in error; a placeholder shows it")
+  @Test(
+    "reload puts a provider whose file went bad in error; a placeholder shows it, show of the provider says it"
+  )
   func reloadError() async throws {
     let path = NSTemporaryDirectory() + "reload-\(UUID().uuidString).json"
     try "[{\"a\": 1}]".write(toFile: path, atomically: true, encoding: .utf8)
@@ -258,9 +260,47 @@ struct CompositionSessionTests {
       after.text.hasSuffix(
         "  could not load: \(path):1:10: expected a field name in quotes\np: json provider · 0 items in 1 section · error\n"
       ))
+    // The provider itself has no rows and no fields to show: its error is the answer, not an
+    // empty table.
+    let printed = output.text
+    let (_, bare, bareOK) = await run("show p\nshow p as csv", in: session)
+    #expect(!bareOK)
+    #expect(bare.text == printed, "nothing more printed")
+    #expect(bare.errors.contains("error: \(path):1:10: expected a field name in quotes"))
     try "[]".write(toFile: path, atomically: true, encoding: .utf8)
     let (_, empty, _) = await run("reload t\nshow t as plain", in: session)
     #expect(empty.text.hasSuffix("  nothing yet\n"))
+  }
+
+  @Test("reload of a file whose column turned text says why, as the first load does")
+  func reloadMarkers() async throws {
+    let path = NSTemporaryDirectory() + "reload-\(UUID().uuidString).csv"
+    try "id,v\n1,2\n2,3\n".write(toFile: path, atomically: true, encoding: .utf8)
+    let (session, output, ok) = await run("let t = csv \"\(path)\"\nlet f = t | where v > 1")
+    #expect(ok, "\(output.errors)")
+    try "id,v\n1,2\n2,3\n3,NA\n".write(toFile: path, atomically: true, encoding: .utf8)
+    let (_, after, _) = await run("reload t", in: session)
+    let note = "note: \(path): v is text because of \"NA\" (1 row); add null \"NA\" to read it as numbers"
+    #expect((after.text + after.errors).contains(note), "\(after.text) \(after.errors)")
+  }
+
+  @Test("a column of two kinds of values no one type holds is text, and a note says why and where")
+  func textReasons() async throws {
+    let path = NSTemporaryDirectory() + "reasons-\(UUID().uuidString).csv"
+    try "id,big,b,z\n1,12345678901234567,1,007\n2,0.5,true,12\n".write(
+      toFile: path, atomically: true, encoding: .utf8)
+    let (_, output, ok) = await run("let t = csv \"\(path)\"")
+    #expect(ok, "\(output.errors)")
+    let printed = output.text + output.errors
+    #expect(
+      printed.contains(
+        "note: \(path): big is text: it holds integers beyond 2^53 beside fractions (0.5 at line 3), which a double would round; types {big: double} reads it as numbers, rounded"
+      ), "\(printed)")
+    #expect(
+      printed.contains(
+        "note: \(path): b is text: it holds ints and a bool (true at line 3), which no one type holds"))
+    // A code written with leading zeros is text without a word.
+    #expect(!printed.contains("z is text"))
   }
 
   @Test("stats: cells built for the window, reused by the next show of the same name")

@@ -13,8 +13,11 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   case notUTF8(path: String, encoding: String)
   case csvUnterminatedQuote(path: String, line: Int)
   case csvTextAfterQuote(path: String, line: Int, column: Int)
+  /// A quoted field that opens at `line` runs over line ends to a closing quote at `endLine`
+  /// that text follows.
+  case csvQuoteRunsOn(path: String, line: Int, endLine: Int)
   case csvRaggedRow(path: String, line: Int, fields: Int, expected: Int)
-  case csvEmptyFile(path: String)
+  case csvEmptyFile(path: String, onlyBlankLines: Bool = false)
   case csvDuplicateHeader(path: String, name: String)
   case json(path: String, line: Int, column: Int, message: String)
   case jsonPathMissing(path: String, at: String)
@@ -56,9 +59,12 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
       "\(path):\(line): quoted field is never closed; a quote inside a quoted field is written \"\""
     case .csvTextAfterQuote(let path, let line, let column):
       "\(path):\(line):\(column): text after a closing quote; quote the whole field and write a quote inside it as \"\""
+    case .csvQuoteRunsOn(let path, let line, let endLine):
+      "\(path):\(line): the quoted field that opens here runs on to line \(endLine), where text follows its closing quote; is its closing quote missing? (a quote inside a quoted field is written \"\")"
     case .csvRaggedRow(let path, let line, let fields, let expected):
       "\(path):\(line): row has \(fields) field\(fields == 1 ? "" : "s"); the header has \(expected)"
-    case .csvEmptyFile(let path): "\(path): no header row (the file is empty)"
+    case .csvEmptyFile(let path, let blank):
+      "\(path): no header row (the file is \(blank ? "only blank lines" : "empty"))"
     case .csvDuplicateHeader(let path, let name): "\(path):1: column '\(name)' appears twice in the header"
     case .json(let path, let line, let column, let message): "\(path):\(line):\(column): \(message)"
     case .jsonPathMissing(let path, let at): "\(path): nothing at '\(at)'"

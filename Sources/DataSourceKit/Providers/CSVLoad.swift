@@ -52,8 +52,27 @@ final class CSVLoad {
       throw DataSourceError.notUTF8(path: path, encoding: encoding)
     }
     try checkUTF8()
-    var position = CSVReader.skippingByteOrderMarks(window.bytes, from: 0)
-    guard position < window.count else { throw DataSourceError.csvEmptyFile(path: path) }
+    // Blank lines before the header are skipped, as blank lines between rows are.
+    var position = 0
+    while true {
+      while position < window.count {
+        let next = CSVReader.skippingByteOrderMarks(window.bytes, from: position)
+        if next < window.count,
+          window.bytes[next] == UInt8(ascii: "\n") || window.bytes[next] == UInt8(ascii: "\r")
+        {
+          position = next + 1
+        } else {
+          position = next
+          break
+        }
+      }
+      if position < window.count { break }
+      guard !window.atEnd else {
+        throw DataSourceError.csvEmptyFile(path: path, onlyBlankLines: window.offset + window.count > 0)
+      }
+      window.grow()
+      try fill()
+    }
 
     // The header row, the buffer grown until it holds the whole row.
     var names: [String]
@@ -118,8 +137,10 @@ final class CSVLoad {
 
     var columns: [any Column] = []
     var markers: [String: [Marker]] = [:]
+    var textReasons: [String: String] = [:]
     var unread: [Int] = []
     for (c, builder) in builders.enumerated() {
+      if let reason = builder.textReason { textReasons[names[c]] = reason }
       switch builder.finished() {
       case .column(let column, let found):
         columns.append(column)
@@ -135,7 +156,8 @@ final class CSVLoad {
         columns[c] = column
       }
     }
-    return ColumnTable(schema: Schema(names), rowCount: rowCount, columns: columns, markers: markers)
+    return ColumnTable(
+      schema: Schema(names), rowCount: rowCount, columns: columns, markers: markers, textReasons: textReasons)
   }
 
   /// Reads more of the file into the window, checking that it is UTF-8.

@@ -278,6 +278,7 @@ enum CSVReader {
         let contentStart = i + 1
         var j = contentStart
         var escaped = false
+        let linesBefore = linesInside
         while true {
           guard j < end else {
             guard atEnd else { return -1 }
@@ -307,6 +308,13 @@ enum CSVReader {
           i += 1
         }
         if i < end, bytes[i] != delimiter, bytes[i] != newline, bytes[i] != carriageReturn {
+          // A field that ran over line ends to get here: most likely its own closing quote is
+          // missing, where it opened.
+          if linesInside > linesBefore {
+            throw DataSourceError.csvQuoteRunsOn(
+              path: place.path, line: place.line(of: contentStart - 1, in: bytes),
+              endLine: place.line(of: i, in: bytes))
+          }
           throw DataSourceError.csvTextAfterQuote(
             path: place.path, line: place.line(of: i, in: bytes), column: FileBytes.column(of: i, in: bytes))
         }

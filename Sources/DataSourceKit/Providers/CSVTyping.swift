@@ -95,6 +95,10 @@ extension CSVReader {
         if typed.storeIfItFits(field, at: row) { continue }
         switch kind(of: field) {
         case .exactText:
+          if !isLeadingZeroInteger(field) {
+            textReason =
+              "it holds \(describe(field, r, reader)), beyond what an int or a double holds exactly; it is kept as written"
+          }
           return becomeText(reader)
         case .text:
           let text = reader.text(r)
@@ -104,10 +108,56 @@ extension CSVReader {
           if texts.count > maximumMarkers { return becomeText(reader) }
         case let kind:
           // Values of two types that do not share one (a bool among numbers): text.
-          guard typed.widen(toHold: kind, at: row) else { return becomeText(reader) }
+          guard typed.widen(toHold: kind, at: row) else {
+            textReason = reason(kind, after: typed.type, field, r, reader)
+            return becomeText(reader)
+          }
           typed.store(field, of: kind, at: row)
         }
       }
+    }
+
+    /// Why a column of numbers or dates so far is text, when no marker says it: two kinds of
+    /// values no one type holds exactly.
+    private(set) var textReason: String?
+
+    /// Why a field of `kind` cannot join the column's values.
+    private func reason(
+      _ kind: FieldKind, after type: ValueType?, _ field: UnsafeBufferPointer<UInt8>, _ r: Int,
+      _ reader: FieldReader
+    ) -> String {
+      let example = describe(field, r, reader)
+      let isNumber = kind == .int || kind == .wideInt || kind == .double
+      if isNumber, type == .int || type == .double {
+        return "it holds integers beyond 2^53 beside fractions (\(example)), which a double would round; "
+          + "types {\(name): double} reads it as numbers, rounded"
+      }
+      let had = type.map { "\($0.rawValue)s" } ?? "values"
+      let kindName =
+        switch kind {
+        case .int, .wideInt: "an int"
+        case .double: "a double"
+        case .bool: "a bool"
+        case .date: "a date"
+        case .timestamp: "a timestamp"
+        case .exactText, .text: "a text"
+        }
+      return "it holds \(had) and \(kindName) (\(example)), which no one type holds"
+    }
+
+    /// `12345678901234567 at line 3`.
+    private func describe(_ field: UnsafeBufferPointer<UInt8>, _ r: Int, _ reader: FieldReader) -> String {
+      let chunk = reader.chunk
+      return
+        "\(String(decoding: field, as: UTF8.self)) at line \(chunk.place.line(of: reader.start(r), in: chunk.bytes))"
+    }
+
+    /// `007`, `-01`: an integer written with leading zeros (a code or an ID, kept as written
+    /// without a word).
+    private func isLeadingZeroInteger(_ field: UnsafeBufferPointer<UInt8>) -> Bool {
+      var i = 0
+      if i < field.count, field[i] == UInt8(ascii: "-") || field[i] == UInt8(ascii: "+") { i += 1 }
+      return field.count - i > 1 && field[i] == UInt8(ascii: "0")
     }
 
     /// Whether the column was found to be text.

@@ -305,6 +305,8 @@ public struct FieldProfile: Sendable, Equatable {
   public var mixedTypes: [ValueType] = []
   public var nulls: Int?
   public var markers: [Marker] = []
+  /// Why a column that looks like numbers or dates is text, when no marker says it.
+  public var textReason: String?
 
   public init(
     name: String, type: ValueType?, mixedTypes: [ValueType] = [], nulls: Int?, markers: [Marker] = []
@@ -420,12 +422,18 @@ final class ColumnTable: Sendable {
   let columns: [any Column]
   /// For text columns that are numbers or dates but for a few texts: those texts.
   let markers: [String: [Marker]]
+  /// For text columns whose values are of two types no one type holds exactly: why.
+  let textReasons: [String: String]
 
-  init(schema: Schema, rowCount: Int, columns: [any Column], markers: [String: [Marker]] = [:]) {
+  init(
+    schema: Schema, rowCount: Int, columns: [any Column], markers: [String: [Marker]] = [:],
+    textReasons: [String: String] = [:]
+  ) {
     self.schema = schema
     self.rowCount = rowCount
     self.columns = columns
     self.markers = markers
+    self.textReasons = textReasons
   }
 
   /// Each column's type, nulls and markers.
@@ -434,6 +442,7 @@ final class ColumnTable: Sendable {
     zip(schema.names, columns).map { name, column in
       var profile = column.profile(name: name, rowCount: rowCount)
       if let found = markers[name] { profile.markers = found }
+      profile.textReason = textReasons[name]
       return profile
     }
   }

@@ -114,6 +114,12 @@ extension Session {
       throw Diagnostic(.dataSource(error), at: expression.range)
     }
     output.write(summary(of: value, name: expression.boundName) + "\n")
+    // What the files read again now hold may differ: a column turned text says why, as at `let`.
+    switch value {
+    case .provider(let provider): (provider.provider as? any CompositionNode).map(notes.markers(below:))
+    case .table(let table): (table as? any CompositionNode).map(notes.markers(below:))
+    case .presenter, .scalar: break
+    }
   }
 
   // MARK: stats

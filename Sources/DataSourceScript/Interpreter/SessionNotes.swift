@@ -18,6 +18,32 @@ final class SessionNotes {
     case .http(let url): name = url
     case .array, .range: return
     }
+    markers(in: provider, named: name)
+  }
+
+  /// The notes of every file provider below `root` (what `reload` loaded again: a column may
+  /// have turned to text).
+  func markers(below root: any CompositionNode) {
+    var pending: [any CompositionNode] = [root]
+    var seen: Set<ObjectIdentifier> = []
+    while let node = pending.popLast() {
+      guard seen.insert(ObjectIdentifier(node)).inserted else { continue }
+      switch node {
+      case let csv as CSVProvider: markers(in: csv, named: csv.displayPath)
+      case let json as JSONProvider: markers(in: json, named: json.displayPath)
+      case let sqlite as SQLiteProvider: markers(in: sqlite, named: sqlite.displayPath)
+      case let editable as EditableProvider<Value>:
+        // An editable table describes itself as its source: the file is below it.
+        if let source = editable.source as? any CompositionNode { pending.append(source) }
+      default: pending.append(contentsOf: node.nodeChildren)
+      }
+    }
+  }
+
+  private func markers(in provider: any DataProvider<Value>, named name: String) {
+    for profile in provider.fieldProfiles ?? [] {
+      if let reason = profile.textReason { pending.append("\(name): \(profile.name) is text: \(reason)") }
+    }
     // Columns made text by the same markers share one note.
     var groups: [(markers: [Marker], fields: [String], mixed: Bool)] = []
     for profile in provider.fieldProfiles ?? [] where !profile.markers.isEmpty {

@@ -18,6 +18,14 @@ extension Session {
     var columnSource: (any ColumnReadable)?
     switch value {
     case .provider(let provider):
+      // A source in error has no rows to show, and no fields: an empty table would look like
+      // an answer. Its error is the answer (a table with a placeholder shows it in place).
+      if provider.provider.loadState == .error {
+        throw Diagnostic(
+          .dataSource(
+            .sourceFailed(message: provider.provider.errorDescription ?? "the source failed to load")),
+          at: expressionRange)
+      }
       showsFields = true
       columnSource = provider.provider as? any ColumnReadable
       view = keptView(named: name, showing: provider.provider) {
