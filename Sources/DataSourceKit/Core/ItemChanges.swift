@@ -60,8 +60,11 @@ public protocol HandleRoot<Item>: AnyObject {
   /// The editable table whose handles these are; `nil` when there is none below (fields
   /// computed from something else).
   var handleTable: EditableProvider<Item>? { get }
-  /// Whether the table was edited: until it is, a handle is a flat position.
+  /// Whether the table was edited.
   var isEdited: Bool { get }
+  /// Whether each item's handle is its flat position here (an unedited table, or fields
+  /// computed from one; not a stage, whose handles are its table's).
+  var handlesArePositions: Bool { get }
   /// The handle of the item at a flat position.
   func handle(atFlat position: Int) -> Int
   /// The item a handle names now.

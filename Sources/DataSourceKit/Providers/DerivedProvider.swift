@@ -62,6 +62,8 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   /// The root, when it is an editable table or fields computed from one: its items are read by
   /// handle.
   private let handleRoot: (any HandleRoot<Item>)?
+  /// The root, when it is a handle root (its items are read by the table's handles).
+  var handleRootBelow: (any HandleRoot<Item>)? { handleRoot }
   public let label: String
   private let arrange: Arrangement
   /// How to place one item, when the stage can arrange itself item by item.
@@ -113,7 +115,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
       for s in result.indices {
         result[s].baseIndices = result[s].baseIndices.map { handles[$0] }
       }
-    } else if let handleRoot, handleRoot.isEdited {
+    } else if let handleRoot, !handleRoot.handlesArePositions {
       for s in result.indices {
         result[s].baseIndices = result[s].baseIndices.map(handleRoot.handle(atFlat:))
       }
@@ -298,7 +300,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   public var tellsItemChanges: Bool {
     guard rule != nil else { return false }
     if let derived = base as? DerivedProvider<Item> { return derived.tellsItemChanges }
-    return (base as? any HandleRoot<Item>)?.handleTable != nil
+    return handleRoot != nil && (base as? any HandleAddressable<Item>)?.tellsItemChanges == true
   }
 
   public func addRecorder(_ recorder: ChangeRecorder<Item>) { recorders.add(recorder) }
@@ -577,7 +579,7 @@ extension DerivedProvider where Item == Value {
         var table = KeyTable()
         var entries = [Int32](repeating: 0, count: offsets.total)
         if let derived = base as? DerivedProvider<Value>,
-          (derived.rootProvider as? any HandleRoot<Value>)?.isEdited != true,
+          (derived.rootProvider as? any HandleRoot<Value>)?.handlesArePositions != false,
           let root = derived.rootProvider as? any ColumnReadable,
           let rootReader = term.expression.batches(over: root, notes: notes)
         {

@@ -89,6 +89,7 @@ extension JSONProvider: ColumnReadable {
 
 extension EditableProvider: HandleRoot {
   public var handleTable: EditableProvider<Item>? { self }
+  public var handlesArePositions: Bool { !isEdited }
   public func item(fromTableItem item: Item) -> Item { item }
 }
 
@@ -160,6 +161,7 @@ extension ComputedFieldsProvider: HandleRoot {
   }
   public var handleTable: EditableProvider<Value>? { handleBase?.handleTable }
   public var isEdited: Bool { handleBase?.isEdited ?? false }
+  public var handlesArePositions: Bool { handleBase?.handlesArePositions ?? true }
   public func handle(atFlat position: Int) -> Int { handleBase?.handle(atFlat: position) ?? position }
   public func item(forHandle handle: Int) -> Value {
     guard let handleBase else { return item(at: ItemPath(item: handle, section: 0)) }
@@ -243,13 +245,37 @@ extension ComputedFieldsProvider: ColumnReadable {
   }
 }
 
+/// A stage over an editable table (or fields computed from one) is a handle root too: `extend`
+/// over it keeps its arrangement, and the stages above read items by the table's handles.
+extension DerivedProvider: HandleRoot {
+  public var handleTable: EditableProvider<Item>? { handleRootBelow?.handleTable }
+  public var isEdited: Bool { handleRootBelow?.isEdited ?? false }
+  public var handlesArePositions: Bool { false }
+  public func item(fromTableItem item: Item) -> Item { handleRootBelow?.item(fromTableItem: item) ?? item }
+}
+
+extension DerivedProvider: HandleColumnReadable where Item == Value {
+  /// The root's columns by handle, when the root is a handle root.
+  public func handleBatches(_ name: String) -> BatchReader? {
+    guard handleRootBelow != nil else { return nil }
+    return (rootProvider as? any HandleColumnReadable)?.handleBatches(name)
+  }
+
+  public func handlePathBatches(_ path: [String]) -> BatchReader? {
+    guard handleRootBelow != nil else { return nil }
+    return (rootProvider as? any HandleColumnReadable)?.handlePathBatches(path)
+  }
+}
+
 extension DerivedProvider: ColumnReadable where Item == Value {
   /// The root's columns, read at the items this provider arranged (by handle, where the root is
   /// an edited table).
   public func fieldBatches(_ name: String) -> BatchReader? {
+    // Handles of a handle root are read by handle; positions of any other root by position.
     let reader =
-      (rootProvider as? any HandleColumnReadable)?.handleBatches(name)
-      ?? (rootProvider as? any ColumnReadable)?.fieldBatches(name)
+      handleRootBelow != nil
+      ? (rootProvider as? any HandleColumnReadable)?.handleBatches(name)
+      : (rootProvider as? any ColumnReadable)?.fieldBatches(name)
     guard let reader else { return nil }
     let rootPositions = rootFlatPositions
     return { positions in
@@ -259,8 +285,9 @@ extension DerivedProvider: ColumnReadable where Item == Value {
 
   public func pathBatches(_ path: [String]) -> BatchReader? {
     let reader =
-      (rootProvider as? any HandleColumnReadable)?.handlePathBatches(path)
-      ?? (rootProvider as? any ColumnReadable)?.pathBatches(path)
+      handleRootBelow != nil
+      ? (rootProvider as? any HandleColumnReadable)?.handlePathBatches(path)
+      : (rootProvider as? any ColumnReadable)?.pathBatches(path)
     guard let reader else { return nil }
     let rootPositions = rootFlatPositions
     return { positions in
