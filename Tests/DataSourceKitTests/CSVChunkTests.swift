@@ -231,4 +231,21 @@ struct CSVChunkTests {
     }
     #expect(try outcome("") == "error: f.csv: no header row (the file is empty)")
   }
+
+  @Test("the date cache gives what parsing gives, for valid and invalid dates, repeated and colliding")
+  func dateCache() {
+    var cache = DateCache()
+    var random = SeededGenerator(state: 21)
+    for _ in 0..<50_000 {
+      let year = 1990 + Int.random(in: 0..<40, using: &random)
+      let month = Int.random(in: 0..<14, using: &random)
+      let day = Int.random(in: 0..<33, using: &random)
+      var text = String(format: "%04d-%02d-%02d", year, month, day)
+      if Int.random(in: 0..<50, using: &random) == 0 { text = "2024-0x-01" }
+      let shown = text
+      text.withUTF8 { bytes in
+        #expect(cache.days(of: bytes) == CalendarDate.parseISODate(bytes), "\(shown)")
+      }
+    }
+  }
 }

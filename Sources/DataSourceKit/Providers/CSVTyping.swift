@@ -358,6 +358,8 @@ extension CSVReader {
     private var doubles: [Double] = []
     /// 0 false, 1 true, 2 null.
     private var bools: [UInt8] = []
+    /// The dates parsed lately: a column's dates repeat (a few thousand days in a million rows).
+    private var dates = DateCache()
     private var nulls: NullMask?
 
     /// Makes room for rows up to `count` (a new chunk's).
@@ -402,7 +404,7 @@ extension CSVReader {
         guard !isIntegerSpelling(field), let value = parseDouble(field), value.isFinite else { return false }
         doubles[row] = value
       case .date?:
-        guard field.count == 10, let days = CalendarDate.parseISODate(field) else { return false }
+        guard field.count == 10, let days = dates.days(of: field) else { return false }
         ints[row] = days
       case .timestamp?:
         guard field.count >= 16, let micros = CalendarDate.parseISOTimestamp(field) else { return false }
@@ -483,5 +485,36 @@ extension CSVReader {
       default: IntColumn(ints, nulls: nulls)
       }
     }
+  }
+}
+
+/// The day numbers of recently read `YYYY-MM-DD` fields, by their bytes: a date column repeats
+/// its days, and comparing ten bytes costs less than checking and converting them.
+///
+/// A field is looked up by its bytes, so a date is cached only once it was parsed (and found
+/// valid) in full.
+struct DateCache {
+  private static let size = 4_096
+  /// Each slot's first eight bytes and last two, and its day number; a slot never filled has
+  /// a first word no date has (0).
+  private var heads = [UInt64](repeating: 0, count: DateCache.size)
+  private var tails = [UInt16](repeating: 0, count: DateCache.size)
+  private var days = [Int32](repeating: 0, count: DateCache.size)
+
+  /// The day number of a ten-byte field, or `nil` when it is no valid date.
+  @inline(__always)
+  mutating func days(of field: UnsafeBufferPointer<UInt8>) -> Int? {
+    guard field.count == 10, let base = field.baseAddress else { return nil }
+    let raw = UnsafeRawPointer(base)
+    let head = raw.loadUnaligned(as: UInt64.self)
+    let tail = raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self)
+    let mixed = (head ^ (UInt64(tail) &* 0x9E37_79B9)) &* 0xFF51_AFD7_ED55_8CCD
+    let slot = Int(truncatingIfNeeded: mixed >> 52)
+    if heads[slot] == head, tails[slot] == tail { return Int(days[slot]) }
+    guard let parsed = CalendarDate.parseISODate(field) else { return nil }
+    heads[slot] = head
+    tails[slot] = tail
+    days[slot] = Int32(truncatingIfNeeded: parsed)
+    return parsed
   }
 }
