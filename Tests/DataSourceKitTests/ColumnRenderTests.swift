@@ -73,4 +73,43 @@ struct ColumnRenderTests {
       #expect(text.utf8.withContiguousStorageIfAvailable(CellArena.narrowWidth) ?? nil == TextWidth.of(text))
     }
   }
+
+  @Test("CSV written from columns is the CSV written from items, sectioned or not, to a terminal or not")
+  func sameCSV() async throws {
+    var csv = "id,name,note,n,x\n"
+    let notes = ["plain", "Zoë", "a, \"quoted\"", "\"\"", "", "tab\there", "bell\u{7}", "line\u{1B}[2J"]
+    for i in 0..<200 {
+      csv +=
+        "\(i),name \(i % 7),\(notes[i % notes.count].contains(",") ? "\"a, \"\"quoted\"\"\"" : notes[i % notes.count]),"
+      csv += "\(i % 5 == 0 ? "" : String(i * 3)),\(i % 4 == 0 ? "" : String(Double(i) / 8))\n"
+    }
+    let provider = try await loadedCSV(csv)
+    let sectioned = DerivedProvider.stage(
+      .section(SortTerm(expression: .field(["name"]), direction: .ascending)), over: provider,
+      label: "section",
+      notes: nil)
+    try await sectioned.load()
+    for source in [provider, sectioned] as [any DataProvider<Value> & ColumnReadable] {
+      let presenter = ClosurePresenter<Value>(style: .basic, reuseIdentifier: "record", label: "fields") {
+        _, _ in ""
+      }
+      let view = ListView(dataSource: TableAdapter(provider: source, presenter: presenter))
+      let fields = source.knownFields ?? []
+      for toTerminal in [false, true] {
+        for windows in [[0..<view.totalRows], [0..<5, 190..<200]] {
+          var fromItems = ""
+          Renderer.render(
+            view.layout(windows: windows),
+            options: RenderOptions(mode: .csv, showsFields: true, toTerminal: toTerminal)
+          ) { fromItems += $0 }
+          var fromColumns = ""
+          Renderer.renderFieldsCSV(
+            of: view, fields: fields, windows: windows, columns: fields.compactMap(source.fieldBatches),
+            escaping: toTerminal
+          ) { fromColumns += $0 }
+          #expect(fromColumns == fromItems, "terminal \(toTerminal), \(windows)")
+        }
+      }
+    }
+  }
 }

@@ -114,6 +114,56 @@ public enum Renderer {
     out.flush()
   }
 
+  /// Lays out `windows` of a view of records and writes them as CSV, as ``render(_:options:to:)``
+  /// writes them, reading each field from its column a batch of rows at a time: no item, no
+  /// row kept, the text written as it is made (a million rows took 468 MB and 6 s as items).
+  ///
+  /// - Parameters:
+  ///   - columns: how to read each field, by flat position (see ``renderFields(of:fields:windows:options:columns:to:)``).
+  ///   - escaping: control characters written as `\u{…}` (to a terminal).
+  public static func renderFieldsCSV(
+    of view: ListView<Value>, fields: [String], windows: [Range<Int>], columns: [BatchReader], escaping: Bool,
+    to sink: @escaping (String) -> Void
+  ) {
+    func field(_ text: String?) -> String {
+      guard let text else { return "" }
+      if text.isEmpty { return "\"\"" }
+      return csvField(escaping ? TextWidth.escapedForTerminal(text) : text)
+    }
+    let snapshot = view.layout(windows: windows, makesRows: false)
+    var out = TextOutput(color: false, sink: sink)
+    let withSection = snapshot.sections.count > 1
+    out.line(((withSection ? ["section"] : []) + fields).map(field).joined(separator: ","))
+    var positions: [Int] = []
+    for section in snapshot.sections {
+      let title = withSection ? field(sectionTitle(section)) + "," : ""
+      for range in section.shownRanges {
+        var start = range.lowerBound
+        while start < range.upperBound {
+          if Task.isCancelled {
+            view.wasInterrupted = true
+            return
+          }
+          let end = min(start + 4_096, range.upperBound)
+          positions.removeAll(keepingCapacity: true)
+          positions.append(contentsOf: start..<end)
+          let batches = positions.withUnsafeBufferPointer { rows in columns.map { $0(rows) } }
+          for i in 0..<positions.count {
+            out.append(title)
+            for (c, batch) in batches.enumerated() {
+              if c > 0 { out.append(",") }
+              let value = batch[i]
+              out.append(field(value.isNull ? nil : value.description))
+            }
+            out.endLine()
+          }
+          start = end
+        }
+      }
+    }
+    out.flush()
+  }
+
   /// The header or footer lines of a section as JSON: a string, or null when there are none.
   private static func supplementaryJSON(_ lines: [String]) -> Value {
     lines.isEmpty ? .null : .string(lines.joined(separator: "\n"))

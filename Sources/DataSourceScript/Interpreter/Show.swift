@@ -71,12 +71,18 @@ extension Session {
     let output = self.output
     let write: (String) -> Void = { text in if !Task.isCancelled { output.write(text) } }
     defer { if view.wasInterrupted || Task.isCancelled { output.write("\n") } }
-    if showsFields, mode != .json, mode != .csv, let fields = source.knownFields {
-      // Known fields: rows go straight into the table's text as they are laid out.
-      let readers = columnSource.flatMap { columns -> [BatchReader]? in
+    let readers: [BatchReader]? = source.knownFields.flatMap { fields in
+      columnSource.flatMap { columns -> [BatchReader]? in
         let readers = fields.map(columns.fieldBatches)
         return readers.contains { $0 == nil } ? nil : readers.compactMap { $0 }
       }
+    }
+    if showsFields, mode == .csv, let fields = source.knownFields, let readers {
+      // Read from the columns and written as made: no row is kept.
+      Renderer.renderFieldsCSV(
+        of: view, fields: fields, windows: windows, columns: readers, escaping: options.toTerminal, to: write)
+    } else if showsFields, mode != .json, mode != .csv, let fields = source.knownFields {
+      // Known fields: rows go straight into the table's text as they are laid out.
       Renderer.renderFields(
         of: view, fields: fields, windows: windows, options: options, columns: readers, to: write)
     } else {
