@@ -303,6 +303,26 @@ struct CompositionSessionTests {
     #expect(!printed.contains("z is text"))
   }
 
+  @Test("export of a CSV table to CSV, written from its columns, reads back as the same items")
+  func exportFromColumns() async throws {
+    let path = NSTemporaryDirectory() + "export-\(UUID().uuidString).csv"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let (_, output, ok) = await run(
+      """
+      let t = csv "Scripts/data/people.csv"
+      export t to "\(path)"
+      let back = csv "\(path)"
+      show t as json
+      show back as json
+      """)
+    #expect(ok, "\(output.errors)")
+    let shown = output.text.components(separatedBy: "\n[\n")
+    #expect(shown.count == 3, "\(output.text)")
+    if shown.count == 3 {
+      #expect(shown[1].trimmingCharacters(in: .newlines) == shown[2].trimmingCharacters(in: .newlines))
+    }
+  }
+
   @Test("stats: cells built for the window, reused by the next show of the same name")
   func stats() async {
     let (_, output, ok) = await run(

@@ -227,12 +227,15 @@ extension Session {
     if format == .html { throw Diagnostic(.exportHTMLNotYet, at: target.formatRange ?? target.pathRange) }
     let view: ListView<Value>
     let showsFields: Bool
+    // The provider whose items are the rows, when it reads its fields by columns.
+    var columnSource: (any ColumnReadable)?
     switch value {
     case .provider(let provider):
       view = ListView(
         dataSource: TableAdapter(
           provider: provider.provider, presenter: Session.recordPresenter, label: "fields"))
       showsFields = true
+      columnSource = provider.provider as? any ColumnReadable
     case .table(let table):
       view = ListView(dataSource: table)
       showsFields = false
@@ -272,7 +275,14 @@ extension Session {
             }
           // Every row and every column: no width to fit.
           let options = RenderOptions(mode: mode, width: Int(Int32.max), showsFields: showsFields)
-          if showsFields, mode == .markdown, let fields = source.knownFields {
+          if showsFields, mode == .csv, let fields = source.knownFields,
+            let readers = Session.columnReaders(of: columnSource, fields: fields)
+          {
+            // Read from the columns and written as made: no row is kept.
+            Renderer.renderFieldsCSV(
+              of: view, fields: fields, windows: [0..<total], columns: readers, escaping: false
+            ) { writer.write($0) }
+          } else if showsFields, mode == .markdown, let fields = source.knownFields {
             Renderer.renderFields(of: view, fields: fields, windows: [0..<total], options: options) {
               writer.write($0)
             }

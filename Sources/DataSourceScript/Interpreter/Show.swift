@@ -71,12 +71,7 @@ extension Session {
     let output = self.output
     let write: (String) -> Void = { text in if !Task.isCancelled { output.write(text) } }
     defer { if view.wasInterrupted || Task.isCancelled { output.write("\n") } }
-    let readers: [BatchReader]? = source.knownFields.flatMap { fields in
-      columnSource.flatMap { columns -> [BatchReader]? in
-        let readers = fields.map(columns.fieldBatches)
-        return readers.contains { $0 == nil } ? nil : readers.compactMap { $0 }
-      }
-    }
+    let readers = source.knownFields.flatMap { Session.columnReaders(of: columnSource, fields: $0) }
     if showsFields, mode == .csv, let fields = source.knownFields, let readers {
       // Read from the columns and written as made: no row is kept.
       Renderer.renderFieldsCSV(
@@ -107,6 +102,14 @@ extension Session {
       changes.shown(name)
     }
     if settings.stats { output.write(Session.describe(view.stats, of: name ?? "show")) }
+  }
+
+  /// How to read each of `fields` a batch of rows at a time from `provider`'s columns, or `nil`
+  /// when it has no columns for one of them (then rows are read as items).
+  static func columnReaders(of provider: (any ColumnReadable)?, fields: [String]) -> [BatchReader]? {
+    guard let provider else { return nil }
+    let readers = fields.map(provider.fieldBatches)
+    return readers.contains { $0 == nil } ? nil : readers.compactMap { $0 }
   }
 
   /// The error of a source that failed while its rows were read (a value its type does not hold).
