@@ -288,19 +288,13 @@ final class FileWindow {
 
   /// Reads until the buffer is full or the file ends.
   func fill(progress: LoadProgress?) throws {
-    while count < capacity, !atEnd {
-      let n = pread(file.descriptor, base + count, capacity - count, off_t(offset + count))
-      if n < 0 {
-        if errno == EINTR { continue }
-        throw FileBytes.error(for: errno, path: path)
-      }
-      if n == 0 {
-        atEnd = true
-      } else {
-        count += n
-        progress?.add(bytes: n)
-      }
-    }
+    guard count < capacity, !atEnd else { return }
+    let wanted = capacity - count
+    let n = FileBytes.readFully(
+      file.descriptor, into: base + count, fileRange: offset + count..<offset + capacity, progress: progress)
+    guard n >= 0 else { throw FileBytes.error(for: errno, path: path) }
+    count += n
+    if n < wanted { atEnd = true }
   }
 
   /// Lets go of the first `n` bytes: the rest move to the buffer's start.
@@ -317,21 +311,15 @@ final class FileWindow {
     base = memory.bindMemory(to: UInt8.self, capacity: capacity)
   }
 
-  /// Holds exactly the file's bytes `fileOffset..<fileOffset + count` (read again).
+  /// Holds exactly the file's bytes `fileOffset..<fileOffset + count` (read again; fewer when
+  /// the file is shorter now).
   func load(at fileOffset: Int, count wanted: Int) throws {
     while capacity < wanted { grow() }
+    let n = FileBytes.readFully(
+      file.descriptor, into: base, fileRange: fileOffset..<fileOffset + wanted, progress: nil)
+    guard n >= 0 else { throw FileBytes.error(for: errno, path: path) }
     offset = fileOffset
-    count = 0
-    atEnd = false
-    while count < wanted {
-      let n = pread(file.descriptor, base + count, wanted - count, off_t(offset + count))
-      if n < 0 {
-        if errno == EINTR { continue }
-        throw FileBytes.error(for: errno, path: path)
-      }
-      if n == 0 { break }
-      count += n
-    }
+    count = n
     atEnd = true
   }
 }

@@ -31,7 +31,7 @@ enum FileBytes {
         guard let target = UnsafeMutableRawPointer(bitPattern: address) else { return }
         let start = half == 0 ? 0 : size / 2
         let end = half == 0 ? size / 2 : size
-        halves[half] = readFully(fd, into: target, from: start, to: end, progress: progress)
+        halves[half] = readFully(fd, into: target + start, fileRange: start..<end, progress: progress)
       }
       // A read that failed, or a file that shrank while read (the halves may not meet): the
       // loop reads it again from the start, in order, and reports any error.
@@ -71,14 +71,14 @@ enum FileBytes {
   /// Files at least this large are read on two cores.
   static let parallelReadMinimum = 8 << 20
 
-  /// Reads bytes `start..<end` of the file into `buffer` at the same offsets; how many were
-  /// read (fewer when the file ended first), or -1 on an error.
-  private static func readFully(
-    _ fd: Int32, into buffer: UnsafeMutableRawPointer, from start: Int, to end: Int, progress: LoadProgress?
+  /// Reads the file's bytes `range` into `buffer` (its first byte, the range's first); how many
+  /// were read (fewer when the file ended first), or -1 on an error (`errno` says which).
+  static func readFully(
+    _ fd: Int32, into buffer: UnsafeMutableRawPointer, fileRange range: Range<Int>, progress: LoadProgress?
   ) -> Int {
-    var offset = start
-    while offset < end {
-      let n = pread(fd, buffer + offset, end - offset, off_t(offset))
+    var offset = range.lowerBound
+    while offset < range.upperBound {
+      let n = pread(fd, buffer + (offset - range.lowerBound), range.upperBound - offset, off_t(offset))
       if n < 0 {
         if errno == EINTR { continue }
         return -1
@@ -87,7 +87,7 @@ enum FileBytes {
       offset += n
       progress?.add(bytes: n)
     }
-    return offset - start
+    return offset - range.lowerBound
   }
 
   /// Data sources read regular files only: a device (`/dev/zero`) never ends, a FIFO may

@@ -237,26 +237,34 @@ public struct RecordTableCollector {
   /// One reader a column, a batch of rows at a time: the same cells as ``add(_:)`` makes of each
   /// item, without the items, a column at a time. Stops early when the task is cancelled.
   mutating func add(_ readers: [BatchReader], ranges: [Range<Int>]) {
-    let batchSize = 4_096
-    var positions: [Int] = []
-    positions.reserveCapacity(batchSize)
-    for range in ranges {
-      var start = range.lowerBound
-      while start < range.upperBound {
-        if Task.isCancelled { return }
-        let end = min(start + batchSize, range.upperBound)
-        positions.removeAll(keepingCapacity: true)
-        positions.append(contentsOf: start..<end)
-        let firstRow = cells.addRows(positions.count)
-        for (c, reader) in readers.enumerated() {
-          let batch = positions.withUnsafeBufferPointer(reader)
-          kinds.note(batch, column: c)
-          cells.set(batch, column: c, firstRow: firstRow)
-        }
-        start = end
+    _ = forEachBatch(of: ranges) { positions in
+      let firstRow = cells.addRows(positions.count)
+      for (c, reader) in readers.enumerated() {
+        let batch = reader(positions)
+        kinds.note(batch, column: c)
+        cells.set(batch, column: c, firstRow: firstRow)
       }
     }
   }
+}
+
+/// Hands the flat positions of `ranges` to `body` in order, 4,096 at a time (what rendering
+/// reads from columns at once); false when the task was cancelled before the end.
+func forEachBatch(of ranges: [Range<Int>], _ body: (UnsafeBufferPointer<Int>) -> Void) -> Bool {
+  var positions: [Int] = []
+  positions.reserveCapacity(4_096)
+  for range in ranges {
+    var start = range.lowerBound
+    while start < range.upperBound {
+      if Task.isCancelled { return false }
+      let end = min(start + 4_096, range.upperBound)
+      positions.removeAll(keepingCapacity: true)
+      positions.append(contentsOf: start..<end)
+      positions.withUnsafeBufferPointer(body)
+      start = end
+    }
+  }
+  return true
 }
 
 /// Which columns hold only numbers (and at least one): those align right.

@@ -125,40 +125,28 @@ public enum Renderer {
     of view: ListView<Value>, fields: [String], windows: [Range<Int>], columns: [BatchReader], escaping: Bool,
     to sink: @escaping (String) -> Void
   ) {
-    func field(_ text: String?) -> String {
-      guard let text else { return "" }
-      if text.isEmpty { return "\"\"" }
-      return csvField(escaping ? TextWidth.escapedForTerminal(text) : text)
-    }
+    func field(_ text: String?) -> String { csvCell(text, escaping: escaping) }
     let snapshot = view.layout(windows: windows, makesRows: false)
     var out = TextOutput(color: false, sink: sink)
     let withSection = snapshot.sections.count > 1
     out.line(((withSection ? ["section"] : []) + fields).map(field).joined(separator: ","))
-    var positions: [Int] = []
     for section in snapshot.sections {
       let title = withSection ? field(sectionTitle(section)) + "," : ""
-      for range in section.shownRanges {
-        var start = range.lowerBound
-        while start < range.upperBound {
-          if Task.isCancelled {
-            view.wasInterrupted = true
-            return
+      let finished = forEachBatch(of: section.shownRanges) { positions in
+        let batches = columns.map { $0(positions) }
+        for i in 0..<positions.count {
+          out.append(title)
+          for (c, batch) in batches.enumerated() {
+            if c > 0 { out.append(",") }
+            let value = batch[i]
+            out.append(field(value.isNull ? nil : value.description))
           }
-          let end = min(start + 4_096, range.upperBound)
-          positions.removeAll(keepingCapacity: true)
-          positions.append(contentsOf: start..<end)
-          let batches = positions.withUnsafeBufferPointer { rows in columns.map { $0(rows) } }
-          for i in 0..<positions.count {
-            out.append(title)
-            for (c, batch) in batches.enumerated() {
-              if c > 0 { out.append(",") }
-              let value = batch[i]
-              out.append(field(value.isNull ? nil : value.description))
-            }
-            out.endLine()
-          }
-          start = end
+          out.endLine()
         }
+      }
+      guard finished else {
+        view.wasInterrupted = true
+        return
       }
     }
     out.flush()
@@ -202,12 +190,7 @@ public enum Renderer {
   }
 
   private static func renderCSV(_ snapshot: ViewSnapshot<Value>, escaping: Bool, into out: inout TextOutput) {
-    // Null is an empty field; empty text is quoted (`""`), as the reader tells them apart.
-    func field(_ text: String?) -> String {
-      guard let text else { return "" }
-      if text.isEmpty { return "\"\"" }
-      return csvField(escaping ? TextWidth.escapedForTerminal(text) : text)
-    }
+    func field(_ text: String?) -> String { csvCell(text, escaping: escaping) }
     var columns = TableColumns(snapshot: snapshot)
     let withSection = snapshot.sections.count > 1
     var header = withSection ? ["section"] : []
@@ -221,6 +204,14 @@ public enum Renderer {
         out.line(fields.map(field).joined(separator: ","))
       }
     }
+  }
+
+  /// A cell of CSV output: null is an empty field; empty text is quoted (`""`), as the reader
+  /// tells them apart; `escaping`: control characters written as `\u{…}` (to a terminal).
+  static func csvCell(_ text: String?, escaping: Bool) -> String {
+    guard let text else { return "" }
+    if text.isEmpty { return "\"\"" }
+    return csvField(escaping ? TextWidth.escapedForTerminal(text) : text)
   }
 
   static func csvField(_ text: String) -> String {
