@@ -5,6 +5,9 @@ let package = Package(
   name: "dsh",
   products: [
     .library(name: "DataSourceKit", targets: ["DataSourceKit"]),
+    .library(name: "DataSourceKitFiles", targets: ["DataSourceKitFiles"]),
+    .library(name: "DataSourceKitSQLite", targets: ["DataSourceKitSQLite"]),
+    .library(name: "DataSourceKitHTTP", targets: ["DataSourceKitHTTP"]),
     .library(name: "DataSourceScript", targets: ["DataSourceScript"]),
     .executable(name: "dsh", targets: ["dsh"]),
   ],
@@ -14,17 +17,26 @@ let package = Package(
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: [
-    // The engine: providers, presenters, adapters, decorators, views, rendering.
-    // Knows nothing of the language or the terminal.
+    // The engine: providers, presenters, adapters, decorators, snapshots and diffing, views,
+    // rendering. Knows nothing of the language, the terminal, databases or the network.
     .target(
       name: "DataSourceKit",
-      dependencies: [
-        .product(name: "OrderedCollections", package: "swift-collections"),
-        .product(name: "GRDB", package: "GRDB.swift"),
-      ]
+      dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
     ),
+    // Providers of CSV and JSON files.
+    .target(name: "DataSourceKitFiles", dependencies: ["DataSourceKit"]),
+    // A lazy, read-only SQLite provider that runs stages in SQL (through GRDB).
+    .target(
+      name: "DataSourceKitSQLite",
+      dependencies: ["DataSourceKit", .product(name: "GRDB", package: "GRDB.swift")]
+    ),
+    // JSON from the web, paged (through FoundationNetworking on Linux).
+    .target(name: "DataSourceKitHTTP", dependencies: ["DataSourceKit"]),
     // The language: lexer, parser, diagnostics, interpreter, help.
-    .target(name: "DataSourceScript", dependencies: ["DataSourceKit"]),
+    .target(
+      name: "DataSourceScript",
+      dependencies: ["DataSourceKit", "DataSourceKitFiles", "DataSourceKitSQLite", "DataSourceKitHTTP"]
+    ),
     // libedit, wrapped only where Swift cannot call it (variadics, C stdio globals).
     .systemLibrary(
       name: "CLineEdit",
@@ -41,16 +53,30 @@ let package = Package(
       ]
     ),
     // Measures the targets of docs/BENCHMARKS.md against Python, sqlite3 and the rest.
-    .executableTarget(name: "dsh-bench", dependencies: ["DataSourceKit"]),
+    .executableTarget(
+      name: "dsh-bench",
+      dependencies: ["DataSourceKit", "DataSourceKitFiles", "DataSourceKitSQLite", "DataSourceKitHTTP"]
+    ),
     // libFuzzer target over the language (Scripts/fuzz.sh builds it with -sanitize=fuzzer).
     .executableTarget(name: "dsh-fuzz", dependencies: ["DataSourceScript"]),
     .testTarget(
       name: "DataSourceKitTests",
-      dependencies: ["DataSourceKit", .product(name: "GRDB", package: "GRDB.swift")]
+      dependencies: [
+        "DataSourceKit", "DataSourceKitFiles", "DataSourceKitSQLite", "DataSourceKitHTTP",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]
     ),
     .testTarget(
       name: "DataSourceScriptTests",
       dependencies: ["DataSourceScript", .product(name: "GRDB", package: "GRDB.swift")]
+    ),
+    // An app's view of the library: Swift 6 mode with no upcoming features, as a new app target
+    // is made, every warning an error, and a package name of its own so that it sees only the
+    // library's public API. It runs the README's examples from main-actor code.
+    .testTarget(
+      name: "AppAdoptionTests",
+      dependencies: ["DataSourceKit"],
+      swiftSettings: [.unsafeFlags(["-warnings-as-errors", "-package-name", "adopter"])]
     ),
     .testTarget(
       name: "dshTests",
@@ -64,6 +90,6 @@ let package = Package(
 // Every Swift target: Swift 6 with strict concurrency (swiftLanguageModes above), and async
 // functions that run where they are called (SE-0461), so a provider's `load()` stays on its
 // caller's actor instead of hopping to the global executor with non-Sendable state.
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.name != "AppAdoptionTests" {
   target.swiftSettings = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
 }

@@ -29,7 +29,7 @@ import Foundation
     let to = random.next(new.count)
     new[to].elements.insert(element, at: random.next(new[to].elements.count + 1))
   }
-  var changeset: Changeset<Int>?
+  var changeset: SectionedDiff.Result<Int>?
   let diffing = time {
     changeset = SectionedDiff.changeset(from: old, to: new, id: { $0 }, contentEqual: ==)
   }

@@ -404,7 +404,7 @@ if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive {
       let to = next(new.count)
       new[to].elements.insert(element, at: next(new[to].elements.count + 1))
     }
-    var changeset: Changeset<Int>?
+    var changeset: SectionedDiff.Result<Int>?
     let elapsed = time {
       changeset = SectionedDiff.changeset(from: old, to: new, id: { $0 }, contentEqual: ==)
     }

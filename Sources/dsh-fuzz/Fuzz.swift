@@ -2,6 +2,7 @@
 // and over the CSV and JSON readers fed the same bytes. Built by Scripts/fuzz.sh (swiftc's
 // -sanitize=fuzzer); not part of the normal build.
 import DataSourceKit
+import DataSourceKitFiles
 import DataSourceScript
 import Foundation
 

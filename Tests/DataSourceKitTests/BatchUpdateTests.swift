@@ -138,7 +138,7 @@ struct BatchUpdateTests {
     let sectioned = DerivedProvider.sectioned(ArrayProvider([1, 2, 3]), label: "s") { .int($0) }
     let three = TableAdapter(
       provider: sectioned, presenter: ClosurePresenter<Int>(style: .basic) { i, _ in "\(i)" })
-    let segmented = SegmentedDataSource<Int>([("one", one), ("three", three)])
+    let segmented = SegmentedDataSource<Int, TableCell>([("one", one), ("three", three)])
     try await segmented.load()
     let view = ListView(dataSource: segmented)
     let before = view.sectionCounts
@@ -161,7 +161,7 @@ struct BatchUpdateTests {
   func dispatch() async throws {
     let even = ClosurePresenter<Int>(style: .subtitle, reuseIdentifier: "even") { i, _ in "\(i)" }
     let odd = ClosurePresenter<Int>(style: .basic, reuseIdentifier: "odd") { i, _ in "\(i)" }
-    let presenter = DispatchPresenter<Int>(cases: [({ $0 % 2 == 0 }, even)], fallback: odd)
+    let presenter = DispatchPresenter<Int, TableCell>(cases: [({ $0 % 2 == 0 }, even)], fallback: odd)
     let table = TableAdapter(provider: ArrayProvider([1, 2, 3, 4, 5]), presenter: presenter)
     try await table.load()
     let view = ListView(dataSource: table)

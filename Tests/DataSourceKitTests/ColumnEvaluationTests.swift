@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitFiles
 
 /// Expressions computed a batch at a time from a provider's columns must give every item the
 /// value, and the notes, that computing them item by item gives.

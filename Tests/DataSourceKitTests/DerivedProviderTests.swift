@@ -35,7 +35,8 @@ struct DerivedProviderTests {
     }
     try await sectioned.load()
     #expect(names(sectioned) == [["Al", "Di"], ["Cy"], ["Bo"]])
-    #expect((0..<3).map { sectioned.sectionKey($0) } == [.string("A"), .string("B"), .null])
+    #expect(
+      (0..<3).map { sectioned.sectionKey($0)?.value(as: Value.self) } == [.string("A"), .string("B"), .null])
   }
 
   @Test("section by desc reverses the section order, not the items")

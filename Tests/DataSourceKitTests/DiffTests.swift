@@ -20,7 +20,7 @@ struct Element: Equatable {
 struct DiffTests {
   typealias Section = DiffSection<Int, Element>
 
-  func diff(_ old: [Section], _ new: [Section]) -> Changeset<Int> {
+  func diff(_ old: [Section], _ new: [Section]) -> SectionedDiff.Result<Int> {
     SectionedDiff.changeset(from: old, to: new, id: \.id, contentEqual: ==)
   }
 

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitFiles
 
 /// Stages arranged again item by item after each edit must hold what arranging them whole
 /// holds, and the batch worked out from the touched items alone must be one UIKit accepts that
@@ -87,7 +88,7 @@ struct IncrementalStagesTests {
   /// What a provider shows: each section's identity and its items.
   static func view(_ provider: any DataProvider<Value>) -> (ids: [Value], items: [[Value]]) {
     (
-      (0..<provider.numberOfSections).map { provider.sectionKey($0) ?? .int($0) },
+      (0..<provider.numberOfSections).map { provider.sectionKey($0)?.asValue ?? .int($0) },
       provider.allItems
     )
   }

@@ -34,7 +34,7 @@ struct LibraryUsageTests {
     let me = TableAdapter(
       provider: ArrayProvider([Contact(name: "Me", city: "")]),
       presenter: ClosurePresenter<Contact>(style: .basic) { c, _ in c.name })
-    let screen = ComposedDataSource<Contact>([me, titled])
+    let screen = ComposedDataSource<Contact, TableCell>([me, titled])
     try await screen.load()
     let view = ListView(dataSource: screen)
     let snapshot = view.layout(windows: [0..<view.totalRows])  // asks only for these rows' cells
@@ -72,7 +72,7 @@ struct LibraryUsageTests {
     let staticTop = TableAdapter(
       provider: ArrayProvider([Contact(name: "Me", city: "Here")]),
       presenter: ClosurePresenter<Contact>(style: .basic) { contact, _ in contact.name })
-    let screen = ComposedDataSource<Contact>([staticTop, titled])
+    let screen = ComposedDataSource<Contact, TableCell>([staticTop, titled])
     try await screen.load()
     #expect(screen.numberOfSections == 3)
     #expect(screen.indexPathIndependentItems == ["Me", "Ada", "Alan", "Grace"])

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitFiles
 
 @Suite("Loading states")
 struct LoadStateTests {

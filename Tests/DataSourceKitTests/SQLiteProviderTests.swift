@@ -3,6 +3,7 @@ import GRDB
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitSQLite
 
 @Suite("SQLite provider")
 struct SQLiteProviderTests {
@@ -123,8 +124,8 @@ struct SQLiteProviderTests {
     let provider = SQLiteProvider(path: try database(rows: 100), query: query)
     try await provider.load()
     #expect(provider.numberOfSections == 11)
-    #expect(provider.sectionKey(0) == .string("c0"))
-    #expect(provider.sectionKey(10) == .null)
+    #expect(provider.sectionKey(0)?.asValue == .string("c0"))
+    #expect(provider.sectionKey(10)?.asValue == .null)
     #expect(provider.numberOfItems(inSection: 10) == 15)
     #expect(provider.item(at: ItemPath(item: 0, section: 1)).value(atPath: ["category"]) == .string("c1"))
   }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitFiles
 
 /// `sort by` and `section by` over columns (radix-sorted prefixes, keys found in a `KeyTable`)
 /// must order the items exactly as comparing their values does, equal keys in their order.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitFiles
 
 @Suite("Types: dates, inference, exact numbers")
 struct TypesTests {

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Data sources and the headless list view")
 struct ViewTests {
-  func table(_ items: [Value], label: String = "table") -> TableAdapter<Value> {
+  func table(_ items: [Value], label: String = "table") -> TableAdapter<Value, TableCell> {
     TableAdapter(
       provider: ArrayProvider(items),
       presenter: ClosurePresenter(style: .basic) { item, _ in item.description }, label: label)
@@ -78,7 +78,7 @@ struct ViewTests {
       } detail: { i, _ in
         i.description
       })
-    let composed = ComposedDataSource<Value>([menu, numbers])
+    let composed = ComposedDataSource<Value, TableCell>([menu, numbers])
     try await composed.load()
     #expect(composed.numberOfSections == 3)
     #expect(composed.numberOfRows(inSection: 1) == 2)
@@ -95,10 +95,10 @@ struct ViewTests {
     try await loaded.load()
     let empty = table([])
     try await empty.load()
-    let composed = ComposedDataSource<Value>([loaded, empty])
+    let composed = ComposedDataSource<Value, TableCell>([loaded, empty])
     #expect(composed.loadState == .noContent)
     // Loaded outranks a child not loaded yet.
-    #expect(ComposedDataSource<Value>([loaded, table([.int(2)])]).loadState == .loaded)
+    #expect(ComposedDataSource<Value, TableCell>([loaded, table([.int(2)])]).loadState == .loaded)
   }
 
   @Test("two windows show the first and last rows with a gap between")
@@ -112,7 +112,7 @@ struct ViewTests {
 
   @Test("empty sections inside the window are kept")
   func emptySections() {
-    let composed = ComposedDataSource<Value>([table([.int(1)]), table([]), table([.int(2)])])
+    let composed = ComposedDataSource<Value, TableCell>([table([.int(1)]), table([]), table([.int(2)])])
     let snapshot = ListView(dataSource: composed).layout(windows: [0..<2])
     #expect(snapshot.sections.map(\.index) == [0, 1, 2])
   }

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitSQLite
 import Foundation
 import GRDB
 import Testing

@@ -69,7 +69,7 @@ struct TemplateTests {
 
   @Test("section templates know the key and the count, and may compute with them")
   func section() throws {
-    let context = SectionContext(index: 0, key: .string("Design"), count: 2)
+    let context = SectionContext(index: 0, key: SectionKey(unordered: Value.string("Design")), count: 2)
     let section = try template("{section} ({count}) {upper(section)} {count * 10}", .section)
     let compiled = try section.compiled(
       section.contextChecker(text: { _ in "" }, what: "a header"), notes: nil)

@@ -1,10 +1,10 @@
 /// Wraps a data source and passes every question through; subclasses change what they add.
 ///
 /// Decorators stack in any number and order: each wraps the one before it.
-open class DataSourceDecorator<Item>: SectionedDataSource {
-  public let wrapped: any SectionedDataSource<Item>
+open class DataSourceDecorator<Item, Cell>: SectionedDataSource {
+  public let wrapped: any SectionedDataSource<Item, Cell>
 
-  public init(wrapping wrapped: any SectionedDataSource<Item>) { self.wrapped = wrapped }
+  public init(wrapping wrapped: any SectionedDataSource<Item, Cell>) { self.wrapped = wrapped }
 
   open func load() async throws { try await wrapped.load() }
   open func reload() async throws { try await wrapped.reload() }
@@ -13,9 +13,10 @@ open class DataSourceDecorator<Item>: SectionedDataSource {
   open var numberOfSections: Int { wrapped.numberOfSections }
   open func numberOfRows(inSection section: Int) -> Int { wrapped.numberOfRows(inSection: section) }
   open func item(at itemPath: ItemPath) -> Item { wrapped.item(at: itemPath) }
-  open func sectionKey(_ section: Int) -> Value? { wrapped.sectionKey(section) }
+  open func sectionKey(_ section: Int) -> SectionKey? { wrapped.sectionKey(section) }
+  open func sectionID(_ section: Int) -> SectionID { wrapped.sectionID(section) }
   open var knownFields: [String]? { wrapped.knownFields }
-  open func cell(at itemPath: ItemPath, in view: any CellDequeuing) -> (cell: TableCell, item: Item) {
+  open func cell(at itemPath: ItemPath, in view: any CellDequeuing<Cell>) -> (cell: Cell, item: Item) {
     wrapped.cell(at: itemPath, in: view)
   }
   open func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
@@ -35,19 +36,22 @@ open class DataSourceDecorator<Item>: SectionedDataSource {
 ///
 /// A header added later stands above the headers added before it; a footer added later stands
 /// below the earlier footers, so the outermost decorator is the outermost line.
-public final class SupplementaryDecorator<Item>: DataSourceDecorator<Item> {
+public final class SupplementaryDecorator<Item, Cell>: DataSourceDecorator<Item, Cell> {
   public let kind: SupplementaryKind
   private let text: (SectionContext) -> String
   private let label: String
 
-  /// - Parameter text: the line for a section, from its key and count.
+  /// - Parameters:
+  ///   - kind: `.header` or `.footer`.
+  ///   - label: how `describe` names the decorator; defaults to the kind.
+  ///   - text: the line for a section, from its key and count; an empty line is no line.
   public init(
-    wrapping wrapped: any SectionedDataSource<Item>, kind: SupplementaryKind, label: String,
+    wrapping wrapped: any SectionedDataSource<Item, Cell>, kind: SupplementaryKind, label: String? = nil,
     text: @escaping (SectionContext) -> String
   ) {
     self.kind = kind
     self.text = text
-    self.label = label
+    self.label = label ?? kind.rawValue
     super.init(wrapping: wrapped)
   }
 
@@ -65,8 +69,8 @@ public final class SupplementaryDecorator<Item>: DataSourceDecorator<Item> {
 
 /// Stacks the sections of several data sources into one: static sections above and below
 /// dynamic content, each child keeping its own presenter and decorators.
-public final class ComposedDataSource<Item>: SectionedDataSource {
-  public let children: [any SectionedDataSource<Item>]
+public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
+  public let children: [any SectionedDataSource<Item, Cell>]
   private let label: String
 
   /// Where each child's sections start (the last entry is the total), and the
@@ -74,7 +78,7 @@ public final class ComposedDataSource<Item>: SectionedDataSource {
   private var starts: [Int] = []
   private var startsEpoch: UInt64?
 
-  public init(_ children: [any SectionedDataSource<Item>], label: String = "compose") {
+  public init(_ children: [any SectionedDataSource<Item, Cell>], label: String = "compose") {
     self.children = children
     self.label = label
   }
@@ -103,7 +107,13 @@ public final class ComposedDataSource<Item>: SectionedDataSource {
 
   /// The child that owns a global section, and the section's index inside that child.
   /// - Complexity: O(log children) while no provider changes.
-  private func locate(_ section: Int) -> (child: any SectionedDataSource<Item>, local: Int) {
+  private func locate(_ section: Int) -> (child: any SectionedDataSource<Item, Cell>, local: Int) {
+    let (index, local) = locateIndex(section)
+    return (children[index], local)
+  }
+
+  /// The position of the child that owns a global section, and the section's index inside it.
+  private func locateIndex(_ section: Int) -> (child: Int, local: Int) {
     let starts = childStarts()
     precondition(section >= 0 && section < starts[starts.count - 1], "section \(section) is out of range")
     // The last child whose start is <= section and which has sections.
@@ -114,10 +124,10 @@ public final class ComposedDataSource<Item>: SectionedDataSource {
       if starts[mid] <= section { low = mid } else { high = mid - 1 }
     }
     while starts[low + 1] == starts[low] { low += 1 }
-    return (children[low], section - starts[low])
+    return (low, section - starts[low])
   }
 
-  private func local(_ itemPath: ItemPath) -> (any SectionedDataSource<Item>, ItemPath) {
+  private func local(_ itemPath: ItemPath) -> (any SectionedDataSource<Item, Cell>, ItemPath) {
     let (child, section) = locate(itemPath.section)
     return (child, ItemPath(item: itemPath.item, section: section))
   }
@@ -147,11 +157,15 @@ public final class ComposedDataSource<Item>: SectionedDataSource {
     let (child, path) = local(itemPath)
     return child.item(at: path)
   }
-  public func sectionKey(_ section: Int) -> Value? {
+  public func sectionKey(_ section: Int) -> SectionKey? {
     let (child, local) = locate(section)
     return child.sectionKey(local)
   }
-  public func cell(at itemPath: ItemPath, in view: any CellDequeuing) -> (cell: TableCell, item: Item) {
+  public func sectionID(_ section: Int) -> SectionID {
+    let (index, local) = locateIndex(section)
+    return children[index].sectionID(local).inChild(index)
+  }
+  public func cell(at itemPath: ItemPath, in view: any CellDequeuing<Cell>) -> (cell: Cell, item: Item) {
     let (child, path) = local(itemPath)
     return child.cell(at: path, in: view)
   }
@@ -188,7 +202,7 @@ public final class ComposedDataSource<Item>: SectionedDataSource {
 
 /// Covers a source that has no content or failed to load with a message, as a placeholder view
 /// does: the covered source shows one section with no rows and the message in their place.
-public final class PlaceholderDecorator<Item>: DataSourceDecorator<Item> {
+public final class PlaceholderDecorator<Item, Cell>: DataSourceDecorator<Item, Cell> {
   private let empty: ((String?) -> String)?
   private let failed: ((String?) -> String)?
   private let label: String
@@ -196,9 +210,10 @@ public final class PlaceholderDecorator<Item>: DataSourceDecorator<Item> {
   /// - Parameters:
   ///   - empty: the message when the source has no content (given its error text, nil).
   ///   - failed: the message when the source failed to load, given what went wrong.
+  ///   - label: how `describe` names the decorator; defaults to "placeholder".
   public init(
-    wrapping wrapped: any SectionedDataSource<Item>, label: String, empty: ((String?) -> String)?,
-    failed: ((String?) -> String)?
+    wrapping wrapped: any SectionedDataSource<Item, Cell>, label: String = "placeholder",
+    empty: ((String?) -> String)?, failed: ((String?) -> String)?
   ) {
     self.empty = empty
     self.failed = failed
@@ -219,8 +234,11 @@ public final class PlaceholderDecorator<Item>: DataSourceDecorator<Item> {
   public override func numberOfRows(inSection section: Int) -> Int {
     coveringMessage == nil ? wrapped.numberOfRows(inSection: section) : 0
   }
-  public override func sectionKey(_ section: Int) -> Value? {
+  public override func sectionKey(_ section: Int) -> SectionKey? {
     coveringMessage == nil ? wrapped.sectionKey(section) : nil
+  }
+  public override func sectionID(_ section: Int) -> SectionID {
+    coveringMessage == nil ? wrapped.sectionID(section) : SectionID(key: nil, index: 0, isPlaceholder: true)
   }
   public override func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
     guard let message = coveringMessage else { return wrapped.supplementaryLines(kind, inSection: section) }
@@ -239,18 +257,21 @@ public final class PlaceholderDecorator<Item>: DataSourceDecorator<Item> {
 
 /// Adds a title above the whole view (header) or a caption below it (footer), as a table's
 /// header and footer views.
-public final class ViewTitleDecorator<Item>: DataSourceDecorator<Item> {
+public final class ViewTitleDecorator<Item, Cell>: DataSourceDecorator<Item, Cell> {
   public let kind: SupplementaryKind
   private let text: () -> String
   private let label: String
 
+  /// - Parameters:
+  ///   - kind: `.header` for a title above the view, `.footer` for a caption below it.
+  ///   - label: how `describe` names the decorator; defaults to "title" or "caption".
   public init(
-    wrapping wrapped: any SectionedDataSource<Item>, kind: SupplementaryKind, label: String,
+    wrapping wrapped: any SectionedDataSource<Item, Cell>, kind: SupplementaryKind, label: String? = nil,
     text: @escaping () -> String
   ) {
     self.kind = kind
     self.text = text
-    self.label = label
+    self.label = label ?? (kind == .header ? "title" : "caption")
     super.init(wrapping: wrapped)
   }
 
@@ -264,7 +285,7 @@ public final class ViewTitleDecorator<Item>: DataSourceDecorator<Item> {
 }
 
 /// Gives a view a section index made from its sections' keys, as a table's index titles.
-public final class SectionIndexDecorator<Item>: DataSourceDecorator<Item> {
+public final class SectionIndexDecorator<Item, Cell>: DataSourceDecorator<Item, Cell> {
   public override var sectionIndexTitles: [String]? {
     (0..<numberOfSections).map {
       wrapped.sectionKey($0).map { $0.isNull ? "–" : $0.description } ?? "\($0 + 1)"
@@ -274,11 +295,11 @@ public final class SectionIndexDecorator<Item>: DataSourceDecorator<Item> {
 }
 
 /// A "Load more…" footer under the last section while a paged provider has pages left.
-public final class LoadMoreDecorator<Item>: DataSourceDecorator<Item> {
+public final class LoadMoreDecorator<Item, Cell>: DataSourceDecorator<Item, Cell> {
   private let hasMore: () -> Bool
   public static var text: String { "Load more…" }
 
-  public init(wrapping wrapped: any SectionedDataSource<Item>, hasMore: @escaping () -> Bool) {
+  public init(wrapping wrapped: any SectionedDataSource<Item, Cell>, hasMore: @escaping () -> Bool) {
     self.hasMore = hasMore
     super.init(wrapping: wrapped)
   }

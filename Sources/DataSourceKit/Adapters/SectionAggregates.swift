@@ -26,7 +26,8 @@ public final class SectionAggregates {
   }
 
   /// The aggregates over the items of one section of `source`.
-  public func values(inSection section: Int, of source: any SectionedDataSource<Value>) -> [Value] {
+  public func values(inSection section: Int, of source: any SectionedDataSource<Value, TableCell>) -> [Value]
+  {
     forgetIfChanged()
     if let kept = bySection[section] { return kept }
     var accumulator = accumulator.empty
@@ -72,7 +73,7 @@ public final class SectionAggregates {
   }
 
   /// The aggregates over every item of `source`.
-  public func values(of source: any SectionedDataSource<Value>) -> [Value] {
+  public func values(of source: any SectionedDataSource<Value, TableCell>) -> [Value] {
     forgetIfChanged()
     if let whole { return whole }
     var accumulator = accumulator.empty

@@ -1,7 +1,12 @@
 /// A view that keeps reusable cells: data sources dequeue the cells they fill from it.
-public protocol CellDequeuing: AnyObject {
+///
+/// ``ListView`` is one; an app's own table view can be another.
+public protocol CellDequeuing<Cell>: AnyObject {
+  /// The cells the view shows.
+  associatedtype Cell
+
   /// A cell of the kind, from the reuse pool when one is there, else a new one.
-  func dequeueReusableCell(withIdentifier identifier: String) -> TableCell
+  func dequeueReusableCell(withIdentifier identifier: String) -> Cell
 }
 
 /// What a section's header or footer template can refer to.
@@ -9,11 +14,11 @@ public struct SectionContext: Sendable {
   /// The section's position in the data source it belongs to.
   public var index: Int
   /// The key the section was grouped by, or `nil`.
-  public var key: Value?
+  public var key: SectionKey?
   /// The number of items in the section.
   public var count: Int
 
-  public init(index: Int, key: Value?, count: Int) {
+  public init(index: Int, key: SectionKey?, count: Int) {
     self.index = index
     self.key = key
     self.count = count
@@ -31,8 +36,16 @@ public enum SupplementaryKind: String, Sendable {
 /// Adapters make one from a provider and a presenter; decorators wrap one and add behaviour;
 /// composed sources stack several. Views ask for counts first, then only for the cells they
 /// show.
-public protocol SectionedDataSource<Item>: AnyObject, CompositionNode {
+///
+/// `Item` is what the providers below hold, `Cell` what the presenters fill: both are the app's
+/// own types (the shell's are ``Value`` and ``TableCell``). The requirements are synchronous and
+/// the async ones run on their caller's actor (`nonisolated(nonsending)`): a data source belongs
+/// to one actor, the main actor in an app, as a table view does.
+public protocol SectionedDataSource<Item, Cell>: AnyObject, CompositionNode {
+  /// What the providers below hold.
   associatedtype Item
+  /// What the presenters fill.
+  associatedtype Cell
 
   /// Loads every provider below this source that is not loaded yet.
   func load() async throws
@@ -45,12 +58,16 @@ public protocol SectionedDataSource<Item>: AnyObject, CompositionNode {
   var numberOfSections: Int { get }
   func numberOfRows(inSection section: Int) -> Int
   func item(at itemPath: ItemPath) -> Item
-  func sectionKey(_ section: Int) -> Value?
+  /// The key the section's items were grouped by, or `nil` when it has none.
+  func sectionKey(_ section: Int) -> SectionKey?
+  /// The name of a section that stays the same while the section does: its key, or its
+  /// position, and the child it comes from in a composition (see ``SectionID``).
+  func sectionID(_ section: Int) -> SectionID
 
   /// The cell for the item at `itemPath`, dequeued from `view` by the reuse identifier the
   /// presenter picks and filled for the item, as `tableView(_:cellForRowAt:)` does. The item
   /// comes back too, so a view that also prints data does not ask for it twice.
-  func cell(at itemPath: ItemPath, in view: any CellDequeuing) -> (cell: TableCell, item: Item)
+  func cell(at itemPath: ItemPath, in view: any CellDequeuing<Cell>) -> (cell: Cell, item: Item)
 
   /// The lines of text above (header) or below (footer) a section, outermost decorator first,
   /// or shown in place of its rows (placeholder).
@@ -106,15 +123,20 @@ public struct CardLayout: Equatable, Sendable {
 
 /// Joins a provider and a presenter into a data source, as a table view adapter does (or, with
 /// a card layout, a collection view adapter).
-public final class TableAdapter<Item>: SectionedDataSource {
+public final class TableAdapter<Item, Cell>: SectionedDataSource {
+  /// Where the items come from.
   public let provider: any DataProvider<Item>
-  public let presenter: any CellPresenter<Item>
+  /// What fills their cells.
+  public let presenter: any CellPresenter<Item, Cell>
   /// Set for a grid: every section lays out its cells as these cards.
   public let layout: CardLayout?
   private let label: String
 
+  /// - Parameters:
+  ///   - label: how `describe` names the adapter.
+  ///   - layout: cards in a grid, or `nil` for rows of a list.
   public init(
-    provider: any DataProvider<Item>, presenter: any CellPresenter<Item>, label: String = "table",
+    provider: any DataProvider<Item>, presenter: any CellPresenter<Item, Cell>, label: String = "table",
     layout: CardLayout? = nil
   ) {
     self.provider = provider
@@ -132,13 +154,13 @@ public final class TableAdapter<Item>: SectionedDataSource {
   public var numberOfSections: Int { provider.numberOfSections }
   public func numberOfRows(inSection section: Int) -> Int { provider.numberOfItems(inSection: section) }
   public func item(at itemPath: ItemPath) -> Item { provider.item(at: itemPath) }
-  public func sectionKey(_ section: Int) -> Value? { provider.sectionKey(section) }
+  public func sectionKey(_ section: Int) -> SectionKey? { provider.sectionKey(section) }
   public var knownFields: [String]? { provider.knownFields }
 
-  public func cell(at itemPath: ItemPath, in view: any CellDequeuing) -> (cell: TableCell, item: Item) {
+  public func cell(at itemPath: ItemPath, in view: any CellDequeuing<Cell>) -> (cell: Cell, item: Item) {
     let item = provider.item(at: itemPath)
-    let cell = view.dequeueReusableCell(withIdentifier: presenter.reuseIdentifier(for: item, at: itemPath))
-    presenter.configure(cell, with: item, at: itemPath)
+    var cell = view.dequeueReusableCell(withIdentifier: presenter.reuseIdentifier(for: item, at: itemPath))
+    presenter.configure(&cell, with: item, at: itemPath)
     return (cell, item)
   }
   public func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] { [] }

@@ -2,21 +2,21 @@
 ///
 /// Switching is a state change reported as one batch: every section of the old child deleted,
 /// every section of the new child inserted.
-public final class SegmentedDataSource<Item>: SectionedDataSource {
-  public let segments: [(name: String, source: any SectionedDataSource<Item>)]
+public final class SegmentedDataSource<Item, Cell>: SectionedDataSource {
+  public let segments: [(name: String, source: any SectionedDataSource<Item, Cell>)]
   public private(set) var selectedIndex = 0
   private let label: String
 
   /// - Precondition: at least one segment.
   public init(
-    _ segments: [(name: String, source: any SectionedDataSource<Item>)], label: String = "segmented"
+    _ segments: [(name: String, source: any SectionedDataSource<Item, Cell>)], label: String = "segmented"
   ) {
     precondition(!segments.isEmpty, "a segmented source needs a segment")
     self.segments = segments
     self.label = label
   }
 
-  public var selected: any SectionedDataSource<Item> { segments[selectedIndex].source }
+  public var selected: any SectionedDataSource<Item, Cell> { segments[selectedIndex].source }
   public var selectedName: String { segments[selectedIndex].name }
 
   /// Shows the segment named `name`.
@@ -44,8 +44,11 @@ public final class SegmentedDataSource<Item>: SectionedDataSource {
   public var numberOfSections: Int { selected.numberOfSections }
   public func numberOfRows(inSection section: Int) -> Int { selected.numberOfRows(inSection: section) }
   public func item(at itemPath: ItemPath) -> Item { selected.item(at: itemPath) }
-  public func sectionKey(_ section: Int) -> Value? { selected.sectionKey(section) }
-  public func cell(at itemPath: ItemPath, in view: any CellDequeuing) -> (cell: TableCell, item: Item) {
+  public func sectionKey(_ section: Int) -> SectionKey? { selected.sectionKey(section) }
+  /// The segment shown is part of the name: a switch replaces every section, as ``select(_:)``
+  /// reports.
+  public func sectionID(_ section: Int) -> SectionID { selected.sectionID(section).inChild(selectedIndex) }
+  public func cell(at itemPath: ItemPath, in view: any CellDequeuing<Cell>) -> (cell: Cell, item: Item) {
     selected.cell(at: itemPath, in: view)
   }
   public func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
@@ -65,10 +68,10 @@ public final class SegmentedDataSource<Item>: SectionedDataSource {
 }
 
 /// A segment in `describe`: its name above its source's tree.
-private final class SegmentNode<Item>: CompositionNode {
+private final class SegmentNode<Item, Cell>: CompositionNode {
   let name: String
-  let source: any SectionedDataSource<Item>
-  init(name: String, source: any SectionedDataSource<Item>) {
+  let source: any SectionedDataSource<Item, Cell>
+  init(name: String, source: any SectionedDataSource<Item, Cell>) {
     self.name = name
     self.source = source
   }

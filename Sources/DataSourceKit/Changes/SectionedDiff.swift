@@ -1,6 +1,8 @@
 /// One section of data to diff: its identity and its elements in order.
 public struct DiffSection<SectionID: Hashable, Element> {
+  /// The section's identity.
   public var id: SectionID
+  /// Its elements, in order.
   public var elements: [Element]
 
   public init(id: SectionID, elements: [Element]) {
@@ -9,18 +11,24 @@ public struct DiffSection<SectionID: Hashable, Element> {
   }
 }
 
-/// The result of a diff: the batch, and the identities that were not unique.
-public struct Changeset<ElementID: Hashable>: Sendable where ElementID: Sendable {
-  public var update: BatchUpdate
-  /// Element identities that appear more than once on either side.
-  ///
-  /// They are matched in order (the first old with the first new, and so on): moves among them are a
-  /// best effort.
-  public var duplicates: [ElementID]
+extension DiffSection: Sendable where SectionID: Sendable, Element: Sendable {}
+extension DiffSection: Equatable where Element: Equatable {}
 
-  public init(update: BatchUpdate, duplicates: [ElementID]) {
-    self.update = update
-    self.duplicates = duplicates
+extension SectionedDiff {
+  /// The result of a diff: the batch, and the identities that were not unique.
+  public struct Result<ElementID: Hashable>: Sendable where ElementID: Sendable {
+    /// The batch of updates that turns the old data into the new.
+    public var update: BatchUpdate
+    /// Element identities that appear more than once on either side.
+    ///
+    /// They are matched in order (the first old with the first new, and so on): moves among them are a
+    /// best effort.
+    public var duplicates: [ElementID]
+
+    public init(update: BatchUpdate, duplicates: [ElementID]) {
+      self.update = update
+      self.duplicates = duplicates
+    }
   }
 }
 
@@ -56,7 +64,7 @@ public enum SectionedDiff {
   public static func changeset<SectionID: Hashable, Element, ElementID: Hashable & Sendable>(
     from old: [DiffSection<SectionID, Element>], to new: [DiffSection<SectionID, Element>],
     id: (Element) -> ElementID, contentEqual: (Element, Element) -> Bool
-  ) -> Changeset<ElementID> {
+  ) -> Result<ElementID> {
     // Sections: match by identity, the k-th old with the k-th new of the same identity.
     var oldSectionsByID: [SectionID: [Int]] = [:]
     for (index, section) in old.enumerated() { oldSectionsByID[section.id, default: []].append(index) }
@@ -182,7 +190,7 @@ public enum SectionedDiff {
       update.reloadedRows.sort()
       update.reloadedAfterMoves.sort()
       update.movedRows.sort { $0.to < $1.to }
-      return Changeset(update: update, duplicates: duplicateList)
+      return Result(update: update, duplicates: duplicateList)
     }
   }
 }
@@ -210,4 +218,45 @@ func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
     current = previous[current]
   }
   return result.reversed()
+}
+
+extension SectionedDiff {
+  /// The batch that turns old sections of `Identifiable & Equatable` elements into new ones:
+  /// elements matched by `id`, reloaded when they are no longer equal.
+  /// - Complexity: O(n) expected.
+  public static func changeset<SectionID: Hashable, Element: Identifiable & Equatable>(
+    from old: [DiffSection<SectionID, Element>], to new: [DiffSection<SectionID, Element>]
+  ) -> Result<Element.ID> where Element.ID: Sendable {
+    changeset(from: old, to: new, id: \.id, contentEqual: ==)
+  }
+
+  /// The batch that turns a flat array into another (one section, section 0): elements matched
+  /// by `id`, reloaded when `contentEqual` says their content changed.
+  /// - Complexity: O(n) expected.
+  public static func changeset<Element, ElementID: Hashable & Sendable>(
+    from old: [Element], to new: [Element], id: (Element) -> ElementID,
+    contentEqual: (Element, Element) -> Bool
+  ) -> Result<ElementID> {
+    changeset(
+      from: [DiffSection(id: 0, elements: old)], to: [DiffSection(id: 0, elements: new)], id: id,
+      contentEqual: contentEqual)
+  }
+
+  /// The batch that turns a flat array of `Identifiable & Equatable` elements into another (one
+  /// section, section 0).
+  /// - Complexity: O(n) expected.
+  public static func changeset<Element: Identifiable & Equatable>(
+    from old: [Element], to new: [Element]
+  ) -> Result<Element.ID> where Element.ID: Sendable {
+    changeset(from: old, to: new, id: \.id, contentEqual: ==)
+  }
+
+  /// The batch that turns a flat array of `Hashable` elements into another (one section, section
+  /// 0): each element is its own identity, so a changed element is a delete and an insert.
+  /// - Complexity: O(n) expected.
+  public static func changeset<Element: Hashable & Sendable>(
+    from old: [Element], to new: [Element]
+  ) -> Result<Element> {
+    changeset(from: old, to: new, id: { $0 }, contentEqual: { _, _ in true })
+  }
 }

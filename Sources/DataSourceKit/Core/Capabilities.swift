@@ -4,19 +4,25 @@
 
 /// A provider whose items can be edited in place (insert, delete, update, move); its observers
 /// are told, so every view derived from it changes too.
+///
+/// Each edit returns the batch of updates a table view of this provider gets for it.
 public protocol EditableItems<Item>: DataProvider {
+  /// Every item, in order.
   var items: [Item] { get }
   /// Replaces every item at once: the caller works out the new items first, so a failed edit
   /// changes nothing.
-  func replaceItems(_ newItems: [Item])
+  @discardableResult func replaceItems(_ newItems: [Item]) -> BatchUpdate
   /// Inserts an item at a flat position.
-  func insert(_ item: Item, at position: Int)
+  @discardableResult func insert(_ item: Item, at position: Int) -> BatchUpdate
   /// Removes the items at some flat positions.
-  func remove(at positions: [Int])
+  @discardableResult func remove(at positions: [Int]) -> BatchUpdate
   /// Replaces the items at some flat positions (an item equal to the old one is no change).
-  func replace(_ replacements: [(position: Int, item: Item)], isEqual: (Item, Item) -> Bool)
+  @discardableResult func replace(
+    _ replacements: [(position: Int, item: Item)], isEqual: (Item, Item) -> Bool
+  )
+    -> BatchUpdate
   /// Moves the item at `from` to `to`.
-  func move(from: Int, to: Int)
+  @discardableResult func move(from: Int, to: Int) -> BatchUpdate
 }
 
 /// A provider that reads a store it must never write (a database): edits on it are refused.
@@ -38,4 +44,16 @@ public protocol QueryPushdown: DataProvider where Item == Value {
   /// A new provider that also runs `stage`, or `nil` when this one cannot say it (then the
   /// stage runs in memory over its items). The result is not loaded yet.
   func pushingDown(_ stage: PushdownStage) -> (any DataProvider<Value>)?
+}
+
+/// A provider that can compute `group by` itself (a database, with one `GROUP BY`), and be
+/// interrupted while it does.
+package protocol GroupingPushdown: AnyObject {
+  /// The groups, each row the keys then the aggregates in the order the keys first appear; `nil`
+  /// when the provider cannot give exactly what grouping in memory would.
+  func groupedRows(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?) throws
+    -> [[Value]]?
+  /// What stops a grouping running on another thread at once (a task's cancellation handler
+  /// calls it from the cancelling thread).
+  var groupingInterrupter: @Sendable () -> Void { get }
 }

@@ -33,8 +33,9 @@ public protocol DataProvider<Item>: AnyObject {
   /// - Precondition: the index path is inside the provider's counts.
   func item(at itemPath: ItemPath) -> Item
 
-  /// The key a sectioned provider groups by, or `nil` when the section has none.
-  func sectionKey(_ section: Int) -> Value?
+  /// The key a sectioned provider grouped the section's items by, or `nil` when the section has
+  /// none.
+  func sectionKey(_ section: Int) -> SectionKey?
 
   /// The fields every item is known to have, in order, or `nil` for a schemaless source.
   var knownFields: [String]? { get }
@@ -67,7 +68,7 @@ extension ItemTransformingProvider {
   public func numberOfItems(inSection section: Int) -> Int {
     transformedBase.numberOfItems(inSection: section)
   }
-  public func sectionKey(_ section: Int) -> Value? { transformedBase.sectionKey(section) }
+  public func sectionKey(_ section: Int) -> SectionKey? { transformedBase.sectionKey(section) }
   public var identityKey: String? { transformedBase.identityKey }
   public func addObserver(_ observer: any DataProviderObserver) { transformedBase.addObserver(observer) }
 }
@@ -139,7 +140,7 @@ public enum DeferredNotifications {
 }
 
 extension DataProvider {
-  public func sectionKey(_ section: Int) -> Value? { nil }
+  public func sectionKey(_ section: Int) -> SectionKey? { nil }
   public var knownFields: [String]? { nil }
   public var fieldProfiles: [FieldProfile]? { nil }
   public var errorDescription: String? { nil }

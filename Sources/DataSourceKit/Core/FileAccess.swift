@@ -32,7 +32,7 @@ public struct FileAccess: Sendable {
   ///
   /// SQLite opens its files itself: the files it opened are the ones new in this list after
   /// the open.
-  static func openRegularFiles() -> [Int32: String] {
+  package static func openRegularFiles() -> [Int32: String] {
     guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else {
       return [:]
     }

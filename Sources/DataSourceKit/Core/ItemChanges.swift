@@ -88,10 +88,10 @@ public protocol HandleColumnReadable: AnyObject {
 /// keep (one copy of the blocks an edit touches).
 public struct HandleSnapshot: Sendable {
   var handles: OrderedHandles
-  public var sectionKeys: [Value?]
+  public var sectionKeys: [SectionKey?]
   public var sectionCounts: [Int]
 
-  init(handles: OrderedHandles, sectionKeys: [Value?], sectionCounts: [Int]) {
+  init(handles: OrderedHandles, sectionKeys: [SectionKey?], sectionCounts: [Int]) {
     self.handles = handles
     self.sectionKeys = sectionKeys
     self.sectionCounts = sectionCounts

@@ -46,9 +46,31 @@ public struct CellContent: Equatable, Sendable {
   }
 }
 
-/// A reusable cell, as a view dequeues it: presenters fill it, views recycle it.
-public final class TableCell {
+/// A cell a view keeps for reuse: made for a reuse identifier, cleared before it shows another
+/// item.
+///
+/// ``TableCell`` (UIKit's four text styles) is the shell's; an app conforms its own cell types
+/// (a class, as `UITableViewCell` is, or a struct a SwiftUI row is made from) and writes
+/// presenters that fill them.
+public protocol ReusableCell {
+  /// Makes an empty cell of a kind.
+  init(reuseIdentifier: String)
+  /// The kind of cell; a view keeps a reuse pool per identifier.
+  var reuseIdentifier: String { get }
+  /// Clears what the last item left, before the cell shows another.
+  mutating func prepareForReuse()
+}
+
+extension ReusableCell {
+  /// Nothing to clear: a presenter sets every property it shows.
+  public mutating func prepareForReuse() {}
+}
+
+/// A reusable cell with UIKit's text model (a style, a text, a detail, an accessory): the cell
+/// the shell's presenters fill and its renderer draws.
+public final class TableCell: ReusableCell {
   public let reuseIdentifier: String
+  /// What the cell shows.
   public var content: CellContent
 
   public init(reuseIdentifier: String) {
@@ -56,25 +78,46 @@ public final class TableCell {
     self.content = CellContent(style: .basic)
   }
 
-  /// Clears what the last item left, before the cell shows another.
   public func prepareForReuse() {
     content = CellContent(style: content.style)
   }
 }
 
 /// Turns an item into a cell ("tell, don't ask": the presenter fills the cell it is handed).
-public protocol CellPresenter<Item>: AnyObject {
+///
+/// `Cell` is any cell type the app defines; a data source joins a provider of `Item`s to a
+/// presenter of them, and its views dequeue `Cell`s. The shell's presenters fill ``TableCell``s.
+///
+/// ```swift
+/// struct MessagePresenter: CellPresenter {
+///   func configure(_ cell: inout MessageCell, with message: Message, at itemPath: ItemPath) {
+///     cell.subject = message.subject
+///     cell.isUnread = message.isUnread
+///   }
+/// }
+/// ```
+public protocol CellPresenter<Item, Cell> {
+  /// The items this presenter shows.
   associatedtype Item
+  /// The cells it fills.
+  associatedtype Cell
 
-  /// The kind of cell this presenter fills; views keep a reuse pool per identifier.
+  /// The kind of cell this presenter fills for an item; views keep a reuse pool per identifier.
   func reuseIdentifier(for item: Item, at itemPath: ItemPath) -> String
-  /// Fills `cell` for `item`.
-  func configure(_ cell: TableCell, with item: Item, at itemPath: ItemPath)
+  /// Fills `cell` for `item` (a cell of a class is filled in place, a cell of a struct is
+  /// replaced).
+  func configure(_ cell: inout Cell, with item: Item, at itemPath: ItemPath)
+}
+
+extension CellPresenter {
+  /// One kind of cell, named after its type.
+  public func reuseIdentifier(for item: Item, at itemPath: ItemPath) -> String { "\(Cell.self)" }
 }
 
 /// A presenter made of closures: one cell kind, a style, an accessory, and how to make the
 /// text and detail of an item.
 public final class ClosurePresenter<Item>: CellPresenter, CompositionNode {
+  public typealias Cell = TableCell
   public let identifier: String
   public let style: CellStyle
   public let accessory: CellAccessory
@@ -99,7 +142,7 @@ public final class ClosurePresenter<Item>: CellPresenter, CompositionNode {
 
   public func reuseIdentifier(for item: Item, at itemPath: ItemPath) -> String { identifier }
 
-  public func configure(_ cell: TableCell, with item: Item, at itemPath: ItemPath) {
+  public func configure(_ cell: inout TableCell, with item: Item, at itemPath: ItemPath) {
     cell.content.style = style
     cell.content.text = text(item, itemPath)
     cell.content.detail = detail?(item, itemPath)
@@ -113,21 +156,24 @@ public final class ClosurePresenter<Item>: CellPresenter, CompositionNode {
 /// else the fallback.
 ///
 /// Each kind keeps its own reuse identifier.
-public final class DispatchPresenter<Item>: CellPresenter, CompositionNode {
-  public let cases: [(test: (Item) -> Bool, presenter: any CellPresenter<Item>)]
-  public let fallback: any CellPresenter<Item>
+public final class DispatchPresenter<Item, Cell>: CellPresenter, CompositionNode {
+  /// The tests in order, each with the presenter of the items that pass it.
+  public let cases: [(test: (Item) -> Bool, presenter: any CellPresenter<Item, Cell>)]
+  /// The presenter of the items that pass no test.
+  public let fallback: any CellPresenter<Item, Cell>
   private let label: String
 
+  /// - Parameter label: how `describe` names this presenter.
   public init(
-    cases: [(test: (Item) -> Bool, presenter: any CellPresenter<Item>)], fallback: any CellPresenter<Item>,
-    label: String = "cells"
+    cases: [(test: (Item) -> Bool, presenter: any CellPresenter<Item, Cell>)],
+    fallback: any CellPresenter<Item, Cell>, label: String = "cells"
   ) {
     self.cases = cases
     self.fallback = fallback
     self.label = label
   }
 
-  private func presenter(for item: Item) -> any CellPresenter<Item> {
+  private func presenter(for item: Item) -> any CellPresenter<Item, Cell> {
     cases.first { $0.test(item) }?.presenter ?? fallback
   }
 
@@ -135,8 +181,8 @@ public final class DispatchPresenter<Item>: CellPresenter, CompositionNode {
     presenter(for: item).reuseIdentifier(for: item, at: itemPath)
   }
 
-  public func configure(_ cell: TableCell, with item: Item, at itemPath: ItemPath) {
-    presenter(for: item).configure(cell, with: item, at: itemPath)
+  public func configure(_ cell: inout Cell, with item: Item, at itemPath: ItemPath) {
+    presenter(for: item).configure(&cell, with: item, at: itemPath)
   }
 
   public var nodeTitle: String { label }

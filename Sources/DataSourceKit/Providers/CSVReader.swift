@@ -12,7 +12,7 @@ import Foundation
 ///
 /// Text after a closing quote (`"x"y`) is an error naming the line, not silently dropped or
 /// joined: the file is malformed and the reader cannot know which was meant.
-enum CSVReader {
+package enum CSVReader {
   private static let quote = UInt8(ascii: "\"")
   private static let newline = UInt8(ascii: "\n")
   private static let carriageReturn = UInt8(ascii: "\r")
@@ -31,7 +31,7 @@ enum CSVReader {
   ///
   /// - Complexity: O(n) in the file's bytes; each chunk's rows split on two cores, its columns
   ///   typed side by side.
-  static func read(
+  package static func read(
     fileAt openPath: String, displayPath path: String, delimiter: UInt8, options: ReadOptions = ReadOptions(),
     progress: LoadProgress?, access: FileAccess? = nil, chunkBytes: Int = defaultChunkBytes
   ) throws -> ColumnTable {

@@ -338,7 +338,7 @@ extension CSVReader {
   }
 
   /// The most distinct texts a typed column may hold for them to be called markers.
-  static let maximumMarkers = 3
+  package static let maximumMarkers = 3
 
   /// A column's values parsed into the type its fields have so far, widened as fields need:
   /// int to double, date to timestamp.

@@ -22,8 +22,8 @@ struct NullMask: Sendable {
 /// `@unchecked Sendable`: the buffer is written once before this object exists and never
 /// mutated after, so concurrent reads are safe; the compiler cannot see that through a raw
 /// pointer.
-final class SharedBytes: @unchecked Sendable {
-  let buffer: UnsafeBufferPointer<UInt8>
+package final class SharedBytes: @unchecked Sendable {
+  package let buffer: UnsafeBufferPointer<UInt8>
   /// Whether the buffer came from `malloc` (a ``ByteArena``) rather than Swift's allocator.
   private let isMallocated: Bool
 
@@ -293,6 +293,13 @@ public struct Marker: Sendable, Equatable {
   public var count: Int
   /// What the column would be without its markers.
   public var wouldBe: ValueType
+
+  /// A marker held by `count` rows of a column that would be `wouldBe` without it.
+  public init(text: String, count: Int, wouldBe: ValueType) {
+    self.text = text
+    self.count = count
+    self.wouldBe = wouldBe
+  }
 }
 
 /// What is known of a field across a provider's items: the type of its values (`nil` when it
@@ -415,10 +422,10 @@ public struct FieldProfiler {
 /// bytes (CSV: plain or dictionary-coded) or byte ranges into the file (JSON).
 ///
 /// Records are made only when a row is asked for.
-final class ColumnTable: Sendable {
+package final class ColumnTable: Sendable {
   // Immutable after init.
-  let schema: Schema
-  let rowCount: Int
+  package let schema: Schema
+  package let rowCount: Int
   let columns: [any Column]
   /// For text columns that are numbers or dates but for a few texts: those texts.
   let markers: [String: [Marker]]
@@ -438,7 +445,7 @@ final class ColumnTable: Sendable {
 
   /// Each column's type, nulls and markers.
   /// - Complexity: O(rows × columns) the first time.
-  var profiles: [FieldProfile] {
+  package var profiles: [FieldProfile] {
     zip(schema.names, columns).map { name, column in
       var profile = column.profile(name: name, rowCount: rowCount)
       if let found = markers[name] { profile.markers = found }
@@ -449,7 +456,7 @@ final class ColumnTable: Sendable {
 
   /// The record of a row.
   /// - Complexity: O(fields).
-  func record(at row: Int) -> Record {
+  package func record(at row: Int) -> Record {
     let values = [Value](unsafeUninitializedCapacity: columns.count) { buffer, count in
       for (c, column) in columns.enumerated() { buffer.initializeElement(at: c, to: column.value(at: row)) }
       count = columns.count

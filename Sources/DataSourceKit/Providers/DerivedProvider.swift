@@ -2,10 +2,10 @@ import Foundation
 
 /// One section of a derived provider: its key and the flat positions of its items in the base.
 public struct DerivedSection: Sendable {
-  public var key: Value?
+  public var key: SectionKey?
   public var baseIndices: [Int]
 
-  public init(key: Value?, baseIndices: [Int]) {
+  public init(key: SectionKey?, baseIndices: [Int]) {
     self.key = key
     self.baseIndices = baseIndices
   }
@@ -20,7 +20,7 @@ public enum StageRule<Item> {
   /// items' keys), equal keys in their base's order.
   case sort((Item, Item) -> ComparisonResult)
   /// Groups the items by key: sections in key order (null last), items in their base's order.
-  case section(key: (Item) -> Value, direction: SortDirection)
+  case section(key: (Item) -> SectionKey, direction: SortDirection)
   /// Keeps the first items.
   case limit(Int)
 }
@@ -269,7 +269,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
       ?? sections[itemPath.section].baseIndices[itemPath.item]
     return rootItem(handle)
   }
-  public func sectionKey(_ section: Int) -> Value? {
+  public func sectionKey(_ section: Int) -> SectionKey? {
     // Not `live?.keys[section] ?? …`: optional chaining would flatten a section without a key.
     if let live { return live.keys[section] }
     return sections[section].key
@@ -414,58 +414,95 @@ extension DerivedProvider {
     }
   }
 
-  /// Groups all items into sections by a key: sections ordered by key (a `null` key is its
-  /// own section, last), items in their previous order inside each section.
+  /// Groups all items into sections by a key of the app's own type: sections in the key's
+  /// order, items in their previous order inside each section.
   ///
+  /// Each section is identified by its key: ``sectionKey(_:)`` hands it back (read it with
+  /// ``SectionKey/value(as:)``), and a snapshot of the provider names the section by it. An edit
+  /// of the base places the edited items again without arranging the others.
+  ///
+  /// ```swift
+  /// let byCity = DerivedProvider.sectioned(contacts) { $0.city }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - label: how `describe` names the stage; defaults to "section by" and the key's type.
+  ///   - direction: descending puts the greatest key first.
   /// - Complexity: O(n) key computations plus O(k log k) for k distinct keys, on load.
-  public static func sectioned(
+  public static func sectioned<Key: Hashable & Sendable & Comparable>(
+    _ base: any DataProvider<Item>, label: String? = nil, direction: SortDirection = .ascending,
+    by key: @escaping (Item) -> Key
+  ) -> DerivedProvider {
+    let label = label ?? "section by \(Key.self)"
+    return DerivedProvider(
+      base: base, label: label, rule: .section(key: { SectionKey(key($0)) }, direction: direction)
+    ) { base, offsets in
+      try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
+      let keyOfItem = try ofItems(key)(base, offsets)
+      return try keyedSections(offsets, key: keyOfItem, direction: direction) { SectionKey($0) }
+    }
+  }
+
+  /// Groups all items into sections by a shell value: sections ordered by key (a `null` key is
+  /// its own section, last), items in their previous order inside each section.
+  package static func sectioned(
     _ base: any DataProvider<Item>, label: String, direction: SortDirection = .ascending,
     key: @escaping (Item) -> Value
   ) -> DerivedProvider {
     sectioned(
-      base, label: label, direction: direction, rule: .section(key: key, direction: direction),
-      keys: ofItems(key))
+      base, label: label, direction: direction,
+      rule: .section(key: { SectionKey(value: key($0)) }, direction: direction), keys: ofItems(key))
   }
 
   /// Groups all items into sections by the keys the function made at each arrangement gives.
-  public static func sectioned(
+  package static func sectioned(
     _ base: any DataProvider<Item>, label: String, direction: SortDirection = .ascending,
     rule: StageRule<Item>? = nil, keys makeKey: @escaping PositionalFunction<Value>
   ) -> DerivedProvider {
     DerivedProvider(base: base, label: label, rule: rule) { base, offsets in
       try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
-      return try keyedSections(offsets, key: makeKey(base, offsets), direction: direction)
+      return try keyedSections(offsets, key: makeKey(base, offsets), direction: direction) {
+        SectionKey(value: $0)
+      }
     }
   }
 
   /// The items grouped by the key `key` gives each, sections in key order.
-  private static func keyedSections(
-    _ offsets: SectionOffsets, key: PositionalValue<Value>, direction: SortDirection
+  ///
+  /// Items are grouped by the key as made (a shell value hashes without a box); each section's
+  /// key is boxed once.
+  private static func keyedSections<Key: Hashable>(
+    _ offsets: SectionOffsets, key: PositionalValue<Key>, direction: SortDirection,
+    sectionKey makeSectionKey: (Key) -> SectionKey
   ) throws -> [DerivedSection] {
-    var groups: [Value: Int] = [:]
+    var groups: [Key: Int] = [:]
     var sections: [DerivedSection] = []
     for flat in 0..<offsets.total {
       if flat & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
-      let sectionKey = key(flat, offsets.itemPath(forFlat: flat))
-      if let index = groups[sectionKey] {
+      let itemKey = key(flat, offsets.itemPath(forFlat: flat))
+      if let index = groups[itemKey] {
         sections[index].baseIndices.append(flat)
       } else {
-        groups[sectionKey] = sections.count
-        sections.append(DerivedSection(key: sectionKey, baseIndices: [flat]))
+        groups[itemKey] = sections.count
+        sections.append(DerivedSection(key: makeSectionKey(itemKey), baseIndices: [flat]))
       }
     }
     return orderedByKey(sections, direction: direction)
   }
 
-  /// Sections in the order of their keys, a `null` key last.
+  /// Sections in the order of their keys, a `null` key last; keys with no order between them
+  /// keep the order they came in.
   private static func orderedByKey(_ sections: [DerivedSection], direction: SortDirection) -> [DerivedSection]
   {
-    sections.sorted { a, b in
-      let (x, y) = (a.key ?? .null, b.key ?? .null)
+    sections.enumerated().sorted { a, b in
+      let (x, y) = (a.element.key ?? .null, b.element.key ?? .null)
       if x.isNull || y.isNull { return !x.isNull && y.isNull }
-      let order = Value.compare(x, y)
-      return direction == .ascending ? order == .orderedAscending : order == .orderedDescending
-    }
+      switch SectionKey.compare(x, y) {
+      case .orderedAscending: return direction == .ascending
+      case .orderedDescending: return direction == .descending
+      case .orderedSame: return a.offset < b.offset
+      }
+    }.map(\.element)
   }
 
   /// Throws when `count` items are more than an arrangement may index.
@@ -565,14 +602,17 @@ extension DerivedProvider where Item == Value {
         }, by: { a, b in Value.precedes(a, b, directions: directions) })
     case .section(let term):
       let overItems = positional(term.expression, notes: notes)
+      let sectionKey = term.expression.compiled(notes: nil)
       let rule = StageRule<Value>.section(
-        key: term.expression.compiled(notes: nil), direction: term.direction)
+        key: { SectionKey(value: sectionKey($0)) }, direction: term.direction)
       return DerivedProvider(base: base, label: label, rule: rule) { base, offsets in
         try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
         guard let columns = base as? any ColumnReadable,
           let reader = term.expression.batches(over: columns, notes: notes)
         else {
-          return try keyedSections(offsets, key: overItems(base, offsets), direction: term.direction)
+          return try keyedSections(offsets, key: overItems(base, offsets), direction: term.direction) {
+            SectionKey(value: $0)
+          }
         }
         // Keys found in a `KeyTable` a batch at a time (a text key still in its column's bytes is hashed
         // in place), as `group by` finds its groups.
@@ -598,7 +638,7 @@ extension DerivedProvider where Item == Value {
             }
           }
         }
-        var sections = table.keys.map { DerivedSection(key: $0[0], baseIndices: []) }
+        var sections = table.keys.map { DerivedSection(key: SectionKey(value: $0[0]), baseIndices: []) }
         for (flat, entry) in entries.enumerated() { sections[Int(entry)].baseIndices.append(flat) }
         return orderedByKey(sections, direction: term.direction)
       }

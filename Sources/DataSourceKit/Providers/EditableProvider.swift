@@ -73,7 +73,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     guard let order else { return source.item(at: itemPath) }
     return item(forHandle: order[itemPath.item])
   }
-  public func sectionKey(_ section: Int) -> Value? { order == nil ? source.sectionKey(section) : nil }
+  public func sectionKey(_ section: Int) -> SectionKey? { order == nil ? source.sectionKey(section) : nil }
 
   // MARK: Handles
 
@@ -149,8 +149,11 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   }
 
   /// Replaces all items at once and tells observers that everything changed.
+  /// - Returns: the batch a table view of this provider gets: every section replaced.
   /// - Complexity: O(n).
-  public func replaceItems(_ items: [Item]) {
+  @discardableResult
+  public func replaceItems(_ items: [Item]) -> BatchUpdate {
+    let sectionsBefore = numberOfSections
     for recorder in recorders.live {
       recorder.recordWholesaleChange()
     }
@@ -161,11 +164,16 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     written = Dictionary(uniqueKeysWithValues: zip(first..<first + items.count, items))
     nextHandle = first + items.count
     changedWholesale()
+    return .replacingAllSections(oldCount: sectionsBefore, newCount: 1)
   }
 
   /// Inserts an item at a flat position.
+  /// - Returns: the batch a table view of this provider gets (the edited items are one section;
+  ///   the first edit of a source of several sections replaces them all).
   /// - Complexity: O(log n), and O(n) once for the first edit.
-  public func insert(_ item: Item, at position: Int) {
+  @discardableResult
+  public func insert(_ item: Item, at position: Int) -> BatchUpdate {
+    let sectionsBefore = numberOfSections
     let regrouped = order == nil && source.numberOfSections != 1
     var order = editedOrder()
     let handle = nextHandle
@@ -175,12 +183,17 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     order.insert(handle, at: position)
     self.order = order
     tell(ItemChanges(inserted: [handle]), regrouped: regrouped)
+    if regrouped { return .replacingAllSections(oldCount: sectionsBefore, newCount: 1) }
+    return BatchUpdate(insertedRows: [ItemPath(item: position, section: 0)])
   }
 
   /// Removes the items at some flat positions.
+  /// - Returns: the batch a table view of this provider gets.
   /// - Complexity: O(k log n) for k positions.
-  public func remove(at positions: [Int]) {
-    guard !positions.isEmpty else { return }
+  @discardableResult
+  public func remove(at positions: [Int]) -> BatchUpdate {
+    guard !positions.isEmpty else { return BatchUpdate() }
+    let sectionsBefore = numberOfSections
     let regrouped = order == nil && source.numberOfSections != 1
     var order = editedOrder()
     var removed: [Int] = []
@@ -193,18 +206,27 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     }
     self.order = order
     tell(ItemChanges(removed: removed), regrouped: regrouped)
+    if regrouped { return .replacingAllSections(oldCount: sectionsBefore, newCount: 1) }
+    return BatchUpdate(deletedRows: Set(positions).sorted().map { ItemPath(item: $0, section: 0) })
   }
 
   /// Replaces the items at some flat positions; an item equal to the one it replaces is not a
   /// change.
+  /// - Returns: the batch a table view of this provider gets: the changed rows reloaded.
   /// - Complexity: O(k log n) for k items.
-  public func replace(_ replacements: [(position: Int, item: Item)], isEqual: (Item, Item) -> Bool) {
+  @discardableResult
+  public func replace(_ replacements: [(position: Int, item: Item)], isEqual: (Item, Item) -> Bool)
+    -> BatchUpdate
+  {
+    let sectionsBefore = numberOfSections
     let regrouped = order == nil && source.numberOfSections != 1
     let order = editedOrder()
     var changed: [Int: Bool] = [:]
+    var reloaded = Set<Int>()
     for (position, item) in replacements {
       let handle = order[position]
       if isEqual(self.item(forHandle: handle), item) { continue }
+      reloaded.insert(position)
       remember(handle)
       unindexKey(of: self.item(forHandle: handle), handle: handle)
       written[handle] = item
@@ -212,18 +234,25 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
       changed[handle] = true
     }
     if !changed.isEmpty || regrouped { tell(ItemChanges(changed: changed), regrouped: regrouped) }
+    if regrouped { return .replacingAllSections(oldCount: sectionsBefore, newCount: 1) }
+    return BatchUpdate(reloadedRows: reloaded.sorted().map { ItemPath(item: $0, section: 0) })
   }
 
   /// Moves the item at `from` to `to` (positions in the items before and after the move).
+  /// - Returns: the batch a table view of this provider gets.
   /// - Complexity: O(log n).
-  public func move(from: Int, to: Int) {
-    guard from != to else { return }
+  @discardableResult
+  public func move(from: Int, to: Int) -> BatchUpdate {
+    guard from != to else { return BatchUpdate() }
+    let sectionsBefore = numberOfSections
     let regrouped = order == nil && source.numberOfSections != 1
     var order = editedOrder()
     let handle = order.remove(at: from)
     order.insert(handle, at: to)
     self.order = order
     tell(ItemChanges(changed: [handle: false]), regrouped: regrouped)
+    if regrouped { return .replacingAllSections(oldCount: sectionsBefore, newCount: 1) }
+    return BatchUpdate(movedRows: [(ItemPath(item: from, section: 0), ItemPath(item: to, section: 0))])
   }
 
   /// Keeps a handle's item as it is now for every recorder that has not seen it change.

@@ -71,20 +71,11 @@ extension RowExpression {
 
 extension ColumnTable {
   /// A column's values by row; a field the table does not have reads as null.
-  func fieldBatches(_ name: String) -> BatchReader {
+  package func fieldBatches(_ name: String) -> BatchReader {
     guard let index = schema.index(of: name) else { return { .constant(.null, count: $0.count) } }
     let column = columns[index]
     return { column.batch(at: $0) }
   }
-}
-
-extension CSVProvider: ColumnReadable {
-  public func fieldBatches(_ name: String) -> BatchReader? { table?.fieldBatches(name) }
-}
-
-extension JSONProvider: ColumnReadable {
-  /// Only a file read as a table of columns has them; other JSON is read item by item.
-  public func fieldBatches(_ name: String) -> BatchReader? { columnTable?.fieldBatches(name) }
 }
 
 extension EditableProvider: HandleRoot {

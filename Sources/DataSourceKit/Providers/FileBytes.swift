@@ -1,14 +1,14 @@
 import Foundation
 
 /// Reads whole files into memory with one allocation, reporting errors in the engine's terms.
-enum FileBytes {
+package enum FileBytes {
   /// The bytes of the file at `path`, read straight into one buffer.
   /// - Throws: ``DataSourceError`` when the file is missing, a directory, or unreadable.
   /// - Parameters:
   ///   - displayPath: how errors name the file.
   ///   - progress: counts the bytes as they are read.
   ///   - access: which files may be read, checked on the file opened.
-  static func read(
+  package static func read(
     _ openPath: String, displayPath path: String, progress: LoadProgress? = nil, access: FileAccess? = nil
   ) throws -> SharedBytes {
     let file = try OpenFile(openPath, displayPath: path, access: access)
@@ -100,7 +100,7 @@ enum FileBytes {
     }
   }
 
-  static func error(for code: Int32, path: String) -> DataSourceError {
+  package static func error(for code: Int32, path: String) -> DataSourceError {
     switch code {
     case ENOENT, ENOTDIR: .fileNotFound(path: path)
     case EISDIR: .isDirectory(path: path)
@@ -137,7 +137,7 @@ enum FileBytes {
   /// Throws unless `bytes` are UTF-8: a UTF-16 or UTF-32 file (by its byte order mark, or by
   /// the zero bytes between ASCII letters that UTF-16 text has) is named as such, with the
   /// command that converts it; other invalid bytes are reported with their line.
-  static func checkUTF8(_ bytes: UnsafeBufferPointer<UInt8>, path: String) throws(DataSourceError) {
+  package static func checkUTF8(_ bytes: UnsafeBufferPointer<UInt8>, path: String) throws(DataSourceError) {
     if let encoding = wideEncoding(of: bytes) { throw .notUTF8(path: path, encoding: encoding) }
     if let bad = firstInvalidUTF8InHalves(of: bytes) {
       throw .invalidUTF8(path: path, line: line(of: bad, in: bytes))

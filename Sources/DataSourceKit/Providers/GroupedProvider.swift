@@ -95,11 +95,11 @@ public final class GroupedProvider: DataProvider, CompositionNode, DataProviderO
     let grouped: [Value]
     do {
       // ^C interrupts a GROUP BY running inside SQLite at once, from the cancelling thread.
-      let database = (base as? SQLiteProvider)?.database
+      let interrupt = (base as? any GroupingPushdown)?.groupingInterrupter
       grouped = try await withTaskCancellationHandler {
         try group()
       } onCancel: {
-        database?.interrupt()
+        interrupt?()
       }
     } catch DataSourceError.cancelled {
       states.cancel(ticket)
@@ -142,8 +142,8 @@ public final class GroupedProvider: DataProvider, CompositionNode, DataProviderO
 
   /// The groups of the base's items, in first-seen order of their keys.
   private func group() throws -> [Value] {
-    if let sqlite = base as? SQLiteProvider,
-      let rows = try sqlite.groupedRows(
+    if let pushdown = base as? any GroupingPushdown,
+      let rows = try pushdown.groupedRows(
         keys: keys.map(\.expression), aggregates: fields.map(\.aggregate), notes: notes)
     {
       ranInSQL = true

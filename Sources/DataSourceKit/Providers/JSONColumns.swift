@@ -8,7 +8,7 @@
 /// values, which also gives the error with its place.
 extension JSONReader {
   /// - Throws: only ``DataSourceError/cancelled``, when the load's task is cancelled.
-  static func columnTable(_ storage: SharedBytes, at path: [String]) throws -> ColumnTable? {
+  package static func columnTable(_ storage: SharedBytes, at path: [String]) throws -> ColumnTable? {
     var reader = JSONReader(storage.buffer)
     let bytes = storage.buffer
     if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { reader.i = 3 }

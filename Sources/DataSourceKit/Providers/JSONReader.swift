@@ -2,10 +2,10 @@ import Foundation
 
 /// Parses JSON into ``Value``s, keeping the order of object fields (Foundation's parser does
 /// not), and reports errors with line and column.
-struct JSONReader {
-  struct Failure: Error {
+package struct JSONReader {
+  package struct Failure: Error {
     var offset: Int
-    var message: String
+    package var message: String
   }
 
   let bytes: UnsafeBufferPointer<UInt8>
@@ -21,7 +21,7 @@ struct JSONReader {
   /// A file whose first line is a whole value with more after it is JSON Lines: each line is
   /// then parsed on its own, so a value cut short is reported on its own line, not where the
   /// parser gave up lines later.
-  static func parseAll(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [Value] {
+  package static func parseAll(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [Value] {
     var start = 0
     if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
     let firstLineEnd = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
@@ -275,7 +275,7 @@ struct JSONReader {
 
 extension JSONReader.Failure {
   /// Line and column (both from 1, column in characters) of the failure in `bytes`.
-  func location(in bytes: UnsafeBufferPointer<UInt8>) -> (line: Int, column: Int) {
+  package func location(in bytes: UnsafeBufferPointer<UInt8>) -> (line: Int, column: Int) {
     var line = 1
     var lineStart = 0
     for k in 0..<min(offset, bytes.count) where bytes[k] == UInt8(ascii: "\n") {

@@ -28,7 +28,7 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
   /// arrays below.
   private struct JoinedSection {
     var leftSection: Int
-    var key: Value?
+    var key: SectionKey?
     var start: Int
     var count: Int
   }
@@ -71,7 +71,7 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
   }
   public var numberOfSections: Int { joined.sections.count }
   public func numberOfItems(inSection section: Int) -> Int { joined.sections[section].count }
-  public func sectionKey(_ section: Int) -> Value? { joined.sections[section].key }
+  public func sectionKey(_ section: Int) -> SectionKey? { joined.sections[section].key }
   public var knownFields: [String]? { schema.map { Array($0.names) } }
   public var identityKey: String? { left.identityKey }
   public var fieldProfiles: [FieldProfile]? {

@@ -7,7 +7,7 @@ import Foundation
 /// O(k (log² n + S)) for n items and S sections, where arranging the stage whole is O(n log n).
 struct StageArrangement {
   var handles: OrderedHandles
-  var keys: [Value?]
+  var keys: [SectionKey?]
   var counts: [Int]
   /// Where each section starts among `handles`.
   private(set) var starts: [Int] = []
@@ -41,7 +41,7 @@ struct StageArrangement {
     return low
   }
 
-  private mutating func insertSection(_ key: Value?, at index: Int) {
+  private mutating func insertSection(_ key: SectionKey?, at index: Int) {
     keys.insert(key, at: index)
     counts.insert(0, at: index)
     recomputeStarts()
@@ -63,7 +63,7 @@ struct StageArrangement {
   ) -> ItemChanges? {
     guard let addressable = base as? any HandleAddressable<Item> else { return nil }
     let baseOffsets = SectionOffsets(of: base)
-    var baseSectionByKey: [Value?: Int] = [:]
+    var baseSectionByKey: [SectionKey?: Int] = [:]
     for s in 0..<base.numberOfSections {
       // Sections of one key twice (unkeyed sections side by side): no key says which is which.
       guard baseSectionByKey.updateValue(s, forKey: base.sectionKey(s)) == nil else { return nil }
@@ -281,14 +281,17 @@ struct StageArrangement {
   }
 
   /// Whether section key `a` goes before `b`: in key order, null last.
-  static func keyPrecedes(_ a: Value, _ b: Value, direction: SortDirection) -> Bool {
+  static func keyPrecedes(_ a: SectionKey, _ b: SectionKey, direction: SortDirection) -> Bool {
     if a.isNull || b.isNull { return !a.isNull && b.isNull }
-    let order = Value.compare(a, b)
+    let order = SectionKey.compare(a, b)
     return direction == .ascending ? order == .orderedAscending : order == .orderedDescending
   }
 
-  static func sameKey(_ a: Value, _ b: Value) -> Bool {
+  static func sameKey(_ a: SectionKey, _ b: SectionKey) -> Bool {
     if a.isNull || b.isNull { return a.isNull && b.isNull }
-    return Value.compare(a, b) == .orderedSame
+    // Shell values that compare the same are one key (1 and 1.0); keys of the app's own type are
+    // one key when they are equal.
+    if a.shellValue != nil, b.shellValue != nil { return SectionKey.compare(a, b) == .orderedSame }
+    return a == b
   }
 }

@@ -92,7 +92,7 @@ public enum Renderer {
   ///   position), when the view's rows are the items of a provider that has columns: then no
   ///   item is made at all, and a text goes from its column to the table as bytes.
   public static func renderFields(
-    of view: ListView<Value>, fields: [String], windows: [Range<Int>], options: RenderOptions,
+    of view: ListView<Value, TableCell>, fields: [String], windows: [Range<Int>], options: RenderOptions,
     columns: [BatchReader]? = nil, to sink: @escaping (String) -> Void
   ) {
     var collector = RecordTableCollector(fields: fields, expectedRows: windows.reduce(0) { $0 + $1.count })
@@ -122,7 +122,8 @@ public enum Renderer {
   ///   - columns: how to read each field, by flat position (see ``renderFields(of:fields:windows:options:columns:to:)``).
   ///   - escaping: control characters written as `\u{…}` (to a terminal).
   public static func renderFieldsCSV(
-    of view: ListView<Value>, fields: [String], windows: [Range<Int>], columns: [BatchReader], escaping: Bool,
+    of view: ListView<Value, TableCell>, fields: [String], windows: [Range<Int>], columns: [BatchReader],
+    escaping: Bool,
     to sink: @escaping (String) -> Void
   ) {
     func field(_ text: String?) -> String { csvCell(text, escaping: escaping) }

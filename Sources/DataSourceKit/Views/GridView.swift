@@ -5,14 +5,15 @@
 /// cards, whatever layout the data source asks for.
 public final class GridView<Item> {
   public let layout: CardLayout
-  private let list: ListView<Item>
+  private let list: ListView<Item, TableCell>
 
-  public init(dataSource: any SectionedDataSource<Item>, layout: CardLayout, screenRows: Int = 50) {
+  public init(dataSource: any SectionedDataSource<Item, TableCell>, layout: CardLayout, screenRows: Int = 50)
+  {
     self.layout = layout
     list = ListView(dataSource: dataSource, screenRows: screenRows)
   }
 
-  public var dataSource: any SectionedDataSource<Item> { list.dataSource }
+  public var dataSource: any SectionedDataSource<Item, TableCell> { list.dataSource }
   public var stats: ViewStats { list.stats }
   public var totalRows: Int { list.totalRows }
 

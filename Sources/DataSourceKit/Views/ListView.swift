@@ -17,7 +17,7 @@ public struct ViewStats: Equatable, Sendable {
 /// One section of what a view shows.
 public struct SectionSnapshot<Item> {
   public var index: Int
-  public var key: Value?
+  public var key: SectionKey?
   /// All rows of the section, shown or not.
   public var rowCount: Int
   public var header: [String]
@@ -65,19 +65,29 @@ public struct ViewSnapshot<Item> {
 /// It asks for the number of sections and rows, then for the cells of the visible window only,
 /// dequeuing them from a reuse pool keyed by reuse identifier and recycling the cells that
 /// scrolled out. Showing rows 1000..<1020 of a million-row source builds about 20 cells.
-public final class ListView<Item>: CellDequeuing {
-  public let dataSource: any SectionedDataSource<Item>
+///
+/// Like a table view it keeps the counts it last showed: ``apply(_:)`` takes the data source's
+/// new ``DataSourceSnapshot`` and returns the batch of updates that turns the old counts into
+/// the new ones, checked by UIKit's rules.
+public final class ListView<Item, Cell: ReusableCell>: CellDequeuing {
+  /// What the view shows.
+  public let dataSource: any SectionedDataSource<Item, Cell>
   /// Rows on one screen: while a long window is laid out, a cell that is a screen behind the
   /// row being laid out has scrolled away and goes back to the pool, as in a scrolling table.
   public let screenRows: Int
+  /// What the last layout did.
   public private(set) var stats = ViewStats()
   /// Whether the last layout stopped early because the user interrupted it.
   public internal(set) var wasInterrupted = false
-  private var reusePool = ReusePool()
-  private var visibleCells: [TableCell] = []
+  private var reusePool = ReusePool<Cell>()
+  private var visibleCells: [Cell] = []
   private var firstVisible = 0
+  /// The snapshot the view shows, after the last ``apply(_:)`` (or the first one it took).
+  var appliedSnapshot: AnySnapshot?
 
-  public init(dataSource: any SectionedDataSource<Item>, screenRows: Int = 50) {
+  /// - Parameter screenRows: rows on one screen, which sets how many cells scroll out of view
+  ///   and go back to the reuse pool during a long layout.
+  public init(dataSource: any SectionedDataSource<Item, Cell>, screenRows: Int = 50) {
     self.dataSource = dataSource
     self.screenRows = max(1, screenRows)
   }
@@ -86,6 +96,28 @@ public final class ListView<Item>: CellDequeuing {
   /// - Complexity: O(sections).
   public var totalRows: Int { dataSource.totalRowCount }
 
+  /// The cells of the rows in `window` (flat positions), dequeued and filled as a table view
+  /// asks for the cells it shows; the cells of the previous call go back to the reuse pool first.
+  /// - Complexity: O(sections + rows in the window).
+  public func cells(in window: Range<Int>) -> [(itemPath: ItemPath, cell: Cell, item: Item)] {
+    stats = ViewStats()
+    while firstVisible < visibleCells.count { recycleOldestVisibleCell() }
+    visibleCells.removeAll(keepingCapacity: true)
+    firstVisible = 0
+    let offsets = SectionOffsets(
+      counts: (0..<dataSource.numberOfSections).map { dataSource.numberOfRows(inSection: $0) })
+    stats.sectionsCounted = offsets.sectionCount
+    stats.rowsCounted = offsets.total
+    return window.clamped(to: 0..<offsets.total).map { flat in
+      let path = offsets.itemPath(forFlat: flat)
+      let (cell, item) = dataSource.cell(at: path, in: self)
+      visibleCells.append(cell)
+      return (path, cell, item)
+    }
+  }
+}
+
+extension ListView where Cell == TableCell {
   /// Lays out the rows in `windows` (flat positions, ascending and not overlapping) and the
   /// headers and footers of the sections they touch.
   ///
@@ -164,8 +196,11 @@ public final class ListView<Item>: CellDequeuing {
     return snapshot
   }
 
-  private func recycleOldestVisibleCell() {
-    let cell = visibleCells[firstVisible]
+}
+
+extension ListView {
+  fileprivate func recycleOldestVisibleCell() {
+    var cell = visibleCells[firstVisible]
     firstVisible += 1
     cell.prepareForReuse()
     reusePool.enqueue(cell)
@@ -174,7 +209,7 @@ public final class ListView<Item>: CellDequeuing {
   /// The sections with rows in `window`, and the empty sections that sit inside it (an empty
   /// section at the very end belongs to a window that reaches the end).
   /// - Complexity: O(sections).
-  private func sectionsTouched(by window: Range<Int>, offsets: SectionOffsets, total: Int) -> [Int] {
+  fileprivate func sectionsTouched(by window: Range<Int>, offsets: SectionOffsets, total: Int) -> [Int] {
     (0..<offsets.sectionCount).filter { section in
       let (start, end) = (offsets.starts[section], offsets.starts[section + 1])
       if start < end { return start < window.upperBound && end > window.lowerBound }
@@ -182,14 +217,14 @@ public final class ListView<Item>: CellDequeuing {
     }
   }
 
-  public func dequeueReusableCell(withIdentifier identifier: String) -> TableCell {
+  public func dequeueReusableCell(withIdentifier identifier: String) -> Cell {
     if let cell = reusePool.dequeue(identifier) {
       stats.cellsReused += 1
       return cell
     }
     stats.cellsBuilt += 1
     stats.builtByKind[identifier, default: 0] += 1
-    return TableCell(reuseIdentifier: identifier)
+    return Cell(reuseIdentifier: identifier)
   }
 }
 
@@ -197,8 +232,8 @@ public final class ListView<Item>: CellDequeuing {
 ///
 /// Most views use one or two kinds, so the kind asked for last is kept at hand and a dictionary
 /// lookup is made only when the kind changes.
-struct ReusePool {
-  private var pools: [[TableCell]] = []
+struct ReusePool<Cell: ReusableCell> {
+  private var pools: [[Cell]] = []
   private var indexByIdentifier: [String: Int] = [:]
   private var lastIdentifier = ""
   private var lastIndex = -1
@@ -217,7 +252,7 @@ struct ReusePool {
     return index
   }
 
-  mutating func dequeue(_ identifier: String) -> TableCell? { pools[index(of: identifier)].popLast() }
+  mutating func dequeue(_ identifier: String) -> Cell? { pools[index(of: identifier)].popLast() }
 
-  mutating func enqueue(_ cell: TableCell) { pools[index(of: cell.reuseIdentifier)].append(cell) }
+  mutating func enqueue(_ cell: Cell) { pools[index(of: cell.reuseIdentifier)].append(cell) }
 }

@@ -15,7 +15,7 @@ struct ViewData {
   var footers: [[String]]
   /// Each section's key, to give the sections their identities again when views are put
   /// together (a composed view's sections are numbered across its children).
-  var keys: [Value?]
+  var keys: [SectionKey?]
 }
 
 /// What a view showed, kept as a snapshot of its provider's arrangement: what changes since is
@@ -133,7 +133,7 @@ final class ChangeTracker {
   ///
   /// The baseline moves to now. `nil` when the name has no baseline yet.
   /// - Throws: `BatchUpdateError` when the batch would be refused, `CancellationError`.
-  func takeChanges(of name: String, value: ScriptValue) throws -> Changeset<Value>? {
+  func takeChanges(of name: String, value: ScriptValue) throws -> SectionedDiff.Result<Value>? {
     if shownSinceChange.remove(name) != nil {
       // Shown, and nothing changed since: what it shows is its baseline.
       baselines[name] = try Self.baseline(of: value)
@@ -142,11 +142,11 @@ final class ChangeTracker {
       throw ViewTooLargeToDiff(rows: rows)
     }
     guard let baseline = baselines[name] else { return nil }
-    var changeset: Changeset<Value>
+    var changeset: SectionedDiff.Result<Value>
     var counts: (before: [Int], after: [Int])
     let source = Self.viewSource(of: value)
     if let source, let (update, before, after) = try Self.batch(since: baseline, source: source) {
-      changeset = Changeset(update: update, duplicates: [])
+      changeset = SectionedDiff.Result(update: update, duplicates: [])
       counts = (before, after)
       baselines[name] = try Self.baseline(of: value)
     } else {
@@ -183,7 +183,7 @@ final class ChangeTracker {
   /// The rows per section a value's view shows now; `nil` for a presenter or a scalar.
   /// - Complexity: O(sections).
   static func sectionCounts(of value: ScriptValue) -> [Int]? {
-    let source: any SectionedDataSource<Value>
+    let source: any SectionedDataSource<Value, TableCell>
     switch value {
     case .provider(let provider):
       source = TableAdapter(provider: provider.provider, presenter: Session.recordPresenter)
@@ -242,7 +242,7 @@ final class ChangeTracker {
   }
 
   /// The view a value shows: a provider's is a table of its records.
-  static func viewSource(of value: ScriptValue) -> (any SectionedDataSource<Value>)? {
+  static func viewSource(of value: ScriptValue) -> (any SectionedDataSource<Value, TableCell>)? {
     switch value {
     case .provider(let provider):
       TableAdapter(provider: provider.provider, presenter: Session.recordPresenter)
@@ -251,7 +251,8 @@ final class ChangeTracker {
     }
   }
 
-  private static func baseline(ofSource source: any SectionedDataSource<Value>) throws -> Baseline {
+  private static func baseline(ofSource source: any SectionedDataSource<Value, TableCell>) throws -> Baseline
+  {
     if let (provider, root, handleRoot) = incrementalTable(source) {
       let touched = ChangeRecorder<Value>()
       let before = ChangeRecorder<Value>()
@@ -266,22 +267,22 @@ final class ChangeTracker {
           footers: (0..<source.numberOfSections).map { source.supplementaryLines(.footer, inSection: $0) }))
     }
     let inner = sectionsOwner(source)
-    if let composed = inner as? ComposedDataSource<Value> {
+    if let composed = inner as? ComposedDataSource<Value, TableCell> {
       return .composed(try composed.children.map(baseline(ofSource:)))
     }
-    if let segmented = inner as? SegmentedDataSource<Value> {
+    if let segmented = inner as? SegmentedDataSource<Value, TableCell> {
       return .segment(segmented.selectedName, try baseline(ofSource: segmented.selected))
     }
     return .whole(try viewData(of: source, segment: nil))
   }
 
   /// The source under decorations that add nothing to its sections (a title, an index).
-  private static func sectionsOwner(_ source: any SectionedDataSource<Value>) -> any SectionedDataSource<
-    Value
-  > {
+  private static func sectionsOwner(_ source: any SectionedDataSource<Value, TableCell>)
+    -> any SectionedDataSource<Value, TableCell>
+  {
     var inner = source
-    while inner is ViewTitleDecorator<Value> || inner is SectionIndexDecorator<Value>,
-      let decorator = inner as? DataSourceDecorator<Value>
+    while inner is ViewTitleDecorator<Value, TableCell> || inner is SectionIndexDecorator<Value, TableCell>,
+      let decorator = inner as? DataSourceDecorator<Value, TableCell>
     {
       inner = decorator.wrapped
     }
@@ -292,18 +293,19 @@ final class ChangeTracker {
   /// edits touch: a table over a provider, with headers, footers, a title or an index
   /// (decorations that add no rows), where the provider's stages all place items one by one
   /// down to an editable table.
-  static func incrementalTable(_ source: any SectionedDataSource<Value>) -> (
+  static func incrementalTable(_ source: any SectionedDataSource<Value, TableCell>) -> (
     provider: any HandleAddressable<Value>, root: EditableProvider<Value>, handleRoot: any HandleRoot<Value>
   )? {
     var inner = source
-    while !(inner is TableAdapter<Value>) {
+    while !(inner is TableAdapter<Value, TableCell>) {
       guard
-        inner is SupplementaryDecorator<Value> || inner is ViewTitleDecorator<Value>
-          || inner is SectionIndexDecorator<Value>, let decorator = inner as? DataSourceDecorator<Value>
+        inner is SupplementaryDecorator<Value, TableCell> || inner is ViewTitleDecorator<Value, TableCell>
+          || inner is SectionIndexDecorator<Value, TableCell>,
+        let decorator = inner as? DataSourceDecorator<Value, TableCell>
       else { return nil }
       inner = decorator.wrapped
     }
-    guard let adapter = inner as? TableAdapter<Value>,
+    guard let adapter = inner as? TableAdapter<Value, TableCell>,
       let addressable = adapter.provider as? any HandleAddressable<Value>, addressable.tellsItemChanges
     else { return nil }
     let root = (addressable as? DerivedProvider<Value>)?.rootProvider ?? addressable
@@ -315,7 +317,7 @@ final class ChangeTracker {
 
   /// The batch of a view since its baseline and the rows per section before and after, part
   /// by part; `nil` when the view is no longer made of the same parts (a segment switched).
-  static func batch(since baseline: Baseline, source: any SectionedDataSource<Value>) throws -> (
+  static func batch(since baseline: Baseline, source: any SectionedDataSource<Value, TableCell>) throws -> (
     BatchUpdate, [Int], [Int]
   )? {
     switch baseline {
@@ -330,7 +332,7 @@ final class ChangeTracker {
         from: try viewData(of: baseline, top: false), to: try viewData(of: source, segment: nil))
       return (changeset.update, before, after)
     case .composed(let parts):
-      guard let composed = sectionsOwner(source) as? ComposedDataSource<Value>,
+      guard let composed = sectionsOwner(source) as? ComposedDataSource<Value, TableCell>,
         composed.children.count == parts.count
       else { return nil }
       // Each child's batch, its sections numbered after the sections of the children before it.
@@ -346,7 +348,7 @@ final class ChangeTracker {
       }
       return (merged, before, after)
     case .segment(let name, let part):
-      guard let segmented = sectionsOwner(source) as? SegmentedDataSource<Value>,
+      guard let segmented = sectionsOwner(source) as? SegmentedDataSource<Value, TableCell>,
         segmented.selectedName == name
       else { return nil }
       return try batch(since: part, source: segmented.selected)
@@ -355,16 +357,20 @@ final class ChangeTracker {
 
   /// Each section's identity, as ``viewData(of:)`` gives it: its key, else its header, else
   /// its position.
-  private static func sectionIDs(of source: any SectionedDataSource<Value>, headers: [[String]]) -> [Value] {
+  private static func sectionIDs(of source: any SectionedDataSource<Value, TableCell>, headers: [[String]])
+    -> [Value]
+  {
     (0..<source.numberOfSections).map { section in
-      source.sectionKey(section) ?? headers[section].first.map { .string($0) } ?? .int(section)
+      source.sectionKey(section)?.asValue ?? headers[section].first.map { .string($0) } ?? .int(section)
     }
   }
 
   /// The batch since an incremental baseline, and the rows per section now; `nil` when the
   /// changes since were not all told item by item, or the view is no longer built the same
   /// way (the caller then compares the views whole).
-  static func incrementalBatch(since baseline: IncrementalBaseline, source: any SectionedDataSource<Value>)
+  static func incrementalBatch(
+    since baseline: IncrementalBaseline, source: any SectionedDataSource<Value, TableCell>
+  )
     throws
     -> (BatchUpdate, [Int])?
   {
@@ -451,7 +457,7 @@ final class ChangeTracker {
       // Sections are numbered across the children.
       for index in whole.sections.indices {
         whole.sections[index].id =
-          whole.keys[index] ?? whole.headers[index].first.map { .string($0) } ?? .int(index)
+          whole.keys[index]?.asValue ?? whole.headers[index].first.map { .string($0) } ?? .int(index)
       }
       return whole
     case .segment(let name, let part):
@@ -488,7 +494,8 @@ final class ChangeTracker {
   /// row's identity, as a diffable snapshot does.
   static let maximumDiffedRows = 10_000_000
 
-  static func viewData(of source: any SectionedDataSource<Value>, segment segmentName: String?) throws
+  static func viewData(of source: any SectionedDataSource<Value, TableCell>, segment segmentName: String?)
+    throws
     -> ViewData
   {
     var total = 0
@@ -504,7 +511,7 @@ final class ChangeTracker {
     for section in 0..<source.numberOfSections {
       let key = source.identityKey(inSection: section)
       let header = source.supplementaryLines(.header, inSection: section)
-      var id: Value = source.sectionKey(section) ?? header.first.map { .string($0) } ?? .int(section)
+      var id: Value = source.sectionKey(section)?.asValue ?? header.first.map { .string($0) } ?? .int(section)
       if let segment { id = .list([segment, id]) }
       var elements: [ViewElement] = []
       let count = source.numberOfRows(inSection: section)
@@ -529,7 +536,9 @@ final class ChangeTracker {
   }
 
   /// The batch between two copies of a view, compared whole, and their rows per section.
-  static func wholeDiff(from old: ViewData, to current: ViewData) -> (Changeset<Value>, [Int], [Int]) {
+  static func wholeDiff(from old: ViewData, to current: ViewData) -> (
+    SectionedDiff.Result<Value>, [Int], [Int]
+  ) {
     var changeset = SectionedDiff.changeset(
       from: old.sections, to: current.sections, id: \.id, contentEqual: { $0.item == $1.item })
     addSupplementaryReloads(to: &changeset.update, from: old, to: current)

@@ -37,11 +37,13 @@ extension Session {
   }
 
   /// The segmented source a table is, or wraps in decorators.
-  static func segmentedSource(in table: any SectionedDataSource<Value>) -> SegmentedDataSource<Value>? {
-    var current: any SectionedDataSource<Value> = table
+  static func segmentedSource(in table: any SectionedDataSource<Value, TableCell>) -> SegmentedDataSource<
+    Value, TableCell
+  >? {
+    var current: any SectionedDataSource<Value, TableCell> = table
     while true {
-      if let segmented = current as? SegmentedDataSource<Value> { return segmented }
-      guard let decorator = current as? DataSourceDecorator<Value> else { return nil }
+      if let segmented = current as? SegmentedDataSource<Value, TableCell> { return segmented }
+      guard let decorator = current as? DataSourceDecorator<Value, TableCell> else { return nil }
       current = decorator.wrapped
     }
   }
@@ -54,8 +56,8 @@ extension Session {
     switch value {
     case .provider(let p): provider = p.provider
     case .table(var table):
-      while let decorator = table as? DataSourceDecorator<Value> { table = decorator.wrapped }
-      provider = (table as? TableAdapter<Value>)?.provider
+      while let decorator = table as? DataSourceDecorator<Value, TableCell> { table = decorator.wrapped }
+      provider = (table as? TableAdapter<Value, TableCell>)?.provider
     default: return nil
     }
     while let current = provider {
@@ -225,7 +227,7 @@ extension Session {
       throw Diagnostic(.exportFormatUnknown(path: target.path), at: target.pathRange)
     }
     if format == .html { throw Diagnostic(.exportHTMLNotYet, at: target.formatRange ?? target.pathRange) }
-    let view: ListView<Value>
+    let view: ListView<Value, TableCell>
     let showsFields: Bool
     // The provider whose items are the rows, when it reads its fields by columns.
     var columnSource: (any ColumnReadable)?

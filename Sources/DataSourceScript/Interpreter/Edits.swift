@@ -207,7 +207,7 @@ extension Session {
   /// `changes X [as json]`: the batch of X's view since it was last shown or asked.
   func printChanges(of name: Identifier, json: Bool) throws {
     let binding = try bindings.binding(named: name)
-    let changeset: Changeset<Value>?
+    let changeset: SectionedDiff.Result<Value>?
     do {
       changeset = try changes.takeChanges(of: name.name, value: binding.value)
     } catch let error as BatchUpdateError {
@@ -271,7 +271,7 @@ extension Session {
     }
   }
 
-  static func text(_ changeset: Changeset<Value>, of name: String) -> String {
+  static func text(_ changeset: SectionedDiff.Result<Value>, of name: String) -> String {
     var out =
       "\(name): "
       + (changeset.update.isEmpty

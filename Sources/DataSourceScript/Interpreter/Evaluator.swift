@@ -1,4 +1,7 @@
 import DataSourceKit
+import DataSourceKitFiles
+import DataSourceKitHTTP
+import DataSourceKitSQLite
 
 /// Turns expressions into engine objects: providers built and loaded, stages applied (in the
 /// provider itself when it can run them), tables, cells and decorations, every field checked.
@@ -80,7 +83,7 @@ extension Evaluator {
           cases: branches, fallback: try await presenter(fallback), label: text(range),
           statement: statement))
     case .segmented(let segments, _):
-      var children: [(name: String, source: any SectionedDataSource<Value>)] = []
+      var children: [(name: String, source: any SectionedDataSource<Value, TableCell>)] = []
       for segment in segments {
         let value = try await evaluate(segment.source)
         guard case .table(let table) = value else {
@@ -114,7 +117,7 @@ extension Evaluator {
       provider.provider = paged
       return .provider(provider)
     case .compose(let children, let range):
-      var sources: [any SectionedDataSource<Value>] = []
+      var sources: [any SectionedDataSource<Value, TableCell>] = []
       for child in children {
         switch try await evaluate(child) {
         case .table(let source): sources.append(source)
@@ -526,7 +529,7 @@ extension Evaluator {
 
   /// A table wrapped in a decoration.
   private func decorate(_ value: ScriptValue, with decoration: Decoration) throws
-    -> any SectionedDataSource<Value>
+    -> any SectionedDataSource<Value, TableCell>
   {
     let table = try decoratedTable(value, decoration)
     switch decoration {
@@ -571,7 +574,7 @@ extension Evaluator {
   /// A header, footer, title or caption template, and the aggregates its holes compute over
   /// the items of `table` (`{sum(price):.2}`), checked against the items' fields.
   private func sectionTemplate(
-    _ source: TemplateSource, over table: any SectionedDataSource<Value>, what: String
+    _ source: TemplateSource, over table: any SectionedDataSource<Value, TableCell>, what: String
   )
     throws -> (CompiledTemplate, SectionAggregates?)
   {
@@ -600,12 +603,14 @@ extension Evaluator {
   /// decorations.
   ///
   /// A composed or segmented table has several, which an aggregate cannot span.
-  private func itemChecker(for table: any SectionedDataSource<Value>, aggregateAt call: AggregateCall) throws
+  private func itemChecker(
+    for table: any SectionedDataSource<Value, TableCell>, aggregateAt call: AggregateCall
+  ) throws
     -> (ExpressionChecker, any DataProvider<Value>)
   {
     var source = table
-    while let decorator = source as? DataSourceDecorator<Value> { source = decorator.wrapped }
-    guard let adapter = source as? TableAdapter<Value> else {
+    while let decorator = source as? DataSourceDecorator<Value, TableCell> { source = decorator.wrapped }
+    guard let adapter = source as? TableAdapter<Value, TableCell> else {
       throw Diagnostic(.aggregateOverSeveralSources(call.text), at: call.range)
     }
     let checker = checker(
@@ -616,7 +621,7 @@ extension Evaluator {
 
   /// The table a decoration wraps.
   private func decoratedTable(_ value: ScriptValue, _ decoration: Decoration) throws
-    -> any SectionedDataSource<Value>
+    -> any SectionedDataSource<Value, TableCell>
   {
     guard case .table(let table) = value else {
       throw Diagnostic(
@@ -643,7 +648,7 @@ extension Evaluator {
   private func makeTable(
     _ providerExpression: Expression, _ cellExpression: Expression, range: SourceRange,
     gridColumns: Int?? = nil
-  ) async throws -> any SectionedDataSource<Value> {
+  ) async throws -> any SectionedDataSource<Value, TableCell> {
     let providerValue = try await evaluate(providerExpression)
     guard case .provider(let provider) = providerValue else {
       throw Diagnostic(
@@ -685,7 +690,7 @@ extension Evaluator {
   /// it is used.
   private func makePresenter(_ spec: PresenterSpec, for provider: ProviderValue, usedAt use: SourceRange)
     throws
-    -> any CellPresenter<Value>
+    -> any CellPresenter<Value, TableCell>
   {
     switch spec {
     case .cell(let cell):
@@ -701,7 +706,7 @@ extension Evaluator {
         text: { item, path in text.render(item: item, itemPath: path) },
         detail: detail.map { detail in { item, path in detail.render(item: item, itemPath: path) } })
     case .dispatch(let cases, let fallback, let label, let statement):
-      var branches: [(test: (Value) -> Bool, presenter: any CellPresenter<Value>)] = []
+      var branches: [(test: (Value) -> Bool, presenter: any CellPresenter<Value, TableCell>)] = []
       for branch in cases {
         // Predicates written earlier are blamed where the cells are used.
         let test =

@@ -4,7 +4,7 @@ import DataSourceKit
 enum ScriptValue {
   case provider(ProviderValue)
   case presenter(PresenterSpec)
-  case table(any SectionedDataSource<Value>)
+  case table(any SectionedDataSource<Value, TableCell>)
   case scalar(Value)
 
   /// How error messages name the kind ("a provider", "a table", and so on).

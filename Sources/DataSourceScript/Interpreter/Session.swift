@@ -39,7 +39,7 @@ public final class Session {
   private(set) var statementSerial = 0
   /// The view each bound name was last shown in: it keeps its reuse pool between shows, and
   /// `stats NAME` reads what it did.
-  var views: [String: ListView<Value>] = [:]
+  var views: [String: ListView<Value, TableCell>] = [:]
   /// What the last `show` did, and of what.
   var lastShow: (name: String?, stats: ViewStats)?
   /// Set while a statement that changes data runs: which objects it may change (`nil` inside:

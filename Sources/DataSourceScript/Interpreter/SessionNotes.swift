@@ -1,4 +1,6 @@
 import DataSourceKit
+import DataSourceKitFiles
+import DataSourceKitSQLite
 
 /// Notes the session prints after a statement: what a load noticed (a column that is text only
 /// because of a few markers) and what expressions did quietly (a division by zero gave null).

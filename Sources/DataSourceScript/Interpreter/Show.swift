@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitSQLite
 
 extension Session {
   /// The most rows one `show` prints: each is laid out before any is printed.
@@ -13,7 +14,7 @@ extension Session {
     expressionRange: SourceRange
   ) throws {
     let showsFields: Bool
-    let view: ListView<Value>
+    let view: ListView<Value, TableCell>
     // The provider whose items are the view's rows, when it reads its fields by columns.
     var columnSource: (any ColumnReadable)?
     switch value {
@@ -113,7 +114,8 @@ extension Session {
   }
 
   /// The error of a source that failed while its rows were read (a value its type does not hold).
-  private func failedWhileRead(_ source: any SectionedDataSource<Value>, at range: SourceRange) -> Diagnostic
+  private func failedWhileRead(_ source: any SectionedDataSource<Value, TableCell>, at range: SourceRange)
+    -> Diagnostic
   {
     Diagnostic(
       .dataSource(.sourceFailed(message: source.errorDescription ?? "the source failed while it was read")),
@@ -123,11 +125,11 @@ extension Session {
   /// The view a bound name was shown in before, when it still shows the same thing: a screen
   /// keeps its table view, and cells that scrolled away are reused by the next show.
   private func keptView(
-    named name: String?, showing shown: AnyObject, make: () -> any SectionedDataSource<Value>
-  ) -> ListView<Value> {
+    named name: String?, showing shown: AnyObject, make: () -> any SectionedDataSource<Value, TableCell>
+  ) -> ListView<Value, TableCell> {
     if let name, let kept = views[name] {
       let keptShown: AnyObject =
-        (kept.dataSource as? TableAdapter<Value>).map { $0.provider } ?? kept.dataSource
+        (kept.dataSource as? TableAdapter<Value, TableCell>).map { $0.provider } ?? kept.dataSource
       if keptShown === shown || kept.dataSource === shown { return kept }
     }
     let view = ListView(dataSource: make())
@@ -181,7 +183,7 @@ extension Session {
           "segmented table (showing \(segmented.selectedName) of \(segmented.segments.map(\.name).joined(separator: ", ")))"
         ]
       } else {
-        parts = [table is ComposedDataSource<Value> ? "composed table" : "table"]
+        parts = [table is ComposedDataSource<Value, TableCell> ? "composed table" : "table"]
       }
       parts.append(Session.counts(items: table.totalRowCount, sections: table.numberOfSections, noun: "row"))
       parts.append(table.loadState.rawValue)

@@ -223,7 +223,7 @@ struct CompiledTemplate: Sendable {
       item: .record(
         Record(
           schema: contextSchema ?? Schema([String]()),
-          values: [section.key ?? .null, .int(section.count)] + aggregates)),
+          values: [section.key?.asValue ?? .null, .int(section.count)] + aggregates)),
       itemPath: nil)
   }
 

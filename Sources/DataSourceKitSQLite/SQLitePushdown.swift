@@ -1,3 +1,4 @@
+import DataSourceKit
 import Foundation
 import GRDB
 
@@ -237,7 +238,9 @@ struct SQLTranslator {
 
 // MARK: group by in SQL
 
-extension SQLiteProvider {
+extension SQLiteProvider: GroupingPushdown {
+  package var groupingInterrupter: @Sendable () -> Void { { [database] in database?.interrupt() } }
+
   /// The groups of `group by` (or `distinct`) computed by one `GROUP BY` in SQLite: each row the
   /// keys then the aggregates, in the order the keys first appear; `nil` when SQL cannot give
   /// exactly what memory would (a key or argument SQL cannot say, `first`, `last`, `list`, a
@@ -246,7 +249,7 @@ extension SQLiteProvider {
   /// Nulls group together and `1` with `1.0`, as in memory; text keys group by their bytes
   /// (`COLLATE BINARY`). An int `sum` is summed as the two halves of each value (SQLite stops
   /// with an error where dsh gives null and a note) and put together here, exactly.
-  func groupedRows(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?) throws
+  package func groupedRows(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?) throws
     -> [[Value]]?
   {
     // First-seen order needs rowids: a view or a WITHOUT ROWID table groups in memory.

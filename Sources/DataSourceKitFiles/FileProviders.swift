@@ -1,3 +1,4 @@
+import DataSourceKit
 import Foundation
 
 /// Rows of a CSV file, stored by column, in one section.
@@ -210,4 +211,13 @@ public final class JSONProvider: DataProvider, CompositionNode {
       + (at.isEmpty ? "" : " at \(JSONWriter.quoted(at.joined(separator: ".")))")
   }
   public var nodeDetail: String? { countsDetail }
+}
+
+extension CSVProvider: ColumnReadable {
+  public func fieldBatches(_ name: String) -> BatchReader? { table?.fieldBatches(name) }
+}
+
+extension JSONProvider: ColumnReadable {
+  /// Only a file read as a table of columns has them; other JSON is read item by item.
+  public func fieldBatches(_ name: String) -> BatchReader? { columnTable?.fieldBatches(name) }
 }

@@ -1,3 +1,4 @@
+import DataSourceKit
 import GRDB
 
 // SQLite lets any column hold any value: a column declared INTEGER may hold the text 'NA',

@@ -1,3 +1,4 @@
+import DataSourceKit
 import Foundation
 import Synchronization
 

@@ -1,3 +1,4 @@
+import DataSourceKit
 import Foundation
 import GRDB
 
@@ -616,8 +617,9 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   public func numberOfItems(inSection section: Int) -> Int {
     section < sections.count ? sections[section].count : 0
   }
-  public func sectionKey(_ section: Int) -> Value? {
-    query.section == nil || section >= sections.count ? nil : (sections[section].key ?? .null)
+  public func sectionKey(_ section: Int) -> SectionKey? {
+    query.section == nil || section >= sections.count
+      ? nil : SectionKey(value: sections[section].key ?? .null)
   }
 
   /// The row at a position, from the page around it (read once, kept while recent).

@@ -1,0 +1,123 @@
+/// A data source whose items are handed out as `Any`: the same sections, cells and lines as the
+/// source it wraps, whose presenters still see the items as their own type.
+///
+/// This is how ``ComposedDataSource/init(mixing:)`` stacks children of different item types
+/// without a wrapper enum: each child keeps its item type and its presenter, and only the
+/// composition's ``SectionedDataSource/item(at:)`` is untyped (read an item back with
+/// ``ComposedDataSource/item(at:as:)``).
+public final class ItemErasingDataSource<Cell>: DataSourceDecorator<Any, Cell> {
+  private let source: any CompositionNode
+
+  /// Wraps `source`, whose items become `Any`.
+  public init<Source: SectionedDataSource>(_ source: Source) where Source.Cell == Cell {
+    self.source = source
+    super.init(wrapping: ErasedForwarding(source))
+  }
+
+  // `describe` shows the wrapped source itself: the erasure is no layer of the screen.
+  public override var nodeTitle: String { source.nodeTitle }
+  public override var nodeDetail: String? { source.nodeDetail }
+  public override var nodeChildren: [any CompositionNode] { source.nodeChildren }
+}
+
+/// A source of any item type, its items handed out as `Any`.
+private final class ErasedForwarding<Cell>: SectionedDataSource {
+  typealias Item = Any
+  private let source: any SectionedDataSource
+  private let itemAt: (ItemPath) -> Any
+  private let cellAt: (ItemPath, any CellDequeuing<Cell>) -> (cell: Cell, item: Any)
+
+  init<Source: SectionedDataSource>(_ source: Source) where Source.Cell == Cell {
+    self.source = source
+    self.itemAt = { source.item(at: $0) }
+    self.cellAt = { path, view in
+      let (cell, item) = source.cell(at: path, in: view)
+      return (cell, item)
+    }
+  }
+
+  func load() async throws { try await source.load() }
+  func reload() async throws { try await source.reload() }
+  var loadState: LoadState { source.loadState }
+  var errorDescription: String? { source.errorDescription }
+  var numberOfSections: Int { source.numberOfSections }
+  func numberOfRows(inSection section: Int) -> Int { source.numberOfRows(inSection: section) }
+  func item(at itemPath: ItemPath) -> Any { itemAt(itemPath) }
+  func sectionKey(_ section: Int) -> SectionKey? { source.sectionKey(section) }
+  func cell(at itemPath: ItemPath, in view: any CellDequeuing<Cell>) -> (cell: Cell, item: Any) {
+    cellAt(itemPath, view)
+  }
+  func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
+    source.supplementaryLines(kind, inSection: section)
+  }
+  func viewLines(_ kind: SupplementaryKind) -> [String] { source.viewLines(kind) }
+  var sectionIndexTitles: [String]? { source.sectionIndexTitles }
+  func cardLayout(inSection section: Int) -> CardLayout? { source.cardLayout(inSection: section) }
+  func identityKey(inSection section: Int) -> String? { source.identityKey(inSection: section) }
+  var knownFields: [String]? { source.knownFields }
+  var nodeTitle: String { source.nodeTitle }
+  var nodeChildren: [any CompositionNode] { source.nodeChildren }
+}
+
+extension SectionedDataSource {
+  /// This source with its items handed out as `Any`, for a composition of children of different
+  /// item types.
+  public func erasingItems() -> ItemErasingDataSource<Cell> { ItemErasingDataSource(self) }
+}
+
+extension ComposedDataSource where Item == Any {
+  /// Stacks children of different item types, as IGListKit stacks section controllers: each
+  /// child keeps its item type and its presenter (so no wrapper enum and no `switch` in a
+  /// presenter), and all of them fill one kind of cell.
+  ///
+  /// ```swift
+  /// let screen = ComposedDataSource(mixing: menu, inbox)
+  /// let message = screen.item(at: ItemPath(item: 0, section: 1), as: Message.self)
+  /// ```
+  public convenience init<First: SectionedDataSource, Second: SectionedDataSource>(
+    mixing first: First, _ second: Second, label: String = "compose"
+  ) where First.Cell == Cell, Second.Cell == Cell {
+    self.init([first.erasingItems(), second.erasingItems()], label: label)
+  }
+
+  /// Stacks three children of different item types (see ``init(mixing:_:label:)``).
+  public convenience init<
+    First: SectionedDataSource, Second: SectionedDataSource, Third: SectionedDataSource
+  >(
+    mixing first: First, _ second: Second, _ third: Third, label: String = "compose"
+  ) where First.Cell == Cell, Second.Cell == Cell, Third.Cell == Cell {
+    self.init([first.erasingItems(), second.erasingItems(), third.erasingItems()], label: label)
+  }
+
+  /// Stacks any number of children, each made untyped with
+  /// ``SectionedDataSource/erasingItems()``.
+  public convenience init(mixing children: [ItemErasingDataSource<Cell>], label: String = "compose") {
+    self.init(children, label: label)
+  }
+}
+
+extension SectionedDataSource {
+  /// The item at `itemPath` as `type`, or `nil` when the item there is of another type (in a
+  /// composition of children of different item types).
+  public func item<T>(at itemPath: ItemPath, as type: T.Type) -> T? { item(at: itemPath) as? T }
+}
+
+extension SectionedDataSource {
+  /// This source with a header line above each section, made from the section's key and count.
+  public func header(_ text: @escaping (SectionContext) -> String) -> SupplementaryDecorator<Item, Cell> {
+    SupplementaryDecorator(wrapping: self, kind: .header, text: text)
+  }
+
+  /// This source with a footer line below each section, made from the section's key and count.
+  public func footer(_ text: @escaping (SectionContext) -> String) -> SupplementaryDecorator<Item, Cell> {
+    SupplementaryDecorator(wrapping: self, kind: .footer, text: text)
+  }
+
+  /// This source covered by a message while it has no content, or when it failed to load (given
+  /// what went wrong).
+  public func placeholder(
+    empty: String, failed: ((String?) -> String)? = nil
+  ) -> PlaceholderDecorator<Item, Cell> {
+    PlaceholderDecorator(wrapping: self, empty: { _ in empty }, failed: failed ?? { $0 ?? empty })
+  }
+}

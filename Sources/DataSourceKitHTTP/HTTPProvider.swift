@@ -1,0 +1,166 @@
+import DataSourceKit
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// JSON from the web: an array (or the array at a path) of items, fetched under ``Limits``.
+///
+/// With a page size, the URL is a template — `{page}` (from 1) or `{offset}` (from 0) — and each
+/// ``loadMore()`` fetches the next page; an empty or short page is the last.
+public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
+  public let url: String
+  public let at: [String]
+  public let pageSize: Int?
+  public let limits: Limits
+  public let identityKey: String?
+  public let options: ReadOptions
+  /// Where the last response came from, when a redirect took the request elsewhere.
+  public private(set) var finalURL: String?
+  private let loads = LoadTracker()
+  private var items: [Value] = []
+  private var pagesLoaded = 0
+  private var lastPageFull = false
+  public private(set) var lastError: DataSourceError?
+  private var observers = ObserverList()
+  public private(set) var knownFields: [String]?
+  private let progress: LoadProgress?
+
+  /// - Parameter progress: counts the bytes of each response.
+  public init(
+    url: String, at: [String] = [], pageSize: Int? = nil, limits: Limits = Limits(),
+    identityKey: String? = nil, options: ReadOptions = ReadOptions(), progress: LoadProgress? = nil
+  ) {
+    self.options = options
+    self.url = url
+    self.at = at
+    self.pageSize = pageSize
+    self.limits = limits
+    self.identityKey = identityKey
+    self.progress = progress
+  }
+
+  /// What a server may not stretch: the time for the whole request, the bytes taken, and
+  /// redirects to other hosts.
+  public struct Limits: Sendable {
+    public static let defaultMaximumBytes = 100 << 20
+    /// Seconds for the whole request: connecting, waiting and reading every byte.
+    public var timeout: TimeInterval
+    public var maximumBytes: Int
+    /// Whether a redirect may lead to another host (or from https to http).
+    public var followsRedirectsToOtherHosts: Bool
+
+    public init(
+      timeout: TimeInterval = 10, maximumBytes: Int = Limits.defaultMaximumBytes,
+      followsRedirectsToOtherHosts: Bool = false
+    ) {
+      self.timeout = timeout
+      self.maximumBytes = maximumBytes
+      self.followsRedirectsToOtherHosts = followsRedirectsToOtherHosts
+    }
+  }
+
+  /// Whether a URL is a page template, with `{page}` or `{offset}` in it.
+  ///
+  /// Such a URL is never requested as written; it needs a page size.
+  public static func isPageTemplate(_ url: String) -> Bool {
+    url.contains("{page}") || url.contains("{offset}")
+  }
+
+  public var loadState: LoadState { loads.state }
+  public var errorDescription: String? { lastError?.description }
+  public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
+
+  /// Fetches the first page (or the whole list).
+  ///
+  /// On failure the provider is in `error`.
+  public func load() async throws {
+    try await loads.load(
+      { try await fetch(page: 0) }, isEmpty: \.isEmpty,
+      apply: { page in
+        items = page
+        pagesLoaded = 1
+        lastPageFull = pageSize.map { page.count >= $0 } ?? false
+        knownFields = Value.unionOfFields(items)
+        lastError = nil
+        observers.notify()
+      },
+      fail: { error in
+        items = []
+        lastError = error
+        // Views over this provider must see it fail, not index items it no longer has.
+        observers.notify()
+      })
+  }
+
+  public var hasMore: Bool { pageSize != nil && lastPageFull && loads.state != .error }
+
+  public func loadMore() async throws -> Int {
+    guard hasMore else { return 0 }
+    let page = try await fetch(page: pagesLoaded)
+    items += page
+    pagesLoaded += 1
+    lastPageFull = pageSize.map { page.count >= $0 } ?? false
+    if knownFields == nil { knownFields = Value.unionOfFields(items) }
+    observers.notify()
+    return page.count
+  }
+
+  /// The URL of a page: `{page}` counts from 1, `{offset}` from 0.
+  public func url(ofPage page: Int) -> String {
+    guard let size = pageSize else {
+      precondition(!Self.isPageTemplate(url), "a page template needs a page size")
+      return url
+    }
+    return url.replacingOccurrences(of: "{page}", with: String(page + 1))
+      .replacingOccurrences(of: "{offset}", with: String(page * size))
+  }
+
+  private func fetch(page: Int) async throws -> [Value] {
+    let address = url(ofPage: page)
+    guard let target = URL(string: address) else {
+      throw DataSourceError.httpTransport(url: address, message: "not a URL")
+    }
+    let answer = try await HTTPRequest.get(target, address: address, limits: limits, progress: progress)
+    let (data, response) = (answer.data, answer.response)
+    if let final = answer.finalURL, final.absoluteString != address { finalURL = final.absoluteString }
+    if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
+      throw DataSourceError.httpStatus(url: address, status: http.statusCode)
+    }
+    let documents: [Value] = try data.withUnsafeBytes { raw in
+      let bytes = raw.bindMemory(to: UInt8.self)
+      do {
+        return try JSONReader.parseAll(bytes)
+      } catch let failure as JSONReader.Failure {
+        let (line, column) = failure.location(in: bytes)
+        throw DataSourceError.json(path: address, line: line, column: column, message: failure.message)
+      }
+    }
+    guard let document = documents.first, documents.count == 1 else {
+      return try options.applied(to: documents, path: address)
+    }
+    guard let found = document.value(atPath: at) else {
+      throw DataSourceError.jsonPathMissing(path: address, at: at.joined(separator: "."))
+    }
+    if case .list(let list) = found { return try options.applied(to: list, path: address) }
+    throw DataSourceError.jsonNotAList(
+      path: address, at: at.isEmpty ? nil : at.joined(separator: "."), found: found.typeName)
+  }
+
+  public var numberOfSections: Int { 1 }
+  public func numberOfItems(inSection section: Int) -> Int { items.count }
+  public func item(at itemPath: ItemPath) -> Value { items[itemPath.item] }
+
+  public var nodeTitle: String {
+    "http \(JSONWriter.quoted(url))"
+      + (at.isEmpty ? "" : " at \(JSONWriter.quoted(at.joined(separator: "."))))")
+      + (pageSize.map { " size \($0)" } ?? "")
+  }
+  public var nodeDetail: String? {
+    countsDetail
+      + (finalURL.map { ", from \($0)" } ?? "")
+      + (pageSize == nil
+        ? "" : ", \(pagesLoaded) page\(pagesLoaded == 1 ? "" : "s")" + (hasMore ? ", more" : ""))
+  }
+}

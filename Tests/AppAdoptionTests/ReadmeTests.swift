@@ -1,0 +1,269 @@
+// DataSourceKit as an app uses it: this target is built in Swift 6 mode with no upcoming features
+// (as a new app target is made), every warning an error, and outside the package's `package`
+// declarations (Package.swift gives it a package name of its own). Every test runs on the main
+// actor, and the code in the README's "Using the engine from Swift" is here as written there.
+
+import DataSourceKit
+import Foundation
+import Testing
+
+// MARK: - The README's types
+
+struct Contact: Identifiable, Equatable, Sendable {
+  var id: String { name }
+  var name: String
+  var city: String
+}
+
+struct Message: Identifiable, Equatable, Sendable {
+  let id: Int
+  var subject: String
+  var sender: String
+  var isUnread: Bool
+}
+
+/// An app's own cell: what a `UITableViewCell` subclass would hold.
+final class MessageCell: ReusableCell {
+  let reuseIdentifier: String
+  var subject = ""
+  var isUnread = false
+
+  init(reuseIdentifier: String) { self.reuseIdentifier = reuseIdentifier }
+
+  func prepareForReuse() {
+    subject = ""
+    isUnread = false
+  }
+}
+
+struct MessagePresenter: CellPresenter {
+  func configure(_ cell: inout MessageCell, with message: Message, at itemPath: ItemPath) {
+    cell.subject = message.subject
+    cell.isUnread = message.isUnread
+  }
+}
+
+/// A view model as an app writes one: main-actor isolated, holding its data sources.
+@MainActor
+final class InboxModel {
+  let messages = EditableProvider(
+    ArrayProvider([
+      Message(id: 1, subject: "Lunch?", sender: "Ada", isUnread: true),
+      Message(id: 2, subject: "Minutes", sender: "Grace", isUnread: false),
+    ]))
+  lazy var inbox = TableAdapter(
+    provider: DerivedProvider.sectioned(messages) { message in
+      // The app's closures run where the model does: on the main actor.
+      MainActor.assertIsolated()
+      return message.isUnread ? "Unread" : "Read"
+    },
+    presenter: ClosurePresenter<Message>(style: .subtitle) { message, _ in
+      message.subject
+    } detail: {
+      message, _ in
+      message.sender
+    }
+  ).header { section in section.key?.value(as: String.self) ?? "" }
+  lazy var view = ListView(dataSource: inbox)
+
+  func load() async throws {
+    try await inbox.load()
+    try view.apply(DataSourceSnapshot(of: inbox))
+  }
+
+  func receive(_ message: Message) throws -> BatchUpdate {
+    messages.insert(message, at: 0)
+    return try view.apply(DataSourceSnapshot(of: inbox))
+  }
+}
+
+// MARK: - Tests
+
+@MainActor
+@Suite("The README's examples, from main-actor code in a Swift 6 app target")
+struct ReadmeTests {
+  @Test("composing a screen: a typed section key, a header, a static section, a headless view")
+  func composingAScreen() async throws {
+    let contacts = ArrayProvider([
+      Contact(name: "Ada", city: "London"), Contact(name: "Grace", city: "New York"),
+    ])
+    let byCity = DerivedProvider.sectioned(contacts) { $0.city }  // sections keyed by String
+    let rows = TableAdapter(
+      provider: byCity,
+      presenter: ClosurePresenter<Contact>(style: .subtitle, accessory: .disclosure) { contact, _ in
+        contact.name
+      } detail: { contact, _ in
+        contact.city
+      }
+    ).header { section in "\(section.key?.value(as: String.self) ?? "") (\(section.count))" }
+    let me = TableAdapter(
+      provider: ArrayProvider([Contact(name: "Me", city: "")]),
+      presenter: ClosurePresenter<Contact>(style: .basic) { contact, _ in contact.name })
+    let screen = ComposedDataSource([me, rows])
+    try await screen.load()
+    let view = ListView(dataSource: screen)
+    let shown = view.layout(windows: [0..<view.totalRows])  // asks only for these rows' cells
+    let text = Renderer.renderCells(shown, options: RenderOptions(width: 40))
+    print(text)
+
+    #expect(byCity.sectionKey(1)?.value(as: String.self) == "New York")
+    #expect(shown.sections.map(\.header) == [[], ["London (1)"], ["New York (1)"]])
+    #expect(
+      text == """
+        ┌──────────────────────────────────────┐
+        │ Me                                   │
+        ╞══════════════════════════════════════╡
+        │ London (1)                           │
+        ├──────────────────────────────────────┤
+        │ Ada                                › │
+        │   London                             │
+        ╞══════════════════════════════════════╡
+        │ New York (1)                         │
+        ├──────────────────────────────────────┤
+        │ Grace                              › │
+        │   New York                           │
+        └──────────────────────────────────────┘
+
+        """)
+    #expect(screen.sectionID(0) != screen.sectionID(1))
+    #expect(screen.sectionID(1).key?.value(as: String.self) == "London")
+  }
+
+  @Test("a @MainActor view model loads, snapshots, and gets the batch of each change")
+  func viewModel() async throws {
+    let model = InboxModel()
+    try await model.load()
+    #expect(model.view.shownCounts == [1, 1])
+
+    let batch = try model.receive(Message(id: 3, subject: "Re: Lunch", sender: "Alan", isUnread: true))
+    // Sections keep their items in the provider's order: the new message is first of Unread.
+    #expect(batch == BatchUpdate(insertedRows: [ItemPath(item: 0, section: 1)]))
+    #expect(model.view.shownCounts == [1, 2])
+    try batch.validate(before: [1, 1], after: [1, 2])
+
+    // Reading a message moves it from Unread to Read: a move across sections.
+    let read = model.messages.replace(
+      [(position: 1, item: Message(id: 1, subject: "Lunch?", sender: "Ada", isUnread: false))], isEqual: ==)
+    #expect(read == BatchUpdate(reloadedRows: [ItemPath(item: 1, section: 0)]))
+    let moved = try model.view.apply(DataSourceSnapshot(of: model.inbox))
+    #expect(moved.movedRows.map(\.from) == [ItemPath(item: 1, section: 1)])
+    #expect(moved.movedRows.map(\.to) == [ItemPath(item: 0, section: 0)])
+    #expect(model.view.shownCounts == [2, 1])
+  }
+
+  @Test("apply refuses a snapshot taken before the change, and keeps what it showed")
+  func staleSnapshot() async throws {
+    let model = InboxModel()
+    try await model.load()
+    let before = DataSourceSnapshot(of: model.inbox)
+    model.messages.remove(at: [0])
+    #expect(throws: SnapshotError.countsDiffer(snapshot: [1, 1], dataSource: [1])) {
+      try model.view.apply(before)
+    }
+    #expect(model.view.shownCounts == [1, 1])
+    let batch = try model.view.apply(DataSourceSnapshot(of: model.inbox))
+    #expect(batch.deletedSections == [1])
+  }
+
+  @Test("each edit of an editable provider returns its batch")
+  func editsReturnBatches() async throws {
+    let numbers = EditableProvider(ArrayProvider([10, 20, 30]))
+    try await numbers.load()
+    #expect(numbers.insert(5, at: 0) == BatchUpdate(insertedRows: [ItemPath(item: 0, section: 0)]))
+    #expect(
+      numbers.remove(at: [3, 1])
+        == BatchUpdate(deletedRows: [ItemPath(item: 1, section: 0), ItemPath(item: 3, section: 0)]))
+    #expect(numbers.move(from: 0, to: 1).movedRows.count == 1)
+    #expect(numbers.items == [20, 5])
+  }
+
+  @Test("children of different item types in one composition, each with its own presenter")
+  func mixedItemTypes() async throws {
+    let menu = TableAdapter(
+      provider: ArrayProvider(["Profile", "Settings"]),
+      presenter: ClosurePresenter<String>(style: .basic, accessory: .disclosure) { title, _ in title })
+    let inbox = TableAdapter(
+      provider: ArrayProvider([Message(id: 1, subject: "Lunch?", sender: "Ada", isUnread: true)]),
+      presenter: ClosurePresenter<Message>(style: .subtitle) { message, _ in
+        message.subject
+      } detail: {
+        message, _ in
+        message.sender
+      }
+    ).header { _ in "Inbox" }
+    let screen = ComposedDataSource(mixing: menu, inbox)  // no wrapper enum
+    try await screen.load()
+    let message = screen.item(at: ItemPath(item: 0, section: 1), as: Message.self)
+    #expect(message?.subject == "Lunch?")
+
+    let shown = ListView(dataSource: screen).layout(windows: [0..<3])
+    #expect(shown.sections.flatMap(\.rows).map(\.cell.text) == ["Profile", "Settings", "Lunch?"])
+    #expect(screen.item(at: ItemPath(item: 0, section: 1), as: Message.self)?.sender == "Ada")
+    #expect(screen.item(at: ItemPath(item: 0, section: 0), as: Message.self) == nil)
+
+    let snapshot = DataSourceSnapshot(of: screen) { item in
+      (item as? Message).map { "message \($0.id)" } ?? "menu \(item)"
+    }
+    #expect(snapshot.sections.map(\.items) == [["menu Profile", "menu Settings"], ["message 1"]])
+  }
+
+  @Test("a presenter fills the app's own cell type, and the view reuses those cells")
+  func customCells() async throws {
+    let messages = ArrayProvider(
+      (1...30).map {
+        Message(id: $0, subject: "Message \($0)", sender: "Ada", isUnread: $0.isMultiple(of: 3))
+      })
+    let inbox = TableAdapter(provider: messages, presenter: MessagePresenter())
+    try await inbox.load()
+    let view = ListView(dataSource: inbox)  // a ListView<Message, MessageCell>
+
+    let first = view.cells(in: 0..<10)
+    #expect(first.map(\.cell.subject).prefix(3) == ["Message 1", "Message 2", "Message 3"])
+    #expect(first[2].cell.isUnread)
+    #expect(view.stats.cellsBuilt == 10)
+    let next = view.cells(in: 10..<20)  // the first ten scrolled away: their cells come back
+    #expect(next.first?.cell.subject == "Message 11")
+    #expect(view.stats.cellsReused == 10)
+    #expect(view.stats.cellsBuilt == 0)
+  }
+
+  @Test("diffing on a background task, and flat arrays without closures")
+  func diffing() async throws {
+    let old = [DiffSection(id: "A", elements: [1, 2, 3]), DiffSection(id: "B", elements: [4])]
+    let new = [DiffSection(id: "A", elements: [3, 1]), DiffSection(id: "B", elements: [4, 2])]
+    // DiffSection is Sendable when its contents are: the diff can leave the main actor.
+    let changes = await Task.detached {
+      SectionedDiff.changeset(from: old, to: new, id: { $0 }, contentEqual: ==)
+    }
+    .value
+    #expect(changes.update.description == "move rows [0, 2]→[0, 0], [0, 1]→[1, 1]")
+
+    let before = [Contact(name: "Ada", city: "London"), Contact(name: "Grace", city: "New York")]
+    let after = [Contact(name: "Grace", city: "Boston"), Contact(name: "Ada", city: "London")]
+    let flat = SectionedDiff.changeset(from: before, to: after)  // Identifiable & Equatable
+    #expect(flat.update.movedRows.count == 1)
+    #expect(flat.update.reloadedAfterMoves.isEmpty == false || flat.update.reloadedRows.isEmpty == false)
+    #expect(SectionedDiff.changeset(from: ["a", "b"], to: ["b", "c"]).update.insertedRows.count == 1)
+  }
+}
+
+@Suite("The README and these tests")
+struct ReadmeInStep {
+  @Test("every line of the README's Swift examples is a line of these tests")
+  func readmeLinesAreTested() throws {
+    let here = URL(fileURLWithPath: #filePath)
+    let root = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    let tests = Set(try String(contentsOf: here, encoding: .utf8).split(separator: "\n").map(trimmed))
+    let section = try #require(readme.range(of: "## Using the engine from Swift")).upperBound
+    let blocks = readme[section...].components(separatedBy: "```swift\n").dropFirst().map {
+      $0.components(separatedBy: "```")[0]
+    }
+    #expect(blocks.count == 5)
+    for line in blocks.joined().split(separator: "\n").map(trimmed) where !line.isEmpty {
+      #expect(tests.contains(line), "README line not in the tests: \(line)")
+    }
+  }
+}
+
+private func trimmed(_ line: Substring) -> String { line.trimmingCharacters(in: .whitespaces) }
