@@ -15,6 +15,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    // `swift package generate-documentation --target DataSourceKit` builds the DocC catalog.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     // The engine: providers, presenters, adapters, decorators, snapshots and diffing, views,
@@ -81,7 +83,7 @@ let package = Package(
     .testTarget(
       name: "dshTests",
       dependencies: ["dsh", "DataSourceScript"],
-      exclude: ["Transcripts"]
+      exclude: ["Transcripts", "Fixtures"]
     ),
   ],
   swiftLanguageModes: [.v6]

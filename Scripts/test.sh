@@ -6,6 +6,13 @@ cd "$(dirname "$0")/.."
 source Scripts/setup.sh
 # Style first: the checked-in .swift-format, strictly (warnings fail too).
 swift format lint --strict --recursive Sources Tests Package.swift
+# Every public declaration of the library's products has a doc comment, and the DocC catalog
+# builds (swift-docc-plugin).
+python3 Scripts/check-docs.py
+for target in DataSourceKit DataSourceKitFiles DataSourceKitSQLite DataSourceKitHTTP; do
+  swift package --disable-sandbox generate-documentation --target "$target" >/dev/null
+done
+echo "documentation: every public declaration commented, the catalogs built" >&2
 swift build --build-tests
 # The install script, into a throwaway prefix: the release binary, its completions and manual.
 prefix=$(mktemp -d)

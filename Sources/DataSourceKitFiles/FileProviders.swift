@@ -3,19 +3,27 @@ import Foundation
 
 /// Rows of a CSV file, stored by column, in one section.
 public final class CSVProvider: DataProvider, CompositionNode {
+  /// The file, as given.
   public let path: String
   /// The path as the user wrote it, for messages and `describe`.
   public let displayPath: String
+  /// The byte between fields (a comma unless said otherwise).
   public let delimiter: UInt8
+  /// Null markers and declared types.
   public let options: ReadOptions
   private let loads = LoadTracker()
+  /// Where loading stands.
   public var loadState: LoadState { loads.state }
+  /// What went wrong in the last load, when it failed.
   public private(set) var lastError: DataSourceError?
+  /// What went wrong, when the state is `error`.
   public var errorDescription: String? { lastError?.description }
   private(set) var table: ColumnTable?
   private let progress: LoadProgress?
   private let access: FileAccess?
 
+  /// A provider of the rows of the CSV file at `path`.
+  ///
   /// - Parameters:
   ///   - displayPath: the path as written, when `path` was resolved against a folder.
   ///   - delimiter: the byte between fields, `,` unless given.
@@ -54,40 +62,55 @@ public final class CSVProvider: DataProvider, CompositionNode {
       })
   }
 
+  /// The number of sections.
   public var numberOfSections: Int { 1 }
+  /// The number of items in a section.
   public func numberOfItems(inSection section: Int) -> Int { table?.rowCount ?? 0 }
+  /// The item at an index path.
   public func item(at itemPath: ItemPath) -> Value {
     guard let table else { return .null }
     return .record(table.record(at: itemPath.item))
   }
+  /// The fields every item is known to have, or `nil`.
   public var knownFields: [String]? { table.map { Array($0.schema.names) } }
 
+  /// What is known of the fields' types and nulls without reading the items.
   public var fieldProfiles: [FieldProfile]? { profiles }
   /// Worked out once per load.
   private var profiles: [FieldProfile]?
 
+  /// How `describe` names this node.
   public var nodeTitle: String { "csv \(JSONWriter.quoted(displayPath))" }
+  /// What `describe` shows beside the name: counts and state.
   public var nodeDetail: String? { countsDetail }
 }
 
 /// Items of a JSON file: an array (of records or scalars), JSON Lines, or an array found at a
 /// path inside the document (`at "data.items"`).
 public final class JSONProvider: DataProvider, CompositionNode {
+  /// The file, as given.
   public let path: String
   /// The path as the user wrote it, for messages and `describe`.
   public let displayPath: String
+  /// The path of keys to the array of items (`at "a.b"`), empty for the document itself.
   public let at: [String]
+  /// Null markers and declared types.
   public let options: ReadOptions
   private let loads = LoadTracker()
+  /// Where loading stands.
   public var loadState: LoadState { loads.state }
+  /// What went wrong in the last load, when it failed.
   public private(set) var lastError: DataSourceError?
+  /// What went wrong, when the state is `error`.
   public var errorDescription: String? { lastError?.description }
   /// The items: a table when every item is a record with the same fields (the common shape
   /// of a large file, held within a few times the file's size), else the values themselves.
   private var content = JSONContent.values([])
+  /// The fields every item is known to have, or `nil`.
   public private(set) var knownFields: [String]?
   /// For a table, worked out at load; values are looked at by whoever asks.
   private var profiles: [FieldProfile]?
+  /// What is known of the fields' types and nulls without reading the items.
   public var fieldProfiles: [FieldProfile]? { profiles }
   private let progress: LoadProgress?
   private let access: FileAccess?
@@ -115,6 +138,8 @@ public final class JSONProvider: DataProvider, CompositionNode {
   /// Whether the items are held as a table of columns.
   public var isColumnar: Bool { columnTable != nil }
 
+  /// A provider of the items of the JSON (or JSON Lines) file at `path`.
+  ///
   /// - Parameters:
   ///   - displayPath: the path as written, when `path` was resolved against a folder.
   ///   - at: the path inside the document to the list of items.
@@ -197,8 +222,11 @@ public final class JSONProvider: DataProvider, CompositionNode {
     }
   }
 
+  /// The number of sections.
   public var numberOfSections: Int { 1 }
+  /// The number of items in a section.
   public func numberOfItems(inSection section: Int) -> Int { content.count }
+  /// The item at an index path.
   public func item(at itemPath: ItemPath) -> Value {
     switch content {
     case .values(let items): items[itemPath.item]
@@ -206,18 +234,20 @@ public final class JSONProvider: DataProvider, CompositionNode {
     }
   }
 
+  /// How `describe` names this node.
   public var nodeTitle: String {
     "json \(JSONWriter.quoted(displayPath))"
       + (at.isEmpty ? "" : " at \(JSONWriter.quoted(at.joined(separator: ".")))")
   }
+  /// What `describe` shows beside the name: counts and state.
   public var nodeDetail: String? { countsDetail }
 }
 
 extension CSVProvider: ColumnReadable {
-  public func fieldBatches(_ name: String) -> BatchReader? { table?.fieldBatches(name) }
+  package func fieldBatches(_ name: String) -> BatchReader? { table?.fieldBatches(name) }
 }
 
 extension JSONProvider: ColumnReadable {
   /// Only a file read as a table of columns has them; other JSON is read item by item.
-  public func fieldBatches(_ name: String) -> BatchReader? { columnTable?.fieldBatches(name) }
+  package func fieldBatches(_ name: String) -> BatchReader? { columnTable?.fieldBatches(name) }
 }

@@ -10,11 +10,17 @@ import Foundation
 /// With a page size, the URL is a template — `{page}` (from 1) or `{offset}` (from 0) — and each
 /// ``loadMore()`` fetches the next page; an empty or short page is the last.
 public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
+  /// The URL, or URL template when paged (`{page}` from 1, `{offset}` from 0).
   public let url: String
+  /// The path of keys to the array of items in each response, empty for the document itself.
   public let at: [String]
+  /// Items to a page, or `nil` for one request.
   public let pageSize: Int?
+  /// The limits every request is held to.
   public let limits: Limits
+  /// The field that identifies an item, for diffing, or `nil` for the whole item.
   public let identityKey: String?
+  /// Null markers and declared types.
   public let options: ReadOptions
   /// Where the last response came from, when a redirect took the request elsewhere.
   public private(set) var finalURL: String?
@@ -22,11 +28,15 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
   private var items: [Value] = []
   private var pagesLoaded = 0
   private var lastPageFull = false
+  /// What went wrong in the last load, when it failed.
   public private(set) var lastError: DataSourceError?
   private var observers = ObserverList()
+  /// The fields every item is known to have, or `nil`.
   public private(set) var knownFields: [String]?
   private let progress: LoadProgress?
 
+  /// A provider of the JSON at `url`.
+  ///
   /// - Parameter progress: counts the bytes of each response.
   public init(
     url: String, at: [String] = [], pageSize: Int? = nil, limits: Limits = Limits(),
@@ -44,13 +54,16 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
   /// What a server may not stretch: the time for the whole request, the bytes taken, and
   /// redirects to other hosts.
   public struct Limits: Sendable {
+    /// The largest response read by default: 100 MB.
     public static let defaultMaximumBytes = 100 << 20
     /// Seconds for the whole request: connecting, waiting and reading every byte.
     public var timeout: TimeInterval
+    /// The largest response read, in bytes.
     public var maximumBytes: Int
     /// Whether a redirect may lead to another host (or from https to http).
     public var followsRedirectsToOtherHosts: Bool
 
+    /// Limits of a time, a size and a number of redirects.
     public init(
       timeout: TimeInterval = 10, maximumBytes: Int = Limits.defaultMaximumBytes,
       followsRedirectsToOtherHosts: Bool = false
@@ -68,8 +81,11 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
     url.contains("{page}") || url.contains("{offset}")
   }
 
+  /// Where loading stands.
   public var loadState: LoadState { loads.state }
+  /// What went wrong, when the state is `error`.
   public var errorDescription: String? { lastError?.description }
+  /// Asks to be told when the data changes; observers are held weakly.
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
   /// Fetches the first page (or the whole list).
@@ -94,8 +110,10 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
       })
   }
 
+  /// Whether another page may follow.
   public var hasMore: Bool { pageSize != nil && lastPageFull && loads.state != .error }
 
+  /// Loads the next page; returns how many items it added.
   public func loadMore() async throws -> Int {
     guard hasMore else { return 0 }
     let page = try await fetch(page: pagesLoaded)
@@ -148,15 +166,20 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
       path: address, at: at.isEmpty ? nil : at.joined(separator: "."), found: found.typeName)
   }
 
+  /// The number of sections.
   public var numberOfSections: Int { 1 }
+  /// The number of items in a section.
   public func numberOfItems(inSection section: Int) -> Int { items.count }
+  /// The item at an index path.
   public func item(at itemPath: ItemPath) -> Value { items[itemPath.item] }
 
+  /// How `describe` names this node.
   public var nodeTitle: String {
     "http \(JSONWriter.quoted(url))"
       + (at.isEmpty ? "" : " at \(JSONWriter.quoted(at.joined(separator: "."))))")
       + (pageSize.map { " size \($0)" } ?? "")
   }
+  /// What `describe` shows beside the name: counts and state.
   public var nodeDetail: String? {
     countsDetail
       + (finalURL.map { ", from \($0)" } ?? "")

@@ -4,15 +4,21 @@ import GRDB
 
 /// What a SQLite provider reads: a table or a query, and the stages pushed down into SQL.
 public struct SQLiteQuery: Sendable {
+  /// What a query reads: a table, or SQL of the user's own.
   public enum Source: Sendable {
+    /// Every row of the table of this name.
     case table(String)
+    /// The rows of this SQL query (a `SELECT`).
     case query(String)
   }
 
   /// A condition in SQL with its arguments, as `where` pushes it down.
   public struct Condition: Sendable {
+    /// The SQL, with `?` for each argument.
     public var sql: String
+    /// The values bound to the SQL's `?`s.
     public var arguments: [Value]
+    /// SQL with its arguments.
     public init(sql: String, arguments: [Value]) {
       self.sql = sql
       self.arguments = arguments
@@ -54,8 +60,11 @@ public struct SQLiteQuery: Sendable {
   /// A key of ORDER BY (or of the sections' GROUP BY): SQL with no arguments (literals are
   /// written in), the dsh type of its value, and a direction.
   public struct OrderTerm: Sendable {
+    /// The key's SQL.
     public var sql: String
+    /// The type of the key's values.
     public var type: ValueType
+    /// The order of the keys.
     public var direction: SortDirection
 
     init(sql: String, arguments: [Value], type: ValueType, direction: SortDirection) {
@@ -64,6 +73,7 @@ public struct SQLiteQuery: Sendable {
       self.direction = direction
     }
 
+    /// A key of a column, of a type, in an order.
     public init(column: String, type: ValueType, direction: SortDirection) {
       self.init(sql: SQLiteQuery.quoted(column), arguments: [], type: type, direction: direction)
     }
@@ -104,13 +114,17 @@ public struct SQLiteQuery: Sendable {
     var rightOrder: String { right.rowOrder ?? "rowid" }
   }
 
+  /// The table or query read.
   public var source: Source
+  /// A join with another table of the same database, pushed down.
   public var join: Join?
+  /// The `where` conditions pushed down, all of which must hold.
   public var conditions: [Condition] = []
   /// What items are grouped by (`section by`), ordered first.
   public var section: OrderTerm?
   /// `sort by` keys, after the section's.
   public var order: [OrderTerm] = []
+  /// The `limit` pushed down.
   public var limit: Int?
   /// Markers read as null and types given, applied in a projection over the source.
   public var options = ReadOptions()
@@ -173,6 +187,7 @@ public struct SQLiteQuery: Sendable {
     }
   }
 
+  /// A query of `source` with no stage pushed down.
   public init(source: Source) { self.source = source }
 
   /// A column or table name quoted for SQL.
@@ -275,15 +290,20 @@ public struct SQLiteQuery: Sendable {
 ///
 /// The file is opened read-only and never written.
 public final class SQLiteProvider: DataProvider, CompositionNode {
+  /// The database file's real path.
   public let path: String
+  /// The path as the user wrote it, for messages.
   public let displayPath: String
+  /// What the provider reads, with the stages pushed into SQL.
   public private(set) var query: SQLiteQuery
+  /// The field that identifies an item, for diffing, or `nil` for the whole item.
   public let identityKey: String?
   private var states = LoadStateMachine()
   private var observers = ObserverList()
   private(set) var database: DatabaseQueue?
   private var schema = Schema([String]())
   private var sections: [(key: Value?, start: Int, count: Int)] = []
+  /// What went wrong in the last load, when it failed.
   public private(set) var lastError: DataSourceError?
   /// Pages of rows read, by page number; the few most recent are kept.
   private var pages: [Int: [Value]] = [:]
@@ -301,6 +321,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
 
   private let access: FileAccess?
 
+  /// A provider of a table or query of the SQLite database at `path`, opened read-only.
+  ///
   /// - Parameter access: which files may be read, checked on the files SQLite opened, at every
   ///   load.
   public init(
@@ -322,8 +344,11 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       path: path, displayPath: displayPath, query: query, identityKey: identityKey, access: access)
   }
 
+  /// Where loading stands.
   public var loadState: LoadState { states.state }
+  /// What went wrong, when the state is `error`.
   public var errorDescription: String? { lastError?.description }
+  /// The fields every item is known to have, or `nil`.
   public var knownFields: [String]? { states.state == .error ? nil : Array(schema.names) }
 
   /// Whether no stage was pushed down: the provider reads its whole source.
@@ -609,14 +634,18 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     }
   }
 
+  /// Asks to be told when the data changes; observers are held weakly.
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
   // A read that met a value its column does not hold leaves no sections, while a view may be
   // in the middle of reading them: positions past the end read as nothing.
+  /// The number of sections.
   public var numberOfSections: Int { sections.count }
+  /// The number of items in a section.
   public func numberOfItems(inSection section: Int) -> Int {
     section < sections.count ? sections[section].count : 0
   }
+  /// The key the section's items were grouped by, or `nil`.
   public func sectionKey(_ section: Int) -> SectionKey? {
     query.section == nil || section >= sections.count
       ? nil : SectionKey(value: sections[section].key ?? .null)
@@ -796,6 +825,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     }
   }
 
+  /// How `describe` names this node.
   public var nodeTitle: String { "sqlite \(JSONWriter.quoted(displayPath)) \(query.description)" }
+  /// What `describe` shows beside the name: counts and state.
   public var nodeDetail: String? { countsDetail + (rowsRead > 0 ? ", \(rowsRead) rows read" : "") }
 }

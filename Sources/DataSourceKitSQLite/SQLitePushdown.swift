@@ -13,18 +13,19 @@ import GRDB
 // whose SQL versions differ (lower and upper fold ASCII only; round rounds its own way).
 
 extension SQLiteProvider: QueryPushdown {
-  public func pushingDown(_ stage: PushdownStage) -> (any DataProvider<Value>)? {
+  package func pushingDown(_ stage: PushdownStage) -> (any DataProvider<Value>)? {
     query.adding(stage).map { with($0) }
   }
 }
 
 extension SQLiteProvider: ReadOnlyStore {
+  /// How refusals of edits name this store.
   public var storeDescription: String { "a sqlite provider" }
 }
 
 extension SQLiteQuery {
   /// The query with `stage` added, or `nil` when SQL cannot run it with the same meaning.
-  public func adding(_ stage: PushdownStage) -> SQLiteQuery? {
+  package func adding(_ stage: PushdownStage) -> SQLiteQuery? {
     // A stage after a join runs in memory: its match field is no column SQL knows.
     if join != nil { return nil }
     // After a limit, another stage would change which rows the limit took.
@@ -391,7 +392,7 @@ extension SQLiteProvider {
   /// Not pushed down: the right side sorted, sectioned or limited, a query or a view (no stored
   /// order to take the first match by), keys SQL cannot say or of different types, a left side
   /// with a field already named `name`, or limited before an inner join.
-  public func joining(
+  package func joining(
     _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
     keepsUnmatched: Bool, notes: ExpressionNotes?
   ) async throws -> SQLiteProvider? {

@@ -249,20 +249,31 @@ struct ReadmeTests {
 
 @Suite("The README and these tests")
 struct ReadmeInStep {
-  @Test("every line of the README's Swift examples is a line of these tests")
-  func readmeLinesAreTested() throws {
+  @Test(
+    "every line of the Swift examples of the README and the documentation articles is a line of these tests")
+  func examplesAreTested() throws {
     let here = URL(fileURLWithPath: #filePath)
     let root = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
     let tests = Set(try String(contentsOf: here, encoding: .utf8).split(separator: "\n").map(trimmed))
+    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
     let section = try #require(readme.range(of: "## Using the engine from Swift")).upperBound
-    let blocks = readme[section...].components(separatedBy: "```swift\n").dropFirst().map {
-      $0.components(separatedBy: "```")[0]
+    var documents = [("README.md", String(readme[section...]))]
+    let catalog = root.appendingPathComponent("Sources/DataSourceKit/DataSourceKit.docc")
+    for name in try FileManager.default.contentsOfDirectory(atPath: catalog.path).sorted()
+    where name.hasSuffix(".md") {
+      documents.append((name, try String(contentsOf: catalog.appendingPathComponent(name), encoding: .utf8)))
     }
-    #expect(blocks.count == 5)
-    for line in blocks.joined().split(separator: "\n").map(trimmed) where !line.isEmpty {
-      #expect(tests.contains(line), "README line not in the tests: \(line)")
+    var blockCount = 0
+    for (name, text) in documents {
+      let blocks = text.components(separatedBy: "```swift\n").dropFirst().map {
+        $0.components(separatedBy: "```")[0]
+      }
+      blockCount += blocks.count
+      for line in blocks.joined().split(separator: "\n").map(trimmed) where !line.isEmpty {
+        if !tests.contains(line) { Issue.record("\(name): a line not in the tests: \(line)") }
+      }
     }
+    #expect(blockCount >= 11)
   }
 }
 

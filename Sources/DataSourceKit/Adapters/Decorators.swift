@@ -2,33 +2,54 @@
 ///
 /// Decorators stack in any number and order: each wraps the one before it.
 open class DataSourceDecorator<Item, Cell>: SectionedDataSource {
+  /// The data source this decorator wraps.
   public let wrapped: any SectionedDataSource<Item, Cell>
 
+  /// Wraps `wrapped`, passing every question through.
   public init(wrapping wrapped: any SectionedDataSource<Item, Cell>) { self.wrapped = wrapped }
 
+  /// Loads what is below, if it is not loaded yet.
   open func load() async throws { try await wrapped.load() }
+  /// Loads what is below again.
   open func reload() async throws { try await wrapped.reload() }
+  /// Where loading stands.
   open var loadState: LoadState { wrapped.loadState }
+  /// What went wrong, when the state is `error`.
   open var errorDescription: String? { wrapped.errorDescription }
+  /// The number of sections.
   open var numberOfSections: Int { wrapped.numberOfSections }
+  /// The number of rows in a section.
   open func numberOfRows(inSection section: Int) -> Int { wrapped.numberOfRows(inSection: section) }
+  /// The item at an index path.
   open func item(at itemPath: ItemPath) -> Item { wrapped.item(at: itemPath) }
+  /// The key the section's items were grouped by, or `nil`.
   open func sectionKey(_ section: Int) -> SectionKey? { wrapped.sectionKey(section) }
+  /// The name of a section that stays the same while the section does.
   open func sectionID(_ section: Int) -> SectionID { wrapped.sectionID(section) }
+  /// The fields every item is known to have, or `nil`.
   open var knownFields: [String]? { wrapped.knownFields }
+  /// The cell for an item, dequeued from the view and filled by the presenter, with the item.
   open func cell(at itemPath: ItemPath, in view: any CellDequeuing<Cell>) -> (cell: Cell, item: Item) {
     wrapped.cell(at: itemPath, in: view)
   }
+  /// The header, footer or placeholder lines of a section.
   open func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
     wrapped.supplementaryLines(kind, inSection: section)
   }
+  /// The lines above (a title) or below (a caption) the whole view.
   open func viewLines(_ kind: SupplementaryKind) -> [String] { wrapped.viewLines(kind) }
+  /// The titles of the section index, or `nil` for none.
   open var sectionIndexTitles: [String]? { wrapped.sectionIndexTitles }
+  /// How a section lays out its cells: as cards, or `nil` for rows.
   open func cardLayout(inSection section: Int) -> CardLayout? { wrapped.cardLayout(inSection: section) }
+  /// The field that identifies an item, for diffing, or `nil` for the whole item.
   open func identityKey(inSection section: Int) -> String? { wrapped.identityKey(inSection: section) }
 
+  /// How `describe` names this node.
   open var nodeTitle: String { "decorator" }
+  /// What `describe` shows beside the name: counts and state.
   open var nodeDetail: String? { nil }
+  /// The nodes below this one in `describe`.
   open var nodeChildren: [any CompositionNode] { [wrapped] }
 }
 
@@ -37,10 +58,13 @@ open class DataSourceDecorator<Item, Cell>: SectionedDataSource {
 /// A header added later stands above the headers added before it; a footer added later stands
 /// below the earlier footers, so the outermost decorator is the outermost line.
 public final class SupplementaryDecorator<Item, Cell>: DataSourceDecorator<Item, Cell> {
+  /// Whether the decorator adds headers or footers.
   public let kind: SupplementaryKind
   private let text: (SectionContext) -> String
   private let label: String
 
+  /// Adds a line of `kind` to every section of `wrapped`.
+  ///
   /// - Parameters:
   ///   - kind: `.header` or `.footer`.
   ///   - label: how `describe` names the decorator; defaults to the kind.
@@ -55,6 +79,7 @@ public final class SupplementaryDecorator<Item, Cell>: DataSourceDecorator<Item,
     super.init(wrapping: wrapped)
   }
 
+  /// The header, footer or placeholder lines of a section.
   public override func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
     let inner = wrapped.supplementaryLines(kind, inSection: section)
     guard kind == self.kind else { return inner }
@@ -64,12 +89,14 @@ public final class SupplementaryDecorator<Item, Cell>: DataSourceDecorator<Item,
     return kind == .header ? [line] + inner : inner + [line]
   }
 
+  /// How `describe` names this node.
   public override var nodeTitle: String { label }
 }
 
 /// Stacks the sections of several data sources into one: static sections above and below
 /// dynamic content, each child keeping its own presenter and decorators.
 public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
+  /// The stacked sources, in order.
   public let children: [any SectionedDataSource<Item, Cell>]
   private let label: String
 
@@ -78,6 +105,7 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
   private var starts: [Int] = []
   private var startsEpoch: UInt64?
 
+  /// Stacks the sections of `children`, in order; `label` is how `describe` names the composition.
   public init(_ children: [any SectionedDataSource<Item, Cell>], label: String = "compose") {
     self.children = children
     self.label = label
@@ -132,9 +160,11 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
     return (child, ItemPath(item: itemPath.item, section: section))
   }
 
+  /// Loads what is below, if it is not loaded yet.
   public func load() async throws {
     for child in children { try await child.load() }
   }
+  /// Loads what is below again.
   public func reload() async throws {
     // Every child reloads even when one fails; the first failure is reported.
     var failure: (any Error)?
@@ -146,43 +176,54 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
 
   /// The strongest state of the children: loading > refreshing > error > noContent > loaded > initial.
   public var loadState: LoadState { .strongest(children.map(\.loadState)) }
+  /// What went wrong, when the state is `error`.
   public var errorDescription: String? { children.lazy.compactMap(\.errorDescription).first }
 
+  /// The number of sections.
   public var numberOfSections: Int { childStarts().last ?? 0 }
+  /// The number of rows in a section.
   public func numberOfRows(inSection section: Int) -> Int {
     let (child, local) = locate(section)
     return child.numberOfRows(inSection: local)
   }
+  /// The item at an index path.
   public func item(at itemPath: ItemPath) -> Item {
     let (child, path) = local(itemPath)
     return child.item(at: path)
   }
+  /// The key the section's items were grouped by, or `nil`.
   public func sectionKey(_ section: Int) -> SectionKey? {
     let (child, local) = locate(section)
     return child.sectionKey(local)
   }
+  /// The name of a section that stays the same while the section does.
   public func sectionID(_ section: Int) -> SectionID {
     let (index, local) = locateIndex(section)
     return children[index].sectionID(local).inChild(index)
   }
+  /// The cell for an item, dequeued from the view and filled by the presenter, with the item.
   public func cell(at itemPath: ItemPath, in view: any CellDequeuing<Cell>) -> (cell: Cell, item: Item) {
     let (child, path) = local(itemPath)
     return child.cell(at: path, in: view)
   }
+  /// The header, footer or placeholder lines of a section.
   public func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
     let (child, local) = locate(section)
     return child.supplementaryLines(kind, inSection: local)
   }
+  /// How a section lays out its cells: as cards, or `nil` for rows.
   public func cardLayout(inSection section: Int) -> CardLayout? {
     let (child, local) = locate(section)
     return child.cardLayout(inSection: local)
   }
+  /// The field that identifies an item, for diffing, or `nil` for the whole item.
   public func identityKey(inSection section: Int) -> String? {
     let (child, local) = locate(section)
     return child.identityKey(inSection: local)
   }
   /// Titles and captions of the children stack in order.
   public func viewLines(_ kind: SupplementaryKind) -> [String] { children.flatMap { $0.viewLines(kind) } }
+  /// The titles of the section index, or `nil` for none.
   public var sectionIndexTitles: [String]? {
     let titles = children.compactMap(\.sectionIndexTitles)
     return titles.isEmpty ? nil : titles.flatMap { $0 }
@@ -195,8 +236,11 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
     return first.filter { name in sets.allSatisfy { $0?.contains(name) ?? false } }
   }
 
+  /// How `describe` names this node.
   public var nodeTitle: String { label }
+  /// What `describe` shows beside the name: counts and state.
   public var nodeDetail: String? { countsDetail(self) }
+  /// The nodes below this one in `describe`.
   public var nodeChildren: [any CompositionNode] { children }
 }
 
@@ -207,6 +251,8 @@ public final class PlaceholderDecorator<Item, Cell>: DataSourceDecorator<Item, C
   private let failed: ((String?) -> String)?
   private let label: String
 
+  /// Covers `wrapped` with a message while it has no content or failed to load.
+  ///
   /// - Parameters:
   ///   - empty: the message when the source has no content (given its error text, nil).
   ///   - failed: the message when the source failed to load, given what went wrong.
@@ -230,38 +276,50 @@ public final class PlaceholderDecorator<Item, Cell>: DataSourceDecorator<Item, C
     }
   }
 
+  /// The number of sections.
   public override var numberOfSections: Int { coveringMessage == nil ? wrapped.numberOfSections : 1 }
+  /// The number of rows in a section.
   public override func numberOfRows(inSection section: Int) -> Int {
     coveringMessage == nil ? wrapped.numberOfRows(inSection: section) : 0
   }
+  /// The key the section's items were grouped by, or `nil`.
   public override func sectionKey(_ section: Int) -> SectionKey? {
     coveringMessage == nil ? wrapped.sectionKey(section) : nil
   }
+  /// The name of a section that stays the same while the section does.
   public override func sectionID(_ section: Int) -> SectionID {
     coveringMessage == nil ? wrapped.sectionID(section) : SectionID(key: nil, index: 0, isPlaceholder: true)
   }
+  /// The header, footer or placeholder lines of a section.
   public override func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
     guard let message = coveringMessage else { return wrapped.supplementaryLines(kind, inSection: section) }
     return kind == .placeholder ? [message] : []
   }
+  /// The titles of the section index, or `nil` for none.
   public override var sectionIndexTitles: [String]? {
     coveringMessage == nil ? wrapped.sectionIndexTitles : nil
   }
+  /// How a section lays out its cells: as cards, or `nil` for rows.
   public override func cardLayout(inSection section: Int) -> CardLayout? {
     coveringMessage == nil ? wrapped.cardLayout(inSection: section) : nil
   }
 
+  /// How `describe` names this node.
   public override var nodeTitle: String { label }
+  /// What `describe` shows beside the name: counts and state.
   public override var nodeDetail: String? { coveringMessage.map { "covering: \($0)" } }
 }
 
 /// Adds a title above the whole view (header) or a caption below it (footer), as a table's
 /// header and footer views.
 public final class ViewTitleDecorator<Item, Cell>: DataSourceDecorator<Item, Cell> {
+  /// Whether the decorator adds a title (header) or a caption (footer).
   public let kind: SupplementaryKind
   private let text: () -> String
   private let label: String
 
+  /// Adds a title above, or a caption below, the whole of `wrapped`.
+  ///
   /// - Parameters:
   ///   - kind: `.header` for a title above the view, `.footer` for a caption below it.
   ///   - label: how `describe` names the decorator; defaults to "title" or "caption".
@@ -275,41 +333,50 @@ public final class ViewTitleDecorator<Item, Cell>: DataSourceDecorator<Item, Cel
     super.init(wrapping: wrapped)
   }
 
+  /// The lines above (a title) or below (a caption) the whole view.
   public override func viewLines(_ kind: SupplementaryKind) -> [String] {
     let inner = wrapped.viewLines(kind)
     guard kind == self.kind else { return inner }
     return kind == .header ? [text()] + inner : inner + [text()]
   }
 
+  /// How `describe` names this node.
   public override var nodeTitle: String { label }
 }
 
 /// Gives a view a section index made from its sections' keys, as a table's index titles.
 public final class SectionIndexDecorator<Item, Cell>: DataSourceDecorator<Item, Cell> {
+  /// The titles of the section index, or `nil` for none.
   public override var sectionIndexTitles: [String]? {
     (0..<numberOfSections).map {
       wrapped.sectionKey($0).map { $0.isNull ? "–" : $0.description } ?? "\($0 + 1)"
     }
   }
+  /// How `describe` names this node.
   public override var nodeTitle: String { "index" }
 }
 
 /// A "Load more…" footer under the last section while a paged provider has pages left.
 public final class LoadMoreDecorator<Item, Cell>: DataSourceDecorator<Item, Cell> {
   private let hasMore: () -> Bool
+  /// The footer's text.
   public static var text: String { "Load more…" }
 
+  /// Adds the footer under the last section of `wrapped` while `hasMore` says pages are left.
   public init(wrapping wrapped: any SectionedDataSource<Item, Cell>, hasMore: @escaping () -> Bool) {
     self.hasMore = hasMore
     super.init(wrapping: wrapped)
   }
 
+  /// The header, footer or placeholder lines of a section.
   public override func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
     let inner = wrapped.supplementaryLines(kind, inSection: section)
     guard kind == .footer, section == numberOfSections - 1, hasMore() else { return inner }
     return inner + [Self.text]
   }
 
+  /// How `describe` names this node.
   public override var nodeTitle: String { "more" }
+  /// What `describe` shows beside the name: counts and state.
   public override var nodeDetail: String? { hasMore() ? "pages left" : "all loaded" }
 }

@@ -15,8 +15,11 @@ public final class ItemErasingDataSource<Cell>: DataSourceDecorator<Any, Cell> {
   }
 
   // `describe` shows the wrapped source itself: the erasure is no layer of the screen.
+  /// How `describe` names this node.
   public override var nodeTitle: String { source.nodeTitle }
+  /// What `describe` shows beside the name: counts and state.
   public override var nodeDetail: String? { source.nodeDetail }
+  /// The nodes below this one in `describe`.
   public override var nodeChildren: [any CompositionNode] { source.nodeChildren }
 }
 

@@ -4,7 +4,7 @@
 /// A section's values are worked out when its line is first asked for (a view asks only for the
 /// sections it shows) and kept until any data changes: every change advances
 /// ``StructureEpoch``, so an edit's batch sees the new totals and reloads the lines they change.
-public final class SectionAggregates {
+package final class SectionAggregates {
   private let aggregates: [Aggregate]
   private let accumulator: AggregateAccumulator
   private let notes: ExpressionNotes?
@@ -15,7 +15,7 @@ public final class SectionAggregates {
   private var whole: [Value]?
   private var epoch: UInt64?
 
-  public init(
+  package init(
     _ aggregates: [Aggregate], notes: ExpressionNotes?,
     columns: (any DataProvider<Value> & ColumnReadable)? = nil
   ) {
@@ -26,7 +26,7 @@ public final class SectionAggregates {
   }
 
   /// The aggregates over the items of one section of `source`.
-  public func values(inSection section: Int, of source: any SectionedDataSource<Value, TableCell>) -> [Value]
+  package func values(inSection section: Int, of source: any SectionedDataSource<Value, TableCell>) -> [Value]
   {
     forgetIfChanged()
     if let kept = bySection[section] { return kept }
@@ -73,7 +73,7 @@ public final class SectionAggregates {
   }
 
   /// The aggregates over every item of `source`.
-  public func values(of source: any SectionedDataSource<Value, TableCell>) -> [Value] {
+  package func values(of source: any SectionedDataSource<Value, TableCell>) -> [Value] {
     forgetIfChanged()
     if let whole { return whole }
     var accumulator = accumulator.empty

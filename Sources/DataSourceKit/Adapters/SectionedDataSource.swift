@@ -18,6 +18,7 @@ public struct SectionContext: Sendable {
   /// The number of items in the section.
   public var count: Int
 
+  /// The context of the section at `index`, grouped by `key`, of `count` items.
   public init(index: Int, key: SectionKey?, count: Int) {
     self.index = index
     self.key = key
@@ -28,7 +29,12 @@ public struct SectionContext: Sendable {
 /// Which supplementary text a decorator adds: above or below a section (or the whole view), or
 /// in place of a section's rows.
 public enum SupplementaryKind: String, Sendable {
-  case header, footer, placeholder
+  /// Above a section (or, for a view title, above the whole view).
+  case header
+  /// Below a section (or, for a caption, below the whole view).
+  case footer
+  /// In place of a section's rows.
+  case placeholder
 }
 
 /// What a table or collection view consumes: counts, cells, and section headers and footers.
@@ -51,12 +57,18 @@ public protocol SectionedDataSource<Item, Cell>: AnyObject, CompositionNode {
   func load() async throws
   /// Loads every provider below this source again.
   func reload() async throws
+  /// The strongest load state of the providers below.
   var loadState: LoadState { get }
   /// What went wrong, when the state is `error`.
   var errorDescription: String? { get }
 
+  /// The number of sections.
   var numberOfSections: Int { get }
+  /// The number of rows in a section.
+  /// - Precondition: `section` is below ``numberOfSections``.
   func numberOfRows(inSection section: Int) -> Int
+  /// The item at an index path.
+  /// - Precondition: the index path is inside the counts.
   func item(at itemPath: ItemPath) -> Item
   /// The key the section's items were grouped by, or `nil` when it has none.
   func sectionKey(_ section: Int) -> SectionKey?
@@ -94,6 +106,7 @@ extension SectionedDataSource {
   /// - Complexity: O(sections).
   public var totalRowCount: Int { (0..<numberOfSections).reduce(0) { $0 + numberOfRows(inSection: $1) } }
 
+  /// The position, key and count of a section, as its header's and footer's closures get them.
   public func sectionContext(_ section: Int) -> SectionContext {
     SectionContext(index: section, key: sectionKey(section), count: numberOfRows(inSection: section))
   }
@@ -104,10 +117,12 @@ extension SectionedDataSource {
 public struct CardLayout: Equatable, Sendable {
   /// Columns and lines of text inside a card's border.
   public var width: Int
+  /// Lines of text inside a card's border.
   public var height: Int
   /// Cards to a row; `nil` for as many as fit.
   public var columns: Int?
 
+  /// Cards of `width` columns and `height` lines inside the border, `columns` to a row (`nil`: as many as fit).
   public init(width: Int, height: Int, columns: Int? = nil) {
     self.width = max(1, width)
     self.height = max(1, height)
@@ -132,6 +147,8 @@ public final class TableAdapter<Item, Cell>: SectionedDataSource {
   public let layout: CardLayout?
   private let label: String
 
+  /// Joins `provider` and `presenter` into a data source.
+  ///
   /// - Parameters:
   ///   - label: how `describe` names the adapter.
   ///   - layout: cards in a grid, or `nil` for rows of a list.
@@ -145,32 +162,50 @@ public final class TableAdapter<Item, Cell>: SectionedDataSource {
     self.layout = layout
   }
 
+  /// Loads what is below, if it is not loaded yet.
   public func load() async throws {
     if provider.loadState == .initial || provider.loadState == .error { try await provider.load() }
   }
+  /// Loads what is below again.
   public func reload() async throws { try await provider.reload() }
+  /// Where loading stands.
   public var loadState: LoadState { provider.loadState }
+  /// What went wrong, when the state is `error`.
   public var errorDescription: String? { provider.errorDescription }
+  /// The number of sections.
   public var numberOfSections: Int { provider.numberOfSections }
+  /// The number of rows in a section.
   public func numberOfRows(inSection section: Int) -> Int { provider.numberOfItems(inSection: section) }
+  /// The item at an index path.
   public func item(at itemPath: ItemPath) -> Item { provider.item(at: itemPath) }
+  /// The key the section's items were grouped by, or `nil`.
   public func sectionKey(_ section: Int) -> SectionKey? { provider.sectionKey(section) }
+  /// The fields every item is known to have, or `nil`.
   public var knownFields: [String]? { provider.knownFields }
 
+  /// The cell for an item, dequeued from the view and filled by the presenter, with the item.
   public func cell(at itemPath: ItemPath, in view: any CellDequeuing<Cell>) -> (cell: Cell, item: Item) {
     let item = provider.item(at: itemPath)
     var cell = view.dequeueReusableCell(withIdentifier: presenter.reuseIdentifier(for: item, at: itemPath))
     presenter.configure(&cell, with: item, at: itemPath)
     return (cell, item)
   }
+  /// The header, footer or placeholder lines of a section.
   public func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] { [] }
+  /// The lines above (a title) or below (a caption) the whole view.
   public func viewLines(_ kind: SupplementaryKind) -> [String] { [] }
+  /// The titles of the section index, or `nil` for none.
   public var sectionIndexTitles: [String]? { nil }
+  /// How a section lays out its cells: as cards, or `nil` for rows.
   public func cardLayout(inSection section: Int) -> CardLayout? { layout }
+  /// The field that identifies an item, for diffing, or `nil` for the whole item.
   public func identityKey(inSection section: Int) -> String? { provider.identityKey }
 
+  /// How `describe` names this node.
   public var nodeTitle: String { label }
+  /// What `describe` shows beside the name: counts and state.
   public var nodeDetail: String? { countsDetail(self) }
+  /// The nodes below this one in `describe`.
   public var nodeChildren: [any CompositionNode] {
     [presenter as? any CompositionNode, provider as? any CompositionNode].compactMap { $0 }
   }

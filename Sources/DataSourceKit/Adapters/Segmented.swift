@@ -3,10 +3,14 @@
 /// Switching is a state change reported as one batch: every section of the old child deleted,
 /// every section of the new child inserted.
 public final class SegmentedDataSource<Item, Cell>: SectionedDataSource {
+  /// The segments, each named, in order.
   public let segments: [(name: String, source: any SectionedDataSource<Item, Cell>)]
+  /// The position of the segment shown.
   public private(set) var selectedIndex = 0
   private let label: String
 
+  /// Shows the first of `segments` until another is selected.
+  ///
   /// - Precondition: at least one segment.
   public init(
     _ segments: [(name: String, source: any SectionedDataSource<Item, Cell>)], label: String = "segmented"
@@ -16,7 +20,9 @@ public final class SegmentedDataSource<Item, Cell>: SectionedDataSource {
     self.label = label
   }
 
+  /// The source of the segment shown.
   public var selected: any SectionedDataSource<Item, Cell> { segments[selectedIndex].source }
+  /// The name of the segment shown.
   public var selectedName: String { segments[selectedIndex].name }
 
   /// Shows the segment named `name`.
@@ -31,37 +37,54 @@ public final class SegmentedDataSource<Item, Cell>: SectionedDataSource {
     return .replacingAllSections(oldCount: oldCount, newCount: selected.numberOfSections)
   }
 
+  /// Loads what is below, if it is not loaded yet.
   public func load() async throws {
     for segment in segments { try await segment.source.load() }
   }
+  /// Loads what is below again.
   public func reload() async throws {
     for segment in segments { try await segment.source.reload() }
   }
   /// The strongest state of all segments, shown or not.
   public var loadState: LoadState { .strongest(segments.map(\.source.loadState)) }
+  /// What went wrong, when the state is `error`.
   public var errorDescription: String? { segments.lazy.compactMap(\.source.errorDescription).first }
 
+  /// The number of sections.
   public var numberOfSections: Int { selected.numberOfSections }
+  /// The number of rows in a section.
   public func numberOfRows(inSection section: Int) -> Int { selected.numberOfRows(inSection: section) }
+  /// The item at an index path.
   public func item(at itemPath: ItemPath) -> Item { selected.item(at: itemPath) }
+  /// The key the section's items were grouped by, or `nil`.
   public func sectionKey(_ section: Int) -> SectionKey? { selected.sectionKey(section) }
   /// The segment shown is part of the name: a switch replaces every section, as ``select(_:)``
   /// reports.
   public func sectionID(_ section: Int) -> SectionID { selected.sectionID(section).inChild(selectedIndex) }
+  /// The cell for an item, dequeued from the view and filled by the presenter, with the item.
   public func cell(at itemPath: ItemPath, in view: any CellDequeuing<Cell>) -> (cell: Cell, item: Item) {
     selected.cell(at: itemPath, in: view)
   }
+  /// The header, footer or placeholder lines of a section.
   public func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
     selected.supplementaryLines(kind, inSection: section)
   }
+  /// The lines above (a title) or below (a caption) the whole view.
   public func viewLines(_ kind: SupplementaryKind) -> [String] { selected.viewLines(kind) }
+  /// The titles of the section index, or `nil` for none.
   public var sectionIndexTitles: [String]? { selected.sectionIndexTitles }
+  /// How a section lays out its cells: as cards, or `nil` for rows.
   public func cardLayout(inSection section: Int) -> CardLayout? { selected.cardLayout(inSection: section) }
+  /// The field that identifies an item, for diffing, or `nil` for the whole item.
   public func identityKey(inSection section: Int) -> String? { selected.identityKey(inSection: section) }
+  /// The fields every item is known to have, or `nil`.
   public var knownFields: [String]? { selected.knownFields }
 
+  /// How `describe` names this node.
   public var nodeTitle: String { label }
+  /// What `describe` shows beside the name: counts and state.
   public var nodeDetail: String? { "showing \(selectedName); " + countsDetail(self) }
+  /// The nodes below this one in `describe`.
   public var nodeChildren: [any CompositionNode] {
     segments.map { SegmentNode(name: $0.name, source: $0.source) }
   }

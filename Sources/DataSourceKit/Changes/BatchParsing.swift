@@ -4,14 +4,16 @@ public struct BatchParseError: Error, Equatable, Sendable, CustomStringConvertib
   public var line: Int
   /// From 1, in characters.
   public var column: Int
+  /// What is wrong with the file.
   public var message: String
 
+  /// A description for people.
   public var description: String { "\(line):\(column): \(message)" }
 }
 
 extension BatchUpdate {
   /// The names of the JSON form's lists, in the order `changes … as json` prints them.
-  public static let jsonKeys = [
+  package static let jsonKeys = [
     "deletedSections", "insertedSections", "movedSections", "deletedRows", "insertedRows", "movedRows",
     "reloadedRows", "reloadedAfterMoves", "reloadedHeaders", "reloadedFooters",
   ]
@@ -23,7 +25,7 @@ extension BatchUpdate {
   ///
   /// - Throws: ``BatchParseError`` with the line and column of the first thing that is not part
   ///   of a batch.
-  public init(parsing text: String) throws(BatchParseError) {
+  package init(parsing text: String) throws(BatchParseError) {
     let first = text.first(where: { !$0.isWhitespace })
     guard let first else {
       throw BatchParseError(

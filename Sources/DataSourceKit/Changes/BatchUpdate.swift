@@ -2,12 +2,19 @@
 /// deletes and reloads use indexes from before the update, inserts indexes from after it, and a
 /// move goes from an old position to a new one.
 public struct BatchUpdate: Equatable, Sendable {
+  /// Sections deleted, by their positions before the update.
   public var deletedSections: [Int] = []
+  /// Sections inserted, by their positions after the update.
   public var insertedSections: [Int] = []
+  /// Sections moved, from their positions before to their positions after.
   public var movedSections: [(from: Int, to: Int)] = []
+  /// Rows deleted, by their index paths before the update.
   public var deletedRows: [ItemPath] = []
+  /// Rows inserted, by their index paths after the update.
   public var insertedRows: [ItemPath] = []
+  /// Rows moved, from their index paths before to their index paths after.
   public var movedRows: [(from: ItemPath, to: ItemPath)] = []
+  /// Rows reloaded in place, by their index paths before the update.
   public var reloadedRows: [ItemPath] = []
   /// Rows that move and whose content changed too, by their new index paths: refreshed after
   /// the batch, not in it.
@@ -27,6 +34,7 @@ public struct BatchUpdate: Equatable, Sendable {
   /// Sections whose footer text changed, in the new index space.
   public var reloadedFooters: [Int] = []
 
+  /// A batch of these updates (reloads after moves and of headers and footers are set apart).
   public init(
     deletedSections: [Int] = [], insertedSections: [Int] = [], movedSections: [(from: Int, to: Int)] = [],
     deletedRows: [ItemPath] = [], insertedRows: [ItemPath] = [],
@@ -42,12 +50,14 @@ public struct BatchUpdate: Equatable, Sendable {
     self.reloadedRows = reloadedRows
   }
 
+  /// Whether the batch changes nothing.
   public var isEmpty: Bool {
     deletedSections.isEmpty && insertedSections.isEmpty && movedSections.isEmpty && deletedRows.isEmpty
       && insertedRows.isEmpty && movedRows.isEmpty && reloadedRows.isEmpty && reloadedAfterMoves.isEmpty
       && reloadedHeaders.isEmpty && reloadedFooters.isEmpty
   }
 
+  /// Whether two values are the same.
   public static func == (lhs: BatchUpdate, rhs: BatchUpdate) -> Bool {
     lhs.deletedSections == rhs.deletedSections && lhs.insertedSections == rhs.insertedSections
       && lhs.movedSections.map { [$0.from, $0.to] } == rhs.movedSections.map { [$0.from, $0.to] }

@@ -2,21 +2,30 @@
 ///
 /// Each case names the section and the counts.
 public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The number of sections after the update is not the number before plus inserts minus deletes.
   case sectionCount(before: Int, after: Int, inserted: Int, deleted: Int)
+  /// A section's number of rows after the update is not the number before plus the rows inserted and moved in, minus those deleted and moved out.
   case rowCount(
     section: Int, before: Int, after: Int, inserted: Int, deleted: Int, movedIn: Int, movedOut: Int)
+  /// An operation names a section past the end.
   case sectionOutOfRange(operation: String, section: Int, count: Int)
+  /// An operation names a row past the end of its section.
   case rowOutOfRange(operation: String, path: ItemPath, count: Int)
+  /// An operation names the same section or row twice.
   case duplicate(operation: String, what: String)
+  /// A section or row both deleted and moved.
   case deleteAndMove(what: String)
   /// A row (or section) inserted where another is moved to.
   case insertAndMove(what: String)
+  /// A row both reloaded and moved in one batch (UIKit refuses it).
   case reloadOfMovedRow(ItemPath)
   /// A row both deleted and reloaded.
   case deleteAndReload(ItemPath)
   /// A row refreshed after the batch that the batch does not move there.
   case reloadAfterWithoutMove(ItemPath)
+  /// A row operation inside a section the batch deletes, inserts or moves.
   case rowChangeInChangedSection(operation: String, path: ItemPath)
+  /// A header or footer reload of a section the batch inserts or deletes.
   case supplementaryOfInsertedSection(operation: String, section: Int)
 
   /// The reason UIKit gives when it raises `NSInternalInconsistencyException` for this batch
@@ -60,6 +69,7 @@ public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
     }
   }
 
+  /// A description for people.
   public var description: String {
     switch self {
     case .sectionCount(let before, let after, let inserted, let deleted):

@@ -30,6 +30,7 @@ public struct SectionID: Hashable, Sendable, CustomStringConvertible {
     return id
   }
 
+  /// A description for people.
   public var description: String {
     let inner = isPlaceholder ? "placeholder" : key.map { "\($0)" } ?? "#\(index ?? 0)"
     return path.isEmpty ? inner : path.map(String.init).joined(separator: ".") + "/" + inner
@@ -157,6 +158,7 @@ public enum SnapshotError: Error, Equatable, CustomStringConvertible {
   /// A section identifier appears twice.
   case duplicateSections([String])
 
+  /// A description for people.
   public var description: String {
     switch self {
     case .countsDiffer(let snapshot, let dataSource):

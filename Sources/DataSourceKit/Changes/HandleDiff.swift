@@ -9,13 +9,15 @@
 /// moved; among touched items that share such a place, the longest run in their old order stays
 /// and the others move. The forms are those of ``SectionedDiff``: a moved item whose content
 /// changed is moved and listed in ``BatchUpdate/reloadedAfterMoves``.
-public enum HandleDiff {
+package enum HandleDiff {
+  /// The batch between two arrangements of the same handles.
+  ///
   /// - Parameters:
   ///   - touched: the handles that changed in between (`true` where the item itself changed).
   ///   - oldSectionIDs, newSectionIDs: each section's identity, on each side.
   /// - Returns: `nil` when sections share an identity or a section moves; the caller then
   ///   compares the views whole.
-  public static func batch(
+  package static func batch(
     from old: HandleSnapshot, to new: HandleSnapshot, touched: [Int: Bool], oldSectionIDs: [Value],
     newSectionIDs: [Value]
   ) -> BatchUpdate? {

@@ -5,6 +5,7 @@ public struct DiffSection<SectionID: Hashable, Element> {
   /// Its elements, in order.
   public var elements: [Element]
 
+  /// A section `id` holding `elements`.
   public init(id: SectionID, elements: [Element]) {
     self.id = id
     self.elements = elements
@@ -25,6 +26,7 @@ extension SectionedDiff {
     /// best effort.
     public var duplicates: [ElementID]
 
+    /// The batch `update`, with the identities that were not unique.
     public init(update: BatchUpdate, duplicates: [ElementID]) {
       self.update = update
       self.duplicates = duplicates
@@ -54,6 +56,8 @@ public enum SectionedDiff {
     @usableFromInline var path: ItemPath { ItemPath(item: item, section: section) }
   }
 
+  /// The batch of updates that turns `old` into `new`: elements matched by `id`, reloaded when `contentEqual` says their content changed.
+  ///
   /// - Parameters:
   ///   - id: an element's identity (a key field, or the whole value).
   ///   - contentEqual: whether two elements with the same identity show the same content;

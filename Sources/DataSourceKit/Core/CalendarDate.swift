@@ -7,7 +7,9 @@ import Foundation
 /// machine's locale and time zone, and a script must give the same answer everywhere. The day
 /// conversions are Howard Hinnant's `days_from_civil` and `civil_from_days`.
 public enum CalendarDate {
+  /// Microseconds in a second, the unit of a ``Value/timestamp(_:)``.
   public static let microsecondsPerSecond = 1_000_000
+  /// Microseconds in a day.
   public static let microsecondsPerDay = 86_400 * microsecondsPerSecond
 
   /// Years a date may have: four digits, as ISO 8601 writes them without a sign.
@@ -38,6 +40,7 @@ public enum CalendarDate {
     return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
   }
 
+  /// Whether `year` is a leap year of the proleptic Gregorian calendar.
   public static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
 
   static func daysIn(month: Int, year: Int) -> Int {

@@ -26,13 +26,13 @@ public protocol EditableItems<Item>: DataProvider {
 }
 
 /// A provider that reads a store it must never write (a database): edits on it are refused.
-public protocol ReadOnlyStore: AnyObject {
+package protocol ReadOnlyStore: AnyObject {
   /// What the store is, for the refusal: "a sqlite provider".
   var storeDescription: String { get }
 }
 
 /// A stage a provider may run itself rather than in memory.
-public enum PushdownStage: Sendable, Equatable {
+package enum PushdownStage: Sendable, Equatable {
   case filter(RowExpression)
   case sort([SortTerm])
   case section(SortTerm)
@@ -40,7 +40,7 @@ public enum PushdownStage: Sendable, Equatable {
 }
 
 /// A provider that can run stages itself (a database runs them in its query language).
-public protocol QueryPushdown: DataProvider where Item == Value {
+package protocol QueryPushdown: DataProvider where Item == Value {
   /// A new provider that also runs `stage`, or `nil` when this one cannot say it (then the
   /// stage runs in memory over its items). The result is not loaded yet.
   func pushingDown(_ stage: PushdownStage) -> (any DataProvider<Value>)?

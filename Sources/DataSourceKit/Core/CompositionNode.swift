@@ -8,7 +8,9 @@ public protocol CompositionNode: AnyObject {
 }
 
 extension CompositionNode {
+  /// What `describe` shows beside the name: counts and state.
   public var nodeDetail: String? { nil }
+  /// The nodes below this one in `describe`.
   public var nodeChildren: [any CompositionNode] { [] }
 
   /// The tree below this node, drawn with box characters.

@@ -2,7 +2,18 @@ import Foundation
 
 /// Where a provider stands in loading its data (Apple's AdvancedCollectionView states).
 public enum LoadState: String, Sendable, CaseIterable {
-  case initial, loading, refreshing, loaded, noContent, error
+  /// Not asked to load yet.
+  case initial
+  /// Loading for the first time (or after an error).
+  case loading
+  /// Loading again, with the last data still shown.
+  case refreshing
+  /// Loaded, with content.
+  case loaded
+  /// Loaded, with nothing to show.
+  case noContent
+  /// The last load failed; ``DataProvider/errorDescription`` says why.
+  case error
 }
 
 /// Gets data from somewhere and maps index paths to items.
@@ -12,6 +23,7 @@ public enum LoadState: String, Sendable, CaseIterable {
 /// what was asked). Providers are classes: derived providers and views hold them by reference
 /// and see the same data.
 public protocol DataProvider<Item>: AnyObject {
+  /// What the provider holds: the app's own type, or the shell's ``Value``.
   associatedtype Item
 
   /// Fetches the data if it has not been fetched (or the last fetch failed).
@@ -20,16 +32,20 @@ public protocol DataProvider<Item>: AnyObject {
   /// Fetches the data again, and what it is derived from.
   func reload() async throws
 
+  /// Where loading stands.
   var loadState: LoadState { get }
 
   /// What went wrong in the last load, when the state is `error`.
   var errorDescription: String? { get }
 
+  /// The number of sections.
   var numberOfSections: Int { get }
 
+  /// The number of items in a section.
   /// - Precondition: `section` is below ``numberOfSections``.
   func numberOfItems(inSection section: Int) -> Int
 
+  /// The item at an index path.
   /// - Precondition: the index path is inside the provider's counts.
   func item(at itemPath: ItemPath) -> Item
 
@@ -60,21 +76,31 @@ public protocol ItemTransformingProvider: DataProvider {
 }
 
 extension ItemTransformingProvider {
+  /// Loads what is below, if it is not loaded yet.
   public func load() async throws { try await transformedBase.load() }
+  /// Loads what is below again.
   public func reload() async throws { try await transformedBase.reload() }
+  /// Where loading stands.
   public var loadState: LoadState { transformedBase.loadState }
+  /// What went wrong, when the state is `error`.
   public var errorDescription: String? { transformedBase.errorDescription }
+  /// The number of sections.
   public var numberOfSections: Int { transformedBase.numberOfSections }
+  /// The number of items in a section.
   public func numberOfItems(inSection section: Int) -> Int {
     transformedBase.numberOfItems(inSection: section)
   }
+  /// The key the section's items were grouped by, or `nil`.
   public func sectionKey(_ section: Int) -> SectionKey? { transformedBase.sectionKey(section) }
+  /// The field that identifies an item, for diffing, or `nil` for the whole item.
   public var identityKey: String? { transformedBase.identityKey }
+  /// Asks to be told when the data changes; observers are held weakly.
   public func addObserver(_ observer: any DataProviderObserver) { transformedBase.addObserver(observer) }
 }
 
 /// Told when a provider's data changes (an edit, or a reload of what it derives from).
 public protocol DataProviderObserver: AnyObject {
+  /// The provider's data changed: counts, items or both.
   func providerDidChange()
 }
 
@@ -85,8 +111,10 @@ public struct ObserverList {
   /// again only when the list has doubled keeps adding O(1) amortized.
   private var sweptCount = 0
 
+  /// An empty list.
   public init() {}
 
+  /// Adds an observer, held weakly; observers that are gone are swept out as the list grows.
   public mutating func add(_ observer: any DataProviderObserver) {
     if entries.count >= max(8, 2 * sweptCount) {
       entries.removeAll { $0.observer == nil }
@@ -95,6 +123,7 @@ public struct ObserverList {
     entries.append(WeakObserver(observer: observer))
   }
 
+  /// Tells every observer that the data changed.
   public func notify() {
     StructureEpoch.advance()
     for entry in entries { entry.observer?.providerDidChange() }
@@ -102,7 +131,7 @@ public struct ObserverList {
 
   /// Tells each observer what changed: item by item where it can take that
   /// (``ItemChangeObserver``), as a change of everything otherwise.
-  public func notify(_ changes: ItemChanges) {
+  package func notify(_ changes: ItemChanges) {
     StructureEpoch.advance()
     for entry in entries {
       if let observer = entry.observer as? any ItemChangeObserver {
@@ -123,14 +152,14 @@ public struct ObserverList {
 ///
 /// An observer told in the middle of its own read would arrange itself over rows that are going
 /// away. The shell delivers them after every statement.
-public enum DeferredNotifications {
+package enum DeferredNotifications {
   nonisolated(unsafe) private static var pending: [ObserverList] = []
   private static let lock = NSLock()
 
-  public static func post(_ observers: ObserverList) { lock.withLock { pending.append(observers) } }
+  package static func post(_ observers: ObserverList) { lock.withLock { pending.append(observers) } }
 
   /// Tells the observers of every change posted since the last delivery.
-  public static func deliver() {
+  package static func deliver() {
     let lists = lock.withLock {
       defer { pending = [] }
       return pending
@@ -140,11 +169,17 @@ public enum DeferredNotifications {
 }
 
 extension DataProvider {
+  /// The key the section's items were grouped by, or `nil`.
   public func sectionKey(_ section: Int) -> SectionKey? { nil }
+  /// The fields every item is known to have, or `nil`.
   public var knownFields: [String]? { nil }
+  /// What is known of the fields' types and nulls without reading the items.
   public var fieldProfiles: [FieldProfile]? { nil }
+  /// What went wrong, when the state is `error`.
   public var errorDescription: String? { nil }
+  /// Loads what is below again.
   public func reload() async throws { try await load() }
+  /// The field that identifies an item, for diffing, or `nil` for the whole item.
   public var identityKey: String? { nil }
   /// A provider whose data never changes has no one to tell.
   public func addObserver(_ observer: any DataProviderObserver) {}
@@ -174,28 +209,28 @@ extension DataProvider where Item: Equatable {
 ///
 /// Derived providers address their base by flat position; views address rows of a whole
 /// data source the same way (`show X rows 10..20`).
-public struct SectionOffsets: Sendable {
+package struct SectionOffsets: Sendable {
   /// `starts[s]` is the flat position of section `s`'s first item; the last entry is the total.
-  public private(set) var starts: [Int]
+  package private(set) var starts: [Int]
 
-  public init(counts: some Sequence<Int>) {
+  package init(counts: some Sequence<Int>) {
     var starts = [0]
     for count in counts { starts.append(starts[starts.count - 1] + count) }
     self.starts = starts
   }
 
-  public init<P: DataProvider>(of provider: P) {
+  package init<P: DataProvider>(of provider: P) {
     self.init(counts: (0..<provider.numberOfSections).lazy.map { provider.numberOfItems(inSection: $0) })
   }
 
-  public var total: Int { starts[starts.count - 1] }
-  public var sectionCount: Int { starts.count - 1 }
+  package var total: Int { starts[starts.count - 1] }
+  package var sectionCount: Int { starts.count - 1 }
 
-  public func flatIndex(of itemPath: ItemPath) -> Int { starts[itemPath.section] + itemPath.item }
+  package func flatIndex(of itemPath: ItemPath) -> Int { starts[itemPath.section] + itemPath.item }
 
   /// The index path of a flat position.
   /// - Complexity: O(log sections).
-  public func itemPath(forFlat flat: Int) -> ItemPath {
+  package func itemPath(forFlat flat: Int) -> ItemPath {
     // The last section whose start is <= flat and which is not empty.
     var low = 0
     var high = starts.count - 2

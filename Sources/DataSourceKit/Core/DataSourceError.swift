@@ -2,31 +2,50 @@
 ///
 /// The cases carry structured data; ``description`` is the one place their wording lives.
 public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// No file at the path.
   case fileNotFound(path: String)
+  /// The path names a folder, not a file.
   case isDirectory(path: String)
   /// A device, a FIFO or a socket: reading it could block forever or never end.
   case notRegularFile(path: String)
   /// The file opened is not one the session may read (``FileAccess``).
   case outsideAllowedFiles(path: String, opened: String)
+  /// The file could not be read; the reason is the system's.
   case unreadable(path: String, reason: String)
+  /// Bytes that are not UTF-8, on a line of the file.
   case invalidUTF8(path: String, line: Int)
+  /// The file is in another encoding (a UTF-16 or UTF-32 byte order mark).
   case notUTF8(path: String, encoding: String)
+  /// A quoted field still open at the end of the file.
   case csvUnterminatedQuote(path: String, line: Int)
+  /// Text after a closing quote, in the same field.
   case csvTextAfterQuote(path: String, line: Int, column: Int)
   /// A quoted field that opens at `line` runs over line ends to a closing quote at `endLine`
   /// that text follows.
   case csvQuoteRunsOn(path: String, line: Int, endLine: Int)
+  /// A row with a different number of fields than the header.
   case csvRaggedRow(path: String, line: Int, fields: Int, expected: Int)
+  /// A file with no header (nothing, or only blank lines).
   case csvEmptyFile(path: String, onlyBlankLines: Bool = false)
+  /// Two columns of the header with the same name.
   case csvDuplicateHeader(path: String, name: String)
+  /// JSON that does not parse, at a line and column.
   case json(path: String, line: Int, column: Int, message: String)
+  /// No value at the path of keys given with `at`.
   case jsonPathMissing(path: String, at: String)
+  /// The document (or the value at `at`) is not a list of items.
   case jsonNotAList(path: String, at: String?, found: String)
+  /// A provider asked for items before it was loaded.
   case notLoaded
+  /// More items than a stage may arrange.
   case tooManyToArrange(count: Int, limit: Int, stage: String)
+  /// An error of SQLite, with its message and the SQL that ran.
   case sqlite(path: String, message: String, sql: String?)
+  /// The load was cancelled (^C, or its task was).
   case cancelled
+  /// A response with a status that is not success.
   case httpStatus(url: String, status: Int)
+  /// A request that got no response (no connection, a time-out, a limit).
   case httpTransport(url: String, message: String)
   /// A value that does not fit the type `types {…}` gives its field (or a database declares).
   case valueNotOfType(path: String, place: String, field: String, value: String, type: String)
@@ -43,6 +62,7 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
     "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
   }
 
+  /// A description for people.
   public var description: String {
     switch self {
     case .fileNotFound(let path): "no such file '\(path)'"

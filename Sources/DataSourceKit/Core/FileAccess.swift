@@ -10,6 +10,7 @@ public struct FileAccess: Sendable {
   /// Whether the file at a real (absolute, link-free) path may be read.
   public let allows: @Sendable (_ realPath: String) -> Bool
 
+  /// Access that allows a file when `allows` is true of its real path (symbolic links resolved).
   public init(allows: @escaping @Sendable (_ realPath: String) -> Bool) { self.allows = allows }
 
   /// The real path of an open descriptor, as the kernel resolved it.

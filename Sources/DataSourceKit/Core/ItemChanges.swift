@@ -4,22 +4,22 @@
 /// A handle names one item for as long as it exists, whatever its position: an edited
 /// provider's items before any edit have their positions as handles, and an inserted item gets a
 /// new one. A derived provider's items have the handles of its root's items.
-public struct ItemChanges: Sendable {
+package struct ItemChanges: Sendable {
   /// Items no longer there.
-  public var removed: [Int] = []
+  package var removed: [Int] = []
   /// Items new here.
-  public var inserted: [Int] = []
+  package var inserted: [Int] = []
   /// Items there before and after that changed, or moved: `true` when the item itself changed
   /// (its content), `false` when only its place did.
-  public var changed: [Int: Bool] = [:]
+  package var changed: [Int: Bool] = [:]
 
-  public init(removed: [Int] = [], inserted: [Int] = [], changed: [Int: Bool] = [:]) {
+  package init(removed: [Int] = [], inserted: [Int] = [], changed: [Int: Bool] = [:]) {
     self.removed = removed
     self.inserted = inserted
     self.changed = changed
   }
 
-  public var isEmpty: Bool { removed.isEmpty && inserted.isEmpty && changed.isEmpty }
+  package var isEmpty: Bool { removed.isEmpty && inserted.isEmpty && changed.isEmpty }
 }
 
 /// An observer that can take a change as the items it touched.
@@ -27,13 +27,13 @@ public struct ItemChanges: Sendable {
 /// A provider that knows what an edit touched tells these observers with the changes; an
 /// observer of another kind, or a change that replaced everything, gets
 /// ``DataProviderObserver/providerDidChange()``.
-public protocol ItemChangeObserver: DataProviderObserver {
+package protocol ItemChangeObserver: DataProviderObserver {
   func providerDidChange(_ changes: ItemChanges)
 }
 
 /// A provider whose items have handles (see ``ItemChanges``), whose edits are told as
 /// ``ItemChanges``, and whose arrangement can be kept as a snapshot to compare with later.
-public protocol HandleAddressable<Item>: DataProvider {
+package protocol HandleAddressable<Item>: DataProvider {
   /// The item a handle names now.
   func item(forHandle handle: Int) -> Item
   /// The flat position (counting through all sections) of a handle's item, or `nil` when it
@@ -55,7 +55,7 @@ public protocol HandleAddressable<Item>: DataProvider {
 ///
 /// A stage over one stores its items' handles and reads items by them, so the stage can be
 /// kept up to date item by item when the table is edited.
-public protocol HandleRoot<Item>: AnyObject {
+package protocol HandleRoot<Item>: AnyObject {
   associatedtype Item
   /// The editable table whose handles these are; `nil` when there is none below (fields
   /// computed from something else).
@@ -75,7 +75,7 @@ public protocol HandleRoot<Item>: AnyObject {
 }
 
 /// A ``HandleRoot`` of records with columns: a field read a batch of handles at a time.
-public protocol HandleColumnReadable: AnyObject {
+package protocol HandleColumnReadable: AnyObject {
   /// Reads a field of the items with some handles, or `nil` when there are no columns for it.
   func handleBatches(_ name: String) -> BatchReader?
   /// Reads a field inside a field of the items with some handles, or `nil`.
@@ -86,10 +86,10 @@ public protocol HandleColumnReadable: AnyObject {
 ///
 /// Cheap to take (the handles are shared until the provider next writes them) and cheap to
 /// keep (one copy of the blocks an edit touches).
-public struct HandleSnapshot: Sendable {
+package struct HandleSnapshot: Sendable {
   var handles: OrderedHandles
-  public var sectionKeys: [SectionKey?]
-  public var sectionCounts: [Int]
+  package var sectionKeys: [SectionKey?]
+  package var sectionCounts: [Int]
 
   init(handles: OrderedHandles, sectionKeys: [SectionKey?], sectionCounts: [Int]) {
     self.handles = handles
@@ -98,13 +98,13 @@ public struct HandleSnapshot: Sendable {
   }
 
   /// The index path of a handle's item, or `nil` when it was not there.
-  public func path(of handle: Int) -> ItemPath? {
+  package func path(of handle: Int) -> ItemPath? {
     guard let flat = handles.position(of: handle) else { return nil }
     return SectionOffsets(counts: sectionCounts).itemPath(forFlat: flat)
   }
 
   /// The handles of each section, in order, read in one pass.
-  public var sectionHandles: [[Int]] {
+  package var sectionHandles: [[Int]] {
     var start = 0
     return sectionCounts.map { count in
       defer { start += count }
@@ -118,16 +118,16 @@ public struct HandleSnapshot: Sendable {
 /// It keeps the handles (and whether their items changed), and, at the root, each touched item
 /// as it was before the first change that touched it. A view's baseline keeps one, so `changes` works out its batch from
 /// the touched items alone.
-public final class ChangeRecorder<Item> {
+package final class ChangeRecorder<Item> {
   /// The handles touched, and whether the item itself changed in any of the changes.
-  public private(set) var touched: [Int: Bool] = [:]
+  package private(set) var touched: [Int: Bool] = [:]
   /// Items as they were before they were first touched (kept by the root that edits them).
-  public private(set) var itemsBefore: [Int: Item] = [:]
+  package private(set) var itemsBefore: [Int: Item] = [:]
   /// False once a change came that the provider could not tell item by item (a reload, a
   /// change below that is not an edit): the baseline must be compared whole.
-  public private(set) var isComplete = true
+  package private(set) var isComplete = true
 
-  public init() {}
+  package init() {}
 
   func record(_ changes: ItemChanges) {
     for handle in changes.removed where touched[handle] == nil { touched[handle] = false }

@@ -1,10 +1,10 @@
 /// Writes values as JSON, keeping the order of record fields.
-public struct JSONWriter {
-  public private(set) var text = ""
+package struct JSONWriter {
+  package private(set) var text = ""
 
-  public init() {}
+  package init() {}
 
-  public mutating func write(_ value: Value) {
+  package mutating func write(_ value: Value) {
     switch value {
     case .null: text += "null"
     case .bool(let b): text += b ? "true" : "false"
@@ -36,9 +36,9 @@ public struct JSONWriter {
     }
   }
 
-  public mutating func writeRaw(_ raw: String) { text += raw }
+  package mutating func writeRaw(_ raw: String) { text += raw }
 
-  public static func quoted(_ s: String) -> String {
+  package static func quoted(_ s: String) -> String {
     var out = ""
     appendQuoted(s, to: &out)
     return out

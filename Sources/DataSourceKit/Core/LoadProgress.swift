@@ -13,6 +13,7 @@ public final class LoadProgress: Sendable {
   private let byteCount = Atomic<Int>(0)
   private let pageCount = Atomic<Int>(0)
 
+  /// A progress at zero.
   public init() {}
 
   /// Starts counting again, before a new statement.
@@ -22,13 +23,16 @@ public final class LoadProgress: Sendable {
     pageCount.store(0, ordering: .relaxed)
   }
 
+  /// Counts rows, bytes and pages read (from any thread).
   public func add(rows: Int = 0, bytes: Int = 0, pages: Int = 0) {
     if rows != 0 { rowCount.add(rows, ordering: .relaxed) }
     if bytes != 0 { byteCount.add(bytes, ordering: .relaxed) }
     if pages != 0 { pageCount.add(pages, ordering: .relaxed) }
   }
 
+  /// Rows read so far.
   public var rows: Int { rowCount.load(ordering: .relaxed) }
+  /// Bytes read so far.
   public var bytes: Int { byteCount.load(ordering: .relaxed) }
   /// Pages (HTTP responses) fetched.
   public var pages: Int { pageCount.load(ordering: .relaxed) }

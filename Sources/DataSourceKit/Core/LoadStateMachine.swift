@@ -3,8 +3,8 @@
 /// initial → loading; loading and refreshing → loaded, noContent or error; loaded → refreshing,
 /// noContent or error; noContent → refreshing, loaded or error; error → anything but initial.
 /// Starting a load makes the load before it stale: its result is ignored.
-public struct LoadStateMachine: Sendable {
-  public private(set) var state: LoadState = .initial {
+package struct LoadStateMachine: Sendable {
+  package private(set) var state: LoadState = .initial {
     didSet { StructureEpoch.advance() }
   }
   /// Counts loads begun; a finishing load whose number is not the last is stale.
@@ -12,15 +12,15 @@ public struct LoadStateMachine: Sendable {
   /// The state before the running load began, to return to if it is cancelled.
   private var stateBeforeLoad: LoadState = .initial
 
-  public init() {}
+  package init() {}
 
   /// A load in progress: hand it back to ``finish(_:with:)``.
-  public struct Ticket: Sendable, Equatable {
+  package struct Ticket: Sendable, Equatable {
     fileprivate let generation: Int
   }
 
   /// Whether the machine may go from `state` to `next`.
-  public static func allows(_ state: LoadState, to next: LoadState) -> Bool {
+  package static func allows(_ state: LoadState, to next: LoadState) -> Bool {
     switch (state, next) {
     case (.initial, .loading): true
     case (.loading, .loaded), (.loading, .noContent), (.loading, .error): true
@@ -34,7 +34,7 @@ public struct LoadStateMachine: Sendable {
 
   /// Moves to `next`.
   /// - Throws: ``LoadStateError`` when the transition is not allowed; the state stays.
-  public mutating func transition(to next: LoadState) throws(LoadStateError) {
+  package mutating func transition(to next: LoadState) throws(LoadStateError) {
     guard Self.allows(state, to: next) else { throw LoadStateError(from: state, to: next) }
     state = next
   }
@@ -43,7 +43,7 @@ public struct LoadStateMachine: Sendable {
   /// to refresh.
   ///
   /// Any load still running becomes stale.
-  public mutating func begin() -> Ticket {
+  package mutating func begin() -> Ticket {
     generation += 1
     if state != .loading && state != .refreshing { stateBeforeLoad = state }
     switch state {
@@ -59,7 +59,7 @@ public struct LoadStateMachine: Sendable {
   ///
   /// Returns false when the load was stale already.
   @discardableResult
-  public mutating func cancel(_ ticket: Ticket) -> Bool {
+  package mutating func cancel(_ ticket: Ticket) -> Bool {
     guard ticket.generation == generation else { return false }
     generation += 1
     state = stateBeforeLoad
@@ -69,7 +69,7 @@ public struct LoadStateMachine: Sendable {
   /// Ends the load of `ticket` in `result`; returns false, changing nothing, when the load is
   /// stale (another began after it).
   @discardableResult
-  public mutating func finish(_ ticket: Ticket, with result: LoadState) -> Bool {
+  package mutating func finish(_ ticket: Ticket, with result: LoadState) -> Bool {
     guard ticket.generation == generation else { return false }
     if Self.allows(state, to: result) { state = result }
     return true
@@ -77,16 +77,16 @@ public struct LoadStateMachine: Sendable {
 }
 
 /// A transition the loading states do not allow.
-public struct LoadStateError: Error, Equatable, Sendable, CustomStringConvertible {
-  public var from: LoadState
-  public var to: LoadState
-  public var description: String { "a source cannot go from \(from.rawValue) to \(to.rawValue)" }
+package struct LoadStateError: Error, Equatable, Sendable, CustomStringConvertible {
+  package var from: LoadState
+  package var to: LoadState
+  package var description: String { "a source cannot go from \(from.rawValue) to \(to.rawValue)" }
 }
 
 extension LoadState {
   /// The order in which a composed source reports its children's states:
   /// loading > refreshing > error > noContent > loaded > initial.
-  public var strength: Int {
+  package var strength: Int {
     switch self {
     case .initial: 0
     case .loaded: 1
@@ -98,7 +98,7 @@ extension LoadState {
   }
 
   /// The strongest of several states; `loaded` when there are none.
-  public static func strongest(_ states: some Sequence<LoadState>) -> LoadState {
+  package static func strongest(_ states: some Sequence<LoadState>) -> LoadState {
     states.max { $0.strength < $1.strength } ?? .loaded
   }
 }
@@ -108,12 +108,12 @@ extension LoadState {
 /// A load takes a ticket; its result is applied only if no newer load began; ^C
 /// (``DataSourceError/cancelled``) returns the provider to its state before the load; any other
 /// failure leaves it in `error`.
-public final class LoadTracker {
-  public private(set) var machine = LoadStateMachine()
+package final class LoadTracker {
+  package private(set) var machine = LoadStateMachine()
 
-  public init() {}
+  package init() {}
 
-  public var state: LoadState { machine.state }
+  package var state: LoadState { machine.state }
 
   /// Runs `work` as a load.
   ///
@@ -121,7 +121,7 @@ public final class LoadTracker {
   ///   - isEmpty: whether a result means `noContent` rather than `loaded`.
   ///   - apply: keeps a current load's result.
   ///   - fail: keeps a current load's error (and clears what the provider held).
-  public func load<Result>(
+  package func load<Result>(
     _ work: () async throws -> Result, isEmpty: (Result) -> Bool, apply: (Result) -> Void,
     fail: (DataSourceError) -> Void
   ) async throws {

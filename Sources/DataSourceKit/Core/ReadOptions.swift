@@ -9,22 +9,27 @@ public struct ReadOptions: Sendable, Equatable {
   /// Fields whose type is given, with a strptime-style format for dates and timestamps.
   public var types: [String: DeclaredType]
 
+  /// Options with these null markers and declared field types.
   public init(nullMarkers: [String] = [], types: [String: DeclaredType] = [:]) {
     self.nullMarkers = nullMarkers
     self.types = types
   }
 
+  /// Whether no option is set.
   public var isEmpty: Bool { nullMarkers.isEmpty && types.isEmpty }
 
+  /// Whether `text` is one of the null markers.
   public func isNullMarker(_ text: String) -> Bool { nullMarkers.contains(text) }
 }
 
 /// A type given to a field, as `types {…}` writes it.
 public struct DeclaredType: Sendable, Equatable {
+  /// The type every value of the field must have.
   public var type: ValueType
   /// For dates and timestamps: how the text is written (`"%b %d %Y"`); ISO 8601 when `nil`.
   public var format: String?
 
+  /// A declared `type`, with the `format` its dates are written in (a strftime pattern), if any.
   public init(_ type: ValueType, format: String? = nil) {
     self.type = type
     self.format = format
@@ -33,6 +38,7 @@ public struct DeclaredType: Sendable, Equatable {
   /// The types a field can be given.
   public static let allowed: [ValueType] = [.bool, .int, .double, .text, .date, .timestamp]
 
+  /// A description for people.
   public var description: String {
     type.rawValue + (format.map { " " + JSONWriter.quoted($0) } ?? "")
   }

@@ -6,8 +6,10 @@ import OrderedCollections
 /// its values in an array and finds a field through the shared schema.
 public final class Schema: Sendable {
   // Immutable after init, so sharing across threads is safe.
+  /// The field names, in order.
   public let names: OrderedSet<String>
 
+  /// A schema of these field names, in order.
   public init<Names: Sequence>(_ names: Names) where Names.Element == String {
     self.names = OrderedSet(names)
   }
@@ -19,7 +21,9 @@ public final class Schema: Sendable {
 
 /// A record: named fields in a fixed order, as a CSV row or a JSON object.
 public struct Record: Sendable {
+  /// The record's field names.
   public let schema: Schema
+  /// The values, in the order of the schema's names.
   public private(set) var values: [Value]
 
   /// Creates a record over a shared schema; `values` must have one value per field.
@@ -48,6 +52,7 @@ public struct Record: Sendable {
     return values[index]
   }
 
+  /// The record's field names, in order.
   public var fieldNames: OrderedSet<String> { schema.names }
 
   /// The fields in order.
@@ -57,10 +62,12 @@ public struct Record: Sendable {
 }
 
 extension Record: Hashable {
+  /// Whether two values are the same.
   public static func == (lhs: Record, rhs: Record) -> Bool {
     (lhs.schema === rhs.schema || lhs.schema.names == rhs.schema.names) && lhs.values == rhs.values
   }
 
+  /// Hashes the essential components.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(schema.names)
     hasher.combine(values)

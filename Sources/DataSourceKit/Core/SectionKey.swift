@@ -80,6 +80,7 @@ public struct SectionKey: Hashable, Sendable, CustomStringConvertible {
   /// True for the shell's null key (items whose grouping field is null, a section shown last).
   package var isNull: Bool { shellValue?.isNull ?? false }
 
+  /// A description for people.
   public var description: String {
     switch storage {
     case .value(let value): value.description
@@ -87,6 +88,7 @@ public struct SectionKey: Hashable, Sendable, CustomStringConvertible {
     }
   }
 
+  /// Whether two values are the same.
   public static func == (lhs: SectionKey, rhs: SectionKey) -> Bool {
     switch (lhs.storage, rhs.storage) {
     case (.value(let a), .value(let b)): a == b
@@ -95,6 +97,7 @@ public struct SectionKey: Hashable, Sendable, CustomStringConvertible {
     }
   }
 
+  /// Hashes the essential components.
   public func hash(into hasher: inout Hasher) {
     switch storage {
     case .value(let value): value.hash(into: &hasher)

@@ -6,11 +6,11 @@ import Synchronization
 /// Composed data sources cache where each child's sections start and trust the cache while the
 /// counter has not moved, so a view of thousands of children costs O(1) a lookup instead of a
 /// walk over the children. Debug builds check every cached answer against a fresh count.
-public enum StructureEpoch {
+package enum StructureEpoch {
   private static let counter = Atomic<UInt64>(0)
 
-  public static var current: UInt64 { counter.load(ordering: .acquiring) }
+  package static var current: UInt64 { counter.load(ordering: .acquiring) }
 
   /// Called by whatever changes a provider's sections or counts.
-  public static func advance() { counter.add(1, ordering: .releasing) }
+  package static func advance() { counter.add(1, ordering: .releasing) }
 }

@@ -5,10 +5,15 @@ import Foundation
 /// The engine itself is generic over the item type; `Value` is the type the shell uses for
 /// every item, field and section key.
 public enum Value: Sendable {
+  /// No value (an empty CSV field, JSON `null`, SQL `NULL`, or a null marker).
   case null
+  /// True or false.
   case bool(Bool)
+  /// A whole number.
   case int(Int)
+  /// A floating-point number.
   case double(Double)
+  /// Text.
   case string(String)
   /// A calendar day: days since 1970-01-01 (negative before), in the proleptic Gregorian
   /// calendar. Written `YYYY-MM-DD`.
@@ -16,18 +21,39 @@ public enum Value: Sendable {
   /// An instant: microseconds since 1970-01-01T00:00:00Z. A time read with a zone offset is
   /// converted to UTC; one read without a zone is taken as UTC. Written ISO 8601 with `Z`.
   case timestamp(Int)
+  /// Values in order (a JSON array).
   case list([Value])
+  /// Named fields (a CSV row, a JSON object, a table row).
   case record(Record)
 }
 
 /// The type of a value, as error messages, `describe` and `types {…}` spell it.
 public enum ValueType: String, Sendable, CaseIterable, Comparable {
-  case null, bool, int, double, text, date, timestamp, list, record
+  /// The type of ``Value/null``.
+  case null
+  /// The type of ``Value/bool(_:)``.
+  case bool
+  /// The type of ``Value/int(_:)``.
+  case int
+  /// The type of ``Value/double(_:)``.
+  case double
+  /// The type of ``Value/string(_:)``.
+  case text
+  /// The type of ``Value/date(_:)``.
+  case date
+  /// The type of ``Value/timestamp(_:)``.
+  case timestamp
+  /// The type of ``Value/list(_:)``.
+  case list
+  /// The type of ``Value/record(_:)``.
+  case record
 
+  /// Whether type `a` comes before `b`, in the order of the cases.
   public static func < (a: ValueType, b: ValueType) -> Bool {
     (allCases.firstIndex(of: a) ?? 0) < (allCases.firstIndex(of: b) ?? 0)
   }
 
+  /// Whether the type is a number (`int` or `double`).
   public var isNumber: Bool { self == .int || self == .double }
 }
 
@@ -35,6 +61,7 @@ extension Value {
   /// The name of the value's type, as error messages and `describe` spell it.
   public var typeName: String { type.rawValue }
 
+  /// The value's type.
   public var type: ValueType {
     switch self {
     case .null: .null
@@ -49,6 +76,7 @@ extension Value {
     }
   }
 
+  /// Whether the value is null.
   public var isNull: Bool {
     if case .null = self { return true }
     return false
@@ -151,6 +179,7 @@ extension Value: Hashable {
     }
   }
 
+  /// Hashes the essential components.
   public func hash(into hasher: inout Hasher) {
     switch self {
     case .null: hasher.combine(0)

@@ -5,11 +5,11 @@
 // and `list` take values as they are, nulls too.
 
 /// A function of a group of items.
-public enum AggregateFunction: String, Sendable, CaseIterable {
+package enum AggregateFunction: String, Sendable, CaseIterable {
   case count, sum, avg, min, max, distinct, first, last, list
 
   /// How it is written, for help and errors.
-  public var signature: String {
+  package var signature: String {
     switch self {
     case .count: "count() → int (items), count(value) → int (values that are not null)"
     case .sum: "sum(number) → number (null when there is none)"
@@ -24,11 +24,11 @@ public enum AggregateFunction: String, Sendable, CaseIterable {
   }
 
   /// Whether the argument may be left out: only `count()`.
-  public var takesNoArgument: Bool { self == .count }
+  package var takesNoArgument: Bool { self == .count }
 
   /// The type of its value, from its argument's (`nil` when not known); `nil` for `sum` of
   /// something that is not a number.
-  public func resultType(_ argument: ValueType?) -> ValueType? {
+  package func resultType(_ argument: ValueType?) -> ValueType? {
     switch self {
     case .count, .distinct: .int
     case .avg: .double
@@ -39,7 +39,7 @@ public enum AggregateFunction: String, Sendable, CaseIterable {
   }
 
   /// Whether a value of this type can be aggregated (`nil`: not known, checked as values come).
-  public func accepts(_ type: ValueType?) -> Bool {
+  package func accepts(_ type: ValueType?) -> Bool {
     guard let type, type != .null else { return true }
     switch self {
     case .sum, .avg: return type.isNumber
@@ -50,14 +50,14 @@ public enum AggregateFunction: String, Sendable, CaseIterable {
 }
 
 /// An aggregate of a group: a function and what it is computed over.
-public struct Aggregate: Sendable {
-  public var function: AggregateFunction
+package struct Aggregate: Sendable {
+  package var function: AggregateFunction
   /// The value per item; `nil` for `count()`.
-  public var argument: RowExpression?
+  package var argument: RowExpression?
   /// How it was written (`sum(price)`), for notes.
-  public var text: String
+  package var text: String
 
-  public init(_ function: AggregateFunction, of argument: RowExpression?, text: String) {
+  package init(_ function: AggregateFunction, of argument: RowExpression?, text: String) {
     self.function = function
     self.argument = argument
     self.text = text
@@ -65,14 +65,14 @@ public struct Aggregate: Sendable {
 }
 
 /// Aggregates computed over items one at a time: `add` each item, then read `results`.
-public struct AggregateAccumulator {
+package struct AggregateAccumulator {
   private let functions: [AggregateFunction]
   private let texts: [String]
   private let arguments: [((Value) -> Value)?]
   private var states: [State]
   private let notes: ExpressionNotes?
 
-  public init(_ aggregates: [Aggregate], notes: ExpressionNotes?) {
+  package init(_ aggregates: [Aggregate], notes: ExpressionNotes?) {
     functions = aggregates.map(\.function)
     texts = aggregates.map(\.text)
     arguments = aggregates.map { $0.argument?.compiled(notes: notes) }
@@ -81,13 +81,13 @@ public struct AggregateAccumulator {
   }
 
   /// The accumulator of the same aggregates, with nothing added.
-  public var empty: AggregateAccumulator {
+  package var empty: AggregateAccumulator {
     var copy = self
     copy.states = Array(repeating: State(), count: functions.count)
     return copy
   }
 
-  public mutating func add(_ item: Value) {
+  package mutating func add(_ item: Value) {
     for index in states.indices {
       let value = arguments[index].map { $0(item) } ?? .null
       states[index].add(value, function: functions[index], counted: arguments[index] == nil)
@@ -142,7 +142,7 @@ public struct AggregateAccumulator {
 
   /// Each aggregate's value over the items added; one that could not be computed (an int sum
   /// beyond 64 bits, a text among numbers) is null, with a note.
-  public var results: [Value] {
+  package var results: [Value] {
     states.indices.map { index in
       let state = states[index]
       if functions[index] == .sum, state.overflowed {

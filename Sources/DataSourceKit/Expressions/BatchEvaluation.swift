@@ -3,7 +3,7 @@ import Foundation
 /// The values of a field or an expression for a batch of items, held by type where the type
 /// allows: a column of a million doubles is computed on as `[Double]`, a thousand at a time,
 /// with no `Value` made per item.
-public enum ValueBatch: Sendable {
+package enum ValueBatch: Sendable {
   case ints([Int], nulls: [Bool]?)
   case doubles([Double], nulls: [Bool]?)
   /// 0 false, 1 true, 2 null.
@@ -14,7 +14,7 @@ public enum ValueBatch: Sendable {
   /// One value for every item (a literal).
   case constant(Value, count: Int)
 
-  public var count: Int {
+  package var count: Int {
     switch self {
     case .ints(let v, _): v.count
     case .doubles(let v, _): v.count
@@ -26,7 +26,7 @@ public enum ValueBatch: Sendable {
   }
 
   /// The value of the `i`th item.
-  public subscript(i: Int) -> Value {
+  package subscript(i: Int) -> Value {
     switch self {
     case .ints(let v, let nulls): nulls?[i] == true ? .null : .int(v[i])
     case .doubles(let v, let nulls): nulls?[i] == true ? .null : .double(v[i])
@@ -38,13 +38,13 @@ public enum ValueBatch: Sendable {
   }
 
   /// Every item's value.
-  public var allValues: [Value] {
+  package var allValues: [Value] {
     if case .values(let v) = self { return v }
     return (0..<count).map { self[$0] }
   }
 
   /// Whether each item's value is `true` (a test).
-  public var truths: [Bool] {
+  package var truths: [Bool] {
     switch self {
     case .bools(let v): v.map { $0 == 1 }
     default: (0..<count).map { self[$0] == .bool(true) }
@@ -98,7 +98,7 @@ private enum Numbers {
 
 /// Reads a field, or computes an expression, for the items at some flat positions of a
 /// provider.
-public typealias BatchReader = @Sendable (_ positions: UnsafeBufferPointer<Int>) -> ValueBatch
+package typealias BatchReader = @Sendable (_ positions: UnsafeBufferPointer<Int>) -> ValueBatch
 
 extension RowExpression {
   /// The expression computed a batch at a time, its fields read by `field`.
@@ -303,7 +303,7 @@ extension RowExpression {
   /// two columns, not a million records), else item by item; the same either way.
   ///
   /// - Throws: ``DataSourceError/cancelled`` when the task is cancelled.
-  public func positionsWhereTrue(in provider: any DataProvider<Value>, notes: ExpressionNotes?) throws
+  package func positionsWhereTrue(in provider: any DataProvider<Value>, notes: ExpressionNotes?) throws
     -> [Int]
   {
     let offsets = SectionOffsets(of: provider)

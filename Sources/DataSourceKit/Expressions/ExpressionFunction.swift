@@ -5,7 +5,7 @@ import Foundation
 /// Every function but `coalesce` and `if` gives null when an argument is null. Text is counted in
 /// Unicode scalars (as SQLite counts characters), and positions start at 1 (as in SQL).
 /// There is no `now()`: a script must give the same answer every time it runs.
-public enum ExpressionFunction: String, CaseIterable, Sendable {
+package enum ExpressionFunction: String, CaseIterable, Sendable {
   case lower, upper, trim, len, substr, replace
   case round, abs, floor, ceil
   case coalesce
@@ -15,7 +15,7 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
   case date, timestamp, days
 
   /// What the function takes and gives, as `help expressions` and errors print it.
-  public var signature: String {
+  package var signature: String {
     switch self {
     case .lower: "lower(text) → text"
     case .upper: "upper(text) → text"
@@ -44,7 +44,7 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
   }
 
   /// An example and what it gives, run by the tests as `help expressions` prints it.
-  public var example: (expression: String, result: String) {
+  package var example: (expression: String, result: String) {
     switch self {
     case .lower: ("lower(\"Ada\")", "\"ada\"")
     case .upper: ("upper(\"Ada\")", "\"ADA\"")
@@ -74,7 +74,7 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
   }
 
   /// How many arguments the function takes.
-  public var arity: ClosedRange<Int> {
+  package var arity: ClosedRange<Int> {
     switch self {
     case .lower, .upper, .trim, .len, .abs, .floor, .ceil, .int, .double, .text, .year, .month, .day,
       .weekday,
@@ -88,7 +88,7 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
   }
 
   /// Why arguments of these types do not fit.
-  public enum TypeProblem: Error, Equatable {
+  package enum TypeProblem: Error, Equatable {
     case argumentCount
     /// The argument at `index` (from 0) has a type the function does not take.
     case argument(index: Int, found: ValueType)
@@ -97,7 +97,7 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
   }
 
   /// The type of the result for arguments of these types (`nil`: not known until run time).
-  public func resultType(_ arguments: [ValueType?]) -> Result<ValueType?, TypeProblem> {
+  package func resultType(_ arguments: [ValueType?]) -> Result<ValueType?, TypeProblem> {
     guard arity.contains(arguments.count) else { return .failure(.argumentCount) }
     func check(_ index: Int, _ allowed: Set<ValueType>) -> TypeProblem? {
       guard let type = arguments[index], type != .null, !allowed.contains(type) else { return nil }
@@ -223,7 +223,7 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
   }
 
   /// The function of values, none of them null.
-  public func apply(_ values: [Value], notes: ExpressionNotes?) -> Value {
+  package func apply(_ values: [Value], notes: ExpressionNotes?) -> Value {
     func text(_ i: Int) -> String? {
       if case .string(let s) = values[i] { return s }
       return nil

@@ -15,7 +15,7 @@ import Foundation
 /// - ints and doubles compare and combine as the numbers they are (exactly, beyond 2^53 too).
 /// - Values of kinds that cannot be compared (text and a number) make a comparison false and a
 ///   note; the script layer refuses such a comparison before it runs when it knows the types.
-public indirect enum RowExpression: Sendable, Equatable {
+package indirect enum RowExpression: Sendable, Equatable {
   /// A field of the item (a path; empty for the item itself).
   case field([String])
   case literal(Value)
@@ -27,7 +27,7 @@ public indirect enum RowExpression: Sendable, Equatable {
 
   /// Whether the expression's value is known without an item: its operands are all literals
   /// (callers fold from the leaves up, so a constant subtree is a literal by then).
-  public var operandsAreLiterals: Bool {
+  package var operandsAreLiterals: Bool {
     func literal(_ e: RowExpression) -> Bool { if case .literal = e { true } else { false } }
     switch self {
     case .field: return false
@@ -39,34 +39,53 @@ public indirect enum RowExpression: Sendable, Equatable {
   }
 }
 
+/// An operator of the shell's expressions, by its symbol.
 public enum BinaryOperator: String, Sendable, CaseIterable {
+  /// Addition, of numbers.
   case add = "+"
+  /// Subtraction.
   case subtract = "-"
+  /// Multiplication.
   case multiply = "*"
+  /// Division (by zero gives null, with a note).
   case divide = "/"
+  /// The remainder of a division.
   case remainder = "%"
+  /// Equality (`1 == 1.0`).
   case equal = "=="
+  /// Inequality.
   case notEqual = "!="
+  /// Less than.
   case less = "<"
+  /// Less than or equal.
   case lessOrEqual = "<="
+  /// Greater than.
   case greater = ">"
+  /// Greater than or equal.
   case greaterOrEqual = ">="
+  /// Whether a text holds another.
   case contains
+  /// Whether a value is one of a list.
   case isIn = "in"
+  /// Both true.
   case and
+  /// Either true.
   case or
 
+  /// Whether the operator is arithmetic (`+ - * / %`).
   public var isArithmetic: Bool { [.add, .subtract, .multiply, .divide, .remainder].contains(self) }
+  /// Whether the operator orders its operands (`< <= > >=`).
   public var isOrdering: Bool { [.less, .lessOrEqual, .greater, .greaterOrEqual].contains(self) }
+  /// Whether the operator compares its operands (ordering, `==`, `!=`).
   public var isComparison: Bool { isOrdering || self == .equal || self == .notEqual }
 }
 
 /// A sort or section key: an expression and a direction (nulls last either way).
-public struct SortTerm: Sendable, Equatable {
-  public var expression: RowExpression
-  public var direction: SortDirection
+package struct SortTerm: Sendable, Equatable {
+  package var expression: RowExpression
+  package var direction: SortDirection
 
-  public init(expression: RowExpression, direction: SortDirection) {
+  package init(expression: RowExpression, direction: SortDirection) {
     self.expression = expression
     self.direction = direction
   }
@@ -74,7 +93,7 @@ public struct SortTerm: Sendable, Equatable {
 
 /// What went wrong, quietly, while expressions ran: each gave null (or false) instead of
 /// stopping, and the shell says how often after the statement.
-public enum ExpressionNote: Hashable, Sendable {
+package enum ExpressionNote: Hashable, Sendable {
   case divisionByZero
   case overflow
   /// A conversion (`int("x")`, `date("May", "%Y")`) that found no value.
@@ -93,7 +112,7 @@ public enum ExpressionNote: Hashable, Sendable {
   case partialSource(stage: String, items: Int)
 
   /// The note for `count` occurrences.
-  public func text(count: Int) -> String {
+  package func text(count: Int) -> String {
     let times = count == 1 ? "once" : "\(count) times"
     switch self {
     case .divisionByZero: return "division by zero gave null \(times)"
@@ -121,14 +140,14 @@ public enum ExpressionNote: Hashable, Sendable {
 }
 
 /// Notes collected while expressions run, taken by whoever reports them.
-public final class ExpressionNotes: @unchecked Sendable {
+package final class ExpressionNotes: @unchecked Sendable {
   private let lock = NSLock()
   // Guarded by `lock`.
   private var counts: [ExpressionNote: Int] = [:]
 
-  public init() {}
+  package init() {}
 
-  public func add(_ note: ExpressionNote) {
+  package func add(_ note: ExpressionNote) {
     lock.lock()
     defer { lock.unlock() }
     counts[note, default: 0] += 1
@@ -140,7 +159,7 @@ public final class ExpressionNotes: @unchecked Sendable {
   /// Not in the order they were first seen: an expression computed a batch of items at a time
   /// meets them in another order than one computed item by item, and the report must not
   /// depend on which ran.
-  public func take() -> [(note: ExpressionNote, count: Int)] {
+  package func take() -> [(note: ExpressionNote, count: Int)] {
     lock.lock()
     defer { lock.unlock() }
     let result = counts.map { ($0.key, $0.value) }.sorted { $0.0.text(count: 1) < $1.0.text(count: 1) }
@@ -150,12 +169,12 @@ public final class ExpressionNotes: @unchecked Sendable {
 }
 
 /// A compiled expression: the value of the expression for an item.
-public typealias CompiledExpression = @Sendable (Value) -> Value
+package typealias CompiledExpression = @Sendable (Value) -> Value
 
 extension RowExpression {
   /// The expression as a function of one item.
   /// - Complexity: O(size of the expression) per item.
-  public func compiled(notes: ExpressionNotes? = nil) -> CompiledExpression {
+  package func compiled(notes: ExpressionNotes? = nil) -> CompiledExpression {
     compiled(notes: notes) { path -> CompiledExpression in
       if path.isEmpty { return { $0 } }
       if path.count == 1 {
@@ -170,7 +189,7 @@ extension RowExpression {
   }
 
   /// The paths of the fields the expression reads (empty for the item itself), each once.
-  public var fieldPaths: [[String]] {
+  package var fieldPaths: [[String]] {
     var paths: [[String]] = []
     func visit(_ e: RowExpression) {
       switch e {
@@ -255,7 +274,7 @@ extension RowExpression {
   }
 
   /// The expression as a test: true when it is `true`.
-  public func compiledTest(notes: ExpressionNotes? = nil) -> @Sendable (Value) -> Bool {
+  package func compiledTest(notes: ExpressionNotes? = nil) -> @Sendable (Value) -> Bool {
     let value = compiled(notes: notes)
     return { value($0) == .bool(true) }
   }
@@ -357,7 +376,7 @@ enum Arithmetic {
 extension Value {
   /// Ordering comparisons hold between numbers, between texts, between booleans, between dates
   /// and between timestamps.
-  public static func isOrderable(_ a: Value, _ b: Value) -> Bool {
+  package static func isOrderable(_ a: Value, _ b: Value) -> Bool {
     switch (a, b) {
     case (.int, .int), (.int, .double), (.double, .int), (.double, .double), (.string, .string),
       (.bool, .bool), (.date, .date), (.timestamp, .timestamp):
@@ -367,7 +386,7 @@ extension Value {
   }
 
   /// Equality holds between values that can be ordered, and between lists or records.
-  public static func isComparable(_ a: Value, _ b: Value) -> Bool {
+  package static func isComparable(_ a: Value, _ b: Value) -> Bool {
     switch (a, b) {
     case (.list, .list), (.record, .record): true
     default: isOrderable(a, b)
@@ -375,7 +394,7 @@ extension Value {
   }
 
   /// Whether sort keys `a` come before `b`, key by key: nulls last whatever the direction.
-  public static func precedes(_ a: [Value], _ b: [Value], directions: [SortDirection]) -> Bool {
+  package static func precedes(_ a: [Value], _ b: [Value], directions: [SortDirection]) -> Bool {
     for (i, direction) in directions.enumerated() {
       let order = sortOrder(a[i], b[i], direction: direction)
       if order != .orderedSame { return order == .orderedAscending }
@@ -384,7 +403,7 @@ extension Value {
   }
 
   /// Whether sort key `a` comes before `b`: nulls last whatever the direction.
-  public static func precedes(_ a: Value, _ b: Value, direction: SortDirection) -> Bool {
+  package static func precedes(_ a: Value, _ b: Value, direction: SortDirection) -> Bool {
     sortOrder(a, b, direction: direction) == .orderedAscending
   }
 

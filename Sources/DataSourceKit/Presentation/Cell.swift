@@ -16,7 +16,15 @@ public enum CellStyle: String, Sendable, CaseIterable {
 /// UIKit's `UITableViewCell.AccessoryType`: `.disclosureIndicator`, `.checkmark`,
 /// `.detailButton` (the info button) and `.detailDisclosureButton` (info button and chevron).
 public enum CellAccessory: String, Sendable, CaseIterable {
-  case none, disclosure, checkmark, detail
+  /// Nothing.
+  case none
+  /// A chevron: the row leads somewhere.
+  case disclosure
+  /// A checkmark: the row is chosen.
+  case checkmark
+  /// An info button.
+  case detail
+  /// An info button and a chevron.
   case detailDisclosure = "detail disclosure"
 
   /// The glyph a text view draws for the accessory.
@@ -33,11 +41,16 @@ public enum CellAccessory: String, Sendable, CaseIterable {
 
 /// What a cell shows: the values a presenter fills in.
 public struct CellContent: Equatable, Sendable {
+  /// The layout of the cell.
   public var style: CellStyle
+  /// The main text.
   public var text: String
+  /// The second text, below (subtitle) or beside (value1, value2) the main one.
   public var detail: String?
+  /// What the cell shows at its trailing edge.
   public var accessory: CellAccessory
 
+  /// Content of a style, with its texts and accessory.
   public init(style: CellStyle, text: String = "", detail: String? = nil, accessory: CellAccessory = .none) {
     self.style = style
     self.text = text
@@ -69,15 +82,18 @@ extension ReusableCell {
 /// A reusable cell with UIKit's text model (a style, a text, a detail, an accessory): the cell
 /// the shell's presenters fill and its renderer draws.
 public final class TableCell: ReusableCell {
+  /// The kind of cell for an item.
   public let reuseIdentifier: String
   /// What the cell shows.
   public var content: CellContent
 
+  /// An empty cell of the kind `reuseIdentifier`.
   public init(reuseIdentifier: String) {
     self.reuseIdentifier = reuseIdentifier
     self.content = CellContent(style: .basic)
   }
 
+  /// Clears the texts and the accessory; the style stays.
   public func prepareForReuse() {
     content = CellContent(style: content.style)
   }
@@ -117,14 +133,20 @@ extension CellPresenter {
 /// A presenter made of closures: one cell kind, a style, an accessory, and how to make the
 /// text and detail of an item.
 public final class ClosurePresenter<Item>: CellPresenter, CompositionNode {
+  /// The cells this presenter fills: the shell's text cells.
   public typealias Cell = TableCell
+  /// The reuse identifier of every cell it fills.
   public let identifier: String
+  /// The style it gives every cell.
   public let style: CellStyle
+  /// The accessory it gives every cell.
   public let accessory: CellAccessory
   private let text: (Item, ItemPath) -> String
   private let detail: ((Item, ItemPath) -> String)?
   private let label: String
 
+  /// A presenter of one cell kind, whose text and detail are made by closures.
+  ///
   /// - Parameters:
   ///   - reuseIdentifier: the kind of cell; defaults to the style's name.
   ///   - label: how `describe` names this presenter.
@@ -140,8 +162,10 @@ public final class ClosurePresenter<Item>: CellPresenter, CompositionNode {
     self.label = label ?? "cell \(style.rawValue)"
   }
 
+  /// The kind of cell for an item.
   public func reuseIdentifier(for item: Item, at itemPath: ItemPath) -> String { identifier }
 
+  /// Fills a cell for an item.
   public func configure(_ cell: inout TableCell, with item: Item, at itemPath: ItemPath) {
     cell.content.style = style
     cell.content.text = text(item, itemPath)
@@ -149,6 +173,7 @@ public final class ClosurePresenter<Item>: CellPresenter, CompositionNode {
     cell.content.accessory = accessory
   }
 
+  /// How `describe` names this node.
   public var nodeTitle: String { label }
 }
 
@@ -163,6 +188,8 @@ public final class DispatchPresenter<Item, Cell>: CellPresenter, CompositionNode
   public let fallback: any CellPresenter<Item, Cell>
   private let label: String
 
+  /// A presenter that picks, for each item, the first case whose test it passes, else the fallback.
+  ///
   /// - Parameter label: how `describe` names this presenter.
   public init(
     cases: [(test: (Item) -> Bool, presenter: any CellPresenter<Item, Cell>)],
@@ -177,15 +204,19 @@ public final class DispatchPresenter<Item, Cell>: CellPresenter, CompositionNode
     cases.first { $0.test(item) }?.presenter ?? fallback
   }
 
+  /// The kind of cell for an item.
   public func reuseIdentifier(for item: Item, at itemPath: ItemPath) -> String {
     presenter(for: item).reuseIdentifier(for: item, at: itemPath)
   }
 
+  /// Fills a cell for an item.
   public func configure(_ cell: inout Cell, with item: Item, at itemPath: ItemPath) {
     presenter(for: item).configure(&cell, with: item, at: itemPath)
   }
 
+  /// How `describe` names this node.
   public var nodeTitle: String { label }
+  /// The nodes below this one in `describe`.
   public var nodeChildren: [any CompositionNode] {
     (cases.map(\.presenter) + [fallback]).compactMap { $0 as? any CompositionNode }
   }

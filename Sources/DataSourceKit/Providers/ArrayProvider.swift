@@ -1,11 +1,16 @@
 /// Items held in memory, in one section.
 public final class ArrayProvider<Item>: DataProvider, CompositionNode {
+  /// The items, in order.
   public private(set) var items: [Item]
   private var states = LoadStateMachine()
+  /// Where loading stands.
   public var loadState: LoadState { states.state }
+  /// The fields every item is known to have, or `nil`.
   public let knownFields: [String]?
   private let label: String
 
+  /// A provider of `items`, in one section.
+  ///
   /// - Parameters:
   ///   - knownFields: the fields every item has, when the caller knows them.
   ///   - label: how `describe` names this provider.
@@ -15,56 +20,79 @@ public final class ArrayProvider<Item>: DataProvider, CompositionNode {
     self.label = label
   }
 
+  /// Loads what is below, if it is not loaded yet.
   public func load() async throws {
     let ticket = states.begin()
     states.finish(ticket, with: items.isEmpty ? .noContent : .loaded)
   }
+  /// The number of sections.
   public var numberOfSections: Int { 1 }
+  /// The number of items in a section.
   public func numberOfItems(inSection section: Int) -> Int { items.count }
+  /// The item at an index path.
   public func item(at itemPath: ItemPath) -> Item { items[itemPath.item] }
 
+  /// How `describe` names this node.
   public var nodeTitle: String { label }
+  /// What `describe` shows beside the name: counts and state.
   public var nodeDetail: String? { countsDetail }
 }
 
 /// The integers of a half-open range, computed on demand: `range 0..1_000_000` holds no array.
 public final class RangeProvider: DataProvider, CompositionNode {
+  /// The numbers it holds.
   public let range: Range<Int>
   private var states = LoadStateMachine()
+  /// Where loading stands.
   public var loadState: LoadState { states.state }
 
+  /// A provider of the numbers in `range`, in one section.
   public init(_ range: Range<Int>) { self.range = range }
 
+  /// Loads what is below, if it is not loaded yet.
   public func load() async throws {
     let ticket = states.begin()
     states.finish(ticket, with: range.isEmpty ? .noContent : .loaded)
   }
+  /// The number of sections.
   public var numberOfSections: Int { 1 }
+  /// The number of items in a section.
   public func numberOfItems(inSection section: Int) -> Int { range.count }
+  /// The item at an index path.
   public func item(at itemPath: ItemPath) -> Int { range.lowerBound + itemPath.item }
 
+  /// How `describe` names this node.
   public var nodeTitle: String { "range \(range.lowerBound)..\(range.upperBound)" }
+  /// What `describe` shows beside the name: counts and state.
   public var nodeDetail: String? { countsDetail }
 }
 
 /// A provider whose items are another provider's, transformed one at a time on access.
 public final class MapProvider<Base: DataProvider, Item>: ItemTransformingProvider, CompositionNode {
+  /// The provider whose items are transformed.
   public let base: Base
   private let transform: (Base.Item) -> Item
+  /// The fields every item is known to have, or `nil`.
   public let knownFields: [String]?
 
+  /// The items of `base`, each passed through `transform` when it is asked for.
   public init(_ base: Base, knownFields: [String]? = nil, transform: @escaping (Base.Item) -> Item) {
     self.base = base
     self.transform = transform
     self.knownFields = knownFields
   }
 
+  /// The provider whose items this one transforms.
   public var transformedBase: any DataProvider { base }
+  /// The item at an index path.
   public func item(at itemPath: ItemPath) -> Item { transform(base.item(at: itemPath)) }
 
   // A map is an implementation detail of its base: describe shows the base.
 
+  /// How `describe` names this node.
   public var nodeTitle: String { (base as? any CompositionNode)?.nodeTitle ?? "map" }
+  /// What `describe` shows beside the name: counts and state.
   public var nodeDetail: String? { (base as? any CompositionNode)?.nodeDetail }
+  /// The nodes below this one in `describe`.
   public var nodeChildren: [any CompositionNode] { (base as? any CompositionNode)?.nodeChildren ?? [] }
 }

@@ -54,6 +54,8 @@ extension CSVReader {
     /// Whether a field read as null for typing would not be null as text (blank, or `""`).
     private var hasTextualNull = false
 
+    /// A builder of the column `name`.
+    ///
     /// - Parameter asText: read the column as text, whatever its values.
     init(name: String, options: ReadOptions, asText: Bool = false) {
       self.name = name

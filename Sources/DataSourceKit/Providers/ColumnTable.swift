@@ -228,7 +228,7 @@ final class TextColumn: Column {
 /// Strings are made only when asked for; grouping and comparing read the bytes.
 ///
 /// `@unchecked Sendable`: the bytes are never written after the column is built (``SharedBytes``).
-public struct TextBatch: @unchecked Sendable {
+package struct TextBatch: @unchecked Sendable {
   let storage: SharedBytes
   let starts: [UInt32]
   /// Each text's length with ``FieldRefs/escapedFlag``.
@@ -288,6 +288,7 @@ final class ValueColumn: Column {
 ///
 /// A column of numbers but for `NA` is text because of `NA`. The shell says so at load, and in errors that compare the column with a number.
 public struct Marker: Sendable, Equatable {
+  /// The marker, as written.
   public var text: String
   /// Rows that hold it.
   public var count: Int
@@ -306,15 +307,20 @@ public struct Marker: Sendable, Equatable {
 /// has none but null), the other types it holds too (schemaless sources), its nulls, and the
 /// markers that made it text.
 public struct FieldProfile: Sendable, Equatable {
+  /// The field's name.
   public var name: String
+  /// The type of its values, or `nil` when it has none but null.
   public var type: ValueType?
   /// Every type the field holds when it holds more than one (then `type` is `nil`).
   public var mixedTypes: [ValueType] = []
+  /// How many items hold null, when known.
   public var nulls: Int?
+  /// The markers that made a column of numbers or dates text.
   public var markers: [Marker] = []
   /// Why a column that looks like numbers or dates is text, when no marker says it.
   public var textReason: String?
 
+  /// A profile of a field.
   public init(
     name: String, type: ValueType?, mixedTypes: [ValueType] = [], nulls: Int?, markers: [Marker] = []
   ) {
@@ -348,7 +354,7 @@ public struct FieldProfile: Sendable, Equatable {
 }
 
 /// Works out a field's profile from its values, one at a time.
-public struct FieldProfiler {
+package struct FieldProfiler {
   private var types: Set<ValueType> = []
   private var nulls = 0
   /// Texts seen, with their counts, while there are few (they may be markers among numbers).
@@ -356,9 +362,9 @@ public struct FieldProfiler {
   private var textOrder: [String] = []
   private var values = 0
 
-  public init() {}
+  package init() {}
 
-  public mutating func add(_ value: Value) {
+  package mutating func add(_ value: Value) {
     guard !value.isNull else {
       nulls += 1
       return
@@ -371,7 +377,7 @@ public struct FieldProfiler {
     }
   }
 
-  public func profile(name: String) -> FieldProfile {
+  package func profile(name: String) -> FieldProfile {
     // Ints and doubles mix as numbers.
     var kinds = types
     if kinds.contains(.int), kinds.contains(.double) { kinds.remove(.int) }
@@ -392,7 +398,7 @@ public struct FieldProfiler {
   /// The profile of every field of `items` (records), in first-seen order; `nil` when an item
   /// is not a record.
   /// - Complexity: O(items × fields).
-  public static func profiles(of items: some Sequence<Value>) -> [FieldProfile]? {
+  package static func profiles(of items: some Sequence<Value>) -> [FieldProfile]? {
     var names: [String] = []
     var profilers: [String: FieldProfiler] = [:]
     var count = 0

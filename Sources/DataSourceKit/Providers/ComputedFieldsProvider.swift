@@ -3,18 +3,18 @@
 ///
 /// Nothing is stored: an item's fields are computed when it is read, so the provider costs
 /// nothing until a view or a stage asks (a `where` over it computes each item once, on load).
-public final class ComputedFieldsProvider: ItemTransformingProvider, CompositionNode {
+package final class ComputedFieldsProvider: ItemTransformingProvider, CompositionNode {
   /// A field and how it is computed from the base's item.
-  public struct Field: Sendable {
-    public var name: String
-    public var expression: RowExpression
-    public var type: ValueType?
+  package struct Field: Sendable {
+    package var name: String
+    package var expression: RowExpression
+    package var type: ValueType?
     /// Where the expression's quiet failures (division by zero) are counted.
-    public var notes: ExpressionNotes?
+    package var notes: ExpressionNotes?
     /// The expression compiled over an item.
     let compute: CompiledExpression
 
-    public init(name: String, expression: RowExpression, type: ValueType?, notes: ExpressionNotes?) {
+    package init(name: String, expression: RowExpression, type: ValueType?, notes: ExpressionNotes?) {
       self.name = name
       self.expression = expression
       self.type = type
@@ -23,8 +23,8 @@ public final class ComputedFieldsProvider: ItemTransformingProvider, Composition
     }
   }
 
-  public let base: any DataProvider<Value>
-  public let label: String
+  package let base: any DataProvider<Value>
+  package let label: String
   private let fields: [Field]
   /// Whether the base's other fields are kept (`extend`) or dropped (`select`).
   private let keepsBaseFields: Bool
@@ -57,7 +57,7 @@ public final class ComputedFieldsProvider: ItemTransformingProvider, Composition
     }
   }
 
-  public init(base: any DataProvider<Value>, label: String, fields: [Field], keepsBaseFields: Bool) {
+  package init(base: any DataProvider<Value>, label: String, fields: [Field], keepsBaseFields: Bool) {
     self.base = base
     self.label = label
     self.fields = fields
@@ -79,12 +79,12 @@ public final class ComputedFieldsProvider: ItemTransformingProvider, Composition
     }
   }
 
-  public var transformedBase: any DataProvider { base }
+  package var transformedBase: any DataProvider { base }
 
-  public var knownFields: [String]? { schema.map { Array($0.names) } }
+  package var knownFields: [String]? { schema.map { Array($0.names) } }
 
   /// The base's profiles for the fields kept, the computed types for the rest; nulls unknown.
-  public var fieldProfiles: [FieldProfile]? {
+  package var fieldProfiles: [FieldProfile]? {
     guard let schema else { return nil }
     let baseProfiles = Dictionary(
       (base.fieldProfiles ?? []).map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
@@ -97,7 +97,7 @@ public final class ComputedFieldsProvider: ItemTransformingProvider, Composition
   }
 
   /// - Complexity: O(fields) per item, plus the computed fields' expressions.
-  public func item(at itemPath: ItemPath) -> Value { computed(from: base.item(at: itemPath)) }
+  package func item(at itemPath: ItemPath) -> Value { computed(from: base.item(at: itemPath)) }
 
   /// The record this provider makes of one of its base's items.
   func computed(from item: Value) -> Value {
@@ -118,7 +118,7 @@ public final class ComputedFieldsProvider: ItemTransformingProvider, Composition
     return .record(Record(schema: schema, values: values))
   }
 
-  public var nodeTitle: String { label }
-  public var nodeDetail: String? { countsDetail }
-  public var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
+  package var nodeTitle: String { label }
+  package var nodeDetail: String? { countsDetail }
+  package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
 }

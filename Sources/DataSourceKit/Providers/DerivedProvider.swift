@@ -1,11 +1,11 @@
 import Foundation
 
 /// One section of a derived provider: its key and the flat positions of its items in the base.
-public struct DerivedSection: Sendable {
-  public var key: SectionKey?
-  public var baseIndices: [Int]
+package struct DerivedSection: Sendable {
+  package var key: SectionKey?
+  package var baseIndices: [Int]
 
-  public init(key: SectionKey?, baseIndices: [Int]) {
+  package init(key: SectionKey?, baseIndices: [Int]) {
     self.key = key
     self.baseIndices = baseIndices
   }
@@ -13,7 +13,7 @@ public struct DerivedSection: Sendable {
 
 /// How a stage places one item, for arranging itself again item by item after an edit of its
 /// base (``ItemChanges``) rather than arranging every item.
-public enum StageRule<Item> {
+package enum StageRule<Item> {
   /// Keeps the items for which the test is true.
   case filter((Item) -> Bool)
   /// Orders the items of each section: by the order of their keys (the function compares two
@@ -47,7 +47,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   /// It throws ``DataSourceError/cancelled`` when the load's task is cancelled (it checks every
   /// 64K items) and ``DataSourceError/tooManyToArrange(count:limit:stage:)`` when the base has
   /// more items than an arrangement may index.
-  public typealias Arrangement = (any DataProvider<Item>, SectionOffsets) throws -> [DerivedSection]
+  package typealias Arrangement = (any DataProvider<Item>, SectionOffsets) throws -> [DerivedSection]
 
   /// The most items `where` arranges: it keeps an index (8 bytes) per item kept; a range of
   /// trillions would exhaust memory.
@@ -56,6 +56,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   /// of 100 million took 7.8 GB), so their limit is lower.
   public static var maximumKeyedItems: Int { 10_000_000 }
 
+  /// The provider this stage arranges.
   public let base: any DataProvider<Item>
   /// The first provider below that is not derived: items are read from it.
   private let root: any DataProvider<Item>
@@ -64,6 +65,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   private let handleRoot: (any HandleRoot<Item>)?
   /// The root, when it is a handle root (its items are read by the table's handles).
   var handleRootBelow: (any HandleRoot<Item>)? { handleRoot }
+  /// How `describe` names the stage.
   public let label: String
   private let arrange: Arrangement
   /// How to place one item, when the stage can arrange itself item by item.
@@ -77,13 +79,15 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   /// Where the root's sections start, to read an item of a root that is not editable.
   private var rootOffsets = SectionOffsets(counts: [])
   private var states = LoadStateMachine()
+  /// Where loading stands.
   public var loadState: LoadState { states.state }
+  /// What went wrong, when the state is `error`.
   public var errorDescription: String? { root.errorDescription }
 
   private var observers = ObserverList()
   private var recorders = RecorderList<Item>()
 
-  public init(
+  package init(
     base: any DataProvider<Item>, label: String, rule: StageRule<Item>? = nil, arrange: @escaping Arrangement
   ) {
     self.base = base
@@ -95,6 +99,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
     base.addObserver(self)
   }
 
+  /// The field that identifies an item, for diffing, or `nil` for the whole item.
   public var identityKey: String? { root.identityKey }
 
   /// The first provider below that is not derived: where the items come from.
@@ -151,6 +156,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
       arranged.isEmpty || handleRoot != nil ? SectionOffsets(counts: []) : SectionOffsets(of: root)
     for recorder in recorders.live { recorder.recordWholesaleChange() }
   }
+  /// Asks to be told when the data changes; observers are held weakly.
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
   /// The base changed (an edit, or a reload that succeeded or failed): arrange its items again,
@@ -180,7 +186,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
 
   /// The base's items changed as `changes` says: placed again one by one where the stage has a
   /// rule and is arranged; otherwise arranged whole.
-  public func providerDidChange(_ changes: ItemChanges) {
+  package func providerDidChange(_ changes: ItemChanges) {
     guard let rule, tellsItemChanges, states.state == .loaded || states.state == .noContent,
       base.loadState == .loaded || base.loadState == .noContent
     else {
@@ -259,21 +265,26 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
     }
   }
 
+  /// The number of sections.
   public var numberOfSections: Int { live?.keys.count ?? sections.count }
+  /// The number of items in a section.
   public func numberOfItems(inSection section: Int) -> Int {
     live?.counts[section] ?? sections[section].baseIndices.count
   }
+  /// The item at an index path.
   public func item(at itemPath: ItemPath) -> Item {
     let handle =
       live.map { $0.handles[$0.starts[itemPath.section] + itemPath.item] }
       ?? sections[itemPath.section].baseIndices[itemPath.item]
     return rootItem(handle)
   }
+  /// The key the section's items were grouped by, or `nil`.
   public func sectionKey(_ section: Int) -> SectionKey? {
     // Not `live?.keys[section] ?? …`: optional chaining would flatten a section without a key.
     if let live { return live.keys[section] }
     return sections[section].key
   }
+  /// The fields every item is known to have, or `nil`.
   public var knownFields: [String]? { root.knownFields }
   /// The root's types; how many of this provider's items are null is not kept.
   public var fieldProfiles: [FieldProfile]? { root.fieldProfiles?.map { $0.withoutNullCount } }
@@ -286,11 +297,13 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
 
   // MARK: Handles
 
+  /// The item at an index path.
   public func item(forHandle handle: Int) -> Item { rootItem(handle) }
 
+  /// Where the item of a root handle stands in this stage now, or `nil` when the stage left it out.
   public func position(ofHandle handle: Int) -> Int? { liveArrangement().handles.position(of: handle) }
 
-  public func snapshot() -> HandleSnapshot {
+  package func snapshot() -> HandleSnapshot {
     let arrangement = liveArrangement()
     return HandleSnapshot(
       handles: arrangement.handles, sectionKeys: arrangement.keys, sectionCounts: arrangement.counts)
@@ -303,29 +316,35 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
     return handleRoot != nil && (base as? any HandleAddressable<Item>)?.tellsItemChanges == true
   }
 
-  public func addRecorder(_ recorder: ChangeRecorder<Item>) { recorders.add(recorder) }
+  package func addRecorder(_ recorder: ChangeRecorder<Item>) { recorders.add(recorder) }
 
+  /// How `describe` names this node.
   public var nodeTitle: String { label }
+  /// What `describe` shows beside the name: counts and state.
   public var nodeDetail: String? { countsDetail }
+  /// The nodes below this one in `describe`.
   public var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
 }
 
 /// The direction of a sort or of the section order.
 public enum SortDirection: String, Sendable {
+  /// Smallest first.
   case ascending = "asc"
+  /// Greatest first.
   case descending = "desc"
 }
 
 /// A value computed for each item of a provider, by the item's flat position and its path
 /// (whichever is cheaper to read it by): a test, a sort key, a section key.
-public typealias PositionalValue<T> = (_ flat: Int, _ path: ItemPath) -> T
+package typealias PositionalValue<T> = (_ flat: Int, _ path: ItemPath) -> T
 
 extension DerivedProvider {
   /// Makes, for a loaded base and the layout of its items, the function that computes a value
   /// per item.
-  public typealias PositionalFunction<T> = (any DataProvider<Item>, SectionOffsets) throws -> PositionalValue<
-    T
-  >
+  package typealias PositionalFunction<T> = (any DataProvider<Item>, SectionOffsets) throws ->
+    PositionalValue<
+      T
+    >
 
   /// The function of the item itself.
   private static func ofItems<T>(_ f: @escaping (Item) -> T) -> PositionalFunction<T> {
@@ -343,7 +362,7 @@ extension DerivedProvider {
   }
 
   /// Keeps the items for which the test made at each arrangement is true.
-  public static func filter(
+  package static func filter(
     _ base: any DataProvider<Item>, label: String, rule: StageRule<Item>? = nil,
     test makeTest: @escaping PositionalFunction<Bool>
   ) -> DerivedProvider {
@@ -382,7 +401,7 @@ extension DerivedProvider {
   }
 
   /// Sorts the items of each section by the keys the function made at each arrangement gives.
-  public static func sorted<Key>(
+  package static func sorted<Key>(
     _ base: any DataProvider<Item>, label: String, rule: StageRule<Item>? = nil,
     keys makeKey: @escaping PositionalFunction<Key>, by areInIncreasingOrder: @escaping (Key, Key) -> Bool
   ) -> DerivedProvider {
@@ -514,7 +533,7 @@ extension DerivedProvider {
 
   /// Keeps the first `count` items in order, across sections; sections left empty are dropped.
   /// - Complexity: O(count) on load.
-  public static func limited(
+  package static func limited(
     _ base: any DataProvider<Item>, label: String, count: Int, rule: StageRule<Item>? = nil
   ) -> DerivedProvider {
     DerivedProvider(base: base, label: label, rule: rule ?? .limit(count)) { base, offsets in
@@ -540,7 +559,7 @@ extension DerivedProvider where Item == Value {
   /// Each expression is computed from the base's columns when it has them
   /// (``ColumnReadable``), with no record made per item, else from each item; the values are
   /// the same either way.
-  public static func stage(
+  package static func stage(
     _ stage: PushdownStage, over base: any DataProvider<Value>, label: String, notes: ExpressionNotes?
   ) -> DerivedProvider {
     switch stage {

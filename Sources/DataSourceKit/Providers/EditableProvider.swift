@@ -7,7 +7,9 @@
 /// (`written`), and an edit of k items costs O(k log n), not a copy of every item. The edited
 /// items read as one section. Reloading the source drops the edits.
 public final class EditableProvider<Item>: EditableItems, HandleAddressable, CompositionNode {
+  /// The provider whose items were read before any edit.
   public let source: any DataProvider<Item>
+  /// The field that identifies an item, for diffing, or `nil` for the whole item.
   public let identityKey: String?
   /// The items' handles in order, once edited.
   private var order: OrderedHandles?
@@ -30,18 +32,22 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   private var observers = ObserverList()
   private var recorders = RecorderList<Item>()
 
+  /// Makes the loaded items of `source` editable.
+  ///
   /// - Parameter identityKey: the field that identifies an item, for diffing.
   public init(_ source: any DataProvider<Item>, identityKey: String? = nil) {
     self.source = source
     self.identityKey = identityKey
   }
 
+  /// Loads what is below, if it is not loaded yet.
   public func load() async throws {
     let before = source.loadState
     try await source.load()
     // A source that failed and now loaded: every view over it must see the rows again.
     if before == .error { changedWholesale() }
   }
+  /// Loads what is below again.
   public func reload() async throws {
     keyIndex = nil
     keysRepeat = false
@@ -50,29 +56,37 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     defer { changedWholesale() }
     try await source.reload()
   }
+  /// Where loading stands.
   public var loadState: LoadState {
     guard let order, source.loadState != .error else { return source.loadState }
     return order.count == 0 ? .noContent : .loaded
   }
+  /// What went wrong, when the state is `error`.
   public var errorDescription: String? { source.errorDescription }
   /// Whether the items were edited.
   public var isEdited: Bool { order != nil }
+  /// The fields every item is known to have, or `nil`.
   public var knownFields: [String]? { source.knownFields }
   /// The source's; after an edit its nulls are no longer known (edits keep each field's type).
   public var fieldProfiles: [FieldProfile]? {
     guard let profiles = source.fieldProfiles else { return nil }
     return order == nil ? profiles : profiles.map { $0.withoutNullCount }
   }
+  /// Asks to be told when the data changes; observers are held weakly.
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
+  /// The number of sections.
   public var numberOfSections: Int { order == nil ? source.numberOfSections : 1 }
+  /// The number of items in a section.
   public func numberOfItems(inSection section: Int) -> Int {
     order?.count ?? source.numberOfItems(inSection: section)
   }
+  /// The item at an index path.
   public func item(at itemPath: ItemPath) -> Item {
     guard let order else { return source.item(at: itemPath) }
     return item(forHandle: order[itemPath.item])
   }
+  /// The key the section's items were grouped by, or `nil`.
   public func sectionKey(_ section: Int) -> SectionKey? { order == nil ? source.sectionKey(section) : nil }
 
   // MARK: Handles
@@ -87,17 +101,20 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     return source.item(at: sourceOffsets.itemPath(forFlat: flat))
   }
 
+  /// The item at an index path.
   public func item(forHandle handle: Int) -> Item {
     if let item = written[handle] { return item }
     return sourceItem(atFlat: handle)
   }
 
+  /// The flat position of the item of a handle now, or `nil` when it was removed.
   public func position(ofHandle handle: Int) -> Int? {
     if let order { return order.position(of: handle) }
     let total = source.numberOfSections == 1 ? source.numberOfItems(inSection: 0) : sourceOffsets.total
     return handle >= 0 && handle < total ? handle : nil
   }
 
+  /// The handle of the item at a flat position.
   public func handle(atFlat position: Int) -> Int { order?[position] ?? position }
 
   /// The handles in order, the items edits wrote and which handles those are, once edited;
@@ -109,7 +126,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     return (order, written, mask)
   }
 
-  public func snapshot() -> HandleSnapshot {
+  package func snapshot() -> HandleSnapshot {
     // Unedited, the handles are the positions: nothing is stored (a range of trillions is
     // shown, and its snapshot taken, before an edit of it is refused).
     guard let order else {
@@ -122,9 +139,10 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     return HandleSnapshot(handles: order, sectionKeys: [nil], sectionCounts: [order.count])
   }
 
+  /// Whether edits are told item by item.
   public var tellsItemChanges: Bool { true }
 
-  public func addRecorder(_ recorder: ChangeRecorder<Item>) { recorders.add(recorder) }
+  package func addRecorder(_ recorder: ChangeRecorder<Item>) { recorders.add(recorder) }
 
   /// The handles in order, made on the first edit (or snapshot).
   private func editedOrder() -> OrderedHandles {
@@ -287,7 +305,9 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     observers.notify()
   }
 
+  /// How `describe` names this node.
   public var nodeTitle: String { (source as? any CompositionNode)?.nodeTitle ?? "editable" }
+  /// What `describe` shows beside the name: counts and state.
   public var nodeDetail: String? {
     order == nil ? (source as? any CompositionNode)?.nodeDetail : countsDetail + ", edited"
   }

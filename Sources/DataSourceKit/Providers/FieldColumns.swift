@@ -5,7 +5,7 @@
 /// total > 100` reads `price` and `qty` through `extend total = price * qty`), on arrays of
 /// numbers where the fields are numbers, and never builds a record per row: that is what made
 /// a filter over 1M CSV rows cost 0.5 s.
-public protocol ColumnReadable: AnyObject {
+package protocol ColumnReadable: AnyObject {
   /// Reads field `name` of the items at some flat positions (their places counting through
   /// all sections), or `nil` when the provider cannot (its items are not records of known
   /// fields, or it has no columns at the moment).
@@ -21,7 +21,7 @@ public protocol ColumnReadable: AnyObject {
 }
 
 extension ColumnReadable {
-  public func pathBatches(_ path: [String]) -> BatchReader? { nil }
+  package func pathBatches(_ path: [String]) -> BatchReader? { nil }
 }
 
 extension RowExpression {
@@ -30,7 +30,7 @@ extension RowExpression {
   /// one at a time).
   ///
   /// Each item gets the value ``compiled(notes:)`` gives it.
-  public func batches(over provider: any ColumnReadable, notes: ExpressionNotes?) -> BatchReader? {
+  package func batches(over provider: any ColumnReadable, notes: ExpressionNotes?) -> BatchReader? {
     var readers: [String: BatchReader] = [:]
     var pathReaders: [[String]: BatchReader] = [:]
     for path in fieldPaths {
@@ -79,9 +79,9 @@ extension ColumnTable {
 }
 
 extension EditableProvider: HandleRoot {
-  public var handleTable: EditableProvider<Item>? { self }
-  public var handlesArePositions: Bool { !isEdited }
-  public func item(fromTableItem item: Item) -> Item { item }
+  package var handleTable: EditableProvider<Item>? { self }
+  package var handlesArePositions: Bool { !isEdited }
+  package func item(fromTableItem item: Item) -> Item { item }
 }
 
 extension EditableProvider: HandleColumnReadable where Item == Value {}
@@ -91,21 +91,21 @@ extension EditableProvider: ColumnReadable where Item == Value {
   ///
   /// An item an edit wrote is read from its record. So a `where` over a million edited rows still reads columns (a scan of records
   /// took 0.3 s per edit).
-  public func fieldBatches(_ name: String) -> BatchReader? {
+  package func fieldBatches(_ name: String) -> BatchReader? {
     atPositions(handleBatches(name))
   }
 
-  public func pathBatches(_ path: [String]) -> BatchReader? {
+  package func pathBatches(_ path: [String]) -> BatchReader? {
     atPositions(handlePathBatches(path))
   }
 
   /// Reads a field of the items with some handles (what a stage over this provider keeps).
-  public func handleBatches(_ name: String) -> BatchReader? {
+  package func handleBatches(_ name: String) -> BatchReader? {
     guard let reader = (source as? any ColumnReadable)?.fieldBatches(name) else { return nil }
     return overWritten(reader) { $0.value(atPath: [name]) ?? .null }
   }
 
-  public func handlePathBatches(_ path: [String]) -> BatchReader? {
+  package func handlePathBatches(_ path: [String]) -> BatchReader? {
     guard let reader = (source as? any ColumnReadable)?.pathBatches(path) else { return nil }
     return overWritten(reader) { $0.value(atPath: path) ?? .null }
   }
@@ -150,15 +150,15 @@ extension ComputedFieldsProvider: HandleRoot {
   private var handleBase: (any HandleRoot<Value>)? {
     (base as? any HandleRoot<Value>).flatMap { $0.handleTable == nil ? nil : $0 }
   }
-  public var handleTable: EditableProvider<Value>? { handleBase?.handleTable }
-  public var isEdited: Bool { handleBase?.isEdited ?? false }
-  public var handlesArePositions: Bool { handleBase?.handlesArePositions ?? true }
-  public func handle(atFlat position: Int) -> Int { handleBase?.handle(atFlat: position) ?? position }
-  public func item(forHandle handle: Int) -> Value {
+  package var handleTable: EditableProvider<Value>? { handleBase?.handleTable }
+  package var isEdited: Bool { handleBase?.isEdited ?? false }
+  package var handlesArePositions: Bool { handleBase?.handlesArePositions ?? true }
+  package func handle(atFlat position: Int) -> Int { handleBase?.handle(atFlat: position) ?? position }
+  package func item(forHandle handle: Int) -> Value {
     guard let handleBase else { return item(at: ItemPath(item: handle, section: 0)) }
     return computed(from: handleBase.item(forHandle: handle))
   }
-  public func item(fromTableItem item: Value) -> Value {
+  package func item(fromTableItem item: Value) -> Value {
     computed(from: handleBase?.item(fromTableItem: item) ?? item)
   }
 }
@@ -168,12 +168,12 @@ extension ComputedFieldsProvider: HandleRoot {
 extension ComputedFieldsProvider: HandleAddressable {
   private var addressableBase: (any HandleAddressable<Value>)? { base as? any HandleAddressable<Value> }
 
-  public func position(ofHandle handle: Int) -> Int? {
+  package func position(ofHandle handle: Int) -> Int? {
     if let addressableBase { return addressableBase.position(ofHandle: handle) }
     return handle >= 0 && handle < SectionOffsets(of: self).total ? handle : nil
   }
 
-  public func snapshot() -> HandleSnapshot {
+  package func snapshot() -> HandleSnapshot {
     if let addressableBase { return addressableBase.snapshot() }
     let counts = (0..<numberOfSections).map { numberOfItems(inSection: $0) }
     return HandleSnapshot(
@@ -181,14 +181,14 @@ extension ComputedFieldsProvider: HandleAddressable {
       sectionKeys: (0..<numberOfSections).map { sectionKey($0) }, sectionCounts: counts)
   }
 
-  public var tellsItemChanges: Bool { handleTable != nil && addressableBase?.tellsItemChanges == true }
+  package var tellsItemChanges: Bool { handleTable != nil && addressableBase?.tellsItemChanges == true }
 
-  public func addRecorder(_ recorder: ChangeRecorder<Value>) { addressableBase?.addRecorder(recorder) }
+  package func addRecorder(_ recorder: ChangeRecorder<Value>) { addressableBase?.addRecorder(recorder) }
 }
 
 extension ComputedFieldsProvider: HandleColumnReadable {
   /// A kept field is the base's, by handle; a computed one, its expression over them.
-  public func handleBatches(_ name: String) -> BatchReader? {
+  package func handleBatches(_ name: String) -> BatchReader? {
     guard let base = base as? any HandleColumnReadable, let source = source(of: name) else { return nil }
     switch source {
     case .base(let field): return base.handleBatches(field)
@@ -198,7 +198,7 @@ extension ComputedFieldsProvider: HandleColumnReadable {
     }
   }
 
-  public func handlePathBatches(_ path: [String]) -> BatchReader? {
+  package func handlePathBatches(_ path: [String]) -> BatchReader? {
     guard let base = base as? any HandleColumnReadable, case .base(let field)? = source(of: path[0]) else {
       return nil
     }
@@ -218,7 +218,7 @@ private final class HandleColumns: ColumnReadable {
 extension ComputedFieldsProvider: ColumnReadable {
   /// A kept field is the base's column; a computed one, its expression over the base's
   /// columns.
-  public func fieldBatches(_ name: String) -> BatchReader? {
+  package func fieldBatches(_ name: String) -> BatchReader? {
     guard let base = base as? any ColumnReadable, let source = source(of: name) else { return nil }
     switch source {
     case .base(let field): return base.fieldBatches(field)
@@ -228,7 +228,7 @@ extension ComputedFieldsProvider: ColumnReadable {
   }
 
   /// A kept field's path, from the base's columns.
-  public func pathBatches(_ path: [String]) -> BatchReader? {
+  package func pathBatches(_ path: [String]) -> BatchReader? {
     guard let base = base as? any ColumnReadable, case .base(let field)? = source(of: path[0]) else {
       return nil
     }
@@ -239,20 +239,20 @@ extension ComputedFieldsProvider: ColumnReadable {
 /// A stage over an editable table (or fields computed from one) is a handle root too: `extend`
 /// over it keeps its arrangement, and the stages above read items by the table's handles.
 extension DerivedProvider: HandleRoot {
-  public var handleTable: EditableProvider<Item>? { handleRootBelow?.handleTable }
-  public var isEdited: Bool { handleRootBelow?.isEdited ?? false }
-  public var handlesArePositions: Bool { false }
-  public func item(fromTableItem item: Item) -> Item { handleRootBelow?.item(fromTableItem: item) ?? item }
+  package var handleTable: EditableProvider<Item>? { handleRootBelow?.handleTable }
+  package var isEdited: Bool { handleRootBelow?.isEdited ?? false }
+  package var handlesArePositions: Bool { false }
+  package func item(fromTableItem item: Item) -> Item { handleRootBelow?.item(fromTableItem: item) ?? item }
 }
 
 extension DerivedProvider: HandleColumnReadable where Item == Value {
   /// The root's columns by handle, when the root is a handle root.
-  public func handleBatches(_ name: String) -> BatchReader? {
+  package func handleBatches(_ name: String) -> BatchReader? {
     guard handleRootBelow != nil else { return nil }
     return (rootProvider as? any HandleColumnReadable)?.handleBatches(name)
   }
 
-  public func handlePathBatches(_ path: [String]) -> BatchReader? {
+  package func handlePathBatches(_ path: [String]) -> BatchReader? {
     guard handleRootBelow != nil else { return nil }
     return (rootProvider as? any HandleColumnReadable)?.handlePathBatches(path)
   }
@@ -261,7 +261,7 @@ extension DerivedProvider: HandleColumnReadable where Item == Value {
 extension DerivedProvider: ColumnReadable where Item == Value {
   /// The root's columns, read at the items this provider arranged (by handle, where the root is
   /// an edited table).
-  public func fieldBatches(_ name: String) -> BatchReader? {
+  package func fieldBatches(_ name: String) -> BatchReader? {
     // Handles of a handle root are read by handle; positions of any other root by position.
     let reader =
       handleRootBelow != nil
@@ -274,7 +274,7 @@ extension DerivedProvider: ColumnReadable where Item == Value {
     }
   }
 
-  public func pathBatches(_ path: [String]) -> BatchReader? {
+  package func pathBatches(_ path: [String]) -> BatchReader? {
     let reader =
       handleRootBelow != nil
       ? (rootProvider as? any HandleColumnReadable)?.handlePathBatches(path)

@@ -273,10 +273,10 @@ struct SendableBytes: @unchecked Sendable {
 
 /// Checks made before a file is handed to something that opens it itself (SQLite), and text
 /// files read whole (scripts).
-public enum RegularFile {
+package enum RegularFile {
   /// The text of a regular UTF-8 file; errors name `displayPath` and say what is wrong (no
   /// such file, a folder, a device, permission denied, invalid UTF-8 with its line).
-  public static func readText(atPath openPath: String, displayPath: String) throws -> String {
+  package static func readText(atPath openPath: String, displayPath: String) throws -> String {
     let bytes = try FileBytes.read(openPath, displayPath: displayPath)
     try FileBytes.checkUTF8(bytes.buffer, path: displayPath)
     return String(decoding: bytes.buffer, as: UTF8.self)
@@ -284,7 +284,7 @@ public enum RegularFile {
 
   /// Throws unless `openPath` is a regular file: missing, a directory, or a device, pipe or
   /// socket, each with its message naming `displayPath`.
-  public static func check(atPath openPath: String, displayPath: String) throws(DataSourceError) {
+  package static func check(atPath openPath: String, displayPath: String) throws(DataSourceError) {
     var info = stat()
     guard stat(openPath, &info) == 0 else { throw FileBytes.error(for: errno, path: displayPath) }
     try FileBytes.checkRegular(info, path: displayPath)

@@ -4,13 +4,13 @@
 /// Keys group as they compare: `1` and `1.0` are one group, text by its Unicode scalars, and
 /// nulls are a group of their own (as SQL's GROUP BY). Built with a hash of the keys in one pass
 /// over the base, again whenever the base changes.
-public final class GroupedProvider: DataProvider, CompositionNode, DataProviderObserver {
+package final class GroupedProvider: DataProvider, CompositionNode, DataProviderObserver {
   /// A key a group is formed by: its field name and value per item.
-  public struct Key: Sendable {
-    public var name: String
-    public var expression: RowExpression
-    public var type: ValueType?
-    public init(name: String, expression: RowExpression, type: ValueType?) {
+  package struct Key: Sendable {
+    package var name: String
+    package var expression: RowExpression
+    package var type: ValueType?
+    package init(name: String, expression: RowExpression, type: ValueType?) {
       self.name = name
       self.expression = expression
       self.type = type
@@ -18,22 +18,22 @@ public final class GroupedProvider: DataProvider, CompositionNode, DataProviderO
   }
 
   /// A field computed over each group.
-  public struct Field: Sendable {
-    public var name: String
-    public var aggregate: Aggregate
-    public var type: ValueType?
-    public init(name: String, aggregate: Aggregate, type: ValueType?) {
+  package struct Field: Sendable {
+    package var name: String
+    package var aggregate: Aggregate
+    package var type: ValueType?
+    package init(name: String, aggregate: Aggregate, type: ValueType?) {
       self.name = name
       self.aggregate = aggregate
       self.type = type
     }
   }
 
-  public let base: any DataProvider<Value>
-  public let keys: [Key]
-  public let fields: [Field]
+  package let base: any DataProvider<Value>
+  package let keys: [Key]
+  package let fields: [Field]
   /// `distinct` of one expression: items are its values, not records.
-  public let yieldsValues: Bool
+  package let yieldsValues: Bool
   private let label: String
   private let notes: ExpressionNotes?
   private let schema: Schema
@@ -42,9 +42,9 @@ public final class GroupedProvider: DataProvider, CompositionNode, DataProviderO
   private var observers = ObserverList()
   private var failure: String?
   /// Whether the last grouping ran as a GROUP BY inside SQLite.
-  public private(set) var ranInSQL = false
+  package private(set) var ranInSQL = false
 
-  public init(
+  package init(
     base: any DataProvider<Value>, keys: [Key], fields: [Field], yieldsValues: Bool = false, label: String,
     notes: ExpressionNotes?
   ) {
@@ -58,28 +58,28 @@ public final class GroupedProvider: DataProvider, CompositionNode, DataProviderO
     base.addObserver(self)
   }
 
-  public var loadState: LoadState { states.state }
-  public var errorDescription: String? { states.state == .error ? failure ?? base.errorDescription : nil }
-  public var numberOfSections: Int { 1 }
-  public func numberOfItems(inSection section: Int) -> Int { items.count }
-  public func item(at itemPath: ItemPath) -> Value { items[itemPath.item] }
-  public var knownFields: [String]? { yieldsValues ? nil : Array(schema.names) }
+  package var loadState: LoadState { states.state }
+  package var errorDescription: String? { states.state == .error ? failure ?? base.errorDescription : nil }
+  package var numberOfSections: Int { 1 }
+  package func numberOfItems(inSection section: Int) -> Int { items.count }
+  package func item(at itemPath: ItemPath) -> Value { items[itemPath.item] }
+  package var knownFields: [String]? { yieldsValues ? nil : Array(schema.names) }
   /// A single key names its group.
-  public var identityKey: String? { !yieldsValues && keys.count == 1 ? keys[0].name : nil }
-  public var fieldProfiles: [FieldProfile]? {
+  package var identityKey: String? { !yieldsValues && keys.count == 1 ? keys[0].name : nil }
+  package var fieldProfiles: [FieldProfile]? {
     guard !yieldsValues else { return nil }
     return keys.map { FieldProfile(name: $0.name, type: $0.type, nulls: nil) }
       + fields.map { FieldProfile(name: $0.name, type: $0.type, nulls: nil) }
   }
-  public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
+  package func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
-  public func load() async throws {
+  package func load() async throws {
     try await refresh { base in
       if base.loadState == .initial || base.loadState == .error { try await base.load() }
     }
   }
 
-  public func reload() async throws { try await refresh { try await $0.reload() } }
+  package func reload() async throws { try await refresh { try await $0.reload() } }
 
   private func refresh(_ loadBase: (any DataProvider<Value>) async throws -> Void) async throws {
     let ticket = states.begin()
@@ -119,7 +119,7 @@ public final class GroupedProvider: DataProvider, CompositionNode, DataProviderO
   }
 
   /// The base changed: group its items again and tell whoever watches.
-  public func providerDidChange() {
+  package func providerDidChange() {
     switch base.loadState {
     case .error:
       items = []
@@ -239,9 +239,9 @@ public final class GroupedProvider: DataProvider, CompositionNode, DataProviderO
     }
   }
 
-  public var nodeTitle: String { label + (ranInSQL ? "  (in SQL)" : "") }
-  public var nodeDetail: String? {
+  package var nodeTitle: String { label + (ranInSQL ? "  (in SQL)" : "") }
+  package var nodeDetail: String? {
     "\(items.count) group\(items.count == 1 ? "" : "s"), \(states.state.rawValue)"
   }
-  public var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
+  package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
 }

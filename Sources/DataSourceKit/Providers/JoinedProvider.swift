@@ -7,15 +7,15 @@
 /// (`1` matches `1.0`, text by its Unicode scalars); a null key matches nothing, as in SQL. When
 /// several right items share a key the first is taken, with a note. With `inner`, left items
 /// without a match are left out. An edit of either side joins them again.
-public final class JoinedProvider: DataProvider, CompositionNode, DataProviderObserver {
-  public let left: any DataProvider<Value>
-  public let right: any DataProvider<Value>
-  public let leftKey: RowExpression
-  public let rightKey: RowExpression
+package final class JoinedProvider: DataProvider, CompositionNode, DataProviderObserver {
+  package let left: any DataProvider<Value>
+  package let right: any DataProvider<Value>
+  package let leftKey: RowExpression
+  package let rightKey: RowExpression
   /// The field the match goes in.
-  public let name: String
+  package let name: String
   /// Whether left items without a match are kept (with null).
-  public let keepsUnmatched: Bool
+  package let keepsUnmatched: Bool
   private let label: String
   private let notes: ExpressionNotes?
   /// The output's fields when the left's are known.
@@ -47,7 +47,7 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
   private var observers = ObserverList()
   private var failure: String?
 
-  public init(
+  package init(
     left: any DataProvider<Value>, right: any DataProvider<Value>, leftKey: RowExpression,
     rightKey: RowExpression, name: String, keepsUnmatched: Bool, label: String, notes: ExpressionNotes?
   ) {
@@ -65,16 +65,16 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
     right.addObserver(self)
   }
 
-  public var loadState: LoadState { states.state }
-  public var errorDescription: String? {
+  package var loadState: LoadState { states.state }
+  package var errorDescription: String? {
     states.state == .error ? failure ?? left.errorDescription ?? right.errorDescription : nil
   }
-  public var numberOfSections: Int { joined.sections.count }
-  public func numberOfItems(inSection section: Int) -> Int { joined.sections[section].count }
-  public func sectionKey(_ section: Int) -> SectionKey? { joined.sections[section].key }
-  public var knownFields: [String]? { schema.map { Array($0.names) } }
-  public var identityKey: String? { left.identityKey }
-  public var fieldProfiles: [FieldProfile]? {
+  package var numberOfSections: Int { joined.sections.count }
+  package func numberOfItems(inSection section: Int) -> Int { joined.sections[section].count }
+  package func sectionKey(_ section: Int) -> SectionKey? { joined.sections[section].key }
+  package var knownFields: [String]? { schema.map { Array($0.names) } }
+  package var identityKey: String? { left.identityKey }
+  package var fieldProfiles: [FieldProfile]? {
     guard let schema else { return nil }
     let leftProfiles = Dictionary(
       (left.fieldProfiles ?? []).map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
@@ -84,10 +84,10 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
         : leftProfiles[field] ?? FieldProfile(name: field, type: nil, nulls: nil)
     }
   }
-  public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
+  package func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
   /// - Complexity: O(fields).
-  public func item(at itemPath: ItemPath) -> Value {
+  package func item(at itemPath: ItemPath) -> Value {
     let section = joined.sections[itemPath.section]
     let flat = section.start + itemPath.item
     let leftItem = Int(joined.leftPositions[flat]) - joined.leftStarts[section.leftSection]
@@ -111,13 +111,13 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
     return .record(Record(record.fields.map { ($0.name, $0.value) } + [(name, match)]))
   }
 
-  public func load() async throws {
+  package func load() async throws {
     try await refresh { side in
       if side.loadState == .initial || side.loadState == .error { try await side.load() }
     }
   }
 
-  public func reload() async throws { try await refresh { try await $0.reload() } }
+  package func reload() async throws { try await refresh { try await $0.reload() } }
 
   private func refresh(_ loadSide: (any DataProvider<Value>) async throws -> Void) async throws {
     let ticket = states.begin()
@@ -143,7 +143,7 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
   }
 
   /// Either side changed: join them again and tell whoever watches.
-  public func providerDidChange() {
+  package func providerDidChange() {
     let sides = [left.loadState, right.loadState]
     if sides.contains(where: { [.initial, .loading, .refreshing].contains($0) }) { return }
     if sides.contains(.error) {
@@ -244,9 +244,9 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
     return result
   }
 
-  public var nodeTitle: String { label }
-  public var nodeDetail: String? { countsDetail }
-  public var nodeChildren: [any CompositionNode] {
+  package var nodeTitle: String { label }
+  package var nodeDetail: String? { countsDetail }
+  package var nodeChildren: [any CompositionNode] {
     [left, right].compactMap { $0 as? any CompositionNode }
   }
 }
@@ -254,7 +254,7 @@ public final class JoinedProvider: DataProvider, CompositionNode, DataProviderOb
 extension JoinedProvider: ColumnReadable {
   /// The match field from the matches; the left's fields from its columns, at the positions of
   /// the items shown.
-  public func fieldBatches(_ field: String) -> BatchReader? {
+  package func fieldBatches(_ field: String) -> BatchReader? {
     let joined = self.joined
     if field == name {
       return { positions in
@@ -271,7 +271,7 @@ extension JoinedProvider: ColumnReadable {
 
   /// A field of the match (`m.region`) from the right's columns, at the matches' positions
   /// (null where there is none); a path into a left field from the left's.
-  public func pathBatches(_ path: [String]) -> BatchReader? {
+  package func pathBatches(_ path: [String]) -> BatchReader? {
     let joined = self.joined
     guard path[0] == name else {
       guard let left = left as? any ColumnReadable, let reader = left.pathBatches(path) else { return nil }

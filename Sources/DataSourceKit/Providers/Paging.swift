@@ -11,11 +11,14 @@ public protocol PagingProvider: AnyObject {
 /// Shows a provider's items `size` at a time: the first page when loaded, another with each
 /// ``loadMore()``.
 public final class PagedProvider<Item>: DataProvider, PagingProvider, DataProviderObserver, CompositionNode {
+  /// The provider whose items are shown a page at a time.
   public let base: any DataProvider<Item>
+  /// Items to a page.
   public let size: Int
   private var pages = 1
   private var observers = ObserverList()
 
+  /// Shows the items of `base` `size` at a time.
   public init(_ base: any DataProvider<Item>, size: Int) {
     self.base = base
     self.size = max(1, size)
@@ -28,22 +31,31 @@ public final class PagedProvider<Item>: DataProvider, PagingProvider, DataProvid
   private var baseTotal: Int { base.totalItemCount }
   private var shown: Int { min(baseTotal, pages * size) }
 
+  /// Loads what is below, if it is not loaded yet.
   public func load() async throws {
     if base.loadState == .initial || base.loadState == .error { try await base.load() }
   }
+  /// Loads what is below again.
   public func reload() async throws {
     pages = 1
     StructureEpoch.advance()
     try await base.reload()
   }
+  /// Where loading stands.
   public var loadState: LoadState { base.loadState }
+  /// What went wrong, when the state is `error`.
   public var errorDescription: String? { base.errorDescription }
+  /// The fields every item is known to have, or `nil`.
   public var knownFields: [String]? { base.knownFields }
+  /// The field that identifies an item, for diffing, or `nil` for the whole item.
   public var identityKey: String? { base.identityKey }
+  /// Asks to be told when the data changes; observers are held weakly.
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
+  /// Whether another page may follow.
   public var hasMore: Bool { shown < baseTotal }
 
+  /// Loads the next page; returns how many items it added.
   public func loadMore() async throws -> Int {
     guard hasMore else { return 0 }
     let before = shown
@@ -52,13 +64,19 @@ public final class PagedProvider<Item>: DataProvider, PagingProvider, DataProvid
     return shown - before
   }
 
+  /// The number of sections.
   public var numberOfSections: Int { 1 }
+  /// The number of items in a section.
   public func numberOfItems(inSection section: Int) -> Int { shown }
+  /// The item at an index path.
   public func item(at itemPath: ItemPath) -> Item {
     base.item(at: SectionOffsets(of: base).itemPath(forFlat: itemPath.item))
   }
 
+  /// How `describe` names this node.
   public var nodeTitle: String { "paged size \(size)" }
+  /// What `describe` shows beside the name: counts and state.
   public var nodeDetail: String? { "\(shown) of \(baseTotal) shown" + (hasMore ? ", more" : "") }
+  /// The nodes below this one in `describe`.
   public var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
 }

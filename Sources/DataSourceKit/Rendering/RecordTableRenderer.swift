@@ -209,7 +209,7 @@ struct RecordTableRenderer: TextModeRenderer {
 }
 
 /// Gathers the text of a field table's cells as rows arrive, keeping no items.
-public struct RecordTableCollector {
+package struct RecordTableCollector {
   var columns: TableColumns
   var cells: CellArena
   var kinds: ColumnKinds
@@ -221,11 +221,11 @@ public struct RecordTableCollector {
   }
 
   /// A collector for items whose fields are known before any row is seen.
-  public init(fields: [String], expectedRows: Int) {
+  package init(fields: [String], expectedRows: Int) {
     self.init(columns: TableColumns(fields: fields), expectedRows: expectedRows)
   }
 
-  public mutating func add(_ item: Value) {
+  package mutating func add(_ item: Value) {
     for (c, value) in columns.values(of: item).enumerated() {
       kinds.note(value, column: c)
       cells.append(value)

@@ -14,9 +14,11 @@ public enum RenderMode: String, Sendable, CaseIterable {
 
 /// What a renderer needs to know besides the snapshot.
 public struct RenderOptions: Sendable {
+  /// The format of the text.
   public var mode: RenderMode
   /// Columns available for a line; box and plain output never exceeds it.
   public var width: Int
+  /// Whether to use terminal colours.
   public var color: Bool
   /// Draw the items as a table of their fields (a bare provider) rather than as cells.
   public var showsFields: Bool
@@ -25,6 +27,7 @@ public struct RenderOptions: Sendable {
   /// (The other modes always show them escaped.)
   public var toTerminal: Bool
 
+  /// Options for a renderer.
   public init(
     mode: RenderMode = .box, width: Int = 80, color: Bool = false, showsFields: Bool = false,
     toTerminal: Bool = false
@@ -91,7 +94,7 @@ public enum Renderer {
   /// - Parameter columns: how to read each field's values a batch of rows at a time (by flat
   ///   position), when the view's rows are the items of a provider that has columns: then no
   ///   item is made at all, and a text goes from its column to the table as bytes.
-  public static func renderFields(
+  package static func renderFields(
     of view: ListView<Value, TableCell>, fields: [String], windows: [Range<Int>], options: RenderOptions,
     columns: [BatchReader]? = nil, to sink: @escaping (String) -> Void
   ) {
@@ -121,7 +124,7 @@ public enum Renderer {
   /// - Parameters:
   ///   - columns: how to read each field, by flat position (see ``renderFields(of:fields:windows:options:columns:to:)``).
   ///   - escaping: control characters written as `\u{…}` (to a terminal).
-  public static func renderFieldsCSV(
+  package static func renderFieldsCSV(
     of view: ListView<Value, TableCell>, fields: [String], windows: [Range<Int>], columns: [BatchReader],
     escaping: Bool,
     to sink: @escaping (String) -> Void

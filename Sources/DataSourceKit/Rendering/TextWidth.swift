@@ -1,8 +1,8 @@
 /// The width of text in terminal columns: wide East Asian characters and emoji take two,
 /// combining marks none.
-public enum TextWidth {
+package enum TextWidth {
   /// - Complexity: O(n) in Unicode scalars: ASCII and Latin text never look at grapheme clusters.
-  public static func of(_ text: String) -> Int {
+  package static func of(_ text: String) -> Int {
     var asciiOnly = true
     var count = 0
     for byte in text.utf8 {
@@ -69,7 +69,7 @@ public enum TextWidth {
   }
 
   /// The width of a value's text, without making the text for ints, nulls and booleans.
-  public static func of(_ value: Value) -> Int {
+  package static func of(_ value: Value) -> Int {
     switch value {
     case .null: return 0
     case .bool(let b): return b ? 4 : 5
@@ -86,7 +86,7 @@ public enum TextWidth {
     }
   }
 
-  public static func of(_ character: Character) -> Int { ofScalars(String(character).unicodeScalars) }
+  package static func of(_ character: Character) -> Int { ofScalars(String(character).unicodeScalars) }
 
   /// East Asian Wide and Fullwidth ranges (Unicode's EastAsianWidth.txt, W and F).
   private static func isWide(_ v: UInt32) -> Bool {
@@ -110,7 +110,7 @@ public enum TextWidth {
   /// Whether `text` holds a control character (a line end, a tab, an escape, …), which would
   /// break a table's frame if written as it is.
   /// - Complexity: one pass over the UTF-8 bytes.
-  public static func hasControlCharacters(_ text: String) -> Bool {
+  package static func hasControlCharacters(_ text: String) -> Bool {
     var afterC2 = false
     for byte in text.utf8 {
       // C0 and DEL are single bytes; C1 (U+0080–U+009F) is 0xC2 followed by 0x80–0x9F.
@@ -125,7 +125,7 @@ public enum TextWidth {
   /// A line end shows as `↵`, a tab as `⇥`, any other control character as its Unicode control
   /// picture (`␛` for escape), so one value stays on one line and a terminal never obeys it.
   /// Widths are measured on what is shown.
-  public static func displayable(_ text: String) -> String {
+  package static func displayable(_ text: String) -> String {
     guard hasControlCharacters(text) else { return text }
     var shown = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
@@ -147,7 +147,7 @@ public enum TextWidth {
   /// as `\u{…}`: C0 controls but the line end, DEL, C1 controls and bidirectional overrides.
   ///
   /// For messages, which quote file names, fields and values from data a user did not write.
-  public static func escapedForTerminal(_ text: String) -> String {
+  package static func escapedForTerminal(_ text: String) -> String {
     func isHidden(_ v: UInt32) -> Bool {
       (v < 0x20 && v != 0x0A) || (0x7F...0x9F).contains(v) || v == 0x061C || v == 0x200E || v == 0x200F
         || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
@@ -166,7 +166,7 @@ public enum TextWidth {
 
   /// `text` cut to at most `width` columns, ending in `…` when something was cut; control
   /// characters are shown as ``displayable(_:)`` shows them.
-  public static func truncate(_ text: String, to width: Int) -> String {
+  package static func truncate(_ text: String, to width: Int) -> String {
     guard width > 0 else { return "" }
     if text.utf8.count <= width, !text.utf8.contains(where: { $0 >= 0x80 || $0 < 0x20 || $0 == 0x7F }) {
       return text
@@ -185,7 +185,7 @@ public enum TextWidth {
   }
 
   /// `text` cut or padded with spaces to exactly `width` columns.
-  public static func fit(_ text: String, to width: Int, alignment: Alignment = .left) -> String {
+  package static func fit(_ text: String, to width: Int, alignment: Alignment = .left) -> String {
     let cut = truncate(text, to: width)
     let padding = max(0, width - of(cut))
     switch alignment {
@@ -197,7 +197,7 @@ public enum TextWidth {
     }
   }
 
-  public enum Alignment: Sendable {
+  package enum Alignment: Sendable {
     case left, right, center
   }
 }

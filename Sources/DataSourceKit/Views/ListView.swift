@@ -1,6 +1,8 @@
 /// What the last layout of a view did, as `stats` prints it.
 public struct ViewStats: Equatable, Sendable {
+  /// Sections the view counted.
   public var sectionsCounted = 0
+  /// Rows the view counted.
   public var rowsCounted = 0
   /// Cells made new because the reuse pool had none of the kind.
   public var cellsBuilt = 0
@@ -11,16 +13,21 @@ public struct ViewStats: Equatable, Sendable {
   /// Cells made, by reuse identifier.
   public var builtByKind: [String: Int] = [:]
 
+  /// Nothing counted or built yet.
   public init() {}
 }
 
 /// One section of what a view shows.
 public struct SectionSnapshot<Item> {
+  /// The section's position in the view.
   public var index: Int
+  /// The key its items were grouped by, or `nil`.
   public var key: SectionKey?
   /// All rows of the section, shown or not.
   public var rowCount: Int
+  /// The lines above the section, outermost first.
   public var header: [String]
+  /// The lines below the section, innermost first.
   public var footer: [String]
   /// The message shown in place of the rows, when a placeholder covers the section.
   public var placeholder: [String]
@@ -38,14 +45,19 @@ public struct SectionSnapshot<Item> {
 
 /// One shown row: its flat position in the whole view, the item and the cell it was given.
 public struct RowSnapshot<Item> {
+  /// The row's position in the whole view.
   public var flatIndex: Int
+  /// The row's index path.
   public var itemPath: ItemPath
+  /// The item at an index path.
   public var item: Item
+  /// The cell for an item, dequeued from the view and filled by the presenter, with the item.
   public var cell: CellContent
 }
 
 /// What a view shows for a window of rows, ready for a renderer.
 public struct ViewSnapshot<Item> {
+  /// The sections the windows touched, in order.
   public var sections: [SectionSnapshot<Item>]
   /// Rows in the whole view.
   public var totalRows: Int
@@ -55,6 +67,7 @@ public struct ViewSnapshot<Item> {
   public var fields: [String]?
   /// Lines above the whole view (its title) and below it (its caption).
   public var title: [String] = []
+  /// Lines below the whole view (its caption).
   public var caption: [String] = []
   /// The section index titles, when the view has an index.
   public var indexTitles: [String]?
@@ -85,6 +98,8 @@ public final class ListView<Item, Cell: ReusableCell>: CellDequeuing {
   /// The snapshot the view shows, after the last ``apply(_:)`` (or the first one it took).
   var appliedSnapshot: AnySnapshot?
 
+  /// A view of `dataSource`.
+  ///
   /// - Parameter screenRows: rows on one screen, which sets how many cells scroll out of view
   ///   and go back to the reuse pool during a long layout.
   public init(dataSource: any SectionedDataSource<Item, Cell>, screenRows: Int = 50) {
@@ -217,6 +232,7 @@ extension ListView {
     }
   }
 
+  /// A cell of the kind, from the reuse pool when one is there, else a new one.
   public func dequeueReusableCell(withIdentifier identifier: String) -> Cell {
     if let cell = reusePool.dequeue(identifier) {
       stats.cellsReused += 1

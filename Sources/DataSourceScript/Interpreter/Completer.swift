@@ -94,7 +94,7 @@ public struct Completer {
     }
     .map { entry -> String in
       var isDirectory: ObjCBool = false
-      FileManager.default.fileExists(atPath: base + "/" + entry, isDirectory: &isDirectory)
+      _ = FileManager.default.fileExists(atPath: base + "/" + entry, isDirectory: &isDirectory)
       return entry + (isDirectory.boolValue ? "/" : "\"")
     }
     .filter { name in
