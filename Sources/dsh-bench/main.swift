@@ -194,7 +194,9 @@ extension Measurement {
 // MARK: Main
 
 let dsh =
-  CommandLine.arguments.dropFirst().first { !["scale", "types", "answers", "batches", "live"].contains($0) }
+  CommandLine.arguments.dropFirst().first {
+    !["scale", "types", "answers", "batches", "live", "library"].contains($0)
+  }
   ?? {
     let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
       .appendingPathComponent("dsh").path
@@ -210,11 +212,13 @@ let onlyTypes = CommandLine.arguments.contains("types")
 let onlyAnswers = CommandLine.arguments.contains("answers")
 let onlyBatches = CommandLine.arguments.contains("batches")
 let onlyLive = CommandLine.arguments.contains("live")
+let onlyLibrary = CommandLine.arguments.contains("library")
 if onlyTypes { measureTypes() }
 if onlyAnswers { measureAnswers() }
 if onlyBatches { measureBatches() }
 if onlyLive { measureLive() }
-if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive {
+if onlyLibrary { await measureLibrary() }
+if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary {
   if fileSize(csvPath) == 0 {
     print("generating \(csvPath) (\(rowCount) rows) …")
     generateCSV(path: csvPath, rows: rowCount)
@@ -527,7 +531,7 @@ if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive {
   measureAnswers()
 }  // !onlyScale
 
-if !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive { measureScale() }
+if !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary { measureScale() }
 
 // MARK: Print
 

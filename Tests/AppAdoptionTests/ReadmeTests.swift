@@ -244,6 +244,13 @@ struct ReadmeTests {
     #expect(flat.update.movedRows.count == 1)
     #expect(flat.update.reloadedAfterMoves.isEmpty == false || flat.update.reloadedRows.isEmpty == false)
     #expect(SectionedDiff.changeset(from: ["a", "b"], to: ["b", "c"]).update.insertedRows.count == 1)
+    // A type both Identifiable and Hashable diffs by its id, without an ambiguous call.
+    struct Tag: Identifiable, Hashable, Sendable {
+      let id: Int
+      var name: String
+    }
+    let renamed = SectionedDiff.changeset(from: [Tag(id: 1, name: "a")], to: [Tag(id: 1, name: "b")])
+    #expect(renamed.update.reloadedRows == [ItemPath(item: 0, section: 0)])
   }
 }
 

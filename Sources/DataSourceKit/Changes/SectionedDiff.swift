@@ -255,6 +255,16 @@ extension SectionedDiff {
     changeset(from: old, to: new, id: \.id, contentEqual: ==)
   }
 
+  /// The batch that turns a flat array of `Identifiable` elements that are also `Hashable` into
+  /// another: matched by `id`, as for any `Identifiable & Equatable` elements (this overload
+  /// settles the choice for types that are both).
+  /// - Complexity: O(n) expected.
+  public static func changeset<Element: Identifiable & Hashable & Sendable>(
+    from old: [Element], to new: [Element]
+  ) -> Result<Element.ID> where Element.ID: Sendable {
+    changeset(from: old, to: new, id: \.id, contentEqual: ==)
+  }
+
   /// The batch that turns a flat array of `Hashable` elements into another (one section, section
   /// 0): each element is its own identity, so a changed element is a delete and an insert.
   /// - Complexity: O(n) expected.

@@ -1,0 +1,78 @@
+// Issue 15: the library's snapshot → apply loop and its diff conveniences, against Swift's own
+// CollectionDifference (with inferringMoves), in one run.
+//   Scripts/bench.sh library                  (only these measures)
+import DataSourceKit
+import Foundation
+
+/// A message as an app holds one: `Identifiable` and `Equatable`, so it diffs without closures
+/// (and `Hashable`, which `CollectionDifference.inferringMoves()` needs).
+private struct Message: Identifiable, Hashable, Sendable {
+  let id: Int
+  var subject: String
+}
+
+@MainActor func measureLibrary() async {
+  func time(_ body: () -> Void) -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+  }
+  func median(_ runs: Int = 3, _ body: () -> Void) -> Double {
+    body()  // warm-up
+    return (0..<runs).map { _ in time(body) }.sorted()[runs / 2]
+  }
+  // DifferenceKit's published workload: 100,000 elements, 10,000 deleted, 10,000 inserted,
+  // 2,000 moved.
+  var random = SeededNumbers(seed: 15)
+  let old = (0..<100_000).map { Message(id: $0, subject: "m\($0)") }
+  var new = old
+  for _ in 0..<10_000 { new.remove(at: random.next(new.count)) }
+  for k in 0..<10_000 { new.insert(Message(id: 100_000 + k, subject: "new"), at: random.next(new.count + 1)) }
+  for _ in 0..<2_000 {
+    let element = new.remove(at: random.next(new.count))
+    new.insert(element, at: random.next(new.count + 1))
+  }
+  let swift = median(1) { _ = new.difference(from: old).inferringMoves() }
+
+  // 1. The flat-array convenience: Identifiable & Equatable elements, no closures.
+  var flatChanges = 0
+  let flat = median {
+    let update = SectionedDiff.changeset(from: old, to: new).update
+    flatChanges = update.insertedRows.count + update.deletedRows.count + update.movedRows.count
+  }
+  rows.append(
+    Row(
+      what: "diff 100k Identifiable & Equatable elements (10k/10k/2k), no closures",
+      dsh: seconds(flat) + " (\(flatChanges) changes)",
+      other: "CollectionDifference + inferringMoves: " + seconds(swift),
+      figure: String(format: "%.0f× faster", swift / flat), target: "≥ 100×", met: swift / flat >= 100))
+
+  // 2. The whole loop an app runs: edit the provider, take a snapshot of the data source, and
+  //    have the view apply it (diff, then check the batch by UIKit's rules).
+  let messages = EditableProvider(ArrayProvider(old))
+  let source = TableAdapter(
+    provider: messages, presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject })
+  let view = ListView(dataSource: source)
+  try? await source.load()
+  var batchRows = 0
+  var applied = 0.0
+  var snapshotting = 0.0
+  _ = median {
+    messages.replaceItems(old)
+    try? view.apply(DataSourceSnapshot(of: source))
+    messages.replaceItems(new)
+    var snapshot = DataSourceSnapshot<SectionID, Int>()
+    snapshotting = time { snapshot = DataSourceSnapshot(of: source) }
+    applied = time {
+      let update = (try? view.apply(snapshot)) ?? BatchUpdate()
+      batchRows = update.insertedRows.count + update.deletedRows.count + update.movedRows.count
+    }
+  }
+  let whole = snapshotting + applied
+  rows.append(
+    Row(
+      what: "snapshot of a 100k-row data source + ListView.apply (diff, then UIKit's checks)",
+      dsh: seconds(snapshotting) + " + " + seconds(applied) + " (\(batchRows) changes)",
+      other: "CollectionDifference + inferringMoves alone: " + seconds(swift),
+      figure: String(format: "%.0f× faster", swift / whole), target: "≥ 10×", met: swift / whole >= 10))
+}

@@ -1,0 +1,151 @@
+import Testing
+
+@testable import DataSourceKit
+
+/// Snapshot in, batch out: every batch `ListView.apply` returns must be one UIKit accepts and must
+/// turn the rows shown before into the rows of the new snapshot; stages keyed by the app's own
+/// type must hold, after any edit, what arranging them afresh holds.
+@Suite("Snapshots, apply, and typed section keys")
+@MainActor
+struct SnapshotTests {
+  struct Chore: Identifiable, Equatable, Sendable {
+    let id: Int
+    var priority: Int
+    var title: String
+  }
+
+  /// The rows of a data source, by section, as item ids.
+  static func ids<S: SectionedDataSource>(_ source: S) -> [[Int]] where S.Item == Chore {
+    (0..<source.numberOfSections).map { s in
+      (0..<source.numberOfRows(inSection: s)).map { source.item(at: ItemPath(item: $0, section: s)).id }
+    }
+  }
+
+  /// Random edits of a provider sectioned by an `Int` key: after each, the stage kept up item by
+  /// item equals the same stage made afresh, and the batch `apply` returns is valid and replays
+  /// the old rows into the new.
+  @Test("random edits: the kept stage equals a fresh one, and every batch replays", arguments: [false, true])
+  func randomEdits(descending: Bool) async throws {
+    var random = SplitMix64(state: descending ? 151 : 152)
+    let tasks = EditableProvider(
+      ArrayProvider(
+        (0..<60).map { Chore(id: $0, priority: Int.random(in: 0..<6, using: &random), title: "t\($0)") }))
+    let direction: SortDirection = descending ? .descending : .ascending
+    let byPriority = DerivedProvider.sectioned(tasks, direction: direction) { $0.priority }
+    let source = TableAdapter(
+      provider: byPriority, presenter: ClosurePresenter<Chore>(style: .basic) { task, _ in task.title })
+    try await source.load()
+    let view = ListView(dataSource: source)
+    try view.apply(DataSourceSnapshot(of: source))
+    var nextID = 1_000
+    for step in 0..<300 {
+      let before = Self.ids(source)
+      let count = tasks.items.count
+      switch Int.random(in: 0..<4, using: &random) {
+      case 0:
+        tasks.insert(
+          Chore(id: nextID, priority: Int.random(in: 0..<8, using: &random), title: "n\(nextID)"),
+          at: Int.random(in: 0...count, using: &random))
+        nextID += 1
+      case 1 where count > 0:
+        tasks.remove(at: [Int.random(in: 0..<count, using: &random)])
+      case 2 where count > 0:
+        let position = Int.random(in: 0..<count, using: &random)
+        var task = tasks.items[position]
+        task.priority = Int.random(in: 0..<8, using: &random)
+        tasks.replace([(position: position, item: task)], isEqual: ==)
+      case 3 where count > 1:
+        tasks.move(
+          from: Int.random(in: 0..<count, using: &random), to: Int.random(in: 0..<count, using: &random))
+      default:
+        continue
+      }
+      let fresh = DerivedProvider.sectioned(ArrayProvider(tasks.items), direction: direction) { $0.priority }
+      try await fresh.load()
+      let after = Self.ids(source)
+      #expect(after == fresh.allItems.map { $0.map(\.id) }, "step \(step)")
+      #expect(
+        (0..<byPriority.numberOfSections).map { byPriority.sectionKey($0)?.value(as: Int.self) }
+          == (0..<fresh.numberOfSections).map { fresh.sectionKey($0)?.value(as: Int.self) }, "step \(step)")
+      let batch = try view.apply(DataSourceSnapshot(of: source))
+      try batch.validate(before: before.map(\.count), after: after.map(\.count))
+      #expect(batch.apply(to: before, new: after) == after, "step \(step): \(batch)")
+    }
+  }
+
+  @Test("keys order by their type: ascending, descending, and numbers as numbers, not as text")
+  func keyOrder() async throws {
+    let numbers = ArrayProvider([10, 9, 100, 2, 9])
+    let ascending = DerivedProvider.sectioned(numbers) { $0 }
+    let descending = DerivedProvider.sectioned(numbers, direction: .descending) { $0 }
+    try await ascending.load()
+    try await descending.load()
+    #expect(ascending.allItems == [[2], [9, 9], [10], [100]])
+    #expect(descending.allItems == [[100], [10], [9, 9], [2]])
+    #expect(ascending.sectionKey(1) == SectionKey(9))
+    #expect(ascending.sectionKey(1) != SectionKey("9"))
+    #expect(ascending.sectionKey(1)?.value(as: String.self) == nil)
+    #expect(ascending.label == "section by Int")
+  }
+
+  @Test("apply refuses a repeated item id and a repeated section id, and keeps what it showed")
+  func duplicates() async throws {
+    let source = TableAdapter(
+      provider: ArrayProvider([1, 2, 2]),
+      presenter: ClosurePresenter<Int>(style: .basic) { item, _ in "\(item)" })
+    try await source.load()
+    let view = ListView(dataSource: source)
+    #expect(throws: SnapshotError.duplicateItems(["2"])) {
+      try view.apply(DataSourceSnapshot(of: source) { $0 })
+    }
+    #expect(view.shownCounts == [])
+    var twice = DataSourceSnapshot<String, Int>()
+    twice.appendSections(["a"])
+    twice.appendItems([1, 2, 3])
+    let batch = try view.apply(twice)
+    #expect(batch.insertedSections == [0])
+    var repeated = DataSourceSnapshot<String, Int>()
+    repeated.appendSections(["a", "a"])
+    repeated.appendItems([1, 2, 3], toSection: "a")
+    #expect(throws: SnapshotError.self) { try view.apply(repeated) }
+    #expect(view.shownCounts == [3])
+  }
+
+  @Test("a composition names its sections by child, so a static section and a keyed one never collide")
+  func compositionSectionIDs() async throws {
+    let menu = TableAdapter(
+      provider: ArrayProvider(["a"]), presenter: ClosurePresenter<String>(style: .basic) { item, _ in item })
+    let keyed = TableAdapter(
+      provider: DerivedProvider.sectioned(ArrayProvider(["x", "y"])) { $0 },
+      presenter: ClosurePresenter<String>(style: .basic) { item, _ in item })
+    let inner = ComposedDataSource([menu, keyed])
+    let screen = ComposedDataSource([inner, menu])
+    try await screen.load()
+    let ids = (0..<screen.numberOfSections).map { screen.sectionID($0) }
+    #expect(Set(ids).count == 4)
+    #expect(ids.map(\.description) == ["0.0/#0", "0.1/x", "0.1/y", "1/#0"])
+    let covered = PlaceholderDecorator(
+      wrapping: TableAdapter(
+        provider: ArrayProvider([String]()),
+        presenter: ClosurePresenter<String>(style: .basic) { item, _ in item }),
+      empty: { _ in "Nothing" }, failed: nil)
+    try await covered.load()
+    #expect(covered.sectionID(0).isPlaceholder)
+  }
+
+  @Test("switching a segment is every section replaced, in the snapshot's batch too")
+  func segments() async throws {
+    func table(_ items: [Int]) -> TableAdapter<Int, TableCell> {
+      TableAdapter(
+        provider: ArrayProvider(items),
+        presenter: ClosurePresenter<Int>(style: .basic) { item, _ in "\(item)" })
+    }
+    let segmented = SegmentedDataSource([("a", table([1, 2])), ("b", table([1, 2]))])
+    try await segmented.load()
+    let view = ListView(dataSource: segmented)
+    try view.apply(DataSourceSnapshot(of: segmented) { $0 })
+    let told = try #require(segmented.select("b"))
+    let batch = try view.apply(DataSourceSnapshot(of: segmented) { $0 })
+    #expect(batch == told)
+  }
+}
