@@ -1,7 +1,9 @@
 import DataSourceKit
 import Testing
 
-/// DataSourceKit used from Swift with an item type of its own, as README shows.
+/// DataSourceKit used from Swift with an item type of its own, with the package-level
+/// `Value`-keyed sectioning the shell uses (the README's examples, on the public API alone, are
+/// in AppAdoptionTests).
 @Suite("Using DataSourceKit from Swift")
 struct LibraryUsageTests {
   struct Contact: Equatable {
@@ -9,9 +11,8 @@ struct LibraryUsageTests {
     var city: String
   }
 
-  @Test("the README example compiles and runs")
-  func readmeExample() async throws {
-    // The README's example, as written there.
+  @Test("a screen composed with shell-keyed sections, shown as a list and as a grid")
+  func composedScreen() async throws {
     struct Contact {
       var name: String
       var city: String
@@ -92,9 +93,9 @@ extension ComposedDataSource where Item == LibraryUsageTests.Contact {
   }
 }
 
-@Suite("The README's diff example")
+@Suite("The diff example")
 struct ReadmeDiffTests {
-  @Test("prints the batch README shows")
+  @Test("prints the batch the README shows")
   func diffExample() throws {
     let old = [DiffSection(id: "A", elements: [1, 2, 3]), DiffSection(id: "B", elements: [4])]
     let new = [DiffSection(id: "A", elements: [3, 1]), DiffSection(id: "B", elements: [4, 2])]

@@ -21,17 +21,31 @@ struct SnapshotTests {
     }
   }
 
+  /// The stages under test, over a base: sectioned by priority alone, or filtered, sorted by
+  /// title, limited and then sectioned, every stage made with its default label.
+  static func stages(_ base: any DataProvider<Chore>, chain: Bool, direction: SortDirection)
+    -> DerivedProvider<Chore>
+  {
+    guard chain else { return DerivedProvider.sectioned(base, direction: direction) { $0.priority } }
+    let kept = DerivedProvider.filter(base) { $0.priority != 3 }
+    let sorted = DerivedProvider.sorted(kept, direction: direction) { $0.title }
+    let first = DerivedProvider.limited(sorted, count: 40)
+    return DerivedProvider.sectioned(first, direction: direction) { $0.priority }
+  }
+
   /// Random edits of a provider sectioned by an `Int` key: after each, the stage kept up item by
   /// item equals the same stage made afresh, and the batch `apply` returns is valid and replays
   /// the old rows into the new.
-  @Test("random edits: the kept stage equals a fresh one, and every batch replays", arguments: [false, true])
-  func randomEdits(descending: Bool) async throws {
-    var random = SplitMix64(state: descending ? 151 : 152)
+  @Test(
+    "random edits: the kept stages equal fresh ones, and every batch replays",
+    arguments: [(false, false), (true, false), (false, true), (true, true)])
+  func randomEdits(descending: Bool, chain: Bool) async throws {
+    var random = SplitMix64(state: (descending ? 151 : 152) + (chain ? 10 : 0))
     let tasks = EditableProvider(
       ArrayProvider(
         (0..<60).map { Chore(id: $0, priority: Int.random(in: 0..<6, using: &random), title: "t\($0)") }))
     let direction: SortDirection = descending ? .descending : .ascending
-    let byPriority = DerivedProvider.sectioned(tasks, direction: direction) { $0.priority }
+    let byPriority = Self.stages(tasks, chain: chain, direction: direction)
     let source = TableAdapter(
       provider: byPriority, presenter: ClosurePresenter<Chore>(style: .basic) { task, _ in task.title })
     try await source.load()
@@ -44,7 +58,9 @@ struct SnapshotTests {
       switch Int.random(in: 0..<4, using: &random) {
       case 0:
         tasks.insert(
-          Chore(id: nextID, priority: Int.random(in: 0..<8, using: &random), title: "n\(nextID)"),
+          Chore(
+            id: nextID, priority: Int.random(in: 0..<8, using: &random),
+            title: "t\(Int.random(in: 0..<99, using: &random))"),
           at: Int.random(in: 0...count, using: &random))
         nextID += 1
       case 1 where count > 0:
@@ -60,7 +76,7 @@ struct SnapshotTests {
       default:
         continue
       }
-      let fresh = DerivedProvider.sectioned(ArrayProvider(tasks.items), direction: direction) { $0.priority }
+      let fresh = Self.stages(ArrayProvider(tasks.items), chain: chain, direction: direction)
       try await fresh.load()
       let after = Self.ids(source)
       #expect(after == fresh.allItems.map { $0.map(\.id) }, "step \(step)")
@@ -86,6 +102,9 @@ struct SnapshotTests {
     #expect(ascending.sectionKey(1) != SectionKey("9"))
     #expect(ascending.sectionKey(1)?.value(as: String.self) == nil)
     #expect(ascending.label == "section by Int")
+    #expect(DerivedProvider.filter(numbers) { $0 > 2 }.label == "where")
+    #expect(DerivedProvider.sorted(numbers) { $0 }.label == "sort by Int")
+    #expect(DerivedProvider.limited(numbers, count: 2).label == "limit 2")
   }
 
   @Test("apply refuses a repeated item id and a repeated section id, and keeps what it showed")

@@ -354,11 +354,14 @@ extension DerivedProvider {
   /// Keeps the items for which `isIncluded` is true, each in its section; a keyed section
   /// left empty is dropped.
   ///
+  /// An edit of the base places the edited items again without testing the others.
+  ///
+  /// - Parameter label: how `describe` names the stage; defaults to "where".
   /// - Complexity: O(n) calls of `isIncluded` on load.
   public static func filter(
-    _ base: any DataProvider<Item>, label: String, _ isIncluded: @escaping (Item) -> Bool
+    _ base: any DataProvider<Item>, label: String? = nil, _ isIncluded: @escaping (Item) -> Bool
   ) -> DerivedProvider {
-    filter(base, label: label, rule: .filter(isIncluded), test: ofItems(isIncluded))
+    filter(base, label: label ?? "where", rule: .filter(isIncluded), test: ofItems(isIncluded))
   }
 
   /// Keeps the items for which the test made at each arrangement is true.
@@ -388,16 +391,36 @@ extension DerivedProvider {
   /// their order (the sort is stable).
   ///
   /// - Parameters:
+  ///   - label: how `describe` names the stage; defaults to "sort".
   ///   - sortKey: the key of an item, computed once per item on load.
   ///   - areInIncreasingOrder: the order of two keys.
   /// - Complexity: O(n log n) comparisons of keys on load.
   public static func sorted<Key>(
-    _ base: any DataProvider<Item>, label: String, sortKey: @escaping (Item) -> Key,
+    _ base: any DataProvider<Item>, label: String? = nil, sortKey: @escaping (Item) -> Key,
     by areInIncreasingOrder: @escaping (Key, Key) -> Bool
   ) -> DerivedProvider {
     sorted(
-      base, label: label, rule: .sort { a, b in keyOrder(sortKey(a), sortKey(b), areInIncreasingOrder) },
+      base, label: label ?? "sort",
+      rule: .sort { a, b in keyOrder(sortKey(a), sortKey(b), areInIncreasingOrder) },
       keys: ofItems(sortKey), by: areInIncreasingOrder)
+  }
+
+  /// Sorts the items of each section by a `Comparable` key of each, smallest first (or greatest,
+  /// `descending`); equal keys keep their order.
+  ///
+  /// ```swift
+  /// let byName = DerivedProvider.sorted(contacts) { $0.name }
+  /// ```
+  ///
+  /// - Parameter label: how `describe` names the stage; defaults to "sort by" and the key's type.
+  /// - Complexity: O(n log n) comparisons of keys on load.
+  public static func sorted<Key: Comparable>(
+    _ base: any DataProvider<Item>, label: String? = nil, direction: SortDirection = .ascending,
+    by key: @escaping (Item) -> Key
+  ) -> DerivedProvider {
+    sorted(
+      base, label: label ?? "sort by \(Key.self)", sortKey: key,
+      by: direction == .ascending ? { $0 < $1 } : { $0 > $1 })
   }
 
   /// Sorts the items of each section by the keys the function made at each arrangement gives.
@@ -532,9 +555,21 @@ extension DerivedProvider {
   }
 
   /// Keeps the first `count` items in order, across sections; sections left empty are dropped.
+  ///
+  /// An edit of the base places the edited items again.
+  ///
+  /// - Parameter label: how `describe` names the stage; defaults to "limit" and the count.
+  /// - Complexity: O(count) on load.
+  public static func limited(_ base: any DataProvider<Item>, label: String? = nil, count: Int)
+    -> DerivedProvider
+  {
+    limited(base, label: label ?? "limit \(count)", count: count, rule: nil)
+  }
+
+  /// Keeps the first `count` items in order, across sections; sections left empty are dropped.
   /// - Complexity: O(count) on load.
   package static func limited(
-    _ base: any DataProvider<Item>, label: String, count: Int, rule: StageRule<Item>? = nil
+    _ base: any DataProvider<Item>, label: String, count: Int, rule: StageRule<Item>?
   ) -> DerivedProvider {
     DerivedProvider(base: base, label: label, rule: rule ?? .limit(count)) { base, offsets in
       var remaining = max(0, count)
