@@ -148,6 +148,8 @@ struct ReadmeTests {
     let moved = try model.view.apply(DataSourceSnapshot(of: model.inbox))
     #expect(moved.movedRows.map(\.from) == [ItemPath(item: 1, section: 1)])
     #expect(moved.movedRows.map(\.to) == [ItemPath(item: 0, section: 0)])
+    // Its content changed too (it is read now): the cell is reloaded after the move.
+    #expect(moved.reloadedAfterMoves == [ItemPath(item: 0, section: 0)])
     #expect(model.view.shownCounts == [2, 1])
   }
 

@@ -60,6 +60,9 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
     public var id: SectionIdentifier
     /// Its items' identifiers, in order.
     public var items: [ItemIdentifier]
+    /// The items themselves, when they are `Equatable` and `Sendable`, for finding the ones whose
+    /// content changed under the same identifier.
+    var contents: [ItemContent]?
 
     /// A section with these items.
     public init(id: SectionIdentifier, items: [ItemIdentifier] = []) {
@@ -70,6 +73,8 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
 
   /// The sections, in order.
   public private(set) var sections: [Section]
+  /// Items to reload even if their content looks the same (``reloadItems(_:)``).
+  private(set) var itemsToReload: Set<ItemIdentifier> = []
 
   /// A snapshot of these sections.
   public init(sections: [Section] = []) { self.sections = sections }
@@ -101,10 +106,20 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
       preconditionFailure("no section \(section.map { "\($0)" } ?? "") to append items to")
     }
     sections[index].items += ids
+    // Items added by hand have no content kept: the section's contents no longer line up.
+    sections[index].contents = nil
   }
+
+  /// Marks items to reload when the snapshot is applied, as `reconfigureItems(_:)` does: for
+  /// items whose content the snapshot cannot compare (items that are not `Equatable`), or that
+  /// must show again anyway.
+  public mutating func reloadItems(_ ids: [ItemIdentifier]) { itemsToReload.formUnion(ids) }
 
   /// The snapshot of a data source, each item named by `itemID` and each section by
   /// `sectionID` (given the library's own name for it, which is unique in the data source).
+  ///
+  /// Items that are not `Equatable` are named only: an item whose content changes under the same
+  /// identifier is reloaded when ``reloadItems(_:)`` names it.
   /// - Complexity: O(sections + items).
   public init<Source: SectionedDataSource>(
     of source: Source, sectionID: (SectionID) -> SectionIdentifier, itemID: (Source.Item) -> ItemIdentifier
@@ -117,6 +132,38 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
         })
     }
   }
+
+  /// The snapshot of a data source of `Equatable` items: each item named by `itemID` and each
+  /// section by `sectionID`, and the items kept, so that applying the snapshot reloads every item
+  /// whose content changed under the same identifier (after its move, when it moved).
+  /// - Complexity: O(sections + items).
+  public init<Source: SectionedDataSource>(
+    of source: Source, sectionID: (SectionID) -> SectionIdentifier, itemID: (Source.Item) -> ItemIdentifier
+  ) where Source.Item: Equatable & Sendable {
+    sections = (0..<source.numberOfSections).map { section in
+      var entry = Section(id: sectionID(source.sectionID(section)))
+      var contents: [ItemContent] = []
+      for row in 0..<source.numberOfRows(inSection: section) {
+        let item = source.item(at: ItemPath(item: row, section: section))
+        entry.items.append(itemID(item))
+        contents.append(ItemContent(item))
+      }
+      entry.contents = contents
+      return entry
+    }
+  }
+}
+
+/// An item kept by a snapshot, to compare with the item of the same identifier in the next.
+struct ItemContent: Equatable, Sendable {
+  let item: any Equatable & Sendable
+
+  init(_ item: some Equatable & Sendable) { self.item = item }
+
+  static func == (lhs: ItemContent, rhs: ItemContent) -> Bool {
+    func equal<T: Equatable>(_ a: T, _ b: Any) -> Bool { (b as? T) == a }
+    return equal(lhs.item, rhs.item)
+  }
 }
 
 extension DataSourceSnapshot where SectionIdentifier == SectionID {
@@ -126,10 +173,26 @@ extension DataSourceSnapshot where SectionIdentifier == SectionID {
     self.init(of: source, sectionID: { $0 }, itemID: itemID)
   }
 
+  /// The snapshot of a data source of `Equatable` items, each named by `itemID` and kept, so that
+  /// an item whose content changed is reloaded.
+  /// - Complexity: O(sections + items).
+  public init<Source: SectionedDataSource>(of source: Source, itemID: (Source.Item) -> ItemIdentifier)
+  where Source.Item: Equatable & Sendable {
+    self.init(of: source, sectionID: { $0 }, itemID: itemID)
+  }
+
   /// The snapshot of a data source of `Identifiable` items, each named by its `id`.
   /// - Complexity: O(sections + items).
   public init<Source: SectionedDataSource>(of source: Source)
   where Source.Item: Identifiable, Source.Item.ID == ItemIdentifier {
+    self.init(of: source, sectionID: { $0 }, itemID: \.id)
+  }
+
+  /// The snapshot of a data source of `Identifiable & Equatable` items, each named by its `id`
+  /// and kept, so that an item whose content changed under its `id` is reloaded.
+  /// - Complexity: O(sections + items).
+  public init<Source: SectionedDataSource>(of source: Source)
+  where Source.Item: Identifiable & Equatable & Sendable, Source.Item.ID == ItemIdentifier {
     self.init(of: source, sectionID: { $0 }, itemID: \.id)
   }
 }
@@ -193,11 +256,19 @@ extension ListView {
       var seen = Set<S>()
       throw .duplicateSections(sectionIDs.filter { !seen.insert($0).inserted }.map { "\($0)" })
     }
-    let new = snapshot.sections.map { DiffSection(id: $0.id, elements: $0.items) }
+    let new = snapshot.sections.map { DiffSection(id: $0.id, elements: SnapshotEntry.entries(of: $0)) }
     let update: BatchUpdate
     if let shown = appliedSnapshot?.value as? DataSourceSnapshot<S, I> {
-      let old = shown.sections.map { DiffSection(id: $0.id, elements: $0.items) }
-      let changes = SectionedDiff.changeset(from: old, to: new, id: { $0 }, contentEqual: { _, _ in true })
+      let old = shown.sections.map { DiffSection(id: $0.id, elements: SnapshotEntry.entries(of: $0)) }
+      // Same identifier, new content (or named by reloadItems): the row is reloaded, after its
+      // move when it moved.
+      let reload = snapshot.itemsToReload
+      let changes = SectionedDiff.changeset(from: old, to: new, id: \.id) {
+        (before: SnapshotEntry<I>, after: SnapshotEntry<I>) -> Bool in
+        if reload.contains(after.id) { return false }
+        guard let was = before.content, let now = after.content else { return true }
+        return was == now
+      }
       if !changes.duplicates.isEmpty { throw .duplicateItems(changes.duplicates.map { "\($0)" }) }
       update = changes.update
     } else {
@@ -219,4 +290,17 @@ extension ListView {
   /// The number of rows in each section of the snapshot the view shows, after the last
   /// ``apply(_:)``.
   public var shownCounts: [Int] { appliedSnapshot?.counts ?? [] }
+}
+
+/// One item of a snapshot as the diff sees it: its identifier, and its content when kept.
+private struct SnapshotEntry<ID: Hashable & Sendable> {
+  let id: ID
+  let content: ItemContent?
+
+  static func entries<S>(of section: DataSourceSnapshot<S, ID>.Section) -> [SnapshotEntry] {
+    guard let contents = section.contents else {
+      return section.items.map { SnapshotEntry(id: $0, content: nil) }
+    }
+    return zip(section.items, contents).map { SnapshotEntry(id: $0, content: $1) }
+  }
 }
