@@ -177,4 +177,89 @@ struct SnapshotTests {
     let batch = try view.apply(DataSourceSnapshot(of: segmented) { $0 })
     #expect(batch == told)
   }
+
+  @Test("a header whose text changed is reloaded; a stale snapshot with the same counts is refused")
+  func headersAndStaleness() async throws {
+    let chores = EditableProvider(
+      ArrayProvider([Chore(id: 1, priority: 1, title: "a"), Chore(id: 2, priority: 2, title: "b")]))
+    let source = TableAdapter(
+      provider: DerivedProvider.sectioned(chores) { $0.priority },
+      presenter: ClosurePresenter<Chore>(style: .basic) { chore, _ in chore.title }
+    ).header { "\($0.key?.value(as: Int.self) ?? 0): \($0.count)" }
+    try await source.load()
+    let view = ListView(dataSource: source)
+    try view.apply(DataSourceSnapshot(of: source))
+    chores.insert(Chore(id: 3, priority: 2, title: "c"), at: 2)
+    let batch = try view.apply(DataSourceSnapshot(of: source))
+    #expect(batch.insertedRows == [ItemPath(item: 1, section: 1)])
+    #expect(batch.reloadedHeaders == [1])
+
+    let before = DataSourceSnapshot(of: source)
+    chores.move(from: 1, to: 2)
+    #expect(
+      throws: SnapshotError.itemDiffers(at: ItemPath(item: 0, section: 1), snapshot: "2", dataSource: "3")
+    ) {
+      try view.apply(before)
+    }
+    #expect(try view.apply(DataSourceSnapshot(of: source)).movedRows.count == 1)
+  }
+
+  @Test("in a composition of mixed item types, an item changed in place is reloaded")
+  func mixedReload() async throws {
+    let menu = TableAdapter(
+      provider: ArrayProvider(["Profile"]),
+      presenter: ClosurePresenter<String>(style: .basic) { item, _ in item })
+    let chores = EditableProvider(ArrayProvider([Chore(id: 1, priority: 1, title: "Taxes")]))
+    let list = TableAdapter(
+      provider: chores, presenter: ClosurePresenter<Chore>(style: .basic) { chore, _ in chore.title })
+    let screen = ComposedDataSource(mixing: menu, list)
+    try await screen.load()
+    let view = ListView(dataSource: screen)
+    func snapshot() -> DataSourceSnapshot<SectionID, String> {
+      DataSourceSnapshot(of: screen) { item in (item as? Chore).map { "chore \($0.id)" } ?? "\(item)" }
+    }
+    try view.apply(snapshot())
+    chores.update(Chore(id: 1, priority: 1, title: "Renamed"))
+    #expect(try view.apply(snapshot()).reloadedRows == [ItemPath(item: 0, section: 1)])
+    #expect(try view.apply(snapshot()).isEmpty)
+  }
+
+  @Test("two snapshots diff on any task, and sections of Hashable elements need no closures")
+  func snapshotsOffTheMainActor() async throws {
+    var old = DataSourceSnapshot<String, Int>()
+    old.appendSections(["a", "b"])
+    old.appendItems([1, 2, 3], toSection: "a")
+    old.appendItems([4], toSection: "b")
+    var new = DataSourceSnapshot<String, Int>()
+    new.appendSections(["b", "a"])
+    new.appendItems([4, 1], toSection: "b")
+    new.appendItems([3, 2], toSection: "a")
+    new.reloadItems([2])
+    let batch = try await Swift.Task.detached { try new.batch(from: old) }.value
+    try batch.validate(before: [3, 1], after: [2, 2])
+    #expect(batch.apply(to: [[1, 2, 3], [4]], new: [[4, 1], [3, 2]]) == [[4, 1], [3, 2]])
+    let sections = SectionedDiff.changeset(
+      from: [DiffSection(id: "a", elements: [1, 2])], to: [DiffSection(id: "a", elements: [2, 3])])
+    #expect(sections.update.insertedRows == [ItemPath(item: 1, section: 0)])
+  }
+
+  @Test("edits by position and by id; a placeholder covers nothing before the load")
+  func editConveniences() async throws {
+    let chores = EditableProvider(
+      ArrayProvider([Chore(id: 1, priority: 1, title: "a"), Chore(id: 2, priority: 2, title: "b")]))
+    let covered = TableAdapter(
+      provider: chores, presenter: ClosurePresenter<Chore>(style: .basic) { chore, _ in chore.title }
+    ).placeholder(empty: "Nothing to do")
+    #expect(covered.coveringMessage == nil)
+    try await covered.load()
+    #expect(chores.position(of: 2) == 1)
+    #expect(
+      chores.update(Chore(id: 2, priority: 5, title: "b"))
+        == BatchUpdate(reloadedRows: [ItemPath(item: 1, section: 0)]))
+    #expect(chores.update(Chore(id: 9, priority: 5, title: "x")).isEmpty)
+    #expect(chores.replace(at: 0, with: Chore(id: 1, priority: 1, title: "a")).isEmpty)
+    #expect(chores.remove(id: 1) == BatchUpdate(deletedRows: [ItemPath(item: 0, section: 0)]))
+    #expect(chores.remove(at: 0) == BatchUpdate(deletedRows: [ItemPath(item: 0, section: 0)]))
+    #expect(covered.coveringMessage == "Nothing to do")
+  }
 }

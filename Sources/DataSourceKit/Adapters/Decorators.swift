@@ -270,6 +270,8 @@ public final class PlaceholderDecorator<Item, Cell>: DataSourceDecorator<Item, C
   /// The message covering the source now, or `nil` when it shows its content.
   public var coveringMessage: String? {
     switch wrapped.loadState {
+    // Not loaded yet: nothing is known to be empty, so nothing is covered.
+    case .initial, .loading: nil
     case .noContent: empty?(nil)
     case .error: failed?(wrapped.errorDescription)
     default: wrapped.numberOfSections == 0 || wrapped.totalRowCount == 0 ? empty?(nil) : nil

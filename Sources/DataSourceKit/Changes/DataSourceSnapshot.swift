@@ -60,9 +60,6 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
     public var id: SectionIdentifier
     /// Its items' identifiers, in order.
     public var items: [ItemIdentifier]
-    /// The items themselves, when they are `Equatable` and `Sendable`, for finding the ones whose
-    /// content changed under the same identifier.
-    var contents: [ItemContent]?
 
     /// A section with these items.
     public init(id: SectionIdentifier, items: [ItemIdentifier] = []) {
@@ -75,6 +72,9 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
   public private(set) var sections: [Section]
   /// Items to reload even if their content looks the same (``reloadItems(_:)``).
   private(set) var itemsToReload: Set<ItemIdentifier> = []
+  /// True when the items are named by their `Identifiable` ids, so a view can check that the
+  /// data source still holds those items where the snapshot says.
+  private(set) var namesItemsByID = false
 
   /// A snapshot of these sections.
   public init(sections: [Section] = []) { self.sections = sections }
@@ -106,20 +106,16 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
       preconditionFailure("no section \(section.map { "\($0)" } ?? "") to append items to")
     }
     sections[index].items += ids
-    // Items added by hand have no content kept: the section's contents no longer line up.
-    sections[index].contents = nil
   }
 
-  /// Marks items to reload when the snapshot is applied, as `reconfigureItems(_:)` does: for
-  /// items whose content the snapshot cannot compare (items that are not `Equatable`), or that
-  /// must show again anyway.
+  /// Marks items to reload when the snapshot is applied, as `reconfigureItems(_:)` does: items
+  /// whose change the view cannot see (items that are not `Equatable`), or that must show again
+  /// anyway.
   public mutating func reloadItems(_ ids: [ItemIdentifier]) { itemsToReload.formUnion(ids) }
 
   /// The snapshot of a data source, each item named by `itemID` and each section by
   /// `sectionID` (given the library's own name for it, which is unique in the data source).
   ///
-  /// Items that are not `Equatable` are named only: an item whose content changes under the same
-  /// identifier is reloaded when ``reloadItems(_:)`` names it.
   /// - Complexity: O(sections + items).
   public init<Source: SectionedDataSource>(
     of source: Source, sectionID: (SectionID) -> SectionIdentifier, itemID: (Source.Item) -> ItemIdentifier
@@ -132,38 +128,6 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
         })
     }
   }
-
-  /// The snapshot of a data source of `Equatable` items: each item named by `itemID` and each
-  /// section by `sectionID`, and the items kept, so that applying the snapshot reloads every item
-  /// whose content changed under the same identifier (after its move, when it moved).
-  /// - Complexity: O(sections + items).
-  public init<Source: SectionedDataSource>(
-    of source: Source, sectionID: (SectionID) -> SectionIdentifier, itemID: (Source.Item) -> ItemIdentifier
-  ) where Source.Item: Equatable & Sendable {
-    sections = (0..<source.numberOfSections).map { section in
-      var entry = Section(id: sectionID(source.sectionID(section)))
-      var contents: [ItemContent] = []
-      for row in 0..<source.numberOfRows(inSection: section) {
-        let item = source.item(at: ItemPath(item: row, section: section))
-        entry.items.append(itemID(item))
-        contents.append(ItemContent(item))
-      }
-      entry.contents = contents
-      return entry
-    }
-  }
-}
-
-/// An item kept by a snapshot, to compare with the item of the same identifier in the next.
-struct ItemContent: Equatable, Sendable {
-  let item: any Equatable & Sendable
-
-  init(_ item: some Equatable & Sendable) { self.item = item }
-
-  static func == (lhs: ItemContent, rhs: ItemContent) -> Bool {
-    func equal<T: Equatable>(_ a: T, _ b: Any) -> Bool { (b as? T) == a }
-    return equal(lhs.item, rhs.item)
-  }
 }
 
 extension DataSourceSnapshot where SectionIdentifier == SectionID {
@@ -173,27 +137,12 @@ extension DataSourceSnapshot where SectionIdentifier == SectionID {
     self.init(of: source, sectionID: { $0 }, itemID: itemID)
   }
 
-  /// The snapshot of a data source of `Equatable` items, each named by `itemID` and kept, so that
-  /// an item whose content changed is reloaded.
-  /// - Complexity: O(sections + items).
-  public init<Source: SectionedDataSource>(of source: Source, itemID: (Source.Item) -> ItemIdentifier)
-  where Source.Item: Equatable & Sendable {
-    self.init(of: source, sectionID: { $0 }, itemID: itemID)
-  }
-
   /// The snapshot of a data source of `Identifiable` items, each named by its `id`.
   /// - Complexity: O(sections + items).
   public init<Source: SectionedDataSource>(of source: Source)
   where Source.Item: Identifiable, Source.Item.ID == ItemIdentifier {
     self.init(of: source, sectionID: { $0 }, itemID: \.id)
-  }
-
-  /// The snapshot of a data source of `Identifiable & Equatable` items, each named by its `id`
-  /// and kept, so that an item whose content changed under its `id` is reloaded.
-  /// - Complexity: O(sections + items).
-  public init<Source: SectionedDataSource>(of source: Source)
-  where Source.Item: Identifiable & Equatable & Sendable, Source.Item.ID == ItemIdentifier {
-    self.init(of: source, sectionID: { $0 }, itemID: \.id)
+    namesItemsByID = true
   }
 }
 
@@ -204,10 +153,33 @@ extension SectionedDataSource {
   }
 }
 
-/// A snapshot a view keeps, whatever its identifier types.
-struct AnySnapshot {
-  let value: any Sendable
+/// What a view showed at its last ``ListView/apply(_:)``: the snapshot (whatever its identifier
+/// types), each row's item when it can be compared, and each section's header and footer lines.
+struct ShownSnapshot {
+  let snapshot: any Sendable
   let counts: [Int]
+  let contents: [[ItemContent?]]
+  let headers: [[String]]
+  let footers: [[String]]
+}
+
+/// An item a view showed, to compare with the item that has its identifier at the next apply.
+///
+/// Kept by the view, never sent anywhere: the items are the app's, `Sendable` or not, so a
+/// snapshot (which crosses actors) holds identifiers only.
+struct ItemContent: Equatable {
+  let item: any Equatable
+
+  /// The item, when its type is `Equatable` (else the view cannot tell whether it changed).
+  init?(_ item: Any) {
+    guard let equatable = item as? any Equatable else { return nil }
+    self.item = equatable
+  }
+
+  static func == (lhs: ItemContent, rhs: ItemContent) -> Bool {
+    func equal<T: Equatable>(_ a: T, _ b: Any) -> Bool { (b as? T) == a }
+    return equal(lhs.item, rhs.item)
+  }
 }
 
 /// Why ``ListView/apply(_:)`` refused a snapshot.
@@ -216,61 +188,142 @@ public enum SnapshotError: Error, Equatable, CustomStringConvertible {
   /// another source. A table view given these counts would throw
   /// `NSInternalInconsistencyException`.
   case countsDiffer(snapshot: [Int], dataSource: [Int])
+  /// The counts agree but an `Identifiable` item of the data source is not the one the snapshot
+  /// names there: the snapshot was taken before a change that kept the counts (a move, a
+  /// replacement).
+  case itemDiffers(at: ItemPath, snapshot: String, dataSource: String)
   /// An item identifier appears twice; Apple's diffable data source stops the app for this.
   case duplicateItems([String])
   /// A section identifier appears twice.
   case duplicateSections([String])
 
-  /// A description for people.
+  /// What is wrong, and what to do about it.
   public var description: String {
     switch self {
     case .countsDiffer(let snapshot, let dataSource):
       "the snapshot has rows \(snapshot) by section but the data source has \(dataSource): take the snapshot after the change"
+    case .itemDiffers(let path, let snapshot, let dataSource):
+      "the snapshot names \(snapshot) at \(path) but the data source has \(dataSource) there: take the snapshot after the change"
     case .duplicateItems(let ids):
-      "item identifiers appear twice: \(ids.joined(separator: ", "))"
+      "item identifiers appear twice: \(Self.list(ids))"
     case .duplicateSections(let ids):
-      "section identifiers appear twice: \(ids.joined(separator: ", "))"
+      "section identifiers appear twice: \(Self.list(ids))"
     }
+  }
+
+  /// The first few identifiers, and how many more.
+  private static func list(_ ids: [String]) -> String {
+    let shown = ids.prefix(5).joined(separator: ", ")
+    return ids.count > 5 ? "\(shown) and \(ids.count - 5) more" : shown
+  }
+}
+
+extension DataSourceSnapshot {
+  /// The batch of updates that turns `old` into this snapshot: deletes, inserts and moves of
+  /// sections and rows, and reloads of the items ``reloadItems(_:)`` names. A pure function of
+  /// two values, so it can run on any task; ``ListView/apply(_:)`` also reloads the rows whose
+  /// items changed, which it can see because it reads them.
+  ///
+  /// - Throws: ``SnapshotError`` when an identifier appears twice in either snapshot.
+  /// - Complexity: O(sections + items) expected.
+  public func batch(from old: DataSourceSnapshot) throws(SnapshotError) -> BatchUpdate {
+    try Self.checkSections(self)
+    try Self.checkSections(old)
+    let entries = { (snapshot: DataSourceSnapshot) in
+      snapshot.sections.map { DiffSection(id: $0.id, elements: $0.items.map { SnapshotEntry(id: $0, content: nil) }) }
+    }
+    return try Self.diff(from: entries(old), to: entries(self), reloading: itemsToReload)
+  }
+
+  /// Throws when a section identifier appears twice.
+  static func checkSections(_ snapshot: DataSourceSnapshot) throws(SnapshotError) {
+    let ids = snapshot.sectionIdentifiers
+    guard Set(ids).count != ids.count else { return }
+    var seen = Set<SectionIdentifier>()
+    throw .duplicateSections(ids.filter { !seen.insert($0).inserted }.map { "\($0)" })
+  }
+
+  /// The diff of two snapshots' entries: a row is reloaded when `reloading` names it or its
+  /// content, where both sides have one, changed (after its move, when it moved).
+  static func diff(
+    from old: [DiffSection<SectionIdentifier, SnapshotEntry<ItemIdentifier>>],
+    to new: [DiffSection<SectionIdentifier, SnapshotEntry<ItemIdentifier>>], reloading: Set<ItemIdentifier>
+  ) throws(SnapshotError) -> BatchUpdate {
+    let changes = SectionedDiff.changeset(from: old, to: new, id: \.id) {
+      (before: SnapshotEntry<ItemIdentifier>, after: SnapshotEntry<ItemIdentifier>) -> Bool in
+      if reloading.contains(after.id) { return false }
+      guard let was = before.content, let now = after.content else { return true }
+      return was == now
+    }
+    if !changes.duplicates.isEmpty { throw .duplicateItems(changes.duplicates.map { "\($0)" }) }
+    return changes.update
   }
 }
 
 extension ListView {
   /// Shows `snapshot` and returns the batch of updates that turns the snapshot shown before into
   /// it, as `apply(_:animatingDifferences:)` does: deletes, inserts and moves of sections and
-  /// rows, checked by UIKit's rules before it is returned.
+  /// rows; reloads of the rows whose item changed under the same identifier (after the move,
+  /// ``BatchUpdate/reloadedAfterMoves``, when the row moved) and of the items
+  /// ``DataSourceSnapshot/reloadItems(_:)`` names; reloads of headers and footers whose text
+  /// changed. The batch is checked by UIKit's rules before it is returned.
   ///
-  /// The view keeps the counts it shows; the first snapshot it is given replaces whatever it
-  /// showed before (nothing), as a table view's first `reloadData()` does.
+  /// The view keeps the counts it shows and the items it read (an item's change is seen when the
+  /// item is `Equatable`); the first snapshot it is given replaces whatever it showed before
+  /// (nothing), as a table view's first `reloadData()` does.
   ///
-  /// - Throws: ``SnapshotError`` when the snapshot's counts are not the data source's, or an
-  ///   identifier appears twice; the view keeps showing the snapshot it had.
-  /// - Complexity: O(sections + items) of the two snapshots.
+  /// - Throws: ``SnapshotError`` when the snapshot is not of the data source as it is now (its
+  ///   counts differ, or an `Identifiable` item is not the one it names), or an identifier
+  ///   appears twice; the view keeps showing what it showed.
+  /// - Complexity: O(sections + items): every item is read once.
   @discardableResult
   public func apply<S, I>(_ snapshot: DataSourceSnapshot<S, I>) throws(SnapshotError) -> BatchUpdate {
     let sourceCounts = (0..<dataSource.numberOfSections).map { dataSource.numberOfRows(inSection: $0) }
     if snapshot.counts != sourceCounts {
       throw .countsDiffer(snapshot: snapshot.counts, dataSource: sourceCounts)
     }
-    let sectionIDs = snapshot.sectionIdentifiers
-    if Set(sectionIDs).count != sectionIDs.count {
-      var seen = Set<S>()
-      throw .duplicateSections(sectionIDs.filter { !seen.insert($0).inserted }.map { "\($0)" })
-    }
-    let new = snapshot.sections.map { DiffSection(id: $0.id, elements: SnapshotEntry.entries(of: $0)) }
-    let update: BatchUpdate
-    if let shown = appliedSnapshot?.value as? DataSourceSnapshot<S, I> {
-      let old = shown.sections.map { DiffSection(id: $0.id, elements: SnapshotEntry.entries(of: $0)) }
-      // Same identifier, new content (or named by reloadItems): the row is reloaded, after its
-      // move when it moved.
-      let reload = snapshot.itemsToReload
-      let changes = SectionedDiff.changeset(from: old, to: new, id: \.id) {
-        (before: SnapshotEntry<I>, after: SnapshotEntry<I>) -> Bool in
-        if reload.contains(after.id) { return false }
-        guard let was = before.content, let now = after.content else { return true }
-        return was == now
+    try DataSourceSnapshot.checkSections(snapshot)
+    // The items now, read once: to check that the snapshot names them, and to see which changed.
+    var contents: [[ItemContent?]] = []
+    var new: [DiffSection<S, SnapshotEntry<I>>] = []
+    for (index, section) in snapshot.sections.enumerated() {
+      var entries: [SnapshotEntry<I>] = []
+      var sectionContents: [ItemContent?] = []
+      entries.reserveCapacity(section.items.count)
+      for (row, id) in section.items.enumerated() {
+        let path = ItemPath(item: row, section: index)
+        let item = dataSource.item(at: path)
+        if snapshot.namesItemsByID, let identifiable = item as? any Identifiable,
+          let actual = Self.identity(of: identifiable, as: I.self), actual != id
+        {
+          throw .itemDiffers(at: path, snapshot: "\(id)", dataSource: "\(actual)")
+        }
+        let content = ItemContent(item)
+        entries.append(SnapshotEntry(id: id, content: content))
+        sectionContents.append(content)
       }
-      if !changes.duplicates.isEmpty { throw .duplicateItems(changes.duplicates.map { "\($0)" }) }
-      update = changes.update
+      new.append(DiffSection(id: section.id, elements: entries))
+      contents.append(sectionContents)
+    }
+    let headers = (0..<snapshot.numberOfSections).map { dataSource.supplementaryLines(.header, inSection: $0) }
+    let footers = (0..<snapshot.numberOfSections).map { dataSource.supplementaryLines(.footer, inSection: $0) }
+
+    var update: BatchUpdate
+    if let shown = appliedSnapshot, let old = shown.snapshot as? DataSourceSnapshot<S, I> {
+      let oldEntries = old.sections.enumerated().map { index, section in
+        DiffSection(
+          id: section.id,
+          elements: zip(section.items, shown.contents[index]).map { SnapshotEntry(id: $0, content: $1) })
+      }
+      update = try DataSourceSnapshot<S, I>.diff(from: oldEntries, to: new, reloading: snapshot.itemsToReload)
+      // Headers and footers of sections that stay (not inserted whole) whose text changed.
+      let oldIndex = Dictionary(uniqueKeysWithValues: old.sectionIdentifiers.enumerated().map { ($1, $0) })
+      let inserted = Set(update.insertedSections)
+      for (index, id) in snapshot.sectionIdentifiers.enumerated() where !inserted.contains(index) {
+        guard let before = oldIndex[id] else { continue }
+        if shown.headers[before] != headers[index] { update.reloadedHeaders.append(index) }
+        if shown.footers[before] != footers[index] { update.reloadedFooters.append(index) }
+      }
     } else {
       var seen = Set<I>()
       let repeated = snapshot.sections.flatMap(\.items).filter { !seen.insert($0).inserted }
@@ -283,24 +336,21 @@ extension ListView {
     precondition(
       (try? update.validate(before: before, after: snapshot.counts)) != nil,
       "the diff made a batch UIKit refuses: \(update)")
-    appliedSnapshot = AnySnapshot(value: snapshot, counts: snapshot.counts)
+    appliedSnapshot = ShownSnapshot(
+      snapshot: snapshot, counts: snapshot.counts, contents: contents, headers: headers, footers: footers)
     return update
   }
 
   /// The number of rows in each section of the snapshot the view shows, after the last
   /// ``apply(_:)``.
   public var shownCounts: [Int] { appliedSnapshot?.counts ?? [] }
+
+  /// An `Identifiable` item's `id` as the snapshot's identifier type, when it is of that type.
+  private static func identity<T: Identifiable, I>(of item: T, as type: I.Type) -> I? { item.id as? I }
 }
 
-/// One item of a snapshot as the diff sees it: its identifier, and its content when kept.
-private struct SnapshotEntry<ID: Hashable & Sendable> {
+/// One item as the diff sees it: its identifier, and its content when the view could read one.
+struct SnapshotEntry<ID: Hashable & Sendable> {
   let id: ID
   let content: ItemContent?
-
-  static func entries<S>(of section: DataSourceSnapshot<S, ID>.Section) -> [SnapshotEntry] {
-    guard let contents = section.contents else {
-      return section.items.map { SnapshotEntry(id: $0, content: nil) }
-    }
-    return zip(section.items, contents).map { SnapshotEntry(id: $0, content: $1) }
-  }
 }

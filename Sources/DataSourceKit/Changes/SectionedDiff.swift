@@ -234,6 +234,24 @@ extension SectionedDiff {
     changeset(from: old, to: new, id: \.id, contentEqual: ==)
   }
 
+  /// The batch that turns old sections of `Hashable` elements into new ones: each element is its
+  /// own identity, so a changed element is a delete and an insert.
+  /// - Complexity: O(n) expected.
+  public static func changeset<SectionID: Hashable, Element: Hashable & Sendable>(
+    from old: [DiffSection<SectionID, Element>], to new: [DiffSection<SectionID, Element>]
+  ) -> Result<Element> {
+    changeset(from: old, to: new, id: { $0 }, contentEqual: { _, _ in true })
+  }
+
+  /// The batch that turns old sections of elements both `Identifiable` and `Hashable` into new
+  /// ones: matched by `id` (this overload settles the choice for types that are both).
+  /// - Complexity: O(n) expected.
+  public static func changeset<SectionID: Hashable, Element: Identifiable & Hashable & Sendable>(
+    from old: [DiffSection<SectionID, Element>], to new: [DiffSection<SectionID, Element>]
+  ) -> Result<Element.ID> where Element.ID: Sendable {
+    changeset(from: old, to: new, id: \.id, contentEqual: ==)
+  }
+
   /// The batch that turns a flat array into another (one section, section 0): elements matched
   /// by `id`, reloaded when `contentEqual` says their content changed.
   /// - Complexity: O(n) expected.

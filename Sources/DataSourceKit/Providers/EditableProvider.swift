@@ -440,3 +440,45 @@ struct KeyIndex {
     return true
   }
 }
+
+extension EditableProvider {
+  /// Removes the item at a flat position.
+  /// - Returns: the batch a table view of this provider gets.
+  @discardableResult
+  public func remove(at position: Int) -> BatchUpdate { remove(at: [position]) }
+}
+
+extension EditableProvider where Item: Equatable {
+  /// Replaces the item at a flat position; an equal item is no change.
+  /// - Returns: the batch a table view of this provider gets.
+  @discardableResult
+  public func replace(at position: Int, with item: Item) -> BatchUpdate {
+    replace([(position: position, item: item)], isEqual: ==)
+  }
+}
+
+extension EditableProvider where Item: Identifiable {
+  /// The flat position of the item with this `id`, or `nil`.
+  /// - Complexity: O(n): the items are read in order until it is found.
+  public func position(of id: Item.ID) -> Int? {
+    (0..<totalItemCount).first { item(forHandle: handle(atFlat: $0)).id == id }
+  }
+
+  /// Removes the item with this `id`, if there is one.
+  /// - Returns: the batch a table view of this provider gets (empty when there was no such item).
+  /// - Complexity: O(n) to find it.
+  @discardableResult
+  public func remove(id: Item.ID) -> BatchUpdate {
+    position(of: id).map { remove(at: [$0]) } ?? BatchUpdate()
+  }
+}
+
+extension EditableProvider where Item: Identifiable & Equatable {
+  /// Replaces the item that has `item`'s `id` with `item`; an equal item is no change.
+  /// - Returns: the batch a table view of this provider gets (empty when there was no such item).
+  /// - Complexity: O(n) to find it.
+  @discardableResult
+  public func update(_ item: Item) -> BatchUpdate {
+    position(of: item.id).map { replace(at: $0, with: item) } ?? BatchUpdate()
+  }
+}

@@ -96,7 +96,7 @@ public final class ListView<Item, Cell: ReusableCell>: CellDequeuing {
   private var visibleCells: [Cell] = []
   private var firstVisible = 0
   /// The snapshot the view shows, after the last ``apply(_:)`` (or the first one it took).
-  var appliedSnapshot: AnySnapshot?
+  var appliedSnapshot: ShownSnapshot?
 
   /// A view of `dataSource`.
   ///
