@@ -262,4 +262,58 @@ struct SnapshotTests {
     #expect(chores.remove(at: 0) == BatchUpdate(deletedRows: [ItemPath(item: 0, section: 0)]))
     #expect(covered.coveringMessage == "Nothing to do")
   }
+
+  @Test("an id new on the new side and repeated there is refused, and the view keeps what it showed")
+  func repeatedNewIDs() async throws {
+    var first = DataSourceSnapshot<String, Int>()
+    first.appendSections(["a"])
+    first.appendItems([1])
+    var repeated = first
+    repeated.appendItems([2, 2])
+    #expect(throws: SnapshotError.duplicateItems(["2"])) { try repeated.batch(from: first) }
+    let numbers = EditableProvider(ArrayProvider([1]))
+    let source = TableAdapter(
+      provider: numbers, presenter: ClosurePresenter<Int>(style: .basic) { item, _ in "\(item)" })
+    try await source.load()
+    let view = ListView(dataSource: source)
+    try view.apply(DataSourceSnapshot(of: source) { $0 })
+    numbers.insert(2, at: 1)
+    numbers.insert(2, at: 2)
+    #expect(throws: SnapshotError.duplicateItems(["2"])) {
+      try view.apply(DataSourceSnapshot(of: source) { $0 })
+    }
+    #expect(view.shownCounts == [1])
+    numbers.remove(at: 2)
+    #expect(
+      try view.apply(DataSourceSnapshot(of: source) { $0 }).insertedRows == [ItemPath(item: 1, section: 0)])
+  }
+
+  @Test("a composition of mixed item types keeps the names its children give their sections")
+  func mixedSectionIDs() async throws {
+    func byCity(_ cities: [String]) -> TableAdapter<String, TableCell> {
+      TableAdapter(
+        provider: DerivedProvider.sectioned(ArrayProvider(cities)) { $0 },
+        presenter: ClosurePresenter<String>(style: .basic) { item, _ in item })
+    }
+    let menu = TableAdapter(
+      provider: ArrayProvider([1]), presenter: ClosurePresenter<Int>(style: .basic) { item, _ in "\(item)" })
+    let screen = ComposedDataSource(
+      mixing: ComposedDataSource([byCity(["London"]), byCity(["London"])]), menu)
+    try await screen.load()
+    #expect(
+      (0..<screen.numberOfSections).map { screen.sectionID($0).description } == [
+        "0.0/London", "0.1/London", "1/#0",
+      ])
+  }
+
+  @Test("the first edit of a source of one keyed section replaces it: its key goes")
+  func firstEditOfAKeyedSection() async throws {
+    let keyed = DerivedProvider.sectioned(ArrayProvider([1, 1])) { $0 }
+    let numbers = EditableProvider(keyed)
+    try await numbers.load()
+    #expect(numbers.sectionKey(0) != nil)
+    #expect(numbers.insert(3, at: 0) == .replacingAllSections(oldCount: 1, newCount: 1))
+    #expect(numbers.sectionKey(0) == nil)
+    #expect(numbers.insert(4, at: 0) == BatchUpdate(insertedRows: [ItemPath(item: 0, section: 0)]))
+  }
 }

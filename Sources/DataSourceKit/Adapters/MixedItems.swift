@@ -47,6 +47,7 @@ private final class ErasedForwarding<Cell>: SectionedDataSource {
   func numberOfRows(inSection section: Int) -> Int { source.numberOfRows(inSection: section) }
   func item(at itemPath: ItemPath) -> Any { itemAt(itemPath) }
   func sectionKey(_ section: Int) -> SectionKey? { source.sectionKey(section) }
+  func sectionID(_ section: Int) -> SectionID { source.sectionID(section) }
   func cell(at itemPath: ItemPath, in view: any CellDequeuing<Cell>) -> (cell: Cell, item: Any) {
     cellAt(itemPath, view)
   }

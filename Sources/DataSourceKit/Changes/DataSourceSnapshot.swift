@@ -219,10 +219,12 @@ public enum SnapshotError: Error, Equatable, CustomStringConvertible {
 }
 
 extension DataSourceSnapshot {
-  /// The batch of updates that turns `old` into this snapshot: deletes, inserts and moves of
-  /// sections and rows, and reloads of the items ``reloadItems(_:)`` names. A pure function of
-  /// two values, so it can run on any task; ``ListView/apply(_:)`` also reloads the rows whose
-  /// items changed, which it can see because it reads them.
+  /// The batch of updates that turns `old` into this snapshot.
+  ///
+  /// Deletes, inserts and moves of sections and rows, and reloads of the items
+  /// ``reloadItems(_:)`` names. A pure function of two values, so it can run on any task;
+  /// ``ListView/apply(_:)`` also reloads the rows whose items changed, which it can see because
+  /// it reads them.
   ///
   /// - Throws: ``SnapshotError`` when an identifier appears twice in either snapshot.
   /// - Complexity: O(sections + items) expected.
@@ -230,7 +232,9 @@ extension DataSourceSnapshot {
     try Self.checkSections(self)
     try Self.checkSections(old)
     let entries = { (snapshot: DataSourceSnapshot) in
-      snapshot.sections.map { DiffSection(id: $0.id, elements: $0.items.map { SnapshotEntry(id: $0, content: nil) }) }
+      snapshot.sections.map {
+        DiffSection(id: $0.id, elements: $0.items.map { SnapshotEntry(id: $0, content: nil) })
+      }
     }
     return try Self.diff(from: entries(old), to: entries(self), reloading: itemsToReload)
   }
@@ -262,14 +266,17 @@ extension DataSourceSnapshot {
 
 extension ListView {
   /// Shows `snapshot` and returns the batch of updates that turns the snapshot shown before into
-  /// it, as `apply(_:animatingDifferences:)` does: deletes, inserts and moves of sections and
+  /// it.
+  ///
+  /// As `apply(_:animatingDifferences:)` does: deletes, inserts and moves of sections and
   /// rows; reloads of the rows whose item changed under the same identifier (after the move,
   /// ``BatchUpdate/reloadedAfterMoves``, when the row moved) and of the items
   /// ``DataSourceSnapshot/reloadItems(_:)`` names; reloads of headers and footers whose text
   /// changed. The batch is checked by UIKit's rules before it is returned.
   ///
   /// The view keeps the counts it shows and the items it read (an item's change is seen when the
-  /// item is `Equatable`); the first snapshot it is given replaces whatever it showed before
+  /// item is an `Equatable` value; an item that is a class changed in place compares equal to
+  /// itself, so name it with ``DataSourceSnapshot/reloadItems(_:)``); the first snapshot it is given replaces whatever it showed before
   /// (nothing), as a table view's first `reloadData()` does.
   ///
   /// - Throws: ``SnapshotError`` when the snapshot is not of the data source as it is now (its
@@ -305,8 +312,12 @@ extension ListView {
       new.append(DiffSection(id: section.id, elements: entries))
       contents.append(sectionContents)
     }
-    let headers = (0..<snapshot.numberOfSections).map { dataSource.supplementaryLines(.header, inSection: $0) }
-    let footers = (0..<snapshot.numberOfSections).map { dataSource.supplementaryLines(.footer, inSection: $0) }
+    let headers = (0..<snapshot.numberOfSections).map {
+      dataSource.supplementaryLines(.header, inSection: $0)
+    }
+    let footers = (0..<snapshot.numberOfSections).map {
+      dataSource.supplementaryLines(.footer, inSection: $0)
+    }
 
     var update: BatchUpdate
     if let shown = appliedSnapshot, let old = shown.snapshot as? DataSourceSnapshot<S, I> {

@@ -105,10 +105,15 @@ public enum SectionedDiff {
     }
     var duplicates = Set<ElementID>(laterOld.keys)
     var newSeen: [ElementID: Int] = [:]  // occurrences so far, for repeated identities only
+    var newOnly = Set<ElementID>()  // identities not in the old data, seen once on the new side
     for (s, section) in new.enumerated() {
       for i in section.elements.indices {
         let identity = id(section.elements[i])
-        guard let first = firstOld[identity] else { continue }
+        guard let first = firstOld[identity] else {
+          // New on this side: a second time is a repeat too.
+          if !newOnly.insert(identity).inserted { duplicates.insert(identity) }
+          continue
+        }
         let match: Place?
         if let later = laterOld[identity] {
           let k = newSeen[identity, default: 0]

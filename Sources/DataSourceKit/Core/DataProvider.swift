@@ -22,6 +22,10 @@ public enum LoadState: String, Sendable, CaseIterable {
 /// that every question is answered from memory (or, for lazy providers, from a window around
 /// what was asked). Providers are classes: derived providers and views hold them by reference
 /// and see the same data.
+///
+/// A provider whose sections or counts change (a load, an edit) tells its observers through an
+/// ``ObserverList``, whose `notify()` also advances ``StructureEpoch``: compositions cache their
+/// layout until it moves.
 public protocol DataProvider<Item>: AnyObject {
   /// What the provider holds: the app's own type, or the shell's ``Value``.
   associatedtype Item

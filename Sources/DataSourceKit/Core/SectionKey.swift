@@ -13,8 +13,9 @@ import Foundation
 /// ```
 ///
 /// Keys are `Sendable`, so snapshots that hold them can be diffed on a background task. Two keys
-/// are equal when they hold equal values of the same type. Keys of one `Comparable` type order
-/// by that type; this is how ``DerivedProvider`` orders its sections.
+/// are equal when their values are equal as `AnyHashable`s are (so `SectionKey(1)` equals
+/// `SectionKey(1.0)`, though only the first reads back `as: Int.self`). Keys of one `Comparable`
+/// type order by that type; this is how ``DerivedProvider`` orders its sections.
 public struct SectionKey: Hashable, Sendable, CustomStringConvertible {
   /// The key as given, or a shell value (the shell's items and keys are ``Value``s; keeping them
   /// apart from the boxed case keeps its grouping free of boxing).
@@ -25,8 +26,8 @@ public struct SectionKey: Hashable, Sendable, CustomStringConvertible {
 
   let storage: Storage
 
-  /// A key of the app's own type that has no order of its own: sections keep the order their
-  /// first items came in.
+  /// A key of the app's own type that has no order of its own, for a data source of the app's
+  /// own that groups its items itself (the stages of ``DerivedProvider`` take `Comparable` keys).
   public init(unordered key: some Hashable & Sendable) {
     if let value = key as? Value {
       storage = .value(value)

@@ -6,11 +6,16 @@ import Synchronization
 /// Composed data sources cache where each child's sections start and trust the cache while the
 /// counter has not moved, so a view of thousands of children costs O(1) a lookup instead of a
 /// walk over the children. Debug builds check every cached answer against a fresh count.
-package enum StructureEpoch {
+///
+/// A provider or data source of the app's own must move it whenever its number of sections or
+/// rows changes: ``ObserverList/notify()`` does (tell the observers with it), or call
+/// ``advance()`` directly.
+public enum StructureEpoch {
   private static let counter = Atomic<UInt64>(0)
 
-  package static var current: UInt64 { counter.load(ordering: .acquiring) }
+  /// The counter now.
+  public static var current: UInt64 { counter.load(ordering: .acquiring) }
 
-  /// Called by whatever changes a provider's sections or counts.
-  package static func advance() { counter.add(1, ordering: .releasing) }
+  /// Says that some provider's sections or counts changed.
+  public static func advance() { counter.add(1, ordering: .releasing) }
 }

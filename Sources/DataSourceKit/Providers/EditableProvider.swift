@@ -192,7 +192,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   @discardableResult
   public func insert(_ item: Item, at position: Int) -> BatchUpdate {
     let sectionsBefore = numberOfSections
-    let regrouped = order == nil && source.numberOfSections != 1
+    let regrouped = order == nil && !hasOneUnkeyedSection
     var order = editedOrder()
     let handle = nextHandle
     nextHandle += 1
@@ -212,7 +212,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   public func remove(at positions: [Int]) -> BatchUpdate {
     guard !positions.isEmpty else { return BatchUpdate() }
     let sectionsBefore = numberOfSections
-    let regrouped = order == nil && source.numberOfSections != 1
+    let regrouped = order == nil && !hasOneUnkeyedSection
     var order = editedOrder()
     var removed: [Int] = []
     for position in Set(positions).sorted(by: >) {
@@ -237,7 +237,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     -> BatchUpdate
   {
     let sectionsBefore = numberOfSections
-    let regrouped = order == nil && source.numberOfSections != 1
+    let regrouped = order == nil && !hasOneUnkeyedSection
     let order = editedOrder()
     var changed: [Int: Bool] = [:]
     var reloaded = Set<Int>()
@@ -263,7 +263,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   public func move(from: Int, to: Int) -> BatchUpdate {
     guard from != to else { return BatchUpdate() }
     let sectionsBefore = numberOfSections
-    let regrouped = order == nil && source.numberOfSections != 1
+    let regrouped = order == nil && !hasOneUnkeyedSection
     var order = editedOrder()
     let handle = order.remove(at: from)
     order.insert(handle, at: to)
@@ -272,6 +272,10 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     if regrouped { return .replacingAllSections(oldCount: sectionsBefore, newCount: 1) }
     return BatchUpdate(movedRows: [(ItemPath(item: from, section: 0), ItemPath(item: to, section: 0))])
   }
+
+  /// Whether the source's items are one section without a key, as the edited items are: the
+  /// first edit of any other source regroups them (its sections, or its key, go away).
+  private var hasOneUnkeyedSection: Bool { source.numberOfSections == 1 && source.sectionKey(0) == nil }
 
   /// Keeps a handle's item as it is now for every recorder that has not seen it change.
   private func remember(_ handle: Int) {

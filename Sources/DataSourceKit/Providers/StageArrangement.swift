@@ -289,9 +289,8 @@ struct StageArrangement {
 
   static func sameKey(_ a: SectionKey, _ b: SectionKey) -> Bool {
     if a.isNull || b.isNull { return a.isNull && b.isNull }
-    // Shell values that compare the same are one key (1 and 1.0); keys of the app's own type are
-    // one key when they are equal.
-    if a.shellValue != nil, b.shellValue != nil { return SectionKey.compare(a, b) == .orderedSame }
+    // One key when equal, as arranging every item groups them (shell numbers 1 and 1.0 are
+    // equal; records by their fields, not by their text).
     return a == b
   }
 }
