@@ -158,9 +158,56 @@ extension SectionedDataSource {
 struct ShownSnapshot {
   let snapshot: any Sendable
   let counts: [Int]
-  let contents: [[ItemContent?]]
+  /// The items read, by section (`[[Item]]` of the view's item type).
+  let items: Any
   let headers: [[String]]
   let footers: [[String]]
+}
+
+/// How a view of `Item`s compares two items and reads an item's identity, worked out once per
+/// item type: typed when `Item` is `Equatable` or `Identifiable`, through `any Equatable` and
+/// `any Identifiable` item by item when it is `Any` (a composition of mixed item types).
+struct ItemReader<Item, ID> {
+  /// Whether two items show the same, or `nil` when the view cannot tell.
+  let equal: ((Item, Item) -> Bool)?
+  /// An item's identity as a snapshot names it, or `nil` when it has none of that type.
+  let identity: ((Item) -> ID?)?
+
+  init(checksIdentity: Bool) {
+    if let type = Item.self as? any Equatable.Type {
+      equal = Self.typedEquality(type)
+    } else if Item.self == Any.self {
+      equal = { a, b in
+        guard let x = ItemContent(a), let y = ItemContent(b) else { return true }
+        return x == y
+      }
+    } else {
+      equal = nil
+    }
+    if !checksIdentity {
+      identity = nil
+    } else if let type = Item.self as? any Identifiable.Type {
+      identity = Self.typedIdentity(type)
+    } else if Item.self == Any.self {
+      identity = { item in (item as? any Identifiable).flatMap { Self.id(of: $0) } }
+    } else {
+      identity = nil
+    }
+  }
+
+  // `Item` is `E` (or `T`) itself in these: the casts reinterpret a value as its own type.
+  private static func typedEquality<E: Equatable>(_ type: E.Type) -> (Item, Item) -> Bool {
+    { a, b in unsafeBitCast(a, to: E.self) == unsafeBitCast(b, to: E.self) }
+  }
+
+  private static func typedIdentity<T: Identifiable>(_ type: T.Type) -> (Item) -> ID? {
+    if T.ID.self == ID.self {
+      return { item in unsafeBitCast(unsafeBitCast(item, to: T.self).id, to: ID.self) }
+    }
+    return { item in unsafeBitCast(item, to: T.self).id as? ID }
+  }
+
+  private static func id<T: Identifiable>(of item: T) -> ID? { item.id as? ID }
 }
 
 /// An item a view showed, to compare with the item that has its identifier at the next apply.
@@ -232,8 +279,8 @@ extension DataSourceSnapshot {
     try Self.checkSections(self)
     try Self.checkSections(old)
     let entries = { (snapshot: DataSourceSnapshot) in
-      snapshot.sections.map {
-        DiffSection(id: $0.id, elements: $0.items.map { SnapshotEntry(id: $0, content: nil) })
+      snapshot.sections.map { section in
+        DiffSection(id: section.id, elements: section.items.map { SnapshotEntry(id: $0, section: 0, row: 0) })
       }
     }
     return try Self.diff(from: entries(old), to: entries(self), reloading: itemsToReload)
@@ -247,17 +294,19 @@ extension DataSourceSnapshot {
     throw .duplicateSections(ids.filter { !seen.insert($0).inserted }.map { "\($0)" })
   }
 
-  /// The diff of two snapshots' entries: a row is reloaded when `reloading` names it or its
-  /// content, where both sides have one, changed (after its move, when it moved).
+  /// The diff of two snapshots' entries: a row is reloaded when `reloading` names it or
+  /// `sameContent` says its item changed (after its move, when it moved).
   static func diff(
     from old: [DiffSection<SectionIdentifier, SnapshotEntry<ItemIdentifier>>],
-    to new: [DiffSection<SectionIdentifier, SnapshotEntry<ItemIdentifier>>], reloading: Set<ItemIdentifier>
+    to new: [DiffSection<SectionIdentifier, SnapshotEntry<ItemIdentifier>>], reloading: Set<ItemIdentifier>,
+    sameContent: (
+      (_ before: SnapshotEntry<ItemIdentifier>, _ after: SnapshotEntry<ItemIdentifier>) -> Bool
+    )? = nil
   ) throws(SnapshotError) -> BatchUpdate {
     let changes = SectionedDiff.changeset(from: old, to: new, id: \.id) {
       (before: SnapshotEntry<ItemIdentifier>, after: SnapshotEntry<ItemIdentifier>) -> Bool in
       if reloading.contains(after.id) { return false }
-      guard let was = before.content, let now = after.content else { return true }
-      return was == now
+      return sameContent?(before, after) ?? true
     }
     if !changes.duplicates.isEmpty { throw .duplicateItems(changes.duplicates.map { "\($0)" }) }
     return changes.update
@@ -276,8 +325,9 @@ extension ListView {
   ///
   /// The view keeps the counts it shows and the items it read (an item's change is seen when the
   /// item is an `Equatable` value; an item that is a class changed in place compares equal to
-  /// itself, so name it with ``DataSourceSnapshot/reloadItems(_:)``); the first snapshot it is given replaces whatever it showed before
-  /// (nothing), as a table view's first `reloadData()` does.
+  /// itself, so name it with ``DataSourceSnapshot/reloadItems(_:)``). The first snapshot it is
+  /// given replaces whatever it showed before (nothing), as a table view's first `reloadData()`
+  /// does.
   ///
   /// - Throws: ``SnapshotError`` when the snapshot is not of the data source as it is now (its
   ///   counts differ, or an `Identifiable` item is not the one it names), or an identifier
@@ -291,26 +341,25 @@ extension ListView {
     }
     try DataSourceSnapshot.checkSections(snapshot)
     // The items now, read once: to check that the snapshot names them, and to see which changed.
-    var contents: [[ItemContent?]] = []
+    let reader = ItemReader<Item, I>(checksIdentity: snapshot.namesItemsByID)
+    var items: [[Item]] = []
     var new: [DiffSection<S, SnapshotEntry<I>>] = []
     for (index, section) in snapshot.sections.enumerated() {
       var entries: [SnapshotEntry<I>] = []
-      var sectionContents: [ItemContent?] = []
+      var sectionItems: [Item] = []
       entries.reserveCapacity(section.items.count)
+      sectionItems.reserveCapacity(section.items.count)
       for (row, id) in section.items.enumerated() {
         let path = ItemPath(item: row, section: index)
         let item = dataSource.item(at: path)
-        if snapshot.namesItemsByID, let identifiable = item as? any Identifiable,
-          let actual = Self.identity(of: identifiable, as: I.self), actual != id
-        {
+        if let actual = reader.identity?(item), actual != id {
           throw .itemDiffers(at: path, snapshot: "\(id)", dataSource: "\(actual)")
         }
-        let content = ItemContent(item)
-        entries.append(SnapshotEntry(id: id, content: content))
-        sectionContents.append(content)
+        entries.append(SnapshotEntry(id: id, section: index, row: row))
+        sectionItems.append(item)
       }
       new.append(DiffSection(id: section.id, elements: entries))
-      contents.append(sectionContents)
+      items.append(sectionItems)
     }
     let headers = (0..<snapshot.numberOfSections).map {
       dataSource.supplementaryLines(.header, inSection: $0)
@@ -320,13 +369,21 @@ extension ListView {
     }
 
     var update: BatchUpdate
-    if let shown = appliedSnapshot, let old = shown.snapshot as? DataSourceSnapshot<S, I> {
+    if let shown = appliedSnapshot, let old = shown.snapshot as? DataSourceSnapshot<S, I>,
+      let oldItems = shown.items as? [[Item]]
+    {
       let oldEntries = old.sections.enumerated().map { index, section in
         DiffSection(
           id: section.id,
-          elements: zip(section.items, shown.contents[index]).map { SnapshotEntry(id: $0, content: $1) })
+          elements: section.items.enumerated().map { SnapshotEntry(id: $1, section: index, row: $0) })
       }
-      update = try DataSourceSnapshot<S, I>.diff(from: oldEntries, to: new, reloading: snapshot.itemsToReload)
+      let sameContent = reader.equal.map { equal in
+        { (before: SnapshotEntry<I>, after: SnapshotEntry<I>) -> Bool in
+          equal(oldItems[before.section][before.row], items[after.section][after.row])
+        }
+      }
+      update = try DataSourceSnapshot<S, I>.diff(
+        from: oldEntries, to: new, reloading: snapshot.itemsToReload, sameContent: sameContent)
       // Headers and footers of sections that stay (not inserted whole) whose text changed.
       let oldIndex = Dictionary(uniqueKeysWithValues: old.sectionIdentifiers.enumerated().map { ($1, $0) })
       let inserted = Set(update.insertedSections)
@@ -348,20 +405,18 @@ extension ListView {
       (try? update.validate(before: before, after: snapshot.counts)) != nil,
       "the diff made a batch UIKit refuses: \(update)")
     appliedSnapshot = ShownSnapshot(
-      snapshot: snapshot, counts: snapshot.counts, contents: contents, headers: headers, footers: footers)
+      snapshot: snapshot, counts: snapshot.counts, items: items, headers: headers, footers: footers)
     return update
   }
 
   /// The number of rows in each section of the snapshot the view shows, after the last
   /// ``apply(_:)``.
   public var shownCounts: [Int] { appliedSnapshot?.counts ?? [] }
-
-  /// An `Identifiable` item's `id` as the snapshot's identifier type, when it is of that type.
-  private static func identity<T: Identifiable, I>(of item: T, as type: I.Type) -> I? { item.id as? I }
 }
 
-/// One item as the diff sees it: its identifier, and its content when the view could read one.
+/// One item as the diff sees it: its identifier, and where it stands (to find the item read there).
 struct SnapshotEntry<ID: Hashable & Sendable> {
   let id: ID
-  let content: ItemContent?
+  let section: Int
+  let row: Int
 }
