@@ -256,6 +256,58 @@ struct ReadmeTests {
   }
 }
 
+/// A provider of the app's own: its sections come and go, and it says so through an
+/// `ObserverList`, which also tells compositions their cached layout is stale.
+final class Countdown: DataProvider {
+  private(set) var remaining: [Int] = []
+  private var observers = ObserverList()
+  private var loaded = false
+
+  // The load says nothing to its observers: the composition above counts its sections again
+  // after any load.
+  func load() async throws {
+    remaining = [3, 2, 1]
+    loaded = true
+  }
+  var loadState: LoadState { !loaded ? .initial : remaining.isEmpty ? .noContent : .loaded }
+  var numberOfSections: Int { remaining.isEmpty ? 0 : 1 }
+  func numberOfItems(inSection section: Int) -> Int { remaining.count }
+  func item(at itemPath: ItemPath) -> Int { remaining[itemPath.item] }
+  func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
+
+  func tick() {
+    remaining.removeFirst()
+    observers.notify()
+  }
+}
+
+@MainActor
+@Suite("A provider of the app's own")
+struct OwnProviderTests {
+  @Test("a composition sees an app's provider gain and lose sections, and apply reports it")
+  func ownProviderInComposition() async throws {
+    let countdown = Countdown()
+    let title = TableAdapter(
+      provider: ArrayProvider(["Launch"]),
+      presenter: ClosurePresenter<String>(style: .basic) { text, _ in text })
+    let numbers = TableAdapter(
+      provider: countdown, presenter: ClosurePresenter<Int>(style: .basic) { number, _ in "\(number)" })
+    try await title.load()  // loaded before: only the countdown loads with the screen
+    let screen = ComposedDataSource(mixing: title, numbers)
+    let view = ListView(dataSource: screen)
+    #expect(screen.numberOfSections == 1)
+    try await screen.load()
+    #expect(screen.numberOfSections == 2)
+    try view.apply(DataSourceSnapshot(of: screen) { "\($0)" })
+    countdown.tick()
+    countdown.tick()
+    #expect(try view.apply(DataSourceSnapshot(of: screen) { "\($0)" }).deletedRows.count == 2)
+    countdown.tick()
+    #expect(screen.numberOfSections == 1)
+    #expect(try view.apply(DataSourceSnapshot(of: screen) { "\($0)" }).deletedSections == [1])
+  }
+}
+
 @Suite("The README and these tests")
 struct ReadmeInStep {
   @Test(

@@ -161,11 +161,16 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
   }
 
   /// Loads what is below, if it is not loaded yet.
+  ///
+  /// A load may change any child's sections, so the layout cached by ``StructureEpoch`` is
+  /// counted again afterwards even when a provider of the app's own did not say so.
   public func load() async throws {
+    defer { StructureEpoch.advance() }
     for child in children { try await child.load() }
   }
   /// Loads what is below again.
   public func reload() async throws {
+    defer { StructureEpoch.advance() }
     // Every child reloads even when one fails; the first failure is reported.
     var failure: (any Error)?
     for child in children {
