@@ -121,6 +121,7 @@ struct AnswersTests {
     export p | where age > 45 | select name, age to "old.jsonl"
     export p | where age > 45 | select name, age to "old.md"
     export p | where age > 45 | select name, age to "old.data" as json
+    export table p with cell value1 "{name}" detail "{age}" | header "Old" to "old.html"
     """.write(toFile: script, atomically: true, encoding: .utf8)
     let (session, output, ok) = await run("source \"\(script)\"")
     #expect(ok, "\(output.errors)")
@@ -136,6 +137,13 @@ struct AnswersTests {
       read("old.md").hasPrefix("| name | age |\n| --- | ---: |\n| Katherine Johnson | 52 |"),
       "\(read("old.md"))")
     #expect(read("old.data").contains("\"items\": ["))
+    let page = read("old.html")
+    #expect(page.hasPrefix("<!DOCTYPE html>"))
+    #expect(page.contains("<div class=\"header\">Old</div>"))
+    #expect(
+      page.contains(
+        "<div class=\"content value1\"><span class=\"text\">Katherine Johnson</span><span class=\"detail\">52</span></div>"
+      ))
     // A folder, a missing folder, an unknown extension: errors, and nothing written.
     try FileManager.default.createDirectory(atPath: folder + "/dir.csv", withIntermediateDirectories: true)
     try "keep\n".write(toFile: folder + "/keep.csv", atomically: true, encoding: .utf8)
@@ -143,7 +151,6 @@ struct AnswersTests {
       ("export p to \"\(folder)/dir.csv\"", "dir.csv"),
       ("export p to \"\(folder)/none/x.csv\"", "no such folder"),
       ("export p to \"\(folder)/x.txt\"", "cannot tell the format"),
-      ("export p to \"\(folder)/x.html\"", "html"),
       ("export p | where nope > 1 to \"\(folder)/keep.csv\"", "no field 'nope'"),
     ] {
       let failed = await printed("let p = csv \"Scripts/data/people.csv\"\n" + statement, in: session)
@@ -151,7 +158,8 @@ struct AnswersTests {
     }
     #expect(read("keep.csv") == "keep\n")
     let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
-    #expect(names == ["dir.csv", "keep.csv", "old.csv", "old.data", "old.jsonl", "old.md", "write.dsh"])
+    #expect(
+      names == ["dir.csv", "keep.csv", "old.csv", "old.data", "old.html", "old.jsonl", "old.md", "write.dsh"])
   }
 
   func printedText(_ text: String, in session: Session) async -> String {

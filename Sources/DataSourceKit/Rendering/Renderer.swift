@@ -10,6 +10,9 @@ public enum RenderMode: String, Sendable, CaseIterable {
   case csv
   /// One JSON array of sections: `[{"header": …, "footer": …, "items": […]}, …]`.
   case json
+  /// One self-contained HTML page that draws the view as an iPhone would (see
+  /// ``Renderer/renderHTML(_:options:)``).
+  case html
 }
 
 /// What a renderer needs to know besides the snapshot.
@@ -61,6 +64,7 @@ public enum Renderer {
     var out = TextOutput(color: options.color, sink: sink)
     defer { out.flush() }
     switch options.mode {
+    case .html: out.append(renderHTML(snapshot))
     case .json: renderJSON(snapshot, into: &out)
     case .csv: renderCSV(snapshot, escaping: options.toTerminal, into: &out)
     case .box, .plain, .markdown:

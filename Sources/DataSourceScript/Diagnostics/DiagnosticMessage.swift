@@ -108,8 +108,6 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case unknownExportFormat(String, suggestion: String?)
   /// `export` to a path whose extension names no format, without `as`.
   case exportFormatUnknown(path: String)
-  /// `export … as html`: the picture of the screen, which is not drawn yet.
-  case exportHTMLNotYet
   /// A `with` field of `group by` that is not one aggregate.
   case groupFieldNotAggregate(String)
   case notAList(String)
@@ -272,9 +270,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "unknown export format '\(name)'" + Self.didYouMean(suggestion)
         + "; formats: csv, json, jsonl, markdown, html"
     case .exportFormatUnknown(let path):
-      "cannot tell the format from '\(path)': name it, as in: export x to \"\(path)\" as csv (csv, json, jsonl, markdown)"
-    case .exportHTMLNotYet:
-      "html export writes the picture of the screen, which dsh does not draw yet; export as markdown, csv, json or jsonl"
+      "cannot tell the format from '\(path)': name it, as in: export x to \"\(path)\" as csv (csv, json, jsonl, markdown, html)"
     case .countStar:
       "count(*) is written count() here (count(x) counts the values of x that are not null)"
     case .unknownAggregate(let name, let suggestion):

@@ -37,9 +37,9 @@ public enum HelpCatalogue {
       ]),
     HelpTopic(
       name: "show", group: .commands,
-      syntax: ["show EXPRESSION [rows A..B] [as box|plain|markdown|csv|json]"],
+      syntax: ["show EXPRESSION [rows A..B] [as box|plain|markdown|csv|json|html]"],
       summary:
-        "Prints a provider as a table of its fields, a table as its cells. `rows A..B` builds only that window of the flattened view (half-open; a negative bound counts from the end, an open one runs to the edge). On a terminal a long view shows its first and last rows (set maxrows).",
+        "Prints a provider as a table of its fields, a table as its cells. `rows A..B` builds only that window of the flattened view (half-open; a negative bound counts from the end, an open one runs to the edge). On a terminal a long view shows its first and last rows (set maxrows). as html prints one self-contained page that draws the cells as an iPhone table would (a plain table, light, 393 points wide; table styles, dark mode and devices are not settable yet).",
       examples: [
         people + "\nshow people rows 0..3", people + "\nshow people rows -2.. as plain",
         "show table [\"Profile\", \"Settings\"] with cell basic \"{.}\" | header \"Menu\" as json",
@@ -109,9 +109,9 @@ public enum HelpCatalogue {
       examples: [people + "\nsave \"/tmp/dsh-saved-example.dsh\""]),
     HelpTopic(
       name: "export", group: .commands,
-      syntax: ["export EXPRESSION to \"PATH\" [as csv|json|jsonl|markdown]"],
+      syntax: ["export EXPRESSION to \"PATH\" [as csv|json|jsonl|markdown|html]"],
       summary:
-        "Writes a provider's or table's data to a file: csv, json and markdown as show prints them (every row, every column), jsonl one item per line (in csv a null is an empty field and empty text is written \"\", so the file reads back with the same values); the format comes from the extension (.csv .json .jsonl .ndjson .md) when as is left out. html, the picture of the screen, is not drawn yet and is refused. The file is written whole or not at all (beside the target, flushed, then renamed over it), never over a folder; a source that fails while it is read writes nothing. Refused under --safe. A path in a script is relative to the script's folder. save leaves exports out (it rebuilds bindings, not commands) unless asked: save \"PATH\" with exports replays the exports that ran.",
+        "Writes a provider's or table's data to a file: csv, json and markdown as show prints them (every row, every column), jsonl one item per line (in csv a null is an empty field and empty text is written \"\", so the file reads back with the same values); the format comes from the extension (.csv .json .jsonl .ndjson .md .html) when as is left out; html writes the page show … as html prints. The file is written whole or not at all (beside the target, flushed, then renamed over it), never over a folder; a source that fails while it is read writes nothing. Refused under --safe. A path in a script is relative to the script's folder. save leaves exports out (it rebuilds bindings, not commands) unless asked: save \"PATH\" with exports replays the exports that ran.",
       examples: [people + "\nexport people | where age > 40 to \"/tmp/dsh-export-example.csv\""]),
     HelpTopic(
       name: "insert", group: .changes, syntax: ["insert into PROVIDER VALUE [at N]"],

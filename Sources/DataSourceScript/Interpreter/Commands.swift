@@ -226,7 +226,6 @@ extension Session {
     guard let format = target.format ?? ExportFormat(extensionOf: target.path) else {
       throw Diagnostic(.exportFormatUnknown(path: target.path), at: target.pathRange)
     }
-    if format == .html { throw Diagnostic(.exportHTMLNotYet, at: target.formatRange ?? target.pathRange) }
     let view: ListView<Value, TableCell>
     let showsFields: Bool
     // The provider whose items are the rows, when it reads its fields by columns.
@@ -273,6 +272,7 @@ extension Session {
             switch format {
             case .csv: .csv
             case .json: .json
+            case .html: .html
             default: .markdown
             }
           // Every row and every column: no width to fit.

@@ -77,7 +77,7 @@ extension Session {
       // Read from the columns and written as made: no row is kept.
       Renderer.renderFieldsCSV(
         of: view, fields: fields, windows: windows, columns: readers, escaping: options.toTerminal, to: write)
-    } else if showsFields, mode != .json, mode != .csv, let fields = source.knownFields {
+    } else if showsFields, mode != .json, mode != .csv, mode != .html, let fields = source.knownFields {
       // Known fields: rows go straight into the table's text as they are laid out.
       Renderer.renderFields(
         of: view, fields: fields, windows: windows, options: options, columns: readers, to: write)
