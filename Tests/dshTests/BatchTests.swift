@@ -29,6 +29,26 @@ struct BatchTests {
     #expect(single.output.hasPrefix("-c:1:6: error: no binding named 'nope'"))
   }
 
+  @Test("show … as html prints one page from the real binary, windowed, and export writes it")
+  func htmlPage() throws {
+    let page = try DSHProcess.run([
+      "-c", "let p = csv \"Scripts/data/people.csv\" | sort by name | section by team",
+      "-c",
+      "show table p with cell subtitle \"{name}\" detail \"{email}\" | header \"{section} ({count})\" rows 0..3 as html",
+    ])
+    #expect(page.status == 0)
+    #expect(page.output.hasPrefix("<!DOCTYPE html>"))
+    #expect(page.output.hasSuffix("</html>\n"))
+    #expect(page.output.contains("<div class=\"header\">Design (2)</div>"))
+    #expect(page.output.contains("<div class=\"count\">10 rows (3 shown)</div>"))
+    let path = NSTemporaryDirectory() + "dsh-page-\(UUID().uuidString).html"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let export = try DSHProcess.run(["-c", "export table [\"a\"] with cell basic \"{.}\" to \"\(path)\""])
+    #expect(export.status == 0)
+    let written = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(written.contains("<div class=\"content basic\"><span class=\"text\">a</span></div>"))
+  }
+
   @Test("--bail stops at the first error")
   func bail() throws {
     let result = try DSHProcess.run(["--bail", "-c", "show x", "-c", "let a = 1; a"])
