@@ -80,9 +80,11 @@ let package = Package(
       dependencies: ["DataSourceKit"],
       swiftSettings: [.unsafeFlags(["-warnings-as-errors", "-package-name", "adopter"])]
     ),
+    // zlib, for reading the PNG pictures headless Chromium draws in the tests.
+    .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
     .testTarget(
       name: "dshTests",
-      dependencies: ["dsh", "DataSourceScript"],
+      dependencies: ["dsh", "DataSourceScript", "CZlib"],
       exclude: ["Transcripts", "Fixtures"]
     ),
   ],

@@ -8,10 +8,16 @@ missing=()
 [ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "dsh: installing ${missing[*]} …" >&2
-  sudo_if_needed=""
+# Installs the Debian packages named, with sudo when not root (apt's index is refreshed once).
+install_packages() {
+  echo "dsh: installing $* …" >&2
+  local sudo_if_needed=""
   if [ "$(id -u)" -ne 0 ]; then sudo_if_needed="sudo"; fi
-  $sudo_if_needed apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_if_needed apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+  if [ -z "${dsh_apt_updated:-}" ]; then
+    $sudo_if_needed apt-get update -qq
+    dsh_apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive $sudo_if_needed apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+if [ ${#missing[@]} -gt 0 ]; then install_packages "${missing[@]}"; fi

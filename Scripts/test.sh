@@ -4,6 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/setup.sh
+# The tests' own components, started by the tests: headless Chromium draws the pages and pictures
+# (zlib reads its PNGs).
+test_missing=()
+command -v chromium >/dev/null || test_missing+=(chromium)
+[ -f /usr/include/zlib.h ] || test_missing+=(zlib1g-dev)
+if [ ${#test_missing[@]} -gt 0 ]; then install_packages "${test_missing[@]}"; fi
 # Style first: the checked-in .swift-format, strictly (warnings fail too).
 swift format lint --strict --recursive Sources Tests Package.swift
 # Every public declaration of the library's products has a doc comment, and the DocC catalog

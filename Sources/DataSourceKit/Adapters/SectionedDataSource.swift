@@ -145,6 +145,10 @@ public final class TableAdapter<Item, Cell>: SectionedDataSource {
   public let presenter: any CellPresenter<Item, Cell>
   /// Set for a grid: every section lays out its cells as these cards.
   public let layout: CardLayout?
+  /// The style the table asks its screen for, as a storyboard sets a table view's style.
+  ///
+  /// A picture of the view draws it (see ``HTMLOptions/tableStyle``); `nil` leaves it to the view.
+  public var preferredStyle: TableStyle?
   private let label: String
 
   /// Joins `provider` and `presenter` into a data source.

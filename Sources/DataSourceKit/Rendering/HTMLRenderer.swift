@@ -52,6 +52,13 @@ private struct HTMLPage<Item> {
   func render() -> String {
     var body = ""
     for line in snapshot.title { body += "<div class=\"view-title\">\(escape(line))</div>\n" }
+    if let bar = snapshot.segments {
+      body += "<div class=\"segments\">"
+      for (i, name) in bar.names.enumerated() {
+        body += "<span\(i == bar.selected ? " class=\"selected\"" : "")>\(escape(name))</span>"
+      }
+      body += "</div>\n"
+    }
     body += "<div class=\"table \(options.tableStyle.rawValue)\">\n"
     for section in snapshot.sections { body += sectionHTML(section) }
     body += "</div>\n"
@@ -143,13 +150,20 @@ private struct HTMLPage<Item> {
     body { margin: 0; font: 17px/22px -apple-system, "SF Pro Text", system-ui, "Helvetica Neue", Arial, sans-serif;
       -webkit-font-smoothing: antialiased; }
     body.light { --bg: #ffffff; --grouped-bg: #f2f2f7; --cell: #ffffff; --label: #000000;
-      --secondary: #8a8a8e; --separator: #c6c6c8; --tint: #007aff; }
+      --secondary: #8a8a8e; --separator: #c6c6c8; --tint: #007aff;
+      --fill: #eeeeef; --selected: #ffffff; }
     body.dark { --bg: #000000; --grouped-bg: #000000; --cell: #1c1c1e; --label: #ffffff;
-      --secondary: #8d8d93; --separator: #38383a; --tint: #0a84ff; }
+      --secondary: #8d8d93; --separator: #38383a; --tint: #0a84ff;
+      --fill: #1c1c1f; --selected: #636366; }
     body { background: var(--bg); color: var(--label); }
     .screen { position: relative; margin: 0 auto; min-height: 100vh; background: var(--bg); }
     .table.grouped, .table.insetGrouped { background: var(--grouped-bg); padding-bottom: 16px; }
     .view-title { font-size: 34px; line-height: 41px; font-weight: 700; padding: 8px 16px; }
+    .segments { display: flex; margin: 8px 16px; padding: 2px; border-radius: 9px; background: var(--fill);
+      font-size: 13px; line-height: 28px; font-weight: 500; text-align: center; }
+    .segments span { flex: 1; border-radius: 7px; }
+    .segments .selected { background: var(--selected); font-weight: 600;
+      box-shadow: 0 3px 8px rgba(0, 0, 0, 0.12); }
     .view-caption, .count { font-size: 13px; line-height: 18px; color: var(--secondary); padding: 8px 16px; }
     .header { font-size: 13px; line-height: 18px; color: var(--secondary); text-transform: uppercase;
       padding: 16px 16px 6px; }
@@ -159,7 +173,8 @@ private struct HTMLPage<Item> {
     .group { background: var(--cell); }
     .table.insetGrouped .group { margin: 0 16px; border-radius: 10px; overflow: hidden; }
     .cell { display: flex; align-items: center; min-height: 44px; padding-left: 16px; }
-    .cell + .cell .content, .cell + .cell .accessory { border-top: 0.5px solid var(--separator); }
+    /* Drawn as a shadow, the separator takes no height: rows stay 44 points. */
+    .cell + .cell .content, .cell + .cell .accessory { box-shadow: inset 0 0.5px var(--separator); }
     .content { flex: 1; display: flex; align-items: center; min-height: 44px; padding-right: 16px;
       box-sizing: border-box; min-width: 0; }
     .content .text { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
@@ -182,6 +197,7 @@ private struct HTMLPage<Item> {
     .card { width: var(--card-width); background: var(--cell); border-radius: 10px; padding: 8px;
       box-shadow: 0 0 0 0.5px var(--separator); display: flex; }
     .card .content { padding-right: 0; min-height: 0; }
+    .card .content .text { white-space: pre; }
     .gap { color: var(--secondary); text-align: center; font-size: 13px; }
     .index { position: absolute; right: 2px; top: 50%; transform: translateY(-50%); display: flex;
       flex-direction: column; font-size: 11px; line-height: 13px; font-weight: 600; color: var(--tint); }

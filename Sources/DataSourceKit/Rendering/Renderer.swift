@@ -13,6 +13,9 @@ public enum RenderMode: String, Sendable, CaseIterable {
   /// One self-contained HTML page that draws the view as an iPhone would (see
   /// ``Renderer/renderHTML(_:options:)``).
   case html
+  /// The same picture as ``html``, drawn as one SVG image for README files and pull requests (see
+  /// ``Renderer/renderSVG(_:options:)``).
+  case svg
 }
 
 /// What a renderer needs to know besides the snapshot.
@@ -29,17 +32,21 @@ public struct RenderOptions: Sendable {
   /// data, writes control characters as `\u{…}` so data cannot clear or retitle the screen.
   /// (The other modes always show them escaped.)
   public var toTerminal: Bool
+  /// The look of an ``RenderMode/html`` page or an ``RenderMode/svg`` picture: table style,
+  /// appearance and device width.
+  public var page: HTMLOptions
 
   /// Options for a renderer.
   public init(
     mode: RenderMode = .box, width: Int = 80, color: Bool = false, showsFields: Bool = false,
-    toTerminal: Bool = false
+    toTerminal: Bool = false, page: HTMLOptions = HTMLOptions()
   ) {
     self.mode = mode
     self.width = width
     self.color = color
     self.showsFields = showsFields
     self.toTerminal = toTerminal
+    self.page = page
   }
 }
 
@@ -64,7 +71,8 @@ public enum Renderer {
     var out = TextOutput(color: options.color, sink: sink)
     defer { out.flush() }
     switch options.mode {
-    case .html: out.append(renderHTML(snapshot))
+    case .html: out.append(renderHTML(snapshot, options: options.page))
+    case .svg: out.append(renderSVG(snapshot, options: options.page))
     case .json: renderJSON(snapshot, into: &out)
     case .csv: renderCSV(snapshot, escaping: options.toTerminal, into: &out)
     case .box, .plain, .markdown:

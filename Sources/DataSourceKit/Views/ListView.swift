@@ -71,6 +71,22 @@ public struct ViewSnapshot<Item> {
   public var caption: [String] = []
   /// The section index titles, when the view has an index.
   public var indexTitles: [String]?
+  /// The segmented control above the view, when it shows a ``SegmentedDataSource``.
+  public var segments: SegmentBar?
+}
+
+/// The segmented control drawn above a segmented source: its segments and the one shown.
+public struct SegmentBar: Sendable, Equatable {
+  /// The segments' names, in order.
+  public var names: [String]
+  /// The position of the segment shown.
+  public var selected: Int
+
+  /// A control showing segment `selected` of `names`.
+  public init(names: [String], selected: Int) {
+    self.names = names
+    self.selected = selected
+  }
 }
 
 /// A headless list view: consumes any data source the way a UITableView does.
@@ -208,7 +224,20 @@ extension ListView where Cell == TableCell {
     snapshot.title = dataSource.viewLines(.header)
     snapshot.caption = dataSource.viewLines(.footer)
     snapshot.indexTitles = dataSource.sectionIndexTitles
+    snapshot.segments = segmentBar()
     return snapshot
+  }
+
+  /// The control of the segmented source the view shows, below its decorators.
+  private func segmentBar() -> SegmentBar? {
+    var current: any SectionedDataSource<Item, Cell> = dataSource
+    while true {
+      if let segmented = current as? SegmentedDataSource<Item, Cell> {
+        return SegmentBar(names: segmented.segments.map(\.name), selected: segmented.selectedIndex)
+      }
+      guard let decorator = current as? DataSourceDecorator<Item, Cell> else { return nil }
+      current = decorator.wrapped
+    }
   }
 
 }

@@ -26,6 +26,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case unknownCellStyle(String, suggestion: String?)
   case unknownAccessory(String, suggestion: String?)
   case unknownRenderMode(String, suggestion: String?)
+  case unknownTableStyle(String?, suggestion: String?)
+  case conflictingTableStyles(String, String, firstChild: String)
   case unknownSetting(String, suggestion: String?)
   case invalidSettingValue(setting: SettingName, value: String)
   case unterminatedQuotedName
@@ -161,6 +163,13 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "unknown output mode '\(name)'"
         + Self.didYouMean(
           suggestion, otherwise: "; modes: " + RenderMode.allCases.map(\.rawValue).joined(separator: ", "))
+    case .unknownTableStyle(let name, let suggestion):
+      (name.map { "unknown table style '\($0)'" } ?? "expected a table style after 'style'")
+        + Self.didYouMean(
+          suggestion, otherwise: "; styles: " + TableStyle.allCases.map(\.rawValue).joined(separator: ", "))
+    case .conflictingTableStyles(let first, let second, let firstChild):
+      "this table asks for style \(second), but '\(firstChild)' asks for \(first): one table view draws a "
+        + "composition, so give them the same style"
     case .unknownSetting(let name, let suggestion):
       "unknown setting '\(name)'"
         + Self.didYouMean(
@@ -319,7 +328,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
     switch setting {
     case .width: "a number from 20 to 1000, or auto"
     case .maxrows: "a number of rows (0 shows all), or auto"
-    case .mode, .color, .timer, .stats, .echo: Vocabulary.choices(setting.values)
+    case .device: "a device: " + Vocabulary.choices(Device.allCases.map(\.displayName).map { "\"\($0)\"" })
+    case .mode, .color, .timer, .stats, .echo, .appearance: Vocabulary.choices(setting.values)
     }
   }
 

@@ -37,9 +37,9 @@ public enum HelpCatalogue {
       ]),
     HelpTopic(
       name: "show", group: .commands,
-      syntax: ["show EXPRESSION [rows A..B] [as box|plain|markdown|csv|json|html]"],
+      syntax: ["show EXPRESSION [rows A..B] [as box|plain|markdown|csv|json|html|svg]"],
       summary:
-        "Prints a provider as a table of its fields, a table as its cells. `rows A..B` builds only that window of the flattened view (half-open; a negative bound counts from the end, an open one runs to the edge). On a terminal a long view shows its first and last rows (set maxrows). as html prints one self-contained page that draws the cells as an iPhone table would (a plain table, light, 393 points wide; table styles, dark mode and devices are not settable yet).",
+        "Prints a provider as a table of its fields, a table as its cells. `rows A..B` builds only that window of the flattened view (half-open; a negative bound counts from the end, an open one runs to the edge). On a terminal a long view shows its first and last rows (set maxrows). as html prints one self-contained page that draws the cells as an iPhone table would, and as svg the same picture as one SVG image (see html).",
       examples: [
         people + "\nshow people rows 0..3", people + "\nshow people rows -2.. as plain",
         "show table [\"Profile\", \"Settings\"] with cell basic \"{.}\" | header \"Menu\" as json",
@@ -60,9 +60,10 @@ public enum HelpCatalogue {
       name: "set", group: .commands,
       syntax: ["set"] + SettingName.allCases.map(\.syntax),
       summary:
-        "Shows or changes a setting. width: columns for box and plain output (the terminal's, else 80). maxrows: rows a terminal shows of a long view, 0 for all (batch output is never cut). color: auto is on for a terminal unless NO_COLOR is set. timer: prints each statement's run time. stats: prints what each show did (see stats). echo: prints each statement of a script before its output, after the prompt (dsh --echo sets it), so a script's output reads as a session.",
+        "Shows or changes a setting. width: columns for box and plain output (the terminal's, else 80). maxrows: rows a terminal shows of a long view, 0 for all (batch output is never cut). color: auto is on for a terminal unless NO_COLOR is set. timer: prints each statement's run time. stats: prints what each show did (see stats). echo: prints each statement of a script before its output, after the prompt (dsh --echo sets it), so a script's output reads as a session. appearance: light or dark mode for pictures (as html, as svg). device: the screen pictures are drawn for: iPhoneSE (375 points wide), iPhone15 (393, the default) or iPad (820); a name may be quoted with spaces, as \"iPhone SE\".",
       examples: [
         "set mode markdown\nset width 100\nset", "set maxrows 0", "set echo on\nshow [1, 2] as plain",
+        "set appearance dark\nset device \"iPhone SE\"",
       ]),
     HelpTopic(
       name: "source", group: .commands, syntax: ["source \"PATH\""],
@@ -109,9 +110,9 @@ public enum HelpCatalogue {
       examples: [people + "\nsave \"/tmp/dsh-saved-example.dsh\""]),
     HelpTopic(
       name: "export", group: .commands,
-      syntax: ["export EXPRESSION to \"PATH\" [as csv|json|jsonl|markdown|html]"],
+      syntax: ["export EXPRESSION to \"PATH\" [as csv|json|jsonl|markdown|html|svg]"],
       summary:
-        "Writes a provider's or table's data to a file: csv, json and markdown as show prints them (every row, every column), jsonl one item per line (in csv a null is an empty field and empty text is written \"\", so the file reads back with the same values); the format comes from the extension (.csv .json .jsonl .ndjson .md .html) when as is left out; html writes the page show … as html prints. The file is written whole or not at all (beside the target, flushed, then renamed over it), never over a folder; a source that fails while it is read writes nothing. Refused under --safe. A path in a script is relative to the script's folder. save leaves exports out (it rebuilds bindings, not commands) unless asked: save \"PATH\" with exports replays the exports that ran.",
+        "Writes a provider's or table's data to a file: csv, json and markdown as show prints them (every row, every column), jsonl one item per line (in csv a null is an empty field and empty text is written \"\", so the file reads back with the same values); the format comes from the extension (.csv .json .jsonl .ndjson .md .html .svg) when as is left out; html and svg write the page and the picture show … as html and as svg print (see html). The file is written whole or not at all (beside the target, flushed, then renamed over it), never over a folder; a source that fails while it is read writes nothing. Refused under --safe. A path in a script is relative to the script's folder. save leaves exports out (it rebuilds bindings, not commands) unless asked: save \"PATH\" with exports replays the exports that ran.",
       examples: [people + "\nexport people | where age > 40 to \"/tmp/dsh-export-example.csv\""]),
     HelpTopic(
       name: "insert", group: .changes, syntax: ["insert into PROVIDER VALUE [at N]"],
@@ -299,10 +300,24 @@ public enum HelpCatalogue {
         people + "\nshow table people | limit 3 with cell value1 \"{name}\" detail \"{age}\"",
       ]),
     HelpTopic(
-      name: "table", group: .presentation, syntax: ["table PROVIDER with CELL"],
+      name: "table", group: .presentation,
+      syntax: ["table PROVIDER with CELL [style plain|grouped|insetGrouped]"],
       summary:
-        "An adapter: joins a provider and a cell into a data source a view can show. Template fields are checked against the provider's fields.",
+        "An adapter: joins a provider and a cell into a data source a view can show. Template fields are checked against the provider's fields. style is the table view's style, which pictures draw (see html): plain (the default), grouped, or insetGrouped (Settings); the tables of a composition are one table view, so they cannot ask for different styles.",
       examples: [people + "\nshow table people | section by team with cell basic \"{name}\""]),
+    HelpTopic(
+      name: "html", group: .presentation,
+      syntax: [
+        "show TABLE as html", "show TABLE as svg", "export TABLE to \"PATH.html\"",
+        "export TABLE to \"PATH.svg\"",
+      ],
+      summary:
+        "Draws a table as an iPhone would, to look at a layout before writing it. as html prints one self-contained page (inline CSS, no script, no network): the system font, 44-point rows, the four cell styles as UIKit lays them out (basic; subtitle with the detail under the text; value1 with the detail right-aligned and grey; value2 with the small blue label on the left), accessories, separators inset to the text, headers and footers (small capitals in grouped styles), the section index, placeholders centred, grids as cards, and a segmented control above a segmented table. as svg draws the same picture as one SVG image for README files and pull requests (an SVG cannot measure text, so long labels are cut by an estimate). The table's style (table … style insetGrouped), set appearance and set device change the picture; a long view draws the window rows A..B asks for, and the page says N rows (M shown).",
+      examples: [
+        people
+          + "\nset appearance dark\nexport table people | section by team with cell value1 \"{name}\" detail \"{team}\" style insetGrouped | header \"{section}\" to \"/tmp/dsh-team.html\"",
+        "show table [\"Profile\", \"Settings\"] with cell basic \"{.}\" accessory disclosure style grouped as svg",
+      ]),
     HelpTopic(
       name: "grid", group: .presentation, syntax: ["grid PROVIDER with CARD [columns N]"],
       summary:

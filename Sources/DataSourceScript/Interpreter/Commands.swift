@@ -48,6 +48,19 @@ extension Session {
     }
   }
 
+  /// The table style a table asks for: its adapter's, below decorators; a composition's
+  /// children agree on theirs; a segmented table's is its selected segment's.
+  static func preferredStyle(of table: any SectionedDataSource<Value, TableCell>) -> TableStyle? {
+    switch table {
+    case let adapter as TableAdapter<Value, TableCell>: adapter.preferredStyle
+    case let decorator as DataSourceDecorator<Value, TableCell>: preferredStyle(of: decorator.wrapped)
+    case let segmented as SegmentedDataSource<Value, TableCell>: preferredStyle(of: segmented.selected)
+    case let composed as ComposedDataSource<Value, TableCell>:
+      composed.children.lazy.compactMap { preferredStyle(of: $0) }.first
+    default: nil
+    }
+  }
+
   // MARK: more
 
   /// The paged provider a value shows: itself, below stages, or below a table's adapter.
@@ -171,6 +184,10 @@ extension Session {
     if settings.mode != defaults.mode { script += "set mode \(settings.mode.rawValue)\n" }
     if let width = settings.width { script += "set width \(width)\n" }
     if let maxRows = settings.maxRows { script += "set maxrows \(maxRows)\n" }
+    if settings.appearance != defaults.appearance {
+      script += "set appearance \(settings.appearance.rawValue)\n"
+    }
+    if settings.device != defaults.device { script += "set device \(settings.device.rawValue)\n" }
     let resolved = resolve(path)
     do throws(FileReplacement.Failure) {
       let replacement = try FileReplacement(path: path.hasSuffix("/") ? resolved + "/" : resolved)
@@ -273,10 +290,15 @@ extension Session {
             case .csv: .csv
             case .json: .json
             case .html: .html
+            case .svg: .svg
             default: .markdown
             }
           // Every row and every column: no width to fit.
-          let options = RenderOptions(mode: mode, width: Int(Int32.max), showsFields: showsFields)
+          let options = RenderOptions(
+            mode: mode, width: Int(Int32.max), showsFields: showsFields,
+            page: settings.page(
+              style: Session.preferredStyle(of: source),
+              title: ((target.path as NSString).lastPathComponent as NSString).deletingPathExtension))
           if showsFields, mode == .csv, let fields = source.knownFields,
             let readers = Session.columnReaders(of: columnSource, fields: fields)
           {

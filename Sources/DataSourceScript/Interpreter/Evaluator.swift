@@ -59,8 +59,12 @@ extension Evaluator {
         }
       }
       return value
-    case .table(let providerExpression, let cellExpression, let range):
-      return .table(try await makeTable(providerExpression, cellExpression, range: range))
+    case .table(let providerExpression, let cellExpression, let style, let range):
+      let table = try await makeTable(providerExpression, cellExpression, range: range)
+      if let style, let adapter = table as? TableAdapter<Value, TableCell> {
+        adapter.preferredStyle = style
+      }
+      return .table(table)
     case .grid(let providerExpression, let cardExpression, let columns, let range):
       return .table(
         try await makeTable(providerExpression, cardExpression, range: range, gridColumns: .some(columns)))
@@ -126,6 +130,17 @@ extension Evaluator {
             .expectedKind(.tableToCompose, found: other.kindDescription),
             at: child.range)
         }
+      }
+      // One table view draws a composition: its children cannot ask for different styles.
+      var style: (TableStyle, Expression)?
+      for (child, source) in zip(children, sources) {
+        guard let asked = Session.preferredStyle(of: source) else { continue }
+        if let (first, firstChild) = style, first != asked {
+          throw Diagnostic(
+            .conflictingTableStyles(first.rawValue, asked.rawValue, firstChild: text(firstChild.range)),
+            at: child.range)
+        }
+        style = (asked, child)
       }
       let composed = ComposedDataSource(sources, label: "compose")
       _ = range

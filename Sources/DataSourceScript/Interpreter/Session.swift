@@ -358,13 +358,15 @@ public final class Session {
       let maxRows = settings.maxRows.map(String.init) ?? "auto (\(settings.effectiveMaxRows(environment)))"
       output.write(
         """
-        mode     \(settings.mode.rawValue)
-        width    \(width)
-        maxrows  \(maxRows)
-        color    \(settings.color.rawValue)
-        timer    \(settings.timer ? "on" : "off")
-        stats    \(settings.stats ? "on" : "off")
-        echo     \(settings.echo ? "on" : "off")
+        mode        \(settings.mode.rawValue)
+        width       \(width)
+        maxrows     \(maxRows)
+        color       \(settings.color.rawValue)
+        timer       \(settings.timer ? "on" : "off")
+        stats       \(settings.stats ? "on" : "off")
+        echo        \(settings.echo ? "on" : "off")
+        appearance  \(settings.appearance.rawValue)
+        device      \(settings.device.displayName) (\(settings.device.width) points)
 
         """)
       return
@@ -417,6 +419,12 @@ public final class Session {
     case .color:
       guard let w = word(), let choice = Settings.ColorChoice(rawValue: w) else { throw invalid }
       settings.color = choice
+    case .appearance:
+      guard let w = word(), let appearance = Settings.Appearance(rawValue: w) else { throw invalid }
+      settings.appearance = appearance
+    case .device:
+      guard let w = word(), let device = Device(named: w) else { throw invalid }
+      settings.device = device
     case .timer, .stats, .echo:
       guard let w = word(), w == "on" || w == "off" else { throw invalid }
       switch name {

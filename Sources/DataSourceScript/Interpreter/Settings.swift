@@ -9,6 +9,11 @@ public struct Settings: Sendable {
     case auto, on, off
   }
 
+  /// Light or dark mode, for pictures (`show X as html`).
+  public enum Appearance: String, Sendable, CaseIterable {
+    case light, dark
+  }
+
   public var mode: RenderMode = .box
   public var width: Int?
   public var maxRows: Int?
@@ -18,6 +23,10 @@ public struct Settings: Sendable {
   public var stats = false
   /// Print each statement of a script before its output, as the prompt would show it.
   public var echo = false
+  /// The colours pictures are drawn in.
+  public var appearance = Appearance.light
+  /// The screen pictures are drawn for.
+  public var device = Device.iPhone15
 
   public init() {}
 }
@@ -114,7 +123,47 @@ public struct Sandbox: Sendable {
   }
 }
 
+/// The screens `set device` draws pictures for, by their width in points.
+public enum Device: String, Sendable, CaseIterable {
+  case iPhoneSE, iPhone15, iPad
+
+  /// The width of the screen in points.
+  public var width: Int {
+    switch self {
+    case .iPhoneSE: 375
+    case .iPhone15: 393
+    case .iPad: 820
+    }
+  }
+
+  /// The name Apple gives it: `iPhone SE`.
+  public var displayName: String {
+    switch self {
+    case .iPhoneSE: "iPhone SE"
+    case .iPhone15: "iPhone 15"
+    case .iPad: "iPad"
+    }
+  }
+
+  /// A device by its name in any case, with or without spaces and dashes: `iPhone SE`,
+  /// `iphone-se`, `iPhoneSE`.
+  public init?(named name: String) {
+    func folded(_ text: String) -> String {
+      String(text.lowercased().filter { $0 != " " && $0 != "-" && $0 != "_" })
+    }
+    guard let device = Device.allCases.first(where: { folded($0.rawValue) == folded(name) }) else {
+      return nil
+    }
+    self = device
+  }
+}
+
 extension Settings {
+  /// The look of a picture of a table that asks for `style`.
+  func page(style: TableStyle?, title: String) -> HTMLOptions {
+    HTMLOptions(tableStyle: style ?? .plain, dark: appearance == .dark, width: device.width, title: title)
+  }
+
   func effectiveWidth(_ environment: Environment) -> Int {
     width ?? (environment.isTerminal ? environment.terminalWidth() ?? 80 : 80)
   }

@@ -67,7 +67,8 @@ extension Session {
     }
     let options = RenderOptions(
       mode: mode, width: settings.effectiveWidth(environment), color: settings.usesColor(environment),
-      showsFields: showsFields, toTerminal: environment.isTerminal)
+      showsFields: showsFields, toTerminal: environment.isTerminal,
+      page: settings.page(style: Session.preferredStyle(of: source), title: name ?? "dsh"))
     // Once the user interrupts, nothing more is printed.
     let output = self.output
     let write: (String) -> Void = { text in if !Task.isCancelled { output.write(text) } }
@@ -77,7 +78,9 @@ extension Session {
       // Read from the columns and written as made: no row is kept.
       Renderer.renderFieldsCSV(
         of: view, fields: fields, windows: windows, columns: readers, escaping: options.toTerminal, to: write)
-    } else if showsFields, mode != .json, mode != .csv, mode != .html, let fields = source.knownFields {
+    } else if showsFields, mode != .json, mode != .csv, mode != .html, mode != .svg,
+      let fields = source.knownFields
+    {
       // Known fields: rows go straight into the table's text as they are laid out.
       Renderer.renderFields(
         of: view, fields: fields, windows: windows, options: options, columns: readers, to: write)

@@ -96,8 +96,8 @@ public indirect enum Expression: Sendable {
   case provider(ProviderExpression)
   /// An expression followed by `| step | step …`.
   case pipeline(Expression, steps: [PipelineStep], range: SourceRange)
-  /// `table PROVIDER with CELL`.
-  case table(provider: Expression, cell: Expression, range: SourceRange)
+  /// `table PROVIDER with CELL [style plain|grouped|insetGrouped]`.
+  case table(provider: Expression, cell: Expression, style: TableStyle?, range: SourceRange)
   /// `grid PROVIDER with CARD [columns N]`.
   case grid(provider: Expression, card: Expression, columns: Int?, range: SourceRange)
   /// `card "TEMPLATE" [width W] [height H]`: a multi-line cell of a fixed size.
@@ -123,7 +123,7 @@ public indirect enum Expression: Sendable {
       case .array, .range, .http: []
       }
     case .pipeline(let head, _, _): head.filePaths
-    case .table(let provider, _, _), .grid(let provider, _, _, _): provider.filePaths
+    case .table(let provider, _, _, _), .grid(let provider, _, _, _): provider.filePaths
     case .paged(let source, _, _): source.filePaths
     case .compose(let children, _): children.flatMap(\.filePaths)
     case .segmented(let segments, _): segments.flatMap(\.source.filePaths)
@@ -142,7 +142,7 @@ public indirect enum Expression: Sendable {
     case .literal(_, let range): range
     case .provider(let provider): provider.range
     case .pipeline(_, _, let range): range
-    case .table(_, _, let range): range
+    case .table(_, _, _, let range): range
     case .grid(_, _, _, let range): range
     case .card(_, _, _, let range): range
     case .cell(let cell): cell.range

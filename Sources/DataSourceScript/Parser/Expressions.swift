@@ -60,7 +60,20 @@ extension Parser {
         let provider = try parseExpression()  // stages allowed, up to `with`
         guard consumeWord("with") else { throw unexpected(.withCell) }
         let cell = try parsePrimary()
-        return .table(provider: provider, cell: cell, range: start..<previousEnd)
+        var style: TableStyle?
+        if consumeWord("style") {
+          guard case .identifier(let word) = current.kind, let named = TableStyle(rawValue: word) else {
+            let word: String? = if case .identifier(let w) = current.kind { w } else { nil }
+            throw Diagnostic(
+              .unknownTableStyle(
+                word,
+                suggestion: word.flatMap { suggestion(for: $0, among: TableStyle.allCases.map(\.rawValue)) }),
+              at: current.range)
+          }
+          style = named
+          advance()
+        }
+        return .table(provider: provider, cell: cell, style: style, range: start..<previousEnd)
       case .grid:
         advance()
         let provider = try parseExpression()  // stages allowed, up to `with`

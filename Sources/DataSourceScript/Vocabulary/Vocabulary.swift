@@ -24,7 +24,7 @@ public enum Command: String, CaseIterable, Sendable {
 
 /// The formats `export` writes.
 public enum ExportFormat: String, CaseIterable, Sendable {
-  case csv, json, jsonl, markdown, html
+  case csv, json, jsonl, markdown, html, svg
 
   /// The format a file's extension names, or `nil`.
   public init?(extensionOf path: String) {
@@ -36,6 +36,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     case "jsonl", "ndjson": self = .jsonl
     case "md", "markdown": self = .markdown
     case "html", "htm": self = .html
+    case "svg": self = .svg
     default: return nil
     }
   }
@@ -93,12 +94,14 @@ public enum Keyword: String, CaseIterable, Sendable {
 
 /// What `set` changes.
 public enum SettingName: String, CaseIterable, Sendable {
-  case mode, width, maxrows, color, timer, stats, echo
+  case mode, width, maxrows, color, timer, stats, echo, appearance, device
 
   /// The words `set NAME` takes (numbers aside), for completion and hints.
   public var values: [String] {
     switch self {
     case .mode: RenderMode.allCases.map(\.rawValue)
+    case .appearance: Settings.Appearance.allCases.map(\.rawValue)
+    case .device: Device.allCases.map(\.rawValue)
     case .width, .maxrows: ["auto"]
     case .color: Settings.ColorChoice.allCases.map(\.rawValue)
     case .timer, .stats, .echo: ["on", "off"]
@@ -129,7 +132,9 @@ public enum Vocabulary {
   public static let reservedWords: Set<String> = Set(
     statementStarters + expressionStarters + pipelineWords + Keyword.allCases.map(\.rawValue))
   /// Words that end an expression without being part of it (`show P rows …`, `table P with …`).
-  static let expressionTerminators: Set<String> = ["with", "rows", "as", "columns", "size", "to", "on"]
+  static let expressionTerminators: Set<String> = [
+    "with", "rows", "as", "columns", "size", "to", "on", "style",
+  ]
 
   /// Words worth offering wherever an expression goes on (completion).
   public static let continuationWords: [String] =

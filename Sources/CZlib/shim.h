@@ -1,0 +1,2 @@
+// zlib, for the tests that read the PNG pictures a browser draws.
+#include <zlib.h>
