@@ -73,7 +73,7 @@ struct LexerParserTests {
       ),
       (
         "show p as tabel",
-        "s.dsh:1:11: error: unknown output mode 'tabel'; modes: box, plain, markdown, csv, json, html, svg\nshow p as tabel\n          ^~~~~"
+        "s.dsh:1:11: error: unknown output mode 'tabel'; modes: box, plain, markdown, csv, json, html, svg, swift\nshow p as tabel\n          ^~~~~"
       ),
       (
         "let s = \"abc",

@@ -27,6 +27,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case unknownAccessory(String, suggestion: String?)
   case unknownRenderMode(String, suggestion: String?)
   case unknownTableStyle(String?, suggestion: String?)
+  case rowsOfSwiftProgram
+  case swiftProgramUnsupported(what: String, binding: String?)
   case conflictingTableStyles(String, String, firstChild: String)
   case unknownSetting(String, suggestion: String?)
   case invalidSettingValue(setting: SettingName, value: String)
@@ -162,7 +164,14 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .unknownRenderMode(let name, let suggestion):
       "unknown output mode '\(name)'"
         + Self.didYouMean(
-          suggestion, otherwise: "; modes: " + RenderMode.allCases.map(\.rawValue).joined(separator: ", "))
+          suggestion,
+          otherwise: "; modes: " + (RenderMode.allCases.map(\.rawValue) + ["swift"]).joined(separator: ", "))
+    case .rowsOfSwiftProgram:
+      "a Swift program builds the whole view: rows A..B does not go with as swift"
+    case .swiftProgramUnsupported(let what, let binding):
+      "show as swift cannot write \(what) yet\(binding.map { " (in the definition of '\($0)')" } ?? ""); "
+        + "it writes providers from lists, ranges, csv and json files, where, sort by, section by and limit, "
+        + "cells and cards, headers, footers, titles, captions, placeholders and index, compose and segmented"
     case .unknownTableStyle(let name, let suggestion):
       (name.map { "unknown table style '\($0)'" } ?? "expected a table style after 'style'")
         + Self.didYouMean(

@@ -90,6 +90,17 @@ final class BindingTable {
     )
   }
 
+  /// The definition of a bound name as written, the files its paths named, and the statements
+  /// that changed its data since (edits and `more`; a `switch` shows another segment of the same
+  /// data).
+  func definition(of name: String) -> (text: String, paths: [WrittenPath], changes: [String])? {
+    guard let binding = values[name] else { return nil }
+    let changes = definitions.filter {
+      $0.isEffect && $0.changes.contains(binding.logIndex) && !$0.text.hasPrefix("switch")
+    }
+    return (definitions[binding.logIndex].text, definitions[binding.logIndex].paths, changes.map(\.text))
+  }
+
   /// Logs an `export` that ran: `save … with exports` replays it after what it read.
   func recordExport(text: String, paths: [WrittenPath]) {
     definitions.append(

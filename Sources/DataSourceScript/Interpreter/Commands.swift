@@ -220,26 +220,35 @@ extension Session {
 }
 
 extension Session {
+  /// The Swift program that builds `expression` with DataSourceKit (`show … as swift`).
+  func swiftProgram(for expression: Expression, statement: String) throws -> String {
+    let bindings = self.bindings
+    var writer = SwiftProgram(
+      lookUp: { name in
+        guard let value = bindings[name]?.value, let definition = bindings.definition(of: name),
+          case .success(.binding(_, let expression, _))? = Parser.parse(definition.text).first
+        else { return nil }
+        var paths: [Range<Int>: String] = [:]
+        for path in definition.paths { paths[path.literal] = path.absolute }
+        return SwiftProgram.BoundDefinition(
+          expression: expression, source: definition.text, paths: paths, value: value,
+          changedBy: definition.changes.last)
+      }, statement: scripts.current, resolve: { [self] in resolve($0) })
+    do {
+      return try writer.program(showing: expression, statement: statement)
+    } catch {
+      throw Diagnostic(
+        .swiftProgramUnsupported(what: error.what, binding: error.binding), at: expression.range)
+    }
+  }
+
   /// Writes a provider's or table's data to a file, whole or not at all: into a temporary file
   /// beside it, renamed over the path when complete (never over a directory).
   ///
   /// csv, json and markdown are what `show … as` prints, every row; jsonl is one item per line.
   /// Not under `--safe`. `save` leaves exports out: it rebuilds bindings, not commands.
   func export(_ value: ScriptValue, to target: ExportTarget, expressionRange: SourceRange) throws {
-    if environment.sandbox != nil {
-      throw Diagnostic(
-        .refusedBySafeMode(.writing(path: target.path, command: "export … to")), at: target.pathRange)
-    }
-    // A folder is refused before its lack of an extension is.
-    var isFolder: ObjCBool = false
-    if FileManager.default.fileExists(atPath: resolve(target.path), isDirectory: &isFolder),
-      isFolder.boolValue
-    {
-      throw Diagnostic(
-        .cannotWrite(
-          path: target.path, reason: "it is a folder; name a file in it, as '\(target.path)/data.csv'"),
-        at: target.pathRange)
-    }
+    try checkExportTarget(target)
     guard let format = target.format ?? ExportFormat(extensionOf: target.path) else {
       throw Diagnostic(.exportFormatUnknown(path: target.path), at: target.pathRange)
     }
@@ -325,6 +334,35 @@ extension Session {
       throw Diagnostic(.cannotWrite(path: target.path, reason: error.reason), at: target.pathRange)
     }
     output.write("exported \(Session.plural(total, "row")) to \(target.path) as \(format.rawValue)\n")
+  }
+
+  /// Writes `data` to the target of an export, whole or not at all, and says so.
+  func writeExport(_ data: Data, to target: ExportTarget, what: String) throws {
+    try checkExportTarget(target)
+    do throws(FileReplacement.Failure) {
+      let replacement = try FileReplacement(path: resolve(target.path))
+      try replacement.write(data)
+    } catch {
+      throw Diagnostic(.cannotWrite(path: target.path, reason: error.reason), at: target.pathRange)
+    }
+    output.write("exported \(what) to \(target.path)\n")
+  }
+
+  /// Refuses an export under `--safe`, or over a folder (before its lack of an extension).
+  private func checkExportTarget(_ target: ExportTarget) throws {
+    if environment.sandbox != nil {
+      throw Diagnostic(
+        .refusedBySafeMode(.writing(path: target.path, command: "export … to")), at: target.pathRange)
+    }
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: resolve(target.path), isDirectory: &isFolder),
+      isFolder.boolValue
+    {
+      throw Diagnostic(
+        .cannotWrite(
+          path: target.path, reason: "it is a folder; name a file in it, as '\(target.path)/data.csv'"),
+        at: target.pathRange)
+    }
   }
 }
 

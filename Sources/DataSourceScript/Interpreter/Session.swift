@@ -205,6 +205,10 @@ public final class Session {
       try await bind(name, to: expression, range: range)
     case .expression(let expression):
       try await printSummary(of: expression)
+    case .showSwift(let expression, let range):
+      // Checked as a show would be (names, fields, templates), then written from the statements.
+      _ = try await evaluator.evaluate(expression)
+      output.write(try swiftProgram(for: expression, statement: text(range)))
     case .show(let expression, let rows, let mode, _):
       let value = try await evaluator.evaluate(expression)
       try show(value, named: expression.boundName, rows: rows, mode: mode, expressionRange: expression.range)
@@ -234,6 +238,14 @@ public final class Session {
       try printStats(of: name)
     case .save(let path, let pathRange, let withExports, _):
       try save(to: path, pathRange: pathRange, withExports: withExports)
+    case .export(let expression, let target, let range)
+    where (target.format ?? ExportFormat(extensionOf: target.path)) == .swift:
+      // Checked as a show would be, then written from the statements.
+      _ = try await evaluator.evaluate(expression)
+      let program = try swiftProgram(for: expression, statement: "show \(text(expression.range))")
+      try writeExport(Data(program.utf8), to: target, what: "a Swift program")
+      let paths = writtenPaths(expression.filePaths + [(target.path, target.pathRange)], in: range)
+      bindings.recordExport(text: text(range), paths: paths)
     case .export(let expression, let target, let range):
       let value = try await evaluator.evaluate(expression)
       try export(value, to: target, expressionRange: expression.range)

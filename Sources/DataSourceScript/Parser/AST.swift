@@ -12,6 +12,8 @@ public enum Statement: Sendable {
   /// A bare expression: prints its one-line summary.
   case expression(Expression)
   case show(Expression, rows: RowWindow?, mode: RenderMode?, range: SourceRange)
+  /// `show EXPRESSION as swift`: the Swift program that builds it with DataSourceKit.
+  case showSwift(Expression, range: SourceRange)
   case describe(Expression, range: SourceRange)
   case help(topic: Identifier?, range: SourceRange)
   case vars(range: SourceRange)
@@ -47,7 +49,8 @@ public enum Statement: Sendable {
   public var mayChangeData: Bool {
     switch self {
     case .edit, .reload, .switchSegment, .more: true
-    case .binding, .expression, .show, .describe, .help, .vars, .set, .source, .quit, .stats, .save,
+    case .binding, .expression, .show, .showSwift, .describe, .help, .vars, .set, .source, .quit, .stats,
+      .save,
       .changes, .watch, .export, .check:
       false
     }
@@ -57,7 +60,8 @@ public enum Statement: Sendable {
   public var range: SourceRange {
     switch self {
     case .expression(let expression): expression.range
-    case .binding(_, _, let r), .show(_, _, _, let r), .describe(_, let r), .help(_, let r), .vars(let r),
+    case .binding(_, _, let r), .show(_, _, _, let r), .showSwift(_, let r), .describe(_, let r),
+      .help(_, let r), .vars(let r),
       .set(_, _, let r), .source(_, _, let r), .quit(let r), .switchSegment(_, _, let r), .reload(_, let r),
       .stats(_, let r), .save(_, _, _, let r), .edit(_, _, let r), .changes(_, _, let r), .watch(_, _, let r),
       .more(_, let r), .export(_, _, let r), .check(_, _, _, let r):

@@ -154,7 +154,8 @@ extension Parser {
   private mutating func parseGroupKey() throws(Diagnostic) -> FieldDefinition {
     let expression = try parseValueExpression()
     // `show … | distinct team as csv`: a render mode at the end is show's, not a name.
-    if parsingShow, isWord("as"), case .identifier(let word) = next.kind, RenderMode(rawValue: word) != nil,
+    if parsingShow, isWord("as"), case .identifier(let word) = next.kind,
+      RenderMode(rawValue: word) != nil || word == "swift",
       [.endOfStatement, .endOfInput].contains(afterNext.kind) || afterNext.kind == .identifier("rows")
     {
       guard let path = expression.fieldPath, let last = path.components.last else {

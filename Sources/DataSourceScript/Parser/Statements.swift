@@ -32,20 +32,29 @@ extension Parser {
       parsingShow = false
       var window: RowWindow?
       var mode: RenderMode?
+      var swift = false
       while true {
         if isWord("rows") {
           guard window == nil else { throw Diagnostic(.duplicateOption("rows"), at: current.range) }
+          if swift { throw Diagnostic(.rowsOfSwiftProgram, at: current.range) }
           let rowsStart = current.range.lowerBound
           advance()
           window = try parseRowWindow(start: rowsStart)
         } else if isWord("as") {
-          guard mode == nil else { throw Diagnostic(.duplicateOption("as"), at: current.range) }
+          guard mode == nil, !swift else { throw Diagnostic(.duplicateOption("as"), at: current.range) }
           advance()
-          mode = try parseRenderMode()
+          if isWord("swift") {
+            if window != nil { throw Diagnostic(.rowsOfSwiftProgram, at: current.range) }
+            swift = true
+            advance()
+          } else {
+            mode = try parseRenderMode()
+          }
         } else {
           break
         }
       }
+      if swift { return .showSwift(expression, range: start..<previousEnd) }
       return .show(expression, rows: window, mode: mode, range: start..<previousEnd)
     case .describe:
       return .describe(try parseExpression(), range: start..<previousEnd)

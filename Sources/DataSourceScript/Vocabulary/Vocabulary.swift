@@ -24,7 +24,7 @@ public enum Command: String, CaseIterable, Sendable {
 
 /// The formats `export` writes.
 public enum ExportFormat: String, CaseIterable, Sendable {
-  case csv, json, jsonl, markdown, html, svg
+  case csv, json, jsonl, markdown, html, svg, swift
 
   /// The format a file's extension names, or `nil`.
   public init?(extensionOf path: String) {
@@ -37,6 +37,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     case "md", "markdown": self = .markdown
     case "html", "htm": self = .html
     case "svg": self = .svg
+    case "swift": self = .swift
     default: return nil
     }
   }

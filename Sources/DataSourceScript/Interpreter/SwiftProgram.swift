@@ -1,0 +1,609 @@
+import DataSourceKit
+import Foundation
+
+/// Writes the Swift program of `show X as swift`: a `main.swift` that builds X with
+/// DataSourceKit, one named value per node, and prints it as `show X as plain` does.
+///
+/// It works from the statements as written (a bound name from its definition, parsed again),
+/// since the engine's objects hold closures that cannot be read back. The program's closures
+/// use the library's `Value` operations that answer as dsh does (`<` false against null,
+/// `sorted(by:)` with nulls last), so it prints the same text. What it cannot write yet it
+/// refuses, naming the piece, rather than writing a program that would print something else.
+@MainActor
+struct SwiftProgram {
+  /// What a name is bound to: its definition and its value now.
+  struct BoundDefinition {
+    var expression: Expression
+    /// The statement's text: the expression's ranges are in it.
+    var source: String
+    /// The files its paths named, by the range of their string literal.
+    var paths: [Range<Int>: String]
+    var value: ScriptValue
+    /// Set when a statement changed the data since (an edit or `more`): the definition alone
+    /// does not build what is shown.
+    var changedBy: String?
+  }
+
+  /// A piece the writer does not handle yet.
+  struct Unsupported: Error {
+    var what: String
+    var binding: String?
+  }
+
+  let lookUp: (String) -> BoundDefinition?
+  /// The absolute path of a file written in the statement shown.
+  let resolveHere: (String) -> String
+  /// The statement whose expression is being written, and the files its paths named.
+  private var source: SourceFile
+  private var paths: [Range<Int>: String] = [:]
+
+  private var lines: [String] = []
+  private var emitted: [String: String] = [:]
+  private var taken: Set<String> = ["view", "snapshot"]
+  private var imports: Set<String> = ["DataSourceKit"]
+  /// The binding whose definition is being written, for messages.
+  private var binding: String?
+  /// The segmented table the definition being written made, if any.
+  private var segmentedMade: String?
+
+  init(
+    lookUp: @escaping (String) -> BoundDefinition?, statement: SourceFile,
+    resolve: @escaping (String) -> String
+  ) {
+    self.lookUp = lookUp
+    self.source = statement
+    self.resolveHere = resolve
+  }
+
+  /// The whole program for `show EXPRESSION`, written as `statement`.
+  mutating func program(showing expression: Expression, statement: String) throws(Unsupported) -> String {
+    let shown = try node(expression, name: expression.boundName ?? "screen", final: true)
+    guard shown.kind == .table else {
+      throw Unsupported(
+        what: "a \(shown.kind == .provider ? "provider" : "cell") (show a table: table P with CELL)")
+    }
+    var program = "// The screen of `\(statement)`, built with DataSourceKit.\n"
+    program += "// It prints what `show … as plain` prints.\n"
+    program += imports.sorted().map { "import \($0)\n" }.joined() + "\n"
+    program += lines.joined(separator: "\n") + "\n\n"
+    program += """
+      try await \(shown.name).load()
+      let view = ListView(dataSource: \(shown.name))
+      let snapshot = view.layout(windows: [0..<view.totalRows])
+      print(Renderer.render(snapshot, options: RenderOptions(mode: .plain)), terminator: "")
+
+      """
+    return program
+  }
+
+  enum Kind { case provider, table, presenter }
+
+  private struct Node {
+    var name: String
+    var kind: Kind
+    /// A presenter's cell size when it is a card.
+    var card: (width: Int, height: Int)?
+  }
+
+  // MARK: Nodes
+
+  /// Writes the statements of `expression` and returns the name of its value.
+  ///
+  /// `final` gives the
+  /// last statement the name itself (a binding's name); the others are named after it.
+  private mutating func node(_ expression: Expression, name: String, final: Bool) throws(Unsupported) -> Node
+  {
+    switch expression {
+    case .name(let identifier):
+      return try boundNode(identifier.name)
+    case .literal:
+      throw unsupported("a value (show a table)")
+    case .provider(let provider):
+      return Node(
+        name: try providerNode(provider, name: final ? name : name + Self.suffix(of: provider)),
+        kind: .provider)
+    case .pipeline(let head, let steps, _):
+      var current = try node(head, name: name, final: false)
+      for (i, step) in steps.enumerated() {
+        let last = final && i == steps.count - 1
+        switch step {
+        case .stage(let stage):
+          guard current.kind == .provider else { throw unsupported("a stage after a cell") }
+          current = Node(
+            name: try stageNode(stage, over: current.name, name: name, final: last), kind: .provider)
+        case .decoration(let decoration):
+          guard current.kind == .table else { throw unsupported("a decoration of a provider") }
+          current = Node(
+            name: try decorationNode(decoration, over: current.name, name: name, final: last), kind: .table)
+        }
+      }
+      return current
+    case .table(let providerExpression, let cellExpression, let style, _):
+      // The parts are named after what they show: `peopleCell`, `peopleTable`.
+      let base = Self.hint(for: providerExpression).map(Self.identifier) ?? name
+      let provider = try node(providerExpression, name: base, final: false)
+      let cell = try node(cellExpression, name: base, final: false)
+      guard provider.kind == .provider, cell.kind == .presenter else {
+        throw unsupported("a table of something other than a provider and a cell")
+      }
+      let table = fresh(final ? name : base + "Table")
+      add("let \(table) = TableAdapter(provider: \(provider.name), presenter: \(cell.name))")
+      if let style { add("\(table).preferredStyle = .\(style.rawValue)") }
+      return Node(name: table, kind: .table)
+    case .grid(let providerExpression, let cardExpression, let columns, _):
+      let base = Self.hint(for: providerExpression).map(Self.identifier) ?? name
+      let provider = try node(providerExpression, name: base, final: false)
+      let card = try node(cardExpression, name: base, final: false)
+      guard provider.kind == .provider, card.kind == .presenter, let size = card.card else {
+        throw unsupported("a grid of something other than a provider and a card")
+      }
+      let grid = fresh(final ? name : base + "Grid")
+      let columnsText = columns.map { ", columns: \($0)" } ?? ""
+      add(
+        "let \(grid) = TableAdapter(\n  provider: \(provider.name), presenter: \(card.name),\n"
+          + "  layout: CardLayout(width: \(size.width), height: \(size.height)\(columnsText)))")
+      return Node(name: grid, kind: .table)
+    case .card(let template, let width, let height, _):
+      let lines = template.text.split(separator: "\n", omittingEmptySubsequences: false).count
+      let presenter = fresh(final ? name : name + "Card")
+      let text = try itemTemplate(template)
+      add("let \(presenter) = ClosurePresenter<Value>(style: .basic) { \(Self.parameters(text)) in \(text) }")
+      return Node(name: presenter, kind: .presenter, card: (width ?? 20, height ?? lines))
+    case .cell(let cell):
+      let presenter = fresh(final ? name : name + "Cell")
+      var arguments = "style: .\(cell.style.rawValue)"
+      if cell.accessory != .none { arguments += ", accessory: .\(Self.accessoryCase(cell.accessory))" }
+      let text = try itemTemplate(cell.text)
+      if let detail = cell.detail {
+        let detailText = try itemTemplate(detail)
+        add(
+          "let \(presenter) = ClosurePresenter<Value>(\n  \(arguments),\n  text: { \(Self.parameters(text)) in \(text) },\n"
+            + "  detail: { \(Self.parameters(detailText)) in \(detailText) })")
+      } else {
+        add(
+          "let \(presenter) = ClosurePresenter<Value>(\(arguments)) { \(Self.parameters(text)) in \(text) }")
+      }
+      let lines = cell.text.text.split(separator: "\n", omittingEmptySubsequences: false).count
+      return Node(name: presenter, kind: .presenter, card: (20, lines + (cell.detail == nil ? 0 : 1)))
+    case .cells:
+      throw unsupported("cells when … use … (a cell chosen per item)")
+    case .compose(let children, _):
+      var names: [String] = []
+      for child in children {
+        let made = try node(child, name: Self.hint(for: child) ?? name + "Part", final: false)
+        guard made.kind == .table else { throw unsupported("a composition of something other than tables") }
+        names.append(made.name)
+      }
+      let composed = fresh(final ? name : name + "Composed")
+      add("let \(composed) = ComposedDataSource<Value, TableCell>([\(names.joined(separator: ", "))])")
+      return Node(name: composed, kind: .table)
+    case .segmented(let segments, _):
+      var parts: [String] = []
+      for segment in segments {
+        let made = try node(segment.source, name: Self.identifier(segment.name.name), final: false)
+        guard made.kind == .table else { throw unsupported("a segment that is not a table") }
+        parts.append("(\(Self.stringLiteral(segment.name.name)), \(made.name))")
+      }
+      let segmented = fresh(final ? name : name + "Segments")
+      add("let \(segmented) = SegmentedDataSource<Value, TableCell>([\(parts.joined(separator: ", "))])")
+      segmentedMade = segmented
+      return Node(name: segmented, kind: .table)
+    case .paged:
+      throw unsupported("paged")
+    }
+  }
+
+  /// A bound name: its definition, written once, under the name.
+  private mutating func boundNode(_ name: String) throws(Unsupported) -> Node {
+    guard let bound = lookUp(name) else { throw Unsupported(what: "the name '\(name)'", binding: binding) }
+    if let change = bound.changedBy {
+      throw Unsupported(
+        what:
+          "'\(name)' as it is now: '\(change)' changed it since its definition, which is all a program can build",
+        binding: nil)
+    }
+    let kind: Kind =
+      switch bound.value {
+      case .provider: .provider
+      case .table: .table
+      case .presenter: .presenter
+      case .scalar: throw Unsupported(what: "the value '\(name)'", binding: binding)
+      }
+    if let swiftName = emitted[name] {
+      let card = kind == .presenter ? try presenterCard(of: bound) : nil
+      return Node(name: swiftName, kind: kind, card: card)
+    }
+    let outer = (binding, source, paths, segmentedMade)
+    (binding, source, paths, segmentedMade) = (
+      name, SourceFile(name: name, text: bound.source), bound.paths, nil
+    )
+    defer { (binding, source, paths, segmentedMade) = outer }
+    let made = try node(bound.expression, name: Self.identifier(name), final: true)
+    emitted[name] = made.name
+    // A segmented table this definition made shows the segment `switch` chose last.
+    if let segmentedName = segmentedMade, case .table(let table) = bound.value,
+      let segmented = Session.segmentedSource(in: table), segmented.selectedIndex != 0
+    {
+      add("_ = \(segmentedName).select(\(Self.stringLiteral(segmented.selectedName)))")
+    }
+    return made
+  }
+
+  private func presenterCard(of bound: BoundDefinition) throws(Unsupported) -> (width: Int, height: Int)? {
+    if case .presenter(let spec) = bound.value { return Evaluator.cardSize(of: spec) }
+    return nil
+  }
+
+  private mutating func providerNode(_ provider: ProviderExpression, name: String) throws(Unsupported)
+    -> String
+  {
+    var options: [String: OptionValue] = [:]
+    for option in provider.options { options[option.name.name] = option.value }
+    if options["types"] != nil { throw unsupported("types {…} on a provider") }
+    var readOptions = ""
+    if case .strings(let markers)? = options["null"] {
+      readOptions =
+        ", options: ReadOptions(nullMarkers: [\(markers.map(Self.stringLiteral).joined(separator: ", "))])"
+    } else if case .string(let marker)? = options["null"] {
+      readOptions = ", options: ReadOptions(nullMarkers: [\(Self.stringLiteral(marker))])"
+    }
+    let made = fresh(name)
+    func resolve(_ path: String) -> String { paths[provider.argumentRange] ?? resolveHere(path) }
+    switch provider.source {
+    case .array(let items):
+      let literals = try items.map { item throws(Unsupported) in try valueLiteral(item) }
+      let oneLine = literals.joined(separator: ", ")
+      add(
+        oneLine.count < 80
+          ? "let \(made) = ArrayProvider<Value>([\(oneLine)])"
+          : "let \(made) = ArrayProvider<Value>([\n" + literals.map { "  \($0),\n" }.joined() + "])")
+    case .range(let lower, let upper):
+      add("let \(made) = MapProvider(RangeProvider(\(lower)..<\(upper))) { Value.int($0) }")
+    case .csv(let path):
+      imports.insert("DataSourceKitFiles")
+      var delimiter = ""
+      if case .string(let text)? = options["delimiter"], text.utf8.count == 1 {
+        delimiter = ", delimiter: UInt8(ascii: \(Self.stringLiteral(text)))"
+      }
+      add("let \(made) = CSVProvider(path: \(Self.stringLiteral(resolve(path)))\(delimiter)\(readOptions))")
+    case .json(let path):
+      imports.insert("DataSourceKitFiles")
+      var at = ""
+      if case .string(let text)? = options["at"] {
+        at =
+          ", at: ["
+          + text.split(separator: ".").map { Self.stringLiteral(String($0)) }.joined(separator: ", ") + "]"
+      }
+      add("let \(made) = JSONProvider(path: \(Self.stringLiteral(resolve(path)))\(at)\(readOptions))")
+    case .sqlite:
+      throw unsupported("a sqlite provider")
+    case .http:
+      throw unsupported("an http provider")
+    }
+    return made
+  }
+
+  private mutating func stageNode(_ stage: Stage, over base: String, name: String, final: Bool)
+    throws(Unsupported)
+    -> String
+  {
+    switch stage {
+    case .filter(let predicate, _):
+      let made = fresh(final ? name : name + "Filtered")
+      add("let \(made) = DerivedProvider.filter(\(base)) { item in \(try condition(predicate)) }")
+      return made
+    case .sort(let keys, _):
+      // Sorting by the last key first, then stably by each key before it, orders by all of them.
+      var current = base
+      for (i, key) in keys.enumerated().reversed() {
+        let made = fresh(final && i == 0 ? name : name + "Sorted")
+        let direction = key.direction == .descending ? ", direction: .descending" : ""
+        add(
+          "let \(made) = DerivedProvider.sorted(\(current)\(direction)) { \(try valueCode(key.expression, item: "$0")) }"
+        )
+        current = made
+      }
+      return current
+    case .section(let key, _):
+      let made = fresh(final ? name : name + "Sectioned")
+      let direction = key.direction == .descending ? ", direction: .descending" : ""
+      add(
+        "let \(made) = DerivedProvider.sectioned(\(base)\(direction)) { \(try valueCode(key.expression, item: "$0")) }"
+      )
+      return made
+    case .limit(let count, _):
+      let made = fresh(final ? name : name + "Limited")
+      add("let \(made) = DerivedProvider.limited(\(base), count: \(count))")
+      return made
+    case .extend, .select, .group, .distinct, .join:
+      throw unsupported("the stage '\(stage.kind.phrase)'")
+    }
+  }
+
+  private mutating func decorationNode(_ decoration: Decoration, over base: String, name: String, final: Bool)
+    throws(Unsupported) -> String
+  {
+    let made = fresh(
+      final
+        ? name : name + decoration.kind.rawValue.prefix(1).uppercased() + decoration.kind.rawValue.dropFirst()
+    )
+    switch decoration {
+    case .header(let template, _), .footer(let template, _):
+      let kind = if case .header = decoration { "header" } else { "footer" }
+      let text = try sectionTemplate(template)
+      let parameter = text.contains("section.") ? "section" : "_"
+      add(
+        "let \(made) = SupplementaryDecorator<Value, TableCell>(wrapping: \(base), kind: .\(kind)) { \(parameter) in \(text) }"
+      )
+    case .title(let template, _), .caption(let template, _):
+      let kind = if case .title = decoration { "header" } else { "footer" }
+      add(
+        "let \(made) = ViewTitleDecorator<Value, TableCell>(wrapping: \(base), kind: .\(kind)) { \(try titleTemplate(template, of: base)) }"
+      )
+    case .placeholder(let empty, let error, _):
+      func closure(_ template: TemplateSource?) throws(Unsupported) -> String {
+        guard let template else { return "nil" }
+        let text = try placeholderTemplate(template)
+        return "{ \(text.contains("error ??") ? "error" : "_") in \(text) }"
+      }
+      let (emptyCode, errorCode) = (try closure(empty), try closure(error))
+      add(
+        "let \(made) = PlaceholderDecorator<Value, TableCell>(\n  wrapping: \(base),\n  empty: \(emptyCode),\n  failed: \(errorCode))"
+      )
+    case .index:
+      add("let \(made) = SectionIndexDecorator<Value, TableCell>(wrapping: \(base))")
+    case .loadMore:
+      throw unsupported("more (a Load more… footer)")
+    }
+    return made
+  }
+
+  // MARK: Expressions
+
+  /// Swift for a `where` predicate: `Value`'s comparisons are false against `null`, as dsh's are.
+  private func condition(_ expression: ValueExpression) throws(Unsupported) -> String {
+    switch expression {
+    case .not(let inner, _):
+      return "!(\(try condition(inner)))"
+    case .binary(let left, let op, let right, _):
+      switch op {
+      case .and: return "\(try operand(left)) && \(try operand(right))"
+      case .or: return "\(try operand(left)) || \(try operand(right))"
+      case .equal, .notEqual:
+        let equal = op == .equal
+        if case .literal(.null, _) = right {
+          return "\(try valueCode(left, item: "item"))\(equal ? "" : "!").isNull"
+        }
+        if case .literal(.null, _) = left {
+          return "\(try valueCode(right, item: "item"))\(equal ? "" : "!").isNull"
+        }
+        let (l, r) = (try valueCode(left, item: "item"), try valueCode(right, item: "item"))
+        return equal ? "\(l).matches(\(r))" : "\(l).differs(from: \(r))"
+      case .less, .lessOrEqual, .greater, .greaterOrEqual:
+        return "\(try valueCode(left, item: "item")) \(op.rawValue) \(try valueCode(right, item: "item"))"
+      case .contains:
+        return "\(try valueCode(left, item: "item")).contains(\(try valueCode(right, item: "item")))"
+      case .isIn:
+        return "\(try valueCode(left, item: "item")).isIn(\(try valueCode(right, item: "item")))"
+      case .add, .subtract, .multiply, .divide, .remainder:
+        throw unsupported("arithmetic in a condition")
+      }
+    case .field:
+      return "\(try valueCode(expression, item: "item")) == .bool(true)"
+    case .literal(.bool(let b), _):
+      return b ? "true" : "false"
+    default:
+      throw unsupported("the condition '\(text(expression.range))'")
+    }
+  }
+
+  /// A condition as an operand of `&&` or `||`, in brackets when it is one itself.
+  private func operand(_ expression: ValueExpression) throws(Unsupported) -> String {
+    let code = try condition(expression)
+    if case .binary(_, let op, _, _) = expression, op == .and || op == .or { return "(\(code))" }
+    return code
+  }
+
+  /// Swift for a value read from `item`: a field, or a literal.
+  private func valueCode(_ expression: ValueExpression, item: String) throws(Unsupported) -> String {
+    switch expression {
+    case .field(let path):
+      return item + path.components.map { "[\(Self.stringLiteral($0))]" }.joined()
+    case .literal(let value, _):
+      return try valueLiteral(value)
+    case .list(let items, _):
+      return ".list(["
+        + (try items.map { item2 throws(Unsupported) in try valueCode(item2, item: item) }).joined(
+          separator: ", ") + "])"
+    default:
+      throw unsupported("the expression '\(text(expression.range))'")
+    }
+  }
+
+  /// A `Value` as a Swift expression.
+  private func valueLiteral(_ value: Value) throws(Unsupported) -> String {
+    switch value {
+    case .null: return ".null"
+    case .bool(let b): return ".bool(\(b))"
+    case .int(let i): return ".int(\(i))"
+    case .double(let d):
+      guard d.isFinite else { throw unsupported("the number \(value.literalText)") }
+      return ".double(\(d))"
+    case .string(let s): return ".string(\(Self.stringLiteral(s)))"
+    case .list(let items):
+      return ".list(["
+        + (try items.map { item throws(Unsupported) in try valueLiteral(item) }).joined(separator: ", ")
+        + "])"
+    case .record(let record):
+      let fields = try record.fields.map { field throws(Unsupported) in
+        "(\(Self.stringLiteral(field.name)), \(try valueLiteral(field.value)))"
+      }
+      return ".record(Record([\(fields.joined(separator: ", "))]))"
+    case .date, .timestamp:
+      throw unsupported("a date literal")
+    }
+  }
+
+  // MARK: Templates
+
+  /// A cell template as a Swift string literal over `item` and `path`.
+  private func itemTemplate(_ source: TemplateSource) throws(Unsupported) -> String {
+    try templateLiteral(source, context: .cell) { hole throws(Unsupported) in
+      switch hole {
+      case .rowNumber: return "path.item + 1"
+      case .expression(let expression): return try valueCode(expression, item: "item")
+      }
+    }
+  }
+
+  /// A header or footer template over the `section` context.
+  private func sectionTemplate(_ source: TemplateSource) throws(Unsupported) -> String {
+    try templateLiteral(source, context: .section) { hole throws(Unsupported) in
+      guard case .expression(.field(let path)) = hole, path.components.count == 1 else {
+        throw unsupported("a hole other than {section} and {count} in a header or footer")
+      }
+      switch path.components[0] {
+      case "section": return "section.key?.description ?? \"\""
+      case "count": return "section.count"
+      default: throw unsupported("the hole {\(path.text)}")
+      }
+    }
+  }
+
+  /// A title or caption template: `{count}` is the rows of the whole table.
+  private func titleTemplate(_ source: TemplateSource, of table: String) throws(Unsupported) -> String {
+    try templateLiteral(source, context: .section) { hole throws(Unsupported) in
+      guard case .expression(.field(let path)) = hole, path.components == ["count"] else {
+        throw unsupported("a hole other than {count} in a title or caption")
+      }
+      return "\(table).totalRowCount"
+    }
+  }
+
+  /// A placeholder's template: `{error}` is what went wrong.
+  private func placeholderTemplate(_ source: TemplateSource) throws(Unsupported) -> String {
+    try templateLiteral(source, context: .placeholder) { hole throws(Unsupported) in
+      guard case .expression(.field(let path)) = hole, path.components == ["error"] else {
+        throw unsupported("a hole other than {error} in a placeholder")
+      }
+      return "error ?? \"\""
+    }
+  }
+
+  private func templateLiteral(
+    _ source: TemplateSource, context: Template.Context,
+    hole code: (Template.Hole) throws(Unsupported) -> String
+  ) throws(Unsupported) -> String {
+    let template: Template
+    do {
+      template = try Template(source, context: context)
+    } catch {
+      throw unsupported("the template \(Self.stringLiteral(source.text))")
+    }
+    var literal = "\""
+    for part in template.parts {
+      switch part {
+      case .literal(let text): literal += Self.escaped(text)
+      case .field(let field):
+        guard field.format == nil else {
+          throw unsupported("a format in the template \(Self.stringLiteral(source.text))")
+        }
+        literal += "\\(" + (try code(field.hole)) + ")"
+      }
+    }
+    return literal + "\""
+  }
+
+  // MARK: Names and text
+
+  private mutating func add(_ line: String) { lines.append(line) }
+
+  private func text(_ range: SourceRange) -> String { source.text(range) }
+
+  /// `base`, or `base2`, `base3`… when taken.
+  private mutating func fresh(_ base: String) -> String {
+    var name = Self.identifier(base)
+    var n = 2
+    while taken.contains(name) {
+      name = Self.identifier(base) + String(n)
+      n += 1
+    }
+    taken.insert(name)
+    return name
+  }
+
+  private func unsupported(_ what: String) -> Unsupported { Unsupported(what: what, binding: binding) }
+
+  /// A name for the values of an expression: its binding, or its file's name.
+  static func hint(for expression: Expression) -> String? {
+    switch expression {
+    case .name(let identifier): identifier.name
+    case .pipeline(let head, _, _): hint(for: head)
+    case .table(let provider, _, _, _), .grid(let provider, _, _, _): hint(for: provider)
+    case .provider(let provider):
+      switch provider.source {
+      case .csv(let path), .json(let path), .sqlite(let path, _, _):
+        ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+      case .array: "items"
+      case .range: "numbers"
+      case .http: "feed"
+      }
+    default: nil
+    }
+  }
+
+  private static func suffix(of provider: ProviderExpression) -> String {
+    switch provider.source {
+    case .csv, .json, .sqlite: "File"
+    case .array: "List"
+    case .range: "Range"
+    case .http: "Feed"
+    }
+  }
+
+  /// The parameters of a cell closure, named only when the text reads them.
+  private static func parameters(_ text: String) -> String {
+    (text.contains("item") ? "item" : "_") + ", " + (text.contains("path.") ? "path" : "_")
+  }
+
+  private static func accessoryCase(_ accessory: CellAccessory) -> String {
+    accessory == .detailDisclosure ? "detailDisclosure" : accessory.rawValue
+  }
+
+  private static let keywords: Set<String> = [
+    "let", "var", "func", "class", "struct", "enum", "protocol", "extension", "import", "return", "if",
+    "else",
+    "for", "while", "repeat", "switch", "case", "default", "break", "continue", "in", "is", "as", "try",
+    "throw",
+    "do", "catch", "self", "Self", "super", "init", "nil", "true", "false", "static", "public", "private",
+    "internal", "where", "guard", "defer", "operator", "subscript", "typealias", "associatedtype", "inout",
+    "any",
+  ]
+
+  /// A Swift identifier for a dsh name: letters, digits and underscores, a keyword in backquotes.
+  static func identifier(_ name: String) -> String {
+    var cleaned = String(name.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
+    if cleaned.first?.isNumber ?? true { cleaned = "_" + cleaned }
+    return keywords.contains(cleaned) ? "`\(cleaned)`" : cleaned
+  }
+
+  /// A Swift string literal of `text`.
+  static func stringLiteral(_ text: String) -> String { "\"" + escaped(text) + "\"" }
+
+  private static func escaped(_ text: String) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\\": out += "\\\\"
+      case "\"": out += "\\\""
+      case "\n": out += "\\n"
+      case "\t": out += "\\t"
+      case "\r": out += "\\r"
+      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+        out += "\\u{" + String(scalar.value, radix: 16) + "}"
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+}

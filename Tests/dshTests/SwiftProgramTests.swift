@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+
+/// The programs `show X as swift` writes, built against DataSourceKit and run.
+///
+/// Each must print exactly what `show X as plain` prints. Every case is built in one package (one build of the library)
+/// and run.
+@Suite("Swift programs written by show … as swift", .serialized)
+struct SwiftProgramTests {
+  /// A screen: the statements that define it, then the expression shown.
+  struct Screen: Sendable, CustomStringConvertible {
+    var name: String
+    var setup: [String]
+    var shown: String
+    var description: String { name }
+  }
+
+  static let people = "let people = csv \"Scripts/data/people.csv\" key id"
+
+  /// One screen for each kind of node the writer handles.
+  static let screens: [Screen] = [
+    Screen(
+      name: "the tour: compose, csv, sort, section, header, footer, subtitle",
+      setup: [
+        "let team = csv \"Scripts/data/people.csv\" key id | sort by name | section by team",
+        """
+        let screen = compose (table ["Profile", "Settings"] with cell basic "{.}" accessory disclosure | header "Menu"),
+          (table team with cell subtitle "{name}" detail "{email}" | header "{section}" | footer "{count} people")
+        """,
+      ], shown: "screen"),
+    Screen(
+      name: "where with and, or, not, !=, == null, contains and in; two sort keys",
+      setup: [
+        people,
+        "let picked = people | where (age > 40 or team == \"Design\") and not (name contains \"Hopper\") | sort by team desc, name",
+        "let odd = people | where team == null or team != \"Research\" and id in [1, 2, 3, 8, 9]",
+      ],
+      shown:
+        "compose (table picked with cell value1 \"{name}\" detail \"{age}\" accessory checkmark), (table odd with cell value2 \"{team}\" detail \"{name}\")"
+    ),
+    Screen(
+      name: "segmented after switch, title, caption, placeholder, index",
+      setup: [
+        people,
+        """
+        let tabs = segmented all: (table people | section by team with cell basic "{#}. {name}" | index),
+          nobody: (table people | where age > 200 with cell basic "{name}" | placeholder empty "No one over 200")
+        """,
+        "switch tabs to nobody",
+        "let shown = tabs | title \"People ({count})\" | caption \"as of today\"",
+      ], shown: "shown"),
+    Screen(
+      name: "grid of cards over a range, limit",
+      setup: ["let n = range 0..23 | limit 7"],
+      shown: "grid n with card \"n {.}\\nrow {#}\" width 8 columns 3"),
+    Screen(
+      name: "csv with null markers, section by desc, a card from a cell",
+      setup: [
+        "let birds = csv \"Scripts/data/penguins.csv\" null \"NA\" | where body_mass_g >= 5800 | section by sex desc | sort by body_mass_g desc"
+      ],
+      shown:
+        "table birds with cell value2 \"{species}\" detail \"{body_mass_g} g, {island}\" accessory detail disclosure style grouped | header \"{section}\" | footer \"{count}\""
+    ),
+    Screen(
+      name: "json at a path, a list of records with nulls and doubles",
+      setup: [
+        "let teams = json \"Scripts/data/teams.json\" at \"teams\" | sort by floor",
+        "let points = [{name: \"a\", x: 1.5}, {name: \"b\", x: null}, {name: \"c\\\"q\\\\\", x: -2}, {name: \"d\", x: 10}] | sort by x desc",
+      ],
+      shown:
+        "compose (table teams with cell subtitle \"{name}\" detail \"{lead} · {budget}\"), (table points with cell value1 \"{name}\" detail \"{x}\")"
+    ),
+  ]
+
+  @Test("every program prints what show … as plain prints")
+  func programsPrintThePlainText() throws {
+    let package = NSTemporaryDirectory() + "dsh-programs-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: package) }
+    var targets: [String] = []
+    var expected: [String] = []
+    for (i, screen) in Self.screens.enumerated() {
+      let statements = screen.setup + ["show \(screen.shown) as swift", "show \(screen.shown) as plain"]
+      let program = try DSHProcess.run(["--bail"] + statements.flatMap { ["-c", $0] })
+      try #require(program.status == 0, "\(screen.name): \(program.output)")
+      // The program first, then the plain text: the program ends with its print statement.
+      let marker =
+        "print(Renderer.render(snapshot, options: RenderOptions(mode: .plain)), terminator: \"\")\n"
+      let split = try #require(program.output.range(of: marker), "\(screen.name): \(program.output)")
+      let target = "Screen\(i)"
+      try FileManager.default.createDirectory(
+        atPath: "\(package)/Sources/\(target)", withIntermediateDirectories: true)
+      // What came before (a switch's batch) is not the program.
+      let start = try #require(program.output.range(of: "// The screen of `"))
+      try String(program.output[start.lowerBound..<split.upperBound]).write(
+        toFile: "\(package)/Sources/\(target)/main.swift", atomically: true, encoding: .utf8)
+      targets.append(target)
+      expected.append(String(program.output[split.upperBound...]))
+    }
+    let manifest = """
+      // swift-tools-version:6.0
+      import PackageDescription
+      let package = Package(
+        name: "programs",
+        dependencies: [.package(path: \"\(DSHProcess.packageRoot)\")],
+        targets: [
+      \(targets.map { "    .executableTarget(name: \"\($0)\", dependencies: [.product(name: \"DataSourceKit\", package: \"main\"), .product(name: \"DataSourceKitFiles\", package: \"main\")], swiftSettings: [.unsafeFlags([\"-warnings-as-errors\"])])," }.joined(separator: "\n"))
+        ]
+      )
+
+      """
+    try manifest.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+    let build = try Self.run("/usr/bin/env", ["swift", "build", "--package-path", package], in: package)
+    try #require(build.status == 0, "the programs do not build:\n\(build.output.suffix(3000))")
+    let binaries = try Self.run(
+      "/usr/bin/env", ["swift", "build", "--package-path", package, "--show-bin-path"], in: package)
+    let bin = binaries.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    for (i, target) in targets.enumerated() {
+      let ran = try Self.run(bin + "/" + target, [], in: package)
+      #expect(ran.status == 0, "\(Self.screens[i].name): \(ran.output)")
+      #expect(
+        ran.output == expected[i],
+        "\(Self.screens[i].name):\n\(lineDiff(expected: expected[i], actual: ran.output))")
+    }
+  }
+
+  @Test(
+    "what the writer cannot build yet is refused, naming it",
+    arguments: [
+      (
+        "show table people | group by team with cell basic \"{team}\" as swift",
+        "cannot write the stage 'group by' yet"
+      ),
+      ("show table people with cell basic \"{name:>10}\" as swift", "cannot write a format in the template"),
+      ("show people as swift", "cannot write a provider (show a table: table P with CELL) yet"),
+      (
+        "show table people with cell basic \"{name}\" rows 0..2 as swift",
+        "rows A..B does not go with as swift"
+      ),
+      (
+        "show table people with cell basic \"{name}\" as swift rows 0..2",
+        "rows A..B does not go with as swift"
+      ),
+    ])
+  func refused(statement: String, message: String) throws {
+    let result = try DSHProcess.run(["-c", Self.people, "-c", statement])
+    #expect(result.status != 0)
+    #expect(result.output.contains(message), "\(result.output)")
+    #expect(!result.output.contains("import DataSourceKit"))
+  }
+
+  @Test("a binding edited since its definition is refused: the program would not show the edit")
+  func editedBindingRefused() throws {
+    let result = try DSHProcess.run([
+      "-c", Self.people, "-c", "delete from people where id == 1",
+      "-c", "show table people with cell basic \"{name}\" as swift",
+    ])
+    #expect(result.status != 0)
+    #expect(
+      result.output.contains("'delete from people where id == 1' changed it since its definition"),
+      "\(result.output)")
+  }
+
+  @Test("export … to a .swift file writes the program")
+  func exportWritesTheProgram() throws {
+    let path = NSTemporaryDirectory() + "dsh-Screen-\(UUID().uuidString).swift"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let result = try DSHProcess.run([
+      "-c", Self.people, "-c", "export table people | limit 2 with cell basic \"{name}\" to \"\(path)\"",
+    ])
+    #expect(result.status == 0, "\(result.output)")
+    #expect(result.output == "exported a Swift program to \(path)\n")
+    let program = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(program.contains("let peopleLimited = DerivedProvider.limited(people, count: 2)"))
+  }
+
+  static func run(_ executable: String, _ arguments: [String], in directory: String) throws -> (
+    output: String, status: Int32
+  ) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (String(decoding: data, as: UTF8.self), process.terminationStatus)
+  }
+}
