@@ -49,6 +49,18 @@ struct BatchTests {
     #expect(written.contains("<div class=\"content basic\"><span class=\"text\">a</span></div>"))
   }
 
+  @Test("the README's pictures are what dsh draws now (Scripts/pictures.sh draws them again)")
+  func readmePicturesInStep() throws {
+    let screen = try String(contentsOfFile: DSHProcess.packageRoot + "/Scripts/screen.dsh", encoding: .utf8)
+    for (appearance, file) in [("light", "screen.svg"), ("dark", "screen-dark.svg")] {
+      let drawn = try DSHProcess.run(
+        ["-"], input: "set appearance \(appearance)\n" + screen + "show screen as svg\n")
+      #expect(drawn.status == 0)
+      let kept = try String(contentsOfFile: DSHProcess.packageRoot + "/docs/" + file, encoding: .utf8)
+      #expect(drawn.output == kept, "docs/\(file) is out of date: run Scripts/pictures.sh")
+    }
+  }
+
   @Test("--bail stops at the first error")
   func bail() throws {
     let result = try DSHProcess.run(["--bail", "-c", "show x", "-c", "let a = 1; a"])

@@ -70,6 +70,31 @@ struct SwiftProgramTests {
       shown:
         "compose (table teams with cell subtitle \"{name}\" detail \"{lead} · {budget}\"), (table points with cell value1 \"{name}\" detail \"{x}\")"
     ),
+    Screen(
+      name: "extend with arithmetic, cells chosen per item",
+      setup: [
+        people,
+        "let aged = people | extend decade = age / 10 * 10, next = age + 1, name = name + \"!\" | where decade >= 40 or age % 2 == 1",
+      ],
+      shown:
+        "table aged with cells when age > 45 use (cell value1 \"{name}\" detail \"{next}\"), when team == null use (cell basic \"no team\"), else (cell subtitle \"{name}\" detail \"{decade}s\")"
+    ),
+    Screen(
+      name: "a provider shown as a table of its fields, after select",
+      setup: [people],
+      shown: "people | select name, twice = age * 2, team | sort by twice desc"),
+    Screen(
+      name: "a provider of a csv file shown as its fields",
+      setup: [people],
+      shown: "people | where active == true"),
+    Screen(
+      name: "sqlite table with stages",
+      setup: ["let db = sqlite \"Scripts/data/people.db\" table people | where age > 40 | section by team"],
+      shown: "table db with cell value1 \"{name}\" detail \"{age}\" | header \"{section}\""),
+    Screen(
+      name: "paged with a Load more footer",
+      setup: ["let feed = paged range 0..5 size 2"],
+      shown: "table feed with cell basic \"item {.}\" | more"),
   ]
 
   @Test("every program prints what show … as plain prints")
@@ -78,14 +103,16 @@ struct SwiftProgramTests {
     defer { try? FileManager.default.removeItem(atPath: package) }
     var targets: [String] = []
     var expected: [String] = []
+    var usesSQLite: [Bool] = []
     for (i, screen) in Self.screens.enumerated() {
       let statements = screen.setup + ["show \(screen.shown) as swift", "show \(screen.shown) as plain"]
       let program = try DSHProcess.run(["--bail"] + statements.flatMap { ["-c", $0] })
       try #require(program.status == 0, "\(screen.name): \(program.output)")
       // The program first, then the plain text: the program ends with its print statement.
-      let marker =
-        "print(Renderer.render(snapshot, options: RenderOptions(mode: .plain)), terminator: \"\")\n"
-      let split = try #require(program.output.range(of: marker), "\(screen.name): \(program.output)")
+      let marker = "print(Renderer.render(snapshot, options: RenderOptions(mode: .plain"
+      let printed = try #require(program.output.range(of: marker), "\(screen.name): \(program.output)")
+      let split = try #require(
+        program.output.range(of: "\n", range: printed.upperBound..<program.output.endIndex))
       let target = "Screen\(i)"
       try FileManager.default.createDirectory(
         atPath: "\(package)/Sources/\(target)", withIntermediateDirectories: true)
@@ -94,6 +121,7 @@ struct SwiftProgramTests {
       try String(program.output[start.lowerBound..<split.upperBound]).write(
         toFile: "\(package)/Sources/\(target)/main.swift", atomically: true, encoding: .utf8)
       targets.append(target)
+      usesSQLite.append(program.output.contains("import DataSourceKitSQLite"))
       expected.append(String(program.output[split.upperBound...]))
     }
     let manifest = """
@@ -103,7 +131,7 @@ struct SwiftProgramTests {
         name: "programs",
         dependencies: [.package(path: \"\(DSHProcess.packageRoot)\")],
         targets: [
-      \(targets.map { "    .executableTarget(name: \"\($0)\", dependencies: [.product(name: \"DataSourceKit\", package: \"main\"), .product(name: \"DataSourceKitFiles\", package: \"main\")], swiftSettings: [.unsafeFlags([\"-warnings-as-errors\"])])," }.joined(separator: "\n"))
+      \(targets.indices.map { target(targets[$0], sqlite: usesSQLite[$0]) }.joined(separator: "\n"))
         ]
       )
 
@@ -131,7 +159,14 @@ struct SwiftProgramTests {
         "cannot write the stage 'group by' yet"
       ),
       ("show table people with cell basic \"{name:>10}\" as swift", "cannot write a format in the template"),
-      ("show people as swift", "cannot write a provider (show a table: table P with CELL) yet"),
+      (
+        "show people | join (csv \"Scripts/data/people.csv\") on id == id as twin as swift",
+        "cannot write the stage 'join' yet"
+      ),
+      (
+        "show table people with cell basic \"{upper(name)}\" as swift",
+        "cannot write the expression 'upper(name)' yet"
+      ),
       (
         "show table people with cell basic \"{name}\" rows 0..2 as swift",
         "rows A..B does not go with as swift"
@@ -171,6 +206,14 @@ struct SwiftProgramTests {
     #expect(result.output == "exported a Swift program to \(path)\n")
     let program = try String(contentsOfFile: path, encoding: .utf8)
     #expect(program.contains("let peopleLimited = DerivedProvider.limited(people, count: 2)"))
+  }
+
+  /// A program's target: the library's products it may import, every warning an error.
+  private func target(_ name: String, sqlite: Bool) -> String {
+    let products = ["DataSourceKit", "DataSourceKitFiles"] + (sqlite ? ["DataSourceKitSQLite"] : [])
+    let dependencies = products.map { ".product(name: \"\($0)\", package: \"main\")" }.joined(separator: ", ")
+    return
+      "    .executableTarget(name: \"\(name)\", dependencies: [\(dependencies)], swiftSettings: [.unsafeFlags([\"-warnings-as-errors\"])]),"
   }
 
   static func run(_ executable: String, _ arguments: [String], in directory: String) throws -> (

@@ -98,3 +98,43 @@ extension DerivedProvider where Item == Value {
     sectioned(base, label: label ?? "section", direction: direction, key: key)
   }
 }
+
+// MARK: - Arithmetic and records
+
+extension Value {
+  /// The sum, as `extend total = a + b` computes it: ints stay ints (an overflow is `null`), an
+  /// int and a double make a double, text joins text, and `null` in either gives `null`.
+  public static func + (lhs: Value, rhs: Value) -> Value { Arithmetic.apply(.add, lhs, rhs, notes: nil) }
+
+  /// The difference, as `-` computes it in dsh (an overflow is `null`; `null` gives `null`).
+  public static func - (lhs: Value, rhs: Value) -> Value { Arithmetic.apply(.subtract, lhs, rhs, notes: nil) }
+
+  /// The product, as `*` computes it in dsh (an overflow is `null`; `null` gives `null`).
+  public static func * (lhs: Value, rhs: Value) -> Value { Arithmetic.apply(.multiply, lhs, rhs, notes: nil) }
+
+  /// The quotient, as `/` computes it in dsh: ints divide to an int, rounded toward zero, and a
+  /// division by zero is `null`.
+  public static func / (lhs: Value, rhs: Value) -> Value { Arithmetic.apply(.divide, lhs, rhs, notes: nil) }
+
+  /// The remainder, as `%` computes it in dsh (by zero, `null`).
+  public static func % (lhs: Value, rhs: Value) -> Value {
+    Arithmetic.apply(.remainder, lhs, rhs, notes: nil)
+  }
+
+  /// The record with `fields` set, as `extend` sets them.
+  ///
+  /// A field it has keeps its place and takes the new value; the others are added at the end. A value that is not a record becomes a
+  /// record of `fields`.
+  public func extended(with fields: [(String, Value)]) -> Value {
+    var pairs: [(String, Value)] = []
+    if case .record(let record) = self { pairs = record.fields.map { ($0.name, $0.value) } }
+    for (name, value) in fields {
+      if let index = pairs.firstIndex(where: { $0.0 == name }) {
+        pairs[index].1 = value
+      } else {
+        pairs.append((name, value))
+      }
+    }
+    return .record(Record(pairs))
+  }
+}

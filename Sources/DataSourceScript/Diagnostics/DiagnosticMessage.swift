@@ -170,8 +170,9 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "a Swift program builds the whole view: rows A..B does not go with as swift"
     case .swiftProgramUnsupported(let what, let binding):
       "show as swift cannot write \(what) yet\(binding.map { " (in the definition of '\($0)')" } ?? ""); "
-        + "it writes providers from lists, ranges, csv and json files, where, sort by, section by and limit, "
-        + "cells and cards, headers, footers, titles, captions, placeholders and index, compose and segmented"
+        + "it writes lists, ranges, csv, json and sqlite sources, paged, where, sort by, section by, limit, "
+        + "extend and select (fields, literals, arithmetic), cells, cards and cells when, headers, footers, titles, "
+        + "captions, placeholders, index and more, compose and segmented"
     case .unknownTableStyle(let name, let suggestion):
       (name.map { "unknown table style '\($0)'" } ?? "expected a table style after 'style'")
         + Self.didYouMean(
@@ -286,9 +287,10 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "\(inner) is an aggregate inside \(outer)(…): an aggregate takes a value of each item"
     case .unknownExportFormat(let name, let suggestion):
       "unknown export format '\(name)'" + Self.didYouMean(suggestion)
-        + "; formats: csv, json, jsonl, markdown, html"
+        + "; formats: " + ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")
     case .exportFormatUnknown(let path):
-      "cannot tell the format from '\(path)': name it, as in: export x to \"\(path)\" as csv (csv, json, jsonl, markdown, html)"
+      "cannot tell the format from '\(path)': name it, as in: export x to \"\(path)\" as csv ("
+        + ExportFormat.allCases.map(\.rawValue).joined(separator: ", ") + ")"
     case .countStar:
       "count(*) is written count() here (count(x) counts the values of x that are not null)"
     case .unknownAggregate(let name, let suggestion):

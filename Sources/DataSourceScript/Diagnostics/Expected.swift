@@ -169,7 +169,7 @@ public enum Expected: Sendable, Equatable {
     case .templateHoleEnd: "'}' or ':FORMAT' after the expression"
     case .fieldDefinition: "'NAME = EXPRESSION', as in: extend total = price * qty"
     case .exportTo: "'to \"PATH\"', as in: export people to \"people.csv\""
-    case .exportFormat: "a format: csv, json, jsonl, markdown or html"
+    case .exportFormat: "a format: " + Vocabulary.choices(ExportFormat.allCases.map(\.rawValue))
     case .aggregateDefinition:
       "'NAME = AGGREGATE' after with, as in: group by team with n = count(), oldest = max(age)"
     case .joinCondition: "'on LEFT == RIGHT', as in: join teams on team == teams.name as info"

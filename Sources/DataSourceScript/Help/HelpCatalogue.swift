@@ -37,9 +37,11 @@ public enum HelpCatalogue {
       ]),
     HelpTopic(
       name: "show", group: .commands,
-      syntax: ["show EXPRESSION [rows A..B] [as box|plain|markdown|csv|json|html|svg]"],
+      syntax: [
+        "show EXPRESSION [rows A..B] [as box|plain|markdown|csv|json|html|svg]", "show EXPRESSION as swift",
+      ],
       summary:
-        "Prints a provider as a table of its fields, a table as its cells. `rows A..B` builds only that window of the flattened view (half-open; a negative bound counts from the end, an open one runs to the edge). On a terminal a long view shows its first and last rows (set maxrows). as html prints one self-contained page that draws the cells as an iPhone table would, and as svg the same picture as one SVG image (see html).",
+        "Prints a provider as a table of its fields, a table as its cells. `rows A..B` builds only that window of the flattened view (half-open; a negative bound counts from the end, an open one runs to the edge). On a terminal a long view shows its first and last rows (set maxrows). as html prints one self-contained page that draws the cells as an iPhone table would, and as svg the same picture as one SVG image (see html); as swift prints the Swift program that builds it (see swift).",
       examples: [
         people + "\nshow people rows 0..3", people + "\nshow people rows -2.. as plain",
         "show table [\"Profile\", \"Settings\"] with cell basic \"{.}\" | header \"Menu\" as json",
@@ -110,9 +112,9 @@ public enum HelpCatalogue {
       examples: [people + "\nsave \"/tmp/dsh-saved-example.dsh\""]),
     HelpTopic(
       name: "export", group: .commands,
-      syntax: ["export EXPRESSION to \"PATH\" [as csv|json|jsonl|markdown|html|svg]"],
+      syntax: ["export EXPRESSION to \"PATH\" [as csv|json|jsonl|markdown|html|svg|swift]"],
       summary:
-        "Writes a provider's or table's data to a file: csv, json and markdown as show prints them (every row, every column), jsonl one item per line (in csv a null is an empty field and empty text is written \"\", so the file reads back with the same values); the format comes from the extension (.csv .json .jsonl .ndjson .md .html .svg) when as is left out; html and svg write the page and the picture show … as html and as svg print (see html). The file is written whole or not at all (beside the target, flushed, then renamed over it), never over a folder; a source that fails while it is read writes nothing. Refused under --safe. A path in a script is relative to the script's folder. save leaves exports out (it rebuilds bindings, not commands) unless asked: save \"PATH\" with exports replays the exports that ran.",
+        "Writes a provider's or table's data to a file: csv, json and markdown as show prints them (every row, every column), jsonl one item per line (in csv a null is an empty field and empty text is written \"\", so the file reads back with the same values); the format comes from the extension (.csv .json .jsonl .ndjson .md .html .svg .swift) when as is left out; html and svg write the page and the picture show … as html and as svg print (see html), swift the program show … as swift prints (see swift). The file is written whole or not at all (beside the target, flushed, then renamed over it), never over a folder; a source that fails while it is read writes nothing. Refused under --safe. A path in a script is relative to the script's folder. save leaves exports out (it rebuilds bindings, not commands) unless asked: save \"PATH\" with exports replays the exports that ran.",
       examples: [people + "\nexport people | where age > 40 to \"/tmp/dsh-export-example.csv\""]),
     HelpTopic(
       name: "insert", group: .changes, syntax: ["insert into PROVIDER VALUE [at N]"],
@@ -317,6 +319,17 @@ public enum HelpCatalogue {
         people
           + "\nset appearance dark\nexport table people | section by team with cell value1 \"{name}\" detail \"{team}\" style insetGrouped | header \"{section}\" to \"/tmp/dsh-team.html\"",
         "show table [\"Profile\", \"Settings\"] with cell basic \"{.}\" accessory disclosure style grouped as svg",
+      ]),
+    HelpTopic(
+      name: "swift", group: .presentation,
+      syntax: ["show TABLE as swift", "export TABLE to \"PATH.swift\""],
+      summary:
+        "Prints a complete Swift program (a main.swift) that builds the same screen with DataSourceKit, one named value per piece (the provider, each stage, the cell, the table, each decorator), and prints it as show … as plain does: built against DataSourceKit (and DataSourceKitFiles or DataSourceKitSQLite for files), it prints exactly that text. Lists are written into the program, files by their absolute path. A bound name is written from its definition, so a provider edited since (insert, update, delete, move, more) is refused, as are the pieces it cannot write yet: group by, distinct, join, http, formats and function calls in expressions, aggregates in headers. A provider shown bare prints its table of fields.",
+      examples: [
+        people
+          + "\nshow table people | where age > 40 | sort by name with cell value1 \"{name}\" detail \"{age}\" | header \"Over 40\" as swift",
+        people
+          + "\nexport table people | section by team with cell basic \"{name}\" | footer \"{count} people\" to \"/tmp/dsh-Team.swift\"",
       ]),
     HelpTopic(
       name: "grid", group: .presentation, syntax: ["grid PROVIDER with CARD [columns N]"],

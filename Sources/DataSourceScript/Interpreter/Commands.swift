@@ -221,7 +221,7 @@ extension Session {
 
 extension Session {
   /// The Swift program that builds `expression` with DataSourceKit (`show … as swift`).
-  func swiftProgram(for expression: Expression, statement: String) throws -> String {
+  func swiftProgram(for expression: Expression, statement: String, shown: ScriptValue) throws -> String {
     let bindings = self.bindings
     var writer = SwiftProgram(
       lookUp: { name in
@@ -235,7 +235,9 @@ extension Session {
           changedBy: definition.changes.last)
       }, statement: scripts.current, resolve: { [self] in resolve($0) })
     do {
-      return try writer.program(showing: expression, statement: statement)
+      let fields: [String]? =
+        if case .provider(let provider) = shown { provider.provider.knownFields } else { nil }
+      return try writer.program(showing: expression, statement: statement, fields: fields)
     } catch {
       throw Diagnostic(
         .swiftProgramUnsupported(what: error.what, binding: error.binding), at: expression.range)

@@ -207,8 +207,8 @@ public final class Session {
       try await printSummary(of: expression)
     case .showSwift(let expression, let range):
       // Checked as a show would be (names, fields, templates), then written from the statements.
-      _ = try await evaluator.evaluate(expression)
-      output.write(try swiftProgram(for: expression, statement: text(range)))
+      let value = try await evaluator.evaluate(expression)
+      output.write(try swiftProgram(for: expression, statement: text(range), shown: value))
     case .show(let expression, let rows, let mode, _):
       let value = try await evaluator.evaluate(expression)
       try show(value, named: expression.boundName, rows: rows, mode: mode, expressionRange: expression.range)
@@ -241,8 +241,9 @@ public final class Session {
     case .export(let expression, let target, let range)
     where (target.format ?? ExportFormat(extensionOf: target.path)) == .swift:
       // Checked as a show would be, then written from the statements.
-      _ = try await evaluator.evaluate(expression)
-      let program = try swiftProgram(for: expression, statement: "show \(text(expression.range))")
+      let value = try await evaluator.evaluate(expression)
+      let program = try swiftProgram(
+        for: expression, statement: "show \(text(expression.range))", shown: value)
       try writeExport(Data(program.utf8), to: target, what: "a Swift program")
       let paths = writtenPaths(expression.filePaths + [(target.path, target.pathRange)], in: range)
       bindings.recordExport(text: text(range), paths: paths)

@@ -56,24 +56,44 @@ struct SwiftProgram {
   }
 
   /// The whole program for `show EXPRESSION`, written as `statement`.
-  mutating func program(showing expression: Expression, statement: String) throws(Unsupported) -> String {
-    let shown = try node(expression, name: expression.boundName ?? "screen", final: true)
-    guard shown.kind == .table else {
-      throw Unsupported(
-        what: "a \(shown.kind == .provider ? "provider" : "cell") (show a table: table P with CELL)")
+  /// - Parameter fields: the fields of the items shown, when a provider is shown (its rows are a
+  ///   table of them) and they are known.
+  mutating func program(showing expression: Expression, statement: String, fields: [String]?)
+    throws(Unsupported)
+    -> String
+  {
+    let shown = try node(expression, name: expression.boundName.map(Self.identifier) ?? "screen", final: true)
+    var ending: String
+    switch shown.kind {
+    case .table:
+      ending = """
+        try await \(shown.name).load()
+        let view = ListView(dataSource: \(shown.name))
+        let snapshot = view.layout(windows: [0..<view.totalRows])
+        print(Renderer.render(snapshot, options: RenderOptions(mode: .plain)), terminator: "")
+
+        """
+    case .provider:
+      // A provider is shown as a table of its fields: its cells carry no text of their own.
+      let rows = fresh("rows")
+      let fieldsLine =
+        fields.map { "snapshot.fields = [\($0.map(Self.stringLiteral).joined(separator: ", "))]\n" } ?? ""
+      ending = """
+        let \(rows) = TableAdapter(provider: \(shown.name), presenter: ClosurePresenter<Value>(style: .basic) { _, _ in "" })
+        try await \(rows).load()
+        let view = ListView(dataSource: \(rows))
+        var snapshot = view.layout(windows: [0..<view.totalRows])
+        \(fieldsLine)print(Renderer.render(snapshot, options: RenderOptions(mode: .plain, showsFields: true)), terminator: "")
+
+        """
+    case .presenter:
+      throw Unsupported(what: "a cell (show a table: table P with CELL)", binding: nil)
     }
     var program = "// The screen of `\(statement)`, built with DataSourceKit.\n"
     program += "// It prints what `show … as plain` prints.\n"
     program += imports.sorted().map { "import \($0)\n" }.joined() + "\n"
     program += lines.joined(separator: "\n") + "\n\n"
-    program += """
-      try await \(shown.name).load()
-      let view = ListView(dataSource: \(shown.name))
-      let snapshot = view.layout(windows: [0..<view.totalRows])
-      print(Renderer.render(snapshot, options: RenderOptions(mode: .plain)), terminator: "")
-
-      """
-    return program
+    return program + ending
   }
 
   enum Kind { case provider, table, presenter }
@@ -83,6 +103,8 @@ struct SwiftProgram {
     var kind: Kind
     /// A presenter's cell size when it is a card.
     var card: (width: Int, height: Int)?
+    /// The paged provider below, whose pages `more` counts.
+    var paged: String?
   }
 
   // MARK: Nodes
@@ -110,11 +132,13 @@ struct SwiftProgram {
         case .stage(let stage):
           guard current.kind == .provider else { throw unsupported("a stage after a cell") }
           current = Node(
-            name: try stageNode(stage, over: current.name, name: name, final: last), kind: .provider)
+            name: try stageNode(stage, over: current.name, name: name, final: last), kind: .provider,
+            paged: current.paged)
         case .decoration(let decoration):
           guard current.kind == .table else { throw unsupported("a decoration of a provider") }
           current = Node(
-            name: try decorationNode(decoration, over: current.name, name: name, final: last), kind: .table)
+            name: try decorationNode(decoration, over: current, name: name, final: last), kind: .table,
+            paged: current.paged)
         }
       }
       return current
@@ -129,7 +153,7 @@ struct SwiftProgram {
       let table = fresh(final ? name : base + "Table")
       add("let \(table) = TableAdapter(provider: \(provider.name), presenter: \(cell.name))")
       if let style { add("\(table).preferredStyle = .\(style.rawValue)") }
-      return Node(name: table, kind: .table)
+      return Node(name: table, kind: .table, paged: provider.paged)
     case .grid(let providerExpression, let cardExpression, let columns, _):
       let base = Self.hint(for: providerExpression).map(Self.identifier) ?? name
       let provider = try node(providerExpression, name: base, final: false)
@@ -142,7 +166,7 @@ struct SwiftProgram {
       add(
         "let \(grid) = TableAdapter(\n  provider: \(provider.name), presenter: \(card.name),\n"
           + "  layout: CardLayout(width: \(size.width), height: \(size.height)\(columnsText)))")
-      return Node(name: grid, kind: .table)
+      return Node(name: grid, kind: .table, paged: provider.paged)
     case .card(let template, let width, let height, _):
       let lines = template.text.split(separator: "\n", omittingEmptySubsequences: false).count
       let presenter = fresh(final ? name : name + "Card")
@@ -165,8 +189,20 @@ struct SwiftProgram {
       }
       let lines = cell.text.text.split(separator: "\n", omittingEmptySubsequences: false).count
       return Node(name: presenter, kind: .presenter, card: (20, lines + (cell.detail == nil ? 0 : 1)))
-    case .cells:
-      throw unsupported("cells when … use … (a cell chosen per item)")
+    case .cells(let cases, let fallback, _):
+      var branches: [String] = []
+      for branch in cases {
+        let presenter = try node(branch.cell, name: name, final: false)
+        guard presenter.kind == .presenter else { throw unsupported("cells of something other than cells") }
+        branches.append("  ({ item in \(try condition(branch.predicate)) }, \(presenter.name)),\n")
+      }
+      let other = try node(fallback, name: name, final: false)
+      guard other.kind == .presenter else { throw unsupported("cells of something other than cells") }
+      let dispatch = fresh(final ? name : name + "Cells")
+      add(
+        "let \(dispatch) = DispatchPresenter<Value, TableCell>(\n  cases: [\n\(branches.joined().split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))\n  ],\n  fallback: \(other.name))"
+      )
+      return Node(name: dispatch, kind: .presenter, card: other.card)
     case .compose(let children, _):
       var names: [String] = []
       for child in children {
@@ -188,8 +224,15 @@ struct SwiftProgram {
       add("let \(segmented) = SegmentedDataSource<Value, TableCell>([\(parts.joined(separator: ", "))])")
       segmentedMade = segmented
       return Node(name: segmented, kind: .table)
-    case .paged:
-      throw unsupported("paged")
+    case .paged(let source, let size, _):
+      let base = try node(source, name: name, final: false)
+      guard base.kind == .provider else { throw unsupported("paged of something other than a provider") }
+      if case .provider(let literal) = source, case .http = literal.source {
+        throw unsupported("a paged web source")
+      }
+      let paged = fresh(final ? name : name + "Pages")
+      add("let \(paged) = PagedProvider(\(base.name), size: \(size))")
+      return Node(name: paged, kind: .provider, paged: paged)
     }
   }
 
@@ -275,8 +318,13 @@ struct SwiftProgram {
           + text.split(separator: ".").map { Self.stringLiteral(String($0)) }.joined(separator: ", ") + "]"
       }
       add("let \(made) = JSONProvider(path: \(Self.stringLiteral(resolve(path)))\(at)\(readOptions))")
-    case .sqlite:
-      throw unsupported("a sqlite provider")
+    case .sqlite(let path, let table, let query):
+      imports.insert("DataSourceKitSQLite")
+      let source =
+        table.map { ".table(\(Self.stringLiteral($0)))" } ?? ".query(\(Self.stringLiteral(query ?? "")))"
+      add(
+        "let \(made) = SQLiteProvider(\n  path: \(Self.stringLiteral(resolve(path))), query: SQLiteQuery(source: \(source))\(readOptions))"
+      )
     case .http:
       throw unsupported("an http provider")
     }
@@ -315,14 +363,34 @@ struct SwiftProgram {
       let made = fresh(final ? name : name + "Limited")
       add("let \(made) = DerivedProvider.limited(\(base), count: \(count))")
       return made
-    case .extend, .select, .group, .distinct, .join:
+    case .extend(let fields, _):
+      let made = fresh(final ? name : name + "Extended")
+      let pairs = try fields.map { field throws(Unsupported) in
+        "(\(Self.stringLiteral(field.name.name)), \(try valueCode(field.expression, item: "item")))"
+      }
+      add(
+        "let \(made) = MapProvider(\(base)) { item in item.extended(with: [\(pairs.joined(separator: ", "))]) }"
+      )
+      return made
+    case .select(let fields, _):
+      let made = fresh(final ? name : name + "Selected")
+      let pairs = try fields.map { field throws(Unsupported) in
+        "(\(Self.stringLiteral(field.name.name)), \(try valueCode(field.expression, item: "item")))"
+      }
+      let names = fields.map { Self.stringLiteral($0.name.name) }.joined(separator: ", ")
+      add(
+        "let \(made) = MapProvider(\(base), knownFields: [\(names)]) { item in\n  Value.record(Record([\(pairs.joined(separator: ", "))]))\n}"
+      )
+      return made
+    case .group, .distinct, .join:
       throw unsupported("the stage '\(stage.kind.phrase)'")
     }
   }
 
-  private mutating func decorationNode(_ decoration: Decoration, over base: String, name: String, final: Bool)
+  private mutating func decorationNode(_ decoration: Decoration, over table: Node, name: String, final: Bool)
     throws(Unsupported) -> String
   {
+    let base = table.name
     let made = fresh(
       final
         ? name : name + decoration.kind.rawValue.prefix(1).uppercased() + decoration.kind.rawValue.dropFirst()
@@ -353,7 +421,8 @@ struct SwiftProgram {
     case .index:
       add("let \(made) = SectionIndexDecorator<Value, TableCell>(wrapping: \(base))")
     case .loadMore:
-      throw unsupported("more (a Load more… footer)")
+      guard let paged = table.paged else { throw unsupported("more over a source that is not paged") }
+      add("let \(made) = LoadMoreDecorator<Value, TableCell>(wrapping: \(base)) { \(paged).hasMore }")
     }
     return made
   }
@@ -415,6 +484,8 @@ struct SwiftProgram {
       return ".list(["
         + (try items.map { item2 throws(Unsupported) in try valueCode(item2, item: item) }).joined(
           separator: ", ") + "])"
+    case .binary(let left, let op, let right, _) where op.isArithmetic:
+      return "(\(try valueCode(left, item: item)) \(op.rawValue) \(try valueCode(right, item: item)))"
     default:
       throw unsupported("the expression '\(text(expression.range))'")
     }
