@@ -110,6 +110,23 @@ struct AnswersTests {
         + "value\nResearch\nEngineering\nDesign\n\n" + "kind\nDesign\n", "\(output.text)")
   }
 
+  @Test("save writes the path of a file a join reads relative to the saved script, as it writes the source's")
+  func saveRewritesJoinedFilePaths() async throws {
+    let folder = NSTemporaryDirectory() + "dsh-save-join-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder + "/deeper", withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let (_, output, ok) = await run(
+      """
+      let m = csv "Scripts/data/people.csv" | join (csv "Scripts/data/states.csv") on team == name as t
+      save "\(folder)/deeper/s.dsh"
+      """)
+    #expect(ok, "\(output.errors)")
+    let script = try String(contentsOfFile: folder + "/deeper/s.dsh", encoding: .utf8)
+    #expect(!script.contains("\"Scripts/data/"), "\(script)")
+    let replay = await run("source \"\(folder)/deeper/s.dsh\"\nshow m | limit 1 as csv")
+    #expect(replay.ok, "\(replay.output.errors)")
+  }
+
   @Test("export writes whole files in each format, relative to the script, never over a folder")
   func export() async throws {
     let folder = try folder()

@@ -7,13 +7,16 @@ final class TestServer {
   let process = Process()
   let port: Int
 
-  init() throws {
+  /// Starts the server; it stops after `idle` seconds without a request.
+  init(idle: Int = 60) throws {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [
-      "python3", DSHProcess.packageRoot + "/Tests/dshTests/Fixtures/http_server.py", "0", "60",
+      "python3", DSHProcess.packageRoot + "/Tests/dshTests/Fixtures/http_server.py", "0", String(idle),
     ]
     let output = Pipe()
     process.standardOutput = output
+    // Not the test runner's own stderr: a server left running would keep it open.
+    process.standardError = FileHandle.nullDevice
     try process.run()
     // The server's first line is "PORT n".
     var line = ""

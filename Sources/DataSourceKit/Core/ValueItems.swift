@@ -138,3 +138,191 @@ extension Value {
     return .record(Record(pairs))
   }
 }
+
+// MARK: - Functions
+
+/// The functions of dsh's expressions, for programs that compute as dsh does.
+///
+/// Every function but `coalesce` and `if` gives null when an argument is null. Text is counted in
+/// Unicode scalars and positions start at 1, as in SQL.
+public enum ValueFunction: String, Sendable, CaseIterable {
+  /// Text in lower case.
+  case lower
+  /// Text in upper case.
+  case upper
+  /// Text without spaces at either end.
+  case trim
+  /// The length of text (in Unicode scalars) or of a list.
+  case len
+  /// `substr(text, start, count)`: part of text, from position 1.
+  case substr
+  /// `replace(text, find, with)`: every `find` replaced.
+  case replace
+  /// `round(number[, digits])`: the number rounded.
+  case round
+  /// The number without its sign.
+  case abs
+  /// The greatest whole number not above.
+  case floor
+  /// The least whole number not below.
+  case ceil
+  /// The first argument that is not null.
+  case coalesce
+  /// `if(bool, then, else)`: `then` when the test is true, else `else`.
+  case `if`
+  /// A number, text or bool as an int.
+  case int
+  /// A number, text or bool as a double.
+  case double
+  /// Any value as text.
+  case text
+  /// The year of a date or timestamp.
+  case year
+  /// The month of a date or timestamp.
+  case month
+  /// The day of the month of a date or timestamp.
+  case day
+  /// The day of the week, 1 Monday … 7 Sunday.
+  case weekday
+  /// The hour of a timestamp.
+  case hour
+  /// `date(text[, format])` or `date(timestamp)`: a date.
+  case date
+  /// `timestamp(text[, format])` or `timestamp(date)`: a timestamp.
+  case timestamp
+  /// `days(from, to)`: the days from the first date to the second.
+  case days
+}
+
+extension Value {
+  /// The function applied to the arguments, as an expression that calls it computes it
+  /// (`Value.call(.upper, item["name"])` is `upper(name)`); the wrong kinds or number of
+  /// arguments give `null`.
+  public static func call(_ function: ValueFunction, _ arguments: Value...) -> Value {
+    guard let engine = ExpressionFunction(rawValue: function.rawValue), engine.arity.contains(arguments.count)
+    else { return .null }
+    switch engine {
+    case .coalesce: return arguments.first { !$0.isNull } ?? .null
+    case .if: return arguments[0] == .bool(true) ? arguments[1] : arguments[2]
+    default: return arguments.contains(where: \.isNull) ? .null : engine.apply(arguments, notes: nil)
+    }
+  }
+}
+
+// MARK: - Aggregates and negation
+
+/// The aggregates of dsh's headers, footers and `group by`, for programs that total as dsh does.
+///
+/// `count(x)`, `sum`, `avg`, `min`, `max` and `distinct` skip nulls; `sum`, `avg`, `min` and
+/// `max` of no values are null; `first`, `last` and `list` take values as they are.
+public enum ValueAggregate: String, Sendable, CaseIterable {
+  /// The items (with no value), or the values that are not null.
+  case count
+  /// The sum of the numbers; ints are added exactly.
+  case sum
+  /// The mean of the numbers, as a double.
+  case avg
+  /// The least value.
+  case min
+  /// The greatest value.
+  case max
+  /// The number of distinct values.
+  case distinct
+  /// The first value.
+  case first
+  /// The last value.
+  case last
+  /// Every value, as a list.
+  case list
+}
+
+extension SectionedDataSource where Item == Value {
+  /// The aggregate of the items of a section, or of the whole data source when `section` is
+  /// `nil`, over the value `value` gives each (`nil` counts items), as a footer's
+  /// `{sum(price)}` computes it.
+  /// - Complexity: O(rows of the section).
+  public func aggregate(
+    _ function: ValueAggregate, inSection section: Int?, of value: ((Value) -> Value)? = nil
+  )
+    -> Value
+  {
+    guard let engine = AggregateFunction(rawValue: function.rawValue) else { return .null }
+    var accumulator = AggregateAccumulator([engine], arguments: [value])
+    let sections = section.map { [$0] } ?? Array(0..<numberOfSections)
+    for section in sections {
+      for row in 0..<numberOfRows(inSection: section) {
+        accumulator.add(item(at: ItemPath(item: row, section: section)))
+      }
+    }
+    return accumulator.results.first ?? .null
+  }
+}
+
+extension Value {
+  /// The number with its sign turned, as `-x` computes it in dsh (`null` and non-numbers give
+  /// `null`; the least int, which has no opposite, gives `null`).
+  public static prefix func - (value: Value) -> Value {
+    switch value {
+    case .int(let i):
+      let (result, overflow) = Int(0).subtractingReportingOverflow(i)
+      return overflow ? .null : .int(result)
+    case .double(let d): return .double(-d)
+    default: return .null
+    }
+  }
+}
+
+// MARK: - Grouping and joining
+
+extension DerivedProvider where Item == Value {
+  /// One record per group of items with the same keys, with the aggregates of each group, as
+  /// `group by` makes them: groups in the order their keys were first seen, keys compared as
+  /// `==` compares (`1` and `1.0` together), `null` keys a group of their own.
+  ///
+  /// ```swift
+  /// let teams = DerivedProvider.grouped(people, by: [("team", { $0["team"] })],
+  ///                                     aggregates: [("n", .count, nil), ("age", .avg, { $0["age"] })])
+  /// ```
+  ///
+  /// - Parameter label: how `describe` names the stage; defaults to "group by".
+  /// - Complexity: O(n) on load, and again when the base changes.
+  public static func grouped(
+    _ base: any DataProvider<Value>, label: String? = nil, by keys: [(String, @Sendable (Value) -> Value)],
+    aggregates: [(String, ValueAggregate, (@Sendable (Value) -> Value)?)] = []
+  ) -> any DataProvider<Value> {
+    GroupedProvider(
+      base: base, keys: keys.map { GroupedProvider.Key(name: $0.0, compute: $0.1) },
+      fields: aggregates.map { name, function, value in
+        GroupedProvider.Field(
+          name: name, function: AggregateFunction(rawValue: function.rawValue) ?? .count, compute: value)
+      }, label: label ?? "group by", notes: nil)
+  }
+
+  /// Each distinct value of the key once, as `distinct` gives it: the values themselves for one
+  /// unnamed key (`named` false), else a record of the keys; in first-seen order.
+  /// - Complexity: O(n) on load.
+  public static func distinct(
+    _ base: any DataProvider<Value>, label: String? = nil, by keys: [(String, @Sendable (Value) -> Value)],
+    named: Bool = true
+  ) -> any DataProvider<Value> {
+    GroupedProvider(
+      base: base, keys: keys.map { GroupedProvider.Key(name: $0.0, compute: $0.1) }, fields: [],
+      yieldsValues: !named, label: label ?? "distinct", notes: nil)
+  }
+
+  /// Each item of `left` with the first item of `right` whose key equals its own, in the field
+  /// `name`, as `join` makes them.
+  ///
+  /// Without a match the field is `null`, or with `inner` the item
+  /// is left out. Keys compare as `==` does; a `null` key matches nothing.
+  /// - Complexity: O(left + right) on load.
+  public static func joined(
+    _ left: any DataProvider<Value>, with right: any DataProvider<Value>, label: String? = nil,
+    on leftKey: @escaping @Sendable (Value) -> Value, equals rightKey: @escaping @Sendable (Value) -> Value,
+    as name: String, inner: Bool = false
+  ) -> any DataProvider<Value> {
+    JoinedProvider(
+      left: left, right: right, leftKey: leftKey, rightKey: rightKey, name: name, keepsUnmatched: !inner,
+      label: label ?? "join")
+  }
+}

@@ -80,6 +80,16 @@ package struct AggregateAccumulator {
     self.notes = notes
   }
 
+  /// Aggregates of the values the closures give each item (`nil` for `count()`), as a program's
+  /// headers compute them (``SectionedDataSource/aggregate(_:inSection:of:)``).
+  package init(_ functions: [AggregateFunction], arguments: [((Value) -> Value)?]) {
+    self.functions = functions
+    texts = functions.map(\.rawValue)
+    self.arguments = arguments
+    states = Array(repeating: State(), count: functions.count)
+    notes = nil
+  }
+
   /// The accumulator of the same aggregates, with nothing added.
   package var empty: AggregateAccumulator {
     var copy = self

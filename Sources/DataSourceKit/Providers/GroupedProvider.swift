@@ -10,10 +10,19 @@ package final class GroupedProvider: DataProvider, CompositionNode, DataProvider
     package var name: String
     package var expression: RowExpression
     package var type: ValueType?
+    /// Set when the key is a program's closure rather than an expression: then nothing runs in
+    /// SQL or by columns.
+    package var compute: (@Sendable (Value) -> Value)?
     package init(name: String, expression: RowExpression, type: ValueType?) {
       self.name = name
       self.expression = expression
       self.type = type
+    }
+    package init(name: String, compute: @escaping @Sendable (Value) -> Value) {
+      self.name = name
+      self.expression = .literal(.null)
+      self.type = nil
+      self.compute = compute
     }
   }
 
@@ -22,11 +31,24 @@ package final class GroupedProvider: DataProvider, CompositionNode, DataProvider
     package var name: String
     package var aggregate: Aggregate
     package var type: ValueType?
+    /// Set when the aggregate's argument is a program's closure (see ``Key/compute``).
+    package var compute: (@Sendable (Value) -> Value)?
     package init(name: String, aggregate: Aggregate, type: ValueType?) {
       self.name = name
       self.aggregate = aggregate
       self.type = type
     }
+    package init(name: String, function: AggregateFunction, compute: (@Sendable (Value) -> Value)?) {
+      self.name = name
+      self.aggregate = Aggregate(function, of: nil, text: function.rawValue)
+      self.type = nil
+      self.compute = compute
+    }
+  }
+
+  /// Whether keys or aggregates are closures: they run item by item, in memory.
+  private var usesClosures: Bool {
+    keys.contains { $0.compute != nil } || fields.contains { $0.compute != nil }
   }
 
   package let base: any DataProvider<Value>
@@ -142,7 +164,7 @@ package final class GroupedProvider: DataProvider, CompositionNode, DataProvider
 
   /// The groups of the base's items, in first-seen order of their keys.
   private func group() throws -> [Value] {
-    if let pushdown = base as? any GroupingPushdown,
+    if !usesClosures, let pushdown = base as? any GroupingPushdown,
       let rows = try pushdown.groupedRows(
         keys: keys.map(\.expression), aggregates: fields.map(\.aggregate), notes: notes)
     {
@@ -152,9 +174,13 @@ package final class GroupedProvider: DataProvider, CompositionNode, DataProvider
       return rows.map { .record(Record(schema: schema, values: $0)) }
     }
     ranInSQL = false
-    var groups = Groups(prototype: AggregateAccumulator(fields.map(\.aggregate), notes: notes))
-    if !(try groupByColumns(into: &groups)) {
-      let keyValues = keys.map { $0.expression.compiled(notes: notes) }
+    var groups = Groups(
+      prototype: usesClosures
+        ? AggregateAccumulator(fields.map(\.aggregate.function), arguments: fields.map(\.compute))
+        : AggregateAccumulator(fields.map(\.aggregate), notes: notes))
+    if try usesClosures || !groupByColumns(into: &groups) {
+      let notes = self.notes
+      let keyValues = keys.map { key in key.compute ?? key.expression.compiled(notes: notes) }
       var seen = 0
       for section in 0..<base.numberOfSections {
         for row in 0..<base.numberOfItems(inSection: section) {

@@ -12,6 +12,8 @@ package final class JoinedProvider: DataProvider, CompositionNode, DataProviderO
   package let right: any DataProvider<Value>
   package let leftKey: RowExpression
   package let rightKey: RowExpression
+  /// Set when the keys are a program's closures rather than expressions.
+  private var keyClosures: (left: @Sendable (Value) -> Value, right: @Sendable (Value) -> Value)?
   /// The field the match goes in.
   package let name: String
   /// Whether left items without a match are kept (with null).
@@ -63,6 +65,19 @@ package final class JoinedProvider: DataProvider, CompositionNode, DataProviderO
     leftFields = left.knownFields
     left.addObserver(self)
     right.addObserver(self)
+  }
+
+  /// A join by keys the closures give, as a program writes it.
+  package convenience init(
+    left: any DataProvider<Value>, right: any DataProvider<Value>,
+    leftKey: @escaping @Sendable (Value) -> Value, rightKey: @escaping @Sendable (Value) -> Value,
+    name: String,
+    keepsUnmatched: Bool, label: String
+  ) {
+    self.init(
+      left: left, right: right, leftKey: .literal(.null), rightKey: .literal(.null), name: name,
+      keepsUnmatched: keepsUnmatched, label: label, notes: nil)
+    keyClosures = (leftKey, rightKey)
   }
 
   package var loadState: LoadState { states.state }
@@ -170,7 +185,7 @@ package final class JoinedProvider: DataProvider, CompositionNode, DataProviderO
         result.rightItems.append(right.item(at: ItemPath(item: row, section: section)))
       }
     }
-    let rightValue = rightKey.compiled(notes: notes)
+    let rightValue = keyClosures?.right ?? rightKey.compiled(notes: notes)
     var index = KeyTable()
     /// Each key's first right item, and how many keys more than one item has.
     var firstPositions: [Int32] = []
@@ -203,13 +218,15 @@ package final class JoinedProvider: DataProvider, CompositionNode, DataProviderO
     // Each left item's match, by flat position: from the left's columns a batch at a time
     // when it has them, else item by item.
     var matches: [Int32]
-    if let columns = left as? any ColumnReadable, let keys = leftKey.batches(over: columns, notes: notes) {
+    if keyClosures == nil, let columns = left as? any ColumnReadable,
+      let keys = leftKey.batches(over: columns, notes: notes)
+    {
       matches = try allBatches(count: total, keys) { batch in
         let found = index.find(batch)
         return found.indices.map { found[$0] >= 0 ? firstPositions[found[$0]] : missed(batch[$0]) }
       }
     } else {
-      let leftValue = leftKey.compiled(notes: notes)
+      let leftValue = keyClosures?.left ?? leftKey.compiled(notes: notes)
       matches = []
       matches.reserveCapacity(total)
       for section in 0..<left.numberOfSections {

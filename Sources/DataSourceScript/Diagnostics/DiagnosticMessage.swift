@@ -169,10 +169,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .rowsOfSwiftProgram:
       "a Swift program builds the whole view: rows A..B does not go with as swift"
     case .swiftProgramUnsupported(let what, let binding):
-      "show as swift cannot write \(what) yet\(binding.map { " (in the definition of '\($0)')" } ?? ""); "
-        + "it writes lists, ranges, csv, json and sqlite sources, paged, where, sort by, section by, limit, "
-        + "extend and select (fields, literals, arithmetic), cells, cards and cells when, headers, footers, titles, "
-        + "captions, placeholders, index and more, compose and segmented"
+      "show as swift cannot write \(what) yet\(binding.map { " (in the definition of '\($0)')" } ?? "")"
     case .unknownTableStyle(let name, let suggestion):
       (name.map { "unknown table style '\($0)'" } ?? "expected a table style after 'style'")
         + Self.didYouMean(

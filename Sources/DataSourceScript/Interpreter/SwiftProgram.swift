@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitHTTP
 import Foundation
 
 /// Writes the Swift program of `show X as swift`: a `main.swift` that builds X with
@@ -225,11 +226,15 @@ struct SwiftProgram {
       segmentedMade = segmented
       return Node(name: segmented, kind: .table)
     case .paged(let source, let size, _):
+      // A web source with {page} or {offset} in its URL fetches its own pages.
+      if case .provider(let literal) = source, case .http(let url) = literal.source,
+        HTTPProvider.isPageTemplate(url)
+      {
+        let made = try providerNode(literal, name: final ? name : name + "Pages", pageSize: size)
+        return Node(name: made, kind: .provider, paged: made)
+      }
       let base = try node(source, name: name, final: false)
       guard base.kind == .provider else { throw unsupported("paged of something other than a provider") }
-      if case .provider(let literal) = source, case .http = literal.source {
-        throw unsupported("a paged web source")
-      }
       let paged = fresh(final ? name : name + "Pages")
       add("let \(paged) = PagedProvider(\(base.name), size: \(size))")
       return Node(name: paged, kind: .provider, paged: paged)
@@ -277,19 +282,32 @@ struct SwiftProgram {
     return nil
   }
 
-  private mutating func providerNode(_ provider: ProviderExpression, name: String) throws(Unsupported)
-    -> String
+  private mutating func providerNode(_ provider: ProviderExpression, name: String, pageSize: Int? = nil)
+    throws(Unsupported) -> String
   {
     var options: [String: OptionValue] = [:]
     for option in provider.options { options[option.name.name] = option.value }
-    if options["types"] != nil { throw unsupported("types {…} on a provider") }
-    var readOptions = ""
-    if case .strings(let markers)? = options["null"] {
-      readOptions =
-        ", options: ReadOptions(nullMarkers: [\(markers.map(Self.stringLiteral).joined(separator: ", "))])"
-    } else if case .string(let marker)? = options["null"] {
-      readOptions = ", options: ReadOptions(nullMarkers: [\(Self.stringLiteral(marker))])"
+    func optionText(_ name: String) -> String? {
+      switch options[name] {
+      case .word(let text)?, .string(let text)?: text
+      default: nil
+      }
     }
+    var readParts: [String] = []
+    if case .strings(let markers)? = options["null"] {
+      readParts.append("nullMarkers: [\(markers.map(Self.stringLiteral).joined(separator: ", "))]")
+    } else if let marker = optionText("null") {
+      readParts.append("nullMarkers: [\(Self.stringLiteral(marker))]")
+    }
+    if case .types(let declarations)? = options["types"] {
+      let types = declarations.map { declaration in
+        let format = declaration.type.format.map { ", format: \(Self.stringLiteral($0))" } ?? ""
+        return
+          "\(Self.stringLiteral(declaration.field.name)): DeclaredType(.\(declaration.type.type.rawValue)\(format))"
+      }
+      readParts.append("types: [\(types.joined(separator: ", "))]")
+    }
+    let readOptions = readParts.isEmpty ? "" : ", options: ReadOptions(\(readParts.joined(separator: ", ")))"
     let made = fresh(name)
     func resolve(_ path: String) -> String { paths[provider.argumentRange] ?? resolveHere(path) }
     switch provider.source {
@@ -305,14 +323,14 @@ struct SwiftProgram {
     case .csv(let path):
       imports.insert("DataSourceKitFiles")
       var delimiter = ""
-      if case .string(let text)? = options["delimiter"], text.utf8.count == 1 {
+      if let text = optionText("delimiter"), text.utf8.count == 1 {
         delimiter = ", delimiter: UInt8(ascii: \(Self.stringLiteral(text)))"
       }
       add("let \(made) = CSVProvider(path: \(Self.stringLiteral(resolve(path)))\(delimiter)\(readOptions))")
     case .json(let path):
       imports.insert("DataSourceKitFiles")
       var at = ""
-      if case .string(let text)? = options["at"] {
+      if let text = optionText("at") {
         at =
           ", at: ["
           + text.split(separator: ".").map { Self.stringLiteral(String($0)) }.joined(separator: ", ") + "]"
@@ -325,8 +343,23 @@ struct SwiftProgram {
       add(
         "let \(made) = SQLiteProvider(\n  path: \(Self.stringLiteral(resolve(path))), query: SQLiteQuery(source: \(source))\(readOptions))"
       )
-    case .http:
-      throw unsupported("an http provider")
+    case .http(let url):
+      imports.insert("DataSourceKitHTTP")
+      var arguments = "url: \(Self.stringLiteral(url))"
+      if let text = optionText("at") {
+        arguments +=
+          ", at: ["
+          + text.split(separator: ".").map { Self.stringLiteral(String($0)) }.joined(separator: ", ") + "]"
+      }
+      if let pageSize { arguments += ", pageSize: \(pageSize)" }
+      var limits: [String] = []
+      if let seconds = optionText("timeout").flatMap(Double.init) { limits.append("timeout: \(seconds)") }
+      if let megabytes = optionText("maxsize").flatMap(Int.init) {
+        limits.append("maximumBytes: \(megabytes) << 20")
+      }
+      if optionText("redirects") == "any" { limits.append("followsRedirectsToOtherHosts: true") }
+      if !limits.isEmpty { arguments += ", limits: HTTPProvider.Limits(\(limits.joined(separator: ", ")))" }
+      add("let \(made) = HTTPProvider(\(arguments)\(readOptions))")
     }
     return made
   }
@@ -382,8 +415,52 @@ struct SwiftProgram {
         "let \(made) = MapProvider(\(base), knownFields: [\(names)]) { item in\n  Value.record(Record([\(pairs.joined(separator: ", "))]))\n}"
       )
       return made
-    case .group, .distinct, .join:
-      throw unsupported("the stage '\(stage.kind.phrase)'")
+    case .group(let keys, let aggregates, _):
+      let made = fresh(final ? name : name + "Groups")
+      let keyList = try keys.map { key throws(Unsupported) in
+        "(\(Self.stringLiteral(key.name.name)), { item in \(try valueCode(key.expression, item: "item")) })"
+      }
+      let aggregateList = try aggregates.map { field throws(Unsupported) in
+        guard case .call(let function, let arguments, _) = field.expression,
+          let aggregate = ValueAggregate(rawValue: function.name), arguments.count <= 1
+        else { throw unsupported("the aggregate '\(text(field.expression.range))'") }
+        let argument = try arguments.first.map { argument throws(Unsupported) in
+          "{ item in \(try valueCode(argument, item: "item")) }"
+        }
+        return "(\(Self.stringLiteral(field.name.name)), .\(aggregate.rawValue), \(argument ?? "nil"))"
+      }
+      var call =
+        "let \(made) = DerivedProvider.grouped(\n  \(base),\n  by: [\(keyList.joined(separator: ", "))]"
+      if !aggregateList.isEmpty { call += ",\n  aggregates: [\(aggregateList.joined(separator: ", "))]" }
+      add(call + ")")
+      return made
+    case .distinct(let keys, _):
+      let made = fresh(final ? name : name + "Distinct")
+      let keyList = try keys.map { key throws(Unsupported) in
+        "(\(Self.stringLiteral(key.name.name)), { item in \(try valueCode(key.expression, item: "item")) })"
+      }
+      let yieldsValues = keys.count == 1 && !keys[0].named
+      add(
+        "let \(made) = DerivedProvider.distinct(\(base), by: [\(keyList.joined(separator: ", "))]\(yieldsValues ? ", named: false" : ""))"
+      )
+      return made
+    case .join(let clause, _):
+      let other = try node(
+        clause.other, name: Self.hint(for: clause.other).map(Self.identifier) ?? name + "Other", final: false)
+      guard other.kind == .provider else { throw unsupported("a join with something other than a provider") }
+      // `teams.name` names the other's field `name` when the other is bound to `teams`.
+      var rightKey = clause.rightKey
+      if let otherName = clause.other.boundName, case .provider(let provider)? = lookUp(otherName)?.value,
+        !(provider.provider.knownFields ?? []).contains(otherName)
+      {
+        rightKey = rightKey.removingPrefix(otherName)
+      }
+      let made = fresh(final ? name : name + "Joined")
+      add(
+        "let \(made) = DerivedProvider.joined(\n  \(base), with: \(other.name),\n"
+          + "  on: { item in \(try valueCode(clause.leftKey, item: "item")) }, equals: { item in \(try valueCode(rightKey, item: "item")) },\n"
+          + "  as: \(Self.stringLiteral(clause.name.name))\(clause.inner ? ", inner: true" : ""))")
+      return made
     }
   }
 
@@ -398,7 +475,7 @@ struct SwiftProgram {
     switch decoration {
     case .header(let template, _), .footer(let template, _):
       let kind = if case .header = decoration { "header" } else { "footer" }
-      let text = try sectionTemplate(template)
+      let text = try sectionTemplate(template, over: base)
       let parameter = text.contains("section.") ? "section" : "_"
       add(
         "let \(made) = SupplementaryDecorator<Value, TableCell>(wrapping: \(base), kind: .\(kind)) { \(parameter) in \(text) }"
@@ -457,12 +534,11 @@ struct SwiftProgram {
       case .add, .subtract, .multiply, .divide, .remainder:
         throw unsupported("arithmetic in a condition")
       }
-    case .field:
-      return "\(try valueCode(expression, item: "item")) == .bool(true)"
     case .literal(.bool(let b), _):
       return b ? "true" : "false"
     default:
-      throw unsupported("the condition '\(text(expression.range))'")
+      // A field or a call: true when it is `true`.
+      return "\(try valueCode(expression, item: "item")) == .bool(true)"
     }
   }
 
@@ -484,8 +560,20 @@ struct SwiftProgram {
       return ".list(["
         + (try items.map { item2 throws(Unsupported) in try valueCode(item2, item: item) }).joined(
           separator: ", ") + "])"
+    case .call(let name, let arguments, _):
+      guard let function = ValueFunction(rawValue: name.name) else {
+        throw unsupported("the expression '\(text(expression.range))'")
+      }
+      let values = try arguments.map { argument throws(Unsupported) in try valueCode(argument, item: item) }
+      return "Value.call(.\(function.rawValue)\(values.map { ", " + $0 }.joined()))"
+    case .negate(let inner, _):
+      return "-\(try valueCode(inner, item: item))"
     case .binary(let left, let op, let right, _) where op.isArithmetic:
       return "(\(try valueCode(left, item: item)) \(op.rawValue) \(try valueCode(right, item: item)))"
+    case .not, .binary:
+      // A test as a value: `{age > 40}` shows true or false.
+      guard item == "item" else { throw unsupported("the expression '\(text(expression.range))'") }
+      return "Value.bool(\(try condition(expression)))"
     default:
       throw unsupported("the expression '\(text(expression.range))'")
     }
@@ -510,44 +598,80 @@ struct SwiftProgram {
         "(\(Self.stringLiteral(field.name)), \(try valueLiteral(field.value)))"
       }
       return ".record(Record([\(fields.joined(separator: ", "))]))"
-    case .date, .timestamp:
-      throw unsupported("a date literal")
+    case .date: return "Value.call(.date, .string(\(Self.stringLiteral(value.description))))"
+    case .timestamp: return "Value.call(.timestamp, .string(\(Self.stringLiteral(value.description))))"
     }
   }
 
   // MARK: Templates
 
+  /// A hole as Swift: `text` to interpolate bare, `value` (a `Value`) to format.
+  private struct HoleCode {
+    var text: String
+    var value: String
+    init(_ text: String, value: String? = nil) {
+      self.text = text
+      self.value = value ?? text
+    }
+  }
+
   /// A cell template as a Swift string literal over `item` and `path`.
   private func itemTemplate(_ source: TemplateSource) throws(Unsupported) -> String {
     try templateLiteral(source, context: .cell) { hole throws(Unsupported) in
       switch hole {
-      case .rowNumber: return "path.item + 1"
-      case .expression(let expression): return try valueCode(expression, item: "item")
+      case .rowNumber: return HoleCode("path.item + 1", value: "Value.int(path.item + 1)")
+      case .expression(let expression): return HoleCode(try valueCode(expression, item: "item"))
       }
     }
   }
 
-  /// A header or footer template over the `section` context.
-  private func sectionTemplate(_ source: TemplateSource) throws(Unsupported) -> String {
+  /// A header or footer template over the `section` context of `table`.
+  private func sectionTemplate(_ source: TemplateSource, over table: String) throws(Unsupported) -> String {
     try templateLiteral(source, context: .section) { hole throws(Unsupported) in
-      guard case .expression(.field(let path)) = hole, path.components.count == 1 else {
-        throw unsupported("a hole other than {section} and {count} in a header or footer")
-      }
-      switch path.components[0] {
-      case "section": return "section.key?.description ?? \"\""
-      case "count": return "section.count"
-      default: throw unsupported("the hole {\(path.text)}")
+      try contextHole(hole, over: table, section: "section.index") { name throws(Unsupported) in
+        switch name {
+        case "section":
+          return HoleCode(
+            "section.key?.description ?? \"\"", value: "(section.key?.value(as: Value.self) ?? .null)")
+        case "count": return HoleCode("section.count", value: "Value.int(section.count)")
+        default: throw unsupported("the hole {\(name)}")
+        }
       }
     }
   }
 
-  /// A title or caption template: `{count}` is the rows of the whole table.
+  /// A title or caption template: `{count}` and aggregates are of the whole table.
   private func titleTemplate(_ source: TemplateSource, of table: String) throws(Unsupported) -> String {
     try templateLiteral(source, context: .section) { hole throws(Unsupported) in
-      guard case .expression(.field(let path)) = hole, path.components == ["count"] else {
-        throw unsupported("a hole other than {count} in a title or caption")
+      try contextHole(hole, over: table, section: "nil") { name throws(Unsupported) in
+        switch name {
+        case "section": return HoleCode("\"\"", value: "Value.null")
+        case "count": return HoleCode("\(table).totalRowCount", value: "Value.int(\(table).totalRowCount)")
+        default: throw unsupported("the hole {\(name)}")
+        }
       }
-      return "\(table).totalRowCount"
+    }
+  }
+
+  /// A hole of a header, footer, title or caption: a field of the context, or an aggregate of
+  /// the items (`{sum(price)}`), of a section or (`section` "nil") of the whole table.
+  private func contextHole(
+    _ hole: Template.Hole, over table: String, section: String,
+    field: (String) throws(Unsupported) -> HoleCode
+  ) throws(Unsupported) -> HoleCode {
+    switch hole {
+    case .expression(.field(let path)) where path.components.count == 1:
+      return try field(path.components[0])
+    case .expression(.call(let name, let arguments, _)):
+      guard let aggregate = ValueAggregate(rawValue: name.name), arguments.count <= 1 else {
+        throw unsupported("the hole {\(name.name)(…)}")
+      }
+      let argument = try arguments.first.map { argument throws(Unsupported) in
+        " { \(try valueCode(argument, item: "$0")) }"
+      }
+      return HoleCode("\(table).aggregate(.\(aggregate.rawValue), inSection: \(section))\(argument ?? "")")
+    default:
+      throw unsupported("a hole other than a field or an aggregate in a header, footer, title or caption")
     }
   }
 
@@ -557,13 +681,13 @@ struct SwiftProgram {
       guard case .expression(.field(let path)) = hole, path.components == ["error"] else {
         throw unsupported("a hole other than {error} in a placeholder")
       }
-      return "error ?? \"\""
+      return HoleCode("error ?? \"\"", value: "(error.map(Value.string) ?? .null)")
     }
   }
 
   private func templateLiteral(
     _ source: TemplateSource, context: Template.Context,
-    hole code: (Template.Hole) throws(Unsupported) -> String
+    hole code: (Template.Hole) throws(Unsupported) -> HoleCode
   ) throws(Unsupported) -> String {
     let template: Template
     do {
@@ -576,10 +700,12 @@ struct SwiftProgram {
       switch part {
       case .literal(let text): literal += Self.escaped(text)
       case .field(let field):
-        guard field.format == nil else {
-          throw unsupported("a format in the template \(Self.stringLiteral(source.text))")
+        let hole = try code(field.hole)
+        if let format = field.format {
+          literal += "\\(" + hole.value + ".formatted(" + Self.stringLiteral(format.spec) + "))"
+        } else {
+          literal += "\\(" + hole.text + ")"
         }
-        literal += "\\(" + (try code(field.hole)) + ")"
       }
     }
     return literal + "\""

@@ -126,7 +126,13 @@ public indirect enum Expression: Sendable {
       case .csv(let path), .json(let path), .sqlite(let path, _, _): [(path, provider.argumentRange)]
       case .array, .range, .http: []
       }
-    case .pipeline(let head, _, _): head.filePaths
+    case .pipeline(let head, let steps, _):
+      // A join names another source, which may be a file of its own.
+      head.filePaths
+        + steps.flatMap { step -> [(path: String, range: SourceRange)] in
+          if case .stage(.join(let clause, _)) = step { return clause.other.filePaths }
+          return []
+        }
     case .table(let provider, _, _, _), .grid(let provider, _, _, _): provider.filePaths
     case .paged(let source, _, _): source.filePaths
     case .compose(let children, _): children.flatMap(\.filePaths)
