@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "DataSourceKitFiles", targets: ["DataSourceKitFiles"]),
     .library(name: "DataSourceKitSQLite", targets: ["DataSourceKitSQLite"]),
     .library(name: "DataSourceKitHTTP", targets: ["DataSourceKitHTTP"]),
+    .library(name: "DataSourceKitPostgres", targets: ["DataSourceKitPostgres"]),
     .library(name: "DataSourceScript", targets: ["DataSourceScript"]),
     .executable(name: "dsh", targets: ["dsh"]),
   ],
@@ -15,6 +16,11 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    // postgres-nio's own dependencies, named for the types the provider uses (TLS, logging).
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     // `swift package generate-documentation --target DataSourceKit` builds the DocC catalog.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
@@ -34,10 +40,22 @@ let package = Package(
     ),
     // JSON from the web, paged (through FoundationNetworking on Linux).
     .target(name: "DataSourceKitHTTP", dependencies: ["DataSourceKit"]),
+    // A lazy, read-only PostgreSQL provider on a real server (through postgres-nio).
+    .target(
+      name: "DataSourceKitPostgres",
+      dependencies: [
+        "DataSourceKit", .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
     // The language: lexer, parser, diagnostics, interpreter, help.
     .target(
       name: "DataSourceScript",
-      dependencies: ["DataSourceKit", "DataSourceKitFiles", "DataSourceKitSQLite", "DataSourceKitHTTP"]
+      dependencies: [
+        "DataSourceKit", "DataSourceKitFiles", "DataSourceKitSQLite", "DataSourceKitHTTP",
+        "DataSourceKitPostgres",
+      ]
     ),
     // libedit, wrapped only where Swift cannot call it (variadics, C stdio globals).
     .systemLibrary(

@@ -5,9 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/setup.sh
 # The tests' own components, started by the tests: headless Chromium draws the pages and pictures
-# (zlib reads its PNGs).
+# (zlib reads its PNGs), PostgreSQL serves the postgres provider's tests.
 test_missing=()
 command -v chromium >/dev/null || test_missing+=(chromium)
+# A throwaway PostgreSQL cluster (initdb and pg_ctl) for the postgres provider's tests.
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || test_missing+=(postgresql)
 [ -f /usr/include/zlib.h ] || test_missing+=(zlib1g-dev)
 if [ ${#test_missing[@]} -gt 0 ]; then install_packages "${test_missing[@]}"; fi
 # Style first: the checked-in .swift-format, strictly (warnings fail too).

@@ -9,7 +9,9 @@ struct HelpTests {
   /// Examples that fetch from the web name `api.example.com`; dshTests runs those against a
   /// local server (HTTPTests), the rest run here.
   nonisolated static let examples: [(String, String)] = HelpCatalogue.topics.flatMap { topic in
-    topic.examples.filter { !$0.contains(HelpCatalogue.exampleServer) }.map { (topic.name, $0) }
+    topic.examples.filter {
+      !$0.contains(HelpCatalogue.exampleServer) && !$0.contains(HelpCatalogue.exampleDatabase)
+    }.map { (topic.name, $0) }
   }
 
   @Test(

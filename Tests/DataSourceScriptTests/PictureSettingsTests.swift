@@ -58,7 +58,7 @@ struct PictureSettingsTests {
       ),
       (
         "set device iPhone14",
-        "test.dsh:1:12: error: 'iPhone14' is not a value for device; expected a device: \"iPhone SE\", \"iPhone 15\" or \"iPad\""
+        "test.dsh:1:12: error: 'iPhone14' is not a value for device; expected a device: iPhoneSE, iPhone15 or iPad"
       ),
       (
         "set appearance sepia",

@@ -122,6 +122,15 @@ struct SwiftProgramTests {
         "compose (table placed with cell value1 \"{name}\" detail \"{t.lead}, floor {t.floor}\"), (table matched with cell basic \"{name} → {next.name}\")"
     ),
     Screen(
+      name: "!= null, extend after a join, tests as section and sort keys, set width (found by a trial)",
+      setup: [
+        "set width 50", people, "let teams = json \"Scripts/data/teams.json\" at \"teams\" key name",
+        "let print = people | where team != null | join teams on team == teams.name as info | extend big = info.floor > 2, has = email != null | section by if(age > 40, \"old\", \"young\") | sort by age > 45, name",
+      ],
+      shown:
+        "table print with cell value1 \"{name} {big} {has}\" detail \"{info.lead} and a long detail to cut at fifty\""
+    ),
+    Screen(
       name: "paged with a Load more footer",
       setup: ["let feed = paged range 0..5 size 2"],
       shown: "table feed with cell basic \"item {.}\" | more"),

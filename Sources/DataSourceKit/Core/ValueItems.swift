@@ -112,8 +112,8 @@ extension Value {
   /// The product, as `*` computes it in dsh (an overflow is `null`; `null` gives `null`).
   public static func * (lhs: Value, rhs: Value) -> Value { Arithmetic.apply(.multiply, lhs, rhs, notes: nil) }
 
-  /// The quotient, as `/` computes it in dsh: ints divide to an int, rounded toward zero, and a
-  /// division by zero is `null`.
+  /// The quotient, as `/` computes it in dsh: always a double (`7 / 2` is `3.5`), and a division
+  /// by zero is `null`.
   public static func / (lhs: Value, rhs: Value) -> Value { Arithmetic.apply(.divide, lhs, rhs, notes: nil) }
 
   /// The remainder, as `%` computes it in dsh (by zero, `null`).
@@ -275,6 +275,18 @@ extension Value {
 // MARK: - Grouping and joining
 
 extension DerivedProvider where Item == Value {
+  /// The items of `base`, each made anew by `transform` when read (as `extend` and `select` make
+  /// theirs), in the same sections; `base` may be any provider of values.
+  /// - Complexity: O(1) per item read.
+  public static func mapped(
+    _ base: any DataProvider<Value>, knownFields: [String]? = nil, _ transform: @escaping (Value) -> Value
+  ) -> any DataProvider<Value> {
+    func map<Base: DataProvider>(_ base: Base) -> any DataProvider<Value> where Base.Item == Value {
+      MapProvider(base, knownFields: knownFields, transform: transform)
+    }
+    return map(base)
+  }
+
   /// One record per group of items with the same keys, with the aggregates of each group, as
   /// `group by` makes them: groups in the order their keys were first seen, keys compared as
   /// `==` compares (`1` and `1.0` together), `null` keys a group of their own.

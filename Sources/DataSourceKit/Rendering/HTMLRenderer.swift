@@ -128,20 +128,7 @@ private struct HTMLPage<Item> {
     return "<div class=\"content \(cell.style.rawValue)\">\(labels)</div>\(accessory)"
   }
 
-  private func escape(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.utf8.count)
-    for character in text {
-      switch character {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      default: out.append(character)
-      }
-    }
-    return out
-  }
+  private func escape(_ text: String) -> String { escapeXML(text) }
 
   /// UIKit's metrics and system colours: 44-point rows, 17-point text, 16-point insets, the
   /// separator inset to the text, headers in 13-point small capitals.
@@ -179,10 +166,12 @@ private struct HTMLPage<Item> {
       box-sizing: border-box; min-width: 0; }
     .content .text { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
     .content .detail { color: var(--secondary); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-    .content.subtitle .stack { display: flex; flex-direction: column; padding: 6px 0; }
+    .content.subtitle .stack { display: flex; flex-direction: column; padding: 6px 0; min-width: 0; flex: 1; }
+    .content.subtitle .stack span { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
     .content.subtitle .detail { font-size: 12px; line-height: 16px; color: var(--label); }
-    .content.value1 .text { flex: 1; }
-    .content.value1 .detail { margin-left: 8px; text-align: right; }
+    /* As UIKit: the text keeps its place, a long detail is cut. */
+    .content.value1 .text { flex: 1 0 auto; max-width: 100%; min-width: 40%; }
+    .content.value1 .detail { flex: 0 1 auto; min-width: 0; margin-left: 8px; text-align: right; }
     .content.value2 .text { flex: 0 0 30%; text-align: right; font-size: 12px; font-weight: 600;
       color: var(--tint); }
     .content.value2 .detail { flex: 1; margin-left: 6px; color: var(--label); font-size: 15px; }

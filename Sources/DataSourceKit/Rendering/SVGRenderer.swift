@@ -316,10 +316,13 @@ private struct SVGPicture {
   /// The advance of one character in ems, by its class: narrow, wide, capital, or CJK and emoji.
   private static func advance(of scalar: Unicode.Scalar) -> Double {
     switch scalar {
-    case "i", "l", "j", "I", ".", ",", ":", ";", "'", "|", "!", "t", "f", "r", " ": 0.3
-    case "m", "w", "M", "W": 0.85
-    case "A"..."Z", "0"..."9": 0.65
-    default: scalar.value >= 0x2E80 ? 1.0 : 0.55
+    // On the wide side of the system fonts (DejaVu where San Francisco is missing): a label cut
+    // early is better than one drawn over its neighbour.
+    case "i", "l", "j", "I", ".", ",", ":", ";", "'", "|", "!", " ": 0.34
+    case "t", "f", "r": 0.45
+    case "m", "w", "M", "W": 0.95
+    case "A"..."Z", "0"..."9": 0.72
+    default: scalar.value >= 0x2E80 ? 1.05 : 0.64
     }
   }
 
@@ -340,10 +343,14 @@ private struct SVGPicture {
 }
 
 /// `text` with the five characters XML reserves written as entities.
+///
+/// Control characters show as the text modes show them (`␛`, `↵`), so data cannot act on a
+/// terminal the page is printed to, and the two characters XML cannot hold (U+FFFE, U+FFFF) as
+/// `\u{…}`.
 func escapeXML(_ text: String) -> String {
   var out = ""
   out.reserveCapacity(text.utf8.count)
-  for scalar in text.unicodeScalars {
+  for scalar in TextWidth.displayable(text).unicodeScalars {
     switch scalar {
     case "&": out += "&amp;"
     case "<": out += "&lt;"
@@ -352,7 +359,7 @@ func escapeXML(_ text: String) -> String {
     case "'": out += "&#39;"
     // XML 1.0 has no way to write most control characters: they are shown as the text modes
     // show them.
-    case "\u{0}"..."\u{1F}": out += "\\u{" + String(scalar.value, radix: 16) + "}"
+    case "\u{0}"..."\u{1F}", "\u{FFFE}", "\u{FFFF}": out += "\\u{" + String(scalar.value, radix: 16) + "}"
     default: out.unicodeScalars.append(scalar)
     }
   }

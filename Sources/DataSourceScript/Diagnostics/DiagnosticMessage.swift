@@ -28,6 +28,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case unknownRenderMode(String, suggestion: String?)
   case unknownTableStyle(String?, suggestion: String?)
   case rowsOfSwiftProgram
+  case pictureOfProvider(format: String)
   case swiftProgramUnsupported(what: String, binding: String?)
   case conflictingTableStyles(String, String, firstChild: String)
   case unknownSetting(String, suggestion: String?)
@@ -166,6 +167,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
         + Self.didYouMean(
           suggestion,
           otherwise: "; modes: " + (RenderMode.allCases.map(\.rawValue) + ["swift"]).joined(separator: ", "))
+    case .pictureOfProvider(let format):
+      "as \(format) draws a table's cells, and a provider has none: show table P with CELL as \(format)"
     case .rowsOfSwiftProgram:
       "a Swift program builds the whole view: rows A..B does not go with as swift"
     case .swiftProgramUnsupported(let what, let binding):
@@ -336,7 +339,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
     switch setting {
     case .width: "a number from 20 to 1000, or auto"
     case .maxrows: "a number of rows (0 shows all), or auto"
-    case .device: "a device: " + Vocabulary.choices(Device.allCases.map(\.displayName).map { "\"\($0)\"" })
+    case .device: "a device: " + Vocabulary.choices(Device.allCases.map(\.rawValue))
     case .mode, .color, .timer, .stats, .echo, .appearance: Vocabulary.choices(setting.values)
     }
   }

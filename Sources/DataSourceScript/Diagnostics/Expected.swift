@@ -30,6 +30,7 @@ public enum Expected: Sendable, Equatable {
   // Providers
   case url
   case databasePath
+  case postgresURL
   case tableName
   case sqlQuery
   case tableOrQuery(suggestion: String?)
@@ -118,6 +119,7 @@ public enum Expected: Sendable, Equatable {
     case .rowWindow: "a row range such as 10..20"
     case .url: "a URL in quotes after 'http'"
     case .databasePath: "a database path in quotes after 'sqlite'"
+    case .postgresURL: "a server URL in quotes after 'postgres', as \"postgresql://USER@HOST/DATABASE\""
     case .tableName: "a table name after 'table'"
     case .sqlQuery: "an SQL query in quotes after 'query'"
     case .tableOrQuery(let suggestion):

@@ -26,6 +26,8 @@ public enum HelpCatalogue {
   static let people = "let people = csv \"samples:people.csv\" key id"
   /// The server examples that fetch from the web name; the tests serve it locally.
   public static let exampleServer = "https://api.example.com"
+  /// The PostgreSQL server examples name; the tests run them against a throwaway cluster.
+  public static let exampleDatabase = "postgresql://dsh@db.example.com/shop"
 
   public static let topics: [HelpTopic] = [
     HelpTopic(
@@ -183,6 +185,18 @@ public enum HelpCatalogue {
       summary:
         "Items of a JSON file: an array of records or values, JSON Lines, or the array found at a dotted path inside the document. Record fields keep their order.",
       examples: ["let teams = json \"samples:teams.json\" at \"teams\" key name\nshow teams"]),
+    HelpTopic(
+      name: "postgres", group: .providers,
+      syntax: [
+        "postgres \"postgresql://USER[:PASSWORD]@HOST[:PORT]/DB\" table NAME [key FIELD] [null \"TEXT\", …] [types {FIELD: TYPE, …}] [timeout SECONDS]",
+        "postgres URL query \"SELECT …\" [key FIELD] …",
+      ],
+      summary:
+        "Rows of a table or query on a PostgreSQL server, read lazily: counted when loaded, and read 256 rows at a time around the rows a view shows. The session is read-only (default_transaction_read_only), so a query that writes fails with the server's own message and changes nothing, and edits are refused. Rows are ordered by the key, else the table's primary key, else its physical order; a query keeps its own ORDER BY. Types come from the server's (integer int; numeric, real and double precision double; text; boolean bool; date; timestamp and timestamptz timestamp, in UTC; json and jsonb a record), types {…} overrides them. The password comes from the URL, else a password file named by ?passfile=PATH (.pgpass lines), else PGPASSWORD; ?sslmode=require asks for TLS. timeout sets the server's statement_timeout. Errors name the server (never the password) and give the server's message, and a query's SQL. Stages run in memory over the rows, with the answers they give over a file: pushing them into SQL, keyset paging and ^C cancelling a running query are not done yet.",
+      examples: [
+        "let db = postgres \"\(exampleDatabase)\" table people key id\nshow db | where age > 40 | sort by name\ndescribe db",
+        "show postgres \"\(exampleDatabase)\" query \"SELECT team, count(*) AS n FROM people GROUP BY team ORDER BY team\"",
+      ]),
     HelpTopic(
       name: "sqlite", group: .providers,
       syntax: [

@@ -237,7 +237,9 @@ extension Session {
     do {
       let fields: [String]? =
         if case .provider(let provider) = shown { provider.provider.knownFields } else { nil }
-      return try writer.program(showing: expression, statement: statement, fields: fields)
+      return try writer.program(
+        showing: expression, statement: statement, fields: fields, width: settings.effectiveWidth(environment)
+      )
     } catch {
       throw Diagnostic(
         .swiftProgramUnsupported(what: error.what, binding: error.binding), at: expression.range)
@@ -260,6 +262,9 @@ extension Session {
     var columnSource: (any ColumnReadable)?
     switch value {
     case .provider(let provider):
+      if format == .html || format == .svg {
+        throw Diagnostic(.pictureOfProvider(format: format.rawValue), at: expressionRange)
+      }
       view = ListView(
         dataSource: TableAdapter(
           provider: provider.provider, presenter: Session.recordPresenter, label: "fields"))

@@ -1,6 +1,7 @@
 import DataSourceKit
 import DataSourceKitFiles
 import DataSourceKitHTTP
+import DataSourceKitPostgres
 import DataSourceKitSQLite
 
 /// Turns expressions into engine objects: providers built and loaded, stages applied (in the
@@ -222,6 +223,15 @@ extension Evaluator {
         path: resolve(path), displayPath: path, query: SQLiteQuery(source: source),
         identityKey: stringOption("key"), options: readOptions, access: environment.sandbox?.fileAccess)
       kind = "sqlite"
+    case .postgres(let url, let table, let query):
+      do {
+        provider = try PostgresProvider(
+          url: url, source: table.map { .table($0) } ?? .query(query ?? ""), identityKey: stringOption("key"),
+          options: readOptions, statementTimeout: stringOption("timeout").flatMap(Double.init))
+      } catch let error as DataSourceError {
+        throw Diagnostic(.dataSource(error), at: expression.argumentRange)
+      }
+      kind = "postgres"
     }
     do {
       try await provider.load()
@@ -250,7 +260,7 @@ extension Evaluator {
   private func checkSandbox(_ expression: ProviderExpression) throws {
     guard let sandbox = environment.sandbox else { return }
     switch expression.source {
-    case .http(let url):
+    case .http(let url), .postgres(let url, _, _):
       throw Diagnostic(.refusedBySafeMode(.network(url: url)), at: expression.argumentRange)
     case .csv(let path), .json(let path), .sqlite(let path, _, _):
       if !sandbox.allowsReading(resolve(path)) {

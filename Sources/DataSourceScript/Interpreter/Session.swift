@@ -433,7 +433,9 @@ public final class Session {
       guard let w = word(), let choice = Settings.ColorChoice(rawValue: w) else { throw invalid }
       settings.color = choice
     case .appearance:
-      guard let w = word(), let appearance = Settings.Appearance(rawValue: w) else { throw invalid }
+      guard let w = word(), let appearance = Settings.Appearance(rawValue: w.lowercased()) else {
+        throw invalid
+      }
       settings.appearance = appearance
     case .device:
       guard let w = word(), let device = Device(named: w) else { throw invalid }

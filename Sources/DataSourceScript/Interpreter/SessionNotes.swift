@@ -1,5 +1,6 @@
 import DataSourceKit
 import DataSourceKitFiles
+import DataSourceKitPostgres
 import DataSourceKitSQLite
 
 /// Notes the session prints after a statement: what a load noticed (a column that is text only
@@ -17,6 +18,7 @@ final class SessionNotes {
     let name: String
     switch source.source {
     case .csv(let path), .json(let path), .sqlite(let path, _, _): name = path
+    case .postgres(let url, _, _): name = (try? PostgresLocation(url).display) ?? url
     case .http(let url): name = url
     case .array, .range: return
     }

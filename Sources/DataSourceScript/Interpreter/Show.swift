@@ -43,12 +43,15 @@ extension Session {
         .expectedKind(.showable, found: "a cell"),
         at: expressionRange)
     }
+    let mode = mode ?? settings.mode
+    if showsFields, mode == .html || mode == .svg {
+      throw Diagnostic(.pictureOfProvider(format: mode.rawValue), at: expressionRange)
+    }
     let source = view.dataSource
     let stateBefore = source.loadState
     let total = view.totalRows
     var window = 0..<total
     if let rows { window = try resolve(rows, total: total) }
-    let mode = mode ?? settings.mode
     let maxRows = mode == .json || mode == .csv ? 0 : settings.effectiveMaxRows(environment)
     var windows = [window]
     // Every row printed is laid out first (its widths, its JSON): a view of trillions would

@@ -40,7 +40,11 @@ struct SwiftProgram {
 
   private var lines: [String] = []
   private var emitted: [String: String] = [:]
-  private var taken: Set<String> = ["view", "snapshot"]
+  /// Names the program uses or Swift and the library define: a binding is renamed around them.
+  private var taken: Set<String> = [
+    "view", "snapshot", "print", "Value", "Record", "Schema", "ListView", "Renderer", "RenderOptions",
+    "TableAdapter", "TableCell", "DerivedProvider", "String", "Int", "Double", "Bool", "Array", "main",
+  ]
   private var imports: Set<String> = ["DataSourceKit"]
   /// The binding whose definition is being written, for messages.
   private var binding: String?
@@ -59,10 +63,11 @@ struct SwiftProgram {
   /// The whole program for `show EXPRESSION`, written as `statement`.
   /// - Parameter fields: the fields of the items shown, when a provider is shown (its rows are a
   ///   table of them) and they are known.
-  mutating func program(showing expression: Expression, statement: String, fields: [String]?)
-    throws(Unsupported)
-    -> String
+  ///   - width: the columns `show … as plain` fits its text to (80 unless `set width` says).
+  mutating func program(showing expression: Expression, statement: String, fields: [String]?, width: Int = 80)
+    throws(Unsupported) -> String
   {
+    let widthArgument = width == 80 ? "" : ", width: \(width)"
     let shown = try node(expression, name: expression.boundName.map(Self.identifier) ?? "screen", final: true)
     var ending: String
     switch shown.kind {
@@ -71,7 +76,7 @@ struct SwiftProgram {
         try await \(shown.name).load()
         let view = ListView(dataSource: \(shown.name))
         let snapshot = view.layout(windows: [0..<view.totalRows])
-        print(Renderer.render(snapshot, options: RenderOptions(mode: .plain)), terminator: "")
+        print(Renderer.render(snapshot, options: RenderOptions(mode: .plain\(widthArgument))), terminator: "")
 
         """
     case .provider:
@@ -84,7 +89,7 @@ struct SwiftProgram {
         try await \(rows).load()
         let view = ListView(dataSource: \(rows))
         var snapshot = view.layout(windows: [0..<view.totalRows])
-        \(fieldsLine)print(Renderer.render(snapshot, options: RenderOptions(mode: .plain, showsFields: true)), terminator: "")
+        \(fieldsLine)print(Renderer.render(snapshot, options: RenderOptions(mode: .plain\(widthArgument), showsFields: true)), terminator: "")
 
         """
     case .presenter:
@@ -336,6 +341,17 @@ struct SwiftProgram {
           + text.split(separator: ".").map { Self.stringLiteral(String($0)) }.joined(separator: ", ") + "]"
       }
       add("let \(made) = JSONProvider(path: \(Self.stringLiteral(resolve(path)))\(at)\(readOptions))")
+    case .postgres(let url, let table, let query):
+      imports.insert("DataSourceKitPostgres")
+      let source =
+        table.map { ".table(\(Self.stringLiteral($0)))" } ?? ".query(\(Self.stringLiteral(query ?? "")))"
+      var arguments = "url: \(Self.stringLiteral(url)), source: \(source)"
+      if let key = optionText("key") { arguments += ", identityKey: \(Self.stringLiteral(key))" }
+      if !readParts.isEmpty { arguments += ", options: ReadOptions(\(readParts.joined(separator: ", ")))" }
+      if let seconds = optionText("timeout").flatMap(Double.init) {
+        arguments += ", statementTimeout: \(seconds)"
+      }
+      add("let \(made) = try PostgresProvider(\(arguments))")
     case .sqlite(let path, let table, let query):
       imports.insert("DataSourceKitSQLite")
       let source =
@@ -402,7 +418,7 @@ struct SwiftProgram {
         "(\(Self.stringLiteral(field.name.name)), \(try valueCode(field.expression, item: "item")))"
       }
       add(
-        "let \(made) = MapProvider(\(base)) { item in item.extended(with: [\(pairs.joined(separator: ", "))]) }"
+        "let \(made) = DerivedProvider.mapped(\(base)) { item in item.extended(with: [\(pairs.joined(separator: ", "))]) }"
       )
       return made
     case .select(let fields, _):
@@ -412,7 +428,7 @@ struct SwiftProgram {
       }
       let names = fields.map { Self.stringLiteral($0.name.name) }.joined(separator: ", ")
       add(
-        "let \(made) = MapProvider(\(base), knownFields: [\(names)]) { item in\n  Value.record(Record([\(pairs.joined(separator: ", "))]))\n}"
+        "let \(made) = DerivedProvider.mapped(\(base), knownFields: [\(names)]) { item in\n  Value.record(Record([\(pairs.joined(separator: ", "))]))\n}"
       )
       return made
     case .group(let keys, let aggregates, _):
@@ -507,30 +523,30 @@ struct SwiftProgram {
   // MARK: Expressions
 
   /// Swift for a `where` predicate: `Value`'s comparisons are false against `null`, as dsh's are.
-  private func condition(_ expression: ValueExpression) throws(Unsupported) -> String {
+  private func condition(_ expression: ValueExpression, item: String = "item") throws(Unsupported) -> String {
     switch expression {
     case .not(let inner, _):
-      return "!(\(try condition(inner)))"
+      return "!(\(try condition(inner, item: item)))"
     case .binary(let left, let op, let right, _):
       switch op {
-      case .and: return "\(try operand(left)) && \(try operand(right))"
-      case .or: return "\(try operand(left)) || \(try operand(right))"
+      case .and: return "\(try operand(left, item: item)) && \(try operand(right, item: item))"
+      case .or: return "\(try operand(left, item: item)) || \(try operand(right, item: item))"
       case .equal, .notEqual:
         let equal = op == .equal
         if case .literal(.null, _) = right {
-          return "\(try valueCode(left, item: "item"))\(equal ? "" : "!").isNull"
+          return (equal ? "" : "!") + "\(try valueCode(left, item: item)).isNull"
         }
         if case .literal(.null, _) = left {
-          return "\(try valueCode(right, item: "item"))\(equal ? "" : "!").isNull"
+          return (equal ? "" : "!") + "\(try valueCode(right, item: item)).isNull"
         }
-        let (l, r) = (try valueCode(left, item: "item"), try valueCode(right, item: "item"))
+        let (l, r) = (try valueCode(left, item: item), try valueCode(right, item: item))
         return equal ? "\(l).matches(\(r))" : "\(l).differs(from: \(r))"
       case .less, .lessOrEqual, .greater, .greaterOrEqual:
-        return "\(try valueCode(left, item: "item")) \(op.rawValue) \(try valueCode(right, item: "item"))"
+        return "\(try valueCode(left, item: item)) \(op.rawValue) \(try valueCode(right, item: item))"
       case .contains:
-        return "\(try valueCode(left, item: "item")).contains(\(try valueCode(right, item: "item")))"
+        return "\(try valueCode(left, item: item)).contains(\(try valueCode(right, item: item)))"
       case .isIn:
-        return "\(try valueCode(left, item: "item")).isIn(\(try valueCode(right, item: "item")))"
+        return "\(try valueCode(left, item: item)).isIn(\(try valueCode(right, item: item)))"
       case .add, .subtract, .multiply, .divide, .remainder:
         throw unsupported("arithmetic in a condition")
       }
@@ -538,13 +554,13 @@ struct SwiftProgram {
       return b ? "true" : "false"
     default:
       // A field or a call: true when it is `true`.
-      return "\(try valueCode(expression, item: "item")) == .bool(true)"
+      return "\(try valueCode(expression, item: item)) == .bool(true)"
     }
   }
 
   /// A condition as an operand of `&&` or `||`, in brackets when it is one itself.
-  private func operand(_ expression: ValueExpression) throws(Unsupported) -> String {
-    let code = try condition(expression)
+  private func operand(_ expression: ValueExpression, item: String) throws(Unsupported) -> String {
+    let code = try condition(expression, item: item)
     if case .binary(_, let op, _, _) = expression, op == .and || op == .or { return "(\(code))" }
     return code
   }
@@ -572,8 +588,7 @@ struct SwiftProgram {
       return "(\(try valueCode(left, item: item)) \(op.rawValue) \(try valueCode(right, item: item)))"
     case .not, .binary:
       // A test as a value: `{age > 40}` shows true or false.
-      guard item == "item" else { throw unsupported("the expression '\(text(expression.range))'") }
-      return "Value.bool(\(try condition(expression)))"
+      return "Value.bool(\(try condition(expression, item: item)))"
     default:
       throw unsupported("the expression '\(text(expression.range))'")
     }
@@ -744,6 +759,7 @@ struct SwiftProgram {
       case .array: "items"
       case .range: "numbers"
       case .http: "feed"
+      case .postgres(_, let table, _): table.map { String($0.split(separator: ".").last ?? "rows") } ?? "rows"
       }
     default: nil
     }
@@ -755,6 +771,7 @@ struct SwiftProgram {
     case .array: "List"
     case .range: "Range"
     case .http: "Feed"
+    case .postgres: "Rows"
     }
   }
 

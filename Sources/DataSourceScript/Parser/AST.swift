@@ -124,7 +124,7 @@ public indirect enum Expression: Sendable {
     case .provider(let provider):
       switch provider.source {
       case .csv(let path), .json(let path), .sqlite(let path, _, _): [(path, provider.argumentRange)]
-      case .array, .range, .http: []
+      case .array, .range, .http, .postgres: []
       }
     case .pipeline(let head, let steps, _):
       // A join names another source, which may be a file of its own.
@@ -173,6 +173,8 @@ public struct ProviderExpression: Sendable {
     case json(path: String)
     /// `sqlite PATH table NAME` or `sqlite PATH query "SQL"`.
     case sqlite(path: String, table: String?, query: String?)
+    /// `postgres URL table NAME` or `postgres URL query "SQL"`: rows on a PostgreSQL server.
+    case postgres(url: String, table: String?, query: String?)
     /// `http URL`: JSON from the web.
     case http(url: String)
   }

@@ -169,8 +169,8 @@ extension Parser {
       let (url, urlRange) = try expectString(.url)
       source = .http(url: url)
       argumentRange = urlRange
-    case .sqlite:
-      let (path, pathRange) = try expectString(.databasePath)
+    case .sqlite, .postgres:
+      let (path, pathRange) = try expectString(kind == .sqlite ? .databasePath : .postgresURL)
       var table: String?
       var query: String?
       if consumeWord("table") {
@@ -188,7 +188,9 @@ extension Parser {
         }
         throw unexpected(.tableOrQuery(suggestion: close))
       }
-      source = .sqlite(path: path, table: table, query: query)
+      source =
+        kind == .sqlite
+        ? .sqlite(path: path, table: table, query: query) : .postgres(url: path, table: table, query: query)
       argumentRange = pathRange
     case .array:
       let argumentStart = current.range.lowerBound

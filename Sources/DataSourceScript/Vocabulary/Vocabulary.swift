@@ -45,7 +45,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
 
 /// Words that make a provider.
 public enum ProviderKind: String, CaseIterable, Sendable {
-  case csv, json, sqlite, http, array, range
+  case csv, json, sqlite, postgres, http, array, range
 
   /// The options written after the provider's argument, in the order help lists them.
   public var options: [ProviderOptionName] {
@@ -53,6 +53,7 @@ public enum ProviderKind: String, CaseIterable, Sendable {
     case .csv: [.key, .delimiter, .null, .types]
     case .json: [.key, .at, .null, .types]
     case .sqlite: [.key, .null, .types]
+    case .postgres: [.key, .null, .types, .timeout]
     case .http: [.key, .at, .timeout, .maxsize, .redirects, .null, .types]
     case .array: [.key]
     case .range: []

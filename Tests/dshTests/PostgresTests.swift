@@ -1,0 +1,279 @@
+import DataSourceScript
+import Foundation
+import Testing
+
+/// A throwaway PostgreSQL cluster for the tests: `initdb` in a temporary folder, `pg_ctl start`
+/// on a free port of 127.0.0.1 with trust authentication for the user `dsh`, filled with the
+/// sample people and generated rows, and stopped when the tests are done.
+///
+/// `Scripts/test.sh` installs Debian's `postgresql` when it is missing. Where it is not installed
+/// the tests are skipped with a message, except under `CI`, where that is a failure.
+final class PostgresServer: @unchecked Sendable {
+  static let binaries: String? = {
+    let root = "/usr/lib/postgresql"
+    let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+    return versions.sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }.map { "\(root)/\($0)/bin" }
+      .first { FileManager.default.isExecutableFile(atPath: $0 + "/initdb") }
+  }()
+
+  static var isMissingOutsideCI: Bool {
+    binaries == nil && ProcessInfo.processInfo.environment["CI"] == nil
+  }
+
+  let folder: String
+  let port: Int
+  let bin: String
+  /// Rows in the generated table `big`.
+  static let bigRows = 20_000
+
+  var url: String { "postgresql://dsh@127.0.0.1:\(port)/postgres" }
+
+  /// Starts a cluster of its own; it stops when the server goes away.
+  init() throws {
+    guard let bin = PostgresServer.binaries else {
+      throw PNGImage.Failure(
+        description: "PostgreSQL is not installed; Scripts/test.sh installs it (apt-get install postgresql)")
+    }
+    self.bin = bin
+    folder = NSTemporaryDirectory() + "dsh-postgres-\(UUID().uuidString)"
+    port = try PostgresServer.freePort()
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    // initdb refuses to run as root: the cluster then belongs to the postgres user.
+    let asRoot = geteuid() == 0
+    if asRoot { _ = try PostgresServer.run("/bin/chown", ["postgres", folder]) }
+    func server(_ tool: String, _ arguments: [String]) throws -> (output: String, status: Int32) {
+      asRoot
+        ? try PostgresServer.run("/usr/sbin/runuser", ["-u", "postgres", "--", "\(bin)/\(tool)"] + arguments)
+        : try PostgresServer.run("\(bin)/\(tool)", arguments)
+    }
+    let initdb = try server(
+      "initdb", ["-D", folder + "/data", "-U", "dsh", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"])
+    guard initdb.status == 0 else { throw PNGImage.Failure(description: "initdb failed: \(initdb.output)") }
+    let start = try server(
+      "pg_ctl",
+      [
+        "-D", folder + "/data", "-l", folder + "/server.log", "-w", "-o",
+        "-p \(port) -k \(folder) -c listen_addresses=127.0.0.1 -c fsync=off", "start",
+      ])
+    guard start.status == 0 else {
+      throw PNGImage.Failure(description: "pg_ctl start failed: \(start.output)")
+    }
+    let fill = try psql(
+      """
+      CREATE TABLE people (id int PRIMARY KEY, name text, email text, team text, age int, active boolean, joined date);
+      \\copy people FROM '\(DSHProcess.packageRoot)/Scripts/data/people.csv' WITH (FORMAT csv, HEADER true)
+      CREATE TABLE big (id int PRIMARY KEY, category text, amount numeric(12,2), ratio float8, note text);
+      INSERT INTO big SELECT g, 'c' || (g * 7919 % 100), (g * 104729 % 100000) / 100.0, g / 7.0,
+        CASE WHEN g % 10 = 0 THEN NULL ELSE 'row ' || g END FROM generate_series(1, \(PostgresServer.bigRows)) g;
+      CREATE INDEX big_category ON big (category);
+      CREATE TABLE kinds (id int PRIMARY KEY, at timestamptz, day date, price numeric, flag boolean, doc jsonb, code varchar(8));
+      INSERT INTO kinds VALUES (1, '2020-01-01 10:30:00.5+02', '1999-12-31', 12.50, true, '{"a": 1, "b": [1, 2]}', 'NA'),
+        (2, NULL, NULL, 'NaN', NULL, NULL, '007');
+      """)
+    guard fill.status == 0 else {
+      throw PNGImage.Failure(description: "filling the cluster failed: \(fill.output)")
+    }
+  }
+
+  deinit { stop() }
+
+  func stop() {
+    let arguments = ["-D", folder + "/data", "-m", "immediate", "stop"]
+    if geteuid() == 0 {
+      _ = try? PostgresServer.run("/usr/sbin/runuser", ["-u", "postgres", "--", "\(bin)/pg_ctl"] + arguments)
+    } else {
+      _ = try? PostgresServer.run("\(bin)/pg_ctl", arguments)
+    }
+    try? FileManager.default.removeItem(atPath: folder)
+  }
+
+  /// Runs SQL with psql, as the test user.
+  func psql(_ sql: String) throws -> (output: String, status: Int32) {
+    let file = folder + "/input-\(UUID().uuidString).sql"
+    try sql.write(toFile: file, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    let psql = FileManager.default.isExecutableFile(atPath: "\(bin)/psql") ? "\(bin)/psql" : "/usr/bin/psql"
+    return try PostgresServer.run(
+      psql,
+      [
+        "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)", "-U", "dsh",
+        "-d", "postgres", "-f", file,
+      ])
+  }
+
+  /// Runs a program and returns its output, read from a file.
+  ///
+  /// Spawned and waited for by hand: `pg_ctl start` leaves a server running that inherits the
+  /// descriptors Foundation's `Process` watches, which then never sees its child end.
+  static func run(_ executable: String, _ arguments: [String]) throws -> (output: String, status: Int32) {
+    let file = NSTemporaryDirectory() + "dsh-run-\(UUID().uuidString).out"
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+    guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let data = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
+    // The exit status, as WEXITSTATUS reads it (a signal counts as a failure).
+    let exited = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    return (String(decoding: data, as: UTF8.self), exited)
+  }
+
+  /// A port no one listens on now: bound to port 0, read, and released.
+  static func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+        bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+      }
+    }
+    guard bound else { throw POSIXError(.EADDRINUSE) }
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
+}
+
+@Suite(
+  "PostgreSQL on a real server", .serialized,
+  .disabled(if: PostgresServer.isMissingOutsideCI, "PostgreSQL is not installed: Scripts/test.sh installs it")
+)
+struct PostgresTests {
+  /// A cluster of the test's own, stopped when the test ends.
+  private func server() throws -> PostgresServer { try PostgresServer() }
+
+  private func dsh(_ statements: [String]) throws -> DSHProcess.Result {
+    try DSHProcess.run(statements.flatMap { ["-c", $0] })
+  }
+
+  @Test("the same stages over the same rows give the same answers from CSV, SQLite and PostgreSQL")
+  func sameAnswersEverywhere() throws {
+    let server = try server()
+    let sources = [
+      "csv \"Scripts/data/people.csv\"", "sqlite \"Scripts/data/people.db\" table people",
+      "postgres \"\(server.url)\" table people",
+    ]
+    let stages = [
+      "where age > 40 | sort by name",
+      "where team == null or not (team contains \"ing\") | sort by age desc, name",
+      "where name >= \"K\" and id in [1, 4, 7, 9, 10] | sort by id",
+      "section by team | sort by age | limit 6",
+      "group by team with n = count(), oldest = max(age), total = sum(age) | sort by team",
+      "distinct team | sort by .",
+      "extend decade = age / 10 * 10 | where decade >= 40 | sort by id",
+    ]
+    for stage in stages {
+      var answers: [String] = []
+      for source in sources {
+        let result = try dsh(["show \(source) | select id, name, email, team, age | \(stage) as csv"])
+        #expect(result.status == 0, "\(source) | \(stage): \(result.output)")
+        answers.append(result.output)
+      }
+      #expect(answers[0] == answers[1], "CSV and SQLite differ on \(stage)")
+      #expect(
+        answers[0] == answers[2], "CSV and PostgreSQL differ on \(stage):\n\(answers[0])\n\(answers[2])")
+      #expect(answers[0].split(separator: "\n").count > 1, "\(stage) gives no rows: \(answers[0])")
+    }
+  }
+
+  @Test("columns take their server types; null markers and types {…} as for files")
+  func types() throws {
+    let server = try server()
+    let result = try dsh([
+      "let k = postgres \"\(server.url)\" table kinds null \"NA\"", "k", "show k as csv",
+      "let typed = postgres \"\(server.url)\" table kinds null \"NA\" types {code: int, day: text}",
+      "show typed | select id, code, day as csv",
+      "let bad = postgres \"\(server.url)\" table kinds types {code: int}", "show bad as csv",
+    ])
+    #expect(
+      result.output.contains(
+        "k: postgres provider · 2 items in 1 section · fields id int, at timestamp, day date, price double, flag bool, doc record, code text · loaded"
+      ), "\(result.output)")
+    // Times in UTC; numeric as double (NaN too); json as a record; NA a null.
+    #expect(
+      result.output.contains(
+        "1,2020-01-01T08:30:00.5Z,1999-12-31,12.5,true,\"{\"\"a\"\": 1, \"\"b\"\": [1, 2]}\",\n"))
+    #expect(result.output.contains("2,,,nan,,,007\n"))
+    #expect(result.output.contains("id,code,day\n1,,1999-12-31\n2,7,\n"), "\(result.output)")
+    // A value that does not fit its declared type is an error, not a null.
+    #expect(result.output.contains("code is \"NA\", not an int"), "\(result.output)")
+  }
+
+  @Test("a window of a large table reads the pages around it, not the table")
+  func lazyWindow() throws {
+    let server = try server()
+    let result = try dsh([
+      "let big = postgres \"\(server.url)\" table big", "show big rows 10000..10003 as csv", "describe big",
+    ])
+    #expect(result.status == 0, "\(result.output)")
+    // Rows in the order of the primary key, a number (not its text).
+    #expect(result.output.contains("id,category,amount,ratio,note\n10001,"), "\(result.output)")
+    #expect(result.output.contains("\n10003,"))
+    #expect(
+      result.output.contains("\(PostgresServer.bigRows) items, loaded, 256 rows read"), "\(result.output)")
+  }
+
+  @Test(
+    "read-only: a query that writes fails with the server's message and changes nothing; edits are refused")
+  func readOnly() throws {
+    let server = try server()
+    let result = try dsh([
+      "show postgres \"\(server.url)\" query \"DELETE FROM people RETURNING *\"",
+      "show postgres \"\(server.url)\" query \"WITH gone AS (DELETE FROM people RETURNING id) SELECT * FROM gone\"",
+      "let p = postgres \"\(server.url)\" table people", "delete from p where id == 1",
+    ])
+    #expect(
+      result.output.contains("cannot execute DELETE in a read-only transaction; in: DELETE FROM people"))
+    #expect(result.output.contains("in a read-only transaction; in: WITH gone AS"))
+    #expect(
+      result.output.contains("'p' is a postgres provider: databases are opened read-only and never written"))
+    #expect(try server.psql("SELECT count(*) FROM people").output == "10\n")
+  }
+
+  @Test("help examples that read from a server run against the test cluster")
+  func helpExamples() throws {
+    let server = try server()
+    let examples = HelpCatalogue.topics.flatMap(\.examples).filter {
+      $0.contains(HelpCatalogue.exampleDatabase)
+    }
+    #expect(!examples.isEmpty)
+    for example in examples {
+      let result = try DSHProcess.run([
+        "-c", example.replacingOccurrences(of: HelpCatalogue.exampleDatabase, with: server.url),
+      ])
+      #expect(result.status == 0, "\(example)\n\(result.output)")
+    }
+  }
+
+  @Test("errors name the server and say what it said; describe hides the password")
+  func errors() throws {
+    let server = try server()
+    let closed = try PostgresServer.freePort()
+    let result = try dsh([
+      "show postgres \"\(server.url)\" query \"SELECT nope FROM people\"",
+      "show postgres \"postgresql://dsh@127.0.0.1:\(closed)/postgres\" table people",
+      "show postgres \"\(server.url)\" table missing",
+      "show postgres \"mysql://dsh@127.0.0.1/x\" table people",
+      "describe postgres \"postgresql://dsh:secret@127.0.0.1:\(server.port)/postgres\" table people",
+    ])
+    #expect(result.output.contains("column \"nope\" does not exist; in: SELECT nope FROM people"))
+    #expect(result.output.contains("cannot connect to 127.0.0.1:\(closed)"))
+    #expect(result.output.contains("relation \"missing\" does not exist"))
+    #expect(result.output.contains("not a PostgreSQL URL"))
+    #expect(
+      result.output.contains("postgres \"postgresql://dsh@127.0.0.1:\(server.port)/postgres\" table people"))
+    #expect(!result.output.contains("secret"))
+  }
+}
