@@ -260,7 +260,10 @@ struct SwiftProgramTests {
     let products =
       ["DataSourceKit", "DataSourceKitFiles"] + (sqlite ? ["DataSourceKitSQLite"] : [])
       + (http ? ["DataSourceKitHTTP"] : [])
-    let dependencies = products.map { ".product(name: \"\($0)\", package: \"main\")" }.joined(separator: ", ")
+    // A path dependency is named by its folder: `main` here, the clone's name elsewhere.
+    let package = URL(fileURLWithPath: DSHProcess.packageRoot).lastPathComponent
+    let dependencies = products.map { ".product(name: \"\($0)\", package: \"\(package)\")" }.joined(
+      separator: ", ")
     return
       "    .executableTarget(name: \"\(name)\", dependencies: [\(dependencies)], swiftSettings: [.unsafeFlags([\"-warnings-as-errors\"])]),"
   }
