@@ -3,7 +3,9 @@
 # side by side. Generates its inputs under bench-data/ (about 70 MB) on the first run.
 # 'Scripts/bench.sh scale' runs only the hostile-scale measures, 'Scripts/bench.sh types' only the
 # typed-loading and expression measures, 'Scripts/bench.sh live' only the live-data measures (first window, edits), 'Scripts/bench.sh library' only the library's diff and snapshot → apply loop, 'Scripts/bench.sh answers' only group by, join and footer
-# aggregates (the last two beside DuckDB's CLI, installed from PyPI when missing).
+# aggregates (the last two beside DuckDB's CLI, installed from PyPI when missing), 'Scripts/bench.sh postgres'
+# only the PostgreSQL measures (a throwaway cluster under bench-data/postgres, 10M rows made on
+# the first run, stopped at the end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/setup.sh
@@ -23,4 +25,27 @@ if [ -z "${DUCKDB:-}" ] && ! command -v duckdb >/dev/null; then
 fi
 swift build -c release --product dsh >&2
 swift build -c release --product dsh-bench >&2
+if [ "${1:-}" = postgres ]; then
+  # A cluster of the bench's own on a free port, trust authentication, filled once with 10M rows:
+  # an int key, a category of 100 values with an index, three other columns.
+  bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+  if [ -z "$bin" ]; then $sudo_if_needed apt-get install -y -qq postgresql >/dev/null; bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1); fi
+  folder="$(pwd)/bench-data/postgres"
+  as_owner=(); [ "$(id -u)" -eq 0 ] && as_owner=(runuser -u postgres --)
+  mkdir -p "$folder"; [ "$(id -u)" -eq 0 ] && chown postgres "$folder"
+  [ -d "$folder/data" ] || "${as_owner[@]}" "$bin/initdb" -D "$folder/data" -U dsh --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  "${as_owner[@]}" "$bin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w -o "-p $port -k $folder -c listen_addresses=127.0.0.1" start >/dev/null
+  trap '"${as_owner[@]}" "$bin/pg_ctl" -D "$folder/data" -m fast stop >/dev/null' EXIT
+  psql=("$bin/psql" -X -q -A -h 127.0.0.1 -p "$port" -U dsh -d postgres)
+  if [ "$("${psql[@]}" -t -c "SELECT to_regclass('big') IS NOT NULL")" != t ]; then
+    echo "filling a 10M-row table on the bench's server …" >&2
+    "${psql[@]}" -c "CREATE TABLE big (id int PRIMARY KEY, category int, name text, amount float8, day date)" \
+      -c "INSERT INTO big SELECT g, g * 7919 % 100, 'name ' || g, (g * 104729 % 100000) / 100.0, DATE '2000-01-01' + g % 9000 FROM generate_series(1, 10000000) g" \
+      -c "CREATE INDEX big_category ON big (category)" -c "VACUUM ANALYZE big" >&2
+  fi
+  export DSH_BENCH_POSTGRES="postgresql://dsh@127.0.0.1:$port/postgres" DSH_BENCH_PSQL="${psql[*]}"
+  .build/release/dsh-bench "$(pwd)/.build/release/dsh" "$@"
+  exit
+fi
 exec .build/release/dsh-bench "$(pwd)/.build/release/dsh" "$@"

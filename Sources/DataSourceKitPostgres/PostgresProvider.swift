@@ -27,8 +27,10 @@ public final class PostgresProvider: DataProvider, CompositionNode {
 
   /// Where the server is, as the URL gave it (the password left out).
   public let location: PostgresLocation
+  /// What is read, with the stages pushed into SQL.
+  public private(set) var query: PostgresQuery
   /// The table or query read.
-  public let source: Source
+  public var source: Source { query.source }
   /// The field that identifies a row (`key id`), which orders the rows too.
   public let identityKey: String?
   /// Null markers and declared types.
@@ -36,12 +38,20 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   /// The longest a statement may run on the server, in seconds (`nil`: the server's setting).
   public let statementTimeout: Double?
 
-  private var connection: PostgresConnection?
-  private var columns: [Column] = []
-  private var count = 0
-  private var order = ""
+  /// The connection, shared with the providers this one's stages make.
+  private(set) var session: PostgresSession?
+  /// The columns and the rows' own order, found when prepared.
+  private(set) var shape: PostgresShape?
+  private var sections: [(key: Value?, start: Int, count: Int)] = []
+  /// Whether the rows have been counted since the provider was prepared.
+  private var counted = false
+  /// The least key of a table whose int key runs without gaps: a page is a range of keys.
+  private var denseStart: Int?
   private var pages: [Int: [Value]] = [:]
   private var pageOrder: [Int] = []
+  /// The key of each full page's last row (as the server writes it): the next page starts
+  /// after it.
+  private var lastKeys: [Int: String] = [:]
   private var states = LoadStateMachine()
   private var observers = ObserverList()
   private var failure: String?
@@ -53,14 +63,6 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   /// Pages kept in memory: a window and its neighbours, whatever the table's size.
   static let keptPages = 16
 
-  private struct Column {
-    var name: String
-    var type: ValueType
-    /// Set for `json` and `jsonb`: the text is parsed.
-    var isJSON: Bool
-    var declared: DeclaredType?
-  }
-
   /// A provider of `source` on the server `url` names
   /// (`postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=disable|require][&passfile=PATH]`).
   ///
@@ -70,136 +72,285 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     statementTimeout: Double? = nil
   ) throws {
     self.location = try PostgresLocation(url)
-    self.source = source
+    self.query = PostgresQuery(source: source)
     self.identityKey = identityKey
     self.options = options
     self.statementTimeout = statementTimeout
   }
 
-  deinit {
-    // Closed without waiting; the callback holds the connection until it is closed (one that
-    // goes away open is a programming error to postgres-nio).
-    guard let connection else { return }
-    let closing: EventLoopFuture<Void> = connection.close()
-    closing.whenComplete { _ in withExtendedLifetime(connection) {} }
+  private init(_ base: PostgresProvider, query: PostgresQuery) {
+    location = base.location
+    self.query = query
+    identityKey = base.identityKey
+    options = base.options
+    statementTimeout = base.statementTimeout
+    session = base.session
+    shape = base.shape
   }
+
+  /// A provider of the same source on the same connection that reads `query`: prepared, not
+  /// counted yet.
+  func with(_ query: PostgresQuery) -> PostgresProvider { PostgresProvider(self, query: query) }
 
   // MARK: Loading
 
-  /// Connects (once), reads the columns and counts the rows.
+  /// Connects (once) and reads the columns and how the rows are ordered, without counting the
+  /// rows: a stage the server runs makes a new provider, which counts.
+  ///
+  /// - Throws: ``DataSourceError/sourceFailed(message:)`` with the server's message, or
+  ///   ``DataSourceError/cancelled``.
+  public func prepare() async throws {
+    do {
+      try await prepareShape()
+    } catch DataSourceError.cancelled {
+      throw DataSourceError.cancelled
+    } catch {
+      throw DataSourceError.sourceFailed(message: describe(error))
+    }
+  }
+
+  private func prepareShape() async throws {
+    if let session, session.isOpen, shape != nil { return }
+    let session = try await PostgresSession.open(location, statementTimeout: statementTimeout)
+    if case .query(let sql) = source { try await refuseWrites(sql, session) }
+    let columns = try await describeColumns(session)
+    let (base, uniqueKey) = try await rowOrder(session, columns)
+    if base.isEmpty {
+      // Rows without an order of their own are read a page at a time by OFFSET: each reading
+      // must give them in the same order, which a parallel plan does not.
+      _ = try await session.rows("SET max_parallel_workers_per_gather = 0")
+    }
+    self.session = session
+    shape = PostgresShape(columns: columns, baseOrder: base, uniqueKey: uniqueKey, isUTF8: session.isUTF8)
+  }
+
+  /// Prepares (once) and counts the rows, and the sections' rows when sectioned.
   public func load() async throws {
     let ticket = states.begin()
     do {
-      let connection = try await connected()
-      if case .query(let sql) = source { try await refuseWrites(sql, connection) }
-      columns = try await describeColumns(connection)
-      order = try await orderClause(connection)
-      let counted = try await connection.query("SELECT count(*) FROM \(fromClause) AS dsh_q").get()
-      count = Int(try counted.rows.first?.makeRandomAccess()[0].decode(Int64.self) ?? 0)
-      pages = [:]
-      pageOrder = []
-      failure = nil
-      if states.finish(ticket, with: count == 0 ? .noContent : .loaded) { observers.notify() }
+      try await prepareShape()
+      guard let session, let shape else { throw DataSourceError.cancelled }
+      let found: [(key: Value?, start: Int, count: Int)]
+      if let term = query.section {
+        found = try Self.sections(
+          from: try await session.rows(query.sectionsSQL(term, base: shape.baseOrder)), type: term.type)
+      } else {
+        found = Self.single(try await session.rows(query.countSQL))
+      }
+      let total = found.reduce(0) { $0 + $1.count }
+      var dense: Int?
+      if let key = shape.uniqueKey, key.isInt, query.isPlain, total > 0 {
+        let ends = try await session.rows("SELECT min(\(key.sql))::text, max(\(key.sql))::text \(query.from)")
+        let row = ends.rows.first?.makeRandomAccess()
+        if let low = row.flatMap({ Self.text($0[0]) }).flatMap(Int.init),
+          let high = row.flatMap({ Self.text($0[1]) }).flatMap(Int.init), high - low + 1 == total
+        {
+          dense = low
+        }
+      }
+      if Task.isCancelled { throw DataSourceError.cancelled }
+      if states.finish(ticket, with: total == 0 ? .noContent : .loaded) {
+        sections = found
+        counted = true
+        denseStart = dense
+        pages = [:]
+        pageOrder = []
+        lastKeys = [:]
+        failure = nil
+        observers.notify()
+      }
+    } catch DataSourceError.cancelled {
+      states.cancel(ticket)
+      throw DataSourceError.cancelled
     } catch {
       let message = describe(error)
       if states.finish(ticket, with: .error) {
         failure = message
-        count = 0
+        sections = []
         pages = [:]
+        pageOrder = []
+        observers.notify()
       }
       throw DataSourceError.sourceFailed(message: message)
     }
   }
 
-  /// Counts again and forgets the rows read.
-  public func reload() async throws { try await load() }
+  /// Reads the columns again and counts again, forgetting the rows read.
+  public func reload() async throws {
+    shape = nil
+    try await load()
+  }
 
-  private func connected() async throws -> PostgresConnection {
-    if let connection, !connection.isClosed { return connection }
-    var logger = Logger(label: "dsh.postgres")
-    logger.logLevel = .critical
-    let made = try await PostgresConnection.connect(
-      configuration: try location.configuration(), id: 1, logger: logger)
-    // Read-only for every statement; times and floats written so they read back exactly.
-    var settings = [
-      "SET default_transaction_read_only = on", "SET TimeZone = 'UTC'", "SET DateStyle = 'ISO, YMD'",
-      "SET extra_float_digits = 3",
-    ]
-    if let statementTimeout { settings.append("SET statement_timeout = \(Int(statementTimeout * 1000))") }
-    for setting in settings { _ = try await made.query(setting).get() }
-    connection = made
-    return made
+  /// Counts now, waiting for the server, when the provider was prepared and not loaded: a
+  /// provider is never taken to be empty because nobody counted it.
+  private func countIfNeeded() {
+    guard !counted, let session, let shape, states.state == .initial else { return }
+    let ticket = states.begin()
+    do {
+      let found =
+        try query.section.map { term in
+          try Self.sections(
+            from: session.rowsNow(query.sectionsSQL(term, base: shape.baseOrder)), type: term.type)
+        } ?? Self.single(session.rowsNow(query.countSQL))
+      counted = true
+      sections = found
+      _ = states.finish(ticket, with: found.allSatisfy { $0.count == 0 } ? .noContent : .loaded)
+    } catch {
+      failure = describe(error)
+      counted = true
+      _ = states.finish(ticket, with: .error)
+    }
+  }
+
+  private static func single(_ result: PostgresQueryResult) -> [(key: Value?, start: Int, count: Int)] {
+    let count = result.rows.first.flatMap { text($0.makeRandomAccess()[0]) }.flatMap(Int.init) ?? 0
+    return [(key: nil, start: 0, count: count)]
+  }
+
+  private static func sections(from result: PostgresQueryResult, type: ValueType) throws
+    -> [(key: Value?, start: Int, count: Int)]
+  {
+    var start = 0
+    return try result.rows.map { row in
+      let cells = row.makeRandomAccess()
+      let count = text(cells[1]).flatMap(Int.init) ?? 0
+      defer { start += count }
+      guard let keyText = text(cells[0]) else { return (key: nil, start: start, count: count) }
+      guard let key = convert(keyText, to: DeclaredType(type)) else {
+        throw DataSourceError.sourceFailed(
+          message: "a section key \(JSONWriter.quoted(keyText)) is not \(article(type)) \(type.rawValue)")
+      }
+      return (key: key, start: start, count: count)
+    }
+  }
+
+  /// A cell's text, or `nil` for SQL's null.
+  private static func text(_ cell: PostgresCell) -> String? {
+    guard var bytes = cell.bytes else { return nil }
+    return bytes.readString(length: bytes.readableBytes)
   }
 
   /// A query that would write (a plan with a `ModifyTable` node: an `INSERT`, `UPDATE`,
   /// `DELETE` or `MERGE`, alone or in a `WITH`) is run as written in the read-only session, so
   /// it fails with the server's own message and changes nothing; any other is only planned here.
-  private func refuseWrites(_ sql: String, _ connection: PostgresConnection) async throws {
-    let plan = try await connection.query("EXPLAIN (FORMAT JSON) \(sql)").get()
+  private func refuseWrites(_ sql: String, _ session: PostgresSession) async throws {
+    let plan = try await session.rows("EXPLAIN (FORMAT JSON) \(sql)")
     let text = try plan.rows.map { try $0.makeRandomAccess()[0].decode(String.self) }.joined()
     guard text.contains("\"ModifyTable\"") else { return }
-    _ = try await connection.query(sql).get()
-  }
-
-  /// The rows' `FROM`: the table, or the query in brackets.
-  private var fromClause: String {
-    switch source {
-    case .table(let name):
-      name.split(separator: ".").map { PostgresLocation.quoted(String($0)) }.joined(separator: ".")
-    case .query(let sql): "(\(sql))"
-    }
+    _ = try await session.rows(sql)
   }
 
   /// The columns and their types, read from one row that always exists: the rows joined to a
   /// single row, so an empty table still names its columns.
-  private func describeColumns(_ connection: PostgresConnection) async throws -> [Column] {
-    let probe = try await connection.query(
-      "SELECT dsh_q.* FROM (SELECT 1) AS dsh_one LEFT JOIN (SELECT * FROM \(fromClause) AS dsh_r LIMIT 1) AS dsh_q ON true"
-    ).get()
+  private func describeColumns(_ session: PostgresSession) async throws -> [PostgresColumn] {
+    let probe = try await session.rows(
+      "SELECT dsh_p.* FROM (SELECT 1) AS dsh_one LEFT JOIN (SELECT * \(PostgresQuery(source: source).from) LIMIT 1) AS dsh_p ON true"
+    )
     guard let row = probe.rows.first else { return [] }
     return row.map { cell in
-      let (type, isJSON) = PostgresProvider.valueType(of: cell.dataType)
-      return Column(
-        name: cell.columnName, type: options.types[cell.columnName]?.type ?? type, isJSON: isJSON,
-        declared: options.types[cell.columnName])
+      PostgresColumn(name: cell.columnName, dataType: cell.dataType, options: options)
     }
   }
 
-  /// How rows are ordered: by the key, else the primary key, else (a table) physical order.
-  private func orderClause(_ connection: PostgresConnection) async throws -> String {
+  /// How the rows are ordered without a stage, and the column that alone orders them.
+  ///
+  /// By the key, else the primary key, else a table's physical order (`ctid`); a view or query
+  /// without a key keeps the order it gives. With it, the column that alone orders the rows and holds a different value in each (for
+  /// pages that start after the last key of the page before).
+  private func rowOrder(_ session: PostgresSession, _ columns: [PostgresColumn]) async throws
+    -> ([String], PostgresShape.UniqueKey?)
+  {
+    func unique(_ name: String) -> PostgresShape.UniqueKey? {
+      let type = columns.first { $0.name == name }?.dataType
+      return PostgresShape.UniqueKey(
+        name: name, sql: PostgresLocation.quoted(name), isInt: [.int2, .int4, .int8].contains(type))
+    }
+    var relation: (oid: String, kind: String)?
+    if case .table = source {
+      let found = try await session.rows(
+        "SELECT c.oid::text, c.relkind::text FROM pg_class c WHERE c.oid = \(PostgresLocation.literal(tableName))::regclass"
+      )
+      if let row = found.rows.first?.makeRandomAccess(), let oid = Self.text(row[0]),
+        let kind = Self.text(row[1])
+      {
+        relation = (oid, kind)
+      }
+    }
     if let identityKey {
       guard columns.contains(where: { $0.name == identityKey }) else {
-        throw DataSourceError.sourceFailed(message: "no column '\(identityKey)' to key the rows by")
+        throw DataSourceError.sourceFailed(
+          message:
+            "no column '\(identityKey)' to key the rows by; the columns are \(columns.map(\.name).joined(separator: ", "))"
+        )
       }
-      return " ORDER BY \(PostgresLocation.quoted(identityKey))"
+      // Pages start after a key only when it is unique and never null (a unique index on it
+      // alone, over every row, on a NOT NULL column).
+      var isUnique = false
+      if let relation {
+        let check = try await session.rows(
+          """
+          SELECT count(*)::text FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+          WHERE i.indrelid = \(relation.oid) AND i.indisunique AND i.indnkeyatts = 1 AND i.indpred IS NULL
+            AND i.indexprs IS NULL AND a.attnotnull AND a.attname = \(PostgresLocation.literal(identityKey))
+          """)
+        isUnique =
+          (check.rows.first.flatMap { Self.text($0.makeRandomAccess()[0]) }.flatMap(Int.init) ?? 0) > 0
+      }
+      return ([PostgresLocation.quoted(identityKey)], isUnique ? unique(identityKey) : nil)
     }
-    guard case .table = source else { return "" }
-    let primary = try await connection.query(
+    guard let relation else { return ([], nil) }
+    let primary = try await session.rows(
       """
       SELECT a.attname::text FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
-      WHERE i.indrelid = \(PostgresLocation.literal(fromClause))::regclass AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)
-      """
-    ).get()
-    let keys = try primary.rows.map { try $0.makeRandomAccess()[0].decode(String.self) }
-    if !keys.isEmpty { return " ORDER BY " + keys.map(PostgresLocation.quoted).joined(separator: ", ") }
-    return " ORDER BY ctid"
+      WHERE i.indrelid = \(relation.oid) AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)
+      """)
+    let keys = primary.rows.compactMap { Self.text($0.makeRandomAccess()[0]) }
+    if keys.count == 1 { return ([PostgresLocation.quoted(keys[0])], unique(keys[0])) }
+    if !keys.isEmpty { return (keys.map(PostgresLocation.quoted), nil) }
+    switch relation.kind {
+    case "r", "m": return (["ctid"], nil)
+    // A partitioned table's rows: a ctid is unique within its partition only.
+    case "p": return (["tableoid", "ctid"], nil)
+    default: return ([], nil)
+    }
+  }
+
+  /// The table's name as SQL writes it (quoted parts).
+  private var tableName: String {
+    guard case .table(let name) = source else { return "" }
+    return name.split(separator: ".").map { PostgresLocation.quoted(String($0)) }.joined(separator: ".")
   }
 
   // MARK: Rows
 
   /// Where loading stands.
-  public var loadState: LoadState { states.state }
+  public var loadState: LoadState {
+    countIfNeeded()
+    return states.state
+  }
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { states.state == .error ? failure : nil }
-  /// One section.
-  public var numberOfSections: Int { 1 }
+  /// The sections (one when not sectioned).
+  public var numberOfSections: Int {
+    countIfNeeded()
+    return sections.count
+  }
   /// The rows counted when loaded.
-  public func numberOfItems(inSection section: Int) -> Int { count }
+  public func numberOfItems(inSection section: Int) -> Int {
+    countIfNeeded()
+    return section < sections.count ? sections[section].count : 0
+  }
+  /// The key the section's rows were grouped by, or `nil`.
+  public func sectionKey(_ section: Int) -> SectionKey? {
+    countIfNeeded()
+    return query.section == nil || section >= sections.count
+      ? nil : SectionKey(value: sections[section].key ?? .null)
+  }
   /// The columns, in order.
-  public var knownFields: [String]? { columns.isEmpty ? nil : columns.map(\.name) }
+  public var knownFields: [String]? { shape.map { $0.columns.map(\.name) } }
   /// Each column's type.
   public var fieldProfiles: [FieldProfile]? {
-    columns.isEmpty ? nil : columns.map { FieldProfile(name: $0.name, type: $0.type, nulls: nil) }
+    shape.map { $0.columns.map { FieldProfile(name: $0.name, type: $0.type, nulls: nil) } }
   }
   /// Tells `observer` when the rows change (a reload).
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
@@ -209,60 +360,88 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   /// A row that cannot be read (the server went away) is `null`, and the provider is in `error`
   /// with the reason.
   public func item(at itemPath: ItemPath) -> Value {
-    let page = itemPath.item / PostgresProvider.pageSize
+    countIfNeeded()
+    guard itemPath.section < sections.count else { return .null }
+    let flat = sections[itemPath.section].start + itemPath.item
+    let page = flat / PostgresProvider.pageSize
+    let offset = flat - page * PostgresProvider.pageSize
     if let rows = pages[page] {
-      let offset = itemPath.item - page * PostgresProvider.pageSize
+      if let index = pageOrder.firstIndex(of: page) { pageOrder.remove(at: index) }
+      pageOrder.append(page)
       return offset < rows.count ? rows[offset] : .null
     }
     do {
       let rows = try readPage(page)
-      keep(rows, as: page)
-      let offset = itemPath.item - page * PostgresProvider.pageSize
+      pages[page] = rows
+      pageOrder.append(page)
+      if pageOrder.count > PostgresProvider.keptPages { pages[pageOrder.removeFirst()] = nil }
       return offset < rows.count ? rows[offset] : .null
     } catch {
       failure = describe(error)
       try? states.transition(to: .error)
+      sections = []
+      pages = [:]
+      pageOrder = []
       return .null
     }
   }
 
-  private func keep(_ rows: [Value], as page: Int) {
-    pages[page] = rows
-    pageOrder.append(page)
-    if pageOrder.count > PostgresProvider.keptPages { pages[pageOrder.removeFirst()] = nil }
-  }
-
   /// The SQL of one page: each column as text, which is parsed by its type.
+  ///
+  /// A table whose int key runs without gaps reads a range of keys; rows in the order of a
+  /// unique key read on from the last key of the page before (no OFFSET to skip); any other
+  /// page is an OFFSET into the ordered rows.
   func pageSQL(_ page: Int) -> String {
+    guard let shape else { return "" }
+    let offset = page * PostgresProvider.pageSize
+    let count =
+      query.limit.map { min(PostgresProvider.pageSize, max(0, $0 - offset)) } ?? PostgresProvider.pageSize
     // Named apart from the columns: `ORDER BY id` must order by the column, not by its text.
-    let list = columns.indices.map { "\(PostgresLocation.quoted(columns[$0].name))::text AS dsh_c\($0)" }
-      .joined(separator: ", ")
+    let list = shape.columns.indices.map {
+      "\(PostgresLocation.quoted(shape.columns[$0].name))::text AS dsh_c\($0)"
+    }
+    .joined(separator: ", ")
+    if let key = shape.uniqueKey, let first = denseStart {
+      return
+        "SELECT \(list) \(query.from) WHERE \(key.sql) >= \(first + offset) AND \(key.sql) < \(first + offset + count) ORDER BY \(key.sql)"
+    }
+    if let key = shape.uniqueKey, query.section == nil, query.order.isEmpty, page > 0,
+      let after = lastKeys[page - 1]
+    {
+      return
+        "SELECT \(list) \(query.from)\(query.whereClause(["\(key.sql) > \(PostgresLocation.literal(after))"])) ORDER BY \(key.sql) LIMIT \(count)"
+    }
     return
-      "SELECT \(list) FROM \(fromClause) AS dsh_q\(order) LIMIT \(PostgresProvider.pageSize) OFFSET \(page * PostgresProvider.pageSize)"
+      "SELECT \(list) \(query.from)\(query.whereClause())\(query.orderClause(base: shape.baseOrder)) LIMIT \(count) OFFSET \(offset)"
   }
 
   /// Reads a page, waiting for the server: a view asks for rows synchronously.
   private func readPage(_ page: Int) throws -> [Value] {
-    guard let connection, !connection.isClosed else {
+    guard let session, session.isOpen, let shape else {
       throw DataSourceError.sourceFailed(message: "the connection to \(location.display) is closed")
     }
-    let result = try connection.query(pageSQL(page)).wait()
-    rowsRead += result.rows.count
+    let result = try session.rowsNow(pageSQL(page))
+    let columns = shape.columns
     let schema = Schema(columns.map(\.name))
-    return try result.rows.map { row in
+    let keyIndex = shape.uniqueKey.flatMap { key in columns.firstIndex { $0.name == key.name } }
+    var lastKey: String?
+    let rows = try result.rows.map { row in
       var values: [Value] = []
       values.reserveCapacity(columns.count)
-      for (column, cell) in zip(columns, row) {
-        values.append(try value(of: cell, in: column))
+      for (index, (column, cell)) in zip(columns, row).enumerated() {
+        let text = Self.text(cell)
+        if index == keyIndex { lastKey = text }
+        values.append(try value(of: text, in: column))
       }
-      return .record(Record(schema: schema, values: values))
+      return Value.record(Record(schema: schema, values: values))
     }
+    rowsRead += rows.count
+    if rows.count == PostgresProvider.pageSize, let lastKey { lastKeys[page] = lastKey }
+    return rows
   }
 
-  private func value(of cell: PostgresCell, in column: Column) throws -> Value {
-    guard var bytes = cell.bytes, let text = bytes.readString(length: bytes.readableBytes) else {
-      return .null
-    }
+  private func value(of text: String?, in column: PostgresColumn) throws -> Value {
+    guard let text else { return .null }
     if options.isNullMarker(text) { return .null }
     let converted: Value?
     if let declared = column.declared {
@@ -334,14 +513,18 @@ public final class PostgresProvider: DataProvider, CompositionNode {
 
   /// What went wrong, in the server's words where it said: with the place, and the SQL of a
   /// query (where a mistake in it usually is).
-  private func describe(_ error: any Error) -> String {
+  func describe(_ error: any Error) -> String {
     if let error = error as? DataSourceError { return error.description }
     let sql: String = if case .query(let text) = source { "; in: \(text)" } else { "" }
     switch error {
     case PostgresError.server(let response):
       return "\(location.display): \(response.fields[.message] ?? response.description)\(sql)"
     case let error as PSQLError:
-      if let message = error.serverInfo?[.message] { return "\(location.display): \(message)\(sql)" }
+      if let message = error.serverInfo?[.message] {
+        // The server's hint is often the fix ("Perhaps you meant to reference the column …").
+        let hint = error.serverInfo?[.hint].map { " (\($0))" } ?? ""
+        return "\(location.display): \(message)\(hint)\(sql)"
+      }
       if let underlying = error.underlying {
         return "cannot connect to \(location.host):\(location.port): \(underlying)"
       }
@@ -362,100 +545,89 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   }
   /// Counts, state, and the rows read from the server.
   public var nodeDetail: String? { countsDetail + (rowsRead > 0 ? ", \(rowsRead) rows read" : "") }
+  /// The SQL the rows are read by, with every stage pushed into it.
+  public var nodeChildren: [any CompositionNode] {
+    shape.map { [PostgresSQLNode(sql: query.orderedSQL(base: $0.baseOrder))] } ?? []
+  }
+}
+
+/// The SQL under a provider in `describe`.
+final class PostgresSQLNode: CompositionNode {
+  let sql: String
+  init(sql: String) { self.sql = sql }
+  var nodeTitle: String { "sql: " + sql.split(whereSeparator: \.isNewline).joined(separator: " ") }
+}
+
+/// What the server told of a source when it was prepared: its columns and the order of its
+/// rows.
+struct PostgresShape: Sendable {
+  /// A column that alone orders the rows and holds a different value in every row.
+  struct UniqueKey: Sendable {
+    var name: String
+    /// The column in SQL.
+    var sql: String
+    /// Whether it holds ints (then a key range can stand for a page).
+    var isInt: Bool
+  }
+
+  var columns: [PostgresColumn]
+  /// What orders the rows when no stage does (the key, the primary key, `ctid`), which also
+  /// keeps equal sort keys in order; empty for a view or query without a key.
+  var baseOrder: [String]
+  var uniqueKey: UniqueKey?
+  /// Whether the database holds text as UTF-8 (see ``PostgresSession/isUTF8``).
+  var isUTF8: Bool
+}
+
+/// A column of a source, with how dsh reads it and how SQL can say the value dsh reads.
+struct PostgresColumn: Sendable {
+  var name: String
+  var dataType: PostgresDataType
+  var type: ValueType
+  /// Set for `json` and `jsonb`: the text is parsed.
+  var isJSON: Bool
+  var declared: DeclaredType?
+  /// The value dsh reads from the column, in SQL, or `nil` when SQL cannot say it (a
+  /// timestamp, JSON, a declared type): stages on it run in memory.
+  var valueSQL: String?
+
+  init(name: String, dataType: PostgresDataType, options: ReadOptions) {
+    self.name = name
+    self.dataType = dataType
+    let (type, isJSON) = PostgresProvider.valueType(of: dataType)
+    self.declared = options.types[name]
+    self.type = declared?.type ?? type
+    self.isJSON = isJSON
+    self.valueSQL = declared == nil ? PostgresColumn.valueSQL(name, dataType, type, options) : nil
+  }
+
+  private static func valueSQL(
+    _ name: String, _ dataType: PostgresDataType, _ type: ValueType, _ options: ReadOptions
+  )
+    -> String?
+  {
+    let column = PostgresLocation.quoted(name)
+    var sql: String
+    switch dataType {
+    case .int2, .int4, .int8, .float8, .bool, .date: sql = column
+    // dsh reads the double the column's text spells, not the exact decimal or the float4.
+    case .float4, .numeric: sql = "\(column)::text::float8"
+    case .timestamp, .timestamptz, .json, .jsonb, .oid: return nil
+    default: sql = "\(column)::text"
+    }
+    // A marker is null wherever it is the column's text.
+    let markers = options.nullMarkers.filter {
+      type == .text || PostgresProvider.convert($0, to: DeclaredType(type)) != nil
+    }
+    if !markers.isEmpty {
+      sql =
+        "CASE WHEN \(column)::text IN (\(markers.map(PostgresLocation.literal).joined(separator: ", "))) THEN NULL ELSE \(sql) END"
+    }
+    return "(\(sql))"
+  }
 }
 
 extension PostgresProvider: ReadOnlyStore {
   /// How refusals of edits name this store.
   public var storeDescription: String { "a postgres provider" }
-}
-
-/// Where a PostgreSQL server is and how to log in, read from a URL.
-public struct PostgresLocation: Sendable, Equatable {
-  /// The host name or address.
-  public var host: String
-  /// The port, 5432 unless given.
-  public var port: Int
-  /// The user.
-  public var user: String
-  /// The database, the user's name unless given.
-  public var database: String
-  /// Whether TLS is required (`sslmode=require`); otherwise the connection is plain.
-  public var requiresTLS: Bool
-  /// The password: from the URL, else the URL's `passfile`, else `PGPASSWORD`.
-  var password: String?
-
-  /// The location a `postgresql://` or `postgres://` URL names.
-  ///
-  /// - Throws: ``DataSourceError/sourceFailed(message:)`` naming what is wrong with it.
-  public init(_ url: String) throws {
-    guard let components = URLComponents(string: url),
-      components.scheme == "postgresql" || components.scheme == "postgres"
-    else {
-      throw DataSourceError.sourceFailed(
-        message: "not a PostgreSQL URL: write postgresql://USER@HOST[:PORT]/DATABASE")
-    }
-    guard let host = components.host, !host.isEmpty else {
-      throw DataSourceError.sourceFailed(message: "the URL names no host: postgresql://USER@HOST/DATABASE")
-    }
-    self.host = host
-    self.port = components.port ?? 5432
-    self.user = components.user ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres"
-    let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-    self.database = path.isEmpty ? user : path
-    let query = Dictionary(
-      (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
-    switch query["sslmode"] {
-    case nil, "disable", "allow", "prefer": requiresTLS = false
-    case "require": requiresTLS = true
-    case let other?:
-      throw DataSourceError.sourceFailed(
-        message: "sslmode=\(other) is not one dsh knows: use disable or require")
-    }
-    if let password = components.password {
-      self.password = password
-    } else if let file = query["passfile"] {
-      self.password = try PostgresLocation.password(
-        inFile: file, host: host, port: port, database: database, user: user)
-    } else {
-      self.password = ProcessInfo.processInfo.environment["PGPASSWORD"]
-    }
-  }
-
-  /// The URL without its password, for messages and `describe`.
-  public var display: String { "postgresql://\(user)@\(host):\(port)/\(database)" }
-
-  func configuration() throws -> PostgresConnection.Configuration {
-    var tls = PostgresConnection.Configuration.TLS.disable
-    if requiresTLS {
-      tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-    }
-    return PostgresConnection.Configuration(
-      host: host, port: port, username: user, password: password, database: database, tls: tls)
-  }
-
-  /// The password of the first line of a `.pgpass` file that matches (`*` matches anything).
-  static func password(inFile path: String, host: String, port: Int, database: String, user: String) throws
-    -> String?
-  {
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-      throw DataSourceError.sourceFailed(message: "cannot read the password file \(path)")
-    }
-    for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-      let fields = line.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-      guard fields.count >= 5 else { continue }
-      let wanted = [host, String(port), database, user]
-      if zip(fields, wanted).allSatisfy({ $0 == "*" || $0 == $1 }) {
-        return fields[4...].joined(separator: ":")
-      }
-    }
-    return nil
-  }
-
-  /// An identifier in double quotes, as SQL writes one.
-  public static func quoted(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-  }
-
-  /// Text as a SQL string literal.
-  static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 }

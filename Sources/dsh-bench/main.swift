@@ -195,7 +195,7 @@ extension Measurement {
 
 let dsh =
   CommandLine.arguments.dropFirst().first {
-    !["scale", "types", "answers", "batches", "live", "library"].contains($0)
+    !["scale", "types", "answers", "batches", "live", "library", "postgres"].contains($0)
   }
   ?? {
     let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -213,12 +213,14 @@ let onlyAnswers = CommandLine.arguments.contains("answers")
 let onlyBatches = CommandLine.arguments.contains("batches")
 let onlyLive = CommandLine.arguments.contains("live")
 let onlyLibrary = CommandLine.arguments.contains("library")
+let onlyPostgres = CommandLine.arguments.contains("postgres")
 if onlyTypes { measureTypes() }
 if onlyAnswers { measureAnswers() }
 if onlyBatches { measureBatches() }
 if onlyLive { measureLive() }
 if onlyLibrary { await measureLibrary() }
-if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary {
+if onlyPostgres { measurePostgres() }
+if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlyPostgres {
   if fileSize(csvPath) == 0 {
     print("generating \(csvPath) (\(rowCount) rows) …")
     generateCSV(path: csvPath, rows: rowCount)
@@ -531,7 +533,7 @@ if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onl
   measureAnswers()
 }  // !onlyScale
 
-if !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary { measureScale() }
+if !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlyPostgres { measureScale() }
 
 // MARK: Print
 

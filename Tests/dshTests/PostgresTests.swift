@@ -73,6 +73,14 @@ final class PostgresServer: @unchecked Sendable {
     guard fill.status == 0 else {
       throw PNGImage.Failure(description: "filling the cluster failed: \(fill.output)")
     }
+    // The fixture schema of the transcripts and the push-down tests.
+    let fixtures = DSHProcess.packageRoot + "/Tests/dshTests/Fixtures/postgres"
+    let schema = try String(contentsOfFile: fixtures + "/measures.sql", encoding: .utf8)
+      .replacingOccurrences(of: "'measures.csv'", with: "'\(fixtures)/measures.csv'")
+    let measures = try psql(schema)
+    guard measures.status == 0 else {
+      throw PNGImage.Failure(description: "loading measures.sql failed: \(measures.output)")
+    }
   }
 
   deinit { stop() }
@@ -275,5 +283,113 @@ struct PostgresTests {
     #expect(
       result.output.contains("postgres \"postgresql://dsh@127.0.0.1:\(server.port)/postgres\" table people"))
     #expect(!result.output.contains("secret"))
+  }
+
+  /// Stages right after the source, each run on the server (`describe` shows its SQL), compared
+  /// with the same stages over the same rows read from a CSV file: markers, nulls, accents and
+  /// case in text, ints past 2^53 against doubles, numeric columns read as doubles.
+  static let pushedStages = [
+    "where reading > 2.5", "where reading >= 2.5 and ok", "where count >= 3 or not ok", "where city < \"a\"",
+    "where city contains \"ür\"", "where city == null", "where kind != null", "where big > 9007199254740992",
+    "where big == 9007199254740993.0", "where big < 9007199254740993.5", "where big <= 9007199254740993.0",
+    "where big != 9007199254740993.5", "where 9007199254740993.0 < big", "where reading < 9007199254740993",
+    "where reading == 0.30000000000000004", "where kind in [\"a\", \"b\"]", "where count in [1, 2.0]",
+    "where big in [9007199254740993.0, 7.5, 42.0]", "where len(city) > 4", "where coalesce(count, 0) < 2",
+    "where if(ok, reading, 0.0) > 1", "where substr(city, 1, 2) == \"Zü\"",
+    "where replace(city, \"e\", \"E\") contains \"BErg\"", "where city + kind == \"Osloc\"",
+    "where -reading > 0.5", "where not (reading > 1)", "sort by city", "sort by reading desc, city",
+    "sort by kind | sort by count", "section by kind | sort by reading", "section by ok",
+    "section by day desc",
+    "section by reading", "limit 3", "sort by big desc | limit 4", "where ok | limit 2 | limit 5",
+    "sort by city desc | section by kind desc",
+    "group by kind with n = count(), s = sum(count), a = avg(count), lo = min(city), hi = max(reading), d = distinct(city), t = max(ok), f = min(day)",
+    "group by ok with n = count(big), s = sum(big)", "distinct city", "distinct kind, ok",
+    "where reading > 0 | group by city with n = count()",
+  ]
+
+  @Test("where, sort by, section by, limit, group by and distinct run on the server with dsh's answers")
+  func pushedDown() throws {
+    let server = try server()
+    let csv = "csv \"Tests/dshTests/Fixtures/postgres/measures.csv\" null \"NA\""
+    let postgres = "postgres \"\(server.url)\" table measures null \"NA\""
+    for stage in Self.pushedStages {
+      let fromCSV = try dsh(["show \(csv) | \(stage) as csv"])
+      let fromServer = try dsh(["show \(postgres) | \(stage) as csv", "describe \(postgres) | \(stage)"])
+      #expect(
+        fromCSV.status == 0 && fromServer.status == 0, "\(stage):\n\(fromCSV.output)\n\(fromServer.output)")
+      #expect(
+        fromServer.output.hasPrefix(fromCSV.output),
+        "CSV and PostgreSQL differ on \(stage):\n\(fromCSV.output)\n\(fromServer.output)")
+      #expect(fromCSV.output.split(separator: "\n").count > 1, "\(stage) gives no rows")
+      let described = fromServer.output.dropFirst(fromCSV.output.count)
+      let grouped = stage.hasPrefix("group") || stage.hasPrefix("distinct") || stage.contains("| group")
+      let ranOnServer =
+        grouped
+        ? described.contains("(in SQL)") : ["WHERE", "ORDER BY", "LIMIT"].contains { described.contains($0) }
+      #expect(ranOnServer, "\(stage) ran in memory:\n\(described)")
+    }
+  }
+
+  @Test("section counts come from one GROUP BY; describe shows the SQL and the rows read")
+  func sectionsAndDescribe() throws {
+    let server = try server()
+    let result = try dsh([
+      "let s = postgres \"\(server.url)\" table big | where amount > 500 | section by category",
+      "describe s", "show s rows 0..2 as csv", "describe s",
+    ])
+    #expect(result.status == 0, "\(result.output)")
+    #expect(result.output.contains("(100 sections, "), "\(result.output)")
+    #expect(
+      result.output.contains(
+        "sql: SELECT * FROM \"big\" AS dsh_q WHERE (COALESCE((\"amount\"::text::float8) > '500.0'::float8, false)) ORDER BY (\"category\"::text) COLLATE \"C\" ASC NULLS LAST, \"id\""
+      ), "\(result.output)")
+    #expect(result.output.contains("loaded, 256 rows read"), "\(result.output)")
+  }
+
+  @Test("^C cancels a running query on the server, and the statement binds nothing")
+  func interruptOnServer() throws {
+    let server = try server()
+    let terminal = try PseudoTerminal(
+      historyPath: NSTemporaryDirectory() + "dsh-history-\(UUID().uuidString)")
+    #expect(terminal.waitForPrompt())
+    terminal.type("let slow = postgres \"\(server.url)\" query \"SELECT pg_sleep(60) AS nap\"\r")
+    #expect(terminal.waitFor("working"))
+    let interrupted = Date()
+    terminal.type("\u{03}")
+    #expect(terminal.waitFor("error: interrupted; the provider is as it was"))
+    #expect(Date().timeIntervalSince(interrupted) < 2)
+    #expect(terminal.waitForPrompt(count: 2))
+    let running = try server.psql(
+      "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%pg_sleep%' AND pid <> pg_backend_pid()"
+    )
+    #expect(running.output.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(running.output)")
+    terminal.type("slow\r")
+    #expect(terminal.waitFor("unknown command or name 'slow'"))
+    #expect(terminal.waitForPrompt(count: 3))
+    terminal.type("\u{04}")
+    #expect(terminal.exitStatus() == 0)
+  }
+
+  @Test("transcript over the fixture schema, the server named by PGHOST and PGPORT")
+  func transcript() throws {
+    let server = try server()
+    let folder = DSHProcess.packageRoot + "/Tests/dshTests/Fixtures/postgres"
+    let result = try DSHProcess.run(
+      ["--echo", "Tests/dshTests/Fixtures/postgres/transcript.dsh"],
+      environment: [
+        "PGHOST": "127.0.0.1", "PGPORT": "\(server.port)", "PGUSER": "dsh", "PGDATABASE": "postgres",
+      ])
+    // The port is the test's own: written as PORT.
+    let actual = (result.output + "[exit \(result.status)]\n").replacingOccurrences(
+      of: "127.0.0.1:\(server.port)/", with: "127.0.0.1:PORT/")
+    if ProcessInfo.processInfo.environment["DSH_RECORD"] != nil {
+      try actual.write(toFile: folder + "/transcript.out", atomically: true, encoding: .utf8)
+      return
+    }
+    let expected = (try? String(contentsOfFile: folder + "/transcript.out", encoding: .utf8)) ?? ""
+    #expect(
+      actual == expected,
+      "transcript.out differs (- expected, + actual); DSH_RECORD=1 re-records:\n\(lineDiff(expected: expected, actual: actual))"
+    )
   }
 }

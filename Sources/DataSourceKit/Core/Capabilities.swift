@@ -57,3 +57,11 @@ package protocol GroupingPushdown: AnyObject {
   /// calls it from the cancelling thread).
   var groupingInterrupter: @Sendable () -> Void { get }
 }
+
+/// A provider that can be made ready for its stages (connected, its fields known) without
+/// counting its rows: a pipeline whose stages it runs itself counts once, at its end, instead of
+/// once per stage (a count over a 10M-row table on a server takes a scan).
+package protocol PreparedLoading: AnyObject {
+  /// Connects and learns the fields, reading no rows.
+  func prepare() async throws
+}

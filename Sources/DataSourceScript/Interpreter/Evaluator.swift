@@ -52,10 +52,19 @@ extension Evaluator {
     case .provider(let provider):
       return .provider(try await makeProvider(provider))
     case .pipeline(let head, let steps, _):
-      var value = try await evaluate(head)
-      for step in steps {
+      // A source whose stages the server runs is counted once, by the last of them.
+      var value: ScriptValue
+      if case .provider(let provider) = head, case .stage = steps.first {
+        value = .provider(try await makeProvider(provider, counting: false))
+      } else {
+        value = try await evaluate(head)
+      }
+      for (index, step) in steps.enumerated() {
         switch step {
-        case .stage(let stage): value = try await apply(stage, to: value)
+        case .stage(let stage):
+          let isLast = index == steps.count - 1
+          let followedByStage = !isLast && { if case .stage = steps[index + 1] { true } else { false } }()
+          value = try await apply(stage, to: value, counting: !followedByStage)
         case .decoration(let decoration): value = .table(try decorate(value, with: decoration))
         }
       }
@@ -152,7 +161,8 @@ extension Evaluator {
   // MARK: Providers
 
   /// A provider as written, loaded; `pageSize` is set when it is the source of `paged`.
-  private func makeProvider(_ expression: ProviderExpression, pageSize: Int? = nil) async throws
+  private func makeProvider(_ expression: ProviderExpression, pageSize: Int? = nil, counting: Bool = true)
+    async throws
     -> ProviderValue
   {
     var options: [String: ProviderOption] = [:]
@@ -234,7 +244,11 @@ extension Evaluator {
       kind = "postgres"
     }
     do {
-      try await provider.load()
+      if !counting, let prepared = provider as? any PreparedLoading {
+        try await prepared.prepare()
+      } else {
+        try await provider.load()
+      }
     } catch let error as DataSourceError {
       throw Diagnostic(.dataSource(error), at: expression.argumentRange)
     }
@@ -367,7 +381,8 @@ extension Evaluator {
   ///
   /// The provider runs the stage itself when it can (a database runs it in SQL, still lazily),
   /// else it runs in memory over the items. Fields are checked either way.
-  private func apply(_ stage: Stage, to value: ScriptValue) async throws -> ScriptValue {
+  private func apply(_ stage: Stage, to value: ScriptValue, counting: Bool = true) async throws -> ScriptValue
+  {
     guard case .provider(let provider) = value else {
       if case .table = value { throw Diagnostic(.stageAfterCell(stage.kind.phrase), at: stage.range) }
       throw Diagnostic(
@@ -405,7 +420,11 @@ extension Evaluator {
       let pushed = pushdown.pushingDown(description)
     {
       do {
-        try await pushed.load()
+        if !counting, let prepared = pushed as? any PreparedLoading {
+          try await prepared.prepare()
+        } else {
+          try await pushed.load()
+        }
       } catch let error as DataSourceError {
         throw Diagnostic(.dataSource(error), at: stage.range)
       }

@@ -1,0 +1,100 @@
+import DataSourceKit
+
+/// What a ``PostgresProvider`` reads, with the stages pushed into SQL: the rows of its source
+/// that pass every condition, ordered by the section key, then the sort keys, then the order
+/// the rows have without a stage, and at most `limit` of them.
+public struct PostgresQuery: Sendable, Equatable {
+  /// A key of `ORDER BY` (and of the sections' `GROUP BY`): SQL whose literals are written in,
+  /// the dsh type of its value, and a direction.
+  public struct OrderTerm: Sendable, Equatable {
+    /// The key's SQL.
+    public var sql: String
+    /// The type of the key's values.
+    public var type: ValueType
+    /// The order of the keys.
+    public var direction: SortDirection
+
+    /// `ASC NULLS LAST` or `DESC NULLS LAST`: nulls go last whatever the direction, as the
+    /// stages in memory put them.
+    var orderSQL: String { "\(sql) \(direction == .ascending ? "ASC" : "DESC") NULLS LAST" }
+  }
+
+  /// The table or query read.
+  public var source: PostgresProvider.Source
+  /// The `where` conditions pushed down, all of which must hold; each is true or false, never
+  /// null.
+  public var conditions: [String] = []
+  /// What the rows are grouped by (`section by`), ordered first.
+  public var section: OrderTerm?
+  /// `sort by` keys, after the section's.
+  public var order: [OrderTerm] = []
+  /// The `limit` pushed down.
+  public var limit: Int?
+
+  /// A query of `source` with no stage pushed down.
+  public init(source: PostgresProvider.Source) { self.source = source }
+
+  /// Whether no stage is pushed down.
+  var isPlain: Bool { conditions.isEmpty && section == nil && order.isEmpty && limit == nil }
+
+  /// `FROM …`: the table, or the query in brackets, named `dsh_q`.
+  var from: String {
+    switch source {
+    case .table(let name):
+      "FROM " + name.split(separator: ".").map { PostgresLocation.quoted(String($0)) }.joined(separator: ".")
+        + " AS dsh_q"
+    // A query typed for psql often ends in `;`, which a subquery cannot hold; a `--` comment
+    // ends at its line.
+    case .query(let sql): "FROM (\n\(Self.trimmed(sql))\n) AS dsh_q"
+    }
+  }
+
+  /// ` WHERE …` of the conditions and `extra`, or nothing.
+  func whereClause(_ extra: [String] = []) -> String {
+    let all = conditions + extra
+    return all.isEmpty ? "" : " WHERE " + all.map { "(\($0))" }.joined(separator: " AND ")
+  }
+
+  /// ` ORDER BY …`: the section, the sort keys, then `base` (the order without a stage), which
+  /// keeps equal keys in that order, as the stable sort in memory does.
+  func orderClause(base: [String]) -> String {
+    let terms = ((section.map { [$0] } ?? []) + order).map(\.orderSQL) + base
+    return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
+  }
+
+  /// Every row, in order, every column as the source gives it: what `describe` shows.
+  func orderedSQL(base: [String]) -> String {
+    "SELECT * \(from)\(whereClause())\(orderClause(base: base))" + (limit.map { " LIMIT \($0)" } ?? "")
+  }
+
+  /// How many rows there are.
+  var countSQL: String {
+    limit == nil
+      ? "SELECT count(*)::text \(from)\(whereClause())"
+      : "SELECT count(*)::text FROM (SELECT 1 \(from)\(whereClause()) LIMIT \(limit ?? 0)) AS dsh_l"
+  }
+
+  /// Each section's key (as text) and count, in the sections' order.
+  func sectionsSQL(_ term: OrderTerm, base: [String]) -> String {
+    let keys =
+      limit == nil
+      ? "SELECT \(term.sql) AS dsh_k \(from)\(whereClause())"
+      : "SELECT \(term.sql) AS dsh_k \(from)\(whereClause())\(orderClause(base: base)) LIMIT \(limit ?? 0)"
+    let direction = term.direction == .ascending ? "ASC" : "DESC"
+    return
+      "SELECT dsh_k::text AS dsh_key, count(*)::text FROM (\(keys)) AS dsh_s GROUP BY dsh_k ORDER BY dsh_k \(direction) NULLS LAST"
+  }
+
+  /// A query without the semicolons, spaces and `--` comments that end it.
+  static func trimmed(_ sql: String) -> String {
+    var text = Substring(sql)
+    while true {
+      while let last = text.last, last == ";" || last.isWhitespace { text.removeLast() }
+      let lineStart = text.lastIndex(of: "\n").map { text.index(after: $0) } ?? text.startIndex
+      guard let dashes = text[lineStart...].range(of: "--"),
+        text[text.startIndex..<dashes.lowerBound].filter({ $0 == "'" }).count % 2 == 0
+      else { return String(text) }
+      text = text[..<dashes.lowerBound]
+    }
+  }
+}

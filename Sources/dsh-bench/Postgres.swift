@@ -1,0 +1,72 @@
+// Issue 17's measures on a 10M-row table of a local PostgreSQL server (Scripts/bench.sh postgres
+// starts it and fills it once): whole dsh processes beside psql running the same SQL.
+import Foundation
+
+@MainActor func measurePostgres() {
+  guard let url = ProcessInfo.processInfo.environment["DSH_BENCH_POSTGRES"],
+    let psqlArguments = ProcessInfo.processInfo.environment["DSH_BENCH_PSQL"]?.split(separator: " ").map(
+      String.init)
+  else {
+    print("postgres: run through Scripts/bench.sh postgres, which starts the server")
+    return
+  }
+  func psql(_ sql: String) -> Measurement { median { measure(psqlArguments + ["-c", sql]) } }
+
+  // 1. A 20-row window at row 5,000,000.
+  let dshWindow = median {
+    measure([dsh, "-c", "let t = postgres \"\(url)\" table big", "-c", "show t rows 5000000..5000020 as csv"])
+  }
+  let psqlWindow = psql("SELECT * FROM big LIMIT 20 OFFSET 5000000")
+  let psqlOrdered = psql("SELECT * FROM big ORDER BY id LIMIT 20 OFFSET 5000000")
+  rows.append(
+    Row(
+      what: "20-row window at row 5,000,000 of 10M", dsh: seconds(dshWindow.seconds),
+      other: "psql OFFSET: \(seconds(psqlWindow.seconds)) (ORDER BY id: \(seconds(psqlOrdered.seconds)))",
+      figure: String(format: "%.2f×", dshWindow.seconds / psqlWindow.seconds), target: "≤ 1.5×",
+      met: dshWindow.status == 0 && dshWindow.seconds <= 1.5 * psqlWindow.seconds))
+  rows.append(
+    Row(
+      what: "  peak memory of that run", dsh: megabytes(dshWindow.peakKilobytes),
+      other: "psql: \(megabytes(psqlWindow.peakKilobytes))",
+      figure: megabytes(dshWindow.peakKilobytes), target: "< 64 MB",
+      met: dshWindow.peakKilobytes < 64 * 1024))
+
+  // 2. Section counts by category (one GROUP BY), against psql's GROUP BY.
+  let dshSections = median {
+    measure([dsh, "-c", "describe postgres \"\(url)\" table big | section by category"])
+  }
+  let psqlSections = psql("SELECT category, count(*) FROM big GROUP BY category ORDER BY category")
+  rows.append(
+    Row(
+      what: "section counts by category, 10M rows", dsh: seconds(dshSections.seconds),
+      other: "psql GROUP BY: " + seconds(psqlSections.seconds),
+      figure: String(format: "%.2f×", dshSections.seconds / psqlSections.seconds), target: "≤ 1.5×",
+      met: dshSections.status == 0 && dshSections.seconds <= 1.5 * psqlSections.seconds))
+
+  // 3. ^C during a slow query at the prompt; then no query of it may be left on the server.
+  let output = NSTemporaryDirectory() + "dsh-bench-interrupt.txt"
+  _ = measure(
+    [
+      "python3", root + "/Scripts/interrupt.py", dsh,
+      "let slow = postgres \"\(url)\" query \"SELECT pg_sleep(30)\"",
+    ],
+    outputPath: output)
+  let waited = Double(
+    (try? String(contentsOfFile: output, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+      ?? "")
+  let left = measure(
+    psqlArguments + [
+      "-t", "-c",
+      "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid()",
+    ], outputPath: output)
+  let running =
+    left.status == 0
+    ? (try? String(contentsOfFile: output, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+      ?? "?" : "?"
+  rows.append(
+    Row(
+      what: "^C during a slow query, back at the prompt", dsh: waited.map(seconds) ?? "never",
+      other: "queries left running on the server: \(running)",
+      figure: waited.map(seconds) ?? "—", target: "≤ 0.5 s, none left",
+      met: (waited ?? 99) <= 0.5 && running == "0"))
+}
