@@ -38,11 +38,15 @@ if [ "${1:-}" = postgres ]; then
   "${as_owner[@]}" "$bin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w -o "-p $port -k $folder -c listen_addresses=127.0.0.1" start >/dev/null
   trap '"${as_owner[@]}" "$bin/pg_ctl" -D "$folder/data" -m fast stop >/dev/null' EXIT
   psql=("$bin/psql" -X -q -A -h 127.0.0.1 -p "$port" -U dsh -d postgres)
+  # A table that is there is complete: it is filled in one transaction and renamed at the end.
   if [ "$("${psql[@]}" -t -c "SELECT to_regclass('big') IS NOT NULL")" != t ]; then
     echo "filling a 10M-row table on the bench's server …" >&2
-    "${psql[@]}" -c "CREATE TABLE big (id int PRIMARY KEY, category int, name text, amount float8, day date)" \
-      -c "INSERT INTO big SELECT g, g * 7919 % 100, 'name ' || g, (g * 104729 % 100000) / 100.0, DATE '2000-01-01' + g % 9000 FROM generate_series(1, 10000000) g" \
-      -c "CREATE INDEX big_category ON big (category)" -c "VACUUM ANALYZE big" >&2
+    "${psql[@]}" -v ON_ERROR_STOP=1 -1 \
+      -c "DROP TABLE IF EXISTS big_filling" \
+      -c "CREATE TABLE big_filling (id int PRIMARY KEY, category int, name text, amount float8, day date)" \
+      -c "INSERT INTO big_filling SELECT g, g::bigint * 7919 % 100, 'name ' || g, (g::bigint * 104729 % 100000) / 100.0, DATE '2000-01-01' + g % 9000 FROM generate_series(1, 10000000) g" \
+      -c "CREATE INDEX big_category ON big_filling (category)" -c "ALTER TABLE big_filling RENAME TO big" >&2
+    "${psql[@]}" -v ON_ERROR_STOP=1 -c "VACUUM ANALYZE big" >&2
   fi
   export DSH_BENCH_POSTGRES="postgresql://dsh@127.0.0.1:$port/postgres" DSH_BENCH_PSQL="${psql[*]}"
   .build/release/dsh-bench "$(pwd)/.build/release/dsh" "$@"

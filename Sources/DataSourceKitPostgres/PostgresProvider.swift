@@ -112,8 +112,18 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   private func prepareShape() async throws {
     if let session, session.isOpen, shape != nil { return }
     let session = try await PostgresSession.open(location, statementTimeout: statementTimeout)
-    if case .query(let sql) = source { try await refuseWrites(sql, session) }
+    if case .query(let sql) = source {
+      try Self.checkReadsRows(sql)
+      try await refuseWrites(sql, session)
+    }
     let columns = try await describeColumns(session)
+    var seen: Set<String> = []
+    for column in columns where !seen.insert(column.name).inserted {
+      throw DataSourceError.sourceFailed(
+        message:
+          "the rows have two columns named '\(column.name)': give each its own name with AS (SELECT 1 AS a, 2 AS b)"
+      )
+    }
     let (base, uniqueKey) = try await rowOrder(session, columns)
     if base.isEmpty {
       // Rows without an order of their own are read a page at a time by OFFSET: each reading
@@ -230,6 +240,33 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     return bytes.readString(length: bytes.readableBytes)
   }
 
+  /// A query must give rows (`SELECT`, `WITH`, `VALUES`, `TABLE`): it is read inside the SQL
+  /// of the stages, where another statement (`DROP`, `SET`) is a syntax error that would say
+  /// nothing useful.
+  static func checkReadsRows(_ sql: String) throws {
+    var text = Substring(sql)
+    // Spaces, `--` comments and `/* */` comments before the first word.
+    while true {
+      text = text.drop { $0.isWhitespace || $0 == "(" }
+      if text.hasPrefix("--") {
+        text = text.drop { $0 != "\n" }
+      } else if text.hasPrefix("/*"), let end = text.range(of: "*/") {
+        text = text[end.upperBound...]
+      } else {
+        break
+      }
+    }
+    let word = text.prefix { $0.isLetter }.uppercased()
+    // A write is let through: the read-only session refuses it in the server's own words.
+    guard !["SELECT", "WITH", "VALUES", "TABLE", "INSERT", "UPDATE", "DELETE", "MERGE"].contains(word) else {
+      return
+    }
+    throw DataSourceError.sourceFailed(
+      message:
+        "a query gives rows: write SELECT … (or WITH, VALUES, TABLE), not \(word.isEmpty ? "this" : word); dsh reads and never writes"
+    )
+  }
+
   /// A query that would write (a plan with a `ModifyTable` node: an `INSERT`, `UPDATE`,
   /// `DELETE` or `MERGE`, alone or in a `WITH`) is run as written in the read-only session, so
   /// it fails with the server's own message and changes nothing; any other is only planned here.
@@ -255,15 +292,19 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   /// How the rows are ordered without a stage, and the column that alone orders them.
   ///
   /// By the key, else the primary key, else a table's physical order (`ctid`); a view or query
-  /// without a key keeps the order it gives. With it, the column that alone orders the rows and holds a different value in each (for
-  /// pages that start after the last key of the page before).
+  /// without a key keeps the order it gives. The order is total: equal keys are ordered by the
+  /// table's own order, or in a view or query by the whole row's text, because each page is
+  /// read by a query of its own and must see the rows in the same order. With it, the column
+  /// that alone orders the rows and holds a different value in each, when there is one (pages
+  /// then start after the last key of the page before).
   private func rowOrder(_ session: PostgresSession, _ columns: [PostgresColumn]) async throws
     -> ([String], PostgresShape.UniqueKey?)
   {
+    func column(_ name: String) -> String { "dsh_q." + PostgresLocation.quoted(name) }
     func unique(_ name: String) -> PostgresShape.UniqueKey? {
       let type = columns.first { $0.name == name }?.dataType
       return PostgresShape.UniqueKey(
-        name: name, sql: PostgresLocation.quoted(name), isInt: [.int2, .int4, .int8].contains(type))
+        name: name, sql: column(name), isInt: [.int2, .int4, .int8].contains(type))
     }
     var relation: (oid: String, kind: String)?
     if case .table = source {
@@ -276,43 +317,46 @@ public final class PostgresProvider: DataProvider, CompositionNode {
         relation = (oid, kind)
       }
     }
-    if let identityKey {
-      guard columns.contains(where: { $0.name == identityKey }) else {
-        throw DataSourceError.sourceFailed(
-          message:
-            "no column '\(identityKey)' to key the rows by; the columns are \(columns.map(\.name).joined(separator: ", "))"
-        )
+    /// The table's own order: its primary key, else where its rows are stored.
+    func tableOrder() async throws -> ([String], PostgresShape.UniqueKey?) {
+      guard let relation else { return ([], nil) }
+      let primary = try await session.rows(
+        """
+        SELECT a.attname::text FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+        WHERE i.indrelid = \(relation.oid) AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)
+        """)
+      let keys = primary.rows.compactMap { Self.text($0.makeRandomAccess()[0]) }
+      if keys.count == 1 { return ([column(keys[0])], unique(keys[0])) }
+      if !keys.isEmpty { return (keys.map(column), nil) }
+      switch relation.kind {
+      case "r", "m": return (["dsh_q.ctid"], nil)
+      // A partitioned table's rows: a ctid is unique within its partition only.
+      case "p": return (["dsh_q.tableoid", "dsh_q.ctid"], nil)
+      default: return ([], nil)
       }
-      // Pages start after a key only when it is unique and never null (a unique index on it
-      // alone, over every row, on a NOT NULL column).
-      var isUnique = false
-      if let relation {
-        let check = try await session.rows(
-          """
-          SELECT count(*)::text FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
-          WHERE i.indrelid = \(relation.oid) AND i.indisunique AND i.indnkeyatts = 1 AND i.indpred IS NULL
-            AND i.indexprs IS NULL AND a.attnotnull AND a.attname = \(PostgresLocation.literal(identityKey))
-          """)
-        isUnique =
-          (check.rows.first.flatMap { Self.text($0.makeRandomAccess()[0]) }.flatMap(Int.init) ?? 0) > 0
+    }
+    guard let identityKey else { return try await tableOrder() }
+    guard columns.contains(where: { $0.name == identityKey }) else {
+      throw DataSourceError.sourceFailed(
+        message:
+          "no column '\(identityKey)' to key the rows by; the columns are \(columns.map(\.name).joined(separator: ", "))"
+      )
+    }
+    // The key alone orders the rows when it is unique and never null (a unique index on it
+    // alone, over every row, on a NOT NULL column).
+    if let relation {
+      let check = try await session.rows(
+        """
+        SELECT count(*)::text FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+        WHERE i.indrelid = \(relation.oid) AND i.indisunique AND i.indnkeyatts = 1 AND i.indpred IS NULL
+          AND i.indexprs IS NULL AND a.attnotnull AND a.attname = \(PostgresLocation.literal(identityKey))
+        """)
+      if (check.rows.first.flatMap { Self.text($0.makeRandomAccess()[0]) }.flatMap(Int.init) ?? 0) > 0 {
+        return ([column(identityKey)], unique(identityKey))
       }
-      return ([PostgresLocation.quoted(identityKey)], isUnique ? unique(identityKey) : nil)
     }
-    guard let relation else { return ([], nil) }
-    let primary = try await session.rows(
-      """
-      SELECT a.attname::text FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
-      WHERE i.indrelid = \(relation.oid) AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)
-      """)
-    let keys = primary.rows.compactMap { Self.text($0.makeRandomAccess()[0]) }
-    if keys.count == 1 { return ([PostgresLocation.quoted(keys[0])], unique(keys[0])) }
-    if !keys.isEmpty { return (keys.map(PostgresLocation.quoted), nil) }
-    switch relation.kind {
-    case "r", "m": return (["ctid"], nil)
-    // A partitioned table's rows: a ctid is unique within its partition only.
-    case "p": return (["tableoid", "ctid"], nil)
-    default: return ([], nil)
-    }
+    let ties = try await tableOrder().0
+    return ([column(identityKey)] + (ties.isEmpty ? ["dsh_q::text COLLATE \"C\""] : ties), nil)
   }
 
   /// The table's name as SQL writes it (quoted parts).
@@ -346,11 +390,16 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     return query.section == nil || section >= sections.count
       ? nil : SectionKey(value: sections[section].key ?? .null)
   }
-  /// The columns, in order.
-  public var knownFields: [String]? { shape.map { $0.columns.map(\.name) } }
-  /// Each column's type.
+  /// The columns, in order, and a join's match last.
+  public var knownFields: [String]? {
+    shape.map { $0.columns.map(\.name) + (query.join.map { [$0.name] } ?? []) }
+  }
+  /// Each column's type, and a join's match as a record.
   public var fieldProfiles: [FieldProfile]? {
-    shape.map { $0.columns.map { FieldProfile(name: $0.name, type: $0.type, nulls: nil) } }
+    shape.map {
+      $0.columns.map { FieldProfile(name: $0.name, type: $0.type, nulls: nil) }
+        + (query.join.map { [FieldProfile(name: $0.name, type: .record, nulls: nil)] } ?? [])
+    }
   }
   /// Tells `observer` when the rows change (a reload).
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
@@ -377,11 +426,14 @@ public final class PostgresProvider: DataProvider, CompositionNode {
       if pageOrder.count > PostgresProvider.keptPages { pages[pageOrder.removeFirst()] = nil }
       return offset < rows.count ? rows[offset] : .null
     } catch {
+      // Views over this provider must see it fail, not show the rows it could not read: they
+      // are told once the statement reading is done.
       failure = describe(error)
       try? states.transition(to: .error)
       sections = []
       pages = [:]
       pageOrder = []
+      DeferredNotifications.post(observers)
       return .null
     }
   }
@@ -397,10 +449,15 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     let count =
       query.limit.map { min(PostgresProvider.pageSize, max(0, $0 - offset)) } ?? PostgresProvider.pageSize
     // Named apart from the columns: `ORDER BY id` must order by the column, not by its text.
-    let list = shape.columns.indices.map {
-      "\(PostgresLocation.quoted(shape.columns[$0].name))::text AS dsh_c\($0)"
+    var list = shape.columns.indices.map {
+      "dsh_q.\(PostgresLocation.quoted(shape.columns[$0].name))::text AS dsh_c\($0)"
     }
     .joined(separator: ", ")
+    // A join's match: its key (null when there is none), then its columns.
+    if let join = query.join {
+      list += ", dsh_m.dsh_jk::text AS dsh_jk"
+      list += join.rightColumns.indices.map { ", dsh_m.dsh_m\($0)::text AS dsh_x\($0)" }.joined()
+    }
     if let key = shape.uniqueKey, let first = denseStart {
       return
         "SELECT \(list) \(query.from) WHERE \(key.sql) >= \(first + offset) AND \(key.sql) < \(first + offset + count) ORDER BY \(key.sql)"
@@ -422,16 +479,30 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     }
     let result = try session.rowsNow(pageSQL(page))
     let columns = shape.columns
-    let schema = Schema(columns.map(\.name))
+    let join = query.join
+    let schema = Schema(columns.map(\.name) + (join.map { [$0.name] } ?? []))
+    let matchSchema = join.map { Schema($0.rightColumns.map(\.name)) }
     let keyIndex = shape.uniqueKey.flatMap { key in columns.firstIndex { $0.name == key.name } }
     var lastKey: String?
     let rows = try result.rows.map { row in
+      let cells = Array(row)
       var values: [Value] = []
-      values.reserveCapacity(columns.count)
-      for (index, (column, cell)) in zip(columns, row).enumerated() {
-        let text = Self.text(cell)
+      values.reserveCapacity(columns.count + 1)
+      for (index, column) in columns.enumerated() {
+        let text = Self.text(cells[index])
         if index == keyIndex { lastKey = text }
         values.append(try value(of: text, in: column))
+      }
+      if let join, let matchSchema {
+        if Self.text(cells[columns.count]) == nil {
+          values.append(.null)
+        } else {
+          var match: [Value] = []
+          for (index, column) in join.rightColumns.enumerated() {
+            match.append(try value(of: Self.text(cells[columns.count + 1 + index]), in: column))
+          }
+          values.append(.record(Record(schema: matchSchema, values: match)))
+        }
       }
       return Value.record(Record(schema: schema, values: values))
     }
@@ -525,8 +596,33 @@ public final class PostgresProvider: DataProvider, CompositionNode {
         let hint = error.serverInfo?[.hint].map { " (\($0))" } ?? ""
         return "\(location.display): \(message)\(hint)\(sql)"
       }
+      let place = "\(location.host):\(location.port)"
+      switch error.code {
+      case .authMechanismRequiresPassword:
+        return
+          "\(location.display) asks for a password: give it in the URL (postgresql://USER:PASSWORD@…), a password file (?passfile=PATH) or PGPASSWORD"
+      case .serverClosedConnection, .uncleanShutdown:
+        return "\(location.display) closed the connection"
+      case .sslUnsupported:
+        return "\(location.display) does not take TLS: use sslmode=disable"
+      default:
+        break
+      }
       if let underlying = error.underlying {
-        return "cannot connect to \(location.host):\(location.port): \(underlying)"
+        // NIO's words for the usual failures, said plainly.
+        let said = "\(underlying)"
+        if said.contains("Connection refused") {
+          return
+            "cannot connect to \(place): connection refused (is the server running, on this port, and listening on this address?)"
+        }
+        if said.contains("UnknownHost") || said.contains("NXDOMAIN") {
+          return
+            "cannot connect to \(place): no host \(location.host) is known (write an address or a name DNS finds)"
+        }
+        if said.contains("timed out") || said.contains("connectTimeout") {
+          return "cannot connect to \(place): no answer (timed out)"
+        }
+        return "cannot connect to \(place): \(said)"
       }
       return "\(location.display): \(error.code)"
     default:

@@ -24,6 +24,8 @@ extension PostgresProvider: QueryPushdown {
 extension PostgresQuery {
   /// The query with `stage` added, or `nil` when SQL cannot run it with the same meaning.
   func adding(_ stage: PushdownStage, shape: PostgresShape) -> PostgresQuery? {
+    // A stage after a join runs in memory: its match is no column SQL knows.
+    if join != nil { return nil }
     // After a limit, another stage would change which rows the limit took.
     if limit != nil {
       guard case .limit = stage else { return nil }
@@ -342,9 +344,9 @@ extension PostgresProvider: GroupingPushdown {
     -> [[Value]]?
   {
     // First-seen order is the least row in the rows' own order: one column that orders them.
-    guard !keys.isEmpty, let session, let shape, query.section == nil, query.order.isEmpty,
+    guard !keys.isEmpty, let session, let shape, query.section == nil, query.join == nil, query.order.isEmpty,
       query.limit == nil,
-      let first = shape.uniqueKey?.sql ?? (shape.baseOrder == ["ctid"] ? "ctid" : nil)
+      let first = shape.uniqueKey?.sql ?? (shape.baseOrder == ["dsh_q.ctid"] ? "dsh_q.ctid" : nil)
     else { return nil }
     let translator = PostgresTranslator(shape: shape)
     var select: [String] = []
@@ -458,5 +460,65 @@ extension PostgresProvider: GroupingPushdown {
         message: "the server gave \(JSONWriter.quoted(text)) for \(article(type)) \(type.rawValue)")
     }
     return value
+  }
+}
+
+// MARK: join in SQL
+
+extension PostgresProvider: JoinPushdown {
+  /// `join` as the server runs it, when the other side is a table or keyed query of the same
+  /// database: each row with the first row of `other` whose key equals its own (in `other`'s
+  /// order), or null; `nil` when SQL cannot give exactly what the join in memory gives.
+  ///
+  /// The other side becomes one row per key (`DISTINCT ON` the key, in its own order), joined to
+  /// this one's rows, which stay lazy: a page of them is read with its matches. Keys compare as
+  /// `==` does: the same type on both sides, text by its bytes, null matching nothing. A key more
+  /// than one of the other's rows hold gives the note the join in memory gives.
+  ///
+  /// Not pushed down: another server or database, the other side sorted, sectioned or limited,
+  /// a query without a key (no order to take the first match by), keys SQL cannot say or of
+  /// different types, this side sectioned or limited, or with a field already named `name`.
+  package func pushingDownJoin(
+    _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
+    keepsUnmatched: Bool, notes: ExpressionNotes?
+  ) async throws -> (any DataProvider<Value>)? {
+    guard let right = other as? PostgresProvider, let session, let shape, let rightShape = right.shape,
+      right.location == location, query.join == nil, query.section == nil, query.limit == nil,
+      !shape.columns.contains(where: { $0.name == name }),
+      right.query.join == nil, right.query.section == nil, right.query.order.isEmpty,
+      right.query.limit == nil,
+      !rightShape.baseOrder.isEmpty,
+      let left = PostgresTranslator(shape: shape).value(leftKey),
+      let key = PostgresTranslator(shape: rightShape).value(rightKey),
+      left.type == key.type, PostgresTranslator.orderable.contains(left.type)
+    else { return nil }
+    let collation = left.type == .text ? " COLLATE \"C\"" : ""
+    let columns = rightShape.columns.indices.map {
+      "\(PostgresLocation.quoted(rightShape.columns[$0].name)) AS dsh_m\($0)"
+    }
+    let keyed = right.query.whereClause(["(\(key.sql)) IS NOT NULL"])
+    let firstOfEachKey =
+      "SELECT DISTINCT ON (dsh_jk) \(key.sql)\(collation) AS dsh_jk, \(columns.joined(separator: ", ")) \(right.query.from)\(keyed) ORDER BY dsh_jk, \(rightShape.baseOrder.joined(separator: ", "))"
+    let repeatedSQL =
+      "SELECT count(*)::text FROM (SELECT 1 \(right.query.from)\(keyed) GROUP BY \(key.sql)\(collation) HAVING count(*) > 1) AS dsh_r"
+    let repeated: Int
+    do {
+      let result = try await session.rows(repeatedSQL)
+      repeated =
+        result.rows.first.flatMap { row -> Int? in
+          guard var bytes = row.makeRandomAccess()[0].bytes else { return nil }
+          return bytes.readString(length: bytes.readableBytes).flatMap(Int.init)
+        } ?? 0
+    } catch DataSourceError.cancelled {
+      throw DataSourceError.cancelled
+    } catch {
+      throw DataSourceError.sourceFailed(message: right.describe(error))
+    }
+    if repeated > 0 { notes?.add(.joinRepeatedKeys(field: name, keys: repeated)) }
+    var joined = query
+    joined.join = PostgresQuery.Join(
+      firstOfEachKey: firstOfEachKey, leftKey: "(\(left.sql))\(collation)", rightColumns: rightShape.columns,
+      name: name, inner: !keepsUnmatched)
+    return with(joined)
   }
 }

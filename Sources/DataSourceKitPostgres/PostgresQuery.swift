@@ -19,8 +19,31 @@ public struct PostgresQuery: Sendable, Equatable {
     var orderSQL: String { "\(sql) \(direction == .ascending ? "ASC" : "DESC") NULLS LAST" }
   }
 
+  /// A `join` the server runs: each row with the first row of another source of the same
+  /// database whose key equals its own (in that source's order), or null.
+  public struct Join: Sendable, Equatable {
+    /// The other side's rows, one per key, each with its key first (`dsh_jk`) and its columns
+    /// as `dsh_m0`, `dsh_m1`, …: the first row of each key in the other side's order.
+    var firstOfEachKey: String
+    /// This side's key, in SQL.
+    var leftKey: String
+    /// The other side's columns, as its provider reads them.
+    var rightColumns: [PostgresColumn]
+    /// The field the match goes in.
+    var name: String
+    /// Whether rows without a match are left out.
+    var inner: Bool
+
+    /// Joins are the same when they read the same matches into the same field.
+    public static func == (a: Join, b: Join) -> Bool {
+      a.firstOfEachKey == b.firstOfEachKey && a.leftKey == b.leftKey && a.name == b.name && a.inner == b.inner
+    }
+  }
+
   /// The table or query read.
   public var source: PostgresProvider.Source
+  /// A join with another source on the same server, pushed down.
+  public var join: Join?
   /// The `where` conditions pushed down, all of which must hold; each is true or false, never
   /// null.
   public var conditions: [String] = []
@@ -35,17 +58,24 @@ public struct PostgresQuery: Sendable, Equatable {
   public init(source: PostgresProvider.Source) { self.source = source }
 
   /// Whether no stage is pushed down.
-  var isPlain: Bool { conditions.isEmpty && section == nil && order.isEmpty && limit == nil }
+  var isPlain: Bool { conditions.isEmpty && section == nil && order.isEmpty && limit == nil && join == nil }
+
+  /// `FROM …`: the source named `dsh_q`, and the join's matches named `dsh_m`.
+  var from: String {
+    guard let join else { return sourceFrom }
+    return
+      "\(sourceFrom) \(join.inner ? "JOIN" : "LEFT JOIN") (\(join.firstOfEachKey)) AS dsh_m ON dsh_m.dsh_jk = \(join.leftKey)"
+  }
 
   /// `FROM …`: the table, or the query in brackets, named `dsh_q`.
-  var from: String {
+  var sourceFrom: String {
     switch source {
     case .table(let name):
       "FROM " + name.split(separator: ".").map { PostgresLocation.quoted(String($0)) }.joined(separator: ".")
         + " AS dsh_q"
     // A query typed for psql often ends in `;`, which a subquery cannot hold; a `--` comment
     // ends at its line.
-    case .query(let sql): "FROM (\n\(Self.trimmed(sql))\n) AS dsh_q"
+    case .query(let sql): "FROM (\n\(SQLText.trimmed(sql))\n) AS dsh_q"
     }
   }
 
@@ -69,7 +99,13 @@ public struct PostgresQuery: Sendable, Equatable {
 
   /// How many rows there are.
   var countSQL: String {
-    limit == nil
+    // A left join keeps every row once (one match at most per key): the rows are counted alone.
+    if let join, !join.inner {
+      var alone = self
+      alone.join = nil
+      return alone.countSQL
+    }
+    return limit == nil
       ? "SELECT count(*)::text \(from)\(whereClause())"
       : "SELECT count(*)::text FROM (SELECT 1 \(from)\(whereClause()) LIMIT \(limit ?? 0)) AS dsh_l"
   }
@@ -85,16 +121,4 @@ public struct PostgresQuery: Sendable, Equatable {
       "SELECT dsh_k::text AS dsh_key, count(*)::text FROM (\(keys)) AS dsh_s GROUP BY dsh_k ORDER BY dsh_k \(direction) NULLS LAST"
   }
 
-  /// A query without the semicolons, spaces and `--` comments that end it.
-  static func trimmed(_ sql: String) -> String {
-    var text = Substring(sql)
-    while true {
-      while let last = text.last, last == ";" || last.isWhitespace { text.removeLast() }
-      let lineStart = text.lastIndex(of: "\n").map { text.index(after: $0) } ?? text.startIndex
-      guard let dashes = text[lineStart...].range(of: "--"),
-        text[text.startIndex..<dashes.lowerBound].filter({ $0 == "'" }).count % 2 == 0
-      else { return String(text) }
-      text = text[..<dashes.lowerBound]
-    }
-  }
 }

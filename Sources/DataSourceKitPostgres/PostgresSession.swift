@@ -52,11 +52,17 @@ final class PostgresSession: Sendable {
         settings.append("SET statement_timeout = \(max(1, Int((statementTimeout * 1000).rounded())))")
       }
       for setting in settings { _ = try await connection.query(setting).get() }
-      let about = try await connection.query("SELECT pg_backend_pid(), current_setting('server_encoding')")
-        .get()
+      let about = try await connection.query(
+        "SELECT pg_backend_pid(), current_setting('server_encoding'), current_setting('server_version_num')::int"
+      ).get()
       let row = about.rows.first?.makeRandomAccess()
       let pid = try row?[0].decode(Int32.self) ?? 0
       let encoding = try row?[1].decode(String.self) ?? ""
+      // A dsh that goes away mid-query (killed, its script interrupted) leaves no query running:
+      // the server looks for its client every second while it runs one (PostgreSQL 14 on).
+      if try row?[2].decode(Int32.self) ?? 0 >= 140_000 {
+        _ = try await connection.query("SET client_connection_check_interval = 1000").get()
+      }
       return PostgresSession(
         location: location, connection: connection, backendPID: pid, isUTF8: encoding == "UTF8")
     } catch {

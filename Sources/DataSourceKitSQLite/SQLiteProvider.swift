@@ -173,19 +173,7 @@ public struct SQLiteQuery: Sendable {
   var isProjected: Bool { columns.contains { $0.projection != Self.quoted($0.name) } }
 
   /// A query without the semicolons, spaces and `--` comments that end it.
-  static func trimmed(_ sql: String) -> String {
-    var text = Substring(sql)
-    while true {
-      while let last = text.last, last == ";" || last.isWhitespace { text.removeLast() }
-      // A `--` comment on the last line, outside a quoted string (an even count of quotes
-      // before it).
-      let lineStart = text.lastIndex(of: "\n").map { text.index(after: $0) } ?? text.startIndex
-      guard let dashes = text[lineStart...].range(of: "--"),
-        text[text.startIndex..<dashes.lowerBound].filter({ $0 == "'" }).count % 2 == 0
-      else { return String(text) }
-      text = text[..<dashes.lowerBound]
-    }
-  }
+  static func trimmed(_ sql: String) -> String { SQLText.trimmed(sql) }
 
   /// A query of `source` with no stage pushed down.
   public init(source: Source) { self.source = source }

@@ -377,7 +377,14 @@ extension SQLiteProvider: GroupingPushdown {
 
 // MARK: join in SQL
 
-extension SQLiteProvider {
+extension SQLiteProvider: JoinPushdown {
+  package func pushingDownJoin(
+    _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
+    keepsUnmatched: Bool, notes: ExpressionNotes?
+  ) async throws -> (any DataProvider<Value>)? {
+    try await joining(
+      other, leftKey: leftKey, rightKey: rightKey, name: name, keepsUnmatched: keepsUnmatched, notes: notes)
+  }
   /// `join` as SQLite runs it, when both sides are tables of this database: a provider of this
   /// one's rows, each with the first row of `right` whose key equals its own (in `right`'s
   /// stored order), or null; `nil` when SQL cannot give exactly what the join in memory gives.

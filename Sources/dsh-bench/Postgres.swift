@@ -16,14 +16,24 @@ import Foundation
   let dshWindow = median {
     measure([dsh, "-c", "let t = postgres \"\(url)\" table big", "-c", "show t rows 5000000..5000020 as csv"])
   }
-  let psqlWindow = psql("SELECT * FROM big LIMIT 20 OFFSET 5000000")
-  let psqlOrdered = psql("SELECT * FROM big ORDER BY id LIMIT 20 OFFSET 5000000")
+  // The rows dsh shows there are the 5,000,000th in key order: psql is asked for the same rows.
+  // Without ORDER BY the server returns whichever rows its scan meets first, which is cheaper
+  // (no index) and shown beside, but is not the window.
+  let psqlWindow = psql("SELECT * FROM big ORDER BY id LIMIT 20 OFFSET 5000000")
+  let psqlUnordered = psql("SELECT * FROM big LIMIT 20 OFFSET 5000000")
   rows.append(
     Row(
       what: "20-row window at row 5,000,000 of 10M", dsh: seconds(dshWindow.seconds),
-      other: "psql OFFSET: \(seconds(psqlWindow.seconds)) (ORDER BY id: \(seconds(psqlOrdered.seconds)))",
+      other: "psql ORDER BY id OFFSET: \(seconds(psqlWindow.seconds))",
       figure: String(format: "%.2f×", dshWindow.seconds / psqlWindow.seconds), target: "≤ 1.5×",
       met: dshWindow.status == 0 && dshWindow.seconds <= 1.5 * psqlWindow.seconds))
+  rows.append(
+    Row(
+      what: "  the same beside psql without ORDER BY", dsh: seconds(dshWindow.seconds),
+      other: "psql OFFSET, any order: \(seconds(psqlUnordered.seconds))",
+      figure: String(format: "%.2f×", dshWindow.seconds / psqlUnordered.seconds),
+      target: "(not the same rows)",
+      met: true))
   rows.append(
     Row(
       what: "  peak memory of that run", dsh: megabytes(dshWindow.peakKilobytes),

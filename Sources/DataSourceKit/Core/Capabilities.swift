@@ -65,3 +65,35 @@ package protocol PreparedLoading: AnyObject {
   /// Connects and learns the fields, reading no rows.
   func prepare() async throws
 }
+
+/// A provider that can run `join` itself when the other side is a source it reaches (a table of
+/// the same database).
+package protocol JoinPushdown: AnyObject {
+  /// This provider's rows, each with the first item of `other` whose key equals its own (in
+  /// `other`'s order) in the field `name`, or null (left out when not `keepsUnmatched`); `nil`
+  /// when the provider cannot give exactly what the join in memory gives. Not loaded yet.
+  func pushingDownJoin(
+    _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
+    keepsUnmatched: Bool, notes: ExpressionNotes?
+  ) async throws -> (any DataProvider<Value>)?
+}
+
+/// SQL a user typed, made fit to go inside the SQL a provider writes around it.
+package enum SQLText {
+  /// A query without the semicolons, spaces and `--` comments that end it: a query typed for
+  /// a database's own shell often ends in `;`, which a subquery cannot hold, and a comment on
+  /// its last line would swallow the bracket after it.
+  package static func trimmed(_ sql: String) -> String {
+    var text = Substring(sql)
+    while true {
+      while let last = text.last, last == ";" || last.isWhitespace { text.removeLast() }
+      // A `--` comment on the last line, outside a quoted string (an even count of quotes
+      // before it).
+      let lineStart = text.lastIndex(of: "\n").map { text.index(after: $0) } ?? text.startIndex
+      guard let dashes = text[lineStart...].range(of: "--"),
+        text[text.startIndex..<dashes.lowerBound].filter({ $0 == "'" }).count % 2 == 0
+      else { return String(text) }
+      text = text[..<dashes.lowerBound]
+    }
+  }
+}

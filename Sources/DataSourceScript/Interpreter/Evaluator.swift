@@ -484,10 +484,10 @@ extension Evaluator {
           left: leftChecker.describe(clause.leftKey, a), right: rightChecker.describe(rightKey, b), fix: nil),
         at: clause.leftKey.range.lowerBound..<clause.rightKey.range.upperBound)
     }
-    // Two tables of one SQLite database join inside SQLite when SQL gives the same matches.
-    if let sqlite = provider.provider as? SQLiteProvider {
+    // Two tables of one database join inside it when SQL gives the same matches.
+    if let pushdown = provider.provider as? any JoinPushdown {
       do {
-        if let joined = try await sqlite.joining(
+        if let joined = try await pushdown.pushingDownJoin(
           other.provider, leftKey: left.expression, rightKey: right.expression, name: clause.name.name,
           keepsUnmatched: !clause.inner, notes: notes.collector)
         {

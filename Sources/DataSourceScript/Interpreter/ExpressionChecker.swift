@@ -306,7 +306,11 @@ extension Evaluator {
   func scope(of provider: ProviderValue) -> FieldScope {
     let profiles = Evaluator.profiles(of: provider.provider)
     let byName = Dictionary(profiles.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-    let plain = Evaluator.plainItemType(of: provider.provider).flatMap(ValueType.init(rawValue:))
+    // Items of known fields are records: no item is read (a database would count its rows to
+    // read one, and a stage it runs itself needs no count).
+    let plain =
+      provider.provider.knownFields == nil
+      ? Evaluator.plainItemType(of: provider.provider).flatMap(ValueType.init(rawValue:)) : nil
     return FieldScope(
       field: { path in
         try checkField(path, in: provider)

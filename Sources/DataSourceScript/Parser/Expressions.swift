@@ -179,6 +179,13 @@ extension Parser {
         default: throw unexpected(.tableName)
         }
         advance()
+        // A PostgreSQL table in a schema: `table sales.orders`.
+        while kind == .postgres, let name = table, isSymbol(.dot) {
+          advance()
+          guard case .identifier(let part) = current.kind else { throw unexpected(.tableName) }
+          table = name + "." + part
+          advance()
+        }
       } else if consumeWord("query") {
         (query, _) = try expectString(.sqlQuery)
       } else {

@@ -6,3 +6,6 @@ CREATE TEMPORARY TABLE measures_text (id text, city text, kind text, reading tex
 CREATE TABLE measures (id int PRIMARY KEY, city text, kind varchar(4), reading numeric, count int, big bigint, day date, ok boolean);
 INSERT INTO measures SELECT id::int, city, kind, NULLIF(reading, 'NA')::numeric, NULLIF(count, 'NA')::int,
   big::bigint, NULLIF(day, 'NA')::date, NULLIF(ok, 'NA')::boolean FROM measures_text;
+-- Labels of the kinds, joined to measures: "a" twice (the first is taken), a null code.
+CREATE TABLE labels (code text, label text, rank int);
+\copy labels FROM 'labels.csv' WITH (FORMAT csv, HEADER true)
