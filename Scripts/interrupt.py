@@ -30,6 +30,14 @@ time.sleep(1)
 pressed = time.time()
 os.write(fd, b"\x03")
 ok = read_until(b"interrupted", 10)
-print(f"{time.time() - pressed:.3f}" if ok else "never")
+print(f"{time.time() - pressed:.3f}" if ok else "never", flush=True)
+# ^D once the prompt is back; a shell that does not leave is killed.
+read_until(b"dsh>", 5)
 os.write(fd, b"\x04")
-os.waitpid(pid, 0)
+for _ in range(50):
+    if os.waitpid(pid, os.WNOHANG)[0]:
+        break
+    time.sleep(0.1)
+else:
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
