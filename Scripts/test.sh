@@ -11,6 +11,7 @@ command -v chromium >/dev/null || test_missing+=(chromium)
 # A throwaway PostgreSQL cluster (initdb and pg_ctl) for the postgres provider's tests.
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || test_missing+=(postgresql)
 [ -f /usr/include/zlib.h ] || test_missing+=(zlib1g-dev)
+command -v openssl >/dev/null || test_missing+=(openssl)
 if [ ${#test_missing[@]} -gt 0 ]; then install_packages "${test_missing[@]}"; fi
 # Style first: the checked-in .swift-format, strictly (warnings fail too).
 swift format lint --strict --recursive Sources Tests Package.swift

@@ -13,8 +13,26 @@ public struct PostgresLocation: Sendable, Equatable {
   public var user: String
   /// The database, the user's name unless given.
   public var database: String
-  /// Whether TLS is required (`sslmode=require`); otherwise the connection is plain.
-  public var requiresTLS: Bool
+  /// How the connection is encrypted, as libpq's `sslmode` says it.
+  public enum Encryption: String, Sendable, Equatable {
+    /// Plain (`disable`; `allow` and `prefer` too, which dsh does not try both ways).
+    case disable
+    /// TLS, the server's certificate not checked (`require`, as libpq does without a root
+    /// certificate).
+    case require
+    /// TLS, the certificate signed by a trusted authority (`verify-ca`).
+    case verifyCA = "verify-ca"
+    /// TLS, the certificate signed by a trusted authority and naming the host (`verify-full`).
+    case verifyFull = "verify-full"
+  }
+
+  /// How the connection is encrypted (`sslmode=…`, plain unless given).
+  public var encryption: Encryption
+  /// The certificates of the authorities trusted for `verify-ca` and `verify-full`
+  /// (`sslrootcert=PATH`, a PEM file); the system's when not given.
+  public var rootCertificates: String?
+  /// Whether TLS is required (`sslmode=require` or a `verify-` mode).
+  public var requiresTLS: Bool { encryption != .disable }
   /// The password: from the URL, else the URL's `passfile`, else `PGPASSWORD`.
   var password: String?
 
@@ -57,12 +75,15 @@ public struct PostgresLocation: Sendable, Equatable {
     let query = Dictionary(
       (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
     switch query["sslmode"] {
-    case nil, "disable", "allow", "prefer": requiresTLS = false
-    case "require": requiresTLS = true
-    case let other?:
-      throw DataSourceError.sourceFailed(
-        message: "sslmode=\(other) is not one dsh knows: use disable or require")
+    case nil, "disable", "allow", "prefer": encryption = .disable
+    case let mode?:
+      guard let known = Encryption(rawValue: mode) else {
+        throw DataSourceError.sourceFailed(
+          message: "sslmode=\(mode) is not one dsh knows: use disable, require, verify-ca or verify-full")
+      }
+      encryption = known
     }
+    rootCertificates = query["sslrootcert"]
     if let password = components.password {
       self.password = password
     } else if let file = query["passfile"] {
@@ -78,8 +99,15 @@ public struct PostgresLocation: Sendable, Equatable {
 
   func configuration() throws -> PostgresConnection.Configuration {
     var tls = PostgresConnection.Configuration.TLS.disable
-    if requiresTLS {
-      tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+    if encryption != .disable {
+      var configuration = TLSConfiguration.makeClientConfiguration()
+      switch encryption {
+      case .require: configuration.certificateVerification = .none
+      case .verifyCA: configuration.certificateVerification = .noHostnameVerification
+      default: configuration.certificateVerification = .fullVerification
+      }
+      if let rootCertificates { configuration.trustRoots = .file(rootCertificates) }
+      tls = .require(try NIOSSLContext(configuration: configuration))
     }
     return PostgresConnection.Configuration(
       host: host, port: port, username: user, password: password, database: database, tls: tls)

@@ -64,7 +64,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   static let keptPages = 16
 
   /// A provider of `source` on the server `url` names
-  /// (`postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=disable|require][&passfile=PATH]`).
+  /// (`postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=disable|require|verify-ca|verify-full][&sslrootcert=PATH][&passfile=PATH]`).
   ///
   /// - Throws: ``DataSourceError/sourceFailed(message:)`` when the URL is not one.
   public init(
@@ -618,6 +618,10 @@ public final class PostgresProvider: DataProvider, CompositionNode {
         if said.contains("UnknownHost") || said.contains("NXDOMAIN") {
           return
             "cannot connect to \(place): no host \(location.host) is known (write an address or a name DNS finds)"
+        }
+        if said.contains("CERTIFICATE_VERIFY_FAILED") {
+          return
+            "cannot connect to \(place): the server's certificate is not one a trusted authority signed for this host (give the authority's certificate with sslrootcert=PATH, or encrypt without checking with sslmode=require)"
         }
         if said.contains("timed out") || said.contains("connectTimeout") {
           return "cannot connect to \(place): no answer (timed out)"

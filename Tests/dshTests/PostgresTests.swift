@@ -454,4 +454,47 @@ struct PostgresTests {
       result.output.contains("id,name,email,team,age,active,joined\n1,Ada Lovelace,"), "\(result.output)")
     #expect(try server.psql("SELECT count(*) FROM people").output.contains("10"))
   }
+
+  @Test("sslmode=require encrypts; verify-full checks the certificate, against sslrootcert when given")
+  func tls() throws {
+    let server = try server()
+    let key = server.folder + "/server.key"
+    let certificate = server.folder + "/server.crt"
+    let made = try PostgresServer.run(
+      "/usr/bin/openssl",
+      [
+        "req", "-new", "-x509", "-days", "2", "-nodes", "-subj", "/CN=localhost", "-addext",
+        "subjectAltName=DNS:localhost", "-keyout", key, "-out", certificate,
+      ])
+    try #require(made.status == 0, "openssl: \(made.output)")
+    // The server reads its key only when it alone may.
+    if geteuid() == 0 { _ = try PostgresServer.run("/bin/chown", ["postgres", key, certificate]) }
+    chmod(key, 0o600)
+    _ = try server.psql(
+      """
+      ALTER SYSTEM SET ssl = on;
+      ALTER SYSTEM SET ssl_cert_file = '\(certificate)';
+      ALTER SYSTEM SET ssl_key_file = '\(key)';
+      SELECT pg_reload_conf();
+      """)
+    // The reload is taken up by the server a moment later.
+    for _ in 0..<50 where try !server.psql("SHOW ssl").output.contains("on") { usleep(100_000) }
+    let url = "postgresql://dsh@localhost:\(server.port)/postgres"
+    let encrypted = "query \"SELECT ssl::text AS tls FROM pg_stat_ssl WHERE pid = pg_backend_pid()\""
+    let result = try dsh([
+      "show postgres \"\(url)?sslmode=require\" \(encrypted) as csv",
+      "show postgres \"\(url)?sslmode=disable\" \(encrypted) as csv",
+      "show postgres \"\(url)?sslmode=verify-full\" \(encrypted) as csv",
+      "show postgres \"\(url)?sslmode=verify-full&sslrootcert=\(certificate)\" \(encrypted) as csv",
+      "show postgres \"\(url)?sslmode=maybe\" table people",
+    ])
+    #expect(result.output.hasPrefix("tls\ntrue\ntls\nfalse\n"), "\(result.output)")
+    #expect(
+      result.output.contains("the server's certificate is not one a trusted authority signed for this host"),
+      "\(result.output)")
+    #expect(result.output.contains("~\ntls\ntrue\n"), "\(result.output)")
+    #expect(
+      result.output.contains(
+        "sslmode=maybe is not one dsh knows: use disable, require, verify-ca or verify-full"))
+  }
 }
