@@ -140,13 +140,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     do {
       try await prepareShape()
       guard let session, let shape else { throw DataSourceError.cancelled }
-      let found: [(key: Value?, start: Int, count: Int)]
-      if let term = query.section {
-        found = try Self.sections(
-          from: try await session.rows(query.sectionsSQL(term, base: shape.baseOrder)), type: term.type)
-      } else {
-        found = Self.single(try await session.rows(query.countSQL))
-      }
+      let found = try counts(from: try await session.rows(countingSQL(shape)))
       let total = found.reduce(0) { $0 + $1.count }
       var dense: Int?
       if let key = shape.uniqueKey, key.isInt, query.isPlain, total > 0 {
@@ -163,9 +157,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
         sections = found
         counted = true
         denseStart = dense
-        pages = [:]
-        pageOrder = []
-        lastKeys = [:]
+        forgetRows()
         failure = nil
         observers.notify()
       }
@@ -177,8 +169,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
       if states.finish(ticket, with: .error) {
         failure = message
         sections = []
-        pages = [:]
-        pageOrder = []
+        forgetRows()
         observers.notify()
       }
       throw DataSourceError.sourceFailed(message: message)
@@ -197,11 +188,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     guard !counted, let session, let shape, states.state == .initial else { return }
     let ticket = states.begin()
     do {
-      let found =
-        try query.section.map { term in
-          try Self.sections(
-            from: session.rowsNow(query.sectionsSQL(term, base: shape.baseOrder)), type: term.type)
-        } ?? Self.single(session.rowsNow(query.countSQL))
+      let found = try counts(from: session.rowsNow(countingSQL(shape)))
       counted = true
       sections = found
       _ = states.finish(ticket, with: found.allSatisfy { $0.count == 0 } ? .noContent : .loaded)
@@ -212,9 +199,30 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     }
   }
 
-  private static func single(_ result: PostgresQueryResult) -> [(key: Value?, start: Int, count: Int)] {
-    let count = result.rows.first.flatMap { text($0.makeRandomAccess()[0]) }.flatMap(Int.init) ?? 0
-    return [(key: nil, start: 0, count: count)]
+  /// Drops the pages read, and where each ended: the rows are read again when asked for.
+  private func forgetRows() {
+    pages = [:]
+    pageOrder = []
+    lastKeys = [:]
+  }
+
+  /// The SQL that counts the rows: each section's, when sectioned.
+  private func countingSQL(_ shape: PostgresShape) -> String {
+    query.section.map { query.sectionsSQL($0, base: shape.baseOrder) } ?? query.countSQL
+  }
+
+  /// The sections and their counts from what ``countingSQL(_:)`` read (one section when not
+  /// sectioned).
+  private func counts(from result: PostgresQueryResult) throws -> [(key: Value?, start: Int, count: Int)] {
+    guard let term = query.section else {
+      return [(key: nil, start: 0, count: Self.firstInt(of: result) ?? 0)]
+    }
+    return try Self.sections(from: result, type: term.type)
+  }
+
+  /// The first value of the first row, as an int (a count).
+  static func firstInt(of result: PostgresQueryResult) -> Int? {
+    result.rows.first.flatMap { text($0.makeRandomAccess()[0]) }.flatMap(Int.init)
   }
 
   private static func sections(from result: PostgresQueryResult, type: ValueType) throws
@@ -235,7 +243,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   }
 
   /// A cell's text, or `nil` for SQL's null.
-  private static func text(_ cell: PostgresCell) -> String? {
+  static func text(_ cell: PostgresCell) -> String? {
     guard var bytes = cell.bytes else { return nil }
     return bytes.readString(length: bytes.readableBytes)
   }
@@ -351,7 +359,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
         WHERE i.indrelid = \(relation.oid) AND i.indisunique AND i.indnkeyatts = 1 AND i.indpred IS NULL
           AND i.indexprs IS NULL AND a.attnotnull AND a.attname = \(PostgresLocation.literal(identityKey))
         """)
-      if (check.rows.first.flatMap { Self.text($0.makeRandomAccess()[0]) }.flatMap(Int.init) ?? 0) > 0 {
+      if (Self.firstInt(of: check) ?? 0) > 0 {
         return ([column(identityKey)], unique(identityKey))
       }
     }
@@ -431,8 +439,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
       failure = describe(error)
       try? states.transition(to: .error)
       sections = []
-      pages = [:]
-      pageOrder = []
+      forgetRows()
       DeferredNotifications.post(observers)
       return .null
     }

@@ -416,36 +416,31 @@ extension PostgresProvider: GroupingPushdown {
       throw DataSourceError.sourceFailed(message: describe(error))
     }
     if Task.isCancelled { throw DataSourceError.cancelled }
-    func text(_ cell: PostgresCell) -> String? {
-      guard var bytes = cell.bytes else { return nil }
-      return bytes.readString(length: bytes.readableBytes)
-    }
     return try result.rows.map { row in
       let cells = Array(row)
       var values: [Value] = []
       for (index, type) in keyTypes.enumerated() {
-        values.append(try text(cells[index]).map { try Self.groupValue($0, type) } ?? .null)
+        values.append(try Self.text(cells[index]).map { try Self.groupValue($0, type) } ?? .null)
       }
       var column = keyTypes.count
       for (index, reading) in readings.enumerated() {
         switch reading {
         case .plain(let type):
-          values.append(try text(cells[column]).map { try Self.groupValue($0, type) } ?? .null)
+          values.append(try Self.text(cells[column]).map { try Self.groupValue($0, type) } ?? .null)
           column += 1
         case .sum:
-          let total = text(cells[column]).flatMap { Int128($0) }
+          // Null when every value is null; past 64 bits, null with the note memory gives.
+          let total = Self.text(cells[column])
           column += 1
-          if let total, let sum = Int(exactly: total) {
+          if let sum = total.flatMap({ Int128($0) }).flatMap({ Int(exactly: $0) }) {
             values.append(.int(sum))
-          } else if text(cells[column - 1]) != nil {
-            notes?.add(.aggregateOverflow(aggregate: aggregates[index].text))
-            values.append(.null)
           } else {
+            if total != nil { notes?.add(.aggregateOverflow(aggregate: aggregates[index].text)) }
             values.append(.null)
           }
         case .average:
-          let total = text(cells[column]).flatMap { Int128($0) }
-          let count = text(cells[column + 1]).flatMap { Int($0) } ?? 0
+          let total = Self.text(cells[column]).flatMap { Int128($0) }
+          let count = Self.text(cells[column + 1]).flatMap { Int($0) } ?? 0
           column += 2
           values.append(total.map { .double(Double($0) / Double(count)) } ?? .null)
         }
@@ -504,11 +499,7 @@ extension PostgresProvider: JoinPushdown {
     let repeated: Int
     do {
       let result = try await session.rows(repeatedSQL)
-      repeated =
-        result.rows.first.flatMap { row -> Int? in
-          guard var bytes = row.makeRandomAccess()[0].bytes else { return nil }
-          return bytes.readString(length: bytes.readableBytes).flatMap(Int.init)
-        } ?? 0
+      repeated = Self.firstInt(of: result) ?? 0
     } catch DataSourceError.cancelled {
       throw DataSourceError.cancelled
     } catch {
