@@ -16,11 +16,6 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-    // postgres-nio's own dependencies, named for the types the provider uses (TLS, logging).
-    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     // `swift package generate-documentation --target DataSourceKit` builds the DocC catalog.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
@@ -40,14 +35,13 @@ let package = Package(
     ),
     // JSON from the web, paged (through FoundationNetworking on Linux).
     .target(name: "DataSourceKitHTTP", dependencies: ["DataSourceKit"]),
-    // A lazy, read-only PostgreSQL provider on a real server (through postgres-nio).
-    .target(
-      name: "DataSourceKitPostgres",
-      dependencies: [
-        "DataSourceKit", .product(name: "PostgresNIO", package: "postgres-nio"),
-        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
-        .product(name: "Logging", package: "swift-log"),
-      ]
+    // A lazy, read-only PostgreSQL provider on a real server, through the system's libpq (the
+    // client psql uses: its TLS, service files, .pgpass and PG* variables come with it).
+    .target(name: "DataSourceKitPostgres", dependencies: ["DataSourceKit", "CLibPQ"]),
+    .systemLibrary(
+      name: "CLibPQ",
+      pkgConfig: "libpq",
+      providers: [.apt(["libpq-dev"])]
     ),
     // The language: lexer, parser, diagnostics, interpreter, help.
     .target(

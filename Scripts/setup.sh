@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs what dsh needs to build (libedit's headers) when it is missing. Sourced by run.sh and test.sh.
+# Installs what dsh needs to build (the headers of libedit, SQLite and libpq) when it is missing. Sourced by run.sh and test.sh.
 set -euo pipefail
 
-# libedit for line editing; SQLite's headers for GRDB (the sqlite provider).
+# libedit for line editing; SQLite's headers for GRDB (the sqlite provider); libpq for the
+# postgres provider.
 missing=()
 { pkg-config --exists libedit 2>/dev/null && [ -f /usr/include/histedit.h ]; } || missing+=(libedit-dev)
 [ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+[ -f /usr/include/postgresql/libpq-fe.h ] || missing+=(libpq-dev)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 
 # Installs the Debian packages named, with sudo when not root (apt's index is refreshed once).

@@ -1,11 +1,17 @@
+import CLibPQ
 import DataSourceKit
 import Foundation
-import NIOSSL
-import PostgresNIO
 
-/// Where a PostgreSQL server is and how to log in, read from a URL.
+/// Where a PostgreSQL server is and how to log in: a connection string as psql takes it, a URL
+/// (`postgresql://USER[:PASSWORD]@HOST[:PORT]/DB?sslmode=…`) or `key=value` words
+/// (`host=… dbname=… sslmode=…`).
+///
+/// libpq reads it, as it does for psql: what it leaves out comes from the `PG*` variables
+/// (`PGHOST`, `PGPORT`, `PGUSER`, `PGDATABASE`, `PGSSLMODE`, …), a `service` from the service
+/// files, and the password from the string, `PGPASSWORD` or the password file (`.pgpass`,
+/// or `passfile=PATH`). A host that is a folder is a Unix socket's.
 public struct PostgresLocation: Sendable, Equatable {
-  /// The host name or address.
+  /// The host name, address or socket folder (empty: libpq's default socket).
   public var host: String
   /// The port, 5432 unless given.
   public var port: Int
@@ -13,129 +19,130 @@ public struct PostgresLocation: Sendable, Equatable {
   public var user: String
   /// The database, the user's name unless given.
   public var database: String
-  /// How the connection is encrypted, as libpq's `sslmode` says it.
-  public enum Encryption: String, Sendable, Equatable {
-    /// Plain (`disable`; `allow` and `prefer` too, which dsh does not try both ways).
-    case disable
-    /// TLS, the server's certificate not checked (`require`, as libpq does without a root
-    /// certificate).
-    case require
-    /// TLS, the certificate signed by a trusted authority (`verify-ca`).
-    case verifyCA = "verify-ca"
-    /// TLS, the certificate signed by a trusted authority and naming the host (`verify-full`).
-    case verifyFull = "verify-full"
-  }
+  /// How the connection is encrypted, as libpq's `sslmode` says it (`prefer` unless given).
+  public var sslMode: String
+  /// The service of the service file the string names, if any.
+  public var service: String?
+  /// What libpq is given to connect: the options the string sets (the password among them),
+  /// then dsh's own defaults where the string and the environment set none.
+  let connectionOptions: [(key: String, value: String)]
 
-  /// How the connection is encrypted (`sslmode=…`, plain unless given).
-  public var encryption: Encryption
-  /// The certificates of the authorities trusted for `verify-ca` and `verify-full`
-  /// (`sslrootcert=PATH`, a PEM file); the system's when not given.
-  public var rootCertificates: String?
-  /// Whether TLS is required (`sslmode=require` or a `verify-` mode).
-  public var requiresTLS: Bool { encryption != .disable }
-  /// The password: from the URL, else the URL's `passfile`, else `PGPASSWORD`.
-  var password: String?
+  /// The `sslmode` values libpq knows.
+  static let sslModes = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]
 
-  /// The location a `postgresql://` or `postgres://` URL names.
+  /// The location a connection string names.
   ///
   /// - Throws: ``DataSourceError/sourceFailed(message:)`` naming what is wrong with it.
-  public init(_ url: String) throws {
-    guard let components = URLComponents(string: url),
-      components.scheme == "postgresql" || components.scheme == "postgres"
-    else {
+  public init(_ connectionString: String) throws {
+    if let scheme = connectionString.range(of: "://").map({ connectionString[..<$0.lowerBound] }),
+      scheme != "postgresql", scheme != "postgres"
+    {
       throw DataSourceError.sourceFailed(
-        message: "not a PostgreSQL URL: write postgresql://USER@HOST[:PORT]/DATABASE")
+        message: "not a PostgreSQL URL: write postgresql://USER@HOST[:PORT]/DATABASE (or host=… dbname=…)")
     }
-    // What the URL leaves out comes from the environment, as for psql: PGHOST, PGPORT, PGUSER,
-    // PGDATABASE.
-    let environment = ProcessInfo.processInfo.environment
-    func given(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
-    guard let host = given(components.host) ?? given(environment["PGHOST"]) else {
+    let given = try Self.parse(connectionString)
+    let defaults = Self.defaults()
+    func value(_ key: String) -> String? {
+      (given[key] ?? defaults[key]).flatMap { $0.isEmpty ? nil : $0 }
+    }
+    host = value("host") ?? value("hostaddr") ?? ""
+    let portText = value("port") ?? "5432"
+    guard let port = Int(portText.split(separator: ",").first ?? ""), (1...65535).contains(port) else {
+      let from = given["port"] == nil ? "PGPORT is \(portText)" : "the port is \(portText)"
+      throw DataSourceError.sourceFailed(message: "\(from), not a port")
+    }
+    self.port = port
+    user = value("user") ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres"
+    database = value("dbname") ?? user
+    sslMode = value("sslmode") ?? "prefer"
+    guard Self.sslModes.contains(sslMode) else {
       throw DataSourceError.sourceFailed(
-        message: "the URL names no host (and PGHOST is not set): postgresql://USER@HOST/DATABASE")
+        message:
+          "sslmode=\(sslMode) is not one libpq knows: use disable, allow, prefer, require, verify-ca or verify-full"
+      )
     }
-    guard !host.hasPrefix("/") else {
-      throw DataSourceError.sourceFailed(
-        message: "PGHOST names a socket folder (\(host)); dsh connects over TCP: give a host name")
+    service = value("service")
+    var options = given.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
+    func otherwise(_ key: String, _ environment: String, _ fallback: @autoclosure () -> String?) {
+      guard given[key] == nil, ProcessInfo.processInfo.environment[environment] == nil,
+        let fallback = fallback()
+      else { return }
+      options.append((key, fallback))
     }
-    self.host = host
-    if let port = components.port {
-      self.port = port
-    } else if let text = given(environment["PGPORT"]) {
-      guard let port = Int(text), (1...65535).contains(port) else {
-        throw DataSourceError.sourceFailed(message: "PGPORT is \(text), not a port")
-      }
-      self.port = port
-    } else {
-      self.port = 5432
+    otherwise("fallback_application_name", "PGAPPNAME", "dsh")
+    // A server that never answers is reported, not waited on for ever.
+    otherwise("connect_timeout", "PGCONNECT_TIMEOUT", "10")
+    // Checking a certificate needs an authority: without one named, the system's (as
+    // `sslrootcert=system` does from libpq 16 on).
+    if sslMode.hasPrefix("verify") {
+      let home = FileManager.default.homeDirectoryForCurrentUser.path
+      otherwise(
+        "sslrootcert", "PGSSLROOTCERT",
+        FileManager.default.fileExists(atPath: home + "/.postgresql/root.crt")
+          ? nil : Self.systemAuthorities.first { FileManager.default.fileExists(atPath: $0) })
     }
-    self.user = given(components.user) ?? given(environment["PGUSER"]) ?? environment["USER"] ?? "postgres"
-    let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-    self.database = path.isEmpty ? (given(environment["PGDATABASE"]) ?? user) : path
-    let query = Dictionary(
-      (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
-    switch query["sslmode"] {
-    case nil, "disable", "allow", "prefer": encryption = .disable
-    case let mode?:
-      guard let known = Encryption(rawValue: mode) else {
-        throw DataSourceError.sourceFailed(
-          message: "sslmode=\(mode) is not one dsh knows: use disable, require, verify-ca or verify-full")
-      }
-      encryption = known
-    }
-    rootCertificates = query["sslrootcert"]
-    if let password = components.password {
-      self.password = password
-    } else if let file = query["passfile"] {
-      self.password = try PostgresLocation.password(
-        inFile: file, host: host, port: port, database: database, user: user)
-    } else {
-      self.password = ProcessInfo.processInfo.environment["PGPASSWORD"]
-    }
+    connectionOptions = options
   }
 
-  /// The URL without its password, for messages and `describe`.
-  public var display: String { "postgresql://\(user)@\(host):\(port)/\(database)" }
+  /// The system's bundle of trusted authorities, where Debian and Red Hat keep it.
+  static let systemAuthorities = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"]
 
-  func configuration() throws -> PostgresConnection.Configuration {
-    var tls = PostgresConnection.Configuration.TLS.disable
-    if encryption != .disable {
-      var configuration = TLSConfiguration.makeClientConfiguration()
-      switch encryption {
-      case .require: configuration.certificateVerification = .none
-      case .verifyCA: configuration.certificateVerification = .noHostnameVerification
-      default: configuration.certificateVerification = .fullVerification
-      }
-      if let rootCertificates { configuration.trustRoots = .file(rootCertificates) }
-      tls = .require(try NIOSSLContext(configuration: configuration))
+  /// The location as a URL without its password, for messages and `describe`.
+  public var display: String {
+    var address = host
+    var query: [String] = []
+    if host.hasPrefix("/") {
+      address = ""
+      query.append("host=\(host)")
+    } else if host.contains(":") {
+      address = "[\(host)]"
     }
-    return PostgresConnection.Configuration(
-      host: host, port: port, username: user, password: password, database: database, tls: tls)
+    if !address.isEmpty { address += ":\(port)" }
+    if let service { query.append("service=\(service)") }
+    return "postgresql://\(user)@\(address)/\(database)"
+      + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
   }
 
-  /// The password of the first line of a `.pgpass` file that matches (`*` matches anything).
-  static func password(inFile path: String, host: String, port: Int, database: String, user: String) throws
-    -> String?
-  {
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-      throw DataSourceError.sourceFailed(message: "cannot read the password file \(path)")
+  /// Locations are the same server, database and user.
+  public static func == (a: PostgresLocation, b: PostgresLocation) -> Bool {
+    a.host == b.host && a.port == b.port && a.user == b.user && a.database == b.database
+      && a.service == b.service
+  }
+
+  /// The options a connection string sets, as libpq reads it.
+  private static func parse(_ text: String) throws -> [String: String] {
+    var error: UnsafeMutablePointer<CChar>?
+    guard let options = PQconninfoParse(text, &error) else {
+      let said =
+        error.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "out of memory"
+      if let error { PQfreemem(error) }
+      throw DataSourceError.sourceFailed(
+        message: "not a PostgreSQL connection string (\(said)): write postgresql://USER@HOST[:PORT]/DATABASE")
     }
-    for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-      let fields = line.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-      guard fields.count >= 5 else { continue }
-      let wanted = [host, String(port), database, user]
-      if zip(fields, wanted).allSatisfy({ $0 == "*" || $0 == $1 }) {
-        return fields[4...].joined(separator: ":")
-      }
+    defer { PQconninfoFree(options) }
+    return values(options)
+  }
+
+  /// What libpq would take for each option the string leaves out: the `PG*` variables, else
+  /// its own defaults.
+  private static func defaults() -> [String: String] {
+    guard let options = PQconndefaults() else { return [:] }
+    defer { PQconninfoFree(options) }
+    return values(options)
+  }
+
+  private static func values(_ options: UnsafeMutablePointer<PQconninfoOption>) -> [String: String] {
+    var found: [String: String] = [:]
+    var option = options
+    while let keyword = option.pointee.keyword {
+      if let value = option.pointee.val { found[String(cString: keyword)] = String(cString: value) }
+      option += 1
     }
-    return nil
+    return found
   }
 
   /// An identifier in double quotes, as SQL writes one.
   public static func quoted(_ name: String) -> String {
     "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
   }
-
-  /// Text as a SQL string literal.
-  static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 }

@@ -1,15 +1,11 @@
 import DataSourceKit
 import Foundation
-import Logging
-import NIOCore
-import NIOSSL
-import PostgresNIO
 
 /// The rows of a PostgreSQL table or query on a server, read lazily: counted when loaded, and
 /// read a page at a time around the rows a view asks for, as the SQLite provider reads a file.
 ///
-/// Every statement runs in a read-only session (`default_transaction_read_only`), so a query
-/// that writes fails with the server's own message and changes nothing. Rows are ordered by the
+/// Every statement runs alone in a transaction begun `READ ONLY` and rolled back, so a query
+/// that writes fails with the server's own message, and nothing any statement does outlives it. Rows are ordered by the
 /// key when one is given, else by the table's primary key, else (a table without one) by its
 /// physical order; a query keeps the order it writes.
 ///
@@ -63,10 +59,11 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   /// Pages kept in memory: a window and its neighbours, whatever the table's size.
   static let keptPages = 16
 
-  /// A provider of `source` on the server `url` names
-  /// (`postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=disable|require|verify-ca|verify-full][&sslrootcert=PATH][&passfile=PATH]`).
+  /// A provider of `source` on the server `url` names: a connection string as psql takes it,
+  /// `postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=…]` or `host=… dbname=…` (see
+  /// ``PostgresLocation``).
   ///
-  /// - Throws: ``DataSourceError/sourceFailed(message:)`` when the URL is not one.
+  /// - Throws: ``DataSourceError/sourceFailed(message:)`` when the string is not one.
   public init(
     url: String, source: Source, identityKey: String? = nil, options: ReadOptions = ReadOptions(),
     statementTimeout: Double? = nil
@@ -128,7 +125,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     if base.isEmpty {
       // Rows without an order of their own are read a page at a time by OFFSET: each reading
       // must give them in the same order, which a parallel plan does not.
-      _ = try await session.rows("SET max_parallel_workers_per_gather = 0")
+      try await session.configure("SET max_parallel_workers_per_gather = 0")
     }
     self.session = session
     shape = PostgresShape(columns: columns, baseOrder: base, uniqueKey: uniqueKey, isUTF8: session.isUTF8)
@@ -145,9 +142,9 @@ public final class PostgresProvider: DataProvider, CompositionNode {
       var dense: Int?
       if let key = shape.uniqueKey, key.isInt, query.isPlain, total > 0 {
         let ends = try await session.rows("SELECT min(\(key.sql))::text, max(\(key.sql))::text \(query.from)")
-        let row = ends.rows.first?.makeRandomAccess()
-        if let low = row.flatMap({ Self.text($0[0]) }).flatMap(Int.init),
-          let high = row.flatMap({ Self.text($0[1]) }).flatMap(Int.init), high - low + 1 == total
+        let row = ends.rows.first
+        if let low = row?[0].flatMap({ Int($0) }), let high = row?[1].flatMap({ Int($0) }),
+          high - low + 1 == total
         {
           dense = low
         }
@@ -207,45 +204,33 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   }
 
   /// The SQL that counts the rows: each section's, when sectioned.
-  private func countingSQL(_ shape: PostgresShape) -> String {
+  private func countingSQL(_ shape: PostgresShape) -> PostgresSQL {
     query.section.map { query.sectionsSQL($0, base: shape.baseOrder) } ?? query.countSQL
   }
 
   /// The sections and their counts from what ``countingSQL(_:)`` read (one section when not
   /// sectioned).
-  private func counts(from result: PostgresQueryResult) throws -> [(key: Value?, start: Int, count: Int)] {
+  private func counts(from result: PostgresRows) throws -> [(key: Value?, start: Int, count: Int)] {
     guard let term = query.section else {
-      return [(key: nil, start: 0, count: Self.firstInt(of: result) ?? 0)]
+      return [(key: nil, start: 0, count: result.firstInt ?? 0)]
     }
     return try Self.sections(from: result, type: term.type)
   }
 
-  /// The first value of the first row, as an int (a count).
-  static func firstInt(of result: PostgresQueryResult) -> Int? {
-    result.rows.first.flatMap { text($0.makeRandomAccess()[0]) }.flatMap(Int.init)
-  }
-
-  private static func sections(from result: PostgresQueryResult, type: ValueType) throws
+  private static func sections(from result: PostgresRows, type: ValueType) throws
     -> [(key: Value?, start: Int, count: Int)]
   {
     var start = 0
-    return try result.rows.map { row in
-      let cells = row.makeRandomAccess()
-      let count = text(cells[1]).flatMap(Int.init) ?? 0
+    return try result.rows.map { cells in
+      let count = cells[1].flatMap { Int($0) } ?? 0
       defer { start += count }
-      guard let keyText = text(cells[0]) else { return (key: nil, start: start, count: count) }
+      guard let keyText = cells[0] else { return (key: nil, start: start, count: count) }
       guard let key = convert(keyText, to: DeclaredType(type)) else {
         throw DataSourceError.sourceFailed(
           message: "a section key \(JSONWriter.quoted(keyText)) is not \(article(type)) \(type.rawValue)")
       }
       return (key: key, start: start, count: count)
     }
-  }
-
-  /// A cell's text, or `nil` for SQL's null.
-  static func text(_ cell: PostgresCell) -> String? {
-    guard var bytes = cell.bytes else { return nil }
-    return bytes.readString(length: bytes.readableBytes)
   }
 
   /// A query must give rows (`SELECT`, `WITH`, `VALUES`, `TABLE`): it is read inside the SQL
@@ -280,20 +265,17 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   /// it fails with the server's own message and changes nothing; any other is only planned here.
   private func refuseWrites(_ sql: String, _ session: PostgresSession) async throws {
     let plan = try await session.rows("EXPLAIN (FORMAT JSON) \(sql)")
-    let text = try plan.rows.map { try $0.makeRandomAccess()[0].decode(String.self) }.joined()
+    let text = plan.rows.map { $0.first.flatMap { $0 } ?? "" }.joined()
     guard text.contains("\"ModifyTable\"") else { return }
-    _ = try await session.rows(sql)
+    _ = try await session.rows("\(sql)")
   }
 
-  /// The columns and their types, read from one row that always exists: the rows joined to a
-  /// single row, so an empty table still names its columns.
+  /// The columns and their types, as the server describes the rows of a statement that reads
+  /// none.
   private func describeColumns(_ session: PostgresSession) async throws -> [PostgresColumn] {
-    let probe = try await session.rows(
-      "SELECT dsh_p.* FROM (SELECT 1) AS dsh_one LEFT JOIN (SELECT * \(PostgresQuery(source: source).from) LIMIT 1) AS dsh_p ON true"
-    )
-    guard let row = probe.rows.first else { return [] }
-    return row.map { cell in
-      PostgresColumn(name: cell.columnName, dataType: cell.dataType, options: options)
+    let probe = try await session.rows("SELECT * \(PostgresQuery(source: source).from) LIMIT 0")
+    return probe.columns.map {
+      PostgresColumn(name: $0.name, dataType: PostgresType(oid: $0.type), options: options)
     }
   }
 
@@ -317,11 +299,9 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     var relation: (oid: String, kind: String)?
     if case .table = source {
       let found = try await session.rows(
-        "SELECT c.oid::text, c.relkind::text FROM pg_class c WHERE c.oid = \(PostgresLocation.literal(tableName))::regclass"
+        "SELECT c.oid::text, c.relkind::text FROM pg_class c WHERE c.oid = \(PostgresSQL.bind(tableName))::regclass"
       )
-      if let row = found.rows.first?.makeRandomAccess(), let oid = Self.text(row[0]),
-        let kind = Self.text(row[1])
-      {
+      if let row = found.rows.first, let oid = row[0], let kind = row[1] {
         relation = (oid, kind)
       }
     }
@@ -333,7 +313,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
         SELECT a.attname::text FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
         WHERE i.indrelid = \(relation.oid) AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)
         """)
-      let keys = primary.rows.compactMap { Self.text($0.makeRandomAccess()[0]) }
+      let keys = primary.rows.compactMap { $0[0] }
       if keys.count == 1 { return ([column(keys[0])], unique(keys[0])) }
       if !keys.isEmpty { return (keys.map(column), nil) }
       switch relation.kind {
@@ -357,9 +337,9 @@ public final class PostgresProvider: DataProvider, CompositionNode {
         """
         SELECT count(*)::text FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
         WHERE i.indrelid = \(relation.oid) AND i.indisunique AND i.indnkeyatts = 1 AND i.indpred IS NULL
-          AND i.indexprs IS NULL AND a.attnotnull AND a.attname = \(PostgresLocation.literal(identityKey))
+          AND i.indexprs IS NULL AND a.attnotnull AND a.attname = \(PostgresSQL.bind(identityKey))
         """)
-      if (Self.firstInt(of: check) ?? 0) > 0 {
+      if (check.firstInt ?? 0) > 0 {
         return ([column(identityKey)], unique(identityKey))
       }
     }
@@ -450,7 +430,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   /// A table whose int key runs without gaps reads a range of keys; rows in the order of a
   /// unique key read on from the last key of the page before (no OFFSET to skip); any other
   /// page is an OFFSET into the ordered rows.
-  func pageSQL(_ page: Int) -> String {
+  func pageSQL(_ page: Int) -> PostgresSQL {
     guard let shape else { return "" }
     let offset = page * PostgresProvider.pageSize
     let count =
@@ -467,13 +447,13 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     }
     if let key = shape.uniqueKey, let first = denseStart {
       return
-        "SELECT \(list) \(query.from) WHERE \(key.sql) >= \(first + offset) AND \(key.sql) < \(first + offset + count) ORDER BY \(key.sql)"
+        "SELECT \(list) \(query.from) WHERE \(key.sql) >= \(PostgresSQL.bind(String(first + offset))) AND \(key.sql) < \(PostgresSQL.bind(String(first + offset + count))) ORDER BY \(key.sql)"
     }
     if let key = shape.uniqueKey, query.section == nil, query.order.isEmpty, page > 0,
       let after = lastKeys[page - 1]
     {
       return
-        "SELECT \(list) \(query.from)\(query.whereClause(["\(key.sql) > \(PostgresLocation.literal(after))"])) ORDER BY \(key.sql) LIMIT \(count)"
+        "SELECT \(list) \(query.from)\(query.whereClause(["\(key.sql) > \(PostgresSQL.bind(after))"])) ORDER BY \(key.sql) LIMIT \(count)"
     }
     return
       "SELECT \(list) \(query.from)\(query.whereClause())\(query.orderClause(base: shape.baseOrder)) LIMIT \(count) OFFSET \(offset)"
@@ -491,22 +471,21 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     let matchSchema = join.map { Schema($0.rightColumns.map(\.name)) }
     let keyIndex = shape.uniqueKey.flatMap { key in columns.firstIndex { $0.name == key.name } }
     var lastKey: String?
-    let rows = try result.rows.map { row in
-      let cells = Array(row)
+    let rows = try result.rows.map { cells in
       var values: [Value] = []
       values.reserveCapacity(columns.count + 1)
       for (index, column) in columns.enumerated() {
-        let text = Self.text(cells[index])
+        let text = cells[index]
         if index == keyIndex { lastKey = text }
         values.append(try value(of: text, in: column))
       }
       if let join, let matchSchema {
-        if Self.text(cells[columns.count]) == nil {
+        if cells[columns.count] == nil {
           values.append(.null)
         } else {
           var match: [Value] = []
           for (index, column) in join.rightColumns.enumerated() {
-            match.append(try value(of: Self.text(cells[columns.count + 1 + index]), in: column))
+            match.append(try value(of: cells[columns.count + 1 + index], in: column))
           }
           values.append(.record(Record(schema: matchSchema, values: match)))
         }
@@ -577,7 +556,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   static func article(_ type: ValueType) -> String { type == .int ? "an" : "a" }
 
   /// The type of a server type, and whether its text is JSON.
-  static func valueType(of dataType: PostgresDataType) -> (ValueType, Bool) {
+  static func valueType(of dataType: PostgresType) -> (ValueType, Bool) {
     switch dataType {
     case .int2, .int4, .int8, .oid: (.int, false)
     case .float4, .float8, .numeric: (.double, false)
@@ -593,52 +572,61 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   /// query (where a mistake in it usually is).
   func describe(_ error: any Error) -> String {
     if let error = error as? DataSourceError { return error.description }
-    let sql: String = if case .query(let text) = source { "; in: \(text)" } else { "" }
+    guard let error = error as? PostgresError else { return "\(location.display): \(error)" }
     switch error {
-    case PostgresError.server(let response):
-      return "\(location.display): \(response.fields[.message] ?? response.description)\(sql)"
-    case let error as PSQLError:
-      if let message = error.serverInfo?[.message] {
-        // The server's hint is often the fix ("Perhaps you meant to reference the column …").
-        let hint = error.serverInfo?[.hint].map { " (\($0))" } ?? ""
-        return "\(location.display): \(message)\(hint)\(sql)"
-      }
-      let place = "\(location.host):\(location.port)"
-      switch error.code {
-      case .authMechanismRequiresPassword:
-        return
-          "\(location.display) asks for a password: give it in the URL (postgresql://USER:PASSWORD@…), a password file (?passfile=PATH) or PGPASSWORD"
-      case .serverClosedConnection, .uncleanShutdown:
-        return "\(location.display) closed the connection"
-      case .sslUnsupported:
-        return "\(location.display) does not take TLS: use sslmode=disable"
-      default:
-        break
-      }
-      if let underlying = error.underlying {
-        // NIO's words for the usual failures, said plainly.
-        let said = "\(underlying)"
-        if said.contains("Connection refused") {
-          return
-            "cannot connect to \(place): connection refused (is the server running, on this port, and listening on this address?)"
-        }
-        if said.contains("UnknownHost") || said.contains("NXDOMAIN") {
-          return
-            "cannot connect to \(place): no host \(location.host) is known (write an address or a name DNS finds)"
-        }
-        if said.contains("CERTIFICATE_VERIFY_FAILED") {
-          return
-            "cannot connect to \(place): the server's certificate is not one a trusted authority signed for this host (give the authority's certificate with sslrootcert=PATH, or encrypt without checking with sslmode=require)"
-        }
-        if said.contains("timed out") || said.contains("connectTimeout") {
-          return "cannot connect to \(place): no answer (timed out)"
-        }
-        return "cannot connect to \(place): \(said)"
-      }
-      return "\(location.display): \(error.code)"
-    default:
-      return "\(location.display): \(error)"
+    case .server(_, let message, _, let hint):
+      let sql: String = if case .query(let text) = source { "; in: \(text)" } else { "" }
+      // The server's hint is often the fix ("Perhaps you meant to reference the column …").
+      return "\(location.display): \(message)\(hint.map { " (\($0))" } ?? "")\(sql)"
+    case .connection(let message, let needsPassword):
+      return Self.connectionFailure(message, needsPassword: needsPassword, location: location)
     }
+  }
+
+  /// libpq's words for a connection that failed, the usual failures said plainly with their fix.
+  static func connectionFailure(_ message: String, needsPassword: Bool, location: PostgresLocation) -> String
+  {
+    let place =
+      location.host.isEmpty || location.host.hasPrefix("/")
+      ? location.display : "\(location.host):\(location.port)"
+    // libpq names the server before what went wrong: `connection to server at "h", port p
+    // failed: …`; the place is said once, by dsh.
+    var said = message.trimmingCharacters(in: .whitespacesAndNewlines)
+    if let failed = said.range(of: " failed: ", options: [], range: said.startIndex..<said.endIndex),
+      said.hasPrefix("connection to server")
+    {
+      said = String(said[failed.upperBound...])
+    }
+    let firstLine = said.split(separator: "\n").first.map(String.init) ?? said
+    if needsPassword || said.contains("no password supplied") {
+      return
+        "\(location.display) asks for a password: give it in PGPASSWORD, a password file (~/.pgpass, or ?passfile=PATH) or the URL (postgresql://USER:PASSWORD@…)"
+    }
+    if said.contains("Connection refused") {
+      return
+        "cannot connect to \(place): connection refused (is the server running, on this port, and listening on this address?)"
+    }
+    if said.contains("could not translate host name") {
+      return
+        "cannot connect to \(place): no host \(location.host) is known (write an address or a name DNS finds)"
+    }
+    if said.contains("certificate verify failed") || said.contains("does not match host name")
+      || said.contains("root certificate file")
+    {
+      return
+        "cannot connect to \(place): the server's certificate is not one a trusted authority signed for this host (give the authority's certificate with sslrootcert=PATH, or encrypt without checking with sslmode=require)"
+    }
+    if said.contains("does not support SSL") {
+      return
+        "cannot connect to \(place): the server does not take TLS (use sslmode=prefer or sslmode=disable)"
+    }
+    if said.contains("timeout expired") {
+      return "cannot connect to \(place): no answer (timed out; connect_timeout=SECONDS waits longer)"
+    }
+    if said.contains("server closed the connection") {
+      return "\(location.display) closed the connection"
+    }
+    return "cannot connect to \(place): \(firstLine.replacingOccurrences(of: "FATAL:  ", with: ""))"
   }
 
   // MARK: Describe
@@ -658,11 +646,17 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   }
 }
 
-/// The SQL under a provider in `describe`.
+/// The SQL under a provider in `describe`, with the values bound to its parameters.
 final class PostgresSQLNode: CompositionNode {
-  let sql: String
-  init(sql: String) { self.sql = sql }
-  var nodeTitle: String { "sql: " + sql.split(whereSeparator: \.isNewline).joined(separator: " ") }
+  let sql: PostgresSQL
+  init(sql: PostgresSQL) { self.sql = sql }
+  var nodeTitle: String {
+    "sql: " + sql.statement.text.split(whereSeparator: \.isNewline).joined(separator: " ")
+  }
+  var nodeDetail: String? {
+    let parameters = sql.parameterList
+    return parameters.isEmpty ? nil : "with " + parameters
+  }
 }
 
 /// What the server told of a source when it was prepared: its columns and the order of its
@@ -689,16 +683,16 @@ struct PostgresShape: Sendable {
 /// A column of a source, with how dsh reads it and how SQL can say the value dsh reads.
 struct PostgresColumn: Sendable {
   var name: String
-  var dataType: PostgresDataType
+  var dataType: PostgresType
   var type: ValueType
   /// Set for `json` and `jsonb`: the text is parsed.
   var isJSON: Bool
   var declared: DeclaredType?
   /// The value dsh reads from the column, in SQL, or `nil` when SQL cannot say it (a
   /// timestamp, JSON, a declared type): stages on it run in memory.
-  var valueSQL: String?
+  var valueSQL: PostgresSQL?
 
-  init(name: String, dataType: PostgresDataType, options: ReadOptions) {
+  init(name: String, dataType: PostgresType, options: ReadOptions) {
     self.name = name
     self.dataType = dataType
     let (type, isJSON) = PostgresProvider.valueType(of: dataType)
@@ -709,14 +703,14 @@ struct PostgresColumn: Sendable {
   }
 
   private static func valueSQL(
-    _ name: String, _ dataType: PostgresDataType, _ type: ValueType, _ options: ReadOptions
+    _ name: String, _ dataType: PostgresType, _ type: ValueType, _ options: ReadOptions
   )
-    -> String?
+    -> PostgresSQL?
   {
     let column = PostgresLocation.quoted(name)
-    var sql: String
+    var sql: PostgresSQL
     switch dataType {
-    case .int2, .int4, .int8, .float8, .bool, .date: sql = column
+    case .int2, .int4, .int8, .float8, .bool, .date: sql = "\(column)"
     // dsh reads the double the column's text spells, not the exact decimal or the float4.
     case .float4, .numeric: sql = "\(column)::text::float8"
     case .timestamp, .timestamptz, .json, .jsonb, .oid: return nil
@@ -728,7 +722,7 @@ struct PostgresColumn: Sendable {
     }
     if !markers.isEmpty {
       sql =
-        "CASE WHEN \(column)::text IN (\(markers.map(PostgresLocation.literal).joined(separator: ", "))) THEN NULL ELSE \(sql) END"
+        "CASE WHEN \(column)::text IN (\(markers.map { PostgresSQL.bind($0) }.joined(separator: ", "))) THEN NULL ELSE \(sql) END"
     }
     return "(\(sql))"
   }
@@ -737,4 +731,23 @@ struct PostgresColumn: Sendable {
 extension PostgresProvider: ReadOnlyStore {
   /// How refusals of edits name this store.
   public var storeDescription: String { "a postgres provider" }
+}
+
+/// A server type, by its `pg_type` oid: the built-in types dsh reads as its own.
+struct PostgresType: Sendable, Equatable {
+  var oid: UInt32
+
+  static let bool = PostgresType(oid: 16)
+  static let int8 = PostgresType(oid: 20)
+  static let int2 = PostgresType(oid: 21)
+  static let int4 = PostgresType(oid: 23)
+  static let oid = PostgresType(oid: 26)
+  static let json = PostgresType(oid: 114)
+  static let float4 = PostgresType(oid: 700)
+  static let float8 = PostgresType(oid: 701)
+  static let date = PostgresType(oid: 1082)
+  static let timestamp = PostgresType(oid: 1114)
+  static let timestamptz = PostgresType(oid: 1184)
+  static let numeric = PostgresType(oid: 1700)
+  static let jsonb = PostgresType(oid: 3802)
 }

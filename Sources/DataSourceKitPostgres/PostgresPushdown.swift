@@ -1,5 +1,4 @@
 import DataSourceKit
-import PostgresNIO
 
 // Stages run on the server where SQL says exactly what dsh means, as for SQLite: a `where`
 // becomes a WHERE condition that is true or false (never null), `sort by` and `section by` an
@@ -62,7 +61,7 @@ extension PostgresQuery {
 struct PostgresTranslator {
   /// An expression in SQL, with the dsh type of its value.
   struct Fragment {
-    var sql: String
+    var sql: PostgresSQL
     var type: ValueType
   }
 
@@ -81,13 +80,13 @@ struct PostgresTranslator {
 
   /// The expression as a condition that is true when dsh's value is `true` and false otherwise
   /// (never null, so `NOT` of it is dsh's `not`).
-  func truth(_ expression: RowExpression) -> String? {
+  func truth(_ expression: RowExpression) -> PostgresSQL? {
     switch expression {
     case .binary(let a, let op, let b) where op == .and || op == .or:
       guard let x = truth(a), let y = truth(b) else { return nil }
       return "(\(x) \(op == .and ? "AND" : "OR") \(y))"
     case .not(let a):
-      return truth(a).map { "(NOT \($0))" }
+      return truth(a).map { "(NOT \($0))" as PostgresSQL }
     case .binary(let a, let op, let b) where op.isComparison || op == .contains || op == .isIn:
       return comparison(a, op, b)
     default:
@@ -97,7 +96,7 @@ struct PostgresTranslator {
     }
   }
 
-  private func comparison(_ a: RowExpression, _ op: BinaryOperator, _ b: RowExpression) -> String? {
+  private func comparison(_ a: RowExpression, _ op: BinaryOperator, _ b: RowExpression) -> PostgresSQL? {
     if op == .isIn {
       guard let x = value(a), case .list(let items) = b else { return nil }
       var parts: [Fragment] = []
@@ -108,7 +107,7 @@ struct PostgresTranslator {
         parts.append(part)
       }
       // A number of the other type is in the list as the equal number of this type, if any.
-      var list: [String] = []
+      var list: [PostgresSQL] = []
       for (item, part) in zip(items.filter { $0 != .literal(.null) }, parts) {
         guard part.type != x.type, x.type.isNumber, case .literal(let literal) = item else {
           list.append(part.sql)
@@ -154,9 +153,9 @@ struct PostgresTranslator {
 
   /// `x op literal` for a column of ints against a double, or of doubles against an int, as a
   /// comparison within the column's type that holds for exactly the values dsh's holds for.
-  private static func mixed(_ x: Fragment, _ op: BinaryOperator, _ literal: Value) -> String? {
-    let notNull = "((\(x.sql)) IS NOT NULL)"
-    func compare(_ symbol: String, _ value: Value) -> String {
+  private static func mixed(_ x: Fragment, _ op: BinaryOperator, _ literal: Value) -> PostgresSQL? {
+    let notNull: PostgresSQL = "((\(x.sql)) IS NOT NULL)"
+    func compare(_ symbol: String, _ value: Value) -> PostgresSQL {
       "COALESCE(\(x.sql) \(symbol) \(Self.literal(value)?.sql ?? "NULL"), false)"
     }
     switch (x.type, literal) {
@@ -225,7 +224,7 @@ struct PostgresTranslator {
   }
 
   /// Text compared by code points.
-  private static func collated(_ x: Fragment) -> String {
+  private static func collated(_ x: Fragment) -> PostgresSQL {
     x.type == .text ? "\(x.sql) COLLATE \"C\"" : x.sql
   }
 
@@ -307,19 +306,19 @@ struct PostgresTranslator {
     switch literal {
     case .null: return Fragment(sql: "NULL", type: .null)
     case .bool(let b): return Fragment(sql: b ? "true" : "false", type: .bool)
-    case .int(let i): return Fragment(sql: "'\(i)'::int8", type: .int)
+    case .int(let i): return Fragment(sql: "\(PostgresSQL.bind(String(i)))::int8", type: .int)
     case .double(let d):
       let text = d.isNaN ? "NaN" : d.isInfinite ? (d > 0 ? "Infinity" : "-Infinity") : "\(d)"
-      return Fragment(sql: "'\(text)'::float8", type: .double)
+      return Fragment(sql: "\(PostgresSQL.bind(text))::float8", type: .double)
     case .string(let s):
       // The server holds no NUL in text.
       guard !s.utf8.contains(0) else { return nil }
-      return Fragment(sql: PostgresLocation.literal(s) + "::text", type: .text)
+      return Fragment(sql: "\(PostgresSQL.bind(s))::text", type: .text)
     case .date:
       // Only years the server reads back as written.
       let text = literal.description
       guard text.utf8.count == 10, text.first?.isNumber == true else { return nil }
-      return Fragment(sql: "DATE '\(text)'", type: .date)
+      return Fragment(sql: "\(PostgresSQL.bind(text))::date", type: .date)
     case .timestamp, .list, .record: return nil
     }
   }
@@ -349,7 +348,7 @@ extension PostgresProvider: GroupingPushdown {
       let first = shape.uniqueKey?.sql ?? (shape.baseOrder == ["dsh_q.ctid"] ? "dsh_q.ctid" : nil)
     else { return nil }
     let translator = PostgresTranslator(shape: shape)
-    var select: [String] = []
+    var select: [PostgresSQL] = []
     var keyTypes: [ValueType] = []
     for (index, key) in keys.enumerated() {
       guard let value = translator.value(key), PostgresTranslator.orderable.contains(value.type) else {
@@ -367,7 +366,7 @@ extension PostgresProvider: GroupingPushdown {
       case average
     }
     var readings: [Reading] = []
-    var columns: [String] = []
+    var columns: [PostgresSQL] = []
     for aggregate in aggregates {
       guard let argument = aggregate.argument else {
         guard aggregate.function == .count else { return nil }
@@ -376,7 +375,7 @@ extension PostgresProvider: GroupingPushdown {
         continue
       }
       guard let value = translator.value(argument), value.type != .null else { return nil }
-      let x = value.type == .text ? "\(value.sql) COLLATE \"C\"" : value.sql
+      let x: PostgresSQL = value.type == .text ? "\(value.sql) COLLATE \"C\"" : value.sql
       switch aggregate.function {
       case .count:
         columns.append("count(\(x))::text")
@@ -406,9 +405,9 @@ extension PostgresProvider: GroupingPushdown {
       }
     }
     let groupKeys = keys.indices.map { "dsh_k\($0)" }
-    let sql =
-      "SELECT \((groupKeys.map { "\($0)::text" } + columns).joined(separator: ", ")) FROM (SELECT \((select + ["\(first) AS dsh_first", "*"]).joined(separator: ", ")) \(query.from)\(query.whereClause())) AS dsh_g GROUP BY \(groupKeys.joined(separator: ", ")) ORDER BY min(dsh_first)"
-    let result: PostgresQueryResult
+    let sql: PostgresSQL =
+      "SELECT \((groupKeys.map { "\($0)::text" as PostgresSQL } + columns).joined(separator: ", ")) FROM (SELECT \((select + ["\(first) AS dsh_first", "*"]).joined(separator: ", ")) \(query.from)\(query.whereClause())) AS dsh_g GROUP BY \(groupKeys.joined(separator: ", ")) ORDER BY min(dsh_first)"
+    let result: PostgresRows
     do {
       result = try session.rowsNow(sql)
     } catch {
@@ -416,21 +415,20 @@ extension PostgresProvider: GroupingPushdown {
       throw DataSourceError.sourceFailed(message: describe(error))
     }
     if Task.isCancelled { throw DataSourceError.cancelled }
-    return try result.rows.map { row in
-      let cells = Array(row)
+    return try result.rows.map { cells in
       var values: [Value] = []
       for (index, type) in keyTypes.enumerated() {
-        values.append(try Self.text(cells[index]).map { try Self.groupValue($0, type) } ?? .null)
+        values.append(try cells[index].map { try Self.groupValue($0, type) } ?? .null)
       }
       var column = keyTypes.count
       for (index, reading) in readings.enumerated() {
         switch reading {
         case .plain(let type):
-          values.append(try Self.text(cells[column]).map { try Self.groupValue($0, type) } ?? .null)
+          values.append(try cells[column].map { try Self.groupValue($0, type) } ?? .null)
           column += 1
         case .sum:
           // Null when every value is null; past 64 bits, null with the note memory gives.
-          let total = Self.text(cells[column])
+          let total = cells[column]
           column += 1
           if let sum = total.flatMap({ Int128($0) }).flatMap({ Int(exactly: $0) }) {
             values.append(.int(sum))
@@ -439,8 +437,8 @@ extension PostgresProvider: GroupingPushdown {
             values.append(.null)
           }
         case .average:
-          let total = Self.text(cells[column]).flatMap { Int128($0) }
-          let count = Self.text(cells[column + 1]).flatMap { Int($0) } ?? 0
+          let total = cells[column].flatMap { Int128($0) }
+          let count = cells[column + 1].flatMap { Int($0) } ?? 0
           column += 2
           values.append(total.map { .double(Double($0) / Double(count)) } ?? .null)
         }
@@ -489,17 +487,17 @@ extension PostgresProvider: JoinPushdown {
     else { return nil }
     let collation = left.type == .text ? " COLLATE \"C\"" : ""
     let columns = rightShape.columns.indices.map {
-      "\(PostgresLocation.quoted(rightShape.columns[$0].name)) AS dsh_m\($0)"
+      "\(PostgresLocation.quoted(rightShape.columns[$0].name)) AS dsh_m\($0)" as PostgresSQL
     }
     let keyed = right.query.whereClause(["(\(key.sql)) IS NOT NULL"])
-    let firstOfEachKey =
+    let firstOfEachKey: PostgresSQL =
       "SELECT DISTINCT ON (dsh_jk) \(key.sql)\(collation) AS dsh_jk, \(columns.joined(separator: ", ")) \(right.query.from)\(keyed) ORDER BY dsh_jk, \(rightShape.baseOrder.joined(separator: ", "))"
-    let repeatedSQL =
+    let repeatedSQL: PostgresSQL =
       "SELECT count(*)::text FROM (SELECT 1 \(right.query.from)\(keyed) GROUP BY \(key.sql)\(collation) HAVING count(*) > 1) AS dsh_r"
     let repeated: Int
     do {
       let result = try await session.rows(repeatedSQL)
-      repeated = Self.firstInt(of: result) ?? 0
+      repeated = result.firstInt ?? 0
     } catch DataSourceError.cancelled {
       throw DataSourceError.cancelled
     } catch {
@@ -508,7 +506,8 @@ extension PostgresProvider: JoinPushdown {
     if repeated > 0 { notes?.add(.joinRepeatedKeys(field: name, keys: repeated)) }
     var joined = query
     joined.join = PostgresQuery.Join(
-      firstOfEachKey: firstOfEachKey, leftKey: "(\(left.sql))\(collation)", rightColumns: rightShape.columns,
+      firstOfEachKey: firstOfEachKey, leftKey: "(\(left.sql))\(collation)" as PostgresSQL,
+      rightColumns: rightShape.columns,
       name: name, inner: !keepsUnmatched)
     return with(joined)
   }

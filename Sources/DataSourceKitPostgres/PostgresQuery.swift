@@ -4,11 +4,11 @@ import DataSourceKit
 /// that pass every condition, ordered by the section key, then the sort keys, then the order
 /// the rows have without a stage, and at most `limit` of them.
 public struct PostgresQuery: Sendable, Equatable {
-  /// A key of `ORDER BY` (and of the sections' `GROUP BY`): SQL whose literals are written in,
-  /// the dsh type of its value, and a direction.
+  /// A key of `ORDER BY` (and of the sections' `GROUP BY`): its SQL, the dsh type of its value,
+  /// and a direction.
   public struct OrderTerm: Sendable, Equatable {
     /// The key's SQL.
-    public var sql: String
+    var sql: PostgresSQL
     /// The type of the key's values.
     public var type: ValueType
     /// The order of the keys.
@@ -16,7 +16,7 @@ public struct PostgresQuery: Sendable, Equatable {
 
     /// `ASC NULLS LAST` or `DESC NULLS LAST`: nulls go last whatever the direction, as the
     /// stages in memory put them.
-    var orderSQL: String { "\(sql) \(direction == .ascending ? "ASC" : "DESC") NULLS LAST" }
+    var orderSQL: PostgresSQL { "\(sql) \(direction == .ascending ? "ASC" : "DESC") NULLS LAST" }
   }
 
   /// A `join` the server runs: each row with the first row of another source of the same
@@ -24,9 +24,9 @@ public struct PostgresQuery: Sendable, Equatable {
   public struct Join: Sendable, Equatable {
     /// The other side's rows, one per key, each with its key first (`dsh_jk`) and its columns
     /// as `dsh_m0`, `dsh_m1`, …: the first row of each key in the other side's order.
-    var firstOfEachKey: String
+    var firstOfEachKey: PostgresSQL
     /// This side's key, in SQL.
-    var leftKey: String
+    var leftKey: PostgresSQL
     /// The other side's columns, as its provider reads them.
     var rightColumns: [PostgresColumn]
     /// The field the match goes in.
@@ -46,7 +46,7 @@ public struct PostgresQuery: Sendable, Equatable {
   public var join: Join?
   /// The `where` conditions pushed down, all of which must hold; each is true or false, never
   /// null.
-  public var conditions: [String] = []
+  var conditions: [PostgresSQL] = []
   /// What the rows are grouped by (`section by`), ordered first.
   public var section: OrderTerm?
   /// `sort by` keys, after the section's.
@@ -61,18 +61,17 @@ public struct PostgresQuery: Sendable, Equatable {
   var isPlain: Bool { conditions.isEmpty && section == nil && order.isEmpty && limit == nil && join == nil }
 
   /// `FROM …`: the source named `dsh_q`, and the join's matches named `dsh_m`.
-  var from: String {
+  var from: PostgresSQL {
     guard let join else { return sourceFrom }
     return
       "\(sourceFrom) \(join.inner ? "JOIN" : "LEFT JOIN") (\(join.firstOfEachKey)) AS dsh_m ON dsh_m.dsh_jk = \(join.leftKey)"
   }
 
   /// `FROM …`: the table, or the query in brackets, named `dsh_q`.
-  var sourceFrom: String {
+  var sourceFrom: PostgresSQL {
     switch source {
     case .table(let name):
-      "FROM " + name.split(separator: ".").map { PostgresLocation.quoted(String($0)) }.joined(separator: ".")
-        + " AS dsh_q"
+      "FROM \(name.split(separator: ".").map { PostgresLocation.quoted(String($0)) }.joined(separator: ".")) AS dsh_q"
     // A query typed for psql often ends in `;`, which a subquery cannot hold; a `--` comment
     // ends at its line.
     case .query(let sql): "FROM (\n\(SQLText.trimmed(sql))\n) AS dsh_q"
@@ -80,25 +79,25 @@ public struct PostgresQuery: Sendable, Equatable {
   }
 
   /// ` WHERE …` of the conditions and `extra`, or nothing.
-  func whereClause(_ extra: [String] = []) -> String {
+  func whereClause(_ extra: [PostgresSQL] = []) -> PostgresSQL {
     let all = conditions + extra
-    return all.isEmpty ? "" : " WHERE " + all.map { "(\($0))" }.joined(separator: " AND ")
+    return all.isEmpty ? "" : " WHERE \(all.map { "(\($0))" as PostgresSQL }.joined(separator: " AND "))"
   }
 
   /// ` ORDER BY …`: the section, the sort keys, then `base` (the order without a stage), which
   /// keeps equal keys in that order, as the stable sort in memory does.
-  func orderClause(base: [String]) -> String {
-    let terms = ((section.map { [$0] } ?? []) + order).map(\.orderSQL) + base
-    return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
+  func orderClause(base: [String]) -> PostgresSQL {
+    let terms = ((section.map { [$0] } ?? []) + order).map(\.orderSQL) + base.map { "\($0)" }
+    return terms.isEmpty ? "" : " ORDER BY \(terms.joined(separator: ", "))"
   }
 
   /// Every row, in order, every column as the source gives it: what `describe` shows.
-  func orderedSQL(base: [String]) -> String {
-    "SELECT * \(from)\(whereClause())\(orderClause(base: base))" + (limit.map { " LIMIT \($0)" } ?? "")
+  func orderedSQL(base: [String]) -> PostgresSQL {
+    "SELECT * \(from)\(whereClause())\(orderClause(base: base))\(limit.map { " LIMIT \($0)" } ?? "")"
   }
 
   /// How many rows there are.
-  var countSQL: String {
+  var countSQL: PostgresSQL {
     // A left join keeps every row once (one match at most per key): the rows are counted alone.
     if let join, !join.inner {
       var alone = self
@@ -111,8 +110,8 @@ public struct PostgresQuery: Sendable, Equatable {
   }
 
   /// Each section's key (as text) and count, in the sections' order.
-  func sectionsSQL(_ term: OrderTerm, base: [String]) -> String {
-    let keys =
+  func sectionsSQL(_ term: OrderTerm, base: [String]) -> PostgresSQL {
+    let keys: PostgresSQL =
       limit == nil
       ? "SELECT \(term.sql) AS dsh_k \(from)\(whereClause())"
       : "SELECT \(term.sql) AS dsh_k \(from)\(whereClause())\(orderClause(base: base)) LIMIT \(limit ?? 0)"

@@ -1,94 +1,111 @@
+import CLibPQ
 import DataSourceKit
+import Dispatch
 import Foundation
-import Logging
-import NIOCore
-import PostgresNIO
-import Synchronization
 
-/// One connection to a server, shared by a provider and the providers its stages make, and
-/// closed when the last of them goes.
+/// One connection to a server through libpq, shared by a provider and the providers its stages
+/// make, and closed when the last of them goes.
 ///
-/// Every statement runs in a read-only session, in UTC, with floats written so they read back
-/// exactly. A running statement can be cancelled from any thread (``cancelRunning()``): the
-/// server is asked to cancel it from a second connection, with `pg_cancel_backend` on this
-/// connection's backend. (postgres-nio keeps the key of the protocol's own cancel request to
-/// itself; `pg_cancel_backend` sends the backend the same signal, and a user may always cancel
-/// its own statements.)
-final class PostgresSession: Sendable {
+/// The connection is set up once: read-only by default, UTC, ISO dates, floats written so they
+/// read back exactly. Each statement then runs alone in a transaction begun `READ ONLY` and
+/// always rolled back, so nothing a query does (a function that writes, a setting it changes,
+/// a large object it makes) outlives it, and the extended protocol takes a single statement,
+/// its values bound as parameters.
+///
+/// Statements run on the session's own serial queue: an async caller waits without blocking
+/// its actor, a view that asks for rows synchronously waits on its own thread, and libpq never
+/// sees two statements at once. A running statement is cancelled with libpq's `PQcancel`, which
+/// may be called from any thread; the next statement waits until the cancel request has landed,
+/// or it could cancel that statement instead.
+final class PostgresSession: @unchecked Sendable {
+  // @unchecked: `connection` is used only on `queue`, and `cancelHandle` only through
+  // `PQcancel`, which libpq documents as safe from any thread.
   let location: PostgresLocation
-  let connection: PostgresConnection
-  /// The server process that runs this connection's statements.
-  let backendPID: Int32
+  private let connection: OpaquePointer
+  private let cancelHandle: OpaquePointer?
+  private let queue = DispatchQueue(label: "dsh.postgres.session")
+  /// Cancel requests on their way to the server.
+  private let cancelling = DispatchGroup()
   /// Whether the database holds text as UTF-8, so that SQL counts characters as dsh does.
   let isUTF8: Bool
-  /// A cancel on its way to the server: the next statement waits for it, or the cancel could
-  /// land on that statement instead.
-  private let cancelling = Mutex<Task<Void, Never>?>(nil)
+  /// Statements sent since the session opened (its own set-up and transactions included).
+  private var sent = 0
+  /// Statements sent since the session opened (its own set-up and transactions included).
+  var statementsSent: Int { queue.sync { sent } }
 
-  private init(location: PostgresLocation, connection: PostgresConnection, backendPID: Int32, isUTF8: Bool) {
+  private init(location: PostgresLocation, connection: OpaquePointer, isUTF8: Bool) {
     self.location = location
     self.connection = connection
-    self.backendPID = backendPID
+    self.cancelHandle = PQgetCancel(connection)
     self.isUTF8 = isUTF8
   }
 
   deinit {
-    // Closed without waiting; the callback holds the connection until it is closed (one that
-    // goes away open is a programming error to postgres-nio).
-    let connection = self.connection
-    let closing: EventLoopFuture<Void> = connection.close()
-    closing.whenComplete { _ in withExtendedLifetime(connection) {} }
+    cancelling.wait()
+    if let cancelHandle { PQfreeCancel(cancelHandle) }
+    PQfinish(connection)
   }
 
-  /// Connects, and sets the session up: read-only, UTC, ISO dates, exact floats.
+  /// Connects (on the session's queue, so the caller's actor is free meanwhile), and sets the
+  /// session up: read-only, UTC, ISO dates, exact floats, the statement timeout.
   static func open(_ location: PostgresLocation, statementTimeout: Double?) async throws -> PostgresSession {
-    let connection = try await connect(location)
-    do {
-      var settings = [
-        "SET default_transaction_read_only = on", "SET TimeZone = 'UTC'", "SET DateStyle = 'ISO, YMD'",
-        "SET extra_float_digits = 3", "SET standard_conforming_strings = on",
-      ]
-      if let statementTimeout {
-        settings.append("SET statement_timeout = \(max(1, Int((statementTimeout * 1000).rounded())))")
+    let connection = try await withCheckedThrowingContinuation { continuation in
+      DispatchQueue.global().async {
+        continuation.resume(with: Result { try connect(location) })
       }
-      for setting in settings { _ = try await connection.query(setting).get() }
-      let about = try await connection.query(
-        "SELECT pg_backend_pid(), current_setting('server_encoding'), current_setting('server_version_num')::int"
-      ).get()
-      let row = about.rows.first?.makeRandomAccess()
-      let pid = try row?[0].decode(Int32.self) ?? 0
-      let encoding = try row?[1].decode(String.self) ?? ""
-      // A dsh that goes away mid-query (killed, its script interrupted) leaves no query running:
-      // the server looks for its client every second while it runs one (PostgreSQL 14 on).
-      if try row?[2].decode(Int32.self) ?? 0 >= 140_000 {
-        _ = try await connection.query("SET client_connection_check_interval = 1000").get()
-      }
-      return PostgresSession(
-        location: location, connection: connection, backendPID: pid, isUTF8: encoding == "UTF8")
-    } catch {
-      try? await connection.close()
-      throw error
     }
+    let session = PostgresSession(
+      location: location, connection: connection,
+      isUTF8: String(cString: PQparameterStatus(connection, "server_encoding")) == "UTF8")
+    var settings = [
+      "SET default_transaction_read_only = on", "SET TimeZone = 'UTC'", "SET DateStyle = 'ISO, YMD'",
+      "SET extra_float_digits = 3", "SET standard_conforming_strings = on",
+    ]
+    if let statementTimeout {
+      // Bounded where the option is read; milliseconds here.
+      settings.append("SET statement_timeout = \(max(1, Int((statementTimeout * 1000).rounded())))")
+    }
+    // A dsh that goes away mid-query (killed, its script interrupted) leaves no query running:
+    // the server looks for its client every second while it runs one (PostgreSQL 14 on).
+    if PQserverVersion(connection) >= 140_000 {
+      settings.append("SET client_connection_check_interval = 1000")
+    }
+    for setting in settings { try await session.configure(setting) }
+    return session
   }
 
-  private static func connect(_ location: PostgresLocation) async throws -> PostgresConnection {
-    var logger = Logger(label: "dsh.postgres")
-    logger.logLevel = .critical
-    return try await PostgresConnection.connect(
-      configuration: try location.configuration(), id: 1, logger: logger)
+  /// A new connection, made with libpq's own reading of the connection string, the `PG*`
+  /// variables, service files and `.pgpass`.
+  private static func connect(_ location: PostgresLocation) throws -> OpaquePointer {
+    let options = location.connectionOptions
+    let connection: OpaquePointer? = withCStrings(options.map(\.key)) { keywords in
+      withCStrings(options.map(\.value)) { values in
+        PQconnectdbParams(keywords, values, 0)
+      }
+    }
+    guard let connection else { throw PostgresError.connection(message: "out of memory") }
+    guard PQstatus(connection) == CONNECTION_OK else {
+      let message = String(cString: PQerrorMessage(connection))
+      let asked = PQconnectionNeedsPassword(connection) != 0
+      PQfinish(connection)
+      throw PostgresError.connection(message: message, needsPassword: asked)
+    }
+    return connection
   }
 
-  var isOpen: Bool { !connection.isClosed }
+  var isOpen: Bool { queue.sync { PQstatus(connection) == CONNECTION_OK } }
 
-  /// Runs a statement; cancelling the task cancels it on the server.
+  /// Runs a statement on the session's queue and waits for it without holding the caller's
+  /// actor; cancelling the task cancels the statement on the server.
   ///
-  /// - Throws: ``DataSourceError/cancelled`` when cancelled, else the server's error.
-  func rows(_ sql: String) async throws -> PostgresQueryResult {
-    await cancelling.withLock { $0 }?.value
+  /// - Throws: ``DataSourceError/cancelled`` when cancelled, else a ``PostgresError``.
+  func rows(_ sql: PostgresSQL) async throws -> PostgresRows {
     if Task.isCancelled { throw DataSourceError.cancelled }
     do {
       return try await withTaskCancellationHandler {
-        try await connection.query(sql).get()
+        try await withCheckedThrowingContinuation { continuation in
+          queue.async { continuation.resume(with: Result { try self.run(sql) }) }
+        }
       } onCancel: {
         cancelRunning()
       }
@@ -99,30 +116,180 @@ final class PostgresSession: Sendable {
   }
 
   /// Runs a statement and waits for it on this thread: a view asks for rows synchronously.
-  func rowsNow(_ sql: String) throws -> PostgresQueryResult {
-    if let pending = cancelling.withLock({ $0 }) {
-      let done = DispatchSemaphore(value: 0)
-      Task.detached {
-        await pending.value
-        done.signal()
-      }
-      done.wait()
-    }
-    return try connection.query(sql).wait()
+  func rowsNow(_ sql: PostgresSQL) throws -> PostgresRows {
+    try queue.sync { try run(sql) }
   }
 
-  /// Asks the server to cancel the statement this connection runs now, if any.
-  ///
-  /// The request goes from a second connection; this returns at once.
-  func cancelRunning() {
-    let location = self.location
-    let pid = backendPID
-    cancelling.withLock { pending in
-      pending = Task.detached {
-        guard let other = try? await PostgresSession.connect(location) else { return }
-        _ = try? await other.query("SELECT pg_cancel_backend(\(pid))").get()
-        try? await other.close()
+  /// Reads a statement's rows one at a time as the server sends them (libpq's single-row mode),
+  /// on the session's queue, handing each to `row`; nothing is held but the row at hand.
+  func stream(_ sql: PostgresSQL, row: @escaping @Sendable ([String?]) throws -> Void) async throws
+    -> [PostgresRows.Column]
+  {
+    if Task.isCancelled { throw DataSourceError.cancelled }
+    do {
+      return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+          queue.async { continuation.resume(with: Result { try self.run(sql, row: row) }) }
+        }
+      } onCancel: {
+        cancelRunning()
+      }
+    } catch {
+      if Task.isCancelled { throw DataSourceError.cancelled }
+      throw error
+    }
+  }
+
+  /// Changes a setting of the session (outside the statements' transactions, so it stays).
+  func configure(_ setting: String) async throws {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+      queue.async {
+        continuation.resume(with: Result { try self.command(setting) })
       }
     }
   }
+
+  /// Asks the server to cancel the statement this connection runs now, if any; returns at once.
+  func cancelRunning() {
+    guard let cancelHandle else { return }
+    let handle = UInt(bitPattern: cancelHandle)
+    cancelling.enter()
+    DispatchQueue.global().async { [cancelling] in
+      var reason = [CChar](repeating: 0, count: 256)
+      _ = PQcancel(OpaquePointer(bitPattern: handle), &reason, Int32(reason.count))
+      cancelling.leave()
+    }
+  }
+
+  // MARK: On the queue
+
+  /// One statement in a read-only transaction that is rolled back whatever happens.
+  private func run(_ sql: PostgresSQL) throws -> PostgresRows {
+    var rows: [[String?]] = []
+    let columns = try run(sql) { rows.append($0) }
+    return PostgresRows(columns: columns, rows: rows)
+  }
+
+  private func run(_ sql: PostgresSQL, row: ([String?]) throws -> Void) throws -> [PostgresRows.Column] {
+    dispatchPrecondition(condition: .onQueue(queue))
+    cancelling.wait()
+    // A rollback that a late cancel interrupted leaves its transaction open: end it first.
+    if PQtransactionStatus(connection) != PQTRANS_IDLE { try? command("ROLLBACK") }
+    try command("BEGIN TRANSACTION READ ONLY")
+    defer { try? command("ROLLBACK") }
+    let (text, parameters) = sql.statement
+    // SQL interpolated into a String by mistake would show its pieces here (and lose them).
+    assert(!text.contains("PostgresSQL(pieces:"), "SQL made into a String: \(text)")
+    sent += 1
+    let sent = withCStrings(parameters) { values in
+      PQsendQueryParams(connection, text, Int32(parameters.count), nil, values, nil, nil, 0)
+    }
+    guard sent == 1 else {
+      throw PostgresError.connection(message: String(cString: PQerrorMessage(connection)))
+    }
+    PQsetSingleRowMode(connection)
+    var columns: [PostgresRows.Column]?
+    var failure: (any Error)?
+    // Every result is read to the end, even after a failure, so the connection is ready for
+    // the next statement.
+    while let result = PQgetResult(connection) {
+      defer { PQclear(result) }
+      let status = PQresultStatus(result)
+      switch status {
+      case PGRES_SINGLE_TUPLE, PGRES_TUPLES_OK, PGRES_COMMAND_OK:
+        if columns == nil { columns = Self.columns(of: result) }
+        guard failure == nil else { continue }
+        for index in 0..<PQntuples(result) {
+          do {
+            try row(Self.cells(of: result, row: index))
+          } catch {
+            // The rest is read and dropped; the server is asked to stop sending it.
+            failure = error
+            cancelRunning()
+          }
+        }
+      default:
+        if failure == nil { failure = PostgresError(result: result, connection: connection) }
+      }
+    }
+    if let failure { throw failure }
+    return columns ?? []
+  }
+
+  /// A statement of the session's own, with no rows, outside any statement's transaction.
+  private func command(_ sql: String) throws {
+    sent += 1
+    guard let result = PQexec(connection, sql) else {
+      throw PostgresError.connection(message: String(cString: PQerrorMessage(connection)))
+    }
+    defer { PQclear(result) }
+    guard PQresultStatus(result) == PGRES_COMMAND_OK else {
+      throw PostgresError(result: result, connection: connection)
+    }
+  }
+
+  private static func columns(of result: OpaquePointer) -> [PostgresRows.Column] {
+    (0..<PQnfields(result)).map { index in
+      PostgresRows.Column(name: String(cString: PQfname(result, index)), type: PQftype(result, index))
+    }
+  }
+
+  /// A row's cells as the server writes them (text format), `nil` for SQL's null.
+  private static func cells(of result: OpaquePointer, row: Int32) -> [String?] {
+    (0..<PQnfields(result)).map { column in
+      guard PQgetisnull(result, row, column) == 0, let bytes = PQgetvalue(result, row, column) else {
+        return nil
+      }
+      let length = Int(PQgetlength(result, row, column))
+      return String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
+    }
+  }
+}
+
+/// The rows a statement gave: every cell as the server writes it, `nil` for null.
+struct PostgresRows: Sendable {
+  /// A column of the result: its name and its server type (a `pg_type` oid).
+  struct Column: Sendable {
+    var name: String
+    var type: UInt32
+  }
+
+  var columns: [Column]
+  var rows: [[String?]]
+
+  /// The first cell of the first row, as an int (a count).
+  var firstInt: Int? {
+    guard let row = rows.first, let cell = row.first, let text = cell else { return nil }
+    return Int(text)
+  }
+}
+
+/// What the server or libpq said went wrong.
+enum PostgresError: Error, Sendable {
+  /// The server refused a statement: its SQLSTATE and its own words.
+  case server(sqlState: String, message: String, detail: String?, hint: String?)
+  /// No connection could be made or kept: libpq's words.
+  case connection(message: String, needsPassword: Bool = false)
+
+  init(result: OpaquePointer, connection: OpaquePointer) {
+    func field(_ code: UInt8) -> String? {
+      PQresultErrorField(result, Int32(code)).map { String(cString: $0) }
+    }
+    // PG_DIAG_SQLSTATE 'C', PG_DIAG_MESSAGE_PRIMARY 'M', PG_DIAG_MESSAGE_DETAIL 'D',
+    // PG_DIAG_MESSAGE_HINT 'H'.
+    guard let state = field(UInt8(ascii: "C")), let message = field(UInt8(ascii: "M")) else {
+      self = .connection(message: String(cString: PQerrorMessage(connection)))
+      return
+    }
+    self = .server(
+      sqlState: state, message: message, detail: field(UInt8(ascii: "D")), hint: field(UInt8(ascii: "H")))
+  }
+}
+
+/// Calls `body` with the strings as a C array of C strings (`nil` stays a null pointer).
+private func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+  var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { $0.flatMap { strdup($0) } }
+  pointers.append(nil)
+  defer { for pointer in pointers { free(pointer) } }
+  return body(pointers.map { $0.map { UnsafePointer($0) } })
 }

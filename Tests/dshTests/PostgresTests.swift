@@ -282,7 +282,10 @@ struct PostgresTests {
       "show postgres \"mysql://dsh@127.0.0.1/x\" table people",
       "describe postgres \"postgresql://dsh:secret@127.0.0.1:\(server.port)/postgres\" table people",
     ])
-    #expect(result.output.contains("column \"nope\" does not exist; in: SELECT nope FROM people"))
+    #expect(
+      result.output.contains(
+        "column \"nope\" does not exist (Perhaps you meant to reference the column \"people.name\".); in: SELECT nope FROM people"
+      ), "\(result.output)")
     #expect(result.output.contains("cannot connect to 127.0.0.1:\(closed)"))
     #expect(result.output.contains("relation \"missing\" does not exist"))
     #expect(result.output.contains("not a PostgreSQL URL"))
@@ -357,7 +360,7 @@ struct PostgresTests {
     #expect(result.output.contains("(100 sections, "), "\(result.output)")
     #expect(
       result.output.contains(
-        "sql: SELECT * FROM \"big\" AS dsh_q WHERE (COALESCE((\"amount\"::text::float8) > '500.0'::float8, false)) ORDER BY (\"category\"::text) COLLATE \"C\" ASC NULLS LAST, dsh_q.\"id\""
+        "sql: SELECT * FROM \"big\" AS dsh_q WHERE (COALESCE((\"amount\"::text::float8) > $1::float8, false)) ORDER BY (\"category\"::text) COLLATE \"C\" ASC NULLS LAST, dsh_q.\"id\"  (with $1 = '500.0')"
       ), "\(result.output)")
     #expect(result.output.contains("loaded, 256 rows read"), "\(result.output)")
   }
@@ -460,10 +463,11 @@ struct PostgresTests {
       ["-c", "show postgres \"postgresql:///postgres\" table people"],
       environment: ["PGHOST": "127.0.0.1", "PGPORT": "fifty"])
     #expect(port.output.contains("PGPORT is fifty, not a port"), "\(port.output)")
+    // A folder is a Unix socket's, as libpq takes it.
     let socket = try DSHProcess.run(
-      ["-c", "show postgres \"postgresql:///postgres\" table people"],
-      environment: ["PGHOST": "/var/run/postgresql"])
-    #expect(socket.output.contains("PGHOST names a socket folder (/var/run/postgresql)"), "\(socket.output)")
+      ["-c", "show postgres \"postgresql:///postgres\" table people | limit 1 as csv"],
+      environment: ["PGHOST": server.folder, "PGPORT": "\(server.port)", "PGUSER": "dsh"])
+    #expect(socket.output.contains("1,Ada Lovelace,"), "\(socket.output)")
   }
 
   @Test("sslmode=require encrypts; verify-full checks the certificate, against sslrootcert when given")
@@ -507,6 +511,53 @@ struct PostgresTests {
     #expect(result.output.contains("~\ntls\ntrue\ntls\ntrue\n"), "\(result.output)")
     #expect(
       result.output.contains(
-        "sslmode=maybe is not one dsh knows: use disable, require, verify-ca or verify-full"))
+        "sslmode=maybe is not one libpq knows: use disable, allow, prefer, require, verify-ca or verify-full")
+    )
+  }
+  @Test("key=value strings, service files and PG* variables are read as psql reads them; no password shows")
+  func connectionStrings() throws {
+    let server = try server()
+    let serviceFile = server.folder + "/pg_service.conf"
+    try "[fixtures]\nhost=127.0.0.1\nport=\(server.port)\nuser=dsh\ndbname=postgres\n".write(
+      toFile: serviceFile, atomically: true, encoding: .utf8)
+    let words = "host=127.0.0.1 port=\(server.port) user=dsh password=secret dbname=postgres"
+    let result = try DSHProcess.run(
+      [
+        "-c", "show postgres \"\(words)\" table people | limit 1 as csv",
+        "-c", "show postgres \"service=fixtures\" table people | sort by id desc | limit 1 as csv",
+        "-c", "describe postgres \"\(words)\" table people",
+      ], environment: ["PGSERVICEFILE": serviceFile])
+    #expect(result.status == 0, "\(result.output)")
+    #expect(result.output.contains("1,Ada Lovelace,"), "\(result.output)")
+    #expect(result.output.contains("10,"), "\(result.output)")
+    #expect(
+      result.output.contains("postgres \"postgresql://dsh@127.0.0.1:\(server.port)/postgres\" table people"),
+      "\(result.output)")
+    #expect(!result.output.contains("secret"), "\(result.output)")
+    let environment = try DSHProcess.run(
+      ["-c", "show postgres \"postgresql://\" table people | limit 1 as csv"],
+      environment: ["PGSERVICEFILE": serviceFile, "PGSERVICE": "fixtures"])
+    #expect(environment.output.contains("1,Ada Lovelace,"), "\(environment.output)")
+  }
+
+  @Test("nothing a statement does outlives it: a setting it changes, rows a function deletes, a large object")
+  func statementsLeaveNothing() throws {
+    let server = try server()
+    let made = try server.psql(
+      """
+      CREATE TABLE victim (id int); INSERT INTO victim VALUES (1), (2);
+      CREATE FUNCTION evil() RETURNS int LANGUAGE plpgsql AS $$ BEGIN DELETE FROM victim; RETURN 1; END $$;
+      """)
+    try #require(made.status == 0, "\(made.output)")
+    // The first statement turns the session's read-only default off; with it kept, the next
+    // statement dsh sends would take the other branch and write.
+    let attack =
+      "SELECT CASE WHEN current_setting('transaction_read_only') = 'on' THEN set_config('default_transaction_read_only', 'off', false) ELSE evil()::text END AS x"
+    _ = try dsh([
+      "let a = postgres \"\(server.url)\" query \"\(attack)\"", "show a as csv", "show a | sort by x as csv",
+      "show postgres \"\(server.url)\" query \"SELECT lo_create(0) AS o\" as csv",
+    ])
+    #expect(try server.psql("SELECT count(*) FROM victim").output.contains("2"))
+    #expect(try server.psql("SELECT count(*) FROM pg_largeobject_metadata").output.contains("0"))
   }
 }
