@@ -1,8 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The package of DataSourceKit, the composable data-source library, and dsh, the shell on it.
 let package = Package(
-  name: "dsh",
+  name: "DataSourceKit",
   products: [
     .library(name: "DataSourceKit", targets: ["DataSourceKit"]),
     .library(name: "DataSourceKitFiles", targets: ["DataSourceKitFiles"]),
@@ -12,12 +13,15 @@ let package = Package(
     .library(name: "DataSourceScript", targets: ["DataSourceScript"]),
     .executable(name: "dsh", targets: ["dsh"]),
   ],
+  // Lower bounds are the oldest releases with what the code uses in Swift 6 mode: argument
+  // parser's Sendable configuration (1.5), collections' Sendable ordered sets (1.1), GRDB's
+  // Swift 6 release (7.0), DocC's generate-documentation (1.0).
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-    .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
-    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     // `swift package generate-documentation --target DataSourceKit` builds the DocC catalog.
-    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.0.0"),
   ],
   targets: [
     // The engine: providers, presenters, adapters, decorators, snapshots and diffing, views,

@@ -5,17 +5,20 @@
 # use (samples:NAME) in PREFIX/share/dsh/samples. PREFIX is ~/.local unless given:
 #   Scripts/install.sh            # ~/.local/bin/dsh, man dsh
 #   Scripts/install.sh /opt/dsh
+# DSH_CONFIGURATION=debug installs the debug build instead (Scripts/test.sh checks the install
+# with the build its tests use, so nothing is compiled twice).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 prefix="${1:-$HOME/.local}"
+configuration="${DSH_CONFIGURATION:-release}"
 source "$root/Scripts/setup.sh"
-binary="$root/.build/release/dsh"
+binary="$root/.build/$configuration/dsh"
 if [ ! -x "$binary" ] || [ -n "$(find "$root/Sources" "$root/Package.swift" -newer "$binary" -print -quit)" ]; then
-  swift build --package-path "$root" -c release --product dsh >&2
+  swift build --package-path "$root" -c "$configuration" --product dsh >&2
 fi
 manual="$root/.build/plugins/GenerateManual/outputs/dsh/dsh.1"
 if [ ! -f "$manual" ] || [ "$binary" -nt "$manual" ]; then
-  swift package --package-path "$root" plugin generate-manual >&2
+  swift package --package-path "$root" plugin generate-manual --configuration "$configuration" >&2
 fi
 
 install -d "$prefix/bin" "$prefix/share/man/man1" "$prefix/share/bash-completion/completions" \

@@ -1,6 +1,22 @@
 #!/usr/bin/env bash
-# Runs the linter, then every test: engine and language unit tests, help examples, and the tests that drive the
-# real dsh binary (transcripts in batch mode, and line editing under a pseudo-terminal).
+# Runs the linter, then every test: engine and language unit tests, help examples, and the tests
+# that drive the real dsh binary (transcripts in batch mode, line editing under a pseudo-terminal,
+# pages in headless Chromium, the postgres provider against a throwaway cluster).
+#
+#   Scripts/test.sh                      # everything, as CI runs it
+#   Scripts/test.sh --fast               # without the slow suites (terminal, browser, PostgreSQL,
+#                                        # generated programs), for a quick loop while editing
+#   Scripts/test.sh --filter Transcripts # arguments go to swift test
+#
+# What each step costs on a fresh clone of this 2-core machine (CPU, user + system; wall time on
+# an idle machine is about half; docs/BENCHMARKS.md "Set-up" has the measured runs):
+#   packages the tests start (apt-get, first run only)   about a minute of download
+#   swift format lint                                    ~10 s
+#   doc comments checked, DocC catalogs built            ~1 min (symbol graphs only)
+#   swift build --build-tests (the one debug build)      ~7 min
+#   install check, from that same debug build            ~10 s (the manual's plugin)
+#   swift test                                           ~8 min (the generated-program suite
+#                                                        builds a small package of its own)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/setup.sh
@@ -13,6 +29,14 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || test_missing+=(postgresql
 [ -f /usr/include/zlib.h ] || test_missing+=(zlib1g-dev)
 command -v openssl >/dev/null || test_missing+=(openssl)
 if [ ${#test_missing[@]} -gt 0 ]; then install_packages "${test_missing[@]}"; fi
+
+test_arguments=()
+if [ "${1:-}" = "--fast" ]; then
+  shift
+  test_arguments+=(--skip "PseudoTerminalTests|PictureTests|PostgresTests|SwiftProgramTests")
+fi
+test_arguments+=("$@")
+
 # Style first: the checked-in .swift-format, strictly (warnings fail too).
 swift format lint --strict --recursive Sources Tests Package.swift
 # Every public declaration of the library's products has a doc comment, and the DocC catalog
@@ -22,10 +46,11 @@ for target in DataSourceKit DataSourceKitFiles DataSourceKitSQLite DataSourceKit
   swift package --disable-sandbox generate-documentation --target "$target" >/dev/null
 done
 echo "documentation: every public declaration commented, the catalogs built" >&2
+# The one build: the tests, and the dsh binary they drive and the install check installs.
 swift build --build-tests
-# The install script, into a throwaway prefix: the release binary, its completions and manual.
+# The install script, into a throwaway prefix: the binary, its completions and manual.
 prefix=$(mktemp -d)
-bash Scripts/install.sh "$prefix" >/dev/null
+DSH_CONFIGURATION=debug bash Scripts/install.sh "$prefix" >/dev/null
 "$prefix/bin/dsh" --version >/dev/null
 grep -q '_dsh' "$prefix/share/zsh/site-functions/_dsh"
 grep -q "^complete -c 'dsh'" "$prefix/share/fish/vendor_completions.d/dsh.fish"
@@ -34,4 +59,4 @@ grep -q '^\.Nm dsh' "$prefix/share/man/man1/dsh.1"
 (cd / && "$prefix/bin/dsh" -c 'show csv "samples:people.csv" | limit 1 as csv' | grep -q 'Ada Lovelace')
 rm -rf "$prefix"
 echo "install script: binary, completions and manual installed and checked" >&2
-swift test --skip-build "$@"
+swift test --skip-build "${test_arguments[@]}"

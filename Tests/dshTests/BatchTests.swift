@@ -260,12 +260,11 @@ struct BatchTests {
     let fifo = NSTemporaryDirectory() + "dsh-fifo-\(UUID().uuidString)"
     #expect(mkfifo(fifo, 0o600) == 0)
     defer { unlink(fifo) }
-    let started = Date()
+    // Refused, not blocked: a dsh that blocked on the FIFO would never end (the hang ceiling).
     let result = try DSHProcess.run([
       "-c", "show csv \"\(fifo)\"", "-c", "show json \"\(fifo)\"", "-c", "show sqlite \"\(fifo)\" table t",
       "-c", "source \"\(fifo)\"",
     ])
-    #expect(Date().timeIntervalSince(started) < 10)
     #expect(result.output.components(separatedBy: "is not a regular file").count == 5, "\(result.output)")
     #expect(result.status == 1)
   }
@@ -463,11 +462,9 @@ struct BatchTests {
       expected = "csv \"wide.csv\"  (1 section, 1 item, loaded)"
     }
     try script.write(toFile: folder + "/scale.dsh", atomically: false, encoding: .utf8)
-    let started = Date()
+    // The answer only: how long it takes is measured by `Scripts/bench.sh scale`, and a
+    // quadratic run of this size ends at the hang ceiling.
     let result = try DSHProcess.run(["scale.dsh"], directory: folder)
-    // A bound far above what a linear run takes even in a debug build under load, far below
-    // what the quadratic ones took.
-    #expect(Date().timeIntervalSince(started) < 60)
     #expect(result.status == 0, "\(result.output.prefix(500))")
     #expect(result.output.contains(expected))
   }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 
 /// Runs the real `dsh` binary, as users do.
 enum DSHProcess {
@@ -64,10 +65,20 @@ enum DSHProcess {
     process.standardError = output
     process.standardInput = stdin
     try process.run()
+    // A dsh that never ends is stopped at the hang ceiling, and the test says it hung.
+    let hung = Mutex(false)
+    let stopper = DispatchWorkItem { [process] in
+      guard process.isRunning else { return }
+      hung.withLock { $0 = true }
+      process.terminate()
+    }
+    DispatchQueue.global().asyncAfter(deadline: .now() + Hang.ceiling, execute: stopper)
     stdin.fileHandleForWriting.write(Data(input.utf8))
     try stdin.fileHandleForWriting.close()
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    stopper.cancel()
+    if hung.withLock({ $0 }) { Hang.record("dsh \(arguments.joined(separator: " ").prefix(200)) did not end") }
     return Result(output: String(decoding: data, as: UTF8.self), status: process.terminationStatus)
   }
 }
@@ -114,9 +125,9 @@ final class DSHStream {
     input.fileHandleForWriting.write(Data((line + "\n").utf8))
   }
 
-  /// The output since the last wait, once it contains `text`; `nil` after `seconds`.
-  func waitFor(_ text: String, seconds: Double = 10) -> String? {
-    let deadline = Date().addingTimeInterval(seconds)
+  /// The output since the last wait, once it contains `text`; `nil` (a hang) after the ceiling.
+  func waitFor(_ text: String) -> String? {
+    let deadline = Date().addingTimeInterval(Hang.ceiling)
     while Date() < deadline {
       let bytes = received.data.withLock { $0 }
       let fresh = String(decoding: bytes[consumed...], as: UTF8.self)
@@ -126,6 +137,7 @@ final class DSHStream {
       }
       Thread.sleep(forTimeInterval: 0.01)
     }
+    Hang.record("no \"\(text)\" from dsh")
     return nil
   }
 

@@ -173,7 +173,6 @@ struct HTTPTests {
   func hostileServers() throws {
     let server = try TestServer()
     let away = "http://localhost:\(server.port)/items%3Fsize%3D2%26total%3D2"
-    let started = Date()
     let result = try DSHProcess.run([
       "-c", "show http \"\(server.base)/endless\" maxsize 5",
       "-c", "show http \"\(server.base)/drip?seconds=1\" timeout 2",
@@ -184,8 +183,7 @@ struct HTTPTests {
       "-c", "let far = http \"\(server.base)/redirect?to=\(away)\" redirects any",
       "-c", "describe far",
     ])
-    // Bounded, with room for a loaded machine: without limits the first request never ends.
-    #expect(Date().timeIntervalSince(started) < 30)
+    // Without limits the first request never ends, and the run stops at the hang ceiling.
     #expect(result.status == 1)
     #expect(
       result.output.contains(

@@ -124,7 +124,7 @@ struct PageGeometry: Decodable {
 }
 
 @Suite(
-  "Pictures drawn by headless Chromium", .serialized,
+  "Pictures drawn by headless Chromium", .serialized, .tags(.browser),
   .disabled(if: Chromium.isMissingOutsideCI, "chromium is not installed: Scripts/test.sh installs it"))
 struct PictureTests {
   /// What dsh prints for `statements`, run as a batch.

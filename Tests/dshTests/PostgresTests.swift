@@ -161,7 +161,7 @@ final class PostgresServer: @unchecked Sendable {
 }
 
 @Suite(
-  "PostgreSQL on a real server", .serialized,
+  "PostgreSQL on a real server", .serialized, .tags(.postgres),
   .disabled(if: PostgresServer.isMissingOutsideCI, "PostgreSQL is not installed: Scripts/test.sh installs it")
 )
 struct PostgresTests {
@@ -373,10 +373,8 @@ struct PostgresTests {
     #expect(terminal.waitForPrompt())
     terminal.type("let slow = postgres \"\(server.url)\" query \"SELECT pg_sleep(60) AS nap\"\r")
     #expect(terminal.waitFor("working"))
-    let interrupted = Date()
     terminal.type("\u{03}")
     #expect(terminal.waitFor("error: interrupted; the provider is as it was"))
-    #expect(Date().timeIntervalSince(interrupted) < 2)
     #expect(terminal.waitForPrompt(count: 2))
     let running = try server.psql(
       "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%pg_sleep%' AND pid <> pg_backend_pid()"

@@ -5,7 +5,7 @@ import Testing
 ///
 /// Each must print exactly what `show X as plain` prints. Every case is built in one package (one build of the library)
 /// and run.
-@Suite("Swift programs written by show … as swift", .serialized)
+@Suite("Swift programs written by show … as swift", .serialized, .tags(.generatedProgram))
 struct SwiftProgramTests {
   /// A screen: the statements that define it, then the expression shown.
   struct Screen: Sendable, CustomStringConvertible {
