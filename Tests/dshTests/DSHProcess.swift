@@ -78,7 +78,9 @@ enum DSHProcess {
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     stopper.cancel()
-    if hung.withLock({ $0 }) { Hang.record("dsh \(arguments.joined(separator: " ").prefix(200)) did not end") }
+    if hung.withLock({ $0 }) {
+      Hang.record("dsh \(arguments.joined(separator: " ").prefix(200)) did not end")
+    }
     return Result(output: String(decoding: data, as: UTF8.self), status: process.terminationStatus)
   }
 }
