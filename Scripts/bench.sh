@@ -5,7 +5,9 @@
 # typed-loading and expression measures, 'Scripts/bench.sh live' only the live-data measures (first window, edits), 'Scripts/bench.sh library' only the library's diff and snapshot → apply loop, 'Scripts/bench.sh answers' only group by, join and footer
 # aggregates (the last two beside DuckDB's CLI, installed from PyPI when missing), 'Scripts/bench.sh postgres'
 # only the PostgreSQL measures (a throwaway cluster under bench-data/postgres, 10M rows made on
-# the first run, stopped at the end).
+# the first run, stopped at the end), 'Scripts/bench.sh databases' only the measures of large SQLite
+# and PostgreSQL views printed whole, windows and counts (a 10M-row SQLite file made on the first
+# run, and the same server with a 2M-row table too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/setup.sh
@@ -25,7 +27,7 @@ if [ -z "${DUCKDB:-}" ] && ! command -v duckdb >/dev/null; then
 fi
 swift build -c release --product dsh >&2
 swift build -c release --product dsh-bench >&2
-if [ "${1:-}" = postgres ]; then
+if [ "${1:-}" = postgres ] || [ "${1:-}" = databases ]; then
   # A cluster of the bench's own on a free port, trust authentication, filled once with 10M rows:
   # an int key, a category of 100 values with an index, three other columns.
   bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
@@ -47,6 +49,12 @@ if [ "${1:-}" = postgres ]; then
       -c "INSERT INTO big_filling SELECT g, g::bigint * 7919 % 100, 'name ' || g, (g::bigint * 104729 % 100000) / 100.0, DATE '2000-01-01' + g % 9000 FROM generate_series(1, 10000000) g" \
       -c "CREATE INDEX big_category ON big_filling (category)" -c "ALTER TABLE big_filling RENAME TO big" >&2
     "${psql[@]}" -v ON_ERROR_STOP=1 -c "VACUUM ANALYZE big" >&2
+  fi
+  if [ "$("${psql[@]}" -t -c "SELECT to_regclass('big2m') IS NOT NULL")" != t ]; then
+    "${psql[@]}" -v ON_ERROR_STOP=1 -1 -c "CREATE TABLE big2m_filling AS SELECT * FROM big WHERE id <= 2000000" \
+      -c "ALTER TABLE big2m_filling ADD PRIMARY KEY (id)" -c "CREATE INDEX big2m_category ON big2m_filling (category)" \
+      -c "ALTER TABLE big2m_filling RENAME TO big2m" >&2
+    "${psql[@]}" -v ON_ERROR_STOP=1 -c "VACUUM ANALYZE big2m" >&2
   fi
   export DSH_BENCH_POSTGRES="postgresql://dsh@127.0.0.1:$port/postgres" DSH_BENCH_PSQL="${psql[*]}"
   .build/release/dsh-bench "$(pwd)/.build/release/dsh" "$@"

@@ -53,6 +53,14 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   private var failure: String?
   /// Rows read from the server since the provider was loaded, for `describe`.
   public private(set) var rowsRead = 0
+  /// Statements run to read rows since the provider was made (pages, streams), for `describe`.
+  public private(set) var statementsRun = 0
+  /// Whether a view is being read in order (``readingInOrder(_:)``).
+  private var inOrder = false
+  /// The connection a view read in order streams its rows on, opened on first use.
+  private var streamSession: PostgresSession?
+  /// The page the streamed statement reads next, while one is under way.
+  private var streamPage: Int?
 
   /// Rows fetched at a time.
   static let pageSize = 256
@@ -113,7 +121,19 @@ public final class PostgresProvider: DataProvider, CompositionNode {
       try Self.checkReadsRows(sql)
       try await refuseWrites(sql, session)
     }
-    let columns = try await describeColumns(session)
+    var columns = try await describeColumns(session)
+    if case .table = source {
+      // Nondeterministic collations (PostgreSQL 12 on) compare unequal bytes as equal.
+      let loose =
+        session.serverVersion < 120_000
+        ? []
+        : try await session.rows(
+          "SELECT a.attname::text FROM pg_attribute a JOIN pg_collation c ON c.oid = a.attcollation WHERE a.attrelid = \(PostgresSQL.bind(tableName))::regclass AND a.attnum > 0 AND NOT c.collisdeterministic"
+        ).rows.compactMap { $0[0] }
+      for index in columns.indices where !loose.contains(columns[index].name) {
+        columns[index].bytewiseEquality = true
+      }
+    }
     var seen: Set<String> = []
     for column in columns where !seen.insert(column.name).inserted {
       throw DataSourceError.sourceFailed(
@@ -435,16 +455,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     let offset = page * PostgresProvider.pageSize
     let count =
       query.limit.map { min(PostgresProvider.pageSize, max(0, $0 - offset)) } ?? PostgresProvider.pageSize
-    // Named apart from the columns: `ORDER BY id` must order by the column, not by its text.
-    var list = shape.columns.indices.map {
-      "dsh_q.\(PostgresLocation.quoted(shape.columns[$0].name))::text AS dsh_c\($0)"
-    }
-    .joined(separator: ", ")
-    // A join's match: its key (null when there is none), then its columns.
-    if let join = query.join {
-      list += ", dsh_m.dsh_jk::text AS dsh_jk"
-      list += join.rightColumns.indices.map { ", dsh_m.dsh_m\($0)::text AS dsh_x\($0)" }.joined()
-    }
+    let list = selectList(shape)
     if let key = shape.uniqueKey, let first = denseStart {
       return
         "SELECT \(list) \(query.from) WHERE \(key.sql) >= \(PostgresSQL.bind(String(first + offset))) AND \(key.sql) < \(PostgresSQL.bind(String(first + offset + count))) ORDER BY \(key.sql)"
@@ -459,12 +470,89 @@ public final class PostgresProvider: DataProvider, CompositionNode {
       "SELECT \(list) \(query.from)\(query.whereClause())\(query.orderClause(base: shape.baseOrder)) LIMIT \(count) OFFSET \(offset)"
   }
 
+  /// What a page reads: each column as text (parsed by its type), named apart from the columns
+  /// (`ORDER BY id` must order by the column, not by its text), then a join's match: its key
+  /// (null when there is none) and its columns.
+  private func selectList(_ shape: PostgresShape) -> String {
+    var list = shape.columns.indices.map {
+      "dsh_q.\(PostgresLocation.quoted(shape.columns[$0].name))::text AS dsh_c\($0)"
+    }
+    .joined(separator: ", ")
+    if let join = query.join {
+      list += ", dsh_m.dsh_jk::text AS dsh_jk"
+      list += join.rightColumns.indices.map { ", dsh_m.dsh_m\($0)::text AS dsh_x\($0)" }.joined()
+    }
+    return list
+  }
+
+  /// Every row from the start of `page` to the end (or the query's limit), in order: what a
+  /// view read in order streams.
+  func streamSQL(from page: Int) -> PostgresSQL {
+    guard let shape else { return "" }
+    let offset = page * PostgresProvider.pageSize
+    let limit = query.limit.map { " LIMIT \(max(0, $0 - offset))" } ?? ""
+    let skip = offset > 0 ? " OFFSET \(offset)" : ""
+    return
+      "SELECT \(selectList(shape)) \(query.from)\(query.whereClause())\(query.orderClause(base: shape.baseOrder))\(limit)\(skip)"
+  }
+
+  /// Runs `body`; the rows it asks for in order come from one statement, streamed on a second
+  /// connection (the first stays free for the statements of other pages), where they would
+  /// otherwise be a statement per page (an OFFSET each, and the query's sort again each time).
+  package func readingInOrder<R>(_ body: () throws -> R) throws -> R {
+    guard !inOrder else { return try body() }
+    inOrder = true
+    defer {
+      inOrder = false
+      if streamPage != nil { streamSession?.endStream() }
+      streamPage = nil
+    }
+    return try body()
+  }
+
+  /// A page's rows from the streamed statement, started (again) at the page when it does not
+  /// stand there.
+  private func streamedRows(_ page: Int, count: Int) throws -> [[String?]] {
+    guard let session else { return [] }
+    let stream = try streamSession ?? session.sibling()
+    streamSession = stream
+    // Pages the view skipped (kept from before): read past, cheaper than a new statement that
+    // sorts again.
+    if let next = streamPage, next < page {
+      var skipped = 0
+      while skipped < (page - next) * PostgresProvider.pageSize {
+        let rows = try stream.nextRows(min(4096, (page - next) * PostgresProvider.pageSize - skipped))
+        if rows.isEmpty { break }
+        skipped += rows.count
+      }
+      streamPage = page
+    }
+    if streamPage != page {
+      if streamPage != nil { stream.endStream() }
+      streamPage = nil
+      statementsRun += 1
+      try stream.startStream(streamSQL(from: page))
+    }
+    let rows = try stream.nextRows(count)
+    streamPage = page + 1
+    return rows
+  }
+
   /// Reads a page, waiting for the server: a view asks for rows synchronously.
   private func readPage(_ page: Int) throws -> [Value] {
     guard let session, session.isOpen, let shape else {
       throw DataSourceError.sourceFailed(message: "the connection to \(location.display) is closed")
     }
-    let result = try session.rowsNow(pageSQL(page))
+    let offset = page * PostgresProvider.pageSize
+    let count =
+      query.limit.map { min(PostgresProvider.pageSize, max(0, $0 - offset)) } ?? PostgresProvider.pageSize
+    let result: PostgresRows
+    if inOrder {
+      result = PostgresRows(columns: [], rows: try streamedRows(page, count: count))
+    } else {
+      statementsRun += 1
+      result = try session.rowsNow(pageSQL(page))
+    }
     let columns = shape.columns
     let join = query.join
     let schema = Schema(columns.map(\.name) + (join.map { [$0.name] } ?? []))
@@ -639,7 +727,11 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     }
   }
   /// Counts, state, and the rows read from the server.
-  public var nodeDetail: String? { countsDetail + (rowsRead > 0 ? ", \(rowsRead) rows read" : "") }
+  public var nodeDetail: String? {
+    countsDetail
+      + (rowsRead > 0
+        ? ", \(rowsRead) rows read by \(statementsRun) statement\(statementsRun == 1 ? "" : "s")" : "")
+  }
   /// The SQL the rows are read by, with every stage pushed into it.
   public var nodeChildren: [any CompositionNode] {
     shape.map { [PostgresSQLNode(sql: query.orderedSQL(base: $0.baseOrder))] } ?? []
@@ -691,6 +783,9 @@ struct PostgresColumn: Sendable {
   /// The value dsh reads from the column, in SQL, or `nil` when SQL cannot say it (a
   /// timestamp, JSON, a declared type): stages on it run in memory.
   var valueSQL: PostgresSQL?
+  /// Whether equal values of the column are equal bytes (a table's column whose collation is
+  /// deterministic, as every database default is): `=` then needs no `COLLATE "C"`.
+  var bytewiseEquality = false
 
   init(name: String, dataType: PostgresType, options: ReadOptions) {
     self.name = name
@@ -750,4 +845,27 @@ struct PostgresType: Sendable, Equatable {
   static let timestamptz = PostgresType(oid: 1184)
   static let numeric = PostgresType(oid: 1700)
   static let jsonb = PostgresType(oid: 3802)
+}
+
+extension PostgresProvider: InOrderReading {}
+
+extension PostgresProvider: QueryExplaining {
+  /// The statement that reads the rows in order, the values bound to its parameters, and the
+  /// server's plan for it (`EXPLAIN`).
+  package func explainQuery() throws -> [String] {
+    guard let session, let shape else { return ["(not connected: \(states.state.rawValue))"] }
+    let sql = query.orderedSQL(base: shape.baseOrder)
+    var lines = ["sql: " + sql.statement.text.split(whereSeparator: \.isNewline).joined(separator: " ")]
+    if !sql.parameterList.isEmpty { lines.append("with " + sql.parameterList) }
+    lines.append("plan:")
+    do {
+      // The plan's shape without the planner's cost estimates, which change with the statistics.
+      lines += try session.rowsNow("EXPLAIN (COSTS OFF) \(sql)").rows.map {
+        "  " + ($0.first.flatMap { $0 } ?? "")
+      }
+    } catch {
+      throw DataSourceError.sourceFailed(message: describe(error))
+    }
+    return lines
+  }
 }

@@ -33,7 +33,7 @@ extension PostgresQuery {
     let translator = PostgresTranslator(shape: shape)
     switch stage {
     case .filter(let expression):
-      guard let condition = translator.truth(expression) else { return nil }
+      guard let condition = translator.condition(expression) else { return nil }
       query.conditions.append(condition)
     case .sort(let terms):
       // A query without a key has no order of its own to keep equal keys in.
@@ -63,6 +63,11 @@ struct PostgresTranslator {
   struct Fragment {
     var sql: PostgresSQL
     var type: ValueType
+    /// Whether text equality needs no `COLLATE "C"`.
+    ///
+    /// So it is for a column whose collation is deterministic (equal only when the bytes are),
+    /// or a literal; an index on the column then serves `=`.
+    var bytewiseEquality = false
   }
 
   let shape: PostgresShape
@@ -78,25 +83,45 @@ struct PostgresTranslator {
   /// The types whose order and equality on the server are dsh's.
   static let orderable: Set<ValueType> = [.int, .double, .text, .bool, .date]
 
-  /// The expression as a condition that is true when dsh's value is `true` and false otherwise
-  /// (never null, so `NOT` of it is dsh's `not`).
-  func truth(_ expression: RowExpression) -> PostgresSQL? {
+  /// The expression as a `WHERE` condition: it holds for exactly the rows where dsh's value is
+  /// `true`.
+  ///
+  /// A WHERE drops a row whose condition is null as it drops one whose condition is false, so
+  /// the condition is written plainly (`id < $1`), as the planner can serve it from an index;
+  /// only what sits under a `NOT` is made two-valued.
+  func condition(_ expression: RowExpression) -> PostgresSQL? { truth(expression, nullIsFalse: true) }
+
+  /// The expression as SQL that is true where dsh's value is `true` and false where it is not.
+  ///
+  /// With `nullIsFalse` it may be null instead of false, for a consumer that takes null as false
+  /// (a WHERE, a CASE WHEN, and AND and OR under them). Under `NOT` it may not: `NOT NULL` is
+  /// null, where dsh's `not false` is true.
+  func truth(_ expression: RowExpression, nullIsFalse: Bool = false) -> PostgresSQL? {
     switch expression {
     case .binary(let a, let op, let b) where op == .and || op == .or:
-      guard let x = truth(a), let y = truth(b) else { return nil }
+      guard let x = truth(a, nullIsFalse: nullIsFalse), let y = truth(b, nullIsFalse: nullIsFalse) else {
+        return nil
+      }
       return "(\(x) \(op == .and ? "AND" : "OR") \(y))"
     case .not(let a):
       return truth(a).map { "(NOT \($0))" as PostgresSQL }
     case .binary(let a, let op, let b) where op.isComparison || op == .contains || op == .isIn:
-      return comparison(a, op, b)
+      return comparison(a, op, b, nullIsFalse: nullIsFalse)
     default:
       // A bool value (a column, `if(…)`): true only when it is true.
       guard let x = value(expression), x.type == .bool || x.type == .null else { return nil }
-      return "COALESCE(\(x.sql), false)"
+      return Self.twoValued(x.sql, nullIsFalse)
     }
   }
 
-  private func comparison(_ a: RowExpression, _ op: BinaryOperator, _ b: RowExpression) -> PostgresSQL? {
+  /// `COALESCE(condition, false)`, or the condition alone where null may stand for false.
+  private static func twoValued(_ condition: PostgresSQL, _ nullIsFalse: Bool) -> PostgresSQL {
+    nullIsFalse ? condition : "COALESCE(\(condition), false)"
+  }
+
+  private func comparison(_ a: RowExpression, _ op: BinaryOperator, _ b: RowExpression, nullIsFalse: Bool)
+    -> PostgresSQL?
+  {
     if op == .isIn {
       guard let x = value(a), case .list(let items) = b else { return nil }
       var parts: [Fragment] = []
@@ -117,7 +142,8 @@ struct PostgresTranslator {
         list.append(Self.literal(same)?.sql ?? "NULL")
       }
       if list.isEmpty { return "false" }
-      return "COALESCE(\(Self.collated(x)) IN (\(list.joined(separator: ", "))), false)"
+      let equality = x.bytewiseEquality ? x.sql : Self.collated(x)
+      return Self.twoValued("\(equality) IN (\(list.joined(separator: ", ")))", nullIsFalse)
     }
     // `== null` and `!= null` test for null.
     if op == .equal || op == .notEqual, a == .literal(.null) || b == .literal(.null) {
@@ -129,7 +155,7 @@ struct PostgresTranslator {
     guard let x = value(a), let y = value(b) else { return nil }
     if op == .contains {
       guard x.type == .text, y.type == .text || y.type == .null else { return nil }
-      return "COALESCE(strpos(\(x.sql), \(y.sql)) > 0, false)"
+      return Self.twoValued("strpos(\(x.sql), \(y.sql)) > 0", nullIsFalse)
     }
     guard Self.comparable(x.type, y.type) else { return nil }
     let symbol =
@@ -144,19 +170,25 @@ struct PostgresTranslator {
     // An int against a double, as dsh compares them (exactly): a literal is turned into a
     // comparison within the other side's type; two columns stay in memory.
     if x.type.isNumber, y.type.isNumber, x.type != y.type {
-      if case .literal(let literal) = b { return Self.mixed(x, op, literal) }
-      if case .literal(let literal) = a { return Self.mixed(y, Self.mirrored(op), literal) }
+      if case .literal(let literal) = b { return Self.mixed(x, op, literal, nullIsFalse) }
+      if case .literal(let literal) = a { return Self.mixed(y, Self.mirrored(op), literal, nullIsFalse) }
       return nil
     }
-    return "COALESCE(\(Self.collated(x)) \(symbol) \(Self.collated(y)), false)"
+    // Equal text is equal bytes under a deterministic collation: no COLLATE, so an index serves.
+    if op == .equal || op == .notEqual, x.bytewiseEquality, y.bytewiseEquality {
+      return Self.twoValued("\(x.sql) \(symbol) \(y.sql)", nullIsFalse)
+    }
+    return Self.twoValued("\(Self.collated(x)) \(symbol) \(Self.collated(y))", nullIsFalse)
   }
 
   /// `x op literal` for a column of ints against a double, or of doubles against an int, as a
   /// comparison within the column's type that holds for exactly the values dsh's holds for.
-  private static func mixed(_ x: Fragment, _ op: BinaryOperator, _ literal: Value) -> PostgresSQL? {
+  private static func mixed(_ x: Fragment, _ op: BinaryOperator, _ literal: Value, _ nullIsFalse: Bool)
+    -> PostgresSQL?
+  {
     let notNull: PostgresSQL = "((\(x.sql)) IS NOT NULL)"
     func compare(_ symbol: String, _ value: Value) -> PostgresSQL {
-      "COALESCE(\(x.sql) \(symbol) \(Self.literal(value)?.sql ?? "NULL"), false)"
+      twoValued("\(x.sql) \(symbol) \(Self.literal(value)?.sql ?? "NULL")", nullIsFalse)
     }
     switch (x.type, literal) {
     case (.int, .double(let d)):
@@ -242,7 +274,7 @@ struct PostgresTranslator {
       guard path.count == 1, let column = shape.columns.first(where: { $0.name == path[0] }),
         let sql = column.valueSQL
       else { return nil }
-      return Fragment(sql: sql, type: column.type)
+      return Fragment(sql: sql, type: column.type, bytewiseEquality: column.bytewiseEquality)
     case .literal(let literal):
       return Self.literal(literal)
     case .negate(let inner):
@@ -290,7 +322,8 @@ struct PostgresTranslator {
       else { return nil }
       return Fragment(sql: "COALESCE(\(sql))", type: type)
     case .if:
-      guard let condition = truth(arguments[0]),
+      // CASE WHEN takes null as false.
+      guard let condition = truth(arguments[0], nullIsFalse: true),
         case .success(let type?) = function.resultType(values.map(\.type)),
         Set(values[1...].map(\.type)).subtracting([.null]).count <= 1
       else { return nil }
@@ -304,7 +337,7 @@ struct PostgresTranslator {
   /// A literal in SQL, typed so the server reads it as dsh holds it.
   static func literal(_ literal: Value) -> Fragment? {
     switch literal {
-    case .null: return Fragment(sql: "NULL", type: .null)
+    case .null: return Fragment(sql: "NULL", type: .null, bytewiseEquality: true)
     case .bool(let b): return Fragment(sql: b ? "true" : "false", type: .bool)
     case .int(let i): return Fragment(sql: "\(PostgresSQL.bind(String(i)))::int8", type: .int)
     case .double(let d):
@@ -313,7 +346,7 @@ struct PostgresTranslator {
     case .string(let s):
       // The server holds no NUL in text.
       guard !s.utf8.contains(0) else { return nil }
-      return Fragment(sql: "\(PostgresSQL.bind(s))::text", type: .text)
+      return Fragment(sql: "\(PostgresSQL.bind(s))::text", type: .text, bytewiseEquality: true)
     case .date:
       // Only years the server reads back as written.
       let text = literal.description

@@ -28,6 +28,14 @@ final class PostgresSession: @unchecked Sendable {
   private let cancelling = DispatchGroup()
   /// Whether the database holds text as UTF-8, so that SQL counts characters as dsh does.
   let isUTF8: Bool
+  /// The server's version as a number (150018 for 15.18).
+  let serverVersion: Int32
+  /// The statement timeout the session was opened with, in seconds.
+  private var statementTimeout: Double?
+  /// Settings made after the session was opened (``configure(_:)``), which a sibling repeats.
+  private var laterSettings: [String] = []
+  /// Whether a streamed statement is under way (``startStream(_:)``): rows are still to come.
+  private var streaming = false
   /// Statements sent since the session opened (its own set-up and transactions included).
   private var sent = 0
   /// Statements sent since the session opened (its own set-up and transactions included).
@@ -38,6 +46,7 @@ final class PostgresSession: @unchecked Sendable {
     self.connection = connection
     self.cancelHandle = PQgetCancel(connection)
     self.isUTF8 = isUTF8
+    self.serverVersion = PQserverVersion(connection)
   }
 
   deinit {
@@ -46,17 +55,23 @@ final class PostgresSession: @unchecked Sendable {
     PQfinish(connection)
   }
 
-  /// Connects (on the session's queue, so the caller's actor is free meanwhile), and sets the
-  /// session up: read-only, UTC, ISO dates, exact floats, the statement timeout.
+  /// Connects (on another thread, so the caller's actor is free meanwhile), and sets the session
+  /// up: read-only, UTC, ISO dates, exact floats, the statement timeout.
   static func open(_ location: PostgresLocation, statementTimeout: Double?) async throws -> PostgresSession {
-    let connection = try await withCheckedThrowingContinuation { continuation in
+    try await withCheckedThrowingContinuation { continuation in
       DispatchQueue.global().async {
-        continuation.resume(with: Result { try connect(location) })
+        continuation.resume(with: Result { try openNow(location, statementTimeout: statementTimeout) })
       }
     }
+  }
+
+  /// Connects and sets the session up on this thread.
+  static func openNow(_ location: PostgresLocation, statementTimeout: Double?) throws -> PostgresSession {
+    let connection = try connect(location)
     let session = PostgresSession(
       location: location, connection: connection,
       isUTF8: String(cString: PQparameterStatus(connection, "server_encoding")) == "UTF8")
+    session.statementTimeout = statementTimeout
     var settings = [
       "SET default_transaction_read_only = on", "SET TimeZone = 'UTC'", "SET DateStyle = 'ISO, YMD'",
       "SET extra_float_digits = 3", "SET standard_conforming_strings = on",
@@ -70,8 +85,21 @@ final class PostgresSession: @unchecked Sendable {
     if PQserverVersion(connection) >= 140_000 {
       settings.append("SET client_connection_check_interval = 1000")
     }
-    for setting in settings { try await session.configure(setting) }
+    try session.queue.sync {
+      for setting in settings { try session.command(setting) }
+    }
     return session
+  }
+
+  /// Another connection to the same server, set up as this one is (its later settings too):
+  /// for a statement read a little at a time while this one runs others.
+  func sibling() throws -> PostgresSession {
+    let other = try PostgresSession.openNow(location, statementTimeout: statementTimeout)
+    let settings = queue.sync { laterSettings }
+    try other.queue.sync {
+      for setting in settings { try other.command(setting) }
+    }
+    return other
   }
 
   /// A new connection, made with libpq's own reading of the connection string, the `PG*`
@@ -144,7 +172,11 @@ final class PostgresSession: @unchecked Sendable {
   func configure(_ setting: String) async throws {
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
       queue.async {
-        continuation.resume(with: Result { try self.command(setting) })
+        continuation.resume(
+          with: Result {
+            try self.command(setting)
+            self.laterSettings.append(setting)
+          })
       }
     }
   }
@@ -159,6 +191,77 @@ final class PostgresSession: @unchecked Sendable {
       _ = PQcancel(OpaquePointer(bitPattern: handle), &reason, Int32(reason.count))
       cancelling.leave()
     }
+  }
+
+  // MARK: A statement read a little at a time
+
+  /// Starts a statement whose rows are then read a few at a time (``nextRows(_:)``), in a
+  /// read-only transaction; the connection runs nothing else until ``endStream()``.
+  func startStream(_ sql: PostgresSQL) throws {
+    try queue.sync {
+      cancelling.wait()
+      if PQtransactionStatus(connection) != PQTRANS_IDLE { try? command("ROLLBACK") }
+      try command("BEGIN TRANSACTION READ ONLY")
+      let (text, parameters) = sql.statement
+      sent += 1
+      let started = withCStrings(parameters) { values in
+        PQsendQueryParams(connection, text, Int32(parameters.count), nil, values, nil, nil, 0)
+      }
+      guard started == 1 else {
+        let failure = PostgresError.connection(message: String(cString: PQerrorMessage(connection)))
+        try? command("ROLLBACK")
+        throw failure
+      }
+      PQsetSingleRowMode(connection)
+      streaming = true
+    }
+  }
+
+  /// The next rows of the streamed statement, `count` of them or fewer at its end.
+  func nextRows(_ count: Int) throws -> [[String?]] {
+    try queue.sync {
+      var rows: [[String?]] = []
+      while streaming, rows.count < count {
+        guard let result = PQgetResult(connection) else {
+          streaming = false
+          break
+        }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_SINGLE_TUPLE:
+          rows.append(Self.cells(of: result, row: 0))
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
+          continue
+        default:
+          let failure = PostgresError(result: result, connection: connection)
+          drain()
+          throw failure
+        }
+      }
+      return rows
+    }
+  }
+
+  /// Ends the streamed statement, asking the server to stop sending what is left of it.
+  func endStream() {
+    queue.sync {
+      guard streaming else {
+        try? command("ROLLBACK")
+        return
+      }
+      if let cancelHandle {
+        var reason = [CChar](repeating: 0, count: 256)
+        _ = PQcancel(cancelHandle, &reason, Int32(reason.count))
+      }
+      drain()
+    }
+  }
+
+  /// Reads and drops what is left of the streamed statement, and ends its transaction.
+  private func drain() {
+    while let result = PQgetResult(connection) { PQclear(result) }
+    streaming = false
+    try? command("ROLLBACK")
   }
 
   // MARK: On the queue

@@ -301,6 +301,13 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   private var lastRowids: [Int: Int] = [:]
   static let pageSize = 256
   static let pagesKept = 8
+  /// The connection, held while a view is printed in order (``readingInOrder(_:)``).
+  private var held: Database?
+  /// The statement stepping through the rows while the connection is held, and the page it
+  /// reads next.
+  private var stream: (cursor: RowCursor, nextPage: Int)?
+  /// Statements run to read rows since the provider was made (pages, streams), for `describe`.
+  public private(set) var statementsRun = 0
   /// Rows read from the file so far, for tests and `describe`.
   public private(set) var rowsRead = 0
   /// For a whole table whose rowids have no gaps, the first rowid: then the row at position k
@@ -485,7 +492,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     let query = self.query
     let displayPath = self.displayPath
     do {
-      self.query.columns = try database.read { db in
+      self.query.columns = try reading(database) { db in
         try Self.checking(
           query.columns, named: names, for: check, in: db, query: query, displayPath: displayPath)
       }
@@ -493,6 +500,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       if self.query.isProjected { denseRowidStart = nil }
       pages = [:]
       pageOrder = []
+      stream = nil
     } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
       // ^C stopped the check: nothing is known to be wrong with the values.
       throw DataSourceError.cancelled
@@ -511,6 +519,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     database = nil
     pages = [:]
     pageOrder = []
+    stream = nil
     lastError = failure as? DataSourceError
     DeferredNotifications.post(observers)
   }
@@ -639,6 +648,27 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       ? nil : SectionKey(value: sections[section].key ?? .null)
   }
 
+  /// Runs `body` with the connection held: rows it asks for in order come from one statement
+  /// stepped along, where they would otherwise be a statement per page (an OFFSET each, and the
+  /// query's sort again each time).
+  package func readingInOrder<R>(_ body: () throws -> R) throws -> R {
+    guard let database, held == nil else { return try body() }
+    return try database.read { db in
+      held = db
+      defer {
+        held = nil
+        stream = nil
+      }
+      return try body()
+    }
+  }
+
+  /// `body` on the held connection, else in a read of its own.
+  func reading<T>(_ database: DatabaseQueue, _ body: (Database) throws -> T) throws -> T {
+    if let held { return try body(held) }
+    return try database.read(body)
+  }
+
   /// The row at a position, from the page around it (read once, kept while recent).
   public func item(at itemPath: ItemPath) -> Value {
     guard itemPath.section < sections.count else { return .null }
@@ -684,28 +714,61 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     let schema = self.schema
     let columns = query.columns
     let readsRowid = rowidColumn != nil && denseRowidStart == nil
-    let (rows, misfits, lastRowid): ([Value], Set<String>, Int?) =
-      (try? database.read { db -> ([Value], Set<String>, Int?) in
-        var misfits: Set<String> = []
-        var lastRowid: Int?
-        let rows = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-          if readsRowid { lastRowid = row[row.count - 1] }
-          let width = readsRowid ? row.count - 1 : row.count
-          return Value.record(
-            Record(
-              schema: schema,
-              values: (0..<width).map { i in
-                guard i < columns.count else { return Self.value(row[i] as DatabaseValue) }
-                guard let value = Self.read(row[i] as DatabaseValue, in: columns[i]) else {
-                  misfits.insert(columns[i].name)
-                  return .null
-                }
-                return value
-              }))
+    // While a view is printed in order, the rows come from one statement stepped along; pages
+    // read by rowid are already a seek each.
+    let streamed = held != nil && denseRowidStart == nil && rowidColumn == nil
+    var misfits: Set<String> = []
+    var lastRowid: Int?
+    func convert(_ row: Row) -> Value {
+      if readsRowid { lastRowid = row[row.count - 1] }
+      let width = readsRowid ? row.count - 1 : row.count
+      return Value.record(
+        Record(
+          schema: schema,
+          values: (0..<width).map { i in
+            guard i < columns.count else { return Self.value(row[i] as DatabaseValue) }
+            guard let value = Self.read(row[i] as DatabaseValue, in: columns[i]) else {
+              misfits.insert(columns[i].name)
+              return .null
+            }
+            return value
+          }))
+    }
+    let rows: [Value]
+    do {
+      rows = try reading(database) { db -> [Value] in
+        guard streamed else {
+          statementsRun += 1
+          return try Row.fetchAll(db, sql: sql, arguments: arguments).map(convert)
         }
-        return (rows, misfits, lastRowid)
-      }) ?? ([], [], nil)
+        // Pages the view skipped (kept from before): stepped over, cheaper than a new statement
+        // that sorts again.
+        if let next = stream?.nextPage, next < page {
+          for _ in 0..<(page - next) * Self.pageSize where try stream?.cursor.next() != nil {}
+          stream?.nextPage = page
+        }
+        if stream?.nextPage != page {
+          // From this page to the end (or the query's limit): LIMIT -1 is no limit.
+          let rest = query.limit.map { max(0, $0 - offset) } ?? -1
+          statementsRun += 1
+          stream = (
+            try Row.fetchCursor(db, sql: query.select(offset: offset, count: rest), arguments: arguments),
+            page
+          )
+        }
+        var rows: [Value] = []
+        rows.reserveCapacity(count)
+        while rows.count < count, let row = try stream?.cursor.next() { rows.append(convert(row)) }
+        stream?.nextPage = page + 1
+        return rows
+      }
+    } catch {
+      // A page that cannot be read is an error, never a page of nulls.
+      failWhileRead((error as? DatabaseError).map { Self.failure($0, path: displayPath) } ?? error)
+      return []
+    }
     if !misfits.isEmpty {
+      stream = nil
       // Checked now, so the page is read again with the columns' final types.
       // Views that read rows before (an int column now double) are told after the statement.
       guard (try? check(misfits, in: database)) != nil else { return [] }
@@ -731,6 +794,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   private func matched(_ rows: [Value], _ join: SQLiteQuery.Join, in database: DatabaseQueue) throws
     -> [Value]
   {
+    statementsRun += 2
     let keyIndex = query.columns.count
     let keys = rows.map { row -> Value in
       guard case .record(let record) = row, keyIndex < record.values.count else { return .null }
@@ -747,7 +811,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       let firsts =
         "SELECT (\(join.rightKey)), MIN(\(join.rightOrder)) \(right.from) WHERE (\(join.rightKey))\(join.collation) IN (\(marks))\(conditions) GROUP BY 1\(join.collation)"
       let rightSchema = Schema(right.columns.map(\.name))
-      try database.read { db in
+      try reading(database) { db in
         let found = try Row.fetchAll(
           db, sql: firsts,
           arguments: StatementArguments((distinctKeys + right.arguments).map(Self.databaseValue)))
@@ -816,5 +880,44 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   /// How `describe` names this node.
   public var nodeTitle: String { "sqlite \(JSONWriter.quoted(displayPath)) \(query.description)" }
   /// What `describe` shows beside the name: counts and state.
-  public var nodeDetail: String? { countsDetail + (rowsRead > 0 ? ", \(rowsRead) rows read" : "") }
+  public var nodeDetail: String? {
+    countsDetail
+      + (rowsRead > 0
+        ? ", \(rowsRead) rows read by \(statementsRun) statement\(statementsRun == 1 ? "" : "s")" : "")
+  }
+}
+extension SQLiteProvider: InOrderReading {}
+
+extension SQLiteProvider: QueryExplaining {
+  /// The statement that reads the rows in order, its parameters, and SQLite's plan for it
+  /// (`EXPLAIN QUERY PLAN`, nested as SQLite nests its steps).
+  package func explainQuery() throws -> [String] {
+    guard let database else { return ["(not open: \(loadState.rawValue))"] }
+    let sql = query.ordered
+    var lines = ["sql: " + sql]
+    if !query.arguments.isEmpty {
+      lines.append(
+        "with "
+          + query.arguments.enumerated().map { index, value in
+            "?\(index + 1) = "
+              + (value.type == .text ? JSONWriter.quoted(value.description) : value.description)
+          }
+          .joined(separator: ", "))
+    }
+    let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
+    let steps = try reading(database) { db in
+      try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments)
+    }
+    lines.append("plan:")
+    var depths: [Int: Int] = [0: 0]
+    for step in steps {
+      let id: Int = step[0]
+      let parent: Int = step[1]
+      let detail: String = step[3]
+      let depth = (depths[parent] ?? 0) + 1
+      depths[id] = depth
+      lines.append(String(repeating: "  ", count: depth) + detail)
+    }
+    return lines
+  }
 }

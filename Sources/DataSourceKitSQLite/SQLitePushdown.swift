@@ -77,16 +77,29 @@ struct SQLTranslator {
       type: value.type, direction: term.direction)
   }
 
-  /// The expression as a condition that is 1 when dsh's value is `true` and 0 otherwise (never
-  /// null, so `NOT` of it is dsh's `not`).
+  /// The expression as a `WHERE` condition: it holds for exactly the rows where dsh's value is
+  /// `true`.
+  ///
+  /// A WHERE drops a row whose condition is null as it drops one whose condition is false, so
+  /// the condition is written plainly (`id < ?`), as the planner can serve it from an index;
+  /// only what sits under a `NOT` is made two-valued.
   func truth(_ expression: RowExpression) -> SQLiteQuery.Condition? {
-    fragmentTruth(expression).map { SQLiteQuery.Condition(sql: $0.sql, arguments: $0.arguments) }
+    fragmentTruth(expression, nullIsFalse: true).map {
+      SQLiteQuery.Condition(sql: $0.sql, arguments: $0.arguments)
+    }
   }
 
-  private func fragmentTruth(_ expression: RowExpression) -> SQLFragment? {
+  /// The expression as SQL that is 1 where dsh's value is `true` and 0 where it is not.
+  ///
+  /// With `nullIsFalse` it may be null instead of 0, for a consumer that takes null as false (a
+  /// WHERE, a CASE WHEN, and AND and OR under them). Under `NOT` it may not: `NOT NULL` is null,
+  /// where dsh's `not false` is true.
+  private func fragmentTruth(_ expression: RowExpression, nullIsFalse: Bool = false) -> SQLFragment? {
     switch expression {
     case .binary(let a, let op, let b) where op == .and || op == .or:
-      guard let x = fragmentTruth(a), let y = fragmentTruth(b) else { return nil }
+      guard let x = fragmentTruth(a, nullIsFalse: nullIsFalse),
+        let y = fragmentTruth(b, nullIsFalse: nullIsFalse)
+      else { return nil }
       return SQLFragment(
         sql: "(\(x.sql) \(op == .and ? "AND" : "OR") \(y.sql))", arguments: x.arguments + y.arguments,
         type: .bool)
@@ -94,15 +107,23 @@ struct SQLTranslator {
       guard let x = fragmentTruth(a) else { return nil }
       return SQLFragment(sql: "(NOT \(x.sql))", arguments: x.arguments, type: .bool)
     case .binary(let a, let op, let b) where op.isComparison || op == .contains || op == .isIn:
-      return comparison(a, op, b)
+      return comparison(a, op, b, nullIsFalse: nullIsFalse)
     default:
       // A bool value (a column, `if(…)`): true only when it is 1.
       guard let x = value(expression), x.type == .bool || x.type == .null else { return nil }
-      return SQLFragment(sql: "COALESCE(\(x.sql) = 1, 0)", arguments: x.arguments, type: .bool)
+      return SQLFragment(
+        sql: nullIsFalse ? "\(x.sql) = 1" : "COALESCE(\(x.sql) = 1, 0)", arguments: x.arguments, type: .bool)
     }
   }
 
-  private func comparison(_ a: RowExpression, _ op: BinaryOperator, _ b: RowExpression) -> SQLFragment? {
+  /// `COALESCE(condition, 0)`, or the condition alone where null may stand for false.
+  private static func twoValued(_ condition: String, _ nullIsFalse: Bool) -> String {
+    nullIsFalse ? condition : "COALESCE(\(condition), 0)"
+  }
+
+  private func comparison(_ a: RowExpression, _ op: BinaryOperator, _ b: RowExpression, nullIsFalse: Bool)
+    -> SQLFragment?
+  {
     if op == .isIn {
       guard let x = value(a), case .list(let items) = b else { return nil }
       var parts: [SQLFragment] = []
@@ -114,8 +135,9 @@ struct SQLTranslator {
       }
       if parts.isEmpty { return SQLFragment(sql: "0", arguments: [], type: .bool) }
       return SQLFragment(
-        sql:
-          "COALESCE(\(x.sql)\(x.type == .text ? " COLLATE BINARY" : "") IN (\(parts.map(\.sql).joined(separator: ", "))), 0)",
+        sql: Self.twoValued(
+          "\(x.sql)\(x.type == .text ? " COLLATE BINARY" : "") IN (\(parts.map(\.sql).joined(separator: ", ")))",
+          nullIsFalse),
         arguments: x.arguments + parts.flatMap(\.arguments), type: .bool)
     }
     // `== null` and `!= null` test for null.
@@ -132,7 +154,9 @@ struct SQLTranslator {
     if op == .contains {
       guard x.type == .text, y.type == .text || y.type == .null else { return nil }
       return SQLFragment(
-        sql: "COALESCE(instr(\(x.sql), \(y.sql)) > 0, 0)", arguments: x.arguments + y.arguments, type: .bool)
+        sql: Self.twoValued("instr(\(x.sql), \(y.sql)) > 0", nullIsFalse),
+        arguments: x.arguments + y.arguments,
+        type: .bool)
     }
     guard Self.comparable(x.type, y.type) else { return nil }
     let symbol =
@@ -147,7 +171,7 @@ struct SQLTranslator {
     // A column declared `COLLATE NOCASE` would compare otherwise: text compares by code points.
     let collation = x.type == .text || y.type == .text ? " COLLATE BINARY" : ""
     return SQLFragment(
-      sql: "COALESCE(\(x.sql)\(collation) \(symbol) \(y.sql)\(collation), 0)",
+      sql: Self.twoValued("\(x.sql)\(collation) \(symbol) \(y.sql)\(collation)", nullIsFalse),
       arguments: x.arguments + y.arguments, type: .bool)
   }
 
@@ -221,7 +245,8 @@ struct SQLTranslator {
         else { return nil }
         return SQLFragment(sql: "COALESCE(\(sql))", arguments: bound, type: type)
       case .if:
-        guard let condition = fragmentTruth(arguments[0]),
+        // CASE WHEN takes null as false.
+        guard let condition = fragmentTruth(arguments[0], nullIsFalse: true),
           case .success(let type?) = function.resultType(values.map(\.type)),
           Set(values[1...].map(\.type)).subtracting([.null]).count <= 1
         else { return nil }
@@ -330,7 +355,7 @@ extension SQLiteProvider: GroupingPushdown {
     let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
     let rows: [Row]
     do {
-      rows = try database.read { db in try Row.fetchAll(db, sql: sql, arguments: arguments) }
+      rows = try reading(database) { db in try Row.fetchAll(db, sql: sql, arguments: arguments) }
     } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
       throw DataSourceError.cancelled
     } catch let error as DatabaseError {

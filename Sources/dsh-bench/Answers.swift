@@ -6,7 +6,7 @@ import Foundation
 func generateLookup(path: String) {
   var text = "key,region\n"
   for key in 0..<10_000 { text += "\(key),region \(key * 7 % 10)\n" }
-  FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+  _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
 }
 
 @MainActor func measureAnswers() {

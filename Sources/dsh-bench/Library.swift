@@ -59,7 +59,7 @@ private struct Message: Identifiable, Hashable, Sendable {
   var snapshotting = 0.0
   _ = median {
     messages.replaceItems(old)
-    try? view.apply(DataSourceSnapshot(of: source))
+    _ = try? view.apply(DataSourceSnapshot(of: source))
     messages.replaceItems(new)
     var snapshot = DataSourceSnapshot<SectionID, Int>()
     snapshotting = time { snapshot = DataSourceSnapshot(of: source) }

@@ -8,7 +8,7 @@ import Foundation
 /// Writes `text` to a file under the bench folder; its path.
 func benchFile(_ name: String, _ text: String) -> String {
   let path = dataFolder + "/" + name
-  FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+  _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
   return path
 }
 
@@ -75,7 +75,7 @@ func measureScale() {
     // Written in chunks: a bench grown by a 53 MB string would hide the peaks it measures.
     var random = SeededNumbers(seed: 11)
     let teams = ["Core", "Apps", "Data", "Web", "Ops"]
-    FileManager.default.createFile(atPath: jsonPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: jsonPath, contents: nil)
     guard let handle = FileHandle(forWritingAtPath: jsonPath) else { fatalError("cannot write \(jsonPath)") }
     var text = "["
     for i in 0..<400_000 {

@@ -10,7 +10,7 @@ import Foundation
 /// day number, the rating empty where it was `NA` (what today's inference loads).
 func generateOrders(path: String, rows: Int, plain: Bool) {
   var random = SeededNumbers(seed: 12)
-  FileManager.default.createFile(atPath: path, contents: nil)
+  _ = FileManager.default.createFile(atPath: path, contents: nil)
   guard let handle = FileHandle(forWritingAtPath: path) else { fatalError("cannot write \(path)") }
   var chunk = "id,day,price,qty,rating\n"
   for id in 1...rows {

@@ -128,7 +128,7 @@ func generateCSV(path: String, rows: Int) {
   let teams = ["Research", "Engineering", "Design", "Support", "Sales"]
   var random = SeededNumbers(seed: 42)
   func next(_ bound: Int) -> Int { random.next(bound) }
-  FileManager.default.createFile(atPath: path, contents: nil)
+  _ = FileManager.default.createFile(atPath: path, contents: nil)
   guard let handle = FileHandle(forWritingAtPath: path) else { fatalError("cannot write \(path)") }
   var chunk = "id,name,email,team,age,score,active\n"
   for id in 1...rows {
@@ -195,7 +195,7 @@ extension Measurement {
 
 let dsh =
   CommandLine.arguments.dropFirst().first {
-    !["scale", "types", "answers", "batches", "live", "library", "postgres"].contains($0)
+    !["scale", "types", "answers", "batches", "live", "library", "postgres", "databases"].contains($0)
   }
   ?? {
     let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -214,13 +214,17 @@ let onlyBatches = CommandLine.arguments.contains("batches")
 let onlyLive = CommandLine.arguments.contains("live")
 let onlyLibrary = CommandLine.arguments.contains("library")
 let onlyPostgres = CommandLine.arguments.contains("postgres")
+let onlyDatabases = CommandLine.arguments.contains("databases")
 if onlyTypes { measureTypes() }
 if onlyAnswers { measureAnswers() }
 if onlyBatches { measureBatches() }
 if onlyLive { measureLive() }
 if onlyLibrary { await measureLibrary() }
 if onlyPostgres { measurePostgres() }
-if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlyPostgres {
+if onlyDatabases { measureDatabases() }
+if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlyPostgres
+  && !onlyDatabases
+{
   if fileSize(csvPath) == 0 {
     print("generating \(csvPath) (\(rowCount) rows) …")
     generateCSV(path: csvPath, rows: rowCount)
@@ -517,7 +521,7 @@ if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onl
     for i in 0..<count / 4 {
       script += "let v\(i) = [\(i), \(i + 1)]\nv\(i)\nshow v\(i) as csv\nlet w = v\(i) | where . > \(i)\n"
     }
-    FileManager.default.createFile(atPath: path, contents: Data(script.utf8))
+    _ = FileManager.default.createFile(atPath: path, contents: Data(script.utf8))
     perStatement[count] = median { measure([dsh, path]) }.seconds / Double(count)
   }
   if let small = perStatement[1_000], let large = perStatement[100_000] {

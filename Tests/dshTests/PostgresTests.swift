@@ -558,4 +558,35 @@ struct PostgresTests {
     #expect(try server.psql("SELECT count(*) FROM victim").output.contains("2"))
     #expect(try server.psql("SELECT count(*) FROM pg_largeobject_metadata").output.contains("0"))
   }
+  @Test("explain shows the index a key or an indexed column uses; a whole view is read by one statement")
+  func indexesAndStreaming() throws {
+    let server = try server()
+    _ = try server.psql("ANALYZE big; CREATE TABLE nokey AS SELECT * FROM big; ANALYZE nokey;")
+    let result = try dsh([
+      "explain postgres \"\(server.url)\" table big | where id == 7",
+      "explain postgres \"\(server.url)\" table big | where category == \"c7\" and amount > 1",
+      "let s = postgres \"\(server.url)\" table big | where id < 5000 | section by category",
+      "show s | select id as csv", "describe s",
+      // Without a key, the rows' own order is their place in the table: still one statement.
+      "let n = postgres \"\(server.url)\" table nokey | sort by ratio desc",
+      "show n | select id as csv", "describe n",
+    ])
+    #expect(result.status == 0, "\(result.output.suffix(2000))")
+    #expect(result.output.contains("Index Scan using big_pkey on big"), "\(result.output.prefix(3000))")
+    #expect(
+      result.output.contains("Index Scan using big_category on big")
+        || result.output.contains("Bitmap Index Scan on big_category"), "\(result.output.prefix(3000))")
+    #expect(result.output.contains("4999 rows read by 1 statement)"), "\(result.output.suffix(2000))")
+    #expect(
+      result.output.contains("\(PostgresServer.bigRows) rows read by 1 statement)"),
+      "\(result.output.suffix(2000))")
+    // The same rows, in the same order, as psql gives.
+    let expected = try server.psql("SELECT id FROM big WHERE id < 5000 ORDER BY category COLLATE \"C\", id")
+      .output
+    let shown = result.output.components(separatedBy: "section,id\n").dropFirst().first ?? ""
+    let ids = shown.split(separator: "\n").prefix(4999).map {
+      $0.split(separator: ",").last.map(String.init) ?? ""
+    }
+    #expect(ids == expected.split(separator: "\n").map(String.init))
+  }
 }

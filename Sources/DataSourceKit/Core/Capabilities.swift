@@ -78,6 +78,47 @@ package protocol JoinPushdown: AnyObject {
   ) async throws -> (any DataProvider<Value>)?
 }
 
+/// A provider that reads its rows with a statement per page, and can read them with one
+/// statement stepped along while a whole view (or a long window) is read in order.
+package protocol InOrderReading: AnyObject {
+  /// Runs `body`; the rows it asks for in order come from one statement.
+  func readingInOrder<R>(_ body: () throws -> R) throws -> R
+}
+
+/// Runs `body` with every provider under `root` that can read in order doing so: what a
+/// printer or an exporter does before it walks a whole view.
+package func readingInOrder<R>(under root: Any, _ body: () throws -> R) throws -> R {
+  let readers = compositionNodes(under: root).compactMap { $0 as? any InOrderReading }
+  // A view draws on a few database sources at most: nesting their reads is shallow.
+  func nest(_ index: Int) throws -> R {
+    guard index < readers.count else { return try body() }
+    return try readers[index].readingInOrder { try nest(index + 1) }
+  }
+  return try nest(0)
+}
+
+/// Every node under `root` (itself first), each once, depth first; without recursion, as a
+/// chain of stages may be tens of thousands deep.
+package func compositionNodes(under root: Any) -> [any CompositionNode] {
+  var found: [any CompositionNode] = []
+  var seen: Set<ObjectIdentifier> = []
+  var pending: [any CompositionNode] = (root as? any CompositionNode).map { [$0] } ?? []
+  while let node = pending.popLast() {
+    guard seen.insert(ObjectIdentifier(node)).inserted else { continue }
+    found.append(node)
+    pending += node.nodeChildren.reversed()
+  }
+  return found
+}
+
+/// A provider whose rows a database statement reads: it can show the statement and the
+/// database's plan for it (`explain`).
+package protocol QueryExplaining: AnyObject {
+  /// The statement that reads the rows (`sql: …`), the values bound to its parameters, then
+  /// the database's plan, a line per step, indented as the database nests them.
+  func explainQuery() throws -> [String]
+}
+
 /// SQL a user typed, made fit to go inside the SQL a provider writes around it.
 package enum SQLText {
   /// A query without the semicolons, spaces and `--` comments that end it: a query typed for

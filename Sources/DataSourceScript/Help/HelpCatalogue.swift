@@ -57,6 +57,13 @@ public enum HelpCatalogue {
           + "\ndescribe table people | sort by name with cell basic \"{name}\" | footer \"{count} people\""
       ]),
     HelpTopic(
+      name: "explain", group: .commands, syntax: ["explain EXPRESSION"],
+      summary:
+        "Prints what describe prints, then for each database source under it the statement that reads its rows, the values bound to the statement's parameters, and the database's own plan for it (SQLite's EXPLAIN QUERY PLAN, PostgreSQL's EXPLAIN without the cost estimates): whether an index serves a where, and whether a sort needs a pass of its own. Stages that describe shows above the source run in memory.",
+      examples: [
+        "explain sqlite \"samples:people.db\" table people | where id < 4 | sort by name"
+      ]),
+    HelpTopic(
       name: "vars", group: .commands, syntax: ["vars"],
       summary: "Lists every binding with its one-line summary.",
       examples: [people + "\nvars"]),

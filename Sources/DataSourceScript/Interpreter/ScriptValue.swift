@@ -16,6 +16,15 @@ enum ScriptValue {
     case .scalar(let value): value.typeName == "int" ? "an int value" : "a \(value.typeName) value"
     }
   }
+
+  /// The top of the composition the value draws on (its providers are under it), if any.
+  var compositionRoot: Any {
+    switch self {
+    case .provider(let value): value.provider
+    case .table(let table): table
+    case .presenter, .scalar: ()
+    }
+  }
 }
 
 /// A provider with what the language knows of it besides the engine object.

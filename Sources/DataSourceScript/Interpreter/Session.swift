@@ -211,11 +211,21 @@ public final class Session {
       output.write(try swiftProgram(for: expression, statement: text(range), shown: value))
     case .show(let expression, let rows, let mode, _):
       let value = try await evaluator.evaluate(expression)
-      try show(value, named: expression.boundName, rows: rows, mode: mode, expressionRange: expression.range)
+      try readingInOrder(under: value.compositionRoot) {
+        try show(
+          value, named: expression.boundName, rows: rows, mode: mode, expressionRange: expression.range)
+      }
     case .describe(let expression, _):
       let value = try await evaluator.evaluate(expression)
       do {
         output.write(try describe(value).joined(separator: "\n") + "\n")
+      } catch let error as DataSourceError {
+        throw Diagnostic(.dataSource(error), at: expression.range)
+      }
+    case .explain(let expression, _):
+      let value = try await evaluator.evaluate(expression)
+      do {
+        output.write(try explain(value).joined(separator: "\n") + "\n")
       } catch let error as DataSourceError {
         throw Diagnostic(.dataSource(error), at: expression.range)
       }
@@ -249,7 +259,9 @@ public final class Session {
       bindings.recordExport(text: text(range), paths: paths)
     case .export(let expression, let target, let range):
       let value = try await evaluator.evaluate(expression)
-      try export(value, to: target, expressionRange: expression.range)
+      try readingInOrder(under: value.compositionRoot) {
+        try export(value, to: target, expressionRange: expression.range)
+      }
       // Replayed by `save … with exports`, after what it read, its paths written relative.
       let paths = writtenPaths(expression.filePaths + [(target.path, target.pathRange)], in: range)
       bindings.recordExport(text: text(range), paths: paths)

@@ -215,6 +215,21 @@ extension Session {
     "\(items) \(noun)\(items == 1 ? "" : "s") in \(sections) section\(sections == 1 ? "" : "s")"
   }
 
+  /// The composition tree, then for each database source under it the statement that reads its
+  /// rows (with the values bound to its parameters) and the database's plan for it.
+  func explain(_ value: ScriptValue) throws -> [String] {
+    var lines = try describe(value)
+    let sources = compositionNodes(under: value.compositionRoot).compactMap { $0 as? any QueryExplaining }
+    for source in sources {
+      let title = (source as? any CompositionNode)?.nodeTitle ?? "source"
+      lines.append("")
+      lines.append("plan of \(title):")
+      lines += try source.explainQuery().map { "  " + $0 }
+    }
+    if sources.isEmpty { lines.append("(no database source: every stage runs in memory)") }
+    return lines
+  }
+
   /// The composition tree: adapter, decorators in order (outermost first), presenter,
   /// provider chain, with counts and states.
   func describe(_ value: ScriptValue) throws -> [String] {

@@ -589,8 +589,6 @@ struct SwiftProgram {
     case .not, .binary:
       // A test as a value: `{age > 40}` shows true or false.
       return "Value.bool(\(try condition(expression, item: item)))"
-    default:
-      throw unsupported("the expression '\(text(expression.range))'")
     }
   }
 

@@ -15,6 +15,9 @@ public enum Statement: Sendable {
   /// `show EXPRESSION as swift`: the Swift program that builds it with DataSourceKit.
   case showSwift(Expression, range: SourceRange)
   case describe(Expression, range: SourceRange)
+  /// `explain X`: the composition tree, the SQL each database source runs with its parameters,
+  /// and the database's plan for it.
+  case explain(Expression, range: SourceRange)
   case help(topic: Identifier?, range: SourceRange)
   case vars(range: SourceRange)
   case set(setting: Identifier?, value: Token?, range: SourceRange)
@@ -49,7 +52,8 @@ public enum Statement: Sendable {
   public var mayChangeData: Bool {
     switch self {
     case .edit, .reload, .switchSegment, .more: true
-    case .binding, .expression, .show, .showSwift, .describe, .help, .vars, .set, .source, .quit, .stats,
+    case .binding, .expression, .show, .showSwift, .describe, .explain, .help, .vars, .set, .source, .quit,
+      .stats,
       .save,
       .changes, .watch, .export, .check:
       false
@@ -61,6 +65,7 @@ public enum Statement: Sendable {
     switch self {
     case .expression(let expression): expression.range
     case .binding(_, _, let r), .show(_, _, _, let r), .showSwift(_, let r), .describe(_, let r),
+      .explain(_, let r),
       .help(_, let r), .vars(let r),
       .set(_, _, let r), .source(_, _, let r), .quit(let r), .switchSegment(_, _, let r), .reload(_, let r),
       .stats(_, let r), .save(_, _, _, let r), .edit(_, _, let r), .changes(_, _, let r), .watch(_, _, let r),

@@ -58,6 +58,8 @@ extension Parser {
       return .show(expression, rows: window, mode: mode, range: start..<previousEnd)
     case .describe:
       return .describe(try parseExpression(), range: start..<previousEnd)
+    case .explain:
+      return .explain(try parseExpression(), range: start..<previousEnd)
     case .help:
       var topic: Identifier?
       if case .identifier = current.kind { topic = try expectIdentifier(.helpTopic) }

@@ -8,7 +8,7 @@ import DataSourceKit
 
 /// Words that start a statement.
 public enum Command: String, CaseIterable, Sendable {
-  case `let`, show, describe, help, vars, set, source, quit, exit
+  case `let`, show, describe, explain, help, vars, set, source, quit, exit
   case `switch`, reload, stats, save, export
   case insert, delete, update, move, changes, more, watch, unwatch, check
 

@@ -9,3 +9,8 @@ INSERT INTO measures SELECT id::int, city, kind, NULLIF(reading, 'NA')::numeric,
 -- Labels of the kinds, joined to measures: "a" twice (the first is taken), a null code.
 CREATE TABLE labels (code text, label text, rank int);
 \copy labels FROM 'labels.csv' WITH (FORMAT csv, HEADER true)
+-- Enough rows that the planner reads a key or an indexed column by its index (explain).
+CREATE TABLE readings (id int PRIMARY KEY, station text, value float8);
+INSERT INTO readings SELECT g, 's' || (g % 40), g / 8.0 FROM generate_series(1, 20000) g;
+CREATE INDEX readings_station ON readings (station);
+ANALYZE readings;

@@ -1,0 +1,113 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import DataSourceScript
+
+/// How dsh reads a database at scale: conditions an index can serve, a whole view read by one
+/// statement, and `explain` showing both.
+@Suite("Databases: indexes, one statement per view, explain")
+@MainActor
+struct DatabaseReadingTests {
+  /// A table of 3,000 rows with an index on `cat`, in a file of the test's own.
+  static func makeDatabase() throws -> String {
+    let path = NSTemporaryDirectory() + "dsh-reading-\(UUID().uuidString).db"
+    let queue = try DatabaseQueue(path: path)
+    try queue.write { db in
+      try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, cat TEXT, a INTEGER)")
+      try db.execute(sql: "CREATE INDEX t_cat ON t (cat)")
+      for id in 1...3_000 {
+        try db.execute(
+          sql: "INSERT INTO t VALUES (?, ?, ?)",
+          arguments: [id, id % 37 == 0 ? nil : "c\(id * 7919 % 23)", id % 11])
+      }
+    }
+    return path
+  }
+
+  @Test("a condition at the top of a WHERE is the comparison itself, and the plan uses the index")
+  func conditionsUseIndexes() async throws {
+    let path = try Self.makeDatabase()
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let (_, output, ok) = await run(
+      """
+      let t = sqlite "\(path)" table t
+      explain t | where id < 100
+      explain t | where cat == "c3" and a > 5
+      explain t | where id > 2990 or id < 3
+      explain t | where not (id < 100)
+      """)
+    #expect(ok, "\(output.errors)")
+    let plans: [String] = Array(output.text.components(separatedBy: "plan of ").dropFirst())
+    try #require(plans.count == 4, "\(output.text)")
+    #expect(plans[0].contains("WHERE (\"id\" < ?)"), "\(plans[0])")
+    #expect(plans[0].contains("SEARCH t USING INTEGER PRIMARY KEY (rowid<?)"), "\(plans[0])")
+    #expect(plans[1].contains("USING INDEX t_cat (cat=?)"), "\(plans[1])")
+    #expect(plans[2].contains("WHERE ((\"id\" > ? OR \"id\" < ?))"), "\(plans[2])")
+    // Under NOT a null must not turn true: the comparison keeps its COALESCE, and no index.
+    #expect(plans[3].contains("NOT COALESCE(\"id\" < ?, 0)"), "\(plans[3])")
+  }
+
+  @Test(
+    "the same rows as the conditions in memory, nulls and NOT included",
+    arguments: [
+      "where cat == \"c3\"", "where not (cat == \"c3\")", "where cat != \"c3\" or a > 8",
+      "where not (cat < \"c2\" and a < 3)",
+      "where cat in [\"c1\", \"c4\"]", "where not (cat in [\"c1\", \"c4\"])", "where cat contains \"1\"",
+      "where not (cat contains \"1\")", "where if(a > 5, cat == \"c3\", true)",
+    ])
+  func sameRowsAsMemory(stage: String) async throws {
+    let path = try Self.makeDatabase()
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let csv = NSTemporaryDirectory() + "dsh-reading-\(UUID().uuidString).csv"
+    defer { try? FileManager.default.removeItem(atPath: csv) }
+    let (_, output, ok) = await run(
+      """
+      export sqlite "\(path)" table t to "\(csv)"
+      show csv "\(csv)" null "" | \(stage) | select id as csv
+      show sqlite "\(path)" table t | \(stage) | select id as csv
+      """)
+    #expect(ok, "\(output.errors)")
+    // After the export's line, two answers of one column each.
+    let shows = output.text.components(separatedBy: "id\n").dropFirst()
+    #expect(shows.count == 2 && shows.first == shows.last, "\(stage): \(output.text.prefix(300))")
+    #expect((shows.first?.count ?? 0) > 1, "\(stage) gives no rows")
+  }
+
+  @Test("a whole view, and a window deep in it, are each read by one statement, in the order of the pages")
+  func oneStatementPerView() async throws {
+    let path = try Self.makeDatabase()
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let (_, output, ok) = await run(
+      """
+      let s = sqlite "\(path)" table t | where id < 2500 | section by cat
+      show s as csv
+      describe s
+      """)
+    #expect(ok, "\(output.errors)")
+    #expect(output.text.contains("2499 rows read by 1 statement)"), "\(output.text.suffix(400))")
+    let (_, windowOutput, windowOK) = await run(
+      """
+      let w = sqlite "\(path)" table t | where id < 2500 | section by cat
+      show w rows 1000..1010 as csv
+      describe w
+      """)
+    #expect(windowOK, "\(windowOutput.errors)")
+    #expect(windowOutput.text.contains("rows read by 1 statement)\nfields"), "\(windowOutput.text)")
+    // The rows are the ones SQLite gives in that order.
+    let expected: [Int] = try await DatabaseQueue(path: path).read { db in
+      try Int.fetchAll(db, sql: "SELECT id FROM t WHERE id < 2500 ORDER BY cat IS NULL, cat, id")
+    }
+    let lines: [Substring] = output.text.split(separator: "\n")
+    let shown: [Int] = lines.dropFirst().prefix(2499).map { line in
+      Int(line.split(separator: ",", omittingEmptySubsequences: false)[1]) ?? -1
+    }
+    #expect(shown == expected)
+    // The id is the column before the cat column, whether or not a section column leads.
+    let window: [Int] = windowOutput.text.split(separator: "\n").dropFirst().prefix(10).map {
+      let cells = $0.split(separator: ",", omittingEmptySubsequences: false)
+      return Int(cells[cells.count - 3]) ?? -1
+    }
+    #expect(window == Array(expected[1000..<1010]))
+  }
+}
