@@ -8,15 +8,17 @@
 #                                        # generated programs), for a quick loop while editing
 #   Scripts/test.sh --filter Transcripts # arguments go to swift test
 #
-# What each step costs on a fresh clone of this 2-core machine (CPU, user + system; wall time on
-# an idle machine is about half; docs/BENCHMARKS.md "Set-up" has the measured runs):
+# What each step costs on a fresh clone of this 2-core machine, with another build running beside
+# it (wall time; the whole script took 441-480 s of CPU and 577-666 s of wall time in three such
+# runs, docs/BENCHMARKS.md "Set-up"). Each step prints its own time on standard error.
 #   packages the tests start (apt-get, first run only)   about a minute of download
 #   swift format lint                                    ~10 s
-#   doc comments checked, DocC catalogs built            ~1 min (symbol graphs only)
-#   swift build --build-tests (the one debug build)      ~7 min
+#   doc comments checked, DocC catalogs built            ~1 min (symbol graphs of 4 targets)
+#   swift build --build-tests (the one debug build)      ~4 min
 #   install check, from that same debug build            ~10 s (the manual's plugin)
-#   swift test                                           ~8 min (the generated-program suite
-#                                                        builds a small package of its own)
+#   swift test                                           ~4-5 min (suites run in parallel; the
+#                                                        generated-program suite builds a small
+#                                                        package of its own)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/setup.sh
@@ -37,8 +39,15 @@ if [ "${1:-}" = "--fast" ]; then
 fi
 test_arguments+=("$@")
 
+# Prints how long the step that just ended took.
+step_started=$SECONDS
+step_done() {
+  echo "test.sh: $1 took $((SECONDS - step_started)) s" >&2
+  step_started=$SECONDS
+}
 # Style first: the checked-in .swift-format, strictly (warnings fail too).
 swift format lint --strict --recursive Sources Tests Package.swift
+step_done "swift format lint"
 # Every public declaration of the library's products has a doc comment, and the DocC catalog
 # builds (swift-docc-plugin).
 python3 Scripts/check-docs.py
@@ -46,8 +55,10 @@ for target in DataSourceKit DataSourceKitFiles DataSourceKitSQLite DataSourceKit
   swift package --disable-sandbox generate-documentation --target "$target" >/dev/null
 done
 echo "documentation: every public declaration commented, the catalogs built" >&2
+step_done "documentation"
 # The one build: the tests, and the dsh binary they drive and the install check installs.
 swift build --build-tests
+step_done "swift build --build-tests"
 # The install script, into a throwaway prefix: the binary, its completions and manual.
 prefix=$(mktemp -d)
 DSH_CONFIGURATION=debug bash Scripts/install.sh "$prefix" >/dev/null
@@ -59,4 +70,6 @@ grep -q '^\.Nm dsh' "$prefix/share/man/man1/dsh.1"
 (cd / && "$prefix/bin/dsh" -c 'show csv "samples:people.csv" | limit 1 as csv' | grep -q 'Ada Lovelace')
 rm -rf "$prefix"
 echo "install script: binary, completions and manual installed and checked" >&2
+step_done "install check"
+# Last, so that the test runner's own summary closes the output.
 swift test --skip-build "${test_arguments[@]}"

@@ -215,17 +215,12 @@ public final class Session {
         try show(
           value, named: expression.boundName, rows: rows, mode: mode, expressionRange: expression.range)
       }
-    case .describe(let expression, _):
+    case .describe(let expression, _), .explain(let expression, _):
       let value = try await evaluator.evaluate(expression)
       do {
-        output.write(try describe(value).joined(separator: "\n") + "\n")
-      } catch let error as DataSourceError {
-        throw Diagnostic(.dataSource(error), at: expression.range)
-      }
-    case .explain(let expression, _):
-      let value = try await evaluator.evaluate(expression)
-      do {
-        output.write(try explain(value).joined(separator: "\n") + "\n")
+        let lines: [String]
+        if case .explain = statement { lines = try explain(value) } else { lines = try describe(value) }
+        output.write(lines.joined(separator: "\n") + "\n")
       } catch let error as DataSourceError {
         throw Diagnostic(.dataSource(error), at: expression.range)
       }
