@@ -120,11 +120,25 @@ extension SQLiteProvider {
     let base = query.baseFrom
     var result = columns
     var byStorageClass: [Int] = []
+    // A column SQL only orders or groups the rows by compares the values of the rows the
+    // conditions keep, and no other row is ever read: only those are looked at (a sort key of
+    // a window of ten million rows costs a scan of the window, not of the table). A column in a
+    // condition is compared in every row.
+    let conditions = query.conditions.map { "(\($0.sql))" }.joined(separator: " AND ")
+    let conditionArguments = StatementArguments(query.arguments.map(SQLiteProvider.databaseValue))
     for index in result.indices where names.contains(result[index].name) {
       if result[index].checked || (check == .comparisons && result[index].comparable) { continue }
       let column = result[index].projection
+      let withinConditions =
+        check == .comparisons && !conditions.isEmpty
+        && !query.conditions.contains { $0.sql.contains(SQLiteQuery.quoted(result[index].name)) }
       guard let misfit = misfitCondition(result[index], for: check),
-        try Int.fetchOne(db, sql: "SELECT count(*) \(base) WHERE \(misfit)") == 0
+        try withinConditions
+          ? Int.fetchOne(
+            db, sql: "SELECT count(*) \(base) WHERE \(conditions) AND (\(misfit))",
+            arguments: conditionArguments)
+            == 0
+          : Int.fetchOne(db, sql: "SELECT count(*) \(base) WHERE \(misfit)") == 0
       else {
         byStorageClass.append(index)
         continue

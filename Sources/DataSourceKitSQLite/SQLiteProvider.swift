@@ -722,17 +722,22 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     func convert(_ row: Row) -> Value {
       if readsRowid { lastRowid = row[row.count - 1] }
       let width = readsRowid ? row.count - 1 : row.count
-      return Value.record(
-        Record(
-          schema: schema,
-          values: (0..<width).map { i in
-            guard i < columns.count else { return Self.value(row[i] as DatabaseValue) }
-            guard let value = Self.read(row[i] as DatabaseValue, in: columns[i]) else {
-              misfits.insert(columns[i].name)
-              return .null
-            }
-            return value
-          }))
+      var values: [Value] = []
+      values.reserveCapacity(width)
+      // The row's values in order, read without a generic decode each.
+      for (i, stored) in row.databaseValues.prefix(width).enumerated() {
+        guard i < columns.count else {
+          values.append(Self.value(stored))
+          continue
+        }
+        guard let value = Self.read(stored, in: columns[i]) else {
+          misfits.insert(columns[i].name)
+          values.append(.null)
+          continue
+        }
+        values.append(value)
+      }
+      return Value.record(Record(schema: schema, values: values))
     }
     let rows: [Value]
     do {

@@ -537,7 +537,10 @@ if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onl
   measureAnswers()
 }  // !onlyScale
 
-if !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlyPostgres { measureScale() }
+if !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlyPostgres && !onlyDatabases
+{
+  measureScale()
+}
 
 // MARK: Print
 

@@ -168,6 +168,48 @@ public enum Renderer {
     out.flush()
   }
 
+  /// A provider's rows as CSV, each written as it is read: no row is kept, so a view of ten
+  /// million rows prints in the memory of a page. `sectioned`: a leading `section` column, as
+  /// the view has more than one section (whatever the windows show, so the header of a window
+  /// is the header of the whole).
+  package static func renderItemsCSV(
+    of view: ListView<Value, TableCell>, fields: [String], windows: [Range<Int>], sectioned: Bool,
+    escaping: Bool, to sink: @escaping (String) -> Void
+  ) {
+    func field(_ text: String?) -> String { csvCell(text, escaping: escaping) }
+    var out = TextOutput(color: false, sink: sink)
+    out.line(((sectioned ? ["section"] : []) + fields).map(field).joined(separator: ","))
+    var columns = TableColumns(fields: fields)
+    let source = view.dataSource
+    // The windows' sections and rows, without cells: CSV shows the items' fields.
+    let snapshot = view.layout(windows: windows, makesRows: false)
+    var starts: [Int] = [0]
+    for section in 0..<source.numberOfSections {
+      starts.append(starts[section] + source.numberOfRows(inSection: section))
+    }
+    for section in snapshot.sections {
+      let title = sectioned ? field(sectionTitle(section)) + "," : ""
+      for range in section.shownRanges {
+        for flat in range {
+          // Every 4,096 rows: stop if the show's task was cancelled (^C).
+          if flat & 0xFFF == 0, Task.isCancelled {
+            view.wasInterrupted = true
+            out.flush()
+            return
+          }
+          let item = source.item(at: ItemPath(item: flat - starts[section.index], section: section.index))
+          out.append(title)
+          for (c, value) in columns.values(of: item).enumerated() {
+            if c > 0 { out.append(",") }
+            out.append(field(value.isNull ? nil : value.description))
+          }
+          out.endLine()
+        }
+      }
+    }
+    out.flush()
+  }
+
   /// The header or footer lines of a section as JSON: a string, or null when there are none.
   private static func supplementaryJSON(_ lines: [String]) -> Value {
     lines.isEmpty ? .null : .string(lines.joined(separator: "\n"))
@@ -231,7 +273,14 @@ public enum Renderer {
   }
 
   static func csvField(_ text: String) -> String {
-    guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+    // By bytes, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n", and a
+    // field holding it must be quoted as one holding either is.
+    guard
+      text.utf8.contains(where: {
+        $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n")
+          || $0 == UInt8(ascii: "\r")
+      })
+    else { return text }
     return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
   }
 }

@@ -81,6 +81,11 @@ extension Session {
       // Read from the columns and written as made: no row is kept.
       Renderer.renderFieldsCSV(
         of: view, fields: fields, windows: windows, columns: readers, escaping: options.toTerminal, to: write)
+    } else if showsFields, mode == .csv, let fields = source.knownFields {
+      // Read item by item and written as read: no row is kept.
+      Renderer.renderItemsCSV(
+        of: view, fields: fields, windows: windows, sectioned: source.numberOfSections > 1,
+        escaping: options.toTerminal, to: write)
     } else if showsFields, mode != .json, mode != .csv, mode != .html, mode != .svg,
       let fields = source.knownFields
     {
