@@ -168,10 +168,11 @@ public enum Renderer {
     out.flush()
   }
 
-  /// A provider's rows as CSV, each written as it is read: no row is kept, so a view of ten
-  /// million rows prints in the memory of a page. `sectioned`: a leading `section` column, as
-  /// the view has more than one section (whatever the windows show, so the header of a window
-  /// is the header of the whole).
+  /// A provider's rows as CSV, each written as it is read.
+  ///
+  /// No row is kept, so a view of ten million rows prints in the memory of a page. `sectioned`:
+  /// a leading `section` column, as the view has more than one section (whatever the windows
+  /// show, so the header of a window is the header of the whole).
   package static func renderItemsCSV(
     of view: ListView<Value, TableCell>, fields: [String], windows: [Range<Int>], sectioned: Bool,
     escaping: Bool, to sink: @escaping (String) -> Void
