@@ -458,7 +458,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     let list = selectList(shape)
     if let key = shape.uniqueKey, let first = denseStart {
       return
-        "SELECT \(list) \(query.from) WHERE \(key.sql) >= \(PostgresSQL.bind(String(first + offset))) AND \(key.sql) < \(PostgresSQL.bind(String(first + offset + count))) ORDER BY \(key.sql)"
+        "SELECT \(list) \(query.from) WHERE \(key.sql) >= \(PostgresSQL.bind(String(first + offset)))::int8 AND \(key.sql) < \(PostgresSQL.bind(String(first + offset + count)))::int8 ORDER BY \(key.sql)"
     }
     if let key = shape.uniqueKey, query.section == nil, query.order.isEmpty, page > 0,
       let after = lastKeys[page - 1]
@@ -506,6 +506,8 @@ public final class PostgresProvider: DataProvider, CompositionNode {
       inOrder = false
       if streamPage != nil { streamSession?.endStream() }
       streamPage = nil
+      // Closed with the print: a session of many shown views keeps no connection per view.
+      streamSession = nil
     }
     return try body()
   }
@@ -517,8 +519,8 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     let stream = try streamSession ?? session.sibling()
     streamSession = stream
     // Pages the view skipped (kept from before): read past, cheaper than a new statement that
-    // sorts again.
-    if let next = streamPage, next < page {
+    // sorts again; a jump further than that (a view's last rows) starts a new one there.
+    if let next = streamPage, next < page, page - next <= PostgresProvider.keptPages {
       var skipped = 0
       while skipped < (page - next) * PostgresProvider.pageSize {
         let rows = try stream.nextRows(min(4096, (page - next) * PostgresProvider.pageSize - skipped))
@@ -547,7 +549,8 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     let count =
       query.limit.map { min(PostgresProvider.pageSize, max(0, $0 - offset)) } ?? PostgresProvider.pageSize
     let result: PostgresRows
-    if inOrder {
+    // A key range is one index seek a page: no stream beats it.
+    if inOrder, denseStart == nil {
       result = PostgresRows(columns: [], rows: try streamedRows(page, count: count))
     } else {
       statementsRun += 1

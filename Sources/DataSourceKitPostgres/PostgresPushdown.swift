@@ -68,6 +68,8 @@ struct PostgresTranslator {
     /// So it is for a column whose collation is deterministic (equal only when the bytes are),
     /// or a literal; an index on the column then serves `=`.
     var bytewiseEquality = false
+    /// Whether it is a literal (a bound value).
+    var isLiteral = false
   }
 
   let shape: PostgresShape
@@ -175,7 +177,8 @@ struct PostgresTranslator {
       return nil
     }
     // Equal text is equal bytes under a deterministic collation: no COLLATE, so an index serves.
-    if op == .equal || op == .notEqual, x.bytewiseEquality, y.bytewiseEquality {
+    // Against a literal only: two columns of different collations cannot be compared without one.
+    if op == .equal || op == .notEqual, x.bytewiseEquality, y.bytewiseEquality, x.isLiteral || y.isLiteral {
       return Self.twoValued("\(x.sql) \(symbol) \(y.sql)", nullIsFalse)
     }
     return Self.twoValued("\(Self.collated(x)) \(symbol) \(Self.collated(y))", nullIsFalse)
@@ -337,7 +340,7 @@ struct PostgresTranslator {
   /// A literal in SQL, typed so the server reads it as dsh holds it.
   static func literal(_ literal: Value) -> Fragment? {
     switch literal {
-    case .null: return Fragment(sql: "NULL", type: .null, bytewiseEquality: true)
+    case .null: return Fragment(sql: "NULL", type: .null, bytewiseEquality: true, isLiteral: true)
     case .bool(let b): return Fragment(sql: b ? "true" : "false", type: .bool)
     case .int(let i): return Fragment(sql: "\(PostgresSQL.bind(String(i)))::int8", type: .int)
     case .double(let d):
@@ -346,7 +349,8 @@ struct PostgresTranslator {
     case .string(let s):
       // The server holds no NUL in text.
       guard !s.utf8.contains(0) else { return nil }
-      return Fragment(sql: "\(PostgresSQL.bind(s))::text", type: .text, bytewiseEquality: true)
+      return Fragment(
+        sql: "\(PostgresSQL.bind(s))::text", type: .text, bytewiseEquality: true, isLiteral: true)
     case .date:
       // Only years the server reads back as written.
       let text = literal.description

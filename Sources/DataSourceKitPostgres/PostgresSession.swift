@@ -94,7 +94,9 @@ final class PostgresSession: @unchecked Sendable {
   /// Another connection to the same server, set up as this one is (its later settings too):
   /// for a statement read a little at a time while this one runs others.
   func sibling() throws -> PostgresSession {
-    let other = try PostgresSession.openNow(location, statementTimeout: statementTimeout)
+    // The stream lives as long as its reader reads: the statement timeout, meant for one
+    // statement's work, would end a long print read at the reader's pace.
+    let other = try PostgresSession.openNow(location, statementTimeout: nil)
     let settings = queue.sync { laterSettings }
     try other.queue.sync {
       for setting in settings { try other.command(setting) }

@@ -129,8 +129,10 @@ extension SQLiteProvider {
     for index in result.indices where names.contains(result[index].name) {
       if result[index].checked || (check == .comparisons && result[index].comparable) { continue }
       let column = result[index].projection
+      // The conditions read the columns as stored only when no column is converted (a null
+      // marker, a cast); otherwise they would pick other rows here than in the query.
       let withinConditions =
-        check == .comparisons && !conditions.isEmpty
+        check == .comparisons && !conditions.isEmpty && !query.isProjected
         && !query.conditions.contains { $0.sql.contains(SQLiteQuery.quoted(result[index].name)) }
       guard let misfit = misfitCondition(result[index], for: check),
         try withinConditions

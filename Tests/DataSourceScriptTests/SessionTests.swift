@@ -424,7 +424,7 @@ struct SQLitePushdownTests {
       """)
     #expect(
       output.text.contains(
-        #"sqlite "Scripts/data/people.db" table people where (COALESCE("age" > 40, 0) AND COALESCE("team" COLLATE BINARY <> "Research" COLLATE BINARY, 0)) sort by "name" COLLATE BINARY asc limit 2  (1 section, 2 items, loaded)"#
+        #"sqlite "Scripts/data/people.db" table people where ("age" > 40 AND "team" COLLATE BINARY <> "Research" COLLATE BINARY) sort by "name" COLLATE BINARY asc limit 2  (1 section, 2 items, loaded)"#
       ))
     #expect(output.errors.contains("error: no field 'agee' in p; did you mean 'age'?"))
     #expect(

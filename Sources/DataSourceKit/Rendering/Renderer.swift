@@ -144,7 +144,8 @@ public enum Renderer {
     func field(_ text: String?) -> String { csvCell(text, escaping: escaping) }
     let snapshot = view.layout(windows: windows, makesRows: false)
     var out = TextOutput(color: false, sink: sink)
-    let withSection = snapshot.sections.count > 1
+    // The whole view's sections, not the window's: a window's header is the whole one's.
+    let withSection = snapshot.sectionCount > 1
     out.line(((withSection ? ["section"] : []) + fields).map(field).joined(separator: ","))
     for section in snapshot.sections {
       let title = withSection ? field(sectionTitle(section)) + "," : ""
@@ -178,10 +179,21 @@ public enum Renderer {
     escaping: Bool, to sink: @escaping (String) -> Void
   ) {
     func field(_ text: String?) -> String { csvCell(text, escaping: escaping) }
-    var out = TextOutput(color: false, sink: sink)
-    out.line(((sectioned ? ["section"] : []) + fields).map(field).joined(separator: ","))
-    var columns = TableColumns(fields: fields)
     let source = view.dataSource
+    var out = TextOutput(color: false, sink: sink)
+    // Written with the first row read (or at the end, for none): a source that fails on its
+    // first row prints nothing but the error.
+    var headerWritten = false
+    func writeHeader() {
+      guard !headerWritten else { return }
+      headerWritten = true
+      out.line(((sectioned ? ["section"] : []) + fields).map(field).joined(separator: ","))
+    }
+    defer {
+      if source.loadState != .error { writeHeader() }
+      out.flush()
+    }
+    var columns = TableColumns(fields: fields)
     // The windows' sections and rows, without cells: CSV shows the items' fields.
     let snapshot = view.layout(windows: windows, makesRows: false)
     var starts: [Int] = [0]
@@ -195,10 +207,13 @@ public enum Renderer {
           // Every 4,096 rows: stop if the show's task was cancelled (^C).
           if flat & 0xFFF == 0, Task.isCancelled {
             view.wasInterrupted = true
-            out.flush()
             return
           }
           let item = source.item(at: ItemPath(item: flat - starts[section.index], section: section.index))
+          // A row that could not be read (the source failed under it): nothing more is printed,
+          // and the show reports the failure.
+          if item.isNull, source.loadState == .error { return }
+          writeHeader()
           out.append(title)
           for (c, value) in columns.values(of: item).enumerated() {
             if c > 0 { out.append(",") }
@@ -208,7 +223,6 @@ public enum Renderer {
         }
       }
     }
-    out.flush()
   }
 
   /// The header or footer lines of a section as JSON: a string, or null when there are none.
@@ -251,7 +265,8 @@ public enum Renderer {
   private static func renderCSV(_ snapshot: ViewSnapshot<Value>, escaping: Bool, into out: inout TextOutput) {
     func field(_ text: String?) -> String { csvCell(text, escaping: escaping) }
     var columns = TableColumns(snapshot: snapshot)
-    let withSection = snapshot.sections.count > 1
+    // The whole view's sections, not the window's: a window's header is the whole one's.
+    let withSection = snapshot.sectionCount > 1
     var header = withSection ? ["section"] : []
     header += columns.names
     out.line(header.map(field).joined(separator: ","))

@@ -63,6 +63,8 @@ public struct ViewSnapshot<Item> {
   public var totalRows: Int
   /// Rows shown.
   public var shownRows: Int
+  /// How many sections the whole view has, whatever the windows show.
+  public var sectionCount = 0
   /// The fields of the items, when known (a table of records shows them as columns).
   public var fields: [String]?
   /// Lines above the whole view (its title) and below it (its caption).
@@ -221,6 +223,7 @@ extension ListView where Cell == TableCell {
     firstVisible = 0
     var snapshot = ViewSnapshot(
       sections: sections, totalRows: total, shownRows: shown, fields: dataSource.knownFields)
+    snapshot.sectionCount = dataSource.numberOfSections
     snapshot.title = dataSource.viewLines(.header)
     snapshot.caption = dataSource.viewLines(.footer)
     snapshot.indexTitles = dataSource.sectionIndexTitles

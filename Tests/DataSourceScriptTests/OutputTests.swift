@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+@testable import DataSourceScript
+
+/// What the writers put out: fields quoted whatever their line breaks, and a header that is the
+/// whole view's whatever window is shown.
+@Suite("Output writers")
+@MainActor
+struct OutputTests {
+  @Test("a field holding a Windows line break is quoted, and reads back as itself")
+  func windowsLineBreakQuoted() async throws {
+    let folder = NSTemporaryDirectory() + "dsh-output-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try Data("a,b\r\n1,\"x\r\ny\"\r\n2,\"p\rq\"\r\n".utf8).write(
+      to: URL(fileURLWithPath: folder + "/crlf.csv"))
+    let (_, output, ok) = await run(
+      """
+      show csv "\(folder)/crlf.csv" as csv
+      export csv "\(folder)/crlf.csv" to "\(folder)/out.csv"
+      show csv "\(folder)/out.csv" as csv
+      """)
+    #expect(ok, "\(output.errors)")
+    let expected = "a,b\n1,\"x\r\ny\"\n2,\"p\rq\"\n"
+    #expect(output.text.hasPrefix(expected), "\(output.text.debugDescription)")
+    #expect(output.text.hasSuffix(expected), "\(output.text.debugDescription)")
+  }
+
+  @Test("the CSV header of a sectioned view is the same for every window, from a file and a database")
+  func headerFollowsTheView() async throws {
+    let (_, output, ok) = await run(
+      """
+      let f = csv "Scripts/data/people.csv" | sort by id | section by team
+      let d = sqlite "Scripts/data/people.db" table people | sort by id | section by team
+      show f rows 0..1 as csv
+      show d rows 0..1 as csv
+      show f as csv
+      """)
+    #expect(ok, "\(output.errors)")
+    let headers = output.text.split(separator: "\n").filter {
+      $0.hasPrefix("section,") || $0.hasPrefix("id,")
+    }
+    #expect(headers.count == 3 && headers.allSatisfy { $0.hasPrefix("section,id,") }, "\(output.text)")
+  }
+}
