@@ -20,51 +20,57 @@ let databasesPath = dataFolder + "/scale10m.db"
   let bind = "let b = sqlite \"\(databasesPath)\" table t"
   func sqlite3(_ sql: String) -> Measurement { median { measure(["sqlite3", "-csv", databasesPath, sql]) } }
   func ratio(_ a: Measurement, _ b: Measurement) -> String { String(format: "%.2f×", a.seconds / b.seconds) }
+  /// A row of dsh's time beside another tool's, met when dsh takes at most `limit` times as long.
+  func timed(_ what: String, _ dshRun: Measurement, _ otherName: String, _ other: Measurement, limit: Double)
+    -> Row
+  {
+    Row(
+      what: what, dsh: seconds(dshRun.seconds), other: "\(otherName): \(seconds(other.seconds))",
+      figure: ratio(dshRun, other), target: String(format: "≤ %g×", limit),
+      met: dshRun.status == 0 && dshRun.seconds <= limit * other.seconds)
+  }
 
   // 1. A 200,000-row sectioned view printed whole as CSV: the rows sqlite3 prints for the same
   //    question, in the same order, with the same columns.
-  let dshWhole = median {
-    measure([dsh, "-c", bind, "-c", "show b | where id < 200000 | section by cat as csv"])
-  }
-  let sqliteWhole = sqlite3("SELECT cat, id, cat, a, b, c FROM t WHERE id < 200000 ORDER BY cat, id")
   rows.append(
-    Row(
-      what: "SQLite 10M: where id < 200000 | section by cat, printed whole", dsh: seconds(dshWhole.seconds),
-      other: "sqlite3 -csv, same rows: \(seconds(sqliteWhole.seconds))", figure: ratio(dshWhole, sqliteWhole),
-      target: "≤ 2×", met: dshWhole.status == 0 && dshWhole.seconds <= 2 * sqliteWhole.seconds))
-
+    timed(
+      "SQLite 10M: where id < 200000 | section by cat, printed whole",
+      median { measure([dsh, "-c", bind, "-c", "show b | where id < 200000 | section by cat as csv"]) },
+      "sqlite3 -csv, same rows",
+      sqlite3("SELECT cat, id, cat, a, b, c FROM t WHERE id < 200000 ORDER BY cat, id"),
+      limit: 2))
   // 2. A 20-row window at row 5,000,000 of a filtered view.
-  let dshWindow = median {
-    measure([dsh, "-c", bind, "-c", "show b | where id > 2000000 rows 5000000..5000020 as csv"])
-  }
-  let sqliteWindow = sqlite3("SELECT * FROM t WHERE id > 2000000 LIMIT 20 OFFSET 5000000")
   rows.append(
-    Row(
-      what: "SQLite 10M: 20 rows at 5,000,000 behind where id > 2000000", dsh: seconds(dshWindow.seconds),
-      other: "sqlite3 LIMIT/OFFSET: \(seconds(sqliteWindow.seconds))", figure: ratio(dshWindow, sqliteWindow),
-      target: "≤ 1.5×", met: dshWindow.status == 0 && dshWindow.seconds <= 1.5 * sqliteWindow.seconds))
+    timed(
+      "SQLite 10M: 20 rows at 5,000,000 behind where id > 2000000",
+      median {
+        measure([dsh, "-c", bind, "-c", "show b | where id > 2000000 rows 5000000..5000020 as csv"])
+      },
+      "sqlite3 LIMIT/OFFSET", sqlite3("SELECT * FROM t WHERE id > 2000000 LIMIT 20 OFFSET 5000000"),
+      limit: 1.5))
+  // 3. Section counts. The summary line (`b | section by cat`) needs the counts and nothing
+  //    else; `describe` would check every value of a large table too.
+  rows.append(
+    timed(
+      "SQLite 10M: section counts of section by cat",
+      median { measure([dsh, "-c", bind, "-c", "b | section by cat"]) }, "sqlite3 GROUP BY",
+      sqlite3("SELECT cat, count(*) FROM t GROUP BY cat ORDER BY cat"), limit: 1.2))
 
-  // 3. Section counts.
-  // The summary line (`b | section by cat`) needs the counts and nothing else; `describe`
-  // would check every value of a large table too.
-  let dshCounts = median { measure([dsh, "-c", bind, "-c", "b | section by cat"]) }
-  let sqliteCounts = sqlite3("SELECT cat, count(*) FROM t GROUP BY cat ORDER BY cat")
-  rows.append(
+  /// A row of dsh's peak memory while it prints every row, beside the other tool's.
+  func memory(_ what: String, _ dshRun: Measurement, _ otherName: String, _ other: Measurement) -> Row {
     Row(
-      what: "SQLite 10M: section counts of section by cat", dsh: seconds(dshCounts.seconds),
-      other: "sqlite3 GROUP BY: \(seconds(sqliteCounts.seconds))", figure: ratio(dshCounts, sqliteCounts),
-      target: "≤ 1.2×", met: dshCounts.status == 0 && dshCounts.seconds <= 1.2 * sqliteCounts.seconds))
-
-  // 4. Memory while every row of the 10M is printed.
-  let dshAll = measure([dsh, "-c", bind, "-c", "show b as csv"])
-  let sqliteAll = measure(["sqlite3", "-csv", databasesPath, "SELECT * FROM t"])
-  rows.append(
-    Row(
-      what: "SQLite 10M: every row printed, peak memory", dsh: megabytes(dshAll.peakKilobytes),
+      what: what, dsh: megabytes(dshRun.peakKilobytes),
       other:
-        "sqlite3: \(megabytes(sqliteAll.peakKilobytes)), \(seconds(sqliteAll.seconds)) (dsh \(seconds(dshAll.seconds)))",
-      figure: megabytes(dshAll.peakKilobytes), target: "< 100 MB",
-      met: dshAll.status == 0 && dshAll.peakKilobytes < 100 * 1024))
+        "\(otherName): \(megabytes(other.peakKilobytes)), \(seconds(other.seconds)) (dsh \(seconds(dshRun.seconds)))",
+      figure: megabytes(dshRun.peakKilobytes), target: "< 100 MB",
+      met: dshRun.status == 0 && dshRun.peakKilobytes < 100 * 1024)
+  }
+  // 4. Memory while every row of the 10M is printed.
+  rows.append(
+    memory(
+      "SQLite 10M: every row printed, peak memory", measure([dsh, "-c", bind, "-c", "show b as csv"]),
+      "sqlite3",
+      measure(["sqlite3", "-csv", databasesPath, "SELECT * FROM t"])))
 
   guard let url = ProcessInfo.processInfo.environment["DSH_BENCH_POSTGRES"],
     let psqlArguments = ProcessInfo.processInfo.environment["DSH_BENCH_PSQL"]?.split(separator: " ").map(
@@ -89,20 +95,15 @@ let databasesPath = dataFolder + "/scale10m.db"
       "SELECT category, id, category, name, amount, day FROM \(table) WHERE id < 200000 ORDER BY category, id"
     )
     rows.append(
-      Row(
-        what: "PostgreSQL \(label): where id < 200000 | section by category, printed whole",
-        dsh: seconds(dshPrint.seconds), other: "psql, same rows: \(seconds(psqlPrint.seconds))",
-        figure: ratio(dshPrint, psqlPrint), target: "≤ 2×",
-        met: dshPrint.status == 0 && dshPrint.seconds <= 2 * psqlPrint.seconds))
+      timed(
+        "PostgreSQL \(label): where id < 200000 | section by category, printed whole", dshPrint,
+        "psql, same rows",
+        psqlPrint, limit: 2))
   }
   // 6. Memory while every row of the 10M-row table is printed.
-  let dshPostgresAll = measure([dsh, "-c", "show postgres \"\(url)\" table big as csv"])
-  let psqlAll = measure(psqlArguments + ["-t", "-F", ",", "-c", "SELECT * FROM big ORDER BY id"])
   rows.append(
-    Row(
-      what: "PostgreSQL 10M: every row printed, peak memory", dsh: megabytes(dshPostgresAll.peakKilobytes),
-      other:
-        "psql: \(megabytes(psqlAll.peakKilobytes)), \(seconds(psqlAll.seconds)) (dsh \(seconds(dshPostgresAll.seconds)))",
-      figure: megabytes(dshPostgresAll.peakKilobytes), target: "< 100 MB",
-      met: dshPostgresAll.status == 0 && dshPostgresAll.peakKilobytes < 100 * 1024))
+    memory(
+      "PostgreSQL 10M: every row printed, peak memory",
+      measure([dsh, "-c", "show postgres \"\(url)\" table big as csv"]), "psql",
+      measure(psqlArguments + ["-t", "-F", ",", "-c", "SELECT * FROM big ORDER BY id"])))
 }
