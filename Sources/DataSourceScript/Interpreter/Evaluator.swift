@@ -50,6 +50,12 @@ extension Evaluator {
     case .literal(let value, _):
       return .scalar(value)
     case .provider(let provider):
+      // A server's table is counted when first asked, not when bound: `let t = postgres … table
+      // big` then `show t | where …` counts only the rows the stages keep. A query runs when
+      // bound, so its errors (and its ^C) come with the statement that names it.
+      if case .postgres(_, let table, _) = provider.source, table != nil {
+        return .provider(try await makeProvider(provider, counting: false))
+      }
       return .provider(try await makeProvider(provider))
     case .pipeline(let head, let steps, _):
       // A source whose stages the server runs is counted once, by the last of them.
