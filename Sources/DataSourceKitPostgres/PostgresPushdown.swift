@@ -125,7 +125,7 @@ struct PostgresTranslator {
     -> PostgresSQL?
   {
     if op == .isIn {
-      guard let x = value(a), case .list(let items) = b else { return nil }
+      guard let x = value(a), let items = b.listItems else { return nil }
       var parts: [Fragment] = []
       for item in items {
         guard case .literal(let literal) = item else { return nil }

@@ -36,16 +36,20 @@ struct DatabaseReadingTests {
       explain t | where cat == "c3" and a > 5
       explain t | where id > 2990 or id < 3
       explain t | where not (id < 100)
+      explain t | where id in [5, 7] and cat in ["c3", "c4"]
       """)
     #expect(ok, "\(output.errors)")
     let plans: [String] = Array(output.text.components(separatedBy: "plan of ").dropFirst())
-    try #require(plans.count == 4, "\(output.text)")
+    try #require(plans.count == 5, "\(output.text)")
     #expect(plans[0].contains("WHERE (\"id\" < ?)"), "\(plans[0])")
     #expect(plans[0].contains("SEARCH t USING INTEGER PRIMARY KEY (rowid<?)"), "\(plans[0])")
     #expect(plans[1].contains("USING INDEX t_cat (cat=?)"), "\(plans[1])")
     #expect(plans[2].contains("WHERE ((\"id\" > ? OR \"id\" < ?))"), "\(plans[2])")
     // Under NOT a null must not turn true: the comparison keeps its COALESCE, and no index.
     #expect(plans[3].contains("NOT COALESCE(\"id\" < ?, 0)"), "\(plans[3])")
+    // A list written in the statement is folded into one value: it goes down as IN all the same.
+    #expect(plans[4].contains("\"id\" IN (?, ?)"), "\(plans[4])")
+    #expect(plans[4].contains("USING INTEGER PRIMARY KEY (rowid=?)"), "\(plans[4])")
   }
 
   @Test(

@@ -420,3 +420,15 @@ extension Value {
     }
   }
 }
+
+extension RowExpression {
+  /// The items of a list written in the expression: `[a, b]` as parsed, or folded into one
+  /// literal list value when every item is a constant.
+  package var listItems: [RowExpression]? {
+    switch self {
+    case .list(let items): items
+    case .literal(.list(let values)): values.map(RowExpression.literal)
+    default: nil
+    }
+  }
+}
