@@ -36,10 +36,6 @@ final class PostgresSession: @unchecked Sendable {
   private var laterSettings: [String] = []
   /// Whether a streamed statement is under way (``startStream(_:)``): rows are still to come.
   private var streaming = false
-  /// Statements sent since the session opened (its own set-up and transactions included).
-  private var sent = 0
-  /// Statements sent since the session opened (its own set-up and transactions included).
-  var statementsSent: Int { queue.sync { sent } }
 
   private init(location: PostgresLocation, connection: OpaquePointer, isUTF8: Bool) {
     self.location = location
@@ -150,26 +146,6 @@ final class PostgresSession: @unchecked Sendable {
     try queue.sync { try run(sql) }
   }
 
-  /// Reads a statement's rows one at a time as the server sends them (libpq's single-row mode),
-  /// on the session's queue, handing each to `row`; nothing is held but the row at hand.
-  func stream(_ sql: PostgresSQL, row: @escaping @Sendable ([String?]) throws -> Void) async throws
-    -> [PostgresRows.Column]
-  {
-    if Task.isCancelled { throw DataSourceError.cancelled }
-    do {
-      return try await withTaskCancellationHandler {
-        try await withCheckedThrowingContinuation { continuation in
-          queue.async { continuation.resume(with: Result { try self.run(sql, row: row) }) }
-        }
-      } onCancel: {
-        cancelRunning()
-      }
-    } catch {
-      if Task.isCancelled { throw DataSourceError.cancelled }
-      throw error
-    }
-  }
-
   /// Changes a setting of the session (outside the statements' transactions, so it stays).
   func configure(_ setting: String) async throws {
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -201,20 +177,7 @@ final class PostgresSession: @unchecked Sendable {
   /// read-only transaction; the connection runs nothing else until ``endStream()``.
   func startStream(_ sql: PostgresSQL) throws {
     try queue.sync {
-      cancelling.wait()
-      if PQtransactionStatus(connection) != PQTRANS_IDLE { try? command("ROLLBACK") }
-      try command("BEGIN TRANSACTION READ ONLY")
-      let (text, parameters) = sql.statement
-      sent += 1
-      let started = withCStrings(parameters) { values in
-        PQsendQueryParams(connection, text, Int32(parameters.count), nil, values, nil, nil, 0)
-      }
-      guard started == 1 else {
-        let failure = PostgresError.connection(message: String(cString: PQerrorMessage(connection)))
-        try? command("ROLLBACK")
-        throw failure
-      }
-      PQsetSingleRowMode(connection)
+      try send(sql)
       streaming = true
     }
   }
@@ -276,23 +239,8 @@ final class PostgresSession: @unchecked Sendable {
   }
 
   private func run(_ sql: PostgresSQL, row: ([String?]) throws -> Void) throws -> [PostgresRows.Column] {
-    dispatchPrecondition(condition: .onQueue(queue))
-    cancelling.wait()
-    // A rollback that a late cancel interrupted leaves its transaction open: end it first.
-    if PQtransactionStatus(connection) != PQTRANS_IDLE { try? command("ROLLBACK") }
-    try command("BEGIN TRANSACTION READ ONLY")
+    try send(sql)
     defer { try? command("ROLLBACK") }
-    let (text, parameters) = sql.statement
-    // SQL interpolated into a String by mistake would show its pieces here (and lose them).
-    assert(!text.contains("PostgresSQL(pieces:"), "SQL made into a String: \(text)")
-    sent += 1
-    let sent = withCStrings(parameters) { values in
-      PQsendQueryParams(connection, text, Int32(parameters.count), nil, values, nil, nil, 0)
-    }
-    guard sent == 1 else {
-      throw PostgresError.connection(message: String(cString: PQerrorMessage(connection)))
-    }
-    PQsetSingleRowMode(connection)
     var columns: [PostgresRows.Column]?
     var failure: (any Error)?
     // Every result is read to the end, even after a failure, so the connection is ready for
@@ -321,9 +269,30 @@ final class PostgresSession: @unchecked Sendable {
     return columns ?? []
   }
 
+  /// Sends a statement, alone in a transaction begun read-only (ended by the caller), its rows
+  /// to come one at a time (single-row mode), once any cancel on its way has landed.
+  private func send(_ sql: PostgresSQL) throws {
+    dispatchPrecondition(condition: .onQueue(queue))
+    cancelling.wait()
+    // A rollback that a late cancel interrupted leaves its transaction open: end it first.
+    if PQtransactionStatus(connection) != PQTRANS_IDLE { try? command("ROLLBACK") }
+    try command("BEGIN TRANSACTION READ ONLY")
+    let (text, parameters) = sql.statement
+    // SQL interpolated into a String by mistake would show its pieces here (and lose them).
+    assert(!text.contains("PostgresSQL(pieces:"), "SQL made into a String: \(text)")
+    let sent = withCStrings(parameters) { values in
+      PQsendQueryParams(connection, text, Int32(parameters.count), nil, values, nil, nil, 0)
+    }
+    guard sent == 1 else {
+      let failure = PostgresError.connection(message: String(cString: PQerrorMessage(connection)))
+      try? command("ROLLBACK")
+      throw failure
+    }
+    PQsetSingleRowMode(connection)
+  }
+
   /// A statement of the session's own, with no rows, outside any statement's transaction.
   private func command(_ sql: String) throws {
-    sent += 1
     guard let result = PQexec(connection, sql) else {
       throw PostgresError.connection(message: String(cString: PQerrorMessage(connection)))
     }
