@@ -86,7 +86,9 @@ let package = Package(
     ),
     .testTarget(
       name: "DataSourceScriptTests",
-      dependencies: ["DataSourceScript", .product(name: "GRDB", package: "GRDB.swift")]
+      dependencies: [
+        "DataSourceScript", "DataSourceKitSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+      ]
     ),
     // An app's view of the library: Swift 6 mode with no upcoming features, as a new app target
     // is made, every warning an error, and a package name of its own so that it sees only the

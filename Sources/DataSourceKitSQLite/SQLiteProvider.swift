@@ -140,6 +140,20 @@ public struct SQLiteQuery: Sendable {
     return Set(columns.map(\.name).filter { sql.contains(Self.quoted($0)) })
   }
 
+  /// The column the sections are grouped by, when SQL uses it for nothing else and its type
+  /// is one SQL compares by storage class: its values need no pass of their own before the
+  /// query, as the sections' GROUP BY lists every value the view holds (see
+  /// `SQLiteProvider.countSections`).
+  var sectionOnlyColumn: String? {
+    guard let section else { return nil }
+    let elsewhere = (conditions.map(\.sql) + order.map(\.sql) + [join?.leftKey ?? ""]).joined(separator: " ")
+    return columns.first { column in
+      let name = Self.quoted(column.name)
+      return (section.sql == name || section.sql == name + " COLLATE BINARY") && !elsewhere.contains(name)
+        && [.int, .double, .text, .bool].contains(column.type)
+    }?.name
+  }
+
   /// The type of each column SQL may use as dsh sees it: what pushed-down SQL may assume.
   public var columnTypes: [String: ValueType] {
     var types: [String: ValueType] = [:]
@@ -277,7 +291,7 @@ public struct SQLiteQuery: Sendable {
 /// loaded, then only pages of rows around what a view asks for.
 ///
 /// The file is opened read-only and never written.
-public final class SQLiteProvider: DataProvider, CompositionNode {
+public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoading {
   /// The database file's real path.
   public let path: String
   /// The path as the user wrote it, for messages.
@@ -305,14 +319,19 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   private var held: Database?
   /// The statement stepping through the rows while the connection is held, and the page it
   /// reads next.
-  private var stream: (cursor: RowCursor, nextPage: Int)?
+  private var stream: (cursor: RowCursor, statement: Statement, nextPage: Int)?
   /// Statements run to read rows since the provider was made (pages, streams), for `describe`.
   public private(set) var statementsRun = 0
+  /// Times the rows (or the sections' rows) were counted since the provider was made, for
+  /// tests: a prepared provider counts when first asked, once.
+  public private(set) var countsRun = 0
   /// Rows read from the file so far, for tests and `describe`.
   public private(set) var rowsRead = 0
   /// For a whole table whose rowids have no gaps, the first rowid: then the row at position k
   /// is found by seeking rowid first + k, not by stepping over k rows.
   private var denseRowidStart: Int?
+  /// Whether the provider was prepared (``prepare()``) and its rows are still to be counted.
+  private var needsCount = false
 
   private let access: FileAccess?
 
@@ -340,7 +359,10 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   }
 
   /// Where loading stands.
-  public var loadState: LoadState { states.state }
+  public var loadState: LoadState {
+    countIfNeeded()
+    return states.state
+  }
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { lastError?.description }
   /// The fields every item is known to have, or `nil`.
@@ -371,8 +393,17 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   /// The whole source is typed at every load: from the declarations, and from the values when
   /// it is small (or a column has no declared type). A pushed-down stage keeps its source's
   /// types, and checks the columns its SQL compares or orders by before SQLite does.
-  public func load() async throws {
-    let ticket = states.begin()
+  public func load() async throws { try await open(counting: true) }
+
+  /// Opens the file and learns the columns, without counting the rows.
+  ///
+  /// The values of the columns SQL compares are checked; the rows are counted when a view
+  /// first asks how many there are. A table bound by `let` and then filtered by a stage is never counted whole.
+  package func prepare() async throws { try await open(counting: false) }
+
+  private func open(counting: Bool) async throws {
+    // Preparing leaves the state as it was (initial): the count, when first asked, loads.
+    let ticket = counting ? states.begin() : nil
     do {
       let database = try Self.open(path, displayPath: displayPath, access: access)
       // Cancelling the load's task (^C) interrupts a long count or GROUP BY inside SQLite at
@@ -392,7 +423,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
           }
         }
         // SQL compares and orders by these columns' values: they must hold what dsh holds.
-        let inSQL = query.columnsInSQL
+        var inSQL = query.columnsInSQL
+        if let grouped = query.sectionOnlyColumn { inSQL.remove(grouped) }
         if !inSQL.isEmpty {
           query.columns = try database.read { db in
             try Self.checking(
@@ -401,11 +433,18 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
         }
         // A ^C that came between queries, when none was running to interrupt.
         if Task.isCancelled { throw DataSourceError.cancelled }
-        let (names, sections) = try Self.countRows(in: database, query: query)
+        let names = try database.read { db in
+          try db.makeStatement(sql: query.select(offset: 0, count: 0)).columnNames
+        }
+        let sections =
+          counting ? try Self.countSections(in: database, query: &query, displayPath: displayPath) : nil
         // An interrupt that came between two queries reached none: look before the next.
         if Task.isCancelled { throw DataSourceError.cancelled }
         if wholeSource {
-          let rows = sections.reduce(0) { $0 + $1.count }
+          // Whether the source is small, without counting a large one to the end.
+          let rows =
+            try sections.map { $0.reduce(0) { $0 + $1.count } }
+            ?? Self.countRows(in: database, query: query, upTo: Self.rowsCheckedOnOpen + 1)
           let now = Set(query.columns.filter { rows <= Self.rowsCheckedOnOpen || $0.type == nil }.map(\.name))
           if !now.isEmpty {
             query.columns = try database.read { db in
@@ -414,14 +453,24 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
           }
         }
         if Task.isCancelled { throw DataSourceError.cancelled }
-        let dense = try Self.denseRowidStart(
-          in: database, query: query, count: sections.reduce(0) { $0 + $1.count })
+        let dense = try sections.flatMap {
+          try Self.denseRowidStart(in: database, query: query, count: $0.reduce(0) { $0 + $1.count })
+        }
         return (names, sections, dense, query.columns, query.rowidName)
       } onCancel: {
         database.interrupt()
       }
       // A ^C between the queries, when no query was running to interrupt.
       if Task.isCancelled { throw DataSourceError.cancelled }
+      guard let ticket, let sections else {
+        self.database = database
+        self.query.columns = columns
+        self.query.rowidName = rowidName
+        self.schema = Schema(query.join.map { names.dropLast() + [$0.name] } ?? names)
+        needsCount = true
+        return
+      }
+      countsRun += 1
       if states.finish(ticket, with: sections.allSatisfy { $0.count == 0 } ? .noContent : .loaded) {
         self.database = database
         self.query.columns = columns
@@ -430,6 +479,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
         // A join's key column is read, not shown; its match field is.
         self.schema = Schema(query.join.map { names.dropLast() + [$0.name] } ?? names)
         self.sections = sections
+        needsCount = false
         pages = [:]
         pageOrder = []
         lastRowids = [:]
@@ -437,18 +487,40 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
         observers.notify()
       }
     } catch DataSourceError.cancelled {
-      states.cancel(ticket)
+      if let ticket { states.cancel(ticket) }
       throw DataSourceError.cancelled
     } catch let error as DataSourceError {
-      fail(ticket, error)
+      if let ticket { fail(ticket, error) }
       throw error
     } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
-      states.cancel(ticket)
+      if let ticket { states.cancel(ticket) }
       throw DataSourceError.cancelled
     } catch let error as DatabaseError {
       let failure = Self.failure(error, path: displayPath)
-      fail(ticket, failure)
+      if let ticket { fail(ticket, failure) }
       throw failure
+    }
+  }
+
+  /// Counts now, when the provider was prepared and not loaded.
+  ///
+  /// A provider is never taken to be empty because nobody counted it. A failure leaves it in `error` with the reason.
+  private func countIfNeeded() {
+    guard needsCount, let database, states.state == .initial else { return }
+    needsCount = false
+    let ticket = states.begin()
+    do {
+      let sections = try Self.countSections(in: database, query: &query, displayPath: displayPath)
+      countsRun += 1
+      denseRowidStart = try Self.denseRowidStart(
+        in: database, query: query, count: sections.reduce(0) { $0 + $1.count })
+      self.sections = sections
+      _ = states.finish(ticket, with: sections.allSatisfy { $0.count == 0 } ? .noContent : .loaded)
+    } catch {
+      fail(
+        ticket,
+        (error as? DatabaseError).map { Self.failure($0, path: displayPath) }
+          ?? .sourceFailed(message: "\(error)"))
     }
   }
 
@@ -535,6 +607,11 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     if Foundation.access(path, R_OK) != 0 { throw FileBytes.error(for: errno, path: displayPath) }
     var configuration = Configuration()
     configuration.readonly = true
+    // Pages read through a memory map, not copied by a read call each: a scan of a large table
+    // takes a fraction of the time. SQLite caps the size (2 GB in Debian's build); beyond it,
+    // it reads as before. The file is opened immutable, so dsh already assumes nobody writes it
+    // while it is open (see docs/RELIABILITY.md).
+    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA mmap_size = 1099511627776") }
     // Checked before (the link already in place: SQLite fails on a file that is no database
     // with a message of its own) and after, on the files SQLite opened (a link swapped in
     // between).
@@ -574,27 +651,75 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     return "file:\(encoded)?immutable=1"
   }
 
-  /// The columns, and the sections with their counts (one section when not sectioned).
+  /// The sections with their counts (one section when not sectioned).
   private static func countRows(in database: DatabaseQueue, query: SQLiteQuery) throws
-    -> ([String], [(key: Value?, start: Int, count: Int)])
+    -> [(key: Value?, start: Int, count: Int)]
   {
     let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
     return try database.read { db in
-      let names = try db.makeStatement(sql: query.select(offset: 0, count: 0)).columnNames
       if let section = query.section {
         var start = 0
         let rows = try Row.fetchAll(db, sql: query.sectionsSQL(section), arguments: arguments)
-        return (
-          names,
-          rows.map { row in
-            let count: Int = row[1]
-            defer { start += count }
-            return (key: Self.value(row[0] as DatabaseValue, as: section.type), start: start, count: count)
-          }
-        )
+        return rows.map { row in
+          let count: Int = row[1]
+          defer { start += count }
+          return (key: Self.value(row[0] as DatabaseValue, as: section.type), start: start, count: count)
+        }
       }
       let count = try Int.fetchOne(db, sql: query.countSQL, arguments: arguments) ?? 0
-      return (names, [(key: nil, start: 0, count: count)])
+      return [(key: nil, start: 0, count: count)]
+    }
+  }
+
+  /// The sections with their counts, the section column's values checked by the keys the
+  /// GROUP BY found: when one is of a storage class the column's type does not compare as dsh
+  /// does, the column is checked (widened, or an error) and the rows counted again.
+  private static func countSections(in database: DatabaseQueue, query: inout SQLiteQuery, displayPath: String)
+    throws -> [(key: Value?, start: Int, count: Int)]
+  {
+    guard let name = query.sectionOnlyColumn,
+      let index = query.columns.firstIndex(where: { $0.name == name }),
+      !query.columns[index].checked, !query.columns[index].comparable, let section = query.section
+    else { return try countRows(in: database, query: query) }
+    let type = query.columns[index].type
+    let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
+    let rows = try database.read { db in
+      try Row.fetchAll(db, sql: query.sectionsSQL(section), arguments: arguments)
+    }
+    let fits = rows.allSatisfy { row in
+      switch (row[0] as DatabaseValue).storage {
+      case .null: true
+      case .int64(let i): type == .int || type == .double || (type == .bool && (i == 0 || i == 1))
+      case .double: type == .double || type == .int
+      case .string: type == .text
+      case .blob: false
+      }
+    }
+    guard fits else {
+      let checked = query
+      query.columns = try database.read { db in
+        try checking(
+          checked.columns, named: [name], for: .comparisons, in: db, query: checked, displayPath: displayPath)
+      }
+      return try countRows(in: database, query: query)
+    }
+    query.columns[index].comparable = true
+    var start = 0
+    return rows.map { row in
+      let count: Int = row[1]
+      defer { start += count }
+      return (key: Self.value(row[0] as DatabaseValue, as: section.type), start: start, count: count)
+    }
+  }
+
+  /// The rows, counted no further than `limit`.
+  private static func countRows(in database: DatabaseQueue, query: SQLiteQuery, upTo limit: Int) throws -> Int
+  {
+    let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
+    return try database.read { db in
+      try Int.fetchOne(
+        db, sql: "SELECT COUNT(*) FROM (SELECT 1 \(query.from)\(query.whereClause) LIMIT \(limit))",
+        arguments: arguments) ?? 0
     }
   }
 
@@ -637,14 +762,19 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   // A read that met a value its column does not hold leaves no sections, while a view may be
   // in the middle of reading them: positions past the end read as nothing.
   /// The number of sections.
-  public var numberOfSections: Int { sections.count }
+  public var numberOfSections: Int {
+    countIfNeeded()
+    return sections.count
+  }
   /// The number of items in a section.
   public func numberOfItems(inSection section: Int) -> Int {
-    section < sections.count ? sections[section].count : 0
+    countIfNeeded()
+    return section < sections.count ? sections[section].count : 0
   }
   /// The key the section's items were grouped by, or `nil`.
   public func sectionKey(_ section: Int) -> SectionKey? {
-    query.section == nil || section >= sections.count
+    countIfNeeded()
+    return query.section == nil || section >= sections.count
       ? nil : SectionKey(value: sections[section].key ?? .null)
   }
 
@@ -652,6 +782,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
   /// stepped along, where they would otherwise be a statement per page (an OFFSET each, and the
   /// query's sort again each time).
   package func readingInOrder<R>(_ body: () throws -> R) throws -> R {
+    // Counted first: the count is a read of its own, which cannot run inside the held one.
+    countIfNeeded()
     guard let database, held == nil else { return try body() }
     return try database.read { db in
       held = db
@@ -671,6 +803,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
 
   /// The row at a position, from the page around it (read once, kept while recent).
   public func item(at itemPath: ItemPath) -> Value {
+    countIfNeeded()
     guard itemPath.section < sections.count else { return .null }
     let flat = sections[itemPath.section].start + itemPath.item
     let page = flat / Self.pageSize
@@ -719,13 +852,19 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
     let streamed = held != nil && denseRowidStart == nil && rowidColumn == nil
     var misfits: Set<String> = []
     var lastRowid: Int?
-    func convert(_ row: Row) -> Value {
-      if readsRowid { lastRowid = row[row.count - 1] }
-      let width = readsRowid ? row.count - 1 : row.count
+    // Each value is read from the statement itself: a GRDB `Row` would name every column of
+    // every row on the way (a third of the time of a print).
+    func convert(_ statement: Statement) -> Value {
+      let row = statement.sqliteStatement
+      let total = CInt(statement.columnCount)
+      if readsRowid {
+        lastRowid = Int.fromDatabaseValue(DatabaseValue(sqliteStatement: row, index: total - 1))
+      }
+      let width = readsRowid ? total - 1 : total
       var values: [Value] = []
-      values.reserveCapacity(width)
-      // The row's values in order, read without a generic decode each.
-      for (i, stored) in row.databaseValues.prefix(width).enumerated() {
+      values.reserveCapacity(Int(width))
+      for i in 0..<Int(width) {
+        let stored = DatabaseValue(sqliteStatement: row, index: CInt(i))
         guard i < columns.count else {
           values.append(Self.value(stored))
           continue
@@ -744,7 +883,11 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
       rows = try reading(database) { db -> [Value] in
         guard streamed else {
           statementsRun += 1
-          return try Row.fetchAll(db, sql: sql, arguments: arguments).map(convert)
+          let statement = try db.makeStatement(sql: sql)
+          let cursor = try Row.fetchCursor(statement, arguments: arguments)
+          var rows: [Value] = []
+          while try cursor.next() != nil { rows.append(convert(statement)) }
+          return rows
         }
         // Pages the view skipped (kept from before): stepped over, cheaper than a new statement
         // that sorts again.
@@ -756,14 +899,14 @@ public final class SQLiteProvider: DataProvider, CompositionNode {
           // From this page to the end (or the query's limit): LIMIT -1 is no limit.
           let rest = query.limit.map { max(0, $0 - offset) } ?? -1
           statementsRun += 1
-          stream = (
-            try Row.fetchCursor(db, sql: query.select(offset: offset, count: rest), arguments: arguments),
-            page
-          )
+          let statement = try db.makeStatement(sql: query.select(offset: offset, count: rest))
+          stream = (try Row.fetchCursor(statement, arguments: arguments), statement, page)
         }
         var rows: [Value] = []
         rows.reserveCapacity(count)
-        while rows.count < count, let row = try stream?.cursor.next() { rows.append(convert(row)) }
+        while rows.count < count, let stream, try stream.cursor.next() != nil {
+          rows.append(convert(stream.statement))
+        }
         stream?.nextPage = page + 1
         return rows
       }

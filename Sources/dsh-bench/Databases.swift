@@ -58,12 +58,17 @@ let databasesPath = dataFolder + "/scale10m.db"
 
   /// A row of dsh's peak memory while it prints every row, beside the other tool's.
   func memory(_ what: String, _ dshRun: Measurement, _ otherName: String, _ other: Measurement) -> Row {
-    Row(
-      what: what, dsh: megabytes(dshRun.peakKilobytes),
+    // The figure is the memory dsh holds; its peak resident set also counts the pages of the
+    // database file SQLite reads through a memory map (page cache, shared and reclaimable).
+    let own =
+      dshRun.peakAnonymousKilobytes == Measurement.unknownPeak
+      ? dshRun.peakKilobytes : dshRun.peakAnonymousKilobytes
+    return Row(
+      what: what, dsh: "\(megabytes(own)) own, \(megabytes(dshRun.peakKilobytes)) resident",
       other:
-        "\(otherName): \(megabytes(other.peakKilobytes)), \(seconds(other.seconds)) (dsh \(seconds(dshRun.seconds)))",
-      figure: megabytes(dshRun.peakKilobytes), target: "< 100 MB",
-      met: dshRun.status == 0 && dshRun.peakKilobytes < 100 * 1024)
+        "\(otherName): \(megabytes(other.peakAnonymousKilobytes)) own, \(megabytes(other.peakKilobytes)) resident, \(seconds(other.seconds)) (dsh \(seconds(dshRun.seconds)))",
+      figure: megabytes(own), target: "< 100 MB",
+      met: dshRun.status == 0 && own < 100 * 1024)
   }
   // 4. Memory while every row of the 10M is printed.
   rows.append(

@@ -18,6 +18,9 @@ struct Measurement {
   var seconds: Double
   /// The child's peak resident memory, or `unknownPeak`.
   var peakKilobytes: Int
+  /// The child's peak anonymous memory (its own heap and stacks, without pages of files it
+  /// mapped), sampled every few milliseconds from /proc; `unknownPeak` where there is no /proc.
+  var peakAnonymousKilobytes = Measurement.unknownPeak
   var standardError: String
   var status: Int32
 }
@@ -47,9 +50,11 @@ func measure(_ arguments: [String], outputPath: String = "/dev/null") -> Measure
   guard spawned == 0 else {
     fatalError("cannot run \(command[0]): \(String(cString: strerror(spawned)))")
   }
+  let sampler = AnonymousMemorySampler(parent: pid, throughGNUTime: timed)
   var status: Int32 = 0
   var usage = rusage()
   wait4(pid, &status, 0, &usage)
+  let anonymousPeak = sampler.stop()
   let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
   let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
   unlink(errorPath)
@@ -68,7 +73,69 @@ func measure(_ arguments: [String], outputPath: String = "/dev/null") -> Measure
     getrusage(RUSAGE_SELF.rawValue, &own)
     peak = usage.ru_maxrss > own.ru_maxrss ? Int(usage.ru_maxrss) : Measurement.unknownPeak
   }
-  return Measurement(seconds: seconds, peakKilobytes: peak, standardError: errors, status: status)
+  return Measurement(
+    seconds: seconds, peakKilobytes: peak, peakAnonymousKilobytes: anonymousPeak, standardError: errors,
+    status: status)
+}
+
+/// Samples a running command's anonymous memory (`RssAnon` in /proc/PID/status) until stopped.
+///
+/// Peak resident memory counts the pages of a file the process maps (SQLite reads its file
+/// through a map): they belong to the page cache, shared and dropped under pressure. This is
+/// the memory the process itself holds, to report beside it.
+final class AnonymousMemorySampler: @unchecked Sendable {
+  private let lock = NSLock()
+  private var running = true
+  /// The highest sample, or `nil` before the first.
+  private var peak: Int?
+  private let done = DispatchSemaphore(value: 0)
+
+  /// Starts sampling `parent`, or its children when it is GNU time running the command.
+  init(parent: pid_t, throughGNUTime: Bool) {
+    Thread.detachNewThread { [self] in
+      while lock.withLock({ running }) {
+        let pids =
+          throughGNUTime
+          ? Self.read("/proc/\(parent)/task/\(parent)/children").split(separator: " ").compactMap {
+            Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+          }
+          : [parent]
+        for pid in pids {
+          let status = Self.read("/proc/\(pid)/status")
+          guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
+            let kilobytes = Int(
+              line.dropFirst("RssAnon:".count).split(whereSeparator: \.isWhitespace).first ?? "")
+          else { continue }
+          lock.withLock { peak = max(peak ?? 0, kilobytes) }
+        }
+        usleep(5_000)
+      }
+      done.signal()
+    }
+  }
+
+  /// A file of /proc, read to its end: they report a size of 0, so Foundation's readers give
+  /// nothing.
+  private static func read(_ path: String) -> String {
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else { return "" }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, 4096) }
+      if count <= 0 { break }
+      bytes.append(contentsOf: buffer[0..<count])
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Stops sampling; the peak seen, or `unknownPeak`.
+  func stop() -> Int {
+    lock.withLock { running = false }
+    done.wait()
+    return lock.withLock { peak } ?? Measurement.unknownPeak
+  }
 }
 
 /// The median of `runs` measurements (by wall time), after one run that is not counted: it

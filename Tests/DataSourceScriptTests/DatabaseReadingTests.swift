@@ -1,3 +1,4 @@
+import DataSourceKitSQLite
 import Foundation
 import GRDB
 import Testing
@@ -113,5 +114,67 @@ struct DatabaseReadingTests {
       return Int(cells[cells.count - 3]) ?? -1
     }
     #expect(window == Array(expected[1000..<1010]))
+  }
+
+  @Test("a table bound by let is counted when first asked: a view of it counts only what its stages keep")
+  func tableCountedWhenAsked() async throws {
+    let path = try Self.makeDatabase()
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let (session, output, ok) = await run(
+      """
+      let t = sqlite "\(path)" table t
+      let v = t | where id < 100 | section by cat
+      show v rows 0..3 as csv
+      """)
+    #expect(ok, "\(output.errors)")
+    func provider(_ name: String) -> SQLiteProvider? {
+      guard case .provider(let value)? = session.bindings[name]?.value else { return nil }
+      return value.provider as? SQLiteProvider
+    }
+    // The view counted once, by its sections; neither the table nor the filter before them.
+    #expect(provider("v")?.countsRun == 1)
+    #expect(provider("t")?.countsRun == 0)
+    // Asked, the table counts then, once, and says so in describe.
+    let (_, described, describedOK) = await run("describe t\ndescribe t", in: session)
+    #expect(describedOK, "\(described.errors)")
+    #expect(described.text.contains("3000 items"), "\(described.text)")
+    #expect(provider("t")?.countsRun == 1)
+  }
+
+  @Test(
+    "a large table's section column is checked by the keys its GROUP BY finds, with the same answers as a check of every value"
+  )
+  func sectionColumnCheckedByItsKeys() async throws {
+    // More rows than are checked when opened, so the section column is checked when grouped.
+    let path = NSTemporaryDirectory() + "dsh-sections-\(UUID().uuidString).db"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try await DatabaseQueue(path: path).write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE m (id INTEGER PRIMARY KEY, n INT, c TEXT, r REAL);
+          WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 120000)
+          INSERT INTO m SELECT i, i % 3, 'k' || (i % 4), i % 5 FROM k;
+          UPDATE m SET n = 'x' WHERE id = 119999;
+          UPDATE m SET c = 7 WHERE id = 119998;
+          UPDATE m SET n = 2.5 WHERE id = 7;
+          """)
+    }
+    let (_, output, _) = await run(
+      """
+      let m = sqlite "\(path)" table m
+      m | section by n
+      m | where id < 100000 | section by n
+      m | section by c
+      m | section by r
+      """)
+    // n holds a text: an error, named as the check of every value names it.
+    #expect(output.errors.contains("n is \"x\", not an int"), "\(output.errors)")
+    let lines = output.text.split(separator: "\n").map(String.init)
+    try #require(lines.count == 3, "\(output.text)")
+    // Below the text, n holds ints and one real: comparable, four sections with null-free keys.
+    #expect(lines[0].contains("99999 items in 4 sections"), "\(lines[0])")
+    // c holds a number among texts: it is read as text (the check widens it), one more key.
+    #expect(lines[1].contains("120000 items in 5 sections") && lines[1].contains("c text"), "\(lines[1])")
+    #expect(lines[2].contains("120000 items in 5 sections"), "\(lines[2])")
   }
 }

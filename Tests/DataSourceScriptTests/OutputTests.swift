@@ -43,4 +43,26 @@ struct OutputTests {
     }
     #expect(headers.count == 3 && headers.allSatisfy { $0.hasPrefix("section,id,") }, "\(output.text)")
   }
+
+  @Test("numbers and text are written as CSV fields the same way whether or not they need quotes")
+  func csvFields() async throws {
+    let (_, output, ok) = await run(
+      #"""
+      show [{"n": 0, "t": "plain"}, {"n": -9223372036854775807, "t": "a,b"}, {"n": 9223372036854775807, "t": "say \"hi\""}, {"n": -40, "t": ""}, {"n": null, "t": "é ✓"}, {"n": 7, "t": "two\nlines"}, {"n": 1.5, "t": true}] as csv
+      """#)
+    #expect(ok, "\(output.errors)")
+    let expected = #"""
+      n,t
+      0,plain
+      -9223372036854775807,"a,b"
+      9223372036854775807,"say ""hi"""
+      -40,""
+      ,é ✓
+      7,"two
+      lines"
+      1.5,true
+
+      """#
+    #expect(output.text == expected, "\(output.text.debugDescription)")
+  }
 }

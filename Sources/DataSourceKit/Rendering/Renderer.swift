@@ -216,8 +216,8 @@ public enum Renderer {
           writeHeader()
           out.append(title)
           for (c, value) in columns.values(of: item).enumerated() {
-            if c > 0 { out.append(",") }
-            out.append(field(value.isNull ? nil : value.description))
+            if c > 0 { out.append(byte: UInt8(ascii: ",")) }
+            out.appendCSV(value, escaping: escaping)
           }
           out.endLine()
         }
@@ -288,15 +288,16 @@ public enum Renderer {
     return csvField(escaping ? TextWidth.escapedForTerminal(text) : text)
   }
 
+  /// Whether a byte makes a CSV field need quotes.
+  static func needsCSVQuotes(_ byte: UInt8) -> Bool {
+    byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\n")
+      || byte == UInt8(ascii: "\r")
+  }
+
   static func csvField(_ text: String) -> String {
     // By bytes, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n", and a
     // field holding it must be quoted as one holding either is.
-    guard
-      text.utf8.contains(where: {
-        $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n")
-          || $0 == UInt8(ascii: "\r")
-      })
-    else { return text }
+    guard text.utf8.contains(where: needsCSVQuotes) else { return text }
     return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
   }
 }
@@ -426,6 +427,43 @@ struct TextOutput {
   }
 
   mutating func append(_ s: String) { bytes.append(contentsOf: s.utf8) }
+
+  mutating func append(byte: UInt8) { bytes.append(byte) }
+
+  /// A value as a CSV field (``Renderer/csvCell(_:escaping:)``), written straight into the
+  /// output: a number, or text that needs no quotes, makes no string of its own on the way.
+  mutating func appendCSV(_ value: Value, escaping: Bool) {
+    switch value {
+    case .null: return
+    case .int(let i):
+      // Digits written backwards into a small buffer, then copied in order.
+      if i == 0 {
+        bytes.append(UInt8(ascii: "0"))
+        return
+      }
+      var magnitude = i.magnitude
+      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+        var count = 0
+        while magnitude > 0 {
+          digits[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+          magnitude /= 10
+          count += 1
+        }
+        if i < 0 { bytes.append(UInt8(ascii: "-")) }
+        for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[index]) }
+      }
+    case .string(let text) where !escaping && !text.isEmpty:
+      var utf8 = text
+      let plain = utf8.withUTF8 { buffer in
+        guard !buffer.contains(where: Renderer.needsCSVQuotes) else { return false }
+        bytes.append(contentsOf: buffer)
+        return true
+      }
+      if !plain { append(Renderer.csvCell(text, escaping: false)) }
+    default:
+      append(Renderer.csvCell(value.description, escaping: escaping))
+    }
+  }
 
   /// The line under a view that shows fewer rows than it has: `1000 rows (40 shown)`.
   mutating func shownRowsFooter(shown: Int, total: Int) {

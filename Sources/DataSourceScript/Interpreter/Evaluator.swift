@@ -50,11 +50,14 @@ extension Evaluator {
     case .literal(let value, _):
       return .scalar(value)
     case .provider(let provider):
-      // A server's table is counted when first asked, not when bound: `let t = postgres … table
-      // big` then `show t | where …` counts only the rows the stages keep. A query runs when
-      // bound, so its errors (and its ^C) come with the statement that names it.
-      if case .postgres(_, let table, _) = provider.source, table != nil {
+      // A database's table is counted when first asked, not when bound: `let t = postgres …
+      // table big` then `show t | where …` counts only the rows the stages keep. A query runs
+      // when bound, so its errors (and its ^C) come with the statement that names it.
+      switch provider.source {
+      case .postgres(_, .some, _), .sqlite(_, .some, _):
         return .provider(try await makeProvider(provider, counting: false))
+      default:
+        break
       }
       return .provider(try await makeProvider(provider))
     case .pipeline(let head, let steps, _):
