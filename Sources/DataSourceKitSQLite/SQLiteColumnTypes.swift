@@ -292,6 +292,21 @@ extension SQLiteProvider {
   /// A stored value as its column holds it, or `nil` when the column's values are not checked
   /// yet and this one does not fit its type (then the column must be checked).
   static func read(_ stored: DatabaseValue, in column: SQLiteColumn) -> Value? {
+    read(stored, as: ColumnReading(column))
+  }
+
+  /// What reading a column's values needs of it, without its name and markers: read for every
+  /// value of a page, it is copied without a reference to count.
+  struct ColumnReading {
+    var checked: Bool
+    var type: ValueType?
+    var format: String?
+    init(_ column: SQLiteColumn) {
+      (checked, type, format) = (column.checked, column.type, column.format)
+    }
+  }
+
+  static func read(_ stored: DatabaseValue, as column: ColumnReading) -> Value? {
     if !column.checked {
       switch (column.type, stored.storage) {
       case (_, .null): return .null

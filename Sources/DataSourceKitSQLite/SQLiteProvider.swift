@@ -18,10 +18,14 @@ public struct SQLiteQuery: Sendable {
     public var sql: String
     /// The values bound to the SQL's `?`s.
     public var arguments: [Value]
+    /// When the condition keeps exactly the rows whose integer primary key lies in a range
+    /// (`id > 2000000`, `id >= 5 and id < 10`), that range.
+    public var keyBounds: ClosedRange<Int>?
     /// SQL with its arguments.
-    public init(sql: String, arguments: [Value]) {
+    public init(sql: String, arguments: [Value], keyBounds: ClosedRange<Int>? = nil) {
       self.sql = sql
       self.arguments = arguments
+      self.keyBounds = keyBounds
     }
 
     /// The SQL with its arguments written in dsh's way, for `describe`.
@@ -172,6 +176,22 @@ public struct SQLiteQuery: Sendable {
   /// three. Found when the source is opened.
   public internal(set) var rowidName: String?
 
+  /// The column that is the table's rowid under a name of its own (`id INTEGER PRIMARY KEY`),
+  /// found when the source is opened; `nil` when there is none.
+  public internal(set) var keyColumn: String?
+
+  /// The range of keys the conditions keep when each is a range of the key column (every key
+  /// with no condition), or `nil`: then the rows kept are a run of the table's rowids.
+  /// An empty range keeps no row.
+  var keyRange: (low: Int, high: Int)? {
+    var range = (low: Int.min, high: Int.max)
+    for condition in conditions {
+      guard let bounds = condition.keyBounds else { return nil }
+      range = (max(range.low, bounds.lowerBound), min(range.high, bounds.upperBound))
+    }
+    return range
+  }
+
   /// The column that keeps the table's stored order in this query's rows: the rowid, or its
   /// copy through the projection; `nil` when there is none.
   var rowOrder: String? {
@@ -236,11 +256,25 @@ public struct SQLiteQuery: Sendable {
   var orderClause: String {
     var terms: [String] = []
     for term in (section.map { [$0] } ?? []) + order {
-      terms.append("\(term.sql) IS NULL, \(term.sql) \(term.direction == .ascending ? "ASC" : "DESC")")
+      terms.append(Self.nullsLast(term.sql, term.direction))
     }
     if let rowOrder { terms.append(rowOrder) }
     return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
   }
+
+  /// `key ASC` (or `DESC`) with nulls after every value, as the in-memory stages order them.
+  /// SQLite says so itself from 3.30 (`NULLS LAST`), which sorts by one key where
+  /// `key IS NULL, key` sorts by two (a tenth of a sectioned print of 200,000 rows).
+  static func nullsLast(_ key: String, _ direction: SortDirection) -> String {
+    let order = direction == .ascending ? "ASC" : "DESC"
+    return readsNullsLast ? "\(key) \(order) NULLS LAST" : "\(key) IS NULL, \(key) \(order)"
+  }
+
+  /// Whether this SQLite reads `NULLS LAST` (3.30 on).
+  private static let readsNullsLast: Bool = {
+    guard let memory = try? DatabaseQueue() else { return false }
+    return (try? memory.read { try $0.makeStatement(sql: "SELECT 1 ORDER BY 1 NULLS LAST") }) != nil
+  }()
 
   /// The rows in order, `count` of them from `offset` (within the query's own limit).
   func select(offset: Int, count: Int) -> String {
@@ -260,7 +294,7 @@ public struct SQLiteQuery: Sendable {
     let key = term.sql
     let source = limit == nil ? "\(from)\(whereClause)" : "FROM (\(ordered))"
     return
-      "SELECT \(key), COUNT(*) \(source) GROUP BY \(key) ORDER BY \(key) IS NULL, \(key) \(term.direction == .ascending ? "ASC" : "DESC")"
+      "SELECT \(key), COUNT(*) \(source) GROUP BY \(key) ORDER BY \(Self.nullsLast(key, term.direction))"
   }
 
   /// What `describe` says the provider reads.
@@ -411,14 +445,16 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
       var query = self.query
       let wholeSource = readsWholeSource || query.columns.isEmpty
       let displayPath = self.displayPath
-      let (names, sections, dense, columns, rowidName) = try await withTaskCancellationHandler {
+      let (names, sections, dense, opened) = try await withTaskCancellationHandler {
         if wholeSource {
-          (query.columns, query.rowidName) = try database.read { db in
+          (query.columns, query.rowidName, query.keyColumn) = try database.read { db in
             let names = try db.makeStatement(sql: "SELECT * \(query.baseFrom) LIMIT 0").columnNames
+            let rowidName = Self.rowidName(of: query.source, columns: names, in: db)
             return (
               try Self.declaredColumns(
                 in: db, names: names, query: query, options: query.options, displayPath: displayPath),
-              Self.rowidName(of: query.source, columns: names, in: db)
+              rowidName,
+              rowidName == nil ? nil : Self.keyColumn(of: query.source, in: db)
             )
           }
         }
@@ -436,8 +472,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
         let names = try database.read { db in
           try db.makeStatement(sql: query.select(offset: 0, count: 0)).columnNames
         }
-        let sections =
-          counting ? try Self.countSections(in: database, query: &query, displayPath: displayPath) : nil
+        let counted = counting ? try Self.count(in: database, query: &query, displayPath: displayPath) : nil
+        let sections = counted?.sections
         // An interrupt that came between two queries reached none: look before the next.
         if Task.isCancelled { throw DataSourceError.cancelled }
         if wholeSource {
@@ -452,11 +488,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
             }
           }
         }
-        if Task.isCancelled { throw DataSourceError.cancelled }
-        let dense = try sections.flatMap {
-          try Self.denseRowidStart(in: database, query: query, count: $0.reduce(0) { $0 + $1.count })
-        }
-        return (names, sections, dense, query.columns, query.rowidName)
+        return (names, sections, counted?.denseStart, query)
       } onCancel: {
         database.interrupt()
       }
@@ -464,8 +496,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
       if Task.isCancelled { throw DataSourceError.cancelled }
       guard let ticket, let sections else {
         self.database = database
-        self.query.columns = columns
-        self.query.rowidName = rowidName
+        self.query = opened
         self.schema = Schema(query.join.map { names.dropLast() + [$0.name] } ?? names)
         needsCount = true
         return
@@ -473,8 +504,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
       countsRun += 1
       if states.finish(ticket, with: sections.allSatisfy { $0.count == 0 } ? .noContent : .loaded) {
         self.database = database
-        self.query.columns = columns
-        self.query.rowidName = rowidName
+        self.query = opened
         denseRowidStart = dense
         // A join's key column is read, not shown; its match field is.
         self.schema = Schema(query.join.map { names.dropLast() + [$0.name] } ?? names)
@@ -510,10 +540,9 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     needsCount = false
     let ticket = states.begin()
     do {
-      let sections = try Self.countSections(in: database, query: &query, displayPath: displayPath)
+      let (sections, denseStart) = try Self.count(in: database, query: &query, displayPath: displayPath)
       countsRun += 1
-      denseRowidStart = try Self.denseRowidStart(
-        in: database, query: query, count: sections.reduce(0) { $0 + $1.count })
+      denseRowidStart = denseStart
       self.sections = sections
       _ = states.finish(ticket, with: sections.allSatisfy { $0.count == 0 } ? .noContent : .loaded)
     } catch {
@@ -723,27 +752,70 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     }
   }
 
-  /// The first rowid of a whole table (no stage pushed down) whose rowids run without gaps:
-  /// `min` and `max` are index seeks, so this costs two lookups.
-  private static func denseRowidStart(in database: DatabaseQueue, query: SQLiteQuery, count: Int) throws
-    -> Int?
+  /// The sections with their counts, and for rows read by rowid from a table whose rowids run
+  /// without gaps, the first rowid: the row at position k is then rowid first + k, found by a
+  /// seek, not by stepping over k rows.
+  private static func count(in database: DatabaseQueue, query: inout SQLiteQuery, displayPath: String) throws
+    -> (sections: [(key: Value?, start: Int, count: Int)], denseStart: Int?)
   {
+    if let run = try keyRun(in: database, query: query) {
+      return ([(key: nil, start: 0, count: run.count)], run.first)
+    }
+    return (try countSections(in: database, query: &query, displayPath: displayPath), nil)
+  }
+
+  /// For a table read whole in stored order, or filtered only by ranges of its integer primary
+  /// key, whose rowids run without gaps: how many rows the range keeps and the first rowid,
+  /// by arithmetic on the table's count and its least and greatest rowid (an optimized count
+  /// and two seeks) instead of stepping over every row kept. A whole table with gaps gives its
+  /// count and no first rowid; otherwise `nil`.
+  private static func keyRun(in database: DatabaseQueue, query: SQLiteQuery) throws -> (
+    count: Int, first: Int?
+  )? {
     guard case .table(let name) = query.source, let rowid = query.rowidName, !query.isProjected,
-      query.conditions.isEmpty, query.join == nil,
-      query.section == nil,
-      query.order.isEmpty,
-      query.limit == nil, count > 0
+      query.join == nil, query.section == nil, query.order.isEmpty, query.limit == nil,
+      let range = query.keyRange
     else { return nil }
+    let table = SQLiteQuery.quoted(name)
     let row = try database.read { db in
-      // One aggregate per query: SQLite answers a lone min() or max() with an index seek.
+      // One aggregate per query: SQLite answers a lone min() or max() with a seek, and a lone
+      // count(*) of a table without stepping through its rows.
       try Row.fetchOne(
         db,
         sql:
-          "SELECT (SELECT min(\(rowid)) FROM \(SQLiteQuery.quoted(name))), (SELECT max(\(rowid)) FROM \(SQLiteQuery.quoted(name)))"
+          "SELECT (SELECT count(*) FROM \(table)), (SELECT min(\(rowid)) FROM \(table)), (SELECT max(\(rowid)) FROM \(table))"
       )
     }
-    guard let low: Int = row?[0], let high: Int = row?[1], high - low + 1 == count else { return nil }
-    return low
+    let total: Int = row?[0] ?? 0
+    // (Rowids span the whole of Int: the differences are checked.)
+    guard let low: Int = row?[1], let high: Int = row?[2],
+      case (let span, let overflow) = high.subtractingReportingOverflow(low), !overflow, span == total - 1
+    else {
+      return query.conditions.isEmpty ? (total, nil) : nil
+    }
+    let first = max(low, range.low)
+    let last = min(high, range.high)
+    return last < first ? (0, nil) : (last - first + 1, first)
+  }
+
+  /// The column that is the table's rowid by another name: its only primary key column,
+  /// declared `INTEGER`, that SQLite's own plan looks up as the rowid (a column declared
+  /// `INTEGER PRIMARY KEY DESC` is not one).
+  static func keyColumn(of source: SQLiteQuery.Source, in db: Database) -> String? {
+    guard case .table(let table) = source,
+      let columns = try? Row.fetchAll(db, sql: "PRAGMA table_info(\(SQLiteQuery.quoted(table)))")
+    else { return nil }
+    let keys = columns.filter { ($0["pk"] as Int?) ?? 0 > 0 }
+    guard keys.count == 1, let name: String = keys[0]["name"],
+      (keys[0]["type"] as String?)?.uppercased() == "INTEGER",
+      let plan = try? Row.fetchAll(
+        db,
+        sql:
+          "EXPLAIN QUERY PLAN SELECT 1 FROM \(SQLiteQuery.quoted(table)) WHERE \(SQLiteQuery.quoted(name)) = 0"
+      ),
+      plan.contains(where: { (($0["detail"] as String?) ?? "").contains("INTEGER PRIMARY KEY") })
+    else { return nil }
+    return name
   }
 
   private func fail(_ ticket: LoadStateMachine.Ticket, _ error: DataSourceError) {
@@ -833,8 +905,14 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     let rowidColumn = query.rowidOrdered ? query.rowOrder : nil
     if let first = denseRowidStart, case .table(let name) = query.source, let rowid = query.rowidName {
       sql =
-        "SELECT * FROM \(SQLiteQuery.quoted(name)) WHERE \(rowid) >= ? AND \(rowid) < ? ORDER BY \(rowid)"
-      arguments = [first + offset, first + offset + count]
+        "SELECT * FROM \(SQLiteQuery.quoted(name)) WHERE \(rowid) >= ? AND \(rowid) <= ? ORDER BY \(rowid)"
+      // No further than the rows the view has: past them, the table's rows are other ranges'.
+      // (Rowids reach Int.max: the sums are checked.)
+      let total = sections.last.map { $0.start + $0.count } ?? 0
+      let last = first + max(0, total - 1)
+      let (pageFirst, pastEnd) = first.addingReportingOverflow(offset)
+      let (pageLast, beyond) = pageFirst.addingReportingOverflow(count - 1)
+      arguments = [pastEnd ? last : pageFirst, pastEnd || beyond ? last : min(pageLast, last)]
     } else if let rowidColumn {
       let after = page > 0 ? lastRowids[page - 1] : nil
       let conditions =
@@ -854,6 +932,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     var lastRowid: Int?
     // Each value is read from the statement itself: a GRDB `Row` would name every column of
     // every row on the way (a third of the time of a print).
+    let readings = columns.map(ColumnReading.init)
     func convert(_ statement: Statement) -> Value {
       let row = statement.sqliteStatement
       let total = CInt(statement.columnCount)
@@ -869,7 +948,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
           values.append(Self.value(stored))
           continue
         }
-        guard let value = Self.read(stored, in: columns[i]) else {
+        guard let value = Self.read(stored, as: readings[i]) else {
           misfits.insert(columns[i].name)
           values.append(.null)
           continue

@@ -36,7 +36,8 @@ extension SQLiteQuery {
     let translator = SQLTranslator(columns: columnTypes)
     switch stage {
     case .filter(let expression):
-      guard let condition = translator.truth(expression) else { return nil }
+      guard var condition = translator.truth(expression) else { return nil }
+      condition.keyBounds = keyColumn.flatMap { Self.keyBounds(of: expression, key: $0) }
       query.conditions.append(condition)
     case .sort(let terms):
       var keys: [OrderTerm] = []
@@ -54,6 +55,42 @@ extension SQLiteQuery {
       query.limit = min(query.limit ?? count, count)
     }
     return query
+  }
+}
+
+extension SQLiteQuery {
+  /// The keys a condition keeps when it keeps exactly the rows whose `key` (never null: it is
+  /// the rowid) lies in one range: comparisons of the key with an int, joined by `and`.
+  static func keyBounds(of expression: RowExpression, key: String) -> ClosedRange<Int>? {
+    switch expression {
+    case .binary(let a, .and, let b):
+      guard let x = keyBounds(of: a, key: key), let y = keyBounds(of: b, key: key) else { return nil }
+      let low = max(x.lowerBound, y.lowerBound)
+      let high = min(x.upperBound, y.upperBound)
+      // Ranges that do not meet (no row): left to SQL, which counts none.
+      return low <= high ? low...high : nil
+    case .binary(.field([key]), let op, .literal(.int(let value))):
+      return bounds(op, value)
+    case .binary(.literal(.int(let value)), let op, .field([key])):
+      let flipped: [BinaryOperator: BinaryOperator] = [
+        .less: .greater, .lessOrEqual: .greaterOrEqual, .greater: .less, .greaterOrEqual: .lessOrEqual,
+        .equal: .equal,
+      ]
+      return flipped[op].flatMap { bounds($0, value) }
+    default:
+      return nil
+    }
+  }
+
+  private static func bounds(_ op: BinaryOperator, _ value: Int) -> ClosedRange<Int>? {
+    switch op {
+    case .less: value == Int.min ? nil : Int.min...(value - 1)
+    case .lessOrEqual: Int.min...value
+    case .greater: value == Int.max ? nil : (value + 1)...Int.max
+    case .greaterOrEqual: value...Int.max
+    case .equal: value...value
+    default: nil
+    }
   }
 }
 
