@@ -180,9 +180,10 @@ public struct SQLiteQuery: Sendable {
   /// found when the source is opened; `nil` when there is none.
   public internal(set) var keyColumn: String?
 
-  /// The range of keys the conditions keep when each is a range of the key column (every key
-  /// with no condition), or `nil`: then the rows kept are a run of the table's rowids.
-  /// An empty range keeps no row.
+  /// The range of keys the conditions keep, when each is a range of the key column.
+  ///
+  /// Every key with no condition; `nil` when a condition is something else. The rows kept are
+  /// then a run of the table's rowids. An empty range keeps no row.
   var keyRange: (low: Int, high: Int)? {
     var range = (low: Int.min, high: Int.max)
     for condition in conditions {
@@ -262,7 +263,8 @@ public struct SQLiteQuery: Sendable {
     return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
   }
 
-  /// `key ASC` (or `DESC`) with nulls after every value, as the in-memory stages order them.
+  /// An ORDER BY term with nulls after every value, as the in-memory stages order them.
+  ///
   /// SQLite says so itself from 3.30 (`NULLS LAST`), which sorts by one key where
   /// `key IS NULL, key` sorts by two (a tenth of a sectioned print of 200,000 rows).
   static func nullsLast(_ key: String, _ direction: SortDirection) -> String {
@@ -764,9 +766,10 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     return (try countSections(in: database, query: &query, displayPath: displayPath), nil)
   }
 
+  /// How many rows a run of a table's keys holds, and its first rowid, without stepping.
+  ///
   /// For a table read whole in stored order, or filtered only by ranges of its integer primary
-  /// key, whose rowids run without gaps: how many rows the range keeps and the first rowid,
-  /// by arithmetic on the table's count and its least and greatest rowid (an optimized count
+  /// key, whose rowids run without gaps: by arithmetic on the table's count and its least and greatest rowid (an optimized count
   /// and two seeks) instead of stepping over every row kept. A whole table with gaps gives its
   /// count and no first rowid; otherwise `nil`.
   private static func keyRun(in database: DatabaseQueue, query: SQLiteQuery) throws -> (
