@@ -41,6 +41,9 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   private var sections: [(key: Value?, start: Int, count: Int)] = []
   /// Whether the rows have been counted since the provider was prepared.
   private var counted = false
+  /// The schemas of the rows read (and of a join's matches), made with the first page read
+  /// since the columns were last learnt.
+  private var rowSchemas: (row: Schema, match: Schema?)?
   /// The least key of a table whose int key runs without gaps: a page is a range of keys.
   private var denseStart: Int?
   private var pages: [Int: [Value]] = [:]
@@ -148,6 +151,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
       try await session.configure("SET max_parallel_workers_per_gather = 0")
     }
     self.session = session
+    rowSchemas = nil
     shape = PostgresShape(columns: columns, baseOrder: base, uniqueKey: uniqueKey, isUTF8: session.isUTF8)
   }
 
@@ -218,6 +222,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
 
   /// Drops the pages read, and where each ended: the rows are read again when asked for.
   private func forgetRows() {
+    rowSchemas = nil
     pages = [:]
     pageOrder = []
     lastKeys = [:]
@@ -558,17 +563,26 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     }
     let columns = shape.columns
     let join = query.join
-    let schema = Schema(columns.map(\.name) + (join.map { [$0.name] } ?? []))
-    let matchSchema = join.map { Schema($0.rightColumns.map(\.name)) }
+    // One schema for every page: a writer that meets a record of the schema it has seen reads
+    // its values as they are, without looking its fields up by name.
+    let schemas =
+      rowSchemas
+      ?? (
+        Schema(columns.map(\.name) + (join.map { [$0.name] } ?? [])),
+        join.map { Schema($0.rightColumns.map(\.name)) }
+      )
+    rowSchemas = schemas
+    let (schema, matchSchema) = schemas
     let keyIndex = shape.uniqueKey.flatMap { key in columns.firstIndex { $0.name == key.name } }
     var lastKey: String?
     let rows = try result.rows.map { cells in
       var values: [Value] = []
       values.reserveCapacity(columns.count + 1)
-      for (index, column) in columns.enumerated() {
+      // By index: a column taken out of the array each row would be copied, names and all.
+      for index in columns.indices {
         let text = cells[index]
         if index == keyIndex { lastKey = text }
-        values.append(try value(of: text, in: column))
+        values.append(try value(of: text, in: columns[index]))
       }
       if let join, let matchSchema {
         if cells[columns.count] == nil {
@@ -590,7 +604,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
 
   private func value(of text: String?, in column: PostgresColumn) throws -> Value {
     guard let text else { return .null }
-    if options.isNullMarker(text) { return .null }
+    if !options.nullMarkers.isEmpty, options.isNullMarker(text) { return .null }
     let converted: Value?
     if let declared = column.declared {
       converted = PostgresProvider.convert(text, to: declared)
@@ -632,7 +646,8 @@ public final class PostgresProvider: DataProvider, CompositionNode {
       }
     case .date:
       if let format = declared.format { return CalendarDate.parse(text, format: format).map(Value.date) }
-      return CalendarDate.parseISODate(Array(text.utf8)).map(Value.date)
+      var text = text
+      return text.withUTF8 { CalendarDate.parseISODate($0) }.map(Value.date)
     case .timestamp:
       if let format = declared.format { return CalendarDate.parse(text, format: format).map(Value.timestamp) }
       // `2020-01-01 10:30:00.5+00`: the server's ISO form, in UTC.

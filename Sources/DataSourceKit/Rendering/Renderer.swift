@@ -452,6 +452,10 @@ struct TextOutput {
         if i < 0 { bytes.append(UInt8(ascii: "-")) }
         for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[index]) }
       }
+    // Numbers, dates and booleans hold no comma, quote, line break or control character.
+    case .double(let d): append(Value.format(double: d))
+    case .date(let days): append(CalendarDate.isoText(days: days))
+    case .bool(let b): append(b ? "true" : "false")
     case .string(let text) where !escaping && !text.isEmpty:
       var utf8 = text
       let plain = utf8.withUTF8 { buffer in
