@@ -64,5 +64,11 @@ struct OutputTests {
 
       """#
     #expect(output.text == expected, "\(output.text.debugDescription)")
+    // Dates are written digit by digit: the first and last days of the years four digits hold.
+    let days = ["0001-01-01", "2024-02-29", "1970-01-01", "9999-12-31", "0999-10-09"]
+    let items = days.map { "{\"s\": \"\($0)\"}" }.joined(separator: ", ")
+    let (_, written, writtenOK) = await run("show [\(items)] | extend day = date(s) | select day as csv")
+    #expect(writtenOK, "\(written.errors)")
+    #expect(written.text == "day\n" + days.joined(separator: "\n") + "\n", "\(written.text.debugDescription)")
   }
 }

@@ -454,7 +454,22 @@ struct TextOutput {
       }
     // Numbers, dates and booleans hold no comma, quote, line break or control character.
     case .double(let d): append(Value.format(double: d))
-    case .date(let days): append(CalendarDate.isoText(days: days))
+    case .date(let days):
+      let (year, month, day) = CalendarDate.civil(days: days)
+      // YYYY-MM-DD as digits straight into the buffer; other years as `isoText` writes them.
+      guard (0...9999).contains(year) else { return append(CalendarDate.isoText(days: days)) }
+      func digits(_ value: Int, _ count: Int) {
+        var divisor = count == 4 ? 1000 : 10
+        while divisor > 0 {
+          bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+          divisor /= 10
+        }
+      }
+      digits(year, 4)
+      bytes.append(UInt8(ascii: "-"))
+      digits(month, 2)
+      bytes.append(UInt8(ascii: "-"))
+      digits(day, 2)
     case .bool(let b): append(b ? "true" : "false")
     case .string(let text) where !escaping && !text.isEmpty:
       var utf8 = text
