@@ -39,6 +39,8 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   /// The columns and the rows' own order, found when prepared.
   private(set) var shape: PostgresShape?
   private var sections: [(key: Value?, start: Int, count: Int)] = []
+  /// The statement of the last `group by` run on the server, for `explain`.
+  var lastGrouping: PostgresSQL?
   /// Whether the rows have been counted since the provider was prepared.
   private var counted = false
   /// The schemas of the rows read (and of a join's matches), made with the first page read
@@ -872,7 +874,16 @@ extension PostgresProvider: QueryExplaining {
   /// server's plan for it (`EXPLAIN`).
   package func explainQuery() throws -> [String] {
     guard let session, let shape else { return ["(not connected: \(states.state.rawValue))"] }
-    let sql = query.orderedSQL(base: shape.baseOrder)
+    return try explain(query.orderedSQL(base: shape.baseOrder), on: session)
+  }
+
+  /// The `GROUP BY` of the last `group by` run on the server, its parameters and its plan.
+  package func explainGrouping() throws -> [String]? {
+    guard let session, let lastGrouping else { return nil }
+    return try explain(lastGrouping, on: session)
+  }
+
+  private func explain(_ sql: PostgresSQL, on session: PostgresSession) throws -> [String] {
     var lines = ["sql: " + sql.statement.text.split(whereSeparator: \.isNewline).joined(separator: " ")]
     if !sql.parameterList.isEmpty { lines.append("with " + sql.parameterList) }
     lines.append("plan:")

@@ -444,6 +444,7 @@ extension PostgresProvider: GroupingPushdown {
     let groupKeys = keys.indices.map { "dsh_k\($0)" }
     let sql: PostgresSQL =
       "SELECT \((groupKeys.map { "\($0)::text" as PostgresSQL } + columns).joined(separator: ", ")) FROM (SELECT \((select + ["\(first) AS dsh_first", "*"]).joined(separator: ", ")) \(query.from)\(query.whereClause())) AS dsh_g GROUP BY \(groupKeys.joined(separator: ", ")) ORDER BY min(dsh_first)"
+    lastGrouping = sql
     let result: PostgresRows
     do {
       result = try session.rowsNow(sql)

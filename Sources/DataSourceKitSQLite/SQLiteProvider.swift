@@ -361,6 +361,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
   /// Times the rows (or the sections' rows) were counted since the provider was made, for
   /// tests: a prepared provider counts when first asked, once.
   public private(set) var countsRun = 0
+  /// The statement and arguments of the last `group by` run in SQL, for `explain`.
+  package var lastGrouping: (sql: String, arguments: [Value])?
   /// Rows read from the file so far, for tests and `describe`.
   public private(set) var rowsRead = 0
   /// For a whole table whose rowids have no gaps, the first rowid: then the row at position k
@@ -1123,18 +1125,29 @@ extension SQLiteProvider: QueryExplaining {
   /// (`EXPLAIN QUERY PLAN`, nested as SQLite nests its steps).
   package func explainQuery() throws -> [String] {
     guard let database else { return ["(not open: \(loadState.rawValue))"] }
-    let sql = query.ordered
+    return try explain(query.ordered, arguments: query.arguments, in: database)
+  }
+
+  /// The `GROUP BY` of the last `group by` run in SQL, its parameters and SQLite's plan.
+  package func explainGrouping() throws -> [String]? {
+    guard let database, let lastGrouping else { return nil }
+    return try explain(lastGrouping.sql, arguments: lastGrouping.arguments, in: database)
+  }
+
+  private func explain(_ sql: String, arguments values: [Value], in database: DatabaseQueue) throws
+    -> [String]
+  {
     var lines = ["sql: " + sql]
-    if !query.arguments.isEmpty {
+    if !values.isEmpty {
       lines.append(
         "with "
-          + query.arguments.enumerated().map { index, value in
+          + values.enumerated().map { index, value in
             "?\(index + 1) = "
               + (value.type == .text ? JSONWriter.quoted(value.description) : value.description)
           }
           .joined(separator: ", "))
     }
-    let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
+    let arguments = StatementArguments(values.map(Self.databaseValue))
     let steps = try reading(database) { db in
       try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments)
     }

@@ -390,6 +390,7 @@ extension SQLiteProvider: GroupingPushdown {
     let sql =
       "SELECT \(select.joined(separator: ", ")) \(query.from)\(query.whereClause) GROUP BY \(group.joined(separator: ", ")) ORDER BY MIN(\(order))"
     let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
+    lastGrouping = (sql, query.arguments)
     let rows: [Row]
     do {
       rows = try reading(database) { db in try Row.fetchAll(db, sql: sql, arguments: arguments) }

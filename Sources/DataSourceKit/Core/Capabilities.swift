@@ -117,6 +117,10 @@ package protocol QueryExplaining: AnyObject {
   /// The statement that reads the rows (`sql: …`), the values bound to its parameters, then
   /// the database's plan, a line per step, indented as the database nests them.
   func explainQuery() throws -> [String]
+
+  /// The same for the `GROUP BY` the last grouping of its rows ran (``GroupingPushdown``), or
+  /// `nil` when none did.
+  func explainGrouping() throws -> [String]?
 }
 
 /// SQL a user typed, made fit to go inside the SQL a provider writes around it.

@@ -224,12 +224,24 @@ extension Session {
   /// rows (with the values bound to its parameters) and the database's plan for it.
   func explain(_ value: ScriptValue) throws -> [String] {
     var lines = try describe(value)
-    let sources = compositionNodes(under: value.compositionRoot).compactMap { $0 as? any QueryExplaining }
+    let nodes = compositionNodes(under: value.compositionRoot)
+    // A group by that ran in SQL read its source by its own statement: that one is shown, in
+    // place of the source's, whose rows it never read.
+    var grouped: [ObjectIdentifier: String] = [:]
+    for case let node as GroupedProvider in nodes where node.ranInSQL {
+      grouped[ObjectIdentifier(node.base as AnyObject)] = node.nodeTitle
+    }
+    let sources = nodes.compactMap { $0 as? any QueryExplaining }
     for source in sources {
       let title = (source as? any CompositionNode)?.nodeTitle ?? "source"
       lines.append("")
-      lines.append("plan of \(title):")
-      lines += try source.explainQuery().map { "  " + $0 }
+      if let grouping = grouped[ObjectIdentifier(source)], let statement = try source.explainGrouping() {
+        lines.append("plan of \(grouping.replacingOccurrences(of: "  (in SQL)", with: "")) over \(title):")
+        lines += statement.map { "  " + $0 }
+      } else {
+        lines.append("plan of \(title):")
+        lines += try source.explainQuery().map { "  " + $0 }
+      }
     }
     if sources.isEmpty { lines.append("(no database source: every stage runs in memory)") }
     return lines
