@@ -166,14 +166,8 @@ public final class PostgresProvider: DataProvider, CompositionNode {
       let found = try counts(from: try await session.rows(countingSQL(shape)))
       let total = found.reduce(0) { $0 + $1.count }
       var dense: Int?
-      if let key = shape.uniqueKey, key.isInt, query.isPlain, total > 0 {
-        let ends = try await session.rows("SELECT min(\(key.sql))::text, max(\(key.sql))::text \(query.from)")
-        let row = ends.rows.first
-        if let low = row?[0].flatMap({ Int($0) }), let high = row?[1].flatMap({ Int($0) }),
-          high - low + 1 == total
-        {
-          dense = low
-        }
+      if let ends = keyEndsSQL(shape, total: total) {
+        dense = Self.denseStart(try await session.rows(ends), total: total)
       }
       if Task.isCancelled { throw DataSourceError.cancelled }
       if states.finish(ticket, with: total == 0 ? .noContent : .loaded) {
@@ -212,6 +206,9 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     let ticket = states.begin()
     do {
       let found = try counts(from: session.rowsNow(countingSQL(shape)))
+      let total = found.reduce(0) { $0 + $1.count }
+      denseStart = try keyEndsSQL(shape, total: total).map { try session.rowsNow($0) }
+        .flatMap { Self.denseStart($0, total: total) }
       counted = true
       sections = found
       _ = states.finish(ticket, with: found.allSatisfy { $0.count == 0 } ? .noContent : .loaded)
@@ -220,6 +217,24 @@ public final class PostgresProvider: DataProvider, CompositionNode {
       counted = true
       _ = states.finish(ticket, with: .error)
     }
+  }
+
+  /// For a plain table with an int key, the statement that reads the key's least and greatest
+  /// value (two index seeks); `nil` otherwise.
+  private func keyEndsSQL(_ shape: PostgresShape, total: Int) -> PostgresSQL? {
+    guard let key = shape.uniqueKey, key.isInt, query.isPlain, total > 0 else { return nil }
+    return "SELECT min(\(key.sql))::text, max(\(key.sql))::text \(query.from)"
+  }
+
+  /// The first key when the key's ends span exactly `total` keys (no gaps): the row at position
+  /// k is then key first + k, found by an index seek, and a window deep in the table costs a
+  /// window.
+  private static func denseStart(_ ends: PostgresRows, total: Int) -> Int? {
+    let row = ends.rows.first
+    guard let low = row?[0].flatMap({ Int($0) }), let high = row?[1].flatMap({ Int($0) }),
+      case (let span, let overflow) = high.subtractingReportingOverflow(low), !overflow, span == total - 1
+    else { return nil }
+    return low
   }
 
   /// Drops the pages read, and where each ended: the rows are read again when asked for.
@@ -748,9 +763,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   }
   /// Counts, state, and the rows read from the server.
   public var nodeDetail: String? {
-    countsDetail
-      + (rowsRead > 0
-        ? ", \(rowsRead) rows read by \(statementsRun) statement\(statementsRun == 1 ? "" : "s")" : "")
+    countsDetail + rowsReadDetail(rowsRead, statements: statementsRun, byKeyRange: denseStart != nil)
   }
   /// The SQL the rows are read by, with every stage pushed into it.
   public var nodeChildren: [any CompositionNode] {

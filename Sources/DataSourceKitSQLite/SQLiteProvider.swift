@@ -1113,9 +1113,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
   public var nodeTitle: String { "sqlite \(JSONWriter.quoted(displayPath)) \(query.description)" }
   /// What `describe` shows beside the name: counts and state.
   public var nodeDetail: String? {
-    countsDetail
-      + (rowsRead > 0
-        ? ", \(rowsRead) rows read by \(statementsRun) statement\(statementsRun == 1 ? "" : "s")" : "")
+    countsDetail + rowsReadDetail(rowsRead, statements: statementsRun, byKeyRange: denseRowidStart != nil)
   }
 }
 extension SQLiteProvider: InOrderReading {}

@@ -45,6 +45,14 @@ extension DataProvider {
   }
 }
 
+/// What `describe` says of the rows a database source read: `, 256 rows read by 1 statement`,
+/// `by key range` when each page is an index seek on the key, or nothing before any row.
+package func rowsReadDetail(_ rows: Int, statements: Int, byKeyRange: Bool) -> String {
+  guard rows > 0 else { return "" }
+  return ", \(rows) rows read by \(statements) statement\(statements == 1 ? "" : "s")"
+    + (byKeyRange ? " by key range" : "")
+}
+
 /// The paged provider under `provider` that has pages still to load, if any: a stage that reads
 /// every item (a `group by`, a `join`) then answers for the pages loaded only, and says so.
 func pagedSourceWithMore(under provider: Any) -> (any PagingProvider)? {
