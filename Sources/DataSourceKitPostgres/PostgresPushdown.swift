@@ -56,308 +56,133 @@ extension PostgresQuery {
   }
 }
 
-/// Translates expressions into SQL that means the same as dsh on a PostgreSQL server, or gives
-/// `nil`.
+/// How a PostgreSQL server says what dsh means (see `SQLTranslator`).
+///
+/// A column reads as the value dsh reads from its text, literals are bound with a cast to the type dsh holds, text
+/// compares by code points under `COLLATE "C"` (equality without one where the column's
+/// collation is deterministic), and an int compares with a double as the translator writes it
+/// within one type. Arithmetic stays in memory: the server stops with an error on an overflow
+/// where dsh gives null or infinity.
+struct PostgresDialect: SQLDialect {
+  let shape: PostgresShape
+
+  func column(_ name: String) -> SQLValue? {
+    guard let column = shape.columns.first(where: { $0.name == name }), let sql = column.valueSQL else {
+      return nil
+    }
+    return SQLValue(sql.bound, column.type, bytewiseEquality: column.bytewiseEquality)
+  }
+
+  func literal(_ value: Value) -> SQLValue? {
+    switch value {
+    case .null: return SQLValue("NULL", .null, bytewiseEquality: true, isLiteral: true)
+    case .bool(let b): return SQLValue(b ? "true" : "false", .bool)
+    case .int: return SQLValue("\(bound: value)::int8", .int)
+    case .double: return SQLValue("\(bound: value)::float8", .double)
+    case .string(let s):
+      // The server holds no NUL in text.
+      guard !s.utf8.contains(0) else { return nil }
+      return SQLValue("\(bound: value)::text", .text, bytewiseEquality: true, isLiteral: true)
+    case .date:
+      // Only years the server reads back as written.
+      let text = value.description
+      guard text.utf8.count == 10, text.first?.isNumber == true else { return nil }
+      return SQLValue("\(bound: value)::date", .date)
+    case .timestamp, .list, .record: return nil
+    }
+  }
+
+  var trueSQL: BoundSQL { "true" }
+  var falseSQL: BoundSQL { "false" }
+  func isTrue(_ bool: BoundSQL) -> BoundSQL { bool }
+  func byCodePoints(_ text: BoundSQL) -> BoundSQL { "\(text) COLLATE \"C\"" }
+  func contains(_ text: BoundSQL, _ part: BoundSQL) -> BoundSQL { "strpos(\(text), \(part)) > 0" }
+  var comparesNumbersExactly: Bool { false }
+  func arithmetic(_ x: SQLValue, _ op: BinaryOperator, _ y: SQLValue) -> SQLValue? { nil }
+
+  func call(_ function: ExpressionFunction, _ arguments: [RowExpression], _ values: [SQLValue]) -> SQLValue? {
+    switch function {
+    // Characters are code points in a UTF-8 database, as in dsh.
+    case .len where values[0].type == .text && shape.isUTF8:
+      return SQLValue("char_length(\(values[0].sql))", .int)
+    case .substr where values[0].type == .text && shape.isUTF8:
+      // The server's substr agrees for a start from 1 and a count from 0.
+      guard case .literal(.int(let start)) = arguments[1], start >= 1,
+        case .literal(.int(let count)) = arguments[2], count >= 0,
+        start <= Int(Int32.max), count <= Int(Int32.max)
+      else { return nil }
+      return SQLValue("substr(\(values[0].sql), \(String(start)), \(String(count)))", .text)
+    default:
+      return nil
+    }
+  }
+}
+
+/// The shared translator over a server's columns, giving PostgreSQL's SQL.
 struct PostgresTranslator {
   /// An expression in SQL, with the dsh type of its value.
   struct Fragment {
     var sql: PostgresSQL
     var type: ValueType
-    /// Whether text equality needs no `COLLATE "C"`.
-    ///
-    /// So it is for a column whose collation is deterministic (equal only when the bytes are),
-    /// or a literal; an index on the column then serves `=`.
-    var bytewiseEquality = false
-    /// Whether it is a literal (a bound value).
-    var isLiteral = false
   }
 
   let shape: PostgresShape
 
-  /// A sort or section key, when its values have a type the server orders as dsh does.
-  func orderTerm(_ term: SortTerm) -> PostgresQuery.OrderTerm? {
-    guard let value = value(term.expression), Self.orderable.contains(value.type) else { return nil }
-    return PostgresQuery.OrderTerm(
-      sql: value.type == .text ? "\(value.sql) COLLATE \"C\"" : value.sql, type: value.type,
-      direction: term.direction)
-  }
+  private var shared: SQLTranslator<PostgresDialect> { SQLTranslator(PostgresDialect(shape: shape)) }
 
   /// The types whose order and equality on the server are dsh's.
-  static let orderable: Set<ValueType> = [.int, .double, .text, .bool, .date]
+  static var orderable: Set<ValueType> { SQLTranslator<PostgresDialect>.orderable }
 
-  /// The expression as a `WHERE` condition: it holds for exactly the rows where dsh's value is
-  /// `true`.
-  ///
-  /// A WHERE drops a row whose condition is null as it drops one whose condition is false, so
-  /// the condition is written plainly (`id < $1`), as the planner can serve it from an index;
-  /// only what sits under a `NOT` is made two-valued.
-  func condition(_ expression: RowExpression) -> PostgresSQL? { truth(expression, nullIsFalse: true) }
-
-  /// The expression as SQL that is true where dsh's value is `true` and false where it is not.
-  ///
-  /// With `nullIsFalse` it may be null instead of false, for a consumer that takes null as false
-  /// (a WHERE, a CASE WHEN, and AND and OR under them). Under `NOT` it may not: `NOT NULL` is
-  /// null, where dsh's `not false` is true.
-  func truth(_ expression: RowExpression, nullIsFalse: Bool = false) -> PostgresSQL? {
-    switch expression {
-    case .binary(let a, let op, let b) where op == .and || op == .or:
-      guard let x = truth(a, nullIsFalse: nullIsFalse), let y = truth(b, nullIsFalse: nullIsFalse) else {
-        return nil
-      }
-      return "(\(x) \(op == .and ? "AND" : "OR") \(y))"
-    case .not(let a):
-      return truth(a).map { "(NOT \($0))" as PostgresSQL }
-    case .binary(let a, let op, let b) where op.isComparison || op == .contains || op == .isIn:
-      return comparison(a, op, b, nullIsFalse: nullIsFalse)
-    default:
-      // A bool value (a column, `if(…)`): true only when it is true.
-      guard let x = value(expression), x.type == .bool || x.type == .null else { return nil }
-      return Self.twoValued(x.sql, nullIsFalse)
+  /// A sort or section key, when its values have a type the server orders as dsh does.
+  func orderTerm(_ term: SortTerm) -> PostgresQuery.OrderTerm? {
+    shared.key(term.expression).map {
+      PostgresQuery.OrderTerm(sql: $0.sql.postgres, type: $0.type, direction: term.direction)
     }
   }
 
-  /// `COALESCE(condition, false)`, or the condition alone where null may stand for false.
-  private static func twoValued(_ condition: PostgresSQL, _ nullIsFalse: Bool) -> PostgresSQL {
-    nullIsFalse ? condition : "COALESCE(\(condition), false)"
-  }
-
-  private func comparison(_ a: RowExpression, _ op: BinaryOperator, _ b: RowExpression, nullIsFalse: Bool)
-    -> PostgresSQL?
-  {
-    if op == .isIn {
-      guard let x = value(a), let items = b.listItems else { return nil }
-      var parts: [Fragment] = []
-      for item in items {
-        guard case .literal(let literal) = item else { return nil }
-        if literal.isNull { continue }  // null is in no list
-        guard let part = value(item), Self.comparable(x.type, part.type) else { return nil }
-        parts.append(part)
-      }
-      // A number of the other type is in the list as the equal number of this type, if any.
-      var list: [PostgresSQL] = []
-      for (item, part) in zip(items.filter { $0 != .literal(.null) }, parts) {
-        guard part.type != x.type, x.type.isNumber, case .literal(let literal) = item else {
-          list.append(part.sql)
-          continue
-        }
-        guard let same = Self.sameNumber(literal, as: x.type) else { continue }
-        list.append(Self.literal(same)?.sql ?? "NULL")
-      }
-      if list.isEmpty { return "false" }
-      let equality = x.bytewiseEquality ? x.sql : Self.collated(x)
-      return Self.twoValued("\(equality) IN (\(list.joined(separator: ", ")))", nullIsFalse)
-    }
-    // `== null` and `!= null` test for null.
-    if op == .equal || op == .notEqual, a == .literal(.null) || b == .literal(.null) {
-      let other = a == .literal(.null) ? b : a
-      if other == .literal(.null) { return op == .equal ? "true" : "false" }
-      guard let x = value(other) else { return nil }
-      return "((\(x.sql)) IS \(op == .equal ? "" : "NOT ")NULL)"
-    }
-    guard let x = value(a), let y = value(b) else { return nil }
-    if op == .contains {
-      guard x.type == .text, y.type == .text || y.type == .null else { return nil }
-      return Self.twoValued("strpos(\(x.sql), \(y.sql)) > 0", nullIsFalse)
-    }
-    guard Self.comparable(x.type, y.type) else { return nil }
-    let symbol =
-      switch op {
-      case .equal: "="
-      case .notEqual: "<>"
-      case .less: "<"
-      case .lessOrEqual: "<="
-      case .greater: ">"
-      default: ">="
-      }
-    // An int against a double, as dsh compares them (exactly): a literal is turned into a
-    // comparison within the other side's type; two columns stay in memory.
-    if x.type.isNumber, y.type.isNumber, x.type != y.type {
-      if case .literal(let literal) = b { return Self.mixed(x, op, literal, nullIsFalse) }
-      if case .literal(let literal) = a { return Self.mixed(y, Self.mirrored(op), literal, nullIsFalse) }
-      return nil
-    }
-    // Equal text is equal bytes under a deterministic collation: no COLLATE, so an index serves.
-    // Against a literal only: two columns of different collations cannot be compared without one.
-    if op == .equal || op == .notEqual, x.bytewiseEquality, y.bytewiseEquality, x.isLiteral || y.isLiteral {
-      return Self.twoValued("\(x.sql) \(symbol) \(y.sql)", nullIsFalse)
-    }
-    return Self.twoValued("\(Self.collated(x)) \(symbol) \(Self.collated(y))", nullIsFalse)
-  }
-
-  /// `x op literal` for a column of ints against a double, or of doubles against an int, as a
-  /// comparison within the column's type that holds for exactly the values dsh's holds for.
-  private static func mixed(_ x: Fragment, _ op: BinaryOperator, _ literal: Value, _ nullIsFalse: Bool)
-    -> PostgresSQL?
-  {
-    let notNull: PostgresSQL = "((\(x.sql)) IS NOT NULL)"
-    func compare(_ symbol: String, _ value: Value) -> PostgresSQL {
-      twoValued("\(x.sql) \(symbol) \(Self.literal(value)?.sql ?? "NULL")", nullIsFalse)
-    }
-    switch (x.type, literal) {
-    case (.int, .double(let d)):
-      // NaN is above every number; beyond the ints, a double is above or below them all.
-      if d.isNaN || d >= 9_223_372_036_854_775_808.0 {
-        return [.less, .lessOrEqual, .notEqual].contains(op) ? notNull : "false"
-      }
-      if d < -9_223_372_036_854_775_808.0 {
-        return [.greater, .greaterOrEqual, .notEqual].contains(op) ? notNull : "false"
-      }
-      let below = Int(d.rounded(.down))
-      let above = Int(d.rounded(.up))
-      let whole = below == above
-      switch op {
-      case .less: return compare("<", .int(above))
-      case .lessOrEqual: return compare("<=", .int(below))
-      case .greater: return compare(">", .int(below))
-      case .greaterOrEqual: return compare(">=", .int(above))
-      case .equal: return whole ? compare("=", .int(below)) : "false"
-      default: return whole ? compare("<>", .int(below)) : notNull
-      }
-    case (.double, .int(let i)):
-      if let exact = Double(exactly: i) {
-        let symbol =
-          [BinaryOperator.less: "<", .lessOrEqual: "<=", .greater: ">", .greaterOrEqual: ">=", .equal: "="][
-            op] ?? "<>"
-        return compare(symbol, .double(exact))
-      }
-      // Past 2^53 the int lies between two doubles: no double equals it.
-      let near = Double(i)
-      let above = Value.compare(.double(near), .int(i)) == .orderedDescending
-      let (low, high) = above ? (near.nextDown, near) : (near, near.nextUp)
-      switch op {
-      case .less, .lessOrEqual: return compare("<=", .double(low))
-      case .greater, .greaterOrEqual: return compare(">=", .double(high))
-      case .equal: return "false"
-      default: return notNull
-      }
-    default:
-      return nil
-    }
-  }
-
-  /// `op` with its sides swapped: `a < b` is `b > a`.
-  private static func mirrored(_ op: BinaryOperator) -> BinaryOperator {
-    switch op {
-    case .less: .greater
-    case .lessOrEqual: .greaterOrEqual
-    case .greater: .less
-    case .greaterOrEqual: .lessOrEqual
-    default: op
-    }
-  }
-
-  /// The number of type `type` equal to `literal` (another number type), or `nil` when there is
-  /// none.
-  private static func sameNumber(_ literal: Value, as type: ValueType) -> Value? {
-    switch (type, literal) {
-    case (.int, .double(let d)):
-      guard d.isFinite, d == d.rounded(.down), let i = Int(exactly: d) else { return nil }
-      return .int(i)
-    case (.double, .int(let i)): return Double(exactly: i).map(Value.double)
-    default: return literal
-    }
-  }
-
-  /// Text compared by code points.
-  private static func collated(_ x: Fragment) -> PostgresSQL {
-    x.type == .text ? "\(x.sql) COLLATE \"C\"" : x.sql
-  }
-
-  /// Whether the server compares values of these types as dsh does.
-  static func comparable(_ a: ValueType, _ b: ValueType) -> Bool {
-    if a == .null || b == .null { return true }
-    if a.isNumber && b.isNumber { return true }
-    return a == b && [.text, .date, .bool].contains(a)
-  }
+  /// The expression as a `WHERE` condition (see `SQLTranslator.condition`).
+  func condition(_ expression: RowExpression) -> PostgresSQL? { shared.condition(expression)?.postgres }
 
   /// The expression's value in SQL, typed, or `nil` when SQL would give another value.
   func value(_ expression: RowExpression) -> Fragment? {
-    switch expression {
-    case .field(let path):
-      guard path.count == 1, let column = shape.columns.first(where: { $0.name == path[0] }),
-        let sql = column.valueSQL
-      else { return nil }
-      return Fragment(sql: sql, type: column.type, bytewiseEquality: column.bytewiseEquality)
-    case .literal(let literal):
-      return Self.literal(literal)
-    case .negate(let inner):
-      guard let x = value(inner), x.type == .double else { return nil }
-      return Fragment(sql: "(-\(x.sql))", type: .double)
-    case .binary(let a, let op, let b) where op.isArithmetic:
-      // Text joined; numbers stay in memory, where an overflow is null or infinity and not the
-      // server's error.
-      guard op == .add, let x = value(a), let y = value(b), x.type == .text, y.type == .text else {
-        return nil
+    shared.value(expression).map { Fragment(sql: $0.sql.postgres, type: $0.type) }
+  }
+}
+
+extension BoundSQL {
+  /// The SQL with each value bound as a parameter, as the text the server reads by the cast
+  /// written after it.
+  var postgres: PostgresSQL {
+    var sql: PostgresSQL = ""
+    for piece in pieces {
+      switch piece {
+      case .text(let text): sql += PostgresSQL(stringLiteral: text)
+      case .value(let value): sql += PostgresSQL.bind(Self.serverText(value))
       }
-      return Fragment(sql: "(\(x.sql) || \(y.sql))", type: .text)
-    case .binary(_, let op, _) where op.isComparison || [.and, .or, .contains, .isIn].contains(op):
-      return truth(expression).map { Fragment(sql: $0, type: .bool) }
-    case .not:
-      return truth(expression).map { Fragment(sql: $0, type: .bool) }
-    case .call(let function, let arguments):
-      return call(function, arguments)
-    default:
-      return nil
     }
+    return sql
   }
 
-  private func call(_ function: ExpressionFunction, _ arguments: [RowExpression]) -> Fragment? {
-    let parts = arguments.map(value)
-    guard parts.allSatisfy({ $0 != nil }) else { return nil }
-    let values = parts.compactMap { $0 }
-    let sql = values.map(\.sql).joined(separator: ", ")
-    switch function {
-    // Characters are code points in a UTF-8 database, as in dsh.
-    case .len where values[0].type == .text && shape.isUTF8:
-      return Fragment(sql: "char_length(\(sql))", type: .int)
-    case .replace where values.allSatisfy({ $0.type == .text }):
-      return Fragment(sql: "replace(\(sql))", type: .text)
-    case .substr where values[0].type == .text && shape.isUTF8:
-      // The server's substr agrees for a start from 1 and a count from 0.
-      guard case .literal(.int(let start)) = arguments[1], start >= 1,
-        case .literal(.int(let count)) = arguments[2], count >= 0
-      else { return nil }
-      guard start <= Int(Int32.max), count <= Int(Int32.max) else { return nil }
-      return Fragment(sql: "substr(\(values[0].sql), \(start), \(count))", type: .text)
-    case .coalesce:
-      guard case .success(let type?) = function.resultType(values.map(\.type)),
-        Set(values.map(\.type)).subtracting([.null]).count <= 1
-      else { return nil }
-      return Fragment(sql: "COALESCE(\(sql))", type: type)
-    case .if:
-      // CASE WHEN takes null as false.
-      guard let condition = truth(arguments[0], nullIsFalse: true),
-        case .success(let type?) = function.resultType(values.map(\.type)),
-        Set(values[1...].map(\.type)).subtracting([.null]).count <= 1
-      else { return nil }
-      return Fragment(
-        sql: "(CASE WHEN \(condition) THEN \(values[1].sql) ELSE \(values[2].sql) END)", type: type)
-    default:
-      return nil
+  /// A value as the server reads it from text, or `nil` for null.
+  private static func serverText(_ value: Value) -> String? {
+    switch value {
+    case .null: nil
+    case .double(let d): d.isNaN ? "NaN" : d.isInfinite ? (d > 0 ? "Infinity" : "-Infinity") : "\(d)"
+    case .string(let s): s
+    default: value.description
     }
   }
+}
 
-  /// A literal in SQL, typed so the server reads it as dsh holds it.
-  static func literal(_ literal: Value) -> Fragment? {
-    switch literal {
-    case .null: return Fragment(sql: "NULL", type: .null, bytewiseEquality: true, isLiteral: true)
-    case .bool(let b): return Fragment(sql: b ? "true" : "false", type: .bool)
-    case .int(let i): return Fragment(sql: "\(PostgresSQL.bind(String(i)))::int8", type: .int)
-    case .double(let d):
-      let text = d.isNaN ? "NaN" : d.isInfinite ? (d > 0 ? "Infinity" : "-Infinity") : "\(d)"
-      return Fragment(sql: "\(PostgresSQL.bind(text))::float8", type: .double)
-    case .string(let s):
-      // The server holds no NUL in text.
-      guard !s.utf8.contains(0) else { return nil }
-      return Fragment(
-        sql: "\(PostgresSQL.bind(s))::text", type: .text, bytewiseEquality: true, isLiteral: true)
-    case .date:
-      // Only years the server reads back as written.
-      let text = literal.description
-      guard text.utf8.count == 10, text.first?.isNumber == true else { return nil }
-      return Fragment(sql: "\(PostgresSQL.bind(text))::date", type: .date)
-    case .timestamp, .list, .record: return nil
-    }
+extension PostgresSQL {
+  /// The same SQL as pieces the shared translator composes.
+  var bound: BoundSQL {
+    pieces.map { piece -> BoundSQL in
+      switch piece {
+      case .text(let text): BoundSQL(stringLiteral: text)
+      case .parameter(let value): .bound(value.map(Value.string) ?? .null)
+      }
+    }.joined(separator: "")
   }
 }
 

@@ -71,15 +71,18 @@ public struct SQLiteQuery: Sendable {
     /// The order of the keys.
     public var direction: SortDirection
 
-    init(sql: String, arguments: [Value], type: ValueType, direction: SortDirection) {
-      self.sql = Condition(sql: sql, arguments: arguments).inlined
-      self.type = type
+    /// A key in SQL (its values written in, as an ORDER BY and a GROUP BY repeat it).
+    init(_ key: SQLValue, _ direction: SortDirection) {
+      self.sql = Condition(key.sql).inlined
+      self.type = key.type
       self.direction = direction
     }
 
     /// A key of a column, of a type, in an order.
     public init(column: String, type: ValueType, direction: SortDirection) {
-      self.init(sql: SQLiteQuery.quoted(column), arguments: [], type: type, direction: direction)
+      self.sql = SQLiteQuery.quoted(column)
+      self.type = type
+      self.direction = direction
     }
   }
 

@@ -33,22 +33,26 @@ extension SQLiteQuery {
       guard case .limit = stage else { return nil }
     }
     var query = self
-    let translator = SQLTranslator(columns: columnTypes)
+    let translator = self.translator
     switch stage {
     case .filter(let expression):
-      guard var condition = translator.truth(expression) else { return nil }
+      guard var condition = translator.condition(expression).map(Condition.init) else { return nil }
       condition.keyBounds = keyColumn.flatMap { Self.keyBounds(of: expression, key: $0) }
       query.conditions.append(condition)
     case .sort(let terms):
       var keys: [OrderTerm] = []
       for term in terms {
-        guard let key = translator.orderTerm(term) else { return nil }
+        guard let key = translator.key(term.expression).map({ OrderTerm($0, term.direction) }) else {
+          return nil
+        }
         keys.append(key)
       }
       // A later sort is stable over the earlier one: its keys come first.
       query.order = keys + query.order
     case .section(let term):
-      guard let key = translator.orderTerm(term) else { return nil }
+      guard let key = translator.key(term.expression).map({ OrderTerm($0, term.direction) }) else {
+        return nil
+      }
       if let previous = query.section { query.order.insert(previous, at: 0) }
       query.section = key
     case .limit(let count):
@@ -94,208 +98,75 @@ extension SQLiteQuery {
   }
 }
 
-/// An expression in SQL with its arguments and the dsh type of its value.
-struct SQLFragment {
-  var sql: String
-  var arguments: [Value]
-  var type: ValueType
-}
-
-/// Translates expressions into SQL that means the same as dsh, or gives `nil`.
-struct SQLTranslator {
+/// How SQLite says what dsh means (see `SQLTranslator`): booleans are 1 and 0, text compares
+/// by code points under `COLLATE BINARY` (a column declared `COLLATE NOCASE` would compare
+/// otherwise), ints and reals compare exactly, and real arithmetic is the same IEEE operations.
+struct SQLiteDialect: SQLDialect {
   /// The type of each column, as checked at load.
   let columns: [String: ValueType]
 
-  /// A sort or section key, when its value has a type SQLite orders as dsh does.
-  func orderTerm(_ term: SortTerm) -> SQLiteQuery.OrderTerm? {
-    guard let value = value(term.expression), value.type != .null else { return nil }
-    return SQLiteQuery.OrderTerm(
-      sql: value.type == .text ? value.sql + " COLLATE BINARY" : value.sql, arguments: value.arguments,
-      type: value.type, direction: term.direction)
+  func column(_ name: String) -> SQLValue? {
+    guard let type = columns[name], type != .timestamp, type != .list, type != .record else { return nil }
+    return SQLValue("\(SQLiteQuery.quoted(name))", type)
   }
 
-  /// The expression as a `WHERE` condition: it holds for exactly the rows where dsh's value is
-  /// `true`.
-  ///
-  /// A WHERE drops a row whose condition is null as it drops one whose condition is false, so
-  /// the condition is written plainly (`id < ?`), as the planner can serve it from an index;
-  /// only what sits under a `NOT` is made two-valued.
-  func truth(_ expression: RowExpression) -> SQLiteQuery.Condition? {
-    fragmentTruth(expression, nullIsFalse: true).map {
-      SQLiteQuery.Condition(sql: $0.sql, arguments: $0.arguments)
+  func literal(_ value: Value) -> SQLValue? {
+    switch value {
+    case .null: SQLValue("NULL", .null, isLiteral: true)
+    case .bool(let b): SQLValue(b ? "1" : "0", .bool, isLiteral: true)
+    case .int, .double, .string: SQLValue("\(bound: value)", value.type, isLiteral: true)
+    case .date: SQLValue("\(bound: .string(value.description))", .date, isLiteral: true)
+    case .timestamp, .list, .record: nil
     }
   }
 
-  /// The expression as SQL that is 1 where dsh's value is `true` and 0 where it is not.
-  ///
-  /// With `nullIsFalse` it may be null instead of 0, for a consumer that takes null as false (a
-  /// WHERE, a CASE WHEN, and AND and OR under them). Under `NOT` it may not: `NOT NULL` is null,
-  /// where dsh's `not false` is true.
-  private func fragmentTruth(_ expression: RowExpression, nullIsFalse: Bool = false) -> SQLFragment? {
-    switch expression {
-    case .binary(let a, let op, let b) where op == .and || op == .or:
-      guard let x = fragmentTruth(a, nullIsFalse: nullIsFalse),
-        let y = fragmentTruth(b, nullIsFalse: nullIsFalse)
+  var trueSQL: BoundSQL { "1" }
+  var falseSQL: BoundSQL { "0" }
+  func isTrue(_ bool: BoundSQL) -> BoundSQL { "\(bool) = 1" }
+  func byCodePoints(_ text: BoundSQL) -> BoundSQL { "\(text) COLLATE BINARY" }
+  func contains(_ text: BoundSQL, _ part: BoundSQL) -> BoundSQL { "instr(\(text), \(part)) > 0" }
+  var comparesNumbersExactly: Bool { true }
+
+  func arithmetic(_ x: SQLValue, _ op: BinaryOperator, _ y: SQLValue) -> SQLValue? {
+    // SQLite gives null for a division by zero as dsh does, but silently: dsh notes it, so
+    // both stay in memory where the note is counted. Int arithmetic that overflows becomes a
+    // real in SQLite and null in dsh: only real arithmetic (the same IEEE operations) goes down.
+    guard op != .divide, op != .remainder, x.type == .double || y.type == .double else { return nil }
+    return SQLValue("(\(x.sql) \(op.rawValue) \(y.sql))", .double)
+  }
+
+  func call(_ function: ExpressionFunction, _ arguments: [RowExpression], _ values: [SQLValue]) -> SQLValue? {
+    let list = values.map(\.sql).joined(separator: ", ")
+    switch function {
+    case .len where values[0].type == .text:
+      return SQLValue("length(\(list))", .int)
+    case .substr where values[0].type == .text:
+      // SQLite's substr agrees for a start from 1 and a count from 0.
+      guard case .literal(.int(let start)) = arguments[1], start >= 1,
+        case .literal(.int(let count)) = arguments[2], count >= 0
       else { return nil }
-      return SQLFragment(
-        sql: "(\(x.sql) \(op == .and ? "AND" : "OR") \(y.sql))", arguments: x.arguments + y.arguments,
-        type: .bool)
-    case .not(let a):
-      guard let x = fragmentTruth(a) else { return nil }
-      return SQLFragment(sql: "(NOT \(x.sql))", arguments: x.arguments, type: .bool)
-    case .binary(let a, let op, let b) where op.isComparison || op == .contains || op == .isIn:
-      return comparison(a, op, b, nullIsFalse: nullIsFalse)
-    default:
-      // A bool value (a column, `if(…)`): true only when it is 1.
-      guard let x = value(expression), x.type == .bool || x.type == .null else { return nil }
-      return SQLFragment(
-        sql: nullIsFalse ? "\(x.sql) = 1" : "COALESCE(\(x.sql) = 1, 0)", arguments: x.arguments, type: .bool)
-    }
-  }
-
-  /// `COALESCE(condition, 0)`, or the condition alone where null may stand for false.
-  private static func twoValued(_ condition: String, _ nullIsFalse: Bool) -> String {
-    nullIsFalse ? condition : "COALESCE(\(condition), 0)"
-  }
-
-  private func comparison(_ a: RowExpression, _ op: BinaryOperator, _ b: RowExpression, nullIsFalse: Bool)
-    -> SQLFragment?
-  {
-    if op == .isIn {
-      guard let x = value(a), let items = b.listItems else { return nil }
-      var parts: [SQLFragment] = []
-      for item in items {
-        guard case .literal(let literal) = item else { return nil }
-        if literal.isNull { continue }  // null is in no list
-        guard let part = value(item), Self.comparable(x.type, part.type) else { return nil }
-        parts.append(part)
-      }
-      if parts.isEmpty { return SQLFragment(sql: "0", arguments: [], type: .bool) }
-      return SQLFragment(
-        sql: Self.twoValued(
-          "\(x.sql)\(x.type == .text ? " COLLATE BINARY" : "") IN (\(parts.map(\.sql).joined(separator: ", ")))",
-          nullIsFalse),
-        arguments: x.arguments + parts.flatMap(\.arguments), type: .bool)
-    }
-    // `== null` and `!= null` test for null.
-    if op == .equal || op == .notEqual, a == .literal(.null) || b == .literal(.null) {
-      let other = a == .literal(.null) ? b : a
-      if other == .literal(.null) {
-        return SQLFragment(sql: op == .equal ? "1" : "0", arguments: [], type: .bool)
-      }
-      guard let x = value(other) else { return nil }
-      return SQLFragment(
-        sql: "(\(x.sql) IS \(op == .equal ? "" : "NOT ")NULL)", arguments: x.arguments, type: .bool)
-    }
-    guard let x = value(a), let y = value(b) else { return nil }
-    if op == .contains {
-      guard x.type == .text, y.type == .text || y.type == .null else { return nil }
-      return SQLFragment(
-        sql: Self.twoValued("instr(\(x.sql), \(y.sql)) > 0", nullIsFalse),
-        arguments: x.arguments + y.arguments,
-        type: .bool)
-    }
-    guard Self.comparable(x.type, y.type) else { return nil }
-    let symbol =
-      switch op {
-      case .equal: "="
-      case .notEqual: "<>"
-      case .less: "<"
-      case .lessOrEqual: "<="
-      case .greater: ">"
-      default: ">="
-      }
-    // A column declared `COLLATE NOCASE` would compare otherwise: text compares by code points.
-    let collation = x.type == .text || y.type == .text ? " COLLATE BINARY" : ""
-    return SQLFragment(
-      sql: Self.twoValued("\(x.sql)\(collation) \(symbol) \(y.sql)\(collation)", nullIsFalse),
-      arguments: x.arguments + y.arguments, type: .bool)
-  }
-
-  /// Whether SQLite compares values of these types as dsh does.
-  static func comparable(_ a: ValueType, _ b: ValueType) -> Bool {
-    if a == .null || b == .null { return true }
-    if a.isNumber && b.isNumber { return true }
-    return a == b && [.text, .date, .bool].contains(a)
-  }
-
-  /// The expression's value in SQL, typed, or `nil` when SQL would give another value.
-  func value(_ expression: RowExpression) -> SQLFragment? {
-    switch expression {
-    case .field(let path):
-      guard path.count == 1, let type = columns[path[0]], type != .timestamp, type != .list, type != .record
-      else { return nil }
-      return SQLFragment(sql: SQLiteQuery.quoted(path[0]), arguments: [], type: type)
-    case .literal(let literal):
-      switch literal {
-      case .null: return SQLFragment(sql: "NULL", arguments: [], type: .null)
-      case .bool(let b): return SQLFragment(sql: b ? "1" : "0", arguments: [], type: .bool)
-      case .int, .double, .string: return SQLFragment(sql: "?", arguments: [literal], type: literal.type)
-      case .date: return SQLFragment(sql: "?", arguments: [.string(literal.description)], type: .date)
-      case .timestamp, .list, .record: return nil
-      }
-    case .negate(let inner):
-      guard let x = value(inner), x.type == .double else { return nil }
-      return SQLFragment(sql: "(-\(x.sql))", arguments: x.arguments, type: .double)
-    case .binary(let a, let op, let b) where op.isArithmetic:
-      guard let x = value(a), let y = value(b) else { return nil }
-      if op == .add, x.type == .text, y.type == .text {
-        return SQLFragment(sql: "(\(x.sql) || \(y.sql))", arguments: x.arguments + y.arguments, type: .text)
-      }
-      guard x.type.isNumber, y.type.isNumber else { return nil }
-      switch op {
-      case .divide, .remainder:
-        // SQLite gives null for a division by zero as dsh does, but silently: dsh notes it, so
-        // both stay in memory where the note is counted.
-        return nil
-      default:
-        // Int arithmetic that overflows becomes a real in SQLite and null in dsh: only real
-        // arithmetic (the same IEEE operations) goes down.
-        guard x.type == .double || y.type == .double else { return nil }
-        return SQLFragment(
-          sql: "(\(x.sql) \(op.rawValue) \(y.sql))", arguments: x.arguments + y.arguments, type: .double)
-      }
-    case .binary(_, let op, _) where op.isComparison || [.and, .or, .contains, .isIn].contains(op):
-      return fragmentTruth(expression)
-    case .not:
-      return fragmentTruth(expression)
-    case .call(let function, let arguments):
-      let parts = arguments.map(value)
-      guard parts.allSatisfy({ $0 != nil }) else { return nil }
-      let values = parts.compactMap { $0 }
-      let sql = values.map(\.sql).joined(separator: ", ")
-      let bound = values.flatMap(\.arguments)
-      switch function {
-      case .len where values[0].type == .text:
-        return SQLFragment(sql: "length(\(sql))", arguments: bound, type: .int)
-      case .replace where values.allSatisfy({ $0.type == .text }):
-        return SQLFragment(sql: "replace(\(sql))", arguments: bound, type: .text)
-      case .substr where values[0].type == .text:
-        // SQLite's substr agrees for a start from 1 and a count from 0.
-        guard case .literal(.int(let start)) = arguments[1], start >= 1,
-          case .literal(.int(let count)) = arguments[2], count >= 0
-        else { return nil }
-        return SQLFragment(sql: "substr(\(sql))", arguments: bound, type: .text)
-      case .coalesce:
-        guard case .success(let type?) = function.resultType(values.map(\.type)),
-          Set(values.map(\.type)).subtracting([.null]).count <= 1
-        else { return nil }
-        return SQLFragment(sql: "COALESCE(\(sql))", arguments: bound, type: type)
-      case .if:
-        // CASE WHEN takes null as false.
-        guard let condition = fragmentTruth(arguments[0], nullIsFalse: true),
-          case .success(let type?) = function.resultType(values.map(\.type)),
-          Set(values[1...].map(\.type)).subtracting([.null]).count <= 1
-        else { return nil }
-        return SQLFragment(
-          sql: "(CASE WHEN \(condition.sql) THEN \(values[1].sql) ELSE \(values[2].sql) END)",
-          arguments: condition.arguments + values[1].arguments + values[2].arguments, type: type)
-      default:
-        return nil
-      }
+      return SQLValue("substr(\(list))", .text)
     default:
       return nil
     }
+  }
+}
+
+extension SQLiteQuery {
+  /// The translator over this query's columns as checked.
+  var translator: SQLTranslator<SQLiteDialect> { SQLTranslator(SQLiteDialect(columns: columnTypes)) }
+}
+
+extension BoundSQL {
+  /// The SQL with `?` for each value, and the values, as GRDB binds them.
+  var sqlite: (sql: String, arguments: [Value]) { (text { _, _ in "?" }, values) }
+}
+
+extension SQLiteQuery.Condition {
+  /// A condition of bound SQL.
+  init(_ sql: BoundSQL) {
+    let (text, arguments) = sql.sqlite
+    self.init(sql: text, arguments: arguments)
   }
 }
 
@@ -328,16 +199,16 @@ extension SQLiteProvider: GroupingPushdown {
     } catch let error as DatabaseError {
       throw Self.failure(error, path: displayPath)
     }
-    let translator = SQLTranslator(columns: query.columnTypes)
+    let translator = query.translator
     var select: [String] = []
     var group: [String] = []
     var keyTypes: [ValueType] = []
     for key in keys {
-      guard let value = translator.value(key), [.int, .double, .text, .bool, .date].contains(value.type)
+      guard let value = translator.value(key), SQLTranslator<SQLiteDialect>.orderable.contains(value.type)
       else {
         return nil
       }
-      let sql = SQLiteQuery.Condition(sql: value.sql, arguments: value.arguments).inlined
+      let sql = SQLiteQuery.Condition(value.sql).inlined
       select.append(sql)
       group.append(value.type == .text ? sql + " COLLATE BINARY" : sql)
       keyTypes.append(value.type)
@@ -359,7 +230,7 @@ extension SQLiteProvider: GroupingPushdown {
         continue
       }
       guard let value = translator.value(argument), value.type != .null else { return nil }
-      let x = SQLiteQuery.Condition(sql: value.sql, arguments: value.arguments).inlined
+      let x = SQLiteQuery.Condition(value.sql).inlined
       let binary = value.type == .text ? " COLLATE BINARY" : ""
       switch aggregate.function {
       case .count:
@@ -482,16 +353,16 @@ extension SQLiteProvider: JoinPushdown {
       rightDatabase.interrupt()
     }
     guard right.loadState != .error,
-      let left = SQLTranslator(columns: query.columnTypes).value(leftKey),
-      let other = SQLTranslator(columns: right.query.columnTypes).value(rightKey),
+      let left = query.translator.value(leftKey),
+      let other = right.query.translator.value(rightKey),
       left.type == other.type || (left.type.isNumber && other.type.isNumber),
-      [.int, .double, .text, .bool, .date].contains(left.type)
+      SQLTranslator<SQLiteDialect>.orderable.contains(left.type)
     else { return nil }
     let textKeys = left.type == .text || left.type == .date
     // The right key's columns are compared by SQL: checked above with every other column.
     let join = SQLiteQuery.Join(
-      right: right.query, leftKey: SQLiteQuery.Condition(sql: left.sql, arguments: left.arguments).inlined,
-      rightKey: SQLiteQuery.Condition(sql: other.sql, arguments: other.arguments).inlined, textKeys: textKeys,
+      right: right.query, leftKey: SQLiteQuery.Condition(left.sql).inlined,
+      rightKey: SQLiteQuery.Condition(other.sql).inlined, textKeys: textKeys,
       name: name, inner: !keepsUnmatched)
     var joined = query
     if join.inner {

@@ -18,12 +18,20 @@ struct CancellationTests {
   func twoSessions() async throws {
     let (first, firstOutput, _) = await run("let kept = [1, 2, 3]")
     let (second, secondOutput, _) = await run("let other = range 0..5")
+    // A line printed just before the endless statement says the run has begun: a task
+    // cancelled before its first statement runs nothing, and says nothing.
+    let begun = DispatchSemaphore(value: 0)
+    firstOutput.onWrite = { if $0.contains("begun") { begun.signal() } }
     // The statement after the interrupted one must not run.
-    let running = Task { await first.run(SourceFile(name: "a.dsh", text: Self.endless + "\nlet after = 1")) }
-    // Cancelled from another thread while the main actor is blocked inside SQLite (after time
-    // enough to reach the count on a machine busy with other tests).
-    Task.detached {
-      try? await Task.sleep(nanoseconds: 1_500_000_000)
+    let running = Task {
+      await first.run(
+        SourceFile(name: "a.dsh", text: "show [\"begun\"] as csv\n" + Self.endless + "\nlet after = 1"))
+    }
+    // Cancelled from another thread while the main actor is blocked inside SQLite (a moment
+    // after the line before, so the count has begun on a machine busy with other tests).
+    Thread.detachNewThread {
+      _ = begun.wait(timeout: .now() + 300)
+      usleep(500_000)
       running.cancel()
     }
     // Counting the query's two billion rows takes many minutes; cancelled, the statement fails

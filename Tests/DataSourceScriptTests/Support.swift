@@ -5,7 +5,12 @@ import Foundation
 final class CapturedOutput: ScriptOutput {
   var text = ""
   var errors = ""
-  func write(_ text: String) { self.text += text }
+  /// Told of each piece of text written, as it is written (a test waiting for a statement).
+  var onWrite: ((String) -> Void)?
+  func write(_ text: String) {
+    self.text += text
+    onWrite?(text)
+  }
   func writeError(_ text: String) { errors += text }
 }
 
