@@ -159,6 +159,16 @@ struct DatabaseReadingTests {
           UPDATE m SET n = 2.5 WHERE id = 7;
           """)
     }
+    // Every stage of a pipeline is checked before any SQL runs: the misspelt field of the last
+    // stage is the error, not the value of n that the first stage's SQL would have met.
+    let (_, planned, plannedOK) = await run(
+      """
+      let m = sqlite "\(path)" table m
+      m | where n > 1 | sort by c | sort by nope
+      """)
+    #expect(!plannedOK)
+    #expect(planned.errors.contains("no field 'nope'"), "\(planned.errors)")
+    #expect(!planned.errors.contains("not an int"), "\(planned.errors)")
     let (_, output, _) = await run(
       """
       let m = sqlite "\(path)" table m

@@ -68,14 +68,20 @@ extension Evaluator {
       } else {
         value = try await evaluate(head)
       }
-      for (index, step) in steps.enumerated() {
-        switch step {
+      var index = 0
+      while index < steps.count {
+        switch steps[index] {
         case .stage(let stage):
-          let isLast = index == steps.count - 1
-          let followedByStage = !isLast && { if case .stage = steps[index + 1] { true } else { false } }()
-          value = try await apply(stage, to: value, counting: !followedByStage)
+          // The run of stages a database takes is planned whole, then read by one provider.
+          if let (planned, taken) = try await plan(steps[index...], over: value) {
+            value = planned
+            index += taken
+            continue
+          }
+          value = try await apply(stage, to: value)
         case .decoration(let decoration): value = .table(try decorate(value, with: decoration))
         }
+        index += 1
       }
       return value
     case .table(let providerExpression, let cellExpression, let style, let range):
@@ -386,12 +392,10 @@ extension Evaluator {
 
   // MARK: Stages
 
-  /// A provider with a stage applied.
-  ///
-  /// The provider runs the stage itself when it can (a database runs it in SQL, still lazily),
-  /// else it runs in memory over the items. Fields are checked either way.
-  private func apply(_ stage: Stage, to value: ScriptValue, counting: Bool = true) async throws -> ScriptValue
-  {
+  /// A provider with a stage applied in memory over its items (a stage a database runs was
+  /// planned with its neighbours by ``plan(_:over:)``), or `group by` and `join`, which a
+  /// database may run its own way. Fields are checked either way.
+  private func apply(_ stage: Stage, to value: ScriptValue) async throws -> ScriptValue {
     guard case .provider(let provider) = value else {
       if case .table = value { throw Diagnostic(.stageAfterCell(stage.kind.phrase), at: stage.range) }
       throw Diagnostic(
@@ -425,21 +429,7 @@ extension Evaluator {
       if let key = provider.key, computed.knownFields?.contains(key) == false { result.key = nil }
       return .provider(result)
     }
-    if let pushdown = provider.provider as? any QueryPushdown,
-      let pushed = pushdown.pushingDown(description)
-    {
-      do {
-        if !counting, let prepared = pushed as? any PreparedLoading {
-          try await prepared.prepare()
-        } else {
-          try await pushed.load()
-        }
-      } catch let error as DataSourceError {
-        throw Diagnostic(.dataSource(error), at: stage.range)
-      }
-      result.provider = pushed
-      return .provider(result)
-    }
+    // A stage a database could run was given to it by `plan`: this one runs in memory.
     let derived = derive(provider.provider, by: description, label: text(stage.range))
     do {
       try await derived.load()
@@ -448,6 +438,55 @@ extension Evaluator {
     }
     result.provider = derived
     return .provider(result)
+  }
+
+  /// The stages at the head of `steps` that `value`'s provider runs itself, made into one
+  /// provider and loaded once (counted once, by the last of them); `nil` when it runs none.
+  ///
+  /// Every stage of the run is checked against the fields before anything is read: a stage a
+  /// database runs keeps its source's fields, so a misspelt field in the third stage stops the
+  /// statement before the first stage's SQL runs. The provider takes the stages in order while
+  /// SQL can say them with dsh's meaning; the rest run in memory over what it reads.
+  private func plan(_ steps: ArraySlice<PipelineStep>, over value: ScriptValue) async throws
+    -> (ScriptValue, taken: Int)?
+  {
+    guard case .provider(let source) = value, source.provider is any QueryPushdown else { return nil }
+    var stages: [(stage: Stage, description: PushdownStage)] = []
+    for step in steps {
+      guard case .stage(let stage) = step else { break }
+      // `group by` and `join` read the provider their own way (see apply).
+      if case .group = stage { break }
+      if case .distinct = stage { break }
+      if case .join = stage { break }
+      guard let description = try pushdownStage(stage, of: source) else { break }
+      stages.append((stage, description))
+    }
+    var provider = source.provider
+    var taken = 0
+    for (_, description) in stages {
+      guard let pushdown = provider as? any QueryPushdown, let pushed = pushdown.pushingDown(description)
+      else {
+        break
+      }
+      provider = pushed
+      taken += 1
+    }
+    guard taken > 0 else { return nil }
+    let range = stages[0].stage.range.lowerBound..<stages[taken - 1].stage.range.upperBound
+    let followedByStage =
+      steps.count > taken && { if case .stage = steps[steps.startIndex + taken] { true } else { false } }()
+    do {
+      if followedByStage, let prepared = provider as? any PreparedLoading {
+        try await prepared.prepare()
+      } else {
+        try await provider.load()
+      }
+    } catch let error as DataSourceError {
+      throw Diagnostic(.dataSource(error), at: range)
+    }
+    var result = source
+    result.provider = provider
+    return (.provider(result), taken)
   }
 
   /// The stage as the engine describes it, its expressions checked against the provider's
