@@ -392,9 +392,10 @@ extension Evaluator {
 
   // MARK: Stages
 
-  /// A provider with a stage applied in memory over its items (a stage a database runs was
-  /// planned with its neighbours by ``plan(_:over:)``), or `group by` and `join`, which a
-  /// database may run its own way. Fields are checked either way.
+  /// A provider with a stage applied in memory over its items, or `group by` and `join`.
+  ///
+  /// A stage a database runs was planned with its neighbours by ``plan(_:over:)``; `group by`
+  /// and `join` may ask a database their own way. Fields are checked either way.
   private func apply(_ stage: Stage, to value: ScriptValue) async throws -> ScriptValue {
     guard case .provider(let provider) = value else {
       if case .table = value { throw Diagnostic(.stageAfterCell(stage.kind.phrase), at: stage.range) }
