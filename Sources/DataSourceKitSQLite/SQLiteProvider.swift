@@ -31,17 +31,6 @@ public struct SQLiteQuery: Sendable {
     /// The SQL with its arguments written in dsh's way, for `describe`.
     var readable: String { substituted { $0.literalText } }
 
-    /// The SQL with its arguments written in as SQL literals.
-    var inlined: String {
-      substituted { value in
-        switch value {
-        case .string(let s): "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
-        case .null: "NULL"
-        default: value.description
-        }
-      }
-    }
-
     private func substituted(_ write: (Value) -> String) -> String {
       var text = ""
       var remaining = arguments.makeIterator()
@@ -71,12 +60,19 @@ public struct SQLiteQuery: Sendable {
     /// The order of the keys.
     public var direction: SortDirection
 
-    /// A key in SQL (its values written in, as an ORDER BY and a GROUP BY repeat it).
+    /// The values bound to the key's `?`s (a literal in `sort by if(…)`), each time it is
+    /// written.
+    public var arguments: [Value] = []
+
+    /// A key in SQL, its values bound.
     init(_ key: SQLValue, _ direction: SortDirection) {
-      self.sql = Condition(key.sql).inlined
+      (self.sql, self.arguments) = key.sql.sqlite
       self.type = key.type
       self.direction = direction
     }
+
+    /// The key with its values written in dsh's way, for `describe`.
+    var readable: String { Condition(sql: sql, arguments: arguments).readable }
 
     /// A key of a column, of a type, in an order.
     public init(column: String, type: ValueType, direction: SortDirection) {
@@ -253,7 +249,19 @@ public struct SQLiteQuery: Sendable {
   var whereClause: String {
     conditions.isEmpty ? "" : " WHERE " + conditions.map { "(\($0.sql))" }.joined(separator: " AND ")
   }
+  /// The values of the WHERE clause's `?`s, in order.
   var arguments: [Value] { conditions.flatMap(\.arguments) }
+
+  /// The values of the ORDER BY clause's `?`s, in order.
+  var orderArguments: [Value] {
+    ((section.map { [$0] } ?? []) + order).flatMap { Self.nullsLastArguments($0) }
+  }
+
+  /// The values of ``select(offset:count:)`` and ``ordered``: the WHERE's, then the ORDER BY's.
+  var orderedArguments: [Value] { arguments + orderArguments }
+
+  /// The values of ``countSQL``.
+  var countArguments: [Value] { limit == nil ? arguments : orderedArguments }
 
   /// Nulls last whatever the direction, as the in-memory stages order them; a table's rows keep
   /// their stored order among equals (the sort is stable).
@@ -273,6 +281,12 @@ public struct SQLiteQuery: Sendable {
   static func nullsLast(_ key: String, _ direction: SortDirection) -> String {
     let order = direction == .ascending ? "ASC" : "DESC"
     return readsNullsLast ? "\(key) \(order) NULLS LAST" : "\(key) IS NULL, \(key) \(order)"
+  }
+
+  /// The values of a term written by ``nullsLast(_:_:)``: once, or twice where the key is
+  /// written twice.
+  static func nullsLastArguments(_ term: OrderTerm) -> [Value] {
+    readsNullsLast ? term.arguments : term.arguments + term.arguments
   }
 
   /// Whether this SQLite reads `NULLS LAST` (3.30 on).
@@ -295,6 +309,12 @@ public struct SQLiteQuery: Sendable {
     limit == nil ? "SELECT COUNT(*) \(from)\(whereClause)" : "SELECT COUNT(*) FROM (\(ordered))"
   }
 
+  /// The values of ``sectionsSQL(_:)``: the key's, the source's, the key's for GROUP BY and
+  /// for ORDER BY.
+  func sectionsArguments(_ term: OrderTerm) -> [Value] {
+    term.arguments + countArguments + term.arguments + Self.nullsLastArguments(term)
+  }
+
   func sectionsSQL(_ term: OrderTerm) -> String {
     let key = term.sql
     let source = limit == nil ? "\(from)\(whereClause)" : "FROM (\(ordered))"
@@ -311,10 +331,11 @@ public struct SQLiteQuery: Sendable {
     }
     if !conditions.isEmpty { parts.append("where " + conditions.map(\.readable).joined(separator: " AND ")) }
     if let section {
-      parts.append("section by \(section.sql) \(section.direction.rawValue)")
+      parts.append("section by \(section.readable) \(section.direction.rawValue)")
     }
     if !order.isEmpty {
-      parts.append("sort by " + order.map { "\($0.sql) \($0.direction.rawValue)" }.joined(separator: ", "))
+      parts.append(
+        "sort by " + order.map { "\($0.readable) \($0.direction.rawValue)" }.joined(separator: ", "))
     }
     if let limit { parts.append("limit \(limit)") }
     if let join {
@@ -691,18 +712,23 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
   private static func countRows(in database: DatabaseQueue, query: SQLiteQuery) throws
     -> [(key: Value?, start: Int, count: Int)]
   {
-    let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
     return try database.read { db in
       if let section = query.section {
         var start = 0
-        let rows = try Row.fetchAll(db, sql: query.sectionsSQL(section), arguments: arguments)
+        let rows = try Row.fetchAll(
+          db, sql: query.sectionsSQL(section),
+          arguments: StatementArguments(query.sectionsArguments(section).map(Self.databaseValue)))
         return rows.map { row in
           let count: Int = row[1]
           defer { start += count }
           return (key: Self.value(row[0] as DatabaseValue, as: section.type), start: start, count: count)
         }
       }
-      let count = try Int.fetchOne(db, sql: query.countSQL, arguments: arguments) ?? 0
+      let count =
+        try Int.fetchOne(
+          db, sql: query.countSQL, arguments: StatementArguments(query.countArguments.map(Self.databaseValue))
+        )
+        ?? 0
       return [(key: nil, start: 0, count: count)]
     }
   }
@@ -718,7 +744,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
       !query.columns[index].checked, !query.columns[index].comparable, let section = query.section
     else { return try countRows(in: database, query: query) }
     let type = query.columns[index].type
-    let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
+    let arguments = StatementArguments(query.sectionsArguments(section).map(Self.databaseValue))
     let rows = try database.read { db in
       try Row.fetchAll(db, sql: query.sectionsSQL(section), arguments: arguments)
     }
@@ -907,7 +933,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     let offset = page * Self.pageSize
     let count = query.limit.map { min(Self.pageSize, max(0, $0 - offset)) } ?? Self.pageSize
     var sql = query.select(offset: offset, count: count)
-    var arguments = StatementArguments(query.arguments.map(Self.databaseValue))
+    var arguments = StatementArguments(query.orderedArguments.map(Self.databaseValue))
     // Rows in stored order (filtered, or joined) are read from where the page before ended, by
     // rowid: a memory stage reading them all pays one pass, not an OFFSET per page (quadratic).
     let rowidColumn = query.rowidOrdered ? query.rowOrder : nil
@@ -1126,7 +1152,7 @@ extension SQLiteProvider: QueryExplaining {
   /// (`EXPLAIN QUERY PLAN`, nested as SQLite nests its steps).
   package func explainQuery() throws -> [String] {
     guard let database else { return ["(not open: \(loadState.rawValue))"] }
-    return try explain(query.ordered, arguments: query.arguments, in: database)
+    return try explain(query.ordered, arguments: query.orderedArguments, in: database)
   }
 
   /// The `GROUP BY` of the last `group by` run in SQL, its parameters and SQLite's plan.

@@ -204,11 +204,14 @@ extension SQLiteProvider: GroupingPushdown {
     var group: [String] = []
     var keyTypes: [ValueType] = []
     for key in keys {
-      guard let value = translator.value(key), SQLTranslator<SQLiteDialect>.orderable.contains(value.type)
+      // A key with a value in it (`if(age > 40, …)`) groups in memory: its SQL is written three
+      // times, and a value is never written into the text.
+      guard let value = translator.value(key), SQLTranslator<SQLiteDialect>.orderable.contains(value.type),
+        value.sql.values.isEmpty
       else {
         return nil
       }
-      let sql = SQLiteQuery.Condition(value.sql).inlined
+      let sql = value.sql.sqlite.sql
       select.append(sql)
       group.append(value.type == .text ? sql + " COLLATE BINARY" : sql)
       keyTypes.append(value.type)
@@ -229,8 +232,10 @@ extension SQLiteProvider: GroupingPushdown {
         readings.append(.plain(.int))
         continue
       }
-      guard let value = translator.value(argument), value.type != .null else { return nil }
-      let x = SQLiteQuery.Condition(value.sql).inlined
+      guard let value = translator.value(argument), value.type != .null, value.sql.values.isEmpty else {
+        return nil
+      }
+      let x = value.sql.sqlite.sql
       let binary = value.type == .text ? " COLLATE BINARY" : ""
       switch aggregate.function {
       case .count:
@@ -356,13 +361,15 @@ extension SQLiteProvider: JoinPushdown {
       let left = query.translator.value(leftKey),
       let other = right.query.translator.value(rightKey),
       left.type == other.type || (left.type.isNumber && other.type.isNumber),
-      SQLTranslator<SQLiteDialect>.orderable.contains(left.type)
+      SQLTranslator<SQLiteDialect>.orderable.contains(left.type),
+      // Keys are written into several statements: one with a value in it joins in memory.
+      left.sql.values.isEmpty, other.sql.values.isEmpty
     else { return nil }
     let textKeys = left.type == .text || left.type == .date
     // The right key's columns are compared by SQL: checked above with every other column.
     let join = SQLiteQuery.Join(
-      right: right.query, leftKey: SQLiteQuery.Condition(left.sql).inlined,
-      rightKey: SQLiteQuery.Condition(other.sql).inlined, textKeys: textKeys,
+      right: right.query, leftKey: left.sql.sqlite.sql,
+      rightKey: other.sql.sqlite.sql, textKeys: textKeys,
       name: name, inner: !keepsUnmatched)
     var joined = query
     if join.inner {

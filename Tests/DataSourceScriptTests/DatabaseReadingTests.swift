@@ -38,10 +38,11 @@ struct DatabaseReadingTests {
       explain t | where id > 2990 or id < 3
       explain t | where not (id < 100)
       explain t | where id in [5, 7] and cat in ["c3", "c4"]
+      explain t | sort by if(a > 5, "x", cat)
       """)
     #expect(ok, "\(output.errors)")
     let plans: [String] = Array(output.text.components(separatedBy: "plan of ").dropFirst())
-    try #require(plans.count == 5, "\(output.text)")
+    try #require(plans.count == 6, "\(output.text)")
     #expect(plans[0].contains("WHERE (\"id\" < ?)"), "\(plans[0])")
     #expect(plans[0].contains("SEARCH t USING INTEGER PRIMARY KEY (rowid<?)"), "\(plans[0])")
     #expect(plans[1].contains("USING INDEX t_cat (cat=?)"), "\(plans[1])")
@@ -51,6 +52,9 @@ struct DatabaseReadingTests {
     // A list written in the statement is folded into one value: it goes down as IN all the same.
     #expect(plans[4].contains("\"id\" IN (?, ?)"), "\(plans[4])")
     #expect(plans[4].contains("USING INTEGER PRIMARY KEY (rowid=?)"), "\(plans[4])")
+    // A value in a sort key is bound, never written into the text.
+    #expect(plans[5].contains("THEN ? ELSE \"cat\" END"), "\(plans[5])")
+    #expect(plans[5].contains("with ?1 = 5, ?2 = \"x\""), "\(plans[5])")
   }
 
   @Test(
@@ -60,6 +64,8 @@ struct DatabaseReadingTests {
       "where not (cat < \"c2\" and a < 3)",
       "where cat in [\"c1\", \"c4\"]", "where not (cat in [\"c1\", \"c4\"])", "where cat contains \"1\"",
       "where not (cat contains \"1\")", "where if(a > 5, cat == \"c3\", true)",
+      // Keys with values in them: bound in the ORDER BY and in the sections' GROUP BY.
+      "section by substr(cat, 1, 2) | sort by if(a > 5, \"x\", cat) desc",
     ])
   func sameRowsAsMemory(stage: String) async throws {
     let path = try Self.makeDatabase()
@@ -73,8 +79,15 @@ struct DatabaseReadingTests {
       show sqlite "\(path)" table t | \(stage) | select id as csv
       """)
     #expect(ok, "\(output.errors)")
-    // After the export's line, two answers of one column each.
-    let shows = output.text.components(separatedBy: "id\n").dropFirst()
+    // After the export's line, two answers of one column each (and the section, if any).
+    var shows: [[Substring]] = []
+    for line in output.text.split(separator: "\n") {
+      if line == "id" || line == "section,id" {
+        shows.append([])
+      } else if !shows.isEmpty {
+        shows[shows.count - 1].append(line)
+      }
+    }
     #expect(shows.count == 2 && shows.first == shows.last, "\(stage): \(output.text.prefix(300))")
     #expect((shows.first?.count ?? 0) > 1, "\(stage) gives no rows")
   }
