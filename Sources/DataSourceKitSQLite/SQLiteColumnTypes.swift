@@ -88,9 +88,9 @@ extension SQLiteProvider {
     for name in options.types.keys where !names.contains(name) {
       throw DataSourceError.unknownTypedField(path: displayPath, field: name, fields: names)
     }
-    // Markers read as null before anything else looks at the values.
-    let markerList = options.nullMarkers.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }
-      .joined(separator: ", ")
+    // Markers read as null before anything else looks at the values; they are rows of a
+    // temporary table of the connection's (see `SQLiteProvider.open`), never text in the SQL.
+    let markerTable = SQLiteQuery.markerTable(for: options.nullMarkers)
     return names.map { name in
       let given = options.types[name]
       let column = SQLiteQuery.quoted(name)
@@ -98,9 +98,9 @@ extension SQLiteProvider {
       return SQLiteColumn(
         name: name, declared: declared[name] ?? "", type: type, format: given?.format, nulls: nil,
         markers: [],
-        projection: options.nullMarkers.isEmpty
-          ? column
-          : "(CASE WHEN typeof(\(column)) = 'text' AND \(column) IN (\(markerList)) THEN NULL ELSE \(column) END)",
+        projection: markerTable.map {
+          "(CASE WHEN typeof(\(column)) = 'text' AND \(column) IN (SELECT v FROM temp.\($0)) THEN NULL ELSE \(column) END)"
+        } ?? column,
         // ISO dates order as text; other formats and timestamps are compared in memory.
         inSQL: type != .timestamp && !(type == .date && given?.format != nil), checked: false)
     }

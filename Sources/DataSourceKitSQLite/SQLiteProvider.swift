@@ -212,6 +212,18 @@ public struct SQLiteQuery: Sendable {
   /// A query of `source` with no stage pushed down.
   public init(source: Source) { self.source = source }
 
+  /// The temporary table that holds the null markers `markers` on a connection that reads
+  /// with them: named by the markers (an FNV-1a hash of them), so two providers of one file
+  /// with the same markers read the same table; `nil` for none.
+  static func markerTable(for markers: [String]) -> String? {
+    guard !markers.isEmpty else { return nil }
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in markers.joined(separator: "\u{0}").utf8 {
+      hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+    }
+    return "dsh_null_markers_" + String(hash, radix: 16)
+  }
+
   /// A column or table name quoted for SQL.
   public static func quoted(_ name: String) -> String {
     "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
@@ -467,7 +479,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     // Preparing leaves the state as it was (initial): the count, when first asked, loads.
     let ticket = counting ? states.begin() : nil
     do {
-      let database = try Self.open(path, displayPath: displayPath, access: access)
+      let database = try Self.open(
+        path, displayPath: displayPath, access: access, nullMarkers: query.options.nullMarkers)
       // Cancelling the load's task (^C) interrupts a long count or GROUP BY inside SQLite at
       // once, from the cancelling thread, even while this one is blocked in the query.
       var query = self.query
@@ -658,7 +671,10 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
   /// SQLite then takes no locks and makes no `-wal` or `-shm` file (a WAL database in a
   /// read-only folder opens; nothing is left beside it). A later `reload` opens it again and
   /// sees changes.
-  static func open(_ path: String, displayPath: String, access: FileAccess?) throws -> DatabaseQueue {
+  static func open(_ path: String, displayPath: String, access: FileAccess?, nullMarkers: [String] = [])
+    throws
+    -> DatabaseQueue
+  {
     try RegularFile.check(atPath: path, displayPath: displayPath)
     // SQLite says only "unable to open database file": say what a csv would.
     if Foundation.access(path, R_OK) != 0 { throw FileBytes.error(for: errno, path: displayPath) }
@@ -668,7 +684,17 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     // takes a fraction of the time. SQLite caps the size (2 GB in Debian's build); beyond it,
     // it reads as before. The file is opened immutable, so dsh already assumes nobody writes it
     // while it is open (see docs/RELIABILITY.md).
-    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA mmap_size = 1099511627776") }
+    configuration.prepareDatabase { db in
+      try db.execute(sql: "PRAGMA mmap_size = 1099511627776")
+      // The null markers, bound into a temporary table (the temporary database is the
+      // connection's own, writable when the file is not): the SQL names the table.
+      if let table = SQLiteQuery.markerTable(for: nullMarkers) {
+        try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS \(table) (v TEXT PRIMARY KEY)")
+        for marker in nullMarkers {
+          try db.execute(sql: "INSERT OR IGNORE INTO temp.\(table) VALUES (?)", arguments: [marker])
+        }
+      }
+    }
     // Checked before (the link already in place: SQLite fails on a file that is no database
     // with a message of its own) and after, on the files SQLite opened (a link swapped in
     // between).

@@ -347,7 +347,9 @@ extension SQLiteProvider: JoinPushdown {
       keepsUnmatched || query.limit == nil,
       case .table = right.query.source, right.query.rowOrder != nil, right.query.join == nil,
       right.query.section == nil, right.query.order.isEmpty, right.query.limit == nil,
-      Self.sameFile(path, right.path)
+      Self.sameFile(path, right.path),
+      // The right's columns are read on this connection, whose null markers are this side's.
+      right.query.options.nullMarkers == query.options.nullMarkers
     else { return nil }
     // The right's rows are read whole into the match: every value must fit its column. (A
     // pass over the other table when it is too large to have been checked when opened; ^C

@@ -248,4 +248,30 @@ struct DatabaseReadingTests {
     let denseMemory = await answer("csv \"\(csv)\" null \"\"")
     #expect(await answer("sqlite \"\(dense)\" table t") == denseMemory, "\(stage), dense")
   }
+
+  @Test("null markers are bound into a table of the connection's, never written into the SQL")
+  func markersBound() async throws {
+    let path = NSTemporaryDirectory() + "dsh-markers-\(UUID().uuidString).db"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try await DatabaseQueue(path: path).write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE m (id INTEGER PRIMARY KEY, v TEXT);
+          INSERT INTO m VALUES (1, 'NA'), (2, '5'), (3, 'x'), (4, 'it''s');
+          """)
+    }
+    let (_, output, ok) = await run(
+      """
+      show sqlite "\(path)" table m null "NA", "it's" as csv
+      explain sqlite "\(path)" table m null "NA", "it's" | where v == "x"
+      let a = sqlite "\(path)" table m null "NA"
+      let b = sqlite "\(path)" table m null "x"
+      show a | join b on id == b.id as o | select id, v, ov = o.v as csv
+      """)
+    #expect(ok, "\(output.errors)")
+    #expect(output.text.hasPrefix("id,v\n1,\n2,5\n3,x\n4,\n"), "\(output.text)")
+    #expect(!output.text.contains("'NA'") && !output.text.contains("it''s"), "\(output.text)")
+    // Two sides with other markers: each reads its own.
+    #expect(output.text.hasSuffix("id,v,ov\n1,,NA\n2,5,5\n3,x,\n4,it's,it's\n"), "\(output.text)")
+  }
 }
