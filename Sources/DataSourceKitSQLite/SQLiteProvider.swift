@@ -958,7 +958,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     guard let database else { return [] }
     let offset = page * Self.pageSize
     let count = query.limit.map { min(Self.pageSize, max(0, $0 - offset)) } ?? Self.pageSize
-    var sql = query.select(offset: offset, count: count)
+    // The page's own statement, written only when one is run (not while a stream reads on).
+    var sql: String?
     var arguments = StatementArguments(query.orderedArguments.map(Self.databaseValue))
     // Rows in stored order (filtered, or joined) are read from where the page before ended, by
     // rowid: a memory stage reading them all pays one pass, not an OFFSET per page (quadratic).
@@ -1022,7 +1023,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
       rows = try reading(database) { db -> [Value] in
         guard streamed else {
           statementsRun += 1
-          let statement = try db.makeStatement(sql: sql)
+          let statement = try db.makeStatement(sql: sql ?? query.select(offset: offset, count: count))
           let cursor = try Row.fetchCursor(statement, arguments: arguments)
           var rows: [Value] = []
           while try cursor.next() != nil { rows.append(convert(statement)) }
