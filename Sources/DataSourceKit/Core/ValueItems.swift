@@ -199,8 +199,8 @@ extension Value {
   /// (`Value.call(.upper, item["name"])` is `upper(name)`); the wrong kinds or number of
   /// arguments give `null`.
   public static func call(_ function: ValueFunction, _ arguments: Value...) -> Value {
-    guard let engine = ExpressionFunction(rawValue: function.rawValue), engine.arity.contains(arguments.count)
-    else { return .null }
+    let engine = function.engine
+    guard engine.arity.contains(arguments.count) else { return .null }
     switch engine {
     case .coalesce: return arguments.first { !$0.isNull } ?? .null
     case .if: return arguments[0] == .bool(true) ? arguments[1] : arguments[2]
@@ -246,8 +246,7 @@ extension SectionedDataSource where Item == Value {
   )
     -> Value
   {
-    guard let engine = AggregateFunction(rawValue: function.rawValue) else { return .null }
-    var accumulator = AggregateAccumulator([engine], arguments: [value])
+    var accumulator = AggregateAccumulator([function.engine], arguments: [value])
     let sections = section.map { [$0] } ?? Array(0..<numberOfSections)
     for section in sections {
       for row in 0..<numberOfRows(inSection: section) {
@@ -306,7 +305,7 @@ extension DerivedProvider where Item == Value {
       base: base, keys: keys.map { GroupedProvider.Key(name: $0.0, compute: $0.1) },
       fields: aggregates.map { name, function, value in
         GroupedProvider.Field(
-          name: name, function: AggregateFunction(rawValue: function.rawValue) ?? .count, compute: value)
+          name: name, function: function.engine, compute: value)
       }, label: label ?? "group by", notes: nil)
   }
 
@@ -336,5 +335,106 @@ extension DerivedProvider where Item == Value {
     JoinedProvider(
       left: left, right: right, leftKey: leftKey, rightKey: rightKey, name: name, keepsUnmatched: !inner,
       label: label ?? "join")
+  }
+}
+
+// MARK: - The public words and the engine's, case by case
+
+// Exhaustive both ways: a function or aggregate added to the engine without a public spelling
+// for programs (`as swift`), or the other way round, does not compile.
+
+extension ValueFunction {
+  /// The engine's function of the same name.
+  package var engine: ExpressionFunction {
+    switch self {
+    case .lower: .lower
+    case .upper: .upper
+    case .trim: .trim
+    case .len: .len
+    case .substr: .substr
+    case .replace: .replace
+    case .round: .round
+    case .abs: .abs
+    case .floor: .floor
+    case .ceil: .ceil
+    case .coalesce: .coalesce
+    case .`if`: .`if`
+    case .int: .int
+    case .double: .double
+    case .text: .text
+    case .year: .year
+    case .month: .month
+    case .day: .day
+    case .weekday: .weekday
+    case .hour: .hour
+    case .date: .date
+    case .timestamp: .timestamp
+    case .days: .days
+    }
+  }
+}
+
+extension ExpressionFunction {
+  /// The public spelling of the function, for programs.
+  package var published: ValueFunction {
+    switch self {
+    case .lower: .lower
+    case .upper: .upper
+    case .trim: .trim
+    case .len: .len
+    case .substr: .substr
+    case .replace: .replace
+    case .round: .round
+    case .abs: .abs
+    case .floor: .floor
+    case .ceil: .ceil
+    case .coalesce: .coalesce
+    case .`if`: .`if`
+    case .int: .int
+    case .double: .double
+    case .text: .text
+    case .year: .year
+    case .month: .month
+    case .day: .day
+    case .weekday: .weekday
+    case .hour: .hour
+    case .date: .date
+    case .timestamp: .timestamp
+    case .days: .days
+    }
+  }
+}
+
+extension ValueAggregate {
+  /// The engine's aggregate of the same name.
+  package var engine: AggregateFunction {
+    switch self {
+    case .count: .count
+    case .sum: .sum
+    case .avg: .avg
+    case .min: .min
+    case .max: .max
+    case .distinct: .distinct
+    case .first: .first
+    case .last: .last
+    case .list: .list
+    }
+  }
+}
+
+extension AggregateFunction {
+  /// The public spelling of the aggregate, for programs.
+  package var published: ValueAggregate {
+    switch self {
+    case .count: .count
+    case .sum: .sum
+    case .avg: .avg
+    case .min: .min
+    case .max: .max
+    case .distinct: .distinct
+    case .first: .first
+    case .last: .last
+    case .list: .list
+    }
   }
 }

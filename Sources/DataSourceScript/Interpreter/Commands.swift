@@ -293,22 +293,17 @@ extension Session {
         path: target.path.hasSuffix("/") ? resolve(target.path) + "/" : resolve(target.path))
       try replacement.replace { fd throws(FileReplacement.Failure) in
         var writer = DescriptorWriter(fd: fd)
-        switch format {
-        case .jsonl:
+        switch format.writing {
+        case .program:
+          // `export … to "x.swift"` is the session's (`Session.execute`): never a view's rows.
+          preconditionFailure("a Swift program is exported by the session, not as rows")
+        case .lines:
           for section in 0..<source.numberOfSections {
             for row in 0..<source.numberOfRows(inSection: section) {
               writer.write(source.item(at: ItemPath(item: row, section: section)).jsonText + "\n")
             }
           }
-        default:
-          let mode: RenderMode =
-            switch format {
-            case .csv: .csv
-            case .json: .json
-            case .html: .html
-            case .svg: .svg
-            default: .markdown
-            }
+        case .rendered(let mode):
           // Every row and every column: no width to fit.
           let options = RenderOptions(
             mode: mode, width: Int(Int32.max), showsFields: showsFields,

@@ -26,6 +26,30 @@ public enum Command: String, CaseIterable, Sendable {
 public enum ExportFormat: String, CaseIterable, Sendable {
   case csv, json, jsonl, markdown, html, svg, swift
 
+  /// How a file of the format is written.
+  enum Writing {
+    /// The view rendered whole in a mode of the renderer's.
+    case rendered(RenderMode)
+    /// One item's JSON per line.
+    case lines
+    /// The Swift program that builds the view (`SwiftProgram`).
+    case program
+  }
+
+  /// How a file of the format is written: every format says, so a new one cannot be written
+  /// in another's way by default.
+  var writing: Writing {
+    switch self {
+    case .csv: .rendered(.csv)
+    case .json: .rendered(.json)
+    case .markdown: .rendered(.markdown)
+    case .html: .rendered(.html)
+    case .svg: .rendered(.svg)
+    case .jsonl: .lines
+    case .swift: .program
+    }
+  }
+
   /// The format a file's extension names, or `nil`.
   public init?(extensionOf path: String) {
     let name = path.split(separator: "/").last.map(String.init) ?? path
