@@ -6,6 +6,7 @@
 // Inputs are generated at run time under bench-data/ (git ignores it).
 import DataSourceKit
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -83,17 +84,15 @@ func measure(_ arguments: [String], outputPath: String = "/dev/null") -> Measure
 /// Peak resident memory counts the pages of a file the process maps (SQLite reads its file
 /// through a map): they belong to the page cache, shared and dropped under pressure. This is
 /// the memory the process itself holds, to report beside it.
-final class AnonymousMemorySampler: @unchecked Sendable {
-  private let lock = NSLock()
-  private var running = true
-  /// The highest sample, or `nil` before the first.
-  private var peak: Int?
+final class AnonymousMemorySampler: Sendable {
+  /// Whether to go on sampling, and the highest sample (`nil` before the first).
+  private let state = Mutex<(running: Bool, peak: Int?)>((true, nil))
   private let done = DispatchSemaphore(value: 0)
 
   /// Starts sampling `parent`, or its children when it is GNU time running the command.
   init(parent: pid_t, throughGNUTime: Bool) {
     Thread.detachNewThread { [self] in
-      while lock.withLock({ running }) {
+      while state.withLock({ $0.running }) {
         let pids =
           throughGNUTime
           ? Self.read("/proc/\(parent)/task/\(parent)/children").split(separator: " ").compactMap {
@@ -106,7 +105,7 @@ final class AnonymousMemorySampler: @unchecked Sendable {
             let kilobytes = Int(
               line.dropFirst("RssAnon:".count).split(whereSeparator: \.isWhitespace).first ?? "")
           else { continue }
-          lock.withLock { peak = max(peak ?? 0, kilobytes) }
+          state.withLock { $0.peak = max($0.peak ?? 0, kilobytes) }
         }
         usleep(5_000)
       }
@@ -132,9 +131,9 @@ final class AnonymousMemorySampler: @unchecked Sendable {
 
   /// Stops sampling; the peak seen, or `unknownPeak`.
   func stop() -> Int {
-    lock.withLock { running = false }
+    state.withLock { $0.running = false }
     done.wait()
-    return lock.withLock { peak } ?? Measurement.unknownPeak
+    return state.withLock { $0.peak } ?? Measurement.unknownPeak
   }
 }
 

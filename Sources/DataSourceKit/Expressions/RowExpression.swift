@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An expression over one item, as a description: what `where`, `sort by`, `section by`,
 /// `extend`, templates and `update … set` compute, with no closures in it.
@@ -140,17 +141,13 @@ package enum ExpressionNote: Hashable, Sendable {
 }
 
 /// Notes collected while expressions run, taken by whoever reports them.
-package final class ExpressionNotes: @unchecked Sendable {
-  private let lock = NSLock()
-  // Guarded by `lock`.
-  private var counts: [ExpressionNote: Int] = [:]
+package final class ExpressionNotes: Sendable {
+  private let counts = Mutex<[ExpressionNote: Int]>([:])
 
   package init() {}
 
   package func add(_ note: ExpressionNote) {
-    lock.lock()
-    defer { lock.unlock() }
-    counts[note, default: 0] += 1
+    counts.withLock { $0[note, default: 0] += 1 }
   }
 
   /// The notes so far with their counts, in the order of their texts; the collection is
@@ -160,11 +157,11 @@ package final class ExpressionNotes: @unchecked Sendable {
   /// meets them in another order than one computed item by item, and the report must not
   /// depend on which ran.
   package func take() -> [(note: ExpressionNote, count: Int)] {
-    lock.lock()
-    defer { lock.unlock() }
-    let result = counts.map { ($0.key, $0.value) }.sorted { $0.0.text(count: 1) < $1.0.text(count: 1) }
-    counts = [:]
-    return result
+    let taken = counts.withLock { counts in
+      defer { counts = [:] }
+      return counts
+    }
+    return taken.map { ($0.key, $0.value) }.sorted { $0.0.text(count: 1) < $1.0.text(count: 1) }
   }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Bytes appended one text after another, in one `malloc` block grown with `realloc`.
 ///
@@ -110,17 +111,16 @@ extension TextDictionary {
 }
 
 /// A value worked out once, by whichever reader first asks, and kept.
-final class OnceCache<Value: Sendable>: @unchecked Sendable {
-  private let lock = NSLock()
-  private var stored: Value?
+final class OnceCache<Value: Sendable>: Sendable {
+  private let stored = Mutex<Value?>(nil)
 
   func value(_ make: () -> Value) -> Value {
-    lock.lock()
-    defer { lock.unlock() }
-    if let stored { return stored }
-    let made = make()
-    stored = made
-    return made
+    stored.withLock { stored in
+      if let stored { return stored }
+      let made = make()
+      stored = made
+      return made
+    }
   }
 }
 
