@@ -130,6 +130,20 @@ struct ColumnEvaluationTests {
     }
   }
 
+  @Test("an int remainder by -1 is 0, the least int's too, over columns and item by item, with no note")
+  func remainderByMinusOne() async throws {
+    let provider = try await loadedCSV("x\n-9223372036854775808\n7\n-7\n0\n")
+    let expression = RowExpression.binary(.field(["x"]), .remainder, .literal(.int(-1)))
+    let (itemNotes, batchNotes) = (ExpressionNotes(), ExpressionNotes())
+    let overItems = expression.compiled(notes: itemNotes)
+    let expected = (0..<4).map { overItems(provider.item(at: ItemPath(item: $0, section: 0))) }
+    let reader = try #require(expression.batches(over: provider, notes: batchNotes))
+    let found = try allBatches(count: 4, reader, \.allValues)
+    #expect(expected == [.int(0), .int(0), .int(0), .int(0)])
+    #expect(found == expected)
+    #expect(itemNotes.take().isEmpty && batchNotes.take().isEmpty)
+  }
+
   @Test("where, sort by and section by over columns keep the items item-by-item stages keep")
   func stagesAgree() async throws {
     let source = try await loadedCSV(Self.csv(rows: 3_000, seed: 9))

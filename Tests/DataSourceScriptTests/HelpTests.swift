@@ -21,7 +21,10 @@ struct HelpTests {
     let elsewhere = Session(
       environment: Environment(workingDirectory: NSTemporaryDirectory()), output: CapturedOutput())
     let (_, output, ok) = await run(example, in: elsewhere)
-    #expect(ok, "help \(topic): \(example)\n\(output.errors)")
+    // check's examples show a batch UIKit refuses: that statement fails (a script exits 1),
+    // with its report as the answer and no error.
+    let refusedBatch = output.errors.isEmpty && output.text.contains("UIKit refuses this batch")
+    #expect(ok || refusedBatch, "help \(topic): \(example)\n\(output.errors)")
   }
 
   /// The reference part of docs/LANGUAGE.md (from "## Commands" to the end), written from the

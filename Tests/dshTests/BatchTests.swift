@@ -29,6 +29,16 @@ struct BatchTests {
     #expect(single.output.hasPrefix("-c:1:6: error: no binding named 'nope'"))
   }
 
+  @Test("check exits 1 when UIKit refuses the batch, 0 when it accepts it, and says which either way")
+  func checkExitStatus() throws {
+    let refused = try DSHProcess.run(["-c", "check \"samples:crash-batch.json\" before [3, 2] after [4, 2]"])
+    #expect(refused.status == 1, "\(refused.output)")
+    #expect(refused.output.contains("UIKit refuses this batch"), "\(refused.output)")
+    let accepted = try DSHProcess.run(["-c", "check \"samples:crash-batch.json\" before [3, 2] after [3, 3]"])
+    #expect(accepted.status == 0, "\(accepted.output)")
+    #expect(accepted.output.contains("UIKit accepts this batch"), "\(accepted.output)")
+  }
+
   @Test("show … as html prints one page from the real binary, windowed, and export writes it")
   func htmlPage() throws {
     let page = try DSHProcess.run([

@@ -193,7 +193,7 @@ enum BatchArithmetic {
             setNull(i)
             continue
           }
-          value = p[i].remainderReportingOverflow(dividingBy: q[i])
+          value = exactRemainder(p[i], q[i])
         }
         if value.1 {
           notes?.add(.overflow)

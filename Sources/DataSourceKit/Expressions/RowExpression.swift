@@ -339,7 +339,7 @@ enum Arithmetic {
           notes?.add(.divisionByZero)
           return .null
         }
-        result = x.remainderReportingOverflow(dividingBy: y)
+        result = exactRemainder(x, y)
       }
       if result.1 {
         notes?.add(.overflow)
@@ -428,4 +428,11 @@ extension RowExpression {
     default: nil
     }
   }
+}
+
+/// `x % y` for ints, with whether it overflowed: the remainder of a division by -1 is 0 for
+/// every int, the least one too (whose quotient, not its remainder, is out of range; Swift
+/// reports that as an overflow of the remainder).
+package func exactRemainder(_ x: Int, _ y: Int) -> (Int, Bool) {
+  y == -1 ? (0, false) : x.remainderReportingOverflow(dividingBy: y)
 }

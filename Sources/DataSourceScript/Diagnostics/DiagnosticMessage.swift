@@ -43,6 +43,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case unknownPipelineStep(String, suggestion: String?)
   case stageAfterCell(String)
   case duplicateOption(String)
+  case optionValueTooLarge(String, most: Int, unit: String)
   case reservedWord(String)
 
   // Templates
@@ -200,6 +201,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .stageAfterCell(let stage):
       "'\(stage)' works on a provider; put it before 'with', as in: table P | \(stage) … with CELL"
     case .duplicateOption(let option): "option '\(option)' is given twice"
+    case .optionValueTooLarge(let option, let most, let unit): "\(option) is at most \(most) \(unit)"
     case .reservedWord(let word): "'\(word)' is a reserved word and cannot name a binding"
     case .unclosedTemplateField: "'{' in template is never closed; write '{{' for a literal brace"
     case .unmatchedTemplateBrace: "'}' in template has no '{'; write '}}' for a literal brace"

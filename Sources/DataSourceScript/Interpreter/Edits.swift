@@ -373,6 +373,8 @@ extension Session {
         lines += form.split(separator: "\n").map { "  " + $0 }
       }
       output.write(lines.joined(separator: "\n") + "\n")
+      // A refused batch is a failure, as every other failed statement: a script exits 1.
+      throw AlreadyReported()
     }
   }
 }

@@ -45,7 +45,7 @@ extension Session {
     defer { scripts.leave() }
     // The sourced script reports its own errors; the `source` statement fails without another.
     let folder = URL(fileURLWithPath: canonical).deletingLastPathComponent().path
-    if !(await run(SourceFile(name: path, text: text, directory: folder))) { throw NestedScriptFailure() }
+    if !(await run(SourceFile(name: path, text: text, directory: folder))) { throw AlreadyReported() }
   }
 }
 
@@ -59,8 +59,12 @@ extension Session {
   }
 }
 
-/// A sourced script failed; it has reported its own errors already.
-struct NestedScriptFailure: Error {}
+/// A statement failed and has said why itself.
+///
+/// So it is for a sourced script that reported its own errors, and a batch `check` found UIKit
+/// refuses (its report is the answer). The statement fails (a script exits 1) with nothing
+/// more printed.
+struct AlreadyReported: Error {}
 
 /// Reads script files, with the engine's file errors.
 enum ScriptFiles {

@@ -121,8 +121,8 @@ public final class Session {
         } catch let diagnostic as Diagnostic {
           report(diagnostic, in: source)
           ok = false
-        } catch is NestedScriptFailure {
-          // The sourced script reported its own errors.
+        } catch is AlreadyReported {
+          // The statement said why it failed itself (a sourced script, a refused batch).
           ok = false
         } catch {
           report(Diagnostic(.internalError("\(error)"), at: statement.range), in: source)

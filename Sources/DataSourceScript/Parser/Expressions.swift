@@ -1,6 +1,14 @@
 import DataSourceKit
 
 extension Parser {
+  /// The longest `timeout`, in seconds: 23 days, whose milliseconds a server's 32-bit setting
+  /// still holds.
+  static let longestTimeout = 2_000_000
+  /// The largest `maxsize`, in megabytes: a terabyte.
+  static let largestMaxsize = 1_048_576
+}
+
+extension Parser {
   /// Parses `expression := primary ('|' stage)*`.
   mutating func parseExpression() throws(Diagnostic) -> Expression {
     let start = current.range.lowerBound
@@ -247,6 +255,14 @@ extension Parser {
       case (.key, .identifier(let value)):
         options.append(ProviderOption(name: name, value: .word(value), valueRange: current.range))
       case (.timeout, .int(let number)) where number > 0, (.maxsize, .int(let number)) where number > 0:
+        // Bounded here: a number past them overflowed the conversions that use it (seconds to
+        // a server's milliseconds, megabytes to bytes) and stopped dsh.
+        let most = option == .timeout ? Self.longestTimeout : Self.largestMaxsize
+        guard number <= most else {
+          throw Diagnostic(
+            .optionValueTooLarge(word, most: most, unit: option == .timeout ? "seconds" : "MB"),
+            at: current.range)
+        }
         options.append(ProviderOption(name: name, value: .word(String(number)), valueRange: current.range))
       case (.redirects, .identifier("any")):
         options.append(ProviderOption(name: name, value: .word("any"), valueRange: current.range))
