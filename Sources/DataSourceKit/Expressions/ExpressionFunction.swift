@@ -43,6 +43,20 @@ package enum ExpressionFunction: String, CaseIterable, Sendable {
     }
   }
 
+  /// `n` rounded to a multiple of 10^power, halves away from zero; `nil` when no int holds it.
+  static func round(_ n: Int, toPowerOfTen power: Int) -> Int? {
+    // 10^19 is past the ints: every int rounds to 0 or to ±10^19, which none holds.
+    guard power <= 18 else { return n.magnitude < 5_000_000_000_000_000_000 ? 0 : nil }
+    var scale = 1
+    for _ in 0..<power { scale *= 10 }
+    let remainder = n % scale
+    let down = n - remainder
+    guard remainder.magnitude * 2 >= UInt(scale) else { return down }
+    let (away, overflow) =
+      n < 0 ? down.subtractingReportingOverflow(scale) : down.addingReportingOverflow(scale)
+    return overflow ? nil : away
+  }
+
   /// An example and what it gives, run by the tests as `help expressions` prints it.
   package var example: (expression: String, result: String) {
     switch self {
@@ -253,11 +267,14 @@ package enum ExpressionFunction: String, CaseIterable, Sendable {
       }
     case .substr:
       guard let s = text(0), let start = int(1), let count = int(2) else { return mismatch() }
-      // As SQLite's substr for positive starts: 1 is the first character.
+      // As SQLite's substr for positive starts: 1 is the first character. Positions past the
+      // ints' ends are clamped, not computed (a start or count near them overflowed).
       let scalars = Array(s.unicodeScalars)
-      let lower = max(0, start - 1)
-      let upper = max(lower, min(scalars.count, start - 1 + max(0, count)))
+      let first = start == .min ? .min : start - 1
+      let (end, overflow) = first.addingReportingOverflow(max(0, count))
+      let lower = max(0, first)
       guard lower < scalars.count else { return .string("") }
+      let upper = max(lower, min(scalars.count, overflow ? .max : end))
       var out = String.UnicodeScalarView()
       out.append(contentsOf: scalars[lower..<upper])
       return .string(String(out))
@@ -270,12 +287,18 @@ package enum ExpressionFunction: String, CaseIterable, Sendable {
       switch values[0] {
       case .int(let n):
         guard digits < 0 else { return .int(n) }
-        let scale = Double(pow(10.0, Double(-digits)))
-        let rounded = (Double(n) / scale).rounded(.toNearestOrAwayFromZero) * scale
-        guard let result = Int(exactly: rounded) else { return noValue(values[0]) }
-        return .int(result)
+        // In ints, exactly: through doubles the last digits of a large int were lost.
+        guard let rounded = Self.round(n, toPowerOfTen: digits == .min ? .max : -digits) else {
+          notes?.add(.overflow)
+          return .null
+        }
+        return .int(rounded)
       case .double(let d):
         let scale = pow(10.0, Double(digits))
+        // More digits than a double holds leave it as it is (SQLite's round too); so many fewer
+        // that the scale is 0 round every double to 0.
+        guard scale.isFinite, (d * scale).isFinite else { return .double(d) }
+        guard scale > 0 else { return .double(0) }
         return .double((d * scale).rounded(.toNearestOrAwayFromZero) / scale)
       default: return mismatch()
       }

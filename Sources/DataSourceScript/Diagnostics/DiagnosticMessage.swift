@@ -7,6 +7,7 @@ import DataSourceKit
 public enum DiagnosticMessage: Sendable, Equatable {
   // Lexer
   case unexpectedCharacter(Character)
+  case singleQuotedText(String)
   case unterminatedString
   case invalidEscape(String)
   case integerOutOfRange(String)
@@ -132,6 +133,9 @@ public enum DiagnosticMessage: Sendable, Equatable {
 
   public var text: String {
     switch self {
+    case .unexpectedCharacter("'"): "text is written in double quotes: \"Ada\", not 'Ada'"
+    case .singleQuotedText(let text):
+      "text is written in double quotes: \(JSONWriter.quoted(text)), not '\(text)'"
     case .unexpectedCharacter(let c): "unexpected character '\(c)'"
     case .unterminatedString: "string is never closed; add a '\"' before the end of the line"
     case .malformedUnicodeEscape: "a \\u escape is hex digits in braces, as \\u{1F600}"

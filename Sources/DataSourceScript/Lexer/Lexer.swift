@@ -225,6 +225,14 @@ public struct Lexer {
       var end = i + 1
       while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
       let character = String(decoding: bytes[i..<end], as: UTF8.self).first ?? "?"
+      // 'text', as SQL writes it: say how dsh writes it, with the user's own text.
+      if character == "'",
+        let close = bytes[(i + 1)...].firstIndex(where: { $0 == UInt8(ascii: "'") || $0 == 0x0A }),
+        bytes[close] == UInt8(ascii: "'")
+      {
+        throw Diagnostic(
+          .singleQuotedText(String(decoding: bytes[(i + 1)..<close], as: UTF8.self)), at: i..<(close + 1))
+      }
       throw Diagnostic(.unexpectedCharacter(character), at: i..<end)
     }
     i += 1
