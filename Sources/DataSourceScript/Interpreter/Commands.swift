@@ -317,6 +317,18 @@ extension Session {
             Renderer.renderFieldsCSV(
               of: view, fields: fields, windows: [0..<total], columns: readers, escaping: false
             ) { writer.write($0) }
+          } else if showsFields, mode == .json, source.numberOfSections <= 1, source.sectionKey(0) == nil {
+            // A file is data: the records as an array, which dsh's json, DuckDB's read_json and
+            // pandas read back as the same table. (A sectioned view keeps the sections' envelope
+            // of `show … as json`: its sections are part of what it is.)
+            writer.write("[")
+            var first = true
+            for row in 0..<(source.numberOfSections == 0 ? 0 : source.numberOfRows(inSection: 0)) {
+              writer.write(
+                (first ? "\n  " : ",\n  ") + source.item(at: ItemPath(item: row, section: 0)).jsonText)
+              first = false
+            }
+            writer.write(first ? "]\n" : "\n]\n")
           } else if showsFields, mode == .markdown, let fields = source.knownFields {
             Renderer.renderFields(of: view, fields: fields, windows: [0..<total], options: options) {
               writer.write($0)
