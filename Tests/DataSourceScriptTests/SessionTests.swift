@@ -353,6 +353,12 @@ struct CompletionTests {
     #expect(complete("set mode m") == ["markdown"])
     #expect(complete("help des") == ["describe"])
     #expect(complete("show people | se") == ["section", "select"])
+    // A bound name typed whole is kept beside the longer words it begins (Tab after `f` gave
+    // `false` alone, and the line was rewritten).
+    await run("let f = [1]\nlet fa = [2]", in: session)
+    #expect(complete("show f") == ["f", "fa", "false"])
+    #expect(complete("show fa") == ["fa", "false"])
+    #expect(complete("show fal") == ["false"])
   }
 
   @Test("segment names after switch … to, and paths inside the string after csv, json, source, save")

@@ -62,7 +62,10 @@ public struct Completer {
     } else {
       pool = Vocabulary.expressionStarters + session.boundNames + Vocabulary.continuationWords
     }
-    let candidates = Set(pool.filter { $0.hasPrefix(word) && $0 != word || (word.isEmpty && !$0.isEmpty) })
+    var candidates = Set(pool.filter { $0.hasPrefix(word) && $0 != word || (word.isEmpty && !$0.isEmpty) })
+    // A word typed whole (a bound name `f`) stays one of the answers: a longer word (`false`)
+    // is offered beside it, never put in its place.
+    if !word.isEmpty, !candidates.isEmpty, pool.contains(word) { candidates.insert(word) }
     return (start, candidates.sorted())
   }
 
