@@ -740,15 +740,10 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
   {
     return try database.read { db in
       if let section = query.section {
-        var start = 0
         let rows = try Row.fetchAll(
           db, sql: query.sectionsSQL(section),
           arguments: StatementArguments(query.sectionsArguments(section).map(Self.databaseValue)))
-        return rows.map { row in
-          let count: Int = row[1]
-          defer { start += count }
-          return (key: Self.value(row[0] as DatabaseValue, as: section.type), start: start, count: count)
-        }
+        return sections(from: rows, keyType: section.type)
       }
       let count =
         try Int.fetchOne(
@@ -792,11 +787,19 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
       return try countRows(in: database, query: query)
     }
     query.columns[index].comparable = true
+    return sections(from: rows, keyType: section.type)
+  }
+
+  /// The sections of a sections' GROUP BY (each row a key and its count), each starting where
+  /// the one before ends.
+  private static func sections(from rows: [Row], keyType: ValueType) -> [(
+    key: Value?, start: Int, count: Int
+  )] {
     var start = 0
     return rows.map { row in
       let count: Int = row[1]
       defer { start += count }
-      return (key: Self.value(row[0] as DatabaseValue, as: section.type), start: start, count: count)
+      return (key: Self.value(row[0] as DatabaseValue, as: keyType), start: start, count: count)
     }
   }
 

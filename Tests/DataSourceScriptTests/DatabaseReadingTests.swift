@@ -274,4 +274,25 @@ struct DatabaseReadingTests {
     // Two sides with other markers: each reads its own.
     #expect(output.text.hasSuffix("id,v,ov\n1,,NA\n2,5,5\n3,x,\n4,it's,it's\n"), "\(output.text)")
   }
+
+  @Test("describe says when a view's pages are read by key range, and only then")
+  func keyRangeReads() async throws {
+    let dense = try Self.makeDatabase()
+    defer { try? FileManager.default.removeItem(atPath: dense) }
+    let (_, output, ok) = await run(
+      """
+      let k = sqlite "\(dense)" table t | where id > 2000
+      show k rows 500..502 as csv
+      describe k
+      let c = sqlite "\(dense)" table t | where a > 5
+      show c as csv
+      describe c
+      """)
+    #expect(ok, "\(output.errors)")
+    #expect(output.text.contains("2501,"), "\(output.text)")
+    #expect(output.text.contains("rows read by 1 statement by key range)"), "\(output.text)")
+    // A condition on another column is no run of the key: counted and read by SQL.
+    #expect(output.text.components(separatedBy: "by key range").count == 2, "\(output.text)")
+    #expect(output.text.components(separatedBy: "rows read by").count == 3, "\(output.text)")
+  }
 }
