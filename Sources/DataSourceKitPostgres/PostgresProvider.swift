@@ -66,6 +66,8 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   private var streamSession: PostgresSession?
   /// The page the streamed statement reads next, while one is under way.
   private var streamPage: Int?
+  /// What reaches the stream's connection from the cancelling thread.
+  private let streamInterruption = ReadInterruption()
 
   /// Rows fetched at a time.
   static let pageSize = 256
@@ -202,7 +204,8 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   /// Counts now, waiting for the server, when the provider was prepared and not loaded: a
   /// provider is never taken to be empty because nobody counted it.
   private func countIfNeeded() {
-    guard !counted, let session, let shape, states.state == .initial else { return }
+    // A statement the user interrupted counts nothing: the count would outlive the ^C.
+    guard !counted, let session, let shape, states.state == .initial, !Task.isCancelled else { return }
     let ticket = states.begin()
     do {
       let found = try counts(from: session.rowsNow(countingSQL(shape)))
@@ -212,6 +215,8 @@ public final class PostgresProvider: DataProvider, CompositionNode {
       counted = true
       sections = found
       _ = states.finish(ticket, with: found.allSatisfy { $0.count == 0 } ? .noContent : .loaded)
+    } catch  where Task.isCancelled {
+      states.cancel(ticket)
     } catch {
       failure = describe(error)
       counted = true
@@ -449,12 +454,20 @@ public final class PostgresProvider: DataProvider, CompositionNode {
       pageOrder.append(page)
       return offset < rows.count ? rows[offset] : .null
     }
+    // A statement the user interrupted reads nothing more.
+    if Task.isCancelled { return .null }
     do {
       let rows = try readPage(page)
       pages[page] = rows
       pageOrder.append(page)
       if pageOrder.count > PostgresProvider.keptPages { pages[pageOrder.removeFirst()] = nil }
       return offset < rows.count ? rows[offset] : .null
+    } catch  where Task.isCancelled {
+      // ^C cancelled the page's statement: the provider stays as it was, and a stream cut
+      // short starts again when next read.
+      if streamPage != nil { streamSession?.endStream() }
+      streamPage = nil
+      return .null
     } catch {
       // Views over this provider must see it fail, not show the rows it could not read: they
       // are told once the statement reading is done.
@@ -525,6 +538,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     guard !inOrder else { return try body() }
     inOrder = true
     defer {
+      streamInterruption.reset()
       inOrder = false
       if streamPage != nil { streamSession?.endStream() }
       streamPage = nil
@@ -534,12 +548,27 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     return try body()
   }
 
+  /// Cancels the statements under way at once (a page's, the stream's).
+  ///
+  /// A ^C during a long sort on the server; the provider stays as it was.
+  package var readInterrupter: @Sendable () -> Void {
+    { [session, streamInterruption] in
+      session?.cancelRunning()
+      streamInterruption.interruptAll()
+    }
+  }
+
   /// A page's rows from the streamed statement, started (again) at the page when it does not
   /// stand there.
   private func streamedRows(_ page: Int, count: Int) throws -> [[String?]] {
     guard let session else { return [] }
-    let stream = try streamSession ?? session.sibling()
-    streamSession = stream
+    if streamSession == nil {
+      let opened = try session.sibling()
+      // Reached by an interrupt for as long as the print lasts (it is closed with it).
+      _ = try streamInterruption.add { opened.cancelRunning() }
+      streamSession = opened
+    }
+    guard let stream = streamSession else { return [] }
     // Pages the view skipped (kept from before): read past, cheaper than a new statement that
     // sorts again; a jump further than that (a view's last rows) starts a new one there.
     if let next = streamPage, next < page, page - next <= PostgresProvider.keptPages {

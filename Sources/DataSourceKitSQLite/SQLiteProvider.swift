@@ -1,6 +1,7 @@
 import DataSourceKit
 import Foundation
 import GRDB
+import Synchronization
 
 /// What a SQLite provider reads: a table or a query, and the stages pushed down into SQL.
 public struct SQLiteQuery: Sendable {
@@ -391,7 +392,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
   private var held: Database?
   /// The statement stepping through the rows while the connection is held, and the page it
   /// reads next.
-  private var stream: (cursor: RowCursor, statement: Statement, nextPage: Int)?
+  private var stream: (cursor: RowCursor, statement: Statement, nextPage: Int, stepped: Bool)?
   /// Statements run to read rows since the provider was made (pages, streams), for `describe`.
   public private(set) var statementsRun = 0
   /// Times the rows (or the sections' rows) were counted since the provider was made, for
@@ -577,7 +578,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
   ///
   /// A provider is never taken to be empty because nobody counted it. A failure leaves it in `error` with the reason.
   private func countIfNeeded() {
-    guard needsCount, let database, states.state == .initial else { return }
+    // A statement the user interrupted counts nothing: the count would outlive the ^C.
+    guard needsCount, let database, states.state == .initial, !Task.isCancelled else { return }
     needsCount = false
     let ticket = states.begin()
     do {
@@ -586,6 +588,9 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
       denseRowidStart = denseStart
       self.sections = sections
       _ = states.finish(ticket, with: sections.allSatisfy { $0.count == 0 } ? .noContent : .loaded)
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+      states.cancel(ticket)
+      needsCount = true
     } catch {
       fail(
         ticket,
@@ -917,16 +922,118 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
   /// stepped along, where they would otherwise be a statement per page (an OFFSET each, and the
   /// query's sort again each time).
   package func readingInOrder<R>(_ body: () throws -> R) throws -> R {
-    // Counted first: the count is a read of its own, which cannot run inside the held one.
-    countIfNeeded()
-    guard let database, held == nil else { return try body() }
+    guard let database, held == nil else {
+      countIfNeeded()
+      return try body()
+    }
+    // A sorted view still to be counted: the count runs on a second connection while this one
+    // sorts (SQLite sorts the whole result before its first row), the two on two cores.
+    let countsWhileSorting =
+      needsCount && states.state == .initial && !query.rowidOrdered && !Task.isCancelled
+    let counting = countsWhileSorting ? startCounting() : nil
+    // Otherwise counted first: the count is a read of its own, which cannot run inside the held one.
+    if !countsWhileSorting { countIfNeeded() }
+    defer { connections.reset() }
     return try database.read { db in
       held = db
       defer {
         held = nil
         stream = nil
       }
+      if let counting {
+        // What the first page's read would run: to the end, or the query's limit (-1 is none).
+        let sorted = query.select(offset: 0, count: query.limit ?? -1)
+        stream = try? startStream(in: db, sql: sorted, page: 0, stepFirst: true)
+        finishCounting(counting)
+        // A count that changed the query (a column widened by its values) is read again.
+        if query.select(offset: 0, count: query.limit ?? -1) != sorted { stream = nil }
+      }
       return try body()
+    }
+  }
+
+  /// Stops the reads under way at once (the held statement, a count on its own connection).
+  ///
+  /// A ^C during a long sort; the provider stays as it was.
+  package var readInterrupter: @Sendable () -> Void {
+    { [database, connections] in
+      database?.interrupt()
+      connections.interruptAll()
+    }
+  }
+
+  /// The connections a read opened beside the provider's own (a count while the rows sort),
+  /// so that an interrupt reaches them from the cancelling thread.
+  private let connections = ReadInterruption()
+
+  /// A statement reading the rows in order from `page`; with `stepFirst`, stepped to its first
+  /// row (the sort done), which the page's read then takes.
+  private func startStream(in db: Database, sql: String, page: Int, stepFirst: Bool) throws
+    -> (cursor: RowCursor, statement: Statement, nextPage: Int, stepped: Bool)
+  {
+    statementsRun += 1
+    let statement = try db.makeStatement(sql: sql)
+    let arguments = StatementArguments(query.orderedArguments.map(Self.databaseValue))
+    let cursor = try Row.fetchCursor(statement, arguments: arguments)
+    return (cursor, statement, page, stepFirst ? try cursor.next() != nil : false)
+  }
+
+  /// The rows counted on a connection of their own, on another thread: its result, once
+  /// ``finishCounting(_:)`` has waited for it.
+  private final class Counting: @unchecked Sendable {
+    // Written by the counting thread before `done` is signalled, read after it is waited for.
+    var result:
+      Result<
+        (sections: [(key: Value?, start: Int, count: Int)], denseStart: Int?, query: SQLiteQuery), any Error
+      >?
+    let done = DispatchSemaphore(value: 0)
+  }
+
+  private func startCounting() -> Counting {
+    needsCount = false
+    let counting = Counting()
+    let (path, displayPath, access, query) = (self.path, self.displayPath, self.access, self.query)
+    let connections = self.connections
+    DispatchQueue.global().async {
+      counting.result = Result {
+        let database = try Self.open(
+          path, displayPath: displayPath, access: access, nullMarkers: query.options.nullMarkers)
+        defer { try? database.close() }
+        let registration = try connections.add { database.interrupt() }
+        defer { connections.remove(registration) }
+        var counted = query
+        let (sections, denseStart) = try Self.count(in: database, query: &counted, displayPath: displayPath)
+        return (sections, denseStart, counted)
+      }
+      counting.done.signal()
+    }
+    return counting
+  }
+
+  /// Waits for the count and takes it as ``countIfNeeded()`` would have.
+  private func finishCounting(_ counting: Counting) {
+    counting.done.wait()
+    let ticket = states.begin()
+    switch counting.result {
+    case .success(let counted):
+      countsRun += 1
+      query = counted.query
+      denseRowidStart = counted.denseStart
+      sections = counted.sections
+      _ = states.finish(ticket, with: sections.allSatisfy { $0.count == 0 } ? .noContent : .loaded)
+    case .failure(let error as DatabaseError) where error.resultCode == .SQLITE_INTERRUPT:
+      states.cancel(ticket)
+      needsCount = true
+    case .failure(DataSourceError.cancelled):
+      states.cancel(ticket)
+      needsCount = true
+    case .failure(let error):
+      fail(
+        ticket,
+        (error as? DatabaseError).map { Self.failure($0, path: displayPath) }
+          ?? error as? DataSourceError ?? .sourceFailed(message: "\(error)"))
+    case nil:
+      preconditionFailure("the count signalled before it had a result")
     }
   }
 
@@ -942,7 +1049,11 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     guard itemPath.section < sections.count else { return .null }
     let flat = sections[itemPath.section].start + itemPath.item
     let page = flat / Self.pageSize
-    if pages[page] == nil { pages[page] = readPage(page) }
+    if pages[page] == nil {
+      // An interrupted read keeps nothing: the page is read again when next asked.
+      guard let rows = readPage(page) else { return .null }
+      pages[page] = rows
+    }
     if let index = pageOrder.firstIndex(of: page) { pageOrder.remove(at: index) }
     pageOrder.append(page)
     if pageOrder.count > Self.pagesKept { pages[pageOrder.removeFirst()] = nil }
@@ -957,8 +1068,10 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
   /// checked: it is widened (an int column holding reals is double), or the provider fails with
   /// the error the load would have given, and tells its observers once the statement reading it
   /// is done.
-  private func readPage(_ page: Int) -> [Value] {
+  private func readPage(_ page: Int) -> [Value]? {
     guard let database else { return [] }
+    // A statement the user interrupted reads nothing more.
+    if Task.isCancelled { return nil }
     let offset = page * Self.pageSize
     let count = query.limit.map { min(Self.pageSize, max(0, $0 - offset)) } ?? Self.pageSize
     // The page's own statement, written only when one is run (not while a stream reads on).
@@ -1035,24 +1148,34 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
         // Pages the view skipped (kept from before): stepped over, cheaper than a new statement
         // that sorts again.
         if let next = stream?.nextPage, next < page {
-          for _ in 0..<(page - next) * Self.pageSize where try stream?.cursor.next() != nil {}
+          // A row stepped to and not taken counts as one of the rows skipped.
+          let skipped = (page - next) * Self.pageSize - (stream?.stepped == true ? 1 : 0)
+          for _ in 0..<max(0, skipped) where try stream?.cursor.next() != nil {}
           stream?.nextPage = page
+          stream?.stepped = false
         }
         if stream?.nextPage != page {
           // From this page to the end (or the query's limit): LIMIT -1 is no limit.
           let rest = query.limit.map { max(0, $0 - offset) } ?? -1
-          statementsRun += 1
-          let statement = try db.makeStatement(sql: query.select(offset: offset, count: rest))
-          stream = (try Row.fetchCursor(statement, arguments: arguments), statement, page)
+          stream = try startStream(
+            in: db, sql: query.select(offset: offset, count: rest), page: page, stepFirst: false)
         }
         var rows: [Value] = []
         rows.reserveCapacity(count)
+        if stream?.stepped == true, let stream {
+          rows.append(convert(stream.statement))
+        }
+        stream?.stepped = false
         while rows.count < count, let stream, try stream.cursor.next() != nil {
           rows.append(convert(stream.statement))
         }
         stream?.nextPage = page + 1
         return rows
       }
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+      // ^C: the provider stays as it was.
+      stream = nil
+      return nil
     } catch {
       // A page that cannot be read is an error, never a page of nulls.
       failWhileRead((error as? DatabaseError).map { Self.failure($0, path: displayPath) } ?? error)

@@ -202,6 +202,46 @@ struct DatabaseReadingTests {
   }
 
   @Test(
+    "a view printed whole is counted on a second connection while it sorts: the keys' check widens a column, or fails the show before any row"
+  )
+  func countedWhileSorting() async throws {
+    // More rows than are checked when opened: the section column is checked by its keys, as
+    // the count (on its own connection) finds them, while the rows sort on the first.
+    let path = NSTemporaryDirectory() + "dsh-sorting-\(UUID().uuidString).db"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try await DatabaseQueue(path: path).write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE m (id INTEGER PRIMARY KEY, n INT, c TEXT);
+          WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 120000)
+          INSERT INTO m SELECT i, i % 3, 'k' || (i % 4) FROM k;
+          UPDATE m SET n = 'x' WHERE id = 119999;
+          UPDATE m SET c = 7 WHERE id = 119998;
+          """)
+    }
+    let (_, output, ok) = await run(
+      """
+      let m = sqlite "\(path)" table m
+      show m | where id < 119999 | section by c as csv
+      """)
+    #expect(ok, "\(output.errors)")
+    let lines = output.text.split(separator: "\n")
+    #expect(lines.count == 119_999)
+    // c holds a number among its texts: widened to text, "7" its first section.
+    #expect(lines.prefix(3) == ["section,id,n,c", "7,119998,1,7", "k0,4,1,k0"], "\(lines.prefix(3))")
+    #expect(lines.last == "k3,119995,1,k3")
+    // n holds a text: the count finds it among the keys, and the show prints no row.
+    let (_, failed, failedOK) = await run(
+      """
+      let m = sqlite "\(path)" table m
+      show m | section by n as csv
+      """)
+    #expect(!failedOK)
+    #expect(failed.errors.contains("n is \"x\", not an int"), "\(failed.errors)")
+    #expect(failed.text.isEmpty, "\(failed.text.prefix(200))")
+  }
+
+  @Test(
     "ranges of the integer key are counted by arithmetic where the keys run without gaps, with the rows memory gives",
     arguments: [
       "where id > 2000", "where id >= 5 and id < 10", "where 3 >= id", "where id > 1000 | where id <= 1010",

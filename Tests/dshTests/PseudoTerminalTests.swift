@@ -346,6 +346,44 @@ struct PseudoTerminalTests {
     #expect(terminal.exitStatus() == 0)
   }
 
+  @Test("^C stops a show blocked in SQLite's sort and in its count at once; the source stays as it was")
+  func interruptSortedShow() throws {
+    // A view of 8 billion rows (a table of 2,000 joined with itself twice): sorting it, or
+    // counting it, keeps SQLite busy for hours in one blocking call. Its columns are the
+    // table's, typed INTEGER, so binding it reads no rows.
+    let database = NSTemporaryDirectory() + "dsh-huge-view-\(UUID().uuidString).db"
+    defer { unlink(database) }
+    let made = Process()
+    made.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    made.arguments = [
+      "python3", "-c",
+      "import sqlite3; c = sqlite3.connect('\(database)'); c.execute('create table d (x integer)'); "
+        + "c.executemany('insert into d values (?)', [(i,) for i in range(2000)]); "
+        + "c.execute('create view huge as select a.x as x, b.x as y, c.x as z from d a, d b, d c'); c.commit()",
+    ]
+    try made.run()
+    made.waitUntilExit()
+    #expect(made.terminationStatus == 0)
+
+    let terminal = try PseudoTerminal(historyPath: historyPath)
+    #expect(terminal.waitForPrompt())
+    terminal.type("let h = sqlite \"\(database)\" table huge\r")
+    #expect(terminal.waitForPrompt(count: 2))
+    // Twice: an interrupted read leaves nothing behind that stops the next one (and every
+    // count, sort or view of `h` reads hours of rows: this is all there is to show of it).
+    for time in 1...2 {
+      // The count runs on a second connection while the first sorts: ^C reaches both.
+      let progressLines = terminal.occurrences(of: "working")
+      terminal.type("show h | sort by z desc rows 0..3\r")
+      #expect(terminal.waitFor("working", count: progressLines + 1))
+      terminal.type("\u{03}")
+      #expect(terminal.waitFor("error: interrupted", count: time))
+      #expect(terminal.waitForPrompt(count: 2 + time))
+    }
+    terminal.type("\u{04}")
+    #expect(terminal.exitStatus() == 0)
+  }
+
   @Test(
     "a slow load shows a progress line; ^C stops it and the provider stays as it was; ^C stops a long show")
   func interruptWork() throws {

@@ -21,6 +21,10 @@ struct Evaluator {
   let statement: Int
   /// The script the statement is in, for the text of ranges.
   let source: SourceFile
+  /// Whether the statement reads the value's rows in order next (`show`, `export`): a database
+  /// that runs the pipeline's stages is then counted as the reading starts, on a connection of
+  /// its own while the first one sorts, instead of before.
+  var readsInOrder = false
 
   /// The source text of a range in the statement.
   func text(_ range: SourceRange) -> String { source.text(range) }
@@ -477,7 +481,7 @@ extension Evaluator {
     let followedByStage =
       steps.count > taken && { if case .stage = steps[steps.startIndex + taken] { true } else { false } }()
     do {
-      if followedByStage, let prepared = provider as? any PreparedLoading {
+      if followedByStage || readsInOrder, let prepared = provider as? any PreparedLoading {
         try await prepared.prepare()
       } else {
         try await provider.load()

@@ -84,6 +84,13 @@ public final class Session {
       statement: statementSerial, source: scripts.current)
   }
 
+  /// The evaluator of a `show` or `export`, which reads the rows in order next.
+  var readingEvaluator: Evaluator {
+    var evaluator = self.evaluator
+    evaluator.readsInOrder = true
+    return evaluator
+  }
+
   /// The source text of a range in the statement being run.
   func text(_ range: SourceRange) -> String { scripts.current.text(range) }
 
@@ -210,8 +217,8 @@ public final class Session {
       let value = try await evaluator.evaluate(expression)
       output.write(try swiftProgram(for: expression, statement: text(range), shown: value))
     case .show(let expression, let rows, let mode, _):
-      let value = try await evaluator.evaluate(expression)
-      try readingInOrder(under: value.compositionRoot) {
+      let value = try await readingEvaluator.evaluate(expression)
+      try await readingInOrderInterruptibly(under: value.compositionRoot, statement: expression.range) {
         try show(
           value, named: expression.boundName, rows: rows, mode: mode, expressionRange: expression.range)
       }
@@ -253,8 +260,8 @@ public final class Session {
       let paths = writtenPaths(expression.filePaths + [(target.path, target.pathRange)], in: range)
       bindings.recordExport(text: text(range), paths: paths)
     case .export(let expression, let target, let range):
-      let value = try await evaluator.evaluate(expression)
-      try readingInOrder(under: value.compositionRoot) {
+      let value = try await readingEvaluator.evaluate(expression)
+      try await readingInOrderInterruptibly(under: value.compositionRoot, statement: expression.range) {
         try export(value, to: target, expressionRange: expression.range)
       }
       // Replayed by `save … with exports`, after what it read, its paths written relative.
@@ -272,6 +279,22 @@ public final class Session {
     case .more(let name, let range):
       try await more(name)
       recordEffect(of: statement, on: name, range: range)
+    }
+  }
+
+  /// Runs `body` with the database providers under `root` reading in order (one statement for
+  /// a whole view); ^C interrupts their statements at once, a long sort included.
+  private func readingInOrderInterruptibly<R>(
+    under root: Any, statement range: SourceRange, _ body: () throws -> R
+  ) async throws -> R {
+    try await withTaskCancellationHandler {
+      try readingInOrder(under: root) {
+        // Interrupted while the reads started (a count, a sort): the view has no rows to go by.
+        if Task.isCancelled { throw Diagnostic(.interrupted, at: range) }
+        return try body()
+      }
+    } onCancel: { [interrupt = readInterrupter(under: root)] in
+      interrupt()
     }
   }
 
