@@ -66,8 +66,6 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   private var streamSession: PostgresSession?
   /// The page the streamed statement reads next, while one is under way.
   private var streamPage: Int?
-  /// What reaches the stream's connection from the cancelling thread.
-  private let streamInterruption = ReadInterruption()
 
   /// Rows fetched at a time.
   static let pageSize = 256
@@ -538,7 +536,6 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     guard !inOrder else { return try body() }
     inOrder = true
     defer {
-      streamInterruption.reset()
       inOrder = false
       if streamPage != nil { streamSession?.endStream() }
       streamPage = nil
@@ -548,27 +545,12 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     return try body()
   }
 
-  /// Cancels the statements under way at once (a page's, the stream's).
-  ///
-  /// A ^C during a long sort on the server; the provider stays as it was.
-  package var readInterrupter: @Sendable () -> Void {
-    { [session, streamInterruption] in
-      session?.cancelRunning()
-      streamInterruption.interruptAll()
-    }
-  }
-
   /// A page's rows from the streamed statement, started (again) at the page when it does not
   /// stand there.
   private func streamedRows(_ page: Int, count: Int) throws -> [[String?]] {
     guard let session else { return [] }
-    if streamSession == nil {
-      let opened = try session.sibling()
-      // Reached by an interrupt for as long as the print lasts (it is closed with it).
-      _ = try streamInterruption.add { opened.cancelRunning() }
-      streamSession = opened
-    }
-    guard let stream = streamSession else { return [] }
+    let stream = try streamSession ?? session.sibling()
+    streamSession = stream
     // Pages the view skipped (kept from before): read past, cheaper than a new statement that
     // sorts again; a jump further than that (a view's last rows) starts a new one there.
     if let next = streamPage, next < page, page - next <= PostgresProvider.keptPages {

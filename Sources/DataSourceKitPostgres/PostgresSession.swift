@@ -142,8 +142,12 @@ final class PostgresSession: @unchecked Sendable {
   }
 
   /// Runs a statement and waits for it on this thread: a view asks for rows synchronously.
+  ///
+  /// The statement's ^C cancels it on the server (see ``ReadInterruption``).
   func rowsNow(_ sql: PostgresSQL) throws -> PostgresRows {
-    try queue.sync { try run(sql) }
+    try interruptibly({ self.cancelRunning() }) {
+      try queue.sync { try run(sql) }
+    }
   }
 
   /// Changes a setting of the session (outside the statements' transactions, so it stays).
@@ -183,7 +187,13 @@ final class PostgresSession: @unchecked Sendable {
   }
 
   /// The next rows of the streamed statement, `count` of them or fewer at its end.
+  ///
+  /// The statement's ^C cancels it on the server (see ``ReadInterruption``).
   func nextRows(_ count: Int) throws -> [[String?]] {
+    try interruptibly({ self.cancelRunning() }) { try nextRowsOnQueue(count) }
+  }
+
+  private func nextRowsOnQueue(_ count: Int) throws -> [[String?]] {
     try queue.sync {
       var rows: [[String?]] = []
       while streaming, rows.count < count {

@@ -583,12 +583,19 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     needsCount = false
     let ticket = states.begin()
     do {
-      let (sections, denseStart) = try Self.count(in: database, query: &query, displayPath: displayPath)
+      var counted = query
+      let (sections, denseStart) = try interruptibly({ database.interrupt() }) {
+        try Self.count(in: database, query: &counted, displayPath: displayPath)
+      }
+      query = counted
       countsRun += 1
       denseRowidStart = denseStart
       self.sections = sections
       _ = states.finish(ticket, with: sections.allSatisfy { $0.count == 0 } ? .noContent : .loaded)
     } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+      states.cancel(ticket)
+      needsCount = true
+    } catch DataSourceError.cancelled {
       states.cancel(ticket)
       needsCount = true
     } catch {
@@ -933,7 +940,6 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     let counting = countsWhileSorting ? startCounting() : nil
     // Otherwise counted first: the count is a read of its own, which cannot run inside the held one.
     if !countsWhileSorting { countIfNeeded() }
-    defer { connections.reset() }
     return try database.read { db in
       held = db
       defer {
@@ -943,7 +949,9 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
       if let counting {
         // What the first page's read would run: to the end, or the query's limit (-1 is none).
         let sorted = query.select(offset: 0, count: query.limit ?? -1)
-        stream = try? startStream(in: db, sql: sorted, page: 0, stepFirst: true)
+        stream = try? interruptibly({ database.interrupt() }) {
+          try startStream(in: db, sql: sorted, page: 0, stepFirst: true)
+        }
         finishCounting(counting)
         // A count that changed the query (a column widened by its values) is read again.
         if query.select(offset: 0, count: query.limit ?? -1) != sorted { stream = nil }
@@ -951,20 +959,6 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
       return try body()
     }
   }
-
-  /// Stops the reads under way at once (the held statement, a count on its own connection).
-  ///
-  /// A ^C during a long sort; the provider stays as it was.
-  package var readInterrupter: @Sendable () -> Void {
-    { [database, connections] in
-      database?.interrupt()
-      connections.interruptAll()
-    }
-  }
-
-  /// The connections a read opened beside the provider's own (a count while the rows sort),
-  /// so that an interrupt reaches them from the cancelling thread.
-  private let connections = ReadInterruption()
 
   /// A statement reading the rows in order from `page`; with `stepFirst`, stepped to its first
   /// row (the sort done), which the page's read then takes.
@@ -993,17 +987,21 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     needsCount = false
     let counting = Counting()
     let (path, displayPath, access, query) = (self.path, self.displayPath, self.access, self.query)
-    let connections = self.connections
+    // Taken along to the other thread: the statement's ^C reaches the count there too.
+    let interruption = ReadInterruption.current
     DispatchQueue.global().async {
       counting.result = Result {
         let database = try Self.open(
           path, displayPath: displayPath, access: access, nullMarkers: query.options.nullMarkers)
         defer { try? database.close() }
-        let registration = try connections.add { database.interrupt() }
-        defer { connections.remove(registration) }
-        var counted = query
-        let (sections, denseStart) = try Self.count(in: database, query: &counted, displayPath: displayPath)
-        return (sections, denseStart, counted)
+        func count() throws -> (
+          sections: [(key: Value?, start: Int, count: Int)], denseStart: Int?, query: SQLiteQuery
+        ) {
+          var counted = query
+          let (sections, denseStart) = try Self.count(in: database, query: &counted, displayPath: displayPath)
+          return (sections, denseStart, counted)
+        }
+        return try interruption?.during({ database.interrupt() }, count) ?? count()
       }
       counting.done.signal()
     }
@@ -1136,7 +1134,21 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     }
     let rows: [Value]
     do {
-      rows = try reading(database) { db -> [Value] in
+      rows = try interruptibly({ database.interrupt() }) { try readRows(database) }
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+      // ^C: the provider stays as it was.
+      stream = nil
+      return nil
+    } catch DataSourceError.cancelled {
+      stream = nil
+      return nil
+    } catch {
+      // A page that cannot be read is an error, never a page of nulls.
+      failWhileRead((error as? DatabaseError).map { Self.failure($0, path: displayPath) } ?? error)
+      return []
+    }
+    func readRows(_ database: DatabaseQueue) throws -> [Value] {
+      try reading(database) { db -> [Value] in
         guard streamed else {
           statementsRun += 1
           let statement = try db.makeStatement(sql: sql ?? query.select(offset: offset, count: count))
@@ -1172,14 +1184,6 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
         stream?.nextPage = page + 1
         return rows
       }
-    } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
-      // ^C: the provider stays as it was.
-      stream = nil
-      return nil
-    } catch {
-      // A page that cannot be read is an error, never a page of nulls.
-      failWhileRead((error as? DatabaseError).map { Self.failure($0, path: displayPath) } ?? error)
-      return []
     }
     if !misfits.isEmpty {
       stream = nil

@@ -389,6 +389,32 @@ struct PostgresTests {
     #expect(terminal.exitStatus() == 0)
   }
 
+  @Test("^C cancels a show's count on the server at once, and leaves nothing running there")
+  func interruptShowOnServer() throws {
+    let server = try server()
+    // Counting the view takes ten minutes on the server: binding its table reads no rows.
+    let made = try server.psql(
+      "CREATE OR REPLACE VIEW sleepy AS SELECT g AS x FROM generate_series(1, 3) g, LATERAL (SELECT pg_sleep(600)) s"
+    )
+    #expect(made.status == 0, "\(made.output)")
+    let terminal = try PseudoTerminal(
+      historyPath: NSTemporaryDirectory() + "dsh-history-\(UUID().uuidString)")
+    #expect(terminal.waitForPrompt())
+    terminal.type("let s = postgres \"\(server.url)\" table sleepy\r")
+    #expect(terminal.waitForPrompt(count: 2))
+    terminal.type("show s | sort by x desc rows 0..2\r")
+    #expect(terminal.waitFor("working"))
+    terminal.type("\u{03}")
+    #expect(terminal.waitFor("error: interrupted"))
+    #expect(terminal.waitForPrompt(count: 3))
+    let running = try server.psql(
+      "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%sleepy%' AND pid <> pg_backend_pid()"
+    )
+    #expect(running.output.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(running.output)")
+    terminal.type("\u{04}")
+    #expect(terminal.exitStatus() == 0)
+  }
+
   @Test("transcript over the fixture schema, the server named by PGHOST and PGPORT")
   func transcript() throws {
     let server = try server()

@@ -2,8 +2,6 @@
 // for a capability instead of knowing its concrete type, so a new provider gains editing,
 // paging or push-down by conforming here, in its own file.
 
-import Synchronization
-
 /// A provider whose items can be edited in place (insert, delete, update, move); its observers
 /// are told, so every view derived from it changes too.
 ///
@@ -85,49 +83,6 @@ package protocol JoinPushdown: AnyObject {
 package protocol InOrderReading: AnyObject {
   /// Runs `body`; the rows it asks for in order come from one statement.
   func readingInOrder<R>(_ body: () throws -> R) throws -> R
-  /// What stops a read under way at once (a long sort before the first row), called from the
-  /// cancelling thread; the provider stays as it was and reads nothing more for the cancelled task.
-  var readInterrupter: @Sendable () -> Void { get }
-}
-
-/// The connections a provider's read opened beside its own (a second statement, a count), so
-/// that an interrupt from the cancelling thread reaches each of them, and one opened after the
-/// interrupt is refused.
-package final class ReadInterruption: Sendable {
-  private let state = Mutex<(interrupts: [Int: @Sendable () -> Void], next: Int, interrupted: Bool)>(
-    ([:], 0, false))
-
-  package init() {}
-
-  /// Takes what interrupts a connection just opened; refuses it (``DataSourceError/cancelled``)
-  /// when the read was interrupted already.
-  /// - Returns: what ``remove(_:)`` takes once the connection is done.
-  package func add(_ interrupt: @escaping @Sendable () -> Void) throws -> Int {
-    let registration = state.withLock { state -> Int? in
-      guard !state.interrupted else { return nil }
-      state.next += 1
-      state.interrupts[state.next] = interrupt
-      return state.next
-    }
-    guard let registration else { throw DataSourceError.cancelled }
-    return registration
-  }
-
-  package func remove(_ registration: Int) {
-    state.withLock { _ = $0.interrupts.removeValue(forKey: registration) }
-  }
-
-  /// Interrupts every connection taken, and refuses those opened after.
-  package func interruptAll() {
-    let interrupts = state.withLock { state in
-      state.interrupted = true
-      return Array(state.interrupts.values)
-    }
-    for interrupt in interrupts { interrupt() }
-  }
-
-  /// Ready for the next read.
-  package func reset() { state.withLock { $0.interrupted = false } }
 }
 
 /// Runs `body` with every provider under `root` that can read in order doing so: what a
@@ -140,13 +95,6 @@ package func readingInOrder<R>(under root: Any, _ body: () throws -> R) throws -
     return try readers[index].readingInOrder { try nest(index + 1) }
   }
   return try nest(0)
-}
-
-/// What interrupts the reads of every provider under `root` that reads in order: a task's
-/// cancellation handler calls it (a ^C while a view is printed).
-package func readInterrupter(under root: Any) -> @Sendable () -> Void {
-  let interrupters = compositionNodes(under: root).compactMap { ($0 as? any InOrderReading)?.readInterrupter }
-  return { for interrupt in interrupters { interrupt() } }
 }
 
 /// Every node under `root` (itself first), each once, depth first; without recursion, as a

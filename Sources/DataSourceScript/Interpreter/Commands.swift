@@ -285,6 +285,8 @@ extension Session {
         at: expressionRange)
     }
     let total = view.totalRows
+    // ^C while the rows were counted: there is no total to go by.
+    if Task.isCancelled { throw Diagnostic(.interrupted, at: expressionRange) }
     if total > Session.maximumPrintedRows {
       throw Diagnostic(.tooManyRowsToPrint(total, limit: Session.maximumPrintedRows), at: expressionRange)
     }

@@ -123,7 +123,15 @@ public final class Session {
         ok = false
       case .success(let statement):
         do {
-          try await execute(statement)
+          // ^C interrupts the database reads the statement blocks in, however deep.
+          let interruption = ReadInterruption()
+          try await ReadInterruption.$current.withValue(interruption) {
+            try await withTaskCancellationHandler {
+              try await execute(statement)
+            } onCancel: {
+              interruption.interruptAll()
+            }
+          }
           ok = true
         } catch let diagnostic as Diagnostic {
           report(diagnostic, in: source)
@@ -218,7 +226,7 @@ public final class Session {
       output.write(try swiftProgram(for: expression, statement: text(range), shown: value))
     case .show(let expression, let rows, let mode, _):
       let value = try await readingEvaluator.evaluate(expression)
-      try await readingInOrderInterruptibly(under: value.compositionRoot, statement: expression.range) {
+      try readingInOrder(under: value.compositionRoot) {
         try show(
           value, named: expression.boundName, rows: rows, mode: mode, expressionRange: expression.range)
       }
@@ -261,7 +269,7 @@ public final class Session {
       bindings.recordExport(text: text(range), paths: paths)
     case .export(let expression, let target, let range):
       let value = try await readingEvaluator.evaluate(expression)
-      try await readingInOrderInterruptibly(under: value.compositionRoot, statement: expression.range) {
+      try readingInOrder(under: value.compositionRoot) {
         try export(value, to: target, expressionRange: expression.range)
       }
       // Replayed by `save … with exports`, after what it read, its paths written relative.
@@ -279,22 +287,6 @@ public final class Session {
     case .more(let name, let range):
       try await more(name)
       recordEffect(of: statement, on: name, range: range)
-    }
-  }
-
-  /// Runs `body` with the database providers under `root` reading in order (one statement for
-  /// a whole view); ^C interrupts their statements at once, a long sort included.
-  private func readingInOrderInterruptibly<R>(
-    under root: Any, statement range: SourceRange, _ body: () throws -> R
-  ) async throws -> R {
-    try await withTaskCancellationHandler {
-      try readingInOrder(under: root) {
-        // Interrupted while the reads started (a count, a sort): the view has no rows to go by.
-        if Task.isCancelled { throw Diagnostic(.interrupted, at: range) }
-        return try body()
-      }
-    } onCancel: { [interrupt = readInterrupter(under: root)] in
-      interrupt()
     }
   }
 

@@ -50,6 +50,8 @@ extension Session {
     let source = view.dataSource
     let stateBefore = source.loadState
     let total = view.totalRows
+    // ^C while the rows were counted: there is no total to go by.
+    if Task.isCancelled { throw Diagnostic(.interrupted, at: expressionRange) }
     var window = 0..<total
     if let rows { window = try resolve(rows, total: total) }
     let maxRows = mode == .json || mode == .csv ? 0 : settings.effectiveMaxRows(environment)
