@@ -1,4 +1,5 @@
 import CLineEdit
+import DataSourceKit
 import DataSourceScript
 import Foundation
 
@@ -82,7 +83,8 @@ final class LineEditor {
 
   func addToHistory(_ entry: String) {
     guard !entry.trimmingCharacters(in: .whitespaces).isEmpty else { return }
-    CLineEdit_historyEnter(history, entry)
+    // The history file keeps no password: a connection string is written without it.
+    CLineEdit_historyEnter(history, Secrets.redacted(entry))
   }
 
   /// Writes the history file through a temporary file, read back and flushed before it is

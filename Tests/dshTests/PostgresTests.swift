@@ -294,6 +294,49 @@ struct PostgresTests {
     #expect(!result.output.contains("secret"))
   }
 
+  @Test("no message, echoed line, save or Swift program shows a password; the saved script still connects")
+  func passwordsLeftOut() throws {
+    let server = try server()
+    let folder = NSTemporaryDirectory() + "dsh-secrets-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // The server trusts the user: any password connects, and none is needed.
+    let url = "postgresql://dsh:s3cret@127.0.0.1:\(server.port)/postgres"
+    let words = "host=127.0.0.1 port=\(server.port) user=dsh password=s3cret dbname=postgres"
+    let script = """
+      let p = postgres "\(url)" table people
+      let w = postgres "\(words)" table people | where age > 40
+      postgres "\(url)" table people | where nme > 1
+      postgres "\(words)" table people | where nme > 1
+      describe p
+      show p | sort by id as swift
+      save "\(folder)/saved.dsh"
+      """
+    try script.write(toFile: folder + "/script.dsh", atomically: true, encoding: .utf8)
+    let result = try DSHProcess.run(["--echo", folder + "/script.dsh"])
+    #expect(!result.output.contains("s3cret"), "\(result.output)")
+    // The errors still name the source, and their caret sits under what the line shows.
+    #expect(
+      result.output.contains(
+        "no field 'nme' in postgres \"postgresql://dsh@127.0.0.1:\(server.port)/postgres\""))
+    let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let shown = try #require(
+      lines.firstIndex { $0.hasPrefix("postgres \"host=") && $0.hasSuffix("where nme > 1") })
+    let column = try #require(lines[shown].range(of: "nme")).lowerBound.utf16Offset(in: lines[shown])
+    #expect(lines[shown + 1] == String(repeating: " ", count: column) + "^~~", "\(lines[shown...shown + 1])")
+    #expect(result.output.contains("import DataSourceKit"))
+    let saved = try String(contentsOfFile: folder + "/saved.dsh", encoding: .utf8)
+    #expect(!saved.contains("s3cret"), "\(saved)")
+    #expect(
+      saved.contains("postgres \"host=127.0.0.1 port=\(server.port) user=dsh dbname=postgres\" table people"))
+    // Run again, the saved script connects as libpq would without the password.
+    let rerun = try DSHProcess.run([
+      "-c", "source \"\(folder)/saved.dsh\"", "-c", "p | where id < 3", "-c", "w",
+    ])
+    #expect(rerun.status == 0, "\(rerun.output)")
+    #expect(rerun.output.contains("2 items"), "\(rerun.output)")
+  }
+
   /// Stages right after the source, each run on the server (`describe` shows its SQL), compared
   /// with the same stages over the same rows read from a CSV file: markers, nulls, accents and
   /// case in text, ints past 2^53 against doubles, numeric columns read as doubles.

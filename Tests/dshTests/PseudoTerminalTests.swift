@@ -150,6 +150,21 @@ struct PseudoTerminalTests {
     #expect(history.contains("let answer = 42") || history.contains("let\\040answer\\040=\\04042"))
   }
 
+  @Test("the history keeps no password: a connection string is written without it")
+  func historyWithoutPasswords() throws {
+    let terminal = try PseudoTerminal(historyPath: historyPath)
+    #expect(terminal.waitForPrompt())
+    let port = 1
+    terminal.type("let p = postgres \"postgresql://reader:s3cret@127.0.0.1:\(port)/shop\" table people\r")
+    #expect(terminal.waitFor("cannot connect"))
+    #expect(terminal.waitForPrompt(count: 2))
+    terminal.type("\u{04}")
+    #expect(terminal.exitStatus() == 0)
+    let history = try String(contentsOfFile: historyPath, encoding: .utf8)
+    #expect(!history.contains("s3cret"), "\(history)")
+    #expect(history.contains("reader@127.0.0.1"), "\(history)")
+  }
+
   @Test("on a terminal, control sequences in data, file names and messages are shown escaped, never obeyed")
   func controlSequencesEscaped() throws {
     let folder = NSTemporaryDirectory() + "dsh-ctl-\(UUID().uuidString)"

@@ -20,24 +20,30 @@ extension Diagnostic {
   ///     let t = table people with cell basic "{nmae}"
   ///                                            ^~~~
   public func formatted(in source: SourceFile, color: Bool = false) -> String {
-    let (line, column, lineText) = source.location(of: range.lowerBound)
+    let (line, column, rawLineText) = source.location(of: range.lowerBound)
+    // A connection string's password is never shown, not even in the line it was typed on.
+    let lineText = Secrets.redacted(String(rawLineText))
     let place = source.name.map { "\($0):\(line):\(column): " } ?? ""
     let label = color ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:"
     // Names, paths and values in a message can come from data: nothing in them reaches the
     // terminal raw.
     var out =
-      TextWidth.escapedForTerminal(place) + label + " " + TextWidth.escapedForTerminal(message.text) + "\n"
+      TextWidth.escapedForTerminal(place) + label + " "
+      + TextWidth.escapedForTerminal(Secrets.redacted(message.text)) + "\n"
     let expandedLine = lineText.replacingOccurrences(of: "\t", with: " ")
     out += TextWidth.escapedForTerminal(expandedLine) + "\n"
     // The caret sits under the first character of the range; tildes mark the rest of it on the line.
-    let rawPrefix = String(lineText.prefix(column - 1))
-    let prefix = TextWidth.escapedForTerminal(rawPrefix.replacingOccurrences(of: "\t", with: " "))
-    let lineEndOffset = range.lowerBound + (lineText.utf8.count - rawPrefix.utf8.count)
+    let rawPrefix = String(rawLineText.prefix(column - 1))
+    let shownPrefix = Secrets.redacted(rawPrefix)
+    let prefix = TextWidth.escapedForTerminal(shownPrefix.replacingOccurrences(of: "\t", with: " "))
+    let lineEndOffset = range.lowerBound + (rawLineText.utf8.count - rawPrefix.utf8.count)
     let spanEnd = min(range.upperBound, lineEndOffset)
     let spanText =
       source.text.utf8.count >= spanEnd && spanEnd > range.lowerBound
       ? TextWidth.escapedForTerminal(
-        String(decoding: Array(source.text.utf8)[range.lowerBound..<spanEnd], as: UTF8.self)) : ""
+        Secrets.redacted(String(decoding: Array(source.text.utf8)[range.lowerBound..<spanEnd], as: UTF8.self))
+      )
+      : ""
     let indent = String(repeating: " ", count: displayWidth(prefix))
     let tildes = max(0, displayWidth(spanText) - 1)
     out += indent + "^" + String(repeating: "~", count: tildes)

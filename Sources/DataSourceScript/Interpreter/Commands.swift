@@ -207,7 +207,8 @@ extension Session {
       if let reader = needed.first(where: { $0.paths.contains { isTarget($0.absolute) } }) {
         throw FileReplacement.Failure(reason: "the session reads it ('\(reader.name)'); save to another file")
       }
-      for definition in needed { script += definition.text(relativeTo: folder) + "\n" }
+      // Without passwords: the script's reader connects with PGPASSWORD or a password file.
+      for definition in needed { script += Secrets.redacted(definition.text(relativeTo: folder)) + "\n" }
       try replacement.write(Data(script.utf8))
     } catch {
       throw Diagnostic(.cannotWrite(path: path, reason: error.reason), at: pathRange)
@@ -237,9 +238,11 @@ extension Session {
     do {
       let fields: [String]? =
         if case .provider(let provider) = shown { provider.provider.knownFields } else { nil }
-      return try writer.program(
-        showing: expression, statement: statement, fields: fields, width: settings.effectiveWidth(environment)
-      )
+      // The program connects as the script would: a password comes from PGPASSWORD or a file.
+      return Secrets.redacted(
+        try writer.program(
+          showing: expression, statement: statement, fields: fields,
+          width: settings.effectiveWidth(environment)))
     } catch {
       throw Diagnostic(
         .swiftProgramUnsupported(what: error.what, binding: error.binding), at: expression.range)

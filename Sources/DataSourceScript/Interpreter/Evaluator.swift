@@ -272,9 +272,10 @@ extension Evaluator {
       throw Diagnostic(.dataSource(error), at: expression.argumentRange)
     }
     notes.markers(in: provider, source: expression)
-    // Errors name the provider by its source as written, without its options.
-    let name = text(
-      expression.range.lowerBound..<max(expression.range.lowerBound, expression.argumentRange.upperBound))
+    // Errors name the provider by its source as written, without its options (or a password).
+    let name = Secrets.redacted(
+      text(
+        expression.range.lowerBound..<max(expression.range.lowerBound, expression.argumentRange.upperBound)))
     var value = ProviderValue(provider: provider, displayName: name, key: nil, sourceKind: kind)
     if let keyOption = options["key"], let key = stringOption("key") {
       try checkField(FieldPath(components: [key], range: keyOption.valueRange), in: value)

@@ -176,7 +176,7 @@ public final class Session {
     for line in leading.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
       text += line.trimmingCharacters(in: .whitespaces).isEmpty ? "\n" : line + "\n"
     }
-    let statementText = String(decoding: bytes[statement.lowerBound..<end], as: UTF8.self)
+    let statementText = Secrets.redacted(String(decoding: bytes[statement.lowerBound..<end], as: UTF8.self))
     for (index, line) in statementText.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
       text += (index == 0 ? "dsh> " : "...> ") + line + "\n"
     }
