@@ -197,27 +197,27 @@ struct ExpressionChecker {
   }
 
   /// For a text field that holds numbers (or dates) except a few markers, met by a number
-  /// (or date): "its values are numbers except "NA": add null "NA" to the csv".
+  /// (or date): "its values are numbers except "NA": add null "NA" to read it as numbers".
   private func markerFix(_ expression: ValueExpression, _ type: ValueType, _ other: ValueType) -> String? {
-    guard type == .text, let path = expression.fieldPath, let profile = try? scope.field(path).profile,
-      let first = profile.markers.first,
-      first.wouldBe == other || (first.wouldBe.isNumber && other.isNumber)
-    else { return nil }
-    let kind = first.wouldBe.isNumber ? "numbers" : "\(first.wouldBe.rawValue)s"
-    let quoted = profile.markers.map { JSONWriter.quoted($0.text) }
-    return
-      "its values are \(kind) except \(SessionNotes.list(quoted)): add null \(quoted.joined(separator: ", ")) to the \(scope.sourceKind)"
+    guard type == .text, let path = expression.fieldPath, let profile = try? scope.field(path).profile else {
+      return nil
+    }
+    return mixedMarkerFix(profile, other)
   }
 
-  /// For a field of numbers and a few texts: "its values are numbers except "NA": add …".
+  /// For a field of numbers and a few texts: "its values are numbers except "NA": add …", with
+  /// the advice of the load's note (a value written another way is not made null).
   private func mixedMarkerFix(_ profile: FieldProfile, _ other: ValueType) -> String? {
     guard let first = profile.markers.first,
       first.wouldBe == other || (first.wouldBe.isNumber && other.isNumber)
     else { return nil }
     let quoted = profile.markers.map { JSONWriter.quoted($0.text) }
     let kind = first.wouldBe.isNumber ? "numbers" : "\(first.wouldBe.rawValue)s"
-    return
-      "its values are \(kind) except \(SessionNotes.list(quoted)): add null \(quoted.joined(separator: ", ")) to the \(scope.sourceKind)"
+    let advice =
+      profile.markers.allSatisfy { SessionNotes.looksMissing($0.text) }
+      ? "add null \(quoted.joined(separator: ", ")) to the \(scope.sourceKind)"
+      : SessionNotes.advice(for: profile.markers, fields: [profile.name], kind: kind)
+    return "its values are \(kind) except \(SessionNotes.list(quoted)): \(advice)"
   }
 
   /// A conversion that would make the two sides comparable.

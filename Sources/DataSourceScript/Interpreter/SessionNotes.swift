@@ -63,12 +63,74 @@ final class SessionNotes {
     for (markers, fields, mixed) in groups {
       let quoted = markers.map { JSONWriter.quoted($0.text) }
       let rows = markers.reduce(0) { $0 + $1.count }
-      let kind = markers[0].wouldBe.isNumber ? "numbers" : "\(markers[0].wouldBe.rawValue)s"
+      let wouldBe = markers[0].wouldBe
+      let kind = wouldBe.isNumber ? "numbers" : "\(wouldBe.rawValue)s"
       let one = fields.count == 1
+      let what =
+        mixed
+        ? (one ? "mixes \(kind) with" : "mix \(kind) with") : (one ? "is text because of" : "are text because of")
       pending.append(
-        "\(name): \(SessionNotes.list(fields)) \(mixed ? (one ? "mixes \(kind) with" : "mix \(kind) with") : (one ? "is text because of" : "are text because of")) \(SessionNotes.list(quoted)) (\(rows) row\(rows == 1 ? "" : "s")\(one ? "" : " each")); add null \(quoted.joined(separator: ", ")) to read \(one ? "it" : "them") as \(kind)"
+        "\(name): \(SessionNotes.list(fields)) \(what) \(SessionNotes.list(quoted)) (\(rows) row\(rows == 1 ? "" : "s")\(one ? "" : " each")); "
+          + SessionNotes.advice(for: markers, fields: fields, kind: kind))
+    }
+  }
+
+  /// What to do about the texts that kept columns from a type: a text that stands for a missing
+  /// value is read as null (`add null "NA"`); one that is a value written another way is read
+  /// by the type with its format (`types {day: date "%Y-%m-%d"}` reads `2013-1-5`); any other is
+  /// a value the column does not hold, which a null marker would silently drop.
+  static func advice(for markers: [Marker], fields: [String], kind: String) -> String {
+    let one = fields.count == 1
+    let missing = markers.filter { looksMissing($0.text) }.map { JSONWriter.quoted($0.text) }
+    let others = markers.filter { !looksMissing($0.text) }
+    var advice: [String] = []
+    if !missing.isEmpty {
+      advice.append(
+        "add null \(missing.joined(separator: ", "))"
+          + (others.isEmpty ? " to read \(one ? "it" : "them") as \(kind)" : " for the missing values"))
+    }
+    guard !others.isEmpty else { return advice.joined() }
+    let quoted = SessionNotes.list(others.map { JSONWriter.quoted($0.text) })
+    let type = markers[0].wouldBe
+    if let format = format(reading: others.map(\.text), as: type) {
+      let types = fields.map { "\(fieldWritten($0)): \(type.rawValue) \(JSONWriter.quoted(format))" }
+      advice.append("types {\(types.joined(separator: ", "))} reads \(quoted)")
+    } else {
+      let article = type.isNumber ? "a number" : "a \(type.rawValue)"
+      advice.append(
+        "\(quoted) \(others.count == 1 ? "is" : "are") not \(article): correct \(others.count == 1 ? "it" : "them") at the source (a null marker would drop \(others.count == 1 ? "it" : "them"))"
       )
     }
+    return advice.joined(separator: "; ")
+  }
+
+  /// A field's name as a `types {…}` key: as it is when it is a word, else quoted.
+  static func fieldWritten(_ name: String) -> String {
+    let word =
+      name.first.map { $0 == "_" || ($0.isASCII && $0.isLetter) } == true
+      && name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
+    return word && !Vocabulary.reservedWords.contains(name) ? name : JSONWriter.quoted(name)
+  }
+
+  /// Whether a text is one data sets write for a missing value (what pandas and R read as NA).
+  static func looksMissing(_ text: String) -> Bool {
+    let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+    return [
+      "", "na", "n/a", "#n/a", "n.a.", "nan", "-nan", "null", "none", "nil", "-", "--", "?", ".", "missing",
+      "unknown", "#null!", "#value!", "#div/0!", "-1.#ind", "1.#qnan", "<na>",
+    ].contains(trimmed)
+  }
+
+  /// The format of `type` that reads every one of `texts`, among the ISO forms dsh reads without
+  /// one: a date or time written without its leading zeros (`2013-1-5`) is read by them.
+  static func format(reading texts: [String], as type: ValueType) -> String? {
+    let formats: [String] =
+      switch type {
+      case .date: ["%Y-%m-%d"]
+      case .timestamp: ["%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S"]
+      default: []
+      }
+    return formats.first { format in texts.allSatisfy { CalendarDate.parse($0, format: format) != nil } }
   }
 
   /// `a, b and c`.
