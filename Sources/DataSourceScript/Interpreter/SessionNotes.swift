@@ -69,8 +69,9 @@ final class SessionNotes {
       let what =
         mixed
         ? (one ? "mixes \(kind) with" : "mix \(kind) with") : (one ? "is text because of" : "are text because of")
+      let counted = "\(rows) row\(rows == 1 ? "" : "s")\(one ? "" : " each")"
       pending.append(
-        "\(name): \(SessionNotes.list(fields)) \(what) \(SessionNotes.list(quoted)) (\(rows) row\(rows == 1 ? "" : "s")\(one ? "" : " each")); "
+        "\(name): \(SessionNotes.list(fields)) \(what) \(SessionNotes.list(quoted)) (\(counted)); "
           + SessionNotes.advice(for: markers, fields: fields, kind: kind))
     }
   }
