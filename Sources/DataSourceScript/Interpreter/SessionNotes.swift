@@ -68,7 +68,8 @@ final class SessionNotes {
       let one = fields.count == 1
       let what =
         mixed
-        ? (one ? "mixes \(kind) with" : "mix \(kind) with") : (one ? "is text because of" : "are text because of")
+        ? (one ? "mixes \(kind) with" : "mix \(kind) with")
+        : (one ? "is text because of" : "are text because of")
       let counted = "\(rows) row\(rows == 1 ? "" : "s")\(one ? "" : " each")"
       pending.append(
         "\(name): \(SessionNotes.list(fields)) \(what) \(SessionNotes.list(quoted)) (\(counted)); "
