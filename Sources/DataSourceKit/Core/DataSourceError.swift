@@ -27,8 +27,6 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   case csvRaggedRow(path: String, line: Int, fields: Int, expected: Int)
   /// A file with no header (nothing, or only blank lines).
   case csvEmptyFile(path: String, onlyBlankLines: Bool = false)
-  /// Two columns of the header with the same name.
-  case csvDuplicateHeader(path: String, name: String)
   /// JSON that does not parse, at a line and column.
   case json(path: String, line: Int, column: Int, message: String)
   /// No value at the path of keys given with `at`.
@@ -85,7 +83,6 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
       "\(path):\(line): row has \(fields) field\(fields == 1 ? "" : "s"); the header has \(expected)"
     case .csvEmptyFile(let path, let blank):
       "\(path): no header row (the file is \(blank ? "only blank lines" : "empty"))"
-    case .csvDuplicateHeader(let path, let name): "\(path):1: column '\(name)' appears twice in the header"
     case .json(let path, let line, let column, let message): "\(path):\(line):\(column): \(message)"
     case .jsonPathMissing(let path, let at): "\(path): nothing at '\(at)'"
     case .jsonNotAList(let path, let at, let found):

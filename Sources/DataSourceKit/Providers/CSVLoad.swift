@@ -76,12 +76,14 @@ final class CSVLoad {
 
     // The header row, the buffer grown until it holds the whole row.
     var names: [String]
+    var renamed: [String: String] = [:]
     while true {
       if let header = try CSVReader.header(
         window.bytes, from: position, atEnd: window.atEnd, place: FilePlace(path: path, firstLine: 1),
         delimiter: delimiter)
       {
         names = header.names
+        renamed = header.renamed
         position = header.end
         break
       }
@@ -157,7 +159,8 @@ final class CSVLoad {
       }
     }
     return ColumnTable(
-      schema: Schema(names), rowCount: rowCount, columns: columns, markers: markers, textReasons: textReasons)
+      schema: Schema(names), rowCount: rowCount, columns: columns, markers: markers, textReasons: textReasons,
+      renamed: renamed)
   }
 
   /// Reads more of the file into the window, checking that it is UTF-8.

@@ -50,11 +50,15 @@ package enum CSVReader {
     count >= 1 << 20 && ProcessInfo.processInfo.activeProcessorCount > 1
   }
 
-  /// The position after the header row at `start` and the columns' names, or `nil` when the
-  /// buffer ends inside the row and more may follow.
+  /// The position after the header row at `start`, the columns' names, and the names given
+  /// to repeated ones (each with the name the header gave it); `nil` when the buffer ends
+  /// inside the row and more may follow.
+  ///
+  /// A name the header repeats is read as DuckDB and pandas read it: the second `qty` is
+  /// `qty_1` (or the first of `qty_2`, `qty_3`, … that names no other column), and a note says so.
   static func header(
     _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, atEnd: Bool, place: FilePlace, delimiter: UInt8
-  ) throws -> (end: Int, names: [String])? {
+  ) throws -> (end: Int, names: [String], renamed: [String: String])? {
     var refs: [(Int, Int, Bool)] = []
     var lines = 0
     let end = try scanRow(bytes, from: start, atEnd: atEnd, lines: &lines, place: place, delimiter: delimiter)
@@ -62,19 +66,32 @@ package enum CSVReader {
       refs.append(($0, $1, $2))
     }
     guard end >= 0 else { return nil }
-    var names: [String] = []
+    let written = refs.enumerated().map { i, ref in
+      let field = UnsafeBufferPointer(rebasing: bytes[ref.0..<ref.0 + ref.1])
+      let name = (ref.2 ? unescape(field) : String(decoding: field, as: UTF8.self))
+        .trimmingCharacters(in: .whitespaces)
+      return name.isEmpty ? "column\(i + 1)" : name
+    }
+    // Every name the header writes is taken before any is made: a made name never takes the
+    // place of a column further along.
+    var taken = Set(written)
     var seen: Set<String> = []
-    for (i, (start, length, escaped)) in refs.enumerated() {
-      let field = UnsafeBufferPointer(rebasing: bytes[start..<start + length])
-      var name = escaped ? unescape(field) : String(decoding: field, as: UTF8.self)
-      name = name.trimmingCharacters(in: .whitespaces)
-      if name.isEmpty { name = "column\(i + 1)" }
-      if !seen.insert(name).inserted {
-        throw DataSourceError.csvDuplicateHeader(path: place.path, name: name)
+    var renamed: [String: String] = [:]
+    var names: [String] = []
+    names.reserveCapacity(written.count)
+    for name in written {
+      guard seen.insert(name).inserted else {
+        var suffix = 1
+        while taken.contains("\(name)_\(suffix)") { suffix += 1 }
+        let made = "\(name)_\(suffix)"
+        taken.insert(made)
+        renamed[made] = name
+        names.append(made)
+        continue
       }
       names.append(name)
     }
-    return (end, names)
+    return (end, names, renamed)
   }
 
   /// Splits the rows of `bytes[start...]` into `fields`, on two cores when there are many.

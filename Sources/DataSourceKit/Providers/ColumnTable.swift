@@ -319,6 +319,9 @@ public struct FieldProfile: Sendable, Equatable {
   public var markers: [Marker] = []
   /// Why a column that looks like numbers or dates is text, when no marker says it.
   public var textReason: String?
+  /// The name the source gave the field, when another field had it first (a CSV header that
+  /// repeats a name): the field was named apart.
+  public var renamedFrom: String?
 
   /// A profile of a field.
   public init(
@@ -437,16 +440,19 @@ package final class ColumnTable: Sendable {
   let markers: [String: [Marker]]
   /// For text columns whose values are of two types no one type holds exactly: why.
   let textReasons: [String: String]
+  /// For columns named apart from another of the same name in the header: that name.
+  let renamed: [String: String]
 
   init(
     schema: Schema, rowCount: Int, columns: [any Column], markers: [String: [Marker]] = [:],
-    textReasons: [String: String] = [:]
+    textReasons: [String: String] = [:], renamed: [String: String] = [:]
   ) {
     self.schema = schema
     self.rowCount = rowCount
     self.columns = columns
     self.markers = markers
     self.textReasons = textReasons
+    self.renamed = renamed
   }
 
   /// Each column's type, nulls and markers.
@@ -456,6 +462,7 @@ package final class ColumnTable: Sendable {
       var profile = column.profile(name: name, rowCount: rowCount)
       if let found = markers[name] { profile.markers = found }
       profile.textReason = textReasons[name]
+      profile.renamedFrom = renamed[name]
       return profile
     }
   }

@@ -45,6 +45,21 @@ final class SessionNotes {
   }
 
   private func markers(in provider: any DataProvider<Value>, named name: String) {
+    // A name the header repeats: one note for all its repeats.
+    var repeats: [(original: String, names: [String])] = []
+    for profile in provider.fieldProfiles ?? [] {
+      guard let original = profile.renamedFrom else { continue }
+      if let index = repeats.firstIndex(where: { $0.original == original }) {
+        repeats[index].names.append(profile.name)
+      } else {
+        repeats.append((original, [profile.name]))
+      }
+    }
+    for (original, names) in repeats {
+      pending.append(
+        "\(name): the header names \(original) \(names.count == 1 ? "twice" : "\(names.count + 1) times"); "
+          + "the repeat\(names.count == 1 ? " is" : "s are") read as \(SessionNotes.list(names))")
+    }
     for profile in provider.fieldProfiles ?? [] {
       if let reason = profile.textReason { pending.append("\(name): \(profile.name) is text: \(reason)") }
     }
