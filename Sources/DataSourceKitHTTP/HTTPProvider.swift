@@ -125,6 +125,44 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
     return page.count
   }
 
+  /// What a server said in the body of an error response: the message of a JSON error (the
+  /// fields APIs put it in: `message`, `error`, `error.message`, `detail`, `title`,
+  /// `error_description`), else the first line of a short plain-text body; `nil` for an HTML
+  /// page or nothing readable.
+  static func errorMessage(in data: Data) -> String? {
+    let limit = 300
+    func shortened(_ text: String) -> String? {
+      let line = text.split(whereSeparator: \.isNewline).first.map(String.init)?
+        .trimmingCharacters(in: .whitespaces) ?? ""
+      guard !line.isEmpty else { return nil }
+      return line.count > limit ? String(line.prefix(limit)) + "…" : line
+    }
+    let document = data.withUnsafeBytes { raw in
+      try? JSONReader.parseAll(raw.bindMemory(to: UInt8.self)).first
+    }
+    if let document {
+      guard case .record(let record) = document else { return nil }
+      for key in ["message", "error", "detail", "error_description", "title", "errors"] {
+        switch record[key] {
+        case .string(let text)?: return shortened(text)
+        case .record(let inner)?:
+          if case .string(let text)? = inner["message"] { return shortened(text) }
+        case .list(let list)?:
+          if case .record(let first)? = list.first, case .string(let text)? = first["message"] {
+            return shortened(text)
+          }
+          if case .string(let text)? = list.first { return shortened(text) }
+        default: continue
+        }
+      }
+      return nil
+    }
+    guard data.count <= 4096, let text = String(data: data, encoding: .utf8) else { return nil }
+    let start = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    guard !start.hasPrefix("<") else { return nil }
+    return shortened(text)
+  }
+
   /// The URL of a page: `{page}` counts from 1, `{offset}` from 0.
   public func url(ofPage page: Int) -> String {
     guard let size = pageSize else {
@@ -144,7 +182,8 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
     let (data, response) = (answer.data, answer.response)
     if let final = answer.finalURL, final.absoluteString != address { finalURL = final.absoluteString }
     if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
-      throw DataSourceError.httpStatus(url: address, status: http.statusCode)
+      throw DataSourceError.httpStatus(
+        url: address, status: http.statusCode, message: Self.errorMessage(in: data))
     }
     let documents: [Value] = try data.withUnsafeBytes { raw in
       let bytes = raw.bindMemory(to: UInt8.self)

@@ -154,10 +154,19 @@ struct HTTPTests {
       "-c", "show http \"\(server.base)/object\"", "-c",
       "show http \"\(server.base)/slow?seconds=3\" timeout 1",
       "-c", "let p = paged [1, 2, 3] size 2", "-c", "more p", "-c", "more p", "-c", "more nothing",
+      "-c", "show http \"\(server.base)/items?page=x\"", "-c", "show http \"\(server.base)/plain-error\"",
+      "-c", "show http \"\(server.base)/html-error\"",
     ])
     #expect(result.status == 1)
     #expect(result.output.hasPrefix("id,name,group\n0,item 0,g0\n1,item 1,g1\n2,item 2,g2\n"))
-    #expect(result.output.contains("error: GET \(server.base)/error: HTTP 500"))
+    // What the server said comes with the status: a JSON error's message, a plain text's first
+    // line; an HTML page is left out.
+    #expect(result.output.contains("error: GET \(server.base)/error: HTTP 500: boom\n"))
+    #expect(result.output.contains("error: GET \(server.base)/items?page=x: HTTP 400: page must be a number\n"))
+    #expect(
+      result.output.contains(
+        "error: GET \(server.base)/plain-error: HTTP 503: down for maintenance until 10:00\n"))
+    #expect(result.output.contains("error: GET \(server.base)/html-error: HTTP 404\n"))
     #expect(result.output.contains("error: \(server.base)/bad:1:11: expected a field name in quotes"))
     #expect(result.output.contains("error: \(server.base)/object: expected a list of items, found record"))
     #expect(result.output.contains("error: GET \(server.base)/slow?seconds=3: timed out after 1 s"))

@@ -42,7 +42,7 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   /// The load was cancelled (^C, or its task was).
   case cancelled
   /// A response with a status that is not success.
-  case httpStatus(url: String, status: Int)
+  case httpStatus(url: String, status: Int, message: String? = nil)
   /// A request that got no response (no connection, a time-out, a limit).
   case httpTransport(url: String, message: String)
   /// A value that does not fit the type `types {…}` gives its field (or a database declares).
@@ -91,7 +91,8 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
     case .tooManyToArrange(let count, let limit, let stage):
       "'\(stage)' would arrange \(count) items; stages keep an index per item and take at most \(limit); put '| limit N' before it"
     case .cancelled: "interrupted; the provider is as it was"
-    case .httpStatus(let url, let status): "GET \(url): HTTP \(status)"
+    case .httpStatus(let url, let status, let message):
+      "GET \(url): HTTP \(status)" + (message.map { ": \($0)" } ?? "")
     case .httpTransport(let url, let message): "GET \(url): \(message)"
     case .valueNotOfType(let path, let place, let field, let value, let type):
       "\(path)\(Int(place) != nil ? ":\(place)" : " (\(place))"): \(field) is \(JSONWriter.quoted(value)), not \("aeiouAEIOU".contains(type.first ?? "x") ? "an" : "a") \(type); list it in null \"…\" to read it as null, or give \(field) another type"

@@ -65,6 +65,10 @@ class Handler(BaseHTTPRequestHandler):
             self.send(200, "[]")
         elif url.path == "/error":
             self.send(500, '{"error": "boom"}')
+        elif url.path == "/plain-error":
+            self.send(503, "down for maintenance until 10:00\nretry later\n")
+        elif url.path == "/html-error":
+            self.send(404, "<!DOCTYPE html><html><body><h1>Not Found</h1></body></html>")
         elif url.path == "/bad":
             self.send(200, '[{"id": 1,, }]')
         elif url.path == "/object":
