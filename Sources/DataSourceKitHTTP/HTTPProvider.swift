@@ -132,7 +132,8 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
   static func errorMessage(in data: Data) -> String? {
     let limit = 300
     func shortened(_ text: String) -> String? {
-      let line = text.split(whereSeparator: \.isNewline).first.map(String.init)?
+      let line =
+        text.split(whereSeparator: \.isNewline).first.map(String.init)?
         .trimmingCharacters(in: .whitespaces) ?? ""
       guard !line.isEmpty else { return nil }
       return line.count > limit ? String(line.prefix(limit)) + "…" : line

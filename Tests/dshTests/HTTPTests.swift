@@ -162,7 +162,8 @@ struct HTTPTests {
     // What the server said comes with the status: a JSON error's message, a plain text's first
     // line; an HTML page is left out.
     #expect(result.output.contains("error: GET \(server.base)/error: HTTP 500: boom\n"))
-    #expect(result.output.contains("error: GET \(server.base)/items?page=x: HTTP 400: page must be a number\n"))
+    #expect(
+      result.output.contains("error: GET \(server.base)/items?page=x: HTTP 400: page must be a number\n"))
     #expect(
       result.output.contains(
         "error: GET \(server.base)/plain-error: HTTP 503: down for maintenance until 10:00\n"))
