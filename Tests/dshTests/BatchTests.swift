@@ -294,6 +294,60 @@ struct BatchTests {
     #expect(message == "dsh: write error: No space left on device\n")
   }
 
+  @Test(
+    "export and save refuse a read-only file, a database a binding reads, the running script; a dead writer's temporary file goes"
+  )
+  func writesRespectWhatIsRead() throws {
+    let folder = NSTemporaryDirectory() + "dsh-writes-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // A folder anybody may write: only the file's own mode stands between dsh and the file.
+    chmod(folder, 0o777)
+    try "kept\n".write(toFile: folder + "/keep.csv", atomically: false, encoding: .utf8)
+    chmod(folder + "/keep.csv", 0o444)
+    try FileManager.default.copyItem(
+      atPath: DSHProcess.packageRoot + "/Scripts/data/people.db", toPath: folder + "/people.db")
+    chmod(folder + "/people.db", 0o666)
+    try "export [1] to \"run.dsh\" as csv\n".write(
+      toFile: folder + "/run.dsh", atomically: false, encoding: .utf8)
+    chmod(folder + "/run.dsh", 0o666)
+    // A temporary file of a dsh killed while it wrote (no process has that number), and one of
+    // a process that runs (init's).
+    FileManager.default.createFile(atPath: folder + "/out.csv.tmp-2147483000", contents: Data())
+    FileManager.default.createFile(atPath: folder + "/out.csv.tmp-1", contents: Data())
+    var arguments = [
+      DSHProcess.binary, "-c", "export [1] to \"keep.csv\"", "-c", "save \"keep.csv\"",
+      "-c", "let c = sqlite \"people.db\" table people", "-c", "export [1] to \"people.db\" as csv",
+      "-c", "c | where id < 3", "-c", "export [1] to \"out.csv\"", "run.dsh",
+    ]
+    // As root (as CI is) every file is writable: run as nobody, as a user would be.
+    if getuid() == 0 {
+      arguments = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + arguments
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: arguments[0])
+    process.arguments = Array(arguments.dropFirst())
+    process.currentDirectoryURL = URL(fileURLWithPath: folder)
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(
+      text.contains(
+        "cannot write 'keep.csv': it is read-only (mode 444); make it writable first (chmod u+w) or write another file"
+      ), "\(text)")
+    #expect(try String(contentsOfFile: folder + "/keep.csv", encoding: .utf8) == "kept\n")
+    #expect(text.contains("cannot write 'people.db': the session reads it ('c'); export to another file"))
+    #expect(text.contains("2 items"), "\(text)")
+    #expect(text.contains("cannot write 'run.dsh': it is a script running now; export to another file"))
+    #expect(try String(contentsOfFile: folder + "/run.dsh", encoding: .utf8).hasPrefix("export [1]"))
+    #expect(text.contains("exported 1 row to out.csv"))
+    #expect(!FileManager.default.fileExists(atPath: folder + "/out.csv.tmp-2147483000"))
+    #expect(FileManager.default.fileExists(atPath: folder + "/out.csv.tmp-1"))
+  }
+
   @Test("save follows a link, keeps the file's mode and owner, and refuses a FIFO or a folder")
   func saveRespectsWhatIsThere() throws {
     let folder = NSTemporaryDirectory() + "dsh-save-\(UUID().uuidString)"

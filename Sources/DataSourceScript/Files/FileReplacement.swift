@@ -44,7 +44,16 @@ public struct FileReplacement: Sendable {
     }
     if lstat(target, &status) == 0 {
       switch status.st_mode & S_IFMT {
-      case S_IFREG: existing = status
+      case S_IFREG:
+        // Renaming over a file needs only the folder's permission: a file its owner made
+        // read-only would be replaced where a shell's redirect, cp or sqlite3 refuse.
+        guard access(target, W_OK) == 0 else {
+          let mode = String(status.st_mode & 0o777, radix: 8)
+          throw Failure(
+            reason: "it is read-only (mode \(mode)); make it writable first (chmod u+w) or write another file"
+          )
+        }
+        existing = status
       case S_IFDIR: throw Failure(reason: "it is a folder; name a file in it, as '\(path)/name'")
       default: throw Failure(reason: "it is not a regular file (a device, a pipe or a socket)")
       }
@@ -62,6 +71,22 @@ public struct FileReplacement: Sendable {
     }
     self.target = target
     temporary = target + ".tmp-\(getpid())"
+    Self.removeStaleTemporaries(of: target)
+  }
+
+  /// Removes the temporary files a dsh killed while writing `target` left beside it (named
+  /// `TARGET.tmp-PID`, for a process that no longer runs); another dsh's, still writing, stay.
+  private static func removeStaleTemporaries(of target: String) {
+    let folder = (target as NSString).deletingLastPathComponent
+    let prefix = (target as NSString).lastPathComponent + ".tmp-"
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)
+    else { return }
+    for name in names where name.hasPrefix(prefix) {
+      guard let pid = pid_t(name.dropFirst(prefix.count)), pid > 0, pid != getpid(),
+        kill(pid, 0) != 0, errno == ESRCH
+      else { continue }
+      unlink(folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name))
+    }
   }
 
   /// Writes `data` as the file's new contents.

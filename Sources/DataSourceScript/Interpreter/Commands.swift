@@ -196,16 +196,8 @@ extension Session {
       let folder = (FilePaths.absolute(replacement.target) as NSString).deletingLastPathComponent
       let needed = bindings.neededDefinitions(exports: withExports)
       // Saving over a file the session reads would lose that data for a script that reads itself.
-      // The same file, by device and inode: a link or a hard link to it counts.
-      var target = stat()
-      let exists = stat(replacement.target, &target) == 0
-      func isTarget(_ path: String) -> Bool {
-        var other = stat()
-        return exists && stat(path, &other) == 0 && other.st_dev == target.st_dev
-          && other.st_ino == target.st_ino
-      }
-      if let reader = needed.first(where: { $0.paths.contains { isTarget($0.absolute) } }) {
-        throw FileReplacement.Failure(reason: "the session reads it ('\(reader.name)'); save to another file")
+      if let reason = whyNotReplaced(replacement.target, by: "save") {
+        throw FileReplacement.Failure(reason: reason)
       }
       // Without passwords: the script's reader connects with PGPASSWORD or a password file.
       for definition in needed { script += Secrets.redacted(definition.text(relativeTo: folder)) + "\n" }
@@ -368,10 +360,35 @@ extension Session {
   }
 
   /// Refuses an export under `--safe`, or over a folder (before its lack of an extension).
+  /// Why writing over `path` would lose what the session stands on, or `nil`: a file a binding
+  /// reads (a database is read lazily, long after its binding: replaced, its rows would be the
+  /// new file's) or a script running now.
+  ///
+  /// The same file by device and inode: a link or a hard link to it counts.
+  func whyNotReplaced(_ path: String, by command: String) -> String? {
+    var target = stat()
+    guard stat(path, &target) == 0 else { return nil }
+    func isTarget(_ other: String) -> Bool {
+      var status = stat()
+      return stat(other, &status) == 0 && status.st_dev == target.st_dev && status.st_ino == target.st_ino
+    }
+    if let reader = bindings.neededDefinitions().first(where: { $0.paths.contains { isTarget($0.absolute) } })
+    {
+      return "the session reads it ('\(reader.name)'); \(command) to another file"
+    }
+    if scripts.runningPaths.contains(where: isTarget) {
+      return "it is a script running now; \(command) to another file"
+    }
+    return nil
+  }
+
   private func checkExportTarget(_ target: ExportTarget) throws {
     if environment.sandbox != nil {
       throw Diagnostic(
         .refusedBySafeMode(.writing(path: target.path, command: "export … to")), at: target.pathRange)
+    }
+    if let reason = whyNotReplaced(resolve(target.path), by: "export") {
+      throw Diagnostic(.cannotWrite(path: target.path, reason: reason), at: target.pathRange)
     }
     var isFolder: ObjCBool = false
     if FileManager.default.fileExists(atPath: resolve(target.path), isDirectory: &isFolder),

@@ -25,6 +25,9 @@ final class ScriptRunner {
   }
 
   func leave() { stack.removeLast() }
+
+  /// The paths of the scripts running, as resolved when entered.
+  var runningPaths: [String] { stack.map(\.canonical) }
 }
 
 extension Session {
