@@ -359,7 +359,6 @@ extension Session {
     output.write("exported \(what) to \(target.path)\n")
   }
 
-  /// Refuses an export under `--safe`, or over a folder (before its lack of an extension).
   /// Why writing over `path` would lose what the session stands on, or `nil`: a file a binding
   /// reads (a database is read lazily, long after its binding: replaced, its rows would be the
   /// new file's) or a script running now.
@@ -382,6 +381,8 @@ extension Session {
     return nil
   }
 
+  /// Refuses an export under `--safe`, over what the session reads, or over a folder (before
+  /// its lack of an extension).
   private func checkExportTarget(_ target: ExportTarget) throws {
     if environment.sandbox != nil {
       throw Diagnostic(
