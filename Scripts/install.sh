@@ -27,7 +27,10 @@ install -m 755 "$binary" "$prefix/bin/dsh"
 "$binary" --generate-completion-script bash > "$prefix/share/bash-completion/completions/dsh"
 "$binary" --generate-completion-script zsh > "$prefix/share/zsh/site-functions/_dsh"
 "$binary" --generate-completion-script fish > "$prefix/share/fish/vendor_completions.d/dsh.fish"
-install -m 644 "$manual" "$prefix/share/man/man1/dsh.1"
+# The generator lists a `help` subcommand every command has in swift-argument-parser; dsh has no
+# subcommands (help is a statement), so the synopsis and the list leave it out.
+sed -e '/^\.Ar subcommand$/d' -e '/^\.It Em help$/,/^\.El$/d' "$manual" > "$prefix/share/man/man1/dsh.1"
+chmod 644 "$prefix/share/man/man1/dsh.1"
 # The sample data the help's examples name as samples:NAME.
 install -d "$prefix/share/dsh/samples"
 install -m 644 "$root"/Scripts/data/* "$prefix/share/dsh/samples/"

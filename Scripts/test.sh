@@ -68,6 +68,9 @@ grep -q "^complete -c 'dsh'" "$prefix/share/fish/vendor_completions.d/dsh.fish"
 grep -q '__dsh' "$prefix/share/bash-completion/completions/dsh"
 grep -q '^\.Nm dsh' "$prefix/share/man/man1/dsh.1"
 (cd / && "$prefix/bin/dsh" -c 'show csv "samples:people.csv" | limit 1 as csv' | grep -q 'Ada Lovelace')
+# Run by name from PATH, as an installed tool is: the samples are found from the executable itself.
+(cd / && PATH="$prefix/bin:$PATH" dsh -c 'show csv "samples:people.csv" | limit 1 as csv' | grep -q 'Ada Lovelace')
+! grep -q 'subcommand' "$prefix/share/man/man1/dsh.1"
 rm -rf "$prefix"
 echo "install script: binary, completions and manual installed and checked" >&2
 step_done "install check"

@@ -294,6 +294,43 @@ struct BatchTests {
     #expect(message == "dsh: write error: No space left on device\n")
   }
 
+  @Test("a dsh run by name from PATH finds its samples from the executable, not from argv[0]")
+  func samplesFromPath() throws {
+    let folder = NSTemporaryDirectory() + "dsh-path-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try FileManager.default.createSymbolicLink(
+      atPath: folder + "/dsh", withDestinationPath: DSHProcess.binary)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    // argv[0] is then "dsh", with no folder in it; the working directory is elsewhere.
+    process.arguments = ["dsh", "-c", "show csv \"samples:people.csv\" | limit 1 as csv"]
+    var environment = ProcessInfo.processInfo.environment
+    environment["PATH"] = folder
+    environment["DSH_SAMPLES"] = nil
+    process.environment = environment
+    process.currentDirectoryURL = URL(fileURLWithPath: "/")
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(text)")
+    #expect(text.contains("Ada Lovelace"), "\(text)")
+
+    // The binary alone in a folder of its own: the error says where the samples were looked for.
+    try FileManager.default.createDirectory(atPath: folder + "/lone/bin", withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: DSHProcess.binary, toPath: folder + "/lone/bin/dsh")
+    let lone = try DSHProcess.run(
+      ["-c", "show csv \"samples:people.csv\""], environment: ["DSH_SAMPLES": ""], directory: "/",
+      binary: folder + "/lone/bin/dsh")
+    #expect(
+      lone.output.contains(
+        "no such file 'samples:people.csv': the sample data was not found: DSH_SAMPLES is not set, and neither \(folder)/lone/share/dsh/samples nor Scripts/data in a folder above \(folder)/lone/bin holds it; set DSH_SAMPLES to the folder that does"
+      ), "\(lone.output)")
+  }
+
   @Test(
     "export and save refuse a read-only file, a database a binding reads, the running script; a dead writer's temporary file goes"
   )

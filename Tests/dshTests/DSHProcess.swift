@@ -49,7 +49,7 @@ enum DSHProcess {
   /// output and error going to one pipe (dsh writes unbuffered, so their order is kept).
   static func run(
     _ arguments: [String], input: String = "", environment: [String: String] = [:],
-    directory: String = packageRoot
+    directory: String = packageRoot, binary: String = DSHProcess.binary
   ) throws -> Result {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
