@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitSQLite
 import Foundation
 
 extension Session {
@@ -359,9 +360,11 @@ extension Session {
     output.write("exported \(what) to \(target.path)\n")
   }
 
-  /// Why writing over `path` would lose what the session stands on, or `nil`: a file a binding
-  /// reads (a database is read lazily, long after its binding: replaced, its rows would be the
-  /// new file's) or a script running now.
+  /// Why writing over `path` would lose what the session stands on, or `nil`: a script running
+  /// now; for `save`, any file a binding reads (a script over the data would lose it for a script
+  /// that reads itself); for `export`, a database a binding reads (lazily, long after its
+  /// binding: replaced, its rows would be the new file's). A CSV or JSON a binding loaded may be
+  /// rewritten and reloaded.
   ///
   /// The same file by device and inode: a link or a hard link to it counts.
   func whyNotReplaced(_ path: String, by command: String) -> String? {
@@ -371,9 +374,17 @@ extension Session {
       var status = stat()
       return stat(other, &status) == 0 && status.st_dev == target.st_dev && status.st_ino == target.st_ino
     }
-    if let reader = bindings.neededDefinitions().first(where: { $0.paths.contains { isTarget($0.absolute) } })
+    if command == "save",
+      let reader = bindings.neededDefinitions().first(where: { $0.paths.contains { isTarget($0.absolute) } })
     {
       return "the session reads it ('\(reader.name)'); \(command) to another file"
+    }
+    for name in bindings.order {
+      guard let value = bindings[name]?.value else { continue }
+      let readsLazily = compositionNodes(under: value.compositionRoot).contains {
+        ($0 as? SQLiteProvider).map { isTarget($0.path) } ?? false
+      }
+      if readsLazily { return "the session reads it ('\(name)'); \(command) to another file" }
     }
     if scripts.runningPaths.contains(where: isTarget) {
       return "it is a script running now; \(command) to another file"
