@@ -360,8 +360,9 @@ extension Session {
     output.write("exported \(what) to \(target.path)\n")
   }
 
-  /// Why writing over `path` would lose what the session stands on, or `nil`: a script running
-  /// now; for `save`, any file a binding reads (a script over the data would lose it for a script
+  /// Why writing over `path` would lose what the session stands on, or `nil`.
+  ///
+  /// A script running now; for `save`, any file a binding reads (a script over the data would lose it for a script
   /// that reads itself); for `export`, a database a binding reads (lazily, long after its
   /// binding: replaced, its rows would be the new file's). A CSV or JSON a binding loaded may be
   /// rewritten and reloaded.
