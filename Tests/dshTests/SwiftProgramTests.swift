@@ -20,6 +20,18 @@ struct SwiftProgramTests {
   /// One screen for each kind of node the writer handles.
   static let screens: [Screen] = [
     Screen(
+      name:
+        "hostile text and names: a CR, LF, U+2028 and a bidi control in the statement, keywords and type names bound, a constant hole",
+      setup: [
+        "let deinit = table [1, 2] with cell basic \"{.} {42} {\\\"k\\\"}\"",
+        "let Value = table [\"a\u{2028}b */ \\\\( \\\"\\\"\\\" #\"] with cell basic \"{.}\"",
+        "let Any = table [3] with cell basic \"{. * 2}\"",
+      ],
+      // Swift ends a // comment at CR: the statement the program names must not end it.
+      shown:
+        "compose deinit,\n  Value, Any | header \"x\rimport Glibc\rlet _ = system(\\\"false\\\")\r//\u{2028}y\u{202E}z\""
+    ),
+    Screen(
       name: "the tour: compose, csv, sort, section, header, footer, subtitle",
       setup: [
         "let team = csv \"Scripts/data/people.csv\" key id | sort by name | section by team",

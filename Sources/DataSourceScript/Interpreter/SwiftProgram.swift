@@ -95,7 +95,7 @@ struct SwiftProgram {
     case .presenter:
       throw Unsupported(what: "a cell (show a table: table P with CELL)", binding: nil)
     }
-    var program = "// The screen of `\(statement)`, built with DataSourceKit.\n"
+    var program = "// The screen of `\(Self.commentText(statement))`, built with DataSourceKit.\n"
     program += "// It prints what `show … as plain` prints.\n"
     program += imports.sorted().map { "import \($0)\n" }.joined() + "\n"
     program += lines.joined(separator: "\n") + "\n\n"
@@ -595,22 +595,24 @@ struct SwiftProgram {
   /// A `Value` as a Swift expression.
   private func valueLiteral(_ value: Value) throws(Unsupported) -> String {
     switch value {
-    case .null: return ".null"
-    case .bool(let b): return ".bool(\(b))"
-    case .int(let i): return ".int(\(i))"
+    // Named with their type: a constant hole of a template (`{42}`) is a value with no other
+    // type to go by.
+    case .null: return "Value.null"
+    case .bool(let b): return "Value.bool(\(b))"
+    case .int(let i): return "Value.int(\(i))"
     case .double(let d):
       guard d.isFinite else { throw unsupported("the number \(value.literalText)") }
-      return ".double(\(d))"
-    case .string(let s): return ".string(\(Self.stringLiteral(s)))"
+      return "Value.double(\(d))"
+    case .string(let s): return "Value.string(\(Self.stringLiteral(s)))"
     case .list(let items):
-      return ".list(["
+      return "Value.list(["
         + (try items.map { item throws(Unsupported) in try valueLiteral(item) }).joined(separator: ", ")
         + "])"
     case .record(let record):
       let fields = try record.fields.map { field throws(Unsupported) in
         "(\(Self.stringLiteral(field.name)), \(try valueLiteral(field.value)))"
       }
-      return ".record(Record([\(fields.joined(separator: ", "))]))"
+      return "Value.record(Record([\(fields.joined(separator: ", "))]))"
     case .date: return "Value.call(.date, .string(\(Self.stringLiteral(value.description))))"
     case .timestamp: return "Value.call(.timestamp, .string(\(Self.stringLiteral(value.description))))"
     }
@@ -782,26 +784,42 @@ struct SwiftProgram {
     accessory == .detailDisclosure ? "detailDisclosure" : accessory.rawValue
   }
 
+  /// Swift's keywords, and the contextual ones a declaration may trip on: backquoted as names.
   private static let keywords: Set<String> = [
-    "let", "var", "func", "class", "struct", "enum", "protocol", "extension", "import", "return", "if",
-    "else",
-    "for", "while", "repeat", "switch", "case", "default", "break", "continue", "in", "is", "as", "try",
-    "throw",
-    "do", "catch", "self", "Self", "super", "init", "nil", "true", "false", "static", "public", "private",
-    "internal", "where", "guard", "defer", "operator", "subscript", "typealias", "associatedtype", "inout",
-    "any",
+    "associatedtype", "borrowing", "class", "consuming", "deinit", "enum", "extension", "fileprivate",
+    "func", "import", "init", "inout", "internal", "let", "nonisolated", "open", "operator", "precedencegroup",
+    "private", "protocol", "public", "rethrows", "static", "struct", "subscript", "typealias", "var", "break",
+    "case", "catch", "continue", "default", "defer", "do", "else", "fallthrough", "for", "guard", "if", "in",
+    "repeat", "return", "throw", "switch", "where", "while", "any", "as", "await", "false", "is", "nil", "self",
+    "some", "super", "throws", "true", "try", "consume", "copy", "discard", "macro", "package",
   ]
 
   /// A Swift identifier for a dsh name: letters, digits and underscores, a keyword in backquotes.
+  ///
+  /// The first letter is made lower case: Swift's and the library's types are upper case, so a
+  /// binding named `Value` or `Any` cannot hide a type the program names.
   static func identifier(_ name: String) -> String {
     var cleaned = String(name.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
     if cleaned.first?.isNumber ?? true { cleaned = "_" + cleaned }
+    if let first = cleaned.first, first.isUppercase { cleaned = first.lowercased() + cleaned.dropFirst() }
     return keywords.contains(cleaned) ? "`\(cleaned)`" : cleaned
   }
 
   /// A Swift string literal of `text`.
   static func stringLiteral(_ text: String) -> String { "\"" + escaped(text) + "\"" }
 
+  /// Whether a scalar may not stand for itself in a program's text: a control character, a line
+  /// or paragraph separator, or a bidirectional control (which reorders how the code reads).
+  private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0xFEFF:
+      true
+    default: false
+    }
+  }
+
+  /// `text` inside a string literal: quotes, backslashes (so no `\(`), line ends and every
+  /// hidden scalar escaped.
   private static func escaped(_ text: String) -> String {
     var out = ""
     for scalar in text.unicodeScalars {
@@ -811,9 +829,24 @@ struct SwiftProgram {
       case "\n": out += "\\n"
       case "\t": out += "\\t"
       case "\r": out += "\\r"
-      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-        out += "\\u{" + String(scalar.value, radix: 16) + "}"
+      case _ where isHidden(scalar): out += "\\u{" + String(scalar.value, radix: 16) + "}"
       default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+
+  /// `text` on one line of a `//` comment: a statement written over several lines is joined with
+  /// spaces, and every other hidden scalar is shown escaped, so nothing of it can end the comment
+  /// (Swift ends one at CR as at LF) or hide what follows.
+  static func commentText(_ text: String) -> String {
+    let lines = text.split(whereSeparator: { $0.isNewline }).map { $0.trimmingCharacters(in: .whitespaces) }
+    var out = ""
+    for scalar in lines.joined(separator: " ").unicodeScalars {
+      if isHidden(scalar) {
+        out += "\\u{" + String(scalar.value, radix: 16) + "}"
+      } else {
+        out.unicodeScalars.append(scalar)
       }
     }
     return out
