@@ -786,12 +786,13 @@ struct SwiftProgram {
 
   /// Swift's keywords, and the contextual ones a declaration may trip on: backquoted as names.
   private static let keywords: Set<String> = [
-    "associatedtype", "borrowing", "class", "consuming", "deinit", "enum", "extension", "fileprivate",
-    "func", "import", "init", "inout", "internal", "let", "nonisolated", "open", "operator", "precedencegroup",
-    "private", "protocol", "public", "rethrows", "static", "struct", "subscript", "typealias", "var", "break",
-    "case", "catch", "continue", "default", "defer", "do", "else", "fallthrough", "for", "guard", "if", "in",
-    "repeat", "return", "throw", "switch", "where", "while", "any", "as", "await", "false", "is", "nil", "self",
-    "some", "super", "throws", "true", "try", "consume", "copy", "discard", "macro", "package",
+    "associatedtype", "borrowing", "class", "consuming", "deinit", "enum", "extension",
+    "fileprivate", "func", "import", "init", "inout", "internal", "let", "nonisolated", "open",
+    "operator", "precedencegroup", "private", "protocol", "public", "rethrows", "static", "struct",
+    "subscript", "typealias", "var", "break", "case", "catch", "continue", "default", "defer", "do",
+    "else", "fallthrough", "for", "guard", "if", "in", "repeat", "return", "throw", "switch",
+    "where", "while", "any", "as", "await", "false", "is", "nil", "self", "some", "super", "throws",
+    "true", "try", "consume", "copy", "discard", "macro", "package",
   ]
 
   /// A Swift identifier for a dsh name: letters, digits and underscores, a keyword in backquotes.
