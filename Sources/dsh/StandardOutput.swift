@@ -119,19 +119,18 @@ enum TerminalText {
     return 0
   }
 
-  /// The end of a colour (`ESC [ digits ; … m`) or line-erase (`ESC [ 2K`) sequence at `start`,
-  /// the only ones dsh writes itself; `nil` for anything else.
+  /// The end of one of the sequences dsh writes itself at `start`: its colours (`ESC [ 1 ; 31 m`
+  /// for errors, `ESC [ 1 m` bold, `ESC [ 2 m` dim, `ESC [ 0 m` to end them) and the progress
+  /// line's erase (`ESC [ 2 K`); `nil` for anything else. Only these: any other (`ESC [ 8 m`
+  /// hides what follows) is from data.
   private static func ownSequenceEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-    guard start + 2 < bytes.count, bytes[start + 1] == UInt8(ascii: "[") else { return nil }
-    var i = start + 2
-    while i < bytes.count,
-      (bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "9")) || bytes[i] == UInt8(ascii: ";")
-    {
-      i += 1
+    for sequence in ownSequences where start + sequence.count <= bytes.count {
+      if bytes[start..<start + sequence.count].elementsEqual(sequence) { return start + sequence.count }
     }
-    guard i < bytes.count, i - start <= 12 else { return nil }
-    if bytes[i] == UInt8(ascii: "m") { return i + 1 }
-    if bytes[i] == UInt8(ascii: "K"), i == start + 3, bytes[start + 2] == UInt8(ascii: "2") { return i + 1 }
     return nil
+  }
+
+  private static let ownSequences: [[UInt8]] = ["0m", "1;31m", "1m", "2m", "2K"].map {
+    Array("\u{1B}[\($0)".utf8)
   }
 }

@@ -178,8 +178,17 @@ struct PseudoTerminalTests {
     #expect(terminal.waitForPrompt(count: 2))
     terminal.type("show csv \"\(folder)/\\u{1B}]0;x\\u{7}.csv\"\r")
     #expect(terminal.waitForPrompt(count: 3))
+    // A colour code in a field's name is data too: only dsh's own colours pass (ESC [ 8 m would
+    // hide the rest of the summary line).
+    try Data("id,\u{1B}[8mhidden\n1,2\n".utf8).write(to: URL(fileURLWithPath: folder + "/sgr.csv"))
+    terminal.type("let s = csv \"\(folder)/sgr.csv\"\r")
+    #expect(terminal.waitForPrompt(count: 4))
+    terminal.type("s\r")
+    #expect(terminal.waitFor("fields id int, \\u{1B}[8mhidden int"))
+    #expect(terminal.waitForPrompt(count: 5))
     terminal.type("quit\r")
     #expect(terminal.exitStatus() == 0)
+    #expect(!terminal.screen.contains("\u{1B}[8m"))
     #expect(
       terminal.screen.contains("\\u{1B}[2J\\u{1B}]0;owned\\u{7}"), "\(terminal.screen.debugDescription)")
     #expect(terminal.screen.contains("no such file '\(folder)/\\u{1B}]0;x\\u{7}.csv'"))
