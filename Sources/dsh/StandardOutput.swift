@@ -119,10 +119,11 @@ enum TerminalText {
     return 0
   }
 
-  /// The end of one of the sequences dsh writes itself at `start`: its colours (`ESC [ 1 ; 31 m`
-  /// for errors, `ESC [ 1 m` bold, `ESC [ 2 m` dim, `ESC [ 0 m` to end them) and the progress
-  /// line's erase (`ESC [ 2 K`); `nil` for anything else. Only these: any other (`ESC [ 8 m`
-  /// hides what follows) is from data.
+  /// The end of one of the sequences dsh writes itself at `start`, or `nil`.
+  ///
+  /// Its colours (`ESC [ 1 ; 31 m` for errors, `ESC [ 1 m` bold, `ESC [ 2 m` dim, `ESC [ 0 m`
+  /// to end them) and the progress line's erase (`ESC [ 2 K`). Only these: any other
+  /// (`ESC [ 8 m` hides what follows) is from data.
   private static func ownSequenceEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
     for sequence in ownSequences where start + sequence.count <= bytes.count {
       if bytes[start..<start + sequence.count].elementsEqual(sequence) { return start + sequence.count }
