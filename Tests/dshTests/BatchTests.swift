@@ -132,6 +132,7 @@ struct BatchTests {
       "--safe", "-c", "let p = csv \"Scripts/data/people.csv\"", "-c", "p",
       "-c", "save \"/tmp/dsh-safe-save.dsh\"", "-c", "export p to \"/tmp/dsh-safe-export.csv\"",
       "-c", "let w = http \"http://127.0.0.1:9/x\"",
+      "-c", "let g = postgres \"postgresql://reader:s3cret@127.0.0.1:9/x\" table t",
       "-c", "source \"Scripts/data/menu.dsh\"", "-c", "let o = csv \"\(outside)\"", "-c",
       "let up = csv \"../x.csv\"",
       "-c", "set safe off",
@@ -145,6 +146,10 @@ struct BatchTests {
     )
     #expect(!FileManager.default.fileExists(atPath: "/tmp/dsh-safe-export.csv"))
     #expect(result.output.contains("error: --safe refuses the network (http \"http://127.0.0.1:9/x\")"))
+    #expect(
+      result.output.contains(
+        "error: --safe refuses the network (postgres \"postgresql://reader@127.0.0.1:9/x\")"))
+    #expect(!result.output.contains("s3cret"))
     #expect(
       result.output.contains(
         "error: --safe refuses sourcing other scripts (source \"Scripts/data/menu.dsh\")"))

@@ -370,14 +370,15 @@ public enum SafeModeRefusal: Sendable, Equatable {
   case sourcing(path: String)
   /// `command` is the statement that would write: `save`, `export … to`.
   case writing(path: String, command: String)
-  case network(url: String)
+  /// `source` is the kind of source that would connect: `http`, `postgres`.
+  case network(source: String, url: String)
   case reading(path: String)
 
   var text: String {
     switch self {
     case .sourcing(let path): "sourcing other scripts (source \"\(path)\")"
     case .writing(let path, let command): "writing files (\(command) \"\(path)\")"
-    case .network(let url): "the network (http \"\(url)\")"
+    case .network(let source, let url): "the network (\(source) \"\(Secrets.redacted(url))\")"
     case .reading(let path):
       "reading '\(path)': only files named on the command line or below the working directory"
     }

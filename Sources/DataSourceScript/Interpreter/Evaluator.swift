@@ -294,8 +294,11 @@ extension Evaluator {
   private func checkSandbox(_ expression: ProviderExpression) throws {
     guard let sandbox = environment.sandbox else { return }
     switch expression.source {
-    case .http(let url), .postgres(let url, _, _):
-      throw Diagnostic(.refusedBySafeMode(.network(url: url)), at: expression.argumentRange)
+    case .http(let url):
+      throw Diagnostic(.refusedBySafeMode(.network(source: "http", url: url)), at: expression.argumentRange)
+    case .postgres(let url, _, _):
+      throw Diagnostic(
+        .refusedBySafeMode(.network(source: "postgres", url: url)), at: expression.argumentRange)
     case .csv(let path), .json(let path), .sqlite(let path, _, _):
       if !sandbox.allowsReading(resolve(path)) {
         throw Diagnostic(.refusedBySafeMode(.reading(path: path)), at: expression.argumentRange)
