@@ -380,6 +380,32 @@ struct CompletionTests {
     #expect(complete("source \"Scripts/t") == ["test.sh\""].filter { _ in false } + ["tour.dsh\""])
     #expect(completer.complete("let x = csv \"Scripts/da", cursor: 22).wordStart == 21)
   }
+
+  @Test("under --safe, Tab names only what the sandbox would let dsh read")
+  func safeCompletion() async throws {
+    // work/ is the working directory; other/named.csv was named on the command line.
+    let root = NSTemporaryDirectory() + "dsh-complete-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    for folder in ["work/data", "other", "secret"] {
+      try FileManager.default.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
+    }
+    for file in ["work/data/mine.csv", "other/named.csv", "other/unnamed.csv", "secret/keys.csv"] {
+      FileManager.default.createFile(atPath: root + "/" + file, contents: Data("a\n".utf8))
+    }
+    var environment = Environment(workingDirectory: root + "/work")
+    environment.sandbox = Sandbox(allowedFiles: [root + "/other/named.csv"], allowedFolder: root + "/work")
+    let session = Session(environment: environment, output: CapturedOutput())
+    let completer = Completer(session: session)
+    func complete(_ line: String) -> [String] { completer.complete(line, cursor: line.utf8.count).candidates }
+    // Below the working directory: as without --safe.
+    #expect(complete("let x = csv \"data/") == ["mine.csv\""])
+    // Outside it: only the way to the file named, and that file.
+    #expect(complete("let x = csv \"../") == ["other/", "work/"])
+    #expect(complete("let x = csv \"../other/") == ["named.csv\""])
+    #expect(complete("let x = csv \"../secret/") == [])
+    #expect(complete("let x = csv \"/etc/") == [])
+  }
+
 }
 
 @Suite("SQLite pushdown")

@@ -103,6 +103,17 @@ public struct Completer {
     .filter { name in
       name.hasSuffix("/") || wanted.contains { name.dropLast().lowercased().hasSuffix("." + $0) }
     }
+    .filter { name in
+      // Under --safe, only what the sandbox would let dsh read: a file it allows, a folder below
+      // the allowed one or on the way to an allowed file. Nothing else is named, not even a
+      // folder's entries.
+      guard let sandbox = session.environment.sandbox else { return true }
+      let path = base + "/" + name.dropLast()
+      if sandbox.allowsReading(path) { return true }
+      guard name.hasSuffix("/") else { return false }
+      let folder = Sandbox.canonical(path) + "/"
+      return sandbox.allowedFiles.contains { $0.hasPrefix(folder) }
+    }
     return (quote + 1 + folder.utf8.count, candidates.sorted())
   }
 
