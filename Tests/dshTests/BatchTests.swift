@@ -299,6 +299,49 @@ struct BatchTests {
     #expect(message == "dsh: write error: No space left on device\n")
   }
 
+  @Test(
+    "--safe checks the file check opens on its descriptor: a link swapped in after the path's check leads nowhere"
+  )
+  func safeCheckRace() throws {
+    let folder = NSTemporaryDirectory() + "dsh-race-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder + "/work", withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // Inside: a batch UIKit refuses for these counts. Outside: one it accepts, so reading it shows.
+    try "no changes\n".write(toFile: folder + "/work/batch.txt", atomically: false, encoding: .utf8)
+    try "t: insert rows [0, 3]\n".write(toFile: folder + "/secret.txt", atomically: false, encoding: .utf8)
+    symlink(folder + "/secret.txt", folder + "/work/swap")
+    // The attack: the file and the link swap places (renameat2 RENAME_EXCHANGE) as fast as they can.
+    let swapper = Process()
+    swapper.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    swapper.arguments = [
+      "python3", "-c",
+      // It stops by itself when the test goes (its parent changes) or after the hang ceiling.
+      "import ctypes, os, time\nlibc = ctypes.CDLL(None, use_errno=True)\nparent = os.getppid()\n"
+        + "end = time.time() + \(Int(Hang.ceiling))\n"
+        + "while time.time() < end and os.getppid() == parent: libc.renameat2(-100, b'batch.txt', -100, b'swap', 2)",
+    ]
+    swapper.currentDirectoryURL = URL(fileURLWithPath: folder + "/work")
+    swapper.standardOutput = FileHandle.nullDevice
+    swapper.standardError = FileHandle.nullDevice
+    try swapper.run()
+    defer {
+      // SIGKILL: a signal mask inherited from the test runner may block SIGTERM.
+      kill(swapper.processIdentifier, SIGKILL)
+      swapper.waitUntilExit()
+    }
+    var escaped = 0
+    var refused = 0
+    for _ in 0..<200 {
+      let result = try DSHProcess.run(
+        ["--safe", "-c", "check \"batch.txt\" before [3] after [4]"], directory: folder + "/work")
+      if result.output.contains("UIKit accepts this batch") { escaped += 1 }
+      if result.output.contains("refuses") || result.output.contains("outside") { refused += 1 }
+    }
+    #expect(escaped == 0, "the file outside was read \(escaped) times in 200")
+    // The swap did happen under dsh: some runs were refused (by the path, or the descriptor).
+    #expect(refused > 0)
+  }
+
   @Test("a dsh run by name from PATH finds its samples from the executable, not from argv[0]")
   func samplesFromPath() throws {
     let folder = NSTemporaryDirectory() + "dsh-path-\(UUID().uuidString)"

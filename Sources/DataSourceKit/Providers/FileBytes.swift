@@ -276,8 +276,12 @@ struct SendableBytes: @unchecked Sendable {
 package enum RegularFile {
   /// The text of a regular UTF-8 file; errors name `displayPath` and say what is wrong (no
   /// such file, a folder, a device, permission denied, invalid UTF-8 with its line).
-  package static func readText(atPath openPath: String, displayPath: String) throws -> String {
-    let bytes = try FileBytes.read(openPath, displayPath: displayPath)
+  package static func readText(atPath openPath: String, displayPath: String, access: FileAccess? = nil) throws
+    -> String
+  {
+    // With `access`, the file is checked on the descriptor opened, not on the path before: a link
+    // swapped in between cannot lead it elsewhere.
+    let bytes = try FileBytes.read(openPath, displayPath: displayPath, access: access)
     try FileBytes.checkUTF8(bytes.buffer, path: displayPath)
     return String(decoding: bytes.buffer, as: UTF8.self)
   }

@@ -319,7 +319,9 @@ extension Session {
     }
     let text: String
     do {
-      text = try RegularFile.readText(atPath: resolved, displayPath: path)
+      // The path is checked above for the message; the file opened, on its descriptor.
+      text = try RegularFile.readText(
+        atPath: resolved, displayPath: path, access: environment.sandbox?.fileAccess)
     } catch let error as DataSourceError {
       throw Diagnostic(.dataSource(error), at: pathRange)
     }
