@@ -263,13 +263,24 @@ package struct JSONReader {
 
   private func number(from start: Int, isInteger: Bool) throws -> Value {
     let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+    // JSON writes no leading zero (`00012` is not a number there, and would lose its zeros):
+    // said, with the way to keep them, as CSV keeps a zip code.
+    let digits = text.utf8.drop { $0 == UInt8(ascii: "-") }
+    if digits.count > 1, digits.first == UInt8(ascii: "0"), let second = digits.dropFirst().first,
+      second >= UInt8(ascii: "0"), second <= UInt8(ascii: "9")
+    {
+      throw Failure(
+        offset: start,
+        message: "a JSON number does not start with 0 ('\(text)'); write it as a string, \"\(text)\"")
+    }
     if isInteger {
       // Beyond 64 bits a double would keep 16 digits and distinct ids would be equal: the
       // digits are kept, as a string.
       return Int(text).map(Value.int) ?? .string(text)
     }
     guard let double = Double(text) else { throw Failure(offset: start, message: "invalid number '\(text)'") }
-    return .double(double)
+    // Beyond a double's range (`1e999`) it would be infinity: kept as written, as CSV keeps it.
+    return double.isFinite ? .double(double) : .string(text)
   }
 }
 
