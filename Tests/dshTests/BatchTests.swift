@@ -400,25 +400,13 @@ struct BatchTests {
     // a process that runs (init's).
     FileManager.default.createFile(atPath: folder + "/out.csv.tmp-2147483000", contents: Data())
     FileManager.default.createFile(atPath: folder + "/out.csv.tmp-1", contents: Data())
-    var arguments = [
-      DSHProcess.binary, "-c", "export [1] to \"keep.csv\"", "-c", "save \"keep.csv\"",
-      "-c", "let c = sqlite \"people.db\" table people", "-c", "export [1] to \"people.db\" as csv",
-      "-c", "c | where id < 3", "-c", "export [1] to \"out.csv\"", "run.dsh",
-    ]
     // As root (as CI is) every file is writable: run as nobody, as a user would be.
-    if getuid() == 0 {
-      arguments = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + arguments
-    }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: arguments[0])
-    process.arguments = Array(arguments.dropFirst())
-    process.currentDirectoryURL = URL(fileURLWithPath: folder)
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
+    let text = try DSHProcess.runUnprivileged(
+      [
+        "-c", "export [1] to \"keep.csv\"", "-c", "save \"keep.csv\"",
+        "-c", "let c = sqlite \"people.db\" table people", "-c", "export [1] to \"people.db\" as csv",
+        "-c", "c | where id < 3", "-c", "export [1] to \"out.csv\"", "run.dsh",
+      ], directory: folder)
     #expect(
       text.contains(
         "cannot write 'keep.csv': it is read-only (mode 444); make it writable first (chmod u+w) or write another file"
@@ -647,22 +635,8 @@ struct BatchTests {
     try "a\n1\n".write(toFile: folder + "/secret.csv", atomically: false, encoding: .utf8)
     try Data("SQLite format 3\0".utf8).write(to: URL(fileURLWithPath: folder + "/secret.db"))
     for name in ["secret.csv", "secret.db"] { chmod(folder + "/" + name, 0o000) }
-    var arguments = [
-      DSHProcess.binary, "-c", "show csv \"secret.csv\"", "-c", "show sqlite \"secret.db\" table t",
-    ]
-    if getuid() == 0 {
-      arguments = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + arguments
-    }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: arguments[0])
-    process.arguments = Array(arguments.dropFirst())
-    process.currentDirectoryURL = URL(fileURLWithPath: folder)
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
+    let text = try DSHProcess.runUnprivileged(
+      ["-c", "show csv \"secret.csv\"", "-c", "show sqlite \"secret.db\" table t"], directory: folder)
     #expect(text.contains("error: cannot read 'secret.csv': Permission denied"), "\(text)")
     #expect(text.contains("error: cannot read 'secret.db': Permission denied"), "\(text)")
   }

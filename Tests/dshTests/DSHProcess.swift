@@ -45,6 +45,27 @@ enum DSHProcess {
     return String(decoding: data, as: UTF8.self)
   }
 
+  /// Runs dsh with `arguments` in `directory` as a user without privileges: as nobody when the
+  /// tests run as root (as CI does), where every file is readable and writable. Its standard
+  /// output and error, together.
+  static func runUnprivileged(_ arguments: [String], directory: String) throws -> String {
+    var command = [binary] + arguments
+    if getuid() == 0 {
+      command = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + command
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: command[0])
+    process.arguments = Array(command.dropFirst())
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return text
+  }
+
   /// Runs dsh with `arguments` from the package root, `input` on standard input, and standard
   /// output and error going to one pipe (dsh writes unbuffered, so their order is kept).
   static func run(
