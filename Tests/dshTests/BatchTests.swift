@@ -349,22 +349,14 @@ struct BatchTests {
     defer { try? FileManager.default.removeItem(atPath: folder) }
     try FileManager.default.createSymbolicLink(
       atPath: folder + "/dsh", withDestinationPath: DSHProcess.binary)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    // argv[0] is then "dsh", with no folder in it; the working directory is elsewhere.
-    process.arguments = ["dsh", "-c", "show csv \"samples:people.csv\" | limit 1 as csv"]
     var environment = ProcessInfo.processInfo.environment
     environment["PATH"] = folder
     environment["DSH_SAMPLES"] = nil
-    process.environment = environment
-    process.currentDirectoryURL = URL(fileURLWithPath: "/")
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(text)")
+    // argv[0] is then "dsh", with no folder in it; the working directory is elsewhere.
+    let (text, status) = try DSHProcess.runCommand(
+      ["/usr/bin/env", "dsh", "-c", "show csv \"samples:people.csv\" | limit 1 as csv"], directory: "/",
+      environment: environment)
+    #expect(status == 0, "\(text)")
     #expect(text.contains("Ada Lovelace"), "\(text)")
 
     // The binary alone in a folder of its own: the error says where the samples were looked for.

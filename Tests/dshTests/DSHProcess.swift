@@ -45,25 +45,36 @@ enum DSHProcess {
     return String(decoding: data, as: UTF8.self)
   }
 
-  /// Runs dsh with `arguments` in `directory` as a user without privileges: as nobody when the
-  /// tests run as root (as CI does), where every file is readable and writable. Its standard
-  /// output and error, together.
+  /// Runs dsh with `arguments` in `directory` as a user without privileges.
+  ///
+  /// As nobody when the tests run as root (as CI does), where every file is readable and
+  /// writable. Its standard output and error, together.
   static func runUnprivileged(_ arguments: [String], directory: String) throws -> String {
     var command = [binary] + arguments
     if getuid() == 0 {
       command = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + command
     }
+    return try runCommand(command, directory: directory).output
+  }
+
+  /// Runs `command` (its first element the executable's path) in `directory`, with
+  /// `environment` in place of this process's when given: its standard output and error,
+  /// together, and its exit status.
+  static func runCommand(_ command: [String], directory: String, environment: [String: String]? = nil) throws
+    -> (output: String, status: Int32)
+  {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: command[0])
     process.arguments = Array(command.dropFirst())
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    if let environment { process.environment = environment }
     let output = Pipe()
     process.standardOutput = output
     process.standardError = output
     try process.run()
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    return text
+    return (text, process.terminationStatus)
   }
 
   /// Runs dsh with `arguments` from the package root, `input` on standard input, and standard
