@@ -494,19 +494,26 @@ extension CSVReader {
 /// its days, and comparing ten bytes costs less than checking and converting them.
 ///
 /// A field is looked up by its bytes, so a date is cached only once it was parsed (and found
-/// valid) in full.
+/// valid) in full. The slots (56 KB) are made when the column first meets a ten-byte field:
+/// every column has a cache, and a file of 100,000 columns of numbers must not pay 5.6 GB for
+/// them.
 struct DateCache {
   private static let size = 4_096
   /// Each slot's first eight bytes and last two, and its day number; a slot never filled has
-  /// a first word no date has (0).
-  private var heads = [UInt64](repeating: 0, count: DateCache.size)
-  private var tails = [UInt16](repeating: 0, count: DateCache.size)
-  private var days = [Int32](repeating: 0, count: DateCache.size)
+  /// a first word no date has (0). Empty until first needed.
+  private var heads: [UInt64] = []
+  private var tails: [UInt16] = []
+  private var days: [Int32] = []
 
   /// The day number of a ten-byte field, or `nil` when it is no valid date.
   @inline(__always)
   mutating func days(of field: UnsafeBufferPointer<UInt8>) -> Int? {
     guard field.count == 10, let base = field.baseAddress else { return nil }
+    if heads.isEmpty {
+      heads = [UInt64](repeating: 0, count: DateCache.size)
+      tails = [UInt16](repeating: 0, count: DateCache.size)
+      days = [Int32](repeating: 0, count: DateCache.size)
+    }
     let raw = UnsafeRawPointer(base)
     let head = raw.loadUnaligned(as: UInt64.self)
     let tail = raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self)
