@@ -499,8 +499,9 @@ extension CSVReader {
 /// them.
 struct DateCache {
   private static let size = 4_096
-  /// Each slot's first eight bytes and last two, and its day number; a slot never filled has
-  /// a first word no date has (0). Empty until first needed.
+  /// Each slot's first eight bytes and last two, and its day number; empty until first needed.
+  ///
+  /// A slot never filled has a first word no date has (0).
   private var heads: [UInt64] = []
   private var tails: [UInt16] = []
   private var days: [Int32] = []
