@@ -561,6 +561,25 @@ struct BatchTests {
     #expect(result.status == 1)
   }
 
+  @Test("60,000 stacked headers end in a placed error, not a stack overflow; 10,000 still show")
+  func deepDecorations() throws {
+    let folder = NSTemporaryDirectory() + "dsh-deep-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let base = "let t = table [1] with cell basic \"{.}\""
+    try (base + String(repeating: " | header \"h\"", count: 60_000) + "\nshow t rows 0..1\n").write(
+      toFile: folder + "/deep.dsh", atomically: false, encoding: .utf8)
+    try (base + String(repeating: " | header \"h\"", count: 9_999) + "\nshow t rows 0..1 as csv\n").write(
+      toFile: folder + "/fine.dsh", atomically: false, encoding: .utf8)
+    let deep = try DSHProcess.run([folder + "/deep.dsh"])
+    #expect(deep.status == 1, "\(deep.output.suffix(500))")
+    #expect(
+      deep.output.contains("deep.dsh:1:130043: error: more than 10000 decorations stacked on one table"))
+    let fine = try DSHProcess.run([folder + "/fine.dsh"])
+    #expect(fine.status == 0, "\(fine.output.suffix(500))")
+    #expect(fine.output.contains("1"))
+  }
+
   @Test(
     "blow-ups stay linear: 4,096 composed tables, 20,000 chained wheres, a 100,000-column CSV",
     arguments: ["compose", "chain", "wide"])

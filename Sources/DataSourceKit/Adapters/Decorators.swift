@@ -4,9 +4,16 @@
 open class DataSourceDecorator<Item, Cell>: SectionedDataSource {
   /// The data source this decorator wraps.
   public let wrapped: any SectionedDataSource<Item, Cell>
+  /// How many decorators are stacked here, this one included: every question passes through
+  /// each of them, one call inside the other, so a program bounds it (dsh refuses more than
+  /// 10,000).
+  public let decorationDepth: Int
 
   /// Wraps `wrapped`, passing every question through.
-  public init(wrapping wrapped: any SectionedDataSource<Item, Cell>) { self.wrapped = wrapped }
+  public init(wrapping wrapped: any SectionedDataSource<Item, Cell>) {
+    self.wrapped = wrapped
+    decorationDepth = ((wrapped as? DataSourceDecorator<Item, Cell>)?.decorationDepth ?? 0) + 1
+  }
 
   /// Loads what is below, if it is not loaded yet.
   open func load() async throws { try await wrapped.load() }

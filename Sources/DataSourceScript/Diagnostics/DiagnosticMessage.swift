@@ -125,6 +125,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case dataSource(DataSourceError)
   case sourceCycle(chain: [String])
   case sourceDepth(limit: Int)
+  case decorationDepth(limit: Int)
   case interrupted
 
   // Bugs
@@ -326,6 +327,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .sourceCycle(let chain):
       "'\(chain.last ?? "")' is already running (\(chain.joined(separator: " → "))); a script cannot source one that sources it"
     case .sourceDepth(let limit): "scripts sourced more than \(limit) deep"
+    case .decorationDepth(let limit):
+      "more than \(limit) decorations stacked on one table; each question a view asks passes through every one (compose the parts instead)"
     case .interrupted: "interrupted"
     case .internalError(let detail):
       "internal error: \(detail); this is a bug in dsh, please report it with the statement that caused it"

@@ -628,11 +628,21 @@ extension Evaluator {
 
   // MARK: Decorations
 
+  /// The most decorations stacked on one table.
+  static let maximumDecorations = 10_000
+
   /// A table wrapped in a decoration.
   private func decorate(_ value: ScriptValue, with decoration: Decoration) throws
     -> any SectionedDataSource<Value, TableCell>
   {
     let table = try decoratedTable(value, decoration)
+    // Every question passes through each decorator in turn, one call inside the other (and a
+    // chain is released the same way): tens of thousands would overflow the stack.
+    if let decorated = table as? DataSourceDecorator<Value, TableCell>,
+      decorated.decorationDepth >= Self.maximumDecorations
+    {
+      throw Diagnostic(.decorationDepth(limit: Self.maximumDecorations), at: decoration.range)
+    }
     switch decoration {
     case .placeholder(let emptySource, let errorSource, _):
       let empty = try emptySource.map {
