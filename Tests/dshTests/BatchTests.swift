@@ -460,14 +460,8 @@ struct BatchTests {
     symlink("/etc/ssl", folder + "/sub/etc")
     try "a\n1\n".write(toFile: folder + "/swap.csv", atomically: false, encoding: .utf8)
     let database = folder + "/swap.db"
-    let made = Process()
-    made.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    made.arguments = [
-      "python3", "-c",
-      "import sqlite3; c = sqlite3.connect('\(database)'); c.execute('create table t (a)'); c.commit()",
-    ]
-    try made.run()
-    made.waitUntilExit()
+    try DSHProcess.python(
+      "import sqlite3; c = sqlite3.connect('\(database)'); c.execute('create table t (a)'); c.commit()")
 
     let dsh = try DSHStream(["--safe", "-"], directory: folder)
     dsh.send("show csv \"sub/etc/../passwd\"")
@@ -498,15 +492,9 @@ struct BatchTests {
       chmod(folder, 0o755)
       try? FileManager.default.removeItem(atPath: folder)
     }
-    let made = Process()
-    made.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    made.arguments = [
-      "python3", "-c",
+    try DSHProcess.python(
       "import sqlite3; c = sqlite3.connect('\(folder)/w.db'); c.execute('pragma journal_mode=wal');"
-        + " c.execute('create table t (a)'); c.execute('insert into t values (7)'); c.commit(); c.close()",
-    ]
-    try made.run()
-    made.waitUntilExit()
+        + " c.execute('create table t (a)'); c.execute('insert into t values (7)'); c.commit(); c.close()")
     chmod(folder, 0o555)
     let result = try DSHProcess.run(
       ["--safe", "-c", "show sqlite \"w.db\" table t as csv"], directory: folder)

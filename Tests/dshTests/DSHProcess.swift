@@ -57,6 +57,12 @@ enum DSHProcess {
     return try runCommand(command, directory: directory).output
   }
 
+  /// Runs a Python program (to make a fixture: a SQLite file, a view) and requires it to succeed.
+  static func python(_ program: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let made = try runCommand(["/usr/bin/env", "python3", "-c", program], directory: packageRoot)
+    try #require(made.status == 0, "\(made.output)", sourceLocation: sourceLocation)
+  }
+
   /// Runs `command` (its first element the executable's path) in `directory`, with
   /// `environment` in place of this process's when given: its standard output and error,
   /// together, and its exit status.

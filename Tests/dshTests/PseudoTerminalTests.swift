@@ -377,17 +377,11 @@ struct PseudoTerminalTests {
     // table's, typed INTEGER, so binding it reads no rows.
     let database = NSTemporaryDirectory() + "dsh-huge-view-\(UUID().uuidString).db"
     defer { unlink(database) }
-    let made = Process()
-    made.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    made.arguments = [
-      "python3", "-c",
+    try DSHProcess.python(
       "import sqlite3; c = sqlite3.connect('\(database)'); c.execute('create table d (x integer)'); "
         + "c.executemany('insert into d values (?)', [(i,) for i in range(2000)]); "
-        + "c.execute('create view huge as select a.x as x, b.x as y, c.x as z from d a, d b, d c'); c.commit()",
-    ]
-    try made.run()
-    made.waitUntilExit()
-    #expect(made.terminationStatus == 0)
+        + "c.execute('create view huge as select a.x as x, b.x as y, c.x as z from d a, d b, d c'); c.commit()"
+    )
 
     let terminal = try PseudoTerminal(historyPath: historyPath)
     #expect(terminal.waitForPrompt())

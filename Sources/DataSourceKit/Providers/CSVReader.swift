@@ -54,8 +54,9 @@ package enum CSVReader {
   /// to repeated ones (each with the name the header gave it); `nil` when the buffer ends
   /// inside the row and more may follow.
   ///
-  /// A name the header repeats is read as DuckDB and pandas read it: the second `qty` is
-  /// `qty_1` (or the first of `qty_2`, `qty_3`, … that names no other column), and a note says so.
+  /// A name the header repeats is named apart with DuckDB's suffixes: the second `qty` is
+  /// `qty_1` (or the first of `qty_2`, `qty_3`, … that names no other column), and a note says
+  /// so. A name the header writes itself is kept: its columns are addressed by what it says.
   static func header(
     _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, atEnd: Bool, place: FilePlace, delimiter: UInt8
   ) throws -> (end: Int, names: [String], renamed: [String: String])? {
