@@ -259,7 +259,7 @@ struct BatchTests {
     let nots = "let w = [1] | where " + String(repeating: "not ", count: 50_000) + ". == 1\n"
     let refused = try DSHProcess.run([], input: nots)
     #expect(refused.status == 1)
-    #expect(refused.output.hasPrefix("<stdin>:1:21: error: expression nested deeper than 256 levels"))
+    #expect(refused.output.hasPrefix("<stdin>:1:21: error: expression nested deeper than 1000 levels"))
     let terms = Array(repeating: ". > 0", count: 100_000)
     let long =
       "show [1, 2, 3] | where " + terms.joined(separator: " and ") + " as csv\n"
@@ -569,8 +569,8 @@ struct BatchTests {
   }
 
   @Test(
-    "blow-ups stay linear: 4,096 composed tables, 20,000 chained wheres, a 100,000-column CSV",
-    arguments: ["compose", "chain", "wide"])
+    "blow-ups stay linear: 4,096 composed tables, 20,000 chained wheres, 4,000 mixed stages, a 100,000-column CSV",
+    arguments: ["compose", "chain", "mixed", "wide"])
   func linearAtScale(_ shape: String) throws {
     let folder = NSTemporaryDirectory() + "dsh-scale-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -588,6 +588,16 @@ struct BatchTests {
       script = "let v = range 0..100\n" + String(repeating: "let v = v | where . > 0\n", count: 20_000)
       script += "show v rows 0..2\n"
       expected = "99 rows (2 shown)"
+    case "mixed":
+      // Fields computed over a stage asked the chain below twice for its table at every level:
+      // 40 stages took 7 s and each two more doubled it. 4,000 `extend`s alone took 37 s, each
+      // statement working out the profiles of every stage below again.
+      let stages = ["extend x = a + 1", "where x > 1", "select a, x", "sort by a desc"]
+      script = "let v = [{a: 1}, {a: 2}, {a: 3}]\n"
+      script += (0..<4_000).map { "let v = v | \(stages[$0 % stages.count])\n" }.joined()
+      script += String(repeating: "let v = v | extend x = x + 1\n", count: 4_000)
+      script += "show v as csv\n"
+      expected = "a,x\n3,4004\n2,4003\n"
     default:
       // Duplicate names were found by a linear search, and widths narrowed one column a step.
       let width = 100_000
@@ -603,6 +613,55 @@ struct BatchTests {
     let result = try DSHProcess.run(["scale.dsh"], directory: folder)
     #expect(result.status == 0, "\(result.output.prefix(500))")
     #expect(result.output.contains(expected))
+  }
+
+  @Test(
+    "limits that keep a statement from overrunning the stack or the memory end it with a placed error or a note"
+  )
+  func expansionLimits() throws {
+    let folder = NSTemporaryDirectory() + "dsh-limits-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // 20,000 terms crashed dsh (SIGSEGV) in extend, where and templates alike; 1,000 is the
+    // limit, as SQLite's and DuckDB's, and a chain of `or` costs only its log.
+    let sum = Array(repeating: "a", count: 20_000).joined(separator: " + ")
+    let fits = Array(repeating: "a", count: 1_000).joined(separator: " + ")
+    let wide = Array(repeating: "a > 0", count: 100_000).joined(separator: " or ")
+    let script = """
+      let v = [{a: 1}]
+      show v | extend y = \(sum)
+      show v | where \(sum) > 0
+      show table v with cell basic "{\(sum)}"
+      show v | extend y = \(fits) as csv
+      show v | where \(wide) | extend z = 7 as csv
+      let c = table [1, 2] with cell basic "{.}"
+
+      """
+      // Each line doubles the tables: 2^20 took minutes and ^C could not stop it.
+      + String(repeating: "let c = compose c, c\n", count: 20)
+        + """
+        show [{x: "ab"}] | extend x = x + x | extend x = x + x | extend n = len(x) | select n as csv
+        let d = [{x: "0123456789"}]
+
+        """
+      // Doubling a text 34 times asked for more memory than the machine had.
+      + String(repeating: "let d = d | extend x = x + x\n", count: 34) + "show d | select x as csv\n"
+    try script.write(toFile: folder + "/limits.dsh", atomically: false, encoding: .utf8)
+    let result = try DSHProcess.run(["limits.dsh"], directory: folder)
+    #expect(result.status == 1)
+    let tooDeep = "error: expression nested deeper than 1000 levels; split it into steps"
+    #expect(result.output.contains("limits.dsh:2:21: \(tooDeep)"), "\(result.output.prefix(2_000))")
+    #expect(result.output.contains("limits.dsh:3:16: \(tooDeep)"))
+    #expect(result.output.contains("limits.dsh:4:32: \(tooDeep)"))
+    #expect(result.output.contains("a,y\n1,1000\n"))
+    #expect(result.output.contains("a,z\n1,7\n"))
+    #expect(
+      result.output.contains(
+        "limits.dsh:21:9: error: this composition stands for 16384 tables once the compositions inside it are expanded, more than 10000"
+      ))
+    #expect(result.output.contains("n\n8\n"))
+    // 10 × 2^23 bytes fit; the next doubling gives null and says why.
+    #expect(result.output.contains("x\n\nnote: a text longer than 100000000 bytes gave null"))
   }
 
   @Test("a script rebinding one name 100,000 times runs in bounded memory (it kept 250 MB at 100,000)")

@@ -8,11 +8,14 @@ open class DataSourceDecorator<Item, Cell>: SectionedDataSource {
   /// each of them, one call inside the other, so a program bounds it (dsh refuses more than
   /// 10,000).
   public let decorationDepth: Int
+  /// The wrapped source's: decorating adds no table.
+  public let expandedSize: Int
 
   /// Wraps `wrapped`, passing every question through.
   public init(wrapping wrapped: any SectionedDataSource<Item, Cell>) {
     self.wrapped = wrapped
     decorationDepth = ((wrapped as? DataSourceDecorator<Item, Cell>)?.decorationDepth ?? 0) + 1
+    expandedSize = wrapped.expandedSize
   }
 
   /// Loads what is below, if it is not loaded yet.
@@ -106,6 +109,8 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
   /// The stacked sources, in order.
   public let children: [any SectionedDataSource<Item, Cell>]
   private let label: String
+  /// The sum of the children's (saturating: a composition of compositions may count past `Int`).
+  public let expandedSize: Int
 
   /// Where each child's sections start (the last entry is the total), and the
   /// ``StructureEpoch`` it was counted at.
@@ -116,6 +121,10 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
   public init(_ children: [any SectionedDataSource<Item, Cell>], label: String = "compose") {
     self.children = children
     self.label = label
+    expandedSize = children.reduce(0) { total, child in
+      let (sum, overflow) = total.addingReportingOverflow(child.expandedSize)
+      return overflow ? .max : sum
+    }
   }
 
   /// Where each child's sections start, counted again only when a provider may have changed.

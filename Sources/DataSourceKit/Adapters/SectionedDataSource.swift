@@ -99,6 +99,19 @@ public protocol SectionedDataSource<Item, Cell>: AnyObject, CompositionNode {
 
   /// The fields the items are known to have, or `nil` when the source is schemaless.
   var knownFields: [String]? { get }
+
+  /// How many tables this source stands for once its compositions are expanded: 1 for a
+  /// table, the sum of the children's for a composition or a segmented source.
+  ///
+  /// A composition may hold the same child many times, so `let c = compose c, c` twenty times
+  /// over makes a million tables from a few objects; counting sections or laying out walks
+  /// every one of them. A program bounds it (dsh refuses more than 10,000).
+  var expandedSize: Int { get }
+}
+
+extension SectionedDataSource {
+  /// A table: one.
+  public var expandedSize: Int { 1 }
 }
 
 extension SectionedDataSource {

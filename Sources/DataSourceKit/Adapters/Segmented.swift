@@ -18,7 +18,14 @@ public final class SegmentedDataSource<Item, Cell>: SectionedDataSource {
     precondition(!segments.isEmpty, "a segmented source needs a segment")
     self.segments = segments
     self.label = label
+    expandedSize = segments.reduce(0) { total, segment in
+      let (sum, overflow) = total.addingReportingOverflow(segment.source.expandedSize)
+      return overflow ? .max : sum
+    }
   }
+
+  /// The sum of the segments' (saturating), shown or not: loading visits every one.
+  public let expandedSize: Int
 
   /// The source of the segment shown.
   public var selected: any SectionedDataSource<Item, Cell> { segments[selectedIndex].source }

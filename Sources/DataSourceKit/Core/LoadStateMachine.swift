@@ -129,11 +129,15 @@ package final class LoadTracker {
     do {
       let result = try await work()
       if machine.finish(ticket, with: isEmpty(result) ? .noContent : .loaded) { apply(result) }
+      // What the load kept (items, profiles) is new too: caches keyed by the epoch that
+      // were filled between the state's change and now must not last.
+      StructureEpoch.advance()
     } catch DataSourceError.cancelled {
       machine.cancel(ticket)
       throw DataSourceError.cancelled
     } catch let error as DataSourceError {
       if machine.finish(ticket, with: .error) { fail(error) }
+      StructureEpoch.advance()
       throw error
     }
   }

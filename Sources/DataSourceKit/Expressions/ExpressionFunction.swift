@@ -281,7 +281,20 @@ package enum ExpressionFunction: String, CaseIterable, Sendable {
     case .replace:
       guard let s = text(0), let find = text(1), let with = text(2) else { return mismatch() }
       if find.isEmpty { return .string(s) }
-      return .string(s.replacingOccurrences(of: find, with: with, options: .literal))
+      // Each replacement may grow the text: count them first when the bound could be passed.
+      let growth = with.utf8.count - find.utf8.count
+      if growth > 0, s.utf8.count + s.utf8.count / find.utf8.count * growth > Value.maximumTextLength {
+        guard s.utf8.count + Self.occurrences(of: find, in: s) * growth <= Value.maximumTextLength else {
+          notes?.add(.textTooLong)
+          return .null
+        }
+      }
+      let replaced = s.replacingOccurrences(of: find, with: with, options: .literal)
+      guard replaced.utf8.count <= Value.maximumTextLength else {
+        notes?.add(.textTooLong)
+        return .null
+      }
+      return .string(replaced)
     case .round:
       let digits = values.count > 1 ? int(1) ?? 0 : 0
       switch values[0] {
@@ -390,6 +403,30 @@ package enum ExpressionFunction: String, CaseIterable, Sendable {
       return .int(b - a)
     case .coalesce, .if:
       return .null  // handled in compiled(_:notes:)
+    }
+  }
+}
+
+extension ExpressionFunction {
+  /// How many times `find` occurs in `text`, not overlapping, left to right (as `replace`
+  /// replaces them), compared byte by byte: Foundation's search made a 100 MB text take minutes.
+  static func occurrences(of find: String, in text: String) -> Int {
+    let needle = Array(find.utf8)
+    var haystack = text
+    return haystack.withUTF8 { bytes in
+      guard let first = needle.first, bytes.count >= needle.count else { return 0 }
+      var count = 0
+      var index = 0
+      let last = bytes.count - needle.count
+      while index <= last {
+        if bytes[index] == first, needle.indices.allSatisfy({ bytes[index + $0] == needle[$0] }) {
+          count += 1
+          index += needle.count
+        } else {
+          index += 1
+        }
+      }
+      return count
     }
   }
 }

@@ -97,6 +97,8 @@ package struct SortTerm: Sendable, Equatable {
 package enum ExpressionNote: Hashable, Sendable {
   case divisionByZero
   case overflow
+  /// A text (`x + x`, `replace`) that would be longer than ``Value/maximumTextLength`` bytes.
+  case textTooLong
   /// A conversion (`int("x")`, `date("May", "%Y")`) that found no value.
   case notConvertible(function: String, example: String)
   /// Values of kinds that cannot be compared or combined met at run time.
@@ -118,6 +120,8 @@ package enum ExpressionNote: Hashable, Sendable {
     switch self {
     case .divisionByZero: return "division by zero gave null \(times)"
     case .overflow: return "a result beyond 64-bit integers gave null \(times)"
+    case .textTooLong:
+      return "a text longer than \(Value.maximumTextLength) bytes gave null \(times)"
     case .notConvertible(let function, let example):
       return "\(function)() found no value in \(example) and gave null (\(times))"
     case .mismatchedTypes(let operation, let left, let right):
@@ -362,6 +366,10 @@ enum Arithmetic {
       default: return .null
       }
     case (.string(let x), .string(let y)) where op == .add:
+      guard x.utf8.count + y.utf8.count <= Value.maximumTextLength else {
+        notes?.add(.textTooLong)
+        return .null
+      }
       return .string(x + y)
     default:
       notes?.add(.mismatchedTypes(operation: "'\(op.rawValue)'", left: a.type, right: b.type))
@@ -371,6 +379,13 @@ enum Arithmetic {
 }
 
 extension Value {
+  /// The longest text an expression makes, in UTF-8 bytes.
+  ///
+  /// As SQLite's `SQLITE_LIMIT_LENGTH` bounds its values: `x + x` doubles with each step, and
+  /// without a bound a few dozen steps ask for more memory than the machine has. Longer results
+  /// are null, with a note.
+  public static let maximumTextLength = 100_000_000
+
   /// Ordering comparisons hold between numbers, between texts, between booleans, between dates
   /// and between timestamps.
   package static func isOrderable(_ a: Value, _ b: Value) -> Bool {

@@ -32,6 +32,13 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
   private let schema: Schema?
   /// For each output field: the base field it copies, or the computed field it is.
   private let sources: [Source]
+  /// The base, when it is an editable table or fields computed from one (``HandleRoot``).
+  ///
+  /// Found once: asking the chain below each time doubled the work at every stage of a
+  /// chain that mixes computed fields with other stages.
+  let handleBase: (any HandleRoot<Value>)?
+  /// The editable table below, when there is one (``HandleRoot``).
+  package let handleTable: EditableProvider<Value>?
 
   private enum Source {
     case base(String)
@@ -62,6 +69,8 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
     self.label = label
     self.fields = fields
     self.keepsBaseFields = keepsBaseFields
+    handleTable = (base as? any HandleRoot<Value>)?.handleTable
+    handleBase = handleTable == nil ? nil : base as? any HandleRoot<Value>
     let computedNames = fields.map(\.name)
     if keepsBaseFields, let known = base.knownFields {
       var names = known
@@ -86,15 +95,19 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
   /// The base's profiles for the fields kept, the computed types for the rest; nulls unknown.
   package var fieldProfiles: [FieldProfile]? {
     guard let schema else { return nil }
-    let baseProfiles = Dictionary(
-      (base.fieldProfiles ?? []).map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
-    return zip(schema.names, sources).map { name, source in
-      switch source {
-      case .base(let field): baseProfiles[field] ?? FieldProfile(name: name, type: nil, nulls: nil)
-      case .computed(let index): FieldProfile(name: name, type: fields[index].type, nulls: nil)
+    // `select` keeps no field of the base's: its profiles are not asked for.
+    return profilesMemo.profiles(of: { keepsBaseFields ? base.fieldProfiles : nil }) { baseProfiles in
+      let byName = Dictionary(
+        (baseProfiles ?? []).map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
+      return zip(schema.names, sources).map { name, source in
+        switch source {
+        case .base(let field): byName[field] ?? FieldProfile(name: name, type: nil, nulls: nil)
+        case .computed(let index): FieldProfile(name: name, type: fields[index].type, nulls: nil)
+        }
       }
     }
   }
+  private let profilesMemo = ProfilesMemo()
 
   /// - Complexity: O(fields) per item, plus the computed fields' expressions.
   package func item(at itemPath: ItemPath) -> Value { computed(from: base.item(at: itemPath)) }

@@ -287,7 +287,10 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   /// The fields every item is known to have, or `nil`.
   public var knownFields: [String]? { root.knownFields }
   /// The root's types; how many of this provider's items are null is not kept.
-  public var fieldProfiles: [FieldProfile]? { root.fieldProfiles?.map { $0.withoutNullCount } }
+  public var fieldProfiles: [FieldProfile]? {
+    profilesMemo.profiles(of: { root.fieldProfiles }) { $0?.map { $0.withoutNullCount } }
+  }
+  private let profilesMemo = ProfilesMemo()
 
   /// The root's item with a handle.
   private func rootItem(_ handle: Int) -> Item {

@@ -146,11 +146,6 @@ extension EditableProvider: ColumnReadable where Item == Value {
 }
 
 extension ComputedFieldsProvider: HandleRoot {
-  /// The base's, when the base is an editable table or fields computed from one.
-  private var handleBase: (any HandleRoot<Value>)? {
-    (base as? any HandleRoot<Value>).flatMap { $0.handleTable == nil ? nil : $0 }
-  }
-  package var handleTable: EditableProvider<Value>? { handleBase?.handleTable }
   package var isEdited: Bool { handleBase?.isEdited ?? false }
   package var handlesArePositions: Bool { handleBase?.handlesArePositions ?? true }
   package func handle(atFlat position: Int) -> Int { handleBase?.handle(atFlat: position) ?? position }

@@ -111,10 +111,12 @@ extension TextDictionary {
 }
 
 /// A value worked out once, by whichever reader first asks, and kept.
-final class OnceCache<Value: Sendable>: Sendable {
+package final class OnceCache<Value: Sendable>: Sendable {
   private let stored = Mutex<Value?>(nil)
 
-  func value(_ make: () -> Value) -> Value {
+  package init() {}
+
+  package func value(_ make: () -> Value) -> Value {
     stored.withLock { stored in
       if let stored { return stored }
       let made = make()

@@ -126,6 +126,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case sourceCycle(chain: [String])
   case sourceDepth(limit: Int)
   case decorationDepth(limit: Int)
+  case expandedSize(Int, limit: Int)
   case interrupted
 
   // Bugs
@@ -149,7 +150,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .integerOutOfRange(let n):
       "\(n.count > 30 ? String(n.prefix(27)) + "…" : n) is beyond 64-bit integers (±9223372036854775807); write it as a string to keep it exact"
     case .nestingTooDeep(let limit): "brackets nested deeper than \(limit) levels"
-    case .expressionTooDeep(let limit): "expression nested deeper than \(limit) levels ('not' after 'not')"
+    case .expressionTooDeep(let limit):
+      "expression nested deeper than \(limit) levels; split it into steps (extend a part as a field, then use the field)"
     case .rangeTooLarge(let lower, let upper):
       "range \(lower)..\(upper) has more items than a count can hold (\(Int.max)); make it smaller"
     case .unclosedBracket(let bracket): "'\(bracket)' is never closed"
@@ -329,6 +331,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .sourceDepth(let limit): "scripts sourced more than \(limit) deep"
     case .decorationDepth(let limit):
       "more than \(limit) decorations stacked on one table; each question a view asks passes through every one (compose the parts instead)"
+    case .expandedSize(let size, let limit):
+      "this composition stands for \(size == .max ? "more than \(Int.max)" : "\(size)") tables once the compositions inside it are expanded, more than \(limit); each count and layout visits every one (compose each part once)"
     case .interrupted: "interrupted"
     case .internalError(let detail):
       "internal error: \(detail); this is a bug in dsh, please report it with the statement that caused it"

@@ -1,3 +1,4 @@
+import DataSourceKit
 import Foundation
 
 /// Text the shell reads statements from: a script file, a `-c` argument, or one REPL entry.
@@ -14,6 +15,9 @@ public struct SourceFile: Sendable {
   /// runs the same from anywhere (as nushell's `source` does); `nil` for text typed at the
   /// prompt, `-c` and standard input, whose paths resolve against the working directory.
   public let directory: String?
+  /// The byte offset of each line's start, found when the first diagnostic asks: a script of
+  /// thousands of failing lines would otherwise be read from its top for every error.
+  private let lineStarts = OnceCache<[Int]>()
 
   public init(name: String?, text: String, firstLine: Int = 1, directory: String? = nil) {
     self.name = name
@@ -43,25 +47,27 @@ public struct SourceFile: Sendable {
   public func location(of offset: Int) -> (line: Int, column: Int, lineText: Substring) {
     let utf8 = text.utf8
     let clamped = min(max(0, offset), utf8.count)
-    var line = 0
-    var lineStart = utf8.startIndex
-    var index = utf8.startIndex
-    var position = 0
-    while position < clamped {
-      if utf8[index] == UInt8(ascii: "\n") {
-        line += 1
-        lineStart = utf8.index(after: index)
+    let starts = lineStarts.value {
+      var starts = [0]
+      for (position, byte) in utf8.enumerated() where byte == UInt8(ascii: "\n") {
+        starts.append(position + 1)
       }
-      index = utf8.index(after: index)
-      position += 1
+      return starts
     }
-    var lineEnd = lineStart
-    while lineEnd < utf8.endIndex, utf8[lineEnd] != UInt8(ascii: "\n") {
-      lineEnd = utf8.index(after: lineEnd)
+    // The last line starting at or before the offset.
+    var low = 0
+    var high = starts.count - 1
+    while low < high {
+      let middle = (low + high + 1) / 2
+      if starts[middle] <= clamped { low = middle } else { high = middle - 1 }
     }
+    let lineStart = utf8.index(utf8.startIndex, offsetBy: starts[low])
+    let index = utf8.index(utf8.startIndex, offsetBy: clamped)
+    let lineEnd =
+      low + 1 < starts.count ? utf8.index(utf8.startIndex, offsetBy: starts[low + 1] - 1) : utf8.endIndex
     let lineText = text[lineStart..<lineEnd]
     let column = text[lineStart..<index].count + 1
-    return (line + firstLine, column, lineText)
+    return (low + firstLine, column, lineText)
   }
 }
 

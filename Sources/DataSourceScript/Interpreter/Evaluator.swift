@@ -115,7 +115,7 @@ extension Evaluator {
         .dispatch(
           cases: branches, fallback: try await presenter(fallback), label: text(range),
           statement: statement))
-    case .segmented(let segments, _):
+    case .segmented(let segments, let range):
       var children: [(name: String, source: any SectionedDataSource<Value, TableCell>)] = []
       for segment in segments {
         let value = try await evaluate(segment.source)
@@ -126,8 +126,10 @@ extension Evaluator {
         }
         children.append((segment.name.name, table))
       }
-      return .table(
-        SegmentedDataSource(children, label: "segmented " + children.map(\.name).joined(separator: ", ")))
+      let segmented = SegmentedDataSource(
+        children, label: "segmented " + children.map(\.name).joined(separator: ", "))
+      try Self.checkExpandedSize(segmented, at: range)
+      return .table(segmented)
     case .paged(let sourceExpression, let size, let range):
       // A web source with {page} or {offset} in its URL fetches its own pages, starting with the
       // first: it is made paged and never asked for the template itself.
@@ -172,7 +174,7 @@ extension Evaluator {
         style = (asked, child)
       }
       let composed = ComposedDataSource(sources, label: "compose")
-      _ = range
+      try Self.checkExpandedSize(composed, at: range)
       return .table(composed)
     }
   }
@@ -624,6 +626,18 @@ extension Evaluator {
     }
     return ComputedFieldsProvider(
       base: provider.provider, label: text(stage.range), fields: fields, keepsBaseFields: keeps)
+  }
+
+  /// The most tables a composition may stand for, its compositions expanded.
+  static let maximumExpandedSize = 10_000
+
+  /// Refuses a composition that stands for more tables than a view can walk in reasonable time:
+  /// `compose c, c` doubles with every line, and each count, layout and load visits every table.
+  private static func checkExpandedSize(
+    _ source: any SectionedDataSource<Value, TableCell>, at range: SourceRange
+  ) throws(Diagnostic) {
+    guard source.expandedSize > maximumExpandedSize else { return }
+    throw Diagnostic(.expandedSize(source.expandedSize, limit: maximumExpandedSize), at: range)
   }
 
   // MARK: Decorations

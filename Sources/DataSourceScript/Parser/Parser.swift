@@ -10,6 +10,15 @@ public struct Parser {
   var commaEndsExpression = false
   /// Inside `show`, whose `as MODE` may follow a pipeline (`show p | distinct team as csv`).
   var parsingShow = false
+  /// How deep the value expression parsed last is: every part of dsh that walks an expression
+  /// (checking, compiling, evaluating, releasing it) goes one call deeper per level, so past
+  /// ``maximumExpressionDepth`` the statement is refused rather than the stack overrun.
+  var expressionDepth = 0
+  /// The deepest value expression a statement may hold.
+  ///
+  /// SQLite's and DuckDB's default limit. A chain of `or` or `and` costs only the log of its
+  /// length.
+  public static let maximumExpressionDepth = 1000
 
   public init(tokens: [Token]) { self.tokens = tokens }
 

@@ -230,13 +230,28 @@ extension Parser {
   /// is 17 levels deep, not 100,000: nothing that walks it later can run out of stack.
   mutating func parseValueExpression() throws(Diagnostic) -> ValueExpression {
     var terms = [try parseConjunction()]
-    var operators: [SourceRange] = []
+    var depth = expressionDepth
     while isWord("or") {
-      operators.append(current.range)
       advance()
       terms.append(try parseConjunction())
+      depth = max(depth, expressionDepth)
     }
-    return Parser.balanced(terms) { .binary($0, .or, $1, operatorRange: $0.range) }
+    let expression = Parser.balanced(terms) { .binary($0, .or, $1, operatorRange: $0.range) }
+    try noteDepth(depth + Parser.balancedDepth(terms.count), of: expression.range)
+    return expression
+  }
+
+  /// Records the depth of the expression just parsed, refusing one too deep to walk.
+  mutating func noteDepth(_ depth: Int, of range: SourceRange) throws(Diagnostic) {
+    guard depth <= Parser.maximumExpressionDepth else {
+      throw Diagnostic(.expressionTooDeep(limit: Parser.maximumExpressionDepth), at: range)
+    }
+    expressionDepth = depth
+  }
+
+  /// How many levels ``balanced(_:_:)`` adds over its deepest term: log2 of the count, rounded up.
+  static func balancedDepth(_ count: Int) -> Int {
+    count <= 1 ? 0 : Int.bitWidth - (count - 1).leadingZeroBitCount
   }
 
   /// `terms` joined by `join`, as a tree of depth log2(n) that keeps their order (both
@@ -261,8 +276,14 @@ extension Parser {
 
   private mutating func parseConjunction() throws(Diagnostic) -> ValueExpression {
     var terms = [try parseNegation()]
-    while consumeWord("and") { terms.append(try parseNegation()) }
-    return Parser.balanced(terms) { .binary($0, .and, $1, operatorRange: $0.range) }
+    var depth = expressionDepth
+    while consumeWord("and") {
+      terms.append(try parseNegation())
+      depth = max(depth, expressionDepth)
+    }
+    let expression = Parser.balanced(terms) { .binary($0, .and, $1, operatorRange: $0.range) }
+    try noteDepth(depth + Parser.balancedDepth(terms.count), of: expression.range)
+    return expression
   }
 
   private mutating func parseNegation() throws(Diagnostic) -> ValueExpression {
@@ -274,10 +295,11 @@ extension Parser {
       starts.append(current.range.lowerBound)
       advance()
     }
-    if starts.count > Lexer.maximumNesting {
-      throw Diagnostic(.expressionTooDeep(limit: Lexer.maximumNesting), at: first)
+    if starts.count > Parser.maximumExpressionDepth {
+      throw Diagnostic(.expressionTooDeep(limit: Parser.maximumExpressionDepth), at: first)
     }
     var inner = try parseComparison()
+    try noteDepth(expressionDepth + starts.count, of: first.lowerBound..<inner.range.upperBound)
     for start in starts.reversed() { inner = .not(inner, range: start..<inner.range.upperBound) }
     return inner
   }
@@ -299,9 +321,12 @@ extension Parser {
     default: comparison = nil
     }
     guard let comparison else { return left }
+    let leftDepth = expressionDepth
     let operatorRange = current.range
     advance()
-    return .binary(left, comparison, try parseAdditive(), operatorRange: operatorRange)
+    let right = try parseAdditive()
+    try noteDepth(max(leftDepth, expressionDepth) + 1, of: left.range.lowerBound..<right.range.upperBound)
+    return .binary(left, comparison, right, operatorRange: operatorRange)
   }
 
   private mutating func parseAdditive() throws(Diagnostic) -> ValueExpression {
@@ -321,11 +346,17 @@ extension Parser {
     _ operators: [Symbol: BinaryOperator], operand: (inout Parser) throws(Diagnostic) -> ValueExpression
   ) throws(Diagnostic) -> ValueExpression {
     var left = try operand(&self)
+    var depth = expressionDepth
     while case .symbol(let symbol) = current.kind, let op = operators[symbol] {
       let operatorRange = current.range
       advance()
-      left = .binary(left, op, try operand(&self), operatorRange: operatorRange)
+      let right = try operand(&self)
+      depth = max(depth, expressionDepth) + 1
+      // Refused as the chain grows, before a tree too deep to release is built.
+      try noteDepth(depth, of: left.range.lowerBound..<right.range.upperBound)
+      left = .binary(left, op, right, operatorRange: operatorRange)
     }
+    expressionDepth = depth
     return left
   }
 
@@ -334,10 +365,11 @@ extension Parser {
     let start = current.range.lowerBound
     var count = 0
     while consumeSymbol(.minus) { count += 1 }
-    if count > Lexer.maximumNesting {
-      throw Diagnostic(.expressionTooDeep(limit: Lexer.maximumNesting), at: start..<previousEnd)
+    if count > Parser.maximumExpressionDepth {
+      throw Diagnostic(.expressionTooDeep(limit: Parser.maximumExpressionDepth), at: start..<previousEnd)
     }
     var inner = try parseOperand()
+    try noteDepth(expressionDepth + count, of: start..<inner.range.upperBound)
     for _ in 0..<count { inner = .negate(inner, range: start..<inner.range.upperBound) }
     return inner
   }
@@ -347,6 +379,7 @@ extension Parser {
     switch current.kind {
     case .identifier("true"), .identifier("false"), .identifier("null"), .string, .int, .double:
       let value = try parseLiteral()
+      expressionDepth = 1
       return .literal(value, range: start..<previousEnd)
     case .symbol(.openBracket):
       advance()
@@ -354,11 +387,14 @@ extension Parser {
       let saved = commaEndsExpression
       commaEndsExpression = false
       defer { commaEndsExpression = saved }
+      var depth = 0
       while !isSymbol(.closeBracket) {
         items.append(try parseValueExpression())
+        depth = max(depth, expressionDepth)
         if !consumeSymbol(.comma) { break }
       }
       try expectSymbol(.closeBracket, .listContinuation)
+      try noteDepth(depth + 1, of: start..<previousEnd)
       return .list(items, range: start..<previousEnd)
     case .symbol(.openParen):
       advance()
@@ -380,13 +416,17 @@ extension Parser {
       if name == "count", isSymbol(.star), next.kind == .symbol(.closeParen) {
         throw Diagnostic(.countStar, at: current.range)
       }
+      var depth = 0
       while !isSymbol(.closeParen) {
         arguments.append(try parseValueExpression())
+        depth = max(depth, expressionDepth)
         if !consumeSymbol(.comma) { break }
       }
       try expectSymbol(.closeParen, .argumentContinuation)
+      try noteDepth(depth + 1, of: start..<previousEnd)
       return .call(function, arguments, range: start..<previousEnd)
     case .identifier, .quotedName, .symbol(.dot):
+      expressionDepth = 1
       return .field(try parseFieldPath())
     default:
       throw unexpected(.operand)
