@@ -647,9 +647,19 @@ public final class PostgresProvider: DataProvider, CompositionNode {
       converted = PostgresProvider.convert(text, to: DeclaredType(column.type))
     }
     guard let converted else {
+      let shown = text.count > 40 ? String(text.prefix(20)) + "…" + String(text.suffix(8)) : text
+      // Values the server holds and a dsh value cannot: dates outside years 1 to 9999
+      // (`infinity`, `0044-03-15 BC`), numerics beyond a double (10^400).
+      let asText = "read the column as text with: types {\(column.name): text}"
+      let beyond =
+        switch column.declared == nil ? column.type : nil {
+        case .date?, .timestamp?: " (a \(column.type.rawValue) holds years 1 to 9999); \(asText)"
+        case .double?: " (it is beyond a double); \(asText)"
+        default: ""
+        }
       throw DataSourceError.sourceFailed(
         message:
-          "\(column.name) is \(JSONWriter.quoted(text)), not \(PostgresProvider.article(column.type)) \(column.type.rawValue)"
+          "\(column.name) is \(JSONWriter.quoted(shown)), not \(PostgresProvider.article(column.type)) \(column.type.rawValue)\(beyond)"
       )
     }
     return converted
@@ -664,7 +674,8 @@ public final class PostgresProvider: DataProvider, CompositionNode {
       case "NaN": return .double(.nan)
       case "Infinity": return .double(.infinity)
       case "-Infinity": return .double(-.infinity)
-      default: return Double(text).map(Value.double)
+      // A numeric of 10^400 is written out in full: as a double it would be infinity.
+      default: return Double(text).flatMap { $0.isFinite ? Value.double($0) : nil }
       }
     case .bool:
       switch text {

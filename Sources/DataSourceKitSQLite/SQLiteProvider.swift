@@ -752,7 +752,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
   {
     return try database.read { db in
       if let section = query.section {
-        let rows = try Row.fetchAll(
+        let rows = try StoredRow.fetchAll(
           db, sql: query.sectionsSQL(section),
           arguments: StatementArguments(query.sectionsArguments(section).map(Self.databaseValue)))
         return sections(from: rows, keyType: section.type)
@@ -779,10 +779,10 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     let type = query.columns[index].type
     let arguments = StatementArguments(query.sectionsArguments(section).map(Self.databaseValue))
     let rows = try database.read { db in
-      try Row.fetchAll(db, sql: query.sectionsSQL(section), arguments: arguments)
+      try StoredRow.fetchAll(db, sql: query.sectionsSQL(section), arguments: arguments)
     }
     let fits = rows.allSatisfy { row in
-      switch (row[0] as DatabaseValue).storage {
+      switch row[0].storage {
       case .null: true
       case .int64(let i): type == .int || type == .double || (type == .bool && (i == 0 || i == 1))
       case .double: type == .double || type == .int
@@ -804,14 +804,14 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
 
   /// The sections of a sections' GROUP BY (each row a key and its count), each starting where
   /// the one before ends.
-  private static func sections(from rows: [Row], keyType: ValueType) -> [(
+  private static func sections(from rows: [StoredRow], keyType: ValueType) -> [(
     key: Value?, start: Int, count: Int
   )] {
     var start = 0
     return rows.map { row in
-      let count: Int = row[1]
+      let count = row.int(1) ?? 0
       defer { start += count }
-      return (key: Self.value(row[0] as DatabaseValue, as: keyType), start: start, count: count)
+      return (key: Self.value(row[0], as: keyType), start: start, count: count)
     }
   }
 
@@ -1118,7 +1118,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
       var values: [Value] = []
       values.reserveCapacity(Int(width))
       for i in 0..<Int(width) {
-        let stored = DatabaseValue(sqliteStatement: row, index: CInt(i))
+        let stored = StoredRow.value(row, CInt(i))
         guard i < columns.count else {
           values.append(Self.value(stored))
           continue
@@ -1224,31 +1224,31 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     let right = join.right
     var matches: [Value: Value] = [:]
     if !distinctKeys.isEmpty {
-      let marks = Array(repeating: "?", count: distinctKeys.count).joined(separator: ", ")
+      let marks = distinctKeys.map(Self.placeholder).joined(separator: ", ")
       let conditions = right.conditions.map { " AND (\($0.sql))" }.joined()
       let firsts =
         "SELECT (\(join.rightKey)), MIN(\(join.rightOrder)) \(right.from) WHERE (\(join.rightKey))\(join.collation) IN (\(marks))\(conditions) GROUP BY 1\(join.collation)"
       let rightSchema = Schema(right.columns.map(\.name))
       try reading(database) { db in
-        let found = try Row.fetchAll(
+        let found = try StoredRow.fetchAll(
           db, sql: firsts,
           arguments: StatementArguments((distinctKeys + right.arguments).map(Self.databaseValue)))
-        let rowids: [Int] = found.compactMap { $0[1] }
+        let rowids: [Int] = found.compactMap { $0.int(1) }
         guard !rowids.isEmpty else { return }
         let list = right.columns.map { SQLiteQuery.quoted($0.name) }.joined(separator: ", ")
-        let records = try Row.fetchAll(
+        let records = try StoredRow.fetchAll(
           db,
           sql:
             "SELECT \(join.rightOrder), \(list) \(right.from) WHERE \(join.rightOrder) IN (\(rowids.map(String.init).joined(separator: ", ")))"
         )
         var byRowid: [Int: Value] = [:]
         for row in records {
-          let rowid: Int = row[0]
+          guard let rowid = row.int(0) else { continue }
           var values: [Value] = []
           for (i, column) in right.columns.enumerated() {
             // The other table was checked when the join was made: a value that does not fit
             // now means the file changed since.
-            guard let value = Self.read(row[i + 1] as DatabaseValue, in: column) else {
+            guard let value = Self.read(row[i + 1], in: column) else {
               throw DataSourceError.sourceFailed(
                 message:
                   "\(displayPath): column \(column.name) of the joined table no longer holds \(column.type?.rawValue ?? "its") values (the file changed since the join was made); join again"
@@ -1259,8 +1259,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
           byRowid[rowid] = .record(Record(schema: rightSchema, values: values))
         }
         for row in found {
-          guard let rowid: Int = row[1], let record = byRowid[rowid] else { continue }
-          matches[Self.value(row[0] as DatabaseValue)] = record
+          guard let rowid = row.int(1), let record = byRowid[rowid] else { continue }
+          matches[Self.value(row[0])] = record
         }
       }
     }
@@ -1283,13 +1283,22 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     }
   }
 
+  /// The placeholder of a value in SQL: `?`, or for a text holding a NUL byte (bound as a blob
+  /// by ``databaseValue(_:)``), the blob read as text.
+  static func placeholder(for value: Value) -> String {
+    if case .string(let s) = value, s.utf8.contains(0) { return "CAST(? AS TEXT)" }
+    return "?"
+  }
+
   static func databaseValue(_ value: Value) -> DatabaseValue {
     switch value {
     case .null: .null
     case .bool(let b): (b ? 1 : 0).databaseValue
     case .int(let i): i.databaseValue
     case .double(let d): d.databaseValue
-    case .string(let s): s.databaseValue
+    // GRDB binds a text as a C string, cut at a NUL byte: such a text goes as its bytes, and
+    // its placeholder reads them back as text (``placeholder(for:)``).
+    case .string(let s): s.utf8.contains(0) ? Data(s.utf8).databaseValue : s.databaseValue
     case .date, .timestamp: value.description.databaseValue
     case .list, .record: value.jsonText.databaseValue
     }

@@ -159,7 +159,9 @@ extension SQLiteQuery {
 
 extension BoundSQL {
   /// The SQL with `?` for each value, and the values, as GRDB binds them.
-  var sqlite: (sql: String, arguments: [Value]) { (text { _, _ in "?" }, values) }
+  var sqlite: (sql: String, arguments: [Value]) {
+    (text { value, _ in SQLiteProvider.placeholder(for: value) }, values)
+  }
 }
 
 extension SQLiteQuery.Condition {
@@ -267,9 +269,9 @@ extension SQLiteProvider: GroupingPushdown {
       "SELECT \(select.joined(separator: ", ")) \(query.from)\(query.whereClause) GROUP BY \(group.joined(separator: ", ")) ORDER BY MIN(\(order))"
     let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
     lastGrouping = (sql, query.arguments)
-    let rows: [Row]
+    let rows: [StoredRow]
     do {
-      rows = try reading(database) { db in try Row.fetchAll(db, sql: sql, arguments: arguments) }
+      rows = try reading(database) { db in try StoredRow.fetchAll(db, sql: sql, arguments: arguments) }
     } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
       throw DataSourceError.cancelled
     } catch let error as DatabaseError {
@@ -282,15 +284,15 @@ extension SQLiteProvider: GroupingPushdown {
       return Int128(high) << 32 + Int128(low)
     }
     return rows.map { row in
-      var values = keyTypes.indices.map { Self.value(row[$0] as DatabaseValue, as: keyTypes[$0]) }
+      var values = keyTypes.indices.map { Self.value(row[$0], as: keyTypes[$0]) }
       var column = keyTypes.count
       for (index, reading) in readings.enumerated() {
         switch reading {
         case .plain(let type):
-          values.append(Self.value(row[column] as DatabaseValue, as: type))
+          values.append(Self.value(row[column], as: type))
           column += 1
         case .halves:
-          let total = wholeSum(row[column], row[column + 1])
+          let total = wholeSum(row.int(column), row.int(column + 1))
           column += 2
           guard let total else {
             values.append(.null)
@@ -303,8 +305,8 @@ extension SQLiteProvider: GroupingPushdown {
             values.append(.null)
           }
         case .averageOfHalves:
-          let total = wholeSum(row[column], row[column + 1])
-          let count: Int = row[column + 2]
+          let total = wholeSum(row.int(column), row.int(column + 1))
+          let count = row.int(column + 2) ?? 0
           column += 3
           values.append(total.map { .double(Double($0) / Double(count)) } ?? .null)
         }

@@ -25,6 +25,15 @@ final class DiscardedOutput: ScriptOutput {
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let bytes = UnsafeBufferPointer(start: data, count: size)
   let text = String(decoding: bytes, as: UTF8.self)
+  switch ProcessInfo.processInfo.environment["DSH_FUZZ_TARGET"] {
+  case "swift":
+    fuzzSwiftGenerator(text)
+    return 0
+  case "numbers":
+    fuzzNumbers(Array(bytes))
+    return 0
+  default: break
+  }
   let copy = Data(bytes)
   _ = Parser.parse(text)
   _ = Lexer.needsContinuation(text)

@@ -26,6 +26,38 @@ struct DatabaseReadingTests {
     return path
   }
 
+  @Test("a text holding a NUL byte is read whole: shown, measured, compared, grouped and joined as stored")
+  func textWithNul() async throws {
+    let path = NSTemporaryDirectory() + "dsh-nul-\(UUID().uuidString).db"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try await DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)")
+      try db.execute(
+        sql: "INSERT INTO t VALUES (1, 'x' || char(0) || 'y'), (2, 'x'), (3, 'x' || char(0) || 'y')")
+      try db.execute(sql: "CREATE TABLE u (name TEXT, n INTEGER)")
+      try db.execute(sql: "INSERT INTO u VALUES ('x' || char(0) || 'y', 10), ('x', 20)")
+    }
+    // GRDB read texts as C strings: the first row showed as "x", yet `== "x"` (in SQL) missed it.
+    let (_, output, ok) = await run(
+      """
+      let t = sqlite "\(path)" table t
+      show t | extend n = len(name) | select id, n as csv
+      show t | where name == "x" | select id as csv
+      show t | where name == "x\\u{0}y" | select id as csv
+      show t | group by name with c = count() | extend n = len(name) | select n, c as csv
+      show t | section by name | select id as csv
+      let u = sqlite "\(path)" table u
+      show t | join u on name == u.name as m | extend k = m.n | select id, k as csv
+      """)
+    #expect(ok, "\(output.errors)")
+    // (The byte shown as <NUL>: a test's message stops at one.)
+    let text = output.text.replacingOccurrences(of: "\u{0}", with: "<NUL>")
+    #expect(
+      text
+        == "id,n\n1,3\n2,1\n3,3\nid\n2\nid\n1\n3\nn,c\n3,2\n1,1\nsection,id\nx,2\nx<NUL>y,1\nx<NUL>y,3\nid,k\n1,10\n2,20\n3,10\n",
+      "\(text)")
+  }
+
   @Test("a condition at the top of a WHERE is the comparison itself, and the plan uses the index")
   func conditionsUseIndexes() async throws {
     let path = try Self.makeDatabase()

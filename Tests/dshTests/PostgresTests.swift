@@ -225,6 +225,44 @@ struct PostgresTests {
     #expect(result.output.contains("code is \"NA\", not an int"), "\(result.output)")
   }
 
+  @Test("dates and numerics beyond what a dsh value holds are an error that says how to read them as text")
+  func valuesBeyondRange() throws {
+    let server = try server()
+    let made = try server.psql(
+      """
+      CREATE TABLE far (id int PRIMARY KEY, d date, t timestamp, n numeric);
+      INSERT INTO far VALUES (1, 'infinity', '-infinity', 1), (2, '0044-03-15 BC', '2020-01-01', '1e400'::numeric),
+        (3, '2020-01-01', '2020-01-01', 2.5);
+      CREATE TABLE far_d AS SELECT id, d FROM far;
+      CREATE TABLE far_t AS SELECT id, t FROM far;
+      CREATE TABLE far_n AS SELECT id, n FROM far;
+      """)
+    #expect(made.status == 0, "\(made.output)")
+    let url = server.url
+    let result = try dsh([
+      "show postgres \"\(url)\" table far_d",
+      "show postgres \"\(url)\" table far_d | where id == 2",
+      "show postgres \"\(url)\" table far_t",
+      "show postgres \"\(url)\" table far_n | where id > 1",
+      "show postgres \"\(url)\" table far types {d: text, t: text, n: text} | sort by id as csv",
+    ])
+    // They failed the source with no way round, or (numeric) read as a double's infinity.
+    #expect(
+      result.output.contains(
+        "d is \"infinity\", not a date (a date holds years 1 to 9999); read the column as text with: types {d: text}"
+      ), "\(result.output)")
+    #expect(result.output.contains("d is \"0044-03-15 BC\", not a date (a date holds years 1 to 9999)"))
+    #expect(result.output.contains("t is \"-infinity\", not a timestamp (a timestamp holds years 1 to 9999)"))
+    #expect(
+      result.output.contains(
+        "n is \"10000000000000000000…00000000\", not a double (it is beyond a double); read the column as text with: types {n: text}"
+      ))
+    #expect(
+      result.output.contains(
+        "id,d,t,n\n1,infinity,-infinity,1\n2,0044-03-15 BC,2020-01-01 00:00:00,1\(String(repeating: "0", count: 400))\n3,2020-01-01,2020-01-01 00:00:00,2.5\n"
+      ), "\(result.output)")
+  }
+
   @Test("a window of a large table reads the pages around it, not the table")
   func lazyWindow() throws {
     let server = try server()
