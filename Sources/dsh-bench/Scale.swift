@@ -63,6 +63,8 @@ func measureScale() {
       target: "< 5 s, < 500 MB",
       met: wideMiddle.status == 0 && wideMiddle.seconds < 5 && wideMiddle.peakKilobytes < 500 * 1024))
 
+  measureLimits()
+
   // One name rebound 400,000 times: memory must not grow with the script.
   let rebindSmall = median {
     measure([dsh, benchFile("rebind-40000.dsh", String(repeating: "let x = [1, 2, 3]\n", count: 40_000))])
@@ -132,5 +134,111 @@ func measureScale() {
         target: "refused, < 300 MB", met: refused && endless.peakKilobytes < 300 * 1024))
   } catch {
     print("http measurement failed: \(error)")
+  }
+}
+
+/// Issue 33: chains, stacks, compositions and expressions that ran for minutes, overran the
+/// stack or asked for all the memory; each must end with its answer or a placed error.
+@MainActor
+func measureLimits() {
+  // A row for a script that must end within `limit` seconds, with its answer (status 0) or a
+  // placed error (any other) whose text standard error must hold.
+  func ending(
+    _ what: String, _ measured: Measurement, within limit: Double, status: Int32, saying: String? = nil
+  )
+    -> Row
+  {
+    let said = saying.map { measured.standardError.contains($0) } ?? true
+    return Row(
+      what: what, dsh: seconds(measured.seconds) + ", " + megabytes(measured.peakKilobytes),
+      other: status == 0 ? "its answer" : "a placed error" + (said ? "" : " (NOT the expected one)"),
+      figure: seconds(measured.seconds), target: "< " + seconds(limit),
+      met: (measured.status == 0) == (status == 0) && said && measured.seconds < limit)
+  }
+  func extendChain(_ n: Int) -> String {
+    benchFile(
+      "extend-\(n).dsh",
+      "let v = [{a: 1}, {a: 2}]\n" + String(repeating: "let v = v | extend a = a + 1\n", count: n)
+        + "show v\n")
+  }
+  let extendSmall = median { measure([dsh, extendChain(400)]) }
+  let extendLarge = median { measure([dsh, extendChain(4_000)]) }
+  rows.append(ending("4,000 chained extends (37 s before)", extendLarge, within: 1, status: 0))
+  rows.append(linearRow("4,000 chained extends, against 400", small: extendSmall, large: extendLarge))
+
+  let stages = ["extend x = a + 1", "where x > 1", "select a, x", "sort by a desc"]
+  let mixed = benchFile(
+    "mixed-4000.dsh",
+    "let v = [{a: 1}, {a: 2}, {a: 3}]\n" + (0..<4_000).map { "let v = v | \(stages[$0 % 4])\n" }.joined()
+      + "show v\n")
+  rows.append(
+    ending(
+      "4,000 stages: extend, where, select, sort in turn (40 took 7 s)", median { measure([dsh, mixed]) },
+      within: 2, status: 0))
+
+  let base = "let t = table [1] with cell basic \"{.}\""
+  let stacked = benchFile("stacked.dsh", base + String(repeating: " | header \"h\"", count: 60_000) + "\n")
+  rows.append(
+    ending(
+      "60,000 stacked headers in one statement (crashed)", median { measure([dsh, stacked]) }, within: 2,
+      status: 1, saying: "more than 10000 decorations"))
+  let rebound = benchFile(
+    "rebound-headers.dsh", base + "\n" + String(repeating: "let t = t | header \"h\"\n", count: 50_000))
+  rows.append(
+    ending(
+      "50,000 lines of let t = t | header (44 s)", median { measure([dsh, rebound]) }, within: 5, status: 1,
+      saying: "more than 10000 decorations"))
+
+  let doubling = benchFile(
+    "doubling.dsh",
+    "let c = table [1, 2] with cell basic \"{.}\"\n" + String(repeating: "let c = compose c, c\n", count: 20)
+      + "show c rows 0..2\n")
+  rows.append(
+    ending(
+      "compose c, c twenty times: 2^20 tables (minutes)", median { measure([dsh, doubling]) }, within: 2,
+      status: 1, saying: "stands for 16384 tables"))
+
+  let terms = benchFile(
+    "terms.dsh",
+    "show [{a: 1}] | extend y = " + Array(repeating: "a", count: 20_000).joined(separator: " + ") + "\n")
+  rows.append(
+    ending(
+      "an expression of 20,000 terms (crashed)", median { measure([dsh, terms]) }, within: 2, status: 1,
+      saying: "expression nested deeper than 1000 levels"))
+
+  let growing = benchFile(
+    "growing.dsh",
+    "let d = [{x: \"0123456789\"}]\n" + String(repeating: "let d = d | extend x = x + x\n", count: 34)
+      + "show d | extend n = len(x) | select n\n")
+  rows.append(
+    ending(
+      "a text doubled 34 times (asked for 160 GB)", median { measure([dsh, growing]) }, within: 5, status: 0,
+      saying: "a text longer than 100000000 bytes gave null"))
+
+  // ^C a second into statements that run for many seconds: back at the prompt, saying so.
+  let statements = [
+    ("describe of 30,000,000 computed items", "describe range 0..30000000 | extend y = . * 2"),
+    ("sort of 9,900,000 texts", "show range 0..9900000 | sort by text(.) desc | limit 3"),
+    (
+      "group by of 9,000,000 items",
+      "show range 0..9000000 | extend k = . % 1000 | group by k with n = count()"
+    ),
+    (
+      "join of 3,000,000 × 3,000,000 in memory",
+      "show (range 0..3000000 | extend k = . % 1000) | join (range 0..3000000 | extend k = . % 1000) on k == k as m | limit 2"
+    ),
+    ("where over 90,000,000 items", "show range 0..90000000 | where len(text(.)) > 100"),
+  ]
+  let output = NSTemporaryDirectory() + "dsh-bench-interrupt.txt"
+  for (what, statement) in statements {
+    _ = measure(["python3", root + "/Scripts/interrupt.py", dsh, statement], outputPath: output)
+    let waited = Double(
+      (try? String(contentsOfFile: output, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        ?? "")
+    rows.append(
+      Row(
+        what: "^C a second into a " + what, dsh: waited.map(seconds) ?? "never",
+        other: "back at the prompt, \"interrupted\"", figure: waited.map(seconds) ?? "—", target: "≤ 0.5 s",
+        met: (waited ?? 99) <= 0.5))
   }
 }

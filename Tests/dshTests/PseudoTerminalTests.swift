@@ -370,6 +370,30 @@ struct PseudoTerminalTests {
     #expect(terminal.exitStatus() == 0)
   }
 
+  @Test("^C stops describe and a summary while they look at every item of a computed view, and a long sort")
+  func interruptDescribe() throws {
+    // Counting the nulls of 300 million computed items takes minutes: ^C went on being
+    // ignored until the end, then the description was printed as if nothing had happened.
+    let terminal = try PseudoTerminal(historyPath: historyPath)
+    #expect(terminal.waitForPrompt())
+    // The sort spent seconds in comparisons that did not look at the task.
+    let statements = [
+      "describe range 0..300000000 | extend y = . * 2", "range 0..300000000 | extend y = . * 2",
+      "show range 0..9900000 | sort by text(.) desc | limit 3",
+    ]
+    for (time, statement) in statements.enumerated() {
+      let progressLines = terminal.occurrences(of: "working")
+      terminal.type(statement + "\r")
+      #expect(terminal.waitFor("working", count: progressLines + 1))
+      terminal.type("\u{03}")
+      #expect(terminal.waitFor("error: interrupted", count: time + 1))
+      #expect(terminal.waitForPrompt(count: time + 2))
+    }
+    #expect(terminal.occurrences(of: "fields") == 0)
+    terminal.type("\u{04}")
+    #expect(terminal.exitStatus() == 0)
+  }
+
   @Test("^C stops a show blocked in SQLite's sort and in its count at once; the source stays as it was")
   func interruptSortedShow() throws {
     // A view of 8 billion rows (a table of 2,000 joined with itself twice): sorting it, or

@@ -126,7 +126,7 @@ extension ReadOptions {
       if changed { result[index] = .record(Record(schema: record.schema, values: values)) }
     }
     // An empty list (a last page, an empty file) has no fields to check the names against.
-    if !result.isEmpty, let fields = FieldProfiler.profiles(of: result)?.map(\.name) {
+    if !result.isEmpty, let fields = try FieldProfiler.profiles(of: result)?.map(\.name) {
       for name in types.keys where !fields.contains(name) {
         throw DataSourceError.unknownTypedField(path: path, field: name, fields: fields)
       }

@@ -401,11 +401,15 @@ package struct FieldProfiler {
   /// The profile of every field of `items` (records), in first-seen order; `nil` when an item
   /// is not a record.
   /// - Complexity: O(items × fields).
-  package static func profiles(of items: some Sequence<Value>) -> [FieldProfile]? {
+  ///
+  /// - Throws: ``DataSourceError/cancelled`` when the task is cancelled (^C): a view of millions
+  ///   of computed items takes seconds to look at.
+  package static func profiles(of items: some Sequence<Value>) throws(DataSourceError) -> [FieldProfile]? {
     var names: [String] = []
     var profilers: [String: FieldProfiler] = [:]
     var count = 0
     for item in items {
+      if count & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
       guard case .record(let record) = item else { return nil }
       for (name, value) in zip(record.schema.names, record.values) {
         if profilers[name] == nil {

@@ -450,7 +450,11 @@ extension DerivedProvider {
         if row & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
         return sortKey(start + row, ItemPath(item: row, section: section))
       }
-      let order = (0..<count).sorted { a, b in
+      // The comparisons of millions of keys take seconds: ^C is heard between them.
+      var comparisons = 0
+      let order = try (0..<count).sorted { a, b in
+        comparisons &+= 1
+        if comparisons & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
         if areInIncreasingOrder(keys[a], keys[b]) { return true }
         if areInIncreasingOrder(keys[b], keys[a]) { return false }
         return a < b

@@ -129,7 +129,7 @@ extension Session {
     } catch let error as DataSourceError {
       throw Diagnostic(.dataSource(error), at: expression.range)
     }
-    output.write(summary(of: value, name: expression.boundName) + "\n")
+    output.write(try summary(of: value, name: expression.boundName) + "\n")
     // What the files read again now hold may differ: a column turned text says why, as at `let`.
     switch value {
     case .provider(let provider): (provider.provider as? any CompositionNode).map(notes.markers(below:))

@@ -503,7 +503,7 @@ extension Evaluator {
   /// The stage as the engine describes it, its expressions checked against the provider's
   /// fields; `nil` for `extend` and `select`, which make a provider of their own.
   private func pushdownStage(_ stage: Stage, of provider: ProviderValue) throws -> PushdownStage? {
-    let checker = checker(for: provider)
+    let checker = try checker(for: provider)
     switch stage {
     case .filter(let predicate, _):
       return .filter(try checker.checkTest(predicate).expression)
@@ -528,8 +528,8 @@ extension Evaluator {
       throw Diagnostic(
         .expectedKind(.providerToJoin, found: otherValue.kindDescription), at: clause.other.range)
     }
-    let leftChecker = checker(for: provider)
-    let rightChecker = checker(for: other)
+    let leftChecker = try checker(for: provider)
+    let rightChecker = try checker(for: other)
     let left = try leftChecker.check(clause.leftKey)
     // `teams.name` names the other's field `name` when the other is bound to `teams`.
     var rightKey = clause.rightKey
@@ -571,7 +571,7 @@ extension Evaluator {
     case .distinct(let k, _): (keys, aggregates, yieldsValues) = (k, [], k.count == 1 && !k[0].named)
     default: return nil
     }
-    let checker = checker(for: provider)
+    let checker = try checker(for: provider)
     let groupKeys = try keys.map { key in
       let typed = try checker.check(key.expression)
       return GroupedProvider.Key(name: key.name.name, expression: typed.expression, type: typed.type)
@@ -612,7 +612,7 @@ extension Evaluator {
 
   /// `extend` and `select`: a provider whose items are computed from the base's.
   private func computeFields(_ stage: Stage, of provider: ProviderValue) throws -> ComputedFieldsProvider {
-    let checker = checker(for: provider)
+    let checker = try checker(for: provider)
     let (definitions, keeps): ([FieldDefinition], Bool) =
       switch stage {
       case .extend(let definitions, _): (definitions, true)
@@ -738,7 +738,7 @@ extension Evaluator {
     guard let adapter = source as? TableAdapter<Value, TableCell> else {
       throw Diagnostic(.aggregateOverSeveralSources(call.text), at: call.range)
     }
-    let checker = checker(
+    let checker = try checker(
       for: ProviderValue(
         provider: adapter.provider, displayName: "the table's items", key: nil, sourceKind: "source"))
     return (checker, adapter.provider)
@@ -820,7 +820,7 @@ extension Evaluator {
     switch spec {
     case .cell(let cell):
       let inline = cell.statement == statement
-      let checker = checker(for: provider)
+      let checker = try checker(for: provider)
       let text = try cell.text.compiled(checker, notes: notes.collector, blame: inline ? nil : use)
       let detail = try cell.detail.map {
         try $0.compiled(checker, notes: notes.collector, blame: inline ? nil : use)

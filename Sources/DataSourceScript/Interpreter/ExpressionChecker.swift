@@ -303,8 +303,8 @@ struct ExpressionChecker {
 extension Evaluator {
   /// The scope of a provider's items: its fields as checked by ``checkField(_:in:)``, typed
   /// from what the provider knows of them.
-  func scope(of provider: ProviderValue) -> FieldScope {
-    let profiles = Evaluator.profiles(of: provider.provider)
+  func scope(of provider: ProviderValue) throws(DataSourceError) -> FieldScope {
+    let profiles = try Evaluator.profiles(of: provider.provider)
     let byName = Dictionary(profiles.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
     // Items of known fields are records: no item is read (a database would count its rows to
     // read one, and a stage it runs itself needs no count).
@@ -323,20 +323,20 @@ extension Evaluator {
   }
 
   /// A checker over a provider's items.
-  func checker(for provider: ProviderValue) -> ExpressionChecker {
-    ExpressionChecker(scope: scope(of: provider), text: { self.text($0) })
+  func checker(for provider: ProviderValue) throws(DataSourceError) -> ExpressionChecker {
+    ExpressionChecker(scope: try scope(of: provider), text: { self.text($0) })
   }
 
   /// What is known of a provider's fields' types: what it says, else what its items show
   /// (read from memory; a lazy source is never read through for this).
-  static func profiles(of provider: any DataProvider<Value>) -> [FieldProfile] {
+  static func profiles(of provider: any DataProvider<Value>) throws(DataSourceError) -> [FieldProfile] {
     if let profiles = provider.fieldProfiles { return profiles }
     if provider is any ReadOnlyStore { return [] }
     // A stage keeps its base's fields and types: look at the base's items, once.
     if let derived = provider as? DerivedProvider<Value> {
-      return profiles(of: derived.rootProvider).map(\.withoutNullCount)
+      return try profiles(of: derived.rootProvider).map(\.withoutNullCount)
     }
-    return scanned(provider)
+    return try scanned(provider)
   }
 
   /// A provider's items looked at once while nothing changes: every stage, template and edit
@@ -349,13 +349,13 @@ extension Evaluator {
     init(_ object: AnyObject) { self.object = object }
   }
 
-  private static func scanned(_ provider: any DataProvider<Value>) -> [FieldProfile] {
+  private static func scanned(_ provider: any DataProvider<Value>) throws(DataSourceError) -> [FieldProfile] {
     let key = ObjectIdentifier(provider)
     let epoch = StructureEpoch.current
     if let entry = scans[key], entry.provider.object === provider, entry.epoch == epoch {
       return entry.profiles
     }
-    let profiles = FieldProfiler.profiles(of: provider.allItems) ?? []
+    let profiles = try FieldProfiler.profiles(of: provider.allItems) ?? []
     if scans.count >= 64 { scans.removeAll() }
     scans[key] = (Weak(provider), epoch, profiles)
     return profiles
@@ -364,10 +364,11 @@ extension Evaluator {
   /// The profiles with every field's nulls counted, for the summary and `describe`: items in
   /// memory are looked at when the provider does not know its nulls (a filtered view); a lazy
   /// one keeps what it knows.
-  static func countedProfiles(of provider: any DataProvider<Value>) -> [FieldProfile] {
-    let known = profiles(of: provider)
+  static func countedProfiles(of provider: any DataProvider<Value>) throws(DataSourceError) -> [FieldProfile]
+  {
+    let known = try profiles(of: provider)
     guard known.contains(where: { $0.nulls == nil }), !(provider is any ReadOnlyStore) else { return known }
-    var counted = scanned(provider)
+    var counted = try scanned(provider)
     guard !counted.isEmpty else { return known }
     let markers = Dictionary(known.map { ($0.name, $0.markers) }, uniquingKeysWith: { a, _ in a })
     for index in counted.indices where counted[index].type == .text {

@@ -242,7 +242,7 @@ public final class Session {
     case .help(let topic, _):
       try help(topic)
     case .vars:
-      printBindings()
+      try printBindings()
     case .set(let setting, let value, _):
       try set(setting, value)
     case .source(let path, let pathRange, _):
@@ -374,14 +374,14 @@ public final class Session {
         at: identifier.range)
     }
     let value = try await evaluator.evaluate(expression)
-    output.write(summary(of: value, name: expression.boundName) + "\n")
+    output.write(try summary(of: value, name: expression.boundName) + "\n")
   }
 
   /// `vars`.
-  private func printBindings() {
+  private func printBindings() throws(DataSourceError) {
     if bindings.order.isEmpty { output.write("no bindings yet; make one with: let NAME = EXPRESSION\n") }
     for name in bindings.order {
-      if let binding = bindings[name] { output.write(summary(of: binding.value, name: name) + "\n") }
+      if let binding = bindings[name] { output.write(try summary(of: binding.value, name: name) + "\n") }
     }
   }
 
