@@ -48,6 +48,21 @@ struct HTMLRendererTests {
     #expect(html.contains("<div class=\"count\">4 rows</div>"))
   }
 
+  @Test("bidirectional overrides and marks in data are shown, not obeyed, in HTML and SVG")
+  func bidiShown() async throws {
+    // A right-to-left override in one value made the rest of its line read backwards.
+    let adapter = TableAdapter(
+      provider: ArrayProvider(["evil\u{202E}txt.exe", "a\u{2066}b\u{200F}c"]),
+      presenter: ClosurePresenter<String>(style: .basic) { item, _ in item })
+    try await adapter.load()
+    let snapshot = ListView(dataSource: adapter).layout(windows: [0..<2])
+    for page in [Renderer.renderHTML(snapshot, options: HTMLOptions()), Renderer.renderSVG(snapshot)] {
+      #expect(page.contains("evil\\u{202E}txt.exe"))
+      #expect(page.contains("a\\u{2066}b\\u{200F}c"))
+      #expect(!page.unicodeScalars.contains { (0x202A...0x202E).contains($0.value) || $0.value == 0x2066 })
+    }
+  }
+
   @Test("table style, appearance and width reach the page")
   func options() async throws {
     let html = try await page(

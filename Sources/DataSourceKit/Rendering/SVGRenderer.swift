@@ -346,7 +346,8 @@ private struct SVGPicture {
 ///
 /// Control characters show as the text modes show them (`␛`, `↵`), so data cannot act on a
 /// terminal the page is printed to, and the two characters XML cannot hold (U+FFFE, U+FFFF) as
-/// `\u{…}`.
+/// `\u{…}`; so do the bidirectional marks and overrides, which would reorder what a page shows
+/// after them (a value could make another read backwards), as the terminal shows them.
 func escapeXML(_ text: String) -> String {
   var out = ""
   out.reserveCapacity(text.utf8.count)
@@ -360,6 +361,8 @@ func escapeXML(_ text: String) -> String {
     // XML 1.0 has no way to write most control characters: they are shown as the text modes
     // show them.
     case "\u{0}"..."\u{1F}", "\u{FFFE}", "\u{FFFF}": out += "\\u{" + String(scalar.value, radix: 16) + "}"
+    case "\u{061C}", "\u{200E}", "\u{200F}", "\u{202A}"..."\u{202E}", "\u{2066}"..."\u{2069}":
+      out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
     default: out.unicodeScalars.append(scalar)
     }
   }
