@@ -325,13 +325,17 @@ extension SQLiteProvider {
   private static func checkTexts(
     _ db: Database, column: String, base: String, as type: DeclaredType, name: String, path: String
   ) throws {
-    let cursor = try String.fetchCursor(
+    // Read whole: "12\0x" read as a C string was "12", passed as an int, and CAST made it 12.
+    let texts = try StoredRow.fetchAll(
       db, sql: "SELECT DISTINCT \(column) \(base) WHERE typeof(\(column)) = 'text'")
-    while let text = try cursor.next() {
+    for row in texts {
+      guard case .string(let text) = row[0].storage else { continue }
       guard type.read(text) != nil else {
+        let value = Value.string(text)
         let count =
           try Int.fetchOne(
-            db, sql: "SELECT COUNT(*) \(base) WHERE \(column) = ?", arguments: [text]) ?? 0
+            db, sql: "SELECT COUNT(*) \(base) WHERE \(column) = \(SQLiteProvider.placeholder(for: value))",
+            arguments: [SQLiteProvider.databaseValue(value)]) ?? 0
         throw DataSourceError.valueNotOfType(
           path: path, place: "\(count) row\(count == 1 ? "" : "s")", field: name, value: text,
           type: type.description)
@@ -341,13 +345,16 @@ extension SQLiteProvider {
 
   /// The texts of a column that otherwise holds numbers, when there are few of them.
   private static func markers(_ db: Database, column: String, base: String) throws -> [Marker] {
-    let rows = try Row.fetchAll(
+    let rows = try StoredRow.fetchAll(
       db,
       sql:
         "SELECT \(column), COUNT(*) \(base) WHERE typeof(\(column)) = 'text' GROUP BY \(column) ORDER BY COUNT(*) DESC LIMIT \(CSVReader.maximumMarkers + 1)"
     )
     guard rows.count <= CSVReader.maximumMarkers else { return [] }
-    return rows.map { Marker(text: $0[0], count: $0[1], wouldBe: .double) }
+    return rows.compactMap { row in
+      guard case .string(let text) = row[0].storage else { return nil }
+      return Marker(text: text, count: row.int(1) ?? 0, wouldBe: .double)
+    }
   }
 
   /// A stored value as a column of `type` holds it (the projection already made it that kind).

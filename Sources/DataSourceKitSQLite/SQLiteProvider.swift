@@ -655,6 +655,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
       pages = [:]
       pageOrder = []
       stream = nil
+      // A column may have widened (int to double): profiles kept by the epoch are stale.
+      StructureEpoch.advance()
     } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
       // ^C stopped the check: nothing is known to be wrong with the values.
       throw DataSourceError.cancelled

@@ -181,13 +181,13 @@ func measureLimits() {
   rows.append(
     ending(
       "60,000 stacked headers in one statement (crashed)", median { measure([dsh, stacked]) }, within: 2,
-      status: 1, saying: "more than 10000 decorations"))
+      status: 1, saying: "more than 2000 decorations"))
   let rebound = benchFile(
     "rebound-headers.dsh", base + "\n" + String(repeating: "let t = t | header \"h\"\n", count: 50_000))
   rows.append(
     ending(
       "50,000 lines of let t = t | header (44 s)", median { measure([dsh, rebound]) }, within: 5, status: 1,
-      saying: "more than 10000 decorations"))
+      saying: "more than 2000 decorations"))
 
   let doubling = benchFile(
     "doubling.dsh",

@@ -36,7 +36,13 @@ struct DatabaseReadingTests {
         sql: "INSERT INTO t VALUES (1, 'x' || char(0) || 'y'), (2, 'x'), (3, 'x' || char(0) || 'y')")
       try db.execute(sql: "CREATE TABLE u (name TEXT, n INTEGER)")
       try db.execute(sql: "INSERT INTO u VALUES ('x' || char(0) || 'y', 10), ('x', 20)")
+      try db.execute(sql: "CREATE TABLE n (v INTEGER)")
+      try db.execute(sql: "INSERT INTO n VALUES (5), ('12' || char(0) || 'x')")
     }
+    // Checked as a C string, "12\0x" read as "12", passed as an int, and CAST made it 12.
+    let (_, refused, fine) = await run("show sqlite \"\(path)\" table n as csv")
+    #expect(!fine)
+    #expect(refused.errors.contains("v is \"12\\u0000x\", not an int"), "\(refused.errors)")
     // GRDB read texts as C strings: the first row showed as "x", yet `== "x"` (in SQL) missed it.
     let (_, output, ok) = await run(
       """

@@ -549,7 +549,7 @@ struct BatchTests {
     #expect(result.status == 1)
   }
 
-  @Test("60,000 stacked headers end in a placed error, not a stack overflow; 10,000 still show")
+  @Test("60,000 stacked headers end in a placed error, not a stack overflow; 2,000 still show")
   func deepDecorations() throws {
     let folder = NSTemporaryDirectory() + "dsh-deep-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -557,12 +557,12 @@ struct BatchTests {
     let base = "let t = table [1] with cell basic \"{.}\""
     try (base + String(repeating: " | header \"h\"", count: 60_000) + "\nshow t rows 0..1\n").write(
       toFile: folder + "/deep.dsh", atomically: false, encoding: .utf8)
-    try (base + String(repeating: " | header \"h\"", count: 9_999) + "\nshow t rows 0..1 as csv\n").write(
+    try (base + String(repeating: " | header \"h\"", count: 1_999) + "\nshow t rows 0..1 as csv\n").write(
       toFile: folder + "/fine.dsh", atomically: false, encoding: .utf8)
     let deep = try DSHProcess.run([folder + "/deep.dsh"])
     #expect(deep.status == 1, "\(deep.output.suffix(500))")
     #expect(
-      deep.output.contains("deep.dsh:1:130043: error: more than 10000 decorations stacked on one table"))
+      deep.output.contains("deep.dsh:1:26043: error: more than 2000 decorations stacked on one table"))
     let fine = try DSHProcess.run([folder + "/fine.dsh"])
     #expect(fine.status == 0, "\(fine.output.suffix(500))")
     #expect(fine.output.contains("1"))
@@ -595,9 +595,10 @@ struct BatchTests {
       let stages = ["extend x = a + 1", "where x > 1", "select a, x", "sort by a desc"]
       script = "let v = [{a: 1}, {a: 2}, {a: 3}]\n"
       script += (0..<4_000).map { "let v = v | \(stages[$0 % stages.count])\n" }.joined()
-      script += String(repeating: "let v = v | extend x = x + 1\n", count: 4_000)
+      // Then up to the limit of 5,000 stages an item is read through.
+      script += String(repeating: "let v = v | extend x = x + 1\n", count: 900)
       script += "show v as csv\n"
-      expected = "a,x\n3,4004\n2,4003\n"
+      expected = "a,x\n3,904\n2,903\n"
     default:
       // Duplicate names were found by a linear search, and widths narrowed one column a step.
       let width = 100_000
@@ -639,6 +640,10 @@ struct BatchTests {
       """
       // Each line doubles the tables: 2^20 took minutes and ^C could not stop it.
       + String(repeating: "let c = compose c, c\n", count: 20)
+      // Each line nests one level deeper (100,000 hung); in one statement 100,000 overran the
+      // parser's stack.
+      + "let e = table [1] with cell basic \"{.}\"\n" + String(repeating: "let e = compose e\n", count: 2_010)
+      + "show " + String(repeating: "compose ", count: 1_000) + "e\n"
         + """
         show [{x: "ab"}] | extend x = x + x | extend x = x + x | extend n = len(x) | select n as csv
         let d = [{x: "0123456789"}]
@@ -658,6 +663,14 @@ struct BatchTests {
     #expect(
       result.output.contains(
         "limits.dsh:21:9: error: this composition stands for 16384 tables once the compositions inside it are expanded, more than 10000"
+      ))
+    #expect(
+      result.output.contains(
+        "limits.dsh:2028:9: error: compositions and decorations nested more than 2000 deep"))
+    #expect(result.output.components(separatedBy: "nested more than 2000 deep").count == 12)
+    #expect(
+      result.output.contains(
+        "limits.dsh:2039:2054: error: sources nested more than 256 deep in one statement (compose inside compose …); bind the inner ones with let"
       ))
     #expect(result.output.contains("n\n8\n"))
     // 10 × 2^23 bytes fit; the next doubling gives null and says why.

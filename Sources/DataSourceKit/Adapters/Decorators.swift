@@ -6,16 +6,19 @@ open class DataSourceDecorator<Item, Cell>: SectionedDataSource {
   public let wrapped: any SectionedDataSource<Item, Cell>
   /// How many decorators are stacked here, this one included: every question passes through
   /// each of them, one call inside the other, so a program bounds it (dsh refuses more than
-  /// 10,000).
+  /// 2,000).
   public let decorationDepth: Int
   /// The wrapped source's: decorating adds no table.
   public let expandedSize: Int
+  /// One more than the wrapped source's.
+  public let nestingDepth: Int
 
   /// Wraps `wrapped`, passing every question through.
   public init(wrapping wrapped: any SectionedDataSource<Item, Cell>) {
     self.wrapped = wrapped
     decorationDepth = ((wrapped as? DataSourceDecorator<Item, Cell>)?.decorationDepth ?? 0) + 1
     expandedSize = wrapped.expandedSize
+    nestingDepth = wrapped.nestingDepth + 1
   }
 
   /// Loads what is below, if it is not loaded yet.
@@ -111,6 +114,8 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
   private let label: String
   /// The sum of the children's (saturating: a composition of compositions may count past `Int`).
   public let expandedSize: Int
+  /// One more than the deepest child's.
+  public let nestingDepth: Int
 
   /// Where each child's sections start (the last entry is the total), and the
   /// ``StructureEpoch`` it was counted at.
@@ -125,6 +130,7 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
       let (sum, overflow) = total.addingReportingOverflow(child.expandedSize)
       return overflow ? .max : sum
     }
+    nestingDepth = (children.map(\.nestingDepth).max() ?? 0) + 1
   }
 
   /// Where each child's sections start, counted again only when a provider may have changed.

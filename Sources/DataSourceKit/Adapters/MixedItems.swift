@@ -59,6 +59,8 @@ private final class ErasedForwarding<Cell>: SectionedDataSource {
   func cardLayout(inSection section: Int) -> CardLayout? { source.cardLayout(inSection: section) }
   func identityKey(inSection section: Int) -> String? { source.identityKey(inSection: section) }
   var knownFields: [String]? { source.knownFields }
+  var expandedSize: Int { source.expandedSize }
+  var nestingDepth: Int { source.nestingDepth }
   var nodeTitle: String { source.nodeTitle }
   var nodeChildren: [any CompositionNode] { source.nodeChildren }
 }

@@ -107,11 +107,21 @@ public protocol SectionedDataSource<Item, Cell>: AnyObject, CompositionNode {
   /// over makes a million tables from a few objects; counting sections or laying out walks
   /// every one of them. A program bounds it (dsh refuses more than 10,000).
   var expandedSize: Int { get }
+
+  /// How deep compositions and decorators are nested here: 1 for a table, one more than the
+  /// deepest child for each composition, segmented source and decorator around it.
+  ///
+  /// Every question a view asks passes down through each level, one call inside the other (and
+  /// the levels are released the same way), so a program bounds it (dsh refuses more than
+  /// 2,000).
+  var nestingDepth: Int { get }
 }
 
 extension SectionedDataSource {
   /// A table: one.
   public var expandedSize: Int { 1 }
+  /// A table: one.
+  public var nestingDepth: Int { 1 }
 }
 
 extension SectionedDataSource {

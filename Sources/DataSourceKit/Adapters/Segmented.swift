@@ -22,7 +22,11 @@ public final class SegmentedDataSource<Item, Cell>: SectionedDataSource {
       let (sum, overflow) = total.addingReportingOverflow(segment.source.expandedSize)
       return overflow ? .max : sum
     }
+    nestingDepth = (segments.map(\.source.nestingDepth).max() ?? 0) + 1
   }
+
+  /// One more than the deepest segment's.
+  public let nestingDepth: Int
 
   /// The sum of the segments' (saturating), shown or not: loading visits every one.
   public let expandedSize: Int

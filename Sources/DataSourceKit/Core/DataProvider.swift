@@ -66,6 +66,12 @@ public protocol DataProvider<Item>: AnyObject {
   /// What the provider knows of its fields' types and nulls without reading its items, or
   /// `nil` (then a caller may look at the items).
   var fieldProfiles: [FieldProfile]? { get }
+  /// How many stages an item is read through here: 1 for a source, one more than the base's
+  /// for a stage that reads its items from the base as they are asked for.
+  ///
+  /// Reading an item goes down through every stage, one call inside the other, so a program
+  /// bounds it (dsh refuses more than 5,000).
+  var stageDepth: Int { get }
 
   /// Asks to be told when the data changes. Observers are held weakly.
   func addObserver(_ observer: any DataProviderObserver)
@@ -179,6 +185,8 @@ extension DataProvider {
   public var knownFields: [String]? { nil }
   /// What is known of the fields' types and nulls without reading the items.
   public var fieldProfiles: [FieldProfile]? { nil }
+  /// A source: one.
+  public var stageDepth: Int { 1 }
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { nil }
   /// Loads what is below again.

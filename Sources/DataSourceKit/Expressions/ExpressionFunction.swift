@@ -256,8 +256,9 @@ package enum ExpressionFunction: String, CaseIterable, Sendable {
       return .null
     }
     switch self {
-    case .lower: return text(0).map { .string($0.lowercased()) } ?? mismatch()
-    case .upper: return text(0).map { .string($0.uppercased()) } ?? mismatch()
+    // A case mapping may lengthen a text (ß becomes SS).
+    case .lower: return text(0).map { Self.bounded($0.lowercased(), notes: notes) } ?? mismatch()
+    case .upper: return text(0).map { Self.bounded($0.uppercased(), notes: notes) } ?? mismatch()
     case .trim: return text(0).map { .string($0.trimmingCharacters(in: .whitespaces)) } ?? mismatch()
     case .len:
       switch values[0] {
@@ -361,6 +362,11 @@ package enum ExpressionFunction: String, CaseIterable, Sendable {
       }
     case .text:
       if case .string = values[0] { return values[0] }
+      // A list of long texts: its text could pass the bound many times over.
+      guard Self.textLength(of: values[0], passes: Value.maximumTextLength) == false else {
+        notes?.add(.textTooLong)
+        return .null
+      }
       return .string(values[0].description)
     case .year, .month, .day, .weekday, .hour:
       let days: Int
@@ -409,24 +415,67 @@ package enum ExpressionFunction: String, CaseIterable, Sendable {
 
 extension ExpressionFunction {
   /// How many times `find` occurs in `text`, not overlapping, left to right (as `replace`
-  /// replaces them), compared byte by byte: Foundation's search made a 100 MB text take minutes.
+  /// replaces them), found byte by byte in one pass (Knuth–Morris–Pratt: a naive search for a
+  /// long `find` is quadratic, and Foundation's search made a 100 MB text take minutes).
   static func occurrences(of find: String, in text: String) -> Int {
-    let needle = Array(find.utf8)
-    var haystack = text
-    return haystack.withUTF8 { bytes in
-      guard let first = needle.first, bytes.count >= needle.count else { return 0 }
-      var count = 0
-      var index = 0
-      let last = bytes.count - needle.count
-      while index <= last {
-        if bytes[index] == first, needle.indices.allSatisfy({ bytes[index + $0] == needle[$0] }) {
-          count += 1
-          index += needle.count
-        } else {
-          index += 1
-        }
-      }
-      return count
+    let pattern = Array(find.utf8)
+    guard !pattern.isEmpty else { return 0 }
+    // For each prefix of the pattern, the longest proper prefix that is also its suffix.
+    var fallback = [Int](repeating: 0, count: pattern.count)
+    var length = 0
+    for i in 1..<max(pattern.count, 1) {
+      while length > 0, pattern[i] != pattern[length] { length = fallback[length - 1] }
+      if pattern[i] == pattern[length] { length += 1 }
+      fallback[i] = length
     }
+    var count = 0
+    var matched = 0
+    for byte in text.utf8 {
+      while matched > 0, byte != pattern[matched] { matched = fallback[matched - 1] }
+      if byte == pattern[matched] { matched += 1 }
+      if matched == pattern.count {
+        count += 1
+        matched = 0  // Not overlapping: the next match starts after this one.
+      }
+    }
+    return count
+  }
+}
+
+extension ExpressionFunction {
+  /// `text` as a value, or null with a note when it is longer than ``Value/maximumTextLength``.
+  static func bounded(_ text: String, notes: ExpressionNotes?) -> Value {
+    guard text.utf8.count <= Value.maximumTextLength else {
+      notes?.add(.textTooLong)
+      return .null
+    }
+    return .string(text)
+  }
+
+  /// Whether the text of `value` (its `description`) would be longer than `limit` bytes,
+  /// worked out without writing it: an upper bound for each scalar, the lengths of texts.
+  static func textLength(of value: Value, passes limit: Int) -> Bool {
+    var total = 0
+    func add(_ value: Value) -> Bool {
+      switch value {
+      // Quotes and escapes at most double a text, and add two.
+      case .string(let s): total += 2 * s.utf8.count + 2
+      case .list(let items):
+        total += 2
+        for item in items {
+          guard !add(item) else { return true }
+          total += 2
+        }
+      case .record(let record):
+        total += 2
+        for (name, item) in zip(record.schema.names, record.values) {
+          total += 2 * name.utf8.count + 4
+          guard !add(item) else { return true }
+        }
+      default: total += 40
+      }
+      return total > limit
+    }
+    return add(value)
   }
 }

@@ -39,6 +39,8 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
   let handleBase: (any HandleRoot<Value>)?
   /// The editable table below, when there is one (``HandleRoot``).
   package let handleTable: EditableProvider<Value>?
+  /// One more than the base's.
+  package let stageDepth: Int
 
   private enum Source {
     case base(String)
@@ -70,6 +72,7 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
     self.fields = fields
     self.keepsBaseFields = keepsBaseFields
     handleTable = (base as? any HandleRoot<Value>)?.handleTable
+    stageDepth = base.stageDepth + 1
     handleBase = handleTable == nil ? nil : base as? any HandleRoot<Value>
     let computedNames = fields.map(\.name)
     if keepsBaseFields, let known = base.knownFields {

@@ -92,6 +92,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   ) {
     self.base = base
     self.root = (base as? DerivedProvider<Item>)?.root ?? base
+    stageDepth = root.stageDepth + 1
     self.handleRoot = (root as? any HandleRoot<Item>).flatMap { $0.handleTable == nil ? nil : $0 }
     self.label = label
     self.rule = rule
@@ -291,6 +292,8 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
     profilesMemo.profiles(of: { root.fieldProfiles }) { $0?.map { $0.withoutNullCount } }
   }
   private let profilesMemo = ProfilesMemo()
+  /// One more than the root's: stages over stages read their items from the same root.
+  public let stageDepth: Int
 
   /// The root's item with a handle.
   private func rootItem(_ handle: Int) -> Item {

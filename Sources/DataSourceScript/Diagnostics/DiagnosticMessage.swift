@@ -127,6 +127,9 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case sourceDepth(limit: Int)
   case decorationDepth(limit: Int)
   case expandedSize(Int, limit: Int)
+  case nestingDepth(limit: Int)
+  case stageDepth(limit: Int)
+  case sourcesTooDeep(limit: Int)
   case interrupted
 
   // Bugs
@@ -333,6 +336,12 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "more than \(limit) decorations stacked on one table; each question a view asks passes through every one (compose the parts instead)"
     case .expandedSize(let size, let limit):
       "this composition stands for \(size == .max ? "more than \(Int.max)" : "\(size)") tables once the compositions inside it are expanded, more than \(limit); each count and layout visits every one (compose each part once)"
+    case .nestingDepth(let limit):
+      "compositions and decorations nested more than \(limit) deep; each question a view asks passes through every level (compose the parts side by side instead)"
+    case .stageDepth(let limit):
+      "more than \(limit) stages over one source; each item read passes through every one (bind a grouped or joined result, or split the chain)"
+    case .sourcesTooDeep(let limit):
+      "sources nested more than \(limit) deep in one statement (compose inside compose …); bind the inner ones with let"
     case .interrupted: "interrupted"
     case .internalError(let detail):
       "internal error: \(detail); this is a bug in dsh, please report it with the statement that caused it"

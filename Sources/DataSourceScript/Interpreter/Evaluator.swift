@@ -83,6 +83,10 @@ extension Evaluator {
             continue
           }
           value = try await apply(stage, to: value)
+          // Reading an item goes down through every stage, one call inside the other.
+          if case .provider(let p) = value, p.provider.stageDepth > Self.maximumStages {
+            throw Diagnostic(.stageDepth(limit: Self.maximumStages), at: stage.range)
+          }
         case .decoration(let decoration): value = .table(try decorate(value, with: decoration))
         }
         index += 1
@@ -636,14 +640,24 @@ extension Evaluator {
   private static func checkExpandedSize(
     _ source: any SectionedDataSource<Value, TableCell>, at range: SourceRange
   ) throws(Diagnostic) {
-    guard source.expandedSize > maximumExpandedSize else { return }
-    throw Diagnostic(.expandedSize(source.expandedSize, limit: maximumExpandedSize), at: range)
+    if source.expandedSize > maximumExpandedSize {
+      throw Diagnostic(.expandedSize(source.expandedSize, limit: maximumExpandedSize), at: range)
+    }
+    // `let c = compose c` stands for one table however often it is repeated, yet each line
+    // nests it one level deeper.
+    if source.nestingDepth > maximumDecorations {
+      throw Diagnostic(.nestingDepth(limit: maximumDecorations), at: range)
+    }
   }
 
   // MARK: Decorations
 
-  /// The most decorations stacked on one table.
-  static let maximumDecorations = 10_000
+  /// The most decorations stacked on one table, and the most levels of compositions and
+  /// decorations: each is a call inside the one before for every question a view asks, on a
+  /// thread whose stack is not large (a debug build overran it at about 5,000 compositions).
+  static let maximumDecorations = 2_000
+  /// The most stages one provider may be read through (`let v = v | extend …` repeated).
+  static let maximumStages = 5_000
 
   /// A table wrapped in a decoration.
   private func decorate(_ value: ScriptValue, with decoration: Decoration) throws
@@ -656,6 +670,10 @@ extension Evaluator {
       decorated.decorationDepth >= Self.maximumDecorations
     {
       throw Diagnostic(.decorationDepth(limit: Self.maximumDecorations), at: decoration.range)
+    }
+    // Decorations over compositions over decorations: each is a level every question passes.
+    if table.nestingDepth > Self.maximumDecorations {
+      throw Diagnostic(.nestingDepth(limit: Self.maximumDecorations), at: decoration.range)
     }
     switch decoration {
     case .placeholder(let emptySource, let errorSource, _):

@@ -23,6 +23,12 @@ extension Parser {
 
   mutating func parsePrimary() throws(Diagnostic) -> Expression {
     let start = current.range.lowerBound
+    sourceNesting += 1
+    defer { sourceNesting -= 1 }
+    // 100,000 `compose` words in one statement overran the stack.
+    if sourceNesting > Lexer.maximumNesting {
+      throw Diagnostic(.sourcesTooDeep(limit: Lexer.maximumNesting), at: current.range)
+    }
     switch current.kind {
     case .symbol(.openParen):
       advance()

@@ -14,6 +14,9 @@ public struct Parser {
   /// (checking, compiling, evaluating, releasing it) goes one call deeper per level, so past
   /// ``maximumExpressionDepth`` the statement is refused rather than the stack overrun.
   var expressionDepth = 0
+  /// How many sources the parser is inside (`compose compose …`, `paged paged …`): each is a
+  /// call inside the one before, here and wherever the statement is walked.
+  var sourceNesting = 0
   /// The deepest value expression a statement may hold.
   ///
   /// SQLite's and DuckDB's default limit. A chain of `or` or `and` costs only the log of its
