@@ -13,7 +13,8 @@ final class CollectedOutput: ScriptOutput, @unchecked Sendable {
   func writeError(_ text: String) { errors += text }
 }
 
-/// Runs `script` in a session with files and the network off; returns what it printed.
+/// Runs `script` in a session with files and the network off, shows cut at 50 rows and a
+/// 5-second deadline that cancels the statement as ^C would; returns what it printed.
 func runScript(_ script: String) -> CollectedOutput {
   let output = CollectedOutput()
   let done = DispatchSemaphore(value: 0)

@@ -539,14 +539,21 @@ extension DerivedProvider {
         sections.append(DerivedSection(key: makeSectionKey(itemKey), baseIndices: [flat]))
       }
     }
-    return orderedByKey(sections, direction: direction)
+    return try orderedByKey(sections, direction: direction)
   }
 
   /// Sections in the order of their keys, a `null` key last; keys with no order between them
   /// keep the order they came in.
-  private static func orderedByKey(_ sections: [DerivedSection], direction: SortDirection) -> [DerivedSection]
+  ///
+  /// - Throws: ``DataSourceError/cancelled`` when the task is cancelled (^C): millions of
+  ///   distinct keys take seconds of comparisons.
+  private static func orderedByKey(_ sections: [DerivedSection], direction: SortDirection) throws
+    -> [DerivedSection]
   {
-    sections.enumerated().sorted { a, b in
+    var comparisons = 0
+    return try sections.enumerated().sorted { a, b in
+      comparisons &+= 1
+      if comparisons & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
       let (x, y) = (a.element.key ?? .null, b.element.key ?? .null)
       if x.isNull || y.isNull { return !x.isNull && y.isNull }
       switch SectionKey.compare(x, y) {
@@ -704,7 +711,7 @@ extension DerivedProvider where Item == Value {
         }
         var sections = table.keys.map { DerivedSection(key: SectionKey(value: $0[0]), baseIndices: []) }
         for (flat, entry) in entries.enumerated() { sections[Int(entry)].baseIndices.append(flat) }
-        return orderedByKey(sections, direction: term.direction)
+        return try orderedByKey(sections, direction: term.direction)
       }
     case .limit(let count):
       return .limited(base, label: label, count: count)
