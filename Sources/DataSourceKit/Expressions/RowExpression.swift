@@ -451,3 +451,15 @@ extension RowExpression {
 package func exactRemainder(_ x: Int, _ y: Int) -> (Int, Bool) {
   y == -1 ? (0, false) : x.remainderReportingOverflow(dividingBy: y)
 }
+
+extension RowExpression {
+  /// How many levels deep the expression is: 1 for a field or a literal.
+  package var depth: Int {
+    switch self {
+    case .field, .literal: 1
+    case .negate(let a), .not(let a): a.depth + 1
+    case .binary(let a, _, let b): max(a.depth, b.depth) + 1
+    case .list(let items), .call(_, let items): (items.map(\.depth).max() ?? 0) + 1
+    }
+  }
+}

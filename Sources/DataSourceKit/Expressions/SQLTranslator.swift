@@ -145,7 +145,9 @@ package struct SQLTranslator<Dialect: SQLDialect> {
   /// A sort, section or group key, when its values have a type SQL orders as dsh does; text by
   /// code points.
   package func key(_ expression: RowExpression) -> SQLValue? {
-    guard var value = value(expression), Self.orderable.contains(value.type) else { return nil }
+    guard expression.depth <= Self.maximumDepth, var value = value(expression),
+      Self.orderable.contains(value.type)
+    else { return nil }
     if value.type == .text { value.sql = dialect.byCodePoints(value.sql) }
     return value
   }
@@ -156,7 +158,16 @@ package struct SQLTranslator<Dialect: SQLDialect> {
   /// A WHERE drops a row whose condition is null as it drops one whose condition is false, so
   /// the condition is written plainly (`id < ?`), as the planner can serve it from an index;
   /// only what sits under a `NOT` is made two-valued.
-  package func condition(_ expression: RowExpression) -> BoundSQL? { truth(expression, nullIsFalse: true) }
+  package func condition(_ expression: RowExpression) -> BoundSQL? {
+    guard expression.depth <= Self.maximumDepth else { return nil }
+    return truth(expression, nullIsFalse: true)
+  }
+
+  /// The deepest expression written in SQL; a deeper one runs in memory.
+  ///
+  /// Each level is a pair of brackets, and SQLite's parser stops at about a hundred ("parser
+  /// stack overflow") where dsh answers.
+  package static var maximumDepth: Int { 40 }
 
   /// The expression as SQL that is true where dsh's value is `true` and false where it is not.
   ///
@@ -334,6 +345,7 @@ package struct SQLTranslator<Dialect: SQLDialect> {
 
   /// The expression's value in SQL, typed, or `nil` when SQL would give another value.
   package func value(_ expression: RowExpression) -> SQLValue? {
+    guard expression.depth <= Self.maximumDepth else { return nil }
     switch expression {
     case .field(let path):
       guard path.count == 1 else { return nil }
