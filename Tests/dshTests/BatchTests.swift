@@ -651,6 +651,9 @@ struct BatchTests {
         """
       // Doubling a text 34 times asked for more memory than the machine had.
       + String(repeating: "let d = d | extend x = x + x\n", count: 34) + "show d | select x as csv\n"
+      // Each item is read through every stage: 8,000 crashed a debug build.
+      + "let s = [{a: 1}]\n" + String(repeating: "let s = s | extend a = a + 1\n", count: 5_001)
+      + "show s as csv\n"
     try script.write(toFile: folder + "/limits.dsh", atomically: false, encoding: .utf8)
     let result = try DSHProcess.run(["limits.dsh"], directory: folder)
     #expect(result.status == 1)
@@ -673,6 +676,11 @@ struct BatchTests {
         "limits.dsh:2039:2054: error: sources nested more than 256 deep in one statement (compose inside compose …); bind the inner ones with let"
       ))
     #expect(result.output.contains("n\n8\n"))
+    #expect(
+      result.output.contains(
+        "error: more than 5000 stages over one source; each item read passes through every one"))
+    #expect(result.output.components(separatedBy: "more than 5000 stages").count == 3)
+    #expect(result.output.hasSuffix("a\n5000\n"), "\(result.output.suffix(300))")
     // 10 × 2^23 bytes fit; the next doubling gives null and says why.
     #expect(result.output.contains("x\n\nnote: a text longer than 100000000 bytes gave null"))
   }
