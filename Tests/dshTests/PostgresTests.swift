@@ -252,6 +252,8 @@ struct PostgresTests {
         "d is \"infinity\", not a date (a date holds years 1 to 9999); read the column as text with: types {d: text}"
       ), "\(result.output)")
     #expect(result.output.contains("d is \"0044-03-15 BC\", not a date (a date holds years 1 to 9999)"))
+    // The failure is the whole answer: no box of blank rows before it.
+    #expect(!result.output.contains("│    │   │"), "\(result.output)")
     #expect(result.output.contains("t is \"-infinity\", not a timestamp (a timestamp holds years 1 to 9999)"))
     #expect(
       result.output.contains(

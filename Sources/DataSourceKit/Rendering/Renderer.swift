@@ -111,6 +111,7 @@ public enum Renderer {
     columns: [BatchReader]? = nil, to sink: @escaping (String) -> Void
   ) {
     var collector = RecordTableCollector(fields: fields, expectedRows: windows.reduce(0) { $0 + $1.count })
+    let stateBefore = view.dataSource.loadState
     let snapshot: ViewSnapshot<Value>
     if let columns, columns.count == fields.count {
       let laidOut = view.layout(windows: windows, makesRows: false)
@@ -124,6 +125,9 @@ public enum Renderer {
     } else {
       snapshot = view.layout(windows: windows) { collector.add($0.item) }
     }
+    // A source that failed while its rows were read (a value its type does not hold) has no
+    // rows to draw: the box would frame blanks. The caller reports the failure.
+    if view.dataSource.loadState == .error, stateBefore != .error { return }
     var out = TextOutput(color: options.color, sink: sink)
     RecordTableRenderer(snapshot: snapshot, options: options, collected: collector).render(into: &out)
     out.flush()
