@@ -231,38 +231,37 @@ extension PostgresProvider: GroupingPushdown {
     var columns: [PostgresSQL] = []
     for aggregate in aggregates {
       guard let argument = aggregate.argument else {
-        guard aggregate.function == .count else { return nil }
+        guard aggregate.function.sqlForm == .count else { return nil }
         columns.append("count(*)::text")
         readings.append(.plain(.int))
         continue
       }
       guard let value = translator.value(argument), value.type != .null else { return nil }
       let x: PostgresSQL = value.type == .text ? "\(value.sql) COLLATE \"C\"" : value.sql
-      switch aggregate.function {
+      switch aggregate.function.sqlForm {
       case .count:
         columns.append("count(\(x))::text")
         readings.append(.plain(.int))
-      case .distinct:
+      case .countDistinct:
         columns.append("count(DISTINCT \(x))::text")
         readings.append(.plain(.int))
-      case .sum where value.type == .int:
+      case .exactSum where value.type == .int:
         columns.append("sum(\(x))::text")
         readings.append(.sum)
-      case .avg where value.type == .int:
+      case .exactAverage where value.type == .int:
         columns.append("sum(\(x))::text")
         columns.append("count(\(x))::text")
         readings.append(.average)
-      case .min, .max:
+      case .least, .greatest:
         guard PostgresTranslator.orderable.contains(value.type) else { return nil }
         // A bool's least is whether all are true; its greatest, whether any is.
-        let function =
-          value.type == .bool
-          ? (aggregate.function == .min ? "bool_and" : "bool_or") : aggregate.function.rawValue
+        let least = aggregate.function.sqlForm == .least
+        let function = value.type == .bool ? (least ? "bool_and" : "bool_or") : least ? "min" : "max"
         columns.append("\(function)(\(x))::text")
         readings.append(.plain(value.type))
       // Sums of doubles depend on the order they are added in, which a server's plan does not
-      // keep: they stay in memory, as do first, last and list.
-      default:
+      // keep: they stay in memory.
+      case .exactSum, .exactAverage, .inMemory:
         return nil
       }
     }

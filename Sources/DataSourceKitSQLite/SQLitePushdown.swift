@@ -229,7 +229,7 @@ extension SQLiteProvider: GroupingPushdown {
     var readings: [Reading] = []
     for aggregate in aggregates {
       guard let argument = aggregate.argument else {
-        guard aggregate.function == .count else { return nil }
+        guard aggregate.function.sqlForm == .count else { return nil }
         select.append("COUNT(*)")
         readings.append(.plain(.int))
         continue
@@ -239,29 +239,29 @@ extension SQLiteProvider: GroupingPushdown {
       }
       let x = value.sql.sqlite.sql
       let binary = value.type == .text ? " COLLATE BINARY" : ""
-      switch aggregate.function {
+      switch aggregate.function.sqlForm {
       case .count:
         select.append("COUNT(\(x))")
         readings.append(.plain(.int))
-      case .distinct:
+      case .countDistinct:
         select.append("COUNT(DISTINCT \(x)\(binary))")
         readings.append(.plain(.int))
-      // Sums and averages of doubles stay in memory: SQLite's summation differs between
-      // versions (3.43 compensates rounding), and a sum must be the same everywhere.
-      case .avg where value.type == .int:
+      case .exactAverage where value.type == .int:
         select.append("SUM((\(x)) >> 32)")
         select.append("SUM((\(x)) & 4294967295)")
         select.append("COUNT(\(x))")
         readings.append(.averageOfHalves)
-      case .sum where value.type == .int:
+      case .exactSum where value.type == .int:
         select.append("SUM((\(x)) >> 32)")
         select.append("SUM((\(x)) & 4294967295)")
         readings.append(.halves)
-      case .min, .max:
+      case .least, .greatest:
         guard [.int, .double, .text, .bool, .date].contains(value.type) else { return nil }
-        select.append("\(aggregate.function.rawValue.uppercased())(\(x)\(binary))")
+        select.append("\(aggregate.function.sqlForm == .least ? "MIN" : "MAX")(\(x)\(binary))")
         readings.append(.plain(value.type))
-      default:
+      // Sums and averages of doubles stay in memory: SQLite's summation differs between
+      // versions (3.43 compensates rounding), and a sum must be the same everywhere.
+      case .exactSum, .exactAverage, .inMemory:
         return nil
       }
     }

@@ -38,7 +38,7 @@ struct GroupingTests {
       let items = Self.rows(Int(seed % 7), seed: seed)  // 0 to 6 items: empty groups too
       let functions: [(AggregateFunction, String?)] = [
         (.count, nil), (.count, "n"), (.sum, "n"), (.sum, "x"), (.avg, "x"), (.min, "x"), (.max, "s"),
-        (.distinct, "s"), (.first, "n"), (.last, "s"), (.list, "n"),
+        (.distinct, "s"), (.first, "n"), (.last, "s"), (.list, "n"), (.median, "x"), (.median, "n"),
       ]
       var accumulator = AggregateAccumulator(functions.map { aggregate($0.0, $0.1) }, notes: nil)
       for item in items { accumulator.add(item) }
@@ -60,9 +60,43 @@ struct GroupingTests {
         nonNull("s").max { Value.compare($0, $1) == .orderedAscending } ?? .null,
         .int(Set(nonNull("s")).count), items.first.map { $0.value(atPath: ["n"]) ?? .null } ?? .null,
         items.last.map { $0.value(atPath: ["s"]) ?? .null } ?? .null, .list(values("n")),
+        Self.median(xs.map { Double($0.description) ?? .nan }), Self.median(ns.map(Double.init)),
       ]
       #expect(accumulator.results == expected, "seed \(seed)")
     }
+  }
+
+  /// The middle of the numbers, or the mean of the middle two, by sorting them all.
+  static func median(_ numbers: [Double]) -> Value {
+    guard !numbers.isEmpty else { return .null }
+    let sorted = numbers.sorted()
+    let middle = sorted.count / 2
+    return .double(sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2)
+  }
+
+  @Test("median: exact for ints at Int64's ends, doubles at their limits, text refused with a note")
+  func medianAtTheEdges() {
+    func median(_ values: [Value], notes: ExpressionNotes? = nil) -> Value {
+      var accumulator = AggregateAccumulator(
+        [Aggregate(.median, of: .field(["v"]), text: "median(v)")], notes: notes)
+      for value in values { accumulator.add(record(["v": value])) }
+      return accumulator.results[0]
+    }
+    // The two largest ints: their sum leaves 64 bits, their mean does not.
+    #expect(median([.int(Int.max), .int(Int.max - 1)]) == .double(9.223372036854775807e18))
+    #expect(median([.int(Int.min), .int(Int.min)]) == .double(-9.223372036854775808e18))
+    #expect(median([.int(3), .null, .int(1), .int(2)]) == .double(2))
+    #expect(median([.null, .null]) == .null)
+    #expect(median([]) == .null)
+    // Doubles whose sum overflows give their mean, not infinity.
+    #expect(
+      median([.double(.greatestFiniteMagnitude), .double(.greatestFiniteMagnitude)])
+        == .double(.greatestFiniteMagnitude))
+    #expect(median([.double(1.5), .int(2), .double(-.infinity)]) == .double(1.5))
+    let notes = ExpressionNotes()
+    #expect(median([.int(1), .string("x")], notes: notes) == .null)
+    let taken = notes.take().map { $0.note.text(count: $0.count) }
+    #expect(taken == ["median(v) met text values it cannot take and gave null once"], "\(taken)")
   }
 
   @Test("an int sum beyond 64 bits and a sum of text are null, with a note")

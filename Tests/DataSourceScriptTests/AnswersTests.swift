@@ -63,7 +63,7 @@ struct AnswersTests {
       ("export p \"x.csv\"", "expected 'to \"PATH\"'"),
       ("show p | join p on id > id as me", "expected 'on LEFT == RIGHT'"),
       ("show p | join p on id == id", "expected 'as NAME' for the matched item"),
-      ("show p | group by team with n = median(age)", "unknown aggregate 'median'"),
+      ("show p | group by team with n = mean(age)", "unknown aggregate 'mean'"),
       ("show p | group by team with count()", "expected 'NAME = AGGREGATE' after with"),
       ("export p to \"/tmp\"", "cannot write '/tmp': it is a folder; name a file in it, as '/tmp/data.csv'"),
     ] {

@@ -137,7 +137,7 @@ struct SameAnswerTests {
     let aggregates = [
       "c = count()", "cx = count(x)", "sn = sum(n)", "sx = sum(x)", "ax = avg(x)", "mins = min(s)",
       "maxd = max(d)",
-      "ds = distinct(s)", "minb = min(b)",
+      "ds = distinct(s)", "minb = min(b)", "mdx = median(x)", "mdn = median(n)",
     ]
     var inSQL = 0
     for round in 0..<40 {

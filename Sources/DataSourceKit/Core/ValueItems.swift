@@ -141,100 +141,29 @@ extension Value {
 
 // MARK: - Functions
 
-/// The functions of dsh's expressions, for programs that compute as dsh does.
-///
-/// Every function but `coalesce` and `if` gives null when an argument is null. Text is counted in
-/// Unicode scalars and positions start at 1, as in SQL.
-public enum ValueFunction: String, Sendable, CaseIterable {
-  /// Text in lower case.
-  case lower
-  /// Text in upper case.
-  case upper
-  /// Text without spaces at either end.
-  case trim
-  /// The length of text (in Unicode scalars) or of a list.
-  case len
-  /// `substr(text, start, count)`: part of text, from position 1.
-  case substr
-  /// `replace(text, find, with)`: every `find` replaced.
-  case replace
-  /// `round(number[, digits])`: the number rounded.
-  case round
-  /// The number without its sign.
-  case abs
-  /// The greatest whole number not above.
-  case floor
-  /// The least whole number not below.
-  case ceil
-  /// The first argument that is not null.
-  case coalesce
-  /// `if(bool, then, else)`: `then` when the test is true, else `else`.
-  case `if`
-  /// A number, text or bool as an int.
-  case int
-  /// A number, text or bool as a double.
-  case double
-  /// Any value as text.
-  case text
-  /// The year of a date or timestamp.
-  case year
-  /// The month of a date or timestamp.
-  case month
-  /// The day of the month of a date or timestamp.
-  case day
-  /// The day of the week, 1 Monday … 7 Sunday.
-  case weekday
-  /// The hour of a timestamp.
-  case hour
-  /// `date(text[, format])` or `date(timestamp)`: a date.
-  case date
-  /// `timestamp(text[, format])` or `timestamp(date)`: a timestamp.
-  case timestamp
-  /// `days(from, to)`: the days from the first date to the second.
-  case days
-}
+/// The functions of dsh's expressions, for programs that compute as dsh does: the engine's own
+/// declaration (``ExpressionFunction``), under the name programs have used.
+public typealias ValueFunction = ExpressionFunction
 
 extension Value {
   /// The function applied to the arguments, as an expression that calls it computes it
   /// (`Value.call(.upper, item["name"])` is `upper(name)`); the wrong kinds or number of
   /// arguments give `null`.
   public static func call(_ function: ValueFunction, _ arguments: Value...) -> Value {
-    let engine = function.engine
-    guard engine.arity.contains(arguments.count) else { return .null }
-    switch engine {
+    guard function.arity.contains(arguments.count) else { return .null }
+    switch function {
     case .coalesce: return arguments.first { !$0.isNull } ?? .null
     case .if: return arguments[0] == .bool(true) ? arguments[1] : arguments[2]
-    default: return arguments.contains(where: \.isNull) ? .null : engine.apply(arguments, notes: nil)
+    default: return arguments.contains(where: \.isNull) ? .null : function.apply(arguments, notes: nil)
     }
   }
 }
 
 // MARK: - Aggregates and negation
 
-/// The aggregates of dsh's headers, footers and `group by`, for programs that total as dsh does.
-///
-/// `count(x)`, `sum`, `avg`, `min`, `max` and `distinct` skip nulls; `sum`, `avg`, `min` and
-/// `max` of no values are null; `first`, `last` and `list` take values as they are.
-public enum ValueAggregate: String, Sendable, CaseIterable {
-  /// The items (with no value), or the values that are not null.
-  case count
-  /// The sum of the numbers; ints are added exactly.
-  case sum
-  /// The mean of the numbers, as a double.
-  case avg
-  /// The least value.
-  case min
-  /// The greatest value.
-  case max
-  /// The number of distinct values.
-  case distinct
-  /// The first value.
-  case first
-  /// The last value.
-  case last
-  /// Every value, as a list.
-  case list
-}
+/// The aggregates of dsh's headers, footers and `group by`, for programs that total as dsh
+/// does: the engine's own declaration (``AggregateFunction``), under the name programs have used.
+public typealias ValueAggregate = AggregateFunction
 
 extension SectionedDataSource where Item == Value {
   /// The aggregate of the items of a section, or of the whole data source when `section` is
@@ -246,7 +175,7 @@ extension SectionedDataSource where Item == Value {
   )
     -> Value
   {
-    var accumulator = AggregateAccumulator([function.engine], arguments: [value])
+    var accumulator = AggregateAccumulator([function], arguments: [value])
     let sections = section.map { [$0] } ?? Array(0..<numberOfSections)
     for section in sections {
       for row in 0..<numberOfRows(inSection: section) {
@@ -305,7 +234,7 @@ extension DerivedProvider where Item == Value {
       base: base, keys: keys.map { GroupedProvider.Key(name: $0.0, compute: $0.1) },
       fields: aggregates.map { name, function, value in
         GroupedProvider.Field(
-          name: name, function: function.engine, compute: value)
+          name: name, function: function, compute: value)
       }, label: label ?? "group by", notes: nil)
   }
 
@@ -335,106 +264,5 @@ extension DerivedProvider where Item == Value {
     JoinedProvider(
       left: left, right: right, leftKey: leftKey, rightKey: rightKey, name: name, keepsUnmatched: !inner,
       label: label ?? "join")
-  }
-}
-
-// MARK: - The public words and the engine's, case by case
-
-// Exhaustive both ways: a function or aggregate added to the engine without a public spelling
-// for programs (`as swift`), or the other way round, does not compile.
-
-extension ValueFunction {
-  /// The engine's function of the same name.
-  package var engine: ExpressionFunction {
-    switch self {
-    case .lower: .lower
-    case .upper: .upper
-    case .trim: .trim
-    case .len: .len
-    case .substr: .substr
-    case .replace: .replace
-    case .round: .round
-    case .abs: .abs
-    case .floor: .floor
-    case .ceil: .ceil
-    case .coalesce: .coalesce
-    case .`if`: .`if`
-    case .int: .int
-    case .double: .double
-    case .text: .text
-    case .year: .year
-    case .month: .month
-    case .day: .day
-    case .weekday: .weekday
-    case .hour: .hour
-    case .date: .date
-    case .timestamp: .timestamp
-    case .days: .days
-    }
-  }
-}
-
-extension ExpressionFunction {
-  /// The public spelling of the function, for programs.
-  package var published: ValueFunction {
-    switch self {
-    case .lower: .lower
-    case .upper: .upper
-    case .trim: .trim
-    case .len: .len
-    case .substr: .substr
-    case .replace: .replace
-    case .round: .round
-    case .abs: .abs
-    case .floor: .floor
-    case .ceil: .ceil
-    case .coalesce: .coalesce
-    case .`if`: .`if`
-    case .int: .int
-    case .double: .double
-    case .text: .text
-    case .year: .year
-    case .month: .month
-    case .day: .day
-    case .weekday: .weekday
-    case .hour: .hour
-    case .date: .date
-    case .timestamp: .timestamp
-    case .days: .days
-    }
-  }
-}
-
-extension ValueAggregate {
-  /// The engine's aggregate of the same name.
-  package var engine: AggregateFunction {
-    switch self {
-    case .count: .count
-    case .sum: .sum
-    case .avg: .avg
-    case .min: .min
-    case .max: .max
-    case .distinct: .distinct
-    case .first: .first
-    case .last: .last
-    case .list: .list
-    }
-  }
-}
-
-extension AggregateFunction {
-  /// The public spelling of the aggregate, for programs.
-  package var published: ValueAggregate {
-    switch self {
-    case .count: .count
-    case .sum: .sum
-    case .avg: .avg
-    case .min: .min
-    case .max: .max
-    case .distinct: .distinct
-    case .first: .first
-    case .last: .last
-    case .list: .list
-    }
   }
 }

@@ -1,12 +1,37 @@
 // Aggregates: one value from a group of items. A section's footer totals its items with them
 // (`{sum(price):.2}`), `group by` makes one item per group from them. Nulls follow SQL, as
-// DuckDB and SQLite do: `count(x)`, `sum`, `avg`, `min`, `max` and `distinct` skip nulls, and
-// `sum`, `avg`, `min` and `max` of no values are null; `count()` counts items, `first`, `last`
-// and `list` take values as they are, nulls too.
+// DuckDB and SQLite do (`AggregateFunction.skipsNulls` and `isNullWhenEmpty` say which does
+// what); `count()` counts items.
 
-/// A function of a group of items.
-package enum AggregateFunction: String, Sendable, CaseIterable {
-  case count, sum, avg, min, max, distinct, first, last, list
+/// A function of a group of items: what a footer's `{sum(price)}` and `group by … with n =
+/// count()` compute, and what programs total with (``SectionedDataSource/aggregate(_:inSection:of:)``).
+///
+/// This enum is the one declaration of dsh's aggregates: the parser, help, errors, the Swift
+/// generator and the SQL dialects read every other fact about an aggregate from it, so a new
+/// case cannot compile until it says how it is written, what it takes and gives, how it treats
+/// nulls and whether SQL computes it.
+public enum AggregateFunction: String, Sendable, CaseIterable {
+  /// The items (with no value), or the values that are not null.
+  case count
+  /// The sum of the numbers; ints are added exactly.
+  case sum
+  /// The mean of the numbers, as a double.
+  case avg
+  /// The middle of the numbers, as a double: the mean of the two middle ones when their count
+  /// is even (as DuckDB's `median`).
+  case median
+  /// The least value.
+  case min
+  /// The greatest value.
+  case max
+  /// The number of distinct values.
+  case distinct
+  /// The first value.
+  case first
+  /// The last value.
+  case last
+  /// Every value, as a list.
+  case list
 
   /// How it is written, for help and errors.
   package var signature: String {
@@ -14,6 +39,7 @@ package enum AggregateFunction: String, Sendable, CaseIterable {
     case .count: "count() → int (items), count(value) → int (values that are not null)"
     case .sum: "sum(number) → number (null when there is none)"
     case .avg: "avg(number) → double"
+    case .median: "median(number) → double (the middle value, or the mean of the middle two)"
     case .min: "min(value) → the least value"
     case .max: "max(value) → the greatest value"
     case .distinct: "distinct(value) → int (how many different values, nulls not counted)"
@@ -31,7 +57,7 @@ package enum AggregateFunction: String, Sendable, CaseIterable {
   package func resultType(_ argument: ValueType?) -> ValueType? {
     switch self {
     case .count, .distinct: .int
-    case .avg: .double
+    case .avg, .median: .double
     case .sum: argument == .int ? .int : argument == .double ? .double : nil
     case .min, .max, .first, .last: argument
     case .list: .list
@@ -42,10 +68,66 @@ package enum AggregateFunction: String, Sendable, CaseIterable {
   package func accepts(_ type: ValueType?) -> Bool {
     guard let type, type != .null else { return true }
     switch self {
-    case .sum, .avg: return type.isNumber
+    case .sum, .avg, .median: return type.isNumber
     case .min, .max: return ![.list, .record].contains(type)
-    default: return true
+    case .count, .distinct, .first, .last, .list: return true
     }
+  }
+
+  /// Whether nulls are left out: SQL's aggregates skip them; `first`, `last` and `list` take
+  /// values as they are (and `count()` counts items).
+  package var skipsNulls: Bool {
+    switch self {
+    case .count, .sum, .avg, .median, .min, .max, .distinct: true
+    case .first, .last, .list: false
+    }
+  }
+
+  /// Whether its value over no values is null (else a count of zero, or an empty list).
+  package var isNullWhenEmpty: Bool {
+    switch self {
+    case .sum, .avg, .median, .min, .max, .first, .last: true
+    case .count, .distinct, .list: false
+    }
+  }
+
+  /// How SQL computes the same value, when it does; each dialect writes the form its own way.
+  package enum SQLForm: Sendable {
+    case count, countDistinct, exactSum, exactAverage, least, greatest
+    /// Computed in memory only: SQL has no aggregate that gives the same answer everywhere.
+    case inMemory
+  }
+
+  /// How SQL computes it.
+  package var sqlForm: SQLForm {
+    switch self {
+    case .count: .count
+    case .distinct: .countDistinct
+    case .sum: .exactSum
+    case .avg: .exactAverage
+    case .min: .least
+    case .max: .greatest
+    // first, last and list depend on an order a server's plan does not keep; SQLite has no
+    // median, and PostgreSQL's percentile_cont interpolates in doubles, not exactly.
+    case .median, .first, .last, .list: .inMemory
+    }
+  }
+
+  /// The aggregates' names as prose lists them: `count(), sum, avg, …`.
+  package static var namesText: String {
+    allCases.map { $0.takesNoArgument ? "\($0.rawValue)()" : $0.rawValue }.joined(separator: ", ")
+  }
+
+  /// The aggregates as calls: `count(), sum(x), avg(x), …`.
+  package static var callsText: String {
+    allCases.map { $0.takesNoArgument ? "\($0.rawValue)()" : "\($0.rawValue)(x)" }.joined(separator: ", ")
+  }
+
+  /// The aggregates with `rule` as prose lists them (`sum, avg and min`).
+  package static func names(where rule: (AggregateFunction) -> Bool) -> String {
+    let names = allCases.filter(rule).map(\.rawValue)
+    guard names.count > 1 else { return names.first ?? "" }
+    return names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
   }
 }
 
@@ -187,6 +269,9 @@ package struct AggregateAccumulator {
     var first: Value?
     var last: Value = .null
     var list: [Value] = []
+    /// The numbers of a median, kept as ints while every one is an int (exact), else as doubles.
+    var medianInts: [Int] = []
+    var medianDoubles: [Double] = []
 
     mutating func add(_ value: Value, function: AggregateFunction, counted: Bool) {
       items += 1
@@ -232,7 +317,39 @@ package struct AggregateAccumulator {
         last = value
       case .list:
         list.append(value)
+      case .median:
+        switch value {
+        case .null: break
+        case .int(let i):
+          values += 1
+          medianInts.append(i)
+        case .double(let d):
+          values += 1
+          medianDoubles.append(d)
+        default:
+          refuse(value, with: nil)
+        }
       }
+    }
+
+    /// The middle of the numbers kept, or the mean of the middle two: ints are added in 128
+    /// bits, so the mean of two large ints is the double nearest the exact answer.
+    func median() -> Value {
+      guard values > 0 else { return .null }
+      let middle = values / 2
+      if medianDoubles.isEmpty {
+        let sorted = medianInts.sorted()
+        if values % 2 == 1 { return .double(Double(sorted[middle])) }
+        return .double(Double(Int128(sorted[middle - 1]) + Int128(sorted[middle])) / 2)
+      }
+      // NaN sorts last, as total order places it.
+      let sorted = (medianDoubles + medianInts.map(Double.init)).sorted {
+        $0.isTotallyOrdered(belowOrEqualTo: $1) && $0 != $1
+      }
+      if values % 2 == 1 { return .double(sorted[middle]) }
+      let (low, high) = (sorted[middle - 1], sorted[middle])
+      let mean = (low + high) / 2
+      return .double(mean.isFinite || !low.isFinite || !high.isFinite ? mean : low / 2 + high / 2)
     }
 
     /// An int of a sum or an average (`add` with `.int(i)`, but for `items`).
@@ -273,6 +390,7 @@ package struct AggregateAccumulator {
       case .first: first ?? .null
       case .last: items == 0 ? .null : last
       case .list: .list(list)
+      case .median: median()
       }
     }
   }

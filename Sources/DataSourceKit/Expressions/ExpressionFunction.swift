@@ -5,14 +5,56 @@ import Foundation
 /// Every function but `coalesce` and `if` gives null when an argument is null. Text is counted in
 /// Unicode scalars (as SQLite counts characters), and positions start at 1 (as in SQL).
 /// There is no `now()`: a script must give the same answer every time it runs.
-package enum ExpressionFunction: String, CaseIterable, Sendable {
-  case lower, upper, trim, len, substr, replace
-  case round, abs, floor, ceil
+///
+/// This enum is the one declaration of dsh's functions: the parser, help, errors, the Swift
+/// generator (programs call them as `Value.call(.upper, …)`) and the SQL dialects read it.
+public enum ExpressionFunction: String, CaseIterable, Sendable {
+  /// Text in lower case.
+  case lower
+  /// Text in upper case.
+  case upper
+  /// Text without spaces at either end.
+  case trim
+  /// The length of text (in Unicode scalars) or of a list.
+  case len
+  /// `substr(text, start, count)`: part of text, from position 1.
+  case substr
+  /// `replace(text, find, with)`: every `find` replaced.
+  case replace
+  /// `round(number[, digits])`: the number rounded.
+  case round
+  /// The number without its sign.
+  case abs
+  /// The greatest whole number not above.
+  case floor
+  /// The least whole number not below.
+  case ceil
+  /// The first argument that is not null.
   case coalesce
+  /// `if(bool, then, else)`: `then` when the test is true, else `else`.
   case `if`
-  case int, double, text
-  case year, month, day, weekday, hour
-  case date, timestamp, days
+  /// A number, text or bool as an int.
+  case int
+  /// A number, text or bool as a double.
+  case double
+  /// Any value as text.
+  case text
+  /// The year of a date or timestamp.
+  case year
+  /// The month of a date or timestamp.
+  case month
+  /// The day of the month of a date or timestamp.
+  case day
+  /// The day of the week, 1 Monday … 7 Sunday.
+  case weekday
+  /// The hour of a timestamp.
+  case hour
+  /// `date(text[, format])` or `date(timestamp)`: a date.
+  case date
+  /// `timestamp(text[, format])` or `timestamp(date)`: a timestamp.
+  case timestamp
+  /// `days(from, to)`: the days from the first date to the second.
+  case days
 
   /// What the function takes and gives, as `help expressions` and errors print it.
   package var signature: String {

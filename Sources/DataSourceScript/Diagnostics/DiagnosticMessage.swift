@@ -110,7 +110,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   /// A `group by` or `distinct` key that is not a field, without `as NAME`.
   case groupKeyNeedsName
   case countStar
-  /// A call in `group by … with` that is no aggregate (`median(x)`).
+  /// A call in `group by … with` that is no aggregate (`mean(x)`).
   case unknownAggregate(String, suggestion: String?)
   case unknownExportFormat(String, suggestion: String?)
   /// `export` to a path whose extension names no format, without `as`.
@@ -307,11 +307,11 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "count(*) is written count() here (count(x) counts the values of x that are not null)"
     case .unknownAggregate(let name, let suggestion):
       "unknown aggregate '\(name)'" + Self.didYouMean(suggestion)
-        + "; aggregates: count, sum, avg, min, max, distinct, first, last, list"
+        + "; aggregates: \(AggregateFunction.allCases.map(\.rawValue).joined(separator: ", "))"
     case .groupKeyNeedsName:
       "a key that is not a field needs a name, as in: group by year(joined) as year"
     case .groupFieldNotAggregate(let name):
-      "\(name) must be one aggregate (count(), sum(x), avg(x), min(x), max(x), distinct(x), first(x), last(x), list(x)); compute with the results after: | extend …"
+      "\(name) must be one aggregate (\(AggregateFunction.callsText)); compute with the results after: | extend …"
     case .aggregateOverSeveralSources(let aggregate):
       "\(aggregate) needs the items of one table: put the header or footer on each table before compose or segmented"
     case .functionMixedResults(let name, let a, let b):

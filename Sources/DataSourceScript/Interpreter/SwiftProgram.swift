@@ -438,7 +438,7 @@ struct SwiftProgram {
       }
       let aggregateList = try aggregates.map { field throws(Unsupported) in
         guard case .call(let function, let arguments, _) = field.expression,
-          let aggregate = AggregateFunction(rawValue: function.name)?.published, arguments.count <= 1
+          let aggregate = AggregateFunction(rawValue: function.name), arguments.count <= 1
         else { throw unsupported("the aggregate '\(text(field.expression.range))'") }
         let argument = try arguments.first.map { argument throws(Unsupported) in
           "{ item in \(try valueCode(argument, item: "item")) }"
@@ -577,7 +577,7 @@ struct SwiftProgram {
         + (try items.map { item2 throws(Unsupported) in try valueCode(item2, item: item) }).joined(
           separator: ", ") + "])"
     case .call(let name, let arguments, _):
-      guard let function = ExpressionFunction(rawValue: name.name)?.published else {
+      guard let function = ExpressionFunction(rawValue: name.name) else {
         throw unsupported("the expression '\(text(expression.range))'")
       }
       let values = try arguments.map { argument throws(Unsupported) in try valueCode(argument, item: item) }
@@ -678,7 +678,7 @@ struct SwiftProgram {
     case .expression(.field(let path)) where path.components.count == 1:
       return try field(path.components[0])
     case .expression(.call(let name, let arguments, _)):
-      guard let aggregate = AggregateFunction(rawValue: name.name)?.published, arguments.count <= 1 else {
+      guard let aggregate = AggregateFunction(rawValue: name.name), arguments.count <= 1 else {
         throw unsupported("the hole {\(name.name)(…)}")
       }
       let argument = try arguments.first.map { argument throws(Unsupported) in
