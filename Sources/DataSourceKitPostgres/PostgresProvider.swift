@@ -473,7 +473,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
       try? states.transition(to: .error)
       sections = []
       forgetRows()
-      DeferredNotifications.post(observers)
+      DeferredChanges.post(observers)
       return .null
     }
   }

@@ -17,6 +17,9 @@ import Foundation
 /// sees two statements at once. A running statement is cancelled with libpq's `PQcancel`, which
 /// may be called from any thread; the next statement waits until the cancel request has landed,
 /// or it could cancel that statement instead.
+///
+/// `@unchecked Sendable`: the connection is touched only on that serial queue, and the cancel
+/// handle only through libpq's thread-safe `PQcancel`.
 final class PostgresSession: @unchecked Sendable {
   // @unchecked: `connection` is used only on `queue`, and `cancelHandle` only through
   // `PQcancel`, which libpq documents as safe from any thread.

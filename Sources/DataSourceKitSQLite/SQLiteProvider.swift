@@ -677,7 +677,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     pageOrder = []
     stream = nil
     lastError = failure as? DataSourceError
-    DeferredNotifications.post(observers)
+    DeferredChanges.post(observers)
   }
 
   /// Opens a database for inspection: read-only and immutable.
@@ -976,8 +976,10 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
 
   /// The rows counted on a connection of their own, on another thread: its result, once
   /// ``finishCounting(_:)`` has waited for it.
+  ///
+  /// `@unchecked Sendable`: `result` is written by the counting thread before `done` is
+  /// signalled, and read only after it is waited for.
   private final class Counting: @unchecked Sendable {
-    // Written by the counting thread before `done` is signalled, read after it is waited for.
     var result:
       Result<
         (sections: [(key: Value?, start: Int, count: Int)], denseStart: Int?, query: SQLiteQuery), any Error
@@ -1192,7 +1194,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
       // Checked now, so the page is read again with the columns' final types.
       // Views that read rows before (an int column now double) are told after the statement.
       guard (try? check(misfits, in: database)) != nil else { return [] }
-      DeferredNotifications.post(observers)
+      DeferredChanges.post(observers)
       return readPage(page)
     }
     rowsRead += rows.count

@@ -6,6 +6,9 @@ import DataSourceScript
 import Foundation
 
 /// Output kept as text, to read what a statement printed.
+///
+/// `@unchecked Sendable`: a fuzz input runs its statements one after another, and the text is
+/// read only after the run has returned.
 final class CollectedOutput: ScriptOutput, @unchecked Sendable {
   private(set) var text = ""
   private(set) var errors = ""

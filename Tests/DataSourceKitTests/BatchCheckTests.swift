@@ -117,11 +117,11 @@ struct BatchCheckTests {
     let refused: [(BatchUpdate, [Int], [Int], BatchUpdateError)] = [
       (
         BatchUpdate(deletedRows: [path(0, 0)], movedRows: [(path(0, 0), path(0, 1))]), [3], [2],
-        .deleteAndMove(what: "row 0 of section 0")
+        .deleteAndMove(what: .row(ItemPath(item: 0, section: 0)))
       ),
       (
         BatchUpdate(movedRows: [(path(0, 0), path(0, 1)), (path(0, 0), path(0, 2))]), [3], [3],
-        .duplicate(operation: "move", what: "row [0, 0]")
+        .duplicate(operation: "move", what: .row(ItemPath(item: 0, section: 0)))
       ),
       (
         BatchUpdate(movedRows: [(path(0, 0), path(0, 2))], reloadedRows: [path(0, 0)]), [3], [3],

@@ -42,7 +42,7 @@ struct BatchUpdateTests {
       (BatchUpdate(deletedSections: [3]), [1], [], "cannot delete section 3: there is 1 section"),
       (
         BatchUpdate(deletedRows: [ItemPath(item: 0, section: 0), ItemPath(item: 0, section: 0)]), [2], [0],
-        "row [0, 0] is given twice to delete"
+        "row 0 of section 0 is given twice to delete"
       ),
       (
         BatchUpdate(

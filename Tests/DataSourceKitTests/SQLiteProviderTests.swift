@@ -34,6 +34,40 @@ struct SQLiteProviderTests {
     #expect(provider.rowsRead == SQLiteProvider.pageSize)
   }
 
+  @Test(
+    "a value found past the first page that widens its column is told to observers after the reads, not during them"
+  )
+  func changesFoundWhileReadingAreToldAfter() async throws {
+    // A table large enough to be checked a page at a time, as it is read.
+    let path = NSTemporaryDirectory() + "dsk-\(UUID().uuidString).db"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let queue = try DatabaseQueue(path: path)
+    try queue.inDatabase { db in
+      try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, value INTEGER)")
+      try db.execute(
+        sql:
+          "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 149999) INSERT INTO t SELECT i, i FROM n"
+      )
+      // SQLite keeps what it is given: a double in an INTEGER column, far past the first page.
+      try db.execute(sql: "UPDATE t SET value = 2.5 WHERE id = 120000")
+    }
+    let provider = SQLiteProvider(path: path, query: SQLiteQuery(source: .table("t")))
+    try await provider.load()
+    final class Counter: DataProviderObserver {
+      var told = 0
+      func providerDidChange() { told += 1 }
+    }
+    let counter = Counter()
+    provider.addObserver(counter)
+    let toldDuring = await DeferredChanges.collecting {
+      _ = provider.item(at: ItemPath(item: 120_000, section: 0))
+      return counter.told
+    }
+    #expect(toldDuring == 0)
+    #expect(counter.told == 1)
+    #expect(provider.item(at: ItemPath(item: 120_000, section: 0)).value(atPath: ["value"]) == .double(2.5))
+  }
+
   @Test("a table with gaps in its rowids reads the right rows (no dense-rowid shortcut)")
   func gaps() async throws {
     let path = try database(rows: 600)

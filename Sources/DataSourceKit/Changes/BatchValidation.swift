@@ -1,3 +1,30 @@
+/// What a rule of a batch names: a section, or a row of one.
+public enum BatchTarget: Equatable, Sendable, CustomStringConvertible {
+  case section(Int)
+  case row(ItemPath)
+  /// A section as a move's destination.
+  case destinationSection(Int)
+  /// A row as a move's destination.
+  case destinationRow(ItemPath)
+
+  /// Whether it is a row.
+  public var isRow: Bool {
+    switch self {
+    case .row, .destinationRow: true
+    case .section, .destinationSection: false
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .section(let section): "section \(section)"
+    case .row(let path): "row \(path.item) of section \(path.section)"
+    case .destinationSection(let section): "destination section \(section)"
+    case .destinationRow(let path): "destination row \(path.item) of section \(path.section)"
+    }
+  }
+}
+
 /// Why UIKit would refuse a batch of updates.
 ///
 /// Each case names the section and the counts.
@@ -12,11 +39,11 @@ public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
   /// An operation names a row past the end of its section.
   case rowOutOfRange(operation: String, path: ItemPath, count: Int)
   /// An operation names the same section or row twice.
-  case duplicate(operation: String, what: String)
+  case duplicate(operation: String, what: BatchTarget)
   /// A section or row both deleted and moved.
-  case deleteAndMove(what: String)
+  case deleteAndMove(what: BatchTarget)
   /// A row (or section) inserted where another is moved to.
-  case insertAndMove(what: String)
+  case insertAndMove(what: BatchTarget)
   /// A row both reloaded and moved in one batch (UIKit refuses it).
   case reloadOfMovedRow(ItemPath)
   /// A row both deleted and reloaded.
@@ -62,7 +89,7 @@ public enum BatchUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
   public var concernsRow: Bool {
     switch self {
     case .sectionCount, .sectionOutOfRange, .supplementaryOfInsertedSection: false
-    case .duplicate(_, let what), .deleteAndMove(let what), .insertAndMove(let what): what.hasPrefix("row")
+    case .duplicate(_, let what), .deleteAndMove(let what), .insertAndMove(let what): what.isRow
     case .rowCount, .rowOutOfRange, .reloadOfMovedRow, .deleteAndReload, .reloadAfterWithoutMove,
       .rowChangeInChangedSection:
       true
@@ -107,10 +134,10 @@ extension BatchUpdate {
   /// - Complexity: O(sections + changes).
   public func validate(before: [Int], after: [Int]) throws(BatchUpdateError) {
     // Sections: indexes in range, none twice, none both deleted and moved.
-    try Self.checkUnique(deletedSections, operation: "delete", noun: "section")
-    try Self.checkUnique(insertedSections, operation: "insert", noun: "section")
-    try Self.checkUnique(movedSections.map(\.from), operation: "move", noun: "section")
-    try Self.checkUnique(movedSections.map(\.to), operation: "move", noun: "destination section")
+    try Self.checkUnique(deletedSections, operation: "delete", target: BatchTarget.section)
+    try Self.checkUnique(insertedSections, operation: "insert", target: BatchTarget.section)
+    try Self.checkUnique(movedSections.map(\.from), operation: "move", target: BatchTarget.section)
+    try Self.checkUnique(movedSections.map(\.to), operation: "move", target: BatchTarget.destinationSection)
     // Each list is checked under its own name; membership through sets, so the checks stay
     // linear in the number of changes.
     for (operation, sections) in [("delete", deletedSections), ("move", movedSections.map(\.from))] {
@@ -126,14 +153,14 @@ extension BatchUpdate {
     let deletedSectionSet = Set(deletedSections)
     let insertedSectionSet = Set(insertedSections)
     if let s = deletedSectionSet.intersection(movedSections.map(\.from)).min() {
-      throw .deleteAndMove(what: "section \(s)")
+      throw .deleteAndMove(what: .section(s))
     }
     if let s = insertedSectionSet.intersection(movedSections.map(\.to)).min() {
-      throw .insertAndMove(what: "section \(s)")
+      throw .insertAndMove(what: .section(s))
     }
     // Headers and footers reload in the new index space, in sections that are not new.
-    try Self.checkUnique(reloadedHeaders, operation: "reload the header of", noun: "section")
-    try Self.checkUnique(reloadedFooters, operation: "reload the footer of", noun: "section")
+    try Self.checkUnique(reloadedHeaders, operation: "reload the header of", target: BatchTarget.section)
+    try Self.checkUnique(reloadedFooters, operation: "reload the footer of", target: BatchTarget.section)
     for (operation, sections) in [
       ("reload the header of", reloadedHeaders), ("reload the footer of", reloadedFooters),
     ] {
@@ -158,11 +185,11 @@ extension BatchUpdate {
       moved: movedSections)
 
     // Rows: indexes in range, none twice, no delete+move, no reload+move.
-    try Self.checkUnique(deletedRows, operation: "delete", noun: "row")
-    try Self.checkUnique(insertedRows, operation: "insert", noun: "row")
-    try Self.checkUnique(reloadedRows, operation: "reload", noun: "row")
-    try Self.checkUnique(movedRows.map(\.from), operation: "move", noun: "row")
-    try Self.checkUnique(movedRows.map(\.to), operation: "move", noun: "destination row")
+    try Self.checkUnique(deletedRows, operation: "delete", target: BatchTarget.row)
+    try Self.checkUnique(insertedRows, operation: "insert", target: BatchTarget.row)
+    try Self.checkUnique(reloadedRows, operation: "reload", target: BatchTarget.row)
+    try Self.checkUnique(movedRows.map(\.from), operation: "move", target: BatchTarget.row)
+    try Self.checkUnique(movedRows.map(\.to), operation: "move", target: BatchTarget.destinationRow)
     // Deletes, reloads and moves name rows before the update; inserts and move targets, after.
     try Self.checkRows(
       [("delete", deletedRows), ("reload", reloadedRows), ("move", movedRows.map(\.from))], counts: before,
@@ -172,16 +199,16 @@ extension BatchUpdate {
       sectionsChanged: insertedSectionSet, change: "insert")
     let moved = Set(movedRows.map(\.from))
     if let both = deletedRows.first(where: moved.contains) {
-      throw .deleteAndMove(what: "row \(both.item) of section \(both.section)")
+      throw .deleteAndMove(what: .row(both))
     }
     if let both = reloadedRows.first(where: moved.contains) { throw .reloadOfMovedRow(both) }
     let deletedRowSet = Set(deletedRows)
     if let both = reloadedRows.first(where: deletedRowSet.contains) { throw .deleteAndReload(both) }
     let movedTo = Set(movedRows.map(\.to))
     if let both = insertedRows.first(where: movedTo.contains) {
-      throw .insertAndMove(what: "row \(both.item) of section \(both.section)")
+      throw .insertAndMove(what: .row(both))
     }
-    try Self.checkUnique(reloadedAfterMoves, operation: "reload after the moves", noun: "row")
+    try Self.checkUnique(reloadedAfterMoves, operation: "reload after the moves", target: BatchTarget.row)
     if let alone = reloadedAfterMoves.first(where: { !movedTo.contains($0) }) {
       throw .reloadAfterWithoutMove(alone)
     }
@@ -248,12 +275,12 @@ extension BatchUpdate {
     }
   }
 
-  private static func checkUnique<T: Hashable>(_ list: [T], operation: String, noun: String)
-    throws(BatchUpdateError)
-  {
+  private static func checkUnique<T: Hashable>(
+    _ list: [T], operation: String, target: (T) -> BatchTarget
+  ) throws(BatchUpdateError) {
     var seen = Set<T>()
     for element in list where !seen.insert(element).inserted {
-      throw .duplicate(operation: operation, what: "\(noun) \(element)")
+      throw .duplicate(operation: operation, what: target(element))
     }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where a provider stands in loading its data (Apple's AdvancedCollectionView states).
 public enum LoadState: String, Sendable, CaseIterable {
@@ -157,24 +158,57 @@ public struct ObserverList {
   }
 }
 
-/// Changes a provider found while it was being read (a value that failed its type's check),
+/// Changes providers found while they were being read (a value that failed its type's check),
 /// told once the reading is done.
 ///
 /// An observer told in the middle of its own read would arrange itself over rows that are going
-/// away. The shell delivers them after every statement.
-package enum DeferredNotifications {
-  nonisolated(unsafe) private static var pending: [ObserverList] = []
-  private static let lock = NSLock()
+/// away. Whoever runs the reads collects the changes they find and tells them after: the shell
+/// around each statement, an app around a batch of reads (``collecting(_:)``). A change found
+/// with no collector in the task is told on the main queue, after the read that found it, where
+/// an app's views read.
+public final class DeferredChanges: Sendable {
+  /// The collector of the running task's reads, when someone collects them.
+  @TaskLocal public static var current: DeferredChanges?
 
-  package static func post(_ observers: ObserverList) { lock.withLock { pending.append(observers) } }
+  private let pending = Mutex<[PostedList]>([])
+
+  /// A collector with nothing posted.
+  public init() {}
+
+  /// Runs `body` with a collector of its own, then tells the observers of every change its
+  /// reads found.
+  public static func collecting<Result>(_ body: () async throws -> Result) async rethrows -> Result {
+    let changes = DeferredChanges()
+    defer { changes.deliver() }
+    return try await $current.withValue(changes) { try await body() }
+  }
 
   /// Tells the observers of every change posted since the last delivery.
-  package static func deliver() {
-    let lists = lock.withLock {
+  public func deliver() {
+    let lists = pending.withLock { pending in
       defer { pending = [] }
       return pending
     }
-    for observers in lists { observers.notify() }
+    for posted in lists { posted.observers.notify() }
+  }
+
+  /// Keeps a provider's observers to tell after the reading: in the task's collector, or on the
+  /// main queue when there is none.
+  package static func post(_ observers: ObserverList) {
+    let posted = PostedList(observers: observers)
+    if let current {
+      current.pending.withLock { $0.append(posted) }
+    } else {
+      DispatchQueue.main.async { posted.observers.notify() }
+    }
+  }
+
+  /// `@unchecked Sendable`: a list is posted by the reads of one task (or its child tasks,
+  /// through the `Mutex`) and told by that task after its reads end, so no observer is told on
+  /// one thread while another reads through it; the list itself holds only weak references,
+  /// which are safe to copy between threads.
+  private struct PostedList: @unchecked Sendable {
+    var observers: ObserverList
   }
 }
 

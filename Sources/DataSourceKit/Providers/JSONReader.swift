@@ -6,6 +6,8 @@ package struct JSONReader {
   package struct Failure: Error {
     var offset: Int
     package var message: String
+    /// Whether the input ended inside a value (a line of JSON Lines cut short, say).
+    var endedInsideValue = false
   }
 
   let bytes: UnsafeBufferPointer<UInt8>
@@ -34,7 +36,7 @@ package struct JSONReader {
         let lineEnd = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
         do {
           all += try values(in: bytes, from: lineStart, to: lineEnd)
-        } catch var failure as Failure where failure.message.hasPrefix("unexpected end of input") {
+        } catch var failure as Failure where failure.endedInsideValue {
           failure.message = "the line ends inside a value (JSON Lines holds one whole value a line)"
           throw failure
         }
@@ -88,11 +90,13 @@ package struct JSONReader {
     }
   }
 
-  func fail(_ message: String) -> Failure { Failure(offset: i, message: message) }
+  func fail(_ message: String, endedInsideValue: Bool = false) -> Failure {
+    Failure(offset: i, message: message, endedInsideValue: endedInsideValue)
+  }
 
   mutating func parseValue() throws -> Value {
     skipWhitespace()
-    guard i < bytes.count else { throw fail("unexpected end of input") }
+    guard i < bytes.count else { throw fail("unexpected end of input", endedInsideValue: true) }
     switch bytes[i] {
     case UInt8(ascii: "{"): return try parseObject()
     case UInt8(ascii: "["): return try parseArray()
@@ -143,7 +147,7 @@ package struct JSONReader {
       i += 1
       pairs.append((name, try parseValue()))
       skipWhitespace()
-      guard i < bytes.count else { throw fail("unexpected end of input; expected '}'") }
+      guard i < bytes.count else { throw fail("unexpected end of input; expected '}'", endedInsideValue: true) }
       if bytes[i] == UInt8(ascii: ",") {
         i += 1
         continue
@@ -169,7 +173,7 @@ package struct JSONReader {
     while true {
       items.append(try parseValue())
       skipWhitespace()
-      guard i < bytes.count else { throw fail("unexpected end of input; expected ']'") }
+      guard i < bytes.count else { throw fail("unexpected end of input; expected ']'", endedInsideValue: true) }
       if bytes[i] == UInt8(ascii: ",") {
         i += 1
         continue

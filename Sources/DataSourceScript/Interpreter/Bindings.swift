@@ -75,7 +75,10 @@ final class BindingTable {
   /// holds the changed object now (`let b = a` makes two) is needed.
   ///
   /// - Complexity: O(bindings): edits are rare next to definitions, which stay O(1).
-  func recordEffect(on name: String, changed: [AnyObject], text: String) {
+  ///
+  /// - Parameter changesItems: whether the items changed (an edit, `more`), not only which of
+  ///   them show (`switch`): an item's definition cannot show the first kind.
+  func recordEffect(on name: String, changed: [AnyObject], text: String, changesItems: Bool) {
     guard let binding = values[name] else { return }
     let targets = Set(changed.map(ObjectIdentifier.init))
     var holders = [binding.logIndex]
@@ -86,8 +89,8 @@ final class BindingTable {
     }
     definitions.append(
       Definition(
-        name: name, text: text, dependencies: [binding.logIndex], paths: [], isEffect: true, changes: holders)
-    )
+        name: name, text: text, dependencies: [binding.logIndex], paths: [], isEffect: true, changes: holders,
+        changesItems: changesItems))
   }
 
   /// The definition of a bound name as written, the files its paths named, and the statements
@@ -96,7 +99,7 @@ final class BindingTable {
   func definition(of name: String) -> (text: String, paths: [WrittenPath], changes: [String])? {
     guard let binding = values[name] else { return nil }
     let changes = definitions.filter {
-      $0.isEffect && $0.changes.contains(binding.logIndex) && !$0.text.hasPrefix("switch")
+      $0.isEffect && $0.changes.contains(binding.logIndex) && $0.changesItems
     }
     return (definitions[binding.logIndex].text, definitions[binding.logIndex].paths, changes.map(\.text))
   }
@@ -188,6 +191,8 @@ struct Definition {
   var isEffect: Bool
   /// For a change: the definitions of the names that held what it changed.
   var changes: [Int]
+  /// For a change: whether it changed items (an edit, `more`) rather than which segment shows.
+  var changesItems = false
   /// An `export`, replayed only by `save … with exports`.
   var isExport = false
 

@@ -83,7 +83,7 @@ extension Session {
       let positions = try predicate.map(matching) ?? Array(0..<count)
       let checker = try evaluator.checker(for: provider)
       let profiles = Dictionary(
-        try Evaluator.profiles(of: editable).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        try scans.profiles(of: editable).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
       var computed: [(name: String, range: SourceRange, held: ValueType?, value: CompiledExpression)] = []
       for assignment in assignments {
         try evaluator.checkField(
@@ -162,7 +162,7 @@ extension Session {
       throw Diagnostic(Evaluator.unknownField(name, named: name, in: provider, known: fields), at: range)
     }
     let profiles = Dictionary(
-      try Evaluator.profiles(of: provider.provider).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+      try scans.profiles(of: provider.provider).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
     let values = try fields.map { name -> (String, Value) in
       var value = record[name] ?? .null
       guard let held = profiles[name]?.type, !value.isNull else { return (name, value) }

@@ -17,6 +17,8 @@ struct Evaluator {
   let progress: LoadProgress
   /// Where loads and expressions leave notes for after the statement.
   let notes: SessionNotes
+  /// What the session's in-memory providers' items showed of their fields.
+  let scans: ItemScans
   /// The statement's serial number: a template written in it is pointed at directly in errors.
   let statement: Int
   /// The script the statement is in, for the text of ranges.

@@ -304,7 +304,7 @@ extension Evaluator {
   /// The scope of a provider's items: its fields as checked by ``checkField(_:in:)``, typed
   /// from what the provider knows of them.
   func scope(of provider: ProviderValue) throws(DataSourceError) -> FieldScope {
-    let profiles = try Evaluator.profiles(of: provider.provider)
+    let profiles = try scans.profiles(of: provider.provider)
     let byName = Dictionary(profiles.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
     // Items of known fields are records: no item is read (a database would count its rows to
     // read one, and a stage it runs itself needs no count).
@@ -326,10 +326,23 @@ extension Evaluator {
   func checker(for provider: ProviderValue) throws(DataSourceError) -> ExpressionChecker {
     ExpressionChecker(scope: try scope(of: provider), text: { self.text($0) })
   }
+}
+
+/// What the items of in-memory providers show of their fields, looked at once while nothing
+/// changes: every stage, template and edit checked against a large in-memory source would
+/// otherwise read all of its items again. A session keeps its own.
+@MainActor
+final class ItemScans {
+  private var entries: [ObjectIdentifier: (provider: Weak, epoch: UInt64, profiles: [FieldProfile])] = [:]
+
+  private final class Weak {
+    weak var object: AnyObject?
+    init(_ object: AnyObject) { self.object = object }
+  }
 
   /// What is known of a provider's fields' types: what it says, else what its items show
   /// (read from memory; a lazy source is never read through for this).
-  static func profiles(of provider: any DataProvider<Value>) throws(DataSourceError) -> [FieldProfile] {
+  func profiles(of provider: any DataProvider<Value>) throws(DataSourceError) -> [FieldProfile] {
     if let profiles = provider.fieldProfiles { return profiles }
     if provider is any ReadOnlyStore { return [] }
     // A stage keeps its base's fields and types: look at the base's items, once.
@@ -339,33 +352,22 @@ extension Evaluator {
     return try scanned(provider)
   }
 
-  /// A provider's items looked at once while nothing changes: every stage, template and edit
-  /// checked against a large in-memory source would otherwise read all of its items again.
-  private static var scans: [ObjectIdentifier: (provider: Weak, epoch: UInt64, profiles: [FieldProfile])] =
-    [:]
-
-  private final class Weak {
-    weak var object: AnyObject?
-    init(_ object: AnyObject) { self.object = object }
-  }
-
-  private static func scanned(_ provider: any DataProvider<Value>) throws(DataSourceError) -> [FieldProfile] {
+  private func scanned(_ provider: any DataProvider<Value>) throws(DataSourceError) -> [FieldProfile] {
     let key = ObjectIdentifier(provider)
     let epoch = StructureEpoch.current
-    if let entry = scans[key], entry.provider.object === provider, entry.epoch == epoch {
+    if let entry = entries[key], entry.provider.object === provider, entry.epoch == epoch {
       return entry.profiles
     }
     let profiles = try FieldProfiler.profiles(of: provider.allItems) ?? []
-    if scans.count >= 64 { scans.removeAll() }
-    scans[key] = (Weak(provider), epoch, profiles)
+    if entries.count >= 64 { entries.removeAll() }
+    entries[key] = (Weak(provider), epoch, profiles)
     return profiles
   }
 
   /// The profiles with every field's nulls counted, for the summary and `describe`: items in
   /// memory are looked at when the provider does not know its nulls (a filtered view); a lazy
   /// one keeps what it knows.
-  static func countedProfiles(of provider: any DataProvider<Value>) throws(DataSourceError) -> [FieldProfile]
-  {
+  func countedProfiles(of provider: any DataProvider<Value>) throws(DataSourceError) -> [FieldProfile] {
     let known = try profiles(of: provider)
     guard known.contains(where: { $0.nulls == nil }), !(provider is any ReadOnlyStore) else { return known }
     var counted = try scanned(provider)

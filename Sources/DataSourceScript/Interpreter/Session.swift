@@ -48,6 +48,10 @@ public final class Session {
 
   /// What loads and expressions noticed, printed after each statement.
   let notes = SessionNotes()
+  /// What in-memory providers' items showed of their fields, kept while nothing changes.
+  let scans = ItemScans()
+  /// Changes providers found while a statement read them, told when it is done.
+  let deferredChanges = DeferredChanges()
 
   public init(environment: Environment = .batch, output: any ScriptOutput) {
     self.environment = environment
@@ -80,7 +84,7 @@ public final class Session {
   /// The evaluator of the statement running now.
   var evaluator: Evaluator {
     Evaluator(
-      bindings: bindings, environment: environment, progress: progress, notes: notes,
+      bindings: bindings, environment: environment, progress: progress, notes: notes, scans: scans,
       statement: statementSerial, source: scripts.current)
   }
 
@@ -125,11 +129,14 @@ public final class Session {
         do {
           // ^C interrupts the database reads the statement blocks in, however deep.
           let interruption = ReadInterruption()
-          try await ReadInterruption.$current.withValue(interruption) {
-            try await withTaskCancellationHandler {
-              try await execute(statement)
-            } onCancel: {
-              interruption.interruptAll()
+          // Providers that fail while the statement reads them tell their views once it is done.
+          try await DeferredChanges.$current.withValue(deferredChanges) {
+            try await ReadInterruption.$current.withValue(interruption) {
+              try await withTaskCancellationHandler {
+                try await execute(statement)
+              } onCancel: {
+                interruption.interruptAll()
+              }
             }
           }
           ok = true
@@ -145,7 +152,7 @@ public final class Session {
         }
       }
       // Providers that failed while the statement read them tell their views now.
-      DeferredNotifications.deliver()
+      deferredChanges.deliver()
       flushWatchReport()
       for note in notes.take() { output.writeError("note: \(note)\n") }
       if settings.timer {
@@ -299,7 +306,10 @@ public final class Session {
 
   /// Logs a statement that changed data through `name`, for `save`.
   private func recordEffect(of statement: Statement, on name: Identifier, range: SourceRange) {
-    bindings.recordEffect(on: name.name, changed: changedTargets(by: statement), text: text(range))
+    var changesItems = true
+    if case .switchSegment = statement { changesItems = false }
+    bindings.recordEffect(
+      on: name.name, changed: changedTargets(by: statement), text: text(range), changesItems: changesItems)
   }
 
   /// The engine objects a statement that changes data may change, or `nil` when it may change

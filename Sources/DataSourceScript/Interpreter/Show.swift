@@ -185,7 +185,7 @@ extension Session {
       var parts = ["\(p.sourceKind) provider"]
       parts.append(
         Session.counts(items: provider.totalItemCount, sections: provider.numberOfSections, noun: "item"))
-      if let fields = try Session.fieldsText(of: provider) { parts.append("fields " + fields) }
+      if let fields = try fieldsText(of: provider) { parts.append("fields " + fields) }
       if let key = p.key { parts.append("key \(key)") }
       parts.append(provider.loadState.rawValue)
       return prefix + parts.joined(separator: " · ")
@@ -210,8 +210,8 @@ extension Session {
 
   /// Each field with its type and nulls (`mass double (2 null)`), or its name alone when its
   /// type is not known; `nil` for a provider with no known fields.
-  static func fieldsText(of provider: any DataProvider<Value>) throws(DataSourceError) -> String? {
-    let profiles = try Evaluator.countedProfiles(of: provider)
+  func fieldsText(of provider: any DataProvider<Value>) throws(DataSourceError) -> String? {
+    let profiles = try scans.countedProfiles(of: provider)
     guard let names = provider.knownFields ?? (profiles.isEmpty ? nil : profiles.map(\.name)), !names.isEmpty
     else { return nil }
     let byName = Dictionary(profiles.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
@@ -259,7 +259,7 @@ extension Session {
       let tree = (p.provider as? any CompositionNode)?.treeLines()
       var lines = try tree ?? [summary(of: value, name: nil)]
       if let key = p.key { lines[0] += "  key \(key)" }
-      if let fields = try Session.fieldsText(of: p.provider) { lines.append("fields: " + fields) }
+      if let fields = try fieldsText(of: p.provider) { lines.append("fields: " + fields) }
       return lines
     case .table(let table):
       return table.treeLines()

@@ -108,16 +108,24 @@ extension Parser {
   }
 
   private mutating func parseDecoration(_ kind: DecorationKind, start: Int) throws(Diagnostic) -> Decoration {
-    switch kind {
-    case .header, .footer, .title, .caption:
+    /// The template after the word, and the range of the whole decoration.
+    func template() throws(Diagnostic) -> (TemplateSource, SourceRange) {
       let template = try parseTemplateSource(.templateAfter(kind.rawValue))
-      let range = start..<previousEnd
-      switch kind {
-      case .header: return .header(template, range: range)
-      case .footer: return .footer(template, range: range)
-      case .title: return .title(template, range: range)
-      default: return .caption(template, range: range)
-      }
+      return (template, start..<previousEnd)
+    }
+    switch kind {
+    case .header:
+      let (template, range) = try template()
+      return .header(template, range: range)
+    case .footer:
+      let (template, range) = try template()
+      return .footer(template, range: range)
+    case .title:
+      let (template, range) = try template()
+      return .title(template, range: range)
+    case .caption:
+      let (template, range) = try template()
+      return .caption(template, range: range)
     case .index:
       return .index(range: start..<previousEnd)
     case .more:
