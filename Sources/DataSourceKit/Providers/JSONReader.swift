@@ -147,7 +147,9 @@ package struct JSONReader {
       i += 1
       pairs.append((name, try parseValue()))
       skipWhitespace()
-      guard i < bytes.count else { throw fail("unexpected end of input; expected '}'", endedInsideValue: true) }
+      guard i < bytes.count else {
+        throw fail("unexpected end of input; expected '}'", endedInsideValue: true)
+      }
       if bytes[i] == UInt8(ascii: ",") {
         i += 1
         continue
@@ -173,7 +175,9 @@ package struct JSONReader {
     while true {
       items.append(try parseValue())
       skipWhitespace()
-      guard i < bytes.count else { throw fail("unexpected end of input; expected ']'", endedInsideValue: true) }
+      guard i < bytes.count else {
+        throw fail("unexpected end of input; expected ']'", endedInsideValue: true)
+      }
       if bytes[i] == UInt8(ascii: ",") {
         i += 1
         continue

@@ -328,9 +328,10 @@ extension Evaluator {
   }
 }
 
-/// What the items of in-memory providers show of their fields, looked at once while nothing
-/// changes: every stage, template and edit checked against a large in-memory source would
-/// otherwise read all of its items again. A session keeps its own.
+/// What the items of in-memory providers show of their fields, looked at once while nothing changes.
+///
+/// Every stage, template and edit checked against a large in-memory source would otherwise read
+/// all of its items again. A session keeps its own.
 @MainActor
 final class ItemScans {
   private var entries: [ObjectIdentifier: (provider: Weak, epoch: UInt64, profiles: [FieldProfile])] = [:]
