@@ -2,125 +2,14 @@ import DataSourceKit
 import DataSourceKitHTTP
 import Foundation
 
-/// Writes the Swift program of `show X as swift`: a `main.swift` that builds X with
-/// DataSourceKit, one named value per node, and prints it as `show X as plain` does.
-///
-/// It works from the statements as written (a bound name from its definition, parsed again),
-/// since the engine's objects hold closures that cannot be read back. The program's closures
-/// use the library's `Value` operations that answer as dsh does (`<` false against null,
-/// `sorted(by:)` with nulls last), so it prints the same text. What it cannot write yet it
-/// refuses, naming the piece, rather than writing a program that would print something else.
-@MainActor
-struct SwiftProgram {
-  /// What a name is bound to: its definition and its value now.
-  struct BoundDefinition {
-    var expression: Expression
-    /// The statement's text: the expression's ranges are in it.
-    var source: String
-    /// The files its paths named, by the range of their string literal.
-    var paths: [Range<Int>: String]
-    var value: ScriptValue
-    /// Set when a statement changed the data since (an edit or `more`): the definition alone
-    /// does not build what is shown.
-    var changedBy: String?
-  }
-
-  /// A piece the writer does not handle yet.
-  struct Unsupported: Error {
-    var what: String
-    var binding: String?
-  }
-
-  let lookUp: (String) -> BoundDefinition?
-  /// The absolute path of a file written in the statement shown.
-  let resolveHere: (String) -> String
-  /// The statement whose expression is being written, and the files its paths named.
-  private var source: SourceFile
-  private var paths: [Range<Int>: String] = [:]
-
-  private var lines: [String] = []
-  private var emitted: [String: String] = [:]
-  /// Names the program uses or Swift and the library define: a binding is renamed around them.
-  private var taken: Set<String> = [
-    "view", "snapshot", "print", "Value", "Record", "Schema", "ListView", "Renderer", "RenderOptions",
-    "TableAdapter", "TableCell", "DerivedProvider", "String", "Int", "Double", "Bool", "Array", "main",
-  ]
-  private var imports: Set<String> = ["DataSourceKit"]
-  /// The binding whose definition is being written, for messages.
-  private var binding: String?
-  /// The segmented table the definition being written made, if any.
-  private var segmentedMade: String?
-
-  init(
-    lookUp: @escaping (String) -> BoundDefinition?, statement: SourceFile,
-    resolve: @escaping (String) -> String
-  ) {
-    self.lookUp = lookUp
-    self.source = statement
-    self.resolveHere = resolve
-  }
-
-  /// The whole program for `show EXPRESSION`, written as `statement`.
-  /// - Parameter fields: the fields of the items shown, when a provider is shown (its rows are a
-  ///   table of them) and they are known.
-  ///   - width: the columns `show … as plain` fits its text to (80 unless `set width` says).
-  mutating func program(showing expression: Expression, statement: String, fields: [String]?, width: Int = 80)
-    throws(Unsupported) -> String
-  {
-    let widthArgument = width == 80 ? "" : ", width: \(width)"
-    let shown = try node(expression, name: expression.boundName.map(Self.identifier) ?? "screen", final: true)
-    var ending: String
-    switch shown.kind {
-    case .table:
-      ending = """
-        try await \(shown.name).load()
-        let view = ListView(dataSource: \(shown.name))
-        let snapshot = view.layout(windows: [0..<view.totalRows])
-        print(Renderer.render(snapshot, options: RenderOptions(mode: .plain\(widthArgument))), terminator: "")
-
-        """
-    case .provider:
-      // A provider is shown as a table of its fields: its cells carry no text of their own.
-      let rows = fresh("rows")
-      let fieldsLine =
-        fields.map { "snapshot.fields = [\($0.map(Self.stringLiteral).joined(separator: ", "))]\n" } ?? ""
-      ending = """
-        let \(rows) = TableAdapter(provider: \(shown.name), presenter: ClosurePresenter<Value>(style: .basic) { _, _ in "" })
-        try await \(rows).load()
-        let view = ListView(dataSource: \(rows))
-        var snapshot = view.layout(windows: [0..<view.totalRows])
-        \(fieldsLine)print(Renderer.render(snapshot, options: RenderOptions(mode: .plain\(widthArgument), showsFields: true)), terminator: "")
-
-        """
-    case .presenter:
-      throw Unsupported(what: "a cell (show a table: table P with CELL)", binding: nil)
-    }
-    var program = "// The screen of `\(Self.commentText(statement))`, built with DataSourceKit.\n"
-    program += "// It prints what `show … as plain` prints.\n"
-    program += imports.sorted().map { "import \($0)\n" }.joined() + "\n"
-    program += lines.joined(separator: "\n") + "\n\n"
-    return program + ending
-  }
-
-  enum Kind { case provider, table, presenter }
-
-  private struct Node {
-    var name: String
-    var kind: Kind
-    /// A presenter's cell size when it is a card.
-    var card: (width: Int, height: Int)?
-    /// The paged provider below, whose pages `more` counts.
-    var paged: String?
-  }
-
-  // MARK: Nodes
-
+// The nodes of a program: one named value per provider, stage, cell, table and decorator,
+// each written from the statement that made it.
+extension SwiftProgram {
   /// Writes the statements of `expression` and returns the name of its value.
   ///
   /// `final` gives the
   /// last statement the name itself (a binding's name); the others are named after it.
-  private mutating func node(_ expression: Expression, name: String, final: Bool) throws(Unsupported) -> Node
-  {
+  mutating func node(_ expression: Expression, name: String, final: Bool) throws(Unsupported) -> Node {
     switch expression {
     case .name(let identifier):
       return try boundNode(identifier.name)
@@ -247,7 +136,7 @@ struct SwiftProgram {
   }
 
   /// A bound name: its definition, written once, under the name.
-  private mutating func boundNode(_ name: String) throws(Unsupported) -> Node {
+  mutating func boundNode(_ name: String) throws(Unsupported) -> Node {
     guard let bound = lookUp(name) else { throw Unsupported(what: "the name '\(name)'", binding: binding) }
     if let change = bound.changedBy {
       throw Unsupported(
@@ -282,12 +171,12 @@ struct SwiftProgram {
     return made
   }
 
-  private func presenterCard(of bound: BoundDefinition) throws(Unsupported) -> (width: Int, height: Int)? {
+  func presenterCard(of bound: BoundDefinition) throws(Unsupported) -> (width: Int, height: Int)? {
     if case .presenter(let spec) = bound.value { return Evaluator.cardSize(of: spec) }
     return nil
   }
 
-  private mutating func providerNode(_ provider: ProviderExpression, name: String, pageSize: Int? = nil)
+  mutating func providerNode(_ provider: ProviderExpression, name: String, pageSize: Int? = nil)
     throws(Unsupported) -> String
   {
     var options: [String: OptionValue] = [:]
@@ -380,7 +269,7 @@ struct SwiftProgram {
     return made
   }
 
-  private mutating func stageNode(_ stage: Stage, over base: String, name: String, final: Bool)
+  mutating func stageNode(_ stage: Stage, over base: String, name: String, final: Bool)
     throws(Unsupported)
     -> String
   {
@@ -480,7 +369,7 @@ struct SwiftProgram {
     }
   }
 
-  private mutating func decorationNode(_ decoration: Decoration, over table: Node, name: String, final: Bool)
+  mutating func decorationNode(_ decoration: Decoration, over table: Node, name: String, final: Bool)
     throws(Unsupported) -> String
   {
     let base = table.name
@@ -518,338 +407,5 @@ struct SwiftProgram {
       add("let \(made) = LoadMoreDecorator<Value, TableCell>(wrapping: \(base)) { \(paged).hasMore }")
     }
     return made
-  }
-
-  // MARK: Expressions
-
-  /// Swift for a `where` predicate: `Value`'s comparisons are false against `null`, as dsh's are.
-  private func condition(_ expression: ValueExpression, item: String = "item") throws(Unsupported) -> String {
-    switch expression {
-    case .not(let inner, _):
-      return "!(\(try condition(inner, item: item)))"
-    case .binary(let left, let op, let right, _):
-      switch op {
-      case .and: return "\(try operand(left, item: item)) && \(try operand(right, item: item))"
-      case .or: return "\(try operand(left, item: item)) || \(try operand(right, item: item))"
-      case .equal, .notEqual:
-        let equal = op == .equal
-        if case .literal(.null, _) = right {
-          return (equal ? "" : "!") + "\(try valueCode(left, item: item)).isNull"
-        }
-        if case .literal(.null, _) = left {
-          return (equal ? "" : "!") + "\(try valueCode(right, item: item)).isNull"
-        }
-        let (l, r) = (try valueCode(left, item: item), try valueCode(right, item: item))
-        return equal ? "\(l).matches(\(r))" : "\(l).differs(from: \(r))"
-      case .less, .lessOrEqual, .greater, .greaterOrEqual:
-        return "\(try valueCode(left, item: item)) \(op.rawValue) \(try valueCode(right, item: item))"
-      case .contains:
-        return "\(try valueCode(left, item: item)).contains(\(try valueCode(right, item: item)))"
-      case .isIn:
-        return "\(try valueCode(left, item: item)).isIn(\(try valueCode(right, item: item)))"
-      case .add, .subtract, .multiply, .divide, .remainder:
-        throw unsupported("arithmetic in a condition")
-      }
-    case .literal(.bool(let b), _):
-      return b ? "true" : "false"
-    default:
-      // A field or a call: true when it is `true`.
-      return "\(try valueCode(expression, item: item)) == .bool(true)"
-    }
-  }
-
-  /// A condition as an operand of `&&` or `||`, in brackets when it is one itself.
-  private func operand(_ expression: ValueExpression, item: String) throws(Unsupported) -> String {
-    let code = try condition(expression, item: item)
-    if case .binary(_, let op, _, _) = expression, op == .and || op == .or { return "(\(code))" }
-    return code
-  }
-
-  /// Swift for a value read from `item`: a field, or a literal.
-  private func valueCode(_ expression: ValueExpression, item: String) throws(Unsupported) -> String {
-    switch expression {
-    case .field(let path):
-      return item + path.components.map { "[\(Self.stringLiteral($0))]" }.joined()
-    case .literal(let value, _):
-      return try valueLiteral(value)
-    case .list(let items, _):
-      return ".list(["
-        + (try items.map { item2 throws(Unsupported) in try valueCode(item2, item: item) }).joined(
-          separator: ", ") + "])"
-    case .call(let name, let arguments, _):
-      guard let function = ExpressionFunction(rawValue: name.name) else {
-        throw unsupported("the expression '\(text(expression.range))'")
-      }
-      let values = try arguments.map { argument throws(Unsupported) in try valueCode(argument, item: item) }
-      return "Value.call(.\(function.rawValue)\(values.map { ", " + $0 }.joined()))"
-    case .negate(let inner, _):
-      return "-\(try valueCode(inner, item: item))"
-    case .binary(let left, let op, let right, _) where op.isArithmetic:
-      return "(\(try valueCode(left, item: item)) \(op.rawValue) \(try valueCode(right, item: item)))"
-    case .not, .binary:
-      // A test as a value: `{age > 40}` shows true or false.
-      return "Value.bool(\(try condition(expression, item: item)))"
-    }
-  }
-
-  /// A `Value` as a Swift expression.
-  private func valueLiteral(_ value: Value) throws(Unsupported) -> String {
-    switch value {
-    // Named with their type: a constant hole of a template (`{42}`) is a value with no other
-    // type to go by.
-    case .null: return "Value.null"
-    case .bool(let b): return "Value.bool(\(b))"
-    case .int(let i): return "Value.int(\(i))"
-    case .double(let d):
-      guard d.isFinite else { throw unsupported("the number \(value.literalText)") }
-      return "Value.double(\(d))"
-    case .string(let s): return "Value.string(\(Self.stringLiteral(s)))"
-    case .list(let items):
-      return "Value.list(["
-        + (try items.map { item throws(Unsupported) in try valueLiteral(item) }).joined(separator: ", ")
-        + "])"
-    case .record(let record):
-      let fields = try record.fields.map { field throws(Unsupported) in
-        "(\(Self.stringLiteral(field.name)), \(try valueLiteral(field.value)))"
-      }
-      return "Value.record(Record([\(fields.joined(separator: ", "))]))"
-    case .date: return "Value.call(.date, .string(\(Self.stringLiteral(value.description))))"
-    case .timestamp: return "Value.call(.timestamp, .string(\(Self.stringLiteral(value.description))))"
-    }
-  }
-
-  // MARK: Templates
-
-  /// A hole as Swift: `text` to interpolate bare, `value` (a `Value`) to format.
-  private struct HoleCode {
-    var text: String
-    var value: String
-    init(_ text: String, value: String? = nil) {
-      self.text = text
-      self.value = value ?? text
-    }
-  }
-
-  /// A cell template as a Swift string literal over `item` and `path`.
-  private func itemTemplate(_ source: TemplateSource) throws(Unsupported) -> String {
-    try templateLiteral(source, context: .cell) { hole throws(Unsupported) in
-      switch hole {
-      case .rowNumber: return HoleCode("path.item + 1", value: "Value.int(path.item + 1)")
-      case .expression(let expression): return HoleCode(try valueCode(expression, item: "item"))
-      }
-    }
-  }
-
-  /// A header or footer template over the `section` context of `table`.
-  private func sectionTemplate(_ source: TemplateSource, over table: String) throws(Unsupported) -> String {
-    try templateLiteral(source, context: .section) { hole throws(Unsupported) in
-      try contextHole(hole, over: table, section: "section.index") { name throws(Unsupported) in
-        switch name {
-        case "section":
-          return HoleCode(
-            "section.key?.description ?? \"\"", value: "(section.key?.value(as: Value.self) ?? .null)")
-        case "count": return HoleCode("section.count", value: "Value.int(section.count)")
-        default: throw unsupported("the hole {\(name)}")
-        }
-      }
-    }
-  }
-
-  /// A title or caption template: `{count}` and aggregates are of the whole table.
-  private func titleTemplate(_ source: TemplateSource, of table: String) throws(Unsupported) -> String {
-    try templateLiteral(source, context: .section) { hole throws(Unsupported) in
-      try contextHole(hole, over: table, section: "nil") { name throws(Unsupported) in
-        switch name {
-        case "section": return HoleCode("\"\"", value: "Value.null")
-        case "count": return HoleCode("\(table).totalRowCount", value: "Value.int(\(table).totalRowCount)")
-        default: throw unsupported("the hole {\(name)}")
-        }
-      }
-    }
-  }
-
-  /// A hole of a header, footer, title or caption: a field of the context, or an aggregate of
-  /// the items (`{sum(price)}`), of a section or (`section` "nil") of the whole table.
-  private func contextHole(
-    _ hole: Template.Hole, over table: String, section: String,
-    field: (String) throws(Unsupported) -> HoleCode
-  ) throws(Unsupported) -> HoleCode {
-    switch hole {
-    case .expression(.field(let path)) where path.components.count == 1:
-      return try field(path.components[0])
-    case .expression(.call(let name, let arguments, _)):
-      guard let aggregate = AggregateFunction(rawValue: name.name), arguments.count <= 1 else {
-        throw unsupported("the hole {\(name.name)(…)}")
-      }
-      let argument = try arguments.first.map { argument throws(Unsupported) in
-        " { \(try valueCode(argument, item: "$0")) }"
-      }
-      return HoleCode("\(table).aggregate(.\(aggregate.rawValue), inSection: \(section))\(argument ?? "")")
-    default:
-      throw unsupported("a hole other than a field or an aggregate in a header, footer, title or caption")
-    }
-  }
-
-  /// A placeholder's template: `{error}` is what went wrong.
-  private func placeholderTemplate(_ source: TemplateSource) throws(Unsupported) -> String {
-    try templateLiteral(source, context: .placeholder) { hole throws(Unsupported) in
-      guard case .expression(.field(let path)) = hole, path.components == ["error"] else {
-        throw unsupported("a hole other than {error} in a placeholder")
-      }
-      return HoleCode("error ?? \"\"", value: "(error.map(Value.string) ?? .null)")
-    }
-  }
-
-  private func templateLiteral(
-    _ source: TemplateSource, context: Template.Context,
-    hole code: (Template.Hole) throws(Unsupported) -> HoleCode
-  ) throws(Unsupported) -> String {
-    let template: Template
-    do {
-      template = try Template(source, context: context)
-    } catch {
-      throw unsupported("the template \(Self.stringLiteral(source.text))")
-    }
-    var literal = "\""
-    for part in template.parts {
-      switch part {
-      case .literal(let text): literal += Self.escaped(text)
-      case .field(let field):
-        let hole = try code(field.hole)
-        if let format = field.format {
-          literal += "\\(" + hole.value + ".formatted(" + Self.stringLiteral(format.spec) + "))"
-        } else {
-          literal += "\\(" + hole.text + ")"
-        }
-      }
-    }
-    return literal + "\""
-  }
-
-  // MARK: Names and text
-
-  private mutating func add(_ line: String) { lines.append(line) }
-
-  private func text(_ range: SourceRange) -> String { source.text(range) }
-
-  /// `base`, or `base2`, `base3`… when taken.
-  private mutating func fresh(_ base: String) -> String {
-    var name = Self.identifier(base)
-    var n = 2
-    while taken.contains(name) {
-      name = Self.identifier(base) + String(n)
-      n += 1
-    }
-    taken.insert(name)
-    return name
-  }
-
-  private func unsupported(_ what: String) -> Unsupported { Unsupported(what: what, binding: binding) }
-
-  /// A name for the values of an expression: its binding, or its file's name.
-  static func hint(for expression: Expression) -> String? {
-    switch expression {
-    case .name(let identifier): identifier.name
-    case .pipeline(let head, _, _): hint(for: head)
-    case .table(let provider, _, _, _), .grid(let provider, _, _, _): hint(for: provider)
-    case .provider(let provider):
-      switch provider.source {
-      case .csv(let path), .json(let path), .sqlite(let path, _, _):
-        ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-      case .array: "items"
-      case .range: "numbers"
-      case .http: "feed"
-      case .postgres(_, let table, _): table.map { String($0.split(separator: ".").last ?? "rows") } ?? "rows"
-      }
-    default: nil
-    }
-  }
-
-  private static func suffix(of provider: ProviderExpression) -> String {
-    switch provider.source {
-    case .csv, .json, .sqlite: "File"
-    case .array: "List"
-    case .range: "Range"
-    case .http: "Feed"
-    case .postgres: "Rows"
-    }
-  }
-
-  /// The parameters of a cell closure, named only when the text reads them.
-  private static func parameters(_ text: String) -> String {
-    (text.contains("item") ? "item" : "_") + ", " + (text.contains("path.") ? "path" : "_")
-  }
-
-  private static func accessoryCase(_ accessory: CellAccessory) -> String {
-    accessory == .detailDisclosure ? "detailDisclosure" : accessory.rawValue
-  }
-
-  /// Swift's keywords, and the contextual ones a declaration may trip on: backquoted as names.
-  private static let keywords: Set<String> = [
-    "associatedtype", "borrowing", "class", "consuming", "deinit", "enum", "extension",
-    "fileprivate", "func", "import", "init", "inout", "internal", "let", "nonisolated", "open",
-    "operator", "precedencegroup", "private", "protocol", "public", "rethrows", "static", "struct",
-    "subscript", "typealias", "var", "break", "case", "catch", "continue", "default", "defer", "do",
-    "else", "fallthrough", "for", "guard", "if", "in", "repeat", "return", "throw", "switch",
-    "where", "while", "any", "as", "await", "false", "is", "nil", "self", "some", "super", "throws",
-    "true", "try", "consume", "copy", "discard", "macro", "package",
-  ]
-
-  /// A Swift identifier for a dsh name: letters, digits and underscores, a keyword in backquotes.
-  ///
-  /// The first letter is made lower case: Swift's and the library's types are upper case, so a
-  /// binding named `Value` or `Any` cannot hide a type the program names.
-  static func identifier(_ name: String) -> String {
-    var cleaned = String(name.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
-    if cleaned.first?.isNumber ?? true { cleaned = "_" + cleaned }
-    if let first = cleaned.first, first.isUppercase { cleaned = first.lowercased() + cleaned.dropFirst() }
-    return keywords.contains(cleaned) ? "`\(cleaned)`" : cleaned
-  }
-
-  /// A Swift string literal of `text`.
-  static func stringLiteral(_ text: String) -> String { "\"" + escaped(text) + "\"" }
-
-  /// Whether a scalar may not stand for itself in a program's text: a control character, a line
-  /// or paragraph separator, or a bidirectional control (which reorders how the code reads).
-  private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
-    switch scalar.value {
-    case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0xFEFF:
-      true
-    default: false
-    }
-  }
-
-  /// `text` inside a string literal: quotes, backslashes (so no `\(`), line ends and every
-  /// hidden scalar escaped.
-  private static func escaped(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\\": out += "\\\\"
-      case "\"": out += "\\\""
-      case "\n": out += "\\n"
-      case "\t": out += "\\t"
-      case "\r": out += "\\r"
-      case _ where isHidden(scalar): out += "\\u{" + String(scalar.value, radix: 16) + "}"
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out
-  }
-
-  /// `text` on one line of a `//` comment: a statement written over several lines is joined with
-  /// spaces, and every other hidden scalar is shown escaped, so nothing of it can end the comment
-  /// (Swift ends one at CR as at LF) or hide what follows.
-  static func commentText(_ text: String) -> String {
-    let lines = text.split(whereSeparator: { $0.isNewline }).map { $0.trimmingCharacters(in: .whitespaces) }
-    var out = ""
-    for scalar in lines.joined(separator: " ").unicodeScalars {
-      if isHidden(scalar) {
-        out += "\\u{" + String(scalar.value, radix: 16) + "}"
-      } else {
-        out.unicodeScalars.append(scalar)
-      }
-    }
-    return out
   }
 }
