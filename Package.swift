@@ -102,7 +102,7 @@ let package = Package(
     .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
     .testTarget(
       name: "dshTests",
-      dependencies: ["dsh", "DataSourceScript", "CZlib"],
+      dependencies: ["dsh", "DataSourceScript", "DataSourceKitPostgres", "CZlib"],
       exclude: ["Transcripts", "Fixtures"]
     ),
   ],

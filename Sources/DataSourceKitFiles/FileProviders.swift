@@ -251,3 +251,6 @@ extension JSONProvider: ColumnReadable {
   /// Only a file read as a table of columns has them; other JSON is read item by item.
   package func fieldBatches(_ name: String) -> BatchReader? { columnTable?.fieldBatches(name) }
 }
+
+extension CSVProvider: ReadsAFile {}
+extension JSONProvider: ReadsAFile {}

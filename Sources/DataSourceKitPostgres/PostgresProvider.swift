@@ -107,7 +107,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   /// Connects (once) and reads the columns and how the rows are ordered, without counting the
   /// rows: a stage the server runs makes a new provider, which counts.
   ///
-  /// - Throws: ``DataSourceError/sourceFailed(message:)`` with the server's message, or
+  /// - Throws: ``DataSourceError/postgres(place:sqlState:message:detail:hint:sql:)`` with the server's fields, or
   ///   ``DataSourceError/cancelled``.
   public func prepare() async throws {
     do {
@@ -115,7 +115,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     } catch DataSourceError.cancelled {
       throw DataSourceError.cancelled
     } catch {
-      throw DataSourceError.sourceFailed(message: describe(error))
+      throw dataSourceError(error)
     }
   }
 
@@ -182,14 +182,14 @@ public final class PostgresProvider: DataProvider, CompositionNode {
       states.cancel(ticket)
       throw DataSourceError.cancelled
     } catch {
-      let message = describe(error)
+      let typed = dataSourceError(error)
       if states.finish(ticket, with: .error) {
-        failure = message
+        failure = typed.description
         sections = []
         forgetRows()
         observers.notify()
       }
-      throw DataSourceError.sourceFailed(message: message)
+      throw typed
     }
   }
 
@@ -715,16 +715,23 @@ public final class PostgresProvider: DataProvider, CompositionNode {
 
   /// What went wrong, in the server's words where it said: with the place, and the SQL of a
   /// query (where a mistake in it usually is).
-  func describe(_ error: any Error) -> String {
-    if let error = error as? DataSourceError { return error.description }
-    guard let error = error as? PostgresError else { return "\(location.display): \(error)" }
+  func describe(_ error: any Error) -> String { dataSourceError(error).description }
+
+  /// The error as the library's callers see it: the server's own fields kept
+  /// (``DataSourceError/postgres(place:sqlState:message:detail:hint:sql:)``).
+  func dataSourceError(_ error: any Error) -> DataSourceError {
+    if let error = error as? DataSourceError { return error }
+    guard let error = error as? PostgresError else {
+      return .sourceFailed(message: "\(location.display): \(error)")
+    }
     switch error {
-    case .server(_, let message, _, let hint):
-      let sql: String = if case .query(let text) = source { "; in: \(text)" } else { "" }
-      // The server's hint is often the fix ("Perhaps you meant to reference the column …").
-      return "\(location.display): \(message)\(hint.map { " (\($0))" } ?? "")\(sql)"
+    case .server(let sqlState, let message, let detail, let hint):
+      let sql: String? = if case .query(let text) = source { text } else { nil }
+      return .postgres(
+        place: location.display, sqlState: sqlState, message: message, detail: detail, hint: hint, sql: sql)
     case .connection(let message, let needsPassword):
-      return Self.connectionFailure(message, needsPassword: needsPassword, location: location)
+      return .sourceFailed(
+        message: Self.connectionFailure(message, needsPassword: needsPassword, location: location))
     }
   }
 
@@ -928,7 +935,7 @@ extension PostgresProvider: QueryExplaining {
         "  " + ($0.first.flatMap { $0 } ?? "")
       }
     } catch {
-      throw DataSourceError.sourceFailed(message: describe(error))
+      throw dataSourceError(error)
     }
     return lines
   }

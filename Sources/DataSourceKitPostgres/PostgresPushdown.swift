@@ -274,7 +274,7 @@ extension PostgresProvider: GroupingPushdown {
       result = try session.rowsNow(sql)
     } catch {
       if Task.isCancelled { throw DataSourceError.cancelled }
-      throw DataSourceError.sourceFailed(message: describe(error))
+      throw dataSourceError(error)
     }
     if Task.isCancelled { throw DataSourceError.cancelled }
     return try result.rows.map { cells in
@@ -363,7 +363,7 @@ extension PostgresProvider: JoinPushdown {
     } catch DataSourceError.cancelled {
       throw DataSourceError.cancelled
     } catch {
-      throw DataSourceError.sourceFailed(message: right.describe(error))
+      throw right.dataSourceError(error)
     }
     if repeated > 0 { notes?.add(.joinRepeatedKeys(field: name, keys: repeated)) }
     var joined = query

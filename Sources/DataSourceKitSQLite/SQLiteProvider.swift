@@ -1361,3 +1361,7 @@ extension SQLiteProvider: QueryExplaining {
     return lines
   }
 }
+
+extension SQLiteProvider: ReadsAFile, ReadsFileLazily, ChecksValuesLazily {
+  package var lazilyReadPath: String { path }
+}

@@ -1,3 +1,5 @@
+import DataSourceKit
+import DataSourceKitPostgres
 import DataSourceScript
 import Foundation
 import Testing
@@ -170,6 +172,22 @@ struct PostgresTests {
 
   private func dsh(_ statements: [String]) throws -> DSHProcess.Result {
     try DSHProcess.run(statements.flatMap { ["-c", $0] })
+  }
+
+  @Test("a server's refusal reaches the library typed: its SQLSTATE, message, hint and the query")
+  func typedServerErrors() async throws {
+    let server = try server()
+    let query = "SELECT nme FROM (SELECT 1 AS name) AS t"
+    let provider = try PostgresProvider(url: server.url, source: .query(query))
+    do {
+      try await provider.prepare()
+      Issue.record("the query ran")
+    } catch DataSourceError.postgres(_, let sqlState, let message, _, let hint, let sql) {
+      #expect(sqlState == "42703")  // undefined_column
+      #expect(message.contains("nme"), "\(message)")
+      #expect(hint?.contains("name") == true, "\(hint ?? "no hint")")
+      #expect(sql == query)
+    }
   }
 
   @Test("the same stages over the same rows give the same answers from CSV, SQLite and PostgreSQL")

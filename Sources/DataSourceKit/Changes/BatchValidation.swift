@@ -1,6 +1,8 @@
 /// What a rule of a batch names: a section, or a row of one.
 public enum BatchTarget: Equatable, Sendable, CustomStringConvertible {
+  /// A section, by its index.
   case section(Int)
+  /// A row, by its index path.
   case row(ItemPath)
   /// A section as a move's destination.
   case destinationSection(Int)
@@ -15,6 +17,7 @@ public enum BatchTarget: Equatable, Sendable, CustomStringConvertible {
     }
   }
 
+  /// How UIKit's messages name it: `row 2 of section 0`.
   public var description: String {
     switch self {
     case .section(let section): "section \(section)"

@@ -31,6 +31,27 @@ package protocol ReadOnlyStore: AnyObject {
   var storeDescription: String { get }
 }
 
+/// A provider of a file's values (CSV, JSON, SQLite): its notes (repeated header names, null
+/// markers) name the file.
+package protocol ReadsAFile: AnyObject {
+  /// The file as the user named it.
+  var displayPath: String { get }
+}
+
+/// A provider that reads its file while it is shown, not once: replacing the file would change
+/// its rows under the views (`export` and `save` refuse to).
+package protocol ReadsFileLazily: AnyObject {
+  /// The file read, as opened.
+  var lazilyReadPath: String { get }
+}
+
+/// A provider that checks its values a page at a time as they are read, and can check them all
+/// at once when asked for what only the whole can say (the nulls `describe` counts).
+package protocol ChecksValuesLazily: AnyObject {
+  /// Checks every value now; a value its column does not hold fails the provider and is thrown.
+  func checkAllValues() throws
+}
+
 /// A stage a provider may run itself rather than in memory.
 package enum PushdownStage: Sendable, Equatable {
   case filter(RowExpression)

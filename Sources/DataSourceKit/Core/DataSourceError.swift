@@ -39,6 +39,11 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   case tooManyToArrange(count: Int, limit: Int, stage: String)
   /// An error of SQLite, with its message and the SQL that ran.
   case sqlite(path: String, message: String, sql: String?)
+  /// A PostgreSQL server refused a statement: its SQLSTATE (`42703` for a column that is not
+  /// there), its own words, and the SQL when the user wrote it (a query), where the mistake
+  /// usually is.
+  case postgres(
+    place: String, sqlState: String, message: String, detail: String?, hint: String?, sql: String?)
   /// The load was cancelled (^C, or its task was).
   case cancelled
   /// A response with a status that is not success.
@@ -99,6 +104,9 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
     case .unknownTypedField(let path, let field, let fields):
       "\(path): types names '\(field)', which is not a field; the fields are \(fields.joined(separator: ", "))"
     case .sourceFailed(let message): message
+    case .postgres(let place, _, let message, _, let hint, let sql):
+      // The server's hint is often the fix ("Perhaps you meant to reference the column …").
+      "\(place): \(message)\(hint.map { " (\($0))" } ?? "")\(sql.map { "; in: \($0)" } ?? "")"
     case .sqlite(let path, let message, let sql):
       "\(path): SQLite: \(message)" + (sql.map { "\n  in: \($0)" } ?? "")
     }

@@ -1,5 +1,4 @@
 import DataSourceKit
-import DataSourceKitSQLite
 import Foundation
 
 extension Session {
@@ -383,7 +382,7 @@ extension Session {
     for name in bindings.order {
       guard let value = bindings[name]?.value else { continue }
       let readsLazily = compositionNodes(under: value.compositionRoot).contains {
-        ($0 as? SQLiteProvider).map { isTarget($0.path) } ?? false
+        ($0 as? any ReadsFileLazily).map { isTarget($0.lazilyReadPath) } ?? false
       }
       if readsLazily { return "the session reads it ('\(name)'); \(command) to another file" }
     }

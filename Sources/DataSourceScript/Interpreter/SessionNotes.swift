@@ -1,7 +1,6 @@
 import DataSourceKit
 import DataSourceKitFiles
 import DataSourceKitPostgres
-import DataSourceKitSQLite
 
 /// Notes the session prints after a statement: what a load noticed (a column that is text only
 /// because of a few markers) and what expressions did quietly (a division by zero gave null).
@@ -33,9 +32,7 @@ final class SessionNotes {
     while let node = pending.popLast() {
       guard seen.insert(ObjectIdentifier(node)).inserted else { continue }
       switch node {
-      case let csv as CSVProvider: markers(in: csv, named: csv.displayPath)
-      case let json as JSONProvider: markers(in: json, named: json.displayPath)
-      case let sqlite as SQLiteProvider: markers(in: sqlite, named: sqlite.displayPath)
+      case let file as any ReadsAFile & DataProvider<Value>: markers(in: file, named: file.displayPath)
       case let editable as EditableProvider<Value>:
         // An editable table describes itself as its source: the file is below it.
         if let source = editable.source as? any CompositionNode { pending.append(source) }

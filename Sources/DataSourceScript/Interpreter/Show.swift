@@ -1,5 +1,4 @@
 import DataSourceKit
-import DataSourceKitSQLite
 
 extension Session {
   /// The most rows one `show` prints: each is laid out before any is printed.
@@ -255,7 +254,7 @@ extension Session {
     switch value {
     case .provider(let p):
       // A large SQLite table counts its nulls (checking its values) when described.
-      try (p.provider as? SQLiteProvider)?.checkAllValues()
+      try (p.provider as? any ChecksValuesLazily)?.checkAllValues()
       let tree = (p.provider as? any CompositionNode)?.treeLines()
       var lines = try tree ?? [summary(of: value, name: nil)]
       if let key = p.key { lines[0] += "  key \(key)" }
