@@ -30,7 +30,7 @@ extension SQLiteQuery {
     if join != nil { return nil }
     // After a limit, another stage would change which rows the limit took.
     if limit != nil {
-      guard case .limit = stage else { return nil }
+      guard case .slice(let slice) = stage, slice.offset == 0 else { return nil }
     }
     var query = self
     let translator = self.translator
@@ -55,7 +55,11 @@ extension SQLiteQuery {
       }
       if let previous = query.section { query.order.insert(previous, at: 0) }
       query.section = key
-    case .limit(let count):
+    // Only a slice from the first row: the reads of pages and counts keep no offset of their own, so
+    // `offset N` runs in memory over the rows SQL reads.
+    case .slice(let slice):
+      guard slice.offset == 0 else { return nil }
+      guard let count = slice.count else { break }
       query.limit = min(query.limit ?? count, count)
     }
     return query

@@ -29,9 +29,13 @@ struct IncrementalStagesTests {
     let section = PushdownStage.section(SortTerm(expression: .field(["g"]), direction: .ascending))
     let sectionDown = PushdownStage.section(SortTerm(expression: .field(["v"]), direction: .descending))
     return [
-      [], [filter], [sortUp], [section], [.limit(7)], [filter, sortUp, section], [section, sortDown],
-      [sortUp, .limit(5)], [filter, section, .limit(9)], [section, filter], [sectionDown, sortUp, filter],
-      [sortDown, section, .limit(12), filter], [.limit(20), sortUp],
+      [], [filter], [sortUp], [section], [.slice(RowSlice(count: 7))], [filter, sortUp, section],
+      [section, sortDown],
+      [sortUp, .slice(RowSlice(count: 5))], [filter, section, .slice(RowSlice(count: 9))], [section, filter],
+      [sectionDown, sortUp, filter],
+      [sortDown, section, .slice(RowSlice(count: 12)), filter], [.slice(RowSlice(count: 20)), sortUp],
+      [.slice(RowSlice(offset: 3)), filter], [sortUp, .slice(RowSlice(offset: 4, count: 6))],
+      [section, .slice(RowSlice(offset: 5, count: 9)), sortDown],
     ]
   }()
 
@@ -41,7 +45,7 @@ struct IncrementalStagesTests {
     let filter = PushdownStage.filter(.binary(.field(["w"]), .greater, .literal(.int(6))))
     let sortUp = PushdownStage.sort([SortTerm(expression: .field(["w"]), direction: .ascending)])
     let section = PushdownStage.section(SortTerm(expression: .field(["h"]), direction: .ascending))
-    return [[], [filter], [sortUp, section], [section, filter, .limit(6)]]
+    return [[], [filter], [sortUp, section], [section, filter, .slice(RowSlice(count: 6))]]
   }()
 
   /// Chains with stages below the `extend` as well: (below, above).
@@ -52,7 +56,8 @@ struct IncrementalStagesTests {
     let section = PushdownStage.section(SortTerm(expression: .field(["h"]), direction: .ascending))
     let filterW = PushdownStage.filter(.binary(.field(["w"]), .greater, .literal(.int(6))))
     return [
-      ([below], [byW]), ([sortByID], [section, .limit(8)]), ([below, section], [byW]), ([below], []),
+      ([below], [byW]), ([sortByID], [section, .slice(RowSlice(count: 8))]), ([below, section], [byW]),
+      ([below], []),
       ([below], [byW, section]), ([sortByID], [filterW, byW]),
     ]
   }()

@@ -52,12 +52,40 @@ package protocol ChecksValuesLazily: AnyObject {
   func checkAllValues() throws
 }
 
+/// A run of items by their position across sections, as SQL's `LIMIT … OFFSET …` takes one:
+/// `limit N` keeps `count` N from 0, `offset N` skips N and keeps the rest.
+package struct RowSlice: Sendable, Equatable {
+  /// Items skipped first.
+  package var offset: Int
+  /// Items kept after them; `nil` for all.
+  package var count: Int?
+
+  package init(offset: Int = 0, count: Int? = nil) {
+    self.offset = max(0, offset)
+    self.count = count.map { max(0, $0) }
+  }
+
+  /// This slice, then `next` over what it kept: `offset 5 | limit 10` keeps items 5 to 14.
+  package func then(_ next: RowSlice) -> RowSlice {
+    let remaining = count.map { max(0, $0 - next.offset) }
+    let kept: Int? =
+      switch (remaining, next.count) {
+      case (let a?, let b?): min(a, b)
+      case (let a?, nil): a
+      case (nil, let b): b
+      }
+    let (offset, overflow) = offset.addingReportingOverflow(next.offset)
+    return RowSlice(offset: overflow ? Int.max : offset, count: kept)
+  }
+}
+
 /// A stage a provider may run itself rather than in memory.
 package enum PushdownStage: Sendable, Equatable {
   case filter(RowExpression)
   case sort([SortTerm])
   case section(SortTerm)
-  case limit(Int)
+  /// A run of the items by position (`limit`, `offset`).
+  case slice(RowSlice)
 }
 
 /// A provider that can run stages itself (a database runs them in its query language).

@@ -21,8 +21,8 @@ package enum StageRule<Item> {
   case sort((Item, Item) -> ComparisonResult)
   /// Groups the items by key: sections in key order (null last), items in their base's order.
   case section(key: (Item) -> SectionKey, direction: SortDirection)
-  /// Keeps the first items.
-  case limit(Int)
+  /// Keeps a run of the items by their position across sections (`limit`, `offset`).
+  case slice(RowSlice)
 }
 
 /// A provider over a provider, like a fetch request over a store: `where`, `sort by`,
@@ -580,20 +580,38 @@ extension DerivedProvider {
   public static func limited(_ base: any DataProvider<Item>, label: String? = nil, count: Int)
     -> DerivedProvider
   {
-    limited(base, label: label ?? "limit \(count)", count: count, rule: nil)
+    sliced(base, label: label ?? "limit \(count)", RowSlice(count: count))
+  }
+}
+
+extension DerivedProvider {
+  /// Skips the first `offset` items across sections and keeps the next `count` (all when `nil`),
+  /// as `offset N` and `limit N` do; sections left empty are dropped.
+  ///
+  /// An edit of the base places the edited items again, and the items it pushes out of the run
+  /// or pulls into it.
+  /// - Complexity: O(items kept + sections) on load.
+  public static func sliced(
+    _ base: any DataProvider<Item>, label: String? = nil, from offset: Int, count: Int? = nil
+  )
+    -> DerivedProvider
+  {
+    sliced(base, label: label ?? "offset \(offset)", RowSlice(offset: offset, count: count))
   }
 
-  /// Keeps the first `count` items in order, across sections; sections left empty are dropped.
-  /// - Complexity: O(count) on load.
-  package static func limited(
-    _ base: any DataProvider<Item>, label: String, count: Int, rule: StageRule<Item>?
-  ) -> DerivedProvider {
-    DerivedProvider(base: base, label: label, rule: rule ?? .limit(count)) { base, offsets in
-      var remaining = max(0, count)
+  package static func sliced(_ base: any DataProvider<Item>, label: String, _ slice: RowSlice)
+    -> DerivedProvider
+  {
+    DerivedProvider(base: base, label: label, rule: .slice(slice)) { base, offsets in
+      var skip = slice.offset
+      var remaining = slice.count ?? Int.max
       var sections: [DerivedSection] = []
       for section in 0..<base.numberOfSections where remaining > 0 || sections.isEmpty {
-        let take = min(remaining, base.numberOfItems(inSection: section))
-        let start = offsets.starts[section]
+        let items = base.numberOfItems(inSection: section)
+        let skipped = min(skip, items)
+        skip -= skipped
+        let take = min(remaining, items - skipped)
+        let start = offsets.starts[section] + skipped
         if take > 0 || base.sectionKey(section) == nil {
           sections.append(
             DerivedSection(key: base.sectionKey(section), baseIndices: Array(start..<start + take)))
@@ -713,8 +731,8 @@ extension DerivedProvider where Item == Value {
         for (flat, entry) in entries.enumerated() { sections[Int(entry)].baseIndices.append(flat) }
         return try orderedByKey(sections, direction: term.direction)
       }
-    case .limit(let count):
-      return .limited(base, label: label, count: count)
+    case .slice(let slice):
+      return .sliced(base, label: label, slice)
     }
   }
 

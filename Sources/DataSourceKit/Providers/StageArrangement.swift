@@ -103,7 +103,7 @@ struct StageArrangement {
     func basePosition(_ handle: Int) -> Int { addressable.position(ofHandle: handle) ?? -1 }
 
     var extra: [Int] = []
-    if case .limit = rule {
+    if case .slice = rule {
     } else if case .section = rule {
     } else {
       // Sections the base no longer has are empty now (their items left the base): they go
@@ -117,10 +117,10 @@ struct StageArrangement {
       }
     }
     switch rule {
-    case .limit(let limit):
-      let (pushedOut, pulledIn) = placeWithinLimit(
-        arriving, limit: limit, affected: Set(affected), base: base, addressable: addressable)
-      // Items pushed past the limit were here; items pulled within it were not.
+    case .slice(let slice):
+      let (pushedOut, pulledIn) = placeWithin(
+        slice, arriving, affected: Set(affected), base: base, addressable: addressable)
+      // Items pushed out of the run were here; items pulled into it were not.
       wasHere.formUnion(pushedOut)
       extra = pushedOut + pulledIn
     default:
@@ -183,7 +183,7 @@ struct StageArrangement {
             insertSection(sectionKey, at: low)
           }
           place(handle, inSection: low, at: indexInBaseOrder(position, section: low))
-        case .limit:
+        case .slice:
           break
         }
       }
@@ -223,40 +223,47 @@ struct StageArrangement {
     return result
   }
 
-  /// Places items for `limit`.
+  /// Places the items arriving within `slice` (base positions `offset ..< offset + count`), then
+  /// the items the arrivals and departures pushed out of it or pulled into it, at either end.
   ///
-  /// The arriving items within the first `limit` of the base go to their places; the items
-  /// pushed past the limit leave and those pulled within it arrive. Returns the handles
-  /// that left and those that arrived without being touched.
-  private mutating func placeWithinLimit<Item>(
-    _ arriving: [(position: Int, handle: Int)], limit: Int, affected: Set<Int>, base: any DataProvider<Item>,
-    addressable: any HandleAddressable<Item>
+  /// - Complexity: O(changes + items moved across the run's ends), plus the array shifts.
+  private mutating func placeWithin<Item>(
+    _ slice: RowSlice, _ arriving: [(position: Int, handle: Int)], affected: Set<Int>,
+    base: any DataProvider<Item>, addressable: any HandleAddressable<Item>
   ) -> (pushedOut: [Int], pulledIn: [Int]) {
+    let total = SectionOffsets(of: base).total
+    let low = min(slice.offset, total)
+    let (sum, overflow) = slice.offset.addingReportingOverflow(slice.count ?? Int.max)
+    let high = min(overflow ? Int.max : sum, total)
     func basePosition(_ handle: Int) -> Int { addressable.position(ofHandle: handle) ?? Int.max }
     func indexInBaseOrder(_ position: Int) -> Int {
-      var (low, high) = (0, handles.count)
-      while low < high {
-        let mid = (low + high) / 2
-        if basePosition(handles[mid]) < position { low = mid + 1 } else { high = mid }
+      var (lower, upper) = (0, handles.count)
+      while lower < upper {
+        let mid = (lower + upper) / 2
+        if basePosition(handles[mid]) < position { lower = mid + 1 } else { upper = mid }
       }
-      return low
+      return lower
     }
-    for (position, handle) in arriving where position < limit {
+    for (position, handle) in arriving where position >= low && position < high {
       handles.insert(handle, at: indexInBaseOrder(position))
     }
     var pushedOut: [Int] = []
     var pulledIn: [Int] = []
-    // Pushed past the limit by items arriving before them.
-    while handles.count > 0, basePosition(handles[handles.count - 1]) >= limit {
+    // Pushed past the end by items arriving before them, or before the start by items leaving.
+    while handles.count > 0, basePosition(handles[handles.count - 1]) >= high {
       pushedOut.append(handles.remove(at: handles.count - 1))
     }
-    // Pulled within it by items leaving before them: they follow the last untouched item.
+    while handles.count > 0, basePosition(handles[0]) < low { pushedOut.append(handles.remove(at: 0)) }
+    // Pulled in at either end: the run's positions before its first untouched item and after
+    // its last (between them every item is untouched, or arrived above).
+    var first = 0
+    while first < handles.count, affected.contains(handles[first]) { first += 1 }
     var last = handles.count - 1
     while last >= 0, affected.contains(handles[last]) { last -= 1 }
-    let from = last >= 0 ? basePosition(handles[last]) + 1 : 0
-    let total = SectionOffsets(of: base).total
-    if from < min(limit, total) {
-      for position in from..<min(limit, total) {
+    let frontEnd = first < handles.count ? basePosition(handles[first]) : high
+    let backStart = last >= 0 ? basePosition(handles[last]) + 1 : high
+    for range in [low..<max(low, frontEnd), max(low, backStart)..<high] where !range.isEmpty {
+      for position in range {
         let handle = addressable.handle(atFlat: position)
         if !handles.contains(handle) {
           handles.insert(handle, at: indexInBaseOrder(position))
@@ -264,12 +271,16 @@ struct StageArrangement {
         }
       }
     }
-    // Sections: the base's, cut at the limit, as an arrangement of the whole makes them.
+    // Sections: the base's, cut to the run, as an arrangement of the whole makes them.
     keys = []
     counts = []
+    var skip = low
     var remaining = handles.count
     for section in 0..<base.numberOfSections where remaining > 0 || keys.isEmpty {
-      let take = min(remaining, base.numberOfItems(inSection: section))
+      let items = base.numberOfItems(inSection: section)
+      let skipped = min(skip, items)
+      skip -= skipped
+      let take = min(remaining, items - skipped)
       if take > 0 || base.sectionKey(section) == nil {
         keys.append(base.sectionKey(section))
         counts.append(take)

@@ -63,7 +63,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case emptyRange(lower: Int, upper: Int)
   /// `window` is the range as written (`11..`, `-5..3`).
   case rowsOutsideView(window: String, total: Int)
-  case invalidLimit(Int)
+  /// A negative count after `limit` or `offset`.
+  case negativeCount(String, Int)
   case delimiterNotOneCharacter(String)
 
   // Segments, views and sessions
@@ -233,7 +234,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "range \(lower)..\(upper) is backwards; write the smaller bound first"
     case .rowsOutsideView(let window, let total):
       "rows \(window) are outside the view, which has \(total) row\(total == 1 ? "" : "s") (0..\(total))"
-    case .invalidLimit(let n): "limit must be zero or more, not \(n)"
+    case .negativeCount(let word, let n): "\(word) must be zero or more, not \(n)"
     case .delimiterNotOneCharacter(let d):
       "the delimiter is one ASCII character other than a line end or a quote, such as \";\" or \"\\t\"; not \"\(TextWidth.displayable(d))\""
     case .notSegmented(let name, let found):

@@ -60,7 +60,8 @@ public enum Expected: Sendable, Equatable {
 
   // Pipelines and predicates
   case pipelineStep
-  case limitCount
+  /// The count after `limit` or `offset`.
+  case countAfter(String)
   case placeholderMessages
   case fieldName
   case comparisonOperator
@@ -156,7 +157,7 @@ public enum Expected: Sendable, Equatable {
     case .accessory: "an accessory (\(CellAccessory.namesInHelpOrder.joined(separator: ", ")))"
     case .templateAfter(let word): "a template in quotes after '\(word)'"
     case .pipelineStep: "a stage after '|'"
-    case .limitCount: "a number of items after 'limit'"
+    case .countAfter(let word): "a number of items after '\(word)'"
     case .placeholderMessages: "'empty \"…\"' or 'error \"…\"' after 'placeholder'"
     case .fieldName: "a field name"
     case .comparisonOperator: "'==' to compare"

@@ -517,8 +517,8 @@ extension Evaluator {
       return .sort(try keys.map { try sortTerm($0, checker) })
     case .section(let key, _):
       return .section(try sortTerm(key, checker))
-    case .limit(let count, _):
-      return .limit(count)
+    case .slice(let kind, let n, _):
+      return kind.rowSlice(n).map(PushdownStage.slice)
     case .extend, .select, .group, .distinct, .join:
       return nil
     }

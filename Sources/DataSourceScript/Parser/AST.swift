@@ -250,12 +250,13 @@ public enum PipelineStep: Sendable {
   }
 }
 
-/// A stage: `where`, `sort by`, `section by`, `limit`, `extend`, `select`.
+/// A stage: `where`, `sort by`, `section by`, `limit`, `extend`, `select` and the others.
 public enum Stage: Sendable {
   case filter(ValueExpression, range: SourceRange)
   case sort([SortKey], range: SourceRange)
   case section(SortKey, range: SourceRange)
-  case limit(Int, range: SourceRange)
+  /// `limit N`, `offset N`: a run of the items by position, as the word's ``StageKind/rowSlice(_:)`` says.
+  case slice(StageKind, Int, range: SourceRange)
   /// `extend NAME = EXPR, …`: adds (or replaces) fields.
   case extend([FieldDefinition], range: SourceRange)
   /// `select FIELD, NAME = EXPR, …`: keeps only these fields, in this order.
@@ -272,7 +273,7 @@ public enum Stage: Sendable {
     case .filter: .where
     case .sort: .sort
     case .section: .section
-    case .limit: .limit
+    case .slice(let kind, _, _): kind
     case .extend: .extend
     case .select: .select
     case .group: .group
@@ -283,7 +284,7 @@ public enum Stage: Sendable {
 
   public var range: SourceRange {
     switch self {
-    case .filter(_, let r), .sort(_, let r), .section(_, let r), .limit(_, let r), .extend(_, let r),
+    case .filter(_, let r), .sort(_, let r), .section(_, let r), .slice(_, _, let r), .extend(_, let r),
       .select(_, let r), .group(_, _, let r), .distinct(_, let r), .join(_, let r):
       r
     }

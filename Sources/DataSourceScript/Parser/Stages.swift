@@ -100,10 +100,10 @@ extension Parser {
         JoinClause(other: other, leftKey: leftKey, rightKey: rightKey, name: name, inner: inner),
         range: start..<previousEnd)
     case .limit:
-      guard case .int(let count) = current.kind else { throw unexpected(.limitCount) }
-      if count < 0 { throw Diagnostic(.invalidLimit(count), at: current.range) }
+      guard case .int(let count) = current.kind else { throw unexpected(.countAfter(kind.rawValue)) }
+      if count < 0 { throw Diagnostic(.negativeCount(kind.rawValue, count), at: current.range) }
       advance()
-      return .limit(count, range: start..<previousEnd)
+      return .slice(kind, count, range: start..<previousEnd)
     }
   }
 

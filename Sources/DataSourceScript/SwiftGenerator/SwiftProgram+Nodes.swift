@@ -297,9 +297,15 @@ extension SwiftProgram {
         "let \(made) = DerivedProvider.sectioned(\(base)\(direction)) { \(try valueCode(key.expression, item: "$0")) }"
       )
       return made
-    case .limit(let count, _):
-      let made = fresh(final ? name : name + "Limited")
-      add("let \(made) = DerivedProvider.limited(\(base), count: \(count))")
+    case .slice(let kind, let n, _):
+      guard let slice = kind.rowSlice(n) else { throw unsupported("the stage '\(text(stage.range))'") }
+      let made = fresh(final ? name : name + (slice.offset == 0 ? "Limited" : "Sliced"))
+      if slice.offset == 0, let count = slice.count {
+        add("let \(made) = DerivedProvider.limited(\(base), count: \(count))")
+      } else {
+        let count = slice.count.map { ", count: \($0)" } ?? ""
+        add("let \(made) = DerivedProvider.sliced(\(base), from: \(slice.offset)\(count))")
+      }
       return made
     case .extend(let fields, _):
       let made = fresh(final ? name : name + "Extended")

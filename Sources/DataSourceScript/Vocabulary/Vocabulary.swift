@@ -106,6 +106,16 @@ public enum StageKind: String, CaseIterable, Sendable {
     case .where, .limit, .extend, .select, .distinct, .join: rawValue
     }
   }
+
+  /// The run of items by position `N` keeps, for a stage written with a count (`limit N`).
+  ///
+  /// `nil` for the others, which the parser reads their own way.
+  package func rowSlice(_ n: Int) -> RowSlice? {
+    switch self {
+    case .limit: RowSlice(count: n)
+    case .where, .sort, .section, .extend, .select, .group, .distinct, .join: nil
+    }
+  }
 }
 
 /// Decorations after `|` that wrap a table.
