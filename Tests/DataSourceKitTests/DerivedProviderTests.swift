@@ -68,6 +68,29 @@ struct DerivedProviderTests {
     #expect(names(limited) == [["Al", "Di"], ["Cy"]])
   }
 
+  @Test("sliced skips items across sections and drops the sections it empties; past the end it keeps none")
+  func sliced() async throws {
+    let sectioned = DerivedProvider.sectioned(ArrayProvider(people), label: "s") {
+      $0.value(atPath: ["team"]) ?? .null
+    }
+    let all = DerivedProvider.sliced(sectioned, from: 0)
+    try await all.load()
+    let everyone = names(all)
+    #expect(everyone.joined().count == people.count)
+    for offset in 0...people.count + 1 {
+      for count in [nil, 0, 1, 2, 10] as [Int?] {
+        let slice = DerivedProvider.sliced(sectioned, from: offset, count: count)
+        try await slice.load()
+        let flat = Array(everyone.joined())
+        let expected = Array(flat.dropFirst(offset).prefix(count ?? flat.count))
+        #expect(
+          Array(names(slice).joined()) == expected, "offset \(offset) count \(String(describing: count))")
+        #expect(!names(slice).contains { $0.isEmpty }, "offset \(offset): an emptied section is dropped")
+      }
+    }
+    #expect(DerivedProvider.sliced(sectioned, from: 2).label == "offset 2")
+  }
+
   @Test("an item's index path, after sectioning")
   func itemPathOfItem() async throws {
     let sectioned = DerivedProvider.sectioned(ArrayProvider(people), label: "s") {

@@ -63,7 +63,7 @@ struct SwiftProgramTests {
       ], shown: "shown"),
     Screen(
       name: "grid of cards over a range, limit",
-      setup: ["let n = range 0..23 | limit 7"],
+      setup: ["let n = range 0..23 | offset 2 | limit 7"],
       shown: "grid n with card \"n {.}\\nrow {#}\" width 8 columns 3"),
     Screen(
       name: "csv with null markers, section by desc, a card from a cell",

@@ -64,19 +64,6 @@ package struct RowSlice: Sendable, Equatable {
     self.offset = max(0, offset)
     self.count = count.map { max(0, $0) }
   }
-
-  /// This slice, then `next` over what it kept: `offset 5 | limit 10` keeps items 5 to 14.
-  package func then(_ next: RowSlice) -> RowSlice {
-    let remaining = count.map { max(0, $0 - next.offset) }
-    let kept: Int? =
-      switch (remaining, next.count) {
-      case (let a?, let b?): min(a, b)
-      case (let a?, nil): a
-      case (nil, let b): b
-      }
-    let (offset, overflow) = offset.addingReportingOverflow(next.offset)
-    return RowSlice(offset: overflow ? Int.max : offset, count: kept)
-  }
 }
 
 /// A stage a provider may run itself rather than in memory.

@@ -312,6 +312,11 @@ public enum HelpCatalogue {
       name: "limit", group: .stages, syntax: ["PROVIDER | limit N"],
       summary: "Keeps the first N items, across sections.", examples: [people + "\nshow people | limit 2"]),
     HelpTopic(
+      name: "offset", group: .stages, syntax: ["PROVIDER | offset N"],
+      summary:
+        "Skips the first N items, across sections, and keeps the rest: offset 20 | limit 10 is the third page of ten, as SQL's LIMIT 10 OFFSET 20. Sections left empty are dropped. Over a database it runs in memory over the rows the database reads, as do the stages after it; the rows it skips are counted, not read.",
+      examples: [people + "\nshow people | sort by age | offset 2 | limit 3"]),
+    HelpTopic(
       name: "cell", group: .presentation,
       syntax: [
         "cell basic|subtitle|value1|value2 \"TEMPLATE\" [detail \"TEMPLATE\"] [accessory disclosure|checkmark|detail|detail disclosure|none]"

@@ -99,7 +99,7 @@ extension Parser {
       return .join(
         JoinClause(other: other, leftKey: leftKey, rightKey: rightKey, name: name, inner: inner),
         range: start..<previousEnd)
-    case .limit:
+    case .limit, .offset:
       guard case .int(let count) = current.kind else { throw unexpected(.countAfter(kind.rawValue)) }
       if count < 0 { throw Diagnostic(.negativeCount(kind.rawValue, count), at: current.range) }
       advance()

@@ -97,13 +97,13 @@ public enum BuilderKind: String, CaseIterable, Sendable {
 
 /// Stages after `|` that arrange a provider's items.
 public enum StageKind: String, CaseIterable, Sendable {
-  case `where`, sort, section, limit, extend, select, group, distinct, join
+  case `where`, sort, section, limit, offset, extend, select, group, distinct, join
 
   /// How the stage reads, for messages: `sort by`, not `sort`.
   public var phrase: String {
     switch self {
     case .sort, .section, .group: rawValue + " by"
-    case .where, .limit, .extend, .select, .distinct, .join: rawValue
+    case .where, .limit, .offset, .extend, .select, .distinct, .join: rawValue
     }
   }
 
@@ -113,6 +113,7 @@ public enum StageKind: String, CaseIterable, Sendable {
   package func rowSlice(_ n: Int) -> RowSlice? {
     switch self {
     case .limit: RowSlice(count: n)
+    case .offset: RowSlice(offset: n)
     case .where, .sort, .section, .extend, .select, .group, .distinct, .join: nil
     }
   }
