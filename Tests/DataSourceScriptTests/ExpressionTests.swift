@@ -12,7 +12,7 @@ struct ExpressionTests {
     var parser = Parser(tokens: Lexer.tokenize(text))
     let expression = try parser.parseValueExpression()
     let checker = ExpressionChecker(
-      scope: FieldScope(field: { _ in FieldInfo(type: nil, profile: nil) }, sourceKind: "array"),
+      scope: FieldScope(field: { _ in FieldInfo(type: nil, profile: nil) }, sourceKind: .array),
       text: { _ in text })
     return try checker.check(expression).expression.compiled()(.null)
   }

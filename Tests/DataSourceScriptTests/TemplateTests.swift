@@ -20,7 +20,7 @@ struct TemplateTests {
   /// A checker that accepts any field, its type known only when it runs.
   var anyField: ExpressionChecker {
     ExpressionChecker(
-      scope: FieldScope(field: { _ in FieldInfo(type: nil, profile: nil) }, sourceKind: "array"),
+      scope: FieldScope(field: { _ in FieldInfo(type: nil, profile: nil) }, sourceKind: .array),
       text: { _ in "" })
   }
 

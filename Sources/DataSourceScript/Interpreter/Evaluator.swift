@@ -192,83 +192,52 @@ extension Evaluator {
     async throws
     -> ProviderValue
   {
-    var options: [String: ProviderOption] = [:]
-    for option in expression.options { options[option.name.name] = option }
-    func stringOption(_ name: String) -> String? {
-      switch options[name]?.value {
-      case .string(let s), .word(let s): s
-      case .strings, .types, nil: nil
-      }
-    }
-    var readOptions = ReadOptions()
-    if case .strings(let markers) = options["null"]?.value { readOptions.nullMarkers = markers }
-    if case .types(let declarations) = options["types"]?.value {
-      for declaration in declarations { readOptions.types[declaration.field.name] = declaration.type }
-    }
+    let options = expression.options
+    let readOptions = options.readOptions
     try checkSandbox(expression)
     let provider: any DataProvider<Value>
-    let kind: String
     switch expression.source {
     case .array(let items):
       provider = ArrayProvider(
         items, knownFields: Value.unionOfFields(items), label: "array")
-      kind = "array"
     case .range(let lower, let upper):
       provider = MapProvider(RangeProvider(lower..<upper)) { Value.int($0) }
-      kind = "range"
     case .csv(let path):
-      var delimiter = UInt8(ascii: ",")
-      if let text = stringOption("delimiter"), let option = options["delimiter"] {
-        // One ASCII byte that can separate fields: not a line end, a quote or a letter of UTF-8.
-        guard text.utf8.count == 1, let byte = text.utf8.first, byte != 0x0A, byte != 0x0D,
-          byte != UInt8(ascii: "\"")
-        else {
-          throw Diagnostic(.delimiterNotOneCharacter(text), at: option.valueRange)
-        }
-        delimiter = byte
-      }
       provider = CSVProvider(
-        path: resolve(path), displayPath: path, delimiter: delimiter, options: readOptions,
+        path: resolve(path), displayPath: path, delimiter: options.delimiter ?? UInt8(ascii: ","),
+        options: readOptions,
         progress: progress,
         access: environment.sandbox?.fileAccess)
-      kind = "csv"
     case .json(let path):
-      let at = stringOption("at").map { $0.split(separator: ".").map(String.init) } ?? []
       provider = JSONProvider(
-        path: resolve(path), displayPath: path, at: at, options: readOptions, progress: progress,
+        path: resolve(path), displayPath: path, at: options.at ?? [], options: readOptions,
+        progress: progress,
         access: environment.sandbox?.fileAccess)
-      kind = "json"
     case .http(let url):
-      let at = stringOption("at").map { $0.split(separator: ".").map(String.init) } ?? []
-      let timeout = stringOption("timeout").flatMap(Double.init) ?? 10
       let isTemplate = HTTPProvider.isPageTemplate(url)
       if isTemplate && pageSize == nil {
         throw Diagnostic(.pageTemplateWithoutPaged(url: url), at: expression.argumentRange)
       }
       let limits = HTTPProvider.Limits(
-        timeout: timeout,
-        maximumBytes: stringOption("maxsize").flatMap(Int.init).map { $0 << 20 }
-          ?? HTTPProvider.Limits.defaultMaximumBytes,
-        followsRedirectsToOtherHosts: stringOption("redirects") == "any")
+        timeout: Double(options.timeoutSeconds ?? 10),
+        maximumBytes: options.maxsizeMegabytes.map { $0 << 20 } ?? HTTPProvider.Limits.defaultMaximumBytes,
+        followsRedirectsToOtherHosts: options.redirectsToAnyHost)
       provider = HTTPProvider(
-        url: url, at: at, pageSize: isTemplate ? pageSize : nil, limits: limits,
-        identityKey: stringOption("key"), options: readOptions, progress: progress)
-      kind = "http"
+        url: url, at: options.at ?? [], pageSize: isTemplate ? pageSize : nil, limits: limits,
+        identityKey: options.key, options: readOptions, progress: progress)
     case .sqlite(let path, let table, let query):
       let source: SQLiteQuery.Source = table.map { .table($0) } ?? .query(query ?? "")
       provider = SQLiteProvider(
         path: resolve(path), displayPath: path, query: SQLiteQuery(source: source),
-        identityKey: stringOption("key"), options: readOptions, access: environment.sandbox?.fileAccess)
-      kind = "sqlite"
+        identityKey: options.key, options: readOptions, access: environment.sandbox?.fileAccess)
     case .postgres(let url, let table, let query):
       do {
         provider = try PostgresProvider(
-          url: url, source: table.map { .table($0) } ?? .query(query ?? ""), identityKey: stringOption("key"),
-          options: readOptions, statementTimeout: stringOption("timeout").flatMap(Double.init))
+          url: url, source: table.map { .table($0) } ?? .query(query ?? ""), identityKey: options.key,
+          options: readOptions, statementTimeout: options.timeoutSeconds.map(Double.init))
       } catch let error as DataSourceError {
         throw Diagnostic(.dataSource(error), at: expression.argumentRange)
       }
-      kind = "postgres"
     }
     do {
       if !counting, let prepared = provider as? any PreparedLoading {
@@ -284,9 +253,10 @@ extension Evaluator {
     let name = Secrets.redacted(
       text(
         expression.range.lowerBound..<max(expression.range.lowerBound, expression.argumentRange.upperBound)))
-    var value = ProviderValue(provider: provider, displayName: name, key: nil, sourceKind: kind)
-    if let keyOption = options["key"], let key = stringOption("key") {
-      try checkField(FieldPath(components: [key], range: keyOption.valueRange), in: value)
+    var value = ProviderValue(
+      provider: provider, displayName: name, key: nil, sourceKind: expression.source.kind)
+    if let key = options.key, let keyRange = options.valueRanges[.key] {
+      try checkField(FieldPath(components: [key], range: keyRange), in: value)
       value.key = key
     }
     // In-memory sources are editable (insert, delete, update, move); edits reach every view.
@@ -760,7 +730,7 @@ extension Evaluator {
     }
     let checker = try checker(
       for: ProviderValue(
-        provider: adapter.provider, displayName: "the table's items", key: nil, sourceKind: "source"))
+        provider: adapter.provider, displayName: "the table's items", key: nil, sourceKind: nil))
     return (checker, adapter.provider)
   }
 

@@ -5,7 +5,7 @@ struct FieldScope {
   /// What a field path is: checked (an unknown field throws) and typed.
   var field: (FieldPath) throws -> FieldInfo
   /// The kind of source the fields come from (`csv`, `sqlite`), for fixes that name an option.
-  var sourceKind: String
+  var sourceKind: ProviderKind?
 }
 
 /// A field as an expression sees it.
@@ -215,7 +215,7 @@ struct ExpressionChecker {
     let kind = first.wouldBe.isNumber ? "numbers" : "\(first.wouldBe.rawValue)s"
     let advice =
       profile.markers.allSatisfy { SessionNotes.looksMissing($0.text) }
-      ? "add null \(quoted.joined(separator: ", ")) to the \(scope.sourceKind)"
+      ? "add null \(quoted.joined(separator: ", ")) to the \(scope.sourceKind?.rawValue ?? "source")"
       : SessionNotes.advice(for: profile.markers, fields: [profile.name], kind: kind)
     return "its values are \(kind) except \(SessionNotes.list(quoted)): \(advice)"
   }

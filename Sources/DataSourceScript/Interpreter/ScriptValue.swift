@@ -34,8 +34,9 @@ struct ProviderValue {
   var displayName: String
   /// The field that identifies an item (`key id`), used by diffing.
   var key: String?
-  /// The kind of source at the bottom of the chain: csv, json, array, range.
-  var sourceKind: String
+  /// The kind of source at the bottom of the chain (csv, json, array, …); `nil` for items that
+  /// come from no one source (a table's, in a template).
+  var sourceKind: ProviderKind?
 }
 
 /// A presenter before it is joined to a provider: its templates are checked against the

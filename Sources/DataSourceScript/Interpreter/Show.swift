@@ -181,7 +181,7 @@ extension Session {
     switch value {
     case .provider(let p):
       let provider = p.provider
-      var parts = ["\(p.sourceKind) provider"]
+      var parts = ["\(p.sourceKind?.rawValue ?? "source") provider"]
       parts.append(
         Session.counts(items: provider.totalItemCount, sections: provider.numberOfSections, noun: "item"))
       if let fields = try fieldsText(of: provider) { parts.append("fields " + fields) }

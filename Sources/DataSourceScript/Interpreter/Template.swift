@@ -287,7 +287,7 @@ extension Template {
               at: path.range)
           }
           return FieldInfo(type: path.components.count == 1 ? known.type : nil, profile: nil)
-        }, sourceKind: "source"),
+        }, sourceKind: nil),
       text: text)
   }
 }

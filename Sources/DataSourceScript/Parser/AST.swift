@@ -182,28 +182,59 @@ public struct ProviderExpression: Sendable {
     case postgres(url: String, table: String?, query: String?)
     /// `http URL`: JSON from the web.
     case http(url: String)
+
+    /// The word that names the source.
+    public var kind: ProviderKind {
+      switch self {
+      case .array: .array
+      case .range: .range
+      case .csv: .csv
+      case .json: .json
+      case .sqlite: .sqlite
+      case .postgres: .postgres
+      case .http: .http
+      }
+    }
   }
 
   public var source: Source
-  public var options: [ProviderOption]
+  public var options: ProviderOptions
   public var range: SourceRange
   /// The range of the source's main argument (the path, the list, the range).
   public var argumentRange: SourceRange
 }
 
-public struct ProviderOption: Sendable {
-  public var name: Identifier
-  public var value: OptionValue
-  public var valueRange: SourceRange
-}
+/// The options after a provider's argument (`key id`, `delimiter ";"`, `timeout 30`), read and
+/// checked once, where they are written: the evaluator and the Swift generator take them typed.
+public struct ProviderOptions: Sendable {
+  /// `key FIELD`: the field that names an item (for edits and diffing).
+  public var key: String?
+  /// `delimiter ";"`: the byte between a CSV's fields.
+  public var delimiter: UInt8?
+  /// `at "data.items"`: the path to the list inside a JSON document.
+  public var at: [String]?
+  /// `timeout S`: seconds a request or a statement may take.
+  public var timeoutSeconds: Int?
+  /// `maxsize MB`: the most a response may be.
+  public var maxsizeMegabytes: Int?
+  /// `redirects any`: redirects may lead to other hosts.
+  public var redirectsToAnyHost = false
+  /// `null "NA", "-"`: texts read as null.
+  public var nullMarkers: [String] = []
+  /// `types {zip: text, …}`: the types of fields, declared.
+  public var types: [TypeDeclaration] = []
+  /// Where each option's value was written, for the errors that check it against the data.
+  public var valueRanges: [ProviderOptionName: SourceRange] = [:]
 
-public enum OptionValue: Sendable {
-  case word(String)
-  case string(String)
-  /// `null "NA", "N/A"`.
-  case strings([String])
-  /// `types {zip: text, …}`.
-  case types([TypeDeclaration])
+  public init() {}
+
+  /// What the null markers and declared types ask of a reader.
+  public var readOptions: ReadOptions {
+    var options = ReadOptions()
+    options.nullMarkers = nullMarkers
+    for declaration in types { options.types[declaration.field.name] = declaration.type }
+    return options
+  }
 }
 
 /// `field: type ["format"]` inside `types {…}`.

@@ -241,25 +241,25 @@ extension Parser {
     return [value]
   }
 
-  /// Options after a provider, such as `key id` or `delimiter ";"`.
-  mutating func parseProviderOptions(for kind: ProviderKind) throws(Diagnostic) -> [ProviderOption] {
-    var options: [ProviderOption] = []
+  /// Options after a provider, such as `key id` or `delimiter ";"`, each checked as it is read.
+  mutating func parseProviderOptions(for kind: ProviderKind) throws(Diagnostic) -> ProviderOptions {
+    var options = ProviderOptions()
     let allowed = kind.options.map(\.rawValue)
     while case .identifier(let word) = current.kind, !Vocabulary.expressionTerminators.contains(word) {
-      let name = Identifier(name: word, range: current.range)
       guard let option = ProviderOptionName(rawValue: word), kind.options.contains(option) else {
         throw Diagnostic(
           .unknownOption(
             word, command: kind.rawValue, options: allowed, suggestion: suggestion(for: word, among: allowed)),
           at: current.range)
       }
-      if options.contains(where: { $0.name.name == word }) {
+      if options.valueRanges[option] != nil {
         throw Diagnostic(.duplicateOption(word), at: current.range)
       }
       advance()
+      let valueStart = current.range.lowerBound
       switch (option, current.kind) {
-      case (.key, .identifier(let value)):
-        options.append(ProviderOption(name: name, value: .word(value), valueRange: current.range))
+      case (.key, .identifier(let value)), (.key, .string(let value)):
+        options.key = value
       case (.timeout, .int(let number)) where number > 0, (.maxsize, .int(let number)) where number > 0:
         // Bounded here: a number past them overflowed the conversions that use it (seconds to
         // a server's milliseconds, megabytes to bytes) and stopped dsh.
@@ -269,30 +269,35 @@ extension Parser {
             .optionValueTooLarge(word, most: most, unit: option == .timeout ? "seconds" : "MB"),
             at: current.range)
         }
-        options.append(ProviderOption(name: name, value: .word(String(number)), valueRange: current.range))
+        if option == .timeout { options.timeoutSeconds = number } else { options.maxsizeMegabytes = number }
       case (.redirects, .identifier("any")):
-        options.append(ProviderOption(name: name, value: .word("any"), valueRange: current.range))
-      case (.key, .string(let value)), (.delimiter, .string(let value)), (.at, .string(let value)):
-        options.append(ProviderOption(name: name, value: .string(value), valueRange: current.range))
+        options.redirectsToAnyHost = true
+      case (.delimiter, .string(let text)):
+        // One ASCII byte that can separate fields: not a line end, a quote or a letter of UTF-8.
+        guard text.utf8.count == 1, let byte = text.utf8.first, byte != 0x0A, byte != 0x0D,
+          byte != UInt8(ascii: "\"")
+        else {
+          throw Diagnostic(.delimiterNotOneCharacter(text), at: current.range)
+        }
+        options.delimiter = byte
+      case (.at, .string(let path)):
+        options.at = path.split(separator: ".").map(String.init)
       case (.null, .string):
-        let valueStart = current.range.lowerBound
-        var markers: [String] = []
         repeat {
           let (marker, _) = try expectString(.nullMarker)
-          markers.append(marker)
+          options.nullMarkers.append(marker)
         } while consumeSymbol(.comma)
-        options.append(
-          ProviderOption(name: name, value: .strings(markers), valueRange: valueStart..<previousEnd))
+        options.valueRanges[option] = valueStart..<previousEnd
         continue
       case (.types, .symbol(.openBrace)):
-        let valueStart = current.range.lowerBound
-        options.append(
-          ProviderOption(name: name, value: .types(try parseTypes()), valueRange: valueStart..<previousEnd))
+        options.types = try parseTypes()
+        options.valueRanges[option] = valueStart..<previousEnd
         continue
       default:
         throw unexpected(.optionValue(option))
       }
       advance()
+      options.valueRanges[option] = valueStart..<previousEnd
     }
     return options
   }

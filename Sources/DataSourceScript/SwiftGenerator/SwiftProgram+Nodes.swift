@@ -179,22 +179,14 @@ extension SwiftProgram {
   mutating func providerNode(_ provider: ProviderExpression, name: String, pageSize: Int? = nil)
     throws(Unsupported) -> String
   {
-    var options: [String: OptionValue] = [:]
-    for option in provider.options { options[option.name.name] = option.value }
-    func optionText(_ name: String) -> String? {
-      switch options[name] {
-      case .word(let text)?, .string(let text)?: text
-      default: nil
-      }
-    }
+    let options = provider.options
     var readParts: [String] = []
-    if case .strings(let markers)? = options["null"] {
-      readParts.append("nullMarkers: [\(markers.map(Self.stringLiteral).joined(separator: ", "))]")
-    } else if let marker = optionText("null") {
-      readParts.append("nullMarkers: [\(Self.stringLiteral(marker))]")
+    if !options.nullMarkers.isEmpty {
+      readParts.append(
+        "nullMarkers: [\(options.nullMarkers.map(Self.stringLiteral).joined(separator: ", "))]")
     }
-    if case .types(let declarations)? = options["types"] {
-      let types = declarations.map { declaration in
+    if !options.types.isEmpty {
+      let types = options.types.map { declaration in
         let format = declaration.type.format.map { ", format: \(Self.stringLiteral($0))" } ?? ""
         return
           "\(Self.stringLiteral(declaration.field.name)): DeclaredType(.\(declaration.type.type.rawValue)\(format))"
@@ -217,17 +209,15 @@ extension SwiftProgram {
     case .csv(let path):
       imports.insert("DataSourceKitFiles")
       var delimiter = ""
-      if let text = optionText("delimiter"), text.utf8.count == 1 {
-        delimiter = ", delimiter: UInt8(ascii: \(Self.stringLiteral(text)))"
+      if let byte = options.delimiter {
+        delimiter = ", delimiter: UInt8(ascii: \(Self.stringLiteral(String(UnicodeScalar(byte)))))"
       }
       add("let \(made) = CSVProvider(path: \(Self.stringLiteral(resolve(path)))\(delimiter)\(readOptions))")
     case .json(let path):
       imports.insert("DataSourceKitFiles")
       var at = ""
-      if let text = optionText("at") {
-        at =
-          ", at: ["
-          + text.split(separator: ".").map { Self.stringLiteral(String($0)) }.joined(separator: ", ") + "]"
+      if let path = options.at {
+        at = ", at: [" + path.map(Self.stringLiteral).joined(separator: ", ") + "]"
       }
       add("let \(made) = JSONProvider(path: \(Self.stringLiteral(resolve(path)))\(at)\(readOptions))")
     case .postgres(let url, let table, let query):
@@ -235,9 +225,9 @@ extension SwiftProgram {
       let source =
         table.map { ".table(\(Self.stringLiteral($0)))" } ?? ".query(\(Self.stringLiteral(query ?? "")))"
       var arguments = "url: \(Self.stringLiteral(url)), source: \(source)"
-      if let key = optionText("key") { arguments += ", identityKey: \(Self.stringLiteral(key))" }
+      if let key = options.key { arguments += ", identityKey: \(Self.stringLiteral(key))" }
       if !readParts.isEmpty { arguments += ", options: ReadOptions(\(readParts.joined(separator: ", ")))" }
-      if let seconds = optionText("timeout").flatMap(Double.init) {
+      if let seconds = options.timeoutSeconds.map(Double.init) {
         arguments += ", statementTimeout: \(seconds)"
       }
       add("let \(made) = try PostgresProvider(\(arguments))")
@@ -251,18 +241,16 @@ extension SwiftProgram {
     case .http(let url):
       imports.insert("DataSourceKitHTTP")
       var arguments = "url: \(Self.stringLiteral(url))"
-      if let text = optionText("at") {
-        arguments +=
-          ", at: ["
-          + text.split(separator: ".").map { Self.stringLiteral(String($0)) }.joined(separator: ", ") + "]"
+      if let path = options.at {
+        arguments += ", at: [" + path.map(Self.stringLiteral).joined(separator: ", ") + "]"
       }
       if let pageSize { arguments += ", pageSize: \(pageSize)" }
       var limits: [String] = []
-      if let seconds = optionText("timeout").flatMap(Double.init) { limits.append("timeout: \(seconds)") }
-      if let megabytes = optionText("maxsize").flatMap(Int.init) {
+      if let seconds = options.timeoutSeconds.map(Double.init) { limits.append("timeout: \(seconds)") }
+      if let megabytes = options.maxsizeMegabytes {
         limits.append("maximumBytes: \(megabytes) << 20")
       }
-      if optionText("redirects") == "any" { limits.append("followsRedirectsToOtherHosts: true") }
+      if options.redirectsToAnyHost { limits.append("followsRedirectsToOtherHosts: true") }
       if !limits.isEmpty { arguments += ", limits: HTTPProvider.Limits(\(limits.joined(separator: ", ")))" }
       add("let \(made) = HTTPProvider(\(arguments)\(readOptions))")
     }
