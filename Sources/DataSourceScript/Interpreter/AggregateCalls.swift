@@ -12,9 +12,9 @@ struct AggregateCall {
 extension ValueExpression {
   /// The aggregate this expression calls at its top (`sum(x)`), checking its arguments' count.
   func aggregateCall(text: (SourceRange) -> String) throws -> AggregateCall? {
-    guard case .call(let name, let arguments, let range) = self,
-      let function = AggregateFunction(rawValue: name.name)
-    else { return nil }
+    guard case .call(let name, let arguments, let range) = self, let function = name.aggregate else {
+      return nil
+    }
     guard arguments.count == 1 || (arguments.isEmpty && function.takesNoArgument) else {
       throw Diagnostic(.functionArgumentCount(name.name, signature: function.signature), at: range)
     }

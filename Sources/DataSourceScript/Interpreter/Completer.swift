@@ -6,6 +6,12 @@ import Foundation
 /// inside a template's `{`, and otherwise keywords and bound names.
 @MainActor
 public struct Completer {
+  /// Words a field name follows: `sort by`, `where`, `and`, `or`, `not`, `key`.
+  private static let wordsBeforeFields: Set<String> = Set(
+    [Keyword.by, .and, .or, .not].map(\.rawValue) + [
+      StageKind.where.rawValue, ProviderOptionName.key.rawValue,
+    ])
+
   public let session: Session
 
   public init(session: Session) { self.session = session }
@@ -26,6 +32,7 @@ public struct Completer {
       $0 == " " || $0 == "\t" || $0 == "|" || $0 == "(" || $0 == ","
     })
     let previous = previousWords.last.map(String.init)
+    let command = previousWords.first.flatMap { Command(rawValue: String($0)) }
     let statementStart =
       previousWords.isEmpty || before.hasSuffix(";")
       || before.trimmingCharacters(in: .whitespaces).hasSuffix(";")
@@ -37,25 +44,25 @@ public struct Completer {
       return (start, candidates.sorted())
     } else if statementStart {
       pool = Vocabulary.statementStarters + Vocabulary.expressionStarters + session.boundNames
-    } else if previousWords.first == "set", previousWords.count == 1 {
+    } else if command == .set, previousWords.count == 1 {
       pool = SettingName.allCases.map(\.rawValue)
-    } else if previousWords.first == "set", previousWords.count == 2 {
+    } else if command == .set, previousWords.count == 2 {
       pool = SettingName(rawValue: String(previousWords[1]))?.values ?? []
-    } else if previousWords.first == "help", previousWords.count == 1 {
+    } else if command == .help, previousWords.count == 1 {
       pool = HelpCatalogue.topics.map(\.name)
-    } else if previousWords.first == "switch", previousWords.count == 1 {
+    } else if command == .switch, previousWords.count == 1 {
       pool = session.boundNames.filter { !session.segments(of: $0).isEmpty }
-    } else if previousWords.first == "switch", previousWords.count == 2 {
-      pool = ["to"]
-    } else if previousWords.first == "switch", previousWords.count == 3, previous == "to" {
+    } else if command == .switch, previousWords.count == 2 {
+      pool = [PlaceWord.to.rawValue]
+    } else if command == .switch, previousWords.count == 3, previous == PlaceWord.to.rawValue {
       pool = session.segments(of: String(previousWords[1]))
-    } else if let previous, ["by", "where", "and", "or", "not", "key"].contains(previous) {
+    } else if let previous, Self.wordsBeforeFields.contains(previous) {
       pool = fieldsInScope(before)
-    } else if previous == "as" {
+    } else if previous == Keyword.as.rawValue {
       pool = RenderMode.allCases.map(\.rawValue)
-    } else if previous == "cell" {
+    } else if previous == BuilderKind.cell.rawValue {
       pool = CellStyle.allCases.map(\.rawValue)
-    } else if previous == "accessory" {
+    } else if previous == CellOptionName.accessory.rawValue {
       pool = CellAccessory.allCases.map(\.rawValue)
     } else if before.hasSuffix("| ") || before.hasSuffix("|") {
       pool = Vocabulary.pipelineWords
@@ -81,12 +88,14 @@ public struct Completer {
     let command =
       String(decoding: bytes[..<quote], as: UTF8.self).split(separator: " ").last.map(String.init) ?? ""
     // Each command is offered the files it reads (and every folder).
-    let extensions: [String: [String]] = [
-      "csv": ["csv", "tsv", "txt"], "json": ["json", "jsonl", "ndjson"],
-      "sqlite": ["db", "sqlite", "sqlite3"],
-      "source": ["dsh"], "save": ["dsh"],
-    ]
-    guard let wanted = extensions[command] else { return nil }
+    let wanted: [String]
+    if let kind = ProviderKind(rawValue: command), !kind.fileExtensions.isEmpty {
+      wanted = kind.fileExtensions
+    } else if command == Command.source.rawValue || command == Command.save.rawValue {
+      wanted = ["dsh"]
+    } else {
+      return nil
+    }
     let typed = String(decoding: bytes[(quote + 1)...], as: UTF8.self)
     let folder = typed.contains("/") ? String(typed[...(typed.lastIndex(of: "/") ?? typed.startIndex)]) : ""
     let prefix = String(typed.dropFirst(folder.count))

@@ -255,7 +255,7 @@ extension Evaluator {
         expression.range.lowerBound..<max(expression.range.lowerBound, expression.argumentRange.upperBound)))
     var value = ProviderValue(
       provider: provider, displayName: name, key: nil, sourceKind: expression.source.kind)
-    if let key = options.key, let keyRange = options.valueRanges[.key] {
+    if let key = options.key, let keyRange = options.valueRange(of: .key) {
       try checkField(FieldPath(components: [key], range: keyRange), in: value)
       value.key = key
     }
@@ -554,8 +554,7 @@ extension Evaluator {
     }
     let fields = try aggregates.map { definition in
       guard let call = try definition.expression.aggregateCall(text: { self.text($0) }) else {
-        if case .call(let name, _, _) = definition.expression, ExpressionFunction(rawValue: name.name) == nil
-        {
+        if case .call(let name, _, _) = definition.expression, case .unknown = name.callee {
           throw Diagnostic(
             .unknownAggregate(
               name.name,

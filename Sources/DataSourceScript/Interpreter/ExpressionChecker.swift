@@ -250,13 +250,14 @@ struct ExpressionChecker {
 
   // MARK: Functions
 
-  private func call(_ name: Identifier, _ arguments: [ValueExpression], range: SourceRange) throws
+  private func call(_ name: CallName, _ arguments: [ValueExpression], range: SourceRange) throws
     -> TypedExpression
   {
-    guard let function = ExpressionFunction(rawValue: name.name) else {
-      if AggregateFunction(rawValue: name.name) != nil {
-        throw Diagnostic(.aggregateOutsideGroup(name.name), at: name.range)
-      }
+    let function: ExpressionFunction
+    switch name.callee {
+    case .function(let named): function = named
+    case .aggregate: throw Diagnostic(.aggregateOutsideGroup(name.name), at: name.range)
+    case .unknown:
       throw Diagnostic(
         .unknownFunction(
           name.name,

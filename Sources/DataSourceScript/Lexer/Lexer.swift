@@ -152,18 +152,10 @@ public struct Lexer {
     }
   }
 
-  /// Words after which `-5` is a negative number: the language's own words.
-  ///
-  /// (`rows -5..`, `limit -1`, `at -1`.) After a field name, a number, a string or a closing bracket, `-` is
-  /// a subtraction (`x-1`).
-  private static let wordsBeforeNumbers: Set<String> = Vocabulary.reservedWords.union([
-    "at", "from", "to", "size", "columns", "width", "height", "timeout", "maxsize", "set", "into",
-  ])
-
   private var previousEndsOperand: Bool {
     switch tokens.last?.kind {
     case .int?, .double?, .string?, .quotedName?, .symbol(.closeParen)?, .symbol(.closeBracket)?: true
-    case .identifier(let word)?: !Lexer.wordsBeforeNumbers.contains(word)
+    case .identifier(let word)?: !Vocabulary.wordsBeforeNumbers.contains(word)
     default: false
     }
   }

@@ -223,8 +223,14 @@ public struct ProviderOptions: Sendable {
   public var nullMarkers: [String] = []
   /// `types {zip: text, …}`: the types of fields, declared.
   public var types: [TypeDeclaration] = []
-  /// Where each option's value was written, for the errors that check it against the data.
-  public var valueRanges: [ProviderOptionName: SourceRange] = [:]
+  /// The options in the order written, each with where its value is, for the errors that
+  /// check it against the data.
+  public var written: [(name: ProviderOptionName, valueRange: SourceRange)] = []
+
+  /// Where the value of `option` was written, if it was.
+  public func valueRange(of option: ProviderOptionName) -> SourceRange? {
+    written.first { $0.name == option }?.valueRange
+  }
 
   public init() {}
 
@@ -405,6 +411,45 @@ public struct SortKey: Sendable {
   public var direction: SortDirection
 }
 
+/// The name of a call, and what it names, found once when it is read.
+public struct CallName: Sendable {
+  /// What a call's name names.
+  public enum Callee: Sendable {
+    /// A function of one item's values (`upper(name)`).
+    case function(ExpressionFunction)
+    /// An aggregate of many items (`sum(price)`).
+    case aggregate(AggregateFunction)
+    /// Neither: an error where the call is checked, with the closest name.
+    case unknown
+  }
+
+  /// The name as written, with its place.
+  public var identifier: Identifier
+  /// What it names.
+  public var callee: Callee
+
+  /// `name` as written, its callee looked up among the functions and aggregates.
+  public init(_ identifier: Identifier) {
+    self.identifier = identifier
+    if let function = ExpressionFunction(rawValue: identifier.name) {
+      callee = .function(function)
+    } else if let aggregate = AggregateFunction(rawValue: identifier.name) {
+      callee = .aggregate(aggregate)
+    } else {
+      callee = .unknown
+    }
+  }
+
+  /// The name as written.
+  public var name: String { identifier.name }
+  /// Where the name is written.
+  public var range: SourceRange { identifier.range }
+  /// The aggregate it names, if it names one.
+  public var aggregate: AggregateFunction? { if case .aggregate(let a) = callee { a } else { nil } }
+  /// The function it names, if it names one.
+  public var function: ExpressionFunction? { if case .function(let f) = callee { f } else { nil } }
+}
+
 /// An expression over an item's fields, as written: what `where`, `sort by`, `section by`,
 /// `extend`, `select`, templates and `update … set` take.
 public indirect enum ValueExpression: Sendable {
@@ -414,7 +459,7 @@ public indirect enum ValueExpression: Sendable {
   case negate(ValueExpression, range: SourceRange)
   case not(ValueExpression, range: SourceRange)
   case binary(ValueExpression, BinaryOperator, ValueExpression, operatorRange: SourceRange)
-  case call(Identifier, [ValueExpression], range: SourceRange)
+  case call(CallName, [ValueExpression], range: SourceRange)
 
   public var range: SourceRange {
     switch self {

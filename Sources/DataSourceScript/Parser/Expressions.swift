@@ -49,7 +49,7 @@ extension Parser {
       let value = try parseLiteral()
       return .literal(value, range: start..<previousEnd)
     case .identifier(let word):
-      if word == "true" || word == "false" || word == "null" {
+      if [Keyword.true, .false, .null].contains(where: { $0.rawValue == word }) {
         return .literal(try parseLiteral(), range: start..<previousEnd)
       }
       if let provider = ProviderKind.bySpelling[word] {
@@ -65,17 +65,17 @@ extension Parser {
       case .paged:
         advance()
         let source = try parsePrimary()
-        guard consumeWord("size") else { throw unexpected(.pageSizeAfterSource) }
+        guard consumeWord(PlaceWord.size) else { throw unexpected(.pageSizeAfterSource) }
         guard case .int(let size) = current.kind, size > 0 else { throw unexpected(.pageSize) }
         advance()
         return .paged(source, size: size, range: start..<previousEnd)
       case .table:
         advance()
         let provider = try parseExpression()  // stages allowed, up to `with`
-        guard consumeWord("with") else { throw unexpected(.withCell) }
+        guard consumeWord(Keyword.with) else { throw unexpected(.withCell) }
         let cell = try parsePrimary()
         var style: TableStyle?
-        if consumeWord("style") {
+        if consumeWord(PlaceWord.style) {
           guard case .identifier(let word) = current.kind, let named = TableStyle(rawValue: word) else {
             let word: String? = if case .identifier(let w) = current.kind { w } else { nil }
             throw Diagnostic(
@@ -91,10 +91,10 @@ extension Parser {
       case .grid:
         advance()
         let provider = try parseExpression()  // stages allowed, up to `with`
-        guard consumeWord("with") else { throw unexpected(.withCard) }
+        guard consumeWord(Keyword.with) else { throw unexpected(.withCard) }
         let card = try parsePrimary()
         var columns: Int?
-        if consumeWord("columns") {
+        if consumeWord(PlaceWord.columns) {
           guard case .int(let n) = current.kind, n > 0 else { throw unexpected(.columnCount) }
           columns = n
           advance()
@@ -105,11 +105,12 @@ extension Parser {
         let template = try parseTemplateSource(.cardTemplate)
         var size: [String: Int] = [:]
         while case .identifier(let word) = current.kind, !Vocabulary.expressionTerminators.contains(word) {
-          let options = ["width", "height"]
+          let options = CardOptionName.allCases.map(\.rawValue)
           guard options.contains(word) else {
             throw Diagnostic(
               .unknownOption(
-                word, command: "card", options: options, suggestion: suggestion(for: word, among: options)),
+                word, command: BuilderKind.card.rawValue, options: options,
+                suggestion: suggestion(for: word, among: options)),
               at: current.range)
           }
           guard size[word] == nil else { throw Diagnostic(.duplicateOption(word), at: current.range) }
@@ -121,7 +122,8 @@ extension Parser {
           advance()
         }
         return .card(
-          template: template, width: size["width"], height: size["height"], range: start..<previousEnd)
+          template: template, width: size[CardOptionName.width.rawValue],
+          height: size[CardOptionName.height.rawValue], range: start..<previousEnd)
       case .cell:
         return .cell(try parseCell())
       case .cells:
@@ -130,13 +132,15 @@ extension Parser {
         commaEndsExpression = true
         defer { commaEndsExpression = saved }
         var cases: [(predicate: ValueExpression, cell: Expression)] = []
-        while consumeWord("when") {
+        while consumeWord(PlaceWord.when) {
           let predicate = try parseValueExpression()
-          try expectWord("use")
+          try expectWord(PlaceWord.use)
           cases.append((predicate, try parsePrimary()))
           guard consumeSymbol(.comma) else { throw unexpected(.cellsContinuation) }
         }
-        guard consumeWord("else") else { throw unexpected(cases.isEmpty ? .word("when") : .whenOrElse) }
+        guard consumeWord(PlaceWord.else) else {
+          throw unexpected(cases.isEmpty ? .word(PlaceWord.when.rawValue) : .whenOrElse)
+        }
         let fallback = try parsePrimary()
         return .cells(cases: cases, fallback: fallback, range: start..<previousEnd)
       case .segmented:
@@ -187,7 +191,7 @@ extension Parser {
       let (path, pathRange) = try expectString(kind == .sqlite ? .databasePath : .postgresURL)
       var table: String?
       var query: String?
-      if consumeWord("table") {
+      if consumeWord(PlaceWord.table) {
         switch current.kind {
         case .identifier(let name), .string(let name): table = name
         default: throw unexpected(.tableName)
@@ -200,12 +204,12 @@ extension Parser {
           table = name + "." + part
           advance()
         }
-      } else if consumeWord("query") {
+      } else if consumeWord(PlaceWord.query) {
         (query, _) = try expectString(.sqlQuery)
       } else {
         var close: String?
         if case .identifier(let word) = current.kind {
-          close = suggestion(for: word, among: ["table", "query"])
+          close = suggestion(for: word, among: [PlaceWord.table.rawValue, PlaceWord.query.rawValue])
         }
         throw unexpected(.tableOrQuery(suggestion: close))
       }
@@ -252,7 +256,7 @@ extension Parser {
             word, command: kind.rawValue, options: allowed, suggestion: suggestion(for: word, among: allowed)),
           at: current.range)
       }
-      if options.valueRanges[option] != nil {
+      if options.valueRange(of: option) != nil {
         throw Diagnostic(.duplicateOption(word), at: current.range)
       }
       advance()
@@ -270,7 +274,7 @@ extension Parser {
             at: current.range)
         }
         if option == .timeout { options.timeoutSeconds = number } else { options.maxsizeMegabytes = number }
-      case (.redirects, .identifier("any")):
+      case (.redirects, .identifier(PlaceWord.any.rawValue)):
         options.redirectsToAnyHost = true
       case (.delimiter, .string(let text)):
         // One ASCII byte that can separate fields: not a line end, a quote or a letter of UTF-8.
@@ -287,17 +291,17 @@ extension Parser {
           let (marker, _) = try expectString(.nullMarker)
           options.nullMarkers.append(marker)
         } while consumeSymbol(.comma)
-        options.valueRanges[option] = valueStart..<previousEnd
+        options.written.append((option, valueStart..<previousEnd))
         continue
       case (.types, .symbol(.openBrace)):
         options.types = try parseTypes()
-        options.valueRanges[option] = valueStart..<previousEnd
+        options.written.append((option, valueStart..<previousEnd))
         continue
       default:
         throw unexpected(.optionValue(option))
       }
       advance()
-      options.valueRanges[option] = valueStart..<previousEnd
+      options.written.append((option, valueStart..<previousEnd))
     }
     return options
   }
@@ -346,7 +350,7 @@ extension Parser {
   /// Parses `cell STYLE TEMPLATE [detail TEMPLATE] [accessory NAME]`.
   mutating func parseCell() throws(Diagnostic) -> CellExpression {
     let start = current.range.lowerBound
-    try expectWord("cell")
+    try expectWord(BuilderKind.cell)
     let styleName = try expectIdentifier(.cellStyle)
     guard let style = CellStyle(rawValue: styleName.name) else {
       throw Diagnostic(
@@ -360,21 +364,23 @@ extension Parser {
     var accessory = CellAccessory.none
     var seen: Set<String> = []
     while case .identifier(let word) = current.kind, !Vocabulary.expressionTerminators.contains(word) {
-      let options = ["detail", "accessory"]
-      guard options.contains(word) else {
+      let options = CellOptionName.allCases.map(\.rawValue)
+      guard let option = CellOptionName(rawValue: word) else {
         throw Diagnostic(
           .unknownOption(
-            word, command: "cell", options: options, suggestion: suggestion(for: word, among: options)),
+            word, command: BuilderKind.cell.rawValue, options: options,
+            suggestion: suggestion(for: word, among: options)),
           at: current.range)
       }
       guard seen.insert(word).inserted else { throw Diagnostic(.duplicateOption(word), at: current.range) }
       advance()
-      if word == "detail" {
-        detail = try parseTemplateSource(.templateAfter("detail"))
-      } else {
+      switch option {
+      case .detail:
+        detail = try parseTemplateSource(.templateAfter(word))
+      case .accessory:
         var name = try expectIdentifier(.accessory)
         // `detail disclosure` is two words: the info button and the chevron.
-        if name.name == CellAccessory.detail.rawValue, isWord("disclosure") {
+        if name.name == CellAccessory.detail.rawValue, isWord(PlaceWord.disclosure) {
           name = Identifier(
             name: CellAccessory.detailDisclosure.rawValue,
             range: name.range.lowerBound..<current.range.upperBound)
@@ -417,13 +423,13 @@ extension Parser {
     case .double(let d):
       advance()
       return .double(d)
-    case .identifier("true"):
+    case .identifier(Keyword.true.rawValue):
       advance()
       return .bool(true)
-    case .identifier("false"):
+    case .identifier(Keyword.false.rawValue):
       advance()
       return .bool(false)
-    case .identifier("null"):
+    case .identifier(Keyword.null.rawValue):
       advance()
       return .null
     case .symbol(.openBracket):

@@ -92,10 +92,10 @@ public struct Parser {
   /// The end of the previous token, for ranges that end at what was consumed.
   var previousEnd: Int { position > 0 ? tokens[position - 1].range.upperBound : 0 }
 
-  func isWord(_ word: String) -> Bool { current.kind == .identifier(word) }
+  func isWord(_ word: some VocabularyWord) -> Bool { current.kind == .identifier(word.rawValue) }
   func isSymbol(_ symbol: Symbol) -> Bool { current.kind == .symbol(symbol) }
 
-  mutating func consumeWord(_ word: String) -> Bool {
+  mutating func consumeWord(_ word: some VocabularyWord) -> Bool {
     guard isWord(word) else { return false }
     advance()
     return true
@@ -107,8 +107,8 @@ public struct Parser {
     return true
   }
 
-  mutating func expectWord(_ word: String) throws(Diagnostic) {
-    guard consumeWord(word) else { throw unexpected(.word(word)) }
+  mutating func expectWord(_ word: some VocabularyWord) throws(Diagnostic) {
+    guard consumeWord(word) else { throw unexpected(.word(word.rawValue)) }
   }
 
   mutating func expectSymbol(_ symbol: Symbol, _ what: Expected? = nil) throws(Diagnostic) {

@@ -25,13 +25,13 @@ extension Parser {
       let predicate = try parseValueExpression()
       return .filter(predicate, range: start..<previousEnd)
     case .sort:
-      try expectWord("by")
+      try expectWord(Keyword.by)
       var keys = [try parseSortKey()]
       // Inside `compose a, b` a comma ends the child: sort by several keys in parentheses there.
       while !commaEndsExpression, consumeSymbol(.comma) { keys.append(try parseSortKey()) }
       return .sort(keys, range: start..<previousEnd)
     case .section:
-      try expectWord("by")
+      try expectWord(Keyword.by)
       let key = try parseSortKey()
       return .section(key, range: start..<previousEnd)
     case .extend, .select:
@@ -47,19 +47,19 @@ extension Parser {
       let range = start..<previousEnd
       return kind == .extend ? .extend(definitions, range: range) : .select(definitions, range: range)
     case .group:
-      try expectWord("by")
+      try expectWord(Keyword.by)
       var keys = [try parseGroupKey()]
       while !commaEndsExpression, consumeSymbol(.comma) { keys.append(try parseGroupKey()) }
       // `with NAME = …` is the group's; `with cell …` after it belongs to `table`.
       var aggregates: [FieldDefinition] = []
-      let presenters: Set<String> = ["cell", "cells", "card"]
+      let presenters = Set([BuilderKind.cell, .cells, .card].map(\.rawValue))
       let presenterFollows: Bool =
         if case .identifier(let word) = next.kind {
           presenters.contains(word) && afterNext.kind != .symbol(.equals)
         } else {
           false
         }
-      if isWord("with"), !presenterFollows {
+      if isWord(Keyword.with), !presenterFollows {
         advance()
         repeat {
           guard next.kind == .symbol(.equals) else { throw unexpected(.aggregateDefinition) }
@@ -81,12 +81,12 @@ extension Parser {
       return .distinct(keys, range: start..<previousEnd)
     case .join:
       let other = try parsePrimary()
-      guard consumeWord("on") else { throw unexpected(.joinCondition) }
+      guard consumeWord(PlaceWord.on) else { throw unexpected(.joinCondition) }
       let condition = try parseValueExpression()
       guard case .binary(let leftKey, .equal, let rightKey, _) = condition else {
         throw Diagnostic(.expected(.joinCondition, found: "another condition"), at: condition.range)
       }
-      guard consumeWord("as") else { throw unexpected(.joinName) }
+      guard consumeWord(Keyword.as) else { throw unexpected(.joinName) }
       let name: Identifier
       switch current.kind {
       case .identifier(let word), .quotedName(let word):
@@ -95,7 +95,7 @@ extension Parser {
       default:
         throw unexpected(.joinName)
       }
-      let inner = consumeWord("inner")
+      let inner = consumeWord(PlaceWord.inner)
       return .join(
         JoinClause(other: other, leftKey: leftKey, rightKey: rightKey, name: name, inner: inner),
         range: start..<previousEnd)
@@ -133,13 +133,19 @@ extension Parser {
     case .placeholder:
       var empty: TemplateSource?
       var error: TemplateSource?
-      while case .identifier(let option) = current.kind, option == "empty" || option == "error" {
-        if (option == "empty" && empty != nil) || (option == "error" && error != nil) {
-          throw Diagnostic(.duplicateOption(option), at: current.range)
-        }
+      while case .identifier(let word) = current.kind, let state = PlaceholderState(rawValue: word) {
+        let given: TemplateSource? =
+          switch state {
+          case .empty: empty
+          case .error: error
+          }
+        if given != nil { throw Diagnostic(.duplicateOption(word), at: current.range) }
         advance()
-        let template = try parseTemplateSource(.templateAfter(option))
-        if option == "empty" { empty = template } else { error = template }
+        let template = try parseTemplateSource(.templateAfter(word))
+        switch state {
+        case .empty: empty = template
+        case .error: error = template
+        }
       }
       guard empty != nil || error != nil else { throw unexpected(.placeholderMessages) }
       return .placeholder(empty: empty, error: error, range: start..<previousEnd)
@@ -149,9 +155,9 @@ extension Parser {
   mutating func parseSortKey() throws(Diagnostic) -> SortKey {
     let expression = try parseValueExpression()
     var direction = SortDirection.ascending
-    if consumeWord("asc") {
+    if consumeWord(Keyword.asc) {
       direction = .ascending
-    } else if consumeWord("desc") {
+    } else if consumeWord(Keyword.desc) {
       direction = .descending
     }
     return SortKey(expression: expression, direction: direction)
@@ -162,16 +168,17 @@ extension Parser {
   private mutating func parseGroupKey() throws(Diagnostic) -> FieldDefinition {
     let expression = try parseValueExpression()
     // `show … | distinct team as csv`: a render mode at the end is show's, not a name.
-    if parsingShow, isWord("as"), case .identifier(let word) = next.kind,
-      RenderMode(rawValue: word) != nil || word == "swift",
-      [.endOfStatement, .endOfInput].contains(afterNext.kind) || afterNext.kind == .identifier("rows")
+    if parsingShow, isWord(Keyword.as), case .identifier(let word) = next.kind,
+      RenderMode(rawValue: word) != nil || word == ExportFormat.swift.rawValue,
+      [.endOfStatement, .endOfInput].contains(afterNext.kind)
+        || afterNext.kind == .identifier(Keyword.rows.rawValue)
     {
       guard let path = expression.fieldPath, let last = path.components.last else {
         throw Diagnostic(.groupKeyNeedsName, at: expression.range)
       }
       return FieldDefinition(name: Identifier(name: last, range: path.range), expression: expression)
     }
-    if consumeWord("as") {
+    if consumeWord(Keyword.as) {
       switch current.kind {
       case .identifier(let word), .quotedName(let word):
         let name = Identifier(name: word, range: current.range)
@@ -239,7 +246,7 @@ extension Parser {
   mutating func parseValueExpression() throws(Diagnostic) -> ValueExpression {
     var terms = [try parseConjunction()]
     var depth = expressionDepth
-    while isWord("or") {
+    while isWord(Keyword.or) {
       advance()
       terms.append(try parseConjunction())
       depth = max(depth, expressionDepth)
@@ -285,7 +292,7 @@ extension Parser {
   private mutating func parseConjunction() throws(Diagnostic) -> ValueExpression {
     var terms = [try parseNegation()]
     var depth = expressionDepth
-    while consumeWord("and") {
+    while consumeWord(Keyword.and) {
       terms.append(try parseNegation())
       depth = max(depth, expressionDepth)
     }
@@ -296,10 +303,10 @@ extension Parser {
 
   private mutating func parseNegation() throws(Diagnostic) -> ValueExpression {
     // `not not not …` nests: as deep as brackets may, and no deeper.
-    guard isWord("not") else { return try parseComparison() }
+    guard isWord(Keyword.not) else { return try parseComparison() }
     var starts: [Int] = []
     let first = current.range
-    while isWord("not") {
+    while isWord(Keyword.not) {
       starts.append(current.range.lowerBound)
       advance()
     }
@@ -324,8 +331,8 @@ extension Parser {
     case .symbol(.lessEqual): comparison = .lessOrEqual
     case .symbol(.greater): comparison = .greater
     case .symbol(.greaterEqual): comparison = .greaterOrEqual
-    case .identifier("contains"): comparison = .contains
-    case .identifier("in"): comparison = .isIn
+    case .identifier(Keyword.contains.rawValue): comparison = .contains
+    case .identifier(Keyword.in.rawValue): comparison = .isIn
     default: comparison = nil
     }
     guard let comparison else { return left }
@@ -385,7 +392,8 @@ extension Parser {
   private mutating func parseOperand() throws(Diagnostic) -> ValueExpression {
     let start = current.range.lowerBound
     switch current.kind {
-    case .identifier("true"), .identifier("false"), .identifier("null"), .string, .int, .double:
+    case .identifier(Keyword.true.rawValue), .identifier(Keyword.false.rawValue),
+      .identifier(Keyword.null.rawValue), .string, .int, .double:
       let value = try parseLiteral()
       expressionDepth = 1
       return .literal(value, range: start..<previousEnd)
@@ -421,7 +429,7 @@ extension Parser {
       defer { commaEndsExpression = saved }
       var arguments: [ValueExpression] = []
       // SQL's count(*) is count() here.
-      if name == "count", isSymbol(.star), next.kind == .symbol(.closeParen) {
+      if name == AggregateFunction.count.rawValue, isSymbol(.star), next.kind == .symbol(.closeParen) {
         throw Diagnostic(.countStar, at: current.range)
       }
       var depth = 0
@@ -432,7 +440,7 @@ extension Parser {
       }
       try expectSymbol(.closeParen, .argumentContinuation)
       try noteDepth(depth + 1, of: start..<previousEnd)
-      return .call(function, arguments, range: start..<previousEnd)
+      return .call(CallName(function), arguments, range: start..<previousEnd)
     case .identifier, .quotedName, .symbol(.dot):
       expressionDepth = 1
       return .field(try parseFieldPath())

@@ -34,16 +34,20 @@ extension Parser {
       var mode: RenderMode?
       var swift = false
       while true {
-        if isWord("rows") {
-          guard window == nil else { throw Diagnostic(.duplicateOption("rows"), at: current.range) }
+        if isWord(Keyword.rows) {
+          guard window == nil else {
+            throw Diagnostic(.duplicateOption(Keyword.rows.rawValue), at: current.range)
+          }
           if swift { throw Diagnostic(.rowsOfSwiftProgram, at: current.range) }
           let rowsStart = current.range.lowerBound
           advance()
           window = try parseRowWindow(start: rowsStart)
-        } else if isWord("as") {
-          guard mode == nil, !swift else { throw Diagnostic(.duplicateOption("as"), at: current.range) }
+        } else if isWord(Keyword.as) {
+          guard mode == nil, !swift else {
+            throw Diagnostic(.duplicateOption(Keyword.as.rawValue), at: current.range)
+          }
           advance()
-          if isWord("swift") {
+          if isWord(ExportFormat.swift) {
             if window != nil { throw Diagnostic(.rowsOfSwiftProgram, at: current.range) }
             swift = true
             advance()
@@ -84,7 +88,7 @@ extension Parser {
       return .quit(range: start..<previousEnd)
     case .switch:
       let source = try expectIdentifier(.segmentedSourceName)
-      try expectWord("to")
+      try expectWord(PlaceWord.to)
       let segment = try expectIdentifier(.segmentNameAfterTo)
       return .switchSegment(source: source, segment: segment, range: start..<previousEnd)
     case .reload:
@@ -94,7 +98,7 @@ extension Parser {
       if case .identifier = current.kind { name = try expectIdentifier(.name) }
       return .stats(name, range: start..<previousEnd)
     case .insert:
-      try expectWord("into")
+      try expectWord(PlaceWord.into)
       let target = try expectIdentifier(.editTarget(command))
       let valueStart = current.range.lowerBound
       let value = try parseLiteral()
@@ -104,20 +108,20 @@ extension Parser {
         target: target, edit: .insert(value, valueRange: valueRange, at: at, atRange: atRange),
         range: start..<previousEnd)
     case .delete:
-      try expectWord("from")
+      try expectWord(PlaceWord.from)
       let target = try expectIdentifier(.editTarget(command))
-      if consumeWord("where") {
+      if consumeWord(StageKind.where) {
         return .edit(
           target: target, edit: .delete(where: try parseValueExpression(), at: nil, atRange: nil),
           range: start..<previousEnd)
       }
-      guard isWord("at") else { throw unexpected(.whereOrAt) }
+      guard isWord(PlaceWord.at) else { throw unexpected(.whereOrAt) }
       let (at, atRange) = try parsePosition()
       return .edit(
         target: target, edit: .delete(where: nil, at: at, atRange: atRange), range: start..<previousEnd)
     case .update:
       let target = try expectIdentifier(.editTarget(command))
-      try expectWord("set")
+      try expectWord(Command.set)
       var assignments: [(field: Identifier, value: ValueExpression)] = []
       repeat {
         let field: Identifier
@@ -131,24 +135,24 @@ extension Parser {
         assignments.append((field, try parseValueExpression()))
       } while consumeSymbol(.comma)
       var predicate: ValueExpression?
-      if consumeWord("where") { predicate = try parseValueExpression() }
+      if consumeWord(StageKind.where) { predicate = try parseValueExpression() }
       return .edit(
         target: target, edit: .update(assignments: assignments, where: predicate), range: start..<previousEnd)
     case .move:
       let target = try expectIdentifier(.editTarget(command))
       let moveStart = current.range.lowerBound
-      try expectWord("from")
-      let from = try expectInt(.position(after: "from"))
-      try expectWord("to")
-      let to = try expectInt(.position(after: "to"))
+      try expectWord(PlaceWord.from)
+      let from = try expectInt(.position(after: PlaceWord.from.rawValue))
+      try expectWord(PlaceWord.to)
+      let to = try expectInt(.position(after: PlaceWord.to.rawValue))
       return .edit(
         target: target, edit: .move(from: from, to: to, range: moveStart..<previousEnd),
         range: start..<previousEnd)
     case .changes:
       let target = try expectIdentifier(.name)
       var json = false
-      if consumeWord("as") {
-        guard consumeWord("json") else { throw unexpected(.jsonAfterChangesAs) }
+      if consumeWord(Keyword.as) {
+        guard consumeWord(RenderMode.json) else { throw unexpected(.jsonAfterChangesAs) }
         json = true
       }
       return .changes(target, json: json, range: start..<previousEnd)
@@ -156,14 +160,14 @@ extension Parser {
       return .more(try expectIdentifier(.pagedName), range: start..<previousEnd)
     case .check:
       let (path, pathRange) = try expectString(.filePath(after: nil))
-      if consumeWord("against") {
+      if consumeWord(PlaceWord.against) {
         return .check(
           path: path, pathRange: pathRange, counts: .against(try expectIdentifier(.name)),
           range: start..<previousEnd)
       }
-      guard consumeWord("before") else { throw unexpected(.beforeOrAgainst) }
+      guard consumeWord(PlaceWord.before) else { throw unexpected(.beforeOrAgainst) }
       let before = try parseRowCounts()
-      guard consumeWord("after") else { throw unexpected(.word("after")) }
+      guard consumeWord(PlaceWord.after) else { throw unexpected(.word(PlaceWord.after.rawValue)) }
       let after = try parseRowCounts()
       return .check(
         path: path, pathRange: pathRange, counts: .given(before: before, after: after),
@@ -173,17 +177,17 @@ extension Parser {
     case .save:
       let (path, pathRange) = try expectString(.filePath(after: nil))
       var withExports = false
-      if consumeWord("with") {
-        guard consumeWord("exports") else { throw unexpected(.exportsAfterWith) }
+      if consumeWord(Keyword.with) {
+        guard consumeWord(PlaceWord.exports) else { throw unexpected(.exportsAfterWith) }
         withExports = true
       }
       return .save(path: path, pathRange: pathRange, withExports: withExports, range: start..<previousEnd)
     case .export:
       let expression = try parseExpression()
-      guard consumeWord("to") else { throw unexpected(.exportTo) }
-      let (path, pathRange) = try expectString(.filePath(after: "to"))
+      guard consumeWord(PlaceWord.to) else { throw unexpected(.exportTo) }
+      let (path, pathRange) = try expectString(.filePath(after: PlaceWord.to.rawValue))
       var target = ExportTarget(path: path, pathRange: pathRange, format: nil, formatRange: nil)
-      if consumeWord("as") {
+      if consumeWord(Keyword.as) {
         let name = try expectIdentifier(.exportFormat)
         guard let format = ExportFormat(rawValue: name.name) else {
           throw Diagnostic(
@@ -212,10 +216,10 @@ extension Parser {
 
   /// An optional `at N` after an edit's target.
   private mutating func parsePosition() throws(Diagnostic) -> (Int?, SourceRange?) {
-    guard isWord("at") else { return (nil, nil) }
+    guard isWord(PlaceWord.at) else { return (nil, nil) }
     let atStart = current.range.lowerBound
     advance()
-    let n = try expectInt(.position(after: "at"))
+    let n = try expectInt(.position(after: PlaceWord.at.rawValue))
     return (n, atStart..<previousEnd)
   }
 

@@ -321,7 +321,7 @@ extension SwiftProgram {
       }
       let aggregateList = try aggregates.map { field throws(Unsupported) in
         guard case .call(let function, let arguments, _) = field.expression,
-          let aggregate = AggregateFunction(rawValue: function.name), arguments.count <= 1
+          let aggregate = function.aggregate, arguments.count <= 1
         else { throw unsupported("the aggregate '\(text(field.expression.range))'") }
         let argument = try arguments.first.map { argument throws(Unsupported) in
           "{ item in \(try valueCode(argument, item: "item")) }"

@@ -60,7 +60,7 @@ extension SwiftProgram {
         + (try items.map { item2 throws(Unsupported) in try valueCode(item2, item: item) }).joined(
           separator: ", ") + "])"
     case .call(let name, let arguments, _):
-      guard let function = ExpressionFunction(rawValue: name.name) else {
+      guard let function = name.function else {
         throw unsupported("the expression '\(text(expression.range))'")
       }
       let values = try arguments.map { argument throws(Unsupported) in try valueCode(argument, item: item) }
@@ -161,7 +161,7 @@ extension SwiftProgram {
     case .expression(.field(let path)) where path.components.count == 1:
       return try field(path.components[0])
     case .expression(.call(let name, let arguments, _)):
-      guard let aggregate = AggregateFunction(rawValue: name.name), arguments.count <= 1 else {
+      guard let aggregate = name.aggregate, arguments.count <= 1 else {
         throw unsupported("the hole {\(name.name)(…)}")
       }
       let argument = try arguments.first.map { argument throws(Unsupported) in

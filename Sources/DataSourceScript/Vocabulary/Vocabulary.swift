@@ -71,6 +71,17 @@ public enum ExportFormat: String, CaseIterable, Sendable {
 public enum ProviderKind: String, CaseIterable, Sendable {
   case csv, json, sqlite, postgres, http, array, range
 
+  /// The file name extensions Tab offers inside its path (every folder too); none for a source
+  /// that reads no file.
+  public var fileExtensions: [String] {
+    switch self {
+    case .csv: ["csv", "tsv", "txt"]
+    case .json: ["json", "jsonl", "ndjson"]
+    case .sqlite: ["db", "sqlite", "sqlite3"]
+    case .postgres, .http, .array, .range: []
+    }
+  }
+
   /// The options written after the provider's argument, in the order help lists them.
   public var options: [ProviderOptionName] {
     switch self {
@@ -88,6 +99,14 @@ public enum ProviderKind: String, CaseIterable, Sendable {
 /// Options after a provider's argument.
 public enum ProviderOptionName: String, CaseIterable, Sendable {
   case key, delimiter, at, timeout, maxsize, redirects, null, types
+
+  /// Whether its value is a number.
+  var takesNumber: Bool {
+    switch self {
+    case .timeout, .maxsize: true
+    case .key, .delimiter, .at, .redirects, .null, .types: false
+    }
+  }
 }
 
 /// Words that build views from providers: tables, grids, cells, compositions.
@@ -124,10 +143,74 @@ public enum DecorationKind: String, CaseIterable, Sendable {
   case header, footer, placeholder, index, title, caption, more
 }
 
-/// Words with a fixed meaning inside statements.
+/// Words with a fixed meaning inside statements: no binding may take their names.
 public enum Keyword: String, CaseIterable, Sendable {
   case with, by, asc, desc, and, or, not, contains, `in`, `true`, `false`, null, rows, `as`
+
+  /// Whether the word ends an expression without being part of it (`show P rows …`, `table P with
+  /// …`, `show P as csv`).
+  var endsExpression: Bool {
+    switch self {
+    case .with, .rows, .as: true
+    case .by, .asc, .desc, .and, .or, .not, .contains, .in, .true, .false, .null: false
+    }
+  }
 }
+
+/// Words that mean something in one place of one statement or expression (`switch s to x`,
+/// `sqlite PATH table NAME`, `cells when … use … else …`); elsewhere they may name a binding or a
+/// field.
+public enum PlaceWord: String, CaseIterable, Sendable {
+  case to, into, from, at, on, inner, size, style, columns, when, use, `else`, table, query
+  case against, before, after, exports, any, disclosure
+
+  /// Whether the word ends an expression without being part of it (`paged P size 20`, `join …
+  /// on`, `export P to "f"`).
+  var endsExpression: Bool {
+    switch self {
+    case .to, .on, .size, .style, .columns: true
+    case .into, .from, .at, .inner, .when, .use, .else, .table, .query, .against, .before, .after, .exports,
+      .any, .disclosure:
+      false
+    }
+  }
+
+  /// Whether a number follows it, so that `-` after it starts a negative number (`at -1`),
+  /// where after a field name it subtracts (`x-1`).
+  var precedesNumber: Bool {
+    switch self {
+    case .to, .into, .from, .at, .size, .columns: true
+    case .on, .inner, .style, .when, .use, .else, .table, .query, .against, .before, .after, .exports, .any,
+      .disclosure:
+      false
+    }
+  }
+}
+
+/// Options after `card TEMPLATE`: its size in the grid's units.
+public enum CardOptionName: String, CaseIterable, Sendable {
+  case width, height
+}
+
+/// The messages of `placeholder`: when the view is empty, and when its source failed.
+public enum PlaceholderState: String, CaseIterable, Sendable {
+  case empty, error
+}
+
+/// Options after `cell STYLE TEMPLATE`.
+public enum CellOptionName: String, CaseIterable, Sendable {
+  case detail, accessory
+}
+
+/// A word of the vocabulary, spelled as its raw value: what the parser matches and expects.
+protocol VocabularyWord: RawRepresentable where RawValue == String {}
+extension Keyword: VocabularyWord {}
+extension PlaceWord: VocabularyWord {}
+extension Command: VocabularyWord {}
+extension StageKind: VocabularyWord {}
+extension BuilderKind: VocabularyWord {}
+extension CellOptionName: VocabularyWord {}
+extension ExportFormat: VocabularyWord {}
 
 /// What `set` changes.
 public enum SettingName: String, CaseIterable, Sendable {
@@ -169,13 +252,21 @@ public enum Vocabulary {
   public static let reservedWords: Set<String> = Set(
     statementStarters + expressionStarters + pipelineWords + Keyword.allCases.map(\.rawValue))
   /// Words that end an expression without being part of it (`show P rows …`, `table P with …`).
-  static let expressionTerminators: Set<String> = [
-    "with", "rows", "as", "columns", "size", "to", "on", "style",
-  ]
+  static let expressionTerminators: Set<String> = Set(
+    Keyword.allCases.filter(\.endsExpression).map(\.rawValue)
+      + PlaceWord.allCases.filter(\.endsExpression).map(\.rawValue))
+
+  /// Words after which `-5` is a negative number: the language's own words and those a number
+  /// follows (`rows -5..`, `limit -1`, `at -1`, `timeout 30`).
+  static let wordsBeforeNumbers: Set<String> = reservedWords.union(
+    PlaceWord.allCases.filter(\.precedesNumber).map(\.rawValue)
+      + CardOptionName.allCases.map(\.rawValue)
+      + ProviderOptionName.allCases.filter(\.takesNumber).map(\.rawValue) + [Command.set.rawValue])
 
   /// Words worth offering wherever an expression goes on (completion).
   public static let continuationWords: [String] =
-    Keyword.allCases.map(\.rawValue) + ["detail", "accessory"] + ProviderOptionName.allCases.map(\.rawValue)
+    Keyword.allCases.map(\.rawValue) + CellOptionName.allCases.map(\.rawValue)
+    + ProviderOptionName.allCases.map(\.rawValue)
 
   /// `a, b or c`, for hints that list choices.
   static func choices(_ words: [String]) -> String {
@@ -195,3 +286,4 @@ extension ProviderKind { static let bySpelling = spellings(ProviderKind.self) }
 extension BuilderKind { static let bySpelling = spellings(BuilderKind.self) }
 extension StageKind { static let bySpelling = spellings(StageKind.self) }
 extension DecorationKind { static let bySpelling = spellings(DecorationKind.self) }
+extension RenderMode: VocabularyWord {}
