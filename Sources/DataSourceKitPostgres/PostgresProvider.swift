@@ -24,7 +24,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   /// Where the server is, as the URL gave it (the password left out).
   public let location: PostgresLocation
   /// What is read, with the stages pushed into SQL.
-  public private(set) var query: PostgresQuery
+  public internal(set) var query: PostgresQuery
   /// The table or query read.
   public var source: Source { query.source }
   /// The field that identifies a row (`key id`), which orders the rows too.
@@ -38,34 +38,34 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   private(set) var session: PostgresSession?
   /// The columns and the rows' own order, found when prepared.
   private(set) var shape: PostgresShape?
-  private var sections: [(key: Value?, start: Int, count: Int)] = []
+  var sections: [(key: Value?, start: Int, count: Int)] = []
   /// The statement of the last `group by` run on the server, for `explain`.
   var lastGrouping: PostgresSQL?
   /// Whether the rows have been counted since the provider was prepared.
   private var counted = false
   /// The schemas of the rows read (and of a join's matches), made with the first page read
   /// since the columns were last learnt.
-  private var rowSchemas: (row: Schema, match: Schema?)?
+  var rowSchemas: (row: Schema, match: Schema?)?
   /// The least key of a table whose int key runs without gaps: a page is a range of keys.
-  private var denseStart: Int?
-  private var pages: [Int: [Value]] = [:]
-  private var pageOrder: [Int] = []
+  var denseStart: Int?
+  var pages: [Int: [Value]] = [:]
+  var pageOrder: [Int] = []
   /// The key of each full page's last row (as the server writes it): the next page starts
   /// after it.
-  private var lastKeys: [Int: String] = [:]
-  private var states = LoadStateMachine()
-  private var observers = ObserverList()
-  private var failure: String?
+  var lastKeys: [Int: String] = [:]
+  var states = LoadStateMachine()
+  var observers = ObserverList()
+  var failure: String?
   /// Rows read from the server since the provider was loaded, for `describe`.
-  public private(set) var rowsRead = 0
+  public internal(set) var rowsRead = 0
   /// Statements run to read rows since the provider was made (pages, streams), for `describe`.
-  public private(set) var statementsRun = 0
+  public internal(set) var statementsRun = 0
   /// Whether a view is being read in order (``readingInOrder(_:)``).
-  private var inOrder = false
+  var inOrder = false
   /// The connection a view read in order streams its rows on, opened on first use.
-  private var streamSession: PostgresSession?
+  var streamSession: PostgresSession?
   /// The page the streamed statement reads next, while one is under way.
-  private var streamPage: Int?
+  var streamPage: Int?
 
   /// Rows fetched at a time.
   static let pageSize = 256
@@ -201,7 +201,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
 
   /// Counts now, waiting for the server, when the provider was prepared and not loaded: a
   /// provider is never taken to be empty because nobody counted it.
-  private func countIfNeeded() {
+  func countIfNeeded() {
     // A statement the user interrupted counts nothing: the count would outlive the ^C.
     guard !counted, let session, let shape, states.state == .initial, !Task.isCancelled else { return }
     let ticket = states.begin()
@@ -241,7 +241,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   }
 
   /// Drops the pages read, and where each ended: the rows are read again when asked for.
-  private func forgetRows() {
+  func forgetRows() {
     rowSchemas = nil
     pages = [:]
     pageOrder = []
@@ -437,350 +437,6 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   /// Tells `observer` when the rows change (a reload).
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
-  /// The row at a position, read with its page when it is not in memory.
-  ///
-  /// A row that cannot be read (the server went away) is `null`, and the provider is in `error`
-  /// with the reason.
-  public func item(at itemPath: ItemPath) -> Value {
-    countIfNeeded()
-    guard itemPath.section < sections.count else { return .null }
-    let flat = sections[itemPath.section].start + itemPath.item
-    let page = flat / PostgresProvider.pageSize
-    let offset = flat - page * PostgresProvider.pageSize
-    if let rows = pages[page] {
-      if let index = pageOrder.firstIndex(of: page) { pageOrder.remove(at: index) }
-      pageOrder.append(page)
-      return offset < rows.count ? rows[offset] : .null
-    }
-    // A statement the user interrupted reads nothing more.
-    if Task.isCancelled { return .null }
-    do {
-      let rows = try readPage(page)
-      pages[page] = rows
-      pageOrder.append(page)
-      if pageOrder.count > PostgresProvider.keptPages { pages[pageOrder.removeFirst()] = nil }
-      return offset < rows.count ? rows[offset] : .null
-    } catch  where Task.isCancelled {
-      // ^C cancelled the page's statement: the provider stays as it was, and a stream cut
-      // short starts again when next read.
-      if streamPage != nil { streamSession?.endStream() }
-      streamPage = nil
-      return .null
-    } catch {
-      // Views over this provider must see it fail, not show the rows it could not read: they
-      // are told once the statement reading is done.
-      failure = describe(error)
-      try? states.transition(to: .error)
-      sections = []
-      forgetRows()
-      DeferredChanges.post(observers)
-      return .null
-    }
-  }
-
-  /// The SQL of one page: each column as text, which is parsed by its type.
-  ///
-  /// A table whose int key runs without gaps reads a range of keys; rows in the order of a
-  /// unique key read on from the last key of the page before (no OFFSET to skip); any other
-  /// page is an OFFSET into the ordered rows.
-  func pageSQL(_ page: Int) -> PostgresSQL {
-    guard let shape else { return "" }
-    let offset = page * PostgresProvider.pageSize
-    let count =
-      query.limit.map { min(PostgresProvider.pageSize, max(0, $0 - offset)) } ?? PostgresProvider.pageSize
-    let list = selectList(shape)
-    if let key = shape.uniqueKey, let first = denseStart {
-      return
-        "SELECT \(list) \(query.from) WHERE \(key.sql) >= \(PostgresSQL.bind(String(first + offset)))::int8 AND \(key.sql) < \(PostgresSQL.bind(String(first + offset + count)))::int8 ORDER BY \(key.sql)"
-    }
-    if let key = shape.uniqueKey, query.section == nil, query.order.isEmpty, page > 0,
-      let after = lastKeys[page - 1]
-    {
-      return
-        "SELECT \(list) \(query.from)\(query.whereClause(["\(key.sql) > \(PostgresSQL.bind(after))"])) ORDER BY \(key.sql) LIMIT \(count)"
-    }
-    return
-      "SELECT \(list) \(query.from)\(query.whereClause())\(query.orderClause(base: shape.baseOrder)) LIMIT \(count) OFFSET \(offset)"
-  }
-
-  /// What a page reads: each column as text (parsed by its type), named apart from the columns
-  /// (`ORDER BY id` must order by the column, not by its text), then a join's match: its key
-  /// (null when there is none) and its columns.
-  private func selectList(_ shape: PostgresShape) -> String {
-    var list = shape.columns.indices.map {
-      "dsh_q.\(PostgresLocation.quoted(shape.columns[$0].name))::text AS dsh_c\($0)"
-    }
-    .joined(separator: ", ")
-    if let join = query.join {
-      list += ", dsh_m.dsh_jk::text AS dsh_jk"
-      list += join.rightColumns.indices.map { ", dsh_m.dsh_m\($0)::text AS dsh_x\($0)" }.joined()
-    }
-    return list
-  }
-
-  /// Every row from the start of `page` to the end (or the query's limit), in order: what a
-  /// view read in order streams.
-  func streamSQL(from page: Int) -> PostgresSQL {
-    guard let shape else { return "" }
-    let offset = page * PostgresProvider.pageSize
-    let limit = query.limit.map { " LIMIT \(max(0, $0 - offset))" } ?? ""
-    let skip = offset > 0 ? " OFFSET \(offset)" : ""
-    return
-      "SELECT \(selectList(shape)) \(query.from)\(query.whereClause())\(query.orderClause(base: shape.baseOrder))\(limit)\(skip)"
-  }
-
-  /// Runs `body`; the rows it asks for in order come from one statement, streamed on a second
-  /// connection (the first stays free for the statements of other pages), where they would
-  /// otherwise be a statement per page (an OFFSET each, and the query's sort again each time).
-  package func readingInOrder<R>(_ body: () throws -> R) throws -> R {
-    guard !inOrder else { return try body() }
-    inOrder = true
-    defer {
-      inOrder = false
-      if streamPage != nil { streamSession?.endStream() }
-      streamPage = nil
-      // Closed with the print: a session of many shown views keeps no connection per view.
-      streamSession = nil
-    }
-    return try body()
-  }
-
-  /// A page's rows from the streamed statement, started (again) at the page when it does not
-  /// stand there.
-  private func streamedRows(_ page: Int, count: Int) throws -> [[String?]] {
-    guard let session else { return [] }
-    let stream = try streamSession ?? session.sibling()
-    streamSession = stream
-    // Pages the view skipped (kept from before): read past, cheaper than a new statement that
-    // sorts again; a jump further than that (a view's last rows) starts a new one there.
-    if let next = streamPage, next < page, page - next <= PostgresProvider.keptPages {
-      var skipped = 0
-      while skipped < (page - next) * PostgresProvider.pageSize {
-        let rows = try stream.nextRows(min(4096, (page - next) * PostgresProvider.pageSize - skipped))
-        if rows.isEmpty { break }
-        skipped += rows.count
-      }
-      streamPage = page
-    }
-    if streamPage != page {
-      if streamPage != nil { stream.endStream() }
-      streamPage = nil
-      statementsRun += 1
-      try stream.startStream(streamSQL(from: page))
-    }
-    let rows = try stream.nextRows(count)
-    streamPage = page + 1
-    return rows
-  }
-
-  /// Reads a page, waiting for the server: a view asks for rows synchronously.
-  private func readPage(_ page: Int) throws -> [Value] {
-    guard let session, session.isOpen, let shape else {
-      throw DataSourceError.sourceFailed(message: "the connection to \(location.display) is closed")
-    }
-    let offset = page * PostgresProvider.pageSize
-    let count =
-      query.limit.map { min(PostgresProvider.pageSize, max(0, $0 - offset)) } ?? PostgresProvider.pageSize
-    let result: PostgresRows
-    // A key range is one index seek a page: no stream beats it.
-    if inOrder, denseStart == nil {
-      result = PostgresRows(columns: [], rows: try streamedRows(page, count: count))
-    } else {
-      statementsRun += 1
-      result = try session.rowsNow(pageSQL(page))
-    }
-    let columns = shape.columns
-    let join = query.join
-    // One schema for every page: a writer that meets a record of the schema it has seen reads
-    // its values as they are, without looking its fields up by name.
-    let schemas =
-      rowSchemas
-      ?? (
-        Schema(columns.map(\.name) + (join.map { [$0.name] } ?? [])),
-        join.map { Schema($0.rightColumns.map(\.name)) }
-      )
-    rowSchemas = schemas
-    let (schema, matchSchema) = schemas
-    let keyIndex = shape.uniqueKey.flatMap { key in columns.firstIndex { $0.name == key.name } }
-    var lastKey: String?
-    let rows = try result.rows.map { cells in
-      var values: [Value] = []
-      values.reserveCapacity(columns.count + 1)
-      // By index: a column taken out of the array each row would be copied, names and all.
-      for index in columns.indices {
-        let text = cells[index]
-        if index == keyIndex { lastKey = text }
-        values.append(try value(of: text, in: columns[index]))
-      }
-      if let join, let matchSchema {
-        if cells[columns.count] == nil {
-          values.append(.null)
-        } else {
-          var match: [Value] = []
-          for (index, column) in join.rightColumns.enumerated() {
-            match.append(try value(of: cells[columns.count + 1 + index], in: column))
-          }
-          values.append(.record(Record(schema: matchSchema, values: match)))
-        }
-      }
-      return Value.record(Record(schema: schema, values: values))
-    }
-    rowsRead += rows.count
-    if rows.count == PostgresProvider.pageSize, let lastKey { lastKeys[page] = lastKey }
-    return rows
-  }
-
-  private func value(of text: String?, in column: PostgresColumn) throws -> Value {
-    guard let text else { return .null }
-    if !options.nullMarkers.isEmpty, options.isNullMarker(text) { return .null }
-    let converted: Value?
-    if let declared = column.declared {
-      converted = PostgresProvider.convert(text, to: declared)
-    } else if column.isJSON {
-      converted =
-        text.utf8CString.withUnsafeBufferPointer { buffer in
-          try? buffer.withMemoryRebound(to: UInt8.self) { bytes in
-            try JSONReader.parseAll(UnsafeBufferPointer(rebasing: bytes.dropLast())).first
-          }
-        } ?? nil
-    } else {
-      converted = PostgresProvider.convert(text, to: DeclaredType(column.type))
-    }
-    guard let converted else {
-      let shown = text.count > 40 ? String(text.prefix(20)) + "…" + String(text.suffix(8)) : text
-      // Values the server holds and a dsh value cannot: dates outside years 1 to 9999
-      // (`infinity`, `0044-03-15 BC`), numerics beyond a double (10^400).
-      let asText = "read the column as text with: types {\(column.name): text}"
-      let beyond =
-        switch column.declared == nil ? column.type : nil {
-        case .date?, .timestamp?: " (a \(column.type.rawValue) holds years 1 to 9999); \(asText)"
-        case .double?: " (it is beyond a double); \(asText)"
-        default: ""
-        }
-      throw DataSourceError.sourceFailed(
-        message:
-          "\(column.name) is \(JSONWriter.quoted(shown)), not \(PostgresProvider.article(column.type)) \(column.type.rawValue)\(beyond)"
-      )
-    }
-    return converted
-  }
-
-  /// A column's text (as the server writes it in an ISO, UTC session) as a value of a type.
-  static func convert(_ text: String, to declared: DeclaredType) -> Value? {
-    switch declared.type {
-    case .int: return Int(text).map(Value.int)
-    case .double:
-      switch text {
-      case "NaN": return .double(.nan)
-      case "Infinity": return .double(.infinity)
-      case "-Infinity": return .double(-.infinity)
-      // A numeric of 10^400 is written out in full: as a double it would be infinity.
-      default: return Double(text).flatMap { $0.isFinite ? Value.double($0) : nil }
-      }
-    case .bool:
-      switch text {
-      case "true", "t": return .bool(true)
-      case "false", "f": return .bool(false)
-      default: return nil
-      }
-    case .date:
-      if let format = declared.format { return CalendarDate.parse(text, format: format).map(Value.date) }
-      var text = text
-      return text.withUTF8 { CalendarDate.parseISODate($0) }.map(Value.date)
-    case .timestamp:
-      if let format = declared.format { return CalendarDate.parse(text, format: format).map(Value.timestamp) }
-      // `2020-01-01 10:30:00.5+00`: the server's ISO form, in UTC.
-      var iso = text.replacingOccurrences(of: " ", with: "T")
-      if iso.hasSuffix("+00") { iso = String(iso.dropLast(3)) + "Z" }
-      return CalendarDate.parseISOTimestamp(Array(iso.utf8)).map(Value.timestamp)
-    case .text: return .string(text)
-    case .null, .list, .record: return .string(text)
-    }
-  }
-
-  static func article(_ type: ValueType) -> String { type == .int ? "an" : "a" }
-
-  /// The type of a server type, and whether its text is JSON.
-  static func valueType(of dataType: PostgresType) -> (ValueType, Bool) {
-    switch dataType {
-    case .int2, .int4, .int8, .oid: (.int, false)
-    case .float4, .float8, .numeric: (.double, false)
-    case .bool: (.bool, false)
-    case .date: (.date, false)
-    case .timestamp, .timestamptz: (.timestamp, false)
-    case .json, .jsonb: (.record, true)
-    default: (.text, false)
-    }
-  }
-
-  /// What went wrong, in the server's words where it said: with the place, and the SQL of a
-  /// query (where a mistake in it usually is).
-  func describe(_ error: any Error) -> String { dataSourceError(error).description }
-
-  /// The error as the library's callers see it: the server's own fields kept
-  /// (``DataSourceError/postgres(place:sqlState:message:detail:hint:sql:)``).
-  func dataSourceError(_ error: any Error) -> DataSourceError {
-    if let error = error as? DataSourceError { return error }
-    guard let error = error as? PostgresError else {
-      return .sourceFailed(message: "\(location.display): \(error)")
-    }
-    switch error {
-    case .server(let sqlState, let message, let detail, let hint):
-      let sql: String? = if case .query(let text) = source { text } else { nil }
-      return .postgres(
-        place: location.display, sqlState: sqlState, message: message, detail: detail, hint: hint, sql: sql)
-    case .connection(let message, let needsPassword):
-      return .sourceFailed(
-        message: Self.connectionFailure(message, needsPassword: needsPassword, location: location))
-    }
-  }
-
-  /// libpq's words for a connection that failed, the usual failures said plainly with their fix.
-  static func connectionFailure(_ message: String, needsPassword: Bool, location: PostgresLocation) -> String
-  {
-    let place =
-      location.host.isEmpty || location.host.hasPrefix("/")
-      ? location.display : "\(location.host):\(location.port)"
-    // libpq names the server before what went wrong: `connection to server at "h", port p
-    // failed: …`; the place is said once, by dsh.
-    var said = message.trimmingCharacters(in: .whitespacesAndNewlines)
-    if let failed = said.range(of: " failed: ", options: [], range: said.startIndex..<said.endIndex),
-      said.hasPrefix("connection to server")
-    {
-      said = String(said[failed.upperBound...])
-    }
-    let firstLine = said.split(separator: "\n").first.map(String.init) ?? said
-    if needsPassword || said.contains("no password supplied") {
-      return
-        "\(location.display) asks for a password: give it in PGPASSWORD, a password file (~/.pgpass, or ?passfile=PATH) or the URL (postgresql://USER:PASSWORD@…)"
-    }
-    if said.contains("Connection refused") {
-      return
-        "cannot connect to \(place): connection refused (is the server running, on this port, and listening on this address?)"
-    }
-    if said.contains("could not translate host name") {
-      return
-        "cannot connect to \(place): no host \(location.host) is known (write an address or a name DNS finds)"
-    }
-    if said.contains("certificate verify failed") || said.contains("does not match host name")
-      || said.contains("root certificate file")
-    {
-      return
-        "cannot connect to \(place): the server's certificate is not one a trusted authority signed for this host (give the authority's certificate with sslrootcert=PATH, or encrypt without checking with sslmode=require)"
-    }
-    if said.contains("does not support SSL") {
-      return
-        "cannot connect to \(place): the server does not take TLS (use sslmode=prefer or sslmode=disable)"
-    }
-    if said.contains("timeout expired") {
-      return "cannot connect to \(place): no answer (timed out; connect_timeout=SECONDS waits longer)"
-    }
-    if said.contains("server closed the connection") {
-      return "\(location.display) closed the connection"
-    }
-    return "cannot connect to \(place): \(firstLine.replacingOccurrences(of: "FATAL:  ", with: ""))"
-  }
-
   // MARK: Describe
 
   /// How `describe` names this node: the URL without its password, and what is read.
@@ -800,113 +456,9 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   }
 }
 
-/// The SQL under a provider in `describe`, with the values bound to its parameters.
-final class PostgresSQLNode: CompositionNode {
-  let sql: PostgresSQL
-  init(sql: PostgresSQL) { self.sql = sql }
-  var nodeTitle: String {
-    "sql: " + sql.statement.text.split(whereSeparator: \.isNewline).joined(separator: " ")
-  }
-  var nodeDetail: String? {
-    let parameters = sql.parameterList
-    return parameters.isEmpty ? nil : "with " + parameters
-  }
-}
-
-/// What the server told of a source when it was prepared: its columns and the order of its
-/// rows.
-struct PostgresShape: Sendable {
-  /// A column that alone orders the rows and holds a different value in every row.
-  struct UniqueKey: Sendable {
-    var name: String
-    /// The column in SQL.
-    var sql: String
-    /// Whether it holds ints (then a key range can stand for a page).
-    var isInt: Bool
-  }
-
-  var columns: [PostgresColumn]
-  /// What orders the rows when no stage does (the key, the primary key, `ctid`), which also
-  /// keeps equal sort keys in order; empty for a view or query without a key.
-  var baseOrder: [String]
-  var uniqueKey: UniqueKey?
-  /// Whether the database holds text as UTF-8 (see ``PostgresSession/isUTF8``).
-  var isUTF8: Bool
-}
-
-/// A column of a source, with how dsh reads it and how SQL can say the value dsh reads.
-struct PostgresColumn: Sendable {
-  var name: String
-  var dataType: PostgresType
-  var type: ValueType
-  /// Set for `json` and `jsonb`: the text is parsed.
-  var isJSON: Bool
-  var declared: DeclaredType?
-  /// The value dsh reads from the column, in SQL, or `nil` when SQL cannot say it (a
-  /// timestamp, JSON, a declared type): stages on it run in memory.
-  var valueSQL: PostgresSQL?
-  /// Whether equal values of the column are equal bytes (a table's column whose collation is
-  /// deterministic, as every database default is): `=` then needs no `COLLATE "C"`.
-  var bytewiseEquality = false
-
-  init(name: String, dataType: PostgresType, options: ReadOptions) {
-    self.name = name
-    self.dataType = dataType
-    let (type, isJSON) = PostgresProvider.valueType(of: dataType)
-    self.declared = options.types[name]
-    self.type = declared?.type ?? type
-    self.isJSON = isJSON
-    self.valueSQL = declared == nil ? PostgresColumn.valueSQL(name, dataType, type, options) : nil
-  }
-
-  private static func valueSQL(
-    _ name: String, _ dataType: PostgresType, _ type: ValueType, _ options: ReadOptions
-  )
-    -> PostgresSQL?
-  {
-    let column = PostgresLocation.quoted(name)
-    var sql: PostgresSQL
-    switch dataType {
-    case .int2, .int4, .int8, .float8, .bool, .date: sql = "\(column)"
-    // dsh reads the double the column's text spells, not the exact decimal or the float4.
-    case .float4, .numeric: sql = "\(column)::text::float8"
-    case .timestamp, .timestamptz, .json, .jsonb, .oid: return nil
-    default: sql = "\(column)::text"
-    }
-    // A marker is null wherever it is the column's text.
-    let markers = options.nullMarkers.filter {
-      type == .text || PostgresProvider.convert($0, to: DeclaredType(type)) != nil
-    }
-    if !markers.isEmpty {
-      sql =
-        "CASE WHEN \(column)::text IN (\(markers.map { PostgresSQL.bind($0) }.joined(separator: ", "))) THEN NULL ELSE \(sql) END"
-    }
-    return "(\(sql))"
-  }
-}
-
 extension PostgresProvider: ReadOnlyStore {
   /// How refusals of edits name this store.
   public var storeDescription: String { "a postgres provider" }
-}
-
-/// A server type, by its `pg_type` oid: the built-in types dsh reads as its own.
-struct PostgresType: Sendable, Equatable {
-  var oid: UInt32
-
-  static let bool = PostgresType(oid: 16)
-  static let int8 = PostgresType(oid: 20)
-  static let int2 = PostgresType(oid: 21)
-  static let int4 = PostgresType(oid: 23)
-  static let oid = PostgresType(oid: 26)
-  static let json = PostgresType(oid: 114)
-  static let float4 = PostgresType(oid: 700)
-  static let float8 = PostgresType(oid: 701)
-  static let date = PostgresType(oid: 1082)
-  static let timestamp = PostgresType(oid: 1114)
-  static let timestamptz = PostgresType(oid: 1184)
-  static let numeric = PostgresType(oid: 1700)
-  static let jsonb = PostgresType(oid: 3802)
 }
 
 extension PostgresProvider: InOrderReading {}

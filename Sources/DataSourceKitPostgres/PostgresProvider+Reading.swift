@@ -1,0 +1,199 @@
+import DataSourceKit
+import Foundation
+
+// Reading rows: pages around what a view asks for, or one statement streamed for a view read in
+// order.
+extension PostgresProvider {
+  /// The row at a position, read with its page when it is not in memory.
+  ///
+  /// A row that cannot be read (the server went away) is `null`, and the provider is in `error`
+  /// with the reason.
+  public func item(at itemPath: ItemPath) -> Value {
+    countIfNeeded()
+    guard itemPath.section < sections.count else { return .null }
+    let flat = sections[itemPath.section].start + itemPath.item
+    let page = flat / PostgresProvider.pageSize
+    let offset = flat - page * PostgresProvider.pageSize
+    if let rows = pages[page] {
+      if let index = pageOrder.firstIndex(of: page) { pageOrder.remove(at: index) }
+      pageOrder.append(page)
+      return offset < rows.count ? rows[offset] : .null
+    }
+    // A statement the user interrupted reads nothing more.
+    if Task.isCancelled { return .null }
+    do {
+      let rows = try readPage(page)
+      pages[page] = rows
+      pageOrder.append(page)
+      if pageOrder.count > PostgresProvider.keptPages { pages[pageOrder.removeFirst()] = nil }
+      return offset < rows.count ? rows[offset] : .null
+    } catch  where Task.isCancelled {
+      // ^C cancelled the page's statement: the provider stays as it was, and a stream cut
+      // short starts again when next read.
+      if streamPage != nil { streamSession?.endStream() }
+      streamPage = nil
+      return .null
+    } catch {
+      // Views over this provider must see it fail, not show the rows it could not read: they
+      // are told once the statement reading is done.
+      failure = describe(error)
+      try? states.transition(to: .error)
+      sections = []
+      forgetRows()
+      DeferredChanges.post(observers)
+      return .null
+    }
+  }
+
+  /// The SQL of one page: each column as text, which is parsed by its type.
+  ///
+  /// A table whose int key runs without gaps reads a range of keys; rows in the order of a
+  /// unique key read on from the last key of the page before (no OFFSET to skip); any other
+  /// page is an OFFSET into the ordered rows.
+  func pageSQL(_ page: Int) -> PostgresSQL {
+    guard let shape else { return "" }
+    let offset = page * PostgresProvider.pageSize
+    let count =
+      query.limit.map { min(PostgresProvider.pageSize, max(0, $0 - offset)) } ?? PostgresProvider.pageSize
+    let list = selectList(shape)
+    if let key = shape.uniqueKey, let first = denseStart {
+      return
+        "SELECT \(list) \(query.from) WHERE \(key.sql) >= \(PostgresSQL.bind(String(first + offset)))::int8 AND \(key.sql) < \(PostgresSQL.bind(String(first + offset + count)))::int8 ORDER BY \(key.sql)"
+    }
+    if let key = shape.uniqueKey, query.section == nil, query.order.isEmpty, page > 0,
+      let after = lastKeys[page - 1]
+    {
+      return
+        "SELECT \(list) \(query.from)\(query.whereClause(["\(key.sql) > \(PostgresSQL.bind(after))"])) ORDER BY \(key.sql) LIMIT \(count)"
+    }
+    return
+      "SELECT \(list) \(query.from)\(query.whereClause())\(query.orderClause(base: shape.baseOrder)) LIMIT \(count) OFFSET \(offset)"
+  }
+
+  /// What a page reads: each column as text (parsed by its type), named apart from the columns
+  /// (`ORDER BY id` must order by the column, not by its text), then a join's match: its key
+  /// (null when there is none) and its columns.
+  func selectList(_ shape: PostgresShape) -> String {
+    var list = shape.columns.indices.map {
+      "dsh_q.\(PostgresLocation.quoted(shape.columns[$0].name))::text AS dsh_c\($0)"
+    }
+    .joined(separator: ", ")
+    if let join = query.join {
+      list += ", dsh_m.dsh_jk::text AS dsh_jk"
+      list += join.rightColumns.indices.map { ", dsh_m.dsh_m\($0)::text AS dsh_x\($0)" }.joined()
+    }
+    return list
+  }
+
+  /// Every row from the start of `page` to the end (or the query's limit), in order: what a
+  /// view read in order streams.
+  func streamSQL(from page: Int) -> PostgresSQL {
+    guard let shape else { return "" }
+    let offset = page * PostgresProvider.pageSize
+    let limit = query.limit.map { " LIMIT \(max(0, $0 - offset))" } ?? ""
+    let skip = offset > 0 ? " OFFSET \(offset)" : ""
+    return
+      "SELECT \(selectList(shape)) \(query.from)\(query.whereClause())\(query.orderClause(base: shape.baseOrder))\(limit)\(skip)"
+  }
+
+  /// Runs `body`; the rows it asks for in order come from one statement, streamed on a second
+  /// connection (the first stays free for the statements of other pages), where they would
+  /// otherwise be a statement per page (an OFFSET each, and the query's sort again each time).
+  package func readingInOrder<R>(_ body: () throws -> R) throws -> R {
+    guard !inOrder else { return try body() }
+    inOrder = true
+    defer {
+      inOrder = false
+      if streamPage != nil { streamSession?.endStream() }
+      streamPage = nil
+      // Closed with the print: a session of many shown views keeps no connection per view.
+      streamSession = nil
+    }
+    return try body()
+  }
+
+  /// A page's rows from the streamed statement, started (again) at the page when it does not
+  /// stand there.
+  func streamedRows(_ page: Int, count: Int) throws -> [[String?]] {
+    guard let session else { return [] }
+    let stream = try streamSession ?? session.sibling()
+    streamSession = stream
+    // Pages the view skipped (kept from before): read past, cheaper than a new statement that
+    // sorts again; a jump further than that (a view's last rows) starts a new one there.
+    if let next = streamPage, next < page, page - next <= PostgresProvider.keptPages {
+      var skipped = 0
+      while skipped < (page - next) * PostgresProvider.pageSize {
+        let rows = try stream.nextRows(min(4096, (page - next) * PostgresProvider.pageSize - skipped))
+        if rows.isEmpty { break }
+        skipped += rows.count
+      }
+      streamPage = page
+    }
+    if streamPage != page {
+      if streamPage != nil { stream.endStream() }
+      streamPage = nil
+      statementsRun += 1
+      try stream.startStream(streamSQL(from: page))
+    }
+    let rows = try stream.nextRows(count)
+    streamPage = page + 1
+    return rows
+  }
+
+  /// Reads a page, waiting for the server: a view asks for rows synchronously.
+  func readPage(_ page: Int) throws -> [Value] {
+    guard let session, session.isOpen, let shape else {
+      throw DataSourceError.sourceFailed(message: "the connection to \(location.display) is closed")
+    }
+    let offset = page * PostgresProvider.pageSize
+    let count =
+      query.limit.map { min(PostgresProvider.pageSize, max(0, $0 - offset)) } ?? PostgresProvider.pageSize
+    let result: PostgresRows
+    // A key range is one index seek a page: no stream beats it.
+    if inOrder, denseStart == nil {
+      result = PostgresRows(columns: [], rows: try streamedRows(page, count: count))
+    } else {
+      statementsRun += 1
+      result = try session.rowsNow(pageSQL(page))
+    }
+    let columns = shape.columns
+    let join = query.join
+    // One schema for every page: a writer that meets a record of the schema it has seen reads
+    // its values as they are, without looking its fields up by name.
+    let schemas =
+      rowSchemas
+      ?? (
+        Schema(columns.map(\.name) + (join.map { [$0.name] } ?? [])),
+        join.map { Schema($0.rightColumns.map(\.name)) }
+      )
+    rowSchemas = schemas
+    let (schema, matchSchema) = schemas
+    let keyIndex = shape.uniqueKey.flatMap { key in columns.firstIndex { $0.name == key.name } }
+    var lastKey: String?
+    let rows = try result.rows.map { cells in
+      var values: [Value] = []
+      values.reserveCapacity(columns.count + 1)
+      // By index: a column taken out of the array each row would be copied, names and all.
+      for index in columns.indices {
+        let text = cells[index]
+        if index == keyIndex { lastKey = text }
+        values.append(try value(of: text, in: columns[index]))
+      }
+      if let join, let matchSchema {
+        if cells[columns.count] == nil {
+          values.append(.null)
+        } else {
+          var match: [Value] = []
+          for (index, column) in join.rightColumns.enumerated() {
+            match.append(try value(of: cells[columns.count + 1 + index], in: column))
+          }
+          values.append(.record(Record(schema: matchSchema, values: match)))
+        }
+      }
+      return Value.record(Record(schema: schema, values: values))
+    }
+    rowsRead += rows.count
+    if rows.count == PostgresProvider.pageSize, let lastKey { lastKeys[page] = lastKey }
+    return rows
+  }
+}

@@ -1,0 +1,106 @@
+import DataSourceKit
+import Foundation
+
+/// The SQL under a provider in `describe`, with the values bound to its parameters.
+final class PostgresSQLNode: CompositionNode {
+  let sql: PostgresSQL
+  init(sql: PostgresSQL) { self.sql = sql }
+  var nodeTitle: String {
+    "sql: " + sql.statement.text.split(whereSeparator: \.isNewline).joined(separator: " ")
+  }
+  var nodeDetail: String? {
+    let parameters = sql.parameterList
+    return parameters.isEmpty ? nil : "with " + parameters
+  }
+}
+
+/// What the server told of a source when it was prepared: its columns and the order of its
+/// rows.
+struct PostgresShape: Sendable {
+  /// A column that alone orders the rows and holds a different value in every row.
+  struct UniqueKey: Sendable {
+    var name: String
+    /// The column in SQL.
+    var sql: String
+    /// Whether it holds ints (then a key range can stand for a page).
+    var isInt: Bool
+  }
+
+  var columns: [PostgresColumn]
+  /// What orders the rows when no stage does (the key, the primary key, `ctid`), which also
+  /// keeps equal sort keys in order; empty for a view or query without a key.
+  var baseOrder: [String]
+  var uniqueKey: UniqueKey?
+  /// Whether the database holds text as UTF-8 (see ``PostgresSession/isUTF8``).
+  var isUTF8: Bool
+}
+
+/// A column of a source, with how dsh reads it and how SQL can say the value dsh reads.
+struct PostgresColumn: Sendable {
+  var name: String
+  var dataType: PostgresType
+  var type: ValueType
+  /// Set for `json` and `jsonb`: the text is parsed.
+  var isJSON: Bool
+  var declared: DeclaredType?
+  /// The value dsh reads from the column, in SQL, or `nil` when SQL cannot say it (a
+  /// timestamp, JSON, a declared type): stages on it run in memory.
+  var valueSQL: PostgresSQL?
+  /// Whether equal values of the column are equal bytes (a table's column whose collation is
+  /// deterministic, as every database default is): `=` then needs no `COLLATE "C"`.
+  var bytewiseEquality = false
+
+  init(name: String, dataType: PostgresType, options: ReadOptions) {
+    self.name = name
+    self.dataType = dataType
+    let (type, isJSON) = PostgresProvider.valueType(of: dataType)
+    self.declared = options.types[name]
+    self.type = declared?.type ?? type
+    self.isJSON = isJSON
+    self.valueSQL = declared == nil ? PostgresColumn.valueSQL(name, dataType, type, options) : nil
+  }
+
+  private static func valueSQL(
+    _ name: String, _ dataType: PostgresType, _ type: ValueType, _ options: ReadOptions
+  )
+    -> PostgresSQL?
+  {
+    let column = PostgresLocation.quoted(name)
+    var sql: PostgresSQL
+    switch dataType {
+    case .int2, .int4, .int8, .float8, .bool, .date: sql = "\(column)"
+    // dsh reads the double the column's text spells, not the exact decimal or the float4.
+    case .float4, .numeric: sql = "\(column)::text::float8"
+    case .timestamp, .timestamptz, .json, .jsonb, .oid: return nil
+    default: sql = "\(column)::text"
+    }
+    // A marker is null wherever it is the column's text.
+    let markers = options.nullMarkers.filter {
+      type == .text || PostgresProvider.convert($0, to: DeclaredType(type)) != nil
+    }
+    if !markers.isEmpty {
+      sql =
+        "CASE WHEN \(column)::text IN (\(markers.map { PostgresSQL.bind($0) }.joined(separator: ", "))) THEN NULL ELSE \(sql) END"
+    }
+    return "(\(sql))"
+  }
+}
+
+/// A server type, by its `pg_type` oid: the built-in types dsh reads as its own.
+struct PostgresType: Sendable, Equatable {
+  var oid: UInt32
+
+  static let bool = PostgresType(oid: 16)
+  static let int8 = PostgresType(oid: 20)
+  static let int2 = PostgresType(oid: 21)
+  static let int4 = PostgresType(oid: 23)
+  static let oid = PostgresType(oid: 26)
+  static let json = PostgresType(oid: 114)
+  static let float4 = PostgresType(oid: 700)
+  static let float8 = PostgresType(oid: 701)
+  static let date = PostgresType(oid: 1082)
+  static let timestamp = PostgresType(oid: 1114)
+  static let timestamptz = PostgresType(oid: 1184)
+  static let numeric = PostgresType(oid: 1700)
+  static let jsonb = PostgresType(oid: 3802)
+}

@@ -1,0 +1,222 @@
+import DataSourceKit
+import Foundation
+import GRDB
+import Synchronization
+
+// Opening a database file, and counting its rows and sections: what a load does before any
+// row is read.
+extension SQLiteProvider {
+  /// Opens a database for inspection: read-only and immutable.
+  ///
+  /// SQLite then takes no locks and makes no `-wal` or `-shm` file (a WAL database in a
+  /// read-only folder opens; nothing is left beside it). A later `reload` opens it again and
+  /// sees changes.
+  static func open(_ path: String, displayPath: String, access: FileAccess?, nullMarkers: [String] = [])
+    throws
+    -> DatabaseQueue
+  {
+    try RegularFile.check(atPath: path, displayPath: displayPath)
+    // SQLite says only "unable to open database file": say what a csv would.
+    if Foundation.access(path, R_OK) != 0 { throw FileBytes.error(for: errno, path: displayPath) }
+    var configuration = Configuration()
+    configuration.readonly = true
+    // Pages read through a memory map, not copied by a read call each: a scan of a large table
+    // takes a fraction of the time. SQLite caps the size (2 GB in Debian's build); beyond it,
+    // it reads as before. The file is opened immutable, so dsh already assumes nobody writes it
+    // while it is open (see docs/RELIABILITY.md).
+    configuration.prepareDatabase { db in
+      try db.execute(sql: "PRAGMA mmap_size = 1099511627776")
+      // The null markers, bound into a temporary table (the temporary database is the
+      // connection's own, writable when the file is not): the SQL names the table.
+      if let table = SQLiteQuery.markerTable(for: nullMarkers) {
+        try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS \(table) (v TEXT PRIMARY KEY)")
+        for marker in nullMarkers {
+          try db.execute(sql: "INSERT OR IGNORE INTO temp.\(table) VALUES (?)", arguments: [marker])
+        }
+      }
+    }
+    // Checked before (the link already in place: SQLite fails on a file that is no database
+    // with a message of its own) and after, on the files SQLite opened (a link swapped in
+    // between).
+    if let access, let real = realpath(path, nil) {
+      defer { free(real) }
+      if !access.allows(String(cString: real)) {
+        throw DataSourceError.outsideAllowedFiles(path: displayPath, opened: String(cString: real))
+      }
+    }
+    let before = access == nil ? [:] : FileAccess.openRegularFiles()
+    let database = try DatabaseQueue(path: immutableName(of: path), configuration: configuration)
+    if let access {
+      for (descriptor, real) in FileAccess.openRegularFiles() where before[descriptor] != real {
+        guard access.allows(real) else {
+          try? database.close()
+          throw DataSourceError.outsideAllowedFiles(path: displayPath, opened: real)
+        }
+      }
+    }
+    return database
+  }
+
+  /// Whether this SQLite reads URI file names (Debian's and Apple's do), which `immutable=1`
+  /// needs.
+  static let readsURIs: Bool = {
+    guard let memory = try? DatabaseQueue() else { return false }
+    return (try? memory.read { try Bool.fetchOne($0, sql: "SELECT sqlite_compileoption_used('USE_URI')") })
+      == true
+  }()
+
+  /// `file:PATH?immutable=1`, or the plain path where URIs are not read.
+  static func immutableName(of path: String) -> String {
+    guard readsURIs else { return path }
+    var allowed = CharacterSet.urlPathAllowed
+    allowed.remove(charactersIn: "?#%")
+    let encoded = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+    return "file:\(encoded)?immutable=1"
+  }
+
+  /// The sections with their counts (one section when not sectioned).
+  static func countRows(in database: DatabaseQueue, query: SQLiteQuery) throws
+    -> [(key: Value?, start: Int, count: Int)]
+  {
+    return try database.read { db in
+      if let section = query.section {
+        let rows = try StoredRow.fetchAll(
+          db, sql: query.sectionsSQL(section),
+          arguments: StatementArguments(query.sectionsArguments(section).map(Self.databaseValue)))
+        return countedSections(from: rows, keyType: section.type)
+      }
+      let count =
+        try Int.fetchOne(
+          db, sql: query.countSQL, arguments: StatementArguments(query.countArguments.map(Self.databaseValue))
+        )
+        ?? 0
+      return [(key: nil, start: 0, count: count)]
+    }
+  }
+
+  /// The sections with their counts, the section column's values checked by the keys the
+  /// GROUP BY found: when one is of a storage class the column's type does not compare as dsh
+  /// does, the column is checked (widened, or an error) and the rows counted again.
+  static func countSections(in database: DatabaseQueue, query: inout SQLiteQuery, displayPath: String)
+    throws -> [(key: Value?, start: Int, count: Int)]
+  {
+    guard let name = query.sectionOnlyColumn,
+      let index = query.columns.firstIndex(where: { $0.name == name }),
+      !query.columns[index].checked, !query.columns[index].comparable, let section = query.section
+    else { return try countRows(in: database, query: query) }
+    let type = query.columns[index].type
+    let arguments = StatementArguments(query.sectionsArguments(section).map(Self.databaseValue))
+    let rows = try database.read { db in
+      try StoredRow.fetchAll(db, sql: query.sectionsSQL(section), arguments: arguments)
+    }
+    let fits = rows.allSatisfy { row in
+      switch row[0].storage {
+      case .null: true
+      case .int64(let i): type == .int || type == .double || (type == .bool && (i == 0 || i == 1))
+      case .double: type == .double || type == .int
+      case .string: type == .text
+      case .blob: false
+      }
+    }
+    guard fits else {
+      let checked = query
+      query.columns = try database.read { db in
+        try checking(
+          checked.columns, named: [name], for: .comparisons, in: db, query: checked, displayPath: displayPath)
+      }
+      return try countRows(in: database, query: query)
+    }
+    query.columns[index].comparable = true
+    return countedSections(from: rows, keyType: section.type)
+  }
+
+  /// The sections of a sections' GROUP BY (each row a key and its count), each starting where
+  /// the one before ends.
+  static func countedSections(from rows: [StoredRow], keyType: ValueType) -> [(
+    key: Value?, start: Int, count: Int
+  )] {
+    var start = 0
+    return rows.map { row in
+      let count = row.int(1) ?? 0
+      defer { start += count }
+      return (key: Self.value(row[0], as: keyType), start: start, count: count)
+    }
+  }
+
+  /// The rows, counted no further than `limit`.
+  static func countRows(in database: DatabaseQueue, query: SQLiteQuery, upTo limit: Int) throws -> Int {
+    let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
+    return try database.read { db in
+      try Int.fetchOne(
+        db, sql: "SELECT COUNT(*) FROM (SELECT 1 \(query.from)\(query.whereClause) LIMIT \(limit))",
+        arguments: arguments) ?? 0
+    }
+  }
+
+  /// The sections with their counts, and for rows read by rowid from a table whose rowids run
+  /// without gaps, the first rowid: the row at position k is then rowid first + k, found by a
+  /// seek, not by stepping over k rows.
+  static func count(in database: DatabaseQueue, query: inout SQLiteQuery, displayPath: String) throws
+    -> (sections: [(key: Value?, start: Int, count: Int)], denseStart: Int?)
+  {
+    if let run = try keyRun(in: database, query: query) {
+      return ([(key: nil, start: 0, count: run.count)], run.first)
+    }
+    return (try countSections(in: database, query: &query, displayPath: displayPath), nil)
+  }
+
+  /// How many rows a run of a table's keys holds, and its first rowid, without stepping.
+  ///
+  /// For a table read whole in stored order, or filtered only by ranges of its integer primary
+  /// key, whose rowids run without gaps: by arithmetic on the table's count and its least and greatest rowid (an optimized count
+  /// and two seeks) instead of stepping over every row kept. A whole table with gaps gives its
+  /// count and no first rowid; otherwise `nil`.
+  static func keyRun(in database: DatabaseQueue, query: SQLiteQuery) throws -> (
+    count: Int, first: Int?
+  )? {
+    guard case .table(let name) = query.source, let rowid = query.rowidName, !query.isProjected,
+      query.join == nil, query.section == nil, query.order.isEmpty, query.limit == nil,
+      let range = query.keyRange
+    else { return nil }
+    let table = SQLiteQuery.quoted(name)
+    let row = try database.read { db in
+      // One aggregate per query: SQLite answers a lone min() or max() with a seek, and a lone
+      // count(*) of a table without stepping through its rows.
+      try Row.fetchOne(
+        db,
+        sql:
+          "SELECT (SELECT count(*) FROM \(table)), (SELECT min(\(rowid)) FROM \(table)), (SELECT max(\(rowid)) FROM \(table))"
+      )
+    }
+    let total: Int = row?[0] ?? 0
+    // (Rowids span the whole of Int: the differences are checked.)
+    guard let low: Int = row?[1], let high: Int = row?[2],
+      case (let span, let overflow) = high.subtractingReportingOverflow(low), !overflow, span == total - 1
+    else {
+      return query.conditions.isEmpty ? (total, nil) : nil
+    }
+    let first = max(low, range.low)
+    let last = min(high, range.high)
+    return last < first ? (0, nil) : (last - first + 1, first)
+  }
+
+  /// The column that is the table's rowid by another name: its only primary key column,
+  /// declared `INTEGER`, that SQLite's own plan looks up as the rowid (a column declared
+  /// `INTEGER PRIMARY KEY DESC` is not one).
+  static func keyColumn(of source: SQLiteQuery.Source, in db: Database) -> String? {
+    guard case .table(let table) = source,
+      let columns = try? Row.fetchAll(db, sql: "PRAGMA table_info(\(SQLiteQuery.quoted(table)))")
+    else { return nil }
+    let keys = columns.filter { ($0["pk"] as Int?) ?? 0 > 0 }
+    guard keys.count == 1, let name: String = keys[0]["name"],
+      (keys[0]["type"] as String?)?.uppercased() == "INTEGER",
+      let plan = try? Row.fetchAll(
+        db,
+        sql:
+          "EXPLAIN QUERY PLAN SELECT 1 FROM \(SQLiteQuery.quoted(table)) WHERE \(SQLiteQuery.quoted(name)) = 0"
+      ),
+      plan.contains(where: { (($0["detail"] as String?) ?? "").contains("INTEGER PRIMARY KEY") })
+    else { return nil }
+    return name
+  }
+}

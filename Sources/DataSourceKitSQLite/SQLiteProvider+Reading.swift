@@ -1,0 +1,390 @@
+import DataSourceKit
+import Foundation
+import GRDB
+import Synchronization
+
+// Reading rows: pages around what a view asks for, one statement stepped along for a view read
+// in order (with its sections counted on a second connection), joins matched a page at a time,
+// and values converted between SQLite and dsh.
+extension SQLiteProvider {
+  /// Runs `body` with the connection held: rows it asks for in order come from one statement
+  /// stepped along, where they would otherwise be a statement per page (an OFFSET each, and the
+  /// query's sort again each time).
+  package func readingInOrder<R>(_ body: () throws -> R) throws -> R {
+    guard let database, held == nil else {
+      countIfNeeded()
+      return try body()
+    }
+    // A sorted view still to be counted: the count runs on a second connection while this one
+    // sorts (SQLite sorts the whole result before its first row), the two on two cores.
+    let countsWhileSorting =
+      needsCount && states.state == .initial && !query.rowidOrdered && !Task.isCancelled
+    let counting = countsWhileSorting ? startCounting() : nil
+    // Otherwise counted first: the count is a read of its own, which cannot run inside the held one.
+    if !countsWhileSorting { countIfNeeded() }
+    return try database.read { db in
+      held = db
+      defer {
+        held = nil
+        stream = nil
+      }
+      if let counting {
+        // What the first page's read would run: to the end, or the query's limit (-1 is none).
+        let sorted = query.select(offset: 0, count: query.limit ?? -1)
+        stream = try? interruptibly({ database.interrupt() }) {
+          try startStream(in: db, sql: sorted, page: 0, stepFirst: true)
+        }
+        finishCounting(counting)
+        // A count that changed the query (a column widened by its values) is read again.
+        if query.select(offset: 0, count: query.limit ?? -1) != sorted { stream = nil }
+      }
+      return try body()
+    }
+  }
+
+  /// A statement reading the rows in order from `page`; with `stepFirst`, stepped to its first
+  /// row (the sort done), which the page's read then takes.
+  func startStream(in db: Database, sql: String, page: Int, stepFirst: Bool) throws
+    -> (cursor: RowCursor, statement: Statement, nextPage: Int, stepped: Bool)
+  {
+    statementsRun += 1
+    let statement = try db.makeStatement(sql: sql)
+    let arguments = StatementArguments(query.orderedArguments.map(Self.databaseValue))
+    let cursor = try Row.fetchCursor(statement, arguments: arguments)
+    return (cursor, statement, page, stepFirst ? try cursor.next() != nil : false)
+  }
+
+  /// The rows counted on a connection of their own, on another thread: its result, once
+  /// ``finishCounting(_:)`` has waited for it.
+  ///
+  /// `@unchecked Sendable`: `result` is written by the counting thread before `done` is
+  /// signalled, and read only after it is waited for.
+  final class Counting: @unchecked Sendable {
+    var result:
+      Result<
+        (sections: [(key: Value?, start: Int, count: Int)], denseStart: Int?, query: SQLiteQuery), any Error
+      >?
+    let done = DispatchSemaphore(value: 0)
+  }
+
+  func startCounting() -> Counting {
+    needsCount = false
+    let counting = Counting()
+    let (path, displayPath, access, query) = (self.path, self.displayPath, self.access, self.query)
+    // Taken along to the other thread: the statement's ^C reaches the count there too.
+    let interruption = ReadInterruption.current
+    DispatchQueue.global().async {
+      counting.result = Result {
+        let database = try Self.open(
+          path, displayPath: displayPath, access: access, nullMarkers: query.options.nullMarkers)
+        defer { try? database.close() }
+        func count() throws -> (
+          sections: [(key: Value?, start: Int, count: Int)], denseStart: Int?, query: SQLiteQuery
+        ) {
+          var counted = query
+          let (sections, denseStart) = try Self.count(in: database, query: &counted, displayPath: displayPath)
+          return (sections, denseStart, counted)
+        }
+        return try interruption?.during({ database.interrupt() }, count) ?? count()
+      }
+      counting.done.signal()
+    }
+    return counting
+  }
+
+  /// Waits for the count and takes it as ``countIfNeeded()`` would have.
+  func finishCounting(_ counting: Counting) {
+    counting.done.wait()
+    let ticket = states.begin()
+    switch counting.result {
+    case .success(let counted):
+      countsRun += 1
+      query = counted.query
+      denseRowidStart = counted.denseStart
+      sections = counted.sections
+      _ = states.finish(ticket, with: sections.allSatisfy { $0.count == 0 } ? .noContent : .loaded)
+    case .failure(let error as DatabaseError) where error.resultCode == .SQLITE_INTERRUPT:
+      states.cancel(ticket)
+      needsCount = true
+    case .failure(DataSourceError.cancelled):
+      states.cancel(ticket)
+      needsCount = true
+    case .failure(let error):
+      fail(
+        ticket,
+        (error as? DatabaseError).map { Self.failure($0, path: displayPath) }
+          ?? error as? DataSourceError ?? .sourceFailed(message: "\(error)"))
+    case nil:
+      preconditionFailure("the count signalled before it had a result")
+    }
+  }
+
+  /// `body` on the held connection, else in a read of its own.
+  func reading<T>(_ database: DatabaseQueue, _ body: (Database) throws -> T) throws -> T {
+    if let held { return try body(held) }
+    return try database.read(body)
+  }
+
+  /// The row at a position, from the page around it (read once, kept while recent).
+  public func item(at itemPath: ItemPath) -> Value {
+    countIfNeeded()
+    guard itemPath.section < sections.count else { return .null }
+    let flat = sections[itemPath.section].start + itemPath.item
+    let page = flat / Self.pageSize
+    if pages[page] == nil {
+      // An interrupted read keeps nothing: the page is read again when next asked.
+      guard let rows = readPage(page) else { return .null }
+      pages[page] = rows
+    }
+    if let index = pageOrder.firstIndex(of: page) { pageOrder.remove(at: index) }
+    pageOrder.append(page)
+    if pageOrder.count > Self.pagesKept { pages[pageOrder.removeFirst()] = nil }
+    let rows = pages[page] ?? []
+    let offset = flat - page * Self.pageSize
+    return offset < rows.count ? rows[offset] : .null
+  }
+
+  /// The rows of a page.
+  ///
+  /// A value its column's type does not hold, in a column not checked yet, has the column
+  /// checked: it is widened (an int column holding reals is double), or the provider fails with
+  /// the error the load would have given, and tells its observers once the statement reading it
+  /// is done.
+  func readPage(_ page: Int) -> [Value]? {
+    guard let database else { return [] }
+    // A statement the user interrupted reads nothing more.
+    if Task.isCancelled { return nil }
+    let offset = page * Self.pageSize
+    let count = query.limit.map { min(Self.pageSize, max(0, $0 - offset)) } ?? Self.pageSize
+    // The page's own statement, written only when one is run (not while a stream reads on).
+    var sql: String?
+    var arguments = StatementArguments(query.orderedArguments.map(Self.databaseValue))
+    // Rows in stored order (filtered, or joined) are read from where the page before ended, by
+    // rowid: a memory stage reading them all pays one pass, not an OFFSET per page (quadratic).
+    let rowidColumn = query.rowidOrdered ? query.rowOrder : nil
+    if let first = denseRowidStart, case .table(let name) = query.source, let rowid = query.rowidName {
+      sql =
+        "SELECT * FROM \(SQLiteQuery.quoted(name)) WHERE \(rowid) >= ? AND \(rowid) <= ? ORDER BY \(rowid)"
+      // No further than the rows the view has: past them, the table's rows are other ranges'.
+      // (Rowids reach Int.max: the sums are checked.)
+      let total = sections.last.map { $0.start + $0.count } ?? 0
+      let last = first + max(0, total - 1)
+      let (pageFirst, pastEnd) = first.addingReportingOverflow(offset)
+      let (pageLast, beyond) = pageFirst.addingReportingOverflow(count - 1)
+      arguments = [pastEnd ? last : pageFirst, pastEnd || beyond ? last : min(pageLast, last)]
+    } else if let rowidColumn {
+      let after = page > 0 ? lastRowids[page - 1] : nil
+      let conditions =
+        query.conditions.map { "(\($0.sql))" } + (after == nil ? [] : ["\(rowidColumn) > \(after ?? 0)"])
+      let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+      sql =
+        "SELECT \(query.selectList), \(rowidColumn) \(query.from)\(filter) ORDER BY \(rowidColumn) LIMIT \(count)"
+        + (after == nil ? " OFFSET \(offset)" : "")
+    }
+    let schema = self.schema
+    let columns = query.columns
+    let readsRowid = rowidColumn != nil && denseRowidStart == nil
+    // While a view is printed in order, the rows come from one statement stepped along; pages
+    // read by rowid are already a seek each.
+    let streamed = held != nil && denseRowidStart == nil && rowidColumn == nil
+    var misfits: Set<String> = []
+    var lastRowid: Int?
+    // Each value is read from the statement itself: a GRDB `Row` would name every column of
+    // every row on the way (a third of the time of a print).
+    let readings = columns.map(ColumnReading.init)
+    func convert(_ statement: Statement) -> Value {
+      let row = statement.sqliteStatement
+      let total = CInt(statement.columnCount)
+      if readsRowid {
+        lastRowid = Int.fromDatabaseValue(DatabaseValue(sqliteStatement: row, index: total - 1))
+      }
+      let width = readsRowid ? total - 1 : total
+      var values: [Value] = []
+      values.reserveCapacity(Int(width))
+      for i in 0..<Int(width) {
+        let stored = StoredRow.value(row, CInt(i))
+        guard i < columns.count else {
+          values.append(Self.value(stored))
+          continue
+        }
+        guard let value = Self.read(stored, as: readings[i]) else {
+          misfits.insert(columns[i].name)
+          values.append(.null)
+          continue
+        }
+        values.append(value)
+      }
+      return Value.record(Record(schema: schema, values: values))
+    }
+    let rows: [Value]
+    do {
+      rows = try interruptibly({ database.interrupt() }) { try readRows(database) }
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+      // ^C: the provider stays as it was.
+      stream = nil
+      return nil
+    } catch DataSourceError.cancelled {
+      stream = nil
+      return nil
+    } catch {
+      // A page that cannot be read is an error, never a page of nulls.
+      failWhileRead((error as? DatabaseError).map { Self.failure($0, path: displayPath) } ?? error)
+      return []
+    }
+    func readRows(_ database: DatabaseQueue) throws -> [Value] {
+      try reading(database) { db -> [Value] in
+        guard streamed else {
+          statementsRun += 1
+          let statement = try db.makeStatement(sql: sql ?? query.select(offset: offset, count: count))
+          let cursor = try Row.fetchCursor(statement, arguments: arguments)
+          var rows: [Value] = []
+          while try cursor.next() != nil { rows.append(convert(statement)) }
+          return rows
+        }
+        // Pages the view skipped (kept from before): stepped over, cheaper than a new statement
+        // that sorts again.
+        if let next = stream?.nextPage, next < page {
+          // A row stepped to and not taken counts as one of the rows skipped.
+          let skipped = (page - next) * Self.pageSize - (stream?.stepped == true ? 1 : 0)
+          for _ in 0..<max(0, skipped) where try stream?.cursor.next() != nil {}
+          stream?.nextPage = page
+          stream?.stepped = false
+        }
+        if stream?.nextPage != page {
+          // From this page to the end (or the query's limit): LIMIT -1 is no limit.
+          let rest = query.limit.map { max(0, $0 - offset) } ?? -1
+          stream = try startStream(
+            in: db, sql: query.select(offset: offset, count: rest), page: page, stepFirst: false)
+        }
+        var rows: [Value] = []
+        rows.reserveCapacity(count)
+        if stream?.stepped == true, let stream {
+          rows.append(convert(stream.statement))
+        }
+        stream?.stepped = false
+        while rows.count < count, let stream, try stream.cursor.next() != nil {
+          rows.append(convert(stream.statement))
+        }
+        stream?.nextPage = page + 1
+        return rows
+      }
+    }
+    if !misfits.isEmpty {
+      stream = nil
+      // Checked now, so the page is read again with the columns' final types.
+      // Views that read rows before (an int column now double) are told after the statement.
+      guard (try? check(misfits, in: database)) != nil else { return [] }
+      DeferredChanges.post(observers)
+      return readPage(page)
+    }
+    rowsRead += rows.count
+    if rows.count == count, let lastRowid { lastRowids[page] = lastRowid }
+    if let join = query.join {
+      do {
+        return try matched(rows, join, in: database)
+      } catch {
+        failWhileRead((error as? DatabaseError).map { Self.failure($0, path: displayPath) } ?? error)
+        return []
+      }
+    }
+    return rows
+  }
+
+  /// A join's page: each row's key (read last) replaced by its first match in the right table,
+  /// found by two queries for the whole page (the least row of each key among the page's keys,
+  /// then those rows).
+  func matched(_ rows: [Value], _ join: SQLiteQuery.Join, in database: DatabaseQueue) throws
+    -> [Value]
+  {
+    statementsRun += 2
+    let keyIndex = query.columns.count
+    let keys = rows.map { row -> Value in
+      guard case .record(let record) = row, keyIndex < record.values.count else { return .null }
+      return record.values[keyIndex]
+    }
+    var distinctKeys: [Value] = []
+    var seen = Set<Value>()
+    for key in keys where !key.isNull && seen.insert(key).inserted { distinctKeys.append(key) }
+    let right = join.right
+    var matches: [Value: Value] = [:]
+    if !distinctKeys.isEmpty {
+      let marks = distinctKeys.map(Self.placeholder).joined(separator: ", ")
+      let conditions = right.conditions.map { " AND (\($0.sql))" }.joined()
+      let firsts =
+        "SELECT (\(join.rightKey)), MIN(\(join.rightOrder)) \(right.from) WHERE (\(join.rightKey))\(join.collation) IN (\(marks))\(conditions) GROUP BY 1\(join.collation)"
+      let rightSchema = Schema(right.columns.map(\.name))
+      try reading(database) { db in
+        let found = try StoredRow.fetchAll(
+          db, sql: firsts,
+          arguments: StatementArguments((distinctKeys + right.arguments).map(Self.databaseValue)))
+        let rowids: [Int] = found.compactMap { $0.int(1) }
+        guard !rowids.isEmpty else { return }
+        let list = right.columns.map { SQLiteQuery.quoted($0.name) }.joined(separator: ", ")
+        let records = try StoredRow.fetchAll(
+          db,
+          sql:
+            "SELECT \(join.rightOrder), \(list) \(right.from) WHERE \(join.rightOrder) IN (\(rowids.map(String.init).joined(separator: ", ")))"
+        )
+        var byRowid: [Int: Value] = [:]
+        for row in records {
+          guard let rowid = row.int(0) else { continue }
+          var values: [Value] = []
+          for (i, column) in right.columns.enumerated() {
+            // The other table was checked when the join was made: a value that does not fit
+            // now means the file changed since.
+            guard let value = Self.read(row[i + 1], in: column) else {
+              throw DataSourceError.sourceFailed(
+                message:
+                  "\(displayPath): column \(column.name) of the joined table no longer holds \(column.type?.rawValue ?? "its") values (the file changed since the join was made); join again"
+              )
+            }
+            values.append(value)
+          }
+          byRowid[rowid] = .record(Record(schema: rightSchema, values: values))
+        }
+        for row in found {
+          guard let rowid = row.int(1), let record = byRowid[rowid] else { continue }
+          matches[Self.value(row[0])] = record
+        }
+      }
+    }
+    let schema = self.schema
+    return zip(rows, keys).map { row, key in
+      guard case .record(let record) = row else { return row }
+      var values = Array(record.values.prefix(keyIndex))
+      values.append(key.isNull ? .null : matches[key] ?? .null)
+      return .record(Record(schema: schema, values: values))
+    }
+  }
+
+  static func value(_ value: DatabaseValue) -> Value {
+    switch value.storage {
+    case .null: .null
+    case .int64(let i): .int(Int(i))
+    case .double(let d): .double(d)
+    case .string(let s): .string(s)
+    case .blob(let data): .string("<\(data.count) bytes>")
+    }
+  }
+
+  /// The placeholder of a value in SQL: `?`, or for a text holding a NUL byte (bound as a blob
+  /// by ``databaseValue(_:)``), the blob read as text.
+  static func placeholder(for value: Value) -> String {
+    if case .string(let s) = value, s.utf8.contains(0) { return "CAST(? AS TEXT)" }
+    return "?"
+  }
+
+  static func databaseValue(_ value: Value) -> DatabaseValue {
+    switch value {
+    case .null: .null
+    case .bool(let b): (b ? 1 : 0).databaseValue
+    case .int(let i): i.databaseValue
+    case .double(let d): d.databaseValue
+    // GRDB binds a text as a C string, cut at a NUL byte: such a text goes as its bytes, and
+    // its placeholder reads them back as text (``placeholder(for:)``).
+    case .string(let s): s.utf8.contains(0) ? Data(s.utf8).databaseValue : s.databaseValue
+    case .date, .timestamp: value.description.databaseValue
+    case .list, .record: value.jsonText.databaseValue
+    }
+  }
+}

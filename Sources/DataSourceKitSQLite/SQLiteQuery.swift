@@ -1,0 +1,361 @@
+import DataSourceKit
+import Foundation
+import GRDB
+import Synchronization
+
+/// What a SQLite provider reads: a table or a query, and the stages pushed down into SQL.
+public struct SQLiteQuery: Sendable {
+  /// What a query reads: a table, or SQL of the user's own.
+  public enum Source: Sendable {
+    /// Every row of the table of this name.
+    case table(String)
+    /// The rows of this SQL query (a `SELECT`).
+    case query(String)
+  }
+
+  /// A condition in SQL with its arguments, as `where` pushes it down.
+  public struct Condition: Sendable {
+    /// The SQL, with `?` for each argument.
+    public var sql: String
+    /// The values bound to the SQL's `?`s.
+    public var arguments: [Value]
+    /// When the condition keeps exactly the rows whose integer primary key lies in a range
+    /// (`id > 2000000`, `id >= 5 and id < 10`), that range.
+    public var keyBounds: ClosedRange<Int>?
+    /// SQL with its arguments.
+    public init(sql: String, arguments: [Value], keyBounds: ClosedRange<Int>? = nil) {
+      self.sql = sql
+      self.arguments = arguments
+      self.keyBounds = keyBounds
+    }
+
+    /// The SQL with its arguments written in dsh's way, for `describe`.
+    var readable: String { substituted { $0.literalText } }
+
+    private func substituted(_ write: (Value) -> String) -> String {
+      var text = ""
+      var remaining = arguments.makeIterator()
+      // A `?` inside a string literal or a quoted name ("ok?") is no parameter.
+      var inString = false
+      var inName = false
+      for character in sql {
+        if character == "'", !inName { inString.toggle() }
+        if character == "\"", !inString { inName.toggle() }
+        if character == "?", !inString, !inName, let argument = remaining.next() {
+          text += write(argument)
+        } else {
+          text.append(character)
+        }
+      }
+      return text
+    }
+  }
+
+  /// A key of ORDER BY (or of the sections' GROUP BY): SQL with no arguments (literals are
+  /// written in), the dsh type of its value, and a direction.
+  public struct OrderTerm: Sendable {
+    /// The key's SQL.
+    public var sql: String
+    /// The type of the key's values.
+    public var type: ValueType
+    /// The order of the keys.
+    public var direction: SortDirection
+
+    /// The values bound to the key's `?`s (a literal in `sort by if(…)`), each time it is
+    /// written.
+    public var arguments: [Value] = []
+
+    /// A key in SQL, its values bound.
+    init(_ key: SQLValue, _ direction: SortDirection) {
+      (self.sql, self.arguments) = key.sql.sqlite
+      self.type = key.type
+      self.direction = direction
+    }
+
+    /// The key with its values written in dsh's way, for `describe`.
+    var readable: String { Condition(sql: sql, arguments: arguments).readable }
+
+    /// A key of a column, of a type, in an order.
+    public init(column: String, type: ValueType, direction: SortDirection) {
+      self.sql = SQLiteQuery.quoted(column)
+      self.type = type
+      self.direction = direction
+    }
+  }
+
+  /// A `join` run by SQLite: each row's first match in a table of the same database, found a
+  /// page at a time (see ``SQLiteProvider/joining(_:leftKey:rightKey:name:keepsUnmatched:notes:)``).
+  public struct Join: Sendable {
+    /// The other side: a table, with the `where` conditions pushed into it, as its provider
+    /// reads it.
+    var right: SQLiteQuery {
+      get { rightBox[0] }
+      set { rightBox[0] = newValue }
+    }
+    /// Held in an array: a query cannot hold a query in place.
+    private var rightBox: [SQLiteQuery]
+    /// The keys in SQL: the left's over this query's columns, the right's over the other's.
+    var leftKey: String
+    var rightKey: String
+    /// Whether the keys are text (compared by their bytes, `COLLATE BINARY`).
+    var textKeys: Bool
+    /// The field the match goes in.
+    var name: String
+    var inner: Bool
+
+    init(right: SQLiteQuery, leftKey: String, rightKey: String, textKeys: Bool, name: String, inner: Bool) {
+      rightBox = [right]
+      self.leftKey = leftKey
+      self.rightKey = rightKey
+      self.textKeys = textKeys
+      self.name = name
+      self.inner = inner
+    }
+
+    /// `COLLATE BINARY` after a text key.
+    var collation: String { textKeys ? " COLLATE BINARY" : "" }
+    /// The column that orders the right's rows (the first match is the least).
+    var rightOrder: String { right.rowOrder ?? "rowid" }
+  }
+
+  /// The table or query read.
+  public var source: Source
+  /// A join with another table of the same database, pushed down.
+  public var join: Join?
+  /// The `where` conditions pushed down, all of which must hold.
+  public var conditions: [Condition] = []
+  /// What items are grouped by (`section by`), ordered first.
+  public var section: OrderTerm?
+  /// `sort by` keys, after the section's.
+  public var order: [OrderTerm] = []
+  /// The `limit` pushed down.
+  public var limit: Int?
+  /// Markers read as null and types given, applied in a projection over the source.
+  public var options = ReadOptions()
+  /// The columns as the load found them (empty before the first load).
+  var columns: [SQLiteColumn] = []
+
+  /// The columns the pushed-down SQL names: their values must be checked before SQLite compares
+  /// them. (A literal in a sort key that spells a quoted column name only checks one more.)
+  var columnsInSQL: Set<String> {
+    let sql =
+      (conditions.map(\.sql) + ((section.map { [$0] } ?? []) + order).map(\.sql) + [join?.leftKey ?? ""])
+      .joined(separator: " ")
+    return Set(columns.map(\.name).filter { sql.contains(Self.quoted($0)) })
+  }
+
+  /// The column the sections are grouped by, when SQL uses it for nothing else and its type
+  /// is one SQL compares by storage class: its values need no pass of their own before the
+  /// query, as the sections' GROUP BY lists every value the view holds (see
+  /// `SQLiteProvider.countSections`).
+  var sectionOnlyColumn: String? {
+    guard let section else { return nil }
+    let elsewhere = (conditions.map(\.sql) + order.map(\.sql) + [join?.leftKey ?? ""]).joined(separator: " ")
+    return columns.first { column in
+      let name = Self.quoted(column.name)
+      return (section.sql == name || section.sql == name + " COLLATE BINARY") && !elsewhere.contains(name)
+        && [.int, .double, .text, .bool].contains(column.type)
+    }?.name
+  }
+
+  /// The type of each column SQL may use as dsh sees it: what pushed-down SQL may assume.
+  public var columnTypes: [String: ValueType] {
+    var types: [String: ValueType] = [:]
+    for column in columns where column.inSQL { types[column.name] = column.type ?? .null }
+    return types
+  }
+
+  /// The column that keeps a table's row order through the projection.
+  static let rowOrderColumn = "_dsh_rowid"
+
+  /// The name that reads the table's rowid: `rowid`, `_rowid_` or `oid`, the first no column
+  /// of the table takes.
+  ///
+  /// A column named `rowid` hides the real one (ordering by it gave the column's order).
+  /// `nil` for a query, a view, a `WITHOUT ROWID` table, or a table whose columns take all
+  /// three. Found when the source is opened.
+  public internal(set) var rowidName: String?
+
+  /// The column that is the table's rowid under a name of its own (`id INTEGER PRIMARY KEY`),
+  /// found when the source is opened; `nil` when there is none.
+  public internal(set) var keyColumn: String?
+
+  /// The range of keys the conditions keep, when each is a range of the key column.
+  ///
+  /// Every key with no condition; `nil` when a condition is something else. The rows kept are
+  /// then a run of the table's rowids. An empty range keeps no row.
+  var keyRange: (low: Int, high: Int)? {
+    var range = (low: Int.min, high: Int.max)
+    for condition in conditions {
+      guard let bounds = condition.keyBounds else { return nil }
+      range = (max(range.low, bounds.lowerBound), min(range.high, bounds.upperBound))
+    }
+    return range
+  }
+
+  /// The column that keeps the table's stored order in this query's rows: the rowid, or its
+  /// copy through the projection; `nil` when there is none.
+  var rowOrder: String? {
+    guard let rowidName else { return nil }
+    return isProjected ? Self.rowOrderColumn : rowidName
+  }
+
+  /// Whether the rows come in the table's stored order (no sort, no sections): then a page
+  /// can start after the rowid where the one before ended.
+  var rowidOrdered: Bool { rowOrder != nil && order.isEmpty && section == nil }
+
+  /// Whether the columns are read through a projection (a marker, a conversion).
+  var isProjected: Bool { columns.contains { $0.projection != Self.quoted($0.name) } }
+
+  /// A query without the semicolons, spaces and `--` comments that end it.
+  static func trimmed(_ sql: String) -> String { SQLText.trimmed(sql) }
+
+  /// A query of `source` with no stage pushed down.
+  public init(source: Source) { self.source = source }
+
+  /// The temporary table that holds the null markers `markers` on a connection that reads
+  /// with them: named by the markers (an FNV-1a hash of them), so two providers of one file
+  /// with the same markers read the same table; `nil` for none.
+  static func markerTable(for markers: [String]) -> String? {
+    guard !markers.isEmpty else { return nil }
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in markers.joined(separator: "\u{0}").utf8 {
+      hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+    }
+    return "dsh_null_markers_" + String(hash, radix: 16)
+  }
+
+  /// A column or table name quoted for SQL.
+  public static func quoted(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+
+  /// `FROM …`: the source, through the projection that gives its columns dsh's values.
+  var from: String {
+    guard isProjected else { return baseFrom }
+    var list = columns.map { "\($0.projection) AS \(Self.quoted($0.name))" }
+    if let rowidName { list.append("\(rowidName) AS \(Self.rowOrderColumn)") }
+    return "FROM (SELECT \(list.joined(separator: ", ")) \(baseFrom))"
+  }
+
+  /// The columns a row is read as (and last, a join's left key).
+  var selectList: String {
+    let list = columns.isEmpty ? "*" : columns.map { Self.quoted($0.name) }.joined(separator: ", ")
+    return join.map { list + ", (\($0.leftKey)) AS \(Self.joinKeyColumn)" } ?? list
+  }
+
+  /// The column that brings a join's left key with each row.
+  static let joinKeyColumn = "_dsh_join_key"
+
+  /// `FROM …`: the table, or the query as a subquery.
+  var baseFrom: String {
+    switch source {
+    case .table(let name): "FROM \(Self.quoted(name))"
+    // A trailing `;` (as a query typed for sqlite3 has) is not part of a subquery; a query
+    // with a `--` comment inside goes on lines of its own, so the comment ends at its line.
+    case .query(let sql):
+      SQLiteQuery.trimmed(sql).contains("--")
+        ? "FROM (\n\(SQLiteQuery.trimmed(sql))\n)" : "FROM (\(SQLiteQuery.trimmed(sql)))"
+    }
+  }
+
+  var whereClause: String {
+    conditions.isEmpty ? "" : " WHERE " + conditions.map { "(\($0.sql))" }.joined(separator: " AND ")
+  }
+  /// The values of the WHERE clause's `?`s, in order.
+  var arguments: [Value] { conditions.flatMap(\.arguments) }
+
+  /// The values of the ORDER BY clause's `?`s, in order.
+  var orderArguments: [Value] {
+    ((section.map { [$0] } ?? []) + order).flatMap { Self.nullsLastArguments($0) }
+  }
+
+  /// The values of ``select(offset:count:)`` and ``ordered``: the WHERE's, then the ORDER BY's.
+  var orderedArguments: [Value] { arguments + orderArguments }
+
+  /// The values of ``countSQL``.
+  var countArguments: [Value] { limit == nil ? arguments : orderedArguments }
+
+  /// Nulls last whatever the direction, as the in-memory stages order them; a table's rows keep
+  /// their stored order among equals (the sort is stable).
+  var orderClause: String {
+    var terms: [String] = []
+    for term in (section.map { [$0] } ?? []) + order {
+      terms.append(Self.nullsLast(term.sql, term.direction))
+    }
+    if let rowOrder { terms.append(rowOrder) }
+    return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
+  }
+
+  /// An ORDER BY term with nulls after every value, as the in-memory stages order them.
+  ///
+  /// SQLite says so itself from 3.30 (`NULLS LAST`), which sorts by one key where
+  /// `key IS NULL, key` sorts by two (a tenth of a sectioned print of 200,000 rows).
+  static func nullsLast(_ key: String, _ direction: SortDirection) -> String {
+    let order = direction == .ascending ? "ASC" : "DESC"
+    return readsNullsLast ? "\(key) \(order) NULLS LAST" : "\(key) IS NULL, \(key) \(order)"
+  }
+
+  /// The values of a term written by ``nullsLast(_:_:)``: once, or twice where the key is
+  /// written twice.
+  static func nullsLastArguments(_ term: OrderTerm) -> [Value] {
+    readsNullsLast ? term.arguments : term.arguments + term.arguments
+  }
+
+  /// Whether this SQLite reads `NULLS LAST` (3.30 on).
+  private static let readsNullsLast: Bool = {
+    guard let memory = try? DatabaseQueue() else { return false }
+    return (try? memory.read { try $0.makeStatement(sql: "SELECT 1 ORDER BY 1 NULLS LAST") }) != nil
+  }()
+
+  /// The rows in order, `count` of them from `offset` (within the query's own limit).
+  func select(offset: Int, count: Int) -> String {
+    "SELECT \(selectList) \(from)\(whereClause)\(orderClause) LIMIT \(count) OFFSET \(offset)"
+  }
+
+  /// All rows, in order: what the counts are taken over.
+  var ordered: String {
+    "SELECT \(selectList) \(from)\(whereClause)\(orderClause)" + (limit.map { " LIMIT \($0)" } ?? "")
+  }
+
+  var countSQL: String {
+    limit == nil ? "SELECT COUNT(*) \(from)\(whereClause)" : "SELECT COUNT(*) FROM (\(ordered))"
+  }
+
+  /// The values of ``sectionsSQL(_:)``: the key's, the source's, the key's for GROUP BY and
+  /// for ORDER BY.
+  func sectionsArguments(_ term: OrderTerm) -> [Value] {
+    term.arguments + countArguments + term.arguments + Self.nullsLastArguments(term)
+  }
+
+  func sectionsSQL(_ term: OrderTerm) -> String {
+    let key = term.sql
+    let source = limit == nil ? "\(from)\(whereClause)" : "FROM (\(ordered))"
+    return
+      "SELECT \(key), COUNT(*) \(source) GROUP BY \(key) ORDER BY \(Self.nullsLast(key, term.direction))"
+  }
+
+  /// What `describe` says the provider reads.
+  public var description: String {
+    var parts: [String] = []
+    switch source {
+    case .table(let name): parts.append("table \(name)")
+    case .query(let sql): parts.append("query \(JSONWriter.quoted(sql))")
+    }
+    if !conditions.isEmpty { parts.append("where " + conditions.map(\.readable).joined(separator: " AND ")) }
+    if let section {
+      parts.append("section by \(section.readable) \(section.direction.rawValue)")
+    }
+    if !order.isEmpty {
+      parts.append(
+        "sort by " + order.map { "\($0.readable) \($0.direction.rawValue)" }.joined(separator: ", "))
+    }
+    if let limit { parts.append("limit \(limit)") }
+    if let join {
+      parts.append(
+        "join \(join.right.description) on \(join.leftKey) == \(join.rightKey) as \(join.name)"
+          + (join.inner ? " inner" : "") + " (in SQL)")
+    }
+    return parts.joined(separator: " ")
+  }
+}
