@@ -1,0 +1,287 @@
+import Foundation
+
+// The stages as arrangements of any provider's items: where, sort by, section by and slices,
+// each with the rule that places an edit of the base item by item.
+
+/// A value computed for each item of a provider, by the item's flat position and its path
+/// (whichever is cheaper to read it by): a test, a sort key, a section key.
+package typealias PositionalValue<T> = (_ flat: Int, _ path: ItemPath) -> T
+
+extension DerivedProvider {
+  /// Makes, for a loaded base and the layout of its items, the function that computes a value
+  /// per item.
+  package typealias PositionalFunction<T> = (any DataProvider<Item>, SectionOffsets) throws ->
+    PositionalValue<
+      T
+    >
+
+  /// The function of the item itself.
+  static func ofItems<T>(_ f: @escaping (Item) -> T) -> PositionalFunction<T> {
+    { base, _ in { _, path in f(base.item(at: path)) } }
+  }
+
+  /// Keeps the items for which `isIncluded` is true, each in its section; a keyed section
+  /// left empty is dropped.
+  ///
+  /// An edit of the base places the edited items again without testing the others.
+  ///
+  /// - Parameter label: how `describe` names the stage; defaults to "where".
+  /// - Complexity: O(n) calls of `isIncluded` on load.
+  public static func filter(
+    _ base: any DataProvider<Item>, label: String? = nil, _ isIncluded: @escaping (Item) -> Bool
+  ) -> DerivedProvider {
+    filter(base, label: label ?? "where", rule: .filter(isIncluded), test: ofItems(isIncluded))
+  }
+
+  /// Keeps the items for which the test made at each arrangement is true.
+  package static func filter(
+    _ base: any DataProvider<Item>, label: String, rule: StageRule<Item>? = nil,
+    test makeTest: @escaping PositionalFunction<Bool>
+  ) -> DerivedProvider {
+    DerivedProvider(base: base, label: label, rule: rule) { base, offsets in
+      try checkScale(offsets.total, stage: label)
+      let isIncluded = try makeTest(base, offsets)
+      var sections: [DerivedSection] = []
+      for section in 0..<base.numberOfSections {
+        var kept: [Int] = []
+        let start = offsets.starts[section]
+        for row in 0..<base.numberOfItems(inSection: section) {
+          if row & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
+          if isIncluded(start + row, ItemPath(item: row, section: section)) { kept.append(start + row) }
+        }
+        let key = base.sectionKey(section)
+        if !kept.isEmpty || key == nil { sections.append(DerivedSection(key: key, baseIndices: kept)) }
+      }
+      return sections
+    }
+  }
+
+  /// Sorts the items of each section by keys computed once per item; equal keys keep
+  /// their order (the sort is stable).
+  ///
+  /// - Parameters:
+  ///   - label: how `describe` names the stage; defaults to "sort".
+  ///   - sortKey: the key of an item, computed once per item on load.
+  ///   - areInIncreasingOrder: the order of two keys.
+  /// - Complexity: O(n log n) comparisons of keys on load.
+  public static func sorted<Key>(
+    _ base: any DataProvider<Item>, label: String? = nil, sortKey: @escaping (Item) -> Key,
+    by areInIncreasingOrder: @escaping (Key, Key) -> Bool
+  ) -> DerivedProvider {
+    sorted(
+      base, label: label ?? "sort",
+      rule: .sort { a, b in keyOrder(sortKey(a), sortKey(b), areInIncreasingOrder) },
+      keys: ofItems(sortKey), by: areInIncreasingOrder)
+  }
+
+  /// Sorts the items of each section by a `Comparable` key of each, smallest first (or greatest,
+  /// `descending`); equal keys keep their order.
+  ///
+  /// ```swift
+  /// let byName = DerivedProvider.sorted(contacts) { $0.name }
+  /// ```
+  ///
+  /// - Parameter label: how `describe` names the stage; defaults to "sort by" and the key's type.
+  /// - Complexity: O(n log n) comparisons of keys on load.
+  public static func sorted<Key: Comparable>(
+    _ base: any DataProvider<Item>, label: String? = nil, direction: SortDirection = .ascending,
+    by key: @escaping (Item) -> Key
+  ) -> DerivedProvider {
+    sorted(
+      base, label: label ?? "sort by \(Key.self)", sortKey: key,
+      by: direction == .ascending ? { $0 < $1 } : { $0 > $1 })
+  }
+
+  /// Sorts the items of each section by the keys the function made at each arrangement gives.
+  package static func sorted<Key>(
+    _ base: any DataProvider<Item>, label: String, rule: StageRule<Item>? = nil,
+    keys makeKey: @escaping PositionalFunction<Key>, by areInIncreasingOrder: @escaping (Key, Key) -> Bool
+  ) -> DerivedProvider {
+    DerivedProvider(base: base, label: label, rule: rule) { base, offsets in
+      try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
+      return try sortedSections(base, offsets, keys: makeKey(base, offsets), by: areInIncreasingOrder)
+    }
+  }
+
+  /// The base's sections with their items sorted by the keys `sortKey` gives (computed once per
+  /// item), equal keys in their order.
+  static func sortedSections<Key>(
+    _ base: any DataProvider<Item>, _ offsets: SectionOffsets, keys sortKey: PositionalValue<Key>,
+    by areInIncreasingOrder: (Key, Key) -> Bool
+  ) throws -> [DerivedSection] {
+    try (0..<base.numberOfSections).map { section in
+      let count = base.numberOfItems(inSection: section)
+      let start = offsets.starts[section]
+      let keys = try (0..<count).map { row in
+        if row & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
+        return sortKey(start + row, ItemPath(item: row, section: section))
+      }
+      // The comparisons of millions of keys take seconds: ^C is heard between them.
+      var comparisons = 0
+      let order = try (0..<count).sorted { a, b in
+        comparisons &+= 1
+        if comparisons & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
+        if areInIncreasingOrder(keys[a], keys[b]) { return true }
+        if areInIncreasingOrder(keys[b], keys[a]) { return false }
+        return a < b
+      }
+      return DerivedSection(key: base.sectionKey(section), baseIndices: order.map { start + $0 })
+    }
+  }
+
+  /// Groups all items into sections by a key of the app's own type: sections in the key's
+  /// order, items in their previous order inside each section.
+  ///
+  /// Each section is identified by its key: ``sectionKey(_:)`` hands it back (read it with
+  /// ``SectionKey/value(as:)``), and a snapshot of the provider names the section by it. An edit
+  /// of the base places the edited items again without arranging the others.
+  ///
+  /// ```swift
+  /// let byCity = DerivedProvider.sectioned(contacts) { $0.city }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - label: how `describe` names the stage; defaults to "section by" and the key's type.
+  ///   - direction: descending puts the greatest key first.
+  /// - Complexity: O(n) key computations plus O(k log k) for k distinct keys, on load.
+  public static func sectioned<Key: Hashable & Sendable & Comparable>(
+    _ base: any DataProvider<Item>, label: String? = nil, direction: SortDirection = .ascending,
+    by key: @escaping (Item) -> Key
+  ) -> DerivedProvider {
+    let label = label ?? "section by \(Key.self)"
+    return DerivedProvider(
+      base: base, label: label, rule: .section(key: { SectionKey(key($0)) }, direction: direction)
+    ) { base, offsets in
+      try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
+      let keyOfItem = try ofItems(key)(base, offsets)
+      return try keyedSections(offsets, key: keyOfItem, direction: direction) { SectionKey($0) }
+    }
+  }
+
+  /// Groups all items into sections by a shell value: sections ordered by key (a `null` key is
+  /// its own section, last), items in their previous order inside each section.
+  package static func sectioned(
+    _ base: any DataProvider<Item>, label: String, direction: SortDirection = .ascending,
+    key: @escaping (Item) -> Value
+  ) -> DerivedProvider {
+    sectioned(
+      base, label: label, direction: direction,
+      rule: .section(key: { SectionKey(value: key($0)) }, direction: direction), keys: ofItems(key))
+  }
+
+  /// Groups all items into sections by the keys the function made at each arrangement gives.
+  package static func sectioned(
+    _ base: any DataProvider<Item>, label: String, direction: SortDirection = .ascending,
+    rule: StageRule<Item>? = nil, keys makeKey: @escaping PositionalFunction<Value>
+  ) -> DerivedProvider {
+    DerivedProvider(base: base, label: label, rule: rule) { base, offsets in
+      try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
+      return try keyedSections(offsets, key: makeKey(base, offsets), direction: direction) {
+        SectionKey(value: $0)
+      }
+    }
+  }
+
+  /// The items grouped by the key `key` gives each, sections in key order.
+  ///
+  /// Items are grouped by the key as made (a shell value hashes without a box); each section's
+  /// key is boxed once.
+  static func keyedSections<Key: Hashable>(
+    _ offsets: SectionOffsets, key: PositionalValue<Key>, direction: SortDirection,
+    sectionKey makeSectionKey: (Key) -> SectionKey
+  ) throws -> [DerivedSection] {
+    var groups: [Key: Int] = [:]
+    var sections: [DerivedSection] = []
+    for flat in 0..<offsets.total {
+      if flat & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
+      let itemKey = key(flat, offsets.itemPath(forFlat: flat))
+      if let index = groups[itemKey] {
+        sections[index].baseIndices.append(flat)
+      } else {
+        groups[itemKey] = sections.count
+        sections.append(DerivedSection(key: makeSectionKey(itemKey), baseIndices: [flat]))
+      }
+    }
+    return try orderedByKey(sections, direction: direction)
+  }
+
+  /// Sections in the order of their keys, a `null` key last; keys with no order between them
+  /// keep the order they came in.
+  ///
+  /// - Throws: ``DataSourceError/cancelled`` when the task is cancelled (^C): millions of
+  ///   distinct keys take seconds of comparisons.
+  static func orderedByKey(_ sections: [DerivedSection], direction: SortDirection) throws
+    -> [DerivedSection]
+  {
+    var comparisons = 0
+    return try sections.enumerated().sorted { a, b in
+      comparisons &+= 1
+      if comparisons & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
+      let (x, y) = (a.element.key ?? .null, b.element.key ?? .null)
+      if x.isNull || y.isNull { return !x.isNull && y.isNull }
+      switch SectionKey.compare(x, y) {
+      case .orderedAscending: return direction == .ascending
+      case .orderedDescending: return direction == .descending
+      case .orderedSame: return a.offset < b.offset
+      }
+    }.map(\.element)
+  }
+
+  /// Throws when `count` items are more than an arrangement may index.
+  static func checkScale(_ count: Int, stage: String, limit: Int = maximumItems)
+    throws(DataSourceError)
+  {
+    if count > limit { throw .tooManyToArrange(count: count, limit: limit, stage: stage) }
+  }
+
+  /// Keeps the first `count` items in order, across sections; sections left empty are dropped.
+  ///
+  /// An edit of the base places the edited items again.
+  ///
+  /// - Parameter label: how `describe` names the stage; defaults to "limit" and the count.
+  /// - Complexity: O(count) on load.
+  public static func limited(_ base: any DataProvider<Item>, label: String? = nil, count: Int)
+    -> DerivedProvider
+  {
+    sliced(base, label: label ?? "limit \(count)", RowSlice(count: count))
+  }
+}
+
+extension DerivedProvider {
+  /// Skips the first `offset` items across sections and keeps the next `count` (all when `nil`),
+  /// as `offset N` and `limit N` do; sections left empty are dropped.
+  ///
+  /// An edit of the base places the edited items again, and the items it pushes out of the run
+  /// or pulls into it.
+  /// - Complexity: O(items kept + sections) on load.
+  public static func sliced(
+    _ base: any DataProvider<Item>, label: String? = nil, from offset: Int, count: Int? = nil
+  )
+    -> DerivedProvider
+  {
+    sliced(base, label: label ?? "offset \(offset)", RowSlice(offset: offset, count: count))
+  }
+
+  package static func sliced(_ base: any DataProvider<Item>, label: String, _ slice: RowSlice)
+    -> DerivedProvider
+  {
+    DerivedProvider(base: base, label: label, rule: .slice(slice)) { base, offsets in
+      var skip = slice.offset
+      var remaining = slice.count ?? Int.max
+      var sections: [DerivedSection] = []
+      for section in 0..<base.numberOfSections where remaining > 0 || sections.isEmpty {
+        let items = base.numberOfItems(inSection: section)
+        let skipped = min(skip, items)
+        skip -= skipped
+        let take = min(remaining, items - skipped)
+        let start = offsets.starts[section] + skipped
+        if take > 0 || base.sectionKey(section) == nil {
+          sections.append(
+            DerivedSection(key: base.sectionKey(section), baseIndices: Array(start..<start + take)))
+        }
+        remaining -= take
+      }
+      return sections
+    }
+  }
+}

@@ -1,0 +1,252 @@
+import DataSourceKit
+import DataSourceKitFiles
+import DataSourceKitHTTP
+import DataSourceKitPostgres
+import DataSourceKitSQLite
+
+// Stages: the run a database takes (the plan), and the rest applied in memory, each checked
+// against the fields of the stage below.
+extension Evaluator {
+  /// A provider with a stage applied in memory over its items, or `group by` and `join`.
+  ///
+  /// A stage a database runs was planned with its neighbours by ``plan(_:over:)``; `group by`
+  /// and `join` may ask a database their own way. Fields are checked either way.
+  func apply(_ stage: Stage, to value: ScriptValue) async throws -> ScriptValue {
+    guard case .provider(let provider) = value else {
+      if case .table = value { throw Diagnostic(.stageAfterCell(stage.kind.phrase), at: stage.range) }
+      throw Diagnostic(
+        .stageNeedsProvider(stage: stage.kind.phrase, found: value.kindDescription), at: stage.range)
+    }
+    var result = provider
+    if case .join(let clause, let range) = stage {
+      let joined = try await joinedProvider(clause, of: provider, label: text(range))
+      do {
+        try await joined.load()
+      } catch let error as DataSourceError {
+        throw Diagnostic(.dataSource(error), at: stage.range)
+      }
+      result.provider = joined
+      return .provider(result)
+    }
+    if let grouped = try groupedProvider(stage, of: provider) {
+      do {
+        try await grouped.load()
+      } catch let error as DataSourceError {
+        throw Diagnostic(.dataSource(error), at: stage.range)
+      }
+      result.provider = grouped
+      result.key = grouped.identityKey
+      return .provider(result)
+    }
+    guard let description = try pushdownStage(stage, of: provider) else {
+      let computed = try computeFields(stage, of: provider)
+      result.provider = computed
+      // The key names an item only while its field is kept.
+      if let key = provider.key, computed.knownFields?.contains(key) == false { result.key = nil }
+      return .provider(result)
+    }
+    // A stage a database could run was given to it by `plan`: this one runs in memory.
+    let derived = derive(provider.provider, by: description, label: text(stage.range))
+    do {
+      try await derived.load()
+    } catch let error as DataSourceError {
+      throw Diagnostic(.dataSource(error), at: stage.range)
+    }
+    result.provider = derived
+    return .provider(result)
+  }
+
+  /// The stages at the head of `steps` that `value`'s provider runs itself, made into one
+  /// provider and loaded once (counted once, by the last of them); `nil` when it runs none.
+  ///
+  /// Every stage of the run is checked against the fields before anything is read: a stage a
+  /// database runs keeps its source's fields, so a misspelt field in the third stage stops the
+  /// statement before the first stage's SQL runs. The provider takes the stages in order while
+  /// SQL can say them with dsh's meaning; the rest run in memory over what it reads.
+  func plan(_ steps: ArraySlice<PipelineStep>, over value: ScriptValue) async throws
+    -> (ScriptValue, taken: Int)?
+  {
+    guard case .provider(let source) = value, source.provider is any QueryPushdown else { return nil }
+    var stages: [(stage: Stage, description: PushdownStage)] = []
+    for step in steps {
+      guard case .stage(let stage) = step else { break }
+      // `group by` and `join` read the provider their own way (see apply).
+      if case .group = stage { break }
+      if case .distinct = stage { break }
+      if case .join = stage { break }
+      guard let description = try pushdownStage(stage, of: source) else { break }
+      stages.append((stage, description))
+    }
+    var provider = source.provider
+    var taken = 0
+    for (_, description) in stages {
+      guard let pushdown = provider as? any QueryPushdown, let pushed = pushdown.pushingDown(description)
+      else {
+        break
+      }
+      provider = pushed
+      taken += 1
+    }
+    guard taken > 0 else { return nil }
+    let range = stages[0].stage.range.lowerBound..<stages[taken - 1].stage.range.upperBound
+    let followedByStage =
+      steps.count > taken && { if case .stage = steps[steps.startIndex + taken] { true } else { false } }()
+    do {
+      if followedByStage || readsInOrder, let prepared = provider as? any PreparedLoading {
+        try await prepared.prepare()
+      } else {
+        try await provider.load()
+      }
+    } catch let error as DataSourceError {
+      throw Diagnostic(.dataSource(error), at: range)
+    }
+    var result = source
+    result.provider = provider
+    return (.provider(result), taken)
+  }
+
+  /// The stage as the engine describes it, its expressions checked against the provider's
+  /// fields; `nil` for `extend` and `select`, which make a provider of their own.
+  func pushdownStage(_ stage: Stage, of provider: ProviderValue) throws -> PushdownStage? {
+    let checker = try checker(for: provider)
+    switch stage {
+    case .filter(let predicate, _):
+      return .filter(try checker.checkTest(predicate).expression)
+    case .sort(let keys, _):
+      return .sort(try keys.map { try sortTerm($0, checker) })
+    case .section(let key, _):
+      return .section(try sortTerm(key, checker))
+    case .slice(let kind, let n, _):
+      return kind.rowSlice(n).map(PushdownStage.slice)
+    case .extend, .select, .group, .distinct, .join:
+      return nil
+    }
+  }
+
+  /// `join`: the piped items with their matches in the other provider, each side's key checked
+  /// against its own fields (and the two against each other, as `==` would be).
+  func joinedProvider(_ clause: JoinClause, of provider: ProviderValue, label: String) async throws
+    -> any DataProvider<Value>
+  {
+    let otherValue = try await evaluate(clause.other)
+    guard case .provider(let other) = otherValue else {
+      throw Diagnostic(
+        .expectedKind(.providerToJoin, found: otherValue.kindDescription), at: clause.other.range)
+    }
+    let leftChecker = try checker(for: provider)
+    let rightChecker = try checker(for: other)
+    let left = try leftChecker.check(clause.leftKey)
+    // `teams.name` names the other's field `name` when the other is bound to `teams`.
+    var rightKey = clause.rightKey
+    if let otherName = clause.other.boundName, !(other.provider.knownFields ?? []).contains(otherName) {
+      rightKey = rightKey.removingPrefix(otherName)
+    }
+    let right = try rightChecker.check(rightKey)
+    if let a = left.type, let b = right.type, a != .null, b != .null, a != b, !(a.isNumber && b.isNumber) {
+      throw Diagnostic(
+        .cannotCompare(
+          left: leftChecker.describe(clause.leftKey, a), right: rightChecker.describe(rightKey, b), fix: nil),
+        at: clause.leftKey.range.lowerBound..<clause.rightKey.range.upperBound)
+    }
+    // Two tables of one database join inside it when SQL gives the same matches.
+    if let pushdown = provider.provider as? any JoinPushdown {
+      do {
+        if let joined = try await pushdown.pushingDownJoin(
+          other.provider, leftKey: left.expression, rightKey: right.expression, name: clause.name.name,
+          keepsUnmatched: !clause.inner, notes: notes.collector)
+        {
+          return joined
+        }
+      } catch let error as DataSourceError {
+        throw Diagnostic(.dataSource(error), at: clause.other.range)
+      }
+    }
+    return JoinedProvider(
+      left: provider.provider, right: other.provider, leftKey: left.expression, rightKey: right.expression,
+      name: clause.name.name, keepsUnmatched: !clause.inner, label: label, notes: notes.collector)
+  }
+
+  /// `group by` and `distinct`: a provider of the groups of the base's items; `nil` for other
+  /// stages.
+  func groupedProvider(_ stage: Stage, of provider: ProviderValue) throws -> GroupedProvider? {
+    let (keys, aggregates, yieldsValues): ([FieldDefinition], [FieldDefinition], Bool)
+    switch stage {
+    case .group(let k, let a, _): (keys, aggregates, yieldsValues) = (k, a, false)
+    // One unnamed expression gives its values; `as NAME`, or several, give records.
+    case .distinct(let k, _): (keys, aggregates, yieldsValues) = (k, [], k.count == 1 && !k[0].named)
+    default: return nil
+    }
+    let checker = try checker(for: provider)
+    let groupKeys = try keys.map { key in
+      let typed = try checker.check(key.expression)
+      return GroupedProvider.Key(name: key.name.name, expression: typed.expression, type: typed.type)
+    }
+    let fields = try aggregates.map { definition in
+      guard let call = try definition.expression.aggregateCall(text: { self.text($0) }) else {
+        if case .call(let name, _, _) = definition.expression, case .unknown = name.callee {
+          throw Diagnostic(
+            .unknownAggregate(
+              name.name,
+              suggestion: suggestion(for: name.name, among: AggregateFunction.allCases.map(\.rawValue))),
+            at: name.range)
+        }
+        throw Diagnostic(.groupFieldNotAggregate(definition.name.name), at: definition.expression.range)
+      }
+      let (aggregate, type) = try call.checked(checker)
+      return GroupedProvider.Field(name: definition.name.name, aggregate: aggregate, type: type)
+    }
+    return GroupedProvider(
+      base: provider.provider, keys: groupKeys, fields: fields, yieldsValues: yieldsValues,
+      label: text(stage.range), notes: notes.collector)
+  }
+
+  /// A sort or section key: ordered values (text, numbers, dates, booleans), not lists or
+  /// records.
+  func sortTerm(_ key: SortKey, _ checker: ExpressionChecker) throws -> SortTerm {
+    let typed = try checker.check(key.expression)
+    return SortTerm(expression: typed.expression, direction: key.direction)
+  }
+
+  /// The stage run in memory: a derived provider over `base`.
+  func derive(_ base: any DataProvider<Value>, by stage: PushdownStage, label: String)
+    -> DerivedProvider<Value>
+  {
+    .stage(stage, over: base, label: label, notes: notes.collector)
+  }
+
+  /// `extend` and `select`: a provider whose items are computed from the base's.
+  func computeFields(_ stage: Stage, of provider: ProviderValue) throws -> ComputedFieldsProvider {
+    let checker = try checker(for: provider)
+    let (definitions, keeps): ([FieldDefinition], Bool) =
+      switch stage {
+      case .extend(let definitions, _): (definitions, true)
+      case .select(let definitions, _): (definitions, false)
+      default: ([], true)
+      }
+    let fields = try definitions.map { definition in
+      let typed = try checker.check(definition.expression)
+      return ComputedFieldsProvider.Field(
+        name: definition.name.name, expression: typed.expression, type: typed.type, notes: notes.collector)
+    }
+    return ComputedFieldsProvider(
+      base: provider.provider, label: text(stage.range), fields: fields, keepsBaseFields: keeps)
+  }
+
+  /// The most tables a composition may stand for, its compositions expanded.
+  static let maximumExpandedSize = 10_000
+
+  /// Refuses a composition that stands for more tables than a view can walk in reasonable time:
+  /// `compose c, c` doubles with every line, and each count, layout and load visits every table.
+  static func checkExpandedSize(
+    _ source: any SectionedDataSource<Value, TableCell>, at range: SourceRange
+  ) throws(Diagnostic) {
+    if source.expandedSize > maximumExpandedSize {
+      throw Diagnostic(.expandedSize(source.expandedSize, limit: maximumExpandedSize), at: range)
+    }
+    // `let c = compose c` stands for one table however often it is repeated, yet each line
+    // nests it one level deeper.
+    if source.nestingDepth > maximumDecorations {
+      throw Diagnostic(.nestingDepth(limit: maximumDecorations), at: range)
+    }
+  }
+}
