@@ -123,91 +123,10 @@ struct StageArrangement {
       // Items pushed out of the run were here; items pulled into it were not.
       wasHere.formUnion(pushedOut)
       extra = pushedOut + pulledIn
-    default:
-      var sectionByKey = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
-      /// The section of the base's section `baseSection`, made (in the base's order) if missing.
-      func mirroredSection(_ baseSection: Int) -> Int {
-        let key = base.sectionKey(baseSection)
-        if let s = sectionByKey[key] { return s }
-        var (low, high) = (0, keys.count)
-        while low < high {
-          let mid = (low + high) / 2
-          if (baseSectionByKey[keys[mid]] ?? -1) < baseSection { low = mid + 1 } else { high = mid }
-        }
-        insertSection(key, at: low)
-        sectionByKey = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
-        return low
-      }
-      /// The index in `section` before which an item at base position `position` goes, among
-      /// items in base order.
-      func indexInBaseOrder(_ position: Int, section: Int) -> Int {
-        var (low, high) = (0, counts[section])
-        while low < high {
-          let mid = (low + high) / 2
-          if basePosition(handles[starts[section] + mid]) < position { low = mid + 1 } else { high = mid }
-        }
-        return low
-      }
-      for (position, handle) in arriving {
-        let arrivingItem = item(handle)
-        switch rule {
-        case .filter(let isIncluded):
-          guard isIncluded(arrivingItem) else { continue }
-          let section = mirroredSection(baseOffsets.itemPath(forFlat: position).section)
-          place(handle, inSection: section, at: indexInBaseOrder(position, section: section))
-        case .sort(let order):
-          let section = mirroredSection(baseOffsets.itemPath(forFlat: position).section)
-          var (low, high) = (0, counts[section])
-          while low < high {
-            let mid = (low + high) / 2
-            let other = handles[starts[section] + mid]
-            let comparison = order(arrivingItem, item(other))
-            let after =
-              comparison == .orderedDescending
-              || (comparison == .orderedSame && basePosition(other) < position)
-            if after { low = mid + 1 } else { high = mid }
-          }
-          place(handle, inSection: section, at: low)
-        case .section(let key, let direction):
-          let sectionKey = key(arrivingItem)
-          var (low, high) = (0, keys.count)
-          while low < high {
-            let mid = (low + high) / 2
-            if Self.keyPrecedes(keys[mid] ?? .null, sectionKey, direction: direction) {
-              low = mid + 1
-            } else {
-              high = mid
-            }
-          }
-          if low == keys.count || !Self.sameKey(keys[low] ?? .null, sectionKey) {
-            insertSection(sectionKey, at: low)
-          }
-          place(handle, inSection: low, at: indexInBaseOrder(position, section: low))
-        case .slice:
-          break
-        }
-      }
-      // Sections left empty go as an arrangement of the whole would leave them out.
-      var kept: [Int] = []
-      for s in keys.indices {
-        let keep: Bool
-        switch rule {
-        case .filter: keep = counts[s] > 0 || keys[s] == nil
-        case .section: keep = counts[s] > 0
-        default: keep = counts[s] > 0 || baseSectionByKey[keys[s]] != nil
-        }
-        if keep { kept.append(s) }
-      }
-      if kept.count != keys.count {
-        keys = kept.map { keys[$0] }
-        counts = kept.map { counts[$0] }
-        recomputeStarts()
-        sectionByKey = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
-      }
-      if case .sort = rule, keys.count != baseSectionByKey.count {
-        // A sort has every section of its base, empty ones too.
-        for s in 0..<base.numberOfSections { _ = mirroredSection(s) }
-      }
+    case .filter, .sort, .section:
+      place(
+        arriving, by: rule, base: base, baseOffsets: baseOffsets, baseSectionByKey: baseSectionByKey,
+        item: item)
     }
 
     var result = ItemChanges()
@@ -221,6 +140,101 @@ struct StageArrangement {
       }
     }
     return result
+  }
+
+  /// Places the arriving items where `rule` (a filter, sort or sections) puts them, each found
+  /// by binary search among the items in place, then drops the sections an arrangement of the
+  /// whole would leave out.
+  private mutating func place<Item>(
+    _ arriving: [(position: Int, handle: Int)], by rule: StageRule<Item>, base: any DataProvider<Item>,
+    baseOffsets: SectionOffsets, baseSectionByKey: [SectionKey?: Int], item: (Int) -> Item
+  ) {
+    guard let addressable = base as? any HandleAddressable<Item> else { return }
+    func basePosition(_ handle: Int) -> Int { addressable.position(ofHandle: handle) ?? -1 }
+    var sectionByKey = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+    /// The section of the base's section `baseSection`, made (in the base's order) if missing.
+    func mirroredSection(_ baseSection: Int) -> Int {
+      let key = base.sectionKey(baseSection)
+      if let s = sectionByKey[key] { return s }
+      var (low, high) = (0, keys.count)
+      while low < high {
+        let mid = (low + high) / 2
+        if (baseSectionByKey[keys[mid]] ?? -1) < baseSection { low = mid + 1 } else { high = mid }
+      }
+      insertSection(key, at: low)
+      sectionByKey = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+      return low
+    }
+    /// The index in `section` before which an item at base position `position` goes, among
+    /// items in base order.
+    func indexInBaseOrder(_ position: Int, section: Int) -> Int {
+      var (low, high) = (0, counts[section])
+      while low < high {
+        let mid = (low + high) / 2
+        if basePosition(handles[starts[section] + mid]) < position { low = mid + 1 } else { high = mid }
+      }
+      return low
+    }
+    for (position, handle) in arriving {
+      let arrivingItem = item(handle)
+      switch rule {
+      case .filter(let isIncluded):
+        guard isIncluded(arrivingItem) else { continue }
+        let section = mirroredSection(baseOffsets.itemPath(forFlat: position).section)
+        place(handle, inSection: section, at: indexInBaseOrder(position, section: section))
+      case .sort(let order):
+        let section = mirroredSection(baseOffsets.itemPath(forFlat: position).section)
+        var (low, high) = (0, counts[section])
+        while low < high {
+          let mid = (low + high) / 2
+          let other = handles[starts[section] + mid]
+          let comparison = order(arrivingItem, item(other))
+          let after =
+            comparison == .orderedDescending
+            || (comparison == .orderedSame && basePosition(other) < position)
+          if after { low = mid + 1 } else { high = mid }
+        }
+        place(handle, inSection: section, at: low)
+      case .section(let key, let direction):
+        let sectionKey = key(arrivingItem)
+        var (low, high) = (0, keys.count)
+        while low < high {
+          let mid = (low + high) / 2
+          if Self.keyPrecedes(keys[mid] ?? .null, sectionKey, direction: direction) {
+            low = mid + 1
+          } else {
+            high = mid
+          }
+        }
+        if low == keys.count || !Self.sameKey(keys[low] ?? .null, sectionKey) {
+          insertSection(sectionKey, at: low)
+        }
+        place(handle, inSection: low, at: indexInBaseOrder(position, section: low))
+      case .slice:
+        break
+      }
+    }
+    // Sections left empty go as an arrangement of the whole would leave them out.
+    var kept: [Int] = []
+    for s in keys.indices {
+      let keep: Bool
+      switch rule {
+      case .filter: keep = counts[s] > 0 || keys[s] == nil
+      case .section: keep = counts[s] > 0
+      default: keep = counts[s] > 0 || baseSectionByKey[keys[s]] != nil
+      }
+      if keep { kept.append(s) }
+    }
+    if kept.count != keys.count {
+      keys = kept.map { keys[$0] }
+      counts = kept.map { counts[$0] }
+      recomputeStarts()
+      sectionByKey = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+    if case .sort = rule, keys.count != baseSectionByKey.count {
+      // A sort has every section of its base, empty ones too.
+      for s in 0..<base.numberOfSections { _ = mirroredSection(s) }
+    }
   }
 
   /// Places the items arriving within `slice` (base positions `offset ..< offset + count`), then

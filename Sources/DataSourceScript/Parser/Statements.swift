@@ -1,6 +1,10 @@
 import DataSourceKit
 
 extension Parser {
+  /// One statement, from its command word (or an expression, shown).
+  ///
+  /// One case per command, each a few lines or a call to the command's own parser: the switch is
+  /// as long as the list of commands.
   mutating func parseStatement() throws(Diagnostic) -> Statement {
     let start = current.range.lowerBound
     guard case .identifier(let word) = current.kind, let command = Command.bySpelling[word] else {
@@ -27,39 +31,7 @@ extension Parser {
       let value = try parseExpression()
       return .binding(name: name, value: value, range: start..<previousEnd)
     case .show:
-      parsingShow = true
-      let expression = try parseExpression()
-      parsingShow = false
-      var window: RowWindow?
-      var mode: RenderMode?
-      var swift = false
-      while true {
-        if isWord(Keyword.rows) {
-          guard window == nil else {
-            throw Diagnostic(.duplicateOption(Keyword.rows.rawValue), at: current.range)
-          }
-          if swift { throw Diagnostic(.rowsOfSwiftProgram, at: current.range) }
-          let rowsStart = current.range.lowerBound
-          advance()
-          window = try parseRowWindow(start: rowsStart)
-        } else if isWord(Keyword.as) {
-          guard mode == nil, !swift else {
-            throw Diagnostic(.duplicateOption(Keyword.as.rawValue), at: current.range)
-          }
-          advance()
-          if isWord(ExportFormat.swift) {
-            if window != nil { throw Diagnostic(.rowsOfSwiftProgram, at: current.range) }
-            swift = true
-            advance()
-          } else {
-            mode = try parseRenderMode()
-          }
-        } else {
-          break
-        }
-      }
-      if swift { return .showSwift(expression, range: start..<previousEnd) }
-      return .show(expression, rows: window, mode: mode, range: start..<previousEnd)
+      return try parseShow(start: start)
     case .describe:
       return .describe(try parseExpression(), range: start..<previousEnd)
     case .explain:
@@ -98,56 +70,13 @@ extension Parser {
       if case .identifier = current.kind { name = try expectIdentifier(.name) }
       return .stats(name, range: start..<previousEnd)
     case .insert:
-      try expectWord(PlaceWord.into)
-      let target = try expectIdentifier(.editTarget(command))
-      let valueStart = current.range.lowerBound
-      let value = try parseLiteral()
-      let valueRange = valueStart..<previousEnd
-      let (at, atRange) = try parsePosition()
-      return .edit(
-        target: target, edit: .insert(value, valueRange: valueRange, at: at, atRange: atRange),
-        range: start..<previousEnd)
+      return try parseInsert(start: start)
     case .delete:
-      try expectWord(PlaceWord.from)
-      let target = try expectIdentifier(.editTarget(command))
-      if consumeWord(StageKind.where) {
-        return .edit(
-          target: target, edit: .delete(where: try parseValueExpression(), at: nil, atRange: nil),
-          range: start..<previousEnd)
-      }
-      guard isWord(PlaceWord.at) else { throw unexpected(.whereOrAt) }
-      let (at, atRange) = try parsePosition()
-      return .edit(
-        target: target, edit: .delete(where: nil, at: at, atRange: atRange), range: start..<previousEnd)
+      return try parseDelete(start: start)
     case .update:
-      let target = try expectIdentifier(.editTarget(command))
-      try expectWord(Command.set)
-      var assignments: [(field: Identifier, value: ValueExpression)] = []
-      repeat {
-        let field: Identifier
-        if case .quotedName(let name) = current.kind {
-          field = Identifier(name: name, range: current.range)
-          advance()
-        } else {
-          field = try expectIdentifier(.fieldToSet)
-        }
-        try expectSymbol(.equals, .equalsAfterField)
-        assignments.append((field, try parseValueExpression()))
-      } while consumeSymbol(.comma)
-      var predicate: ValueExpression?
-      if consumeWord(StageKind.where) { predicate = try parseValueExpression() }
-      return .edit(
-        target: target, edit: .update(assignments: assignments, where: predicate), range: start..<previousEnd)
+      return try parseUpdate(start: start)
     case .move:
-      let target = try expectIdentifier(.editTarget(command))
-      let moveStart = current.range.lowerBound
-      try expectWord(PlaceWord.from)
-      let from = try expectInt(.position(after: PlaceWord.from.rawValue))
-      try expectWord(PlaceWord.to)
-      let to = try expectInt(.position(after: PlaceWord.to.rawValue))
-      return .edit(
-        target: target, edit: .move(from: from, to: to, range: moveStart..<previousEnd),
-        range: start..<previousEnd)
+      return try parseMove(start: start)
     case .changes:
       let target = try expectIdentifier(.name)
       var json = false
@@ -159,19 +88,7 @@ extension Parser {
     case .more:
       return .more(try expectIdentifier(.pagedName), range: start..<previousEnd)
     case .check:
-      let (path, pathRange) = try expectString(.filePath(after: nil))
-      if consumeWord(PlaceWord.against) {
-        return .check(
-          path: path, pathRange: pathRange, counts: .against(try expectIdentifier(.name)),
-          range: start..<previousEnd)
-      }
-      guard consumeWord(PlaceWord.before) else { throw unexpected(.beforeOrAgainst) }
-      let before = try parseRowCounts()
-      guard consumeWord(PlaceWord.after) else { throw unexpected(.word(PlaceWord.after.rawValue)) }
-      let after = try parseRowCounts()
-      return .check(
-        path: path, pathRange: pathRange, counts: .given(before: before, after: after),
-        range: start..<previousEnd)
+      return try parseCheck(start: start)
     case .watch, .unwatch:
       return .watch(try expectIdentifier(.name), on: command == .watch, range: start..<previousEnd)
     case .save:
@@ -183,23 +100,149 @@ extension Parser {
       }
       return .save(path: path, pathRange: pathRange, withExports: withExports, range: start..<previousEnd)
     case .export:
-      let expression = try parseExpression()
-      guard consumeWord(PlaceWord.to) else { throw unexpected(.exportTo) }
-      let (path, pathRange) = try expectString(.filePath(after: PlaceWord.to.rawValue))
-      var target = ExportTarget(path: path, pathRange: pathRange, format: nil, formatRange: nil)
-      if consumeWord(Keyword.as) {
-        let name = try expectIdentifier(.exportFormat)
-        guard let format = ExportFormat(rawValue: name.name) else {
-          throw Diagnostic(
-            .unknownExportFormat(
-              name.name, suggestion: suggestion(for: name.name, among: ExportFormat.allCases.map(\.rawValue))),
-            at: name.range)
-        }
-        target.format = format
-        target.formatRange = name.range
-      }
-      return .export(expression, to: target, range: start..<previousEnd)
+      return try parseExport(start: start)
     }
+  }
+
+  /// `show EXPRESSION [rows A..B] [as MODE | as swift]`.
+  private mutating func parseShow(start: Int) throws(Diagnostic) -> Statement {
+    parsingShow = true
+    let expression = try parseExpression()
+    parsingShow = false
+    var window: RowWindow?
+    var mode: RenderMode?
+    var swift = false
+    while true {
+      if isWord(Keyword.rows) {
+        guard window == nil else {
+          throw Diagnostic(.duplicateOption(Keyword.rows.rawValue), at: current.range)
+        }
+        if swift { throw Diagnostic(.rowsOfSwiftProgram, at: current.range) }
+        let rowsStart = current.range.lowerBound
+        advance()
+        window = try parseRowWindow(start: rowsStart)
+      } else if isWord(Keyword.as) {
+        guard mode == nil, !swift else {
+          throw Diagnostic(.duplicateOption(Keyword.as.rawValue), at: current.range)
+        }
+        advance()
+        if isWord(ExportFormat.swift) {
+          if window != nil { throw Diagnostic(.rowsOfSwiftProgram, at: current.range) }
+          swift = true
+          advance()
+        } else {
+          mode = try parseRenderMode()
+        }
+      } else {
+        break
+      }
+    }
+    if swift { return .showSwift(expression, range: start..<previousEnd) }
+    return .show(expression, rows: window, mode: mode, range: start..<previousEnd)
+  }
+
+  /// `insert into NAME VALUE [at N]`.
+  private mutating func parseInsert(start: Int) throws(Diagnostic) -> Statement {
+    let command = Command.insert
+    try expectWord(PlaceWord.into)
+    let target = try expectIdentifier(.editTarget(command))
+    let valueStart = current.range.lowerBound
+    let value = try parseLiteral()
+    let valueRange = valueStart..<previousEnd
+    let (at, atRange) = try parsePosition()
+    return .edit(
+      target: target, edit: .insert(value, valueRange: valueRange, at: at, atRange: atRange),
+      range: start..<previousEnd)
+  }
+
+  /// `delete from NAME where PREDICATE` or `delete from NAME at N`.
+  private mutating func parseDelete(start: Int) throws(Diagnostic) -> Statement {
+    let command = Command.delete
+    try expectWord(PlaceWord.from)
+    let target = try expectIdentifier(.editTarget(command))
+    if consumeWord(StageKind.where) {
+      return .edit(
+        target: target, edit: .delete(where: try parseValueExpression(), at: nil, atRange: nil),
+        range: start..<previousEnd)
+    }
+    guard isWord(PlaceWord.at) else { throw unexpected(.whereOrAt) }
+    let (at, atRange) = try parsePosition()
+    return .edit(
+      target: target, edit: .delete(where: nil, at: at, atRange: atRange), range: start..<previousEnd)
+  }
+
+  /// `update NAME set FIELD = EXPR, … [where PREDICATE]`.
+  private mutating func parseUpdate(start: Int) throws(Diagnostic) -> Statement {
+    let command = Command.update
+    let target = try expectIdentifier(.editTarget(command))
+    try expectWord(Command.set)
+    var assignments: [(field: Identifier, value: ValueExpression)] = []
+    repeat {
+      let field: Identifier
+      if case .quotedName(let name) = current.kind {
+        field = Identifier(name: name, range: current.range)
+        advance()
+      } else {
+        field = try expectIdentifier(.fieldToSet)
+      }
+      try expectSymbol(.equals, .equalsAfterField)
+      assignments.append((field, try parseValueExpression()))
+    } while consumeSymbol(.comma)
+    var predicate: ValueExpression?
+    if consumeWord(StageKind.where) { predicate = try parseValueExpression() }
+    return .edit(
+      target: target, edit: .update(assignments: assignments, where: predicate), range: start..<previousEnd)
+  }
+
+  /// `move NAME from N to M`.
+  private mutating func parseMove(start: Int) throws(Diagnostic) -> Statement {
+    let command = Command.move
+    let target = try expectIdentifier(.editTarget(command))
+    let moveStart = current.range.lowerBound
+    try expectWord(PlaceWord.from)
+    let from = try expectInt(.position(after: PlaceWord.from.rawValue))
+    try expectWord(PlaceWord.to)
+    let to = try expectInt(.position(after: PlaceWord.to.rawValue))
+    return .edit(
+      target: target, edit: .move(from: from, to: to, range: moveStart..<previousEnd),
+      range: start..<previousEnd)
+  }
+
+  /// `check "PATH" before … after …` or `check "PATH" against NAME`.
+  private mutating func parseCheck(start: Int) throws(Diagnostic) -> Statement {
+    let (path, pathRange) = try expectString(.filePath(after: nil))
+    if consumeWord(PlaceWord.against) {
+      return .check(
+        path: path, pathRange: pathRange, counts: .against(try expectIdentifier(.name)),
+        range: start..<previousEnd)
+    }
+    guard consumeWord(PlaceWord.before) else { throw unexpected(.beforeOrAgainst) }
+    let before = try parseRowCounts()
+    guard consumeWord(PlaceWord.after) else { throw unexpected(.word(PlaceWord.after.rawValue)) }
+    let after = try parseRowCounts()
+    return .check(
+      path: path, pathRange: pathRange, counts: .given(before: before, after: after),
+      range: start..<previousEnd)
+  }
+
+  /// `export EXPRESSION to "PATH" [as FORMAT]`.
+  private mutating func parseExport(start: Int) throws(Diagnostic) -> Statement {
+    let expression = try parseExpression()
+    guard consumeWord(PlaceWord.to) else { throw unexpected(.exportTo) }
+    let (path, pathRange) = try expectString(.filePath(after: PlaceWord.to.rawValue))
+    var target = ExportTarget(path: path, pathRange: pathRange, format: nil, formatRange: nil)
+    if consumeWord(Keyword.as) {
+      let name = try expectIdentifier(.exportFormat)
+      guard let format = ExportFormat(rawValue: name.name) else {
+        throw Diagnostic(
+          .unknownExportFormat(
+            name.name, suggestion: suggestion(for: name.name, among: ExportFormat.allCases.map(\.rawValue))),
+          at: name.range)
+      }
+      target.format = format
+      target.formatRange = name.range
+    }
+    return .export(expression, to: target, range: start..<previousEnd)
   }
 
   /// `as MODE` after `show`: the mode's name.
