@@ -44,22 +44,6 @@ package struct JSONWriter {
     return out
   }
 
-  static func appendQuoted(_ s: String, to out: inout String) {
-    out += "\""
-    for scalar in s.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      // C0 controls, DEL and C1 controls: none reaches a terminal raw.
-      case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
-        let hex = String(scalar.value, radix: 16)
-        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    out += "\""
-  }
+  static func appendQuoted(_ s: String, to out: inout String) { QuotedLiteral.json.append(s, to: &out) }
+
 }

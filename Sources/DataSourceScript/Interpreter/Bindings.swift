@@ -226,21 +226,7 @@ enum FilePaths {
 
   /// A string literal as dsh reads it: quotes and backslashes escaped, control characters as
   /// `\n`, `\t` or `\u{…}`.
-  static func quoted(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\t": out += "\\t"
-      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-        out += "\\u{" + String(scalar.value, radix: 16) + "}"
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out + "\""
-  }
+  static func quoted(_ text: String) -> String { QuotedLiteral.dsh.quoted(text) }
 
   /// A path made absolute against the process's working directory.
   static func absolute(_ path: String) -> String {

@@ -196,7 +196,7 @@ extension SwiftProgram {
     var literal = "\""
     for part in template.parts {
       switch part {
-      case .literal(let text): literal += Self.escaped(text)
+      case .literal(let text): QuotedLiteral.swift.appendEscaped(text, to: &literal)
       case .field(let field):
         let hole = try code(field.hole)
         if let format = field.format {

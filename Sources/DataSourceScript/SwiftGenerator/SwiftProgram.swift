@@ -194,35 +194,10 @@ struct SwiftProgram {
   }
 
   /// A Swift string literal of `text`.
-  static func stringLiteral(_ text: String) -> String { "\"" + escaped(text) + "\"" }
-
-  /// Whether a scalar may not stand for itself in a program's text: a control character, a line
-  /// or paragraph separator, or a bidirectional control (which reorders how the code reads).
-  static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
-    switch scalar.value {
-    case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0xFEFF:
-      true
-    default: false
-    }
-  }
-
-  /// `text` inside a string literal: quotes, backslashes (so no `\(`), line ends and every
-  /// hidden scalar escaped.
-  static func escaped(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\\": out += "\\\\"
-      case "\"": out += "\\\""
-      case "\n": out += "\\n"
-      case "\t": out += "\\t"
-      case "\r": out += "\\r"
-      case _ where isHidden(scalar): out += "\\u{" + String(scalar.value, radix: 16) + "}"
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out
-  }
+  ///
+  /// Quotes, backslashes (so no `\(`), line ends and every scalar that may not stand for itself
+  /// in a program's text are escaped (``QuotedLiteral/swift``).
+  static func stringLiteral(_ text: String) -> String { QuotedLiteral.swift.quoted(text) }
 
   /// `text` on one line of a `//` comment: a statement written over several lines is joined with
   /// spaces, and every other hidden scalar is shown escaped, so nothing of it can end the comment
@@ -231,8 +206,8 @@ struct SwiftProgram {
     let lines = text.split(whereSeparator: { $0.isNewline }).map { $0.trimmingCharacters(in: .whitespaces) }
     var out = ""
     for scalar in lines.joined(separator: " ").unicodeScalars {
-      if isHidden(scalar) {
-        out += "\\u{" + String(scalar.value, radix: 16) + "}"
+      if QuotedLiteral.swift.hides(scalar) {
+        out += QuotedLiteral.swift.escape(scalar.value)
       } else {
         out.unicodeScalars.append(scalar)
       }
