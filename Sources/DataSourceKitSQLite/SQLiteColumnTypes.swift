@@ -202,6 +202,8 @@ extension SQLiteProvider {
   /// The column checked, from its values' storage classes: its type (widened, or from the
   /// values when none is declared), nulls and projection; a value that does not fit is an
   /// error.
+  ///
+  /// One case per declared type, each a SQL expression and its check.
   private static func typed(
     _ unchecked: SQLiteColumn, counts: StorageCounts, in db: Database, base: String, options: ReadOptions,
     displayPath: String

@@ -145,7 +145,7 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
     }
     #if DEBUG
       // (Small compositions only: checking thousands of children on every call would make the
-      // debug build quadratic again.)
+      // debug build quadratic.)
       var check = 0
       for (index, child) in children.enumerated() where children.count <= 256 {
         assert(starts[index] == check, "a provider changed shape without advancing StructureEpoch")

@@ -184,6 +184,8 @@ public enum CalendarDate {
   ///
   /// A space in the format matches any run of spaces (or none); names of months and weekdays
   /// match in any case, full or abbreviated.
+  ///
+  /// One case per format code, reading the text in one pass.
   public static func parse(_ text: String, format: String) -> Int? {
     var scanner = Scanner(Array(text.utf8))
     var year = 1970

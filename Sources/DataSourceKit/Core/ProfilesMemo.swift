@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// Every stage of a chain asks its base for profiles, down the whole chain, whenever it is asked
 /// itself, and a script of thousands of `let v = v | extend …` asks once per statement: worked
-/// out anew each time, the chain was quadratic in dictionaries and copies. Each stage now hands
+/// out anew each time, the chain would be quadratic in dictionaries and copies. Each stage hands
 /// up the same array while its base does, so a repeated question is answered by comparisons
 /// that stop at the arrays' shared storage.
 ///

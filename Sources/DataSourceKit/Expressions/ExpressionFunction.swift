@@ -279,6 +279,8 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
   }
 
   /// The function of values, none of them null.
+  ///
+  /// One case per function, each its few lines: the switch is as long as the list of functions.
   package func apply(_ values: [Value], notes: ExpressionNotes?) -> Value {
     func text(_ i: Int) -> String? {
       if case .string(let s) = values[i] { return s }

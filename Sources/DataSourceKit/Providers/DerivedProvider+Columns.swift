@@ -9,6 +9,8 @@ extension DerivedProvider where Item == Value {
   /// Each expression is computed from the base's columns when it has them
   /// (``ColumnReadable``), with no record made per item, else from each item; the values are
   /// the same either way.
+  ///
+  /// One case per stage, each choosing the columns path or the items path.
   package static func stage(
     _ stage: PushdownStage, over base: any DataProvider<Value>, label: String, notes: ExpressionNotes?
   ) -> DerivedProvider {

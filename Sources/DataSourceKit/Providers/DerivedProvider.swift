@@ -33,8 +33,8 @@ package enum StageRule<Item> {
 ///
 /// A derived provider over another one keeps its items' handles in the first provider that is
 /// not derived (the root; a handle is the item's position there until the root is edited):
-/// reading an item costs one lookup however many `where`s are stacked (a chain of 20,000 was
-/// quadratic when each item passed through every level).
+/// reading an item costs one lookup however many `where`s are stacked, where passing it through
+/// every level would make a long chain quadratic.
 ///
 /// A stage made with a ``StageRule`` over a base that tells its edits item by item arranges
 /// itself again item by item: an edit of k items costs O(k log n) in every stage, and the
@@ -52,8 +52,8 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   /// The most items `where` arranges: it keeps an index (8 bytes) per item kept; a range of
   /// trillions would exhaust memory.
   public static var maximumItems: Int { 100_000_000 }
-  /// The most items `sort by` and `section by` arrange: they also keep a key per item (a sort
-  /// of 100 million took 7.8 GB), so their limit is lower.
+  /// The most items `sort by` and `section by` arrange: they also keep a key per item (tens of
+  /// bytes each, gigabytes at 100 million), so their limit is lower.
   public static var maximumKeyedItems: Int { 10_000_000 }
 
   /// The provider this stage arranges.

@@ -2,8 +2,8 @@
 /// fields in the same order — into a ``ColumnTable``, as CSV is read: numbers and booleans in
 /// typed arrays, every other value as a reference into the file's bytes, parsed when asked for.
 ///
-/// Values as a whole document would keep them took 16 to 26 times the file's size; a table takes
-/// the file plus about 9 bytes a field. Anything else (records with differing fields, values
+/// A table takes the file plus about 9 bytes a field, where values as a whole document keeps
+/// them take many times the file's size (docs/BENCHMARKS.md). Anything else (records with differing fields, values
 /// that are not records, JSON Lines, a syntax error) returns `nil`, and the file is read as
 /// values, which also gives the error with its place.
 extension JSONReader {

@@ -135,7 +135,7 @@ public enum Renderer {
 
   /// Lays out `windows` of a view of records and writes them as CSV, as ``render(_:options:to:)``
   /// writes them, reading each field from its column a batch of rows at a time: no item, no
-  /// row kept, the text written as it is made (a million rows took 468 MB and 6 s as items).
+  /// row kept, the text written as it is made (items would cost a record each).
   ///
   /// - Parameters:
   ///   - columns: how to read each field, by flat position (see ``renderFields(of:fields:windows:options:columns:to:)``).

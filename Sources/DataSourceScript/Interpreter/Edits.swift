@@ -9,6 +9,8 @@ extension Session {
   /// Inserts, deletes, updates or moves items of an editable provider.
   ///
   /// The new items are worked out first, so a statement that fails changes nothing.
+  ///
+  /// One case per edit (insert, delete, update, move), each checked against the same target.
   func apply(_ edit: Edit, to target: Identifier) throws {
     let binding = try bindings.binding(named: target)
     guard case .provider(var provider) = binding.value,

@@ -38,6 +38,8 @@ struct Evaluator {
 
 extension Evaluator {
   /// Builds and loads what an expression describes.
+  ///
+  /// One case per kind of expression, the longer ones calling their own builders.
   func evaluate(_ expression: Expression) async throws -> ScriptValue {
     switch expression {
     case .name(let identifier):

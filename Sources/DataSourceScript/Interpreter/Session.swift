@@ -201,6 +201,8 @@ public final class Session {
   ///
   /// A statement that may change data captures the baselines of views shown before it and
   /// reports watched views after it.
+  ///
+  /// One case per statement, each a call to its handler.
   func execute(_ statement: Statement) async throws {
     statementSerial += 1
     bindings.beginStatement()
@@ -397,6 +399,7 @@ public final class Session {
 
   // MARK: Settings
 
+  /// One case per setting, each checking its own values.
   private func set(_ setting: Identifier?, _ value: Token?) throws {
     guard let setting else {
       let width = settings.width.map(String.init) ?? "auto (\(settings.effectiveWidth(environment)))"

@@ -21,6 +21,7 @@ extension Parser {
     return steps.isEmpty ? head : .pipeline(head, steps: steps, range: start..<previousEnd)
   }
 
+  /// One case per word an expression starts with: the switch is as long as the vocabulary.
   mutating func parsePrimary() throws(Diagnostic) -> Expression {
     let start = current.range.lowerBound
     sourceNesting += 1
@@ -265,8 +266,8 @@ extension Parser {
       case (.key, .identifier(let value)), (.key, .string(let value)):
         options.key = value
       case (.timeout, .int(let number)) where number > 0, (.maxsize, .int(let number)) where number > 0:
-        // Bounded here: a number past them overflowed the conversions that use it (seconds to
-        // a server's milliseconds, megabytes to bytes) and stopped dsh.
+        // Bounded here: a number past them would overflow the conversions that use it (seconds
+        // to a server's milliseconds, megabytes to bytes).
         let most = option == .timeout ? Self.longestTimeout : Self.largestMaxsize
         guard number <= most else {
           throw Diagnostic(

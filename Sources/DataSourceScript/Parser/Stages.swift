@@ -19,6 +19,7 @@ extension Parser {
       at: current.range)
   }
 
+  /// One case per stage word: the switch is as long as the list of stages.
   private mutating func parseStage(_ kind: StageKind, start: Int) throws(Diagnostic) -> Stage {
     switch kind {
     case .where:

@@ -9,6 +9,8 @@ extension SwiftProgram {
   ///
   /// `final` gives the
   /// last statement the name itself (a binding's name); the others are named after it.
+  ///
+  /// One case per kind of expression, as the evaluator has.
   mutating func node(_ expression: Expression, name: String, final: Bool) throws(Unsupported) -> Node {
     switch expression {
     case .name(let identifier):
@@ -257,6 +259,7 @@ extension SwiftProgram {
     return made
   }
 
+  /// One case per stage, each writing its few lines of Swift.
   mutating func stageNode(_ stage: Stage, over base: String, name: String, final: Bool)
     throws(Unsupported)
     -> String
