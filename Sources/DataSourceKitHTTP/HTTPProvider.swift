@@ -177,7 +177,7 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
   private func fetch(page: Int) async throws -> [Value] {
     let address = url(ofPage: page)
     guard let target = URL(string: address) else {
-      throw DataSourceError.httpTransport(url: address, message: "not a URL")
+      throw DataSourceError.httpTransport(url: address, failure: .notAURL)
     }
     let answer = try await HTTPRequest.get(target, address: address, limits: limits, progress: progress)
     let (data, response) = (answer.data, answer.response)

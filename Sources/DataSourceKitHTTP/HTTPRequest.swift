@@ -87,9 +87,7 @@ final class HTTPRequest: NSObject, URLSessionDataDelegate, @unchecked Sendable {
       self.finish(
         .failure(
           DataSourceError.httpTransport(
-            url: address,
-            message: "timed out after \(Self.seconds(limits.timeout)) (the whole request; "
-              + "\(Self.size(received)) received); allow longer with: timeout SECONDS")))
+            url: address, failure: .timedOut(seconds: limits.timeout, received: received))))
     }
   }
 
@@ -171,16 +169,13 @@ final class HTTPRequest: NSObject, URLSessionDataDelegate, @unchecked Sendable {
       finish(
         .failure(
           DataSourceError.httpTransport(
-            url: address,
-            message: "redirected to \(refused.absoluteString), on another host; dsh follows redirects "
-              + "within the URL's host only (to follow it, add: redirects any)")))
+            url: address, failure: .redirectedToOtherHost(refused.absoluteString))))
     } else if let error {
       let nsError = error as NSError
-      let message =
+      let failure: HTTPFailure =
         nsError.domain == NSURLErrorDomain && nsError.code == NSURLErrorTimedOut
-        ? "timed out after \(Self.seconds(limits.timeout)) without a byte; allow longer with: timeout SECONDS"
-        : nsError.localizedDescription
-      finish(.failure(DataSourceError.httpTransport(url: address, message: message)))
+        ? .timedOut(seconds: limits.timeout, received: nil) : .transport(nsError.localizedDescription)
+      finish(.failure(DataSourceError.httpTransport(url: address, failure: failure)))
     } else {
       progress?.add(bytes: 0, pages: 1)
       finish(.success(Answer(data: data, response: task.response, finalURL: finalURL ?? task.response?.url)))
@@ -190,11 +185,7 @@ final class HTTPRequest: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   // MARK: Words
 
   private func tooLarge(announced: Int?) -> DataSourceError {
-    .httpTransport(
-      url: address,
-      message: "the response is larger than \(Self.size(limits.maximumBytes))"
-        + (announced.map { " (it announced \(Self.size($0)))" } ?? "")
-        + ", the limit; raise it with: maxsize MEGABYTES")
+    .httpTransport(url: address, failure: .tooLarge(limit: limits.maximumBytes, announced: announced))
   }
 
   /// The same host, and no step down from https to http.
@@ -205,15 +196,6 @@ final class HTTPRequest: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     return !(first.scheme?.lowercased() == "https" && second.scheme?.lowercased() != "https")
   }
 
-  static func seconds(_ interval: TimeInterval) -> String {
-    interval == interval.rounded() ? "\(Int(interval)) s" : "\(interval) s"
-  }
-
-  static func size(_ bytes: Int) -> String {
-    bytes >= 1 << 20 && bytes % (1 << 20) == 0
-      ? "\(bytes >> 20) MB"
-      : bytes >= 1 << 20 ? String(format: "%.1f MB", Double(bytes) / 1_048_576) : "\(bytes) bytes"
-  }
 }
 
 /// A value handed to another thread that the compiler cannot see is safe to send.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An error the engine reports to its callers: what went wrong, with the file and line.
 ///
 /// The cases carry structured data; ``description`` is the one place their wording lives.
@@ -49,7 +51,7 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   /// A response with a status that is not success.
   case httpStatus(url: String, status: Int, message: String? = nil)
   /// A request that got no response (no connection, a time-out, a limit).
-  case httpTransport(url: String, message: String)
+  case httpTransport(url: String, failure: HTTPFailure)
   /// A value that does not fit the type `types {…}` gives its field (or a database declares).
   case valueNotOfType(path: String, place: String, field: String, value: String, type: String)
   /// `types {…}` names a field the source does not have.
@@ -98,7 +100,7 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
     case .cancelled: "interrupted; the provider is as it was"
     case .httpStatus(let url, let status, let message):
       "GET \(url): HTTP \(status)" + (message.map { ": \($0)" } ?? "")
-    case .httpTransport(let url, let message): "GET \(url): \(message)"
+    case .httpTransport(let url, let failure): "GET \(url): \(failure)"
     case .valueNotOfType(let path, let place, let field, let value, let type):
       "\(path)\(Int(place) != nil ? ":\(place)" : " (\(place))"): \(field) is \(JSONWriter.quoted(value)), not \("aeiouAEIOU".contains(type.first ?? "x") ? "an" : "a") \(type); list it in null \"…\" to read it as null, or give \(field) another type"
     case .unknownTypedField(let path, let field, let fields):
@@ -110,5 +112,52 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
     case .sqlite(let path, let message, let sql):
       "\(path): SQLite: \(message)" + (sql.map { "\n  in: \($0)" } ?? "")
     }
+  }
+}
+
+/// Why a request got no answer to read, worded (with its fix) where every message is.
+public enum HTTPFailure: Equatable, Sendable, CustomStringConvertible {
+  /// The whole request took longer than its limit; `received` bytes had come (`nil`: none).
+  case timedOut(seconds: Double, received: Int?)
+  /// The response is larger than the limit (`announced`: what its header said).
+  case tooLarge(limit: Int, announced: Int?)
+  /// A redirect to another host, which is followed only when asked.
+  case redirectedToOtherHost(String)
+  /// The text is not a URL.
+  case notAURL
+  /// The system's own words for a failure with no fix of dsh's (no route, a refused
+  /// connection, a certificate).
+  case transport(String)
+
+  /// The failure in words, with the option that gets round it where there is one.
+  public var description: String {
+    switch self {
+    case .timedOut(let seconds, nil):
+      "timed out after \(Self.seconds(seconds)) without a byte; allow longer with: timeout SECONDS"
+    case .timedOut(let seconds, let received?):
+      "timed out after \(Self.seconds(seconds)) (the whole request; \(Self.size(received)) received); "
+        + "allow longer with: timeout SECONDS"
+    case .tooLarge(let limit, let announced):
+      "the response is larger than \(Self.size(limit))"
+        + (announced.map { " (it announced \(Self.size($0)))" } ?? "")
+        + ", the limit; raise it with: maxsize MEGABYTES"
+    case .redirectedToOtherHost(let target):
+      "redirected to \(target), on another host; dsh follows redirects within the URL's host only "
+        + "(to follow it, add: redirects any)"
+    case .notAURL: "not a URL"
+    case .transport(let words): words
+    }
+  }
+
+  /// `10 s`, or `2.5 s`.
+  static func seconds(_ interval: Double) -> String {
+    interval == interval.rounded() ? "\(Int(interval)) s" : "\(interval) s"
+  }
+
+  /// `5 MB`, `1.5 MB`, or `300 bytes`.
+  static func size(_ bytes: Int) -> String {
+    bytes >= 1 << 20 && bytes % (1 << 20) == 0
+      ? "\(bytes >> 20) MB"
+      : bytes >= 1 << 20 ? String(format: "%.1f MB", Double(bytes) / 1_048_576) : "\(bytes) bytes"
   }
 }
