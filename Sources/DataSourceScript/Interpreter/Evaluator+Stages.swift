@@ -18,41 +18,46 @@ extension Evaluator {
         .stageNeedsProvider(stage: stage.kind.phrase, found: value.kindDescription), at: stage.range)
     }
     var result = provider
-    if case .join(let clause, let range) = stage {
-      let joined = try await joinedProvider(clause, of: provider, label: text(range))
+    /// Loads what the stage made, its failure placed at the stage.
+    func loaded<P: DataProvider>(_ made: P) async throws -> P {
       do {
-        try await joined.load()
+        try await made.load()
       } catch let error as DataSourceError {
         throw Diagnostic(.dataSource(error), at: stage.range)
       }
-      result.provider = joined
-      return .provider(result)
+      return made
     }
-    if let grouped = try groupedProvider(stage, of: provider) {
-      do {
-        try await grouped.load()
-      } catch let error as DataSourceError {
-        throw Diagnostic(.dataSource(error), at: stage.range)
-      }
+    switch stage {
+    case .join(let clause, let range):
+      result.provider = try await loaded(try await joinedProvider(clause, of: provider, label: text(range)))
+    case .group(let keys, let aggregates, _):
+      let grouped = try await loaded(
+        try groupedProvider(
+          keys: keys, aggregates: aggregates, yieldsValues: false, of: provider, stage: stage))
       result.provider = grouped
       result.key = grouped.identityKey
-      return .provider(result)
-    }
-    guard let description = try pushdownStage(stage, of: provider) else {
-      let computed = try computeFields(stage, of: provider)
+    case .distinct(let keys, _):
+      // One unnamed expression gives its values; `as NAME`, or several, give records.
+      let grouped = try await loaded(
+        try groupedProvider(
+          keys: keys, aggregates: [], yieldsValues: keys.count == 1 && !keys[0].named, of: provider,
+          stage: stage))
+      result.provider = grouped
+      result.key = grouped.identityKey
+    case .extend(let definitions, _), .select(let definitions, _):
+      var keeps = true
+      if case .select = stage { keeps = false }
+      let computed = try computeFields(definitions, keepingBaseFields: keeps, of: provider, stage: stage)
       result.provider = computed
       // The key names an item only while its field is kept.
       if let key = provider.key, computed.knownFields?.contains(key) == false { result.key = nil }
-      return .provider(result)
+    case .filter, .sort, .section, .slice:
+      // A stage a database could run was given to it by `plan`: this one runs in memory.
+      guard let description = try pushdownStage(stage, of: provider) else {
+        throw Diagnostic(.internalError("'\(stage.kind.phrase)' has no engine form"), at: stage.range)
+      }
+      result.provider = try await loaded(derive(provider.provider, by: description, label: text(stage.range)))
     }
-    // A stage a database could run was given to it by `plan`: this one runs in memory.
-    let derived = derive(provider.provider, by: description, label: text(stage.range))
-    do {
-      try await derived.load()
-    } catch let error as DataSourceError {
-      throw Diagnostic(.dataSource(error), at: stage.range)
-    }
-    result.provider = derived
     return .provider(result)
   }
 
@@ -166,16 +171,11 @@ extension Evaluator {
       name: clause.name.name, keepsUnmatched: !clause.inner, label: label, notes: notes.collector)
   }
 
-  /// `group by` and `distinct`: a provider of the groups of the base's items; `nil` for other
-  /// stages.
-  func groupedProvider(_ stage: Stage, of provider: ProviderValue) throws -> GroupedProvider? {
-    let (keys, aggregates, yieldsValues): ([FieldDefinition], [FieldDefinition], Bool)
-    switch stage {
-    case .group(let k, let a, _): (keys, aggregates, yieldsValues) = (k, a, false)
-    // One unnamed expression gives its values; `as NAME`, or several, give records.
-    case .distinct(let k, _): (keys, aggregates, yieldsValues) = (k, [], k.count == 1 && !k[0].named)
-    default: return nil
-    }
+  /// `group by` and `distinct`: a provider of the groups of the base's items.
+  func groupedProvider(
+    keys: [FieldDefinition], aggregates: [FieldDefinition], yieldsValues: Bool, of provider: ProviderValue,
+    stage: Stage
+  ) throws -> GroupedProvider {
     let checker = try checker(for: provider)
     let groupKeys = try keys.map { key in
       let typed = try checker.check(key.expression)
@@ -215,14 +215,10 @@ extension Evaluator {
   }
 
   /// `extend` and `select`: a provider whose items are computed from the base's.
-  func computeFields(_ stage: Stage, of provider: ProviderValue) throws -> ComputedFieldsProvider {
+  func computeFields(
+    _ definitions: [FieldDefinition], keepingBaseFields keeps: Bool, of provider: ProviderValue, stage: Stage
+  ) throws -> ComputedFieldsProvider {
     let checker = try checker(for: provider)
-    let (definitions, keeps): ([FieldDefinition], Bool) =
-      switch stage {
-      case .extend(let definitions, _): (definitions, true)
-      case .select(let definitions, _): (definitions, false)
-      default: ([], true)
-      }
     let fields = try definitions.map { definition in
       let typed = try checker.check(definition.expression)
       return ComputedFieldsProvider.Field(
