@@ -116,7 +116,8 @@ extension PostgresProvider {
       location.host.isEmpty || location.host.hasPrefix("/")
       ? location.display : "\(location.host):\(location.port)"
     // libpq names the server before what went wrong: `connection to server at "h", port p
-    // failed: …`; the place is said once, by dsh.
+    // failed: …`; the place is said once, by dsh. A failed connection comes from libpq as text
+    // only (no SQLSTATE, no code), so its own framing is what is recognised here.
     var said = message.trimmingCharacters(in: .whitespacesAndNewlines)
     if let failed = said.range(of: " failed: ", options: [], range: said.startIndex..<said.endIndex),
       said.hasPrefix("connection to server")

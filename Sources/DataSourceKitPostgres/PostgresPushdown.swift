@@ -205,6 +205,8 @@ extension PostgresProvider: GroupingPushdown {
   ///
   /// Nulls group together, text by its bytes (`COLLATE "C"`). An int `sum` is the server's exact
   /// `numeric` sum, null with a note past 64 bits as in memory.
+  ///
+  /// Long because the statement and the reading back of its columns are made side by side, as SQLite's is.
   package func groupedRows(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?) throws
     -> [[Value]]?
   {

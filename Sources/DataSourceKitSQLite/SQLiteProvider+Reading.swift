@@ -150,6 +150,8 @@ extension SQLiteProvider {
   /// checked: it is widened (an int column holding reals is double), or the provider fails with
   /// the error the load would have given, and tells its observers once the statement reading it
   /// is done.
+  ///
+  /// Long because a page is read one of three ways (by rowid arithmetic, a statement stepped along, a statement of its own) and all share the check of a misfit value and the page bookkeeping after.
   func readPage(_ page: Int) -> [Value]? {
     guard let database else { return [] }
     // A statement the user interrupted reads nothing more.

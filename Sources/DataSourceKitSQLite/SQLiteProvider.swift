@@ -119,6 +119,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
   /// first asks how many there are. A table bound by `let` and then filtered by a stage is never counted whole.
   package func prepare() async throws { try await open(counting: false) }
 
+  /// Long because a load is one ticket of the state machine: open, check the columns, count or prepare, and keep the result or fail, each step able to end it.
   private func open(counting: Bool) async throws {
     // Preparing leaves the state as it was (initial): the count, when first asked, loads.
     let ticket = counting ? states.begin() : nil

@@ -189,6 +189,8 @@ extension SQLiteProvider: GroupingPushdown {
   /// Nulls group together and `1` with `1.0`, as in memory; text keys group by their bytes
   /// (`COLLATE BINARY`). An int `sum` is summed as the two halves of each value (SQLite stops
   /// with an error where dsh gives null and a note) and put together here, exactly.
+  ///
+  /// Long because the statement and the reading back of its columns are made side by side: each key and aggregate adds its SQL and says how its columns read back.
   package func groupedRows(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?) throws
     -> [[Value]]?
   {

@@ -135,6 +135,8 @@ extension BatchUpdate {
   ///   index given twice, a deleted row also moved or reloaded, a moved row also reloaded, a row inserted
   ///   where another is moved to, a row reloaded after the moves that no move puts there.
   /// - Complexity: O(sections + changes).
+  ///
+  /// Long because it checks UIKit's rules in the order UIKit checks them, so that the rule reported is the one UIKit would name.
   public func validate(before: [Int], after: [Int]) throws(BatchUpdateError) {
     // Sections: indexes in range, none twice, none both deleted and moved.
     try Self.checkUnique(deletedSections, operation: "delete", target: BatchTarget.section)

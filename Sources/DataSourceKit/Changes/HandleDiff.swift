@@ -17,6 +17,8 @@ package enum HandleDiff {
   ///   - oldSectionIDs, newSectionIDs: each section's identity, on each side.
   /// - Returns: `nil` when sections share an identity or a section moves; the caller then
   ///   compares the views whole.
+  ///
+  /// Long because the passes (deletes and inserts per section, the handles that stay in order, the moves and reloads) share the position tables each fills.
   package static func batch(
     from old: HandleSnapshot, to new: HandleSnapshot, touched: [Int: Bool], oldSectionIDs: [Value],
     newSectionIDs: [Value]

@@ -64,6 +64,8 @@ public enum SectionedDiff {
   ///     when not, the row is reloaded.
   /// - Complexity: O(n log n) for n elements: hashing is O(n) expected, and the longest
   ///   increasing subsequences that find the rows that stay are O(k log k) per section.
+  ///
+  /// Long because its passes (sections matched, elements matched, the rows that stay found by a longest increasing subsequence, the moves and reloads) share the tables each fills; apart, each would take and return them all.
   @inlinable
   public static func changeset<SectionID: Hashable, Element, ElementID: Hashable & Sendable>(
     from old: [DiffSection<SectionID, Element>], to new: [DiffSection<SectionID, Element>],

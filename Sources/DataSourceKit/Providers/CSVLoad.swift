@@ -46,6 +46,7 @@ final class CSVLoad {
       file: file, path: path, capacity: file.size == 0 ? chunkBytes : min(chunkBytes, max(file.size + 1, 16)))
   }
 
+  /// Long because it is the load in order in one place: the header (and its repeated names), the chunks read, typed on both cores and handed on, and the columns finished.
   func run() throws -> ColumnTable {
     try window.fill(progress: progress)
     if let encoding = FileBytes.wideEncoding(of: window.bytes) {

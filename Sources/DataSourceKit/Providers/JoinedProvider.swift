@@ -178,6 +178,7 @@ package final class JoinedProvider: DataProvider, CompositionNode, DataProviderO
     observers.notify()
   }
 
+  /// Long because the right side's index and the left side's pass share the key columns and the notes of repeated keys.
   private func join() throws -> Joined {
     var result = Joined()
     for section in 0..<right.numberOfSections {

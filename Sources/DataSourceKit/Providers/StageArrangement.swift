@@ -145,6 +145,8 @@ struct StageArrangement {
   /// Places the arriving items where `rule` (a filter, sort or sections) puts them, each found
   /// by binary search among the items in place, then drops the sections an arrangement of the
   /// whole would leave out.
+  ///
+  /// Long because the three rules share the sections found by key, the binary searches over them and the pruning after.
   private mutating func place<Item>(
     _ arriving: [(position: Int, handle: Int)], by rule: StageRule<Item>, base: any DataProvider<Item>,
     baseOffsets: SectionOffsets, baseSectionByKey: [SectionKey?: Int], item: (Int) -> Item

@@ -246,6 +246,8 @@ extension Session {
   ///
   /// csv, json and markdown are what `show … as` prints, every row; jsonl is one item per line.
   /// Not under `--safe`. `save` leaves exports out: it rebuilds bindings, not commands.
+  ///
+  /// Long because the checks every write shares (the format against the value, the file and its folder, what the session reads) come before one case per format.
   func export(_ value: ScriptValue, to target: ExportTarget, expressionRange: SourceRange) throws {
     try checkExportTarget(target)
     guard let format = target.format ?? ExportFormat(extensionOf: target.path) else {
