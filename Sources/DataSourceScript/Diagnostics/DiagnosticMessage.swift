@@ -95,9 +95,9 @@ public enum DiagnosticMessage: Sendable, Equatable {
   // Expressions
   /// Two values that cannot be compared: `left` and `right` describe each side
   /// (`body_mass_g (text)`, `6000 (int)`), `fix` what would make it work.
-  case cannotCompare(left: String, right: String, fix: String?)
-  case cannotCombine(operator: String, left: String, right: String, fix: String?)
-  case notABool(String, fix: String?)
+  case cannotCompare(left: String, right: String, fix: TypeFix?)
+  case cannotCombine(operator: String, left: String, right: String, fix: TypeFix?)
+  case notABool(String, fix: TypeFix?)
   case unknownFunction(String, suggestion: String?)
   case functionArgumentCount(String, signature: String)
   case functionArgumentType(String, argument: String, signature: String)
@@ -435,6 +435,54 @@ public enum ExpectedKind: Sendable, Equatable {
     case .providerToJoin: "a provider to join (a name, or a source in parentheses)"
     case .exportable: "a provider or a table to export"
     case .checkable: "a provider or a table whose rows per section the batch is checked against"
+    }
+  }
+}
+
+/// What would make a comparison or an operation of unlike types work, as the expressions were
+/// written; worded in ``description``, the one place.
+public enum TypeFix: Sendable, Equatable, CustomStringConvertible {
+  /// A number where true or false is needed (`where n`).
+  case compareNumber(String)
+  /// A text where true or false is needed.
+  case compareText(String)
+  /// `contains` with something other than text to look for in a text.
+  case containsNeedsText(String)
+  /// `contains` on something that is neither text nor a list.
+  case containsLooksInTextOrList
+  /// `+` of a text and something else: each side as written, and whether it is text already.
+  case joinText(left: String, leftIsText: Bool, right: String, rightIsText: Bool)
+  /// A date minus a date.
+  case daysBetween(from: String, to: String)
+  /// A text literal against a date or timestamp.
+  case writeAs(ValueType, literal: String)
+  /// A text against a number.
+  case convertText(String)
+  /// A field of several types against one of them.
+  case convertField(String, to: ValueType)
+  /// `<` between lists or records.
+  case listsNeverLess
+  /// A field of numbers (or dates) but for a few texts: those texts, and the advice of the
+  /// load's note for them.
+  case markers(kind: String, texts: [String], advice: String)
+
+  /// The fix in words.
+  public var description: String {
+    switch self {
+    case .compareNumber(let expression): "compare it, as in: \(expression) > 0"
+    case .compareText(let expression): "compare it, as in: \(expression) == \"yes\""
+    case .containsNeedsText(let expression): "'contains' looks for text in text; write text(\(expression))"
+    case .containsLooksInTextOrList: "'contains' looks in text or in a list"
+    case .joinText(let left, let leftIsText, let right, let rightIsText):
+      "join text with text, as in: \(leftIsText ? left : "text(\(left))") + \(rightIsText ? right : "text(\(right))")"
+    case .daysBetween(let from, let to): "days(\(from), \(to)) counts the days between two dates"
+    case .writeAs(let type, let literal): "write \(type.rawValue)(\(JSONWriter.quoted(literal)))"
+    case .convertText(let expression): "convert the text with double(\(expression)), or compare with a text"
+    case .convertField(let field, let type):
+      "convert it, as in: \(type.isNumber ? "double" : type.rawValue)(\(field))"
+    case .listsNeverLess: "lists and records are equal or not, never less"
+    case .markers(let kind, let texts, let advice):
+      "its values are \(kind) except \(SessionNotes.list(texts.map(JSONWriter.quoted))): \(advice)"
     }
   }
 }

@@ -77,11 +77,11 @@ struct ExpressionChecker {
 
   private func requireBool(_ checked: TypedExpression, _ expression: ValueExpression) throws {
     guard let type = checked.type, type != .bool, type != .null else { return }
-    let fix: String? =
+    let fix: TypeFix? =
       switch type {
-      case .int, .double: "compare it, as in: \(text(expression.range)) > 0"
-      case .text: "compare it, as in: \(text(expression.range)) == \"yes\""
-      default: nil
+      case .int, .double: .compareNumber(text(expression.range))
+      case .text: .compareText(text(expression.range))
+      case .bool, .null, .date, .timestamp, .list, .record: nil
       }
     throw Diagnostic(.notABool(describe(expression, type), fix: fix), at: expression.range)
   }
@@ -109,7 +109,7 @@ struct ExpressionChecker {
           throw Diagnostic(
             .cannotCompare(
               left: describe(left, .text), right: describe(right, t),
-              fix: "'contains' looks for text in text; write text(\(text(right.range)))"),
+              fix: .containsNeedsText(text(right.range))),
             at: right.range)
         }
       case .list?, nil, .null?:
@@ -118,7 +118,7 @@ struct ExpressionChecker {
         throw Diagnostic(
           .cannotCompare(
             left: describe(left, type), right: describe(right, b.type),
-            fix: "'contains' looks in text or in a list"),
+            fix: .containsLooksInTextOrList),
           at: left.range)
       }
       return folded(TypedExpression(expression: expression, type: .bool))
@@ -138,11 +138,13 @@ struct ExpressionChecker {
         type = x == .int && y == .int && op != .divide ? .int : .double
       case (.text?, .text?) where op == .add: type = .text
       case (let x?, let y?):
-        let fix: String? =
+        let fix: TypeFix? =
           if op == .add, x == .text || y == .text {
-            "join text with text, as in: \(x == .text ? text(left.range) : "text(\(text(left.range)))") + \(y == .text ? text(right.range) : "text(\(text(right.range)))")"
+            .joinText(
+              left: text(left.range), leftIsText: x == .text, right: text(right.range),
+              rightIsText: y == .text)
           } else if x == .date, y == .date, op == .subtract {
-            "days(\(text(right.range)), \(text(left.range))) counts the days between two dates"
+            .daysBetween(from: text(right.range), to: text(left.range))
           } else if let marker = markerFix(left, x, y) ?? markerFix(right, y, x) {
             marker
           } else {
@@ -171,9 +173,7 @@ struct ExpressionChecker {
         let profile = try? scope.field(path).profile, profile.type == nil, !profile.mixedTypes.isEmpty
       else { continue }
       let kinds = profile.mixedTypes.map(\.rawValue).joined(separator: " and ")
-      let fix =
-        mixedMarkerFix(profile, other)
-        ?? "convert it, as in: \(other.isNumber ? "double" : other.rawValue)(\(text(field.range)))"
+      let fix = mixedMarkerFix(profile, other) ?? .convertField(text(field.range), to: other)
       throw Diagnostic(
         .cannotCompare(
           left: "\(text(field.range)) (\(kinds))", right: describe(otherExpression, other), fix: fix),
@@ -186,8 +186,7 @@ struct ExpressionChecker {
         throw Diagnostic(
           .cannotCompare(
             left: describe(left, x), right: describe(right, y),
-            fix: "lists and records are equal or not, never less"
-          ), at: left.range)
+            fix: .listsNeverLess), at: left.range)
       }
       return
     }
@@ -198,7 +197,7 @@ struct ExpressionChecker {
 
   /// For a text field that holds numbers (or dates) except a few markers, met by a number
   /// (or date): "its values are numbers except "NA": add null "NA" to read it as numbers".
-  private func markerFix(_ expression: ValueExpression, _ type: ValueType, _ other: ValueType) -> String? {
+  private func markerFix(_ expression: ValueExpression, _ type: ValueType, _ other: ValueType) -> TypeFix? {
     guard type == .text, let path = expression.fieldPath, let profile = try? scope.field(path).profile else {
       return nil
     }
@@ -207,7 +206,7 @@ struct ExpressionChecker {
 
   /// For a field of numbers and a few texts: "its values are numbers except "NA": add …", with
   /// the advice of the load's note (a value written another way is not made null).
-  private func mixedMarkerFix(_ profile: FieldProfile, _ other: ValueType) -> String? {
+  private func mixedMarkerFix(_ profile: FieldProfile, _ other: ValueType) -> TypeFix? {
     guard let first = profile.markers.first,
       first.wouldBe == other || (first.wouldBe.isNumber && other.isNumber)
     else { return nil }
@@ -217,14 +216,14 @@ struct ExpressionChecker {
       profile.markers.allSatisfy { SessionNotes.looksMissing($0.text) }
       ? "add null \(quoted.joined(separator: ", ")) to the \(scope.sourceKind?.rawValue ?? "source")"
       : SessionNotes.advice(for: profile.markers, fields: [profile.name], kind: kind)
-    return "its values are \(kind) except \(SessionNotes.list(quoted)): \(advice)"
+    return .markers(kind: kind, texts: profile.markers.map(\.text), advice: advice)
   }
 
   /// A conversion that would make the two sides comparable.
   private func conversionFix(
     _ left: ValueExpression, _ x: ValueType, _ right: ValueExpression, _ y: ValueType
   )
-    -> String?
+    -> TypeFix?
   {
     func literalText(_ e: ValueExpression) -> String? {
       if case .literal(.string(let s), _) = e { return s }
@@ -232,10 +231,10 @@ struct ExpressionChecker {
     }
     for (expression, type, other) in [(left, x, y), (right, y, x)] {
       if (other == .date || other == .timestamp), let text = literalText(expression) {
-        return "write \(other.rawValue)(\(JSONWriter.quoted(text)))"
+        return .writeAs(other, literal: text)
       }
       if type == .text, other.isNumber {
-        return "convert the text with double(\(text(expression.range))), or compare with a text"
+        return .convertText(text(expression.range))
       }
     }
     return nil
