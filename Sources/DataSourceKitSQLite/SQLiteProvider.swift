@@ -268,7 +268,9 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
   }
 
   static func failure(_ error: DatabaseError, path: String) -> DataSourceError {
-    DataSourceError.sqlite(path: path, message: error.message ?? "\(error.resultCode)", sql: error.sql)
+    DataSourceError.sqlite(
+      path: path, code: error.extendedResultCode.rawValue, message: error.message ?? "\(error.resultCode)",
+      sql: error.sql)
   }
 
   /// Whether some column's values are not checked yet (a large source, as opened).

@@ -169,7 +169,14 @@ struct SQLiteProviderTests {
     let path = try database(rows: 10)
     let before = try Data(contentsOf: URL(fileURLWithPath: path))
     let bad = SQLiteProvider(path: path, query: SQLiteQuery(source: .query("SELECT nope FROM t")))
-    await #expect(throws: DataSourceError.self) { try await bad.load() }
+    do {
+      try await bad.load()
+      Issue.record("the query ran")
+    } catch DataSourceError.sqlite(_, let code, let message, let sql) {
+      #expect(code == 1)  // SQLITE_ERROR
+      #expect(message == "no such column: nope")
+      #expect(sql?.contains("SELECT nope FROM t") == true)
+    }
     #expect(bad.loadState == .error)
     #expect(bad.errorDescription?.contains("no such column: nope") == true)
     #expect(bad.errorDescription?.contains("in: SELECT * FROM (SELECT nope FROM t)") == true)

@@ -39,8 +39,9 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   case notLoaded
   /// More items than a stage may arrange.
   case tooManyToArrange(count: Int, limit: Int, stage: String)
-  /// An error of SQLite, with its message and the SQL that ran.
-  case sqlite(path: String, message: String, sql: String?)
+  /// An error of SQLite: its extended result code (`SQLITE_CONSTRAINT_UNIQUE`'s 2067, say), its
+  /// message and the SQL that ran.
+  case sqlite(path: String, code: Int32, message: String, sql: String?)
   /// A PostgreSQL server refused a statement: its SQLSTATE (`42703` for a column that is not
   /// there), its own words, and the SQL when the user wrote it (a query), where the mistake
   /// usually is.
@@ -109,7 +110,7 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
     case .postgres(let place, _, let message, _, let hint, let sql):
       // The server's hint is often the fix ("Perhaps you meant to reference the column …").
       "\(place): \(message)\(hint.map { " (\($0))" } ?? "")\(sql.map { "; in: \($0)" } ?? "")"
-    case .sqlite(let path, let message, let sql):
+    case .sqlite(let path, _, let message, let sql):
       "\(path): SQLite: \(message)" + (sql.map { "\n  in: \($0)" } ?? "")
     }
   }
