@@ -105,18 +105,18 @@ struct PostgresDialect: SQLDialect {
   func arithmetic(_ x: SQLValue, _ op: BinaryOperator, _ y: SQLValue) -> SQLValue? { nil }
 
   func call(_ function: ExpressionFunction, _ arguments: [RowExpression], _ values: [SQLValue]) -> SQLValue? {
-    switch function {
+    switch function.sqlForm {
     // Characters are code points in a UTF-8 database, as in dsh.
-    case .len where values[0].type == .text && shape.isUTF8:
+    case .length where values[0].type == .text && shape.isUTF8:
       return SQLValue("char_length(\(values[0].sql))", .int)
-    case .substr where values[0].type == .text && shape.isUTF8:
+    case .substring where values[0].type == .text && shape.isUTF8:
       // The server's substr agrees for a start from 1 and a count from 0.
       guard case .literal(.int(let start)) = arguments[1], start >= 1,
         case .literal(.int(let count)) = arguments[2], count >= 0,
         start <= Int(Int32.max), count <= Int(Int32.max)
       else { return nil }
       return SQLValue("substr(\(values[0].sql), \(String(start)), \(String(count)))", .text)
-    default:
+    case .length, .substring, .replace, .coalesce, .condition, .inMemory:
       return nil
     }
   }

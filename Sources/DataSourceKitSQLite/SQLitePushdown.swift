@@ -141,16 +141,16 @@ struct SQLiteDialect: SQLDialect {
 
   func call(_ function: ExpressionFunction, _ arguments: [RowExpression], _ values: [SQLValue]) -> SQLValue? {
     let list = values.map(\.sql).joined(separator: ", ")
-    switch function {
-    case .len where values[0].type == .text:
+    switch function.sqlForm {
+    case .length where values[0].type == .text:
       return SQLValue("length(\(list))", .int)
-    case .substr where values[0].type == .text:
+    case .substring where values[0].type == .text:
       // SQLite's substr agrees for a start from 1 and a count from 0.
       guard case .literal(.int(let start)) = arguments[1], start >= 1,
         case .literal(.int(let count)) = arguments[2], count >= 0
       else { return nil }
       return SQLValue("substr(\(list))", .text)
-    default:
+    case .length, .substring, .replace, .coalesce, .condition, .inMemory:
       return nil
     }
   }

@@ -56,6 +56,28 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
   /// `days(from, to)`: the days from the first date to the second.
   case days
 
+  /// How SQL computes the same value, when it does; each dialect writes the form its own way.
+  package enum SQLForm: Sendable {
+    case replace, coalesce, condition, length, substring
+    /// Computed in memory only: SQL's function differs from dsh's (case mapping beyond ASCII,
+    /// rounding halves, conversions that fail, dates and their parts), or there is none.
+    case inMemory
+  }
+
+  /// How SQL computes it.
+  package var sqlForm: SQLForm {
+    switch self {
+    case .replace: .replace
+    case .coalesce: .coalesce
+    case .if: .condition
+    case .len: .length
+    case .substr: .substring
+    case .lower, .upper, .trim, .round, .abs, .floor, .ceil, .int, .double, .text, .year, .month, .day,
+      .weekday, .hour, .date, .timestamp, .days:
+      .inMemory
+    }
+  }
+
   /// What the function takes and gives, as `help expressions` and errors print it.
   package var signature: String {
     switch self {

@@ -376,23 +376,26 @@ package struct SQLTranslator<Dialect: SQLDialect> {
     guard parts.allSatisfy({ $0 != nil }) else { return nil }
     let values = parts.compactMap { $0 }
     let list = values.map(\.sql).joined(separator: ", ")
-    switch function {
-    case .replace where values.allSatisfy({ $0.type == .text }):
+    switch function.sqlForm {
+    case .replace:
+      guard values.allSatisfy({ $0.type == .text }) else { return nil }
       return SQLValue("replace(\(list))", .text)
     case .coalesce:
       guard case .success(let type?) = function.resultType(values.map(\.type)),
         Set(values.map(\.type)).subtracting([.null]).count <= 1
       else { return nil }
       return SQLValue("COALESCE(\(list))", type)
-    case .if:
+    case .condition:
       // CASE WHEN takes null as false.
       guard let condition = truth(arguments[0], nullIsFalse: true),
         case .success(let type?) = function.resultType(values.map(\.type)),
         Set(values[1...].map(\.type)).subtracting([.null]).count <= 1
       else { return nil }
       return SQLValue("(CASE WHEN \(condition) THEN \(values[1].sql) ELSE \(values[2].sql) END)", type)
-    default:
+    case .length, .substring:
       return dialect.call(function, arguments, values)
+    case .inMemory:
+      return nil
     }
   }
 }
