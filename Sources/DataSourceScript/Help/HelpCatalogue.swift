@@ -29,458 +29,481 @@ public enum HelpCatalogue {
   /// The PostgreSQL server examples name; the tests run them against a throwaway cluster.
   public static let exampleDatabase = "postgresql://dsh@db.example.com/shop"
 
-  public static let topics: [HelpTopic] = [
-    HelpTopic(
-      name: "let", group: .commands, syntax: ["let NAME = EXPRESSION"],
-      summary:
-        "Binds a name to a provider, a cell, a table or a value. Binding again replaces the name; a failed statement leaves every binding as it was.",
-      examples: [
-        people, "let adults = [{name: \"Ada\", age: 36}, {name: \"Tim\", age: 12}] | where age >= 18",
-      ]),
-    HelpTopic(
-      name: "show", group: .commands,
-      syntax: [
-        "show EXPRESSION [rows A..B] [as box|plain|markdown|csv|json|html|svg]", "show EXPRESSION as swift",
-      ],
-      summary:
-        "Prints a provider as a table of its fields, a table as its cells. `rows A..B` builds only that window of the flattened view (half-open; a negative bound counts from the end, an open one runs to the edge). On a terminal a long view shows its first and last rows (set maxrows). as html prints one self-contained page that draws the cells as an iPhone table would, and as svg the same picture as one SVG image (see html); as swift prints the Swift program that builds it (see swift).",
-      examples: [
-        people + "\nshow people rows 0..3", people + "\nshow people rows -2.. as plain",
-        "show table [\"Profile\", \"Settings\"] with cell basic \"{.}\" | header \"Menu\" as json",
-      ]),
-    HelpTopic(
-      name: "describe", group: .commands, syntax: ["describe EXPRESSION"],
-      summary:
-        "Prints the composition tree: adapters, decorators in order (outermost first), presenters and the provider chain, with counts and load states.",
-      examples: [
-        people
-          + "\ndescribe table people | sort by name with cell basic \"{name}\" | footer \"{count} people\""
-      ]),
-    HelpTopic(
-      name: "explain", group: .commands, syntax: ["explain EXPRESSION"],
-      summary:
-        "Prints what describe prints, then for each database source under it the statement that reads its rows, the values bound to the statement's parameters, and the database's own plan for it (SQLite's EXPLAIN QUERY PLAN, PostgreSQL's EXPLAIN without the cost estimates): whether an index serves a where, and whether a sort needs a pass of its own. Stages that describe shows above the source run in memory.",
-      examples: [
-        "explain sqlite \"samples:people.db\" table people | where id < 4 | sort by name"
-      ]),
-    HelpTopic(
-      name: "vars", group: .commands, syntax: ["vars"],
-      summary: "Lists every binding with its one-line summary.",
-      examples: [people + "\nvars"]),
-    HelpTopic(
-      name: "set", group: .commands,
-      syntax: ["set"] + SettingName.allCases.map(\.syntax),
-      summary:
-        "Shows or changes a setting. width: columns for box and plain output (the terminal's, else 80). maxrows: rows a terminal shows of a long view, 0 for all (batch output is never cut). color: auto is on for a terminal unless NO_COLOR is set. timer: prints each statement's run time. stats: prints what each show did (see stats). echo: prints each statement of a script before its output, after the prompt (dsh --echo sets it), so a script's output reads as a session. appearance: light or dark mode for pictures (as html, as svg). device: the screen pictures are drawn for: iPhoneSE (375 points wide), iPhone15 (393, the default) or iPad (820); a name may be quoted with spaces, as \"iPhone SE\".",
-      examples: [
-        "set mode markdown\nset width 100\nset", "set maxrows 0", "set echo on\nshow [1, 2] as plain",
-        "set appearance dark\nset device \"iPhone SE\"",
-      ]),
-    HelpTopic(
-      name: "source", group: .commands, syntax: ["source \"PATH\""],
-      summary:
-        "Runs the statements of a script file in this session; its errors name the file and line. Paths inside a script (csv, json, sqlite, source, save) resolve against the script's own folder; paths typed at the prompt, in -c or on standard input against the working directory.",
-      examples: ["source \"samples:menu.dsh\""]),
-    HelpTopic(
-      name: "help", group: .commands, syntax: ["help", "help TOPIC"],
-      summary: "Lists the topics, or shows one with its syntax and examples.", examples: ["help show"]),
-    HelpTopic(
-      name: "quit", group: .commands, syntax: ["quit", "exit"],
-      summary: "Leaves the shell (^D does too). In a script, the statements after it do not run.",
-      examples: ["show [1, 2] as plain\nquit\nshow [3] as plain"]),
-    HelpTopic(
-      name: "more", group: .commands, syntax: ["more NAME", "TABLE | more"],
-      summary:
-        "more NAME loads the next page of the paged provider NAME shows, and prints the rows it inserted as the batch a table view gets. As a decorator, | more adds a Load more… footer under the last section while pages remain.",
-      examples: [
-        "let feed = paged range 0..5 size 2\nlet t = table feed with cell basic \"{.}\" | more\nshow t as plain\nmore t\nmore t\nshow t as plain"
-      ]),
-    HelpTopic(
-      name: "switch", group: .commands, syntax: ["switch SEGMENTED to NAME"],
-      summary:
-        "Shows another segment of a segmented source, and prints the batch a table view gets for it: every section of the old segment deleted, every section of the new one inserted, checked as UIKit would check it.",
-      examples: [
-        "let tabs = segmented digits: (table [1, 2] with cell basic \"{.}\"), letters: (table [\"a\"] with cell basic \"{.}\")\nswitch tabs to letters\nshow tabs"
-      ]),
-    HelpTopic(
-      name: "reload", group: .commands, syntax: ["reload EXPRESSION"],
-      summary:
-        "Loads every provider below a provider or table again (after its file changed). A load that fails leaves the provider in the error state with no items, which a placeholder can show; the failure is reported.",
-      examples: [people + "\nreload people"]),
-    HelpTopic(
-      name: "stats", group: .commands, syntax: ["stats [NAME]", "set stats on|off"],
-      summary:
-        "What the last show of a name (or the last show) did: sections and rows counted, cells built (by reuse identifier) and cells reused. A name keeps its view between shows, so a second show reuses the cells of the first.",
-      examples: [
-        "let big = table range 0..1000000 with cell basic \"{.}\"\nshow big rows 1000..1020 as csv\nstats big"
-      ]),
-    HelpTopic(
-      name: "save", group: .commands, syntax: ["save \"PATH\" [with exports]"],
-      summary:
-        "Writes a script that rebuilds every current binding as it is now: the settings changed from their defaults, then only the definitions the bindings need and the changes made to them since (insert, delete, update, move, switch, more), in the order they first ran; with exports, also every export that ran, after what it read. File paths are written relative to the saved script, and a script's paths resolve against its own folder, so it replays from anywhere. Running it in a fresh dsh gives the same show output for every binding. The file is written whole or not at all (beside the target, flushed to disk, then renamed over it); a link is followed and its target written, an existing file keeps its permissions and owner, and anything but a regular file or a new path (a folder, a device, a pipe) is refused.",
-      examples: [people + "\nsave \"/tmp/dsh-saved-example.dsh\""]),
-    HelpTopic(
-      name: "export", group: .commands,
-      syntax: ["export EXPRESSION to \"PATH\" [as csv|json|jsonl|markdown|html|svg|swift]"],
-      summary:
-        "Writes a provider's or table's data to a file: csv and markdown as show prints them (every row, every column), json the items as an array (what json, DuckDB's read_json and pandas read back as the same table; a sectioned view or a table keeps the sections as show … as json prints them), jsonl one item per line (in csv a null is an empty field and empty text is written \"\", so the file reads back with the same values); the format comes from the extension (.csv .json .jsonl .ndjson .md .html .svg .swift) when as is left out; html and svg write the page and the picture show … as html and as svg print (see html), swift the program show … as swift prints (see swift). The file is written whole or not at all (beside the target, flushed, then renamed over it), never over a folder; a source that fails while it is read writes nothing. Refused under --safe. A path in a script is relative to the script's folder. save leaves exports out (it rebuilds bindings, not commands) unless asked: save \"PATH\" with exports replays the exports that ran.",
-      examples: [people + "\nexport people | where age > 40 to \"/tmp/dsh-export-example.csv\""]),
-    HelpTopic(
-      name: "insert", group: .changes, syntax: ["insert into PROVIDER VALUE [at N]"],
-      summary:
-        "Adds an item to a list, csv, json or range provider (at the end, or at position N). A record's fields must be the provider's; missing ones are null. Everything derived from the provider, and every view on it, sees the change.",
-      examples: [
-        people
-          + "\ninsert into people {id: 11, name: \"Barbara Liskov\", team: \"Research\"} at 0\nshow people rows 0..2"
-      ]),
-    HelpTopic(
-      name: "delete", group: .changes,
-      syntax: ["delete from PROVIDER where EXPRESSION", "delete from PROVIDER at N"],
-      summary: "Removes the items that meet the predicate, or the item at position N.",
-      examples: [people + "\ndelete from people where team == null\ndelete from people at 0"]),
-    HelpTopic(
-      name: "update", group: .changes,
-      syntax: ["update PROVIDER set FIELD = EXPRESSION, … [where EXPRESSION]"],
-      summary:
-        "Sets fields of the records that meet the test (all records without one), each computed from the record as it was (as SQL's UPDATE). A value must fit the field's type (an int goes into a double field).",
-      examples: [
-        people + "\nupdate people set active = true, team = \"Research\" where id == 7",
-        people + "\nupdate people set age = age + 1, name = upper(name) where team == \"Design\"",
-      ]),
-    HelpTopic(
-      name: "move", group: .changes, syntax: ["move PROVIDER from N to M"],
-      summary: "Moves the item at position N to position M, in a provider whose order is its own.",
-      examples: ["let steps = [\"a\", \"b\", \"c\"]\nmove steps from 2 to 0\nshow steps as csv"]),
-    HelpTopic(
-      name: "changes", group: .changes, syntax: ["changes NAME [as json]"],
-      summary:
-        "The batch updates a table view would get for NAME since it was last shown (or its changes asked): section deletes, inserts and moves, row deletes, inserts, moves (also across sections) and reloads, in UIKit's index spaces (deletes and reloads in old indexes, inserts in new, moves old → new). Items are identified by their provider's key field, else their whole value; in a view of an edited table (and of its where, sort by, section by and limit stages, and of extend and select over it) an item is the same item however it is edited, and the batch is worked out from the items the edits touched, so one edit of a million-row view costs about what it touches; a moved row whose content changed is moved, then reloaded after the batch by its new index path (UIKit refuses to reload a moved row in the batch: `reconfigureRows(at:)` or a second batch does it; JSON `reloadedAfterMoves`), and a moved section with row changes is replaced. Headers and footers whose text changed (a {count}, a Load more footer that goes) are listed too, in the new index space, because UIKit does not refresh them on its own. Every batch is checked as UIKit would check it.",
-      examples: [
-        people
-          + "\nlet t = table people | section by team with cell basic \"{name}\"\nshow t as csv\nupdate people set team = \"Design\" where id == 1\nchanges t\ninsert into people {id: 12, name: \"Anita Borg\", team: \"Design\"}\nchanges t as json"
-      ]),
-    HelpTopic(
-      name: "check", group: .changes,
-      syntax: ["check \"PATH\" before [COUNTS] after [COUNTS]", "check \"PATH\" against NAME"],
-      summary:
-        "Reads a batch of updates from a file (the JSON that changes NAME as json prints, or the text changes prints) and says whether UIKit's performBatchUpdates accepts it, given the rows of each section before and after the model changed ([36, 4]: two sections); against NAME takes them from a view: what it showed when last shown (or its changes asked) and what it shows now. When UIKit refuses the batch it prints the reason UIKit's NSInternalInconsistencyException gives, with its numbers (rows after, rows before, inserted, deleted, moved in, moved out; word for word for the counts and a deleted row past the end), the operation at fault, and a batch UIKit accepts: duplicates dropped, a moved row's reload done after the moves, a section whose rows do not add up replaced whole (what reloadSections does); the statement then fails, so a script exits 1. The library's BatchUpdate.validate throws the same reason (uikitReason), so an app can log it before UIKit crashes.",
-      examples: [
-        "check \"samples:crash-batch.json\" before [3, 2] after [4, 2]",
-        people
-          + "\nlet t = table people | section by team with cell basic \"{name}\"\nshow t rows 0..1\ninsert into people {id: 12, name: \"Anita Borg\", team: \"Design\"}\ncheck \"samples:crash-batch.json\" against t",
-      ]),
-    HelpTopic(
-      name: "watch", group: .changes, syntax: ["watch NAME", "unwatch NAME"],
-      summary:
-        "Prints NAME's batch updates after every statement that changes it (an edit, a reload, a switch), until unwatch. A switch or more of NAME itself prints its batch once, and changes NAME starts after it.",
-      examples: [
-        people
-          + "\nlet t = table people with cell basic \"{name}\"\nwatch t\ndelete from people where age < 30\nunwatch t"
-      ]),
-    HelpTopic(
-      name: "csv", group: .providers,
-      syntax: ["csv \"PATH\" [key FIELD] [delimiter \"C\"] [null \"TEXT\", …] [types {FIELD: TYPE, …}]"],
-      summary:
-        "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks; LF, CRLF or lone CR line ends; a UTF-8 BOM) with a header row. Each column's type is inferred from all its values: int, double, bool, date (YYYY-MM-DD), timestamp (ISO 8601 with a time) or text; an empty field is null, a quoted empty one (\"\") empty text. Integers stay exact: `02134` or a number beyond 64 bits makes its column text. A column of numbers but for a few markers (NA) is text, and the load says so with a note; null and types (see 'help types') read it as you mean it. Text after a closing quote (`\"x\"y`) is an error naming the line. The delimiter is one ASCII character other than a line end or a quote. `key` names the field that identifies a row.",
-      examples: [
-        people, "let semi = csv \"samples:scores.csv\" delimiter \";\"\nshow semi",
-        "let penguins = csv \"samples:penguins.csv\" null \"NA\"\nshow penguins | where body_mass_g > 6000",
-      ]),
-    HelpTopic(
-      name: "json", group: .providers,
-      syntax: ["json \"PATH\" [at \"A.B\"] [key FIELD] [null \"TEXT\", …] [types {FIELD: TYPE, …}]"],
-      summary:
-        "Items of a JSON file: an array of records or values, JSON Lines, or the array found at a dotted path inside the document. Record fields keep their order.",
-      examples: ["let teams = json \"samples:teams.json\" at \"teams\" key name\nshow teams"]),
-    HelpTopic(
-      name: "postgres", group: .providers,
-      syntax: [
-        "postgres \"postgresql://USER[:PASSWORD]@HOST[:PORT]/DB\" table NAME [key FIELD] [null \"TEXT\", …] [types {FIELD: TYPE, …}] [timeout SECONDS]",
-        "postgres URL query \"SELECT …\" [key FIELD] …",
-      ],
-      summary:
-        "Rows of a table or query on a PostgreSQL server, read lazily: a table is counted when first asked (let t = … table big, then show t | where …, counts only what the stages keep), a query when bound (sections by one GROUP BY), and rows are read 256 at a time around the rows a view shows, or by one streamed statement when a view is printed or exported whole; rows in the order of a unique key are read on from the last key of the page before, and a table whose int key has no gaps reads a range of keys. where, sort by, section by, limit, group by, distinct and a join with a table of the same database run on the server where SQL gives exactly dsh's answer (text by code points, ints against doubles exactly, null markers as nulls, nulls last); the rest runs in memory, and describe shows the SQL. Every statement runs alone in a transaction begun READ ONLY and rolled back, with its values bound as parameters: a query that writes fails with the server's own message, nothing a statement does (a setting, a function that writes) outlives it, and edits are refused. Rows are ordered by the key, else the table's primary key, else its physical order; a query keeps its own ORDER BY. Types come from the server's (integer int; numeric, real and double precision double; text; boolean bool; date; timestamp and timestamptz timestamp, in UTC; json and jsonb a record), types {…} overrides them; numeric is read as the double its text spells (rounded past 15–17 digits). A value no dsh value holds is an error that names it and says to read the column as text (types {d: text}): a date or timestamp outside years 1 to 9999 (infinity, -infinity, BC dates), a numeric beyond a double (10^400). A null marker matches a column's whole text exactly (in a CSV the spaces around a field are padding; in a database they are the value). With key FIELD rows are in the key's order, and equal keys in the table's own order. The connection goes through libpq, as psql's does, and takes what psql takes: a URL (postgresql://USER@HOST:PORT/DB?sslmode=require) or key=value words (\"host=db.internal dbname=shop\"); what it leaves out comes from the PG* variables (PGHOST, PGPORT, PGUSER, PGDATABASE, PGSSLMODE, PGSERVICE, …), a service=NAME from the service file, and the password from PGPASSWORD or ~/.pgpass (or passfile=PATH). A host that is a folder is a Unix socket's. sslmode is libpq's (prefer unless given; require encrypts, verify-ca also checks that a trusted authority signed the server's certificate, verify-full that it names the host; sslrootcert=PATH names the authority, else ~/.postgresql/root.crt, else the system's). ^C cancels a running query on the server (libpq's cancel request); timeout sets the server's statement_timeout. Errors name the server and give the server's message, and a query's SQL. A password never shows: messages, describe, the lines an error quotes, --echo, the history, save and show … as swift leave it out (a saved script connects with PGPASSWORD or ~/.pgpass). A dsh that is killed mid-query leaves none running: the server checks for it every second.",
-      examples: [
-        "let db = postgres \"\(exampleDatabase)\" table people key id\nshow db | where age > 40 | sort by name\ndescribe db | where age > 40 | section by team",
-        "show postgres \"\(exampleDatabase)\" query \"SELECT team, count(*) AS n FROM people GROUP BY team ORDER BY team\"",
-      ]),
-    HelpTopic(
-      name: "sqlite", group: .providers,
-      syntax: [
-        "sqlite \"PATH\" table NAME [key FIELD] [null \"TEXT\", …] [types {FIELD: TYPE, …}]",
-        "sqlite \"PATH\" query \"SELECT …\" [key FIELD]",
-      ],
-      summary:
-        "Rows of a SQLite table or query, like a fetched results controller: opened read-only, counted when loaded, and only the rows a view shows are read (a page around the window). where, sort by, section by (a GROUP BY counts the sections) and limit run in SQL where they can; a stage SQL cannot say (a nested field, a list comparison, anything after a limit) runs in memory over the rows. SQL errors show SQLite's message and the SQL. Each column has one type: the declared one (INTEGER int, REAL or NUMERIC double, TEXT text, BOOLEAN bool, DATE date, DATETIME or TIMESTAMP timestamp), else the type of the values it holds; a value that does not fit is an error, so SQL compares as dsh does. Tables of up to 100,000 rows are checked when opened; larger ones when a stage run in SQL compares a column (a pass over it, or two seeks of its index) and as rows are read, so a window of a large table costs the window; describe checks them all and counts the nulls. Expressions go down to SQL only where SQLite computes the same value; describe shows what ran in SQL.",
-      examples: [
-        "let db = sqlite \"samples:people.db\" table people key id\nshow db | where age > 40 | section by team | sort by name\ndescribe db | where age > 40 | limit 2",
-        "show sqlite \"samples:people.db\" query \"SELECT team, COUNT(*) AS n FROM people GROUP BY team\" as csv",
-      ]),
-    HelpTopic(
-      name: "http", group: .providers,
-      syntax: [
-        "http \"URL\" [at \"A.B\"] [key FIELD] [timeout SECONDS] [maxsize MB] [redirects any] [null \"TEXT\", …] [types {FIELD: TYPE, …}]"
-      ],
-      summary:
-        "JSON from the web: an array of items, or the array at a dotted path. A failed request (an HTTP error, a timeout, invalid JSON) is an error naming the URL and the status or the line. A server cannot stretch a request: timeout (10 s by default) bounds the whole request, maxsize (100 MB by default) the bytes taken, and redirects are followed within the URL's host only unless you write redirects any; describe shows where the answer came from. Put {page} (from 1) or {offset} (from 0) in the URL and page it with paged … size N to fetch a page at a time.",
-      examples: [
-        "let items = http \"https://api.example.com/items?size=3&total=3\" key id timeout 5\nshow items as plain"
-      ]),
-    HelpTopic(
-      name: "paged", group: .providers, syntax: ["paged SOURCE size N"],
-      summary:
-        "Shows a provider's items N at a time: the first page when loaded, the next with more. An http source whose URL has {page} or {offset} fetches each page; the end comes with an empty or short page.",
-      examples: ["let feed = paged range 0..250 size 100\nfeed\nmore feed"]),
-    HelpTopic(
-      name: "array", group: .providers, syntax: ["[VALUE, …] [key FIELD]", "array [VALUE, …] [key FIELD]"],
-      summary: "Items written in place: a list of values or records.",
-      examples: [
-        "show [1, 2, 3]", "let menu = array [{title: \"Profile\"}, {title: \"Settings\"}] key title",
-      ]),
-    HelpTopic(
-      name: "range", group: .providers, syntax: ["range A..B"],
-      summary: "The integers from A up to, not including, B; computed on demand, never stored.",
-      examples: ["show range 1..1000000 rows 0..3"]),
-    HelpTopic(
-      name: "where", group: .stages, syntax: ["PROVIDER | where EXPRESSION"],
-      summary:
-        "Keeps the items for which the expression is true (see 'help expressions'). Comparisons: == != < <= > >=, contains (text or list), in [list]; combine with and, or, not and parentheses. A field is a name, a dotted path (a.b), a name in backquotes (`unit price`) or . (the item). Nulls compare as missing: only == null and != null are true for them. Comparing text with a number is an error, with a fix.",
-      examples: [
-        people + "\nshow people | where active == true and age >= 30",
-        people + "\nshow people | where team in [\"Design\", \"Research\"] or not (name contains \"a\")",
-      ]),
-    HelpTopic(
-      name: "sort", group: .stages, syntax: ["PROVIDER | sort by EXPRESSION [asc|desc], …"],
-      summary:
-        "Sorts the items in each section by one or more fields or expressions; the sort is stable and nulls sort last either way. Text sorts by code point (as SQLite and DuckDB), dates by day.",
-      examples: [people + "\nshow people | sort by team, age desc"]),
-    HelpTopic(
-      name: "section", group: .stages, syntax: ["PROVIDER | section by EXPRESSION [asc|desc]"],
-      summary:
-        "Groups the items into sections by a field or an expression: sections ordered by key, items keep their order inside a section, a null key is a section of its own (last).",
-      examples: [
-        people + "\nshow people | sort by name | section by team",
-        people + "\nshow people | section by year(date(joined)) desc",
-      ]),
-    HelpTopic(
-      name: "extend", group: .stages, syntax: ["PROVIDER | extend NAME = EXPRESSION, …"],
-      summary:
-        "Adds fields computed from each item (or replaces fields of the same name), keeping the rest. Nothing is stored: a field is computed when an item is read. Each expression reads the item as it comes in (not fields the same extend adds). Inside compose, put the child in parentheses to add several fields.",
-      examples: [
-        "let orders = [{item: \"tea\", price: 2.5, qty: 4}, {item: \"cake\", price: 3.25, qty: 2}]\nshow orders | extend total = price * qty | where total > 8"
-      ]),
-    HelpTopic(
-      name: "select", group: .stages, syntax: ["PROVIDER | select FIELD, NAME = EXPRESSION, …"],
-      summary:
-        "Keeps only these fields, in this order: a field by name (a dotted path keeps its last name), or a new one computed from the item.",
-      examples: [people + "\nshow people | select name, initial = substr(name, 1, 1), decade = age / 10 * 10"]
-    ),
-    HelpTopic(
-      name: "group", group: .stages,
-      syntax: ["PROVIDER | group by EXPRESSION [as NAME], … [with NAME = AGGREGATE, …]"],
-      summary:
-        "One item per group of items with the same keys: a record of the keys and the aggregates (\(AggregateFunction.namesText); see aggregates), in the order the keys were first seen. A key that is not a field needs a name (year(joined) as year). Keys group as == compares (1 and 1.0 together), and null keys form a group of their own, as SQL's GROUP BY. It is a provider like any other: sort it, section it, put it in a table; an edit of its source groups again. Over a paged source with pages still to load it covers the pages loaded, and a note says so. A key names each group, so a single key is the items' key for diffing. Over a sqlite table (after where stages only) it runs as one GROUP BY in SQLite when SQL computes the same thing: keys and arguments SQL can say, and count, min, max, distinct, and sum and avg of ints (added up in two halves, so exact, or null with a note, as in memory); \(AggregateFunction.names { $0.sqlForm == .inMemory }), and sums and averages of doubles (whose rounding differs between SQLite versions) run in memory. describe says (in SQL).",
-      examples: [
-        people
-          + "\nshow people | group by team with n = count(), avg_age = avg(age), oldest = max(age) | sort by n desc",
-        people + "\nshow people | group by year(joined) as year with names = list(name) | sort by year",
-      ]),
-    HelpTopic(
-      name: "distinct", group: .stages, syntax: ["PROVIDER | distinct EXPRESSION [as NAME], …"],
-      summary:
-        "Each distinct value once, in the order first seen: the values themselves for one expression, records of the values for several. Values are distinct as == compares; null is a value of its own. Over a sqlite table it runs in SQL, as group by does.",
-      examples: [people + "\nshow people | distinct team", people + "\nshow people | distinct team, active"]),
-    HelpTopic(
-      name: "join", group: .stages,
-      syntax: ["PROVIDER | join OTHER on LEFT == RIGHT as NAME [inner]"],
-      summary:
-        "Every item with field NAME holding the item of OTHER whose RIGHT key equals its LEFT key, or null: a lookup, as a view model does. LEFT reads the piped items, RIGHT the items of OTHER (a name, or a source in parentheses; other.field reads as field). Keys compare as == does, and comparing keys of different types is an error; a null key matches nothing. When several items of OTHER share a key the first is taken and a note says how many keys did. inner keeps only the items with a match. Built with a hash of OTHER's keys (O(n + m)); the items are not copied. An edit of either side reaches the joined view and its batch. Two tables of one sqlite file join inside SQLite when SQL finds the same matches (keys SQL can say, of one type; OTHER a table in stored order, filtered or not): the rows stay lazy, a window reads a page of each side, and describe says (in SQL). Otherwise, and for every other source, it runs in memory. When either side is paged with pages still to load, a note says the join covers the pages loaded.",
-      examples: [
-        people
-          + "\nlet teams = json \"samples:teams.json\" at \"teams\"\nshow people | join teams on team == teams.name as info | select name, team, lead = info.lead, floor = info.floor"
-      ]),
-    HelpTopic(
-      name: "aggregates", group: .language,
-      syntax: AggregateFunction.allCases.map(\.signature),
-      summary:
-        "Values of many items. In a header's or footer's template they cover the section's items, in a title's or caption's the whole view, with formats as any hole: footer \"{count} days, {sum(precipitation):.1} mm\". In group by … with NAME = AGGREGATE they cover each group. Nulls follow SQL: \(AggregateFunction.names(where: \.skipsNulls)) skip them (count(x) counts the values that are not null; count() counts items); \(AggregateFunction.names { $0.isNullWhenEmpty && $0.skipsNulls }) of no values are null; \(AggregateFunction.names { !$0.skipsNulls }) take values as they are. Ints are summed exactly; doubles with the rounding error of each addition carried along (Neumaier's sum, as SQLite 3.43 sums), so a total of prices is the exact total to within its last digit, whatever the order of the items. An int sum beyond 64 bits, or a value an aggregate cannot take, is null with a note. Totals follow edits: a footer whose total changes is in the batch's reloaded footers. An aggregate cannot go in a cell, a where or an extend (one item each) or span the tables of a compose.",
-      examples: [
-        people
-          + "\nshow table people | section by team with cell basic \"{name}\" | footer \"{count} people, average age {avg(age):.1}\" | title \"{count} people, {distinct(team)} teams\""
-      ]),
-    HelpTopic(
-      name: "limit", group: .stages, syntax: ["PROVIDER | limit N"],
-      summary: "Keeps the first N items, across sections.", examples: [people + "\nshow people | limit 2"]),
-    HelpTopic(
-      name: "offset", group: .stages, syntax: ["PROVIDER | offset N"],
-      summary:
-        "Skips the first N items, across sections, and keeps the rest: offset 20 | limit 10 is the third page of ten, as SQL's LIMIT 10 OFFSET 20. Sections left empty are dropped. Over a database it runs in memory over the rows the database reads, as do the stages after it; the rows it skips are counted, not read.",
-      examples: [people + "\nshow people | sort by age | offset 2 | limit 3"]),
-    HelpTopic(
-      name: "cell", group: .presentation,
-      syntax: [
-        "cell basic|subtitle|value1|value2 \"TEMPLATE\" [detail \"TEMPLATE\"] [accessory disclosure|checkmark|detail|detail disclosure|none]"
-      ],
-      summary:
-        "A presenter: how an item becomes a cell, after UIKit's cell styles. basic: one line; subtitle: the detail on a second line; value1: the detail right-aligned; value2: the text as a narrow right-aligned label (as Contacts' \"mobile\"), the detail after it. Accessories after UIKit's: disclosure ›, checkmark ✓, detail ⓘ (the info button), detail disclosure ⓘ›.",
-      examples: [
-        "let row = cell subtitle \"{name}\" detail \"{email}\" accessory disclosure",
-        people + "\nshow table people | limit 3 with cell value1 \"{name}\" detail \"{age}\"",
-      ]),
-    HelpTopic(
-      name: "table", group: .presentation,
-      syntax: ["table PROVIDER with CELL [style plain|grouped|insetGrouped]"],
-      summary:
-        "An adapter: joins a provider and a cell into a data source a view can show. Template fields are checked against the provider's fields. style is the table view's style, which pictures draw (see html): plain (the default), grouped, or insetGrouped (Settings); the tables of a composition are one table view, so they cannot ask for different styles.",
-      examples: [people + "\nshow table people | section by team with cell basic \"{name}\""]),
-    HelpTopic(
-      name: "html", group: .presentation,
-      syntax: [
-        "show TABLE as html", "show TABLE as svg", "export TABLE to \"PATH.html\"",
-        "export TABLE to \"PATH.svg\"",
-      ],
-      summary:
-        "Draws a table as an iPhone would, to look at a layout before writing it. as html prints one self-contained page (inline CSS, no script, no network): the system font, 44-point rows, the four cell styles as UIKit lays them out (basic; subtitle with the detail under the text; value1 with the detail right-aligned and grey; value2 with the small blue label on the left), accessories, separators inset to the text, headers and footers (small capitals in grouped styles), the section index, placeholders centred, grids as cards, and a segmented control above a segmented table. as svg draws the same picture as one SVG image for README files and pull requests (an SVG cannot measure text, so long labels are cut by an estimate). The table's style (table … style insetGrouped), set appearance and set device change the picture; a long view draws the window rows A..B asks for, and the page says N rows (M shown).",
-      examples: [
-        people
-          + "\nset appearance dark\nexport table people | section by team with cell value1 \"{name}\" detail \"{team}\" style insetGrouped | header \"{section}\" to \"/tmp/dsh-team.html\"",
-        "show table [\"Profile\", \"Settings\"] with cell basic \"{.}\" accessory disclosure style grouped as svg",
-      ]),
-    HelpTopic(
-      name: "swift", group: .presentation,
-      syntax: ["show TABLE as swift", "export TABLE to \"PATH.swift\""],
-      summary:
-        "Prints a complete Swift program (a main.swift) that builds the same screen with DataSourceKit, one named value per piece (the provider, each stage, the cell, the table, each decorator), and prints it as show … as plain does: built against DataSourceKit (and DataSourceKitFiles or DataSourceKitSQLite for files), it prints exactly that text. Lists are written into the program, files by their absolute path. Every kind of piece is written: the sources (lists, ranges, csv, json, sqlite, http, paged), the stages (where, sort by, section by, limit, extend, select, group by, distinct, join), cells, cards and cells when, the decorators, compose and segmented; expressions with their functions, formats and aggregates use Value's operations, which answer as dsh does. A bound name is written from its definition, so a provider edited since (insert, update, delete, move, more) is refused: the program could not show the edit. A provider shown bare prints its table of fields.",
-      examples: [
-        people
-          + "\nshow table people | where age > 40 | sort by name with cell value1 \"{name}\" detail \"{age}\" | header \"Over 40\" as swift",
-        people
-          + "\nexport table people | section by team with cell basic \"{name}\" | footer \"{count} people\" to \"/tmp/dsh-Team.swift\"",
-      ]),
-    HelpTopic(
-      name: "grid", group: .presentation, syntax: ["grid PROVIDER with CARD [columns N]"],
-      summary:
-        "An adapter for a collection-style grid: each item is a card of a fixed size, as many to a row as fit the width (or N), sections keeping their headers and footers. Only the cards shown are built, as in a table.",
-      examples: [
-        people
-          + "\nshow grid people | section by team with card \"{name}\\n{age} yrs\" width 18 height 2 | header \"{section}\""
-      ]),
-    HelpTopic(
-      name: "card", group: .presentation, syntax: ["card \"TEMPLATE\" [width W] [height H]"],
-      summary:
-        "A cell for a grid: a multi-line template (\\n between lines) drawn in a box W columns wide and H lines high (20 wide and as high as the template unless given).",
-      examples: ["let badge = card \"{name}\\n{team}\" width 16 height 2"]),
-    HelpTopic(
-      name: "header", group: .presentation,
-      syntax: ["TABLE | header \"TEMPLATE\"", "TABLE | footer \"TEMPLATE\""],
-      summary:
-        "Decorators: a line above (header) or below (footer) every section. {section} is the section's key and {count} its number of items; aggregates cover the section's items ({sum(price):.2}; see aggregates). They stack in any number and order: a later header stands above earlier ones, a later footer below.",
-      examples: [
-        people
-          + "\nshow table people | section by team with cell basic \"{name}\" | header \"{section}\" | footer \"{count} people\""
-      ]),
-    HelpTopic(
-      name: "footer", group: .presentation, syntax: ["TABLE | footer \"TEMPLATE\""],
-      summary: "A line below every section; see header.",
-      examples: ["show table [\"a\", \"b\"] with cell basic \"{.}\" | footer \"{count} letters\""]),
-    HelpTopic(
-      name: "compose", group: .presentation, syntax: ["compose TABLE, TABLE, …"],
-      summary:
-        "Stacks the sections of several tables into one view: static sections above and below dynamic content, each child keeping its presenter and decorators. A `|` after a child belongs to that child; put a compose in parentheses to decorate the whole.",
-      examples: [
-        people
-          + "\nlet menu = table [\"Profile\", \"Settings\"] with cell basic \"{.}\" accessory disclosure | header \"Menu\"\nshow compose menu, (table people with cell basic \"{name}\" | header \"People\")"
-      ]),
-    HelpTopic(
-      name: "cells", group: .presentation, syntax: ["cells when PREDICATE use CELL, …, else CELL"],
-      summary:
-        "A presenter with several cell kinds: each item gets the cell of the first case whose predicate it meets, else the last. Each kind has its own reuse identifier (a cell bound to a name uses the name), which stats shows.",
-      examples: [
-        "let promo = cell subtitle \"{text}\" detail \"sponsored\"\nlet row = cell basic \"{text}\"\nshow table [{kind: \"post\", text: \"Hi\"}, {kind: \"ad\", text: \"Buy\"}] with cells when kind == \"ad\" use promo, else row"
-      ]),
-    HelpTopic(
-      name: "segmented", group: .presentation, syntax: ["segmented NAME: TABLE, NAME: TABLE, …"],
-      summary:
-        "Holds several tables and shows one at a time, like a segmented control over a table view; the first is shown until switch changes it. Its state is the strongest of all its segments'.",
-      examples: [
-        people
-          + "\nlet tabs = segmented everyone: (table people with cell basic \"{name}\"), menu: (table [\"Profile\"] with cell basic \"{.}\")\ndescribe tabs"
-      ]),
-    HelpTopic(
-      name: "placeholder", group: .presentation,
-      syntax: ["TABLE | placeholder [empty \"TEMPLATE\"] [error \"TEMPLATE\"]"],
-      summary:
-        "Covers a table that has no content, or whose provider failed to load, with a message in place of its rows; the covered table reports zero rows. {error} is what went wrong.",
-      examples: [
-        people
-          + "\nshow table people | where age > 100 with cell basic \"{name}\" | placeholder empty \"No one over 100\" error \"Could not load: {error}\""
-      ]),
-    HelpTopic(
-      name: "title", group: .presentation,
-      syntax: ["TABLE | title \"TEMPLATE\"", "TABLE | caption \"TEMPLATE\""],
-      summary:
-        "A line above (title) or below (caption) the whole view, as a table's header and footer views. {count} is the number of rows.",
-      examples: [
-        people
-          + "\nshow table people | limit 2 with cell basic \"{name}\" | title \"People\" | caption \"{count} shown\""
-      ]),
-    HelpTopic(
-      name: "caption", group: .presentation, syntax: ["TABLE | caption \"TEMPLATE\""],
-      summary: "A line below the whole view; see title.",
-      examples: ["show table [1, 2] with cell basic \"{.}\" | caption \"{count} numbers\""]),
-    HelpTopic(
-      name: "index", group: .presentation, syntax: ["TABLE | index"],
-      summary: "A section index made from the sections' keys, as a table view's index titles down its side.",
-      examples: [
-        people
-          + "\nshow table people | section by team with cell basic \"{name}\" | header \"{section}\" | index"
-      ]),
-    HelpTopic(
-      name: "templates", group: .language,
-      syntax: [
-        "\"{field}\"  \"{a.b}\"  \"{.}\"  \"{#}\"  \"{section}\"  \"{count}\"  \"{field:>8.2}\"  \"{price * qty:>8.2}\"  \"{day:%b %Y}\""
-      ],
-      summary:
-        "Text with holes: any expression (a field, a nested path, price * qty, upper(name)), the item itself, the row's number in its section (from 1); in headers and footers the section's key and item count. A format after ':' sets alignment (< > ^), width and precision, or for dates strftime codes (%Y %m %d %b %B %a %H %M %S). {{ and }} are literal braces. A field the provider does not have is an error, with a suggestion.",
-      examples: [
-        people + "\nshow table people | limit 2 with cell basic \"{#}. {name:<16}{age:>4}\"",
-        people
-          + "\nshow table people | limit 2 with cell subtitle \"{upper(name)}\" detail \"{age * 12} months, since {date(joined):%b %Y}\"",
-      ]),
-    HelpTopic(
-      name: "expressions", group: .language,
-      syntax: [
-        "+ - * / %  == != < <= > >=  and or not  in [..]  contains  ( )"
-      ] + ExpressionFunction.allCases.map(\.signature),
-      summary:
-        "One expression language wherever a field goes: where, sort by, section by, extend, select, templates, update … set and delete … where. + - * / % work on numbers (ints stay ints except /, which gives a double; division by zero gives null and a note), + joins text. ints and doubles compare as numbers, exactly. Comparing values of different types (text with a number, a date with text) is an error with a fix. Null: arithmetic with null is null; a comparison with null is false, except == null and != null. Functions give null for a null argument (but coalesce and if). There is no now(): a script gives the same answer every run. Examples of each function: "
-        + ExpressionFunction.allCases.map { "\($0.example.expression) → \($0.example.result)" }.joined(
-          separator: "; ")
-        + ".",
-      examples: [
-        "show [{price: 2.5, qty: 4}, {price: 3, qty: 0}] | extend total = price * qty, each = price / qty",
-        "show range 1..10 | where . % 3 == 0",
-        "let prices = csv \"samples:prices.csv\" null \"N/A\" types {day: date \"%b %d %Y\"}\nshow prices | where year(day) == 2000 and month(day) == 4 | sort by close desc",
-        "let penguins = csv \"samples:penguins.csv\" null \"NA\"\nshow penguins | section by species | sort by body_mass_g desc | select species, kg = round(body_mass_g / 1000, 1), bill = coalesce(text(bill_length_mm), \"?\")",
-      ]),
-    HelpTopic(
-      name: "types", group: .language,
-      syntax: [
-        "null \"TEXT\", …", "types {FIELD: bool|int|double|text|date|timestamp [\"FORMAT\"], …}",
-      ],
-      summary:
-        "Values have types: null, bool, int, double, text, date (a day), timestamp (an instant, shown in UTC), list, record. Summaries and describe show each field's type and nulls (mass double (2 null)). On csv, json, sqlite and http sources, null lists texts read as null, and types gives fields a type instead of inferring it: dates and timestamps read ISO 8601, or a strptime format (%Y %y %m %d %e %b %B %a %A %H %I %p %M %S %f %z %j). A value that does not fit its type is an error naming the file, line, field and value.",
-      examples: [
-        "let prices = csv \"samples:prices.csv\" null \"N/A\" types {day: date \"%b %d %Y\", volume: double}\nprices\nshow prices | sort by day | select ticker, day, listed",
-        "let penguins = csv \"samples:penguins.csv\" null \"NA\"\ndescribe penguins",
-      ]),
-    HelpTopic(
-      name: "values", group: .language,
-      syntax: ["\"text\"  42  3.5  true  false  null  [1, 2]  {name: \"Ada\", age: 36}  0..10  # comment"],
-      summary:
-        "Literals. Strings take escapes (\\n \\t \\\" \\\\ \\u{1F600}). A statement goes on over line ends while a bracket is open or a line ends with | or ,; ; separates statements on one line.",
-      examples: ["let n = 42; n", "show [{name: \"Ada\", langs: [\"en\", \"fr\"]}] as json"]),
-  ]
+  /// The topic of a stage: every stage word has one, or the catalogue does not compile.
+  static func stageTopic(_ kind: StageKind) -> HelpTopic {
+    switch kind {
+    case .where:
+      HelpTopic(
+        name: "where", group: .stages, syntax: ["PROVIDER | where EXPRESSION"],
+        summary:
+          "Keeps the items for which the expression is true (see 'help expressions'). Comparisons: == != < <= > >=, contains (text or list), in [list]; combine with and, or, not and parentheses. A field is a name, a dotted path (a.b), a name in backquotes (`unit price`) or . (the item). Nulls compare as missing: only == null and != null are true for them. Comparing text with a number is an error, with a fix.",
+        examples: [
+          people + "\nshow people | where active == true and age >= 30",
+          people + "\nshow people | where team in [\"Design\", \"Research\"] or not (name contains \"a\")",
+        ])
+    case .sort:
+      HelpTopic(
+        name: "sort", group: .stages, syntax: ["PROVIDER | sort by EXPRESSION [asc|desc], …"],
+        summary:
+          "Sorts the items in each section by one or more fields or expressions; the sort is stable and nulls sort last either way. Text sorts by code point (as SQLite and DuckDB), dates by day.",
+        examples: [people + "\nshow people | sort by team, age desc"])
+    case .section:
+      HelpTopic(
+        name: "section", group: .stages, syntax: ["PROVIDER | section by EXPRESSION [asc|desc]"],
+        summary:
+          "Groups the items into sections by a field or an expression: sections ordered by key, items keep their order inside a section, a null key is a section of its own (last).",
+        examples: [
+          people + "\nshow people | sort by name | section by team",
+          people + "\nshow people | section by year(date(joined)) desc",
+        ])
+    case .limit:
+      HelpTopic(
+        name: "limit", group: .stages, syntax: ["PROVIDER | limit N"],
+        summary: "Keeps the first N items, across sections.", examples: [people + "\nshow people | limit 2"])
+    case .offset:
+      HelpTopic(
+        name: "offset", group: .stages, syntax: ["PROVIDER | offset N"],
+        summary:
+          "Skips the first N items, across sections, and keeps the rest: offset 20 | limit 10 is the third page of ten, as SQL's LIMIT 10 OFFSET 20. Sections left empty are dropped. Over a database it runs in memory over the rows the database reads, as do the stages after it; the rows it skips are counted, not read.",
+        examples: [people + "\nshow people | sort by age | offset 2 | limit 3"])
+    case .extend:
+      HelpTopic(
+        name: "extend", group: .stages, syntax: ["PROVIDER | extend NAME = EXPRESSION, …"],
+        summary:
+          "Adds fields computed from each item (or replaces fields of the same name), keeping the rest. Nothing is stored: a field is computed when an item is read. Each expression reads the item as it comes in (not fields the same extend adds). Inside compose, put the child in parentheses to add several fields.",
+        examples: [
+          "let orders = [{item: \"tea\", price: 2.5, qty: 4}, {item: \"cake\", price: 3.25, qty: 2}]\nshow orders | extend total = price * qty | where total > 8"
+        ])
+    case .select:
+      HelpTopic(
+        name: "select", group: .stages, syntax: ["PROVIDER | select FIELD, NAME = EXPRESSION, …"],
+        summary:
+          "Keeps only these fields, in this order: a field by name (a dotted path keeps its last name), or a new one computed from the item.",
+        examples: [
+          people + "\nshow people | select name, initial = substr(name, 1, 1), decade = age / 10 * 10"
+        ]
+      )
+    case .group:
+      HelpTopic(
+        name: "group", group: .stages,
+        syntax: ["PROVIDER | group by EXPRESSION [as NAME], … [with NAME = AGGREGATE, …]"],
+        summary:
+          "One item per group of items with the same keys: a record of the keys and the aggregates (\(AggregateFunction.namesText); see aggregates), in the order the keys were first seen. A key that is not a field needs a name (year(joined) as year). Keys group as == compares (1 and 1.0 together), and null keys form a group of their own, as SQL's GROUP BY. It is a provider like any other: sort it, section it, put it in a table; an edit of its source groups again. Over a paged source with pages still to load it covers the pages loaded, and a note says so. A key names each group, so a single key is the items' key for diffing. Over a sqlite table (after where stages only) it runs as one GROUP BY in SQLite when SQL computes the same thing: keys and arguments SQL can say, and count, min, max, distinct, and sum and avg of ints (added up in two halves, so exact, or null with a note, as in memory); \(AggregateFunction.names { $0.sqlForm == .inMemory }), and sums and averages of doubles (whose rounding differs between SQLite versions) run in memory. describe says (in SQL).",
+        examples: [
+          people
+            + "\nshow people | group by team with n = count(), avg_age = avg(age), oldest = max(age) | sort by n desc",
+          people + "\nshow people | group by year(joined) as year with names = list(name) | sort by year",
+        ])
+    case .distinct:
+      HelpTopic(
+        name: "distinct", group: .stages, syntax: ["PROVIDER | distinct EXPRESSION [as NAME], …"],
+        summary:
+          "Each distinct value once, in the order first seen: the values themselves for one expression, records of the values for several. Values are distinct as == compares; null is a value of its own. Over a sqlite table it runs in SQL, as group by does.",
+        examples: [
+          people + "\nshow people | distinct team", people + "\nshow people | distinct team, active",
+        ])
+    case .join:
+      HelpTopic(
+        name: "join", group: .stages,
+        syntax: ["PROVIDER | join OTHER on LEFT == RIGHT as NAME [inner]"],
+        summary:
+          "Every item with field NAME holding the item of OTHER whose RIGHT key equals its LEFT key, or null: a lookup, as a view model does. LEFT reads the piped items, RIGHT the items of OTHER (a name, or a source in parentheses; other.field reads as field). Keys compare as == does, and comparing keys of different types is an error; a null key matches nothing. When several items of OTHER share a key the first is taken and a note says how many keys did. inner keeps only the items with a match. Built with a hash of OTHER's keys (O(n + m)); the items are not copied. An edit of either side reaches the joined view and its batch. Two tables of one sqlite file join inside SQLite when SQL finds the same matches (keys SQL can say, of one type; OTHER a table in stored order, filtered or not): the rows stay lazy, a window reads a page of each side, and describe says (in SQL). Otherwise, and for every other source, it runs in memory. When either side is paged with pages still to load, a note says the join covers the pages loaded.",
+        examples: [
+          people
+            + "\nlet teams = json \"samples:teams.json\" at \"teams\"\nshow people | join teams on team == teams.name as info | select name, team, lead = info.lead, floor = info.floor"
+        ])
+    }
+  }
+
+  public static let topics: [HelpTopic] =
+    [
+      HelpTopic(
+        name: "let", group: .commands, syntax: ["let NAME = EXPRESSION"],
+        summary:
+          "Binds a name to a provider, a cell, a table or a value. Binding again replaces the name; a failed statement leaves every binding as it was.",
+        examples: [
+          people, "let adults = [{name: \"Ada\", age: 36}, {name: \"Tim\", age: 12}] | where age >= 18",
+        ]),
+      HelpTopic(
+        name: "show", group: .commands,
+        syntax: [
+          "show EXPRESSION [rows A..B] [as box|plain|markdown|csv|json|html|svg]", "show EXPRESSION as swift",
+        ],
+        summary:
+          "Prints a provider as a table of its fields, a table as its cells. `rows A..B` builds only that window of the flattened view (half-open; a negative bound counts from the end, an open one runs to the edge). On a terminal a long view shows its first and last rows (set maxrows). as html prints one self-contained page that draws the cells as an iPhone table would, and as svg the same picture as one SVG image (see html); as swift prints the Swift program that builds it (see swift).",
+        examples: [
+          people + "\nshow people rows 0..3", people + "\nshow people rows -2.. as plain",
+          "show table [\"Profile\", \"Settings\"] with cell basic \"{.}\" | header \"Menu\" as json",
+        ]),
+      HelpTopic(
+        name: "describe", group: .commands, syntax: ["describe EXPRESSION"],
+        summary:
+          "Prints the composition tree: adapters, decorators in order (outermost first), presenters and the provider chain, with counts and load states.",
+        examples: [
+          people
+            + "\ndescribe table people | sort by name with cell basic \"{name}\" | footer \"{count} people\""
+        ]),
+      HelpTopic(
+        name: "explain", group: .commands, syntax: ["explain EXPRESSION"],
+        summary:
+          "Prints what describe prints, then for each database source under it the statement that reads its rows, the values bound to the statement's parameters, and the database's own plan for it (SQLite's EXPLAIN QUERY PLAN, PostgreSQL's EXPLAIN without the cost estimates): whether an index serves a where, and whether a sort needs a pass of its own. Stages that describe shows above the source run in memory.",
+        examples: [
+          "explain sqlite \"samples:people.db\" table people | where id < 4 | sort by name"
+        ]),
+      HelpTopic(
+        name: "vars", group: .commands, syntax: ["vars"],
+        summary: "Lists every binding with its one-line summary.",
+        examples: [people + "\nvars"]),
+      HelpTopic(
+        name: "set", group: .commands,
+        syntax: ["set"] + SettingName.allCases.map(\.syntax),
+        summary:
+          "Shows or changes a setting. width: columns for box and plain output (the terminal's, else 80). maxrows: rows a terminal shows of a long view, 0 for all (batch output is never cut). color: auto is on for a terminal unless NO_COLOR is set. timer: prints each statement's run time. stats: prints what each show did (see stats). echo: prints each statement of a script before its output, after the prompt (dsh --echo sets it), so a script's output reads as a session. appearance: light or dark mode for pictures (as html, as svg). device: the screen pictures are drawn for: iPhoneSE (375 points wide), iPhone15 (393, the default) or iPad (820); a name may be quoted with spaces, as \"iPhone SE\".",
+        examples: [
+          "set mode markdown\nset width 100\nset", "set maxrows 0", "set echo on\nshow [1, 2] as plain",
+          "set appearance dark\nset device \"iPhone SE\"",
+        ]),
+      HelpTopic(
+        name: "source", group: .commands, syntax: ["source \"PATH\""],
+        summary:
+          "Runs the statements of a script file in this session; its errors name the file and line. Paths inside a script (csv, json, sqlite, source, save) resolve against the script's own folder; paths typed at the prompt, in -c or on standard input against the working directory.",
+        examples: ["source \"samples:menu.dsh\""]),
+      HelpTopic(
+        name: "help", group: .commands, syntax: ["help", "help TOPIC"],
+        summary: "Lists the topics, or shows one with its syntax and examples.", examples: ["help show"]),
+      HelpTopic(
+        name: "quit", group: .commands, syntax: ["quit", "exit"],
+        summary: "Leaves the shell (^D does too). In a script, the statements after it do not run.",
+        examples: ["show [1, 2] as plain\nquit\nshow [3] as plain"]),
+      HelpTopic(
+        name: "more", group: .commands, syntax: ["more NAME", "TABLE | more"],
+        summary:
+          "more NAME loads the next page of the paged provider NAME shows, and prints the rows it inserted as the batch a table view gets. As a decorator, | more adds a Load more… footer under the last section while pages remain.",
+        examples: [
+          "let feed = paged range 0..5 size 2\nlet t = table feed with cell basic \"{.}\" | more\nshow t as plain\nmore t\nmore t\nshow t as plain"
+        ]),
+      HelpTopic(
+        name: "switch", group: .commands, syntax: ["switch SEGMENTED to NAME"],
+        summary:
+          "Shows another segment of a segmented source, and prints the batch a table view gets for it: every section of the old segment deleted, every section of the new one inserted, checked as UIKit would check it.",
+        examples: [
+          "let tabs = segmented digits: (table [1, 2] with cell basic \"{.}\"), letters: (table [\"a\"] with cell basic \"{.}\")\nswitch tabs to letters\nshow tabs"
+        ]),
+      HelpTopic(
+        name: "reload", group: .commands, syntax: ["reload EXPRESSION"],
+        summary:
+          "Loads every provider below a provider or table again (after its file changed). A load that fails leaves the provider in the error state with no items, which a placeholder can show; the failure is reported.",
+        examples: [people + "\nreload people"]),
+      HelpTopic(
+        name: "stats", group: .commands, syntax: ["stats [NAME]", "set stats on|off"],
+        summary:
+          "What the last show of a name (or the last show) did: sections and rows counted, cells built (by reuse identifier) and cells reused. A name keeps its view between shows, so a second show reuses the cells of the first.",
+        examples: [
+          "let big = table range 0..1000000 with cell basic \"{.}\"\nshow big rows 1000..1020 as csv\nstats big"
+        ]),
+      HelpTopic(
+        name: "save", group: .commands, syntax: ["save \"PATH\" [with exports]"],
+        summary:
+          "Writes a script that rebuilds every current binding as it is now: the settings changed from their defaults, then only the definitions the bindings need and the changes made to them since (insert, delete, update, move, switch, more), in the order they first ran; with exports, also every export that ran, after what it read. File paths are written relative to the saved script, and a script's paths resolve against its own folder, so it replays from anywhere. Running it in a fresh dsh gives the same show output for every binding. The file is written whole or not at all (beside the target, flushed to disk, then renamed over it); a link is followed and its target written, an existing file keeps its permissions and owner, and anything but a regular file or a new path (a folder, a device, a pipe) is refused.",
+        examples: [people + "\nsave \"/tmp/dsh-saved-example.dsh\""]),
+      HelpTopic(
+        name: "export", group: .commands,
+        syntax: ["export EXPRESSION to \"PATH\" [as csv|json|jsonl|markdown|html|svg|swift]"],
+        summary:
+          "Writes a provider's or table's data to a file: csv and markdown as show prints them (every row, every column), json the items as an array (what json, DuckDB's read_json and pandas read back as the same table; a sectioned view or a table keeps the sections as show … as json prints them), jsonl one item per line (in csv a null is an empty field and empty text is written \"\", so the file reads back with the same values); the format comes from the extension (.csv .json .jsonl .ndjson .md .html .svg .swift) when as is left out; html and svg write the page and the picture show … as html and as svg print (see html), swift the program show … as swift prints (see swift). The file is written whole or not at all (beside the target, flushed, then renamed over it), never over a folder; a source that fails while it is read writes nothing. Refused under --safe. A path in a script is relative to the script's folder. save leaves exports out (it rebuilds bindings, not commands) unless asked: save \"PATH\" with exports replays the exports that ran.",
+        examples: [people + "\nexport people | where age > 40 to \"/tmp/dsh-export-example.csv\""]),
+      HelpTopic(
+        name: "insert", group: .changes, syntax: ["insert into PROVIDER VALUE [at N]"],
+        summary:
+          "Adds an item to a list, csv, json or range provider (at the end, or at position N). A record's fields must be the provider's; missing ones are null. Everything derived from the provider, and every view on it, sees the change.",
+        examples: [
+          people
+            + "\ninsert into people {id: 11, name: \"Barbara Liskov\", team: \"Research\"} at 0\nshow people rows 0..2"
+        ]),
+      HelpTopic(
+        name: "delete", group: .changes,
+        syntax: ["delete from PROVIDER where EXPRESSION", "delete from PROVIDER at N"],
+        summary: "Removes the items that meet the predicate, or the item at position N.",
+        examples: [people + "\ndelete from people where team == null\ndelete from people at 0"]),
+      HelpTopic(
+        name: "update", group: .changes,
+        syntax: ["update PROVIDER set FIELD = EXPRESSION, … [where EXPRESSION]"],
+        summary:
+          "Sets fields of the records that meet the test (all records without one), each computed from the record as it was (as SQL's UPDATE). A value must fit the field's type (an int goes into a double field).",
+        examples: [
+          people + "\nupdate people set active = true, team = \"Research\" where id == 7",
+          people + "\nupdate people set age = age + 1, name = upper(name) where team == \"Design\"",
+        ]),
+      HelpTopic(
+        name: "move", group: .changes, syntax: ["move PROVIDER from N to M"],
+        summary: "Moves the item at position N to position M, in a provider whose order is its own.",
+        examples: ["let steps = [\"a\", \"b\", \"c\"]\nmove steps from 2 to 0\nshow steps as csv"]),
+      HelpTopic(
+        name: "changes", group: .changes, syntax: ["changes NAME [as json]"],
+        summary:
+          "The batch updates a table view would get for NAME since it was last shown (or its changes asked): section deletes, inserts and moves, row deletes, inserts, moves (also across sections) and reloads, in UIKit's index spaces (deletes and reloads in old indexes, inserts in new, moves old → new). Items are identified by their provider's key field, else their whole value; in a view of an edited table (and of its where, sort by, section by and limit stages, and of extend and select over it) an item is the same item however it is edited, and the batch is worked out from the items the edits touched, so one edit of a million-row view costs about what it touches; a moved row whose content changed is moved, then reloaded after the batch by its new index path (UIKit refuses to reload a moved row in the batch: `reconfigureRows(at:)` or a second batch does it; JSON `reloadedAfterMoves`), and a moved section with row changes is replaced. Headers and footers whose text changed (a {count}, a Load more footer that goes) are listed too, in the new index space, because UIKit does not refresh them on its own. Every batch is checked as UIKit would check it.",
+        examples: [
+          people
+            + "\nlet t = table people | section by team with cell basic \"{name}\"\nshow t as csv\nupdate people set team = \"Design\" where id == 1\nchanges t\ninsert into people {id: 12, name: \"Anita Borg\", team: \"Design\"}\nchanges t as json"
+        ]),
+      HelpTopic(
+        name: "check", group: .changes,
+        syntax: ["check \"PATH\" before [COUNTS] after [COUNTS]", "check \"PATH\" against NAME"],
+        summary:
+          "Reads a batch of updates from a file (the JSON that changes NAME as json prints, or the text changes prints) and says whether UIKit's performBatchUpdates accepts it, given the rows of each section before and after the model changed ([36, 4]: two sections); against NAME takes them from a view: what it showed when last shown (or its changes asked) and what it shows now. When UIKit refuses the batch it prints the reason UIKit's NSInternalInconsistencyException gives, with its numbers (rows after, rows before, inserted, deleted, moved in, moved out; word for word for the counts and a deleted row past the end), the operation at fault, and a batch UIKit accepts: duplicates dropped, a moved row's reload done after the moves, a section whose rows do not add up replaced whole (what reloadSections does); the statement then fails, so a script exits 1. The library's BatchUpdate.validate throws the same reason (uikitReason), so an app can log it before UIKit crashes.",
+        examples: [
+          "check \"samples:crash-batch.json\" before [3, 2] after [4, 2]",
+          people
+            + "\nlet t = table people | section by team with cell basic \"{name}\"\nshow t rows 0..1\ninsert into people {id: 12, name: \"Anita Borg\", team: \"Design\"}\ncheck \"samples:crash-batch.json\" against t",
+        ]),
+      HelpTopic(
+        name: "watch", group: .changes, syntax: ["watch NAME", "unwatch NAME"],
+        summary:
+          "Prints NAME's batch updates after every statement that changes it (an edit, a reload, a switch), until unwatch. A switch or more of NAME itself prints its batch once, and changes NAME starts after it.",
+        examples: [
+          people
+            + "\nlet t = table people with cell basic \"{name}\"\nwatch t\ndelete from people where age < 30\nunwatch t"
+        ]),
+      HelpTopic(
+        name: "csv", group: .providers,
+        syntax: ["csv \"PATH\" [key FIELD] [delimiter \"C\"] [null \"TEXT\", …] [types {FIELD: TYPE, …}]"],
+        summary:
+          "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks; LF, CRLF or lone CR line ends; a UTF-8 BOM) with a header row. Each column's type is inferred from all its values: int, double, bool, date (YYYY-MM-DD), timestamp (ISO 8601 with a time) or text; an empty field is null, a quoted empty one (\"\") empty text. Integers stay exact: `02134` or a number beyond 64 bits makes its column text. A column of numbers but for a few markers (NA) is text, and the load says so with a note; null and types (see 'help types') read it as you mean it. Text after a closing quote (`\"x\"y`) is an error naming the line. The delimiter is one ASCII character other than a line end or a quote. `key` names the field that identifies a row.",
+        examples: [
+          people, "let semi = csv \"samples:scores.csv\" delimiter \";\"\nshow semi",
+          "let penguins = csv \"samples:penguins.csv\" null \"NA\"\nshow penguins | where body_mass_g > 6000",
+        ]),
+      HelpTopic(
+        name: "json", group: .providers,
+        syntax: ["json \"PATH\" [at \"A.B\"] [key FIELD] [null \"TEXT\", …] [types {FIELD: TYPE, …}]"],
+        summary:
+          "Items of a JSON file: an array of records or values, JSON Lines, or the array found at a dotted path inside the document. Record fields keep their order.",
+        examples: ["let teams = json \"samples:teams.json\" at \"teams\" key name\nshow teams"]),
+      HelpTopic(
+        name: "postgres", group: .providers,
+        syntax: [
+          "postgres \"postgresql://USER[:PASSWORD]@HOST[:PORT]/DB\" table NAME [key FIELD] [null \"TEXT\", …] [types {FIELD: TYPE, …}] [timeout SECONDS]",
+          "postgres URL query \"SELECT …\" [key FIELD] …",
+        ],
+        summary:
+          "Rows of a table or query on a PostgreSQL server, read lazily: a table is counted when first asked (let t = … table big, then show t | where …, counts only what the stages keep), a query when bound (sections by one GROUP BY), and rows are read 256 at a time around the rows a view shows, or by one streamed statement when a view is printed or exported whole; rows in the order of a unique key are read on from the last key of the page before, and a table whose int key has no gaps reads a range of keys. where, sort by, section by, limit, group by, distinct and a join with a table of the same database run on the server where SQL gives exactly dsh's answer (text by code points, ints against doubles exactly, null markers as nulls, nulls last); the rest runs in memory, and describe shows the SQL. Every statement runs alone in a transaction begun READ ONLY and rolled back, with its values bound as parameters: a query that writes fails with the server's own message, nothing a statement does (a setting, a function that writes) outlives it, and edits are refused. Rows are ordered by the key, else the table's primary key, else its physical order; a query keeps its own ORDER BY. Types come from the server's (integer int; numeric, real and double precision double; text; boolean bool; date; timestamp and timestamptz timestamp, in UTC; json and jsonb a record), types {…} overrides them; numeric is read as the double its text spells (rounded past 15–17 digits). A value no dsh value holds is an error that names it and says to read the column as text (types {d: text}): a date or timestamp outside years 1 to 9999 (infinity, -infinity, BC dates), a numeric beyond a double (10^400). A null marker matches a column's whole text exactly (in a CSV the spaces around a field are padding; in a database they are the value). With key FIELD rows are in the key's order, and equal keys in the table's own order. The connection goes through libpq, as psql's does, and takes what psql takes: a URL (postgresql://USER@HOST:PORT/DB?sslmode=require) or key=value words (\"host=db.internal dbname=shop\"); what it leaves out comes from the PG* variables (PGHOST, PGPORT, PGUSER, PGDATABASE, PGSSLMODE, PGSERVICE, …), a service=NAME from the service file, and the password from PGPASSWORD or ~/.pgpass (or passfile=PATH). A host that is a folder is a Unix socket's. sslmode is libpq's (prefer unless given; require encrypts, verify-ca also checks that a trusted authority signed the server's certificate, verify-full that it names the host; sslrootcert=PATH names the authority, else ~/.postgresql/root.crt, else the system's). ^C cancels a running query on the server (libpq's cancel request); timeout sets the server's statement_timeout. Errors name the server and give the server's message, and a query's SQL. A password never shows: messages, describe, the lines an error quotes, --echo, the history, save and show … as swift leave it out (a saved script connects with PGPASSWORD or ~/.pgpass). A dsh that is killed mid-query leaves none running: the server checks for it every second.",
+        examples: [
+          "let db = postgres \"\(exampleDatabase)\" table people key id\nshow db | where age > 40 | sort by name\ndescribe db | where age > 40 | section by team",
+          "show postgres \"\(exampleDatabase)\" query \"SELECT team, count(*) AS n FROM people GROUP BY team ORDER BY team\"",
+        ]),
+      HelpTopic(
+        name: "sqlite", group: .providers,
+        syntax: [
+          "sqlite \"PATH\" table NAME [key FIELD] [null \"TEXT\", …] [types {FIELD: TYPE, …}]",
+          "sqlite \"PATH\" query \"SELECT …\" [key FIELD]",
+        ],
+        summary:
+          "Rows of a SQLite table or query, like a fetched results controller: opened read-only, counted when loaded, and only the rows a view shows are read (a page around the window). where, sort by, section by (a GROUP BY counts the sections) and limit run in SQL where they can; a stage SQL cannot say (a nested field, a list comparison, anything after a limit) runs in memory over the rows. SQL errors show SQLite's message and the SQL. Each column has one type: the declared one (INTEGER int, REAL or NUMERIC double, TEXT text, BOOLEAN bool, DATE date, DATETIME or TIMESTAMP timestamp), else the type of the values it holds; a value that does not fit is an error, so SQL compares as dsh does. Tables of up to 100,000 rows are checked when opened; larger ones when a stage run in SQL compares a column (a pass over it, or two seeks of its index) and as rows are read, so a window of a large table costs the window; describe checks them all and counts the nulls. Expressions go down to SQL only where SQLite computes the same value; describe shows what ran in SQL.",
+        examples: [
+          "let db = sqlite \"samples:people.db\" table people key id\nshow db | where age > 40 | section by team | sort by name\ndescribe db | where age > 40 | limit 2",
+          "show sqlite \"samples:people.db\" query \"SELECT team, COUNT(*) AS n FROM people GROUP BY team\" as csv",
+        ]),
+      HelpTopic(
+        name: "http", group: .providers,
+        syntax: [
+          "http \"URL\" [at \"A.B\"] [key FIELD] [timeout SECONDS] [maxsize MB] [redirects any] [null \"TEXT\", …] [types {FIELD: TYPE, …}]"
+        ],
+        summary:
+          "JSON from the web: an array of items, or the array at a dotted path. A failed request (an HTTP error, a timeout, invalid JSON) is an error naming the URL and the status or the line. A server cannot stretch a request: timeout (10 s by default) bounds the whole request, maxsize (100 MB by default) the bytes taken, and redirects are followed within the URL's host only unless you write redirects any; describe shows where the answer came from. Put {page} (from 1) or {offset} (from 0) in the URL and page it with paged … size N to fetch a page at a time.",
+        examples: [
+          "let items = http \"https://api.example.com/items?size=3&total=3\" key id timeout 5\nshow items as plain"
+        ]),
+      HelpTopic(
+        name: "paged", group: .providers, syntax: ["paged SOURCE size N"],
+        summary:
+          "Shows a provider's items N at a time: the first page when loaded, the next with more. An http source whose URL has {page} or {offset} fetches each page; the end comes with an empty or short page.",
+        examples: ["let feed = paged range 0..250 size 100\nfeed\nmore feed"]),
+      HelpTopic(
+        name: "array", group: .providers, syntax: ["[VALUE, …] [key FIELD]", "array [VALUE, …] [key FIELD]"],
+        summary: "Items written in place: a list of values or records.",
+        examples: [
+          "show [1, 2, 3]", "let menu = array [{title: \"Profile\"}, {title: \"Settings\"}] key title",
+        ]),
+      HelpTopic(
+        name: "range", group: .providers, syntax: ["range A..B"],
+        summary: "The integers from A up to, not including, B; computed on demand, never stored.",
+        examples: ["show range 1..1000000 rows 0..3"]),
+    ] + StageKind.allCases.map(stageTopic) + [
+      HelpTopic(
+        name: "aggregates", group: .language,
+        syntax: AggregateFunction.allCases.map(\.signature),
+        summary:
+          "Values of many items. In a header's or footer's template they cover the section's items, in a title's or caption's the whole view, with formats as any hole: footer \"{count} days, {sum(precipitation):.1} mm\". In group by … with NAME = AGGREGATE they cover each group. Nulls follow SQL: \(AggregateFunction.names(where: \.skipsNulls)) skip them (count(x) counts the values that are not null; count() counts items); \(AggregateFunction.names { $0.isNullWhenEmpty && $0.skipsNulls }) of no values are null; \(AggregateFunction.names { !$0.skipsNulls }) take values as they are. Ints are summed exactly; doubles with the rounding error of each addition carried along (Neumaier's sum, as SQLite 3.43 sums), so a total of prices is the exact total to within its last digit, whatever the order of the items. An int sum beyond 64 bits, or a value an aggregate cannot take, is null with a note. Totals follow edits: a footer whose total changes is in the batch's reloaded footers. An aggregate cannot go in a cell, a where or an extend (one item each) or span the tables of a compose.",
+        examples: [
+          people
+            + "\nshow table people | section by team with cell basic \"{name}\" | footer \"{count} people, average age {avg(age):.1}\" | title \"{count} people, {distinct(team)} teams\""
+        ]),
+      HelpTopic(
+        name: "cell", group: .presentation,
+        syntax: [
+          "cell basic|subtitle|value1|value2 \"TEMPLATE\" [detail \"TEMPLATE\"] [accessory disclosure|checkmark|detail|detail disclosure|none]"
+        ],
+        summary:
+          "A presenter: how an item becomes a cell, after UIKit's cell styles. basic: one line; subtitle: the detail on a second line; value1: the detail right-aligned; value2: the text as a narrow right-aligned label (as Contacts' \"mobile\"), the detail after it. Accessories after UIKit's: disclosure ›, checkmark ✓, detail ⓘ (the info button), detail disclosure ⓘ›.",
+        examples: [
+          "let row = cell subtitle \"{name}\" detail \"{email}\" accessory disclosure",
+          people + "\nshow table people | limit 3 with cell value1 \"{name}\" detail \"{age}\"",
+        ]),
+      HelpTopic(
+        name: "table", group: .presentation,
+        syntax: ["table PROVIDER with CELL [style plain|grouped|insetGrouped]"],
+        summary:
+          "An adapter: joins a provider and a cell into a data source a view can show. Template fields are checked against the provider's fields. style is the table view's style, which pictures draw (see html): plain (the default), grouped, or insetGrouped (Settings); the tables of a composition are one table view, so they cannot ask for different styles.",
+        examples: [people + "\nshow table people | section by team with cell basic \"{name}\""]),
+      HelpTopic(
+        name: "html", group: .presentation,
+        syntax: [
+          "show TABLE as html", "show TABLE as svg", "export TABLE to \"PATH.html\"",
+          "export TABLE to \"PATH.svg\"",
+        ],
+        summary:
+          "Draws a table as an iPhone would, to look at a layout before writing it. as html prints one self-contained page (inline CSS, no script, no network): the system font, 44-point rows, the four cell styles as UIKit lays them out (basic; subtitle with the detail under the text; value1 with the detail right-aligned and grey; value2 with the small blue label on the left), accessories, separators inset to the text, headers and footers (small capitals in grouped styles), the section index, placeholders centred, grids as cards, and a segmented control above a segmented table. as svg draws the same picture as one SVG image for README files and pull requests (an SVG cannot measure text, so long labels are cut by an estimate). The table's style (table … style insetGrouped), set appearance and set device change the picture; a long view draws the window rows A..B asks for, and the page says N rows (M shown).",
+        examples: [
+          people
+            + "\nset appearance dark\nexport table people | section by team with cell value1 \"{name}\" detail \"{team}\" style insetGrouped | header \"{section}\" to \"/tmp/dsh-team.html\"",
+          "show table [\"Profile\", \"Settings\"] with cell basic \"{.}\" accessory disclosure style grouped as svg",
+        ]),
+      HelpTopic(
+        name: "swift", group: .presentation,
+        syntax: ["show TABLE as swift", "export TABLE to \"PATH.swift\""],
+        summary:
+          "Prints a complete Swift program (a main.swift) that builds the same screen with DataSourceKit, one named value per piece (the provider, each stage, the cell, the table, each decorator), and prints it as show … as plain does: built against DataSourceKit (and DataSourceKitFiles or DataSourceKitSQLite for files), it prints exactly that text. Lists are written into the program, files by their absolute path. Every kind of piece is written: the sources (lists, ranges, csv, json, sqlite, http, paged), the stages (where, sort by, section by, limit, extend, select, group by, distinct, join), cells, cards and cells when, the decorators, compose and segmented; expressions with their functions, formats and aggregates use Value's operations, which answer as dsh does. A bound name is written from its definition, so a provider edited since (insert, update, delete, move, more) is refused: the program could not show the edit. A provider shown bare prints its table of fields.",
+        examples: [
+          people
+            + "\nshow table people | where age > 40 | sort by name with cell value1 \"{name}\" detail \"{age}\" | header \"Over 40\" as swift",
+          people
+            + "\nexport table people | section by team with cell basic \"{name}\" | footer \"{count} people\" to \"/tmp/dsh-Team.swift\"",
+        ]),
+      HelpTopic(
+        name: "grid", group: .presentation, syntax: ["grid PROVIDER with CARD [columns N]"],
+        summary:
+          "An adapter for a collection-style grid: each item is a card of a fixed size, as many to a row as fit the width (or N), sections keeping their headers and footers. Only the cards shown are built, as in a table.",
+        examples: [
+          people
+            + "\nshow grid people | section by team with card \"{name}\\n{age} yrs\" width 18 height 2 | header \"{section}\""
+        ]),
+      HelpTopic(
+        name: "card", group: .presentation, syntax: ["card \"TEMPLATE\" [width W] [height H]"],
+        summary:
+          "A cell for a grid: a multi-line template (\\n between lines) drawn in a box W columns wide and H lines high (20 wide and as high as the template unless given).",
+        examples: ["let badge = card \"{name}\\n{team}\" width 16 height 2"]),
+      HelpTopic(
+        name: "header", group: .presentation,
+        syntax: ["TABLE | header \"TEMPLATE\"", "TABLE | footer \"TEMPLATE\""],
+        summary:
+          "Decorators: a line above (header) or below (footer) every section. {section} is the section's key and {count} its number of items; aggregates cover the section's items ({sum(price):.2}; see aggregates). They stack in any number and order: a later header stands above earlier ones, a later footer below.",
+        examples: [
+          people
+            + "\nshow table people | section by team with cell basic \"{name}\" | header \"{section}\" | footer \"{count} people\""
+        ]),
+      HelpTopic(
+        name: "footer", group: .presentation, syntax: ["TABLE | footer \"TEMPLATE\""],
+        summary: "A line below every section; see header.",
+        examples: ["show table [\"a\", \"b\"] with cell basic \"{.}\" | footer \"{count} letters\""]),
+      HelpTopic(
+        name: "compose", group: .presentation, syntax: ["compose TABLE, TABLE, …"],
+        summary:
+          "Stacks the sections of several tables into one view: static sections above and below dynamic content, each child keeping its presenter and decorators. A `|` after a child belongs to that child; put a compose in parentheses to decorate the whole.",
+        examples: [
+          people
+            + "\nlet menu = table [\"Profile\", \"Settings\"] with cell basic \"{.}\" accessory disclosure | header \"Menu\"\nshow compose menu, (table people with cell basic \"{name}\" | header \"People\")"
+        ]),
+      HelpTopic(
+        name: "cells", group: .presentation, syntax: ["cells when PREDICATE use CELL, …, else CELL"],
+        summary:
+          "A presenter with several cell kinds: each item gets the cell of the first case whose predicate it meets, else the last. Each kind has its own reuse identifier (a cell bound to a name uses the name), which stats shows.",
+        examples: [
+          "let promo = cell subtitle \"{text}\" detail \"sponsored\"\nlet row = cell basic \"{text}\"\nshow table [{kind: \"post\", text: \"Hi\"}, {kind: \"ad\", text: \"Buy\"}] with cells when kind == \"ad\" use promo, else row"
+        ]),
+      HelpTopic(
+        name: "segmented", group: .presentation, syntax: ["segmented NAME: TABLE, NAME: TABLE, …"],
+        summary:
+          "Holds several tables and shows one at a time, like a segmented control over a table view; the first is shown until switch changes it. Its state is the strongest of all its segments'.",
+        examples: [
+          people
+            + "\nlet tabs = segmented everyone: (table people with cell basic \"{name}\"), menu: (table [\"Profile\"] with cell basic \"{.}\")\ndescribe tabs"
+        ]),
+      HelpTopic(
+        name: "placeholder", group: .presentation,
+        syntax: ["TABLE | placeholder [empty \"TEMPLATE\"] [error \"TEMPLATE\"]"],
+        summary:
+          "Covers a table that has no content, or whose provider failed to load, with a message in place of its rows; the covered table reports zero rows. {error} is what went wrong.",
+        examples: [
+          people
+            + "\nshow table people | where age > 100 with cell basic \"{name}\" | placeholder empty \"No one over 100\" error \"Could not load: {error}\""
+        ]),
+      HelpTopic(
+        name: "title", group: .presentation,
+        syntax: ["TABLE | title \"TEMPLATE\"", "TABLE | caption \"TEMPLATE\""],
+        summary:
+          "A line above (title) or below (caption) the whole view, as a table's header and footer views. {count} is the number of rows.",
+        examples: [
+          people
+            + "\nshow table people | limit 2 with cell basic \"{name}\" | title \"People\" | caption \"{count} shown\""
+        ]),
+      HelpTopic(
+        name: "caption", group: .presentation, syntax: ["TABLE | caption \"TEMPLATE\""],
+        summary: "A line below the whole view; see title.",
+        examples: ["show table [1, 2] with cell basic \"{.}\" | caption \"{count} numbers\""]),
+      HelpTopic(
+        name: "index", group: .presentation, syntax: ["TABLE | index"],
+        summary:
+          "A section index made from the sections' keys, as a table view's index titles down its side.",
+        examples: [
+          people
+            + "\nshow table people | section by team with cell basic \"{name}\" | header \"{section}\" | index"
+        ]),
+      HelpTopic(
+        name: "templates", group: .language,
+        syntax: [
+          "\"{field}\"  \"{a.b}\"  \"{.}\"  \"{#}\"  \"{section}\"  \"{count}\"  \"{field:>8.2}\"  \"{price * qty:>8.2}\"  \"{day:%b %Y}\""
+        ],
+        summary:
+          "Text with holes: any expression (a field, a nested path, price * qty, upper(name)), the item itself, the row's number in its section (from 1); in headers and footers the section's key and item count. A format after ':' sets alignment (< > ^), width and precision, or for dates strftime codes (%Y %m %d %b %B %a %H %M %S). {{ and }} are literal braces. A field the provider does not have is an error, with a suggestion.",
+        examples: [
+          people + "\nshow table people | limit 2 with cell basic \"{#}. {name:<16}{age:>4}\"",
+          people
+            + "\nshow table people | limit 2 with cell subtitle \"{upper(name)}\" detail \"{age * 12} months, since {date(joined):%b %Y}\"",
+        ]),
+      HelpTopic(
+        name: "expressions", group: .language,
+        syntax: [
+          "+ - * / %  == != < <= > >=  and or not  in [..]  contains  ( )"
+        ] + ExpressionFunction.allCases.map(\.signature),
+        summary:
+          "One expression language wherever a field goes: where, sort by, section by, extend, select, templates, update … set and delete … where. + - * / % work on numbers (ints stay ints except /, which gives a double; division by zero gives null and a note), + joins text. ints and doubles compare as numbers, exactly. Comparing values of different types (text with a number, a date with text) is an error with a fix. Null: arithmetic with null is null; a comparison with null is false, except == null and != null. Functions give null for a null argument (but coalesce and if). There is no now(): a script gives the same answer every run. Examples of each function: "
+          + ExpressionFunction.allCases.map { "\($0.example.expression) → \($0.example.result)" }.joined(
+            separator: "; ")
+          + ".",
+        examples: [
+          "show [{price: 2.5, qty: 4}, {price: 3, qty: 0}] | extend total = price * qty, each = price / qty",
+          "show range 1..10 | where . % 3 == 0",
+          "let prices = csv \"samples:prices.csv\" null \"N/A\" types {day: date \"%b %d %Y\"}\nshow prices | where year(day) == 2000 and month(day) == 4 | sort by close desc",
+          "let penguins = csv \"samples:penguins.csv\" null \"NA\"\nshow penguins | section by species | sort by body_mass_g desc | select species, kg = round(body_mass_g / 1000, 1), bill = coalesce(text(bill_length_mm), \"?\")",
+        ]),
+      HelpTopic(
+        name: "types", group: .language,
+        syntax: [
+          "null \"TEXT\", …", "types {FIELD: bool|int|double|text|date|timestamp [\"FORMAT\"], …}",
+        ],
+        summary:
+          "Values have types: null, bool, int, double, text, date (a day), timestamp (an instant, shown in UTC), list, record. Summaries and describe show each field's type and nulls (mass double (2 null)). On csv, json, sqlite and http sources, null lists texts read as null, and types gives fields a type instead of inferring it: dates and timestamps read ISO 8601, or a strptime format (%Y %y %m %d %e %b %B %a %A %H %I %p %M %S %f %z %j). A value that does not fit its type is an error naming the file, line, field and value.",
+        examples: [
+          "let prices = csv \"samples:prices.csv\" null \"N/A\" types {day: date \"%b %d %Y\", volume: double}\nprices\nshow prices | sort by day | select ticker, day, listed",
+          "let penguins = csv \"samples:penguins.csv\" null \"NA\"\ndescribe penguins",
+        ]),
+      HelpTopic(
+        name: "values", group: .language,
+        syntax: ["\"text\"  42  3.5  true  false  null  [1, 2]  {name: \"Ada\", age: 36}  0..10  # comment"],
+        summary:
+          "Literals. Strings take escapes (\\n \\t \\\" \\\\ \\u{1F600}). A statement goes on over line ends while a bracket is open or a line ends with | or ,; ; separates statements on one line.",
+        examples: ["let n = 42; n", "show [{name: \"Ada\", langs: [\"en\", \"fr\"]}] as json"]),
+    ]
 
   public static func topic(named name: String) -> HelpTopic? {
     if let command = Command(rawValue: name), command.helpTopic != name {
