@@ -22,7 +22,7 @@ struct CellListRenderer<Item>: TextModeRenderer {
   private var contentWidth: Int {
     switch options.mode {
     case .box: max(8, options.width - 4)
-    default: max(8, options.width - 2)
+    case .plain, .markdown, .csv, .json, .html, .svg: max(8, options.width - 2)
     }
   }
 

@@ -388,7 +388,8 @@ extension TextModeRenderer {
     switch options.mode {
     case .markdown: renderMarkdown(into: &out)
     case .plain: renderPlain(into: &out)
-    default: renderBox(into: &out)
+    // Only the text modes come here; the box is the text's default look.
+    case .box, .csv, .json, .html, .svg: renderBox(into: &out)
     }
     out.shownRowsFooter(shown: shownRows, total: totalRows)
   }

@@ -15,7 +15,7 @@ public enum Expected: Sendable, Equatable {
   case segmentedSourceName
   case segmentNameAfterTo
   case name
-  case editTarget(Command)
+  case editTarget(EditCommand)
   case position(after: String)
   case whereOrAt
   case fieldToSet
@@ -105,7 +105,6 @@ public enum Expected: Sendable, Equatable {
       case .delete: "the provider to delete from"
       case .update: "the provider to update"
       case .move: "the provider whose item moves"
-      default: "the provider to \(command.rawValue)"
       }
     case .position(let word): "a position after '\(word)'"
     case .whereOrAt: "'where PREDICATE' or 'at N'"
@@ -189,4 +188,9 @@ extension CellAccessory {
   static var namesInHelpOrder: [String] {
     allCases.filter { $0 != .none }.map(\.rawValue) + [CellAccessory.none.rawValue]
   }
+}
+
+/// The statements that edit a provider's items.
+public enum EditCommand: String, Sendable {
+  case insert, delete, update, move
 }

@@ -143,9 +143,8 @@ extension Parser {
 
   /// `insert into NAME VALUE [at N]`.
   private mutating func parseInsert(start: Int) throws(Diagnostic) -> Statement {
-    let command = Command.insert
     try expectWord(PlaceWord.into)
-    let target = try expectIdentifier(.editTarget(command))
+    let target = try expectIdentifier(.editTarget(.insert))
     let valueStart = current.range.lowerBound
     let value = try parseLiteral()
     let valueRange = valueStart..<previousEnd
@@ -157,9 +156,8 @@ extension Parser {
 
   /// `delete from NAME where PREDICATE` or `delete from NAME at N`.
   private mutating func parseDelete(start: Int) throws(Diagnostic) -> Statement {
-    let command = Command.delete
     try expectWord(PlaceWord.from)
-    let target = try expectIdentifier(.editTarget(command))
+    let target = try expectIdentifier(.editTarget(.delete))
     if consumeWord(StageKind.where) {
       return .edit(
         target: target, edit: .delete(where: try parseValueExpression(), at: nil, atRange: nil),
@@ -173,8 +171,7 @@ extension Parser {
 
   /// `update NAME set FIELD = EXPR, … [where PREDICATE]`.
   private mutating func parseUpdate(start: Int) throws(Diagnostic) -> Statement {
-    let command = Command.update
-    let target = try expectIdentifier(.editTarget(command))
+    let target = try expectIdentifier(.editTarget(.update))
     try expectWord(Command.set)
     var assignments: [(field: Identifier, value: ValueExpression)] = []
     repeat {
@@ -196,8 +193,7 @@ extension Parser {
 
   /// `move NAME from N to M`.
   private mutating func parseMove(start: Int) throws(Diagnostic) -> Statement {
-    let command = Command.move
-    let target = try expectIdentifier(.editTarget(command))
+    let target = try expectIdentifier(.editTarget(.move))
     let moveStart = current.range.lowerBound
     try expectWord(PlaceWord.from)
     let from = try expectInt(.position(after: PlaceWord.from.rawValue))

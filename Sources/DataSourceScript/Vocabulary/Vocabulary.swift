@@ -17,7 +17,10 @@ public enum Command: String, CaseIterable, Sendable {
     switch self {
     case .exit: Command.quit.rawValue
     case .unwatch: Command.watch.rawValue
-    default: rawValue
+    case .let, .show, .describe, .explain, .help, .vars, .set, .source, .quit, .switch, .reload, .stats,
+      .save,
+      .export, .insert, .delete, .update, .move, .changes, .more, .watch, .check:
+      rawValue
     }
   }
 }
@@ -232,7 +235,8 @@ public enum SettingName: String, CaseIterable, Sendable {
   public var syntax: String {
     switch self {
     case .width, .maxrows: "set \(rawValue) N|auto"
-    default: "set \(rawValue) " + values.joined(separator: "|")
+    case .mode, .color, .timer, .stats, .echo, .appearance, .device:
+      "set \(rawValue) " + values.joined(separator: "|")
     }
   }
 }
