@@ -151,9 +151,11 @@ public final class Session {
           ok = false
         }
       }
-      // Providers that failed while the statement read them tell their views now.
+      // Providers that failed while the statement read them tell their views now; the watch
+      // report reads views too, and what it finds is told once it is done.
       deferredChanges.deliver()
-      flushWatchReport()
+      DeferredChanges.$current.withValue(deferredChanges) { flushWatchReport() }
+      deferredChanges.deliver()
       for note in notes.take() { output.writeError("note: \(note)\n") }
       if settings.timer {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
