@@ -64,6 +64,10 @@ struct AnswersTests {
       ("show p | join p on id > id as me", "expected 'on LEFT == RIGHT'"),
       ("show p | join p on id == id", "expected 'as NAME' for the matched item"),
       ("show p | group by team with n = mean(age)", "unknown aggregate 'mean'"),
+      ("show p | offset -1", "offset must be zero or more, not -1"),
+      ("show p | offset x", "expected a number of items after 'offset'"),
+      ("show p | ofset 2", "unknown stage 'ofset'; did you mean 'offset'?"),
+      ("show p | group by team with m = median(name)", "median does not take name (text)"),
       ("show p | group by team with count()", "expected 'NAME = AGGREGATE' after with"),
       ("export p to \"/tmp\"", "cannot write '/tmp': it is a folder; name a file in it, as '/tmp/data.csv'"),
     ] {
