@@ -93,6 +93,10 @@ struct GroupingTests {
       median([.double(.greatestFiniteMagnitude), .double(.greatestFiniteMagnitude)])
         == .double(.greatestFiniteMagnitude))
     #expect(median([.double(1.5), .int(2), .double(-.infinity)]) == .double(1.5))
+    // NaN sorts last whatever its sign bit, as sort by places it: the middle of 1, 2, NaN, −NaN,
+    // 3 is 3 with both NaNs after it.
+    #expect(median([.double(.nan), .int(1), .double(-.nan), .int(2), .int(3)]) == .double(3))
+    #expect(median([.double(-.nan), .int(1), .int(2)]) == .double(2))
     let notes = ExpressionNotes()
     #expect(median([.int(1), .string("x")], notes: notes) == .null)
     let taken = notes.take().map { $0.note.text(count: $0.count) }

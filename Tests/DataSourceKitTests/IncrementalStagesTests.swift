@@ -39,6 +39,16 @@ struct IncrementalStagesTests {
     ]
   }()
 
+  /// Every chain the tests run: `chains`, then `extendedChains`, then `stagesAroundExtend`.
+  static let chainCount = chains.count + extendedChains.count + stagesAroundExtend.count
+
+  /// The chains also run over a CSV table's columns: a few plain ones, the slices with an
+  /// offset, all but the last extended one, and every chain around an extend.
+  static let chainsOverColumns: [Int] =
+    [0, 1, 5, 8] + Array(chains.count - 3..<chains.count)
+    + Array(chains.count..<chains.count + extendedChains.count - 1)
+    + Array(chains.count + extendedChains.count..<chainCount)
+
   /// Chains over fields computed from the table (`extend w = v * 2, h = g`), by those fields:
   /// the stages read the computed items by the table's handles.
   static let extendedChains: [[PushdownStage]] = {
@@ -100,21 +110,21 @@ struct IncrementalStagesTests {
 
   @Test(
     "random edits: the stages hold what arranging them whole holds, and the batch replays",
-    arguments: Array(0..<23), [1, 2, 3, 4, 5] as [UInt64])
+    arguments: Array(0..<IncrementalStagesTests.chainCount), [1, 2, 3, 4, 5] as [UInt64])
   func randomEdits(chain: Int, seed: UInt64) async throws {
     try await Self.randomEdits(chain: chain, seed: seed, overColumns: false)
   }
 
   @Test(
     "random edits over a CSV table: stages that read its columns by handle hold what arranging whole holds",
-    arguments: [0, 1, 5, 8, 13, 14, 15, 17, 18, 19, 20, 21, 22], [1, 2] as [UInt64])
+    arguments: IncrementalStagesTests.chainsOverColumns, [1, 2] as [UInt64])
   func randomEditsOverColumns(chain: Int, seed: UInt64) async throws {
     try await Self.randomEdits(chain: chain, seed: seed, overColumns: true)
   }
 
   @Test(
     "stages made over an edited CSV table read its columns by handle: they hold what the same items in memory give",
-    arguments: Array(0..<23))
+    arguments: Array(0..<IncrementalStagesTests.chainCount))
   func stagesOverEditedColumns(chain: Int) async throws {
     var random = Generator(state: UInt64(chain) &+ 99)
     let lines = (0..<60).map { id in

@@ -78,6 +78,18 @@ struct AnswersTests {
     }
   }
 
+  @Test("a field named like a stage word is a field outside the stage's place: offset-1 subtracts")
+  func stageWordsAsFields() async {
+    let (_, output, ok) = await run(
+      "show [{offset: 5, limit: 2}] | extend y = offset-1, z = limit*2 | offset 0 | limit 1 as csv")
+    #expect(ok, "\(output.errors)")
+    #expect(output.text == "offset,limit,y,z\n5,2,4,4\n", "\(output.text)")
+    // After `|` the word is the stage, and a negative count its error.
+    let (_, negative, refused) = await run("show [1, 2] | offset -1")
+    #expect(!refused)
+    #expect(negative.errors.contains("offset must be zero or more, not -1"), "\(negative.errors)")
+  }
+
   @Test("group by, join and distinct agree with a hand count of the sample people")
   func answersByHand() async {
     let (_, output, ok) = await run(

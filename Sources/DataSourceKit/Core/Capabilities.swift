@@ -54,13 +54,14 @@ package protocol ChecksValuesLazily: AnyObject {
 
 /// A run of items by their position across sections, as SQL's `LIMIT … OFFSET …` takes one:
 /// `limit N` keeps `count` N from 0, `offset N` skips N and keeps the rest.
-package struct RowSlice: Sendable, Equatable {
+public struct RowSlice: Sendable, Equatable {
   /// Items skipped first.
-  package var offset: Int
+  public var offset: Int
   /// Items kept after them; `nil` for all.
-  package var count: Int?
+  public var count: Int?
 
-  package init(offset: Int = 0, count: Int? = nil) {
+  /// Skips `offset` items (none below zero) and keeps `count` of the rest (all when `nil`).
+  public init(offset: Int = 0, count: Int? = nil) {
     self.offset = max(0, offset)
     self.count = count.map { max(0, $0) }
   }

@@ -170,7 +170,9 @@ public final class DeferredChanges: Sendable {
   /// The collector of the running task's reads, when someone collects them.
   @TaskLocal public static var current: DeferredChanges?
 
-  private let pending = Mutex<[PostedList]>([])
+  /// The lists posted and not told yet, and whether the collector has finished (a task that
+  /// outlives `collecting` posts to the main queue instead, so no change is left untold).
+  private let state = Mutex<(pending: [PostedList], finished: Bool)>(([], false))
 
   /// A collector with nothing posted.
   public init() {}
@@ -179,15 +181,20 @@ public final class DeferredChanges: Sendable {
   /// reads found.
   public static func collecting<Result>(_ body: () async throws -> Result) async rethrows -> Result {
     let changes = DeferredChanges()
-    defer { changes.deliver() }
+    defer { changes.deliver(finishing: true) }
     return try await $current.withValue(changes) { try await body() }
   }
 
   /// Tells the observers of every change posted since the last delivery.
-  public func deliver() {
-    let lists = pending.withLock { pending in
-      defer { pending = [] }
-      return pending
+  public func deliver() { deliver(finishing: false) }
+
+  private func deliver(finishing: Bool) {
+    let lists = state.withLock { state in
+      defer {
+        state.pending = []
+        if finishing { state.finished = true }
+      }
+      return state.pending
     }
     for posted in lists { posted.observers.notify() }
   }
@@ -196,11 +203,13 @@ public final class DeferredChanges: Sendable {
   /// main queue when there is none.
   package static func post(_ observers: ObserverList) {
     let posted = PostedList(observers: observers)
-    if let current {
-      current.pending.withLock { $0.append(posted) }
-    } else {
-      DispatchQueue.main.async { posted.observers.notify() }
-    }
+    let kept =
+      current?.state.withLock { state in
+        if state.finished { return false }
+        state.pending.append(posted)
+        return true
+      } ?? false
+    if !kept { DispatchQueue.main.async { posted.observers.notify() } }
   }
 
   /// `@unchecked Sendable`: a list is posted by the reads of one task (or its child tasks,

@@ -342,10 +342,8 @@ package struct AggregateAccumulator {
         if values % 2 == 1 { return .double(Double(sorted[middle])) }
         return .double(Double(Int128(sorted[middle - 1]) + Int128(sorted[middle])) / 2)
       }
-      // NaN sorts last, as total order places it.
-      let sorted = (medianDoubles + medianInts.map(Double.init)).sorted {
-        $0.isTotallyOrdered(belowOrEqualTo: $1) && $0 != $1
-      }
+      // Every NaN sorts last (whatever its sign bit), as `sort by` places it.
+      let sorted = (medianDoubles + medianInts.map(Double.init)).sorted { !$0.isNaN && ($1.isNaN || $0 < $1) }
       if values % 2 == 1 { return .double(sorted[middle]) }
       let (low, high) = (sorted[middle - 1], sorted[middle])
       let mean = (low + high) / 2

@@ -259,29 +259,42 @@ extension DerivedProvider {
   )
     -> DerivedProvider
   {
-    sliced(base, label: label ?? "offset \(offset)", RowSlice(offset: offset, count: count))
+    sliced(
+      base, label: label ?? "offset \(offset)" + (count.map { " | limit \($0)" } ?? ""),
+      RowSlice(offset: offset, count: count))
   }
 
   package static func sliced(_ base: any DataProvider<Item>, label: String, _ slice: RowSlice)
     -> DerivedProvider
   {
     DerivedProvider(base: base, label: label, rule: .slice(slice)) { base, offsets in
-      var skip = slice.offset
-      var remaining = slice.count ?? Int.max
-      var sections: [DerivedSection] = []
-      for section in 0..<base.numberOfSections where remaining > 0 || sections.isEmpty {
-        let items = base.numberOfItems(inSection: section)
-        let skipped = min(skip, items)
-        skip -= skipped
-        let take = min(remaining, items - skipped)
-        let start = offsets.starts[section] + skipped
-        if take > 0 || base.sectionKey(section) == nil {
-          sections.append(
-            DerivedSection(key: base.sectionKey(section), baseIndices: Array(start..<start + take)))
-        }
-        remaining -= take
+      slice.sections(of: base).map { part in
+        let start = offsets.starts[part.section] + part.skipped
+        return DerivedSection(
+          key: base.sectionKey(part.section), baseIndices: Array(start..<start + part.count))
       }
-      return sections
     }
+  }
+}
+
+extension RowSlice {
+  /// The base's sections cut to the run, as an arrangement of the whole makes them.
+  ///
+  /// Each kept section comes with the items skipped at its start and the count kept. Sections left
+  /// empty are dropped, but an unkeyed one (a base without sections) stays.
+  /// - Complexity: O(sections of the base up to the run's end).
+  package func sections<Item>(of base: any DataProvider<Item>) -> [(section: Int, skipped: Int, count: Int)] {
+    var skip = offset
+    var remaining = count ?? Int.max
+    var kept: [(section: Int, skipped: Int, count: Int)] = []
+    for section in 0..<base.numberOfSections where remaining > 0 || kept.isEmpty {
+      let items = base.numberOfItems(inSection: section)
+      let skipped = min(skip, items)
+      skip -= skipped
+      let take = min(remaining, items - skipped)
+      if take > 0 || base.sectionKey(section) == nil { kept.append((section, skipped, take)) }
+      remaining -= take
+    }
+    return kept
   }
 }

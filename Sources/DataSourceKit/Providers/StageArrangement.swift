@@ -288,21 +288,9 @@ struct StageArrangement {
       }
     }
     // Sections: the base's, cut to the run, as an arrangement of the whole makes them.
-    keys = []
-    counts = []
-    var skip = low
-    var remaining = handles.count
-    for section in 0..<base.numberOfSections where remaining > 0 || keys.isEmpty {
-      let items = base.numberOfItems(inSection: section)
-      let skipped = min(skip, items)
-      skip -= skipped
-      let take = min(remaining, items - skipped)
-      if take > 0 || base.sectionKey(section) == nil {
-        keys.append(base.sectionKey(section))
-        counts.append(take)
-      }
-      remaining -= take
-    }
+    let parts = slice.sections(of: base)
+    keys = parts.map { base.sectionKey($0.section) }
+    counts = parts.map(\.count)
     recomputeStarts()
     return (pushedOut, pulledIn)
   }

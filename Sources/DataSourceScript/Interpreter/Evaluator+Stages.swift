@@ -121,8 +121,8 @@ extension Evaluator {
       return .sort(try keys.map { try sortTerm($0, checker) })
     case .section(let key, _):
       return .section(try sortTerm(key, checker))
-    case .slice(let kind, let n, _):
-      return kind.rowSlice(n).map(PushdownStage.slice)
+    case .slice(_, let slice, _):
+      return .slice(slice)
     case .extend, .select, .group, .distinct, .join:
       return nil
     }

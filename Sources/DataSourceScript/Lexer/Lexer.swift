@@ -155,7 +155,16 @@ public struct Lexer {
   private var previousEndsOperand: Bool {
     switch tokens.last?.kind {
     case .int?, .double?, .string?, .quotedName?, .symbol(.closeParen)?, .symbol(.closeBracket)?: true
-    case .identifier(let word)?: !Vocabulary.wordsBeforeNumbers.contains(word)
+    case .identifier(let word)?:
+      // A stage or decoration word takes a number only right after `|` (`| limit -1`); elsewhere
+      // it is a field's name (`offset-1`).
+      if StageKind.bySpelling[word] != nil || DecorationKind.bySpelling[word] != nil,
+        tokens.dropLast().last?.kind != .symbol(.pipe)
+      {
+        true
+      } else {
+        !Vocabulary.wordsBeforeNumbers.contains(word)
+      }
     default: false
     }
   }

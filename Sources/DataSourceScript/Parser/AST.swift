@@ -292,8 +292,9 @@ public enum Stage: Sendable {
   case filter(ValueExpression, range: SourceRange)
   case sort([SortKey], range: SourceRange)
   case section(SortKey, range: SourceRange)
-  /// `limit N`, `offset N`: a run of the items by position, as the word's ``StageKind/rowSlice(_:)`` says.
-  case slice(StageKind, Int, range: SourceRange)
+  /// `limit N`, `offset N`: the word, and the run of the items by position it keeps
+  /// (``StageKind/rowSlice(_:)``).
+  case slice(StageKind, RowSlice, range: SourceRange)
   /// `extend NAME = EXPR, …`: adds (or replaces) fields.
   case extend([FieldDefinition], range: SourceRange)
   /// `select FIELD, NAME = EXPR, …`: keeps only these fields, in this order.

@@ -104,7 +104,8 @@ extension Parser {
       guard case .int(let count) = current.kind else { throw unexpected(.countAfter(kind.rawValue)) }
       if count < 0 { throw Diagnostic(.negativeCount(kind.rawValue, count), at: current.range) }
       advance()
-      return .slice(kind, count, range: start..<previousEnd)
+      guard let slice = kind.rowSlice(count) else { throw unexpected(.pipelineStep) }
+      return .slice(kind, slice, range: start..<previousEnd)
     }
   }
 

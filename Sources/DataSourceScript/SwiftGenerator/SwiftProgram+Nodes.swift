@@ -288,8 +288,7 @@ extension SwiftProgram {
         "let \(made) = DerivedProvider.sectioned(\(base)\(direction)) { \(try valueCode(key.expression, item: "$0")) }"
       )
       return made
-    case .slice(let kind, let n, _):
-      guard let slice = kind.rowSlice(n) else { throw unsupported("the stage '\(text(stage.range))'") }
+    case .slice(_, let slice, _):
       let made = fresh(final ? name : name + (slice.offset == 0 ? "Limited" : "Sliced"))
       if slice.offset == 0, let count = slice.count {
         add("let \(made) = DerivedProvider.limited(\(base), count: \(count))")
