@@ -14,6 +14,8 @@ public final class CSVProvider: DataProvider, CompositionNode {
   private let loads = LoadTracker()
   /// Where loading stands.
   public var loadState: LoadState { loads.state }
+  /// Moves with every load: the rows change only then.
+  public var structureClock: StructureClock { loads.clock }
   /// What went wrong in the last load, when it failed.
   public private(set) var lastError: DataSourceError?
   /// What went wrong, when the state is `error`.
@@ -99,6 +101,8 @@ public final class JSONProvider: DataProvider, CompositionNode {
   private let loads = LoadTracker()
   /// Where loading stands.
   public var loadState: LoadState { loads.state }
+  /// Moves with every load: the rows change only then.
+  public var structureClock: StructureClock { loads.clock }
   /// What went wrong in the last load, when it failed.
   public private(set) var lastError: DataSourceError?
   /// What went wrong, when the state is `error`.

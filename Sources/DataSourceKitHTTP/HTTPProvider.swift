@@ -24,7 +24,7 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
   public let options: ReadOptions
   /// Where the last response came from, when a redirect took the request elsewhere.
   public private(set) var finalURL: String?
-  private let loads = LoadTracker()
+  private let loads: LoadTracker
   private var items: [Value] = []
   private var pagesLoaded = 0
   private var lastPageFull = false
@@ -49,7 +49,11 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
     self.limits = limits
     self.identityKey = identityKey
     self.progress = progress
+    loads = LoadTracker(clock: observers.clock)
   }
+
+  /// Moves with every load and every page.
+  public var structureClock: StructureClock { observers.clock }
 
   /// What a server may not stretch: the time for the whole request, the bytes taken, and
   /// redirects to other hosts.

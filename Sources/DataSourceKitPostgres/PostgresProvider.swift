@@ -53,7 +53,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
   /// The key of each full page's last row (as the server writes it): the next page starts
   /// after it.
   var lastKeys: [Int: String] = [:]
-  var states = LoadStateMachine()
+  var states: LoadStateMachine
   var observers = ObserverList()
   var failure: String?
   /// Rows read from the server since the provider was loaded, for `describe`.
@@ -86,6 +86,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     self.identityKey = identityKey
     self.options = options
     self.statementTimeout = statementTimeout
+    states = LoadStateMachine(clock: observers.clock)
   }
 
   private init(_ base: PostgresProvider, query: PostgresQuery) {
@@ -96,7 +97,11 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     statementTimeout = base.statementTimeout
     session = base.session
     shape = base.shape
+    states = LoadStateMachine(clock: observers.clock)
   }
+
+  /// Moves with every change of state and every notification.
+  public var structureClock: StructureClock { observers.clock }
 
   /// A provider of the same source on the same connection that reads `query`: prepared, not
   /// counted yet.

@@ -16,7 +16,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
   public internal(set) var query: SQLiteQuery
   /// The field that identifies an item, for diffing, or `nil` for the whole item.
   public let identityKey: String?
-  var states = LoadStateMachine()
+  var states: LoadStateMachine
   var observers = ObserverList()
   var database: DatabaseQueue?
   var schema = Schema([String]())
@@ -68,7 +68,11 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
     self.query = query
     self.identityKey = identityKey
     self.access = access
+    states = LoadStateMachine(clock: observers.clock)
   }
+
+  /// Moves with every change of state, every notification and every column found wider.
+  public var structureClock: StructureClock { observers.clock }
 
   /// The same file and key with another query: what a pushed-down stage makes.
   public func with(_ query: SQLiteQuery) -> SQLiteProvider {
@@ -301,8 +305,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
       pages = [:]
       pageOrder = []
       stream = nil
-      // A column may have widened (int to double): profiles kept by the epoch are stale.
-      StructureEpoch.advance()
+      // A column may have widened (int to double): profiles kept by the clock are stale.
+      observers.clock.advance()
     } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
       // ^C stopped the check: nothing is known to be wrong with the values.
       throw DataSourceError.cancelled

@@ -257,7 +257,7 @@ struct ReadmeTests {
 }
 
 /// A provider of the app's own: its sections come and go, and it says so through an
-/// `ObserverList`, which also tells compositions their cached layout is stale.
+/// `ObserverList`, whose clock tells compositions their cached layout is stale.
 final class Countdown: DataProvider {
   private(set) var remaining: [Int] = []
   private var observers = ObserverList()
@@ -274,6 +274,7 @@ final class Countdown: DataProvider {
   func numberOfItems(inSection section: Int) -> Int { remaining.count }
   func item(at itemPath: ItemPath) -> Int { remaining[itemPath.item] }
   func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
+  var structureClock: StructureClock { observers.clock }
 
   func tick() {
     remaining.removeFirst()

@@ -15,6 +15,7 @@ struct ViewTests {
     final class CountingProvider: DataProvider {
       var asked = 0
       var loadState = LoadState.loaded
+      let structureClock = StructureClock()
       func load() async throws {}
       var numberOfSections: Int { 1 }
       func numberOfItems(inSection section: Int) -> Int { 1_000_000 }

@@ -27,6 +27,8 @@ open class DataSourceDecorator<Item, Cell>: SectionedDataSource {
   open func reload() async throws { try await wrapped.reload() }
   /// Where loading stands.
   open var loadState: LoadState { wrapped.loadState }
+  /// The wrapped source's: a decorator that changes its shape on its own moves it.
+  open var structureClock: StructureClock { wrapped.structureClock }
   /// What went wrong, when the state is `error`.
   open var errorDescription: String? { wrapped.errorDescription }
   /// The number of sections.
@@ -118,9 +120,11 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
   public let nestingDepth: Int
 
   /// Where each child's sections start (the last entry is the total), and the
-  /// ``StructureEpoch`` it was counted at.
+  /// ``structureClock`` reading it was counted at.
   private var starts: [Int] = []
   private var startsEpoch: UInt64?
+  /// Follows every child's: it moves whenever any of them changes shape.
+  public let structureClock = StructureClock()
 
   /// Stacks the sections of `children`, in order; `label` is how `describe` names the composition.
   public init(_ children: [any SectionedDataSource<Item, Cell>], label: String = "compose") {
@@ -131,11 +135,12 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
       return overflow ? .max : sum
     }
     nestingDepth = (children.map(\.nestingDepth).max() ?? 0) + 1
+    for child in children { structureClock.follow(child.structureClock) }
   }
 
-  /// Where each child's sections start, counted again only when a provider may have changed.
+  /// Where each child's sections start, counted again only when a child may have changed.
   private func childStarts() -> [Int] {
-    let epoch = StructureEpoch.current
+    let epoch = structureClock.current
     if epoch != startsEpoch {
       var fresh = [0]
       fresh.reserveCapacity(children.count + 1)
@@ -148,7 +153,7 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
       // debug build quadratic.)
       var check = 0
       for (index, child) in children.enumerated() where children.count <= 256 {
-        assert(starts[index] == check, "a provider changed shape without advancing StructureEpoch")
+        assert(starts[index] == check, "a provider changed shape without advancing its StructureClock")
         check += child.numberOfSections
       }
     #endif
@@ -184,15 +189,15 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
 
   /// Loads what is below, if it is not loaded yet.
   ///
-  /// A load may change any child's sections, so the layout cached by ``StructureEpoch`` is
+  /// A load may change any child's sections, so the layout cached by ``structureClock`` is
   /// counted again afterwards even when a provider of the app's own did not say so.
   public func load() async throws {
-    defer { StructureEpoch.advance() }
+    defer { structureClock.advance() }
     for child in children { try await child.load() }
   }
   /// Loads what is below again.
   public func reload() async throws {
-    defer { StructureEpoch.advance() }
+    defer { structureClock.advance() }
     // Every child reloads even when one fails; the first failure is reported.
     var failure: (any Error)?
     for child in children {

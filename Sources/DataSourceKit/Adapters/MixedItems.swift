@@ -42,6 +42,7 @@ private final class ErasedForwarding<Cell>: SectionedDataSource {
   func load() async throws { try await source.load() }
   func reload() async throws { try await source.reload() }
   var loadState: LoadState { source.loadState }
+  var structureClock: StructureClock { source.structureClock }
   var errorDescription: String? { source.errorDescription }
   var numberOfSections: Int { source.numberOfSections }
   func numberOfRows(inSection section: Int) -> Int { source.numberOfRows(inSection: section) }

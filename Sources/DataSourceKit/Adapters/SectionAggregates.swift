@@ -2,8 +2,8 @@
 /// title's or caption's over the whole view.
 ///
 /// A section's values are worked out when its line is first asked for (a view asks only for the
-/// sections it shows) and kept until any data changes: every change advances
-/// ``StructureEpoch``, so an edit's batch sees the new totals and reloads the lines they change.
+/// sections it shows) and kept until the source's data changes: every change advances its
+/// ``StructureClock``, so an edit's batch sees the new totals and reloads the lines they change.
 package final class SectionAggregates {
   private let aggregates: [Aggregate]
   private let accumulator: AggregateAccumulator
@@ -28,7 +28,7 @@ package final class SectionAggregates {
   /// The aggregates over the items of one section of `source`.
   package func values(inSection section: Int, of source: any SectionedDataSource<Value, TableCell>) -> [Value]
   {
-    forgetIfChanged()
+    forgetIfChanged(source)
     if let kept = bySection[section] { return kept }
     var accumulator = accumulator.empty
     let count = source.numberOfRows(inSection: section)
@@ -74,7 +74,7 @@ package final class SectionAggregates {
 
   /// The aggregates over every item of `source`.
   package func values(of source: any SectionedDataSource<Value, TableCell>) -> [Value] {
-    forgetIfChanged()
+    forgetIfChanged(source)
     if let whole { return whole }
     var accumulator = accumulator.empty
     for section in 0..<source.numberOfSections {
@@ -87,8 +87,8 @@ package final class SectionAggregates {
     return values
   }
 
-  private func forgetIfChanged() {
-    let now = StructureEpoch.current
+  private func forgetIfChanged(_ source: any SectionedDataSource<Value, TableCell>) {
+    let now = source.structureClock.current
     if epoch != now {
       bySection = [:]
       whole = nil

@@ -59,6 +59,9 @@ public protocol SectionedDataSource<Item, Cell>: AnyObject, CompositionNode {
   func reload() async throws
   /// The strongest load state of the providers below.
   var loadState: LoadState { get }
+  /// Moves whenever the sections, counts or load state below may have changed: the provider's
+  /// clock for an adapter, one that follows every child's for a composition.
+  var structureClock: StructureClock { get }
   /// What went wrong, when the state is `error`.
   var errorDescription: String? { get }
 
@@ -197,6 +200,8 @@ public final class TableAdapter<Item, Cell>: SectionedDataSource {
   public func reload() async throws { try await provider.reload() }
   /// Where loading stands.
   public var loadState: LoadState { provider.loadState }
+  /// The provider's: an adapter's shape is its provider's.
+  public var structureClock: StructureClock { provider.structureClock }
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { provider.errorDescription }
   /// The number of sections.

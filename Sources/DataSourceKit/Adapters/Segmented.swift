@@ -23,7 +23,11 @@ public final class SegmentedDataSource<Item, Cell>: SectionedDataSource {
       return overflow ? .max : sum
     }
     nestingDepth = (segments.map(\.source.nestingDepth).max() ?? 0) + 1
+    for segment in segments { structureClock.follow(segment.source.structureClock) }
   }
+
+  /// Moves with every switch and with every change of any segment, shown or not.
+  public let structureClock = StructureClock()
 
   /// One more than the deepest segment's.
   public let nestingDepth: Int
@@ -44,7 +48,7 @@ public final class SegmentedDataSource<Item, Cell>: SectionedDataSource {
     if index == selectedIndex { return BatchUpdate() }
     let oldCount = selected.numberOfSections
     selectedIndex = index
-    StructureEpoch.advance()
+    structureClock.advance()
     return .replacingAllSections(oldCount: oldCount, newCount: selected.numberOfSections)
   }
 

@@ -25,8 +25,8 @@ public enum LoadState: String, Sendable, CaseIterable {
 /// and see the same data.
 ///
 /// A provider whose sections or counts change (a load, an edit) tells its observers through an
-/// ``ObserverList``, whose `notify()` also advances ``StructureEpoch``: compositions cache their
-/// layout until it moves.
+/// ``ObserverList``, whose `notify()` also advances the provider's ``structureClock``: stages and
+/// compositions built on it cache what they work out until it moves.
 public protocol DataProvider<Item>: AnyObject {
   /// What the provider holds: the app's own type, or the shell's ``Value``.
   associatedtype Item
@@ -76,6 +76,10 @@ public protocol DataProvider<Item>: AnyObject {
 
   /// Asks to be told when the data changes. Observers are held weakly.
   func addObserver(_ observer: any DataProviderObserver)
+
+  /// Moves whenever the provider's sections, counts, load state or field profiles may have
+  /// changed; whatever is built on the provider follows it.
+  var structureClock: StructureClock { get }
 }
 
 /// A provider whose items are its base's, each changed on the way out (a map, computed
@@ -107,6 +111,8 @@ extension ItemTransformingProvider {
   public var identityKey: String? { transformedBase.identityKey }
   /// Asks to be told when the data changes; observers are held weakly.
   public func addObserver(_ observer: any DataProviderObserver) { transformedBase.addObserver(observer) }
+  /// The base's: this provider's shape is the base's.
+  public var structureClock: StructureClock { transformedBase.structureClock }
 }
 
 /// Told when a provider's data changes (an edit, or a reload of what it derives from).
@@ -117,13 +123,15 @@ public protocol DataProviderObserver: AnyObject {
 
 /// Observers held weakly, so a provider never keeps the things that watch it alive.
 public struct ObserverList {
+  /// The clock `notify()` advances: the provider's ``DataProvider/structureClock``.
+  public let clock: StructureClock
   private var entries: [WeakObserver] = []
   /// How many entries there were after the last sweep of observers that are gone: sweeping
   /// again only when the list has doubled keeps adding O(1) amortized.
   private var sweptCount = 0
 
-  /// An empty list.
-  public init() {}
+  /// An empty list, advancing `clock` whenever it tells its observers.
+  public init(clock: StructureClock = StructureClock()) { self.clock = clock }
 
   /// Adds an observer, held weakly; observers that are gone are swept out as the list grows.
   public mutating func add(_ observer: any DataProviderObserver) {
@@ -136,14 +144,14 @@ public struct ObserverList {
 
   /// Tells every observer that the data changed.
   public func notify() {
-    StructureEpoch.advance()
+    clock.advance()
     for entry in entries { entry.observer?.providerDidChange() }
   }
 
   /// Tells each observer what changed: item by item where it can take that
   /// (``ItemChangeObserver``), as a change of everything otherwise.
   package func notify(_ changes: ItemChanges) {
-    StructureEpoch.advance()
+    clock.advance()
     for entry in entries {
       if let observer = entry.observer as? any ItemChangeObserver {
         observer.providerDidChange(changes)

@@ -5,14 +5,17 @@
 /// Starting a load makes the load before it stale: its result is ignored.
 package struct LoadStateMachine: Sendable {
   package private(set) var state: LoadState = .initial {
-    didSet { StructureEpoch.advance() }
+    didSet { clock.advance() }
   }
+  /// The clock of the provider whose loads these are: every change of state moves it.
+  package let clock: StructureClock
   /// Counts loads begun; a finishing load whose number is not the last is stale.
   private var generation = 0
   /// The state before the running load began, to return to if it is cancelled.
   private var stateBeforeLoad: LoadState = .initial
 
-  package init() {}
+  /// A machine in `initial`, moving `clock` (the provider's) at every change of state.
+  package init(clock: StructureClock = StructureClock()) { self.clock = clock }
 
   /// A load in progress: hand it back to ``finish(_:with:)``.
   package struct Ticket: Sendable, Equatable {
@@ -109,9 +112,13 @@ extension LoadState {
 /// (``DataSourceError/cancelled``) returns the provider to its state before the load; any other
 /// failure leaves it in `error`.
 package final class LoadTracker {
-  package private(set) var machine = LoadStateMachine()
+  package private(set) var machine: LoadStateMachine
 
-  package init() {}
+  /// A tracker of loads that move `clock` (the provider's) at every change of state.
+  package init(clock: StructureClock = StructureClock()) { machine = LoadStateMachine(clock: clock) }
+
+  /// The clock every change of state moves.
+  package var clock: StructureClock { machine.clock }
 
   package var state: LoadState { machine.state }
 
@@ -129,15 +136,15 @@ package final class LoadTracker {
     do {
       let result = try await work()
       if machine.finish(ticket, with: isEmpty(result) ? .noContent : .loaded) { apply(result) }
-      // What the load kept (items, profiles) is new too: caches keyed by the epoch that
+      // What the load kept (items, profiles) is new too: caches keyed by the clock that
       // were filled between the state's change and now must not last.
-      StructureEpoch.advance()
+      machine.clock.advance()
     } catch DataSourceError.cancelled {
       machine.cancel(ticket)
       throw DataSourceError.cancelled
     } catch let error as DataSourceError {
       if machine.finish(ticket, with: .error) { fail(error) }
-      StructureEpoch.advance()
+      machine.clock.advance()
       throw error
     }
   }

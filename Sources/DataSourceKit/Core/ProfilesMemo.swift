@@ -8,19 +8,20 @@ import Synchronization
 /// up the same array while its base does, so a repeated question is answered by comparisons
 /// that stop at the arrays' shared storage.
 ///
-/// While no provider's state has changed (``StructureEpoch``) the kept profiles are handed up
-/// without asking the base at all, so a chain of `extend`s answers at once.
+/// While the stage's ``StructureClock`` (which follows everything below it) has not moved, the
+/// kept profiles are handed up without asking the base at all, so a chain of `extend`s answers
+/// at once.
 package final class ProfilesMemo: Sendable {
   private let kept = Mutex<(epoch: UInt64, base: [FieldProfile]?, profiles: [FieldProfile]?)?>(nil)
 
   package init() {}
 
-  /// The profiles `workOut` makes of the base's, worked out again only when the base's differ
-  /// from the last.
+  /// The profiles `workOut` makes of the base's, worked out again only when `clock` (the
+  /// stage's) has moved and the base's differ from the last.
   package func profiles(
-    of base: () -> [FieldProfile]?, _ workOut: ([FieldProfile]?) -> [FieldProfile]?
+    at clock: StructureClock, of base: () -> [FieldProfile]?, _ workOut: ([FieldProfile]?) -> [FieldProfile]?
   ) -> [FieldProfile]? {
-    let epoch = StructureEpoch.current
+    let epoch = clock.current
     let last = kept.withLock { $0 }
     if let last, last.epoch == epoch { return last.profiles }
     let baseProfiles = base()

@@ -5,6 +5,8 @@ public final class ArrayProvider<Item>: DataProvider, CompositionNode {
   private var states = LoadStateMachine()
   /// Where loading stands.
   public var loadState: LoadState { states.state }
+  /// Moves with every change of the load state: the items never change.
+  public var structureClock: StructureClock { states.clock }
   /// The fields every item is known to have, or `nil`.
   public let knownFields: [String]?
   private let label: String
@@ -45,6 +47,8 @@ public final class RangeProvider: DataProvider, CompositionNode {
   private var states = LoadStateMachine()
   /// Where loading stands.
   public var loadState: LoadState { states.state }
+  /// Moves with every change of the load state: the items never change.
+  public var structureClock: StructureClock { states.clock }
 
   /// A provider of the numbers in `range`, in one section.
   public init(_ range: Range<Int>) { self.range = range }

@@ -99,7 +99,8 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
   package var fieldProfiles: [FieldProfile]? {
     guard let schema else { return nil }
     // `select` keeps no field of the base's: its profiles are not asked for.
-    return profilesMemo.profiles(of: { keepsBaseFields ? base.fieldProfiles : nil }) { baseProfiles in
+    return profilesMemo.profiles(at: structureClock, of: { keepsBaseFields ? base.fieldProfiles : nil }) {
+      baseProfiles in
       let byName = Dictionary(
         (baseProfiles ?? []).map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
       return zip(schema.names, sources).map { name, source in

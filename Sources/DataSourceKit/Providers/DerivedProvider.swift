@@ -83,8 +83,10 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   public var loadState: LoadState { states.state }
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { root.errorDescription }
+  /// Moves with this stage's own changes and with every change below it.
+  public var structureClock: StructureClock { states.clock }
 
-  private var observers = ObserverList()
+  private var observers: ObserverList
   private var recorders = RecorderList<Item>()
 
   package init(
@@ -97,6 +99,8 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
     self.label = label
     self.rule = rule
     self.arrange = arrange
+    observers = ObserverList(clock: states.clock)
+    states.clock.follow(base.structureClock)
     base.addObserver(self)
   }
 
@@ -289,7 +293,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   public var knownFields: [String]? { root.knownFields }
   /// The root's types; how many of this provider's items are null is not kept.
   public var fieldProfiles: [FieldProfile]? {
-    profilesMemo.profiles(of: { root.fieldProfiles }) { $0?.map { $0.withoutNullCount } }
+    profilesMemo.profiles(at: structureClock, of: { root.fieldProfiles }) { $0?.map { $0.withoutNullCount } }
   }
   private let profilesMemo = ProfilesMemo()
   /// One more than the root's: stages over stages read their items from the same root.

@@ -38,7 +38,11 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   public init(_ source: any DataProvider<Item>, identityKey: String? = nil) {
     self.source = source
     self.identityKey = identityKey
+    observers.clock.follow(source.structureClock)
   }
+
+  /// Moves with every edit and with every change of the source.
+  public var structureClock: StructureClock { observers.clock }
 
   /// Loads what is below, if it is not loaded yet.
   public func load() async throws {

@@ -61,7 +61,7 @@ package final class GroupedProvider: DataProvider, CompositionNode, DataProvider
   private let schema: Schema
   private var items: [Value] = []
   private var states = LoadStateMachine()
-  private var observers = ObserverList()
+  private var observers: ObserverList
   private var failure: String?
   /// Whether the last grouping ran as a GROUP BY inside SQLite.
   package private(set) var ranInSQL = false
@@ -77,10 +77,14 @@ package final class GroupedProvider: DataProvider, CompositionNode, DataProvider
     self.label = label
     self.notes = notes
     schema = Schema(keys.map(\.name) + fields.map(\.name))
+    observers = ObserverList(clock: states.clock)
+    states.clock.follow(base.structureClock)
     base.addObserver(self)
   }
 
   package var loadState: LoadState { states.state }
+  /// Moves with this grouping's own changes and with every change below it.
+  package var structureClock: StructureClock { states.clock }
   package var errorDescription: String? { states.state == .error ? failure ?? base.errorDescription : nil }
   package var numberOfSections: Int { 1 }
   package func numberOfItems(inSection section: Int) -> Int { items.count }

@@ -46,7 +46,7 @@ package final class JoinedProvider: DataProvider, CompositionNode, DataProviderO
   }
   private var joined = Joined()
   private var states = LoadStateMachine()
-  private var observers = ObserverList()
+  private var observers: ObserverList
   private var failure: String?
 
   package init(
@@ -63,6 +63,9 @@ package final class JoinedProvider: DataProvider, CompositionNode, DataProviderO
     self.notes = notes
     schema = left.knownFields.map { fields in Schema(fields.contains(name) ? fields : fields + [name]) }
     leftFields = left.knownFields
+    observers = ObserverList(clock: states.clock)
+    states.clock.follow(left.structureClock)
+    states.clock.follow(right.structureClock)
     left.addObserver(self)
     right.addObserver(self)
   }
@@ -81,6 +84,8 @@ package final class JoinedProvider: DataProvider, CompositionNode, DataProviderO
   }
 
   package var loadState: LoadState { states.state }
+  /// Moves with this join's own changes and with every change of either side.
+  package var structureClock: StructureClock { states.clock }
   package var errorDescription: String? {
     states.state == .error ? failure ?? left.errorDescription ?? right.errorDescription : nil
   }

@@ -22,8 +22,12 @@ public final class PagedProvider<Item>: DataProvider, PagingProvider, DataProvid
   public init(_ base: any DataProvider<Item>, size: Int) {
     self.base = base
     self.size = max(1, size)
+    observers.clock.follow(base.structureClock)
     base.addObserver(self)
   }
+
+  /// Moves with each page loaded and with every change of the base.
+  public var structureClock: StructureClock { observers.clock }
 
   /// The base changed (an edit, a reload): the pages shown are counted over it anew.
   public func providerDidChange() { observers.notify() }
@@ -38,7 +42,7 @@ public final class PagedProvider<Item>: DataProvider, PagingProvider, DataProvid
   /// Loads what is below again.
   public func reload() async throws {
     pages = 1
-    StructureEpoch.advance()
+    observers.clock.advance()
     try await base.reload()
   }
   /// Where loading stands.

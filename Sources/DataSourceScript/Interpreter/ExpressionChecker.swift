@@ -355,7 +355,7 @@ final class ItemScans {
 
   private func scanned(_ provider: any DataProvider<Value>) throws(DataSourceError) -> [FieldProfile] {
     let key = ObjectIdentifier(provider)
-    let epoch = StructureEpoch.current
+    let epoch = provider.structureClock.current
     if let entry = entries[key], entry.provider.object === provider, entry.epoch == epoch {
       return entry.profiles
     }
