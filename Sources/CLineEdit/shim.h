@@ -114,10 +114,48 @@ static inline void CLineEdit_writeText(const char *text) {
   (void)ignored;
 }
 
+// MARK: The full screen of `browse`
+
+/// Set while `browse` has the alternate screen: a crash or an ending signal leaves it first.
+static inline volatile sig_atomic_t *CLineEdit_fullScreen(void) {
+  static volatile sig_atomic_t active = 0;
+  return &active;
+}
+
+/// Mouse reports off, the cursor shown, the main screen back: what `browse` turned on.
+static inline void CLineEdit_leaveFullScreen(void) {
+  if (!*CLineEdit_fullScreen()) return;
+  const char *leave = "\033[?1006l\033[?1000l\033[?25h\033[?1049l";
+  ssize_t ignored = write(STDOUT_FILENO, leave, strlen(leave));
+  (void)ignored;
+  *CLineEdit_fullScreen() = 0;
+}
+
+/// SIGTERM or SIGHUP while `browse` has the screen: the screen and the terminal's modes are
+/// given back, then the process ends of the same signal (the handler was reset).
+static inline void CLineEdit_endingSignalHandler(int number) {
+  CLineEdit_leaveFullScreen();
+  tcsetattr(STDIN_FILENO, TCSANOW, CLineEdit_savedTerminal());
+  raise(number);
+}
+
+/// While `browse` runs (`on`), SIGTERM and SIGHUP give the terminal back before they end the
+/// process; afterwards they end it at once again, as at the prompt.
+static inline void CLineEdit_catchEndingSignals(int on) {
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = on ? CLineEdit_endingSignalHandler : SIG_DFL;
+  action.sa_flags = on ? SA_RESETHAND : 0;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, NULL);
+  sigaction(SIGHUP, &action, NULL);
+}
+
 /// A fatal signal while a person is at the terminal: give the terminal back in the state it
 /// was in, say what happened with a short backtrace, then die of the same signal (the handler
 /// was reset, so the default action, a core dump, follows).
 static inline void CLineEdit_crashHandler(int number) {
+  CLineEdit_leaveFullScreen();
   tcsetattr(STDIN_FILENO, TCSANOW, CLineEdit_savedTerminal());
   CLineEdit_writeText("\r\ndsh: crashed (");
   const char *name = "a fatal signal";

@@ -117,6 +117,8 @@ struct DSH: AsyncParsableCommand {
           isTerminal: Terminal.outputIsTerminal, terminalWidth: { Terminal.width() },
           noColor: !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty || dumbTerminal)
         terminal.sandbox = session.environment.sandbox
+        // browse draws full screen on a terminal that can (not TERM=dumb, not a pipe).
+        if Terminal.outputIsTerminal && !dumbTerminal { terminal.browser = { await FullScreen.browse($0) } }
         session.environment = terminal
         if !(await REPL(session: session, lineEditing: !dumbTerminal).run()) { succeeded = false }
       } else if !scripts.contains("-") {

@@ -14,6 +14,15 @@ enum Terminal {
     return Int(size.ws_col)
   }
 
+  /// The terminal's lines and columns, when standard output is one.
+  static func size() -> (rows: Int, columns: Int)? {
+    var size = winsize()
+    guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else {
+      return nil
+    }
+    return (Int(size.ws_row), Int(size.ws_col))
+  }
+
   /// SIGPIPE would kill the process mid-write; writes see EPIPE instead and stop quietly.
   ///
   /// SIGXFSZ likewise: a file past the size limit (`ulimit -f`) is a write error dsh reports.

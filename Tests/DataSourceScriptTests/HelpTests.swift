@@ -18,8 +18,16 @@ struct HelpTests {
     "every help example runs without an error, from a folder other than the project's", arguments: examples)
   func exampleRuns(topic: String, example: String) async {
     // The examples name the bundled data as samples:NAME, so they run wherever they are typed.
-    let elsewhere = Session(
-      environment: Environment(workingDirectory: NSTemporaryDirectory()), output: CapturedOutput())
+    var environment = Environment(workingDirectory: NSTemporaryDirectory())
+    // browse's examples draw on a screen that presses a few keys and leaves.
+    environment.browser = { screen in
+      screen.resize(rows: 24, columns: 80)
+      for key in [BrowseKey.character("G"), .character("g"), .character("]"), .character("q")] {
+        _ = screen.frame()
+        if screen.handle(key) == .leave { return }
+      }
+    }
+    let elsewhere = Session(environment: environment, output: CapturedOutput())
     let (_, output, ok) = await run(example, in: elsewhere)
     // check's examples show a batch UIKit refuses: that statement fails (a script exits 1),
     // with its report as the answer and no error.

@@ -16,6 +16,7 @@ open class DataSourceDecorator<Item, Cell>: SectionedDataSource {
   /// Wraps `wrapped`, passing every question through.
   public init(wrapping wrapped: any SectionedDataSource<Item, Cell>) {
     self.wrapped = wrapped
+    wrappedClock = wrapped.structureClock
     decorationDepth = ((wrapped as? DataSourceDecorator<Item, Cell>)?.decorationDepth ?? 0) + 1
     expandedSize = wrapped.expandedSize
     nestingDepth = wrapped.nestingDepth + 1
@@ -28,7 +29,9 @@ open class DataSourceDecorator<Item, Cell>: SectionedDataSource {
   /// Where loading stands.
   open var loadState: LoadState { wrapped.loadState }
   /// The wrapped source's: a decorator that changes its shape on its own moves it.
-  open var structureClock: StructureClock { wrapped.structureClock }
+  open var structureClock: StructureClock { wrappedClock }
+  /// Kept, so a stack of decorators finds it at once.
+  private let wrappedClock: StructureClock
   /// What went wrong, when the state is `error`.
   open var errorDescription: String? { wrapped.errorDescription }
   /// The number of sections.

@@ -111,7 +111,8 @@ extension ItemTransformingProvider {
   public var identityKey: String? { transformedBase.identityKey }
   /// Asks to be told when the data changes; observers are held weakly.
   public func addObserver(_ observer: any DataProviderObserver) { transformedBase.addObserver(observer) }
-  /// The base's: this provider's shape is the base's.
+  /// The base's: this provider's shape is the base's. (A chain of transforms asks down the
+  /// chain; the providers here keep the base's clock instead.)
   public var structureClock: StructureClock { transformedBase.structureClock }
 }
 

@@ -84,10 +84,13 @@ public final class MapProvider<Base: DataProvider, Item>: ItemTransformingProvid
     self.base = base
     self.transform = transform
     self.knownFields = knownFields
+    structureClock = base.structureClock
   }
 
   /// The provider whose items this one transforms.
   public var transformedBase: any DataProvider { base }
+  /// The base's, kept: a chain of maps finds it at once.
+  public let structureClock: StructureClock
   /// The item at an index path.
   public func item(at itemPath: ItemPath) -> Item { transform(base.item(at: itemPath)) }
 

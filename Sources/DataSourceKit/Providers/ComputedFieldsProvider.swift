@@ -71,6 +71,7 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
     self.label = label
     self.fields = fields
     self.keepsBaseFields = keepsBaseFields
+    structureClock = base.structureClock
     handleTable = (base as? any HandleRoot<Value>)?.handleTable
     stageDepth = base.stageDepth + 1
     handleBase = handleTable == nil ? nil : base as? any HandleRoot<Value>
@@ -92,6 +93,9 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
   }
 
   package var transformedBase: any DataProvider { base }
+
+  /// The base's, kept: asked at every stage of a chain, it must not walk down the chain.
+  package let structureClock: StructureClock
 
   package var knownFields: [String]? { schema.map { Array($0.names) } }
 

@@ -35,6 +35,7 @@ struct CellListRenderer<Item>: TextModeRenderer {
       "│ " + style(TextWidth.fit(text, to: inner)) + " │"
     }
     let doubleRule = "╞" + String(repeating: "═", count: inner + 2) + "╡"
+    let gaps = options.showsGaps
     out.line("┌" + rule + "┐")
     for line in snapshot.title { out.line(boxed(line, style: out.bold)) }
     if let index = snapshot.indexTitles {
@@ -47,7 +48,7 @@ struct CellListRenderer<Item>: TextModeRenderer {
       if i > 0 { out.line(doubleRule) }
       for line in section.header { out.line(boxed(line, style: out.bold)) }
       if !section.header.isEmpty { out.line("├" + rule + "┤") }
-      if section.gapBefore { out.line(boxed("⋮", style: out.dim)) }
+      if section.gapBefore && gaps { out.line(boxed("⋮", style: out.dim)) }
       for line in section.placeholder {
         out.line("│ " + out.dim(TextWidth.fit(line, to: inner, alignment: .center)) + " │")
       }
@@ -59,14 +60,15 @@ struct CellListRenderer<Item>: TextModeRenderer {
       } else {
         var previous: Int?
         for row in section.rows {
-          if let previous, row.flatIndex != previous + 1 { out.line(boxed("⋮", style: out.dim)) }
+          if let previous, row.flatIndex != previous + 1, gaps { out.line(boxed("⋮", style: out.dim)) }
           previous = row.flatIndex
+          let border = options.markedRows.contains(row.flatIndex) ? out.markedBorder : "│"
           for line in cellLines(row.cell, width: inner, labelWidth: labels, out: out) {
-            out.line("│ " + line + " │")
+            out.line(border + " " + line + " │")
           }
         }
       }
-      if let last = section.rows.last, last.itemPath.item < section.rowCount - 1 {
+      if let last = section.rows.last, last.itemPath.item < section.rowCount - 1, gaps {
         out.line(boxed("⋮", style: out.dim))
       }
       if !section.footer.isEmpty { out.line("├" + rule + "┤") }

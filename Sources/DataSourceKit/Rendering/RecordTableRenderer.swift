@@ -100,10 +100,13 @@ struct RecordTableRenderer: TextModeRenderer {
     }
     // Data rows are the hot path (a million rows is a normal request): written straight as bytes.
     let open = Array("│ ".utf8)
+    let markedOpen = Array((out.markedBorder + " ").utf8)
     let separator = Array(" │ ".utf8)
     let close = Array(" │".utf8)
-    func row(_ row: Int, into out: inout TextOutput) {
-      out.append(bytes: open)
+    let marked = options.markedRows
+    let gaps = options.showsGaps
+    func row(_ row: Int, flat: Int, into out: inout TextOutput) {
+      out.append(bytes: marked.isEmpty || !marked.contains(flat) ? open : markedOpen)
       for c in 0..<widths.count {
         if c > 0 { out.append(bytes: separator) }
         table.cells.write(
@@ -126,12 +129,14 @@ struct RecordTableRenderer: TextModeRenderer {
       } else if i == 0 {
         out.line(rule("├", "┼", "┤"))
       }
-      if section.gapBefore { out.line(gapRow(widths)) }
+      if section.gapBefore && gaps { out.line(gapRow(widths)) }
       for (p, piece) in pieces.enumerated() {
-        if p > 0 { out.line(gapRow(widths)) }
-        for offset in 0..<piece.flat.count { row(piece.arenaStart + offset, into: &out) }
+        if p > 0 && gaps { out.line(gapRow(widths)) }
+        for offset in 0..<piece.flat.count {
+          row(piece.arenaStart + offset, flat: piece.flat.lowerBound + offset, into: &out)
+        }
       }
-      if section.gapAfter { out.line(gapRow(widths)) }
+      if section.gapAfter && gaps { out.line(gapRow(widths)) }
       if !section.footer.isEmpty {
         out.line(rule("├", "┴", "┤"))
         for line in section.footer { out.line(spanning(line, style: out.dim)) }

@@ -35,6 +35,12 @@ public struct RenderOptions: Sendable {
   /// The look of an ``RenderMode/html`` page or an ``RenderMode/svg`` picture: table style,
   /// appearance and device width.
   public var page: HTMLOptions
+  /// Whether rows left out between and around the windows are marked (`⋮`, and a last line
+  /// `1000 rows (40 shown)`); a screen that scrolls says where it is in its status line instead.
+  public var showsGaps = true
+  /// Rows (flat positions) drawn with a marked left border (`┃`) in box mode: the rows a reload
+  /// inserted or changed, for a moment.
+  public var markedRows: Set<Int> = []
 
   /// Options for a renderer.
   public init(
@@ -391,7 +397,7 @@ extension TextModeRenderer {
     // Only the text modes come here; the box is the text's default look.
     case .box, .csv, .json, .html, .svg: renderBox(into: &out)
     }
-    out.shownRowsFooter(shown: shownRows, total: totalRows)
+    if options.showsGaps { out.shownRowsFooter(shown: shownRows, total: totalRows) }
   }
 }
 
@@ -503,5 +509,7 @@ struct TextOutput {
   }
 
   func bold(_ s: String) -> String { color ? "\u{1B}[1m\(s)\u{1B}[0m" : s }
+  /// The left border of a marked row: heavy, and green where colour is on.
+  var markedBorder: String { color ? "\u{1B}[32m┃\u{1B}[0m" : "┃" }
   func dim(_ s: String) -> String { color ? "\u{1B}[2m\(s)\u{1B}[0m" : s }
 }

@@ -30,6 +30,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case unknownTableStyle(String?, suggestion: String?)
   case rowsOfSwiftProgram
   case pictureOfProvider(format: String)
+  /// `browse` with no full screen: a script, a pipe, `TERM=dumb`.
+  case browseNeedsTerminal
   case swiftProgramUnsupported(what: String, binding: String?)
   case conflictingTableStyles(String, String, firstChild: String)
   case unknownSetting(String, suggestion: String?)
@@ -181,6 +183,9 @@ public enum DiagnosticMessage: Sendable, Equatable {
           otherwise: "; modes: " + (RenderMode.allCases.map(\.rawValue) + ["swift"]).joined(separator: ", "))
     case .pictureOfProvider(let format):
       "as \(format) draws a table's cells, and a provider has none: show table P with CELL as \(format)"
+    case .browseNeedsTerminal:
+      "browse needs a terminal to draw on (standard output is not one, or TERM is dumb); "
+        + "print a window instead: show X rows A..B"
     case .rowsOfSwiftProgram:
       "a Swift program builds the whole view: rows A..B does not go with as swift"
     case .swiftProgramUnsupported(let what, let binding):

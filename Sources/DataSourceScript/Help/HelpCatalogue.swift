@@ -136,6 +136,17 @@ public enum HelpCatalogue {
           "show table [\"Profile\", \"Settings\"] with cell basic \"{.}\" | header \"Menu\" as json",
         ]),
       HelpTopic(
+        name: "browse", group: .commands, syntax: ["browse EXPRESSION"],
+        summary:
+          "Shows a provider, table, grid, composition or segmented source full screen, as show … as box draws it, a screenful at a time, until you leave with q; then the screen is as it was and the prompt returns. Only the rows on screen are read, so the end of ten million database rows is one window away. A section's header stays at the top while any of its rows is on screen. The status line says which rows are shown (rows 1–20 of 1,000), the section, and whether a source is loading. Keys:\n"
+          + BrowseAction.helpLines.map { "  " + $0 }.joined(separator: "\n")
+          + "\nOn a terminal only: in a script, a pipe or with TERM=dumb it is an error that points to show … rows A..B.",
+        examples: [
+          people + " | sort by name | section by team\nbrowse people",
+          "let team = csv \"samples:people.csv\" key id | sort by name | section by team\n"
+            + "browse table team with cell subtitle \"{name}\" detail \"{email}\" | header \"{section}\" | footer \"{count} people\"",
+        ]),
+      HelpTopic(
         name: "describe", group: .commands, syntax: ["describe EXPRESSION"],
         summary:
           "Prints the composition tree: adapters, decorators in order (outermost first), presenters and the provider chain, with counts and load states.",

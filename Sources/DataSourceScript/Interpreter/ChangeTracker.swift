@@ -142,25 +142,37 @@ final class ChangeTracker {
       throw ViewTooLargeToDiff(rows: rows)
     }
     guard let baseline = baselines[name] else { return nil }
+    guard let (changeset, next) = try Self.changes(since: baseline, in: value) else { return nil }
+    baselines[name] = next
+    return changeset
+  }
+
+  /// The batch from `baseline` to what `value` shows now, checked by UIKit's rules, and the
+  /// baseline to diff from next time; `nil` when the value shows nothing.
+  /// - Throws: `BatchUpdateError` when the batch would be refused, `CancellationError`,
+  ///   ``ViewTooLargeToDiff``.
+  static func changes(since baseline: Baseline, in value: ScriptValue) throws -> (
+    changeset: SectionedDiff.Result<Value>, next: Baseline?
+  )? {
     var changeset: SectionedDiff.Result<Value>
     var counts: (before: [Int], after: [Int])
-    let source = Self.viewSource(of: value)
-    if let source, let (update, before, after) = try Self.batch(since: baseline, source: source) {
+    let next: Baseline?
+    let source = viewSource(of: value)
+    if let source, let (update, before, after) = try batch(since: baseline, source: source) {
       changeset = SectionedDiff.Result(update: update, duplicates: [])
       counts = (before, after)
-      baselines[name] = try Self.baseline(of: value)
+      next = try self.baseline(of: value)
     } else {
-      guard let current = try Self.viewData(of: value) else { return nil }
-      let (whole, before, after) = Self.wholeDiff(
-        from: try Self.viewData(of: baseline, top: true), to: current)
+      guard let current = try viewData(of: value) else { return nil }
+      let (whole, before, after) = wholeDiff(from: try viewData(of: baseline, top: true), to: current)
       changeset = whole
       counts = (before, after)
-      let next = try Self.baseline(of: value)
-      baselines[name] = next?.hasSnapshot == true ? next : .whole(current)
+      let fresh = try self.baseline(of: value)
+      next = fresh?.hasSnapshot == true ? fresh : .whole(current)
     }
     // Every batch printed is one UIKit would accept.
     try changeset.update.validate(before: counts.before, after: counts.after)
-    return changeset
+    return (changeset, next)
   }
 
   /// Starts watching a name from what it shows now; `false` when it shows nothing.

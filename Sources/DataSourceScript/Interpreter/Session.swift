@@ -241,6 +241,8 @@ public final class Session {
         try show(
           value, named: expression.boundName, rows: rows, mode: mode, expressionRange: expression.range)
       }
+    case .browse(let expression, _):
+      try await browse(expression)
     case .describe(let expression, _), .explain(let expression, _):
       let value = try await evaluator.evaluate(expression)
       do {

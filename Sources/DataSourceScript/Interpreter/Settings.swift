@@ -45,6 +45,9 @@ public struct Environment: Sendable {
   ///
   /// `nil` is everything.
   public var sandbox: Sandbox?
+  /// The full screen `browse` takes over, when there is one (a terminal that is not `dumb`):
+  /// it shows the screen and returns when the user leaves.
+  public var browser: (@MainActor @Sendable (BrowseScreen) async -> Void)?
 
   public init(
     isTerminal: Bool = false, terminalWidth: @escaping @Sendable () -> Int? = { nil }, noColor: Bool = false,

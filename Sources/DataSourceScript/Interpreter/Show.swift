@@ -12,36 +12,12 @@ extension Session {
     _ value: ScriptValue, named name: String?, rows: RowWindow?, mode: RenderMode?,
     expressionRange: SourceRange
   ) throws {
-    let showsFields: Bool
-    let view: ListView<Value, TableCell>
-    // The provider whose items are the view's rows, when it reads its fields by columns.
-    var columnSource: (any ColumnReadable)?
-    switch value {
-    case .provider(let provider):
-      // A source in error has no rows to show, and no fields: an empty table would look like
-      // an answer. Its error is the answer (a table with a placeholder shows it in place).
-      if provider.provider.loadState == .error {
-        throw Diagnostic(
-          .dataSource(
-            .sourceFailed(message: provider.provider.errorDescription ?? "the source failed to load")),
-          at: expressionRange)
-      }
-      showsFields = true
-      columnSource = provider.provider as? any ColumnReadable
-      view = keptView(named: name, showing: provider.provider) {
-        TableAdapter(provider: provider.provider, presenter: Session.recordPresenter, label: "fields")
-      }
-    case .table(let table):
-      showsFields = false
-      view = keptView(named: name, showing: table) { table }
-    case .scalar(let scalar):
+    if case .scalar(let scalar) = value {
       output.write(scalar.literalText + "\n")
       return
-    case .presenter:
-      throw Diagnostic(
-        .expectedKind(.showable, found: "a cell"),
-        at: expressionRange)
     }
+    let (view, showsFields, columnSource) = try shownView(
+      of: value, named: name, expressionRange: expressionRange)
     let mode = mode ?? settings.mode
     if showsFields, mode == .html || mode == .svg {
       throw Diagnostic(.pictureOfProvider(format: mode.rawValue), at: expressionRange)
@@ -77,6 +53,67 @@ extension Session {
     let output = self.output
     let write: (String) -> Void = { text in if !Task.isCancelled { output.write(text) } }
     defer { if view.wasInterrupted || Task.isCancelled { output.write("\n") } }
+    try Session.draw(
+      view, showsFields: showsFields, columnSource: columnSource, windows: windows, options: options,
+      to: write, failure: { failedWhileRead(source, at: expressionRange) })
+    if view.wasInterrupted || Task.isCancelled { throw Diagnostic(.interrupted, at: expressionRange) }
+    // A source that failed while its rows were read (a value its type does not hold): the rows
+    // printed after the failure are not its data.
+    if source.loadState == .error, stateBefore != .error {
+      throw failedWhileRead(source, at: expressionRange)
+    }
+    lastShow = (name, view.stats)
+    if let name {
+      // The data shown becomes the baseline of `changes`, captured only when something is
+      // about to change it: a show stays O(window).
+      changes.shown(name)
+    }
+    if settings.stats { output.write(Session.describe(view.stats, of: name ?? "show")) }
+  }
+
+  /// The view a value is shown in, and how its rows are read.
+  ///
+  /// A provider's is a table of its fields (read by columns where it has them), a table's is its
+  /// cells. A bound name keeps its view between shows.
+  func shownView(of value: ScriptValue, named name: String?, expressionRange: SourceRange) throws -> (
+    view: ListView<Value, TableCell>, showsFields: Bool, columnSource: (any ColumnReadable)?
+  ) {
+    switch value {
+    case .provider(let provider):
+      // A source in error has no rows to show, and no fields: an empty table would look like
+      // an answer. Its error is the answer (a table with a placeholder shows it in place).
+      if provider.provider.loadState == .error {
+        throw Diagnostic(
+          .dataSource(
+            .sourceFailed(message: provider.provider.errorDescription ?? "the source failed to load")),
+          at: expressionRange)
+      }
+      let view = keptView(named: name, showing: provider.provider) {
+        TableAdapter(provider: provider.provider, presenter: Session.recordPresenter, label: "fields")
+      }
+      return (view, true, provider.provider as? any ColumnReadable)
+    case .table(let table):
+      return (keptView(named: name, showing: table) { table }, false, nil)
+    case .presenter:
+      throw Diagnostic(.expectedKind(.showable, found: "a cell"), at: expressionRange)
+    case .scalar:
+      throw Diagnostic(.expectedKind(.showable, found: value.kindDescription), at: expressionRange)
+    }
+  }
+
+  /// Lays out `windows` of a view and draws them in `options.mode`, as `show` and `browse` draw:
+  /// a table of fields read straight from its columns, or row by row, as the rows are laid out.
+  ///
+  /// - Parameter failure: the error to throw when the source fails while its rows are read (a
+  ///   value its type does not hold); nothing is drawn then.
+  static func draw(
+    _ view: ListView<Value, TableCell>, showsFields: Bool, columnSource: (any ColumnReadable)?,
+    windows: [Range<Int>], options: RenderOptions, to write: @escaping (String) -> Void,
+    failure: () -> Diagnostic
+  ) throws {
+    let source = view.dataSource
+    let stateBefore = source.loadState
+    let mode = options.mode
     let readers = source.knownFields.flatMap { Session.columnReaders(of: columnSource, fields: $0) }
     if showsFields, mode == .csv, let fields = source.knownFields, let readers {
       // Read from the columns and written as made: no row is kept.
@@ -98,23 +135,11 @@ extension Session {
       // Laid out before anything is printed: a source that failed while its rows were read
       // prints nothing but the error.
       if source.loadState == .error, stateBefore != .error {
-        throw failedWhileRead(source, at: expressionRange)
+        throw failure()
       }
       Renderer.render(snapshot, options: options, to: write)
     }
-    if view.wasInterrupted || Task.isCancelled { throw Diagnostic(.interrupted, at: expressionRange) }
-    // A source that failed while its rows were read (a value its type does not hold): the rows
-    // printed after the failure are not its data.
-    if source.loadState == .error, stateBefore != .error {
-      throw failedWhileRead(source, at: expressionRange)
-    }
-    lastShow = (name, view.stats)
-    if let name {
-      // The data shown becomes the baseline of `changes`, captured only when something is
-      // about to change it: a show stays O(window).
-      changes.shown(name)
-    }
-    if settings.stats { output.write(Session.describe(view.stats, of: name ?? "show")) }
+    if source.loadState == .error, stateBefore != .error { throw failure() }
   }
 
   /// How to read each of `fields` a batch of rows at a time from `provider`'s columns, or `nil`

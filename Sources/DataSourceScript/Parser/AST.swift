@@ -14,6 +14,8 @@ public enum Statement: Sendable {
   case show(Expression, rows: RowWindow?, mode: RenderMode?, range: SourceRange)
   /// `show EXPRESSION as swift`: the Swift program that builds it with DataSourceKit.
   case showSwift(Expression, range: SourceRange)
+  /// `browse X`: X full screen, scrolled by keys, until the user leaves.
+  case browse(Expression, range: SourceRange)
   case describe(Expression, range: SourceRange)
   /// `explain X`: the composition tree, the SQL each database source runs with its parameters,
   /// and the database's plan for it.
@@ -51,7 +53,8 @@ public enum Statement: Sendable {
   /// baseline, and watched views report their batch after it.
   public var mayChangeData: Bool {
     switch self {
-    case .edit, .reload, .switchSegment, .more: true
+    // browse reloads its sources on `r`.
+    case .edit, .reload, .switchSegment, .more, .browse: true
     case .binding, .expression, .show, .showSwift, .describe, .explain, .help, .vars, .set, .source, .quit,
       .stats,
       .save,
@@ -65,7 +68,7 @@ public enum Statement: Sendable {
     switch self {
     case .expression(let expression): expression.range
     case .binding(_, _, let r), .show(_, _, _, let r), .showSwift(_, let r), .describe(_, let r),
-      .explain(_, let r),
+      .browse(_, let r), .explain(_, let r),
       .help(_, let r), .vars(let r),
       .set(_, _, let r), .source(_, _, let r), .quit(let r), .switchSegment(_, _, let r), .reload(_, let r),
       .stats(_, let r), .save(_, _, _, let r), .edit(_, _, let r), .changes(_, _, let r), .watch(_, _, let r),

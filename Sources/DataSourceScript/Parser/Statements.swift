@@ -32,6 +32,8 @@ extension Parser {
       return .binding(name: name, value: value, range: start..<previousEnd)
     case .show:
       return try parseShow(start: start)
+    case .browse:
+      return .browse(try parseExpression(), range: start..<previousEnd)
     case .describe:
       return .describe(try parseExpression(), range: start..<previousEnd)
     case .explain:

@@ -8,7 +8,7 @@ import DataSourceKit
 
 /// Words that start a statement.
 public enum Command: String, CaseIterable, Sendable {
-  case `let`, show, describe, explain, help, vars, set, source, quit, exit
+  case `let`, show, browse, describe, explain, help, vars, set, source, quit, exit
   case `switch`, reload, stats, save, export
   case insert, delete, update, move, changes, more, watch, unwatch, check
 
@@ -17,8 +17,8 @@ public enum Command: String, CaseIterable, Sendable {
     switch self {
     case .exit: Command.quit.rawValue
     case .unwatch: Command.watch.rawValue
-    case .let, .show, .describe, .explain, .help, .vars, .set, .source, .quit, .switch, .reload, .stats,
-      .save,
+    case .let, .show, .browse, .describe, .explain, .help, .vars, .set, .source, .quit, .switch, .reload,
+      .stats, .save,
       .export, .insert, .delete, .update, .move, .changes, .more, .watch, .check:
       rawValue
     }

@@ -6,6 +6,7 @@ Prints "PORT <n>" when it listens (port 0 picks a free one), then serves:
   /offset?offset=O&size=S&total=T records, offsets from 0
   /nested                         {"data": {"items": [...]}}
   /slow?seconds=S                 an empty list, after S seconds
+  /then-slow?key=K&total=T        T records at the first request for K; later ones wait 600 s
   /error                          HTTP 500
   /bad                            invalid JSON
   /object                         {"a": 1} (not a list)
@@ -20,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs
 
 last_request = time.time()
+answered_keys = set()
 
 def records(start, count, total):
     end = min(total, start + count)
@@ -63,6 +65,12 @@ class Handler(BaseHTTPRequestHandler):
         elif url.path == "/slow":
             time.sleep(q.get("seconds", 1))
             self.send(200, "[]")
+        elif url.path == "/then-slow":
+            key = raw.get("key", [""])[0]
+            if key in answered_keys:
+                time.sleep(600)
+            answered_keys.add(key)
+            self.send(200, json.dumps(records(0, total, total)))
         elif url.path == "/error":
             self.send(500, '{"error": "boom"}')
         elif url.path == "/plain-error":

@@ -1,0 +1,66 @@
+import DataSourceKit
+
+extension Session {
+  /// `browse X`: hands X's view to the host's full screen (``Environment/browser``), as a
+  /// ``BrowseScreen`` that draws windows as `show` draws them and reloads X's sources on `r`.
+  ///
+  /// Without a screen (a script, a pipe, `TERM=dumb`) it is an error that points to `show`.
+  func browse(_ expression: Expression) async throws {
+    guard let browser = environment.browser else {
+      throw Diagnostic(.browseNeedsTerminal, at: expression.range)
+    }
+    let value = try await readingEvaluator.evaluate(expression)
+    let name = expression.boundName
+    let (view, showsFields, columnSource) = try shownView(
+      of: value, named: name, expressionRange: expression.range)
+    let source = view.dataSource
+    let range = expression.range
+    let screen = BrowseScreen(
+      name: name ?? text(range).trimmingCharacters(in: .whitespaces), view: view, showsFields: showsFields,
+      draw: { windows, options in
+        var text = ""
+        do {
+          try Session.draw(
+            view, showsFields: showsFields, columnSource: columnSource, windows: windows, options: options,
+            to: { text += $0 },
+            failure: {
+              Diagnostic(.dataSource(.sourceFailed(message: source.errorDescription ?? "")), at: range)
+            })
+        } catch {
+          // The status line says the source failed (its load state); the rows are not drawn.
+          return ""
+        }
+        return text
+      },
+      reload: { try await Session.reloadForBrowse(value) })
+    screen.color = settings.usesColor(environment)
+    await browser(screen)
+    lastShow = (name, view.stats)
+    if let name { changes.shown(name) }
+  }
+
+  /// Loads a browsed value's sources again and returns the batch that turns what it showed into
+  /// what it shows now, worked out as `changes` works it out; `nil` when the view is too large to
+  /// keep a copy of.
+  static func reloadForBrowse(_ value: ScriptValue) async throws -> BatchUpdate? {
+    let baseline: Baseline?
+    do {
+      // A copy of every row, not a snapshot of an edited table's arrangement: a reload
+      // replaces the rows wholesale, as `reload` copies its views' baselines first.
+      baseline = try ChangeTracker.viewData(of: value).map(Baseline.whole)
+    } catch is ViewTooLargeToDiff {
+      baseline = nil
+    }
+    switch value {
+    case .provider(let provider): try await provider.provider.reload()
+    case .table(let table): try await table.reload()
+    case .presenter, .scalar: return nil
+    }
+    guard let baseline else { return nil }
+    do {
+      return try ChangeTracker.changes(since: baseline, in: value)?.changeset.update
+    } catch is ViewTooLargeToDiff {
+      return nil
+    }
+  }
+}

@@ -1,0 +1,535 @@
+import DataSourceKit
+
+/// What `browse` shows: a ``ListView`` whose window moves with the keys, drawn a screenful at a
+/// time by the renderer `show` uses, with a title line above and a status line below.
+///
+/// It knows nothing of the terminal: the host (dsh's full screen) gives it the screen's size and
+/// the keys, and writes the lines ``frame()`` returns. The view asks for the rows on screen
+/// only, so a move to the end of ten million rows reads one window.
+@MainActor
+public final class BrowseScreen {
+  /// The name browsed, or the expression's text.
+  public let name: String
+  let view: ListView<Value, TableCell>
+  /// A bare provider: drawn as a table of its fields, which scrolls sideways.
+  let showsFields: Bool
+  /// Draws windows of the view as `show` does (the same renderer, the same column reads).
+  private let draw: ([Range<Int>], RenderOptions) -> String
+  /// Loads the sources again and returns the batch the reload made, or `nil` when the view is
+  /// too large to diff (then the top row stays by position).
+  private let reloadSources: () async throws -> BatchUpdate?
+
+  /// The screen's size: lines and columns.
+  public private(set) var size = (rows: 24, columns: 80)
+  /// Whether the renderer may colour the text.
+  public var color = true
+  /// The flat position of the first row on the screen.
+  public private(set) var top = 0
+  /// Columns a wide table of fields is scrolled right by.
+  public private(set) var horizontal = 0
+  /// The rows on the screen at the last frame.
+  public private(set) var visible = 0..<0
+  /// A `:` or `/` being typed on the status line.
+  public private(set) var prompt: (kind: Character, text: String)?
+  /// A message for the status line, until the next key.
+  public private(set) var message: String?
+  /// The last text searched for, and the row it was last found at.
+  private var query: String?
+  private var match: Int?
+  /// Rows a reload inserted or changed: marked until the next key.
+  public private(set) var markedRows: Set<Int> = []
+  /// Whether `?` is showing the keys.
+  public private(set) var showingKeys = false
+  /// Cells made and reused, and rows read, since `browse` began.
+  private var cellsBuilt = 0
+  private var cellsReused = 0
+  private var rowsRead = 0
+  /// The last frame's lines, to tell whether a table is wider than the screen.
+  private var widest = 0
+  private var offsets: (clock: UInt64, offsets: SectionOffsets)?
+
+  /// A screen for `view`.
+  ///
+  /// - Parameters:
+  ///   - draw: renders windows of the view as `show` renders them.
+  ///   - reload: loads the sources again; returns the batch, or `nil` when it is not worked out.
+  public init(
+    name: String, view: ListView<Value, TableCell>, showsFields: Bool,
+    draw: @escaping ([Range<Int>], RenderOptions) -> String,
+    reload: @escaping () async throws -> BatchUpdate?
+  ) {
+    self.name = name
+    self.view = view
+    self.showsFields = showsFields
+    self.draw = draw
+    self.reloadSources = reload
+  }
+
+  // MARK: Where the rows are
+
+  /// Where each section starts, counted again only when the source's shape may have changed.
+  private var sectionOffsets: SectionOffsets {
+    let source = view.dataSource
+    let clock = source.structureClock.current
+    if let offsets, offsets.clock == clock { return offsets.offsets }
+    let fresh = SectionOffsets(
+      counts: (0..<source.numberOfSections).map { source.numberOfRows(inSection: $0) })
+    offsets = (clock, fresh)
+    return fresh
+  }
+
+  /// Rows in the whole view.
+  public var totalRows: Int { sectionOffsets.total }
+
+  /// Lines for the rows: all but the title and the status line.
+  private var bodyLines: Int { max(1, size.rows - 2) }
+
+  /// Stops marking the rows a reload changed (a moment after it, or at the next key).
+  public func clearMarks() {
+    guard !markedRows.isEmpty else { return }
+    markedRows = []
+    rendered = [:]
+  }
+
+  /// Sets the screen's size (at the start, and on SIGWINCH); the top row stays.
+  public func resize(rows: Int, columns: Int) {
+    size = (max(3, rows), max(20, columns))
+    top = min(top, max(0, totalRows - 1))
+  }
+
+  // MARK: Keys
+
+  /// What the host does after a key.
+  public enum Effect: Equatable, Sendable {
+    /// Draw the frame again.
+    case redraw
+    /// Run ``reload()`` (it may be slow: ^C cancels it), then draw.
+    case reload
+    /// Give the screen back.
+    case leave
+  }
+
+  /// Handles a key; `interrupted` says whether ^C came meanwhile (a long search checks it).
+  public func handle(_ key: BrowseKey, interrupted: () -> Bool = { false }) -> Effect {
+    message = nil
+    clearMarks()
+    if showingKeys {
+      showingKeys = false
+      if key == .character("q") || key == .escape { return .redraw }
+    }
+    if let prompt { return typeIntoPrompt(prompt, key, interrupted: interrupted) }
+    guard let action = BrowseAction.byKey[key] else {
+      if key != .interrupt { message = "\(key.label): not a key here; ? lists them" }
+      return .redraw
+    }
+    switch action {
+    case .rowDown: if visible.upperBound < totalRows { top += 1 }
+    case .rowUp: top = max(0, top - 1)
+    case .pageDown:
+      if visible.upperBound < totalRows { top = min(visible.upperBound, lastTop()) }
+    case .pageUp: top = max(0, top - rowsFitting(endingAt: top))
+    case .first: top = 0
+    case .last: top = lastTop()
+    case .nextSection: moveToSection(forward: true)
+    case .previousSection: moveToSection(forward: false)
+    case .goToRow: prompt = (":", "")
+    case .search: prompt = ("/", "")
+    case .nextMatch: findAgain(forward: true, interrupted: interrupted)
+    case .previousMatch: findAgain(forward: false, interrupted: interrupted)
+    case .scrollLeft: horizontal = max(0, horizontal - max(8, size.columns / 4))
+    case .scrollRight:
+      if widest > size.columns {
+        horizontal = min(widest - size.columns, horizontal + max(8, size.columns / 4))
+      }
+    case .reload: return .reload
+    case .keys: showingKeys = true
+    case .leave: return .leave
+    }
+    return .redraw
+  }
+
+  private func typeIntoPrompt(
+    _ prompt: (kind: Character, text: String), _ key: BrowseKey, interrupted: () -> Bool
+  ) -> Effect {
+    switch key {
+    case .character(let c): self.prompt?.text.append(c)
+    case .backspace:
+      if prompt.text.isEmpty { self.prompt = nil } else { self.prompt?.text.removeLast() }
+    case .escape, .interrupt: self.prompt = nil
+    case .enter:
+      self.prompt = nil
+      if prompt.kind == ":" { goToRow(prompt.text) } else { search(prompt.text, interrupted: interrupted) }
+    default: break
+    }
+    return .redraw
+  }
+
+  private func goToRow(_ text: String) {
+    guard let row = Int(text.filter { $0 != "," && $0 != "_" }), row >= 1 else {
+      message = "not a row number: \(text)"
+      return
+    }
+    let total = totalRows
+    top = min(row - 1, lastTop(), max(0, total - 1))
+    if row > total { message = "there are \(Self.grouped(total)) rows" }
+  }
+
+  private func moveToSection(forward: Bool) {
+    let offsets = sectionOffsets
+    guard offsets.total > 0 else { return }
+    let current = offsets.itemPath(forFlat: min(top, offsets.total - 1)).section
+    let starts = offsets.starts
+    if forward {
+      // The next section with rows.
+      var section = current + 1
+      while section < offsets.sectionCount, starts[section + 1] == starts[section] { section += 1 }
+      guard section < offsets.sectionCount else {
+        message = "the last section"
+        return
+      }
+      top = min(starts[section], lastTop())
+    } else if top > starts[current] {
+      top = starts[current]
+    } else {
+      var section = current - 1
+      while section >= 0, starts[section + 1] == starts[section] { section -= 1 }
+      guard section >= 0 else {
+        message = "the first section"
+        return
+      }
+      top = starts[section]
+    }
+  }
+
+  // MARK: Search
+
+  private func search(_ text: String, interrupted: () -> Bool) {
+    guard !text.isEmpty else {
+      if query != nil { findAgain(forward: true, interrupted: interrupted) }
+      return
+    }
+    query = text
+    match = nil
+    find(text, from: top, forward: true, interrupted: interrupted)
+  }
+
+  private func findAgain(forward: Bool, interrupted: () -> Bool) {
+    guard let query else {
+      message = "nothing searched yet: / and the text"
+      return
+    }
+    let from = match ?? top
+    find(query, from: forward ? from + 1 : from - 1, forward: forward, interrupted: interrupted)
+  }
+
+  /// Looks for `text` in the rows from `start` on (or back), a row at a time, stopping at ^C.
+  private func find(_ text: String, from start: Int, forward: Bool, interrupted: () -> Bool) {
+    let total = totalRows
+    let offsets = sectionOffsets
+    // A capital letter makes case matter, as less -i and vim's smartcase do.
+    let caseMatters = text.contains { $0.isUppercase }
+    let needle = caseMatters ? text : text.lowercased()
+    var row = start
+    var looked = 0
+    while row >= 0 && row < total {
+      looked += 1
+      if looked & 0x3FF == 0, interrupted() {
+        message = "search stopped at row \(Self.grouped(row + 1))"
+        return
+      }
+      let haystack = rowText(at: offsets.itemPath(forFlat: row))
+      if (caseMatters ? haystack : haystack.lowercased()).contains(needle) {
+        match = row
+        top = min(row, lastTop())
+        message = "found at row \(Self.grouped(row + 1))"
+        return
+      }
+      row += forward ? 1 : -1
+    }
+    message = "not found \(forward ? "below" : "above"): \(text)"
+  }
+
+  /// The text a row shows: its fields' values, or its cell's text and detail.
+  private func rowText(at path: ItemPath) -> String {
+    rowsRead += 1
+    if showsFields {
+      let item = view.dataSource.item(at: path)
+      if case .record(let record) = item {
+        return record.fields.map(\.value.description).joined(separator: "\t")
+      }
+      return item.description
+    }
+    let cell = view.dataSource.cell(at: path, in: view).cell.content
+    return cell.text + "\t" + (cell.detail ?? "")
+  }
+
+  // MARK: Reloading
+
+  /// Loads the sources again; the row at the top stays at the top (as a table view keeps its
+  /// content offset over rows inserted above), and the rows the reload inserted or changed are
+  /// marked until the next key.
+  ///
+  /// - Throws: what the load threw (``DataSourceError/cancelled`` for ^C); the screen stays.
+  public func reload() async throws {
+    let before = sectionOffsets
+    let topPath = top < before.total ? before.itemPath(forFlat: top) : nil
+    let update = try await reloadSources()
+    let after = sectionOffsets
+    guard let update else {
+      top = min(top, lastTop())
+      message = "reloaded (too many rows to mark what changed)"
+      return
+    }
+    if let topPath, let moved = Self.position(of: topPath, after: update, sectionCount: after.sectionCount) {
+      top = min(after.starts[moved.section] + moved.item, lastTop())
+    } else {
+      top = min(top, lastTop())
+    }
+    var marked = Set<Int>()
+    for path in update.insertedRows + update.reloadedAfterMoves + update.movedRows.map(\.to)
+    where path.section < after.sectionCount {
+      marked.insert(after.starts[path.section] + path.item)
+    }
+    for path in update.reloadedRows {
+      if let now = Self.position(of: path, after: update, sectionCount: after.sectionCount) {
+        marked.insert(after.starts[now.section] + now.item)
+      }
+    }
+    for section in update.insertedSections where section < after.sectionCount {
+      marked.formUnion(after.starts[section]..<after.starts[section + 1])
+    }
+    markedRows = marked
+    rendered = [:]
+    let changed = marked.count
+    message =
+      changed == 0 && update.deletedRows.isEmpty && update.deletedSections.isEmpty
+      ? "reloaded: nothing changed"
+      : "reloaded: \(Self.grouped(changed)) rows marked, \(Self.grouped(update.deletedRows.count)) deleted"
+  }
+
+  /// Where the row at `path` is after `update`, by UIKit's rules.
+  ///
+  /// Deletions (and the sources of moves) count in the old indices, insertions (and the
+  /// destinations of moves) in the new. A row that was deleted gives the row that took its place.
+  static func position(of path: ItemPath, after update: BatchUpdate, sectionCount: Int) -> ItemPath? {
+    if let move = update.movedRows.first(where: { $0.from == path }) { return move.to }
+    if update.deletedSections.contains(path.section) { return nil }
+    var section = path.section
+    if let move = update.movedSections.first(where: { $0.from == path.section }) {
+      section = move.to
+    } else {
+      section -= update.deletedSections.filter { $0 < path.section }.count
+      section -= update.movedSections.filter { $0.from < path.section }.count
+      for inserted in (update.insertedSections + update.movedSections.map(\.to)).sorted()
+      where inserted <= section {
+        section += 1
+      }
+    }
+    var item = path.item
+    let gone = update.deletedRows + update.movedRows.map(\.from)
+    item -= gone.filter { $0.section == path.section && $0.item < path.item }.count
+    let arrived = (update.insertedRows + update.movedRows.map(\.to)).filter { $0.section == section }
+    for inserted in arrived.map(\.item).sorted() where inserted <= item { item += 1 }
+    guard section < sectionCount else { return nil }
+    return ItemPath(item: item, section: section)
+  }
+
+  /// Says that a reload stopped (^C) or failed, on the status line.
+  public func reloadFailed(_ error: any Error) {
+    if case DataSourceError.cancelled = error {
+      message = "reload stopped: the rows are as they were"
+    } else {
+      message = "reload failed: \(error)"
+    }
+  }
+
+  // MARK: Drawing
+
+  /// The lines of the screen: exactly `size.rows` of them, none wider than `size.columns`.
+  public func frame() -> [String] {
+    let total = totalRows
+    top = max(0, min(top, total - 1))
+    var lines: [String]
+    if showingKeys {
+      lines = keyLines()
+      visible = top..<top
+    } else {
+      let count = rowsFitting(startingAt: top)
+      visible = top..<min(total, top + count)
+      lines = body(visible)
+      cellsBuilt += view.stats.cellsBuilt
+      cellsReused += view.stats.cellsReused
+      rowsRead += visible.count
+    }
+    lines = Array(lines.prefix(bodyLines))
+    while lines.count < bodyLines { lines.append("") }
+    return [titleLine()] + lines.map(fitted) + [statusLine()]
+  }
+
+  /// The rows of `window` as the renderer draws them, scrolled sideways, the matches marked.
+  private func body(_ window: Range<Int>) -> [String] {
+    var lines = render(window, width: showsFields ? Int.max / 4 : size.columns)
+    widest = lines.map(TerminalText.width).max() ?? 0
+    if showsFields, widest > size.columns {
+      // Narrowed to the screen as show narrows it, when every column keeps ten characters (or
+      // all of its own): then the table needs no scrolling.
+      let narrowed = render(window, width: size.columns)
+      let natural = TerminalText.columnWidths(lines.first ?? "")
+      let fitted = TerminalText.columnWidths(narrowed.first ?? "")
+      if natural.count == fitted.count, zip(natural, fitted).allSatisfy({ $1 >= min($0, 12) }) {
+        lines = narrowed
+        widest = 0
+      }
+    }
+    if showsFields, widest <= size.columns {
+      widest = 0
+      horizontal = 0
+    } else if showsFields {
+      horizontal = min(horizontal, max(0, widest - size.columns))
+      let frozen = lines.first.map(TerminalText.firstColumnWidth) ?? 0
+      lines = lines.map { TerminalText.slice($0, keeping: frozen, from: horizontal, width: size.columns) }
+    }
+    if let query, match != nil {
+      lines = lines.map { TerminalText.highlighting(query, in: $0, color: color) }
+    }
+    return lines
+  }
+
+  private func render(_ window: Range<Int>, width: Int) -> [String] {
+    let key = RenderKey(window: window, width: width, clock: view.dataSource.structureClock.current)
+    if let kept = rendered[key] { return kept }
+    var options = RenderOptions(
+      mode: .box, width: width, color: color, showsFields: showsFields, toTerminal: true)
+    options.showsGaps = false
+    options.markedRows = markedRows
+    var text = draw([window], options)
+    if text.hasSuffix("\n") { text.removeLast() }
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    rendered[key] = lines
+    return lines
+  }
+
+  /// Windows drawn since the last key: finding how many rows fit draws a few, and the frame
+  /// draws one of them again.
+  private var rendered: [RenderKey: [String]] = [:]
+  private struct RenderKey: Hashable {
+    var window: Range<Int>
+    var width: Int
+    /// The source's clock: a change of its rows draws them again.
+    var clock: UInt64
+  }
+
+  /// The number of lines the rows of `window` take.
+  private func lineCount(_ window: Range<Int>) -> Int {
+    render(window, width: showsFields ? Int.max / 4 : size.columns).count
+  }
+
+  /// How many rows from `start` on fit the screen (at least one: a row taller than the screen
+  /// is cut).
+  private func rowsFitting(startingAt start: Int) -> Int {
+    fittingCount(available: totalRows - start) { start..<start + $0 }
+  }
+
+  /// How many rows ending just before `end` fit the screen (at least one).
+  private func rowsFitting(endingAt end: Int) -> Int {
+    fittingCount(available: end) { end - $0..<end }
+  }
+
+  /// The most rows (of `available`) whose window fits the body's lines.
+  ///
+  /// A guess first, from the lines a screenful of rows takes (a row of a table of fields is one
+  /// line, so the guess is right and three renders settle it), then a binary search.
+  private func fittingCount(available: Int, window: (Int) -> Range<Int>) -> Int {
+    guard available > 0 else { return 0 }
+    let lines = bodyLines
+    func fits(_ count: Int) -> Bool { lineCount(window(count)) <= lines }
+    let first = min(available, lines)
+    let taken = lineCount(window(first))
+    if taken <= lines, first == available { return first }
+    let guess = taken <= lines ? first : max(1, first - (taken - lines))
+    if fits(guess), guess == available || !fits(guess + 1) { return guess }
+    // Cards side by side, or rows of several lines: search between one row and four screens.
+    var low = 1
+    var high = min(available, lines * 4)
+    if fits(high) { return high }
+    while low < high {
+      let mid = (low + high + 1) / 2
+      if fits(mid) { low = mid } else { high = mid - 1 }
+    }
+    return low
+  }
+
+  /// The top row that shows the last row at the bottom.
+  private func lastTop() -> Int {
+    let total = totalRows
+    return max(0, total - rowsFitting(endingAt: total))
+  }
+
+  private func titleLine() -> String {
+    let titles = view.dataSource.viewLines(.header)
+    let text = " " + ([name] + titles).joined(separator: " — ")
+    let line = TerminalText.cut(text, to: size.columns)
+    return color ? "\u{1B}[7m" + TerminalText.pad(line, to: size.columns) + "\u{1B}[0m" : line
+  }
+
+  /// `rows 1–20 of 1,000,000 · section 1 of 3 · loading · ? keys  q leaves`, or the prompt.
+  public var statusText: String {
+    if let prompt { return String(prompt.kind) + prompt.text }
+    let total = totalRows
+    var parts: [String] = []
+    if total == 0 {
+      parts.append("no rows")
+    } else if showingKeys {
+      parts.append("keys")
+    } else {
+      parts.append(
+        "rows \(Self.grouped(visible.lowerBound + 1))–\(Self.grouped(visible.upperBound)) of \(Self.grouped(total))"
+      )
+    }
+    let offsets = sectionOffsets
+    if offsets.sectionCount > 1, total > 0 {
+      let section = offsets.itemPath(forFlat: min(top, total - 1)).section
+      parts.append("section \(Self.grouped(section + 1)) of \(Self.grouped(offsets.sectionCount))")
+    }
+    switch view.dataSource.loadState {
+    case .loading: parts.append("loading")
+    case .refreshing: parts.append("refreshing")
+    case .error: parts.append("error: " + (view.dataSource.errorDescription ?? "the source failed"))
+    case .initial, .loaded, .noContent: break
+    }
+    if widest > size.columns {
+      parts.append(horizontal > 0 ? "scrolled \(horizontal) columns, ← →" : "more columns →")
+    }
+    if let message { parts.append(message) }
+    parts.append("? keys  q leaves")
+    return parts.joined(separator: " · ")
+  }
+
+  private func statusLine() -> String {
+    let line = TerminalText.cut(statusText, to: size.columns)
+    return color ? "\u{1B}[7m" + TerminalText.pad(line, to: size.columns) + "\u{1B}[0m" : line
+  }
+
+  private func keyLines() -> [String] {
+    ["Keys"] + BrowseAction.helpLines.map { "  " + $0 } + [
+      "",
+      "This view: \(Self.grouped(totalRows)) rows in \(Self.grouped(sectionOffsets.sectionCount)) sections; "
+        + "cells made \(Self.grouped(cellsBuilt)), reused \(Self.grouped(cellsReused)); "
+        + "rows read \(Self.grouped(rowsRead)).",
+      "Any key goes back to the rows.",
+    ]
+  }
+
+  private func fitted(_ line: String) -> String { TerminalText.cut(line, to: size.columns) }
+
+  /// `1234567` as `1,234,567`.
+  static func grouped(_ number: Int) -> String {
+    let digits = String(number.magnitude)
+    var out = ""
+    for (index, digit) in digits.enumerated() {
+      if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
+      out.append(digit)
+    }
+    return number < 0 ? "-" + out : out
+  }
+}

@@ -1,0 +1,260 @@
+import CLineEdit
+import DataSourceScript
+import Foundation
+import Synchronization
+
+/// `browse` on the terminal: the alternate screen, keys read one at a time, the frame drawn
+/// whole after each key, and the terminal given back exactly as it was when the user leaves (or
+/// when SIGTERM, SIGHUP or a crash ends the process).
+@MainActor
+enum FullScreen {
+  /// Shows `screen` until the user leaves.
+  static func browse(_ screen: BrowseScreen) async {
+    var saved = termios()
+    guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return }
+    // The progress line of the statement stays away: the screen is browse's now.
+    ProgressLine.giveWay()
+    var raw = saved
+    // Keys one at a time, not echoed; ^C and ^Z are keys here (^C stops a search or a reload).
+    raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
+    raw.c_iflag &= ~tcflag_t(IXON | ICRNL | INLCR)
+    withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+      cc[Int(VMIN)] = 1
+      cc[Int(VTIME)] = 0
+    }
+    tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw)
+    CLineEdit_fullScreen().pointee = 1
+    CLineEdit_catchEndingSignals(1)
+    // The alternate screen, the cursor hidden, the wheel reported (SGR mouse mode).
+    write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[?1000h\u{1B}[?1006h")
+    let resized = ResizeSignal.install()
+    defer {
+      ResizeSignal.uninstall(resized)
+      CLineEdit_leaveFullScreen()
+      CLineEdit_catchEndingSignals(0)
+      var restored = saved
+      tcsetattr(STDIN_FILENO, TCSAFLUSH, &restored)
+    }
+    var keys = KeyReader()
+    var needsSize = true
+    while true {
+      if needsSize, let size = Terminal.size() {
+        screen.resize(rows: size.rows, columns: size.columns)
+        needsSize = false
+      }
+      draw(screen.frame())
+      // Marked rows stay a moment, then the frame is drawn without them.
+      let timeout: Int32 = screen.markedRows.isEmpty ? -1 : 1500
+      switch keys.next(timeout: timeout, resized: resized) {
+      case .resized:
+        needsSize = true
+      case .timedOut:
+        screen.clearMarks()
+      case .closed:
+        return
+      case .key(let key):
+        switch screen.handle(key, interrupted: { keys.interruptWaiting() }) {
+        case .redraw: break
+        case .leave: return
+        case .reload: await reload(screen, keys: &keys)
+        }
+      }
+    }
+  }
+
+  /// Runs the screen's reload while a watcher reads ^C from the terminal and cancels it.
+  private static func reload(_ screen: BrowseScreen, keys: inout KeyReader) async {
+    let reloading = Task { @MainActor in try await screen.reload() }
+    let watcher = InterruptWatcher(cancelling: reloading)
+    let result = await reloading.result
+    watcher.stop()
+    if case .failure(let error) = result { screen.reloadFailed(error) }
+  }
+
+  private static func draw(_ lines: [String]) {
+    var text = "\u{1B}[H"
+    for (index, line) in lines.enumerated() {
+      text += line + "\u{1B}[0m\u{1B}[K"
+      if index < lines.count - 1 { text += "\r\n" }
+    }
+    write(text)
+  }
+
+  private static func write(_ text: String) { StandardOutput.write(text, to: STDOUT_FILENO) }
+}
+
+/// SIGWINCH as a byte on a pipe, so the loop that waits for a key wakes when the window changes.
+enum ResizeSignal {
+  static let pipeEnd = Atomic<Int32>(-1)
+
+  /// Starts catching SIGWINCH; returns the pipe's read end.
+  static func install() -> Int32 {
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else { return -1 }
+    _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
+    pipeEnd.store(ends[1], ordering: .relaxed)
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = { _ in
+      var byte: UInt8 = 1
+      _ = Glibc.write(ResizeSignal.pipeEnd.load(ordering: .relaxed), &byte, 1)
+    }
+    sigemptyset(&action.sa_mask)
+    action.sa_flags = SA_RESTART
+    sigaction(SIGWINCH, &action, nil)
+    return ends[0]
+  }
+
+  static func uninstall(_ readEnd: Int32) {
+    signal(SIGWINCH, SIG_DFL)
+    let writeEnd = pipeEnd.exchange(-1, ordering: .relaxed)
+    if writeEnd >= 0 { close(writeEnd) }
+    if readEnd >= 0 { close(readEnd) }
+  }
+}
+
+/// Reads ^C from the terminal while a reload runs, and cancels it.
+final class InterruptWatcher: Sendable {
+  private let stopped = Atomic<Bool>(false)
+
+  init(cancelling task: Task<Void, any Error>) {
+    Thread.detachNewThread { [self] in
+      while !stopped.load(ordering: .relaxed) {
+        var poller = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, 50) > 0 else { continue }
+        var byte: UInt8 = 0
+        if read(STDIN_FILENO, &byte, 1) == 1, byte == 3 {
+          task.cancel()
+          return
+        }
+      }
+    }
+  }
+
+  func stop() { stopped.store(true, ordering: .relaxed) }
+}
+
+/// Turns the terminal's bytes into keys: characters (UTF-8), the escape sequences of arrows,
+/// pages, Home and End, and SGR mouse reports of the wheel.
+struct KeyReader {
+  enum Event {
+    case key(BrowseKey)
+    case resized
+    case timedOut
+    /// Standard input ended (the terminal went away).
+    case closed
+  }
+
+  private var pending: [UInt8] = []
+
+  /// The next key, or a resize, or the timeout (milliseconds, -1 for none).
+  mutating func next(timeout: Int32, resized: Int32) -> Event {
+    while true {
+      if let key = decode() { return .key(key) }
+      var fds = [
+        pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: resized, events: Int16(POLLIN), revents: 0),
+      ]
+      let ready = poll(&fds, resized >= 0 ? 2 : 1, pending.isEmpty ? timeout : 30)
+      if ready < 0 {
+        if errno == EINTR { continue }
+        return .closed
+      }
+      if ready == 0 {
+        // A lone Escape: no sequence followed it.
+        if !pending.isEmpty {
+          pending.removeAll()
+          return .key(.escape)
+        }
+        return .timedOut
+      }
+      if resized >= 0, fds[1].revents & Int16(POLLIN) != 0 {
+        var drain = [UInt8](repeating: 0, count: 64)
+        _ = read(resized, &drain, drain.count)
+        return .resized
+      }
+      var buffer = [UInt8](repeating: 0, count: 256)
+      let count = read(STDIN_FILENO, &buffer, buffer.count)
+      if count < 0, errno == EINTR { continue }
+      if count <= 0 { return .closed }
+      pending += buffer[0..<count]
+    }
+  }
+
+  /// Whether ^C is among the bytes waiting now (a long search asks now and then); the other
+  /// bytes are kept for later.
+  mutating func interruptWaiting() -> Bool {
+    var poller = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+    if poll(&poller, 1, 0) > 0 {
+      var buffer = [UInt8](repeating: 0, count: 256)
+      let count = read(STDIN_FILENO, &buffer, buffer.count)
+      if count > 0 { pending += buffer[0..<count] }
+    }
+    guard let index = pending.firstIndex(of: 3) else { return false }
+    pending.remove(at: index)
+    return true
+  }
+
+  /// One key from the front of the pending bytes, or `nil` when they do not make one yet.
+  private mutating func decode() -> BrowseKey? {
+    guard let first = pending.first else { return nil }
+    switch first {
+    case 3: return take(1, .interrupt)
+    case 13, 10: return take(1, .enter)
+    case 127, 8: return take(1, .backspace)
+    case 27: return decodeEscape()
+    default:
+      // A character of 1 to 4 UTF-8 bytes.
+      let length = first < 0x80 ? 1 : first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : 2
+      guard pending.count >= length else { return nil }
+      let text = String(decoding: pending[0..<length], as: UTF8.self)
+      pending.removeFirst(length)
+      return text.first.map(BrowseKey.character)
+    }
+  }
+
+  private mutating func decodeEscape() -> BrowseKey? {
+    guard pending.count >= 2 else { return nil }
+    let second = pending[1]
+    if second == UInt8(ascii: "O") {
+      guard pending.count >= 3 else { return nil }
+      let keys: [UInt8: BrowseKey] = [65: .up, 66: .down, 67: .right, 68: .left, 72: .home, 70: .end]
+      let key = keys[pending[2]]
+      pending.removeFirst(3)
+      return key ?? .escape
+    }
+    guard second == UInt8(ascii: "[") else {
+      // Escape, then another key: the escape leaves.
+      return take(1, .escape)
+    }
+    // CSI: parameters, then one final byte from @ to ~.
+    guard let end = pending.indices.dropFirst(2).first(where: { (0x40...0x7E).contains(pending[$0]) }) else {
+      return nil
+    }
+    let parameters = String(decoding: pending[2..<end], as: UTF8.self)
+    let final = pending[end]
+    pending.removeFirst(end + 1)
+    switch (parameters, final) {
+    case ("", 65): return .up
+    case ("", 66): return .down
+    case ("", 67): return .right
+    case ("", 68): return .left
+    case ("", 72), ("1", 126), ("7", 126): return .home
+    case ("", 70), ("4", 126), ("8", 126): return .end
+    case ("5", 126): return .pageUp
+    case ("6", 126): return .pageDown
+    default:
+      // SGR mouse: ESC [ < button ; x ; y M — 64 is the wheel up, 65 down.
+      if parameters.hasPrefix("<"), final == UInt8(ascii: "M") {
+        let button = parameters.dropFirst().split(separator: ";").first.flatMap { Int($0) }
+        if button == 64 { return .wheelUp }
+        if button == 65 { return .wheelDown }
+      }
+      return decode()
+    }
+  }
+
+  private mutating func take(_ count: Int, _ key: BrowseKey) -> BrowseKey {
+    pending.removeFirst(count)
+    return key
+  }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import Testing
+
+/// dsh under a pseudo-terminal, its screen read back through a terminal emulator (pyte, in
+/// Tests/dshTests/Fixtures/screen_driver.py): what a user of `browse` sees, key by key.
+final class EmulatedTerminal {
+  private let process = Process()
+  private let input = Pipe()
+  private let output = Pipe()
+  private var buffered = Data()
+
+  /// What the last request saw.
+  private(set) var screen: [String] = []
+  /// Whether the alternate screen was up at the last request.
+  private(set) var alternate = false
+
+  init(rows: Int = 24, columns: Int = 80, environment: [String: String] = [:]) throws {
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", DSHProcess.packageRoot + "/Tests/dshTests/Fixtures/screen_driver.py"]
+    process.currentDirectoryURL = URL(fileURLWithPath: DSHProcess.packageRoot)
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let history = NSTemporaryDirectory() + "dsh-browse-history-\(UUID().uuidString)"
+    var env = ["DSH_HISTORY": history, "NO_COLOR": "1"]
+    env.merge(environment) { $1 }
+    request(["start": [DSHProcess.binary], "rows": rows, "columns": columns, "env": env])
+    wait(for: "dsh>")
+  }
+
+  deinit {
+    try? input.fileHandleForWriting.close()
+    if process.isRunning { process.terminate() }
+  }
+
+  @discardableResult
+  private func request(_ fields: [String: Any]) -> [String: Any] {
+    guard let data = try? JSONSerialization.data(withJSONObject: fields) else { return [:] }
+    input.fileHandleForWriting.write(data + Data("\n".utf8))
+    var newline = buffered.firstIndex(of: UInt8(ascii: "\n"))
+    while newline == nil {
+      let more = output.fileHandleForReading.availableData
+      if more.isEmpty { return [:] }
+      buffered += more
+      newline = buffered.firstIndex(of: UInt8(ascii: "\n"))
+    }
+    guard let end = newline else { return [:] }
+    let line = buffered[buffered.startIndex..<end]
+    buffered = Data(buffered[(end + 1)...])
+    let answer = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] ?? [:]
+    screen = answer["screen"] as? [String] ?? []
+    alternate = answer["alternate"] as? Bool ?? false
+    return answer
+  }
+
+  /// Types text (keys as the terminal sends them: `\u{1B}[B` is ↓).
+  func type(_ text: String) { request(["type": text]) }
+
+  /// Reads until `text` is on the screen (on line `line` when given, -1 the last); `false` after
+  /// the hang ceiling, recorded as a hang.
+  @discardableResult
+  func wait(for text: String, line: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+    var fields: [String: Any] = ["wait": text, "seconds": Hang.ceiling]
+    if let line { fields["line"] = line }
+    let found = request(fields)["ok"] as? Bool ?? false
+    if !found {
+      Hang.record(
+        "\"\(text)\" not on the screen:\n" + screen.joined(separator: "\n"), sourceLocation: sourceLocation)
+    }
+    return found
+  }
+
+  /// The status line: the screen's last.
+  var statusLine: String { screen.last ?? "" }
+
+  func resize(rows: Int, columns: Int) { request(["resize": [rows, columns]]) }
+
+  func signal(_ name: String) { request(["signal": name]) }
+
+  /// Waits for dsh to end; its exit status (negative: the signal that ended it).
+  func exitStatus() -> Int? { request(["exit": Hang.ceiling])["status"] as? Int }
+}
+
+/// `browse` as a user meets it: keys, the status line, pinned headers, search, reload, leaving.
+@Suite("browse, full screen", .tags(.terminal))
+struct BrowseTests {
+  /// A CSV of `count` rows in sections of 100 (`grp` 0, 1, …), ids from 1.
+  static func numbersCSV(count: Int, firstID: Int = 1) throws -> String {
+    let path = NSTemporaryDirectory() + "dsh-browse-\(UUID().uuidString).csv"
+    var text = "id,name,grp\n"
+    for id in firstID..<firstID + count { text += "\(id),name \(id),\((id - 1) / 100)\n" }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+
+  @Test("the status line follows each key; a section's header stays at the top of its rows")
+  func keysAndStatus() throws {
+    let path = try Self.numbersCSV(count: 1000)
+    let terminal = try EmulatedTerminal()
+    terminal.type("let v = csv \"\(path)\" key id | section by grp\r")
+    terminal.type("browse v\r")
+    terminal.wait(for: "rows 1–", line: -1)
+    #expect(terminal.alternate)
+    #expect(terminal.statusLine.contains("of 1,000 · section 1 of 10"))
+    #expect(terminal.screen[0].contains("v"))
+    terminal.type("j")
+    terminal.wait(for: "rows 2–", line: -1)
+    let shown = terminal.statusLine.split(separator: "–")[1].split(separator: " ")[0]
+    terminal.type(" ")
+    terminal.wait(for: "rows \(Int(shown)! + 1)–", line: -1)
+    terminal.type("G")
+    terminal.wait(for: "–1,000 of 1,000", line: -1)
+    #expect(terminal.screen.contains { $0.contains("name 1000") })
+    terminal.type("g")
+    terminal.wait(for: "rows 1–", line: -1)
+    // ] puts the next section's header at the top.
+    terminal.type("]")
+    terminal.wait(for: "rows 101–", line: -1)
+    #expect(terminal.statusLine.contains("section 2 of 10"))
+    // Row 150 is inside section 1 (grp 1): its header is drawn above it, pinned.
+    terminal.type(":150\r")
+    terminal.wait(for: "rows 150–", line: -1)
+    let firstRow = terminal.screen.firstIndex { $0.contains("name 150 ") } ?? -1
+    let header = terminal.screen.firstIndex { $0.hasPrefix("│ 1 ") } ?? -1
+    #expect(header >= 0 && header < firstRow, "\(terminal.screen.joined(separator: "\n"))")
+    terminal.type("\u{1B}[A")
+    terminal.wait(for: "rows 149–", line: -1)
+    terminal.type("q")
+    terminal.wait(for: "dsh> browse v")
+    #expect(!terminal.alternate)
+  }
+
+  @Test("a search finds the row, shows it at the top and says where; n finds the next")
+  func search() throws {
+    let path = try Self.numbersCSV(count: 1000)
+    let terminal = try EmulatedTerminal()
+    terminal.type("browse csv \"\(path)\"\r")
+    terminal.wait(for: "rows 1–", line: -1)
+    terminal.type("/name 77\r")
+    terminal.wait(for: "found at row 77", line: -1)
+    #expect(terminal.screen.dropFirst(4).first?.contains("name 77") == true, "\(terminal.screen)")
+    terminal.type("n")
+    terminal.wait(for: "found at row 770", line: -1)
+    terminal.type("/no such text\r")
+    terminal.wait(for: "not found below: no such text", line: -1)
+    terminal.type("q")
+    terminal.wait(for: "dsh>", line: nil)
+  }
+
+  @Test("a reload that inserts rows above the top keeps the top row, and says what it marked")
+  func reloadKeepsTheTopRow() throws {
+    let path = try Self.numbersCSV(count: 200)
+    let terminal = try EmulatedTerminal()
+    terminal.type("let v = csv \"\(path)\" key id\r")
+    terminal.type("browse v\r")
+    terminal.wait(for: "rows 1–", line: -1)
+    terminal.type(":50\r")
+    terminal.wait(for: "rows 50–", line: -1)
+    // Five rows before the first: the row with id 50 is now row 55.
+    var text = "id,name,grp\n"
+    for id in -4...0 { text += "\(id),name \(id),0\n" }
+    for id in 1...200 { text += "\(id),name \(id),\((id - 1) / 100)\n" }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    terminal.type("r")
+    terminal.wait(for: "reloaded: 5 rows marked", line: -1)
+    #expect(terminal.statusLine.contains("rows 55–"), "\(terminal.statusLine)")
+    #expect(terminal.screen[4].contains("name 50 "), "\(terminal.screen.joined(separator: "\n"))")
+    // A row changed on screen is marked with a heavy border.
+    text = text.replacingOccurrences(of: "52,name 52,0", with: "52,renamed,0")
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    terminal.type("r")
+    terminal.wait(for: "reloaded: 1 rows marked", line: -1)
+    #expect(terminal.screen.contains { $0.hasPrefix("┃") && $0.contains("renamed") })
+    terminal.type("q")
+    terminal.wait(for: "dsh>")
+  }
+
+  @Test("q gives the screen back as it was, and the prompt works")
+  func leaving() throws {
+    let terminal = try EmulatedTerminal()
+    terminal.type("show 42\r")
+    terminal.wait(for: "42", line: 2)
+    terminal.type("browse csv \"samples:people.csv\"\r")
+    terminal.wait(for: "rows 1–", line: -1)
+    terminal.type("\u{1B}")  // Esc leaves too.
+    terminal.wait(for: "dsh> browse csv")
+    #expect(terminal.screen[2] == "42")
+    #expect(!terminal.screen.contains { $0.contains("rows 1–") })
+    terminal.type("show 43\r")
+    terminal.wait(for: "43", line: 5)
+  }
+
+  @Test("a new window size redraws the screen at that size (SIGWINCH)")
+  func resizing() throws {
+    let terminal = try EmulatedTerminal()
+    terminal.type(
+      "browse table (csv \"samples:people.csv\") with cell subtitle \"{name}\" detail \"{email}\"\r")
+    terminal.wait(for: "rows 1–", line: 23)
+    terminal.resize(rows: 40, columns: 100)
+    terminal.wait(for: "rows 1–10 of 10", line: 39)
+    #expect(terminal.screen[1].count == 100, "\(terminal.screen[1])")
+    terminal.type("q")
+    terminal.wait(for: "dsh>")
+  }
+
+  @Test("^C during a reload stops the load and stays in browse")
+  func interruptReload() throws {
+    let server = try TestServer()
+    let terminal = try EmulatedTerminal()
+    terminal.type("let w = http \"\(server.base)/then-slow?key=\(UUID().uuidString)&total=30\"\r")
+    terminal.wait(for: "dsh>", line: nil)
+    terminal.type("browse w\r")
+    terminal.wait(for: "rows 1–", line: -1)
+    terminal.type("r")
+    terminal.type("\u{03}")
+    terminal.wait(for: "reload stopped", line: -1)
+    terminal.type("j")
+    terminal.wait(for: "rows 2–", line: -1)
+    terminal.type("q")
+    terminal.wait(for: "dsh>")
+  }
+
+  @Test("SIGTERM while browsing gives the terminal back before dsh ends")
+  func terminated() throws {
+    let terminal = try EmulatedTerminal()
+    terminal.type("browse csv \"samples:people.csv\"\r")
+    terminal.wait(for: "rows 1–", line: -1)
+    terminal.signal("TERM")
+    let status = terminal.exitStatus()
+    #expect(status == -Int(SIGTERM))
+    #expect(!terminal.alternate)
+  }
+
+  @Test("without a terminal, browse is an error that points to show")
+  func batchRefuses() throws {
+    let result = try DSHProcess.run(["-c", "browse csv \"samples:people.csv\""])
+    #expect(result.status == 1)
+    #expect(result.output.contains("-c:1:8: error: browse needs a terminal"), "\(result.output)")
+    #expect(result.output.contains("show X rows A..B"))
+  }
+}
