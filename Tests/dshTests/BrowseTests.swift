@@ -172,6 +172,57 @@ struct BrowseTests {
     terminal.type("r")
     terminal.wait(for: "reloaded: 1 rows marked", line: -1)
     #expect(terminal.screen.contains { $0.hasPrefix("┃") && $0.contains("renamed") })
+    // A reload that fails says why on the status line; the rows stay.
+    try FileManager.default.removeItem(atPath: path)
+    terminal.type("r")
+    terminal.wait(for: "reload failed:", line: -1)
+    terminal.type("q")
+    terminal.wait(for: "dsh>")
+  }
+
+  @Test("a wide table scrolls a whole column at a time, its first kept; ? lists the keys")
+  func sidewaysAndKeys() throws {
+    let path = NSTemporaryDirectory() + "dsh-browse-wide-\(UUID().uuidString).csv"
+    let names = (0..<16).map { "column\($0)" }
+    var text = names.joined(separator: ",") + "\n"
+    for row in 0..<300 { text += names.indices.map { "value \(row)-\($0)" }.joined(separator: ",") + "\n" }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let terminal = try EmulatedTerminal()
+    terminal.type("browse csv \"\(path)\"\r")
+    terminal.wait(for: "more columns →", line: -1)
+    #expect(terminal.screen[2].hasPrefix("│ column0 "))
+    #expect(terminal.screen[2].contains("│ column1 "))
+    terminal.type("\u{1B}[C")
+    terminal.wait(for: "scrolled 1 column, ← →", line: -1)
+    #expect(terminal.screen[2].hasPrefix("│ column0 "))
+    #expect(terminal.screen[2].contains("│ column2 ") && !terminal.screen[2].contains("column1 "))
+    terminal.type("l")
+    terminal.wait(for: "scrolled 2 columns", line: -1)
+    terminal.type("h")
+    terminal.wait(for: "scrolled 1 column,", line: -1)
+    // The wheel scrolls rows; a key that does nothing says so; an unfinished :N says why.
+    terminal.type("\u{1B}[<65;10;10M")
+    terminal.wait(for: "rows 2–", line: -1)
+    terminal.type("\u{1B}[<64;10;10M")
+    terminal.wait(for: "rows 1–", line: -1)
+    terminal.type("x")
+    terminal.wait(for: "x: not a key here; ? lists them", line: -1)
+    terminal.type(":abc\r")
+    terminal.wait(for: "not a row number: abc", line: -1)
+    terminal.type("N")
+    terminal.wait(for: "nothing searched yet", line: -1)
+    terminal.type("[")
+    terminal.wait(for: "the first section", line: -1)
+    terminal.type("\u{1B}[6~")
+    terminal.wait(for: "rows 19–", line: -1)
+    terminal.type("b")
+    terminal.wait(for: "rows 1–", line: -1)
+    terminal.type("?")
+    terminal.wait(for: "Keys", line: 1)
+    #expect(terminal.screen.contains { $0.contains("/TEXT Enter finds TEXT") })
+    #expect(terminal.screen.contains { $0.contains("rows read") })
+    terminal.type("j")
+    terminal.wait(for: "rows 1–", line: -1)
     terminal.type("q")
     terminal.wait(for: "dsh>")
   }
@@ -189,6 +240,10 @@ struct BrowseTests {
     #expect(!terminal.screen.contains { $0.contains("rows 1–") })
     terminal.type("show 43\r")
     terminal.wait(for: "43", line: 5)
+    // Something that is not a view is refused before the screen is taken.
+    terminal.type("browse cell basic \"{.}\"\r")
+    terminal.wait(for: "error: expected a provider or a table to show")
+    #expect(!terminal.alternate)
   }
 
   @Test("a new window size redraws the screen at that size (SIGWINCH)")
@@ -232,8 +287,10 @@ struct BrowseTests {
     #expect(!terminal.alternate)
   }
 
-  @Test("without a terminal, browse is an error that points to show")
+  @Test("without a terminal, browse is an error that points to show; a value or a cell is refused")
   func batchRefuses() throws {
+    let refused = try DSHProcess.run([], input: "browse 1\nbrowse cell basic \"{.}\"\n")
+    #expect(refused.output.contains("<stdin>:1:8: error: browse needs a terminal"), "\(refused.output)")
     let result = try DSHProcess.run(["-c", "browse csv \"samples:people.csv\""])
     #expect(result.status == 1)
     #expect(result.output.contains("-c:1:8: error: browse needs a terminal"), "\(result.output)")

@@ -25,7 +25,8 @@ public final class BrowseScreen {
   public var color = true
   /// The flat position of the first row on the screen.
   public private(set) var top = 0
-  /// Columns a wide table of fields is scrolled right by.
+  /// Columns of a wide table of fields scrolled out of view to the right of the first, which
+  /// stays.
   public private(set) var horizontal = 0
   /// The rows on the screen at the last frame.
   public private(set) var visible = 0..<0
@@ -44,8 +45,10 @@ public final class BrowseScreen {
   private var cellsBuilt = 0
   private var cellsReused = 0
   private var rowsRead = 0
-  /// The last frame's lines, to tell whether a table is wider than the screen.
+  /// How wide the last frame's table of fields is drawn whole, when that is wider than the
+  /// screen (0 when it fits), and whether columns remain hidden on the right.
   private var widest = 0
+  private var moreOnTheRight = false
   private var offsets: (clock: UInt64, offsets: SectionOffsets)?
 
   /// A screen for `view`.
@@ -113,9 +116,10 @@ public final class BrowseScreen {
   public func handle(_ key: BrowseKey, interrupted: () -> Bool = { false }) -> Effect {
     message = nil
     clearMarks()
+    // The keys' page: any key goes back to the rows, and does nothing else.
     if showingKeys {
       showingKeys = false
-      if key == .character("q") || key == .escape { return .redraw }
+      return .redraw
     }
     if let prompt { return typeIntoPrompt(prompt, key, interrupted: interrupted) }
     guard let action = BrowseAction.byKey[key] else {
@@ -136,11 +140,8 @@ public final class BrowseScreen {
     case .search: prompt = ("/", "")
     case .nextMatch: findAgain(forward: true, interrupted: interrupted)
     case .previousMatch: findAgain(forward: false, interrupted: interrupted)
-    case .scrollLeft: horizontal = max(0, horizontal - max(8, size.columns / 4))
-    case .scrollRight:
-      if widest > size.columns {
-        horizontal = min(widest - size.columns, horizontal + max(8, size.columns / 4))
-      }
+    case .scrollLeft: horizontal = max(0, horizontal - 1)
+    case .scrollRight: if moreOnTheRight { horizontal += 1 }
     case .reload: return .reload
     case .keys: showingKeys = true
     case .leave: return .leave
@@ -371,7 +372,7 @@ public final class BrowseScreen {
     var lines = render(window, width: showsFields ? Int.max / 4 : size.columns)
     widest = lines.map(TerminalText.width).max() ?? 0
     if showsFields, widest > size.columns {
-      // Narrowed to the screen as show narrows it, when every column keeps ten characters (or
+      // Narrowed to the screen as show narrows it, when every column keeps twelve characters (or
       // all of its own): then the table needs no scrolling.
       let narrowed = render(window, width: size.columns)
       let natural = TerminalText.columnWidths(lines.first ?? "")
@@ -381,13 +382,20 @@ public final class BrowseScreen {
         widest = 0
       }
     }
+    moreOnTheRight = false
     if showsFields, widest <= size.columns {
       widest = 0
       horizontal = 0
     } else if showsFields {
-      horizontal = min(horizontal, max(0, widest - size.columns))
-      let frozen = lines.first.map(TerminalText.firstColumnWidth) ?? 0
-      lines = lines.map { TerminalText.slice($0, keeping: frozen, from: horizontal, width: size.columns) }
+      // Whole columns scroll: the first stays, and the table goes on after border k + 1.
+      let borders = TerminalText.borders(lines.first ?? "")
+      horizontal = min(horizontal, max(0, borders.count - 3))
+      if borders.count >= 3 {
+        let frozen = borders[1] + 1
+        let offset = borders[1 + horizontal] - borders[1]
+        moreOnTheRight = widest - offset > size.columns
+        lines = lines.map { TerminalText.slice($0, keeping: frozen, from: offset, width: size.columns) }
+      }
     }
     if let query, match != nil {
       lines = lines.map { TerminalText.highlighting(query, in: $0, color: color) }
@@ -486,6 +494,8 @@ public final class BrowseScreen {
         "rows \(Self.grouped(visible.lowerBound + 1))–\(Self.grouped(visible.upperBound)) of \(Self.grouped(total))"
       )
     }
+    // What the last key did comes before what stays, so a long error cannot push it off.
+    if let message { parts.append(message) }
     let offsets = sectionOffsets
     if offsets.sectionCount > 1, total > 0 {
       let section = offsets.itemPath(forFlat: min(top, total - 1)).section
@@ -498,9 +508,10 @@ public final class BrowseScreen {
     case .initial, .loaded, .noContent: break
     }
     if widest > size.columns {
-      parts.append(horizontal > 0 ? "scrolled \(horizontal) columns, ← →" : "more columns →")
+      let columns = horizontal == 1 ? "1 column" : "\(horizontal) columns"
+      parts.append(
+        horizontal == 0 ? "more columns →" : "scrolled \(columns)" + (moreOnTheRight ? ", ← →" : ", ←"))
     }
-    if let message { parts.append(message) }
     parts.append("? keys  q leaves")
     return parts.joined(separator: " · ")
   }

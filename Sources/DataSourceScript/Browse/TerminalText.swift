@@ -41,24 +41,10 @@ enum TerminalText {
     }
   }
 
-  /// The line cut to `width` columns; styles stay balanced (a cut inside one resets it).
+  /// The line cut to `width` columns; styles stay balanced (a cut inside one resets it), and a
+  /// wide character cut in half is a space.
   static func cut(_ line: String, to width: Int) -> String {
-    guard self.width(line) > width else { return line }
-    var out = ""
-    var used = 0
-    var styled = false
-    for piece in pieces(line) {
-      switch piece {
-      case .escape(let sequence):
-        out += sequence
-        styled = sequence != "\u{1B}[0m"
-      case .character(let character, let w):
-        if used + w > width { return out + (styled ? "\u{1B}[0m" : "") }
-        out.append(character)
-        used += w
-      }
-    }
-    return out
+    self.width(line) > width ? slice(line, keeping: 0, from: 0, width: width) : line
   }
 
   /// The line padded with spaces to `width` columns.
@@ -66,22 +52,25 @@ enum TerminalText {
     line + String(repeating: " ", count: max(0, width - self.width(line)))
   }
 
-  /// The columns up to and including the first column's right border in a table's top line
-  /// (`┌────┬`): the part that stays when the table scrolls sideways.
-  static func firstColumnWidth(_ topLine: String) -> Int {
+  /// Where a table's column borders stand, in columns from the left of its top line
+  /// (`┌────┬──────┐` gives 0, 5, 12): the first column ends at the second, and a table scrolled
+  /// sideways by k columns starts again after border k + 1.
+  static func borders(_ topLine: String) -> [Int] {
+    var borders: [Int] = []
     var used = 0
     for piece in pieces(topLine) {
       guard case .character(let character, let w) = piece else { continue }
+      if "┌┬┐".contains(character) { borders.append(used) }
       used += w
-      if character == "┬" || character == "┼" || character == "│" && used > 1 { return used }
     }
-    return 0
+    return borders
   }
 
-  /// The widths of a table's columns, from its top line (`┌────┬──────┐`): the dashes between
-  /// the joints, less the padding.
+  /// The widths of a table's columns, from its top line: the dashes between the borders, less
+  /// the padding.
   static func columnWidths(_ topLine: String) -> [Int] {
-    topLine.split(whereSeparator: { "┌┬┐".contains($0) }).map { $0.count - 2 }
+    let borders = borders(topLine)
+    return zip(borders, borders.dropFirst()).map { $1 - $0 - 3 }
   }
 
   /// The first `keeping` columns of the line, then the columns from `offset` after them.
