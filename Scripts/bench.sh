@@ -7,7 +7,8 @@
 # only the PostgreSQL measures (a throwaway cluster under bench-data/postgres, 10M rows made on
 # the first run, stopped at the end), 'Scripts/bench.sh databases' only the measures of large SQLite
 # and PostgreSQL views printed whole, windows and counts (a 10M-row SQLite file made on the first
-# run, and the same server with a 2M-row table too).
+# run, and the same server with a 2M-row table too), 'Scripts/bench.sh browse' only browse's keys
+# under a pseudo-terminal (1M rows in memory, 10M in SQLite and on the same server).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/setup.sh
@@ -27,7 +28,7 @@ if [ -z "${DUCKDB:-}" ] && ! command -v duckdb >/dev/null; then
 fi
 swift build -c release --product dsh >&2
 swift build -c release --product dsh-bench >&2
-if [ "${1:-}" = postgres ] || [ "${1:-}" = databases ]; then
+if [ "${1:-}" = postgres ] || [ "${1:-}" = databases ] || [ "${1:-}" = browse ]; then
   # A cluster of the bench's own on a free port, trust authentication, filled once with 10M rows:
   # an int key, a category of 100 values with an index, three other columns.
   bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)

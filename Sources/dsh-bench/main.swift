@@ -3,6 +3,7 @@
 //   Scripts/bench.sh scale                    (only the hostile-scale measures, Scale.swift)
 //   Scripts/bench.sh batches                  (only validate + apply, Batches.swift)
 //   Scripts/bench.sh live                     (only the live-data measures, Live.swift)
+//   Scripts/bench.sh browse                   (browse's keys under a pseudo-terminal, Browse.swift)
 // Inputs are generated at run time under bench-data/ (git ignores it).
 import DataSourceKit
 import Foundation
@@ -281,6 +282,7 @@ let onlyLive = CommandLine.arguments.contains("live")
 let onlyLibrary = CommandLine.arguments.contains("library")
 let onlyPostgres = CommandLine.arguments.contains("postgres")
 let onlyDatabases = CommandLine.arguments.contains("databases")
+let onlyBrowse = CommandLine.arguments.contains("browse")
 if onlyTypes { measureTypes() }
 if onlyAnswers { measureAnswers() }
 if onlyBatches { measureBatches() }
@@ -288,8 +290,9 @@ if onlyLive { measureLive() }
 if onlyLibrary { await measureLibrary() }
 if onlyPostgres { measurePostgres() }
 if onlyDatabases { measureDatabases() }
+if onlyBrowse { measureBrowse() }
 if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlyPostgres
-  && !onlyDatabases
+  && !onlyDatabases && !onlyBrowse
 {
   if fileSize(csvPath) == 0 {
     print("generating \(csvPath) (\(rowCount) rows) …")
@@ -604,6 +607,7 @@ if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onl
 }  // !onlyScale
 
 if !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlyPostgres && !onlyDatabases
+  && !onlyBrowse
 {
   measureScale()
 }

@@ -1,4 +1,5 @@
 import CLineEdit
+import DataSourceKit
 import DataSourceScript
 import Foundation
 import Synchronization
@@ -62,10 +63,17 @@ enum FullScreen {
     }
   }
 
-  /// Runs the screen's reload while a watcher reads ^C from the terminal and cancels it.
+  /// Runs the screen's reload while a watcher reads ^C from the terminal and cancels it, and
+  /// draws the loads' progress on the status line (the screen itself waits for the reload).
   private static func reload(_ screen: BrowseScreen, keys: inout KeyReader) async {
+    screen.reloadStarting()
+    draw(screen.frame())
     let reloading = Task { @MainActor in try await screen.reload() }
-    let watcher = InterruptWatcher(cancelling: reloading)
+    // A ^C typed right after r may already be among the bytes read with it.
+    if keys.interruptWaiting() { reloading.cancel() }
+    let watcher = InterruptWatcher(
+      cancelling: reloading, progress: screen.progress, statusRow: screen.size.rows,
+      columns: screen.size.columns)
     let result = await reloading.result
     watcher.stop()
     if case .failure(let error) = result { screen.reloadFailed(error) }
@@ -112,25 +120,41 @@ enum ResizeSignal {
   }
 }
 
-/// Reads ^C from the terminal while a reload runs, and cancels it.
+/// Reads ^C from the terminal while a reload runs, and cancels it; after 200 ms, draws how far
+/// the loads have got on the status line every 100 ms.
 final class InterruptWatcher: Sendable {
   private let stopped = Atomic<Bool>(false)
+  private let ended = DispatchSemaphore(value: 0)
 
-  init(cancelling task: Task<Void, any Error>) {
+  init(cancelling task: Task<Void, any Error>, progress: LoadProgress?, statusRow: Int, columns: Int) {
     Thread.detachNewThread { [self] in
+      defer { ended.signal() }
+      let start = DispatchTime.now().uptimeNanoseconds
+      var cancelled = false
       while !stopped.load(ordering: .relaxed) {
+        let elapsed = DispatchTime.now().uptimeNanoseconds - start
+        if let progress, elapsed > 200_000_000 {
+          let text = " " + ProgressLine.text(of: progress) + (cancelled ? " · stopping" : " · ^C stops")
+          let line = String(text.prefix(columns)).padding(toLength: columns, withPad: " ", startingAt: 0)
+          StandardOutput.write("\u{1B}[\(statusRow);1H\u{1B}[7m" + line + "\u{1B}[0m", to: STDOUT_FILENO)
+        }
         var poller = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        guard poll(&poller, 1, 50) > 0 else { continue }
+        guard poll(&poller, 1, 100) > 0 else { continue }
         var byte: UInt8 = 0
         if read(STDIN_FILENO, &byte, 1) == 1, byte == 3 {
           task.cancel()
-          return
+          cancelled = true
         }
       }
     }
   }
 
-  func stop() { stopped.store(true, ordering: .relaxed) }
+  /// Stops watching, and waits until the watcher has written its last line: the frame drawn
+  /// next is not overwritten.
+  func stop() {
+    stopped.store(true, ordering: .relaxed)
+    ended.wait()
+  }
 }
 
 /// Turns the terminal's bytes into keys: characters (UTF-8), the escape sequences of arrows,

@@ -268,6 +268,7 @@ struct BrowseTests {
     terminal.type("browse w\r")
     terminal.wait(for: "rows 1–", line: -1)
     terminal.type("r")
+    terminal.wait(for: "reloading · ^C stops", line: -1)
     terminal.type("\u{03}")
     terminal.wait(for: "reload stopped", line: -1)
     terminal.type("j")

@@ -34,6 +34,7 @@ extension Session {
       },
       reload: { try await Session.reloadForBrowse(value) })
     screen.color = settings.usesColor(environment)
+    screen.progress = progress
     await browser(screen)
     lastShow = (name, view.stats)
     if let name { changes.shown(name) }

@@ -23,6 +23,9 @@ public final class BrowseScreen {
   public private(set) var size = (rows: 24, columns: 80)
   /// Whether the renderer may colour the text.
   public var color = true
+  /// What the loads of a reload have read so far (the session's), for the status line while
+  /// the reload runs.
+  public var progress: LoadProgress?
   /// The flat position of the first row on the screen.
   public private(set) var top = 0
   /// Columns of a wide table of fields scrolled out of view to the right of the first, which
@@ -333,6 +336,12 @@ public final class BrowseScreen {
     for inserted in arrived.map(\.item).sorted() where inserted <= item { item += 1 }
     guard section < sectionCount else { return nil }
     return ItemPath(item: item, section: section)
+  }
+
+  /// Says on the status line that a reload is starting; its progress is drawn over it.
+  public func reloadStarting() {
+    progress?.reset()
+    message = "reloading · ^C stops"
   }
 
   /// Says that a reload stopped (^C) or failed, on the status line.
