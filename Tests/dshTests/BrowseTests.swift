@@ -227,6 +227,25 @@ struct BrowseTests {
     terminal.wait(for: "dsh>")
   }
 
+  @Test("a grid and a segmented source browse as show draws them: cards side by side, the segment shown")
+  func gridsAndSegments() throws {
+    let terminal = try EmulatedTerminal()
+    terminal.type("let p = csv \"samples:people.csv\" key id\r")
+    terminal.type(
+      "let tabs = segmented everyone: (table p with cell basic \"{name}\"), cards: (grid p | section by team "
+        + "with card \"{name}\" width 18 height 2 | header \"{section}\")\r")
+    terminal.type("switch tabs to cards\r")
+    terminal.wait(for: "dsh>", line: nil)
+    terminal.type("browse tabs\r")
+    terminal.wait(for: "section 1 of 4", line: -1)
+    #expect(terminal.screen.contains { $0.contains("│Grace Hopper      │ │Katherine Johnson │") })
+    terminal.type("G")
+    terminal.wait(for: "–10 of 10", line: -1)
+    #expect(terminal.screen.contains { $0.contains("│Hopper, Jr.       │") })
+    terminal.type("q")
+    terminal.wait(for: "dsh>")
+  }
+
   @Test("q gives the screen back as it was, and the prompt works")
   func leaving() throws {
     let terminal = try EmulatedTerminal()
