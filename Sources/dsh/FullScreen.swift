@@ -134,7 +134,9 @@ final class InterruptWatcher: Sendable {
       while !stopped.load(ordering: .relaxed) {
         let elapsed = DispatchTime.now().uptimeNanoseconds - start
         if let progress, elapsed > 200_000_000 {
-          let text = " " + ProgressLine.text(of: progress) + (cancelled ? " · stopping" : " · ^C stops")
+          let text =
+            " " + ProgressLine.text(of: progress, doing: "reloading")
+            + (cancelled ? " · stopping" : " · ^C stops")
           let line = String(text.prefix(columns)).padding(toLength: columns, withPad: " ", startingAt: 0)
           StandardOutput.write("\u{1B}[\(statusRow);1H\u{1B}[7m" + line + "\u{1B}[0m", to: STDOUT_FILENO)
         }

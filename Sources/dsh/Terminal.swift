@@ -150,8 +150,10 @@ enum ProgressLine {
   }
 
   /// How far the loads have got: `working · 1,200,000 rows · 84.2 MB · 3 pages`.
-  static func text(of progress: LoadProgress) -> String {
-    var parts = ["working"]
+  ///
+  /// `doing` names the work (browse's status line says `reloading`).
+  static func text(of progress: LoadProgress, doing: String = "working") -> String {
+    var parts = [doing]
     if progress.rows > 0 { parts.append(progress.rows.formatted(.number) + " rows") }
     let megabytes = Double(progress.bytes) / 1_000_000
     if megabytes >= 0.1 { parts.append(String(format: "%.1f MB", megabytes)) }
