@@ -287,7 +287,10 @@ if onlyTypes { measureTypes() }
 if onlyAnswers { measureAnswers() }
 if onlyBatches { measureBatches() }
 if onlyLive { measureLive() }
-if onlyLibrary { await measureLibrary() }
+if onlyLibrary {
+  await measureLibrary()
+  await measureAppLoop()
+}
 if onlyPostgres { measurePostgres() }
 if onlyDatabases { measureDatabases() }
 if onlyBrowse { measureBrowse() }

@@ -256,6 +256,65 @@ struct ReadmeTests {
   }
 }
 
+@MainActor
+@Suite("Batches an app applies: the change's cost, off the main actor, in the view's index space")
+struct AppBatchTests {
+  @Test("a batch worked out on a background task is applied, and the next snapshot starts from it")
+  func backgroundDiff() async throws {
+    let model = InboxModel()
+    try await model.load()
+    _ = try model.receive(Message(id: 3, subject: "Re: Lunch", sender: "Alan", isUnread: true))
+    let old = try #require(model.view.shownSnapshot(as: DataSourceSnapshot<SectionID, Message.ID>.self))
+    // Read, and its subject changed: a move to Read, with its content reloaded.
+    model.messages.replace(
+      [(position: 1, item: Message(id: 1, subject: "Lunch at 1?", sender: "Ada", isUnread: false))],
+      isEqual: ==)
+    let new = DataSourceSnapshot(of: model.inbox)
+    let batch = try await Task.detached { try new.batch(from: old) }.value
+    #expect(batch.movedRows.map(\.from) == [ItemPath(item: 1, section: 1)])
+    #expect(batch.reloadedAfterMoves == [ItemPath(item: 0, section: 0)])
+    try model.view.apply(new, batch: batch)
+    #expect(model.view.shownCounts == [2, 1])
+
+    // The next snapshot starts from the one applied: the Unread section empties and goes.
+    model.messages.remove(at: [0])
+    let next = try model.view.apply(DataSourceSnapshot(of: model.inbox))
+    #expect(next == BatchUpdate(deletedSections: [1]))
+    #expect(model.view.shownCounts == [2])
+  }
+
+  @Test("a segment switched inside a composition: the view's batch numbers the composition's sections")
+  func segmentInComposition() async throws {
+    let banner = TableAdapter(
+      provider: ArrayProvider(["Welcome"]),
+      presenter: ClosurePresenter<String>(style: .basic) { text, _ in text })
+    func folder(_ messages: [Message]) -> TableAdapter<Message, TableCell> {
+      TableAdapter(
+        provider: ArrayProvider(messages),
+        presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject })
+    }
+    let segments = SegmentedDataSource<Message, TableCell>([
+      ("Inbox", folder([Message(id: 1, subject: "Lunch?", sender: "Ada", isUnread: true)])),
+      ("Archive", folder([Message(id: 2, subject: "Minutes", sender: "Grace", isUnread: false)])),
+    ])
+    let screen = ComposedDataSource(mixing: banner, segments)
+    try await screen.load()
+    let view = ListView(dataSource: screen)
+    let name = { (item: Any) in (item as? Message).map { "message \($0.id)" } ?? "banner" }
+    try view.apply(DataSourceSnapshot(of: screen, itemID: name))
+    let before = view.shownCounts
+
+    #expect(segments.select("Archive"))
+    let batch = try view.apply(DataSourceSnapshot(of: screen, itemID: name))
+    // Section 0 is the banner: the segment's section is 1 in the view.
+    #expect(batch == BatchUpdate(deletedSections: [1], insertedSections: [1]))
+    try batch.validate(before: before, after: view.shownCounts)
+    let rows = batch.apply(to: [["banner"], ["message 1"]], new: [["banner"], ["message 2"]])
+    #expect(rows == [["banner"], ["message 2"]])
+    #expect(!segments.select("Drafts"))
+  }
+}
+
 /// A provider of the app's own: its sections come and go, and it says so through an
 /// `ObserverList`, whose clock tells compositions their cached layout is stale.
 final class Countdown: DataProvider {

@@ -142,10 +142,10 @@ struct BatchUpdateTests {
     try await segmented.load()
     let view = ListView(dataSource: segmented)
     let before = view.sectionCounts
-    let update = try #require(segmented.select("three"))
+    let update = try #require(segmented.selectReplacingSections("three"))
     #expect(update == BatchUpdate(deletedSections: [0], insertedSections: [0, 1, 2]))
     try view.performBatchUpdates(update, countsBefore: before)
-    #expect(segmented.select("four") == nil)
+    #expect(!segmented.select("four"))
   }
 
   @Test("the view refuses a batch that does not account for the change")

@@ -173,9 +173,9 @@ struct SnapshotTests {
     try await segmented.load()
     let view = ListView(dataSource: segmented)
     try view.apply(DataSourceSnapshot(of: segmented) { $0 })
-    let told = try #require(segmented.select("b"))
+    #expect(segmented.select("b"))
     let batch = try view.apply(DataSourceSnapshot(of: segmented) { $0 })
-    #expect(batch == told)
+    #expect(batch == .replacingAllSections(oldCount: 1, newCount: 1))
   }
 
   @Test("a header whose text changed is reloaded; a stale snapshot with the same counts is refused")
@@ -194,13 +194,10 @@ struct SnapshotTests {
     #expect(batch.insertedRows == [ItemPath(item: 1, section: 1)])
     #expect(batch.reloadedHeaders == [1])
 
+    // A snapshot kept as handles knows it is outdated, though its counts are right.
     let before = DataSourceSnapshot(of: source)
     chores.move(from: 1, to: 2)
-    #expect(
-      throws: SnapshotError.itemDiffers(at: ItemPath(item: 0, section: 1), snapshot: "2", dataSource: "3")
-    ) {
-      try view.apply(before)
-    }
+    #expect(throws: SnapshotError.outdated) { try view.apply(before) }
     #expect(try view.apply(DataSourceSnapshot(of: source)).movedRows.count == 1)
   }
 

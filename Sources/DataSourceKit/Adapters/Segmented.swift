@@ -41,8 +41,23 @@ public final class SegmentedDataSource<Item, Cell>: SectionedDataSource {
   public var selectedName: String { segments[selectedIndex].name }
 
   /// Shows the segment named `name`.
-  /// - Returns: the batch a table view gets for the switch, or `nil` when there is no such segment.
-  public func select(_ name: String) -> BatchUpdate? {
+  ///
+  /// The batch of the switch is the view's to work out, in the view's own index space: a
+  /// segmented source inside a composition does not know where its sections start. Apply a new
+  /// snapshot of what the view shows:
+  ///
+  /// ```swift
+  /// segments.select("Archive")
+  /// let batch = try view.apply(DataSourceSnapshot(of: screen))  // every section of the segment replaced
+  /// ```
+  ///
+  /// - Returns: false when there is no such segment (nothing changes).
+  @discardableResult
+  public func select(_ name: String) -> Bool { selectReplacingSections(name) != nil }
+
+  /// Shows the segment named `name` and returns the batch of a view of this source alone
+  /// (every section replaced), or `nil` when there is no such segment.
+  package func selectReplacingSections(_ name: String) -> BatchUpdate? {
     guard let index = segments.firstIndex(where: { $0.name == name }) else { return nil }
     // The segment shown already: the view changes nothing.
     if index == selectedIndex { return BatchUpdate() }

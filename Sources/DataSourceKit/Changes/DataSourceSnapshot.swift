@@ -68,8 +68,33 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
     }
   }
 
-  /// The sections, in order.
-  public private(set) var sections: [Section]
+  /// The sections in runs: written out, or kept as a provider's handles until read (what a
+  /// snapshot of a table over an edited provider is, so that taking it and diffing it cost the
+  /// change, not the list).
+  private var parts: [Part]
+  enum Part: Sendable {
+    case written([Section])
+    case tracked(TrackedSections<SectionIdentifier, ItemIdentifier>)
+
+    var counts: [Int] {
+      switch self {
+      case .written(let sections): sections.map { $0.items.count }
+      case .tracked(let tracked): tracked.counts
+      }
+    }
+    var sectionIDs: [SectionIdentifier] {
+      switch self {
+      case .written(let sections): sections.map { $0.id }
+      case .tracked(let tracked): tracked.sectionIDs
+      }
+    }
+    var sections: [Section] {
+      switch self {
+      case .written(let sections): sections
+      case .tracked(let tracked): tracked.sections
+      }
+    }
+  }
   /// Items to reload even if their content looks the same (``reloadItems(_:)``).
   private(set) var itemsToReload: Set<ItemIdentifier> = []
   /// True when the items are named by their `Identifiable` ids, so a view can check that the
@@ -77,35 +102,66 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
   private(set) var namesItemsByID = false
 
   /// A snapshot of these sections.
-  public init(sections: [Section] = []) { self.sections = sections }
+  public init(sections: [Section] = []) { parts = [.written(sections)] }
 
+  /// The sections, in order.
+  /// - Complexity: O(items) the first time for a snapshot of a table over an edited provider,
+  ///   whose items' identifiers are written out only when read.
+  public var sections: [Section] { parts.count == 1 ? parts[0].sections : parts.flatMap { $0.sections } }
   /// The sections' identifiers, in order.
-  public var sectionIdentifiers: [SectionIdentifier] { sections.map(\.id) }
+  /// - Complexity: O(sections).
+  public var sectionIdentifiers: [SectionIdentifier] { parts.flatMap { $0.sectionIDs } }
   /// The number of sections.
-  public var numberOfSections: Int { sections.count }
+  public var numberOfSections: Int { counts.count }
   /// The number of items in all sections.
-  public var numberOfItems: Int { sections.reduce(0) { $0 + $1.items.count } }
+  public var numberOfItems: Int { counts.reduce(0, +) }
   /// The number of items in each section, in order.
-  public var counts: [Int] { sections.map(\.items.count) }
+  /// - Complexity: O(sections).
+  public var counts: [Int] { parts.flatMap { $0.counts } }
 
   /// The identifiers of a section's items, or `nil` when there is no such section.
   public func itemIdentifiers(inSection id: SectionIdentifier) -> [ItemIdentifier]? {
-    sections.first { $0.id == id }?.items
+    for part in parts {
+      guard let index = part.sectionIDs.firstIndex(of: id) else { continue }
+      switch part {
+      case .written(let sections): return sections[index].items
+      case .tracked(let tracked): return tracked.sections[index].items
+      }
+    }
+    return nil
+  }
+
+  /// The parts as they stand: to compare, diff or replay.
+  var storedParts: [Part] { parts }
+
+  /// Writes every part out, before an edit by hand.
+  private mutating func writeOut() {
+    if parts.count == 1, case .written = parts[0] { return }
+    parts = [.written(sections)]
+  }
+
+  /// Whether two snapshots name the same sections and items, and reload the same items.
+  public static func == (lhs: DataSourceSnapshot, rhs: DataSourceSnapshot) -> Bool {
+    lhs.itemsToReload == rhs.itemsToReload && lhs.namesItemsByID == rhs.namesItemsByID
+      && lhs.counts == rhs.counts && lhs.sections == rhs.sections
   }
 
   /// Adds empty sections at the end.
   public mutating func appendSections(_ ids: [SectionIdentifier]) {
-    sections += ids.map { Section(id: $0) }
+    writeOut()
+    parts.append(.written(ids.map { Section(id: $0) }))
   }
 
   /// Adds items at the end of a section (the last one when `section` is `nil`).
   /// - Precondition: the snapshot has that section.
   public mutating func appendItems(_ ids: [ItemIdentifier], toSection section: SectionIdentifier? = nil) {
+    var sections = self.sections
     let index = section.map { id in sections.firstIndex { $0.id == id } } ?? sections.indices.last
     guard let index else {
       preconditionFailure("no section \(section.map { "\($0)" } ?? "") to append items to")
     }
     sections[index].items += ids
+    parts = [.written(sections)]
   }
 
   /// Marks items to reload when the snapshot is applied, as `reconfigureItems(_:)` does: items
@@ -120,13 +176,16 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
   public init<Source: SectionedDataSource>(
     of source: Source, sectionID: (SectionID) -> SectionIdentifier, itemID: (Source.Item) -> ItemIdentifier
   ) {
-    sections = (0..<source.numberOfSections).map { section in
-      Section(
-        id: sectionID(source.sectionID(section)),
-        items: (0..<source.numberOfRows(inSection: section)).map {
-          itemID(source.item(at: ItemPath(item: $0, section: section)))
+    parts = [
+      .written(
+        (0..<source.numberOfSections).map { section in
+          Section(
+            id: sectionID(source.sectionID(section)),
+            items: (0..<source.numberOfRows(inSection: section)).map {
+              itemID(source.item(at: ItemPath(item: $0, section: section)))
+            })
         })
-    }
+    ]
   }
 }
 
@@ -138,10 +197,43 @@ extension DataSourceSnapshot where SectionIdentifier == SectionID {
   }
 
   /// The snapshot of a data source of `Identifiable` items, each named by its `id`.
-  /// - Complexity: O(sections + items).
+  ///
+  /// The sections of a table over an ``EditableProvider`` (and the stages over it that place
+  /// items one by one) are kept as the provider's handles, not written out: taking the
+  /// snapshot costs O(sections + items / 1,024), and ``ListView/apply(_:)`` or ``batch(from:)``
+  /// of two such snapshots costs O(k log n) for k items changed in between. The first snapshot
+  /// of such a table reads every item once.
+  /// - Complexity: O(sections + items) for the sections written out.
   public init<Source: SectionedDataSource>(of source: Source)
   where Source.Item: Identifiable, Source.Item.ID == ItemIdentifier {
-    self.init(of: source, sectionID: { $0 }, itemID: \.id)
+    let ids = (0..<source.numberOfSections).map(source.sectionID)
+    var parts: [Part] = []
+    var next = 0
+    for piece in TrackedPieces.pieces(of: source as any SectionedDataSource<Source.Item, Source.Cell>) {
+      let range = next..<min(next + piece.sectionCount, ids.count)
+      next += piece.sectionCount
+      let counts = range.map(source.numberOfRows(inSection:))
+      if let provider = piece.provider, let root = piece.root,
+        let tracked = root.trackedSections(of: provider, sectionIDs: Array(ids[range]), counts: counts)
+      {
+        parts.append(.tracked(tracked))
+      } else {
+        parts.append(
+          .written(
+            zip(range, counts).map { section, count in
+              Section(
+                id: ids[section],
+                items: (0..<count).map { source.item(at: ItemPath(item: $0, section: section)).id })
+            }))
+      }
+    }
+    self.init()
+    if next != ids.count {
+      // The pieces are not the source's sections: write them all out.
+      self.init(of: source, sectionID: { $0 }, itemID: \.id)
+    } else {
+      self.parts = parts
+    }
     namesItemsByID = true
   }
 }
@@ -150,82 +242,6 @@ extension SectionedDataSource {
   /// The name of a section that stays the same while the section does (see ``SectionID``).
   public func sectionID(_ section: Int) -> SectionID {
     SectionID(key: sectionKey(section), index: section)
-  }
-}
-
-/// What a view showed at its last ``ListView/apply(_:)``: the snapshot (whatever its identifier
-/// types), each row's item when it can be compared, and each section's header and footer lines.
-struct ShownSnapshot {
-  let snapshot: any Sendable
-  let counts: [Int]
-  /// The items read, by section (`[[Item]]` of the view's item type).
-  let items: Any
-  let headers: [[String]]
-  let footers: [[String]]
-}
-
-/// How a view of `Item`s compares two items and reads an item's identity, worked out once per
-/// item type: typed when `Item` is `Equatable` or `Identifiable`, through `any Equatable` and
-/// `any Identifiable` item by item when it is `Any` (a composition of mixed item types).
-struct ItemReader<Item, ID> {
-  /// Whether two items show the same, or `nil` when the view cannot tell.
-  let equal: ((Item, Item) -> Bool)?
-  /// An item's identity as a snapshot names it, or `nil` when it has none of that type.
-  let identity: ((Item) -> ID?)?
-
-  init(checksIdentity: Bool) {
-    if let type = Item.self as? any Equatable.Type {
-      equal = Self.typedEquality(type)
-    } else if Item.self == Any.self {
-      equal = { a, b in
-        guard let x = ItemContent(a), let y = ItemContent(b) else { return true }
-        return x == y
-      }
-    } else {
-      equal = nil
-    }
-    if !checksIdentity {
-      identity = nil
-    } else if let type = Item.self as? any Identifiable.Type {
-      identity = Self.typedIdentity(type)
-    } else if Item.self == Any.self {
-      identity = { item in (item as? any Identifiable).flatMap { Self.id(of: $0) } }
-    } else {
-      identity = nil
-    }
-  }
-
-  // `Item` is `E` (or `T`) itself in these: the casts reinterpret a value as its own type.
-  private static func typedEquality<E: Equatable>(_ type: E.Type) -> (Item, Item) -> Bool {
-    { a, b in unsafeBitCast(a, to: E.self) == unsafeBitCast(b, to: E.self) }
-  }
-
-  private static func typedIdentity<T: Identifiable>(_ type: T.Type) -> (Item) -> ID? {
-    if T.ID.self == ID.self {
-      return { item in unsafeBitCast(unsafeBitCast(item, to: T.self).id, to: ID.self) }
-    }
-    return { item in unsafeBitCast(item, to: T.self).id as? ID }
-  }
-
-  private static func id<T: Identifiable>(of item: T) -> ID? { item.id as? ID }
-}
-
-/// An item a view showed, to compare with the item that has its identifier at the next apply.
-///
-/// Kept by the view, never sent anywhere: the items are the app's, `Sendable` or not, so a
-/// snapshot (which crosses actors) holds identifiers only.
-struct ItemContent: Equatable {
-  let item: any Equatable
-
-  /// The item, when its type is `Equatable` (else the view cannot tell whether it changed).
-  init?(_ item: Any) {
-    guard let equatable = item as? any Equatable else { return nil }
-    self.item = equatable
-  }
-
-  static func == (lhs: ItemContent, rhs: ItemContent) -> Bool {
-    func equal<T: Equatable>(_ a: T, _ b: Any) -> Bool { (b as? T) == a }
-    return equal(lhs.item, rhs.item)
   }
 }
 
@@ -243,6 +259,11 @@ public enum SnapshotError: Error, Equatable, CustomStringConvertible {
   case duplicateItems([String])
   /// A section identifier appears twice.
   case duplicateSections([String])
+  /// The snapshot is of a table over an edited provider that changed since it was taken.
+  case outdated
+  /// A batch given to ``ListView/apply(_:batch:)`` does not turn the counts shown into the
+  /// snapshot's: it was worked out from another snapshot than the one shown.
+  case batchDoesNotFit(String)
 
   /// What is wrong, and what to do about it.
   public var description: String {
@@ -255,6 +276,10 @@ public enum SnapshotError: Error, Equatable, CustomStringConvertible {
       "item identifiers appear twice: \(Self.list(ids))"
     case .duplicateSections(let ids):
       "section identifiers appear twice: \(Self.list(ids))"
+    case .outdated:
+      "the data source changed after the snapshot was taken: take the snapshot after the change"
+    case .batchDoesNotFit(let why):
+      "the batch does not fit the rows the view shows (\(why)): work it out from the snapshot shown"
     }
   }
 
@@ -269,26 +294,136 @@ extension DataSourceSnapshot {
   /// The batch of updates that turns `old` into this snapshot.
   ///
   /// Deletes, inserts and moves of sections and rows, and reloads of the items
-  /// ``reloadItems(_:)`` names. A pure function of two values, so it can run on any task;
-  /// ``ListView/apply(_:)`` also reloads the rows whose items changed, which it can see because
-  /// it reads them.
+  /// ``reloadItems(_:)`` names. Between two snapshots of a table over an ``EditableProvider``
+  /// (``init(of:)``), also reloads of the items whose content changed, and in O(k log n) for k
+  /// items changed in between. A pure function of two values, so it can run on any task, and
+  /// ``ListView/apply(_:batch:)`` applies its result; ``ListView/apply(_:)`` also reloads the
+  /// rows whose items changed in the sections it reads whole.
   ///
   /// - Throws: ``SnapshotError`` when an identifier appears twice in either snapshot.
-  /// - Complexity: O(sections + items) expected.
+  /// - Complexity: O(k log n + sections) between snapshots of one edited table, O(sections +
+  ///   items) expected otherwise.
   public func batch(from old: DataSourceSnapshot) throws(SnapshotError) -> BatchUpdate {
     try Self.checkSections(self)
     try Self.checkSections(old)
-    let entries = { (snapshot: DataSourceSnapshot) in
-      snapshot.sections.map { section in
-        DiffSection(id: section.id, elements: section.items.map { SnapshotEntry(id: $0, section: 0, row: 0) })
+    return try Self.batch(from: old, to: self, itemContent: nil)
+  }
+
+  /// The batch from `old` to `new`, part by part when their parts line up (each table over an
+  /// edited provider through its log), else compared whole.
+  ///
+  /// - Parameter itemContent: whether the items at two entries show the same, when the caller
+  ///   read them (`nil`: it did not).
+  static func batch(
+    from old: DataSourceSnapshot, to new: DataSourceSnapshot,
+    itemContent: ((SnapshotEntry<ItemIdentifier>, SnapshotEntry<ItemIdentifier>) -> Bool?)?
+  ) throws(SnapshotError) -> BatchUpdate {
+    let context = DiffContext(
+      old: old.parts, new: new.parts, reloading: new.itemsToReload, itemContent: itemContent)
+    guard old.parts.count == new.parts.count else {
+      return try context.diff(oldParts: old.parts.indices, newParts: new.parts.indices)
+    }
+    var update = BatchUpdate()
+    var (oldOffset, newOffset) = (0, 0)
+    for index in old.parts.indices {
+      let (before, after) = (old.parts[index], new.parts[index])
+      var part: BatchUpdate?
+      if new.itemsToReload.isEmpty, case .tracked(let x) = before, case .tracked(let y) = after {
+        part = x.batch(to: y)
+      }
+      if part == nil { part = try context.diff(oldParts: index..<index + 1, newParts: index..<index + 1) }
+      update.append(part ?? BatchUpdate(), oldOffset: oldOffset, newOffset: newOffset)
+      oldOffset += before.counts.count
+      newOffset += after.counts.count
+    }
+    return update
+  }
+
+  /// What the comparison of sections written out needs: where each section sits, and which
+  /// items changed between two snapshots of one edited table.
+  private final class DiffContext {
+    typealias Entry = SnapshotEntry<ItemIdentifier>
+    let old: [Part]
+    let new: [Part]
+    let oldStarts: [Int]
+    let newStarts: [Int]
+    let reloading: Set<ItemIdentifier>
+    let itemContent: ((Entry, Entry) -> Bool?)?
+    /// The identifiers of the items that changed between an old part and a new one, by pair
+    /// (`nil`: the logs cannot tell).
+    private var changedIDs: [[Int]: Changed] = [:]
+    private struct Changed { var ids: Set<ItemIdentifier>? }
+
+    init(old: [Part], new: [Part], reloading: Set<ItemIdentifier>, itemContent: ((Entry, Entry) -> Bool?)?) {
+      self.old = old
+      self.new = new
+      func starts(_ parts: [Part]) -> [Int] {
+        var starts = [0]
+        for part in parts { starts.append((starts.last ?? 0) + part.counts.count) }
+        return starts
+      }
+      oldStarts = starts(old)
+      newStarts = starts(new)
+      self.reloading = reloading
+      self.itemContent = itemContent
+    }
+
+    /// The batch between some old parts and some new ones, numbered from their first sections.
+    func diff(oldParts: Range<Int>, newParts: Range<Int>) throws(SnapshotError) -> BatchUpdate {
+      func entries(_ parts: [Part], _ range: Range<Int>, _ starts: [Int]) -> [DiffSection<
+        SectionIdentifier, Entry
+      >] {
+        range.flatMap { index in
+          parts[index].sections.enumerated().map { offset, section in
+            DiffSection(
+              id: section.id,
+              elements: section.items.enumerated().map {
+                Entry(id: $1, section: starts[index] + offset, row: $0)
+              })
+          }
+        }
+      }
+      return try DataSourceSnapshot.diff(
+        from: entries(old, oldParts, oldStarts), to: entries(new, newParts, newStarts), reloading: reloading,
+        sameContent: sameContent)
+    }
+
+    /// Whether an item shows the same before and after: as the caller read it, else as the
+    /// logs of an edited table tell; an item of a table whose log cannot tell is reloaded.
+    private func sameContent(_ before: Entry, _ after: Entry) -> Bool {
+      if let known = itemContent?(before, after) { return known }
+      let (oldPart, newPart) = (part(of: before.section, oldStarts), part(of: after.section, newStarts))
+      switch (old[oldPart], new[newPart]) {
+      case (.written, .written):
+        return true  // nothing known of the items: only ``reloadItems(_:)`` reloads them
+      case (.tracked(let x), .tracked(let y)):
+        let pair = [oldPart, newPart]
+        if changedIDs[pair] == nil {
+          let changed = x.isFollowed(by: y) ? x.changedItems(until: y) : nil
+          changedIDs[pair] = Changed(
+            ids: changed.map { Set($0.filter { $0.value }.keys.compactMap { y.identities[handle: $0] }) })
+        }
+        guard let changed = changedIDs[pair]?.ids else { return false }
+        return !changed.contains(after.id)
+      default:
+        return false
       }
     }
-    return try Self.diff(from: entries(old), to: entries(self), reloading: itemsToReload)
+
+    private func part(of section: Int, _ starts: [Int]) -> Int {
+      var (low, high) = (0, starts.count - 1)
+      while low + 1 < high {
+        let mid = (low + high) / 2
+        if starts[mid] <= section { low = mid } else { high = mid }
+      }
+      return low
+    }
   }
 
   /// Throws when a section identifier appears twice.
   static func checkSections(_ snapshot: DataSourceSnapshot) throws(SnapshotError) {
     let ids = snapshot.sectionIdentifiers
+    if ids.count < 2 { return }
     guard Set(ids).count != ids.count else { return }
     var seen = Set<SectionIdentifier>()
     throw .duplicateSections(ids.filter { !seen.insert($0).inserted }.map { "\($0)" })
@@ -303,7 +438,7 @@ extension DataSourceSnapshot {
       (_ before: SnapshotEntry<ItemIdentifier>, _ after: SnapshotEntry<ItemIdentifier>) -> Bool
     )? = nil
   ) throws(SnapshotError) -> BatchUpdate {
-    let changes = SectionedDiff.changeset(from: old, to: new, id: \.id) {
+    let changes = SectionedDiff.changeset(from: old, to: new, id: { $0.id }) {
       (before: SnapshotEntry<ItemIdentifier>, after: SnapshotEntry<ItemIdentifier>) -> Bool in
       if reloading.contains(after.id) { return false }
       return sameContent?(before, after) ?? true
@@ -311,112 +446,4 @@ extension DataSourceSnapshot {
     if !changes.duplicates.isEmpty { throw .duplicateItems(changes.duplicates.map { "\($0)" }) }
     return changes.update
   }
-}
-
-extension ListView {
-  /// Shows `snapshot` and returns the batch of updates that turns the snapshot shown before into
-  /// it.
-  ///
-  /// As `apply(_:animatingDifferences:)` does: deletes, inserts and moves of sections and
-  /// rows; reloads of the rows whose item changed under the same identifier (after the move,
-  /// ``BatchUpdate/reloadedAfterMoves``, when the row moved) and of the items
-  /// ``DataSourceSnapshot/reloadItems(_:)`` names; reloads of headers and footers whose text
-  /// changed. The batch is checked by UIKit's rules before it is returned.
-  ///
-  /// The view keeps the counts it shows and the items it read (an item's change is seen when the
-  /// item is an `Equatable` value; an item that is a class changed in place compares equal to
-  /// itself, so name it with ``DataSourceSnapshot/reloadItems(_:)``). The first snapshot it is
-  /// given replaces whatever it showed before (nothing), as a table view's first `reloadData()`
-  /// does.
-  ///
-  /// - Throws: ``SnapshotError`` when the snapshot is not of the data source as it is now (its
-  ///   counts differ, or an `Identifiable` item is not the one it names), or an identifier
-  ///   appears twice; the view keeps showing what it showed.
-  /// - Complexity: O(sections + items): every item is read once.
-  @discardableResult
-  public func apply<S, I>(_ snapshot: DataSourceSnapshot<S, I>) throws(SnapshotError) -> BatchUpdate {
-    let sourceCounts = (0..<dataSource.numberOfSections).map { dataSource.numberOfRows(inSection: $0) }
-    if snapshot.counts != sourceCounts {
-      throw .countsDiffer(snapshot: snapshot.counts, dataSource: sourceCounts)
-    }
-    try DataSourceSnapshot.checkSections(snapshot)
-    // The items now, read once: to check that the snapshot names them, and to see which changed.
-    let reader = ItemReader<Item, I>(checksIdentity: snapshot.namesItemsByID)
-    var items: [[Item]] = []
-    var new: [DiffSection<S, SnapshotEntry<I>>] = []
-    for (index, section) in snapshot.sections.enumerated() {
-      var entries: [SnapshotEntry<I>] = []
-      var sectionItems: [Item] = []
-      entries.reserveCapacity(section.items.count)
-      sectionItems.reserveCapacity(section.items.count)
-      for (row, id) in section.items.enumerated() {
-        let path = ItemPath(item: row, section: index)
-        let item = dataSource.item(at: path)
-        if let actual = reader.identity?(item), actual != id {
-          throw .itemDiffers(at: path, snapshot: "\(id)", dataSource: "\(actual)")
-        }
-        entries.append(SnapshotEntry(id: id, section: index, row: row))
-        sectionItems.append(item)
-      }
-      new.append(DiffSection(id: section.id, elements: entries))
-      items.append(sectionItems)
-    }
-    let headers = (0..<snapshot.numberOfSections).map {
-      dataSource.supplementaryLines(.header, inSection: $0)
-    }
-    let footers = (0..<snapshot.numberOfSections).map {
-      dataSource.supplementaryLines(.footer, inSection: $0)
-    }
-
-    var update: BatchUpdate
-    if let shown = appliedSnapshot, let old = shown.snapshot as? DataSourceSnapshot<S, I>,
-      let oldItems = shown.items as? [[Item]]
-    {
-      let oldEntries = old.sections.enumerated().map { index, section in
-        DiffSection(
-          id: section.id,
-          elements: section.items.enumerated().map { SnapshotEntry(id: $1, section: index, row: $0) })
-      }
-      let sameContent = reader.equal.map { equal in
-        { (before: SnapshotEntry<I>, after: SnapshotEntry<I>) -> Bool in
-          equal(oldItems[before.section][before.row], items[after.section][after.row])
-        }
-      }
-      update = try DataSourceSnapshot<S, I>.diff(
-        from: oldEntries, to: new, reloading: snapshot.itemsToReload, sameContent: sameContent)
-      // Headers and footers of sections that stay (not inserted whole) whose text changed.
-      let oldIndex = Dictionary(uniqueKeysWithValues: old.sectionIdentifiers.enumerated().map { ($1, $0) })
-      let inserted = Set(update.insertedSections)
-      for (index, id) in snapshot.sectionIdentifiers.enumerated() where !inserted.contains(index) {
-        guard let before = oldIndex[id] else { continue }
-        if shown.headers[before] != headers[index] { update.reloadedHeaders.append(index) }
-        if shown.footers[before] != footers[index] { update.reloadedFooters.append(index) }
-      }
-    } else {
-      var seen = Set<I>()
-      let repeated = snapshot.sections.flatMap(\.items).filter { !seen.insert($0).inserted }
-      if !repeated.isEmpty { throw .duplicateItems(repeated.map { "\($0)" }) }
-      update = .replacingAllSections(
-        oldCount: appliedSnapshot?.counts.count ?? 0, newCount: snapshot.numberOfSections)
-    }
-    // The batch is checked as a table view would check it, from the counts shown before.
-    let before = appliedSnapshot?.counts ?? []
-    precondition(
-      (try? update.validate(before: before, after: snapshot.counts)) != nil,
-      "the diff made a batch UIKit refuses: \(update)")
-    appliedSnapshot = ShownSnapshot(
-      snapshot: snapshot, counts: snapshot.counts, items: items, headers: headers, footers: footers)
-    return update
-  }
-
-  /// The number of rows in each section of the snapshot the view shows, after the last
-  /// ``apply(_:)``.
-  public var shownCounts: [Int] { appliedSnapshot?.counts ?? [] }
-}
-
-/// One item as the diff sees it: its identifier, and where it stands (to find the item read there).
-struct SnapshotEntry<ID: Hashable & Sendable> {
-  let id: ID
-  let section: Int
-  let row: Int
 }

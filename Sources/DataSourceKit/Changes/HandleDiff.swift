@@ -10,6 +10,14 @@
 /// and the others move. The forms are those of ``SectionedDiff``: a moved item whose content
 /// changed is moved and listed in ``BatchUpdate/reloadedAfterMoves``.
 package enum HandleDiff {
+  /// A touched item: its handle, its flat positions before and after, whether it changed.
+  private struct Touch {
+    var handle: Int
+    var old: Int?
+    var new: Int?
+    var changed: Bool
+  }
+
   /// The batch between two arrangements of the same handles.
   ///
   /// - Parameters:
@@ -18,29 +26,44 @@ package enum HandleDiff {
   /// - Returns: `nil` when sections share an identity or a section moves; the caller then
   ///   compares the views whole.
   ///
-  /// Long because the passes (deletes and inserts per section, the handles that stay in order, the moves and reloads) share the position tables each fills.
-  package static func batch(
-    from old: HandleSnapshot, to new: HandleSnapshot, touched: [Int: Bool], oldSectionIDs: [Value],
-    newSectionIDs: [Value]
+  package static func batch<SectionIdentifier: Hashable>(
+    from old: HandleSnapshot, to new: HandleSnapshot, touched: [Int: Bool],
+    oldSectionIDs: [SectionIdentifier], newSectionIDs: [SectionIdentifier]
   ) -> BatchUpdate? {
+    // The same sections on both sides (the common case of an edit): no section changes, and
+    // no table of identities to hash.
+    if oldSectionIDs == newSectionIDs {
+      guard oldSectionIDs.count < 2 || Set(oldSectionIDs).count == oldSectionIDs.count else { return nil }
+      return rows(from: old, to: new, touched: touched, sameSection: { $0 == $1 }, deleted: [], inserted: [])
+    }
     guard let oldIndex = indexByID(oldSectionIDs), let newIndex = indexByID(newSectionIDs) else { return nil }
     // Sections kept must keep their order: a section move is left to the whole comparison.
     let kept = oldSectionIDs.filter { newIndex[$0] != nil }
     guard kept.map({ newIndex[$0] ?? 0 }) == kept.map({ newIndex[$0] ?? 0 }).sorted() else { return nil }
+    return rows(
+      from: old, to: new, touched: touched,
+      sameSection: { oldSectionIDs[$0] == newSectionIDs[$1] },
+      deleted: oldSectionIDs.indices.filter { newIndex[oldSectionIDs[$0]] == nil },
+      inserted: newSectionIDs.indices.filter { oldIndex[newSectionIDs[$0]] == nil })
+  }
+
+  /// The batch of the touched rows, given the sections deleted and inserted whole and whether
+  /// an old section and a new one are the same.
+  ///
+  /// Long because the passes (deletes and inserts per section, the handles that stay in order,
+  /// the moves and reloads) share the position tables each fills.
+  private static func rows(
+    from old: HandleSnapshot, to new: HandleSnapshot, touched: [Int: Bool],
+    sameSection isSame: (Int, Int) -> Bool, deleted: [Int], inserted: [Int]
+  ) -> BatchUpdate {
     var update = BatchUpdate()
-    update.deletedSections = oldSectionIDs.indices.filter { newIndex[oldSectionIDs[$0]] == nil }
-    update.insertedSections = newSectionIDs.indices.filter { oldIndex[newSectionIDs[$0]] == nil }
-    let deletedSections = Set(update.deletedSections)
-    let insertedSections = Set(update.insertedSections)
+    update.deletedSections = deleted
+    update.insertedSections = inserted
+    let deletedSections = Set(deleted)
+    let insertedSections = Set(inserted)
 
     let oldOffsets = SectionOffsets(counts: old.sectionCounts)
     let newOffsets = SectionOffsets(counts: new.sectionCounts)
-    struct Touch {
-      var handle: Int
-      var old: Int?
-      var new: Int?
-      var changed: Bool
-    }
     let touches = touched.map { handle, changed in
       Touch(
         handle: handle, old: old.handles.position(of: handle), new: new.handles.position(of: handle),
@@ -48,8 +71,8 @@ package enum HandleDiff {
     }
     // Each touched item's place among the untouched ones: its position less the touched items
     // before it, on each side.
-    let oldTouched = touches.compactMap(\.old).sorted()
-    let newTouched = touches.compactMap(\.new).sorted()
+    let oldTouched = touches.compactMap { $0.old }.sorted()
+    let newTouched = touches.compactMap { $0.new }.sorted()
     func untouchedBefore(_ position: Int, _ touchedPositions: [Int]) -> Int {
       var (low, high) = (0, touchedPositions.count)
       while low < high {
@@ -71,7 +94,7 @@ package enum HandleDiff {
         if !insertedSections.contains(path.section) { update.insertedRows.append(path) }
       case (let from?, let to?):
         let (oldPath, newPath) = (oldOffsets.itemPath(forFlat: from), newOffsets.itemPath(forFlat: to))
-        let sameSection = oldSectionIDs[oldPath.section] == newSectionIDs[newPath.section]
+        let sameSection = isSame(oldPath.section, newPath.section)
         let samePlace = untouchedBefore(from, oldTouched) == untouchedBefore(to, newTouched)
         if sameSection && samePlace { staying.append(touch) } else { moving.append(touch) }
       case (nil, nil):
@@ -105,8 +128,8 @@ package enum HandleDiff {
     return update
   }
 
-  private static func indexByID(_ ids: [Value]) -> [Value: Int]? {
-    var index: [Value: Int] = [:]
+  private static func indexByID<ID: Hashable>(_ ids: [ID]) -> [ID: Int]? {
+    var index: [ID: Int] = [:]
     for (i, id) in ids.enumerated() {
       guard index.updateValue(i, forKey: id) == nil else { return nil }
     }

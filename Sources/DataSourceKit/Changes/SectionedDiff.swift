@@ -45,13 +45,18 @@ extension SectionedDiff {
 /// section with row changes, which UIKit refuses too, is deleted and inserted whole.
 public enum SectionedDiff {
   /// A position in sectioned data.
+  ///
+  /// Held in 32 bits each (a diffed view has at most ten million rows): the tables of places are
+  /// as large as the data, and half the memory is half the cache misses.
   @usableFromInline
   struct Place: Hashable {
-    @usableFromInline var section: Int
-    @usableFromInline var item: Int
+    @usableFromInline var storedSection: Int32
+    @usableFromInline var storedItem: Int32
+    @usableFromInline var section: Int { Int(storedSection) }
+    @usableFromInline var item: Int { Int(storedItem) }
     @usableFromInline init(section: Int, item: Int) {
-      self.section = section
-      self.item = item
+      storedSection = Int32(truncatingIfNeeded: section)
+      storedItem = Int32(truncatingIfNeeded: item)
     }
     @usableFromInline var path: ItemPath { ItemPath(item: item, section: section) }
   }
@@ -93,7 +98,9 @@ public enum SectionedDiff {
     var newToOld = new.map { [Place?](repeating: nil, count: $0.elements.count) }
     var oldToNew = old.map { [Place?](repeating: nil, count: $0.elements.count) }
     var firstOld: [ElementID: Place] = [:]
-    firstOld.reserveCapacity(old.reduce(0) { $0 + $1.elements.count })
+    // Room for the new side's identities too: those not in the old data are entered with a mark.
+    firstOld.reserveCapacity(
+      old.reduce(0) { $0 + $1.elements.count } + new.reduce(0) { $0 + $1.elements.count } / 4)
     var laterOld: [ElementID: [Place]] = [:]  // occurrences 2, 3, … of repeated identities
     for (s, section) in old.enumerated() {
       for i in section.elements.indices {
@@ -106,18 +113,23 @@ public enum SectionedDiff {
       }
     }
     var duplicates = Set<ElementID>(laterOld.keys)
+    let oldRepeats = !laterOld.isEmpty
     var newSeen: [ElementID: Int] = [:]  // occurrences so far, for repeated identities only
-    var newOnly = Set<ElementID>()  // identities not in the old data, seen once on the new side
+    // One hash lookup per new element: an identity not in the old data is entered with a mark
+    // (`newOnly`), so that seeing it again finds the mark and is a repeat.
+    let absent = Place(section: -2, item: 0)
+    let newOnly = Place(section: -1, item: 0)
     for (s, section) in new.enumerated() {
       for i in section.elements.indices {
         let identity = id(section.elements[i])
-        guard let first = firstOld[identity] else {
+        let first = Self.lookUp(identity, in: &firstOld, absent: absent, mark: newOnly)
+        guard first.section >= 0 else {
           // New on this side: a second time is a repeat too.
-          if !newOnly.insert(identity).inserted { duplicates.insert(identity) }
+          if first == newOnly { duplicates.insert(identity) }
           continue
         }
         let match: Place?
-        if let later = laterOld[identity] {
+        if oldRepeats, let later = laterOld[identity] {
           let k = newSeen[identity, default: 0]
           newSeen[identity] = k + 1
           match = k == 0 ? first : (k - 1 < later.count ? later[k - 1] : nil)
@@ -142,35 +154,42 @@ public enum SectionedDiff {
       func survives(new n: Int) -> Bool { newToOldSection[n] != nil && !replaced.contains(n) }
 
       var update = BatchUpdate()
-      var touched: Set<Int> = []  // new sections with row changes
+      var touched = [Bool](repeating: false, count: new.count)  // new sections with row changes
       for n in new.indices where survives(new: n) {
         guard let o = newToOldSection[n] else { continue }
-        // Rows from the same old section keep their place when their order holds.
-        let sameSection = new[n].elements.indices.compactMap { i -> (newItem: Int, oldItem: Int)? in
-          guard let place = newToOld[n][i], place.section == o else { return nil }
-          return (i, place.item)
+        let rows = newToOld[n]
+        // Rows from the same old section keep their place when their order holds: flags by
+        // row, not a set, so no row is hashed again.
+        var sameNew: [Int] = []
+        var sameOld: [Int] = []
+        sameNew.reserveCapacity(rows.count)
+        sameOld.reserveCapacity(rows.count)
+        for (i, place) in rows.enumerated() where place?.section == o {
+          sameNew.append(i)
+          sameOld.append(place?.item ?? 0)
         }
-        let stay = Set(
-          longestIncreasingSubsequence(sameSection.map(\.oldItem)).map { sameSection[$0].newItem })
-        for i in new[n].elements.indices {
+        var stays = [Bool](repeating: false, count: rows.count)
+        for k in longestIncreasingSubsequence(sameOld) { stays[sameNew[k]] = true }
+        for (i, place) in rows.enumerated() {
           let newPath = ItemPath(item: i, section: n)
-          guard let place = newToOld[n][i], let from = newOfOld[place.section] else {
+          guard let place, let from = newOfOld[place.section] else {
             // New, or its old section is gone (the section's delete took the old row).
             update.insertedRows.append(newPath)
-            touched.insert(n)
+            touched[n] = true
             continue
           }
           let changed = !contentEqual(old[place.section].elements[place.item], new[n].elements[i])
-          if place.section == o && stay.contains(i) {
+          if stays[i] {
             if changed {
               update.reloadedRows.append(place.path)
-              touched.insert(n)
+              touched[n] = true
             }
           } else {
             update.movedRows.append((place.path, newPath))
             // UIKit cannot reload a moved row in the batch: it is refreshed after it.
             if changed { update.reloadedAfterMoves.append(newPath) }
-            touched.formUnion([n, from])
+            touched[n] = true
+            touched[from] = true
           }
         }
       }
@@ -180,12 +199,12 @@ public enum SectionedDiff {
         for i in old[o].elements.indices {
           if let next = oldToNew[o][i], survives(new: next.section) { continue }
           update.deletedRows.append(ItemPath(item: i, section: o))
-          touched.insert(n)
+          touched[n] = true
         }
       }
 
       // UIKit refuses row changes in a moved section: rewrite it as delete + insert, again.
-      let conflicts = movedSections.intersection(touched)
+      let conflicts = movedSections.filter { touched[$0] }
       if !conflicts.isEmpty {
         replaced.formUnion(conflicts)
         movedSections.subtract(conflicts)
@@ -196,13 +215,28 @@ public enum SectionedDiff {
       update.movedSections = movedSections.sorted().compactMap { n in
         newToOldSection[n].map { (from: $0, to: n) }
       }
-      update.deletedRows.sort()
-      update.insertedRows.sort()
+      // Inserts, moves and reloads after moves were listed by new place, deletes by old place:
+      // in order already. Reloads are listed by old place in new order, which a moved section
+      // can break.
       update.reloadedRows.sort()
-      update.reloadedAfterMoves.sort()
-      update.movedRows.sort { $0.to < $1.to }
       return Result(update: update, duplicates: duplicateList)
     }
+  }
+}
+
+extension SectionedDiff {
+  /// The place of an identity in `table`, found with one hash lookup; when it is not there, it
+  /// is entered with `mark` and `absent` is returned.
+  @inlinable
+  static func lookUp<ElementID: Hashable>(
+    _ identity: ElementID, in table: inout [ElementID: Place], absent: Place, mark: Place
+  ) -> Place {
+    func take(_ place: inout Place) -> Place {
+      let found = place
+      if found == absent { place = mark }
+      return found
+    }
+    return take(&table[identity, default: absent])
   }
 }
 
@@ -235,6 +269,7 @@ extension SectionedDiff {
   /// The batch that turns old sections of `Identifiable & Equatable` elements into new ones:
   /// elements matched by `id`, reloaded when they are no longer equal.
   /// - Complexity: O(n) expected.
+  @inlinable
   public static func changeset<SectionID: Hashable, Element: Identifiable & Equatable>(
     from old: [DiffSection<SectionID, Element>], to new: [DiffSection<SectionID, Element>]
   ) -> Result<Element.ID> where Element.ID: Sendable {
@@ -244,6 +279,7 @@ extension SectionedDiff {
   /// The batch that turns old sections of `Hashable` elements into new ones: each element is its
   /// own identity, so a changed element is a delete and an insert.
   /// - Complexity: O(n) expected.
+  @inlinable
   public static func changeset<SectionID: Hashable, Element: Hashable & Sendable>(
     from old: [DiffSection<SectionID, Element>], to new: [DiffSection<SectionID, Element>]
   ) -> Result<Element> {
@@ -253,6 +289,7 @@ extension SectionedDiff {
   /// The batch that turns old sections of elements both `Identifiable` and `Hashable` into new
   /// ones: matched by `id` (this overload settles the choice for types that are both).
   /// - Complexity: O(n) expected.
+  @inlinable
   public static func changeset<SectionID: Hashable, Element: Identifiable & Hashable & Sendable>(
     from old: [DiffSection<SectionID, Element>], to new: [DiffSection<SectionID, Element>]
   ) -> Result<Element.ID> where Element.ID: Sendable {
@@ -262,6 +299,7 @@ extension SectionedDiff {
   /// The batch that turns a flat array into another (one section, section 0): elements matched
   /// by `id`, reloaded when `contentEqual` says their content changed.
   /// - Complexity: O(n) expected.
+  @inlinable
   public static func changeset<Element, ElementID: Hashable & Sendable>(
     from old: [Element], to new: [Element], id: (Element) -> ElementID,
     contentEqual: (Element, Element) -> Bool
@@ -274,6 +312,7 @@ extension SectionedDiff {
   /// The batch that turns a flat array of `Identifiable & Equatable` elements into another (one
   /// section, section 0).
   /// - Complexity: O(n) expected.
+  @inlinable
   public static func changeset<Element: Identifiable & Equatable>(
     from old: [Element], to new: [Element]
   ) -> Result<Element.ID> where Element.ID: Sendable {
@@ -284,6 +323,7 @@ extension SectionedDiff {
   /// another: matched by `id`, as for any `Identifiable & Equatable` elements (this overload
   /// settles the choice for types that are both).
   /// - Complexity: O(n) expected.
+  @inlinable
   public static func changeset<Element: Identifiable & Hashable & Sendable>(
     from old: [Element], to new: [Element]
   ) -> Result<Element.ID> where Element.ID: Sendable {
@@ -293,6 +333,7 @@ extension SectionedDiff {
   /// The batch that turns a flat array of `Hashable` elements into another (one section, section
   /// 0): each element is its own identity, so a changed element is a delete and an insert.
   /// - Complexity: O(n) expected.
+  @inlinable
   public static func changeset<Element: Hashable & Sendable>(
     from old: [Element], to new: [Element]
   ) -> Result<Element> {

@@ -48,6 +48,9 @@ package protocol HandleAddressable<Item>: DataProvider {
   var tellsItemChanges: Bool { get }
   /// Starts recording what each change touches, until the recorder is gone.
   func addRecorder(_ recorder: ChangeRecorder<Item>)
+  /// Every change this provider told, numbered (see ``EditLog``), or `nil` when its changes
+  /// are another provider's.
+  var editLog: EditLog? { get }
 }
 
 /// A provider whose items keep their handles through edits: an editable table, or fields
@@ -142,15 +145,31 @@ package final class ChangeRecorder<Item> {
   func recordWholesaleChange() { isComplete = false }
 }
 
-/// Recorders held weakly, as observers are.
+/// Recorders held weakly, as observers are, and the provider's own ``EditLog``.
 struct RecorderList<Item> {
   private var entries: [Weak] = []
   private struct Weak { weak var recorder: ChangeRecorder<Item>? }
+  /// Every change told, numbered, for snapshots.
+  let log = EditLog()
 
   mutating func add(_ recorder: ChangeRecorder<Item>) {
     entries.removeAll { $0.recorder == nil }
     entries.append(Weak(recorder: recorder))
   }
 
-  var live: [ChangeRecorder<Item>] { entries.compactMap(\.recorder) }
+  /// The recorders still alive. (A closure, not a key path: a key path through a generic type
+  /// is made at run time, each time.)
+  var live: [ChangeRecorder<Item>] { entries.isEmpty ? [] : entries.compactMap { $0.recorder } }
+
+  /// Tells every recorder, and the log, what a change touched.
+  func record(_ changes: ItemChanges) {
+    for recorder in live { recorder.record(changes) }
+    log.record(changes)
+  }
+
+  /// Tells every recorder, and the log, that a change replaced everything.
+  func recordWholesaleChange() {
+    for recorder in live { recorder.recordWholesaleChange() }
+    log.recordWholesaleChange()
+  }
 }

@@ -64,7 +64,7 @@ public final class StructureClock: Sendable {
       entries.append(Weak(clock: clock))
     }
 
-    func alive() -> [StructureClock] { entries.compactMap(\.clock) }
+    func alive() -> [StructureClock] { entries.compactMap { $0.clock } }
   }
 
   private struct Weak {

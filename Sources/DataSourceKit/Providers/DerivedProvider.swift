@@ -159,7 +159,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
     ownOffsets = SectionOffsets(counts: arranged.map(\.baseIndices.count))
     rootOffsets =
       arranged.isEmpty || handleRoot != nil ? SectionOffsets(counts: []) : SectionOffsets(of: root)
-    for recorder in recorders.live { recorder.recordWholesaleChange() }
+    recorders.recordWholesaleChange()
   }
   /// Asks to be told when the data changes; observers are held weakly.
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
@@ -207,7 +207,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
     flatPositions = nil
     ownOffsets = SectionOffsets(counts: arrangement.counts)
     updateState()
-    for recorder in recorders.live { recorder.record(mine) }
+    recorders.record(mine)
     observers.notify(mine)
   }
 
@@ -327,6 +327,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   }
 
   package func addRecorder(_ recorder: ChangeRecorder<Item>) { recorders.add(recorder) }
+  package var editLog: EditLog? { recorders.log }
 
   /// How `describe` names this node.
   public var nodeTitle: String { label }

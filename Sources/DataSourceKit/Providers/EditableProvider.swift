@@ -12,10 +12,10 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   /// The field that identifies an item, for diffing, or `nil` for the whole item.
   public let identityKey: String?
   /// The items' handles in order, once edited.
-  private var order: OrderedHandles?
+  fileprivate var order: OrderedHandles?
   /// Items written by an edit (updated or inserted), by handle; the rest are the source's
   /// items at their handles.
-  private var written: [Int: Item] = [:] {
+  fileprivate var written: [Int: Item] = [:] {
     didSet { writtenMask = nil }
   }
   /// One bit per handle, set where `written` has an item; made when first asked.
@@ -23,7 +23,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   /// A column read checks a million handles, and a bit is cheaper to test than a dictionary
   /// lookup.
   private var writtenMask: WrittenMask?
-  private var nextHandle = 0
+  fileprivate var nextHandle = 0
   /// The handle of each identity key value, once a lookup by key asked for it (see
   /// ``positions(withKey:)``); `nil` before, and after an edit it cannot follow.
   var keyIndex: KeyIndex?
@@ -31,6 +31,14 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   var keysRepeat = false
   private var observers = ObserverList()
   private var recorders = RecorderList<Item>()
+  /// Each item's identifier by handle (a ``HandleColumn`` of the items' `ID`), kept up to date
+  /// by every edit once a snapshot asked for it; `nil` before, and after a wholesale change.
+  fileprivate var identityColumn: Any?
+  /// Writes the identifier of a handle's item now into ``identityColumn``.
+  fileprivate var writeIdentity: ((Int) -> Void)?
+  /// The source's structure clock when ``identityColumn`` was made: a source that changed
+  /// since (reloaded underneath) has other items at the same handles.
+  private var identitySourceTick: UInt64 = 0
 
   /// Makes the loaded items of `source` editable.
   ///
@@ -147,9 +155,10 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   public var tellsItemChanges: Bool { true }
 
   package func addRecorder(_ recorder: ChangeRecorder<Item>) { recorders.add(recorder) }
+  package var editLog: EditLog? { recorders.log }
 
   /// The handles in order, made on the first edit (or snapshot).
-  private func editedOrder() -> OrderedHandles {
+  fileprivate func editedOrder() -> OrderedHandles {
     if let order { return order }
     let total = sourceOffsets.total
     let made = OrderedHandles(identity: total)
@@ -174,11 +183,13 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   /// - Returns: the batch a table view of this provider gets: every section replaced.
   /// - Complexity: O(n).
   @discardableResult
-  public func replaceItems(_ items: [Item]) -> BatchUpdate {
+  public func replaceItems(_ items: [Item]) -> BatchUpdate { replaceAll(items) }
+
+  /// Replaces all items with new handles, told as a change of everything.
+  fileprivate func replaceAll(_ items: [Item]) -> BatchUpdate {
     let sectionsBefore = numberOfSections
-    for recorder in recorders.live {
-      recorder.recordWholesaleChange()
-    }
+    recorders.recordWholesaleChange()
+    dropIdentities()
     let first = max(nextHandle, sourceOffsets.total)
     keyIndex = nil
     keysRepeat = false
@@ -201,6 +212,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     let handle = nextHandle
     nextHandle += 1
     written[handle] = item
+    writeIdentity?(handle)
     indexKey(of: item, handle: handle)
     order.insert(handle, at: position)
     self.order = order
@@ -252,6 +264,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
       remember(handle)
       unindexKey(of: self.item(forHandle: handle), handle: handle)
       written[handle] = item
+      writeIdentity?(handle)
       indexKey(of: item, handle: handle)
       changed[handle] = true
     }
@@ -279,10 +292,10 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
 
   /// Whether the source's items are one section without a key, as the edited items are: the
   /// first edit of any other source regroups them (its sections, or its key, go away).
-  private var hasOneUnkeyedSection: Bool { source.numberOfSections == 1 && source.sectionKey(0) == nil }
+  fileprivate var hasOneUnkeyedSection: Bool { source.numberOfSections == 1 && source.sectionKey(0) == nil }
 
   /// Keeps a handle's item as it is now for every recorder that has not seen it change.
-  private func remember(_ handle: Int) {
+  fileprivate func remember(_ handle: Int) {
     let recorders = recorders.live
     guard !recorders.isEmpty else { return }
     let item = item(forHandle: handle)
@@ -292,12 +305,12 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   /// Tells recorders and observers what an edit touched; `regrouped`: the edit was the first,
   /// of a source of several sections, which the edited items no longer have (every stage over
   /// them is arranged again).
-  private func tell(_ changes: ItemChanges, regrouped: Bool) {
+  fileprivate func tell(_ changes: ItemChanges, regrouped: Bool) {
     if regrouped {
       changedWholesale()
       return
     }
-    for recorder in recorders.live { recorder.record(changes) }
+    recorders.record(changes)
     // Placing a large share of the items one by one (O(k log² n)) costs more than arranging the
     // stages whole (O(n log n), by columns).
     let touched = changes.removed.count + changes.inserted.count + changes.changed.count
@@ -309,7 +322,8 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   }
 
   private func changedWholesale() {
-    for recorder in recorders.live { recorder.recordWholesaleChange() }
+    recorders.recordWholesaleChange()
+    dropIdentities()
     observers.notify()
   }
 
@@ -318,6 +332,17 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   /// What `describe` shows beside the name: counts and state.
   public var nodeDetail: String? {
     order == nil ? (source as? any CompositionNode)?.nodeDetail : countsDetail + ", edited"
+  }
+}
+
+extension EditableProvider {
+  /// The source's structure clock now: it moves when the source changes underneath.
+  package var sourceTick: UInt64 { source.structureClock.current }
+
+  /// Forgets the identifiers kept by handle: the items they named are gone.
+  fileprivate func dropIdentities() {
+    identityColumn = nil
+    writeIdentity = nil
   }
 }
 
@@ -361,94 +386,6 @@ extension EditableProvider {
   }
 }
 
-extension EditableProvider where Item == Value {
-  /// The flat positions of the items whose identity key `==` `value`, found in an index.
-  ///
-  /// This is what `where KEY == value` selects: O(log n) an edit by key, where a scan of the key
-  /// column is O(n). `nil` when there is no identity key, when its values are not unique, or
-  /// for a null value (the caller then scans).
-  ///
-  /// - Complexity: O(n) the first time (the index is made from the key column), O(log n) after.
-  public func positions(withKey value: Value) -> [Int]? {
-    // `KEY == null` holds for the items without a key, which the index leaves out: a scan.
-    guard let identityKey, !keysRepeat, !value.isNull else { return nil }
-    if keyIndex == nil {
-      var index = KeyIndex()
-      let offsets = SectionOffsets(of: self)
-      let reader = fieldBatches(identityKey)
-      for start in stride(from: 0, to: offsets.total, by: 4_096) {
-        let positions = Array(start..<min(start + 4_096, offsets.total))
-        let handles = positions.map(handle(atFlat:))
-        let batch =
-          reader.map { positions.withUnsafeBufferPointer($0) }
-          ?? .values(
-            positions.map { item(at: offsets.itemPath(forFlat: $0)).value(atPath: [identityKey]) ?? .null })
-        guard index.add(batch, handles: handles) else {
-          keysRepeat = true
-          return nil
-        }
-      }
-      keyIndex = index
-    }
-    guard let handle = keyIndex?[value], let position = position(ofHandle: handle) else { return [] }
-    return [position]
-  }
-}
-
-/// The handle of each key value, for lookups by key.
-///
-/// Ints (and doubles equal to one, which `==` makes the same key) go in a dictionary of ints:
-/// hashing an `Int` rather than a `Value` makes the index of a million ids several times faster.
-/// Other keys go in a dictionary of values.
-struct KeyIndex {
-  private var ints: [Int: Int] = [:]
-  private var others: [Value: Int] = [:]
-
-  /// The int a key is equal to, if any.
-  private static func intKey(_ value: Value) -> Int? {
-    switch value {
-    case .int(let i): i
-    case .double(let d): Int(exactly: d)
-    default: nil
-    }
-  }
-
-  subscript(key: Value) -> Int? {
-    if let i = Self.intKey(key) { return ints[i] }
-    return others[key]
-  }
-
-  /// Sets the handle of a key; the handle it had, if any.
-  mutating func updateValue(_ handle: Int, forKey key: Value) -> Int? {
-    if let i = Self.intKey(key) { return ints.updateValue(handle, forKey: i) }
-    return others.updateValue(handle, forKey: key)
-  }
-
-  mutating func removeValue(forKey key: Value) {
-    if let i = Self.intKey(key) {
-      ints[i] = nil
-    } else {
-      others[key] = nil
-    }
-  }
-
-  /// Adds the keys of a batch (nulls left out) with their items' handles; `false` when a key
-  /// is there twice.
-  mutating func add(_ batch: ValueBatch, handles: [Int]) -> Bool {
-    if case .ints(let values, let nulls) = batch {
-      ints.reserveCapacity(ints.count + values.count)
-      for (k, value) in values.enumerated() where nulls?[k] != true {
-        if ints.updateValue(handles[k], forKey: value) != nil { return false }
-      }
-      return true
-    }
-    for (k, value) in batch.allValues.enumerated() where !value.isNull {
-      if updateValue(handles[k], forKey: value) != nil { return false }
-    }
-    return true
-  }
-}
-
 extension EditableProvider {
   /// Removes the item at a flat position.
   /// - Returns: the batch a table view of this provider gets.
@@ -465,6 +402,28 @@ extension EditableProvider where Item: Equatable {
   }
 }
 
+extension EditableProvider where Item: Identifiable, Item.ID: Sendable {
+  /// Each item's identifier by handle, made the first time (O(n)) and then kept by every edit
+  /// (O(1) each), so that a snapshot takes a copy in O(n / 1,024).
+  package func identities() -> HandleColumn<Item.ID> {
+    if let column = identityColumn as? HandleColumn<Item.ID>, identitySourceTick == sourceTick {
+      return column
+    }
+    identitySourceTick = sourceTick
+    var column = HandleColumn<Item.ID>()
+    let snapshot = snapshot()
+    for handle in snapshot.handles.all { column[handle: handle] = item(forHandle: handle).id }
+    identityColumn = column
+    writeIdentity = { [unowned self] handle in
+      guard var column = self.identityColumn as? HandleColumn<Item.ID> else { return }
+      self.identityColumn = nil  // the column's only reference, so the write copies one block at most
+      column[handle: handle] = self.item(forHandle: handle).id
+      self.identityColumn = column
+    }
+    return column
+  }
+}
+
 extension EditableProvider where Item: Identifiable {
   /// The flat position of the item with this `id`, or `nil`.
   /// - Complexity: O(n): the items are read in order until it is found.
@@ -478,6 +437,85 @@ extension EditableProvider where Item: Identifiable {
   @discardableResult
   public func remove(id: Item.ID) -> BatchUpdate {
     position(of: id).map { remove(at: [$0]) } ?? BatchUpdate()
+  }
+}
+
+extension EditableProvider where Item: Identifiable & Equatable, Item.ID: Sendable {
+  /// Replaces all items with `items`, matched with the items there by `id`: an item whose id
+  /// was there keeps its place in every stage's bookkeeping and is a change only when it
+  /// differs, so views over the provider get the batch of what changed (deletes, inserts,
+  /// moves, reloads), not every row replaced.
+  ///
+  /// Items whose ids repeat are replaced wholesale, as `replaceItems(_:)` of any items is.
+  /// - Returns: the batch a table view of this provider gets.
+  /// - Complexity: O(n log n).
+  @discardableResult
+  public func replaceItems(_ items: [Item]) -> BatchUpdate {
+    guard order != nil || hasOneUnkeyedSection, let matched = matchByID(items) else {
+      return replaceAll(items)
+    }
+    let before = SectionedDiff.changeset(
+      from: self.items, to: items, id: \.id, contentEqual: ==
+    ).update
+    var order = editedOrder()
+    var changes = ItemChanges()
+    var handles: [Int] = []
+    handles.reserveCapacity(items.count)
+    for (item, kept) in zip(items, matched.handles) {
+      if let handle = kept {
+        handles.append(handle)
+        if item != self.item(forHandle: handle) {
+          remember(handle)
+          unindexKey(of: self.item(forHandle: handle), handle: handle)
+          written[handle] = item
+          writeIdentity?(handle)
+          indexKey(of: item, handle: handle)
+          changes.changed[handle] = true
+        }
+      } else {
+        let handle = nextHandle
+        nextHandle += 1
+        written[handle] = item
+        writeIdentity?(handle)
+        indexKey(of: item, handle: handle)
+        handles.append(handle)
+        changes.inserted.append(handle)
+      }
+    }
+    for handle in matched.removed {
+      remember(handle)
+      unindexKey(of: self.item(forHandle: handle), handle: handle)
+      written[handle] = nil
+      changes.removed.append(handle)
+    }
+    // The kept items out of their old order moved: the longest run in order stays.
+    let keptOldPositions = matched.handles.compactMap { $0 }.map { order.position(of: $0) ?? 0 }
+    let staying = Set(longestIncreasingSubsequence(keptOldPositions))
+    for (k, handle) in matched.handles.compactMap({ $0 }).enumerated() where !staying.contains(k) {
+      if changes.changed[handle] == nil { changes.changed[handle] = false }
+    }
+    order = OrderedHandles(handles)
+    self.order = order
+    if !changes.isEmpty { tell(changes, regrouped: false) }
+    return before
+  }
+
+  /// The handle of the item there with each new item's id (`nil`: a new item), and the handles
+  /// of the items whose ids are gone; `nil` when ids repeat on either side.
+  private func matchByID(_ items: [Item]) -> (handles: [Int?], removed: [Int])? {
+    var handleOfID: [Item.ID: Int] = [:]
+    let order = editedOrder()
+    for handle in order.all {
+      guard handleOfID.updateValue(handle, forKey: item(forHandle: handle).id) == nil else { return nil }
+    }
+    var handles: [Int?] = []
+    handles.reserveCapacity(items.count)
+    var seen = Set<Item.ID>()
+    for item in items {
+      guard seen.insert(item.id).inserted else { return nil }
+      handles.append(handleOfID.removeValue(forKey: item.id))
+    }
+    return (handles, Array(handleOfID.values))
   }
 }
 

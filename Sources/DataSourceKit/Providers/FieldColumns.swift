@@ -179,6 +179,7 @@ extension ComputedFieldsProvider: HandleAddressable {
   package var tellsItemChanges: Bool { handleTable != nil && addressableBase?.tellsItemChanges == true }
 
   package func addRecorder(_ recorder: ChangeRecorder<Value>) { addressableBase?.addRecorder(recorder) }
+  package var editLog: EditLog? { addressableBase?.editLog }
 }
 
 extension ComputedFieldsProvider: HandleColumnReadable {

@@ -114,7 +114,7 @@ public final class ListView<Item, Cell: ReusableCell>: CellDequeuing {
   private var visibleCells: [Cell] = []
   private var firstVisible = 0
   /// The snapshot the view shows, after the last ``apply(_:)`` (or the first one it took).
-  var appliedSnapshot: ShownSnapshot?
+  var appliedSnapshot: ShownSnapshot<Item>?
 
   /// A view of `dataSource`.
   ///

@@ -21,7 +21,7 @@ extension Session {
     }
     let before = (0..<table.numberOfSections).map { table.numberOfRows(inSection: $0) }
     let previous = segmented.selectedName
-    guard let update = segmented.select(segmentName.name) else { return }
+    guard let update = segmented.selectReplacingSections(segmentName.name) else { return }
     // The view checks the batch as UIKit would; a refused batch switches back.
     let after = (0..<table.numberOfSections).map { table.numberOfRows(inSection: $0) }
     do {

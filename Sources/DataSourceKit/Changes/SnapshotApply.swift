@@ -1,0 +1,273 @@
+// How a headless view applies a snapshot: what it keeps of the last one, how it compares items,
+// and the batch it returns, checked by UIKit's rules.
+
+/// What a view showed at its last ``ListView/apply(_:)``: the snapshot (whatever its identifier
+/// types), each row's item when it can be compared, and each section's header and footer lines.
+struct ShownSnapshot<Item> {
+  let snapshot: any Sendable
+  let counts: [Int]
+  /// The items read, by section (`nil` for a section kept as handles, which is not read).
+  let items: [[Item]?]
+  let headers: [[String]]
+  let footers: [[String]]
+}
+
+/// How a view of `Item`s compares two items and reads an item's identity, worked out once per
+/// item type: typed when `Item` is `Equatable` or `Identifiable`, through `any Equatable` and
+/// `any Identifiable` item by item when it is `Any` (a composition of mixed item types).
+struct ItemReader<Item, ID> {
+  /// Whether two items show the same, or `nil` when the view cannot tell.
+  let equal: ((Item, Item) -> Bool)?
+  /// An item's identity as a snapshot names it, or `nil` when it has none of that type.
+  let identity: ((Item) -> ID?)?
+
+  init(checksIdentity: Bool) {
+    if let type = Item.self as? any Equatable.Type {
+      equal = Self.typedEquality(type)
+    } else if Item.self == Any.self {
+      equal = { a, b in
+        guard let x = ItemContent(a), let y = ItemContent(b) else { return true }
+        return x == y
+      }
+    } else {
+      equal = nil
+    }
+    if !checksIdentity {
+      identity = nil
+    } else if let type = Item.self as? any Identifiable.Type {
+      identity = Self.typedIdentity(type)
+    } else if Item.self == Any.self {
+      identity = { item in (item as? any Identifiable).flatMap { Self.id(of: $0) } }
+    } else {
+      identity = nil
+    }
+  }
+
+  // `Item` is `E` (or `T`) itself in these: the casts reinterpret a value as its own type.
+  private static func typedEquality<E: Equatable>(_ type: E.Type) -> (Item, Item) -> Bool {
+    { a, b in unsafeBitCast(a, to: E.self) == unsafeBitCast(b, to: E.self) }
+  }
+
+  private static func typedIdentity<T: Identifiable>(_ type: T.Type) -> (Item) -> ID? {
+    if T.ID.self == ID.self {
+      return { item in unsafeBitCast(unsafeBitCast(item, to: T.self).id, to: ID.self) }
+    }
+    return { item in unsafeBitCast(item, to: T.self).id as? ID }
+  }
+
+  private static func id<T: Identifiable>(of item: T) -> ID? { item.id as? ID }
+}
+
+/// An item a view showed, to compare with the item that has its identifier at the next apply.
+///
+/// Kept by the view, never sent anywhere: the items are the app's, `Sendable` or not, so a
+/// snapshot (which crosses actors) holds identifiers only.
+struct ItemContent: Equatable {
+  let item: any Equatable
+
+  /// The item, when its type is `Equatable` (else the view cannot tell whether it changed).
+  init?(_ item: Any) {
+    guard let equatable = item as? any Equatable else { return nil }
+    self.item = equatable
+  }
+
+  static func == (lhs: ItemContent, rhs: ItemContent) -> Bool {
+    func equal<T: Equatable>(_ a: T, _ b: Any) -> Bool { (b as? T) == a }
+    return equal(lhs.item, rhs.item)
+  }
+}
+
+extension ListView {
+  /// Shows `snapshot` and returns the batch of updates that turns the snapshot shown before into
+  /// it.
+  ///
+  /// As `apply(_:animatingDifferences:)` does: deletes, inserts and moves of sections and
+  /// rows; reloads of the rows whose item changed under the same identifier (after the move,
+  /// ``BatchUpdate/reloadedAfterMoves``, when the row moved) and of the items
+  /// ``DataSourceSnapshot/reloadItems(_:)`` names; reloads of headers and footers whose text
+  /// changed. The batch is checked by UIKit's rules before it is returned.
+  ///
+  /// The view keeps the counts it shows and the items it read (an item's change is seen when the
+  /// item is an `Equatable` value; an item that is a class changed in place compares equal to
+  /// itself, so name it with ``DataSourceSnapshot/reloadItems(_:)``). The first snapshot it is
+  /// given replaces whatever it showed before (nothing), as a table view's first `reloadData()`
+  /// does.
+  ///
+  /// - Throws: ``SnapshotError`` when the snapshot is not of the data source as it is now (its
+  ///   counts differ, or an `Identifiable` item is not the one it names), or an identifier
+  ///   appears twice; the view keeps showing what it showed.
+  /// - Complexity: O(sections + items): every item is read once.
+  @discardableResult
+  public func apply<S, I>(_ snapshot: DataSourceSnapshot<S, I>) throws(SnapshotError) -> BatchUpdate {
+    let sourceCounts = (0..<dataSource.numberOfSections).map { dataSource.numberOfRows(inSection: $0) }
+    let counts = snapshot.counts
+    if counts != sourceCounts { throw .countsDiffer(snapshot: counts, dataSource: sourceCounts) }
+    try DataSourceSnapshot.checkSections(snapshot)
+    // The items now of the sections written out, read once: to check that the snapshot names
+    // them, and to see which changed. Sections kept as handles are the data source's own (their
+    // logs say whether they are still current) and are not read.
+    let reader = ItemReader<Item, I>(checksIdentity: snapshot.namesItemsByID)
+    let items = try readItems(of: snapshot, reader: reader)
+    let headers = counts.indices.map {
+      dataSource.supplementaryLines(.header, inSection: $0)
+    }
+    let footers = counts.indices.map {
+      dataSource.supplementaryLines(.footer, inSection: $0)
+    }
+
+    var update: BatchUpdate
+    if let shown = appliedSnapshot, let old = shown.snapshot as? DataSourceSnapshot<S, I> {
+      let oldItems = shown.items
+      let itemContent = reader.equal.map { equal in
+        { (before: SnapshotEntry<I>, after: SnapshotEntry<I>) -> Bool? in
+          guard let was = oldItems[before.section], let now = items[after.section] else { return nil }
+          return equal(was[before.row], now[after.row])
+        }
+      }
+      update = try DataSourceSnapshot.batch(from: old, to: snapshot, itemContent: itemContent)
+      update.addSupplementaryReloads(
+        oldIDs: old.sectionIdentifiers, newIDs: snapshot.sectionIdentifiers,
+        headers: (shown.headers, headers), footers: (shown.footers, footers))
+    } else {
+      var seen = Set<I>()
+      let repeated = snapshot.sections.flatMap { $0.items }.filter { !seen.insert($0).inserted }
+      if !repeated.isEmpty { throw .duplicateItems(repeated.map { "\($0)" }) }
+      update = .replacingAllSections(
+        oldCount: appliedSnapshot?.counts.count ?? 0, newCount: counts.count)
+    }
+    // The batch is checked as a table view would check it, from the counts shown before.
+    let before = appliedSnapshot?.counts ?? []
+    precondition(
+      (try? update.validate(before: before, after: counts)) != nil,
+      "the diff made a batch UIKit refuses: \(update)")
+    appliedSnapshot = ShownSnapshot(
+      snapshot: snapshot, counts: counts, items: items, headers: headers, footers: footers)
+    return update
+  }
+
+  /// Shows `snapshot` with a batch worked out elsewhere: ``DataSourceSnapshot/batch(from:)`` of
+  /// the snapshot the view shows, run on a background task.
+  ///
+  /// ```swift
+  /// let (old, new) = (view.shownSnapshot(as: DataSourceSnapshot<SectionID, Message.ID>.self)!, DataSourceSnapshot(of: inbox))
+  /// let batch = try await Task.detached { try new.batch(from: old) }.value
+  /// try view.apply(new, batch: batch)
+  /// ```
+  ///
+  /// The view checks the batch by UIKit's rules from the counts it shows, adds the headers and
+  /// footers whose text changed, and keeps `snapshot`: the next ``apply(_:)`` starts from it.
+  ///
+  /// - Returns: the batch, with the header and footer reloads added.
+  /// - Throws: ``SnapshotError`` when the snapshot is not of the data source as it is now, or
+  ///   the batch does not turn the counts shown into the snapshot's (it was worked out from
+  ///   another snapshot than the one shown); the view keeps showing what it showed.
+  @discardableResult
+  public func apply<S, I>(_ snapshot: DataSourceSnapshot<S, I>, batch: BatchUpdate) throws(SnapshotError)
+    -> BatchUpdate
+  {
+    let sourceCounts = (0..<dataSource.numberOfSections).map { dataSource.numberOfRows(inSection: $0) }
+    if snapshot.counts != sourceCounts {
+      throw .countsDiffer(snapshot: snapshot.counts, dataSource: sourceCounts)
+    }
+    let before = appliedSnapshot?.counts ?? []
+    do {
+      try batch.validate(before: before, after: snapshot.counts)
+    } catch {
+      throw .batchDoesNotFit(error.description)
+    }
+    let items = try readItems(
+      of: snapshot, reader: ItemReader<Item, I>(checksIdentity: snapshot.namesItemsByID))
+    let headers = (0..<snapshot.numberOfSections).map {
+      dataSource.supplementaryLines(.header, inSection: $0)
+    }
+    let footers = (0..<snapshot.numberOfSections).map {
+      dataSource.supplementaryLines(.footer, inSection: $0)
+    }
+    var update = batch
+    if let shown = appliedSnapshot {
+      update.addSupplementaryReloads(
+        oldIDs: (shown.snapshot as? DataSourceSnapshot<S, I>)?.sectionIdentifiers ?? [],
+        newIDs: snapshot.sectionIdentifiers, headers: (shown.headers, headers),
+        footers: (shown.footers, footers))
+    }
+    appliedSnapshot = ShownSnapshot(
+      snapshot: snapshot, counts: snapshot.counts, items: items, headers: headers, footers: footers)
+    return update
+  }
+
+  /// The snapshot the view shows, after the last apply, when it has these identifier types.
+  public func shownSnapshot<S, I>(as type: DataSourceSnapshot<S, I>.Type = DataSourceSnapshot<S, I>.self)
+    -> DataSourceSnapshot<S, I>?
+  {
+    appliedSnapshot?.snapshot as? DataSourceSnapshot<S, I>
+  }
+
+  /// The items of the sections `snapshot` writes out, read once, each checked to be the one
+  /// the snapshot names; `nil` for the sections kept as handles (their logs say whether they are
+  /// current, and they are not read).
+  private func readItems<S, I>(of snapshot: DataSourceSnapshot<S, I>, reader: ItemReader<Item, I>)
+    throws(SnapshotError) -> [[Item]?]
+  {
+    var items: [[Item]?] = []
+    var section = 0
+    for part in snapshot.storedParts {
+      switch part {
+      case .tracked(let tracked):
+        if tracked.isOutdated { throw .outdated }
+        items += Array(repeating: nil, count: tracked.counts.count)
+        section += tracked.counts.count
+      case .written(let sections):
+        for written in sections {
+          var sectionItems: [Item] = []
+          sectionItems.reserveCapacity(written.items.count)
+          for (row, id) in written.items.enumerated() {
+            let path = ItemPath(item: row, section: section)
+            let item = dataSource.item(at: path)
+            if let actual = reader.identity?(item), actual != id {
+              throw .itemDiffers(at: path, snapshot: "\(id)", dataSource: "\(actual)")
+            }
+            sectionItems.append(item)
+          }
+          items.append(sectionItems)
+          section += 1
+        }
+      }
+    }
+    return items
+  }
+
+  /// The number of rows in each section of the snapshot the view shows, after the last
+  /// ``apply(_:)``.
+  public var shownCounts: [Int] { appliedSnapshot?.counts ?? [] }
+}
+
+extension BatchUpdate {
+  /// Adds the headers and footers of sections that stay (not inserted whole) whose text changed.
+  /// - Complexity: O(sections).
+  mutating func addSupplementaryReloads<S: Hashable>(
+    oldIDs: [S], newIDs: [S], headers: ([[String]], [[String]]), footers: ([[String]], [[String]])
+  ) {
+    if oldIDs == newIDs {
+      // The same sections (the common case of an edit): compared in place, without hashing.
+      for index in newIDs.indices {
+        if headers.0[index] != headers.1[index] { reloadedHeaders.append(index) }
+        if footers.0[index] != footers.1[index] { reloadedFooters.append(index) }
+      }
+      return
+    }
+    let oldIndex = Dictionary(oldIDs.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+    let inserted = Set(insertedSections)
+    for (index, id) in newIDs.enumerated() where !inserted.contains(index) {
+      guard let before = oldIndex[id] else { continue }
+      if headers.0[before] != headers.1[index] { reloadedHeaders.append(index) }
+      if footers.0[before] != footers.1[index] { reloadedFooters.append(index) }
+    }
+  }
+}
+
+/// One item as the diff sees it: its identifier, and where it stands (to find the item read there).
+struct SnapshotEntry<ID: Hashable & Sendable> {
+  let id: ID
+  let section: Int
+  let row: Int
+}

@@ -1,0 +1,120 @@
+import Synchronization
+
+/// What each change of one provider touched, numbered, so that two snapshots of the provider
+/// taken at different moments can be compared through the changes in between alone.
+///
+/// A ``DataSourceSnapshot`` of a table over an edited provider keeps the provider's handles
+/// and the log's version instead of every item's identifier; the batch between two such
+/// snapshots reads only the handles the log lists between their versions (``touched(from:to:)``),
+/// so one insert into 100,000 rows costs one insert, not 100,000 reads.
+///
+/// A log records nothing until a snapshot first asks for its version (views that never diff
+/// pay nothing), and keeps a bounded number of recent handles: a snapshot older than what it
+/// kept is compared whole. `Sendable`, behind a lock: snapshots may be diffed on any task while
+/// the provider goes on changing on its own.
+package final class EditLog: Sendable {
+  private struct State {
+    /// The version before the oldest entry kept.
+    var firstVersion: UInt64 = 0
+    var entries: [Entry] = []
+    /// Handles listed in `entries`, to keep the log bounded.
+    var handleCount = 0
+    /// Set once a snapshot asked for the version: before, changes are counted but not kept.
+    var isFollowed = false
+    var version: UInt64 { firstVersion + UInt64(entries.count) }
+  }
+
+  /// One change: the handles it touched (`true` where the item itself changed), or `nil` for a
+  /// change that was not told item by item.
+  private typealias Entry = [Int: Bool]?
+
+  /// The most handles kept: past it the oldest changes are forgotten.
+  private static let keptHandles = 1 << 17
+
+  private let state = Mutex(State())
+
+  package init() {}
+
+  /// The version now, from which later changes are kept.
+  package func followedVersion() -> UInt64 {
+    state.withLock { state in
+      state.isFollowed = true
+      return state.version
+    }
+  }
+
+  /// The number of changes told so far.
+  package var version: UInt64 { state.withLock(\.version) }
+
+  /// Keeps what a change touched.
+  package func record(_ changes: ItemChanges) {
+    var touched = changes.changed
+    for handle in changes.removed where touched[handle] == nil { touched[handle] = false }
+    for handle in changes.inserted where touched[handle] == nil { touched[handle] = false }
+    append(touched)
+  }
+
+  /// Keeps that a change replaced everything (a reload, a regrouping).
+  package func recordWholesaleChange() { append(nil) }
+
+  private func append(_ entry: Entry) {
+    state.withLock { state in
+      guard state.isFollowed else {
+        state.firstVersion += 1
+        return
+      }
+      state.entries.append(entry)
+      state.handleCount += entry?.count ?? 0
+      // Forget the oldest changes past the bound (a view that applies after each change keeps
+      // up; one that fell this far behind is compared whole).
+      var drop = 0
+      var count = state.handleCount
+      while count > Self.keptHandles, drop < state.entries.count - 1 {
+        count -= state.entries[drop]?.count ?? 0
+        drop += 1
+      }
+      if drop > 0 {
+        state.entries.removeFirst(drop)
+        state.firstVersion += UInt64(drop)
+        state.handleCount = count
+      }
+    }
+  }
+
+  /// The handles touched from version `old` to version `new` (`true` where an item itself
+  /// changed in any of the changes), or `nil` when a change in between was not told item by
+  /// item or is no longer kept.
+  package func touched(from old: UInt64, to new: UInt64) -> [Int: Bool]? {
+    state.withLock { state in
+      guard old >= state.firstVersion, old <= new, new <= state.version else { return nil }
+      var touched: [Int: Bool] = [:]
+      let start = Int(old - state.firstVersion)
+      for entry in state.entries[start..<start + Int(new - old)] {
+        guard let entry else { return nil }
+        for (handle, changed) in entry { touched[handle] = (touched[handle] ?? false) || changed }
+      }
+      return touched
+    }
+  }
+}
+
+/// One value per item handle, stored in blocks that copies share until written: a snapshot
+/// keeps a copy in O(n / 1,024), and a write after it copies one block.
+package struct HandleColumn<Element: Sendable>: Sendable {
+  private static var blockSize: Int { 1_024 }
+  private var blocks: [[Element?]] = []
+
+  package init() {}
+
+  package subscript(handle handle: Int) -> Element? {
+    get {
+      let (block, offset) = handle.quotientAndRemainder(dividingBy: Self.blockSize)
+      return block < blocks.count ? blocks[block][offset] : nil
+    }
+    set {
+      let (block, offset) = handle.quotientAndRemainder(dividingBy: Self.blockSize)
+      while blocks.count <= block { blocks.append(Array(repeating: nil, count: Self.blockSize)) }
+      blocks[block][offset] = newValue
+    }
+  }
+}
