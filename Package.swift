@@ -98,6 +98,19 @@ let package = Package(
       dependencies: ["DataSourceKit"],
       swiftSettings: [.unsafeFlags(["-warnings-as-errors", "-package-name", "adopter"])]
     ),
+    // An app target as Xcode 26 makes a new one: main-actor isolation by default and the
+    // approachable-concurrency features. An app's own provider must build and work there.
+    .testTarget(
+      name: "AppIsolationTests",
+      dependencies: ["DataSourceKit"],
+      swiftSettings: [
+        .unsafeFlags([
+          "-warnings-as-errors", "-package-name", "isolated-adopter", "-default-isolation", "MainActor",
+          "-enable-upcoming-feature", "NonisolatedNonsendingByDefault", "-enable-upcoming-feature",
+          "InferIsolatedConformances",
+        ])
+      ]
+    ),
     // zlib, for reading the PNG pictures headless Chromium draws in the tests.
     .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
     .testTarget(
@@ -112,6 +125,7 @@ let package = Package(
 // Every Swift target: Swift 6 with strict concurrency (swiftLanguageModes above), and async
 // functions that run where they are called (SE-0461), so a provider's `load()` stays on its
 // caller's actor instead of hopping to the global executor with non-Sendable state.
-for target in package.targets where target.type != .system && target.name != "AppAdoptionTests" {
+for target in package.targets
+where target.type != .system && !["AppAdoptionTests", "AppIsolationTests"].contains(target.name) {
   target.swiftSettings = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
 }

@@ -215,3 +215,39 @@ struct IncrementalApplyTests {
     #expect(try view.apply(new).insertedRows == [ItemPath(item: 2, section: 0)])
   }
 }
+
+@Suite("Lookups by id")
+@MainActor
+struct LookupByIDTests {
+  struct Tag: Identifiable, Equatable, Sendable {
+    let id: String
+    var uses: Int
+  }
+
+  @Test("position(of:) follows inserts, removals, moves and replacements, and scans while ids repeat")
+  func positions() async throws {
+    let tags = EditableProvider(ArrayProvider((0..<1_000).map { Tag(id: "t\($0)", uses: $0) }))
+    try await tags.load()
+    #expect(tags.position(of: "t500") == 500)
+    tags.insert(Tag(id: "new", uses: 0), at: 10)
+    #expect(tags.position(of: "new") == 10)
+    #expect(tags.position(of: "t500") == 501)
+    tags.remove(id: "t0")
+    #expect(tags.position(of: "t0") == nil)
+    #expect(tags.position(of: "new") == 9)
+    tags.move(from: 9, to: 0)
+    #expect(tags.position(of: "new") == 0)
+    tags.update(Tag(id: "t999", uses: -1))
+    #expect(tags.item(at: ItemPath(item: try #require(tags.position(of: "t999")), section: 0)).uses == -1)
+    // An item replaced by one with another id: the old id is gone, the new one found.
+    tags.replace(at: 0, with: Tag(id: "renamed", uses: 0))
+    #expect(tags.position(of: "new") == nil)
+    #expect(tags.position(of: "renamed") == 0)
+    // Two items with one id: the first is found, by a scan.
+    tags.insert(Tag(id: "t5", uses: 0), at: 1_000)
+    #expect(tags.position(of: "t5") == 5)
+    tags.replaceItems([Tag(id: "a", uses: 1), Tag(id: "b", uses: 2)])
+    #expect(tags.position(of: "b") == 1)
+    #expect(tags.position(of: "t5") == nil)
+  }
+}

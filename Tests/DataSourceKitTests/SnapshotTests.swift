@@ -231,7 +231,7 @@ struct SnapshotTests {
     new.appendSections(["b", "a"])
     new.appendItems([4, 1], toSection: "b")
     new.appendItems([3, 2], toSection: "a")
-    new.reloadItems([2])
+    new.reconfigureItems([2])
     let batch = try await Swift.Task.detached { try new.batch(from: old) }.value
     try batch.validate(before: [3, 1], after: [2, 2])
     #expect(batch.apply(to: [[1, 2, 3], [4]], new: [[4, 1], [3, 2]]) == [[4, 1], [3, 2]])

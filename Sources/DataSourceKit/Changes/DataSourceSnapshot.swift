@@ -95,7 +95,7 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
       }
     }
   }
-  /// Items to reload even if their content looks the same (``reloadItems(_:)``).
+  /// Items to reload even if their content looks the same (``reconfigureItems(_:)``).
   private(set) var itemsToReload: Set<ItemIdentifier> = []
   /// True when the items are named by their `Identifiable` ids, so a view can check that the
   /// data source still holds those items where the snapshot says.
@@ -164,10 +164,11 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
     parts = [.written(sections)]
   }
 
-  /// Marks items to reload when the snapshot is applied, as `reconfigureItems(_:)` does: items
-  /// whose change the view cannot see (items that are not `Equatable`), or that must show again
-  /// anyway.
-  public mutating func reloadItems(_ ids: [ItemIdentifier]) { itemsToReload.formUnion(ids) }
+  /// Marks items whose cells are filled again when the snapshot is applied, as Apple's
+  /// `reconfigureItems(_:)` does (the batch lists them as reloads, since a headless view has no
+  /// cells to keep): items whose change the view cannot see (items that are not `Equatable`, or
+  /// objects changed in place), or that must show again anyway.
+  public mutating func reconfigureItems(_ ids: [ItemIdentifier]) { itemsToReload.formUnion(ids) }
 
   /// The snapshot of a data source, each item named by `itemID` and each section by
   /// `sectionID` (given the library's own name for it, which is unique in the data source).
@@ -294,7 +295,7 @@ extension DataSourceSnapshot {
   /// The batch of updates that turns `old` into this snapshot.
   ///
   /// Deletes, inserts and moves of sections and rows, and reloads of the items
-  /// ``reloadItems(_:)`` names. Between two snapshots of a table over an ``EditableProvider``
+  /// ``reconfigureItems(_:)`` names. Between two snapshots of a table over an ``EditableProvider``
   /// (``init(of:)``), also reloads of the items whose content changed, and in O(k log n) for k
   /// items changed in between. A pure function of two values, so it can run on any task, and
   /// ``ListView/apply(_:batch:)`` applies its result; ``ListView/apply(_:)`` also reloads the
@@ -395,7 +396,7 @@ extension DataSourceSnapshot {
       let (oldPart, newPart) = (part(of: before.section, oldStarts), part(of: after.section, newStarts))
       switch (old[oldPart], new[newPart]) {
       case (.written, .written):
-        return true  // nothing known of the items: only ``reloadItems(_:)`` reloads them
+        return true  // nothing known of the items: only ``reconfigureItems(_:)`` reloads them
       case (.tracked(let x), .tracked(let y)):
         let pair = [oldPart, newPart]
         if changedIDs[pair] == nil {

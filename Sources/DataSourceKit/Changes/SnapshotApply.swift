@@ -84,12 +84,12 @@ extension ListView {
   /// As `apply(_:animatingDifferences:)` does: deletes, inserts and moves of sections and
   /// rows; reloads of the rows whose item changed under the same identifier (after the move,
   /// ``BatchUpdate/reloadedAfterMoves``, when the row moved) and of the items
-  /// ``DataSourceSnapshot/reloadItems(_:)`` names; reloads of headers and footers whose text
+  /// ``DataSourceSnapshot/reconfigureItems(_:)`` names; reloads of headers and footers whose text
   /// changed. The batch is checked by UIKit's rules before it is returned.
   ///
   /// The view keeps the counts it shows and the items it read (an item's change is seen when the
   /// item is an `Equatable` value; an item that is a class changed in place compares equal to
-  /// itself, so name it with ``DataSourceSnapshot/reloadItems(_:)``). The first snapshot it is
+  /// itself, so name it with ``DataSourceSnapshot/reconfigureItems(_:)``). The first snapshot it is
   /// given replaces whatever it showed before (nothing), as a table view's first `reloadData()`
   /// does.
   ///

@@ -3,27 +3,57 @@
 /// initial → loading; loading and refreshing → loaded, noContent or error; loaded → refreshing,
 /// noContent or error; noContent → refreshing, loaded or error; error → anything but initial.
 /// Starting a load makes the load before it stale: its result is ignored.
-package struct LoadStateMachine: Sendable {
-  package private(set) var state: LoadState = .initial {
+///
+/// A provider of the app's own that loads asynchronously keeps one and reports its ``state`` as
+/// its ``DataProvider/loadState``; the machine moves the provider's clock at every change, so
+/// the stages, views and compositions above count again:
+///
+/// ```swift
+/// nonisolated final class RemoteNotes: DataProvider {
+///   private(set) var notes: [String] = []
+///   private var observers = ObserverList()
+///   private lazy var loads = LoadStateMachine(clock: observers.clock)
+///   var structureClock: StructureClock { observers.clock }
+///   var loadState: LoadState { loads.state }
+///
+///   func load() async throws {
+///     let ticket = loads.begin()
+///     // Whatever the end, the stages and views above learn of it.
+///     defer { observers.notify() }
+///     do {
+///       let fetched = try await fetch()
+///       if loads.finish(ticket, with: fetched.isEmpty ? .noContent : .loaded) { notes = fetched }
+///     } catch {
+///       // A failed load leaves no items (a stale one changes nothing).
+///       if loads.finish(ticket, with: .error) { notes = [] }
+///       throw error
+///     }
+///   }
+///   …
+/// }
+/// ```
+public struct LoadStateMachine: Sendable {
+  /// Where loading stands: what the provider reports as its ``DataProvider/loadState``.
+  public private(set) var state: LoadState = .initial {
     didSet { clock.advance() }
   }
   /// The clock of the provider whose loads these are: every change of state moves it.
-  package let clock: StructureClock
+  public let clock: StructureClock
   /// Counts loads begun; a finishing load whose number is not the last is stale.
   private var generation = 0
   /// The state before the running load began, to return to if it is cancelled.
   private var stateBeforeLoad: LoadState = .initial
 
   /// A machine in `initial`, moving `clock` (the provider's) at every change of state.
-  package init(clock: StructureClock = StructureClock()) { self.clock = clock }
+  public init(clock: StructureClock = StructureClock()) { self.clock = clock }
 
   /// A load in progress: hand it back to ``finish(_:with:)``.
-  package struct Ticket: Sendable, Equatable {
+  public struct Ticket: Sendable, Equatable {
     fileprivate let generation: Int
   }
 
   /// Whether the machine may go from `state` to `next`.
-  package static func allows(_ state: LoadState, to next: LoadState) -> Bool {
+  public static func allows(_ state: LoadState, to next: LoadState) -> Bool {
     switch (state, next) {
     case (.initial, .loading): true
     case (.loading, .loaded), (.loading, .noContent), (.loading, .error): true
@@ -37,7 +67,7 @@ package struct LoadStateMachine: Sendable {
 
   /// Moves to `next`.
   /// - Throws: ``LoadStateError`` when the transition is not allowed; the state stays.
-  package mutating func transition(to next: LoadState) throws(LoadStateError) {
+  public mutating func transition(to next: LoadState) throws(LoadStateError) {
     guard Self.allows(state, to: next) else { throw LoadStateError(from: state, to: next) }
     state = next
   }
@@ -46,7 +76,7 @@ package struct LoadStateMachine: Sendable {
   /// to refresh.
   ///
   /// Any load still running becomes stale.
-  package mutating func begin() -> Ticket {
+  public mutating func begin() -> Ticket {
     generation += 1
     if state != .loading && state != .refreshing { stateBeforeLoad = state }
     switch state {
@@ -62,7 +92,7 @@ package struct LoadStateMachine: Sendable {
   ///
   /// Returns false when the load was stale already.
   @discardableResult
-  package mutating func cancel(_ ticket: Ticket) -> Bool {
+  public mutating func cancel(_ ticket: Ticket) -> Bool {
     guard ticket.generation == generation else { return false }
     generation += 1
     state = stateBeforeLoad
@@ -72,7 +102,7 @@ package struct LoadStateMachine: Sendable {
   /// Ends the load of `ticket` in `result`; returns false, changing nothing, when the load is
   /// stale (another began after it).
   @discardableResult
-  package mutating func finish(_ ticket: Ticket, with result: LoadState) -> Bool {
+  public mutating func finish(_ ticket: Ticket, with result: LoadState) -> Bool {
     guard ticket.generation == generation else { return false }
     if Self.allows(state, to: result) { state = result }
     return true
@@ -80,10 +110,18 @@ package struct LoadStateMachine: Sendable {
 }
 
 /// A transition the loading states do not allow.
-package struct LoadStateError: Error, Equatable, Sendable, CustomStringConvertible {
-  package var from: LoadState
-  package var to: LoadState
-  package var description: String { "a source cannot go from \(from.rawValue) to \(to.rawValue)" }
+public struct LoadStateError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The state the source was in.
+  public var from: LoadState
+  /// The state it was asked to go to.
+  public var to: LoadState
+  /// The transition from `from` to `to`, refused.
+  public init(from: LoadState, to: LoadState) {
+    self.from = from
+    self.to = to
+  }
+  /// The transition, in words.
+  public var description: String { "a source cannot go from \(from.rawValue) to \(to.rawValue)" }
 }
 
 extension LoadState {

@@ -31,12 +31,15 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   var keysRepeat = false
   private var observers = ObserverList()
   private var recorders = RecorderList<Item>()
-  /// Each item's identifier by handle (a ``HandleColumn`` of the items' `ID`), kept up to date
-  /// by every edit once a snapshot asked for it; `nil` before, and after a wholesale change.
-  fileprivate var identityColumn: Any?
-  /// Writes the identifier of a handle's item now into ``identityColumn``.
+  /// Each item's identifier by handle and each identifier's handle (an ``IdentityIndex`` of the
+  /// items' `ID`), kept up to date by every edit once a snapshot or a lookup by id asked for
+  /// it; `nil` before, and after a wholesale change.
+  fileprivate var identityIndex: Any?
+  /// Writes the identifier of a handle's item now into ``identityIndex``.
   fileprivate var writeIdentity: ((Int) -> Void)?
-  /// The source's structure clock when ``identityColumn`` was made: a source that changed
+  /// Takes a removed handle out of ``identityIndex``.
+  fileprivate var forgetIdentity: ((Int) -> Void)?
+  /// The source's structure clock when ``identityIndex`` was made: a source that changed
   /// since (reloaded underneath) has other items at the same handles.
   private var identitySourceTick: UInt64 = 0
 
@@ -235,6 +238,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
       let handle = order.remove(at: position)
       remember(handle)
       unindexKey(of: item(forHandle: handle), handle: handle)
+      forgetIdentity?(handle)
       written[handle] = nil
       removed.append(handle)
     }
@@ -341,8 +345,9 @@ extension EditableProvider {
 
   /// Forgets the identifiers kept by handle: the items they named are gone.
   fileprivate func dropIdentities() {
-    identityColumn = nil
+    identityIndex = nil
     writeIdentity = nil
+    forgetIdentity = nil
   }
 }
 
@@ -405,35 +410,50 @@ extension EditableProvider where Item: Equatable {
 extension EditableProvider where Item: Identifiable, Item.ID: Sendable {
   /// Each item's identifier by handle, made the first time (O(n)) and then kept by every edit
   /// (O(1) each), so that a snapshot takes a copy in O(n / 1,024).
-  package func identities() -> HandleColumn<Item.ID> {
-    if let column = identityColumn as? HandleColumn<Item.ID>, identitySourceTick == sourceTick {
-      return column
+  package func identities() -> HandleColumn<Item.ID> { identityIndexNow().column }
+
+  /// The identity index, made the first time.
+  private func identityIndexNow() -> IdentityIndex<Item.ID> {
+    if let index = identityIndex as? IdentityIndex<Item.ID>, identitySourceTick == sourceTick {
+      return index
     }
     identitySourceTick = sourceTick
-    var column = HandleColumn<Item.ID>()
-    let snapshot = snapshot()
-    for handle in snapshot.handles.all { column[handle: handle] = item(forHandle: handle).id }
-    identityColumn = column
+    var index = IdentityIndex<Item.ID>()
+    for handle in snapshot().handles.all { index.set(item(forHandle: handle).id, for: handle) }
+    identityIndex = index
+    // Each edit takes the index out (its only reference, so the write copies one block of the
+    // column at most), writes it, and puts it back.
     writeIdentity = { [unowned self] handle in
-      guard var column = self.identityColumn as? HandleColumn<Item.ID> else { return }
-      self.identityColumn = nil  // the column's only reference, so the write copies one block at most
-      column[handle: handle] = self.item(forHandle: handle).id
-      self.identityColumn = column
+      guard var index = self.identityIndex as? IdentityIndex<Item.ID> else { return }
+      self.identityIndex = nil
+      index.set(self.item(forHandle: handle).id, for: handle)
+      self.identityIndex = index
     }
-    return column
+    forgetIdentity = { [unowned self] handle in
+      guard var index = self.identityIndex as? IdentityIndex<Item.ID> else { return }
+      self.identityIndex = nil
+      index.forget(handle)
+      self.identityIndex = index
+    }
+    return index
+  }
+
+  /// The flat position of the item with this `id`, or `nil`.
+  ///
+  /// When ids repeat, the first item with it.
+  /// - Complexity: O(log n) through an index of the ids, made the first time (O(n)) and kept by
+  ///   every edit; O(n) while ids repeat.
+  public func position(of id: Item.ID) -> Int? {
+    let index = identityIndexNow()
+    guard index.repeats else { return index.handleOfID[id].flatMap(position(ofHandle:)) }
+    return (0..<totalItemCount).first { item(forHandle: handle(atFlat: $0)).id == id }
   }
 }
 
-extension EditableProvider where Item: Identifiable {
-  /// The flat position of the item with this `id`, or `nil`.
-  /// - Complexity: O(n): the items are read in order until it is found.
-  public func position(of id: Item.ID) -> Int? {
-    (0..<totalItemCount).first { item(forHandle: handle(atFlat: $0)).id == id }
-  }
-
+extension EditableProvider where Item: Identifiable, Item.ID: Sendable {
   /// Removes the item with this `id`, if there is one.
   /// - Returns: the batch a table view of this provider gets (empty when there was no such item).
-  /// - Complexity: O(n) to find it.
+  /// - Complexity: O(log n) to find it (see ``position(of:)``).
   @discardableResult
   public func remove(id: Item.ID) -> BatchUpdate {
     position(of: id).map { remove(at: [$0]) } ?? BatchUpdate()
@@ -485,6 +505,7 @@ extension EditableProvider where Item: Identifiable & Equatable, Item.ID: Sendab
     for handle in matched.removed {
       remember(handle)
       unindexKey(of: self.item(forHandle: handle), handle: handle)
+      forgetIdentity?(handle)
       written[handle] = nil
       changes.removed.append(handle)
     }
@@ -519,12 +540,31 @@ extension EditableProvider where Item: Identifiable & Equatable, Item.ID: Sendab
   }
 }
 
-extension EditableProvider where Item: Identifiable & Equatable {
+extension EditableProvider where Item: Identifiable & Equatable, Item.ID: Sendable {
   /// Replaces the item that has `item`'s `id` with `item`; an equal item is no change.
   /// - Returns: the batch a table view of this provider gets (empty when there was no such item).
-  /// - Complexity: O(n) to find it.
+  /// - Complexity: O(log n) to find it (see ``position(of:)``).
   @discardableResult
   public func update(_ item: Item) -> BatchUpdate {
     position(of: item.id).map { replace(at: $0, with: item) } ?? BatchUpdate()
+  }
+}
+
+/// Each item's identifier by handle (the column snapshots copy) and each identifier's handle
+/// (for lookups by id).
+struct IdentityIndex<ID: Hashable & Sendable> {
+  private(set) var column = HandleColumn<ID>()
+  private(set) var handleOfID: [ID: Int] = [:]
+  /// Set once two items had the same id: lookups scan from then on.
+  private(set) var repeats = false
+
+  mutating func set(_ id: ID, for handle: Int) {
+    forget(handle)
+    column[handle: handle] = id
+    if handleOfID.updateValue(handle, forKey: id) != nil { repeats = true }
+  }
+
+  mutating func forget(_ handle: Int) {
+    if let old = column[handle: handle], handleOfID[old] == handle { handleOfID[old] = nil }
   }
 }
