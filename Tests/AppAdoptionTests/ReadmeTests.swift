@@ -315,6 +315,70 @@ struct AppBatchTests {
   }
 }
 
+/// A provider of the app's own that loads asynchronously and may fail, its states kept by the
+/// library's `LoadStateMachine`.
+final class Inbox: DataProvider {
+  private(set) var subjects: [String] = []
+  private var observers = ObserverList()
+  private lazy var loads = LoadStateMachine(clock: observers.clock)
+  private(set) var failure: String?
+  var next: [String]? = []
+
+  var structureClock: StructureClock { observers.clock }
+  var loadState: LoadState { loads.state }
+  var errorDescription: String? { loads.state == .error ? failure : nil }
+
+  func load() async throws {
+    let ticket = loads.begin()
+    defer { observers.notify() }
+    await Task.yield()
+    guard let fetched = next else {
+      if loads.finish(ticket, with: .error) { (subjects, failure) = ([], "the server said 503") }
+      throw CancellationError()
+    }
+    if loads.finish(ticket, with: fetched.isEmpty ? .noContent : .loaded) { subjects = fetched }
+  }
+  func reload() async throws { try await load() }
+  var numberOfSections: Int { 1 }
+  func numberOfItems(inSection section: Int) -> Int { subjects.count }
+  func item(at itemPath: ItemPath) -> String { subjects[itemPath.item] }
+  func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
+}
+
+@MainActor
+@Suite("Placeholders in the batch")
+struct PlaceholderBatchTests {
+  @Test("a placeholder whose text changes on a failed reload is in the batch")
+  func failedReload() async throws {
+    let inbox = Inbox()
+    let screen = PlaceholderDecorator(
+      wrapping: TableAdapter(
+        provider: inbox, presenter: ClosurePresenter<String>(style: .basic) { subject, _ in subject }),
+      empty: { _ in "No messages" }, failed: { "Could not load: \($0 ?? "")" })
+    try await screen.load()
+    let view = ListView(dataSource: screen)
+    try view.apply(DataSourceSnapshot(of: screen, itemID: { $0 }))
+    #expect(screen.coveringMessage == "No messages")
+
+    inbox.next = nil
+    await #expect(throws: CancellationError.self) { try await screen.reload() }
+    #expect(screen.coveringMessage == "Could not load: the server said 503")
+    let batch = try view.apply(DataSourceSnapshot(of: screen, itemID: { $0 }))
+    #expect(
+      batch
+        == {
+          var b = BatchUpdate(); b.reloadedPlaceholders = [0]; return b
+        }())
+    #expect(batch.description == "reload placeholders of sections 0")
+
+    inbox.next = ["Lunch?"]
+    try await screen.reload()
+    let loaded = try view.apply(DataSourceSnapshot(of: screen, itemID: { $0 }))
+    // The placeholder's section goes and the inbox's comes: a section of another identity.
+    #expect(loaded == BatchUpdate(deletedSections: [0], insertedSections: [0]))
+  }
+}
+
 /// A provider of the app's own: its sections come and go, and it says so through an
 /// `ObserverList`, whose clock tells compositions their cached layout is stale.
 final class Countdown: DataProvider {

@@ -105,6 +105,25 @@ struct LiveViewTests {
     #expect(output.text.hasSuffix("t: no changes\n"), "\(output.text)")
   }
 
+  @Test("a placeholder whose message changes (empty, then failed) is reloaded in the batch")
+  func placeholderInBatch() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dsh-placeholder-\(getpid())")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("empty.csv")
+    try "name\n".write(to: file, atomically: true, encoding: .utf8)
+    let (session, output, ok) = await run(
+      """
+      let p = csv "\(file.path)"
+      let t = table p with cell basic "{name}" | placeholder empty "No one yet" error "Could not load"
+      watch t
+      """)
+    #expect(ok, "\(output.errors)")
+    try FileManager.default.removeItem(at: file)
+    await run("reload p", in: session)
+    #expect(output.text.contains("t: reload placeholders of sections 0\n"), "\(output.text)")
+  }
+
   @Test("where KEY == null finds the rows without a key, as a scan does")
   func nullKey() async throws {
     let (_, output, ok) = await run(

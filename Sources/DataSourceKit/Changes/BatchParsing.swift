@@ -15,7 +15,7 @@ extension BatchUpdate {
   /// The names of the JSON form's lists, in the order `changes … as json` prints them.
   package static let jsonKeys = [
     "deletedSections", "insertedSections", "movedSections", "deletedRows", "insertedRows", "movedRows",
-    "reloadedRows", "reloadedAfterMoves", "reloadedHeaders", "reloadedFooters",
+    "reloadedRows", "reloadedAfterMoves", "reloadedHeaders", "reloadedFooters", "reloadedPlaceholders",
   ]
 
   /// Reads a batch back from what dsh prints: the JSON of `changes … as json` (a missing list is
@@ -93,6 +93,7 @@ extension BatchUpdate {
       case "insertedSections": update.insertedSections = try items.map(int)
       case "reloadedHeaders": update.reloadedHeaders = try items.map(int)
       case "reloadedFooters": update.reloadedFooters = try items.map(int)
+      case "reloadedPlaceholders": update.reloadedPlaceholders = try items.map(int)
       case "movedSections":
         for item in items {
           let (from, to) = try pair(item)
@@ -138,6 +139,7 @@ extension BatchUpdate {
     case reloadRows = "reload rows"
     case reloadHeaders = "reload headers of sections"
     case reloadFooters = "reload footers of sections"
+    case reloadPlaceholders = "reload placeholders of sections"
   }
 
   private static func parseText(_ text: String) throws(BatchParseError) -> BatchUpdate {
@@ -171,6 +173,8 @@ extension BatchUpdate {
         update.reloadedHeaders += try cursor.list { c throws(BatchParseError) in [try c.count()] }
       case .reloadFooters:
         update.reloadedFooters += try cursor.list { c throws(BatchParseError) in [try c.count()] }
+      case .reloadPlaceholders:
+        update.reloadedPlaceholders += try cursor.list { c throws(BatchParseError) in [try c.count()] }
       case .moveSections:
         update.movedSections += try cursor.list { c throws(BatchParseError) in
           let from = try c.count()

@@ -78,7 +78,8 @@ extension BatchUpdate {
       4
       * (deletedRows.count + insertedRows.count + movedRows.count + reloadedRows.count
         + reloadedAfterMoves.count + deletedSections.count + insertedSections.count + movedSections.count
-        + reloadedHeaders.count + reloadedFooters.count + before.count + after.count) + 8
+        + reloadedHeaders.count + reloadedFooters.count + reloadedPlaceholders.count + before.count
+        + after.count) + 8
     for _ in 0..<limit {
       do {
         try batch.validate(before: before, after: after)
@@ -109,6 +110,7 @@ extension BatchUpdate {
       movedRows = Self.unique(Self.unique(movedRows, by: { $0.from }), by: { $0.to })
       reloadedHeaders = Self.unique(reloadedHeaders)
       reloadedFooters = Self.unique(reloadedFooters)
+      reloadedPlaceholders = Self.unique(reloadedPlaceholders)
     case .reloadOfMovedRow(let path):
       reloadedRows.removeAll { $0 == path }
       if let move = movedRows.first(where: { $0.from == path }), !reloadedAfterMoves.contains(move.to) {
@@ -142,6 +144,7 @@ extension BatchUpdate {
       case "move to": movedSections.removeAll { $0.to == section }
       case "reload the header of": reloadedHeaders.removeAll { $0 == section }
       case "reload the footer of": reloadedFooters.removeAll { $0 == section }
+      case "reload the placeholder of": reloadedPlaceholders.removeAll { $0 == section }
       default:
         // A row operation naming a section that is not there.
         removeRows(where: { $0.section == section }, operation: operation)
@@ -167,10 +170,10 @@ extension BatchUpdate {
         movedRows.removeAll { $0.from.section == section }
       }
     case .supplementaryOfInsertedSection(let operation, let section):
-      if operation == "reload the header of" {
-        reloadedHeaders.removeAll { $0 == section }
-      } else {
-        reloadedFooters.removeAll { $0 == section }
+      switch operation {
+      case "reload the header of": reloadedHeaders.removeAll { $0 == section }
+      case "reload the footer of": reloadedFooters.removeAll { $0 == section }
+      default: reloadedPlaceholders.removeAll { $0 == section }
       }
     case .rowCount(
       let section, let rowsBefore, let rowsAfter, let inserted, let deleted, let movedIn, let movedOut):
@@ -203,6 +206,7 @@ extension BatchUpdate {
       insertedSections.sort()
       reloadedHeaders.removeAll { $0 == section }
       reloadedFooters.removeAll { $0 == section }
+      reloadedPlaceholders.removeAll { $0 == section }
     }
     return true
   }

@@ -33,6 +33,9 @@ public struct BatchUpdate: Equatable, Sendable {
   public var reloadedHeaders: [Int] = []
   /// Sections whose footer text changed, in the new index space.
   public var reloadedFooters: [Int] = []
+  /// Sections whose placeholder (the message shown in place of their rows: empty, loading
+  /// failed) changed, in the new index space.
+  public var reloadedPlaceholders: [Int] = []
 
   /// A batch of these updates (reloads after moves and of headers and footers are set apart).
   public init(
@@ -54,7 +57,7 @@ public struct BatchUpdate: Equatable, Sendable {
   public var isEmpty: Bool {
     deletedSections.isEmpty && insertedSections.isEmpty && movedSections.isEmpty && deletedRows.isEmpty
       && insertedRows.isEmpty && movedRows.isEmpty && reloadedRows.isEmpty && reloadedAfterMoves.isEmpty
-      && reloadedHeaders.isEmpty && reloadedFooters.isEmpty
+      && reloadedHeaders.isEmpty && reloadedFooters.isEmpty && reloadedPlaceholders.isEmpty
   }
 
   /// Whether two values are the same.
@@ -65,7 +68,7 @@ public struct BatchUpdate: Equatable, Sendable {
       && lhs.movedRows.map { [$0.from, $0.to] } == rhs.movedRows.map { [$0.from, $0.to] }
       && lhs.reloadedRows == rhs.reloadedRows && lhs.reloadedAfterMoves == rhs.reloadedAfterMoves
       && lhs.reloadedHeaders == rhs.reloadedHeaders
-      && lhs.reloadedFooters == rhs.reloadedFooters
+      && lhs.reloadedFooters == rhs.reloadedFooters && lhs.reloadedPlaceholders == rhs.reloadedPlaceholders
   }
 
   /// Adds a batch whose sections come after this one's (a composed data source's next child):
@@ -83,6 +86,7 @@ public struct BatchUpdate: Equatable, Sendable {
     reloadedAfterMoves += other.reloadedAfterMoves.map(new)
     reloadedHeaders += other.reloadedHeaders.map { $0 + newOffset }
     reloadedFooters += other.reloadedFooters.map { $0 + newOffset }
+    reloadedPlaceholders += other.reloadedPlaceholders.map { $0 + newOffset }
   }
 
   /// Replaces every section of the old content with every section of the new: what a
@@ -135,6 +139,10 @@ extension BatchUpdate: CustomStringConvertible {
     }
     if !reloadedFooters.isEmpty {
       lines.append("reload footers of sections " + reloadedFooters.map(String.init).joined(separator: ", "))
+    }
+    if !reloadedPlaceholders.isEmpty {
+      lines.append(
+        "reload placeholders of sections " + reloadedPlaceholders.map(String.init).joined(separator: ", "))
     }
     return lines.isEmpty ? "no changes" : lines.joined(separator: "\n")
   }

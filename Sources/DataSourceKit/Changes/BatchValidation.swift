@@ -166,8 +166,11 @@ extension BatchUpdate {
     // Headers and footers reload in the new index space, in sections that are not new.
     try Self.checkUnique(reloadedHeaders, operation: "reload the header of", target: BatchTarget.section)
     try Self.checkUnique(reloadedFooters, operation: "reload the footer of", target: BatchTarget.section)
+    try Self.checkUnique(
+      reloadedPlaceholders, operation: "reload the placeholder of", target: BatchTarget.section)
     for (operation, sections) in [
       ("reload the header of", reloadedHeaders), ("reload the footer of", reloadedFooters),
+      ("reload the placeholder of", reloadedPlaceholders),
     ] {
       for s in sections {
         if s < 0 || s >= after.count {

@@ -2,14 +2,29 @@
 // and the batch it returns, checked by UIKit's rules.
 
 /// What a view showed at its last ``ListView/apply(_:)``: the snapshot (whatever its identifier
-/// types), each row's item when it can be compared, and each section's header and footer lines.
+/// types), each row's item when it can be compared, and each section's header, footer and placeholder lines.
 struct ShownSnapshot<Item> {
   let snapshot: any Sendable
   let counts: [Int]
   /// The items read, by section (`nil` for a section kept as handles, which is not read).
   let items: [[Item]?]
+  let text: SupplementaryText
+}
+
+/// Each section's header, footer and placeholder lines, as a view showed them: UIKit refreshes
+/// none of them on its own, so a change of their text is in the batch.
+struct SupplementaryText {
   let headers: [[String]]
   let footers: [[String]]
+  let placeholders: [[String]]
+
+  /// The lines of the first `sections` sections of `source` now.
+  /// - Complexity: O(sections).
+  init<Item, Cell>(of source: any SectionedDataSource<Item, Cell>, sections: Int) {
+    headers = (0..<sections).map { source.supplementaryLines(.header, inSection: $0) }
+    footers = (0..<sections).map { source.supplementaryLines(.footer, inSection: $0) }
+    placeholders = (0..<sections).map { source.supplementaryLines(.placeholder, inSection: $0) }
+  }
 }
 
 /// How a view of `Item`s compares two items and reads an item's identity, worked out once per
@@ -84,7 +99,7 @@ extension ListView {
   /// As `apply(_:animatingDifferences:)` does: deletes, inserts and moves of sections and
   /// rows; reloads of the rows whose item changed under the same identifier (after the move,
   /// ``BatchUpdate/reloadedAfterMoves``, when the row moved) and of the items
-  /// ``DataSourceSnapshot/reconfigureItems(_:)`` names; reloads of headers and footers whose text
+  /// ``DataSourceSnapshot/reconfigureItems(_:)`` names; reloads of headers, footers and placeholders whose text
   /// changed. The batch is checked by UIKit's rules before it is returned.
   ///
   /// The view keeps the counts it shows and the items it read (an item's change is seen when the
@@ -108,12 +123,7 @@ extension ListView {
     // logs say whether they are still current) and are not read.
     let reader = ItemReader<Item, I>(checksIdentity: snapshot.namesItemsByID)
     let items = try readItems(of: snapshot, reader: reader)
-    let headers = counts.indices.map {
-      dataSource.supplementaryLines(.header, inSection: $0)
-    }
-    let footers = counts.indices.map {
-      dataSource.supplementaryLines(.footer, inSection: $0)
-    }
+    let text = SupplementaryText(of: dataSource, sections: counts.count)
 
     var update: BatchUpdate
     if let shown = appliedSnapshot, let old = shown.snapshot as? DataSourceSnapshot<S, I> {
@@ -126,8 +136,7 @@ extension ListView {
       }
       update = try DataSourceSnapshot.batch(from: old, to: snapshot, itemContent: itemContent)
       update.addSupplementaryReloads(
-        oldIDs: old.sectionIdentifiers, newIDs: snapshot.sectionIdentifiers,
-        headers: (shown.headers, headers), footers: (shown.footers, footers))
+        oldIDs: old.sectionIdentifiers, newIDs: snapshot.sectionIdentifiers, from: shown.text, to: text)
     } else {
       var seen = Set<I>()
       let repeated = snapshot.sections.flatMap { $0.items }.filter { !seen.insert($0).inserted }
@@ -140,8 +149,7 @@ extension ListView {
     precondition(
       (try? update.validate(before: before, after: counts)) != nil,
       "the diff made a batch UIKit refuses: \(update)")
-    appliedSnapshot = ShownSnapshot(
-      snapshot: snapshot, counts: counts, items: items, headers: headers, footers: footers)
+    appliedSnapshot = ShownSnapshot(snapshot: snapshot, counts: counts, items: items, text: text)
     return update
   }
 
@@ -157,7 +165,7 @@ extension ListView {
   /// The view checks the batch by UIKit's rules from the counts it shows, adds the headers and
   /// footers whose text changed, and keeps `snapshot`: the next ``apply(_:)`` starts from it.
   ///
-  /// - Returns: the batch, with the header and footer reloads added.
+  /// - Returns: the batch, with the header, footer and placeholder reloads added.
   /// - Throws: ``SnapshotError`` when the snapshot is not of the data source as it is now, or
   ///   the batch does not turn the counts shown into the snapshot's (it was worked out from
   ///   another snapshot than the one shown); the view keeps showing what it showed.
@@ -177,21 +185,14 @@ extension ListView {
     }
     let items = try readItems(
       of: snapshot, reader: ItemReader<Item, I>(checksIdentity: snapshot.namesItemsByID))
-    let headers = (0..<snapshot.numberOfSections).map {
-      dataSource.supplementaryLines(.header, inSection: $0)
-    }
-    let footers = (0..<snapshot.numberOfSections).map {
-      dataSource.supplementaryLines(.footer, inSection: $0)
-    }
+    let text = SupplementaryText(of: dataSource, sections: snapshot.numberOfSections)
     var update = batch
     if let shown = appliedSnapshot {
       update.addSupplementaryReloads(
         oldIDs: (shown.snapshot as? DataSourceSnapshot<S, I>)?.sectionIdentifiers ?? [],
-        newIDs: snapshot.sectionIdentifiers, headers: (shown.headers, headers),
-        footers: (shown.footers, footers))
+        newIDs: snapshot.sectionIdentifiers, from: shown.text, to: text)
     }
-    appliedSnapshot = ShownSnapshot(
-      snapshot: snapshot, counts: snapshot.counts, items: items, headers: headers, footers: footers)
+    appliedSnapshot = ShownSnapshot(snapshot: snapshot, counts: snapshot.counts, items: items, text: text)
     return update
   }
 
@@ -242,25 +243,27 @@ extension ListView {
 }
 
 extension BatchUpdate {
-  /// Adds the headers and footers of sections that stay (not inserted whole) whose text changed.
+  /// Adds the headers, footers and placeholders of sections that stay (not inserted whole)
+  /// whose text changed.
   /// - Complexity: O(sections).
   mutating func addSupplementaryReloads<S: Hashable>(
-    oldIDs: [S], newIDs: [S], headers: ([[String]], [[String]]), footers: ([[String]], [[String]])
+    oldIDs: [S], newIDs: [S], from old: SupplementaryText, to new: SupplementaryText
   ) {
+    func compare(_ before: Int, _ index: Int) {
+      if old.headers[before] != new.headers[index] { reloadedHeaders.append(index) }
+      if old.footers[before] != new.footers[index] { reloadedFooters.append(index) }
+      if old.placeholders[before] != new.placeholders[index] { reloadedPlaceholders.append(index) }
+    }
     if oldIDs == newIDs {
       // The same sections (the common case of an edit): compared in place, without hashing.
-      for index in newIDs.indices {
-        if headers.0[index] != headers.1[index] { reloadedHeaders.append(index) }
-        if footers.0[index] != footers.1[index] { reloadedFooters.append(index) }
-      }
+      for index in newIDs.indices { compare(index, index) }
       return
     }
     let oldIndex = Dictionary(oldIDs.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
     let inserted = Set(insertedSections)
     for (index, id) in newIDs.enumerated() where !inserted.contains(index) {
       guard let before = oldIndex[id] else { continue }
-      if headers.0[before] != headers.1[index] { reloadedHeaders.append(index) }
-      if footers.0[before] != footers.1[index] { reloadedFooters.append(index) }
+      compare(before, index)
     }
   }
 }

@@ -16,6 +16,8 @@ struct ViewData {
   /// Each section's key, to give the sections their identities again when views are put
   /// together (a composed view's sections are numbered across its children).
   var keys: [SectionKey?]
+  /// Each section's placeholder (empty when it shows its rows).
+  var placeholders: [[String]] = []
 }
 
 /// What a view showed, kept as a snapshot of its provider's arrangement: what changes since is
@@ -464,6 +466,10 @@ final class ChangeTracker {
         whole.sections += data.sections
         whole.headers += data.headers
         whole.footers += data.footers
+        // A part kept as a snapshot has none: one empty entry per section keeps them in step.
+        whole.placeholders +=
+          data.placeholders.count == data.sections.count
+          ? data.placeholders : Array(repeating: [], count: data.sections.count)
         whole.keys += data.keys
       }
       // Sections are numbered across the children.
@@ -520,6 +526,7 @@ final class ChangeTracker {
     var sections: [DiffSection<Value, ViewElement>] = []
     var headers: [[String]] = []
     var footers: [[String]] = []
+    var placeholders: [[String]] = []
     for section in 0..<source.numberOfSections {
       let key = source.identityKey(inSection: section)
       let header = source.supplementaryLines(.header, inSection: section)
@@ -541,10 +548,11 @@ final class ChangeTracker {
       sections.append(DiffSection(id: id, elements: elements))
       headers.append(header)
       footers.append(source.supplementaryLines(.footer, inSection: section))
+      placeholders.append(source.supplementaryLines(.placeholder, inSection: section))
     }
     return ViewData(
       sections: sections, headers: headers, footers: footers,
-      keys: (0..<source.numberOfSections).map { source.sectionKey($0) })
+      keys: (0..<source.numberOfSections).map { source.sectionKey($0) }, placeholders: placeholders)
   }
 
   /// The batch between two copies of a view, compared whole, and their rows per section.
@@ -557,7 +565,7 @@ final class ChangeTracker {
     return (changeset, old.sections.map(\.elements.count), current.sections.map(\.elements.count))
   }
 
-  /// Adds the sections whose header or footer text changed (and that the batch does not insert)
+  /// Adds the sections whose header, footer or placeholder text changed (and that the batch does not insert)
   /// to `update`, in the new index space.
   static func addSupplementaryReloads(to update: inout BatchUpdate, from old: ViewData, to new: ViewData) {
     // Which old section each new one continues: matched by identity, in order.
@@ -571,6 +579,11 @@ final class ChangeTracker {
       guard !inserted.contains(index) else { continue }
       if old.headers[oldIndex] != new.headers[index] { update.reloadedHeaders.append(index) }
       if old.footers[oldIndex] != new.footers[index] { update.reloadedFooters.append(index) }
+      // A view kept as a snapshot has no placeholders (its tables have none): none read as empty.
+      let placeholder = { (data: ViewData, i: Int) in
+        data.placeholders.indices.contains(i) ? data.placeholders[i] : []
+      }
+      if placeholder(old, oldIndex) != placeholder(new, index) { update.reloadedPlaceholders.append(index) }
     }
   }
 }

@@ -304,6 +304,7 @@ extension Session {
         "\"reloadedAfterMoves\": " + list(update.reloadedAfterMoves.map(path)),
         "\"reloadedHeaders\": " + list(update.reloadedHeaders.map(String.init)),
         "\"reloadedFooters\": " + list(update.reloadedFooters.map(String.init)),
+        "\"reloadedPlaceholders\": " + list(update.reloadedPlaceholders.map(String.init)),
       ].joined(separator: ", ") + "}"
   }
 }
