@@ -251,3 +251,54 @@ struct LookupByIDTests {
     #expect(tags.position(of: "t5") == nil)
   }
 }
+
+@Suite("The index of an editable table's keys")
+struct KeyIndexTests {
+  @Test("dense ints go in an array, sparse ones in a dictionary; both find, update and refuse repeats")
+  func denseAndSparse() {
+    for keys in [Array(1...5_000), (0..<5_000).map { $0 * 1_000_003 }] {
+      var index = KeyIndex()
+      let r1 = index.add(.ints(keys, nulls: nil), handles: Array(0..<keys.count))
+      #expect(r1)
+      let r2 = index.finish()
+      #expect(r2)
+      #expect(index[.int(keys[1_234])] == 1_234)
+      #expect(index[.double(Double(keys[7]))] == 7)
+      #expect(index[.int(-5)] == nil)
+      let r3 = index.updateValue(9_999, forKey: .int(keys[3]))
+      #expect(r3 == 3)
+      #expect(index[.int(keys[3])] == 9_999)
+      index.removeValue(forKey: .int(keys[3]))
+      #expect(index[.int(keys[3])] == nil)
+      // A key outside the range the array covers.
+      let r4 = index.updateValue(42, forKey: .int(Int.max))
+      #expect(r4 == nil)
+      #expect(index[.int(Int.max)] == 42)
+      let r5 = index.updateValue(43, forKey: .string("x"))
+      #expect(r5 == nil)
+      #expect(index[.string("x")] == 43)
+    }
+  }
+
+  @Test("a repeated int key, a null, and texts")
+  func repeatsAndNulls() {
+    var repeated = KeyIndex()
+    let r6 = repeated.add(.ints([1, 2, 3], nulls: nil), handles: [0, 1, 2])
+    #expect(r6)
+    let r7 = repeated.add(.ints([3], nulls: nil), handles: [3])
+    #expect(r7)
+    let r8 = repeated.finish()
+    #expect(!r8)
+    var withNull = KeyIndex()
+    let r9 = withNull.add(.ints([1, 0, 3], nulls: [false, true, false]), handles: [0, 1, 2])
+    #expect(r9)
+    let r10 = withNull.finish()
+    #expect(r10)
+    #expect(withNull[.int(0)] == nil)
+    var texts = KeyIndex()
+    let r11 = texts.add(.values([.string("a"), .int(4), .string("b")]), handles: [0, 1, 2])
+    #expect(r11)
+    let r12 = texts.add(.values([.string("a")]), handles: [3])
+    #expect(!r12)
+  }
+}

@@ -13,6 +13,7 @@
 struct OrderedHandles {
   private static let blockSize = 512
   private static let mapChunk = 4096
+  private static let mapChunkShift = 12
 
   /// Block storage, by block id.
   private var blocks: [[Int]] = []
@@ -51,6 +52,28 @@ struct OrderedHandles {
     rebuildTree()
   }
 
+  /// The handles of `runs`, one after the other, cut into blocks straight from the arrays (a
+  /// stage's sections become its sequence on its first edit: 750,000 handles through a lazy
+  /// flattened sequence took three times as long).
+  init(concatenating runs: [[Int]]) {
+    var block: [Int] = []
+    block.reserveCapacity(Self.blockSize)
+    for run in runs {
+      var start = 0
+      while start < run.count {
+        let take = min(Self.blockSize - block.count, run.count - start)
+        block.append(contentsOf: run[start..<start + take])
+        start += take
+        if block.count == Self.blockSize {
+          appendBlock(block)
+          block.removeAll(keepingCapacity: true)
+        }
+      }
+    }
+    if !block.isEmpty || blocks.isEmpty { appendBlock(block) }
+    rebuildTree()
+  }
+
   init(_ handles: some Collection<Int>) {
     var block: [Int] = []
     block.reserveCapacity(Self.blockSize)
@@ -75,7 +98,8 @@ struct OrderedHandles {
   }
 
   private mutating func setBlock(_ block: Int, of handle: Int) {
-    let (chunk, offset) = handle.quotientAndRemainder(dividingBy: Self.mapChunk)
+    // A shift and a mask, not a division: this runs once per handle when a sequence is made.
+    let (chunk, offset) = (handle >> Self.mapChunkShift, handle & (Self.mapChunk - 1))
     while blockOfHandle.count <= chunk { blockOfHandle.append([Int32](repeating: -1, count: Self.mapChunk)) }
     blockOfHandle[chunk][offset] = Int32(block)
   }

@@ -13,7 +13,7 @@ struct StageArrangement {
   private(set) var starts: [Int] = []
 
   init(_ sections: [DerivedSection]) {
-    handles = OrderedHandles(sections.lazy.flatMap(\.baseIndices))
+    handles = OrderedHandles(concatenating: sections.map { $0.baseIndices })
     keys = sections.map(\.key)
     counts = sections.map(\.baseIndices.count)
     recomputeStarts()
