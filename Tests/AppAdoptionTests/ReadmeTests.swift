@@ -24,7 +24,7 @@ struct Message: Identifiable, Equatable, Sendable {
 
 /// An app's own cell: what a `UITableViewCell` subclass would hold.
 final class MessageCell: ReusableCell {
-  let reuseIdentifier: String
+  let reuseIdentifier: String?
   var subject = ""
   var isUnread = false
 
@@ -218,6 +218,7 @@ struct ReadmeTests {
     let inbox = TableAdapter(provider: messages, presenter: MessagePresenter())
     try await inbox.load()
     let view = ListView(dataSource: inbox)  // a ListView<Message, MessageCell>
+    view.register({ MessageCell(reuseIdentifier: "MessageCell") }, forCellReuseIdentifier: "MessageCell")
 
     let first = view.cells(in: 0..<10)
     #expect(first.map(\.cell.subject).prefix(3) == ["Message 1", "Message 2", "Message 3"])
@@ -312,6 +313,64 @@ struct AppBatchTests {
     let rows = batch.apply(to: [["banner"], ["message 1"]], new: [["banner"], ["message 2"]])
     #expect(rows == [["banner"], ["message 2"]])
     #expect(!segments.select("Drafts"))
+  }
+}
+
+/// The app's base cell class, as `UITableViewCell` is, and two kinds of cell made from it.
+class AppCell: ReusableCell {
+  let reuseIdentifier: String?
+  init(reuseIdentifier: String) { self.reuseIdentifier = reuseIdentifier }
+  func prepareForReuse() {}
+}
+
+final class BannerCell: AppCell {
+  var title = ""
+}
+
+final class InboxCell: AppCell {
+  var subject = ""
+  override func prepareForReuse() { subject = "" }
+}
+
+struct BannerPresenter: CellPresenter {
+  func reuseIdentifier(for item: String, at itemPath: ItemPath) -> String { "banner" }
+  func configure(_ cell: inout AppCell, with item: String, at itemPath: ItemPath) {
+    (cell as? BannerCell)?.title = item
+  }
+}
+
+struct InboxPresenter: CellPresenter {
+  func reuseIdentifier(for item: Message, at itemPath: ItemPath) -> String { "message" }
+  func configure(_ cell: inout AppCell, with item: Message, at itemPath: ItemPath) {
+    (cell as? InboxCell)?.subject = item.subject
+  }
+}
+
+@MainActor
+@Suite("Cells of several classes")
+struct CellClassesTests {
+  @Test("two cell classes in one composition, each made by its registration and reused as its kind")
+  func twoClasses() async throws {
+    let banner = TableAdapter(provider: ArrayProvider(["Welcome"]), presenter: BannerPresenter())
+    let inbox = TableAdapter(
+      provider: ArrayProvider(
+        (1...20).map { Message(id: $0, subject: "Re: \($0)", sender: "Ada", isUnread: false) }),
+      presenter: InboxPresenter())
+    let screen = ComposedDataSource(mixing: banner, inbox)
+    try await screen.load()
+    let view = ListView(dataSource: screen)  // a ListView<Any, AppCell>
+    view.register({ BannerCell(reuseIdentifier: "banner") }, forCellReuseIdentifier: "banner")
+    view.register({ InboxCell(reuseIdentifier: "message") }, forCellReuseIdentifier: "message")
+
+    let first = view.cells(in: 0..<6)
+    #expect((first[0].cell as? BannerCell)?.title == "Welcome")
+    #expect(first.dropFirst().allSatisfy { $0.cell is InboxCell })
+    #expect((first[1].cell as? InboxCell)?.subject == "Re: 1")
+    #expect(view.stats.builtByKind == ["banner": 1, "message": 5])
+    let next = view.cells(in: 6..<11)  // five messages scroll in: the message cells come back
+    #expect(next.allSatisfy { $0.cell is InboxCell })
+    #expect(view.stats.cellsReused == 5)
+    #expect(view.stats.cellsBuilt == 0)
   }
 }
 

@@ -97,3 +97,32 @@ struct DefaultIsolationTests {
     #expect(throws: LoadStateError(from: .loaded, to: .initial)) { try machine.transition(to: .initial) }
   }
 }
+
+/// A cell as such an app writes one: main-actor isolated without saying so.
+///
+/// As `UITableViewCell` is; its conformance is isolated to the main actor, which a view used
+/// there accepts.
+final class NoteCell: ReusableCell {
+  let reuseIdentifier: String?
+  var text = ""
+  init(reuseIdentifier: String) { self.reuseIdentifier = reuseIdentifier }
+  func prepareForReuse() { text = "" }
+}
+
+struct NotePresenter: CellPresenter {
+  func configure(_ cell: inout NoteCell, with note: String, at itemPath: ItemPath) { cell.text = note }
+}
+
+@Suite("Main-actor cells")
+struct MainActorCellTests {
+  @Test("a main-actor cell class is registered, dequeued, filled and reused")
+  func mainActorCell() async throws {
+    let table = TableAdapter(provider: ArrayProvider(["a", "b", "c"]), presenter: NotePresenter())
+    try await table.load()
+    let view = ListView(dataSource: table)
+    view.register({ NoteCell(reuseIdentifier: "NoteCell") }, forCellReuseIdentifier: "NoteCell")
+    #expect(view.cells(in: 0..<2).map(\.cell.text) == ["a", "b"])
+    #expect(view.cells(in: 1..<3).map(\.cell.text) == ["b", "c"])
+    #expect(view.stats.cellsReused == 2)
+  }
+}

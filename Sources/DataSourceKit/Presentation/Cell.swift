@@ -59,17 +59,19 @@ public struct CellContent: Equatable, Sendable {
   }
 }
 
-/// A cell a view keeps for reuse: made for a reuse identifier, cleared before it shows another
-/// item.
+/// A cell a view keeps for reuse, by its reuse identifier, cleared before it shows another item.
 ///
-/// ``TableCell`` (UIKit's four text styles) is the shell's; an app conforms its own cell types
-/// (a class, as `UITableViewCell` is, or a struct a SwiftUI row is made from) and writes
-/// presenters that fill them.
+/// The requirements are what `UITableViewCell` and `UICollectionViewCell` already have (an
+/// optional `reuseIdentifier`, `prepareForReuse()`), so a subclass of either conforms with no
+/// code, and a main-actor class conforms (with an isolated conformance, which a view used on the
+/// main actor accepts). A view makes the cells it has no spare of through a registration
+/// (``ListView/register(_:forCellReuseIdentifier:)``), as a table view does: several cell
+/// classes, subclasses of the view's `Cell`, in one list. ``TableCell`` (UIKit's four text
+/// styles) is the shell's, and needs none (``ConstructibleCell``).
 public protocol ReusableCell {
-  /// Makes an empty cell of a kind.
-  init(reuseIdentifier: String)
-  /// The kind of cell; a view keeps a reuse pool per identifier.
-  var reuseIdentifier: String { get }
+  /// The kind of cell; a view keeps a reuse pool per identifier, and does not keep a cell
+  /// without one.
+  var reuseIdentifier: String? { get }
   /// Clears what the last item left, before the cell shows another.
   mutating func prepareForReuse()
 }
@@ -79,11 +81,17 @@ extension ReusableCell {
   public mutating func prepareForReuse() {}
 }
 
+/// A cell a view can make by itself for any reuse identifier, without a registration.
+public protocol ConstructibleCell: ReusableCell {
+  /// Makes an empty cell of a kind.
+  init(reuseIdentifier: String)
+}
+
 /// A reusable cell with UIKit's text model (a style, a text, a detail, an accessory): the cell
 /// the shell's presenters fill and its renderer draws.
-public final class TableCell: ReusableCell {
+public final class TableCell: ConstructibleCell {
   /// The kind of cell for an item.
-  public let reuseIdentifier: String
+  public let reuseIdentifier: String?
   /// What the cell shows.
   public var content: CellContent
 

@@ -111,6 +111,8 @@ public final class ListView<Item, Cell: ReusableCell>: CellDequeuing {
   /// Whether the last layout stopped early because the user interrupted it.
   public internal(set) var wasInterrupted = false
   private var reusePool = ReusePool<Cell>()
+  /// How to make the cells of each kind, when `Cell` cannot make itself.
+  private var registrations: [String: () -> Cell] = [:]
   private var visibleCells: [Cell] = []
   private var firstVisible = 0
   /// The snapshot the view shows, after the last ``apply(_:)`` (or the first one it took).
@@ -264,7 +266,11 @@ extension ListView {
     }
   }
 
-  /// A cell of the kind, from the reuse pool when one is there, else a new one.
+  /// A cell of the kind, from the reuse pool when one is there, else a new one made by the
+  /// kind's registration (or by the cell type itself, for a ``ConstructibleCell``).
+  ///
+  /// - Precondition: the kind is registered, or `Cell` is a ``ConstructibleCell``; a table view
+  ///   stops the app for a kind it does not know, too.
   public func dequeueReusableCell(withIdentifier identifier: String) -> Cell {
     if let cell = reusePool.dequeue(identifier) {
       stats.cellsReused += 1
@@ -272,7 +278,29 @@ extension ListView {
     }
     stats.cellsBuilt += 1
     stats.builtByKind[identifier, default: 0] += 1
-    return Cell(reuseIdentifier: identifier)
+    if let make = registrations[identifier] { return make() }
+    guard let type = Cell.self as? any ConstructibleCell.Type,
+      let cell = type.init(reuseIdentifier: identifier) as? Cell
+    else {
+      preconditionFailure(
+        "no cell registered for the reuse identifier '\(identifier)': register one with ListView.register(_:forCellReuseIdentifier:)"
+      )
+    }
+    return cell
+  }
+
+  /// Registers how to make cells of a kind, as a table view's `register(_:forCellReuseIdentifier:)`
+  /// does: the cells of one list (or of one composition) can be of several classes, each a
+  /// subclass of the view's `Cell`, each made for its kind and dequeued for it.
+  ///
+  /// ```swift
+  /// view.register({ BannerCell(reuseIdentifier: "banner") }, forCellReuseIdentifier: "banner")
+  /// ```
+  ///
+  /// - Parameter make: makes an empty cell whose `reuseIdentifier` is `identifier` (a cell of
+  ///   another kind would go back to that kind's pool).
+  public func register(_ make: @escaping () -> Cell, forCellReuseIdentifier identifier: String) {
+    registrations[identifier] = make
   }
 }
 
@@ -302,5 +330,9 @@ struct ReusePool<Cell: ReusableCell> {
 
   mutating func dequeue(_ identifier: String) -> Cell? { pools[index(of: identifier)].popLast() }
 
-  mutating func enqueue(_ cell: Cell) { pools[index(of: cell.reuseIdentifier)].append(cell) }
+  /// Keeps a cell for reuse; a cell without a reuse identifier is not kept, as in UIKit.
+  mutating func enqueue(_ cell: Cell) {
+    guard let identifier = cell.reuseIdentifier else { return }
+    pools[index(of: identifier)].append(cell)
+  }
 }
