@@ -294,9 +294,10 @@ struct AppBatchTests {
         provider: ArrayProvider(messages),
         presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject })
     }
+    enum Folder: String { case inbox = "Inbox", archive = "Archive", drafts = "Drafts" }
     let segments = SegmentedDataSource<Message, TableCell>([
-      ("Inbox", folder([Message(id: 1, subject: "Lunch?", sender: "Ada", isUnread: true)])),
-      ("Archive", folder([Message(id: 2, subject: "Minutes", sender: "Grace", isUnread: false)])),
+      (id: Folder.inbox, source: folder([Message(id: 1, subject: "Lunch?", sender: "Ada", isUnread: true)])),
+      (id: .archive, source: folder([Message(id: 2, subject: "Minutes", sender: "Grace", isUnread: false)])),
     ])
     let screen = ComposedDataSource(mixing: banner, segments)
     try await screen.load()
@@ -305,14 +306,15 @@ struct AppBatchTests {
     try view.apply(DataSourceSnapshot(of: screen, itemID: name))
     let before = view.shownCounts
 
-    #expect(segments.select("Archive"))
+    #expect(segments.select(Folder.archive))
+    #expect(segments.selected(as: Folder.self) == .archive)
     let batch = try view.apply(DataSourceSnapshot(of: screen, itemID: name))
     // Section 0 is the banner: the segment's section is 1 in the view.
     #expect(batch == BatchUpdate(deletedSections: [1], insertedSections: [1]))
     try batch.validate(before: before, after: view.shownCounts)
     let rows = batch.apply(to: [["banner"], ["message 1"]], new: [["banner"], ["message 2"]])
     #expect(rows == [["banner"], ["message 2"]])
-    #expect(!segments.select("Drafts"))
+    #expect(!segments.select(Folder.drafts))
   }
 }
 

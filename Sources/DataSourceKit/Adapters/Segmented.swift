@@ -131,3 +131,32 @@ private final class SegmentNode<Item, Cell>: CompositionNode {
   var nodeTitle: String { "segment \(name)" }
   var nodeChildren: [any CompositionNode] { [source] }
 }
+
+extension SegmentedDataSource {
+  /// Shows the first of `segments`, each named by the app's own type (an enum of its
+  /// segments, say), until another is selected.
+  ///
+  /// ```swift
+  /// enum Folder: String { case inbox = "Inbox", archive = "Archive" }
+  /// let segments = SegmentedDataSource([(id: Folder.inbox, source: inbox), (id: .archive, source: archive)])
+  /// segments.select(Folder.archive)
+  /// ```
+  ///
+  /// - Precondition: at least one segment.
+  public convenience init<ID: RawRepresentable>(
+    _ segments: [(id: ID, source: any SectionedDataSource<Item, Cell>)], label: String = "segmented"
+  ) where ID.RawValue == String {
+    self.init(segments.map { (name: $0.id.rawValue, source: $0.source) }, label: label)
+  }
+
+  /// Shows the segment `id` names; false when there is none (nothing changes).
+  @discardableResult
+  public func select<ID: RawRepresentable>(_ id: ID) -> Bool where ID.RawValue == String {
+    select(id.rawValue)
+  }
+
+  /// The segment shown, as the app's own type; `nil` when its name is not one of the type's.
+  public func selected<ID: RawRepresentable>(as type: ID.Type) -> ID? where ID.RawValue == String {
+    ID(rawValue: selectedName)
+  }
+}

@@ -8,6 +8,8 @@ public protocol CompositionNode: AnyObject {
 }
 
 extension CompositionNode {
+  /// The type's name: an app's own data source or provider need not name itself.
+  public var nodeTitle: String { String(describing: Self.self) }
   /// What `describe` shows beside the name: counts and state.
   public var nodeDetail: String? { nil }
   /// The nodes below this one in `describe`.
