@@ -84,6 +84,7 @@ public final class SupplementaryDecorator<Item, Cell>: DataSourceDecorator<Item,
   /// Adds a line of `kind` to every section of `wrapped`.
   ///
   /// - Parameters:
+  ///   - wrapped: the data source the lines are added to.
   ///   - kind: `.header` or `.footer`.
   ///   - label: how `describe` names the decorator; defaults to the kind.
   ///   - text: the line for a section, from its key and count; an empty line is no line.
@@ -289,6 +290,7 @@ public final class PlaceholderDecorator<Item, Cell>: DataSourceDecorator<Item, C
   /// Covers `wrapped` with a message while it has no content or failed to load.
   ///
   /// - Parameters:
+  ///   - wrapped: the data source to cover.
   ///   - empty: the message when the source has no content (given its error text, nil).
   ///   - failed: the message when the source failed to load, given what went wrong.
   ///   - label: how `describe` names the decorator; defaults to "placeholder".
@@ -358,6 +360,8 @@ public final class ViewTitleDecorator<Item, Cell>: DataSourceDecorator<Item, Cel
   /// Adds a title above, or a caption below, the whole of `wrapped`.
   ///
   /// - Parameters:
+  ///   - wrapped: the data source the title or caption is added to.
+  ///   - text: the lines, from the whole view's row count.
   ///   - kind: `.header` for a title above the view, `.footer` for a caption below it.
   ///   - label: how `describe` names the decorator; defaults to "title" or "caption".
   public init(

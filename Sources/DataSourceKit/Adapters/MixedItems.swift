@@ -1,7 +1,7 @@
 /// A data source whose items are handed out as `Any`: the same sections, cells and lines as the
 /// source it wraps, whose presenters still see the items as their own type.
 ///
-/// This is how ``ComposedDataSource/init(mixing:)`` stacks children of different item types
+/// This is how ``ComposedDataSource/init(mixing:_:label:)`` stacks children of different item types
 /// without a wrapper enum: each child keeps its item type and its presenter, and only the
 /// composition's ``SectionedDataSource/item(at:)`` is untyped (read an item back with
 /// ``ComposedDataSource/item(at:as:)``).

@@ -180,6 +180,8 @@ public final class TableAdapter<Item, Cell>: SectionedDataSource {
   /// Joins `provider` and `presenter` into a data source.
   ///
   /// - Parameters:
+  ///   - provider: where the items come from.
+  ///   - presenter: what fills their cells.
   ///   - label: how `describe` names the adapter.
   ///   - layout: cards in a grid, or `nil` for rows of a list.
   public init(

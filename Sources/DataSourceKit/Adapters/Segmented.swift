@@ -88,7 +88,7 @@ public final class SegmentedDataSource<Item, Cell>: SectionedDataSource {
   public func item(at itemPath: ItemPath) -> Item { selected.item(at: itemPath) }
   /// The key the section's items were grouped by, or `nil`.
   public func sectionKey(_ section: Int) -> SectionKey? { selected.sectionKey(section) }
-  /// The segment shown is part of the name: a switch replaces every section, as ``select(_:)``
+  /// The segment shown is part of the name: a switch replaces every section, as `select(_:)`
   /// reports.
   public func sectionID(_ section: Int) -> SectionID { selected.sectionID(section).inChild(selectedIndex) }
   /// The cell for an item, dequeued from the view and filled by the presenter, with the item.

@@ -64,6 +64,8 @@ public enum SectionedDiff {
   /// The batch of updates that turns `old` into `new`: elements matched by `id`, reloaded when `contentEqual` says their content changed.
   ///
   /// - Parameters:
+  ///   - old: the sections before.
+  ///   - new: the sections after.
   ///   - id: an element's identity (a key field, or the whole value).
   ///   - contentEqual: whether two elements with the same identity show the same content;
   ///     when not, the row is reloaded.

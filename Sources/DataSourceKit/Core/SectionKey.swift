@@ -2,7 +2,7 @@ import Foundation
 
 /// What identifies a section: the key its items were grouped by, of the app's own type.
 ///
-/// A provider sectioned with ``DerivedProvider/sectioned(_:label:direction:by:)`` keeps the
+/// A provider sectioned with `DerivedProvider.sectioned(_:label:direction:by:)` keeps the
 /// key its closure returned (a `String`, an enum, a date…), and every layer above hands it back
 /// unchanged: ``SectionedDataSource/sectionKey(_:)``, ``SectionContext/key`` in a header's
 /// closure, and the section identifiers of a ``DataSourceSnapshot``. Read it back as the type

@@ -70,7 +70,11 @@ extension DerivedProvider where Item == Value {
   /// let byName = DerivedProvider.sorted(people) { $0["name"] }
   /// ```
   ///
-  /// - Parameter label: how `describe` names the stage; defaults to "sort".
+  /// - Parameters:
+  ///   - base: the provider whose items are sorted.
+  ///   - key: the sort key of an item.
+  ///   - direction: ascending (the default) or descending.
+  ///   - label: how `describe` names the stage; defaults to "sort".
   /// - Complexity: O(n log n) comparisons of keys on load.
   public static func sorted(
     _ base: any DataProvider<Value>, label: String? = nil, direction: SortDirection = .ascending,
@@ -89,7 +93,11 @@ extension DerivedProvider where Item == Value {
   /// let byTeam = DerivedProvider.sectioned(people) { $0["team"] }
   /// ```
   ///
-  /// - Parameter label: how `describe` names the stage; defaults to "section".
+  /// - Parameters:
+  ///   - base: the provider whose items are grouped into sections.
+  ///   - key: the section key of an item.
+  ///   - direction: the order of the sections by key.
+  ///   - label: how `describe` names the stage; defaults to "section".
   /// - Complexity: O(n) key computations plus O(k log k) for k distinct keys, on load.
   public static func sectioned(
     _ base: any DataProvider<Value>, label: String? = nil, direction: SortDirection = .ascending,
@@ -224,7 +232,11 @@ extension DerivedProvider where Item == Value {
   ///                                     aggregates: [("n", .count, nil), ("age", .avg, { $0["age"] })])
   /// ```
   ///
-  /// - Parameter label: how `describe` names the stage; defaults to "group by".
+  /// - Parameters:
+  ///   - base: the provider whose items are grouped.
+  ///   - keys: the fields the groups are keyed by.
+  ///   - aggregates: what each group computes over its items.
+  ///   - label: how `describe` names the stage; defaults to "group by".
   /// - Complexity: O(n) on load, and again when the base changes.
   public static func grouped(
     _ base: any DataProvider<Value>, label: String? = nil, by keys: [(String, @Sendable (Value) -> Value)],

@@ -156,6 +156,10 @@ public final class ClosurePresenter<Item>: CellPresenter, CompositionNode {
   /// A presenter of one cell kind, whose text and detail are made by closures.
   ///
   /// - Parameters:
+  ///   - style: the cell style, as UIKit's.
+  ///   - accessory: the accessory every cell shows.
+  ///   - text: the text of an item's cell.
+  ///   - detail: the detail of an item's cell, or `nil` for none.
   ///   - reuseIdentifier: the kind of cell; defaults to the style's name.
   ///   - label: how `describe` names this presenter.
   public init(
@@ -198,7 +202,10 @@ public final class DispatchPresenter<Item, Cell>: CellPresenter, CompositionNode
 
   /// A presenter that picks, for each item, the first case whose test it passes, else the fallback.
   ///
-  /// - Parameter label: how `describe` names this presenter.
+  /// - Parameters:
+  ///   - cases: the presenters to pick from, each with the test that picks it.
+  ///   - fallback: the presenter for an item no case picks.
+  ///   - label: how `describe` names this presenter.
   public init(
     cases: [(test: (Item) -> Bool, presenter: any CellPresenter<Item, Cell>)],
     fallback: any CellPresenter<Item, Cell>, label: String = "cells"

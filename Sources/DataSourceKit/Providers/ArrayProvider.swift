@@ -14,6 +14,7 @@ public final class ArrayProvider<Item>: DataProvider, CompositionNode {
   /// A provider of `items`, in one section.
   ///
   /// - Parameters:
+  ///   - items: the items, in order, as one section.
   ///   - knownFields: the fields every item has, when the caller knows them.
   ///   - label: how `describe` names this provider.
   public init(_ items: [Item], knownFields: [String]? = nil, label: String = "array") {

@@ -25,7 +25,10 @@ extension DerivedProvider {
   ///
   /// An edit of the base places the edited items again without testing the others.
   ///
-  /// - Parameter label: how `describe` names the stage; defaults to "where".
+  /// - Parameters:
+  ///   - base: the provider whose items are tested.
+  ///   - isIncluded: whether an item stays.
+  ///   - label: how `describe` names the stage; defaults to "where".
   /// - Complexity: O(n) calls of `isIncluded` on load.
   public static func filter(
     _ base: any DataProvider<Item>, label: String? = nil, _ isIncluded: @escaping (Item) -> Bool
@@ -60,6 +63,7 @@ extension DerivedProvider {
   /// their order (the sort is stable).
   ///
   /// - Parameters:
+  ///   - base: the provider whose items are sorted.
   ///   - label: how `describe` names the stage; defaults to "sort".
   ///   - sortKey: the key of an item, computed once per item on load.
   ///   - areInIncreasingOrder: the order of two keys.
@@ -81,7 +85,11 @@ extension DerivedProvider {
   /// let byName = DerivedProvider.sorted(contacts) { $0.name }
   /// ```
   ///
-  /// - Parameter label: how `describe` names the stage; defaults to "sort by" and the key's type.
+  /// - Parameters:
+  ///   - base: the provider whose items are sorted.
+  ///   - key: the sort key of an item.
+  ///   - direction: ascending (the default) or descending.
+  ///   - label: how `describe` names the stage; defaults to "sort by" and the key's type.
   /// - Complexity: O(n log n) comparisons of keys on load.
   public static func sorted<Key: Comparable>(
     _ base: any DataProvider<Item>, label: String? = nil, direction: SortDirection = .ascending,
@@ -141,6 +149,8 @@ extension DerivedProvider {
   /// ```
   ///
   /// - Parameters:
+  ///   - base: the provider whose items are grouped into sections.
+  ///   - key: the section key of an item.
   ///   - label: how `describe` names the stage; defaults to "section by" and the key's type.
   ///   - direction: descending puts the greatest key first.
   /// - Complexity: O(n) key computations plus O(k log k) for k distinct keys, on load.
@@ -238,7 +248,10 @@ extension DerivedProvider {
   ///
   /// An edit of the base places the edited items again.
   ///
-  /// - Parameter label: how `describe` names the stage; defaults to "limit" and the count.
+  /// - Parameters:
+  ///   - base: the provider whose first items are kept.
+  ///   - count: how many items are kept.
+  ///   - label: how `describe` names the stage; defaults to "limit" and the count.
   /// - Complexity: O(count) on load.
   public static func limited(_ base: any DataProvider<Item>, label: String? = nil, count: Int)
     -> DerivedProvider

@@ -36,7 +36,7 @@ package enum StageRule<Item> {
 /// reading an item costs one lookup however many `where`s are stacked, where passing it through
 /// every level would make a long chain quadratic.
 ///
-/// A stage made with a ``StageRule`` over a base that tells its edits item by item arranges
+/// A stage made with a `StageRule` over a base that tells its edits item by item arranges
 /// itself again item by item: an edit of k items costs O(k log n) in every stage, and the
 /// stage tells its own observers which items it touched. Anything else (a reload, a base that
 /// changes wholesale) arranges every item again.

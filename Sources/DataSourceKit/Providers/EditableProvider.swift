@@ -1,9 +1,9 @@
 /// Makes a loaded provider editable: inserts, deletes, updates and moves, told to everything
-/// derived from it item by item (``ItemChanges``).
+/// derived from it item by item (`ItemChanges`).
 ///
 /// Until the first edit, items come straight from the source (a million CSV rows stay in their
 /// columns). The first edit gives every item a handle, its position then, in an
-/// ``OrderedHandles`` (O(n) ints, once); after it, only the items an edit wrote are kept apart
+/// `OrderedHandles` (O(n) ints, once); after it, only the items an edit wrote are kept apart
 /// (`written`), and an edit of k items costs O(k log n), not a copy of every item. The edited
 /// items read as one section. Reloading the source drops the edits.
 public final class EditableProvider<Item>: EditableItems, HandleAddressable, CompositionNode {
@@ -45,7 +45,9 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
 
   /// Makes the loaded items of `source` editable.
   ///
-  /// - Parameter identityKey: the field that identifies an item, for diffing.
+  /// - Parameters:
+  ///   - source: the loaded provider whose items are edited.
+  ///   - identityKey: the field that identifies an item, for diffing.
   public init(_ source: any DataProvider<Item>, identityKey: String? = nil) {
     self.source = source
     self.identityKey = identityKey

@@ -120,8 +120,10 @@ public final class ListView<Item, Cell: ReusableCell>: CellDequeuing {
 
   /// A view of `dataSource`.
   ///
-  /// - Parameter screenRows: rows on one screen, which sets how many cells scroll out of view
-  ///   and go back to the reuse pool during a long layout.
+  /// - Parameters:
+  ///   - dataSource: what the view shows.
+  ///   - screenRows: rows on one screen, which sets how many cells scroll out of view
+  ///     and go back to the reuse pool during a long layout.
   public init(dataSource: any SectionedDataSource<Item, Cell>, screenRows: Int = 50) {
     self.dataSource = dataSource
     self.screenRows = max(1, screenRows)
@@ -157,6 +159,7 @@ extension ListView where Cell == TableCell {
   /// headers and footers of the sections they touch.
   ///
   /// - Parameters:
+  ///   - windows: the flat positions to lay out, ascending and not overlapping.
   ///   - visit: when given, each row is handed to it as it is laid out and not kept in the
   ///     snapshot, so a long window needs no memory for its items.
   ///   - makesRows: false to lay out the sections and the ranges shown only, asking for no
@@ -297,8 +300,10 @@ extension ListView {
   /// view.register({ BannerCell(reuseIdentifier: "banner") }, forCellReuseIdentifier: "banner")
   /// ```
   ///
-  /// - Parameter make: makes an empty cell whose `reuseIdentifier` is `identifier` (a cell of
-  ///   another kind would go back to that kind's pool).
+  /// - Parameters:
+  ///   - identifier: the kind of cell.
+  ///   - make: makes an empty cell whose `reuseIdentifier` is `identifier` (a cell of
+  ///     another kind would go back to that kind's pool).
   public func register(_ make: @escaping () -> Cell, forCellReuseIdentifier identifier: String) {
     registrations[identifier] = make
   }
