@@ -58,6 +58,9 @@ python3 Scripts/check-docs.py
 # The engine's catalog builds with no warning at all: every parameter documented, every link
 # resolved (an app developer reads it first).
 swift package --disable-sandbox generate-documentation --target DataSourceKit --warnings-as-errors >/dev/null
+# docs/API.md lists the engine's public API from that symbol graph: a change of the API is a
+# change of that file, seen in review.
+python3 Scripts/api.py --check
 for target in DataSourceKitFiles DataSourceKitSQLite DataSourceKitHTTP; do
   swift package --disable-sandbox generate-documentation --target "$target" >/dev/null
 done
