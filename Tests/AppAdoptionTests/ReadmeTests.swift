@@ -274,7 +274,7 @@ struct AppBatchTests {
     let batch = try await Task.detached { try new.batch(from: old) }.value
     #expect(batch.movedRows.map(\.from) == [ItemPath(item: 1, section: 1)])
     #expect(batch.reloadedAfterMoves == [ItemPath(item: 0, section: 0)])
-    try model.view.apply(new, batch: batch)
+    try model.view.apply(new, batch: batch, from: old)
     #expect(model.view.shownCounts == [2, 1])
 
     // The next snapshot starts from the one applied: the Unread section empties and goes.

@@ -151,7 +151,7 @@ struct IncrementalApplyTests {
       if inBackground {
         let old = try #require(view.shownSnapshot(as: DataSourceSnapshot<SectionID, Int>.self))
         let diffed = try await Task.detached { try snapshot.batch(from: old) }.value
-        batch = try view.apply(snapshot, batch: diffed)
+        batch = try view.apply(snapshot, batch: diffed, from: old)
       } else {
         batch = try view.apply(snapshot)
       }
@@ -210,9 +210,106 @@ struct IncrementalApplyTests {
     messages.insert(Message(id: 3, subject: "c", isUnread: true), at: 2)
     let new = DataSourceSnapshot(of: table)
     let stale = try new.batch(from: old)  // two inserts, but the view shows one of them already
-    #expect(throws: SnapshotError.self) { try view.apply(new, batch: stale) }
+    #expect(throws: SnapshotError.self) { try view.apply(new, batch: stale, from: old) }
     #expect(view.shownCounts == [2])
     #expect(try view.apply(new).insertedRows == [ItemPath(item: 2, section: 0)])
+
+    // Counts that agree are not enough: a move shown meanwhile, and a batch from before it.
+    let before = DataSourceSnapshot(of: table)
+    messages.move(from: 0, to: 2)
+    try view.apply(DataSourceSnapshot(of: table))
+    messages.remove(at: [0])
+    messages.insert(Message(id: 4, subject: "d", isUnread: true), at: 0)
+    let after = DataSourceSnapshot(of: table)
+    let fromBefore = try after.batch(from: before)
+    #expect(throws: SnapshotError.self) { try view.apply(after, batch: fromBefore, from: before) }
+  }
+
+  /// Items of the app's own that a refresh replaces underneath the editable provider, which
+  /// hears of it only through the source's clock.
+  final class Refreshing: DataProvider {
+    private(set) var items: [Message]
+    private var observers = ObserverList()
+    var structureClock: StructureClock { observers.clock }
+    init(_ items: [Message]) { self.items = items }
+    func load() async throws {}
+    var loadState: LoadState { .loaded }
+    var numberOfSections: Int { 1 }
+    func numberOfItems(inSection section: Int) -> Int { items.count }
+    func item(at itemPath: ItemPath) -> Message { items[itemPath.item] }
+    func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
+    func replace(_ new: [Message]) {
+      items = new
+      observers.notify()
+    }
+  }
+
+  @Test("a snapshot whose source changed underneath, or whose segment was switched, is outdated")
+  func outdatedWithoutAnEdit() async throws {
+    let source = Refreshing([
+      Message(id: 1, subject: "a", isUnread: true), Message(id: 2, subject: "b", isUnread: true),
+    ])
+    let messages = EditableProvider(source)
+    let table = TableAdapter(
+      provider: messages,
+      presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject })
+    try await table.load()
+    let view = ListView(dataSource: table)
+    try view.apply(DataSourceSnapshot(of: table))
+    let taken = DataSourceSnapshot(of: table)
+    source.replace([
+      Message(id: 3, subject: "c", isUnread: true), Message(id: 4, subject: "d", isUnread: true),
+    ])
+    #expect(throws: SnapshotError.outdated) { try view.apply(taken) }
+    let batch = try view.apply(DataSourceSnapshot(of: table))
+    #expect(batch.apply(to: [["1", "2"]], new: [["3", "4"]]) == [["3", "4"]])
+
+    func folder(_ ids: [Int]) -> TableAdapter<Message, TableCell> {
+      TableAdapter(
+        provider: EditableProvider(
+          ArrayProvider(ids.map { Message(id: $0, subject: "s\($0)", isUnread: true) })),
+        presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject })
+    }
+    let segments = SegmentedDataSource<Message, TableCell>([("a", folder([1, 2])), ("b", folder([3, 4]))])
+    try await segments.load()
+    let segmentView = ListView(dataSource: segments)
+    try segmentView.apply(DataSourceSnapshot(of: segments))
+    let beforeSwitch = DataSourceSnapshot(of: segments)
+    segments.select("b")
+    #expect(throws: SnapshotError.outdated) { try segmentView.apply(beforeSwitch) }
+    #expect(
+      try segmentView.apply(DataSourceSnapshot(of: segments))
+        == .replacingAllSections(oldCount: 1, newCount: 1))
+  }
+
+  @Test("an id removed and inserted again is a new item, compared whole too; a repeated id is refused")
+  func removedAndInsertedAgain() async throws {
+    let messages = EditableProvider(
+      ArrayProvider([
+        Message(id: 5, subject: "old", isUnread: true), Message(id: 9, subject: "x", isUnread: true),
+      ]))
+    let table = TableAdapter(
+      provider: messages,
+      presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject })
+    try await table.load()
+    let view = ListView(dataSource: table)
+    try view.apply(DataSourceSnapshot(of: table))
+    messages.remove(id: 5)
+    messages.insert(Message(id: 5, subject: "new", isUnread: true), at: 1)
+    // Naming an item to reconfigure sends the comparison by id, not by handle.
+    var snapshot = DataSourceSnapshot(of: table)
+    snapshot.reconfigureItems([9])
+    let batch = try view.apply(snapshot)
+    let before = [
+      [Message(id: 5, subject: "old", isUnread: true), Message(id: 9, subject: "x", isUnread: true)]
+    ]
+    let after = [
+      [Message(id: 9, subject: "x", isUnread: true), Message(id: 5, subject: "new", isUnread: true)]
+    ]
+    #expect(batch.apply(to: before, new: after) == after, "\(batch)")
+
+    messages.insert(Message(id: 9, subject: "twice", isUnread: true), at: 0)
+    #expect(throws: SnapshotError.duplicateItems(["9"])) { try view.apply(DataSourceSnapshot(of: table)) }
   }
 }
 

@@ -134,6 +134,20 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
   /// The parts as they stand: to compare, diff or replay.
   var storedParts: [Part] { parts }
 
+  /// Whether `other` names the same items: taken at the same moment of the same providers, for
+  /// the parts kept as handles (O(1) each), equal for the parts written out.
+  func isSameMoment(as other: DataSourceSnapshot) -> Bool {
+    guard parts.count == other.parts.count, itemsToReload == other.itemsToReload else { return false }
+    for (a, b) in zip(parts, other.parts) {
+      switch (a, b) {
+      case (.tracked(let x), .tracked(let y)): if !x.isSameMoment(as: y) { return false }
+      case (.written(let x), .written(let y)): if x != y { return false }
+      default: return false
+      }
+    }
+    return true
+  }
+
   /// Writes every part out, before an edit by hand.
   private mutating func writeOut() {
     if parts.count == 1, case .written = parts[0] { return }
@@ -262,7 +276,7 @@ public enum SnapshotError: Error, Equatable, CustomStringConvertible {
   case duplicateSections([String])
   /// The snapshot is of a table over an edited provider that changed since it was taken.
   case outdated
-  /// A batch given to ``ListView/apply(_:batch:)`` does not turn the counts shown into the
+  /// A batch given to ``ListView/apply(_:batch:from:)`` does not turn the counts shown into the
   /// snapshot's: it was worked out from another snapshot than the one shown.
   case batchDoesNotFit(String)
 
@@ -298,7 +312,7 @@ extension DataSourceSnapshot {
   /// ``reconfigureItems(_:)`` names. Between two snapshots of a table over an ``EditableProvider``
   /// (``init(of:)``), also reloads of the items whose content changed, and in O(k log n) for k
   /// items changed in between. A pure function of two values, so it can run on any task, and
-  /// ``ListView/apply(_:batch:)`` applies its result; ``ListView/apply(_:)`` also reloads the
+  /// ``ListView/apply(_:batch:from:)`` applies its result; ``ListView/apply(_:)`` also reloads the
   /// rows whose items changed in the sections it reads whole.
   ///
   /// - Throws: ``SnapshotError`` when an identifier appears twice in either snapshot.
@@ -399,11 +413,7 @@ extension DataSourceSnapshot {
         return true  // nothing known of the items: only ``reconfigureItems(_:)`` reloads them
       case (.tracked(let x), .tracked(let y)):
         let pair = [oldPart, newPart]
-        if changedIDs[pair] == nil {
-          let changed = x.isFollowed(by: y) ? x.changedItems(until: y) : nil
-          changedIDs[pair] = Changed(
-            ids: changed.map { Set($0.filter { $0.value }.keys.compactMap { y.identities[handle: $0] }) })
-        }
+        if changedIDs[pair] == nil { changedIDs[pair] = Changed(ids: x.changedIDs(until: y)) }
         guard let changed = changedIDs[pair]?.ids else { return false }
         return !changed.contains(after.id)
       default:

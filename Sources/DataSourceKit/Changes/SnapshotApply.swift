@@ -159,7 +159,7 @@ extension ListView {
   /// ```swift
   /// let (old, new) = (view.shownSnapshot(as: DataSourceSnapshot<SectionID, Message.ID>.self)!, DataSourceSnapshot(of: inbox))
   /// let batch = try await Task.detached { try new.batch(from: old) }.value
-  /// try view.apply(new, batch: batch)
+  /// try view.apply(new, batch: batch, from: old)
   /// ```
   ///
   /// The view checks the batch by UIKit's rules from the counts it shows, adds the headers and
@@ -170,9 +170,14 @@ extension ListView {
   ///   the batch does not turn the counts shown into the snapshot's (it was worked out from
   ///   another snapshot than the one shown); the view keeps showing what it showed.
   @discardableResult
-  public func apply<S, I>(_ snapshot: DataSourceSnapshot<S, I>, batch: BatchUpdate) throws(SnapshotError)
-    -> BatchUpdate
-  {
+  public func apply<S, I>(
+    _ snapshot: DataSourceSnapshot<S, I>, batch: BatchUpdate, from old: DataSourceSnapshot<S, I>
+  ) throws(SnapshotError) -> BatchUpdate {
+    // A batch from another snapshot than the one shown would replay the wrong rows, even when
+    // the counts agree (a move applied meanwhile).
+    guard let shown = shownSnapshot(as: DataSourceSnapshot<S, I>.self), shown.isSameMoment(as: old) else {
+      throw .batchDoesNotFit("it was worked out from a snapshot the view does not show")
+    }
     let sourceCounts = (0..<dataSource.numberOfSections).map { dataSource.numberOfRows(inSection: $0) }
     if snapshot.counts != sourceCounts {
       throw .countsDiffer(snapshot: snapshot.counts, dataSource: sourceCounts)
@@ -214,7 +219,13 @@ extension ListView {
     for part in snapshot.storedParts {
       switch part {
       case .tracked(let tracked):
+        // Still this provider's, where the snapshot puts it (a segment switched, or a source
+        // reloaded underneath, leaves the counts and the logs as they were).
         if tracked.isOutdated { throw .outdated }
+        for (offset, id) in tracked.sectionIDs.enumerated()
+        where (dataSource.sectionID(section + offset) as? S) != id {
+          throw .outdated
+        }
         items += Array(repeating: nil, count: tracked.counts.count)
         section += tracked.counts.count
       case .written(let sections):

@@ -19,6 +19,8 @@ struct TrackedSections<SectionIdentifier: Hashable & Sendable, ItemIdentifier: H
   /// The editable provider's source's structure clock: a source that changed underneath breaks
   /// the line from one snapshot to the next.
   let sourceTick: UInt64
+  /// That clock, to tell whether the source changed since.
+  let sourceClock: StructureClock
   let handles: HandleSnapshot
   let sectionIDs: [SectionIdentifier]
   let identities: HandleColumn<ItemIdentifier>
@@ -48,12 +50,33 @@ struct TrackedSections<SectionIdentifier: Hashable & Sendable, ItemIdentifier: H
   }
 
   /// Whether the provider changed since this snapshot was taken.
-  var isOutdated: Bool { log.version != version || rootLog.version != rootVersion }
+  var isOutdated: Bool {
+    log.version != version || rootLog.version != rootVersion || sourceClock.current != sourceTick
+  }
+
+  /// Whether `other` was taken at the same moment of the same provider.
+  func isSameMoment(as other: TrackedSections) -> Bool {
+    log === other.log && rootLog === other.rootLog && version == other.version
+      && rootVersion == other.rootVersion && sourceTick == other.sourceTick
+  }
 
   /// The items that themselves changed between this snapshot and `later` (by handle), or `nil`
   /// when the editable provider's log cannot tell.
   func changedItems(until later: TrackedSections) -> [Int: Bool]? {
     rootLog.touched(from: rootVersion, to: later.rootVersion)
+  }
+
+  /// The identifiers whose items changed between this snapshot and `later`, or `nil` when the
+  /// editable provider's log cannot tell: the items edited, and the items new since (an id
+  /// removed and inserted again names a new item, whatever the log says of its handle).
+  func changedIDs(until later: TrackedSections) -> Set<ItemIdentifier>? {
+    guard isFollowed(by: later), let changed = changedItems(until: later) else { return nil }
+    var ids = Set<ItemIdentifier>()
+    for (handle, itemChanged) in changed {
+      guard let id = later.identities[handle: handle] else { continue }
+      if itemChanged || handles.handles.position(of: handle) == nil { ids.insert(id) }
+    }
+    return ids
   }
 
   /// The batch from this snapshot to `later`, from the handles the logs list in between.
@@ -128,11 +151,14 @@ extension EditableProvider where Item: Identifiable, Item.ID: Sendable {
     of provider: any HandleAddressable<Item>, sectionIDs: [SectionID], counts: [Int]
   ) -> TrackedSections<SectionID, Item.ID>? {
     guard let log = provider.editLog, let rootLog = editLog else { return nil }
+    // Ids that repeat are written out, so that the comparison by id finds and reports them.
+    guard !identitiesRepeat() else { return nil }
     let identities = identities()
     let handles = provider.snapshot()
     guard handles.sectionCounts == counts else { return nil }
     return TrackedSections(
       log: log, version: log.followedVersion(), rootLog: rootLog, rootVersion: rootLog.followedVersion(),
-      sourceTick: sourceTick, handles: handles, sectionIDs: sectionIDs, identities: identities)
+      sourceTick: sourceTick, sourceClock: source.structureClock, handles: handles,
+      sectionIDs: sectionIDs, identities: identities)
   }
 }

@@ -414,6 +414,9 @@ extension EditableProvider where Item: Identifiable, Item.ID: Sendable {
   /// (O(1) each), so that a snapshot takes a copy in O(n / 1,024).
   package func identities() -> HandleColumn<Item.ID> { identityIndexNow().column }
 
+  /// Whether two items have had the same id since the index was made.
+  package func identitiesRepeat() -> Bool { identityIndexNow().repeats }
+
   /// The identity index, made the first time.
   private func identityIndexNow() -> IdentityIndex<Item.ID> {
     if let index = identityIndex as? IdentityIndex<Item.ID>, identitySourceTick == sourceTick {
