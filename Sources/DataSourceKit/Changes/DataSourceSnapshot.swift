@@ -215,7 +215,7 @@ extension DataSourceSnapshot where SectionIdentifier == SectionID {
   ///
   /// The sections of a table over an ``EditableProvider`` (and the stages over it that place
   /// items one by one) are kept as the provider's handles, not written out: taking the
-  /// snapshot costs O(sections + items / 1,024), and ``ListView/apply(_:)`` or ``batch(from:)``
+  /// snapshot costs O(sections + items / 256), and ``ListView/apply(_:)`` or ``batch(from:)``
   /// of two such snapshots costs O(k log n) for k items changed in between. The first snapshot
   /// of such a table reads every item once.
   /// - Complexity: O(sections + items) for the sections written out.
@@ -333,10 +333,18 @@ extension DataSourceSnapshot {
     from old: DataSourceSnapshot, to new: DataSourceSnapshot,
     itemContent: ((SnapshotEntry<ItemIdentifier>, SnapshotEntry<ItemIdentifier>) -> Bool?)?
   ) throws(SnapshotError) -> BatchUpdate {
-    let context = DiffContext(
-      old: old.parts, new: new.parts, reloading: new.itemsToReload, itemContent: itemContent)
+    // Made only when some part is compared whole: the common case, an edit of tables kept as
+    // handles, needs none of it.
+    var made: DiffContext?
+    func context() -> DiffContext {
+      if let made { return made }
+      let context = DiffContext(
+        old: old.parts, new: new.parts, reloading: new.itemsToReload, itemContent: itemContent)
+      made = context
+      return context
+    }
     guard old.parts.count == new.parts.count else {
-      return try context.diff(oldParts: old.parts.indices, newParts: new.parts.indices)
+      return try context().diff(oldParts: old.parts.indices, newParts: new.parts.indices)
     }
     var update = BatchUpdate()
     var (oldOffset, newOffset) = (0, 0)
@@ -346,7 +354,7 @@ extension DataSourceSnapshot {
       if new.itemsToReload.isEmpty, case .tracked(let x) = before, case .tracked(let y) = after {
         part = x.batch(to: y)
       }
-      if part == nil { part = try context.diff(oldParts: index..<index + 1, newParts: index..<index + 1) }
+      if part == nil { part = try context().diff(oldParts: index..<index + 1, newParts: index..<index + 1) }
       update.append(part ?? BatchUpdate(), oldOffset: oldOffset, newOffset: newOffset)
       oldOffset += before.counts.count
       newOffset += after.counts.count
@@ -433,6 +441,8 @@ extension DataSourceSnapshot {
 
   /// Throws when a section identifier appears twice.
   static func checkSections(_ snapshot: DataSourceSnapshot) throws(SnapshotError) {
+    // One part of one section (a table's edit) has nothing to compare.
+    if snapshot.parts.count == 1, snapshot.parts[0].counts.count < 2 { return }
     let ids = snapshot.sectionIdentifiers
     if ids.count < 2 { return }
     guard Set(ids).count != ids.count else { return }

@@ -5,7 +5,7 @@
 /// Taken of a table over an ``EditableProvider`` (through any stages that place items one by
 /// one: `sorted`, `filtered`, `sectioned`), it holds the provider's ``HandleSnapshot`` (shared
 /// blocks, O(sections) to take), the version of each ``EditLog`` involved, and the items'
-/// identifiers by handle (a ``HandleColumn`` the editable provider keeps up to date, O(n / 1,024)
+/// identifiers by handle (a ``HandleColumn`` the editable provider keeps up to date, O(n / 256)
 /// to copy). Nothing in it refers to the items themselves, so it is `Sendable` and can be diffed
 /// on any task; its identifiers are written out only when someone reads ``DataSourceSnapshot/sections``.
 struct TrackedSections<SectionIdentifier: Hashable & Sendable, ItemIdentifier: Hashable & Sendable>: Sendable

@@ -99,9 +99,10 @@ package final class EditLog: Sendable {
 }
 
 /// One value per item handle, stored in blocks that copies share until written: a snapshot
-/// keeps a copy in O(n / 1,024), and a write after it copies one block.
+/// keeps a copy in O(n / 256), and a write after it copies one block (a few kilobytes:
+/// small, since every edit after a snapshot copies one).
 package struct HandleColumn<Element: Sendable>: Sendable {
-  private static var blockSize: Int { 1_024 }
+  private static var blockSize: Int { 256 }
   private var blocks: [[Element?]] = []
 
   package init() {}

@@ -34,7 +34,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   /// Each item's identifier by handle and each identifier's handle (an ``IdentityIndex`` of the
   /// items' `ID`), kept up to date by every edit once a snapshot or a lookup by id asked for
   /// it; `nil` before, and after a wholesale change.
-  fileprivate var identityIndex: Any?
+  fileprivate var identityIndex: AnyObject?
   /// Writes the identifier of a handle's item now into ``identityIndex``.
   fileprivate var writeIdentity: ((Int) -> Void)?
   /// Takes a removed handle out of ``identityIndex``.
@@ -411,7 +411,7 @@ extension EditableProvider where Item: Equatable {
 
 extension EditableProvider where Item: Identifiable, Item.ID: Sendable {
   /// Each item's identifier by handle, made the first time (O(n)) and then kept by every edit
-  /// (O(1) each), so that a snapshot takes a copy in O(n / 1,024).
+  /// (O(1) each), so that a snapshot takes a copy in O(n / 256).
   package func identities() -> HandleColumn<Item.ID> { identityIndexNow().column }
 
   /// Whether two items have had the same id since the index was made.
@@ -419,28 +419,20 @@ extension EditableProvider where Item: Identifiable, Item.ID: Sendable {
 
   /// The identity index, made the first time.
   private func identityIndexNow() -> IdentityIndex<Item.ID> {
-    if let index = identityIndex as? IdentityIndex<Item.ID>, identitySourceTick == sourceTick {
-      return index
+    if let box = identityIndex as? IdentityBox<Item.ID>, identitySourceTick == sourceTick {
+      return box.index
     }
     identitySourceTick = sourceTick
-    var index = IdentityIndex<Item.ID>()
-    for handle in snapshot().handles.all { index.set(item(forHandle: handle).id, for: handle) }
-    identityIndex = index
-    // Each edit takes the index out (its only reference, so the write copies one block of the
-    // column at most), writes it, and puts it back.
-    writeIdentity = { [unowned self] handle in
-      guard var index = self.identityIndex as? IdentityIndex<Item.ID> else { return }
-      self.identityIndex = nil
-      index.set(self.item(forHandle: handle).id, for: handle)
-      self.identityIndex = index
+    let box = IdentityBox<Item.ID>()
+    for handle in snapshot().handles.all { box.index.set(item(forHandle: handle).id, for: handle) }
+    identityIndex = box
+    // The edits write through the box they captured, typed: no cast per edit. A snapshot's copy
+    // of the column shares its blocks until a write copies the one it touches.
+    writeIdentity = { [unowned self, box] handle in
+      box.index.set(self.item(forHandle: handle).id, for: handle)
     }
-    forgetIdentity = { [unowned self] handle in
-      guard var index = self.identityIndex as? IdentityIndex<Item.ID> else { return }
-      self.identityIndex = nil
-      index.forget(handle)
-      self.identityIndex = index
-    }
-    return index
+    forgetIdentity = { [box] handle in box.index.forget(handle) }
+    return box.index
   }
 
   /// The flat position of the item with this `id`, or `nil`.
@@ -572,4 +564,9 @@ struct IdentityIndex<ID: Hashable & Sendable> {
   mutating func forget(_ handle: Int) {
     if let old = column[handle: handle], handleOfID[old] == handle { handleOfID[old] = nil }
   }
+}
+
+/// The identity index of an editable provider, held in one place that its edits write to.
+final class IdentityBox<ID: Hashable & Sendable> {
+  var index = IdentityIndex<ID>()
 }
