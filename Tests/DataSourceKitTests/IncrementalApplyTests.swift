@@ -311,6 +311,27 @@ struct IncrementalApplyTests {
     messages.insert(Message(id: 9, subject: "twice", isUnread: true), at: 0)
     #expect(throws: SnapshotError.duplicateItems(["9"])) { try view.apply(DataSourceSnapshot(of: table)) }
   }
+
+  @Test("an item that comes into a second section over the same provider is a repeat, refused")
+  func repeatAcrossParts() async throws {
+    let messages = EditableProvider(
+      ArrayProvider((1...5).map { Message(id: $0, subject: "s\($0)", isUnread: false) }))
+    func table(_ provider: any DataProvider<Message>) -> TableAdapter<Message, TableCell> {
+      TableAdapter(
+        provider: provider,
+        presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject })
+    }
+    // Unread messages above every message: one message can show twice.
+    let screen = ComposedDataSource([
+      table(DerivedProvider.filter(messages) { $0.isUnread }), table(messages),
+    ])
+    try await screen.load()
+    let view = ListView(dataSource: screen)
+    try view.apply(DataSourceSnapshot(of: screen))
+    messages.update(Message(id: 3, subject: "s3", isUnread: true))
+    #expect(throws: SnapshotError.duplicateItems(["3"])) { try view.apply(DataSourceSnapshot(of: screen)) }
+    #expect(view.shownCounts == [0, 5])
+  }
 }
 
 @Suite("Lookups by id")

@@ -359,7 +359,53 @@ extension DataSourceSnapshot {
       oldOffset += before.counts.count
       newOffset += after.counts.count
     }
+    try checkRepeatsAcrossParts(from: old, to: new)
     return update
+  }
+
+  /// Throws when an item now shows in two parts over the same editable provider (a favorites
+  /// section over the whole list, say): compared part by part, the repeat would go unseen, and a
+  /// diffable data source handed these identifiers stops the app.
+  ///
+  /// Only the items the provider's log says were touched since `old` can have come into a
+  /// second part (the first apply checked every identifier); when the log cannot tell, every
+  /// item of those parts is checked.
+  /// - Complexity: O(k log n × parts) for k items touched, O(items of those parts) otherwise.
+  private static func checkRepeatsAcrossParts(from old: DataSourceSnapshot, to new: DataSourceSnapshot)
+    throws(SnapshotError)
+  {
+    var byRoot: [ObjectIdentifier: [Int]] = [:]
+    for (index, part) in new.parts.enumerated() {
+      if case .tracked(let tracked) = part {
+        byRoot[ObjectIdentifier(tracked.rootLog), default: []].append(index)
+      }
+    }
+    for indexes in byRoot.values where indexes.count > 1 {
+      let parts = indexes.compactMap { index -> TrackedSections<SectionIdentifier, ItemIdentifier>? in
+        if case .tracked(let tracked) = new.parts[index] { return tracked }
+        return nil
+      }
+      let before = indexes.compactMap { index -> TrackedSections<SectionIdentifier, ItemIdentifier>? in
+        guard index < old.parts.count, case .tracked(let tracked) = old.parts[index] else { return nil }
+        return tracked
+      }
+      let since = before.count == parts.count ? before.map { $0.rootVersion }.min() : nil
+      let root = parts[0]
+      if let since, let touched = root.rootLog.touched(from: since, to: root.rootVersion) {
+        for handle in touched.keys
+        where parts.filter({ $0.handles.handles.position(of: handle) != nil }).count > 1 {
+          throw .duplicateItems([root.identities[handle: handle].map { "\($0)" } ?? "handle \(handle)"])
+        }
+      } else {
+        var seen = Set<ItemIdentifier>()
+        for part in parts {
+          for section in part.sections {
+            let repeated = section.items.filter { !seen.insert($0).inserted }
+            if !repeated.isEmpty { throw .duplicateItems(repeated.map { "\($0)" }) }
+          }
+        }
+      }
+    }
   }
 
   /// What the comparison of sections written out needs: where each section sits, and which
