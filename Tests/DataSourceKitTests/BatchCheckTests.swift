@@ -23,6 +23,7 @@ struct BatchCheckTests {
     batch.reloadedAfterMoves = random.next(3) == 0 ? batch.movedRows.map(\.to) : paths(random.next(2))
     batch.reloadedHeaders = (0..<random.next(2)).map { _ in random.next(4) }
     batch.reloadedFooters = (0..<random.next(2)).map { _ in random.next(4) }
+    batch.reloadedPlaceholders = (0..<random.next(2)).map { _ in random.next(4) }
     return batch
   }
 
@@ -47,8 +48,20 @@ struct BatchCheckTests {
     let batch = try BatchUpdate(
       parsing: """
         {"deletedSections": [2], "movedRows": [[[0, 1], [1, 0]]],
-         "insertedRows": [[0, 0]], "reloadedAfterMoves": [[1, 0]]}
+         "insertedRows": [[0, 0]], "reloadedAfterMoves": [[1, 0]], "reloadedPlaceholders": [1]}
         """)
+    #expect(batch.reloadedPlaceholders == [1])
+    // A placeholder reloaded in a section the batch inserts is refused, as a header is.
+    let inserted = BatchUpdate(insertedSections: [1])
+    var placeholderOfNew = inserted
+    placeholderOfNew.reloadedPlaceholders = [1]
+    #expect(
+      throws: BatchUpdateError.supplementaryOfInsertedSection(
+        operation: "reload the placeholder of", section: 1)
+    ) {
+      try placeholderOfNew.validate(before: [0], after: [0, 0])
+    }
+    #expect(placeholderOfNew.corrected(before: [0], after: [0, 0]) == inserted)
     #expect(batch.deletedSections == [2] && batch.insertedRows == [path(0, 0)])
     #expect(batch.movedRows.map { [$0.from, $0.to] } == [[path(0, 1), path(1, 0)]])
     #expect(batch.reloadedAfterMoves == [path(1, 0)] && batch.reloadedRows.isEmpty)

@@ -421,3 +421,13 @@ public final class LoadMoreDecorator<Item, Cell>: DataSourceDecorator<Item, Cell
   /// What `describe` shows beside the name: counts and state.
   public override var nodeDetail: String? { hasMore() ? "pages left" : "all loaded" }
 }
+
+extension DataSourceDecorator {
+  /// Whether this decorator adds lines only (headers, footers, a title above the view, a
+  /// section index): its sections and rows are its source's, item for item, so what is worked
+  /// out from the source's edits holds for it.
+  package var addsLinesOnly: Bool {
+    self is SupplementaryDecorator<Item, Cell> || self is ViewTitleDecorator<Item, Cell>
+      || self is SectionIndexDecorator<Item, Cell>
+  }
+}

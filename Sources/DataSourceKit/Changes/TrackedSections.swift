@@ -118,9 +118,7 @@ enum TrackedPieces {
       return pieces(of: segmented.selected)
     case let placeholder as PlaceholderDecorator<Item, Cell>:
       return placeholder.coveringMessage == nil ? pieces(of: placeholder.wrapped) : whole
-    case let decorator as DataSourceDecorator<Item, Cell>
-    where decorator is SupplementaryDecorator<Item, Cell> || decorator is ViewTitleDecorator<Item, Cell>
-      || decorator is SectionIndexDecorator<Item, Cell>:
+    case let decorator as DataSourceDecorator<Item, Cell> where decorator.addsLinesOnly:
       return pieces(of: decorator.wrapped)
     case let adapter as TableAdapter<Item, Cell>:
       // Casts to the two classes, not to `any HandleAddressable<Item>`: a cast to a constrained
@@ -152,13 +150,13 @@ extension EditableProvider where Item: Identifiable, Item.ID: Sendable {
   ) -> TrackedSections<SectionID, Item.ID>? {
     guard let log = provider.editLog, let rootLog = editLog else { return nil }
     // Ids that repeat are written out, so that the comparison by id finds and reports them.
-    guard !identitiesRepeat() else { return nil }
-    let identities = identities()
+    let index = identityIndexNow()
+    guard !index.repeats else { return nil }
     let handles = provider.snapshot()
     guard handles.sectionCounts == counts else { return nil }
     return TrackedSections(
       log: log, version: log.followedVersion(), rootLog: rootLog, rootVersion: rootLog.followedVersion(),
       sourceTick: sourceTick, sourceClock: source.structureClock, handles: handles,
-      sectionIDs: sectionIDs, identities: identities)
+      sectionIDs: sectionIDs, identities: index.column)
   }
 }

@@ -410,15 +410,10 @@ extension EditableProvider where Item: Equatable {
 }
 
 extension EditableProvider where Item: Identifiable, Item.ID: Sendable {
-  /// Each item's identifier by handle, made the first time (O(n)) and then kept by every edit
-  /// (O(1) each), so that a snapshot takes a copy in O(n / 256).
-  package func identities() -> HandleColumn<Item.ID> { identityIndexNow().column }
-
-  /// Whether two items have had the same id since the index was made.
-  package func identitiesRepeat() -> Bool { identityIndexNow().repeats }
-
-  /// The identity index, made the first time.
-  private func identityIndexNow() -> IdentityIndex<Item.ID> {
+  /// Each item's identifier by handle and each identifier's handle, made the first time (O(n))
+  /// and then kept by every edit (O(1) each), so that a snapshot takes a copy of the column in
+  /// O(n / 256).
+  func identityIndexNow() -> IdentityIndex<Item.ID> {
     if let box = identityIndex as? IdentityBox<Item.ID>, identitySourceTick == sourceTick {
       return box.index
     }

@@ -311,12 +311,7 @@ final class ChangeTracker {
     provider: any HandleAddressable<Value>, root: EditableProvider<Value>, handleRoot: any HandleRoot<Value>
   )? {
     var inner = source
-    while !(inner is TableAdapter<Value, TableCell>) {
-      guard
-        inner is SupplementaryDecorator<Value, TableCell> || inner is ViewTitleDecorator<Value, TableCell>
-          || inner is SectionIndexDecorator<Value, TableCell>,
-        let decorator = inner as? DataSourceDecorator<Value, TableCell>
-      else { return nil }
+    while let decorator = inner as? DataSourceDecorator<Value, TableCell>, decorator.addsLinesOnly {
       inner = decorator.wrapped
     }
     guard let adapter = inner as? TableAdapter<Value, TableCell>,
