@@ -6,6 +6,7 @@ let package = Package(
   name: "DataSourceKit",
   products: [
     .library(name: "DataSourceKit", targets: ["DataSourceKit"]),
+    .library(name: "DataSourceKitValues", targets: ["DataSourceKitValues"]),
     .library(name: "DataSourceKitFiles", targets: ["DataSourceKitFiles"]),
     .library(name: "DataSourceKitSQLite", targets: ["DataSourceKitSQLite"]),
     .library(name: "DataSourceKitHTTP", targets: ["DataSourceKitHTTP"]),
@@ -26,22 +27,30 @@ let package = Package(
   targets: [
     // The engine: providers, presenters, adapters, decorators, snapshots and diffing, views,
     // rendering. Knows nothing of the language, the terminal, databases or the network.
+    .target(name: "DataSourceKit"),
+    // The shell's vocabulary on the engine: dynamic values and records, expressions over them,
+    // the stages, groupings and joins the language runs, CSV and JSON reading, and drawing a
+    // view as text, HTML or SVG. Programs that `show … as swift` writes import it.
     .target(
-      name: "DataSourceKit",
-      dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
+      name: "DataSourceKitValues",
+      dependencies: ["DataSourceKit", .product(name: "OrderedCollections", package: "swift-collections")]
     ),
     // Providers of CSV and JSON files.
-    .target(name: "DataSourceKitFiles", dependencies: ["DataSourceKit"]),
+    .target(name: "DataSourceKitFiles", dependencies: ["DataSourceKit", "DataSourceKitValues"]),
     // A lazy, read-only SQLite provider that runs stages in SQL (through GRDB).
     .target(
       name: "DataSourceKitSQLite",
-      dependencies: ["DataSourceKit", .product(name: "GRDB", package: "GRDB.swift")]
+      dependencies: [
+        "DataSourceKit", "DataSourceKitValues", .product(name: "GRDB", package: "GRDB.swift"),
+      ]
     ),
     // JSON from the web, paged (through FoundationNetworking on Linux).
-    .target(name: "DataSourceKitHTTP", dependencies: ["DataSourceKit"]),
+    .target(name: "DataSourceKitHTTP", dependencies: ["DataSourceKit", "DataSourceKitValues"]),
     // A lazy, read-only PostgreSQL provider on a real server, through the system's libpq (the
     // client psql uses: its TLS, service files, .pgpass and PG* variables come with it).
-    .target(name: "DataSourceKitPostgres", dependencies: ["DataSourceKit", "CLibPQ"]),
+    .target(
+      name: "DataSourceKitPostgres", dependencies: ["DataSourceKit", "DataSourceKitValues", "CLibPQ"]
+    ),
     .systemLibrary(
       name: "CLibPQ",
       pkgConfig: "libpq",
@@ -51,8 +60,8 @@ let package = Package(
     .target(
       name: "DataSourceScript",
       dependencies: [
-        "DataSourceKit", "DataSourceKitFiles", "DataSourceKitSQLite", "DataSourceKitHTTP",
-        "DataSourceKitPostgres",
+        "DataSourceKit", "DataSourceKitValues", "DataSourceKitFiles", "DataSourceKitSQLite",
+        "DataSourceKitHTTP", "DataSourceKitPostgres",
       ]
     ),
     // libedit, wrapped only where Swift cannot call it (variadics, C stdio globals).
@@ -73,15 +82,18 @@ let package = Package(
     // Measures the targets of docs/BENCHMARKS.md against Python, sqlite3 and the rest.
     .executableTarget(
       name: "dsh-bench",
-      dependencies: ["DataSourceKit", "DataSourceKitFiles", "DataSourceKitSQLite", "DataSourceKitHTTP"]
+      dependencies: [
+        "DataSourceKit", "DataSourceKitValues", "DataSourceKitFiles", "DataSourceKitSQLite",
+        "DataSourceKitHTTP",
+      ]
     ),
     // libFuzzer target over the language (Scripts/fuzz.sh builds it with -sanitize=fuzzer).
     .executableTarget(name: "dsh-fuzz", dependencies: ["DataSourceScript"]),
     .testTarget(
       name: "DataSourceKitTests",
       dependencies: [
-        "DataSourceKit", "DataSourceKitFiles", "DataSourceKitSQLite", "DataSourceKitHTTP",
-        .product(name: "GRDB", package: "GRDB.swift"),
+        "DataSourceKit", "DataSourceKitValues", "DataSourceKitFiles", "DataSourceKitSQLite",
+        "DataSourceKitHTTP", .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),
     .testTarget(
@@ -95,7 +107,7 @@ let package = Package(
     // library's public API. It runs the README's examples from main-actor code.
     .testTarget(
       name: "AppAdoptionTests",
-      dependencies: ["DataSourceKit"],
+      dependencies: ["DataSourceKit", "DataSourceKitValues"],
       swiftSettings: [.unsafeFlags(["-warnings-as-errors", "-package-name", "adopter"])]
     ),
     // An app target as Xcode 26 makes a new one: main-actor isolation by default and the

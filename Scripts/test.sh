@@ -61,7 +61,7 @@ swift package --disable-sandbox generate-documentation --target DataSourceKit --
 # docs/API.md lists the engine's public API from that symbol graph: a change of the API is a
 # change of that file, seen in review.
 python3 Scripts/api.py --check
-for target in DataSourceKitFiles DataSourceKitSQLite DataSourceKitHTTP; do
+for target in DataSourceKitValues DataSourceKitFiles DataSourceKitSQLite DataSourceKitHTTP; do
   swift package --disable-sandbox generate-documentation --target "$target" >/dev/null
 done
 echo "documentation: every public declaration commented, the catalogs built (the engine's without warnings)" >&2

@@ -1,8 +1,9 @@
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 
 /// Rows of a CSV file, stored by column, in one section.
-public final class CSVProvider: DataProvider, CompositionNode {
+public final class CSVProvider: DataProvider, CompositionNode, FieldProfiling {
   /// The file, as given.
   public let path: String
   /// The path as the user wrote it, for messages and `describe`.
@@ -77,7 +78,7 @@ public final class CSVProvider: DataProvider, CompositionNode {
   public var knownFields: [String]? { table.map { Array($0.schema.names) } }
 
   /// What is known of the fields' types and nulls without reading the items.
-  public var fieldProfiles: [FieldProfile]? { profiles }
+  package var fieldProfiles: [FieldProfile]? { profiles }
   /// Worked out once per load.
   private var profiles: [FieldProfile]?
 
@@ -89,7 +90,7 @@ public final class CSVProvider: DataProvider, CompositionNode {
 
 /// Items of a JSON file: an array (of records or scalars), JSON Lines, or an array found at a
 /// path inside the document (`at "data.items"`).
-public final class JSONProvider: DataProvider, CompositionNode {
+public final class JSONProvider: DataProvider, CompositionNode, FieldProfiling {
   /// The file, as given.
   public let path: String
   /// The path as the user wrote it, for messages and `describe`.
@@ -115,7 +116,7 @@ public final class JSONProvider: DataProvider, CompositionNode {
   /// For a table, worked out at load; values are looked at by whoever asks.
   private var profiles: [FieldProfile]?
   /// What is known of the fields' types and nulls without reading the items.
-  public var fieldProfiles: [FieldProfile]? { profiles }
+  package var fieldProfiles: [FieldProfile]? { profiles }
   private let progress: LoadProgress?
   private let access: FileAccess?
 

@@ -1,5 +1,6 @@
 import CLibPQ
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 
 /// Where a PostgreSQL server is and how to log in: a connection string as psql takes it, a URL

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 
 // Reading rows: pages around what a view asks for, or one statement streamed for a view read in

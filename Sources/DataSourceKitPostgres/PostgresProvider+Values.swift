@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 
 // Values and errors: a column's text read as the value its type says, and the server's and

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 
 /// The rows of a PostgreSQL table or query on a server, read lazily: counted when loaded, and
@@ -12,7 +13,7 @@ import Foundation
 /// Each column has the type its server type gives (`integer` int, `numeric` and `real` double,
 /// `text` text, `boolean` bool, `date` date, `timestamp` timestamp, `json` a record), unless
 /// ``ReadOptions/types`` says otherwise.
-public final class PostgresProvider: DataProvider, CompositionNode {
+public final class PostgresProvider: DataProvider, CompositionNode, FieldProfiling {
   /// What the provider reads: a table, or the rows of a query.
   public enum Source: Sendable, Equatable {
     /// A table (or view), by name: `schema.name` or `name`.
@@ -433,7 +434,7 @@ public final class PostgresProvider: DataProvider, CompositionNode {
     shape.map { $0.columns.map(\.name) + (query.join.map { [$0.name] } ?? []) }
   }
   /// Each column's type, and a join's match as a record.
-  public var fieldProfiles: [FieldProfile]? {
+  package var fieldProfiles: [FieldProfile]? {
     shape.map {
       $0.columns.map { FieldProfile(name: $0.name, type: $0.type, nulls: nil) }
         + (query.join.map { [FieldProfile(name: $0.name, type: .record, nulls: nil)] } ?? [])

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 // Stages run on the server where SQL says exactly what dsh means, as for SQLite: a `where`
 // becomes a WHERE condition that is true or false (never null), `sort by` and `section by` an

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// What a ``PostgresProvider`` reads, with the stages pushed into SQL: the rows of its source
 /// that pass every condition, ordered by the section key, then the sort keys, then the order

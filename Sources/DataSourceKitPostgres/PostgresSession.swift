@@ -1,5 +1,6 @@
 import CLibPQ
 import DataSourceKit
+import DataSourceKitValues
 import Dispatch
 import Foundation
 

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 
 /// The SQL under a provider in `describe`, with the values bound to its parameters.

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 import GRDB
 
 // SQLite lets any column hold any value: a column declared INTEGER may hold the text 'NA',

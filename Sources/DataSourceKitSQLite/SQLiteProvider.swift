@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 import GRDB
 import Synchronization
@@ -7,7 +8,7 @@ import Synchronization
 /// loaded, then only pages of rows around what a view asks for.
 ///
 /// The file is opened read-only and never written.
-public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoading {
+public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoading, FieldProfiling {
   /// The database file's real path.
   public let path: String
   /// The path as the user wrote it, for messages.
@@ -98,7 +99,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
 
   /// Each column's type; its nulls when the provider reads the whole source and has checked the
   /// column's values (a filtered one would have to count them again).
-  public var fieldProfiles: [FieldProfile]? {
+  package var fieldProfiles: [FieldProfile]? {
     guard states.state != .error, !query.columns.isEmpty else { return nil }
     return query.columns.map {
       FieldProfile(

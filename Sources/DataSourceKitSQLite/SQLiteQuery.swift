@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 import GRDB
 import Synchronization

@@ -2,6 +2,7 @@
 // diff that made it. Both were quadratic: a list searched for each row, an insert at a time.
 //   Scripts/bench.sh batches                  (only this measure)
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 
 @MainActor func measureBatches() {

@@ -2,6 +2,7 @@
 // CollectionDifference (with inferringMoves), in one run.
 //   Scripts/bench.sh library                  (only these measures)
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 
 /// A message as an app holds one: `Identifiable` and `Equatable`, so it diffs without closures

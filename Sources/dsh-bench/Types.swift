@@ -1,6 +1,7 @@
 // Issue 12's measures: typed loading and expressions over 1M rows, whole processes, beside
 // DuckDB's CLI (PyPI `duckdb-cli`; DUCKDB names the binary, else `duckdb` on PATH).
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 
 /// Writes 1M orders.

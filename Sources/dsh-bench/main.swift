@@ -6,6 +6,7 @@
 //   Scripts/bench.sh browse                   (browse's keys under a pseudo-terminal, Browse.swift)
 // Inputs are generated at run time under bench-data/ (git ignores it).
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 import Synchronization
 

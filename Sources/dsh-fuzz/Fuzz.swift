@@ -3,6 +3,7 @@
 // -sanitize=fuzzer); not part of the normal build.
 import DataSourceKit
 import DataSourceKitFiles
+import DataSourceKitValues
 import DataSourceScript
 import Foundation
 

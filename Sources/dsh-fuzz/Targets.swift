@@ -2,6 +2,7 @@
 // (`show … as swift`) fed hostile text, and expressions over values at the limits of Int64 and
 // Double. DSH_FUZZ_TARGET picks one.
 import DataSourceKit
+import DataSourceKitValues
 import DataSourceScript
 import Foundation
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DataSourceKit
+import DataSourceKitValues
 import DataSourceScript
 import Foundation
 

@@ -1,5 +1,6 @@
 import CLineEdit
 import DataSourceKit
+import DataSourceKitValues
 import DataSourceScript
 import Foundation
 import Synchronization

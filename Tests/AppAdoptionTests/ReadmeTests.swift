@@ -4,6 +4,7 @@
 // actor, and the code in the README's "Using the engine from Swift" is here as written there.
 
 import DataSourceKit
+import DataSourceKitValues  // only for Renderer, which draws the view as text below
 import Foundation
 import Testing
 

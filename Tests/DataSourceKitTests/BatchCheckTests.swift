@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitValues
 
 /// Reading batches back, UIKit's reasons for each rule of ../shared/REFERENCE.md, and the
 /// batches `check` suggests instead of one UIKit refuses.

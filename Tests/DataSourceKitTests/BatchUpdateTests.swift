@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitValues
 
 @Suite("Batch updates, validated as UIKit does")
 struct BatchUpdateTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitValues
 
 /// The CSV reader reads a file a chunk at a time.
 ///

@@ -3,6 +3,7 @@ import Testing
 
 @testable import DataSourceKit
 @testable import DataSourceKitFiles
+@testable import DataSourceKitValues
 
 /// Expressions computed a batch at a time from a provider's columns must give every item the
 /// value, and the notes, that computing them item by item gives.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitValues
 
 @Suite("Derived providers")
 struct DerivedProviderTests {

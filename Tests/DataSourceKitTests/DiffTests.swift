@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitValues
 
 /// A seeded generator, so every run checks the same pairs and a failure can be replayed.
 struct SeededGenerator: RandomNumberGenerator {

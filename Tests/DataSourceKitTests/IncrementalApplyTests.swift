@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitValues
 
 /// The loop an app runs (edit a provider, take a snapshot, have the view apply it) costs the
 /// change, not the list: a snapshot of a table over an edited provider keeps the provider's

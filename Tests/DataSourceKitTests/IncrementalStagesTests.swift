@@ -2,6 +2,7 @@ import Testing
 
 @testable import DataSourceKit
 @testable import DataSourceKitFiles
+@testable import DataSourceKitValues
 
 /// Stages arranged again item by item after each edit must hold what arranging them whole
 /// holds, and the batch worked out from the touched items alone must be one UIKit accepts that

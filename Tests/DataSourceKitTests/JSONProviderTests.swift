@@ -2,6 +2,7 @@ import Testing
 
 @testable import DataSourceKit
 @testable import DataSourceKitFiles
+@testable import DataSourceKitValues
 
 @Suite("JSON provider")
 struct JSONProviderTests {

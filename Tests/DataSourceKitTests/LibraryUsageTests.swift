@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 import Testing
 
 /// DataSourceKit used from Swift with an item type of its own, with the package-level

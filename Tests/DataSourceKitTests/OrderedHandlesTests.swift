@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitValues
 
 /// The order of handles behind edited tables and their stages, against a plain array.
 @Suite("Ordered handles")

@@ -4,6 +4,7 @@ import Testing
 
 @testable import DataSourceKit
 @testable import DataSourceKitSQLite
+@testable import DataSourceKitValues
 
 @Suite("SQLite provider")
 struct SQLiteProviderTests {

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 import Testing
 
 @Suite("Passwords left out of what describes a source")

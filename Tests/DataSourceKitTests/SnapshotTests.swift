@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitValues
 
 /// Snapshot in, batch out: every batch `ListView.apply` returns must be one UIKit accepts and must
 /// turn the rows shown before into the rows of the new snapshot; stages keyed by the app's own

@@ -3,6 +3,7 @@ import Testing
 
 @testable import DataSourceKit
 @testable import DataSourceKitFiles
+@testable import DataSourceKitValues
 
 /// `sort by` and `section by` over columns (radix-sorted prefixes, keys found in a `KeyTable`)
 /// must order the items exactly as comparing their values does, equal keys in their order.

@@ -2,6 +2,7 @@ import Foundation
 
 @testable import DataSourceKit
 @testable import DataSourceKitFiles
+@testable import DataSourceKitValues
 
 /// Writes `text` to a new temporary file and returns its path.
 func temporaryFile(_ text: String, suffix: String = ".csv") throws -> String {

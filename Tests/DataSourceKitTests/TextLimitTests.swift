@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitValues
 
 /// The bound on texts expressions make (``Value/maximumTextLength``), and the search `replace`
 /// counts its matches with before it grows a text.

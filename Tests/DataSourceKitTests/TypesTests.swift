@@ -3,6 +3,7 @@ import Testing
 
 @testable import DataSourceKit
 @testable import DataSourceKitFiles
+@testable import DataSourceKitValues
 
 @Suite("Types: dates, inference, exact numbers")
 struct TypesTests {

@@ -1,5 +1,6 @@
 import DataSourceKit
 import DataSourceKitSQLite
+import DataSourceKitValues
 import Foundation
 import GRDB
 import Testing

@@ -1,5 +1,6 @@
 import DataSourceKit
 import DataSourceKitPostgres
+import DataSourceKitValues
 import DataSourceScript
 import Foundation
 import Testing

@@ -270,7 +270,7 @@ struct SwiftProgramTests {
   /// A program's target: the library's products it may import, every warning an error.
   private func target(_ name: String, sqlite: Bool, http: Bool) -> String {
     let products =
-      ["DataSourceKit", "DataSourceKitFiles"] + (sqlite ? ["DataSourceKitSQLite"] : [])
+      ["DataSourceKit", "DataSourceKitValues", "DataSourceKitFiles"] + (sqlite ? ["DataSourceKitSQLite"] : [])
       + (http ? ["DataSourceKitHTTP"] : [])
     // A path dependency is named by its folder: `main` here, the clone's name elsewhere.
     let package = URL(fileURLWithPath: DSHProcess.packageRoot).lastPathComponent

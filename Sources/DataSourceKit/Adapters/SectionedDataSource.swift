@@ -44,7 +44,7 @@ public enum SupplementaryKind: String, Sendable {
 /// show.
 ///
 /// `Item` is what the providers below hold, `Cell` what the presenters fill: both are the app's
-/// own types (the shell's are ``Value`` and ``TableCell``). The requirements are synchronous and
+/// own types (the shell's are `Value` and ``TableCell``). The requirements are synchronous and
 /// the async ones run on their caller's actor (`nonisolated(nonsending)`): a data source belongs
 /// to one actor, the main actor in an app, as a table view does.
 public protocol SectionedDataSource<Item, Cell>: AnyObject, CompositionNode {
@@ -173,7 +173,7 @@ public final class TableAdapter<Item, Cell>: SectionedDataSource {
   public let layout: CardLayout?
   /// The style the table asks its screen for, as a storyboard sets a table view's style.
   ///
-  /// A picture of the view draws it (see ``HTMLOptions/tableStyle``); `nil` leaves it to the view.
+  /// A picture of the view draws it (`HTMLOptions.tableStyle` in `DataSourceKitValues`); `nil` leaves it to the view.
   public var preferredStyle: TableStyle?
   private let label: String
 

@@ -25,34 +25,6 @@ public protocol EditableItems<Item>: DataProvider {
   @discardableResult func move(from: Int, to: Int) -> BatchUpdate
 }
 
-/// A provider that reads a store it must never write (a database): edits on it are refused.
-package protocol ReadOnlyStore: AnyObject {
-  /// What the store is, for the refusal: "a sqlite provider".
-  var storeDescription: String { get }
-}
-
-/// A provider of a file's values (CSV, JSON, SQLite): its notes (repeated header names, null
-/// markers) name the file.
-package protocol ReadsAFile: AnyObject {
-  /// The file as the user named it.
-  var displayPath: String { get }
-}
-
-/// A provider that reads its file while it is shown, not once: replacing the file would change
-/// its rows under the views (`export` and `save` refuse to).
-package protocol ReadsFileLazily: AnyObject {
-  /// The file read, as opened.
-  var lazilyReadPath: String { get }
-}
-
-/// A provider that checks its values a page at a time as they are read, and can check them all
-/// at once when asked for what only the whole can say (the nulls `describe` counts).
-package protocol ChecksValuesLazily: AnyObject {
-  /// Checks every value now; a value its column does not hold fails the provider and is thrown.
-  func checkAllValues() throws
-}
-
-/// A run of items by their position across sections, as SQL's `LIMIT … OFFSET …` takes one:
 /// `limit N` keeps `count` N from 0, `offset N` skips N and keeps the rest.
 public struct RowSlice: Sendable, Equatable {
   /// Items skipped first.
@@ -67,73 +39,6 @@ public struct RowSlice: Sendable, Equatable {
   }
 }
 
-/// A stage a provider may run itself rather than in memory.
-package enum PushdownStage: Sendable, Equatable {
-  case filter(RowExpression)
-  case sort([SortTerm])
-  case section(SortTerm)
-  /// A run of the items by position (`limit`, `offset`).
-  case slice(RowSlice)
-}
-
-/// A provider that can run stages itself (a database runs them in its query language).
-package protocol QueryPushdown: DataProvider where Item == Value {
-  /// A new provider that also runs `stage`, or `nil` when this one cannot say it (then the
-  /// stage runs in memory over its items). The result is not loaded yet.
-  func pushingDown(_ stage: PushdownStage) -> (any DataProvider<Value>)?
-}
-
-/// A provider that can compute `group by` itself (a database, with one `GROUP BY`), and be
-/// interrupted while it does.
-package protocol GroupingPushdown: AnyObject {
-  /// The groups, each row the keys then the aggregates in the order the keys first appear; `nil`
-  /// when the provider cannot give exactly what grouping in memory would.
-  func groupedRows(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?) throws
-    -> [[Value]]?
-  /// What stops a grouping running on another thread at once (a task's cancellation handler
-  /// calls it from the cancelling thread).
-  var groupingInterrupter: @Sendable () -> Void { get }
-}
-
-/// A provider that can be made ready for its stages (connected, its fields known) without
-/// counting its rows: a pipeline whose stages it runs itself counts once, at its end, instead of
-/// once per stage (a count over a 10M-row table on a server takes a scan).
-package protocol PreparedLoading: AnyObject {
-  /// Connects and learns the fields, reading no rows.
-  func prepare() async throws
-}
-
-/// A provider that can run `join` itself when the other side is a source it reaches (a table of
-/// the same database).
-package protocol JoinPushdown: AnyObject {
-  /// This provider's rows, each with the first item of `other` whose key equals its own (in
-  /// `other`'s order) in the field `name`, or null (left out when not `keepsUnmatched`); `nil`
-  /// when the provider cannot give exactly what the join in memory gives. Not loaded yet.
-  func pushingDownJoin(
-    _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
-    keepsUnmatched: Bool, notes: ExpressionNotes?
-  ) async throws -> (any DataProvider<Value>)?
-}
-
-/// A provider that reads its rows with a statement per page, and can read them with one
-/// statement stepped along while a whole view (or a long window) is read in order.
-package protocol InOrderReading: AnyObject {
-  /// Runs `body`; the rows it asks for in order come from one statement.
-  func readingInOrder<R>(_ body: () throws -> R) throws -> R
-}
-
-/// Runs `body` with every provider under `root` that can read in order doing so: what a
-/// printer or an exporter does before it walks a whole view.
-package func readingInOrder<R>(under root: Any, _ body: () throws -> R) throws -> R {
-  let readers = compositionNodes(under: root).compactMap { $0 as? any InOrderReading }
-  // A view draws on a few database sources at most: nesting their reads is shallow.
-  func nest(_ index: Int) throws -> R {
-    guard index < readers.count else { return try body() }
-    return try readers[index].readingInOrder { try nest(index + 1) }
-  }
-  return try nest(0)
-}
-
 /// Every node under `root` (itself first), each once, depth first; without recursion, as a
 /// chain of stages may be tens of thousands deep.
 package func compositionNodes(under root: Any) -> [any CompositionNode] {
@@ -146,36 +51,4 @@ package func compositionNodes(under root: Any) -> [any CompositionNode] {
     pending += node.nodeChildren.reversed()
   }
   return found
-}
-
-/// A provider whose rows a database statement reads: it can show the statement and the
-/// database's plan for it (`explain`).
-package protocol QueryExplaining: AnyObject {
-  /// The statement that reads the rows (`sql: …`), the values bound to its parameters, then
-  /// the database's plan, a line per step, indented as the database nests them.
-  func explainQuery() throws -> [String]
-
-  /// The same for the `GROUP BY` the last grouping of its rows ran (``GroupingPushdown``), or
-  /// `nil` when none did.
-  func explainGrouping() throws -> [String]?
-}
-
-/// SQL a user typed, made fit to go inside the SQL a provider writes around it.
-package enum SQLText {
-  /// A query without the semicolons, spaces and `--` comments that end it: a query typed for
-  /// a database's own shell often ends in `;`, which a subquery cannot hold, and a comment on
-  /// its last line would swallow the bracket after it.
-  package static func trimmed(_ sql: String) -> String {
-    var text = Substring(sql)
-    while true {
-      while let last = text.last, last == ";" || last.isWhitespace { text.removeLast() }
-      // A `--` comment on the last line, outside a quoted string (an even count of quotes
-      // before it).
-      let lineStart = text.lastIndex(of: "\n").map { text.index(after: $0) } ?? text.startIndex
-      guard let dashes = text[lineStart...].range(of: "--"),
-        text[text.startIndex..<dashes.lowerBound].filter({ $0 == "'" }).count % 2 == 0
-      else { return String(text) }
-      text = text[..<dashes.lowerBound]
-    }
-  }
 }

@@ -57,7 +57,7 @@ package func rowsReadDetail(_ rows: Int, statements: Int, byKeyRange: Bool) -> S
 
 /// The paged provider under `provider` that has pages still to load, if any: a stage that reads
 /// every item (a `group by`, a `join`) then answers for the pages loaded only, and says so.
-func pagedSourceWithMore(under provider: Any) -> (any PagingProvider)? {
+package func pagedSourceWithMore(under provider: Any) -> (any PagingProvider)? {
   if let paged = provider as? any PagingProvider, paged.hasMore { return paged }
   guard let node = provider as? any CompositionNode else { return nil }
   for child in node.nodeChildren {

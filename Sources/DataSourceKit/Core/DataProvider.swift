@@ -28,7 +28,7 @@ public enum LoadState: String, Sendable, CaseIterable {
 /// ``ObserverList``, whose `notify()` also advances the provider's ``structureClock``: stages and
 /// compositions built on it cache what they work out until it moves.
 public protocol DataProvider<Item>: AnyObject {
-  /// What the provider holds: the app's own type, or the shell's ``Value``.
+  /// What the provider holds: the app's own type, or the shell's `Value`.
   associatedtype Item
 
   /// Fetches the data if it has not been fetched (or the last fetch failed).
@@ -64,9 +64,6 @@ public protocol DataProvider<Item>: AnyObject {
   /// The field that identifies an item (for diffing), or `nil` when the whole item does.
   var identityKey: String? { get }
 
-  /// What the provider knows of its fields' types and nulls without reading its items, or
-  /// `nil` (then a caller may look at the items).
-  var fieldProfiles: [FieldProfile]? { get }
   /// How many stages an item is read through here: 1 for a source, one more than the base's
   /// for a stage that reads its items from the base as they are asked for.
   ///
@@ -235,8 +232,6 @@ extension DataProvider {
   public func sectionKey(_ section: Int) -> SectionKey? { nil }
   /// The fields every item is known to have, or `nil`.
   public var knownFields: [String]? { nil }
-  /// What is known of the fields' types and nulls without reading the items.
-  public var fieldProfiles: [FieldProfile]? { nil }
   /// A source: one.
   public var stageDepth: Int { 1 }
   /// What went wrong, when the state is `error`.

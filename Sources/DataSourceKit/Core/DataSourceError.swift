@@ -10,7 +10,7 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   case isDirectory(path: String)
   /// A device, a FIFO or a socket: reading it could block forever or never end.
   case notRegularFile(path: String)
-  /// The file opened is not one the session may read (``FileAccess``).
+  /// The file opened is not one the session may read (`FileAccess`, in `DataSourceKitValues`).
   case outsideAllowedFiles(path: String, opened: String)
   /// The file could not be read; the reason is the system's.
   case unreadable(path: String, reason: String)
@@ -103,7 +103,7 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
       "GET \(url): HTTP \(status)" + (message.map { ": \($0)" } ?? "")
     case .httpTransport(let url, let failure): "GET \(url): \(failure)"
     case .valueNotOfType(let path, let place, let field, let value, let type):
-      "\(path)\(Int(place) != nil ? ":\(place)" : " (\(place))"): \(field) is \(JSONWriter.quoted(value)), not \("aeiouAEIOU".contains(type.first ?? "x") ? "an" : "a") \(type); list it in null \"…\" to read it as null, or give \(field) another type"
+      "\(path)\(Int(place) != nil ? ":\(place)" : " (\(place))"): \(field) is \(QuotedLiteral.json.quoted(value)), not \("aeiouAEIOU".contains(type.first ?? "x") ? "an" : "a") \(type); list it in null \"…\" to read it as null, or give \(field) another type"
     case .unknownTypedField(let path, let field, let fields):
       "\(path): types names '\(field)', which is not a field; the fields are \(fields.joined(separator: ", "))"
     case .sourceFailed(let message): message

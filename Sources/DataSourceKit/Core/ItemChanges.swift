@@ -77,14 +77,6 @@ package protocol HandleRoot<Item>: AnyObject {
   func item(fromTableItem item: Item) -> Item
 }
 
-/// A ``HandleRoot`` of records with columns: a field read a batch of handles at a time.
-package protocol HandleColumnReadable: AnyObject {
-  /// Reads a field of the items with some handles, or `nil` when there are no columns for it.
-  func handleBatches(_ name: String) -> BatchReader?
-  /// Reads a field inside a field of the items with some handles, or `nil`.
-  func handlePathBatches(_ path: [String]) -> BatchReader?
-}
-
 /// A provider's arrangement at one moment: its handles in order and its sections.
 ///
 /// Cheap to take (the handles are shared until the provider next writes them) and cheap to
@@ -94,7 +86,7 @@ package struct HandleSnapshot: Sendable {
   package var sectionKeys: [SectionKey?]
   package var sectionCounts: [Int]
 
-  init(handles: OrderedHandles, sectionKeys: [SectionKey?], sectionCounts: [Int]) {
+  package init(handles: OrderedHandles, sectionKeys: [SectionKey?], sectionCounts: [Int]) {
     self.handles = handles
     self.sectionKeys = sectionKeys
     self.sectionCounts = sectionCounts

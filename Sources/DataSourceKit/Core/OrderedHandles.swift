@@ -10,7 +10,7 @@
 /// Copies are cheap until written: the blocks and the handle map are arrays of arrays, so the
 /// first change after a copy (a view's baseline keeps one) copies O(n/B) references and the
 /// one block it touches, not the whole sequence.
-struct OrderedHandles {
+package struct OrderedHandles {
   private static let blockSize = 512
   private static let mapChunk = 4096
   private static let mapChunkShift = 12
@@ -31,7 +31,7 @@ struct OrderedHandles {
   private var isIdentity = false
 
   /// The handles `0..<count`, stored only when first changed.
-  init(identity count: Int) {
+  package init(identity count: Int) {
     self.count = count
     isIdentity = true
   }
@@ -55,7 +55,7 @@ struct OrderedHandles {
   /// The handles of `runs`, one after the other, cut into blocks straight from the arrays (a
   /// stage's sections become its sequence on its first edit: 750,000 handles through a lazy
   /// flattened sequence took three times as long).
-  init(concatenating runs: [[Int]]) {
+  package init(concatenating runs: [[Int]]) {
     var block: [Int] = []
     block.reserveCapacity(Self.blockSize)
     for run in runs {
@@ -74,7 +74,7 @@ struct OrderedHandles {
     rebuildTree()
   }
 
-  init(_ handles: some Collection<Int>) {
+  package init(_ handles: some Collection<Int>) {
     var block: [Int] = []
     block.reserveCapacity(Self.blockSize)
     for handle in handles {
@@ -164,7 +164,7 @@ struct OrderedHandles {
   }
 
   /// The handle at `position`.
-  subscript(position: Int) -> Int {
+  package subscript(position: Int) -> Int {
     precondition(position >= 0 && position < count, "position \(position) outside 0..<\(count)")
     if isIdentity { return position }
     let (slot, offset) = locate(position)
@@ -172,17 +172,17 @@ struct OrderedHandles {
   }
 
   /// Where `handle` is, or `nil` when it is not in the sequence.
-  func position(of handle: Int) -> Int? {
+  package func position(of handle: Int) -> Int? {
     if isIdentity { return handle >= 0 && handle < count ? handle : nil }
     guard let id = block(of: handle), let offset = blocks[id].firstIndex(of: handle) else { return nil }
     return handlesBefore(slot: slotOfBlock[id]) + offset
   }
 
-  func contains(_ handle: Int) -> Bool {
+  package func contains(_ handle: Int) -> Bool {
     isIdentity ? handle >= 0 && handle < count : block(of: handle) != nil
   }
 
-  mutating func insert(_ handle: Int, at position: Int) {
+  package mutating func insert(_ handle: Int, at position: Int) {
     precondition(position >= 0 && position <= count, "position \(position) outside 0...\(count)")
     precondition(!contains(handle), "handle \(handle) is in the sequence already")
     materialize()
@@ -196,7 +196,7 @@ struct OrderedHandles {
   }
 
   @discardableResult
-  mutating func remove(at position: Int) -> Int {
+  package mutating func remove(at position: Int) -> Int {
     precondition(position >= 0 && position < count, "position \(position) outside 0..<\(count)")
     materialize()
     let (slot, offset) = locate(position)
@@ -225,7 +225,7 @@ struct OrderedHandles {
   }
 
   /// The handles at `positions` (ascending, one after another), read block by block.
-  func handles(in positions: Range<Int>) -> [Int] {
+  package func handles(in positions: Range<Int>) -> [Int] {
     guard !positions.isEmpty else { return [] }
     if isIdentity { return Array(positions) }
     var result: [Int] = []
@@ -242,5 +242,5 @@ struct OrderedHandles {
   }
 
   /// Every handle, in order.
-  var all: [Int] { isIdentity ? Array(0..<count) : order.flatMap { blocks[$0] } }
+  package var all: [Int] { isIdentity ? Array(0..<count) : order.flatMap { blocks[$0] } }
 }

@@ -17,10 +17,10 @@ import Foundation
 /// `SectionKey(1.0)`, though only the first reads back `as: Int.self`). Keys of one `Comparable`
 /// type order by that type; this is how ``DerivedProvider`` orders its sections.
 public struct SectionKey: Hashable, Sendable, CustomStringConvertible {
-  /// The key as given, or a shell value (the shell's items and keys are ``Value``s; keeping them
-  /// apart from the boxed case keeps its grouping free of boxing).
+  /// The key as given: one of a type that orders itself (the shell's values, kept apart from
+  /// the general case so that grouping by them needs no order closure per key), or any other.
   enum Storage: Sendable {
-    case value(Value)
+    case selfOrdering(any SelfOrderingKey)
     case custom(any Hashable & Sendable, order: (@Sendable (any Hashable & Sendable) -> Bool?)?)
   }
 
@@ -29,8 +29,8 @@ public struct SectionKey: Hashable, Sendable, CustomStringConvertible {
   /// A key of the app's own type that has no order of its own, for a data source of the app's
   /// own that groups its items itself (the stages of ``DerivedProvider`` take `Comparable` keys).
   public init(unordered key: some Hashable & Sendable) {
-    if let value = key as? Value {
-      storage = .value(value)
+    if let key = key as? any SelfOrderingKey {
+      storage = .selfOrdering(key)
     } else {
       storage = .custom(key, order: nil)
     }
@@ -38,8 +38,8 @@ public struct SectionKey: Hashable, Sendable, CustomStringConvertible {
 
   /// A key of the app's own type, ordered by its type's `<`.
   public init<Key: Hashable & Sendable & Comparable>(_ key: Key) {
-    if let value = key as? Value {
-      storage = .value(value)
+    if let key = key as? any SelfOrderingKey {
+      storage = .selfOrdering(key)
       return
     }
     storage = .custom(
@@ -50,13 +50,13 @@ public struct SectionKey: Hashable, Sendable, CustomStringConvertible {
       })
   }
 
-  /// A shell value as a key.
-  package init(value: Value) { storage = .value(value) }
+  /// A key of a type that orders itself.
+  package init(selfOrdering key: some SelfOrderingKey) { storage = .selfOrdering(key) }
 
   /// The key as the type it was made from, or `nil` when it is of another type.
   public func value<Key>(as type: Key.Type) -> Key? {
     switch storage {
-    case .value(let value): value as? Key
+    case .selfOrdering(let key): key as? Key
     case .custom(let key, _): key as? Key
     }
   }
@@ -64,27 +64,24 @@ public struct SectionKey: Hashable, Sendable, CustomStringConvertible {
   /// The key as it was made, type-erased.
   public var base: any Hashable & Sendable {
     switch storage {
-    case .value(let value): value
+    case .selfOrdering(let key): key
     case .custom(let key, _): key
     }
   }
 
-  /// The shell's value of the key, when the key is one.
-  package var shellValue: Value? {
-    if case .value(let value) = storage { return value }
+  /// The key, when it is of a type that orders itself.
+  package var selfOrderingBase: (any SelfOrderingKey)? {
+    if case .selfOrdering(let key) = storage { return key }
     return nil
   }
 
-  /// The key as a shell value: its value when it is one, else its description as text.
-  package var asValue: Value { shellValue ?? .string(description) }
-
-  /// True for the shell's null key (items whose grouping field is null, a section shown last).
-  package var isNull: Bool { shellValue?.isNull ?? false }
+  /// True for a null key (the shell's items whose grouping field is null, a section shown last).
+  package var isNull: Bool { selfOrderingBase?.isNullKey ?? false }
 
   /// A description for people.
   public var description: String {
     switch storage {
-    case .value(let value): value.description
+    case .selfOrdering(let key): key.description
     case .custom(let key, _): String(describing: key)
     }
   }
@@ -92,7 +89,7 @@ public struct SectionKey: Hashable, Sendable, CustomStringConvertible {
   /// Whether two values are the same.
   public static func == (lhs: SectionKey, rhs: SectionKey) -> Bool {
     switch (lhs.storage, rhs.storage) {
-    case (.value(let a), .value(let b)): a == b
+    case (.selfOrdering(let a), .selfOrdering(let b)): a.isEqual(to: b)
     case (.custom(let a, _), .custom(let b, _)): AnyHashable(a) == AnyHashable(b)
     default: false
     }
@@ -101,17 +98,17 @@ public struct SectionKey: Hashable, Sendable, CustomStringConvertible {
   /// Hashes the essential components.
   public func hash(into hasher: inout Hasher) {
     switch storage {
-    case .value(let value): value.hash(into: &hasher)
+    case .selfOrdering(let key): key.hash(into: &hasher)
     case .custom(let key, _): AnyHashable(key).hash(into: &hasher)
     }
   }
 
-  /// How two keys order: shell values by ``Value/compare(_:_:)``, keys of one `Comparable` type by
-  /// `<`, anything else as equal (the sections keep the order they were found in).
+  /// How two keys order: keys that order themselves by their own rule, keys of one `Comparable`
+  /// type by `<`, anything else as equal (the sections keep the order they were found in).
   package static func compare(_ lhs: SectionKey, _ rhs: SectionKey) -> ComparisonResult {
     switch (lhs.storage, rhs.storage) {
-    case (.value(let a), .value(let b)):
-      return Value.compare(a, b)
+    case (.selfOrdering(let a), .selfOrdering(let b)):
+      return a.compare(to: b)
     case (.custom(let a, let aFirst), .custom(let b, _)):
       guard let aFirst, let less = aFirst(b) else { return .orderedSame }
       if less { return .orderedAscending }
@@ -122,7 +119,25 @@ public struct SectionKey: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-extension SectionKey {
-  /// The shell's null key.
-  package static let null = SectionKey(value: .null)
+/// A key type of the package's own that orders itself and may be null: the shell's values,
+/// whose order (numbers before text, null last) is not a `Comparable` conformance.
+package protocol SelfOrderingKey: Hashable, Sendable, CustomStringConvertible {
+  /// How two keys of the type order.
+  static func compareKeys(_ lhs: Self, _ rhs: Self) -> ComparisonResult
+  /// Whether this is the null key, whose section goes last.
+  var isNullKey: Bool { get }
+}
+
+extension SelfOrderingKey {
+  /// Whether `other` is this key, of the same type.
+  fileprivate func isEqual(to other: any SelfOrderingKey) -> Bool {
+    guard let other = other as? Self else { return false }
+    return self == other
+  }
+
+  /// The order of this key and `other`; keys of other types are as equal.
+  fileprivate func compare(to other: any SelfOrderingKey) -> ComparisonResult {
+    guard let other = other as? Self else { return .orderedSame }
+    return Self.compareKeys(self, other)
+  }
 }

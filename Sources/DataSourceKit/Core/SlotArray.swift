@@ -2,9 +2,9 @@
 ///
 /// `@unchecked Sendable`: each slot has one writer, and no slot is read until
 /// `concurrentPerform` has returned.
-final class SlotArray<Element>: @unchecked Sendable {
+package final class SlotArray<Element>: @unchecked Sendable {
   private let slots: UnsafeMutableBufferPointer<Element?>
-  init(count: Int) {
+  package init(count: Int) {
     slots = .allocate(capacity: count)
     slots.initialize(repeating: nil)
   }
@@ -12,7 +12,7 @@ final class SlotArray<Element>: @unchecked Sendable {
     _ = slots.deinitialize()
     slots.deallocate()
   }
-  subscript(index: Int) -> Element? {
+  package subscript(index: Int) -> Element? {
     get { slots[index] }
     set { slots[index] = newValue }
   }

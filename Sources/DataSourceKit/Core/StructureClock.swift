@@ -12,10 +12,9 @@ import Synchronization
 /// Composed data sources cache where each child's sections start and trust the cache while their
 /// clock has not moved, so a view of thousands of children costs a lookup instead of a walk over
 /// the children. Debug builds check every cached answer against a fresh count. Stages keep their
-/// fields' profiles the same way (`ProfilesMemo`).
+/// fields' profiles the same way (`ClockMemo`).
 ///
-/// A provider of the app's own moves its clock whenever its number of sections or rows, or what
-/// it says of its fields (``DataProvider/fieldProfiles``), changes: keep an ``ObserverList`` and
+/// A provider of the app's own moves its clock whenever its number of sections or rows, changes: keep an ``ObserverList`` and
 /// return its ``ObserverList/clock`` (its `notify()` advances it), or own a clock and call
 /// ``advance()``.
 public final class StructureClock: Sendable {

@@ -236,3 +236,13 @@ public final class DispatchPresenter<Item, Cell>: CellPresenter, CompositionNode
     (cases.map(\.presenter) + [fallback]).compactMap { $0 as? any CompositionNode }
   }
 }
+
+/// How a table view draws its sections, after UIKit's `UITableView.Style`.
+public enum TableStyle: String, Sendable, CaseIterable {
+  /// Rows edge to edge, section headers above them (the default).
+  case plain
+  /// Sections as groups on a grey background, headers in small capitals above each group.
+  case grouped
+  /// Grouped, with each group inset from the edges and its corners rounded (Settings).
+  case insetGrouped
+}

@@ -16,7 +16,7 @@ extension DerivedProvider {
     >
 
   /// The function of the item itself.
-  static func ofItems<T>(_ f: @escaping (Item) -> T) -> PositionalFunction<T> {
+  package static func ofItems<T>(_ f: @escaping (Item) -> T) -> PositionalFunction<T> {
     { base, _ in { _, path in f(base.item(at: path)) } }
   }
 
@@ -113,7 +113,7 @@ extension DerivedProvider {
 
   /// The base's sections with their items sorted by the keys `sortKey` gives (computed once per
   /// item), equal keys in their order.
-  static func sortedSections<Key>(
+  package static func sortedSections<Key>(
     _ base: any DataProvider<Item>, _ offsets: SectionOffsets, keys sortKey: PositionalValue<Key>,
     by areInIncreasingOrder: (Key, Key) -> Bool
   ) throws -> [DerivedSection] {
@@ -168,35 +168,11 @@ extension DerivedProvider {
     }
   }
 
-  /// Groups all items into sections by a shell value: sections ordered by key (a `null` key is
-  /// its own section, last), items in their previous order inside each section.
-  package static func sectioned(
-    _ base: any DataProvider<Item>, label: String, direction: SortDirection = .ascending,
-    key: @escaping (Item) -> Value
-  ) -> DerivedProvider {
-    sectioned(
-      base, label: label, direction: direction,
-      rule: .section(key: { SectionKey(value: key($0)) }, direction: direction), keys: ofItems(key))
-  }
-
-  /// Groups all items into sections by the keys the function made at each arrangement gives.
-  package static func sectioned(
-    _ base: any DataProvider<Item>, label: String, direction: SortDirection = .ascending,
-    rule: StageRule<Item>? = nil, keys makeKey: @escaping PositionalFunction<Value>
-  ) -> DerivedProvider {
-    DerivedProvider(base: base, label: label, rule: rule) { base, offsets in
-      try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
-      return try keyedSections(offsets, key: makeKey(base, offsets), direction: direction) {
-        SectionKey(value: $0)
-      }
-    }
-  }
-
   /// The items grouped by the key `key` gives each, sections in key order.
   ///
   /// Items are grouped by the key as made (a shell value hashes without a box); each section's
   /// key is boxed once.
-  static func keyedSections<Key: Hashable>(
+  package static func keyedSections<Key: Hashable>(
     _ offsets: SectionOffsets, key: PositionalValue<Key>, direction: SortDirection,
     sectionKey makeSectionKey: (Key) -> SectionKey
   ) throws -> [DerivedSection] {
@@ -220,15 +196,17 @@ extension DerivedProvider {
   ///
   /// - Throws: ``DataSourceError/cancelled`` when the task is cancelled (^C): millions of
   ///   distinct keys take seconds of comparisons.
-  static func orderedByKey(_ sections: [DerivedSection], direction: SortDirection) throws
+  package static func orderedByKey(_ sections: [DerivedSection], direction: SortDirection) throws
     -> [DerivedSection]
   {
     var comparisons = 0
     return try sections.enumerated().sorted { a, b in
       comparisons &+= 1
       if comparisons & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
-      let (x, y) = (a.element.key ?? .null, b.element.key ?? .null)
-      if x.isNull || y.isNull { return !x.isNull && y.isNull }
+      // A missing or null key goes last.
+      guard let x = a.element.key, let y = b.element.key, !x.isNull, !y.isNull else {
+        return !(a.element.key?.isNull ?? true) && (b.element.key?.isNull ?? true)
+      }
       switch SectionKey.compare(x, y) {
       case .orderedAscending: return direction == .ascending
       case .orderedDescending: return direction == .descending
@@ -238,7 +216,7 @@ extension DerivedProvider {
   }
 
   /// Throws when `count` items are more than an arrangement may index.
-  static func checkScale(_ count: Int, stage: String, limit: Int = maximumItems)
+  package static func checkScale(_ count: Int, stage: String, limit: Int = maximumItems)
     throws(DataSourceError)
   {
     if count > limit { throw .tooManyToArrange(count: count, limit: limit, stage: stage) }
@@ -310,4 +288,11 @@ extension RowSlice {
     }
     return kept
   }
+}
+
+/// The order of two sort keys given the sort's `precedes`.
+package func keyOrder<Key>(_ a: Key, _ b: Key, _ precedes: (Key, Key) -> Bool) -> ComparisonResult {
+  if precedes(a, b) { return .orderedAscending }
+  if precedes(b, a) { return .orderedDescending }
+  return .orderedSame
 }

@@ -64,7 +64,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   /// handle.
   private let handleRoot: (any HandleRoot<Item>)?
   /// The root, when it is a handle root (its items are read by the table's handles).
-  var handleRootBelow: (any HandleRoot<Item>)? { handleRoot }
+  package var handleRootBelow: (any HandleRoot<Item>)? { handleRoot }
   /// How `describe` names the stage.
   public let label: String
   private let arrange: Arrangement
@@ -143,7 +143,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
 
   /// The root handles of this provider's items, in order; worked out when first asked after
   /// each arrangement.
-  var rootFlatPositions: [Int] {
+  package var rootFlatPositions: [Int] {
     if live == nil, sections.count == 1 { return sections[0].baseIndices }
     if let flatPositions { return flatPositions }
     let positions = live?.handles.all ?? sections.flatMap(\.baseIndices)
@@ -291,11 +291,8 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   }
   /// The fields every item is known to have, or `nil`.
   public var knownFields: [String]? { root.knownFields }
-  /// The root's types; how many of this provider's items are null is not kept.
-  public var fieldProfiles: [FieldProfile]? {
-    profilesMemo.profiles(at: structureClock, of: { root.fieldProfiles }) { $0?.map { $0.withoutNullCount } }
-  }
-  private let profilesMemo = ProfilesMemo()
+  /// What the shell's field profiles of this stage were last worked out to.
+  package let profilesMemo = ClockMemo()
   /// One more than the root's: stages over stages read their items from the same root.
   public let stageDepth: Int
 

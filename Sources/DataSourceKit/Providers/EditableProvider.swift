@@ -24,11 +24,11 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   /// lookup.
   private var writtenMask: WrittenMask?
   fileprivate var nextHandle = 0
-  /// The handle of each identity key value, once a lookup by key asked for it (see
-  /// ``positions(withKey:)``); `nil` before, and after an edit it cannot follow.
-  var keyIndex: KeyIndex?
+  /// The handle of each identity key value, once a lookup by key asked for it (the shell's
+  /// `where id == 7`); `nil` before, and after an edit it cannot follow.
+  package var keyIndex: (any HandleKeyIndex<Item>)?
   /// Set when the keys were found repeated: lookups by key scan until the items are replaced.
-  var keysRepeat = false
+  package var keysRepeat = false
   private var observers = ObserverList()
   private var recorders = RecorderList<Item>()
   /// Each item's identifier by handle and each identifier's handle (an ``IdentityIndex`` of the
@@ -84,11 +84,6 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   public var isEdited: Bool { order != nil }
   /// The fields every item is known to have, or `nil`.
   public var knownFields: [String]? { source.knownFields }
-  /// The source's; after an edit its nulls are no longer known (edits keep each field's type).
-  public var fieldProfiles: [FieldProfile]? {
-    guard let profiles = source.fieldProfiles else { return nil }
-    return order == nil ? profiles : profiles.map { $0.withoutNullCount }
-  }
   /// Asks to be told when the data changes; observers are held weakly.
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
@@ -136,7 +131,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
 
   /// The handles in order, the items edits wrote and which handles those are, once edited;
   /// `nil` before.
-  func editedState() -> (handles: OrderedHandles, written: [Int: Item], mask: WrittenMask)? {
+  package func editedState() -> (handles: OrderedHandles, written: [Int: Item], mask: WrittenMask)? {
     guard let order else { return nil }
     let mask = writtenMask ?? WrittenMask(written.keys)
     writtenMask = mask
@@ -354,7 +349,7 @@ extension EditableProvider {
 }
 
 /// A set of handles as bits.
-struct WrittenMask: Sendable {
+package struct WrittenMask: Sendable {
   private var words: [UInt64] = []
 
   init(_ handles: some Sequence<Int>) {
@@ -365,32 +360,33 @@ struct WrittenMask: Sendable {
     }
   }
 
-  var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
+  package var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
 
   @inline(__always)
-  func contains(_ handle: Int) -> Bool {
+  package func contains(_ handle: Int) -> Bool {
     let word = handle >> 6
     return word < words.count && words[word] & (1 << UInt64(handle & 63)) != 0
   }
 }
 
 extension EditableProvider {
-  /// The key of an item, when the provider has an identity key and the item is a record with it.
-  private func key(of item: Item) -> Value? {
-    guard let identityKey, let record = item as? Value, case .record(let fields) = record else { return nil }
-    return fields[identityKey]
-  }
-
   fileprivate func indexKey(of item: Item, handle: Int) {
-    guard keyIndex != nil, let key = key(of: item) else { return }
     // A key held twice: the index can no longer answer; it is made again when asked.
-    if keyIndex?.updateValue(handle, forKey: key) != nil { keyIndex = nil }
+    if let keyIndex, !keyIndex.add(item, handle: handle) { self.keyIndex = nil }
   }
 
-  fileprivate func unindexKey(of item: Item, handle: Int) {
-    guard keyIndex != nil, let key = key(of: item), keyIndex?[key] == handle else { return }
-    keyIndex?.removeValue(forKey: key)
-  }
+  fileprivate func unindexKey(of item: Item, handle: Int) { keyIndex?.remove(item, handle: handle) }
+}
+
+/// An index of an editable provider's items by a key of theirs (the shell's identity key), kept
+/// up to date by the provider's edits.
+package protocol HandleKeyIndex<Item>: AnyObject {
+  associatedtype Item
+  /// Takes note that `item` is at `handle`; `false` when its key was already held, and the index
+  /// can no longer answer.
+  func add(_ item: Item, handle: Int) -> Bool
+  /// Forgets `item`, which was at `handle`.
+  func remove(_ item: Item, handle: Int)
 }
 
 extension EditableProvider {

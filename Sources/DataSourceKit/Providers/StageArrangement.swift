@@ -202,13 +202,13 @@ struct StageArrangement {
         var (low, high) = (0, keys.count)
         while low < high {
           let mid = (low + high) / 2
-          if Self.keyPrecedes(keys[mid] ?? .null, sectionKey, direction: direction) {
+          if Self.keyPrecedes(keys[mid], sectionKey, direction: direction) {
             low = mid + 1
           } else {
             high = mid
           }
         }
-        if low == keys.count || !Self.sameKey(keys[low] ?? .null, sectionKey) {
+        if low == keys.count || !Self.sameKey(keys[low], sectionKey) {
           insertSection(sectionKey, at: low)
         }
         place(handle, inSection: low, at: indexInBaseOrder(position, section: low))
@@ -295,15 +295,16 @@ struct StageArrangement {
     return (pushedOut, pulledIn)
   }
 
-  /// Whether section key `a` goes before `b`: in key order, null last.
-  static func keyPrecedes(_ a: SectionKey, _ b: SectionKey, direction: SortDirection) -> Bool {
-    if a.isNull || b.isNull { return !a.isNull && b.isNull }
+  /// Whether section key `a` goes before `b`; a missing or null key goes last.
+  static func keyPrecedes(_ a: SectionKey?, _ b: SectionKey?, direction: SortDirection) -> Bool {
+    guard let a, let b, !a.isNull, !b.isNull else { return !(a?.isNull ?? true) && (b?.isNull ?? true) }
     let order = SectionKey.compare(a, b)
     return direction == .ascending ? order == .orderedAscending : order == .orderedDescending
   }
 
-  static func sameKey(_ a: SectionKey, _ b: SectionKey) -> Bool {
-    if a.isNull || b.isNull { return a.isNull && b.isNull }
+  /// Whether two section keys are one; every missing or null key is the same.
+  static func sameKey(_ a: SectionKey?, _ b: SectionKey?) -> Bool {
+    guard let a, let b, !a.isNull, !b.isNull else { return (a?.isNull ?? true) && (b?.isNull ?? true) }
     // One key when equal, as arranging every item groups them (shell numbers 1 and 1.0 are
     // equal; records by their fields, not by their text).
     return a == b

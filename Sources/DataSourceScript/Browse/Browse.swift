@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 extension Session {
   /// `browse X`: hands X's view to the host's full screen (``Environment/browser``), as a

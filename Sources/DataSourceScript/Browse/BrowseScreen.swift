@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// What `browse` shows: a ``ListView`` whose window moves with the keys, drawn a screenful at a
 /// time by the renderer `show` uses, with a title line above and a status line below.

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 
 /// Lines of terminal text, measured and cut by the columns they take on screen: escape

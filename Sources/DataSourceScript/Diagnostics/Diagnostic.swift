@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// An error in a statement: what went wrong (from the message catalogue) and where.
 public struct Diagnostic: Error, Sendable, Equatable {

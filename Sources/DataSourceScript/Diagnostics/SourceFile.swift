@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 
 /// Text the shell reads statements from: a script file, a `-c` argument, or one REPL entry.

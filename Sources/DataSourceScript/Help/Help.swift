@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 extension Session {
   func help(_ topic: Identifier?) throws {

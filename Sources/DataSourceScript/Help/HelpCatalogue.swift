@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// One `help` topic: how to write it, what it does, and examples that run as tests.
 public struct HelpTopic: Sendable {

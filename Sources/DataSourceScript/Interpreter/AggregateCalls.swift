@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// An aggregate as written: `sum(price * qty)` in a footer, `n = count()` in `group by … with`.
 struct AggregateCall {

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 
 /// The names bound in a session, and the log of definitions that made them: what `save`

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// An item as a view shows it, for diffing: its identity (the key field, or the whole value)
 /// and its content.

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 
 /// What Tab completes at a point in a line: commands at the start of a statement, setting names

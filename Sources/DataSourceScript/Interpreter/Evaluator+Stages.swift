@@ -3,6 +3,7 @@ import DataSourceKitFiles
 import DataSourceKitHTTP
 import DataSourceKitPostgres
 import DataSourceKitSQLite
+import DataSourceKitValues
 
 // Stages: the run a database takes (the plan), and the rest applied in memory, each checked
 // against the fields of the stage below.

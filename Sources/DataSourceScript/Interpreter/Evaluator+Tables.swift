@@ -3,6 +3,7 @@ import DataSourceKitFiles
 import DataSourceKitHTTP
 import DataSourceKitPostgres
 import DataSourceKitSQLite
+import DataSourceKitValues
 
 // Decorations, tables and cells: the pieces a view is drawn from, and the limits on how deep
 // they nest.

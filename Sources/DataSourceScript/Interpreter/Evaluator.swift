@@ -3,6 +3,7 @@ import DataSourceKitFiles
 import DataSourceKitHTTP
 import DataSourceKitPostgres
 import DataSourceKitSQLite
+import DataSourceKitValues
 
 /// Turns expressions into engine objects: providers built and loaded, stages applied (in the
 /// provider itself when it can run them), tables, cells and decorations, every field checked.

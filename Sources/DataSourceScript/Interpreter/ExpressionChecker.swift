@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// What an expression may read: the item's fields, each with what is known of its type.
 struct FieldScope {

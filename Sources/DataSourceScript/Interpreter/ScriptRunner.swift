@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 
 /// The script a session is running, and the scripts that sourced it: `source` refuses cycles

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// What a name can be bound to.
 enum ScriptValue {

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 
 /// Where a session writes: results to `output`, diagnostics and timings to `errors`.

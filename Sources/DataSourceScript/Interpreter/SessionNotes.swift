@@ -1,6 +1,7 @@
 import DataSourceKit
 import DataSourceKitFiles
 import DataSourceKitPostgres
+import DataSourceKitValues
 
 /// Notes the session prints after a statement: what a load noticed (a column that is text only
 /// because of a few markers) and what expressions did quietly (a division by zero gave null).

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 extension Session {
   /// The most rows one `show` prints: each is laid out before any is printed.

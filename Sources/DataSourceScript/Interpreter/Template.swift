@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 import Foundation
 
 /// A cell, header or footer template: text with `{expression}` holes, parsed once when defined

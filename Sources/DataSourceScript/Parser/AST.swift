@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// A name as written, with where it was written.
 public struct Identifier: Equatable, Sendable {

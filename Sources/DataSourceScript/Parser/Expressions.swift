@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 extension Parser {
   /// The longest `timeout`, in seconds: 23 days, whose milliseconds a server's 32-bit setting

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// Parses tokens into statements.
 ///

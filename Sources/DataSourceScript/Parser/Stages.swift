@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 extension Parser {
   /// A step after `|`: a stage (where, sort by, section by, limit) or a decoration (header,

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 extension Parser {
   /// One statement, from its command word (or an expression, shown).

@@ -1,5 +1,6 @@
 import DataSourceKit
 import DataSourceKitHTTP
+import DataSourceKitValues
 import Foundation
 
 // The nodes of a program: one named value per provider, stage, cell, table and decorator,

@@ -1,5 +1,6 @@
 import DataSourceKit
 import DataSourceKitHTTP
+import DataSourceKitValues
 import Foundation
 
 // Expressions and templates in Swift: predicates, values and literals over `Value`'s

@@ -1,5 +1,6 @@
 import DataSourceKit
 import DataSourceKitHTTP
+import DataSourceKitValues
 import Foundation
 
 /// Writes the Swift program of `show X as swift`: a `main.swift` that builds X with
@@ -45,7 +46,7 @@ struct SwiftProgram {
     "view", "snapshot", "print", "Value", "Record", "Schema", "ListView", "Renderer", "RenderOptions",
     "TableAdapter", "TableCell", "DerivedProvider", "String", "Int", "Double", "Bool", "Array", "main",
   ]
-  var imports: Set<String> = ["DataSourceKit"]
+  var imports: Set<String> = ["DataSourceKit", "DataSourceKitValues"]
   /// The binding whose definition is being written, for messages.
   var binding: String?
   /// The segmented table the definition being written made, if any.

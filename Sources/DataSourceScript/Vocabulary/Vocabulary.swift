@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 // The language's words, each defined once. The parser switches over these enums with no
 // `default`, and every list of words elsewhere — reserved words, the lexer's statement starters,

@@ -1,0 +1,103 @@
+import DataSourceKit
+
+/// How a template hole formats its value, as `{price:>8.2}` and `{day:%b %Y}` write it.
+///
+/// `[<|>|^][0][width][.precision]` follows Python's format mini-language (`0` pads numbers with
+/// zeros after the sign); a spec with `%` is a strftime-style format for dates and timestamps.
+public struct ValueFormat: Sendable, Equatable {
+  /// The format as written: `>8.2`, `%b %Y`.
+  public let spec: String
+  var alignment: TextWidth.Alignment?
+  var zeroPadded = false
+  var width: Int?
+  var precision: Int?
+  /// A strftime-style format for dates and timestamps (`%b %Y`).
+  var dateFormat: String?
+
+  /// The format `spec` writes, or `nil` when it is not one.
+  public init?(_ spec: String) {
+    self.spec = spec
+    if spec.contains("%") {
+      guard
+        CalendarDate.invalidCode(
+          in: spec.replacingOccurrences(of: "%u", with: "").replacingOccurrences(of: "%w", with: "")
+            .replacingOccurrences(of: "%Z", with: "")) == nil
+      else { return nil }
+      dateFormat = spec
+      return
+    }
+    var rest = Substring(spec)
+    switch rest.first {
+    case "<": alignment = .left
+    case ">": alignment = .right
+    case "^": alignment = .center
+    default: alignment = nil
+    }
+    if alignment != nil { rest = rest.dropFirst() }
+    let widthDigits = rest.prefix { $0.isASCII && $0.isNumber }
+    if widthDigits.count > 1, widthDigits.first == "0" { zeroPadded = true }
+    if !widthDigits.isEmpty {
+      guard let w = Int(widthDigits), w <= 1000 else { return nil }
+      width = w
+      rest = rest.dropFirst(widthDigits.count)
+    }
+    if rest.first == "." {
+      rest = rest.dropFirst()
+      let digits = rest.prefix { $0.isASCII && $0.isNumber }
+      guard !digits.isEmpty, let p = Int(digits), p <= 50 else { return nil }
+      precision = p
+      rest = rest.dropFirst(digits.count)
+    }
+    guard rest.isEmpty, alignment != nil || width != nil || precision != nil else { return nil }
+  }
+
+  /// The value as text in this format.
+  ///
+  /// Numbers take the precision as decimals and align right by default; text is cut to the
+  /// precision and aligns left.
+  public func apply(to value: Value) -> String {
+    if let dateFormat {
+      switch value {
+      case .date(let days): return CalendarDate.format(days, isTimestamp: false, format: dateFormat)
+      case .timestamp(let micros): return CalendarDate.format(micros, isTimestamp: true, format: dateFormat)
+      default: return value.description
+      }
+    }
+    var text: String
+    var isNumber = false
+    switch value {
+    case .int(let i):
+      isNumber = true
+      text = precision.map { String(format: "%.\($0)f", Double(i)) } ?? String(i)
+    case .double(let d):
+      isNumber = true
+      text = precision.map { String(format: "%.\($0)f", d) } ?? value.description
+    default:
+      text = value.description
+      if let precision, text.count > precision { text = String(text.prefix(precision)) }
+    }
+    guard let width else { return text }
+    if zeroPadded, isNumber, alignment == nil, TextWidth.of(text) < width {
+      let negative = text.hasPrefix("-")
+      let digits = negative ? String(text.dropFirst()) : text
+      return (negative ? "-" : "") + String(repeating: "0", count: width - text.count) + digits
+    }
+    let alignment = alignment ?? (isNumber ? .right : .left)
+    let padding = max(0, width - TextWidth.of(text))
+    switch alignment {
+    case .left: return text + String(repeating: " ", count: padding)
+    case .right: return String(repeating: " ", count: padding) + text
+    case .center:
+      return String(repeating: " ", count: padding / 2) + text
+        + String(repeating: " ", count: padding - padding / 2)
+    }
+  }
+}
+
+extension Value {
+  /// The value as text in the format `spec` writes (`">8.2"`, `"%b %Y"`), as a template hole
+  /// `{price:>8.2}` shows it; a spec that is not a format gives ``description``.
+  public func formatted(_ spec: String) -> String {
+    ValueFormat(spec)?.apply(to: self) ?? description
+  }
+}

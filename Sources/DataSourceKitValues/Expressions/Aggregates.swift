@@ -1,0 +1,396 @@
+// Aggregates: one value from a group of items. A section's footer totals its items with them
+// (`{sum(price):.2}`), `group by` makes one item per group from them. Nulls follow SQL, as
+// DuckDB and SQLite do (`AggregateFunction.skipsNulls` and `isNullWhenEmpty` say which does
+// what); `count()` counts items.
+import DataSourceKit
+
+/// A function of a group of items: what a footer's `{sum(price)}` and `group by … with n =
+/// count()` compute, and what programs total with (`SectionedDataSource.aggregate(_:inSection:of:)`).
+///
+/// This enum is the one declaration of dsh's aggregates: the parser, help, errors, the Swift
+/// generator and the SQL dialects read every other fact about an aggregate from it, so a new
+/// case cannot compile until it says how it is written, what it takes and gives, how it treats
+/// nulls and whether SQL computes it.
+public enum AggregateFunction: String, Sendable, CaseIterable {
+  /// The items (with no value), or the values that are not null.
+  case count
+  /// The sum of the numbers; ints are added exactly.
+  case sum
+  /// The mean of the numbers, as a double.
+  case avg
+  /// The middle of the numbers, as a double: the mean of the two middle ones when their count
+  /// is even (as DuckDB's `median`).
+  case median
+  /// The least value.
+  case min
+  /// The greatest value.
+  case max
+  /// The number of distinct values.
+  case distinct
+  /// The first value.
+  case first
+  /// The last value.
+  case last
+  /// Every value, as a list.
+  case list
+
+  /// How it is written, for help and errors.
+  package var signature: String {
+    switch self {
+    case .count: "count() → int (items), count(value) → int (values that are not null)"
+    case .sum: "sum(number) → number (null when there is none)"
+    case .avg: "avg(number) → double"
+    case .median: "median(number) → double (the middle value, or the mean of the middle two)"
+    case .min: "min(value) → the least value"
+    case .max: "max(value) → the greatest value"
+    case .distinct: "distinct(value) → int (how many different values, nulls not counted)"
+    case .first: "first(value) → the first item's value"
+    case .last: "last(value) → the last item's value"
+    case .list: "list(value) → list (every item's value, in order)"
+    }
+  }
+
+  /// Whether the argument may be left out: only `count()`.
+  package var takesNoArgument: Bool { self == .count }
+
+  /// The type of its value, from its argument's (`nil` when not known); `nil` for `sum` of
+  /// something that is not a number.
+  package func resultType(_ argument: ValueType?) -> ValueType? {
+    switch self {
+    case .count, .distinct: .int
+    case .avg, .median: .double
+    case .sum: argument == .int ? .int : argument == .double ? .double : nil
+    case .min, .max, .first, .last: argument
+    case .list: .list
+    }
+  }
+
+  /// Whether a value of this type can be aggregated (`nil`: not known, checked as values come).
+  package func accepts(_ type: ValueType?) -> Bool {
+    guard let type, type != .null else { return true }
+    switch self {
+    case .sum, .avg, .median: return type.isNumber
+    case .min, .max: return ![.list, .record].contains(type)
+    case .count, .distinct, .first, .last, .list: return true
+    }
+  }
+
+  /// Whether nulls are left out: SQL's aggregates skip them; `first`, `last` and `list` take
+  /// values as they are (and `count()` counts items).
+  package var skipsNulls: Bool {
+    switch self {
+    case .count, .sum, .avg, .median, .min, .max, .distinct: true
+    case .first, .last, .list: false
+    }
+  }
+
+  /// Whether its value over no values is null (else a count of zero, or an empty list).
+  package var isNullWhenEmpty: Bool {
+    switch self {
+    case .sum, .avg, .median, .min, .max, .first, .last: true
+    case .count, .distinct, .list: false
+    }
+  }
+
+  /// How SQL computes the same value, when it does; each dialect writes the form its own way.
+  package enum SQLForm: Sendable {
+    case count, countDistinct, exactSum, exactAverage, least, greatest
+    /// Computed in memory only: SQL has no aggregate that gives the same answer everywhere.
+    case inMemory
+  }
+
+  /// How SQL computes it.
+  package var sqlForm: SQLForm {
+    switch self {
+    case .count: .count
+    case .distinct: .countDistinct
+    case .sum: .exactSum
+    case .avg: .exactAverage
+    case .min: .least
+    case .max: .greatest
+    // first, last and list depend on an order a server's plan does not keep; SQLite has no
+    // median, and PostgreSQL's percentile_cont interpolates in doubles, not exactly.
+    case .median, .first, .last, .list: .inMemory
+    }
+  }
+
+  /// The aggregates' names as prose lists them: `count(), sum, avg, …`.
+  package static var namesText: String {
+    allCases.map { $0.takesNoArgument ? "\($0.rawValue)()" : $0.rawValue }.joined(separator: ", ")
+  }
+
+  /// The aggregates as calls: `count(), sum(x), avg(x), …`.
+  package static var callsText: String {
+    allCases.map { $0.takesNoArgument ? "\($0.rawValue)()" : "\($0.rawValue)(x)" }.joined(separator: ", ")
+  }
+
+  /// The aggregates with `rule` as prose lists them (`sum, avg and min`).
+  package static func names(where rule: (AggregateFunction) -> Bool) -> String {
+    let names = allCases.filter(rule).map(\.rawValue)
+    guard names.count > 1 else { return names.first ?? "" }
+    return names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
+  }
+}
+
+/// An aggregate of a group: a function and what it is computed over.
+package struct Aggregate: Sendable {
+  package var function: AggregateFunction
+  /// The value per item; `nil` for `count()`.
+  package var argument: RowExpression?
+  /// How it was written (`sum(price)`), for notes.
+  package var text: String
+
+  package init(_ function: AggregateFunction, of argument: RowExpression?, text: String) {
+    self.function = function
+    self.argument = argument
+    self.text = text
+  }
+}
+
+/// Aggregates computed over items one at a time: `add` each item, then read `results`.
+package struct AggregateAccumulator {
+  private let functions: [AggregateFunction]
+  private let texts: [String]
+  private let arguments: [((Value) -> Value)?]
+  private var states: [State]
+  private let notes: ExpressionNotes?
+
+  package init(_ aggregates: [Aggregate], notes: ExpressionNotes?) {
+    functions = aggregates.map(\.function)
+    texts = aggregates.map(\.text)
+    arguments = aggregates.map { $0.argument?.compiled(notes: notes) }
+    states = Array(repeating: State(), count: aggregates.count)
+    self.notes = notes
+  }
+
+  /// Aggregates of the values the closures give each item (`nil` for `count()`), as a program's
+  /// headers compute them (`SectionedDataSource.aggregate(_:inSection:of:)`).
+  package init(_ functions: [AggregateFunction], arguments: [((Value) -> Value)?]) {
+    self.functions = functions
+    texts = functions.map(\.rawValue)
+    self.arguments = arguments
+    states = Array(repeating: State(), count: functions.count)
+    notes = nil
+  }
+
+  /// The accumulator of the same aggregates, with nothing added.
+  package var empty: AggregateAccumulator {
+    var copy = self
+    copy.states = Array(repeating: State(), count: functions.count)
+    return copy
+  }
+
+  package mutating func add(_ item: Value) {
+    for index in states.indices {
+      let value = arguments[index].map { $0(item) } ?? .null
+      states[index].add(value, function: functions[index], counted: arguments[index] == nil)
+    }
+  }
+
+  /// Adds one item by its aggregates' arguments, already computed (`value(k)` is aggregate k's;
+  /// unused for `count()`): what `group by` does a batch of items at a time.
+  mutating func add(arguments value: (Int) -> Value) {
+    for index in states.indices {
+      let counted = arguments[index] == nil
+      states[index].add(counted ? .null : value(index), function: functions[index], counted: counted)
+    }
+  }
+
+  /// Adds a batch of items, item `i` to `accumulators[groups[i]]`, by their aggregates'
+  /// arguments already computed (`arguments[k]` is aggregate k's, `nil` for `count()`): what
+  /// `group by` does, with numbers counted and summed straight from their arrays.
+  static func add(
+    _ arguments: [ValueBatch?], groups: [Int], to accumulators: inout [AggregateAccumulator]
+  ) {
+    guard let first = accumulators.first else { return }
+    for index in first.states.indices {
+      let function = first.functions[index]
+      switch (function, arguments[index]) {
+      case (.count, nil):
+        for group in groups {
+          accumulators[group].states[index].items += 1
+          accumulators[group].states[index].values += 1
+        }
+      case (.count, .ints(_, let nulls)), (.count, .doubles(_, let nulls)):
+        for (i, group) in groups.enumerated() {
+          accumulators[group].states[index].items += 1
+          if nulls?[i] != true { accumulators[group].states[index].values += 1 }
+        }
+      case (.sum, .ints(let v, let nulls)), (.avg, .ints(let v, let nulls)):
+        for (i, group) in groups.enumerated() {
+          accumulators[group].states[index].items += 1
+          if nulls?[i] != true { accumulators[group].states[index].addInt(v[i]) }
+        }
+      case (_, let batch?):
+        for (i, group) in groups.enumerated() {
+          accumulators[group].states[index].add(batch[i], function: function, counted: false)
+        }
+      case (_, nil):
+        for group in groups {
+          accumulators[group].states[index].add(.null, function: function, counted: true)
+        }
+      }
+    }
+  }
+
+  /// Each aggregate's value over the items added; one that could not be computed (an int sum
+  /// beyond 64 bits, a text among numbers) is null, with a note.
+  package var results: [Value] {
+    states.indices.map { index in
+      let state = states[index]
+      if functions[index] == .sum, state.overflowed {
+        notes?.add(.aggregateOverflow(aggregate: texts[index]))
+        return .null
+      }
+      if let unfit = state.unfit {
+        notes?.add(.aggregateMismatch(aggregate: texts[index], type: unfit.found, with: unfit.with))
+        return .null
+      }
+      return state.result(functions[index])
+    }
+  }
+
+  /// One aggregate's running state.
+  private struct State {
+    var items = 0
+    var values = 0
+    /// Ints are summed in 128 bits: a running total may leave 64 bits and come back (a sum is
+    /// null only when the total itself does not fit).
+    var intSum: Int128 = 0
+    /// Doubles are summed with Neumaier's compensation (as SQLite 3.43 sums them): the
+    /// rounding error of each addition is kept in `compensation` and added back at the end, so
+    /// a sum of prices is the sum a person would write down, whatever the order of the items.
+    var doubleSum = 0.0
+    var compensation = 0.0
+    var sawDouble = false
+    /// The first value an aggregate could not take, and the type it met before.
+    var unfit: (found: ValueType, with: ValueType?)?
+    var extreme: Value?
+    var seen: Set<Value> = []
+    var first: Value?
+    var last: Value = .null
+    var list: [Value] = []
+    /// The numbers of a median, kept as ints while every one is an int (exact), else as doubles.
+    var medianInts: [Int] = []
+    var medianDoubles: [Double] = []
+
+    mutating func add(_ value: Value, function: AggregateFunction, counted: Bool) {
+      items += 1
+      switch function {
+      case .count:
+        if counted || !value.isNull { values += 1 }
+      case .sum, .avg:
+        switch value {
+        case .null: break
+        case .int(let i):
+          addInt(i)
+        case .double(let d):
+          values += 1
+          if !sawDouble {
+            sawDouble = true
+            doubleSum = Double(intSum)
+            compensation = Double(intSum - Int128(doubleSum))
+          }
+          addDouble(d)
+        default:
+          refuse(value, with: nil)
+        }
+      case .min, .max:
+        guard !value.isNull else { return }
+        if case .list = value { return refuse(value, with: nil) }
+        if case .record = value { return refuse(value, with: nil) }
+        guard let current = extreme else {
+          extreme = value
+          return
+        }
+        guard Value.isOrderable(current, value) else { return refuse(value, with: current.type) }
+        let order = Value.compare(value, current)
+        if (function == .min && order == .orderedAscending)
+          || (function == .max && order == .orderedDescending)
+        {
+          extreme = value
+        }
+      case .distinct:
+        if !value.isNull { seen.insert(value) }
+      case .first:
+        if first == nil { first = value }
+      case .last:
+        last = value
+      case .list:
+        list.append(value)
+      case .median:
+        switch value {
+        case .null: break
+        case .int(let i):
+          values += 1
+          medianInts.append(i)
+        case .double(let d):
+          values += 1
+          medianDoubles.append(d)
+        default:
+          refuse(value, with: nil)
+        }
+      }
+    }
+
+    /// The middle of the numbers kept, or the mean of the middle two: ints are added in 128
+    /// bits, so the mean of two large ints is the double nearest the exact answer.
+    func median() -> Value {
+      guard values > 0 else { return .null }
+      let middle = values / 2
+      if medianDoubles.isEmpty {
+        let sorted = medianInts.sorted()
+        if values % 2 == 1 { return .double(Double(sorted[middle])) }
+        return .double(Double(Int128(sorted[middle - 1]) + Int128(sorted[middle])) / 2)
+      }
+      // Every NaN sorts last (whatever its sign bit), as `sort by` places it.
+      let sorted = (medianDoubles + medianInts.map(Double.init)).sorted { !$0.isNaN && ($1.isNaN || $0 < $1) }
+      if values % 2 == 1 { return .double(sorted[middle]) }
+      let (low, high) = (sorted[middle - 1], sorted[middle])
+      let mean = (low + high) / 2
+      return .double(mean.isFinite || !low.isFinite || !high.isFinite ? mean : low / 2 + high / 2)
+    }
+
+    /// An int of a sum or an average (`add` with `.int(i)`, but for `items`).
+    @inline(__always)
+    mutating func addInt(_ i: Int) {
+      values += 1
+      if sawDouble { addDouble(Double(i)) } else { intSum += Int128(i) }
+    }
+
+    @inline(__always)
+    mutating func addDouble(_ x: Double) {
+      let total = doubleSum + x
+      if total.isFinite {
+        compensation += abs(doubleSum) >= abs(x) ? (doubleSum - total) + x : (x - total) + doubleSum
+      }
+      doubleSum = total
+    }
+
+    /// The double sum with its rounding errors added back (an infinity or NaN as it is).
+    var compensatedSum: Double { doubleSum.isFinite ? doubleSum + compensation : doubleSum }
+
+    private mutating func refuse(_ value: Value, with other: ValueType?) {
+      if unfit == nil { unfit = (value.type, other) }
+    }
+
+    /// Whether the int sum leaves 64 bits.
+    var overflowed: Bool { !sawDouble && Int(exactly: intSum) == nil }
+
+    func result(_ function: AggregateFunction) -> Value {
+      switch function {
+      case .count: .int(values)
+      case .sum:
+        values == 0
+          ? .null : sawDouble ? .double(compensatedSum) : Int(exactly: intSum).map(Value.int) ?? .null
+      case .avg: values == 0 ? .null : .double((sawDouble ? compensatedSum : Double(intSum)) / Double(values))
+      case .min, .max: extreme ?? .null
+      case .distinct: .int(seen.count)
+      case .first: first ?? .null
+      case .last: items == 0 ? .null : last
+      case .list: .list(list)
+      case .median: median()
+      }
+    }
+  }
+}

@@ -1,0 +1,466 @@
+import DataSourceKit
+import Foundation
+import Synchronization
+
+/// An expression over one item, as a description: what `where`, `sort by`, `section by`,
+/// `extend`, templates and `update … set` compute, with no closures in it.
+///
+/// One description serves every place it runs: ``compiled(notes:)`` turns it into a function of
+/// an item in memory, and a provider that can run it itself (``QueryPushdown``) translates it
+/// into its own language (SQL for ``SQLiteProvider``) only where the meaning is the same.
+///
+/// The rules, the same everywhere:
+/// - A comparison with a null side is false, except against the literal `null` (`x == null`
+///   tests for null); `not` of anything but `true` is true. A comparison is never null.
+/// - Arithmetic with a null side is null; `/` always gives a double; division by zero and an
+///   int result beyond 64 bits give null and a note.
+/// - ints and doubles compare and combine as the numbers they are (exactly, beyond 2^53 too).
+/// - Values of kinds that cannot be compared (text and a number) make a comparison false and a
+///   note; the script layer refuses such a comparison before it runs when it knows the types.
+package indirect enum RowExpression: Sendable, Equatable {
+  /// A field of the item (a path; empty for the item itself).
+  case field([String])
+  case literal(Value)
+  case list([RowExpression])
+  case negate(RowExpression)
+  case not(RowExpression)
+  case binary(RowExpression, BinaryOperator, RowExpression)
+  case call(ExpressionFunction, [RowExpression])
+
+  /// Whether the expression's value is known without an item: its operands are all literals
+  /// (callers fold from the leaves up, so a constant subtree is a literal by then).
+  package var operandsAreLiterals: Bool {
+    func literal(_ e: RowExpression) -> Bool { if case .literal = e { true } else { false } }
+    switch self {
+    case .field: return false
+    case .literal: return true
+    case .list(let items), .call(_, let items): return items.allSatisfy(literal)
+    case .negate(let a), .not(let a): return literal(a)
+    case .binary(let a, _, let b): return literal(a) && literal(b)
+    }
+  }
+}
+
+/// An operator of the shell's expressions, by its symbol.
+public enum BinaryOperator: String, Sendable, CaseIterable {
+  /// Addition, of numbers.
+  case add = "+"
+  /// Subtraction.
+  case subtract = "-"
+  /// Multiplication.
+  case multiply = "*"
+  /// Division (by zero gives null, with a note).
+  case divide = "/"
+  /// The remainder of a division.
+  case remainder = "%"
+  /// Equality (`1 == 1.0`).
+  case equal = "=="
+  /// Inequality.
+  case notEqual = "!="
+  /// Less than.
+  case less = "<"
+  /// Less than or equal.
+  case lessOrEqual = "<="
+  /// Greater than.
+  case greater = ">"
+  /// Greater than or equal.
+  case greaterOrEqual = ">="
+  /// Whether a text holds another.
+  case contains
+  /// Whether a value is one of a list.
+  case isIn = "in"
+  /// Both true.
+  case and
+  /// Either true.
+  case or
+
+  /// Whether the operator is arithmetic (`+ - * / %`).
+  public var isArithmetic: Bool { [.add, .subtract, .multiply, .divide, .remainder].contains(self) }
+  /// Whether the operator orders its operands (`< <= > >=`).
+  public var isOrdering: Bool { [.less, .lessOrEqual, .greater, .greaterOrEqual].contains(self) }
+  /// Whether the operator compares its operands (ordering, `==`, `!=`).
+  public var isComparison: Bool { isOrdering || self == .equal || self == .notEqual }
+}
+
+/// A sort or section key: an expression and a direction (nulls last either way).
+package struct SortTerm: Sendable, Equatable {
+  package var expression: RowExpression
+  package var direction: SortDirection
+
+  package init(expression: RowExpression, direction: SortDirection) {
+    self.expression = expression
+    self.direction = direction
+  }
+}
+
+/// What went wrong, quietly, while expressions ran: each gave null (or false) instead of
+/// stopping, and the shell says how often after the statement.
+package enum ExpressionNote: Hashable, Sendable {
+  case divisionByZero
+  case overflow
+  /// A text (`x + x`, `replace`) that would be longer than ``Value/maximumTextLength`` bytes.
+  case textTooLong
+  /// A conversion (`int("x")`, `date("May", "%Y")`) that found no value.
+  case notConvertible(function: String, example: String)
+  /// Values of kinds that cannot be compared or combined met at run time.
+  case mismatchedTypes(operation: String, left: ValueType, right: ValueType)
+  /// An aggregate (`sum(x)`) whose int sum went beyond 64 bits.
+  case aggregateOverflow(aggregate: String)
+  /// An aggregate that met a value it cannot take (`sum` of a text, `max` of a list), or
+  /// (`with`) values of two types it cannot order together.
+  case aggregateMismatch(aggregate: String, type: ValueType, with: ValueType?)
+  /// A join whose right side has `keys` keys on more than one item (the first was taken).
+  case joinRepeatedKeys(field: String, keys: Int)
+  /// A stage over every item (`group by`, `join`) that read a paged source with more pages to
+  /// come: its answer covers the items loaded so far.
+  case partialSource(stage: String, items: Int)
+
+  /// The note for `count` occurrences.
+  package func text(count: Int) -> String {
+    let times = count == 1 ? "once" : "\(count) times"
+    switch self {
+    case .divisionByZero: return "division by zero gave null \(times)"
+    case .overflow: return "a result beyond 64-bit integers gave null \(times)"
+    case .textTooLong:
+      return "a text longer than \(Value.maximumTextLength) bytes gave null \(times)"
+    case .notConvertible(let function, let example):
+      return "\(function)() found no value in \(example) and gave null (\(times))"
+    case .mismatchedTypes(let operation, let left, let right):
+      return
+        "\(operation) of \(left.rawValue) with \(right.rawValue) was \(operation == "comparison" ? "false" : "null") \(times)"
+    case .aggregateOverflow(let aggregate):
+      return "\(aggregate) went beyond 64-bit integers and gave null \(times)"
+    case .partialSource(let stage, let items):
+      return
+        "\(stage) covers the \(items) item\(items == 1 ? "" : "s") of a paged source loaded so far; more pages remain (more NAME loads the next)"
+    case .joinRepeatedKeys(let field, let keys):
+      return
+        "join as \(field): \(keys) key\(keys == 1 ? "" : "s") matched more than one item; the first was taken"
+    case .aggregateMismatch(let aggregate, let type, let other?):
+      return
+        "\(aggregate) met \(other.rawValue) and \(type.rawValue) values, which do not order together, and gave null \(times)"
+    case .aggregateMismatch(let aggregate, let type, nil):
+      return "\(aggregate) met \(type.rawValue) values it cannot take and gave null \(times)"
+    }
+  }
+}
+
+/// Notes collected while expressions run, taken by whoever reports them.
+package final class ExpressionNotes: Sendable {
+  private let counts = Mutex<[ExpressionNote: Int]>([:])
+
+  package init() {}
+
+  package func add(_ note: ExpressionNote) {
+    counts.withLock { $0[note, default: 0] += 1 }
+  }
+
+  /// The notes so far with their counts, in the order of their texts; the collection is
+  /// emptied.
+  ///
+  /// Not in the order they were first seen: an expression computed a batch of items at a time
+  /// meets them in another order than one computed item by item, and the report must not
+  /// depend on which ran.
+  package func take() -> [(note: ExpressionNote, count: Int)] {
+    let taken = counts.withLock { counts in
+      defer { counts = [:] }
+      return counts
+    }
+    return taken.map { ($0.key, $0.value) }.sorted { $0.0.text(count: 1) < $1.0.text(count: 1) }
+  }
+}
+
+/// A compiled expression: the value of the expression for an item.
+package typealias CompiledExpression = @Sendable (Value) -> Value
+
+extension RowExpression {
+  /// The expression as a function of one item.
+  /// - Complexity: O(size of the expression) per item.
+  package func compiled(notes: ExpressionNotes? = nil) -> CompiledExpression {
+    compiled(notes: notes) { path -> CompiledExpression in
+      if path.isEmpty { return { $0 } }
+      if path.count == 1 {
+        let name = path[0]
+        return { item in
+          guard case .record(let record) = item else { return .null }
+          return record[name] ?? .null
+        }
+      }
+      return { $0.value(atPath: path) ?? .null }
+    }
+  }
+
+  /// The paths of the fields the expression reads (empty for the item itself), each once.
+  package var fieldPaths: [[String]] {
+    var paths: [[String]] = []
+    func visit(_ e: RowExpression) {
+      switch e {
+      case .field(let path): if !paths.contains(path) { paths.append(path) }
+      case .literal: break
+      case .list(let items), .call(_, let items): items.forEach(visit)
+      case .negate(let a), .not(let a): visit(a)
+      case .binary(let a, _, let b):
+        visit(a)
+        visit(b)
+      }
+    }
+    visit(self)
+    return paths
+  }
+
+  /// The expression as a function of whatever its fields are read from: an item (above), or
+  /// a position in a provider's columns (``compiled(overColumns:notes:)``).
+  ///
+  /// - Parameter field: how a field path is read.
+  func compiled<Input>(
+    notes: ExpressionNotes?, field: ([String]) -> @Sendable (Input) -> Value
+  ) -> @Sendable (Input) -> Value {
+    func compile(_ e: RowExpression) -> @Sendable (Input) -> Value { e.compiled(notes: notes, field: field) }
+    switch self {
+    case .literal(let value):
+      return { _ in value }
+    case .field(let path):
+      return field(path)
+    case .list(let items):
+      let parts = items.map { compile($0) }
+      return { item in .list(parts.map { $0(item) }) }
+    case .negate(let inner):
+      let x = compile(inner)
+      return { item in
+        switch x(item) {
+        case .int(let i):
+          let (result, overflow) = Int(0).subtractingReportingOverflow(i)
+          if overflow { notes?.add(.overflow) }
+          return overflow ? .null : .int(result)
+        case .double(let d): return .double(-d)
+        case .null: return .null
+        case let other:
+          notes?.add(.mismatchedTypes(operation: "negation", left: other.type, right: other.type))
+          return .null
+        }
+      }
+    case .not(let inner):
+      let x = compile(inner)
+      return { item in .bool(x(item) != .bool(true)) }
+    case .call(let function, let arguments):
+      return function.compiled(arguments.map(compile), notes: notes)
+    case .binary(let left, let op, let right):
+      let (l, r) = (compile(left), compile(right))
+      switch op {
+      case .and: return { item in .bool(l(item) == .bool(true) && r(item) == .bool(true)) }
+      case .or: return { item in .bool(l(item) == .bool(true) || r(item) == .bool(true)) }
+      case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
+        let againstNull = left == .literal(.null) || right == .literal(.null)
+        return { item in .bool(Comparison.test(op, l(item), r(item), againstNull: againstNull, notes: notes))
+        }
+      case .contains:
+        return { item in
+          switch (l(item), r(item)) {
+          // By code points, as SQLite's instr: no normalization.
+          case (.string(let haystack), .string(let needle)):
+            .bool(needle.isEmpty || haystack.range(of: needle, options: .literal) != nil)
+          case (.list(let items), let needle) where !needle.isNull: .bool(items.contains(needle))
+          default: .bool(false)
+          }
+        }
+      case .isIn:
+        return { item in
+          guard case .list(let items) = r(item) else { return .bool(false) }
+          let value = l(item)
+          return .bool(!value.isNull && items.contains(value))
+        }
+      case .add, .subtract, .multiply, .divide, .remainder:
+        return { item in Arithmetic.apply(op, l(item), r(item), notes: notes) }
+      }
+    }
+  }
+
+  /// The expression as a test: true when it is `true`.
+  package func compiledTest(notes: ExpressionNotes? = nil) -> @Sendable (Value) -> Bool {
+    let value = compiled(notes: notes)
+    return { value($0) == .bool(true) }
+  }
+}
+
+/// Comparisons of values.
+enum Comparison {
+  /// Whether `a op b` holds.
+  ///
+  /// A null side makes it false, except for `==`/`!=` against the literal null
+  /// (`againstNull`; as in SQL, two missing values are not equal). Values that cannot be
+  /// compared make it false and a note.
+  static func test(_ op: BinaryOperator, _ a: Value, _ b: Value, againstNull: Bool, notes: ExpressionNotes?)
+    -> Bool
+  {
+    if op == .equal || op == .notEqual {
+      let wantsEqual = op == .equal
+      if a.isNull || b.isNull { return againstNull && (a.isNull == b.isNull) == wantsEqual }
+      guard Value.isComparable(a, b) else {
+        notes?.add(.mismatchedTypes(operation: "comparison", left: a.type, right: b.type))
+        return false
+      }
+      return (a == b) == wantsEqual
+    }
+    if a.isNull || b.isNull { return false }
+    guard Value.isOrderable(a, b) else {
+      notes?.add(.mismatchedTypes(operation: "comparison", left: a.type, right: b.type))
+      return false
+    }
+    return holds(op, Value.compare(a, b))
+  }
+
+  /// Whether an ordering comparison holds for two values in this order.
+  static func holds(_ op: BinaryOperator, _ order: ComparisonResult) -> Bool {
+    switch op {
+    case .less: order == .orderedAscending
+    case .lessOrEqual: order != .orderedDescending
+    case .greater: order == .orderedDescending
+    case .greaterOrEqual: order != .orderedAscending
+    case .equal: order == .orderedSame
+    default: order != .orderedSame
+    }
+  }
+}
+
+/// `+ - * / %` on values.
+enum Arithmetic {
+  static func apply(_ op: BinaryOperator, _ a: Value, _ b: Value, notes: ExpressionNotes?) -> Value {
+    switch (a, b) {
+    case (.null, _), (_, .null): return .null
+    case (.int(let x), .int(let y)):
+      let result: (Int, Bool)
+      switch op {
+      case .add: result = x.addingReportingOverflow(y)
+      case .subtract: result = x.subtractingReportingOverflow(y)
+      case .multiply: result = x.multipliedReportingOverflow(by: y)
+      case .divide:
+        if y == 0 {
+          notes?.add(.divisionByZero)
+          return .null
+        }
+        return .double(Double(x) / Double(y))
+      default:
+        if y == 0 {
+          notes?.add(.divisionByZero)
+          return .null
+        }
+        result = exactRemainder(x, y)
+      }
+      if result.1 {
+        notes?.add(.overflow)
+        return .null
+      }
+      return .int(result.0)
+    case (.int, .double), (.double, .int), (.double, .double):
+      let x = a.numericValue ?? 0
+      let y = b.numericValue ?? 0
+      switch op {
+      case .add: return .double(x + y)
+      case .subtract: return .double(x - y)
+      case .multiply: return .double(x * y)
+      case .divide, .remainder:
+        if y == 0 {
+          notes?.add(.divisionByZero)
+          return .null
+        }
+        return .double(op == .divide ? x / y : fmod(x, y))
+      default: return .null
+      }
+    case (.string(let x), .string(let y)) where op == .add:
+      guard x.utf8.count + y.utf8.count <= Value.maximumTextLength else {
+        notes?.add(.textTooLong)
+        return .null
+      }
+      return .string(x + y)
+    default:
+      notes?.add(.mismatchedTypes(operation: "'\(op.rawValue)'", left: a.type, right: b.type))
+      return .null
+    }
+  }
+}
+
+extension Value {
+  /// The longest text an expression makes, in UTF-8 bytes.
+  ///
+  /// As SQLite's `SQLITE_LIMIT_LENGTH` bounds its values: `x + x` doubles with each step, and
+  /// without a bound a few dozen steps ask for more memory than the machine has. Longer results
+  /// are null, with a note.
+  public static let maximumTextLength = 100_000_000
+
+  /// Ordering comparisons hold between numbers, between texts, between booleans, between dates
+  /// and between timestamps.
+  package static func isOrderable(_ a: Value, _ b: Value) -> Bool {
+    switch (a, b) {
+    case (.int, .int), (.int, .double), (.double, .int), (.double, .double), (.string, .string),
+      (.bool, .bool), (.date, .date), (.timestamp, .timestamp):
+      true
+    default: false
+    }
+  }
+
+  /// Equality holds between values that can be ordered, and between lists or records.
+  package static func isComparable(_ a: Value, _ b: Value) -> Bool {
+    switch (a, b) {
+    case (.list, .list), (.record, .record): true
+    default: isOrderable(a, b)
+    }
+  }
+
+  /// Whether sort keys `a` come before `b`, key by key: nulls last whatever the direction.
+  package static func precedes(_ a: [Value], _ b: [Value], directions: [SortDirection]) -> Bool {
+    for (i, direction) in directions.enumerated() {
+      let order = sortOrder(a[i], b[i], direction: direction)
+      if order != .orderedSame { return order == .orderedAscending }
+    }
+    return false
+  }
+
+  /// Whether sort key `a` comes before `b`: nulls last whatever the direction.
+  package static func precedes(_ a: Value, _ b: Value, direction: SortDirection) -> Bool {
+    sortOrder(a, b, direction: direction) == .orderedAscending
+  }
+
+  /// The order of two sort keys in a sort of `direction`, nulls last.
+  private static func sortOrder(_ x: Value, _ y: Value, direction: SortDirection) -> ComparisonResult {
+    switch (x.isNull, y.isNull) {
+    case (true, true): return .orderedSame
+    case (true, false): return .orderedDescending
+    case (false, true): return .orderedAscending
+    case (false, false):
+      let order = Value.compare(x, y)
+      if direction == .ascending || order == .orderedSame { return order }
+      return order == .orderedAscending ? .orderedDescending : .orderedAscending
+    }
+  }
+}
+
+extension RowExpression {
+  /// The items of a list written in the expression: `[a, b]` as parsed, or folded into one
+  /// literal list value when every item is a constant.
+  package var listItems: [RowExpression]? {
+    switch self {
+    case .list(let items): items
+    case .literal(.list(let values)): values.map(RowExpression.literal)
+    default: nil
+    }
+  }
+}
+
+/// `x % y` for ints, with whether it overflowed: the remainder of a division by -1 is 0 for
+/// every int, the least one too (whose quotient, not its remainder, is out of range; Swift
+/// reports that as an overflow of the remainder).
+package func exactRemainder(_ x: Int, _ y: Int) -> (Int, Bool) {
+  y == -1 ? (0, false) : x.remainderReportingOverflow(dividingBy: y)
+}
+
+extension RowExpression {
+  /// How many levels deep the expression is: 1 for a field or a literal.
+  package var depth: Int {
+    switch self {
+    case .field, .literal: 1
+    case .negate(let a), .not(let a): a.depth + 1
+    case .binary(let a, _, let b): max(a.depth, b.depth) + 1
+    case .list(let items), .call(_, let items): (items.map(\.depth).max() ?? 0) + 1
+    }
+  }
+}

@@ -1,0 +1,402 @@
+// Stages a database runs itself are written as SQL that means exactly what dsh means. The
+// rules are the same for every database: a WHERE drops a row whose condition is null, so a
+// condition is written plainly and only what sits under NOT is made two-valued; `== null` is
+// IS NULL; text compares by code points; nulls sort last. What differs between databases (how
+// a column and a literal are read, the name of a collation or a function, which arithmetic
+// agrees with dsh's) is a `SQLDialect`: SQLite's and PostgreSQL's are small, in their own
+// products, and this one translator serves both.
+import DataSourceKit
+
+/// SQL text with the values it uses kept apart, to be bound as parameters when the statement
+/// runs: no value from the data or the user is ever spliced into the text a database parses.
+///
+/// Interpolating a `BoundSQL` appends its pieces, interpolating a `String` appends trusted text
+/// (a keyword, a quoted identifier), and `\(bound: value)` appends a parameter. A dialect gives
+/// each parameter its placeholder (`?`, `$1`) only when the statement is written whole, so
+/// fragments compose in any order.
+package struct BoundSQL: Sendable, Equatable, ExpressibleByStringInterpolation {
+  /// A piece of text, or a value bound in its place.
+  package enum Piece: Sendable, Equatable {
+    case text(String)
+    case value(Value)
+  }
+
+  package private(set) var pieces: [Piece]
+
+  package init(stringLiteral value: String) { pieces = [.text(value)] }
+
+  package init(stringInterpolation: StringInterpolation) { pieces = stringInterpolation.pieces }
+
+  /// A parameter holding `value`.
+  package static func bound(_ value: Value) -> BoundSQL {
+    var sql: BoundSQL = ""
+    sql.pieces = [.value(value)]
+    return sql
+  }
+
+  package static func + (a: BoundSQL, b: BoundSQL) -> BoundSQL {
+    var sql = a
+    sql.pieces += b.pieces
+    return sql
+  }
+
+  /// The values bound, in order.
+  package var values: [Value] {
+    pieces.compactMap { if case .value(let value) = $0 { value } else { nil } }
+  }
+
+  /// The text with each value written by `placeholder` (given the value and its number from 1).
+  package func text(placeholder: (Value, Int) -> String) -> String {
+    var text = ""
+    var count = 0
+    for piece in pieces {
+      switch piece {
+      case .text(let part): text += part
+      case .value(let value):
+        count += 1
+        text += placeholder(value, count)
+      }
+    }
+    return text
+  }
+
+  package struct StringInterpolation: StringInterpolationProtocol {
+    fileprivate var pieces: [Piece] = []
+
+    package init(literalCapacity: Int, interpolationCount: Int) {}
+
+    package mutating func appendLiteral(_ literal: String) { pieces.append(.text(literal)) }
+
+    package mutating func appendInterpolation(_ sql: BoundSQL) { pieces += sql.pieces }
+
+    /// Trusted text: keywords, quoted identifiers, numbers dsh made.
+    package mutating func appendInterpolation(_ text: String) { pieces.append(.text(text)) }
+
+    /// A value, bound as a parameter.
+    package mutating func appendInterpolation(bound value: Value) { pieces.append(.value(value)) }
+  }
+}
+
+extension Sequence where Element == BoundSQL {
+  /// The fragments one after another, `separator` between them.
+  package func joined(separator: String) -> BoundSQL {
+    var result: BoundSQL = ""
+    for (index, part) in enumerated() {
+      if index > 0 { result = result + BoundSQL(stringLiteral: separator) }
+      result = result + part
+    }
+    return result
+  }
+}
+
+/// An expression in SQL with the dsh type of its value.
+package struct SQLValue: Sendable {
+  package var sql: BoundSQL
+  package var type: ValueType
+  /// Whether equal text is equal bytes without a collation.
+  ///
+  /// So it is for a literal, or a column whose collation is deterministic. Text equality between such a column and a literal is then
+  /// written without a collation, and an index on the column serves it.
+  package var bytewiseEquality = false
+  /// Whether it is a literal (a bound value, or null).
+  package var isLiteral = false
+
+  package init(_ sql: BoundSQL, _ type: ValueType, bytewiseEquality: Bool = false, isLiteral: Bool = false) {
+    self.sql = sql
+    self.type = type
+    self.bytewiseEquality = bytewiseEquality
+    self.isLiteral = isLiteral
+  }
+}
+
+/// What one database's SQL says differently: how its columns and literals read as dsh's values,
+/// and the words it has for truth, text order and the functions that agree with dsh.
+package protocol SQLDialect {
+  /// A column as the value dsh reads from it, or `nil` when SQL cannot read it so.
+  func column(_ name: String) -> SQLValue?
+  /// A literal, typed so the database reads it as dsh holds it, or `nil`.
+  func literal(_ value: Value) -> SQLValue?
+  /// The constants of truth: `1` and `0`, or `true` and `false`.
+  var trueSQL: BoundSQL { get }
+  var falseSQL: BoundSQL { get }
+  /// A bool value as a condition: true only when it is true.
+  func isTrue(_ bool: BoundSQL) -> BoundSQL
+  /// Text compared by code points.
+  func byCodePoints(_ text: BoundSQL) -> BoundSQL
+  /// Whether `text` holds `part` (both text).
+  func contains(_ text: BoundSQL, _ part: BoundSQL) -> BoundSQL
+  /// Whether an int compares with a double exactly, as dsh compares them. Where it does not,
+  /// the translator turns a literal of the other type into a comparison within the column's.
+  var comparesNumbersExactly: Bool { get }
+  /// Arithmetic on two numbers whose result SQL gives exactly as dsh does, or `nil`.
+  func arithmetic(_ x: SQLValue, _ op: BinaryOperator, _ y: SQLValue) -> SQLValue?
+  /// A call of a function whose SQL differs between databases (`len`, `substr`), or `nil`.
+  func call(_ function: ExpressionFunction, _ arguments: [RowExpression], _ values: [SQLValue]) -> SQLValue?
+}
+
+/// Translates dsh's expressions into SQL that means the same on one database, or gives `nil`.
+package struct SQLTranslator<Dialect: SQLDialect> {
+  package let dialect: Dialect
+
+  package init(_ dialect: Dialect) { self.dialect = dialect }
+
+  /// The types whose order and equality in SQL are dsh's.
+  package static var orderable: Set<ValueType> { [.int, .double, .text, .bool, .date] }
+
+  /// A sort, section or group key, when its values have a type SQL orders as dsh does; text by
+  /// code points.
+  package func key(_ expression: RowExpression) -> SQLValue? {
+    guard expression.depth <= Self.maximumDepth, var value = value(expression),
+      Self.orderable.contains(value.type)
+    else { return nil }
+    if value.type == .text { value.sql = dialect.byCodePoints(value.sql) }
+    return value
+  }
+
+  /// The expression as a `WHERE` condition: it holds for exactly the rows where dsh's value is
+  /// `true`.
+  ///
+  /// A WHERE drops a row whose condition is null as it drops one whose condition is false, so
+  /// the condition is written plainly (`id < ?`), as the planner can serve it from an index;
+  /// only what sits under a `NOT` is made two-valued.
+  package func condition(_ expression: RowExpression) -> BoundSQL? {
+    guard expression.depth <= Self.maximumDepth else { return nil }
+    return truth(expression, nullIsFalse: true)
+  }
+
+  /// The deepest expression written in SQL; a deeper one runs in memory.
+  ///
+  /// Each level is a pair of brackets, and SQLite's parser stops at about a hundred ("parser
+  /// stack overflow") where dsh answers.
+  package static var maximumDepth: Int { 40 }
+
+  /// The expression as SQL that is true where dsh's value is `true` and false where it is not.
+  ///
+  /// With `nullIsFalse` it may be null instead of false, for a consumer that takes null as false
+  /// (a WHERE, a CASE WHEN, and AND and OR under them). Under `NOT` it may not: `NOT NULL` is
+  /// null, where dsh's `not false` is true.
+  package func truth(_ expression: RowExpression, nullIsFalse: Bool = false) -> BoundSQL? {
+    switch expression {
+    case .binary(let a, let op, let b) where op == .and || op == .or:
+      guard let x = truth(a, nullIsFalse: nullIsFalse), let y = truth(b, nullIsFalse: nullIsFalse) else {
+        return nil
+      }
+      return "(\(x) \(op == .and ? "AND" : "OR") \(y))"
+    case .not(let a):
+      return truth(a).map { "(NOT \($0))" }
+    case .binary(let a, let op, let b) where op.isComparison || op == .contains || op == .isIn:
+      return comparison(a, op, b, nullIsFalse: nullIsFalse)
+    default:
+      // A bool value (a column, `if(…)`): true only when it is true.
+      guard let x = value(expression), x.type == .bool || x.type == .null else { return nil }
+      return twoValued(dialect.isTrue(x.sql), nullIsFalse)
+    }
+  }
+
+  /// `COALESCE(condition, false)`, or the condition alone where null may stand for false.
+  private func twoValued(_ condition: BoundSQL, _ nullIsFalse: Bool) -> BoundSQL {
+    nullIsFalse ? condition : "COALESCE(\(condition), \(dialect.falseSQL))"
+  }
+
+  /// Text by code points; any other value as it is.
+  private func ordered(_ x: SQLValue) -> BoundSQL { x.type == .text ? dialect.byCodePoints(x.sql) : x.sql }
+
+  private func comparison(_ a: RowExpression, _ op: BinaryOperator, _ b: RowExpression, nullIsFalse: Bool)
+    -> BoundSQL?
+  {
+    if op == .isIn { return membership(a, b, nullIsFalse: nullIsFalse) }
+    // `== null` and `!= null` test for null.
+    if op == .equal || op == .notEqual, a == .literal(.null) || b == .literal(.null) {
+      let other = a == .literal(.null) ? b : a
+      if other == .literal(.null) { return op == .equal ? dialect.trueSQL : dialect.falseSQL }
+      guard let x = value(other) else { return nil }
+      return "((\(x.sql)) IS \(op == .equal ? "" : "NOT ")NULL)"
+    }
+    guard let x = value(a), let y = value(b) else { return nil }
+    if op == .contains {
+      guard x.type == .text, y.type == .text || y.type == .null else { return nil }
+      return twoValued(dialect.contains(x.sql, y.sql), nullIsFalse)
+    }
+    guard Self.comparable(x.type, y.type) else { return nil }
+    // An int against a double where SQL would not compare them exactly: a literal is turned
+    // into a comparison within the other side's type; two columns stay in memory.
+    if !dialect.comparesNumbersExactly, x.type.isNumber, y.type.isNumber, x.type != y.type {
+      if case .literal(let literal) = b { return mixed(x, op, literal, nullIsFalse) }
+      if case .literal(let literal) = a { return mixed(y, Self.mirrored(op), literal, nullIsFalse) }
+      return nil
+    }
+    let symbol = Self.symbol(op)
+    // Equal text is equal bytes under a deterministic collation: no collation, so an index
+    // serves. Against a literal only: two columns of different collations need one.
+    if op == .equal || op == .notEqual, x.bytewiseEquality, y.bytewiseEquality, x.isLiteral || y.isLiteral {
+      return twoValued("\(x.sql) \(symbol) \(y.sql)", nullIsFalse)
+    }
+    return twoValued("\(ordered(x)) \(symbol) \(ordered(y))", nullIsFalse)
+  }
+
+  /// `x in [literals]`: null is in no list, and a number of the other type is in it as the
+  /// equal number of this type, if any.
+  private func membership(_ a: RowExpression, _ b: RowExpression, nullIsFalse: Bool) -> BoundSQL? {
+    guard let x = value(a), let items = b.listItems else { return nil }
+    var list: [BoundSQL] = []
+    for item in items {
+      guard case .literal(var literal) = item else { return nil }
+      if literal.isNull { continue }
+      guard let part = value(item), Self.comparable(x.type, part.type) else { return nil }
+      guard !dialect.comparesNumbersExactly, part.type != x.type, x.type.isNumber else {
+        list.append(part.sql)
+        continue
+      }
+      guard let same = Self.sameNumber(literal, as: x.type), let converted = dialect.literal(same) else {
+        continue
+      }
+      literal = same
+      list.append(converted.sql)
+    }
+    if list.isEmpty { return dialect.falseSQL }
+    let equality = x.bytewiseEquality ? x.sql : ordered(x)
+    return twoValued("\(equality) IN (\(list.joined(separator: ", ")))", nullIsFalse)
+  }
+
+  private static func symbol(_ op: BinaryOperator) -> String {
+    switch op {
+    case .equal: "="
+    case .notEqual: "<>"
+    case .less: "<"
+    case .lessOrEqual: "<="
+    case .greater: ">"
+    default: ">="
+    }
+  }
+
+  /// `x op literal` for a column of ints against a double, or of doubles against an int, as a
+  /// comparison within the column's type that holds for exactly the values dsh's holds for.
+  private func mixed(_ x: SQLValue, _ op: BinaryOperator, _ literal: Value, _ nullIsFalse: Bool) -> BoundSQL?
+  {
+    let notNull: BoundSQL = "((\(x.sql)) IS NOT NULL)"
+    func compare(_ symbol: String, _ value: Value) -> BoundSQL? {
+      dialect.literal(value).map { twoValued("\(x.sql) \(symbol) \($0.sql)", nullIsFalse) }
+    }
+    switch (x.type, literal) {
+    case (.int, .double(let d)):
+      // NaN is above every number; beyond the ints, a double is above or below them all.
+      if d.isNaN || d >= 9_223_372_036_854_775_808.0 {
+        return [.less, .lessOrEqual, .notEqual].contains(op) ? notNull : dialect.falseSQL
+      }
+      if d < -9_223_372_036_854_775_808.0 {
+        return [.greater, .greaterOrEqual, .notEqual].contains(op) ? notNull : dialect.falseSQL
+      }
+      let below = Int(d.rounded(.down))
+      let above = Int(d.rounded(.up))
+      let whole = below == above
+      switch op {
+      case .less: return compare("<", .int(above))
+      case .lessOrEqual: return compare("<=", .int(below))
+      case .greater: return compare(">", .int(below))
+      case .greaterOrEqual: return compare(">=", .int(above))
+      case .equal: return whole ? compare("=", .int(below)) : dialect.falseSQL
+      default: return whole ? compare("<>", .int(below)) : notNull
+      }
+    case (.double, .int(let i)):
+      if let exact = Double(exactly: i) { return compare(Self.symbol(op), .double(exact)) }
+      // Past 2^53 the int lies between two doubles: no double equals it.
+      let near = Double(i)
+      let above = Value.compare(.double(near), .int(i)) == .orderedDescending
+      let (low, high) = above ? (near.nextDown, near) : (near, near.nextUp)
+      switch op {
+      case .less, .lessOrEqual: return compare("<=", .double(low))
+      case .greater, .greaterOrEqual: return compare(">=", .double(high))
+      case .equal: return dialect.falseSQL
+      default: return notNull
+      }
+    default:
+      return nil
+    }
+  }
+
+  /// `op` with its sides swapped: `a < b` is `b > a`.
+  private static func mirrored(_ op: BinaryOperator) -> BinaryOperator {
+    switch op {
+    case .less: .greater
+    case .lessOrEqual: .greaterOrEqual
+    case .greater: .less
+    case .greaterOrEqual: .lessOrEqual
+    default: op
+    }
+  }
+
+  /// The number of type `type` equal to `literal` (another number type), or `nil` when there is
+  /// none.
+  private static func sameNumber(_ literal: Value, as type: ValueType) -> Value? {
+    switch (type, literal) {
+    case (.int, .double(let d)):
+      guard d.isFinite, d == d.rounded(.down), let i = Int(exactly: d) else { return nil }
+      return .int(i)
+    case (.double, .int(let i)): return Double(exactly: i).map(Value.double)
+    default: return literal
+    }
+  }
+
+  /// Whether SQL compares values of these types as dsh does.
+  package static func comparable(_ a: ValueType, _ b: ValueType) -> Bool {
+    if a == .null || b == .null { return true }
+    if a.isNumber && b.isNumber { return true }
+    return a == b && [.text, .date, .bool].contains(a)
+  }
+
+  /// The expression's value in SQL, typed, or `nil` when SQL would give another value.
+  package func value(_ expression: RowExpression) -> SQLValue? {
+    guard expression.depth <= Self.maximumDepth else { return nil }
+    switch expression {
+    case .field(let path):
+      guard path.count == 1 else { return nil }
+      return dialect.column(path[0])
+    case .literal(let literal):
+      return dialect.literal(literal)
+    case .negate(let inner):
+      guard let x = value(inner), x.type == .double else { return nil }
+      return SQLValue("(-\(x.sql))", .double)
+    case .binary(let a, let op, let b) where op.isArithmetic:
+      guard let x = value(a), let y = value(b) else { return nil }
+      if op == .add, x.type == .text, y.type == .text { return SQLValue("(\(x.sql) || \(y.sql))", .text) }
+      guard x.type.isNumber, y.type.isNumber else { return nil }
+      return dialect.arithmetic(x, op, y)
+    case .binary(_, let op, _) where op.isComparison || [.and, .or, .contains, .isIn].contains(op):
+      return truth(expression).map { SQLValue($0, .bool) }
+    case .not:
+      return truth(expression).map { SQLValue($0, .bool) }
+    case .call(let function, let arguments):
+      return call(function, arguments)
+    default:
+      return nil
+    }
+  }
+
+  private func call(_ function: ExpressionFunction, _ arguments: [RowExpression]) -> SQLValue? {
+    let parts = arguments.map(value)
+    guard parts.allSatisfy({ $0 != nil }) else { return nil }
+    let values = parts.compactMap { $0 }
+    let list = values.map(\.sql).joined(separator: ", ")
+    switch function.sqlForm {
+    case .replace:
+      guard values.allSatisfy({ $0.type == .text }) else { return nil }
+      return SQLValue("replace(\(list))", .text)
+    case .coalesce:
+      guard case .success(let type?) = function.resultType(values.map(\.type)),
+        Set(values.map(\.type)).subtracting([.null]).count <= 1
+      else { return nil }
+      return SQLValue("COALESCE(\(list))", type)
+    case .condition:
+      // CASE WHEN takes null as false.
+      guard let condition = truth(arguments[0], nullIsFalse: true),
+        case .success(let type?) = function.resultType(values.map(\.type)),
+        Set(values[1...].map(\.type)).subtracting([.null]).count <= 1
+      else { return nil }
+      return SQLValue("(CASE WHEN \(condition) THEN \(values[1].sql) ELSE \(values[2].sql) END)", type)
+    case .length, .substring:
+      return dialect.call(function, arguments, values)
+    case .inMemory:
+      return nil
+    }
+  }
+}

@@ -1,0 +1,374 @@
+import DataSourceKit
+import Foundation
+
+/// The sort keys of every item of a stage, read once from columns into a form that sorts without
+/// a `Value` per comparison.
+///
+/// Each key becomes a 64-bit prefix whose order is the keys' order: exactly, for ints, doubles,
+/// booleans, dates and timestamps, and by the first eight bytes for text, where equal prefixes
+/// then compare the whole UTF-8 bytes (code point order, as ``Value/compare(_:_:)`` orders
+/// text). The prefixes are radix sorted. A `sort by name` over 750,000 CSV rows compared
+/// `Value`s, a string each, twenty million times (1.6 s).
+///
+/// Keys of mixed kinds (ints beside doubles, text beside numbers) have no such prefix: ``init(_:)``
+/// returns `nil` and the stage sorts `Value`s, with the same order.
+struct ColumnSortKeys {
+  /// The kind every non-null key has.
+  private enum Kind: Equatable {
+    case int, double, bool, text, date, timestamp
+  }
+
+  private var kind: Kind?
+  /// Each item's prefix (0 where null).
+  private var prefixes: [UInt64] = []
+  private var isNull: [Bool] = []
+  /// Text keys: every key's bytes, one after another, and where each starts and ends.
+  private var arena: [UInt8] = []
+  private var textStarts: [Int] = []
+  /// Whether equal prefixes are equal keys (texts of one dictionary, by their ranks).
+  private var prefixesAreKeys = false
+  /// For texts of one dictionary: its number of entries (ranks run 0 to one less).
+  private var dictionarySize: Int?
+
+  /// The keys of the batches' items, in order; `nil` when they are not all of one kind.
+  init?(_ batches: [ValueBatch]) {
+    let total = batches.reduce(0) { $0 + $1.count }
+    prefixes.reserveCapacity(total)
+    isNull.reserveCapacity(total)
+    if let dictionary = Self.commonDictionary(of: batches) {
+      // Texts of one dictionary-coded column: each key is its text's rank among the
+      // dictionary's, exact, so no text is compared again.
+      kind = .text
+      prefixesAreKeys = true
+      let ranks = dictionary.ranks
+      dictionarySize = ranks.count
+      for case .texts(let texts) in batches {
+        for code in texts.codes ?? [] {
+          prefixes.append(UInt64(ranks[Int(code)]))
+          isNull.append(code == 0)
+        }
+      }
+      return
+    }
+    for batch in batches {
+      guard add(batch) else { return nil }
+    }
+    if kind == .text { textStarts.append(arena.count) }
+  }
+
+  /// The dictionary every batch's texts are coded in, when there is one.
+  private static func commonDictionary(of batches: [ValueBatch]) -> TextDictionary? {
+    var common: TextDictionary?
+    for batch in batches {
+      guard case .texts(let texts) = batch, let dictionary = texts.dictionary, texts.codes != nil,
+        common == nil || common === dictionary
+      else { return nil }
+      common = dictionary
+    }
+    return common
+  }
+
+  private mutating func add(_ batch: ValueBatch) -> Bool {
+    switch batch {
+    case .ints(let ints, let nulls):
+      guard take(.int) else { return false }
+      for i in ints.indices {
+        if nulls?[i] == true { addNull() } else { add(Self.intPrefix(ints[i])) }
+      }
+    case .doubles(let doubles, let nulls):
+      guard take(.double) else { return false }
+      for i in doubles.indices {
+        if nulls?[i] == true { addNull() } else { add(Self.doublePrefix(doubles[i])) }
+      }
+    case .bools(let bools):
+      guard take(.bool) else { return false }
+      for b in bools {
+        if b == 2 { addNull() } else { add(UInt64(b)) }
+      }
+    case .texts(let texts):
+      guard take(.text) else { return false }
+      for i in 0..<texts.count {
+        if let bytes = texts.plainBytes(i) {
+          addText(bytes)
+        } else if case .string(var text) = texts[i] {
+          text.withUTF8 { addText($0) }
+        } else {
+          addNull()
+        }
+      }
+    case .values(let values):
+      for value in values {
+        guard add(value) else { return false }
+      }
+    case .constant(let value, let count):
+      for _ in 0..<count {
+        guard add(value) else { return false }
+      }
+    }
+    return true
+  }
+
+  private mutating func add(_ value: Value) -> Bool {
+    switch value {
+    case .null:
+      addNull()
+    case .int(let i):
+      guard take(.int) else { return false }
+      add(Self.intPrefix(i))
+    case .double(let d):
+      guard take(.double) else { return false }
+      add(Self.doublePrefix(d))
+    case .bool(let b):
+      guard take(.bool) else { return false }
+      add(b ? 1 : 0)
+    case .date(let days):
+      guard take(.date) else { return false }
+      add(Self.intPrefix(days))
+    case .timestamp(let micros):
+      guard take(.timestamp) else { return false }
+      add(Self.intPrefix(micros))
+    case .string(var text):
+      guard take(.text) else { return false }
+      text.withUTF8 { addText($0) }
+    case .list, .record:
+      return false
+    }
+    return true
+  }
+
+  /// Whether keys of `kind` may join the keys so far.
+  private mutating func take(_ kind: Kind) -> Bool {
+    if self.kind == nil {
+      self.kind = kind
+      // Text keys need a start for each null before the first text.
+      if kind == .text { textStarts = [Int](repeating: 0, count: prefixes.count) }
+    }
+    return self.kind == kind
+  }
+
+  private mutating func add(_ prefix: UInt64) {
+    prefixes.append(prefix)
+    isNull.append(false)
+  }
+
+  private mutating func addNull() {
+    prefixes.append(0)
+    isNull.append(true)
+    if kind == .text { textStarts.append(arena.count) }
+  }
+
+  private mutating func addText(_ bytes: UnsafeBufferPointer<UInt8>) {
+    textStarts.append(arena.count)
+    arena.append(contentsOf: bytes)
+    var prefix: UInt64 = 0
+    for k in 0..<8 { prefix = prefix << 8 | UInt64(k < bytes.count ? bytes[k] : 0) }
+    add(prefix)
+  }
+
+  /// An int's bits with the sign flipped: unsigned order is then signed order.
+  @inline(__always)
+  private static func intPrefix(_ i: Int) -> UInt64 { UInt64(bitPattern: Int64(i)) ^ (1 << 63) }
+
+  /// A double's bits arranged so that unsigned order is numeric order: -0.0 as 0.0 (they are
+  /// equal), NaN after every number (as ``Value/compare(_:_:)`` puts it).
+  @inline(__always)
+  private static func doublePrefix(_ d: Double) -> UInt64 {
+    if d.isNaN { return .max }
+    let bits = (d == 0 ? 0.0 : d).bitPattern
+    return bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
+  }
+
+  private struct Entry {
+    /// The part of the key being sorted on: the prefix, then (for text that ties) the next
+    /// eight bytes.
+    var key: UInt64
+    var position: Int
+  }
+
+  /// The positions in `range` in key order: equal keys in their order (the sort is stable), nulls
+  /// last in their order whatever the direction, as `sort by` orders them.
+  ///
+  /// - Complexity: O(m) for m positions with keys of one number kind (a radix sort of the
+  ///   prefixes); text that ties in its first eight bytes is radix sorted again by the next
+  ///   eight, in each run of ties, until the texts differ or end.
+  func order(of range: Range<Int>, direction: SortDirection) -> [Int] {
+    if prefixesAreKeys, let most = dictionarySize {
+      // A section much smaller than the dictionary: sorted by comparison, not by a bucket a rank.
+      guard range.count >= most / 4 else { return comparisonOrder(of: range, direction: direction) }
+      return countingOrder(of: range, direction: direction, ranks: most)
+    }
+    var entries: [Entry] = []
+    entries.reserveCapacity(range.count)
+    var nulls: [Int] = []
+    let flip: UInt64 = direction == .ascending ? 0 : .max
+    for position in range {
+      if isNull[position] {
+        nulls.append(position)
+      } else {
+        entries.append(Entry(key: prefixes[position] ^ flip, position: position))
+      }
+    }
+    var scratch = entries
+    entries.withUnsafeMutableBufferPointer { entries in
+      scratch.withUnsafeMutableBufferPointer { scratch in
+        Self.radixSort(entries, scratch: scratch)
+        guard kind == .text, !prefixesAreKeys else { return }
+        arena.withUnsafeBufferPointer { bytes in
+          textStarts.withUnsafeBufferPointer { starts in
+            let texts = Texts(bytes: bytes, starts: starts, flip: flip)
+            texts.sortTies(entries, scratch: scratch, sortedBytes: 8)
+          }
+        }
+      }
+    }
+    return entries.map(\.position) + nulls
+  }
+
+  /// The positions by their exact prefixes, compared: equal ones in their order, nulls last.
+  private func comparisonOrder(of range: Range<Int>, direction: SortDirection) -> [Int] {
+    let descending = direction == .descending
+    var keyed = range.filter { !isNull[$0] }
+    keyed.sort { a, b in
+      let (x, y) = (prefixes[a], prefixes[b])
+      if x != y { return (x < y) != descending }
+      return a < b
+    }
+    return keyed + range.filter { isNull[$0] }
+  }
+
+  /// Ranks in a dictionary are fewer than 65,536: the positions are placed by a counting sort
+  /// of their ranks (two passes), nulls last.
+  private func countingOrder(of range: Range<Int>, direction: SortDirection, ranks: Int) -> [Int] {
+    var starts = [Int](repeating: 0, count: ranks + 2)
+    let descending = direction == .descending
+    // Nulls go into the last bucket; in descending order a rank r goes into ranks - r.
+    @inline(__always) func bucket(_ position: Int) -> Int {
+      if isNull[position] { return ranks + 1 }
+      let rank = Int(prefixes[position])
+      return descending ? ranks - rank : rank
+    }
+    for position in range { starts[bucket(position)] += 1 }
+    var total = 0
+    for b in starts.indices {
+      let count = starts[b]
+      starts[b] = total
+      total += count
+    }
+    var order = [Int](repeating: 0, count: range.count)
+    for position in range {
+      let b = bucket(position)
+      order[starts[b]] = position
+      starts[b] += 1
+    }
+    return order
+  }
+
+  /// Sorts entries made in the order of their positions by key, stably: eight passes of a byte
+  /// each at most, a pass skipped where every key has the same byte.
+  private static func radixSort(
+    _ entries: UnsafeMutableBufferPointer<Entry>, scratch: UnsafeMutableBufferPointer<Entry>
+  ) {
+    let n = entries.count
+    guard n > 1 else { return }
+    var counts = [Int](repeating: 0, count: 8 * 256)
+    counts.withUnsafeMutableBufferPointer { counts in
+      for entry in entries {
+        for digit in 0..<8 {
+          counts[digit << 8 | Int(truncatingIfNeeded: entry.key >> (digit << 3)) & 0xFF] += 1
+        }
+      }
+    }
+    var (from, to) = (entries, scratch)
+    var next = [Int](repeating: 0, count: 256)
+    for digit in 0..<8 {
+      let shift = UInt64(digit << 3)
+      // Every key has the same byte here: the pass would change nothing.
+      if counts[digit << 8 | Int(truncatingIfNeeded: from[0].key >> shift) & 0xFF] == n { continue }
+      var total = 0
+      for byte in 0..<256 {
+        next[byte] = total
+        total += counts[digit << 8 | byte]
+      }
+      for entry in from {
+        let byte = Int(truncatingIfNeeded: entry.key >> shift) & 0xFF
+        to[next[byte]] = entry
+        next[byte] += 1
+      }
+      swap(&from, &to)
+    }
+    if from.baseAddress != entries.baseAddress {
+      _ = entries.update(fromContentsOf: from)
+    }
+  }
+
+  /// The text keys, read through pointers while ``order(of:direction:)`` holds their arrays.
+  private struct Texts {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let starts: UnsafeBufferPointer<Int>
+    /// All ones for a descending sort.
+    let flip: UInt64
+
+    func length(_ position: Int) -> Int { starts[position + 1] - starts[position] }
+
+    /// Bytes `offset..<offset + 8` of a text, big-endian, zeros past its end.
+    func word(_ position: Int, at offset: Int) -> UInt64 {
+      let start = starts[position] + offset
+      let count = min(8, max(0, starts[position + 1] - start))
+      var word: UInt64 = 0
+      if count == 8, let base = bytes.baseAddress {
+        word = UInt64(bigEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
+      } else {
+        for k in 0..<8 { word = word << 8 | UInt64(k < count ? bytes[start + k] : 0) }
+      }
+      return word ^ flip
+    }
+
+    /// Sorts each run of entries whose texts agree in their first `sortedBytes` bytes (zeros
+    /// past the end) by the rest of their bytes.
+    func sortTies(
+      _ entries: UnsafeMutableBufferPointer<Entry>, scratch: UnsafeMutableBufferPointer<Entry>,
+      sortedBytes: Int
+    ) {
+      var start = 0
+      while start < entries.count {
+        var end = start + 1
+        while end < entries.count, entries[end].key == entries[start].key { end += 1 }
+        if end - start > 1 {
+          sortRun(
+            UnsafeMutableBufferPointer(rebasing: entries[start..<end]),
+            scratch: UnsafeMutableBufferPointer(rebasing: scratch[start..<end]), sortedBytes: sortedBytes)
+        }
+        start = end
+      }
+    }
+
+    private func sortRun(
+      _ run: UnsafeMutableBufferPointer<Entry>, scratch: UnsafeMutableBufferPointer<Entry>, sortedBytes: Int
+    ) {
+      var ended = true
+      var sameLength = true
+      let firstLength = length(run[0].position)
+      for i in run.indices {
+        let length = length(run[i].position)
+        if length > sortedBytes { ended = false }
+        if length != firstLength { sameLength = false }
+        run[i].key = word(run[i].position, at: sortedBytes)
+      }
+      if ended {
+        // Equal but for zero bytes at the end: the shorter text first (last, descending);
+        // texts alike are already in their positions' order.
+        if !sameLength {
+          let descending = flip != 0
+          var run = run
+          run.sort { a, b in
+            let (x, y) = (length(a.position), length(b.position))
+            return x != y ? (x < y) != descending : a.position < b.position
+          }
+        }
+        return
+      }
+      ColumnSortKeys.radixSort(run, scratch: scratch)
+      sortTies(run, scratch: scratch, sortedBytes: sortedBytes + 8)
+    }
+  }
+}

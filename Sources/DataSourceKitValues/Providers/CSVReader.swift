@@ -1,0 +1,546 @@
+import DataSourceKit
+import Foundation
+
+/// Reads RFC 4180 CSV into a ``ColumnTable``: a header row, quoted fields that hold delimiters,
+/// quotes (`""`) and newlines, CRLF, LF or lone CR line ends, an optional UTF-8 BOM (also at the
+/// start of a later line, where concatenated exports leave one).
+///
+/// Each column's type is inferred from all of its values: int, double, bool, date (`YYYY-MM-DD`),
+/// timestamp (ISO 8601 with a time) or text; an empty field is null, a quoted empty one (`""`)
+/// empty text. A column that would be typed but for a few texts (`NA`) is text, and its
+/// ``Marker``s say which texts made it so. Integers stay exact: a column with an integer written with leading zeros
+/// (`02134`) or beyond the 64-bit range is text, never doubles that could make distinct ids equal.
+///
+/// Text after a closing quote (`"x"y`) is an error naming the line, not silently dropped or
+/// joined: the file is malformed and the reader cannot know which was meant.
+package enum CSVReader {
+  private static let quote = UInt8(ascii: "\"")
+  private static let newline = UInt8(ascii: "\n")
+  private static let carriageReturn = UInt8(ascii: "\r")
+
+  /// How much of a file is read at a time.
+  static let defaultChunkBytes = 4 << 20
+
+  /// Reads the CSV file at `openPath` (errors name `displayPath`).
+  ///
+  /// The file is read a chunk at a time into one buffer reused from chunk to chunk, and each
+  /// chunk's rows are typed before the next is read: what is held at the end is the columns
+  /// (texts in their own storage, dictionary-coded while they repeat), never the whole file.
+  /// A column found not to be of the type its first chunks had (a text in a column of numbers
+  /// past the first chunk, or a few markers) is read again as text from the file, in a second
+  /// pass over that column only.
+  ///
+  /// - Complexity: O(n) in the file's bytes; each chunk's rows split on two cores, its columns
+  ///   typed side by side.
+  package static func read(
+    fileAt openPath: String, displayPath path: String, delimiter: UInt8, options: ReadOptions = ReadOptions(),
+    progress: LoadProgress?, access: FileAccess? = nil, chunkBytes: Int = defaultChunkBytes
+  ) throws -> ColumnTable {
+    let file = try OpenFile(openPath, displayPath: path, access: access)
+    if file.size > Int(UInt32.max >> 1) {
+      throw DataSourceError.unreadable(path: path, reason: "files over 2 GiB are not supported yet")
+    }
+    let load = CSVLoad(
+      file: file, path: path, delimiter: delimiter, options: options, progress: progress,
+      chunkBytes: max(chunkBytes, 16))
+    return try load.run()
+  }
+
+  /// Whether a file this long is split in two and its halves scanned on two cores.
+  static func splitsInHalves(_ count: Int) -> Bool {
+    count >= 1 << 20 && ProcessInfo.processInfo.activeProcessorCount > 1
+  }
+
+  /// The position after the header row at `start`, the columns' names, and the names given
+  /// to repeated ones (each with the name the header gave it); `nil` when the buffer ends
+  /// inside the row and more may follow.
+  ///
+  /// A name the header repeats is named apart with DuckDB's suffixes: the second `qty` is
+  /// `qty_1` (or the first of `qty_2`, `qty_3`, … that names no other column), and a note says
+  /// so. A name the header writes itself is kept: its columns are addressed by what it says.
+  static func header(
+    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, atEnd: Bool, place: FilePlace, delimiter: UInt8
+  ) throws -> (end: Int, names: [String], renamed: [String: String])? {
+    var refs: [(Int, Int, Bool)] = []
+    var lines = 0
+    let end = try scanRow(bytes, from: start, atEnd: atEnd, lines: &lines, place: place, delimiter: delimiter)
+    {
+      refs.append(($0, $1, $2))
+    }
+    guard end >= 0 else { return nil }
+    let written = refs.enumerated().map { i, ref in
+      let field = UnsafeBufferPointer(rebasing: bytes[ref.0..<ref.0 + ref.1])
+      let name = (ref.2 ? unescape(field) : String(decoding: field, as: UTF8.self))
+        .trimmingCharacters(in: .whitespaces)
+      return name.isEmpty ? "column\(i + 1)" : name
+    }
+    // Every name the header writes is taken before any is made: a made name never takes the
+    // place of a column further along.
+    var taken = Set(written)
+    var seen: Set<String> = []
+    var renamed: [String: String] = [:]
+    var names: [String] = []
+    names.reserveCapacity(written.count)
+    for name in written {
+      guard seen.insert(name).inserted else {
+        var suffix = 1
+        while taken.contains("\(name)_\(suffix)") { suffix += 1 }
+        let made = "\(name)_\(suffix)"
+        taken.insert(made)
+        renamed[made] = name
+        names.append(made)
+        continue
+      }
+      names.append(name)
+    }
+    return (end, names, renamed)
+  }
+
+  /// Splits the rows of `bytes[start...]` into `fields`, on two cores when there are many.
+  ///
+  /// The stretch is split at the first line end past its middle. That line end may be inside a
+  /// quoted field: then the first half's scan runs past it, and the second half's (which read
+  /// the inside of a field as rows) is thrown away for a scan that carries on from where the
+  /// first one ended.
+  static func scanChunk(
+    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, atEnd: Bool, into fields: ChunkFields,
+    place: FilePlace,
+    delimiter: UInt8
+  ) throws -> ScannedRows {
+    let end = bytes.count
+    let width = fields.width
+    // No row is shorter than its delimiters and line end: a bound on the rows of a stretch.
+    func mostRows(_ count: Int) -> Int { count / max(width, 2) + 2 }
+    let middle = splitsInHalves(end - start) ? lineStart(after: start + (end - start) / 2, in: bytes) : end
+    func scan(from first: Int, until limit: Int, firstRow: Int) throws -> ScannedRows {
+      try scanRows(
+        bytes, from: first, until: limit, atEnd: atEnd, into: fields, firstRow: firstRow, place: place,
+        delimiter: delimiter)
+    }
+    guard middle < end else {
+      fields.reserve(rows: mostRows(end - start))
+      return try scan(from: start, until: end, firstRow: 0)
+    }
+    // The second half's rows go after as many rows as the first half can have, and are moved
+    // down to follow the first half's rows once both are known.
+    let secondRow = mostRows(middle - start)
+    fields.reserve(rows: secondRow + mostRows(end - middle))
+    let halves = SlotArray<Result<ScannedRows, any Error>>(count: 2)
+    let shared = SendableBytes(bytes)
+    DispatchQueue.concurrentPerform(iterations: 2) { half in
+      halves[half] = Result {
+        try scanRows(
+          shared.bytes, from: half == 0 ? start : middle, until: half == 0 ? middle : end, atEnd: atEnd,
+          into: fields, firstRow: half == 0 ? 0 : secondRow, place: place, delimiter: delimiter)
+      }
+    }
+    guard let first = try halves[0]?.get() else { throw DataSourceError.cancelled }
+    guard first.end == middle else {
+      // The first half ran past the middle (or stopped in a row the buffer does not finish).
+      guard first.isComplete else { return first }
+      var rest = try scan(from: first.end, until: end, firstRow: first.rows)
+      rest.rows += first.rows
+      rest.lines += first.lines
+      return rest
+    }
+    guard let second = try halves[1]?.get() else { throw DataSourceError.cancelled }
+    fields.moveRows(from: secondRow, count: second.rows, to: first.rows)
+    return ScannedRows(
+      rows: first.rows + second.rows, end: second.end, lines: first.lines + second.lines,
+      isComplete: second.isComplete)
+  }
+
+  /// The position after the first line end at or after `position` (the end when there is none).
+  private static func lineStart(after position: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    var i = position
+    while i < bytes.count, bytes[i] != newline, bytes[i] != carriageReturn { i += 1 }
+    while i < bytes.count, bytes[i] == newline || bytes[i] == carriageReturn { i += 1 }
+    return i
+  }
+
+  /// 0x80 in each byte of `x` that is zero, 0 elsewhere: exact, no borrow between bytes.
+  @inline(__always)
+  private static func zeroBytes(_ x: UInt64) -> UInt64 {
+    let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+    return ~(((x & low) &+ low) | x | low)
+  }
+
+  /// The position of the first delimiter, LF or CR at or after `start` (the end when none):
+  /// where an unquoted field ends.
+  ///
+  /// Eight bytes at a time: a byte equal to the delimiter (or LF, or CR) is a zero byte of the
+  /// word XORed with eight of it, found exactly by ``zeroBytes(_:)``; a byte at a time took a
+  /// tenth of a load.
+  @inline(__always)
+  private static func fieldEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, delimiter: UInt8) -> Int
+  {
+    var i = start
+    let end = bytes.count
+    if let base = bytes.baseAddress {
+      let raw = UnsafeRawPointer(base)
+      let delimiters = UInt64(delimiter) &* 0x0101_0101_0101_0101
+      while i + 8 <= end {
+        let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+        let found =
+          zeroBytes(word ^ delimiters) | zeroBytes(word ^ 0x0A0A_0A0A_0A0A_0A0A)
+          | zeroBytes(word ^ 0x0D0D_0D0D_0D0D_0D0D)
+        // Read little-endian: the first byte in memory is the word's lowest.
+        if found != 0 { return i + found.trailingZeroBitCount / 8 }
+        i += 8
+      }
+    }
+    while i < end {
+      let b = bytes[i]
+      if b == delimiter || b == newline || b == carriageReturn { break }
+      i += 1
+    }
+    return i
+  }
+
+  /// How many rows a stretch of the file held, where its last row ended (past the stretch when
+  /// the stretch ends inside a row), and how many line ends those rows and the blank lines among
+  /// them took.
+  struct ScannedRows {
+    var rows: Int
+    var end: Int
+    var lines: Int
+    /// False when the buffer ended inside a row that the next chunk finishes: `end` is where that
+    /// row starts.
+    var isComplete = true
+  }
+
+  /// Scans the rows that start from `start` up to `limit` (the last may run past it), writing
+  /// their fields from row `firstRow` on.
+  ///
+  /// Unless `atEnd`, a row the buffer ends inside is left for the next chunk (a CR as the
+  /// buffer's last byte too: an LF may follow it).
+  private static func scanRows(
+    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, until limit: Int, atEnd: Bool,
+    into fields: ChunkFields,
+    firstRow: Int, place: FilePlace, delimiter: UInt8
+  ) throws -> ScannedRows {
+    var position = start
+    var rows = 0
+    var lines = 0
+    let width = fields.width
+    let count = bytes.count
+    // The columns' buffers, read once: a field is two stores, not two lookups in the class.
+    let (starts, lengths) = (fields.starts, fields.lengths)
+    let capacity = fields.capacity
+    while position < limit {
+      // A blank line is no row.
+      if bytes[position] == newline {
+        position += 1
+        lines += 1
+        continue
+      }
+      if bytes[position] == carriageReturn {
+        if position + 1 < count {
+          position += bytes[position + 1] == newline ? 2 : 1
+        } else if atEnd {
+          position += 1
+        } else {
+          return ScannedRows(rows: rows, end: position, lines: lines, isComplete: false)
+        }
+        lines += 1
+        continue
+      }
+      let rowStart = position
+      position = skippingByteOrderMarks(bytes, from: position)
+      guard position < count else {
+        if atEnd { break }
+        return ScannedRows(rows: rows, end: rowStart, lines: lines, isComplete: false)
+      }
+      var column = 0
+      let row = firstRow + rows
+      let end = try scanRow(
+        bytes, from: position, atEnd: atEnd, lines: &lines, place: place, delimiter: delimiter
+      ) {
+        start, length, escaped in
+        if column < width {
+          precondition(row < capacity, "more rows than a chunk can hold")
+          starts[column][row] = UInt32(truncatingIfNeeded: start)
+          lengths[column][row] = UInt32(truncatingIfNeeded: length) | (escaped ? FieldRefs.escapedFlag : 0)
+        }
+        column += 1
+      }
+      guard end >= 0 else { return ScannedRows(rows: rows, end: rowStart, lines: lines, isComplete: false) }
+      if column != width {
+        throw DataSourceError.csvRaggedRow(
+          path: place.path, line: place.line(of: rowStart, in: bytes), fields: column, expected: width)
+      }
+      position = end
+      rows += 1
+      // Every 64K rows: give up if the load's task was cancelled.
+      if rows & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
+    }
+    return ScannedRows(rows: rows, end: position, lines: lines)
+  }
+
+  /// Scans one row from `start`, calling `field` with each field's start, length and whether it holds
+  /// doubled quotes, and counting the line ends it takes (its own, and any inside quotes).
+  ///
+  /// Returns the position after the row's line end; -1 when the buffer ends inside the row
+  /// and more may follow (not `atEnd`).
+  @inline(__always)
+  private static func scanRow(
+    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, atEnd: Bool, lines: inout Int, place: FilePlace,
+    delimiter: UInt8, field: (Int, Int, Bool) -> Void
+  ) throws -> Int {
+    var i = start
+    let end = bytes.count
+    // Line ends inside quoted fields: counted once the row is known to end in the buffer.
+    var linesInside = 0
+    while true {
+      if i < end, bytes[i] == quote {
+        // A quoted field: runs to the next quote that is not doubled.
+        let contentStart = i + 1
+        var j = contentStart
+        var escaped = false
+        let linesBefore = linesInside
+        while true {
+          guard j < end else {
+            guard atEnd else { return -1 }
+            throw DataSourceError.csvUnterminatedQuote(path: place.path, line: place.line(of: i, in: bytes))
+          }
+          let byte = bytes[j]
+          if byte == quote {
+            guard j + 1 < end || atEnd else { return -1 }
+            if j + 1 < end, bytes[j + 1] == quote {
+              escaped = true
+              j += 2
+              continue
+            }
+            break
+          }
+          if byte == newline || (byte == carriageReturn && (j + 1 >= end || bytes[j + 1] != newline)) {
+            linesInside += 1
+          }
+          j += 1
+        }
+        // A quoted empty field is empty text, not a missing value.
+        field(contentStart, j - contentStart, escaped || j == contentStart)
+        i = j + 1
+        // Spaces after the closing quote are layout; anything else is a malformed field.
+        while i < end, bytes[i] == UInt8(ascii: " ") || bytes[i] == UInt8(ascii: "\t"), bytes[i] != delimiter
+        {
+          i += 1
+        }
+        if i < end, bytes[i] != delimiter, bytes[i] != newline, bytes[i] != carriageReturn {
+          // A field that ran over line ends to get here: most likely its own closing quote is
+          // missing, where it opened.
+          if linesInside > linesBefore {
+            throw DataSourceError.csvQuoteRunsOn(
+              path: place.path, line: place.line(of: contentStart - 1, in: bytes),
+              endLine: place.line(of: i, in: bytes))
+          }
+          throw DataSourceError.csvTextAfterQuote(
+            path: place.path, line: place.line(of: i, in: bytes), column: FileBytes.column(of: i, in: bytes))
+        }
+      } else {
+        let fieldStart = i
+        i = fieldEnd(bytes, from: i, delimiter: delimiter)
+        field(fieldStart, i - fieldStart, false)
+      }
+      if i >= end {
+        guard atEnd else { return -1 }
+        lines += linesInside
+        return end
+      }
+      if bytes[i] == delimiter {
+        i += 1
+        continue
+      }
+      // A line end: LF, CRLF or a lone CR (a CR last in the buffer may be the start of a CRLF).
+      if bytes[i] == carriageReturn, i + 1 >= end, !atEnd { return -1 }
+      lines += linesInside + 1
+      if bytes[i] == carriageReturn, i + 1 < end { return bytes[i + 1] == newline ? i + 2 : i + 1 }
+      return i + 1
+    }
+  }
+
+  /// The position after any UTF-8 byte order marks at `start`.
+  static func skippingByteOrderMarks(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    var i = start
+    while i + 3 <= bytes.count, bytes[i] == 0xEF, bytes[i + 1] == 0xBB, bytes[i + 2] == 0xBF { i += 3 }
+    return i
+  }
+
+  /// The text of a quoted field with its doubled quotes made single.
+  static func unescape(_ field: UnsafeBufferPointer<UInt8>) -> String {
+    var out: [UInt8] = []
+    out.reserveCapacity(field.count)
+    var i = 0
+    while i < field.count {
+      out.append(field[i])
+      i += field[i] == quote && i + 1 < field.count && field[i + 1] == quote ? 2 : 1
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  // MARK: Numbers
+
+  /// Whether a field is written as an integer: an optional sign, then digits only.
+  static func isIntegerSpelling(_ field: UnsafeBufferPointer<UInt8>) -> Bool {
+    var i = 0
+    if field.count > 0, field[0] == UInt8(ascii: "-") || field[0] == UInt8(ascii: "+") { i = 1 }
+    guard i < field.count else { return false }
+    while i < field.count {
+      guard field[i] &- UInt8(ascii: "0") < 10 else { return false }
+      i += 1
+    }
+    return true
+  }
+
+  /// An integer without leading zeros (`007` stays text, as an ID or a postcode would want).
+  static func parseInt(_ field: UnsafeBufferPointer<UInt8>) -> Int? {
+    var i = 0
+    var negative = false
+    if field.count > 0, field[0] == UInt8(ascii: "-") || field[0] == UInt8(ascii: "+") {
+      negative = field[0] == UInt8(ascii: "-")
+      i = 1
+    }
+    let digits = field.count - i
+    guard digits > 0, digits <= 19 else { return nil }
+    if digits > 1, field[i] == UInt8(ascii: "0") { return nil }
+    // Accumulated negative: Int.min (-9223372036854775808) has no positive counterpart.
+    var value = 0
+    while i < field.count {
+      let d = field[i] &- UInt8(ascii: "0")
+      guard d < 10 else { return nil }
+      let (m, o1) = value.multipliedReportingOverflow(by: 10)
+      let (a, o2) = m.subtractingReportingOverflow(Int(d))
+      guard !o1, !o2 else { return nil }
+      value = a
+      i += 1
+    }
+    if negative { return value }
+    return value == Int.min ? nil : -value
+  }
+
+  private static let exactPowers: [Double] = (0...22).map { pow(10.0, Double($0)) }
+
+  /// A decimal number: digits with an optional point and exponent.
+  static func parseDouble(_ field: UnsafeBufferPointer<UInt8>) -> Double? {
+    var i = 0
+    let n = field.count
+    var negative = false
+    if i < n, field[i] == UInt8(ascii: "-") || field[i] == UInt8(ascii: "+") {
+      negative = field[i] == UInt8(ascii: "-")
+      i += 1
+    }
+    var mantissa: UInt64 = 0
+    var significant = 0
+    var fractionDigits = 0
+    var digits = 0
+    while i < n, field[i] &- UInt8(ascii: "0") < 10 {
+      if significant < 19 {
+        mantissa = mantissa &* 10 &+ UInt64(field[i] &- UInt8(ascii: "0"))
+        if mantissa > 0 { significant += 1 }
+      } else {
+        significant += 1
+      }
+      digits += 1
+      i += 1
+    }
+    if i < n, field[i] == UInt8(ascii: ".") {
+      i += 1
+      while i < n, field[i] &- UInt8(ascii: "0") < 10 {
+        if significant < 19 {
+          mantissa = mantissa &* 10 &+ UInt64(field[i] &- UInt8(ascii: "0"))
+          if mantissa > 0 { significant += 1 }
+          fractionDigits += 1
+        }
+        digits += 1
+        i += 1
+      }
+    }
+    guard digits > 0 else { return nil }
+    var hasExponent = false
+    if i < n, field[i] == UInt8(ascii: "e") || field[i] == UInt8(ascii: "E") {
+      hasExponent = true
+      i += 1
+      if i < n, field[i] == UInt8(ascii: "-") || field[i] == UInt8(ascii: "+") { i += 1 }
+      let exponentStart = i
+      while i < n, field[i] &- UInt8(ascii: "0") < 10 { i += 1 }
+      guard i > exponentStart else { return nil }
+    }
+    guard i == n else { return nil }
+    // Clinger's fast path: exact when the mantissa and the power of ten are both exact.
+    if !hasExponent, significant <= 15, fractionDigits <= 22 {
+      let value = Double(mantissa) / exactPowers[fractionDigits]
+      return negative ? -value : value
+    }
+    return Double(String(decoding: field, as: UTF8.self))
+  }
+
+  static func parseBool(_ field: UnsafeBufferPointer<UInt8>) -> Bool? {
+    func equals(_ word: StaticString) -> Bool {
+      guard field.count == word.utf8CodeUnitCount else { return false }
+      let w = word.utf8Start
+      for k in 0..<field.count where field[k] | 0x20 != w[k] { return false }
+      return true
+    }
+    if equals("true") { return true }
+    if equals("false") { return false }
+    return nil
+  }
+}
+
+/// Where a chunk's fields are: a start (from the chunk's first byte) and a length a field, a
+/// buffer of each a column, reused from chunk to chunk.
+///
+/// The buffers come from `malloc` and are sized for the most rows a chunk can have; only the
+/// rows written touch memory.
+///
+/// `@unchecked Sendable`: concurrent scans write disjoint rows, and the buffers are read only
+/// after the scans are done.
+final class ChunkFields: @unchecked Sendable {
+  let width: Int
+  private(set) var capacity = 0
+  private(set) var starts: [UnsafeMutablePointer<UInt32>] = []
+  private(set) var lengths: [UnsafeMutablePointer<UInt32>] = []
+
+  init(width: Int) { self.width = width }
+
+  deinit {
+    for c in 0..<starts.count {
+      free(starts[c])
+      free(lengths[c])
+    }
+  }
+
+  /// Makes room for `rows` rows (what the buffers held before may be lost).
+  func reserve(rows: Int) {
+    guard rows > capacity else { return }
+    capacity = max(rows, capacity * 2)
+    func allocate(_ old: UnsafeMutablePointer<UInt32>?) -> UnsafeMutablePointer<UInt32> {
+      free(old)
+      guard let memory = malloc(capacity * MemoryLayout<UInt32>.stride) else { fatalError("out of memory") }
+      return memory.bindMemory(to: UInt32.self, capacity: capacity)
+    }
+    starts = (0..<width).map { allocate(starts.isEmpty ? nil : starts[$0]) }
+    lengths = (0..<width).map { allocate(lengths.isEmpty ? nil : lengths[$0]) }
+  }
+
+  /// Moves `count` rows from row `source` down to row `target`.
+  func moveRows(from source: Int, count: Int, to target: Int) {
+    guard source != target, count > 0 else { return }
+    for c in 0..<width {
+      (starts[c] + target).update(from: starts[c] + source, count: count)
+      (lengths[c] + target).update(from: lengths[c] + source, count: count)
+    }
+  }
+}
+
+/// Where in a file a buffer of it starts, for errors: the file's name and the line of the
+/// buffer's first byte.
+struct FilePlace: Sendable {
+  let path: String
+  let firstLine: Int
+
+  /// The 1-based line of the byte at `offset` in the buffer.
+  func line(of offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    firstLine + FileBytes.line(of: offset, in: bytes) - 1
+  }
+}

@@ -1,0 +1,147 @@
+import DataSourceKit
+
+/// Records with fields computed from each item: `extend` adds (or replaces) fields and keeps
+/// the rest; `select` keeps only the fields it names, in its order.
+///
+/// Nothing is stored: an item's fields are computed when it is read, so the provider costs
+/// nothing until a view or a stage asks (a `where` over it computes each item once, on load).
+package final class ComputedFieldsProvider: ItemTransformingProvider, CompositionNode, FieldProfiling {
+  /// A field and how it is computed from the base's item.
+  package struct Field: Sendable {
+    package var name: String
+    package var expression: RowExpression
+    package var type: ValueType?
+    /// Where the expression's quiet failures (division by zero) are counted.
+    package var notes: ExpressionNotes?
+    /// The expression compiled over an item.
+    let compute: CompiledExpression
+
+    package init(name: String, expression: RowExpression, type: ValueType?, notes: ExpressionNotes?) {
+      self.name = name
+      self.expression = expression
+      self.type = type
+      self.notes = notes
+      compute = expression.compiled(notes: notes)
+    }
+  }
+
+  package let base: any DataProvider<Value>
+  package let label: String
+  private let fields: [Field]
+  /// Whether the base's other fields are kept (`extend`) or dropped (`select`).
+  private let keepsBaseFields: Bool
+  /// The output's fields when the base's are known: one schema shared by every item.
+  private let schema: Schema?
+  /// For each output field: the base field it copies, or the computed field it is.
+  private let sources: [Source]
+  /// The base, when it is an editable table or fields computed from one (``HandleRoot``).
+  ///
+  /// Found once: asking the chain below each time doubled the work at every stage of a
+  /// chain that mixes computed fields with other stages.
+  let handleBase: (any HandleRoot<Value>)?
+  /// The editable table below, when there is one (``HandleRoot``).
+  package let handleTable: EditableProvider<Value>?
+  /// One more than the base's.
+  package let stageDepth: Int
+
+  private enum Source {
+    case base(String)
+    case computed(Int)
+  }
+
+  /// Where an output field comes from.
+  enum FieldSource {
+    case base(String)
+    case computed(Field)
+    /// A field the items do not have: it reads as null.
+    case missing
+  }
+
+  /// Where field `name` of every item comes from, or `nil` when the items' fields are not
+  /// known ahead (a schemaless base).
+  func source(of name: String) -> FieldSource? {
+    guard let schema else { return nil }
+    guard let index = schema.index(of: name) else { return .missing }
+    switch sources[index] {
+    case .base(let field): return .base(field)
+    case .computed(let i): return .computed(fields[i])
+    }
+  }
+
+  package init(base: any DataProvider<Value>, label: String, fields: [Field], keepsBaseFields: Bool) {
+    self.base = base
+    self.label = label
+    self.fields = fields
+    self.keepsBaseFields = keepsBaseFields
+    structureClock = base.structureClock
+    handleTable = (base as? any HandleRoot<Value>)?.handleTable
+    stageDepth = base.stageDepth + 1
+    handleBase = handleTable == nil ? nil : base as? any HandleRoot<Value>
+    let computedNames = fields.map(\.name)
+    if keepsBaseFields, let known = base.knownFields {
+      var names = known
+      for name in computedNames where !names.contains(name) { names.append(name) }
+      schema = Schema(names)
+      sources = names.map { name in
+        computedNames.firstIndex(of: name).map(Source.computed) ?? .base(name)
+      }
+    } else if !keepsBaseFields {
+      schema = Schema(computedNames)
+      sources = computedNames.indices.map(Source.computed)
+    } else {
+      schema = nil
+      sources = []
+    }
+  }
+
+  package var transformedBase: any DataProvider { base }
+
+  /// The base's, kept: asked at every stage of a chain, it must not walk down the chain.
+  package let structureClock: StructureClock
+
+  package var knownFields: [String]? { schema.map { Array($0.names) } }
+
+  /// The base's profiles for the fields kept, the computed types for the rest; nulls unknown.
+  package var fieldProfiles: [FieldProfile]? {
+    guard let schema else { return nil }
+    // `select` keeps no field of the base's: its profiles are not asked for.
+    return profilesMemo.value(at: structureClock, of: { keepsBaseFields ? base.fieldProfiles : nil }) {
+      baseProfiles in
+      let byName = Dictionary(
+        (baseProfiles ?? []).map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
+      return zip(schema.names, sources).map { name, source in
+        switch source {
+        case .base(let field): byName[field] ?? FieldProfile(name: name, type: nil, nulls: nil)
+        case .computed(let index): FieldProfile(name: name, type: fields[index].type, nulls: nil)
+        }
+      }
+    }
+  }
+  private let profilesMemo = ClockMemo()
+
+  /// - Complexity: O(fields) per item, plus the computed fields' expressions.
+  package func item(at itemPath: ItemPath) -> Value { computed(from: base.item(at: itemPath)) }
+
+  /// The record this provider makes of one of its base's items.
+  func computed(from item: Value) -> Value {
+    guard let schema else {
+      // Fields not known ahead (a schemaless source): each item keeps its own and gains these.
+      var pairs: [(String, Value)] = []
+      if case .record(let record) = item { pairs = record.fields.map { ($0.name, $0.value) } }
+      for field in fields { pairs.append((field.name, field.compute(item))) }
+      return .record(Record(pairs))
+    }
+    let record: Record? = if case .record(let r) = item { r } else { nil }
+    let values = sources.map { source -> Value in
+      switch source {
+      case .base(let name): record?[name] ?? .null
+      case .computed(let index): fields[index].compute(item)
+      }
+    }
+    return .record(Record(schema: schema, values: values))
+  }
+
+  package var nodeTitle: String { label }
+  package var nodeDetail: String? { countsDetail }
+  package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
+}

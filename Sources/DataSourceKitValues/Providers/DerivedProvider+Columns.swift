@@ -1,0 +1,191 @@
+import DataSourceKit
+import Foundation
+
+// The stages over values: each expression computed from the base's columns when it has them, a
+// batch at a time, with no record made per item.
+
+extension DerivedProvider where Item == Value {
+  /// A stage run in memory over `base`: `where`, `sort by`, `section by` or `limit`.
+  ///
+  /// Each expression is computed from the base's columns when it has them
+  /// (``ColumnReadable``), with no record made per item, else from each item; the values are
+  /// the same either way.
+  ///
+  /// One case per stage, each choosing the columns path or the items path.
+  package static func stage(
+    _ stage: PushdownStage, over base: any DataProvider<Value>, label: String, notes: ExpressionNotes?
+  ) -> DerivedProvider {
+    switch stage {
+    case .filter(let predicate):
+      let overItems = predicate.compiledTest(notes: notes)
+      return .filter(base, label: label, rule: .filter(predicate.compiledTest(notes: nil))) { base, offsets in
+        if let columns = base as? any ColumnReadable,
+          let reader = predicate.batches(over: columns, notes: notes)
+        {
+          let truths = try allBatches(count: offsets.total, reader, \.truths)
+          return { flat, _ in truths[flat] }
+        }
+        return { _, path in overItems(base.item(at: path)) }
+      }
+    case .sort(let terms) where terms.count == 1:
+      let expression = terms[0].expression
+      let direction = terms[0].direction
+      let overItems = expression.compiled(notes: notes)
+      let key = expression.compiled(notes: nil)
+      let rule = StageRule<Value>.sort { a, b in
+        keyOrder(key(a), key(b)) { Value.precedes($0, $1, direction: direction) }
+      }
+      return DerivedProvider(base: base, label: label, rule: rule) { base, offsets in
+        try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
+        var keys: (_ flat: Int, _ path: ItemPath) -> Value = { _, path in overItems(base.item(at: path)) }
+        if let columns = base as? any ColumnReadable,
+          let reader = expression.batches(over: columns, notes: notes)
+        {
+          let batches = try allBatches(count: offsets.total, reader) { [$0] }
+          // Keys of one kind sort as integers, without a value per comparison.
+          if let sortKeys = ColumnSortKeys(batches) {
+            return (0..<base.numberOfSections).map { section in
+              let start = offsets.starts[section]
+              let positions = start..<start + base.numberOfItems(inSection: section)
+              return DerivedSection(
+                key: base.sectionKey(section),
+                baseIndices: sortKeys.order(of: positions, direction: direction))
+            }
+          }
+          let values = batches.flatMap(\.allValues)
+          keys = { flat, _ in values[flat] }
+        }
+        return try sortedSections(base, offsets, keys: keys) { a, b in
+          Value.precedes(a, b, direction: direction)
+        }
+      }
+    case .sort(let terms):
+      let values = terms.map { positional($0.expression, notes: notes) }
+      let directions = terms.map(\.direction)
+      let keys = terms.map { $0.expression.compiled(notes: nil) }
+      let rule = StageRule<Value>.sort { a, b in
+        keyOrder(keys.map { $0(a) }, keys.map { $0(b) }) { Value.precedes($0, $1, directions: directions) }
+      }
+      return .sorted(
+        base, label: label, rule: rule,
+        keys: { base, offsets in
+          let keys = try values.map { try $0(base, offsets) }
+          return { flat, path in keys.map { $0(flat, path) } }
+        }, by: { a, b in Value.precedes(a, b, directions: directions) })
+    case .section(let term):
+      let overItems = positional(term.expression, notes: notes)
+      let sectionKey = term.expression.compiled(notes: nil)
+      let rule = StageRule<Value>.section(
+        key: { SectionKey(value: sectionKey($0)) }, direction: term.direction)
+      return DerivedProvider(base: base, label: label, rule: rule) { base, offsets in
+        try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
+        guard let columns = base as? any ColumnReadable,
+          let reader = term.expression.batches(over: columns, notes: notes)
+        else {
+          return try keyedSections(offsets, key: overItems(base, offsets), direction: term.direction) {
+            SectionKey(value: $0)
+          }
+        }
+        // Keys found in a `KeyTable` a batch at a time (a text key still in its column's bytes is hashed
+        // in place), as `group by` finds its groups.
+        var table = KeyTable()
+        var entries = [Int32](repeating: 0, count: offsets.total)
+        if let derived = base as? DerivedProvider<Value>,
+          (derived.rootProvider as? any HandleRoot<Value>)?.handlesArePositions != false,
+          let root = derived.rootProvider as? any ColumnReadable,
+          let rootReader = term.expression.batches(over: root, notes: notes)
+        {
+          // Over a sorted stage the items are in no order of the file: their keys are read in
+          // the root's order instead, where the file is read straight through (reading them in
+          // the sorted order cost a cache miss a row).
+          try forEachRootBatch(of: derived, rootReader) { flats, batch in
+            for (k, entry) in table.entries([batch], count: batch.count).enumerated() {
+              entries[flats[k]] = Int32(entry)
+            }
+          }
+        } else {
+          try forEachBatch(count: offsets.total, reader) { start, batch in
+            for (k, entry) in table.entries([batch], count: batch.count).enumerated() {
+              entries[start + k] = Int32(entry)
+            }
+          }
+        }
+        var sections = table.keys.map { DerivedSection(key: SectionKey(value: $0[0]), baseIndices: []) }
+        for (flat, entry) in entries.enumerated() { sections[Int(entry)].baseIndices.append(flat) }
+        return try orderedByKey(sections, direction: term.direction)
+      }
+    case .slice(let slice):
+      return .sliced(base, label: label, slice)
+    }
+  }
+
+  /// Reads a derived provider's items from its root's columns in the root's order, a batch at a
+  /// time, and hands each batch to `body` with the derived provider's flat position of each item.
+  static func forEachRootBatch(
+    of derived: DerivedProvider<Value>, _ rootReader: BatchReader,
+    _ body: (_ flats: [Int], ValueBatch) throws -> Void
+  ) throws {
+    let rootPositions = derived.rootFlatPositions
+    var flatOf = [Int32](repeating: -1, count: SectionOffsets(of: derived.rootProvider).total)
+    for (flat, root) in rootPositions.enumerated() { flatOf[root] = Int32(flat) }
+    var roots: [Int] = []
+    var flats: [Int] = []
+    roots.reserveCapacity(1024)
+    flats.reserveCapacity(1024)
+    func flush() throws {
+      try body(flats, roots.withUnsafeBufferPointer(rootReader))
+      roots.removeAll(keepingCapacity: true)
+      flats.removeAll(keepingCapacity: true)
+    }
+    for root in flatOf.indices where flatOf[root] >= 0 {
+      if root & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
+      roots.append(root)
+      flats.append(Int(flatOf[root]))
+      if roots.count == 1024 { try flush() }
+    }
+    if !roots.isEmpty { try flush() }
+  }
+
+  /// An expression as a function of an item's position: computed for every item at once
+  /// from the base's columns when it has them, else item by item.
+  static func positional(_ expression: RowExpression, notes: ExpressionNotes?)
+    -> PositionalFunction<Value>
+  {
+    let overItems = expression.compiled(notes: notes)
+    return { base, offsets in
+      if let columns = base as? any ColumnReadable,
+        let reader = expression.batches(over: columns, notes: notes)
+      {
+        let values = try allBatches(count: offsets.total, reader, \.allValues)
+        return { flat, _ in values[flat] }
+      }
+      return { _, path in overItems(base.item(at: path)) }
+    }
+  }
+}
+
+extension DerivedProvider {
+  /// Groups all items into sections by a shell value: sections ordered by key (a `null` key is
+  /// its own section, last), items in their previous order inside each section.
+  package static func sectioned(
+    _ base: any DataProvider<Item>, label: String, direction: SortDirection = .ascending,
+    key: @escaping (Item) -> Value
+  ) -> DerivedProvider {
+    sectioned(
+      base, label: label, direction: direction,
+      rule: .section(key: { SectionKey(value: key($0)) }, direction: direction), keys: ofItems(key))
+  }
+
+  /// Groups all items into sections by the keys the function made at each arrangement gives.
+  package static func sectioned(
+    _ base: any DataProvider<Item>, label: String, direction: SortDirection = .ascending,
+    rule: StageRule<Item>? = nil, keys makeKey: @escaping PositionalFunction<Value>
+  ) -> DerivedProvider {
+    DerivedProvider(base: base, label: label, rule: rule) { base, offsets in
+      try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
+      return try keyedSections(offsets, key: makeKey(base, offsets), direction: direction) {
+        SectionKey(value: $0)
+      }
+    }
+  }
+}

@@ -1,0 +1,279 @@
+import DataSourceKit
+
+/// One item per group of a base's items (`group by`): a record of the group's keys and its
+/// aggregates, in the order the keys were first seen; or each distinct value once (`distinct`).
+///
+/// Keys group as they compare: `1` and `1.0` are one group, text by its Unicode scalars, and
+/// nulls are a group of their own (as SQL's GROUP BY). Built with a hash of the keys in one pass
+/// over the base, again whenever the base changes.
+package final class GroupedProvider: DataProvider, CompositionNode, DataProviderObserver, FieldProfiling {
+  /// A key a group is formed by: its field name and value per item.
+  package struct Key: Sendable {
+    package var name: String
+    package var expression: RowExpression
+    package var type: ValueType?
+    /// Set when the key is a program's closure rather than an expression: then nothing runs in
+    /// SQL or by columns.
+    package var compute: (@Sendable (Value) -> Value)?
+    package init(name: String, expression: RowExpression, type: ValueType?) {
+      self.name = name
+      self.expression = expression
+      self.type = type
+    }
+    package init(name: String, compute: @escaping @Sendable (Value) -> Value) {
+      self.name = name
+      self.expression = .literal(.null)
+      self.type = nil
+      self.compute = compute
+    }
+  }
+
+  /// A field computed over each group.
+  package struct Field: Sendable {
+    package var name: String
+    package var aggregate: Aggregate
+    package var type: ValueType?
+    /// Set when the aggregate's argument is a program's closure (see ``Key/compute``).
+    package var compute: (@Sendable (Value) -> Value)?
+    package init(name: String, aggregate: Aggregate, type: ValueType?) {
+      self.name = name
+      self.aggregate = aggregate
+      self.type = type
+    }
+    package init(name: String, function: AggregateFunction, compute: (@Sendable (Value) -> Value)?) {
+      self.name = name
+      self.aggregate = Aggregate(function, of: nil, text: function.rawValue)
+      self.type = nil
+      self.compute = compute
+    }
+  }
+
+  /// Whether keys or aggregates are closures: they run item by item, in memory.
+  private var usesClosures: Bool {
+    keys.contains { $0.compute != nil } || fields.contains { $0.compute != nil }
+  }
+
+  package let base: any DataProvider<Value>
+  package let keys: [Key]
+  package let fields: [Field]
+  /// `distinct` of one expression: items are its values, not records.
+  package let yieldsValues: Bool
+  private let label: String
+  private let notes: ExpressionNotes?
+  private let schema: Schema
+  private var items: [Value] = []
+  private var states = LoadStateMachine()
+  private var observers: ObserverList
+  private var failure: String?
+  /// Whether the last grouping ran as a GROUP BY inside SQLite.
+  package private(set) var ranInSQL = false
+
+  package init(
+    base: any DataProvider<Value>, keys: [Key], fields: [Field], yieldsValues: Bool = false, label: String,
+    notes: ExpressionNotes?
+  ) {
+    self.base = base
+    self.keys = keys
+    self.fields = fields
+    self.yieldsValues = yieldsValues && keys.count == 1 && fields.isEmpty
+    self.label = label
+    self.notes = notes
+    schema = Schema(keys.map(\.name) + fields.map(\.name))
+    observers = ObserverList(clock: states.clock)
+    states.clock.follow(base.structureClock)
+    base.addObserver(self)
+  }
+
+  package var loadState: LoadState { states.state }
+  /// Moves with this grouping's own changes and with every change below it.
+  package var structureClock: StructureClock { states.clock }
+  package var errorDescription: String? { states.state == .error ? failure ?? base.errorDescription : nil }
+  package var numberOfSections: Int { 1 }
+  package func numberOfItems(inSection section: Int) -> Int { items.count }
+  package func item(at itemPath: ItemPath) -> Value { items[itemPath.item] }
+  package var knownFields: [String]? { yieldsValues ? nil : Array(schema.names) }
+  /// A single key names its group.
+  package var identityKey: String? { !yieldsValues && keys.count == 1 ? keys[0].name : nil }
+  package var fieldProfiles: [FieldProfile]? {
+    guard !yieldsValues else { return nil }
+    return keys.map { FieldProfile(name: $0.name, type: $0.type, nulls: nil) }
+      + fields.map { FieldProfile(name: $0.name, type: $0.type, nulls: nil) }
+  }
+  package func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
+
+  package func load() async throws {
+    try await refresh { base in
+      if base.loadState == .initial || base.loadState == .error { try await base.load() }
+    }
+  }
+
+  package func reload() async throws { try await refresh { try await $0.reload() } }
+
+  private func refresh(_ loadBase: (any DataProvider<Value>) async throws -> Void) async throws {
+    let ticket = states.begin()
+    do {
+      try await loadBase(base)
+    } catch DataSourceError.cancelled {
+      states.cancel(ticket)
+      throw DataSourceError.cancelled
+    } catch {
+      if states.finish(ticket, with: .error) { items = [] }
+      throw error
+    }
+    let grouped: [Value]
+    do {
+      // ^C interrupts a GROUP BY running inside SQLite at once, from the cancelling thread.
+      let interrupt = (base as? any GroupingPushdown)?.groupingInterrupter
+      grouped = try await withTaskCancellationHandler {
+        try group()
+      } onCancel: {
+        interrupt?()
+      }
+    } catch DataSourceError.cancelled {
+      states.cancel(ticket)
+      throw DataSourceError.cancelled
+    } catch {
+      if states.finish(ticket, with: .error) {
+        items = []
+        failure = (error as? DataSourceError)?.description ?? "\(error)"
+      }
+      throw error
+    }
+    if states.finish(ticket, with: grouped.isEmpty ? .noContent : .loaded) {
+      failure = nil
+      items = grouped
+      observers.notify()
+    }
+  }
+
+  /// The base changed: group its items again and tell whoever watches.
+  package func providerDidChange() {
+    switch base.loadState {
+    case .error:
+      items = []
+      try? states.transition(to: .error)
+    case .loaded, .noContent:
+      do {
+        items = try group()
+        let result: LoadState = items.isEmpty ? .noContent : .loaded
+        if states.state != result { try? states.transition(to: result) }
+      } catch {
+        items = []
+        failure = "\(error)"
+        try? states.transition(to: .error)
+      }
+    case .initial, .loading, .refreshing:
+      return
+    }
+    observers.notify()
+  }
+
+  /// The groups of the base's items, in first-seen order of their keys.
+  private func group() throws -> [Value] {
+    if !usesClosures, let pushdown = base as? any GroupingPushdown,
+      let rows = try pushdown.groupedRows(
+        keys: keys.map(\.expression), aggregates: fields.map(\.aggregate), notes: notes)
+    {
+      ranInSQL = true
+      if yieldsValues { return rows.map { $0[0] } }
+      let schema = self.schema
+      return rows.map { .record(Record(schema: schema, values: $0)) }
+    }
+    ranInSQL = false
+    var groups = Groups(
+      prototype: usesClosures
+        ? AggregateAccumulator(fields.map(\.aggregate.function), arguments: fields.map(\.compute))
+        : AggregateAccumulator(fields.map(\.aggregate), notes: notes))
+    if try usesClosures || !groupByColumns(into: &groups) {
+      let notes = self.notes
+      let keyValues = keys.map { key in key.compute ?? key.expression.compiled(notes: notes) }
+      var seen = 0
+      for section in 0..<base.numberOfSections {
+        for row in 0..<base.numberOfItems(inSection: section) {
+          seen += 1
+          if seen & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
+          let item = base.item(at: ItemPath(item: row, section: section))
+          let values = keyValues.map { $0(item) }
+          groups.add(key: values) { $0.add(item) }
+        }
+      }
+    }
+    // A base that failed while it was read (a value its type does not hold) has no groups.
+    if base.loadState == .error {
+      throw DataSourceError.sourceFailed(
+        message: base.errorDescription ?? "the source failed while it was read")
+    }
+    if pagedSourceWithMore(under: base) != nil {
+      let items = (0..<base.numberOfSections).reduce(0) { $0 + base.numberOfItems(inSection: $1) }
+      notes?.add(.partialSource(stage: label, items: items))
+    }
+    if yieldsValues { return groups.keys.map { $0[0] } }
+    let schema = self.schema
+    return groups.keys.indices.map { index in
+      .record(Record(schema: schema, values: groups.keys[index] + groups.accumulators[index].results))
+    }
+  }
+
+  /// Groups the base's items reading its columns a batch at a time (keys and aggregate
+  /// arguments computed on arrays, no record built per item); `false` when the base cannot.
+  private func groupByColumns(into groups: inout Groups) throws -> Bool {
+    guard let columns = base as? any ColumnReadable else { return false }
+    var keyReaders: [BatchReader] = []
+    for key in keys {
+      guard let reader = key.expression.batches(over: columns, notes: notes) else { return false }
+      keyReaders.append(reader)
+    }
+    var argumentReaders: [BatchReader?] = []
+    for field in fields {
+      guard let argument = field.aggregate.argument else {
+        argumentReaders.append(nil)
+        continue
+      }
+      guard let reader = argument.batches(over: columns, notes: notes) else { return false }
+      argumentReaders.append(reader)
+    }
+    let count = (0..<base.numberOfSections).reduce(0) { $0 + base.numberOfItems(inSection: $1) }
+    var positions = [Int](repeating: 0, count: 1024)
+    var start = 0
+    while start < count {
+      if start & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
+      let n = min(positions.count, count - start)
+      for k in 0..<n { positions[k] = start + k }
+      let (keyBatches, argumentBatches) = positions.withUnsafeBufferPointer { buffer in
+        let batch = UnsafeBufferPointer(rebasing: buffer[0..<n])
+        return (keyReaders.map { $0(batch) }, argumentReaders.map { $0?(batch) })
+      }
+      let entries = groups.table.entries(keyBatches, count: n)
+      while groups.accumulators.count < groups.table.count {
+        groups.accumulators.append(groups.prototype.empty)
+      }
+      AggregateAccumulator.add(argumentBatches, groups: entries, to: &groups.accumulators)
+      start += n
+    }
+    return true
+  }
+
+  /// The groups found so far: their keys in first-seen order and their aggregates.
+  private struct Groups {
+    let prototype: AggregateAccumulator
+    var table = KeyTable()
+    var accumulators: [AggregateAccumulator] = []
+
+    init(prototype: AggregateAccumulator) { self.prototype = prototype }
+
+    var keys: [[Value]] { table.keys }
+
+    /// Adds an item to the group of `key`, through `add`.
+    mutating func add(key: [Value], _ add: (inout AggregateAccumulator) -> Void) {
+      let (group, isNew) = table.entry(key)
+      if isNew { accumulators.append(prototype.empty) }
+      add(&accumulators[group])
+    }
+  }
+
+  package var nodeTitle: String { label + (ranInSQL ? "  (in SQL)" : "") }
+  package var nodeDetail: String? {
+    "\(items.count) group\(items.count == 1 ? "" : "s"), \(states.state.rawValue)"
+  }
+  package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
+}

@@ -1,0 +1,523 @@
+import DataSourceKit
+
+/// Draws items as a table of their fields, as a database shell does: one column a field,
+/// numbers right-aligned, each section under a spanning title row.
+///
+/// The cells' text is gathered first (every column's width depends on every row), into a
+/// compact arena: either from the rows of a snapshot, or row by row while the view lays them
+/// out (``RecordTableCollector``), which keeps no items at all.
+struct RecordTableRenderer: TextModeRenderer {
+  let snapshot: ViewSnapshot<Value>
+  var shownRows: Int { snapshot.shownRows }
+  var totalRows: Int { snapshot.totalRows }
+  let options: RenderOptions
+  let table: ValueRows
+
+  /// From a snapshot that kept its rows.
+  init(snapshot: ViewSnapshot<Value>, options: RenderOptions) {
+    let columns = TableColumns(snapshot: snapshot)
+    var collector = RecordTableCollector(columns: columns, expectedRows: snapshot.shownRows)
+    for section in snapshot.sections {
+      // Rows are read in place, not copied out one by one.
+      section.rows.withUnsafeBufferPointer { rows in
+        for index in rows.indices { collector.add(rows[index].item) }
+      }
+    }
+    self.init(snapshot: snapshot, options: options, collected: collector)
+  }
+
+  /// From a snapshot whose rows went to `collected` as they were laid out.
+  init(snapshot: ViewSnapshot<Value>, options: RenderOptions, collected: RecordTableCollector) {
+    self.snapshot = snapshot
+    self.options = options
+    table = ValueRows(
+      names: collected.columns.names, cells: collected.cells, rightAligned: collected.kinds.rightAligned)
+  }
+
+  /// Column widths that fit `available` columns: the widest columns give way first.
+  private func widths(available: Int) -> [Int] {
+    var widths = table.names.map(TextWidth.of)
+    table.cells.maximumWidths(into: &widths)
+    return Self.narrowed(widths, toFit: available)
+  }
+
+  /// Widths narrowed to fit `available` columns, the widest first and never below 3: the
+  /// result of taking one column off the first widest column until the total fits, found in
+  /// O(n log width) rather than one step per column taken (40,000 columns took seconds).
+  static func narrowed(_ widths: [Int], toFit available: Int, minimum: Int = 3) -> [Int] {
+    func total(cappedAt level: Int) -> Int { widths.reduce(0) { $0 + min($1, level) } }
+    guard let widest = widths.max(), widths.reduce(0, +) > available, widest > minimum else { return widths }
+    if total(cappedAt: minimum) > available { return widths.map { min($0, minimum) } }
+    // The highest cap that fits, between minimum (fits) and widest (does not).
+    var low = minimum
+    var high = widest - 1
+    while low < high {
+      let mid = (low + high + 1) / 2
+      if total(cappedAt: mid) <= available { low = mid } else { high = mid - 1 }
+    }
+    // From the cap one above, the first columns at that cap give up one column each.
+    var result = widths.map { min($0, low + 1) }
+    var excess = total(cappedAt: low + 1) - available
+    for index in result.indices where excess > 0 && result[index] == low + 1 {
+      result[index] -= 1
+      excess -= 1
+    }
+    return result
+  }
+
+  /// Each section's shown rows: for each window that touched it, the flat positions and where
+  /// their texts start in the arena.
+  private func sectionPieces() -> [[(flat: Range<Int>, arenaStart: Int)]] {
+    var next = 0
+    return snapshot.sections.map { section in
+      section.shownRanges.map { range in
+        defer { next += range.count }
+        return (range, next)
+      }
+    }
+  }
+
+  private func title(_ section: SectionSnapshot<Value>) -> [String] {
+    if !section.header.isEmpty { return section.header }
+    // A null key is a section too; its title says so rather than staying blank.
+    return section.key.map { [$0.isNull ? "null" : $0.description] } ?? []
+  }
+
+  // MARK: Box
+
+  func renderBox(into out: inout TextOutput) {
+    let names = table.names
+    let right = table.rightAligned
+    let widths = widths(available: options.width - 1 - 3 * names.count)
+    let inner = widths.reduce(0, +) + 3 * widths.count - 3
+    func rule(_ left: String, _ joint: String, _ right: String) -> String {
+      left + widths.map { String(repeating: "─", count: $0 + 2) }.joined(separator: joint) + right
+    }
+    func header(_ cells: [String]) -> String {
+      var line = "│"
+      for (c, text) in cells.enumerated() {
+        line += " " + out.bold(TextWidth.fit(text, to: widths[c])) + " │"
+      }
+      return line
+    }
+    // Data rows are the hot path (a million rows is a normal request): written straight as bytes.
+    let open = Array("│ ".utf8)
+    let markedOpen = Array((out.markedBorder + " ").utf8)
+    let separator = Array(" │ ".utf8)
+    let close = Array(" │".utf8)
+    let marked = options.markedRows
+    let gaps = options.showsGaps
+    func row(_ row: Int, flat: Int, into out: inout TextOutput) {
+      out.append(bytes: marked.isEmpty || !marked.contains(flat) ? open : markedOpen)
+      for c in 0..<widths.count {
+        if c > 0 { out.append(bytes: separator) }
+        table.cells.write(
+          row: row, column: c, width: widths[c], alignment: right[c] ? .right : .left, into: &out)
+      }
+      out.append(bytes: close)
+      out.endLine()
+    }
+    func spanning(_ text: String, style: (String) -> String) -> String {
+      "│ " + style(TextWidth.fit(text, to: inner)) + " │"
+    }
+    out.line(rule("┌", "┬", "┐"))
+    out.line(header(names))
+    for (i, (section, pieces)) in zip(snapshot.sections, sectionPieces()).enumerated() {
+      let titles = title(section)
+      if !titles.isEmpty {
+        out.line(rule("├", "┴", "┤"))
+        for t in titles { out.line(spanning(t, style: out.bold)) }
+        out.line(rule("├", "┬", "┤"))
+      } else if i == 0 {
+        out.line(rule("├", "┼", "┤"))
+      }
+      if section.gapBefore && gaps { out.line(gapRow(widths)) }
+      for (p, piece) in pieces.enumerated() {
+        if p > 0 && gaps { out.line(gapRow(widths)) }
+        for offset in 0..<piece.flat.count {
+          row(piece.arenaStart + offset, flat: piece.flat.lowerBound + offset, into: &out)
+        }
+      }
+      if section.gapAfter && gaps { out.line(gapRow(widths)) }
+      if !section.footer.isEmpty {
+        out.line(rule("├", "┴", "┤"))
+        for line in section.footer { out.line(spanning(line, style: out.dim)) }
+        out.line(rule("├", "┬", "┤"))
+      }
+    }
+    out.line(rule("└", "┴", "┘"))
+  }
+
+  private func gapRow(_ widths: [Int]) -> String {
+    "│" + widths.map { " " + TextWidth.fit("⋮", to: $0, alignment: .center) + " " }.joined(separator: "│")
+      + "│"
+  }
+
+  // MARK: Plain
+
+  func renderPlain(into out: inout TextOutput) {
+    let right = table.rightAligned
+    let widths = widths(available: options.width - 2 * (table.names.count - 1))
+    func line(_ cells: [String], header: Bool = false) -> String {
+      var parts: [String] = []
+      for (c, text) in cells.enumerated() {
+        parts.append(TextWidth.fit(text, to: widths[c], alignment: right[c] && !header ? .right : .left))
+      }
+      var joined = parts.joined(separator: "  ")
+      while joined.last == " " { joined.removeLast() }
+      return header ? out.bold(joined) : joined
+    }
+    out.line(line(table.names, header: true))
+    for (i, (section, pieces)) in zip(snapshot.sections, sectionPieces()).enumerated() {
+      let titles = title(section)
+      if !titles.isEmpty {
+        if i > 0 { out.line("") }
+        for t in titles { out.line(out.bold(TextWidth.truncate(t, to: options.width))) }
+      }
+      if section.gapBefore { out.line("⋮") }
+      for (p, piece) in pieces.enumerated() {
+        if p > 0 { out.line("⋮") }
+        for offset in 0..<piece.flat.count {
+          out.line(line(table.cells.texts(row: piece.arenaStart + offset)))
+        }
+      }
+      if section.gapAfter { out.line("⋮") }
+      for f in section.footer { out.line(out.dim(TextWidth.truncate(f, to: options.width))) }
+    }
+  }
+
+  // MARK: Markdown
+
+  func renderMarkdown(into out: inout TextOutput) {
+    let (names, right) = (table.names, table.rightAligned)
+    func escape(_ s: String) -> String {
+      s.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: "<br>")
+    }
+    let head = "| " + names.map { TextWidth.displayable(escape($0)) }.joined(separator: " | ") + " |"
+    let rule = "|" + right.map { $0 ? " ---: |" : " --- |" }.joined()
+    for (i, (section, pieces)) in zip(snapshot.sections, sectionPieces()).enumerated() {
+      if i > 0 { out.line("") }
+      let titles = title(section)
+      for t in titles { out.line("### " + TextWidth.displayable(t)) }
+      if !titles.isEmpty { out.line("") }
+      out.line(head)
+      out.line(rule)
+      for piece in pieces {
+        for offset in 0..<piece.flat.count {
+          out.line(
+            "| " + table.cells.texts(row: piece.arenaStart + offset).map(escape).joined(separator: " | ")
+              + " |")
+        }
+      }
+      if !section.footer.isEmpty { out.line("") }
+      for f in section.footer { out.line("_" + f + "_") }
+    }
+  }
+}
+
+/// Gathers the text of a field table's cells as rows arrive, keeping no items.
+package struct RecordTableCollector {
+  var columns: TableColumns
+  var cells: CellArena
+  var kinds: ColumnKinds
+
+  init(columns: TableColumns, expectedRows: Int) {
+    self.columns = columns
+    cells = CellArena(columns: columns.names.count, rows: expectedRows)
+    kinds = ColumnKinds(columns: columns.names.count)
+  }
+
+  /// A collector for items whose fields are known before any row is seen.
+  package init(fields: [String], expectedRows: Int) {
+    self.init(columns: TableColumns(fields: fields), expectedRows: expectedRows)
+  }
+
+  package mutating func add(_ item: Value) {
+    for (c, value) in columns.values(of: item).enumerated() {
+      kinds.note(value, column: c)
+      cells.append(value)
+    }
+  }
+
+  /// Adds the rows at the flat positions in `ranges`, in order, their fields read by `readers`.
+  ///
+  /// One reader a column, a batch of rows at a time: the same cells as ``add(_:)`` makes of each
+  /// item, without the items, a column at a time. Stops early when the task is cancelled.
+  mutating func add(_ readers: [BatchReader], ranges: [Range<Int>]) {
+    _ = forEachBatch(of: ranges) { positions in
+      let firstRow = cells.addRows(positions.count)
+      for (c, reader) in readers.enumerated() {
+        let batch = reader(positions)
+        kinds.note(batch, column: c)
+        cells.set(batch, column: c, firstRow: firstRow)
+      }
+    }
+  }
+}
+
+/// Hands the flat positions of `ranges` to `body` in order, 4,096 at a time (what rendering
+/// reads from columns at once); false when the task was cancelled before the end.
+func forEachBatch(of ranges: [Range<Int>], _ body: (UnsafeBufferPointer<Int>) -> Void) -> Bool {
+  var positions: [Int] = []
+  positions.reserveCapacity(4_096)
+  for range in ranges {
+    var start = range.lowerBound
+    while start < range.upperBound {
+      if Task.isCancelled { return false }
+      let end = min(start + 4_096, range.upperBound)
+      positions.removeAll(keepingCapacity: true)
+      positions.append(contentsOf: start..<end)
+      positions.withUnsafeBufferPointer(body)
+      start = end
+    }
+  }
+  return true
+}
+
+/// Which columns hold only numbers (and at least one): those align right.
+struct ColumnKinds {
+  private var numeric: [Bool]
+  private var sawValue: [Bool]
+
+  init(columns: Int) {
+    numeric = [Bool](repeating: true, count: columns)
+    sawValue = [Bool](repeating: false, count: columns)
+  }
+
+  mutating func note(_ value: Value, column c: Int) {
+    switch value {
+    case .null: break
+    case .int, .double: sawValue[c] = true
+    default:
+      sawValue[c] = true
+      numeric[c] = false
+    }
+  }
+
+  /// Notes every value of a batch, as ``note(_:column:)`` would one at a time.
+  mutating func note(_ batch: ValueBatch, column c: Int) {
+    switch batch {
+    case .ints(_, let nulls):
+      if nulls.map({ $0.contains(false) }) ?? (batch.count > 0) { sawValue[c] = true }
+    case .doubles(_, let nulls):
+      if nulls.map({ $0.contains(false) }) ?? (batch.count > 0) { sawValue[c] = true }
+    case .texts(let texts):
+      // Null: a text of length 0 without the flag (empty text has it).
+      for i in 0..<texts.count where texts.lengths[i] != 0 {
+        sawValue[c] = true
+        numeric[c] = false
+        break
+      }
+    default:
+      for i in 0..<batch.count { note(batch[i], column: c) }
+    }
+  }
+
+  var rightAligned: [Bool] { zip(numeric, sawValue).map { $0 && $1 } }
+}
+
+/// The cells of the rows shown, with the columns' names and alignment.
+struct ValueRows {
+  let names: [String]
+  let cells: CellArena
+  let rightAligned: [Bool]
+}
+
+/// The texts of a table's cells, row after row: all bytes in one array, and per cell where its
+/// text starts, how long it is and how wide it shows.
+struct CellArena {
+  /// Where one cell's text is in the arena, and how wide it shows.
+  private struct Cell {
+    var start: Int
+    var length: Int32
+    var width: Int32
+  }
+
+  let columns: Int
+  private var bytes: [UInt8] = []
+  private var cells: [Cell] = []
+  static let ellipsis = Array("…".utf8)
+
+  init(columns: Int, rows: Int) {
+    self.columns = columns
+    cells.reserveCapacity(columns * rows)
+    bytes.reserveCapacity(columns * rows * 8)
+  }
+
+  var rowCount: Int { columns == 0 ? 0 : cells.count / columns }
+
+  /// Adds a cell: its text, measured as it is written.
+  mutating func append(_ value: Value) { cells.append(cell(value)) }
+
+  /// A value's text appended to the bytes, and the cell that says where.
+  private mutating func cell(_ value: Value) -> Cell {
+    let start = bytes.count
+    var plain = true
+    switch value {
+    case .null: break
+    case .int(let i):
+      // Digits from the right into a small buffer, then one append.
+      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+        var n = i.magnitude
+        var first = 20
+        repeat {
+          first -= 1
+          buffer[first] = UInt8(ascii: "0") + UInt8(n % 10)
+          n /= 10
+        } while n > 0
+        if i < 0 {
+          first -= 1
+          buffer[first] = UInt8(ascii: "-")
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[first...]))
+      }
+    case .string(var s):
+      plain = appendText(&s)
+    default:
+      var text = value.description
+      plain = appendText(&text)
+    }
+    let length = bytes.count - start
+    return Cell(
+      start: start, length: Int32(length), width: Int32(plain ? length : TextWidth.of(text(start, length))))
+  }
+
+  /// Adds `count` rows of empty cells, to be set a column at a time; returns the first's number.
+  mutating func addRows(_ count: Int) -> Int {
+    let first = rowCount
+    cells.append(contentsOf: repeatElement(Cell(start: 0, length: 0, width: 0), count: count * columns))
+    return first
+  }
+
+  /// Sets column `column` of the rows from `firstRow` on to a batch's items, as
+  /// ``append(_:)`` would make each: the batch's kind is looked at once, and a text in a
+  /// column's bytes is copied from them, with no string made.
+  mutating func set(_ batch: ValueBatch, column: Int, firstRow: Int) {
+    var index = firstRow * columns + column
+    switch batch {
+    case .ints(let ints, let nulls):
+      for i in ints.indices {
+        cells[index] = cell(nulls?[i] == true ? .null : .int(ints[i]))
+        index += columns
+      }
+    case .texts(let texts):
+      for i in 0..<texts.count {
+        if let field = texts.plainBytes(i), let width = Self.narrowWidth(field) {
+          cells[index] = Cell(start: bytes.count, length: Int32(field.count), width: Int32(width))
+          bytes.append(contentsOf: field)
+        } else {
+          cells[index] = cell(texts[i])
+        }
+        index += columns
+      }
+    default:
+      for i in 0..<batch.count {
+        cells[index] = cell(batch[i])
+        index += columns
+      }
+    }
+  }
+
+  /// The width of UTF-8 text whose characters are each one column wide and one scalar long
+  /// (printable ASCII, and U+00A0–U+02FF: accented Latin letters, no combining marks, no
+  /// controls), counted from its bytes; `nil` for any other text, which is measured as a
+  /// string (``TextWidth/of(_:)``).
+  @inline(__always)
+  static func narrowWidth(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
+    var width = 0
+    var i = 0
+    let n = text.count
+    while i < n {
+      let byte = text[i]
+      if byte >= 0x20, byte < 0x7F {
+        i += 1
+      } else if byte >= 0xC2, byte <= 0xCB, i + 1 < n, text[i + 1] & 0xC0 == 0x80,
+        byte != 0xC2 || text[i + 1] >= 0xA0
+      {
+        i += 2
+      } else {
+        return nil
+      }
+      width += 1
+    }
+    return width
+  }
+
+  /// Appends a text's bytes, control characters shown as symbols; returns whether it is
+  /// printable ASCII (then its width is its length).
+  private mutating func appendText(_ s: inout String) -> Bool {
+    let printableASCII = s.withUTF8 { utf8 in !utf8.contains { $0 >= 0x7F || $0 < 0x20 } }
+    if !printableASCII, TextWidth.hasControlCharacters(s) { s = TextWidth.displayable(s) }
+    s.withUTF8 { bytes.append(contentsOf: $0) }
+    return printableASCII
+  }
+
+  private func text(_ start: Int, _ length: Int) -> String {
+    bytes.withUnsafeBufferPointer {
+      String(decoding: UnsafeBufferPointer(rebasing: $0[start..<start + length]), as: UTF8.self)
+    }
+  }
+
+  func texts(row: Int) -> [String] {
+    (0..<columns).map { c in
+      let cell = cells[row * columns + c]
+      return text(cell.start, Int(cell.length))
+    }
+  }
+
+  /// Raises each column's width to its widest cell.
+  func maximumWidths(into result: inout [Int]) {
+    for (i, cell) in cells.enumerated() {
+      let c = i % columns
+      if Int(cell.width) > result[c] { result[c] = Int(cell.width) }
+    }
+  }
+
+  /// Writes a cell padded (or cut) to `width` columns.
+  func write(row: Int, column: Int, width: Int, alignment: TextWidth.Alignment, into out: inout TextOutput) {
+    let cell = cells[row * columns + column]
+    let cellWidth = Int(cell.width)
+    guard cellWidth <= width else {
+      if cellWidth == Int(cell.length), width > 0 {
+        // ASCII (one byte a column): cut on bytes.
+        bytes.withUnsafeBufferPointer {
+          out.append(UnsafeBufferPointer(rebasing: $0[cell.start..<cell.start + width - 1]))
+        }
+        out.append(bytes: CellArena.ellipsis)
+      } else if width > 0,
+        let cut = bytes.withUnsafeBufferPointer({ all -> Int? in
+          let text = UnsafeBufferPointer(rebasing: all[cell.start..<cell.start + Int(cell.length)])
+          guard Self.narrowWidth(text) != nil else { return nil }
+          // One column a character: the first width - 1 characters, by their first bytes.
+          var kept = 0
+          var end = 0
+          while end < text.count, kept < width - 1 || text[end] & 0xC0 == 0x80 {
+            if text[end] & 0xC0 != 0x80 { kept += 1 }
+            end += 1
+          }
+          return end
+        })
+      {
+        bytes.withUnsafeBufferPointer {
+          out.append(UnsafeBufferPointer(rebasing: $0[cell.start..<cell.start + cut]))
+        }
+        out.append(bytes: CellArena.ellipsis)
+      } else {
+        out.append(TextWidth.fit(text(cell.start, Int(cell.length)), to: width, alignment: alignment))
+      }
+      return
+    }
+    let padding = width - cellWidth
+    let (before, after) =
+      switch alignment {
+      case .left: (0, padding)
+      case .right: (padding, 0)
+      case .center: (padding / 2, padding - padding / 2)
+      }
+    out.appendSpaces(before)
+    bytes.withUnsafeBufferPointer {
+      out.append(UnsafeBufferPointer(rebasing: $0[cell.start..<cell.start + Int(cell.length)]))
+    }
+    out.appendSpaces(after)
+  }
+}
