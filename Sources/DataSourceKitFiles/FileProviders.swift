@@ -83,9 +83,9 @@ public final class CSVProvider: DataProvider, CompositionNode, FieldProfiling {
   private var profiles: [FieldProfile]?
 
   /// How `describe` names this node.
-  public var nodeTitle: String { "csv \(JSONWriter.quoted(displayPath))" }
+  package var nodeTitle: String { "csv \(JSONWriter.quoted(displayPath))" }
   /// What `describe` shows beside the name: counts and state.
-  public var nodeDetail: String? { countsDetail }
+  package var nodeDetail: String? { countsDetail }
 }
 
 /// Items of a JSON file: an array (of records or scalars), JSON Lines, or an array found at a
@@ -240,12 +240,12 @@ public final class JSONProvider: DataProvider, CompositionNode, FieldProfiling {
   }
 
   /// How `describe` names this node.
-  public var nodeTitle: String {
+  package var nodeTitle: String {
     "json \(JSONWriter.quoted(displayPath))"
       + (at.isEmpty ? "" : " at \(JSONWriter.quoted(at.joined(separator: ".")))")
   }
   /// What `describe` shows beside the name: counts and state.
-  public var nodeDetail: String? { countsDetail }
+  package var nodeDetail: String? { countsDetail }
 }
 
 extension CSVProvider: ColumnReadable {

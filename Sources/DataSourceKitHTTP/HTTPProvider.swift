@@ -219,13 +219,13 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
   public func item(at itemPath: ItemPath) -> Value { items[itemPath.item] }
 
   /// How `describe` names this node.
-  public var nodeTitle: String {
+  package var nodeTitle: String {
     "http \(JSONWriter.quoted(url))"
       + (at.isEmpty ? "" : " at \(JSONWriter.quoted(at.joined(separator: "."))))")
       + (pageSize.map { " size \($0)" } ?? "")
   }
   /// What `describe` shows beside the name: counts and state.
-  public var nodeDetail: String? {
+  package var nodeDetail: String? {
     countsDetail
       + (finalURL.map { ", from \($0)" } ?? "")
       + (pageSize == nil

@@ -446,18 +446,18 @@ public final class PostgresProvider: DataProvider, CompositionNode, FieldProfili
   // MARK: Describe
 
   /// How `describe` names this node: the URL without its password, and what is read.
-  public var nodeTitle: String {
+  package var nodeTitle: String {
     switch source {
     case .table(let name): "postgres \(JSONWriter.quoted(location.display)) table \(name)"
     case .query(let sql): "postgres \(JSONWriter.quoted(location.display)) query \(JSONWriter.quoted(sql))"
     }
   }
   /// Counts, state, and the rows read from the server.
-  public var nodeDetail: String? {
+  package var nodeDetail: String? {
     countsDetail + rowsReadDetail(rowsRead, statements: statementsRun, byKeyRange: denseStart != nil)
   }
   /// The SQL the rows are read by, with every stage pushed into it.
-  public var nodeChildren: [any CompositionNode] {
+  package var nodeChildren: [any CompositionNode] {
     shape.map { [PostgresSQLNode(sql: query.orderedSQL(base: $0.baseOrder))] } ?? []
   }
 }

@@ -364,9 +364,9 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
   }
 
   /// How `describe` names this node.
-  public var nodeTitle: String { "sqlite \(JSONWriter.quoted(displayPath)) \(query.description)" }
+  package var nodeTitle: String { "sqlite \(JSONWriter.quoted(displayPath)) \(query.description)" }
   /// What `describe` shows beside the name: counts and state.
-  public var nodeDetail: String? {
+  package var nodeDetail: String? {
     countsDetail + rowsReadDetail(rowsRead, statements: statementsRun, byKeyRange: denseRowidStart != nil)
   }
 }

@@ -50,7 +50,7 @@ struct DSH: AsyncParsableCommand {
   static func readScript(_ path: String) -> String? {
     do {
       return try RegularFile.readText(atPath: path, displayPath: path)
-    } catch DataSourceError.notRegularFile where FileManager.default.isPipe(atPath: path) {
+    } catch DataSourceError.read(ReadError.notRegularFile) where FileManager.default.isPipe(atPath: path) {
       if let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() {
         return String(decoding: data, as: UTF8.self)
       }

@@ -173,7 +173,11 @@ struct SQLiteProviderTests {
     do {
       try await bad.load()
       Issue.record("the query ran")
-    } catch DataSourceError.sqlite(_, let code, let message, let sql) {
+    } catch DataSourceError.read(let failure as ReadError) {
+      guard case .sqlite(_, let code, let message, let sql) = failure else {
+        Issue.record("not an error of SQLite: \(failure)")
+        return
+      }
       #expect(code == 1)  // SQLITE_ERROR
       #expect(message == "no such column: nope")
       #expect(sql?.contains("SELECT nope FROM t") == true)

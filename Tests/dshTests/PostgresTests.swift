@@ -183,7 +183,7 @@ struct PostgresTests {
     do {
       try await provider.prepare()
       Issue.record("the query ran")
-    } catch DataSourceError.postgres(_, let sqlState, let message, _, let hint, let sql) {
+    } catch DataSourceError.read(ReadError.postgres(_, let sqlState, let message, _, let hint, let sql)) {
       #expect(sqlState == "42703")  // undefined_column
       #expect(message.contains("nme"), "\(message)")
       #expect(hint?.contains("name") == true, "\(hint ?? "no hint")")

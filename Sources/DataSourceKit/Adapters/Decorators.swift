@@ -1,7 +1,7 @@
 /// Wraps a data source and passes every question through; subclasses change what they add.
 ///
 /// Decorators stack in any number and order: each wraps the one before it.
-open class DataSourceDecorator<Item, Cell>: SectionedDataSource {
+open class DataSourceDecorator<Item, Cell>: SectionedDataSource, CompositionNode {
   /// The data source this decorator wraps.
   public let wrapped: any SectionedDataSource<Item, Cell>
   /// How many decorators are stacked here, this one included: every question passes through
@@ -64,11 +64,11 @@ open class DataSourceDecorator<Item, Cell>: SectionedDataSource {
   open func identityKey(inSection section: Int) -> String? { wrapped.identityKey(inSection: section) }
 
   /// How `describe` names this node.
-  open var nodeTitle: String { "decorator" }
+  package var nodeTitle: String { "decorator" }
   /// What `describe` shows beside the name: counts and state.
-  open var nodeDetail: String? { nil }
+  package var nodeDetail: String? { nil }
   /// The nodes below this one in `describe`.
-  open var nodeChildren: [any CompositionNode] { [wrapped] }
+  package var nodeChildren: [any CompositionNode] { compositionNodes([wrapped]) }
 }
 
 /// Adds a header or footer line to every section of the source it wraps.
@@ -109,12 +109,12 @@ public final class SupplementaryDecorator<Item, Cell>: DataSourceDecorator<Item,
   }
 
   /// How `describe` names this node.
-  public override var nodeTitle: String { label }
+  package override var nodeTitle: String { label }
 }
 
 /// Stacks the sections of several data sources into one: static sections above and below
 /// dynamic content, each child keeping its own presenter and decorators.
-public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
+public final class ComposedDataSource<Item, Cell>: SectionedDataSource, CompositionNode {
   /// The stacked sources, in order.
   public let children: [any SectionedDataSource<Item, Cell>]
   private let label: String
@@ -273,11 +273,11 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource {
   }
 
   /// How `describe` names this node.
-  public var nodeTitle: String { label }
+  package var nodeTitle: String { label }
   /// What `describe` shows beside the name: counts and state.
-  public var nodeDetail: String? { countsDetail(self) }
+  package var nodeDetail: String? { countsDetail(self) }
   /// The nodes below this one in `describe`.
-  public var nodeChildren: [any CompositionNode] { children }
+  package var nodeChildren: [any CompositionNode] { compositionNodes(children) }
 }
 
 /// Covers a source that has no content or failed to load with a message, as a placeholder view
@@ -344,9 +344,9 @@ public final class PlaceholderDecorator<Item, Cell>: DataSourceDecorator<Item, C
   }
 
   /// How `describe` names this node.
-  public override var nodeTitle: String { label }
+  package override var nodeTitle: String { label }
   /// What `describe` shows beside the name: counts and state.
-  public override var nodeDetail: String? { coveringMessage.map { "covering: \($0)" } }
+  package override var nodeDetail: String? { coveringMessage.map { "covering: \($0)" } }
 }
 
 /// Adds a title above the whole view (header) or a caption below it (footer), as a table's
@@ -382,7 +382,7 @@ public final class ViewTitleDecorator<Item, Cell>: DataSourceDecorator<Item, Cel
   }
 
   /// How `describe` names this node.
-  public override var nodeTitle: String { label }
+  package override var nodeTitle: String { label }
 }
 
 /// Gives a view a section index made from its sections' keys, as a table's index titles.
@@ -394,7 +394,7 @@ public final class SectionIndexDecorator<Item, Cell>: DataSourceDecorator<Item, 
     }
   }
   /// How `describe` names this node.
-  public override var nodeTitle: String { "index" }
+  package override var nodeTitle: String { "index" }
 }
 
 /// A "Load more…" footer under the last section while a paged provider has pages left.
@@ -417,9 +417,9 @@ public final class LoadMoreDecorator<Item, Cell>: DataSourceDecorator<Item, Cell
   }
 
   /// How `describe` names this node.
-  public override var nodeTitle: String { "more" }
+  package override var nodeTitle: String { "more" }
   /// What `describe` shows beside the name: counts and state.
-  public override var nodeDetail: String? { hasMore() ? "pages left" : "all loaded" }
+  package override var nodeDetail: String? { hasMore() ? "pages left" : "all loaded" }
 }
 
 extension DataSourceDecorator {

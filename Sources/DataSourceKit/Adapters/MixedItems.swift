@@ -6,7 +6,7 @@
 /// composition's ``SectionedDataSource/item(at:)`` is untyped (read an item back with
 /// ``ComposedDataSource/item(at:as:)``).
 public final class ItemErasingDataSource<Cell>: DataSourceDecorator<Any, Cell> {
-  private let source: any CompositionNode
+  private let source: AnyObject
 
   /// Wraps `source`, whose items become `Any`.
   public init<Source: SectionedDataSource>(_ source: Source) where Source.Cell == Cell {
@@ -16,11 +16,15 @@ public final class ItemErasingDataSource<Cell>: DataSourceDecorator<Any, Cell> {
 
   // `describe` shows the wrapped source itself: the erasure is no layer of the screen.
   /// How `describe` names this node.
-  public override var nodeTitle: String { source.nodeTitle }
+  package override var nodeTitle: String {
+    (source as? any CompositionNode)?.nodeTitle ?? String(describing: type(of: source))
+  }
   /// What `describe` shows beside the name: counts and state.
-  public override var nodeDetail: String? { source.nodeDetail }
+  package override var nodeDetail: String? { (source as? any CompositionNode)?.nodeDetail }
   /// The nodes below this one in `describe`.
-  public override var nodeChildren: [any CompositionNode] { source.nodeChildren }
+  package override var nodeChildren: [any CompositionNode] {
+    (source as? any CompositionNode)?.nodeChildren ?? []
+  }
 }
 
 /// A source of any item type, its items handed out as `Any`.
@@ -62,8 +66,6 @@ private final class ErasedForwarding<Cell>: SectionedDataSource {
   var knownFields: [String]? { source.knownFields }
   var expandedSize: Int { source.expandedSize }
   var nestingDepth: Int { source.nestingDepth }
-  var nodeTitle: String { source.nodeTitle }
-  var nodeChildren: [any CompositionNode] { source.nodeChildren }
 }
 
 extension SectionedDataSource {

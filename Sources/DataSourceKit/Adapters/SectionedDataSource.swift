@@ -47,7 +47,7 @@ public enum SupplementaryKind: String, Sendable {
 /// own types (the shell's are `Value` and ``TableCell``). The requirements are synchronous and
 /// the async ones run on their caller's actor (`nonisolated(nonsending)`): a data source belongs
 /// to one actor, the main actor in an app, as a table view does.
-public protocol SectionedDataSource<Item, Cell>: AnyObject, CompositionNode {
+public protocol SectionedDataSource<Item, Cell>: AnyObject {
   /// What the providers below hold.
   associatedtype Item
   /// What the presenters fill.
@@ -164,7 +164,7 @@ public struct CardLayout: Equatable, Sendable {
 
 /// Joins a provider and a presenter into a data source, as a table view adapter does (or, with
 /// a card layout, a collection view adapter).
-public final class TableAdapter<Item, Cell>: SectionedDataSource {
+public final class TableAdapter<Item, Cell>: SectionedDataSource, CompositionNode {
   /// Where the items come from.
   public let provider: any DataProvider<Item>
   /// What fills their cells.
@@ -236,11 +236,11 @@ public final class TableAdapter<Item, Cell>: SectionedDataSource {
   public func identityKey(inSection section: Int) -> String? { provider.identityKey }
 
   /// How `describe` names this node.
-  public var nodeTitle: String { label }
+  package var nodeTitle: String { label }
   /// What `describe` shows beside the name: counts and state.
-  public var nodeDetail: String? { countsDetail(self) }
+  package var nodeDetail: String? { countsDetail(self) }
   /// The nodes below this one in `describe`.
-  public var nodeChildren: [any CompositionNode] {
+  package var nodeChildren: [any CompositionNode] {
     [presenter as? any CompositionNode, provider as? any CompositionNode].compactMap { $0 }
   }
 }

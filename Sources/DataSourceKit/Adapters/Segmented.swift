@@ -2,7 +2,7 @@
 ///
 /// Switching is a state change reported as one batch: every section of the old child deleted,
 /// every section of the new child inserted.
-public final class SegmentedDataSource<Item, Cell>: SectionedDataSource {
+public final class SegmentedDataSource<Item, Cell>: SectionedDataSource, CompositionNode {
   /// The segments, each named, in order.
   public let segments: [(name: String, source: any SectionedDataSource<Item, Cell>)]
   /// The position of the segment shown.
@@ -111,11 +111,11 @@ public final class SegmentedDataSource<Item, Cell>: SectionedDataSource {
   public var knownFields: [String]? { selected.knownFields }
 
   /// How `describe` names this node.
-  public var nodeTitle: String { label }
+  package var nodeTitle: String { label }
   /// What `describe` shows beside the name: counts and state.
-  public var nodeDetail: String? { "showing \(selectedName); " + countsDetail(self) }
+  package var nodeDetail: String? { "showing \(selectedName); " + countsDetail(self) }
   /// The nodes below this one in `describe`.
-  public var nodeChildren: [any CompositionNode] {
+  package var nodeChildren: [any CompositionNode] {
     segments.map { SegmentNode(name: $0.name, source: $0.source) }
   }
 }
@@ -129,7 +129,7 @@ private final class SegmentNode<Item, Cell>: CompositionNode {
     self.source = source
   }
   var nodeTitle: String { "segment \(name)" }
-  var nodeChildren: [any CompositionNode] { [source] }
+  var nodeChildren: [any CompositionNode] { compositionNodes([source]) }
 }
 
 extension SegmentedDataSource {

@@ -1,5 +1,5 @@
 /// A piece of a composition that `describe` can print: its one-line title and its parts.
-public protocol CompositionNode: AnyObject {
+package protocol CompositionNode: AnyObject {
   /// One line: what the piece is and how it was configured, e.g. `sort by name desc`.
   var nodeTitle: String { get }
   /// Counts and state, printed after the title when the piece has data.
@@ -9,14 +9,14 @@ public protocol CompositionNode: AnyObject {
 
 extension CompositionNode {
   /// The type's name: an app's own data source or provider need not name itself.
-  public var nodeTitle: String { String(describing: Self.self) }
+  package var nodeTitle: String { String(describing: Self.self) }
   /// What `describe` shows beside the name: counts and state.
-  public var nodeDetail: String? { nil }
+  package var nodeDetail: String? { nil }
   /// The nodes below this one in `describe`.
-  public var nodeChildren: [any CompositionNode] { [] }
+  package var nodeChildren: [any CompositionNode] { [] }
 
   /// The tree below this node, drawn with box characters.
-  public func treeLines() -> [String] {
+  package func treeLines() -> [String] {
     var lines: [String] = []
     appendTree(to: &lines, prefix: "", childPrefix: "")
     return lines
@@ -64,4 +64,9 @@ package func pagedSourceWithMore(under provider: Any) -> (any PagingProvider)? {
     if let paged = pagedSourceWithMore(under: child) { return paged }
   }
   return nil
+}
+
+/// The parts that are nodes `describe` can print (an app's own data source is not one).
+package func compositionNodes(_ parts: [Any]) -> [any CompositionNode] {
+  parts.compactMap { $0 as? any CompositionNode }
 }

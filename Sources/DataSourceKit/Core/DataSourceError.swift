@@ -1,164 +1,57 @@
 import Foundation
 
-/// An error the engine reports to its callers: what went wrong, with the file and line.
+/// An error the engine reports to its callers: what went wrong, and where.
 ///
-/// The cases carry structured data; ``description`` is the one place their wording lives.
+/// The cases carry structured data; ``description`` is the one place their wording lives. A
+/// source that cannot be read (a file, a database, the web) reports its own error inside
+/// ``read(_:)``.
 public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible {
-  /// No file at the path.
-  case fileNotFound(path: String)
-  /// The path names a folder, not a file.
-  case isDirectory(path: String)
-  /// A device, a FIFO or a socket: reading it could block forever or never end.
-  case notRegularFile(path: String)
-  /// The file opened is not one the session may read (`FileAccess`, in `DataSourceKitValues`).
-  case outsideAllowedFiles(path: String, opened: String)
-  /// The file could not be read; the reason is the system's.
-  case unreadable(path: String, reason: String)
-  /// Bytes that are not UTF-8, on a line of the file.
-  case invalidUTF8(path: String, line: Int)
-  /// The file is in another encoding (a UTF-16 or UTF-32 byte order mark).
-  case notUTF8(path: String, encoding: String)
-  /// A quoted field still open at the end of the file.
-  case csvUnterminatedQuote(path: String, line: Int)
-  /// Text after a closing quote, in the same field.
-  case csvTextAfterQuote(path: String, line: Int, column: Int)
-  /// A quoted field that opens at `line` runs over line ends to a closing quote at `endLine`
-  /// that text follows.
-  case csvQuoteRunsOn(path: String, line: Int, endLine: Int)
-  /// A row with a different number of fields than the header.
-  case csvRaggedRow(path: String, line: Int, fields: Int, expected: Int)
-  /// A file with no header (nothing, or only blank lines).
-  case csvEmptyFile(path: String, onlyBlankLines: Bool = false)
-  /// JSON that does not parse, at a line and column.
-  case json(path: String, line: Int, column: Int, message: String)
-  /// No value at the path of keys given with `at`.
-  case jsonPathMissing(path: String, at: String)
-  /// The document (or the value at `at`) is not a list of items.
-  case jsonNotAList(path: String, at: String?, found: String)
   /// A provider asked for items before it was loaded.
   case notLoaded
   /// More items than a stage may arrange.
   case tooManyToArrange(count: Int, limit: Int, stage: String)
-  /// An error of SQLite: its extended result code (`SQLITE_CONSTRAINT_UNIQUE`'s 2067, say), its
-  /// message and the SQL that ran.
-  case sqlite(path: String, code: Int32, message: String, sql: String?)
-  /// A PostgreSQL server refused a statement: its SQLSTATE (`42703` for a column that is not
-  /// there), its own words, and the SQL when the user wrote it (a query), where the mistake
-  /// usually is.
-  case postgres(
-    place: String, sqlState: String, message: String, detail: String?, hint: String?, sql: String?)
   /// The load was cancelled (^C, or its task was).
   case cancelled
-  /// A response with a status that is not success.
-  case httpStatus(url: String, status: Int, message: String? = nil)
-  /// A request that got no response (no connection, a time-out, a limit).
-  case httpTransport(url: String, failure: HTTPFailure)
-  /// A value that does not fit the type `types {…}` gives its field (or a database declares).
-  case valueNotOfType(path: String, place: String, field: String, value: String, type: String)
-  /// `types {…}` names a field the source does not have.
-  case unknownTypedField(path: String, field: String, fields: [String])
   /// The provider a stage reads from failed while it was read (a value its type does not
   /// hold); `message` is that provider's error.
   case sourceFailed(message: String)
-
-  /// A path as a POSIX shell reads it back exactly: in single quotes, each quote in it
-  /// written `'\''`. (A file named `x'$(…)'.json` must not run anything when the suggested
-  /// command is pasted.)
-  static func shellQuoted(_ path: String) -> String {
-    "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
-  }
+  /// A source could not be read: a file, a database or a server said no, in the words of the
+  /// module that reads it.
+  case read(any ReadFailure)
 
   /// A description for people.
   public var description: String {
     switch self {
-    case .fileNotFound(let path): "no such file '\(path)'"
-    case .isDirectory(let path): "'\(path)' is a directory, not a file"
-    case .notRegularFile(let path):
-      "'\(path)' is not a regular file (a device, a pipe or a socket); data sources read regular files only"
-    case .outsideAllowedFiles(let path, let opened):
-      "'\(path)' opens '\(opened)', outside the files this session may read"
-    case .unreadable(let path, let reason): "cannot read '\(path)': \(reason)"
-    case .invalidUTF8(let path, let line): "\(path):\(line): invalid UTF-8"
-    case .notUTF8(let path, let encoding):
-      "'\(path)' is \(encoding), not UTF-8; convert it with: iconv -f \(encoding) -t UTF-8 \(Self.shellQuoted(path)) > utf8-copy"
-    case .csvUnterminatedQuote(let path, let line):
-      "\(path):\(line): quoted field is never closed; a quote inside a quoted field is written \"\""
-    case .csvTextAfterQuote(let path, let line, let column):
-      "\(path):\(line):\(column): text after a closing quote; quote the whole field and write a quote inside it as \"\""
-    case .csvQuoteRunsOn(let path, let line, let endLine):
-      "\(path):\(line): the quoted field that opens here runs on to line \(endLine), where text follows its closing quote; is its closing quote missing? (a quote inside a quoted field is written \"\")"
-    case .csvRaggedRow(let path, let line, let fields, let expected):
-      "\(path):\(line): row has \(fields) field\(fields == 1 ? "" : "s"); the header has \(expected)"
-    case .csvEmptyFile(let path, let blank):
-      "\(path): no header row (the file is \(blank ? "only blank lines" : "empty"))"
-    case .json(let path, let line, let column, let message): "\(path):\(line):\(column): \(message)"
-    case .jsonPathMissing(let path, let at): "\(path): nothing at '\(at)'"
-    case .jsonNotAList(let path, let at, let found):
-      "\(path): expected a list\(at.map { " at '\($0)'" } ?? "") of items, found \(found)"
     case .notLoaded: "the provider is not loaded"
     case .tooManyToArrange(let count, let limit, let stage):
       "'\(stage)' would arrange \(count) items; stages keep an index per item and take at most \(limit); put '| limit N' before it"
     case .cancelled: "interrupted; the provider is as it was"
-    case .httpStatus(let url, let status, let message):
-      "GET \(url): HTTP \(status)" + (message.map { ": \($0)" } ?? "")
-    case .httpTransport(let url, let failure): "GET \(url): \(failure)"
-    case .valueNotOfType(let path, let place, let field, let value, let type):
-      "\(path)\(Int(place) != nil ? ":\(place)" : " (\(place))"): \(field) is \(QuotedLiteral.json.quoted(value)), not \("aeiouAEIOU".contains(type.first ?? "x") ? "an" : "a") \(type); list it in null \"…\" to read it as null, or give \(field) another type"
-    case .unknownTypedField(let path, let field, let fields):
-      "\(path): types names '\(field)', which is not a field; the fields are \(fields.joined(separator: ", "))"
     case .sourceFailed(let message): message
-    case .postgres(let place, _, let message, _, let hint, let sql):
-      // The server's hint is often the fix ("Perhaps you meant to reference the column …").
-      "\(place): \(message)\(hint.map { " (\($0))" } ?? "")\(sql.map { "; in: \($0)" } ?? "")"
-    case .sqlite(let path, _, let message, let sql):
-      "\(path): SQLite: \(message)" + (sql.map { "\n  in: \($0)" } ?? "")
+    case .read(let failure): failure.description
+    }
+  }
+
+  /// Whether two errors are the same: read failures of one type compare as that type does.
+  public static func == (lhs: DataSourceError, rhs: DataSourceError) -> Bool {
+    switch (lhs, rhs) {
+    case (.notLoaded, .notLoaded), (.cancelled, .cancelled): true
+    case (.tooManyToArrange(let a, let b, let c), .tooManyToArrange(let x, let y, let z)):
+      a == x && b == y && c == z
+    case (.sourceFailed(let a), .sourceFailed(let b)): a == b
+    case (.read(let a), .read(let b)): a.isSame(as: b)
+    default: false
     }
   }
 }
 
-/// Why a request got no answer to read, worded (with its fix) where every message is.
-public enum HTTPFailure: Equatable, Sendable, CustomStringConvertible {
-  /// The whole request took longer than its limit; `received` bytes had come (`nil`: none).
-  case timedOut(seconds: Double, received: Int?)
-  /// The response is larger than the limit (`announced`: what its header said).
-  case tooLarge(limit: Int, announced: Int?)
-  /// A redirect to another host, which is followed only when asked.
-  case redirectedToOtherHost(String)
-  /// The text is not a URL.
-  case notAURL
-  /// The system's own words for a failure with no fix of dsh's (no route, a refused
-  /// connection, a certificate).
-  case transport(String)
+/// What a module of sources (files, databases, the web) reports when it cannot read, inside
+/// ``DataSourceError/read(_:)``: worded for people, and comparable.
+public protocol ReadFailure: Error, Equatable, Sendable, CustomStringConvertible {}
 
-  /// The failure in words, with the option that gets round it where there is one.
-  public var description: String {
-    switch self {
-    case .timedOut(let seconds, nil):
-      "timed out after \(Self.seconds(seconds)) without a byte; allow longer with: timeout SECONDS"
-    case .timedOut(let seconds, let received?):
-      "timed out after \(Self.seconds(seconds)) (the whole request; \(Self.size(received)) received); "
-        + "allow longer with: timeout SECONDS"
-    case .tooLarge(let limit, let announced):
-      "the response is larger than \(Self.size(limit))"
-        + (announced.map { " (it announced \(Self.size($0)))" } ?? "")
-        + ", the limit; raise it with: maxsize MEGABYTES"
-    case .redirectedToOtherHost(let target):
-      "redirected to \(target), on another host; dsh follows redirects within the URL's host only "
-        + "(to follow it, add: redirects any)"
-    case .notAURL: "not a URL"
-    case .transport(let words): words
-    }
-  }
-
-  /// `10 s`, or `2.5 s`.
-  static func seconds(_ interval: Double) -> String {
-    interval == interval.rounded() ? "\(Int(interval)) s" : "\(interval) s"
-  }
-
-  /// `5 MB`, `1.5 MB`, or `300 bytes`.
-  static func size(_ bytes: Int) -> String {
-    bytes >= 1 << 20 && bytes % (1 << 20) == 0
-      ? "\(bytes >> 20) MB"
-      : bytes >= 1 << 20 ? String(format: "%.1f MB", Double(bytes) / 1_048_576) : "\(bytes) bytes"
+extension ReadFailure {
+  /// Whether `other` is this failure.
+  fileprivate func isSame(as other: any ReadFailure) -> Bool {
+    guard let other = other as? Self else { return false }
+    return self == other
   }
 }

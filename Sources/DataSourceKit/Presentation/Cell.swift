@@ -186,7 +186,7 @@ public final class ClosurePresenter<Item>: CellPresenter, CompositionNode {
   }
 
   /// How `describe` names this node.
-  public var nodeTitle: String { label }
+  package var nodeTitle: String { label }
 }
 
 /// Registers several cell kinds and picks one per item: the first case whose test the item passes,
@@ -230,9 +230,9 @@ public final class DispatchPresenter<Item, Cell>: CellPresenter, CompositionNode
   }
 
   /// How `describe` names this node.
-  public var nodeTitle: String { label }
+  package var nodeTitle: String { label }
   /// The nodes below this one in `describe`.
-  public var nodeChildren: [any CompositionNode] {
+  package var nodeChildren: [any CompositionNode] {
     (cases.map(\.presenter) + [fallback]).compactMap { $0 as? any CompositionNode }
   }
 }

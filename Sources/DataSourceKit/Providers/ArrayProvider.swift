@@ -36,9 +36,9 @@ public final class ArrayProvider<Item>: DataProvider, CompositionNode {
   public func item(at itemPath: ItemPath) -> Item { items[itemPath.item] }
 
   /// How `describe` names this node.
-  public var nodeTitle: String { label }
+  package var nodeTitle: String { label }
   /// What `describe` shows beside the name: counts and state.
-  public var nodeDetail: String? { countsDetail }
+  package var nodeDetail: String? { countsDetail }
 }
 
 /// The integers of a half-open range, computed on demand: `range 0..1_000_000` holds no array.
@@ -67,9 +67,9 @@ public final class RangeProvider: DataProvider, CompositionNode {
   public func item(at itemPath: ItemPath) -> Int { range.lowerBound + itemPath.item }
 
   /// How `describe` names this node.
-  public var nodeTitle: String { "range \(range.lowerBound)..\(range.upperBound)" }
+  package var nodeTitle: String { "range \(range.lowerBound)..\(range.upperBound)" }
   /// What `describe` shows beside the name: counts and state.
-  public var nodeDetail: String? { countsDetail }
+  package var nodeDetail: String? { countsDetail }
 }
 
 /// A provider whose items are another provider's, transformed one at a time on access.
@@ -98,9 +98,9 @@ public final class MapProvider<Base: DataProvider, Item>: ItemTransformingProvid
   // A map is an implementation detail of its base: describe shows the base.
 
   /// How `describe` names this node.
-  public var nodeTitle: String { (base as? any CompositionNode)?.nodeTitle ?? "map" }
+  package var nodeTitle: String { (base as? any CompositionNode)?.nodeTitle ?? "map" }
   /// What `describe` shows beside the name: counts and state.
-  public var nodeDetail: String? { (base as? any CompositionNode)?.nodeDetail }
+  package var nodeDetail: String? { (base as? any CompositionNode)?.nodeDetail }
   /// The nodes below this one in `describe`.
-  public var nodeChildren: [any CompositionNode] { (base as? any CompositionNode)?.nodeChildren ?? [] }
+  package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode)?.nodeChildren ?? [] }
 }

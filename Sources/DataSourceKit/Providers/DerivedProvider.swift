@@ -327,11 +327,11 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   package var editLog: EditLog? { recorders.log }
 
   /// How `describe` names this node.
-  public var nodeTitle: String { label }
+  package var nodeTitle: String { label }
   /// What `describe` shows beside the name: counts and state.
-  public var nodeDetail: String? { countsDetail }
+  package var nodeDetail: String? { countsDetail }
   /// The nodes below this one in `describe`.
-  public var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
+  package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
 }
 
 /// The direction of a sort or of the section order.

@@ -329,9 +329,9 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   }
 
   /// How `describe` names this node.
-  public var nodeTitle: String { (source as? any CompositionNode)?.nodeTitle ?? "editable" }
+  package var nodeTitle: String { (source as? any CompositionNode)?.nodeTitle ?? "editable" }
   /// What `describe` shows beside the name: counts and state.
-  public var nodeDetail: String? {
+  package var nodeDetail: String? {
     order == nil ? (source as? any CompositionNode)?.nodeDetail : countsDetail + ", edited"
   }
 }

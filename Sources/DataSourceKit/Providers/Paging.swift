@@ -78,9 +78,9 @@ public final class PagedProvider<Item>: DataProvider, PagingProvider, DataProvid
   }
 
   /// How `describe` names this node.
-  public var nodeTitle: String { "paged size \(size)" }
+  package var nodeTitle: String { "paged size \(size)" }
   /// What `describe` shows beside the name: counts and state.
-  public var nodeDetail: String? { "\(shown) of \(baseTotal) shown" + (hasMore ? ", more" : "") }
+  package var nodeDetail: String? { "\(shown) of \(baseTotal) shown" + (hasMore ? ", more" : "") }
   /// The nodes below this one in `describe`.
-  public var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
+  package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
 }

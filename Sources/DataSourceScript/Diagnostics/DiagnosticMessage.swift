@@ -332,7 +332,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "\(name) holds \(found) items, not records; only records have fields to set"
     case .noBaseline(let name):
       "'\(name)' has not been shown or watched yet; 'show \(name)' or 'watch \(name)' first"
-    case .dataSource(.fileNotFound(let path))
+    case .dataSource(.read(ReadError.fileNotFound(let path)))
     where path.hasPrefix(SampleData.prefix) && SampleData.directory == nil:
       "no such file '\(path)': the sample data was not found: \(SampleData.placesLooked); set DSH_SAMPLES to the folder that does"
     case .dataSource(let error): error.description

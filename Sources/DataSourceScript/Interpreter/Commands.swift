@@ -133,7 +133,7 @@ extension Session {
     // What the files read again now hold may differ: a column turned text says why, as at `let`.
     switch value {
     case .provider(let provider): (provider.provider as? any CompositionNode).map(notes.markers(below:))
-    case .table(let table): notes.markers(below: table)
+    case .table(let table): (table as? any CompositionNode).map(notes.markers(below:))
     case .presenter, .scalar: break
     }
   }

@@ -287,7 +287,7 @@ extension Session {
       if let fields = try fieldsText(of: p.provider) { lines.append("fields: " + fields) }
       return lines
     case .table(let table):
-      return table.treeLines()
+      return try (table as? any CompositionNode)?.treeLines() ?? [summary(of: value, name: nil)]
     case .presenter(let presenter):
       return [presenter.label]
     case .scalar(let scalar):
