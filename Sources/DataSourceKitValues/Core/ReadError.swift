@@ -1,9 +1,11 @@
 import DataSourceKit
 import Foundation
 
-/// Why a file, a database or a server could not be read: what went wrong, with the file and
-/// line. It reaches callers inside ``DataSourceKit/DataSourceError/read(_:)``; the static
-/// functions of the same names on `DataSourceError` make one.
+/// Why a file, a database or a server could not be read.
+///
+/// Each case says what went wrong, with the file and line. It reaches callers inside
+/// `DataSourceError.read(_:)`; the static functions of the same names on `DataSourceError` make
+/// one.
 public enum ReadError: ReadFailure {
   /// No file at the path.
   case fileNotFound(path: String)
