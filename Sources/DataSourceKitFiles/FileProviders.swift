@@ -3,7 +3,7 @@ import DataSourceKitValues
 import Foundation
 
 /// Rows of a CSV file, stored by column, in one section.
-public final class CSVProvider: DataProvider, CompositionNode, FieldProfiling {
+public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, FieldProfiling {
   /// The file, as given.
   public let path: String
   /// The path as the user wrote it, for messages and `describe`.
@@ -75,7 +75,7 @@ public final class CSVProvider: DataProvider, CompositionNode, FieldProfiling {
     return .record(table.record(at: itemPath.item))
   }
   /// The fields every item is known to have, or `nil`.
-  public var knownFields: [String]? { table.map { Array($0.schema.names) } }
+  package var knownFields: [String]? { table.map { Array($0.schema.names) } }
 
   /// What is known of the fields' types and nulls without reading the items.
   package var fieldProfiles: [FieldProfile]? { profiles }
@@ -90,7 +90,7 @@ public final class CSVProvider: DataProvider, CompositionNode, FieldProfiling {
 
 /// Items of a JSON file: an array (of records or scalars), JSON Lines, or an array found at a
 /// path inside the document (`at "data.items"`).
-public final class JSONProvider: DataProvider, CompositionNode, FieldProfiling {
+public final class JSONProvider: DataProvider, CompositionNode, RecordProviding, FieldProfiling {
   /// The file, as given.
   public let path: String
   /// The path as the user wrote it, for messages and `describe`.

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// With a page size, the URL is a template — `{page}` (from 1) or `{offset}` (from 0) — and each
 /// ``loadMore()`` fetches the next page; an empty or short page is the last.
-public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
+public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode, RecordProviding {
   /// The URL, or URL template when paged (`{page}` from 1, `{offset}` from 0).
   public let url: String
   /// The path of keys to the array of items in each response, empty for the document itself.
@@ -20,7 +20,7 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode {
   /// The limits every request is held to.
   public let limits: Limits
   /// The field that identifies an item, for diffing, or `nil` for the whole item.
-  public let identityKey: String?
+  package let identityKey: String?
   /// Null markers and declared types.
   public let options: ReadOptions
   /// Where the last response came from, when a redirect took the request elsewhere.

@@ -13,7 +13,7 @@ import Foundation
 /// Each column has the type its server type gives (`integer` int, `numeric` and `real` double,
 /// `text` text, `boolean` bool, `date` date, `timestamp` timestamp, `json` a record), unless
 /// ``ReadOptions/types`` says otherwise.
-public final class PostgresProvider: DataProvider, CompositionNode, FieldProfiling {
+public final class PostgresProvider: DataProvider, CompositionNode, RecordProviding, FieldProfiling {
   /// What the provider reads: a table, or the rows of a query.
   public enum Source: Sendable, Equatable {
     /// A table (or view), by name: `schema.name` or `name`.
@@ -29,7 +29,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, FieldProfili
   /// The table or query read.
   public var source: Source { query.source }
   /// The field that identifies a row (`key id`), which orders the rows too.
-  public let identityKey: String?
+  package let identityKey: String?
   /// Null markers and declared types.
   public let options: ReadOptions
   /// The longest a statement may run on the server, in seconds (`nil`: the server's setting).
@@ -430,7 +430,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, FieldProfili
       ? nil : SectionKey(value: sections[section].key ?? .null)
   }
   /// The columns, in order, and a join's match last.
-  public var knownFields: [String]? {
+  package var knownFields: [String]? {
     shape.map { $0.columns.map(\.name) + (query.join.map { [$0.name] } ?? []) }
   }
   /// Each column's type, and a join's match as a record.

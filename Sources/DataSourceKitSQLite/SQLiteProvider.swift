@@ -8,7 +8,9 @@ import Synchronization
 /// loaded, then only pages of rows around what a view asks for.
 ///
 /// The file is opened read-only and never written.
-public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoading, FieldProfiling {
+public final class SQLiteProvider: DataProvider, CompositionNode, RecordProviding, PreparedLoading,
+  FieldProfiling
+{
   /// The database file's real path.
   public let path: String
   /// The path as the user wrote it, for messages.
@@ -16,7 +18,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
   /// What the provider reads, with the stages pushed into SQL.
   public internal(set) var query: SQLiteQuery
   /// The field that identifies an item, for diffing, or `nil` for the whole item.
-  public let identityKey: String?
+  package let identityKey: String?
   var states: LoadStateMachine
   var observers = ObserverList()
   var database: DatabaseQueue?
@@ -89,7 +91,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, PreparedLoadin
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { lastError?.description }
   /// The fields every item is known to have, or `nil`.
-  public var knownFields: [String]? { states.state == .error ? nil : Array(schema.names) }
+  package var knownFields: [String]? { states.state == .error ? nil : Array(schema.names) }
 
   /// Whether no stage was pushed down: the provider reads its whole source.
   private var readsWholeSource: Bool {

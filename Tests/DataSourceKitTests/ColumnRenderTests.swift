@@ -18,7 +18,7 @@ struct ColumnRenderTests {
       _, _ in ""
     }
     let view = ListView(dataSource: TableAdapter(provider: provider, presenter: presenter))
-    let fields = provider.knownFields ?? []
+    let fields = provider.recordFields ?? []
     let readers = fromColumns ? fields.compactMap(provider.fieldBatches) : nil
     var text = ""
     Renderer.renderFields(
@@ -95,7 +95,7 @@ struct ColumnRenderTests {
         _, _ in ""
       }
       let view = ListView(dataSource: TableAdapter(provider: source, presenter: presenter))
-      let fields = source.knownFields ?? []
+      let fields = source.recordFields ?? []
       for toTerminal in [false, true] {
         for windows in [[0..<view.totalRows], [0..<5, 190..<200]] {
           var fromItems = ""

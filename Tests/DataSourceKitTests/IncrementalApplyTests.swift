@@ -33,9 +33,6 @@ struct IncrementalApplyTests {
       return items[itemPath.item]
     }
     func sectionKey(_ section: Int) -> SectionKey? { nil }
-    var knownFields: [String]? { nil }
-    var identityKey: String? { nil }
-    var fieldProfiles: [FieldProfile]? { nil }
     func addObserver(_ observer: any DataProviderObserver) {}
   }
 

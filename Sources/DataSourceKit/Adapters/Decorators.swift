@@ -1,25 +1,25 @@
 /// Wraps a data source and passes every question through; subclasses change what they add.
 ///
 /// Decorators stack in any number and order: each wraps the one before it.
-open class DataSourceDecorator<Item, Cell>: SectionedDataSource, CompositionNode {
+open class DataSourceDecorator<Item, Cell>: SectionedDataSource, CompositionNode, ShellDataSource {
   /// The data source this decorator wraps.
   public let wrapped: any SectionedDataSource<Item, Cell>
   /// How many decorators are stacked here, this one included: every question passes through
   /// each of them, one call inside the other, so a program bounds it (dsh refuses more than
   /// 2,000).
-  public let decorationDepth: Int
+  package let decorationDepth: Int
   /// The wrapped source's: decorating adds no table.
-  public let expandedSize: Int
+  package let expandedSize: Int
   /// One more than the wrapped source's.
-  public let nestingDepth: Int
+  package let nestingDepth: Int
 
   /// Wraps `wrapped`, passing every question through.
   public init(wrapping wrapped: any SectionedDataSource<Item, Cell>) {
     self.wrapped = wrapped
     wrappedClock = wrapped.structureClock
     decorationDepth = ((wrapped as? DataSourceDecorator<Item, Cell>)?.decorationDepth ?? 0) + 1
-    expandedSize = wrapped.expandedSize
-    nestingDepth = wrapped.nestingDepth + 1
+    expandedSize = wrapped.compositionSize
+    nestingDepth = wrapped.compositionDepth + 1
   }
 
   /// Loads what is below, if it is not loaded yet.
@@ -45,7 +45,7 @@ open class DataSourceDecorator<Item, Cell>: SectionedDataSource, CompositionNode
   /// The name of a section that stays the same while the section does.
   open func sectionID(_ section: Int) -> SectionID { wrapped.sectionID(section) }
   /// The fields every item is known to have, or `nil`.
-  open var knownFields: [String]? { wrapped.knownFields }
+  package var knownFields: [String]? { wrapped.recordFields }
   /// The cell for an item, dequeued from the view and filled by the presenter, with the item.
   open func cell(at itemPath: ItemPath, in view: any CellDequeuing<Cell>) -> (cell: Cell, item: Item) {
     wrapped.cell(at: itemPath, in: view)
@@ -61,7 +61,9 @@ open class DataSourceDecorator<Item, Cell>: SectionedDataSource, CompositionNode
   /// How a section lays out its cells: as cards, or `nil` for rows.
   open func cardLayout(inSection section: Int) -> CardLayout? { wrapped.cardLayout(inSection: section) }
   /// The field that identifies an item, for diffing, or `nil` for the whole item.
-  open func identityKey(inSection section: Int) -> String? { wrapped.identityKey(inSection: section) }
+  package func identityKey(inSection section: Int) -> String? {
+    wrapped.recordIdentityKey(inSection: section)
+  }
 
   /// How `describe` names this node.
   package var nodeTitle: String { "decorator" }
@@ -114,14 +116,14 @@ public final class SupplementaryDecorator<Item, Cell>: DataSourceDecorator<Item,
 
 /// Stacks the sections of several data sources into one: static sections above and below
 /// dynamic content, each child keeping its own presenter and decorators.
-public final class ComposedDataSource<Item, Cell>: SectionedDataSource, CompositionNode {
+public final class ComposedDataSource<Item, Cell>: SectionedDataSource, CompositionNode, ShellDataSource {
   /// The stacked sources, in order.
   public let children: [any SectionedDataSource<Item, Cell>]
   private let label: String
   /// The sum of the children's (saturating: a composition of compositions may count past `Int`).
-  public let expandedSize: Int
+  package let expandedSize: Int
   /// One more than the deepest child's.
-  public let nestingDepth: Int
+  package let nestingDepth: Int
 
   /// Where each child's sections start (the last entry is the total), and the
   /// ``structureClock`` reading it was counted at.
@@ -135,10 +137,10 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource, Composit
     self.children = children
     self.label = label
     expandedSize = children.reduce(0) { total, child in
-      let (sum, overflow) = total.addingReportingOverflow(child.expandedSize)
+      let (sum, overflow) = total.addingReportingOverflow(child.compositionSize)
       return overflow ? .max : sum
     }
-    nestingDepth = (children.map(\.nestingDepth).max() ?? 0) + 1
+    nestingDepth = (children.map(\.compositionDepth).max() ?? 0) + 1
     for child in children { structureClock.follow(child.structureClock) }
   }
 
@@ -253,9 +255,9 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource, Composit
     return child.cardLayout(inSection: local)
   }
   /// The field that identifies an item, for diffing, or `nil` for the whole item.
-  public func identityKey(inSection section: Int) -> String? {
+  package func identityKey(inSection section: Int) -> String? {
     let (child, local) = locate(section)
-    return child.identityKey(inSection: local)
+    return child.recordIdentityKey(inSection: local)
   }
   /// Titles and captions of the children stack in order.
   public func viewLines(_ kind: SupplementaryKind) -> [String] { children.flatMap { $0.viewLines(kind) } }
@@ -266,8 +268,8 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource, Composit
   }
 
   /// The fields all children share, in the first child's order.
-  public var knownFields: [String]? {
-    let sets = children.map(\.knownFields)
+  package var knownFields: [String]? {
+    let sets = children.map(\.recordFields)
     guard let first = sets.first ?? nil else { return nil }
     return first.filter { name in sets.allSatisfy { $0?.contains(name) ?? false } }
   }

@@ -28,7 +28,7 @@ public final class ItemErasingDataSource<Cell>: DataSourceDecorator<Any, Cell> {
 }
 
 /// A source of any item type, its items handed out as `Any`.
-private final class ErasedForwarding<Cell>: SectionedDataSource {
+private final class ErasedForwarding<Cell>: SectionedDataSource, ShellDataSource {
   typealias Item = Any
   private let source: any SectionedDataSource
   private let itemAt: (ItemPath) -> Any
@@ -62,10 +62,10 @@ private final class ErasedForwarding<Cell>: SectionedDataSource {
   func viewLines(_ kind: SupplementaryKind) -> [String] { source.viewLines(kind) }
   var sectionIndexTitles: [String]? { source.sectionIndexTitles }
   func cardLayout(inSection section: Int) -> CardLayout? { source.cardLayout(inSection: section) }
-  func identityKey(inSection section: Int) -> String? { source.identityKey(inSection: section) }
-  var knownFields: [String]? { source.knownFields }
-  var expandedSize: Int { source.expandedSize }
-  var nestingDepth: Int { source.nestingDepth }
+  func identityKey(inSection section: Int) -> String? { source.recordIdentityKey(inSection: section) }
+  var knownFields: [String]? { source.recordFields }
+  var expandedSize: Int { source.compositionSize }
+  var nestingDepth: Int { source.compositionDepth }
 }
 
 extension SectionedDataSource {

@@ -96,7 +96,14 @@ public protocol SectionedDataSource<Item, Cell>: AnyObject {
 
   /// How a section lays out its cells: as cards in a grid, or `nil` for rows of a list.
   func cardLayout(inSection section: Int) -> CardLayout?
+}
 
+/// What the shell asks of a data source beyond what a view asks: the fields and identity of its
+/// records, and how large and deep its compositions are (which it bounds).
+///
+/// An app's data source need not say any of it; ask an arbitrary one through
+/// ``SectionedDataSource/recordFields`` and the other accessors below.
+package protocol ShellDataSource: AnyObject {
   /// The field that identifies a section's items (for diffing), or `nil` for the whole item.
   func identityKey(inSection section: Int) -> String?
 
@@ -120,11 +127,29 @@ public protocol SectionedDataSource<Item, Cell>: AnyObject {
   var nestingDepth: Int { get }
 }
 
+extension ShellDataSource {
+  /// None: the whole item identifies it.
+  package func identityKey(inSection section: Int) -> String? { nil }
+  /// None known.
+  package var knownFields: [String]? { nil }
+  /// A table: one.
+  package var expandedSize: Int { 1 }
+  /// A table: one.
+  package var nestingDepth: Int { 1 }
+}
+
 extension SectionedDataSource {
-  /// A table: one.
-  public var expandedSize: Int { 1 }
-  /// A table: one.
-  public var nestingDepth: Int { 1 }
+  /// The field that identifies a section's items, or `nil` for the whole item (or a data source
+  /// that is not a ``ShellDataSource``).
+  package func recordIdentityKey(inSection section: Int) -> String? {
+    (self as? any ShellDataSource)?.identityKey(inSection: section)
+  }
+  /// The fields the items are known to have, or `nil`.
+  package var recordFields: [String]? { (self as? any ShellDataSource)?.knownFields }
+  /// How many tables this source stands for once its compositions are expanded.
+  package var compositionSize: Int { (self as? any ShellDataSource)?.expandedSize ?? 1 }
+  /// How deep compositions and decorators are nested here.
+  package var compositionDepth: Int { (self as? any ShellDataSource)?.nestingDepth ?? 1 }
 }
 
 extension SectionedDataSource {
@@ -164,7 +189,7 @@ public struct CardLayout: Equatable, Sendable {
 
 /// Joins a provider and a presenter into a data source, as a table view adapter does (or, with
 /// a card layout, a collection view adapter).
-public final class TableAdapter<Item, Cell>: SectionedDataSource, CompositionNode {
+public final class TableAdapter<Item, Cell>: SectionedDataSource, CompositionNode, ShellDataSource {
   /// Where the items come from.
   public let provider: any DataProvider<Item>
   /// What fills their cells.
@@ -215,7 +240,7 @@ public final class TableAdapter<Item, Cell>: SectionedDataSource, CompositionNod
   /// The key the section's items were grouped by, or `nil`.
   public func sectionKey(_ section: Int) -> SectionKey? { provider.sectionKey(section) }
   /// The fields every item is known to have, or `nil`.
-  public var knownFields: [String]? { provider.knownFields }
+  package var knownFields: [String]? { provider.recordFields }
 
   /// The cell for an item, dequeued from the view and filled by the presenter, with the item.
   public func cell(at itemPath: ItemPath, in view: any CellDequeuing<Cell>) -> (cell: Cell, item: Item) {
@@ -233,7 +258,7 @@ public final class TableAdapter<Item, Cell>: SectionedDataSource, CompositionNod
   /// How a section lays out its cells: as cards, or `nil` for rows.
   public func cardLayout(inSection section: Int) -> CardLayout? { layout }
   /// The field that identifies an item, for diffing, or `nil` for the whole item.
-  public func identityKey(inSection section: Int) -> String? { provider.identityKey }
+  package func identityKey(inSection section: Int) -> String? { provider.recordIdentityKey }
 
   /// How `describe` names this node.
   package var nodeTitle: String { label }

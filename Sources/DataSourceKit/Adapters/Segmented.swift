@@ -2,7 +2,7 @@
 ///
 /// Switching is a state change reported as one batch: every section of the old child deleted,
 /// every section of the new child inserted.
-public final class SegmentedDataSource<Item, Cell>: SectionedDataSource, CompositionNode {
+public final class SegmentedDataSource<Item, Cell>: SectionedDataSource, CompositionNode, ShellDataSource {
   /// The segments, each named, in order.
   public let segments: [(name: String, source: any SectionedDataSource<Item, Cell>)]
   /// The position of the segment shown.
@@ -19,10 +19,10 @@ public final class SegmentedDataSource<Item, Cell>: SectionedDataSource, Composi
     self.segments = segments
     self.label = label
     expandedSize = segments.reduce(0) { total, segment in
-      let (sum, overflow) = total.addingReportingOverflow(segment.source.expandedSize)
+      let (sum, overflow) = total.addingReportingOverflow(segment.source.compositionSize)
       return overflow ? .max : sum
     }
-    nestingDepth = (segments.map(\.source.nestingDepth).max() ?? 0) + 1
+    nestingDepth = (segments.map(\.source.compositionDepth).max() ?? 0) + 1
     for segment in segments { structureClock.follow(segment.source.structureClock) }
   }
 
@@ -30,10 +30,10 @@ public final class SegmentedDataSource<Item, Cell>: SectionedDataSource, Composi
   public let structureClock = StructureClock()
 
   /// One more than the deepest segment's.
-  public let nestingDepth: Int
+  package let nestingDepth: Int
 
   /// The sum of the segments' (saturating), shown or not: loading visits every one.
-  public let expandedSize: Int
+  package let expandedSize: Int
 
   /// The source of the segment shown.
   public var selected: any SectionedDataSource<Item, Cell> { segments[selectedIndex].source }
@@ -106,9 +106,11 @@ public final class SegmentedDataSource<Item, Cell>: SectionedDataSource, Composi
   /// How a section lays out its cells: as cards, or `nil` for rows.
   public func cardLayout(inSection section: Int) -> CardLayout? { selected.cardLayout(inSection: section) }
   /// The field that identifies an item, for diffing, or `nil` for the whole item.
-  public func identityKey(inSection section: Int) -> String? { selected.identityKey(inSection: section) }
+  package func identityKey(inSection section: Int) -> String? {
+    selected.recordIdentityKey(inSection: section)
+  }
   /// The fields every item is known to have, or `nil`.
-  public var knownFields: [String]? { selected.knownFields }
+  package var knownFields: [String]? { selected.recordFields }
 
   /// How `describe` names this node.
   package var nodeTitle: String { label }

@@ -36,7 +36,7 @@ extension CompositionNode {
 
 extension DataProvider {
   /// Counts and state, for `describe` and summaries: `3 sections, 8 items, loaded`.
-  public var countsDetail: String {
+  package var countsDetail: String {
     guard loadState == .loaded || loadState == .noContent || loadState == .refreshing else {
       return loadState.rawValue
     }

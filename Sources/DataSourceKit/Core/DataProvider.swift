@@ -58,19 +58,6 @@ public protocol DataProvider<Item>: AnyObject {
   /// none.
   func sectionKey(_ section: Int) -> SectionKey?
 
-  /// The fields every item is known to have, in order, or `nil` for a schemaless source.
-  var knownFields: [String]? { get }
-
-  /// The field that identifies an item (for diffing), or `nil` when the whole item does.
-  var identityKey: String? { get }
-
-  /// How many stages an item is read through here: 1 for a source, one more than the base's
-  /// for a stage that reads its items from the base as they are asked for.
-  ///
-  /// Reading an item goes down through every stage, one call inside the other, so a program
-  /// bounds it (dsh refuses more than 5,000).
-  var stageDepth: Int { get }
-
   /// Asks to be told when the data changes. Observers are held weakly.
   func addObserver(_ observer: any DataProviderObserver)
 
@@ -82,35 +69,33 @@ public protocol DataProvider<Item>: AnyObject {
 /// A provider whose items are its base's, each changed on the way out (a map, computed
 /// fields): loading, states, sections, counts, identity and observers are the base's, and come
 /// from here.
-public protocol ItemTransformingProvider: DataProvider {
+package protocol ItemTransformingProvider: DataProvider {
   /// The provider whose items this one transforms.
   var transformedBase: any DataProvider { get }
 }
 
 extension ItemTransformingProvider {
   /// Loads what is below, if it is not loaded yet.
-  public func load() async throws { try await transformedBase.load() }
+  package func load() async throws { try await transformedBase.load() }
   /// Loads what is below again.
-  public func reload() async throws { try await transformedBase.reload() }
+  package func reload() async throws { try await transformedBase.reload() }
   /// Where loading stands.
-  public var loadState: LoadState { transformedBase.loadState }
+  package var loadState: LoadState { transformedBase.loadState }
   /// What went wrong, when the state is `error`.
-  public var errorDescription: String? { transformedBase.errorDescription }
+  package var errorDescription: String? { transformedBase.errorDescription }
   /// The number of sections.
-  public var numberOfSections: Int { transformedBase.numberOfSections }
+  package var numberOfSections: Int { transformedBase.numberOfSections }
   /// The number of items in a section.
-  public func numberOfItems(inSection section: Int) -> Int {
+  package func numberOfItems(inSection section: Int) -> Int {
     transformedBase.numberOfItems(inSection: section)
   }
   /// The key the section's items were grouped by, or `nil`.
-  public func sectionKey(_ section: Int) -> SectionKey? { transformedBase.sectionKey(section) }
-  /// The field that identifies an item, for diffing, or `nil` for the whole item.
-  public var identityKey: String? { transformedBase.identityKey }
+  package func sectionKey(_ section: Int) -> SectionKey? { transformedBase.sectionKey(section) }
   /// Asks to be told when the data changes; observers are held weakly.
-  public func addObserver(_ observer: any DataProviderObserver) { transformedBase.addObserver(observer) }
+  package func addObserver(_ observer: any DataProviderObserver) { transformedBase.addObserver(observer) }
   /// The base's: this provider's shape is the base's. (A chain of transforms asks down the
   /// chain; the providers here keep the base's clock instead.)
-  public var structureClock: StructureClock { transformedBase.structureClock }
+  package var structureClock: StructureClock { transformedBase.structureClock }
 }
 
 /// Told when a provider's data changes (an edit, or a reload of what it derives from).
@@ -230,16 +215,10 @@ public final class DeferredChanges: Sendable {
 extension DataProvider {
   /// The key the section's items were grouped by, or `nil`.
   public func sectionKey(_ section: Int) -> SectionKey? { nil }
-  /// The fields every item is known to have, or `nil`.
-  public var knownFields: [String]? { nil }
-  /// A source: one.
-  public var stageDepth: Int { 1 }
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { nil }
   /// Loads what is below again.
   public func reload() async throws { try await load() }
-  /// The field that identifies an item, for diffing, or `nil` for the whole item.
-  public var identityKey: String? { nil }
   /// A provider whose data never changes has no one to tell.
   public func addObserver(_ observer: any DataProviderObserver) {}
 

@@ -1,5 +1,5 @@
 /// Items held in memory, in one section.
-public final class ArrayProvider<Item>: DataProvider, CompositionNode {
+public final class ArrayProvider<Item>: DataProvider, CompositionNode, RecordProviding {
   /// The items, in order.
   public private(set) var items: [Item]
   private var states = LoadStateMachine()
@@ -8,7 +8,7 @@ public final class ArrayProvider<Item>: DataProvider, CompositionNode {
   /// Moves with every change of the load state: the items never change.
   public var structureClock: StructureClock { states.clock }
   /// The fields every item is known to have, or `nil`.
-  public let knownFields: [String]?
+  package let knownFields: [String]?
   private let label: String
 
   /// A provider of `items`, in one section.
@@ -41,44 +41,15 @@ public final class ArrayProvider<Item>: DataProvider, CompositionNode {
   package var nodeDetail: String? { countsDetail }
 }
 
-/// The integers of a half-open range, computed on demand: `range 0..1_000_000` holds no array.
-public final class RangeProvider: DataProvider, CompositionNode {
-  /// The numbers it holds.
-  public let range: Range<Int>
-  private var states = LoadStateMachine()
-  /// Where loading stands.
-  public var loadState: LoadState { states.state }
-  /// Moves with every change of the load state: the items never change.
-  public var structureClock: StructureClock { states.clock }
-
-  /// A provider of the numbers in `range`, in one section.
-  public init(_ range: Range<Int>) { self.range = range }
-
-  /// Loads what is below, if it is not loaded yet.
-  public func load() async throws {
-    let ticket = states.begin()
-    states.finish(ticket, with: range.isEmpty ? .noContent : .loaded)
-  }
-  /// The number of sections.
-  public var numberOfSections: Int { 1 }
-  /// The number of items in a section.
-  public func numberOfItems(inSection section: Int) -> Int { range.count }
-  /// The item at an index path.
-  public func item(at itemPath: ItemPath) -> Int { range.lowerBound + itemPath.item }
-
-  /// How `describe` names this node.
-  package var nodeTitle: String { "range \(range.lowerBound)..\(range.upperBound)" }
-  /// What `describe` shows beside the name: counts and state.
-  package var nodeDetail: String? { countsDetail }
-}
-
 /// A provider whose items are another provider's, transformed one at a time on access.
-public final class MapProvider<Base: DataProvider, Item>: ItemTransformingProvider, CompositionNode {
+public final class MapProvider<Base: DataProvider, Item>: DataProvider, CompositionNode, RecordProviding {
   /// The provider whose items are transformed.
   public let base: Base
+  /// The base's: the items are the base's, transformed.
+  package var identityKey: String? { base.recordIdentityKey }
   private let transform: (Base.Item) -> Item
   /// The fields every item is known to have, or `nil`.
-  public let knownFields: [String]?
+  package let knownFields: [String]?
 
   /// The items of `base`, each passed through `transform` when it is asked for.
   public init(_ base: Base, knownFields: [String]? = nil, transform: @escaping (Base.Item) -> Item) {
@@ -88,8 +59,24 @@ public final class MapProvider<Base: DataProvider, Item>: ItemTransformingProvid
     structureClock = base.structureClock
   }
 
-  /// The provider whose items this one transforms.
-  public var transformedBase: any DataProvider { base }
+  // Everything but the items is the base's.
+
+  /// Loads the base, if it is not loaded yet.
+  public func load() async throws { try await base.load() }
+  /// Loads the base again.
+  public func reload() async throws { try await base.reload() }
+  /// The base's load state.
+  public var loadState: LoadState { base.loadState }
+  /// What went wrong in the base, when the state is `error`.
+  public var errorDescription: String? { base.errorDescription }
+  /// The base's number of sections.
+  public var numberOfSections: Int { base.numberOfSections }
+  /// The number of items in a section of the base.
+  public func numberOfItems(inSection section: Int) -> Int { base.numberOfItems(inSection: section) }
+  /// The key the base's section was grouped by, or `nil`.
+  public func sectionKey(_ section: Int) -> SectionKey? { base.sectionKey(section) }
+  /// Asks to be told when the base's data changes; observers are held weakly.
+  public func addObserver(_ observer: any DataProviderObserver) { base.addObserver(observer) }
   /// The base's, kept: a chain of maps finds it at once.
   public let structureClock: StructureClock
   /// The item at an index path.

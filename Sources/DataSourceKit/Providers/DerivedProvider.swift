@@ -40,7 +40,8 @@ package enum StageRule<Item> {
 /// itself again item by item: an edit of k items costs O(k log n) in every stage, and the
 /// stage tells its own observers which items it touched. Anything else (a reload, a base that
 /// changes wholesale) arranges every item again.
-public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, HandleAddressable, CompositionNode
+public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, HandleAddressable,
+  CompositionNode, RecordProviding
 {
   /// Turns the loaded base (and the flat layout of its items) into this provider's sections.
   ///
@@ -94,7 +95,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   ) {
     self.base = base
     self.root = (base as? DerivedProvider<Item>)?.root ?? base
-    stageDepth = root.stageDepth + 1
+    stageDepth = root.recordStageDepth + 1
     self.handleRoot = (root as? any HandleRoot<Item>).flatMap { $0.handleTable == nil ? nil : $0 }
     self.label = label
     self.rule = rule
@@ -105,7 +106,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   }
 
   /// The field that identifies an item, for diffing, or `nil` for the whole item.
-  public var identityKey: String? { root.identityKey }
+  package var identityKey: String? { root.recordIdentityKey }
 
   /// The first provider below that is not derived: where the items come from.
   public var rootProvider: any DataProvider<Item> { root }
@@ -290,11 +291,11 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
     return sections[section].key
   }
   /// The fields every item is known to have, or `nil`.
-  public var knownFields: [String]? { root.knownFields }
+  package var knownFields: [String]? { root.recordFields }
   /// What the shell's field profiles of this stage were last worked out to.
   package let profilesMemo = ClockMemo()
   /// One more than the root's: stages over stages read their items from the same root.
-  public let stageDepth: Int
+  package let stageDepth: Int
 
   /// The root's item with a handle.
   private func rootItem(_ handle: Int) -> Item {

@@ -6,11 +6,12 @@
 /// `OrderedHandles` (O(n) ints, once); after it, only the items an edit wrote are kept apart
 /// (`written`), and an edit of k items costs O(k log n), not a copy of every item. The edited
 /// items read as one section. Reloading the source drops the edits.
-public final class EditableProvider<Item>: EditableItems, HandleAddressable, CompositionNode {
+public final class EditableProvider<Item>: EditableItems, HandleAddressable, CompositionNode, RecordProviding
+{
   /// The provider whose items were read before any edit.
   public let source: any DataProvider<Item>
   /// The field that identifies an item, for diffing, or `nil` for the whole item.
-  public let identityKey: String?
+  package let identityKey: String?
   /// The items' handles in order, once edited.
   fileprivate var order: OrderedHandles?
   /// Items written by an edit (updated or inserted), by handle; the rest are the source's
@@ -83,7 +84,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   /// Whether the items were edited.
   public var isEdited: Bool { order != nil }
   /// The fields every item is known to have, or `nil`.
-  public var knownFields: [String]? { source.knownFields }
+  package var knownFields: [String]? { source.recordFields }
   /// Asks to be told when the data changes; observers are held weakly.
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 

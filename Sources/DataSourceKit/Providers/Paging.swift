@@ -10,7 +10,9 @@ public protocol PagingProvider: AnyObject {
 
 /// Shows a provider's items `size` at a time: the first page when loaded, another with each
 /// ``loadMore()``.
-public final class PagedProvider<Item>: DataProvider, PagingProvider, DataProviderObserver, CompositionNode {
+public final class PagedProvider<Item>: DataProvider, PagingProvider, DataProviderObserver, CompositionNode,
+  RecordProviding
+{
   /// The provider whose items are shown a page at a time.
   public let base: any DataProvider<Item>
   /// Items to a page.
@@ -50,9 +52,9 @@ public final class PagedProvider<Item>: DataProvider, PagingProvider, DataProvid
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { base.errorDescription }
   /// The fields every item is known to have, or `nil`.
-  public var knownFields: [String]? { base.knownFields }
+  package var knownFields: [String]? { base.recordFields }
   /// The field that identifies an item, for diffing, or `nil` for the whole item.
-  public var identityKey: String? { base.identityKey }
+  package var identityKey: String? { base.recordIdentityKey }
   /// Asks to be told when the data changes; observers are held weakly.
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 

@@ -227,7 +227,7 @@ extension ListView where Cell == TableCell {
     visibleCells.removeFirst(firstVisible)
     firstVisible = 0
     var snapshot = ViewSnapshot(
-      sections: sections, totalRows: total, shownRows: shown, fields: dataSource.knownFields)
+      sections: sections, totalRows: total, shownRows: shown, fields: dataSource.recordFields)
     snapshot.sectionCount = dataSource.numberOfSections
     snapshot.title = dataSource.viewLines(.header)
     snapshot.caption = dataSource.viewLines(.footer)

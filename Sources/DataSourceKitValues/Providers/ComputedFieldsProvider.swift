@@ -5,7 +5,9 @@ import DataSourceKit
 ///
 /// Nothing is stored: an item's fields are computed when it is read, so the provider costs
 /// nothing until a view or a stage asks (a `where` over it computes each item once, on load).
-package final class ComputedFieldsProvider: ItemTransformingProvider, CompositionNode, FieldProfiling {
+package final class ComputedFieldsProvider: ItemTransformingProvider, CompositionNode, RecordProviding,
+  FieldProfiling
+{
   /// A field and how it is computed from the base's item.
   package struct Field: Sendable {
     package var name: String
@@ -75,10 +77,10 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
     self.keepsBaseFields = keepsBaseFields
     structureClock = base.structureClock
     handleTable = (base as? any HandleRoot<Value>)?.handleTable
-    stageDepth = base.stageDepth + 1
+    stageDepth = base.recordStageDepth + 1
     handleBase = handleTable == nil ? nil : base as? any HandleRoot<Value>
     let computedNames = fields.map(\.name)
-    if keepsBaseFields, let known = base.knownFields {
+    if keepsBaseFields, let known = base.recordFields {
       var names = known
       for name in computedNames where !names.contains(name) { names.append(name) }
       schema = Schema(names)
@@ -100,6 +102,8 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
   package let structureClock: StructureClock
 
   package var knownFields: [String]? { schema.map { Array($0.names) } }
+  /// The base's: computed fields leave the key as it was.
+  package var identityKey: String? { base.recordIdentityKey }
 
   /// The base's profiles for the fields kept, the computed types for the rest; nulls unknown.
   package var fieldProfiles: [FieldProfile]? {

@@ -6,7 +6,9 @@ import DataSourceKit
 /// Keys group as they compare: `1` and `1.0` are one group, text by its Unicode scalars, and
 /// nulls are a group of their own (as SQL's GROUP BY). Built with a hash of the keys in one pass
 /// over the base, again whenever the base changes.
-package final class GroupedProvider: DataProvider, CompositionNode, DataProviderObserver, FieldProfiling {
+package final class GroupedProvider: DataProvider, CompositionNode, RecordProviding, DataProviderObserver,
+  FieldProfiling
+{
   /// A key a group is formed by: its field name and value per item.
   package struct Key: Sendable {
     package var name: String

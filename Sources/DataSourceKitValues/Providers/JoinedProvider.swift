@@ -9,7 +9,9 @@ import DataSourceKit
 /// (`1` matches `1.0`, text by its Unicode scalars); a null key matches nothing, as in SQL. When
 /// several right items share a key the first is taken, with a note. With `inner`, left items
 /// without a match are left out. An edit of either side joins them again.
-package final class JoinedProvider: DataProvider, CompositionNode, DataProviderObserver, FieldProfiling {
+package final class JoinedProvider: DataProvider, CompositionNode, RecordProviding, DataProviderObserver,
+  FieldProfiling
+{
   package let left: any DataProvider<Value>
   package let right: any DataProvider<Value>
   package let leftKey: RowExpression
@@ -63,8 +65,8 @@ package final class JoinedProvider: DataProvider, CompositionNode, DataProviderO
     self.keepsUnmatched = keepsUnmatched
     self.label = label
     self.notes = notes
-    schema = left.knownFields.map { fields in Schema(fields.contains(name) ? fields : fields + [name]) }
-    leftFields = left.knownFields
+    schema = left.recordFields.map { fields in Schema(fields.contains(name) ? fields : fields + [name]) }
+    leftFields = left.recordFields
     observers = ObserverList(clock: states.clock)
     states.clock.follow(left.structureClock)
     states.clock.follow(right.structureClock)
@@ -95,7 +97,7 @@ package final class JoinedProvider: DataProvider, CompositionNode, DataProviderO
   package func numberOfItems(inSection section: Int) -> Int { joined.sections[section].count }
   package func sectionKey(_ section: Int) -> SectionKey? { joined.sections[section].key }
   package var knownFields: [String]? { schema.map { Array($0.names) } }
-  package var identityKey: String? { left.identityKey }
+  package var identityKey: String? { left.recordIdentityKey }
   package var fieldProfiles: [FieldProfile]? {
     guard let schema else { return nil }
     let leftProfiles = Dictionary(

@@ -524,7 +524,7 @@ final class ChangeTracker {
     var footers: [[String]] = []
     var placeholders: [[String]] = []
     for section in 0..<source.numberOfSections {
-      let key = source.identityKey(inSection: section)
+      let key = source.recordIdentityKey(inSection: section)
       let header = source.supplementaryLines(.header, inSection: section)
       var id: Value = source.sectionKey(section)?.asValue ?? header.first.map { .string($0) } ?? .int(section)
       if let segment { id = .list([segment, id]) }

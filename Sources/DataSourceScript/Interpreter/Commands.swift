@@ -230,7 +230,7 @@ extension Session {
       }, statement: scripts.current, resolve: { [self] in resolve($0) })
     do {
       let fields: [String]? =
-        if case .provider(let provider) = shown { provider.provider.knownFields } else { nil }
+        if case .provider(let provider) = shown { provider.provider.recordFields } else { nil }
       // The program connects as the script would: a password comes from PGPASSWORD or a file.
       return Secrets.redacted(
         try writer.program(
@@ -310,7 +310,7 @@ extension Session {
             page: settings.page(
               style: Session.preferredStyle(of: source),
               title: ((target.path as NSString).lastPathComponent as NSString).deletingPathExtension))
-          if showsFields, mode == .csv, let fields = source.knownFields,
+          if showsFields, mode == .csv, let fields = source.recordFields,
             let readers = Session.columnReaders(of: columnSource, fields: fields)
           {
             // Read from the columns and written as made: no row is kept.
@@ -329,7 +329,7 @@ extension Session {
               first = false
             }
             writer.write(first ? "]\n" : "\n]\n")
-          } else if showsFields, mode == .markdown, let fields = source.knownFields {
+          } else if showsFields, mode == .markdown, let fields = source.recordFields {
             Renderer.renderFields(of: view, fields: fields, windows: [0..<total], options: options) {
               writer.write($0)
             }

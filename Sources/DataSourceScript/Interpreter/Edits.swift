@@ -154,7 +154,7 @@ extension Session {
   /// A value ready to insert: a record in the provider's field order (missing fields null),
   /// its fields checked against the provider's.
   private func conform(_ value: Value, to provider: ProviderValue, at range: SourceRange) throws -> Value {
-    guard let fields = provider.provider.knownFields else { return value }
+    guard let fields = provider.provider.recordFields else { return value }
     guard case .record(let record) = value else {
       throw Diagnostic(
         .expectedKind(

@@ -144,7 +144,7 @@ extension Evaluator {
     let left = try leftChecker.check(clause.leftKey)
     // `teams.name` names the other's field `name` when the other is bound to `teams`.
     var rightKey = clause.rightKey
-    if let otherName = clause.other.boundName, !(other.provider.knownFields ?? []).contains(otherName) {
+    if let otherName = clause.other.boundName, !(other.provider.recordFields ?? []).contains(otherName) {
       rightKey = rightKey.removingPrefix(otherName)
     }
     let right = try rightChecker.check(rightKey)
@@ -237,12 +237,12 @@ extension Evaluator {
   static func checkExpandedSize(
     _ source: any SectionedDataSource<Value, TableCell>, at range: SourceRange
   ) throws(Diagnostic) {
-    if source.expandedSize > maximumExpandedSize {
-      throw Diagnostic(.expandedSize(source.expandedSize, limit: maximumExpandedSize), at: range)
+    if source.compositionSize > maximumExpandedSize {
+      throw Diagnostic(.expandedSize(source.compositionSize, limit: maximumExpandedSize), at: range)
     }
     // `let c = compose c` stands for one table however often it is repeated, yet each line
     // nests it one level deeper.
-    if source.nestingDepth > maximumDecorations {
+    if source.compositionDepth > maximumDecorations {
       throw Diagnostic(.nestingDepth(limit: maximumDecorations), at: range)
     }
   }

@@ -28,7 +28,7 @@ extension Evaluator {
       throw Diagnostic(.decorationDepth(limit: Self.maximumDecorations), at: decoration.range)
     }
     // Decorations over compositions over decorations: each is a level every question passes.
-    if table.nestingDepth > Self.maximumDecorations {
+    if table.compositionDepth > Self.maximumDecorations {
       throw Diagnostic(.nestingDepth(limit: Self.maximumDecorations), at: decoration.range)
     }
     switch decoration {

@@ -89,7 +89,7 @@ extension Evaluator {
           }
           value = try await apply(stage, to: value)
           // Reading an item goes down through every stage, one call inside the other.
-          if case .provider(let p) = value, p.provider.stageDepth > Self.maximumStages {
+          if case .provider(let p) = value, p.provider.recordStageDepth > Self.maximumStages {
             throw Diagnostic(.stageDepth(limit: Self.maximumStages), at: stage.range)
           }
         case .decoration(let decoration): value = .table(try decorate(value, with: decoration))
@@ -293,7 +293,7 @@ extension Evaluator {
   /// providers accept any field).
   func checkField(_ path: FieldPath, in provider: ProviderValue) throws {
     guard let first = path.components.first else { return }
-    guard let known = provider.provider.knownFields else {
+    guard let known = provider.provider.recordFields else {
       // Schemaless: any field may be there, unless the items are plain values (a range, a list
       // of numbers), where every field would be null and a filter would silently match nothing.
       if let plain = Evaluator.plainItemType(of: provider.provider) {

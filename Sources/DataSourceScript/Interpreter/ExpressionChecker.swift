@@ -310,7 +310,7 @@ extension Evaluator {
     // Items of known fields are records: no item is read (a database would count its rows to
     // read one, and a stage it runs itself needs no count).
     let plain =
-      provider.provider.knownFields == nil
+      provider.provider.recordFields == nil
       ? Evaluator.plainItemType(of: provider.provider).flatMap(ValueType.init(rawValue:)) : nil
     return FieldScope(
       field: { path in

@@ -65,8 +65,8 @@ public final class Session {
   /// The known fields of a bound provider or table, for completion.
   public func fields(of name: String) -> [String] {
     switch bindings[name]?.value {
-    case .provider(let p): p.provider.knownFields ?? []
-    case .table(let t): t.knownFields ?? []
+    case .provider(let p): p.provider.recordFields ?? []
+    case .table(let t): t.recordFields ?? []
     case .presenter, .scalar, nil: []
     }
   }

@@ -115,18 +115,18 @@ extension Session {
     let source = view.dataSource
     let stateBefore = source.loadState
     let mode = options.mode
-    let readers = source.knownFields.flatMap { Session.columnReaders(of: columnSource, fields: $0) }
-    if showsFields, mode == .csv, let fields = source.knownFields, let readers {
+    let readers = source.recordFields.flatMap { Session.columnReaders(of: columnSource, fields: $0) }
+    if showsFields, mode == .csv, let fields = source.recordFields, let readers {
       // Read from the columns and written as made: no row is kept.
       Renderer.renderFieldsCSV(
         of: view, fields: fields, windows: windows, columns: readers, escaping: options.toTerminal, to: write)
-    } else if showsFields, mode == .csv, let fields = source.knownFields {
+    } else if showsFields, mode == .csv, let fields = source.recordFields {
       // Read item by item and written as read: no row is kept.
       Renderer.renderItemsCSV(
         of: view, fields: fields, windows: windows, sectioned: source.numberOfSections > 1,
         escaping: options.toTerminal, to: write)
     } else if showsFields, mode != .json, mode != .csv, mode != .html, mode != .svg,
-      let fields = source.knownFields
+      let fields = source.recordFields
     {
       // Known fields: rows go straight into the table's text as they are laid out.
       Renderer.renderFields(
@@ -237,7 +237,7 @@ extension Session {
   /// type is not known; `nil` for a provider with no known fields.
   func fieldsText(of provider: any DataProvider<Value>) throws(DataSourceError) -> String? {
     let profiles = try scans.countedProfiles(of: provider)
-    guard let names = provider.knownFields ?? (profiles.isEmpty ? nil : profiles.map(\.name)), !names.isEmpty
+    guard let names = provider.recordFields ?? (profiles.isEmpty ? nil : profiles.map(\.name)), !names.isEmpty
     else { return nil }
     let byName = Dictionary(profiles.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
     return names.map { byName[$0]?.description ?? $0 }.joined(separator: ", ")

@@ -353,7 +353,7 @@ extension SwiftProgram {
       // `teams.name` names the other's field `name` when the other is bound to `teams`.
       var rightKey = clause.rightKey
       if let otherName = clause.other.boundName, case .provider(let provider)? = lookUp(otherName)?.value,
-        !(provider.provider.knownFields ?? []).contains(otherName)
+        !(provider.provider.recordFields ?? []).contains(otherName)
       {
         rightKey = rightKey.removingPrefix(otherName)
       }
