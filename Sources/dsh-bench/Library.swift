@@ -150,7 +150,7 @@ private struct Note: Identifiable, Hashable, Sendable {
       _ = try? view.apply(DataSourceSnapshot(of: table))
       _ = try? view.apply(DataSourceSnapshot(of: table, itemID: \.id))
       var runs: [Double] = []
-      for k in 0..<21 {
+      for _ in 0..<21 {
         let note = Note(id: UUID(), text: "note \(random.next(1_000_000))")
         let position = random.next(provider.totalItemCount + 1)
         runs.append(
