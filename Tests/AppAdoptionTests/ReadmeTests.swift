@@ -420,11 +420,11 @@ struct PlaceholderBatchTests {
     try await screen.load()
     let view = ListView(dataSource: screen)
     try view.apply(DataSourceSnapshot(of: screen, itemID: { $0 }))
-    #expect(screen.coveringMessage == "No messages")
+    #expect(screen.covering?.text == "No messages")
 
     inbox.next = nil
     await #expect(throws: CancellationError.self) { try await screen.reload() }
-    #expect(screen.coveringMessage == "Could not load: the server said 503")
+    #expect(screen.covering?.text == "Could not load: the server said 503")
     let batch = try view.apply(DataSourceSnapshot(of: screen, itemID: { $0 }))
     #expect(
       batch
@@ -438,6 +438,60 @@ struct PlaceholderBatchTests {
     let loaded = try view.apply(DataSourceSnapshot(of: screen, itemID: { $0 }))
     // The placeholder's section goes and the inbox's comes: a section of another identity.
     #expect(loaded == BatchUpdate(deletedSections: [0], insertedSections: [0]))
+  }
+
+  @Test("typed headers and placeholders: the app's value read back, a change of it in the batch")
+  func typedSupplements() async throws {
+    struct InboxHeader: Hashable, Sendable {
+      var count: Int
+      var syncing: Bool
+    }
+    struct Banner: Hashable, Sendable {
+      var symbol: String
+    }
+    let messages = EditableProvider(ArrayProvider(["Lunch?", "Minutes"]))
+    var syncing = false
+    let screen = TableAdapter(
+      provider: messages, presenter: ClosurePresenter<String>(style: .basic) { subject, _ in subject }
+    ).header { section in
+      // The text stays the same while syncing: only the app's value says so.
+      Supplement("Inbox", content: InboxHeader(count: section.count, syncing: syncing))
+    }
+    try await screen.load()
+    let view = ListView(dataSource: screen)
+    try view.apply(DataSourceSnapshot(of: screen, itemID: { $0 }))
+    let header = screen.supplements(.header, inSection: 0).first?.content(as: InboxHeader.self)
+    #expect(header == InboxHeader(count: 2, syncing: false))
+    #expect(screen.supplements(.header, inSection: 0).map(\.text) == ["Inbox"])
+
+    syncing = true
+    let batch = try view.apply(DataSourceSnapshot(of: screen, itemID: { $0 }))
+    #expect(
+      batch
+        == {
+          var b = BatchUpdate(); b.reloadedHeaders = [0]; return b
+        }())
+    #expect(try view.apply(DataSourceSnapshot(of: screen, itemID: { $0 })).isEmpty)
+
+    let inbox = Inbox()
+    let covered = TableAdapter(
+      provider: inbox, presenter: ClosurePresenter<String>(style: .basic) { subject, _ in subject }
+    ).placeholder(empty: Supplement("No messages", content: Banner(symbol: "tray"))) { _ in
+      Supplement("Could not load", content: Banner(symbol: "exclamationmark.triangle"))
+    }
+    try await covered.load()
+    let coveredView = ListView(dataSource: covered)
+    try coveredView.apply(DataSourceSnapshot(of: covered, itemID: { $0 }))
+    #expect(covered.covering?.content(as: Banner.self) == Banner(symbol: "tray"))
+    inbox.next = nil
+    await #expect(throws: CancellationError.self) { try await covered.reload() }
+    #expect(covered.covering?.content(as: Banner.self) == Banner(symbol: "exclamationmark.triangle"))
+    let failed = try coveredView.apply(DataSourceSnapshot(of: covered, itemID: { $0 }))
+    #expect(
+      failed
+        == {
+          var b = BatchUpdate(); b.reloadedPlaceholders = [0]; return b
+        }())
   }
 }
 

@@ -106,7 +106,7 @@ struct LoadStateTests {
       error in
       "failed: \(error ?? "?")"
     }
-    #expect(covered.coveringMessage == nil)
+    #expect(covered.covering == nil)
     #expect(covered.numberOfRows(inSection: 0) == 1)
     try "".write(toFile: path, atomically: true, encoding: .utf8)
     try? await covered.reload()

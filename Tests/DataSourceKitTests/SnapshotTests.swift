@@ -248,7 +248,7 @@ struct SnapshotTests {
     let covered = TableAdapter(
       provider: chores, presenter: ClosurePresenter<Chore>(style: .basic) { chore, _ in chore.title }
     ).placeholder(empty: "Nothing to do")
-    #expect(covered.coveringMessage == nil)
+    #expect(covered.covering == nil)
     try await covered.load()
     #expect(chores.position(of: 2) == 1)
     #expect(
@@ -258,7 +258,7 @@ struct SnapshotTests {
     #expect(chores.replace(at: 0, with: Chore(id: 1, priority: 1, title: "a")).isEmpty)
     #expect(chores.remove(id: 1) == BatchUpdate(deletedRows: [ItemPath(item: 0, section: 0)]))
     #expect(chores.remove(at: 0) == BatchUpdate(deletedRows: [ItemPath(item: 0, section: 0)]))
-    #expect(covered.coveringMessage == "Nothing to do")
+    #expect(covered.covering?.text == "Nothing to do")
   }
 
   @Test("an id new on the new side and repeated there is refused, and the view keeps what it showed")

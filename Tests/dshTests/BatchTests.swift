@@ -390,8 +390,8 @@ struct BatchTests {
     chmod(folder + "/run.dsh", 0o666)
     // A temporary file of a dsh killed while it wrote (no process has that number), and one of
     // a process that runs (init's).
-    FileManager.default.createFile(atPath: folder + "/out.csv.tmp-2147483000", contents: Data())
-    FileManager.default.createFile(atPath: folder + "/out.csv.tmp-1", contents: Data())
+    _ = FileManager.default.createFile(atPath: folder + "/out.csv.tmp-2147483000", contents: Data())
+    _ = FileManager.default.createFile(atPath: folder + "/out.csv.tmp-1", contents: Data())
     // As root (as CI is) every file is writable: run as nobody, as a user would be.
     let text = try DSHProcess.runUnprivileged(
       [

@@ -50,9 +50,9 @@ open class DataSourceDecorator<Item, Cell>: SectionedDataSource, CompositionNode
   open func cell(at itemPath: ItemPath, in view: any CellDequeuing<Cell>) -> (cell: Cell, item: Item) {
     wrapped.cell(at: itemPath, in: view)
   }
-  /// The header, footer or placeholder lines of a section.
-  open func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
-    wrapped.supplementaryLines(kind, inSection: section)
+  /// The headers, footers or placeholder of a section.
+  open func supplements(_ kind: SupplementaryKind, inSection section: Int) -> [Supplement] {
+    wrapped.supplements(kind, inSection: section)
   }
   /// The lines above (a title) or below (a caption) the whole view.
   open func viewLines(_ kind: SupplementaryKind) -> [String] { wrapped.viewLines(kind) }
@@ -80,34 +80,36 @@ open class DataSourceDecorator<Item, Cell>: SectionedDataSource, CompositionNode
 public final class SupplementaryDecorator<Item, Cell>: DataSourceDecorator<Item, Cell> {
   /// Whether the decorator adds headers or footers.
   public let kind: SupplementaryKind
-  private let text: (SectionContext) -> String
+  private let make: (SectionContext) -> Supplement
   private let label: String
 
-  /// Adds a line of `kind` to every section of `wrapped`.
+  /// Adds a header or footer to every section of `wrapped`: a line of text, or a ``Supplement``
+  /// carrying a value of the app's own type.
   ///
   /// - Parameters:
-  ///   - wrapped: the data source the lines are added to.
+  ///   - wrapped: the data source the supplements are added to.
   ///   - kind: `.header` or `.footer`.
   ///   - label: how `describe` names the decorator; defaults to the kind.
-  ///   - text: the line for a section, from its key and count; an empty line is no line.
-  public init(
+  ///   - supplement: the supplement for a section, from its key and count; an empty line (no
+  ///     text and no content) is none.
+  public init<Content: SupplementConvertible>(
     wrapping wrapped: any SectionedDataSource<Item, Cell>, kind: SupplementaryKind, label: String? = nil,
-    text: @escaping (SectionContext) -> String
+    supplement: @escaping (SectionContext) -> Content
   ) {
     self.kind = kind
-    self.text = text
+    self.make = { supplement($0).supplement }
     self.label = label ?? kind.rawValue
     super.init(wrapping: wrapped)
   }
 
-  /// The header, footer or placeholder lines of a section.
-  public override func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
-    let inner = wrapped.supplementaryLines(kind, inSection: section)
+  /// The headers, footers or placeholder of a section, this decorator's among them.
+  public override func supplements(_ kind: SupplementaryKind, inSection section: Int) -> [Supplement] {
+    let inner = wrapped.supplements(kind, inSection: section)
     guard kind == self.kind else { return inner }
     // An empty title is no title, as a table view shows no header for one.
-    let line = text(sectionContext(section))
-    if line.isEmpty { return inner }
-    return kind == .header ? [line] + inner : inner + [line]
+    let own = make(sectionContext(section))
+    if own.isEmpty { return inner }
+    return kind == .header ? [own] + inner : inner + [own]
   }
 
   /// How `describe` names this node.
@@ -244,10 +246,10 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource, Composit
     let (child, path) = local(itemPath)
     return child.cell(at: path, in: view)
   }
-  /// The header, footer or placeholder lines of a section.
-  public func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
+  /// The headers, footers or placeholder of a section, as its child has them.
+  public func supplements(_ kind: SupplementaryKind, inSection section: Int) -> [Supplement] {
     let (child, local) = locate(section)
-    return child.supplementaryLines(kind, inSection: local)
+    return child.supplements(kind, inSection: local)
   }
   /// How a section lays out its cells: as cards, or `nil` for rows.
   public func cardLayout(inSection section: Int) -> CardLayout? {
@@ -285,29 +287,30 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource, Composit
 /// Covers a source that has no content or failed to load with a message, as a placeholder view
 /// does: the covered source shows one section with no rows and the message in their place.
 public final class PlaceholderDecorator<Item, Cell>: DataSourceDecorator<Item, Cell> {
-  private let empty: ((String?) -> String)?
-  private let failed: ((String?) -> String)?
+  private let empty: ((String?) -> Supplement)?
+  private let failed: ((String?) -> Supplement)?
   private let label: String
 
-  /// Covers `wrapped` with a message while it has no content or failed to load.
+  /// Covers `wrapped` with a placeholder while it has no content or failed to load: a message,
+  /// or a ``Supplement`` carrying a value of the app's own type.
   ///
   /// - Parameters:
   ///   - wrapped: the data source to cover.
-  ///   - empty: the message when the source has no content (given its error text, nil).
-  ///   - failed: the message when the source failed to load, given what went wrong.
+  ///   - empty: the placeholder when the source has no content (given its error text, nil).
+  ///   - failed: the placeholder when the source failed to load, given what went wrong.
   ///   - label: how `describe` names the decorator; defaults to "placeholder".
-  public init(
+  public init<Content: SupplementConvertible>(
     wrapping wrapped: any SectionedDataSource<Item, Cell>, label: String = "placeholder",
-    empty: ((String?) -> String)?, failed: ((String?) -> String)?
+    empty: ((String?) -> Content)?, failed: ((String?) -> Content)?
   ) {
-    self.empty = empty
-    self.failed = failed
+    self.empty = empty.map { make in { make($0).supplement } }
+    self.failed = failed.map { make in { make($0).supplement } }
     self.label = label
     super.init(wrapping: wrapped)
   }
 
-  /// The message covering the source now, or `nil` when it shows its content.
-  public var coveringMessage: String? {
+  /// The placeholder covering the source now, or `nil` when it shows its content.
+  public var covering: Supplement? {
     switch wrapped.loadState {
     // Not loaded yet: nothing is known to be empty, so nothing is covered.
     case .initial, .loading: nil
@@ -318,37 +321,37 @@ public final class PlaceholderDecorator<Item, Cell>: DataSourceDecorator<Item, C
   }
 
   /// The number of sections.
-  public override var numberOfSections: Int { coveringMessage == nil ? wrapped.numberOfSections : 1 }
+  public override var numberOfSections: Int { covering == nil ? wrapped.numberOfSections : 1 }
   /// The number of rows in a section.
   public override func numberOfRows(inSection section: Int) -> Int {
-    coveringMessage == nil ? wrapped.numberOfRows(inSection: section) : 0
+    covering == nil ? wrapped.numberOfRows(inSection: section) : 0
   }
   /// The key the section's items were grouped by, or `nil`.
   public override func sectionKey(_ section: Int) -> SectionKey? {
-    coveringMessage == nil ? wrapped.sectionKey(section) : nil
+    covering == nil ? wrapped.sectionKey(section) : nil
   }
   /// The name of a section that stays the same while the section does.
   public override func sectionID(_ section: Int) -> SectionID {
-    coveringMessage == nil ? wrapped.sectionID(section) : SectionID(key: nil, index: 0, isPlaceholder: true)
+    covering == nil ? wrapped.sectionID(section) : SectionID(key: nil, index: 0, isPlaceholder: true)
   }
-  /// The header, footer or placeholder lines of a section.
-  public override func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
-    guard let message = coveringMessage else { return wrapped.supplementaryLines(kind, inSection: section) }
-    return kind == .placeholder ? [message] : []
+  /// The placeholder covering the source, or the source's headers, footers and placeholder.
+  public override func supplements(_ kind: SupplementaryKind, inSection section: Int) -> [Supplement] {
+    guard let covering else { return wrapped.supplements(kind, inSection: section) }
+    return kind == .placeholder ? [covering] : []
   }
   /// The titles of the section index, or `nil` for none.
   public override var sectionIndexTitles: [String]? {
-    coveringMessage == nil ? wrapped.sectionIndexTitles : nil
+    covering == nil ? wrapped.sectionIndexTitles : nil
   }
   /// How a section lays out its cells: as cards, or `nil` for rows.
   public override func cardLayout(inSection section: Int) -> CardLayout? {
-    coveringMessage == nil ? wrapped.cardLayout(inSection: section) : nil
+    covering == nil ? wrapped.cardLayout(inSection: section) : nil
   }
 
   /// How `describe` names this node.
   package override var nodeTitle: String { label }
   /// What `describe` shows beside the name: counts and state.
-  package override var nodeDetail: String? { coveringMessage.map { "covering: \($0)" } }
+  package override var nodeDetail: String? { covering.map { "covering: \($0.text)" } }
 }
 
 /// Adds a title above the whole view (header) or a caption below it (footer), as a table's
@@ -411,11 +414,11 @@ public final class LoadMoreDecorator<Item, Cell>: DataSourceDecorator<Item, Cell
     super.init(wrapping: wrapped)
   }
 
-  /// The header, footer or placeholder lines of a section.
-  public override func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
-    let inner = wrapped.supplementaryLines(kind, inSection: section)
+  /// The source's footers, and "Load more…" under the last section while pages are left.
+  public override func supplements(_ kind: SupplementaryKind, inSection section: Int) -> [Supplement] {
+    let inner = wrapped.supplements(kind, inSection: section)
     guard kind == .footer, section == numberOfSections - 1, hasMore() else { return inner }
-    return inner + [Self.text]
+    return inner + [Supplement(Self.text)]
   }
 
   /// How `describe` names this node.

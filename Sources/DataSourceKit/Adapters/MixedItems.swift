@@ -56,8 +56,8 @@ private final class ErasedForwarding<Cell>: SectionedDataSource, ShellDataSource
   func cell(at itemPath: ItemPath, in view: any CellDequeuing<Cell>) -> (cell: Cell, item: Any) {
     cellAt(itemPath, view)
   }
-  func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
-    source.supplementaryLines(kind, inSection: section)
+  func supplements(_ kind: SupplementaryKind, inSection section: Int) -> [Supplement] {
+    source.supplements(kind, inSection: section)
   }
   func viewLines(_ kind: SupplementaryKind) -> [String] { source.viewLines(kind) }
   var sectionIndexTitles: [String]? { source.sectionIndexTitles }
@@ -112,21 +112,37 @@ extension SectionedDataSource {
 }
 
 extension SectionedDataSource {
-  /// This source with a header line above each section, made from the section's key and count.
-  public func header(_ text: @escaping (SectionContext) -> String) -> SupplementaryDecorator<Item, Cell> {
-    SupplementaryDecorator(wrapping: self, kind: .header, text: text)
+  /// This source with a header above each section, made from the section's key and count: a
+  /// line of text, or a ``Supplement`` carrying a value of the app's own type.
+  public func header<Content: SupplementConvertible>(
+    _ make: @escaping (SectionContext) -> Content
+  ) -> SupplementaryDecorator<Item, Cell> {
+    SupplementaryDecorator(wrapping: self, kind: .header, supplement: make)
   }
 
-  /// This source with a footer line below each section, made from the section's key and count.
-  public func footer(_ text: @escaping (SectionContext) -> String) -> SupplementaryDecorator<Item, Cell> {
-    SupplementaryDecorator(wrapping: self, kind: .footer, text: text)
+  /// This source with a footer below each section, made from the section's key and count: a
+  /// line of text, or a ``Supplement`` carrying a value of the app's own type.
+  public func footer<Content: SupplementConvertible>(
+    _ make: @escaping (SectionContext) -> Content
+  ) -> SupplementaryDecorator<Item, Cell> {
+    SupplementaryDecorator(wrapping: self, kind: .footer, supplement: make)
   }
 
-  /// This source covered by a message while it has no content, or when it failed to load (given
-  /// what went wrong).
-  public func placeholder(
-    empty: String, failed: ((String?) -> String)? = nil
+  /// This source covered by a placeholder while it has no content, or when it failed to load
+  /// (given what went wrong): a message, or a ``Supplement`` of the app's own.
+  public func placeholder<Content: SupplementConvertible>(
+    empty: Content, failed: ((String?) -> Content)? = nil
   ) -> PlaceholderDecorator<Item, Cell> {
-    PlaceholderDecorator(wrapping: self, empty: { _ in empty }, failed: failed ?? { $0 ?? empty })
+    // Without a failure message of its own, a failed source shows what went wrong.
+    let failure: (String?) -> Supplement =
+      failed.map { message in { message($0).supplement } } ?? {
+        $0.map { Supplement($0) } ?? empty.supplement
+      }
+    return PlaceholderDecorator(wrapping: self, empty: { _ in empty.supplement }, failed: failure)
+  }
+
+  /// The text of the headers, footers or placeholder of a section, outermost first.
+  package func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
+    supplements(kind, inSection: section).map(\.text)
   }
 }

@@ -84,9 +84,9 @@ public protocol SectionedDataSource<Item, Cell>: AnyObject {
   /// comes back too, so a view that also prints data does not ask for it twice.
   func cell(at itemPath: ItemPath, in view: any CellDequeuing<Cell>) -> (cell: Cell, item: Item)
 
-  /// The lines of text above (header) or below (footer) a section, outermost decorator first,
-  /// or shown in place of its rows (placeholder).
-  func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String]
+  /// What stands above (header) or below (footer) a section, outermost decorator first, or in
+  /// place of its rows (placeholder): each one's text, and the app's own value when it made one.
+  func supplements(_ kind: SupplementaryKind, inSection section: Int) -> [Supplement]
 
   /// The lines above (header: a title) or below (footer: a caption) the whole view.
   func viewLines(_ kind: SupplementaryKind) -> [String]
@@ -249,8 +249,8 @@ public final class TableAdapter<Item, Cell>: SectionedDataSource, CompositionNod
     presenter.configure(&cell, with: item, at: itemPath)
     return (cell, item)
   }
-  /// The header, footer or placeholder lines of a section.
-  public func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] { [] }
+  /// A table adds no header, footer or placeholder; decorators do.
+  public func supplements(_ kind: SupplementaryKind, inSection section: Int) -> [Supplement] { [] }
   /// The lines above (a title) or below (a caption) the whole view.
   public func viewLines(_ kind: SupplementaryKind) -> [String] { [] }
   /// The titles of the section index, or `nil` for none.

@@ -95,9 +95,9 @@ public final class SegmentedDataSource<Item, Cell>: SectionedDataSource, Composi
   public func cell(at itemPath: ItemPath, in view: any CellDequeuing<Cell>) -> (cell: Cell, item: Item) {
     selected.cell(at: itemPath, in: view)
   }
-  /// The header, footer or placeholder lines of a section.
-  public func supplementaryLines(_ kind: SupplementaryKind, inSection section: Int) -> [String] {
-    selected.supplementaryLines(kind, inSection: section)
+  /// The headers, footers or placeholder of a section of the segment shown.
+  public func supplements(_ kind: SupplementaryKind, inSection section: Int) -> [Supplement] {
+    selected.supplements(kind, inSection: section)
   }
   /// The lines above (a title) or below (a caption) the whole view.
   public func viewLines(_ kind: SupplementaryKind) -> [String] { selected.viewLines(kind) }

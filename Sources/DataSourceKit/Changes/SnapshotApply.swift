@@ -2,7 +2,7 @@
 // and the batch it returns, checked by UIKit's rules.
 
 /// What a view showed at its last ``ListView/apply(_:)``: the snapshot (whatever its identifier
-/// types), each row's item when it can be compared, and each section's header, footer and placeholder lines.
+/// types), each row's item when it can be compared, and each section's headers, footers and placeholder.
 struct ShownSnapshot<Item> {
   let snapshot: any Sendable
   let counts: [Int]
@@ -11,19 +11,19 @@ struct ShownSnapshot<Item> {
   let text: SupplementaryText
 }
 
-/// Each section's header, footer and placeholder lines, as a view showed them: UIKit refreshes
-/// none of them on its own, so a change of their text is in the batch.
+/// Each section's headers, footers and placeholder, as a view showed them: UIKit refreshes none
+/// of them on its own, so a change of their text or of the app's content in them is in the batch.
 struct SupplementaryText {
-  let headers: [[String]]
-  let footers: [[String]]
-  let placeholders: [[String]]
+  let headers: [[Supplement]]
+  let footers: [[Supplement]]
+  let placeholders: [[Supplement]]
 
-  /// The lines of the first `sections` sections of `source` now.
+  /// The supplements of the first `sections` sections of `source` now.
   /// - Complexity: O(sections).
   init<Item, Cell>(of source: any SectionedDataSource<Item, Cell>, sections: Int) {
-    headers = (0..<sections).map { source.supplementaryLines(.header, inSection: $0) }
-    footers = (0..<sections).map { source.supplementaryLines(.footer, inSection: $0) }
-    placeholders = (0..<sections).map { source.supplementaryLines(.placeholder, inSection: $0) }
+    headers = (0..<sections).map { source.supplements(.header, inSection: $0) }
+    footers = (0..<sections).map { source.supplements(.footer, inSection: $0) }
+    placeholders = (0..<sections).map { source.supplements(.placeholder, inSection: $0) }
   }
 }
 

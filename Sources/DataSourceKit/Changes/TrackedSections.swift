@@ -117,7 +117,7 @@ enum TrackedPieces {
     case let segmented as SegmentedDataSource<Item, Cell>:
       return pieces(of: segmented.selected)
     case let placeholder as PlaceholderDecorator<Item, Cell>:
-      return placeholder.coveringMessage == nil ? pieces(of: placeholder.wrapped) : whole
+      return placeholder.covering == nil ? pieces(of: placeholder.wrapped) : whole
     case let decorator as DataSourceDecorator<Item, Cell> where decorator.addsLinesOnly:
       return pieces(of: decorator.wrapped)
     case let adapter as TableAdapter<Item, Cell>:
