@@ -39,7 +39,7 @@ struct LiveViewTests {
       let baseline = try #require(try ChangeTracker.baseline(of: value))
       // Fields computed from the table keep its handles: the view is kept item by item too.
       if name == "ext" || name == "byGroup" { #expect(baseline.hasSnapshot, "round \(round): \(name)") }
-      let old = try ChangeTracker.viewData(of: baseline, top: true)
+      let old = try ChangeTracker.viewData(of: baseline)
       var count = try #require(ChangeTracker.sectionCounts(of: session.bindings["p"]!.value)).reduce(0, +)
       var edits: [String] = []
       for _ in 0..<(1 + next(3)) {

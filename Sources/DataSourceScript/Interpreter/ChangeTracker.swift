@@ -10,13 +10,15 @@ struct ViewElement: Equatable {
 
 /// What a view shows, for diffing: its sections and items, and each section's header and
 /// footer text (UIKit does not refresh those on its own, so a change to them is in the batch).
+///
+/// A section's identity is the engine's ``SectionID``: its key, else its position in its source,
+/// under the position of each composed child and segment above it. Never the text of its header
+/// or footer: a header that counts its rows changes with every insert, and the section must stay
+/// the same section (its header reloaded) for the batch to be the change.
 struct ViewData {
-  var sections: [DiffSection<Value, ViewElement>]
+  var sections: [DiffSection<SectionID, ViewElement>]
   var headers: [[String]]
   var footers: [[String]]
-  /// Each section's key, to give the sections their identities again when views are put
-  /// together (a composed view's sections are numbered across its children).
-  var keys: [SectionKey?]
   /// Each section's placeholder (empty when it shows its rows).
   var placeholders: [[String]] = []
 }
@@ -35,7 +37,7 @@ struct IncrementalBaseline {
   let touched: ChangeRecorder<Value>
   /// The touched items as they were, kept by `root`.
   let before: ChangeRecorder<Value>
-  let sectionIDs: [Value]
+  let sectionIDs: [SectionID]
   let headers: [[String]]
   let footers: [[String]]
 }
@@ -48,8 +50,8 @@ indirect enum Baseline {
   case incremental(IncrementalBaseline)
   /// A composed view: its children's baselines, in order.
   case composed([Baseline])
-  /// A segmented view: the segment shown and its baseline.
-  case segment(String, Baseline)
+  /// A segmented view: the segment shown (its name and position) and its baseline.
+  case segment(String, Int, Baseline)
 
   /// Whether a part is kept as a snapshot.
   var hasSnapshot: Bool {
@@ -57,7 +59,7 @@ indirect enum Baseline {
     case .whole: false
     case .incremental: true
     case .composed(let parts): parts.contains(where: \.hasSnapshot)
-    case .segment(_, let part): part.hasSnapshot
+    case .segment(_, _, let part): part.hasSnapshot
     }
   }
 
@@ -67,7 +69,7 @@ indirect enum Baseline {
     case .whole(let data): data.sections.map(\.elements.count)
     case .incremental(let kept): kept.snapshot.sectionCounts
     case .composed(let parts): parts.flatMap(\.sectionCounts)
-    case .segment(_, let part): part.sectionCounts
+    case .segment(_, _, let part): part.sectionCounts
     }
   }
 }
@@ -128,7 +130,7 @@ final class ChangeTracker {
   func copySnapshotBaselines(_ bindings: BindingTable, changing: Set<ObjectIdentifier>?) throws {
     for (name, baseline) in baselines where baseline.hasSnapshot {
       guard let binding = bindings[name], Self.depends(binding.value, on: changing) else { continue }
-      baselines[name] = .whole(try Self.viewData(of: baseline, top: true))
+      baselines[name] = .whole(try Self.viewData(of: baseline))
     }
   }
 
@@ -167,7 +169,7 @@ final class ChangeTracker {
       next = try self.baseline(of: value)
     } else {
       guard let current = try viewData(of: value) else { return nil }
-      let (whole, before, after) = wholeDiff(from: try viewData(of: baseline, top: true), to: current)
+      let (whole, before, after) = wholeDiff(from: try viewData(of: baseline), to: current)
       changeset = whole
       counts = (before, after)
       let fresh = try self.baseline(of: value)
@@ -278,7 +280,7 @@ final class ChangeTracker {
         IncrementalBaseline(
           provider: provider, root: root, itemOfTableItem: handleRoot.item(fromTableItem:),
           snapshot: provider.snapshot(), touched: touched, before: before,
-          sectionIDs: sectionIDs(of: source, headers: headers), headers: headers,
+          sectionIDs: sectionIDs(of: source), headers: headers,
           footers: (0..<source.numberOfSections).map { source.supplementaryLines(.footer, inSection: $0) }))
     }
     let inner = sectionsOwner(source)
@@ -286,9 +288,10 @@ final class ChangeTracker {
       return .composed(try composed.children.map(baseline(ofSource:)))
     }
     if let segmented = inner as? SegmentedDataSource<Value, TableCell> {
-      return .segment(segmented.selectedName, try baseline(ofSource: segmented.selected))
+      return .segment(
+        segmented.selectedName, segmented.selectedIndex, try baseline(ofSource: segmented.selected))
     }
-    return .whole(try viewData(of: source, segment: nil))
+    return .whole(try viewData(of: source))
   }
 
   /// The source under decorations that add nothing to its sections (a title, an index).
@@ -332,14 +335,14 @@ final class ChangeTracker {
   )? {
     switch baseline {
     case .whole(let old):
-      let (changeset, before, after) = wholeDiff(from: old, to: try viewData(of: source, segment: nil))
+      let (changeset, before, after) = wholeDiff(from: old, to: try viewData(of: source))
       return (changeset.update, before, after)
     case .incremental(let kept):
       if let (update, after) = try incrementalBatch(since: kept, source: source) {
         return (update, kept.snapshot.sectionCounts, after)
       }
       let (changeset, before, after) = wholeDiff(
-        from: try viewData(of: baseline, top: false), to: try viewData(of: source, segment: nil))
+        from: try viewData(of: baseline), to: try viewData(of: source))
       return (changeset.update, before, after)
     case .composed(let parts):
       guard let composed = sectionsOwner(source) as? ComposedDataSource<Value, TableCell>,
@@ -357,22 +360,17 @@ final class ChangeTracker {
         after += childAfter
       }
       return (merged, before, after)
-    case .segment(let name, let part):
+    case .segment(let name, let index, let part):
       guard let segmented = sectionsOwner(source) as? SegmentedDataSource<Value, TableCell>,
-        segmented.selectedName == name
+        segmented.selectedName == name, segmented.selectedIndex == index
       else { return nil }
       return try batch(since: part, source: segmented.selected)
     }
   }
 
-  /// Each section's identity, as ``viewData(of:)`` gives it: its key, else its header, else
-  /// its position.
-  private static func sectionIDs(of source: any SectionedDataSource<Value, TableCell>, headers: [[String]])
-    -> [Value]
-  {
-    (0..<source.numberOfSections).map { section in
-      source.sectionKey(section)?.asValue ?? headers[section].first.map { .string($0) } ?? .int(section)
-    }
+  /// Each section's identity, as ``viewData(of:)`` gives it.
+  private static func sectionIDs(of source: any SectionedDataSource<Value, TableCell>) -> [SectionID] {
+    (0..<source.numberOfSections).map { source.sectionID($0) }
   }
 
   /// The batch since an incremental baseline, and the rows per section now; `nil` when the
@@ -391,7 +389,7 @@ final class ChangeTracker {
     let headers = (0..<source.numberOfSections).map { source.supplementaryLines(.header, inSection: $0) }
     let footers = (0..<source.numberOfSections).map { source.supplementaryLines(.footer, inSection: $0) }
     let now = provider.snapshot()
-    let ids = sectionIDs(of: source, headers: headers)
+    let ids = sectionIDs(of: source)
     // Whether an item itself changed is the root's to say (a stage may have seen it leave and
     // come back): it did when it differs from what it was before it was first touched.
     let touched = Dictionary(
@@ -424,16 +422,14 @@ final class ChangeTracker {
   }
 
   /// What a baseline's view showed: kept whole, or rebuilt from the snapshot and the items as
-  /// they were before they were touched; `top`: the view itself, whose sections have their
-  /// identities as ``viewData(of:)`` gives them (numbered across a composed view's children,
-  /// within the segment shown).
-  static func viewData(of baseline: Baseline, top: Bool) throws -> ViewData {
+  /// they were before they were touched, its sections named as the view names them.
+  static func viewData(of baseline: Baseline) throws -> ViewData {
     switch baseline {
     case .whole(let data):
       return data
     case .incremental(let kept):
       let key = kept.root.identityKey
-      var sections: [DiffSection<Value, ViewElement>] = []
+      var sections: [DiffSection<SectionID, ViewElement>] = []
       for (section, handles) in kept.snapshot.sectionHandles.enumerated() {
         try Task.checkCancellation()
         let elements = handles.map { handle -> ViewElement in
@@ -453,12 +449,13 @@ final class ChangeTracker {
         }
         sections.append(DiffSection(id: kept.sectionIDs[section], elements: elements))
       }
-      return ViewData(
-        sections: sections, headers: kept.headers, footers: kept.footers, keys: kept.snapshot.sectionKeys)
+      return ViewData(sections: sections, headers: kept.headers, footers: kept.footers)
     case .composed(let parts):
-      var whole = ViewData(sections: [], headers: [], footers: [], keys: [])
-      for part in parts {
-        let data = try viewData(of: part, top: false)
+      var whole = ViewData(sections: [], headers: [], footers: [])
+      for (child, part) in parts.enumerated() {
+        var data = try viewData(of: part)
+        // Each child's sections, as the composition names them.
+        for index in data.sections.indices { data.sections[index].id = data.sections[index].id.inChild(child) }
         whole.sections += data.sections
         whole.headers += data.headers
         whole.footers += data.footers
@@ -466,21 +463,11 @@ final class ChangeTracker {
         whole.placeholders +=
           data.placeholders.count == data.sections.count
           ? data.placeholders : Array(repeating: [], count: data.sections.count)
-        whole.keys += data.keys
-      }
-      // Sections are numbered across the children.
-      for index in whole.sections.indices {
-        whole.sections[index].id =
-          whole.keys[index]?.asValue ?? whole.headers[index].first.map { .string($0) } ?? .int(index)
       }
       return whole
-    case .segment(let name, let part):
-      var data = try viewData(of: part, top: false)
-      if top {
-        for index in data.sections.indices {
-          data.sections[index].id = .list([.string(name), data.sections[index].id])
-        }
-      }
+    case .segment(_, let selected, let part):
+      var data = try viewData(of: part)
+      for index in data.sections.indices { data.sections[index].id = data.sections[index].id.inChild(selected) }
       return data
     }
   }
@@ -495,10 +482,11 @@ final class ChangeTracker {
     switch value {
     case .provider(let provider):
       return try viewData(
-        of: TableAdapter(provider: provider.provider, presenter: Session.recordPresenter), segment: nil)
+        of: TableAdapter(provider: provider.provider, presenter: Session.recordPresenter))
     case .table(let table):
-      // A segment's sections are its own: switching replaces every section, as `switch` reports.
-      return try viewData(of: table, segment: Session.segmentedSource(in: table).map(\.selectedName))
+      // A segment's sections are its own (their identities hold its position): switching
+      // replaces every section, as `switch` reports.
+      return try viewData(of: table)
     case .presenter, .scalar:
       return nil
     }
@@ -508,26 +496,20 @@ final class ChangeTracker {
   /// row's identity, as a diffable snapshot does.
   static let maximumDiffedRows = 10_000_000
 
-  static func viewData(of source: any SectionedDataSource<Value, TableCell>, segment segmentName: String?)
-    throws
-    -> ViewData
-  {
+  static func viewData(of source: any SectionedDataSource<Value, TableCell>) throws -> ViewData {
     var total = 0
     for section in 0..<source.numberOfSections {
       total += source.numberOfRows(inSection: section)
       if total > maximumDiffedRows { throw ViewTooLargeToDiff(rows: total) }
     }
-    let segment = segmentName.map { Value.string($0) }
     var read = 0
-    var sections: [DiffSection<Value, ViewElement>] = []
+    var sections: [DiffSection<SectionID, ViewElement>] = []
     var headers: [[String]] = []
     var footers: [[String]] = []
     var placeholders: [[String]] = []
     for section in 0..<source.numberOfSections {
       let key = source.recordIdentityKey(inSection: section)
       let header = source.supplementaryLines(.header, inSection: section)
-      var id: Value = source.sectionKey(section)?.asValue ?? header.first.map { .string($0) } ?? .int(section)
-      if let segment { id = .list([segment, id]) }
       var elements: [ViewElement] = []
       let count = source.numberOfRows(inSection: section)
       elements.reserveCapacity(count)
@@ -541,14 +523,12 @@ final class ChangeTracker {
           elements.append(ViewElement(id: item, item: item))
         }
       }
-      sections.append(DiffSection(id: id, elements: elements))
+      sections.append(DiffSection(id: source.sectionID(section), elements: elements))
       headers.append(header)
       footers.append(source.supplementaryLines(.footer, inSection: section))
       placeholders.append(source.supplementaryLines(.placeholder, inSection: section))
     }
-    return ViewData(
-      sections: sections, headers: headers, footers: footers,
-      keys: (0..<source.numberOfSections).map { source.sectionKey($0) }, placeholders: placeholders)
+    return ViewData(sections: sections, headers: headers, footers: footers, placeholders: placeholders)
   }
 
   /// The batch between two copies of a view, compared whole, and their rows per section.
@@ -565,7 +545,7 @@ final class ChangeTracker {
   /// to `update`, in the new index space.
   static func addSupplementaryReloads(to update: inout BatchUpdate, from old: ViewData, to new: ViewData) {
     // Which old section each new one continues: matched by identity, in order.
-    var oldIndexes: [Value: [Int]] = [:]
+    var oldIndexes: [SectionID: [Int]] = [:]
     for (index, section) in old.sections.enumerated().reversed() {
       oldIndexes[section.id, default: []].append(index)
     }
