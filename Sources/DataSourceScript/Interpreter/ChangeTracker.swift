@@ -455,7 +455,9 @@ final class ChangeTracker {
       for (child, part) in parts.enumerated() {
         var data = try viewData(of: part)
         // Each child's sections, as the composition names them.
-        for index in data.sections.indices { data.sections[index].id = data.sections[index].id.inChild(child) }
+        for index in data.sections.indices {
+          data.sections[index].id = data.sections[index].id.inChild(child)
+        }
         whole.sections += data.sections
         whole.headers += data.headers
         whole.footers += data.footers
@@ -467,7 +469,9 @@ final class ChangeTracker {
       return whole
     case .segment(_, let selected, let part):
       var data = try viewData(of: part)
-      for index in data.sections.indices { data.sections[index].id = data.sections[index].id.inChild(selected) }
+      for index in data.sections.indices {
+        data.sections[index].id = data.sections[index].id.inChild(selected)
+      }
       return data
     }
   }
