@@ -31,15 +31,19 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || test_missing+=(postgresql
 [ -f /usr/include/zlib.h ] || test_missing+=(zlib1g-dev)
 command -v openssl >/dev/null || test_missing+=(openssl)
 if [ ${#test_missing[@]} -gt 0 ]; then install_packages "${test_missing[@]}"; fi
-# pyte, a terminal emulator, reads browse's full screen back for BrowseTests.
-if ! python3 -c "import pyte" 2>/dev/null; then
-  python3 -m pip install -q pyte 2>/dev/null || python3 -m pip install -q --break-system-packages pyte
-fi
+# pyte, a terminal emulator, reads browse's full screen back for BrowseTests; websocket-client
+# drives Chromium's DevTools protocol and reads serve's /live socket for ServeTests.
+for module in pyte:pyte websocket:websocket-client; do
+  if ! python3 -c "import ${module%%:*}" 2>/dev/null; then
+    python3 -m pip install -q "${module#*:}" 2>/dev/null \
+      || python3 -m pip install -q --break-system-packages "${module#*:}"
+  fi
+done
 
 test_arguments=()
 if [ "${1:-}" = "--fast" ]; then
   shift
-  test_arguments+=(--skip "PseudoTerminalTests|BrowseTests|PictureTests|PostgresTests|SwiftProgramTests")
+  test_arguments+=(--skip "PseudoTerminalTests|BrowseTests|PictureTests|PostgresTests|SwiftProgramTests|ServeTests")
 fi
 test_arguments+=("$@")
 

@@ -112,8 +112,10 @@ struct DSH: AsyncParsableCommand {
     }
 
     let ranSomething = !scripts.isEmpty || !commands.isEmpty
+    var prompted = false
     if !session.quitRequested && (interactive || !ranSomething) {
       if interactiveInput {
+        prompted = true
         var terminal = Environment(
           isTerminal: Terminal.outputIsTerminal, terminalWidth: { Terminal.width() },
           noColor: !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty || dumbTerminal)
@@ -126,6 +128,15 @@ struct DSH: AsyncParsableCommand {
         // A pipe or a file: statements run as they arrive.
         if !(await PipedInput.run(session, name: "<stdin>", bail: bail)) { succeeded = false }
       }
+    }
+    if session.isServing {
+      if !prompted && !session.quitRequested {
+        // As `python -m http.server`: the pages stay live until the user stops dsh.
+        FileHandle.standardError.write(
+          Data("dsh: still serving after the last statement; press ^C (or send SIGTERM) to stop\n".utf8))
+        while true { try await Task.sleep(for: .seconds(3600)) }
+      }
+      await session.stopServingAll()
     }
     if !succeeded { throw ExitCode(1) }
   }

@@ -31,6 +31,10 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case unknownTableStyle(String?, suggestion: String?)
   case rowsOfSwiftProgram
   case pictureOfProvider(format: String)
+  /// `serve X on …` with an address that names no port.
+  case invalidServeAddress(String)
+  /// `serve` could not start or stop, for the reason given.
+  case serveFailed(String)
   /// `browse` with no full screen: a script, a pipe, `TERM=dumb`.
   case browseNeedsTerminal
   case swiftProgramUnsupported(what: String, binding: String?)
@@ -182,6 +186,10 @@ public enum DiagnosticMessage: Sendable, Equatable {
         + Self.didYouMean(
           suggestion,
           otherwise: "; modes: " + (RenderMode.allCases.map(\.rawValue) + ["swift"]).joined(separator: ", "))
+    case .invalidServeAddress(let text):
+      "'\(text)' is not a port or HOST:PORT; serve v on 8000, or serve v on \"0.0.0.0:8000\" to listen beyond this machine"
+    case .serveFailed(let reason):
+      reason
     case .pictureOfProvider(let format):
       "as \(format) draws a table's cells, and a provider has none: show table P with CELL as \(format)"
     case .browseNeedsTerminal:

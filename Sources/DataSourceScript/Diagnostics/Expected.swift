@@ -22,6 +22,7 @@ public enum Expected: Sendable, Equatable {
   case fieldToSet
   case equalsAfterField
   case jsonAfterChangesAs
+  case serveAddress
   case exportsAfterWith
   case beforeOrAgainst
   case rowCounts
@@ -112,6 +113,7 @@ public enum Expected: Sendable, Equatable {
     case .fieldToSet: "a field to set"
     case .equalsAfterField: "'=' after the field"
     case .jsonAfterChangesAs: "'json' (changes print as text or JSON)"
+    case .serveAddress: "a port or \"HOST:PORT\" (serve v on 8000, serve v on \"0.0.0.0:8000\")"
     case .exportsAfterWith: "'exports' (save \"PATH\" with exports also replays the exports)"
     case .beforeOrAgainst:
       "'before' and the rows of each section (check \"PATH\" before [3, 2] after [4, 2]), or 'against' and a view's name"

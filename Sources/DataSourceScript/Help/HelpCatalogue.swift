@@ -277,6 +277,15 @@ public enum HelpCatalogue {
             + "\nlet t = table people with cell basic \"{name}\"\nwatch t\ndelete from people where age < 30\nunwatch t"
         ]),
       HelpTopic(
+        name: "serve", group: .changes,
+        syntax: ["serve NAME [on PORT | on \"HOST:PORT\"]", "serve NAME off", "serve off"],
+        summary:
+          "Serves a live preview of the table NAME to a browser and returns to the prompt: open the address it prints. The page is what show NAME as html draws (every row: a page scrolls), and every statement that changes NAME updates it in place, as performBatchUpdates would: rows and sections are deleted, inserted, moved and reloaded with a short animation (new rows fade in, deleted ones out, moved ones slide, reloaded ones flash), the scroll position kept; headers, footers and placeholders follow. A setting (appearance, device, style) or a new let NAME redraws the page without reloading it. Several pages may be open at once. Routes: GET / the page; GET /view.json what show NAME as json prints now; a WebSocket at /live with one message per change, exactly what changes NAME as json prints (a {\"kind\": \"layout\"} message when the page must be drawn whole). It listens on 127.0.0.1 only, port 8000 unless given (0: any free port); \"0.0.0.0:PORT\" reaches other machines, with a warning, and --safe refuses it. A port in use is an error naming it. serve NAME off or serve off stops it, and so does leaving dsh; a script, -c or piped input keeps serving after its last statement until ^C or SIGTERM, as python -m http.server does, and says so on standard error.",
+        examples: [
+          people
+            + "\nlet t = table people | sort by name with cell basic \"{name}\" | header \"People ({count})\"\nserve t on 0\ninsert into people {id: 12, name: \"Anita Borg\"}\nserve off"
+        ]),
+      HelpTopic(
         name: "csv", group: .providers,
         syntax: ["csv \"PATH\" [key FIELD] [delimiter \"C\"] [null \"TEXT\", …] [types {FIELD: TYPE, …}]"],
         summary:

@@ -46,6 +46,13 @@ public final class Session {
   /// Set while a statement that changes data runs: which objects it may change (`nil` inside:
   /// anything), for the watched views' report after it.
   private var pendingWatchReport: Set<ObjectIdentifier>??
+  /// The statement running and what it may change (`nil`: it changes no data), for the served
+  /// views' pages after it.
+  private var pendingServePublish: (statement: Statement, changing: Set<ObjectIdentifier>??)?
+  /// The views `serve` keeps pages of, by name.
+  var servedViews: [String: ServedView] = [:]
+  /// Starts the web servers of `serve` (FlyingFox's); `nil` refuses `serve`.
+  public var previewServers: (any PreviewServerStarting)? = PreviewServers()
 
   /// What loads and expressions noticed, printed after each statement.
   let notes = SessionNotes()
@@ -157,6 +164,13 @@ public final class Session {
       deferredChanges.deliver()
       DeferredChanges.$current.withValue(deferredChanges) { flushWatchReport() }
       deferredChanges.deliver()
+      if let (statement, changing) = pendingServePublish {
+        pendingServePublish = nil
+        DeferredChanges.$current.withValue(deferredChanges) {
+          publishServedViews(after: statement, changing: changing)
+        }
+        deferredChanges.deliver()
+      }
       for note in notes.take() { output.writeError("note: \(note)\n") }
       if settings.timer {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
@@ -213,6 +227,7 @@ public final class Session {
     // Watched views report after the statement, and after one that failed part way too (a
     // reload that failed changed what they show): the run loop reports it after the error.
     if statement.mayChangeData { pendingWatchReport = .some(changing) }
+    pendingServePublish = (statement, statement.mayChangeData ? .some(changing) : nil)
     if statement.mayChangeData {
       do {
         try changes.captureShownBaselines(bindings, changing: changing)
@@ -223,6 +238,7 @@ public final class Session {
         } else {
           try changes.copySnapshotBaselines(bindings, changing: changing)
         }
+        try prepareServedViews(for: statement, changing: changing)
       } catch {
         throw Diagnostic(.interrupted, at: statement.range)
       }
@@ -301,6 +317,8 @@ public final class Session {
     case .more(let name, let range):
       try await more(name)
       recordEffect(of: statement, on: name, range: range)
+    case .serve(let name, let address, let on, let range):
+      try await serve(name, address: address, on: on, range: range)
     }
   }
 

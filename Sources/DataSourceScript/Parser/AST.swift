@@ -46,6 +46,8 @@ public enum Statement: Sendable {
   case watch(Identifier, on: Bool, range: SourceRange)
   /// `more X`: load the next page of X's paged provider.
   case more(Identifier, range: SourceRange)
+  /// `serve X [on [HOST:]PORT]`: a live preview of X in a browser; `serve X off`, `serve off`.
+  case serve(Identifier?, address: ServeAddress?, on: Bool, range: SourceRange)
   /// `check "PATH" before [COUNTS] after [COUNTS]` or `check "PATH" against NAME`: whether UIKit
   /// accepts the batch in the file.
   case check(path: String, pathRange: SourceRange, counts: BatchCounts, range: SourceRange)
@@ -59,7 +61,7 @@ public enum Statement: Sendable {
     case .binding, .expression, .show, .showSwift, .describe, .explain, .help, .vars, .set, .source, .quit,
       .stats,
       .save,
-      .changes, .watch, .export, .check:
+      .changes, .watch, .export, .check, .serve:
       false
     }
   }
@@ -73,7 +75,7 @@ public enum Statement: Sendable {
       .help(_, let r), .vars(let r),
       .set(_, _, let r), .source(_, _, let r), .quit(let r), .switchSegment(_, _, let r), .reload(_, let r),
       .stats(_, let r), .save(_, _, _, let r), .edit(_, _, let r), .changes(_, _, let r), .watch(_, _, let r),
-      .more(_, let r), .export(_, _, let r), .check(_, _, _, let r):
+      .more(_, let r), .export(_, _, let r), .check(_, _, _, let r), .serve(_, _, _, let r):
       r
     }
   }
@@ -478,4 +480,14 @@ public indirect enum ValueExpression: Sendable {
   public var fieldPath: FieldPath? {
     if case .field(let path) = self { path } else { nil }
   }
+}
+
+/// Where `serve X on …` listens: a port on 127.0.0.1, or `"HOST:PORT"` written out.
+public struct ServeAddress: Equatable, Sendable {
+  /// The address listened on: 127.0.0.1 unless written out.
+  public var host: String
+  /// The port; 0 for any free one.
+  public var port: Int
+  /// Where the address is written, for errors.
+  public var range: SourceRange
 }

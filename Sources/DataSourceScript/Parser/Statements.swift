@@ -94,6 +94,8 @@ extension Parser {
       return try parseCheck(start: start)
     case .watch, .unwatch:
       return .watch(try expectIdentifier(.name), on: command == .watch, range: start..<previousEnd)
+    case .serve:
+      return try parseServe(start: start)
     case .save:
       let (path, pathRange) = try expectString(.filePath(after: nil))
       var withExports = false
@@ -291,5 +293,46 @@ extension Parser {
     } while consumeSymbol(.comma)
     try expectSymbol(.closeBracket, .rowCounts)
     return counts
+  }
+}
+
+extension Parser {
+  /// `serve NAME [on PORT | on "HOST:PORT"]`, `serve NAME off`, `serve off`.
+  mutating func parseServe(start: Int) throws(Diagnostic) -> Statement {
+    func consumeOff() -> Bool {
+      guard case .identifier("off") = current.kind else { return false }
+      advance()
+      return true
+    }
+    if consumeOff() { return .serve(nil, address: nil, on: false, range: start..<previousEnd) }
+    let name = try expectIdentifier(.name)
+    if consumeOff() { return .serve(name, address: nil, on: false, range: start..<previousEnd) }
+    guard consumeWord(PlaceWord.on) else {
+      return .serve(name, address: nil, on: true, range: start..<previousEnd)
+    }
+    let range = current.range
+    let address: ServeAddress
+    switch current.kind {
+    case .int(let port):
+      advance()
+      address = ServeAddress(host: "127.0.0.1", port: port, range: range)
+    case .string(let text):
+      advance()
+      // "HOST:PORT", or a port alone; the last colon splits, so an IPv6 host keeps its own.
+      let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+      let host = parts.count > 1 ? parts.dropLast().joined(separator: ":") : "127.0.0.1"
+      guard let port = parts.last.flatMap({ Int($0) }), !host.isEmpty else {
+        throw Diagnostic(.invalidServeAddress(text), at: range)
+      }
+      address = ServeAddress(
+        host: host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host,
+        port: port, range: range)
+    default:
+      throw unexpected(.serveAddress)
+    }
+    guard (0...65535).contains(address.port) else {
+      throw Diagnostic(.invalidServeAddress(String(address.port)), at: range)
+    }
+    return .serve(name, address: address, on: true, range: start..<previousEnd)
   }
 }

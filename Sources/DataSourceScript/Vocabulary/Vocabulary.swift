@@ -11,7 +11,7 @@ import DataSourceKitValues
 public enum Command: String, CaseIterable, Sendable {
   case `let`, show, browse, describe, explain, help, vars, set, source, quit, exit
   case `switch`, reload, stats, save, export
-  case insert, delete, update, move, changes, more, watch, unwatch, check
+  case insert, delete, update, move, changes, more, watch, unwatch, check, serve
 
   /// The help topic that explains the command.
   public var helpTopic: String {
@@ -20,7 +20,7 @@ public enum Command: String, CaseIterable, Sendable {
     case .unwatch: Command.watch.rawValue
     case .let, .show, .browse, .describe, .explain, .help, .vars, .set, .source, .quit, .switch, .reload,
       .stats, .save,
-      .export, .insert, .delete, .update, .move, .changes, .more, .watch, .check:
+      .export, .insert, .delete, .update, .move, .changes, .more, .watch, .check, .serve:
       rawValue
     }
   }

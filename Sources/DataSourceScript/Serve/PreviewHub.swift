@@ -1,0 +1,118 @@
+import Foundation
+import Synchronization
+
+/// What a served view's pages read: the page and the JSON of the view now, and the messages that
+/// took it there, for pages that connect or fall behind.
+///
+/// The session publishes into it after each statement that changes the view; the web server
+/// reads it from its own tasks. Nothing here waits for the session, which may be blocked reading
+/// its next line.
+public final class PreviewHub: Sendable {
+  /// One state of the view: its number, the page `show X as html` draws, and `show X as json`.
+  public struct Screen: Sendable {
+    /// Counts the states published since serving began (0: the first page).
+    public let version: Int
+    /// The page, without the live script.
+    public let html: String
+    /// What `show X as json` prints.
+    public let json: String
+  }
+
+  private struct Kept {
+    var version: Int
+    var message: String
+    var html: String
+  }
+
+  private struct State {
+    var current: Screen
+    /// The last ``keptVersions`` states, oldest first, with the message that led to each.
+    var history: [Kept] = []
+    var subscribers: [Int: AsyncStream<String>.Continuation] = [:]
+    var nextSubscriber = 0
+  }
+
+  /// How many past states a page may still fetch to animate a batch; one further behind
+  /// redraws from the current page.
+  static let keptVersions = 512
+
+  private let state: Mutex<State>
+
+  init(html: String, json: String) {
+    state = Mutex(State(current: Screen(version: 0, html: html, json: json)))
+  }
+
+  /// The view now.
+  public var current: Screen { state.withLock { $0.current } }
+
+  /// The page of an earlier state, while it is kept.
+  public func html(at version: Int) -> String? {
+    state.withLock { state in
+      if version == state.current.version { return state.current.html }
+      return state.history.last { $0.version == version }?.html
+    }
+  }
+
+  /// A layout message: the page redraws whole from the current page (the view was bound again,
+  /// or a setting changed how it is drawn).
+  static func layoutMessage(version: Int) -> String { "{\"kind\": \"layout\", \"version\": \(version)}" }
+
+  /// A new state of the view, and the message that tells pages how to get there.
+  func publish(message: String, html: String, json: String) {
+    state.withLock { state in
+      let version = state.current.version + 1
+      state.current = Screen(version: version, html: html, json: json)
+      state.history.append(Kept(version: version, message: message, html: html))
+      if state.history.count > Self.keptVersions { state.history.removeFirst(state.history.count / 4) }
+      for continuation in state.subscribers.values { continuation.yield(message) }
+    }
+  }
+
+  /// The messages after `version`, then each new one as it is published; a page too far behind
+  /// gets a layout message instead of the ones it missed.
+  public func subscribe(after version: Int) -> (id: Int, messages: AsyncStream<String>) {
+    let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+    let id = state.withLock { state in
+      let missed = state.history.filter { $0.version > version }
+      if version < state.current.version, missed.first?.version != version + 1 {
+        continuation.yield(Self.layoutMessage(version: state.current.version))
+      } else {
+        for kept in missed { continuation.yield(kept.message) }
+      }
+      let id = state.nextSubscriber
+      state.nextSubscriber += 1
+      state.subscribers[id] = continuation
+      return id
+    }
+    return (id, stream)
+  }
+
+  /// A page went away.
+  public func unsubscribe(_ id: Int) {
+    state.withLock { $0.subscribers.removeValue(forKey: id) }?.finish()
+  }
+
+  /// Serving stopped: every page's socket closes.
+  func close() {
+    let all = state.withLock { state in
+      defer { state.subscribers = [:] }
+      return Array(state.subscribers.values)
+    }
+    for continuation in all { continuation.finish() }
+  }
+}
+
+/// Starts the web server of a served view; the dsh binary gives the session one.
+public protocol PreviewServerStarting: Sendable {
+  /// Listens on `host`:`port` (0: any free port) and serves `hub`'s view.
+  /// - Throws: an error whose description says why (a port in use names it).
+  func start(hub: PreviewHub, name: String, host: String, port: Int) async throws -> any PreviewServing
+}
+
+/// A running web server of a served view.
+public protocol PreviewServing: Sendable {
+  /// The port it listens on.
+  var port: Int { get }
+  /// Stops listening and closes every page's socket.
+  func stop() async
+}

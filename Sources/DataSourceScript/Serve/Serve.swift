@@ -1,0 +1,176 @@
+import DataSourceKit
+import DataSourceKitValues
+import Foundation
+
+/// A view served to browser pages: its own baseline of changes (apart from the session's
+/// `changes` and `watch`, which it must not consume), the hub its pages read, and the server.
+@MainActor
+final class ServedView {
+  let hub: PreviewHub
+  let tracker = ChangeTracker()
+  let server: any PreviewServing
+
+  init(hub: PreviewHub, server: any PreviewServing) {
+    self.hub = hub
+    self.server = server
+  }
+}
+
+extension Session {
+  /// `serve X [on ADDRESS]`, `serve X off`, `serve off`.
+  func serve(_ name: Identifier?, address: ServeAddress?, on: Bool, range: SourceRange) async throws {
+    guard on else {
+      let names = name.map { [$0.name] } ?? servedViews.keys.sorted()
+      if let name, servedViews[name.name] == nil {
+        throw Diagnostic(
+          .serveFailed("\(name.name) is not being served (serve \(name.name) starts it)"), at: name.range)
+      }
+      for served in names {
+        await stopServing(served)
+        output.write("stopped serving \(served)\n")
+      }
+      if names.isEmpty { output.write("nothing is being served\n") }
+      return
+    }
+    guard let name else { return }
+    let host = address?.host ?? "127.0.0.1"
+    let port = address?.port ?? Session.defaultServePort
+    let beyondThisMachine = !["127.0.0.1", "localhost", "::1"].contains(host)
+    if beyondThisMachine, environment.sandbox != nil {
+      throw Diagnostic(
+        .serveFailed("--safe serves on 127.0.0.1 only: serve \(name.name) on \(port)"),
+        at: address?.range ?? range)
+    }
+    let binding = try bindings.binding(named: name)
+    guard case .table = binding.value else {
+      if case .provider = binding.value {
+        throw Diagnostic(
+          .serveFailed(
+            "serve draws a table's cells, and a provider has none: let v = table \(name.name) with cell basic \"{…}\", then serve v"
+          ), at: name.range)
+      }
+      throw Diagnostic(.expectedKind(.showable, found: binding.value.kindDescription), at: name.range)
+    }
+    guard let starter = previewServers else {
+      throw Diagnostic(
+        .serveFailed("serving needs the dsh program (this session has no web server)"), at: range)
+    }
+    if servedViews[name.name] != nil { await stopServing(name.name) }
+    let (html, json) = try screen(of: binding.value, named: name.name, at: name.range)
+    let hub = PreviewHub(html: html, json: json)
+    let server: any PreviewServing
+    do {
+      server = try await starter.start(hub: hub, name: name.name, host: host, port: port)
+    } catch {
+      throw Diagnostic(.serveFailed("cannot serve on \(host):\(port): \(error)"), at: address?.range ?? range)
+    }
+    let served = ServedView(hub: hub, server: server)
+    _ = try served.tracker.watch(name.name, value: binding.value)
+    servedViews[name.name] = served
+    if beyondThisMachine {
+      output.writeError(
+        "warning: \(name.name) is served on \(host):\(server.port): anyone who can reach this machine can read it\n"
+      )
+    }
+    let shownHost = host.contains(":") ? "[\(host)]" : host
+    output.write("serving \(name.name) at http://\(shownHost):\(server.port)/\n")
+  }
+
+  /// The port `serve X` listens on when none is given (Python's `http.server`'s).
+  static let defaultServePort = 8000
+
+  /// Stops serving a view: its server closes, its pages' sockets close.
+  func stopServing(_ name: String) async {
+    guard let served = servedViews.removeValue(forKey: name) else { return }
+    served.hub.close()
+    await served.server.stop()
+  }
+
+  /// Stops every served view (dsh is leaving).
+  public func stopServingAll() async {
+    for name in servedViews.keys.sorted() { await stopServing(name) }
+  }
+
+  /// Whether any view is being served.
+  public var isServing: Bool { !servedViews.isEmpty }
+
+  /// What a served view's pages get: the page `show X as html` draws, every row of it (a page
+  /// scrolls; it has no terminal to fit), and `show X as json`.
+  func screen(of value: ScriptValue, named name: String, at range: SourceRange) throws -> (
+    html: String, json: String
+  ) {
+    (
+      try rendered(value, named: name, mode: .html, at: range),
+      try rendered(value, named: name, mode: .json, at: range)
+    )
+  }
+
+  private func rendered(_ value: ScriptValue, named name: String, mode: RenderMode, at range: SourceRange)
+    throws
+    -> String
+  {
+    let (view, showsFields, columnSource) = try shownView(of: value, named: name, expressionRange: range)
+    let source = view.dataSource
+    let options = RenderOptions(
+      mode: mode, width: settings.effectiveWidth(environment), color: false, showsFields: showsFields,
+      toTerminal: false, page: settings.page(style: Session.preferredStyle(of: source), title: name))
+    var text = ""
+    try Session.draw(
+      view, showsFields: showsFields, columnSource: columnSource, windows: [0..<view.totalRows],
+      options: options,
+      to: { text += $0 },
+      failure: {
+        Diagnostic(
+          .dataSource(.sourceFailed(message: source.errorDescription ?? "the source failed")), at: range)
+      })
+    return text
+  }
+
+  /// Before a statement that changes data wholesale: served views keep what they showed, as
+  /// ``ChangeTracker/copySnapshotBaselines(_:changing:)`` says.
+  func prepareServedViews(for statement: Statement, changing: Set<ObjectIdentifier>?) throws {
+    guard !servedViews.isEmpty else { return }
+    if case .edit = statement { return }
+    for served in servedViews.values {
+      try served.tracker.copySnapshotBaselines(bindings, changing: changing)
+    }
+  }
+
+  /// After a statement: each served view it changed tells its pages, with the batch `changes X as
+  /// json` prints, or a layout message when X was bound again or a setting redrew it.
+  func publishServedViews(after statement: Statement, changing: Set<ObjectIdentifier>??) {
+    guard !servedViews.isEmpty else { return }
+    for name in servedViews.keys.sorted() {
+      guard let served = servedViews[name], let binding = bindings[name] else { continue }
+      do {
+        var message: String?
+        switch statement {
+        case .binding(let bound, _, _) where bound.name == name:
+          try served.tracker.rebound(name, to: binding.value)
+          message = PreviewHub.layoutMessage(version: served.hub.current.version + 1)
+        case .set:
+          // A setting may change how the page is drawn (appearance, device, style): redrawn whole
+          // when the page differs.
+          let (html, json) = try screen(of: binding.value, named: name, at: statement.range)
+          if html != served.hub.current.html {
+            served.hub.publish(
+              message: PreviewHub.layoutMessage(version: served.hub.current.version + 1), html: html,
+              json: json)
+          }
+          continue
+        default:
+          guard let changing, ChangeTracker.depends(binding.value, on: changing) else { continue }
+          guard let changeset = try served.tracker.takeChanges(of: name, value: binding.value),
+            !changeset.update.isEmpty
+          else { continue }
+          message = Session.json(changeset.update)
+        }
+        guard let message else { continue }
+        let (html, json) = try screen(of: binding.value, named: name, at: statement.range)
+        served.hub.publish(message: message, html: html, json: json)
+      } catch {
+        output.writeError("error: serving \(name): \(error)\n")
+      }
+    }
+  }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// `Tests/dshTests/live.py` as a process the test talks to line by line: a /live socket, or
+/// pages in headless Chromium.
+final class LiveHelper {
+  private let process = Process()
+  private let input = Pipe()
+  private let output = Pipe()
+  private let received = Received()
+
+  private final class Received: Sendable {
+    let data = Mutex(Data())
+  }
+
+  init(_ arguments: [String]) throws {
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", DSHProcess.packageRoot + "/Tests/dshTests/live.py"] + arguments
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = FileHandle.standardError
+    let received = self.received
+    output.fileHandleForReading.readabilityHandler = { handle in
+      let data = handle.availableData
+      received.data.withLock { $0.append(data) }
+    }
+    try process.run()
+  }
+
+  deinit {
+    if process.isRunning { process.terminate() }
+  }
+
+  func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+
+  /// The next `count` lines it prints; fewer when it hangs or ends.
+  private var consumed = 0
+  func lines(_ count: Int) -> [String] {
+    let deadline = Date().addingTimeInterval(Hang.ceiling)
+    while Date() < deadline {
+      let text = String(decoding: received.data.withLock { $0 }[consumed...], as: UTF8.self)
+      let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+      if lines.count > count {
+        let taken = lines.prefix(count).map(String.init)
+        consumed += taken.map { $0.utf8.count + 1 }.reduce(0, +)
+        return taken
+      }
+      if !process.isRunning && lines.count <= count { break }
+      Thread.sleep(forTimeInterval: 0.01)
+    }
+    Hang.record("live.py printed fewer than \(count) lines")
+    return []
+  }
+}
+
+/// One page's state, as live.py reads it from Chromium.
+struct PageState: Decodable {
+  let version: Int
+  let fallbacks: Int
+  let marker: Int?
+  let text: String
+}
+
+@Suite("serve: a live preview in the browser", .tags(.browser), .serialized)
+struct ServeTests {
+  /// dsh serving `v` on a free port, and that port.
+  static func serving(_ setup: String) throws -> (DSHStream, Int) {
+    let dsh = try DSHStream(["-"])
+    for line in setup.split(separator: "\n") { dsh.send(String(line)) }
+    let said = try #require(dsh.waitFor("/\n"))
+    let port = try #require(
+      said.split(separator: "\n").last { $0.hasPrefix("serving ") }?.split(separator: ":").last
+        .flatMap { Int($0.dropLast()) })
+    return (dsh, port)
+  }
+
+  @Test("each change reaches /live as exactly what `changes X as json` prints")
+  func socketMessages() throws {
+    let (dsh, port) = try Self.serving(
+      """
+      let p = [{id: 1, n: "banana", c: "yellow"}, {id: 2, n: "apple", c: "red"}] key id
+      let v = table p | sort by n with cell subtitle "{n}" detail "{c}" | header "Fruit ({count})"
+      show v as json
+      serve v on 0
+      """)
+    let socket = try LiveHelper(["messages", String(port)])
+    #expect(socket.lines(1) == ["connected"])
+    // An insert, a delete, a move (a new name sorts elsewhere), a reload (a new colour).
+    let edits = [
+      "insert into p {id: 3, n: \"cherry\", c: \"red\"}",
+      "delete from p where n == \"apple\"",
+      "update p set n = \"aardvark\" where id == 3",
+      "update p set c = \"green\" where id == 1",
+    ]
+    for edit in edits {
+      dsh.send(edit)
+      dsh.send("changes v as json")
+      let printed = try #require(dsh.waitFor("}\n")).split(separator: "\n").last.map(String.init)
+      let message = socket.lines(1).first
+      #expect(message == printed, "\(edit)")
+    }
+  }
+
+  @Test("a page applies each batch in place: the new row in its sorted place, the header's count, no reload")
+  func pageFollows() throws {
+    let (dsh, port) = try Self.serving(
+      """
+      let p = [{id: 1, n: "banana"}, {id: 2, n: "apple"}, {id: 3, n: "kiwi"}] key id
+      let v = table p | sort by n with cell basic "{n}" | header "Fruit ({count})"
+      serve v on 0
+      """)
+    let page = try LiveHelper(["pages", String(port), "1"])
+    #expect(page.lines(1) == ["ready"])
+    dsh.send("insert into p {id: 4, n: \"cherry\"}")
+    dsh.send("move p from 0 to 2")  // the order of the table, not of the sorted view: no batch
+    dsh.send("update p set n = \"aardvark\" where id == 3")
+    dsh.send("delete from p where n == \"banana\"")
+    page.send("wait 3")
+    let states = try JSONDecoder().decode(
+      [PageState].self, from: Data(try #require(page.lines(1).first).utf8))
+    let state = try #require(states.first)
+    #expect(state.text.hasPrefix("Fruit (3)\naardvark\napple\ncherry\n"), "\(state.text)")
+    // The script's value is still there: the page was never loaded again, and every batch
+    // applied to what it showed.
+    #expect(state.marker == 1)
+    #expect(state.fallbacks == 0)
+
+    // A setting that redraws, and a rebinding with a new template: drawn again in place.
+    dsh.send("set appearance dark")
+    dsh.send("let v = table p | sort by n desc with cell basic \"[{n}]\" | footer \"{count} fruit\"")
+    page.send("wait 5")
+    let redrawn = try JSONDecoder().decode(
+      [PageState].self, from: Data(try #require(page.lines(1).first).utf8))
+    #expect(redrawn.first?.text.hasPrefix("[cherry]\n[apple]\n[aardvark]\n3 fruit") == true, "\(redrawn)")
+    #expect(redrawn.first?.marker == 1)
+
+    // Nothing from the data reaches the page unescaped: markup in a row is text on the page.
+    dsh.send("insert into p {id: 9, n: \"<img src=x onerror=alert(1)><b>bold</b>\"}")
+    page.send("wait 6")
+    let escaped = try JSONDecoder().decode(
+      [PageState].self, from: Data(try #require(page.lines(1).first).utf8))
+    #expect(escaped.first?.text.contains("[<img src=x onerror=alert(1)><b>bold</b>]") == true, "\(escaped)")
+    #expect(escaped.first?.fallbacks == 0)
+  }
+
+  @Test("20 pages open at once follow a burst of 1,000 edits and end equal to /view.json")
+  func burst() throws {
+    let (dsh, port) = try Self.serving(
+      """
+      let p = [{id: 0, n: 0}] key id
+      let v = table p | sort by n with cell basic "{id}:{n}" | header "{count} rows"
+      serve v on 0
+      """)
+    let pages = try LiveHelper(["pages", String(port), "20"])
+    #expect(pages.lines(1) == ["ready"])
+    var generator = SystemRandomNumberGenerator()
+    var ids = [0]
+    var next = 1
+    for edit in 0..<1000 {
+      switch Int.random(in: 0..<3, using: &generator) {
+      case 0 where ids.count > 1:
+        let id = ids.remove(at: Int.random(in: 0..<ids.count, using: &generator))
+        dsh.send("delete from p where id == \(id)")
+      case 1:
+        dsh.send(
+          "update p set n = \(Int.random(in: 0..<50, using: &generator)) where id == \(ids.randomElement()!)")
+      default:
+        dsh.send("insert into p {id: \(next), n: \(Int.random(in: 0..<50, using: &generator))}")
+        ids.append(next)
+        next += 1
+      }
+    }
+    dsh.send("show \"burst sent\"")
+    _ = dsh.waitFor("burst sent")
+    let view = try DSHProcess.runTool(
+      "/usr/bin/env", ["curl", "-s", "-D", "-", "http://127.0.0.1:\(port)/view.json"])
+    let version = try #require(
+      view.split(separator: "\r\n").first { $0.lowercased().hasPrefix("x-dsh-version:") }?
+        .split(separator: " ").last.flatMap { Int($0) })
+    let body = String(view[try #require(view.range(of: "\r\n\r\n")).upperBound...])
+    pages.send("wait \(version)")
+    let states = try JSONDecoder().decode(
+      [PageState].self, from: Data(try #require(pages.lines(1).first).utf8))
+    #expect(states.count == 20)
+    // What /view.json says, as the page's cells print it.
+    let sections = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [[String: Any]])
+    let items = try #require(sections.first?["items"] as? [[String: Any]])
+    let expected =
+      ["\(items.count) rows"] + items.map { "\($0["id"] as? Int ?? -1):\($0["n"] as? Int ?? -1)" }
+    for (index, state) in states.enumerated() {
+      let shown = state.text.split(separator: "\n").map(String.init)
+      #expect(Array(shown.prefix(expected.count)) == expected, "page \(index + 1)")
+      #expect(state.marker == index + 1)
+    }
+  }
+
+  @Test("refusals: a port in use names it, --safe keeps to 127.0.0.1, serve off, a provider")
+  func refusals() throws {
+    let (holder, port) = try Self.serving(
+      """
+      let v = table [1, 2] with cell basic "{.}"
+      serve v on 0
+      """)
+    let taken = try DSHProcess.runCommand(
+      [DSHProcess.binary, "-c", "let v = table [1] with cell basic \"{.}\"\nserve v on \(port)"],
+      directory: DSHProcess.packageRoot)
+    #expect(taken.status == 1)
+    #expect(taken.output.contains("port \(port) is in use"), "\(taken.output)")
+    let safe = try DSHProcess.runCommand(
+      [
+        DSHProcess.binary, "--safe", "-c",
+        "let v = table [1] with cell basic \"{.}\"\nserve v on \"0.0.0.0:0\"",
+      ],
+      directory: DSHProcess.packageRoot)
+    #expect(safe.output.contains("--safe serves on 127.0.0.1 only"), "\(safe.output)")
+    #expect(safe.output.contains("^~~"))
+    let stopped = try DSHProcess.runCommand(
+      [
+        DSHProcess.binary, "-c",
+        "let p = [1]\nserve p\nlet v = table p with cell basic \"{.}\"\nserve v on 0\nserve v off\nserve off\nserve v on 99999",
+      ], directory: DSHProcess.packageRoot)
+    #expect(stopped.output.contains("a provider has none"), "\(stopped.output)")
+    #expect(stopped.output.contains("stopped serving v\nnothing is being served\n"), "\(stopped.output)")
+    #expect(stopped.output.contains("'99999' is not a port"), "\(stopped.output)")
+    holder.send("serve off")
+    #expect(holder.waitFor("stopped serving v") != nil)
+    #expect(holder.finish() == 0)
+  }
+}
