@@ -21,8 +21,9 @@ struct DSH: AsyncParsableCommand {
     version: version)
 
   @Argument(
-    help: "Script files to run, in order ('-' reads a script from standard input).",
-    completion: .file(extensions: ["dsh"]))
+    help:
+      "Scripts to run, in order ('-' reads one from standard input), or data files to open (.csv .tsv .json .jsonl .db …): each is bound under its file's name and shown, browsed on a terminal.",
+    completion: .file(extensions: ["dsh"] + DataFileArgument.extensions))
   var scripts: [String] = []
 
   @Option(name: .customShort("c"), help: ArgumentHelp("Run a statement (repeatable).", valueName: "text"))
@@ -83,7 +84,34 @@ struct DSH: AsyncParsableCommand {
     var succeeded = true
 
     let workingDirectory = FileManager.default.currentDirectoryPath
+    // Data files named as arguments, shown as they are opened; on a terminal, with nothing else
+    // to run, the last is browsed and the prompt follows instead.
+    let browsesOpened =
+      interactiveInput && Terminal.outputIsTerminal && !dumbTerminal && commands.isEmpty
+      && !scripts.isEmpty && scripts.allSatisfy { (try? DataFileArgument(path: $0)) != nil }
+    var opened: DataFileArgument?
     for script in scripts where !session.quitRequested {
+      let dataFile: DataFileArgument?
+      do {
+        dataFile = try DataFileArgument(path: script)
+      } catch {
+        StandardOutput.write("\(error)\n", to: STDERR_FILENO)
+        succeeded = false
+        if bail { throw ExitCode(1) }
+        continue
+      }
+      if let dataFile {
+        var statements = dataFile.binding
+        if !browsesOpened { statements += "\nshow \(dataFile.name)" }
+        if !(await session.run(SourceFile(name: "(opening \(script))", text: statements), bail: true)) {
+          succeeded = false
+          if bail { throw ExitCode(1) }
+          continue
+        }
+        if let hint = dataFile.hint { StandardOutput.write("note: \(hint)\n", to: STDERR_FILENO) }
+        opened = dataFile
+        continue
+      }
       if script == "-" {
         if !(await PipedInput.run(session, name: "<stdin>", bail: bail)) {
           succeeded = false
@@ -111,7 +139,7 @@ struct DSH: AsyncParsableCommand {
       }
     }
 
-    let ranSomething = !scripts.isEmpty || !commands.isEmpty
+    let ranSomething = (!scripts.isEmpty && !browsesOpened) || !commands.isEmpty
     var prompted = false
     if !session.quitRequested && (interactive || !ranSomething) {
       if interactiveInput {
@@ -123,6 +151,13 @@ struct DSH: AsyncParsableCommand {
         // browse draws full screen on a terminal that can (not TERM=dumb, not a pipe).
         if Terminal.outputIsTerminal && !dumbTerminal { terminal.browser = { await FullScreen.browse($0) } }
         session.environment = terminal
+        if browsesOpened, let opened {
+          // As VisiData opens a file: on the screen first, then the prompt with it bound.
+          await session.run(SourceFile(name: "(opening)", text: "browse \(opened.name)"))
+          StandardOutput.write(
+            "\(opened.name) is bound: show \(opened.name), describe \(opened.name), help for more\n",
+            to: STDOUT_FILENO)
+        }
         if !(await REPL(session: session, lineEditing: !dumbTerminal).run()) { succeeded = false }
       } else if !scripts.contains("-") {
         // A pipe or a file: statements run as they arrive.

@@ -18,6 +18,40 @@ struct BatchTests {
         """)
   }
 
+  @Test("a data file as the argument is opened under its file's name and shown; other files are refused")
+  func dataFileArgument() throws {
+    let folder = NSTemporaryDirectory() + "dsh-open-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try "n\tcity\n1\tOslo\n".write(toFile: folder + "/my towns.tsv", atomically: true, encoding: .utf8)
+    try "{\"a\": 1}\n{\"a\": 2}\n".write(toFile: folder + "/table.jsonl", atomically: true, encoding: .utf8)
+    try "a,b\n".write(toFile: folder + "/notes.txt", atomically: true, encoding: .utf8)
+
+    let csv = try DSHProcess.run(["Scripts/data/people.csv", "-c", "show people | where id == 1 as csv"])
+    #expect(csv.status == 0)
+    #expect(csv.output.hasPrefix("┌────┬"))
+    #expect(
+      csv.output.hasSuffix(
+        "id,name,email,team,age,active,joined\n1,Ada Lovelace,ada@example.com,Research,36,true,2019-03-01\n"))
+    // Names from the file's: a space becomes _, a word of the language gets _data.
+    let tsv = try DSHProcess.run([folder + "/my towns.tsv", folder + "/table.jsonl", "-c", "vars"])
+    #expect(tsv.output.contains("│ Oslo │"), "\(tsv.output)")
+    #expect(tsv.output.contains("my_towns: csv provider"), "\(tsv.output)")
+    #expect(tsv.output.contains("table_data: json provider"), "\(tsv.output)")
+    // A database lists its tables, and says how to open one.
+    let db = try DSHProcess.run(["Scripts/data/people.db"])
+    #expect(db.status == 0)
+    #expect(db.output.contains("│ people │ table │"), "\(db.output)")
+    #expect(db.output.contains("note: open one with: let t = sqlite \"Scripts/data/people.db\" table NAME"))
+    let other = try DSHProcess.run([folder + "/notes.txt"])
+    #expect(other.status == 1)
+    #expect(
+      other.output.contains("is neither a script (.dsh) nor a data file dsh opens (.csv"), "\(other.output)")
+    let missing = try DSHProcess.run(["nowhere.csv"])
+    #expect(missing.status == 1)
+    #expect(missing.output.contains("no such file"), "\(missing.output)")
+  }
+
   @Test("-c runs statements in order, after the scripts; errors name which -c when there are several")
   func commands() throws {
     let result = try DSHProcess.run(["Scripts/data/menu.dsh", "-c", "let n = 2", "-c", "n", "-c", "nn"])

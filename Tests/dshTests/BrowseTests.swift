@@ -14,7 +14,10 @@ final class EmulatedTerminal {
   /// Whether the alternate screen was up at the last request.
   private(set) var alternate = false
 
-  init(rows: Int = 24, columns: Int = 80, environment: [String: String] = [:]) throws {
+  init(
+    rows: Int = 24, columns: Int = 80, environment: [String: String] = [:], arguments: [String] = [],
+    waitingFor first: String = "dsh>"
+  ) throws {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", DSHProcess.packageRoot + "/Tests/dshTests/Fixtures/screen_driver.py"]
     process.currentDirectoryURL = URL(fileURLWithPath: DSHProcess.packageRoot)
@@ -25,8 +28,8 @@ final class EmulatedTerminal {
     let history = NSTemporaryDirectory() + "dsh-browse-history-\(UUID().uuidString)"
     var env = ["DSH_HISTORY": history, "NO_COLOR": "1"]
     env.merge(environment) { $1 }
-    request(["start": [DSHProcess.binary], "rows": rows, "columns": columns, "env": env])
-    wait(for: "dsh>")
+    request(["start": [DSHProcess.binary] + arguments, "rows": rows, "columns": columns, "env": env])
+    wait(for: first)
   }
 
   deinit {
@@ -92,6 +95,18 @@ struct BrowseTests {
     for id in firstID..<firstID + count { text += "\(id),name \(id),\((id - 1) / 100)\n" }
     try text.write(toFile: path, atomically: true, encoding: .utf8)
     return path
+  }
+
+  @Test("dsh people.csv on a terminal browses the file, then the prompt has it bound")
+  func openDataFile() throws {
+    let terminal = try EmulatedTerminal(arguments: ["Scripts/data/people.csv"], waitingFor: "rows 1–")
+    #expect(terminal.alternate)
+    #expect(terminal.screen.contains { $0.contains("Ada Lovelace") })
+    terminal.type("q")
+    terminal.wait(for: "dsh>")
+    #expect(terminal.screen.contains { $0.contains("people is bound: show people, describe people") })
+    terminal.type("show people | where id == 2 as csv\r")
+    terminal.wait(for: "Grace Hopper")
   }
 
   @Test("the status line follows each key; a section's header stays at the top of its rows")

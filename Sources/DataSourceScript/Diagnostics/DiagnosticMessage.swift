@@ -24,6 +24,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
   // Parser
   case expected(Expected, found: String)
   case unknownCommand(String, suggestion: String?)
+  /// Another shell's command (`.tables`, `\dt`, `SELECT`, `show X > FILE`), and the dsh way.
+  case foreignCommand(String, tool: String, instead: String)
   case unknownOption(String, command: String, options: [String], suggestion: String?)
   case unknownCellStyle(String, suggestion: String?)
   case unknownAccessory(String, suggestion: String?)
@@ -167,6 +169,10 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "range \(lower)..\(upper) has more items than a count can hold (\(Int.max)); make it smaller"
     case .unclosedBracket(let bracket): "'\(bracket)' is never closed"
     case .expected(let what, let found): "expected \(what.text), found \(found)"
+    case .foreignCommand(let command, let tool, let instead):
+      tool == "SQL"
+        ? "'\(command)' starts SQL, which dsh does not read as a statement; \(instead)"
+        : "'\(command)' is \(tool)'s, not dsh's; in dsh: \(instead)"
     case .unknownCommand(let name, let suggestion):
       "unknown command or name '\(name)'" + Self.didYouMean(suggestion)
     case .unknownOption(let option, let command, let options, let suggestion):

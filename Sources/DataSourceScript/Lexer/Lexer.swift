@@ -234,6 +234,19 @@ public struct Lexer {
         throw Diagnostic(
           .singleQuotedText(String(decoding: bytes[(i + 1)..<close], as: UTF8.self)), at: i..<(close + 1))
       }
+      // psql's `\dt` at a statement's start: say the dsh way.
+      if character == "\\", tokens.last.map({ $0.kind == .endOfStatement }) ?? true {
+        var wordEnd = end
+        while wordEnd < bytes.count,
+          isIdentifierPart(bytes[wordEnd]) || bytes[wordEnd] == UInt8(ascii: "?")
+            || bytes[wordEnd] == UInt8(ascii: "+")
+        {
+          wordEnd += 1
+        }
+        let word = String(decoding: bytes[end..<wordEnd], as: UTF8.self)
+        throw Diagnostic(
+          .foreignCommand("\\" + word, tool: "psql", instead: ForeignCommand.psql(word)), at: i..<wordEnd)
+      }
       throw Diagnostic(.unexpectedCharacter(character), at: i..<end)
     }
     i += 1

@@ -50,9 +50,20 @@ public struct Parser {
       let start = position
       let result: Result<Statement, Diagnostic>
       do throws(Diagnostic) {
+        if let foreign = foreignCommand() { throw foreign }
         try checkStatementLexes()
         let statement = try parseStatement()
         guard current.kind == .endOfStatement || current.kind == .endOfInput else {
+          if case .show = statement, current.kind == .symbol(.greater) {
+            // sh's redirect: dsh writes files with export.
+            throw Diagnostic(
+              .foreignCommand(
+                ">", tool: "the shell",
+                instead:
+                  "export X to \"FILE\" writes the file (csv, json, jsonl, markdown, html, svg or swift, from its extension)"
+              ),
+              at: current.range)
+          }
           throw unexpected(.statementEnd)
         }
         result = .success(statement)

@@ -44,13 +44,30 @@ struct PreviewServers: PreviewServerStarting {
       return try await socket.handleRequest(request)
     }
     let running = Task { try await server.run() }
-    do {
-      try await server.waitUntilListening(timeout: 10)
-    } catch {
-      // The server stopped before it listened: its own error says why (a port in use).
+    // Listening, or the server's own error (a port in use), whichever comes first. The wait has
+    // only a ceiling that catches a hang: a busy machine may take seconds to get there.
+    // (Two loose tasks, not a group: a group would wait for the server to stop.)
+    let (outcomes, outcome) = AsyncStream.makeStream(of: (any Error)?.self)
+    Task {
+      do {
+        try await server.waitUntilListening(timeout: 300)
+        outcome.yield(nil)
+      } catch {
+        outcome.yield(error)
+      }
+    }
+    Task {
+      do {
+        try await running.value
+        outcome.yield(ServeError(description: "the server stopped before it listened"))
+      } catch {
+        outcome.yield(error)
+      }
+    }
+    for await failure in outcomes {
+      guard let failure else { break }
       running.cancel()
-      if case .failure(let failure) = await running.result { throw ServeError(failure, port: port) }
-      throw error
+      throw failure as? ServeError ?? ServeError(failure, port: port)
     }
     let bound: Int
     switch await server.listeningAddress {
@@ -74,6 +91,8 @@ struct PreviewServers: PreviewServerStarting {
 /// Why a server could not listen, in the words a user acts on.
 struct ServeError: Error, CustomStringConvertible {
   let description: String
+
+  init(description: String) { self.description = description }
 
   init(_ error: any Error, port: Int) {
     let text = "\(error)"
