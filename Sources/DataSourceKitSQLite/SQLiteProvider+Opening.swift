@@ -221,3 +221,58 @@ extension SQLiteProvider {
     return name
   }
 }
+
+/// A table or view of a SQLite database, as `describe sqlite "FILE"` lists it.
+public struct SQLiteTableSummary: Sendable, Equatable {
+  /// Its name.
+  public var name: String
+  /// `table` or `view`.
+  public var type: String
+  /// Its rows (a table's, counted; `nil` for a view, which would run its query to count).
+  public var rowCount: Int?
+  /// Its columns with their declared types (empty text when none is declared).
+  public var columns: [(name: String, type: String)]
+
+  /// Whether two summaries say the same.
+  public static func == (a: SQLiteTableSummary, b: SQLiteTableSummary) -> Bool {
+    a.name == b.name && a.type == b.type && a.rowCount == b.rowCount
+      && a.columns.map(\.name) == b.columns.map(\.name) && a.columns.map(\.type) == b.columns.map(\.type)
+  }
+}
+
+extension SQLiteProvider {
+  /// The tables and views of the database at `path`, by name, SQLite's own left out.
+  ///
+  /// - Throws: ``DataSourceError`` as a load of the file would (no such file, not a database).
+  public static func contents(ofDatabaseAt path: String, displayPath: String, access: FileAccess?) throws
+    -> [SQLiteTableSummary]
+  {
+    do {
+      let database = try open(path, displayPath: displayPath, access: access)
+      defer { try? database.close() }
+      return try database.read { db in
+        let names = try Row.fetchAll(
+          db,
+          sql: """
+            SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'
+            ORDER BY name
+            """)
+        return try names.map { row in
+          let name: String = row["name"]
+          let type: String = row["type"]
+          let quoted = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+          let columns = try Row.fetchAll(
+            db, sql: "SELECT name, type FROM pragma_table_info(?)", arguments: [name]
+          )
+          .map { (name: $0["name"] as String, type: ($0["type"] as String?) ?? "") }
+          let count = type == "table" ? try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoted)") : nil
+          return SQLiteTableSummary(name: name, type: type, rowCount: count, columns: columns)
+        }
+      }
+    } catch let error as DatabaseError {
+      throw DataSourceError.sqlite(
+        path: displayPath, code: error.extendedResultCode.rawValue, message: error.message ?? "\(error)",
+        sql: nil)
+    }
+  }
+}

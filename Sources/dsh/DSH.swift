@@ -101,14 +101,13 @@ struct DSH: AsyncParsableCommand {
         continue
       }
       if let dataFile {
-        var statements = dataFile.binding
-        if !browsesOpened { statements += "\nshow \(dataFile.name)" }
+        var statements = dataFile.opening
+        if !browsesOpened, let name = dataFile.name { statements += "\nshow \(name)" }
         if !(await session.run(SourceFile(name: "(opening \(script))", text: statements), bail: true)) {
           succeeded = false
           if bail { throw ExitCode(1) }
           continue
         }
-        if let hint = dataFile.hint { StandardOutput.write("note: \(hint)\n", to: STDERR_FILENO) }
         opened = dataFile
         continue
       }
@@ -151,11 +150,11 @@ struct DSH: AsyncParsableCommand {
         // browse draws full screen on a terminal that can (not TERM=dumb, not a pipe).
         if Terminal.outputIsTerminal && !dumbTerminal { terminal.browser = { await FullScreen.browse($0) } }
         session.environment = terminal
-        if browsesOpened, let opened {
+        if browsesOpened, let name = opened?.name {
           // As VisiData opens a file: on the screen first, then the prompt with it bound.
-          await session.run(SourceFile(name: "(opening)", text: "browse \(opened.name)"))
+          await session.run(SourceFile(name: "(opening)", text: "browse \(name)"))
           StandardOutput.write(
-            "\(opened.name) is bound: show \(opened.name), describe \(opened.name), help for more\n",
+            "\(name) is bound: show \(name), describe \(name), help for more\n",
             to: STDOUT_FILENO)
         }
         if !(await REPL(session: session, lineEditing: !dumbTerminal).run()) { succeeded = false }

@@ -2,14 +2,13 @@ import DataSourceScript
 import Foundation
 
 /// A data file named where a script goes (`dsh people.csv`), opened as sqlite3, DuckDB's CLI and
-/// VisiData open one: bound under a name made from the file's, then shown.
+/// VisiData open one: bound under a name made from the file's, then shown; a database, which
+/// holds many tables, is described.
 struct DataFileArgument {
-  /// The name it is bound under (`people` for `people.csv`).
-  let name: String
-  /// The statement that binds it.
-  let binding: String
-  /// What to say after showing it, when there is a next step to name.
-  let hint: String?
+  /// The name it is bound under (`people` for `people.csv`); `nil` for a database.
+  let name: String?
+  /// The statement that binds it, or describes a database.
+  let opening: String
 
   /// The extensions a data file is opened by; anything else but `.dsh` (or no extension, a
   /// script with a `#!` line) is refused.
@@ -22,25 +21,20 @@ struct DataFileArgument {
     let ext = (file as NSString).pathExtension.lowercased()
     if path == "-" || ext.isEmpty || ext == "dsh" { return nil }
     guard Self.extensions.contains(ext) else { throw Refusal(path: path) }
-    name = Self.name(for: (file as NSString).deletingPathExtension)
+    let bound = Self.name(for: (file as NSString).deletingPathExtension)
     let literal =
       "\"" + path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
       + "\""
     switch ext {
     case "csv":
-      binding = "let \(name) = csv \(literal)"
-      hint = nil
+      (name, opening) = (bound, "let \(bound) = csv \(literal)")
     case "tsv", "tab":
-      binding = "let \(name) = csv \(literal) delimiter \"\\t\""
-      hint = nil
+      (name, opening) = (bound, "let \(bound) = csv \(literal) delimiter \"\\t\"")
     case "json", "jsonl", "ndjson":
-      binding = "let \(name) = json \(literal)"
-      hint = nil
+      (name, opening) = (bound, "let \(bound) = json \(literal)")
     default:
-      // A database holds many tables: its list is what there is to show.
-      binding =
-        "let \(name) = sqlite \(literal) query \"SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name\""
-      hint = "open one with: let t = sqlite \(literal) table NAME"
+      // A database holds many tables: what it holds is what there is to show.
+      (name, opening) = (nil, "describe sqlite \(literal)")
     }
   }
 

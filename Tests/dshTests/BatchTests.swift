@@ -38,11 +38,11 @@ struct BatchTests {
     #expect(tsv.output.contains("│ Oslo │"), "\(tsv.output)")
     #expect(tsv.output.contains("my_towns: csv provider"), "\(tsv.output)")
     #expect(tsv.output.contains("table_data: json provider"), "\(tsv.output)")
-    // A database lists its tables, and says how to open one.
+    // A database says what it holds, and how to open a table of it.
     let db = try DSHProcess.run(["Scripts/data/people.db"])
     #expect(db.status == 0)
-    #expect(db.output.contains("│ people │ table │"), "\(db.output)")
-    #expect(db.output.contains("note: open one with: let t = sqlite \"Scripts/data/people.db\" table NAME"))
+    #expect(db.output.contains("├─ people  10 rows: id integer, name text"), "\(db.output)")
+    #expect(db.output.contains("open one: let t = sqlite \"Scripts/data/people.db\" table people"))
     let other = try DSHProcess.run([folder + "/notes.txt"])
     #expect(other.status == 1)
     #expect(

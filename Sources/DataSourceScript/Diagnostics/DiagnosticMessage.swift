@@ -33,6 +33,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case unknownTableStyle(String?, suggestion: String?)
   case rowsOfSwiftProgram
   case pictureOfProvider(format: String)
+  /// `sqlite "FILE"` where a provider goes: which tables it has.
+  case databaseWithoutTable(path: String, tables: [String])
   /// `serve X on …` with an address that names no port.
   case invalidServeAddress(String)
   /// `serve` could not start or stop, for the reason given.
@@ -196,6 +198,10 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "'\(text)' is not a port or HOST:PORT; serve v on 8000, or serve v on \"0.0.0.0:8000\" to listen beyond this machine"
     case .serveFailed(let reason):
       reason
+    case .databaseWithoutTable(let path, let tables):
+      tables.isEmpty
+        ? "'\(path)' is a database with no tables"
+        : "'\(path)' is a database of \(tables.count == 1 ? "1 table" : "\(tables.count) tables") (\(tables.prefix(8).joined(separator: ", "))\(tables.count > 8 ? ", …" : "")): name one, sqlite \"\(path)\" table \(tables[0]); describe sqlite \"\(path)\" shows their columns and rows"
     case .pictureOfProvider(let format):
       "as \(format) draws a table's cells, and a provider has none: show table P with CELL as \(format)"
     case .browseNeedsTerminal:

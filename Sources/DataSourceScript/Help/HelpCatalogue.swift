@@ -150,7 +150,7 @@ public enum HelpCatalogue {
       HelpTopic(
         name: "describe", group: .commands, syntax: ["describe EXPRESSION"],
         summary:
-          "Prints the composition tree: adapters, decorators in order (outermost first), presenters and the provider chain, with counts and load states.",
+          "Prints the composition tree: adapters, decorators in order (outermost first), presenters and the provider chain, with counts and load states. describe sqlite \"PATH\" lists a database's tables and views, each with its rows and columns (sqlite3's .tables and .schema); sqlite \"PATH\" alone anywhere else says which tables there are.",
         examples: [
           people
             + "\ndescribe table people | sort by name with cell basic \"{name}\" | footer \"{count} people\""
@@ -317,12 +317,14 @@ public enum HelpCatalogue {
         syntax: [
           "sqlite \"PATH\" table NAME [key FIELD] [null \"TEXT\", …] [types {FIELD: TYPE, …}]",
           "sqlite \"PATH\" query \"SELECT …\" [key FIELD]",
+          "describe sqlite \"PATH\"",
         ],
         summary:
           "Rows of a SQLite table or query, like a fetched results controller: opened read-only, counted when loaded, and only the rows a view shows are read (a page around the window). where, sort by, section by (a GROUP BY counts the sections) and limit run in SQL where they can; a stage SQL cannot say (a nested field, a list comparison, anything after a limit) runs in memory over the rows. SQL errors show SQLite's message and the SQL. Each column has one type: the declared one (INTEGER int, REAL or NUMERIC double, TEXT text, BOOLEAN bool, DATE date, DATETIME or TIMESTAMP timestamp), else the type of the values it holds; a value that does not fit is an error, so SQL compares as dsh does. Tables of up to 100,000 rows are checked when opened; larger ones when a stage run in SQL compares a column (a pass over it, or two seeks of its index) and as rows are read, so a window of a large table costs the window; describe checks them all and counts the nulls. Expressions go down to SQL only where SQLite computes the same value; describe shows what ran in SQL.",
         examples: [
           "let db = sqlite \"samples:people.db\" table people key id\nshow db | where age > 40 | section by team | sort by name\ndescribe db | where age > 40 | limit 2",
           "show sqlite \"samples:people.db\" query \"SELECT team, COUNT(*) AS n FROM people GROUP BY team\" as csv",
+          "describe sqlite \"samples:people.db\"",
         ]),
       HelpTopic(
         name: "http", group: .providers,

@@ -228,6 +228,16 @@ extension Evaluator {
       provider = HTTPProvider(
         url: url, at: options.at ?? [], pageSize: isTemplate ? pageSize : nil, limits: limits,
         identityKey: options.key, options: readOptions, progress: progress)
+    case .sqlite(let path, nil, nil):
+      // The database itself is no provider: say what it holds, and how to open a table of it.
+      let tables: [SQLiteTableSummary]
+      do {
+        tables = try SQLiteProvider.contents(
+          ofDatabaseAt: resolve(path), displayPath: path, access: environment.sandbox?.fileAccess)
+      } catch let error as DataSourceError {
+        throw Diagnostic(.dataSource(error), at: expression.argumentRange)
+      }
+      throw Diagnostic(.databaseWithoutTable(path: path, tables: tables.map(\.name)), at: expression.range)
     case .sqlite(let path, let table, let query):
       let source: SQLiteQuery.Source = table.map { .table($0) } ?? .query(query ?? "")
       provider = SQLiteProvider(

@@ -260,15 +260,14 @@ public final class Session {
       }
     case .browse(let expression, _):
       try await browse(expression)
-    case .describe(let expression, _), .explain(let expression, _):
-      let value = try await evaluator.evaluate(expression)
-      do {
-        let lines: [String]
-        if case .explain = statement { lines = try explain(value) } else { lines = try describe(value) }
-        output.write(lines.joined(separator: "\n") + "\n")
-      } catch let error as DataSourceError {
-        throw Diagnostic(.dataSource(error), at: expression.range)
+    case .describe(.provider(let database), _):
+      if case .sqlite(let path, nil, nil) = database.source {
+        try describeDatabase(path, at: database.argumentRange)
+      } else {
+        try await describeOrExplain(statement)
       }
+    case .describe, .explain:
+      try await describeOrExplain(statement)
     case .help(let topic, _):
       try help(topic)
     case .vars:

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitSQLite
 import DataSourceKitValues
 
 extension Session {
@@ -293,5 +294,53 @@ extension Session {
     case .scalar(let scalar):
       return ["\(scalar.typeName) \(scalar.literalText)"]
     }
+  }
+}
+
+extension Session {
+  /// `describe X` (its tree and fields) and `explain X` (how it reads its rows).
+  func describeOrExplain(_ statement: Statement) async throws {
+    let expression: Expression
+    switch statement {
+    case .describe(let described, _), .explain(let described, _): expression = described
+    default: return
+    }
+    let value = try await evaluator.evaluate(expression)
+    do {
+      let lines: [String]
+      if case .explain = statement { lines = try explain(value) } else { lines = try describe(value) }
+      output.write(lines.joined(separator: "\n") + "\n")
+    } catch let error as DataSourceError {
+      throw Diagnostic(.dataSource(error), at: expression.range)
+    }
+  }
+
+  /// `describe sqlite "FILE"`: its tables and views, each with its rows and columns, as
+  /// sqlite3's `.tables` and `.schema` would tell.
+  func describeDatabase(_ path: String, at range: SourceRange) throws {
+    let tables: [SQLiteTableSummary]
+    do {
+      tables = try SQLiteProvider.contents(
+        ofDatabaseAt: resolve(path), displayPath: path, access: environment.sandbox?.fileAccess)
+    } catch let error as DataSourceError {
+      throw Diagnostic(.dataSource(error), at: range)
+    }
+    let views = tables.filter { $0.rowCount == nil }.count
+    var lines = [
+      "sqlite \"\(path)\"  (\(Session.plural(tables.count - views, "table"))\(views > 0 ? ", " + Session.plural(views, "view") : ""))"
+    ]
+    let width = tables.map(\.name.count).max() ?? 0
+    for (index, table) in tables.enumerated() {
+      let branch = index == tables.count - 1 ? "└─ " : "├─ "
+      let rows = table.rowCount.map { Session.plural($0, "row") } ?? "view"
+      let columns = table.columns.map { $0.type.isEmpty ? $0.name : "\($0.name) \($0.type.lowercased())" }
+      lines.append(
+        branch + table.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(rows): "
+          + columns.joined(separator: ", "))
+    }
+    if let first = tables.first {
+      lines.append("open one: let t = sqlite \"\(path)\" table \(first.name)")
+    }
+    output.write(lines.joined(separator: "\n") + "\n")
   }
 }

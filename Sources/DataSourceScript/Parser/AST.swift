@@ -182,7 +182,8 @@ public struct ProviderExpression: Sendable {
     case range(Int, Int)
     case csv(path: String)
     case json(path: String)
-    /// `sqlite PATH table NAME` or `sqlite PATH query "SQL"`.
+    /// `sqlite PATH table NAME` or `sqlite PATH query "SQL"`; neither names the database itself
+    /// (`describe sqlite PATH`).
     case sqlite(path: String, table: String?, query: String?)
     /// `postgres URL table NAME` or `postgres URL query "SQL"`: rows on a PostgreSQL server.
     case postgres(url: String, table: String?, query: String?)

@@ -208,6 +208,9 @@ extension Parser {
         }
       } else if consumeWord(PlaceWord.query) {
         (query, _) = try expectString(.sqlQuery)
+      } else if kind == .sqlite, current.kind == .endOfStatement || current.kind == .endOfInput {
+        // The database itself: `describe sqlite "FILE"` lists its tables, and anywhere else the
+        // evaluator says which there are.
       } else {
         var close: String?
         if case .identifier(let word) = current.kind {
