@@ -29,7 +29,35 @@ install -m 755 "$binary" "$prefix/bin/dsh"
 "$binary" --generate-completion-script fish > "$prefix/share/fish/vendor_completions.d/dsh.fish"
 # The generator lists a `help` subcommand every command has in swift-argument-parser; dsh has no
 # subcommands (help is a statement), so the synopsis and the list leave it out.
-sed -e '/^\.Ar subcommand$/d' -e '/^\.It Em help$/,/^\.El$/d' "$manual" > "$prefix/share/man/man1/dsh.1"
+# The generator writes no ENVIRONMENT section: the variables dsh reads go in before the authors
+# (or at the end).
+environment_section='.Sh ENVIRONMENT
+.Bl -tag -width Ds
+.It Ev DSH_HISTORY
+The file the prompt keeps its history in; else
+.Pa $XDG_STATE_HOME/dsh/history ,
+.Pa ~/.local/state/dsh/history
+when that folder exists, else
+.Pa ~/.dsh_history .
+.It Ev DSH_SAMPLES
+The folder
+.Ql samples:NAME
+reads from; else the samples installed beside dsh.
+.It Ev NO_COLOR
+When set and not empty, no colour.
+.It Ev TERM
+.Ql dumb
+turns off colour, the progress line, line editing and browse.
+.It Ev PGHOST , Ev PGPORT , Ev PGDATABASE , Ev PGUSER , Ev PGPASSWORD , Ev PGSERVICE , Ev PGSSLMODE
+Read by libpq for
+.Ql postgres
+sources, as psql reads them.
+.El'
+sed -e '/^\.Ar subcommand$/d' -e '/^\.It Em help$/,/^\.El$/d' "$manual" \
+  | awk -v section="$environment_section" '
+      /^\.Sh (AUTHORS|SEE ALSO)/ && !done { print section; done = 1 }
+      { print }
+      END { if (!done) print section }' > "$prefix/share/man/man1/dsh.1"
 chmod 644 "$prefix/share/man/man1/dsh.1"
 # The sample data the help's examples name as samples:NAME.
 install -d "$prefix/share/dsh/samples"

@@ -30,6 +30,8 @@ command -v chromium >/dev/null || test_missing+=(chromium)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || test_missing+=(postgresql)
 [ -f /usr/include/zlib.h ] || test_missing+=(zlib1g-dev)
 command -v openssl >/dev/null || test_missing+=(openssl)
+# less pages help on a terminal (PseudoTerminal and Browse tests).
+command -v less >/dev/null || test_missing+=(less)
 if [ ${#test_missing[@]} -gt 0 ]; then install_packages "${test_missing[@]}"; fi
 # pyte, a terminal emulator, reads browse's full screen back for BrowseTests; websocket-client
 # drives Chromium's DevTools protocol and reads serve's /live socket for ServeTests.
@@ -81,6 +83,7 @@ grep -q '_dsh' "$prefix/share/zsh/site-functions/_dsh"
 grep -q "^complete -c 'dsh'" "$prefix/share/fish/vendor_completions.d/dsh.fish"
 grep -q '__dsh' "$prefix/share/bash-completion/completions/dsh"
 grep -q '^\.Nm dsh' "$prefix/share/man/man1/dsh.1"
+grep -q '^\.It Ev DSH_HISTORY' "$prefix/share/man/man1/dsh.1"
 (cd / && "$prefix/bin/dsh" -c 'show csv "samples:people.csv" | limit 1 as csv' | grep -q 'Ada Lovelace')
 # Run by name from PATH, as an installed tool is: the samples are found from the executable itself.
 (cd / && PATH="$prefix/bin:$PATH" dsh -c 'show csv "samples:people.csv" | limit 1 as csv' | grep -q 'Ada Lovelace')

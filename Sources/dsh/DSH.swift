@@ -148,7 +148,10 @@ struct DSH: AsyncParsableCommand {
           noColor: !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty || dumbTerminal)
         terminal.sandbox = session.environment.sandbox
         // browse draws full screen on a terminal that can (not TERM=dumb, not a pipe).
-        if Terminal.outputIsTerminal && !dumbTerminal { terminal.browser = { await FullScreen.browse($0) } }
+        if Terminal.outputIsTerminal && !dumbTerminal {
+          terminal.browser = { await FullScreen.browse($0) }
+          terminal.pager = { Pager.show($0) }
+        }
         session.environment = terminal
         if browsesOpened, let name = opened?.name {
           // As VisiData opens a file: on the screen first, then the prompt with it bound.

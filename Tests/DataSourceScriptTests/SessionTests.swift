@@ -126,7 +126,10 @@ struct SessionTests {
     let session = Session(
       environment: Environment(isTerminal: true, terminalWidth: { 40 }, noColor: true), output: output)
     await run("set maxrows 4\nshow range 0..100 as plain", in: session)
-    #expect(output.text == "value\n    0\n    1\n⋮\n   98\n   99\n100 rows (4 shown)\n")
+    #expect(
+      output.text
+        == "value\n    0\n    1\n⋮\n   98\n   99\n100 rows (4 shown); show range 0..100 rows 2..6, set maxrows 0 for all, or browse range 0..100\n"
+    )
   }
 
   @Test("batch output is never cut and has no escape codes")

@@ -109,6 +109,25 @@ struct BrowseTests {
     terminal.wait(for: "Grace Hopper")
   }
 
+  @Test("help longer than the screen goes through the pager; q gives the prompt back")
+  func helpPages() throws {
+    let terminal = try EmulatedTerminal(rows: 12, environment: ["PAGER": "", "LESS": ""])
+    terminal.type("help\r")
+    // less shows the first screen and waits with its prompt on the last line.
+    terminal.wait(for: "dsh composes data sources")
+    terminal.wait(for: ":", line: -1)
+    #expect(terminal.alternate)
+    #expect(!terminal.screen.contains { $0.contains("Type 'help TOPIC'") })
+    terminal.type("q")
+    // The pager's screen goes; the prompt comes back under the statement.
+    terminal.wait(for: "dsh> help")
+    #expect(!terminal.alternate)
+    // A topic that fits is printed as it is.
+    terminal.type("help quit\r")
+    terminal.wait(for: "Leaves the shell")
+    #expect(!terminal.alternate)
+  }
+
   @Test("the status line follows each key; a section's header stays at the top of its rows")
   func keysAndStatus() throws {
     let path = try Self.numbersCSV(count: 1000)

@@ -142,6 +142,17 @@ struct ServeTests {
       [PageState].self, from: Data(try #require(page.lines(1).first).utf8))
     #expect(escaped.first?.text.contains("[<img src=x onerror=alert(1)><b>bold</b>]") == true, "\(escaped)")
     #expect(escaped.first?.fallbacks == 0)
+
+    // Served again on the same port after a change: the open page is another serving's, so it
+    // is drawn again whole rather than counted on from its old state.
+    dsh.send("serve off")
+    dsh.send("delete from p where id == 9")
+    dsh.send("update p set n = \"zebra\" where id == 4")
+    dsh.send("serve v on \(port)")
+    page.send("text [zebra]")
+    let again = try JSONDecoder().decode([PageState].self, from: Data(try #require(page.lines(1).first).utf8))
+    #expect(again.first?.text.hasPrefix("[zebra]\n[apple]\n[aardvark]\n") == true, "\(again)")
+    #expect(again.first?.marker == 1)
   }
 
   @Test("20 pages open at once follow a burst of 1,000 edits and end equal to /view.json")
@@ -223,8 +234,25 @@ struct ServeTests {
     #expect(stopped.output.contains("a provider has none"), "\(stopped.output)")
     #expect(stopped.output.contains("stopped serving v\nnothing is being served\n"), "\(stopped.output)")
     #expect(stopped.output.contains("'99999' is not a port"), "\(stopped.output)")
+    // A serve that fails leaves the one running as it was; a host name is not an address.
+    holder.send("let w = table [1] with cell basic \"{.}\"")
+    holder.send("serve w on 0")
+    let second = try #require(holder.waitFor("/\n"))
+    let other = try #require(second.split(separator: ":").last.flatMap { Int($0.dropLast(2)) })
+    holder.send("serve v on \(other)")
+    #expect(holder.waitFor("v is still served on port \(port)") != nil)
+    holder.send("serve v on \"example.com:80\"")
+    #expect(holder.waitFor("'example.com' is not an address") != nil)
+    let view = try DSHProcess.runTool("/usr/bin/env", ["curl", "-s", "http://127.0.0.1:\(port)/view.json"])
+    #expect(view.contains("\"items\": [\n    1,\n    2\n  ]"), "\(view)")
+    // Served counts as shown for changes; a name bound again to what has no page stops serving.
+    holder.send("changes v")
+    #expect(holder.waitFor("v: no changes") != nil)
+    holder.send("let w = 5")
+    #expect(holder.waitFor("note: w is now an int value, which has no page: stopped serving it") != nil)
     holder.send("serve off")
     #expect(holder.waitFor("stopped serving v") != nil)
-    #expect(holder.finish() == 0)
+    // Serving stopped, dsh ends with its input; the refused statements make it exit 1.
+    #expect(holder.finish() == 1)
   }
 }

@@ -7,7 +7,8 @@ driven through its DevTools protocol.
                                sets window.dshMarker on each, prints "ready"; then for each line
                                "wait VERSION" on standard input, waits until every page shows
                                that state with nothing left to apply, and prints one JSON line:
-                               each page's text, marker, state and fallbacks
+                               each page's text, marker, state and fallbacks; "text WORDS" waits
+                               instead until every page's text holds WORDS
 
 Needs the websocket-client package (Scripts/test.sh installs it) and Chromium.
 """
@@ -111,14 +112,23 @@ def pages(port, count):
             browser.evaluate(session, f"window.dshMarker = {index + 1}")
         print("ready", flush=True)
         for line in sys.stdin:
-            words = line.split()
-            if words[:1] != ["wait"]:
+            words = line.split(maxsplit=1)
+            if words[:1] == ["wait"]:
+                version = int(words[1])
+
+                def arrived(f):
+                    return f["version"] >= version
+            elif words[:1] == ["text"]:
+                wanted = words[1].rstrip("\n")
+
+                def arrived(f):
+                    return wanted in f["text"]
+            else:
                 continue
-            version = int(words[1])
 
             def states():
                 found = [json.loads(browser.evaluate(s, STATE) or "null") for s in sessions]
-                done = all(f and f["idle"] and f["version"] >= version for f in found)
+                done = all(f and f["idle"] and arrived(f) for f in found)
                 return found if done else None
 
             print(json.dumps(wait_until(states)), flush=True)

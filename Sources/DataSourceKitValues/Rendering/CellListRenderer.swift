@@ -6,6 +6,7 @@ import DataSourceKit
 /// line, value1 aligns the detail right, value2 puts the text first as a narrow right-aligned
 /// label (the small blue "mobile" in Contacts) and the detail after it, left-aligned.
 struct CellListRenderer<Item>: TextModeRenderer {
+  let saysEmpty = false
   let snapshot: ViewSnapshot<Item>
   var shownRows: Int { snapshot.shownRows }
   var totalRows: Int { snapshot.totalRows }

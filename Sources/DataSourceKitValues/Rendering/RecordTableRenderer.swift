@@ -7,6 +7,7 @@ import DataSourceKit
 /// compact arena: either from the rows of a snapshot, or row by row while the view lays them
 /// out (``RecordTableCollector``), which keeps no items at all.
 struct RecordTableRenderer: TextModeRenderer {
+  let saysEmpty = true
   let snapshot: ViewSnapshot<Value>
   var shownRows: Int { snapshot.shownRows }
   var totalRows: Int { snapshot.totalRows }

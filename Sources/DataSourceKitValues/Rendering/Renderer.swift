@@ -40,6 +40,9 @@ public struct RenderOptions: Sendable {
   /// Whether rows left out between and around the windows are marked (`⋮`, and a last line
   /// `1000 rows (40 shown)`); a screen that scrolls says where it is in its status line instead.
   public var showsGaps = true
+  /// How to see the rows a long view left out, said after `1000 rows (40 shown)` when set (the
+  /// shell's `show NAME rows 40..80`, `set maxrows`, `browse NAME`).
+  public var restHint: String?
   /// Rows (flat positions) drawn with a marked left border (`┃`) in box mode: the rows a reload
   /// inserted or changed, for a moment.
   public var markedRows: Set<Int> = []
@@ -386,6 +389,9 @@ protocol TextModeRenderer {
   var options: RenderOptions { get }
   var shownRows: Int { get }
   var totalRows: Int { get }
+  /// Whether an empty view needs a `0 rows` line (a table of fields, whose header alone could be
+  /// a cut-off answer; a list of cells says "(no rows)" in its box).
+  var saysEmpty: Bool { get }
   func renderBox(into out: inout TextOutput)
   func renderPlain(into out: inout TextOutput)
   func renderMarkdown(into out: inout TextOutput)
@@ -399,7 +405,9 @@ extension TextModeRenderer {
     // Only the text modes come here; the box is the text's default look.
     case .box, .csv, .json, .html, .svg: renderBox(into: &out)
     }
-    if options.showsGaps { out.shownRowsFooter(shown: shownRows, total: totalRows) }
+    if options.showsGaps, totalRows > 0 || saysEmpty {
+      out.shownRowsFooter(shown: shownRows, total: totalRows, hint: options.restHint)
+    }
   }
 }
 
@@ -497,9 +505,14 @@ struct TextOutput {
     }
   }
 
-  /// The line under a view that shows fewer rows than it has: `1000 rows (40 shown)`.
-  mutating func shownRowsFooter(shown: Int, total: Int) {
-    if shown < total { line(dim("\(total) rows (\(shown) shown)")) }
+  /// The line under a view that shows fewer rows than it has, `1000 rows (40 shown)`, with how
+  /// to see the rest; `0 rows` under an empty one, so an empty answer does not look cut off.
+  mutating func shownRowsFooter(shown: Int, total: Int, hint: String?) {
+    if total == 0 {
+      line(dim("0 rows"))
+    } else if shown < total {
+      line(dim("\(total) rows (\(shown) shown)" + (hint.map { "; \($0)" } ?? "")))
+    }
   }
 
   mutating func append(bytes more: [UInt8]) { bytes.append(contentsOf: more) }

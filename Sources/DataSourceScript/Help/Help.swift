@@ -4,7 +4,7 @@ import DataSourceKitValues
 extension Session {
   func help(_ topic: Identifier?) throws {
     guard let topic else {
-      output.write(HelpCatalogue.overview())
+      page(HelpCatalogue.overview())
       return
     }
     guard let entry = HelpCatalogue.topic(named: topic.name) else {
@@ -13,7 +13,13 @@ extension Session {
           topic.name, suggestion: suggestion(for: topic.name, among: HelpCatalogue.topics.map(\.name))),
         at: topic.range)
     }
-    output.write(HelpCatalogue.text(of: entry))
+    page(HelpCatalogue.text(of: entry))
+  }
+
+  /// Text that may be longer than the screen: through the pager when there is one, else printed.
+  private func page(_ text: String) {
+    if let pager = environment.pager, pager(text) { return }
+    output.write(text)
   }
 }
 

@@ -49,6 +49,9 @@ public struct Environment: Sendable {
   /// The full screen `browse` takes over, when there is one (a terminal that is not `dumb`):
   /// it shows the screen and returns when the user leaves.
   public var browser: (@MainActor @Sendable (BrowseScreen) async -> Void)?
+  /// Shows text longer than the screen through a pager (`$PAGER`, else `less -R`), when there is
+  /// a terminal; `false` when it could not, and the text is printed instead.
+  public var pager: (@MainActor @Sendable (String) -> Bool)?
 
   public init(
     isTerminal: Bool = false, terminalWidth: @escaping @Sendable () -> Int? = { nil }, noColor: Bool = false,

@@ -39,6 +39,7 @@ extension Session {
       throw Diagnostic(
         .tooManyRowsToPrint(window.count, limit: Session.maximumPrintedRows), at: expressionRange)
     }
+    var restHint: String?
     if maxRows > 0, window.count > maxRows {
       // The first and last rows, as a database shell shows a long result.
       let head = (maxRows + 1) / 2
@@ -46,11 +47,18 @@ extension Session {
         window.lowerBound..<window.lowerBound + head,
         window.upperBound - (maxRows - head)..<window.upperBound,
       ]
+      // And how to see the rest: the next rows, every row, or a screen that scrolls.
+      let written = text(expressionRange)
+      let shown = name ?? (written.count <= 40 && !written.contains("\n") ? written : "X")
+      let next = window.lowerBound + head
+      restHint =
+        "show \(shown) rows \(next)..\(min(next + maxRows, window.upperBound)), set maxrows 0 for all, or browse \(shown)"
     }
-    let options = RenderOptions(
+    var options = RenderOptions(
       mode: mode, width: settings.effectiveWidth(environment), color: settings.usesColor(environment),
       showsFields: showsFields, toTerminal: environment.isTerminal,
       page: settings.page(style: Session.preferredStyle(of: source), title: name ?? "dsh"))
+    options.restHint = restHint
     // Once the user interrupts, nothing more is printed.
     let output = self.output
     let write: (String) -> Void = { text in if !Task.isCancelled { output.write(text) } }

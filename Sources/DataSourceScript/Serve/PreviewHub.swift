@@ -38,6 +38,10 @@ public final class PreviewHub: Sendable {
 
   private let state: Mutex<State>
 
+  /// Which serving this is: a page drawn by another (a server stopped and started again on the
+  /// same port, or another view there) counts its states apart, so it is drawn again whole.
+  public let id = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+
   init(html: String, json: String) {
     state = Mutex(State(current: Screen(version: 0, html: html, json: json)))
   }
@@ -68,13 +72,15 @@ public final class PreviewHub: Sendable {
     }
   }
 
-  /// The messages after `version`, then each new one as it is published; a page too far behind
-  /// gets a layout message instead of the ones it missed.
-  public func subscribe(after version: Int) -> (id: Int, messages: AsyncStream<String>) {
+  /// The messages after `version` of the serving `hub`, then each new one as it is published; a
+  /// page of another serving, ahead of this one, or too far behind gets a layout message instead.
+  public func subscribe(after version: Int, of hub: String) -> (id: Int, messages: AsyncStream<String>) {
     let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
     let id = state.withLock { state in
       let missed = state.history.filter { $0.version > version }
-      if version < state.current.version, missed.first?.version != version + 1 {
+      if hub != self.id || version > state.current.version {
+        continuation.yield(Self.layoutMessage(version: state.current.version))
+      } else if version < state.current.version, missed.first?.version != version + 1 {
         continuation.yield(Self.layoutMessage(version: state.current.version))
       } else {
         for kept in missed { continuation.yield(kept.message) }

@@ -12,18 +12,19 @@
 /// curious user) the state shown and how many batches fell back.
 enum PreviewPage {
   /// `html` with the live script added before `</body>`.
-  static func page(_ html: String, version: Int) -> String {
-    let script = "<script>\n" + script(version: version) + "</script>\n"
+  static func page(_ html: String, version: Int, serving: String) -> String {
+    let script = "<script>\n" + script(version: version, serving: serving) + "</script>\n"
     guard let end = html.range(of: "</body>", options: .backwards) else { return html + script }
     return html.replacingCharacters(in: end.lowerBound..<end.lowerBound, with: script)
   }
 
   // The script is plain JavaScript of the browsers' common subset (no build step); it runs once
   // per page, and a page that loses its socket connects again after a second.
-  private static func script(version: Int) -> String {
+  private static func script(version: Int, serving: String) -> String {
     #"""
     (() => {
       "use strict";
+      let serving = "\#(serving)";
       let shown = \#(version);
       let received = shown;
       let fallbacks = 0;
@@ -37,7 +38,7 @@ enum PreviewPage {
       };
 
       function connect() {
-        const socket = new WebSocket(`ws://${location.host}/live?after=${received}`);
+        const socket = new WebSocket(`ws://${location.host}/live?serving=${serving}&after=${received}`);
         socket.onmessage = (event) => {
           let message;
           try {
@@ -73,7 +74,7 @@ enum PreviewPage {
               await redraw();
               continue;
             }
-            const response = await fetch(`/screen?version=${item.version}`, { cache: "no-store" });
+            const response = await fetch(`/screen?serving=${serving}&version=${item.version}`, { cache: "no-store" });
             if (!response.ok) {
               fallbacks += 1;
               console.warn(`dsh: state ${item.version} is no longer kept; redrawing from the current page`);
@@ -101,6 +102,7 @@ enum PreviewPage {
       async function redraw() {
         const response = await fetch("/", { cache: "no-store" });
         const version = Number(response.headers.get("X-DSH-Version"));
+        serving = response.headers.get("X-DSH-Serving") || serving;
         const y = window.scrollY;
         replaceScreen(parse(await response.text()), true);
         window.scrollTo(window.scrollX, y);
@@ -117,6 +119,9 @@ enum PreviewPage {
           if (style && mine) mine.textContent = style.textContent;
           document.body.className = doc.body.className;
           document.title = doc.title;
+          const viewport = doc.querySelector('meta[name="viewport"]');
+          const ours = document.querySelector('meta[name="viewport"]');
+          if (viewport && ours) ours.setAttribute("content", viewport.getAttribute("content"));
         }
         const main = document.querySelector("main");
         const next = doc.querySelector("main");

@@ -21,27 +21,31 @@ struct PreviewServers: PreviewServerStarting {
       ? try sockaddr_in6.inet6(ip6: host, port: UInt16(port))
       : try sockaddr_in.inet(ip4: host == "localhost" ? "127.0.0.1" : host, port: UInt16(port))
     let server = HTTPServer(address: address, logger: .disabled)
+    @Sendable func query(_ request: HTTPRequest, _ name: String) -> String? {
+      request.query.first { $0.name == name }?.value
+    }
     await server.appendRoute("GET /") { _ in
       let screen = hub.current
       return Self.response(
-        PreviewPage.page(screen.html, version: screen.version), type: "text/html", version: screen.version)
+        PreviewPage.page(screen.html, version: screen.version, serving: hub.id), type: "text/html",
+        version: screen.version, serving: hub.id)
     }
     await server.appendRoute("GET /view.json") { _ in
       let screen = hub.current
-      return Self.response(screen.json, type: "application/json", version: screen.version)
+      return Self.response(screen.json, type: "application/json", version: screen.version, serving: hub.id)
     }
     await server.appendRoute("GET /screen") { request in
-      guard let version = request.query.first(where: { $0.name == "version" }).flatMap({ Int($0.value) }),
+      // A state of this serving only: the same number in another is another page.
+      guard let version = query(request, "version").flatMap({ Int($0) }), query(request, "serving") == hub.id,
         let html = hub.html(at: version)
       else { return HTTPResponse(statusCode: .gone) }
-      return Self.response(html, type: "text/html", version: version)
+      return Self.response(html, type: "text/html", version: version, serving: hub.id)
     }
     await server.appendRoute("GET /live") { request in
-      let after =
-        request.query.first(where: { $0.name == "after" }).flatMap { Int($0.value) } ?? hub.current.version
-      let socket = WebSocketHTTPHandler(
-        handler: MessageFrameWSHandler(handler: LiveMessages(hub: hub, after: after)))
-      return try await socket.handleRequest(request)
+      let after = query(request, "after").flatMap { Int($0) } ?? hub.current.version
+      let messages = LiveMessages(hub: hub, after: after, serving: query(request, "serving") ?? hub.id)
+      return try await WebSocketHTTPHandler(handler: MessageFrameWSHandler(handler: messages))
+        .handleRequest(request)
     }
     let running = Task { try await server.run() }
     // Listening, or the server's own error (a port in use), whichever comes first. The wait has
@@ -77,12 +81,12 @@ struct PreviewServers: PreviewServerStarting {
     return RunningPreviewServer(server: server, task: running, port: bound)
   }
 
-  private static func response(_ text: String, type: String, version: Int) -> HTTPResponse {
+  private static func response(_ text: String, type: String, version: Int, serving: String) -> HTTPResponse {
     HTTPResponse(
       statusCode: .ok,
       headers: [
         .contentType: "\(type); charset=utf-8", HTTPHeader("X-DSH-Version"): String(version),
-        .cacheControl: "no-store",
+        HTTPHeader("X-DSH-Serving"): serving, .cacheControl: "no-store",
       ],
       body: Data(text.utf8))
   }
@@ -121,9 +125,11 @@ private struct RunningPreviewServer: PreviewServing {
 private struct LiveMessages: WSMessageHandler {
   let hub: PreviewHub
   let after: Int
+  /// The serving the page was drawn by.
+  let serving: String
 
   func makeMessages(for client: AsyncStream<WSMessage>) async throws -> AsyncStream<WSMessage> {
-    let (id, messages) = hub.subscribe(after: after)
+    let (id, messages) = hub.subscribe(after: after, of: serving)
     // The page says nothing; when it goes, its socket's stream ends and it stops being told.
     Task {
       for await _ in client {}

@@ -35,6 +35,14 @@ extension Session {
     guard let name else { return }
     let host = address?.host ?? "127.0.0.1"
     let port = address?.port ?? Session.defaultServePort
+    // A server listens on an address of this machine, written as one: a host name would be
+    // looked up, and may not be this machine's.
+    if host != "localhost", !Session.isAddressLiteral(host) {
+      throw Diagnostic(
+        .serveFailed(
+          "'\(host)' is not an address: serve \(name.name) listens on 127.0.0.1 (the default), or on \"0.0.0.0:\(port)\" to be reached from other machines"
+        ), at: address?.range ?? range)
+    }
     let beyondThisMachine = !["127.0.0.1", "localhost", "::1"].contains(host)
     if beyondThisMachine, environment.sandbox != nil {
       throw Diagnostic(
@@ -55,25 +63,51 @@ extension Session {
       throw Diagnostic(
         .serveFailed("serving needs the dsh program (this session has no web server)"), at: range)
     }
-    if servedViews[name.name] != nil { await stopServing(name.name) }
     let (html, json) = try screen(of: binding.value, named: name.name, at: name.range)
+    // Served already: on the same port the old server gives way first (the port is its); on
+    // another, the new one starts first, so a failure leaves the old one serving.
+    let previous = servedViews[name.name]
+    if let previous, previous.server.port == port { await stopServing(name.name) }
     let hub = PreviewHub(html: html, json: json)
     let server: any PreviewServing
     do {
       server = try await starter.start(hub: hub, name: name.name, host: host, port: port)
     } catch {
-      throw Diagnostic(.serveFailed("cannot serve on \(host):\(port): \(error)"), at: address?.range ?? range)
+      let still =
+        servedViews[name.name].map { "; \(name.name) is still served on port \($0.server.port)" } ?? ""
+      throw Diagnostic(
+        .serveFailed("cannot serve \(name.name) on \(host):\(port): \(error)\(still)"),
+        at: address?.range ?? range)
+    }
+    if let previous, servedViews[name.name] === previous {
+      await stopServing(name.name)
+      output.write("stopped serving \(name.name) on port \(previous.server.port)\n")
     }
     let served = ServedView(hub: hub, server: server)
     _ = try served.tracker.watch(name.name, value: binding.value)
     servedViews[name.name] = served
+    // What the pages show is the view now: `changes` starts from it too.
+    changes.shown(name.name)
     if beyondThisMachine {
       output.writeError(
         "warning: \(name.name) is served on \(host):\(server.port): anyone who can reach this machine can read it\n"
       )
     }
-    let shownHost = host.contains(":") ? "[\(host)]" : host
-    output.write("serving \(name.name) at http://\(shownHost):\(server.port)/\n")
+    if host == "0.0.0.0" || host == "::" {
+      output.write(
+        "serving \(name.name) on every address of this machine, port \(server.port) (here: http://127.0.0.1:\(server.port)/)\n"
+      )
+    } else {
+      let shownHost = host.contains(":") ? "[\(host)]" : host
+      output.write("serving \(name.name) at http://\(shownHost):\(server.port)/\n")
+    }
+  }
+
+  /// Whether `host` is an IPv4 or IPv6 address written out.
+  static func isAddressLiteral(_ host: String) -> Bool {
+    var v4 = in_addr()
+    var v6 = in6_addr()
+    return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
   }
 
   /// The port `serve X` listens on when none is given (Python's `http.server`'s).
@@ -146,6 +180,16 @@ extension Session {
         var message: String?
         switch statement {
         case .binding(let bound, _, _) where bound.name == name:
+          guard case .table = binding.value else {
+            // No page to draw: the pages keep the last one, and say so no more.
+            servedViews[name] = nil
+            served.hub.close()
+            Task { await served.server.stop() }
+            output.writeError(
+              "note: \(name) is now \(binding.value.kindDescription), which has no page: stopped serving it (serve \(name) again once it is a table)\n"
+            )
+            continue
+          }
           try served.tracker.rebound(name, to: binding.value)
           message = PreviewHub.layoutMessage(version: served.hub.current.version + 1)
         case .set:
@@ -168,6 +212,8 @@ extension Session {
         guard let message else { continue }
         let (html, json) = try screen(of: binding.value, named: name, at: statement.range)
         served.hub.publish(message: message, html: html, json: json)
+      } catch let diagnostic as Diagnostic {
+        output.writeError("error: serving \(name): \(diagnostic.message.text)\n")
       } catch {
         output.writeError("error: serving \(name): \(error)\n")
       }
