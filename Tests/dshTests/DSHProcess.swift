@@ -123,6 +123,19 @@ enum DSHProcess {
   }
 }
 
+/// What a process wrote to a pipe so far, filled by the pipe's reader thread.
+final class ReceivedBytes: Sendable {
+  let data = Mutex(Data())
+
+  /// Appends whatever `pipe` gets from now on.
+  func collect(from pipe: Pipe) {
+    pipe.fileHandleForReading.readabilityHandler = { [self] handle in
+      let more = handle.availableData
+      data.withLock { $0.append(more) }
+    }
+  }
+}
+
 /// dsh reading a pipe that the test writes a line at a time, waiting for each answer: what a
 /// person sees when another program feeds dsh (`producer | dsh`).
 final class DSHStream {
@@ -134,10 +147,6 @@ final class DSHStream {
   /// How much of the output earlier waits have consumed.
   private var consumed = 0
 
-  private final class ReceivedBytes: Sendable {
-    let data = Mutex(Data())
-  }
-
   init(_ arguments: [String] = [], directory: String = DSHProcess.packageRoot) throws {
     process.executableURL = URL(fileURLWithPath: DSHProcess.binary)
     process.arguments = arguments
@@ -148,11 +157,7 @@ final class DSHStream {
     process.standardInput = input
     process.standardOutput = output
     process.standardError = output
-    let received = self.received
-    output.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      received.data.withLock { $0.append(data) }
-    }
+    received.collect(from: output)
     try process.run()
   }
 

@@ -8,11 +8,7 @@ final class LiveHelper {
   private let process = Process()
   private let input = Pipe()
   private let output = Pipe()
-  private let received = Received()
-
-  private final class Received: Sendable {
-    let data = Mutex(Data())
-  }
+  private let received = ReceivedBytes()
 
   init(_ arguments: [String]) throws {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -20,11 +16,7 @@ final class LiveHelper {
     process.standardInput = input
     process.standardOutput = output
     process.standardError = FileHandle.standardError
-    let received = self.received
-    output.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      received.data.withLock { $0.append(data) }
-    }
+    received.collect(from: output)
     try process.run()
   }
 
