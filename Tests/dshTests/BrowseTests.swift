@@ -109,6 +109,27 @@ struct BrowseTests {
     terminal.wait(for: "Grace Hopper")
   }
 
+  @Test("serve at the prompt returns to it, and leaving dsh stops the server")
+  func serveAtPrompt() throws {
+    let terminal = try EmulatedTerminal()
+    terminal.type("let v = table [1, 2] with cell basic \"{.}\"\r")
+    terminal.type("serve v on 0\r")
+    terminal.wait(for: "serving v at http://127.0.0.1:")
+    let line = try #require(terminal.screen.first { $0.contains("serving v at") })
+    let port = try #require(line.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
+    let curl = ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/view.json"]
+    #expect(try DSHProcess.runTool("/usr/bin/env", curl) == "200")
+    terminal.type("quit\r")
+    // dsh is gone, and its server with it: nothing answers on the port.
+    let deadline = Date().addingTimeInterval(Hang.ceiling)
+    var answer = "200"
+    while Date() < deadline, answer == "200" {
+      Thread.sleep(forTimeInterval: 0.05)
+      answer = try DSHProcess.runTool("/usr/bin/env", curl)
+    }
+    #expect(answer == "000")
+  }
+
   @Test("help longer than the screen goes through the pager; q gives the prompt back")
   func helpPages() throws {
     let terminal = try EmulatedTerminal(rows: 12, environment: ["PAGER": "", "LESS": ""])

@@ -198,6 +198,35 @@ struct ServeTests {
     }
   }
 
+  @Test("-c keeps serving after its last statement, says so, and ends on SIGTERM")
+  func keepsServing() throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: DSHProcess.binary)
+    process.arguments = ["-c", "let v = table [1, 2] with cell basic \"{.}\"\nserve v on 0"]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    let received = ReceivedBytes()
+    received.collect(from: output)
+    try process.run()
+    defer { if process.isRunning { process.terminate() } }
+    let deadline = Date().addingTimeInterval(Hang.ceiling)
+    var text = ""
+    while Date() < deadline, !text.contains("press ^C (or send SIGTERM) to stop") {
+      Thread.sleep(forTimeInterval: 0.01)
+      text = String(decoding: received.data.withLock { $0 }, as: UTF8.self)
+    }
+    #expect(text.contains("dsh: still serving after the last statement"), "\(text)")
+    let port = try #require(
+      text.split(separator: "\n").first { $0.hasPrefix("serving v at") }?.split(separator: ":").last
+        .flatMap { Int($0.dropLast()) })
+    let view = try DSHProcess.runTool("/usr/bin/env", ["curl", "-s", "http://127.0.0.1:\(port)/view.json"])
+    #expect(view.contains("\"items\": ["))
+    process.terminate()
+    process.waitUntilExit()
+    #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
+  }
+
   @Test("refusals: a port in use names it, --safe keeps to 127.0.0.1, serve off, a provider")
   func refusals() throws {
     let (holder, port) = try Self.serving(
