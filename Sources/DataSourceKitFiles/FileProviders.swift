@@ -223,7 +223,7 @@ public final class JSONProvider: DataProvider, CompositionNode, RecordProviding,
     switch found {
     case .list(let items): return items
     case .record where atText == nil: return [found]
-    default: throw DataSourceError.jsonNotAList(path: displayPath, at: atText, found: found.typeName)
+    default: throw DataSourceError.jsonNotAList(path: displayPath, at: atText, found: found)
     }
   }
 

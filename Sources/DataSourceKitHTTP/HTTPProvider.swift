@@ -196,6 +196,16 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode, 
       do {
         return try JSONReader.parseAll(bytes)
       } catch let failure as JSONReader.Failure {
+        // A CSV file where JSON was expected: `csv "URL"` is what reads it.
+        let type = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") ?? ""
+        let path = URL(string: address)?.path.lowercased() ?? ""
+        if type.contains("csv") || type.contains("tab-separated") || path.hasSuffix(".csv")
+          || path.hasSuffix(".tsv")
+        {
+          throw DataSourceError.sourceFailed(
+            message:
+              "GET \(address): the answer is CSV, and http reads JSON; csv \"\(address)\" reads a CSV file")
+        }
         let (line, column) = failure.location(in: bytes)
         throw DataSourceError.json(path: address, line: line, column: column, message: failure.message)
       }
@@ -208,7 +218,7 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode, 
     }
     if case .list(let list) = found { return try options.applied(to: list, path: address) }
     throw DataSourceError.jsonNotAList(
-      path: address, at: at.isEmpty ? nil : at.joined(separator: "."), found: found.typeName)
+      path: address, at: at.isEmpty ? nil : at.joined(separator: "."), found: found)
   }
 
   /// The number of sections.

@@ -88,7 +88,7 @@ func fuzzSwiftGenerator(_ text: String) {
 /// program parsed at all is part of it.
 func parseTree(of program: String) -> String {
   let path = NSTemporaryDirectory() + "dsh-fuzz-\(getpid()).swift"
-  FileManager.default.createFile(atPath: path, contents: Data(program.utf8))
+  _ = FileManager.default.createFile(atPath: path, contents: Data(program.utf8))
   defer { unlink(path) }
   let process = Process()
   process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -22,7 +22,7 @@ struct DSH: AsyncParsableCommand {
 
   @Argument(
     help:
-      "Scripts to run, in order ('-' reads one from standard input), or data files to open (.csv .tsv .json .jsonl .db …): each is bound under its file's name and shown, browsed on a terminal.",
+      "Scripts to run, in order ('-' reads one from standard input), or data files to open (.csv .tsv .json .jsonl .db …, or a CSV or JSON file's URL): each is bound under its file's name (a database's tables under theirs) and shown when nothing else runs, browsed on a terminal; with -c or statements piped in, only those print.",
     completion: .file(extensions: ["dsh"] + DataFileArgument.extensions))
   var scripts: [String] = []
 
@@ -71,8 +71,10 @@ struct DSH: AsyncParsableCommand {
   private func runShell() async throws {
     Terminal.installSignalHandlers()
     let interactiveInput = Terminal.inputIsTerminal
-    // Scripts, -c and piped input are batch: their output never depends on the terminal.
+    // Scripts, -c and piped input are batch: their output is whole and plain, and depends on the
+    // terminal only for its width, when it goes to one (as DuckDB's -c draws to the screen).
     var batch = Environment.batch
+    batch.terminalWidth = { Terminal.outputIsTerminal ? Terminal.width() : nil }
     if safe {
       batch.sandbox = Sandbox(allowedFiles: scripts, allowedFolder: FileManager.default.currentDirectoryPath)
     }
@@ -84,12 +86,28 @@ struct DSH: AsyncParsableCommand {
     var succeeded = true
 
     let workingDirectory = FileManager.default.currentDirectoryPath
-    // Data files named as arguments, shown as they are opened; on a terminal, with nothing else
-    // to run, the last is browsed and the prompt follows instead.
+    // Data files named as arguments are bound as they are opened, and shown when there is
+    // nothing else to run: on a terminal the last is browsed and the prompt follows; with -c only
+    // the commands print (as `duckdb FILE -c …`); with statements piped in they print, and the
+    // files are shown only when none came.
+    let onlyDataFiles = !scripts.isEmpty && scripts.allSatisfy { (try? DataFileArgument(path: $0)) != nil }
     let browsesOpened =
-      interactiveInput && Terminal.outputIsTerminal && !dumbTerminal && commands.isEmpty
-      && !scripts.isEmpty && scripts.allSatisfy { (try? DataFileArgument(path: $0)) != nil }
+      interactiveInput && Terminal.outputIsTerminal && !dumbTerminal && commands.isEmpty && onlyDataFiles
+    // As sqlite3 and DuckDB's CLI read statements piped to them after opening a file.
+    let readsPipeAfterOpening = !interactiveInput && commands.isEmpty && onlyDataFiles
+    let showsAsOpened = commands.isEmpty && !browsesOpened && !readsPipeAfterOpening
     var opened: DataFileArgument?
+    var openedFiles: [DataFileArgument] = []
+    // Shows a file opened, and the names a database's tables are bound under.
+    func show(_ dataFile: DataFileArgument) async -> Bool {
+      let shown = await session.run(SourceFile(name: "(opening)", text: dataFile.showing), bail: bail)
+      if let first = dataFile.tableNames.first {
+        StandardOutput.write(
+          "bound: \(dataFile.tableNames.joined(separator: ", ")) (show \(first), describe \(first))\n",
+          to: STDOUT_FILENO)
+      }
+      return shown
+    }
     for script in scripts where !session.quitRequested {
       let dataFile: DataFileArgument?
       do {
@@ -101,12 +119,18 @@ struct DSH: AsyncParsableCommand {
         continue
       }
       if let dataFile {
-        var statements = dataFile.opening
-        if !browsesOpened, let name = dataFile.name { statements += "\nshow \(name)" }
-        if !(await session.run(SourceFile(name: "(opening \(script))", text: statements), bail: true)) {
+        openedFiles.append(dataFile)
+        if !(await session.run(SourceFile(name: "(opening \(script))", text: dataFile.binding), bail: true)) {
           succeeded = false
           if bail { throw ExitCode(1) }
           continue
+        }
+        // A database is described as it opens unless -c says what to do.
+        if showsAsOpened || (dataFile.name == nil && commands.isEmpty && !readsPipeAfterOpening) {
+          if !(await show(dataFile)) {
+            succeeded = false
+            if bail { throw ExitCode(1) }
+          }
         }
         opened = dataFile
         continue
@@ -138,7 +162,7 @@ struct DSH: AsyncParsableCommand {
       }
     }
 
-    let ranSomething = (!scripts.isEmpty && !browsesOpened) || !commands.isEmpty
+    let ranSomething = ((!scripts.isEmpty && !browsesOpened) || !commands.isEmpty) && !readsPipeAfterOpening
     var prompted = false
     if !session.quitRequested && (interactive || !ranSomething) {
       if interactiveInput {
@@ -163,7 +187,14 @@ struct DSH: AsyncParsableCommand {
         if !(await REPL(session: session, lineEditing: !dumbTerminal).run()) { succeeded = false }
       } else if !scripts.contains("-") {
         // A pipe or a file: statements run as they arrive.
+        let statementsBefore = session.statementSerial
         if !(await PipedInput.run(session, name: "<stdin>", bail: bail)) { succeeded = false }
+        // Files opened with nothing piped after them: shown, as a terminal would have them.
+        if readsPipeAfterOpening, session.statementSerial == statementsBefore {
+          for dataFile in openedFiles where !session.quitRequested {
+            if !(await show(dataFile)) { succeeded = false }
+          }
+        }
       }
     }
     if session.isServing {

@@ -1,41 +1,75 @@
+import DataSourceKitSQLite
 import DataSourceScript
 import Foundation
 
-/// A data file named where a script goes (`dsh people.csv`), opened as sqlite3, DuckDB's CLI and
-/// VisiData open one: bound under a name made from the file's, then shown; a database, which
-/// holds many tables, is described.
+/// A data file named where a script goes (`dsh people.csv`), opened as a data shell opens one.
+///
+/// As sqlite3, DuckDB's CLI and VisiData: bound under a name made from the file's (a database's
+/// tables each under its own), then shown when there is nothing else to run. A CSV or JSON file
+/// may be a URL, and a PostgreSQL server a `postgresql://` one (described, its tables not bound).
 struct DataFileArgument {
   /// The name it is bound under (`people` for `people.csv`); `nil` for a database.
   let name: String?
-  /// The statement that binds it, or describes a database.
-  let opening: String
+  /// The statements that bind it: one for a file, one per table of a database.
+  let binding: String
+  /// The names a database's tables are bound under.
+  var tableNames: [String] = []
+  /// The statement that shows it: `show NAME`, or `describe` of a database.
+  let showing: String
 
   /// The extensions a data file is opened by; anything else but `.dsh` (or no extension, a
   /// script with a `#!` line) is refused.
   static let extensions = ["csv", "tsv", "tab", "json", "jsonl", "ndjson", "db", "sqlite", "sqlite3"]
+  /// The extensions of a database file, which is read where it is, never over the web.
+  static let databaseExtensions: Set = ["db", "sqlite", "sqlite3"]
 
   /// The data file `path` names, `nil` for a script.
   /// - Throws: ``Refusal`` for a file of another kind.
   init?(path: String) throws {
-    let file = (path as NSString).lastPathComponent
+    let literal = Self.quoted(path)
+    // A PostgreSQL server, as psql takes one: what it holds is what there is to show.
+    if path.hasPrefix("postgresql://") || path.hasPrefix("postgres://") {
+      (name, binding, showing) = (nil, "", "describe postgres \(literal)")
+      return
+    }
+    // A file on the web is named by its URL's path (`…/people.csv?raw=1` is a CSV file).
+    let isURL = path.hasPrefix("http://") || path.hasPrefix("https://")
+    let filePath = isURL ? (URL(string: path)?.path ?? path) : path
+    let file = (filePath as NSString).lastPathComponent
     let ext = (file as NSString).pathExtension.lowercased()
-    if path == "-" || ext.isEmpty || ext == "dsh" { return nil }
-    guard Self.extensions.contains(ext) else { throw Refusal(path: path) }
+    if path == "-" || (ext.isEmpty && !isURL) || ext == "dsh" { return nil }
+    guard Self.extensions.contains(ext), !(isURL && Self.databaseExtensions.contains(ext)) else {
+      throw Refusal(path: path, isURL: isURL)
+    }
     let bound = Self.name(for: (file as NSString).deletingPathExtension)
-    let literal =
-      "\"" + path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-      + "\""
     switch ext {
     case "csv":
-      (name, opening) = (bound, "let \(bound) = csv \(literal)")
+      (name, binding) = (bound, "let \(bound) = csv \(literal)")
     case "tsv", "tab":
-      (name, opening) = (bound, "let \(bound) = csv \(literal) delimiter \"\\t\"")
+      (name, binding) = (bound, "let \(bound) = csv \(literal) delimiter \"\\t\"")
     case "json", "jsonl", "ndjson":
-      (name, opening) = (bound, "let \(bound) = json \(literal)")
+      (name, binding) = (bound, "let \(bound) = json \(literal)")
     default:
-      // A database holds many tables: what it holds is what there is to show.
-      (name, opening) = (nil, "describe sqlite \(literal)")
+      // A database holds many tables: each is bound under its name (as sqlite3 names them), and
+      // what it holds is what there is to show. One that cannot be read binds nothing, and
+      // describe says why.
+      let tables =
+        (try? SQLiteProvider.contents(ofDatabaseAt: path, displayPath: path, access: nil))?
+        .filter { $0.rowCount != nil } ?? []
+      name = nil
+      tableNames = tables.map { Self.name(for: $0.name) }
+      binding = zip(tables, tableNames).map { "let \($1) = sqlite \(literal) table \(Self.quoted($0.name))" }
+        .joined(separator: "\n")
+      showing = "describe sqlite \(literal)"
+      return
     }
+    showing = "show \(bound)"
+  }
+
+  /// `text` as a string literal of the language.
+  static func quoted(_ text: String) -> String {
+    "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+      + "\""
   }
 
   /// A name of the language from a file's name: letters, digits and `_`, not starting with a
@@ -51,8 +85,15 @@ struct DataFileArgument {
   /// A file that is neither a script nor data dsh reads.
   struct Refusal: Error, CustomStringConvertible {
     let path: String
+    var isURL = false
     var description: String {
-      "dsh: error: '\(path)' is neither a script (.dsh) nor a data file dsh opens ("
+      if isURL {
+        return "dsh: error: '\(path)' names no file dsh reads over the web ("
+          + DataFileArgument.extensions.filter { !DataFileArgument.databaseExtensions.contains($0) }
+          .map { "." + $0 }.joined(separator: " ")
+          + "); a database is read where it is: download it, then dsh FILE.db"
+      }
+      return "dsh: error: '\(path)' is neither a script (.dsh) nor a data file dsh opens ("
         + DataFileArgument.extensions.map { "." + $0 }.joined(separator: " ")
         + "); to run it as a script anyway: dsh - < '\(path)'"
     }

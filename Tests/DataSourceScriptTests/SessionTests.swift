@@ -360,9 +360,31 @@ struct CompletionTests {
     // A bound name typed whole is kept beside the longer words it begins (Tab after `f` gave
     // `false` alone, and the line was rewritten).
     await run("let f = [1]\nlet fa = [2]", in: session)
-    #expect(complete("show f") == ["f", "fa", "false"])
-    #expect(complete("show fa") == ["fa", "false"])
-    #expect(complete("show fal") == ["false"])
+    #expect(complete("show people | where active == f") == ["f", "fa", "false"])
+    #expect(complete("show people | where active == fa") == ["fa", "false"])
+    #expect(complete("show people | where active == fal") == ["false"])
+    #expect(complete("show f") == ["f", "fa"])
+  }
+
+  @Test(
+    "what fits where the cursor is: a view after show, names after update and into, rows or as after a name")
+  func positionalCompletion() async {
+    let (session, _, _) = await run(SessionTests.people)
+    let completer = Completer(session: session)
+    func complete(_ line: String) -> [String] { completer.complete(line, cursor: line.utf8.count).candidates }
+    let views = (session.boundNames + Vocabulary.expressionStarters).sorted()
+    #expect(complete("show ") == views)
+    #expect(complete("describe ") == views)
+    #expect(complete("let x = ") == views)
+    #expect(!complete("show ").contains("where"))
+    #expect(!complete("show ").contains("quit"))
+    #expect(complete("update ") == session.boundNames.sorted())
+    #expect(complete("insert into ") == session.boundNames.sorted())
+    #expect(complete("delete from pe") == ["people"])
+    #expect(complete("show people ") == ["as", "rows"])
+    #expect(complete("show people | where name contains \"a\" ign") == ["ignoring"])
+    #expect(complete("show people | where name contains \"a\" ignoring ") == ["case"])
+    #expect(complete("show people | ") == Vocabulary.pipelineWords.sorted())
   }
 
   @Test("segment names after switch … to, and paths inside the string after csv, json, source, save")
@@ -394,7 +416,7 @@ struct CompletionTests {
       try FileManager.default.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
     }
     for file in ["work/data/mine.csv", "other/named.csv", "other/unnamed.csv", "secret/keys.csv"] {
-      FileManager.default.createFile(atPath: root + "/" + file, contents: Data("a\n".utf8))
+      _ = FileManager.default.createFile(atPath: root + "/" + file, contents: Data("a\n".utf8))
     }
     var environment = Environment(workingDirectory: root + "/work")
     environment.sandbox = Sandbox(allowedFiles: [root + "/other/named.csv"], allowedFolder: root + "/work")

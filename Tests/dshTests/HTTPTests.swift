@@ -207,4 +207,43 @@ struct HTTPTests {
     #expect(
       result.output.contains("2 items, loaded, from http://localhost:\(server.port)/items?size=2&total=2)"))
   }
+
+  @Test("csv and json read a file from a URL under the request limits; --safe refuses it; dsh URL opens it")
+  func filesFromURLs() throws {
+    let server = try TestServer()
+    let people = "\(server.base)/data/people.csv"
+    let result = try DSHProcess.run([
+      "-c", "let p = csv \"\(people)\" key id", "-c", "p",
+      "-c", "show p | where age > 45 | sort by name as csv",
+      "-c", "show json \"\(server.base)/data/teams.json\" at \"teams\" | select name as csv",
+      "-c", "show json \"\(server.base)/data/events.jsonl\" | limit 1 as csv",
+      "-c", "show csv \"\(server.base)/data/missing.csv\"",
+      "-c", "show csv \"\(server.base)/endless\" maxsize 1",
+      "-c", "show csv \"Scripts/data/people.csv\" timeout 5",
+    ])
+    #expect(
+      result.output.contains(
+        "p: csv provider · 10 items in 1 section · fields id int, name text, email text, team text (1 null), age int, active bool (1 null), joined date · key id · loaded"
+      ), "\(result.output)")
+    #expect(
+      result.output.contains("id,name,email,team,age,active,joined\n10,\"Edsger \"\"EWD\"\" Dijkstra\""))
+    #expect(result.output.contains("name\nResearch\nEngineering\nDesign\n"), "\(result.output)")
+    #expect(result.output.contains("at,kind,user,page\n09:00,login,ada,\n"), "\(result.output)")
+    #expect(result.output.contains("error: GET \(server.base)/data/missing.csv: HTTP 404: not found"))
+    #expect(
+      result.output.contains("GET \(server.base)/endless: the response is larger than 1 MB, the limit"),
+      "\(result.output)")
+    #expect(
+      result.output.contains(
+        "error: timeout limits a request: it goes with a URL (csv \"https://…\" timeout …), not a file on this machine"
+      ), "\(result.output)")
+    let safe = try DSHProcess.run(["--safe", "-c", "show csv \"\(people)\""])
+    #expect(safe.output.contains("--safe refuses the network (csv \"\(people)\")"), "\(safe.output)")
+    // A URL given as the file to open is bound by its file's name.
+    let opened = try DSHProcess.run([people], input: "show people | limit 1 as csv\n")
+    #expect(
+      opened.output.hasPrefix("id,name,email,team,age,active,joined\n1,Ada Lovelace,"), "\(opened.output)")
+    let database = try DSHProcess.run(["\(server.base)/data/people.db"])
+    #expect(database.output.contains("a database is read where it is: download it"), "\(database.output)")
+  }
 }

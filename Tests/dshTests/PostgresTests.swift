@@ -727,4 +727,55 @@ struct PostgresTests {
     #expect(result.output.contains("15001,"), "\(result.output.suffix(600))")
     #expect(result.output.contains("rows read by 1 statement by key range)"), "\(result.output.suffix(600))")
   }
+
+  @Test("describe postgres lists tables and views with rows and columns; postgres URL alone names them")
+  func describeDatabase() throws {
+    let server = try server()
+    let made = try server.psql(
+      """
+      CREATE SCHEMA sales;
+      CREATE TABLE sales.orders (id int PRIMARY KEY, total numeric(10,2));
+      INSERT INTO sales.orders VALUES (1, 9.50), (2, 12.00);
+      CREATE VIEW adults AS SELECT name, age FROM people WHERE age >= 18;
+      """)
+    #expect(made.status == 0, "\(made.output)")
+    let result = try dsh([
+      "describe postgres \"\(server.url)\"",
+      "let o = postgres \"\(server.url)\"",
+      "show postgres \"\(server.url)\" table sales.orders as csv",
+    ])
+    let lines = result.output.split(separator: "\n").map(String.init)
+    #expect(lines.first == "postgres \"\(server.url)\"  (7 tables, 1 view)", "\(result.output)")
+    #expect(
+      lines.contains {
+        $0.hasPrefix("├─ people ")
+          && $0.hasSuffix(
+            "10 rows: id integer, name text, email text, team text, age integer, active boolean, joined date")
+      },
+      "\(result.output)")
+    #expect(
+      lines.contains {
+        $0.contains("big ")
+          && $0.contains("\(PostgresServer.bigRows) rows: id integer, category text, amount numeric(12,2)")
+      },
+      "\(result.output)")
+    #expect(
+      lines.contains { $0.contains("adults ") && $0.hasSuffix("view: name text, age integer") },
+      "\(result.output)")
+    #expect(
+      lines.contains {
+        $0.hasPrefix("└─ sales.orders ") && $0.hasSuffix("2 rows: id integer, total numeric(10,2)")
+      },
+      "\(result.output)")
+    #expect(
+      result.output.contains("open one: let t = postgres \"\(server.url)\" table adults"), "\(result.output)")
+    #expect(
+      result.output.contains(
+        "is a database of 8 tables (adults, big, kinds, labels, measures, people, readings, sales.orders): name one, postgres"
+      ), "\(result.output)")
+    #expect(result.output.contains("id,total\n1,9.5\n2,12.0"), "\(result.output)")
+    // Under --safe the network is refused before anything connects.
+    let safe = try DSHProcess.run(["--safe", "-c", "describe postgres \"\(server.url)\""])
+    #expect(safe.output.contains("--safe"), "\(safe.output)")
+  }
 }

@@ -14,11 +14,11 @@ final class PseudoTerminal {
   /// - Parameter fileSizeLimit: `ulimit -f` for dsh, in 512-byte blocks: a disk that fills.
   init(
     arguments: [String] = [], historyPath: String, environment extra: [String: String] = [:],
-    fileSizeLimit: Int? = nil
+    fileSizeLimit: Int? = nil, columns: UInt16 = 80
   ) throws {
     var master: Int32 = 0
     var slave: Int32 = 0
-    var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
+    var size = winsize(ws_row: 24, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
     guard openpty(&master, &slave, nil, nil, &size) == 0 else { throw POSIXError(.EIO) }
     self.master = master
     // A session of its own with the terminal as its controlling terminal (util-linux's
@@ -310,8 +310,25 @@ struct PseudoTerminalTests {
     terminal.type(">\" as plain\r")
     #expect(terminal.waitFor("  <Adelie>"))
     #expect(terminal.waitForPrompt(count: 5))
-    terminal.type("\u{04}")
+    // After `show ` only what can go there: bound names, providers and builders.
+    let shownBefore = terminal.screen.count
+    terminal.type("show \t\t")
+    #expect(terminal.waitFor("segmented"))
+    let listing = String(terminal.screen.dropFirst(shownBefore))
+    #expect(listing.contains("birds") && listing.contains("csv"), "\(listing)")
+    #expect(!listing.contains("quit") && !listing.contains("where"), "\(listing)")
+    terminal.type("\u{15}\u{04}")
     #expect(terminal.exitStatus() == 0)
+  }
+
+  @Test("-c draws to the terminal's width when its output goes to one, and to 80 columns in a pipe")
+  func commandUsesTerminalWidth() throws {
+    let statement = "show table (csv \"Scripts/data/people.csv\" | limit 1) with cell basic \"{name}\""
+    let terminal = try PseudoTerminal(arguments: ["-c", statement], historyPath: historyPath, columns: 120)
+    #expect(terminal.waitFor("┌" + String(repeating: "─", count: 118) + "┐"), "\(terminal.screen)")
+    #expect(terminal.exitStatus() == 0)
+    let piped = try DSHProcess.run(["-c", statement])
+    #expect(piped.output.hasPrefix("┌" + String(repeating: "─", count: 78) + "┐\n"), "\(piped.output)")
   }
 
   @Test("^C drops the line, even a statement left open, and the shell goes on")

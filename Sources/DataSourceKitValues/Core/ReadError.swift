@@ -167,6 +167,25 @@ extension DataSourceError {
   public static func jsonNotAList(path: String, at: String?, found: String) -> DataSourceError {
     .read(ReadError.jsonNotAList(path: path, at: at, found: found))
   }
+
+  /// A document that is not a list of items, said with the fix when it holds one: a record
+  /// whose field `teams` is a list is `found record; the items are at "teams": add at "teams"`.
+  public static func jsonNotAList(path: String, at: String?, found value: Value) -> DataSourceError {
+    var found = value.typeName
+    if case .record(let record) = value {
+      let lists = record.fields.compactMap { field -> String? in
+        if case .list = field.value { return field.name }
+        return nil
+      }
+      let prefix = at.map { $0 + "." } ?? ""
+      if let first = lists.first {
+        found +=
+          "; its list\(lists.count == 1 ? " is" : "s are") at "
+          + lists.map { "\"\(prefix)\($0)\"" }.joined(separator: ", ") + ": add at \"\(prefix)\(first)\""
+      }
+    }
+    return jsonNotAList(path: path, at: at, found: found)
+  }
   /// An error of SQLite: its extended result code (`SQLITE_CONSTRAINT_UNIQUE`'s 2067, say), its
   /// message and the SQL that ran.
   public static func sqlite(path: String, code: Int32, message: String, sql: String?) -> DataSourceError {

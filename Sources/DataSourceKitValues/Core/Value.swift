@@ -127,6 +127,49 @@ extension Value: CustomStringConvertible {
     return d.description
   }
 
+  /// The text a person reads for this value on a screen: a table, a cell, a header.
+  ///
+  /// As ``description``, but a double that shows the noise of binary arithmetic — an average
+  /// such as `41.333333333333336`, a sum such as `0.30000000000000004` — at a sensible
+  /// precision (`41.33`, `0.3`). CSV, JSON and `save` keep ``description``, the exact value.
+  public var displayText: String {
+    if case .double(let d) = self { return Value.readable(double: d) }
+    return description
+  }
+
+  /// Significant digits from which a double's shortest text is taken to be arithmetic's
+  /// rather than the data's: data as written rarely carries more than 10 or 11.
+  static let noisyDigits = 12
+
+  /// `d` as ``displayText`` writes it: its shortest text when that has fewer than
+  /// ``noisyDigits`` significant digits, else rounded to two decimals, or to four significant
+  /// digits when that needs more (`0.0001235`), trailing zeros left out.
+  static func readable(double d: Double) -> String {
+    let exact = format(double: d)
+    guard d.isFinite, d != 0 else { return exact }
+    // Significant digits: from the first that is not 0 to the last that is not 0.
+    var first: Int?
+    var last = 0
+    var position = 0
+    for byte in exact.utf8 {
+      if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { return exact }
+      guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { continue }
+      if byte != UInt8(ascii: "0") {
+        if first == nil { first = position }
+        last = position
+      }
+      position += 1
+    }
+    guard let first, last - first + 1 >= noisyDigits else { return exact }
+    let magnitude = Int(log10(abs(d)).rounded(.down)) + 1
+    let decimals = min(15, max(2, 4 - magnitude))
+    var text = String(format: "%.\(decimals)f", d)
+    while text.hasSuffix("0") { text.removeLast() }
+    if text.hasSuffix(".") { text.removeLast() }
+    if text == "-0" { text = "0" }
+    return text
+  }
+
   /// The value as literal source text, the way `save` and `describe` write it back.
   public var literalText: String {
     switch self {

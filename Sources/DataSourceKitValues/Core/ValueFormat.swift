@@ -3,7 +3,9 @@ import DataSourceKit
 /// How a template hole formats its value, as `{price:>8.2}` and `{day:%b %Y}` write it.
 ///
 /// `[<|>|^][0][width][.precision]` follows Python's format mini-language (`0` pads numbers with
-/// zeros after the sign); a spec with `%` is a strftime-style format for dates and timestamps.
+/// zeros after the sign); a spec with `%` is a strftime-style format for dates and timestamps;
+/// `|ONE|MANY` writes a number with the word for its count (`{count|person|people}`: `1 person`,
+/// `3 people`).
 public struct ValueFormat: Sendable, Equatable {
   /// The format as written: `>8.2`, `%b %Y`.
   public let spec: String
@@ -13,10 +15,21 @@ public struct ValueFormat: Sendable, Equatable {
   var precision: Int?
   /// A strftime-style format for dates and timestamps (`%b %Y`).
   var dateFormat: String?
+  /// The words for one and for any other count (`|person|people`).
+  var plural: (one: String, many: String)?
+
+  /// Whether two formats are the same: they are when they are written the same.
+  public static func == (a: ValueFormat, b: ValueFormat) -> Bool { a.spec == b.spec }
 
   /// The format `spec` writes, or `nil` when it is not one.
   public init?(_ spec: String) {
     self.spec = spec
+    if spec.hasPrefix("|") {
+      let words = spec.dropFirst().split(separator: "|", omittingEmptySubsequences: false)
+      guard words.count == 2, !words[0].isEmpty, !words[1].isEmpty else { return nil }
+      plural = (String(words[0]), String(words[1]))
+      return
+    }
     if spec.contains("%") {
       guard
         CalendarDate.invalidCode(
@@ -56,6 +69,10 @@ public struct ValueFormat: Sendable, Equatable {
   /// Numbers take the precision as decimals and align right by default; text is cut to the
   /// precision and aligns left.
   public func apply(to value: Value) -> String {
+    if let plural {
+      let isOne = value.numericValue == 1
+      return value.displayText + " " + (isOne ? plural.one : plural.many)
+    }
     if let dateFormat {
       switch value {
       case .date(let days): return CalendarDate.format(days, isTimestamp: false, format: dateFormat)

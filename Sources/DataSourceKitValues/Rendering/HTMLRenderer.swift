@@ -12,6 +12,16 @@ public struct HTMLOptions: Sendable, Equatable {
   /// The page's title.
   public var title: String
 
+  /// The fonts of a picture: the system's, then families that hold Chinese, Japanese and
+  /// Korean, Arabic, Hebrew and emoji on the usual systems, ending in the generic family, so
+  /// text in any script draws where a font for it is installed.
+  static let fontFamilies = [
+    "-apple-system", "\"SF Pro Text\"", "system-ui", "\"Helvetica Neue\"", "Arial", "\"Noto Sans\"",
+    "\"PingFang SC\"", "\"Hiragino Sans\"", "\"Noto Sans CJK SC\"", "\"Noto Sans CJK JP\"",
+    "\"Microsoft YaHei\"", "\"Malgun Gothic\"", "\"Noto Sans Arabic\"", "\"Noto Sans Hebrew\"",
+    "\"Apple Color Emoji\"", "\"Segoe UI Emoji\"", "\"Noto Color Emoji\"", "sans-serif",
+  ].joined(separator: ", ")
+
   /// A page of a plain table on an iPhone 15, in light mode.
   public init(tableStyle: TableStyle = .plain, dark: Bool = false, width: Int = 393, title: String = "dsh") {
     self.tableStyle = tableStyle
@@ -27,7 +37,8 @@ extension Renderer {
   /// laid out as UIKit lays them out, accessories, separators inset to the text, headers and
   /// footers, the section index, placeholders, and grids as cards.
   ///
-  /// The page says how many rows the view has and how many it shows, as the text modes do.
+  /// As a table view, the page shows no count of its own; when the rows were cut to a window it
+  /// says how many it shows of how many, as the text modes do.
   /// - Complexity: O(sections + rows shown).
   public static func renderHTML<Item>(_ snapshot: ViewSnapshot<Item>, options: HTMLOptions = HTMLOptions())
     -> String
@@ -51,16 +62,17 @@ private struct HTMLPage<Item> {
       }
       body += "</div>\n"
     }
-    body += "<div class=\"table \(options.tableStyle.rawValue)\">\n"
+    let hasIndex = !(snapshot.indexTitles ?? []).isEmpty
+    body += "<div class=\"table \(options.tableStyle.rawValue)\(hasIndex ? " has-index" : "")\">\n"
     for section in snapshot.sections { body += sectionHTML(section) }
     body += "</div>\n"
     if let titles = snapshot.indexTitles, !titles.isEmpty {
       body += "<div class=\"index\">" + titles.map { "<span>\(escape($0))</span>" }.joined() + "</div>\n"
     }
     for line in snapshot.caption { body += "<div class=\"view-caption\">\(escape(line))</div>\n" }
-    let rows = snapshot.totalRows == 1 ? "1 row" : "\(snapshot.totalRows) rows"
-    let shown = snapshot.shownRows == snapshot.totalRows ? rows : "\(rows) (\(snapshot.shownRows) shown)"
-    body += "<div class=\"count\">\(shown)</div>\n"
+    if snapshot.shownRows < snapshot.totalRows {
+      body += "<div class=\"count\">\(snapshot.totalRows) rows (\(snapshot.shownRows) shown)</div>\n"
+    }
     return """
       <!DOCTYPE html>
       <html lang="en">
@@ -126,7 +138,7 @@ private struct HTMLPage<Item> {
   /// separator inset to the text, headers in 13-point small capitals.
   private var css: String {
     """
-    body { margin: 0; font: 17px/22px -apple-system, "SF Pro Text", system-ui, "Helvetica Neue", Arial, sans-serif;
+    body { margin: 0; font: 17px/22px \(HTMLOptions.fontFamilies);
       -webkit-font-smoothing: antialiased; }
     body.light { --bg: #ffffff; --grouped-bg: #f2f2f7; --cell: #ffffff; --label: #000000;
       --secondary: #8a8a8e; --separator: #c6c6c8; --tint: #007aff;
@@ -150,6 +162,11 @@ private struct HTMLPage<Item> {
       background: var(--grouped-bg); padding: 4px 16px; }
     .footer { font-size: 13px; line-height: 18px; color: var(--secondary); padding: 6px 16px 0; }
     .group { background: var(--cell); }
+    /* A grouped section keeps its distance from the one before when it has no header, as UIKit. */
+    .table.grouped section > .group:first-child, .table.insetGrouped section > .group:first-child {
+      margin-top: 18px; }
+    /* The section index takes its own strip: accessories and text end before it. */
+    .table.has-index .content, .table.has-index .accessory { margin-right: 14px; }
     .table.insetGrouped .group { margin: 0 16px; border-radius: 10px; overflow: hidden; }
     .cell { display: flex; align-items: center; min-height: 44px; padding-left: 16px; }
     /* Drawn as a shadow, the separator takes no height: rows stay 44 points. */

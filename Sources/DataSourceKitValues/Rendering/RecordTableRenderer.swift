@@ -375,7 +375,7 @@ struct CellArena {
     case .string(var s):
       plain = appendText(&s)
     default:
-      var text = value.description
+      var text = value.displayText
       plain = appendText(&text)
     }
     let length = bytes.count - start

@@ -41,6 +41,8 @@ private struct SVGPicture {
   private var shapes: [String] = []
   /// Shapes drawn behind everything else (the grouped background), once the height is known.
   private var backdrop: [String] = []
+  /// The strip the section index takes at the right: cells end before it.
+  private var indexInset = 0.0
 
   init(options: HTMLOptions) {
     self.options = options
@@ -55,6 +57,7 @@ private struct SVGPicture {
     if let bar = snapshot.segments { drawSegments(bar) }
     let tableTop = y
     let grouped = options.tableStyle != .plain
+    indexInset = (snapshot.indexTitles ?? []).isEmpty ? 0 : 14
     for section in snapshot.sections { drawSection(section, grouped: grouped) }
     if grouped {
       y += 16
@@ -71,16 +74,17 @@ private struct SVGPicture {
       }
     }
     for line in snapshot.caption { smallLine(line) }
-    let rows = snapshot.totalRows == 1 ? "1 row" : "\(snapshot.totalRows) rows"
-    smallLine(snapshot.shownRows == snapshot.totalRows ? rows : "\(rows) (\(snapshot.shownRows) shown)")
+    if snapshot.shownRows < snapshot.totalRows {
+      smallLine("\(snapshot.totalRows) rows (\(snapshot.shownRows) shown)")
+    }
   }
 
   func document() -> String {
     let height = Int(y.rounded(.up))
     return """
       <svg xmlns="http://www.w3.org/2000/svg" width="\(options.width)" height="\(height)" \
-      viewBox="0 0 \(options.width) \(height)" font-family="-apple-system, 'SF Pro Text', system-ui, \
-      'Helvetica Neue', Arial, sans-serif">
+      viewBox="0 0 \(options.width) \(height)" \
+      font-family="\(HTMLOptions.fontFamilies.replacingOccurrences(of: "\"", with: "'"))">
       <title>\(escapeXML(options.title))</title>
       \(rect(x: 0, y: 0, width: width, height: Double(height), fill: colors.background))
       \((backdrop + shapes).joined(separator: "\n"))
@@ -111,6 +115,8 @@ private struct SVGPicture {
   }
 
   private mutating func drawSection<Item>(_ section: SectionSnapshot<Item>, grouped: Bool) {
+    // A grouped section keeps its distance from the one before when it has no header, as UIKit.
+    if grouped, section.header.isEmpty { y += 18 }
     for line in section.header {
       if grouped {
         text(
@@ -165,7 +171,7 @@ private struct SVGPicture {
   {
     let height = cell.style == .subtitle ? 50.0 : 44
     let textX = left + 16
-    var right = left + groupWidth - 16
+    var right = left + groupWidth - 16 - indexInset
     let middle = y + height / 2 + 6
     switch cell.accessory {
     case .none: break

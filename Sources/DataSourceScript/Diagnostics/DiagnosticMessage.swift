@@ -32,9 +32,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case unknownRenderMode(String, suggestion: String?)
   case unknownTableStyle(String?, suggestion: String?)
   case rowsOfSwiftProgram
-  case pictureOfProvider(format: String)
   /// `sqlite "FILE"` where a provider goes: which tables it has.
-  case databaseWithoutTable(path: String, tables: [String])
+  case databaseWithoutTable(source: String, path: String, tables: [String])
   /// `serve X on …` with an address that names no port.
   case invalidServeAddress(String)
   /// `serve` could not start or stop, for the reason given.
@@ -56,6 +55,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case stageAfterCell(String)
   case duplicateOption(String)
   case optionValueTooLarge(String, most: Int, unit: String)
+  case optionNeedsURL(String, command: String)
   case reservedWord(String)
 
   // Templates
@@ -172,9 +172,11 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .unclosedBracket(let bracket): "'\(bracket)' is never closed"
     case .expected(let what, let found): "expected \(what.text), found \(found)"
     case .foreignCommand(let command, let tool, let instead):
-      tool == "SQL"
-        ? "'\(command)' starts SQL, which dsh does not read as a statement; \(instead)"
-        : "'\(command)' is \(tool)'s, not dsh's; in dsh: \(instead)"
+      switch tool {
+      case "SQL": "'\(command)' starts SQL, which dsh does not read as a statement; \(instead)"
+      case ForeignCommand.sqlWordTool: "'\(command)' is SQL's, not dsh's; in dsh: \(instead)"
+      default: "'\(command)' is \(tool)'s, not dsh's; in dsh: \(instead)"
+      }
     case .unknownCommand(let name, let suggestion):
       "unknown command or name '\(name)'" + Self.didYouMean(suggestion)
     case .unknownOption(let option, let command, let options, let suggestion):
@@ -198,12 +200,10 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "'\(text)' is not a port or HOST:PORT; serve v on 8000, or serve v on \"0.0.0.0:8000\" to listen beyond this machine"
     case .serveFailed(let reason):
       reason
-    case .databaseWithoutTable(let path, let tables):
+    case .databaseWithoutTable(let source, let path, let tables):
       tables.isEmpty
         ? "'\(path)' is a database with no tables"
-        : "'\(path)' is a database of \(tables.count == 1 ? "1 table" : "\(tables.count) tables") (\(tables.prefix(8).joined(separator: ", "))\(tables.count > 8 ? ", …" : "")): name one, sqlite \"\(path)\" table \(tables[0]); describe sqlite \"\(path)\" shows their columns and rows"
-    case .pictureOfProvider(let format):
-      "as \(format) draws a table's cells, and a provider has none: show table P with CELL as \(format)"
+        : "'\(path)' is a database of \(tables.count == 1 ? "1 table" : "\(tables.count) tables") (\(tables.prefix(8).joined(separator: ", "))\(tables.count > 8 ? ", …" : "")): name one, \(source) \"\(path)\" table \(tables[0]); describe \(source) \"\(path)\" shows their columns and rows"
     case .browseNeedsTerminal:
       "browse needs a terminal to draw on (standard output is not one, or TERM is dumb); "
         + "print a window instead: show X rows A..B"
@@ -239,12 +239,16 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "'\(stage)' works on a provider; put it before 'with', as in: table P | \(stage) … with CELL"
     case .duplicateOption(let option): "option '\(option)' is given twice"
     case .optionValueTooLarge(let option, let most, let unit): "\(option) is at most \(most) \(unit)"
+    case .optionNeedsURL(let option, let command):
+      "\(option) limits a request: it goes with a URL (\(command) \"https://…\" \(option) …), not a file on this machine"
     case .reservedWord(let word): "'\(word)' is a reserved word and cannot name a binding"
     case .unclosedTemplateField: "'{' in template is never closed; write '{{' for a literal brace"
     case .unmatchedTemplateBrace: "'}' in template has no '{'; write '}}' for a literal brace"
     case .emptyTemplateField: "empty field '{}' in template; name a field, or use {.} for the item itself"
     case .invalidFormatSpec(let spec):
-      "invalid format '\(spec)'; expected [<|>|^][width][.precision], as in {price:>8.2}"
+      spec.hasPrefix("|")
+        ? "invalid format '\(spec)'; a count's words are two, one and many, as in {count|person|people}"
+        : "invalid format '\(spec)'; expected [<|>|^][width][.precision], as in {price:>8.2}"
     case .unknownName(let name, let suggestion): "no binding named '\(name)'" + Self.didYouMean(suggestion)
     case .unknownField(let field, let source, let suggestion):
       "no field '\(field)' in \(source)" + Self.didYouMean(suggestion)

@@ -37,10 +37,11 @@ public enum HelpCatalogue {
       HelpTopic(
         name: "where", group: .stages, syntax: ["PROVIDER | where EXPRESSION"],
         summary:
-          "Keeps the items for which the expression is true (see 'help expressions'). Comparisons: == != < <= > >=, contains (text or list), in [list]; combine with and, or, not and parentheses. A field is a name, a dotted path (a.b), a name in backquotes (`unit price`) or . (the item). Nulls compare as missing: only == null and != null are true for them. Comparing text with a number is an error, with a fix.",
+          "Keeps the items for which the expression is true (see 'help expressions'). Comparisons: == != < <= > >=, contains (text or list; a contains b ignoring case compares their lower case), in [list]; combine with and, or, not and parentheses. A field is a name, a dotted path (a.b), a name in backquotes (`unit price`) or . (the item). Nulls compare as missing: only == null and != null are true for them. Comparing text with a number is an error, with a fix.",
         examples: [
           people + "\nshow people | where active == true and age >= 30",
           people + "\nshow people | where team in [\"Design\", \"Research\"] or not (name contains \"a\")",
+          people + "\nshow people | where email contains \"GRACE\" ignoring case",
         ])
     case .sort:
       HelpTopic(
@@ -150,7 +151,7 @@ public enum HelpCatalogue {
       HelpTopic(
         name: "describe", group: .commands, syntax: ["describe EXPRESSION"],
         summary:
-          "Prints the composition tree: adapters, decorators in order (outermost first), presenters and the provider chain, with counts and load states. describe sqlite \"PATH\" lists a database's tables and views, each with its rows and columns (sqlite3's .tables and .schema); sqlite \"PATH\" alone anywhere else says which tables there are.",
+          "Prints the composition tree: adapters, decorators in order (outermost first), presenters and the provider chain, with counts and load states. describe sqlite \"PATH\" lists a database's tables and views, each with its rows and columns (sqlite3's .tables and .schema), and describe postgres \"URL\" a server's (psql's \\dt and \\d: rows counted for tables up to 80 MB, else the planner's estimate); sqlite \"PATH\" or postgres \"URL\" alone anywhere else says which tables there are.",
         examples: [
           people
             + "\ndescribe table people | sort by name with cell basic \"{name}\" | footer \"{count} people\""
@@ -287,30 +288,39 @@ public enum HelpCatalogue {
         ]),
       HelpTopic(
         name: "csv", group: .providers,
-        syntax: ["csv \"PATH\" [key FIELD] [delimiter \"C\"] [null \"TEXT\", …] [types {FIELD: TYPE, …}]"],
+        syntax: [
+          "csv \"PATH\" [key FIELD] [delimiter \"C\"] [null \"TEXT\", …] [types {FIELD: TYPE, …}]",
+          "csv \"https://…\" … [timeout SECONDS] [maxsize MB] [redirects any]",
+        ],
         summary:
-          "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks; LF, CRLF or lone CR line ends; a UTF-8 BOM) with a header row. Each column's type is inferred from all its values: int, double, bool, date (YYYY-MM-DD), timestamp (ISO 8601 with a time) or text; an empty field is null, a quoted empty one (\"\") empty text. Integers stay exact: `02134` or a number beyond 64 bits makes its column text. A column of numbers but for a few markers (NA) is text, and the load says so with a note; null and types (see 'help types') read it as you mean it. Text after a closing quote (`\"x\"y`) is an error naming the line. The delimiter is one ASCII character other than a line end or a quote. `key` names the field that identifies a row.",
+          "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks; LF, CRLF or lone CR line ends; a UTF-8 BOM) with a header row. Each column's type is inferred from all its values: int, double, bool, date (YYYY-MM-DD), timestamp (ISO 8601 with a time) or text; an empty field is null, a quoted empty one (\"\") empty text. Integers stay exact: `02134` or a number beyond 64 bits makes its column text. A column of numbers but for a few markers (NA) is text, and the load says so with a note; null and types (see 'help types') read it as you mean it. Text after a closing quote (`\"x\"y`) is an error naming the line. The delimiter is one ASCII character other than a line end or a quote. `key` names the field that identifies a row. A URL (http:// or https://) is fetched whole when bound, under http's limits (timeout, 60 s unless given; maxsize, 100 MB; redirects within the host), ^C stops it and --safe refuses it; reload reads the fetched copy, and binding again fetches again.",
         examples: [
           people, "let semi = csv \"samples:scores.csv\" delimiter \";\"\nshow semi",
           "let penguins = csv \"samples:penguins.csv\" null \"NA\"\nshow penguins | where body_mass_g > 6000",
+          "show csv \"\(exampleServer)/data/people.csv\" | where age > 45",
         ]),
       HelpTopic(
         name: "json", group: .providers,
-        syntax: ["json \"PATH\" [at \"A.B\"] [key FIELD] [null \"TEXT\", …] [types {FIELD: TYPE, …}]"],
+        syntax: [
+          "json \"PATH\" [at \"A.B\"] [key FIELD] [null \"TEXT\", …] [types {FIELD: TYPE, …}]",
+          "json \"https://…\" … [timeout SECONDS] [maxsize MB] [redirects any]",
+        ],
         summary:
-          "Items of a JSON file: an array of records or values, JSON Lines, or the array found at a dotted path inside the document. Record fields keep their order.",
+          "Items of a JSON file: an array of records or values, JSON Lines, or the array found at a dotted path inside the document. Record fields keep their order. A URL is fetched whole when bound, as csv fetches one (http reads JSON from an API page by page).",
         examples: ["let teams = json \"samples:teams.json\" at \"teams\" key name\nshow teams"]),
       HelpTopic(
         name: "postgres", group: .providers,
         syntax: [
           "postgres \"postgresql://USER[:PASSWORD]@HOST[:PORT]/DB\" table NAME [key FIELD] [null \"TEXT\", …] [types {FIELD: TYPE, …}] [timeout SECONDS]",
           "postgres URL query \"SELECT …\" [key FIELD] …",
+          "describe postgres URL",
         ],
         summary:
           "Rows of a table or query on a PostgreSQL server, read lazily: a table is counted when first asked (let t = … table big, then show t | where …, counts only what the stages keep), a query when bound (sections by one GROUP BY), and rows are read 256 at a time around the rows a view shows, or by one streamed statement when a view is printed or exported whole; rows in the order of a unique key are read on from the last key of the page before, and a table whose int key has no gaps reads a range of keys. where, sort by, section by, limit, group by, distinct and a join with a table of the same database run on the server where SQL gives exactly dsh's answer (text by code points, ints against doubles exactly, null markers as nulls, nulls last); the rest runs in memory, and describe shows the SQL. Every statement runs alone in a transaction begun READ ONLY and rolled back, with its values bound as parameters: a query that writes fails with the server's own message, nothing a statement does (a setting, a function that writes) outlives it, and edits are refused. Rows are ordered by the key, else the table's primary key, else its physical order; a query keeps its own ORDER BY. Types come from the server's (integer int; numeric, real and double precision double; text; boolean bool; date; timestamp and timestamptz timestamp, in UTC; json and jsonb a record), types {…} overrides them; numeric is read as the double its text spells (rounded past 15–17 digits). A value no dsh value holds is an error that names it and says to read the column as text (types {d: text}): a date or timestamp outside years 1 to 9999 (infinity, -infinity, BC dates), a numeric beyond a double (10^400). A null marker matches a column's whole text exactly (in a CSV the spaces around a field are padding; in a database they are the value). With key FIELD rows are in the key's order, and equal keys in the table's own order. The connection goes through libpq, as psql's does, and takes what psql takes: a URL (postgresql://USER@HOST:PORT/DB?sslmode=require) or key=value words (\"host=db.internal dbname=shop\"); what it leaves out comes from the PG* variables (PGHOST, PGPORT, PGUSER, PGDATABASE, PGSSLMODE, PGSERVICE, …), a service=NAME from the service file, and the password from PGPASSWORD or ~/.pgpass (or passfile=PATH). A host that is a folder is a Unix socket's. sslmode is libpq's (prefer unless given; require encrypts, verify-ca also checks that a trusted authority signed the server's certificate, verify-full that it names the host; sslrootcert=PATH names the authority, else ~/.postgresql/root.crt, else the system's). ^C cancels a running query on the server (libpq's cancel request); timeout sets the server's statement_timeout. Errors name the server and give the server's message, and a query's SQL. A password never shows: messages, describe, the lines an error quotes, --echo, the history, save and show … as swift leave it out (a saved script connects with PGPASSWORD or ~/.pgpass). A dsh that is killed mid-query leaves none running: the server checks for it every second.",
         examples: [
           "let db = postgres \"\(exampleDatabase)\" table people key id\nshow db | where age > 40 | sort by name\ndescribe db | where age > 40 | section by team",
           "show postgres \"\(exampleDatabase)\" query \"SELECT team, count(*) AS n FROM people GROUP BY team ORDER BY team\"",
+          "describe postgres \"\(exampleDatabase)\"",
         ]),
       HelpTopic(
         name: "sqlite", group: .providers,
@@ -385,7 +395,7 @@ public enum HelpCatalogue {
           "export TABLE to \"PATH.svg\"",
         ],
         summary:
-          "Draws a table as an iPhone would, to look at a layout before writing it. as html prints one self-contained page (inline CSS, no script, no network): the system font, 44-point rows, the four cell styles as UIKit lays them out (basic; subtitle with the detail under the text; value1 with the detail right-aligned and grey; value2 with the small blue label on the left), accessories, separators inset to the text, headers and footers (small capitals in grouped styles), the section index, placeholders centred, grids as cards, and a segmented control above a segmented table. as svg draws the same picture as one SVG image for README files and pull requests (an SVG cannot measure text, so long labels are cut by an estimate). The table's style (table … style insetGrouped), set appearance and set device change the picture; a long view draws the window rows A..B asks for, and the page says N rows (M shown).",
+          "Draws a table as an iPhone would, to look at a layout before writing it. as html prints one self-contained page (inline CSS, no script, no network): the system font, 44-point rows, the four cell styles as UIKit lays them out (basic; subtitle with the detail under the text; value1 with the detail right-aligned and grey; value2 with the small blue label on the left), accessories, separators inset to the text, headers and footers (small capitals in grouped styles), the section index, placeholders centred, grids as cards, and a segmented control above a segmented table. as svg draws the same picture as one SVG image for README files and pull requests (an SVG cannot measure text, so long labels are cut by an estimate). The table's style (table … style insetGrouped), set appearance and set device change the picture; a long view draws the window rows A..B asks for, and then the page says N rows (M shown) (a whole view, as a table view, shows no count). A bare provider is drawn with a default cell: a subtitle cell of its first text field and the next (show people as html). Text in any script draws where a font for it is installed: the fonts named run from the system's through those for Chinese, Japanese, Korean, Arabic, Hebrew and emoji to the generic sans-serif.",
         examples: [
           people
             + "\nset appearance dark\nexport table people | section by team with cell value1 \"{name}\" detail \"{team}\" style insetGrouped | header \"{section}\" to \"/tmp/dsh-team.html\"",
@@ -484,14 +494,16 @@ public enum HelpCatalogue {
       HelpTopic(
         name: "templates", group: .language,
         syntax: [
-          "\"{field}\"  \"{a.b}\"  \"{.}\"  \"{#}\"  \"{section}\"  \"{count}\"  \"{field:>8.2}\"  \"{price * qty:>8.2}\"  \"{day:%b %Y}\""
+          "\"{field}\"  \"{a.b}\"  \"{.}\"  \"{#}\"  \"{section}\"  \"{count}\"  \"{field:>8.2}\"  \"{price * qty:>8.2}\"  \"{day:%b %Y}\"  \"{count|person|people}\""
         ],
         summary:
-          "Text with holes: any expression (a field, a nested path, price * qty, upper(name)), the item itself, the row's number in its section (from 1); in headers and footers the section's key and item count. A format after ':' sets alignment (< > ^), width and precision, or for dates strftime codes (%Y %m %d %b %B %a %H %M %S). {{ and }} are literal braces. A field the provider does not have is an error, with a suggestion.",
+          "Text with holes: any expression (a field, a nested path, price * qty, upper(name)), the item itself, the row's number in its section (from 1); in headers and footers the section's key and item count. A format after ':' sets alignment (< > ^), width and precision, or for dates strftime codes (%Y %m %d %b %B %a %H %M %S); |ONE|MANY writes a number with the word for its count ({count|person|people}: 1 person, 3 people). A double with no format shows at a readable precision where it carries arithmetic's noise (an average of 41.333333333333336 shows 41.33; data as written shows as written), as tables do; csv and json output keep the exact value. {{ and }} are literal braces. A field the provider does not have is an error, with a suggestion.",
         examples: [
           people + "\nshow table people | limit 2 with cell basic \"{#}. {name:<16}{age:>4}\"",
           people
             + "\nshow table people | limit 2 with cell subtitle \"{upper(name)}\" detail \"{age * 12} months, since {date(joined):%b %Y}\"",
+          people
+            + "\nshow table people | section by team with cell basic \"{name}\" | footer \"{count|person|people}, {avg(age)} on average\"",
         ]),
       HelpTopic(
         name: "expressions", group: .language,

@@ -259,10 +259,13 @@ extension Session {
     // The provider whose items are the rows, when it reads its fields by columns.
     var columnSource: (any ColumnReadable)?
     switch value {
+    case .provider(let provider) where format == .html || format == .svg:
+      // A picture has cells, not columns: a bare provider is drawn with a default one.
+      let picture = Session.pictureTable(of: provider.provider)
+      view = ListView(dataSource: picture.table)
+      showsFields = false
+      notes.add(picture.note)
     case .provider(let provider):
-      if format == .html || format == .svg {
-        throw Diagnostic(.pictureOfProvider(format: format.rawValue), at: expressionRange)
-      }
       view = ListView(
         dataSource: TableAdapter(
           provider: provider.provider, presenter: Session.recordPresenter, label: "fields"))

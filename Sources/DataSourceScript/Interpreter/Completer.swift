@@ -13,6 +13,13 @@ public struct Completer {
       StageKind.where.rawValue, ProviderOptionName.key.rawValue,
     ])
 
+  /// Commands whose first word is a view: a bound name or an expression.
+  private static let commandsBeforeExpressions: Set<Command> = [
+    .show, .browse, .describe, .explain, .export, .changes, .watch, .serve,
+  ]
+  /// Commands whose first word is a bound name.
+  private static let commandsBeforeNames: Set<Command> = [.update, .move, .reload, .more, .unwatch]
+
   public let session: Session
 
   public init(session: Session) { self.session = session }
@@ -38,6 +45,8 @@ public struct Completer {
       previousWords.isEmpty || before.hasSuffix(";")
       || before.trimmingCharacters(in: .whitespaces).hasSuffix(";")
 
+    // Past a `|` the words are stages and decorations, whatever command the line began with.
+    let inPipeline = before.contains("|")
     let pool: [String]
     if isInsideTemplateField(before) {
       // A field in a template is completed with its closing brace: `{spe` becomes `{species}`.
@@ -57,8 +66,28 @@ public struct Completer {
       pool = [PlaceWord.to.rawValue]
     } else if command == .switch, previousWords.count == 3, previous == PlaceWord.to.rawValue {
       pool = session.segments(of: String(previousWords[1]))
+    } else if !inPipeline, let command, Self.commandsBeforeExpressions.contains(command),
+      previousWords.count == 1
+    {
+      // `show ` takes a view: a bound name, or a provider or builder to make one.
+      pool = session.boundNames + Vocabulary.expressionStarters
+    } else if !inPipeline, command == .let, previousWords.count == 3, previous == "=" {
+      pool = session.boundNames + Vocabulary.expressionStarters
+    } else if !inPipeline, let command, Self.commandsBeforeNames.contains(command), previousWords.count == 1 {
+      pool = session.boundNames
+    } else if previous == PlaceWord.into.rawValue || previous == PlaceWord.from.rawValue,
+      command == .insert || command == .delete
+    {
+      pool = session.boundNames
+    } else if !inPipeline, command == .show, previousWords.count == 2,
+      session.boundNames.contains(String(previousWords[1]))
+    {
+      // After the view: a window of its rows, a format, or a stage.
+      pool = [Keyword.rows.rawValue, Keyword.as.rawValue]
     } else if let previous, Self.wordsBeforeFields.contains(previous) {
       pool = fieldsInScope(before)
+    } else if previous == PlaceWord.ignoring.rawValue {
+      pool = ["case"]
     } else if previous == Keyword.as.rawValue {
       pool = RenderMode.allCases.map(\.rawValue)
     } else if previous == BuilderKind.cell.rawValue {

@@ -206,16 +206,21 @@ extension Evaluator {
     case .range(let lower, let upper):
       provider = MapProvider(RangeProvider(lower..<upper)) { Value.int($0) }
     case .csv(let path):
+      let fetched = try await fetchedFile(path, expression)
       provider = CSVProvider(
-        path: resolve(path), displayPath: path, delimiter: options.delimiter ?? UInt8(ascii: ","),
+        path: fetched?.path ?? resolve(path), displayPath: path,
+        delimiter: options.delimiter ?? UInt8(ascii: ","),
         options: readOptions,
         progress: progress,
-        access: environment.sandbox?.fileAccess)
+        access: fetched == nil ? environment.sandbox?.fileAccess : nil)
+      fetched?.keep(while: provider)
     case .json(let path):
+      let fetched = try await fetchedFile(path, expression)
       provider = JSONProvider(
-        path: resolve(path), displayPath: path, at: options.at ?? [], options: readOptions,
+        path: fetched?.path ?? resolve(path), displayPath: path, at: options.at ?? [], options: readOptions,
         progress: progress,
-        access: environment.sandbox?.fileAccess)
+        access: fetched == nil ? environment.sandbox?.fileAccess : nil)
+      fetched?.keep(while: provider)
     case .http(let url):
       let isTemplate = HTTPProvider.isPageTemplate(url)
       if isTemplate && pageSize == nil {
@@ -237,7 +242,19 @@ extension Evaluator {
       } catch let error as DataSourceError {
         throw Diagnostic(.dataSource(error), at: expression.argumentRange)
       }
-      throw Diagnostic(.databaseWithoutTable(path: path, tables: tables.map(\.name)), at: expression.range)
+      throw Diagnostic(
+        .databaseWithoutTable(source: "sqlite", path: path, tables: tables.map(\.name)), at: expression.range)
+    case .postgres(let url, nil, nil):
+      let tables: [PostgresTableSummary]
+      do {
+        tables = try await PostgresProvider.contents(
+          ofDatabaseAt: url, statementTimeout: options.timeoutSeconds.map(Double.init))
+      } catch let error as DataSourceError {
+        throw Diagnostic(.dataSource(error), at: expression.argumentRange)
+      }
+      throw Diagnostic(
+        .databaseWithoutTable(source: "postgres", path: url, tables: tables.map(\.name)), at: expression.range
+      )
     case .sqlite(let path, let table, let query):
       let source: SQLiteQuery.Source = table.map { .table($0) } ?? .query(query ?? "")
       provider = SQLiteProvider(
@@ -281,6 +298,22 @@ extension Evaluator {
     return value
   }
 
+  /// The file a `csv` or `json` URL names, fetched under the HTTP provider's limits (the
+  /// expression's `timeout`, `maxsize` and `redirects`); `nil` for a path on this machine.
+  private func fetchedFile(_ path: String, _ expression: ProviderExpression) async throws -> DownloadedFile? {
+    guard HTTPFile.isURL(path) else { return nil }
+    let options = expression.options
+    let limits = HTTPProvider.Limits(
+      timeout: Double(options.timeoutSeconds ?? 60),
+      maximumBytes: options.maxsizeMegabytes.map { $0 << 20 } ?? HTTPProvider.Limits.defaultMaximumBytes,
+      followsRedirectsToOtherHosts: options.redirectsToAnyHost)
+    do {
+      return try await DownloadedFile.fetch(path, limits: limits, progress: progress)
+    } catch let error as DataSourceError {
+      throw Diagnostic(.dataSource(error), at: expression.argumentRange)
+    }
+  }
+
   /// Under `--safe`: no network, and files only where the command line allowed.
   private func checkSandbox(_ expression: ProviderExpression) throws {
     guard let sandbox = environment.sandbox else { return }
@@ -290,6 +323,9 @@ extension Evaluator {
     case .postgres(let url, _, _):
       throw Diagnostic(
         .refusedBySafeMode(.network(source: "postgres", url: url)), at: expression.argumentRange)
+    case .csv(let path) where HTTPFile.isURL(path), .json(let path) where HTTPFile.isURL(path):
+      let source = expression.source.kind.rawValue
+      throw Diagnostic(.refusedBySafeMode(.network(source: source, url: path)), at: expression.argumentRange)
     case .csv(let path), .json(let path), .sqlite(let path, _, _):
       if !sandbox.allowsReading(resolve(path)) {
         throw Diagnostic(.refusedBySafeMode(.reading(path: path)), at: expression.argumentRange)

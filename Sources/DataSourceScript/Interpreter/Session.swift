@@ -36,8 +36,9 @@ public final class Session {
   let bindings = BindingTable()
   let changes = ChangeTracker()
   let scripts = ScriptRunner()
-  /// Counts statements run, so a template knows whether it was written in this one.
-  private(set) var statementSerial = 0
+  /// Counts statements run, so a template knows whether it was written in this one (and dsh
+  /// whether piped input held any).
+  public private(set) var statementSerial = 0
   /// The view each bound name was last shown in: it keeps its reuse pool between shows, and
   /// `stats NAME` reads what it did.
   var views: [String: ListView<Value, TableCell>] = [:]
@@ -263,6 +264,8 @@ public final class Session {
     case .describe(.provider(let database), _):
       if case .sqlite(let path, nil, nil) = database.source {
         try describeDatabase(path, at: database.argumentRange)
+      } else if case .postgres(let url, nil, nil) = database.source {
+        try await describePostgres(url, at: database.argumentRange)
       } else {
         try await describeOrExplain(statement)
       }

@@ -154,6 +154,9 @@ final class SessionNotes {
     return words.dropLast().joined(separator: ", ") + " and " + (words.last ?? "")
   }
 
+  /// A note of the statement's own, said after it.
+  func add(_ note: String) { pending.append(note) }
+
   /// The notes since the last call, in order.
   func take() -> [String] {
     let notes = pending + collector.take().map { $0.note.text(count: $0.count) }

@@ -171,8 +171,10 @@ extension Settings {
     HTMLOptions(tableStyle: style ?? .plain, dark: appearance == .dark, width: device.width, title: title)
   }
 
+  /// `set width`, else the terminal's (output of a script or `-c` too, when it goes to one),
+  /// else 80.
   func effectiveWidth(_ environment: Environment) -> Int {
-    width ?? (environment.isTerminal ? environment.terminalWidth() ?? 80 : 80)
+    width ?? environment.terminalWidth() ?? 80
   }
 
   /// 40 rows on a terminal; batch output is never cut unless `set maxrows` says so.

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitPostgres
 import DataSourceKitSQLite
 import DataSourceKitValues
 
@@ -18,11 +19,15 @@ extension Session {
       output.write(scalar.literalText + "\n")
       return
     }
-    let (view, showsFields, columnSource) = try shownView(
+    var (view, showsFields, columnSource) = try shownView(
       of: value, named: name, expressionRange: expressionRange)
     let mode = mode ?? settings.mode
-    if showsFields, mode == .html || mode == .svg {
-      throw Diagnostic(.pictureOfProvider(format: mode.rawValue), at: expressionRange)
+    if showsFields, mode == .html || mode == .svg, case .provider(let provider) = value {
+      // A picture has cells, not columns: a bare provider is drawn with a default one.
+      let picture = Session.pictureTable(of: provider.provider)
+      view = ListView(dataSource: picture.table)
+      (showsFields, columnSource) = (false, nil)
+      notes.add(picture.note)
     }
     let source = view.dataSource
     let stateBefore = source.loadState
@@ -184,6 +189,57 @@ extension Session {
     return view
   }
 
+  /// The table a bare provider is drawn as in a picture (`show people as html`).
+  ///
+  /// A subtitle cell whose text is the first text field and whose detail is the next (a basic cell when there is one), as
+  /// a developer's first cell would be, under a header of each section's key when it is
+  /// sectioned; items that are not records show themselves. The note says which cell it is.
+  static func pictureTable(of provider: any DataProvider<Value>) -> (
+    table: any SectionedDataSource<Value, TableCell>, note: String
+  ) {
+    var fields: [(name: String, isText: Bool)] =
+      provider.fieldProfiles?.map { ($0.name, $0.type == .text) } ?? []
+    if fields.isEmpty, provider.numberOfSections > 0, provider.numberOfItems(inSection: 0) > 0,
+      case .record(let first) = provider.item(at: ItemPath(item: 0, section: 0))
+    {
+      fields = first.fields.map { field in
+        if case .string = field.value { (field.name, true) } else { (field.name, false) }
+      }
+    }
+    let texts = fields.filter(\.isText).map(\.name)
+    let label = texts.first ?? fields.first?.name
+    let detail = texts.dropFirst().first
+    func field(_ name: String?) -> (Value, ItemPath) -> String {
+      { item, _ in
+        guard let name else { return item.displayText }
+        guard case .record(let record) = item else { return item.displayText }
+        return record[name]?.displayText ?? ""
+      }
+    }
+    let cell =
+      detail.map { "cell subtitle \"{\(label ?? "")}\" detail \"{\($0)}\"" }
+      ?? "cell basic \"{\(label ?? ".")}\""
+    let presenter = ClosurePresenter<Value>(
+      style: detail == nil ? .basic : .subtitle, label: cell, text: field(label),
+      detail: detail.map { field($0) })
+    var table: any SectionedDataSource<Value, TableCell> = TableAdapter(
+      provider: provider, presenter: presenter, label: "table")
+    let sectioned =
+      provider.numberOfSections > 1 || (provider.numberOfSections == 1 && provider.sectionKey(0) != nil)
+    if sectioned {
+      table = SupplementaryDecorator(wrapping: table, kind: .header) { section in
+        section.key.map { $0.asValue.isNull ? "null" : $0.asValue.displayText } ?? ""
+      }
+    }
+    let drawn = [label, detail].compactMap { $0 }
+    let left = fields.count - drawn.count
+    let note =
+      "a provider has no cells: drawn with \(cell)\(sectioned ? " | header \"{section}\"" : "")"
+      + (left > 0 ? ", \(left) other field\(left == 1 ? "" : "s") not drawn" : "")
+      + "; show table P with CELL as … chooses the cell"
+    return (table, note)
+  }
+
   /// The cell of a bare provider's row: the renderer draws the item's fields as columns, so the
   /// cell itself carries no text.
   static var recordPresenter: ClosurePresenter<Value> {
@@ -333,21 +389,65 @@ extension Session {
     } catch let error as DataSourceError {
       throw Diagnostic(.dataSource(error), at: range)
     }
-    let views = tables.filter { $0.rowCount == nil }.count
-    var lines = [
-      "sqlite \"\(path)\"  (\(Session.plural(tables.count - views, "table"))\(views > 0 ? ", " + Session.plural(views, "view") : ""))"
-    ]
-    let width = tables.map(\.name.count).max() ?? 0
-    for (index, table) in tables.enumerated() {
-      let branch = index == tables.count - 1 ? "└─ " : "├─ "
-      let rows = table.rowCount.map { Session.plural($0, "row") } ?? "view"
-      let columns = table.columns.map { $0.type.isEmpty ? $0.name : "\($0.name) \($0.type.lowercased())" }
-      lines.append(
-        branch + table.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(rows): "
-          + columns.joined(separator: ", "))
+    writeContents(
+      of: "sqlite", path,
+      tables.map { table in
+        DescribedRelation(
+          name: table.name, kind: table.type, rows: table.rowCount.map { Session.plural($0, "row") },
+          columns: table.columns.map { $0.type.isEmpty ? $0.name : "\($0.name) \($0.type.lowercased())" })
+      })
+  }
+
+  /// `describe postgres "URL"`: its tables and views, each with its rows (counted when small,
+  /// else the planner's estimate) and columns, as psql's `\dt` and `\d` would tell.
+  func describePostgres(_ url: String, at range: SourceRange) async throws {
+    if environment.sandbox != nil {
+      throw Diagnostic(.refusedBySafeMode(.network(source: "postgres", url: url)), at: range)
     }
-    if let first = tables.first {
-      lines.append("open one: let t = sqlite \"\(path)\" table \(first.name)")
+    let tables: [PostgresTableSummary]
+    do {
+      tables = try await PostgresProvider.contents(ofDatabaseAt: url)
+    } catch let error as DataSourceError {
+      throw Diagnostic(.dataSource(error), at: range)
+    }
+    writeContents(
+      of: "postgres", url,
+      tables.map { table in
+        let rows = table.rowCount.map { (table.isEstimate ? "about " : "") + Session.plural($0, "row") }
+        return DescribedRelation(
+          name: table.name, kind: table.kind,
+          rows: rows ?? (table.kind.hasSuffix("table") ? "rows unknown" : nil),
+          columns: table.columns.map { "\($0.name) \($0.type)" })
+      })
+  }
+
+  /// A table or view of a database as `describe` lists it.
+  private struct DescribedRelation {
+    var name: String
+    var kind: String
+    /// Its rows said in words, or `nil` for a view (which would run its query to count).
+    var rows: String?
+    var columns: [String]
+  }
+
+  /// A database's tables and views as a tree, the way `describe` draws a composition.
+  private func writeContents(of source: String, _ path: String, _ relations: [DescribedRelation]) {
+    let views = relations.filter { $0.kind.hasSuffix("view") }.count
+    let tables = relations.count - views
+    var lines = [
+      "\(source) \"\(path)\"  (\(Session.plural(tables, "table"))\(views > 0 ? ", " + Session.plural(views, "view") : ""))"
+    ]
+    let width = relations.map(\.name.count).max() ?? 0
+    for (index, relation) in relations.enumerated() {
+      let branch = index == relations.count - 1 ? "└─ " : "├─ "
+      var said = relation.rows ?? relation.kind
+      if relation.rows != nil, relation.kind != "table" { said = relation.kind + ", " + said }
+      lines.append(
+        branch + relation.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(said): "
+          + relation.columns.joined(separator: ", "))
+    }
+    if let first = relations.first {
+      lines.append("open one: let t = \(source) \"\(path)\" table \(first.name)")
     }
     output.write(lines.joined(separator: "\n") + "\n")
   }

@@ -99,15 +99,15 @@ struct Template: Sendable {
       }
       let inside = Array(text[(i + 1)..<close])
       let colon = Template.formatColon(in: inside)
-      let expressionBytes = colon.map { Array(inside[..<$0]) } ?? inside
+      let expressionBytes = colon.map { Array(inside[..<$0.end]) } ?? inside
       let name = String(decoding: expressionBytes, as: UTF8.self)
       let trimmed = name.trimmingCharacters(in: .whitespaces)
       guard !trimmed.isEmpty else { throw Diagnostic(.emptyTemplateField, at: sourceRange(i..<close + 1)) }
       var format: FormatSpec?
       if let colon {
-        let spec = String(decoding: inside[(colon + 1)...], as: UTF8.self)
+        let spec = String(decoding: inside[colon.specStart...], as: UTF8.self)
         guard let parsed = FormatSpec(spec) else {
-          throw Diagnostic(.invalidFormatSpec(spec), at: sourceRange((i + 2 + colon)..<close))
+          throw Diagnostic(.invalidFormatSpec(spec), at: sourceRange((i + 1 + colon.specStart)..<close))
         }
         format = parsed
       }
@@ -148,8 +148,9 @@ struct Template: Sendable {
     return nil
   }
 
-  /// The colon that starts a hole's format: the first outside quotes and brackets.
-  private static func formatColon(in inside: [UInt8]) -> Int? {
+  /// Where a hole's expression ends and its format starts: at the first colon (or the bar of
+  /// `|one|many`) outside quotes and brackets.
+  private static func formatColon(in inside: [UInt8]) -> (end: Int, specStart: Int)? {
     var inString = false
     var depth = 0
     for (i, b) in inside.enumerated() {
@@ -157,7 +158,9 @@ struct Template: Sendable {
       case UInt8(ascii: "\""): inString.toggle()
       case UInt8(ascii: "("), UInt8(ascii: "["): if !inString { depth += 1 }
       case UInt8(ascii: ")"), UInt8(ascii: "]"): if !inString { depth -= 1 }
-      case UInt8(ascii: ":") where !inString && depth == 0: return i
+      case UInt8(ascii: ":") where !inString && depth == 0: return (i, i + 1)
+      // `{count|person|people}`: the words for one and many are the format, bar and all.
+      case UInt8(ascii: "|") where !inString && depth == 0: return (i, i)
       default: break
       }
     }
@@ -211,7 +214,7 @@ struct CompiledTemplate: Sendable {
         out += format.map { $0.apply(to: value) } ?? value.description
       case .value(let compute, let format):
         let value = compute(item)
-        out += format.map { $0.apply(to: value) } ?? value.description
+        out += format.map { $0.apply(to: value) } ?? value.displayText
       }
     }
     return out

@@ -185,7 +185,8 @@ public struct ProviderExpression: Sendable {
     /// `sqlite PATH table NAME` or `sqlite PATH query "SQL"`; neither names the database itself
     /// (`describe sqlite PATH`).
     case sqlite(path: String, table: String?, query: String?)
-    /// `postgres URL table NAME` or `postgres URL query "SQL"`: rows on a PostgreSQL server.
+    /// `postgres URL table NAME` or `postgres URL query "SQL"`: rows on a PostgreSQL server;
+    /// neither names the database itself (`describe postgres URL`).
     case postgres(url: String, table: String?, query: String?)
     /// `http URL`: JSON from the web.
     case http(url: String)

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitHTTP
 import DataSourceKitValues
 
 extension Parser {
@@ -208,7 +209,7 @@ extension Parser {
         }
       } else if consumeWord(PlaceWord.query) {
         (query, _) = try expectString(.sqlQuery)
-      } else if kind == .sqlite, current.kind == .endOfStatement || current.kind == .endOfInput {
+      } else if current.kind == .endOfStatement || current.kind == .endOfInput {
         // The database itself: `describe sqlite "FILE"` lists its tables, and anywhere else the
         // evaluator says which there are.
       } else {
@@ -241,8 +242,19 @@ extension Parser {
       source = .range(lower, upper)
     }
     let options = try parseProviderOptions(for: kind)
+    // Limits of a request mean nothing to a file on this machine.
+    if case .csv(let path) = source, !HTTPFile.isURL(path) { try refuseRequestOptions(options, kind) }
+    if case .json(let path) = source, !HTTPFile.isURL(path) { try refuseRequestOptions(options, kind) }
     return ProviderExpression(
       source: source, options: options, range: start..<previousEnd, argumentRange: argumentRange)
+  }
+
+  private func refuseRequestOptions(_ options: ProviderOptions, _ kind: ProviderKind) throws(Diagnostic) {
+    for option in [ProviderOptionName.timeout, .maxsize, .redirects] {
+      if let range = options.valueRange(of: option) {
+        throw Diagnostic(.optionNeedsURL(option.rawValue, command: kind.rawValue), at: range)
+      }
+    }
   }
 
   private func listItems(_ value: Value) -> [Value] {

@@ -1,3 +1,5 @@
+import DataSourceKitValues
+
 /// Commands of the shells people come from — sqlite3's dot commands, psql's backslash commands,
 /// SQL itself, a redirect after `show` — answered with the dsh way to do the same, as a typo gets
 /// a "did you mean".
@@ -5,11 +7,13 @@ enum ForeignCommand {
   /// The dsh way to do what sqlite3's `.word` does.
   static func sqlite3(_ word: String) -> String {
     switch word.lowercased() {
-    case "tables", "databases": "vars lists the names bound; describe NAME shows one's fields and source"
+    case "tables", "databases":
+      "describe sqlite \"FILE\" lists a database's tables; vars lists the names bound"
     case "schema", "indexes", "indices", "fullschema":
-      "describe NAME shows its fields, their types and its source"
+      "describe sqlite \"FILE\" lists each table's columns; describe NAME shows a bound name's fields and source"
     case "mode":
-      "set mode MODE for every show, or show X as MODE (table, plain, csv, json, markdown, html, svg)"
+      "set mode MODE for every show, or show X as MODE ("
+        + RenderMode.allCases.map(\.rawValue).joined(separator: ", ") + ")"
     case "output", "once", "save", "excel":
       "export X to \"FILE\" writes a file (its format from the extension)"
     case "headers", "header": "show prints a header row; show X as csv writes one too"
@@ -28,7 +32,7 @@ enum ForeignCommand {
   static func psql(_ word: String) -> String {
     switch word {
     case "dt", "d", "l", "dv", "dn", "dt+", "d+":
-      "vars lists the names bound; describe NAME shows one's fields and source"
+      "describe postgres \"CONNINFO\" lists a database's tables and their columns; vars lists the names bound"
     case "timing": "set timer on"
     case "q": "quit (or ^D)"
     case "i", "ir", "include": "source \"FILE\" runs a dsh script"
@@ -43,6 +47,26 @@ enum ForeignCommand {
   /// The dsh way to run SQL.
   static let sql =
     "SQL runs in its database: sqlite \"FILE\" query \"SELECT …\" (postgres \"…\" query \"…\"); on a bound name, stages say it: NAME | where … | sort by … | select …"
+
+  /// The tool named for a word of SQL inside a statement (`like`), not at its start.
+  static let sqlWordTool = "SQL word"
+
+  /// The dsh way to say what a word of SQL inside a query says (`where name like …`, `order by`),
+  /// or `nil` for a word with no such habit.
+  static func sqlWord(_ word: String) -> String? {
+    switch word.lowercased() {
+    case "like", "glob":
+      "text is matched with contains: name contains \"ada\" (or in [\"a\", \"b\"] for whole values)"
+    case "ilike": "name contains \"ada\" ignoring case"
+    case "ignore": "contains … ignoring case"
+    case "is": "null is compared with == null and != null: team == null"
+    case "between": "x >= LOW and x <= HIGH"
+    case "order": "sort by FIELD [desc], …"
+    case "having": "group by … with n = count() | where n > 1"
+    case "offset": "| offset N"
+    default: nil
+    }
+  }
 
   /// SQL's words that start a statement and no dsh statement starts with.
   static let sqlStarters: Set<String> = ["select", "with", "pragma", "create", "drop", "alter"]

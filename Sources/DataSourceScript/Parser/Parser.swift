@@ -64,6 +64,10 @@ public struct Parser {
               ),
               at: current.range)
           }
+          if case .identifier(let word) = current.kind, let instead = ForeignCommand.sqlWord(word) {
+            throw Diagnostic(
+              .foreignCommand(word, tool: ForeignCommand.sqlWordTool, instead: instead), at: current.range)
+          }
           throw unexpected(.statementEnd)
         }
         result = .success(statement)

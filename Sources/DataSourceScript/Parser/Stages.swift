@@ -15,6 +15,10 @@ extension Parser {
       advance()
       return .decoration(try parseDecoration(decoration, start: start))
     }
+    if let instead = ForeignCommand.sqlWord(word) {
+      throw Diagnostic(
+        .foreignCommand(word, tool: ForeignCommand.sqlWordTool, instead: instead), at: current.range)
+    }
     throw Diagnostic(
       .unknownPipelineStep(word, suggestion: suggestion(for: word, among: Vocabulary.pipelineWords)),
       at: current.range)
@@ -37,6 +41,13 @@ extension Parser {
       let key = try parseSortKey()
       return .section(key, range: start..<previousEnd)
     case .extend, .select:
+      if kind == .select, isSymbol(.star) {
+        throw Diagnostic(
+          .foreignCommand(
+            "*", tool: ForeignCommand.sqlWordTool,
+            instead: "every field is kept without a select; select names the ones to keep: select name, age"),
+          at: current.range)
+      }
       // Inside `compose a, b` a comma ends the child: several fields go in parentheses there.
       var definitions = [try parseFieldDefinition(nameRequired: kind == .extend)]
       while !commaEndsExpression, consumeSymbol(.comma) {
@@ -344,6 +355,18 @@ extension Parser {
     advance()
     let right = try parseAdditive()
     try noteDepth(max(leftDepth, expressionDepth) + 1, of: left.range.lowerBound..<right.range.upperBound)
+    // `a contains b ignoring case` is `lower(a) contains lower(b)`: it runs, goes down to SQL
+    // and into Swift as those do.
+    if comparison == .contains, isWord(PlaceWord.ignoring), case .identifier("case") = next.kind {
+      advance()
+      advance()
+      func lowered(_ operand: ValueExpression) -> ValueExpression {
+        .call(
+          CallName(Identifier(name: ExpressionFunction.lower.rawValue, range: operand.range)), [operand],
+          range: operand.range)
+      }
+      return .binary(lowered(left), .contains, lowered(right), operatorRange: operatorRange)
+    }
     return .binary(left, comparison, right, operatorRange: operatorRange)
   }
 

@@ -119,7 +119,9 @@ extension SwiftProgram {
     try templateLiteral(source, context: .cell) { hole throws(Unsupported) in
       switch hole {
       case .rowNumber: return HoleCode("path.item + 1", value: "Value.int(path.item + 1)")
-      case .expression(let expression): return HoleCode(try valueCode(expression, item: "item"))
+      case .expression(let expression):
+        let code = try valueCode(expression, item: "item")
+        return HoleCode("(\(code)).displayText", value: code)
       }
     }
   }
@@ -168,7 +170,8 @@ extension SwiftProgram {
       let argument = try arguments.first.map { argument throws(Unsupported) in
         " { \(try valueCode(argument, item: "$0")) }"
       }
-      return HoleCode("\(table).aggregate(.\(aggregate.rawValue), inSection: \(section))\(argument ?? "")")
+      let code = "\(table).aggregate(.\(aggregate.rawValue), inSection: \(section))\(argument ?? "")"
+      return HoleCode("(\(code)).displayText", value: code)
     default:
       throw unsupported("a hole other than a field or an aggregate in a header, footer, title or caption")
     }

@@ -89,8 +89,8 @@ public enum ProviderKind: String, CaseIterable, Sendable {
   /// The options written after the provider's argument, in the order help lists them.
   public var options: [ProviderOptionName] {
     switch self {
-    case .csv: [.key, .delimiter, .null, .types]
-    case .json: [.key, .at, .null, .types]
+    case .csv: [.key, .delimiter, .null, .types, .timeout, .maxsize, .redirects]
+    case .json: [.key, .at, .null, .types, .timeout, .maxsize, .redirects]
     case .sqlite: [.key, .null, .types]
     case .postgres: [.key, .null, .types, .timeout]
     case .http: [.key, .at, .timeout, .maxsize, .redirects, .null, .types]
@@ -166,13 +166,13 @@ public enum Keyword: String, CaseIterable, Sendable {
 /// field.
 public enum PlaceWord: String, CaseIterable, Sendable {
   case to, into, from, at, on, inner, size, style, columns, when, use, `else`, table, query
-  case against, before, after, exports, any, disclosure
+  case against, before, after, exports, any, disclosure, ignoring
 
   /// Whether the word ends an expression without being part of it (`paged P size 20`, `join …
   /// on`, `export P to "f"`).
   var endsExpression: Bool {
     switch self {
-    case .to, .on, .size, .style, .columns: true
+    case .to, .on, .size, .style, .columns, .ignoring: true
     case .into, .from, .at, .inner, .when, .use, .else, .table, .query, .against, .before, .after, .exports,
       .any, .disclosure:
       false
@@ -185,7 +185,7 @@ public enum PlaceWord: String, CaseIterable, Sendable {
     switch self {
     case .to, .into, .from, .at, .size, .columns: true
     case .on, .inner, .style, .when, .use, .else, .table, .query, .against, .before, .after, .exports, .any,
-      .disclosure:
+      .disclosure, .ignoring:
       false
     }
   }
@@ -271,7 +271,7 @@ public enum Vocabulary {
   /// Words worth offering wherever an expression goes on (completion).
   public static let continuationWords: [String] =
     Keyword.allCases.map(\.rawValue) + CellOptionName.allCases.map(\.rawValue)
-    + ProviderOptionName.allCases.map(\.rawValue)
+    + ProviderOptionName.allCases.map(\.rawValue) + [PlaceWord.ignoring.rawValue]
 
   /// `a, b or c`, for hints that list choices.
   static func choices(_ words: [String]) -> String {

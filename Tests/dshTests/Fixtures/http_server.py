@@ -14,9 +14,10 @@ Prints "PORT <n>" when it listens (port 0 picks a free one), then serves:
   /drip?seconds=S                 one byte every S seconds, forever
   /huge                           announces 10 GB in Content-Length, sends a little
   /redirect?to=URL                302 to URL (another host: http://localhost:PORT/…)
+  /data/NAME                      the file Scripts/data/NAME, as a web server serves a file
 It stops by itself after --idle seconds without a request (the tests also stop it).
 """
-import json, sys, threading, time
+import json, os, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs
 
@@ -105,6 +106,20 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(b"[1, 2")
             except (BrokenPipeError, ConnectionResetError):
                 pass
+        elif url.path.startswith("/data/"):
+            folder = os.path.join(os.path.dirname(__file__), "..", "..", "..", "Scripts", "data")
+            name = url.path[len("/data/"):]
+            path = os.path.join(folder, name)
+            if "/" in name or not os.path.isfile(path):
+                self.send(404, '{"error": "not found"}')
+                return
+            with open(path, "rb") as f:
+                data = f.read()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/csv" if name.endswith(".csv") else "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
         elif url.path == "/redirect":
             self.send_response(302)
             self.send_header("Location", raw.get("to", ["/items"])[0])
