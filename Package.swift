@@ -37,8 +37,8 @@ let package = Package(
       name: "DataSourceKitValues",
       dependencies: ["DataSourceKit", .product(name: "OrderedCollections", package: "swift-collections")]
     ),
-    // Providers of CSV and JSON files.
-    .target(name: "DataSourceKitFiles", dependencies: ["DataSourceKit", "DataSourceKitValues"]),
+    // Providers of CSV and JSON files, plain or compressed (gzip and zip, through zlib).
+    .target(name: "DataSourceKitFiles", dependencies: ["DataSourceKit", "DataSourceKitValues", "CZlib"]),
     // A lazy, read-only SQLite provider that runs stages in SQL (through GRDB).
     .target(
       name: "DataSourceKitSQLite",

@@ -8,7 +8,9 @@
 # the first run, stopped at the end), 'Scripts/bench.sh databases' only the measures of large SQLite
 # and PostgreSQL views printed whole, windows and counts (a 10M-row SQLite file made on the first
 # run, and the same server with a 2M-row table too), 'Scripts/bench.sh browse' only browse's keys
-# under a pseudo-terminal (1M rows in memory, 10M in SQLite and on the same server).
+# under a pseudo-terminal (1M rows in memory, 10M in SQLite and on the same server),
+# 'Scripts/bench.sh explore' only reading a gzip CSV (beside the plain file and gzip -dc) and
+# median beside DuckDB's CLI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/setup.sh

@@ -28,7 +28,6 @@ test_missing=()
 command -v chromium >/dev/null || test_missing+=(chromium)
 # A throwaway PostgreSQL cluster (initdb and pg_ctl) for the postgres provider's tests.
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || test_missing+=(postgresql)
-[ -f /usr/include/zlib.h ] || test_missing+=(zlib1g-dev)
 command -v openssl >/dev/null || test_missing+=(openssl)
 # less pages help on a terminal (PseudoTerminal and Browse tests).
 command -v less >/dev/null || test_missing+=(less)

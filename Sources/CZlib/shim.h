@@ -1,2 +1,2 @@
-// zlib, for the tests that read the PNG pictures a browser draws.
+// zlib: gzip and zip files inflated as they are read, and the PNG pictures the tests read.
 #include <zlib.h>

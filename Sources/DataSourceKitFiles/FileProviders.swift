@@ -24,22 +24,35 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
   private(set) var table: ColumnTable?
   private let progress: LoadProgress?
   private let access: FileAccess?
+  /// The file of a zip archive to read (`member "flights.csv"`).
+  public let member: String?
+  /// The most bytes a compressed file may inflate to (``CompressedFile/maximumInflatedBytes``
+  /// unless given, and never more).
+  public let inflatedLimit: Int?
+  /// The file inflated from a compressed one, kept while its columns may be read again.
+  private var inflated: CompressedFile?
 
-  /// A provider of the rows of the CSV file at `path`.
+  /// A provider of the rows of the CSV file at `path`: plain, gzip-compressed, or the one file
+  /// (or `member`) of a zip archive, inflated as it is read.
   ///
   /// - Parameters:
   ///   - displayPath: the path as written, when `path` was resolved against a folder.
   ///   - delimiter: the byte between fields, `,` unless given.
+  ///   - member: the file of a zip archive to read.
+  ///   - inflatedLimit: the most bytes a compressed file may inflate to.
   ///   - progress: counts bytes and rows while the file loads.
   ///   - access: which files may be read, checked on the file opened at every load.
   public init(
-    path: String, displayPath: String? = nil, delimiter: UInt8 = UInt8(ascii: ","),
-    options: ReadOptions = ReadOptions(), progress: LoadProgress? = nil, access: FileAccess? = nil
+    path: String, displayPath: String? = nil, delimiter: UInt8 = UInt8(ascii: ","), member: String? = nil,
+    inflatedLimit: Int? = nil, options: ReadOptions = ReadOptions(), progress: LoadProgress? = nil,
+    access: FileAccess? = nil
   ) {
     self.options = options
     self.path = path
     self.displayPath = displayPath ?? path
     self.delimiter = delimiter
+    self.member = member
+    self.inflatedLimit = inflatedLimit
     self.progress = progress
     self.access = access
   }
@@ -48,18 +61,24 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
   public func load() async throws {
     try await loads.load(
       {
-        try CSVReader.read(
-          fileAt: path, displayPath: displayPath, delimiter: delimiter, options: options, progress: progress,
+        let inflated = try CompressedFile.inflated(
+          path, displayPath: displayPath, member: member, limit: inflatedLimit, progress: progress,
           access: access)
+        let table = try CSVReader.read(
+          fileAt: inflated?.path ?? path, displayPath: displayPath, delimiter: delimiter, options: options,
+          progress: progress, access: inflated == nil ? access : nil)
+        return (table, inflated)
       },
-      isEmpty: { $0.rowCount == 0 },
-      apply: { table in
+      isEmpty: { $0.0.rowCount == 0 },
+      apply: { (table, inflated) in
         self.table = table
+        self.inflated = inflated
         profiles = table.profiles
         lastError = nil
       },
       fail: { error in
         table = nil
+        inflated = nil
         profiles = nil
         lastError = error
       })
@@ -143,17 +162,29 @@ public final class JSONProvider: DataProvider, CompositionNode, RecordProviding,
   /// Whether the items are held as a table of columns.
   public var isColumnar: Bool { columnTable != nil }
 
-  /// A provider of the items of the JSON (or JSON Lines) file at `path`.
+  /// The file of a zip archive to read (`member "data.json"`).
+  public let member: String?
+  /// The most bytes a compressed file may inflate to (``CompressedFile/maximumInflatedBytes``
+  /// unless given, and never more).
+  public let inflatedLimit: Int?
+
+  /// A provider of the items of the JSON (or JSON Lines) file at `path`: plain,
+  /// gzip-compressed, or the one file (or `member`) of a zip archive.
   ///
   /// - Parameters:
   ///   - displayPath: the path as written, when `path` was resolved against a folder.
   ///   - at: the path inside the document to the list of items.
+  ///   - member: the file of a zip archive to read.
+  ///   - inflatedLimit: the most bytes a compressed file may inflate to.
   ///   - progress: counts bytes while the file loads.
   ///   - access: which files may be read, checked on the file opened at every load.
   public init(
-    path: String, displayPath: String? = nil, at: [String] = [], options: ReadOptions = ReadOptions(),
-    progress: LoadProgress? = nil, access: FileAccess? = nil
+    path: String, displayPath: String? = nil, at: [String] = [], member: String? = nil,
+    inflatedLimit: Int? = nil, options: ReadOptions = ReadOptions(), progress: LoadProgress? = nil,
+    access: FileAccess? = nil
   ) {
+    self.member = member
+    self.inflatedLimit = inflatedLimit
     self.options = options
     self.access = access
     self.path = path
@@ -187,7 +218,13 @@ public final class JSONProvider: DataProvider, CompositionNode, RecordProviding,
   }
 
   private func readContent() throws -> JSONContent {
-    let bytes = try FileBytes.read(path, displayPath: displayPath, progress: progress, access: access)
+    // The document is read whole into memory: an inflated file is needed only while it is read.
+    let inflated = try CompressedFile.inflated(
+      path, displayPath: displayPath, member: member, limit: inflatedLimit, progress: progress,
+      access: access)
+    let bytes = try FileBytes.read(
+      inflated?.path ?? path, displayPath: displayPath, progress: progress,
+      access: inflated == nil ? access : nil)
     try FileBytes.checkUTF8(bytes.buffer, path: displayPath)
     // Options change values, so the file is read as values when there are any.
     if options.isEmpty, let table = try JSONReader.columnTable(bytes, at: at) { return .table(table) }

@@ -284,6 +284,8 @@ let onlyLibrary = CommandLine.arguments.contains("library")
 let onlyPostgres = CommandLine.arguments.contains("postgres")
 let onlyDatabases = CommandLine.arguments.contains("databases")
 let onlyBrowse = CommandLine.arguments.contains("browse")
+let onlyExplore = CommandLine.arguments.contains("explore")
+if onlyExplore { measureExplore() }
 if onlyTypes { measureTypes() }
 if onlyAnswers { measureAnswers() }
 if onlyBatches { measureBatches() }
@@ -296,7 +298,7 @@ if onlyPostgres { measurePostgres() }
 if onlyDatabases { measureDatabases() }
 if onlyBrowse { measureBrowse() }
 if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlyPostgres
-  && !onlyDatabases && !onlyBrowse
+  && !onlyDatabases && !onlyBrowse && !onlyExplore
 {
   if fileSize(csvPath) == 0 {
     print("generating \(csvPath) (\(rowCount) rows) …")
@@ -611,7 +613,7 @@ if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onl
 }  // !onlyScale
 
 if !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlyPostgres && !onlyDatabases
-  && !onlyBrowse
+  && !onlyBrowse && !onlyExplore
 {
   measureScale()
 }

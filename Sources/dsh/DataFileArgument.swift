@@ -20,6 +20,8 @@ struct DataFileArgument {
   /// The extensions a data file is opened by; anything else but `.dsh` (or no extension, a
   /// script with a `#!` line) is refused.
   static let extensions = ["csv", "tsv", "tab", "json", "jsonl", "ndjson", "db", "sqlite", "sqlite3"]
+  /// The extensions of a compressed data file (gzip, zip), read as the file it holds.
+  static let compressedExtensions: Set = ["gz", "zip"]
   /// The extensions of a database file, which is read where it is, never over the web.
   static let databaseExtensions: Set = ["db", "sqlite", "sqlite3"]
 
@@ -35,8 +37,20 @@ struct DataFileArgument {
     // A file on the web is named by its URL's path (`…/people.csv?raw=1` is a CSV file).
     let isURL = path.hasPrefix("http://") || path.hasPrefix("https://")
     let filePath = isURL ? (URL(string: path)?.path ?? path) : path
-    let file = (filePath as NSString).lastPathComponent
-    let ext = (file as NSString).pathExtension.lowercased()
+    var file = (filePath as NSString).lastPathComponent
+    var ext = (file as NSString).pathExtension.lowercased()
+    // A compressed file is named by what it holds: `flights.csv.gz` is a CSV file, and so is
+    // `flights.zip` (`flights.json.zip` a JSON one).
+    if Self.compressedExtensions.contains(ext) {
+      file = (file as NSString).deletingPathExtension
+      let inner = (file as NSString).pathExtension.lowercased()
+      if Self.extensions.contains(inner) && !Self.databaseExtensions.contains(inner) {
+        ext = inner
+      } else {
+        ext = "csv"
+        file += ".csv"
+      }
+    }
     if path == "-" || (ext.isEmpty && !isURL) || ext == "dsh" { return nil }
     guard Self.extensions.contains(ext), !(isURL && Self.databaseExtensions.contains(ext)) else {
       throw Refusal(path: path, isURL: isURL)
@@ -95,7 +109,7 @@ struct DataFileArgument {
       }
       return "dsh: error: '\(path)' is neither a script (.dsh) nor a data file dsh opens ("
         + DataFileArgument.extensions.map { "." + $0 }.joined(separator: " ")
-        + "); to run it as a script anyway: dsh - < '\(path)'"
+        + ", and .gz or .zip of them); to run it as a script anyway: dsh - < '\(path)'"
     }
   }
 }

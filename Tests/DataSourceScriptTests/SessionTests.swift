@@ -456,7 +456,8 @@ struct SQLitePushdownTests {
     let (_, output, ok) = await run(script)
     #expect(ok, "\(output.errors)")
     // Compare ids and section titles: the two files type `active` differently (bool, int).
-    let shows = output.text.components(separatedBy: "]}\n]\n").filter { !$0.isEmpty }
+    // Each show is one JSON array: a provider's items, or a sectioned view's sections.
+    let shows = output.text.components(separatedBy: "\n]\n").filter { !$0.isEmpty }
     #expect(shows.count == 2)
     func summary(_ json: String) -> [String] {
       json.split(separator: "\n").compactMap { line in

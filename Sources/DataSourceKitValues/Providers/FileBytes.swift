@@ -229,13 +229,13 @@ package enum FileBytes {
 }
 
 /// A regular file opened for reading, closed when let go.
-final class OpenFile {
-  let descriptor: Int32
+package final class OpenFile {
+  package let descriptor: Int32
   /// What `fstat` said when it was opened.
-  let info: stat
+  package let info: stat
 
   /// Opens `openPath`; errors name `displayPath`.
-  init(_ openPath: String, displayPath path: String, access: FileAccess? = nil) throws {
+  package init(_ openPath: String, displayPath path: String, access: FileAccess? = nil) throws {
     // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below.
     let fd = open(openPath, O_RDONLY | O_NONBLOCK)
     guard fd >= 0 else { throw FileBytes.error(for: errno, path: path) }
@@ -254,7 +254,7 @@ final class OpenFile {
 
   deinit { close(descriptor) }
 
-  var size: Int { Int(info.st_size) }
+  package var size: Int { Int(info.st_size) }
 
   /// Whether the file still has the size and modification time it had when opened.
   var isUnchanged: Bool {

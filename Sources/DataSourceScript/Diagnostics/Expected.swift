@@ -139,6 +139,7 @@ public enum Expected: Sendable, Equatable {
       case .maxsize: "a number of megabytes after 'maxsize'"
       case .redirects: "'any' after 'redirects' (redirects within the URL's host are always followed)"
       case .delimiter, .at: "a string after '\(option.rawValue)'"
+      case .member: "the file of the archive to read after 'member', as in: member \"flights.csv\""
       case .null: "texts to read as null after 'null', as in: null \"NA\", \"N/A\""
       case .types: "field types after 'types', as in: types {zip: text, day: date \"%b %d %Y\"}"
       }

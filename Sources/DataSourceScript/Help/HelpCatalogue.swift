@@ -132,7 +132,7 @@ public enum HelpCatalogue {
           "show EXPRESSION [rows A..B] [as box|plain|markdown|csv|json|html|svg]", "show EXPRESSION as swift",
         ],
         summary:
-          "Prints a provider as a table of its fields, a table as its cells. `rows A..B` builds only that window of the flattened view (half-open; a negative bound counts from the end, an open one runs to the edge). On a terminal a long view shows its first and last rows (set maxrows). as html prints one self-contained page that draws the cells as an iPhone table would, and as svg the same picture as one SVG image (see html); as swift prints the Swift program that builds it (see swift).",
+          "Prints a provider as a table of its fields, a table as its cells. as json prints a provider's items as one array (as export writes them, for jq and read_json), and a sectioned view or a table as its sections, each with its header, footer and items. `rows A..B` builds only that window of the flattened view (half-open; a negative bound counts from the end, an open one runs to the edge). On a terminal a long view shows its first and last rows (set maxrows). as html prints one self-contained page that draws the cells as an iPhone table would, and as svg the same picture as one SVG image (see html); as swift prints the Swift program that builds it (see swift).",
         examples: [
           people + "\nshow people rows 0..3", people + "\nshow people rows -2.. as plain",
           "show table [\"Profile\", \"Settings\"] with cell basic \"{.}\" | header \"Menu\" as json",
@@ -291,9 +291,10 @@ public enum HelpCatalogue {
         syntax: [
           "csv \"PATH\" [key FIELD] [delimiter \"C\"] [null \"TEXT\", …] [types {FIELD: TYPE, …}]",
           "csv \"https://…\" … [timeout SECONDS] [maxsize MB] [redirects any]",
+          "csv \"FILE.csv.gz\" [maxsize MB]  csv \"FILE.zip\" [member \"NAME\"]",
         ],
         summary:
-          "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks; LF, CRLF or lone CR line ends; a UTF-8 BOM) with a header row. Each column's type is inferred from all its values: int, double, bool, date (YYYY-MM-DD), timestamp (ISO 8601 with a time) or text; an empty field is null, a quoted empty one (\"\") empty text. Integers stay exact: `02134` or a number beyond 64 bits makes its column text. A column of numbers but for a few markers (NA) is text, and the load says so with a note; null and types (see 'help types') read it as you mean it. Text after a closing quote (`\"x\"y`) is an error naming the line. The delimiter is one ASCII character other than a line end or a quote. `key` names the field that identifies a row. A URL (http:// or https://) is fetched whole when bound, under http's limits (timeout, 60 s unless given; maxsize, 100 MB; redirects within the host), ^C stops it and --safe refuses it; reload reads the fetched copy, and binding again fetches again.",
+          "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks; LF, CRLF or lone CR line ends; a UTF-8 BOM) with a header row. Each column's type is inferred from all its values: int, double, bool, date (YYYY-MM-DD), timestamp (ISO 8601 with a time) or text; an empty field is null, a quoted empty one (\"\") empty text. Integers stay exact: `02134` or a number beyond 64 bits makes its column text. A column of numbers but for a few markers (NA) is text, and the load says so with a note; null and types (see 'help types') read it as you mean it. Text after a closing quote (`\"x\"y`) is an error naming the line. The delimiter is one ASCII character other than a line end or a quote. `key` names the field that identifies a row. A URL (http:// or https://) is fetched whole when bound, under http's limits (timeout, 60 s unless given; maxsize, 100 MB; redirects within the host), ^C stops it and --safe refuses it; reload reads the fetched copy, and binding again fetches again. A gzip file (one member or several, as cat a.gz b.gz makes) or a zip archive (stored or deflated; its one file, or member \"NAME\" by its path or file name) is read as the file it holds, told by its first bytes rather than its name, inflated a chunk at a time into a file of its own, never whole in memory; it may inflate to 2 GiB, or maxsize MB, and a file past that (a compression bomb) stops there with an error. bzip2 and zstd files are named as such and refused.",
         examples: [
           people, "let semi = csv \"samples:scores.csv\" delimiter \";\"\nshow semi",
           "let penguins = csv \"samples:penguins.csv\" null \"NA\"\nshow penguins | where body_mass_g > 6000",
@@ -304,9 +305,10 @@ public enum HelpCatalogue {
         syntax: [
           "json \"PATH\" [at \"A.B\"] [key FIELD] [null \"TEXT\", …] [types {FIELD: TYPE, …}]",
           "json \"https://…\" … [timeout SECONDS] [maxsize MB] [redirects any]",
+          "json \"FILE.json.gz\" …  json \"FILE.zip\" [member \"NAME\"] …",
         ],
         summary:
-          "Items of a JSON file: an array of records or values, JSON Lines, or the array found at a dotted path inside the document. Record fields keep their order. A URL is fetched whole when bound, as csv fetches one (http reads JSON from an API page by page).",
+          "Items of a JSON file: an array of records or values, JSON Lines, or the array found at a dotted path inside the document. Record fields keep their order. A URL is fetched whole when bound, as csv fetches one (http reads JSON from an API page by page), and a gzip file or zip archive is read as the file it holds, as csv reads one.",
         examples: ["let teams = json \"samples:teams.json\" at \"teams\" key name\nshow teams"]),
       HelpTopic(
         name: "postgres", group: .providers,

@@ -209,7 +209,8 @@ extension Evaluator {
       let fetched = try await fetchedFile(path, expression)
       provider = CSVProvider(
         path: fetched?.path ?? resolve(path), displayPath: path,
-        delimiter: options.delimiter ?? UInt8(ascii: ","),
+        delimiter: options.delimiter ?? UInt8(ascii: ","), member: options.member,
+        inflatedLimit: options.maxsizeMegabytes.map { $0 << 20 },
         options: readOptions,
         progress: progress,
         access: fetched == nil ? environment.sandbox?.fileAccess : nil)
@@ -217,7 +218,9 @@ extension Evaluator {
     case .json(let path):
       let fetched = try await fetchedFile(path, expression)
       provider = JSONProvider(
-        path: fetched?.path ?? resolve(path), displayPath: path, at: options.at ?? [], options: readOptions,
+        path: fetched?.path ?? resolve(path), displayPath: path, at: options.at ?? [], member: options.member,
+        inflatedLimit: options.maxsizeMegabytes.map { $0 << 20 },
+        options: readOptions,
         progress: progress,
         access: fetched == nil ? environment.sandbox?.fileAccess : nil)
       fetched?.keep(while: provider)

@@ -139,6 +139,19 @@ extension Session {
       Renderer.renderItemsCSV(
         of: view, fields: fields, windows: windows, sectioned: source.numberOfSections > 1,
         escaping: options.toTerminal, to: write)
+    } else if showsFields, mode == .json, source.numberOfSections <= 1, source.sectionKey(0) == nil {
+      // A provider's items are data: an array, as export writes them and as jq, DuckDB's
+      // read_json and pandas read them. (A sectioned view or a table keeps the sections.)
+      var text = "["
+      var first = true
+      let rows = source.numberOfSections == 0 ? 0 : source.numberOfRows(inSection: 0)
+      for window in windows {
+        for row in window.clamped(to: 0..<rows) {
+          text += (first ? "\n  " : ",\n  ") + source.item(at: ItemPath(item: row, section: 0)).jsonText
+          first = false
+        }
+      }
+      write(text + (first ? "]\n" : "\n]\n"))
     } else if showsFields, mode != .json, mode != .csv, mode != .html, mode != .svg,
       let fields = source.recordFields
     {

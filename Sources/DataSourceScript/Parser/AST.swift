@@ -219,6 +219,8 @@ public struct ProviderOptions: Sendable {
   public var key: String?
   /// `delimiter ";"`: the byte between a CSV's fields.
   public var delimiter: UInt8?
+  /// `member "flights.csv"`: the file of a zip archive to read.
+  public var member: String?
   /// `at "data.items"`: the path to the list inside a JSON document.
   public var at: [String]?
   /// `timeout S`: seconds a request or a statement may take.

@@ -243,14 +243,23 @@ extension Parser {
     }
     let options = try parseProviderOptions(for: kind)
     // Limits of a request mean nothing to a file on this machine.
-    if case .csv(let path) = source, !HTTPFile.isURL(path) { try refuseRequestOptions(options, kind) }
-    if case .json(let path) = source, !HTTPFile.isURL(path) { try refuseRequestOptions(options, kind) }
+    if case .csv(let path) = source, !HTTPFile.isURL(path) {
+      try refuseRequestOptions(options, kind, path: path)
+    }
+    if case .json(let path) = source, !HTTPFile.isURL(path) {
+      try refuseRequestOptions(options, kind, path: path)
+    }
     return ProviderExpression(
       source: source, options: options, range: start..<previousEnd, argumentRange: argumentRange)
   }
 
-  private func refuseRequestOptions(_ options: ProviderOptions, _ kind: ProviderKind) throws(Diagnostic) {
-    for option in [ProviderOptionName.timeout, .maxsize, .redirects] {
+  private func refuseRequestOptions(_ options: ProviderOptions, _ kind: ProviderKind, path: String)
+    throws(Diagnostic)
+  {
+    // maxsize also limits what a compressed file inflates to.
+    let compressed = [".gz", ".zip"].contains { path.lowercased().hasSuffix($0) }
+    for option in [ProviderOptionName.timeout, .maxsize, .redirects] where !(compressed && option == .maxsize)
+    {
       if let range = options.valueRange(of: option) {
         throw Diagnostic(.optionNeedsURL(option.rawValue, command: kind.rawValue), at: range)
       }
@@ -303,6 +312,8 @@ extension Parser {
         options.delimiter = byte
       case (.at, .string(let path)):
         options.at = path.split(separator: ".").map(String.init)
+      case (.member, .string(let name)):
+        options.member = name
       case (.null, .string):
         repeat {
           let (marker, _) = try expectString(.nullMarker)

@@ -79,8 +79,8 @@ public enum ProviderKind: String, CaseIterable, Sendable {
   /// that reads no file.
   public var fileExtensions: [String] {
     switch self {
-    case .csv: ["csv", "tsv", "txt"]
-    case .json: ["json", "jsonl", "ndjson"]
+    case .csv: ["csv", "tsv", "txt", "gz", "zip"]
+    case .json: ["json", "jsonl", "ndjson", "gz", "zip"]
     case .sqlite: ["db", "sqlite", "sqlite3"]
     case .postgres, .http, .array, .range: []
     }
@@ -89,8 +89,8 @@ public enum ProviderKind: String, CaseIterable, Sendable {
   /// The options written after the provider's argument, in the order help lists them.
   public var options: [ProviderOptionName] {
     switch self {
-    case .csv: [.key, .delimiter, .null, .types, .timeout, .maxsize, .redirects]
-    case .json: [.key, .at, .null, .types, .timeout, .maxsize, .redirects]
+    case .csv: [.key, .delimiter, .null, .types, .member, .timeout, .maxsize, .redirects]
+    case .json: [.key, .at, .null, .types, .member, .timeout, .maxsize, .redirects]
     case .sqlite: [.key, .null, .types]
     case .postgres: [.key, .null, .types, .timeout]
     case .http: [.key, .at, .timeout, .maxsize, .redirects, .null, .types]
@@ -102,13 +102,13 @@ public enum ProviderKind: String, CaseIterable, Sendable {
 
 /// Options after a provider's argument.
 public enum ProviderOptionName: String, CaseIterable, Sendable {
-  case key, delimiter, at, timeout, maxsize, redirects, null, types
+  case key, delimiter, at, timeout, maxsize, redirects, null, types, member
 
   /// Whether its value is a number.
   var takesNumber: Bool {
     switch self {
     case .timeout, .maxsize: true
-    case .key, .delimiter, .at, .redirects, .null, .types: false
+    case .key, .delimiter, .at, .redirects, .null, .types, .member: false
     }
   }
 }

@@ -1,0 +1,400 @@
+import CZlib
+import DataSourceKit
+import DataSourceKitValues
+import Foundation
+
+/// A compressed data file (`flights.csv.gz`, `data.zip`) made readable as the file it holds.
+///
+/// The file readers read a file by its path, more than once (a column read again as text is
+/// read from the file a second time), so the bytes it holds are inflated as they are read, a
+/// chunk at a time, into a file of their own: memory holds a chunk, never the whole. That file
+/// is unlinked at once on Linux and read through `/proc/self/fd`, so it goes with the provider
+/// (or with dsh, however it ends). The kind is told by the first bytes, not the name: a `.gz`
+/// that is plain text is read as it is.
+///
+/// A file that inflates beyond ``maximumInflatedBytes`` — a bomb, or more than dsh reads — stops
+/// there with an error that says so.
+///
+/// zip archives are read here with zlib rather than through a zip library: the one available
+/// (ZIPFoundation) declares a `CZlib` module of its own, which clashes with this one, and a data
+/// file needs only the central directory, stored and deflated members.
+public final class CompressedFile {
+  /// How a file's bytes are packed.
+  enum Kind: Equatable {
+    case gzip
+    case zip
+    case bzip2
+    case zstd
+  }
+
+  /// The most a compressed file inflates to unless told otherwise: 2 GiB, as large as a CSV
+  /// file dsh reads.
+  public static let maximumInflatedBytes = Int(UInt32.max >> 1)
+
+  /// The path the file readers open.
+  let path: String
+  /// The member of an archive that was read, when it was one.
+  let member: String?
+  private let descriptor: Int32?
+
+  private init(path: String, member: String?, descriptor: Int32?) {
+    self.path = path
+    self.member = member
+    self.descriptor = descriptor
+  }
+
+  deinit {
+    if let descriptor { close(descriptor) }
+  }
+
+  /// The kind of the file at `path`, from its first bytes; `nil` for a file that is not
+  /// compressed (or cannot be opened: the reader then says why).
+  static func kind(ofFileAt path: String) -> Kind? {
+    let fd = open(path, O_RDONLY | O_NONBLOCK)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+    var magic = [UInt8](repeating: 0, count: 4)
+    guard pread(fd, &magic, 4, 0) == 4 else { return nil }
+    switch (magic[0], magic[1], magic[2], magic[3]) {
+    case (0x1F, 0x8B, _, _): return .gzip
+    case (0x50, 0x4B, 0x03, 0x04), (0x50, 0x4B, 0x05, 0x06): return .zip
+    case (0x42, 0x5A, 0x68, _): return .bzip2
+    case (0x28, 0xB5, 0x2F, 0xFD): return .zstd
+    default: return nil
+    }
+  }
+
+  /// The file `path` holds, inflated, or `nil` when it is not compressed.
+  ///
+  /// - Parameters:
+  ///   - member: the file of a zip archive to read; without it an archive must hold one file.
+  ///   - access: which files may be read, checked on the compressed file.
+  /// - Throws: ``DataSourceError`` naming `displayPath`: data that does not inflate, an archive
+  ///   without the member (saying which it holds), a file past the limit, or cancellation.
+  static func inflated(
+    _ path: String, displayPath: String, member: String?, limit: Int?, progress: LoadProgress?,
+    access: FileAccess?
+  ) throws -> CompressedFile? {
+    guard let kind = kind(ofFileAt: path) else {
+      if let member {
+        throw DataSourceError.unreadable(
+          path: displayPath, reason: "it is not a zip archive, so it has no member \"\(member)\"")
+      }
+      return nil
+    }
+    let input = try OpenFile(path, displayPath: displayPath, access: access)
+    let output = try InflatedOutput(
+      displayPath: displayPath, limit: min(limit ?? maximumInflatedBytes, maximumInflatedBytes))
+    var readMember: String?
+    switch kind {
+    case .gzip:
+      if let member {
+        throw DataSourceError.unreadable(
+          path: displayPath, reason: "a gzip file holds one file, not members: leave out member \"\(member)\""
+        )
+      }
+      try inflate(
+        from: input.descriptor, range: 0..<input.size, windowBits: 15 + 16, into: output, progress: progress)
+    case .zip:
+      let entry = try ZipDirectory(input, displayPath: displayPath).entry(named: member)
+      readMember = entry.name
+      try copyMember(entry, of: input, into: output, displayPath: displayPath, progress: progress)
+    case .bzip2, .zstd:
+      throw DataSourceError.unreadable(
+        path: displayPath,
+        reason:
+          "it is \(kind == .bzip2 ? "bzip2" : "zstd")-compressed, which dsh does not read yet; gzip or zip it, or decompress it first"
+      )
+    }
+    let (openPath, kept) = output.finish()
+    return CompressedFile(path: openPath, member: readMember, descriptor: kept)
+  }
+
+  // MARK: Inflating
+
+  /// Inflates the bytes `range` of `fd` into `output`: a gzip file (every member, as `gzip -dc`
+  /// reads a file of several) with `windowBits` 15 + 16, a zip member's raw deflate with -15.
+  private static func inflate(
+    from fd: Int32, range: Range<Int>, windowBits: Int32, into output: InflatedOutput, progress: LoadProgress?
+  ) throws {
+    var stream = z_stream()
+    guard inflateInit2_(&stream, windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+      throw DataSourceError.unreadable(path: output.displayPath, reason: "zlib could not start")
+    }
+    defer { inflateEnd(&stream) }
+    let inputSize = 1 << 18
+    let outputSize = 1 << 20
+    let inputBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: inputSize)
+    let outputBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: outputSize)
+    defer {
+      inputBuffer.deallocate()
+      outputBuffer.deallocate()
+    }
+    var offset = range.lowerBound
+    var ended = false
+    while offset < range.upperBound || stream.avail_in > 0 {
+      if stream.avail_in == 0 {
+        let wanted = min(inputSize, range.upperBound - offset)
+        let count = pread(fd, inputBuffer, wanted, off_t(offset))
+        if count < 0, errno == EINTR { continue }
+        guard count > 0 else { break }
+        offset += count
+        progress?.add(bytes: count)
+        stream.next_in = inputBuffer
+        stream.avail_in = UInt32(count)
+        if Task.isCancelled { throw DataSourceError.cancelled }
+      }
+      // A gzip file may be several members one after another: each ends its stream, and the
+      // next starts afresh (trailing zeros, which some tools pad with, end it).
+      if ended {
+        if stream.next_in.pointee == 0 { break }
+        guard inflateReset(&stream) == Z_OK else { break }
+        ended = false
+      }
+      repeat {
+        stream.next_out = outputBuffer
+        stream.avail_out = UInt32(outputSize)
+        let status = CZlib.inflate(&stream, Z_NO_FLUSH)
+        let produced = outputSize - Int(stream.avail_out)
+        try output.write(outputBuffer, count: produced)
+        switch status {
+        case Z_STREAM_END:
+          ended = true
+        case Z_OK, Z_BUF_ERROR:
+          break
+        default:
+          let said = stream.msg.map { String(cString: $0) } ?? "zlib error \(status)"
+          throw DataSourceError.unreadable(
+            path: output.displayPath,
+            reason: "its compressed data is damaged (\(said)) after \(output.count) bytes")
+        }
+      } while stream.avail_out == 0 && !ended
+    }
+    guard ended else {
+      throw DataSourceError.unreadable(
+        path: output.displayPath, reason: "it ends before its compressed data does: a file cut short?")
+    }
+  }
+
+  private static func copyMember(
+    _ entry: ZipDirectory.Entry, of input: OpenFile, into output: InflatedOutput, displayPath: String,
+    progress: LoadProgress?
+  ) throws {
+    let start = try entry.dataOffset(in: input, displayPath: displayPath)
+    let range = start..<start + entry.compressedSize
+    guard range.upperBound <= input.size else {
+      throw DataSourceError.unreadable(
+        path: displayPath, reason: "its member \"\(entry.name)\" runs past its end")
+    }
+    switch entry.method {
+    case 8:
+      try inflate(from: input.descriptor, range: range, windowBits: -15, into: output, progress: progress)
+    case 0:
+      let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 20)
+      defer { buffer.deallocate() }
+      var offset = range.lowerBound
+      while offset < range.upperBound {
+        let count = pread(input.descriptor, buffer, min(1 << 20, range.upperBound - offset), off_t(offset))
+        if count < 0, errno == EINTR { continue }
+        guard count > 0 else { break }
+        try output.write(buffer, count: count)
+        offset += count
+        progress?.add(bytes: count)
+      }
+    default:
+      throw DataSourceError.unreadable(
+        path: displayPath,
+        reason:
+          "its member \"\(entry.name)\" is packed by method \(entry.method); dsh reads stored and deflated members"
+      )
+    }
+  }
+}
+
+/// Where inflated bytes go: a file of their own, counted against the limit.
+private final class InflatedOutput {
+  let displayPath: String
+  private let descriptor: Int32
+  private let path: String
+  private(set) var count = 0
+  private var finished = false
+  private let limit: Int
+
+  init(displayPath: String, limit: Int) throws {
+    self.displayPath = displayPath
+    self.limit = limit
+    var name = Array((NSTemporaryDirectory() + "dsh-inflated-XXXXXX").utf8CString)
+    let fd = mkstemp(&name)
+    guard fd >= 0 else {
+      throw DataSourceError.unreadable(
+        path: displayPath, reason: "no room to inflate it: \(String(cString: strerror(errno)))")
+    }
+    descriptor = fd
+    path = String(decoding: name.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  deinit {
+    guard !finished else { return }
+    close(descriptor)
+    unlink(path)
+  }
+
+  func write(_ bytes: UnsafeMutablePointer<UInt8>, count produced: Int) throws {
+    guard produced > 0 else { return }
+    count += produced
+    if count > limit {
+      let most =
+        limit == CompressedFile.maximumInflatedBytes
+        ? "\((limit + 1) >> 30) GiB, the most dsh reads" : "\(limit >> 20) MB, the limit maxsize set"
+      throw DataSourceError.unreadable(
+        path: displayPath,
+        reason: "it inflates to more than \(most) (a compression bomb, or a file too large for it)")
+    }
+    var offset = 0
+    while offset < produced {
+      let written = Foundation.write(descriptor, bytes + offset, produced - offset)
+      if written < 0, errno == EINTR { continue }
+      guard written > 0 else {
+        throw DataSourceError.unreadable(
+          path: displayPath, reason: "no room to inflate it: \(String(cString: strerror(errno)))")
+      }
+      offset += written
+    }
+  }
+
+  /// The path to read the inflated file at, and the descriptor that keeps it while it is read.
+  func finish() -> (path: String, descriptor: Int32?) {
+    finished = true
+    #if os(Linux)
+      unlink(path)
+      return ("/proc/self/fd/\(descriptor)", descriptor)
+    #else
+      close(descriptor)
+      return (path, nil)
+    #endif
+  }
+}
+
+/// The files a zip archive holds, from its central directory.
+private struct ZipDirectory {
+  struct Entry {
+    var name: String
+    var method: UInt16
+    var compressedSize: Int
+    var size: Int
+    var localHeaderOffset: Int
+
+    /// Where the member's data starts: after its local header, whose name and extra field may
+    /// differ in length from the central directory's.
+    func dataOffset(in file: OpenFile, displayPath: String) throws -> Int {
+      var header = [UInt8](repeating: 0, count: 30)
+      guard pread(file.descriptor, &header, 30, off_t(localHeaderOffset)) == 30,
+        ZipDirectory.uint32(header, 0) == 0x0403_4B50
+      else {
+        throw DataSourceError.unreadable(
+          path: displayPath, reason: "its member \"\(name)\" has no local header")
+      }
+      return localHeaderOffset + 30 + Int(ZipDirectory.uint16(header, 26))
+        + Int(ZipDirectory.uint16(header, 28))
+    }
+  }
+
+  let entries: [Entry]
+  let displayPath: String
+
+  init(_ file: OpenFile, displayPath: String) throws {
+    self.displayPath = displayPath
+    func damaged(_ why: String) -> DataSourceError {
+      DataSourceError.unreadable(path: displayPath, reason: "it is not a zip archive dsh can read: \(why)")
+    }
+    // The end of central directory record: in the last 64 KiB + 22 bytes (its comment may be long).
+    let tailLength = min(file.size, 65_557)
+    var tail = [UInt8](repeating: 0, count: tailLength)
+    guard pread(file.descriptor, &tail, tailLength, off_t(file.size - tailLength)) == tailLength else {
+      throw damaged("it could not be read")
+    }
+    var end = -1
+    var index = tailLength - 22
+    while index >= 0 {
+      if Self.uint32(tail, index) == 0x0605_4B50 {
+        end = index
+        break
+      }
+      index -= 1
+    }
+    guard end >= 0 else { throw damaged("no central directory") }
+    let count = Int(Self.uint16(tail, end + 10))
+    let directorySize = Int(Self.uint32(tail, end + 12))
+    let directoryOffset = Int(Self.uint32(tail, end + 16))
+    if directoryOffset == 0xFFFF_FFFF || count == 0xFFFF {
+      throw damaged("it is a ZIP64 archive (over 4 GiB or 65,535 files), larger than dsh reads")
+    }
+    guard directoryOffset + directorySize <= file.size else {
+      throw damaged("its directory runs past its end")
+    }
+    var directory = [UInt8](repeating: 0, count: directorySize)
+    guard pread(file.descriptor, &directory, directorySize, off_t(directoryOffset)) == directorySize else {
+      throw damaged("its directory could not be read")
+    }
+    var entries: [Entry] = []
+    var at = 0
+    for _ in 0..<count {
+      guard at + 46 <= directory.count, Self.uint32(directory, at) == 0x0201_4B50 else {
+        throw damaged("its directory is cut short")
+      }
+      let nameLength = Int(Self.uint16(directory, at + 28))
+      let extraLength = Int(Self.uint16(directory, at + 30))
+      let commentLength = Int(Self.uint16(directory, at + 32))
+      guard at + 46 + nameLength <= directory.count else { throw damaged("its directory is cut short") }
+      let name = String(decoding: directory[(at + 46)..<(at + 46 + nameLength)], as: UTF8.self)
+      entries.append(
+        Entry(
+          name: name, method: Self.uint16(directory, at + 10),
+          compressedSize: Int(Self.uint32(directory, at + 20)),
+          size: Int(Self.uint32(directory, at + 24)), localHeaderOffset: Int(Self.uint32(directory, at + 42)))
+      )
+      at += 46 + nameLength + extraLength + commentLength
+    }
+    self.entries = entries
+  }
+
+  /// The files, without folders and the metadata macOS adds (`__MACOSX/`, `.DS_Store`).
+  var files: [Entry] {
+    entries.filter { entry in
+      !entry.name.hasSuffix("/") && !entry.name.hasPrefix("__MACOSX/")
+        && (entry.name as NSString).lastPathComponent != ".DS_Store"
+    }
+  }
+
+  /// The member `name` (its path in the archive, or its file name when that is unique), or the
+  /// archive's one file.
+  func entry(named name: String?) throws -> Entry {
+    let files = self.files
+    let listed =
+      files.prefix(8).map { "\"\($0.name)\"" }.joined(separator: ", ") + (files.count > 8 ? ", …" : "")
+    guard let name else {
+      guard files.count == 1, let only = files.first else {
+        throw DataSourceError.unreadable(
+          path: displayPath,
+          reason: files.isEmpty
+            ? "the archive holds no file"
+            : "the archive holds \(files.count) files (\(listed)): name one, as in member \(files[0].name.debugDescription)"
+        )
+      }
+      return only
+    }
+    if let exact = files.first(where: { $0.name == name }) { return exact }
+    let byFileName = files.filter { ($0.name as NSString).lastPathComponent == name }
+    if byFileName.count == 1 { return byFileName[0] }
+    throw DataSourceError.unreadable(
+      path: displayPath, reason: "the archive has no member \"\(name)\"; it holds \(listed)")
+  }
+
+  static func uint16(_ bytes: [UInt8], _ at: Int) -> UInt16 { UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8 }
+
+  static func uint32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+    UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
+  }
+}
