@@ -98,7 +98,7 @@ struct LexerParserTests {
       ),
       (
         "let s = \"abc",
-        "s.dsh:1:9: error: string is never closed; add a '\"' before the end of the line\nlet s = \"abc\n        ^~~~"
+        "s.dsh:1:9: error: string is never closed; add its closing quote before the end of the line\nlet s = \"abc\n        ^~~~"
       ),
       (
         "show p | where a = 1",

@@ -2,8 +2,10 @@ import DataSourceKit
 
 /// How a template hole formats its value, as `{price:>8.2}` and `{day:%b %Y}` write it.
 ///
-/// `[<|>|^][0][width][.precision]` follows Python's format mini-language (`0` pads numbers with
-/// zeros after the sign); a spec with `%` is a strftime-style format for dates and timestamps;
+/// `[<|>|^][0][width][,][.precision][f|%]` follows Python's format mini-language (`0` pads
+/// numbers with zeros after the sign, `,` groups thousands, `f` is fixed-point and `%` a
+/// percentage: `{share:.1%}` writes 0.4133 as `41.3%`); another spec with `%` is a
+/// strftime-style format for dates and timestamps;
 /// `|ONE|MANY` writes a number with the word for its count (`{count|person|people}`: `1 person`,
 /// `3 people`).
 public struct ValueFormat: Sendable, Equatable {
@@ -17,6 +19,10 @@ public struct ValueFormat: Sendable, Equatable {
   var dateFormat: String?
   /// The words for one and for any other count (`|person|people`).
   var plural: (one: String, many: String)?
+  /// Whether thousands are grouped with commas (`,`).
+  var groupsThousands = false
+  /// Whether a number is written as a percentage (`%`: times 100, six decimals unless given).
+  var isPercent = false
 
   /// Whether two formats are the same: they are when they are written the same.
   public static func == (a: ValueFormat, b: ValueFormat) -> Bool { a.spec == b.spec }
@@ -30,7 +36,7 @@ public struct ValueFormat: Sendable, Equatable {
       plural = (String(words[0]), String(words[1]))
       return
     }
-    if spec.contains("%") {
+    if spec.contains("%"), !Self.isNumberSpec(spec) {
       guard
         CalendarDate.invalidCode(
           in: spec.replacingOccurrences(of: "%u", with: "").replacingOccurrences(of: "%w", with: "")
@@ -54,6 +60,10 @@ public struct ValueFormat: Sendable, Equatable {
       width = w
       rest = rest.dropFirst(widthDigits.count)
     }
+    if rest.first == "," {
+      groupsThousands = true
+      rest = rest.dropFirst()
+    }
     if rest.first == "." {
       rest = rest.dropFirst()
       let digits = rest.prefix { $0.isASCII && $0.isNumber }
@@ -61,7 +71,42 @@ public struct ValueFormat: Sendable, Equatable {
       precision = p
       rest = rest.dropFirst(digits.count)
     }
-    guard rest.isEmpty, alignment != nil || width != nil || precision != nil else { return nil }
+    // A type, as Python writes it: fixed-point (what a precision already means here) or percent.
+    var typed = false
+    if rest.first == "f" || rest.first == "%" {
+      isPercent = rest.first == "%"
+      typed = true
+      rest = rest.dropFirst()
+    }
+    guard rest.isEmpty, alignment != nil || width != nil || precision != nil || groupsThousands || typed
+    else {
+      return nil
+    }
+  }
+
+  /// Whether `spec` is a number's format that ends in `%` (`.1%`, `,.0%`), not a date's.
+  static func isNumberSpec(_ spec: String) -> Bool {
+    guard spec.hasSuffix("%"), spec.filter({ $0 == "%" }).count == 1 else { return false }
+    return spec.dropLast().allSatisfy { "<>^0123456789,.".contains($0) }
+  }
+
+  /// `digits` (an optional sign, digits, an optional fraction) with commas between thousands.
+  static func grouped(_ digits: String) -> String {
+    var sign = ""
+    var body = Substring(digits)
+    if body.first == "-" {
+      sign = "-"
+      body = body.dropFirst()
+    }
+    let point = body.firstIndex(of: ".") ?? body.endIndex
+    let whole = body[..<point]
+    guard whole.allSatisfy(\.isNumber), whole.count > 3 else { return digits }
+    var out = ""
+    for (index, digit) in whole.enumerated() {
+      if index > 0, (whole.count - index) % 3 == 0 { out += "," }
+      out.append(digit)
+    }
+    return sign + out + body[point...]
   }
 
   /// The value as text in this format.
@@ -83,16 +128,25 @@ public struct ValueFormat: Sendable, Equatable {
     var text: String
     var isNumber = false
     switch value {
+    case .int(let i) where isPercent:
+      isNumber = true
+      text = String(format: "%.\(precision ?? 6)f", Double(i) * 100)
+    case .double(let d) where isPercent:
+      isNumber = true
+      text = d.isFinite ? String(format: "%.\(precision ?? 6)f", d * 100) : value.description
     case .int(let i):
       isNumber = true
       text = precision.map { String(format: "%.\($0)f", Double(i)) } ?? String(i)
     case .double(let d):
       isNumber = true
+      // A format written without a precision writes the exact value, as Python's does.
       text = precision.map { String(format: "%.\($0)f", d) } ?? value.description
     default:
       text = value.description
       if let precision, text.count > precision { text = String(text.prefix(precision)) }
     }
+    if isNumber, groupsThousands { text = Self.grouped(text) }
+    if isNumber, isPercent, value.numericValue?.isFinite == true { text += "%" }
     guard let width else { return text }
     if zeroPadded, isNumber, alignment == nil, TextWidth.of(text) < width {
       let negative = text.hasPrefix("-")

@@ -8,7 +8,6 @@ import DataSourceKitValues
 public enum DiagnosticMessage: Sendable, Equatable {
   // Lexer
   case unexpectedCharacter(Character)
-  case singleQuotedText(String)
   case unterminatedString
   case invalidEscape(String)
   case integerOutOfRange(String)
@@ -150,11 +149,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
 
   public var text: String {
     switch self {
-    case .unexpectedCharacter("'"): "text is written in double quotes: \"Ada\", not 'Ada'"
-    case .singleQuotedText(let text):
-      "text is written in double quotes: \(JSONWriter.quoted(text)), not '\(text)'"
     case .unexpectedCharacter(let c): "unexpected character '\(c)'"
-    case .unterminatedString: "string is never closed; add a '\"' before the end of the line"
+    case .unterminatedString: "string is never closed; add its closing quote before the end of the line"
     case .malformedUnicodeEscape: "a \\u escape is hex digits in braces, as \\u{1F600}"
     case .notAUnicodeScalar(let value):
       "U+\(String(value, radix: 16, uppercase: true)) is not a Unicode character (surrogates D800–DFFF and values past 10FFFF are not)"

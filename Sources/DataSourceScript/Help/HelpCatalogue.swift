@@ -496,10 +496,10 @@ public enum HelpCatalogue {
       HelpTopic(
         name: "templates", group: .language,
         syntax: [
-          "\"{field}\"  \"{a.b}\"  \"{.}\"  \"{#}\"  \"{section}\"  \"{count}\"  \"{field:>8.2}\"  \"{price * qty:>8.2}\"  \"{day:%b %Y}\"  \"{count|person|people}\""
+          "\"{field}\"  \"{a.b}\"  \"{.}\"  \"{#}\"  \"{section}\"  \"{count}\"  \"{field:>8.2}\"  \"{price * qty:>8.2}\"  \"{x:,.2f}\"  \"{x:.1%}\"  \"{day:%b %Y}\"  \"{count|person|people}\""
         ],
         summary:
-          "Text with holes: any expression (a field, a nested path, price * qty, upper(name)), the item itself, the row's number in its section (from 1); in headers and footers the section's key and item count. A format after ':' sets alignment (< > ^), width and precision, or for dates strftime codes (%Y %m %d %b %B %a %H %M %S); |ONE|MANY writes a number with the word for its count ({count|person|people}: 1 person, 3 people). A double with no format shows at a readable precision where it carries arithmetic's noise (an average of 41.333333333333336 shows 41.33; data as written shows as written), as tables do; csv and json output keep the exact value. {{ and }} are literal braces. A field the provider does not have is an error, with a suggestion.",
+          "Text with holes: any expression (a field, a nested path, price * qty, upper(name)), the item itself, the row's number in its section (from 1); in headers and footers the section's key and item count. A format after ':' sets alignment (< > ^), width and precision, or for dates strftime codes (%Y %m %d %b %B %a %H %M %S); as Python's format, ',' groups thousands, 'f' is fixed-point and '%' a percentage ({total:,.2f} → 1,234,567.89; {share:.1%} → 41.3%); |ONE|MANY writes a number with the word for its count ({count|person|people}: 1 person, 3 people). A double with no format shows at a readable precision where it carries arithmetic's noise (an average of 41.333333333333336 shows 41.33; data as written shows as written), as tables do; csv and json output keep the exact value. {{ and }} are literal braces. A field the provider does not have is an error, with a suggestion.",
         examples: [
           people + "\nshow table people | limit 2 with cell basic \"{#}. {name:<16}{age:>4}\"",
           people
@@ -510,16 +510,17 @@ public enum HelpCatalogue {
       HelpTopic(
         name: "expressions", group: .language,
         syntax: [
-          "+ - * / %  == != < <= > >=  and or not  in [..]  contains  ( )"
+          "+ - * / %  == != < <= > >=  and or not  in [..]  contains [ignoring case]  is [not] null  ( )"
         ] + ExpressionFunction.allCases.map(\.signature),
         summary:
-          "One expression language wherever a field goes: where, sort by, section by, extend, select, templates, update … set and delete … where. + - * / % work on numbers (ints stay ints except /, which gives a double; division by zero gives null and a note), + joins text. ints and doubles compare as numbers, exactly. Comparing values of different types (text with a number, a date with text) is an error with a fix. Null: arithmetic with null is null; a comparison with null is false, except == null and != null. Functions give null for a null argument (but coalesce and if). There is no now(): a script gives the same answer every run. Examples of each function: "
+          "One expression language wherever a field goes: where, sort by, section by, extend, select, templates, update … set and delete … where. + - * / % work on numbers (ints stay ints except /, which gives a double; division by zero gives null and a note), + joins text. ints and doubles compare as numbers, exactly. Comparing values of different types (text with a number, a date with text) is an error with a fix. Text is written in double or single quotes (\"Ada\", 'Ada'; in single quotes '' is a quote). Null: arithmetic with null is null; a comparison with null is false, except == null and != null (x is null and x is not null say the same). Functions give null for a null argument (but coalesce and if). There is no now(): a script gives the same answer every run. Examples of each function: "
           + ExpressionFunction.allCases.map { "\($0.example.expression) → \($0.example.result)" }.joined(
             separator: "; ")
           + ".",
         examples: [
           "show [{price: 2.5, qty: 4}, {price: 3, qty: 0}] | extend total = price * qty, each = price / qty",
           "show range 1..10 | where . % 3 == 0",
+          "show [{name: 'Ada', team: null}, {name: 'Grace', team: 'Engineering'}] | where team is not null",
           "let prices = csv \"samples:prices.csv\" null \"N/A\" types {day: date \"%b %d %Y\"}\nshow prices | where year(day) == 2000 and month(day) == 4 | sort by close desc",
           "let penguins = csv \"samples:penguins.csv\" null \"NA\"\nshow penguins | section by species | sort by body_mass_g desc | select species, kg = round(body_mass_g / 1000, 1), bill = coalesce(text(bill_length_mm), \"?\")",
         ]),

@@ -133,7 +133,10 @@ public struct Lexer {
     case UInt8(ascii: "#"):
       while i < bytes.count, bytes[i] != UInt8(ascii: "\n") { i += 1 }
     case UInt8(ascii: "\""):
-      try lexString()
+      try lexString(closedBy: UInt8(ascii: "\""))
+    case UInt8(ascii: "'"):
+      // 'text', as SQL and Python write it: the same string ('' or \' for a quote inside).
+      try lexString(closedBy: UInt8(ascii: "'"))
     case UInt8(ascii: "0")...UInt8(ascii: "9"):
       try lexNumber()
     case UInt8(ascii: "-")
@@ -226,14 +229,6 @@ public struct Lexer {
       var end = i + 1
       while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
       let character = String(decoding: bytes[i..<end], as: UTF8.self).first ?? "?"
-      // 'text', as SQL writes it: say how dsh writes it, with the user's own text.
-      if character == "'",
-        let close = bytes[(i + 1)...].firstIndex(where: { $0 == UInt8(ascii: "'") || $0 == 0x0A }),
-        bytes[close] == UInt8(ascii: "'")
-      {
-        throw Diagnostic(
-          .singleQuotedText(String(decoding: bytes[(i + 1)..<close], as: UTF8.self)), at: i..<(close + 1))
-      }
       // psql's `\dt` at a statement's start: say the dsh way.
       if character == "\\", tokens.last.map({ $0.kind == .endOfStatement }) ?? true {
         var wordEnd = end
@@ -311,7 +306,7 @@ public struct Lexer {
     }
   }
 
-  private mutating func lexString() throws {
+  private mutating func lexString(closedBy quote: UInt8) throws {
     let start = i
     i += 1
     var value: [UInt8] = []
@@ -320,7 +315,13 @@ public struct Lexer {
         throw Diagnostic(.unterminatedString, at: start..<i)
       }
       let b = bytes[i]
-      if b == UInt8(ascii: "\"") {
+      if b == quote {
+        // SQL's doubled quote inside single quotes: 'it''s'.
+        if quote == UInt8(ascii: "'"), i + 1 < bytes.count, bytes[i + 1] == quote {
+          value.append(quote)
+          i += 2
+          continue
+        }
         i += 1
         break
       }
@@ -337,6 +338,7 @@ public struct Lexer {
       case UInt8(ascii: "t"): value.append(0x09)
       case UInt8(ascii: "r"): value.append(0x0D)
       case UInt8(ascii: "\""): value.append(UInt8(ascii: "\""))
+      case UInt8(ascii: "'"): value.append(UInt8(ascii: "'"))
       case UInt8(ascii: "\\"): value.append(UInt8(ascii: "\\"))
       case UInt8(ascii: "0"): value.append(0)
       case UInt8(ascii: "u"):

@@ -59,7 +59,6 @@ enum ForeignCommand {
       "text is matched with contains: name contains \"ada\" (or in [\"a\", \"b\"] for whole values)"
     case "ilike": "name contains \"ada\" ignoring case"
     case "ignore": "contains … ignoring case"
-    case "is": "null is compared with == null and != null: team == null"
     case "between": "x >= LOW and x <= HIGH"
     case "order": "sort by FIELD [desc], …"
     case "having": "group by … with n = count() | where n > 1"

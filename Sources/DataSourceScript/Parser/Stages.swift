@@ -335,6 +335,24 @@ extension Parser {
 
   private mutating func parseComparison() throws(Diagnostic) -> ValueExpression {
     let left = try parseAdditive()
+    // `x is null` and `x is not null`, as SQL says them: `x == null` and `x != null`.
+    if case .identifier("is") = current.kind {
+      let operatorRange = current.range
+      let negated = next.kind == .identifier(Keyword.not.rawValue)
+      advance()
+      if negated { advance() }
+      guard current.kind == .identifier(Keyword.null.rawValue) else {
+        throw Diagnostic(
+          .foreignCommand(
+            "is", tool: ForeignCommand.sqlWordTool,
+            instead: "is goes with null (x is null, x is not null); compare values with == and !="),
+          at: operatorRange.lowerBound..<current.range.upperBound)
+      }
+      let nullRange = current.range
+      advance()
+      return .binary(
+        left, negated ? .notEqual : .equal, .literal(.null, range: nullRange), operatorRange: operatorRange)
+    }
     let comparison: BinaryOperator?
     switch current.kind {
     case .symbol(.equalEqual): comparison = .equal
