@@ -1,5 +1,6 @@
 import DataSourceKit
 import Foundation
+import Synchronization
 
 /// The functions an expression may call, with what they take and give.
 ///
@@ -56,6 +57,17 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
   case timestamp
   /// `days(from, to)`: the days from the first date to the second.
   case days
+  /// `starts_with(text, prefix)`, what `text starts with prefix` says.
+  case startsWith = "starts_with"
+  /// `ends_with(text, suffix)`, what `text ends with suffix` says.
+  case endsWith = "ends_with"
+  /// `like(text, pattern)`, what `text like pattern` says: `%` any characters, `_` one.
+  case like
+  /// `ilike(text, pattern)`: `like` ignoring case.
+  case ilike
+  /// `matches(text, regex)`, what `text matches regex` says: the expression found anywhere in
+  /// the text (anchor it with `^` and `$`).
+  case matches
 
   /// How SQL computes the same value, when it does; each dialect writes the form its own way.
   package enum SQLForm: Sendable {
@@ -73,8 +85,10 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     case .if: .condition
     case .len: .length
     case .substr: .substring
+    // SQLite's LIKE ignores ASCII case and PostgreSQL's regular expressions are not ICU's: the
+    // patterns run in memory, where they mean what they mean here.
     case .lower, .upper, .trim, .round, .abs, .floor, .ceil, .int, .double, .text, .year, .month, .day,
-      .weekday, .hour, .date, .timestamp, .days:
+      .weekday, .hour, .date, .timestamp, .days, .startsWith, .endsWith, .like, .ilike, .matches:
       .inMemory
     }
   }
@@ -105,6 +119,11 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     case .date: "date(text[, format]) or date(timestamp) → date"
     case .timestamp: "timestamp(text[, format]) or timestamp(date) → timestamp"
     case .days: "days(from, to) → int (days from the first date to the second)"
+    case .startsWith: "starts_with(text, prefix) → bool (text starts with prefix)"
+    case .endsWith: "ends_with(text, suffix) → bool (text ends with suffix)"
+    case .like: "like(text, pattern) → bool (text like pattern: % any characters, _ one)"
+    case .ilike: "ilike(text, pattern) → bool (text ilike pattern: like, ignoring case)"
+    case .matches: "matches(text, regex) → bool (text matches regex: found anywhere; ^ and $ anchor it)"
     }
   }
 
@@ -149,6 +168,11 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     case .timestamp:
       ("timestamp(\"2000-01-01 09:30\", \"%Y-%m-%d %H:%M\")", "timestamp(\"2000-01-01T09:30:00Z\")")
     case .days: ("days(date(\"2000-01-01\"), date(\"2000-03-01\"))", "60")
+    case .startsWith: ("starts_with(\"Lovelace\", \"Love\")", "true")
+    case .endsWith: ("ends_with(\"Lovelace\", \"lace\")", "true")
+    case .like: ("like(\"Lovelace\", \"L_ve%\")", "true")
+    case .ilike: ("ilike(\"Lovelace\", \"%LACE\")", "true")
+    case .matches: ("matches(\"ada@example.com\", \"^[a-z]+@\")", "true")
     }
   }
 
@@ -160,7 +184,7 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
       .hour:
       1...1
     case .round, .date, .timestamp: 1...2
-    case .days: 2...2
+    case .days, .startsWith, .endsWith, .like, .ilike, .matches: 2...2
     case .substr, .replace, .if: 3...3
     case .coalesce: 1...Int.max
     }
@@ -238,6 +262,9 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     case .days:
       problems = [check(0, [.date]), check(1, [.date])]
       result = .int
+    case .startsWith, .endsWith, .like, .ilike, .matches:
+      problems = [check(0, [.text]), check(1, [.text])]
+      result = .bool
     }
     if let problem = problems.compactMap({ $0 }).first { return .failure(problem) }
     return .success(result)
@@ -323,6 +350,21 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
       return .null
     }
     switch self {
+    case .startsWith, .endsWith, .like, .ilike, .matches:
+      guard let s = text(0), let pattern = text(1) else { return mismatch() }
+      switch self {
+      case .startsWith: return .bool(s.unicodeScalars.starts(with: pattern.unicodeScalars))
+      case .endsWith:
+        return .bool(s.unicodeScalars.reversed().starts(with: pattern.unicodeScalars.reversed()))
+      case .like: return .bool(Self.like(Array(s.unicodeScalars), Array(pattern.unicodeScalars)))
+      case .ilike:
+        return .bool(
+          Self.like(Array(s.lowercased().unicodeScalars), Array(pattern.lowercased().unicodeScalars)))
+      default:
+        guard let regex = PatternCache.shared.regex(pattern) else { return noValue(.string(pattern)) }
+        let range = NSRange(s.startIndex..<s.endIndex, in: s)
+        return .bool(regex.firstMatch(in: s, options: [], range: range) != nil)
+      }
     // A case mapping may lengthen a text (ß becomes SS).
     case .lower: return text(0).map { Self.bounded($0.lowercased(), notes: notes) } ?? mismatch()
     case .upper: return text(0).map { Self.bounded($0.uppercased(), notes: notes) } ?? mismatch()
@@ -544,5 +586,54 @@ extension ExpressionFunction {
       return total > limit
     }
     return add(value)
+  }
+}
+
+extension ExpressionFunction {
+  /// Whether `text` matches the LIKE `pattern` whole: `%` any run of characters (none too), `_`
+  /// one character, anything else itself, as SQL and DuckDB match.
+  ///
+  /// - Complexity: O(text × pattern) at worst; a pattern with one `%` is linear.
+  static func like(_ text: [Unicode.Scalar], _ pattern: [Unicode.Scalar]) -> Bool {
+    var t = 0
+    var p = 0
+    // Where the last `%` was, and the text position it is tried at next.
+    var star: Int?
+    var retry = 0
+    while t < text.count {
+      if p < pattern.count, pattern[p] == "%" {
+        star = p
+        p += 1
+        retry = t
+      } else if p < pattern.count, pattern[p] == "_" || pattern[p] == text[t] {
+        p += 1
+        t += 1
+      } else if let star {
+        p = star + 1
+        retry += 1
+        t = retry
+      } else {
+        return false
+      }
+    }
+    while p < pattern.count, pattern[p] == "%" { p += 1 }
+    return p == pattern.count
+  }
+}
+
+/// Regular expressions by their text, compiled once each: `matches` runs once per row.
+final class PatternCache: Sendable {
+  static let shared = PatternCache()
+  private let compiled = Mutex<[String: NSRegularExpression?]>([:])
+
+  /// The expression `pattern` writes, or `nil` when it is not one.
+  func regex(_ pattern: String) -> NSRegularExpression? {
+    if let known = compiled.withLock({ $0[pattern] }) { return known }
+    let made = try? NSRegularExpression(pattern: pattern)
+    compiled.withLock { cache in
+      if cache.count > 256 { cache.removeAll() }
+      cache[pattern] = made
+    }
+    return made
   }
 }

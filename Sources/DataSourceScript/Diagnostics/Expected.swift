@@ -41,6 +41,8 @@ public enum Expected: Sendable, Equatable {
   case rangeDots
   case rangeEnd
   case optionValue(ProviderOptionName)
+  /// `with` after `starts` or `ends`.
+  case patternWith(String)
 
   // Builders
   case pageSizeAfterSource
@@ -132,6 +134,7 @@ public enum Expected: Sendable, Equatable {
     case .rangeAfterRange: "a range such as 1..100 after 'range'"
     case .rangeDots: "'..' in the range"
     case .rangeEnd: "the end of the range"
+    case .patternWith(let word): "'with' after '\(word)', as in: name \(word) with \"A\""
     case .optionValue(let option):
       switch option {
       case .key: "a field name after 'key'"

@@ -37,11 +37,12 @@ public enum HelpCatalogue {
       HelpTopic(
         name: "where", group: .stages, syntax: ["PROVIDER | where EXPRESSION"],
         summary:
-          "Keeps the items for which the expression is true (see 'help expressions'). Comparisons: == != < <= > >=, contains (text or list; a contains b ignoring case compares their lower case), in [list]; combine with and, or, not and parentheses. A field is a name, a dotted path (a.b), a name in backquotes (`unit price`) or . (the item). Nulls compare as missing: only == null and != null are true for them. Comparing text with a number is an error, with a fix.",
+          "Keeps the items for which the expression is true (see 'help expressions'). Comparisons: == != < <= > >=, contains (text or list; a contains b ignoring case compares their lower case), like and ilike (% any characters, _ one, the whole text; ilike ignoring case), starts with, ends with, matches (a regular expression found anywhere: ^ and $ anchor it), in [list], is null and is not null; combine with and, or, not and parentheses. A field is a name, a dotted path (a.b), a name in backquotes (`unit price`) or . (the item). Nulls compare as missing: only == null and != null are true for them. Comparing text with a number is an error, with a fix.",
         examples: [
           people + "\nshow people | where active == true and age >= 30",
           people + "\nshow people | where team in [\"Design\", \"Research\"] or not (name contains \"a\")",
           people + "\nshow people | where email contains \"GRACE\" ignoring case",
+          people + "\nshow people | where name like 'A%' or email matches '^[k-m]' | select name, email",
         ])
     case .sort:
       HelpTopic(
@@ -510,7 +511,7 @@ public enum HelpCatalogue {
       HelpTopic(
         name: "expressions", group: .language,
         syntax: [
-          "+ - * / %  == != < <= > >=  and or not  in [..]  contains [ignoring case]  is [not] null  ( )"
+          "+ - * / %  == != < <= > >=  and or not  in [..]  contains [ignoring case]  like  ilike  starts with  ends with  matches  is [not] null  ( )"
         ] + ExpressionFunction.allCases.map(\.signature),
         summary:
           "One expression language wherever a field goes: where, sort by, section by, extend, select, templates, update … set and delete … where. + - * / % work on numbers (ints stay ints except /, which gives a double; division by zero gives null and a note), + joins text. ints and doubles compare as numbers, exactly. Comparing values of different types (text with a number, a date with text) is an error with a fix. Text is written in double or single quotes (\"Ada\", 'Ada'; in single quotes '' is a quote). Null: arithmetic with null is null; a comparison with null is false, except == null and != null (x is null and x is not null say the same). Functions give null for a null argument (but coalesce and if). There is no now(): a script gives the same answer every run. Examples of each function: "

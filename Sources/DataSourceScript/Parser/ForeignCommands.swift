@@ -55,9 +55,7 @@ enum ForeignCommand {
   /// or `nil` for a word with no such habit.
   static func sqlWord(_ word: String) -> String? {
     switch word.lowercased() {
-    case "like", "glob":
-      "text is matched with contains: name contains \"ada\" (or in [\"a\", \"b\"] for whole values)"
-    case "ilike": "name contains \"ada\" ignoring case"
+    case "glob": "name like \"A%\" (% any characters, _ one)"
     case "ignore": "contains … ignoring case"
     case "between": "x >= LOW and x <= HIGH"
     case "order": "sort by FIELD [desc], …"

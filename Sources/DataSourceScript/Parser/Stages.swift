@@ -353,6 +353,24 @@ extension Parser {
       return .binary(
         left, negated ? .notEqual : .equal, .literal(.null, range: nullRange), operatorRange: operatorRange)
     }
+    // `a like p`, `a ilike p`, `a matches r`, `a starts with p`, `a ends with s`: calls of the
+    // functions of the same names, so they run, check and go into Swift as calls do.
+    if case .identifier(let word) = current.kind, let function = patternOperator(word) {
+      let operatorRange = current.range
+      let leftDepth = expressionDepth
+      advance()
+      if function == .startsWith || function == .endsWith {
+        guard case .identifier("with") = current.kind else {
+          throw Diagnostic(.expected(.patternWith(word), found: current.kind.description), at: current.range)
+        }
+        advance()
+      }
+      let right = try parseAdditive()
+      try noteDepth(max(leftDepth, expressionDepth) + 1, of: left.range.lowerBound..<right.range.upperBound)
+      let range = left.range.lowerBound..<right.range.upperBound
+      return .call(
+        CallName(Identifier(name: function.rawValue, range: operatorRange)), [left, right], range: range)
+    }
     let comparison: BinaryOperator?
     switch current.kind {
     case .symbol(.equalEqual): comparison = .equal
@@ -386,6 +404,18 @@ extension Parser {
       return .binary(lowered(left), .contains, lowered(right), operatorRange: operatorRange)
     }
     return .binary(left, comparison, right, operatorRange: operatorRange)
+  }
+
+  /// The function a pattern operator word names (`like`, `starts`), if it is one.
+  private func patternOperator(_ word: String) -> ExpressionFunction? {
+    switch word {
+    case "like": .like
+    case "ilike": .ilike
+    case "matches": .matches
+    case "starts": .startsWith
+    case "ends": .endsWith
+    default: nil
+    }
   }
 
   private mutating func parseAdditive() throws(Diagnostic) -> ValueExpression {
