@@ -74,7 +74,7 @@ struct DSH: AsyncParsableCommand {
     // Scripts, -c and piped input are batch: their output is whole and plain, and depends on the
     // terminal only for its width, when it goes to one (as DuckDB's -c draws to the screen).
     var batch = Environment.batch
-    batch.terminalWidth = { Terminal.outputIsTerminal ? Terminal.width() : nil }
+    batch.terminalWidth = { Terminal.width() ?? Terminal.columnsVariable }
     if safe {
       batch.sandbox = Sandbox(allowedFiles: scripts, allowedFolder: FileManager.default.currentDirectoryPath)
     }
@@ -168,7 +168,8 @@ struct DSH: AsyncParsableCommand {
       if interactiveInput {
         prompted = true
         var terminal = Environment(
-          isTerminal: Terminal.outputIsTerminal, terminalWidth: { Terminal.width() },
+          isTerminal: Terminal.outputIsTerminal,
+          terminalWidth: { Terminal.width() ?? Terminal.columnsVariable },
           noColor: !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty || dumbTerminal)
         terminal.sandbox = session.environment.sandbox
         // browse draws full screen on a terminal that can (not TERM=dumb, not a pipe).

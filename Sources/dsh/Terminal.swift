@@ -8,6 +8,15 @@ enum Terminal {
   static var inputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
   static var outputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
+  /// `COLUMNS`, as a shell sets it, when standard output is no terminal: the width to draw to.
+  static var columnsVariable: Int? {
+    guard let text = ProcessInfo.processInfo.environment["COLUMNS"], let columns = Int(text), columns > 0
+    else {
+      return nil
+    }
+    return min(columns, 10_000)
+  }
+
   /// The width of the terminal on standard output, when it is one.
   static func width() -> Int? {
     var size = winsize()

@@ -212,10 +212,13 @@ struct BatchTests {
     #expect(result.output == "a: 5\n")
   }
 
-  @Test("batch output ignores the terminal's width and has no colour")
+  @Test(
+    "batch output is 80 columns wide in a pipe, or COLUMNS when set (as ls and DuckDB), and has no colour")
   func batchIndependentOfTerminal() throws {
-    let narrow = try DSHProcess.run(["Scripts/data/menu.dsh"], environment: ["COLUMNS": "20"])
-    #expect(narrow.output.split(separator: "\n").first?.count == 80)
+    let plain = try DSHProcess.run(["Scripts/data/menu.dsh"])
+    #expect(plain.output.split(separator: "\n").first?.count == 80)
+    let narrow = try DSHProcess.run(["Scripts/data/menu.dsh"], environment: ["COLUMNS": "40"])
+    #expect(narrow.output.split(separator: "\n").first?.count == 40, "\(narrow.output)")
     #expect(!narrow.output.contains("\u{1B}"))
   }
 

@@ -95,6 +95,8 @@ enum DSHProcess {
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
     var env = ProcessInfo.processInfo.environment
     env["NO_COLOR"] = nil
+    // Output in a pipe is 80 columns wide unless a test says otherwise.
+    env["COLUMNS"] = nil
     for (key, value) in environment { env[key] = value }
     process.environment = env
     let output = Pipe()

@@ -68,6 +68,8 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
   /// `matches(text, regex)`, what `text matches regex` says: the expression found anywhere in
   /// the text (anchor it with `^` and `$`).
   case matches
+  /// `split(text, separator)`: the pieces between the separators, as a list.
+  case split
 
   /// How SQL computes the same value, when it does; each dialect writes the form its own way.
   package enum SQLForm: Sendable {
@@ -88,7 +90,7 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     // SQLite's LIKE ignores ASCII case and PostgreSQL's regular expressions are not ICU's: the
     // patterns run in memory, where they mean what they mean here.
     case .lower, .upper, .trim, .round, .abs, .floor, .ceil, .int, .double, .text, .year, .month, .day,
-      .weekday, .hour, .date, .timestamp, .days, .startsWith, .endsWith, .like, .ilike, .matches:
+      .weekday, .hour, .date, .timestamp, .days, .startsWith, .endsWith, .like, .ilike, .matches, .split:
       .inMemory
     }
   }
@@ -124,6 +126,7 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     case .like: "like(text, pattern) → bool (text like pattern: % any characters, _ one)"
     case .ilike: "ilike(text, pattern) → bool (text ilike pattern: like, ignoring case)"
     case .matches: "matches(text, regex) → bool (text matches regex: found anywhere; ^ and $ anchor it)"
+    case .split: "split(text, separator) → list of text (the pieces between the separators)"
     }
   }
 
@@ -173,6 +176,7 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     case .like: ("like(\"Lovelace\", \"L_ve%\")", "true")
     case .ilike: ("ilike(\"Lovelace\", \"%LACE\")", "true")
     case .matches: ("matches(\"ada@example.com\", \"^[a-z]+@\")", "true")
+    case .split: ("split(\"a,b,,c\", \",\")", "[\"a\", \"b\", \"\", \"c\"]")
     }
   }
 
@@ -184,7 +188,7 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
       .hour:
       1...1
     case .round, .date, .timestamp: 1...2
-    case .days, .startsWith, .endsWith, .like, .ilike, .matches: 2...2
+    case .days, .startsWith, .endsWith, .like, .ilike, .matches, .split: 2...2
     case .substr, .replace, .if: 3...3
     case .coalesce: 1...Int.max
     }
@@ -265,6 +269,9 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     case .startsWith, .endsWith, .like, .ilike, .matches:
       problems = [check(0, [.text]), check(1, [.text])]
       result = .bool
+    case .split:
+      problems = [check(0, [.text]), check(1, [.text])]
+      result = .list
     }
     if let problem = problems.compactMap({ $0 }).first { return .failure(problem) }
     return .success(result)
@@ -350,6 +357,11 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
       return .null
     }
     switch self {
+    case .split:
+      guard let s = text(0), let separator = text(1) else { return mismatch() }
+      // An empty separator splits into characters, as DuckDB's string_split does.
+      if separator.isEmpty { return .list(s.map { .string(String($0)) }) }
+      return .list(s.components(separatedBy: separator).map { .string($0) })
     case .startsWith, .endsWith, .like, .ilike, .matches:
       guard let s = text(0), let pattern = text(1) else { return mismatch() }
       switch self {

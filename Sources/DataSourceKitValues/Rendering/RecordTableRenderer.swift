@@ -35,11 +35,57 @@ struct RecordTableRenderer: TextModeRenderer {
       names: collected.columns.names, cells: collected.cells, rightAligned: collected.kinds.rightAligned)
   }
 
-  /// Column widths that fit `available` columns: the widest columns give way first.
-  private func widths(available: Int) -> [Int] {
-    var widths = table.names.map(TextWidth.of)
-    table.cells.maximumWidths(into: &widths)
-    return Self.narrowed(widths, toFit: available)
+  /// The narrowest a column is drawn when every column is shown: below it (or its own width,
+  /// when narrower) a column no longer reads, and columns are left out instead.
+  static let readableWidth = 8
+  /// The width a column is given when it is chosen to be shown beside left-out ones.
+  static let shownWidth = 20
+
+  /// The columns a text table shows, in order (`nil` is the `…` column that stands for those
+  /// left out), their widths, and how many were left out.
+  ///
+  /// Every column, narrowed, when each keeps a readable width; else, as DuckDB's box mode does,
+  /// the first and the last columns that fit at a readable width, taken from both ends in turn,
+  /// with the rest elided in the middle.
+  /// - Parameter available: the columns of text left for the cells when `n` columns are drawn.
+  private func layout(available: (Int) -> Int) -> (columns: [Int?], widths: [Int], leftOut: Int) {
+    var natural = table.names.map(TextWidth.of)
+    table.cells.maximumWidths(into: &natural)
+    let count = natural.count
+    let all = Self.narrowed(natural, toFit: available(count))
+    if count <= 1 || zip(all, natural).allSatisfy({ $0 >= min($1, Self.readableWidth) }) {
+      return (Array(0..<count), all, 0)
+    }
+    // From both ends in turn, while the next one fits beside the gap column.
+    var left: [Int] = []
+    var right: [Int] = []
+    var used = 1
+    var takeLeft = true
+    var (nextLeft, nextRight) = (0, count - 1)
+    while nextLeft <= nextRight {
+      let candidate = takeLeft ? nextLeft : nextRight
+      let needed = min(natural[candidate], Self.shownWidth)
+      guard used + needed <= available(left.count + right.count + 2) else { break }
+      used += needed
+      if takeLeft {
+        left.append(candidate)
+        nextLeft += 1
+      } else {
+        right.insert(candidate, at: 0)
+        nextRight -= 1
+      }
+      takeLeft.toggle()
+    }
+    if left.isEmpty { left = [0] }
+    let columns: [Int?] = left.map { $0 } + [nil] + right.map { $0 }
+    let widths = Self.narrowed(
+      columns.map { $0.map { natural[$0] } ?? 1 }, toFit: available(columns.count), minimum: 1)
+    return (columns, widths, count - left.count - right.count)
+  }
+
+  /// The line under a table that left columns out: how many, and how to see them.
+  private func leftOutLine(_ leftOut: Int, shown: Int) -> String {
+    "\(leftOut + shown) columns (\(shown) shown); | select FIELD, … picks them, set width N widens the table"
   }
 
   /// Widths narrowed to fit `available` columns, the widest first and never below 3: the
@@ -87,9 +133,9 @@ struct RecordTableRenderer: TextModeRenderer {
   // MARK: Box
 
   func renderBox(into out: inout TextOutput) {
-    let names = table.names
     let right = table.rightAligned
-    let widths = widths(available: options.width - 1 - 3 * names.count)
+    let (columns, widths, leftOut) = layout { options.width - 1 - 3 * $0 }
+    let names = columns.map { $0.map { table.names[$0] } ?? "…" }
     let inner = widths.reduce(0, +) + 3 * widths.count - 3
     func rule(_ left: String, _ joint: String, _ right: String) -> String {
       left + widths.map { String(repeating: "─", count: $0 + 2) }.joined(separator: joint) + right
@@ -108,12 +154,18 @@ struct RecordTableRenderer: TextModeRenderer {
     let close = Array(" │".utf8)
     let marked = options.markedRows
     let gaps = options.showsGaps
+    let gap = Array("…".utf8)
     func row(_ row: Int, flat: Int, into out: inout TextOutput) {
       out.append(bytes: marked.isEmpty || !marked.contains(flat) ? open : markedOpen)
-      for c in 0..<widths.count {
-        if c > 0 { out.append(bytes: separator) }
+      for (index, column) in columns.enumerated() {
+        if index > 0 { out.append(bytes: separator) }
+        guard let c = column else {
+          out.append(bytes: gap)
+          out.appendSpaces(widths[index] - 1)
+          continue
+        }
         table.cells.write(
-          row: row, column: c, width: widths[c], alignment: right[c] ? .right : .left, into: &out)
+          row: row, column: c, width: widths[index], alignment: right[c] ? .right : .left, into: &out)
       }
       out.append(bytes: close)
       out.endLine()
@@ -147,6 +199,7 @@ struct RecordTableRenderer: TextModeRenderer {
       }
     }
     out.line(rule("└", "┴", "┘"))
+    if leftOut > 0 { out.line(out.dim(leftOutLine(leftOut, shown: columns.count - 1))) }
   }
 
   private func gapRow(_ widths: [Int]) -> String {
@@ -158,11 +211,16 @@ struct RecordTableRenderer: TextModeRenderer {
 
   func renderPlain(into out: inout TextOutput) {
     let right = table.rightAligned
-    let widths = widths(available: options.width - 2 * (table.names.count - 1))
+    let (columns, widths, leftOut) = layout { options.width - 2 * ($0 - 1) }
     func line(_ cells: [String], header: Bool = false) -> String {
       var parts: [String] = []
-      for (c, text) in cells.enumerated() {
-        parts.append(TextWidth.fit(text, to: widths[c], alignment: right[c] && !header ? .right : .left))
+      for (index, column) in columns.enumerated() {
+        guard let c = column else {
+          parts.append(TextWidth.fit("…", to: widths[index]))
+          continue
+        }
+        parts.append(
+          TextWidth.fit(cells[c], to: widths[index], alignment: right[c] && !header ? .right : .left))
       }
       var joined = parts.joined(separator: "  ")
       while joined.last == " " { joined.removeLast() }
@@ -185,6 +243,7 @@ struct RecordTableRenderer: TextModeRenderer {
       if section.gapAfter { out.line("⋮") }
       for f in section.footer { out.line(out.dim(TextWidth.truncate(f, to: options.width))) }
     }
+    if leftOut > 0 { out.line(out.dim(leftOutLine(leftOut, shown: columns.count - 1))) }
   }
 
   // MARK: Markdown

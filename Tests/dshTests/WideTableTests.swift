@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+/// A table wider than the screen, drawn as DuckDB's box mode draws one.
+@Suite("Wide tables")
+struct WideTableTests {
+  @Test("a 40-column table shows the first and last columns that fit, a … column and how many were left out")
+  func elidesTheMiddle() throws {
+    let folder = NSTemporaryDirectory() + "dsh-wide-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let names = (0..<40).map { "column_\($0)" }
+    let rows = (0..<3).map { r in (0..<40).map { String(r * 100 + $0) }.joined(separator: ",") }
+    try ([names.joined(separator: ",")] + rows).joined(separator: "\n").write(
+      toFile: folder + "/wide.csv", atomically: true, encoding: .utf8)
+    let show = "show csv \"\(folder)/wide.csv\""
+    let result = try DSHProcess.run([
+      "-c", show, "-c", show + " as plain", "-c", show + " | select column_20, column_21",
+    ])
+    let lines = result.output.split(separator: "\n").map(String.init)
+    #expect(
+      lines[1].hasPrefix("│ column_0 │ column_1 │ column_2 │ … │ column_37 │ column_38 │ column_39 │"),
+      "\(result.output)")
+    #expect(lines[3].contains("│ … │"), "\(result.output)")
+    #expect(lines.allSatisfy { TextWidthOf.columns($0) <= 80 }, "\(result.output)")
+    #expect(lines[7] == "40 columns (6 shown); | select FIELD, … picks them, set width N widens the table")
+    #expect(
+      result.output.contains(
+        "column_0  column_1  column_2  column_3  …  column_37  column_38  column_39\n"),
+      "\(result.output)")
+    #expect(result.output.contains("│ column_20 │ column_21 │"), "\(result.output)")
+    // COLUMNS widens output that goes to a pipe, as it does for ls and DuckDB.
+    let wide = try DSHProcess.run(["-c", show], environment: ["COLUMNS": "600"])
+    #expect(!wide.output.contains("│ … │"), "\(wide.output)")
+    #expect(wide.output.contains("column_20"), "\(wide.output)")
+  }
+}
+
+/// Display columns of a line of box-drawing and ASCII text (one column a character).
+enum TextWidthOf {
+  static func columns(_ line: String) -> Int { line.unicodeScalars.count }
+}
