@@ -33,12 +33,7 @@ func generateLookup(path: String) {
     }
   }
   rows.append(
-    Row(
-      what: "group by team with n = count(), a = avg(age), 1M rows", dsh: seconds(dshGroup.seconds),
-      other: duckGroup.map { "DuckDB CLI: " + seconds($0.seconds) } ?? "DuckDB CLI not found",
-      figure: duckGroup.map { String(format: "%.2f×", dshGroup.seconds / $0.seconds) } ?? "—",
-      target: "≤ 1.0×",
-      met: duckGroup.map { dshGroup.status == 0 && dshGroup.seconds <= $0.seconds } ?? false))
+    .besideDuckDB("group by team with n = count(), a = avg(age), 1M rows", dsh: dshGroup, duck: duckGroup))
 
   // 2. A join of the 1M rows with the 10,000-row lookup, every row matched, counted per region.
   let dshJoin = median {
@@ -56,11 +51,8 @@ func generateLookup(path: String) {
     }
   }
   rows.append(
-    Row(
-      what: "join 1M rows with a 10,000-row lookup, count per region", dsh: seconds(dshJoin.seconds),
-      other: duckJoin.map { "DuckDB CLI: " + seconds($0.seconds) } ?? "DuckDB CLI not found",
-      figure: duckJoin.map { String(format: "%.2f×", dshJoin.seconds / $0.seconds) } ?? "—", target: "≤ 1.5×",
-      met: duckJoin.map { dshJoin.status == 0 && dshJoin.seconds <= 1.5 * $0.seconds } ?? false))
+    .besideDuckDB(
+      "join 1M rows with a 10,000-row lookup, count per region", dsh: dshJoin, duck: duckJoin, most: 1.5))
 
   // 3. 1,000 sections of the 1M rows, printed whole: footers with sum and avg against {count}.
   //    Both print the same million lines, which swing by a quarter from run to run on a busy

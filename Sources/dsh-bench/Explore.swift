@@ -46,13 +46,7 @@ import Foundation
       measure([duck, "-csv", "-c", "SELECT team, median(age) FROM read_csv('\(csvPath)') GROUP BY team"])
     }
   }
-  rows.append(
-    Row(
-      what: "group by team with m = median(age), 1M rows", dsh: seconds(dshMedian.seconds),
-      other: duckMedian.map { "DuckDB CLI: " + seconds($0.seconds) } ?? "DuckDB CLI not found",
-      figure: duckMedian.map { String(format: "%.2f×", dshMedian.seconds / $0.seconds) } ?? "—",
-      target: "≤ 1.0×",
-      met: duckMedian.map { dshMedian.status == 0 && dshMedian.seconds <= $0.seconds } ?? false))
+  rows.append(.besideDuckDB("group by team with m = median(age), 1M rows", dsh: dshMedian, duck: duckMedian))
   // A window rank is not in the language yet (issue 37, item 4): no figure is made up for it.
   rows.append(
     Row(

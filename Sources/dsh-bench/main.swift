@@ -231,6 +231,19 @@ struct Row {
 
 var rows: [Row] = []
 
+extension Row {
+  /// A measure of dsh beside DuckDB's CLI doing the same (when it was found): the target is
+  /// dsh's time at most `most` times DuckDB's.
+  static func besideDuckDB(_ what: String, dsh: Measurement, duck: Measurement?, most: Double = 1) -> Row {
+    Row(
+      what: what, dsh: seconds(dsh.seconds),
+      other: duck.map { "DuckDB CLI: " + seconds($0.seconds) } ?? "DuckDB CLI not found",
+      figure: duck.map { String(format: "%.2f×", dsh.seconds / $0.seconds) } ?? "—",
+      target: String(format: "≤ %.1f×", most),
+      met: duck.map { dsh.status == 0 && dsh.seconds <= most * $0.seconds } ?? false)
+  }
+}
+
 /// The tests' HTTP server (Tests/dshTests/Fixtures/http_server.py) on a free port.
 func startTestServer() throws -> (process: Process, port: String) {
   let server = Process()
