@@ -8,8 +8,8 @@ import Foundation
 /// The file readers read a file by its path, more than once (a column read again as text is
 /// read from the file a second time), so the bytes it holds are inflated as they are read, a
 /// chunk at a time, into a file of their own: memory holds a chunk, never the whole. That file
-/// is unlinked at once on Linux and read through `/proc/self/fd`, so it goes with the provider
-/// (or with dsh, however it ends). The kind is told by the first bytes, not the name: a `.gz`
+/// is unlinked as soon as it is made on Linux and read through `/proc/self/fd`, so it goes when
+/// the load is over (or with dsh, however it ends). The kind is told by the first bytes, not the name: a `.gz`
 /// that is plain text is read as it is.
 ///
 /// A file that inflates beyond ``maximumInflatedBytes`` — a bomb, or more than dsh reads — stops
@@ -233,12 +233,18 @@ private final class InflatedOutput {
     }
     descriptor = fd
     path = String(decoding: name.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    #if os(Linux)
+      // Nameless from the start: a dsh killed while it inflates leaves nothing behind.
+      unlink(path)
+    #endif
   }
 
   deinit {
     guard !finished else { return }
     close(descriptor)
-    unlink(path)
+    #if !os(Linux)
+      unlink(path)
+    #endif
   }
 
   func write(_ bytes: UnsafeMutablePointer<UInt8>, count produced: Int) throws {
@@ -268,7 +274,6 @@ private final class InflatedOutput {
   func finish() -> (path: String, descriptor: Int32?) {
     finished = true
     #if os(Linux)
-      unlink(path)
       return ("/proc/self/fd/\(descriptor)", descriptor)
     #else
       close(descriptor)
@@ -318,7 +323,10 @@ private struct ZipDirectory {
     var end = -1
     var index = tailLength - 22
     while index >= 0 {
-      if Self.uint32(tail, index) == 0x0605_4B50 {
+      // The record ends the file with its comment: a signature inside a comment is not it.
+      if Self.uint32(tail, index) == 0x0605_4B50,
+        index + 22 + Int(Self.uint16(tail, index + 20)) == tailLength
+      {
         end = index
         break
       }

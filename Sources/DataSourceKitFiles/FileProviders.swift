@@ -29,8 +29,6 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
   /// The most bytes a compressed file may inflate to (``CompressedFile/maximumInflatedBytes``
   /// unless given, and never more).
   public let inflatedLimit: Int?
-  /// The file inflated from a compressed one, kept while its columns may be read again.
-  private var inflated: CompressedFile?
 
   /// A provider of the rows of the CSV file at `path`: plain, gzip-compressed, or the one file
   /// (or `member`) of a zip archive, inflated as it is read.
@@ -64,21 +62,22 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
         let inflated = try CompressedFile.inflated(
           path, displayPath: displayPath, member: member, limit: inflatedLimit, progress: progress,
           access: access)
-        let table = try CSVReader.read(
-          fileAt: inflated?.path ?? path, displayPath: displayPath, delimiter: delimiter, options: options,
-          progress: progress, access: inflated == nil ? access : nil)
-        return (table, inflated)
+        // The inflated copy is read (twice for a column that turns out to be text) within the
+        // load, and let go with it.
+        return try withExtendedLifetime(inflated) {
+          try CSVReader.read(
+            fileAt: inflated?.path ?? path, displayPath: displayPath, delimiter: delimiter, options: options,
+            progress: progress, access: inflated == nil ? access : nil)
+        }
       },
-      isEmpty: { $0.0.rowCount == 0 },
-      apply: { (table, inflated) in
+      isEmpty: { $0.rowCount == 0 },
+      apply: { table in
         self.table = table
-        self.inflated = inflated
         profiles = table.profiles
         lastError = nil
       },
       fail: { error in
         table = nil
-        inflated = nil
         profiles = nil
         lastError = error
       })

@@ -39,22 +39,24 @@ extension PostgresProvider {
   /// The tables and views of the database `url` names, by schema and name, the server's own
   /// schemas left out.
   ///
-  /// A table small enough on disk is counted; a larger one reports the planner's estimate, or
-  /// nothing when the server has not analysed it, so describing a database never scans a large
-  /// table.
+  /// A table small enough on disk is counted; a larger one (or one the user may not read, or
+  /// one whose count runs past `statementTimeout` seconds, 10 unless given) reports the
+  /// planner's estimate, or nothing when the server has not analysed it, so describing a
+  /// database never scans a large table.
   ///
   /// - Throws: ``DataSourceError`` as a load from the same server would (no connection, a refusal).
-  public static func contents(ofDatabaseAt url: String, statementTimeout: Double? = nil) async throws
+  public static func contents(ofDatabaseAt url: String, statementTimeout: Double? = 10) async throws
     -> [PostgresTableSummary]
   {
+    // A table source, so that an error quotes no SQL of the user's (there is none).
     let provider = try PostgresProvider(
-      url: url, source: .query("SELECT 1"), statementTimeout: statementTimeout)
+      url: url, source: .table("pg_catalog.pg_class"), statementTimeout: statementTimeout)
     do {
       let session = try await PostgresSession.open(provider.location, statementTimeout: statementTimeout)
       let relations = try await session.rows(
         """
         SELECT c.oid::text, n.nspname::text, c.relname::text, c.relkind::text, c.reltuples::bigint::text,
-          (pg_relation_size(c.oid) / 8192)::text
+          (pg_relation_size(c.oid) / 8192)::text, has_table_privilege(c.oid, 'SELECT')::text
         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema')
           AND n.nspname NOT LIKE 'pg_toast%' AND n.nspname NOT LIKE 'pg_temp%' AND NOT c.relispartition
@@ -85,10 +87,16 @@ extension PostgresProvider {
         var isEstimate = false
         switch kind {
         case "r", "m", "p":
-          // A partitioned table's own file is empty: its rows are in its partitions.
-          if kind != "p", pages <= countedPages {
-            rowCount = try await session.rows(PostgresSQL(stringLiteral: "SELECT count(*) FROM \(qualified)"))
-              .firstInt
+          // A partitioned table's own file is empty: its rows are in its partitions. A table
+          // the user may not read, or one locked past the timeout, keeps the planner's estimate.
+          let readable = row[6] == "true"
+          if kind != "p", readable, pages <= countedPages,
+            let counted = try? await session.rows(
+              PostgresSQL(stringLiteral: "SELECT count(*) FROM \(qualified)")
+            )
+            .firstInt
+          {
+            rowCount = counted
           } else if estimate >= 0 {
             (rowCount, isEstimate) = (estimate, true)
           }

@@ -119,12 +119,13 @@ struct DSH: AsyncParsableCommand {
         continue
       }
       if let dataFile {
-        openedFiles.append(dataFile)
-        if !(await session.run(SourceFile(name: "(opening \(script))", text: dataFile.binding), bail: true)) {
+        let opening = SourceFile(name: "(opening \(Secrets.redacted(script)))", text: dataFile.binding)
+        if !(await session.run(opening, bail: true)) {
           succeeded = false
           if bail { throw ExitCode(1) }
           continue
         }
+        openedFiles.append(dataFile)
         // A database is described as it opens unless -c says what to do.
         if showsAsOpened || (dataFile.name == nil && commands.isEmpty && !readsPipeAfterOpening) {
           if !(await show(dataFile)) {

@@ -44,7 +44,9 @@ struct DataFileArgument {
     if Self.compressedExtensions.contains(ext) {
       file = (file as NSString).deletingPathExtension
       let inner = (file as NSString).pathExtension.lowercased()
-      if Self.extensions.contains(inner) && !Self.databaseExtensions.contains(inner) {
+      if Self.databaseExtensions.contains(inner) || inner == "tar" {
+        throw Refusal(path: path, isURL: isURL, packed: true)
+      } else if Self.extensions.contains(inner) {
         ext = inner
       } else {
         ext = "csv"
@@ -71,7 +73,18 @@ struct DataFileArgument {
         (try? SQLiteProvider.contents(ofDatabaseAt: path, displayPath: path, access: nil))?
         .filter { $0.rowCount != nil } ?? []
       name = nil
-      tableNames = tables.map { Self.name(for: $0.name) }
+      // Two tables whose names make the same name (`my-t`, `my_t`) are told apart: `my_t_2`.
+      var taken: Set<String> = []
+      tableNames = tables.map { table in
+        let base = Self.name(for: table.name)
+        var name = base
+        var suffix = 2
+        while !taken.insert(name).inserted {
+          name = "\(base)_\(suffix)"
+          suffix += 1
+        }
+        return name
+      }
       binding = zip(tables, tableNames).map { "let \($1) = sqlite \(literal) table \(Self.quoted($0.name))" }
         .joined(separator: "\n")
       showing = "describe sqlite \(literal)"
@@ -100,7 +113,13 @@ struct DataFileArgument {
   struct Refusal: Error, CustomStringConvertible {
     let path: String
     var isURL = false
+    /// A database or a tar archive compressed: dsh reads neither packed.
+    var packed = false
     var description: String {
+      if packed {
+        return
+          "dsh: error: '\(path)' is a database or an archive, compressed: decompress it first (gzip -dk, unzip), then open what it holds"
+      }
       if isURL {
         return "dsh: error: '\(path)' names no file dsh reads over the web ("
           + DataFileArgument.extensions.filter { !DataFileArgument.databaseExtensions.contains($0) }

@@ -14,7 +14,8 @@ enum Terminal {
     else {
       return nil
     }
-    return min(columns, 10_000)
+    // As `set width` takes it: 20 columns at least.
+    return min(max(columns, 20), 10_000)
   }
 
   /// The width of the terminal on standard output, when it is one.

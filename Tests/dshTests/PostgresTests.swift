@@ -774,6 +774,11 @@ struct PostgresTests {
         "is a database of 8 tables (adults, big, kinds, labels, measures, people, readings, sales.orders): name one, postgres"
       ), "\(result.output)")
     #expect(result.output.contains("id,total\n1,9.5\n2,12.0"), "\(result.output)")
+    // A password in the connection string never shows.
+    let withPassword = server.url.replacingOccurrences(of: "dsh@", with: "dsh:hunter2@")
+    let secret = try dsh(["describe postgres \"\(withPassword)\"", "let o = postgres \"\(withPassword)\""])
+    #expect(secret.output.contains("people"), "\(secret.output)")
+    #expect(!secret.output.contains("hunter2"), "\(secret.output)")
     // Under --safe the network is refused before anything connects.
     let safe = try DSHProcess.run(["--safe", "-c", "describe postgres \"\(server.url)\""])
     #expect(safe.output.contains("--safe"), "\(safe.output)")

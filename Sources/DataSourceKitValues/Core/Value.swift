@@ -138,12 +138,13 @@ extension Value: CustomStringConvertible {
   }
 
   /// Significant digits from which a double's shortest text is taken to be arithmetic's
-  /// rather than the data's: data as written rarely carries more than 10 or 11.
-  static let noisyDigits = 12
+  /// rather than the data's: data as written (a coordinate to 12 decimals) rarely carries more
+  /// than 14, and a double holds 15 to 17.
+  static let noisyDigits = 15
 
   /// `d` as ``displayText`` writes it: its shortest text when that has fewer than
   /// ``noisyDigits`` significant digits, else rounded to two decimals, or to four significant
-  /// digits when that needs more (`0.0001235`), trailing zeros left out.
+  /// digits when that needs more (`0.0001235`), trailing zeros left out but one.
   static func readable(double d: Double) -> String {
     let exact = format(double: d)
     guard d.isFinite, d != 0 else { return exact }
@@ -164,9 +165,9 @@ extension Value: CustomStringConvertible {
     let magnitude = Int(log10(abs(d)).rounded(.down)) + 1
     let decimals = min(15, max(2, 4 - magnitude))
     var text = String(format: "%.\(decimals)f", d)
-    while text.hasSuffix("0") { text.removeLast() }
-    if text.hasSuffix(".") { text.removeLast() }
-    if text == "-0" { text = "0" }
+    // Trailing zeros go, but a double keeps one decimal, as every double shows (`100.0`).
+    while text.hasSuffix("0"), !text.hasSuffix(".0") { text.removeLast() }
+    if text == "-0.0" { text = "0.0" }
     return text
   }
 

@@ -115,6 +115,7 @@ public struct ValueFormat: Sendable, Equatable {
   /// precision and aligns left.
   public func apply(to value: Value) -> String {
     if let plural {
+      if value.isNull { return "" }
       let isOne = value.numericValue == 1
       return value.displayText + " " + (isOne ? plural.one : plural.many)
     }

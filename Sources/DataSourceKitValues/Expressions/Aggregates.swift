@@ -338,17 +338,58 @@ package struct AggregateAccumulator {
     func median() -> Value {
       guard values > 0 else { return .null }
       let middle = values / 2
+      // The middle one (and the one below it) found in place, in linear time: no sort.
       if medianDoubles.isEmpty {
-        let sorted = medianInts.sorted()
-        if values % 2 == 1 { return .double(Double(sorted[middle])) }
-        return .double(Double(Int128(sorted[middle - 1]) + Int128(sorted[middle])) / 2)
+        var numbers = medianInts
+        let high = Self.select(middle, in: &numbers, by: <)
+        if values % 2 == 1 { return .double(Double(high)) }
+        // Below the middle everything is at most it: the one just below is their greatest.
+        let low = numbers[..<middle].max() ?? high
+        return .double(Double(Int128(low) + Int128(high)) / 2)
       }
       // Every NaN sorts last (whatever its sign bit), as `sort by` places it.
-      let sorted = (medianDoubles + medianInts.map(Double.init)).sorted { !$0.isNaN && ($1.isNaN || $0 < $1) }
-      if values % 2 == 1 { return .double(sorted[middle]) }
-      let (low, high) = (sorted[middle - 1], sorted[middle])
+      var numbers = medianDoubles + medianInts.map(Double.init)
+      let before: (Double, Double) -> Bool = { !$0.isNaN && ($1.isNaN || $0 < $1) }
+      let high = Self.select(middle, in: &numbers, by: before)
+      if values % 2 == 1 { return .double(high) }
+      let low = numbers[..<middle].max(by: before) ?? high
       let mean = (low + high) / 2
       return .double(mean.isFinite || !low.isFinite || !high.isFinite ? mean : low / 2 + high / 2)
+    }
+
+    /// The element that would be at `k` were `numbers` sorted by `before`, put there: every one
+    /// before it is not after it, every one after it not before it (Hoare's selection, the
+    /// pivot the median of three, so sorted and reversed input stay linear).
+    /// - Complexity: O(n) on average.
+    static func select<T>(_ k: Int, in numbers: inout [T], by before: (T, T) -> Bool) -> T {
+      var low = 0
+      var high = numbers.count - 1
+      while low < high {
+        let mid = low + (high - low) / 2
+        if before(numbers[mid], numbers[low]) { numbers.swapAt(mid, low) }
+        if before(numbers[high], numbers[low]) { numbers.swapAt(high, low) }
+        if before(numbers[high], numbers[mid]) { numbers.swapAt(high, mid) }
+        let pivot = numbers[mid]
+        var i = low
+        var j = high
+        while i <= j {
+          while before(numbers[i], pivot) { i += 1 }
+          while before(pivot, numbers[j]) { j -= 1 }
+          if i <= j {
+            numbers.swapAt(i, j)
+            i += 1
+            j -= 1
+          }
+        }
+        if k <= j {
+          high = j
+        } else if k >= i {
+          low = i
+        } else {
+          break
+        }
+      }
+      return numbers[k]
     }
 
     /// An int of a sum or an average (`add` with `.int(i)`, but for `items`).

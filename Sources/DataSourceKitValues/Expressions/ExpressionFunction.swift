@@ -373,6 +373,8 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
         return .bool(
           Self.like(Array(s.lowercased().unicodeScalars), Array(pattern.lowercased().unicodeScalars)))
       default:
+        // The empty expression is found in every text.
+        if pattern.isEmpty { return .bool(true) }
         guard let regex = PatternCache.shared.regex(pattern) else { return noValue(.string(pattern)) }
         let range = NSRange(s.startIndex..<s.endIndex, in: s)
         return .bool(regex.firstMatch(in: s, options: [], range: range) != nil)

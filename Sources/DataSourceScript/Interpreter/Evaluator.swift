@@ -256,7 +256,8 @@ extension Evaluator {
         throw Diagnostic(.dataSource(error), at: expression.argumentRange)
       }
       throw Diagnostic(
-        .databaseWithoutTable(source: "postgres", path: url, tables: tables.map(\.name)), at: expression.range
+        .databaseWithoutTable(source: "postgres", path: Secrets.redacted(url), tables: tables.map(\.name)),
+        at: expression.range
       )
     case .sqlite(let path, let table, let query):
       let source: SQLiteQuery.Source = table.map { .table($0) } ?? .query(query ?? "")

@@ -444,7 +444,9 @@ extension Session {
   }
 
   /// A database's tables and views as a tree, the way `describe` draws a composition.
-  private func writeContents(of source: String, _ path: String, _ relations: [DescribedRelation]) {
+  private func writeContents(of source: String, _ written: String, _ relations: [DescribedRelation]) {
+    // A connection string's password never shows.
+    let path = Secrets.redacted(written)
     let views = relations.filter { $0.kind.hasSuffix("view") }.count
     let tables = relations.count - views
     var lines = [
@@ -460,7 +462,10 @@ extension Session {
           + relation.columns.joined(separator: ", "))
     }
     if let first = relations.first {
-      lines.append("open one: let t = \(source) \"\(path)\" table \(first.name)")
+      let name =
+        first.name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." }
+        ? first.name : JSONWriter.quoted(first.name)
+      lines.append("open one: let t = \(source) \"\(path)\" table \(name)")
     }
     output.write(lines.joined(separator: "\n") + "\n")
   }

@@ -132,16 +132,23 @@ struct Template: Sendable {
     self.parts = parts
   }
 
-  /// The `}` that closes the hole opened at `open`, outside quoted text.
+  /// The `}` that closes the hole opened at `open`, outside quoted text (in double or single
+  /// quotes; `''` inside single quotes is a quote, and leaves the text and enters it again).
   private static func closingBrace(in text: [UInt8], after open: Int) -> Int? {
-    var inString = false
+    var quote: UInt8?
     var i = open + 1
     while i < text.count {
-      switch text[i] {
-      case UInt8(ascii: "\""): inString.toggle()
-      case UInt8(ascii: "\\") where inString: i += 1
-      case UInt8(ascii: "}") where !inString: return i
-      default: break
+      let b = text[i]
+      if let open = quote {
+        if b == UInt8(ascii: "\\") {
+          i += 1
+        } else if b == open {
+          quote = nil
+        }
+      } else if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
+        quote = b
+      } else if b == UInt8(ascii: "}") {
+        return i
       }
       i += 1
     }
@@ -151,16 +158,27 @@ struct Template: Sendable {
   /// Where a hole's expression ends and its format starts: at the first colon (or the bar of
   /// `|one|many`) outside quotes and brackets.
   private static func formatColon(in inside: [UInt8]) -> (end: Int, specStart: Int)? {
-    var inString = false
+    var quote: UInt8?
+    var escaped = false
     var depth = 0
     for (i, b) in inside.enumerated() {
+      if let open = quote {
+        if escaped {
+          escaped = false
+        } else if b == UInt8(ascii: "\\") {
+          escaped = true
+        } else if b == open {
+          quote = nil
+        }
+        continue
+      }
       switch b {
-      case UInt8(ascii: "\""): inString.toggle()
-      case UInt8(ascii: "("), UInt8(ascii: "["): if !inString { depth += 1 }
-      case UInt8(ascii: ")"), UInt8(ascii: "]"): if !inString { depth -= 1 }
-      case UInt8(ascii: ":") where !inString && depth == 0: return (i, i + 1)
+      case UInt8(ascii: "\""), UInt8(ascii: "'"): quote = b
+      case UInt8(ascii: "("), UInt8(ascii: "["): depth += 1
+      case UInt8(ascii: ")"), UInt8(ascii: "]"): depth -= 1
+      case UInt8(ascii: ":") where depth == 0: return (i, i + 1)
       // `{count|person|people}`: the words for one and many are the format, bar and all.
-      case UInt8(ascii: "|") where !inString && depth == 0: return (i, i)
+      case UInt8(ascii: "|") where depth == 0: return (i, i)
       default: break
       }
     }

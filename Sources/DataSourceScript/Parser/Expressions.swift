@@ -244,22 +244,18 @@ extension Parser {
     let options = try parseProviderOptions(for: kind)
     // Limits of a request mean nothing to a file on this machine.
     if case .csv(let path) = source, !HTTPFile.isURL(path) {
-      try refuseRequestOptions(options, kind, path: path)
+      try refuseRequestOptions(options, kind)
     }
     if case .json(let path) = source, !HTTPFile.isURL(path) {
-      try refuseRequestOptions(options, kind, path: path)
+      try refuseRequestOptions(options, kind)
     }
     return ProviderExpression(
       source: source, options: options, range: start..<previousEnd, argumentRange: argumentRange)
   }
 
-  private func refuseRequestOptions(_ options: ProviderOptions, _ kind: ProviderKind, path: String)
-    throws(Diagnostic)
-  {
-    // maxsize also limits what a compressed file inflates to.
-    let compressed = [".gz", ".zip"].contains { path.lowercased().hasSuffix($0) }
-    for option in [ProviderOptionName.timeout, .maxsize, .redirects] where !(compressed && option == .maxsize)
-    {
+  private func refuseRequestOptions(_ options: ProviderOptions, _ kind: ProviderKind) throws(Diagnostic) {
+    // maxsize also limits what a compressed file inflates to (told by its bytes, when read).
+    for option in [ProviderOptionName.timeout, .redirects] {
       if let range = options.valueRange(of: option) {
         throw Diagnostic(.optionNeedsURL(option.rawValue, command: kind.rawValue), at: range)
       }

@@ -209,20 +209,21 @@ extension SwiftProgram {
           : "let \(made) = ArrayProvider<Value>([\n" + literals.map { "  \($0),\n" }.joined() + "])")
     case .range(let lower, let upper):
       add("let \(made) = MapProvider(RangeProvider(\(lower)..<\(upper))) { Value.int($0) }")
-    case .csv(let path):
+    case .csv(let path), .json(let path):
+      // A file fetched from the web has no provider of its own in the library.
+      if HTTPFile.isURL(path) { throw unsupported("a file read from a URL") }
       imports.insert("DataSourceKitFiles")
-      var delimiter = ""
-      if let byte = options.delimiter {
-        delimiter = ", delimiter: UInt8(ascii: \(Self.stringLiteral(String(UnicodeScalar(byte)))))"
+      var arguments = "path: \(Self.stringLiteral(resolve(path)))"
+      if case .csv = provider.source, let byte = options.delimiter {
+        arguments += ", delimiter: UInt8(ascii: \(Self.stringLiteral(String(UnicodeScalar(byte)))))"
       }
-      add("let \(made) = CSVProvider(path: \(Self.stringLiteral(resolve(path)))\(delimiter)\(readOptions))")
-    case .json(let path):
-      imports.insert("DataSourceKitFiles")
-      var at = ""
-      if let path = options.at {
-        at = ", at: [" + path.map(Self.stringLiteral).joined(separator: ", ") + "]"
+      if case .json = provider.source, let path = options.at {
+        arguments += ", at: [" + path.map(Self.stringLiteral).joined(separator: ", ") + "]"
       }
-      add("let \(made) = JSONProvider(path: \(Self.stringLiteral(resolve(path)))\(at)\(readOptions))")
+      if let member = options.member { arguments += ", member: \(Self.stringLiteral(member))" }
+      if let megabytes = options.maxsizeMegabytes { arguments += ", inflatedLimit: \(megabytes) << 20" }
+      let type = if case .csv = provider.source { "CSVProvider" } else { "JSONProvider" }
+      add("let \(made) = \(type)(\(arguments)\(readOptions))")
     case .postgres(let url, let table, let query):
       imports.insert("DataSourceKitPostgres")
       let source =
