@@ -120,7 +120,8 @@ struct BatchTests {
       "-c",
       "show table (p | where id == 1) with cell basic \"{name}\" | footer \"{count|person|people}\" as plain",
       "-c", "show table [1] with cell basic \"{.|a|b|c}\"",
-      "-c", "show table [{n: 'Ada'}] with cell basic \"{n + ':'} {n + '|x'} {coalesce(null, ')'):>3}\" as plain",
+      "-c",
+      "show table [{n: 'Ada'}] with cell basic \"{n + ':'} {n + '|x'} {coalesce(null, ')'):>3}\" as plain",
     ])
     #expect(result.output.contains("  Ada: Ada|x   )\n"), "\(result.output)")
     #expect(result.output.contains("team      a\nResearch  41.33\n"), "\(result.output)")
