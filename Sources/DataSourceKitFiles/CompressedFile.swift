@@ -85,7 +85,7 @@ public final class CompressedFile {
       return nil
     }
     let input = try OpenFile(path, displayPath: displayPath, access: access)
-    let output = try InflatedOutput(
+    let output = try ScratchFile(
       displayPath: displayPath, limit: min(limit ?? maximumInflatedBytes, maximumInflatedBytes))
     var readMember: String?
     switch kind {
@@ -117,7 +117,7 @@ public final class CompressedFile {
   /// Inflates the bytes `range` of `fd` into `output`: a gzip file (every member, as `gzip -dc`
   /// reads a file of several) with `windowBits` 15 + 16, a zip member's raw deflate with -15.
   private static func inflate(
-    from fd: Int32, range: Range<Int>, windowBits: Int32, into output: InflatedOutput, progress: LoadProgress?
+    from fd: Int32, range: Range<Int>, windowBits: Int32, into output: ScratchFile, progress: LoadProgress?
   ) throws {
     var stream = z_stream()
     guard inflateInit2_(&stream, windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
@@ -179,7 +179,7 @@ public final class CompressedFile {
   }
 
   private static func copyMember(
-    _ entry: ZipDirectory.Entry, of input: OpenFile, into output: InflatedOutput, displayPath: String,
+    _ entry: ZipDirectory.Entry, of input: OpenFile, into output: ScratchFile, displayPath: String,
     progress: LoadProgress?
   ) throws {
     let start = try entry.dataOffset(in: input, displayPath: displayPath)
@@ -213,28 +213,32 @@ public final class CompressedFile {
   }
 }
 
-/// Where inflated bytes go: a file of their own, counted against the limit.
-private final class InflatedOutput {
+/// A file of dsh's own for bytes it makes or fetches (an inflated file, a file read from a URL),
+/// written once and then read by path like any file: nameless on Linux from the moment it is
+/// made (read through `/proc/self/fd`), so nothing is left behind however dsh ends.
+package final class ScratchFile {
   let displayPath: String
   private let descriptor: Int32
   private let path: String
   private(set) var count = 0
   private var finished = false
-  private let limit: Int
+  /// The most bytes it may take: past them it is a compression bomb (``CompressedFile``).
+  private let limit: Int?
 
-  init(displayPath: String, limit: Int) throws {
+  /// A new, empty file; errors name `displayPath`, the file whose bytes it keeps.
+  package init(displayPath: String, limit: Int? = nil) throws {
     self.displayPath = displayPath
     self.limit = limit
-    var name = Array((NSTemporaryDirectory() + "dsh-inflated-XXXXXX").utf8CString)
+    var name = Array((NSTemporaryDirectory() + "dsh-scratch-XXXXXX").utf8CString)
     let fd = mkstemp(&name)
     guard fd >= 0 else {
       throw DataSourceError.unreadable(
-        path: displayPath, reason: "no room to inflate it: \(String(cString: strerror(errno)))")
+        path: displayPath, reason: "no room to keep its bytes: \(String(cString: strerror(errno)))")
     }
     descriptor = fd
     path = String(decoding: name.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     #if os(Linux)
-      // Nameless from the start: a dsh killed while it inflates leaves nothing behind.
+      // Nameless from the start: a dsh killed while it writes leaves nothing behind.
       unlink(path)
     #endif
   }
@@ -247,10 +251,11 @@ private final class InflatedOutput {
     #endif
   }
 
-  func write(_ bytes: UnsafeMutablePointer<UInt8>, count produced: Int) throws {
+  /// Appends `produced` bytes.
+  package func write(_ bytes: UnsafeRawPointer, count produced: Int) throws {
     guard produced > 0 else { return }
     count += produced
-    if count > limit {
+    if let limit, count > limit {
       let most =
         limit == CompressedFile.maximumInflatedBytes
         ? "\((limit + 1) >> 30) GiB, the most dsh reads" : "\(limit >> 20) MB, the limit maxsize set"
@@ -264,14 +269,15 @@ private final class InflatedOutput {
       if written < 0, errno == EINTR { continue }
       guard written > 0 else {
         throw DataSourceError.unreadable(
-          path: displayPath, reason: "no room to inflate it: \(String(cString: strerror(errno)))")
+          path: displayPath, reason: "no room to keep its bytes: \(String(cString: strerror(errno)))")
       }
       offset += written
     }
   }
 
-  /// The path to read the inflated file at, and the descriptor that keeps it while it is read.
-  func finish() -> (path: String, descriptor: Int32?) {
+  /// The path to read the file at, and the descriptor that keeps it while it is read (the
+  /// caller closes it).
+  package func finish() -> (path: String, descriptor: Int32?) {
     finished = true
     #if os(Linux)
       return ("/proc/self/fd/\(descriptor)", descriptor)

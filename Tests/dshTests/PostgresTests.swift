@@ -774,6 +774,9 @@ struct PostgresTests {
         "is a database of 8 tables (adults, big, kinds, labels, measures, people, readings, sales.orders): name one, postgres"
       ), "\(result.output)")
     #expect(result.output.contains("id,total\n1,9.5\n2,12.0"), "\(result.output)")
+    // A server named where a file goes is described, as psql's \\dt would.
+    let opened = try DSHProcess.run([server.url])
+    #expect(opened.output.contains("└─ sales.orders"), "\(opened.output)")
     // A password in the connection string never shows.
     let withPassword = server.url.replacingOccurrences(of: "dsh@", with: "dsh:hunter2@")
     let secret = try dsh(["describe postgres \"\(withPassword)\"", "let o = postgres \"\(withPassword)\""])

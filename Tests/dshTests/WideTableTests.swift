@@ -33,6 +33,10 @@ struct WideTableTests {
     let wide = try DSHProcess.run(["-c", show], environment: ["COLUMNS": "600"])
     #expect(!wide.output.contains("│ … │"), "\(wide.output)")
     #expect(wide.output.contains("column_20"), "\(wide.output)")
+    // A COLUMNS too narrow to draw in is taken as set width takes it: 20 at least.
+    let narrow = try DSHProcess.run(["-c", show], environment: ["COLUMNS": "5"])
+    let twenty = try DSHProcess.run(["-c", "set width 20", "-c", show])
+    #expect(narrow.output == twenty.output, "\(narrow.output)")
   }
 }
 
