@@ -106,6 +106,20 @@ struct DiffTests {
     check(old, new)
   }
 
+  @Test("the table of identities grows past the room it was given: all-new data, repeats among them")
+  func tableGrows() {
+    // Room is made for the old identities and a quarter of the new: 3,000 new identities in
+    // place of 100 old ones fill it many times over, and every repeat is still seen.
+    let old = sections([(1, Array(0..<100))])
+    let new = sections([(1, Array(1_000..<4_000) + [1_500, 3_999]), (2, Array(50..<150))])
+    let changeset = diff(old, new)
+    #expect(changeset.duplicates == [1_500, 3_999])
+    #expect(changeset.update.insertedRows.count == 3_002)  // section 2's rows come with it
+    #expect(changeset.update.insertedSections == [1])
+    check(old, new)
+    check(sections([]), sections([(1, Array(0..<5_000))]))
+  }
+
   @Test("10,000 random pairs: the batch is valid and turns the old data into the new")
   func randomPairs() {
     var random = SeededGenerator(state: 2026)

@@ -110,14 +110,20 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
   public var sections: [Section] { parts.count == 1 ? parts[0].sections : parts.flatMap { $0.sections } }
   /// The sections' identifiers, in order.
   /// - Complexity: O(sections).
-  public var sectionIdentifiers: [SectionIdentifier] { parts.flatMap { $0.sectionIDs } }
+  public var sectionIdentifiers: [SectionIdentifier] {
+    parts.count == 1 ? parts[0].sectionIDs : parts.flatMap { $0.sectionIDs }
+  }
   /// The number of sections.
   public var numberOfSections: Int { counts.count }
   /// The number of items in all sections.
   public var numberOfItems: Int { counts.reduce(0, +) }
   /// The number of items in each section, in order.
   /// - Complexity: O(sections).
-  public var counts: [Int] { parts.flatMap { $0.counts } }
+  public var counts: [Int] {
+    // One part (a table, the common case) without flatMap's generic walk: this is asked at
+    // every apply.
+    parts.count == 1 ? parts[0].counts : parts.flatMap { $0.counts }
+  }
 
   /// The identifiers of a section's items, or `nil` when there is no such section.
   public func itemIdentifiers(inSection id: SectionIdentifier) -> [ItemIdentifier]? {

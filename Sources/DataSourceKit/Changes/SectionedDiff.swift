@@ -59,6 +59,8 @@ public enum SectionedDiff {
       storedItem = Int32(truncatingIfNeeded: item)
     }
     @usableFromInline var path: ItemPath { ItemPath(item: item, section: section) }
+    /// No place: an element without a match (a sentinel, not an optional, to keep a place in 8 bytes).
+    @usableFromInline static var none: Place { Place(section: -1, item: 0) }
   }
 
   /// The batch of updates that turns `old` into `new`: elements matched by `id`, reloaded when `contentEqual` says their content changed.
@@ -92,68 +94,67 @@ public enum SectionedDiff {
     let matched = newToOldSection.enumerated().compactMap { n, o in o.map { (new: n, old: $0) } }
     let staying = Set(longestIncreasingSubsequence(matched.map(\.old)).map { matched[$0].new })
     var movedSections = Set(matched.map(\.new)).subtracting(staying)
-    // Moved sections rewritten as delete + insert because their rows change too.
-    var replaced: Set<Int> = []
+    // Moved sections rewritten as delete + insert because their rows change too (flags by new
+    // section: asked once per row, where a set would hash each time).
+    var replaced = [Bool](repeating: false, count: new.count)
 
-    // Elements: match by identity, one hash insert per old element and one lookup per new one.
+    // Elements: match by identity, each hashed once (one table entry per distinct identity).
     // Only identities seen more than once keep lists (the k-th old pairs with the k-th new).
-    var newToOld = new.map { [Place?](repeating: nil, count: $0.elements.count) }
-    var oldToNew = old.map { [Place?](repeating: nil, count: $0.elements.count) }
-    var firstOld: [ElementID: Place] = [:]
+    var newToOld = new.map { [Place](repeating: .none, count: $0.elements.count) }
+    var oldToNew = old.map { [Place](repeating: .none, count: $0.elements.count) }
     // Room for the new side's identities too: those not in the old data are entered with a mark.
-    firstOld.reserveCapacity(
-      old.reduce(0) { $0 + $1.elements.count } + new.reduce(0) { $0 + $1.elements.count } / 4)
-    var laterOld: [ElementID: [Place]] = [:]  // occurrences 2, 3, … of repeated identities
+    var table = IdentityTable<ElementID>(
+      capacity: old.reduce(0) { $0 + $1.elements.count } + new.reduce(0) { $0 + $1.elements.count } / 4)
+    var laterOld: [Int: [Place]] = [:]  // by entry: occurrences 2, 3, … of repeated identities
+    var duplicates = Set<Int>()  // entries
     for (s, section) in old.enumerated() {
       for i in section.elements.indices {
-        let identity = id(section.elements[i])
         let place = Place(section: s, item: i)
-        if let first = firstOld.updateValue(place, forKey: identity) {
-          firstOld[identity] = first
-          laterOld[identity, default: []].append(place)
+        let (entry, isNew) = table.enter(id(section.elements[i]), place: place)
+        if !isNew {
+          laterOld[entry, default: []].append(place)
+          duplicates.insert(entry)
         }
       }
     }
-    var duplicates = Set<ElementID>(laterOld.keys)
     let oldRepeats = !laterOld.isEmpty
-    var newSeen: [ElementID: Int] = [:]  // occurrences so far, for repeated identities only
-    // One hash lookup per new element: an identity not in the old data is entered with a mark
-    // (`newOnly`), so that seeing it again finds the mark and is a repeat.
-    let absent = Place(section: -2, item: 0)
-    let newOnly = Place(section: -1, item: 0)
+    var newSeen: [Int: Int] = [:]  // by entry: occurrences so far, for repeated identities only
+    // An identity not in the old data is entered with a mark (`newOnly`), so that seeing it
+    // again finds the mark and is a repeat.
+    let newOnly = Place(section: -2, item: 0)
     for (s, section) in new.enumerated() {
       for i in section.elements.indices {
-        let identity = id(section.elements[i])
-        let first = Self.lookUp(identity, in: &firstOld, absent: absent, mark: newOnly)
-        guard first.section >= 0 else {
-          // New on this side: a second time is a repeat too.
-          if first == newOnly { duplicates.insert(identity) }
+        let (entry, isNew) = table.enter(id(section.elements[i]), place: newOnly)
+        if isNew { continue }
+        let first = table.places[entry]
+        guard first != newOnly else {
+          duplicates.insert(entry)  // new on this side, and seen before
           continue
         }
-        let match: Place?
-        if oldRepeats, let later = laterOld[identity] {
-          let k = newSeen[identity, default: 0]
-          newSeen[identity] = k + 1
-          match = k == 0 ? first : (k - 1 < later.count ? later[k - 1] : nil)
-        } else if oldToNew[first.section][first.item] == nil {
+        let match: Place
+        if oldRepeats, let later = laterOld[entry] {
+          let k = newSeen[entry, default: 0]
+          newSeen[entry] = k + 1
+          match = k == 0 ? first : (k - 1 < later.count ? later[k - 1] : .none)
+        } else if oldToNew[first.section][first.item] == .none {
           match = first
         } else {
-          duplicates.insert(identity)  // repeated on the new side only
-          match = nil
+          duplicates.insert(entry)  // repeated on the new side only
+          match = .none
         }
-        if let match {
+        if match != .none {
           newToOld[s][i] = match
           oldToNew[match.section][match.item] = Place(section: s, item: i)
         }
       }
     }
-    let duplicateList = Array(duplicates)
+    let duplicateList = duplicates.sorted().map { table.identities[$0] }
 
     while true {
       // Which new sections continue an old one, and which old section each became.
       var newOfOld = [Int?](repeating: nil, count: old.count)
-      for (n, o) in newToOldSection.enumerated() where !replaced.contains(n) { if let o { newOfOld[o] = n } }
-      func survives(new n: Int) -> Bool { newToOldSection[n] != nil && !replaced.contains(n) }
+      for (n, o) in newToOldSection.enumerated() where !replaced[n] { if let o { newOfOld[o] = n } }
+      func survives(new n: Int) -> Bool { newToOldSection[n] != nil && !replaced[n] }
 
       var update = BatchUpdate()
       var touched = [Bool](repeating: false, count: new.count)  // new sections with row changes
@@ -166,15 +167,15 @@ public enum SectionedDiff {
         var sameOld: [Int] = []
         sameNew.reserveCapacity(rows.count)
         sameOld.reserveCapacity(rows.count)
-        for (i, place) in rows.enumerated() where place?.section == o {
+        for (i, place) in rows.enumerated() where place.section == o {
           sameNew.append(i)
-          sameOld.append(place?.item ?? 0)
+          sameOld.append(place.item)
         }
         var stays = [Bool](repeating: false, count: rows.count)
         for k in longestIncreasingSubsequence(sameOld) { stays[sameNew[k]] = true }
         for (i, place) in rows.enumerated() {
           let newPath = ItemPath(item: i, section: n)
-          guard let place, let from = newOfOld[place.section] else {
+          guard place != .none, let from = newOfOld[place.section] else {
             // New, or its old section is gone (the section's delete took the old row).
             update.insertedRows.append(newPath)
             touched[n] = true
@@ -199,7 +200,8 @@ public enum SectionedDiff {
       for o in old.indices {
         guard let n = newOfOld[o] else { continue }
         for i in old[o].elements.indices {
-          if let next = oldToNew[o][i], survives(new: next.section) { continue }
+          let next = oldToNew[o][i]
+          if next != .none, survives(new: next.section) { continue }
           update.deletedRows.append(ItemPath(item: i, section: o))
           touched[n] = true
         }
@@ -208,7 +210,7 @@ public enum SectionedDiff {
       // UIKit refuses row changes in a moved section: rewrite it as delete + insert, again.
       let conflicts = movedSections.filter { touched[$0] }
       if !conflicts.isEmpty {
-        replaced.formUnion(conflicts)
+        for n in conflicts { replaced[n] = true }
         movedSections.subtract(conflicts)
         continue
       }
@@ -223,22 +225,6 @@ public enum SectionedDiff {
       update.reloadedRows.sort()
       return Result(update: update, duplicates: duplicateList)
     }
-  }
-}
-
-extension SectionedDiff {
-  /// The place of an identity in `table`, found with one hash lookup; when it is not there, it
-  /// is entered with `mark` and `absent` is returned.
-  @inlinable
-  static func lookUp<ElementID: Hashable>(
-    _ identity: ElementID, in table: inout [ElementID: Place], absent: Place, mark: Place
-  ) -> Place {
-    func take(_ place: inout Place) -> Place {
-      let found = place
-      if found == absent { place = mark }
-      return found
-    }
-    return take(&table[identity, default: absent])
   }
 }
 
