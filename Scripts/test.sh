@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the linter, then every test: engine and language unit tests, help examples, and the tests
 # that drive the real dsh binary (transcripts in batch mode, line editing under a pseudo-terminal,
-# pages in headless Chromium, the postgres provider against a throwaway cluster).
+# pages in headless Chromium, the postgres provider against a throwaway cluster, answers against
+# DuckDB's CLI).
 #
 #   Scripts/test.sh                      # everything, as CI runs it
 #   Scripts/test.sh --fast               # without the slow suites (terminal, browser, PostgreSQL,
@@ -12,6 +13,7 @@
 # it (wall time; the whole script took 441-480 s of CPU and 577-666 s of wall time in three such
 # runs, docs/BENCHMARKS.md "Set-up"). Each step prints its own time on standard error.
 #   packages the tests start (apt-get, first run only)   about a minute of download
+#   DuckDB's CLI (pip, first run only)                   ~20 s of download
 #   swift format lint                                    ~10 s
 #   doc comments checked, DocC catalogs built            ~1 min (symbol graphs of 4 targets)
 #   swift build --build-tests (the one debug build)      ~4 min
@@ -40,6 +42,11 @@ for module in pyte:pyte websocket:websocket-client; do
       || python3 -m pip install -q --break-system-packages "${module#*:}"
   fi
 done
+# DuckDB's CLI (PyPI's duckdb-cli, as Scripts/bench.sh uses it) is the oracle of
+# DuckDBOracleTests: the same rows asked the same question, the answers compared.
+if [ ! -x .build-duckdb/bin/duckdb ]; then
+  python3 -m pip install -q --target .build-duckdb duckdb-cli
+fi
 
 test_arguments=()
 if [ "${1:-}" = "--fast" ]; then

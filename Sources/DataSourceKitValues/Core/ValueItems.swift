@@ -177,14 +177,15 @@ public typealias ValueAggregate = AggregateFunction
 extension SectionedDataSource where Item == Value {
   /// The aggregate of the items of a section, or of the whole data source when `section` is
   /// `nil`, over the value `value` gives each (`nil` counts items), as a footer's
-  /// `{sum(price)}` computes it.
+  /// `{sum(price)}` computes it; `fraction` is a quantile's, from 0 to 1
+  /// (`aggregate(.quantile, inSection: 0, fraction: 0.9) { $0["delay"] }`).
   /// - Complexity: O(rows of the section).
   public func aggregate(
-    _ function: ValueAggregate, inSection section: Int?, of value: ((Value) -> Value)? = nil
+    _ function: ValueAggregate, inSection section: Int?, fraction: Double = 0.5, of value: ((Value) -> Value)? = nil
   )
     -> Value
   {
-    var accumulator = AggregateAccumulator([function], arguments: [value])
+    var accumulator = AggregateAccumulator([function], arguments: [value], fractions: [fraction])
     let sections = section.map { [$0] } ?? Array(0..<numberOfSections)
     for section in sections {
       for row in 0..<numberOfRows(inSection: section) {
@@ -237,17 +238,18 @@ extension DerivedProvider where Item == Value {
   ///   - base: the provider whose items are grouped.
   ///   - keys: the fields the groups are keyed by.
   ///   - aggregates: what each group computes over its items.
+  ///   - fractions: each quantile's fraction, from 0 to 1, by its field's name (`["p90": 0.9]`).
   ///   - label: how `describe` names the stage; defaults to "group by".
   /// - Complexity: O(n) on load, and again when the base changes.
   public static func grouped(
     _ base: any DataProvider<Value>, label: String? = nil, by keys: [(String, @Sendable (Value) -> Value)],
-    aggregates: [(String, ValueAggregate, (@Sendable (Value) -> Value)?)] = []
+    aggregates: [(String, ValueAggregate, (@Sendable (Value) -> Value)?)] = [], fractions: [String: Double] = [:]
   ) -> any DataProvider<Value> {
     GroupedProvider(
       base: base, keys: keys.map { GroupedProvider.Key(name: $0.0, compute: $0.1) },
       fields: aggregates.map { name, function, value in
         GroupedProvider.Field(
-          name: name, function: function, compute: value)
+          name: name, function: function, compute: value, fraction: fractions[name] ?? 0.5)
       }, label: label ?? "group by", notes: nil)
   }
 

@@ -21,6 +21,14 @@ public enum AggregateFunction: String, Sendable, CaseIterable {
   /// The middle of the numbers, as a double: the mean of the two middle ones when their count
   /// is even (as DuckDB's `median`).
   case median
+  /// The value at a fraction of the way through the numbers in order, one of them (DuckDB's
+  /// `quantile` and `quantile_disc`): `quantile(delay, 0.9)`. The fraction is the second argument,
+  /// a number from 0 to 1.
+  case quantile
+  /// The value at a fraction of the way through the numbers in order, between the two nearest
+  /// when it falls between them (DuckDB's `quantile_cont`, PostgreSQL's `percentile_cont`), as
+  /// a double.
+  case quantileCont = "quantile_cont"
   /// The least value.
   case min
   /// The greatest value.
@@ -41,6 +49,9 @@ public enum AggregateFunction: String, Sendable, CaseIterable {
     case .sum: "sum(number) → number (null when there is none)"
     case .avg: "avg(number) → double"
     case .median: "median(number) → double (the middle value, or the mean of the middle two)"
+    case .quantile: "quantile(number, fraction) → number (the value that far through them in order, 0 to 1)"
+    case .quantileCont:
+      "quantile_cont(number, fraction) → double (that far through them in order, between the nearest two)"
     case .min: "min(value) → the least value"
     case .max: "max(value) → the greatest value"
     case .distinct: "distinct(value) → int (how many different values, nulls not counted)"
@@ -53,12 +64,19 @@ public enum AggregateFunction: String, Sendable, CaseIterable {
   /// Whether the argument may be left out: only `count()`.
   package var takesNoArgument: Bool { self == .count }
 
+  /// The case's name in Swift (`quantileCont` for `quantile_cont`), as generated programs write it.
+  package var swiftCase: String { self == .quantileCont ? "quantileCont" : rawValue }
+
+  /// Whether it takes a fraction from 0 to 1 after its argument (`quantile(x, 0.9)`).
+  package var takesFraction: Bool { self == .quantile || self == .quantileCont }
+
   /// The type of its value, from its argument's (`nil` when not known); `nil` for `sum` of
   /// something that is not a number.
   package func resultType(_ argument: ValueType?) -> ValueType? {
     switch self {
     case .count, .distinct: .int
-    case .avg, .median: .double
+    case .avg, .median, .quantileCont: .double
+    case .quantile: argument
     case .sum: argument == .int ? .int : argument == .double ? .double : nil
     case .min, .max, .first, .last: argument
     case .list: .list
@@ -69,7 +87,7 @@ public enum AggregateFunction: String, Sendable, CaseIterable {
   package func accepts(_ type: ValueType?) -> Bool {
     guard let type, type != .null else { return true }
     switch self {
-    case .sum, .avg, .median: return type.isNumber
+    case .sum, .avg, .median, .quantile, .quantileCont: return type.isNumber
     case .min, .max: return ![.list, .record].contains(type)
     case .count, .distinct, .first, .last, .list: return true
     }
@@ -79,7 +97,7 @@ public enum AggregateFunction: String, Sendable, CaseIterable {
   /// values as they are (and `count()` counts items).
   package var skipsNulls: Bool {
     switch self {
-    case .count, .sum, .avg, .median, .min, .max, .distinct: true
+    case .count, .sum, .avg, .median, .quantile, .quantileCont, .min, .max, .distinct: true
     case .first, .last, .list: false
     }
   }
@@ -87,7 +105,7 @@ public enum AggregateFunction: String, Sendable, CaseIterable {
   /// Whether its value over no values is null (else a count of zero, or an empty list).
   package var isNullWhenEmpty: Bool {
     switch self {
-    case .sum, .avg, .median, .min, .max, .first, .last: true
+    case .sum, .avg, .median, .quantile, .quantileCont, .min, .max, .first, .last: true
     case .count, .distinct, .list: false
     }
   }
@@ -108,9 +126,12 @@ public enum AggregateFunction: String, Sendable, CaseIterable {
     case .avg: .exactAverage
     case .min: .least
     case .max: .greatest
-    // first, last and list depend on an order a server's plan does not keep; SQLite has no
-    // median, and PostgreSQL's percentile_cont interpolates in doubles, not exactly.
-    case .median, .first, .last, .list: .inMemory
+    // first, last and list depend on an order a server's plan does not keep. SQLite has no
+    // quantiles; PostgreSQL's percentile_cont interpolates as lo + f·(hi − lo), DuckDB's
+    // quantile_cont (and dsh's) as lo·(1 − f) + hi·f, which differ in the last bit; its
+    // percentile_disc finds its row as ceil(f·n), DuckDB's quantile as n − floor(n − f·n), the
+    // same in exact arithmetic but not always in doubles; and dsh's median of ints is exact.
+    case .median, .quantile, .quantileCont, .first, .last, .list: .inMemory
     }
   }
 
@@ -121,7 +142,9 @@ public enum AggregateFunction: String, Sendable, CaseIterable {
 
   /// The aggregates as calls: `count(), sum(x), avg(x), …`.
   package static var callsText: String {
-    allCases.map { $0.takesNoArgument ? "\($0.rawValue)()" : "\($0.rawValue)(x)" }.joined(separator: ", ")
+    allCases.map {
+      $0.takesNoArgument ? "\($0.rawValue)()" : $0.takesFraction ? "\($0.rawValue)(x, 0.9)" : "\($0.rawValue)(x)"
+    }.joined(separator: ", ")
   }
 
   /// The aggregates with `rule` as prose lists them (`sum, avg and min`).
@@ -139,17 +162,22 @@ package struct Aggregate: Sendable {
   package var argument: RowExpression?
   /// How it was written (`sum(price)`), for notes.
   package var text: String
+  /// A quantile's fraction, from 0 to 1.
+  package var fraction: Double?
 
-  package init(_ function: AggregateFunction, of argument: RowExpression?, text: String) {
+  package init(_ function: AggregateFunction, of argument: RowExpression?, text: String, fraction: Double? = nil) {
     self.function = function
     self.argument = argument
     self.text = text
+    self.fraction = fraction
   }
 }
 
 /// Aggregates computed over items one at a time: `add` each item, then read `results`.
 package struct AggregateAccumulator {
   private let functions: [AggregateFunction]
+  /// Each quantile's fraction (0 for the others).
+  private let fractions: [Double]
   private let texts: [String]
   private let arguments: [((Value) -> Value)?]
   private var states: [State]
@@ -157,6 +185,7 @@ package struct AggregateAccumulator {
 
   package init(_ aggregates: [Aggregate], notes: ExpressionNotes?) {
     functions = aggregates.map(\.function)
+    fractions = aggregates.map { $0.fraction ?? 0 }
     texts = aggregates.map(\.text)
     arguments = aggregates.map { $0.argument?.compiled(notes: notes) }
     states = Array(repeating: State(), count: aggregates.count)
@@ -165,8 +194,9 @@ package struct AggregateAccumulator {
 
   /// Aggregates of the values the closures give each item (`nil` for `count()`), as a program's
   /// headers compute them (`SectionedDataSource.aggregate(_:inSection:of:)`).
-  package init(_ functions: [AggregateFunction], arguments: [((Value) -> Value)?]) {
+  package init(_ functions: [AggregateFunction], arguments: [((Value) -> Value)?], fractions: [Double]? = nil) {
     self.functions = functions
+    self.fractions = fractions ?? functions.map { _ in 0 }
     texts = functions.map(\.rawValue)
     self.arguments = arguments
     states = Array(repeating: State(), count: functions.count)
@@ -246,7 +276,7 @@ package struct AggregateAccumulator {
         notes?.add(.aggregateMismatch(aggregate: texts[index], type: unfit.found, with: unfit.with))
         return .null
       }
-      return state.result(functions[index])
+      return state.result(functions[index], fraction: fractions[index])
     }
   }
 
@@ -318,7 +348,7 @@ package struct AggregateAccumulator {
         last = value
       case .list:
         list.append(value)
-      case .median:
+      case .median, .quantile, .quantileCont:
         switch value {
         case .null: break
         case .int(let i):
@@ -355,6 +385,36 @@ package struct AggregateAccumulator {
       let low = numbers[..<middle].max(by: before) ?? high
       let mean = (low + high) / 2
       return .double(mean.isFinite || !low.isFinite || !high.isFinite ? mean : low / 2 + high / 2)
+    }
+
+    /// The value `fraction` of the way through the numbers in order, as DuckDB computes it:
+    /// `quantile` (discrete) takes the one at n − floor(n − f·n), counted from 1 (at least the
+    /// first); `quantile_cont` the one at (n − 1)·f, counted from 0, between the two nearest by
+    /// lo·(1 − d) + hi·d in doubles, d = at − floor(at) (DuckDB's order of operations, to the
+    /// last bit). Every NaN sorts last.
+    func quantile(_ fraction: Double, continuous: Bool) -> Value {
+      guard values > 0 else { return .null }
+      let n = Double(values)
+      if !continuous {
+        let k = Int(max(1, n - (n - fraction * n).rounded(.down))) - 1
+        if medianDoubles.isEmpty {
+          var numbers = medianInts
+          return .int(Self.select(k, in: &numbers, by: <))
+        }
+        var numbers = medianDoubles + medianInts.map(Double.init)
+        return .double(Self.select(k, in: &numbers, by: { !$0.isNaN && ($1.isNaN || $0 < $1) }))
+      }
+      var numbers = medianDoubles + medianInts.map(Double.init)
+      let before: (Double, Double) -> Bool = { !$0.isNaN && ($1.isNaN || $0 < $1) }
+      let at = (n - 1) * fraction
+      let low = Int(at.rounded(.down))
+      let high = Int(at.rounded(.up))
+      let lo = Self.select(low, in: &numbers, by: before)
+      if high == low { return .double(lo) }
+      // Above `low` everything is at least lo: the next one is their least.
+      let hi = numbers[(low + 1)...].min(by: before) ?? lo
+      let d = at - Double(low)
+      return .double(lo * (1 - d) + hi * d)
     }
 
     /// The element that would be at `k` were `numbers` sorted by `before`, put there: every one
@@ -418,7 +478,7 @@ package struct AggregateAccumulator {
     /// Whether the int sum leaves 64 bits.
     var overflowed: Bool { !sawDouble && Int(exactly: intSum) == nil }
 
-    func result(_ function: AggregateFunction) -> Value {
+    func result(_ function: AggregateFunction, fraction: Double) -> Value {
       switch function {
       case .count: .int(values)
       case .sum:
@@ -431,6 +491,8 @@ package struct AggregateAccumulator {
       case .last: items == 0 ? .null : last
       case .list: .list(list)
       case .median: median()
+      case .quantile: quantile(fraction, continuous: false)
+      case .quantileCont: quantile(fraction, continuous: true)
       }
     }
   }

@@ -42,9 +42,11 @@ package final class GroupedProvider: DataProvider, CompositionNode, RecordProvid
       self.aggregate = aggregate
       self.type = type
     }
-    package init(name: String, function: AggregateFunction, compute: (@Sendable (Value) -> Value)?) {
+    package init(
+      name: String, function: AggregateFunction, compute: (@Sendable (Value) -> Value)?, fraction: Double? = nil
+    ) {
       self.name = name
-      self.aggregate = Aggregate(function, of: nil, text: function.rawValue)
+      self.aggregate = Aggregate(function, of: nil, text: function.rawValue, fraction: fraction)
       self.type = nil
       self.compute = compute
     }
@@ -184,7 +186,9 @@ package final class GroupedProvider: DataProvider, CompositionNode, RecordProvid
     ranInSQL = false
     var groups = Groups(
       prototype: usesClosures
-        ? AggregateAccumulator(fields.map(\.aggregate.function), arguments: fields.map(\.compute))
+        ? AggregateAccumulator(
+          fields.map(\.aggregate.function), arguments: fields.map(\.compute),
+          fractions: fields.map { $0.aggregate.fraction ?? 0 })
         : AggregateAccumulator(fields.map(\.aggregate), notes: notes))
     if try usesClosures || !groupByColumns(into: &groups) {
       let notes = self.notes

@@ -8,6 +8,8 @@ struct AggregateCall {
   var argument: ValueExpression?
   var range: SourceRange
   var text: String
+  /// A quantile's fraction, from 0 to 1.
+  var fraction: Double? = nil
 }
 
 extension ValueExpression {
@@ -16,8 +18,23 @@ extension ValueExpression {
     guard case .call(let name, let arguments, let range) = self, let function = name.aggregate else {
       return nil
     }
-    guard arguments.count == 1 || (arguments.isEmpty && function.takesNoArgument) else {
+    let expected = function.takesFraction ? 2 : 1
+    guard arguments.count == expected || (arguments.isEmpty && function.takesNoArgument) else {
       throw Diagnostic(.functionArgumentCount(name.name, signature: function.signature), at: range)
+    }
+    // A quantile's fraction is a number written out, from 0 to 1 (as DuckDB's is a constant).
+    var fraction: Double?
+    if function.takesFraction {
+      let written = arguments[1]
+      switch written {
+      case .literal(.int(let f), _) where f == 0 || f == 1: fraction = Double(f)
+      case .literal(.double(let f), _) where f >= 0 && f <= 1: fraction = f
+      default:
+        throw Diagnostic(
+          .functionArgumentType(
+            name.name, argument: "'\(text(written.range))' as its fraction (a number from 0 to 1, written out: 0.9)",
+            signature: function.signature), at: written.range)
+      }
     }
     // An aggregate takes a value of each item, not another aggregate.
     if let argument = arguments.first {
@@ -27,7 +44,8 @@ extension ValueExpression {
         throw Diagnostic(.aggregateInAggregate(inner.text, outer: function.rawValue), at: inner.range)
       }
     }
-    return AggregateCall(function: function, argument: arguments.first, range: range, text: text(range))
+    return AggregateCall(
+      function: function, argument: arguments.first, range: range, text: text(range), fraction: fraction)
   }
 
   /// The expression with each aggregate in it replaced by a field of the record it is then
@@ -106,6 +124,8 @@ extension AggregateCall {
           function.rawValue, argument: checker.describe(argument, typed.type), signature: function.signature),
         at: argument.range)
     }
-    return (Aggregate(function, of: typed.expression, text: text), function.resultType(typed.type))
+    return (
+      Aggregate(function, of: typed.expression, text: text, fraction: fraction), function.resultType(typed.type)
+    )
   }
 }

@@ -323,18 +323,23 @@ extension SwiftProgram {
       let keyList = try keys.map { key throws(Unsupported) in
         "(\(Self.stringLiteral(key.name.name)), { item in \(try valueCode(key.expression, item: "item")) })"
       }
+      var fractions: [String] = []
       let aggregateList = try aggregates.map { field throws(Unsupported) in
         guard case .call(let function, let arguments, _) = field.expression,
-          let aggregate = function.aggregate, arguments.count <= 1
+          let aggregate = function.aggregate, arguments.count <= (aggregate.takesFraction ? 2 : 1)
         else { throw unsupported("the aggregate '\(text(field.expression.range))'") }
+        if aggregate.takesFraction {
+          fractions.append("\(Self.stringLiteral(field.name.name)): \(try fractionCode(arguments))")
+        }
         let argument = try arguments.first.map { argument throws(Unsupported) in
           "{ item in \(try valueCode(argument, item: "item")) }"
         }
-        return "(\(Self.stringLiteral(field.name.name)), .\(aggregate.rawValue), \(argument ?? "nil"))"
+        return "(\(Self.stringLiteral(field.name.name)), .\(aggregate.swiftCase), \(argument ?? "nil"))"
       }
       var call =
         "let \(made) = DerivedProvider.grouped(\n  \(base),\n  by: [\(keyList.joined(separator: ", "))]"
       if !aggregateList.isEmpty { call += ",\n  aggregates: [\(aggregateList.joined(separator: ", "))]" }
+      if !fractions.isEmpty { call += ",\n  fractions: [\(fractions.joined(separator: ", "))]" }
       add(call + ")")
       return made
     case .distinct(let keys, _):

@@ -154,6 +154,16 @@ extension SwiftProgram {
     }
   }
 
+  /// A quantile's fraction as Swift writes it (the checker has made sure it is a number from 0
+  /// to 1).
+  func fractionCode(_ arguments: [ValueExpression]) throws(Unsupported) -> String {
+    switch arguments.count > 1 ? arguments[1] : nil {
+    case .literal(.int(let f), _)?: return "\(Double(f))"
+    case .literal(.double(let f), _)?: return "\(f)"
+    default: throw unsupported("a quantile without a fraction written out")
+    }
+  }
+
   /// A hole of a header, footer, title or caption: a field of the context, or an aggregate of
   /// the items (`{sum(price)}`), of a section or (`section` "nil") of the whole table.
   func contextHole(
@@ -164,13 +174,14 @@ extension SwiftProgram {
     case .expression(.field(let path)) where path.components.count == 1:
       return try field(path.components[0])
     case .expression(.call(let name, let arguments, _)):
-      guard let aggregate = name.aggregate, arguments.count <= 1 else {
+      guard let aggregate = name.aggregate, arguments.count <= (aggregate.takesFraction ? 2 : 1) else {
         throw unsupported("the hole {\(name.name)(…)}")
       }
       let argument = try arguments.first.map { argument throws(Unsupported) in
         " { \(try valueCode(argument, item: "$0")) }"
       }
-      let code = "\(table).aggregate(.\(aggregate.rawValue), inSection: \(section))\(argument ?? "")"
+      let fraction = aggregate.takesFraction ? ", fraction: \(try fractionCode(arguments))" : ""
+      let code = "\(table).aggregate(.\(aggregate.swiftCase), inSection: \(section)\(fraction))\(argument ?? "")"
       return HoleCode("(\(code)).displayText", value: code)
     default:
       throw unsupported("a hole other than a field or an aggregate in a header, footer, title or caption")

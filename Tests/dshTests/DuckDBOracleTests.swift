@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+
+/// A seeded generator, so every run checks the same rows and a failure can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+  var state: UInt64
+  mutating func next() -> UInt64 {
+    state = state &* 6364136223846793005 &+ 1442695040888963407
+    return state ^ (state >> 29)
+  }
+}
+
+/// DuckDB's CLI as the oracle: the same generated rows (random values, nulls, ties) read by
+/// dsh and by DuckDB, the same question asked of both, the answers compared value by value.
+///
+/// `Scripts/test.sh` installs the CLI from PyPI (`duckdb-cli`) into `.build-duckdb` when it is
+/// missing. Where it is not installed the tests are skipped with a message, except under `CI`,
+/// where that is a failure.
+enum DuckDB {
+  /// The CLI, and the environment it runs in (the PyPI package's launcher needs its folder on
+  /// `PYTHONPATH`).
+  static let cli: (path: String, environment: [String: String])? = {
+    var environment = ProcessInfo.processInfo.environment
+    if let path = environment["DSH_DUCKDB"], FileManager.default.isExecutableFile(atPath: path) {
+      return (path, environment)
+    }
+    let installed = DSHProcess.packageRoot + "/.build-duckdb"
+    guard FileManager.default.isExecutableFile(atPath: installed + "/bin/duckdb") else { return nil }
+    environment["PYTHONPATH"] = installed
+    return (installed + "/bin/duckdb", environment)
+  }()
+
+  static var isMissingOutsideCI: Bool {
+    cli == nil && ProcessInfo.processInfo.environment["CI"] == nil
+  }
+
+  /// DuckDB's answer to `sql` as rows of CSV fields (header first).
+  static func rows(_ sql: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String]] {
+    let cli = try #require(
+      cli, "DuckDB's CLI is not installed; Scripts/test.sh installs it (pip install duckdb-cli)",
+      sourceLocation: sourceLocation)
+    let ran = try DSHProcess.runCommand(
+      [cli.path, "-csv", "-c", sql], directory: DSHProcess.packageRoot, environment: cli.environment)
+    try #require(ran.status == 0, "duckdb: \(ran.output)", sourceLocation: sourceLocation)
+    return csvRows(ran.output)
+  }
+
+  /// dsh's answer to `show QUERY as csv` after `setup`, as rows of CSV fields (header first).
+  static func dshRows(_ setup: [String], _ query: String, sourceLocation: SourceLocation = #_sourceLocation)
+    throws -> [[String]]
+  {
+    let ran = try DSHProcess.run(setup.flatMap { ["-c", $0] } + ["-c", "show \(query) as csv"])
+    try #require(ran.status == 0, "dsh: \(ran.output)", sourceLocation: sourceLocation)
+    return csvRows(ran.output)
+  }
+
+  /// The fields of simple CSV (no newlines inside fields, as both write numbers and short
+  /// texts).
+  static func csvRows(_ text: String) -> [[String]] {
+    text.split(separator: "\n", omittingEmptySubsequences: true).map { line in
+      var fields: [String] = []
+      var field = ""
+      var quoted = false
+      var chars = Array(line)
+      chars.append(",")
+      var i = 0
+      while i < chars.count {
+        let c = chars[i]
+        if quoted {
+          if c == "\"", i + 1 < chars.count, chars[i + 1] == "\"" {
+            field.append("\"")
+            i += 1
+          } else if c == "\"" {
+            quoted = false
+          } else {
+            field.append(c)
+          }
+        } else if c == "\"" {
+          quoted = true
+        } else if c == "," {
+          fields.append(field)
+          field = ""
+        } else {
+          field.append(c)
+        }
+        i += 1
+      }
+      return fields
+    }
+  }
+
+  /// Whether two answers hold the same values, row by row (numbers compared as numbers, to
+  /// the last bit; DuckDB writes `3.0` where dsh writes `3.0` or `3` for an int column).
+  static func differences(_ dsh: [[String]], _ duck: [[String]]) -> [String] {
+    var found: [String] = []
+    if dsh.count != duck.count { found.append("\(dsh.count) rows from dsh, \(duck.count) from DuckDB") }
+    for (index, (a, b)) in zip(dsh, duck).enumerated().dropFirst() where a.count == b.count {
+      for (x, y) in zip(a, b) where !same(x, y) {
+        found.append("row \(index): dsh \(a), DuckDB \(b)")
+        break
+      }
+    }
+    return found
+  }
+
+  static func same(_ x: String, _ y: String) -> Bool {
+    if x == y { return true }
+    guard let a = Double(x), let b = Double(y) else { return false }
+    return a == b || (a.isNaN && b.isNaN)
+  }
+}
+
+@Suite(
+  "Answers against DuckDB's", .disabled(if: DuckDB.isMissingOutsideCI, "DuckDB's CLI is not installed"))
+struct DuckDBOracleTests {
+  /// Rows of a group, an int column with nulls and ties, a double column with nulls.
+  static func writeRows(to folder: String, count: Int, seed: UInt64) throws {
+    var random = SeededGenerator(state: seed)
+    var lines = ["id,g,i,d"]
+    for id in 0..<count {
+      let g = ["a", "b", "c", "d", "e", "f"][Int.random(in: 0..<6, using: &random)]
+      // Group f has a single row or none: a quantile of one value, and of none.
+      let group = g == "f" && id > 3 ? "a" : g
+      let i = Int.random(in: 0..<10, using: &random) == 0 ? "" : String(Int.random(in: -15..<25, using: &random))
+      let d =
+        Int.random(in: 0..<12, using: &random) == 0
+        ? "" : String(Double(Int.random(in: 0...2_000_000, using: &random)) / 1_000 - 1_000)
+      lines.append("\(id),\(group),\(i),\(d)")
+    }
+    try (lines.joined(separator: "\n") + "\n").write(toFile: folder + "/rows.csv", atomically: true, encoding: .utf8)
+    try DSHProcess.python(
+      """
+      import csv, sqlite3
+      rows = list(csv.DictReader(open('\(folder)/rows.csv')))
+      db = sqlite3.connect('\(folder)/rows.db')
+      db.execute('CREATE TABLE t (id INTEGER PRIMARY KEY, g TEXT, i INTEGER, d REAL)')
+      db.executemany('INSERT INTO t VALUES (?, ?, ?, ?)', [(int(r['id']), r['g'], int(r['i']) if r['i'] else None,
+          float(r['d']) if r['d'] else None) for r in rows])
+      db.commit()
+      """)
+  }
+
+  @Test("quantile, quantile_cont and median by group: DuckDB's answers, from CSV and from SQLite")
+  func quantiles() throws {
+    let folder = NSTemporaryDirectory() + "dsh-duckdb-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    for seed in [1, 2, 3] as [UInt64] {
+      try? FileManager.default.removeItem(atPath: folder + "/rows.db")
+      try Self.writeRows(to: folder, count: 50 * Int(seed) + 7, seed: seed)
+      let fractions = ["0", "0.1", "0.25", "0.33", "0.5", "0.75", "0.9", "0.999", "1"]
+      var dshFields = ["m_i = median(i)", "m_d = median(d)"]
+      var duckFields = ["median(i)", "median(d)"]
+      for (k, f) in fractions.enumerated() {
+        dshFields += [
+          "q\(k)_i = quantile(i, \(f))", "c\(k)_i = quantile_cont(i, \(f))", "q\(k)_d = quantile(d, \(f))",
+          "c\(k)_d = quantile_cont(d, \(f))",
+        ]
+        duckFields += [
+          "quantile_disc(i, \(f))", "quantile_cont(i, \(f))", "quantile_disc(d, \(f))", "quantile_cont(d, \(f))",
+        ]
+      }
+      let duck = try DuckDB.rows(
+        "SELECT g, \(duckFields.joined(separator: ", ")) FROM read_csv('\(folder)/rows.csv') GROUP BY g ORDER BY g")
+      let query = "| group by g with \(dshFields.joined(separator: ", ")) | sort by g"
+      let fromCSV = try DuckDB.dshRows(["let t = csv \"\(folder)/rows.csv\""], "t " + query)
+      #expect(DuckDB.differences(fromCSV, duck) == [], "seed \(seed), CSV")
+      let fromSQLite = try DuckDB.dshRows(["let t = sqlite \"\(folder)/rows.db\" table t"], "t " + query)
+      #expect(DuckDB.differences(fromSQLite, duck) == [], "seed \(seed), SQLite")
+    }
+  }
+}
