@@ -181,7 +181,8 @@ extension SectionedDataSource where Item == Value {
   /// (`aggregate(.quantile, inSection: 0, fraction: 0.9) { $0["delay"] }`).
   /// - Complexity: O(rows of the section).
   public func aggregate(
-    _ function: ValueAggregate, inSection section: Int?, fraction: Double = 0.5, of value: ((Value) -> Value)? = nil
+    _ function: ValueAggregate, inSection section: Int?, fraction: Double = 0.5,
+    of value: ((Value) -> Value)? = nil
   )
     -> Value
   {
@@ -243,7 +244,8 @@ extension DerivedProvider where Item == Value {
   /// - Complexity: O(n) on load, and again when the base changes.
   public static func grouped(
     _ base: any DataProvider<Value>, label: String? = nil, by keys: [(String, @Sendable (Value) -> Value)],
-    aggregates: [(String, ValueAggregate, (@Sendable (Value) -> Value)?)] = [], fractions: [String: Double] = [:]
+    aggregates: [(String, ValueAggregate, (@Sendable (Value) -> Value)?)] = [],
+    fractions: [String: Double] = [:]
   ) -> any DataProvider<Value> {
     GroupedProvider(
       base: base, keys: keys.map { GroupedProvider.Key(name: $0.0, compute: $0.1) },

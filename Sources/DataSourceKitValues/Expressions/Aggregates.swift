@@ -143,7 +143,8 @@ public enum AggregateFunction: String, Sendable, CaseIterable {
   /// The aggregates as calls: `count(), sum(x), avg(x), …`.
   package static var callsText: String {
     allCases.map {
-      $0.takesNoArgument ? "\($0.rawValue)()" : $0.takesFraction ? "\($0.rawValue)(x, 0.9)" : "\($0.rawValue)(x)"
+      $0.takesNoArgument
+        ? "\($0.rawValue)()" : $0.takesFraction ? "\($0.rawValue)(x, 0.9)" : "\($0.rawValue)(x)"
     }.joined(separator: ", ")
   }
 
@@ -165,7 +166,9 @@ package struct Aggregate: Sendable {
   /// A quantile's fraction, from 0 to 1.
   package var fraction: Double?
 
-  package init(_ function: AggregateFunction, of argument: RowExpression?, text: String, fraction: Double? = nil) {
+  package init(
+    _ function: AggregateFunction, of argument: RowExpression?, text: String, fraction: Double? = nil
+  ) {
     self.function = function
     self.argument = argument
     self.text = text
@@ -194,7 +197,8 @@ package struct AggregateAccumulator {
 
   /// Aggregates of the values the closures give each item (`nil` for `count()`), as a program's
   /// headers compute them (`SectionedDataSource.aggregate(_:inSection:of:)`).
-  package init(_ functions: [AggregateFunction], arguments: [((Value) -> Value)?], fractions: [Double]? = nil) {
+  package init(_ functions: [AggregateFunction], arguments: [((Value) -> Value)?], fractions: [Double]? = nil)
+  {
     self.functions = functions
     self.fractions = fractions ?? functions.map { _ in 0 }
     texts = functions.map(\.rawValue)
@@ -387,7 +391,8 @@ package struct AggregateAccumulator {
       return .double(mean.isFinite || !low.isFinite || !high.isFinite ? mean : low / 2 + high / 2)
     }
 
-    /// The value `fraction` of the way through the numbers in order, as DuckDB computes it:
+    /// The value `fraction` of the way through the numbers in order, as DuckDB computes it.
+    ///
     /// `quantile` (discrete) takes the one at n − floor(n − f·n), counted from 1 (at least the
     /// first); `quantile_cont` the one at (n − 1)·f, counted from 0, between the two nearest by
     /// lo·(1 − d) + hi·d in doubles, d = at − floor(at) (DuckDB's order of operations, to the

@@ -224,6 +224,14 @@ struct ColumnSortKeys {
     return entries.map(\.position) + nulls
   }
 
+  /// Whether the keys at two positions are equal (two nulls are): a window's peers.
+  func sameKey(_ a: Int, _ b: Int) -> Bool {
+    if isNull[a] || isNull[b] { return isNull[a] && isNull[b] }
+    guard prefixes[a] == prefixes[b] else { return false }
+    guard kind == .text, !prefixesAreKeys else { return true }
+    return arena[textStarts[a]..<textStarts[a + 1]].elementsEqual(arena[textStarts[b]..<textStarts[b + 1]])
+  }
+
   /// The positions by their exact prefixes, compared: equal ones in their order, nulls last.
   private func comparisonOrder(of range: Range<Int>, direction: SortDirection) -> [Int] {
     let descending = direction == .descending

@@ -43,7 +43,8 @@ package final class GroupedProvider: DataProvider, CompositionNode, RecordProvid
       self.type = type
     }
     package init(
-      name: String, function: AggregateFunction, compute: (@Sendable (Value) -> Value)?, fraction: Double? = nil
+      name: String, function: AggregateFunction, compute: (@Sendable (Value) -> Value)?,
+      fraction: Double? = nil
     ) {
       self.name = name
       self.aggregate = Aggregate(function, of: nil, text: function.rawValue, fraction: fraction)

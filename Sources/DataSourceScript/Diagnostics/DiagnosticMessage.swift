@@ -114,6 +114,9 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case functionMixedResults(String, String, String)
   /// An aggregate (`sum(x)`) where one item is computed: a cell, `where`, `extend`.
   case aggregateOutsideGroup(String)
+  case windowOutsideExtend(String)
+  case windowClauseWithoutWindow(String)
+  case windowInWindow(String, outer: String)
   case aggregateInAggregate(String, outer: String)
   /// An aggregate in a header of a composed or segmented table, whose sections come from several
   /// sources.
@@ -320,8 +323,14 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "wrong number of arguments to \(name): it is \(signature)"
     case .functionArgumentType(let name, let argument, let signature):
       "\(name) does not take \(argument): it is \(signature)"
+    case .windowOutsideExtend(let name):
+      "\(name)() is a window function (its value depends on the other items): it goes in extend, as extend r = \(name)() by score desc [within section]"
+    case .windowClauseWithoutWindow(let name):
+      "by … and within section order the window functions and aggregates of an extend field, and \(name) has none (rank(), row_number(), lag(x), sum(x), …); to order the items: | sort by …"
+    case .windowInWindow(let inner, let outer):
+      "\(inner) is a window function or aggregate inside \(outer)(…), which takes a value of each item"
     case .aggregateOutsideGroup(let name):
-      "\(name) is an aggregate of many items: it goes in a header, footer, title or caption ({\(name)(x)}) or in group by … with n = \(name)(x)"
+      "\(name) is an aggregate of many items: it goes in a header, footer, title or caption ({\(name)(x)}), in group by … with n = \(name)(x), or in extend over the other items (share = x / sum(x), running = sum(x) by day)"
     case .aggregateInAggregate(let inner, let outer):
       "\(inner) is an aggregate inside \(outer)(…): an aggregate takes a value of each item"
     case .unknownExportFormat(let name, let suggestion):

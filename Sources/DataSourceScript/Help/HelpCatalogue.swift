@@ -71,11 +71,17 @@ public enum HelpCatalogue {
         examples: [people + "\nshow people | sort by age | offset 2 | limit 3"])
     case .extend:
       HelpTopic(
-        name: "extend", group: .stages, syntax: ["PROVIDER | extend NAME = EXPRESSION, …"],
+        name: "extend", group: .stages,
+        syntax: [
+          "PROVIDER | extend NAME = EXPRESSION, …",
+          "PROVIDER | extend NAME = WINDOW [by KEY [asc|desc], …] [within section], …",
+        ],
         summary:
-          "Adds fields computed from each item (or replaces fields of the same name), keeping the rest. Nothing is stored: a field is computed when an item is read. Each expression reads the item as it comes in (not fields the same extend adds). Inside compose, put the child in parentheses to add several fields.",
+          "Adds fields computed from each item (or replaces fields of the same name), keeping the rest. Nothing is stored: a field is computed when an item is read. Each expression reads the item as it comes in (not fields the same extend adds). Inside compose, put the child in parentheses to add several fields. A field may depend on the other items too, as SQL's window functions do (DuckDB's definitions, checked against DuckDB): \(WindowFunction.allCases.map { $0.rawValue + "()" }.joined(separator: ", ")), and any aggregate (see aggregates). by orders the items for them (nulls last, equal keys are peers, in their order), within section takes each section apart, else the whole view. An aggregate with by runs up to the item and its peers (sum(x) by day: a running total); without by it covers every item (x / sum(x) within section: a share). The order is the calculation's only: the items stay where they were (sort by them after). These fields are computed for every item when the stage is built, and again after every edit under it, so live views stay right.",
         examples: [
-          "let orders = [{item: \"tea\", price: 2.5, qty: 4}, {item: \"cake\", price: 3.25, qty: 2}]\nshow orders | extend total = price * qty | where total > 8"
+          "let orders = [{item: \"tea\", price: 2.5, qty: 4}, {item: \"cake\", price: 3.25, qty: 2}]\nshow orders | extend total = price * qty | where total > 8",
+          people
+            + "\nshow people | section by team | extend r = rank() by age desc within section, share = age / sum(age) within section, gap = age - lag(age) by age within section | select name, age, r, share, gap",
         ])
     case .select:
       HelpTopic(
@@ -369,11 +375,12 @@ public enum HelpCatalogue {
         name: "aggregates", group: .language,
         syntax: AggregateFunction.allCases.map(\.signature),
         summary:
-          "Values of many items. In a header's or footer's template they cover the section's items, in a title's or caption's the whole view, with formats as any hole: footer \"{count} days, {sum(precipitation):.1} mm\". In group by … with NAME = AGGREGATE they cover each group. Nulls follow SQL: \(AggregateFunction.names(where: \.skipsNulls)) skip them (count(x) counts the values that are not null; count() counts items); \(AggregateFunction.names { $0.isNullWhenEmpty && $0.skipsNulls }) of no values are null; \(AggregateFunction.names { !$0.skipsNulls }) take values as they are. Ints are summed exactly; doubles with the rounding error of each addition carried along (Neumaier's sum, as SQLite 3.43 sums), so a total of prices is the exact total to within its last digit, whatever the order of the items. median and quantile_cont are DuckDB's (quantile_cont(x, f): the value at (n − 1)·f in order, between the nearest two); quantile(x, f) is DuckDB's quantile_disc, one of the values itself; the fraction is a number from 0 to 1, written out. An int sum beyond 64 bits, or a value an aggregate cannot take, is null with a note. Totals follow edits: a footer whose total changes is in the batch's reloaded footers. An aggregate cannot go in a cell, a where or an extend (one item each) or span the tables of a compose.",
+          "Values of many items. In a header's or footer's template they cover the section's items, in a title's or caption's the whole view, with formats as any hole: footer \"{count} days, {sum(precipitation):.1} mm\". In group by … with NAME = AGGREGATE they cover each group. Nulls follow SQL: \(AggregateFunction.names(where: \.skipsNulls)) skip them (count(x) counts the values that are not null; count() counts items); \(AggregateFunction.names { $0.isNullWhenEmpty && $0.skipsNulls }) of no values are null; \(AggregateFunction.names { !$0.skipsNulls }) take values as they are. Ints are summed exactly; doubles with the rounding error of each addition carried along (Neumaier's sum, as SQLite 3.43 sums), so a total of prices is the exact total to within its last digit, whatever the order of the items. median and quantile_cont are DuckDB's (quantile_cont(x, f): the value at (n − 1)·f in order, between the nearest two); quantile(x, f) is DuckDB's quantile_disc, one of the values itself; the fraction is a number from 0 to 1, written out. An int sum beyond 64 bits, or a value an aggregate cannot take, is null with a note. Totals follow edits: a footer whose total changes is in the batch's reloaded footers. An aggregate cannot go in a cell or a where (one item each) or span the tables of a compose; in extend it covers the other items, as a window (share = x / sum(x) within section, total = sum(x) by day running; see extend).",
         examples: [
           people
             + "\nshow table people | section by team with cell basic \"{name}\" | footer \"{count} people, average age {avg(age):.1}\" | title \"{count} people, {distinct(team)} teams\"",
-          people + "\nshow people | group by team with median = median(age), p90 = quantile(age, 0.9), q1 = quantile_cont(age, 0.25)",
+          people
+            + "\nshow people | group by team with median = median(age), p90 = quantile(age, 0.9), q1 = quantile_cont(age, 0.25)",
         ]),
       HelpTopic(
         name: "cell", group: .presentation,
@@ -553,6 +560,7 @@ public enum HelpCatalogue {
     if let exact = topics.first(where: { $0.name == name }) { return exact }
     // `help sum`: an aggregate's help is the aggregates'.
     if AggregateFunction(rawValue: name) != nil { return topic(named: "aggregates") }
+    if WindowFunction(rawValue: name) != nil { return topic(named: "extend") }
     return nil
   }
 }

@@ -32,7 +32,8 @@ extension ValueExpression {
       default:
         throw Diagnostic(
           .functionArgumentType(
-            name.name, argument: "'\(text(written.range))' as its fraction (a number from 0 to 1, written out: 0.9)",
+            name.name,
+            argument: "'\(text(written.range))' as its fraction (a number from 0 to 1, written out: 0.9)",
             signature: function.signature), at: written.range)
       }
     }
@@ -125,7 +126,8 @@ extension AggregateCall {
         at: argument.range)
     }
     return (
-      Aggregate(function, of: typed.expression, text: text, fraction: fraction), function.resultType(typed.type)
+      Aggregate(function, of: typed.expression, text: text, fraction: fraction),
+      function.resultType(typed.type)
     )
   }
 }

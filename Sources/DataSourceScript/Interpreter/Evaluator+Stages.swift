@@ -45,6 +45,8 @@ extension Evaluator {
           stage: stage))
       result.provider = grouped
       result.key = grouped.identityKey
+    case .extend(let definitions, _) where Self.needsWindow(definitions):
+      result.provider = try await loaded(try windowFields(definitions, of: provider, stage: stage))
     case .extend(let definitions, _), .select(let definitions, _):
       var keeps = true
       if case .select = stage { keeps = false }

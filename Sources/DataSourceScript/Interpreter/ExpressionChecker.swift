@@ -257,6 +257,7 @@ struct ExpressionChecker {
     switch name.callee {
     case .function(let named): function = named
     case .aggregate: throw Diagnostic(.aggregateOutsideGroup(name.name), at: name.range)
+    case .window: throw Diagnostic(.windowOutsideExtend(name.name), at: name.range)
     case .unknown:
       throw Diagnostic(
         .unknownFunction(

@@ -372,6 +372,17 @@ public struct FieldDefinition: Sendable {
   public var expression: ValueExpression
   /// Named with `as NAME` (a `group by` or `distinct` key), not by its field.
   public var named = false
+  /// `by KEY, … within section` after an `extend` field: the order and partition of its window
+  /// functions and aggregates.
+  public var window: WindowClause? = nil
+}
+
+/// The order (`by score desc`) and partition (`within section`) of an `extend` field's window
+/// functions and aggregates.
+public struct WindowClause: Sendable {
+  public var order: [SortKey]
+  public var withinSection: Bool
+  public var range: SourceRange
 }
 
 /// A decoration: `header`, `footer`, `placeholder`, `index`, `more`, `title`, `caption`.
@@ -430,6 +441,8 @@ public struct CallName: Sendable {
     case function(ExpressionFunction)
     /// An aggregate of many items (`sum(price)`).
     case aggregate(AggregateFunction)
+    /// A function of an item's place among the others (`rank()`), in `extend`.
+    case window(WindowFunction)
     /// Neither: an error where the call is checked, with the closest name.
     case unknown
   }
@@ -446,6 +459,8 @@ public struct CallName: Sendable {
       callee = .function(function)
     } else if let aggregate = AggregateFunction(rawValue: identifier.name) {
       callee = .aggregate(aggregate)
+    } else if let window = WindowFunction(rawValue: identifier.name) {
+      callee = .window(window)
     } else {
       callee = .unknown
     }
@@ -457,6 +472,8 @@ public struct CallName: Sendable {
   public var range: SourceRange { identifier.range }
   /// The aggregate it names, if it names one.
   public var aggregate: AggregateFunction? { if case .aggregate(let a) = callee { a } else { nil } }
+  /// The window function it names, if it names one.
+  public var window: WindowFunction? { if case .window(let w) = callee { w } else { nil } }
   /// The function it names, if it names one.
   public var function: ExpressionFunction? { if case .function(let f) = callee { f } else { nil } }
 }

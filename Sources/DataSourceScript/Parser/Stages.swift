@@ -50,8 +50,10 @@ extension Parser {
       }
       // Inside `compose a, b` a comma ends the child: several fields go in parentheses there.
       var definitions = [try parseFieldDefinition(nameRequired: kind == .extend)]
+      if kind == .extend { definitions[0].window = try parseWindowClause() }
       while !commaEndsExpression, consumeSymbol(.comma) {
         definitions.append(try parseFieldDefinition(nameRequired: kind == .extend))
+        if kind == .extend { definitions[definitions.count - 1].window = try parseWindowClause() }
       }
       var seen: Set<String> = []
       for definition in definitions where !seen.insert(definition.name.name).inserted {
@@ -164,6 +166,31 @@ extension Parser {
       guard empty != nil || error != nil else { throw unexpected(.placeholderMessages) }
       return .placeholder(empty: empty, error: error, range: start..<previousEnd)
     }
+  }
+
+  /// The window of an `extend` field: `by KEY [asc|desc], … [within section]`, or `within section` alone.
+  ///
+  /// `nil` when neither follows. A comma before `NAME =` starts the next field, not a key.
+  mutating func parseWindowClause() throws(Diagnostic) -> WindowClause? {
+    let start = current.range.lowerBound
+    var order: [SortKey] = []
+    if consumeWord(Keyword.by) {
+      order.append(try parseSortKey())
+      while !commaEndsExpression, isSymbol(.comma), afterNext.kind != .symbol(.equals) {
+        advance()
+        order.append(try parseSortKey())
+      }
+    }
+    var withinSection = false
+    if consumeWord(PlaceWord.within) {
+      guard current.kind == .identifier(StageKind.section.rawValue) else {
+        throw unexpected(.word("section"))
+      }
+      advance()
+      withinSection = true
+    }
+    guard !order.isEmpty || withinSection else { return nil }
+    return WindowClause(order: order, withinSection: withinSection, range: start..<previousEnd)
   }
 
   mutating func parseSortKey() throws(Diagnostic) -> SortKey {

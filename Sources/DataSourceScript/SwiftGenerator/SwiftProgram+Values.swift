@@ -181,7 +181,8 @@ extension SwiftProgram {
         " { \(try valueCode(argument, item: "$0")) }"
       }
       let fraction = aggregate.takesFraction ? ", fraction: \(try fractionCode(arguments))" : ""
-      let code = "\(table).aggregate(.\(aggregate.swiftCase), inSection: \(section)\(fraction))\(argument ?? "")"
+      let code =
+        "\(table).aggregate(.\(aggregate.swiftCase), inSection: \(section)\(fraction))\(argument ?? "")"
       return HoleCode("(\(code)).displayText", value: code)
     default:
       throw unsupported("a hole other than a field or an aggregate in a header, footer, title or caption")

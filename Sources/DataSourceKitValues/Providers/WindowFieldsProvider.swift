@@ -1,0 +1,435 @@
+import DataSourceKit
+
+/// A function of an item's place among the others, as SQL's window functions compute it
+/// (DuckDB's definitions): `extend r = rank() by score desc within section`.
+///
+/// The items are ordered by the `by` keys (nulls last, equal keys in their order), within each
+/// section with `within section`, else over the whole view; items whose keys are equal are
+/// peers. Without `by` every item of the partition is a peer of every other, in its order.
+public enum WindowFunction: String, Sendable, CaseIterable {
+  /// 1, 2, 3, … in the order (peers in their order).
+  case rowNumber = "row_number"
+  /// 1 + the number of items before the item's peers: 1, 1, 3.
+  case rank
+  /// 1 + the number of distinct keys before: 1, 1, 2.
+  case denseRank = "dense_rank"
+  /// (rank − 1) / (items − 1), 0 for a partition of one item.
+  case percentRank = "percent_rank"
+  /// The share of the items up to the item's last peer: 1 for the last.
+  case cumeDist = "cume_dist"
+  /// A value of the item `offset` places before (1 unless given), or the default (null).
+  case lag
+  /// A value of the item `offset` places after (1 unless given), or the default (null).
+  case lead
+
+  /// How it is written, for help and errors.
+  package var signature: String {
+    switch self {
+    case .rowNumber: "row_number() → int (1, 2, 3, … in the order)"
+    case .rank: "rank() → int (1 + the items before the item's peers: 1, 1, 3)"
+    case .denseRank: "dense_rank() → int (1 + the distinct keys before: 1, 1, 2)"
+    case .percentRank: "percent_rank() → double ((rank − 1) / (items − 1))"
+    case .cumeDist: "cume_dist() → double (the share of the items up to the last peer)"
+    case .lag: "lag(value[, offset[, default]]) → the value offset items before (1), else default (null)"
+    case .lead: "lead(value[, offset[, default]]) → the value offset items after (1), else default (null)"
+    }
+  }
+
+  /// How many arguments it takes.
+  package var arguments: ClosedRange<Int> { self == .lag || self == .lead ? 1...3 : 0...0 }
+
+  /// The type of its value, from its argument's (`nil` when not known).
+  package func resultType(_ argument: ValueType?, fallback: ValueType?) -> ValueType? {
+    switch self {
+    case .rowNumber, .rank, .denseRank: .int
+    case .percentRank, .cumeDist: .double
+    case .lag, .lead: fallback == nil || fallback == .null || fallback == argument ? argument : nil
+    }
+  }
+}
+
+/// `extend` with window functions or aggregates in it: each field's value for an item depends
+/// on the other items (`rank() by score desc`, `x / sum(x) within section`).
+///
+/// The values are computed for every item when the provider loads, and again whenever its base
+/// changes (O(n log n) each time: a change can move every rank), so a live view stays right
+/// under edits; the batch a view gets reloads the rows whose values changed.
+package final class WindowFieldsProvider: DataProvider, DataProviderObserver, CompositionNode,
+  RecordProviding
+{
+  /// One window function or aggregate in a field's definition.
+  package struct Call: Sendable {
+    package enum Kind: Sendable {
+      case function(WindowFunction)
+      case aggregate(Aggregate)
+    }
+    package var kind: Kind
+    /// The value it reads of each item: lag's and lead's first argument, an aggregate's.
+    package var argument: RowExpression?
+    /// lag's and lead's offset.
+    package var offset: Int
+    /// lag's and lead's default, computed over the item itself.
+    package var fallback: RowExpression?
+
+    package init(kind: Kind, argument: RowExpression?, offset: Int = 1, fallback: RowExpression? = nil) {
+      self.kind = kind
+      self.argument = argument
+      self.offset = offset
+      self.fallback = fallback
+    }
+  }
+
+  /// A key of the order the calls of a field follow.
+  package struct OrderKey: Sendable {
+    package var expression: RowExpression
+    package var direction: SortDirection
+    package init(expression: RowExpression, direction: SortDirection) {
+      self.expression = expression
+      self.direction = direction
+    }
+  }
+
+  /// A field of the `extend`: its window calls, the order and partition they share, and the
+  /// definition over the item with each call's value in the field `Self.callField(k)`.
+  package struct Field: Sendable {
+    package var name: String
+    package var calls: [Call]
+    package var order: [OrderKey]
+    package var withinSection: Bool
+    /// `nil` when the definition is its one call.
+    package var expression: RowExpression?
+    package var type: ValueType?
+
+    package init(
+      name: String, calls: [Call], order: [OrderKey], withinSection: Bool, expression: RowExpression?,
+      type: ValueType?
+    ) {
+      self.name = name
+      self.calls = calls
+      self.order = order
+      self.withinSection = withinSection
+      self.expression = expression
+      self.type = type
+    }
+  }
+
+  /// The field a definition reads call `k`'s value from: a name no field written can have.
+  package static func callField(_ k: Int) -> String { "\u{1}window \(k)" }
+
+  package let base: any DataProvider<Value>
+  private let fields: [Field]
+  private let label: String
+  private let notes: ExpressionNotes?
+  /// The output's fields when the base's are known.
+  private let schema: Schema?
+  /// For each output field: the base field it copies, or the field it computes.
+  private let sources: [Source]
+  /// Each field's value for each item, by flat position.
+  private var columns: [[Value]] = []
+  private var offsets = SectionOffsets(counts: [])
+  private var states = LoadStateMachine()
+  private var observers: ObserverList
+  private var failure: String?
+
+  private enum Source {
+    case base(String)
+    case computed(Int)
+  }
+
+  package init(base: any DataProvider<Value>, fields: [Field], label: String, notes: ExpressionNotes?) {
+    self.base = base
+    self.fields = fields
+    self.label = label
+    self.notes = notes
+    let computedNames = fields.map(\.name)
+    if let known = base.recordFields {
+      var names = known
+      for name in computedNames where !names.contains(name) { names.append(name) }
+      schema = Schema(names)
+      sources = names.map { name in computedNames.firstIndex(of: name).map(Source.computed) ?? .base(name) }
+    } else {
+      schema = nil
+      sources = []
+    }
+    observers = ObserverList(clock: states.clock)
+    states.clock.follow(base.structureClock)
+    base.addObserver(self)
+  }
+
+  package var loadState: LoadState { states.state }
+  package var structureClock: StructureClock { states.clock }
+  package var errorDescription: String? { states.state == .error ? failure ?? base.errorDescription : nil }
+  package var numberOfSections: Int { offsets.sectionCount }
+  package func numberOfItems(inSection section: Int) -> Int {
+    offsets.starts[section + 1] - offsets.starts[section]
+  }
+  package func sectionKey(_ section: Int) -> SectionKey? { base.sectionKey(section) }
+  package var knownFields: [String]? { schema.map { Array($0.names) } }
+  package var identityKey: String? { base.recordIdentityKey }
+  package var fieldProfiles: [FieldProfile]? {
+    guard let schema else { return nil }
+    let byName = Dictionary(
+      (base.fieldProfiles ?? []).map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
+    return zip(schema.names, sources).map { name, source in
+      switch source {
+      case .base(let field): byName[field] ?? FieldProfile(name: name, type: nil, nulls: nil)
+      case .computed(let index): FieldProfile(name: name, type: fields[index].type, nulls: nil)
+      }
+    }
+  }
+  package func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
+
+  /// - Complexity: O(fields) per item: the values were computed on load.
+  package func item(at itemPath: ItemPath) -> Value {
+    let flat = offsets.flatIndex(of: itemPath)
+    let item = base.item(at: itemPath)
+    guard let schema else {
+      var pairs: [(String, Value)] = []
+      if case .record(let record) = item { pairs = record.fields.map { ($0.name, $0.value) } }
+      pairs.removeAll { pair in fields.contains { $0.name == pair.0 } }
+      for (index, field) in fields.enumerated() { pairs.append((field.name, columns[index][flat])) }
+      return .record(Record(pairs))
+    }
+    let record: Record? = if case .record(let r) = item { r } else { nil }
+    return .record(
+      Record(
+        schema: schema,
+        values: sources.map { source in
+          switch source {
+          case .base(let name): record?[name] ?? .null
+          case .computed(let index): columns[index][flat]
+          }
+        }))
+  }
+
+  package func load() async throws {
+    try await refresh { base in
+      if base.loadState == .initial || base.loadState == .error { try await base.load() }
+    }
+  }
+
+  package func reload() async throws { try await refresh { try await $0.reload() } }
+
+  private func refresh(_ loadBase: (any DataProvider<Value>) async throws -> Void) async throws {
+    let ticket = states.begin()
+    do {
+      try await loadBase(base)
+      let (made, at) = try compute()
+      if states.finish(ticket, with: at.total == 0 ? .noContent : .loaded) {
+        failure = nil
+        columns = made
+        offsets = at
+        observers.notify()
+      }
+    } catch DataSourceError.cancelled {
+      states.cancel(ticket)
+      throw DataSourceError.cancelled
+    } catch {
+      if states.finish(ticket, with: .error) {
+        columns = []
+        offsets = SectionOffsets(counts: [])
+        failure = (error as? DataSourceError)?.description ?? "\(error)"
+      }
+      throw error
+    }
+  }
+
+  /// The base changed: compute every value again and tell whoever watches.
+  package func providerDidChange() {
+    switch base.loadState {
+    case .error:
+      columns = []
+      offsets = SectionOffsets(counts: [])
+      try? states.transition(to: .error)
+    case .loaded, .noContent:
+      do {
+        (columns, offsets) = try compute()
+        let result: LoadState = offsets.total == 0 ? .noContent : .loaded
+        if states.state != result { try? states.transition(to: result) }
+      } catch {
+        columns = []
+        offsets = SectionOffsets(counts: [])
+        failure = "\(error)"
+        try? states.transition(to: .error)
+      }
+    case .initial, .loading, .refreshing:
+      return
+    }
+    observers.notify()
+  }
+
+  // MARK: Computing
+
+  /// Every field's value for every item of the base as it is now.
+  private func compute() throws -> ([[Value]], SectionOffsets) {
+    let offsets = SectionOffsets(of: base)
+    let total = offsets.total
+    try DerivedProvider<Value>.checkScale(
+      total, stage: label, limit: DerivedProvider<Value>.maximumKeyedItems)
+    var made: [[Value]] = []
+    for field in fields {
+      var callColumns: [[Value]] = []
+      if !field.calls.isEmpty {
+        let ordering = try Ordering(field.order, over: base, offsets: offsets, notes: notes)
+        callColumns = field.calls.map { _ in [Value](repeating: .null, count: total) }
+        let partitions =
+          field.withinSection
+          ? (0..<offsets.sectionCount).map { offsets.starts[$0]..<offsets.starts[$0 + 1] } : [0..<total]
+        let arguments = try field.calls.map { call in
+          try call.argument.map { try DerivedProvider<Value>.positional($0, notes: notes)(base, offsets) }
+        }
+        let fallbacks = try field.calls.map { call in
+          try call.fallback.map { try DerivedProvider<Value>.positional($0, notes: notes)(base, offsets) }
+        }
+        for partition in partitions where !partition.isEmpty {
+          if Task.isCancelled { throw DataSourceError.cancelled }
+          let order = ordering.order(of: partition)
+          // Where each run of peers starts in `order`, and one past the last.
+          var peerStarts = [0]
+          for k in order.indices.dropFirst() where !ordering.samePeers(order[k - 1], order[k]) {
+            peerStarts.append(k)
+          }
+          peerStarts.append(order.count)
+          for (c, call) in field.calls.enumerated() {
+            let argument = arguments[c].map { read in
+              { (flat: Int) in read(flat, offsets.itemPath(forFlat: flat)) }
+            }
+            let fallback = fallbacks[c].map { read in
+              { (flat: Int) in read(flat, offsets.itemPath(forFlat: flat)) }
+            }
+            Self.fill(
+              &callColumns[c], call: call, order: order, peerStarts: peerStarts, argument: argument,
+              fallback: fallback, notes: notes)
+          }
+        }
+      }
+      guard let expression = field.expression else {
+        made.append(callColumns.first ?? [Value](repeating: .null, count: total))
+        continue
+      }
+      // A definition around its calls (`x / sum(x)`): computed over the item with each call's
+      // value beside its fields.
+      let compute = expression.compiled(notes: notes)
+      let hidden = field.calls.indices.map(Self.callField)
+      var values: [Value] = []
+      values.reserveCapacity(total)
+      for flat in 0..<total {
+        if flat & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
+        var pairs: [(String, Value)] = []
+        if case .record(let record) = base.item(at: offsets.itemPath(forFlat: flat)) {
+          pairs = record.fields.map { ($0.name, $0.value) }
+        }
+        for (k, name) in hidden.enumerated() { pairs.append((name, callColumns[k][flat])) }
+        values.append(compute(.record(Record(pairs))))
+      }
+      made.append(values)
+    }
+    return (made, offsets)
+  }
+
+  /// One call's value for each item of a partition, given the partition's order and its runs
+  /// of peers.
+  private static func fill(
+    _ column: inout [Value], call: Call, order: [Int], peerStarts: [Int], argument: ((Int) -> Value)?,
+    fallback: ((Int) -> Value)?, notes: ExpressionNotes?
+  ) {
+    let n = order.count
+    switch call.kind {
+    case .function(.rowNumber):
+      for (k, flat) in order.enumerated() { column[flat] = .int(k + 1) }
+    case .function(.rank), .function(.denseRank), .function(.percentRank), .function(.cumeDist):
+      for run in 0..<peerStarts.count - 1 {
+        let start = peerStarts[run]
+        let end = peerStarts[run + 1]
+        let value: Value =
+          switch call.kind {
+          case .function(.rank): .int(start + 1)
+          case .function(.denseRank): .int(run + 1)
+          case .function(.percentRank): .double(n > 1 ? Double(start) / Double(n - 1) : 0)
+          default: .double(Double(end) / Double(n))
+          }
+        for k in start..<end { column[order[k]] = value }
+      }
+    case .function(.lag), .function(.lead):
+      let step = call.kind.isLag ? -call.offset : call.offset
+      for (k, flat) in order.enumerated() {
+        let other = k + step
+        column[flat] =
+          other >= 0 && other < n ? argument?(order[other]) ?? .null : fallback?(flat) ?? .null
+      }
+    case .aggregate(let aggregate):
+      // Over the rows up to the last peer (SQL's default frame with an order), or the whole
+      // partition (every row a peer when there is no order).
+      var accumulator = AggregateAccumulator([aggregate], notes: notes)
+      for run in 0..<peerStarts.count - 1 {
+        let range = peerStarts[run]..<peerStarts[run + 1]
+        for k in range { accumulator.add(arguments: { _ in argument?(order[k]) ?? .null }) }
+        let value = accumulator.results.first ?? .null
+        for k in range { column[order[k]] = value }
+      }
+    }
+  }
+
+  package var nodeTitle: String { label }
+  package var nodeDetail: String? { countsDetail }
+  package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
+}
+
+extension WindowFieldsProvider.Call.Kind {
+  fileprivate var isLag: Bool { if case .function(.lag) = self { true } else { false } }
+}
+
+/// The order of a field's calls: the items of a partition sorted by the keys (stable, nulls
+/// last), and which neighbours are peers (equal keys).
+private struct Ordering {
+  /// One key of one kind, read from columns: sorted as integers, without a value per comparison.
+  private var columnKeys: ColumnSortKeys?
+  private var direction: SortDirection = .ascending
+  /// Each item's keys, by flat position, when they are not one key of one kind.
+  private var values: [[Value]] = []
+  private var directions: [SortDirection] = []
+
+  init(
+    _ keys: [WindowFieldsProvider.OrderKey], over base: any DataProvider<Value>, offsets: SectionOffsets,
+    notes: ExpressionNotes?
+  ) throws {
+    guard !keys.isEmpty else { return }
+    directions = keys.map(\.direction)
+    if keys.count == 1, let columns = base as? any ColumnReadable,
+      let reader = keys[0].expression.batches(over: columns, notes: notes)
+    {
+      let batches = try allBatches(count: offsets.total, reader) { [$0] }
+      if let sortKeys = ColumnSortKeys(batches) {
+        columnKeys = sortKeys
+        direction = keys[0].direction
+        return
+      }
+    }
+    let readers = try keys.map {
+      try DerivedProvider<Value>.positional($0.expression, notes: notes)(base, offsets)
+    }
+    values = (0..<offsets.total).map { flat in
+      let path = offsets.itemPath(forFlat: flat)
+      return readers.map { $0(flat, path) }
+    }
+  }
+
+  /// The flat positions of `partition` in order.
+  func order(of partition: Range<Int>) -> [Int] {
+    if let columnKeys { return columnKeys.order(of: partition, direction: direction) }
+    guard !directions.isEmpty else { return Array(partition) }
+    return partition.sorted { a, b in
+      if Value.precedes(values[a], values[b], directions: directions) { return true }
+      if Value.precedes(values[b], values[a], directions: directions) { return false }
+      return a < b
+    }
+  }
+
+  /// Whether the items at two flat positions have equal keys (always, without keys).
+  func samePeers(_ a: Int, _ b: Int) -> Bool {
+    if let columnKeys { return columnKeys.sameKey(a, b) }
+    guard !directions.isEmpty else { return true }
+    return !Value.precedes(values[a], values[b], directions: directions)
+      && !Value.precedes(values[b], values[a], directions: directions)
+  }
+}
