@@ -54,7 +54,7 @@ public enum WindowFunction: String, Sendable, CaseIterable {
 /// The values are computed for every item when the provider loads, and again whenever its base
 /// changes (O(n log n) each time: a change can move every rank), so a live view stays right
 /// under edits; the batch a view gets reloads the rows whose values changed.
-package final class WindowFieldsProvider: DataProvider, DataProviderObserver, CompositionNode,
+package final class WindowFieldsProvider: DataProvider, DataProviderObserver, CompositionNode, FieldProfiling,
   RecordProviding
 {
   /// One window function or aggregate in a field's definition.
@@ -373,6 +373,27 @@ package final class WindowFieldsProvider: DataProvider, DataProviderObserver, Co
   package var nodeTitle: String { label }
   package var nodeDetail: String? { countsDetail }
   package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
+}
+
+extension WindowFieldsProvider: ColumnReadable {
+  /// A computed field from the values made on load; a field of the base's from the base's
+  /// columns (the items are the base's, at the same positions): a `where` over a rank reads no
+  /// record.
+  package func fieldBatches(_ name: String) -> BatchReader? {
+    if let index = fields.lastIndex(where: { $0.name == name }) {
+      let column = columns[index]
+      return { positions in .values(positions.map { column[$0] }) }
+    }
+    guard schema == nil || schema?.index(of: name) != nil else {
+      return { positions in .constant(.null, count: positions.count) }
+    }
+    return (base as? any ColumnReadable)?.fieldBatches(name)
+  }
+
+  package func pathBatches(_ path: [String]) -> BatchReader? {
+    guard let first = path.first, !fields.contains(where: { $0.name == first }) else { return nil }
+    return (base as? any ColumnReadable)?.pathBatches(path)
+  }
 }
 
 extension WindowFieldsProvider.Call.Kind {
