@@ -296,3 +296,61 @@ package func keyOrder<Key>(_ a: Key, _ b: Key, _ precedes: (Key, Key) -> Bool) -
   if precedes(b, a) { return .orderedDescending }
   return .orderedSame
 }
+
+extension DerivedProvider {
+  /// `count` of the base's items chosen at random, each set of that many equally likely, kept in
+  /// their order and sections (sections left empty are dropped; an unkeyed one stays).
+  ///
+  /// With a `seed` the same base gives the same items every time (SplitMix64 from the seed),
+  /// else the choice is new at every arrangement. An edit of the base chooses again.
+  /// - Complexity: O(n) for n items, on load and after every change.
+  package static func sampled(
+    _ base: any DataProvider<Item>, label: String, count: @escaping @Sendable (Int) -> Int, seed: UInt64?
+  ) -> DerivedProvider {
+    DerivedProvider(base: base, label: label) { base, offsets in
+      let total = offsets.total
+      let k = min(max(count(total), 0), total)
+      var generator = SampleNumbers(seed: seed)
+      // The first k places of a shuffle (Fisher and Yates), then in order.
+      var positions = Array(0..<total)
+      for i in 0..<k {
+        let j = i + Int(generator.next() % UInt64(total - i))
+        positions.swapAt(i, j)
+      }
+      var chosen = Array(positions[..<k])
+      chosen.sort()
+      var sections: [DerivedSection] = []
+      var next = 0
+      for section in 0..<offsets.sectionCount {
+        let end = offsets.starts[section + 1]
+        var indices: [Int] = []
+        while next < chosen.count, chosen[next] < end {
+          indices.append(chosen[next])
+          next += 1
+        }
+        let key = base.sectionKey(section)
+        if !indices.isEmpty || (key == nil && offsets.sectionCount == 1) {
+          sections.append(DerivedSection(key: key, baseIndices: indices))
+        }
+      }
+      return sections
+    }
+  }
+}
+
+/// The numbers a sample is chosen by: SplitMix64 from a seed, or the system's when there is none.
+private struct SampleNumbers {
+  private var state: UInt64?
+  private var system = SystemRandomNumberGenerator()
+
+  init(seed: UInt64?) { state = seed }
+
+  mutating func next() -> UInt64 {
+    guard var z = state else { return system.next() }
+    z &+= 0x9E37_79B9_7F4A_7C15
+    state = z
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}

@@ -115,6 +115,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   /// An aggregate (`sum(x)`) where one item is computed: a cell, `where`, `extend`.
   case aggregateOutsideGroup(String)
   case windowOutsideExtend(String)
+  case samplePercent(Double)
   case windowClauseWithoutWindow(String)
   case windowInWindow(String, outer: String)
   case aggregateInAggregate(String, outer: String)
@@ -323,6 +324,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "wrong number of arguments to \(name): it is \(signature)"
     case .functionArgumentType(let name, let argument, let signature):
       "\(name) does not take \(argument): it is \(signature)"
+    case .samplePercent(let p):
+      "sample takes a share from 0% to 100%, not \(Value.double(p).displayText)%"
     case .windowOutsideExtend(let name):
       "\(name)() is a window function (its value depends on the other items): it goes in extend, as extend r = \(name)() by score desc [within section]"
     case .windowClauseWithoutWindow(let name):

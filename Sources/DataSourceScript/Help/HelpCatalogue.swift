@@ -69,6 +69,16 @@ public enum HelpCatalogue {
         summary:
           "Skips the first N items, across sections, and keeps the rest: offset 20 | limit 10 is the third page of ten, as SQL's LIMIT 10 OFFSET 20. Sections left empty are dropped. Over a database it runs in memory over the rows the database reads, as do the stages after it; the rows it skips are counted, not read.",
         examples: [people + "\nshow people | sort by age | offset 2 | limit 3"])
+    case .sample:
+      HelpTopic(
+        name: "sample", group: .stages,
+        syntax: ["PROVIDER | sample N [seed S]", "PROVIDER | sample P% [seed S]"],
+        summary:
+          "Keeps N items chosen at random (or P percent of them, rounded), every choice of that many equally likely, in their order and sections. With seed S the same items come every time (scripts and tests that must repeat); without one each run chooses anew. An edit of the source chooses again. Over a database it runs in memory over the rows read: sample after where, so that the database keeps only the rows the where keeps.",
+        examples: [
+          people + "\nshow people | sample 3 seed 42",
+          people + "\nshow people | sample 50% seed 7 | select name, team",
+        ])
     case .extend:
       HelpTopic(
         name: "extend", group: .stages,

@@ -45,6 +45,14 @@ extension Evaluator {
           stage: stage))
       result.provider = grouped
       result.key = grouped.identityKey
+    case .sample(let size, let seed, let range):
+      let count: @Sendable (Int) -> Int =
+        switch size {
+        case .rows(let n): { _ in n }
+        case .percent(let p): { total in Int((Double(total) * p / 100).rounded()) }
+        }
+      result.provider = try await loaded(
+        DerivedProvider.sampled(provider.provider, label: text(range), count: count, seed: seed))
     case .extend(let definitions, _) where Self.needsWindow(definitions):
       result.provider = try await loaded(try windowFields(definitions, of: provider, stage: stage))
     case .extend(let definitions, _), .select(let definitions, _):
@@ -126,7 +134,7 @@ extension Evaluator {
       return .section(try sortTerm(key, checker))
     case .slice(_, let slice, _):
       return .slice(slice)
-    case .extend, .select, .group, .distinct, .join:
+    case .sample, .extend, .select, .group, .distinct, .join:
       return nil
     }
   }

@@ -305,6 +305,8 @@ public enum Stage: Sendable {
   /// `limit N`, `offset N`: the word, and the run of the items by position it keeps
   /// (``StageKind/rowSlice(_:)``).
   case slice(StageKind, RowSlice, range: SourceRange)
+  /// `sample N [seed S]`, `sample P% [seed S]`: items chosen at random, in their order.
+  case sample(SampleSize, seed: UInt64?, range: SourceRange)
   /// `extend NAME = EXPR, …`: adds (or replaces) fields.
   case extend([FieldDefinition], range: SourceRange)
   /// `select FIELD, NAME = EXPR, …`: keeps only these fields, in this order.
@@ -322,6 +324,7 @@ public enum Stage: Sendable {
     case .sort: .sort
     case .section: .section
     case .slice(let kind, _, _): kind
+    case .sample: .sample
     case .extend: .extend
     case .select: .select
     case .group: .group
@@ -332,7 +335,8 @@ public enum Stage: Sendable {
 
   public var range: SourceRange {
     switch self {
-    case .filter(_, let r), .sort(_, let r), .section(_, let r), .slice(_, _, let r), .extend(_, let r),
+    case .filter(_, let r), .sort(_, let r), .section(_, let r), .slice(_, _, let r), .sample(_, _, let r),
+      .extend(_, let r),
       .select(_, let r), .group(_, _, let r), .distinct(_, let r), .join(_, let r):
       r
     }
@@ -426,6 +430,12 @@ public struct FieldPath: Equatable, Sendable {
   public var range: SourceRange
 
   public var text: String { components.isEmpty ? "." : components.joined(separator: ".") }
+}
+
+/// How many items `sample` keeps: a number of them, or a share of them (`10%`).
+public enum SampleSize: Sendable, Equatable {
+  case rows(Int)
+  case percent(Double)
 }
 
 public struct SortKey: Sendable {

@@ -114,6 +114,39 @@ extension Parser {
       return .join(
         JoinClause(other: other, leftKey: leftKey, rightKey: rightKey, name: name, inner: inner),
         range: start..<previousEnd)
+    case .sample:
+      // `sample 100`, `sample 10%`, `sample 2.5%`, then `seed 42` to choose the same again.
+      let size: SampleSize
+      let sizeRange = current.range
+      switch (current.kind, next.kind) {
+      case (.int(let n), .symbol(.percent)):
+        size = .percent(Double(n))
+        advance()
+        advance()
+      case (.double(let p), .symbol(.percent)):
+        size = .percent(p)
+        advance()
+        advance()
+      case (.int(let n), _):
+        size = .rows(n)
+        advance()
+      default:
+        throw unexpected(.countAfter(kind.rawValue))
+      }
+      switch size {
+      case .rows(let n) where n < 0: throw Diagnostic(.negativeCount(kind.rawValue, n), at: sizeRange)
+      case .percent(let p) where !(0...100).contains(p):
+        throw Diagnostic(.samplePercent(p), at: sizeRange.lowerBound..<previousEnd)
+      default: break
+      }
+      var seed: UInt64?
+      if current.kind == .identifier("seed") {
+        advance()
+        guard case .int(let s) = current.kind else { throw unexpected(.countAfter("seed")) }
+        seed = UInt64(bitPattern: Int64(s))
+        advance()
+      }
+      return .sample(size, seed: seed, range: start..<previousEnd)
     case .limit, .offset:
       guard case .int(let count) = current.kind else { throw unexpected(.countAfter(kind.rawValue)) }
       if count < 0 { throw Diagnostic(.negativeCount(kind.rawValue, count), at: current.range) }

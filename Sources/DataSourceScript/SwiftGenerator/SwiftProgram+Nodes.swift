@@ -267,6 +267,9 @@ extension SwiftProgram {
     -> String
   {
     switch stage {
+    case .sample:
+      // A sample is for looking at data; a screen shows what the app's data is.
+      throw unsupported("a sample (| sample …)")
     case .filter(let predicate, _):
       let made = fresh(final ? name : name + "Filtered")
       add("let \(made) = DerivedProvider.filter(\(base)) { item in \(try condition(predicate)) }")

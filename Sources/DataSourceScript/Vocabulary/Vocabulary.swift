@@ -120,13 +120,13 @@ public enum BuilderKind: String, CaseIterable, Sendable {
 
 /// Stages after `|` that arrange a provider's items.
 public enum StageKind: String, CaseIterable, Sendable {
-  case `where`, sort, section, limit, offset, extend, select, group, distinct, join
+  case `where`, sort, section, limit, offset, sample, extend, select, group, distinct, join
 
   /// How the stage reads, for messages: `sort by`, not `sort`.
   public var phrase: String {
     switch self {
     case .sort, .section, .group: rawValue + " by"
-    case .where, .limit, .offset, .extend, .select, .distinct, .join: rawValue
+    case .where, .limit, .offset, .sample, .extend, .select, .distinct, .join: rawValue
     }
   }
 
@@ -137,7 +137,7 @@ public enum StageKind: String, CaseIterable, Sendable {
     switch self {
     case .limit: RowSlice(count: n)
     case .offset: RowSlice(offset: n)
-    case .where, .sort, .section, .extend, .select, .group, .distinct, .join: nil
+    case .where, .sort, .section, .sample, .extend, .select, .group, .distinct, .join: nil
     }
   }
 }
