@@ -23,7 +23,9 @@ struct WideTableTests {
       "\(result.output)")
     #expect(lines[3].contains("│ … │"), "\(result.output)")
     #expect(lines.allSatisfy { TextWidthOf.columns($0) <= 80 }, "\(result.output)")
-    #expect(lines[7] == "40 columns (6 shown); | select FIELD, … picks them, set width N widens the table")
+    #expect(
+      lines[7] == "40 columns (6 shown); show X columns a, b picks them, set maxwidth N fits more"
+    )
     #expect(
       result.output.contains(
         "column_0  column_1  column_2  column_3  …  column_37  column_38  column_39\n"),
@@ -37,6 +39,33 @@ struct WideTableTests {
     let narrow = try DSHProcess.run(["-c", show], environment: ["COLUMNS": "5"])
     let twenty = try DSHProcess.run(["-c", "set width 20", "-c", show])
     #expect(narrow.output == twenty.output, "\(narrow.output)")
+  }
+
+  @Test("show X columns a, b picks fields; set maxwidth N cuts every column to N so that more fit")
+  func columnsAndMaxWidth() throws {
+    let folder = NSTemporaryDirectory() + "dsh-wide-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let names = (0..<40).map { "column_\($0)" }
+    let rows = (0..<3).map { r in (0..<40).map { String(r * 100_000 + $0) }.joined(separator: ",") }
+    try ([names.joined(separator: ",")] + rows).joined(separator: "\n").write(
+      toFile: folder + "/wide.csv", atomically: true, encoding: .utf8)
+    let result = try DSHProcess.run([
+      "-c", "let w = csv \"\(folder)/wide.csv\"", "-c", "show w columns column_39, column_0 rows 0..2",
+      "-c", "set maxwidth 5", "-c", "show w", "-c", "save \"\(folder)/session.dsh\"", "-c", "set maxwidth auto",
+      "-c", "show w columns column_1, column_1",
+    ])
+    let lines = result.output.split(separator: "\n").map(String.init)
+    #expect(lines[1] == "│ column_39 │ column_0 │", "\(result.output)")
+    #expect(lines[3] == "│        39 │        0 │", "\(result.output)")
+    #expect(lines[5] == "│ ⋮         │ ⋮        │" || lines[5].hasPrefix("│"), "\(result.output)")
+    // Cut to five characters, nine columns fit in 80 where six did.
+    let header = try #require(lines.first { $0.hasPrefix("│ colu… │") }, "\(result.output)")
+    #expect(header.components(separatedBy: "│").count - 2 == 9 + 1, "\(header)")
+    #expect(result.output.contains("│ 2000… │"), "\(result.output)")
+    #expect(result.output.contains("40 columns (9 shown)"), "\(result.output)")
+    #expect(result.output.contains("error: field 'column_1' is given twice"), "\(result.output)")
+    #expect(try String(contentsOfFile: folder + "/session.dsh", encoding: .utf8).contains("set maxwidth 5\n"))
   }
 }
 

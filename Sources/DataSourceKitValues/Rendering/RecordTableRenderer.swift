@@ -51,6 +51,7 @@ struct RecordTableRenderer: TextModeRenderer {
   private func layout(available: (Int) -> Int) -> (columns: [Int?], widths: [Int], leftOut: Int) {
     var natural = table.names.map(TextWidth.of)
     table.cells.maximumWidths(into: &natural)
+    if let most = options.maxColumnWidth { natural = natural.map { min($0, most) } }
     let count = natural.count
     let all = Self.narrowed(natural, toFit: available(count))
     if count <= 1 || zip(all, natural).allSatisfy({ $0 >= min($1, Self.readableWidth) }) {
@@ -85,7 +86,7 @@ struct RecordTableRenderer: TextModeRenderer {
 
   /// The line under a table that left columns out: how many, and how to see them.
   private func leftOutLine(_ leftOut: Int, shown: Int) -> String {
-    "\(leftOut + shown) columns (\(shown) shown); | select FIELD, … picks them, set width N widens the table"
+    "\(leftOut + shown) columns (\(shown) shown); show X columns a, b picks them, set maxwidth N fits more"
   }
 
   /// Widths narrowed to fit `available` columns, the widest first and never below 3: the

@@ -46,6 +46,9 @@ public struct RenderOptions: Sendable {
   /// Rows (flat positions) drawn with a marked left border (`┃`) in box mode: the rows a reload
   /// inserted or changed, for a moment.
   public var markedRows: Set<Int> = []
+  /// The widest a column of a box or plain table of fields is drawn, when set (`set maxwidth`):
+  /// longer values and names are cut with `…`, so that more columns fit beside each other.
+  public var maxColumnWidth: Int?
 
   /// Options for a renderer.
   public init(

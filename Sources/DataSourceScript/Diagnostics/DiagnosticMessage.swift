@@ -402,6 +402,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   private static func expectedValue(of setting: SettingName) -> String {
     switch setting {
     case .width: "a number from 20 to 1000, or auto"
+    case .maxwidth: "the widest a column is drawn, from 3 to 1000 characters, or auto"
     case .maxrows: "a number of rows (0 shows all), or auto"
     case .device: "a device: " + Vocabulary.choices(Device.allCases.map(\.rawValue))
     case .mode, .color, .timer, .stats, .echo, .appearance: Vocabulary.choices(setting.values)

@@ -481,6 +481,14 @@ public final class Session {
       } else {
         throw invalid
       }
+    case .maxwidth:
+      if word() == "auto" {
+        settings.maxWidth = nil
+      } else if case .int(let n) = value.kind, (3...1000).contains(n) {
+        settings.maxWidth = n
+      } else {
+        throw invalid
+      }
     case .maxrows:
       if word() == "auto" {
         settings.maxRows = nil

@@ -17,6 +17,8 @@ public struct Settings: Sendable {
 
   public var mode: RenderMode = .box
   public var width: Int?
+  /// The widest a column of a text table is drawn (`set maxwidth`); longer values are cut.
+  public var maxWidth: Int?
   public var maxRows: Int?
   public var color: ColorChoice = .auto
   public var timer = false

@@ -269,7 +269,7 @@ extension Parser {
   }
 
   /// `NAME = EXPR`, or in `select` a bare field (`name`, `address.city` named `city`).
-  private mutating func parseFieldDefinition(nameRequired: Bool) throws(Diagnostic) -> FieldDefinition {
+  mutating func parseFieldDefinition(nameRequired: Bool) throws(Diagnostic) -> FieldDefinition {
     if case .identifier(let word) = current.kind, next.kind == .symbol(.equals) {
       let name = Identifier(name: word, range: current.range)
       advance()

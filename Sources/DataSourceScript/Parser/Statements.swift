@@ -112,13 +112,28 @@ extension Parser {
   /// `show EXPRESSION [rows A..B] [as MODE | as swift]`.
   private mutating func parseShow(start: Int) throws(Diagnostic) -> Statement {
     parsingShow = true
-    let expression = try parseExpression()
+    var expression = try parseExpression()
     parsingShow = false
     var window: RowWindow?
     var mode: RenderMode?
     var swift = false
+    var columns: Stage?
     while true {
-      if isWord(Keyword.rows) {
+      if isWord(PlaceWord.columns) {
+        // `show X columns a, b` is `show X | select a, b`: the fields of a wide table to see.
+        guard columns == nil else {
+          throw Diagnostic(.duplicateOption(PlaceWord.columns.rawValue), at: current.range)
+        }
+        let columnsStart = current.range.lowerBound
+        advance()
+        var fields = [try parseFieldDefinition(nameRequired: false)]
+        while consumeSymbol(.comma) { fields.append(try parseFieldDefinition(nameRequired: false)) }
+        var seen: Set<String> = []
+        for field in fields where !seen.insert(field.name.name).inserted {
+          throw Diagnostic(.duplicateField(field.name.name), at: field.name.range)
+        }
+        columns = .select(fields, range: columnsStart..<previousEnd)
+      } else if isWord(Keyword.rows) {
         guard window == nil else {
           throw Diagnostic(.duplicateOption(Keyword.rows.rawValue), at: current.range)
         }
@@ -140,6 +155,14 @@ extension Parser {
         }
       } else {
         break
+      }
+    }
+    if let columns {
+      let step = PipelineStep.stage(columns)
+      if case .pipeline(let inner, let steps, let range) = expression {
+        expression = .pipeline(inner, steps: steps + [step], range: range.lowerBound..<columns.range.upperBound)
+      } else {
+        expression = .pipeline(expression, steps: [step], range: expression.range.lowerBound..<columns.range.upperBound)
       }
     }
     if swift { return .showSwift(expression, range: start..<previousEnd) }
