@@ -52,7 +52,8 @@ struct WideTableTests {
       toFile: folder + "/wide.csv", atomically: true, encoding: .utf8)
     let result = try DSHProcess.run([
       "-c", "let w = csv \"\(folder)/wide.csv\"", "-c", "show w columns column_39, column_0 rows 0..2",
-      "-c", "set maxwidth 5", "-c", "show w", "-c", "save \"\(folder)/session.dsh\"", "-c", "set maxwidth auto",
+      "-c", "set maxwidth 5", "-c", "show w", "-c", "save \"\(folder)/session.dsh\"", "-c",
+      "set maxwidth auto",
       "-c", "show w columns column_1, column_1",
     ])
     let lines = result.output.split(separator: "\n").map(String.init)

@@ -160,9 +160,11 @@ extension Parser {
     if let columns {
       let step = PipelineStep.stage(columns)
       if case .pipeline(let inner, let steps, let range) = expression {
-        expression = .pipeline(inner, steps: steps + [step], range: range.lowerBound..<columns.range.upperBound)
+        expression = .pipeline(
+          inner, steps: steps + [step], range: range.lowerBound..<columns.range.upperBound)
       } else {
-        expression = .pipeline(expression, steps: [step], range: expression.range.lowerBound..<columns.range.upperBound)
+        expression = .pipeline(
+          expression, steps: [step], range: expression.range.lowerBound..<columns.range.upperBound)
       }
     }
     if swift { return .showSwift(expression, range: start..<previousEnd) }
