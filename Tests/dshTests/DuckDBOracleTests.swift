@@ -51,7 +51,8 @@ enum DuckDB {
   {
     let ran = try DSHProcess.run(setup.flatMap { ["-c", $0] } + ["-c", "show \(query) as csv"])
     try #require(ran.status == 0, "dsh: \(ran.output)", sourceLocation: sourceLocation)
-    return csvRows(ran.output)
+    // Notes (a join's row count) come on standard error, in the same pipe.
+    return csvRows(ran.output).filter { !($0.first ?? "").hasPrefix("note: ") }
   }
 
   /// The fields of simple CSV (no newlines inside fields, as both write numbers and short
@@ -246,5 +247,50 @@ struct DuckDBOracleTests {
     // The rows shown before the edits come first; the answer after them is the rest.
     let header = answer.firstIndex { $0.first == "section" } ?? 0
     #expect(DuckDB.differences(Array(answer[header...]), duck) == [])
+  }
+
+  @Test("join … all, inner all and full: SQL's joins, DuckDB's rows, from CSV and from SQLite")
+  func joins() throws {
+    let folder = NSTemporaryDirectory() + "dsh-duckdb-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    var random = SeededGenerator(state: 37)
+    // Keys from a small pool, some null, on both sides: keys repeat on each side, some match
+    // nothing.
+    func key() -> String {
+      Int.random(in: 0..<8, using: &random) == 0 ? "" : String(Int.random(in: 0..<12, using: &random))
+    }
+    let left = (0..<60).map { "\($0),\(key())" }
+    let right = (0..<40).map { "\($0),\(key())" }
+    try (["id,k"] + left).joined(separator: "\n").write(
+      toFile: folder + "/l.csv", atomically: true, encoding: .utf8)
+    try (["rid,k"] + right).joined(separator: "\n").write(
+      toFile: folder + "/r.csv", atomically: true, encoding: .utf8)
+    try DSHProcess.python(
+      """
+      import csv, sqlite3
+      db = sqlite3.connect('\(folder)/lr.db')
+      for name, key in (('l', 'id'), ('r', 'rid')):
+          rows = list(csv.DictReader(open('\(folder)/' + name + '.csv')))
+          db.execute('CREATE TABLE %s (%s INTEGER PRIMARY KEY, k INTEGER)' % (name, key))
+          db.executemany('INSERT INTO %s VALUES (?, ?)' % name, [(int(r[key]), int(r['k']) if r['k'] else None) for r in rows])
+      db.commit()
+      """)
+    let sources = [
+      ["let l = csv \"\(folder)/l.csv\"", "let r = csv \"\(folder)/r.csv\""],
+      ["let l = sqlite \"\(folder)/lr.db\" table l", "let r = sqlite \"\(folder)/lr.db\" table r"],
+    ]
+    for (words, sql) in [
+      ("all", "LEFT JOIN"), ("inner all", "JOIN"), ("full", "FULL JOIN"), ("left all", "LEFT JOIN"),
+    ] {
+      let duck = try DuckDB.rows(
+        "SELECT l.id, r.rid FROM read_csv('\(folder)/l.csv') l \(sql) read_csv('\(folder)/r.csv') r ON l.k = r.k ORDER BY l.id, r.rid"
+      )
+      for setup in sources {
+        let answer = try DuckDB.dshRows(
+          setup, "l | join r on k == r.k as m \(words) | select id, rid = m.rid | sort by id, rid")
+        #expect(DuckDB.differences(answer, duck) == [], "\(words), \(setup[0])")
+      }
+    }
   }
 }

@@ -271,15 +271,19 @@ extension DerivedProvider where Item == Value {
   /// `name`, as `join` makes them.
   ///
   /// Without a match the field is `null`, or with `inner` the item
-  /// is left out. Keys compare as `==` does; a `null` key matches nothing.
-  /// - Complexity: O(left + right) on load.
+  /// is left out. Keys compare as `==` does; a `null` key matches nothing. With `every` an item
+  /// comes once for each match (SQL's joins, `join … all`), and with `full` (SQL's full outer
+  /// join, every match) the items of `right` that no item matched come after, the left's
+  /// fields null.
+  /// - Complexity: O(left + right + rows made) on load.
   public static func joined(
     _ left: any DataProvider<Value>, with right: any DataProvider<Value>, label: String? = nil,
     on leftKey: @escaping @Sendable (Value) -> Value, equals rightKey: @escaping @Sendable (Value) -> Value,
-    as name: String, inner: Bool = false
+    as name: String, inner: Bool = false, every: Bool = false, full: Bool = false
   ) -> any DataProvider<Value> {
     JoinedProvider(
       left: left, right: right, leftKey: leftKey, rightKey: rightKey, name: name, keepsUnmatched: !inner,
+      everyMatch: every, keepsRightOnly: full,
       label: label ?? "join")
   }
 }

@@ -111,6 +111,9 @@ package enum ExpressionNote: Hashable, Sendable {
   case aggregateMismatch(aggregate: String, type: ValueType, with: ValueType?)
   /// A join whose right side has `keys` keys on more than one item (the first was taken).
   case joinRepeatedKeys(field: String, keys: Int)
+  /// A join that gives a row for every match (`all`, `full`): how many rows it made of how many
+  /// items of the left, when keys matched several.
+  case joinRows(field: String, rows: Int, items: Int)
   /// A stage over every item (`group by`, `join`) that read a paged source with more pages to
   /// come: its answer covers the items loaded so far.
   case partialSource(stage: String, items: Int)
@@ -135,7 +138,10 @@ package enum ExpressionNote: Hashable, Sendable {
         "\(stage) covers the \(items) item\(items == 1 ? "" : "s") of a paged source loaded so far; more pages remain (more NAME loads the next)"
     case .joinRepeatedKeys(let field, let keys):
       return
-        "join as \(field): \(keys) key\(keys == 1 ? "" : "s") matched more than one item; the first was taken"
+        "join as \(field): \(keys) key\(keys == 1 ? "" : "s") matched more than one item; the first was taken (join … as \(field) all gives a row for every match)"
+    case .joinRows(let field, let rows, let items):
+      return
+        "join as \(field) made \(rows) row\(rows == 1 ? "" : "s") of \(items) item\(items == 1 ? "" : "s"): a row for each match"
     case .aggregateMismatch(let aggregate, let type, let other?):
       return
         "\(aggregate) met \(other.rawValue) and \(type.rawValue) values, which do not order together, and gave null \(times)"

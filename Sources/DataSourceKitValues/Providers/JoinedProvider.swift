@@ -8,7 +8,10 @@ import DataSourceKit
 /// of each one's match, and builds a record when it is read. Keys match as `==` compares
 /// (`1` matches `1.0`, text by its Unicode scalars); a null key matches nothing, as in SQL. When
 /// several right items share a key the first is taken, with a note. With `inner`, left items
-/// without a match are left out. An edit of either side joins them again.
+/// without a match are left out. With `everyMatch` (SQL's joins) a left item comes once for
+/// each of its matches, and with `keepsRightOnly` (a full outer join) the right items no left
+/// item matched come after, with the left's fields null. An edit of either side joins them
+/// again.
 package final class JoinedProvider: DataProvider, CompositionNode, RecordProviding, DataProviderObserver,
   FieldProfiling
 {
@@ -22,6 +25,10 @@ package final class JoinedProvider: DataProvider, CompositionNode, RecordProvidi
   package let name: String
   /// Whether left items without a match are kept (with null).
   package let keepsUnmatched: Bool
+  /// Whether a left item comes once per match (SQL), or once with its first match (a lookup).
+  package let everyMatch: Bool
+  /// Whether the right items no left item matched come too (a full outer join).
+  package let keepsRightOnly: Bool
   private let label: String
   private let notes: ExpressionNotes?
   /// The output's fields when the left's are known.
@@ -40,7 +47,8 @@ package final class JoinedProvider: DataProvider, CompositionNode, RecordProvidi
   }
   private struct Joined {
     var sections: [JoinedSection] = []
-    /// For each item shown, in order: its flat position in the left provider.
+    /// For each item shown, in order: its flat position in the left provider (-1 for a right
+    /// item of a full join that no left item matched).
     var leftPositions: [Int32] = []
     /// Its match's position among `rightItems`, or -1.
     var matches: [Int32] = []
@@ -55,14 +63,17 @@ package final class JoinedProvider: DataProvider, CompositionNode, RecordProvidi
 
   package init(
     left: any DataProvider<Value>, right: any DataProvider<Value>, leftKey: RowExpression,
-    rightKey: RowExpression, name: String, keepsUnmatched: Bool, label: String, notes: ExpressionNotes?
+    rightKey: RowExpression, name: String, keepsUnmatched: Bool, everyMatch: Bool = false,
+    keepsRightOnly: Bool = false, label: String, notes: ExpressionNotes?
   ) {
     self.left = left
     self.right = right
     self.leftKey = leftKey
     self.rightKey = rightKey
     self.name = name
-    self.keepsUnmatched = keepsUnmatched
+    self.keepsUnmatched = keepsUnmatched || keepsRightOnly
+    self.everyMatch = everyMatch || keepsRightOnly
+    self.keepsRightOnly = keepsRightOnly
     self.label = label
     self.notes = notes
     schema = left.recordFields.map { fields in Schema(fields.contains(name) ? fields : fields + [name]) }
@@ -79,11 +90,12 @@ package final class JoinedProvider: DataProvider, CompositionNode, RecordProvidi
     left: any DataProvider<Value>, right: any DataProvider<Value>,
     leftKey: @escaping @Sendable (Value) -> Value, rightKey: @escaping @Sendable (Value) -> Value,
     name: String,
-    keepsUnmatched: Bool, label: String
+    keepsUnmatched: Bool, everyMatch: Bool = false, keepsRightOnly: Bool = false, label: String
   ) {
     self.init(
       left: left, right: right, leftKey: .literal(.null), rightKey: .literal(.null), name: name,
-      keepsUnmatched: keepsUnmatched, label: label, notes: nil)
+      keepsUnmatched: keepsUnmatched, everyMatch: everyMatch, keepsRightOnly: keepsRightOnly, label: label,
+      notes: nil)
     keyClosures = (leftKey, rightKey)
   }
 
@@ -97,7 +109,8 @@ package final class JoinedProvider: DataProvider, CompositionNode, RecordProvidi
   package func numberOfItems(inSection section: Int) -> Int { joined.sections[section].count }
   package func sectionKey(_ section: Int) -> SectionKey? { joined.sections[section].key }
   package var knownFields: [String]? { schema.map { Array($0.names) } }
-  package var identityKey: String? { left.recordIdentityKey }
+  /// The left's key, while each left item comes once (a lookup).
+  package var identityKey: String? { everyMatch ? nil : left.recordIdentityKey }
   package var fieldProfiles: [FieldProfile]? {
     guard let schema else { return nil }
     let leftProfiles = Dictionary(
@@ -114,6 +127,12 @@ package final class JoinedProvider: DataProvider, CompositionNode, RecordProvidi
   package func item(at itemPath: ItemPath) -> Value {
     let section = joined.sections[itemPath.section]
     let flat = section.start + itemPath.item
+    guard joined.leftPositions[flat] >= 0 else {
+      // A right item no left item matched: the left's fields are null.
+      let match = joined.rightItems[Int(joined.matches[flat])]
+      guard let schema else { return .record(Record([(name, match)])) }
+      return .record(Record(schema: schema, values: schema.names.map { $0 == name ? match : .null }))
+    }
     let leftItem = Int(joined.leftPositions[flat]) - joined.leftStarts[section.leftSection]
     let item = left.item(at: ItemPath(item: leftItem, section: section.leftSection))
     let position = joined.matches[flat]
@@ -201,12 +220,25 @@ package final class JoinedProvider: DataProvider, CompositionNode, RecordProvidi
     var firstPositions: [Int32] = []
     var repeated = Set<Int>()
     var rightKinds: Set<ValueType> = []
+    /// For every match: the next right item with the same key (-1 after the last), and each
+    /// key's last item so far.
+    var nextSame = [Int32](repeating: -1, count: everyMatch ? result.rightItems.count : 0)
+    var lastPositions: [Int32] = []
     for (position, item) in result.rightItems.enumerated() {
       let key = rightValue(item)
       if key.isNull { continue }
       rightKinds.insert(key.type.isNumber ? .double : key.type)
       let (entry, isNew) = index.entry([key])
-      if isNew { firstPositions.append(Int32(position)) } else { repeated.insert(entry) }
+      if isNew {
+        firstPositions.append(Int32(position))
+        lastPositions.append(Int32(position))
+      } else {
+        repeated.insert(entry)
+        if everyMatch {
+          nextSame[Int(lastPositions[entry])] = Int32(position)
+          lastPositions[entry] = Int32(position)
+        }
+      }
     }
     /// A key that matched nothing: a key of a type no right key has can never match, which a
     /// note says rather than quietly miss.
@@ -246,12 +278,19 @@ package final class JoinedProvider: DataProvider, CompositionNode, RecordProvidi
         }
       }
     }
+    var rightMatched = [Bool](repeating: false, count: keepsRightOnly ? result.rightItems.count : 0)
     for section in 0..<left.numberOfSections {
       let start = result.matches.count
       for flat in leftOffsets.starts[section]..<leftOffsets.starts[section + 1] {
-        if matches[flat] < 0 && !keepsUnmatched { continue }
-        result.leftPositions.append(Int32(flat))
-        result.matches.append(matches[flat])
+        var match = matches[flat]
+        if match < 0 && !keepsUnmatched { continue }
+        // One row with the first match (a lookup), or one for each match in turn.
+        repeat {
+          result.leftPositions.append(Int32(flat))
+          result.matches.append(match)
+          if keepsRightOnly, match >= 0 { rightMatched[Int(match)] = true }
+          match = everyMatch && match >= 0 ? nextSame[Int(match)] : -1
+        } while match >= 0
       }
       let count = result.matches.count - start
       if count > 0 || keepsUnmatched {
@@ -259,11 +298,34 @@ package final class JoinedProvider: DataProvider, CompositionNode, RecordProvidi
           JoinedSection(leftSection: section, key: left.sectionKey(section), start: start, count: count))
       }
     }
+    if keepsRightOnly {
+      // The right items no left item matched, after the left's: in the last section when it is
+      // the left's only one, unkeyed, else in a section of their own (keyed null).
+      let start = result.matches.count
+      for (position, matched) in rightMatched.enumerated() where !matched {
+        result.leftPositions.append(-1)
+        result.matches.append(Int32(position))
+      }
+      let added = result.matches.count - start
+      if added > 0 {
+        if let last = result.sections.last, result.sections.count == 1, last.key == nil {
+          result.sections[0].count += added
+        } else {
+          result.sections.append(JoinedSection(leftSection: 0, key: nil, start: start, count: added))
+        }
+      }
+    }
     for side in [left, right] where side.loadState == .error {
       throw DataSourceError.sourceFailed(
         message: side.errorDescription ?? "a source failed while it was read")
     }
-    if !repeated.isEmpty { notes?.add(.joinRepeatedKeys(field: name, keys: repeated.count)) }
+    if everyMatch {
+      if result.matches.count != total {
+        notes?.add(.joinRows(field: name, rows: result.matches.count, items: total))
+      }
+    } else if !repeated.isEmpty {
+      notes?.add(.joinRepeatedKeys(field: name, keys: repeated.count))
+    }
     // Either side paged with pages to come: the items, or the matches, are the loaded ones only.
     if pagedSourceWithMore(under: left) != nil || pagedSourceWithMore(under: right) != nil {
       notes?.add(.partialSource(stage: label, items: total))
@@ -293,7 +355,20 @@ extension JoinedProvider: ColumnReadable {
       }
     }
     guard let left = left as? any ColumnReadable, let reader = left.fieldBatches(field) else { return nil }
-    return { positions in positions.map { Int(joined.leftPositions[$0]) }.withUnsafeBufferPointer(reader) }
+    return { positions in Self.readLeft(positions.map { Int(joined.leftPositions[$0]) }, reader) }
+  }
+
+  /// The left's values at `positions` (-1, a right item alone, reads as null).
+  private static func readLeft(_ positions: [Int], _ reader: BatchReader) -> ValueBatch {
+    if !positions.contains(where: { $0 < 0 }) { return positions.withUnsafeBufferPointer(reader) }
+    let values = positions.filter { $0 >= 0 }.withUnsafeBufferPointer(reader)
+    var next = 0
+    return .values(
+      positions.map { position in
+        guard position >= 0 else { return .null }
+        defer { next += 1 }
+        return values[next]
+      })
   }
 
   /// A field of the match (`m.region`) from the right's columns, at the matches' positions
@@ -302,7 +377,7 @@ extension JoinedProvider: ColumnReadable {
     let joined = self.joined
     guard path[0] == name else {
       guard let left = left as? any ColumnReadable, let reader = left.pathBatches(path) else { return nil }
-      return { positions in positions.map { Int(joined.leftPositions[$0]) }.withUnsafeBufferPointer(reader) }
+      return { positions in Self.readLeft(positions.map { Int(joined.leftPositions[$0]) }, reader) }
     }
     let rest = Array(path.dropFirst())
     guard let right = right as? any ColumnReadable,

@@ -124,12 +124,17 @@ public enum HelpCatalogue {
     case .join:
       HelpTopic(
         name: "join", group: .stages,
-        syntax: ["PROVIDER | join OTHER on LEFT == RIGHT as NAME [inner]"],
+        syntax: [
+          "PROVIDER | join OTHER on LEFT == RIGHT as NAME [left|inner]",
+          "PROVIDER | join OTHER on LEFT == RIGHT as NAME [left|inner] all",
+          "PROVIDER | join OTHER on LEFT == RIGHT as NAME full",
+        ],
         summary:
-          "Every item with field NAME holding the item of OTHER whose RIGHT key equals its LEFT key, or null: a lookup, as a view model does. LEFT reads the piped items, RIGHT the items of OTHER (a name, or a source in parentheses; other.field reads as field). Keys compare as == does, and comparing keys of different types is an error; a null key matches nothing. When several items of OTHER share a key the first is taken and a note says how many keys did. inner keeps only the items with a match. Built with a hash of OTHER's keys (O(n + m)); the items are not copied. An edit of either side reaches the joined view and its batch. Two tables of one sqlite file join inside SQLite when SQL finds the same matches (keys SQL can say, of one type; OTHER a table in stored order, filtered or not): the rows stay lazy, a window reads a page of each side, and describe says (in SQL). Otherwise, and for every other source, it runs in memory. When either side is paged with pages still to load, a note says the join covers the pages loaded.",
+          "Every item with field NAME holding the item of OTHER whose RIGHT key equals its LEFT key, or null: a lookup, as a view model does. LEFT reads the piped items, RIGHT the items of OTHER (a name, or a source in parentheses; other.field reads as field). Keys compare as == does, and comparing keys of different types is an error; a null key matches nothing. When several items of OTHER share a key the first is taken and a note says how many keys did. inner keeps only the items with a match (left, the default, keeps every item). all makes SQL's joins: an item comes once for each item of OTHER that matches it (left all is SQL's LEFT JOIN, inner all its JOIN), and a note says how many rows that made of how many items; full is SQL's FULL OUTER JOIN: every match, the items without one, and after them the items of OTHER that matched none, with the piped fields null (DuckDB's rows, checked against it). Built with a hash of OTHER's keys (O(n + m)); the items are not copied. An edit of either side reaches the joined view and its batch. Two tables of one sqlite file join inside SQLite when SQL finds the same matches (keys SQL can say, of one type; OTHER a table in stored order, filtered or not): the rows stay lazy, a window reads a page of each side, and describe says (in SQL). Otherwise, and for every other source, it runs in memory. When either side is paged with pages still to load, a note says the join covers the pages loaded.",
         examples: [
           people
-            + "\nlet teams = json \"samples:teams.json\" at \"teams\"\nshow people | join teams on team == teams.name as info | select name, team, lead = info.lead, floor = info.floor"
+            + "\nlet teams = json \"samples:teams.json\" at \"teams\"\nshow people | join teams on team == teams.name as info | select name, team, lead = info.lead, floor = info.floor",
+          "let orders = [{id: 1, who: \"ada\"}, {id: 2, who: \"ada\"}, {id: 3, who: \"tim\"}]\nlet staff = [{name: \"ada\"}, {name: \"grace\"}]\nshow staff | join orders on name == orders.who as o full | select name, order = o.id",
         ])
     }
   }

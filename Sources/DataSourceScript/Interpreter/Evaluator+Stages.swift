@@ -31,6 +31,8 @@ extension Evaluator {
     switch stage {
     case .join(let clause, let range):
       result.provider = try await loaded(try await joinedProvider(clause, of: provider, label: text(range)))
+      // A left item that comes once per match no longer names one row.
+      if clause.every { result.key = nil }
     case .group(let keys, let aggregates, _):
       let grouped = try await loaded(
         try groupedProvider(
@@ -164,8 +166,8 @@ extension Evaluator {
           left: leftChecker.describe(clause.leftKey, a), right: rightChecker.describe(rightKey, b), fix: nil),
         at: clause.leftKey.range.lowerBound..<clause.rightKey.range.upperBound)
     }
-    // Two tables of one database join inside it when SQL gives the same matches.
-    if let pushdown = provider.provider as? any JoinPushdown {
+    // Two tables of one database join inside it when SQL gives the same matches (a lookup).
+    if !clause.every, let pushdown = provider.provider as? any JoinPushdown {
       do {
         if let joined = try await pushdown.pushingDownJoin(
           other.provider, leftKey: left.expression, rightKey: right.expression, name: clause.name.name,
@@ -179,7 +181,9 @@ extension Evaluator {
     }
     return JoinedProvider(
       left: provider.provider, right: other.provider, leftKey: left.expression, rightKey: right.expression,
-      name: clause.name.name, keepsUnmatched: !clause.inner, label: label, notes: notes.collector)
+      name: clause.name.name, keepsUnmatched: !clause.inner, everyMatch: clause.every,
+      keepsRightOnly: clause.full,
+      label: label, notes: notes.collector)
   }
 
   /// `group by` and `distinct`: a provider of the groups of the base's items.

@@ -368,6 +368,10 @@ public struct JoinClause: Sendable {
   public var name: Identifier
   /// `inner`: items without a match are left out.
   public var inner: Bool
+  /// `all`: an item comes once for each match (SQL's joins), not once with its first (a lookup).
+  public var every: Bool = false
+  /// `full`: SQL's full outer join; the other's items no item matched come too.
+  public var full: Bool = false
 }
 
 /// `NAME = EXPR` of `extend` and `select` (a bare field in `select` is its own definition).

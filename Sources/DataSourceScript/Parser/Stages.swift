@@ -110,9 +110,15 @@ extension Parser {
       default:
         throw unexpected(.joinName)
       }
+      // `left` (the lookup, named), `inner` or `full`, then `all` for a row per match.
       let inner = consumeWord(PlaceWord.inner)
+      let full = !inner && consumeWord(PlaceWord.full)
+      if !inner && !full { _ = consumeWord(PlaceWord.left) }
+      let every = consumeWord(PlaceWord.all) || full
       return .join(
-        JoinClause(other: other, leftKey: leftKey, rightKey: rightKey, name: name, inner: inner),
+        JoinClause(
+          other: other, leftKey: leftKey, rightKey: rightKey, name: name, inner: inner, every: every,
+          full: full),
         range: start..<previousEnd)
     case .sample:
       // `sample 100`, `sample 10%`, `sample 2.5%`, then `seed 42` to choose the same again.

@@ -370,7 +370,8 @@ extension SwiftProgram {
       add(
         "let \(made) = DerivedProvider.joined(\n  \(base), with: \(other.name),\n"
           + "  on: { item in \(try valueCode(clause.leftKey, item: "item")) }, equals: { item in \(try valueCode(rightKey, item: "item")) },\n"
-          + "  as: \(Self.stringLiteral(clause.name.name))\(clause.inner ? ", inner: true" : ""))")
+          + "  as: \(Self.stringLiteral(clause.name.name))\(clause.inner ? ", inner: true" : "")"
+          + "\(clause.full ? ", full: true" : clause.every ? ", every: true" : ""))")
       return made
     }
   }
