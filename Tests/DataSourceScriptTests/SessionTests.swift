@@ -353,7 +353,7 @@ struct CompletionTests {
     #expect(complete("show people | sort by na") == ["name"])
     #expect(complete("show people | where a") == ["active", "age"])
     #expect(complete("show table people with cell basic \"{em") == ["email}"])
-    #expect(complete("set ma") == ["maxrows"])
+    #expect(complete("set ma") == ["maxrows", "maxwidth"])
     #expect(complete("set mode m") == ["markdown"])
     #expect(complete("help des") == ["describe"])
     #expect(complete("show people | se") == ["section", "select"])

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A sequence of item handles (distinct ints) where a position and a handle's position are both
 /// found, and a handle inserted or removed, in O(log n + B): the handles sit in blocks of at
 /// most 2B (B = 512), a Fenwick tree over the blocks' sizes finds the block holding a position,
@@ -10,6 +12,12 @@
 /// Copies are cheap until written: the blocks and the handle map are arrays of arrays, so the
 /// first change after a copy (a view's baseline keeps one) copies O(n/B) references and the
 /// one block it touches, not the whole sequence.
+///
+/// The handle map is made on demand: until handles have been looked for 24 times, one is
+/// found by reading the blocks in order (O(n), but sequential), since writing the map is a
+/// random write per handle. A stage's first edit after the view was built (the shell's first
+/// `update`) looks for one handle, and a 750,000-handle map cost more than the rest of the
+/// edit; the map is made a dozen edits later, so that no one edit pays for it.
 package struct OrderedHandles {
   private static let blockSize = 512
   private static let mapChunk = 4096
@@ -23,8 +31,12 @@ package struct OrderedHandles {
   private var slotOfBlock: [Int] = []
   /// A Fenwick tree of the blocks' sizes, by slot (1-based).
   private var tree: [Int] = [0]
-  /// The block of each handle (-1: absent), in chunks of `mapChunk` handles.
+  /// The block of each handle (-1: absent), in chunks of `mapChunk` handles, once made.
   private var blockOfHandle: [[Int32]] = []
+  /// Whether `blockOfHandle` holds every handle; until then handles are found by a scan.
+  private var mapIsMade = false
+  /// How often a handle was found by a scan (shared by copies: it only says when to make the map).
+  private let scans = ScanCount()
   private(set) var count = 0
   /// Set while the sequence is `0..<count` and nothing is stored: what an editable table's
   /// items are until the first edit (a range of trillions has a snapshot without a block).
@@ -93,11 +105,23 @@ package struct OrderedHandles {
     blocks.append(handles)
     slotOfBlock.append(order.count)
     order.append(id)
-    for handle in handles { setBlock(id, of: handle) }
     count += handles.count
   }
 
+  /// Makes the handle map once handles have been looked for by scans 24 times (an edit looks
+  /// about twice per stage: an insert checks that its handle is new, a move finds it). As a
+  /// renter buys once the rent paid would have bought: 24 sequential scans cost about what the
+  /// map's random writes do.
+  private mutating func makeMapIfAsked() {
+    guard !mapIsMade, scans.value >= 24 else { return }
+    mapIsMade = true
+    for (id, block) in blocks.enumerated() {
+      for handle in block { setBlock(id, of: handle) }
+    }
+  }
+
   private mutating func setBlock(_ block: Int, of handle: Int) {
+    guard mapIsMade else { return }
     // A shift and a mask, not a division: this runs once per handle when a sequence is made.
     let (chunk, offset) = (handle >> Self.mapChunkShift, handle & (Self.mapChunk - 1))
     while blockOfHandle.count <= chunk { blockOfHandle.append([Int32](repeating: -1, count: Self.mapChunk)) }
@@ -106,6 +130,10 @@ package struct OrderedHandles {
 
   private func block(of handle: Int) -> Int? {
     guard handle >= 0 else { return nil }
+    guard mapIsMade else {
+      scans.add()
+      return blocks.firstIndex { $0.contains(handle) }
+    }
     let (chunk, offset) = handle.quotientAndRemainder(dividingBy: Self.mapChunk)
     guard chunk < blockOfHandle.count else { return nil }
     let block = Int(blockOfHandle[chunk][offset])
@@ -186,6 +214,7 @@ package struct OrderedHandles {
     precondition(position >= 0 && position <= count, "position \(position) outside 0...\(count)")
     precondition(!contains(handle), "handle \(handle) is in the sequence already")
     materialize()
+    makeMapIfAsked()
     let (slot, offset) = locate(position)
     let id = order[slot]
     blocks[id].insert(handle, at: offset)
@@ -199,11 +228,14 @@ package struct OrderedHandles {
   package mutating func remove(at position: Int) -> Int {
     precondition(position >= 0 && position < count, "position \(position) outside 0..<\(count)")
     materialize()
+    makeMapIfAsked()
     let (slot, offset) = locate(position)
     let id = order[slot]
     let handle = blocks[id].remove(at: offset)
-    let (chunk, chunkOffset) = handle.quotientAndRemainder(dividingBy: Self.mapChunk)
-    blockOfHandle[chunk][chunkOffset] = -1
+    if mapIsMade {
+      let (chunk, chunkOffset) = handle.quotientAndRemainder(dividingBy: Self.mapChunk)
+      blockOfHandle[chunk][chunkOffset] = -1
+    }
     add(-1, atSlot: slot)
     count -= 1
     return handle
@@ -243,4 +275,11 @@ package struct OrderedHandles {
 
   /// Every handle, in order.
   package var all: [Int] { isIdentity ? Array(0..<count) : order.flatMap { blocks[$0] } }
+}
+
+/// A count that copies of a value share (a hint for when to make a cache, not part of the value).
+private final class ScanCount: Sendable {
+  private let count = Mutex(0)
+  var value: Int { count.withLock { $0 } }
+  func add() { count.withLock { $0 += 1 } }
 }

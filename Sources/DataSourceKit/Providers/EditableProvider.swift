@@ -30,6 +30,9 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   package var keyIndex: (any HandleKeyIndex<Item>)?
   /// Set when the keys were found repeated: lookups by key scan until the items are replaced.
   package var keysRepeat = false
+  /// Lookups by key answered by a scan, before the index is made: the first eight are (a scan of
+  /// the key column costs an eighth of hashing every key, and a few edits need no index).
+  package var keyScans = 0
   private var observers = ObserverList()
   private var recorders = RecorderList<Item>()
   /// Each item's identifier by handle and each identifier's handle (an ``IdentityIndex`` of the

@@ -9,10 +9,18 @@ extension EditableProvider where Item == Value {
   /// column is O(n). `nil` when there is no identity key, when its values are not unique, or
   /// for a null value (the caller then scans).
   ///
-  /// - Complexity: O(n) the first time (the index is made from the key column), O(log n) after.
+  /// - Complexity: O(n) the first eight times (a scan of the key column), O(n) the ninth (the
+  ///   index is made from the key column), O(log n) after.
   public func positions(withKey value: Value) -> [Int]? {
     // `KEY == null` holds for the items without a key, which the index leaves out: a scan.
     guard let identityKey, !keysRepeat, !value.isNull else { return nil }
+    if keyIndex == nil, keyScans < 8, let reader = fieldBatches(identityKey) {
+      // The first lookups (the shell's first `update … where id == 7`) read the key column and
+      // compare, as the where would: making the index costs about what eight scans do, so it is
+      // made once they have been paid, and a few edits never pay for it.
+      keyScans += 1
+      return Self.scan(reader, count: SectionOffsets(of: self).total, for: value)
+    }
     if keyIndex == nil {
       var index = KeyIndex()
       let offsets = SectionOffsets(of: self)
@@ -39,6 +47,32 @@ extension EditableProvider where Item == Value {
       let position = position(ofHandle: handle)
     else { return [] }
     return [position]
+  }
+}
+
+extension EditableProvider where Item == Value {
+  /// The flat positions whose key equals `value` as `==` compares (`1` and `1.0` alike), read
+  /// from the key column a batch at a time.
+  static func scan(_ reader: BatchReader, count: Int, for value: Value) -> [Int] {
+    var found: [Int] = []
+    var positions = [Int](repeating: 0, count: 4_096)
+    for start in stride(from: 0, to: count, by: 4_096) {
+      let n = min(4_096, count - start)
+      for k in 0..<n { positions[k] = start + k }
+      let batch = positions.withUnsafeBufferPointer { reader(UnsafeBufferPointer(rebasing: $0[0..<n])) }
+      switch (batch, value) {
+      case (.ints(let ints, let nulls), .int(let wanted)):
+        for k in 0..<n where ints[k] == wanted && nulls?[k] != true { found.append(start + k) }
+      default:
+        for k in 0..<n {
+          let key = batch[k]
+          if !key.isNull, Value.isOrderable(key, value), Value.compare(key, value) == .orderedSame {
+            found.append(start + k)
+          }
+        }
+      }
+    }
+    return found
   }
 }
 
