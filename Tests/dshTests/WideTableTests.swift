@@ -24,7 +24,7 @@ struct WideTableTests {
     #expect(lines[3].contains("│ … │"), "\(result.output)")
     #expect(lines.allSatisfy { TextWidthOf.columns($0) <= 80 }, "\(result.output)")
     #expect(
-      lines[7] == "40 columns (6 shown); show X columns a, b picks them, set maxwidth N fits more"
+      lines[7] == "40 columns (6 shown); show X columns a, b picks them, set colwidth 8 fits more"
     )
     #expect(
       result.output.contains(
@@ -41,32 +41,37 @@ struct WideTableTests {
     #expect(narrow.output == twenty.output, "\(narrow.output)")
   }
 
-  @Test("show X columns a, b picks fields; set maxwidth N cuts every column to N so that more fit")
-  func columnsAndMaxWidth() throws {
+  @Test("show X columns a, b picks fields; set colwidth N cuts texts to N so that more fit, never numbers")
+  func columnsAndColumnWidth() throws {
     let folder = NSTemporaryDirectory() + "dsh-wide-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let names = (0..<40).map { "column_\($0)" }
-    let rows = (0..<3).map { r in (0..<40).map { String(r * 100_000 + $0) }.joined(separator: ",") }
-    try ([names.joined(separator: ",")] + rows).joined(separator: "\n").write(
-      toFile: folder + "/wide.csv", atomically: true, encoding: .utf8)
+    let rows = (0..<3).map { r in (0..<40).map { $0 % 2 == 0 ? String(r * 100_000 + $0) : "text \(r) \($0)" }
+    }
+    try ([names.joined(separator: ",")] + rows.map { $0.joined(separator: ",") }).joined(separator: "\n")
+      .write(
+        toFile: folder + "/wide.csv", atomically: true, encoding: .utf8)
     let result = try DSHProcess.run([
       "-c", "let w = csv \"\(folder)/wide.csv\"", "-c", "show w columns column_39, column_0 rows 0..2",
-      "-c", "set maxwidth 5", "-c", "show w", "-c", "save \"\(folder)/session.dsh\"", "-c",
-      "set maxwidth auto",
-      "-c", "show w columns column_1, column_1",
+      "-c", "set colwidth 5", "-c", "show w", "-c", "save \"\(folder)/session.dsh\"", "-c",
+      "set colwidth auto",
+      "-c", "show w columns column_1, column_1", "-c", "set maxwidth 40", "-c", "show w",
     ])
     let lines = result.output.split(separator: "\n").map(String.init)
     #expect(lines[1] == "│ column_39 │ column_0 │", "\(result.output)")
-    #expect(lines[3] == "│        39 │        0 │", "\(result.output)")
-    #expect(lines[5] == "│ ⋮         │ ⋮        │" || lines[5].hasPrefix("│"), "\(result.output)")
-    // Cut to five characters, nine columns fit in 80 where six did.
-    let header = try #require(lines.first { $0.hasPrefix("│ colu… │") }, "\(result.output)")
-    #expect(header.components(separatedBy: "│").count - 2 == 9 + 1, "\(header)")
-    #expect(result.output.contains("│ 2000… │"), "\(result.output)")
-    #expect(result.output.contains("40 columns (9 shown)"), "\(result.output)")
+    #expect(lines[3] == "│ text 0 39 │        0 │", "\(result.output)")
+    // Texts and names cut to five characters, numbers whole: more columns fit in 80 than six.
+    let header = try #require(lines.first { $0.hasPrefix("│ colum… │ colu… │") }, "\(result.output)")
+    let shown = header.components(separatedBy: "│").count - 3
+    #expect(shown > 6, "\(header)")
+    #expect(result.output.contains("│ 200000 │ text… │"), "\(result.output)")
+    #expect(result.output.contains("40 columns (\(shown) shown)"), "\(result.output)")
     #expect(result.output.contains("error: field 'column_1' is given twice"), "\(result.output)")
-    #expect(try String(contentsOfFile: folder + "/session.dsh", encoding: .utf8).contains("set maxwidth 5\n"))
+    #expect(try String(contentsOfFile: folder + "/session.dsh", encoding: .utf8).contains("set colwidth 5\n"))
+    // maxwidth is DuckDB's name for the table's width.
+    let drawn = lines.suffix(8).filter { "┌│├└".contains($0.first ?? " ") }
+    #expect(drawn.count == 7 && drawn.allSatisfy { TextWidthOf.columns($0) <= 40 }, "\(result.output)")
   }
 }
 

@@ -297,7 +297,7 @@ package final class WindowFieldsProvider: DataProvider, DataProviderObserver, Co
             let fallback = fallbacks[c].map { read in
               { (flat: Int) in read(flat, offsets.itemPath(forFlat: flat)) }
             }
-            Self.fill(
+            try Self.fill(
               &callColumns[c], call: call, order: order, peerStarts: peerStarts, argument: argument,
               fallback: fallback, notes: notes)
           }
@@ -324,6 +324,8 @@ package final class WindowFieldsProvider: DataProvider, DataProviderObserver, Co
       }
       made.append(values)
     }
+    // A paged source with pages to come: the values cover the items loaded.
+    if pagedSourceWithMore(under: base) != nil { notes?.add(.partialSource(stage: label, items: total)) }
     return (made, offsets)
   }
 
@@ -332,7 +334,7 @@ package final class WindowFieldsProvider: DataProvider, DataProviderObserver, Co
   private static func fill(
     _ column: inout [Value], call: Call, order: [Int], peerStarts: [Int], argument: ((Int) -> Value)?,
     fallback: ((Int) -> Value)?, notes: ExpressionNotes?
-  ) {
+  ) throws {
     let n = order.count
     switch call.kind {
     case .function(.rowNumber):
@@ -362,6 +364,8 @@ package final class WindowFieldsProvider: DataProvider, DataProviderObserver, Co
       // partition (every row a peer when there is no order).
       var accumulator = AggregateAccumulator([aggregate], notes: notes)
       for run in 0..<peerStarts.count - 1 {
+        // A running median reads every value so far at each run: ^C must reach it.
+        if run & 0x3FF == 0x3FF, Task.isCancelled { throw DataSourceError.cancelled }
         let range = peerStarts[run]..<peerStarts[run + 1]
         for k in range { accumulator.add(arguments: { _ in argument?(order[k]) ?? .null }) }
         let value = accumulator.results.first ?? .null

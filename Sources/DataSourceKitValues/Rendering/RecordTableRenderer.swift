@@ -50,8 +50,16 @@ struct RecordTableRenderer: TextModeRenderer {
   /// - Parameter available: the columns of text left for the cells when `n` columns are drawn.
   private func layout(available: (Int) -> Int) -> (columns: [Int?], widths: [Int], leftOut: Int) {
     var natural = table.names.map(TextWidth.of)
-    table.cells.maximumWidths(into: &natural)
-    if let most = options.maxColumnWidth { natural = natural.map { min($0, most) } }
+    if let most = options.maxColumnWidth {
+      // Texts and names cut to `most`; numbers as wide as the widest.
+      var cells = [Int](repeating: 0, count: natural.count)
+      table.cells.maximumWidths(into: &cells)
+      natural = natural.indices.map { c in
+        table.rightAligned[c] ? max(min(natural[c], most), cells[c]) : min(max(natural[c], cells[c]), most)
+      }
+    } else {
+      table.cells.maximumWidths(into: &natural)
+    }
     let count = natural.count
     let all = Self.narrowed(natural, toFit: available(count))
     if count <= 1 || zip(all, natural).allSatisfy({ $0 >= min($1, Self.readableWidth) }) {
@@ -86,7 +94,7 @@ struct RecordTableRenderer: TextModeRenderer {
 
   /// The line under a table that left columns out: how many, and how to see them.
   private func leftOutLine(_ leftOut: Int, shown: Int) -> String {
-    "\(leftOut + shown) columns (\(shown) shown); show X columns a, b picks them, set maxwidth N fits more"
+    "\(leftOut + shown) columns (\(shown) shown); show X columns a, b picks them, set colwidth 8 fits more"
   }
 
   /// Widths narrowed to fit `available` columns, the widest first and never below 3: the

@@ -116,6 +116,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case aggregateOutsideGroup(String)
   case windowOutsideExtend(String)
   case samplePercent(Double)
+  case runningList(String)
   case windowClauseWithoutWindow(String)
   case windowInWindow(String, outer: String)
   case aggregateInAggregate(String, outer: String)
@@ -324,6 +325,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "wrong number of arguments to \(name): it is \(signature)"
     case .functionArgumentType(let name, let argument, let signature):
       "\(name) does not take \(argument): it is \(signature)"
+    case .runningList(let text):
+      "\(text) with by would give each item a list of every item before it (n² values): list without by gives each item its section's whole list, and group by … with l = list(x) one per group"
     case .samplePercent(let p):
       "sample takes a share from 0% to 100%, not \(Value.double(p).displayText)%"
     case .windowOutsideExtend(let name):
@@ -402,7 +405,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
   private static func expectedValue(of setting: SettingName) -> String {
     switch setting {
     case .width: "a number from 20 to 1000, or auto"
-    case .maxwidth: "the widest a column is drawn, from 3 to 1000 characters, or auto"
+    case .maxwidth: "a number from 20 to 1000, or auto (DuckDB's name for set width)"
+    case .colwidth: "the widest a column of text is drawn, from 3 to 1000 characters, or auto"
     case .maxrows: "a number of rows (0 shows all), or auto"
     case .device: "a device: " + Vocabulary.choices(Device.allCases.map(\.rawValue))
     case .mode, .color, .timer, .stats, .echo, .appearance: Vocabulary.choices(setting.values)

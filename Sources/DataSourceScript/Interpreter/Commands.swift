@@ -184,7 +184,7 @@ extension Session {
     let defaults = Settings()
     if settings.mode != defaults.mode { script += "set mode \(settings.mode.rawValue)\n" }
     if let width = settings.width { script += "set width \(width)\n" }
-    if let maxWidth = settings.maxWidth { script += "set maxwidth \(maxWidth)\n" }
+    if let columnWidth = settings.columnWidth { script += "set colwidth \(columnWidth)\n" }
     if let maxRows = settings.maxRows { script += "set maxrows \(maxRows)\n" }
     if settings.appearance != defaults.appearance {
       script += "set appearance \(settings.appearance.rawValue)\n"

@@ -55,6 +55,10 @@ extension Evaluator {
         }
       result.provider = try await loaded(
         DerivedProvider.sampled(provider.provider, label: text(range), count: count, seed: seed))
+      if pagedSourceWithMore(under: provider.provider) != nil {
+        notes.collector.add(
+          .partialSource(stage: text(range), items: SectionOffsets(of: provider.provider).total))
+      }
     case .extend(let definitions, _) where Self.needsWindow(definitions):
       result.provider = try await loaded(try windowFields(definitions, of: provider, stage: stage))
     case .extend(let definitions, _), .select(let definitions, _):

@@ -473,7 +473,8 @@ public final class Session {
         throw invalid
       }
       settings.mode = mode
-    case .width:
+    case .width, .maxwidth:
+      // maxwidth is DuckDB's name for the same setting.
       if word() == "auto" {
         settings.width = nil
       } else if case .int(let n) = value.kind, (20...1000).contains(n) {
@@ -481,11 +482,11 @@ public final class Session {
       } else {
         throw invalid
       }
-    case .maxwidth:
+    case .colwidth:
       if word() == "auto" {
-        settings.maxWidth = nil
+        settings.columnWidth = nil
       } else if case .int(let n) = value.kind, (3...1000).contains(n) {
-        settings.maxWidth = n
+        settings.columnWidth = n
       } else {
         throw invalid
       }

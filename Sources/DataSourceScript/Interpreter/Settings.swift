@@ -17,8 +17,9 @@ public struct Settings: Sendable {
 
   public var mode: RenderMode = .box
   public var width: Int?
-  /// The widest a column of a text table is drawn (`set maxwidth`); longer values are cut.
-  public var maxWidth: Int?
+  /// The widest a column of text is drawn in a table of fields (`set colwidth`); longer texts
+  /// are cut.
+  public var columnWidth: Int?
   public var maxRows: Int?
   public var color: ColorChoice = .auto
   public var timer = false

@@ -64,7 +64,7 @@ extension Session {
       showsFields: showsFields, toTerminal: environment.isTerminal,
       page: settings.page(style: Session.preferredStyle(of: source), title: name ?? "dsh"))
     options.restHint = restHint
-    options.maxColumnWidth = settings.maxWidth
+    options.maxColumnWidth = settings.columnWidth
     // Once the user interrupts, nothing more is printed.
     let output = self.output
     let write: (String) -> Void = { text in if !Task.isCancelled { output.write(text) } }

@@ -97,6 +97,10 @@ extension Evaluator {
       for call in calls {
         switch call.kind {
         case .aggregate(let aggregate):
+          // A running list is a list per item of every item before it: n² values.
+          if aggregate.function == .list, definition.window?.order.isEmpty == false {
+            throw Diagnostic(.runningList(aggregate.text), at: aggregate.range)
+          }
           let (checked, type) = try aggregate.checked(checker)
           engineCalls.append(WindowFieldsProvider.Call(kind: .aggregate(checked), argument: checked.argument))
           types.append(type)

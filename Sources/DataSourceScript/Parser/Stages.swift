@@ -101,6 +101,16 @@ extension Parser {
       guard case .binary(let leftKey, .equal, let rightKey, _) = condition else {
         throw Diagnostic(.expected(.joinCondition, found: "another condition"), at: condition.range)
       }
+      // `show a | join b on k == b.k as csv`: the format is show's, and the join has no name.
+      if parsingShow, isWord(Keyword.as), case .identifier(let word) = next.kind,
+        RenderMode(rawValue: word) != nil || word == ExportFormat.swift.rawValue,
+        [.endOfStatement, .endOfInput].contains(afterNext.kind)
+          || afterNext.kind == .identifier(Keyword.rows.rawValue)
+      {
+        throw Diagnostic(
+          .expected(.joinName, found: "show's 'as \(word)' (name the match first: … as info as \(word))"),
+          at: current.range.lowerBound..<next.range.upperBound)
+      }
       guard consumeWord(Keyword.as) else { throw unexpected(.joinName) }
       let name: Identifier
       switch current.kind {

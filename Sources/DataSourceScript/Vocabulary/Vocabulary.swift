@@ -218,7 +218,7 @@ extension ExportFormat: VocabularyWord {}
 
 /// What `set` changes.
 public enum SettingName: String, CaseIterable, Sendable {
-  case mode, width, maxwidth, maxrows, color, timer, stats, echo, appearance, device
+  case mode, width, maxwidth, colwidth, maxrows, color, timer, stats, echo, appearance, device
 
   /// The words `set NAME` takes (numbers aside), for completion and hints.
   public var values: [String] {
@@ -226,7 +226,7 @@ public enum SettingName: String, CaseIterable, Sendable {
     case .mode: RenderMode.allCases.map(\.rawValue)
     case .appearance: Settings.Appearance.allCases.map(\.rawValue)
     case .device: Device.allCases.map(\.rawValue)
-    case .width, .maxwidth, .maxrows: ["auto"]
+    case .width, .maxwidth, .colwidth, .maxrows: ["auto"]
     case .color: Settings.ColorChoice.allCases.map(\.rawValue)
     case .timer, .stats, .echo: ["on", "off"]
     }
@@ -235,7 +235,7 @@ public enum SettingName: String, CaseIterable, Sendable {
   /// How `help set` writes it.
   public var syntax: String {
     switch self {
-    case .width, .maxwidth, .maxrows: "set \(rawValue) N|auto"
+    case .width, .maxwidth, .colwidth, .maxrows: "set \(rawValue) N|auto"
     case .mode, .color, .timer, .stats, .echo, .appearance, .device:
       "set \(rawValue) " + values.joined(separator: "|")
     }
