@@ -108,8 +108,9 @@ package struct OrderedHandles {
     count += handles.count
   }
 
-  /// Makes the handle map once handles have been looked for by scans 24 times (an edit looks
-  /// about twice per stage: an insert checks that its handle is new, a move finds it). As a
+  /// Makes the handle map once handles have been looked for by scans 24 times.
+  ///
+  /// An edit looks about twice per stage: an insert checks that its handle is new, a move finds it). As a
   /// renter buys once the rent paid would have bought: 24 sequential scans cost about what the
   /// map's random writes do.
   private mutating func makeMapIfAsked() {

@@ -46,9 +46,10 @@ public struct RenderOptions: Sendable {
   /// Rows (flat positions) drawn with a marked left border (`┃`) in box mode: the rows a reload
   /// inserted or changed, for a moment.
   public var markedRows: Set<Int> = []
-  /// The widest a column of text is drawn in a box or plain table of fields, when set (`set
-  /// colwidth`): longer texts and names are cut with `…`, so that more columns fit beside each
-  /// other. A column of numbers keeps the width of its widest number (a number cut is a wrong
+  /// The widest a column of text is drawn in a box or plain table of fields, when set.
+  ///
+  /// `set colwidth`: longer texts and names are cut with `…`, so that more columns fit beside
+  /// each other. A column of numbers keeps the width of its widest number (a number cut is a wrong
   /// number).
   public var maxColumnWidth: Int?
 
