@@ -110,9 +110,9 @@ package struct OrderedHandles {
 
   /// Makes the handle map once handles have been looked for by scans 24 times.
   ///
-  /// An edit looks about twice per stage: an insert checks that its handle is new, a move finds it). As a
-  /// renter buys once the rent paid would have bought: 24 sequential scans cost about what the
-  /// map's random writes do.
+  /// An edit looks about twice per stage (an insert checks that its handle is new, a move finds
+  /// it). As a renter buys once the rent paid would have bought: 24 sequential scans cost about
+  /// what the map's random writes do.
   private mutating func makeMapIfAsked() {
     guard !mapIsMade, scans.value >= 24 else { return }
     mapIsMade = true
