@@ -198,6 +198,9 @@ struct DuckDBOracleTests {
     ("med = median(d) within section", "median(d) OVER (PARTITION BY g)"),
     ("share = i / sum(i) within section", "i / sum(i) OVER (PARTITION BY g)"),
     ("delta = i - lag(i) by id within section", "i - lag(i) OVER (PARTITION BY g ORDER BY id)"),
+    ("pr2 = rank() by i desc, d within g", "rank() OVER (PARTITION BY g ORDER BY i DESC, d)"),
+    ("pn = row_number() by d, id within i % 3", "row_number() OVER (PARTITION BY i % 3 ORDER BY d, id)"),
+    ("pm = max(d) - min(d) within g", "max(d) OVER (PARTITION BY g) - min(d) OVER (PARTITION BY g)"),
   ]
 
   @Test("window functions and aggregates in extend: DuckDB's answers, from CSV and from SQLite")

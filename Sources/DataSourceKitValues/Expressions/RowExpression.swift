@@ -114,6 +114,8 @@ package enum ExpressionNote: Hashable, Sendable {
   /// A join that gives a row for every match (`all`, `full`): how many rows it made of how many
   /// items of the left, when keys matched several.
   case joinRows(field: String, rows: Int, items: Int)
+  /// `within section` over items that are not in sections: the whole view is one.
+  case withinSectionWithoutSections(field: String)
   /// A stage over every item (`group by`, `join`) that read a paged source with more pages to
   /// come: its answer covers the items loaded so far.
   case partialSource(stage: String, items: Int)
@@ -139,6 +141,9 @@ package enum ExpressionNote: Hashable, Sendable {
     case .joinRepeatedKeys(let field, let keys):
       return
         "join as \(field): \(keys) key\(keys == 1 ? "" : "s") matched more than one item; the first was taken (join … as \(field) all gives a row for every match)"
+    case .withinSectionWithoutSections(let field):
+      return
+        "\(field): within section, but the items are not in sections here, so the whole view is one (section by … before extend makes them; within FIELD takes the items apart by a field)"
     case .joinRows(let field, let rows, let items):
       return
         "join as \(field) made \(rows) row\(rows == 1 ? "" : "s") of \(items) item\(items == 1 ? "" : "s"): a row for each match"

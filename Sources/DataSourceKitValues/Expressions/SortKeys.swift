@@ -191,7 +191,7 @@ struct ColumnSortKeys {
   /// - Complexity: O(m) for m positions with keys of one number kind (a radix sort of the
   ///   prefixes); text that ties in its first eight bytes is radix sorted again by the next
   ///   eight, in each run of ties, until the texts differ or end.
-  func order(of range: Range<Int>, direction: SortDirection) -> [Int] {
+  func order(of range: some Collection<Int>, direction: SortDirection) -> [Int] {
     if prefixesAreKeys, let most = dictionarySize {
       // A section much smaller than the dictionary: sorted by comparison, not by a bucket a rank.
       guard range.count >= most / 4 else { return comparisonOrder(of: range, direction: direction) }
@@ -233,20 +233,21 @@ struct ColumnSortKeys {
   }
 
   /// The positions by their exact prefixes, compared: equal ones in their order, nulls last.
-  private func comparisonOrder(of range: Range<Int>, direction: SortDirection) -> [Int] {
+  private func comparisonOrder(of range: some Collection<Int>, direction: SortDirection) -> [Int] {
     let descending = direction == .descending
-    var keyed = range.filter { !isNull[$0] }
+    // Ties keep the order they came in (a window's keys sort one after another, last first).
+    var keyed = range.enumerated().filter { !isNull[$0.element] }
     keyed.sort { a, b in
-      let (x, y) = (prefixes[a], prefixes[b])
+      let (x, y) = (prefixes[a.element], prefixes[b.element])
       if x != y { return (x < y) != descending }
-      return a < b
+      return a.offset < b.offset
     }
-    return keyed + range.filter { isNull[$0] }
+    return keyed.map(\.element) + range.filter { isNull[$0] }
   }
 
   /// Ranks in a dictionary are fewer than 65,536: the positions are placed by a counting sort
   /// of their ranks (two passes), nulls last.
-  private func countingOrder(of range: Range<Int>, direction: SortDirection, ranks: Int) -> [Int] {
+  private func countingOrder(of range: some Collection<Int>, direction: SortDirection, ranks: Int) -> [Int] {
     var starts = [Int](repeating: 0, count: ranks + 2)
     let descending = direction == .descending
     // Nulls go into the last bucket; in descending order a rank r goes into ranks - r.

@@ -96,18 +96,21 @@ package final class WindowFieldsProvider: DataProvider, DataProviderObserver, Co
     package var calls: [Call]
     package var order: [OrderKey]
     package var withinSection: Bool
+    /// `within EXPR`: the items are taken apart by its value (SQL's PARTITION BY).
+    package var partition: RowExpression?
     /// `nil` when the definition is its one call.
     package var expression: RowExpression?
     package var type: ValueType?
 
     package init(
-      name: String, calls: [Call], order: [OrderKey], withinSection: Bool, expression: RowExpression?,
-      type: ValueType?
+      name: String, calls: [Call], order: [OrderKey], withinSection: Bool, partition: RowExpression? = nil,
+      expression: RowExpression?, type: ValueType?
     ) {
       self.name = name
       self.calls = calls
       self.order = order
       self.withinSection = withinSection
+      self.partition = partition
       self.expression = expression
       self.type = type
     }
@@ -272,9 +275,7 @@ package final class WindowFieldsProvider: DataProvider, DataProviderObserver, Co
       if !field.calls.isEmpty {
         let ordering = try Ordering(field.order, over: base, offsets: offsets, notes: notes)
         callColumns = field.calls.map { _ in [Value](repeating: .null, count: total) }
-        let partitions =
-          field.withinSection
-          ? (0..<offsets.sectionCount).map { offsets.starts[$0]..<offsets.starts[$0 + 1] } : [0..<total]
+        let partitions = try Self.partitions(of: field, over: base, offsets: offsets, notes: notes)
         let arguments = try field.calls.map { call in
           try call.argument.map { try DerivedProvider<Value>.positional($0, notes: notes)(base, offsets) }
         }
@@ -308,9 +309,17 @@ package final class WindowFieldsProvider: DataProvider, DataProviderObserver, Co
         continue
       }
       // A definition around its calls (`x / sum(x)`): computed over the item with each call's
-      // value beside its fields.
-      let compute = expression.compiled(notes: notes)
+      // value beside its fields, a batch at a time from the base's columns when it has them.
       let hidden = field.calls.indices.map(Self.callField)
+      if let columns = base as? any ColumnReadable,
+        let reader = expression.batches(
+          over: CallColumns(base: columns, calls: Dictionary(uniqueKeysWithValues: zip(hidden, callColumns))),
+          notes: notes)
+      {
+        made.append(try allBatches(count: total, reader, \.allValues))
+        continue
+      }
+      let compute = expression.compiled(notes: notes)
       var values: [Value] = []
       values.reserveCapacity(total)
       for flat in 0..<total {
@@ -327,6 +336,28 @@ package final class WindowFieldsProvider: DataProvider, DataProviderObserver, Co
     // A paged source with pages to come: the values cover the items loaded.
     if pagedSourceWithMore(under: base) != nil { notes?.add(.partialSource(stage: label, items: total)) }
     return (made, offsets)
+  }
+
+  /// The partitions of a field's calls, each its flat positions in order: the whole view, each
+  /// section (`within section`), or each value of an expression (`within team`), in the order
+  /// the values first come.
+  private static func partitions(
+    of field: Field, over base: any DataProvider<Value>, offsets: SectionOffsets, notes: ExpressionNotes?
+  ) throws -> [[Int]] {
+    if field.withinSection {
+      return (0..<offsets.sectionCount).map { Array(offsets.starts[$0]..<offsets.starts[$0 + 1]) }
+    }
+    guard let partition = field.partition else { return [Array(0..<offsets.total)] }
+    let key = try DerivedProvider<Value>.positional(partition, notes: notes)(base, offsets)
+    var table = KeyTable()
+    var groups: [[Int]] = []
+    for flat in 0..<offsets.total {
+      if flat & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
+      let (entry, isNew) = table.entry([key(flat, offsets.itemPath(forFlat: flat))])
+      if isNew { groups.append([]) }
+      groups[entry].append(flat)
+    }
+    return groups
   }
 
   /// One call's value for each item of a partition, given the partition's order and its runs
@@ -407,10 +438,10 @@ extension WindowFieldsProvider.Call.Kind {
 /// The order of a field's calls: the items of a partition sorted by the keys (stable, nulls
 /// last), and which neighbours are peers (equal keys).
 private struct Ordering {
-  /// One key of one kind, read from columns: sorted as integers, without a value per comparison.
-  private var columnKeys: ColumnSortKeys?
-  private var direction: SortDirection = .ascending
-  /// Each item's keys, by flat position, when they are not one key of one kind.
+  /// Each key read from columns, of one kind: sorted as integers, without a value per
+  /// comparison; several keys by one stable sort each, the last key first.
+  private var columnKeys: [ColumnSortKeys] = []
+  /// Each item's keys, by flat position, when they are not each of one kind in columns.
   private var values: [[Value]] = []
   private var directions: [SortDirection] = []
 
@@ -420,13 +451,16 @@ private struct Ordering {
   ) throws {
     guard !keys.isEmpty else { return }
     directions = keys.map(\.direction)
-    if keys.count == 1, let columns = base as? any ColumnReadable,
-      let reader = keys[0].expression.batches(over: columns, notes: notes)
-    {
-      let batches = try allBatches(count: offsets.total, reader) { [$0] }
-      if let sortKeys = ColumnSortKeys(batches) {
-        columnKeys = sortKeys
-        direction = keys[0].direction
+    if let columns = base as? any ColumnReadable {
+      var made: [ColumnSortKeys] = []
+      for key in keys {
+        guard let reader = key.expression.batches(over: columns, notes: notes),
+          let sortKeys = ColumnSortKeys(try allBatches(count: offsets.total, reader) { [$0] })
+        else { break }
+        made.append(sortKeys)
+      }
+      if made.count == keys.count {
+        columnKeys = made
         return
       }
     }
@@ -439,10 +473,16 @@ private struct Ordering {
     }
   }
 
-  /// The flat positions of `partition` in order.
-  func order(of partition: Range<Int>) -> [Int] {
-    if let columnKeys { return columnKeys.order(of: partition, direction: direction) }
-    guard !directions.isEmpty else { return Array(partition) }
+  /// The flat positions of a partition (ascending) in order: equal keys in their order.
+  func order(of partition: [Int]) -> [Int] {
+    guard !directions.isEmpty else { return partition }
+    if !columnKeys.isEmpty {
+      var order = partition
+      for k in columnKeys.indices.reversed() {
+        order = columnKeys[k].order(of: order, direction: directions[k])
+      }
+      return order
+    }
     return partition.sorted { a, b in
       if Value.precedes(values[a], values[b], directions: directions) { return true }
       if Value.precedes(values[b], values[a], directions: directions) { return false }
@@ -452,9 +492,30 @@ private struct Ordering {
 
   /// Whether the items at two flat positions have equal keys (always, without keys).
   func samePeers(_ a: Int, _ b: Int) -> Bool {
-    if let columnKeys { return columnKeys.sameKey(a, b) }
     guard !directions.isEmpty else { return true }
+    if !columnKeys.isEmpty { return columnKeys.allSatisfy { $0.sameKey(a, b) } }
     return !Value.precedes(values[a], values[b], directions: directions)
       && !Value.precedes(values[b], values[a], directions: directions)
+  }
+}
+
+/// The base's columns, and the values of a field's calls as columns of their own names, for a
+/// definition around its calls (`x / sum(x)`) computed a batch at a time.
+private final class CallColumns: ColumnReadable {
+  let base: any ColumnReadable
+  let calls: [String: [Value]]
+
+  init(base: any ColumnReadable, calls: [String: [Value]]) {
+    self.base = base
+    self.calls = calls
+  }
+
+  func fieldBatches(_ name: String) -> BatchReader? {
+    if let column = calls[name] { return { positions in .values(positions.map { column[$0] }) } }
+    return base.fieldBatches(name)
+  }
+
+  func pathBatches(_ path: [String]) -> BatchReader? {
+    calls[path[0]] == nil ? base.pathBatches(path) : nil
   }
 }

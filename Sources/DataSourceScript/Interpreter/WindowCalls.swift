@@ -156,9 +156,17 @@ extension Evaluator {
         expression = typed.expression
         type = typed.type
       }
+      let partition = try definition.window?.partition.map { try checker.check($0).expression }
+      if let clause = definition.window, clause.withinSection, provider.provider.numberOfSections <= 1,
+        provider.provider.numberOfSections == 0 || provider.provider.sectionKey(0) == nil
+      {
+        notes.collector.add(.withinSectionWithoutSections(field: definition.name.name))
+      }
       return WindowFieldsProvider.Field(
         name: definition.name.name, calls: engineCalls, order: order,
-        withinSection: definition.window?.withinSection ?? false, expression: expression, type: type)
+        withinSection: definition.window?.withinSection ?? false, partition: partition,
+        expression: expression,
+        type: type)
     }
     return WindowFieldsProvider(
       base: provider.provider, fields: fields, label: text(stage.range), notes: notes.collector)

@@ -390,6 +390,8 @@ public struct FieldDefinition: Sendable {
 public struct WindowClause: Sendable {
   public var order: [SortKey]
   public var withinSection: Bool
+  /// `within EXPR`: SQL's PARTITION BY.
+  public var partition: ValueExpression? = nil
   public var range: SourceRange
 }
 

@@ -231,15 +231,19 @@ extension Parser {
       }
     }
     var withinSection = false
+    var partition: ValueExpression?
     if consumeWord(PlaceWord.within) {
-      guard current.kind == .identifier(StageKind.section.rawValue) else {
-        throw unexpected(.word("section"))
+      // `within section`, or `within EXPR` (SQL's PARTITION BY: `within team`).
+      if current.kind == .identifier(StageKind.section.rawValue) {
+        advance()
+        withinSection = true
+      } else {
+        partition = try parseValueExpression()
       }
-      advance()
-      withinSection = true
     }
-    guard !order.isEmpty || withinSection else { return nil }
-    return WindowClause(order: order, withinSection: withinSection, range: start..<previousEnd)
+    guard !order.isEmpty || withinSection || partition != nil else { return nil }
+    return WindowClause(
+      order: order, withinSection: withinSection, partition: partition, range: start..<previousEnd)
   }
 
   mutating func parseSortKey() throws(Diagnostic) -> SortKey {
