@@ -151,10 +151,11 @@ public enum HelpCatalogue {
       HelpTopic(
         name: "show", group: .commands,
         syntax: [
-          "show EXPRESSION [rows A..B] [as box|plain|markdown|csv|json|html|svg]", "show EXPRESSION as swift",
+          "show EXPRESSION [columns FIELD, …] [rows A..B] [as box|plain|markdown|csv|json|html|svg]",
+          "show EXPRESSION as swift",
         ],
         summary:
-          "Prints a provider as a table of its fields, a table as its cells. as json prints a provider's items as one array (as export writes them, for jq and read_json), and a sectioned view or a table as its sections, each with its header, footer and items. `rows A..B` builds only that window of the flattened view (half-open; a negative bound counts from the end, an open one runs to the edge). On a terminal a long view shows its first and last rows (set maxrows). as html prints one self-contained page that draws the cells as an iPhone table would, and as svg the same picture as one SVG image (see html); as swift prints the Swift program that builds it (see swift).",
+          "Prints a provider as a table of its fields, a table as its cells. columns FIELD, … shows those fields of a provider, in that order (show X | select FIELD, …, for a table too wide to read). as json prints a provider's items as one array (as export writes them, for jq and read_json), and a sectioned view or a table as its sections, each with its header, footer and items. `rows A..B` builds only that window of the flattened view (half-open; a negative bound counts from the end, an open one runs to the edge). On a terminal a long view shows its first and last rows (set maxrows). as html prints one self-contained page that draws the cells as an iPhone table would, and as svg the same picture as one SVG image (see html); as swift prints the Swift program that builds it (see swift).",
         examples: [
           people + "\nshow people rows 0..3", people + "\nshow people rows -2.. as plain",
           "show table [\"Profile\", \"Settings\"] with cell basic \"{.}\" | header \"Menu\" as json",
