@@ -255,6 +255,25 @@ package struct AggregateAccumulator {
           accumulators[group].states[index].items += 1
           if nulls?[i] != true { accumulators[group].states[index].addInt(v[i]) }
         }
+      case (.median, .ints(let v, let nulls)), (.quantile, .ints(let v, let nulls)),
+        (.quantileCont, .ints(let v, let nulls)):
+        // The numbers straight from their array, with no value made per row.
+        for (i, group) in groups.enumerated() {
+          accumulators[group].states[index].items += 1
+          if nulls?[i] != true {
+            accumulators[group].states[index].values += 1
+            accumulators[group].states[index].medianInts.append(v[i])
+          }
+        }
+      case (.median, .doubles(let v, let nulls)), (.quantile, .doubles(let v, let nulls)),
+        (.quantileCont, .doubles(let v, let nulls)):
+        for (i, group) in groups.enumerated() {
+          accumulators[group].states[index].items += 1
+          if nulls?[i] != true {
+            accumulators[group].states[index].values += 1
+            accumulators[group].states[index].medianDoubles.append(v[i])
+          }
+        }
       case (_, let batch?):
         for (i, group) in groups.enumerated() {
           accumulators[group].states[index].add(batch[i], function: function, counted: false)
