@@ -66,6 +66,8 @@ public enum Expected: Sendable, Equatable {
   case pipelineStep
   /// The count after `limit` or `offset`.
   case countAfter(String)
+  /// A sample's seed: any whole number.
+  case seed
   case placeholderMessages
   case fieldName
   case comparisonOperator
@@ -164,6 +166,7 @@ public enum Expected: Sendable, Equatable {
     case .templateAfter(let word): "a template in quotes after '\(word)'"
     case .pipelineStep: "a stage after '|'"
     case .countAfter(let word): "a number of items after '\(word)'"
+    case .seed: "a whole number after 'seed' (any one: the same number chooses the same items)"
     case .placeholderMessages: "'empty \"…\"' or 'error \"…\"' after 'placeholder'"
     case .fieldName: "a field name"
     case .comparisonOperator: "'==' to compare"

@@ -158,7 +158,7 @@ extension Parser {
       var seed: UInt64?
       if current.kind == .identifier("seed") {
         advance()
-        guard case .int(let s) = current.kind else { throw unexpected(.countAfter("seed")) }
+        guard case .int(let s) = current.kind else { throw unexpected(.seed) }
         seed = UInt64(bitPattern: Int64(s))
         advance()
       }
