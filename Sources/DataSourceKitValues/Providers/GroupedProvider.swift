@@ -6,7 +6,8 @@ import DataSourceKit
 /// Keys group as they compare: `1` and `1.0` are one group, text by its Unicode scalars, and
 /// nulls are a group of their own (as SQL's GROUP BY). Built with a hash of the keys in one pass
 /// over the base, again whenever the base changes.
-package final class GroupedProvider: DataProvider, CompositionNode, RecordProviding, DataProviderObserver,
+package final class GroupedProvider: RecomputingProvider, CompositionNode, RecordProviding,
+  DataProviderObserver,
   FieldProfiling
 {
   /// A key a group is formed by: its field name and value per item.
@@ -106,15 +107,7 @@ package final class GroupedProvider: DataProvider, CompositionNode, RecordProvid
   }
   package func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
-  package func load() async throws {
-    try await refresh { base in
-      if base.loadState == .initial || base.loadState == .error { try await base.load() }
-    }
-  }
-
-  package func reload() async throws { try await refresh { try await $0.reload() } }
-
-  private func refresh(_ loadBase: (any DataProvider<Value>) async throws -> Void) async throws {
+  package func refresh(_ loadBase: (any DataProvider<Value>) async throws -> Void) async throws {
     let ticket = states.begin()
     do {
       try await loadBase(base)

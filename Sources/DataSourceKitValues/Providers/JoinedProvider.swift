@@ -12,7 +12,8 @@ import DataSourceKit
 /// each of its matches, and with `keepsRightOnly` (a full outer join) the right items no left
 /// item matched come after, with the left's fields null. An edit of either side joins them
 /// again.
-package final class JoinedProvider: DataProvider, CompositionNode, RecordProviding, DataProviderObserver,
+package final class JoinedProvider: RecomputingProvider, CompositionNode, RecordProviding,
+  DataProviderObserver,
   FieldProfiling
 {
   package let left: any DataProvider<Value>
@@ -154,15 +155,7 @@ package final class JoinedProvider: DataProvider, CompositionNode, RecordProvidi
     return .record(Record(record.fields.map { ($0.name, $0.value) } + [(name, match)]))
   }
 
-  package func load() async throws {
-    try await refresh { side in
-      if side.loadState == .initial || side.loadState == .error { try await side.load() }
-    }
-  }
-
-  package func reload() async throws { try await refresh { try await $0.reload() } }
-
-  private func refresh(_ loadSide: (any DataProvider<Value>) async throws -> Void) async throws {
+  package func refresh(_ loadSide: (any DataProvider<Value>) async throws -> Void) async throws {
     let ticket = states.begin()
     do {
       try await loadSide(left)

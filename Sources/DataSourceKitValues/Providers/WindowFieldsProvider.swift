@@ -54,7 +54,8 @@ public enum WindowFunction: String, Sendable, CaseIterable {
 /// The values are computed for every item when the provider loads, and again whenever its base
 /// changes (O(n log n) each time: a change can move every rank), so a live view stays right
 /// under edits; the batch a view gets reloads the rows whose values changed.
-package final class WindowFieldsProvider: DataProvider, DataProviderObserver, CompositionNode, FieldProfiling,
+package final class WindowFieldsProvider: RecomputingProvider, DataProviderObserver, CompositionNode,
+  FieldProfiling,
   RecordProviding
 {
   /// One window function or aggregate in a field's definition.
@@ -205,15 +206,7 @@ package final class WindowFieldsProvider: DataProvider, DataProviderObserver, Co
         }))
   }
 
-  package func load() async throws {
-    try await refresh { base in
-      if base.loadState == .initial || base.loadState == .error { try await base.load() }
-    }
-  }
-
-  package func reload() async throws { try await refresh { try await $0.reload() } }
-
-  private func refresh(_ loadBase: (any DataProvider<Value>) async throws -> Void) async throws {
+  package func refresh(_ loadBase: (any DataProvider<Value>) async throws -> Void) async throws {
     let ticket = states.begin()
     do {
       try await loadBase(base)
