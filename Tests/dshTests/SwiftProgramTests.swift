@@ -143,6 +143,17 @@ struct SwiftProgramTests {
         "table print with cell value1 \"{name} {big} {has}\" detail \"{info.lead} and a long detail to cut at fifty\""
     ),
     Screen(
+      name: "window functions and aggregates over other items, quantiles in footers, joins of every match",
+      setup: [
+        people,
+        "let ranked = people | section by team | extend r = rank() by age desc within section, share = age / sum(age) within section, gap = age - lag(age, 1, 0) by age, id within team, run = sum(age) by id | sort by r, id",
+        "let teams = json \"Scripts/data/teams.json\" at \"teams\"",
+        "let staffed = teams | join people on name == people.team as p full | select team = name, who = p.name",
+      ],
+      shown:
+        "compose (table ranked with cell value1 \"{r}. {name}\" detail \"{share:.1%} {gap} {run}\" | footer \"p90 {quantile(age, 0.9)}, q {quantile_cont(age, 0.25)}\"), (table staffed with cell basic \"{team}: {who}\")"
+    ),
+    Screen(
       name: "paged with a Load more footer",
       setup: ["let feed = paged range 0..5 size 2"],
       shown: "table feed with cell basic \"item {.}\" | more"),

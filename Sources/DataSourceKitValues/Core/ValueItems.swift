@@ -287,3 +287,89 @@ extension DerivedProvider where Item == Value {
       label: label ?? "join")
   }
 }
+
+// MARK: - Windows
+
+/// An order for a window: a key of each item, and its direction (nulls last either way).
+public struct WindowOrder: Sendable {
+  let key: @Sendable (Value) -> Value
+  let direction: SortDirection
+
+  /// Items ordered by `key`, in `direction`.
+  public init(_ key: @escaping @Sendable (Value) -> Value, _ direction: SortDirection = .ascending) {
+    self.key = key
+    self.direction = direction
+  }
+}
+
+/// A field computed over the other items, as `extend` makes one with a window function or an
+/// aggregate (`extend r = rank() by score desc within section`), for programs.
+public struct WindowField: Sendable {
+  let field: WindowFieldsProvider.Field
+
+  /// `function` of each item's place (`.rank`, `.rowNumber`, …; `.lag` and `.lead` read `value`
+  /// of the item `offset` places away, else `fallback`), the items ordered `by`, taken apart by
+  /// section (`withinSection`) or by a key (`within`), else all together.
+  public init(
+    _ name: String, _ function: WindowFunction, of value: (@Sendable (Value) -> Value)? = nil,
+    offset: Int = 1,
+    default fallback: (@Sendable (Value) -> Value)? = nil, by order: [WindowOrder] = [],
+    withinSection: Bool = false, within partition: (@Sendable (Value) -> Value)? = nil
+  ) {
+    field = Self.field(
+      name,
+      WindowFieldsProvider.Call(
+        kind: .function(function), argument: nil, offset: offset, compute: value, fallbackCompute: fallback),
+      order, withinSection, partition)
+  }
+
+  /// `aggregate` of `value` over the other items.
+  ///
+  /// With an order, up to each item and its peers (a running total); without one, over its
+  /// whole partition. `fraction` is a quantile's.
+  public init(
+    _ name: String, _ aggregate: ValueAggregate, of value: (@Sendable (Value) -> Value)? = nil,
+    fraction: Double = 0.5, by order: [WindowOrder] = [], withinSection: Bool = false,
+    within partition: (@Sendable (Value) -> Value)? = nil
+  ) {
+    let call = WindowFieldsProvider.Call(
+      kind: .aggregate(Aggregate(aggregate, of: nil, text: aggregate.rawValue, fraction: fraction)),
+      argument: nil,
+      compute: value)
+    field = Self.field(name, call, order, withinSection, partition)
+  }
+
+  /// A field made of an item and the values of `calls` for it (`x / sum(x)`): the calls'
+  /// names are not used, and they share the first one's order and partition.
+  public init(_ name: String, calls: [WindowField], combine: @escaping @Sendable (Value, [Value]) -> Value) {
+    var made = calls.first?.field ?? Self.field(name, nil, [], false, nil)
+    made.name = name
+    made.calls = calls.flatMap(\.field.calls)
+    made.combine = combine
+    field = made
+  }
+
+  private static func field(
+    _ name: String, _ call: WindowFieldsProvider.Call?, _ order: [WindowOrder], _ withinSection: Bool,
+    _ partition: (@Sendable (Value) -> Value)?
+  ) -> WindowFieldsProvider.Field {
+    var field = WindowFieldsProvider.Field(
+      name: name, calls: call.map { [$0] } ?? [],
+      order: order.map { .init(expression: .literal(.null), direction: $0.direction, compute: $0.key) },
+      withinSection: withinSection, expression: nil, type: nil)
+    field.partitionCompute = partition
+    return field
+  }
+}
+
+extension DerivedProvider where Item == Value {
+  /// The items of `base` with `fields` computed over the other items, as `extend` makes them
+  /// with window functions and aggregates: computed for every item on load, and again after
+  /// every change of `base`.
+  /// - Complexity: O(n log n) on load and after each change.
+  public static func windowed(
+    _ base: any DataProvider<Value>, label: String? = nil, fields: [WindowField]
+  ) -> any DataProvider<Value> {
+    WindowFieldsProvider(base: base, fields: fields.map(\.field), label: label ?? "extend", notes: nil)
+  }
+}

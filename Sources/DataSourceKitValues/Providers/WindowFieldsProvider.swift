@@ -35,6 +35,17 @@ public enum WindowFunction: String, Sendable, CaseIterable {
     }
   }
 
+  /// The case's name in Swift (`rowNumber` for `row_number`), as generated programs write it.
+  package var swiftCase: String {
+    switch self {
+    case .rowNumber: "rowNumber"
+    case .denseRank: "denseRank"
+    case .percentRank: "percentRank"
+    case .cumeDist: "cumeDist"
+    case .rank, .lag, .lead: rawValue
+    }
+  }
+
   /// How many arguments it takes.
   package var arguments: ClosedRange<Int> { self == .lag || self == .lead ? 1...3 : 0...0 }
 
@@ -71,12 +82,20 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
     package var offset: Int
     /// lag's and lead's default, computed over the item itself.
     package var fallback: RowExpression?
+    /// The argument and the default as a program's closures, in place of expressions.
+    package var compute: (@Sendable (Value) -> Value)?
+    package var fallbackCompute: (@Sendable (Value) -> Value)?
 
-    package init(kind: Kind, argument: RowExpression?, offset: Int = 1, fallback: RowExpression? = nil) {
+    package init(
+      kind: Kind, argument: RowExpression?, offset: Int = 1, fallback: RowExpression? = nil,
+      compute: (@Sendable (Value) -> Value)? = nil, fallbackCompute: (@Sendable (Value) -> Value)? = nil
+    ) {
       self.kind = kind
       self.argument = argument
       self.offset = offset
       self.fallback = fallback
+      self.compute = compute
+      self.fallbackCompute = fallbackCompute
     }
   }
 
@@ -84,9 +103,14 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
   package struct OrderKey: Sendable {
     package var expression: RowExpression
     package var direction: SortDirection
-    package init(expression: RowExpression, direction: SortDirection) {
+    /// The key as a program's closure, in place of the expression.
+    package var compute: (@Sendable (Value) -> Value)?
+    package init(
+      expression: RowExpression, direction: SortDirection, compute: (@Sendable (Value) -> Value)? = nil
+    ) {
       self.expression = expression
       self.direction = direction
+      self.compute = compute
     }
   }
 
@@ -99,6 +123,10 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
     package var withinSection: Bool
     /// `within EXPR`: the items are taken apart by its value (SQL's PARTITION BY).
     package var partition: RowExpression?
+    /// The partition's key, and the definition around the calls (the item and each call's
+    /// value), as a program's closures.
+    package var partitionCompute: (@Sendable (Value) -> Value)?
+    package var combine: (@Sendable (Value, [Value]) -> Value)?
     /// `nil` when the definition is its one call.
     package var expression: RowExpression?
     package var type: ValueType?
@@ -270,10 +298,10 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
         callColumns = field.calls.map { _ in [Value](repeating: .null, count: total) }
         let partitions = try Self.partitions(of: field, over: base, offsets: offsets, notes: notes)
         let arguments = try field.calls.map { call in
-          try call.argument.map { try DerivedProvider<Value>.positional($0, notes: notes)(base, offsets) }
+          try Self.reader(call.argument, call.compute, over: base, offsets: offsets, notes: notes)
         }
         let fallbacks = try field.calls.map { call in
-          try call.fallback.map { try DerivedProvider<Value>.positional($0, notes: notes)(base, offsets) }
+          try Self.reader(call.fallback, call.fallbackCompute, over: base, offsets: offsets, notes: notes)
         }
         for partition in partitions where !partition.isEmpty {
           if Task.isCancelled { throw DataSourceError.cancelled }
@@ -296,6 +324,13 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
               fallback: fallback, notes: notes)
           }
         }
+      }
+      if let combine = field.combine {
+        made.append(
+          (0..<total).map { flat in
+            combine(base.item(at: offsets.itemPath(forFlat: flat)), callColumns.map { $0[flat] })
+          })
+        continue
       }
       guard let expression = field.expression else {
         made.append(callColumns.first ?? [Value](repeating: .null, count: total))
@@ -340,8 +375,10 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
     if field.withinSection {
       return (0..<offsets.sectionCount).map { Array(offsets.starts[$0]..<offsets.starts[$0 + 1]) }
     }
-    guard let partition = field.partition else { return [Array(0..<offsets.total)] }
-    let key = try DerivedProvider<Value>.positional(partition, notes: notes)(base, offsets)
+    guard
+      let key = try reader(
+        field.partition, field.partitionCompute, over: base, offsets: offsets, notes: notes)
+    else { return [Array(0..<offsets.total)] }
     var table = KeyTable()
     var groups: [[Int]] = []
     for flat in 0..<offsets.total {
@@ -351,6 +388,17 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
       groups[entry].append(flat)
     }
     return groups
+  }
+
+  /// A value of each item by its flat position and path: an expression's (from the base's
+  /// columns when it has them), or a closure's over the item; `nil` when there is neither.
+  fileprivate static func reader(
+    _ expression: RowExpression?, _ compute: (@Sendable (Value) -> Value)?,
+    over base: any DataProvider<Value>,
+    offsets: SectionOffsets, notes: ExpressionNotes?
+  ) throws -> ((Int, ItemPath) -> Value)? {
+    if let compute { return { _, path in compute(base.item(at: path)) } }
+    return try expression.map { try DerivedProvider<Value>.positional($0, notes: notes)(base, offsets) }
   }
 
   /// One call's value for each item of a partition, given the partition's order and its runs
@@ -386,7 +434,13 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
     case .aggregate(let aggregate):
       // Over the rows up to the last peer (SQL's default frame with an order), or the whole
       // partition (every row a peer when there is no order).
-      var accumulator = AggregateAccumulator([aggregate], notes: notes)
+      // A program's aggregate has its argument as a closure: the accumulator is told it has one
+      // (else it would count items).
+      var accumulator =
+        call.argument == nil && call.compute != nil
+        ? AggregateAccumulator(
+          [aggregate.function], arguments: [{ $0 }], fractions: [aggregate.fraction ?? 0])
+        : AggregateAccumulator([aggregate], notes: notes)
       for run in 0..<peerStarts.count - 1 {
         // A running median reads every value so far at each run: ^C must reach it.
         if run & 0x3FF == 0x3FF, Task.isCancelled { throw DataSourceError.cancelled }
@@ -444,7 +498,7 @@ private struct Ordering {
   ) throws {
     guard !keys.isEmpty else { return }
     directions = keys.map(\.direction)
-    if let columns = base as? any ColumnReadable {
+    if !keys.contains(where: { $0.compute != nil }), let columns = base as? any ColumnReadable {
       var made: [ColumnSortKeys] = []
       for key in keys {
         guard let reader = key.expression.batches(over: columns, notes: notes),
@@ -457,8 +511,9 @@ private struct Ordering {
         return
       }
     }
-    let readers = try keys.map {
-      try DerivedProvider<Value>.positional($0.expression, notes: notes)(base, offsets)
+    let readers = try keys.map { key in
+      try WindowFieldsProvider.reader(key.expression, key.compute, over: base, offsets: offsets, notes: notes)
+        ?? { _, _ in .null }
     }
     values = (0..<offsets.total).map { flat in
       let path = offsets.itemPath(forFlat: flat)

@@ -302,6 +302,13 @@ extension SwiftProgram {
         add("let \(made) = DerivedProvider.sliced(\(base), from: \(slice.offset)\(count))")
       }
       return made
+    case .extend(let fields, _) where Evaluator.needsWindow(fields):
+      let made = fresh(final ? name : name + "Windowed")
+      let list = try fields.map { field throws(Unsupported) in try windowFieldCode(field) }
+      add(
+        "let \(made) = DerivedProvider.windowed(\n  \(base),\n  fields: [\n    \(list.joined(separator: ",\n    "))\n  ])"
+      )
+      return made
     case .extend(let fields, _):
       let made = fresh(final ? name : name + "Extended")
       let pairs = try fields.map { field throws(Unsupported) in
@@ -414,5 +421,71 @@ extension SwiftProgram {
       add("let \(made) = LoadMoreDecorator<Value, TableCell>(wrapping: \(base)) { \(paged).hasMore }")
     }
     return made
+  }
+}
+
+extension SwiftProgram {
+  /// An `extend` field over the other items as a `WindowField`: its one window function or
+  /// aggregate, or a `combine` of the item and its calls' values (`x / sum(x)`).
+  func windowFieldCode(_ field: FieldDefinition) throws(Unsupported) -> String {
+    var calls: [WindowCallSource] = []
+    let rewritten: ValueExpression
+    do {
+      rewritten = try field.expression.extractingWindowCalls(&calls, text: { self.text($0) })
+    } catch {
+      throw unsupported("the field '\(field.name.name)'")
+    }
+    let clause = field.window
+    var window = ""
+    if let order = clause?.order, !order.isEmpty {
+      let keys = try order.map { key throws(Unsupported) in
+        "WindowOrder({ item in \(try valueCode(key.expression, item: "item")) }"
+          + (key.direction == .descending ? ", .descending)" : ")")
+      }
+      window += ", by: [\(keys.joined(separator: ", "))]"
+    }
+    if clause?.withinSection == true { window += ", withinSection: true" }
+    if let partition = clause?.partition {
+      window += ", within: { item in \(try valueCode(partition, item: "item")) }"
+    }
+    let callCodes = try calls.map { call throws(Unsupported) in
+      switch call.kind {
+      case .function(let function, _):
+        var code = "WindowField(\"\", .\(function.swiftCase)"
+        if let value = call.arguments.first {
+          code += ", of: { item in \(try valueCode(value, item: "item")) }"
+        }
+        if call.arguments.count > 1 {
+          guard case .literal(.int(let offset), _) = call.arguments[1] else {
+            throw unsupported("an offset other than a whole number")
+          }
+          code += ", offset: \(offset)"
+        }
+        if call.arguments.count > 2 {
+          code += ", default: { item in \(try valueCode(call.arguments[2], item: "item")) }"
+        }
+        return code + window + ")"
+      case .aggregate(let aggregate):
+        var code = "WindowField(\"\", .\(aggregate.function.swiftCase)"
+        if let value = aggregate.argument {
+          code += ", of: { item in \(try valueCode(value, item: "item")) }"
+        }
+        if let fraction = aggregate.fraction { code += ", fraction: \(fraction)" }
+        return code + window + ")"
+      }
+    }
+    let name = Self.stringLiteral(field.name.name)
+    // The field is its one call: the call, named.
+    if calls.count == 1, case .field(let path) = rewritten,
+      path.components == [WindowFieldsProvider.callField(0)]
+    {
+      return callCodes[0].replacingOccurrences(of: "WindowField(\"\"", with: "WindowField(\(name)")
+    }
+    // Else the definition over the item, with each call's value as a field of it.
+    let hidden = calls.indices.map {
+      "(\(Self.stringLiteral(WindowFieldsProvider.callField($0))), calls[\($0)])"
+    }
+    return
+      "WindowField(\(name), calls: [\(callCodes.joined(separator: ", "))]) { item, calls in let row = item.extended(with: [\(hidden.joined(separator: ", "))]); return \(try valueCode(rewritten, item: "row")) }"
   }
 }
