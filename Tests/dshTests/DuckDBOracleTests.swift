@@ -296,4 +296,49 @@ struct DuckDBOracleTests {
       }
     }
   }
+
+  @Test(
+    "quantiles, windows and joins over PostgreSQL's rows: DuckDB's answers", .tags(.postgres),
+    .disabled(
+      if: PostgresServer.isMissingOutsideCI, "PostgreSQL is not installed: Scripts/test.sh installs it"))
+  func fromPostgres() throws {
+    let folder = NSTemporaryDirectory() + "dsh-duckdb-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try Self.writeRows(to: folder, count: 157, seed: 8)
+    let server = try PostgresServer()
+    let made = try server.psql(
+      """
+      CREATE TABLE t (id int PRIMARY KEY, g text, i int, d float8);
+      \\copy t FROM '\(folder)/rows.csv' WITH (FORMAT csv, HEADER true)
+      """)
+    try #require(made.status == 0, "\(made.output)")
+    let setup = ["let t = postgres \"\(server.url)\" table t"]
+    let csv = "read_csv('\(folder)/rows.csv')"
+    // Quantiles by group.
+    let quantiles = try DuckDB.rows(
+      "SELECT g, median(i), quantile_disc(d, 0.9), quantile_cont(i, 0.25) FROM \(csv) GROUP BY g ORDER BY g")
+    let grouped = try DuckDB.dshRows(
+      setup, "t | group by g with m = median(i), q = quantile(d, 0.9), c = quantile_cont(i, 0.25) | sort by g"
+    )
+    #expect(DuckDB.differences(grouped, quantiles) == [], "quantiles")
+    // Every window field of the CSV test.
+    let windows = try DuckDB.rows(
+      "SELECT g AS section, id, \(Self.windows.map(\.1).joined(separator: ", ")) FROM \(csv) ORDER BY g, id")
+    let windowed = try DuckDB.dshRows(
+      setup,
+      "t | section by g | extend \(Self.windows.map(\.0).joined(separator: ", ")) | select id, \(Self.windows.map { $0.0.prefix { $0 != " " } }.joined(separator: ", "))"
+    )
+    #expect(DuckDB.differences(windowed, windows) == [], "windows")
+    // A join of the table with itself on a key that repeats, every match, and a full join.
+    for (words, sql) in [("all", "LEFT JOIN"), ("full", "FULL JOIN")] {
+      let joins = try DuckDB.rows(
+        "SELECT a.id, b.id FROM \(csv) a \(sql) (SELECT * FROM \(csv) WHERE id % 5 = 0) b ON a.i = b.i ORDER BY a.id, b.id"
+      )
+      let joined = try DuckDB.dshRows(
+        setup + ["let fifths = t | where id % 5 == 0"],
+        "t | join fifths on i == fifths.i as m \(words) | select id, mid = m.id | sort by id, mid")
+      #expect(DuckDB.differences(joined, joins) == [], "\(words)")
+    }
+  }
 }
