@@ -117,9 +117,36 @@ struct PostgresDialect: SQLDialect {
         start <= Int(Int32.max), count <= Int(Int32.max)
       else { return nil }
       return SQLValue("substr(\(values[0].sql), \(String(start)), \(String(count)))", .text)
-    case .length, .substring, .replace, .coalesce, .condition, .inMemory:
+    case .length, .substring, .replace, .coalesce, .condition, .pattern, .inMemory:
       return nil
     }
+  }
+
+  /// The pattern test as `LIKE`.
+  ///
+  /// LIKE matches by characters (code points in a UTF-8 database) and with case as dsh does.
+  /// Its default escape character, the backslash, is replaced by `!`, doubled where
+  /// the pattern has one; a prefix or suffix has its `%` and `_` escaped too.
+  func pattern(_ function: ExpressionFunction, _ text: SQLValue, _ pattern: String) -> BoundSQL? {
+    guard shape.isUTF8, !pattern.utf8.contains(0) else { return nil }
+    func escaped(_ text: String, keepingWildcards: Bool) -> String {
+      var like = ""
+      for scalar in text.unicodeScalars {
+        if scalar == "!" || (!keepingWildcards && (scalar == "%" || scalar == "_")) { like += "!" }
+        like.unicodeScalars.append(scalar)
+      }
+      return like
+    }
+    let like: String
+    switch function {
+    case .like: like = escaped(pattern, keepingWildcards: true)
+    case .startsWith: like = escaped(pattern, keepingWildcards: false) + "%"
+    case .endsWith: like = "%" + escaped(pattern, keepingWildcards: false)
+    default: return nil
+    }
+    // LIKE refuses a nondeterministic collation.
+    let column = text.bytewiseEquality ? text.sql : byCodePoints(text.sql)
+    return "(\(column) LIKE \(bound: .string(like))::text ESCAPE '!')"
   }
 }
 

@@ -151,9 +151,42 @@ struct SQLiteDialect: SQLDialect {
         case .literal(.int(let count)) = arguments[2], count >= 0
       else { return nil }
       return SQLValue("substr(\(list))", .text)
-    case .length, .substring, .replace, .coalesce, .condition, .inMemory:
+    case .length, .substring, .replace, .coalesce, .condition, .pattern, .inMemory:
       return nil
     }
+  }
+
+  /// The pattern test as `GLOB`.
+  ///
+  /// GLOB matches by characters and with case as dsh does (SQLite's `LIKE` ignores ASCII
+  /// case): `%` becomes `*`, `_` becomes `?`, and GLOB's own wildcards in the text are
+  /// written as one-character sets (`[*]`). A pattern with a fixed start is served from an
+  /// index on the column.
+  func pattern(_ function: ExpressionFunction, _ text: SQLValue, _ pattern: String) -> BoundSQL? {
+    // SQLite reads a pattern up to its first NUL.
+    guard !pattern.unicodeScalars.contains("\0") else { return nil }
+    func literal(_ text: String) -> String {
+      var glob = ""
+      for scalar in text.unicodeScalars {
+        if scalar == "*" || scalar == "?" || scalar == "[" {
+          glob += "[\(scalar)]"
+        } else {
+          glob.unicodeScalars.append(scalar)
+        }
+      }
+      return glob
+    }
+    let glob: String
+    switch function {
+    case .like:
+      glob = pattern.unicodeScalars.map { scalar in
+        scalar == "%" ? "*" : scalar == "_" ? "?" : literal(String(scalar))
+      }.joined()
+    case .startsWith: glob = literal(pattern) + "*"
+    case .endsWith: glob = "*" + literal(pattern)
+    default: return nil
+    }
+    return "(\(text.sql) GLOB \(bound: .string(glob)))"
   }
 }
 

@@ -342,3 +342,160 @@ struct DuckDBOracleTests {
     }
   }
 }
+
+/// like, ilike, starts with, ends with, contains and matches against DuckDB's answers: per row
+/// with the pattern in a column (run in memory), and as `where` conditions with literal
+/// patterns, which SQLite runs as GLOB and PostgreSQL as LIKE.
+@Suite(
+  "Patterns against DuckDB's", .disabled(if: DuckDB.isMissingOutsideCI, "DuckDB's CLI is not installed"))
+struct PatternOracleTests {
+  /// Texts and patterns over an alphabet of case pairs, an accent, every wildcard of LIKE and
+  /// GLOB, the escape characters of LIKE (`\`, `!`) and a space; some texts null.
+  static func writeRows(to folder: String) throws {
+    var random = SeededGenerator(state: 41)
+    let alphabet = ["a", "b", "A", "é", "É", "_", "%", " ", "*", "?", "[", "]", "!", "\\"]
+    func word(_ length: ClosedRange<Int>) -> String {
+      (0..<Int.random(in: length, using: &random)).map { _ in
+        alphabet[Int.random(in: 0..<alphabet.count, using: &random)]
+      }
+      .joined()
+    }
+    func quoted(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    var lines = ["id,t,p"]
+    for id in 0..<400 {
+      let t = Int.random(in: 0..<15, using: &random) == 0 ? "" : quoted(word(1...7))
+      lines.append("\(id),\(t),\(quoted(word(1...4)))")
+    }
+    try (lines.joined(separator: "\n") + "\n").write(
+      toFile: folder + "/rows.csv", atomically: true, encoding: .utf8)
+    try DSHProcess.python(
+      """
+      import csv, sqlite3
+      rows = list(csv.DictReader(open('\(folder)/rows.csv', newline='', encoding='utf-8')))
+      db = sqlite3.connect('\(folder)/rows.db')
+      db.execute('CREATE TABLE t (id INTEGER PRIMARY KEY, t TEXT, p TEXT)')
+      db.executemany('INSERT INTO t VALUES (?, ?, ?)', [(int(r['id']), r['t'] or None, r['p']) for r in rows])
+      db.commit()
+      """)
+  }
+
+  static func duckCSV(_ folder: String) -> String {
+    "read_csv('\(folder)/rows.csv', columns = {'id': 'INTEGER', 't': 'VARCHAR', 'p': 'VARCHAR'}, header = true)"
+  }
+
+  /// `text` as a dsh string in single quotes.
+  static func quoted(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
+  }
+
+  /// `text` as a SQL string.
+  static func sqlQuoted(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+  }
+
+  /// Conditions with literal patterns, in dsh and in DuckDB's SQL: what a database is given.
+  static let conditions: [(String, String)] = {
+    var pairs: [(String, String)] = []
+    for pattern in [
+      "a%", "%a", "_b%", "%é_", "a", "%", "%[%", "%*%", "!%", "%\\%", "A%", "%_%_", "é%", "%?", "[_%",
+    ] {
+      pairs.append(("t like \(quoted(pattern))", "t LIKE \(sqlQuoted(pattern))"))
+    }
+    for part in ["a", "[", "*", "%", "_", "!", "é", "\\", "a_", "?]"] {
+      pairs.append(("t starts with \(quoted(part))", "starts_with(t, \(sqlQuoted(part)))"))
+      pairs.append(("t ends with \(quoted(part))", "ends_with(t, \(sqlQuoted(part)))"))
+    }
+    // Conditions a database takes part of: the rest runs in memory over its rows.
+    pairs.append(("t like '%a%' and t matches 'b.'", "t LIKE '%a%' AND regexp_matches(t, 'b.')"))
+    pairs.append(("not (t ends with 'a') and t ilike '%é%'", "NOT ends_with(t, 'a') AND t ILIKE '%é%'"))
+    pairs.append(("t like 'a%' or t starts with 'b'", "t LIKE 'a%' OR starts_with(t, 'b')"))
+    return pairs
+  }()
+
+  /// Compares dsh's answers from the source `setup` binds to `t` with DuckDB's over the CSV.
+  static func compare(_ setup: [String], folder: String, label: String) throws {
+    let csv = duckCSV(folder)
+    // Per row, the pattern in a column. A test of a null text is false in dsh, as every
+    // comparison with null is, and NULL in SQL: `coalesce(…, false)` says dsh's rule in SQL.
+    let tests = [
+      "t LIKE p", "t ILIKE p", "starts_with(t, p)", "ends_with(t, p)", "contains(t, p)",
+      "regexp_matches(t, 'a[b_]')",
+    ]
+    let duck = try DuckDB.rows(
+      "SELECT id, \(tests.map { "coalesce(\($0), false)" }.joined(separator: ", ")) FROM \(csv) ORDER BY id")
+    let ours = try DuckDB.dshRows(
+      setup,
+      "t | extend l = t like p, i = t ilike p, s = t starts with p, e = t ends with p, c = t contains p, m = t matches 'a[b_]' | sort by id | select id, l, i, s, e, c, m"
+    )
+    #expect(DuckDB.differences(ours, duck) == [], "\(label): per row")
+    // Each condition as a `where`, the ids it keeps on one line.
+    let union = conditions.enumerated().map { index, pair in
+      "SELECT \(index) AS k, coalesce(string_agg(id::VARCHAR, ' ' ORDER BY id), '') AS ids FROM \(csv) WHERE \(pair.1)"
+    }.joined(separator: " UNION ALL ")
+    let expected = try DuckDB.rows("SELECT ids FROM (\(union)) ORDER BY k").dropFirst().map { $0.first ?? "" }
+    let ran = try DSHProcess.run(
+      setup.flatMap { ["-c", $0] }
+        + conditions.flatMap { ["-c", "show t | where \($0.0) | sort by id | select id as csv"] })
+    #expect(ran.status == 0, "\(ran.output)")
+    var answers: [[String]] = []
+    for line in ran.output.split(separator: "\n", omittingEmptySubsequences: false) {
+      if line == "id" {
+        answers.append([])
+      } else if !line.isEmpty {
+        answers[answers.count - 1].append(String(line))
+      }
+    }
+    #expect(answers.count == conditions.count, "\(label): \(ran.output.prefix(300))")
+    for (index, (answer, want)) in zip(answers, expected).enumerated()
+    where answer.joined(separator: " ") != want {
+      Issue.record("\(label): where \(conditions[index].0): dsh \(answer), DuckDB \(want)")
+    }
+  }
+
+  @Test("random texts and patterns: DuckDB's answers, from CSV and from SQLite (GLOB)")
+  func fromFiles() throws {
+    let folder = NSTemporaryDirectory() + "dsh-patterns-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try Self.writeRows(to: folder)
+    try Self.compare(
+      ["let t = csv \"\(folder)/rows.csv\" types {t: text, p: text}"], folder: folder, label: "CSV")
+    let sqlite = "let t = sqlite \"\(folder)/rows.db\" table t"
+    try Self.compare([sqlite], folder: folder, label: "SQLite")
+    // The database ran the patterns: GLOB for like, starts with and ends with.
+    let plan = try DSHProcess.run(
+      ["-c", sqlite, "-c", "explain t | where t like 'a_%' and t ends with '*' and t matches 'b'"])
+    #expect(plan.output.contains("(\"t\" GLOB ?) AND (\"t\" GLOB ?)"), "\(plan.output)")
+    #expect(plan.output.contains("?1 = \"a?*\", ?2 = \"*[*]\""), "\(plan.output)")
+  }
+
+  @Test(
+    "random texts and patterns: DuckDB's answers, from PostgreSQL (LIKE)", .tags(.postgres),
+    .disabled(
+      if: PostgresServer.isMissingOutsideCI, "PostgreSQL is not installed: Scripts/test.sh installs it"))
+  func fromPostgres() throws {
+    let folder = NSTemporaryDirectory() + "dsh-patterns-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try Self.writeRows(to: folder)
+    let server = try PostgresServer()
+    // The same texts again under a collation that ignores case: LIKE refuses it, so the
+    // condition compares by code points, and case still counts.
+    let made = try server.psql(
+      """
+      CREATE TABLE t (id int PRIMARY KEY, t text, p text);
+      \\copy t FROM '\(folder)/rows.csv' WITH (FORMAT csv, HEADER true)
+      CREATE COLLATION nocase (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+      CREATE TABLE u (id int PRIMARY KEY, t text COLLATE nocase, p text);
+      INSERT INTO u SELECT * FROM t;
+      """)
+    try #require(made.status == 0, "\(made.output)")
+    try Self.compare(["let t = postgres \"\(server.url)\" table t"], folder: folder, label: "PostgreSQL")
+    try Self.compare(
+      ["let t = postgres \"\(server.url)\" table u"], folder: folder, label: "PostgreSQL, nondeterministic")
+    let plan = try DSHProcess.run(
+      ["-c", "explain postgres \"\(server.url)\" table t | where t like 'a!%' and t starts with '_'"])
+    #expect(plan.output.contains("LIKE $1::text ESCAPE '!'"), "\(plan.output)")
+    #expect(plan.output.contains("with $1 = 'a!!%', $2 = '!_%'"), "\(plan.output)")
+  }
+}

@@ -163,7 +163,8 @@ extension Value {
     switch function {
     case .coalesce: return arguments.first { !$0.isNull } ?? .null
     case .if: return arguments[0] == .bool(true) ? arguments[1] : arguments[2]
-    default: return arguments.contains(where: \.isNull) ? .null : function.apply(arguments, notes: nil)
+    default:
+      return arguments.contains(where: \.isNull) ? function.nullResult : function.apply(arguments, notes: nil)
     }
   }
 }

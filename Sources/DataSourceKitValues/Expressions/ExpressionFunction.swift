@@ -74,6 +74,10 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
   /// How SQL computes the same value, when it does; each dialect writes the form its own way.
   package enum SQLForm: Sendable {
     case replace, coalesce, condition, length, substring
+    /// A pattern test (`like`, `starts with`, `ends with`) against a literal pattern, as the
+    /// dialect writes it: SQLite's `GLOB` (its `LIKE` ignores ASCII case), PostgreSQL's `LIKE`
+    /// without an escape character.
+    case pattern
     /// Computed in memory only: SQL's function differs from dsh's (case mapping beyond ASCII,
     /// rounding halves, conversions that fail, dates and their parts), or there is none.
     case inMemory
@@ -87,10 +91,12 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     case .if: .condition
     case .len: .length
     case .substr: .substring
-    // SQLite's LIKE ignores ASCII case and PostgreSQL's regular expressions are not ICU's: the
-    // patterns run in memory, where they mean what they mean here.
+    case .like, .startsWith, .endsWith: .pattern
+    // Case folding beyond ASCII differs between databases and Swift, and PostgreSQL's regular
+    // expressions are not ICU's: `ilike` and `matches` run in memory, where they mean what they
+    // mean here.
     case .lower, .upper, .trim, .round, .abs, .floor, .ceil, .int, .double, .text, .year, .month, .day,
-      .weekday, .hour, .date, .timestamp, .days, .startsWith, .endsWith, .like, .ilike, .matches, .split:
+      .weekday, .hour, .date, .timestamp, .days, .ilike, .matches, .split:
       .inMemory
     }
   }
@@ -296,6 +302,17 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     return .success(result ?? .null)
   }
 
+  /// What the function gives when an argument is null (`coalesce` and `if` look at theirs).
+  ///
+  /// Null for most, as SQL's functions give. The pattern tests are comparisons, and a
+  /// comparison with null is false in dsh (`text like pattern` as `a == b`): false.
+  package var nullResult: Value {
+    switch self {
+    case .like, .ilike, .startsWith, .endsWith, .matches: .bool(false)
+    default: .null
+    }
+  }
+
   // MARK: Running
 
   func compiled<Input>(_ arguments: [@Sendable (Input) -> Value], notes: ExpressionNotes?)
@@ -315,11 +332,12 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
       let (condition, then, otherwise) = (arguments[0], arguments[1], arguments[2])
       return { item in condition(item) == .bool(true) ? then(item) : otherwise(item) }
     default:
+      let ofNull = nullResult
       if arguments.count == 1 {
         let only = arguments[0]
         return { item in
           let value = only(item)
-          return value.isNull ? .null : function.apply([value], notes: notes)
+          return value.isNull ? ofNull : function.apply([value], notes: notes)
         }
       }
       return { item in
@@ -327,7 +345,7 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
         values.reserveCapacity(arguments.count)
         for argument in arguments {
           let value = argument(item)
-          if value.isNull { return .null }
+          if value.isNull { return ofNull }
           values.append(value)
         }
         return function.apply(values, notes: notes)

@@ -475,3 +475,12 @@ extension RowExpression {
     }
   }
 }
+
+extension RowExpression {
+  /// The conditions joined by `and` at the top of the expression, left to right (itself when it
+  /// is no `and`): `a and (b and c)` gives `a`, `b`, `c`.
+  package var conjuncts: [RowExpression] {
+    if case .binary(let a, .and, let b) = self { return a.conjuncts + b.conjuncts }
+    return [self]
+  }
+}

@@ -132,6 +132,9 @@ package protocol SQLDialect {
   func arithmetic(_ x: SQLValue, _ op: BinaryOperator, _ y: SQLValue) -> SQLValue?
   /// A call of a function whose SQL differs between databases (`len`, `substr`), or `nil`.
   func call(_ function: ExpressionFunction, _ arguments: [RowExpression], _ values: [SQLValue]) -> SQLValue?
+  /// The condition that `text` (text) matches the literal `pattern` as `function` (`like`,
+  /// `starts_with`, `ends_with`) matches it, null where `text` is null; or `nil`.
+  func pattern(_ function: ExpressionFunction, _ text: SQLValue, _ pattern: String) -> BoundSQL?
 }
 
 /// Translates dsh's expressions into SQL that means the same on one database, or gives `nil`.
@@ -184,6 +187,10 @@ package struct SQLTranslator<Dialect: SQLDialect> {
       return "(\(x) \(op == .and ? "AND" : "OR") \(y))"
     case .not(let a):
       return truth(a).map { "(NOT \($0))" }
+    case .call(let function, let arguments) where function.sqlForm == .pattern:
+      // Written as the condition itself, not compared with true: SQLite serves `GLOB 'abc*'`
+      // from an index on the column only so.
+      return patternCondition(function, arguments).map { twoValued($0, nullIsFalse) }
     case .binary(let a, let op, let b) where op.isComparison || op == .contains || op == .isIn:
       return comparison(a, op, b, nullIsFalse: nullIsFalse)
     default:
@@ -372,6 +379,15 @@ package struct SQLTranslator<Dialect: SQLDialect> {
     }
   }
 
+  /// `text like "pattern"` and the like, for a literal pattern: a pattern from a column would
+  /// have to be rewritten (LIKE into GLOB) by SQL itself.
+  private func patternCondition(_ function: ExpressionFunction, _ arguments: [RowExpression]) -> BoundSQL? {
+    guard arguments.count == 2, case .literal(.string(let pattern)) = arguments[1],
+      let text = value(arguments[0]), text.type == .text
+    else { return nil }
+    return dialect.pattern(function, text, pattern)
+  }
+
   private func call(_ function: ExpressionFunction, _ arguments: [RowExpression]) -> SQLValue? {
     let parts = arguments.map(value)
     guard parts.allSatisfy({ $0 != nil }) else { return nil }
@@ -395,6 +411,9 @@ package struct SQLTranslator<Dialect: SQLDialect> {
       return SQLValue("(CASE WHEN \(condition) THEN \(values[1].sql) ELSE \(values[2].sql) END)", type)
     case .length, .substring:
       return dialect.call(function, arguments, values)
+    case .pattern:
+      // False, not null, for a null text: a pattern test is a comparison.
+      return patternCondition(function, arguments).map { SQLValue(twoValued($0, false), .bool) }
     case .inMemory:
       return nil
     }

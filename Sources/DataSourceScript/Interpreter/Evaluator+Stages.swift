@@ -101,18 +101,31 @@ extension Evaluator {
     }
     var provider = source.provider
     var taken = 0
-    for (_, description) in stages {
-      guard let pushdown = provider as? any QueryPushdown, let pushed = pushdown.pushingDown(description)
-      else {
-        break
+    // The conditions of each `where` SQL can say only some of, run in memory after the rest: a
+    // filter gives the same rows before or after a sort, a section or another filter, so the
+    // stages after it still go down, up to a slice.
+    var leftovers: [(stage: Stage, condition: RowExpression, kept: [Int], of: Int)] = []
+    for (stage, description) in stages {
+      guard let pushdown = provider as? any QueryPushdown else { break }
+      if !leftovers.isEmpty, case .slice = description { break }
+      if let pushed = pushdown.pushingDown(description) {
+        provider = pushed
+        taken += 1
+        continue
       }
+      guard case .filter(let condition) = description,
+        let (pushed, rest, kept, conditions) = Self.pushingDownConditions(of: condition, into: pushdown)
+      else { break }
       provider = pushed
       taken += 1
+      leftovers.append((stage, rest, kept, conditions))
     }
     guard taken > 0 else { return nil }
     let range = stages[0].stage.range.lowerBound..<stages[taken - 1].stage.range.upperBound
     let followedByStage =
-      steps.count > taken && { if case .stage = steps[steps.startIndex + taken] { true } else { false } }()
+      !leftovers.isEmpty
+      || steps.count > taken
+        && { if case .stage = steps[steps.startIndex + taken] { true } else { false } }()
     do {
       if followedByStage || readsInOrder, let prepared = provider as? any PreparedLoading {
         try await prepared.prepare()
@@ -124,7 +137,55 @@ extension Evaluator {
     }
     var result = source
     result.provider = provider
+    for (stage, condition, kept, conditions) in leftovers {
+      let label = leftoverLabel(stage, kept: kept, of: conditions)
+      let filtered = derive(result.provider, by: .filter(condition), label: label)
+      do {
+        try await filtered.load()
+      } catch let error as DataSourceError {
+        throw Diagnostic(.dataSource(error), at: stage.range)
+      }
+      result.provider = filtered
+    }
     return (.provider(result), taken)
+  }
+
+  /// The conditions of `where A and B and C` SQL can say, as one `where` given to the database.
+  ///
+  /// The rest are returned to run in memory over the rows it reads. A row is kept
+  /// when every condition is true, so the split keeps the same rows.
+  static func pushingDownConditions(of condition: RowExpression, into pushdown: any QueryPushdown)
+    -> (any DataProvider<Value>, rest: RowExpression, kept: [Int], of: Int)?
+  {
+    var pushed: [RowExpression] = []
+    var rest: [RowExpression] = []
+    var kept: [Int] = []
+    for (index, part) in condition.conjuncts.enumerated() {
+      if pushdown.pushingDown(.filter(part)) != nil {
+        pushed.append(part)
+      } else {
+        rest.append(part)
+        kept.append(index)
+      }
+    }
+    guard let first = pushed.first, let restFirst = rest.first,
+      let provider = pushdown.pushingDown(.filter(pushed.dropFirst().reduce(first) { .binary($0, .and, $1) }))
+    else { return nil }
+    let conditions = pushed.count + rest.count
+    return (provider, rest.dropFirst().reduce(restFirst) { .binary($0, .and, $1) }, kept, conditions)
+  }
+
+  /// `where C` for the conditions of a `where` left to run in memory (the `kept`-th of the
+  /// `count` joined by `and`), as written, so `describe` says which ran where.
+  private func leftoverLabel(_ stage: Stage, kept: [Int], of count: Int) -> String {
+    func conjuncts(_ expression: ValueExpression) -> [ValueExpression] {
+      if case .binary(let a, .and, let b, _) = expression { return conjuncts(a) + conjuncts(b) }
+      return [expression]
+    }
+    guard case .filter(let predicate, _) = stage else { return text(stage.range) }
+    let written = conjuncts(predicate)
+    guard written.count == count else { return text(stage.range) }
+    return "where " + kept.map { text(written[$0].range) }.joined(separator: " and ")
   }
 
   /// The stage as the engine describes it, its expressions checked against the provider's
