@@ -21,6 +21,9 @@ public enum WindowFunction: String, Sendable, CaseIterable {
   case lag
   /// A value of the item `offset` places after (1 unless given), or the default (null).
   case lead
+  /// A double from 0 up to 1 drawn for each item once, from the seed and the item's key (else
+  /// its place): the same item keeps its value while the view lives, through edits and sorts.
+  case random
 
   /// How it is written, for help and errors.
   package var signature: String {
@@ -32,6 +35,7 @@ public enum WindowFunction: String, Sendable, CaseIterable {
     case .cumeDist: "cume_dist() → double (the share of the items up to the last peer)"
     case .lag: "lag(value[, offset[, default]]) → the value offset items before (1), else default (null)"
     case .lead: "lead(value[, offset[, default]]) → the value offset items after (1), else default (null)"
+    case .random: "random([seed]) → double (from 0 up to 1, drawn once per item; a seed draws the same again)"
     }
   }
 
@@ -42,18 +46,24 @@ public enum WindowFunction: String, Sendable, CaseIterable {
     case .denseRank: "denseRank"
     case .percentRank: "percentRank"
     case .cumeDist: "cumeDist"
-    case .rank, .lag, .lead: rawValue
+    case .rank, .lag, .lead, .random: rawValue
     }
   }
 
   /// How many arguments it takes.
-  package var arguments: ClosedRange<Int> { self == .lag || self == .lead ? 1...3 : 0...0 }
+  package var arguments: ClosedRange<Int> {
+    switch self {
+    case .lag, .lead: 1...3
+    case .random: 0...1
+    default: 0...0
+    }
+  }
 
   /// The type of its value, from its argument's (`nil` when not known).
   package func resultType(_ argument: ValueType?, fallback: ValueType?) -> ValueType? {
     switch self {
     case .rowNumber, .rank, .denseRank: .int
-    case .percentRank, .cumeDist: .double
+    case .percentRank, .cumeDist, .random: .double
     case .lag, .lead: fallback == nil || fallback == .null || fallback == argument ? argument : nil
     }
   }
@@ -80,6 +90,8 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
     package var argument: RowExpression?
     /// lag's and lead's offset.
     package var offset: Int
+    /// random's seed.
+    package var seed: UInt64 = 0
     /// lag's and lead's default, computed over the item itself.
     package var fallback: RowExpression?
     /// The argument and the default as a program's closures, in place of expressions.
@@ -312,7 +324,7 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
             peerStarts.append(k)
           }
           peerStarts.append(order.count)
-          for (c, call) in field.calls.enumerated() {
+          for (c, call) in field.calls.enumerated() where !call.kind.isRandom {
             let argument = arguments[c].map { read in
               { (flat: Int) in read(flat, offsets.itemPath(forFlat: flat)) }
             }
@@ -324,6 +336,9 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
               fallback: fallback, notes: notes)
           }
         }
+      }
+      for (c, call) in field.calls.enumerated() where call.kind.isRandom {
+        callColumns[c] = try Self.draw(seed: call.seed, over: base, offsets: offsets, notes: notes)
       }
       if let combine = field.combine {
         made.append(
@@ -364,6 +379,43 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
     // A paged source with pages to come: the values cover the items loaded.
     if pagedSourceWithMore(under: base) != nil { notes?.add(.partialSource(stage: label, items: total)) }
     return (made, offsets)
+  }
+
+  /// random()'s value for each item.
+  ///
+  /// A hash of the seed and the item's key, or of its flat position when the items have no
+  /// key. The hash is SplitMix64's finalizer, the same on every
+  /// machine and run, so a seed draws the same values again.
+  private static func draw(
+    seed: UInt64, over base: any DataProvider<Value>, offsets: SectionOffsets, notes: ExpressionNotes?
+  ) throws -> [Value] {
+    let key = try base.recordIdentityKey.flatMap { name in
+      try reader(.field([name]), nil, over: base, offsets: offsets, notes: notes)
+    }
+    return (0..<offsets.total).map { flat in
+      let identity = key.map { Self.stableHash($0(flat, offsets.itemPath(forFlat: flat))) } ?? UInt64(flat)
+      let bits = Self.mix(seed &+ Self.mix(identity &+ 0x9E37_79B9_7F4A_7C15))
+      return .double(Double(bits >> 11) * 0x1p-53)
+    }
+  }
+
+  /// SplitMix64's finalizer: every bit of the input moves about half the output's.
+  private static func mix(_ x: UInt64) -> UInt64 {
+    var z = x
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+
+  /// A hash of a key that is the same in every process (Swift's `Hasher` is seeded anew in
+  /// each): an int's bits, else FNV-1a of the value's text.
+  private static func stableHash(_ value: Value) -> UInt64 {
+    if case .int(let i) = value { return UInt64(bitPattern: Int64(i)) }
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in value.description.utf8 {
+      hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+    }
+    return hash
   }
 
   /// The partitions of a field's calls, each its flat positions in order: the whole view, each
@@ -424,6 +476,8 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
           }
         for k in start..<end { column[order[k]] = value }
       }
+    case .function(.random):
+      break  // Drawn per item, not per place in an order (see `draw`).
     case .function(.lag), .function(.lead):
       let step = call.kind.isLag ? -call.offset : call.offset
       for (k, flat) in order.enumerated() {
@@ -480,6 +534,7 @@ extension WindowFieldsProvider: ColumnReadable {
 
 extension WindowFieldsProvider.Call.Kind {
   fileprivate var isLag: Bool { if case .function(.lag) = self { true } else { false } }
+  fileprivate var isRandom: Bool { if case .function(.random) = self { true } else { false } }
 }
 
 /// The order of a field's calls: the items of a partition sorted by the keys (stable, nulls

@@ -329,6 +329,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "\(text) with by would give each item a list of every item before it (n² values): list without by gives each item its section's whole list, and group by … with l = list(x) one per group"
     case .samplePercent(let p):
       "sample takes a share from 0% to 100%, not \(Value.double(p).displayText)%"
+    case .windowOutsideExtend("random"):
+      "random() draws a value for each item once, where an extend stores it (read anywhere else it would change at every read): extend r = random(), then | where r < 0.1 or | sort by r"
     case .windowOutsideExtend(let name):
       "\(name)() is a window function (its value depends on the other items): it goes in extend, as extend r = \(name)() by score desc [within section]"
     case .windowClauseWithoutWindow(let name):

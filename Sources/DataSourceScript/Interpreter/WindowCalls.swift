@@ -104,6 +104,23 @@ extension Evaluator {
           let (checked, type) = try aggregate.checked(checker)
           engineCalls.append(WindowFieldsProvider.Call(kind: .aggregate(checked), argument: checked.argument))
           types.append(type)
+        case .function(.random, let name):
+          // The seed is written out, or drawn once now: the view's values stay through edits.
+          var seed = UInt64.random(in: 0...UInt64.max)
+          if let argument = call.arguments.first {
+            guard case .literal(.int(let written), _) = argument else {
+              throw Diagnostic(
+                .functionArgumentType(
+                  name.name,
+                  argument: "'\(text(argument.range))' as its seed (a whole number, written out: 42)",
+                  signature: WindowFunction.random.signature), at: argument.range)
+            }
+            seed = UInt64(bitPattern: Int64(written))
+          }
+          var engineCall = WindowFieldsProvider.Call(kind: .function(.random), argument: nil)
+          engineCall.seed = seed
+          engineCalls.append(engineCall)
+          types.append(.double)
         case .function(let function, let name):
           let value = try call.arguments.first.map { try checker.check($0) }
           var offset = 1

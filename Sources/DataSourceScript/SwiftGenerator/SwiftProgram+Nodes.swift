@@ -450,6 +450,9 @@ extension SwiftProgram {
     }
     let callCodes = try calls.map { call throws(Unsupported) in
       switch call.kind {
+      case .function(.random, _):
+        // Random values are for looking at data, as a sample is; a screen shows the app's data.
+        throw unsupported("random()")
       case .function(let function, _):
         var code = "WindowField(\"\", .\(function.swiftCase)"
         if let value = call.arguments.first {
