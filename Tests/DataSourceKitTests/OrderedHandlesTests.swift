@@ -35,6 +35,9 @@ struct OrderedHandlesTests {
           #expect(handles.position(of: reference[position]) == position)
         }
         #expect(handles.position(of: next + 5) == nil)
+        // Many handles at once (one pass without the map), absent ones among them.
+        let asked = (0..<40).map { _ in random.next(next + 10) }
+        #expect(handles.positions(of: asked) == asked.map { reference.firstIndex(of: $0) }, "round \(round)")
         if reference.count > 10 { #expect(handles.handles(in: 3..<9) == Array(reference[3..<9])) }
       }
     }

@@ -398,8 +398,9 @@ extension DataSourceSnapshot {
       let since = before.count == parts.count ? before.map { $0.rootVersion }.min() : nil
       let root = parts[0]
       if let since, let touched = root.rootLog.touched(from: since, to: root.rootVersion) {
-        for handle in touched.keys
-        where parts.filter({ $0.handles.handles.position(of: handle) != nil }).count > 1 {
+        let handles = Array(touched.keys)
+        let placed = parts.map { $0.handles.handles.positions(of: handles) }
+        for (k, handle) in handles.enumerated() where placed.filter({ $0[k] != nil }).count > 1 {
           throw .duplicateItems([root.identities[handle: handle].map { "\($0)" } ?? "handle \(handle)"])
         }
       } else {

@@ -64,10 +64,13 @@ package enum HandleDiff {
 
     let oldOffsets = SectionOffsets(counts: old.sectionCounts)
     let newOffsets = SectionOffsets(counts: new.sectionCounts)
-    let touches = touched.map { handle, changed in
+    let touchedHandles = Array(touched.keys)
+    let oldPositions = old.handles.positions(of: touchedHandles)
+    let newPositions = new.handles.positions(of: touchedHandles)
+    let touches = touchedHandles.indices.map { k in
       Touch(
-        handle: handle, old: old.handles.position(of: handle), new: new.handles.position(of: handle),
-        changed: changed)
+        handle: touchedHandles[k], old: oldPositions[k], new: newPositions[k],
+        changed: touched[touchedHandles[k]] ?? false)
     }
     // Each touched item's place among the untouched ones: its position less the touched items
     // before it, on each side.

@@ -72,9 +72,12 @@ struct TrackedSections<SectionIdentifier: Hashable & Sendable, ItemIdentifier: H
   func changedIDs(until later: TrackedSections) -> Set<ItemIdentifier>? {
     guard isFollowed(by: later), let changed = changedItems(until: later) else { return nil }
     var ids = Set<ItemIdentifier>()
-    for (handle, itemChanged) in changed {
+    let touched = Array(changed.keys)
+    // Found together: thousands of handles after a bulk replacement are one pass, not a scan each.
+    let wereHere = handles.handles.positions(of: touched)
+    for (k, handle) in touched.enumerated() {
       guard let id = later.identities[handle: handle] else { continue }
-      if itemChanged || handles.handles.position(of: handle) == nil { ids.insert(id) }
+      if changed[handle] == true || wereHere[k] == nil { ids.insert(id) }
     }
     return ids
   }

@@ -13,9 +13,9 @@ import Synchronization
 /// first change after a copy (a view's baseline keeps one) copies O(n/B) references and the
 /// one block it touches, not the whole sequence.
 ///
-/// The handle map is made on demand: until handles have been looked for 24 times, one is
-/// found by reading the blocks in order (O(n), but sequential), since writing the map is a
-/// random write per handle. A stage's first edit after the view was built (the shell's first
+/// The handle map is made on demand: until the scans have read four times as many handles as
+/// the sequence holds, one is found by reading the blocks in order (O(n), but sequential),
+/// since writing the map is a random write per handle. A stage's first edit after the view was built (the shell's first
 /// `update`) looks for one handle, and a 750,000-handle map cost more than the rest of the
 /// edit; the map is made a dozen edits later, so that no one edit pays for it.
 package struct OrderedHandles {
@@ -35,7 +35,7 @@ package struct OrderedHandles {
   private var blockOfHandle: [[Int32]] = []
   /// Whether `blockOfHandle` holds every handle; until then handles are found by a scan.
   private var mapIsMade = false
-  /// How often a handle was found by a scan (shared by copies: it only says when to make the map).
+  /// How many handles scans have read (shared by copies: it only says when to make the map).
   private let scans = ScanCount()
   private(set) var count = 0
   /// Set while the sequence is `0..<count` and nothing is stored: what an editable table's
@@ -108,13 +108,15 @@ package struct OrderedHandles {
     count += handles.count
   }
 
-  /// Makes the handle map once handles have been looked for by scans 24 times.
+  /// Makes the handle map once scans have read four times as many handles as there are.
   ///
-  /// An edit looks about twice per stage (an insert checks that its handle is new, a move finds
-  /// it). As a renter buys once the rent paid would have bought: 24 sequential scans cost about
-  /// what the map's random writes do.
+  /// An edit looks a few times per stage (a diff finds an inserted handle in the new sequence
+  /// and a removed one in the old). As a renter buys once the rent paid would have bought: a
+  /// sequential read of a handle costs about a quarter of the map's random write of it, so
+  /// scans stop when they have cost what the map costs (about eight lookups of handles
+  /// anywhere, more of handles near the front), and no edit pays more than twice its share.
   private mutating func makeMapIfAsked() {
-    guard !mapIsMade, scans.value >= 24 else { return }
+    guard !mapIsMade, scans.value >= 4 * max(count, Self.blockSize) else { return }
     mapIsMade = true
     for (id, block) in blocks.enumerated() {
       for handle in block { setBlock(id, of: handle) }
@@ -132,8 +134,16 @@ package struct OrderedHandles {
   private func block(of handle: Int) -> Int? {
     guard handle >= 0 else { return nil }
     guard mapIsMade else {
-      scans.add()
-      return blocks.firstIndex { $0.contains(handle) }
+      var read = 0
+      defer { scans.add(read) }
+      for (id, block) in blocks.enumerated() {
+        if block.contains(handle) {
+          read += (block.firstIndex(of: handle) ?? 0) + 1
+          return id
+        }
+        read += block.count
+      }
+      return nil
     }
     let (chunk, offset) = handle.quotientAndRemainder(dividingBy: Self.mapChunk)
     guard chunk < blockOfHandle.count else { return nil }
@@ -207,13 +217,38 @@ package struct OrderedHandles {
     return handlesBefore(slot: slotOfBlock[id]) + offset
   }
 
+  /// Where each of `handles` is (`nil` for one not in the sequence), in their order.
+  ///
+  /// Without the map, many handles are found by one pass over the sequence, not a scan each:
+  /// the diff of a bulk replacement looks for thousands at once, on a copy that makes no map.
+  ///
+  /// - Complexity: O(k log n + kB) with the map, else O(n + k) for more than a few handles.
+  package func positions(of handles: [Int]) -> [Int?] {
+    guard !isIdentity, !mapIsMade, handles.count > 8 else { return handles.map { position(of: $0) } }
+    var wanted: [Int: Int] = [:]
+    wanted.reserveCapacity(handles.count)
+    for handle in handles { wanted[handle] = -1 }
+    var start = 0
+    var found = 0
+    for id in order where found < wanted.count {
+      for (offset, handle) in blocks[id].enumerated() where wanted[handle] != nil {
+        wanted[handle] = start + offset
+        found += 1
+      }
+      start += blocks[id].count
+    }
+    return handles.map { handle in wanted[handle].flatMap { $0 < 0 ? nil : $0 } }
+  }
+
   package func contains(_ handle: Int) -> Bool {
     isIdentity ? handle >= 0 && handle < count : block(of: handle) != nil
   }
 
   package mutating func insert(_ handle: Int, at position: Int) {
     precondition(position >= 0 && position <= count, "position \(position) outside 0...\(count)")
-    precondition(!contains(handle), "handle \(handle) is in the sequence already")
+    // Checked in debug builds only: without the map, `contains` reads every block, and the
+    // callers insert handles they have just made.
+    assert(!contains(handle), "handle \(handle) is in the sequence already")
     materialize()
     makeMapIfAsked()
     let (slot, offset) = locate(position)
@@ -282,5 +317,5 @@ package struct OrderedHandles {
 private final class ScanCount: Sendable {
   private let count = Mutex(0)
   var value: Int { count.withLock { $0 } }
-  func add() { count.withLock { $0 += 1 } }
+  func add(_ handles: Int) { count.withLock { $0 += handles } }
 }
