@@ -229,7 +229,7 @@ public enum HelpCatalogue {
       HelpTopic(
         name: "reload", group: .commands, syntax: ["reload EXPRESSION"],
         summary:
-          "Loads every provider below a provider or table again (after its file changed). A load that fails leaves the provider in the error state with no items, which a placeholder can show; the failure is reported.",
+          "Loads every provider below a provider or table again (after its file changed). A load that fails leaves the provider in the error state with no items, which a placeholder can show; the failure is reported. Stages a database runs (where, sort by … over sqlite or postgres) make a provider of their own, not one above the source: reload the view or its table (reload v).",
         examples: [people + "\nreload people"]),
       HelpTopic(
         name: "stats", group: .commands, syntax: ["stats [NAME]", "set stats on|off"],
