@@ -164,7 +164,13 @@ extension SQLiteProvider {
     var arguments = StatementArguments(query.orderedArguments.map(Self.databaseValue))
     // Rows in stored order (filtered, or joined) are read from where the page before ended, by
     // rowid: a memory stage reading them all pays one pass, not an OFFSET per page (quadratic).
-    let rowidColumn = query.rowidOrdered ? query.rowOrder : nil
+    //
+    // While a view is printed in order, the rows come from one statement stepped along, by
+    // rowid order too: a page by rowid is a seek only while SQLite reads the table in rowid
+    // order, and a condition served by another index (`name GLOB 'Ada*'`) would find and sort
+    // its matches again for every page.
+    let streamed = held != nil && denseRowidStart == nil
+    let rowidColumn = query.rowidOrdered && !streamed ? query.rowOrder : nil
     if let first = denseRowidStart, case .table(let name) = query.source, let rowid = query.rowidName {
       sql =
         "SELECT * FROM \(SQLiteQuery.quoted(name)) WHERE \(rowid) >= ? AND \(rowid) <= ? ORDER BY \(rowid)"
@@ -187,9 +193,6 @@ extension SQLiteProvider {
     let schema = self.schema
     let columns = query.columns
     let readsRowid = rowidColumn != nil && denseRowidStart == nil
-    // While a view is printed in order, the rows come from one statement stepped along; pages
-    // read by rowid are already a seek each.
-    let streamed = held != nil && denseRowidStart == nil && rowidColumn == nil
     var misfits: Set<String> = []
     var lastRowid: Int?
     // Each value is read from the statement itself: a GRDB `Row` would name every column of
