@@ -274,17 +274,26 @@ extension Measurement {
 
 // MARK: Main
 
+/// The parts a run may be limited to; without one, the whole bench runs.
+let sections = [
+  "scale", "types", "answers", "batches", "live", "library", "postgres", "databases", "browse", "explore",
+]
+if CommandLine.arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
+  print(
+    "usage: dsh-bench [PATH-TO-DSH] [\(sections.joined(separator: "|"))]\n"
+      + "Scripts/bench.sh builds both and runs this with the release dsh; with no part, every part runs.")
+  exit(0)
+}
 let dsh =
-  CommandLine.arguments.dropFirst().first {
-    !["scale", "types", "answers", "batches", "live", "library", "postgres", "databases"].contains($0)
-  }
-  ?? {
-    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("dsh").path
-    return beside
-  }()
+  CommandLine.arguments.dropFirst().first { !sections.contains($0) }
+  ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("dsh")
+  .path
 guard FileManager.default.isExecutableFile(atPath: dsh) else {
-  fatalError("no dsh binary at \(dsh); build it first: swift build -c release --product dsh")
+  FileHandle.standardError.write(
+    Data(
+      "dsh-bench: no dsh binary at \(dsh); build it first (swift build -c release --product dsh), or see dsh-bench --help\n"
+        .utf8))
+  exit(2)
 }
 
 try? FileManager.default.createDirectory(atPath: dataFolder, withIntermediateDirectories: true)
