@@ -445,6 +445,15 @@ struct SQLitePushdownTests {
     "where age > 30 | section by team | limit 5", "limit 3 | where age > 40",
   ]
 
+  @Test("a sectioned view that keeps nothing prints in every format (it had no section 0 to ask for)")
+  func emptySectionedView() async {
+    for format in ["json", "html", "markdown", "csv", "plain", "box"] {
+      let (_, output, ok) = await run("show [{a: 1}] | where a > 5 | section by a as \(format)")
+      #expect(ok, "\(format): \(output.errors)")
+      if format == "json" { #expect(output.text == "[]\n") }
+    }
+  }
+
   @Test("stages pushed into SQL give the rows the in-memory stages give", arguments: stages)
   func sameRows(stage: String) async {
     let script = """

@@ -452,6 +452,15 @@ struct PatternOracleTests {
     }
   }
 
+  @Test("a regular expression is told from its canonical twin: é and e with a combining accent")
+  func regexByScalars() throws {
+    let ran = try DSHProcess.run([
+      "-c",
+      "show [{a: \"\\u{E9}\"}, {a: \"e\\u{301}\"}] | extend m1 = a matches \"e\\u{301}\", m2 = a matches \"\\u{E9}\" | select m1, m2 as csv",
+    ])
+    #expect(ran.output == "m1,m2\nfalse,true\ntrue,false\n", "\(ran.output)")
+  }
+
   @Test("random texts and patterns: DuckDB's answers, from CSV and from SQLite (GLOB)")
   func fromFiles() throws {
     let folder = NSTemporaryDirectory() + "dsh-patterns-\(UUID().uuidString)"

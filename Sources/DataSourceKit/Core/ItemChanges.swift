@@ -39,6 +39,8 @@ package protocol HandleAddressable<Item>: DataProvider {
   /// The flat position (counting through all sections) of a handle's item, or `nil` when it
   /// is not here.
   func position(ofHandle handle: Int) -> Int?
+  /// The flat positions of many handles' items, found together (one pass, not a scan each).
+  func positions(ofHandles handles: [Int]) -> [Int?]
   /// The handle of the item at a flat position.
   func handle(atFlat position: Int) -> Int
   /// What the provider shows now, to compare with later.

@@ -311,6 +311,11 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   /// Where the item of a root handle stands in this stage now, or `nil` when the stage left it out.
   public func position(ofHandle handle: Int) -> Int? { liveArrangement().handles.position(of: handle) }
 
+  /// Where the items of many root handles stand in this stage now, found together.
+  package func positions(ofHandles handles: [Int]) -> [Int?] {
+    liveArrangement().handles.positions(of: handles)
+  }
+
   package func snapshot() -> HandleSnapshot {
     let arrangement = liveArrangement()
     return HandleSnapshot(

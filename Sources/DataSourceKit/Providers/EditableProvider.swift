@@ -123,6 +123,12 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     return sourceItem(atFlat: handle)
   }
 
+  /// The flat positions of the items of many handles now, found together.
+  package func positions(ofHandles handles: [Int]) -> [Int?] {
+    if let order { return order.positions(of: handles) }
+    return handles.map { position(ofHandle: $0) }
+  }
+
   /// The flat position of the item of a handle now, or `nil` when it was removed.
   public func position(ofHandle handle: Int) -> Int? {
     if let order { return order.position(of: handle) }

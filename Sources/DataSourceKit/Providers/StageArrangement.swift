@@ -78,8 +78,10 @@ struct StageArrangement {
     // Every touched item leaves; those still in the base come back where they now belong.
     var wasHere = Set<Int>()
     var leaving: [(flat: Int, handle: Int)] = []
-    for handle in affected {
-      if let flat = handles.position(of: handle) {
+    // Found together: thousands of touched handles are one pass over the sequence, not a scan
+    // each, until the sequence makes its map.
+    for (handle, flat) in zip(affected, handles.positions(of: affected)) {
+      if let flat {
         leaving.append((flat, handle))
         wasHere.insert(handle)
       }
@@ -93,12 +95,9 @@ struct StageArrangement {
     recomputeStarts()
 
     let removed = Set(changes.removed)
-    var arriving: [(position: Int, handle: Int)] = affected.compactMap { handle in
-      guard !removed.contains(handle), let position = addressable.position(ofHandle: handle) else {
-        return nil
-      }
-      return (position, handle)
-    }
+    let staying = affected.filter { !removed.contains($0) }
+    var arriving: [(position: Int, handle: Int)] = zip(staying, addressable.positions(ofHandles: staying))
+      .compactMap { handle, position in position.map { ($0, handle) } }
     arriving.sort { $0.position < $1.position }
     func basePosition(_ handle: Int) -> Int { addressable.position(ofHandle: handle) ?? -1 }
 

@@ -656,15 +656,18 @@ extension ExpressionFunction {
 /// Regular expressions by their text, compiled once each: `matches` runs once per row.
 final class PatternCache: Sendable {
   static let shared = PatternCache()
-  private let compiled = Mutex<[String: NSRegularExpression?]>([:])
+  /// By the pattern's scalars: Swift's `String` keys compare canonically, so `é` and `e` with a
+  /// combining accent (which a regular expression tells apart) would share an entry.
+  private let compiled = Mutex<[[Unicode.Scalar]: NSRegularExpression?]>([:])
 
   /// The expression `pattern` writes, or `nil` when it is not one.
   func regex(_ pattern: String) -> NSRegularExpression? {
-    if let known = compiled.withLock({ $0[pattern] }) { return known }
+    let key = Array(pattern.unicodeScalars)
+    if let known = compiled.withLock({ $0[key] }) { return known }
     let made = try? NSRegularExpression(pattern: pattern)
     compiled.withLock { cache in
       if cache.count > 256 { cache.removeAll() }
-      cache[pattern] = made
+      cache[key] = made
     }
     return made
   }

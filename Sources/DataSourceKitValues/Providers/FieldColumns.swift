@@ -170,6 +170,11 @@ extension ComputedFieldsProvider: HandleAddressable {
     return handle >= 0 && handle < SectionOffsets(of: self).total ? handle : nil
   }
 
+  package func positions(ofHandles handles: [Int]) -> [Int?] {
+    if let addressableBase { return addressableBase.positions(ofHandles: handles) }
+    return handles.map { position(ofHandle: $0) }
+  }
+
   package func snapshot() -> HandleSnapshot {
     if let addressableBase { return addressableBase.snapshot() }
     let counts = (0..<numberOfSections).map { numberOfItems(inSection: $0) }

@@ -321,7 +321,9 @@ extension Session {
             Renderer.renderFieldsCSV(
               of: view, fields: fields, windows: [0..<total], columns: readers, escaping: false
             ) { writer.write($0) }
-          } else if showsFields, mode == .json, source.numberOfSections <= 1, source.sectionKey(0) == nil {
+          } else if showsFields, mode == .json, source.numberOfSections <= 1,
+            source.numberOfSections == 0 || source.sectionKey(0) == nil
+          {
             // A file is data: the records as an array, which dsh's json, DuckDB's read_json and
             // pandas read back as the same table. (A sectioned view keeps the sections' envelope
             // of `show … as json`: its sections are part of what it is.)

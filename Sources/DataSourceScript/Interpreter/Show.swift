@@ -140,7 +140,9 @@ extension Session {
       Renderer.renderItemsCSV(
         of: view, fields: fields, windows: windows, sectioned: source.numberOfSections > 1,
         escaping: options.toTerminal, to: write)
-    } else if showsFields, mode == .json, source.numberOfSections <= 1, source.sectionKey(0) == nil {
+    } else if showsFields, mode == .json, source.numberOfSections <= 1,
+      source.numberOfSections == 0 || source.sectionKey(0) == nil
+    {
       // A provider's items are data: an array, as export writes them and as jq, DuckDB's
       // read_json and pandas read them. (A sectioned view or a table keeps the sections.)
       var text = "["
