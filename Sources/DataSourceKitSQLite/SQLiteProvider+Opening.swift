@@ -27,6 +27,7 @@ extension SQLiteProvider {
     // while it is open (see docs/RELIABILITY.md).
     configuration.prepareDatabase { db in
       try db.execute(sql: "PRAGMA mmap_size = 1099511627776")
+      registerFunctions(db)
       // The null markers, bound into a temporary table (the temporary database is the
       // connection's own, writable when the file is not): the SQL names the table.
       if let table = SQLiteQuery.markerTable(for: nullMarkers) {
@@ -56,6 +57,25 @@ extension SQLiteProvider {
       }
     }
     return database
+  }
+
+  /// The functions of dsh's own that pushed SQL calls.
+  ///
+  /// `dsh_pattern(bytes, function, pattern)`: a pattern test (`like`, `starts_with`,
+  /// `ends_with`) of a text given as its bytes, for the texts holding a NUL, which GLOB reads
+  /// only up to it. GRDB hands a text function argument over as a C string, so it too would
+  /// stop there: the text comes as a blob.
+  static func registerFunctions(_ db: Database) {
+    let pattern = DatabaseFunction("dsh_pattern", argumentCount: 3, pure: true) { arguments in
+      guard let bytes = Data.fromDatabaseValue(arguments[0]),
+        let name = String.fromDatabaseValue(arguments[1]),
+        let function = ExpressionFunction(rawValue: name),
+        let pattern = String.fromDatabaseValue(arguments[2])
+      else { return nil }
+      let text = String(decoding: bytes, as: UTF8.self)
+      return function.apply([.string(text), .string(pattern)], notes: nil) == .bool(true)
+    }
+    db.add(function: pattern)
   }
 
   /// Whether this SQLite reads URI file names (Debian's and Apple's do), which `immutable=1`

@@ -160,8 +160,13 @@ struct SQLiteDialect: SQLDialect {
   ///
   /// GLOB matches by characters and with case as dsh does (SQLite's `LIKE` ignores ASCII
   /// case): `%` becomes `*`, `_` becomes `?`, and GLOB's own wildcards in the text are
-  /// written as one-character sets (`[*]`). A pattern with a fixed start is served from an
-  /// index on the column.
+  /// written as one-character sets (`[*]`).
+  ///
+  /// GLOB reads a text only up to a NUL inside it (`"abc\0xyz"` would match `abc` and miss
+  /// `%xyz`), so a text holding a NUL is matched by dsh's own matcher, registered on the
+  /// connection as `dsh_pattern` (see ``SQLiteProvider/registerFunctions(_:)``). The fixed
+  /// start of a pattern is written as a range of the column by bytes, which an index on it
+  /// serves (as SQLite would for the GLOB alone, and which holds for a text with a NUL too).
   func pattern(_ function: ExpressionFunction, _ text: SQLValue, _ pattern: String) -> BoundSQL? {
     // SQLite reads a pattern up to its first NUL.
     guard !pattern.unicodeScalars.contains("\0") else { return nil }
@@ -186,7 +191,34 @@ struct SQLiteDialect: SQLDialect {
     case .endsWith: glob = "*" + literal(pattern)
     default: return nil
     }
-    return "(\(text.sql) GLOB \(bound: .string(glob)))"
+    let bytes: BoundSQL = "CAST(\(text.sql) AS BLOB)"
+    let test: BoundSQL =
+      "CASE WHEN instr(\(bytes), x'00') > 0 THEN dsh_pattern(\(bytes), \(bound: .string(function.rawValue)), "
+      + "\(bound: .string(pattern))) ELSE \(text.sql) GLOB \(bound: .string(glob)) END"
+    var start = ""
+    for scalar in pattern.unicodeScalars {
+      if function == .like, scalar == "%" || scalar == "_" { break }
+      start.unicodeScalars.append(scalar)
+    }
+    guard function != .endsWith, let range = Self.range(startingWith: start) else { return "(\(test))" }
+    return "(\(text.sql) COLLATE BINARY >= \(bound: .string(range.lower)) AND \(text.sql) COLLATE BINARY < "
+      + "\(bound: .string(range.upper)) AND \(test))"
+  }
+
+  /// The texts that start with `prefix`, as a range by bytes.
+  ///
+  /// UTF-8 orders as code points: from the prefix up to the prefix with its last character's
+  /// code point one higher. `nil` for an empty prefix, or one ending in the last code point.
+  static func range(startingWith prefix: String) -> (lower: String, upper: String)? {
+    var scalars = Array(prefix.unicodeScalars)
+    guard let last = scalars.popLast() else { return nil }
+    // The surrogate code points are no characters: the next one after them is U+E000.
+    let next = last.value == 0xD7FF ? 0xE000 : last.value + 1
+    guard let higher = Unicode.Scalar(next) else { return nil }
+    scalars.append(higher)
+    var upper = ""
+    upper.unicodeScalars.append(contentsOf: scalars)
+    return (prefix, upper)
   }
 }
 

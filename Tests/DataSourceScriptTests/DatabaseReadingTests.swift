@@ -64,6 +64,56 @@ struct DatabaseReadingTests {
       "\(text)")
   }
 
+  @Test("a pattern run in SQLite matches a text holding a NUL as in memory, and an index still serves it")
+  func patternOfTextWithNul() async throws {
+    let path = NSTemporaryDirectory() + "dsh-nul-pattern-\(UUID().uuidString).db"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try await DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, t TEXT)")
+      try db.execute(sql: "CREATE INDEX by_t ON t (t)")
+      try db.execute(
+        sql: """
+          INSERT INTO t VALUES (1, 'abc' || char(0) || 'xyz'), (2, 'abc'), (3, 'xyz'), (4, 'ab' || char(0) || 'c'),
+            (5, NULL), (6, 'abd'), (7, char(0))
+          """)
+    }
+    // GLOB alone read row 1 as "abc": it matched `like "abc"` and missed `ends with "xyz"`.
+    let conditions: [(String, String)] = [
+      ("t like \"abc\"", "2"), ("t ends with \"xyz\"", "1 3"), ("t starts with \"abc\"", "1 2"),
+      ("t like \"abc_xyz\"", "1"), ("t like \"ab_c\"", "4"), ("not (t like \"abc\")", "1 3 4 5 6 7"),
+      ("t like \"%c\"", "2 4"), ("t like \"_\"", "7"), ("t starts with \"ab\" and t like \"%d\"", "6"),
+    ]
+    let script =
+      "let t = sqlite \"\(path)\" table t\n"
+      + conditions.map { "show t | where \($0.0) | sort by id | select id as csv" }.joined(separator: "\n")
+    let (_, output, ok) = await run(script)
+    #expect(ok, "\(output.errors)")
+    let answers = output.text.components(separatedBy: "id\n").dropFirst().map {
+      $0.split(separator: "\n").joined(separator: " ")
+    }
+    #expect(answers.count == conditions.count, "\(output.text)")
+    for (answer, (condition, want)) in zip(answers, conditions) {
+      #expect(answer == want, "where \(condition)")
+    }
+    // In SQL, not in memory: the fixed start a range of the index, the rest GLOB or dsh's matcher.
+    let (_, plan, planned) = await run(
+      "let t = sqlite \"\(path)\" table t\nexplain t | where t like \"ab_c\"")
+    #expect(planned, "\(plan.errors)")
+    #expect(plan.text.contains("dsh_pattern(") && plan.text.contains("GLOB"), "\(plan.text)")
+    #expect(
+      plan.text.contains("USING INDEX by_t") || plan.text.contains("USING COVERING INDEX by_t"),
+      "\(plan.text)")
+    // The part of a where left in memory is named as written, its parentheses whole.
+    let (_, split, splitOK) = await run(
+      """
+      let t = sqlite "\(path)" table t
+      explain t | where not (t matches "^a") and (t like "a%" or t ends with "z") and id > 1 and (t matches "x" or id == 3)
+      """)
+    #expect(splitOK, "\(split.errors)")
+    #expect(
+      split.text.contains("where not (t matches \"^a\") and (t matches \"x\" or id == 3)"), "\(split.text)")
+  }
+
   @Test("an expression too deep for SQLite's parser runs in memory, with the same answer")
   func deepExpressionsInMemory() async throws {
     let path = try Self.makeDatabase()

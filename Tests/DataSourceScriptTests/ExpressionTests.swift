@@ -69,6 +69,12 @@ struct ExpressionTests {
       ),
       ("show [1, 2] | where if(. > 1, 1, \"x\") == 1", "if would give int or text"),
       (
+        "show [\"a(b\"] | where . matches \"(b\"",
+        "1:32: error: \"(b\" is not a regular expression (an unclosed group or bracket"
+      ),
+      ("show [\"a\"] | extend m = matches(., \"[a\")", "\"[a\" is not a regular expression"),
+      ("show [31, 42] | where . like \"3%\"", "; to match how . is written: text(.)"),
+      (
         "let p = csv \"samples:people.csv\"\nshow p | where joined - joined > 3",
         "days(joined, joined) counts the days"
       ),

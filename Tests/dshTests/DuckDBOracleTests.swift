@@ -474,8 +474,8 @@ struct PatternOracleTests {
     // The database ran the patterns: GLOB for like, starts with and ends with.
     let plan = try DSHProcess.run(
       ["-c", sqlite, "-c", "explain t | where t like 'a_%' and t ends with '*' and t matches 'b'"])
-    #expect(plan.output.contains("(\"t\" GLOB ?) AND (\"t\" GLOB ?)"), "\(plan.output)")
-    #expect(plan.output.contains("?1 = \"a?*\", ?2 = \"*[*]\""), "\(plan.output)")
+    #expect(plan.output.contains("ELSE \"t\" GLOB ?"), "\(plan.output)")
+    #expect(plan.output.contains("= \"a?*\"") && plan.output.contains("= \"*[*]\""), "\(plan.output)")
   }
 
   @Test(

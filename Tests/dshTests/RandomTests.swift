@@ -82,5 +82,39 @@ struct RandomTests {
       "show t as swift",
     ])
     #expect(swift.status != 0 && swift.output.contains("random()"), "\(swift.output)")
+    // An order or a section would be ignored: random() draws per item.
+    let ordered = try DSHProcess.run(["-c", "show range 1..9 | extend r = random(42) by value"])
+    #expect(ordered.status != 0)
+    #expect(ordered.output.contains("change nothing in r: write extend r = random(42)"), "\(ordered.output)")
+    #expect(ordered.output.contains("1:41: error"), "\(ordered.output)")
+  }
+
+  @Test("a negative seed is a seed: the same values every run, other than its positive twin's")
+  func negativeSeed() throws {
+    let negative = "show range 1..20 | extend r = random(-7) | select r as csv"
+    #expect(try lines([negative]) == lines([negative]))
+    #expect(try lines([negative]) != lines(["show range 1..20 | extend r = random(7) | select r as csv"]))
+  }
+
+  @Test("save writes the seed random() drew, so its script replays the same values")
+  func savedSeed() throws {
+    let folder = NSTemporaryDirectory() + "dsh-random-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let people = FileManager.default.currentDirectoryPath + "/Scripts/data/people.csv"
+    let shown = "show v | select id, r, s, n as csv"
+    let before = try lines([
+      "let p = csv \"\(people)\" key id",
+      "let v = p | extend r = random(), s = round(random( ) * 100, 3) | sort by r"
+        + " | join (csv \"\(people)\" key id) on id == id as m | extend n = m.name",
+      shown, "save \"\(folder)/saved.dsh\"",
+    ])
+    let script = try String(contentsOfFile: folder + "/saved.dsh", encoding: .utf8)
+    #expect(!script.contains("random()") && !script.contains("random( )"), "\(script)")
+    // The path after the calls, moved along by the seeds, still written relative to the script.
+    #expect(script.contains("| join (csv \"../"), "\(script)")
+    let again = try DSHProcess.run([folder + "/saved.dsh", "-c", shown])
+    #expect(again.status == 0, "\(again.output)")
+    #expect(before.dropLast() == again.output.split(separator: "\n").map(String.init), "\(again.output)")
   }
 }

@@ -654,14 +654,14 @@ extension ExpressionFunction {
 }
 
 /// Regular expressions by their text, compiled once each: `matches` runs once per row.
-final class PatternCache: Sendable {
-  static let shared = PatternCache()
+package final class PatternCache: Sendable {
+  package static let shared = PatternCache()
   /// By the pattern's scalars: Swift's `String` keys compare canonically, so `é` and `e` with a
   /// combining accent (which a regular expression tells apart) would share an entry.
   private let compiled = Mutex<[[Unicode.Scalar]: NSRegularExpression?]>([:])
 
   /// The expression `pattern` writes, or `nil` when it is not one.
-  func regex(_ pattern: String) -> NSRegularExpression? {
+  package func regex(_ pattern: String) -> NSRegularExpression? {
     let key = Array(pattern.unicodeScalars)
     if let known = compiled.withLock({ $0[key] }) { return known }
     let made = try? NSRegularExpression(pattern: pattern)

@@ -118,6 +118,10 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case samplePercent(Double)
   case runningList(String)
   case windowClauseWithoutWindow(String)
+  /// `extend r = random() by x`: random() draws per item, so an order or section changes nothing.
+  case windowClauseOnRandom(String)
+  /// `x matches "(ab"`: a written pattern that is no regular expression.
+  case invalidRegularExpression(String)
   case windowInWindow(String, outer: String)
   case aggregateInAggregate(String, outer: String)
   /// An aggregate in a header of a composed or segmented table, whose sections come from several
@@ -335,6 +339,10 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "\(name)() is a window function (its value depends on the other items): it goes in extend, as extend r = \(name)() by score desc [within section]"
     case .windowClauseWithoutWindow(let name):
       "by … and within section order the window functions and aggregates of an extend field, and \(name) has none (rank(), row_number(), lag(x), sum(x), …); to order the items: | sort by …"
+    case .windowClauseOnRandom(let name):
+      "random() draws a value for each item from the seed and the item's key, so by … and within section change nothing in \(name): write extend \(name) = random(42), then | sort by \(name) to shuffle"
+    case .invalidRegularExpression(let pattern):
+      "\(QuotedLiteral.dsh.quoted(pattern)) is not a regular expression (an unclosed group or bracket, a quantifier with nothing before it, …): escape a special character with \\\\ (\"\\\\(\"), or match the text as written with contains"
     case .windowInWindow(let inner, let outer):
       "\(inner) is a window function or aggregate inside \(outer)(…), which takes a value of each item"
     case .aggregateOutsideGroup(let name):

@@ -188,7 +188,31 @@ extension Evaluator {
     guard case .filter(let predicate, _) = stage else { return text(stage.range) }
     let written = conjuncts(predicate)
     guard written.count == count else { return text(stage.range) }
-    return "where " + kept.map { text(written[$0].range) }.joined(separator: " and ")
+    // An expression's range ends at its last operand, before the parentheses that close in it
+    // (`not (a or b)` ends after b): those are taken along.
+    let base = stage.range.lowerBound
+    let tokens = Lexer.tokenize(text(stage.range)).map { token in
+      (kind: token.kind, range: (token.range.lowerBound + base)..<(token.range.upperBound + base))
+    }
+    func label(of expression: ValueExpression) -> String {
+      var range = expression.range
+      var open = 0
+      for token in tokens where token.range.lowerBound >= range.lowerBound {
+        if token.range.upperBound <= range.upperBound {
+          if token.kind == .symbol(.openParen) { open += 1 }
+          if token.kind == .symbol(.closeParen) { open -= 1 }
+        } else if open > 0, token.kind == .symbol(.closeParen) {
+          open -= 1
+          range = range.lowerBound..<token.range.upperBound
+        } else {
+          break
+        }
+      }
+      // `a or b` among conditions joined by and keeps the parentheses it was written in.
+      if case .binary(_, .or, _, _) = expression { return "(" + text(range) + ")" }
+      return text(range)
+    }
+    return "where " + kept.map { label(of: written[$0]) }.joined(separator: " and ")
   }
 
   /// The stage as the engine describes it, its expressions checked against the provider's

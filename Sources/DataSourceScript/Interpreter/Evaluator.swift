@@ -20,6 +20,8 @@ struct Evaluator {
   let notes: SessionNotes
   /// What the session's in-memory providers' items showed of their fields.
   let scans: ItemScans
+  /// The seeds `random()` drew in this statement, for `save` to write out.
+  let seeds: DrawnSeeds
   /// The statement's serial number: a template written in it is pointed at directly in errors.
   let statement: Int
   /// The script the statement is in, for the text of ranges.

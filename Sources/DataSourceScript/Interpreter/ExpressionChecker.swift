@@ -270,13 +270,27 @@ struct ExpressionChecker {
     case .failure(.argumentCount):
       throw Diagnostic(.functionArgumentCount(name.name, signature: function.signature), at: range)
     case .failure(.argument(let index, let found)):
+      var signature = function.signature
+      // `age like "3%"`: a pattern of a number or a date matches its written form.
+      if index == 0, found != .text, found != .list, found != .record,
+        [.like, .ilike, .startsWith, .endsWith, .matches].contains(function)
+      {
+        let written = text(arguments[0].range)
+        signature += "; to match how \(written) is written: text(\(written))"
+      }
       throw Diagnostic(
-        .functionArgumentType(
-          name.name, argument: describe(arguments[index], found), signature: function.signature),
+        .functionArgumentType(name.name, argument: describe(arguments[index], found), signature: signature),
         at: arguments[index].range)
     case .failure(.mixedResults(let a, let b)):
       throw Diagnostic(.functionMixedResults(name.name, a.rawValue, b.rawValue), at: range)
     case .success(let type):
+      // A written regular expression that does not compile is a mistake in the script, not a
+      // note for each row.
+      if function == .matches, case .literal(.string(let pattern)) = checked[1].expression, !pattern.isEmpty,
+        PatternCache.shared.regex(pattern) == nil
+      {
+        throw Diagnostic(.invalidRegularExpression(pattern), at: arguments[1].range)
+      }
       let result = TypedExpression(expression: .call(function, checked.map(\.expression)), type: type)
       let value = folded(result)
       // A constant that reads nothing (`date("May")`) is a mistake in the script: say so now.

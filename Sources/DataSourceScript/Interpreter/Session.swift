@@ -59,6 +59,7 @@ public final class Session {
   let notes = SessionNotes()
   /// What in-memory providers' items showed of their fields, kept while nothing changes.
   let scans = ItemScans()
+  let seeds = DrawnSeeds()
   /// Changes providers found while a statement read them, told when it is done.
   let deferredChanges = DeferredChanges()
 
@@ -94,7 +95,7 @@ public final class Session {
   var evaluator: Evaluator {
     Evaluator(
       bindings: bindings, environment: environment, progress: progress, notes: notes, scans: scans,
-      statement: statementSerial, source: scripts.current)
+      seeds: seeds, statement: statementSerial, source: scripts.current)
   }
 
   /// The evaluator of a `show` or `export`, which reads the rows in order next.
@@ -389,6 +390,7 @@ public final class Session {
 
   /// `let NAME = EXPRESSION`.
   private func bind(_ name: Identifier, to expression: Expression, range: SourceRange) async throws {
+    _ = seeds.take()
     let value = try await evaluator.evaluate(expression)
     // A watched name's new baseline comes first: a ^C there leaves the old binding in place.
     do {
@@ -396,8 +398,10 @@ public final class Session {
     } catch {
       throw Diagnostic(.interrupted, at: name.range)
     }
-    bindings.bind(
-      name.name, to: value, text: text(range), paths: writtenPaths(expression.filePaths, in: range))
+    // A seed random() drew is written into the definition: `save` replays the same values.
+    let (definition, paths) = DrawnSeeds.written(
+      seeds.take(), into: text(range), paths: writtenPaths(expression.filePaths, in: range), at: range)
+    bindings.bind(name.name, to: value, text: definition, paths: paths)
     // A new value is a new view: the old one's cells belonged to what was bound before.
     views[name.name] = nil
   }

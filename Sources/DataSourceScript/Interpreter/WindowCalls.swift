@@ -13,6 +13,13 @@ struct WindowCallSource {
   }
   var kind: Kind
   var arguments: [ValueExpression]
+  /// The call as written, `rank()`.
+  var range: SourceRange
+
+  var isRandom: Bool {
+    if case .function(.random, _) = kind { return true }
+    return false
+  }
 }
 
 extension ValueExpression {
@@ -42,7 +49,9 @@ extension ValueExpression {
           .windowInWindow(text(argument.range), outer: aggregate.function.rawValue), at: argument.range)
       }
       calls.append(
-        WindowCallSource(kind: .aggregate(aggregate), arguments: aggregate.argument.map { [$0] } ?? []))
+        WindowCallSource(
+          kind: .aggregate(aggregate), arguments: aggregate.argument.map { [$0] } ?? [],
+          range: aggregate.range))
       return placeholder(aggregate.range)
     }
     switch self {
@@ -68,7 +77,8 @@ extension ValueExpression {
       if let inner = arguments.first(where: { $0.callsWindowOrAggregate }) {
         throw Diagnostic(.windowInWindow(text(inner.range), outer: name.name), at: inner.range)
       }
-      calls.append(WindowCallSource(kind: .function(function, name: name), arguments: arguments))
+      calls.append(
+        WindowCallSource(kind: .function(function, name: name), arguments: arguments, range: range))
       return placeholder(range)
     }
   }
@@ -92,6 +102,10 @@ extension Evaluator {
       if let clause = definition.window, calls.isEmpty {
         throw Diagnostic(.windowClauseWithoutWindow(definition.name.name), at: clause.range)
       }
+      // random() draws per item: an order or a section would be silently ignored.
+      if let clause = definition.window, calls.allSatisfy({ $0.isRandom }) {
+        throw Diagnostic(.windowClauseOnRandom(definition.name.name), at: clause.range)
+      }
       var engineCalls: [WindowFieldsProvider.Call] = []
       var types: [ValueType?] = []
       for call in calls {
@@ -107,8 +121,14 @@ extension Evaluator {
         case .function(.random, let name):
           // The seed is written out, or drawn once now: the view's values stay through edits.
           var seed = UInt64.random(in: 0...UInt64.max)
+          if call.arguments.isEmpty { seeds.drew(seed, at: call.range) }
           if let argument = call.arguments.first {
-            guard case .literal(.int(let written), _) = argument else {
+            // A negative seed is written with a minus: the parser reads `-1` as a negation.
+            let written: Int
+            switch argument {
+            case .literal(.int(let n), _): written = n
+            case .negate(.literal(.int(let n), _), _) where n != Int.min: written = -n
+            default:
               throw Diagnostic(
                 .functionArgumentType(
                   name.name,
@@ -187,5 +207,43 @@ extension Evaluator {
     }
     return WindowFieldsProvider(
       base: provider.provider, fields: fields, label: text(stage.range), notes: notes.collector)
+  }
+}
+
+/// The seeds `random()` drew in the statement running now (one without a seed draws its own),
+/// so that `save` writes `random(SEED)` and its script replays the same values.
+final class DrawnSeeds {
+  private var drawn: [(range: SourceRange, seed: UInt64)] = []
+
+  func drew(_ seed: UInt64, at range: SourceRange) { drawn.append((range, seed)) }
+
+  /// The seeds drawn since the last call.
+  func take() -> [(range: SourceRange, seed: UInt64)] {
+    defer { drawn = [] }
+    return drawn
+  }
+
+  /// `text`, a statement at `statement`, with each call that drew a seed written with it, and
+  /// the paths after it moved along.
+  static func written(
+    _ seeds: [(range: SourceRange, seed: UInt64)], into text: String, paths: [WrittenPath],
+    at statement: SourceRange
+  ) -> (text: String, paths: [WrittenPath]) {
+    var bytes = Array(text.utf8)
+    var paths = paths
+    // From the last call back, so that the places before it stay where they are.
+    for (range, seed) in seeds.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
+      let call = (range.lowerBound - statement.lowerBound)..<(range.upperBound - statement.lowerBound)
+      // A call in another definition's text (a name's value is not evaluated again).
+      guard call.lowerBound >= 0, call.upperBound <= bytes.count else { continue }
+      let replacement = Array("random(\(Int64(bitPattern: seed)))".utf8)
+      bytes.replaceSubrange(call, with: replacement)
+      let shift = replacement.count - call.count
+      for index in paths.indices where paths[index].literal.lowerBound >= call.upperBound {
+        paths[index].literal =
+          (paths[index].literal.lowerBound + shift)..<(paths[index].literal.upperBound + shift)
+      }
+    }
+    return (String(decoding: bytes, as: UTF8.self), paths)
   }
 }
