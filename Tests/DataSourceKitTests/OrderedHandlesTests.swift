@@ -6,6 +6,26 @@ import Testing
 /// The order of handles behind edited tables and their stages, against a plain array.
 @Suite("Ordered handles")
 struct OrderedHandlesTests {
+  @Test("a paged array is an array: appends across pages, writes in place, copies that do not share writes")
+  func pagedArray() {
+    var paged = PagedArray<[Int]>()
+    var reference: [[Int]] = []
+    for n in 0..<1_000 {
+      paged.append([n])
+      reference.append([n])
+    }
+    let copy = paged
+    for index in stride(from: 0, to: 1_000, by: 7) {
+      paged[index].append(-index)
+      reference[index].append(-index)
+    }
+    #expect(Array(paged) == reference)
+    #expect(Array(copy) == (0..<1_000).map { [$0] })
+    #expect(paged.count == 1_000 && paged.enumerated().allSatisfy { $0.element.first == $0.offset })
+    paged.removeAll()
+    #expect(paged.isEmpty && copy.count == 1_000)
+  }
+
   @Test(
     "random inserts, removes, lookups and copies agree with an array", arguments: [0, 700, 5_000] as [Int])
   func randomOperations(start: Int) {

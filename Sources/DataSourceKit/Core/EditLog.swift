@@ -103,7 +103,7 @@ package final class EditLog: Sendable {
 /// small, since every edit after a snapshot copies one).
 package struct HandleColumn<Element: Sendable>: Sendable {
   private static var blockSize: Int { 256 }
-  private var blocks: [[Element?]] = []
+  private var blocks = PagedArray<[Element?]>()
 
   package init() {}
 

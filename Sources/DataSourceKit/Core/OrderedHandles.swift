@@ -9,9 +9,10 @@ import Synchronization
 /// of positions shifts every later position on an insert (8 MB moved per edit at 1M rows) and
 /// finds a handle by scanning.
 ///
-/// Copies are cheap until written: the blocks and the handle map are arrays of arrays, so the
-/// first change after a copy (a view's baseline keeps one) copies O(n/B) references and the
-/// one block it touches, not the whole sequence.
+/// Copies are cheap until written: the blocks and the handle map are paged arrays of arrays
+/// (``PagedArray``), so the first change after a copy (a view's baseline keeps one) copies a
+/// page of references, O(n/B) ints of the tree and block order, and the one block it touches,
+/// not the whole sequence.
 ///
 /// The handle map is made on demand: until the scans have read four times as many handles as
 /// the sequence holds, one is found by reading the blocks in order (O(n), but sequential),
@@ -24,7 +25,7 @@ package struct OrderedHandles {
   private static let mapChunkShift = 12
 
   /// Block storage, by block id.
-  private var blocks: [[Int]] = []
+  private var blocks = PagedArray<[Int]>()
   /// Block ids in sequence order.
   private var order: [Int] = []
   /// Each block's place in `order`, by block id.
@@ -32,7 +33,7 @@ package struct OrderedHandles {
   /// A Fenwick tree of the blocks' sizes, by slot (1-based).
   private var tree: [Int] = [0]
   /// The block of each handle (-1: absent), in chunks of `mapChunk` handles, once made.
-  private var blockOfHandle: [[Int32]] = []
+  private var blockOfHandle = PagedArray<[Int32]>()
   /// Whether `blockOfHandle` holds every handle; until then handles are found by a scan.
   private var mapIsMade = false
   /// How many handles scans have read (shared by copies: it only says when to make the map).
