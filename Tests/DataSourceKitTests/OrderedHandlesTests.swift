@@ -6,6 +6,19 @@ import Testing
 /// The order of handles behind edited tables and their stages, against a plain array.
 @Suite("Ordered handles")
 struct OrderedHandlesTests {
+  @Test("lookups alone make an edited table's handle map once their scans have paid for it")
+  func lookupsMakeTheMap() {
+    let provider = EditableProvider(ArrayProvider(Array(0..<20_000)))
+    provider.remove(at: [5])
+    #expect(!provider.handleMapIsMade)
+    // Handles near the end: each scan reads most of the sequence.
+    for handle in (19_900..<20_000).reversed() {
+      #expect(provider.position(ofHandle: handle) == handle - 1)
+    }
+    #expect(provider.handleMapIsMade)
+    #expect(provider.position(ofHandle: 5) == nil && provider.position(ofHandle: 6) == 5)
+  }
+
   @Test("a paged array is an array: appends across pages, writes in place, copies that do not share writes")
   func pagedArray() {
     var paged = PagedArray<[Int]>()

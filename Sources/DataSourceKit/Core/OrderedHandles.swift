@@ -218,6 +218,20 @@ package struct OrderedHandles {
     return handlesBefore(slot: slotOfBlock[id]) + offset
   }
 
+  /// Whether handles are found through the map (else by reading the blocks).
+  package var handleMapIsMade: Bool { mapIsMade }
+
+  /// ``position(of:)`` for the holder of the sequence (a provider's own order, not a snapshot's
+  /// copy), which makes the handle map once scans have paid for it.
+  ///
+  /// Only an edit made the map, so a sequence looked up between edits and not edited after
+  /// (a table after one delete, read for a view's changes) scanned for every lookup:
+  /// `changes` after a delete and an update of 28,572 items of 200,000 took 9.7 s.
+  package mutating func position(makingMapOf handle: Int) -> Int? {
+    makeMapIfAsked()
+    return position(of: handle)
+  }
+
   /// Where each of `handles` is (`nil` for one not in the sequence), in their order.
   ///
   /// Without the map, many handles are found by one pass over the sequence, not a scan each:

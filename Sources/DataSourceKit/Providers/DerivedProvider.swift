@@ -309,7 +309,11 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   public func item(forHandle handle: Int) -> Item { rootItem(handle) }
 
   /// Where the item of a root handle stands in this stage now, or `nil` when the stage left it out.
-  public func position(ofHandle handle: Int) -> Int? { liveArrangement().handles.position(of: handle) }
+  public func position(ofHandle handle: Int) -> Int? {
+    _ = liveArrangement()
+    // In place, as the root's: the lookups pay for the handle map (see OrderedHandles).
+    return live?.handles.position(makingMapOf: handle) ?? nil
+  }
 
   /// Where the items of many root handles stand in this stage now, found together.
   package func positions(ofHandles handles: [Int]) -> [Int?] {

@@ -131,13 +131,17 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
 
   /// The flat position of the item of a handle now, or `nil` when it was removed.
   public func position(ofHandle handle: Int) -> Int? {
-    if let order { return order.position(of: handle) }
+    // In place: the lookups pay for the handle map, kept for the next edit and lookup.
+    if order != nil { return order?.position(makingMapOf: handle) ?? nil }
     let total = source.numberOfSections == 1 ? source.numberOfItems(inSection: 0) : sourceOffsets.total
     return handle >= 0 && handle < total ? handle : nil
   }
 
   /// The handle of the item at a flat position.
   public func handle(atFlat position: Int) -> Int { order?[position] ?? position }
+
+  /// Whether the edited order finds handles through its map (see ``OrderedHandles``).
+  var handleMapIsMade: Bool { order?.handleMapIsMade ?? false }
 
   /// The handles in order, the items edits wrote and which handles those are, once edited;
   /// `nil` before.

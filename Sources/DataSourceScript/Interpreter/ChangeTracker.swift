@@ -392,12 +392,14 @@ final class ChangeTracker {
     let ids = sectionIDs(of: source)
     // Whether an item itself changed is the root's to say (a stage may have seen it leave and
     // come back): it did when it differs from what it was before it was first touched.
+    let touchedHandles = Array(baseline.touched.touched.keys)
+    let positions = baseline.root.positions(ofHandles: touchedHandles)
     let touched = Dictionary(
-      uniqueKeysWithValues: baseline.touched.touched.keys.map { handle in
+      uniqueKeysWithValues: zip(touchedHandles, positions).map { handle, position in
         // A handle no longer there is deleted, whatever it held.
-        guard let before = baseline.before.itemsBefore[handle],
-          baseline.root.position(ofHandle: handle) != nil
-        else { return (handle, false) }
+        guard let before = baseline.before.itemsBefore[handle], position != nil else {
+          return (handle, false)
+        }
         return (handle, !Session.sameValue(before, baseline.root.item(forHandle: handle)))
       })
     guard
