@@ -304,10 +304,13 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
       total, stage: label, limit: DerivedProvider<Value>.maximumKeyedItems)
     var made: [[Value]] = []
     for field in fields {
-      var callColumns: [[Value]] = []
-      if !field.calls.isEmpty {
+      var callColumns: [[Value]] = field.calls.map { _ in [] }
+      // random() is drawn per item: a field of random() calls alone needs no order or partitions.
+      if field.calls.contains(where: { !$0.kind.isRandom }) {
         let ordering = try Ordering(field.order, over: base, offsets: offsets, notes: notes)
-        callColumns = field.calls.map { _ in [Value](repeating: .null, count: total) }
+        for (c, call) in field.calls.enumerated() where !call.kind.isRandom {
+          callColumns[c] = [Value](repeating: .null, count: total)
+        }
         let partitions = try Self.partitions(of: field, over: base, offsets: offsets, notes: notes)
         let arguments = try field.calls.map { call in
           try Self.reader(call.argument, call.compute, over: base, offsets: offsets, notes: notes)
