@@ -92,6 +92,9 @@ extension SQLiteProvider {
     // Markers read as null before anything else looks at the values; they are rows of a
     // temporary table of the connection's (see `SQLiteProvider.open`), never text in the SQL.
     let markerTable = SQLiteQuery.markerTable(for: options.nullMarkers)
+    // A UTF-16 database compares and orders text by its UTF-16 bytes (U+0100 before U+00FF),
+    // and its blobs of text hold a zero byte in nearly every character: only numbers go down.
+    let textInUTF8 = try String.fetchOne(db, sql: "PRAGMA encoding") == "UTF-8"
     return names.map { name in
       let given = options.types[name]
       let column = SQLiteQuery.quoted(name)
@@ -103,7 +106,9 @@ extension SQLiteProvider {
           "(CASE WHEN typeof(\(column)) = 'text' AND \(column) IN (SELECT v FROM temp.\($0)) THEN NULL ELSE \(column) END)"
         } ?? column,
         // ISO dates order as text; other formats and timestamps are compared in memory.
-        inSQL: type != .timestamp && !(type == .date && given?.format != nil), checked: false)
+        inSQL: type != .timestamp && !(type == .date && given?.format != nil)
+          && (textInUTF8 || [.int, .double, .bool].contains(type)),
+        checked: false)
     }
   }
 

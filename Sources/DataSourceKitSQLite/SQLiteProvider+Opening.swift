@@ -32,8 +32,12 @@ extension SQLiteProvider {
       // connection's own, writable when the file is not): the SQL names the table.
       if let table = SQLiteQuery.markerTable(for: nullMarkers) {
         try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS \(table) (v TEXT PRIMARY KEY)")
+        // Bound as bytes cast to text: GRDB binds a string as a C string, which would cut a
+        // marker at a NUL inside it ("N\0A" marked "N").
         for marker in nullMarkers {
-          try db.execute(sql: "INSERT OR IGNORE INTO temp.\(table) VALUES (?)", arguments: [marker])
+          try db.execute(
+            sql: "INSERT OR IGNORE INTO temp.\(table) VALUES (CAST(? AS TEXT))",
+            arguments: [Data(marker.utf8)])
         }
       }
     }
@@ -61,21 +65,33 @@ extension SQLiteProvider {
 
   /// The functions of dsh's own that pushed SQL calls.
   ///
-  /// `dsh_pattern(bytes, function, pattern)`: a pattern test (`like`, `starts_with`,
-  /// `ends_with`) of a text given as its bytes, for the texts holding a NUL, which GLOB reads
-  /// only up to it. GRDB hands a text function argument over as a C string, so it too would
-  /// stop there: the text comes as a blob.
+  /// `dsh_apply(function, bytes, arguments…)`: dsh's function (`like`, `starts_with`,
+  /// `ends_with`, `len`, `substr`) of a text given as its bytes, for the texts holding a NUL,
+  /// which SQLite's GLOB, `length` and `substr` read only up to. GRDB hands a text argument
+  /// over and a text result back as a C string, so they too would stop there: the text comes
+  /// as a blob, and a text result goes back as one (the SQL casts it to text).
   static func registerFunctions(_ db: Database) {
-    let pattern = DatabaseFunction("dsh_pattern", argumentCount: 3, pure: true) { arguments in
-      guard let bytes = Data.fromDatabaseValue(arguments[0]),
-        let name = String.fromDatabaseValue(arguments[1]),
-        let function = ExpressionFunction(rawValue: name),
-        let pattern = String.fromDatabaseValue(arguments[2])
+    let apply = DatabaseFunction("dsh_apply", argumentCount: nil, pure: true) { arguments in
+      guard arguments.count >= 2, let name = String.fromDatabaseValue(arguments[0]),
+        let function = ExpressionFunction(rawValue: name), let bytes = Data.fromDatabaseValue(arguments[1])
       else { return nil }
-      let text = String(decoding: bytes, as: UTF8.self)
-      return function.apply([.string(text), .string(pattern)], notes: nil) == .bool(true)
+      var values: [Value] = [.string(String(decoding: bytes, as: UTF8.self))]
+      for argument in arguments.dropFirst(2) {
+        switch argument.storage {
+        case .int64(let n): values.append(.int(Int(n)))
+        case .double(let x): values.append(.double(x))
+        case .string(let s): values.append(.string(s))
+        case .blob, .null: return nil
+        }
+      }
+      switch function.apply(values, notes: nil) {
+      case .bool(let b): return b
+      case .int(let n): return n
+      case .string(let s): return Data(s.utf8)
+      default: return nil
+      }
     }
-    db.add(function: pattern)
+    db.add(function: apply)
   }
 
   /// Whether this SQLite reads URI file names (Debian's and Apple's do), which `immutable=1`

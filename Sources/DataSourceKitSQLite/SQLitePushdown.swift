@@ -143,14 +143,22 @@ struct SQLiteDialect: SQLDialect {
   func call(_ function: ExpressionFunction, _ arguments: [RowExpression], _ values: [SQLValue]) -> SQLValue? {
     let list = values.map(\.sql).joined(separator: ", ")
     switch function.sqlForm {
+    // SQLite's length and substr read a text up to a NUL inside it: such a text is dsh's to
+    // measure and cut (see `SQLiteProvider.registerFunctions`).
     case .length where values[0].type == .text:
-      return SQLValue("length(\(list))", .int)
+      let text = values[0].sql
+      return SQLValue(
+        "(CASE WHEN \(Self.holdsNul(text)) THEN dsh_apply('len', CAST(\(text) AS BLOB)) ELSE length(\(list)) END)",
+        .int)
     case .substring where values[0].type == .text:
       // SQLite's substr agrees for a start from 1 and a count from 0.
       guard case .literal(.int(let start)) = arguments[1], start >= 1,
         case .literal(.int(let count)) = arguments[2], count >= 0
       else { return nil }
-      return SQLValue("substr(\(list))", .text)
+      let text = values[0].sql
+      return SQLValue(
+        "(CASE WHEN \(Self.holdsNul(text)) THEN CAST(dsh_apply('substr', CAST(\(text) AS BLOB), \(String(start)), \(String(count))) AS TEXT) ELSE substr(\(list)) END)",
+        .text)
     case .length, .substring, .replace, .coalesce, .condition, .pattern, .inMemory:
       return nil
     }
@@ -164,12 +172,15 @@ struct SQLiteDialect: SQLDialect {
   ///
   /// GLOB reads a text only up to a NUL inside it (`"abc\0xyz"` would match `abc` and miss
   /// `%xyz`), so a text holding a NUL is matched by dsh's own matcher, registered on the
-  /// connection as `dsh_pattern` (see ``SQLiteProvider/registerFunctions(_:)``). The fixed
+  /// connection as `dsh_apply` (see ``SQLiteProvider/registerFunctions(_:)``). The fixed
   /// start of a pattern is written as a range of the column by bytes, which an index on it
   /// serves (as SQLite would for the GLOB alone, and which holds for a text with a NUL too).
   func pattern(_ function: ExpressionFunction, _ text: SQLValue, _ pattern: String) -> BoundSQL? {
-    // SQLite reads a pattern up to its first NUL.
-    guard !pattern.unicodeScalars.contains("\0") else { return nil }
+    // SQLite reads a pattern up to its first NUL. A U+FFFD in it may stand for bytes that are
+    // not UTF-8 (dsh reads each such run as one), which no range or GLOB of the bytes finds.
+    guard !pattern.unicodeScalars.contains("\0"), !pattern.unicodeScalars.contains("\u{FFFD}") else {
+      return nil
+    }
     func literal(_ text: String) -> String {
       var glob = ""
       for scalar in text.unicodeScalars {
@@ -191,9 +202,8 @@ struct SQLiteDialect: SQLDialect {
     case .endsWith: glob = "*" + literal(pattern)
     default: return nil
     }
-    let bytes: BoundSQL = "CAST(\(text.sql) AS BLOB)"
     let test: BoundSQL =
-      "CASE WHEN instr(\(bytes), x'00') > 0 THEN dsh_pattern(\(bytes), \(bound: .string(function.rawValue)), "
+      "CASE WHEN \(Self.holdsNul(text.sql)) THEN dsh_apply('\(function.rawValue)', CAST(\(text.sql) AS BLOB), "
       + "\(bound: .string(pattern))) ELSE \(text.sql) GLOB \(bound: .string(glob)) END"
     var start = ""
     for scalar in pattern.unicodeScalars {
@@ -204,6 +214,9 @@ struct SQLiteDialect: SQLDialect {
     return "(\(text.sql) COLLATE BINARY >= \(bound: .string(range.lower)) AND \(text.sql) COLLATE BINARY < "
       + "\(bound: .string(range.upper)) AND \(test))"
   }
+
+  /// Whether a text's bytes hold a NUL, which SQLite's text functions read only up to.
+  static func holdsNul(_ text: BoundSQL) -> BoundSQL { "instr(CAST(\(text) AS BLOB), x'00') > 0" }
 
   /// The texts that start with `prefix`, as a range by bytes.
   ///

@@ -95,11 +95,21 @@ struct DatabaseReadingTests {
     for (answer, (condition, want)) in zip(answers, conditions) {
       #expect(answer == want, "where \(condition)")
     }
+    // len and substr, run in SQL, measure and cut such a text whole too.
+    let (_, measured, measuredOK) = await run(
+      """
+      let t = sqlite "\(path)" table t
+      show t | where len(t) == 7 | select id as csv
+      show t | where substr(t, 5, 3) == "xyz" | select id as csv
+      show t | where t like "a%" | group by len(t) as l with c = count() | sort by l as csv
+      """)
+    #expect(measuredOK, "\(measured.errors)")
+    #expect(measured.text == "id\n1\nid\n1\nl,c\n3,2\n4,1\n7,1\n", "\(measured.text)")
     // In SQL, not in memory: the fixed start a range of the index, the rest GLOB or dsh's matcher.
     let (_, plan, planned) = await run(
       "let t = sqlite \"\(path)\" table t\nexplain t | where t like \"ab_c\"")
     #expect(planned, "\(plan.errors)")
-    #expect(plan.text.contains("dsh_pattern(") && plan.text.contains("GLOB"), "\(plan.text)")
+    #expect(plan.text.contains("dsh_apply('like'") && plan.text.contains("GLOB"), "\(plan.text)")
     #expect(
       plan.text.contains("USING INDEX by_t") || plan.text.contains("USING COVERING INDEX by_t"),
       "\(plan.text)")
@@ -112,6 +122,63 @@ struct DatabaseReadingTests {
     #expect(splitOK, "\(split.errors)")
     #expect(
       split.text.contains("where not (t matches \"^a\") and (t matches \"x\" or id == 3)"), "\(split.text)")
+    let (_, opened, openedOK) = await run(
+      """
+      let t = sqlite "\(path)" table t
+      explain t | where id > 1 and (t + "a") matches "xa" and ((t) matches "x" or id == 3) == true
+      """)
+    #expect(openedOK, "\(opened.errors)")
+    #expect(
+      opened.text.contains("where (t + \"a\") matches \"xa\" and ((t) matches \"x\" or id == 3) == true"),
+      "\(opened.text)")
+  }
+
+  /// U+00FF, U+0100 and U+1F600 order by code points, and by bytes in UTF-8, but not in UTF-16
+  /// (U+0100 is 00 01 in UTF-16LE, U+1F600 a surrogate pair below U+E000).
+  @Test("a UTF-16 database orders and matches text as a UTF-8 one does: its text stays out of SQL")
+  func utf16Database() async throws {
+    var answers: [String] = []
+    for encoding in ["UTF-8", "UTF-16le", "UTF-16be"] {
+      let path = NSTemporaryDirectory() + "dsh-\(encoding)-\(UUID().uuidString).db"
+      defer { try? FileManager.default.removeItem(atPath: path) }
+      let queue = try DatabaseQueue(path: path)
+      try await queue.writeWithoutTransaction { db in
+        try db.execute(sql: "PRAGMA encoding = '\(encoding)'")
+        try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, t TEXT)")
+        try db.execute(
+          sql: "INSERT INTO t VALUES (1, 'Ada'), (2, 'b'), (3, ?), (4, ?), (5, 'Adé'), (6, ?)",
+          arguments: ["\u{FF}", "\u{100}", "\u{1F600}x"])
+      }
+      let (_, output, ok) = await run(
+        """
+        let t = sqlite "\(path)" table t null "N\\u{0}A"
+        show t | where t like "Ad%" | select id as csv
+        show t | sort by t | select id as csv
+        show t | where t > "\\u{FF}" | select id as csv
+        show t | where t starts with "\\u{1F600}" and id > 1 | select id as csv
+        """)
+      #expect(ok, "\(encoding): \(output.errors)")
+      answers.append(output.text)
+    }
+    #expect(answers[0] == "id\n1\n5\nid\n1\n5\n2\n3\n4\n6\nid\n4\n6\nid\n6\n", "\(answers[0])")
+    #expect(answers[1] == answers[0] && answers[2] == answers[0], "\(answers)")
+  }
+
+  @Test("a null marker holding a NUL marks the text holding it, not the text before the NUL")
+  func nullMarkerWithNul() async throws {
+    let path = NSTemporaryDirectory() + "dsh-nul-marker-\(UUID().uuidString).db"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try await DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
+      try db.execute(sql: "INSERT INTO t VALUES (1, 'N'), (2, 'N' || char(0) || 'A'), (3, 'x')")
+    }
+    let (_, output, ok) = await run(
+      """
+      let t = sqlite "\(path)" table t null "N\\u{0}A"
+      show t | where v == null | select id as csv
+      """)
+    #expect(ok, "\(output.errors)")
+    #expect(output.text == "id\n2\n", "\(output.text)")
   }
 
   @Test("an expression too deep for SQLite's parser runs in memory, with the same answer")

@@ -73,7 +73,7 @@ struct ExpressionTests {
         "1:32: error: \"(b\" is not a regular expression (an unclosed group or bracket"
       ),
       ("show [\"a\"] | extend m = matches(., \"[a\")", "\"[a\" is not a regular expression"),
-      ("show [31, 42] | where . like \"3%\"", "; to match how . is written: text(.)"),
+      ("show [31, 42] | where . like \"3%\"", "; to match it as text: text(.)"),
       (
         "let p = csv \"samples:people.csv\"\nshow p | where joined - joined > 3",
         "days(joined, joined) counts the days"

@@ -340,7 +340,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .windowClauseWithoutWindow(let name):
       "by … and within section order the window functions and aggregates of an extend field, and \(name) has none (rank(), row_number(), lag(x), sum(x), …); to order the items: | sort by …"
     case .windowClauseOnRandom(let name):
-      "random() draws a value for each item from the seed and the item's key, so by … and within section change nothing in \(name): write extend \(name) = random(42), then | sort by \(name) to shuffle"
+      "random() draws a value for each item from the seed and the item's key, so by … and within … change nothing in \(name): write extend \(name) = random(42), then | sort by \(name) to shuffle"
     case .invalidRegularExpression(let pattern):
       "\(QuotedLiteral.dsh.quoted(pattern)) is not a regular expression (an unclosed group or bracket, a quantifier with nothing before it, …): escape a special character with \\\\ (\"\\\\(\"), or match the text as written with contains"
     case .windowInWindow(let inner, let outer):

@@ -196,17 +196,26 @@ extension Evaluator {
     }
     func label(of expression: ValueExpression) -> String {
       var range = expression.range
+      // Parentheses opened inside and closed after it, and closed inside but opened before it
+      // (`(t + "a") matches "x"` starts at t).
       var open = 0
-      for token in tokens where token.range.lowerBound >= range.lowerBound {
-        if token.range.upperBound <= range.upperBound {
-          if token.kind == .symbol(.openParen) { open += 1 }
-          if token.kind == .symbol(.closeParen) { open -= 1 }
-        } else if open > 0, token.kind == .symbol(.closeParen) {
-          open -= 1
-          range = range.lowerBound..<token.range.upperBound
-        } else {
-          break
+      var unopened = 0
+      for token in tokens
+      where token.range.lowerBound >= range.lowerBound && token.range.upperBound <= range.upperBound {
+        if token.kind == .symbol(.openParen) { open += 1 }
+        if token.kind == .symbol(.closeParen) {
+          if open > 0 { open -= 1 } else { unopened += 1 }
         }
+      }
+      for token in tokens.reversed() where unopened > 0 && token.range.upperBound <= range.lowerBound {
+        guard token.kind == .symbol(.openParen) else { break }
+        unopened -= 1
+        range = token.range.lowerBound..<range.upperBound
+      }
+      for token in tokens where open > 0 && token.range.lowerBound >= range.upperBound {
+        guard token.kind == .symbol(.closeParen) else { break }
+        open -= 1
+        range = range.lowerBound..<token.range.upperBound
       }
       // `a or b` among conditions joined by and keeps the parentheses it was written in.
       if case .binary(_, .or, _, _) = expression { return "(" + text(range) + ")" }

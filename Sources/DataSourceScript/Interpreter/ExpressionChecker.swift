@@ -276,7 +276,7 @@ struct ExpressionChecker {
         [.like, .ilike, .startsWith, .endsWith, .matches].contains(function)
       {
         let written = text(arguments[0].range)
-        signature += "; to match how \(written) is written: text(\(written))"
+        signature += "; to match it as text: text(\(written))"
       }
       throw Diagnostic(
         .functionArgumentType(name.name, argument: describe(arguments[index], found), signature: signature),

@@ -301,13 +301,17 @@ public final class Session {
       let paths = writtenPaths(expression.filePaths + [(target.path, target.pathRange)], in: range)
       bindings.recordExport(text: text(range), paths: paths)
     case .export(let expression, let target, let range):
+      _ = seeds.take()
       let value = try await readingEvaluator.evaluate(expression)
       try readingInOrder(under: value.compositionRoot) {
         try export(value, to: target, expressionRange: expression.range)
       }
-      // Replayed by `save … with exports`, after what it read, its paths written relative.
-      let paths = writtenPaths(expression.filePaths + [(target.path, target.pathRange)], in: range)
-      bindings.recordExport(text: text(range), paths: paths)
+      // Replayed by `save … with exports`, after what it read, its paths written relative and
+      // the seeds random() drew written in.
+      let (exported, paths) = DrawnSeeds.written(
+        seeds.take(), into: text(range),
+        paths: writtenPaths(expression.filePaths + [(target.path, target.pathRange)], in: range), at: range)
+      bindings.recordExport(text: exported, paths: paths)
     case .edit(let target, let edit, let range):
       try apply(edit, to: target)
       recordEffect(of: statement, on: target, range: range)
