@@ -148,4 +148,16 @@ struct ExpressionTests {
     #expect(output.text == "a,b,q\n1,0,\n2,0,\n3,1,3.0\n")
     #expect(output.errors == "note: division by zero gave null 2 times\n")
   }
+
+  @Test("a pattern read from the items that is no regular expression is named in the note")
+  func regexFromItems() async {
+    let (_, output, ok) = await run(
+      "show [{t: \"a\", p: \"(ab\"}, {t: \"b\", p: \"b\"}] | where t matches p | select t as csv")
+    #expect(ok)
+    #expect(output.text == "t\nb\n")
+    #expect(
+      output.errors
+        == "note: matches() read \"(ab\", which is not a regular expression, and gave null (once)\n",
+      "\(output.errors)")
+  }
 }

@@ -393,7 +393,10 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
       default:
         // The empty expression is found in every text.
         if pattern.isEmpty { return .bool(true) }
-        guard let regex = PatternCache.shared.regex(pattern) else { return noValue(.string(pattern)) }
+        guard let regex = PatternCache.shared.regex(pattern) else {
+          notes?.add(.notARegularExpression(example: Value.string(pattern).literalText))
+          return .null
+        }
         let range = NSRange(s.startIndex..<s.endIndex, in: s)
         return .bool(regex.firstMatch(in: s, options: [], range: range) != nil)
       }

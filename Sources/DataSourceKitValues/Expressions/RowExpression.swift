@@ -102,6 +102,8 @@ package enum ExpressionNote: Hashable, Sendable {
   case textTooLong
   /// A conversion (`int("x")`, `date("May", "%Y")`) that found no value.
   case notConvertible(function: String, example: String)
+  /// `matches` with a pattern read from the items that is no regular expression.
+  case notARegularExpression(example: String)
   /// Values of kinds that cannot be compared or combined met at run time.
   case mismatchedTypes(operation: String, left: ValueType, right: ValueType)
   /// An aggregate (`sum(x)`) whose int sum went beyond 64 bits.
@@ -130,6 +132,8 @@ package enum ExpressionNote: Hashable, Sendable {
       return "a text longer than \(Value.maximumTextLength) bytes gave null \(times)"
     case .notConvertible(let function, let example):
       return "\(function)() found no value in \(example) and gave null (\(times))"
+    case .notARegularExpression(let example):
+      return "matches() read \(example), which is not a regular expression, and gave null (\(times))"
     case .mismatchedTypes(let operation, let left, let right):
       return
         "\(operation) of \(left.rawValue) with \(right.rawValue) was \(operation == "comparison" ? "false" : "null") \(times)"
