@@ -842,4 +842,21 @@ struct BatchTests {
     #expect(result.output.contains("no such file '\(folder)/none.dsh'"))
     #expect(result.status == 1)
   }
+
+  @Test("dsh-bench: --help names its parts; a dsh path with no binary is an error with the way out")
+  func benchArguments() throws {
+    let bench = URL(fileURLWithPath: DSHProcess.binary).deletingLastPathComponent().appendingPathComponent(
+      "dsh-bench"
+    )
+    .path
+    let help = try DSHProcess.run(["--help"], binary: bench)
+    #expect(help.status == 0)
+    #expect(help.output.contains("usage: dsh-bench [PATH-TO-DSH] [scale|types|"), "\(help.output)")
+    #expect(help.output.contains("|explore]"), "\(help.output)")
+    let missing = try DSHProcess.run(["/nonexistent/dsh", "explore"], binary: bench)
+    #expect(missing.status == 2)
+    #expect(
+      missing.output.contains("dsh-bench: no dsh binary at /nonexistent/dsh; build it first"),
+      "\(missing.output)")
+  }
 }

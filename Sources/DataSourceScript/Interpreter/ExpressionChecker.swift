@@ -271,7 +271,7 @@ struct ExpressionChecker {
       throw Diagnostic(.functionArgumentCount(name.name, signature: function.signature), at: range)
     case .failure(.argument(let index, let found)):
       var signature = function.signature
-      // `age like "3%"`: a pattern of a number or a date matches its written form.
+      // `age like "3%"`: a pattern tests text; a number or a date is matched as text(age).
       if index == 0, found != .text, found != .list, found != .record,
         [.like, .ilike, .startsWith, .endsWith, .matches].contains(function)
       {
