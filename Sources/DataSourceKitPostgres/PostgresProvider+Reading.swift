@@ -61,7 +61,8 @@ extension PostgresProvider {
       return
         "SELECT \(list) \(query.from) WHERE \(key.sql) >= \(PostgresSQL.bind(String(first + offset)))::int8 AND \(key.sql) < \(PostgresSQL.bind(String(first + offset + count)))::int8 ORDER BY \(key.sql)"
     }
-    if let key = shape.uniqueKey, query.section == nil, query.order.isEmpty, page > 0,
+    // (Not through a join that makes the rows: a key may come in several.)
+    if let key = shape.uniqueKey, query.section == nil, query.order.isEmpty, !query.joinsRows, page > 0,
       let after = lastKeys[page - 1]
     {
       return
@@ -80,7 +81,9 @@ extension PostgresProvider {
     }
     .joined(separator: ", ")
     if let join = query.join {
-      list += ", dsh_m.dsh_jk::text AS dsh_jk"
+      // Whether there is a match: its key, or where any row matches (its key may be null in a
+      // full join's row of the other side alone), a column true in every one.
+      list += join.every ? ", dsh_m.dsh_here::text AS dsh_jk" : ", dsh_m.dsh_jk::text AS dsh_jk"
       list += join.rightColumns.indices.map { ", dsh_m.dsh_m\($0)::text AS dsh_x\($0)" }.joined()
     }
     return list

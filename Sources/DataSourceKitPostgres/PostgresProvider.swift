@@ -29,7 +29,9 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   /// The table or query read.
   public var source: Source { query.source }
   /// The field that identifies a row (`key id`), which orders the rows too.
-  package let identityKey: String?
+  let key: String?
+  /// The field that identifies a row: none once a join may repeat a row (`all`, `full`).
+  package var identityKey: String? { query.join?.every == true ? nil : key }
   /// Null markers and declared types.
   public let options: ReadOptions
   /// The longest a statement may run on the server, in seconds (`nil`: the server's setting).
@@ -84,7 +86,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   ) throws {
     self.location = try PostgresLocation(url)
     self.query = PostgresQuery(source: source)
-    self.identityKey = identityKey
+    self.key = identityKey
     self.options = options
     self.statementTimeout = statementTimeout
     states = LoadStateMachine(clock: observers.clock)
@@ -93,7 +95,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   private init(_ base: PostgresProvider, query: PostgresQuery) {
     location = base.location
     self.query = query
-    identityKey = base.identityKey
+    key = base.key
     options = base.options
     statementTimeout = base.statementTimeout
     session = base.session
@@ -374,7 +376,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
       default: return ([], nil)
       }
     }
-    guard let identityKey else { return try await tableOrder() }
+    guard let identityKey = key else { return try await tableOrder() }
     guard columns.contains(where: { $0.name == identityKey }) else {
       throw DataSourceError.sourceFailed(
         message:

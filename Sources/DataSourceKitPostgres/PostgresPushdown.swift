@@ -364,16 +364,27 @@ extension PostgresProvider: JoinPushdown {
   /// `==` does: the same type on both sides, text by its bytes, null matching nothing. A key more
   /// than one of the other's rows hold gives the note the join in memory gives.
   ///
+  /// With `everyMatch` (`all`, SQL's join) a row comes for each match, in the other side's
+  /// order, and with `keepsRightOnly` (`full`) the other side's rows no row matched come after,
+  /// this side's columns null (a `FULL JOIN`, this side's conditions inside it); the rows are
+  /// counted with this side's alone for the note the join in memory gives.
+  ///
   /// Not pushed down: another server or database, the other side sorted, sectioned or limited,
   /// a query without a key (no order to take the first match by), keys SQL cannot say or of
-  /// different types, this side sectioned or limited, or with a field already named `name`.
+  /// different types, this side limited, sectioned before a lookup or a full join, without an
+  /// order of its own before a join that makes the rows, or with a field already named `name`.
   package func pushingDownJoin(
     _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
-    keepsUnmatched: Bool, notes: ExpressionNotes?
+    keepsUnmatched: Bool, everyMatch: Bool, keepsRightOnly: Bool, notes: ExpressionNotes?
   ) async throws -> (any DataProvider<Value>)? {
+    let everyMatch = everyMatch || keepsRightOnly
     guard let right = other as? PostgresProvider, let session, let shape, let rightShape = right.shape,
-      right.location == location, query.join == nil, query.section == nil, query.limit == nil,
+      right.location == location, query.join == nil, query.limit == nil,
+      query.section == nil || (everyMatch && !keepsRightOnly),
+      !everyMatch || !shape.baseOrder.isEmpty,
       !shape.columns.contains(where: { $0.name == name }),
+      // The names a full join's SQL gives its own columns beside the source's.
+      !keepsRightOnly || !shape.columns.contains(where: { $0.name.hasPrefix("dsh_") }),
       right.query.join == nil, right.query.section == nil, right.query.order.isEmpty,
       right.query.limit == nil,
       !rightShape.baseOrder.isEmpty,
@@ -384,6 +395,12 @@ extension PostgresProvider: JoinPushdown {
     let collation = left.type == .text ? " COLLATE \"C\"" : ""
     let columns = rightShape.columns.indices.map {
       "\(PostgresLocation.quoted(rightShape.columns[$0].name)) AS dsh_m\($0)" as PostgresSQL
+    }
+    if everyMatch {
+      return try await madeRows(
+        right, rightShape, leftKey: "(\(left.sql))\(collation)", rightKey: "\(key.sql)\(collation)",
+        name: name,
+        keepsUnmatched: keepsUnmatched, keepsRightOnly: keepsRightOnly, notes: notes)
     }
     let keyed = right.query.whereClause(["(\(key.sql)) IS NOT NULL"])
     let firstOfEachKey: PostgresSQL =
@@ -402,9 +419,50 @@ extension PostgresProvider: JoinPushdown {
     if repeated > 0 { notes?.add(.joinRepeatedKeys(field: name, keys: repeated)) }
     var joined = query
     joined.join = PostgresQuery.Join(
-      firstOfEachKey: firstOfEachKey, leftKey: "(\(left.sql))\(collation)" as PostgresSQL,
+      matches: firstOfEachKey, leftKey: "(\(left.sql))\(collation)" as PostgresSQL,
       rightColumns: rightShape.columns,
       name: name, inner: !keepsUnmatched)
+    return with(joined)
+  }
+
+  /// A join that makes the rows (`all`, `full`): every row of `right` is a match, in its order,
+  /// the rows counted with this side's alone in one statement for the note the join in memory
+  /// gives when they differ.
+  private func madeRows(
+    _ right: PostgresProvider, _ rightShape: PostgresShape, leftKey: PostgresSQL, rightKey: PostgresSQL,
+    name: String, keepsUnmatched: Bool, keepsRightOnly: Bool, notes: ExpressionNotes?
+  ) async throws -> PostgresProvider? {
+    guard let session, let shape else { return nil }
+    let columns = rightShape.columns.indices.map {
+      "\(PostgresLocation.quoted(rightShape.columns[$0].name)) AS dsh_m\($0)" as PostgresSQL
+    }
+    let order = rightShape.baseOrder.indices.map {
+      "\(rightShape.baseOrder[$0]) AS dsh_o\($0)" as PostgresSQL
+    }
+    let matches: PostgresSQL =
+      "SELECT \(rightKey) AS dsh_jk, true AS dsh_here, \((columns + order).joined(separator: ", ")) \(right.query.from)\(right.query.whereClause())"
+    var join = PostgresQuery.Join(
+      matches: matches, leftKey: leftKey, rightColumns: rightShape.columns, name: name,
+      inner: !keepsUnmatched && !keepsRightOnly)
+    join.every = true
+    join.full = keepsRightOnly
+    join.rightOrderCount = rightShape.baseOrder.count
+    join.leftOrder = shape.baseOrder
+    var joined = query
+    joined.join = join
+    if let notes {
+      let counts: PostgresSQL = "SELECT (\(query.countSQL)), (\(joined.countSQL))"
+      do {
+        let result = try await session.rows(counts)
+        let row = result.rows.first
+        let (items, rows) = (row?[0].flatMap { Int($0) } ?? 0, row?[1].flatMap { Int($0) } ?? 0)
+        if rows != items { notes.add(.joinRows(field: name, rows: rows, items: items)) }
+      } catch DataSourceError.cancelled {
+        throw DataSourceError.cancelled
+      } catch {
+        throw dataSourceError(error)
+      }
+    }
     return with(joined)
   }
 }

@@ -21,11 +21,14 @@ public struct PostgresQuery: Sendable, Equatable {
   }
 
   /// A `join` the server runs: each row with the first row of another source of the same
-  /// database whose key equals its own (in that source's order), or null.
+  /// database whose key equals its own (in that source's order), or null; with `every`, a row
+  /// for each match.
   public struct Join: Sendable, Equatable {
-    /// The other side's rows, one per key, each with its key first (`dsh_jk`) and its columns
-    /// as `dsh_m0`, `dsh_m1`, …: the first row of each key in the other side's order.
-    var firstOfEachKey: PostgresSQL
+    /// The other side's rows, each with its key first (`dsh_jk`) and its columns as `dsh_m0`,
+    /// `dsh_m1`, …: for a lookup the first row of each key in the other side's order; with
+    /// `every`, every row, with `true AS dsh_here` (a match, whatever its key) and the columns
+    /// of its order as `dsh_o0`, `dsh_o1`, ….
+    var matches: PostgresSQL
     /// This side's key, in SQL.
     var leftKey: PostgresSQL
     /// The other side's columns, as its provider reads them.
@@ -34,10 +37,20 @@ public struct PostgresQuery: Sendable, Equatable {
     var name: String
     /// Whether rows without a match are left out.
     var inner: Bool
+    /// `all`: a row for each match (SQL's join), in the other side's order.
+    var every = false
+    /// `full`: the other side's rows no row matched come after, this side's columns null.
+    var full = false
+    /// How many columns order the other side's rows (`dsh_o0`, …).
+    var rightOrderCount = 0
+    /// What orders this side's rows without a stage (the shape's `baseOrder`): a full join
+    /// carries it through the subquery that holds the conditions.
+    var leftOrder: [String] = []
 
     /// Joins are the same when they read the same matches into the same field.
     public static func == (a: Join, b: Join) -> Bool {
-      a.firstOfEachKey == b.firstOfEachKey && a.leftKey == b.leftKey && a.name == b.name && a.inner == b.inner
+      a.matches == b.matches && a.leftKey == b.leftKey && a.name == b.name && a.inner == b.inner
+        && a.every == b.every && a.full == b.full
     }
   }
 
@@ -62,11 +75,24 @@ public struct PostgresQuery: Sendable, Equatable {
   var isPlain: Bool { conditions.isEmpty && section == nil && order.isEmpty && limit == nil && join == nil }
 
   /// `FROM …`: the source named `dsh_q`, and the join's matches named `dsh_m`.
+  ///
+  /// A full join keeps the rows no condition let through out of the join (a right row they
+  /// alone match is a right row alone): the conditions go inside, with a column that is true in
+  /// every left row and the left's order as `dsh_b0`, … (a `ctid` does not pass through a
+  /// subquery).
   var from: PostgresSQL {
     guard let join else { return sourceFrom }
+    guard join.full else {
+      return
+        "\(sourceFrom) \(join.inner ? "JOIN" : "LEFT JOIN") (\(join.matches)) AS dsh_m ON dsh_m.dsh_jk = \(join.leftKey)"
+    }
+    let order = join.leftOrder.indices.map { ", \(join.leftOrder[$0]) AS dsh_b\($0)" }.joined()
     return
-      "\(sourceFrom) \(join.inner ? "JOIN" : "LEFT JOIN") (\(join.firstOfEachKey)) AS dsh_m ON dsh_m.dsh_jk = \(join.leftKey)"
+      "FROM (SELECT dsh_q.*, true AS dsh_left\(order) \(sourceFrom)\(conditionsClause)) AS dsh_q FULL JOIN (\(join.matches)) AS dsh_m ON dsh_m.dsh_jk = \(join.leftKey)"
   }
+
+  /// Whether a join makes the rows (`all`, `full`): a row may come more than once, or alone.
+  var joinsRows: Bool { join?.every == true }
 
   /// `FROM …`: the table, or the query in brackets, named `dsh_q`.
   var sourceFrom: PostgresSQL {
@@ -79,16 +105,33 @@ public struct PostgresQuery: Sendable, Equatable {
     }
   }
 
-  /// ` WHERE …` of the conditions and `extra`, or nothing.
+  /// ` WHERE …` of the conditions and `extra`, or nothing. (A full join's conditions are
+  /// inside its `FROM`.)
   func whereClause(_ extra: [PostgresSQL] = []) -> PostgresSQL {
-    let all = conditions + extra
+    let all = (join?.full == true ? [] : conditions) + extra
     return all.isEmpty ? "" : " WHERE \(all.map { "(\($0))" as PostgresSQL }.joined(separator: " AND "))"
   }
 
-  /// ` ORDER BY …`: the section, the sort keys, then `base` (the order without a stage), which
-  /// keeps equal keys in that order, as the stable sort in memory does.
+  /// ` WHERE …` of the conditions alone.
+  private var conditionsClause: PostgresSQL {
+    conditions.isEmpty
+      ? "" : " WHERE \(conditions.map { "(\($0))" as PostgresSQL }.joined(separator: " AND "))"
+  }
+
+  /// ` ORDER BY …`: the section, the sort keys, then `base` (the order without a stage).
+  ///
+  /// `base` keeps equal keys in that order, as the stable sort in memory does. A join that makes the
+  /// rows orders each row's matches by the other side's order, and a full join's rows of the
+  /// other side alone last.
   func orderClause(base: [String]) -> PostgresSQL {
-    let terms = ((section.map { [$0] } ?? []) + order).map(\.orderSQL) + base.map { "\($0)" }
+    var terms = ((section.map { [$0] } ?? []) + order).map(\.orderSQL)
+    if let join, join.every {
+      let left = join.full ? base.indices.map { "dsh_q.dsh_b\($0)" } : base
+      terms = (join.full ? ["dsh_q.dsh_left IS NULL"] : []) + terms + left.map { "\($0)" }
+      terms += (0..<join.rightOrderCount).map { "dsh_m.dsh_o\($0)" }
+    } else {
+      terms += base.map { "\($0)" }
+    }
     return terms.isEmpty ? "" : " ORDER BY \(terms.joined(separator: ", "))"
   }
 
@@ -99,8 +142,8 @@ public struct PostgresQuery: Sendable, Equatable {
 
   /// How many rows there are.
   var countSQL: PostgresSQL {
-    // A left join keeps every row once (one match at most per key): the rows are counted alone.
-    if let join, !join.inner {
+    // A lookup keeps every row once (one match at most per key): the rows are counted alone.
+    if let join, !join.inner, !join.every {
       var alone = self
       alone.join = nil
       return alone.countSQL

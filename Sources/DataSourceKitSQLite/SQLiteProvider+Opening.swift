@@ -182,7 +182,7 @@ extension SQLiteProvider {
 
   /// The rows, counted no further than `limit`.
   static func countRows(in database: DatabaseQueue, query: SQLiteQuery, upTo limit: Int) throws -> Int {
-    let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
+    let arguments = StatementArguments(query.readArguments.map(Self.databaseValue))
     return try database.read { db in
       try Int.fetchOne(
         db, sql: "SELECT COUNT(*) FROM (SELECT 1 \(query.from)\(query.whereClause) LIMIT \(limit))",

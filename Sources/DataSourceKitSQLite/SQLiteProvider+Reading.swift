@@ -287,7 +287,7 @@ extension SQLiteProvider {
     if rows.count == count, let lastRowid { lastRowids[page] = lastRowid }
     if let join = query.join {
       do {
-        return try matched(rows, join, in: database)
+        return try join.every ? matchedByRowid(rows, join, in: database) : matched(rows, join, in: database)
       } catch {
         failWhileRead((error as? DatabaseError).map { Self.failure($0, path: displayPath) } ?? error)
         return []
@@ -318,36 +318,11 @@ extension SQLiteProvider {
       let conditions = right.conditions.map { " AND (\($0.sql))" }.joined()
       let firsts =
         "SELECT (\(join.rightKey)), MIN(\(join.rightOrder)) \(right.from) WHERE (\(join.rightKey))\(join.collation) IN (\(marks))\(conditions) GROUP BY 1\(join.collation)"
-      let rightSchema = Schema(right.columns.map(\.name))
       try reading(database) { db in
         let found = try StoredRow.fetchAll(
           db, sql: firsts,
           arguments: StatementArguments((distinctKeys + right.arguments).map(Self.databaseValue)))
-        let rowids: [Int] = found.compactMap { $0.int(1) }
-        guard !rowids.isEmpty else { return }
-        let list = right.columns.map { SQLiteQuery.quoted($0.name) }.joined(separator: ", ")
-        let records = try StoredRow.fetchAll(
-          db,
-          sql:
-            "SELECT \(join.rightOrder), \(list) \(right.from) WHERE \(join.rightOrder) IN (\(rowids.map(String.init).joined(separator: ", ")))"
-        )
-        var byRowid: [Int: Value] = [:]
-        for row in records {
-          guard let rowid = row.int(0) else { continue }
-          var values: [Value] = []
-          for (i, column) in right.columns.enumerated() {
-            // The other table was checked when the join was made: a value that does not fit
-            // now means the file changed since.
-            guard let value = Self.read(row[i + 1], in: column) else {
-              throw DataSourceError.sourceFailed(
-                message:
-                  "\(displayPath): column \(column.name) of the joined table no longer holds \(column.type?.rawValue ?? "its") values (the file changed since the join was made); join again"
-              )
-            }
-            values.append(value)
-          }
-          byRowid[rowid] = .record(Record(schema: rightSchema, values: values))
-        }
+        let byRowid = try rightRecords(found.compactMap { $0.int(1) }, join, in: db)
         for row in found {
           guard let rowid = row.int(1), let record = byRowid[rowid] else { continue }
           matches[Self.value(row[0])] = record
@@ -361,6 +336,63 @@ extension SQLiteProvider {
       values.append(key.isNull ? .null : matches[key] ?? .null)
       return .record(Record(schema: schema, values: values))
     }
+  }
+
+  /// A page of a join that makes the rows: each row's match rowid (read last) replaced by the
+  /// right's row, read by one query for the page.
+  func matchedByRowid(_ rows: [Value], _ join: SQLiteQuery.Join, in database: DatabaseQueue) throws
+    -> [Value]
+  {
+    statementsRun += 1
+    let matchIndex = query.columns.count
+    let rowids = rows.map { row -> Int? in
+      guard case .record(let record) = row, matchIndex < record.values.count,
+        case .int(let rowid) = record.values[matchIndex]
+      else { return nil }
+      return rowid
+    }
+    let records = try reading(database) { db in
+      try rightRecords(Array(Set(rowids.compactMap { $0 })), join, in: db)
+    }
+    let schema = self.schema
+    return zip(rows, rowids).map { row, rowid in
+      guard case .record(let record) = row else { return row }
+      var values = Array(record.values.prefix(matchIndex))
+      values.append(rowid.flatMap { records[$0] } ?? .null)
+      return .record(Record(schema: schema, values: values))
+    }
+  }
+
+  /// The right's rows of a join with these rowids, as records.
+  ///
+  /// The other table was checked when the join was made: a value that does not fit now means
+  /// the file changed since, an error rather than a null.
+  func rightRecords(_ rowids: [Int], _ join: SQLiteQuery.Join, in db: Database) throws -> [Int: Value] {
+    guard !rowids.isEmpty else { return [:] }
+    let right = join.right
+    let rightSchema = Schema(right.columns.map(\.name))
+    let list = right.columns.map { SQLiteQuery.quoted($0.name) }.joined(separator: ", ")
+    let records = try StoredRow.fetchAll(
+      db,
+      sql:
+        "SELECT \(join.rightOrder), \(list) \(right.from) WHERE \(join.rightOrder) IN (\(rowids.map(String.init).joined(separator: ", ")))"
+    )
+    var byRowid: [Int: Value] = [:]
+    for row in records {
+      guard let rowid = row.int(0) else { continue }
+      var values: [Value] = []
+      for (i, column) in right.columns.enumerated() {
+        guard let value = Self.read(row[i + 1], in: column) else {
+          throw DataSourceError.sourceFailed(
+            message:
+              "\(displayPath): column \(column.name) of the joined table no longer holds \(column.type?.rawValue ?? "its") values (the file changed since the join was made); join again"
+          )
+        }
+        values.append(value)
+      }
+      byRowid[rowid] = .record(Record(schema: rightSchema, values: values))
+    }
+    return byRowid
   }
 
   static func value(_ value: DatabaseValue) -> Value {

@@ -79,6 +79,11 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
 
   /// The same file and key with another query: what a pushed-down stage makes.
   public func with(_ query: SQLiteQuery) -> SQLiteProvider {
+    with(query, identityKey: identityKey)
+  }
+
+  /// A provider of this one's source reading `query`, its items identified by `identityKey`.
+  func with(_ query: SQLiteQuery, identityKey: String?) -> SQLiteProvider {
     SQLiteProvider(
       path: path, displayPath: displayPath, query: query, identityKey: identityKey, access: access)
   }

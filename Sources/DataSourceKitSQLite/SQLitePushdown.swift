@@ -415,10 +415,11 @@ extension SQLiteProvider: GroupingPushdown {
 extension SQLiteProvider: JoinPushdown {
   package func pushingDownJoin(
     _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
-    keepsUnmatched: Bool, notes: ExpressionNotes?
+    keepsUnmatched: Bool, everyMatch: Bool, keepsRightOnly: Bool, notes: ExpressionNotes?
   ) async throws -> (any DataProvider<Value>)? {
     try await joining(
-      other, leftKey: leftKey, rightKey: rightKey, name: name, keepsUnmatched: keepsUnmatched, notes: notes)
+      other, leftKey: leftKey, rightKey: rightKey, name: name, keepsUnmatched: keepsUnmatched,
+      everyMatch: everyMatch, keepsRightOnly: keepsRightOnly, notes: notes)
   }
   /// `join` as SQLite runs it, when both sides are tables of this database: a provider of this
   /// one's rows, each with the first row of `right` whose key equals its own (in `right`'s
@@ -431,16 +432,32 @@ extension SQLiteProvider: JoinPushdown {
   /// same type on both sides (ints with doubles), text by its bytes, null matching nothing. A
   /// key of `right` held by more than one row gives the note the join in memory gives.
   ///
+  /// With `everyMatch` (`all`, SQL's join) a row comes for each match, in the right's stored
+  /// order, and the rows are the join's: read through it a page at a time, each with the rowid
+  /// of its match, whose row one query per page reads (see ``SQLiteQuery/joinsRows``). With
+  /// `keepsRightOnly` (`full`) the right's rows no row matched come after. The note of how many
+  /// rows the join made is the memory join's too.
+  ///
   /// Not pushed down: the right side sorted, sectioned or limited, a query or a view (no stored
   /// order to take the first match by), keys SQL cannot say or of different types, a left side
-  /// with a field already named `name`, or limited before an inner join.
+  /// with a field already named `name`, limited before an inner join or a join that makes the
+  /// rows, or a query of the user's (no rowid to keep the left's order by); a full join of a
+  /// sectioned left.
   package func joining(
     _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
-    keepsUnmatched: Bool, notes: ExpressionNotes?
+    keepsUnmatched: Bool, everyMatch: Bool = false, keepsRightOnly: Bool = false, notes: ExpressionNotes?
   ) async throws -> SQLiteProvider? {
+    let everyMatch = everyMatch || keepsRightOnly
     guard let right = other as? SQLiteProvider, database != nil, let rightDatabase = right.database,
       query.join == nil, !query.columns.isEmpty, !query.columns.contains(where: { $0.name == name }),
-      keepsUnmatched || query.limit == nil,
+      (keepsUnmatched && !everyMatch) || query.limit == nil,
+      !everyMatch || query.rowOrder != nil,
+      !keepsRightOnly || query.section == nil,
+      // The rows' own columns never take the names the join's SQL gives its columns.
+      !everyMatch
+        || !query.columns.contains(where: {
+          [SQLiteQuery.rowOrderColumn, SQLiteQuery.matchColumn, SQLiteQuery.joinKeyColumn].contains($0.name)
+        }),
       case .table = right.query.source, right.query.rowOrder != nil, right.query.join == nil,
       right.query.section == nil, right.query.order.isEmpty, right.query.limit == nil,
       Self.sameFile(path, right.path),
@@ -465,11 +482,17 @@ extension SQLiteProvider: JoinPushdown {
     else { return nil }
     let textKeys = left.type == .text || left.type == .date
     // The right key's columns are compared by SQL: checked above with every other column.
-    let join = SQLiteQuery.Join(
+    var join = SQLiteQuery.Join(
       right: right.query, leftKey: left.sql.sqlite.sql,
       rightKey: other.sql.sqlite.sql, textKeys: textKeys,
-      name: name, inner: !keepsUnmatched)
+      name: name, inner: !keepsUnmatched && !keepsRightOnly)
+    join.every = everyMatch
+    join.full = keepsRightOnly
     var joined = query
+    if everyMatch {
+      joined.join = join
+      return try await madeRows(joined, name: name, notes: notes)
+    }
     if join.inner {
       // `+` keeps SQLite from answering the IN through an index on the left key (a seek per
       // right key, then a sort): pages are read in rowid order, one after another.
@@ -498,6 +521,33 @@ extension SQLiteProvider: JoinPushdown {
     }
     if repeated > 0 { notes?.add(.joinRepeatedKeys(field: name, keys: repeated)) }
     return with(joined)
+  }
+
+  /// A join that makes the rows: a provider of them, with the note the join in memory gives
+  /// when their count is not the left's (counted both in one statement; ^C interrupts it).
+  private func madeRows(_ joined: SQLiteQuery, name: String, notes: ExpressionNotes?) async throws
+    -> SQLiteProvider
+  {
+    guard let database, let notes else { return with(joined, identityKey: nil) }
+    var left = joined
+    left.join = nil
+    let sql = "SELECT (\(left.countSQL)), (\(joined.countSQL))"
+    let arguments = StatementArguments((left.countArguments + joined.countArguments).map(Self.databaseValue))
+    let counts: Row?
+    do {
+      counts = try await withTaskCancellationHandler {
+        try database.read { db in try Row.fetchOne(db, sql: sql, arguments: arguments) }
+      } onCancel: {
+        database.interrupt()
+      }
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+      throw DataSourceError.cancelled
+    } catch let error as DatabaseError {
+      throw Self.failure(error, path: displayPath)
+    }
+    let (items, rows): (Int, Int) = (counts?[0] ?? 0, counts?[1] ?? 0)
+    if rows != items { notes.add(.joinRows(field: name, rows: rows, items: items)) }
+    return with(joined, identityKey: nil)
   }
 
   /// Whether two paths name one file.

@@ -85,7 +85,8 @@ public struct SQLiteQuery: Sendable {
   }
 
   /// A `join` run by SQLite: each row's first match in a table of the same database, found a
-  /// page at a time (see ``SQLiteProvider/joining(_:leftKey:rightKey:name:keepsUnmatched:notes:)``).
+  /// page at a time; or with `every`, SQL's join, a row for each match (see
+  /// ``SQLiteProvider/joining(_:leftKey:rightKey:name:keepsUnmatched:everyMatch:keepsRightOnly:notes:)``).
   public struct Join: Sendable {
     /// The other side: a table, with the `where` conditions pushed into it, as its provider
     /// reads it.
@@ -103,6 +104,12 @@ public struct SQLiteQuery: Sendable {
     /// The field the match goes in.
     var name: String
     var inner: Bool
+    /// `all`: a row for each match, SQL's join, where a lookup takes the first.
+    ///
+    /// The rows are then the join's: read through it (``SQLiteQuery/from``), each with its match's rowid.
+    var every = false
+    /// `full`: the right's rows no row matched come after, the left's fields null.
+    var full = false
 
     init(right: SQLiteQuery, leftKey: String, rightKey: String, textKeys: Bool, name: String, inner: Bool) {
       rightBox = [right]
@@ -198,12 +205,15 @@ public struct SQLiteQuery: Sendable {
   /// copy through the projection; `nil` when there is none.
   var rowOrder: String? {
     guard let rowidName else { return nil }
-    return isProjected ? Self.rowOrderColumn : rowidName
+    return isProjected || joinsRows ? Self.rowOrderColumn : rowidName
   }
 
-  /// Whether the rows come in the table's stored order (no sort, no sections): then a page
-  /// can start after the rowid where the one before ended.
-  var rowidOrdered: Bool { rowOrder != nil && order.isEmpty && section == nil }
+  /// Whether the rows come in the table's stored order (no sort, no sections, one row per
+  /// stored row): then a page can start after the rowid where the one before ended.
+  var rowidOrdered: Bool { rowOrder != nil && order.isEmpty && section == nil && !joinsRows }
+
+  /// Whether a join makes the rows (`all`, `full`): several may share a stored row, or have none.
+  var joinsRows: Bool { join?.every == true }
 
   /// Whether the columns are read through a projection (a marker, a conversion).
   var isProjected: Bool { columns.contains { $0.projection != Self.quoted($0.name) } }
@@ -231,22 +241,70 @@ public struct SQLiteQuery: Sendable {
     "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
   }
 
-  /// `FROM …`: the source, through the projection that gives its columns dsh's values.
+  /// `FROM …`: the source, through the projection that gives its columns dsh's values; or the
+  /// rows of a join that makes them (``joinsRows``), the conditions inside it.
   var from: String {
+    if let join, join.every { return "FROM (\(joined(join)))" }
+    return sourceFrom
+  }
+
+  /// The source through the projection.
+  private var sourceFrom: String {
     guard isProjected else { return baseFrom }
     var list = columns.map { "\($0.projection) AS \(Self.quoted($0.name))" }
     if let rowidName { list.append("\(rowidName) AS \(Self.rowOrderColumn)") }
     return "FROM (SELECT \(list.joined(separator: ", ")) \(baseFrom))"
   }
 
-  /// The columns a row is read as (and last, a join's left key).
+  /// The columns a row is read as (and last, a join's left key, or the rowid of its match).
   var selectList: String {
     let list = columns.isEmpty ? "*" : columns.map { Self.quoted($0.name) }.joined(separator: ", ")
-    return join.map { list + ", (\($0.leftKey)) AS \(Self.joinKeyColumn)" } ?? list
+    guard let join else { return list }
+    return join.every ? list + ", " + Self.matchColumn : list + ", (\(join.leftKey)) AS \(Self.joinKeyColumn)"
   }
 
   /// The column that brings a join's left key with each row.
   static let joinKeyColumn = "_dsh_join_key"
+  /// The column that brings the rowid of a row's match (null for none), in a join that makes
+  /// the rows.
+  static let matchColumn = "_dsh_match"
+
+  /// The rows of a join that makes them, as SQL.
+  ///
+  /// The left's rows (its conditions kept) with the rowid of each
+  /// match in `_dsh_match` and its own in `_dsh_rowid`; `LEFT JOIN` unless inner, and for
+  /// `full` the right's rows no left row matched after them (`UNION ALL`), the left's columns
+  /// null. Keys compare as the lookup's do (text by its bytes, null matching nothing).
+  ///
+  /// Each side is a subquery exposing only what the join needs, so a column both tables have
+  /// (`id`) is never ambiguous; SQLite flattens them, and seeks an index on the right key (or
+  /// builds one for the statement).
+  private func joined(_ join: Join) -> String {
+    let names = columns.map { Self.quoted($0.name) }
+    let keyColumn = Self.joinKeyColumn
+    let left =
+      "SELECT \(names.joined(separator: ", ")), \(sourceRowOrder) AS \(Self.rowOrderColumn), (\(join.leftKey)) AS \(keyColumn) \(sourceFrom)\(sourceWhere)"
+    let right =
+      "SELECT \(join.rightOrder) AS \(Self.matchColumn), (\(join.rightKey)) AS \(keyColumn) \(join.right.from)\(join.right.whereClause)"
+    let matched =
+      "SELECT \(names.map { "_dsh_l.\($0)" }.joined(separator: ", ")), _dsh_l.\(Self.rowOrderColumn), _dsh_r.\(Self.matchColumn) FROM (\(left)) AS _dsh_l \(join.inner ? "" : "LEFT ")JOIN (\(right)) AS _dsh_r ON _dsh_l.\(keyColumn)\(join.collation) = _dsh_r.\(keyColumn)"
+    guard join.full else { return matched }
+    let nulls = Array(repeating: "NULL", count: names.count + 1).joined(separator: ", ")
+    // NOT IN a list of the left's keys, which SQLite indexes once (a correlated NOT EXISTS would
+    // scan the left for each right row); a null key matches nothing.
+    let keys =
+      "SELECT \(join.leftKey) \(sourceFrom) WHERE \(conditions.map { "(\($0.sql)) AND " }.joined())(\(join.leftKey)) IS NOT NULL"
+    return
+      "\(matched) UNION ALL SELECT \(nulls), _dsh_r.\(Self.matchColumn) FROM (\(right)) AS _dsh_r WHERE _dsh_r.\(keyColumn) IS NULL OR _dsh_r.\(keyColumn)\(join.collation) NOT IN (\(keys))"
+  }
+
+  /// The column of the source's own rows that keeps their stored order.
+  private var sourceRowOrder: String { isProjected ? Self.rowOrderColumn : rowidName ?? "rowid" }
+
+  /// The source's conditions, inside a join that makes the rows.
+  private var sourceWhere: String {
+    conditions.isEmpty ? "" : " WHERE " + conditions.map { "(\($0.sql))" }.joined(separator: " AND ")
+  }
 
   /// `FROM …`: the table, or the query as a subquery.
   var baseFrom: String {
@@ -260,31 +318,43 @@ public struct SQLiteQuery: Sendable {
     }
   }
 
-  var whereClause: String {
-    conditions.isEmpty ? "" : " WHERE " + conditions.map { "(\($0.sql))" }.joined(separator: " AND ")
-  }
-  /// The values of the WHERE clause's `?`s, in order.
+  /// ` WHERE …` of the conditions (none after a join that makes the rows: they are inside it).
+  var whereClause: String { joinsRows ? "" : sourceWhere }
+  /// The values of the conditions' `?`s, in order.
   var arguments: [Value] { conditions.flatMap(\.arguments) }
+
+  /// The values of the `?`s of ``from`` and ``whereClause``, in order.
+  var readArguments: [Value] {
+    guard let join, join.every else { return arguments }
+    let both = arguments + join.right.arguments
+    // A full join reads the right again for its rows alone, and the left's keys.
+    return join.full ? both + join.right.arguments + arguments : both
+  }
 
   /// The values of the ORDER BY clause's `?`s, in order.
   var orderArguments: [Value] {
     ((section.map { [$0] } ?? []) + order).flatMap { Self.nullsLastArguments($0) }
   }
 
-  /// The values of ``select(offset:count:)`` and ``ordered``: the WHERE's, then the ORDER BY's.
-  var orderedArguments: [Value] { arguments + orderArguments }
+  /// The values of ``select(offset:count:)`` and ``ordered``: the FROM's and WHERE's, then the
+  /// ORDER BY's.
+  var orderedArguments: [Value] { readArguments + orderArguments }
 
   /// The values of ``countSQL``.
-  var countArguments: [Value] { limit == nil ? arguments : orderedArguments }
+  var countArguments: [Value] { limit == nil ? readArguments : orderedArguments }
 
-  /// Nulls last whatever the direction, as the in-memory stages order them; a table's rows keep
-  /// their stored order among equals (the sort is stable).
+  /// ` ORDER BY …`, nulls last whatever the direction, as the in-memory stages order them.
+  ///
+  /// A table's rows keep their stored order among equals (the sort is stable). A join's rows come in the left's
+  /// order, each row's matches in the right's, then a full join's right rows alone.
   var orderClause: String {
     var terms: [String] = []
+    if join?.full == true { terms.append("\(Self.rowOrderColumn) IS NULL") }
     for term in (section.map { [$0] } ?? []) + order {
       terms.append(Self.nullsLast(term.sql, term.direction))
     }
     if let rowOrder { terms.append(rowOrder) }
+    if joinsRows { terms.append(Self.matchColumn) }
     return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
   }
 
@@ -353,9 +423,11 @@ public struct SQLiteQuery: Sendable {
     }
     if let limit { parts.append("limit \(limit)") }
     if let join {
+      // As the stage is written: `inner`, `all`, `inner all`, `full`.
+      let kind = [join.inner ? "inner" : nil, join.full ? "full" : join.every ? "all" : nil]
       parts.append(
         "join \(join.right.description) on \(join.leftKey) == \(join.rightKey) as \(join.name)"
-          + (join.inner ? " inner" : "") + " (in SQL)")
+          + kind.compactMap { $0.map { " " + $0 } }.joined() + " (in SQL)")
     }
     return parts.joined(separator: " ")
   }

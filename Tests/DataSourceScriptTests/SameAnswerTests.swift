@@ -190,7 +190,9 @@ struct SameAnswerTests {
     try csv.write(toFile: folder + "/u.csv", atomically: true, encoding: .utf8)
   }
 
-  @Test("join gives the same rows from csv in memory and from two tables of one sqlite database in SQL")
+  @Test(
+    "join (a lookup, inner, all, inner all, full) gives the same rows from csv in memory and from two tables of one sqlite database in SQL"
+  )
   func joinsInSQL() async throws {
     let seed: UInt64 = 20_261_125
     let folder = try Self.fixture(rows: 300, seed: seed)
@@ -207,11 +209,15 @@ struct SameAnswerTests {
       """)
     #expect(ok, "\(setup.errors)")
     var inSQL = 0
+    var inMemory: [String] = []
     var matched = 0
     for on in ["s == k", "n == kn", "n == kx", "x == kn", "x == kx", "len(s) == kn", "n * 2 == kn"] {
       for (right, inner, filter) in [
         ("u", "", ""), ("u", " inner", ""), ("u2", "", "| where x > 0 "), ("u2", " inner", "| sort by s "),
         ("u", " inner", "| section by b "),
+        // A row for each match, and a full join's right rows alone after.
+        ("u", " all", ""), ("u2", " inner all", "| where x > 0 "), ("u", " all", "| section by b "),
+        ("u", " full", ""), ("u2", " full", "| where x > 0 "),
       ] {
         let tail = "| join \(right.replacingOccurrences(of: "u", with: "U")) on \(on) as m\(inner) as csv"
         let fromCSV = await printed(
@@ -224,17 +230,25 @@ struct SameAnswerTests {
         let described = await printed(
           "describe q \(filter)\(tail.replacingOccurrences(of: "U", with: "uq").replacingOccurrences(of: " as csv", with: ""))",
           in: session)
-        if described.text.contains("(in SQL)") { inSQL += 1 }
+        if described.text.contains("(in SQL)") { inSQL += 1 } else { inMemory.append(filter + tail) }
       }
     }
-    // Every join of the two tables ran in SQL but those after a sort (a stage in memory).
-    #expect(inSQL >= 28, "\(inSQL)")
+    // Every join of the two tables ran in SQL but those whose key holds a literal (`n * 2`).
+    #expect(inSQL == 60, "\(inMemory)")
     // Nearly every join found matches: the comparison is not between empty answers.
-    #expect(matched >= 30, "\(matched)")
+    #expect(matched >= 60, "\(matched)")
     // A window into the joined table reads a page of each side, not the tables.
     let window = await printed(
       "let j = q | join uq on n == kn as m\nshow j rows 100..102\ndescribe j", in: session)
     #expect(window.text.contains("rows read"), "\(window.text)")
+    // A join that makes the rows says how many, as in memory; a window into it is a page.
+    let every = await printed(
+      "let a = q | join uq on n == kn as m all\nshow a rows 100..102 as csv\ndescribe a", in: session)
+    let everyCSV = await printed(
+      "show c | join uc on n == kn as m all rows 100..102 as csv", in: session)
+    #expect(every.text.hasPrefix(everyCSV.text), "\(every.text)")
+    #expect(every.errors.contains("a row for each match"), "\(every.errors)")
+    #expect(every.text.contains("as m all (in SQL)"), "\(every.text)")
   }
 
   @Test(

@@ -422,6 +422,9 @@ struct PostgresTests {
     "join labels on kind == code as k", "join labels on kind == code as k inner",
     "where ok | sort by city | join labels on kind == code as k",
     "sort by reading desc | join labels on id == rank as k inner",
+    "join labels on kind == code as k all", "where count > 1 | join labels on kind == code as k inner all",
+    "section by ok | join labels on kind == code as k all", "join labels on kind == code as k full",
+    "where ok | sort by reading desc | join labels on kind == code as k full",
   ]
 
   @Test("where, sort by, section by, limit, group by and distinct run on the server with dsh's answers")
@@ -444,7 +447,8 @@ struct PostgresTests {
       #expect(fromCSV.output.split(separator: "\n").count > 1, "\(stage) gives no rows")
       let described = fromServer.output.dropFirst(fromCSV.output.count)
       let grouped = stage.hasPrefix("group") || stage.hasPrefix("distinct") || stage.contains("| group")
-      let joined = described.contains("JOIN (SELECT DISTINCT ON") && !described.contains("\n├─")
+      // The other side's rows joined as `dsh_m` in the statement, nothing in memory above it.
+      let joined = described.contains(") AS dsh_m ON dsh_m.dsh_jk = ") && !described.contains("\n├─")
       // The first stage's own clause: every SQL here has an ORDER BY, so a WHERE or a LIMIT
       // must be seen for a where or a limit.
       let clause = stage.hasPrefix("where") ? " WHERE " : stage.hasPrefix("limit") ? " LIMIT " : " ORDER BY "

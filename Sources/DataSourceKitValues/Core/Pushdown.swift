@@ -71,11 +71,13 @@ package protocol PreparedLoading: AnyObject {
 /// the same database).
 package protocol JoinPushdown: AnyObject {
   /// This provider's rows, each with the first item of `other` whose key equals its own (in
-  /// `other`'s order) in the field `name`, or null (left out when not `keepsUnmatched`); `nil`
-  /// when the provider cannot give exactly what the join in memory gives. Not loaded yet.
+  /// `other`'s order) in the field `name`, or null (left out when not `keepsUnmatched`); with
+  /// `everyMatch`, a row for each match; with `keepsRightOnly`, the items of `other` no row
+  /// matched after, the rows' fields null. `nil` when the provider cannot give exactly what the
+  /// join in memory (``JoinedProvider``) gives. Not loaded yet.
   func pushingDownJoin(
     _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
-    keepsUnmatched: Bool, notes: ExpressionNotes?
+    keepsUnmatched: Bool, everyMatch: Bool, keepsRightOnly: Bool, notes: ExpressionNotes?
   ) async throws -> (any DataProvider<Value>)?
 }
 

@@ -267,12 +267,13 @@ extension Evaluator {
           left: leftChecker.describe(clause.leftKey, a), right: rightChecker.describe(rightKey, b), fix: nil),
         at: clause.leftKey.range.lowerBound..<clause.rightKey.range.upperBound)
     }
-    // Two tables of one database join inside it when SQL gives the same matches (a lookup).
-    if !clause.every, let pushdown = provider.provider as? any JoinPushdown {
+    // Two tables of one database join inside it when SQL gives the same rows.
+    if let pushdown = provider.provider as? any JoinPushdown {
       do {
         if let joined = try await pushdown.pushingDownJoin(
           other.provider, leftKey: left.expression, rightKey: right.expression, name: clause.name.name,
-          keepsUnmatched: !clause.inner, notes: notes.collector)
+          keepsUnmatched: !clause.inner, everyMatch: clause.every, keepsRightOnly: clause.full,
+          notes: notes.collector)
         {
           return joined
         }
