@@ -9,8 +9,9 @@
 # and PostgreSQL views printed whole, windows and counts (a 10M-row SQLite file made on the first
 # run, and the same server with a 2M-row table too), 'Scripts/bench.sh browse' only browse's keys
 # under a pseudo-terminal (1M rows in memory, 10M in SQLite and on the same server),
-# 'Scripts/bench.sh explore' only reading a gzip CSV (beside the plain file and gzip -dc) and
-# median beside DuckDB's CLI.
+# 'Scripts/bench.sh explore' only reading a gzip CSV (beside the plain file and gzip -dc),
+# median and a window rank beside DuckDB's CLI, and a pattern and a join of two tables of a
+# SQLite file printed whole beside sqlite3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/setup.sh
