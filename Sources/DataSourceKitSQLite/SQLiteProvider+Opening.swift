@@ -122,6 +122,7 @@ extension SQLiteProvider {
           arguments: StatementArguments(query.sectionsArguments(section).map(Self.databaseValue)))
         return countedSections(from: rows, keyType: section.type)
       }
+      if let rows = query.join?.rows { return [(key: nil, start: 0, count: rows)] }
       let count =
         try Int.fetchOne(
           db, sql: query.countSQL, arguments: StatementArguments(query.countArguments.map(Self.databaseValue))

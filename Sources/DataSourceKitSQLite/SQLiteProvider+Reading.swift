@@ -198,6 +198,9 @@ extension SQLiteProvider {
     // Each value is read from the statement itself: a GRDB `Row` would name every column of
     // every row on the way (a third of the time of a print).
     let readings = columns.map(ColumnReading.init)
+    // A join that makes the rows reads each match's columns after its rowid.
+    let matchReadings = query.join.map { $0.every ? $0.right.columns.map(ColumnReading.init) : [] } ?? []
+    var changedMatch: SQLiteColumn?
     func convert(_ statement: Statement) -> Value {
       let row = statement.sqliteStatement
       let total = CInt(statement.columnCount)
@@ -210,7 +213,19 @@ extension SQLiteProvider {
       for i in 0..<Int(width) {
         let stored = StoredRow.value(row, CInt(i))
         guard i < columns.count else {
-          values.append(Self.value(stored))
+          let match = i - columns.count - 1
+          guard match >= 0, match < matchReadings.count, let join = query.join else {
+            values.append(Self.value(stored))
+            continue
+          }
+          // The other table was checked when the join was made: a value that does not fit
+          // now means the file changed since.
+          guard let value = Self.read(stored, as: matchReadings[match]) else {
+            changedMatch = join.right.columns[match]
+            values.append(.null)
+            continue
+          }
+          values.append(value)
           continue
         }
         guard let value = Self.read(stored, as: readings[i]) else {
@@ -220,7 +235,20 @@ extension SQLiteProvider {
         }
         values.append(value)
       }
+      if !matchReadings.isEmpty { return withMatch(values) }
       return Value.record(Record(schema: schema, values: values))
+    }
+    // A join that makes the rows: the match (its rowid, null for none, then its columns) made a
+    // record in the match's field.
+    let matchSchema = Schema(query.join?.right.columns.map(\.name) ?? [])
+    func withMatch(_ values: [Value]) -> Value {
+      let matchIndex = columns.count
+      guard values.count == matchIndex + 1 + matchReadings.count else { return .null }
+      var row = Array(values.prefix(matchIndex))
+      row.append(
+        values[matchIndex].isNull
+          ? .null : .record(Record(schema: matchSchema, values: Array(values.suffix(matchReadings.count)))))
+      return Value.record(Record(schema: schema, values: row))
     }
     let rows: [Value]
     do {
@@ -285,9 +313,13 @@ extension SQLiteProvider {
     }
     rowsRead += rows.count
     if rows.count == count, let lastRowid { lastRowids[page] = lastRowid }
+    if let column = changedMatch {
+      failWhileRead(Self.changedSinceJoined(column, displayPath: displayPath))
+      return []
+    }
     if let join = query.join {
       do {
-        return try join.every ? matchedByRowid(rows, join, in: database) : matched(rows, join, in: database)
+        return try join.every ? rows : matched(rows, join, in: database)
       } catch {
         failWhileRead((error as? DatabaseError).map { Self.failure($0, path: displayPath) } ?? error)
         return []
@@ -338,29 +370,12 @@ extension SQLiteProvider {
     }
   }
 
-  /// A page of a join that makes the rows: each row's match rowid (read last) replaced by the
-  /// right's row, read by one query for the page.
-  func matchedByRowid(_ rows: [Value], _ join: SQLiteQuery.Join, in database: DatabaseQueue) throws
-    -> [Value]
-  {
-    statementsRun += 1
-    let matchIndex = query.columns.count
-    let rowids = rows.map { row -> Int? in
-      guard case .record(let record) = row, matchIndex < record.values.count,
-        case .int(let rowid) = record.values[matchIndex]
-      else { return nil }
-      return rowid
-    }
-    let records = try reading(database) { db in
-      try rightRecords(Array(Set(rowids.compactMap { $0 })), join, in: db)
-    }
-    let schema = self.schema
-    return zip(rows, rowids).map { row, rowid in
-      guard case .record(let record) = row else { return row }
-      var values = Array(record.values.prefix(matchIndex))
-      values.append(rowid.flatMap { records[$0] } ?? .null)
-      return .record(Record(schema: schema, values: values))
-    }
+  /// The error of a value of the other table of a join that no longer fits its column.
+  static func changedSinceJoined(_ column: SQLiteColumn, displayPath: String) -> DataSourceError {
+    .sourceFailed(
+      message:
+        "\(displayPath): column \(column.name) of the joined table no longer holds \(column.type?.rawValue ?? "its") values (the file changed since the join was made); join again"
+    )
   }
 
   /// The right's rows of a join with these rowids, as records.
@@ -383,10 +398,7 @@ extension SQLiteProvider {
       var values: [Value] = []
       for (i, column) in right.columns.enumerated() {
         guard let value = Self.read(row[i + 1], in: column) else {
-          throw DataSourceError.sourceFailed(
-            message:
-              "\(displayPath): column \(column.name) of the joined table no longer holds \(column.type?.rawValue ?? "its") values (the file changed since the join was made); join again"
-          )
+          throw Self.changedSinceJoined(column, displayPath: displayPath)
         }
         values.append(value)
       }

@@ -195,7 +195,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
       guard let ticket, let sections else {
         self.database = database
         self.query = opened
-        self.schema = Schema(query.join.map { names.dropLast() + [$0.name] } ?? names)
+        self.schema = Schema(query.join.map { names.prefix(query.columns.count) + [$0.name] } ?? names)
         needsCount = true
         return
       }
@@ -205,7 +205,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
         self.query = opened
         denseRowidStart = dense
         // A join's key column is read, not shown; its match field is.
-        self.schema = Schema(query.join.map { names.dropLast() + [$0.name] } ?? names)
+        self.schema = Schema(query.join.map { names.prefix(query.columns.count) + [$0.name] } ?? names)
         self.sections = sections
         needsCount = false
         pages = [:]

@@ -454,10 +454,7 @@ extension SQLiteProvider: JoinPushdown {
       !everyMatch || query.rowOrder != nil,
       !keepsRightOnly || query.section == nil,
       // The rows' own columns never take the names the join's SQL gives its columns.
-      !everyMatch
-        || !query.columns.contains(where: {
-          [SQLiteQuery.rowOrderColumn, SQLiteQuery.matchColumn, SQLiteQuery.joinKeyColumn].contains($0.name)
-        }),
+      !everyMatch || !query.columns.contains(where: { $0.name.hasPrefix("_dsh_") }),
       case .table = right.query.source, right.query.rowOrder != nil, right.query.join == nil,
       right.query.section == nil, right.query.order.isEmpty, right.query.limit == nil,
       Self.sameFile(path, right.path),
@@ -529,6 +526,7 @@ extension SQLiteProvider: JoinPushdown {
     -> SQLiteProvider
   {
     guard let database, let notes else { return with(joined, identityKey: nil) }
+    var joined = joined
     var left = joined
     left.join = nil
     let sql = "SELECT (\(left.countSQL)), (\(joined.countSQL))"
@@ -547,6 +545,7 @@ extension SQLiteProvider: JoinPushdown {
     }
     let (items, rows): (Int, Int) = (counts?[0] ?? 0, counts?[1] ?? 0)
     if rows != items { notes.add(.joinRows(field: name, rows: rows, items: items)) }
+    joined.join?.rows = rows
     return with(joined, identityKey: nil)
   }
 

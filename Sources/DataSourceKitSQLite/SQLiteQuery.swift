@@ -110,6 +110,9 @@ public struct SQLiteQuery: Sendable {
     var every = false
     /// `full`: the right's rows no row matched come after, the left's fields null.
     var full = false
+    /// How many rows a join that makes the rows made, counted when it was made (for its note):
+    /// the view's count, not taken again (the file is opened immutable).
+    var rows: Int?
 
     init(right: SQLiteQuery, leftKey: String, rightKey: String, textKeys: Bool, name: String, inner: Bool) {
       rightBox = [right]
@@ -256,11 +259,14 @@ public struct SQLiteQuery: Sendable {
     return "FROM (SELECT \(list.joined(separator: ", ")) \(baseFrom))"
   }
 
-  /// The columns a row is read as (and last, a join's left key, or the rowid of its match).
+  /// The columns a row is read as (and last, a join's left key, or the rowid of its match and
+  /// the match's columns).
   var selectList: String {
     let list = columns.isEmpty ? "*" : columns.map { Self.quoted($0.name) }.joined(separator: ", ")
     guard let join else { return list }
-    return join.every ? list + ", " + Self.matchColumn : list + ", (\(join.leftKey)) AS \(Self.joinKeyColumn)"
+    guard join.every else { return list + ", (\(join.leftKey)) AS \(Self.joinKeyColumn)" }
+    return ([list, Self.matchColumn] + join.right.columns.indices.map { "_dsh_m\($0)" }).joined(
+      separator: ", ")
   }
 
   /// The column that brings a join's left key with each row.
@@ -272,7 +278,7 @@ public struct SQLiteQuery: Sendable {
   /// The rows of a join that makes them, as SQL.
   ///
   /// The left's rows (its conditions kept) with the rowid of each
-  /// match in `_dsh_match` and its own in `_dsh_rowid`; `LEFT JOIN` unless inner, and for
+  /// match in `_dsh_match` (its columns in `_dsh_m0`, …) and its own in `_dsh_rowid`; `LEFT JOIN` unless inner, and for
   /// `full` the right's rows no left row matched after them (`UNION ALL`), the left's columns
   /// null. Keys compare as the lookup's do (text by its bytes, null matching nothing).
   ///
@@ -284,10 +290,12 @@ public struct SQLiteQuery: Sendable {
     let keyColumn = Self.joinKeyColumn
     let left =
       "SELECT \(names.joined(separator: ", ")), \(sourceRowOrder) AS \(Self.rowOrderColumn), (\(join.leftKey)) AS \(keyColumn) \(sourceFrom)\(sourceWhere)"
+    let rightColumns = join.right.columns.indices.map { "_dsh_m\($0)" }
     let right =
-      "SELECT \(join.rightOrder) AS \(Self.matchColumn), (\(join.rightKey)) AS \(keyColumn) \(join.right.from)\(join.right.whereClause)"
+      "SELECT \(([join.rightOrder + " AS " + Self.matchColumn] + join.right.columns.indices.map { "\(Self.quoted(join.right.columns[$0].name)) AS _dsh_m\($0)" }).joined(separator: ", ")), (\(join.rightKey)) AS \(keyColumn) \(join.right.from)\(join.right.whereClause)"
+    let match = ([Self.matchColumn] + rightColumns).map { "_dsh_r.\($0)" }.joined(separator: ", ")
     let matched =
-      "SELECT \(names.map { "_dsh_l.\($0)" }.joined(separator: ", ")), _dsh_l.\(Self.rowOrderColumn), _dsh_r.\(Self.matchColumn) FROM (\(left)) AS _dsh_l \(join.inner ? "" : "LEFT ")JOIN (\(right)) AS _dsh_r ON _dsh_l.\(keyColumn)\(join.collation) = _dsh_r.\(keyColumn)"
+      "SELECT \(names.map { "_dsh_l.\($0)" }.joined(separator: ", ")), _dsh_l.\(Self.rowOrderColumn), \(match) FROM (\(left)) AS _dsh_l \(join.inner ? "" : "LEFT ")JOIN (\(right)) AS _dsh_r ON _dsh_l.\(keyColumn)\(join.collation) = _dsh_r.\(keyColumn)"
     guard join.full else { return matched }
     let nulls = Array(repeating: "NULL", count: names.count + 1).joined(separator: ", ")
     // NOT IN a list of the left's keys, which SQLite indexes once (a correlated NOT EXISTS would
@@ -295,7 +303,7 @@ public struct SQLiteQuery: Sendable {
     let keys =
       "SELECT \(join.leftKey) \(sourceFrom) WHERE \(conditions.map { "(\($0.sql)) AND " }.joined())(\(join.leftKey)) IS NOT NULL"
     return
-      "\(matched) UNION ALL SELECT \(nulls), _dsh_r.\(Self.matchColumn) FROM (\(right)) AS _dsh_r WHERE _dsh_r.\(keyColumn) IS NULL OR _dsh_r.\(keyColumn)\(join.collation) NOT IN (\(keys))"
+      "\(matched) UNION ALL SELECT \(nulls), \(match) FROM (\(right)) AS _dsh_r WHERE _dsh_r.\(keyColumn) IS NULL OR _dsh_r.\(keyColumn)\(join.collation) NOT IN (\(keys))"
   }
 
   /// The column of the source's own rows that keeps their stored order.

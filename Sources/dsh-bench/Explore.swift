@@ -105,7 +105,8 @@ import Foundation
     "CREATE TABLE IF NOT EXISTS badges (person_id INTEGER, badge TEXT); CREATE INDEX IF NOT EXISTS badges_person ON badges (person_id); INSERT INTO badges WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500000) SELECT (i * 7919) % 900000, 'b' || (i % 97) FROM c WHERE NOT EXISTS (SELECT 1 FROM badges);",
   ])
   let badges = "let b = sqlite \"\(databasePath)\" table badges"
-  let joinTail = "| where team == \"Design\" | join b on id == person_id as m all | select id, name, badge = m.badge as csv"
+  let joinTail =
+    "| where team == \"Design\" | join b on id == person_id as m all | select id, name, badge = m.badge as csv"
   let dshJoin = median { measure([dsh, "-c", bind, "-c", badges, "-c", "show p \(joinTail)"]) }
   let dshJoinInMemory = median {
     measure([dsh, "-c", bind, "-c", badges + " null \"~\"", "-c", "show p \(joinTail)"])
@@ -118,7 +119,8 @@ import Foundation
   }
   rows.append(
     Row(
-      what: "SQLite 1M × 1.5M: where team == \"Design\" | join … all, printed whole", dsh: seconds(dshJoin.seconds),
+      what: "SQLite 1M × 1.5M: where team == \"Design\" | join … all, printed whole",
+      dsh: seconds(dshJoin.seconds),
       other: "sqlite3 -csv, LEFT JOIN: " + seconds(sqliteJoin.seconds),
       figure: String(format: "%.2f×", dshJoin.seconds / sqliteJoin.seconds), target: "≤ 3×",
       met: dshJoin.status == 0 && dshJoin.seconds <= 3 * sqliteJoin.seconds))
