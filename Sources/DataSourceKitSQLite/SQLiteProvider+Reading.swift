@@ -169,7 +169,13 @@ extension SQLiteProvider {
     // rowid order too: a page by rowid is a seek only while SQLite reads the table in rowid
     // order, and a condition served by another index (`name GLOB 'Ada*'`) would find and sort
     // its matches again for every page.
-    let streamed = held != nil && denseRowidStart == nil
+    //
+    // A page behind the statement (a window function reads its rows in its own order) is read
+    // by a statement of its own from the rowid where the page before it ended, when that is
+    // known, rather than by stepping from the first row again.
+    let behind = stream.map { page < $0.nextPage } ?? false
+    let seeksBack = behind && query.rowidOrdered && (page == 0 || lastRowids[page - 1] != nil)
+    let streamed = held != nil && denseRowidStart == nil && !seeksBack
     let rowidColumn = query.rowidOrdered && !streamed ? query.rowOrder : nil
     if let first = denseRowidStart, case .table(let name) = query.source, let rowid = query.rowidName {
       sql =
@@ -192,7 +198,9 @@ extension SQLiteProvider {
     }
     let schema = self.schema
     let columns = query.columns
-    let readsRowid = rowidColumn != nil && denseRowidStart == nil
+    // Rows in stored order bring their rowid last, however they are read: where each page ends
+    // is known for a later read of the page after it.
+    let readsRowid = query.rowidOrdered && denseRowidStart == nil
     var misfits: Set<String> = []
     var lastRowid: Int?
     // Each value is read from the statement itself: a GRDB `Row` would name every column of
@@ -288,7 +296,8 @@ extension SQLiteProvider {
           // From this page to the end (or the query's limit): LIMIT -1 is no limit.
           let rest = query.limit.map { max(0, $0 - offset) } ?? -1
           stream = try startStream(
-            in: db, sql: query.select(offset: offset, count: rest), page: page, stepFirst: false)
+            in: db, sql: query.select(offset: offset, count: rest, withRowid: readsRowid), page: page,
+            stepFirst: false)
         }
         var rows: [Value] = []
         rows.reserveCapacity(count)

@@ -387,9 +387,11 @@ public struct SQLiteQuery: Sendable {
     return (try? memory.read { try $0.makeStatement(sql: "SELECT 1 ORDER BY 1 NULLS LAST") }) != nil
   }()
 
-  /// The rows in order, `count` of them from `offset` (within the query's own limit).
-  func select(offset: Int, count: Int) -> String {
-    "SELECT \(selectList) \(from)\(whereClause)\(orderClause) LIMIT \(count) OFFSET \(offset)"
+  /// The rows in order, `count` of them from `offset` (within the query's own limit); with
+  /// `withRowid`, each with the column that keeps the stored order last.
+  func select(offset: Int, count: Int, withRowid: Bool = false) -> String {
+    let list = withRowid ? selectList + ", " + (rowOrder ?? "rowid") : selectList
+    return "SELECT \(list) \(from)\(whereClause)\(orderClause) LIMIT \(count) OFFSET \(offset)"
   }
 
   /// All rows, in order: what the counts are taken over.

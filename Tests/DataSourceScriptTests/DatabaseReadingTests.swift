@@ -299,6 +299,34 @@ struct DatabaseReadingTests {
     #expect(window == Array(expected[1000..<1010]))
   }
 
+  @Test(
+    "stages in memory over a database's rows read them by one statement: a window function, the rest of a split where, a group by, a join, describe"
+  )
+  func stagesInMemoryReadInOrder() async throws {
+    let path = try Self.makeDatabase()
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    // Each reads all 3,000 rows (12 pages) of a sorted or index-served view: a statement per
+    // page would sort them again, or find them again through the index, for every page.
+    for (stage, rows) in [
+      ("section by cat | extend r = rank() by a desc within section", 3000),
+      ("where cat > \"c1\" and text(a) matches \"^[1-5]$\"", 0),
+      ("sort by cat desc | group by a with n = count(), l = list(id)", 0),
+      ("sort by cat | join (sqlite \"\(path)\" table t null \"~\") on id == id as m", 0),
+    ] {
+      let (_, output, ok) = await run(
+        """
+        let v = sqlite "\(path)" table t | \(stage)
+        describe v
+        """)
+      #expect(ok, "\(stage): \(output.errors)")
+      let reads = output.text.split(separator: "\n").filter { $0.contains("rows read by") }
+      #expect(
+        !reads.isEmpty && reads.allSatisfy { $0.contains("rows read by 1 statement)") },
+        "\(stage): \(output.text)")
+      if rows > 0 { #expect(output.text.contains("\(rows) items"), "\(stage): \(output.text)") }
+    }
+  }
+
   @Test("a table bound by let is counted when first asked: a view of it counts only what its stages keep")
   func tableCountedWhenAsked() async throws {
     let path = try Self.makeDatabase()

@@ -256,7 +256,15 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
     }
     let arranged: [DerivedSection]
     do {
-      arranged = try self.arranged()
+      // A database's rows are read in order: one statement stepped along, not one per page,
+      // each of which would find and sort the rows an index serves again (the in-memory part
+      // of a split `where` over 83,367 rows of a 1M-row SQLite table: 326 statements, 5.2 s of
+      // SQLite's time, against one of 0.32 s).
+      if let reader = root as? any InOrderReading {
+        arranged = try reader.readingInOrder { try self.arranged() }
+      } else {
+        arranged = try self.arranged()
+      }
     } catch DataSourceError.cancelled {
       states.cancel(ticket)
       throw DataSourceError.cancelled

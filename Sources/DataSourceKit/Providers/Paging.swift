@@ -86,3 +86,11 @@ public final class PagedProvider<Item>: DataProvider, PagingProvider, DataProvid
   /// The nodes below this one in `describe`.
   package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
 }
+
+/// A provider that reads its rows with a statement per page, and can read them with one
+/// statement stepped along while a whole view (or a long window) is read in order: a printer
+/// walking a view, or a stage arranging every item of its source.
+package protocol InOrderReading: AnyObject {
+  /// Runs `body`; the rows it asks for in order come from one statement.
+  func readingInOrder<R>(_ body: () throws -> R) throws -> R
+}

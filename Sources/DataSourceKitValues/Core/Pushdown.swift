@@ -81,13 +81,6 @@ package protocol JoinPushdown: AnyObject {
   ) async throws -> (any DataProvider<Value>)?
 }
 
-/// A provider that reads its rows with a statement per page, and can read them with one
-/// statement stepped along while a whole view (or a long window) is read in order.
-package protocol InOrderReading: AnyObject {
-  /// Runs `body`; the rows it asks for in order come from one statement.
-  func readingInOrder<R>(_ body: () throws -> R) throws -> R
-}
-
 /// Runs `body` with every provider under `root` that can read in order doing so: what a
 /// printer or an exporter does before it walks a whole view.
 package func readingInOrder<R>(under root: Any, _ body: () throws -> R) throws -> R {

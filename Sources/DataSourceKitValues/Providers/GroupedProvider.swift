@@ -166,6 +166,22 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
     observers.notify()
   }
 
+  /// Groups the base's items one by one (for keys not read by column).
+  private func groupItems(into groups: inout Groups) throws {
+    let notes = self.notes
+    let keyValues = keys.map { key in key.compute ?? key.expression.compiled(notes: notes) }
+    var seen = 0
+    for section in 0..<base.numberOfSections {
+      for row in 0..<base.numberOfItems(inSection: section) {
+        seen += 1
+        if seen & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
+        let item = base.item(at: ItemPath(item: row, section: section))
+        let values = keyValues.map { $0(item) }
+        groups.add(key: values) { $0.add(item) }
+      }
+    }
+  }
+
   /// The groups of the base's items, in first-seen order of their keys.
   private func group() throws -> [Value] {
     if !usesClosures, let pushdown = base as? any GroupingPushdown,
@@ -184,19 +200,9 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
           fields.map(\.aggregate.function), arguments: fields.map(\.compute),
           fractions: fields.map { $0.aggregate.fraction ?? 0 })
         : AggregateAccumulator(fields.map(\.aggregate), notes: notes))
+    // A database's rows read in order: one statement stepped along, not one per page.
     if try usesClosures || !groupByColumns(into: &groups) {
-      let notes = self.notes
-      let keyValues = keys.map { key in key.compute ?? key.expression.compiled(notes: notes) }
-      var seen = 0
-      for section in 0..<base.numberOfSections {
-        for row in 0..<base.numberOfItems(inSection: section) {
-          seen += 1
-          if seen & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
-          let item = base.item(at: ItemPath(item: row, section: section))
-          let values = keyValues.map { $0(item) }
-          groups.add(key: values) { $0.add(item) }
-        }
-      }
+      try readingInOrder(under: base) { try groupItems(into: &groups) }
     }
     // A base that failed while it was read (a value its type does not hold) has no groups.
     if base.loadState == .error {

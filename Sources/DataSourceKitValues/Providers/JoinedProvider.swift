@@ -199,8 +199,14 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
     observers.notify()
   }
 
-  /// Long because the right side's index and the left side's pass share the key columns and the notes of repeated keys.
+  /// The two sides joined, a database's rows read in order (one statement stepped along, not
+  /// one per page).
   private func join() throws -> Joined {
+    try readingInOrder(under: self) { try joinSides() }
+  }
+
+  /// Long because the right side's index and the left side's pass share the key columns and the notes of repeated keys.
+  private func joinSides() throws -> Joined {
     var result = Joined()
     for section in 0..<right.numberOfSections {
       for row in 0..<right.numberOfItems(inSection: section) {

@@ -296,8 +296,13 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
 
   // MARK: Computing
 
-  /// Every field's value for every item of the base as it is now.
+  /// Every field's value for every item of the base as it is now, a database's rows read in
+  /// order (one statement stepped along, not one per page).
   private func compute() throws -> ([[Value]], SectionOffsets) {
+    try readingInOrder(under: base) { try computeFields() }
+  }
+
+  private func computeFields() throws -> ([[Value]], SectionOffsets) {
     let offsets = SectionOffsets(of: base)
     let total = offsets.total
     try DerivedProvider<Value>.checkScale(

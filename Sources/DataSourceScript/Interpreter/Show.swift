@@ -388,7 +388,12 @@ extension Session {
     let value = try await evaluator.evaluate(expression)
     do {
       let lines: [String]
-      if case .explain = statement { lines = try explain(value) } else { lines = try describe(value) }
+      // A database's rows that describe reads whole (a field's profile) come from one statement.
+      if case .explain = statement {
+        lines = try explain(value)
+      } else {
+        lines = try readingInOrder(under: value.compositionRoot) { try describe(value) }
+      }
       output.write(lines.joined(separator: "\n") + "\n")
     } catch let error as DataSourceError {
       throw Diagnostic(.dataSource(error), at: expression.range)
