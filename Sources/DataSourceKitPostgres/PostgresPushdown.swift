@@ -383,8 +383,8 @@ extension PostgresProvider: JoinPushdown {
       query.section == nil || (everyMatch && !keepsRightOnly),
       !everyMatch || !shape.baseOrder.isEmpty,
       !shape.columns.contains(where: { $0.name == name }),
-      // The names a full join's SQL gives its own columns beside the source's.
-      !keepsRightOnly || !shape.columns.contains(where: { $0.name.hasPrefix("dsh_") }),
+      // The names the join's SQL gives its own columns beside the source's.
+      !everyMatch || !shape.columns.contains(where: { $0.name.hasPrefix("dsh_") }),
       right.query.join == nil, right.query.section == nil, right.query.order.isEmpty,
       right.query.limit == nil,
       !rightShape.baseOrder.isEmpty,

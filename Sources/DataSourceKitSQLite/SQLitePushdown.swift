@@ -433,8 +433,8 @@ extension SQLiteProvider: JoinPushdown {
   /// key of `right` held by more than one row gives the note the join in memory gives.
   ///
   /// With `everyMatch` (`all`, SQL's join) a row comes for each match, in the right's stored
-  /// order, and the rows are the join's: read through it a page at a time, each with the rowid
-  /// of its match, whose row one query per page reads (see ``SQLiteQuery/joinsRows``). With
+  /// order, and the rows are the join's: read through it a page at a time, each with its
+  /// match's rowid and columns (see ``SQLiteQuery/joinsRows``). With
   /// `keepsRightOnly` (`full`) the right's rows no row matched come after. The note of how many
   /// rows the join made is the memory join's too.
   ///
