@@ -381,7 +381,9 @@ extension PostgresProvider: JoinPushdown {
     guard let right = other as? PostgresProvider, let session, let shape, let rightShape = right.shape,
       right.location == location, query.join == nil, query.limit == nil,
       query.section == nil || (everyMatch && !keepsRightOnly),
-      !everyMatch || !shape.baseOrder.isEmpty,
+      // A view or a query without a key has no order a join keeps: its rows would come in the
+      // join's order.
+      !shape.baseOrder.isEmpty,
       !shape.columns.contains(where: { $0.name == name }),
       // The names the join's SQL gives its own columns beside the source's.
       !everyMatch || !shape.columns.contains(where: { $0.name.hasPrefix("dsh_") }),

@@ -475,7 +475,13 @@ extension SQLiteProvider: JoinPushdown {
       left.type == other.type || (left.type.isNumber && other.type.isNumber),
       SQLTranslator<SQLiteDialect>.orderable.contains(left.type),
       // Keys are written into several statements: one with a value in it joins in memory.
-      left.sql.values.isEmpty, other.sql.values.isEmpty
+      left.sql.values.isEmpty, other.sql.values.isEmpty,
+      // A join that makes the rows seeks each left row's matches by an index on the right key:
+      // a column read as stored. A key SQLite must compute (a marker read as null, a cast, len)
+      // has no index, and the join would scan the right table for every left row.
+      !everyMatch
+        || (!right.query.isProjected
+          && right.query.columns.contains { SQLiteQuery.quoted($0.name) == other.sql.sqlite.sql })
     else { return nil }
     let textKeys = left.type == .text || left.type == .date
     // The right key's columns are compared by SQL: checked above with every other column.
