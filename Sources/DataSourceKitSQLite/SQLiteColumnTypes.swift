@@ -130,8 +130,11 @@ extension SQLiteProvider {
     // conditions keep, and no other row is ever read: only those are looked at (a sort key of
     // a window of ten million rows costs a scan of the window, not of the table). A column in a
     // condition is compared in every row.
-    let conditions = query.conditions.map { "(\($0.sql))" }.joined(separator: " AND ")
-    let conditionArguments = StatementArguments(query.arguments.map(SQLiteProvider.databaseValue))
+    // (Behind window functions, the rows they are computed over: the conditions after them
+    // read their columns, which the source does not have.)
+    let kept = query.windows?.conditions ?? query.conditions
+    let conditions = kept.map { "(\($0.sql))" }.joined(separator: " AND ")
+    let conditionArguments = StatementArguments(kept.flatMap(\.arguments).map(SQLiteProvider.databaseValue))
     for index in result.indices where names.contains(result[index].name) {
       if result[index].checked || (check == .comparisons && result[index].comparable) { continue }
       let column = result[index].projection
@@ -139,7 +142,7 @@ extension SQLiteProvider {
       // marker, a cast); otherwise they would pick other rows here than in the query.
       let withinConditions =
         check == .comparisons && !conditions.isEmpty && !query.isProjected
-        && !query.conditions.contains { $0.sql.contains(SQLiteQuery.quoted(result[index].name)) }
+        && !kept.contains { $0.sql.contains(SQLiteQuery.quoted(result[index].name)) }
       guard let misfit = misfitCondition(result[index], for: check),
         try withinConditions
           ? Int.fetchOne(

@@ -197,10 +197,47 @@ extension SQLiteProvider {
   static func count(in database: DatabaseQueue, query: inout SQLiteQuery, displayPath: String) throws
     -> (sections: [(key: Value?, start: Int, count: Int)], denseStart: Int?)
   {
+    if query.windows != nil {
+      if !query.isMaterialized {
+        try materializeWindows(in: database, query: &query, displayPath: displayPath)
+      }
+      // Written in order from rowid 1: a page is a range of rowids.
+      return (try countRows(in: database, query: query), 1)
+    }
     if let run = try keyRun(in: database, query: query) {
       return ([(key: nil, start: 0, count: run.count)], run.first)
     }
     return (try countSections(in: database, query: &query, displayPath: displayPath), nil)
+  }
+
+  /// Writes the view's rows, with their window columns, in order to a temporary table of the
+  /// connection: the windows are computed once, by one statement, whatever is read after.
+  ///
+  /// The columns a neighbour's value is taken from (`lag(x)`) are checked first: the value
+  /// written is then read as its column's type. (The other columns are read from the source
+  /// with each page, checked as any read is.)
+  static func materializeWindows(in database: DatabaseQueue, query: inout SQLiteQuery, displayPath: String)
+    throws
+  {
+    let copied = Set(query.windows?.columns.compactMap(\.copies) ?? [])
+    let unchecked = Set(query.columns.filter { !$0.checked && copied.contains($0.name) }.map(\.name))
+    if !unchecked.isEmpty {
+      let before = query
+      query.columns = try database.read { db in
+        try checking(before.columns, named: unchecked, in: db, query: before, displayPath: displayPath)
+      }
+    }
+    query.windows?.adoptTypes(of: query.columns)
+    let table = SQLiteQuery.windowsTable
+    let (sql, arguments) = query.materializing
+    try database.inDatabase { db in
+      try db.execute(sql: "DROP TABLE IF EXISTS temp.\(SQLiteQuery.quoted(table))")
+      try db.execute(
+        sql: "CREATE TEMP TABLE \(SQLiteQuery.quoted(table)) AS \(sql)",
+        arguments: StatementArguments(arguments.map(databaseValue)))
+    }
+    query.windows?.table = table
+    query.windows?.madeBy = (sql, arguments)
   }
 
   /// How many rows a run of a table's keys holds, and its first rowid, without stepping.

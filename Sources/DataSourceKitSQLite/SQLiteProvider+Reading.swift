@@ -18,8 +18,10 @@ extension SQLiteProvider {
     }
     // A sorted view still to be counted: the count runs on a second connection while this one
     // sorts (SQLite sorts the whole result before its first row), the two on two cores.
+    // (Not rows behind window functions: their count writes them to this connection's table.)
     let countsWhileSorting =
-      needsCount && states.state == .initial && !query.rowidOrdered && !Task.isCancelled
+      needsCount && states.state == .initial && !query.rowidOrdered && query.windows == nil
+      && !Task.isCancelled
     let counting = countsWhileSorting ? startCounting() : nil
     // Otherwise counted first: the count is a read of its own, which cannot run inside the held one.
     if !countsWhileSorting { countIfNeeded() }
@@ -177,9 +179,8 @@ extension SQLiteProvider {
     let seeksBack = behind && query.rowidOrdered && (page == 0 || lastRowids[page - 1] != nil)
     let streamed = held != nil && denseRowidStart == nil && !seeksBack
     let rowidColumn = query.rowidOrdered && !streamed ? query.rowOrder : nil
-    if let first = denseRowidStart, case .table(let name) = query.source, let rowid = query.rowidName {
-      sql =
-        "SELECT * FROM \(SQLiteQuery.quoted(name)) WHERE \(rowid) >= ? AND \(rowid) <= ? ORDER BY \(rowid)"
+    if let first = denseRowidStart, let dense = query.denseSelect {
+      sql = dense
       // No further than the rows the view has: past them, the table's rows are other ranges'.
       // (Rowids reach Int.max: the sums are checked.)
       let total = sections.last.map { $0.start + $0.count } ?? 0
@@ -197,7 +198,7 @@ extension SQLiteProvider {
         + (after == nil ? " OFFSET \(offset)" : "")
     }
     let schema = self.schema
-    let columns = query.columns
+    let columns = query.readColumns
     // Rows in stored order bring their rowid last, however they are read: where each page ends
     // is known for a later read of the page after it.
     let readsRowid = query.rowidOrdered && denseRowidStart == nil
@@ -314,6 +315,14 @@ extension SQLiteProvider {
     }
     if !misfits.isEmpty {
       stream = nil
+      // Only a column of the source can be checked again; a window column holds what it was
+      // computed from, checked before.
+      guard misfits.isSubset(of: Set(query.columns.map(\.name))) else {
+        failWhileRead(
+          DataSourceError.sourceFailed(
+            message: "\(displayPath): a window column holds a value of another type than its column"))
+        return []
+      }
       // Checked now, so the page is read again with the columns' final types.
       // Views that read rows before (an int column now double) are told after the statement.
       guard (try? check(misfits, in: database)) != nil else { return [] }

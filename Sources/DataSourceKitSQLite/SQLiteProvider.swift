@@ -84,7 +84,11 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
 
   /// A provider of this one's source reading `query`, its items identified by `identityKey`.
   func with(_ query: SQLiteQuery, identityKey: String?) -> SQLiteProvider {
-    SQLiteProvider(
+    // The windows' table is the connection's: a new provider writes its own.
+    var query = query
+    query.windows?.table = nil
+    query.windows?.madeBy = nil
+    return SQLiteProvider(
       path: path, displayPath: displayPath, query: query, identityKey: identityKey, access: access)
   }
 
@@ -101,14 +105,14 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
   /// Whether no stage was pushed down: the provider reads its whole source.
   private var readsWholeSource: Bool {
     query.conditions.isEmpty && query.section == nil && query.order.isEmpty && query.limit == nil
-      && query.join == nil
+      && query.join == nil && query.windows == nil
   }
 
   /// Each column's type; its nulls when the provider reads the whole source and has checked the
   /// column's values (a filtered one would have to count them again).
   package var fieldProfiles: [FieldProfile]? {
     guard states.state != .error, !query.columns.isEmpty else { return nil }
-    return query.columns.map {
+    return query.readColumns.map {
       FieldProfile(
         name: $0.name, type: $0.type, nulls: readsWholeSource ? $0.nulls : nil, markers: $0.markers)
     } + (query.join.map { [FieldProfile(name: $0.name, type: .record, nulls: nil)] } ?? [])
@@ -384,6 +388,11 @@ extension SQLiteProvider: QueryExplaining {
   /// (`EXPLAIN QUERY PLAN`, nested as SQLite nests its steps).
   package func explainQuery() throws -> [String] {
     guard let database else { return ["(not open: \(loadState.rawValue))"] }
+    if let (sql, arguments) = query.windows?.madeBy {
+      // What computed the windows, once; the pages are ranges of the table's rowids.
+      return ["rows written once to temp.\(SQLiteQuery.windowsTable), read by rowid:"]
+        + (try explain(sql, arguments: arguments, in: database))
+    }
     return try explain(query.ordered, arguments: query.orderedArguments, in: database)
   }
 

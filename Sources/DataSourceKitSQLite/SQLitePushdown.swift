@@ -19,6 +19,20 @@ extension SQLiteProvider: QueryPushdown {
   }
 }
 
+extension SQLiteProvider {
+  package func pushingDownWindows(
+    _ fields: [WindowFieldsProvider.Field], label: String, notes: ExpressionNotes?
+  )
+    -> (any DataProvider<Value>)?
+  {
+    guard let windowed = query.addingWindows(fields, label: label) else { return nil }
+    for field in fields where field.withinSection && query.section == nil {
+      notes?.add(.withinSectionWithoutSections(field: field.name))
+    }
+    return with(windowed)
+  }
+}
+
 extension SQLiteProvider: ReadOnlyStore {
   /// How refusals of edits name this store.
   public var storeDescription: String { "a sqlite provider" }
@@ -63,6 +77,120 @@ extension SQLiteQuery {
       guard let count = slice.count else { break }
       query.limit = min(query.limit ?? count, count)
     }
+    return query
+  }
+}
+
+// Window functions: the ranks, row numbers and neighbours' values SQL's window functions give
+// are dsh's exactly (its window functions are defined as SQL's), given the same order: the
+// keys (nulls last), then for a row number or a neighbour the view's own order among equal keys.
+// Aggregates over a window stay in memory: SQLite adds reals in another order (the last digit
+// may differ) and stops at an int overflow where dsh gives null.
+
+extension SQLiteQuery {
+  /// Whether this SQLite computes window functions (3.25 on).
+  private static let readsWindows: Bool = {
+    guard let memory = try? DatabaseQueue() else { return false }
+    return (try? memory.read { try $0.makeStatement(sql: "SELECT rank() OVER (ORDER BY 1)") }) != nil
+  }()
+
+  /// The query with window columns computed over its rows, or `nil` when one of them is not a
+  /// window function SQL computes as dsh does (see above).
+  ///
+  /// Long because each function's SQL is written beside the checks that it means dsh's.
+  func addingWindows(_ fields: [WindowFieldsProvider.Field], label: String) -> SQLiteQuery? {
+    // Computed over the rows as they stand: never over a limit's, a join's or other windows'.
+    guard Self.readsWindows, windows == nil, join == nil, limit == nil, rowOrder != nil, !columns.isEmpty,
+      // The names the windows' SQL gives its own columns beside the source's.
+      !columns.contains(where: { $0.name.lowercased().hasPrefix("_dsh_") })
+    else { return nil }
+    let translator = self.translator
+    // SQLite's names are the same in any case.
+    var taken = Set(columns.map { $0.name.lowercased() })
+    // The view's own order among equal keys: its section, its sort keys, the stored order.
+    var ties = ((section.map { [$0] } ?? []) + order).map { Self.nullsLast($0.sql, $0.direction) }
+    ties.append(sourceRowOrder)
+    let tieArguments = ((section.map { [$0] } ?? []) + order).flatMap(Self.nullsLastArguments)
+    var made: [Windows.Column] = []
+    for field in fields {
+      guard field.calls.count == 1, let call = field.calls.first, case .function(let function) = call.kind,
+        field.expression == nil, field.combine == nil, field.partitionCompute == nil,
+        call.compute == nil, call.fallbackCompute == nil, !field.order.contains(where: { $0.compute != nil }),
+        let type = field.type, type != .null, !field.name.hasPrefix("_dsh_"),
+        // The table the rows are written to reads its rowid by one of these names.
+        !["rowid", "_rowid_", "oid"].contains(field.name.lowercased()),
+        taken.insert(field.name.lowercased()).inserted
+      else { return nil }
+      var arguments: [Value] = []
+      var sql: String
+      var copies: String?
+      switch function {
+      case .rowNumber: sql = "row_number()"
+      case .rank: sql = "rank()"
+      case .denseRank: sql = "dense_rank()"
+      case .percentRank: sql = "percent_rank()"
+      case .cumeDist: sql = "cume_dist()"
+      case .lag, .lead:
+        // A column: the neighbour's value is read as its type (every value is checked before
+        // the windows are computed; see `materializeWindows`).
+        guard case .field(let path) = call.argument, path.count == 1,
+          let column = columns.first(where: { $0.name == path[0] }), column.type == type, call.offset >= 0
+        else { return nil }
+        copies = column.name
+        var list = [Self.quoted(column.name), String(call.offset)]
+        if let fallback = call.fallback {
+          guard let value = translator.value(fallback), value.type == type || value.type == .null else {
+            return nil
+          }
+          let (text, values) = value.sql.sqlite
+          list.append(text)
+          arguments += values
+        }
+        sql = "\(function.rawValue)(\(list.joined(separator: ", ")))"
+      case .random:
+        return nil
+      }
+      // The partition: the section, or `within EXPR`'s key (of a type that groups as dsh does).
+      var partition: String?
+      if field.withinSection {
+        if let section {
+          partition = section.sql
+          arguments += section.arguments
+        }
+      } else if let expression = field.partition {
+        guard let key = translator.key(expression), [.int, .text, .bool, .date].contains(key.type) else {
+          return nil
+        }
+        let (text, values) = key.sql.sqlite
+        partition = text
+        arguments += values
+      }
+      var terms: [String] = []
+      for key in field.order {
+        guard let value = translator.key(key.expression) else { return nil }
+        let term = OrderTerm(value, key.direction)
+        terms.append(Self.nullsLast(term.sql, term.direction))
+        arguments += Self.nullsLastArguments(term)
+      }
+      // A rank's peers are the rows with equal keys; a row number and a neighbour follow the
+      // view's order among them.
+      if [.rowNumber, .lag, .lead].contains(function) {
+        terms += ties
+        arguments += tieArguments
+      }
+      let over: [String] =
+        (partition.map { ["PARTITION BY " + $0] } ?? [])
+        + (terms.isEmpty ? [] : ["ORDER BY " + terms.joined(separator: ", ")])
+      made.append(
+        Windows.Column(
+          name: field.name, sql: "\(sql) OVER (\(over.joined(separator: " ")))", arguments: arguments,
+          type: type,
+          copies: copies))
+    }
+    var query = self
+    query.windows = Windows(
+      conditions: conditions, columns: made, label: label, section: section, orderCount: order.count)
+    query.conditions = []
     return query
   }
 }
@@ -284,7 +412,7 @@ extension SQLiteProvider: GroupingPushdown {
   {
     // First-seen order needs rowids: a view or a WITHOUT ROWID table groups in memory.
     guard let database, case .table = query.source, let order = query.rowOrder, query.section == nil,
-      query.order.isEmpty, query.limit == nil, query.join == nil
+      query.order.isEmpty, query.limit == nil, query.join == nil, query.windows == nil
     else { return nil }
     // The columns the keys and arguments read are checked first, every value (a real in an int
     // column widens it; a text column read as ints gets its CAST), and the SQL is written from
@@ -449,13 +577,15 @@ extension SQLiteProvider: JoinPushdown {
   ) async throws -> SQLiteProvider? {
     let everyMatch = everyMatch || keepsRightOnly
     guard let right = other as? SQLiteProvider, database != nil, let rightDatabase = right.database,
-      query.join == nil, !query.columns.isEmpty, !query.columns.contains(where: { $0.name == name }),
+      query.join == nil, query.windows == nil, !query.columns.isEmpty,
+      !query.columns.contains(where: { $0.name == name }),
       (keepsUnmatched && !everyMatch) || query.limit == nil,
       !everyMatch || query.rowOrder != nil,
       !keepsRightOnly || query.section == nil,
       // The rows' own columns never take the names the join's SQL gives its columns.
       !everyMatch || !query.columns.contains(where: { $0.name.hasPrefix("_dsh_") }),
       case .table = right.query.source, right.query.rowOrder != nil, right.query.join == nil,
+      right.query.windows == nil,
       right.query.section == nil, right.query.order.isEmpty, right.query.limit == nil,
       Self.sameFile(path, right.path),
       // The right's columns are read on this connection, whose null markers are this side's.

@@ -129,8 +129,73 @@ public struct SQLiteQuery: Sendable {
     var rightOrder: String { right.rowOrder ?? "rowid" }
   }
 
+  /// Window functions SQLite computes (`extend r = rank() by score desc within section`): each
+  /// a column of its own name over the rows the conditions before it keep.
+  ///
+  /// The query's rows are then those of a subquery that computes them (see ``from``): the
+  /// conditions, sections, order and limit after it read the window columns as any other.
+  public struct Windows: Sendable {
+    /// One window column: `rank() OVER (…)`, its `?`s' values, and what it holds.
+    struct Column: Sendable {
+      var name: String
+      var sql: String
+      var arguments: [Value]
+      var type: ValueType
+      /// The column whose values it holds (`lag(x)`): it is of that column's type.
+      var copies: String?
+    }
+    /// The conditions before the window functions: the rows they are computed over.
+    var conditions: [Condition]
+    var columns: [Column]
+    /// The stage as written.
+    var label: String
+    /// The section and how many sort keys the rows had before (for `describe`).
+    var section: OrderTerm?
+    var orderCount: Int
+    /// The temporary table the view's rows were written to when first counted, in order.
+    ///
+    /// Each row's rowid in the source (`_dsh_base`), its window columns, and its section key
+    /// (`_dsh_section`). The windows are computed once, a page is a range of the table's rowids
+    /// joined to the source's rows (a page read through the subquery would compute them all
+    /// again, and sort), and the sections are counted from it alone.
+    var table: String?
+    /// The statement that wrote it and its values (for `explain`).
+    var madeBy: (sql: String, arguments: [Value])?
+
+    /// A neighbour's column takes its column's type as the check of every value found it.
+    mutating func adoptTypes(of source: [SQLiteColumn]) {
+      for index in columns.indices {
+        guard let name = columns[index].copies, let type = source.first(where: { $0.name == name })?.type
+        else { continue }
+        columns[index].type = type
+      }
+    }
+  }
+
+  /// The name a view's rows with their window columns are written to, in the temporary
+  /// database of the provider's own connection.
+  static let windowsTable = "dsh_windowed"
+
+  /// The statement that reads the rows at a range of places (its two `?`s, the first and last
+  /// rowid), when the view's rows are one rowid after another: the windows' table, else the
+  /// source's table (when a count found its rows a run of rowids).
+  var denseSelect: String? {
+    if isMaterialized {
+      return
+        "SELECT \(selectList) \(from) WHERE _dsh_w.rowid >= ? AND _dsh_w.rowid <= ? ORDER BY _dsh_w.rowid"
+    }
+    guard case .table(let name) = source, let rowidName else { return nil }
+    return
+      "SELECT * FROM \(Self.quoted(name)) WHERE \(rowidName) >= ? AND \(rowidName) <= ? ORDER BY \(rowidName)"
+  }
+
+  /// Whether the rows are read from the table their window columns were written to.
+  var isMaterialized: Bool { windows?.table != nil }
+
   /// The table or query read.
   public var source: Source
+  /// Window functions pushed down; the stages after them read their columns.
+  public var windows: Windows?
   /// A join with another table of the same database, pushed down.
   public var join: Join?
   /// The `where` conditions pushed down, all of which must hold.
@@ -150,9 +215,15 @@ public struct SQLiteQuery: Sendable {
   /// them. (A literal in a sort key that spells a quoted column name only checks one more.)
   var columnsInSQL: Set<String> {
     let sql =
-      (conditions.map(\.sql) + ((section.map { [$0] } ?? []) + order).map(\.sql) + [join?.leftKey ?? ""])
+      (conditions.map(\.sql) + ((section.map { [$0] } ?? []) + order).map(\.sql) + [join?.leftKey ?? ""]
+      + windowsSQL)
       .joined(separator: " ")
     return Set(columns.map(\.name).filter { sql.contains(Self.quoted($0)) })
+  }
+
+  /// The SQL of the window columns and the conditions before them.
+  private var windowsSQL: [String] {
+    (windows?.conditions.map(\.sql) ?? []) + (windows?.columns.map(\.sql) ?? [])
   }
 
   /// The column the sections are grouped by, when SQL uses it for nothing else and its type
@@ -161,7 +232,8 @@ public struct SQLiteQuery: Sendable {
   /// `SQLiteProvider.countSections`).
   var sectionOnlyColumn: String? {
     guard let section else { return nil }
-    let elsewhere = (conditions.map(\.sql) + order.map(\.sql) + [join?.leftKey ?? ""]).joined(separator: " ")
+    let elsewhere = (conditions.map(\.sql) + order.map(\.sql) + [join?.leftKey ?? ""] + windowsSQL)
+      .joined(separator: " ")
     return columns.first { column in
       let name = Self.quoted(column.name)
       return (section.sql == name || section.sql == name + " COLLATE BINARY") && !elsewhere.contains(name)
@@ -173,6 +245,7 @@ public struct SQLiteQuery: Sendable {
   public var columnTypes: [String: ValueType] {
     var types: [String: ValueType] = [:]
     for column in columns where column.inSQL { types[column.name] = column.type ?? .null }
+    for column in windows?.columns ?? [] { types[column.name] = column.type }
     return types
   }
 
@@ -196,6 +269,8 @@ public struct SQLiteQuery: Sendable {
   /// Every key with no condition; `nil` when a condition is something else. The rows kept are
   /// then a run of the table's rowids. An empty range keeps no row.
   var keyRange: (low: Int, high: Int)? {
+    // Rows read through window functions are read through their subquery, never by rowid alone.
+    guard windows == nil else { return nil }
     var range = (low: Int.min, high: Int.max)
     for condition in conditions {
       guard let bounds = condition.keyBounds else { return nil }
@@ -208,7 +283,7 @@ public struct SQLiteQuery: Sendable {
   /// copy through the projection; `nil` when there is none.
   var rowOrder: String? {
     guard let rowidName else { return nil }
-    return isProjected || joinsRows ? Self.rowOrderColumn : rowidName
+    return isProjected || joinsRows || windows != nil ? Self.rowOrderColumn : rowidName
   }
 
   /// Whether the rows come in the table's stored order (no sort, no sections, one row per
@@ -247,8 +322,54 @@ public struct SQLiteQuery: Sendable {
   /// `FROM …`: the source, through the projection that gives its columns dsh's values; or the
   /// rows of a join that makes them (``joinsRows``), the conditions inside it.
   var from: String {
+    if let table = windows?.table {
+      let names = columns.map { Self.quoted($0.name) } + ["\(sourceRowOrder) AS \(Self.rowOrderColumn)"]
+      return
+        "FROM temp.\(Self.quoted(table)) AS _dsh_w JOIN (SELECT \(names.joined(separator: ", ")) \(sourceFrom)) AS _dsh_s ON _dsh_s.\(Self.rowOrderColumn) = _dsh_w._dsh_base"
+    }
     if let join, join.every { return "FROM (\(joined(join)))" }
+    if let windows { return "FROM (\(windowed(windows, columns: columns)))" }
     return sourceFrom
+  }
+
+  /// What writes the windows' table (see ``Windows/table``), and the values of its `?`s.
+  ///
+  /// Each row's rowid, window columns and section key, in order. Only the columns the stages
+  /// after the windows read are taken through the window's sort.
+  var materializing: (sql: String, arguments: [Value]) {
+    guard let windows else { return ("", []) }
+    let after = (conditions.map(\.sql) + ((section.map { [$0] } ?? []) + order).map(\.sql)).joined(
+      separator: " ")
+    let read = columns.filter { after.contains(Self.quoted($0.name)) }
+    let list =
+      ["\(Self.rowOrderColumn) AS _dsh_base"] + windows.columns.map { Self.quoted($0.name) }
+      + (section.map { ["(\($0.sql)) AS _dsh_section"] } ?? [])
+    let sql =
+      "SELECT \(list.joined(separator: ", ")) FROM (\(windowed(windows, columns: read)))\(sourceWhere)\(orderClause)"
+      + (limit.map { " LIMIT \($0)" } ?? "")
+    return (sql, (section?.arguments ?? []) + readArguments + orderArguments)
+  }
+
+  /// The rows with their window columns: `columns` of the source, the rowid that keeps their
+  /// stored order, and each window column, over the rows the conditions before them keep.
+  private func windowed(_ windows: Windows, columns: [SQLiteColumn]) -> String {
+    let list =
+      columns.map { Self.quoted($0.name) } + ["\(sourceRowOrder) AS \(Self.rowOrderColumn)"]
+      + windows.columns.map { "\($0.sql) AS \(Self.quoted($0.name))" }
+    let filter =
+      windows.conditions.isEmpty
+      ? "" : " WHERE " + windows.conditions.map { "(\($0.sql))" }.joined(separator: " AND ")
+    return "SELECT \(list.joined(separator: ", ")) \(sourceFrom)\(filter)"
+  }
+
+  /// The columns a row is read as: the source's, then the window columns.
+  var readColumns: [SQLiteColumn] {
+    columns
+      + (windows?.columns ?? []).map {
+        SQLiteColumn(
+          name: $0.name, declared: "", type: $0.type, format: nil, nulls: nil, markers: [],
+          projection: Self.quoted($0.name), inSQL: true, checked: true, comparable: true)
+      }
   }
 
   /// The source through the projection.
@@ -262,7 +383,7 @@ public struct SQLiteQuery: Sendable {
   /// The columns a row is read as (and last, a join's left key, or the rowid of its match and
   /// the match's columns).
   var selectList: String {
-    let list = columns.isEmpty ? "*" : columns.map { Self.quoted($0.name) }.joined(separator: ", ")
+    let list = columns.isEmpty ? "*" : readColumns.map { Self.quoted($0.name) }.joined(separator: ", ")
     guard let join else { return list }
     guard join.every else { return list + ", (\(join.leftKey)) AS \(Self.joinKeyColumn)" }
     return ([list, Self.matchColumn] + join.right.columns.indices.map { "_dsh_m\($0)" }).joined(
@@ -307,7 +428,7 @@ public struct SQLiteQuery: Sendable {
   }
 
   /// The column of the source's own rows that keeps their stored order.
-  private var sourceRowOrder: String { isProjected ? Self.rowOrderColumn : rowidName ?? "rowid" }
+  var sourceRowOrder: String { isProjected ? Self.rowOrderColumn : rowidName ?? "rowid" }
 
   /// The source's conditions, inside a join that makes the rows.
   private var sourceWhere: String {
@@ -327,12 +448,16 @@ public struct SQLiteQuery: Sendable {
   }
 
   /// ` WHERE …` of the conditions (none after a join that makes the rows: they are inside it).
-  var whereClause: String { joinsRows ? "" : sourceWhere }
+  var whereClause: String { joinsRows || isMaterialized ? "" : sourceWhere }
   /// The values of the conditions' `?`s, in order.
   var arguments: [Value] { conditions.flatMap(\.arguments) }
 
   /// The values of the `?`s of ``from`` and ``whereClause``, in order.
   var readArguments: [Value] {
+    if isMaterialized { return [] }
+    if let windows {
+      return windows.columns.flatMap(\.arguments) + windows.conditions.flatMap(\.arguments) + arguments
+    }
     guard let join, join.every else { return arguments }
     let both = arguments + join.right.arguments
     // A full join reads the right again for its rows alone, and the left's keys.
@@ -341,7 +466,8 @@ public struct SQLiteQuery: Sendable {
 
   /// The values of the ORDER BY clause's `?`s, in order.
   var orderArguments: [Value] {
-    ((section.map { [$0] } ?? []) + order).flatMap { Self.nullsLastArguments($0) }
+    if isMaterialized { return [] }
+    return ((section.map { [$0] } ?? []) + order).flatMap { Self.nullsLastArguments($0) }
   }
 
   /// The values of ``select(offset:count:)`` and ``ordered``: the FROM's and WHERE's, then the
@@ -349,13 +475,24 @@ public struct SQLiteQuery: Sendable {
   var orderedArguments: [Value] { readArguments + orderArguments }
 
   /// The values of ``countSQL``.
-  var countArguments: [Value] { limit == nil ? readArguments : orderedArguments }
+  var countArguments: [Value] {
+    if countsWithoutWindows { return windows?.conditions.flatMap(\.arguments) ?? [] }
+    return limit == nil ? readArguments : orderedArguments
+  }
+
+  /// Whether the rows are counted without computing their window columns: nothing after them
+  /// drops a row.
+  private var countsWithoutWindows: Bool {
+    windows != nil && !isMaterialized && conditions.isEmpty && limit == nil
+  }
 
   /// ` ORDER BY …`, nulls last whatever the direction, as the in-memory stages order them.
   ///
   /// A table's rows keep their stored order among equals (the sort is stable). A join's rows come in the left's
   /// order, each row's matches in the right's, then a full join's right rows alone.
   var orderClause: String {
+    // The rows were written in order.
+    if isMaterialized { return " ORDER BY _dsh_w.rowid" }
     var terms: [String] = []
     if join?.full == true { terms.append("\(Self.rowOrderColumn) IS NULL") }
     for term in (section.map { [$0] } ?? []) + order {
@@ -400,16 +537,29 @@ public struct SQLiteQuery: Sendable {
   }
 
   var countSQL: String {
-    limit == nil ? "SELECT COUNT(*) \(from)\(whereClause)" : "SELECT COUNT(*) FROM (\(ordered))"
+    if let table = windows?.table { return "SELECT COUNT(*) FROM temp.\(Self.quoted(table))" }
+    if let windows, countsWithoutWindows {
+      let filter =
+        windows.conditions.isEmpty
+        ? "" : " WHERE " + windows.conditions.map { "(\($0.sql))" }.joined(separator: " AND ")
+      return "SELECT COUNT(*) \(sourceFrom)\(filter)"
+    }
+    return limit == nil ? "SELECT COUNT(*) \(from)\(whereClause)" : "SELECT COUNT(*) FROM (\(ordered))"
   }
 
   /// The values of ``sectionsSQL(_:)``: the key's, the source's, the key's for GROUP BY and
   /// for ORDER BY.
   func sectionsArguments(_ term: OrderTerm) -> [Value] {
-    term.arguments + countArguments + term.arguments + Self.nullsLastArguments(term)
+    if isMaterialized { return [] }
+    return term.arguments + (limit == nil ? readArguments : orderedArguments) + term.arguments
+      + Self.nullsLastArguments(term)
   }
 
   func sectionsSQL(_ term: OrderTerm) -> String {
+    if let table = windows?.table {
+      return
+        "SELECT _dsh_section, COUNT(*) FROM temp.\(Self.quoted(table)) GROUP BY _dsh_section ORDER BY \(Self.nullsLast("_dsh_section", term.direction))"
+    }
     let key = term.sql
     let source = limit == nil ? "\(from)\(whereClause)" : "FROM (\(ordered))"
     return
@@ -423,14 +573,21 @@ public struct SQLiteQuery: Sendable {
     case .table(let name): parts.append("table \(name)")
     case .query(let sql): parts.append("query \(JSONWriter.quoted(sql))")
     }
+    // Behind window functions: the stages before them, the windows, then the stages after
+    // (the view's order is carried through; only what came after is said again).
+    var section = self.section
+    var order = self.order
+    if let windows {
+      if !windows.conditions.isEmpty {
+        parts.append("where " + windows.conditions.map(\.readable).joined(separator: " AND "))
+      }
+      parts += Self.ordering(windows.section, Array(order.suffix(windows.orderCount)))
+      parts.append(windows.label + " (in SQL)")
+      if section?.sql == windows.section?.sql { section = nil }
+      order.removeLast(windows.orderCount)
+    }
     if !conditions.isEmpty { parts.append("where " + conditions.map(\.readable).joined(separator: " AND ")) }
-    if let section {
-      parts.append("section by \(section.readable) \(section.direction.rawValue)")
-    }
-    if !order.isEmpty {
-      parts.append(
-        "sort by " + order.map { "\($0.readable) \($0.direction.rawValue)" }.joined(separator: ", "))
-    }
+    parts += Self.ordering(section, order)
     if let limit { parts.append("limit \(limit)") }
     if let join {
       // As the stage is written: `inner`, `all`, `inner all`, `full`.
@@ -440,5 +597,16 @@ public struct SQLiteQuery: Sendable {
           + kind.compactMap { $0.map { " " + $0 } }.joined() + " (in SQL)")
     }
     return parts.joined(separator: " ")
+  }
+
+  /// `section by …` and `sort by …` for `describe`.
+  private static func ordering(_ section: OrderTerm?, _ order: [OrderTerm]) -> [String] {
+    var parts: [String] = []
+    if let section { parts.append("section by \(section.readable) \(section.direction.rawValue)") }
+    if !order.isEmpty {
+      parts.append(
+        "sort by " + order.map { "\($0.readable) \($0.direction.rawValue)" }.joined(separator: ", "))
+    }
+    return parts
   }
 }

@@ -45,6 +45,21 @@ package protocol QueryPushdown: DataProvider where Item == Value {
   /// A new provider that also runs `stage`, or `nil` when this one cannot say it (then the
   /// stage runs in memory over its items). The result is not loaded yet.
   func pushingDown(_ stage: PushdownStage) -> (any DataProvider<Value>)?
+
+  /// A new provider that also computes `fields` (window functions: `extend r = rank() by
+  /// score desc within section`), or `nil` when its SQL would not give every value memory
+  /// gives. The stage is `label` as written; a note it brings (`within section` over no
+  /// sections) goes to `notes`.
+  func pushingDownWindows(_ fields: [WindowFieldsProvider.Field], label: String, notes: ExpressionNotes?)
+    -> (any DataProvider<Value>)?
+}
+
+extension QueryPushdown {
+  package func pushingDownWindows(
+    _ fields: [WindowFieldsProvider.Field], label: String, notes: ExpressionNotes?
+  )
+    -> (any DataProvider<Value>)?
+  { nil }
 }
 
 /// A provider that can compute `group by` itself (a database, with one `GROUP BY`), and be

@@ -90,12 +90,21 @@ extension Evaluator {
   {
     guard case .provider(let source) = value, source.provider is any QueryPushdown else { return nil }
     var stages: [(stage: Stage, description: PushdownStage)] = []
+    var windows: (stage: Stage, fields: [WindowFieldsProvider.Field])?
     for step in steps {
       guard case .stage(let stage) = step else { break }
       // `group by` and `join` read the provider their own way (see apply).
       if case .group = stage { break }
       if case .distinct = stage { break }
       if case .join = stage { break }
+      // Window functions the database may compute after the stages before them; the stages
+      // after read their columns, and are planned again over what it makes.
+      if case .extend(let definitions, _) = stage, Self.needsWindow(definitions) {
+        if !Self.drawsRandom(definitions, text: { self.text($0) }) {
+          windows = (stage, try windowFieldList(definitions, of: source))
+        }
+        break
+      }
       guard let description = try pushdownStage(stage, of: source) else { break }
       stages.append((stage, description))
     }
@@ -123,8 +132,17 @@ extension Evaluator {
       taken += 1
       leftovers.append((stage, rest, kept, conditions))
     }
-    guard taken > 0 else { return nil }
-    let range = stages[0].stage.range.lowerBound..<stages[taken - 1].stage.range.upperBound
+    var planned = stages.prefix(taken).map(\.stage)
+    if let (stage, fields) = windows, taken == stages.count, leftovers.isEmpty,
+      let pushdown = provider as? any QueryPushdown,
+      let pushed = pushdown.pushingDownWindows(fields, label: text(stage.range), notes: notes.collector)
+    {
+      provider = pushed
+      taken += 1
+      planned.append(stage)
+    }
+    guard let first = planned.first, let last = planned.last else { return nil }
+    let range = first.range.lowerBound..<last.range.upperBound
     let followedByStage =
       !leftovers.isEmpty
       || steps.count > taken

@@ -95,8 +95,34 @@ extension Evaluator {
   func windowFields(_ definitions: [FieldDefinition], of provider: ProviderValue, stage: Stage) throws
     -> WindowFieldsProvider
   {
+    let fields = try windowFieldList(definitions, of: provider)
+    for (definition, field) in zip(definitions, fields) where field.withinSection {
+      if provider.provider.numberOfSections <= 1,
+        provider.provider.numberOfSections == 0 || provider.provider.sectionKey(0) == nil
+      {
+        notes.collector.add(.withinSectionWithoutSections(field: definition.name.name))
+      }
+    }
+    return WindowFieldsProvider(
+      base: provider.provider, fields: fields, label: text(stage.range), notes: notes.collector)
+  }
+
+  /// Whether an `extend` over the other items draws `random()` (a seed is drawn as its fields
+  /// are made: they are made once, by the stage in memory).
+  static func drawsRandom(_ definitions: [FieldDefinition], text: (SourceRange) -> String) -> Bool {
+    definitions.contains { definition in
+      var calls: [WindowCallSource] = []
+      _ = try? definition.expression.extractingWindowCalls(&calls, text: text)
+      return calls.contains(where: \.isRandom)
+    }
+  }
+
+  /// The fields of an `extend` over the other items, each checked against the items' fields.
+  func windowFieldList(_ definitions: [FieldDefinition], of provider: ProviderValue) throws
+    -> [WindowFieldsProvider.Field]
+  {
     let checker = try checker(for: provider)
-    let fields = try definitions.map { definition in
+    return try definitions.map { definition in
       var calls: [WindowCallSource] = []
       let rewritten = try definition.expression.extractingWindowCalls(&calls, text: { self.text($0) })
       if let clause = definition.window, calls.isEmpty {
@@ -194,19 +220,12 @@ extension Evaluator {
         type = typed.type
       }
       let partition = try definition.window?.partition.map { try checker.check($0).expression }
-      if let clause = definition.window, clause.withinSection, provider.provider.numberOfSections <= 1,
-        provider.provider.numberOfSections == 0 || provider.provider.sectionKey(0) == nil
-      {
-        notes.collector.add(.withinSectionWithoutSections(field: definition.name.name))
-      }
       return WindowFieldsProvider.Field(
         name: definition.name.name, calls: engineCalls, order: order,
         withinSection: definition.window?.withinSection ?? false, partition: partition,
         expression: expression,
         type: type)
     }
-    return WindowFieldsProvider(
-      base: provider.provider, fields: fields, label: text(stage.range), notes: notes.collector)
   }
 }
 
