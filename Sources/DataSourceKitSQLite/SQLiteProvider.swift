@@ -145,6 +145,9 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
       // Cancelling the load's task (^C) interrupts a long count or GROUP BY inside SQLite at
       // once, from the cancelling thread, even while this one is blocked in the query.
       var query = self.query
+      // A new connection: the windows' table of the last one is not in it (a reload).
+      query.windows?.table = nil
+      query.windows?.madeBy = nil
       let wholeSource = readsWholeSource || query.columns.isEmpty
       let displayPath = self.displayPath
       let (names, sections, dense, opened) = try await withTaskCancellationHandler {

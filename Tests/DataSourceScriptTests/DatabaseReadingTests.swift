@@ -367,6 +367,17 @@ struct DatabaseReadingTests {
       text.split(separator: "\n").filter { $0.hasPrefix("section,") || $0.hasPrefix("c") }
     }
     #expect(rows(output.text).count == 6 && rows(output.text) == rows(exported.text), "\(exported.text)")
+    // A reload opens a new connection, and the table is written again on it.
+    let (_, reloaded, reloadOK) = await run(
+      """
+      let v = sqlite "\(path)" table t | section by cat | extend r = rank() by a desc within section | where r <= 2
+      show v rows 10..11 as csv
+      reload v
+      show v rows 10..11 as csv
+      """)
+    #expect(reloadOK, "\(reloaded.errors)")
+    let window = Array(rows(output.text)[2...3])
+    #expect(rows(reloaded.text) == window + window, "\(reloaded.text)")
   }
 
   @Test("a table bound by let is counted when first asked: a view of it counts only what its stages keep")
