@@ -110,6 +110,13 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   /// counted yet.
   func with(_ query: PostgresQuery) -> PostgresProvider { PostgresProvider(self, query: query) }
 
+  /// The same, its rows of another shape (window columns after the source's).
+  func with(_ query: PostgresQuery, shape: PostgresShape) -> PostgresProvider {
+    let provider = PostgresProvider(self, query: query)
+    provider.shape = shape
+    return provider
+  }
+
   // MARK: Loading
 
   /// Connects (once) and reads the columns and how the rows are ordered, without counting the
@@ -162,7 +169,9 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
     }
     self.session = session
     rowSchemas = nil
-    shape = PostgresShape(columns: columns, baseOrder: base, uniqueKey: uniqueKey, isUTF8: session.isUTF8)
+    let stored = PostgresShape(
+      columns: columns, baseOrder: base, uniqueKey: uniqueKey, isUTF8: session.isUTF8)
+    shape = query.windows.map(stored.windowed) ?? stored
   }
 
   /// Prepares (once) and counts the rows, and the sections' rows when sectioned.
@@ -450,10 +459,13 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   /// How `describe` names this node: the URL without its password, and what is read.
   package var nodeTitle: String {
     switch source {
-    case .table(let name): "postgres \(JSONWriter.quoted(location.display)) table \(name)"
-    case .query(let sql): "postgres \(JSONWriter.quoted(location.display)) query \(JSONWriter.quoted(sql))"
+    case .table(let name): "postgres \(JSONWriter.quoted(location.display)) table \(name)" + windowsTitle
+    case .query(let sql):
+      "postgres \(JSONWriter.quoted(location.display)) query \(JSONWriter.quoted(sql))" + windowsTitle
     }
   }
+  /// The window functions the server computes, as written.
+  private var windowsTitle: String { query.windows.map { " " + $0.label + " (in SQL)" } ?? "" }
   /// Counts, state, and the rows read from the server.
   package var nodeDetail: String? {
     countsDetail + rowsReadDetail(rowsRead, statements: statementsRun, byKeyRange: denseStart != nil)

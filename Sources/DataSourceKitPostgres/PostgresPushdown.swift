@@ -19,6 +19,98 @@ extension PostgresProvider: QueryPushdown {
     guard let shape, let query = query.adding(stage, shape: shape) else { return nil }
     return with(query)
   }
+
+  package func pushingDownWindows(
+    _ fields: [WindowFieldsProvider.Field], label: String, notes: ExpressionNotes?
+  )
+    -> (any DataProvider<Value>)?
+  {
+    guard let shape, let windows = query.windows(fields, label: label, shape: shape) else { return nil }
+    for field in fields where field.withinSection && query.section == nil {
+      notes?.add(.withinSectionWithoutSections(field: field.name))
+    }
+    var windowed = query
+    windowed.windows = windows
+    windowed.conditions = []
+    return with(windowed, shape: shape.windowed(windows))
+  }
+}
+
+// Window functions: rank, dense_rank, row_number, percent_rank, cume_dist, lag and lead are
+// the server's own, given the same order: the keys (nulls last), then for a row number or a
+// neighbour the view's own order among equal keys. Aggregates over a window stay in memory (the
+// server adds doubles in its own order, and stops at an int overflow).
+extension PostgresQuery {
+  /// The window columns of `fields` over this query's rows, or `nil` when one of them is not a
+  /// window function the server computes as dsh does.
+  ///
+  /// Long because each function's SQL is written beside the checks that it means dsh's.
+  func windows(_ fields: [WindowFieldsProvider.Field], label: String, shape: PostgresShape) -> Windows? {
+    // Computed over the rows as they stand, which keep an order of their own for the ties.
+    guard windows == nil, join == nil, limit == nil, !shape.baseOrder.isEmpty,
+      // The names the subquery gives its own columns beside the source's.
+      !shape.columns.contains(where: { $0.name.lowercased().hasPrefix("dsh_") })
+    else { return nil }
+    let translator = PostgresTranslator(shape: shape)
+    var taken = Set(shape.columns.map(\.name))
+    let ties: [PostgresSQL] =
+      ((section.map { [$0] } ?? []) + order).map(\.orderSQL) + shape.baseOrder.map { "\($0)" }
+    var made: [Windows.Column] = []
+    for field in fields {
+      guard field.calls.count == 1, let call = field.calls.first, case .function(let function) = call.kind,
+        field.expression == nil, field.combine == nil, field.partitionCompute == nil,
+        call.compute == nil, call.fallbackCompute == nil, !field.order.contains(where: { $0.compute != nil }),
+        let type = field.type, type != .null, !field.name.lowercased().hasPrefix("dsh_"),
+        taken.insert(field.name).inserted
+      else { return nil }
+      var sql: PostgresSQL
+      switch function {
+      case .rowNumber: sql = "row_number()"
+      case .rank: sql = "rank()"
+      case .denseRank: sql = "dense_rank()"
+      case .percentRank: sql = "percent_rank()"
+      case .cumeDist: sql = "cume_dist()"
+      case .lag, .lead:
+        // The value and its default of one type, as the server's lag takes them.
+        guard let argument = call.argument, let value = translator.value(argument), value.type == type,
+          let cast = PostgresShape.castName(type), call.offset >= 0, call.offset <= Int(Int32.max)
+        else { return nil }
+        var list: PostgresSQL = "(\(value.sql))::\(cast), \(call.offset)"
+        if let fallback = call.fallback {
+          guard let value = translator.value(fallback), value.type == type || value.type == .null else {
+            return nil
+          }
+          list += ", (\(value.sql))::\(cast)"
+        }
+        sql = "\(function.rawValue)(\(list))"
+      case .random:
+        return nil
+      }
+      // The partition: the section, or `within EXPR`'s key (of a type that groups as dsh does).
+      var over: [PostgresSQL] = []
+      if field.withinSection {
+        if let section { over.append("PARTITION BY \(section.sql)") }
+      } else if let expression = field.partition {
+        guard let key = translator.orderTerm(SortTerm(expression: expression, direction: .ascending)),
+          [.int, .text, .bool, .date].contains(key.type)
+        else { return nil }
+        over.append("PARTITION BY \(key.sql)")
+      }
+      var terms: [PostgresSQL] = []
+      for key in field.order {
+        guard let term = translator.orderTerm(SortTerm(expression: key.expression, direction: key.direction))
+        else { return nil }
+        terms.append(term.orderSQL)
+      }
+      // A rank's peers are the rows with equal keys; a row number and a neighbour follow the
+      // view's order among them.
+      if [.rowNumber, .lag, .lead].contains(function) { terms += ties }
+      if !terms.isEmpty { over.append("ORDER BY \(terms.joined(separator: ", "))") }
+      made.append(
+        Windows.Column(name: field.name, sql: "\(sql) OVER (\(over.joined(separator: " ")))", type: type))
+    }
+    return Windows(conditions: conditions, columns: made, baseOrder: shape.baseOrder, label: label)
+  }
 }
 
 extension PostgresQuery {
@@ -379,7 +471,7 @@ extension PostgresProvider: JoinPushdown {
   ) async throws -> (any DataProvider<Value>)? {
     let everyMatch = everyMatch || keepsRightOnly
     guard let right = other as? PostgresProvider, let session, let shape, let rightShape = right.shape,
-      right.location == location, query.join == nil, query.limit == nil,
+      right.location == location, query.join == nil, query.limit == nil, query.windows == nil,
       query.section == nil || (everyMatch && !keepsRightOnly),
       // A view or a query without a key has no order a join keeps: its rows would come in the
       // join's order.
@@ -388,6 +480,7 @@ extension PostgresProvider: JoinPushdown {
       // The names the join's SQL gives its own columns beside the source's.
       !everyMatch || !shape.columns.contains(where: { $0.name.hasPrefix("dsh_") }),
       right.query.join == nil, right.query.section == nil, right.query.order.isEmpty,
+      right.query.windows == nil,
       right.query.limit == nil,
       !rightShape.baseOrder.isEmpty,
       let left = PostgresTranslator(shape: shape).value(leftKey),

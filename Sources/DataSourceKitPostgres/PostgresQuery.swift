@@ -54,8 +54,33 @@ public struct PostgresQuery: Sendable, Equatable {
     }
   }
 
+  /// Window functions the server computes (`extend r = rank() by score desc within section`):
+  /// each a column of its own name over the rows the conditions before it keep.
+  ///
+  /// The rows are then those of a subquery that computes them (``sourceFrom``), named `dsh_q`
+  /// as the source is, which also carries the source's own order as `dsh_b0`, … (a `ctid`
+  /// does not pass through a subquery): the stages after it read the window columns as any
+  /// other.
+  public struct Windows: Sendable, Equatable {
+    /// One window column: `rank() OVER (…)` and the dsh type of its values.
+    struct Column: Sendable, Equatable {
+      var name: String
+      var sql: PostgresSQL
+      var type: ValueType
+    }
+    /// The conditions before the window functions: the rows they are computed over.
+    var conditions: [PostgresSQL]
+    var columns: [Column]
+    /// What ordered the source's rows without a stage, before the subquery.
+    var baseOrder: [String]
+    /// The stage as written, for `describe`.
+    var label: String
+  }
+
   /// The table or query read.
   public var source: PostgresProvider.Source
+  /// Window functions pushed down; the stages after them read their columns.
+  public var windows: Windows?
   /// A join with another source on the same server, pushed down.
   public var join: Join?
   /// The `where` conditions pushed down, all of which must hold; each is true or false, never
@@ -72,7 +97,9 @@ public struct PostgresQuery: Sendable, Equatable {
   public init(source: PostgresProvider.Source) { self.source = source }
 
   /// Whether no stage is pushed down.
-  var isPlain: Bool { conditions.isEmpty && section == nil && order.isEmpty && limit == nil && join == nil }
+  var isPlain: Bool {
+    conditions.isEmpty && section == nil && order.isEmpty && limit == nil && join == nil && windows == nil
+  }
 
   /// `FROM …`: the source named `dsh_q`, and the join's matches named `dsh_m`.
   ///
@@ -94,8 +121,21 @@ public struct PostgresQuery: Sendable, Equatable {
   /// Whether a join makes the rows (`all`, `full`): a row may come more than once, or alone.
   var joinsRows: Bool { join?.every == true }
 
-  /// `FROM …`: the table, or the query in brackets, named `dsh_q`.
+  /// `FROM …`: the table, or the query in brackets, named `dsh_q`; behind window functions,
+  /// the subquery that computes them over it.
   var sourceFrom: PostgresSQL {
+    guard let windows else { return storedFrom }
+    let order = windows.baseOrder.indices.map { ", \(windows.baseOrder[$0]) AS dsh_b\($0)" }.joined()
+    let columns = windows.columns.map { ", \($0.sql) AS \(PostgresLocation.quoted($0.name))" as PostgresSQL }
+      .joined(separator: "")
+    let filter: PostgresSQL =
+      windows.conditions.isEmpty
+      ? "" : " WHERE \(windows.conditions.map { "(\($0))" as PostgresSQL }.joined(separator: " AND "))"
+    return "FROM (SELECT dsh_q.*\(order)\(columns) \(storedFrom)\(filter)) AS dsh_q"
+  }
+
+  /// `FROM …`: the table, or the query in brackets, named `dsh_q`.
+  private var storedFrom: PostgresSQL {
     switch source {
     case .table(let name):
       "FROM \(name.split(separator: ".").map { PostgresLocation.quoted(String($0)) }.joined(separator: ".")) AS dsh_q"

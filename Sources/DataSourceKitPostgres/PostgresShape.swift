@@ -34,6 +34,41 @@ struct PostgresShape: Sendable {
   var uniqueKey: UniqueKey?
   /// Whether the database holds text as UTF-8 (see ``PostgresSession/isUTF8``).
   var isUTF8: Bool
+
+  /// The shape of the rows behind window functions: the window columns after the source's,
+  /// and the source's order through the subquery's `dsh_b0`, ….
+  func windowed(_ windows: PostgresQuery.Windows) -> PostgresShape {
+    var shape = self
+    shape.columns += windows.columns.map {
+      PostgresColumn(name: $0.name, dataType: Self.dataType(of: $0.type), options: ReadOptions())
+    }
+    shape.baseOrder = windows.baseOrder.indices.map { "dsh_q.dsh_b\($0)" }
+    return shape
+  }
+
+  /// The server's type that holds values of `type` as dsh reads them.
+  static func dataType(of type: ValueType) -> PostgresType {
+    switch type {
+    case .int: .int8
+    case .double: .float8
+    case .bool: .bool
+    case .date: .date
+    default: .text
+    }
+  }
+
+  /// The cast to the server's type that holds values of `type`, or `nil` for one dsh does not
+  /// compare on the server.
+  static func castName(_ type: ValueType) -> String? {
+    switch type {
+    case .int: "int8"
+    case .double: "float8"
+    case .bool: "boolean"
+    case .date: "date"
+    case .text: "text"
+    default: nil
+    }
+  }
 }
 
 /// A column of a source, with how dsh reads it and how SQL can say the value dsh reads.
@@ -104,4 +139,5 @@ struct PostgresType: Sendable, Equatable {
   static let timestamptz = PostgresType(oid: 1184)
   static let numeric = PostgresType(oid: 1700)
   static let jsonb = PostgresType(oid: 3802)
+  static let text = PostgresType(oid: 25)
 }

@@ -203,6 +203,26 @@ struct DuckDBOracleTests {
     ("pm = max(d) - min(d) within g", "max(d) OVER (PARTITION BY g) - min(d) OVER (PARTITION BY g)"),
   ]
 
+  /// The window functions a database computes itself (SQLite, PostgreSQL): with no aggregate
+  /// beside them in the extend, the whole stage goes into SQL.
+  static let pushedWindows = windows.filter {
+    ["r", "dr", "pr", "cd", "rn", "ra", "lg", "ld", "pr2"].contains(String($0.0.prefix { $0 != " " }))
+  }
+
+  /// DuckDB's answer and dsh's from `setup`'s `t` for ``pushedWindows``, and whether `describe`
+  /// says the database ran them.
+  static func comparePushedWindows(_ setup: [String], csv: String, label: String) throws {
+    let duck = try DuckDB.rows(
+      "SELECT g AS section, id, \(pushedWindows.map(\.1).joined(separator: ", ")) FROM \(csv) ORDER BY g, id")
+    let stages =
+      "| section by g | extend \(pushedWindows.map(\.0).joined(separator: ", "))"
+    let names = pushedWindows.map { $0.0.prefix { $0 != " " } }.joined(separator: ", ")
+    let rows = try DuckDB.dshRows(setup, "t \(stages) | select id, \(names)")
+    #expect(DuckDB.differences(rows, duck) == [], "\(label), in SQL")
+    let described = try DSHProcess.run(setup.flatMap { ["-c", $0] } + ["-c", "describe t \(stages)"])
+    #expect(described.output.contains("(in SQL)"), "\(label): \(described.output)")
+  }
+
   @Test("window functions and aggregates in extend: DuckDB's answers, from CSV and from SQLite")
   func windowFunctions() throws {
     let folder = NSTemporaryDirectory() + "dsh-duckdb-\(UUID().uuidString)"
@@ -220,6 +240,9 @@ struct DuckDBOracleTests {
       #expect(DuckDB.differences(fromCSV, duck) == [], "seed \(seed), CSV")
       let fromSQLite = try DuckDB.dshRows(["let t = sqlite \"\(folder)/rows.db\" table t"], "t " + query)
       #expect(DuckDB.differences(fromSQLite, duck) == [], "seed \(seed), SQLite")
+      try Self.comparePushedWindows(
+        ["let t = sqlite \"\(folder)/rows.db\" table t"], csv: "read_csv('\(folder)/rows.csv')",
+        label: "seed \(seed), SQLite")
     }
   }
 
@@ -330,6 +353,7 @@ struct DuckDBOracleTests {
       "t | section by g | extend \(Self.windows.map(\.0).joined(separator: ", ")) | select id, \(Self.windows.map { $0.0.prefix { $0 != " " } }.joined(separator: ", "))"
     )
     #expect(DuckDB.differences(windowed, windows) == [], "windows")
+    try Self.comparePushedWindows(setup, csv: csv, label: "PostgreSQL")
     // A join of the table with itself on a key that repeats, every match, and a full join.
     for (words, sql) in [("all", "LEFT JOIN"), ("full", "FULL JOIN")] {
       let joins = try DuckDB.rows(
