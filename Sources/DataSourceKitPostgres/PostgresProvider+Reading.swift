@@ -106,6 +106,7 @@ extension PostgresProvider {
   package func readingInOrder<R>(_ body: () throws -> R) throws -> R {
     guard !inOrder else { return try body() }
     inOrder = true
+    keyPagesInOrder = 0
     defer {
       inOrder = false
       if streamPage != nil { streamSession?.endStream() }
@@ -154,7 +155,16 @@ extension PostgresProvider {
       query.limit.map { min(PostgresProvider.pageSize, max(0, $0 - offset)) } ?? PostgresProvider.pageSize
     let result: PostgresRows
     // A key range is one index seek a page: no stream beats it.
-    if inOrder, denseStart == nil {
+    // Behind window functions, a few pages are read by their keys, without computing the
+    // windows again; a view read on past them (printed whole) streams one statement from there.
+    let byKeys =
+      windowRows != nil && (!inOrder || (streamPage != page && keyPagesInOrder < Self.keyPagesBeforeStream))
+    if byKeys, let windowRows {
+      if inOrder { keyPagesInOrder += 1 }
+      let end = min(offset + count, windowRows.keys.count)
+      result = PostgresRows(
+        columns: [], rows: try windowPage(min(offset, end)..<end, windowRows, session: session, shape: shape))
+    } else if inOrder, denseStart == nil {
       result = PostgresRows(columns: [], rows: try streamedRows(page, count: count))
     } else {
       statementsRun += 1

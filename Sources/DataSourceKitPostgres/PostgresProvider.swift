@@ -69,6 +69,14 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   var streamSession: PostgresSession?
   /// The page the streamed statement reads next, while one is under way.
   var streamPage: Int?
+  /// Behind window functions, each row's key and window values in the view's order, read when
+  /// counted (see ``WindowRows``).
+  var windowRows: WindowRows?
+  /// Pages read by their keys since a view began reading in order.
+  var keyPagesInOrder = 0
+  /// Pages a view read in order takes by their keys before it streams: a window of a long view
+  /// is a few index seeks, a view printed whole one statement.
+  static let keyPagesBeforeStream = 4
 
   /// Rows fetched at a time.
   static let pageSize = 256
@@ -180,7 +188,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
     do {
       try await prepareShape()
       guard let session, let shape else { throw DataSourceError.cancelled }
-      let found = try counts(from: try await session.rows(countingSQL(shape)))
+      let (found, windowed) = try counts(from: try await session.rows(countingSQL(shape)))
       let total = found.reduce(0) { $0 + $1.count }
       var dense: Int?
       if let ends = keyEndsSQL(shape, total: total) {
@@ -189,6 +197,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
       if Task.isCancelled { throw DataSourceError.cancelled }
       if states.finish(ticket, with: total == 0 ? .noContent : .loaded) {
         sections = found
+        windowRows = windowed
         counted = true
         denseStart = dense
         forgetRows()
@@ -223,12 +232,13 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
     guard !counted, let session, let shape, states.state == .initial, !Task.isCancelled else { return }
     let ticket = states.begin()
     do {
-      let found = try counts(from: session.rowsNow(countingSQL(shape)))
+      let (found, windowed) = try counts(from: session.rowsNow(countingSQL(shape)))
       let total = found.reduce(0) { $0 + $1.count }
       denseStart = try keyEndsSQL(shape, total: total).map { try session.rowsNow($0) }
         .flatMap { Self.denseStart($0, total: total) }
       counted = true
       sections = found
+      windowRows = windowed
       _ = states.finish(ticket, with: found.allSatisfy { $0.count == 0 } ? .noContent : .loaded)
     } catch  where Task.isCancelled {
       states.cancel(ticket)
@@ -267,16 +277,24 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
 
   /// The SQL that counts the rows: each section's, when sectioned.
   private func countingSQL(_ shape: PostgresShape) -> PostgresSQL {
-    query.section.map { query.sectionsSQL($0, base: shape.baseOrder) } ?? query.countSQL
+    if let sql = query.windowRowsSQL(base: shape.baseOrder) { return sql }
+    return query.section.map { query.sectionsSQL($0, base: shape.baseOrder) } ?? query.countSQL
   }
 
   /// The sections and their counts from what ``countingSQL(_:)`` read (one section when not
-  /// sectioned).
-  private func counts(from result: PostgresRows) throws -> [(key: Value?, start: Int, count: Int)] {
-    guard let term = query.section else {
-      return [(key: nil, start: 0, count: result.firstInt ?? 0)]
+  /// sectioned), and behind window functions each row's key and window values.
+  private func counts(from result: PostgresRows) throws -> (
+    sections: [(key: Value?, start: Int, count: Int)], windowRows: WindowRows?
+  ) {
+    if let windows = query.windows, query.windowRowsSQL(base: []) != nil {
+      let (rows, sectionCounts) = WindowRows.read(result, windows: windows, sectioned: query.section != nil)
+      guard let term = query.section else { return ([(key: nil, start: 0, count: rows.keys.count)], rows) }
+      return (try Self.sections(from: sectionCounts, type: term.type), rows)
     }
-    return try Self.sections(from: result, type: term.type)
+    guard let term = query.section else {
+      return ([(key: nil, start: 0, count: result.firstInt ?? 0)], nil)
+    }
+    return (try Self.sections(from: result, type: term.type), nil)
   }
 
   private static func sections(from result: PostgresRows, type: ValueType) throws

@@ -135,7 +135,7 @@ public struct PostgresQuery: Sendable, Equatable {
   }
 
   /// `FROM …`: the table, or the query in brackets, named `dsh_q`.
-  private var storedFrom: PostgresSQL {
+  var storedFrom: PostgresSQL {
     switch source {
     case .table(let name):
       "FROM \(name.split(separator: ".").map { PostgresLocation.quoted(String($0)) }.joined(separator: ".")) AS dsh_q"
@@ -191,6 +191,19 @@ public struct PostgresQuery: Sendable, Equatable {
     return limit == nil
       ? "SELECT count(*)::text \(from)\(whereClause())"
       : "SELECT count(*)::text FROM (SELECT 1 \(from)\(whereClause()) LIMIT \(limit ?? 0)) AS dsh_l"
+  }
+
+  /// Behind window functions over rows of one key (a single-column primary key, or `ctid`), the
+  /// statement that reads each row's key, window values and section key (all as text), in
+  /// order: what counts the rows, and lets a page be read by its keys (see
+  /// `PostgresProvider.WindowRows`); `nil` otherwise.
+  func windowRowsSQL(base: [String]) -> PostgresSQL? {
+    guard let windows, windows.baseOrder.count == 1 else { return nil }
+    let list: [PostgresSQL] =
+      ["dsh_q.dsh_b0::text"] + windows.columns.map { "dsh_q.\(PostgresLocation.quoted($0.name))::text" }
+      + (section.map { ["(\($0.sql))::text"] } ?? [])
+    return
+      "SELECT \(list.joined(separator: ", ")) \(from)\(whereClause())\(orderClause(base: base))\(limit.map { " LIMIT \($0)" } ?? "")"
   }
 
   /// Each section's key (as text) and count, in the sections' order.

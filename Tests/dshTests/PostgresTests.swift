@@ -467,6 +467,49 @@ struct PostgresTests {
     }
   }
 
+  @Test(
+    "window functions on the server are computed once: a window anywhere is its rows found by key (primary key or ctid), with memory's rows, after a reload too"
+  )
+  func windowsReadByKey() throws {
+    let server = try server()
+    let stages =
+      "| section by kind | extend r = rank() by reading desc within section, p = lag(city) by id within section"
+    let labelStages = "| extend n = row_number() by label desc, q = lead(code, 1, \"-\") by rank"
+    let statements = [
+      "show v rows 5..7 as csv", "show v rows 0..1 as csv", "show l rows 1..3 as csv",
+    ]
+    let fromCSV = try dsh(
+      [
+        "let v = csv \"Tests/dshTests/Fixtures/postgres/measures.csv\" null \"NA\" \(stages)",
+        "let l = csv \"Tests/dshTests/Fixtures/postgres/labels.csv\" \(labelStages)",
+      ] + statements)
+    let fromServer = try dsh(
+      [
+        "let v = postgres \"\(server.url)\" table measures null \"NA\" \(stages)",
+        "let l = postgres \"\(server.url)\" table labels \(labelStages)",
+      ] + statements + ["describe v", "reload v", "show v rows 5..7 as csv"])
+    #expect(fromCSV.status == 0 && fromServer.status == 0, "\(fromCSV.output)\n\(fromServer.output)")
+    #expect(fromServer.output.hasPrefix(fromCSV.output), "\(fromCSV.output)\n\(fromServer.output)")
+    let after = fromServer.output.dropFirst(fromCSV.output.count)
+    // Counted by the statement that read each row's key and window values; the page, by keys.
+    #expect(after.contains("(in SQL)") && after.contains("rows read by 1 statement"), "\(after)")
+    let window = fromCSV.output.split(separator: "\n").prefix(3).joined(separator: "\n")
+    #expect(after.hasSuffix(window + "\n"), "\(after)")
+    // A view printed whole takes its first pages by key, then streams one statement: the same
+    // rows as the same windows computed in memory over the table exported to a CSV file.
+    let file = NSTemporaryDirectory() + "dsh-big-\(UUID().uuidString).csv"
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    let bigStages =
+      "| where amount > 100 | section by category | extend r = row_number() by ratio desc within section, g = lag(note) by amount | select id, r, g as csv"
+    let pushed = try dsh([
+      "export (postgres \"\(server.url)\" table big) to \"\(file)\"",
+      "show postgres \"\(server.url)\" table big \(bigStages)",
+    ])
+    let inMemory = try dsh(["show csv \"\(file)\" \(bigStages)"])
+    #expect(pushed.status == 0 && pushed.output.hasSuffix(inMemory.output), "\(pushed.output.prefix(500))")
+    #expect(inMemory.output.split(separator: "\n").count > 15_000, "\(inMemory.output.prefix(300))")
+  }
+
   @Test("section counts come from one GROUP BY; describe shows the SQL and the rows read")
   func sectionsAndDescribe() throws {
     let server = try server()
