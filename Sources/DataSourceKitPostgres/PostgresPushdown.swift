@@ -352,6 +352,9 @@ extension PostgresProvider: GroupingPushdown {
       case sum
       /// An int average: the exact sum and the count.
       case average
+      /// Whether a double's magnitude is past half the greatest: the server stops with an error
+      /// where dsh's mean of two such would overflow to infinity, so the grouping runs in memory.
+      case beyondHalf
     }
     var readings: [Reading] = []
     var columns: [PostgresSQL] = []
@@ -364,6 +367,15 @@ extension PostgresProvider: GroupingPushdown {
       }
       guard let value = translator.value(argument), value.type != .null else { return nil }
       let x: PostgresSQL = value.type == .text ? "\(value.sql) COLLATE \"C\"" : value.sql
+      if let (sql, type) = Self.quantileSQL(aggregate, of: x, type: value.type) {
+        columns.append("(\(sql))::text")
+        readings.append(.plain(type))
+        if value.type == .double, aggregate.function != .quantile {
+          columns.append("bool_or(abs(\(x)) > 8.98846567431158e307)::text")
+          readings.append(.beyondHalf)
+        }
+        continue
+      }
       switch aggregate.function.sqlForm {
       case .count:
         columns.append("count(\(x))::text")
@@ -403,6 +415,19 @@ extension PostgresProvider: GroupingPushdown {
       throw dataSourceError(error)
     }
     if Task.isCancelled { throw DataSourceError.cancelled }
+    // A mean of two doubles past half the greatest: memory's answer, not the server's error.
+    let beyond = readings.indices.filter { if case .beyondHalf = readings[$0] { true } else { false } }
+    if !beyond.isEmpty {
+      var column = keyTypes.count
+      var offsets: [Int] = []
+      for reading in readings {
+        offsets.append(column)
+        if case .average = reading { column += 2 } else { column += 1 }
+      }
+      if result.rows.contains(where: { cells in beyond.contains { cells[offsets[$0]] == "true" } }) {
+        return nil
+      }
+    }
     return try result.rows.map { cells in
       var values: [Value] = []
       for (index, type) in keyTypes.enumerated() {
@@ -429,9 +454,59 @@ extension PostgresProvider: GroupingPushdown {
           let count = cells[column + 1].flatMap { Int($0) } ?? 0
           column += 2
           values.append(total.map { .double(Double($0) / Double(count)) } ?? .null)
+        case .beyondHalf:
+          column += 1
         }
       }
       return values
+    }
+  }
+
+  /// `median`, `quantile` and `quantile_cont` as dsh computes them (DuckDB's definitions),
+  /// and the type of the value; `nil` for another aggregate or an argument not a number.
+  ///
+  /// Not `percentile_cont` and `percentile_disc`: the server interpolates as lo + f·(hi − lo)
+  /// where dsh (and DuckDB) take lo·(1 − f) + hi·f, which differ in the last bit, and finds the
+  /// discrete one's row as ceil(f·n) where DuckDB takes n − floor(n − f·n), the same in exact
+  /// arithmetic but not always in doubles. So the values are sorted into an array
+  /// (`array_agg(x ORDER BY x)`, NaN last as dsh sorts it, computed once however often it is
+  /// written) and the order statistics taken from it by dsh's own index arithmetic in float8;
+  /// the mean of two ints is their exact sum (numeric) halved.
+  static func quantileSQL(_ aggregate: Aggregate, of x: PostgresSQL, type: ValueType) -> (
+    PostgresSQL, ValueType
+  )? {
+    guard type == .int || type == .double else { return nil }
+    let sorted: PostgresSQL = "(array_agg(\(x) ORDER BY \(x)) FILTER (WHERE \(x) IS NOT NULL))"
+    let n: PostgresSQL = "count(\(x))"
+    func at(_ index: PostgresSQL) -> PostgresSQL { "\(sorted)[\(index)]" }
+    switch aggregate.function {
+    case .median:
+      let high = at("(\(n) / 2 + 1)::int")
+      let low = at("(\(n) / 2)::int")
+      let even: PostgresSQL =
+        type == .int ? "((\(low)::numeric + \(high)::numeric)::float8 / 2)" : "((\(low) + \(high)) / 2)"
+      return ("CASE WHEN \(n) = 0 THEN NULL WHEN \(n) % 2 = 1 THEN \(high)::float8 ELSE \(even) END", .double)
+    case .quantile:
+      guard let fraction = aggregate.fraction else { return nil }
+      let f = PostgresSQL.bind(Value.double(fraction).description)
+      let count: PostgresSQL = "\(n)::float8"
+      return (
+        "CASE WHEN \(n) = 0 THEN NULL ELSE \(at("greatest(1, \(count) - floor(\(count) - \(f)::float8 * \(count)))::int")) END",
+        type
+      )
+    case .quantileCont:
+      guard let fraction = aggregate.fraction else { return nil }
+      let f = PostgresSQL.bind(Value.double(fraction).description)
+      let place: PostgresSQL = "((\(n) - 1)::float8 * \(f)::float8)"
+      let low = at("floor(\(place))::int + 1")
+      let high = at("ceil(\(place))::int + 1")
+      let d: PostgresSQL = "(\(place) - floor(\(place)))"
+      return (
+        "CASE WHEN \(n) = 0 THEN NULL WHEN floor(\(place)) = ceil(\(place)) THEN \(low)::float8 ELSE \(low)::float8 * (1 - \(d)) + \(high)::float8 * \(d) END",
+        .double
+      )
+    default:
+      return nil
     }
   }
 

@@ -199,9 +199,13 @@ public struct PostgresQuery: Sendable, Equatable {
   /// `PostgresProvider.WindowRows`); `nil` otherwise.
   func windowRowsSQL(base: [String]) -> PostgresSQL? {
     guard let windows, windows.baseOrder.count == 1 else { return nil }
+    // Named apart from the columns: `ORDER BY ("r")` must order by the column, not by its text.
     let list: [PostgresSQL] =
-      ["dsh_q.dsh_b0::text"] + windows.columns.map { "dsh_q.\(PostgresLocation.quoted($0.name))::text" }
-      + (section.map { ["(\($0.sql))::text"] } ?? [])
+      ["dsh_q.dsh_b0::text AS dsh_key"]
+      + windows.columns.indices.map {
+        "dsh_q.\(PostgresLocation.quoted(windows.columns[$0].name))::text AS dsh_w\($0)"
+      }
+      + (section.map { ["(\($0.sql))::text AS dsh_section"] } ?? [])
     return
       "SELECT \(list.joined(separator: ", ")) \(from)\(whereClause())\(orderClause(base: base))\(limit.map { " LIMIT \($0)" } ?? "")"
   }

@@ -475,16 +475,7 @@ public struct SQLiteQuery: Sendable {
   var orderedArguments: [Value] { readArguments + orderArguments }
 
   /// The values of ``countSQL``.
-  var countArguments: [Value] {
-    if countsWithoutWindows { return windows?.conditions.flatMap(\.arguments) ?? [] }
-    return limit == nil ? readArguments : orderedArguments
-  }
-
-  /// Whether the rows are counted without computing their window columns: nothing after them
-  /// drops a row.
-  private var countsWithoutWindows: Bool {
-    windows != nil && !isMaterialized && conditions.isEmpty && limit == nil
-  }
+  var countArguments: [Value] { limit == nil ? readArguments : orderedArguments }
 
   /// ` ORDER BY …`, nulls last whatever the direction, as the in-memory stages order them.
   ///
@@ -538,12 +529,6 @@ public struct SQLiteQuery: Sendable {
 
   var countSQL: String {
     if let table = windows?.table { return "SELECT COUNT(*) FROM temp.\(Self.quoted(table))" }
-    if let windows, countsWithoutWindows {
-      let filter =
-        windows.conditions.isEmpty
-        ? "" : " WHERE " + windows.conditions.map { "(\($0.sql))" }.joined(separator: " AND ")
-      return "SELECT COUNT(*) \(sourceFrom)\(filter)"
-    }
     return limit == nil ? "SELECT COUNT(*) \(from)\(whereClause)" : "SELECT COUNT(*) FROM (\(ordered))"
   }
 

@@ -338,13 +338,26 @@ struct DuckDBOracleTests {
     try #require(made.status == 0, "\(made.output)")
     let setup = ["let t = postgres \"\(server.url)\" table t"]
     let csv = "read_csv('\(folder)/rows.csv')"
-    // Quantiles by group.
+    // Quantiles by group, every fraction of the CSV test, run by the server.
+    var dshFields = ["m_i = median(i)", "m_d = median(d)"]
+    var duckFields = ["median(i)", "median(d)"]
+    for (k, f) in ["0", "0.1", "0.25", "0.33", "0.5", "0.75", "0.9", "0.999", "1"].enumerated() {
+      dshFields += [
+        "q\(k)_i = quantile(i, \(f))", "c\(k)_i = quantile_cont(i, \(f))", "q\(k)_d = quantile(d, \(f))",
+        "c\(k)_d = quantile_cont(d, \(f))",
+      ]
+      duckFields += [
+        "quantile_disc(i, \(f))", "quantile_cont(i, \(f))", "quantile_disc(d, \(f))",
+        "quantile_cont(d, \(f))",
+      ]
+    }
     let quantiles = try DuckDB.rows(
-      "SELECT g, median(i), quantile_disc(d, 0.9), quantile_cont(i, 0.25) FROM \(csv) GROUP BY g ORDER BY g")
-    let grouped = try DuckDB.dshRows(
-      setup, "t | group by g with m = median(i), q = quantile(d, 0.9), c = quantile_cont(i, 0.25) | sort by g"
-    )
+      "SELECT g, \(duckFields.joined(separator: ", ")) FROM \(csv) GROUP BY g ORDER BY g")
+    let grouping = "t | group by g with \(dshFields.joined(separator: ", "))"
+    let grouped = try DuckDB.dshRows(setup, grouping + " | sort by g")
     #expect(DuckDB.differences(grouped, quantiles) == [], "quantiles")
+    let described = try DSHProcess.run(setup.flatMap { ["-c", $0] } + ["-c", "describe \(grouping)"])
+    #expect(described.output.contains("(in SQL)"), "quantiles: \(described.output)")
     // Every window field of the CSV test.
     let windows = try DuckDB.rows(
       "SELECT g AS section, id, \(Self.windows.map(\.1).joined(separator: ", ")) FROM \(csv) ORDER BY g, id")

@@ -418,6 +418,7 @@ struct PostgresTests {
     "sort by city desc | section by kind desc",
     "group by kind with n = count(), s = sum(count), a = avg(count), lo = min(city), hi = max(reading), d = distinct(city), t = max(ok), f = min(day)",
     "group by ok with n = count(big), s = sum(big)", "distinct city", "distinct kind, ok",
+    "group by kind with m = median(reading), mi = median(big), q = quantile(reading, 0.9), qi = quantile(count, 0.1), c = quantile_cont(big, 0.25), cr = quantile_cont(reading, 0.7)",
     "where reading > 0 | group by city with n = count()",
     "join labels on kind == code as k", "join labels on kind == code as k inner",
     "where ok | sort by city | join labels on kind == code as k",
@@ -432,6 +433,8 @@ struct PostgresTests {
     "extend r = lag(city) by count | sort by r", "extend r = lead(reading, 2, 0.5) by count desc within kind",
     "extend r = lag(big, 0) by city", "sort by reading | extend r = row_number() by kind within ok | limit 5",
     "extend r = rank() by city, k = row_number() by count desc",
+    // Ordered by a window's number, not by its text (1, 2, …, 10, not 1, 10, 2).
+    "extend r = row_number() by id | sort by r desc", "extend l = lag(reading) by id | section by l",
   ]
 
   @Test("where, sort by, section by, limit, group by and distinct run on the server with dsh's answers")

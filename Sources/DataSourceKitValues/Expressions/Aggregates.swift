@@ -127,10 +127,9 @@ public enum AggregateFunction: String, Sendable, CaseIterable {
     case .min: .least
     case .max: .greatest
     // first, last and list depend on an order a server's plan does not keep. SQLite has no
-    // quantiles; PostgreSQL's percentile_cont interpolates as lo + f·(hi − lo), DuckDB's
-    // quantile_cont (and dsh's) as lo·(1 − f) + hi·f, which differ in the last bit; its
-    // percentile_disc finds its row as ceil(f·n), DuckDB's quantile as n − floor(n − f·n), the
-    // same in exact arithmetic but not always in doubles; and dsh's median of ints is exact.
+    // quantiles; PostgreSQL's percentile_cont and percentile_disc compute them otherwise in
+    // the last bit, so it takes them from a sorted array by dsh's own arithmetic
+    // (`PostgresProvider.quantileSQL`), and its grouping asks for them before this form.
     case .median, .quantile, .quantileCont, .first, .last, .list: .inMemory
     }
   }
