@@ -65,11 +65,8 @@ extension PostgresQuery {
       else { return nil }
       var sql: PostgresSQL
       switch function {
-      case .rowNumber: sql = "row_number()"
-      case .rank: sql = "rank()"
-      case .denseRank: sql = "dense_rank()"
-      case .percentRank: sql = "percent_rank()"
-      case .cumeDist: sql = "cume_dist()"
+      // dsh's names are SQL's.
+      case .rowNumber, .rank, .denseRank, .percentRank, .cumeDist: sql = "\(function.rawValue)()"
       case .lag, .lead:
         // The value and its default of one type, as the server's lag takes them.
         guard let argument = call.argument, let value = translator.value(argument), value.type == type,

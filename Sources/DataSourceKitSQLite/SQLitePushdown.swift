@@ -125,11 +125,8 @@ extension SQLiteQuery {
       var sql: String
       var copies: String?
       switch function {
-      case .rowNumber: sql = "row_number()"
-      case .rank: sql = "rank()"
-      case .denseRank: sql = "dense_rank()"
-      case .percentRank: sql = "percent_rank()"
-      case .cumeDist: sql = "cume_dist()"
+      // dsh's names are SQL's.
+      case .rowNumber, .rank, .denseRank, .percentRank, .cumeDist: sql = "\(function.rawValue)()"
       case .lag, .lead:
         // A column: the neighbour's value is read as its type (every value is checked before
         // the windows are computed; see `materializeWindows`).

@@ -152,19 +152,7 @@ struct DuckDBOracleTests {
     for seed in [1, 2, 3] as [UInt64] {
       try? FileManager.default.removeItem(atPath: folder + "/rows.db")
       try Self.writeRows(to: folder, count: 50 * Int(seed) + 7, seed: seed)
-      let fractions = ["0", "0.1", "0.25", "0.33", "0.5", "0.75", "0.9", "0.999", "1"]
-      var dshFields = ["m_i = median(i)", "m_d = median(d)"]
-      var duckFields = ["median(i)", "median(d)"]
-      for (k, f) in fractions.enumerated() {
-        dshFields += [
-          "q\(k)_i = quantile(i, \(f))", "c\(k)_i = quantile_cont(i, \(f))", "q\(k)_d = quantile(d, \(f))",
-          "c\(k)_d = quantile_cont(d, \(f))",
-        ]
-        duckFields += [
-          "quantile_disc(i, \(f))", "quantile_cont(i, \(f))", "quantile_disc(d, \(f))",
-          "quantile_cont(d, \(f))",
-        ]
-      }
+      let (dshFields, duckFields) = Self.quantileFields
       let duck = try DuckDB.rows(
         "SELECT g, \(duckFields.joined(separator: ", ")) FROM read_csv('\(folder)/rows.csv') GROUP BY g ORDER BY g"
       )
@@ -174,6 +162,24 @@ struct DuckDBOracleTests {
       let fromSQLite = try DuckDB.dshRows(["let t = sqlite \"\(folder)/rows.db\" table t"], "t " + query)
       #expect(DuckDB.differences(fromSQLite, duck) == [], "seed \(seed), SQLite")
     }
+  }
+
+  /// Medians, and quantiles of nine fractions (discrete and continuous, of ints `i` and doubles
+  /// `d`): dsh's fields and DuckDB's expressions, in the same order.
+  static var quantileFields: (dsh: [String], duck: [String]) {
+    var dsh = ["m_i = median(i)", "m_d = median(d)"]
+    var duck = ["median(i)", "median(d)"]
+    for (k, f) in ["0", "0.1", "0.25", "0.33", "0.5", "0.75", "0.9", "0.999", "1"].enumerated() {
+      dsh += [
+        "q\(k)_i = quantile(i, \(f))", "c\(k)_i = quantile_cont(i, \(f))", "q\(k)_d = quantile(d, \(f))",
+        "c\(k)_d = quantile_cont(d, \(f))",
+      ]
+      duck += [
+        "quantile_disc(i, \(f))", "quantile_cont(i, \(f))", "quantile_disc(d, \(f))",
+        "quantile_cont(d, \(f))",
+      ]
+    }
+    return (dsh, duck)
   }
 
   /// The window fields of both tests: (dsh's definition, DuckDB's expression), over sections of
@@ -339,18 +345,7 @@ struct DuckDBOracleTests {
     let setup = ["let t = postgres \"\(server.url)\" table t"]
     let csv = "read_csv('\(folder)/rows.csv')"
     // Quantiles by group, every fraction of the CSV test, run by the server.
-    var dshFields = ["m_i = median(i)", "m_d = median(d)"]
-    var duckFields = ["median(i)", "median(d)"]
-    for (k, f) in ["0", "0.1", "0.25", "0.33", "0.5", "0.75", "0.9", "0.999", "1"].enumerated() {
-      dshFields += [
-        "q\(k)_i = quantile(i, \(f))", "c\(k)_i = quantile_cont(i, \(f))", "q\(k)_d = quantile(d, \(f))",
-        "c\(k)_d = quantile_cont(d, \(f))",
-      ]
-      duckFields += [
-        "quantile_disc(i, \(f))", "quantile_cont(i, \(f))", "quantile_disc(d, \(f))",
-        "quantile_cont(d, \(f))",
-      ]
-    }
+    let (dshFields, duckFields) = Self.quantileFields
     let quantiles = try DuckDB.rows(
       "SELECT g, \(duckFields.joined(separator: ", ")) FROM \(csv) GROUP BY g ORDER BY g")
     let grouping = "t | group by g with \(dshFields.joined(separator: ", "))"
