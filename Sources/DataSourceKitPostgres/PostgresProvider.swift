@@ -286,7 +286,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   private func counts(from result: PostgresRows) throws -> (
     sections: [(key: Value?, start: Int, count: Int)], windowRows: WindowRows?
   ) {
-    if let windows = query.windows, query.windowRowsSQL(base: []) != nil {
+    if let windows = query.windows, query.readsWindowRows {
       let (rows, sectionCounts) = WindowRows.read(result, windows: windows, sectioned: query.section != nil)
       guard let term = query.section else { return ([(key: nil, start: 0, count: rows.keys.count)], rows) }
       return (try Self.sections(from: sectionCounts, type: term.type), rows)

@@ -198,7 +198,7 @@ public struct PostgresQuery: Sendable, Equatable {
   /// order: what counts the rows, and lets a page be read by its keys (see
   /// `PostgresProvider.WindowRows`); `nil` otherwise.
   func windowRowsSQL(base: [String]) -> PostgresSQL? {
-    guard let windows, windows.baseOrder.count == 1 else { return nil }
+    guard readsWindowRows, let windows else { return nil }
     // Named apart from the columns: `ORDER BY ("r")` must order by the column, not by its text.
     let list: [PostgresSQL] =
       ["dsh_q.dsh_b0::text AS dsh_key"]
@@ -209,6 +209,9 @@ public struct PostgresQuery: Sendable, Equatable {
     return
       "SELECT \(list.joined(separator: ", ")) \(from)\(whereClause())\(orderClause(base: base))\(limit.map { " LIMIT \($0)" } ?? "")"
   }
+
+  /// Whether the rows are behind window functions and have one key to be found by.
+  var readsWindowRows: Bool { windows?.baseOrder.count == 1 }
 
   /// Each section's key (as text) and count, in the sections' order.
   func sectionsSQL(_ term: OrderTerm, base: [String]) -> PostgresSQL {

@@ -85,11 +85,10 @@ import Foundation
     measure(["sqlite3", "-csv", "-header", databasePath, "SELECT * FROM people WHERE name GLOB 'Ada T*'"])
   }
   rows.append(
-    Row(
-      what: "SQLite 1M: where name like \"Ada T%\", printed whole", dsh: seconds(dshLike.seconds),
-      other: "sqlite3 -csv, GLOB 'Ada T*': " + seconds(sqliteGlob.seconds),
-      figure: String(format: "%.2f×", dshLike.seconds / sqliteGlob.seconds), target: "≤ 2×",
-      met: dshLike.status == 0 && dshLike.seconds <= 2 * sqliteGlob.seconds))
+    .beside(
+      "SQLite 1M: where name like \"Ada T%\", printed whole", dsh: dshLike,
+      other: "sqlite3 -csv, GLOB 'Ada T*'",
+      sqliteGlob, most: 2))
   rows.append(
     Row(
       what: "  the same with ilike (in memory over every row)", dsh: seconds(dshILike.seconds),
@@ -118,12 +117,9 @@ import Foundation
     ])
   }
   rows.append(
-    Row(
-      what: "SQLite 1M × 1.5M: where team == \"Design\" | join … all, printed whole",
-      dsh: seconds(dshJoin.seconds),
-      other: "sqlite3 -csv, LEFT JOIN: " + seconds(sqliteJoin.seconds),
-      figure: String(format: "%.2f×", dshJoin.seconds / sqliteJoin.seconds), target: "≤ 3×",
-      met: dshJoin.status == 0 && dshJoin.seconds <= 3 * sqliteJoin.seconds))
+    .beside(
+      "SQLite 1M × 1.5M: where team == \"Design\" | join … all, printed whole", dsh: dshJoin,
+      other: "sqlite3 -csv, LEFT JOIN", sqliteJoin, most: 3))
   rows.append(
     Row(
       what: "  the same join in memory (both tables read)", dsh: seconds(dshJoinInMemory.seconds),
@@ -142,9 +138,7 @@ import Foundation
     ])
   }
   rows.append(
-    Row(
-      what: "SQLite 1M: extend r = rank() … within section | where r <= 3, printed whole",
-      dsh: seconds(dshRankSQL.seconds), other: "sqlite3 -csv, rank() OVER: " + seconds(sqliteRank.seconds),
-      figure: String(format: "%.2f×", dshRankSQL.seconds / sqliteRank.seconds), target: "≤ 1.5×",
-      met: dshRankSQL.status == 0 && dshRankSQL.seconds <= 1.5 * sqliteRank.seconds))
+    .beside(
+      "SQLite 1M: extend r = rank() … within section | where r <= 3, printed whole", dsh: dshRankSQL,
+      other: "sqlite3 -csv, rank() OVER", sqliteRank, most: 1.5))
 }

@@ -242,6 +242,16 @@ extension Row {
       target: String(format: "≤ %.1f×", most),
       met: duck.map { dsh.status == 0 && dsh.seconds <= most * $0.seconds } ?? false)
   }
+
+  /// dsh's time beside another tool's (`other` names it), within `most` times it.
+  static func beside(_ what: String, dsh: Measurement, other: String, _ them: Measurement, most: Double)
+    -> Row
+  {
+    Row(
+      what: what, dsh: seconds(dsh.seconds), other: other + ": " + seconds(them.seconds),
+      figure: String(format: "%.2f×", dsh.seconds / them.seconds), target: String(format: "≤ %g×", most),
+      met: dsh.status == 0 && dsh.seconds <= most * them.seconds)
+  }
 }
 
 /// The tests' HTTP server (Tests/dshTests/Fixtures/http_server.py) on a free port.

@@ -513,6 +513,29 @@ struct PostgresTests {
     #expect(inMemory.output.split(separator: "\n").count > 15_000, "\(inMemory.output.prefix(300))")
   }
 
+  @Test(
+    "a row deleted after a windowed view was counted is an error that says to reload, and the reload sees the table"
+  )
+  func windowRowGone() throws {
+    let server = try server()
+    #expect(
+      try server.psql("CREATE TABLE gone AS SELECT g AS id, g % 3 AS k FROM generate_series(1, 9) g").status
+        == 0)
+    let terminal = try PseudoTerminal(
+      historyPath: NSTemporaryDirectory() + "dsh-history-\(UUID().uuidString)")
+    #expect(terminal.waitForPrompt())
+    terminal.type("let v = postgres \"\(server.url)\" table gone | extend r = rank() by k\r")
+    #expect(terminal.waitForPrompt(count: 2))
+    terminal.type("v\r")
+    #expect(terminal.waitFor("9 items"))
+    #expect(try server.psql("DELETE FROM gone WHERE id = 5").status == 0)
+    terminal.type("show v rows 0..9 as csv\r")
+    #expect(terminal.waitFor("behind the window functions is gone"))
+    terminal.type("reload v\r")
+    terminal.type("v\r")
+    #expect(terminal.waitFor("8 items"))
+  }
+
   @Test("section counts come from one GROUP BY; describe shows the SQL and the rows read")
   func sectionsAndDescribe() throws {
     let server = try server()
