@@ -417,4 +417,28 @@ struct KeyIndexTests {
     let r12 = texts.add(.values([.string("a")]), handles: [3])
     #expect(!r12)
   }
+
+  @Test("the edit log keeps its bound: past it the oldest changes are forgotten, the newest still read")
+  func editLogAtItsBound() {
+    let log = EditLog()
+    let start = log.followedVersion()
+    // Three times the bound of one-handle changes and some (the oldest kept then sit past the
+    // front of the log's storage), each one handle of its own.
+    let changes = (3 << 17) + 12_345
+    for handle in 0..<changes { log.record(ItemChanges(inserted: [handle])) }
+    #expect(log.version == start + UInt64(changes))
+    // The oldest are gone: a snapshot that old is compared whole.
+    #expect(log.touched(from: start, to: log.version) == nil)
+    #expect(log.touched(from: log.version - (1 << 17) - 1, to: log.version) == nil)
+    // The newest 2^17 are kept, each read back as it was told.
+    let kept = log.touched(from: log.version - (1 << 17), to: log.version)
+    #expect(kept?.count == 1 << 17)
+    #expect(kept?[changes - 1] == false && kept?[changes - (1 << 17)] == false)
+    #expect(kept?[changes - (1 << 17) - 1] == nil)
+    #expect(log.touched(from: log.version - 2, to: log.version - 1) == [changes - 2: false])
+    // A change told whole after them still ends what a later read can follow.
+    log.recordWholesaleChange()
+    #expect(log.touched(from: log.version - 2, to: log.version) == nil)
+    #expect(log.touched(from: log.version, to: log.version) == [:])
+  }
 }

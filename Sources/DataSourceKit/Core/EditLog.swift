@@ -16,12 +16,17 @@ package final class EditLog: Sendable {
   private struct State {
     /// The version before the oldest entry kept.
     var firstVersion: UInt64 = 0
+    /// The entries kept are `entries[start...]`: forgetting the oldest moves `start`, and the
+    /// array is compacted once half of it is forgotten, so a log at its bound appends in O(1)
+    /// amortized (removing from the front each time moved every entry: a megabyte an edit).
     var entries: [Entry] = []
-    /// Handles listed in `entries`, to keep the log bounded.
+    var start = 0
+    /// Handles listed in the kept entries, to keep the log bounded.
     var handleCount = 0
     /// Set once a snapshot asked for the version: before, changes are counted but not kept.
     var isFollowed = false
-    var version: UInt64 { firstVersion + UInt64(entries.count) }
+    var keptCount: Int { entries.count - start }
+    var version: UInt64 { firstVersion + UInt64(keptCount) }
   }
 
   /// One change: the handles it touched (`true` where the item itself changed), or `nil` for a
@@ -67,16 +72,15 @@ package final class EditLog: Sendable {
       state.handleCount += entry?.count ?? 0
       // Forget the oldest changes past the bound (a view that applies after each change keeps
       // up; one that fell this far behind is compared whole).
-      var drop = 0
-      var count = state.handleCount
-      while count > Self.keptHandles, drop < state.entries.count - 1 {
-        count -= state.entries[drop]?.count ?? 0
-        drop += 1
+      while state.handleCount > Self.keptHandles, state.keptCount > 1 {
+        state.handleCount -= state.entries[state.start]?.count ?? 0
+        state.entries[state.start] = nil
+        state.start += 1
+        state.firstVersion += 1
       }
-      if drop > 0 {
-        state.entries.removeFirst(drop)
-        state.firstVersion += UInt64(drop)
-        state.handleCount = count
+      if state.start > 0, state.start * 2 >= state.entries.count {
+        state.entries.removeFirst(state.start)
+        state.start = 0
       }
     }
   }
@@ -88,8 +92,8 @@ package final class EditLog: Sendable {
     state.withLock { state in
       guard old >= state.firstVersion, old <= new, new <= state.version else { return nil }
       var touched: [Int: Bool] = [:]
-      let start = Int(old - state.firstVersion)
-      for entry in state.entries[start..<start + Int(new - old)] {
+      let first = state.start + Int(old - state.firstVersion)
+      for entry in state.entries[first..<first + Int(new - old)] {
         guard let entry else { return nil }
         for (handle, changed) in entry { touched[handle] = (touched[handle] ?? false) || changed }
       }

@@ -235,9 +235,11 @@ package struct AggregateAccumulator {
   static func add(
     _ arguments: [ValueBatch?], groups: [Int], to accumulators: inout [AggregateAccumulator]
   ) {
-    guard let first = accumulators.first else { return }
-    for index in first.states.indices {
-      let function = first.functions[index]
+    // The functions alone are read from the first group: a copy of the whole accumulator would
+    // share its arrays, and the first append to that group's kept numbers then copied them all,
+    // once a batch (a median over 1M rows in ten groups moved 400 MB).
+    guard let functions = accumulators.first?.functions else { return }
+    for (index, function) in functions.enumerated() {
       switch (function, arguments[index]) {
       case (.count, nil):
         for group in groups {
