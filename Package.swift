@@ -37,8 +37,10 @@ let package = Package(
       name: "DataSourceKitValues",
       dependencies: ["DataSourceKit", .product(name: "OrderedCollections", package: "swift-collections")]
     ),
-    // Providers of CSV and JSON files, plain or compressed (gzip and zip, through zlib).
-    .target(name: "DataSourceKitFiles", dependencies: ["DataSourceKit", "DataSourceKitValues", "CZlib"]),
+    // Providers of CSV and JSON files, plain or compressed (gzip and zip through zlib, bzip2
+    // through libbz2).
+    .target(
+      name: "DataSourceKitFiles", dependencies: ["DataSourceKit", "DataSourceKitValues", "CZlib", "CBzip2"]),
     // A lazy, read-only SQLite provider that runs stages in SQL (through GRDB).
     .target(
       name: "DataSourceKitSQLite",
@@ -127,8 +129,10 @@ let package = Package(
         ])
       ]
     ),
-    // zlib, for reading the PNG pictures headless Chromium draws in the tests.
+    // zlib, for gzip and zip data files and the PNG pictures headless Chromium draws in the tests.
     .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+    // libbz2, for bzip2 data files.
+    .systemLibrary(name: "CBzip2", path: "Sources/CBzip2"),
     .testTarget(
       name: "dshTests",
       dependencies: ["dsh", "DataSourceScript", "DataSourceKitPostgres", "CZlib"],

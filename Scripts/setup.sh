@@ -8,8 +8,9 @@ missing=()
 { pkg-config --exists libedit 2>/dev/null && [ -f /usr/include/histedit.h ]; } || missing+=(libedit-dev)
 [ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
 [ -f /usr/include/postgresql/libpq-fe.h ] || missing+=(libpq-dev)
-# zlib inflates gzip and zip data files as they are read.
+# zlib inflates gzip and zip data files as they are read, libbz2 bzip2 ones.
 [ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)
+[ -f /usr/include/bzlib.h ] || missing+=(libbz2-dev)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 
 # Installs the Debian packages named, with sudo when not root (apt's index is refreshed once).

@@ -1,9 +1,11 @@
+import CBzip2
 import CZlib
 import DataSourceKit
 import DataSourceKitValues
 import Foundation
 
-/// A compressed data file (`flights.csv.gz`, `data.zip`) made readable as the file it holds.
+/// A compressed data file (`flights.csv.gz`, `data.zip`, `rows.csv.bz2`) made readable as the
+/// file it holds.
 ///
 /// The file readers read a file by its path, more than once (a column read again as text is
 /// read from the file a second time), so the bytes it holds are inflated as they are read, a
@@ -101,12 +103,18 @@ public final class CompressedFile {
       let entry = try ZipDirectory(input, displayPath: displayPath).entry(named: member)
       readMember = entry.name
       try copyMember(entry, of: input, into: output, displayPath: displayPath, progress: progress)
-    case .bzip2, .zstd:
+    case .bzip2:
+      if let member {
+        throw DataSourceError.unreadable(
+          path: displayPath,
+          reason: "a bzip2 file holds one file, not members: leave out member \"\(member)\"")
+      }
+      try decompressBzip2(from: input.descriptor, size: input.size, into: output, progress: progress)
+    case .zstd:
+      // libzstd's headers (libzstd-dev) are not among the packages dsh may build against.
       throw DataSourceError.unreadable(
         path: displayPath,
-        reason:
-          "it is \(kind == .bzip2 ? "bzip2" : "zstd")-compressed, which dsh does not read yet; gzip or zip it, or decompress it first"
-      )
+        reason: "it is zstd-compressed, which dsh does not read; decompress it first (zstd -d), or gzip it")
     }
     let (openPath, kept) = output.finish()
     return CompressedFile(path: openPath, member: readMember, descriptor: kept)
@@ -166,6 +174,76 @@ public final class CompressedFile {
           break
         default:
           let said = stream.msg.map { String(cString: $0) } ?? "zlib error \(status)"
+          throw DataSourceError.unreadable(
+            path: output.displayPath,
+            reason: "its compressed data is damaged (\(said)) after \(output.count) bytes")
+        }
+      } while stream.avail_out == 0 && !ended
+    }
+    guard ended else {
+      throw DataSourceError.unreadable(
+        path: output.displayPath, reason: "it ends before its compressed data does: a file cut short?")
+    }
+  }
+
+  /// Decompresses a bzip2 file into `output`: every stream, as `bzip2 -dc` reads a file of
+  /// several (what parallel compressors write); bytes after the last that do not start another
+  /// are ignored, as bzip2 ignores them.
+  private static func decompressBzip2(
+    from fd: Int32, size: Int, into output: ScratchFile, progress: LoadProgress?
+  ) throws {
+    var stream = bz_stream()
+    guard BZ2_bzDecompressInit(&stream, 0, 0) == BZ_OK else {
+      throw DataSourceError.unreadable(path: output.displayPath, reason: "libbz2 could not start")
+    }
+    defer { BZ2_bzDecompressEnd(&stream) }
+    let inputSize = 1 << 18
+    let outputSize = 1 << 20
+    let inputBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: inputSize)
+    let outputBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: outputSize)
+    defer {
+      inputBuffer.deallocate()
+      outputBuffer.deallocate()
+    }
+    var offset = 0
+    var ended = false
+    while offset < size || stream.avail_in > 0 {
+      if stream.avail_in == 0 {
+        let count = pread(fd, inputBuffer, min(inputSize, size - offset), off_t(offset))
+        if count < 0, errno == EINTR { continue }
+        guard count > 0 else { break }
+        offset += count
+        progress?.add(bytes: count)
+        stream.next_in = inputBuffer
+        stream.avail_in = UInt32(count)
+        if Task.isCancelled { throw DataSourceError.cancelled }
+      }
+      if ended {
+        // Another stream starts with its own signature; anything else ends the file.
+        guard stream.next_in.pointee == CChar(UInt8(ascii: "B")) else { break }
+        BZ2_bzDecompressEnd(&stream)
+        let (next, left) = (stream.next_in, stream.avail_in)
+        stream = bz_stream()
+        guard BZ2_bzDecompressInit(&stream, 0, 0) == BZ_OK else {
+          throw DataSourceError.unreadable(path: output.displayPath, reason: "libbz2 could not start")
+        }
+        (stream.next_in, stream.avail_in) = (next, left)
+        ended = false
+      }
+      repeat {
+        stream.next_out = outputBuffer
+        stream.avail_out = UInt32(outputSize)
+        let status = BZ2_bzDecompress(&stream)
+        try output.write(outputBuffer, count: outputSize - Int(stream.avail_out))
+        switch status {
+        case BZ_STREAM_END:
+          ended = true
+        case BZ_OK:
+          break
+        default:
+          let said =
+            status == BZ_DATA_ERROR_MAGIC
+            ? "not bzip2 data" : status == BZ_MEM_ERROR ? "out of memory" : "bzip2 error \(status)"
           throw DataSourceError.unreadable(
             path: output.displayPath,
             reason: "its compressed data is damaged (\(said)) after \(output.count) bytes")

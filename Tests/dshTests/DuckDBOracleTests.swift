@@ -281,6 +281,87 @@ struct DuckDBOracleTests {
     #expect(DuckDB.differences(Array(answer[header...]), duck) == [])
   }
 
+  @Test(
+    "medians, quantiles, footers, joins, patterns and samples stay right after edits of the table under them"
+  )
+  func aggregatesJoinsAndPatternsUnderEdits() throws {
+    let folder = NSTemporaryDirectory() + "dsh-duckdb-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try Self.writeRows(to: folder, count: 150, seed: 9)
+    let edited = """
+      (SELECT id, g, CASE WHEN id % 7 = 3 THEN 5 ELSE i END AS i, d FROM read_csv('\(folder)/rows.csv')
+       WHERE id % 11 <> 4 UNION ALL SELECT 1000, 'b', 100, 2.5)
+      """
+    let edits = [
+      "update t set i = 5 where id % 7 == 3", "delete from t where id % 11 == 4",
+      "insert into t {id: 1000, g: \"b\", i: 100, d: 2.5}",
+    ]
+    // Each view is built and shown before the edits, then shown after them: the answer after is
+    // DuckDB's over the edited rows.
+    let views: [(dsh: String, duck: String)] = [
+      (
+        "t | group by g with m = median(d), q = quantile(i, 0.25), c = quantile_cont(d, 0.9), mi = median(i) | sort by g",
+        "SELECT g, median(d), quantile_disc(i, 0.25), quantile_cont(d, 0.9), median(i) FROM \(edited) GROUP BY g ORDER BY g"
+      ),
+      (
+        "t | join fifths on i == fifths.i as m all | select id, mid = m.id | sort by id, mid",
+        "SELECT a.id, b.id FROM \(edited) a LEFT JOIN (SELECT * FROM \(edited) WHERE id % 5 = 0) b ON a.i = b.i ORDER BY a.id, b.id"
+      ),
+      (
+        "t | join fifths on i == fifths.i as m full | select id, mid = m.id | sort by id, mid",
+        "SELECT a.id, b.id FROM \(edited) a FULL JOIN (SELECT * FROM \(edited) WHERE id % 5 = 0) b ON a.i = b.i ORDER BY a.id, b.id"
+      ),
+      (
+        "t | where text(i) like \"1%\" or g ilike \"B\" or text(d) matches \"^-9\" | select id",
+        "SELECT id FROM \(edited) WHERE CAST(i AS VARCHAR) LIKE '1%' OR g ILIKE 'B' OR regexp_matches(CAST(d AS VARCHAR), '^-9') ORDER BY id"
+      ),
+    ]
+    for (query, sql) in views {
+      let duck = try DuckDB.rows(sql)
+      let answer = try DuckDB.dshRows(
+        [
+          "let t = csv \"\(folder)/rows.csv\" key id", "let fifths = t | where id % 5 == 0",
+          "let v = \(query)",
+          "show v rows 0..3",
+        ] + edits, "v")
+      // The rows shown before the edits and what the edits say come first; the rest is the answer.
+      let header = (answer.lastIndex { $0.first?.hasPrefix("inserted 1 item") == true } ?? -1) + 1
+      #expect(DuckDB.differences(Array(answer[header...]), duck) == [], "\(query)")
+    }
+    // Footers: a section's median and quantiles of ints (exact to two places, as a template
+    // prints them), after the same edits.
+    let footers = try DuckDB.rows(
+      "SELECT g, median(i), quantile_disc(i, 0.5), quantile_cont(i, 0.25) FROM \(edited) GROUP BY g ORDER BY g"
+    )
+    let shown = try DSHProcess.run(
+      ([
+        "let t = csv \"\(folder)/rows.csv\" key id",
+        "let v = table t | sort by g | section by g with cell basic \"{id}\" | footer \"{median(i)}|{quantile(i, 0.5)}|{quantile_cont(i, 0.25)}\"",
+        "show v rows 0..3",
+      ] + edits + ["show v as json"]).flatMap { ["-c", $0] })
+    // The JSON is what comes after the last edit's line.
+    let inserted = try #require(shown.output.range(of: "inserted 1 item into t"), "\(shown.output)")
+    let json = shown.output[inserted.upperBound...].drop { $0 != "\n" }
+    let sections = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+    let fromFooters =
+      [["g", "m", "q", "c"]]
+      + sections.map {
+        [($0["header"] as? String) ?? ""]
+          + (($0["footer"] as? String) ?? "").split(separator: "|", omittingEmptySubsequences: false).map(
+            String.init)
+      }
+    #expect(DuckDB.differences(fromFooters, footers) == [], "\(shown.output.suffix(400))")
+    // A sample after the edits is drawn again from the rows as they are: its size, and only rows
+    // that are there.
+    let sampled = try DuckDB.dshRows(
+      ["let t = csv \"\(folder)/rows.csv\" key id", "let s = t | sample 20 seed 5", "show s rows 0..3"]
+        + edits, "s | select id")
+    let ids = Set(try DuckDB.rows("SELECT id FROM \(edited)").dropFirst().map { $0[0] })
+    let after = sampled[(sampled.lastIndex { $0 == ["id"] } ?? 0)...].dropFirst()
+    #expect(after.count == 20 && after.allSatisfy { ids.contains($0[0]) }, "\(sampled)")
+  }
+
   @Test("join … all, inner all and full: SQL's joins, DuckDB's rows, from CSV and from SQLite")
   func joins() throws {
     let folder = NSTemporaryDirectory() + "dsh-duckdb-\(UUID().uuidString)"
@@ -363,7 +444,9 @@ struct DuckDBOracleTests {
     #expect(DuckDB.differences(windowed, windows) == [], "windows")
     try Self.comparePushedWindows(setup, csv: csv, label: "PostgreSQL")
     // A join of the table with itself on a key that repeats, every match, and a full join.
-    for (words, sql) in [("all", "LEFT JOIN"), ("full", "FULL JOIN")] {
+    for (words, sql) in [
+      ("all", "LEFT JOIN"), ("full", "FULL JOIN"), ("inner all", "JOIN"), ("left all", "LEFT JOIN"),
+    ] {
       let joins = try DuckDB.rows(
         "SELECT a.id, b.id FROM \(csv) a \(sql) (SELECT * FROM \(csv) WHERE id % 5 = 0) b ON a.i = b.i ORDER BY a.id, b.id"
       )

@@ -161,6 +161,7 @@ public enum HelpCatalogue {
           "Prints a provider as a table of its fields, a table as its cells. columns FIELD, … shows those fields of a provider, in that order (show X | select FIELD, …, for a table too wide to read). as json prints a provider's items as one array (as export writes them, for jq and read_json), and a sectioned view or a table as its sections, each with its header, footer and items. `rows A..B` builds only that window of the flattened view (half-open; a negative bound counts from the end, an open one runs to the edge). On a terminal a long view shows its first and last rows (set maxrows). as html prints one self-contained page that draws the cells as an iPhone table would, and as svg the same picture as one SVG image (see html); as swift prints the Swift program that builds it (see swift).",
         examples: [
           people + "\nshow people rows 0..3", people + "\nshow people rows -2.. as plain",
+          "let airports = csv \"samples:airports-new-england.csv\"\nshow airports columns iata, name, state rows 0..3",
           "show table [\"Profile\", \"Settings\"] with cell basic \"{.}\" | header \"Menu\" as json",
         ]),
       HelpTopic(
@@ -200,6 +201,7 @@ public enum HelpCatalogue {
           "Shows or changes a setting. width: columns for box and plain output (the terminal's, else COLUMNS, else 80); a table of fields wider than that, whose columns would be cut below 8 characters, shows instead its first and last columns that fit around a … column and says how many it left out, as DuckDB's box mode does (show X columns a, b picks the columns; browse scrolls sideways). maxwidth: the same as width, under DuckDB's name. colwidth: the widest a column of text is drawn in a table of fields (longer texts end in …; numbers are never cut), so that more columns fit. maxrows: rows a terminal shows of a long view, 0 for all (batch output is never cut). color: auto is on for a terminal unless NO_COLOR is set. timer: prints each statement's run time. stats: prints what each show did (see stats). echo: prints each statement of a script before its output, after the prompt (dsh --echo sets it), so a script's output reads as a session. appearance: light or dark mode for pictures (as html, as svg). device: the screen pictures are drawn for: iPhoneSE (375 points wide), iPhone15 (393, the default) or iPad (820); a name may be quoted with spaces, as \"iPhone SE\".",
         examples: [
           "set mode markdown\nset width 100\nset", "set maxrows 0", "set echo on\nshow [1, 2] as plain",
+          "set maxwidth 60\nshow csv \"samples:airports-new-england.csv\" rows 0..2",
           "set appearance dark\nset device \"iPhone SE\"",
         ]),
       HelpTopic(
@@ -317,12 +319,15 @@ public enum HelpCatalogue {
         syntax: [
           "csv \"PATH\" [key FIELD] [delimiter \"C\"] [null \"TEXT\", …] [types {FIELD: TYPE, …}]",
           "csv \"https://…\" … [timeout SECONDS] [maxsize MB] [redirects any]",
-          "csv \"FILE.csv.gz\" [maxsize MB]  csv \"FILE.zip\" [member \"NAME\"]",
+          "csv \"FILE.csv.gz\" [maxsize MB]  csv \"FILE.csv.bz2\" …  csv \"FILE.zip\" [member \"NAME\"]",
         ],
         summary:
-          "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks; LF, CRLF or lone CR line ends; a UTF-8 BOM) with a header row. Each column's type is inferred from all its values: int, double, bool, date (YYYY-MM-DD), timestamp (ISO 8601 with a time) or text; an empty field is null, a quoted empty one (\"\") empty text. Integers stay exact: `02134` or a number beyond 64 bits makes its column text. A column of numbers but for a few markers (NA) is text, and the load says so with a note; null and types (see 'help types') read it as you mean it. Text after a closing quote (`\"x\"y`) is an error naming the line. The delimiter is one ASCII character other than a line end or a quote. `key` names the field that identifies a row. A URL (http:// or https://) is fetched whole when bound, under http's limits (timeout, 60 s unless given; maxsize, 100 MB; redirects within the host), ^C stops it and --safe refuses it; reload reads the fetched copy, and binding again fetches again. A gzip file (one member or several, as cat a.gz b.gz makes) or a zip archive (stored or deflated; its one file, or member \"NAME\" by its path or file name) is read as the file it holds, told by its first bytes rather than its name, inflated a chunk at a time into a file of its own, never whole in memory; it may inflate to 2 GiB, or maxsize MB, and a file past that (a compression bomb) stops there with an error. bzip2 and zstd files are named as such and refused.",
+          "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks; LF, CRLF or lone CR line ends; a UTF-8 BOM) with a header row. Each column's type is inferred from all its values: int, double, bool, date (YYYY-MM-DD), timestamp (ISO 8601 with a time) or text; an empty field is null, a quoted empty one (\"\") empty text. Integers stay exact: `02134` or a number beyond 64 bits makes its column text. A column of numbers but for a few markers (NA) is text, and the load says so with a note; null and types (see 'help types') read it as you mean it. Text after a closing quote (`\"x\"y`) is an error naming the line. The delimiter is one ASCII character other than a line end or a quote. `key` names the field that identifies a row. A URL (http:// or https://) is fetched whole when bound, under http's limits (timeout, 60 s unless given; maxsize, 100 MB; redirects within the host), ^C stops it and --safe refuses it; reload reads the fetched copy, and binding again fetches again. A gzip file (one member or several, as cat a.gz b.gz makes), a bzip2 file (one stream or several, as pbzip2 makes) or a zip archive (stored or deflated; its one file, or member \"NAME\" by its path or file name) is read as the file it holds, told by its first bytes rather than its name, inflated a chunk at a time into a file of its own, never whole in memory; it may inflate to 2 GiB, or maxsize MB, and a file past that (a compression bomb) stops there with an error. A zstd file is named as such and refused (libzstd's headers are not among the packages dsh builds against): decompress it first.",
         examples: [
           people, "let semi = csv \"samples:scores.csv\" delimiter \";\"\nshow semi",
+          "let stocks = csv \"samples:stocks.csv.gz\"\nshow stocks | group by symbol with months = count(), top = max(price)",
+          "let weather = csv \"samples:weather.zip\" member \"seattle-weather-2012.csv\"\nshow weather | group by weather with days = count(), rain = sum(precipitation)",
+          "show csv \"samples:states.csv.bz2\" | limit 3",
           "let penguins = csv \"samples:penguins.csv\" null \"NA\"\nshow penguins | where body_mass_g > 6000",
           "show csv \"\(exampleServer)/data/people.csv\" | where age > 45",
         ]),
@@ -331,10 +336,10 @@ public enum HelpCatalogue {
         syntax: [
           "json \"PATH\" [at \"A.B\"] [key FIELD] [null \"TEXT\", …] [types {FIELD: TYPE, …}]",
           "json \"https://…\" … [timeout SECONDS] [maxsize MB] [redirects any]",
-          "json \"FILE.json.gz\" …  json \"FILE.zip\" [member \"NAME\"] …",
+          "json \"FILE.json.gz\" …  json \"FILE.json.bz2\" …  json \"FILE.zip\" [member \"NAME\"] …",
         ],
         summary:
-          "Items of a JSON file: an array of records or values, JSON Lines, or the array found at a dotted path inside the document. Record fields keep their order. A URL is fetched whole when bound, as csv fetches one (http reads JSON from an API page by page), and a gzip file or zip archive is read as the file it holds, as csv reads one.",
+          "Items of a JSON file: an array of records or values, JSON Lines, or the array found at a dotted path inside the document. Record fields keep their order. A URL is fetched whole when bound, as csv fetches one (http reads JSON from an API page by page), and a gzip or bzip2 file or a zip archive is read as the file it holds, as csv reads one.",
         examples: ["let teams = json \"samples:teams.json\" at \"teams\" key name\nshow teams"]),
       HelpTopic(
         name: "postgres", group: .providers,
@@ -435,7 +440,7 @@ public enum HelpCatalogue {
         name: "swift", group: .presentation,
         syntax: ["show TABLE as swift", "export TABLE to \"PATH.swift\""],
         summary:
-          "Prints a complete Swift program (a main.swift) that builds the same screen with DataSourceKit, one named value per piece (the provider, each stage, the cell, the table, each decorator), and prints it as show … as plain does: built against DataSourceKit (and DataSourceKitFiles or DataSourceKitSQLite for files), it prints exactly that text. Lists are written into the program, files by their absolute path. Every kind of piece is written: the sources (lists, ranges, csv, json, sqlite, http, paged), the stages (where, sort by, section by, limit, offset, extend with its window functions and aggregates as DerivedProvider.windowed, select, group by, distinct, join with all and full; not sample, which is for looking at data, not a screen), cells, cards and cells when, the decorators, compose and segmented; expressions with their functions, formats and aggregates use Value's operations, which answer as dsh does. A bound name is written from its definition, so a provider edited since (insert, update, delete, move, more) is refused: the program could not show the edit. A provider shown bare prints its table of fields.",
+          "Prints a complete Swift program (a main.swift) that builds the same screen with DataSourceKit, one named value per piece (the provider, each stage, the cell, the table, each decorator), and prints it as show … as plain does: built against DataSourceKit (and DataSourceKitFiles or DataSourceKitSQLite for files), it prints exactly that text. Lists are written into the program, files by their absolute path. Every kind of piece is written: the sources (lists, ranges, csv, json, sqlite, http, paged), the stages (where, sort by, section by, limit, offset, extend with its window functions and aggregates as DerivedProvider.windowed, select, group by, distinct, join with all and full; not sample and random(), which are for looking at data and draw anew each run, not a screen), cells, cards and cells when, the decorators, compose and segmented; expressions with their functions, formats and aggregates use Value's operations, which answer as dsh does. A bound name is written from its definition, so a provider edited since (insert, update, delete, move, more) is refused: the program could not show the edit. A provider shown bare prints its table of fields.",
         examples: [
           people
             + "\nshow table people | where age > 40 | sort by name with cell value1 \"{name}\" detail \"{age}\" | header \"Over 40\" as swift",
@@ -534,6 +539,9 @@ public enum HelpCatalogue {
             + "\nshow table people | limit 2 with cell subtitle \"{upper(name)}\" detail \"{age * 12} months, since {date(joined):%b %Y}\"",
           people
             + "\nshow table people | section by team with cell basic \"{name}\" | footer \"{count|person|people}, {avg(age)} on average\"",
+          "show table [{city: 'Boston', people: 675647, share: 0.0961}] with cell subtitle \"{city}\" detail \"{people:,} people, {share:.1%} of the state, {people * 1.5:,.2f}\"",
+          people
+            + "\nshow table people | section by team with cell basic \"{name}\" | footer \"median age {median(age)}, 90% under {quantile(age, 0.9)}\"",
         ]),
       HelpTopic(
         name: "expressions", group: .language,
@@ -548,6 +556,7 @@ public enum HelpCatalogue {
         examples: [
           "show [{price: 2.5, qty: 4}, {price: 3, qty: 0}] | extend total = price * qty, each = price / qty",
           "show range 1..10 | where . % 3 == 0",
+          "show [{s: '  a, b ,c  '}] | extend t = trim(s), r = replace(s, ' ', ''), parts = split(trim(s), ','), n = len(split(s, ','))",
           "show [{name: 'Ada', team: null}, {name: 'Grace', team: 'Engineering'}] | where team is not null",
           "let prices = csv \"samples:prices.csv\" null \"N/A\" types {day: date \"%b %d %Y\"}\nshow prices | where year(day) == 2000 and month(day) == 4 | sort by close desc",
           "let penguins = csv \"samples:penguins.csv\" null \"NA\"\nshow penguins | section by species | sort by body_mass_g desc | select species, kg = round(body_mass_g / 1000, 1), bill = coalesce(text(bill_length_mm), \"?\")",
