@@ -331,6 +331,24 @@ struct PseudoTerminalTests {
     #expect(piped.output.hasPrefix("┌" + String(repeating: "─", count: 78) + "┐\n"), "\(piped.output)")
   }
 
+  @Test("a table of fields wider than the terminal keeps the columns that fit and says how many it left out")
+  func wideTableFitsTerminal() throws {
+    let statement = "show csv \"Scripts/data/airports-new-england.csv\" rows 0..1"
+    let terminal = try PseudoTerminal(arguments: ["-c", statement], historyPath: historyPath, columns: 60)
+    #expect(terminal.waitFor("7 columns (4 shown)"), "\(terminal.screen)")
+    #expect(terminal.exitStatus() == 0)
+    let drawn = terminal.screen.split(whereSeparator: \.isNewline).filter {
+      $0.hasPrefix("│") || $0.hasPrefix("┌")
+    }
+    #expect(!drawn.isEmpty && drawn.allSatisfy { $0.count <= 60 }, "\(terminal.screen)")
+    #expect(drawn.contains { $0.contains("│ … │") }, "\(terminal.screen)")
+    // Wider, every column fits.
+    let wide = try PseudoTerminal(arguments: ["-c", statement], historyPath: historyPath, columns: 140)
+    #expect(wide.waitFor("longitude"), "\(wide.screen)")
+    #expect(wide.exitStatus() == 0)
+    #expect(!wide.screen.contains("columns ("), "\(wide.screen)")
+  }
+
   @Test("^C drops the line, even a statement left open, and the shell goes on")
   func interrupt() throws {
     let terminal = try PseudoTerminal(historyPath: historyPath)

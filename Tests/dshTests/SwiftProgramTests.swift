@@ -154,6 +154,16 @@ struct SwiftProgramTests {
         "compose (table ranked with cell value1 \"{r}. {name}\" detail \"{share:.1%} {gap} {run}\" | footer \"p90 {quantile(age, 0.9)}, q {quantile_cont(age, 0.25)}\"), (table staffed with cell basic \"{team}: {who}\")"
     ),
     Screen(
+      name: "compressed files, patterns, text functions, null tests, offset and thousands",
+      setup: [
+        "let stocks = csv \"Scripts/data/stocks.csv.gz\" | where symbol like \"A%\" or symbol ilike \"goo_\" | where date ends with \"2004\" and price is not null",
+        "let states = csv \"Scripts/data/states.csv.bz2\" | where capital matches \"^[A-M]\" | sort by code | offset 2 | limit 4",
+        "let weather = csv \"Scripts/data/weather.zip\" member \"stocks.csv\" | where symbol starts with \"MS\" | limit 2",
+      ],
+      shown:
+        "compose (table stocks with cell value1 \"{lower(trim(symbol))}\" detail \"{price * 1000:,.2f} {replace(date, ' ', '-')}\"), (table states with cell basic \"{upper(name)}: {len(split(capital, ' '))} {statehood is null}\"), (table weather with cell basic \"{symbol} {price:,}\")"
+    ),
+    Screen(
       name: "paged with a Load more footer",
       setup: ["let feed = paged range 0..5 size 2"],
       shown: "table feed with cell basic \"item {.}\" | more"),

@@ -65,7 +65,7 @@ public enum AggregateFunction: String, Sendable, CaseIterable {
   package var takesNoArgument: Bool { self == .count }
 
   /// The case's name in Swift (`quantileCont` for `quantile_cont`), as generated programs write it.
-  package var swiftCase: String { self == .quantileCont ? "quantileCont" : rawValue }
+  package var swiftCase: String { swiftName(ofSnakeCase: rawValue) }
 
   /// Whether it takes a fraction from 0 to 1 after its argument (`quantile(x, 0.9)`).
   package var takesFraction: Bool { self == .quantile || self == .quantileCont }

@@ -83,6 +83,9 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     case inMemory
   }
 
+  /// The case's name in Swift (`startsWith` for `starts_with`), as generated programs write it.
+  package var swiftCase: String { swiftName(ofSnakeCase: rawValue) }
+
   /// How SQL computes it.
   package var sqlForm: SQLForm {
     switch self {
@@ -674,4 +677,11 @@ package final class PatternCache: Sendable {
     }
     return made
   }
+}
+
+/// A snake_case name of the language (`quantile_cont`) as the Swift case that stands for it
+/// (`quantileCont`).
+func swiftName(ofSnakeCase name: String) -> String {
+  let words = name.split(separator: "_")
+  return words.enumerated().map { $0 == 0 ? String($1) : $1.prefix(1).uppercased() + $1.dropFirst() }.joined()
 }

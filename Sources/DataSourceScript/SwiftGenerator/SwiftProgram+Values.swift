@@ -65,7 +65,7 @@ extension SwiftProgram {
         throw unsupported("the expression '\(text(expression.range))'")
       }
       let values = try arguments.map { argument throws(Unsupported) in try valueCode(argument, item: item) }
-      return "Value.call(.\(function.rawValue)\(values.map { ", " + $0 }.joined()))"
+      return "Value.call(.\(function.swiftCase)\(values.map { ", " + $0 }.joined()))"
     case .negate(let inner, _):
       return "-\(try valueCode(inner, item: item))"
     case .binary(let left, let op, let right, _) where op.isArithmetic:
