@@ -147,6 +147,28 @@ func median(runs: Int = 3, _ body: () -> Measurement) -> Measurement {
   return all[all.count / 2]
 }
 
+/// The medians of `runs` runs each of two commands taken in turn, after a warm-up of each.
+///
+/// For two processes of a fraction of a second whose ratio is the figure: both meet the same
+/// moments of a machine (another process, the CPU's clock) rather than one meeting them all.
+/// `other` is `nil` when the tool is missing.
+func interleavedMedians(runs: Int = 7, _ body: () -> Measurement, _ other: (() -> Measurement)?) -> (
+  Measurement, Measurement?
+) {
+  _ = body()
+  _ = other?()
+  var ours: [Measurement] = []
+  var theirs: [Measurement] = []
+  for _ in 0..<runs {
+    ours.append(body())
+    if let other { theirs.append(other()) }
+  }
+  func middle(_ all: [Measurement]) -> Measurement? {
+    all.sorted { $0.seconds < $1.seconds }.dropFirst(all.count / 2).first
+  }
+  return (middle(ours) ?? body(), middle(theirs))
+}
+
 /// The statement times dsh printed with `set timer on`, in order.
 func statementTimes(_ text: String) -> [Double] {
   text.split(separator: "\n").compactMap { line in
@@ -663,6 +685,6 @@ print(line(headers))
 print(line(widths.map { String(repeating: "-", count: $0) }))
 for row in table { print(line(row)) }
 print(
-  "\n(median of 3 runs each, after a warm-up run; dsh's render and window figures are its own statement timer,"
-)
-print(" `set timer on`, against sqlite3's whole process; sqlite3's own .timer is shown beside it)")
+  "\n(median of 3 runs each, after a warm-up run; the explore rows beside DuckDB: of 7 runs each, in turn;")
+print(" dsh's render and window figures are its own statement timer, `set timer on`, against sqlite3's whole")
+print(" process; sqlite3's own .timer is shown beside it)")
