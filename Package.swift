@@ -38,9 +38,10 @@ let package = Package(
       dependencies: ["DataSourceKit", .product(name: "OrderedCollections", package: "swift-collections")]
     ),
     // Providers of CSV and JSON files, plain or compressed (gzip and zip through zlib, bzip2
-    // through libbz2).
+    // through libbz2, zstd through the system's libzstd, opened when first needed).
     .target(
-      name: "DataSourceKitFiles", dependencies: ["DataSourceKit", "DataSourceKitValues", "CZlib", "CBzip2"]),
+      name: "DataSourceKitFiles",
+      dependencies: ["DataSourceKit", "DataSourceKitValues", "CZlib", "CBzip2", "CZstd"]),
     // A lazy, read-only SQLite provider that runs stages in SQL (through GRDB).
     .target(
       name: "DataSourceKitSQLite",
@@ -133,6 +134,8 @@ let package = Package(
     .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
     // libbz2, for bzip2 data files.
     .systemLibrary(name: "CBzip2", path: "Sources/CBzip2"),
+    // zstd's buffer types; the library itself is opened at run time (see its shim.h).
+    .systemLibrary(name: "CZstd", path: "Sources/CZstd"),
     .testTarget(
       name: "dshTests",
       dependencies: ["dsh", "DataSourceScript", "DataSourceKitPostgres", "CZlib"],

@@ -33,6 +33,8 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || test_missing+=(postgresql
 command -v openssl >/dev/null || test_missing+=(openssl)
 # less pages help on a terminal (PseudoTerminal and Browse tests).
 command -v less >/dev/null || test_missing+=(less)
+# zstd compresses the .zst files CompressedFileTests reads (dsh reads them through libzstd.so.1).
+command -v zstd >/dev/null || test_missing+=(zstd)
 if [ ${#test_missing[@]} -gt 0 ]; then install_packages "${test_missing[@]}"; fi
 # pyte, a terminal emulator, reads browse's full screen back for BrowseTests; websocket-client
 # drives Chromium's DevTools protocol and reads serve's /live socket for ServeTests.

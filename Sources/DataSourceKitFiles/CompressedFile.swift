@@ -1,11 +1,12 @@
 import CBzip2
 import CZlib
+import CZstd
 import DataSourceKit
 import DataSourceKitValues
 import Foundation
 
-/// A compressed data file (`flights.csv.gz`, `data.zip`, `rows.csv.bz2`) made readable as the
-/// file it holds.
+/// A compressed data file (`flights.csv.gz`, `data.zip`, `rows.csv.bz2`, `rows.csv.zst`) made
+/// readable as the file it holds.
 ///
 /// The file readers read a file by its path, more than once (a column read again as text is
 /// read from the file a second time), so the bytes it holds are inflated as they are read, a
@@ -111,10 +112,18 @@ public final class CompressedFile {
       }
       try decompressBzip2(from: input.descriptor, size: input.size, into: output, progress: progress)
     case .zstd:
-      // libzstd's headers (libzstd-dev) are not among the packages dsh may build against.
-      throw DataSourceError.unreadable(
-        path: displayPath,
-        reason: "it is zstd-compressed, which dsh does not read; decompress it first (zstd -d), or gzip it")
+      if let member {
+        throw DataSourceError.unreadable(
+          path: displayPath, reason: "a zstd file holds one file, not members: leave out member \"\(member)\""
+        )
+      }
+      guard let zstd = Zstd.library else {
+        throw DataSourceError.unreadable(
+          path: displayPath,
+          reason: "it is zstd-compressed, and this machine has no libzstd.so.1; decompress it first (zstd -d)"
+        )
+      }
+      try zstd.decompress(from: input.descriptor, size: input.size, into: output, progress: progress)
     }
     let (openPath, kept) = output.finish()
     return CompressedFile(path: openPath, member: readMember, descriptor: kept)
@@ -253,6 +262,93 @@ public final class CompressedFile {
     guard ended else {
       throw DataSourceError.unreadable(
         path: output.displayPath, reason: "it ends before its compressed data does: a file cut short?")
+    }
+  }
+
+  /// The system's zstd library, opened when a .zst file is first read (see `CZstd/shim.h`).
+  private struct Zstd: @unchecked Sendable {
+    typealias Create = @convention(c) () -> OpaquePointer?
+    typealias Free = @convention(c) (OpaquePointer?) -> Int
+    typealias Decompress =
+      @convention(c) (OpaquePointer?, UnsafeMutablePointer<dsh_zstd_out>, UnsafeMutablePointer<dsh_zstd_in>)
+      -> Int
+    typealias IsError = @convention(c) (Int) -> UInt32
+    typealias ErrorName = @convention(c) (Int) -> UnsafePointer<CChar>?
+
+    let create: Create
+    let free: Free
+    let decompressStream: Decompress
+    let isError: IsError
+    let errorName: ErrorName
+
+    /// `nil` when the library or one of its functions is missing.
+    static let library: Zstd? = {
+      guard let handle = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL) else { return nil }
+      func function<F>(_ name: String, as type: F.Type) -> F? {
+        dlsym(handle, name).map { unsafeBitCast($0, to: type) }
+      }
+      guard let create = function("ZSTD_createDStream", as: Create.self),
+        let free = function("ZSTD_freeDStream", as: Free.self),
+        let decompressStream = function("ZSTD_decompressStream", as: Decompress.self),
+        let isError = function("ZSTD_isError", as: IsError.self),
+        let errorName = function("ZSTD_getErrorName", as: ErrorName.self)
+      else { return nil }
+      return Zstd(
+        create: create, free: free, decompressStream: decompressStream, isError: isError, errorName: errorName
+      )
+    }()
+
+    /// Decompresses a zstd file into `output`: every frame, as `zstd -dc` reads a file of
+    /// several (skippable frames skipped).
+    func decompress(from fd: Int32, size: Int, into output: ScratchFile, progress: LoadProgress?) throws {
+      guard let stream = create() else {
+        throw DataSourceError.unreadable(path: output.displayPath, reason: "libzstd could not start")
+      }
+      defer { _ = free(stream) }
+      let inputSize = 1 << 18
+      let outputSize = 1 << 20
+      let inputBuffer = UnsafeMutableRawPointer.allocate(byteCount: inputSize, alignment: 16)
+      let outputBuffer = UnsafeMutableRawPointer.allocate(byteCount: outputSize, alignment: 16)
+      defer {
+        inputBuffer.deallocate()
+        outputBuffer.deallocate()
+      }
+      var input = dsh_zstd_in(src: inputBuffer, size: 0, pos: 0)
+      var offset = 0
+      // 0 once a frame is decoded and flushed whole: a file that ends elsewhere is cut short.
+      var lastResult = 0
+      var sawInput = false
+      var outputFull = false
+      while true {
+        // More input once this is used up and nothing is held back: a full output buffer may
+        // hold back more of what the input already gave.
+        if input.pos == input.size, !outputFull {
+          guard offset < size else { break }
+          let count = pread(fd, inputBuffer, min(inputSize, size - offset), off_t(offset))
+          if count < 0, errno == EINTR { continue }
+          guard count > 0 else { break }
+          offset += count
+          progress?.add(bytes: count)
+          input = dsh_zstd_in(src: inputBuffer, size: count, pos: 0)
+          sawInput = true
+          if Task.isCancelled { throw DataSourceError.cancelled }
+        }
+        var out = dsh_zstd_out(dst: outputBuffer, size: outputSize, pos: 0)
+        let result = decompressStream(stream, &out, &input)
+        if isError(result) != 0 {
+          let said = errorName(result).map { String(cString: $0) } ?? "zstd error"
+          throw DataSourceError.unreadable(
+            path: output.displayPath,
+            reason: "its compressed data is damaged (\(said)) after \(output.count) bytes")
+        }
+        try output.write(outputBuffer, count: out.pos)
+        lastResult = result
+        outputFull = out.pos == out.size
+      }
+      guard sawInput, lastResult == 0 else {
+        throw DataSourceError.unreadable(
+          path: output.displayPath, reason: "it ends before its compressed data does: a file cut short?")
+      }
     }
   }
 

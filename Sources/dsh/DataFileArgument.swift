@@ -20,8 +20,8 @@ struct DataFileArgument {
   /// The extensions a data file is opened by; anything else but `.dsh` (or no extension, a
   /// script with a `#!` line) is refused.
   static let extensions = ["csv", "tsv", "tab", "json", "jsonl", "ndjson", "db", "sqlite", "sqlite3"]
-  /// The extensions of a compressed data file (gzip, bzip2, zip), read as the file it holds.
-  static let compressedExtensions: Set = ["gz", "bz2", "zip"]
+  /// The extensions of a compressed data file (gzip, bzip2, zstd, zip), read as the file it holds.
+  static let compressedExtensions: Set = ["gz", "bz2", "zst", "zip"]
   /// The extensions of a database file, which is read where it is, never over the web.
   static let databaseExtensions: Set = ["db", "sqlite", "sqlite3"]
 
@@ -118,7 +118,7 @@ struct DataFileArgument {
     var description: String {
       if packed {
         return
-          "dsh: error: '\(path)' is a database or an archive, compressed: decompress it first (gzip -dk, bzip2 -dk, unzip), then open what it holds"
+          "dsh: error: '\(path)' is a database or an archive, compressed: decompress it first (gzip -dk, bzip2 -dk, zstd -d, unzip), then open what it holds"
       }
       if isURL {
         return "dsh: error: '\(path)' names no file dsh reads over the web ("
@@ -128,7 +128,7 @@ struct DataFileArgument {
       }
       return "dsh: error: '\(path)' is neither a script (.dsh) nor a data file dsh opens ("
         + DataFileArgument.extensions.map { "." + $0 }.joined(separator: " ")
-        + ", and .gz, .bz2 or .zip of them); to run it as a script anyway: dsh - < '\(path)'"
+        + ", and .gz, .bz2, .zst or .zip of them); to run it as a script anyway: dsh - < '\(path)'"
     }
   }
 }

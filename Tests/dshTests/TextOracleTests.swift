@@ -3,7 +3,7 @@ import Testing
 
 /// The text functions (`trim`, `replace`, `split`), `is [not] null`, `contains … ignoring case`
 /// and `offset` against DuckDB's answers, over generated rows (random texts of spaces, commas
-/// and case pairs; nulls; repeated ints), read from CSV, from its gzip and bzip2 copies, from
+/// and case pairs; nulls; repeated ints), read from CSV, from its gzip, bzip2 and zstd copies, from
 /// SQLite and from PostgreSQL.
 @Suite(
   "Text functions, null tests and offset against DuckDB's",
@@ -38,6 +38,9 @@ struct TextOracleTests {
           [(int(r['id']), r['s'] if r['s'] != '' else None, int(r['i']) if r['i'] else None) for r in rows])
       db.commit()
       """)
+    let zstd = try DSHProcess.runCommand(
+      ["/bin/sh", "-c", "zstd -q -c rows.csv > rows.csv.zst"], directory: folder)
+    try #require(zstd.status == 0, "zstd (Scripts/test.sh installs it): \(zstd.output)")
   }
 
   /// The fields compared: dsh's definition and DuckDB's expression.
@@ -118,7 +121,7 @@ struct TextOracleTests {
     }
   }
 
-  @Test("from CSV, its gzip and bzip2 copies, and SQLite")
+  @Test("from CSV, its gzip, bzip2 and zstd copies, and SQLite")
   func fromFiles() throws {
     let folder = NSTemporaryDirectory() + "dsh-text-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -127,7 +130,7 @@ struct TextOracleTests {
     let csv = "read_csv('\(folder)/rows.csv')"
     let path = folder + "/rows.csv"
     try Self.compare(["let t = csv \"\(path)\""], duckSource: csv, csvPath: path, label: "CSV")
-    // DuckDB reads the gzip copy itself; it has no bzip2 reader, so that copy is compared
+    // DuckDB reads the gzip and zstd copies itself; it has no bzip2 reader, so that copy is compared
     // with its answer over the plain file.
     try Self.compare(
       ["let t = csv \"\(folder)/rows.csv.gz\""], duckSource: "read_csv('\(folder)/rows.csv.gz')",
@@ -135,6 +138,10 @@ struct TextOracleTests {
       label: "gzip")
     try Self.compare(
       ["let t = csv \"\(folder)/rows.csv.bz2\""], duckSource: csv, csvPath: path, label: "bzip2")
+    try Self.compare(
+      ["let t = csv \"\(folder)/rows.csv.zst\""], duckSource: "read_csv('\(folder)/rows.csv.zst')",
+      csvPath: path,
+      label: "zstd")
     try Self.compare(
       ["let t = sqlite \"\(folder)/rows.db\" table t"], duckSource: csv, csvPath: path, label: "SQLite")
   }

@@ -319,15 +319,16 @@ public enum HelpCatalogue {
         syntax: [
           "csv \"PATH\" [key FIELD] [delimiter \"C\"] [null \"TEXT\", …] [types {FIELD: TYPE, …}]",
           "csv \"https://…\" … [timeout SECONDS] [maxsize MB] [redirects any]",
-          "csv \"FILE.csv.gz\" [maxsize MB]  csv \"FILE.csv.bz2\" …  csv \"FILE.zip\" [member \"NAME\"]",
+          "csv \"FILE.csv.gz\" [maxsize MB]  csv \"FILE.csv.bz2\" …  csv \"FILE.csv.zst\" …  csv \"FILE.zip\" [member \"NAME\"]",
         ],
         summary:
-          "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks; LF, CRLF or lone CR line ends; a UTF-8 BOM) with a header row. Each column's type is inferred from all its values: int, double, bool, date (YYYY-MM-DD), timestamp (ISO 8601 with a time) or text; an empty field is null, a quoted empty one (\"\") empty text. Integers stay exact: `02134` or a number beyond 64 bits makes its column text. A column of numbers but for a few markers (NA) is text, and the load says so with a note; null and types (see 'help types') read it as you mean it. Text after a closing quote (`\"x\"y`) is an error naming the line. The delimiter is one ASCII character other than a line end or a quote. `key` names the field that identifies a row. A URL (http:// or https://) is fetched whole when bound, under http's limits (timeout, 60 s unless given; maxsize, 100 MB; redirects within the host), ^C stops it and --safe refuses it; reload reads the fetched copy, and binding again fetches again. A gzip file (one member or several, as cat a.gz b.gz makes), a bzip2 file (one stream or several, as pbzip2 makes) or a zip archive (stored or deflated; its one file, or member \"NAME\" by its path or file name) is read as the file it holds, told by its first bytes rather than its name, inflated a chunk at a time into a file of its own, never whole in memory; it may inflate to 2 GiB, or maxsize MB, and a file past that (a compression bomb) stops there with an error. A zstd file is named as such and refused (libzstd's headers are not among the packages dsh builds against): decompress it first.",
+          "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks; LF, CRLF or lone CR line ends; a UTF-8 BOM) with a header row. Each column's type is inferred from all its values: int, double, bool, date (YYYY-MM-DD), timestamp (ISO 8601 with a time) or text; an empty field is null, a quoted empty one (\"\") empty text. Integers stay exact: `02134` or a number beyond 64 bits makes its column text. A column of numbers but for a few markers (NA) is text, and the load says so with a note; null and types (see 'help types') read it as you mean it. Text after a closing quote (`\"x\"y`) is an error naming the line. The delimiter is one ASCII character other than a line end or a quote. `key` names the field that identifies a row. A URL (http:// or https://) is fetched whole when bound, under http's limits (timeout, 60 s unless given; maxsize, 100 MB; redirects within the host), ^C stops it and --safe refuses it; reload reads the fetched copy, and binding again fetches again. A gzip file (one member or several, as cat a.gz b.gz makes), a bzip2 file (one stream or several, as pbzip2 makes), a zstd file (one frame or several; read through the system's libzstd) or a zip archive (stored or deflated; its one file, or member \"NAME\" by its path or file name) is read as the file it holds, told by its first bytes rather than its name, inflated a chunk at a time into a file of its own, never whole in memory; it may inflate to 2 GiB, or maxsize MB, and a file past that (a compression bomb) stops there with an error.",
         examples: [
           people, "let semi = csv \"samples:scores.csv\" delimiter \";\"\nshow semi",
           "let stocks = csv \"samples:stocks.csv.gz\"\nshow stocks | group by symbol with months = count(), top = max(price)",
           "let weather = csv \"samples:weather.zip\" member \"seattle-weather-2012.csv\"\nshow weather | group by weather with days = count(), rain = sum(precipitation)",
           "show csv \"samples:states.csv.bz2\" | limit 3",
+          "show csv \"samples:airports-new-england.csv.zst\" | group by state with airports = count() | sort by airports desc",
           "let penguins = csv \"samples:penguins.csv\" null \"NA\"\nshow penguins | where body_mass_g > 6000",
           "show csv \"\(exampleServer)/data/people.csv\" | where age > 45",
         ]),
@@ -336,10 +337,10 @@ public enum HelpCatalogue {
         syntax: [
           "json \"PATH\" [at \"A.B\"] [key FIELD] [null \"TEXT\", …] [types {FIELD: TYPE, …}]",
           "json \"https://…\" … [timeout SECONDS] [maxsize MB] [redirects any]",
-          "json \"FILE.json.gz\" …  json \"FILE.json.bz2\" …  json \"FILE.zip\" [member \"NAME\"] …",
+          "json \"FILE.json.gz\" …  json \"FILE.json.bz2\" …  json \"FILE.json.zst\" …  json \"FILE.zip\" [member \"NAME\"] …",
         ],
         summary:
-          "Items of a JSON file: an array of records or values, JSON Lines, or the array found at a dotted path inside the document. Record fields keep their order. A URL is fetched whole when bound, as csv fetches one (http reads JSON from an API page by page), and a gzip or bzip2 file or a zip archive is read as the file it holds, as csv reads one.",
+          "Items of a JSON file: an array of records or values, JSON Lines, or the array found at a dotted path inside the document. Record fields keep their order. A URL is fetched whole when bound, as csv fetches one (http reads JSON from an API page by page), and a gzip, bzip2 or zstd file or a zip archive is read as the file it holds, as csv reads one.",
         examples: ["let teams = json \"samples:teams.json\" at \"teams\" key name\nshow teams"]),
       HelpTopic(
         name: "postgres", group: .providers,
