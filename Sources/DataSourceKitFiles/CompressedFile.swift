@@ -63,7 +63,7 @@ public final class CompressedFile {
     switch (magic[0], magic[1], magic[2], magic[3]) {
     case (0x1F, 0x8B, _, _): return .gzip
     case (0x50, 0x4B, 0x03, 0x04), (0x50, 0x4B, 0x05, 0x06): return .zip
-    case (0x42, 0x5A, 0x68, _): return .bzip2
+    case (0x42, 0x5A, 0x68, 0x31...0x39): return .bzip2
     case (0x28, 0xB5, 0x2F, 0xFD): return .zstd
     default: return nil
     }
@@ -136,11 +136,17 @@ public final class CompressedFile {
   private static func inflate(
     from fd: Int32, range: Range<Int>, windowBits: Int32, into output: ScratchFile, progress: LoadProgress?
   ) throws {
-    var stream = z_stream()
-    guard inflateInit2_(&stream, windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+    // On the heap: zlib checks on every call that the stream is where it was started.
+    let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+    stream.initialize(to: z_stream())
+    guard inflateInit2_(stream, windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+      stream.deallocate()
       throw DataSourceError.unreadable(path: output.displayPath, reason: "zlib could not start")
     }
-    defer { inflateEnd(&stream) }
+    defer {
+      inflateEnd(stream)
+      stream.deallocate()
+    }
     let inputSize = 1 << 18
     let outputSize = 1 << 20
     let inputBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: inputSize)
@@ -151,43 +157,44 @@ public final class CompressedFile {
     }
     var offset = range.lowerBound
     var ended = false
-    while offset < range.upperBound || stream.avail_in > 0 {
-      if stream.avail_in == 0 {
+    while offset < range.upperBound || stream.pointee.avail_in > 0 {
+      if stream.pointee.avail_in == 0 {
         let wanted = min(inputSize, range.upperBound - offset)
         let count = pread(fd, inputBuffer, wanted, off_t(offset))
         if count < 0, errno == EINTR { continue }
         guard count > 0 else { break }
         offset += count
         progress?.add(bytes: count)
-        stream.next_in = inputBuffer
-        stream.avail_in = UInt32(count)
+        stream.pointee.next_in = inputBuffer
+        stream.pointee.avail_in = UInt32(count)
         if Task.isCancelled { throw DataSourceError.cancelled }
       }
       // A gzip file may be several members one after another: each ends its stream, and the
       // next starts afresh (trailing zeros, which some tools pad with, end it).
       if ended {
-        if stream.next_in.pointee == 0 { break }
-        guard inflateReset(&stream) == Z_OK else { break }
+        if stream.pointee.next_in.pointee == 0 { break }
+        guard inflateReset(stream) == Z_OK else { break }
         ended = false
       }
       repeat {
-        stream.next_out = outputBuffer
-        stream.avail_out = UInt32(outputSize)
-        let status = CZlib.inflate(&stream, Z_NO_FLUSH)
-        let produced = outputSize - Int(stream.avail_out)
+        stream.pointee.next_out = outputBuffer
+        stream.pointee.avail_out = UInt32(outputSize)
+        let status = CZlib.inflate(stream, Z_NO_FLUSH)
+        let produced = outputSize - Int(stream.pointee.avail_out)
         try output.write(outputBuffer, count: produced)
+        if Task.isCancelled { throw DataSourceError.cancelled }
         switch status {
         case Z_STREAM_END:
           ended = true
         case Z_OK, Z_BUF_ERROR:
           break
         default:
-          let said = stream.msg.map { String(cString: $0) } ?? "zlib error \(status)"
+          let said = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)"
           throw DataSourceError.unreadable(
             path: output.displayPath,
-            reason: "its compressed data is damaged (\(said)) after \(output.count) bytes")
+            reason: "its compressed data is damaged (\(said)) after \(output.count) bytes of what it holds")
         }
-      } while stream.avail_out == 0 && !ended
+      } while stream.pointee.avail_out == 0 && !ended
     }
     guard ended else {
       throw DataSourceError.unreadable(
@@ -196,16 +203,22 @@ public final class CompressedFile {
   }
 
   /// Decompresses a bzip2 file into `output`: every stream, as `bzip2 -dc` reads a file of
-  /// several (what parallel compressors write); bytes after the last that do not start another
-  /// are ignored, as bzip2 ignores them.
+  /// several (what parallel compressors write); bytes after the last that start no stream are
+  /// ignored, as bzip2 ignores them.
   private static func decompressBzip2(
     from fd: Int32, size: Int, into output: ScratchFile, progress: LoadProgress?
   ) throws {
-    var stream = bz_stream()
-    guard BZ2_bzDecompressInit(&stream, 0, 0) == BZ_OK else {
+    // On the heap: libbz2 checks on every call that the stream is where it was started.
+    let stream = UnsafeMutablePointer<bz_stream>.allocate(capacity: 1)
+    stream.initialize(to: bz_stream())
+    guard BZ2_bzDecompressInit(stream, 0, 0) == BZ_OK else {
+      stream.deallocate()
       throw DataSourceError.unreadable(path: output.displayPath, reason: "libbz2 could not start")
     }
-    defer { BZ2_bzDecompressEnd(&stream) }
+    defer {
+      BZ2_bzDecompressEnd(stream)
+      stream.deallocate()
+    }
     let inputSize = 1 << 18
     let outputSize = 1 << 20
     let inputBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: inputSize)
@@ -216,48 +229,64 @@ public final class CompressedFile {
     }
     var offset = 0
     var ended = false
-    while offset < size || stream.avail_in > 0 {
-      if stream.avail_in == 0 {
+    // Whether the stream being read has given anything: a later "stream" that is not bzip2
+    // from its first byte is trailing garbage, not damage.
+    var isLaterStream = false
+    var streamOutput = 0
+    reading: while offset < size || stream.pointee.avail_in > 0 {
+      if stream.pointee.avail_in == 0 {
         let count = pread(fd, inputBuffer, min(inputSize, size - offset), off_t(offset))
         if count < 0, errno == EINTR { continue }
         guard count > 0 else { break }
         offset += count
         progress?.add(bytes: count)
-        stream.next_in = inputBuffer
-        stream.avail_in = UInt32(count)
+        stream.pointee.next_in = inputBuffer
+        stream.pointee.avail_in = UInt32(count)
         if Task.isCancelled { throw DataSourceError.cancelled }
       }
       if ended {
-        // Another stream starts with its own signature; anything else ends the file.
-        guard stream.next_in.pointee == CChar(UInt8(ascii: "B")) else { break }
-        BZ2_bzDecompressEnd(&stream)
-        let (next, left) = (stream.next_in, stream.avail_in)
-        stream = bz_stream()
-        guard BZ2_bzDecompressInit(&stream, 0, 0) == BZ_OK else {
+        // Another stream starts here, or the bytes left are not bzip2 and end the file.
+        guard stream.pointee.next_in.pointee == CChar(UInt8(ascii: "B")) else { break }
+        BZ2_bzDecompressEnd(stream)
+        let (next, left) = (stream.pointee.next_in, stream.pointee.avail_in)
+        stream.pointee = bz_stream()
+        guard BZ2_bzDecompressInit(stream, 0, 0) == BZ_OK else {
           throw DataSourceError.unreadable(path: output.displayPath, reason: "libbz2 could not start")
         }
-        (stream.next_in, stream.avail_in) = (next, left)
-        ended = false
+        (stream.pointee.next_in, stream.pointee.avail_in) = (next, left)
+        (ended, isLaterStream, streamOutput) = (false, true, 0)
       }
       repeat {
-        stream.next_out = outputBuffer
-        stream.avail_out = UInt32(outputSize)
-        let status = BZ2_bzDecompress(&stream)
-        try output.write(outputBuffer, count: outputSize - Int(stream.avail_out))
+        stream.pointee.next_out = outputBuffer
+        stream.pointee.avail_out = UInt32(outputSize)
+        let status = BZ2_bzDecompress(stream)
+        let produced = outputSize - Int(stream.pointee.avail_out)
+        try output.write(outputBuffer, count: produced)
+        streamOutput += produced
+        // A few kilobytes of bzip2 can make gigabytes: ^C is heard between megabytes too.
+        if Task.isCancelled { throw DataSourceError.cancelled }
         switch status {
         case BZ_STREAM_END:
           ended = true
         case BZ_OK:
           break
+        case BZ_DATA_ERROR_MAGIC where isLaterStream && streamOutput == 0:
+          // Bytes after the last stream that merely start with its first letter.
+          ended = true
+          break reading
         default:
           let said =
-            status == BZ_DATA_ERROR_MAGIC
-            ? "not bzip2 data" : status == BZ_MEM_ERROR ? "out of memory" : "bzip2 error \(status)"
+            switch status {
+            case BZ_DATA_ERROR_MAGIC: "not bzip2 data"
+            case BZ_DATA_ERROR: "a block or its checksum does not match"
+            case BZ_MEM_ERROR: "out of memory"
+            default: "bzip2 error \(status)"
+            }
           throw DataSourceError.unreadable(
             path: output.displayPath,
-            reason: "its compressed data is damaged (\(said)) after \(output.count) bytes")
+            reason: "its compressed data is damaged (\(said)) after \(output.count) bytes of what it holds")
         }
-      } while stream.avail_out == 0 && !ended
+      } while stream.pointee.avail_out == 0 && !ended
     }
     guard ended else {
       throw DataSourceError.unreadable(
@@ -339,9 +368,10 @@ public final class CompressedFile {
           let said = errorName(result).map { String(cString: $0) } ?? "zstd error"
           throw DataSourceError.unreadable(
             path: output.displayPath,
-            reason: "its compressed data is damaged (\(said)) after \(output.count) bytes")
+            reason: "its compressed data is damaged (\(said)) after \(output.count) bytes of what it holds")
         }
         try output.write(outputBuffer, count: out.pos)
+        if Task.isCancelled { throw DataSourceError.cancelled }
         lastResult = result
         outputFull = out.pos == out.size
       }

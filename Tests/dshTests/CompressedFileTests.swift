@@ -29,6 +29,11 @@ struct CompressedFileTests {
       # Two bzip2 streams, as pbzip2 and `cat a.bz2 b.bz2` make, then bytes that start no third.
       open(folder + '/two-streams.csv.bz2', 'wb').write(bz2.compress(people[:half]) + bz2.compress(people[half:]) + b'\\n\\n')
       open(folder + '/cut.csv.bz2', 'wb').write(bz2.compress(people)[:100])
+      # Bytes after the last stream that merely start with its first letter, as bzip2 ignores them.
+      open(folder + '/garbage.csv.bz2', 'wb').write(bz2.compress(people[:half]) + bz2.compress(people[half:]) + b'Bogus trailing bytes\\n')
+      # A plain file whose first bytes look like bzip2's signature but for the block size.
+      open(folder + '/bzhou.csv', 'wb').write(b'BZhou,score\\n1,2\\n')
+      open(folder + '/utf16.csv.bz2', 'wb').write(bz2.compress(people.decode('utf-8').encode('utf-16')))
       damaged = bytearray(bz2.compress(people)); damaged[60] ^= 0xFF
       open(folder + '/damaged.csv.bz2', 'wb').write(bytes(damaged))
       open(folder + '/bomb.csv.bz2', 'wb').write(bz2.compress(b'a,b\\n' + b'1,2\\n' * (1 << 19)))
@@ -84,7 +89,7 @@ struct CompressedFileTests {
     let plain = try DSHProcess.run(["-c", "show csv \"Scripts/data/people.csv\" as csv"]).output
     for file in [
       "people.csv.gz", "two-members.csv.gz", "one.zip", "stored.zip", "plain.csv.gz", "people.csv.bz2",
-      "two-streams.csv.bz2", "people.csv.zst", "raw-frames.csv.zst",
+      "two-streams.csv.bz2", "garbage.csv.bz2", "people.csv.zst", "raw-frames.csv.zst",
     ] {
       let read = try DSHProcess.run(["-c", "show csv \"\(folder)/\(file)\" as csv"])
       #expect(read.status == 0, "\(file): \(read.output)")
@@ -122,6 +127,8 @@ struct CompressedFileTests {
       "-c", "show csv \"\(folder)/two.zip\" member \"nope.csv\"",
       "-c", "show csv \"\(folder)/cut.csv.gz\"",
       "-c", "show csv \"\(folder)/bomb.csv.gz\" maxsize 1",
+      "-c", "show csv \"\(folder)/bzhou.csv\" as csv",
+      "-c", "show csv \"\(folder)/utf16.csv.bz2\"",
       "-c", "show csv \"\(folder)/cut.csv.zst\"",
       "-c", "show csv \"\(folder)/damaged.csv.zst\"",
       "-c", "show csv \"\(folder)/bomb.csv.zst\" maxsize 1",
@@ -160,7 +167,12 @@ struct CompressedFileTests {
     #expect(
       result.output.contains("cut.csv.bz2': it ends before its compressed data does"), "\(result.output)")
     #expect(
-      result.output.contains("damaged.csv.bz2': its compressed data is damaged (bzip2 error"),
+      result.output.contains(
+        "damaged.csv.bz2': its compressed data is damaged (a block or its checksum does not match) after"),
+      "\(result.output)")
+    #expect(result.output.contains("BZhou,score\n1,2\n"), "\(result.output)")
+    #expect(
+      result.output.contains("convert it with: bzip2 -dc '\(folder)/utf16.csv.bz2' | iconv -f UTF-16"),
       "\(result.output)")
     #expect(
       result.output.contains("bomb.csv.bz2': it inflates to more than 1 MB, the limit maxsize set"),

@@ -352,14 +352,19 @@ struct DuckDBOracleTests {
             String.init)
       }
     #expect(DuckDB.differences(fromFooters, footers) == [], "\(shown.output.suffix(400))")
-    // A sample after the edits is drawn again from the rows as they are: its size, and only rows
-    // that are there.
+    // A sample after the edits is drawn again from the rows as they are: its size, only rows
+    // that are there, and the very rows the same sample of a table edited before it was drawn
+    // gives.
     let sampled = try DuckDB.dshRows(
       ["let t = csv \"\(folder)/rows.csv\" key id", "let s = t | sample 20 seed 5", "show s rows 0..3"]
         + edits, "s | select id")
+    let fresh = try DuckDB.dshRows(
+      ["let t = csv \"\(folder)/rows.csv\" key id"] + edits, "t | sample 20 seed 5 | select id")
     let ids = Set(try DuckDB.rows("SELECT id FROM \(edited)").dropFirst().map { $0[0] })
-    let after = sampled[(sampled.lastIndex { $0 == ["id"] } ?? 0)...].dropFirst()
+    let after = Array(sampled[(sampled.lastIndex { $0 == ["id"] } ?? 0)...].dropFirst())
+    let drawnFresh = Array(fresh[(fresh.lastIndex { $0 == ["id"] } ?? 0)...].dropFirst())
     #expect(after.count == 20 && after.allSatisfy { ids.contains($0[0]) }, "\(sampled)")
+    #expect(after == drawnFresh, "\(after) against \(drawnFresh)")
   }
 
   @Test("join … all, inner all and full: SQL's joins, DuckDB's rows, from CSV and from SQLite")

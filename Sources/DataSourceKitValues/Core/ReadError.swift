@@ -62,6 +62,20 @@ public enum ReadError: ReadFailure {
     "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
   }
 
+  /// The command that converts the file at `path` from `encoding` to UTF-8: through its
+  /// decompressor first when its name says it is compressed (iconv of the packed bytes would
+  /// give nonsense).
+  static func conversion(of path: String, from encoding: String) -> String {
+    let iconv = "iconv -f \(encoding) -t UTF-8"
+    let unpack: [String: String] = [
+      "gz": "gzip -dc", "bz2": "bzip2 -dc", "zst": "zstd -dc", "zip": "unzip -p",
+    ]
+    if let command = unpack[(path as NSString).pathExtension.lowercased()] {
+      return "\(command) \(shellQuoted(path)) | \(iconv) > utf8-copy"
+    }
+    return "\(iconv) \(shellQuoted(path)) > utf8-copy"
+  }
+
   /// A description for people.
   public var description: String {
     switch self {
@@ -74,7 +88,7 @@ public enum ReadError: ReadFailure {
     case .unreadable(let path, let reason): "cannot read '\(path)': \(reason)"
     case .invalidUTF8(let path, let line): "\(path):\(line): invalid UTF-8"
     case .notUTF8(let path, let encoding):
-      "'\(path)' is \(encoding), not UTF-8; convert it with: iconv -f \(encoding) -t UTF-8 \(Self.shellQuoted(path)) > utf8-copy"
+      "'\(path)' is \(encoding), not UTF-8; convert it with: \(Self.conversion(of: path, from: encoding))"
     case .csvUnterminatedQuote(let path, let line):
       "\(path):\(line): quoted field is never closed; a quote inside a quoted field is written \"\""
     case .csvTextAfterQuote(let path, let line, let column):
