@@ -131,6 +131,72 @@ public final class CompressedFile {
 
   // MARK: Inflating
 
+  /// The buffers a decompressor reads the file into and writes from, and how far through its
+  /// bytes it has read.
+  private final class Pieces {
+    static let inputSize = 1 << 18
+    static let outputSize = 1 << 20
+    let input = UnsafeMutableRawPointer.allocate(byteCount: inputSize, alignment: 16)
+    let output = UnsafeMutableRawPointer.allocate(byteCount: outputSize, alignment: 16)
+    private let fd: Int32
+    private var offset: Int
+    private let end: Int
+    private let progress: LoadProgress?
+
+    /// Pieces of the bytes `range` of `fd`.
+    init(of fd: Int32, range: Range<Int>, progress: LoadProgress?) {
+      self.fd = fd
+      offset = range.lowerBound
+      end = range.upperBound
+      self.progress = progress
+    }
+
+    deinit {
+      input.deallocate()
+      output.deallocate()
+    }
+
+    /// Whether every byte has been read.
+    var atEnd: Bool { offset >= end }
+
+    /// Reads the next piece into `input`: its byte count, 0 at the end (or when the file ends
+    /// early: the decompressor then finds its data cut short).
+    func read() throws -> Int {
+      while offset < end {
+        let count = pread(fd, input, min(Self.inputSize, end - offset), off_t(offset))
+        if count < 0, errno == EINTR { continue }
+        guard count > 0 else { return 0 }
+        offset += count
+        progress?.add(bytes: count)
+        if Task.isCancelled { throw DataSourceError.cancelled }
+        return count
+      }
+      return 0
+    }
+
+    /// Appends the first `count` bytes of `output` to `file`.
+    ///
+    /// ^C is heard after each: a few kilobytes of bzip2 make gigabytes, so reads alone come too
+    /// seldom.
+    func write(_ count: Int, to file: ScratchFile) throws {
+      try file.write(output, count: count)
+      if Task.isCancelled { throw DataSourceError.cancelled }
+    }
+  }
+
+  /// The error for compressed data that does not decompress (`said`: the library's reason).
+  private static func damaged(_ output: ScratchFile, _ said: String) -> DataSourceError {
+    .unreadable(
+      path: output.displayPath,
+      reason: "its compressed data is damaged (\(said)) after \(output.count) bytes of what it holds")
+  }
+
+  /// The error for compressed data that stops in the middle.
+  private static func cutShort(_ output: ScratchFile) -> DataSourceError {
+    .unreadable(
+      path: output.displayPath, reason: "it ends before its compressed data does: a file cut short?")
+  }
+
   /// Inflates the bytes `range` of `fd` into `output`: a gzip file (every member, as `gzip -dc`
   /// reads a file of several) with `windowBits` 15 + 16, a zip member's raw deflate with -15.
   private static func inflate(
@@ -147,27 +213,14 @@ public final class CompressedFile {
       inflateEnd(stream)
       stream.deallocate()
     }
-    let inputSize = 1 << 18
-    let outputSize = 1 << 20
-    let inputBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: inputSize)
-    let outputBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: outputSize)
-    defer {
-      inputBuffer.deallocate()
-      outputBuffer.deallocate()
-    }
-    var offset = range.lowerBound
+    let pieces = Pieces(of: fd, range: range, progress: progress)
     var ended = false
-    while offset < range.upperBound || stream.pointee.avail_in > 0 {
+    while !pieces.atEnd || stream.pointee.avail_in > 0 {
       if stream.pointee.avail_in == 0 {
-        let wanted = min(inputSize, range.upperBound - offset)
-        let count = pread(fd, inputBuffer, wanted, off_t(offset))
-        if count < 0, errno == EINTR { continue }
+        let count = try pieces.read()
         guard count > 0 else { break }
-        offset += count
-        progress?.add(bytes: count)
-        stream.pointee.next_in = inputBuffer
+        stream.pointee.next_in = pieces.input.assumingMemoryBound(to: Bytef.self)
         stream.pointee.avail_in = UInt32(count)
-        if Task.isCancelled { throw DataSourceError.cancelled }
       }
       // A gzip file may be several members one after another: each ends its stream, and the
       // next starts afresh (trailing zeros, which some tools pad with, end it).
@@ -177,29 +230,21 @@ public final class CompressedFile {
         ended = false
       }
       repeat {
-        stream.pointee.next_out = outputBuffer
-        stream.pointee.avail_out = UInt32(outputSize)
+        stream.pointee.next_out = pieces.output.assumingMemoryBound(to: Bytef.self)
+        stream.pointee.avail_out = UInt32(Pieces.outputSize)
         let status = CZlib.inflate(stream, Z_NO_FLUSH)
-        let produced = outputSize - Int(stream.pointee.avail_out)
-        try output.write(outputBuffer, count: produced)
-        if Task.isCancelled { throw DataSourceError.cancelled }
+        try pieces.write(Pieces.outputSize - Int(stream.pointee.avail_out), to: output)
         switch status {
         case Z_STREAM_END:
           ended = true
         case Z_OK, Z_BUF_ERROR:
           break
         default:
-          let said = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)"
-          throw DataSourceError.unreadable(
-            path: output.displayPath,
-            reason: "its compressed data is damaged (\(said)) after \(output.count) bytes of what it holds")
+          throw damaged(output, stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)")
         }
       } while stream.pointee.avail_out == 0 && !ended
     }
-    guard ended else {
-      throw DataSourceError.unreadable(
-        path: output.displayPath, reason: "it ends before its compressed data does: a file cut short?")
-    }
+    guard ended else { throw cutShort(output) }
   }
 
   /// Decompresses a bzip2 file into `output`: every stream, as `bzip2 -dc` reads a file of
@@ -219,30 +264,18 @@ public final class CompressedFile {
       BZ2_bzDecompressEnd(stream)
       stream.deallocate()
     }
-    let inputSize = 1 << 18
-    let outputSize = 1 << 20
-    let inputBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: inputSize)
-    let outputBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: outputSize)
-    defer {
-      inputBuffer.deallocate()
-      outputBuffer.deallocate()
-    }
-    var offset = 0
+    let pieces = Pieces(of: fd, range: 0..<size, progress: progress)
     var ended = false
-    // Whether the stream being read has given anything: a later "stream" that is not bzip2
-    // from its first byte is trailing garbage, not damage.
+    // Whether the stream being read came after another, and what it has given: a later
+    // "stream" that is not bzip2 from its first byte is trailing garbage, not damage.
     var isLaterStream = false
     var streamOutput = 0
-    reading: while offset < size || stream.pointee.avail_in > 0 {
+    reading: while !pieces.atEnd || stream.pointee.avail_in > 0 {
       if stream.pointee.avail_in == 0 {
-        let count = pread(fd, inputBuffer, min(inputSize, size - offset), off_t(offset))
-        if count < 0, errno == EINTR { continue }
+        let count = try pieces.read()
         guard count > 0 else { break }
-        offset += count
-        progress?.add(bytes: count)
-        stream.pointee.next_in = inputBuffer
+        stream.pointee.next_in = pieces.input.assumingMemoryBound(to: CChar.self)
         stream.pointee.avail_in = UInt32(count)
-        if Task.isCancelled { throw DataSourceError.cancelled }
       }
       if ended {
         // Another stream starts here, or the bytes left are not bzip2 and end the file.
@@ -257,14 +290,12 @@ public final class CompressedFile {
         (ended, isLaterStream, streamOutput) = (false, true, 0)
       }
       repeat {
-        stream.pointee.next_out = outputBuffer
-        stream.pointee.avail_out = UInt32(outputSize)
+        stream.pointee.next_out = pieces.output.assumingMemoryBound(to: CChar.self)
+        stream.pointee.avail_out = UInt32(Pieces.outputSize)
         let status = BZ2_bzDecompress(stream)
-        let produced = outputSize - Int(stream.pointee.avail_out)
-        try output.write(outputBuffer, count: produced)
+        let produced = Pieces.outputSize - Int(stream.pointee.avail_out)
+        try pieces.write(produced, to: output)
         streamOutput += produced
-        // A few kilobytes of bzip2 can make gigabytes: ^C is heard between megabytes too.
-        if Task.isCancelled { throw DataSourceError.cancelled }
         switch status {
         case BZ_STREAM_END:
           ended = true
@@ -282,16 +313,11 @@ public final class CompressedFile {
             case BZ_MEM_ERROR: "out of memory"
             default: "bzip2 error \(status)"
             }
-          throw DataSourceError.unreadable(
-            path: output.displayPath,
-            reason: "its compressed data is damaged (\(said)) after \(output.count) bytes of what it holds")
+          throw damaged(output, said)
         }
       } while stream.pointee.avail_out == 0 && !ended
     }
-    guard ended else {
-      throw DataSourceError.unreadable(
-        path: output.displayPath, reason: "it ends before its compressed data does: a file cut short?")
-    }
+    guard ended else { throw cutShort(output) }
   }
 
   /// The system's zstd library, opened when a .zst file is first read (see `CZstd/shim.h`).
@@ -334,16 +360,8 @@ public final class CompressedFile {
         throw DataSourceError.unreadable(path: output.displayPath, reason: "libzstd could not start")
       }
       defer { _ = free(stream) }
-      let inputSize = 1 << 18
-      let outputSize = 1 << 20
-      let inputBuffer = UnsafeMutableRawPointer.allocate(byteCount: inputSize, alignment: 16)
-      let outputBuffer = UnsafeMutableRawPointer.allocate(byteCount: outputSize, alignment: 16)
-      defer {
-        inputBuffer.deallocate()
-        outputBuffer.deallocate()
-      }
-      var input = dsh_zstd_in(src: inputBuffer, size: 0, pos: 0)
-      var offset = 0
+      let pieces = Pieces(of: fd, range: 0..<size, progress: progress)
+      var input = dsh_zstd_in(src: pieces.input, size: 0, pos: 0)
       // 0 once a frame is decoded and flushed whole: a file that ends elsewhere is cut short.
       var lastResult = 0
       var sawInput = false
@@ -352,33 +370,21 @@ public final class CompressedFile {
         // More input once this is used up and nothing is held back: a full output buffer may
         // hold back more of what the input already gave.
         if input.pos == input.size, !outputFull {
-          guard offset < size else { break }
-          let count = pread(fd, inputBuffer, min(inputSize, size - offset), off_t(offset))
-          if count < 0, errno == EINTR { continue }
+          let count = try pieces.read()
           guard count > 0 else { break }
-          offset += count
-          progress?.add(bytes: count)
-          input = dsh_zstd_in(src: inputBuffer, size: count, pos: 0)
+          input = dsh_zstd_in(src: pieces.input, size: count, pos: 0)
           sawInput = true
-          if Task.isCancelled { throw DataSourceError.cancelled }
         }
-        var out = dsh_zstd_out(dst: outputBuffer, size: outputSize, pos: 0)
+        var out = dsh_zstd_out(dst: pieces.output, size: Pieces.outputSize, pos: 0)
         let result = decompressStream(stream, &out, &input)
         if isError(result) != 0 {
-          let said = errorName(result).map { String(cString: $0) } ?? "zstd error"
-          throw DataSourceError.unreadable(
-            path: output.displayPath,
-            reason: "its compressed data is damaged (\(said)) after \(output.count) bytes of what it holds")
+          throw CompressedFile.damaged(output, errorName(result).map { String(cString: $0) } ?? "zstd error")
         }
-        try output.write(outputBuffer, count: out.pos)
-        if Task.isCancelled { throw DataSourceError.cancelled }
+        try pieces.write(out.pos, to: output)
         lastResult = result
         outputFull = out.pos == out.size
       }
-      guard sawInput, lastResult == 0 else {
-        throw DataSourceError.unreadable(
-          path: output.displayPath, reason: "it ends before its compressed data does: a file cut short?")
-      }
+      guard sawInput, lastResult == 0 else { throw CompressedFile.cutShort(output) }
     }
   }
 
@@ -396,16 +402,11 @@ public final class CompressedFile {
     case 8:
       try inflate(from: input.descriptor, range: range, windowBits: -15, into: output, progress: progress)
     case 0:
-      let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 20)
-      defer { buffer.deallocate() }
-      var offset = range.lowerBound
-      while offset < range.upperBound {
-        let count = pread(input.descriptor, buffer, min(1 << 20, range.upperBound - offset), off_t(offset))
-        if count < 0, errno == EINTR { continue }
+      let pieces = Pieces(of: input.descriptor, range: range, progress: progress)
+      while true {
+        let count = try pieces.read()
         guard count > 0 else { break }
-        try output.write(buffer, count: count)
-        offset += count
-        progress?.add(bytes: count)
+        try output.write(pieces.input, count: count)
       }
     default:
       throw DataSourceError.unreadable(

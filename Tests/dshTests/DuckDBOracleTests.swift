@@ -134,17 +134,21 @@ struct DuckDBOracleTests {
       toFile: folder + "/rows.csv", atomically: true, encoding: .utf8)
     try DSHProcess.python(
       """
-      import csv, sqlite3
+      import csv, json, sqlite3
       rows = list(csv.DictReader(open('\(folder)/rows.csv')))
+      typed = [(int(r['id']), r['g'], int(r['i']) if r['i'] else None, float(r['d']) if r['d'] else None) for r in rows]
       db = sqlite3.connect('\(folder)/rows.db')
       db.execute('CREATE TABLE t (id INTEGER PRIMARY KEY, g TEXT, i INTEGER, d REAL)')
-      db.executemany('INSERT INTO t VALUES (?, ?, ?, ?)', [(int(r['id']), r['g'], int(r['i']) if r['i'] else None,
-          float(r['d']) if r['d'] else None) for r in rows])
+      db.executemany('INSERT INTO t VALUES (?, ?, ?, ?)', typed)
       db.commit()
+      # The same rows as JSON Lines, nulls as null.
+      with open('\(folder)/rows.jsonl', 'w') as f:
+          for id, g, i, d in typed:
+              f.write(json.dumps({'id': id, 'g': g, 'i': i, 'd': d}) + '\\n')
       """)
   }
 
-  @Test("quantile, quantile_cont and median by group: DuckDB's answers, from CSV and from SQLite")
+  @Test("quantile, quantile_cont and median by group: DuckDB's answers, from CSV, SQLite and JSON")
   func quantiles() throws {
     let folder = NSTemporaryDirectory() + "dsh-duckdb-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -161,6 +165,8 @@ struct DuckDBOracleTests {
       #expect(DuckDB.differences(fromCSV, duck) == [], "seed \(seed), CSV")
       let fromSQLite = try DuckDB.dshRows(["let t = sqlite \"\(folder)/rows.db\" table t"], "t " + query)
       #expect(DuckDB.differences(fromSQLite, duck) == [], "seed \(seed), SQLite")
+      let fromJSON = try DuckDB.dshRows(["let t = json \"\(folder)/rows.jsonl\""], "t " + query)
+      #expect(DuckDB.differences(fromJSON, duck) == [], "seed \(seed), JSON")
     }
   }
 
@@ -229,7 +235,7 @@ struct DuckDBOracleTests {
     #expect(described.output.contains("(in SQL)"), "\(label): \(described.output)")
   }
 
-  @Test("window functions and aggregates in extend: DuckDB's answers, from CSV and from SQLite")
+  @Test("window functions and aggregates in extend: DuckDB's answers, from CSV, SQLite and JSON")
   func windowFunctions() throws {
     let folder = NSTemporaryDirectory() + "dsh-duckdb-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -246,10 +252,26 @@ struct DuckDBOracleTests {
       #expect(DuckDB.differences(fromCSV, duck) == [], "seed \(seed), CSV")
       let fromSQLite = try DuckDB.dshRows(["let t = sqlite \"\(folder)/rows.db\" table t"], "t " + query)
       #expect(DuckDB.differences(fromSQLite, duck) == [], "seed \(seed), SQLite")
+      let fromJSON = try DuckDB.dshRows(["let t = json \"\(folder)/rows.jsonl\""], "t " + query)
+      #expect(DuckDB.differences(fromJSON, duck) == [], "seed \(seed), JSON")
       try Self.comparePushedWindows(
         ["let t = sqlite \"\(folder)/rows.db\" table t"], csv: "read_csv('\(folder)/rows.csv')",
         label: "seed \(seed), SQLite")
     }
+  }
+
+  /// The edits of the tests under edits: an update, a delete and an insert of `rows.csv`'s table.
+  static let edits = [
+    "update t set i = 5 where id % 7 == 3", "delete from t where id % 11 == 4",
+    "insert into t {id: 1000, g: \"b\", i: 100, d: 2.5}",
+  ]
+
+  /// The rows of `folder`'s `rows.csv` after ``edits``, as DuckDB's subquery.
+  static func editedRows(in folder: String) -> String {
+    """
+    (SELECT id, g, CASE WHEN id % 7 = 3 THEN 5 ELSE i END AS i, d FROM read_csv('\(folder)/rows.csv')
+     WHERE id % 11 <> 4 UNION ALL SELECT 1000, 'b', 100, 2.5)
+    """
   }
 
   @Test("window fields stay DuckDB's answers after edits of the table under them")
@@ -258,10 +280,7 @@ struct DuckDBOracleTests {
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
     try Self.writeRows(to: folder, count: 150, seed: 6)
-    let edited = """
-      (SELECT id, g, CASE WHEN id % 7 = 3 THEN 5 ELSE i END AS i, d FROM read_csv('\(folder)/rows.csv')
-       WHERE id % 11 <> 4 UNION ALL SELECT 1000, 'b', 100, 2.5)
-      """
+    let edited = Self.editedRows(in: folder)
     let duck = try DuckDB.rows(
       "SELECT g AS section, id, \(Self.windows.map(\.1).joined(separator: ", ")) FROM \(edited) ORDER BY g, id"
     )
@@ -272,10 +291,7 @@ struct DuckDBOracleTests {
         "let t = csv \"\(folder)/rows.csv\" key id",
         "let v = t | section by g | extend \(Self.windows.map(\.0).joined(separator: ", "))",
         "show v rows 0..3",
-        "update t set i = 5 where id % 7 == 3",
-        "delete from t where id % 11 == 4",
-        "insert into t {id: 1000, g: \"b\", i: 100, d: 2.5}",
-      ], query)
+      ] + Self.edits, query)
     // The rows shown before the edits come first; the answer after them is the rest.
     let header = answer.firstIndex { $0.first == "section" } ?? 0
     #expect(DuckDB.differences(Array(answer[header...]), duck) == [])
@@ -289,14 +305,8 @@ struct DuckDBOracleTests {
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
     try Self.writeRows(to: folder, count: 150, seed: 9)
-    let edited = """
-      (SELECT id, g, CASE WHEN id % 7 = 3 THEN 5 ELSE i END AS i, d FROM read_csv('\(folder)/rows.csv')
-       WHERE id % 11 <> 4 UNION ALL SELECT 1000, 'b', 100, 2.5)
-      """
-    let edits = [
-      "update t set i = 5 where id % 7 == 3", "delete from t where id % 11 == 4",
-      "insert into t {id: 1000, g: \"b\", i: 100, d: 2.5}",
-    ]
+    let edited = Self.editedRows(in: folder)
+    let edits = Self.edits
     // Each view is built and shown before the edits, then shown after them: the answer after is
     // DuckDB's over the edited rows.
     let views: [(dsh: String, duck: String)] = [

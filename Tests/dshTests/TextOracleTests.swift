@@ -4,7 +4,8 @@ import Testing
 /// The text functions (`trim`, `replace`, `split`), `is [not] null`, `contains … ignoring case`
 /// and `offset` against DuckDB's answers, over generated rows (random texts of spaces, commas
 /// and case pairs; nulls; repeated ints), read from CSV, from its gzip, bzip2 and zstd copies, from
-/// SQLite and from PostgreSQL.
+/// JSON, SQLite and PostgreSQL; and `sample`, the same rows from every source (no other engine
+/// draws as dsh does: DuckDB's generator is its own).
 @Suite(
   "Text functions, null tests and offset against DuckDB's",
   .disabled(if: DuckDB.isMissingOutsideCI, "DuckDB's CLI is not installed"))
@@ -37,6 +38,10 @@ struct TextOracleTests {
       db.executemany('INSERT INTO t VALUES (?, ?, ?)',
           [(int(r['id']), r['s'] if r['s'] != '' else None, int(r['i']) if r['i'] else None) for r in rows])
       db.commit()
+      # The same rows as a JSON array, nulls as null.
+      import json
+      json.dump([{'id': int(r['id']), 's': r['s'] if r['s'] != '' else None, 'i': int(r['i']) if r['i'] else None}
+          for r in rows], open('\(folder)/rows.json', 'w'))
       """)
     let zstd = try DSHProcess.runCommand(
       ["/bin/sh", "-c", "zstd -q -c rows.csv > rows.csv.zst"], directory: folder)
@@ -121,29 +126,23 @@ struct TextOracleTests {
     }
   }
 
-  @Test("from CSV, its gzip, bzip2 and zstd copies, and SQLite")
+  @Test("from CSV, its gzip, bzip2 and zstd copies, SQLite and JSON")
   func fromFiles() throws {
     let folder = NSTemporaryDirectory() + "dsh-text-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
     try Self.writeRows(to: folder)
-    let csv = "read_csv('\(folder)/rows.csv')"
     let path = folder + "/rows.csv"
-    try Self.compare(["let t = csv \"\(path)\""], duckSource: csv, csvPath: path, label: "CSV")
-    // DuckDB reads the gzip and zstd copies itself; it has no bzip2 reader, so that copy is compared
-    // with its answer over the plain file.
-    try Self.compare(
-      ["let t = csv \"\(folder)/rows.csv.gz\""], duckSource: "read_csv('\(folder)/rows.csv.gz')",
-      csvPath: path,
-      label: "gzip")
-    try Self.compare(
-      ["let t = csv \"\(folder)/rows.csv.bz2\""], duckSource: csv, csvPath: path, label: "bzip2")
-    try Self.compare(
-      ["let t = csv \"\(folder)/rows.csv.zst\""], duckSource: "read_csv('\(folder)/rows.csv.zst')",
-      csvPath: path,
-      label: "zstd")
-    try Self.compare(
-      ["let t = sqlite \"\(folder)/rows.db\" table t"], duckSource: csv, csvPath: path, label: "SQLite")
+    // DuckDB reads the gzip and zstd copies itself; it has no bzip2 reader, so that copy (and
+    // SQLite's and JSON's) is compared with its answer over the plain file.
+    let csv = "read_csv('\(path)')"
+    for (source, duckSource, label) in [
+      ("csv \"\(path)\"", csv, "CSV"), ("csv \"\(path).gz\"", "read_csv('\(path).gz')", "gzip"),
+      ("csv \"\(path).bz2\"", csv, "bzip2"), ("csv \"\(path).zst\"", "read_csv('\(path).zst')", "zstd"),
+      ("sqlite \"\(folder)/rows.db\" table t", csv, "SQLite"), ("json \"\(folder)/rows.json\"", csv, "JSON"),
+    ] {
+      try Self.compare(["let t = " + source], duckSource: duckSource, csvPath: path, label: label)
+    }
   }
 
   @Test(

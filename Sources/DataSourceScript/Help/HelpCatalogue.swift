@@ -74,7 +74,7 @@ public enum HelpCatalogue {
         name: "sample", group: .stages,
         syntax: ["PROVIDER | sample N [seed S]", "PROVIDER | sample P% [seed S]"],
         summary:
-          "Keeps N items chosen at random (or P percent of them, rounded), every choice of that many equally likely, in their order and sections. With seed S the same items come every time (scripts and tests that must repeat); without one each run chooses anew. An edit of the source chooses again. Over a database it runs in memory over the rows read: sample after where, so that the database keeps only the rows the where keeps.",
+          "Keeps N items chosen at random (or P percent of them, rounded), every choice of that many equally likely, in their order and sections. With seed S the same items come every time, from any source holding the same rows in the same order (scripts and tests that must repeat); without one each run chooses anew. The draws are dsh's own: DuckDB's or SQLite's sample of the same seed picks other rows. An edit of the source chooses again, as the same sample of the edited rows would. Over a database it runs in memory over the rows read: sample after where, so that the database keeps only the rows the where keeps.",
         examples: [
           people + "\nshow people | sample 3 seed 42",
           people + "\nshow people | sample 50% seed 7 | select name, team",
