@@ -79,22 +79,22 @@ import Foundation
       ".import --csv --skip 1 \(csvPath) people", "CREATE INDEX people_name ON people (name);",
     ])
   }
+  /// sqlite3's time for `sql`, printed as CSV with a header as dsh's `as csv` prints it.
+  func sqlite3CSV(_ sql: String) -> Measurement {
+    median { measure(["sqlite3", "-csv", "-header", databasePath, sql]) }
+  }
   let bind = "let p = sqlite \"\(databasePath)\" table people"
   let dshLike = median { measure([dsh, "-c", bind, "-c", "show p | where name like \"Ada T%\" as csv"]) }
   let dshILike = median { measure([dsh, "-c", bind, "-c", "show p | where name ilike \"Ada T%\" as csv"]) }
-  let sqliteGlob = median {
-    measure(["sqlite3", "-csv", "-header", databasePath, "SELECT * FROM people WHERE name GLOB 'Ada T*'"])
-  }
+  let sqliteGlob = sqlite3CSV("SELECT * FROM people WHERE name GLOB 'Ada T*'")
   rows.append(
     .beside(
       "SQLite 1M: where name like \"Ada T%\", printed whole", dsh: dshLike,
       other: "sqlite3 -csv, GLOB 'Ada T*'",
       sqliteGlob, most: 2))
   rows.append(
-    Row(
-      what: "  the same with ilike (in memory over every row)", dsh: seconds(dshILike.seconds),
-      other: "sqlite3: " + seconds(sqliteGlob.seconds),
-      figure: String(format: "%.2f×", dshILike.seconds / sqliteGlob.seconds), target: "—", met: true))
+    .shownBeside(
+      "  the same with ilike (in memory over every row)", dsh: dshILike, other: "sqlite3", sqliteGlob))
 
   // 5. A join of two tables of the database that makes the rows (`all`: a row for each of a
   //    person's badges, once with none), filtered, printed whole: the rows sqlite3 prints for
@@ -111,33 +111,25 @@ import Foundation
   let dshJoinInMemory = median {
     measure([dsh, "-c", bind, "-c", badges + " null \"~\"", "-c", "show p \(joinTail)"])
   }
-  let sqliteJoin = median {
-    measure([
-      "sqlite3", "-csv", "-header", databasePath,
-      "SELECT p.id, p.name, b.badge FROM people p LEFT JOIN badges b ON b.person_id = p.id WHERE p.team = 'Design' ORDER BY p.id, b.rowid",
-    ])
-  }
+  let sqliteJoin = sqlite3CSV(
+    "SELECT p.id, p.name, b.badge FROM people p LEFT JOIN badges b ON b.person_id = p.id WHERE p.team = 'Design' ORDER BY p.id, b.rowid"
+  )
   rows.append(
     .beside(
       "SQLite 1M × 1.5M: where team == \"Design\" | join … all, printed whole", dsh: dshJoin,
       other: "sqlite3 -csv, LEFT JOIN", sqliteJoin, most: 3))
   rows.append(
-    Row(
-      what: "  the same join in memory (both tables read)", dsh: seconds(dshJoinInMemory.seconds),
-      other: "in SQL: " + seconds(dshJoin.seconds),
-      figure: String(format: "%.2f×", dshJoinInMemory.seconds / dshJoin.seconds), target: "—", met: true))
+    .shownBeside(
+      "  the same join in memory (both tables read)", dsh: dshJoinInMemory, other: "in SQL", dshJoin))
 
   // 6. The window rank of 3. over the SQLite table, printed whole: run by SQLite as its window
   //    function (the rows written once to a temporary table), beside sqlite3 running the same.
   let rankTail =
     "| section by team | extend r = rank() by score desc within section | where r <= 3 | select id, team, score, r as csv"
   let dshRankSQL = median { measure([dsh, "-c", bind, "-c", "show p \(rankTail)"]) }
-  let sqliteRank = median {
-    measure([
-      "sqlite3", "-csv", "-header", databasePath,
-      "SELECT id, team, score, r FROM (SELECT id, team, score, rank() OVER (PARTITION BY team ORDER BY score DESC) AS r FROM people) WHERE r <= 3 ORDER BY team",
-    ])
-  }
+  let sqliteRank = sqlite3CSV(
+    "SELECT id, team, score, r FROM (SELECT id, team, score, rank() OVER (PARTITION BY team ORDER BY score DESC) AS r FROM people) WHERE r <= 3 ORDER BY team"
+  )
   rows.append(
     .beside(
       "SQLite 1M: extend r = rank() … within section | where r <= 3, printed whole", dsh: dshRankSQL,

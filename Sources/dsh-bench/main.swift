@@ -265,6 +265,13 @@ extension Row {
       met: duck.map { dsh.status == 0 && dsh.seconds <= most * $0.seconds } ?? false)
   }
 
+  /// dsh's time beside another (`other` names it) with no target: a figure shown for reading.
+  static func shownBeside(_ what: String, dsh: Measurement, other: String, _ them: Measurement) -> Row {
+    Row(
+      what: what, dsh: seconds(dsh.seconds), other: other + ": " + seconds(them.seconds),
+      figure: String(format: "%.2f×", dsh.seconds / them.seconds), target: "—", met: true)
+  }
+
   /// dsh's time beside another tool's (`other` names it), within `most` times it.
   static func beside(_ what: String, dsh: Measurement, other: String, _ them: Measurement, most: Double)
     -> Row

@@ -513,6 +513,22 @@ struct PostgresTests {
     #expect(inMemory.output.split(separator: "\n").count > 15_000, "\(inMemory.output.prefix(300))")
   }
 
+  /// dsh at its prompt under a pseudo-terminal, with a history of its own, after `statement`
+  /// (a binding) has run when one is given.
+  static func terminal(bound statement: String? = nil, sourceLocation: SourceLocation = #_sourceLocation)
+    throws
+    -> PseudoTerminal
+  {
+    let terminal = try PseudoTerminal(
+      historyPath: NSTemporaryDirectory() + "dsh-history-\(UUID().uuidString)")
+    #expect(terminal.waitForPrompt(), sourceLocation: sourceLocation)
+    if let statement {
+      terminal.type(statement + "\r")
+      #expect(terminal.waitForPrompt(count: 2), sourceLocation: sourceLocation)
+    }
+    return terminal
+  }
+
   @Test(
     "a row deleted after a windowed view was counted is an error that says to reload, and the reload sees the table"
   )
@@ -521,11 +537,8 @@ struct PostgresTests {
     #expect(
       try server.psql("CREATE TABLE gone AS SELECT g AS id, g % 3 AS k FROM generate_series(1, 9) g").status
         == 0)
-    let terminal = try PseudoTerminal(
-      historyPath: NSTemporaryDirectory() + "dsh-history-\(UUID().uuidString)")
-    #expect(terminal.waitForPrompt())
-    terminal.type("let v = postgres \"\(server.url)\" table gone | extend r = rank() by k\r")
-    #expect(terminal.waitForPrompt(count: 2))
+    let terminal = try Self.terminal(
+      bound: "let v = postgres \"\(server.url)\" table gone | extend r = rank() by k")
     terminal.type("v\r")
     #expect(terminal.waitFor("9 items"))
     #expect(try server.psql("DELETE FROM gone WHERE id = 5").status == 0)
@@ -555,9 +568,7 @@ struct PostgresTests {
   @Test("^C cancels a running query on the server, and the statement binds nothing")
   func interruptOnServer() throws {
     let server = try server()
-    let terminal = try PseudoTerminal(
-      historyPath: NSTemporaryDirectory() + "dsh-history-\(UUID().uuidString)")
-    #expect(terminal.waitForPrompt())
+    let terminal = try Self.terminal()
     terminal.type("let slow = postgres \"\(server.url)\" query \"SELECT pg_sleep(60) AS nap\"\r")
     #expect(terminal.waitFor("working"))
     terminal.type("\u{03}")
@@ -582,11 +593,7 @@ struct PostgresTests {
       "CREATE OR REPLACE VIEW sleepy AS SELECT g AS x FROM generate_series(1, 3) g, LATERAL (SELECT pg_sleep(600)) s"
     )
     #expect(made.status == 0, "\(made.output)")
-    let terminal = try PseudoTerminal(
-      historyPath: NSTemporaryDirectory() + "dsh-history-\(UUID().uuidString)")
-    #expect(terminal.waitForPrompt())
-    terminal.type("let s = postgres \"\(server.url)\" table sleepy\r")
-    #expect(terminal.waitForPrompt(count: 2))
+    let terminal = try Self.terminal(bound: "let s = postgres \"\(server.url)\" table sleepy")
     terminal.type("show s | sort by x desc rows 0..2\r")
     #expect(terminal.waitFor("working"))
     terminal.type("\u{03}")
