@@ -32,6 +32,17 @@ struct BatchUpdateTests {
         BatchUpdate(insertedRows: [ItemPath(item: 0, section: 0)]), [2], [2],
         "invalid number of rows in section 0: 2 after the update, but 2 before + 1 inserted − 0 deleted + 0 moved in − 0 moved out = 3"
       ),
+      // Rows only, in several sections: the first section whose count is off, with its own
+      // inserts and deletes.
+      (
+        BatchUpdate(
+          deletedRows: [
+            ItemPath(item: 0, section: 2), ItemPath(item: 1, section: 2), ItemPath(item: 0, section: 1),
+          ],
+          insertedRows: [ItemPath(item: 0, section: 1), ItemPath(item: 3, section: 2)]),
+        [1, 2, 4], [1, 2, 4],
+        "invalid number of rows in section 2: 4 after the update, but 4 before + 1 inserted − 2 deleted + 0 moved in − 0 moved out = 3"
+      ),
       (
         BatchUpdate(), [2, 3], [2],
         "invalid number of sections: 1 after the update, but 2 before + 0 inserted − 0 deleted = 2"

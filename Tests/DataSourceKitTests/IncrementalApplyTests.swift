@@ -160,6 +160,45 @@ struct IncrementalApplyTests {
     }
   }
 
+  @Test("one edit of a plain table: the view's batch is the batch the edit returned, whatever the edit")
+  func oneEditOfAPlainTable() async throws {
+    let messages = EditableProvider(
+      ArrayProvider((0..<40).map { Message(id: $0, subject: "s\($0)", isUnread: $0 % 3 == 0) }))
+    let table = TableAdapter(
+      provider: messages,
+      presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject })
+    try await table.load()
+    let view = ListView(dataSource: table)
+    try view.apply(DataSourceSnapshot(of: table))
+    var random = SplitMix64(state: 35)
+    var next = 100
+    for step in 0..<300 {
+      let count = messages.totalItemCount
+      let returned: BatchUpdate
+      switch step % 5 {
+      case 0:
+        returned = messages.insert(
+          Message(id: next, subject: "new", isUnread: false), at: Int.random(in: 0...count, using: &random))
+        next += 1
+      case 1:
+        returned = messages.remove(at: Int.random(in: 0..<count, using: &random))
+      case 2:
+        returned = messages.move(
+          from: Int.random(in: 0..<count, using: &random), to: Int.random(in: 0..<count, using: &random))
+      case 3:
+        let position = Int.random(in: 0..<count, using: &random)
+        var message = messages.items[position]
+        message.subject += "!"
+        returned = messages.replace(at: position, with: message)
+      default:
+        // The same item again: no change, and an empty batch.
+        let position = Int.random(in: 0..<count, using: &random)
+        returned = messages.replace(at: position, with: messages.items[position])
+      }
+      #expect(try view.apply(DataSourceSnapshot(of: table)) == returned, "step \(step)")
+    }
+  }
+
   @Test("a whole new list handed over is matched by id: only what changed is in the batch")
   func wholeNewList() async throws {
     let messages = EditableProvider(

@@ -145,16 +145,10 @@ extension BatchUpdate {
     try Self.checkUnique(movedSections.map(\.to), operation: "move", target: BatchTarget.destinationSection)
     // Each list is checked under its own name; membership through sets, so the checks stay
     // linear in the number of changes.
-    for (operation, sections) in [("delete", deletedSections), ("move", movedSections.map(\.from))] {
-      if let s = sections.first(where: { $0 < 0 || $0 >= before.count }) {
-        throw .sectionOutOfRange(operation: operation, section: s, count: before.count)
-      }
-    }
-    for (operation, sections) in [("insert", insertedSections), ("move to", movedSections.map(\.to))] {
-      if let s = sections.first(where: { $0 < 0 || $0 >= after.count }) {
-        throw .sectionOutOfRange(operation: operation, section: s, count: after.count)
-      }
-    }
+    try Self.checkInRange(deletedSections, operation: "delete", count: before.count)
+    try Self.checkInRange(movedSections.map(\.from), operation: "move", count: before.count)
+    try Self.checkInRange(insertedSections, operation: "insert", count: after.count)
+    try Self.checkInRange(movedSections.map(\.to), operation: "move to", count: after.count)
     let deletedSectionSet = Set(deletedSections)
     let insertedSectionSet = Set(insertedSections)
     if let s = deletedSectionSet.intersection(movedSections.map(\.from)).min() {
@@ -168,10 +162,7 @@ extension BatchUpdate {
     try Self.checkUnique(reloadedFooters, operation: "reload the footer of", target: BatchTarget.section)
     try Self.checkUnique(
       reloadedPlaceholders, operation: "reload the placeholder of", target: BatchTarget.section)
-    for (operation, sections) in [
-      ("reload the header of", reloadedHeaders), ("reload the footer of", reloadedFooters),
-      ("reload the placeholder of", reloadedPlaceholders),
-    ] {
+    func checkSupplements(_ sections: [Int], operation: String) throws(BatchUpdateError) {
       for s in sections {
         if s < 0 || s >= after.count {
           throw .sectionOutOfRange(operation: operation, section: s, count: after.count)
@@ -181,16 +172,14 @@ extension BatchUpdate {
         }
       }
     }
+    try checkSupplements(reloadedHeaders, operation: "reload the header of")
+    try checkSupplements(reloadedFooters, operation: "reload the footer of")
+    try checkSupplements(reloadedPlaceholders, operation: "reload the placeholder of")
     if before.count + insertedSections.count - deletedSections.count != after.count {
       throw .sectionCount(
         before: before.count, after: after.count, inserted: insertedSections.count,
         deleted: deletedSections.count)
     }
-
-    // Which old section each new one continues (nil: inserted).
-    let oldForNew = Self.sectionMapping(
-      before: before.count, after: after.count, deleted: deletedSections, inserted: insertedSections,
-      moved: movedSections)
 
     // Rows: indexes in range, none twice, no delete+move, no reload+move.
     try Self.checkUnique(deletedRows, operation: "delete", target: BatchTarget.row)
@@ -199,19 +188,29 @@ extension BatchUpdate {
     try Self.checkUnique(movedRows.map(\.from), operation: "move", target: BatchTarget.row)
     try Self.checkUnique(movedRows.map(\.to), operation: "move", target: BatchTarget.destinationRow)
     // Deletes, reloads and moves name rows before the update; inserts and move targets, after.
-    try Self.checkRows(
-      [("delete", deletedRows), ("reload", reloadedRows), ("move", movedRows.map(\.from))], counts: before,
-      sectionsChanged: deletedSectionSet, change: "delete")
-    try Self.checkRows(
-      [("insert", insertedRows), ("move to", movedRows.map(\.to))], counts: after,
-      sectionsChanged: insertedSectionSet, change: "insert")
-    let moved = Set(movedRows.map(\.from))
-    if let both = deletedRows.first(where: moved.contains) {
-      throw .deleteAndMove(what: .row(both))
+    func checkRows(_ paths: [ItemPath], _ operation: String, oldSide: Bool) throws(BatchUpdateError) {
+      try Self.checkRows(
+        paths, operation: operation, counts: oldSide ? before : after,
+        sectionsChanged: oldSide ? deletedSectionSet : insertedSectionSet,
+        change: oldSide ? "delete" : "insert")
     }
-    if let both = reloadedRows.first(where: moved.contains) { throw .reloadOfMovedRow(both) }
-    let deletedRowSet = Set(deletedRows)
-    if let both = reloadedRows.first(where: deletedRowSet.contains) { throw .deleteAndReload(both) }
+    try checkRows(deletedRows, "delete", oldSide: true)
+    try checkRows(reloadedRows, "reload", oldSide: true)
+    try checkRows(movedRows.map(\.from), "move", oldSide: true)
+    try checkRows(insertedRows, "insert", oldSide: false)
+    try checkRows(movedRows.map(\.to), "move to", oldSide: false)
+    // Sets only where both sides have rows: the batch of one edit makes none.
+    if !movedRows.isEmpty {
+      let moved = Set(movedRows.map(\.from))
+      if let both = deletedRows.first(where: moved.contains) {
+        throw .deleteAndMove(what: .row(both))
+      }
+      if let both = reloadedRows.first(where: moved.contains) { throw .reloadOfMovedRow(both) }
+    }
+    if !reloadedRows.isEmpty, !deletedRows.isEmpty {
+      let deletedRowSet = Set(deletedRows)
+      if let both = reloadedRows.first(where: deletedRowSet.contains) { throw .deleteAndReload(both) }
+    }
     let movedTo = Set(movedRows.map(\.to))
     if let both = insertedRows.first(where: movedTo.contains) {
       throw .insertAndMove(what: .row(both))
@@ -222,6 +221,25 @@ extension BatchUpdate {
     }
 
     // Counts: rows after = before + inserted − deleted + moved in − moved out, per section.
+    if deletedSections.isEmpty, insertedSections.isEmpty, movedSections.isEmpty, movedRows.isEmpty {
+      // The same sections on both sides, no row moving between them (the batch of an edit):
+      // one table of changes.
+      var change = [Int](repeating: 0, count: after.count)
+      for path in insertedRows { change[path.section] += 1 }
+      for path in deletedRows { change[path.section] -= 1 }
+      for section in 0..<after.count where before[section] + change[section] != after[section] {
+        throw .rowCount(
+          section: section, before: before[section], after: after[section],
+          inserted: insertedRows.filter { $0.section == section }.count,
+          deleted: deletedRows.filter { $0.section == section }.count,
+          movedIn: 0, movedOut: 0)
+      }
+      return
+    }
+    // Which old section each new one continues (nil: inserted).
+    let oldForNew = Self.sectionMapping(
+      before: before.count, after: after.count, deleted: deletedSections, inserted: insertedSections,
+      moved: movedSections)
     var inserted = [Int](repeating: 0, count: after.count)
     var movedIn = [Int](repeating: 0, count: after.count)
     var deleted = [Int](repeating: 0, count: before.count)
@@ -248,6 +266,8 @@ extension BatchUpdate {
   static func sectionMapping(
     before: Int, after: Int, deleted: [Int], inserted: [Int], moved: [(from: Int, to: Int)]
   ) -> [Int?] {
+    // No section changes (every edit of rows): each section continues its own.
+    if deleted.isEmpty, inserted.isEmpty, moved.isEmpty, before == after { return (0..<after).map { $0 } }
     var result = [Int?](repeating: nil, count: after)
     let movedFrom = Set(moved.map(\.from))
     let movedTo = Set(moved.map(\.to))
@@ -262,30 +282,37 @@ extension BatchUpdate {
     return result
   }
 
-  /// Each list's rows are in range of `counts` (the sections' rows on their side of the
-  /// update) and not in a section the batch deletes or inserts (`change`) whole.
+  /// The rows are in range of `counts` (the sections' rows on their side of the update) and
+  /// not in a section the batch deletes or inserts (`change`) whole.
   private static func checkRows(
-    _ lists: [(operation: String, paths: [ItemPath])], counts: [Int], sectionsChanged: Set<Int>,
-    change: String
+    _ paths: [ItemPath], operation: String, counts: [Int], sectionsChanged: Set<Int>, change: String
   ) throws(BatchUpdateError) {
-    for (operation, paths) in lists {
-      for path in paths {
-        guard path.section >= 0, path.section < counts.count else {
-          throw .sectionOutOfRange(operation: operation, section: path.section, count: counts.count)
-        }
-        guard path.item >= 0, path.item < counts[path.section] else {
-          throw .rowOutOfRange(operation: operation, path: path, count: counts[path.section])
-        }
-        if sectionsChanged.contains(path.section) {
-          throw .rowChangeInChangedSection(operation: change, path: path)
-        }
+    for path in paths {
+      guard path.section >= 0, path.section < counts.count else {
+        throw .sectionOutOfRange(operation: operation, section: path.section, count: counts.count)
       }
+      guard path.item >= 0, path.item < counts[path.section] else {
+        throw .rowOutOfRange(operation: operation, path: path, count: counts[path.section])
+      }
+      if sectionsChanged.contains(path.section) {
+        throw .rowChangeInChangedSection(operation: change, path: path)
+      }
+    }
+  }
+
+  /// The sections are in `0..<count`.
+  private static func checkInRange(_ sections: [Int], operation: String, count: Int) throws(BatchUpdateError)
+  {
+    if let s = sections.first(where: { $0 < 0 || $0 >= count }) {
+      throw .sectionOutOfRange(operation: operation, section: s, count: count)
     }
   }
 
   private static func checkUnique<T: Hashable>(
     _ list: [T], operation: String, target: (T) -> BatchTarget
   ) throws(BatchUpdateError) {
+    // Nothing to repeat in a list of one (the batch of one edit): no set to make.
+    guard list.count > 1 else { return }
     var seen = Set<T>()
     for element in list where !seen.insert(element).inserted {
       throw .duplicate(operation: operation, what: target(element))

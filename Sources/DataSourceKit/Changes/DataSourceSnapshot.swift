@@ -71,7 +71,9 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
   /// The sections in runs: written out, or kept as a provider's handles until read (what a
   /// snapshot of a table over an edited provider is, so that taking it and diffing it cost the
   /// change, not the list).
-  private var parts: [Part]
+  private var parts: [Part] {
+    didSet { counts = Self.counts(of: parts) }
+  }
   enum Part: Sendable {
     case written([Section])
     case tracked(TrackedSections<SectionIdentifier, ItemIdentifier>)
@@ -100,9 +102,22 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
   /// True when the items are named by their `Identifiable` ids, so a view can check that the
   /// data source still holds those items where the snapshot says.
   private(set) var namesItemsByID = false
+  /// Whether some sections are written out, not kept as a provider's handles (kept, not worked
+  /// out: every apply asks).
+  private(set) var writesSectionsOut = true
 
   /// A snapshot of these sections.
-  public init(sections: [Section] = []) { parts = [.written(sections)] }
+  public init(sections: [Section] = []) {
+    parts = [.written(sections)]
+    counts = sections.map { $0.items.count }
+  }
+
+  /// A snapshot of these parts.
+  private init(parts: [Part], counts: [Int], writesSectionsOut: Bool) {
+    self.parts = parts
+    self.counts = counts
+    self.writesSectionsOut = writesSectionsOut
+  }
 
   /// The sections, in order.
   /// - Complexity: O(items) the first time for a snapshot of a table over an edited provider,
@@ -118,10 +133,12 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
   /// The number of items in all sections.
   public var numberOfItems: Int { counts.reduce(0, +) }
   /// The number of items in each section, in order.
-  /// - Complexity: O(sections).
-  public var counts: [Int] {
-    // One part (a table, the common case) without flatMap's generic walk: this is asked at
-    // every apply.
+  ///
+  /// Kept beside the parts, not read from them: every apply asks, and reading a part of a
+  /// generic type copies it through its value witnesses.
+  public private(set) var counts: [Int]
+
+  private static func counts(of parts: [Part]) -> [Int] {
     parts.count == 1 ? parts[0].counts : parts.flatMap { $0.counts }
   }
 
@@ -197,16 +214,14 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
   public init<Source: SectionedDataSource>(
     of source: Source, sectionID: (SectionID) -> SectionIdentifier, itemID: (Source.Item) -> ItemIdentifier
   ) {
-    parts = [
-      .written(
-        (0..<source.numberOfSections).map { section in
-          Section(
-            id: sectionID(source.sectionID(section)),
-            items: (0..<source.numberOfRows(inSection: section)).map {
-              itemID(source.item(at: ItemPath(item: $0, section: section)))
-            })
-        })
-    ]
+    self.init(
+      sections: (0..<source.numberOfSections).map { section in
+        Section(
+          id: sectionID(source.sectionID(section)),
+          items: (0..<source.numberOfRows(inSection: section)).map {
+            itemID(source.item(at: ItemPath(item: $0, section: section)))
+          })
+      })
   }
 }
 
@@ -221,7 +236,7 @@ extension DataSourceSnapshot where SectionIdentifier == SectionID {
   ///
   /// The sections of a table over an ``EditableProvider`` (and the stages over it that place
   /// items one by one) are kept as the provider's handles, not written out: taking the
-  /// snapshot costs O(sections + items / 256), and ``ListView/apply(_:)`` or ``batch(from:)``
+  /// snapshot costs O(sections), and ``ListView/apply(_:)`` or ``batch(from:)``
   /// of two such snapshots costs O(k log n) for k items changed in between. The first snapshot
   /// of such a table reads every item once.
   /// - Complexity: O(sections + items) for the sections written out.
@@ -229,16 +244,21 @@ extension DataSourceSnapshot where SectionIdentifier == SectionID {
   where Source.Item: Identifiable, Source.Item.ID == ItemIdentifier {
     let ids = (0..<source.numberOfSections).map(source.sectionID)
     var parts: [Part] = []
+    var allCounts: [Int] = []
+    var writesOut = false
     var next = 0
-    for piece in TrackedPieces.pieces(of: source as any SectionedDataSource<Source.Item, Source.Cell>) {
+    for piece in TrackedPieces.pieces(ofSource: source) {
       let range = next..<min(next + piece.sectionCount, ids.count)
       next += piece.sectionCount
       let counts = range.map(source.numberOfRows(inSection:))
-      if let provider = piece.provider, let root = piece.root,
-        let tracked = root.trackedSections(of: provider, sectionIDs: Array(ids[range]), counts: counts)
+      allCounts += counts
+      if let provider = piece.provider,
+        let tracked = provider.root.trackedSections(
+          of: provider, sectionIDs: Array(ids[range]), counts: counts)
       {
         parts.append(.tracked(tracked))
       } else {
+        writesOut = true
         parts.append(
           .written(
             zip(range, counts).map { section, count in
@@ -248,12 +268,11 @@ extension DataSourceSnapshot where SectionIdentifier == SectionID {
             }))
       }
     }
-    self.init()
     if next != ids.count {
       // The pieces are not the source's sections: write them all out.
       self.init(of: source, sectionID: { $0 }, itemID: \.id)
     } else {
-      self.parts = parts
+      self.init(parts: parts, counts: allCounts, writesSectionsOut: writesOut)
     }
     namesItemsByID = true
   }
@@ -352,6 +371,13 @@ extension DataSourceSnapshot {
     guard old.parts.count == new.parts.count else {
       return try context().diff(oldParts: old.parts.indices, newParts: new.parts.indices)
     }
+    // One table over an edited provider (an app's list): its log gives the batch, and there is
+    // no other part for an item to repeat in.
+    if new.parts.count == 1, new.itemsToReload.isEmpty, case .tracked(let x) = old.parts[0],
+      case .tracked(let y) = new.parts[0], let update = x.batch(to: y)
+    {
+      return update
+    }
     var update = BatchUpdate()
     var (oldOffset, newOffset) = (0, 0)
     for index in old.parts.indices {
@@ -380,6 +406,8 @@ extension DataSourceSnapshot {
   private static func checkRepeatsAcrossParts(from old: DataSourceSnapshot, to new: DataSourceSnapshot)
     throws(SnapshotError)
   {
+    // A repeat needs two parts over one provider.
+    guard new.parts.count > 1 else { return }
     var byRoot: [ObjectIdentifier: [Int]] = [:]
     for (index, part) in new.parts.enumerated() {
       if case .tracked(let tracked) = part {
@@ -494,10 +522,9 @@ extension DataSourceSnapshot {
 
   /// Throws when a section identifier appears twice.
   static func checkSections(_ snapshot: DataSourceSnapshot) throws(SnapshotError) {
-    // One part of one section (a table's edit) has nothing to compare.
-    if snapshot.parts.count == 1, snapshot.parts[0].counts.count < 2 { return }
+    // One section (a table's edit) has nothing to compare.
+    if snapshot.counts.count < 2 { return }
     let ids = snapshot.sectionIdentifiers
-    if ids.count < 2 { return }
     guard Set(ids).count != ids.count else { return }
     var seen = Set<SectionIdentifier>()
     throw .duplicateSections(ids.filter { !seen.insert($0).inserted }.map { "\($0)" })

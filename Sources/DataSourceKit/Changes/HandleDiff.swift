@@ -59,11 +59,19 @@ package enum HandleDiff {
     var update = BatchUpdate()
     update.deletedSections = deleted
     update.insertedSections = inserted
+    let oldOffsets = SectionOffsets(counts: old.sectionCounts)
+    let newOffsets = SectionOffsets(counts: new.sectionCounts)
+    if touched.count == 1, let (handle, changed) = touched.first {
+      oneRow(
+        Touch(
+          handle: handle, old: old.handles.position(of: handle), new: new.handles.position(of: handle),
+          changed: changed),
+        oldOffsets: oldOffsets, newOffsets: newOffsets, sameSection: isSame, into: &update)
+      return update
+    }
     let deletedSections = Set(deleted)
     let insertedSections = Set(inserted)
 
-    let oldOffsets = SectionOffsets(counts: old.sectionCounts)
-    let newOffsets = SectionOffsets(counts: new.sectionCounts)
     let touchedHandles = Array(touched.keys)
     let oldPositions = old.handles.positions(of: touchedHandles)
     let newPositions = new.handles.positions(of: touchedHandles)
@@ -129,6 +137,42 @@ package enum HandleDiff {
     update.reloadedAfterMoves.sort()
     update.movedRows.sort { $0.to < $1.to }
     return update
+  }
+
+  /// The batch of one touched item (one edit: the loop an app runs), by the rules of
+  /// ``rows(from:to:touched:sameSection:deleted:inserted:)`` without its tables: alone among
+  /// the touched, the item keeps its place when its flat position is the same.
+  private static func oneRow(
+    _ touch: Touch, oldOffsets: SectionOffsets, newOffsets: SectionOffsets,
+    sameSection isSame: (Int, Int) -> Bool,
+    into update: inout BatchUpdate
+  ) {
+    switch (touch.old, touch.new) {
+    case (let from?, nil):
+      let path = oldOffsets.itemPath(forFlat: from)
+      if !update.deletedSections.contains(path.section) { update.deletedRows = [path] }
+    case (nil, let to?):
+      let path = newOffsets.itemPath(forFlat: to)
+      if !update.insertedSections.contains(path.section) { update.insertedRows = [path] }
+    case (let from?, let to?):
+      let (oldPath, newPath) = (oldOffsets.itemPath(forFlat: from), newOffsets.itemPath(forFlat: to))
+      if from == to, isSame(oldPath.section, newPath.section) {
+        if touch.changed { update.reloadedRows = [oldPath] }
+        return
+      }
+      switch (
+        update.deletedSections.contains(oldPath.section), update.insertedSections.contains(newPath.section)
+      ) {
+      case (false, false):
+        update.movedRows = [(oldPath, newPath)]
+        if touch.changed { update.reloadedAfterMoves = [newPath] }
+      case (true, false): update.insertedRows = [newPath]
+      case (false, true): update.deletedRows = [oldPath]
+      case (true, true): break
+      }
+    case (nil, nil):
+      break
+    }
   }
 
   private static func indexByID<ID: Hashable>(_ ids: [ID]) -> [ID: Int]? {

@@ -6,7 +6,8 @@
 struct ShownSnapshot<Item> {
   let snapshot: any Sendable
   let counts: [Int]
-  /// The items read, by section (`nil` for a section kept as handles, which is not read).
+  /// The items read, by section (`nil` for a section kept as handles, which is not read);
+  /// empty when no section was read.
   let items: [[Item]?]
   let text: SupplementaryText
 }
@@ -17,6 +18,8 @@ struct SupplementaryText {
   let headers: [[Supplement]]
   let footers: [[Supplement]]
   let placeholders: [[Supplement]]
+  /// True when no section has any (a plain table): nothing to compare.
+  let isBlank: Bool
 
   /// The supplements of the first `sections` sections of `source` now.
   /// - Complexity: O(sections).
@@ -24,6 +27,10 @@ struct SupplementaryText {
     headers = (0..<sections).map { source.supplements(.header, inSection: $0) }
     footers = (0..<sections).map { source.supplements(.footer, inSection: $0) }
     placeholders = (0..<sections).map { source.supplements(.placeholder, inSection: $0) }
+    // Closures, not key paths: a key path through a generic type is read at run time.
+    isBlank =
+      headers.allSatisfy { $0.isEmpty } && footers.allSatisfy { $0.isEmpty }
+      && placeholders.allSatisfy { $0.isEmpty }
   }
 }
 
@@ -121,22 +128,30 @@ extension ListView {
     // The items now of the sections written out, read once: to check that the snapshot names
     // them, and to see which changed. Sections kept as handles are the data source's own (their
     // logs say whether they are still current) and are not read.
-    let reader = ItemReader<Item, I>(checksIdentity: snapshot.namesItemsByID)
+    // Worked out only for sections written out: a snapshot kept as handles reads no item.
+    let reader =
+      snapshot.writesSectionsOut ? ItemReader<Item, I>(checksIdentity: snapshot.namesItemsByID) : nil
     let items = try readItems(of: snapshot, reader: reader)
     let text = SupplementaryText(of: dataSource, sections: counts.count)
 
     var update: BatchUpdate
     if let shown = appliedSnapshot, let old = shown.snapshot as? DataSourceSnapshot<S, I> {
       let oldItems = shown.items
-      let itemContent = reader.equal.map { equal in
+      let itemContent = reader?.equal.map { equal in
         { (before: SnapshotEntry<I>, after: SnapshotEntry<I>) -> Bool? in
-          guard let was = oldItems[before.section], let now = items[after.section] else { return nil }
+          guard before.section < oldItems.count, after.section < items.count,
+            let was = oldItems[before.section],
+            let now = items[after.section]
+          else { return nil }
           return equal(was[before.row], now[after.row])
         }
       }
       update = try DataSourceSnapshot.batch(from: old, to: snapshot, itemContent: itemContent)
-      update.addSupplementaryReloads(
-        oldIDs: old.sectionIdentifiers, newIDs: snapshot.sectionIdentifiers, from: shown.text, to: text)
+      // A plain table shows none, before or after: no identifiers to gather.
+      if !shown.text.isBlank || !text.isBlank {
+        update.addSupplementaryReloads(
+          oldIDs: old.sectionIdentifiers, newIDs: snapshot.sectionIdentifiers, from: shown.text, to: text)
+      }
     } else {
       var seen = Set<I>()
       let repeated = snapshot.sections.flatMap { $0.items }.filter { !seen.insert($0).inserted }
@@ -189,10 +204,11 @@ extension ListView {
       throw .batchDoesNotFit(error.description)
     }
     let items = try readItems(
-      of: snapshot, reader: ItemReader<Item, I>(checksIdentity: snapshot.namesItemsByID))
+      of: snapshot,
+      reader: snapshot.writesSectionsOut ? ItemReader<Item, I>(checksIdentity: snapshot.namesItemsByID) : nil)
     let text = SupplementaryText(of: dataSource, sections: snapshot.numberOfSections)
     var update = batch
-    if let shown = appliedSnapshot {
+    if let shown = appliedSnapshot, !shown.text.isBlank || !text.isBlank {
       update.addSupplementaryReloads(
         oldIDs: (shown.snapshot as? DataSourceSnapshot<S, I>)?.sectionIdentifiers ?? [],
         newIDs: snapshot.sectionIdentifiers, from: shown.text, to: text)
@@ -209,9 +225,11 @@ extension ListView {
   }
 
   /// The items of the sections `snapshot` writes out, read once, each checked to be the one
-  /// the snapshot names; `nil` for the sections kept as handles (their logs say whether they are
-  /// current, and they are not read).
-  private func readItems<S, I>(of snapshot: DataSourceSnapshot<S, I>, reader: ItemReader<Item, I>)
+  /// the snapshot names.
+  ///
+  /// `nil` for the sections kept as handles (their logs say whether they are current, and they
+  /// are not read); empty when every section is kept as handles.
+  private func readItems<S, I>(of snapshot: DataSourceSnapshot<S, I>, reader: ItemReader<Item, I>?)
     throws(SnapshotError) -> [[Item]?]
   {
     var items: [[Item]?] = []
@@ -222,12 +240,15 @@ extension ListView {
         // Still this provider's, where the snapshot puts it (a segment switched, or a source
         // reloaded underneath, leaves the counts and the logs as they were).
         if tracked.isOutdated { throw .outdated }
-        for (offset, id) in tracked.sectionIDs.enumerated()
-        where (dataSource.sectionID(section + offset) as? S) != id {
+        let ids = tracked.sectionIDs
+        for offset in 0..<ids.count
+        where !Self.isSection(ids[offset], named: dataSource.sectionID(section + offset)) {
           throw .outdated
         }
-        items += Array(repeating: nil, count: tracked.counts.count)
-        section += tracked.counts.count
+        if snapshot.writesSectionsOut {
+          for _ in 0..<ids.count { items.append(nil) }
+        }
+        section += ids.count
       case .written(let sections):
         for written in sections {
           var sectionItems: [Item] = []
@@ -235,7 +256,7 @@ extension ListView {
           for (row, id) in written.items.enumerated() {
             let path = ItemPath(item: row, section: section)
             let item = dataSource.item(at: path)
-            if let actual = reader.identity?(item), actual != id {
+            if let actual = reader?.identity?(item), actual != id {
               throw .itemDiffers(at: path, snapshot: "\(id)", dataSource: "\(actual)")
             }
             sectionItems.append(item)
@@ -246,6 +267,14 @@ extension ListView {
       }
     }
     return items
+  }
+
+  /// Whether a snapshot's section identifier is the library's name of a section, without a
+  /// dynamic cast when the snapshot names sections as the library does (every snapshot taken
+  /// with ``DataSourceSnapshot/init(of:)``).
+  private static func isSection<S: Hashable>(_ id: S, named name: SectionID) -> Bool {
+    if S.self == SectionID.self { return unsafeBitCast(id, to: SectionID.self) == name }
+    return (name as? S) == id
   }
 
   /// The number of rows in each section of the snapshot the view shows, after the last
@@ -267,7 +296,7 @@ extension BatchUpdate {
     }
     if oldIDs == newIDs {
       // The same sections (the common case of an edit): compared in place, without hashing.
-      for index in newIDs.indices { compare(index, index) }
+      for index in 0..<newIDs.count { compare(index, index) }
       return
     }
     let oldIndex = Dictionary(oldIDs.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })

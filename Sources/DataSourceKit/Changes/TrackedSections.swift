@@ -5,10 +5,15 @@
 /// Taken of a table over an ``EditableProvider`` (through any stages that place items one by
 /// one: `sorted`, `filtered`, `sectioned`), it holds the provider's ``HandleSnapshot`` (shared
 /// blocks, O(sections) to take), the version of each ``EditLog`` involved, and the items'
-/// identifiers by handle (a ``HandleColumn`` the editable provider keeps up to date, O(n / 256)
-/// to copy). Nothing in it refers to the items themselves, so it is `Sendable` and can be diffed
+/// identifiers by handle (a ``HandleColumn`` the editable provider keeps up to date, O(1) to
+/// copy: its pages are shared until an edit writes one). Nothing in it refers to the items themselves, so it is `Sendable` and can be diffed
 /// on any task; its identifiers are written out only when someone reads ``DataSourceSnapshot/sections``.
-struct TrackedSections<SectionIdentifier: Hashable & Sendable, ItemIdentifier: Hashable & Sendable>: Sendable
+///
+/// A class, though it never changes: a snapshot is copied and dropped several times an apply,
+/// and a reference is one retain where a dozen fields were a dozen, each through the generic
+/// type's value witnesses.
+final class TrackedSections<SectionIdentifier: Hashable & Sendable, ItemIdentifier: Hashable & Sendable>:
+  Sendable
 {
   /// The log of the provider the table shows: where its items moved.
   let log: EditLog
@@ -24,6 +29,22 @@ struct TrackedSections<SectionIdentifier: Hashable & Sendable, ItemIdentifier: H
   let handles: HandleSnapshot
   let sectionIDs: [SectionIdentifier]
   let identities: HandleColumn<ItemIdentifier>
+
+  init(
+    log: EditLog, version: UInt64, rootLog: EditLog, rootVersion: UInt64, sourceTick: UInt64,
+    sourceClock: StructureClock, handles: HandleSnapshot, sectionIDs: [SectionIdentifier],
+    identities: HandleColumn<ItemIdentifier>
+  ) {
+    self.log = log
+    self.version = version
+    self.rootLog = rootLog
+    self.rootVersion = rootVersion
+    self.sourceTick = sourceTick
+    self.sourceClock = sourceClock
+    self.handles = handles
+    self.sectionIDs = sectionIDs
+    self.identities = identities
+  }
 
   var counts: [Int] { handles.sectionCounts }
 
@@ -87,13 +108,15 @@ struct TrackedSections<SectionIdentifier: Hashable & Sendable, ItemIdentifier: H
   /// O(k log n + sections) for k touched items. `nil` when the logs cannot tell (a wholesale
   /// change, a log that forgot) or sections moved; the caller compares the sections whole.
   func batch(to later: TrackedSections) -> BatchUpdate? {
-    guard isFollowed(by: later), let moved = log.touched(from: version, to: later.version),
-      let changed = changedItems(until: later)
-    else { return nil }
+    guard isFollowed(by: later), let changed = changedItems(until: later) else { return nil }
     // A stage tells where items went; whether an item itself changed is the editable
-    // provider's to say (a filter may have seen it leave and come back).
+    // provider's to say (a filter may have seen it leave and come back). A table straight over
+    // the editable provider has one log for both.
     var touched = changed
-    for handle in moved.keys where touched[handle] == nil { touched[handle] = false }
+    if log !== rootLog {
+      guard let moved = log.touched(from: version, to: later.version) else { return nil }
+      for handle in moved.keys where touched[handle] == nil { touched[handle] = false }
+    }
     return HandleDiff.batch(
       from: handles, to: later.handles, touched: touched, oldSectionIDs: sectionIDs,
       newSectionIDs: later.sectionIDs)
@@ -106,41 +129,80 @@ enum TrackedPieces {
   /// A run of sections: a table over an editable provider's stages, or anything else.
   struct Piece<Item> {
     var sectionCount: Int
-    var provider: (any HandleAddressable<Item>)?
-    var root: EditableProvider<Item>?
+    var provider: Tracked<Item>?
+  }
+
+  /// The provider a table shows, when its handles can be kept.
+  ///
+  /// An editable provider, or a stage over one: the two classes themselves, not `any HandleAddressable<Item>`: the metadata of a
+  /// constrained existential is made at run time, on every snapshot.
+  enum Tracked<Item> {
+    case editable(EditableProvider<Item>)
+    case stage(DerivedProvider<Item>, root: EditableProvider<Item>)
+
+    /// The editable provider at the root.
+    var root: EditableProvider<Item> {
+      switch self {
+      case .editable(let editable): editable
+      case .stage(_, let root): root
+      }
+    }
+    var editLog: EditLog? {
+      switch self {
+      case .editable(let editable): editable.editLog
+      case .stage(let stage, _): stage.editLog
+      }
+    }
+    func snapshot() -> HandleSnapshot {
+      switch self {
+      case .editable(let editable): editable.snapshot()
+      case .stage(let stage, _): stage.snapshot()
+      }
+    }
+  }
+
+  /// The pieces of `source`, in section order.
+  ///
+  /// A table is looked at without boxing it as `any SectionedDataSource` first: the snapshot of
+  /// an app's list is taken after every edit, and the box's metadata is made at run time.
+  /// - Complexity: O(pieces in its composition).
+  static func pieces<Source: SectionedDataSource>(ofSource source: Source) -> [Piece<Source.Item>] {
+    if let adapter = source as? TableAdapter<Source.Item, Source.Cell> { return [piece(of: adapter)] }
+    return pieces(of: source as any SectionedDataSource<Source.Item, Source.Cell>)
+  }
+
+  /// The piece of a table: kept as handles when its provider is an editable one or a stage over
+  /// one that tells its changes item by item.
+  private static func piece<Item, Cell>(of adapter: TableAdapter<Item, Cell>) -> Piece<Item> {
+    let provider: Tracked<Item>
+    if let editable = adapter.provider as? EditableProvider<Item> {
+      provider = .editable(editable)
+    } else if let derived = adapter.provider as? DerivedProvider<Item>,
+      let editable = derived.rootProvider as? EditableProvider<Item>, derived.tellsItemChanges
+    {
+      provider = .stage(derived, root: editable)
+    } else {
+      return Piece(sectionCount: adapter.numberOfSections)
+    }
+    return Piece(sectionCount: adapter.numberOfSections, provider: provider)
   }
 
   /// The pieces of `source`, in section order.
   /// - Complexity: O(pieces in its composition).
   static func pieces<Item, Cell>(of source: any SectionedDataSource<Item, Cell>) -> [Piece<Item>] {
-    let whole = [Piece<Item>(sectionCount: source.numberOfSections)]
+    // A table first: each cast to a generic class looks the class's metadata up.
+    if let adapter = source as? TableAdapter<Item, Cell> { return [piece(of: adapter)] }
     switch source {
     case let composed as ComposedDataSource<Item, Cell>:
       return composed.children.flatMap { pieces(of: $0) }
     case let segmented as SegmentedDataSource<Item, Cell>:
       return pieces(of: segmented.selected)
-    case let placeholder as PlaceholderDecorator<Item, Cell>:
-      return placeholder.covering == nil ? pieces(of: placeholder.wrapped) : whole
+    case let placeholder as PlaceholderDecorator<Item, Cell> where placeholder.covering == nil:
+      return pieces(of: placeholder.wrapped)
     case let decorator as DataSourceDecorator<Item, Cell> where decorator.addsLinesOnly:
       return pieces(of: decorator.wrapped)
-    case let adapter as TableAdapter<Item, Cell>:
-      // Casts to the two classes, not to `any HandleAddressable<Item>`: a cast to a constrained
-      // existential checks generic requirements at run time, on every snapshot.
-      let provider: any HandleAddressable<Item>
-      let root: EditableProvider<Item>
-      if let editable = adapter.provider as? EditableProvider<Item> {
-        (provider, root) = (editable, editable)
-      } else if let derived = adapter.provider as? DerivedProvider<Item>,
-        let editable = derived.rootProvider as? EditableProvider<Item>
-      {
-        (provider, root) = (derived, editable)
-      } else {
-        return whole
-      }
-      guard provider.tellsItemChanges else { return whole }
-      return [Piece(sectionCount: source.numberOfSections, provider: provider, root: root)]
     default:
-      return whole
+      return [Piece(sectionCount: source.numberOfSections)]
     }
   }
 }
@@ -149,7 +211,7 @@ extension EditableProvider where Item: Identifiable, Item.ID: Sendable {
   /// The tracked sections of a table over `provider`, a stage of this provider or itself, or
   /// `nil` when its counts are not the table's.
   func trackedSections(
-    of provider: any HandleAddressable<Item>, sectionIDs: [SectionID], counts: [Int]
+    of provider: TrackedPieces.Tracked<Item>, sectionIDs: [SectionID], counts: [Int]
   ) -> TrackedSections<SectionID, Item.ID>? {
     guard let log = provider.editLog, let rootLog = editLog else { return nil }
     // Ids that repeat are written out, so that the comparison by id finds and reports them.

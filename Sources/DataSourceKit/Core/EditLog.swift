@@ -29,9 +29,22 @@ package final class EditLog: Sendable {
     var version: UInt64 { firstVersion + UInt64(keptCount) }
   }
 
-  /// One change: the handles it touched (`true` where the item itself changed), or `nil` for a
-  /// change that was not told item by item.
-  private typealias Entry = [Int: Bool]?
+  /// One change: the handles it touched (`true` where the item itself changed), or a change
+  /// that was not told item by item.
+  private enum Entry {
+    /// One handle (an app's insert or removal): kept without a dictionary.
+    case one(handle: Int, changed: Bool)
+    case some([Int: Bool])
+    case wholesale
+
+    var count: Int {
+      switch self {
+      case .one: 1
+      case .some(let handles): handles.count
+      case .wholesale: 0
+      }
+    }
+  }
 
   /// The most handles kept: past it the oldest changes are forgotten.
   private static let keptHandles = 1 << 17
@@ -53,14 +66,19 @@ package final class EditLog: Sendable {
 
   /// Keeps what a change touched.
   package func record(_ changes: ItemChanges) {
-    var touched = changes.changed
-    for handle in changes.removed where touched[handle] == nil { touched[handle] = false }
-    for handle in changes.inserted where touched[handle] == nil { touched[handle] = false }
-    append(touched)
+    switch (changes.removed.count, changes.inserted.count, changes.changed.count) {
+    case (1, 0, 0): append(.one(handle: changes.removed[0], changed: false))
+    case (0, 1, 0): append(.one(handle: changes.inserted[0], changed: false))
+    default:
+      var touched = changes.changed
+      for handle in changes.removed where touched[handle] == nil { touched[handle] = false }
+      for handle in changes.inserted where touched[handle] == nil { touched[handle] = false }
+      append(.some(touched))
+    }
   }
 
   /// Keeps that a change replaced everything (a reload, a regrouping).
-  package func recordWholesaleChange() { append(nil) }
+  package func recordWholesaleChange() { append(.wholesale) }
 
   private func append(_ entry: Entry) {
     state.withLock { state in
@@ -69,12 +87,12 @@ package final class EditLog: Sendable {
         return
       }
       state.entries.append(entry)
-      state.handleCount += entry?.count ?? 0
+      state.handleCount += entry.count
       // Forget the oldest changes past the bound (a view that applies after each change keeps
       // up; one that fell this far behind is compared whole).
       while state.handleCount > Self.keptHandles, state.keptCount > 1 {
-        state.handleCount -= state.entries[state.start]?.count ?? 0
-        state.entries[state.start] = nil
+        state.handleCount -= state.entries[state.start].count
+        state.entries[state.start] = .wholesale
         state.start += 1
         state.firstVersion += 1
       }
@@ -94,8 +112,12 @@ package final class EditLog: Sendable {
       var touched: [Int: Bool] = [:]
       let first = state.start + Int(old - state.firstVersion)
       for entry in state.entries[first..<first + Int(new - old)] {
-        guard let entry else { return nil }
-        for (handle, changed) in entry { touched[handle] = (touched[handle] ?? false) || changed }
+        switch entry {
+        case .one(let handle, let changed): touched[handle] = (touched[handle] ?? false) || changed
+        case .some(let handles):
+          for (handle, changed) in handles { touched[handle] = (touched[handle] ?? false) || changed }
+        case .wholesale: return nil
+        }
       }
       return touched
     }
@@ -103,10 +125,11 @@ package final class EditLog: Sendable {
 }
 
 /// One value per item handle, stored in blocks that copies share until written: a snapshot
-/// keeps a copy in O(n / 256), and a write after it copies one block (a few kilobytes:
-/// small, since every edit after a snapshot copies one).
+/// keeps a copy in O(1) (its pages are shared), and a write after it copies one block of 128
+/// values and the list of pages (two kilobytes of UUIDs, and a page per 8,192 handles: small,
+/// since every edit after a snapshot copies them).
 package struct HandleColumn<Element: Sendable>: Sendable {
-  private static var blockSize: Int { 256 }
+  private static var blockSize: Int { 128 }
   private var blocks = PagedArray<[Element?]>()
 
   package init() {}

@@ -155,9 +155,15 @@ struct RecorderList<Item> {
   /// is made at run time, each time.)
   var live: [ChangeRecorder<Item>] { entries.isEmpty ? [] : entries.compactMap { $0.recorder } }
 
+  /// Whether a recorder is alive (without the array of them ``live`` makes).
+  var hasLive: Bool {
+    for entry in entries where entry.recorder != nil { return true }
+    return false
+  }
+
   /// Tells every recorder, and the log, what a change touched.
   func record(_ changes: ItemChanges) {
-    for recorder in live { recorder.record(changes) }
+    for entry in entries { entry.recorder?.record(changes) }
     log.record(changes)
   }
 

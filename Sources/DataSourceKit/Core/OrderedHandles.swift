@@ -21,8 +21,10 @@ import Synchronization
 /// edit; the map is made a dozen edits later, so that no one edit pays for it.
 package struct OrderedHandles {
   private static let blockSize = 512
-  private static let mapChunk = 4096
-  private static let mapChunkShift = 12
+  /// Handles per chunk of the handle map: a write after a copy (every edit after a snapshot)
+  /// copies one chunk, 4 KB.
+  private static let mapChunk = 1024
+  private static let mapChunkShift = 10
 
   /// Block storage, by block id.
   private var blocks = PagedArray<[Int]>()

@@ -245,7 +245,9 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     let regrouped = order == nil && !hasOneUnkeyedSection
     var order = editedOrder()
     var removed: [Int] = []
-    for position in Set(positions).sorted(by: >) {
+    // Each position once, the last first (one position needs no set).
+    let descending = positions.count == 1 ? positions : Set(positions).sorted(by: >)
+    for position in descending {
       let handle = order.remove(at: position)
       remember(handle)
       unindexKey(of: item(forHandle: handle), handle: handle)
@@ -256,7 +258,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
     self.order = order
     tell(ItemChanges(removed: removed), regrouped: regrouped)
     if regrouped { return .replacingAllSections(oldCount: sectionsBefore, newCount: 1) }
-    return BatchUpdate(deletedRows: Set(positions).sorted().map { ItemPath(item: $0, section: 0) })
+    return BatchUpdate(deletedRows: descending.reversed().map { ItemPath(item: $0, section: 0) })
   }
 
   /// Replaces the items at some flat positions; an item equal to the one it replaces is not a
@@ -311,8 +313,8 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
 
   /// Keeps a handle's item as it is now for every recorder that has not seen it change.
   fileprivate func remember(_ handle: Int) {
+    guard recorders.hasLive else { return }
     let recorders = recorders.live
-    guard !recorders.isEmpty else { return }
     let item = item(forHandle: handle)
     for recorder in recorders { recorder.remember(item, of: handle) }
   }
