@@ -213,6 +213,12 @@ struct SwiftProgramTests {
       usesHTTP.append(program.output.contains("import DataSourceKitHTTP"))
       expected.append(String(program.output[split.upperBound...]))
     }
+    // And an app of the core alone, built with them (see its file).
+    try FileManager.default.createDirectory(
+      atPath: "\(package)/Sources/CoreAlone", withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      atPath: DSHProcess.packageRoot + "/Tests/dshTests/Fixtures/core-alone/main.swift",
+      toPath: "\(package)/Sources/CoreAlone/main.swift")
     let manifest = """
       // swift-tools-version:6.0
       import PackageDescription
@@ -221,6 +227,7 @@ struct SwiftProgramTests {
         dependencies: [.package(path: \"\(DSHProcess.packageRoot)\")],
         targets: [
       \(targets.indices.map { target(targets[$0], sqlite: usesSQLite[$0], http: usesHTTP[$0]) }.joined(separator: "\n"))
+      \(target("CoreAlone", products: ["DataSourceKit"]))
         ]
       )
 
@@ -238,6 +245,9 @@ struct SwiftProgramTests {
         ran.output == expected[i],
         "\(screens[i].name):\n\(lineDiff(expected: expected[i], actual: ran.output))")
     }
+    let coreAlone = try Self.run(bin + "/CoreAlone", [], in: package)
+    #expect(coreAlone.status == 0, "\(coreAlone.output)")
+    #expect(coreAlone.output == "inserted [\"3: id -1\"]\nplaced item by item: true\n")
     // The server serves the programs too: it stops only now.
     server.process.terminate()
   }
@@ -290,9 +300,14 @@ struct SwiftProgramTests {
 
   /// A program's target: the library's products it may import, every warning an error.
   private func target(_ name: String, sqlite: Bool, http: Bool) -> String {
-    let products =
-      ["DataSourceKit", "DataSourceKitValues", "DataSourceKitFiles"] + (sqlite ? ["DataSourceKitSQLite"] : [])
-      + (http ? ["DataSourceKitHTTP"] : [])
+    target(
+      name,
+      products: ["DataSourceKit", "DataSourceKitValues", "DataSourceKitFiles"]
+        + (sqlite ? ["DataSourceKitSQLite"] : [])
+        + (http ? ["DataSourceKitHTTP"] : []))
+  }
+
+  private func target(_ name: String, products: [String]) -> String {
     // A path dependency is named by its folder: `main` here, the clone's name elsewhere.
     let package = URL(fileURLWithPath: DSHProcess.packageRoot).lastPathComponent
     let dependencies = products.map { ".product(name: \"\($0)\", package: \"\(package)\")" }.joined(

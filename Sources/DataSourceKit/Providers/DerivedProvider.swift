@@ -352,6 +352,15 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
 }
 
+/// A stage over an editable table (or fields computed from one) is a handle root too: `extend`
+/// over it keeps its arrangement, and the stages above read items by the table's handles.
+extension DerivedProvider: HandleRoot {
+  package var handleTable: EditableProvider<Item>? { handleRootBelow?.handleTable }
+  package var isEdited: Bool { handleRootBelow?.isEdited ?? false }
+  package var handlesArePositions: Bool { false }
+  package func item(fromTableItem item: Item) -> Item { handleRootBelow?.item(fromTableItem: item) ?? item }
+}
+
 /// The direction of a sort or of the section order.
 public enum SortDirection: String, Sendable {
   /// Smallest first.

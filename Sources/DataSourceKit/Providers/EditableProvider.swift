@@ -364,6 +364,15 @@ extension EditableProvider {
   }
 }
 
+/// An editable table is the root of the handles of every stage over it. The conformance is the
+/// core's own: declared beside the shell's columns, an app of the core alone had stages that
+/// found no handle root and arranged themselves whole at every edit.
+extension EditableProvider: HandleRoot {
+  package var handleTable: EditableProvider<Item>? { self }
+  package var handlesArePositions: Bool { !isEdited }
+  package func item(fromTableItem item: Item) -> Item { item }
+}
+
 /// A set of handles as bits.
 package struct WrittenMask: Sendable {
   private var words: [UInt64] = []

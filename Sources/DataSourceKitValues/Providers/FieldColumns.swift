@@ -80,12 +80,6 @@ extension ColumnTable {
   }
 }
 
-extension EditableProvider: HandleRoot {
-  package var handleTable: EditableProvider<Item>? { self }
-  package var handlesArePositions: Bool { !isEdited }
-  package func item(fromTableItem item: Item) -> Item { item }
-}
-
 extension EditableProvider: HandleColumnReadable where Item == Value {}
 
 extension EditableProvider: ColumnReadable where Item == Value {
@@ -237,15 +231,6 @@ extension ComputedFieldsProvider: ColumnReadable {
     }
     return base.pathBatches([field] + path.dropFirst())
   }
-}
-
-/// A stage over an editable table (or fields computed from one) is a handle root too: `extend`
-/// over it keeps its arrangement, and the stages above read items by the table's handles.
-extension DerivedProvider: HandleRoot {
-  package var handleTable: EditableProvider<Item>? { handleRootBelow?.handleTable }
-  package var isEdited: Bool { handleRootBelow?.isEdited ?? false }
-  package var handlesArePositions: Bool { false }
-  package func item(fromTableItem item: Item) -> Item { handleRootBelow?.item(fromTableItem: item) ?? item }
 }
 
 extension DerivedProvider: HandleColumnReadable where Item == Value {
