@@ -199,6 +199,34 @@ struct IncrementalApplyTests {
     }
   }
 
+  @Test("a snapshot of a table edited by hand is written out: its items are read, checked and compared")
+  func snapshotEditedByHand() async throws {
+    let messages = EditableProvider(
+      ArrayProvider((0..<6).map { Message(id: $0, subject: "s\($0)", isUnread: false) }))
+    let table = TableAdapter(
+      provider: messages,
+      presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject })
+    try await table.load()
+    let view = ListView(dataSource: table)
+    func handEdited() -> DataSourceSnapshot<SectionID, Int> {
+      var snapshot = DataSourceSnapshot(of: table)
+      snapshot.appendItems([])  // nothing added, but the snapshot is written out
+      return snapshot
+    }
+    try view.apply(handEdited())
+    // A changed item under the same id is reloaded: the view reads and compares the items.
+    messages.replace(at: 2, with: Message(id: 2, subject: "changed", isUnread: true))
+    #expect(try view.apply(handEdited()).reloadedRows == [ItemPath(item: 2, section: 0)])
+    // A snapshot taken before a move that keeps the counts names other items than the table has.
+    let stale = handEdited()
+    messages.move(from: 0, to: 1)
+    #expect(
+      throws: SnapshotError.itemDiffers(at: ItemPath(item: 0, section: 0), snapshot: "0", dataSource: "1")
+    ) {
+      try view.apply(stale)
+    }
+  }
+
   @Test("a whole new list handed over is matched by id: only what changed is in the batch")
   func wholeNewList() async throws {
     let messages = EditableProvider(

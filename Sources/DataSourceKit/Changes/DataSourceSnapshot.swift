@@ -72,7 +72,12 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
   /// snapshot of a table over an edited provider is, so that taking it and diffing it cost the
   /// change, not the list).
   private var parts: [Part] {
-    didSet { counts = Self.counts(of: parts) }
+    didSet {
+      counts = Self.counts(of: parts)
+      writesSectionsOut = parts.contains {
+        if case .written = $0 { true } else { false }
+      }
+    }
   }
   enum Part: Sendable {
     case written([Section])

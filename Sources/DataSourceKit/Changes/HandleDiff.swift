@@ -141,7 +141,7 @@ package enum HandleDiff {
 
   /// The batch of one touched item (one edit: the loop an app runs), by the rules of
   /// ``rows(from:to:touched:sameSection:deleted:inserted:)`` without its tables: alone among
-  /// the touched, the item keeps its place when its flat position is the same.
+  /// the touched, the item keeps its place when its flat position and its section are the same.
   private static func oneRow(
     _ touch: Touch, oldOffsets: SectionOffsets, newOffsets: SectionOffsets,
     sameSection isSame: (Int, Int) -> Bool,

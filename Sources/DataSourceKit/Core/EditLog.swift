@@ -32,7 +32,7 @@ package final class EditLog: Sendable {
   /// One change: the handles it touched (`true` where the item itself changed), or a change
   /// that was not told item by item.
   private enum Entry {
-    /// One handle (an app's insert or removal): kept without a dictionary.
+    /// One handle (an app's insert, removal, move or replacement): kept without a dictionary.
     case one(handle: Int, changed: Bool)
     case some([Int: Bool])
     case wholesale
@@ -69,6 +69,8 @@ package final class EditLog: Sendable {
     switch (changes.removed.count, changes.inserted.count, changes.changed.count) {
     case (1, 0, 0): append(.one(handle: changes.removed[0], changed: false))
     case (0, 1, 0): append(.one(handle: changes.inserted[0], changed: false))
+    case (0, 0, 1):
+      if let (handle, changed) = changes.changed.first { append(.one(handle: handle, changed: changed)) }
     default:
       var touched = changes.changed
       for handle in changes.removed where touched[handle] == nil { touched[handle] = false }
@@ -126,8 +128,8 @@ package final class EditLog: Sendable {
 
 /// One value per item handle, stored in blocks that copies share until written: a snapshot
 /// keeps a copy in O(1) (its pages are shared), and a write after it copies one block of 128
-/// values and the list of pages (two kilobytes of UUIDs, and a page per 8,192 handles: small,
-/// since every edit after a snapshot copies them).
+/// values, the page of 64 blocks holding it and the list of pages (two kilobytes of UUIDs, and
+/// an entry per 8,192 handles: small, since every edit after a snapshot copies them).
 package struct HandleColumn<Element: Sendable>: Sendable {
   private static var blockSize: Int { 128 }
   private var blocks = PagedArray<[Element?]>()
