@@ -45,6 +45,13 @@ struct IncrementalApplyTests {
     ).header { "\($0.key?.value(as: String.self) ?? "") (\($0.count))" }
   }
 
+  /// A table of `provider` alone, no stage: each message's subject.
+  static func plainTable(_ provider: any DataProvider<Message>) -> TableAdapter<Message, TableCell> {
+    TableAdapter(
+      provider: provider,
+      presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject })
+  }
+
   static func rows<S: SectionedDataSource>(_ source: S) -> [[Message]] where S.Item == Message {
     (0..<source.numberOfSections).map { s in
       (0..<source.numberOfRows(inSection: s)).map { source.item(at: ItemPath(item: $0, section: s)) }
@@ -164,9 +171,7 @@ struct IncrementalApplyTests {
   func oneEditOfAPlainTable() async throws {
     let messages = EditableProvider(
       ArrayProvider((0..<40).map { Message(id: $0, subject: "s\($0)", isUnread: $0 % 3 == 0) }))
-    let table = TableAdapter(
-      provider: messages,
-      presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject })
+    let table = Self.plainTable(messages)
     try await table.load()
     let view = ListView(dataSource: table)
     try view.apply(DataSourceSnapshot(of: table))
@@ -203,9 +208,7 @@ struct IncrementalApplyTests {
   func snapshotEditedByHand() async throws {
     let messages = EditableProvider(
       ArrayProvider((0..<6).map { Message(id: $0, subject: "s\($0)", isUnread: false) }))
-    let table = TableAdapter(
-      provider: messages,
-      presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject })
+    let table = Self.plainTable(messages)
     try await table.load()
     let view = ListView(dataSource: table)
     func handEdited() -> DataSourceSnapshot<SectionID, Int> {
@@ -315,9 +318,7 @@ struct IncrementalApplyTests {
       Message(id: 1, subject: "a", isUnread: true), Message(id: 2, subject: "b", isUnread: true),
     ])
     let messages = EditableProvider(source)
-    let table = TableAdapter(
-      provider: messages,
-      presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject })
+    let table = Self.plainTable(messages)
     try await table.load()
     let view = ListView(dataSource: table)
     try view.apply(DataSourceSnapshot(of: table))
@@ -330,10 +331,8 @@ struct IncrementalApplyTests {
     #expect(batch.apply(to: [["1", "2"]], new: [["3", "4"]]) == [["3", "4"]])
 
     func folder(_ ids: [Int]) -> TableAdapter<Message, TableCell> {
-      TableAdapter(
-        provider: EditableProvider(
-          ArrayProvider(ids.map { Message(id: $0, subject: "s\($0)", isUnread: true) })),
-        presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject })
+      Self.plainTable(
+        EditableProvider(ArrayProvider(ids.map { Message(id: $0, subject: "s\($0)", isUnread: true) })))
     }
     let segments = SegmentedDataSource<Message, TableCell>([("a", folder([1, 2])), ("b", folder([3, 4]))])
     try await segments.load()
@@ -353,9 +352,7 @@ struct IncrementalApplyTests {
       ArrayProvider([
         Message(id: 5, subject: "old", isUnread: true), Message(id: 9, subject: "x", isUnread: true),
       ]))
-    let table = TableAdapter(
-      provider: messages,
-      presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject })
+    let table = Self.plainTable(messages)
     try await table.load()
     let view = ListView(dataSource: table)
     try view.apply(DataSourceSnapshot(of: table))
@@ -381,11 +378,7 @@ struct IncrementalApplyTests {
   func repeatAcrossParts() async throws {
     let messages = EditableProvider(
       ArrayProvider((1...5).map { Message(id: $0, subject: "s\($0)", isUnread: false) }))
-    func table(_ provider: any DataProvider<Message>) -> TableAdapter<Message, TableCell> {
-      TableAdapter(
-        provider: provider,
-        presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject })
-    }
+    let table = Self.plainTable
     // Unread messages above every message: one message can show twice.
     let screen = ComposedDataSource([
       table(DerivedProvider.filter(messages) { $0.isUnread }), table(messages),
