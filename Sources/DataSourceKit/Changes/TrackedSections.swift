@@ -6,8 +6,9 @@
 /// one: `sorted`, `filtered`, `sectioned`), it holds the provider's ``HandleSnapshot`` (shared
 /// blocks, O(sections) to take), the version of each ``EditLog`` involved, and the items'
 /// identifiers by handle (a ``HandleColumn`` the editable provider keeps up to date, O(1) to
-/// copy: its pages are shared until an edit writes one). Nothing in it refers to the items themselves, so it is `Sendable` and can be diffed
-/// on any task; its identifiers are written out only when someone reads ``DataSourceSnapshot/sections``.
+/// copy: its pages are shared until an edit writes one). Nothing in it refers to the items
+/// themselves, so it is `Sendable` and can be diffed on any task; its identifiers are written
+/// out only when someone reads ``DataSourceSnapshot/sections``.
 ///
 /// A class, though it never changes: a snapshot is copied and dropped several times an apply,
 /// and a reference is one retain where a dozen fields were a dozen, each through the generic
