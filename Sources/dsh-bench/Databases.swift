@@ -10,15 +10,15 @@ let databasesPath = dataFolder + "/scale10m.db"
 @MainActor func measureDatabases() {
   if fileSize(databasesPath) == 0 {
     print("making \(databasesPath) (10M rows) with sqlite3 …")
-    _ = measure([
-      "sqlite3", databasesPath,
+    _ = sqlite3([
+      databasesPath,
       "CREATE TABLE t (id INTEGER PRIMARY KEY, cat TEXT, a INTEGER, b REAL, c TEXT); "
         + "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000000) "
         + "INSERT INTO t SELECT i, 'c' || (i * 7919 % 100), i % 1000, i / 7.0, 'row ' || i FROM n;",
     ])
   }
   let bind = "let b = sqlite \"\(databasesPath)\" table t"
-  func sqlite3(_ sql: String) -> Measurement { median { measure(["sqlite3", "-csv", databasesPath, sql]) } }
+  func sqlite3CSV(_ sql: String) -> Measurement { median { sqlite3(["-csv", databasesPath, sql]) } }
   func ratio(_ a: Measurement, _ b: Measurement) -> String { String(format: "%.2f×", a.seconds / b.seconds) }
   /// A row of dsh's time beside another tool's, met when dsh takes at most `limit` times as long.
   func timed(_ what: String, _ dshRun: Measurement, _ otherName: String, _ other: Measurement, limit: Double)
@@ -37,7 +37,7 @@ let databasesPath = dataFolder + "/scale10m.db"
       "SQLite 10M: where id < 200000 | section by cat, printed whole",
       median { measure([dsh, "-c", bind, "-c", "show b | where id < 200000 | section by cat as csv"]) },
       "sqlite3 -csv, same rows",
-      sqlite3("SELECT cat, id, cat, a, b, c FROM t WHERE id < 200000 ORDER BY cat, id"),
+      sqlite3CSV("SELECT cat, id, cat, a, b, c FROM t WHERE id < 200000 ORDER BY cat, id"),
       limit: 2))
   // 2. A 20-row window at row 5,000,000 of a filtered view.
   rows.append(
@@ -46,7 +46,7 @@ let databasesPath = dataFolder + "/scale10m.db"
       median {
         measure([dsh, "-c", bind, "-c", "show b | where id > 2000000 rows 5000000..5000020 as csv"])
       },
-      "sqlite3 LIMIT/OFFSET", sqlite3("SELECT * FROM t WHERE id > 2000000 LIMIT 20 OFFSET 5000000"),
+      "sqlite3 LIMIT/OFFSET", sqlite3CSV("SELECT * FROM t WHERE id > 2000000 LIMIT 20 OFFSET 5000000"),
       limit: 1.5))
   // 3. Section counts. The summary line (`b | section by cat`) needs the counts and nothing
   //    else; `describe` would check every value of a large table too.
@@ -54,7 +54,7 @@ let databasesPath = dataFolder + "/scale10m.db"
     timed(
       "SQLite 10M: section counts of section by cat",
       median { measure([dsh, "-c", bind, "-c", "b | section by cat"]) }, "sqlite3 GROUP BY",
-      sqlite3("SELECT cat, count(*) FROM t GROUP BY cat ORDER BY cat"), limit: 1.2))
+      sqlite3CSV("SELECT cat, count(*) FROM t GROUP BY cat ORDER BY cat"), limit: 1.2))
 
   /// A row of dsh's peak memory while it prints every row, beside the other tool's.
   func memory(_ what: String, _ dshRun: Measurement, _ otherName: String, _ other: Measurement) -> Row {
@@ -75,7 +75,7 @@ let databasesPath = dataFolder + "/scale10m.db"
     memory(
       "SQLite 10M: every row printed, peak memory", measure([dsh, "-c", bind, "-c", "show b as csv"]),
       "sqlite3",
-      measure(["sqlite3", "-csv", databasesPath, "SELECT * FROM t"])))
+      sqlite3(["-csv", databasesPath, "SELECT * FROM t"])))
 
   guard let url = ProcessInfo.processInfo.environment["DSH_BENCH_POSTGRES"],
     let psqlArguments = ProcessInfo.processInfo.environment["DSH_BENCH_PSQL"]?.split(separator: " ").map(

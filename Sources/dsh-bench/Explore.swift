@@ -71,17 +71,11 @@ import Foundation
   //    rows sqlite3 prints for the same question (GLOB is what dsh's like becomes; a fixed start
   //    is served by the index), and beside it the same where with ilike, which stays in memory
   //    over every row.
-  let databasePath = csvPath.replacingOccurrences(of: ".csv", with: ".db")
-  if fileSize(databasePath) == 0 {
-    _ = measure([
-      "sqlite3", databasePath,
-      "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, email TEXT, team TEXT, age INTEGER, score REAL, active TEXT);",
-      ".import --csv --skip 1 \(csvPath) people", "CREATE INDEX people_name ON people (name);",
-    ])
-  }
+  makePeopleDatabase()
+  let databasePath = dbPath
   /// sqlite3's time for `sql`, printed as CSV with a header as dsh's `as csv` prints it.
   func sqlite3CSV(_ sql: String) -> Measurement {
-    median { measure(["sqlite3", "-csv", "-header", databasePath, sql]) }
+    median { sqlite3(["-csv", "-header", databasePath, sql]) }
   }
   let bind = "let p = sqlite \"\(databasePath)\" table people"
   let dshLike = median { measure([dsh, "-c", bind, "-c", "show p | where name like \"Ada T%\" as csv"]) }
@@ -100,8 +94,8 @@ import Foundation
   //    person's badges, once with none), filtered, printed whole: the rows sqlite3 prints for
   //    the same LEFT JOIN, and the same join run in memory (the badges read with a null marker
   //    of their own, which keeps the join out of SQL: the way every join ran before).
-  _ = measure([
-    "sqlite3", databasePath,
+  _ = sqlite3([
+    databasePath,
     "CREATE TABLE IF NOT EXISTS badges (person_id INTEGER, badge TEXT); CREATE INDEX IF NOT EXISTS badges_person ON badges (person_id); INSERT INTO badges WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500000) SELECT (i * 7919) % 900000, 'b' || (i % 97) FROM c WHERE NOT EXISTS (SELECT 1 FROM badges);",
   ])
   let badges = "let b = sqlite \"\(databasePath)\" table badges"

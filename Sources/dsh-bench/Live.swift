@@ -116,13 +116,10 @@ func inTurn(_ a: () -> Measurement, _ b: () -> Measurement) -> (Measurement, Mea
   // Rendering 100,000 rows in box mode as users run it, whole processes in turn, against
   // sqlite3 -box printing the same rows.
   let hundredThousand = peopleSubset(rows: 100_000)
-  if fileSize(dbPath) == 0 {
-    print("importing \(csvPath) into \(dbPath) for sqlite3 …")
-    _ = measure(["sqlite3", dbPath, ".import --csv \(csvPath) t"])
-  }
+  makePeopleDatabase()
   let (box, sqliteBox) = inTurn(
     { measure([dsh, "-c", "let t = csv \"\(hundredThousand)\"", "-c", "show t as box"]) },
-    { measure(["sqlite3", "-box", dbPath, "SELECT * FROM t LIMIT 100000"]) })
+    { sqlite3(["-box", dbPath, "SELECT * FROM people LIMIT 100000"]) })
   rows.append(
     Row(
       what:
