@@ -82,6 +82,8 @@ let package = Package(
         "DataSourceScript",
         // A database named as the file to open binds its tables: their names come from it.
         "DataSourceKitSQLite",
+        // A server's notices are written through the shell's own output.
+        "DataSourceKitPostgres",
         "CLineEdit",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]

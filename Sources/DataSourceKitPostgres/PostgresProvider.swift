@@ -147,6 +147,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
     let session = try await PostgresSession.open(location, statementTimeout: statementTimeout)
     if case .query(let sql) = source {
       try Self.checkReadsRows(sql)
+      try PostgresReadOnly.check(sql)
       try await refuseWrites(sql, session)
     }
     var columns = try await describeColumns(session)

@@ -3,6 +3,7 @@ import DataSourceKit
 import DataSourceKitValues
 import Dispatch
 import Foundation
+import Synchronization
 
 /// One connection to a server through libpq, shared by a provider and the providers its stages
 /// make, and closed when the last of them goes.
@@ -40,6 +41,8 @@ final class PostgresSession: @unchecked Sendable {
   private var laterSettings: [String] = []
   /// Whether a streamed statement is under way (``startStream(_:)``): rows are still to come.
   private var streaming = false
+  /// The server as notices name it.
+  private let serverName: ServerName
 
   private init(location: PostgresLocation, connection: OpaquePointer, isUTF8: Bool) {
     self.location = location
@@ -47,6 +50,7 @@ final class PostgresSession: @unchecked Sendable {
     self.cancelHandle = PQgetCancel(connection)
     self.isUTF8 = isUTF8
     self.serverVersion = PQserverVersion(connection)
+    self.serverName = ServerName(text: location.display)
   }
 
   deinit {
@@ -68,10 +72,23 @@ final class PostgresSession: @unchecked Sendable {
   /// Connects and sets the session up on this thread.
   static func openNow(_ location: PostgresLocation, statementTimeout: Double?) throws -> PostgresSession {
     let connection = try connect(location)
+    if let superuser = PQparameterStatus(connection, "is_superuser"), String(cString: superuser) == "on" {
+      PostgresNotices.warnSuperuser(location)
+    }
     let session = PostgresSession(
       location: location, connection: connection,
       isUTF8: String(cString: PQparameterStatus(connection, "server_encoding")) == "UTF8")
     session.statementTimeout = statementTimeout
+    // The server's notices (RAISE NOTICE in a view another user wrote) go where the program
+    // says, not raw to standard error as libpq's default does. The name lives as long as the
+    // session, which finishes the connection before it goes.
+    PQsetNoticeReceiver(
+      connection,
+      { name, result in
+        guard let name, let result else { return }
+        PostgresNotices.receive(
+          result, from: Unmanaged<ServerName>.fromOpaque(name).takeUnretainedValue().text)
+      }, Unmanaged.passUnretained(session.serverName).toOpaque())
     var settings = [
       "SET default_transaction_read_only = on", "SET TimeZone = 'UTC'", "SET DateStyle = 'ISO, YMD'",
       "SET extra_float_digits = 3", "SET standard_conforming_strings = on",
@@ -225,7 +242,7 @@ final class PostgresSession: @unchecked Sendable {
   func endStream() {
     queue.sync {
       guard streaming else {
-        try? command("ROLLBACK")
+        endStatement()
         return
       }
       if let cancelHandle {
@@ -240,7 +257,15 @@ final class PostgresSession: @unchecked Sendable {
   private func drain() {
     while let result = PQgetResult(connection) { PQclear(result) }
     streaming = false
+    endStatement()
+  }
+
+  /// Ends a statement's transaction, and lets go of any session advisory lock it took: the
+  /// one thing a rollback leaves held (a query naming one is refused, but a view or a function
+  /// may take one out of sight; see ``PostgresReadOnly``).
+  private func endStatement() {
     try? command("ROLLBACK")
+    if let result = PQexec(connection, "SELECT pg_advisory_unlock_all()") { PQclear(result) }
   }
 
   // MARK: On the queue
@@ -254,7 +279,7 @@ final class PostgresSession: @unchecked Sendable {
 
   private func run(_ sql: PostgresSQL, row: ([String?]) throws -> Void) throws -> [PostgresRows.Column] {
     try send(sql)
-    defer { try? command("ROLLBACK") }
+    defer { endStatement() }
     var columns: [PostgresRows.Column]?
     var failure: (any Error)?
     // Every result is read to the end, even after a failure, so the connection is ready for
@@ -380,4 +405,55 @@ private func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar
   pointers.append(nil)
   defer { for pointer in pointers { free(pointer) } }
   return body(pointers.map { $0.map { UnsafePointer($0) } })
+}
+
+/// The name of a server, for a notice receiver's C callback to read.
+final class ServerName: Sendable {
+  let text: String
+  init(text: String) { self.text = text }
+}
+
+/// Where a server's notices go (`RAISE NOTICE`, warnings), and dsh's own warning about a role
+/// that is a superuser: by default to standard error, every character a terminal would obey
+/// written as `\u{…}`; a program sends them through its own output instead.
+public enum PostgresNotices {
+  /// One notice: the server it came from (without a password), its severity (`NOTICE`,
+  /// `WARNING`, …) and its text.
+  public struct Notice: Sendable {
+    public let server: String
+    public let severity: String
+    public let message: String
+  }
+
+  private static let handler = Mutex<@Sendable (Notice) -> Void>({ notice in
+    let line = TextWidth.escapedForTerminal("\(notice.server): \(notice.severity): \(notice.message)") + "\n"
+    _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+  })
+  private static let warned = Mutex<Set<String>>([])
+
+  /// Sends every notice from now on to `handler`, on the thread that reads the server's answer.
+  public static func deliver(to handler: @escaping @Sendable (Notice) -> Void) {
+    self.handler.withLock { $0 = handler }
+  }
+
+  static func receive(_ result: OpaquePointer, from server: String) {
+    func field(_ code: UInt8) -> String? {
+      PQresultErrorField(result, Int32(code)).map { String(cString: $0) }
+    }
+    // PG_DIAG_SEVERITY 'S', PG_DIAG_MESSAGE_PRIMARY 'M'.
+    let message = field(UInt8(ascii: "M")) ?? String(cString: PQresultErrorMessage(result))
+    let notice = Notice(server: server, severity: field(UInt8(ascii: "S")) ?? "NOTICE", message: message)
+    handler.withLock { $0 }(notice)
+  }
+
+  /// Once per server: its role is a superuser, which read-only transactions do not hold back.
+  static func warnSuperuser(_ location: PostgresLocation) {
+    guard warned.withLock({ $0.insert(location.display).inserted }) else { return }
+    let notice = Notice(
+      server: location.display, severity: "warning",
+      message:
+        "connected as a superuser: dsh runs each statement read-only and rolls it back, but a superuser's functions can still write files and reach other servers; connect as a role that may only read (GRANT SELECT)"
+    )
+    handler.withLock { $0 }(notice)
+  }
 }

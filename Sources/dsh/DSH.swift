@@ -1,5 +1,6 @@
 import ArgumentParser
 import DataSourceKit
+import DataSourceKitPostgres
 import DataSourceKitValues
 import DataSourceScript
 import Foundation
@@ -82,6 +83,14 @@ struct DSH: AsyncParsableCommand {
     let dumbTerminal = ProcessInfo.processInfo.environment["TERM"] == "dumb"
     let session = Session(
       environment: batch, output: StandardOutput(erasesProgress: interactiveInput && !dumbTerminal))
+    // A server's notice is data (a view another user wrote raises it): every character a
+    // terminal would obey is shown escaped, dsh's own colour codes included.
+    PostgresNotices.deliver { notice in
+      let severity = notice.severity.lowercased() == "warning" ? "warning" : "note"
+      let text =
+        "\(severity): \(notice.server): \(notice.severity == "warning" ? "" : notice.severity + ": ")\(notice.message)"
+      StandardOutput.write(TextWidth.escapedForTerminal(text) + "\n", to: STDERR_FILENO)
+    }
     session.settings.echo = echo
     var succeeded = true
 

@@ -286,6 +286,12 @@ struct CompositionSessionTests {
     let (_, after, _) = await run("reload t", in: session)
     let note = "note: \(path): v is text because of \"NA\" (1 row); add null \"NA\" to read it as numbers"
     #expect((after.text + after.errors).contains(note), "\(after.text) \(after.errors)")
+    // A provider whose reload failed shows its error, not an empty table.
+    try "id\n1,2\n".write(toFile: path, atomically: true, encoding: .utf8)
+    let (_, failed, _) = await run("reload t\nshow t", in: session)
+    #expect(
+      failed.errors.components(separatedBy: "row has 2 fields; the header has 1").count == 3,
+      "\(failed.errors)")
   }
 
   @Test("a column of two kinds of values no one type holds is text, and a note says why and where")

@@ -521,6 +521,44 @@ struct BatchTests {
     #expect(FileManager.default.fileExists(atPath: folder + "/out.csv.tmp-1"))
   }
 
+  @Test(
+    "export and save do not write through another user's link in a shared sticky folder",
+    .enabled(if: getuid() == 0, "needs root, as CI runs, to plant another user's link"))
+  func noWriteThroughAnotherUsersLink() throws {
+    // A folder like /tmp: root's, sticky, anybody may write.
+    let folder = NSTemporaryDirectory() + "dsh-sticky-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    chmod(folder, 0o1777)
+    try "secret\n".write(toFile: folder + "/victim", atomically: false, encoding: .utf8)
+    chmod(folder + "/victim", 0o600)
+    // nobody plants a link to root's file, and one to a file not there yet.
+    for (target, link) in [("victim", "report.csv"), (folder + "/created.csv", "dangling.csv")] {
+      let planted = try DSHProcess.runCommand(
+        [
+          "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/ln", "-s", target,
+          link,
+        ],
+        directory: folder)
+      try #require(planted.status == 0, "\(planted.output)")
+    }
+    // root's own link there is still followed.
+    symlink("mine.csv", folder + "/own.csv")
+    let result = try DSHProcess.run(
+      [
+        "-c", "export [1] to \"report.csv\" as csv", "-c", "save \"report.csv\"", "-c",
+        "export [1] to \"dangling.csv\" as csv", "-c", "export [1] to \"own.csv\" as csv",
+      ], directory: folder)
+    #expect(
+      result.output.contains(
+        "cannot write 'report.csv': it is a symbolic link that another user (nobody) made in a shared folder"
+      ), "\(result.output)")
+    #expect(result.output.contains("cannot write 'dangling.csv': it is a symbolic link"))
+    #expect(try String(contentsOfFile: folder + "/victim", encoding: .utf8) == "secret\n")
+    #expect(!FileManager.default.fileExists(atPath: folder + "/created.csv"))
+    #expect(try String(contentsOfFile: folder + "/mine.csv", encoding: .utf8) == "value\n1\n")
+  }
+
   @Test("save follows a link, keeps the file's mode and owner, and refuses a FIFO or a folder")
   func saveRespectsWhatIsThere() throws {
     let folder = NSTemporaryDirectory() + "dsh-save-\(UUID().uuidString)"

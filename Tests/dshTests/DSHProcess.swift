@@ -167,6 +167,9 @@ final class DSHStream {
     if process.isRunning { process.terminate() }
   }
 
+  /// The process's id, to read its /proc entries or set its limits.
+  var processIdentifier: Int32 { process.processIdentifier }
+
   /// Sends one line, as a producer writes it.
   func send(_ line: String) {
     input.fileHandleForWriting.write(Data((line + "\n").utf8))
@@ -185,6 +188,26 @@ final class DSHStream {
       Thread.sleep(forTimeInterval: 0.01)
     }
     Hang.record("no \"\(text)\" from dsh")
+    return nil
+  }
+
+  /// Waits for a whole line that starts with `prefix`: what came until that line's end.
+  func waitForLine(startingWith prefix: String) -> String? {
+    let deadline = Date().addingTimeInterval(Hang.ceiling)
+    while Date() < deadline {
+      let bytes = received.data.withLock { $0 }
+      let fresh = String(decoding: bytes[consumed...], as: UTF8.self)
+      var start = fresh.startIndex
+      while let end = fresh[start...].firstIndex(of: "\n") {
+        if fresh[start..<end].hasPrefix(prefix) {
+          consumed += fresh[...end].utf8.count
+          return String(fresh[...end])
+        }
+        start = fresh.index(after: end)
+      }
+      Thread.sleep(forTimeInterval: 0.01)
+    }
+    Hang.record("no line starting \"\(prefix)\" from dsh")
     return nil
   }
 

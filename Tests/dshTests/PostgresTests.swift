@@ -29,7 +29,10 @@ final class PostgresServer: @unchecked Sendable {
   /// Rows in the generated table `big`.
   static let bigRows = 20_000
 
-  var url: String { "postgresql://dsh@127.0.0.1:\(port)/postgres" }
+  /// A role that may read every table and nothing more, as dsh is meant to connect.
+  var url: String { "postgresql://reader@127.0.0.1:\(port)/postgres" }
+  /// The cluster's superuser, which dsh warns about.
+  var superuserURL: String { "postgresql://dsh@127.0.0.1:\(port)/postgres" }
 
   /// Starts a cluster of its own; it stops when the server goes away.
   init() throws {
@@ -75,6 +78,7 @@ final class PostgresServer: @unchecked Sendable {
       INSERT INTO big SELECT g, 'c' || (g * 7919 % 100), (g * 104729 % 100000) / 100.0, g / 7.0,
         CASE WHEN g % 10 = 0 THEN NULL ELSE 'row ' || g END FROM generate_series(1, \(PostgresServer.bigRows)) g;
       CREATE INDEX big_category ON big (category);
+      CREATE ROLE reader LOGIN; GRANT pg_read_all_data TO reader;
       CREATE TABLE kinds (id int PRIMARY KEY, at timestamptz, day date, price numeric, flag boolean, doc jsonb, code varchar(8));
       INSERT INTO kinds VALUES (1, '2020-01-01 10:30:00.5+02', '1999-12-31', 12.50, true, '{"a": 1, "b": [1, 2]}', 'NA'),
         (2, NULL, NULL, 'NaN', NULL, NULL, '007');
@@ -305,8 +309,8 @@ struct PostgresTests {
   func readOnly() throws {
     let server = try server()
     let result = try dsh([
-      "show postgres \"\(server.url)\" query \"DELETE FROM people RETURNING *\"",
-      "show postgres \"\(server.url)\" query \"WITH gone AS (DELETE FROM people RETURNING id) SELECT * FROM gone\"",
+      "show postgres \"\(server.superuserURL)\" query \"DELETE FROM people RETURNING *\"",
+      "show postgres \"\(server.superuserURL)\" query \"WITH gone AS (DELETE FROM people RETURNING id) SELECT * FROM gone\"",
       "let p = postgres \"\(server.url)\" table people", "delete from p where id == 1",
     ])
     #expect(
@@ -614,7 +618,7 @@ struct PostgresTests {
     let result = try DSHProcess.run(
       ["--echo", "Tests/dshTests/Fixtures/postgres/transcript.dsh"],
       environment: [
-        "PGHOST": "127.0.0.1", "PGPORT": "\(server.port)", "PGUSER": "dsh", "PGDATABASE": "postgres",
+        "PGHOST": "127.0.0.1", "PGPORT": "\(server.port)", "PGUSER": "reader", "PGDATABASE": "postgres",
       ])
     // The port is the test's own: written as PORT.
     let actual = (result.output + "[exit \(result.status)]\n").replacingOccurrences(
@@ -684,7 +688,7 @@ struct PostgresTests {
     // A folder is a Unix socket's, as libpq takes it.
     let socket = try DSHProcess.run(
       ["-c", "show postgres \"postgresql:///postgres\" table people | limit 1 as csv"],
-      environment: ["PGHOST": server.folder, "PGPORT": "\(server.port)", "PGUSER": "dsh"])
+      environment: ["PGHOST": server.folder, "PGPORT": "\(server.port)", "PGUSER": "reader"])
     #expect(socket.output.contains("1,Ada Lovelace,"), "\(socket.output)")
   }
 
@@ -712,7 +716,7 @@ struct PostgresTests {
       """)
     // The reload is taken up by the server a moment later.
     for _ in 0..<50 where try !server.psql("SHOW ssl").output.contains("on") { usleep(100_000) }
-    let url = "postgresql://dsh@localhost:\(server.port)/postgres"
+    let url = "postgresql://reader@localhost:\(server.port)/postgres"
     let encrypted = "query \"SELECT ssl::text AS tls FROM pg_stat_ssl WHERE pid = pg_backend_pid()\""
     let result = try dsh([
       "show postgres \"\(url)?sslmode=require\" \(encrypted) as csv",
@@ -772,12 +776,61 @@ struct PostgresTests {
     let attack =
       "SELECT CASE WHEN current_setting('transaction_read_only') = 'on' THEN set_config('default_transaction_read_only', 'off', false) ELSE evil()::text END AS x"
     _ = try dsh([
-      "let a = postgres \"\(server.url)\" query \"\(attack)\"", "show a as csv", "show a | sort by x as csv",
-      "show postgres \"\(server.url)\" query \"SELECT lo_create(0) AS o\" as csv",
+      "let a = postgres \"\(server.superuserURL)\" query \"\(attack)\"", "show a as csv",
+      "show a | sort by x as csv",
+      "show postgres \"\(server.superuserURL)\" query \"SELECT lo_create(0) AS o\" as csv",
     ])
     #expect(try server.psql("SELECT count(*) FROM victim").output.contains("2"))
     #expect(try server.psql("SELECT count(*) FROM pg_largeobject_metadata").output.contains("0"))
   }
+  @Test(
+    "what a rollback cannot undo: calls refused, advisory locks let go, notices escaped, a superuser warned"
+  )
+  func lastingEffects() throws {
+    let server = try server()
+    let made = try server.psql(
+      """
+      CREATE FUNCTION noisy() RETURNS int LANGUAGE plpgsql AS $$ BEGIN
+        RAISE NOTICE E'\\x1b]52;c;ZXZpbA==\\x07\\x1b[2J\\x1b[1;31merror: fake'; RETURN 1; END $$;
+      CREATE FUNCTION sneaky() RETURNS int LANGUAGE plpgsql AS $$ BEGIN
+        PERFORM pg_advisory_lock(7); RETURN 1; END $$;
+      """)
+    try #require(made.status == 0, "\(made.output)")
+    let dsh = try DSHStream(["-"])
+    let url = server.superuserURL
+    // A lock taken inside a function, out of sight of the query's words, is let go after the
+    // statement: another client gets it while dsh idles.
+    dsh.send("show postgres \"\(url)\" query \"SELECT sneaky() AS s\" as csv")
+    dsh.send("show postgres \"\(url)\" query \"SELECT noisy() AS n\" as csv")
+    for call in [
+      "SELECT pg_advisory_lock(42) AS l", "SELECT \\\"pg_terminate_backend\\\"(1) AS t",
+      "SELECT lo_export(0, '/tmp/x') AS e", "SELECT * FROM pg_create_physical_replication_slot('s')",
+      "SELECT dblink_exec('dbname=postgres', 'DELETE FROM people') AS d",
+    ] {
+      dsh.send("show postgres \"\(url)\" query \"\(call)\"")
+    }
+    // A word in a string or a comment is not a call; a column named lo_… is not a large object.
+    dsh.send(
+      "show postgres \"\(url)\" query \"SELECT 'pg_advisory_lock(1)' AS lo_text /* dblink_exec */\" as csv")
+    dsh.send("show \"done\"")
+    let output = try #require(dsh.waitFor("\"done\"\n"))
+    #expect(try server.psql("SELECT pg_try_advisory_lock(7)").output == "t\n")
+    #expect(!output.contains("\u{1B}"), "\(output)")
+    #expect(
+      output.contains(": NOTICE: \\u{1B}]52;c;ZXZpbA==\\u{7}\\u{1B}[2J\\u{1B}[1;31merror: fake"), "\(output)")
+    #expect(output.components(separatedBy: "connected as a superuser").count == 2, "\(output)")
+    for name in [
+      "pg_advisory_lock", "pg_terminate_backend", "lo_export", "pg_create_physical_replication_slot",
+      "dblink_exec",
+    ] {
+      #expect(
+        output.contains("the query calls \(name), whose effect outlives the read-only transaction"), "\(name)"
+      )
+    }
+    #expect(output.contains("lo_text\npg_advisory_lock(1)\n"), "\(output)")
+    #expect(dsh.finish() == 1)
+  }
+
   @Test("explain shows the index a key or an indexed column uses; a whole view is read by one statement")
   func indexesAndStreaming() throws {
     let server = try server()
@@ -865,7 +918,7 @@ struct PostgresTests {
     let opened = try DSHProcess.run([server.url])
     #expect(opened.output.contains("└─ sales.orders"), "\(opened.output)")
     // A password in the connection string never shows.
-    let withPassword = server.url.replacingOccurrences(of: "dsh@", with: "dsh:hunter2@")
+    let withPassword = server.url.replacingOccurrences(of: "reader@", with: "reader:hunter2@")
     let secret = try dsh(["describe postgres \"\(withPassword)\"", "let o = postgres \"\(withPassword)\""])
     #expect(secret.output.contains("people"), "\(secret.output)")
     #expect(!secret.output.contains("hunter2"), "\(secret.output)")

@@ -516,6 +516,26 @@ struct PseudoTerminalTests {
     #expect(terminal.exitStatus() == 0)
   }
 
+  @Test("^C stops a regular expression that backtracks without end, and the next statement answers")
+  func interruptMatches() throws {
+    let terminal = try PseudoTerminal(historyPath: historyPath)
+    #expect(terminal.waitForPrompt())
+    // (x+x+)+y on forty x's takes ICU 2^40 steps; each match stops at ^C, not at its limit.
+    terminal.type(
+      "show range 0..20 | extend s = \"\(String(repeating: "x", count: 40))\" | where s matches \"(x+x+)+y\"\r"
+    )
+    Thread.sleep(forTimeInterval: 0.5)
+    terminal.type("\u{03}")
+    #expect(terminal.waitFor("error: interrupted"))
+    #expect(terminal.waitForPrompt(count: 2))
+    terminal.type("show \"after\"\r")
+    #expect(terminal.waitFor("\"after\"\r\n"))
+    #expect(terminal.waitForPrompt(count: 3))
+    #expect(terminal.occurrences(of: "gave up") == 0)
+    terminal.type("\u{04}")
+    #expect(terminal.exitStatus() == 0)
+  }
+
   @Test("SIGTERM, SIGHUP (and even SIGKILL) lose no history: it is written after every statement")
   func historyOnSignals() throws {
     // SIGKILL cannot be caught: what survives it survives a crash too.

@@ -52,31 +52,53 @@ struct PageState: Decodable {
   let fallbacks: Int
   let marker: Int?
   let text: String
+  let stopped: Bool
+  let banner: String?
+}
+
+/// Where dsh serves a view, as the line `serving v at http://127.0.0.1:PORT/?token=T` says.
+struct ServedAddress {
+  let port: Int
+  let token: String
+
+  /// From the last `serving …` line of `text`.
+  init?(in text: String) {
+    guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix("serving ") }),
+      let at = line.range(of: "http://127.0.0.1:"),
+      let slash = line[at.upperBound...].firstIndex(of: "/"),
+      let port = Int(line[at.upperBound..<slash]),
+      let token = line.range(of: "?token=").map({ line[$0.upperBound...].prefix { $0.isHexDigit } })
+    else { return nil }
+    self.port = port
+    self.token = String(token)
+  }
+
+  /// The address of `path` with the token.
+  func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)?token=\(token)" }
+  /// live.py's arguments for this address.
+  var arguments: [String] { [String(port), token] }
 }
 
 @Suite("serve: a live preview in the browser", .tags(.browser), .serialized)
 struct ServeTests {
-  /// dsh serving `v` on a free port, and that port.
-  static func serving(_ setup: String) throws -> (DSHStream, Int) {
+  /// dsh serving `v` on a free port, and where.
+  static func serving(_ setup: String) throws -> (DSHStream, ServedAddress) {
     let dsh = try DSHStream(["-"])
     for line in setup.split(separator: "\n") { dsh.send(String(line)) }
-    let said = try #require(dsh.waitFor("/\n"))
-    let port = try #require(
-      said.split(separator: "\n").last { $0.hasPrefix("serving ") }?.split(separator: ":").last
-        .flatMap { Int($0.dropLast()) })
-    return (dsh, port)
+    let said = try #require(dsh.waitForLine(startingWith: "serving "))
+    return (dsh, try #require(ServedAddress(in: said), "\(said)"))
   }
 
   @Test("each change reaches /live as exactly what `changes X as json` prints")
   func socketMessages() throws {
-    let (dsh, port) = try Self.serving(
+    let (dsh, served) = try Self.serving(
       """
       let p = [{id: 1, n: "banana", c: "yellow"}, {id: 2, n: "apple", c: "red"}] key id
       let v = table p | sort by n with cell subtitle "{n}" detail "{c}" | header "Fruit ({count})"
       show v as json
       serve v on 0
       """)
-    let socket = try LiveHelper(["messages", String(port)])
+    let socket = try LiveHelper(["messages"] + served.arguments)
     #expect(socket.lines(1) == ["connected"])
     // An insert, a delete, a move (a new name sorts elsewhere), a reload (a new colour).
     let edits = [
@@ -96,13 +118,13 @@ struct ServeTests {
 
   @Test("a page applies each batch in place: the new row in its sorted place, the header's count, no reload")
   func pageFollows() throws {
-    let (dsh, port) = try Self.serving(
+    let (dsh, served) = try Self.serving(
       """
       let p = [{id: 1, n: "banana"}, {id: 2, n: "apple"}, {id: 3, n: "kiwi"}] key id
       let v = table p | sort by n with cell basic "{n}" | header "Fruit ({count})"
       serve v on 0
       """)
-    let page = try LiveHelper(["pages", String(port), "1"])
+    let page = try LiveHelper(["pages"] + served.arguments + ["1"])
     #expect(page.lines(1) == ["ready"])
     dsh.send("insert into p {id: 4, n: \"cherry\"}")
     dsh.send("move p from 0 to 2")  // the order of the table, not of the sorted view: no batch
@@ -135,27 +157,36 @@ struct ServeTests {
     #expect(escaped.first?.text.contains("[<img src=x onerror=alert(1)><b>bold</b>]") == true, "\(escaped)")
     #expect(escaped.first?.fallbacks == 0)
 
-    // Served again on the same port after a change: the open page is another serving's, so it
-    // is drawn again whole rather than counted on from its old state.
+    // Serving stopped: the page keeps its last state and says so at its top, rather than
+    // look live; served again on the same port, it is another serving's (another token), which
+    // the old page does not follow.
     dsh.send("serve off")
+    page.send("stopped")
+    let stopped = try JSONDecoder().decode(
+      [PageState].self, from: Data(try #require(page.lines(1).first).utf8))
+    #expect(stopped.first?.banner == "dsh stopped serving this view: this is its last state", "\(stopped)")
+    #expect(stopped.first?.text.contains("[<img src=x onerror=alert(1)><b>bold</b>]") == true)
     dsh.send("delete from p where id == 9")
     dsh.send("update p set n = \"zebra\" where id == 4")
-    dsh.send("serve v on \(port)")
-    page.send("text [zebra]")
-    let again = try JSONDecoder().decode([PageState].self, from: Data(try #require(page.lines(1).first).utf8))
-    #expect(again.first?.text.hasPrefix("[zebra]\n[apple]\n[aardvark]\n") == true, "\(again)")
-    #expect(again.first?.marker == 1)
+    dsh.send("serve v on \(served.port)")
+    let said = try #require(dsh.waitForLine(startingWith: "serving "))
+    let again = try #require(ServedAddress(in: said))
+    #expect(again.port == served.port && again.token != served.token)
+    let view = try DSHProcess.runTool("/usr/bin/env", ["curl", "-s", again.url("/view.json")])
+    #expect(view.contains("zebra"), "\(view)")
+    let old = try DSHProcess.runTool("/usr/bin/env", ["curl", "-s", served.url("/view.json")])
+    #expect(old.contains("this view is served at the address dsh printed, with its token"), "\(old)")
   }
 
   @Test("20 pages open at once follow a burst of 1,000 edits and end equal to /view.json")
   func burst() throws {
-    let (dsh, port) = try Self.serving(
+    let (dsh, served) = try Self.serving(
       """
       let p = [{id: 0, n: 0}] key id
       let v = table p | sort by n with cell basic "{id}:{n}" | header "{count} rows"
       serve v on 0
       """)
-    let pages = try LiveHelper(["pages", String(port), "20"])
+    let pages = try LiveHelper(["pages"] + served.arguments + ["20"])
     #expect(pages.lines(1) == ["ready"])
     var generator = SystemRandomNumberGenerator()
     var ids = [0]
@@ -177,7 +208,7 @@ struct ServeTests {
     dsh.send("show \"burst sent\"")
     _ = dsh.waitFor("burst sent")
     let view = try DSHProcess.runTool(
-      "/usr/bin/env", ["curl", "-s", "-D", "-", "http://127.0.0.1:\(port)/view.json"])
+      "/usr/bin/env", ["curl", "-s", "-D", "-", served.url("/view.json")])
     let version = try #require(
       view.split(separator: "\r\n").first { $0.lowercased().hasPrefix("x-dsh-version:") }?
         .split(separator: " ").last.flatMap { Int($0) })
@@ -196,6 +227,83 @@ struct ServeTests {
       #expect(Array(shown.prefix(expected.count)) == expected, "page \(index + 1)")
       #expect(state.marker == index + 1)
     }
+  }
+
+  @Test("another site's page, another Host, a request without the token and a 2 GB frame get nothing")
+  func attacks() throws {
+    let (dsh, served) = try Self.serving(
+      """
+      let v = table [{secret: "s3cr3t"}] with cell basic "{secret}"
+      serve v on 0
+      """)
+    func status(_ url: String, _ headers: [String] = []) throws -> String {
+      try DSHProcess.runTool(
+        "/usr/bin/env",
+        ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}"] + headers.flatMap { ["-H", $0] } + [url])
+    }
+    let bare = "http://127.0.0.1:\(served.port)"
+    // Another local user, or anyone who did not see the address dsh printed.
+    for path in ["/", "/view.json", "/screen", "/live"] {
+      #expect(try status(bare + path) == "403", "\(path)")
+      #expect(try status(bare + path + "?token=" + String(served.token.reversed())) == "403", "\(path)")
+    }
+    let body = try DSHProcess.runTool("/usr/bin/env", ["curl", "-s", bare + "/view.json"])
+    #expect(!body.contains("s3cr3t"))
+    #expect(body.contains("this view is served at the address dsh printed, with its token"), "\(body)")
+    // DNS rebinding: a name of someone else's that resolves here.
+    #expect(try status(served.url("/view.json"), ["Host: rebind.example:\(served.port)"]) == "421")
+    #expect(try status(served.url("/view.json"), ["Host: localhost:\(served.port)"]) == "200")
+    #expect(try status(served.url("/view.json"), ["Host: [::1]:\(served.port)"]) == "200")
+    // A page of another site opening the socket (browsers send its Origin).
+    let upgrade = [
+      "Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13",
+      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+    ]
+    #expect(try status(served.url("/live"), upgrade + ["Origin: http://evil.example"]) == "403")
+    #expect(try status(served.url("/view.json"), ["Origin: http://127.0.0.1:\(served.port + 1)"]) == "403")
+    // A frame that claims 2.1 GB: dsh reads nothing a page sends, so its memory stays its own.
+    let flood = try LiveHelper(["flood"] + served.arguments)
+    let sent = try #require(flood.lines(1).first)
+    #expect(sent.hasPrefix("sent "), "\(sent)")
+    let process = try String(contentsOfFile: "/proc/\(dsh.processIdentifier)/status", encoding: .utf8)
+    let resident = try #require(
+      process.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }?.split(separator: " ").dropFirst().first
+        .flatMap { Int($0) })
+    #expect(resident < 300_000, "dsh holds \(resident) kB after a client \(sent) bytes")
+    dsh.send("insert into v [1]")
+    dsh.send("show \"still here\"")
+    #expect(dsh.waitFor("still here") != nil)
+    #expect(try status(served.url("/view.json")) == "200")
+  }
+
+  @Test("connections that hold every file the process may open leave the server serving")
+  func idleConnections() throws {
+    let (dsh, served) = try Self.serving(
+      """
+      let v = table [1, 2] with cell basic "{.}"
+      serve v on 0
+      """)
+    // A limit of 128 files, and 20 more connections that send nothing than files are left:
+    // accept fails with EMFILE, which ends FlyingFox's server; dsh listens again (before: the
+    // server stopped for good, silently).
+    let limited = try DSHProcess.runCommand(
+      ["/usr/bin/prlimit", "--pid", String(dsh.processIdentifier), "--nofile=128:128"],
+      directory: DSHProcess.packageRoot)
+    try #require(limited.status == 0, "\(limited.output)")
+    let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(dsh.processIdentifier)/fd").count
+    let count = 128 - open + 20
+    let idle = try LiveHelper(["idle", String(served.port), String(count)])
+    #expect(idle.lines(1) == ["open \(count)"])
+    // The server listens again the moment FlyingFox's gives up: a request in that moment is
+    // refused and tried again, as a page connects again.
+    let view = try DSHProcess.runTool(
+      "/usr/bin/env", ["curl", "-s", "--retry", "20", "--retry-connrefused", served.url("/view.json")])
+    #expect(view.contains("\"items\": ["), "\(view)")
+    dsh.send("serve off")
+    let stopped = try #require(dsh.waitFor("stopped serving v"))
+    #expect(!stopped.contains("by itself"))
+    dsh.send("show \"done\"")
+    #expect(dsh.waitFor("done") != nil)
   }
 
   @Test("-c keeps serving after its last statement, says so, and ends on SIGTERM")
@@ -217,10 +325,8 @@ struct ServeTests {
       text = String(decoding: received.data.withLock { $0 }, as: UTF8.self)
     }
     #expect(text.contains("dsh: still serving after the last statement"), "\(text)")
-    let port = try #require(
-      text.split(separator: "\n").first { $0.hasPrefix("serving v at") }?.split(separator: ":").last
-        .flatMap { Int($0.dropLast()) })
-    let view = try DSHProcess.runTool("/usr/bin/env", ["curl", "-s", "http://127.0.0.1:\(port)/view.json"])
+    let served = try #require(ServedAddress(in: text), "\(text)")
+    let view = try DSHProcess.runTool("/usr/bin/env", ["curl", "-s", served.url("/view.json")])
     #expect(view.contains("\"items\": ["))
     process.terminate()
     process.waitUntilExit()
@@ -229,11 +335,12 @@ struct ServeTests {
 
   @Test("refusals: a port in use names it, --safe keeps to 127.0.0.1, serve off, a provider")
   func refusals() throws {
-    let (holder, port) = try Self.serving(
+    let (holder, served) = try Self.serving(
       """
       let v = table [1, 2] with cell basic "{.}"
       serve v on 0
       """)
+    let port = served.port
     let taken = try DSHProcess.runCommand(
       [DSHProcess.binary, "-c", "let v = table [1] with cell basic \"{.}\"\nserve v on \(port)"],
       directory: DSHProcess.packageRoot)
@@ -258,13 +365,13 @@ struct ServeTests {
     // A serve that fails leaves the one running as it was; a host name is not an address.
     holder.send("let w = table [1] with cell basic \"{.}\"")
     holder.send("serve w on 0")
-    let second = try #require(holder.waitFor("/\n"))
-    let other = try #require(second.split(separator: ":").last.flatMap { Int($0.dropLast(2)) })
+    let second = try #require(holder.waitForLine(startingWith: "serving w"))
+    let other = try #require(ServedAddress(in: second)).port
     holder.send("serve v on \(other)")
     #expect(holder.waitFor("v is still served on port \(port)") != nil)
     holder.send("serve v on \"example.com:80\"")
     #expect(holder.waitFor("'example.com' is not an address") != nil)
-    let view = try DSHProcess.runTool("/usr/bin/env", ["curl", "-s", "http://127.0.0.1:\(port)/view.json"])
+    let view = try DSHProcess.runTool("/usr/bin/env", ["curl", "-s", served.url("/view.json")])
     #expect(view.contains("\"items\": [\n    1,\n    2\n  ]"), "\(view)")
     // Served counts as shown for changes; a name bound again to what has no page stops serving.
     holder.send("changes v")

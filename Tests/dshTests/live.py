@@ -2,13 +2,20 @@
 """What a served page sees, for ServeTests: dsh's /live socket, and pages in headless Chromium
 driven through its DevTools protocol.
 
-  live.py messages PORT        prints "connected", then each /live message on a line of its own
-  live.py pages PORT N         opens N pages of http://127.0.0.1:PORT/ in one headless Chromium,
+  live.py messages PORT TOKEN  prints "connected", then each /live message on a line of its own
+  live.py pages PORT TOKEN N   opens N pages of http://127.0.0.1:PORT/?token=TOKEN in one headless Chromium,
                                sets window.dshMarker on each, prints "ready"; then for each line
                                "wait VERSION" on standard input, waits until every page shows
                                that state with nothing left to apply, and prints one JSON line:
                                each page's text, marker, state and fallbacks; "text WORDS" waits
-                               instead until every page's text holds WORDS
+                               instead until every page's text holds WORDS, "stopped" until every
+                               page says serving stopped
+
+  live.py flood PORT TOKEN      opens /live and sends one frame that claims 2.1 GB, as fast as dsh
+                               takes it, until it takes no more for 3 s or 256 MB went: prints
+                               "sent N" (N bytes), then holds the socket until standard input ends
+  live.py idle PORT N          opens N connections that send nothing, prints "open N", and holds
+                               them until standard input ends
 
 Needs the websocket-client package (Scripts/test.sh installs it) and Chromium.
 """
@@ -26,8 +33,8 @@ import websocket
 CEILING = 300  # seconds: only a hang is this slow
 
 
-def messages(port):
-    socket = websocket.create_connection(f"ws://127.0.0.1:{port}/live?after=0", timeout=CEILING)
+def messages(port, token):
+    socket = websocket.create_connection(f"ws://127.0.0.1:{port}/live?token={token}&after=0", timeout=CEILING)
     print("connected", flush=True)
     while True:
         message = socket.recv()
@@ -98,14 +105,16 @@ def wait_until(check):
 
 STATE = """JSON.stringify(window.dshPreview ? {
   version: dshPreview.version, idle: dshPreview.idle, fallbacks: dshPreview.fallbacks,
+  stopped: dshPreview.stopped,
+  banner: (document.getElementById("dsh-stopped") || {}).textContent || null,
   marker: window.dshMarker === undefined ? null : window.dshMarker,
   text: document.querySelector("main").innerText } : null)"""
 
 
-def pages(port, count):
+def pages(port, token, count):
     browser = Browser()
     try:
-        sessions = [browser.open(f"http://127.0.0.1:{port}/") for _ in range(count)]
+        sessions = [browser.open(f"http://127.0.0.1:{port}/?token={token}") for _ in range(count)]
         for index, session in enumerate(sessions):
             # Loaded, its script running, its socket open: then marked, to see it is never reloaded.
             wait_until(lambda: browser.evaluate(session, "document.readyState === 'complete' && !!window.dshPreview"))
@@ -118,6 +127,10 @@ def pages(port, count):
 
                 def arrived(f):
                     return f["version"] >= version
+            elif words[:1] == ["stopped"]:
+
+                def arrived(f):
+                    return f["stopped"]
             elif words[:1] == ["text"]:
                 wanted = words[1].rstrip("\n")
 
@@ -136,8 +149,51 @@ def pages(port, count):
         browser.close()
 
 
+def handshake(port, path):
+    import base64
+    import socket as sockets
+    connection = sockets.create_connection(("127.0.0.1", port), timeout=CEILING)
+    key = base64.b64encode(os.urandom(16)).decode()
+    connection.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    reply = b""
+    while b"\r\n\r\n" not in reply:
+        reply += connection.recv(4096)
+    if not reply.startswith(b"HTTP/1.1 101"):
+        raise SystemExit("no upgrade: " + reply.decode(errors="replace"))
+    return connection
+
+
+def flood(port, token):
+    import struct
+    connection = handshake(port, f"/live?token={token}&after=0")
+    # A text frame, masked as a client's are, claiming 2.1 GB.
+    connection.sendall(bytes([0x81, 0x80 | 127]) + struct.pack(">Q", 2_100_000_000) + b"\x01\x02\x03\x04")
+    connection.settimeout(3)
+    block = b"x" * (1 << 20)
+    sent = 0
+    try:
+        while sent < 256 << 20:
+            sent += connection.send(block)
+    except OSError:
+        pass  # it takes no more: what was sent waits in the kernel's buffers
+    print(f"sent {sent}", flush=True)
+    sys.stdin.read()
+
+
+def idle(port, count):
+    import socket as sockets
+    held = [sockets.create_connection(("127.0.0.1", port), timeout=CEILING) for _ in range(count)]
+    print(f"open {len(held)}", flush=True)
+    sys.stdin.read()
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "messages":
-        messages(int(sys.argv[2]))
+        messages(int(sys.argv[2]), sys.argv[3])
+    elif sys.argv[1] == "flood":
+        flood(int(sys.argv[2]), sys.argv[3])
+    elif sys.argv[1] == "idle":
+        idle(int(sys.argv[2]), int(sys.argv[3]))
     elif sys.argv[1] == "pages":
-        pages(int(sys.argv[2]), int(sys.argv[3]))
+        pages(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]))

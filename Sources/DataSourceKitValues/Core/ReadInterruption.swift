@@ -17,6 +17,10 @@ package final class ReadInterruption: Sendable {
 
   package init() {}
 
+  /// Whether the statement was interrupted: work that cannot register an interrupt (a regular
+  /// expression's match) looks here as it goes.
+  package var isInterrupted: Bool { state.withLock { $0.interrupted } }
+
   /// Runs `body` with `interrupt` registered: called from the cancelling thread while `body`
   /// blocks.
   ///

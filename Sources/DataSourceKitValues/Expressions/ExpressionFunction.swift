@@ -400,8 +400,13 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
           notes?.add(.notARegularExpression(example: Value.string(pattern).literalText))
           return .null
         }
-        let range = NSRange(s.startIndex..<s.endIndex, in: s)
-        return .bool(regex.firstMatch(in: s, options: [], range: range) != nil)
+        switch PatternCache.firstMatch(regex, in: s) {
+        case .found(let found): return .bool(found)
+        case .stopped: return .null
+        case .tooSlow:
+          notes?.add(.matchTooSlow(pattern: Value.string(pattern).literalText))
+          return .null
+        }
       }
     // A case mapping may lengthen a text (ß becomes SS).
     case .lower: return text(0).map { Self.bounded($0.lowercased(), notes: notes) } ?? mismatch()
@@ -662,6 +667,44 @@ extension ExpressionFunction {
 /// Regular expressions by their text, compiled once each: `matches` runs once per row.
 package final class PatternCache: Sendable {
   package static let shared = PatternCache()
+
+  /// How long one match may take: ICU's backtracking is exponential in the worst case, and a
+  /// match does not return to the row loop that hears ^C.
+  static let matchLimit: Duration = .seconds(2)
+  static let matchLimitText = "2 s"
+
+  /// What a bounded match found.
+  package enum Match {
+    case found(Bool)
+    /// The statement was interrupted (^C) while it ran.
+    case stopped
+    /// It ran past ``matchLimit``.
+    case tooSlow
+  }
+
+  /// Whether `regex` finds a match in `text`, stopped by ^C (the task's cancellation, or the
+  /// statement's ``ReadInterruption``) and after ``matchLimit``: ICU reports its progress
+  /// every few thousand steps, and the match ends when the block says stop.
+  package static func firstMatch(_ regex: NSRegularExpression, in text: String) -> Match {
+    let range = NSRange(text.startIndex..<text.endIndex, in: text)
+    let interruption = ReadInterruption.current
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: matchLimit)
+    var outcome = Match.found(false)
+    regex.enumerateMatches(in: text, options: [.reportProgress], range: range) { result, _, stop in
+      if result != nil {
+        outcome = .found(true)
+        stop.pointee = true
+      } else if Task.isCancelled || interruption?.isInterrupted == true {
+        outcome = .stopped
+        stop.pointee = true
+      } else if clock.now > deadline {
+        outcome = .tooSlow
+        stop.pointee = true
+      }
+    }
+    return outcome
+  }
   /// By the pattern's scalars: Swift's `String` keys compare canonically, so `é` and `e` with a
   /// combining accent (which a regular expression tells apart) would share an entry.
   private let compiled = Mutex<[[Unicode.Scalar]: NSRegularExpression?]>([:])

@@ -104,6 +104,9 @@ package enum ExpressionNote: Hashable, Sendable {
   case notConvertible(function: String, example: String)
   /// `matches` with a pattern read from the items that is no regular expression.
   case notARegularExpression(example: String)
+  /// `matches` that gave up on one text after ``PatternCache/matchLimit`` (a pattern that
+  /// backtracks without end, as `(x+x+)+y` does on a long run of x).
+  case matchTooSlow(pattern: String)
   /// Values of kinds that cannot be compared or combined met at run time.
   case mismatchedTypes(operation: String, left: ValueType, right: ValueType)
   /// An aggregate (`sum(x)`) whose int sum went beyond 64 bits.
@@ -134,6 +137,9 @@ package enum ExpressionNote: Hashable, Sendable {
       return "\(function)() found no value in \(example) and gave null (\(times))"
     case .notARegularExpression(let example):
       return "matches() read \(example), which is not a regular expression, and gave null (\(times))"
+    case .matchTooSlow(let pattern):
+      return
+        "matches \(pattern) gave up after \(PatternCache.matchLimitText) on one text and gave null \(times): the pattern backtracks too much (a repeat inside a repeat, as (x+x+)+); write it without the nested repeat"
     case .mismatchedTypes(let operation, let left, let right):
       return
         "\(operation) of \(left.rawValue) with \(right.rawValue) was \(operation == "comparison" ? "false" : "null") \(times)"

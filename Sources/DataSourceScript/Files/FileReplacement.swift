@@ -7,6 +7,13 @@ import Foundation
 /// existing file keeps its permissions and, where allowed, its owner; a device, a FIFO, a socket
 /// or a folder is refused (renaming over `/dev/full` would replace the device).
 ///
+/// dsh follows the final link itself (renaming over a link would replace the link), so it makes
+/// the kernel's own check (`fs.protected_symlinks`): a link in a sticky folder anybody may write
+/// (`/tmp`) is followed only when it is the follower's or the folder owner's, or another user
+/// could plant one that makes root write a file only root may. The temporary file is made and
+/// renamed inside the target's folder by descriptor (`openat`, `renameat`), so the folder
+/// checked is the folder written.
+///
 ///     let replacement = try FileReplacement(path: "session.dsh")
 ///     try replacement.write(Data(script.utf8))
 public struct FileReplacement: Sendable {
@@ -32,6 +39,7 @@ public struct FileReplacement: Sendable {
     var hops = 0
     var status = stat()
     while lstat(target, &status) == 0, status.st_mode & S_IFMT == S_IFLNK {
+      try Self.checkFollowable(link: target, status: status, first: hops == 0)
       hops += 1
       guard hops <= 40, let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: target)
       else {
@@ -74,6 +82,26 @@ public struct FileReplacement: Sendable {
     Self.removeStaleTemporaries(of: target)
   }
 
+  /// Refuses a link the kernel would not follow for this user: one in a sticky folder that
+  /// anybody may write, owned by neither this user nor the folder's owner (Linux's
+  /// `may_follow_link` under `fs.protected_symlinks`).
+  private static func checkFollowable(link: String, status: stat, first: Bool) throws(Failure) {
+    let folder = (link as NSString).deletingLastPathComponent
+    var folderStatus = stat()
+    guard stat(folder.isEmpty ? "." : folder, &folderStatus) == 0 else { return }
+    let sticky = folderStatus.st_mode & 0o1000 != 0
+    let writableByAnybody = folderStatus.st_mode & 0o002 != 0
+    guard sticky, writableByAnybody, status.st_uid != geteuid(), status.st_uid != folderStatus.st_uid else {
+      return
+    }
+    let owner = getpwuid(status.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(status.st_uid)"
+    let what = first ? "it is" : "it leads to '\(link)', which is"
+    throw Failure(
+      reason:
+        "\(what) a symbolic link that another user (\(owner)) made in a shared folder; dsh does not write through it, as the kernel would not follow it (fs.protected_symlinks): remove the link or write another file"
+    )
+  }
+
   /// Removes the temporary files a dsh killed while writing `target` left beside it (named
   /// `TARGET.tmp-PID`, for a process that no longer runs); another dsh's, still writing, stay.
   private static func removeStaleTemporaries(of target: String) {
@@ -114,7 +142,14 @@ public struct FileReplacement: Sendable {
   /// as it was.
   public func replace(_ fill: (Int32) throws(Failure) -> Void) throws(Failure) {
     let mode = existing.map { $0.st_mode & 0o7777 } ?? 0o666
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
+    let folderPath = (target as NSString).deletingLastPathComponent
+    let folder = open(folderPath.isEmpty ? "." : folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard folder >= 0 else { throw Failure(reason: String(cString: strerror(errno))) }
+    defer { close(folder) }
+    let name = (target as NSString).lastPathComponent
+    let temporaryName = (temporary as NSString).lastPathComponent
+    // O_NOFOLLOW and O_EXCL: a name another user made in the meantime is never written through.
+    let fd = openat(folder, temporaryName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(mode))
     guard fd >= 0 else { throw Failure(reason: String(cString: strerror(errno))) }
     var closed = false
     do throws(Failure) {
@@ -132,12 +167,13 @@ public struct FileReplacement: Sendable {
       guard close(fd) == 0 else { throw Failure(reason: String(cString: strerror(errno))) }
     } catch {
       if !closed { close(fd) }
-      unlink(temporary)
+      unlinkat(folder, temporaryName, 0)
       throw error
     }
-    guard rename(temporary, target) == 0 else {
+    // Renaming replaces the name itself: a link put there since is replaced, never followed.
+    guard renameat(folder, temporaryName, folder, name) == 0 else {
       let reason = String(cString: strerror(errno))
-      unlink(temporary)
+      unlinkat(folder, temporaryName, 0)
       throw Failure(reason: reason)
     }
   }

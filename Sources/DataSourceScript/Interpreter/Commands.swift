@@ -370,10 +370,9 @@ extension Session {
 
   /// Why writing over `path` would lose what the session stands on, or `nil`.
   ///
-  /// A script running now; for `save`, any file a binding reads (a script over the data would lose it for a script
-  /// that reads itself); for `export`, a database a binding reads (lazily, long after its
-  /// binding: replaced, its rows would be the new file's). A CSV or JSON a binding loaded may be
-  /// rewritten and reloaded.
+  /// A script running now, or any file a binding reads: a database read lazily (replaced, its
+  /// rows would be the new file's), or a CSV or JSON file read once (`export people | where … to
+  /// "people.csv"` would leave `reload` with the answer in place of the data).
   ///
   /// The same file by device and inode: a link or a hard link to it counts.
   func whyNotReplaced(_ path: String, by command: String) -> String? {
@@ -383,8 +382,9 @@ extension Session {
       var status = stat()
       return stat(other, &status) == 0 && status.st_dev == target.st_dev && status.st_ino == target.st_ino
     }
-    if command == "save",
-      let reader = bindings.neededDefinitions().first(where: { $0.paths.contains { isTarget($0.absolute) } })
+    // A file a binding was read from: replacing it would lose that data for `reload` and for a
+    // script that reads itself, whether the binding reads it lazily or read it once.
+    if let reader = bindings.neededDefinitions().first(where: { $0.paths.contains { isTarget($0.absolute) } })
     {
       return "the session reads it ('\(reader.name)'); \(command) to another file"
     }

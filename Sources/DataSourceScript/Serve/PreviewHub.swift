@@ -28,6 +28,8 @@ public final class PreviewHub: Sendable {
     var current: Screen
     /// The last ``keptVersions`` states, oldest first, with the message that led to each.
     var history: [Kept] = []
+    /// The bytes of the pages in `history`.
+    var historyBytes = 0
     var subscribers: [Int: AsyncStream<String>.Continuation] = [:]
     var nextSubscriber = 0
   }
@@ -35,12 +37,25 @@ public final class PreviewHub: Sendable {
   /// How many past states a page may still fetch to animate a batch; one further behind
   /// redraws from the current page.
   static let keptVersions = 512
+  /// How many bytes of past pages are kept at most: a page of a large table is megabytes, and
+  /// every edit makes one (the last two states are kept whatever their size).
+  static let keptBytes = 32 << 20
+  /// How many messages wait for one page's socket at most; a page that falls further behind
+  /// (it stopped reading) is closed, and draws itself again whole when it connects again.
+  static let waitingMessages = 10_000
 
   private let state: Mutex<State>
 
   /// Which serving this is: a page drawn by another (a server stopped and started again on the
   /// same port, or another view there) counts its states apart, so it is drawn again whole.
   public let id = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+
+  /// The secret every request must carry (`?token=…`, in the address dsh prints): 128 random
+  /// bits, so that only who was shown the address reads the view.
+  public let token = (0..<2).map { _ in
+    let part = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+    return String(repeating: "0", count: 16 - part.count) + part
+  }.joined()
 
   init(html: String, json: String) {
     state = Mutex(State(current: Screen(version: 0, html: html, json: json)))
@@ -67,15 +82,29 @@ public final class PreviewHub: Sendable {
       let version = state.current.version + 1
       state.current = Screen(version: version, html: html, json: json)
       state.history.append(Kept(version: version, message: message, html: html))
-      if state.history.count > Self.keptVersions { state.history.removeFirst(state.history.count / 4) }
-      for continuation in state.subscribers.values { continuation.yield(message) }
+      state.historyBytes += html.utf8.count
+      var dropped = 0
+      while state.history.count - dropped > 2,
+        state.history.count - dropped > Self.keptVersions || state.historyBytes > Self.keptBytes
+      {
+        state.historyBytes -= state.history[dropped].html.utf8.count
+        dropped += 1
+      }
+      if dropped > 0 { state.history.removeFirst(dropped) }
+      for (id, continuation) in state.subscribers {
+        if case .dropped = continuation.yield(message) {
+          state.subscribers[id] = nil
+          continuation.finish()
+        }
+      }
     }
   }
 
   /// The messages after `version` of the serving `hub`, then each new one as it is published; a
   /// page of another serving, ahead of this one, or too far behind gets a layout message instead.
   public func subscribe(after version: Int, of hub: String) -> (id: Int, messages: AsyncStream<String>) {
-    let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: String.self, bufferingPolicy: .bufferingOldest(Self.waitingMessages))
     let id = state.withLock { state in
       let missed = state.history.filter { $0.version > version }
       if hub != self.id || version > state.current.version {
@@ -98,14 +127,21 @@ public final class PreviewHub: Sendable {
     state.withLock { $0.subscribers.removeValue(forKey: id) }?.finish()
   }
 
-  /// Serving stopped: every page's socket closes.
+  /// Serving stopped: every page is told so, and its socket closes.
   func close() {
     let all = state.withLock { state in
       defer { state.subscribers = [:] }
       return Array(state.subscribers.values)
     }
-    for continuation in all { continuation.finish() }
+    for continuation in all {
+      continuation.yield(Self.stoppedMessage)
+      continuation.finish()
+    }
   }
+
+  /// The last message a page gets: serving stopped, and the page says so rather than show a
+  /// stale state as live.
+  static let stoppedMessage = "{\"kind\": \"stopped\"}"
 }
 
 /// Starts the web server of a served view; the dsh binary gives the session one.
@@ -119,6 +155,8 @@ public protocol PreviewServerStarting: Sendable {
 public protocol PreviewServing: Sendable {
   /// The port it listens on.
   var port: Int { get }
+  /// Why the server stopped on its own (not by ``stop()``), once it has.
+  var failure: String? { get }
   /// Stops listening and closes every page's socket.
   func stop() async
 }

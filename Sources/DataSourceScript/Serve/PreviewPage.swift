@@ -12,19 +12,23 @@
 /// curious user) the state shown and how many batches fell back.
 enum PreviewPage {
   /// `html` with the live script added before `</body>`.
-  static func page(_ html: String, version: Int, serving: String) -> String {
-    let script = "<script>\n" + script(version: version, serving: serving) + "</script>\n"
+  static func page(_ html: String, version: Int, serving: String, token: String) -> String {
+    let script = "<script>\n" + script(version: version, serving: serving, token: token) + "</script>\n"
     guard let end = html.range(of: "</body>", options: .backwards) else { return html + script }
     return html.replacingCharacters(in: end.lowerBound..<end.lowerBound, with: script)
   }
 
   // The script is plain JavaScript of the browsers' common subset (no build step); it runs once
-  // per page, and a page that loses its socket connects again after a second.
-  private static func script(version: Int, serving: String) -> String {
+  // per page. A page that loses its socket connects again after a second, while the server it
+  // reaches is the same serving; told that serving stopped, or refused by what now listens
+  // there (another serving's token), it says so at its top and stays as it was.
+  private static func script(version: Int, serving: String, token: String) -> String {
     #"""
     (() => {
       "use strict";
       let serving = "\#(serving)";
+      const token = "\#(token)";
+      let stopped = false;
       let shown = \#(version);
       let received = shown;
       let fallbacks = 0;
@@ -35,16 +39,38 @@ enum PreviewPage {
         get received() { return received; },
         get idle() { return !working && queue.length === 0; },
         get fallbacks() { return fallbacks; },
+        get stopped() { return stopped; },
       };
 
+      // Serving stopped: the page keeps its last state and says it is no longer live.
+      function stop(reason) {
+        stopped = true;
+        let note = document.getElementById("dsh-stopped");
+        if (!note) {
+          note = document.createElement("div");
+          note.id = "dsh-stopped";
+          Object.assign(note.style, {
+            position: "fixed", top: "0", left: "0", right: "0", padding: "6px 10px", zIndex: "10",
+            font: "13px -apple-system, system-ui, sans-serif", background: "#b3261e", color: "#fff",
+          });
+          document.body.appendChild(note);
+        }
+        note.textContent = reason;
+      }
+
       function connect() {
-        const socket = new WebSocket(`ws://${location.host}/live?serving=${serving}&after=${received}`);
+        if (stopped) return;
+        const socket = new WebSocket(`ws://${location.host}/live?token=${token}&serving=${serving}&after=${received}`);
         socket.onmessage = (event) => {
           let message;
           try {
             message = JSON.parse(event.data);
           } catch (error) {
             console.warn("dsh: a message that is not JSON", event.data);
+            return;
+          }
+          if (message.kind === "stopped") {
+            stop("dsh stopped serving this view: this is its last state");
             return;
           }
           if (message.kind === "layout") {
@@ -56,7 +82,23 @@ enum PreviewPage {
           }
           pump();
         };
-        socket.onclose = () => setTimeout(connect, 1000);
+        socket.onclose = () => setTimeout(reconnect, 1000);
+      }
+
+      // Connects again to the same serving only: a server that refuses the token is another.
+      async function reconnect() {
+        if (stopped) return;
+        try {
+          const response = await fetch(`/view.json?token=${token}`, { cache: "no-store" });
+          if (response.status === 403 || response.headers.get("X-DSH-Serving") !== serving) {
+            stop("dsh no longer serves this view here: this is its last state");
+            return;
+          }
+        } catch (error) {
+          setTimeout(reconnect, 1000);
+          return;
+        }
+        connect();
       }
 
       async function pump() {
@@ -74,7 +116,7 @@ enum PreviewPage {
               await redraw();
               continue;
             }
-            const response = await fetch(`/screen?serving=${serving}&version=${item.version}`, { cache: "no-store" });
+            const response = await fetch(`/screen?token=${token}&serving=${serving}&version=${item.version}`, { cache: "no-store" });
             if (!response.ok) {
               fallbacks += 1;
               console.warn(`dsh: state ${item.version} is no longer kept; redrawing from the current page`);
@@ -100,7 +142,7 @@ enum PreviewPage {
       }
 
       async function redraw() {
-        const response = await fetch("/", { cache: "no-store" });
+        const response = await fetch(`/?token=${token}`, { cache: "no-store" });
         const version = Number(response.headers.get("X-DSH-Version"));
         serving = response.headers.get("X-DSH-Serving") || serving;
         const y = window.scrollY;

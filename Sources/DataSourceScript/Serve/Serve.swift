@@ -26,6 +26,11 @@ extension Session {
           .serveFailed("\(name.name) is not being served (serve \(name.name) starts it)"), at: name.range)
       }
       for served in names {
+        if let failure = servedViews[served]?.server.failure {
+          await stopServing(served)
+          output.write("stopped serving \(served) (its server had stopped by itself: \(failure))\n")
+          continue
+        }
         await stopServing(served)
         output.write("stopped serving \(served)\n")
       }
@@ -93,18 +98,19 @@ extension Session {
         "warning: \(name.name) is served on \(host):\(server.port): anyone who can reach this machine can read it\n"
       )
     }
+    // The token is the key to the view: only who sees this line can open the page.
     if host == "0.0.0.0" || host == "::" {
       output.write(
-        "serving \(name.name) on every address of this machine, port \(server.port) (here: http://127.0.0.1:\(server.port)/)\n"
+        "serving \(name.name) on every address of this machine, port \(server.port) (here: http://127.0.0.1:\(server.port)/?token=\(hub.token))\n"
       )
     } else {
       let shownHost = host.contains(":") ? "[\(host)]" : host
-      output.write("serving \(name.name) at http://\(shownHost):\(server.port)/\n")
+      output.write("serving \(name.name) at http://\(shownHost):\(server.port)/?token=\(hub.token)\n")
     }
   }
 
   /// Whether `host` is an IPv4 or IPv6 address written out.
-  static func isAddressLiteral(_ host: String) -> Bool {
+  nonisolated static func isAddressLiteral(_ host: String) -> Bool {
     var v4 = in_addr()
     var v6 = in6_addr()
     return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
@@ -174,6 +180,13 @@ extension Session {
   /// json` prints, or a layout message when X was bound again or a setting redrew it.
   func publishServedViews(after statement: Statement, changing: Set<ObjectIdentifier>??) {
     guard !servedViews.isEmpty else { return }
+    // A server that stopped by itself is said once, at the statement after, not left to look alive.
+    for name in servedViews.keys.sorted() {
+      guard let served = servedViews[name], let failure = served.server.failure else { continue }
+      servedViews[name] = nil
+      served.hub.close()
+      output.writeError("error: serving \(name) stopped: \(failure) (serve \(name) starts it again)\n")
+    }
     for name in servedViews.keys.sorted() {
       guard let served = servedViews[name], let binding = bindings[name] else { continue }
       do {
