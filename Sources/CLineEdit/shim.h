@@ -103,10 +103,26 @@ static inline int CLineEdit_historyCount(History *h) {
 
 // MARK: Crashes on a terminal
 
-/// The terminal's settings from before the line editor changed them.
-static inline struct termios *CLineEdit_savedTerminal(void) {
-  static struct termios saved;
-  return &saved;
+// A `static` inside a `static inline` function is one variable per place the header's code is
+// emitted: Swift emits it once per file that calls it, so a value one Swift file stored was not
+// the one a handler emitted beside another file read (browse's SIGTERM handler restored an
+// all-zero termios). The state the handlers read is therefore one block of memory the program
+// owns, and each installing function hands its handler the pointer, in the same emitted copy.
+
+/// What a handler gives back: whether `browse` has the alternate screen, the terminal's modes
+/// from before it, and from before the line editor changed them.
+typedef struct {
+  volatile sig_atomic_t fullScreen;
+  volatile sig_atomic_t hasBeforeFullScreen;
+  volatile sig_atomic_t hasBeforeEditor;
+  struct termios beforeFullScreen;
+  struct termios beforeEditor;
+} CLineEdit_TerminalState;
+
+/// The program's state, as the handlers emitted beside the caller see it.
+static inline CLineEdit_TerminalState **CLineEdit_handlerState(void) {
+  static CLineEdit_TerminalState *state;
+  return &state;
 }
 
 static inline void CLineEdit_writeText(const char *text) {
@@ -116,32 +132,38 @@ static inline void CLineEdit_writeText(const char *text) {
 
 // MARK: The full screen of `browse`
 
-/// Set while `browse` has the alternate screen: a crash or an ending signal leaves it first.
-static inline volatile sig_atomic_t *CLineEdit_fullScreen(void) {
-  static volatile sig_atomic_t active = 0;
-  return &active;
-}
-
 /// Mouse reports off, the cursor shown, the main screen back: what `browse` turned on.
-static inline void CLineEdit_leaveFullScreen(void) {
-  if (!*CLineEdit_fullScreen()) return;
+static inline void CLineEdit_leaveFullScreen(CLineEdit_TerminalState *state) {
+  if (state == NULL || !state->fullScreen) return;
   const char *leave = "\033[?1006l\033[?1000l\033[?25h\033[?1049l";
   ssize_t ignored = write(STDOUT_FILENO, leave, strlen(leave));
   (void)ignored;
-  *CLineEdit_fullScreen() = 0;
+  state->fullScreen = 0;
+}
+
+/// The terminal's modes from before browse, else from before the line editor.
+static inline void CLineEdit_restoreTerminal(CLineEdit_TerminalState *state) {
+  if (state == NULL) return;
+  if (state->hasBeforeFullScreen) {
+    tcsetattr(STDIN_FILENO, TCSANOW, &state->beforeFullScreen);
+  } else if (state->hasBeforeEditor) {
+    tcsetattr(STDIN_FILENO, TCSANOW, &state->beforeEditor);
+  }
 }
 
 /// SIGTERM or SIGHUP while `browse` has the screen: the screen and the terminal's modes are
 /// given back, then the process ends of the same signal (the handler was reset).
 static inline void CLineEdit_endingSignalHandler(int number) {
-  CLineEdit_leaveFullScreen();
-  tcsetattr(STDIN_FILENO, TCSANOW, CLineEdit_savedTerminal());
+  CLineEdit_TerminalState *state = *CLineEdit_handlerState();
+  CLineEdit_leaveFullScreen(state);
+  CLineEdit_restoreTerminal(state);
   raise(number);
 }
 
-/// While `browse` runs (`on`), SIGTERM and SIGHUP give the terminal back before they end the
-/// process; afterwards they end it at once again, as at the prompt.
-static inline void CLineEdit_catchEndingSignals(int on) {
+/// While `browse` runs (`on`), SIGTERM and SIGHUP give the terminal back (as `state` holds it)
+/// before they end the process; afterwards they end it at once again, as at the prompt.
+static inline void CLineEdit_catchEndingSignals(int on, CLineEdit_TerminalState *state) {
+  *CLineEdit_handlerState() = state;
   struct sigaction action;
   memset(&action, 0, sizeof action);
   action.sa_handler = on ? CLineEdit_endingSignalHandler : SIG_DFL;
@@ -155,8 +177,9 @@ static inline void CLineEdit_catchEndingSignals(int on) {
 /// was in, say what happened with a short backtrace, then die of the same signal (the handler
 /// was reset, so the default action, a core dump, follows).
 static inline void CLineEdit_crashHandler(int number) {
-  CLineEdit_leaveFullScreen();
-  tcsetattr(STDIN_FILENO, TCSANOW, CLineEdit_savedTerminal());
+  CLineEdit_TerminalState *state = *CLineEdit_handlerState();
+  CLineEdit_leaveFullScreen(state);
+  CLineEdit_restoreTerminal(state);
   CLineEdit_writeText("\r\ndsh: crashed (");
   const char *name = "a fatal signal";
   switch (number) {
@@ -178,8 +201,10 @@ static inline void CLineEdit_crashHandler(int number) {
 /// Saves the terminal's settings and installs the crash handler for the signals a crash raises,
 /// on a stack of its own so a stack overflow can be reported too. Replaces Swift's backtracer,
 /// which on a terminal waits 30 s for a key and leaves raw mode in place.
-static inline void CLineEdit_installCrashHandler(void) {
-  if (tcgetattr(STDIN_FILENO, CLineEdit_savedTerminal()) != 0) return;
+static inline void CLineEdit_installCrashHandler(CLineEdit_TerminalState *state) {
+  if (tcgetattr(STDIN_FILENO, &state->beforeEditor) != 0) return;
+  state->hasBeforeEditor = 1;
+  *CLineEdit_handlerState() = state;
   static char alternateStack[65536];
   stack_t stack;
   memset(&stack, 0, sizeof stack);

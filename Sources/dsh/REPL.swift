@@ -25,7 +25,7 @@ struct REPL {
     }
     guard lineEditing else { return await runPlain() }
     // Before the editor changes the terminal's modes: a crash gives them back as they are now.
-    CLineEdit_installCrashHandler()
+    CLineEdit_installCrashHandler(TerminalModes.state)
     // --safe writes no file, the history included.
     guard
       let editor = LineEditor(

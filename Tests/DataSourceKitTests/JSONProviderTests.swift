@@ -89,7 +89,11 @@ struct JSONProviderTests {
       (#"[{"a": 1, "a": 2}]"#, false),
       (#"[{"a": 1}, 2]"#, false),
       (#"[{"a": 1}] [{"a": 2}]"#, false),
-      ("{\"a\": 1}\n{\"a\": 2}\n", false),
+      // JSON Lines of one shape are a table too, typed as the array is; of two shapes, values.
+      ("{\"a\": 1}\n{\"a\": 2}\n", true),
+      ("{\"a\": 1, \"d\": \"2015-01-01\"}  \r\n{\"a\": 2, \"d\": null}", true),
+      ("{\"a\": 1}\n{\"b\": 2}\n", false),
+      ("{\"a\": 1} {\"a\": 2}\n", false),
       (#"[]"#, false),
     ])
   func columnarMatchesValues(_ text: String, columnar: Bool) async throws {

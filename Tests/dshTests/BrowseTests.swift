@@ -83,6 +83,13 @@ final class EmulatedTerminal {
 
   /// Waits for dsh to end; its exit status (negative: the signal that ended it).
   func exitStatus() -> Int? { request(["exit": Hang.ceiling])["status"] as? Int }
+
+  /// Whether the terminal echoes and reads whole lines now.
+  func modes() -> (echo: Bool, canonical: Bool)? {
+    let answer = request(["modes": true])
+    guard let echo = answer["echo"] as? Bool, let canonical = answer["canonical"] as? Bool else { return nil }
+    return (echo, canonical)
+  }
 }
 
 /// `browse` as a user meets it: keys, the status line, pinned headers, search, reload, leaving.
@@ -361,6 +368,20 @@ struct BrowseTests {
     let status = terminal.exitStatus()
     #expect(status == -Int(SIGTERM))
     #expect(!terminal.alternate)
+    // The modes from before browse, as the line editor had them at the prompt: not all zero.
+    let modes = terminal.modes()
+    #expect(modes?.echo == true && modes?.canonical == true, "\(String(describing: modes))")
+  }
+
+  @Test("SIGHUP while browsing gives the terminal's modes back too")
+  func hungUp() throws {
+    let terminal = try EmulatedTerminal()
+    terminal.type("browse csv \"samples:people.csv\"\r")
+    terminal.wait(for: "rows 1–", line: -1)
+    terminal.signal("HUP")
+    #expect(terminal.exitStatus() == -Int(SIGHUP))
+    let modes = terminal.modes()
+    #expect(modes?.echo == true && modes?.canonical == true, "\(String(describing: modes))")
   }
 
   @Test("without a terminal, browse is an error that points to show; a value or a cell is refused")

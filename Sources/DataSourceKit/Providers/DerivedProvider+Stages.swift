@@ -310,14 +310,22 @@ extension DerivedProvider {
     DerivedProvider(base: base, label: label) { base, offsets in
       let total = offsets.total
       let k = min(max(count(total), 0), total)
+      // What is kept is k items, whatever the base's size.
+      try checkScale(k, stage: label)
       var generator = SampleNumbers(seed: seed)
-      // The first k places of a shuffle (Fisher and Yates), then in order.
-      var positions = Array(0..<total)
+      // The first k places of a shuffle (Fisher and Yates), then in order. Only the places a
+      // swap touched are kept (a billion-item base would otherwise be a billion places), and
+      // the same numbers choose the same items as a shuffle of every place would.
+      var moved: [Int: Int] = [:]
+      moved.reserveCapacity(2 * k)
+      var chosen: [Int] = []
+      chosen.reserveCapacity(k)
       for i in 0..<k {
         let j = i + Int(generator.next() % UInt64(total - i))
-        positions.swapAt(i, j)
+        let atJ = moved[j] ?? j
+        moved[j] = moved[i] ?? i
+        chosen.append(atJ)
       }
-      var chosen = Array(positions[..<k])
       chosen.sort()
       var sections: [DerivedSection] = []
       var next = 0

@@ -8,6 +8,19 @@ package protocol FieldProfiling: AnyObject {
   var fieldProfiles: [FieldProfile]? { get }
 }
 
+/// A stage that adds fields to its base's (`extend`, window functions, `join`): its profiles are
+/// its base's, whatever way they were found, with its own fields' types beside them.
+///
+/// Its ``FieldProfiling/fieldProfiles`` are nil while its base knows nothing; a check then works
+/// out the base's from the base's items and asks ``profiles(over:)``, never reading this stage's
+/// items (which would run its expressions, and count their notes, once more).
+package protocol FieldStage: FieldProfiling {
+  /// The provider whose fields this stage keeps.
+  var profiledBase: any DataProvider<Value> { get }
+  /// This stage's profiles, given its base's.
+  func profiles(over baseProfiles: [FieldProfile]) -> [FieldProfile]
+}
+
 extension DataProvider {
   /// What the provider knows of its fields' types and nulls without reading its items, or `nil`
   /// when it knows nothing (it is not ``FieldProfiling``).

@@ -263,7 +263,9 @@ package struct AggregateAccumulator {
           accumulators[group].states[index].items += 1
           if nulls?[i] != true {
             accumulators[group].states[index].values += 1
-            accumulators[group].states[index].medianInts.append(v[i])
+            if accumulators[group].states[index].mayKeep() {
+              accumulators[group].states[index].medianInts.append(v[i])
+            }
           }
         }
       case (.median, .doubles(let v, let nulls)), (.quantile, .doubles(let v, let nulls)),
@@ -272,7 +274,9 @@ package struct AggregateAccumulator {
           accumulators[group].states[index].items += 1
           if nulls?[i] != true {
             accumulators[group].states[index].values += 1
-            accumulators[group].states[index].medianDoubles.append(v[i])
+            if accumulators[group].states[index].mayKeep() {
+              accumulators[group].states[index].medianDoubles.append(v[i])
+            }
           }
         }
       case (_, let batch?):
@@ -298,6 +302,10 @@ package struct AggregateAccumulator {
       }
       if let unfit = state.unfit {
         notes?.add(.aggregateMismatch(aggregate: texts[index], type: unfit.found, with: unfit.with))
+        return .null
+      }
+      if state.keptTooMany {
+        notes?.add(.aggregateTooManyValues(aggregate: texts[index], limit: State.maximumKept))
         return .null
       }
       return state.result(functions[index], fraction: fractions[index])
@@ -327,6 +335,24 @@ package struct AggregateAccumulator {
     /// The numbers of a median, kept as ints while every one is an int (exact), else as doubles.
     var medianInts: [Int] = []
     var medianDoubles: [Double] = []
+    /// How many values the aggregates that keep them (median, quantiles, list, distinct) may
+    /// keep: 100,000,000, as a stage may hold items. A footer's median over a range of a billion
+    /// would otherwise ask for 8 GB before giving anything.
+    static let maximumKept = 100_000_000
+    /// Whether more values came than may be kept: the result is null, with a note.
+    var keptTooMany = false
+
+    /// Whether one more value may be kept; once none may, the aggregate keeps none.
+    mutating func mayKeep() -> Bool {
+      guard !keptTooMany else { return false }
+      if medianInts.count + medianDoubles.count + list.count + seen.count < Self.maximumKept { return true }
+      keptTooMany = true
+      medianInts = []
+      medianDoubles = []
+      list = []
+      seen = []
+      return false
+    }
 
     mutating func add(_ value: Value, function: AggregateFunction, counted: Bool) {
       items += 1
@@ -365,22 +391,22 @@ package struct AggregateAccumulator {
           extreme = value
         }
       case .distinct:
-        if !value.isNull { seen.insert(value) }
+        if !value.isNull, mayKeep() { seen.insert(value) }
       case .first:
         if first == nil { first = value }
       case .last:
         last = value
       case .list:
-        list.append(value)
+        if mayKeep() { list.append(value) }
       case .median, .quantile, .quantileCont:
         switch value {
         case .null: break
         case .int(let i):
           values += 1
-          medianInts.append(i)
+          if mayKeep() { medianInts.append(i) }
         case .double(let d):
           values += 1
-          medianDoubles.append(d)
+          if mayKeep() { medianDoubles.append(d) }
         default:
           refuse(value, with: nil)
         }

@@ -370,7 +370,9 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     }
     func mismatch() -> Value {
       let types = values.map(\.type)
-      notes?.add(.mismatchedTypes(operation: "\(rawValue)()", left: types[0], right: types.last ?? types[0]))
+      notes?.add(
+        .mismatchedTypes(
+          operation: "\(rawValue)()", left: types[0], right: types.count > 1 ? types.last : nil))
       return .null
     }
     func noValue(_ example: Value) -> Value {

@@ -108,12 +108,16 @@ package enum ExpressionNote: Hashable, Sendable {
   /// backtracks without end, as `(x+x+)+y` does on a long run of x).
   case matchTooSlow(pattern: String)
   /// Values of kinds that cannot be compared or combined met at run time.
-  case mismatchedTypes(operation: String, left: ValueType, right: ValueType)
+  /// (`right` nil: an operation of one value, `-x` or `year(x)`.)
+  case mismatchedTypes(operation: String, left: ValueType, right: ValueType?)
   /// An aggregate (`sum(x)`) whose int sum went beyond 64 bits.
   case aggregateOverflow(aggregate: String)
   /// An aggregate that met a value it cannot take (`sum` of a text, `max` of a list), or
   /// (`with`) values of two types it cannot order together.
   case aggregateMismatch(aggregate: String, type: ValueType, with: ValueType?)
+  /// An aggregate that keeps its values (median, quantiles, list, distinct) over more values
+  /// than it may keep.
+  case aggregateTooManyValues(aggregate: String, limit: Int)
   /// A join whose right side has `keys` keys on more than one item (the first was taken).
   case joinRepeatedKeys(field: String, keys: Int)
   /// A join that gives a row for every match (`all`, `full`): how many rows it made of how many
@@ -140,11 +144,16 @@ package enum ExpressionNote: Hashable, Sendable {
     case .matchTooSlow(let pattern):
       return
         "matches \(pattern) gave up after \(PatternCache.matchLimitText) on one text and gave null \(times): the pattern backtracks too much (a repeat inside a repeat, as (x+x+)+); write it without the nested repeat"
-    case .mismatchedTypes(let operation, let left, let right):
+    case .mismatchedTypes(let operation, let left, nil):
+      return "\(operation) of \(left.rawValue) was null \(times)"
+    case .mismatchedTypes(let operation, let left, let right?):
       return
         "\(operation) of \(left.rawValue) with \(right.rawValue) was \(operation == "comparison" ? "false" : "null") \(times)"
     case .aggregateOverflow(let aggregate):
       return "\(aggregate) went beyond 64-bit integers and gave null \(times)"
+    case .aggregateTooManyValues(let aggregate, let limit):
+      return
+        "\(aggregate) keeps every value, and met more than the \(limit) it may keep: it gave null \(times) (a where, limit or group by first makes fewer)"
     case .partialSource(let stage, let items):
       return
         "\(stage) covers the \(items) item\(items == 1 ? "" : "s") of a paged source loaded so far; more pages remain (more NAME loads the next)"
@@ -256,7 +265,7 @@ extension RowExpression {
         case .double(let d): return .double(-d)
         case .null: return .null
         case let other:
-          notes?.add(.mismatchedTypes(operation: "negation", left: other.type, right: other.type))
+          notes?.add(.mismatchedTypes(operation: "negation", left: other.type, right: nil))
           return .null
         }
       }

@@ -6,7 +6,7 @@ import DataSourceKit
 /// Nothing is stored: an item's fields are computed when it is read, so the provider costs
 /// nothing until a view or a stage asks (a `where` over it computes each item once, on load).
 package final class ComputedFieldsProvider: ItemTransformingProvider, CompositionNode, RecordProviding,
-  FieldProfiling
+  FieldStage
 {
   /// A field and how it is computed from the base's item.
   package struct Field: Sendable {
@@ -106,18 +106,29 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
   package var identityKey: String? { base.recordIdentityKey }
 
   /// The base's profiles for the fields kept, the computed types for the rest; nulls unknown.
+  ///
+  /// A base that knows nothing of its fields' types (JSON read as values, a list) leaves them
+  /// unknown here too: nil, so a check works them out from the base's items (see
+  /// ``FieldStage``), rather than profiles that claim to know and know no type (a `where
+  /// year(date)` over text then passed unchecked, and answered nothing).
   package var fieldProfiles: [FieldProfile]? {
-    guard let schema else { return nil }
+    guard schema != nil else { return nil }
     // `select` keeps no field of the base's: its profiles are not asked for.
-    return profilesMemo.value(at: structureClock, of: { keepsBaseFields ? base.fieldProfiles : nil }) {
-      baseProfiles in
-      let byName = Dictionary(
-        (baseProfiles ?? []).map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
-      return zip(schema.names, sources).map { name, source in
-        switch source {
-        case .base(let field): byName[field] ?? FieldProfile(name: name, type: nil, nulls: nil)
-        case .computed(let index): FieldProfile(name: name, type: fields[index].type, nulls: nil)
-        }
+    guard keepsBaseFields else { return profiles(over: []) }
+    guard base.fieldProfiles != nil else { return nil }
+    return profilesMemo.value(at: structureClock, of: { base.fieldProfiles }) { profiles(over: $0 ?? []) }
+  }
+
+  package var profiledBase: any DataProvider<Value> { base }
+
+  package func profiles(over baseProfiles: [FieldProfile]) -> [FieldProfile] {
+    guard let schema else { return [] }
+    let byName = Dictionary(
+      baseProfiles.map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
+    return zip(schema.names, sources).map { name, source in
+      switch source {
+      case .base(let field): byName[field] ?? FieldProfile(name: name, type: nil, nulls: nil)
+      case .computed(let index): FieldProfile(name: name, type: fields[index].type, nulls: nil)
       }
     }
   }

@@ -4,10 +4,14 @@ import DataSourceKit
 /// fields in the same order — into a ``ColumnTable``, as CSV is read: numbers and booleans in
 /// typed arrays, every other value as a reference into the file's bytes, parsed when asked for.
 ///
+/// JSON Lines of such records (one record a line) are read into the same table: the two shapes
+/// of one data take one road, and are typed alike (a stage over JSON Lines read as values once
+/// checked no field's type).
+///
 /// A table takes the file plus about 9 bytes a field, where values as a whole document keeps
 /// them take many times the file's size (docs/BENCHMARKS.md). Anything else (records with differing fields, values
-/// that are not records, JSON Lines, a syntax error) returns `nil`, and the file is read as
-/// values, which also gives the error with its place.
+/// that are not records, a syntax error) returns `nil`, and the file is read as values, which
+/// also gives the error with its place.
 extension JSONReader {
   /// - Throws: only ``DataSourceError/cancelled``, when the load's task is cancelled.
   package static func columnTable(_ storage: SharedBytes, at path: [String]) throws -> ColumnTable? {
@@ -16,7 +20,9 @@ extension JSONReader {
     if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { reader.i = 3 }
     do {
       guard try reader.descend(to: path) else { return nil }
-      guard let scan = try reader.scanRecords() else { return nil }
+      // A record first, at the top: JSON Lines.
+      let lines = path.isEmpty && reader.i < bytes.count && bytes[reader.i] == UInt8(ascii: "{")
+      guard let scan = try reader.scanRecords(lines: lines) else { return nil }
       // The rest of the document must be valid, and nothing may follow it.
       try reader.finishDocument(levels: path.count)
       reader.skipWhitespace()
@@ -98,9 +104,11 @@ extension JSONReader {
   }
 
   /// An array of records with the same fields in the same order; `nil` for anything else.
-  private mutating func scanRecords() throws -> RecordScan? {
-    guard i < bytes.count, bytes[i] == UInt8(ascii: "[") else { return nil }
-    i += 1
+  private mutating func scanRecords(lines: Bool = false) throws -> RecordScan? {
+    if !lines {
+      guard i < bytes.count, bytes[i] == UInt8(ascii: "[") else { return nil }
+      i += 1
+    }
     var scan = RecordScan()
     skipWhitespace()
     if i < bytes.count, bytes[i] == UInt8(ascii: "]") { return nil }
@@ -155,6 +163,22 @@ extension JSONReader {
       guard field == scan.names.count else { return nil }
       scan.rowCount += 1
       if scan.rowCount & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
+      if lines {
+        // One record a line: spaces may follow it, then the line's end or the file's; the next
+        // line starts with a record (a blank line, a BOM or anything else is left to the values
+        // reader, which says where).
+        while i < bytes.count,
+          bytes[i] == UInt8(ascii: " ") || bytes[i] == UInt8(ascii: "\t")
+            || bytes[i] == UInt8(ascii: "\r")
+        {
+          i += 1
+        }
+        if i == bytes.count { return scan }
+        guard bytes[i] == UInt8(ascii: "\n") else { return nil }
+        i += 1
+        if i == bytes.count { return scan }
+        continue
+      }
       skipWhitespace()
       guard i < bytes.count else { return nil }
       if bytes[i] == UInt8(ascii: ",") {

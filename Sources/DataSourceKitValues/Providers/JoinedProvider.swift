@@ -14,7 +14,7 @@ import DataSourceKit
 /// again.
 package final class JoinedProvider: RecomputingProvider, CompositionNode, RecordProviding,
   DataProviderObserver,
-  FieldProfiling
+  FieldStage
 {
   package let left: any DataProvider<Value>
   package let right: any DataProvider<Value>
@@ -112,10 +112,17 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
   package var knownFields: [String]? { schema.map { Array($0.names) } }
   /// The left's key, while each left item comes once (a lookup).
   package var identityKey: String? { everyMatch ? nil : left.recordIdentityKey }
+  /// Unknown on the left, unknown here: a check works them out from the left's items
+  /// (``FieldStage``).
   package var fieldProfiles: [FieldProfile]? {
-    guard let schema else { return nil }
+    guard schema != nil, let leftProfiles = left.fieldProfiles else { return nil }
+    return profiles(over: leftProfiles)
+  }
+  package var profiledBase: any DataProvider<Value> { left }
+  package func profiles(over baseProfiles: [FieldProfile]) -> [FieldProfile] {
+    guard let schema else { return [] }
     let leftProfiles = Dictionary(
-      (left.fieldProfiles ?? []).map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
+      baseProfiles.map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
     return schema.names.map { field in
       field == name
         ? FieldProfile(name: field, type: .record, nulls: nil)

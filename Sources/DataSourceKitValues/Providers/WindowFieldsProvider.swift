@@ -76,7 +76,7 @@ public enum WindowFunction: String, Sendable, CaseIterable {
 /// changes (O(n log n) each time: a change can move every rank), so a live view stays right
 /// under edits; the batch a view gets reloads the rows whose values changed.
 package final class WindowFieldsProvider: RecomputingProvider, DataProviderObserver, CompositionNode,
-  FieldProfiling,
+  FieldStage,
   RecordProviding
 {
   /// One window function or aggregate in a field's definition.
@@ -210,10 +210,16 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
   package func sectionKey(_ section: Int) -> SectionKey? { base.sectionKey(section) }
   package var knownFields: [String]? { schema.map { Array($0.names) } }
   package var identityKey: String? { base.recordIdentityKey }
+  /// Unknown below, unknown here: a check works them out from the base's items (``FieldStage``).
   package var fieldProfiles: [FieldProfile]? {
-    guard let schema else { return nil }
+    guard schema != nil, let baseProfiles = base.fieldProfiles else { return nil }
+    return profiles(over: baseProfiles)
+  }
+  package var profiledBase: any DataProvider<Value> { base }
+  package func profiles(over baseProfiles: [FieldProfile]) -> [FieldProfile] {
+    guard let schema else { return [] }
     let byName = Dictionary(
-      (base.fieldProfiles ?? []).map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
+      baseProfiles.map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
     return zip(schema.names, sources).map { name, source in
       switch source {
       case .base(let field): byName[field] ?? FieldProfile(name: name, type: nil, nulls: nil)
@@ -487,7 +493,10 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
     case .function(.random):
       break  // Drawn per item, not per place in an order (see `draw`).
     case .function(.lag), .function(.lead):
-      let step = call.kind.isLag ? -call.offset : call.offset
+      // An offset near the ints' ends reaches no item: clamped rather than added (k + 2^63 - 2
+      // overflowed).
+      let reach = max(-n, min(n, call.offset))
+      let step = call.kind.isLag ? -reach : reach
       for (k, flat) in order.enumerated() {
         let other = k + step
         column[flat] =

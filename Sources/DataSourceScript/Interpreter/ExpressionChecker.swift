@@ -366,6 +366,10 @@ final class ItemScans {
     if let derived = provider as? DerivedProvider<Value> {
       return try profiles(of: derived.rootProvider).map(\.withoutNullCount)
     }
+    // A stage that adds fields: its base's, looked at, and its own fields' types.
+    if let stage = provider as? any FieldStage {
+      return stage.profiles(over: try profiles(of: stage.profiledBase))
+    }
     return try scanned(provider)
   }
 

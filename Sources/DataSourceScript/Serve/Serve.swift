@@ -116,6 +116,9 @@ extension Session {
     return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
   }
 
+  /// The most rows a served page draws (each is a cell of the page).
+  static let maximumServedRows = 1_000_000
+
   /// The port `serve X` listens on when none is given (Python's `http.server`'s).
   static let defaultServePort = 8000
 
@@ -150,6 +153,14 @@ extension Session {
     -> String
   {
     let (view, showsFields, columnSource) = try shownView(of: value, named: name, expressionRange: range)
+    // A page holds every row: a view too large for one is refused before it is drawn (a range
+    // of a billion would be gigabytes of page).
+    if view.totalRows > Session.maximumServedRows {
+      throw Diagnostic(
+        .serveFailed(
+          "\(name) has \(view.totalRows) rows, and a served page draws every row, at most \(Session.maximumServedRows): serve a part (let v = table … | limit N)"
+        ), at: range)
+    }
     let source = view.dataSource
     let options = RenderOptions(
       mode: mode, width: settings.effectiveWidth(environment), color: false, showsFields: showsFields,

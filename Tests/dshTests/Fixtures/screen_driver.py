@@ -11,6 +11,7 @@ a line on standard output:
   {"signal": "TERM"}                                           signals dsh
   {"exit": S}                                                  waits for dsh to end, says its status
   {"screen": true}                                             the screen now
+  {"modes": true}                                              the terminal's echo and line modes
 
 Every answer carries the screen's lines ("screen"), so a failed check shows what a user saw.
 pyte has no alternate screen: the driver keeps the main screen aside while one is up (private
@@ -142,6 +143,10 @@ for request_text in sys.stdin:
                 break
         pump(0.1)
         answer(ok=status is not None, status=status)
+    elif "modes" in request:
+        # The master side of a pseudo-terminal reads the modes its slave was left in.
+        lflag = termios.tcgetattr(fd)[3]
+        answer(ok=True, echo=bool(lflag & termios.ECHO), canonical=bool(lflag & termios.ICANON))
     elif "screen" in request:
         pump(0.1)
         answer(ok=True)
