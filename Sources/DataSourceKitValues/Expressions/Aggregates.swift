@@ -335,9 +335,10 @@ package struct AggregateAccumulator {
     /// The numbers of a median, kept as ints while every one is an int (exact), else as doubles.
     var medianInts: [Int] = []
     var medianDoubles: [Double] = []
-    /// How many values the aggregates that keep them (median, quantiles, list, distinct) may
-    /// keep: 100,000,000, as a stage may hold items. A footer's median over a range of a billion
-    /// would otherwise ask for 8 GB before giving anything.
+    /// How many values the aggregates that keep them (median, quantiles, list, distinct) may keep.
+    ///
+    /// 100,000,000, as a stage may hold items: a footer's median over a range of a billion would
+    /// otherwise ask for 8 GB before giving anything.
     static let maximumKept = 100_000_000
     /// Whether more values came than may be kept: the result is null, with a note.
     var keptTooMany = false
