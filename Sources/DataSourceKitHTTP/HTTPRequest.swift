@@ -9,7 +9,7 @@ import Synchronization
 
 /// One GET request under limits a hostile server cannot stretch: a deadline for the whole
 /// request (a server dripping a byte every few seconds still ends), a most bytes to take (one that
-/// never stops sending still ends), and redirects followed within the URL's host only unless
+/// never stops sending still ends), and redirects followed within the URL's host and port only unless
 /// allowed.
 ///
 /// The first of the answer, a limit and the task's cancellation ends the wait; the request is
@@ -189,12 +189,18 @@ final class HTTPRequest: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     .httpTransport(url: address, failure: .tooLarge(limit: limits.maximumBytes, announced: announced))
   }
 
-  /// The same host, and no step down from https to http.
+  /// The same host and port (another port of a host is another server: a local service), and no
+  /// step down from https to http; a step up from http to https on the default ports is the same
+  /// server.
   static func isSameHost(_ first: URL?, _ second: URL) -> Bool {
     guard let first, let host = first.host?.lowercased(), host == second.host?.lowercased() else {
       return false
     }
-    return !(first.scheme?.lowercased() == "https" && second.scheme?.lowercased() != "https")
+    let (from, to) = (first.scheme?.lowercased(), second.scheme?.lowercased())
+    if from == "https" && to != "https" { return false }
+    func port(_ url: URL, _ scheme: String?) -> Int { url.port ?? (scheme == "https" ? 443 : 80) }
+    if port(first, from) == port(second, to) { return true }
+    return from == "http" && to == "https" && first.port == nil && second.port == nil
   }
 
 }

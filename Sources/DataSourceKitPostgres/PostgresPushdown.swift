@@ -349,8 +349,9 @@ extension PostgresProvider: GroupingPushdown {
       case sum
       /// An int average: the exact sum and the count.
       case average
-      /// Whether a double's magnitude is past half the greatest: the server stops with an error
-      /// where dsh's mean of two such would overflow to infinity, so the grouping runs in memory.
+      /// Whether a double's magnitude is past half the greatest, or near the least: the server
+      /// stops with an error where dsh's arithmetic overflows to infinity or underflows to zero,
+      /// so the grouping runs in memory.
       case beyondHalf
     }
     var readings: [Reading] = []
@@ -365,12 +366,21 @@ extension PostgresProvider: GroupingPushdown {
       guard let value = translator.value(argument), value.type != .null else { return nil }
       let x: PostgresSQL = value.type == .text ? "\(value.sql) COLLATE \"C\"" : value.sql
       if let (sql, type) = Self.quantileSQL(aggregate, of: x, type: value.type) {
-        columns.append("(\(sql))::text")
-        readings.append(.plain(type))
-        if value.type == .double, aggregate.function != .quantile {
-          columns.append("bool_or(abs(\(x)) > 8.98846567431158e307)::text")
-          readings.append(.beyondHalf)
+        guard value.type == .double, aggregate.function != .quantile else {
+          columns.append("(\(sql))::text")
+          readings.append(.plain(type))
+          continue
         }
+        // The server stops with an error where dsh's double arithmetic overflows to infinity
+        // (a mean of two past half the greatest) or underflows to zero (a mean or a product of
+        // numbers near the least: 5e-324 and -0). Such a group's value is not computed there
+        // (the CASE keeps the arithmetic from running) and the grouping runs in memory.
+        let unsafe: PostgresSQL =
+          "bool_or(abs(\(x)) > 8.98846567431158e307 OR (\(x) <> 0 AND abs(\(x)) < 1e-290))"
+        columns.append("(CASE WHEN \(unsafe) THEN NULL ELSE \(sql) END)::text")
+        readings.append(.plain(type))
+        columns.append("\(unsafe)::text")
+        readings.append(.beyondHalf)
         continue
       }
       switch aggregate.function.sqlForm {
@@ -412,7 +422,7 @@ extension PostgresProvider: GroupingPushdown {
       throw dataSourceError(error)
     }
     if Task.isCancelled { throw DataSourceError.cancelled }
-    // A mean of two doubles past half the greatest: memory's answer, not the server's error.
+    // Doubles past half the greatest or near the least: memory's answer, not the server's error.
     let beyond = readings.indices.filter { if case .beyondHalf = readings[$0] { true } else { false } }
     if !beyond.isEmpty {
       var column = keyTypes.count

@@ -65,8 +65,19 @@ struct ExpressionTests {
       ("show [1, 2] | where . + 1", ". + 1 (int) is not true or false; compare it, as in: . + 1 > 0"),
       (
         "show [1, 2] | where date(\"May\") == null",
-        "date does not take \"May\" (text), which reads as no value"
+        "date(\"May\") has no value, in any row: date() found no value in \"May\" and gave null"
       ),
+      // Constants folded when checked: an overflow or a division by zero is an error with its
+      // place, not a null in every row without a word.
+      (
+        "show [1] | extend r = round(9223372036854775807, -1)",
+        "round(9223372036854775807, -1) has no value, in any row: a result beyond 64-bit integers gave null"
+      ),
+      (
+        "show [1] | extend r = 9223372036854775807 + 1",
+        "9223372036854775807 + 1 has no value, in any row: a result beyond 64-bit integers gave null"
+      ),
+      ("show [1] | where 1 / 0 > 0", "1 / 0 has no value, in any row: division by zero gave null"),
       ("show [1, 2] | where if(. > 1, 1, \"x\") == 1", "if would give int or text"),
       (
         "show [\"a(b\"] | where . matches \"(b\"",

@@ -188,6 +188,8 @@ struct HTTPTests {
       "-c", "show http \"\(server.base)/drip?seconds=1\" timeout 2",
       "-c", "show http \"\(server.base)/huge\"",
       "-c", "show http \"\(server.base)/redirect?to=\(away)\"",
+      // Another port of the same host is another server (a local service), for csv too.
+      "-c", "show csv \"\(server.base)/redirect?to=http://127.0.0.1:1/secret.csv\"",
       "-c", "let near = http \"\(server.base)/redirect?to=/items%3Fsize%3D2%26total%3D2\"",
       "-c", "describe near",
       "-c", "let far = http \"\(server.base)/redirect?to=\(away)\" redirects any",
@@ -202,7 +204,12 @@ struct HTTPTests {
     #expect(
       result.output.contains("GET \(server.base)/drip?seconds=1: timed out after 2 s (the whole request;"))
     #expect(result.output.contains("the response is larger than 100 MB (it announced 10240 MB)"))
-    #expect(result.output.contains("on another host; dsh follows redirects within the URL's host only"))
+    #expect(
+      result.output.contains(
+        "on another host or port; dsh follows redirects within the URL's host and port only"))
+    #expect(
+      result.output.contains("redirected to http://127.0.0.1:1/secret.csv, on another host or port"),
+      "\(result.output)")
     #expect(result.output.contains("2 items, loaded, from \(server.base)/items?size=2&total=2)"))
     #expect(
       result.output.contains("2 items, loaded, from http://localhost:\(server.port)/items?size=2&total=2)"))

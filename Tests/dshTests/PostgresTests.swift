@@ -831,6 +831,25 @@ struct PostgresTests {
     #expect(dsh.finish() == 1)
   }
 
+  @Test(
+    "medians and quantiles of doubles near the least and past half the greatest: memory's answers, no error")
+  func extremeDoublesInGroups() throws {
+    let server = try server()
+    let made = try server.psql(
+      """
+      CREATE TABLE tiny (id int PRIMARY KEY, g text, x float8);
+      INSERT INTO tiny VALUES (1, 'a', 5e-324), (2, 'a', -0.0), (3, 'b', 1e308), (4, 'b', 1.5e308), (5, 'c', 1), (6, 'c', 2);
+      """)
+    try #require(made.status == 0, "\(made.output)")
+    let stages = "group by g with m = median(x), q = quantile_cont(x, 0.3) as csv"
+    let result = try dsh([
+      "show postgres \"\(server.url)\" table tiny | \(stages)",
+      "show [{g: \"a\", x: 5e-324}, {g: \"a\", x: -0.0}, {g: \"b\", x: 1e308}, {g: \"b\", x: 1.5e308}, {g: \"c\", x: 1.0}, {g: \"c\", x: 2.0}] | \(stages)",
+    ])
+    let answer = "g,m,q\na,0.0,0.0\nb,1.25e+308,1.1499999999999999e+308\nc,1.5,1.2999999999999998\n"
+    #expect(result.output == answer + answer, "\(result.output)")
+  }
+
   @Test("explain shows the index a key or an indexed column uses; a whole view is read by one statement")
   func indexesAndStreaming() throws {
     let server = try server()

@@ -262,7 +262,7 @@ public enum HTTPFailure: Equatable, Sendable, CustomStringConvertible {
         + (announced.map { " (it announced \(Self.size($0)))" } ?? "")
         + ", the limit; raise it with: maxsize MEGABYTES"
     case .redirectedToOtherHost(let target):
-      "redirected to \(target), on another host; dsh follows redirects within the URL's host only "
+      "redirected to \(target), on another host or port; dsh follows redirects within the URL's host and port only "
         + "(to follow it, add: redirects any)"
     case .notAURL: "not a URL"
     case .transport(let words): words

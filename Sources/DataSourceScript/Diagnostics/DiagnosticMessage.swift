@@ -112,6 +112,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case functionArgumentCount(String, signature: String)
   case functionArgumentType(String, argument: String, signature: String)
   case functionMixedResults(String, String, String)
+  /// An expression of constants whose value is null with a note: the note's words.
+  case constantWithoutValue(String, why: String)
   /// An aggregate (`sum(x)`) where one item is computed: a cell, `where`, `extend`.
   case aggregateOutsideGroup(String)
   case windowOutsideExtend(String)
@@ -329,6 +331,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "wrong number of arguments to \(name): it is \(signature)"
     case .functionArgumentType(let name, let argument, let signature):
       "\(name) does not take \(argument): it is \(signature)"
+    case .constantWithoutValue(let written, let why):
+      "\(written) has no value, in any row: \(why)"
     case .runningList(let text):
       "\(text) with by would give each item a list of every item before it (n² values): list without by gives each item its section's whole list, and group by … with l = list(x) one per group"
     case .samplePercent(let p):

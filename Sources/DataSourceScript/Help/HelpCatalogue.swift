@@ -376,7 +376,7 @@ public enum HelpCatalogue {
           "http \"URL\" [at \"A.B\"] [key FIELD] [timeout SECONDS] [maxsize MB] [redirects any] [null \"TEXT\", …] [types {FIELD: TYPE, …}]"
         ],
         summary:
-          "JSON from the web: an array of items, or the array at a dotted path. A failed request (an HTTP error, a timeout, invalid JSON) is an error naming the URL and the status or the line. A server cannot stretch a request: timeout (10 s by default) bounds the whole request, maxsize (100 MB by default) the bytes taken, and redirects are followed within the URL's host only unless you write redirects any; describe shows where the answer came from. Put {page} (from 1) or {offset} (from 0) in the URL and page it with paged … size N to fetch a page at a time.",
+          "JSON from the web: an array of items, or the array at a dotted path. A failed request (an HTTP error, a timeout, invalid JSON) is an error naming the URL and the status or the line. A server cannot stretch a request: timeout (10 s by default) bounds the whole request, maxsize (100 MB by default) the bytes taken, and redirects are followed within the URL's host and port only (another port is another server) unless you write redirects any; describe shows where the answer came from. Put {page} (from 1) or {offset} (from 0) in the URL and page it with paged … size N to fetch a page at a time.",
         examples: [
           "let items = http \"https://api.example.com/items?size=3&total=3\" key id timeout 5\nshow items as plain"
         ]),

@@ -57,11 +57,13 @@ struct ExpressionChecker {
       if let type = checked.type, type != .null, !type.isNumber {
         throw Diagnostic(.negateNonNumber(describe(inner, type)), at: inner.range)
       }
-      return folded(TypedExpression(expression: .negate(checked.expression), type: checked.type))
+      return try folded(
+        TypedExpression(expression: .negate(checked.expression), type: checked.type), at: expression.range)
     case .not(let inner, _):
       let checked = try check(inner)
       try requireBool(checked, inner)
-      return folded(TypedExpression(expression: .not(checked.expression), type: .bool))
+      return try folded(
+        TypedExpression(expression: .not(checked.expression), type: .bool), at: expression.range)
     case .binary(let left, let op, let right, let operatorRange):
       return try binary(left, op, right, operatorRange: operatorRange)
     case .call(let name, let arguments, let range):
@@ -102,7 +104,9 @@ struct ExpressionChecker {
       return TypedExpression(expression: expression, type: .bool)
     case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
       try requireComparable(left, a, right, b, ordering: op.isOrdering)
-      return folded(TypedExpression(expression: expression, type: .bool))
+      return try folded(
+        TypedExpression(expression: expression, type: .bool),
+        at: left.range.lowerBound..<right.range.upperBound)
     case .contains:
       switch a.type {
       case .text?:
@@ -122,7 +126,9 @@ struct ExpressionChecker {
             fix: .containsLooksInTextOrList),
           at: left.range)
       }
-      return folded(TypedExpression(expression: expression, type: .bool))
+      return try folded(
+        TypedExpression(expression: expression, type: .bool),
+        at: left.range.lowerBound..<right.range.upperBound)
     case .isIn:
       if let type = b.type, type != .list, type != .null {
         throw Diagnostic(.notAList(describe(right, type)), at: right.range)
@@ -130,7 +136,9 @@ struct ExpressionChecker {
       if case .list(let items, _) = right {
         for item in items { try requireComparable(left, a, item, try check(item), ordering: false) }
       }
-      return folded(TypedExpression(expression: expression, type: .bool))
+      return try folded(
+        TypedExpression(expression: expression, type: .bool),
+        at: left.range.lowerBound..<right.range.upperBound)
     case .add, .subtract, .multiply, .divide, .remainder:
       let type: ValueType?
       switch (a.type, b.type) {
@@ -158,7 +166,9 @@ struct ExpressionChecker {
         // A side whose type is known only at run time.
         type = op == .divide ? .double : nil
       }
-      return folded(TypedExpression(expression: expression, type: type))
+      return try folded(
+        TypedExpression(expression: expression, type: type),
+        at: left.range.lowerBound..<right.range.upperBound)
     }
   }
 
@@ -292,7 +302,7 @@ struct ExpressionChecker {
         throw Diagnostic(.invalidRegularExpression(pattern), at: arguments[1].range)
       }
       let result = TypedExpression(expression: .call(function, checked.map(\.expression)), type: type)
-      let value = folded(result)
+      let value = try folded(result, at: range)
       // A constant that reads nothing (`date("May")`) is a mistake in the script: say so now.
       if case .literal(.null) = value.expression, function != .coalesce, function != .if,
         checked.contains(where: { $0.expression != .literal(.null) })
@@ -309,9 +319,20 @@ struct ExpressionChecker {
 
   /// An expression of literals only, worked out now: `date("2020-01-01")` becomes a date a
   /// database can compare with.
-  private func folded(_ typed: TypedExpression) -> TypedExpression {
+  ///
+  /// One whose value is null with a note (`9223372036854775807 + 1`, `1 / 0`,
+  /// `round(9223372036854775807, -1)`) is an error at `range`, saying why, as DuckDB's binder
+  /// refuses a constant that overflows: folded silently, it was a null in every row with no note.
+  private func folded(_ typed: TypedExpression, at range: SourceRange) throws -> TypedExpression {
     guard typed.expression.operandsAreLiterals else { return typed }
-    let value = typed.expression.compiled()(.null)
+    let notes = ExpressionNotes()
+    let value = typed.expression.compiled(notes: notes)(.null)
+    if let note = notes.take().first?.note {
+      // The note's words without its count: "division by zero gave null".
+      var why = note.text(count: 1)
+      for count in [" (once)", " once"] where why.hasSuffix(count) { why.removeLast(count.count) }
+      throw Diagnostic(.constantWithoutValue(text(range), why: why), at: range)
+    }
     return TypedExpression(expression: .literal(value), type: typed.type == nil ? value.type : typed.type)
   }
 }
