@@ -516,6 +516,21 @@ struct PseudoTerminalTests {
     #expect(terminal.exitStatus() == 0)
   }
 
+  @Test("^C stops a join over a right side of 90 million items: interrupted, not an internal error")
+  func interruptJoin() throws {
+    let terminal = try PseudoTerminal(historyPath: historyPath)
+    #expect(terminal.waitForPrompt())
+    terminal.type("show range 0..1000 | join (range 0..90000000 | extend k = .) on . == k as m\r")
+    // Let it work a moment: the right side's items are being read.
+    Thread.sleep(forTimeInterval: 1)
+    terminal.type("\u{03}")
+    #expect(terminal.waitFor("error: interrupted"))
+    #expect(terminal.waitForPrompt(count: 2))
+    #expect(terminal.occurrences(of: "internal error") == 0)
+    terminal.type("\u{04}")
+    #expect(terminal.exitStatus() == 0)
+  }
+
   @Test("^C stops a regular expression that backtracks without end, and the next statement answers")
   func interruptMatches() throws {
     let terminal = try PseudoTerminal(historyPath: historyPath)

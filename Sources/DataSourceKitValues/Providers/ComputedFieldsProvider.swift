@@ -115,8 +115,10 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
     guard schema != nil else { return nil }
     // `select` keeps no field of the base's: its profiles are not asked for.
     guard keepsBaseFields else { return profiles(over: []) }
-    guard base.fieldProfiles != nil else { return nil }
-    return profilesMemo.value(at: structureClock, of: { base.fieldProfiles }) { profiles(over: $0 ?? []) }
+    // Kept while the clock stands: asked at every stage of a chain, it must not walk the chain.
+    return profilesMemo.value(at: structureClock, of: { base.fieldProfiles }) {
+      $0.map { profiles(over: $0) }
+    }
   }
 
   package var profiledBase: any DataProvider<Value> { base }

@@ -215,8 +215,16 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
   /// Long because the right side's index and the left side's pass share the key columns and the notes of repeated keys.
   private func joinSides() throws -> Joined {
     var result = Joined()
+    // Both sides are held (the right's items, a match per left item): counted first, and
+    // refused past what a stage may hold, as an arrangement is (a right side of 9e18 items
+    // was copied without end, ^C unheard).
+    let rightTotal = SectionOffsets(of: right).total
+    try DerivedProvider<Value>.checkScale(rightTotal, stage: label)
+    try DerivedProvider<Value>.checkScale(SectionOffsets(of: left).total, stage: label)
+    result.rightItems.reserveCapacity(rightTotal)
     for section in 0..<right.numberOfSections {
       for row in 0..<right.numberOfItems(inSection: section) {
+        if result.rightItems.count & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
         result.rightItems.append(right.item(at: ItemPath(item: row, section: section)))
       }
     }
@@ -231,6 +239,7 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
     var nextSame = [Int32](repeating: -1, count: everyMatch ? result.rightItems.count : 0)
     var lastPositions: [Int32] = []
     for (position, item) in result.rightItems.enumerated() {
+      if position & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
       let key = rightValue(item)
       if key.isNull { continue }
       rightKinds.insert(key.type.isNumber ? .double : key.type)

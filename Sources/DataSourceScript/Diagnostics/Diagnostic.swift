@@ -41,9 +41,8 @@ extension Diagnostic {
     let spanEnd = min(range.upperBound, lineEndOffset)
     let spanText =
       source.text.utf8.count >= spanEnd && spanEnd > range.lowerBound
-      ? TextWidth.escapedForTerminal(
-        Secrets.redacted(String(decoding: Array(source.text.utf8)[range.lowerBound..<spanEnd], as: UTF8.self))
-      )
+      // The span alone: copying the whole file's bytes for it made every error cost the file.
+      ? TextWidth.escapedForTerminal(Secrets.redacted(source.text(range.lowerBound..<spanEnd)))
       : ""
     let indent = String(repeating: " ", count: displayWidth(prefix))
     let tildes = max(0, displayWidth(spanText) - 1)

@@ -372,6 +372,9 @@ extension Evaluator {
 @MainActor
 final class ItemScans {
   private var entries: [ObjectIdentifier: (provider: Weak, epoch: UInt64, profiles: [FieldProfile])] = [:]
+  /// What stages that add fields worked out over bases that know no types (see `profiles(of:)`).
+  private var stageEntries: [ObjectIdentifier: (provider: Weak, epoch: UInt64, profiles: [FieldProfile])] =
+    [:]
 
   private final class Weak {
     weak var object: AnyObject?
@@ -387,9 +390,18 @@ final class ItemScans {
     if let derived = provider as? DerivedProvider<Value> {
       return try profiles(of: derived.rootProvider).map(\.withoutNullCount)
     }
-    // A stage that adds fields: its base's, looked at, and its own fields' types.
+    // A stage that adds fields: its base's, looked at, and its own fields' types; kept per
+    // stage while its clock stands, so a chain of n stages is worked out in n steps, not n².
     if let stage = provider as? any FieldStage {
-      return stage.profiles(over: try profiles(of: stage.profiledBase))
+      let key = ObjectIdentifier(provider)
+      let epoch = provider.structureClock.current
+      if let entry = stageEntries[key], entry.provider.object === provider, entry.epoch == epoch {
+        return entry.profiles
+      }
+      let profiles = stage.profiles(over: try profiles(of: stage.profiledBase))
+      if stageEntries.count >= 16_384 { stageEntries.removeAll() }
+      stageEntries[key] = (Weak(provider), epoch, profiles)
+      return profiles
     }
     return try scanned(provider)
   }
