@@ -13,6 +13,7 @@ func benchFile(_ name: String, _ text: String) -> String {
 }
 
 /// A row comparing a measure at full size with the same at a tenth: linear is about 10×.
+///
 /// `status`: the exit status the script ends with (1 for one whose statements are refused).
 func linearRow(_ what: String, small: Measurement, large: Measurement, status: Int32 = 0) -> Row {
   let ratio = large.seconds / max(small.seconds, 0.001)
