@@ -65,6 +65,9 @@ public final class CompressedFile {
     case (0x50, 0x4B, 0x03, 0x04), (0x50, 0x4B, 0x05, 0x06): return .zip
     case (0x42, 0x5A, 0x68, 0x31...0x39): return .bzip2
     case (0x28, 0xB5, 0x2F, 0xFD): return .zstd
+    // A skippable frame first (magic 0x184D2A50 to 0x184D2A5F), as tools that put metadata
+    // before the data write: still zstd, whose reader skips it.
+    case (0x50...0x5F, 0x2A, 0x4D, 0x18): return .zstd
     default: return nil
     }
   }
@@ -103,6 +106,7 @@ public final class CompressedFile {
     case .zip:
       let entry = try ZipDirectory(input, displayPath: displayPath).entry(named: member)
       readMember = entry.name
+      output.keepChecksum()
       try copyMember(entry, of: input, into: output, displayPath: displayPath, progress: progress)
     case .bzip2:
       if let member {
@@ -392,6 +396,14 @@ public final class CompressedFile {
     _ entry: ZipDirectory.Entry, of input: OpenFile, into output: ScratchFile, displayPath: String,
     progress: LoadProgress?
   ) throws {
+    // An encrypted member's bytes are ciphertext: read as text they would be "not UTF-8".
+    if entry.flags & 1 != 0 {
+      throw DataSourceError.unreadable(
+        path: displayPath,
+        reason:
+          "its member \"\(entry.name)\" is encrypted (a zip with a password); dsh does not read encrypted members: unzip it with its password first"
+      )
+    }
     let start = try entry.dataOffset(in: input, displayPath: displayPath)
     let range = start..<start + entry.compressedSize
     guard range.upperBound <= input.size else {
@@ -415,6 +427,20 @@ public final class CompressedFile {
           "its member \"\(entry.name)\" is packed by method \(entry.method); dsh reads stored and deflated members"
       )
     }
+    // What unzip checks: the bytes read are the bytes the archive was made of (a changed byte of
+    // a stored member, or of a deflated one that still inflates, would otherwise read as data).
+    if output.count != entry.size {
+      throw DataSourceError.unreadable(
+        path: displayPath,
+        reason:
+          "its member \"\(entry.name)\" holds \(output.count) bytes where its directory says \(entry.size): the archive is damaged"
+      )
+    }
+    if let crc = output.checksum, crc != entry.crc {
+      throw DataSourceError.unreadable(
+        path: displayPath,
+        reason: "its member \"\(entry.name)\" fails its CRC-32 check: the archive is damaged")
+    }
   }
 }
 
@@ -427,6 +453,12 @@ package final class ScratchFile {
   private let path: String
   private(set) var count = 0
   private var finished = false
+  /// The CRC-32 of what was written, when asked for (``keepChecksum()``): a zip member's is
+  /// checked against its directory's.
+  private(set) var checksum: UInt32?
+
+  /// Keeps the CRC-32 of what is written from now on (nothing may have been written).
+  func keepChecksum() { checksum = 0 }
   /// The most bytes it may take: past them it is a compression bomb (``CompressedFile``).
   private let limit: Int?
 
@@ -460,6 +492,10 @@ package final class ScratchFile {
   package func write(_ bytes: UnsafeRawPointer, count produced: Int) throws {
     guard produced > 0 else { return }
     count += produced
+    if let crc = checksum {
+      checksum = UInt32(
+        truncatingIfNeeded: crc32(UInt(crc), bytes.assumingMemoryBound(to: Bytef.self), UInt32(produced)))
+    }
     if let limit, count > limit {
       let most =
         limit == CompressedFile.maximumInflatedBytes
@@ -501,6 +537,10 @@ private struct ZipDirectory {
     var compressedSize: Int
     var size: Int
     var localHeaderOffset: Int
+    /// The general purpose flags: bit 0 marks an encrypted member.
+    var flags: UInt16 = 0
+    /// The CRC-32 of the member's bytes, as the archive's directory gives it.
+    var crc: UInt32 = 0
 
     /// Where the member's data starts: after its local header, whose name and extra field may
     /// differ in length from the central directory's.
@@ -572,7 +612,8 @@ private struct ZipDirectory {
         Entry(
           name: name, method: Self.uint16(directory, at + 10),
           compressedSize: Int(Self.uint32(directory, at + 20)),
-          size: Int(Self.uint32(directory, at + 24)), localHeaderOffset: Int(Self.uint32(directory, at + 42)))
+          size: Int(Self.uint32(directory, at + 24)), localHeaderOffset: Int(Self.uint32(directory, at + 42)),
+          flags: Self.uint16(directory, at + 8), crc: Self.uint32(directory, at + 16))
       )
       at += 46 + nameLength + extraLength + commentLength
     }

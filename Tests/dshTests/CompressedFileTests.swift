@@ -48,6 +48,9 @@ struct CompressedFileTests {
           return out
       skippable = bytes([0x50, 0x2A, 0x4D, 0x18]) + (5).to_bytes(4, 'little') + b'hello'
       open(folder + '/raw-frames.csv.zst', 'wb').write(raw_frame(people[:half]) + skippable + raw_frame(people[half:]))
+      # A skippable frame first (metadata before the data), and one alone: zstd all the same.
+      open(folder + '/skippable-first.csv.zst', 'wb').write(skippable + raw_frame(people))
+      open(folder + '/skippable-only.csv.zst', 'wb').write(skippable)
       open(folder + '/cut.csv.zst', 'wb').write(raw_frame(people)[:120])
       damaged = bytearray(raw_frame(people)); damaged[4] = 0xFF
       open(folder + '/damaged.csv.zst', 'wb').write(bytes(damaged))
@@ -57,6 +60,19 @@ struct CompressedFileTests {
           z.writestr('export/people.csv', people)
       with zipfile.ZipFile(folder + '/stored.zip', 'w', zipfile.ZIP_STORED) as z:
           z.writestr('people.csv', people)
+      # A stored member with one byte of its data changed: only its CRC-32 tells.
+      stored = bytearray(open(folder + '/stored.zip', 'rb').read())
+      at = stored.index(b'Ada Lovelace'); stored[at] = ord('B')
+      open(folder + '/changed.zip', 'wb').write(bytes(stored))
+      # A member marked encrypted (general purpose bit 0, in its local and central headers), as
+      # zip -P writes one: its bytes are ciphertext.
+      locked = bytearray(open(folder + '/one.zip', 'rb').read())
+      for signature, flags in ((b'PK\\x03\\x04', 6), (b'PK\\x01\\x02', 8)):
+          at = locked.find(signature)
+          while at >= 0:
+              locked[at + flags] |= 1
+              at = locked.find(signature, at + 4)
+      open(folder + '/encrypted.zip', 'wb').write(bytes(locked))
       with zipfile.ZipFile(folder + '/two.zip', 'w', zipfile.ZIP_DEFLATED) as z:
           z.writestr('people.csv', people)
           z.writestr('teams.json', teams)
@@ -125,6 +141,10 @@ struct CompressedFileTests {
     let result = try DSHProcess.run([
       "-c", "show csv \"\(folder)/two.zip\"",
       "-c", "show csv \"\(folder)/two.zip\" member \"nope.csv\"",
+      "-c", "show csv \"\(folder)/changed.zip\"",
+      "-c", "show csv \"\(folder)/encrypted.zip\" member \"people.csv\"",
+      "-c", "show csv \"\(folder)/skippable-first.csv.zst\" | limit 1 as csv",
+      "-c", "show csv \"\(folder)/skippable-only.csv.zst\"",
       "-c", "show csv \"\(folder)/cut.csv.gz\"",
       "-c", "show csv \"\(folder)/bomb.csv.gz\" maxsize 1",
       "-c", "show csv \"\(folder)/bzhou.csv\" as csv",
@@ -166,6 +186,10 @@ struct CompressedFileTests {
       "BZhou,score\n1,2\n",
       "convert it with: bzip2 -dc '\(folder)/utf16.csv.bz2' | iconv -f UTF-16",
       "it is not a zip archive, so it has no member \"x\"",
+      "changed.zip': its member \"people.csv\" fails its CRC-32 check: the archive is damaged",
+      "encrypted.zip': its member \"export/people.csv\" is encrypted (a zip with a password)",
+      "id,name,email,team,age,active,joined\n1,Ada Lovelace,ada@example.com",
+      "skippable-only.csv.zst",
     ] {
       #expect(result.output.contains(expected), "\(expected) in \(result.output)")
     }
