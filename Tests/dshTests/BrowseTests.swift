@@ -104,6 +104,22 @@ struct BrowseTests {
     return path
   }
 
+  @Test("a 2 MB field is drawn as much as the screen shows, cut with …, and keys move on at once")
+  func longField() throws {
+    let path = NSTemporaryDirectory() + "dsh-browse-long-\(UUID().uuidString).csv"
+    var text = "id,big,s\n"
+    for id in 0..<50 { text += "\(id),\(id == 3 ? String(repeating: "x", count: 2_000_000) : "short"),a\n" }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let terminal = try EmulatedTerminal(arguments: [path], waitingFor: "rows 1–")
+    // The column no wider than the screen, the field cut, the last column still in the frame.
+    #expect(terminal.screen.contains { $0.contains("│  3 │ xxxxxxxx") && $0.contains("…") })
+    for _ in 0..<5 { terminal.type("j") }
+    terminal.wait(for: "rows 6–", line: -1)
+    terminal.type("q")
+    terminal.wait(for: "dsh>")
+  }
+
   @Test("dsh people.csv on a terminal browses the file, then the prompt has it bound")
   func openDataFile() throws {
     let terminal = try EmulatedTerminal(arguments: ["Scripts/data/people.csv"], waitingFor: "rows 1–")
@@ -118,13 +134,14 @@ struct BrowseTests {
 
   @Test("serve at the prompt returns to it, and leaving dsh stops the server")
   func serveAtPrompt() throws {
-    let terminal = try EmulatedTerminal()
+    // Wide enough for the address and its token on one line.
+    let terminal = try EmulatedTerminal(columns: 120)
     terminal.type("let v = table [1, 2] with cell basic \"{.}\"\r")
     terminal.type("serve v on 0\r")
-    terminal.wait(for: "serving v at http://127.0.0.1:")
+    terminal.wait(for: "?token=")
     let line = try #require(terminal.screen.first { $0.contains("serving v at") })
-    let port = try #require(line.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
-    let curl = ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/view.json"]
+    let served = try #require(ServedAddress(in: line.trimmingCharacters(in: .whitespaces)))
+    let curl = ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", served.url("/view.json")]
     #expect(try DSHProcess.runTool("/usr/bin/env", curl) == "200")
     terminal.type("quit\r")
     // dsh is gone, and its server with it: nothing answers on the port.

@@ -17,7 +17,8 @@ struct RecordTableRenderer: TextModeRenderer {
   /// From a snapshot that kept its rows.
   init(snapshot: ViewSnapshot<Value>, options: RenderOptions) {
     let columns = TableColumns(snapshot: snapshot)
-    var collector = RecordTableCollector(columns: columns, expectedRows: snapshot.shownRows)
+    var collector = RecordTableCollector(
+      columns: columns, expectedRows: snapshot.shownRows, textLimit: options.maxColumnWidth)
     for section in snapshot.sections {
       // Rows are read in place, not copied out one by one.
       section.rows.withUnsafeBufferPointer { rows in
@@ -290,15 +291,16 @@ package struct RecordTableCollector {
   var cells: CellArena
   var kinds: ColumnKinds
 
-  init(columns: TableColumns, expectedRows: Int) {
+  init(columns: TableColumns, expectedRows: Int, textLimit: Int? = nil) {
     self.columns = columns
     cells = CellArena(columns: columns.names.count, rows: expectedRows)
+    cells.textLimit = textLimit
     kinds = ColumnKinds(columns: columns.names.count)
   }
 
   /// A collector for items whose fields are known before any row is seen.
-  package init(fields: [String], expectedRows: Int) {
-    self.init(columns: TableColumns(fields: fields), expectedRows: expectedRows)
+  package init(fields: [String], expectedRows: Int, textLimit: Int? = nil) {
+    self.init(columns: TableColumns(fields: fields), expectedRows: expectedRows, textLimit: textLimit)
   }
 
   package mutating func add(_ item: Value) {
@@ -406,6 +408,9 @@ struct CellArena {
   private var bytes: [UInt8] = []
   private var cells: [Cell] = []
   static let ellipsis = Array("…".utf8)
+  /// When a column is drawn at most this wide (`maxColumnWidth`), a longer text is kept as its
+  /// first characters and an ellipsis: a 2 MB field costs what shows of it, not 2 MB a frame.
+  var textLimit: Int?
 
   init(columns: Int, rows: Int) {
     self.columns = columns
@@ -441,6 +446,7 @@ struct CellArena {
         bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[first...]))
       }
     case .string(var s):
+      if let limit = textLimit { Self.shorten(&s, to: limit) }
       plain = appendText(&s)
     default:
       var text = value.displayText
@@ -510,6 +516,15 @@ struct CellArena {
       width += 1
     }
     return width
+  }
+
+  /// `s` cut to its first `limit` characters and an ellipsis when it is longer (control
+  /// characters only grow when shown, so what is cut could not have shown).
+  static func shorten(_ s: inout String, to limit: Int) {
+    guard s.utf8.count > limit else { return }
+    let end = s.index(s.startIndex, offsetBy: limit + 1, limitedBy: s.endIndex) ?? s.endIndex
+    guard end != s.endIndex else { return }
+    s = String(s[..<end]) + "…"
   }
 
   /// Appends a text's bytes, control characters shown as symbols; returns whether it is

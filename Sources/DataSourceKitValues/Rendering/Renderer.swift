@@ -127,7 +127,8 @@ public enum Renderer {
     of view: ListView<Value, TableCell>, fields: [String], windows: [Range<Int>], options: RenderOptions,
     columns: [BatchReader]? = nil, to sink: @escaping (String) -> Void
   ) {
-    var collector = RecordTableCollector(fields: fields, expectedRows: windows.reduce(0) { $0 + $1.count })
+    var collector = RecordTableCollector(
+      fields: fields, expectedRows: windows.reduce(0) { $0 + $1.count }, textLimit: options.maxColumnWidth)
     let stateBefore = view.dataSource.loadState
     let snapshot: ViewSnapshot<Value>
     if let columns, columns.count == fields.count {

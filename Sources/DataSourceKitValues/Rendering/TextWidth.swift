@@ -110,22 +110,40 @@ package enum TextWidth {
   }
 
   /// Whether `text` holds a control character (a line end, a tab, an escape, …), which would
-  /// break a table's frame if written as it is.
+  /// break a table's frame if written as it is, or a bidirectional control, which would reorder
+  /// what a terminal shows after it.
   /// - Complexity: one pass over the UTF-8 bytes.
   package static func hasControlCharacters(_ text: String) -> Bool {
-    var afterC2 = false
+    var previous: UInt8 = 0
+    var beforePrevious: UInt8 = 0
     for byte in text.utf8 {
       // C0 and DEL are single bytes; C1 (U+0080–U+009F) is 0xC2 followed by 0x80–0x9F.
-      if byte < 0x20 || byte == 0x7F || (afterC2 && byte < 0xA0) { return true }
-      afterC2 = byte == 0xC2
+      if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte < 0xA0) { return true }
+      // U+061C (D8 9C); U+200E–U+200F and U+202A–U+202E (E2 80 …); U+2066–U+2069 (E2 81 …).
+      if previous == 0xD8 && byte == 0x9C { return true }
+      if beforePrevious == 0xE2, previous == 0x80,
+        byte == 0x8E || byte == 0x8F || (0xAA...0xAE).contains(byte)
+      {
+        return true
+      }
+      if beforePrevious == 0xE2, previous == 0x81, (0xA6...0xA9).contains(byte) { return true }
+      beforePrevious = previous
+      previous = byte
     }
     return false
+  }
+
+  /// Whether a scalar is a bidirectional control: it would reorder what a terminal shows.
+  package static func isBidirectionalControl(_ v: UInt32) -> Bool {
+    v == 0x061C || v == 0x200E || v == 0x200F || (0x202A...0x202E).contains(v)
+      || (0x2066...0x2069).contains(v)
   }
 
   /// `text` as a cell shows it, control characters made visible.
   ///
   /// A line end shows as `↵`, a tab as `⇥`, any other control character as its Unicode control
-  /// picture (`␛` for escape), so one value stays on one line and a terminal never obeys it.
+  /// picture (`␛` for escape), a bidirectional control as `\u{202E}`, so one value stays on one
+  /// line, in its order, and a terminal never obeys it (browse writes cells past the guard).
   /// Widths are measured on what is shown.
   package static func displayable(_ text: String) -> String {
     guard hasControlCharacters(text) else { return text }
@@ -139,6 +157,8 @@ package enum TextWidth {
       case 0x7F: shown.append("␡")
       case 0x80..<0xA0:
         shown.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+      case let v where isBidirectionalControl(v):
+        shown.append(contentsOf: "\\u{\(String(v, radix: 16, uppercase: true))}".unicodeScalars)
       default: shown.append(scalar)
       }
     }

@@ -420,6 +420,9 @@ public final class BrowseScreen {
       mode: .box, width: width, color: color, showsFields: showsFields, toTerminal: true)
     options.showsGaps = false
     options.markedRows = markedRows
+    // No column is drawn wider than the screen: sideways scrolling moves by whole columns, so
+    // more of a 2 MB field could never show, and drawing it whole cost seconds a key.
+    options.maxColumnWidth = min(options.maxColumnWidth ?? Int.max, max(12, size.columns - 4))
     var text = draw([window], options)
     if text.hasSuffix("\n") { text.removeLast() }
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -129,7 +129,7 @@ extension Session {
     } catch let error as DataSourceError {
       throw Diagnostic(.dataSource(error), at: expression.range)
     }
-    output.write(try summary(of: value, name: expression.boundName) + "\n")
+    say(try summary(of: value, name: expression.boundName) + "\n")
     // What the files read again now hold may differ: a column turned text says why, as at `let`.
     switch value {
     case .provider(let provider): (provider.provider as? any CompositionNode).map(notes.markers(below:))
@@ -152,7 +152,7 @@ extension Session {
       guard let last = lastShow else { throw Diagnostic(.nothingShownYet, at: 0..<0) }
       (stats, title) = (last.stats, last.name ?? "last show")
     }
-    output.write(Session.describe(stats, of: title))
+    say(Session.describe(stats, of: title))
   }
 
   static func describe(_ stats: ViewStats, of title: String) -> String {

@@ -261,11 +261,11 @@ extension Session {
         else { continue }
         output.write(Session.text(changeset, of: name))
       } catch let error as BatchUpdateError {
-        output.writeError("error: \(name): \(DiagnosticMessage.invalidBatch(error).text)\n")
+        sayError("error: \(name): \(DiagnosticMessage.invalidBatch(error).text)\n")
       } catch let error as ViewTooLargeToDiff {
         let message = DiagnosticMessage.viewTooLargeToDiff(
           name, rows: error.rows, limit: ChangeTracker.maximumDiffedRows)
-        output.writeError("error: \(name): \(message.text)\n")
+        sayError("error: \(name): \(message.text)\n")
       } catch {
         // ^C while the batches were worked out: the statement is done, its reports are not.
         output.writeError("error: \(name): \(DiagnosticMessage.interrupted.text)\n")

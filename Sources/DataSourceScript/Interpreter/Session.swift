@@ -173,7 +173,7 @@ public final class Session {
         }
         deferredChanges.deliver()
       }
-      for note in notes.take() { output.writeError("note: \(note)\n") }
+      for note in notes.take() { sayError("note: \(note)\n") }
       if settings.timer {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         output.writeError(String(format: "run time: %.6f s\n", seconds))
@@ -209,6 +209,17 @@ public final class Session {
     output.write(text)
     return min(end + 1, bytes.count)
   }
+
+  /// Writes a message of dsh's own words around names and values from data.
+  ///
+  /// A field, a binding's summary, a note: every character a terminal would obey is written as `\u{…}`,
+  /// on a terminal or not (`dsh … | less -R` obeys them too), so a header holding `ESC [ 2 K`
+  /// cannot pass for one of dsh's own sequences. Data printed as data (`show … as csv`) is not a
+  /// message and goes out as it is.
+  func say(_ text: String) { output.write(TextWidth.escapedForTerminal(text)) }
+
+  /// ``say(_:)`` on standard error: notes, warnings and errors outside a statement's place.
+  func sayError(_ text: String) { output.writeError(TextWidth.escapedForTerminal(text)) }
 
   func report(_ diagnostic: Diagnostic, in source: SourceFile) {
     output.writeError(diagnostic.formatted(in: source, color: settings.usesColor(environment)) + "\n")
@@ -419,14 +430,14 @@ public final class Session {
         at: identifier.range)
     }
     let value = try await evaluator.evaluate(expression)
-    output.write(try summary(of: value, name: expression.boundName) + "\n")
+    say(try summary(of: value, name: expression.boundName) + "\n")
   }
 
   /// `vars`.
   private func printBindings() throws(DataSourceError) {
     if bindings.order.isEmpty { output.write("no bindings yet; make one with: let NAME = EXPRESSION\n") }
     for name in bindings.order {
-      if let binding = bindings[name] { output.write(try summary(of: binding.value, name: name) + "\n") }
+      if let binding = bindings[name] { say(try summary(of: binding.value, name: name) + "\n") }
     }
   }
 

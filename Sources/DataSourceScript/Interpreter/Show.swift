@@ -84,7 +84,7 @@ extension Session {
       // about to change it: a show stays O(window).
       changes.shown(name)
     }
-    if settings.stats { output.write(Session.describe(view.stats, of: name ?? "show")) }
+    if settings.stats { say(Session.describe(view.stats, of: name ?? "show")) }
   }
 
   /// The view a value is shown in, and how its rows are read.
@@ -394,7 +394,7 @@ extension Session {
       } else {
         lines = try readingInOrder(under: value.compositionRoot) { try describe(value) }
       }
-      output.write(lines.joined(separator: "\n") + "\n")
+      say(lines.joined(separator: "\n") + "\n")
     } catch let error as DataSourceError {
       throw Diagnostic(.dataSource(error), at: expression.range)
     }
@@ -475,6 +475,6 @@ extension Session {
         ? first.name : JSONWriter.quoted(first.name)
       lines.append("open one: let t = \(source) \"\(path)\" table \(name)")
     }
-    output.write(lines.joined(separator: "\n") + "\n")
+    say(lines.joined(separator: "\n") + "\n")
   }
 }

@@ -196,7 +196,7 @@ extension Session {
       guard let served = servedViews[name], let failure = served.server.failure else { continue }
       servedViews[name] = nil
       served.hub.close()
-      output.writeError("error: serving \(name) stopped: \(failure) (serve \(name) starts it again)\n")
+      sayError("error: serving \(name) stopped: \(failure) (serve \(name) starts it again)\n")
     }
     for name in servedViews.keys.sorted() {
       guard let served = servedViews[name], let binding = bindings[name] else { continue }
@@ -237,9 +237,9 @@ extension Session {
         let (html, json) = try screen(of: binding.value, named: name, at: statement.range)
         served.hub.publish(message: message, html: html, json: json)
       } catch let diagnostic as Diagnostic {
-        output.writeError("error: serving \(name): \(diagnostic.message.text)\n")
+        sayError("error: serving \(name): \(diagnostic.message.text)\n")
       } catch {
-        output.writeError("error: serving \(name): \(error)\n")
+        sayError("error: serving \(name): \(error)\n")
       }
     }
   }
