@@ -420,8 +420,11 @@ public enum PostgresNotices {
   /// One notice: the server it came from (without a password), its severity (`NOTICE`,
   /// `WARNING`, …) and its text.
   public struct Notice: Sendable {
+    /// The server, as a URL without its password.
     public let server: String
+    /// `NOTICE`, `WARNING`, `INFO`, … as the server says, or `warning` for dsh's own.
     public let severity: String
+    /// The notice's words, as they came (data: escape them before a terminal sees them).
     public let message: String
   }
 
