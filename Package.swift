@@ -21,8 +21,6 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
-    // `serve`'s web server: HTTP and WebSockets, pure Swift with no dependency of its own.
-    .package(url: "https://github.com/swhitty/FlyingFox.git", from: "0.27.1"),
     // `swift package generate-documentation --target DataSourceKit` builds the DocC catalog.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.0.0"),
   ],
@@ -66,7 +64,7 @@ let package = Package(
       name: "DataSourceScript",
       dependencies: [
         "DataSourceKit", "DataSourceKitValues", "DataSourceKitFiles", "DataSourceKitSQLite",
-        "DataSourceKitHTTP", "DataSourceKitPostgres", .product(name: "FlyingFox", package: "FlyingFox"),
+        "DataSourceKitHTTP", "DataSourceKitPostgres",
       ]
     ),
     // libedit, wrapped only where Swift cannot call it (variadics, C stdio globals).

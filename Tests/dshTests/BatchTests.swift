@@ -542,12 +542,25 @@ struct BatchTests {
         directory: folder)
       try #require(planted.status == 0, "\(planted.output)")
     }
+    // A folder on the way that is nobody's link to root's own folder, and a file nobody made
+    // there for root to write over (it would stay theirs, mode 666).
+    let rootOnly = folder + "-rootonly"
+    try FileManager.default.createDirectory(atPath: rootOnly, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: rootOnly) }
+    chmod(rootOnly, 0o700)
+    for command in [["/bin/ln", "-s", rootOnly, "dir"], ["/bin/sh", "-c", "umask 0; echo x > planted.csv"]] {
+      let planted = try DSHProcess.runCommand(
+        ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + command, directory: folder)
+      try #require(planted.status == 0, "\(planted.output)")
+    }
     // root's own link there is still followed.
     symlink("mine.csv", folder + "/own.csv")
     let result = try DSHProcess.run(
       [
         "-c", "export [1] to \"report.csv\" as csv", "-c", "save \"report.csv\"", "-c",
         "export [1] to \"dangling.csv\" as csv", "-c", "export [1] to \"own.csv\" as csv",
+        "-c", "export [1] to \"dir/keep.csv\" as csv", "-c", "save \"dir/saved.dsh\"",
+        "-c", "export [1] to \"planted.csv\" as csv",
       ], directory: folder)
     #expect(
       result.output.contains(
@@ -557,6 +570,13 @@ struct BatchTests {
     #expect(try String(contentsOfFile: folder + "/victim", encoding: .utf8) == "secret\n")
     #expect(!FileManager.default.fileExists(atPath: folder + "/created.csv"))
     #expect(try String(contentsOfFile: folder + "/mine.csv", encoding: .utf8) == "value\n1\n")
+    #expect(result.output.contains("cannot write 'dir/keep.csv': it leads to '"), "\(result.output)")
+    #expect(result.output.contains("cannot write 'dir/saved.dsh': it leads to '"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: rootOnly).isEmpty)
+    #expect(
+      result.output.contains(
+        "cannot write 'planted.csv': it is a file that another user (nobody) made in a shared folder"))
+    #expect(try String(contentsOfFile: folder + "/planted.csv", encoding: .utf8) == "x\n")
   }
 
   @Test("save follows a link, keeps the file's mode and owner, and refuses a FIFO or a folder")

@@ -809,9 +809,18 @@ struct PostgresTests {
     ] {
       dsh.send("show postgres \"\(url)\" query \"\(call)\"")
     }
-    // A word in a string or a comment is not a call; a column named lo_… is not a large object.
-    dsh.send(
-      "show postgres \"\(url)\" query \"SELECT 'pg_advisory_lock(1)' AS lo_text /* dblink_exec */\" as csv")
+    // Ways round a scanner that skipped strings: a unicode escape, a backslash read as an escape
+    // where the server reads none, SQL run from a string, a comment before the parenthesis.
+    for hidden in [
+      #"SELECT U&\"pg_terminate_b\\0061ckend\"(1) AS t"#,
+      #"SELECT '\\' AS a, pg_terminate_backend(1) AS b, 'x' AS c"#,
+      "SELECT query_to_xml('SELECT pg_' || 'terminate_backend(1)', true, true, '') AS x",
+      "SELECT pg_create_physical_replication_slot/**/('s', true) AS s",
+    ] {
+      dsh.send("show postgres \"\(url)\" query \"\(hidden)\"")
+    }
+    // A column named lo_… is not a large object.
+    dsh.send("show postgres \"\(url)\" query \"SELECT 'x' AS lo_text\" as csv")
     dsh.send("show \"done\"")
     let output = try #require(dsh.waitFor("\"done\"\n"))
     #expect(try server.psql("SELECT pg_try_advisory_lock(7)").output == "t\n")
@@ -819,15 +828,14 @@ struct PostgresTests {
     #expect(
       output.contains(": NOTICE: \\u{1B}]52;c;ZXZpbA==\\u{7}\\u{1B}[2J\\u{1B}[1;31merror: fake"), "\(output)")
     #expect(output.components(separatedBy: "connected as a superuser").count == 2, "\(output)")
-    for name in [
-      "pg_advisory_lock", "pg_terminate_backend", "lo_export", "pg_create_physical_replication_slot",
-      "dblink_exec",
+    for (name, count) in [
+      ("pg_advisory_lock", 1), ("pg_terminate_backend", 3), ("lo_export", 1),
+      ("pg_create_physical_replication_slot", 2), ("dblink_exec", 1), ("query_to_xml", 1),
     ] {
-      #expect(
-        output.contains("the query calls \(name), whose effect outlives the read-only transaction"), "\(name)"
-      )
+      let refusal = "the query names \(name), whose effect outlives the read-only transaction"
+      #expect(output.components(separatedBy: refusal).count == count + 1, "\(name) in \(output)")
     }
-    #expect(output.contains("lo_text\npg_advisory_lock(1)\n"), "\(output)")
+    #expect(output.contains("lo_text\nx\n"), "\(output)")
     #expect(dsh.finish() == 1)
   }
 

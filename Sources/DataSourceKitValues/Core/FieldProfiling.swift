@@ -17,8 +17,27 @@ package protocol FieldProfiling: AnyObject {
 package protocol FieldStage: FieldProfiling {
   /// The provider whose fields this stage keeps.
   var profiledBase: any DataProvider<Value> { get }
-  /// This stage's profiles, given its base's.
-  func profiles(over baseProfiles: [FieldProfile]) -> [FieldProfile]
+  /// Whether the stage knows its fields without reading its items (not over plain values).
+  var knowsItsFields: Bool { get }
+  /// This stage's profiles, given its base's; `nil` when it does not know its own fields (over
+  /// plain values): then its items are looked at.
+  func profiles(over baseProfiles: [FieldProfile]) -> [FieldProfile]?
+}
+
+extension FieldStage {
+  /// A stage's profiles over its base's: for each field, the base's profile of the field it keeps
+  /// (its nulls no longer known), else the type it computes.
+  package func stageProfiles(
+    _ fields: some Sequence<(name: String, kept: String?, type: ValueType?)>,
+    over baseProfiles: [FieldProfile]
+  ) -> [FieldProfile] {
+    let byName = Dictionary(
+      baseProfiles.map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
+    return fields.map { field in
+      guard let kept = field.kept else { return FieldProfile(name: field.name, type: field.type, nulls: nil) }
+      return byName[kept] ?? FieldProfile(name: field.name, type: nil, nulls: nil)
+    }
+  }
 }
 
 extension DataProvider {

@@ -117,22 +117,23 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
     guard keepsBaseFields else { return profiles(over: []) }
     // Kept while the clock stands: asked at every stage of a chain, it must not walk the chain.
     return profilesMemo.value(at: structureClock, of: { base.fieldProfiles }) {
-      $0.map { profiles(over: $0) }
+      $0.flatMap { profiles(over: $0) }
     }
   }
 
   package var profiledBase: any DataProvider<Value> { base }
+  package var knowsItsFields: Bool { schema != nil }
 
-  package func profiles(over baseProfiles: [FieldProfile]) -> [FieldProfile] {
-    guard let schema else { return [] }
-    let byName = Dictionary(
-      baseProfiles.map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
-    return zip(schema.names, sources).map { name, source in
+  package func profiles(over baseProfiles: [FieldProfile]) -> [FieldProfile]? {
+    guard let schema else { return nil }
+    let described = zip(schema.names, sources).map {
+      name, source -> (name: String, kept: String?, type: ValueType?) in
       switch source {
-      case .base(let field): byName[field] ?? FieldProfile(name: name, type: nil, nulls: nil)
-      case .computed(let index): FieldProfile(name: name, type: fields[index].type, nulls: nil)
+      case .base(let field): (name, field, nil)
+      case .computed(let index): (name, nil, fields[index].type)
       }
     }
+    return stageProfiles(described, over: baseProfiles)
   }
   private let profilesMemo = ClockMemo()
 

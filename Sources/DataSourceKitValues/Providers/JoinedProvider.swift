@@ -119,8 +119,9 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
     return profiles(over: leftProfiles)
   }
   package var profiledBase: any DataProvider<Value> { left }
-  package func profiles(over baseProfiles: [FieldProfile]) -> [FieldProfile] {
-    guard let schema else { return [] }
+  package var knowsItsFields: Bool { schema != nil }
+  package func profiles(over baseProfiles: [FieldProfile]) -> [FieldProfile]? {
+    guard let schema else { return nil }
     let leftProfiles = Dictionary(
       baseProfiles.map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
     return schema.names.map { field in

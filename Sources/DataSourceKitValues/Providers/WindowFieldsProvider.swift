@@ -216,16 +216,17 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
     return profiles(over: baseProfiles)
   }
   package var profiledBase: any DataProvider<Value> { base }
-  package func profiles(over baseProfiles: [FieldProfile]) -> [FieldProfile] {
-    guard let schema else { return [] }
-    let byName = Dictionary(
-      baseProfiles.map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
-    return zip(schema.names, sources).map { name, source in
+  package var knowsItsFields: Bool { schema != nil }
+  package func profiles(over baseProfiles: [FieldProfile]) -> [FieldProfile]? {
+    guard let schema else { return nil }
+    let described = zip(schema.names, sources).map {
+      name, source -> (name: String, kept: String?, type: ValueType?) in
       switch source {
-      case .base(let field): byName[field] ?? FieldProfile(name: name, type: nil, nulls: nil)
-      case .computed(let index): FieldProfile(name: name, type: fields[index].type, nulls: nil)
+      case .base(let field): (name, field, nil)
+      case .computed(let index): (name, nil, fields[index].type)
       }
     }
+    return stageProfiles(described, over: baseProfiles)
   }
   package func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 

@@ -34,6 +34,9 @@ public struct FileReplacement: Sendable {
     if path.hasSuffix("/") {
       throw Failure(reason: "a path ending in '/' is a folder; name a file in it, as '\(path)name'")
     }
+    // The folders on the way are links the kernel follows as it opens them: each checked as the
+    // final one is (the kernel's own check may be off: fs.protected_symlinks = 0).
+    try Self.checkFoldersOnTheWay(to: path)
     var target = path
     // Follow symbolic links (up to a limit, as the kernel does) to the file they name.
     var hops = 0
@@ -55,6 +58,18 @@ public struct FileReplacement: Sendable {
       case S_IFREG:
         // Renaming over a file needs only the folder's permission: a file its owner made
         // read-only would be replaced where a shell's redirect, cp or sqlite3 refuse.
+        // A file another user made in a shared sticky folder (as fs.protected_regular refuses):
+        // the new file would keep its owner and mode, handing them what dsh writes.
+        if status.st_uid != geteuid(), let folder = Self.sharedStickyFolder(of: target),
+          status.st_uid != folder.st_uid
+        {
+          let owner =
+            getpwuid(status.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(status.st_uid)"
+          throw Failure(
+            reason:
+              "it is a file that another user (\(owner)) made in a shared folder; dsh does not write over it (it would stay theirs): remove it or write another file"
+          )
+        }
         guard access(target, W_OK) == 0 else {
           let mode = String(status.st_mode & 0o777, radix: 8)
           throw Failure(
@@ -80,6 +95,50 @@ public struct FileReplacement: Sendable {
     self.target = target
     temporary = target + ".tmp-\(getpid())"
     Self.removeStaleTemporaries(of: target)
+  }
+
+  /// The status of the folder of `path` when it is sticky and anybody may write it (`/tmp`).
+  private static func sharedStickyFolder(of path: String) -> stat? {
+    let folder = (path as NSString).deletingLastPathComponent
+    var status = stat()
+    guard stat(folder.isEmpty ? "." : folder, &status) == 0, status.st_mode & 0o1000 != 0,
+      status.st_mode & 0o002 != 0
+    else { return nil }
+    return status
+  }
+
+  /// Walks `path` a component at a time, as the kernel resolves it, and checks every link met
+  /// on the way to its last component (which the caller resolves itself).
+  private static func checkFoldersOnTheWay(to path: String) throws(Failure) {
+    var resolved = path.hasPrefix("/") ? "" : FileManager.default.currentDirectoryPath
+    var pending = path.split(separator: "/").map(String.init)
+    guard !pending.isEmpty else { return }
+    pending.removeLast()
+    var hops = 0
+    while !pending.isEmpty {
+      let component = pending.removeFirst()
+      if component == "." || component.isEmpty { continue }
+      if component == ".." {
+        resolved = (resolved as NSString).deletingLastPathComponent
+        if resolved == "/" { resolved = "" }
+        continue
+      }
+      let next = resolved + "/" + component
+      var status = stat()
+      guard lstat(next, &status) == 0 else { return }
+      guard status.st_mode & S_IFMT == S_IFLNK else {
+        resolved = next
+        continue
+      }
+      try checkFollowable(link: next, status: status, first: false)
+      hops += 1
+      guard hops <= 40, let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: next)
+      else {
+        throw Failure(reason: "too many levels of symbolic links")
+      }
+      if destination.hasPrefix("/") { resolved = "" }
+      pending = destination.split(separator: "/").map(String.init) + pending
+    }
   }
 
   /// Refuses a link the kernel would not follow for this user: one in a sticky folder that

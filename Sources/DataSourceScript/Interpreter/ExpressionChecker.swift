@@ -392,13 +392,13 @@ final class ItemScans {
     }
     // A stage that adds fields: its base's, looked at, and its own fields' types; kept per
     // stage while its clock stands, so a chain of n stages is worked out in n steps, not n².
-    if let stage = provider as? any FieldStage {
+    if let stage = provider as? any FieldStage, stage.knowsItsFields {
       let key = ObjectIdentifier(provider)
       let epoch = provider.structureClock.current
       if let entry = stageEntries[key], entry.provider.object === provider, entry.epoch == epoch {
         return entry.profiles
       }
-      let profiles = stage.profiles(over: try profiles(of: stage.profiledBase))
+      let profiles = stage.profiles(over: try profiles(of: stage.profiledBase)) ?? []
       if stageEntries.count >= 16_384 { stageEntries.removeAll() }
       stageEntries[key] = (Weak(provider), epoch, profiles)
       return profiles

@@ -52,7 +52,7 @@ public final class Session {
   private var pendingServePublish: (statement: Statement, changing: Set<ObjectIdentifier>??)?
   /// The views `serve` keeps pages of, by name.
   var servedViews: [String: ServedView] = [:]
-  /// Starts the web servers of `serve` (FlyingFox's); `nil` refuses `serve`.
+  /// Starts the web servers of `serve` (``PreviewServers``); `nil` refuses `serve`.
   public var previewServers: (any PreviewServerStarting)? = PreviewServers()
 
   /// What loads and expressions noticed, printed after each statement.
