@@ -16,6 +16,25 @@ struct AnswersTests {
     return folder
   }
 
+  @Test("a median, a list or a distinct keeps at most its limit of values, then is null with a note")
+  func keptValuesBounded() async throws {
+    // The limit is 100,000,000; lowered here for this test's work alone (a task-local).
+    let (_, output, ok) = await AggregateAccumulator.$maximumKeptValues.withValue(10) {
+      await run(
+        """
+        show range 0..22 | extend g = . % 2, v = . | group by g with m = median(v), l = list(v), n = count() as csv
+        show range 0..8 | extend g = . % 2, v = . | group by g with m = median(v) as csv
+        """)
+    }
+    #expect(ok, "\(output.errors)")
+    #expect(output.text.contains("g,m,l,n\n0,,,11\n1,,,11\n"), "\(output.text)")
+    #expect(output.text.contains("g,m\n0,3.0\n1,4.0\n"), "\(output.text)")
+    #expect(
+      output.errors.contains(
+        "median(v) keeps every value, and met more than the 10 it may keep: it gave null 2 times"),
+      "\(output.errors)")
+  }
+
   @Test("a footer's totals follow an edit, and the batch reloads exactly the footers that changed")
   func footersFollowEdits() async {
     let (session, output, ok) = await run(

@@ -499,7 +499,16 @@ struct BatchTests {
     // A temporary file of a dsh killed while it wrote (no process has that number), and one of
     // a process that runs (init's).
     _ = FileManager.default.createFile(atPath: folder + "/out.csv.tmp-2147483000", contents: Data())
+    _ = FileManager.default.createFile(atPath: folder + "/out.csv.tmp-2147483001-5eed", contents: Data())
     _ = FileManager.default.createFile(atPath: folder + "/out.csv.tmp-1", contents: Data())
+    // Left by a dsh of the user that runs it (nobody, when the tests run as root); one of another
+    // user's (the test's own, as root) stays whoever's process it names.
+    _ = FileManager.default.createFile(atPath: folder + "/out.csv.tmp-2147483002-0ther", contents: Data())
+    if getuid() == 0 {
+      for name in ["out.csv.tmp-2147483000", "out.csv.tmp-2147483001-5eed", "out.csv.tmp-1"] {
+        chown(folder + "/" + name, 65534, 65534)
+      }
+    }
     // As root (as CI is) every file is writable: run as nobody, as a user would be.
     let text = try DSHProcess.runUnprivileged(
       [
@@ -518,7 +527,11 @@ struct BatchTests {
     #expect(try String(contentsOfFile: folder + "/run.dsh", encoding: .utf8).hasPrefix("export [1]"))
     #expect(text.contains("exported 1 row to out.csv"))
     #expect(!FileManager.default.fileExists(atPath: folder + "/out.csv.tmp-2147483000"))
+    #expect(!FileManager.default.fileExists(atPath: folder + "/out.csv.tmp-2147483001-5eed"))
     #expect(FileManager.default.fileExists(atPath: folder + "/out.csv.tmp-1"))
+    if getuid() == 0 {
+      #expect(FileManager.default.fileExists(atPath: folder + "/out.csv.tmp-2147483002-0ther"))
+    }
   }
 
   @Test(

@@ -177,6 +177,13 @@ package struct Aggregate: Sendable {
 
 /// Aggregates computed over items one at a time: `add` each item, then read `results`.
 package struct AggregateAccumulator {
+  /// How many values the aggregates that keep them (median, quantiles, list, distinct) may keep.
+  ///
+  /// 100,000,000, as a stage may hold items: a footer's median over a range of a billion would
+  /// otherwise ask for 8 GB before giving anything. Task-local so that a test can lower it for
+  /// its own work alone; read once for each group's state.
+  @TaskLocal package static var maximumKeptValues = 100_000_000
+
   private let functions: [AggregateFunction]
   /// Each quantile's fraction (0 for the others).
   private let fractions: [Double]
@@ -305,7 +312,7 @@ package struct AggregateAccumulator {
         return .null
       }
       if state.keptTooMany {
-        notes?.add(.aggregateTooManyValues(aggregate: texts[index], limit: State.maximumKept))
+        notes?.add(.aggregateTooManyValues(aggregate: texts[index], limit: state.keepLimit))
         return .null
       }
       return state.result(functions[index], fraction: fractions[index])
@@ -335,18 +342,15 @@ package struct AggregateAccumulator {
     /// The numbers of a median, kept as ints while every one is an int (exact), else as doubles.
     var medianInts: [Int] = []
     var medianDoubles: [Double] = []
-    /// How many values the aggregates that keep them (median, quantiles, list, distinct) may keep.
-    ///
-    /// 100,000,000, as a stage may hold items: a footer's median over a range of a billion would
-    /// otherwise ask for 8 GB before giving anything.
-    static let maximumKept = 100_000_000
+    /// How many values this state may keep (``AggregateAccumulator/maximumKeptValues``).
+    var keepLimit = AggregateAccumulator.maximumKeptValues
     /// Whether more values came than may be kept: the result is null, with a note.
     var keptTooMany = false
 
     /// Whether one more value may be kept; once none may, the aggregate keeps none.
     mutating func mayKeep() -> Bool {
       guard !keptTooMany else { return false }
-      if medianInts.count + medianDoubles.count + list.count + seen.count < Self.maximumKept { return true }
+      if medianInts.count + medianDoubles.count + list.count + seen.count < keepLimit { return true }
       keptTooMany = true
       medianInts = []
       medianDoubles = []

@@ -93,7 +93,9 @@ public struct FileReplacement: Sendable {
       throw Failure(reason: String(cString: strerror(errno)))
     }
     self.target = target
-    temporary = target + ".tmp-\(getpid())"
+    // The process's number (for a later dsh to find it left behind) and a random part: a name
+    // another user could make first in a shared folder would otherwise stop every write there.
+    temporary = target + ".tmp-\(getpid())-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
     Self.removeStaleTemporaries(of: target)
   }
 
@@ -161,18 +163,21 @@ public struct FileReplacement: Sendable {
     )
   }
 
-  /// Removes the temporary files a dsh killed while writing `target` left beside it (named
-  /// `TARGET.tmp-PID`, for a process that no longer runs); another dsh's, still writing, stay.
+  /// Removes the temporary files a dsh of this user killed while writing `target` left beside it
+  /// (named `TARGET.tmp-PID-…`, for a process that no longer runs); another dsh's, still
+  /// writing, and other users' files stay.
   private static func removeStaleTemporaries(of target: String) {
     let folder = (target as NSString).deletingLastPathComponent
     let prefix = (target as NSString).lastPathComponent + ".tmp-"
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)
     else { return }
     for name in names where name.hasPrefix(prefix) {
-      guard let pid = pid_t(name.dropFirst(prefix.count)), pid > 0, pid != getpid(),
-        kill(pid, 0) != 0, errno == ESRCH
+      let path = folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
+      var status = stat()
+      guard let pid = pid_t(name.dropFirst(prefix.count).prefix { $0 != "-" }), pid > 0, pid != getpid(),
+        kill(pid, 0) != 0, errno == ESRCH, lstat(path, &status) == 0, status.st_uid == geteuid()
       else { continue }
-      unlink(folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name))
+      unlink(path)
     }
   }
 

@@ -383,7 +383,14 @@ final class ItemScans {
 
   /// What is known of a provider's fields' types: what it says, else what its items show
   /// (read from memory; a lazy source is never read through for this).
-  func profiles(of provider: any DataProvider<Value>) throws(DataSourceError) -> [FieldProfile] {
+  ///
+  /// A check does not look at more than ``DerivedProvider/maximumItems`` items (a range of 9e18
+  /// under an `extend` would be read for ever before a join refused it): past that the fields'
+  /// types are not known, and the stages over them find them as they run. `describe`, which
+  /// counts what it describes, looks at every item (`bounded` false; ^C stops it).
+  func profiles(of provider: any DataProvider<Value>, bounded: Bool = true) throws(DataSourceError)
+    -> [FieldProfile]
+  {
     if let profiles = provider.fieldProfiles { return profiles }
     if provider is any ReadOnlyStore { return [] }
     // A stage keeps its base's fields and types: look at the base's items, once.
@@ -403,6 +410,7 @@ final class ItemScans {
       stageEntries[key] = (Weak(provider), epoch, profiles)
       return profiles
     }
+    if bounded, SectionOffsets(of: provider).total > DerivedProvider<Value>.maximumItems { return [] }
     return try scanned(provider)
   }
 
@@ -422,7 +430,7 @@ final class ItemScans {
   /// memory are looked at when the provider does not know its nulls (a filtered view); a lazy
   /// one keeps what it knows.
   func countedProfiles(of provider: any DataProvider<Value>) throws(DataSourceError) -> [FieldProfile] {
-    let known = try profiles(of: provider)
+    let known = try profiles(of: provider, bounded: false)
     guard known.contains(where: { $0.nulls == nil }), !(provider is any ReadOnlyStore) else { return known }
     var counted = try scanned(provider)
     guard !counted.isEmpty else { return known }

@@ -156,6 +156,17 @@ public final class Session {
         } catch is AlreadyReported {
           // The statement said why it failed itself (a sourced script, a refused batch).
           ok = false
+        } catch DataSourceError.cancelled {
+          // ^C heard by work that throws the engine's cancellation past every handler that
+          // would place it (a check reading a view's items): the statement was interrupted.
+          report(Diagnostic(.interrupted, at: statement.range), in: source)
+          ok = false
+        } catch is CancellationError {
+          report(Diagnostic(.interrupted, at: statement.range), in: source)
+          ok = false
+        } catch let error as DataSourceError {
+          report(Diagnostic(.dataSource(error), at: statement.range), in: source)
+          ok = false
         } catch {
           report(Diagnostic(.internalError("\(error)"), at: statement.range), in: source)
           ok = false
