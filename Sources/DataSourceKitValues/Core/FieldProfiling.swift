@@ -24,18 +24,27 @@ package protocol FieldStage: FieldProfiling {
   func profiles(over baseProfiles: [FieldProfile]) -> [FieldProfile]?
 }
 
+/// Where a field of a stage that adds fields comes from: the base's field it copies, or the
+/// stage's own computed field at an index.
+package enum FieldOrigin: Sendable {
+  case base(String)
+  case computed(Int)
+}
+
 extension FieldStage {
-  /// A stage's profiles over its base's: for each field, the base's profile of the field it keeps
-  /// (its nulls no longer known), else the type it computes.
+  /// A stage's profiles over its base's: for each field (`names`, from `origins`), the base's
+  /// profile of the field it keeps (its nulls no longer known), else the type it computes.
   package func stageProfiles(
-    _ fields: some Sequence<(name: String, kept: String?, type: ValueType?)>,
+    names: some Sequence<String>, origins: [FieldOrigin], computedType: (Int) -> ValueType?,
     over baseProfiles: [FieldProfile]
   ) -> [FieldProfile] {
     let byName = Dictionary(
       baseProfiles.map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
-    return fields.map { field in
-      guard let kept = field.kept else { return FieldProfile(name: field.name, type: field.type, nulls: nil) }
-      return byName[kept] ?? FieldProfile(name: field.name, type: nil, nulls: nil)
+    return zip(names, origins).map { name, origin in
+      switch origin {
+      case .base(let field): byName[field] ?? FieldProfile(name: name, type: nil, nulls: nil)
+      case .computed(let index): FieldProfile(name: name, type: computedType(index), nulls: nil)
+      }
     }
   }
 }

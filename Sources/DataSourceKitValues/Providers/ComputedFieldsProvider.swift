@@ -35,7 +35,7 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
   /// The output's fields when the base's are known: one schema shared by every item.
   private let schema: Schema?
   /// For each output field: the base field it copies, or the computed field it is.
-  private let sources: [Source]
+  private let sources: [FieldOrigin]
   /// The base, when it is an editable table or fields computed from one (``HandleRoot``).
   ///
   /// Found once: asking the chain below each time doubled the work at every stage of a
@@ -45,11 +45,6 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
   package let handleTable: EditableProvider<Value>?
   /// One more than the base's.
   package let stageDepth: Int
-
-  private enum Source {
-    case base(String)
-    case computed(Int)
-  }
 
   /// Where an output field comes from.
   enum FieldSource {
@@ -85,11 +80,11 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
       for name in computedNames where !names.contains(name) { names.append(name) }
       schema = Schema(names)
       sources = names.map { name in
-        computedNames.firstIndex(of: name).map(Source.computed) ?? .base(name)
+        computedNames.firstIndex(of: name).map(FieldOrigin.computed) ?? .base(name)
       }
     } else if !keepsBaseFields {
       schema = Schema(computedNames)
-      sources = computedNames.indices.map(Source.computed)
+      sources = computedNames.indices.map(FieldOrigin.computed)
     } else {
       schema = nil
       sources = []
@@ -125,15 +120,9 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
   package var knowsItsFields: Bool { schema != nil }
 
   package func profiles(over baseProfiles: [FieldProfile]) -> [FieldProfile]? {
-    guard let schema else { return nil }
-    let described = zip(schema.names, sources).map {
-      name, source -> (name: String, kept: String?, type: ValueType?) in
-      switch source {
-      case .base(let field): (name, field, nil)
-      case .computed(let index): (name, nil, fields[index].type)
-      }
+    schema.map {
+      stageProfiles(names: $0.names, origins: sources, computedType: { fields[$0].type }, over: baseProfiles)
     }
-    return stageProfiles(described, over: baseProfiles)
   }
   private let profilesMemo = ClockMemo()
 

@@ -167,18 +167,13 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
   /// The output's fields when the base's are known.
   private let schema: Schema?
   /// For each output field: the base field it copies, or the field it computes.
-  private let sources: [Source]
+  private let sources: [FieldOrigin]
   /// Each field's value for each item, by flat position.
   private var columns: [[Value]] = []
   private var offsets = SectionOffsets(counts: [])
   private var states = LoadStateMachine()
   private var observers: ObserverList
   private var failure: String?
-
-  private enum Source {
-    case base(String)
-    case computed(Int)
-  }
 
   package init(base: any DataProvider<Value>, fields: [Field], label: String, notes: ExpressionNotes?) {
     self.base = base
@@ -190,7 +185,9 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
       var names = known
       for name in computedNames where !names.contains(name) { names.append(name) }
       schema = Schema(names)
-      sources = names.map { name in computedNames.firstIndex(of: name).map(Source.computed) ?? .base(name) }
+      sources = names.map { name in
+        computedNames.firstIndex(of: name).map(FieldOrigin.computed) ?? .base(name)
+      }
     } else {
       schema = nil
       sources = []
@@ -218,15 +215,9 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
   package var profiledBase: any DataProvider<Value> { base }
   package var knowsItsFields: Bool { schema != nil }
   package func profiles(over baseProfiles: [FieldProfile]) -> [FieldProfile]? {
-    guard let schema else { return nil }
-    let described = zip(schema.names, sources).map {
-      name, source -> (name: String, kept: String?, type: ValueType?) in
-      switch source {
-      case .base(let field): (name, field, nil)
-      case .computed(let index): (name, nil, fields[index].type)
-      }
+    schema.map {
+      stageProfiles(names: $0.names, origins: sources, computedType: { fields[$0].type }, over: baseProfiles)
     }
-    return stageProfiles(described, over: baseProfiles)
   }
   package func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 

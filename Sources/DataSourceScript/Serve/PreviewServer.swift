@@ -137,27 +137,28 @@ final class PreviewHTTPServer: PreviewServing, @unchecked Sendable {
     guard fd >= 0 else { throw ServeError(errno: errno, port: port) }
     var on: Int32 = 1
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+    // Binds to an address of either family, as its own structure.
+    func bind<Address>(_ address: Address) -> Int32 {
+      var address = address
+      return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          Glibc.bind(fd, $0, socklen_t(MemoryLayout<Address>.size))
+        }
+      }
+    }
     var bound: Int32
     if isV6 {
       var address = sockaddr_in6()
       address.sin6_family = sa_family_t(AF_INET6)
       address.sin6_port = in_port_t(UInt16(port).bigEndian)
       inet_pton(AF_INET6, literal, &address.sin6_addr)
-      bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-        }
-      }
+      bound = bind(address)
     } else {
       var address = sockaddr_in()
       address.sin_family = sa_family_t(AF_INET)
       address.sin_port = in_port_t(UInt16(port).bigEndian)
       inet_pton(AF_INET, literal, &address.sin_addr)
-      bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
+      bound = bind(address)
     }
     if bound == 0 { bound = listen(fd, 128) }
     guard bound == 0 else {
