@@ -268,6 +268,17 @@ struct ServeTests {
     #expect(
       try status(served.url("/view.json"), ["X-Pad: " + String(repeating: "b", count: 100_000)]) == "431")
     #expect(try status(served.url("/view.json")) == "200")
+    // What a page never sends: a body (refused unread), another method, /live without its
+    // handshake; each says why.
+    let posted = try DSHProcess.runTool(
+      "/usr/bin/env", ["curl", "-s", "-d", "x=1", served.url("/view.json")])
+    #expect(posted == "dsh's pages send no request bodies\n", "\(posted)")
+    let deleted = try DSHProcess.runTool(
+      "/usr/bin/env", ["curl", "-s", "-X", "DELETE", served.url("/view.json")])
+    #expect(deleted == "only GET\n", "\(deleted)")
+    let plain = try DSHProcess.runTool("/usr/bin/env", ["curl", "-s", served.url("/live")])
+    #expect(plain == "a WebSocket handshake is expected here\n", "\(plain)")
+    #expect(try status(served.url("/nowhere")) == "404")
     // A frame that claims 2.1 GB: dsh reads nothing a page sends, so its memory stays its own.
     let flood = try LiveHelper(["flood"] + served.arguments)
     let sent = try #require(flood.lines(1).first)

@@ -155,8 +155,6 @@ public protocol PreviewServerStarting: Sendable {
 public protocol PreviewServing: Sendable {
   /// The port it listens on.
   var port: Int { get }
-  /// Why the server stopped on its own (not by ``stop()``), once it has.
-  var failure: String? { get }
   /// Stops listening and closes every page's socket.
   func stop() async
 }

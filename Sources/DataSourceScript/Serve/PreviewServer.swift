@@ -125,9 +125,6 @@ final class PreviewHTTPServer: PreviewServing, @unchecked Sendable {
   let port: Int
   private let listening: Int32
   private let state = Mutex<(connections: Set<Int32>, stopping: Bool, closed: Bool)>(([], false, false))
-  private let stoppedBy = ServerFailure()
-
-  var failure: String? { stoppedBy.reason }
 
   init(hub: PreviewHub, host: String, port: Int) throws {
     self.hub = hub
@@ -238,12 +235,4 @@ final class PreviewHTTPServer: PreviewServing, @unchecked Sendable {
       for fd in state.connections { shutdown(fd, Int32(SHUT_RDWR)) }
     }
   }
-}
-
-/// Why a server stopped by itself, once it has: written by the server, read by the session.
-final class ServerFailure: Sendable {
-  private let kept = Mutex<String?>(nil)
-  var reason: String? { kept.withLock { $0 } }
-  /// Keeps the first reason.
-  func record(_ reason: String) { kept.withLock { $0 = $0 ?? reason } }
 }

@@ -26,11 +26,6 @@ extension Session {
           .serveFailed("\(name.name) is not being served (serve \(name.name) starts it)"), at: name.range)
       }
       for served in names {
-        if let failure = servedViews[served]?.server.failure {
-          await stopServing(served)
-          output.write("stopped serving \(served) (its server had stopped by itself: \(failure))\n")
-          continue
-        }
         await stopServing(served)
         output.write("stopped serving \(served)\n")
       }
@@ -191,13 +186,6 @@ extension Session {
   /// json` prints, or a layout message when X was bound again or a setting redrew it.
   func publishServedViews(after statement: Statement, changing: Set<ObjectIdentifier>??) {
     guard !servedViews.isEmpty else { return }
-    // A server that stopped by itself is said once, at the statement after, not left to look alive.
-    for name in servedViews.keys.sorted() {
-      guard let served = servedViews[name], let failure = served.server.failure else { continue }
-      servedViews[name] = nil
-      served.hub.close()
-      sayError("error: serving \(name) stopped: \(failure) (serve \(name) starts it again)\n")
-    }
     for name in servedViews.keys.sorted() {
       guard let served = servedViews[name], let binding = bindings[name] else { continue }
       do {
