@@ -162,4 +162,50 @@ final class BrowsingShell {
         figure: megabytes(own), target: isSQLite ? "< 100 MB, first G < 0.5 s" : "recorded",
         met: !isSQLite || (own < 100 * 1024 && firstEnd < 0.5)))
   }
+  measureBrowseWideAndLong(frameEnd: frameEnd, median: median)
+}
+
+/// Issue 56's shapes: a table of 20,000 columns and a field of 2 MB, where a key once drew every
+/// column of the rows on screen (lines of 160 KB) or the whole field (3.7 s a key).
+@MainActor private func measureBrowseWideAndLong(frameEnd: String, median: ([Double]) -> Double) {
+  let widePath = dataFolder + "/wide-20000-columns.csv"
+  if fileSize(widePath) == 0 {
+    let names = (0..<20_000).map { "column\($0)" }
+    var text = names.joined(separator: ",") + "\n"
+    for row in 0..<1_000 {
+      text += names.indices.map { String(row &* 31 &+ $0) }.joined(separator: ",") + "\n"
+    }
+    _ = FileManager.default.createFile(atPath: widePath, contents: Data(text.utf8))
+  }
+  let longPath = dataFolder + "/long-field-2mb.csv"
+  if fileSize(longPath) == 0 {
+    var text = "id,big,s\n"
+    for id in 0..<1_000 {
+      text += "\(id),\(id % 10 == 3 ? String(repeating: "x", count: 2_000_000) : "short"),a\n"
+    }
+    _ = FileManager.default.createFile(atPath: longPath, contents: Data(text.utf8))
+  }
+  let shapes = [
+    ("20,000 columns × 1,000 rows", widePath, ["j", "space", "l (a column right)"]),
+    ("a 2 MB field in every tenth of 1,000 rows", longPath, ["j", "space"]),
+  ]
+  for (name, path, keys) in shapes {
+    let shell = BrowsingShell(dsh: dsh)
+    let bind = shell.type("let v = csv \"\(path)\"\r", until: "dsh> ")
+    let first = shell.type("browse v\r", until: frameEnd)
+    for key in keys {
+      let typed = key.hasPrefix("l") ? "l" : key == "space" ? " " : key
+      let time = median((0..<9).map { _ in shell.type(typed, until: frameEnd) })
+      rows.append(
+        Row(
+          what: "browse, \(name): \(key)", dsh: seconds(time), other: "one frame: 0.016 s",
+          figure: String(format: "%.2f frames", time / 0.016), target: "≤ 1 frame", met: time <= 0.016))
+    }
+    let own = shell.memory("RssAnon")
+    shell.quit()
+    rows.append(
+      Row(
+        what: "browse, \(name): bind, first screen, own memory", dsh: "\(seconds(bind)), \(seconds(first))",
+        other: megabytes(own), figure: "—", target: "recorded", met: true))
+  }
 }

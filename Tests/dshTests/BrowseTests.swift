@@ -306,6 +306,59 @@ struct BrowseTests {
     terminal.wait(for: "dsh>")
   }
 
+  @Test("20,000 columns draw only those that can show; scrolling to the last keeps the first")
+  func thousandsOfColumns() throws {
+    let path = NSTemporaryDirectory() + "dsh-browse-columns-\(UUID().uuidString).csv"
+    let names = (0..<20_000).map { "c\($0)" }
+    var text = names.joined(separator: ",") + "\n"
+    for row in 0..<30 { text += names.indices.map { "\(row * 7 + $0)" }.joined(separator: ",") + "\n" }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let terminal = try EmulatedTerminal(arguments: [path], waitingFor: "more columns →")
+    #expect(Self.headers(terminal.screen[2]).prefix(3) == ["c0", "c1", "c2"])
+    terminal.type("l")
+    terminal.wait(for: "scrolled 1 column, ← →", line: -1)
+    #expect(Self.headers(terminal.screen[2]).prefix(3) == ["c0", "c2", "c3"])
+    // Every column of a row went into the line on each key; now those that fit, of 20,000.
+    terminal.type("?")
+    terminal.wait(for: "of 20,000 drawn a frame", line: nil)
+    let said = terminal.screen.first { $0.contains("of 20,000 drawn") } ?? ""
+    let drawn = Int(said.split(separator: " ")[1].filter(\.isNumber)) ?? Int.max
+    #expect(drawn < 100, "\(said)")
+    terminal.type("j")
+    terminal.type(String(repeating: "l", count: 120))
+    terminal.wait(for: "scrolled 121 columns, ← →", line: -1)
+    #expect(Self.headers(terminal.screen[2]).prefix(3) == ["c0", "c122", "c123"])
+    terminal.type("q")
+    terminal.wait(for: "dsh>")
+  }
+
+  @Test("a table of 200 columns scrolls until its last columns fit, and no further")
+  func scrollsToTheLastColumn() throws {
+    let path = NSTemporaryDirectory() + "dsh-browse-200-\(UUID().uuidString).csv"
+    let names = (0..<200).map { "c\($0)" }
+    var text = names.joined(separator: ",") + "\n"
+    for row in 0..<5 { text += names.indices.map { "\(row + $0)" }.joined(separator: ",") + "\n" }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let terminal = try EmulatedTerminal(arguments: [path], waitingFor: "more columns →")
+    terminal.type(String(repeating: "l", count: 250))
+    // Ten columns of seven characters fit beside the first at 80: c190 to c199.
+    terminal.wait(for: "scrolled 189 columns, ← ·", line: -1)
+    #expect(Self.headers(terminal.screen[2]) == ["c0"] + (190..<200).map { "c\($0)" })
+    terminal.type("h")
+    terminal.wait(for: "scrolled 188 columns, ← →", line: -1)
+    #expect(Self.headers(terminal.screen[2]).prefix(2) == ["c0", "c189"])
+    terminal.type("q")
+    terminal.wait(for: "dsh>")
+  }
+
+  /// The names on a header line of a box table, the cut last one left out.
+  static func headers(_ line: String) -> [String] {
+    let cells = line.split(separator: "│", omittingEmptySubsequences: false).dropFirst()
+    return cells.dropLast().map { $0.trimmingCharacters(in: .whitespaces) }
+  }
+
   @Test("a grid and a segmented source browse as show draws them: cards side by side, the segment shown")
   func gridsAndSegments() throws {
     let terminal = try EmulatedTerminal()

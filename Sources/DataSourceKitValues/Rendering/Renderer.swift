@@ -52,6 +52,12 @@ public struct RenderOptions: Sendable {
   /// each other. A column of numbers keeps the width of its widest number (a number cut is a wrong
   /// number).
   public var maxColumnWidth: Int?
+  /// The positions of the known fields a table of fields draws, when not all of them.
+  ///
+  /// `browse` over thousands of fields draws the first (which stays as the table scrolls
+  /// sideways) and the few scrolled into view, so that a key costs the screen and not the
+  /// table's width. Positions past the last field are ignored.
+  public var shownFields: [Int]?
 
   /// Options for a renderer.
   public init(

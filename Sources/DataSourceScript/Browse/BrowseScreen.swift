@@ -49,9 +49,11 @@ public final class BrowseScreen {
   private var cellsBuilt = 0
   private var cellsReused = 0
   private var rowsRead = 0
-  /// How wide the last frame's table of fields is drawn whole, when that is wider than the
-  /// screen (0 when it fits), and whether columns remain hidden on the right.
-  private var widest = 0
+  /// The columns the last frame drew (a table of thousands draws only those that can show).
+  private var columnsDrawn = 0
+  /// Whether the last frame's table of fields is wider than the screen (it scrolls sideways),
+  /// and whether columns remain hidden on the right.
+  private var scrollsSideways = false
   private var moreOnTheRight = false
   private var offsets: (clock: UInt64, offsets: SectionOffsets)?
 
@@ -379,9 +381,10 @@ public final class BrowseScreen {
 
   /// The rows of `window` as the renderer draws them, scrolled sideways, the matches marked.
   private func body(_ window: Range<Int>) -> [String] {
+    let drawn = drawnFields
     var lines = render(window, width: showsFields ? Int.max / 4 : size.columns)
-    widest = lines.map(TerminalText.width).max() ?? 0
-    if showsFields, widest > size.columns {
+    var widest = lines.map(TerminalText.width).max() ?? 0
+    if showsFields, drawn == nil, widest > size.columns {
       // Narrowed to the screen as show narrows it, when every column keeps twelve characters (or
       // all of its own): then the table needs no scrolling.
       let narrowed = render(window, width: size.columns)
@@ -392,11 +395,20 @@ public final class BrowseScreen {
         widest = 0
       }
     }
+    columnsDrawn = drawn?.count ?? fieldCount
+    scrollsSideways = showsFields && (drawn != nil || widest > size.columns)
     moreOnTheRight = false
-    if showsFields, widest <= size.columns {
-      widest = 0
+    if !scrollsSideways {
       horizontal = 0
-    } else if showsFields {
+    } else if let drawn {
+      // Only the columns that can show were drawn: the first, then those from `horizontal` on.
+      horizontal = drawn[1] - 1
+      let borders = TerminalText.borders(lines.first ?? "")
+      moreOnTheRight = widest > size.columns || (drawn.last ?? 0) < fieldCount - 1
+      if borders.count >= 3 {
+        lines = lines.map { TerminalText.slice($0, keeping: borders[1] + 1, from: 0, width: size.columns) }
+      }
+    } else {
       // Whole columns scroll: the first stays, and the table goes on after border k + 1.
       let borders = TerminalText.borders(lines.first ?? "")
       horizontal = min(horizontal, max(0, borders.count - 3))
@@ -413,8 +425,27 @@ public final class BrowseScreen {
     return lines
   }
 
+  /// The fields of a table of fields, or 0.
+  private var fieldCount: Int { showsFields ? view.dataSource.recordFields?.count ?? 0 : 0 }
+
+  /// The fields drawn when a table has more of them than the screen could show at any width.
+  ///
+  /// The first, which stays, and as many from the scrolled-to column on as could fit (a column
+  /// takes at least three characters, `│ x`). `nil` when the table is drawn whole and sliced
+  /// (then the columns' widths decide where it scrolls).
+  ///
+  /// Drawing 20,000 columns for the twenty that show cost 160 KB a line on every key.
+  private var drawnFields: [Int]? {
+    let count = fieldCount
+    let fitting = size.columns / 3 + 1
+    guard count > fitting + 1 else { return nil }
+    let first = 1 + min(horizontal, count - 2)
+    return [0] + Array(first..<min(count, first + fitting))
+  }
+
   private func render(_ window: Range<Int>, width: Int) -> [String] {
-    let key = RenderKey(window: window, width: width, clock: view.dataSource.structureClock.current)
+    let key = RenderKey(
+      window: window, width: width, fields: drawnFields, clock: view.dataSource.structureClock.current)
     if let kept = rendered[key] { return kept }
     var options = RenderOptions(
       mode: .box, width: width, color: color, showsFields: showsFields, toTerminal: true)
@@ -423,6 +454,7 @@ public final class BrowseScreen {
     // No column is drawn wider than the screen: sideways scrolling moves by whole columns, so
     // more of a 2 MB field could never show, and drawing it whole cost seconds a key.
     options.maxColumnWidth = min(options.maxColumnWidth ?? Int.max, max(12, size.columns - 4))
+    options.shownFields = drawnFields
     var text = draw([window], options)
     if text.hasSuffix("\n") { text.removeLast() }
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -436,6 +468,7 @@ public final class BrowseScreen {
   private struct RenderKey: Hashable {
     var window: Range<Int>
     var width: Int
+    var fields: [Int]?
     /// The source's clock: a change of its rows draws them again.
     var clock: UInt64
   }
@@ -520,7 +553,7 @@ public final class BrowseScreen {
     case .error: parts.append("error: " + (view.dataSource.errorDescription ?? "the source failed"))
     case .initial, .loaded, .noContent: break
     }
-    if widest > size.columns {
+    if scrollsSideways {
       let columns = horizontal == 1 ? "1 column" : "\(horizontal) columns"
       parts.append(
         horizontal == 0 ? "more columns →" : "scrolled \(columns)" + (moreOnTheRight ? ", ← →" : ", ←"))
@@ -540,8 +573,11 @@ public final class BrowseScreen {
       "This view: \(Self.grouped(totalRows)) rows in \(Self.grouped(sectionOffsets.sectionCount)) sections; "
         + "cells made \(Self.grouped(cellsBuilt)), reused \(Self.grouped(cellsReused)); "
         + "rows read \(Self.grouped(rowsRead)).",
-      "Any key goes back to the rows.",
     ]
+      + (showsFields
+        ? ["Columns: \(Self.grouped(columnsDrawn)) of \(Self.grouped(fieldCount)) drawn a frame."] : []) + [
+        "Any key goes back to the rows."
+      ]
   }
 
   private func fitted(_ line: String) -> String { TerminalText.cut(line, to: size.columns) }

@@ -130,12 +130,16 @@ extension Session {
     let source = view.dataSource
     let stateBefore = source.loadState
     let mode = options.mode
-    let readers = source.recordFields.flatMap { Session.columnReaders(of: columnSource, fields: $0) }
-    if showsFields, mode == .csv, let fields = source.recordFields, let readers {
+    // Only the fields drawn are read: a screen over 20,000 fields reads the few on it.
+    let drawnFields = source.recordFields.map { fields in
+      options.shownFields.map { $0.filter(fields.indices.contains).map { fields[$0] } } ?? fields
+    }
+    let readers = drawnFields.flatMap { Session.columnReaders(of: columnSource, fields: $0) }
+    if showsFields, mode == .csv, let fields = drawnFields, let readers {
       // Read from the columns and written as made: no row is kept.
       Renderer.renderFieldsCSV(
         of: view, fields: fields, windows: windows, columns: readers, escaping: options.toTerminal, to: write)
-    } else if showsFields, mode == .csv, let fields = source.recordFields {
+    } else if showsFields, mode == .csv, let fields = drawnFields {
       // Read item by item and written as read: no row is kept.
       Renderer.renderItemsCSV(
         of: view, fields: fields, windows: windows, sectioned: source.numberOfSections > 1,
@@ -156,7 +160,7 @@ extension Session {
       }
       write(text + (first ? "]\n" : "\n]\n"))
     } else if showsFields, mode != .json, mode != .csv, mode != .html, mode != .svg,
-      let fields = source.recordFields
+      let fields = drawnFields
     {
       // Known fields: rows go straight into the table's text as they are laid out.
       Renderer.renderFields(
