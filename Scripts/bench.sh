@@ -60,6 +60,15 @@ if [ "${1:-}" = postgres ] || [ "${1:-}" = databases ] || [ "${1:-}" = browse ];
       -c "ALTER TABLE big2m_filling RENAME TO big2m" >&2
     "${psql[@]}" -v ON_ERROR_STOP=1 -c "VACUUM ANALYZE big2m" >&2
   fi
+  # Tables without a unique key, shaped as the diamonds data set (53,940 rows) and seven times it.
+  for rows in 53940 377580; do
+    if [ "$("${psql[@]}" -t -c "SELECT to_regclass('gems$rows') IS NOT NULL")" != t ]; then
+      "${psql[@]}" -v ON_ERROR_STOP=1 -1 \
+        -c "CREATE TABLE gems_filling AS SELECT (0.2 + (g * 37 % 480) / 100.0)::float8 AS carat, (ARRAY['Fair','Good','Very Good','Premium','Ideal'])[1 + g % 5] AS cut, chr((68 + g % 7)::int) AS color, (ARRAY['I1','SI2','SI1','VS2','VS1','VVS2','VVS1','IF'])[1 + g % 8] AS clarity, (55 + (g * 13 % 130) / 10.0)::float8 AS depth, (50 + g * 7 % 30)::float8 AS \"table\", (326 + g * 7919 % 18500)::int AS price, (3.7 + (g * 11 % 700) / 100.0)::float8 AS x FROM generate_series(1::bigint, $rows) g" \
+        -c "ALTER TABLE gems_filling RENAME TO gems$rows" >&2
+      "${psql[@]}" -v ON_ERROR_STOP=1 -c "VACUUM ANALYZE gems$rows" >&2
+    fi
+  done
   export DSH_BENCH_POSTGRES="postgresql://dsh@127.0.0.1:$port/postgres" DSH_BENCH_PSQL="${psql[*]}"
   .build/release/dsh-bench "$(pwd)/.build/release/dsh" "$@"
   exit

@@ -107,8 +107,10 @@ extension PostgresProvider {
     guard !inOrder else { return try body() }
     inOrder = true
     keyPagesInOrder = 0
+    previousPage = nil
     defer {
       inOrder = false
+      previousPage = nil
       if streamPage != nil { streamSession?.endStream() }
       streamPage = nil
       // Closed with the print: a session of many shown views keeps no connection per view.
@@ -145,6 +147,15 @@ extension PostgresProvider {
     return rows
   }
 
+  /// Whether a page read in order goes on from what was read before (or is the first): then it
+  /// comes from the stream. Starting one for a page read alone would read, and sort, every row
+  /// after it to give one page.
+  private func readsOn(to page: Int) -> Bool {
+    if page == 0 || streamPage == page || previousPage == page - 1 { return true }
+    if let next = streamPage, next < page, page - next <= PostgresProvider.keptPages { return true }
+    return false
+  }
+
   /// Reads a page, waiting for the server: a view asks for rows synchronously.
   func readPage(_ page: Int) throws -> [Value] {
     guard let session, session.isOpen, let shape else {
@@ -164,12 +175,13 @@ extension PostgresProvider {
       let end = min(offset + count, windowRows.keys.count)
       result = PostgresRows(
         columns: [], rows: try windowPage(min(offset, end)..<end, windowRows, session: session, shape: shape))
-    } else if inOrder, denseStart == nil {
+    } else if inOrder, denseStart == nil, readsOn(to: page) {
       result = PostgresRows(columns: [], rows: try streamedRows(page, count: count))
     } else {
       statementsRun += 1
       result = try session.rowsNow(pageSQL(page))
     }
+    if inOrder { previousPage = page }
     let columns = shape.columns
     let join = query.join
     // One schema for every page: a writer that meets a record of the schema it has seen reads

@@ -69,6 +69,9 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   var streamSession: PostgresSession?
   /// The page the streamed statement reads next, while one is under way.
   var streamPage: Int?
+  /// The page read last while reading in order: a page after it starts a stream, a page
+  /// elsewhere is read alone (the scattered rows of a sorted view's first lines).
+  var previousPage: Int?
   /// Behind window functions, each row's key and window values in the view's order, read when
   /// counted (see ``WindowRows``).
   var windowRows: WindowRows?

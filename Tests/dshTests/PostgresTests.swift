@@ -873,6 +873,10 @@ struct PostgresTests {
       // A table bound by let, counted when first asked, still finds its key has no gaps: a
       // window deep in it is an index seek.
       "let t = postgres \"\(server.url)\" table big", "show t rows 15000..15003 as csv", "describe t",
+      // A stage in memory over an extend of a keyless table reads the table once, streamed, where
+      // it read a page a statement by OFFSET, each sorting the table again.
+      "let m = postgres \"\(server.url)\" table nokey | extend r2 = ratio * 2 | sort by r2 desc | limit 3",
+      "show m | select id, r2 as csv", "describe m",
     ])
     #expect(result.status == 0, "\(result.output.suffix(2000))")
     #expect(result.output.contains("Index Scan using big_pkey on big"), "\(result.output.prefix(3000))")
@@ -893,6 +897,10 @@ struct PostgresTests {
     #expect(ids == expected.split(separator: "\n").map(String.init))
     #expect(result.output.contains("15001,"), "\(result.output.suffix(600))")
     #expect(result.output.contains("rows read by 1 statement by key range)"), "\(result.output.suffix(600))")
+    let underExtend = result.output.components(separatedBy: "extend r2 = ratio * 2").last ?? ""
+    #expect(
+      underExtend.contains("\(PostgresServer.bigRows) rows read by 1 statement)"), "\(result.output.suffix(900))")
+    #expect(result.output.contains("id,r2\n20000,5714.285714285715\n19999,5714.0\n"), "\(result.output.suffix(900))")
   }
 
   @Test("describe postgres lists tables and views with rows and columns; postgres URL alone names them")

@@ -41,7 +41,7 @@ package enum StageRule<Item> {
 /// stage tells its own observers which items it touched. Anything else (a reload, a base that
 /// changes wholesale) arranges every item again.
 public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, HandleAddressable,
-  CompositionNode, RecordProviding
+  CompositionNode, RecordProviding, ReadsItemsFromRoot
 {
   /// Turns the loaded base (and the flat layout of its items) into this provider's sections.
   ///
@@ -110,6 +110,8 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
 
   /// The first provider below that is not derived: where the items come from.
   public var rootProvider: any DataProvider<Item> { root }
+  /// The provider its positions point into (``rootProvider``), for a walk that knows no item type.
+  package var itemsRoot: any DataProvider { root }
 
   /// The base's items arranged, with their root handles.
   private func arranged() throws -> [DerivedSection] {
@@ -260,7 +262,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
       // each of which would find and sort the rows an index serves again (the in-memory part
       // of a split `where` over 83,367 rows of a 1M-row SQLite table: 326 statements, 5.2 s of
       // SQLite's time, against one of 0.32 s).
-      if let reader = root as? any InOrderReading {
+      if let reader = inOrderReader(below: root) {
         arranged = try reader.readingInOrder { try self.arranged() }
       } else {
         arranged = try self.arranged()
