@@ -147,8 +147,9 @@ extension PostgresProvider {
     return rows
   }
 
-  /// Whether a page read in order goes on from what was read before (or is the first): then it
-  /// comes from the stream. Starting one for a page read alone would read, and sort, every row
+  /// Whether a page read in order goes on from what was read before (or is the first).
+  ///
+  /// Then it comes from the stream. Starting one for a page read alone would read, and sort, every row
   /// after it to give one page.
   private func readsOn(to page: Int) -> Bool {
     if page == 0 || streamPage == page || previousPage == page - 1 { return true }

@@ -4,6 +4,7 @@
 //   Scripts/bench.sh batches                  (only validate + apply, Batches.swift)
 //   Scripts/bench.sh live                     (only the live-data measures, Live.swift)
 //   Scripts/bench.sh browse                   (browse's keys under a pseudo-terminal, Browse.swift)
+//   Scripts/bench.sh plans                    (checks before work, explain without running, Plans.swift)
 // Inputs are generated at run time under bench-data/ (git ignores it).
 import DataSourceKit
 import DataSourceKitValues
@@ -343,6 +344,7 @@ extension Measurement {
 /// The parts a run may be limited to; without one, the whole bench runs.
 let sections = [
   "scale", "types", "answers", "batches", "live", "library", "postgres", "databases", "browse", "explore",
+  "plans",
 ]
 if CommandLine.arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
   print(
@@ -373,7 +375,9 @@ let onlyPostgres = CommandLine.arguments.contains("postgres")
 let onlyDatabases = CommandLine.arguments.contains("databases")
 let onlyBrowse = CommandLine.arguments.contains("browse")
 let onlyExplore = CommandLine.arguments.contains("explore")
+let onlyPlans = CommandLine.arguments.contains("plans")
 if onlyExplore { measureExplore() }
+if onlyPlans { measurePlans() }
 if onlyTypes { measureTypes() }
 if onlyAnswers { measureAnswers() }
 if onlyBatches { measureBatches() }
@@ -386,7 +390,7 @@ if onlyPostgres { measurePostgres() }
 if onlyDatabases { measureDatabases() }
 if onlyBrowse { measureBrowse() }
 if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlyPostgres
-  && !onlyDatabases && !onlyBrowse && !onlyExplore
+  && !onlyDatabases && !onlyBrowse && !onlyExplore && !onlyPlans
 {
   if fileSize(csvPath) == 0 {
     print("generating \(csvPath) (\(rowCount) rows) …")
@@ -698,7 +702,7 @@ if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onl
 }  // !onlyScale
 
 if !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlyPostgres && !onlyDatabases
-  && !onlyBrowse && !onlyExplore
+  && !onlyBrowse && !onlyExplore && !onlyPlans
 {
   measureScale()
 }

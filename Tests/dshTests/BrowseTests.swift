@@ -261,11 +261,7 @@ struct BrowseTests {
 
   @Test("a wide table scrolls a whole column at a time, its first kept; ? lists the keys")
   func sidewaysAndKeys() throws {
-    let path = NSTemporaryDirectory() + "dsh-browse-wide-\(UUID().uuidString).csv"
-    let names = (0..<16).map { "column\($0)" }
-    var text = names.joined(separator: ",") + "\n"
-    for row in 0..<300 { text += names.indices.map { "value \(row)-\($0)" }.joined(separator: ",") + "\n" }
-    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let path = try Self.wideCSV(columns: 16, rows: 300, name: { "column\($0)" }) { "value \($0)-\($1)" }
     let terminal = try EmulatedTerminal()
     terminal.type("browse csv \"\(path)\"\r")
     terminal.wait(for: "more columns →", line: -1)
@@ -308,11 +304,7 @@ struct BrowseTests {
 
   @Test("20,000 columns draw only those that can show; scrolling to the last keeps the first")
   func thousandsOfColumns() throws {
-    let path = NSTemporaryDirectory() + "dsh-browse-columns-\(UUID().uuidString).csv"
-    let names = (0..<20_000).map { "c\($0)" }
-    var text = names.joined(separator: ",") + "\n"
-    for row in 0..<30 { text += names.indices.map { "\(row * 7 + $0)" }.joined(separator: ",") + "\n" }
-    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let path = try Self.wideCSV(columns: 20_000, rows: 30) { "\($0 * 7 + $1)" }
     defer { try? FileManager.default.removeItem(atPath: path) }
     let terminal = try EmulatedTerminal(arguments: [path], waitingFor: "more columns →")
     #expect(Self.headers(terminal.screen[2]).prefix(3) == ["c0", "c1", "c2"])
@@ -335,11 +327,7 @@ struct BrowseTests {
 
   @Test("a table of 200 columns scrolls until its last columns fit, and no further")
   func scrollsToTheLastColumn() throws {
-    let path = NSTemporaryDirectory() + "dsh-browse-200-\(UUID().uuidString).csv"
-    let names = (0..<200).map { "c\($0)" }
-    var text = names.joined(separator: ",") + "\n"
-    for row in 0..<5 { text += names.indices.map { "\(row + $0)" }.joined(separator: ",") + "\n" }
-    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let path = try Self.wideCSV(columns: 200, rows: 5) { "\($0 + $1)" }
     defer { try? FileManager.default.removeItem(atPath: path) }
     let terminal = try EmulatedTerminal(arguments: [path], waitingFor: "more columns →")
     terminal.type(String(repeating: "l", count: 250))
@@ -351,6 +339,18 @@ struct BrowseTests {
     #expect(Self.headers(terminal.screen[2]).prefix(2) == ["c0", "c189"])
     terminal.type("q")
     terminal.wait(for: "dsh>")
+  }
+
+  /// A CSV of `columns` columns (named `c0`, `c1`, … unless `name` says) and `rows` rows, the
+  /// value of row r and column c `value(r, c)`, in a file of its own.
+  static func wideCSV(
+    columns: Int, rows: Int, name: (Int) -> String = { "c\($0)" }, value: (Int, Int) -> String
+  ) throws -> String {
+    let path = NSTemporaryDirectory() + "dsh-browse-wide-\(UUID().uuidString).csv"
+    var text = (0..<columns).map(name).joined(separator: ",") + "\n"
+    for row in 0..<rows { text += (0..<columns).map { value(row, $0) }.joined(separator: ",") + "\n" }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
   }
 
   /// The names on a header line of a box table, the cut last one left out.

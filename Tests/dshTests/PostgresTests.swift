@@ -899,8 +899,11 @@ struct PostgresTests {
     #expect(result.output.contains("rows read by 1 statement by key range)"), "\(result.output.suffix(600))")
     let underExtend = result.output.components(separatedBy: "extend r2 = ratio * 2").last ?? ""
     #expect(
-      underExtend.contains("\(PostgresServer.bigRows) rows read by 1 statement)"), "\(result.output.suffix(900))")
-    #expect(result.output.contains("id,r2\n20000,5714.285714285715\n19999,5714.0\n"), "\(result.output.suffix(900))")
+      underExtend.contains("\(PostgresServer.bigRows) rows read by 1 statement)"),
+      "\(result.output.suffix(900))")
+    #expect(
+      result.output.contains("id,r2\n20000,5714.285714285715\n19999,5714.0\n"), "\(result.output.suffix(900))"
+    )
   }
 
   @Test("describe postgres lists tables and views with rows and columns; postgres URL alone names them")

@@ -349,7 +349,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   /// How `describe` names this node.
   package var nodeTitle: String { label }
   /// What `describe` shows beside the name: counts and state.
-  package var nodeDetail: String? { countsDetail }
+  package var nodeDetail: String? { loadState == .initial ? "not run" : countsDetail }
   /// The nodes below this one in `describe`.
   package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
 }

@@ -102,8 +102,10 @@ package protocol ReadsItemsFromRoot: AnyObject {
 }
 
 /// The provider under `provider` that reads a database's pages, when `provider`'s items are read
-/// from it on demand: through transforms (`extend`, `select`) and through the stages whose
-/// positions point into it. `nil` when there is none, or when a provider on the way keeps
+/// from it on demand.
+///
+/// Found through transforms (`extend`, `select`) and through the stages whose positions point
+/// into it. `nil` when there is none, or when a provider on the way keeps
 /// items of its own (a group, a join).
 ///
 /// A stage arranging every item of an `extend` over a keyless PostgreSQL table read a page at a

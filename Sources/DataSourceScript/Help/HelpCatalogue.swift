@@ -184,11 +184,12 @@ public enum HelpCatalogue {
             + "\ndescribe table people | sort by name with cell basic \"{name}\" | footer \"{count} people\""
         ]),
       HelpTopic(
-        name: "explain", group: .commands, syntax: ["explain EXPRESSION"],
+        name: "explain", group: .commands, syntax: ["explain EXPRESSION", "explain analyze EXPRESSION"],
         summary:
-          "Prints what describe prints, then for each database source under it the statement that reads its rows, the values bound to the statement's parameters, and the database's own plan for it (SQLite's EXPLAIN QUERY PLAN, PostgreSQL's EXPLAIN without the cost estimates): whether an index serves a where, and whether a sort needs a pass of its own. Stages that describe shows above the source run in memory.",
+          "Prints the plan of EXPRESSION without running it: the tree describe prints, with the stages that run in memory built and checked but not run (marked not run), then for each database source under it the statement that reads its rows, the values bound to the statement's parameters, and the database's own plan for it (SQLite's EXPLAIN QUERY PLAN, PostgreSQL's EXPLAIN without the cost estimates): whether an index serves a where, and whether a sort needs a pass of its own. Stages that describe shows above the source run in memory. Sources are still opened (a file is read, a table counted), and a stage that needs its input's rows to be built (group by, distinct, join, sample, window functions) runs with the stages under it. An error in any stage is reported before anything runs, as it is for every statement. explain analyze runs the statement (as PostgreSQL's and DuckDB's EXPLAIN ANALYZE do) and adds each step as it ran: its time and the rows it gave.",
         examples: [
-          "explain sqlite \"samples:people.db\" table people | where id < 4 | sort by name"
+          "explain sqlite \"samples:people.db\" table people | where id < 4 | sort by name",
+          "explain analyze csv \"samples:people.csv\" | where age > 30 | sort by name | limit 3",
         ]),
       HelpTopic(
         name: "vars", group: .commands, syntax: ["vars"],

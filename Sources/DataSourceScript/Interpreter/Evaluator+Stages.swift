@@ -69,11 +69,12 @@ extension Evaluator {
       // The key names an item only while its field is kept.
       if let key = provider.key, computed.knownFields?.contains(key) == false { result.key = nil }
     case .filter, .sort, .section, .slice:
-      // A stage a database could run was given to it by `plan`: this one runs in memory.
+      // A stage a database could run was given to it by `plan`: this one runs in memory, when
+      // the pipeline runs its arrangements (`evaluate`), after every stage is checked.
       guard let description = try pushdownStage(stage, of: provider) else {
         throw Diagnostic(.internalError("'\(stage.kind.phrase)' has no engine form"), at: stage.range)
       }
-      result.provider = try await loaded(derive(provider.provider, by: description, label: text(stage.range)))
+      result.provider = derive(provider.provider, by: description, label: text(stage.range))
     }
     return .provider(result)
   }
@@ -85,8 +86,11 @@ extension Evaluator {
   /// database runs keeps its source's fields, so a misspelt field in the third stage stops the
   /// statement before the first stage's SQL runs. The provider takes the stages in order while
   /// SQL can say them with dsh's meaning; the rest run in memory over what it reads.
+  ///
+  /// The conditions SQL cannot say come back as filters built over it and not run yet (`unrun`),
+  /// to run with the stages after them.
   func plan(_ steps: ArraySlice<PipelineStep>, over value: ScriptValue) async throws
-    -> (ScriptValue, taken: Int)?
+    -> (ScriptValue, taken: Int, unrun: [(provider: any DataProvider<Value>, range: SourceRange)])?
   {
     guard case .provider(let source) = value, source.provider is any QueryPushdown else { return nil }
     var stages: [(stage: Stage, description: PushdownStage)] = []
@@ -158,17 +162,14 @@ extension Evaluator {
     }
     var result = source
     result.provider = provider
+    var unrun: [(provider: any DataProvider<Value>, range: SourceRange)] = []
     for (stage, condition, kept, conditions) in leftovers {
       let label = leftoverLabel(stage, kept: kept, of: conditions)
       let filtered = derive(result.provider, by: .filter(condition), label: label)
-      do {
-        try await filtered.load()
-      } catch let error as DataSourceError {
-        throw Diagnostic(.dataSource(error), at: stage.range)
-      }
+      unrun.append((filtered, stage.range))
       result.provider = filtered
     }
-    return (.provider(result), taken)
+    return (.provider(result), taken, unrun)
   }
 
   /// The conditions of `where A and B and C` SQL can say, as one `where` given to the database.

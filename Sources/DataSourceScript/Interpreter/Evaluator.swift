@@ -4,6 +4,7 @@ import DataSourceKitHTTP
 import DataSourceKitPostgres
 import DataSourceKitSQLite
 import DataSourceKitValues
+import Foundation
 
 /// Turns expressions into engine objects: providers built and loaded, stages applied (in the
 /// provider itself when it can run them), tables, cells and decorations, every field checked.
@@ -30,6 +31,13 @@ struct Evaluator {
   /// that runs the pipeline's stages is then counted as the reading starts, on a connection of
   /// its own while the first one sorts, instead of before.
   var readsInOrder = false
+  /// Whether the stages that run in memory are run, or only built and checked.
+  ///
+  /// `explain` builds the plan without its work. Stages that need their input's rows to be built (`group by`,
+  /// `join`, windows, `sample`) and the sources still run.
+  var runsStages = true
+  /// Where each step's time and rows are written as it runs (`explain analyze`), when set.
+  var timings: StepTimings?
 
   /// The source text of a range in the statement.
   func text(_ range: SourceRange) -> String { source.text(range) }
@@ -72,6 +80,7 @@ extension Evaluator {
       }
       return .provider(try await makeProvider(provider))
     case .pipeline(let head, let steps, _):
+      let headStarted = timings?.now()
       // A source whose stages the server runs is counted once, by the last of them.
       var value: ScriptValue
       if case .provider(let provider) = head, case .stage = steps.first {
@@ -79,25 +88,48 @@ extension Evaluator {
       } else {
         value = try await evaluate(head)
       }
+      timings?.ran(head.range, rows: value.stepProvider, since: headStarted)
+      // Stages that run in memory are built and checked first, and run together at the end (or
+      // before a step that needs their rows): a misspelt field in the last stage stops the
+      // statement before the first one sorts a million rows.
+      var unrun: [(provider: any DataProvider<Value>, range: SourceRange)] = []
       var index = 0
       while index < steps.count {
         switch steps[index] {
         case .stage(let stage):
           // The run of stages a database takes is planned whole, then read by one provider.
-          if let (planned, taken) = try await plan(steps[index...], over: value) {
+          let started = timings?.now()
+          if let (planned, taken, leftovers) = try await plan(steps[index...], over: value) {
             value = planned
+            let range = steps[index].range.lowerBound..<steps[index + taken - 1].range.upperBound
+            timings?.ran(
+              range, rows: (leftovers.first?.provider as? DerivedProvider<Value>)?.base ?? value.stepProvider,
+              since: started)
+            unrun += leftovers
             index += taken
             continue
           }
+          let deferred = Self.isBuiltWithoutRows(stage) && knowsFieldsWithoutRows(value)
+          if !deferred { try await run(&unrun) }
+          let before = timings?.now()
           value = try await apply(stage, to: value)
+          if Self.isArrangement(stage), case .provider(let p) = value {
+            unrun.append((p.provider, stage.range))
+            if !deferred { try await run(&unrun) }
+          } else if !Self.isBuiltWithoutRows(stage) {
+            timings?.ran(stage.range, rows: value.stepProvider, since: before)
+          }
           // Reading an item goes down through every stage, one call inside the other.
           if case .provider(let p) = value, p.provider.recordStageDepth > Self.maximumStages {
             throw Diagnostic(.stageDepth(limit: Self.maximumStages), at: stage.range)
           }
-        case .decoration(let decoration): value = .table(try decorate(value, with: decoration))
+        case .decoration(let decoration):
+          try await run(&unrun)
+          value = .table(try decorate(value, with: decoration))
         }
         index += 1
       }
+      if runsStages { try await run(&unrun) }
       return value
     case .table(let providerExpression, let cellExpression, let style, let range):
       let table = try await makeTable(providerExpression, cellExpression, range: range)
@@ -341,6 +373,74 @@ extension Evaluator {
     }
   }
 
+  /// Runs the stages built and not run yet, in order (each loads over the one before), a failure
+  /// placed at its stage.
+  func run(_ unrun: inout [(provider: any DataProvider<Value>, range: SourceRange)]) async throws {
+    for (provider, range) in unrun {
+      let started = timings?.now()
+      do {
+        try await provider.load()
+      } catch let error as DataSourceError {
+        throw Diagnostic(.dataSource(error), at: range)
+      }
+      timings?.ran(range, rows: provider, since: started)
+    }
+    unrun.removeAll()
+  }
+
+  /// `where`, `sort by`, `section by` and the slices: stages that arrange their input's rows
+  /// when they run (a ``DerivedProvider``), and are built without them.
+  static func isArrangement(_ stage: Stage) -> Bool {
+    switch stage {
+    case .filter, .sort, .section, .slice: true
+    case .extend, .select, .sample, .group, .distinct, .join: false
+    }
+  }
+
+  /// Whether a stage is built, and checked, without its input's rows.
+  ///
+  /// An arrangement, or fields computed as each item is read, is. Window functions, `sample`, `group by`, `distinct` and
+  /// `join` read their input's rows when they are built.
+  static func isBuiltWithoutRows(_ stage: Stage) -> Bool {
+    switch stage {
+    case .extend(let definitions, _): !needsWindow(definitions)
+    case .select, .filter, .sort, .section, .slice: true
+    case .sample, .group, .distinct, .join: false
+    }
+  }
+
+  /// Whether the fields and types the stages over `value` are checked against are known without
+  /// its rows.
+  ///
+  /// They are for a source that says its types (a CSV's columns, a database table's), through stages
+  /// that keep its fields or compute their own. A schemaless source's types come from its
+  /// items, so its stages run one by one, each checked against the rows of the one before.
+  func knowsFieldsWithoutRows(_ value: ScriptValue) -> Bool {
+    guard case .provider(let provider) = value else { return false }
+    var current = provider.provider
+    // A chain of stages is walked down once per stage; each step is a root or a computed base.
+    for _ in 0..<Self.maximumStages + 2 {
+      if current.fieldProfiles != nil, !(current is DerivedProvider<Value>) { return true }
+      if let derived = current as? DerivedProvider<Value> {
+        current = derived.rootProvider
+      } else if let stage = current as? any FieldStage, stage.knowsItsFields {
+        current = stage.profiledBase
+      } else {
+        return false
+      }
+    }
+    return false
+  }
+
+  /// Where a stage's items are sampled while it is checked: an arrangement not run yet has none,
+  /// and keeps its root's items and fields.
+  static func sampledItems(of provider: any DataProvider<Value>) -> any DataProvider<Value> {
+    if let derived = provider as? DerivedProvider<Value>, derived.loadState == .initial {
+      return derived.rootProvider
+    }
+    return provider
+  }
+
   /// Checks that a field path names a field the provider is known to have (schemaless
   /// providers accept any field).
   func checkField(_ path: FieldPath, in provider: ProviderValue) throws {
@@ -348,7 +448,7 @@ extension Evaluator {
     guard let known = provider.provider.recordFields else {
       // Schemaless: any field may be there, unless the items are plain values (a range, a list
       // of numbers), where every field would be null and a filter would silently match nothing.
-      if let plain = Evaluator.plainItemType(of: provider.provider) {
+      if let plain = Evaluator.plainItemType(of: Evaluator.sampledItems(of: provider.provider)) {
         throw Diagnostic(.fieldOfPlainItems(path.text, type: plain), at: path.range)
       }
       return
@@ -360,7 +460,8 @@ extension Evaluator {
     // A path into a field that holds plain values would be null for every item: say so.
     for depth in 1..<path.components.count {
       let prefix = Array(path.components[..<depth])
-      guard let sample = Evaluator.firstValue(at: prefix, in: provider.provider) else { break }
+      guard let sample = Evaluator.firstValue(at: prefix, in: Evaluator.sampledItems(of: provider.provider))
+      else { break }
       guard case .record = sample else {
         throw Diagnostic(
           .pathIntoScalar(path: path.text, field: prefix.joined(separator: "."), type: sample.typeName),
@@ -429,5 +530,39 @@ extension Evaluator {
       throw Diagnostic(.expectedKind(what, found: value.kindDescription), at: expression.range)
     }
     return spec
+  }
+}
+
+/// What each step of a statement cost as it ran, for `explain analyze`: where it is written, its
+/// time, and the rows it gave.
+@MainActor
+final class StepTimings {
+  struct Step {
+    var range: SourceRange
+    var seconds: Double
+    /// `nil` for a step that gives cells, not rows.
+    var rows: Int?
+  }
+
+  private(set) var steps: [Step] = []
+
+  func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+  /// Notes a step that ran from `start` to now, and the rows `provider` has after it.
+  func ran(_ range: SourceRange, rows provider: (any DataProvider<Value>)?, since start: UInt64?) {
+    guard let start else { return }
+    let rows = provider.flatMap { provider in
+      provider.loadState == .loaded || provider.loadState == .noContent
+        ? SectionOffsets(of: provider).total : nil
+    }
+    steps.append(Step(range: range, seconds: Double(now() - start) / 1e9, rows: rows))
+  }
+}
+
+extension ScriptValue {
+  /// The provider a step gave, whose rows `explain analyze` counts.
+  var stepProvider: (any DataProvider<Value>)? {
+    if case .provider(let provider) = self { return provider.provider }
+    return nil
   }
 }

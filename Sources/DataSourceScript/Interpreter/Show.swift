@@ -385,16 +385,22 @@ extension Session {
   /// `describe X` (its tree and fields) and `explain X` (how it reads its rows).
   func describeOrExplain(_ statement: Statement) async throws {
     let expression: Expression
+    var evaluator = self.evaluator
     switch statement {
-    case .describe(let described, _), .explain(let described, _): expression = described
+    case .describe(let described, _): expression = described
+    case .explain(let explained, let analyzes, _):
+      expression = explained
+      // The plan, not its work: the stages that run in memory are built and checked only.
+      if analyzes { evaluator.timings = StepTimings() } else { evaluator.runsStages = false }
     default: return
     }
     let value = try await evaluator.evaluate(expression)
     do {
-      let lines: [String]
+      var lines: [String]
       // A database's rows that describe reads whole (a field's profile) come from one statement.
       if case .explain = statement {
         lines = try explain(value)
+        if let timings = evaluator.timings { lines += analysis(timings) }
       } else {
         lines = try readingInOrder(under: value.compositionRoot) { try describe(value) }
       }
@@ -402,6 +408,26 @@ extension Session {
     } catch let error as DataSourceError {
       throw Diagnostic(.dataSource(error), at: expression.range)
     }
+  }
+
+  /// `explain analyze`'s part: each step as it ran, in order, with its time and the rows it gave.
+  func analysis(_ timings: StepTimings) -> [String] {
+    let steps = timings.steps
+    guard !steps.isEmpty else { return ["", "(no step of a pipeline ran: nothing to time)"] }
+    let times = steps.map { String(format: "%.3f s", $0.seconds) }
+    let rows = steps.map {
+      $0.rows.map { BrowseScreen.grouped($0) + ($0 == 1 ? " row" : " rows") } ?? "cells"
+    }
+    let timeWidth = times.map(\.count).max() ?? 0
+    let rowsWidth = rows.map(\.count).max() ?? 0
+    func padded(_ text: String, _ width: Int) -> String {
+      String(repeating: " ", count: width - text.count) + text
+    }
+    return ["", "steps as they ran (time, rows after the step):"]
+      + steps.indices.map { index in
+        "  " + padded(times[index], timeWidth) + "  " + padded(rows[index], rowsWidth) + "  "
+          + text(steps[index].range).split(separator: "\n").joined(separator: " ")
+      }
   }
 
   /// `describe sqlite "FILE"`: its tables and views, each with its rows and columns, as

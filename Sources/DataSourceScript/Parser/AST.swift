@@ -18,9 +18,11 @@ public enum Statement: Sendable {
   /// `browse X`: X full screen, scrolled by keys, until the user leaves.
   case browse(Expression, range: SourceRange)
   case describe(Expression, range: SourceRange)
-  /// `explain X`: the composition tree, the SQL each database source runs with its parameters,
-  /// and the database's plan for it.
-  case explain(Expression, range: SourceRange)
+  /// `explain X`: the plan without running it: the composition tree (the stages that run in
+  /// memory built and checked, not run), the SQL each database source runs with its
+  /// parameters, and the database's plan for it. `explain analyze X` runs it, and adds each
+  /// step's time and rows.
+  case explain(Expression, analyzes: Bool, range: SourceRange)
   case help(topic: Identifier?, range: SourceRange)
   case vars(range: SourceRange)
   case set(setting: Identifier?, value: Token?, range: SourceRange)
@@ -71,7 +73,7 @@ public enum Statement: Sendable {
     switch self {
     case .expression(let expression): expression.range
     case .binding(_, _, let r), .show(_, _, _, let r), .showSwift(_, let r), .describe(_, let r),
-      .browse(_, let r), .explain(_, let r),
+      .browse(_, let r), .explain(_, _, let r),
       .help(_, let r), .vars(let r),
       .set(_, _, let r), .source(_, _, let r), .quit(let r), .switchSegment(_, _, let r), .reload(_, let r),
       .stats(_, let r), .save(_, _, _, let r), .edit(_, _, let r), .changes(_, _, let r), .watch(_, _, let r),

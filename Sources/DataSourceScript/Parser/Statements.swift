@@ -38,7 +38,16 @@ extension Parser {
     case .describe:
       return .describe(try parseExpression(), range: start..<previousEnd)
     case .explain:
-      return .explain(try parseExpression(), range: start..<previousEnd)
+      // `explain analyze X`, as PostgreSQL and DuckDB write it; `explain analyze` alone, or
+      // followed by a stage, explains a name `analyze`.
+      var analyzes = false
+      if isWord(PlaceWord.analyze), next.kind != .endOfStatement, next.kind != .endOfInput,
+        next.kind != .symbol(.pipe)
+      {
+        advance()
+        analyzes = true
+      }
+      return .explain(try parseExpression(), analyzes: analyzes, range: start..<previousEnd)
     case .help:
       var topic: Identifier?
       if case .identifier = current.kind { topic = try expectIdentifier(.helpTopic) }

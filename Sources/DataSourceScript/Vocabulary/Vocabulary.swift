@@ -166,7 +166,7 @@ public enum Keyword: String, CaseIterable, Sendable {
 /// field.
 public enum PlaceWord: String, CaseIterable, Sendable {
   case to, into, from, at, on, inner, size, style, columns, when, use, `else`, table, query
-  case against, before, after, exports, any, disclosure, ignoring, within, left, full, all
+  case against, before, after, exports, any, disclosure, ignoring, within, left, full, all, analyze
 
   /// Whether the word ends an expression without being part of it (`paged P size 20`, `join …
   /// on`, `export P to "f"`).
@@ -174,7 +174,7 @@ public enum PlaceWord: String, CaseIterable, Sendable {
     switch self {
     case .to, .on, .size, .style, .columns, .ignoring, .within: true
     case .into, .from, .at, .inner, .when, .use, .else, .table, .query, .against, .before, .after, .exports,
-      .any, .disclosure, .left, .full, .all:
+      .any, .disclosure, .left, .full, .all, .analyze:
       false
     }
   }
@@ -185,7 +185,7 @@ public enum PlaceWord: String, CaseIterable, Sendable {
     switch self {
     case .to, .into, .from, .at, .size, .columns: true
     case .on, .inner, .style, .when, .use, .else, .table, .query, .against, .before, .after, .exports, .any,
-      .disclosure, .ignoring, .within, .left, .full, .all:
+      .disclosure, .ignoring, .within, .left, .full, .all, .analyze:
       false
     }
   }
