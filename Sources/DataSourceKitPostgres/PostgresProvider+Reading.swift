@@ -147,13 +147,17 @@ extension PostgresProvider {
     return rows
   }
 
-  /// Whether a page read in order goes on from what was read before (or is the first).
+  /// Whether a page read in order is the first, or goes on from what was read before: a few
+  /// pages on at most, as a view printed whole or a sample's rows read them.
   ///
-  /// Then it comes from the stream. Starting one for a page read alone would read, and sort, every row
-  /// after it to give one page.
+  /// Then it comes from the stream. A page elsewhere (a sorted view's rows, scattered over the
+  /// table) is read alone: a stream started there would read, and sort, every row after it to
+  /// give one page, and be cancelled at the next jump (a cancel is a new connection).
   private func readsOn(to page: Int) -> Bool {
-    if page == 0 || streamPage == page || previousPage == page - 1 { return true }
-    if let next = streamPage, next < page, page - next <= PostgresProvider.keptPages { return true }
+    if previousPage == nil || streamPage == page { return true }
+    for before in [streamPage.map { $0 - 1 }, previousPage] {
+      if let before, before < page, page - before <= PostgresProvider.keptPages { return true }
+    }
     return false
   }
 

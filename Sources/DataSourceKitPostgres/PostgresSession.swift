@@ -200,18 +200,9 @@ final class PostgresSession: @unchecked Sendable {
 
   /// Starts a statement whose rows are then read a few at a time (``nextRows(_:)``), in a
   /// read-only transaction; the connection runs nothing else until ``endStream()``.
-  ///
-  /// The statement is a cursor, fetched a batch a round trip: single-row mode made a result a
-  /// row (54k rows: 0.15 s of the client's time), and ending it early took a cancel, a new
-  /// connection to the server each time, then reading what the server had sent meanwhile.
   func startStream(_ sql: PostgresSQL) throws {
     try queue.sync {
-      do {
-        _ = try run("DECLARE dsh_stream NO SCROLL CURSOR FOR " + sql, endingTransaction: false) { _ in }
-      } catch {
-        endStatement()
-        throw error
-      }
+      try send(sql)
       streaming = true
     }
   }
@@ -225,32 +216,48 @@ final class PostgresSession: @unchecked Sendable {
 
   private func nextRowsOnQueue(_ count: Int) throws -> [[String?]] {
     try queue.sync {
-      guard streaming, count > 0 else { return [] }
-      guard let result = PQexec(connection, "FETCH FORWARD \(count) FROM dsh_stream") else {
-        drain()
-        throw PostgresError.connection(message: String(cString: PQerrorMessage(connection)))
+      var rows: [[String?]] = []
+      while streaming, rows.count < count {
+        guard let result = PQgetResult(connection) else {
+          streaming = false
+          break
+        }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_SINGLE_TUPLE:
+          rows.append(Self.cells(of: result, row: 0))
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
+          continue
+        default:
+          let failure = PostgresError(result: result, connection: connection)
+          drain()
+          throw failure
+        }
       }
-      defer { PQclear(result) }
-      guard PQresultStatus(result) == PGRES_TUPLES_OK else {
-        let failure = PostgresError(result: result, connection: connection)
-        drain()
-        throw failure
-      }
-      let rows = (0..<PQntuples(result)).map { Self.cells(of: result, row: $0) }
-      if rows.count < count { drain() }
       return rows
     }
   }
 
-  /// Ends the streamed statement: its transaction, and the cursor with it.
+  /// Ends the streamed statement, asking the server to stop sending what is left of it.
   func endStream() {
-    queue.sync { drain() }
+    queue.sync {
+      guard streaming else {
+        endStatement()
+        return
+      }
+      if let cancelHandle {
+        var reason = [CChar](repeating: 0, count: 256)
+        _ = PQcancel(cancelHandle, &reason, Int32(reason.count))
+      }
+      drain()
+    }
   }
 
-  /// Ends the streamed statement's transaction, which closes its cursor.
+  /// Reads and drops what is left of the streamed statement, and ends its transaction.
   private func drain() {
+    while let result = PQgetResult(connection) { PQclear(result) }
     streaming = false
-    if PQtransactionStatus(connection) != PQTRANS_IDLE { endStatement() }
+    endStatement()
   }
 
   /// Ends a statement's transaction, and lets go of any session advisory lock it took: the
@@ -270,11 +277,9 @@ final class PostgresSession: @unchecked Sendable {
     return PostgresRows(columns: columns, rows: rows)
   }
 
-  private func run(
-    _ sql: PostgresSQL, endingTransaction: Bool = true, row: ([String?]) throws -> Void
-  ) throws -> [PostgresRows.Column] {
+  private func run(_ sql: PostgresSQL, row: ([String?]) throws -> Void) throws -> [PostgresRows.Column] {
     try send(sql)
-    defer { if endingTransaction { endStatement() } }
+    defer { endStatement() }
     var columns: [PostgresRows.Column]?
     var failure: (any Error)?
     // Every result is read to the end, even after a failure, so the connection is ready for

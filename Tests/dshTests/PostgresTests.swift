@@ -877,6 +877,10 @@ struct PostgresTests {
       // it read a page a statement by OFFSET, each sorting the table again.
       "let m = postgres \"\(server.url)\" table nokey | extend r2 = ratio * 2 | sort by r2 desc | limit 3",
       "show m | select id, r2 as csv", "describe m",
+      // Pages a view skips while it streams are moved past on the server: a sample of the keyless
+      // table is the sample of the same rows read by key (nokey is big's rows in big's order).
+      "show postgres \"\(server.url)\" table nokey | sample 40 seed 7 | select id as csv",
+      "show postgres \"\(server.url)\" table big | sample 40 seed 7 | select id as csv",
     ])
     #expect(result.status == 0, "\(result.output.suffix(2000))")
     #expect(result.output.contains("Index Scan using big_pkey on big"), "\(result.output.prefix(3000))")
@@ -904,6 +908,12 @@ struct PostgresTests {
     #expect(
       result.output.contains("id,r2\n20000,5714.285714285715\n19999,5714.0\n"), "\(result.output.suffix(900))"
     )
+    let samples = result.output.components(separatedBy: "id\n").suffix(2).map {
+      $0.split(separator: "\n").prefix(40).joined(separator: ",")
+    }
+    #expect(
+      samples.count == 2 && samples[0] == samples[1] && samples[0].split(separator: ",").count == 40,
+      "\(samples)")
   }
 
   @Test("describe postgres lists tables and views with rows and columns; postgres URL alone names them")
