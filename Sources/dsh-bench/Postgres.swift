@@ -64,11 +64,9 @@ import Foundation
     }
     let psqlTop = psql("SELECT *, price / carat AS ppc FROM \(table) ORDER BY ppc DESC LIMIT 5")
     rows.append(
-      Row(
-        what: "extend, sort desc, limit 5 over \(table.dropFirst(4)) rows without a key",
-        dsh: seconds(dshTop.seconds), other: "psql in SQL: \(seconds(psqlTop.seconds))",
-        figure: String(format: "%.2f×", dshTop.seconds / psqlTop.seconds), target: "≤ 3×",
-        met: dshTop.status == 0 && dshTop.seconds <= 3 * psqlTop.seconds))
+      .beside(
+        "extend, sort desc, limit 5 over \(table.dropFirst(4)) rows without a key", dsh: dshTop,
+        other: "psql in SQL", psqlTop, most: 3))
   }
 
   // 4. ^C during a slow query at the prompt; then no query of it may be left on the server.

@@ -80,6 +80,37 @@ struct BatchTests {
     #expect(single.output.hasPrefix("-c:1:6: error: no binding named 'nope'"))
   }
 
+  @Test(
+    "a typo in the last stage is the error at its caret; explain runs no stage; explain analyze times each")
+  func plansFromTheBinary() throws {
+    let source = "csv \"samples:people.csv\" key id"
+    let typo = try DSHProcess.run(["-c", "show \(source) | sort by name | section by team | where nme > 1"])
+    #expect(typo.status == 1)
+    #expect(typo.output.contains("error: no field 'nme' in csv \"samples:people.csv\"; did you mean 'name'?"))
+    #expect(typo.output.contains("| where nme > 1\n") && typo.output.contains("^~~"), "\(typo.output)")
+
+    let explained = try DSHProcess.run(["-c", "explain \(source) | where age > 30 | sort by name | limit 2"])
+    #expect(explained.status == 0)
+    #expect(
+      explained.output.hasPrefix(
+        "limit 2  (not run)  key id\n└─ sort by name  (not run)\n   └─ where age > 30  (not run)\n"),
+      "\(explained.output)")
+
+    let analyzed = try DSHProcess.run([
+      "-c", "explain analyze \(source) | where age > 30 | sort by name | limit 2",
+    ])
+    #expect(analyzed.status == 0)
+    #expect(
+      analyzed.output.hasPrefix("limit 2  (1 section, 2 items, loaded)  key id\n"), "\(analyzed.output)")
+    // Each step as it ran, its time masked: the source's 10 rows, 8 over 30, sorted, 2 kept.
+    let steps =
+      analyzed.output.components(separatedBy: "steps as they ran (time, rows after the step):\n").last ?? ""
+    let masked = steps.replacingOccurrences(of: #"\d+\.\d{3} s"#, with: "T s", options: .regularExpression)
+    #expect(
+      masked == "  T s  10 rows  \(source)\n  T s   8 rows  where age > 30\n  T s   8 rows  sort by name\n"
+        + "  T s   2 rows  limit 2\n", "\(analyzed.output)")
+  }
+
   @Test("check exits 1 when UIKit refuses the batch, 0 when it accepts it, and says which either way")
   func checkExitStatus() throws {
     let refused = try DSHProcess.run(["-c", "check \"samples:crash-batch.json\" before [3, 2] after [4, 2]"])

@@ -102,14 +102,18 @@ extension Evaluator {
           if let (planned, taken, leftovers) = try await plan(steps[index...], over: value) {
             value = planned
             let range = steps[index].range.lowerBound..<steps[index + taken - 1].range.upperBound
-            timings?.ran(
-              range, rows: (leftovers.first?.provider as? DerivedProvider<Value>)?.base ?? value.stepProvider,
-              since: started)
+            // The database's part: what it gives before the conditions left to run in memory.
+            let database = (leftovers.first?.provider as? DerivedProvider<Value>)?.base ?? value.stepProvider
+            timings?.ran(range, rows: database, since: started)
             unrun += leftovers
             index += taken
             continue
           }
-          let deferred = Self.isBuiltWithoutRows(stage) && knowsFieldsWithoutRows(value)
+          // Checked against fields known without rows (a source that says its types, through
+          // stages that keep or compute fields); over a schemaless source each stage runs before
+          // the next is checked against its rows.
+          let deferred =
+            Self.isBuiltWithoutRows(stage) && value.stepProvider.map(scans.knowsProfilesWithoutItems) == true
           if !deferred { try await run(&unrun) }
           let before = timings?.now()
           value = try await apply(stage, to: value)
@@ -407,29 +411,6 @@ extension Evaluator {
     case .select, .filter, .sort, .section, .slice: true
     case .sample, .group, .distinct, .join: false
     }
-  }
-
-  /// Whether the fields and types the stages over `value` are checked against are known without
-  /// its rows.
-  ///
-  /// They are for a source that says its types (a CSV's columns, a database table's), through stages
-  /// that keep its fields or compute their own. A schemaless source's types come from its
-  /// items, so its stages run one by one, each checked against the rows of the one before.
-  func knowsFieldsWithoutRows(_ value: ScriptValue) -> Bool {
-    guard case .provider(let provider) = value else { return false }
-    var current = provider.provider
-    // A chain of stages is walked down once per stage; each step is a root or a computed base.
-    for _ in 0..<Self.maximumStages + 2 {
-      if current.fieldProfiles != nil, !(current is DerivedProvider<Value>) { return true }
-      if let derived = current as? DerivedProvider<Value> {
-        current = derived.rootProvider
-      } else if let stage = current as? any FieldStage, stage.knowsItsFields {
-        current = stage.profiledBase
-      } else {
-        return false
-      }
-    }
-    return false
   }
 
   /// Where a stage's items are sampled while it is checked: an arrangement not run yet has none,

@@ -414,6 +414,24 @@ final class ItemScans {
     return try scanned(provider)
   }
 
+  /// Whether ``profiles(of:bounded:)`` answers for `provider` without looking at items.
+  ///
+  /// It does when the provider, or the root or base its stages keep the fields of, says its
+  /// types (or has none to say). A stage over such a provider can be checked before the stages under it have run.
+  func knowsProfilesWithoutItems(of provider: any DataProvider<Value>) -> Bool {
+    var current = provider
+    while true {
+      if current.fieldProfiles != nil || current is any ReadOnlyStore { return true }
+      if let derived = current as? DerivedProvider<Value> {
+        current = derived.rootProvider
+      } else if let stage = current as? any FieldStage, stage.knowsItsFields {
+        current = stage.profiledBase
+      } else {
+        return false
+      }
+    }
+  }
+
   private func scanned(_ provider: any DataProvider<Value>) throws(DataSourceError) -> [FieldProfile] {
     let key = ObjectIdentifier(provider)
     let epoch = provider.structureClock.current
