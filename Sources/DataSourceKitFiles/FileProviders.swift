@@ -73,6 +73,7 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
       isEmpty: { $0.rowCount == 0 },
       apply: { table in
         self.table = table
+        sample = nil
         profiles = table.profiles
         lastError = nil
       },
@@ -82,6 +83,40 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
         lastError = error
       })
   }
+
+  /// Reads the header and the rows in the first `bytes` of the file only, so stages can be
+  /// checked against the file's fields (and `explain` can say what it would read) before it is
+  /// read whole.
+  ///
+  /// The provider stays unloaded, with no items: its fields are the header's, typed from the
+  /// rows sampled (a whole read may make a column text). A compressed file or a zip member is
+  /// not sampled: it would be inflated first.
+  ///
+  /// - Returns: whether the file was sampled.
+  public func sampleFirstRows(bytes: Int = sampleBytes) throws -> Bool {
+    guard Self.canSample(path, member: member) else { return false }
+    let sample = try CSVReader.sample(
+      fileAt: path, displayPath: displayPath, delimiter: delimiter, options: options, access: access,
+      bytes: bytes)
+    self.sample = sample
+    profiles = sample.table.profiles.map(\.withoutNullCount)
+    return true
+  }
+
+  /// Whether ``sampleFirstRows()`` reads the file at `path`: a plain file (not an archive's
+  /// member), larger than a sample, so that reading its first rows saves reading it whole.
+  public static func canSample(_ path: String, member: String?) -> Bool {
+    guard member == nil, let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+    else { return false }
+    return size > sampleBytes && CompressedFile.kind(ofFileAt: path) == nil
+  }
+
+  /// How much of a file ``sampleFirstRows(bytes:)`` reads unless told: as much as DuckDB's
+  /// sniffer reads by default (20,480 rows) for rows of 50 bytes.
+  public static let sampleBytes = 1 << 20
+
+  /// The header and first rows read by ``sampleFirstRows()``, while the file is not read whole.
+  private var sample: CSVSample?
 
   /// The number of sections.
   public var numberOfSections: Int { 1 }
@@ -93,7 +128,7 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
     return .record(table.record(at: itemPath.item))
   }
   /// The fields every item is known to have, or `nil`.
-  package var knownFields: [String]? { table.map { Array($0.schema.names) } }
+  package var knownFields: [String]? { (table ?? sample?.table).map { Array($0.schema.names) } }
 
   /// What is known of the fields' types and nulls without reading the items.
   package var fieldProfiles: [FieldProfile]? { profiles }
@@ -103,7 +138,16 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
   /// How `describe` names this node.
   package var nodeTitle: String { "csv \(JSONWriter.quoted(displayPath))" }
   /// What `describe` shows beside the name: counts and state.
-  package var nodeDetail: String? { countsDetail }
+  package var nodeDetail: String? {
+    guard table == nil, let sample else { return countsDetail }
+    let rows = sample.table.rowCount
+    let size =
+      sample.fileBytes < 1 << 20
+      ? "\(sample.fileBytes) bytes" : String(format: "%.1f MB", Double(sample.fileBytes) / 1_048_576)
+    return sample.isWhole
+      ? "not read: \(size), \(rows) rows, typed from all of them"
+      : "not read: \(size), about \(sample.estimatedRows) rows; typed from the first \(rows)"
+  }
 }
 
 /// Items of a JSON file: an array (of records or scalars), JSON Lines, or an array found at a

@@ -14,10 +14,25 @@ import DataSourceKitValues
 // (the server stops with an error on an overflow where dsh gives null or infinity), and the
 // functions whose SQL versions differ.
 
+extension PostgresProvider {
+  /// How the server computes `function`, as PostgreSQL's dialect declares.
+  package static func answer(for function: ExpressionFunction) -> FunctionAnswer {
+    PostgresDialect.answer(for: function)
+  }
+  /// How the server computes `aggregate`, as PostgreSQL's dialect declares.
+  package static func answer(for aggregate: AggregateFunction) -> AggregateAnswer {
+    PostgresDialect.answer(for: aggregate)
+  }
+}
+
 extension PostgresProvider: QueryPushdown {
   package func pushingDown(_ stage: PushdownStage) -> (any DataProvider<Value>)? {
     guard let shape, let query = query.adding(stage, shape: shape) else { return nil }
     return with(query)
+  }
+
+  package func reasonInMemory(_ condition: RowExpression) -> String? {
+    shape.flatMap { SQLTranslator(PostgresDialect(shape: $0)).reasonInMemory(condition) }
   }
 
   package func pushingDownWindows(
@@ -160,6 +175,53 @@ extension PostgresQuery {
 struct PostgresDialect: SQLDialect {
   let shape: PostgresShape
 
+  func answer(for function: ExpressionFunction) -> FunctionAnswer { Self.answer(for: function) }
+  func answer(for aggregate: AggregateFunction) -> AggregateAnswer { Self.answer(for: aggregate) }
+
+  /// The server's answer for each function, whatever the table.
+  static func answer(for function: ExpressionFunction) -> FunctionAnswer {
+    switch function {
+    case .replace: .replace
+    case .coalesce: .coalesce
+    case .if: .condition
+    // In a UTF-8 database, where characters are code points as in dsh (`call`).
+    case .len, .substr: .dialect
+    case .like, .startsWith, .endsWith: .pattern
+    case .lower, .upper:
+      .inMemory(because: "the server changes case by its collation, not by Unicode's rules")
+    case .ilike: .inMemory(because: "the server folds case by its collation, not by Unicode's rules")
+    case .trim: .inMemory(because: FunctionAnswer.trimsSpacesOnly)
+    case .round: .inMemory(because: "the server rounds a double's halves to even")
+    case .abs:
+      .inMemory(because: "the server's abs of the least int stops the statement, where dsh's is null")
+    case .floor, .ceil:
+      .inMemory(because: "the server's floor and ceil of an int give a number of another type")
+    case .int, .double:
+      .inMemory(because: "the server stops the statement at a text that is no number, where dsh's gives null")
+    case .text: .inMemory(because: "the server writes a double's digits otherwise")
+    case .year, .month, .day, .weekday, .hour, .date, .timestamp, .days:
+      .inMemory(because: "not written for the server's date types yet")
+    case .matches: .inMemory(because: "the server's regular expressions are not ICU's")
+    case .split: .inMemory(because: "not written for the server's arrays yet")
+    }
+  }
+
+  /// The server's answer for each aggregate, whatever the table.
+  static func answer(for aggregate: AggregateFunction) -> AggregateAnswer {
+    switch aggregate {
+    case .count: .count
+    case .distinct: .countDistinct
+    case .sum: .exactIntSum
+    case .avg: .exactIntAverage
+    case .min: .least
+    case .max: .greatest
+    // percentile_cont and percentile_disc compute otherwise in the last bit: the value is taken
+    // from the sorted array by dsh's arithmetic (`PostgresProvider.quantileSQL`).
+    case .median, .quantile, .quantileCont: .fromSortedValues
+    case .first, .last, .list: .inMemory(because: AggregateAnswer.needsOrder)
+    }
+  }
+
   func column(_ name: String) -> SQLValue? {
     guard let column = shape.columns.first(where: { $0.name == name }), let sql = column.valueSQL else {
       return nil
@@ -195,18 +257,18 @@ struct PostgresDialect: SQLDialect {
   func arithmetic(_ x: SQLValue, _ op: BinaryOperator, _ y: SQLValue) -> SQLValue? { nil }
 
   func call(_ function: ExpressionFunction, _ arguments: [RowExpression], _ values: [SQLValue]) -> SQLValue? {
-    switch function.sqlForm {
+    switch function {
     // Characters are code points in a UTF-8 database, as in dsh.
-    case .length where values[0].type == .text && shape.isUTF8:
+    case .len where values[0].type == .text && shape.isUTF8:
       return SQLValue("char_length(\(values[0].sql))", .int)
-    case .substring where values[0].type == .text && shape.isUTF8:
+    case .substr where values[0].type == .text && shape.isUTF8:
       // The server's substr agrees for a start from 1 and a count from 0.
       guard case .literal(.int(let start)) = arguments[1], start >= 1,
         case .literal(.int(let count)) = arguments[2], count >= 0,
         start <= Int(Int32.max), count <= Int(Int32.max)
       else { return nil }
       return SQLValue("substr(\(values[0].sql), \(String(start)), \(String(count)))", .text)
-    case .length, .substring, .replace, .coalesce, .condition, .pattern, .inMemory:
+    default:
       return nil
     }
   }
@@ -314,6 +376,10 @@ extension PostgresProvider: PreparedLoading {}
 extension PostgresProvider: GroupingPushdown {
   package var groupingInterrupter: @Sendable () -> Void { { [session] in session?.cancelRunning() } }
 
+  package func reasonInMemory(_ aggregates: [Aggregate]) -> String? {
+    shape.flatMap { SQLTranslator(PostgresDialect(shape: $0)).reasonInMemory(aggregates) }
+  }
+
   /// The groups of `group by` (or `distinct`) computed by one `GROUP BY` on the server: each row
   /// the keys then the aggregates, in the order the keys first appear; `nil` when SQL cannot give
   /// exactly what memory would (a key or argument SQL cannot say, `first`, `last`, `list`, a sum
@@ -333,6 +399,7 @@ extension PostgresProvider: GroupingPushdown {
       let first = shape.uniqueKey?.sql ?? (shape.baseOrder == ["dsh_q.ctid"] ? "dsh_q.ctid" : nil)
     else { return nil }
     let translator = PostgresTranslator(shape: shape)
+    let dialect = PostgresDialect(shape: shape)
     var select: [PostgresSQL] = []
     var keyTypes: [ValueType] = []
     for (index, key) in keys.enumerated() {
@@ -358,14 +425,15 @@ extension PostgresProvider: GroupingPushdown {
     var columns: [PostgresSQL] = []
     for aggregate in aggregates {
       guard let argument = aggregate.argument else {
-        guard aggregate.function.sqlForm == .count else { return nil }
+        guard dialect.answer(for: aggregate.function) == .count else { return nil }
         columns.append("count(*)::text")
         readings.append(.plain(.int))
         continue
       }
       guard let value = translator.value(argument), value.type != .null else { return nil }
       let x: PostgresSQL = value.type == .text ? "\(value.sql) COLLATE \"C\"" : value.sql
-      if let (sql, type) = Self.quantileSQL(aggregate, of: x, type: value.type) {
+      let answer = dialect.answer(for: aggregate.function)
+      if answer == .fromSortedValues, let (sql, type) = Self.quantileSQL(aggregate, of: x, type: value.type) {
         guard value.type == .double, aggregate.function != .quantile else {
           columns.append("(\(sql))::text")
           readings.append(.plain(type))
@@ -383,30 +451,30 @@ extension PostgresProvider: GroupingPushdown {
         readings.append(.beyondHalf)
         continue
       }
-      switch aggregate.function.sqlForm {
+      switch answer {
       case .count:
         columns.append("count(\(x))::text")
         readings.append(.plain(.int))
       case .countDistinct:
         columns.append("count(DISTINCT \(x))::text")
         readings.append(.plain(.int))
-      case .exactSum where value.type == .int:
+      case .exactIntSum where value.type == .int:
         columns.append("sum(\(x))::text")
         readings.append(.sum)
-      case .exactAverage where value.type == .int:
+      case .exactIntAverage where value.type == .int:
         columns.append("sum(\(x))::text")
         columns.append("count(\(x))::text")
         readings.append(.average)
       case .least, .greatest:
         guard PostgresTranslator.orderable.contains(value.type) else { return nil }
         // A bool's least is whether all are true; its greatest, whether any is.
-        let least = aggregate.function.sqlForm == .least
+        let least = answer == .least
         let function = value.type == .bool ? (least ? "bool_and" : "bool_or") : least ? "min" : "max"
         columns.append("\(function)(\(x))::text")
         readings.append(.plain(value.type))
       // Sums of doubles depend on the order they are added in, which a server's plan does not
       // keep: they stay in memory.
-      case .exactSum, .exactAverage, .inMemory:
+      case .exactIntSum, .exactIntAverage, .fromSortedValues, .inMemory:
         return nil
       }
     }

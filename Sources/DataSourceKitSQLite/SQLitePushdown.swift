@@ -17,6 +17,10 @@ extension SQLiteProvider: QueryPushdown {
   package func pushingDown(_ stage: PushdownStage) -> (any DataProvider<Value>)? {
     query.adding(stage).map { with($0) }
   }
+
+  package func reasonInMemory(_ condition: RowExpression) -> String? {
+    query.translator.reasonInMemory(condition)
+  }
 }
 
 extension SQLiteProvider {
@@ -228,12 +232,64 @@ extension SQLiteQuery {
   }
 }
 
+extension SQLiteProvider {
+  /// How SQLite computes `function`, as its dialect declares.
+  package static func answer(for function: ExpressionFunction) -> FunctionAnswer {
+    SQLiteDialect(columns: [:]).answer(for: function)
+  }
+  /// How SQLite computes `aggregate`, as its dialect declares (`help group` lists those it never
+  /// computes).
+  package static func answer(for aggregate: AggregateFunction) -> AggregateAnswer {
+    SQLiteDialect(columns: [:]).answer(for: aggregate)
+  }
+}
+
 /// How SQLite says what dsh means (see `SQLTranslator`): booleans are 1 and 0, text compares
 /// by code points under `COLLATE BINARY` (a column declared `COLLATE NOCASE` would compare
 /// otherwise), ints and reals compare exactly, and real arithmetic is the same IEEE operations.
 struct SQLiteDialect: SQLDialect {
   /// The type of each column, as checked at load.
   let columns: [String: ValueType]
+
+  func answer(for function: ExpressionFunction) -> FunctionAnswer {
+    switch function {
+    case .replace: .replace
+    case .coalesce: .coalesce
+    case .if: .condition
+    // A text holding a NUL is measured and cut by dsh (`call`).
+    case .len, .substr: .dialect
+    case .like, .startsWith, .endsWith: .pattern
+    case .lower, .upper: .inMemory(because: "SQLite's lower and upper change ASCII letters only")
+    case .ilike: .inMemory(because: "SQLite folds the case of ASCII letters only")
+    case .trim: .inMemory(because: FunctionAnswer.trimsSpacesOnly)
+    case .round: .inMemory(because: "SQLite's round gives a real where dsh's keeps an int")
+    case .abs: .inMemory(because: "SQLite's abs of the least int stops the statement, where dsh's is null")
+    case .floor, .ceil: .inMemory(because: "SQLite has them only when built with its math functions")
+    case .int, .double:
+      .inMemory(
+        because: "SQLite's CAST reads a text that is no number as 0, where dsh's gives null with a note")
+    case .text: .inMemory(because: "SQLite writes a real's digits otherwise")
+    case .year, .month, .day, .weekday, .hour, .date, .timestamp, .days:
+      .inMemory(because: "SQLite's date functions read other spellings than dsh's dates")
+    case .matches: .inMemory(because: "SQLite has no regular expressions")
+    case .split: .inMemory(because: "SQLite has no lists")
+    }
+  }
+
+  func answer(for aggregate: AggregateFunction) -> AggregateAnswer {
+    switch aggregate {
+    case .count: .count
+    case .distinct: .countDistinct
+    // Ints are added by their halves (`SUM(x >> 32)`, `SUM(x & 4294967295)`): exact, where
+    // SQLite's own SUM stops on an overflow.
+    case .sum: .exactIntSum
+    case .avg: .exactIntAverage
+    case .min: .least
+    case .max: .greatest
+    case .median, .quantile, .quantileCont: .inMemory(because: "SQLite has no quantiles")
+    case .first, .last, .list: .inMemory(because: AggregateAnswer.needsOrder)
+    }
+  }
 
   func column(_ name: String) -> SQLValue? {
     guard let type = columns[name], type != .timestamp, type != .list, type != .record else { return nil }
@@ -267,15 +323,15 @@ struct SQLiteDialect: SQLDialect {
 
   func call(_ function: ExpressionFunction, _ arguments: [RowExpression], _ values: [SQLValue]) -> SQLValue? {
     let list = values.map(\.sql).joined(separator: ", ")
-    switch function.sqlForm {
+    switch function {
     // SQLite's length and substr read a text up to a NUL inside it: such a text is dsh's to
     // measure and cut (see `SQLiteProvider.registerFunctions`).
-    case .length where values[0].type == .text:
+    case .len where values[0].type == .text:
       let text = values[0].sql
       return SQLValue(
         "(CASE WHEN \(Self.holdsNul(text)) THEN dsh_apply('len', CAST(\(text) AS BLOB)) ELSE length(\(list)) END)",
         .int)
-    case .substring where values[0].type == .text:
+    case .substr where values[0].type == .text:
       // SQLite's substr agrees for a start from 1 and a count from 0.
       guard case .literal(.int(let start)) = arguments[1], start >= 1,
         case .literal(.int(let count)) = arguments[2], count >= 0
@@ -284,7 +340,7 @@ struct SQLiteDialect: SQLDialect {
       return SQLValue(
         "(CASE WHEN \(Self.holdsNul(text)) THEN CAST(dsh_apply('substr', CAST(\(text) AS BLOB), \(String(start)), \(String(count))) AS TEXT) ELSE substr(\(list)) END)",
         .text)
-    case .length, .substring, .replace, .coalesce, .condition, .pattern, .inMemory:
+    default:
       return nil
     }
   }
@@ -394,6 +450,10 @@ extension SQLiteQuery.Condition {
 extension SQLiteProvider: GroupingPushdown {
   package var groupingInterrupter: @Sendable () -> Void { { [database] in database?.interrupt() } }
 
+  package func reasonInMemory(_ aggregates: [Aggregate]) -> String? {
+    query.translator.reasonInMemory(aggregates)
+  }
+
   /// The groups of `group by` (or `distinct`) computed by one `GROUP BY` in SQLite: each row the
   /// keys then the aggregates, in the order the keys first appear; `nil` when SQL cannot give
   /// exactly what memory would (a key or argument SQL cannot say, `first`, `last`, `list`, a
@@ -424,6 +484,7 @@ extension SQLiteProvider: GroupingPushdown {
     var select: [String] = []
     var group: [String] = []
     var keyTypes: [ValueType] = []
+    let dialect = translator.dialect
     for key in keys {
       // A key with a value in it (`if(age > 40, …)`) groups in memory: its SQL is written three
       // times, and a value is never written into the text.
@@ -448,7 +509,7 @@ extension SQLiteProvider: GroupingPushdown {
     var readings: [Reading] = []
     for aggregate in aggregates {
       guard let argument = aggregate.argument else {
-        guard aggregate.function.sqlForm == .count else { return nil }
+        guard dialect.answer(for: aggregate.function) == .count else { return nil }
         select.append("COUNT(*)")
         readings.append(.plain(.int))
         continue
@@ -458,29 +519,30 @@ extension SQLiteProvider: GroupingPushdown {
       }
       let x = value.sql.sqlite.sql
       let binary = value.type == .text ? " COLLATE BINARY" : ""
-      switch aggregate.function.sqlForm {
+      let answer = dialect.answer(for: aggregate.function)
+      switch answer {
       case .count:
         select.append("COUNT(\(x))")
         readings.append(.plain(.int))
       case .countDistinct:
         select.append("COUNT(DISTINCT \(x)\(binary))")
         readings.append(.plain(.int))
-      case .exactAverage where value.type == .int:
+      case .exactIntAverage where value.type == .int:
         select.append("SUM((\(x)) >> 32)")
         select.append("SUM((\(x)) & 4294967295)")
         select.append("COUNT(\(x))")
         readings.append(.averageOfHalves)
-      case .exactSum where value.type == .int:
+      case .exactIntSum where value.type == .int:
         select.append("SUM((\(x)) >> 32)")
         select.append("SUM((\(x)) & 4294967295)")
         readings.append(.halves)
       case .least, .greatest:
         guard [.int, .double, .text, .bool, .date].contains(value.type) else { return nil }
-        select.append("\(aggregate.function.sqlForm == .least ? "MIN" : "MAX")(\(x)\(binary))")
+        select.append("\(answer == .least ? "MIN" : "MAX")(\(x)\(binary))")
         readings.append(.plain(value.type))
       // Sums and averages of doubles stay in memory: SQLite's summation differs between
       // versions (3.43 compensates rounding), and a sum must be the same everywhere.
-      case .exactSum, .exactAverage, .inMemory:
+      case .exactIntSum, .exactIntAverage, .fromSortedValues, .inMemory:
         return nil
       }
     }

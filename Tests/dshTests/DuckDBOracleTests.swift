@@ -56,25 +56,25 @@ enum DuckDB {
   }
 
   /// The fields of simple CSV (no newlines inside fields, as both write numbers and short
-  /// texts).
+  /// texts), split by scalars: a combining mark after a comma is a field's first character.
   static func csvRows(_ text: String) -> [[String]] {
-    text.split(separator: "\n", omittingEmptySubsequences: true).map { line in
+    text.split(separator: "\n", omittingEmptySubsequences: true).map { line -> [String] in
       var fields: [String] = []
       var field = ""
       var quoted = false
-      var chars = Array(line)
+      var chars: [Unicode.Scalar] = Array(line.unicodeScalars)
       chars.append(",")
       var i = 0
       while i < chars.count {
         let c = chars[i]
         if quoted {
           if c == "\"", i + 1 < chars.count, chars[i + 1] == "\"" {
-            field.append("\"")
+            field.unicodeScalars.append("\"")
             i += 1
           } else if c == "\"" {
             quoted = false
           } else {
-            field.append(c)
+            field.unicodeScalars.append(c)
           }
         } else if c == "\"" {
           quoted = true
@@ -82,7 +82,7 @@ enum DuckDB {
           fields.append(field)
           field = ""
         } else {
-          field.append(c)
+          field.unicodeScalars.append(c)
         }
         i += 1
       }

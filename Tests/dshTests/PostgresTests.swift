@@ -858,6 +858,91 @@ struct PostgresTests {
     #expect(result.output == answer + answer, "\(result.output)")
   }
 
+  /// The fixture's columns (`measures`) and a few literals, by type, for the calls made from the
+  /// declarations.
+  static let operands: [ExampleCalls.Operand] = [
+    .init("city", .text, isColumn: true), .init("count", .int, isColumn: true),
+    .init("reading", .double, isColumn: true), .init("day", .date, isColumn: true),
+    .init("ok", .bool, isColumn: true), .init("timestamp(day)", .timestamp, isColumn: true),
+    .init("2", .int, isColumn: false), .init("\"a\"", .text, isColumn: false),
+    .init("1.5", .double, isColumn: false),
+  ]
+
+  @Test(
+    "every function and aggregate, from its declaration: the server's answers are memory's, it runs in SQL what its dialect says, and explain says why not"
+  )
+  func everyDeclaredWord() throws {
+    let server = try server()
+    let csv = "let m = csv \"Tests/dshTests/Fixtures/postgres/measures.csv\" null \"NA\""
+    let postgres = "let m = postgres \"\(server.url)\" table measures null \"NA\""
+    /// The lines of what `statements` printed over `source`. A note's count is left out: it
+    /// counts the times an expression ran, and a stage over the server's rows reads a computed
+    /// field once more than the same stage over a file's columns.
+    func lines(_ source: String, _ statements: [String]) throws -> [String] {
+      try dsh([source] + statements).output.split(separator: "\n", omittingEmptySubsequences: false).map {
+        $0.replacingOccurrences(of: #" \((once|\d+ times)\)$"#, with: "", options: .regularExpression)
+      }
+    }
+    /// Runs `statements` over both sources; the line where they first differ, if they do.
+    func compare(_ statements: [String], _ word: String) throws {
+      let memory = try lines(csv, statements)
+      let server = try lines(postgres, statements)
+      let first = zip(memory, server).enumerated().first { $0.element.0 != $0.element.1 }
+      #expect(
+        memory == server,
+        "\(word): memory and PostgreSQL differ at line \(first.map { $0.offset + 1 } ?? min(memory.count, server.count)): \(first.map { "\($0.element.0)  |  \($0.element.1)" } ?? "one is longer")"
+      )
+    }
+    func explained(_ statement: String) throws -> String { try dsh([postgres, statement]).output }
+
+    for function in ExpressionFunction.allCases {
+      let calls = ExampleCalls.calls(of: function, over: Self.operands, most: 4)
+      #expect(!calls.isEmpty, "no call of \(function.rawValue) fits the fixture's columns")
+      var statements: [String] = []
+      for call in calls {
+        statements.append("show m | extend v = \(call.text) | select id, v | sort by id as csv")
+        if let type = call.type, [.int, .double, .text, .bool, .date].contains(type) {
+          statements.append("show m | sort by \(call.text), id | select id as csv")
+        }
+        statements.append("show m | where \(call.text) != null | select id | sort by id as csv")
+      }
+      try compare(statements, function.rawValue)
+      let answer = PostgresProvider.answer(for: function)
+      var ranInSQL = false
+      for call in calls {
+        let plan = try explained("explain m | where \(call.text) != null")
+        // Nothing above the server's statement: no `where` in memory.
+        if !plan.split(separator: "\n").contains(where: { $0.hasPrefix("where ") }) { ranInSQL = true }
+        if case .inMemory(let why) = answer {
+          #expect(plan.contains("in memory, \(function.rawValue): \(why)"), "\(plan)")
+        }
+      }
+      #expect(
+        ranInSQL == answer.runsInSQL,
+        "\(function.rawValue): the dialect says \(answer); ran in SQL: \(ranInSQL)")
+    }
+
+    for aggregate in AggregateFunction.allCases {
+      let calls = ExampleCalls.calls(of: aggregate, over: Self.operands, most: 5)
+      try compare(
+        calls.flatMap { call in
+          ["kind", "ok"].map { "show m | group by \($0) with v = \(call.text) | sort by \($0) as csv" }
+        }, aggregate.rawValue)
+      let answer = PostgresProvider.answer(for: aggregate)
+      var inSQL = false
+      for call in calls {
+        let plan = try explained("explain m | group by kind with v = \(call.text)")
+        if plan.contains("(in SQL)") { inSQL = true }
+        if case .inMemory(let why) = answer {
+          #expect(plan.contains("in memory, \(aggregate.rawValue): \(why)"), "\(plan)")
+        }
+      }
+      #expect(
+        inSQL == answer.runsInSQL,
+        "\(aggregate.rawValue): the dialect says \(answer); grouped in SQL: \(inSQL)")
+    }
+  }
+
   @Test("explain shows the index a key or an indexed column uses; a whole view is read by one statement")
   func indexesAndStreaming() throws {
     let server = try server()

@@ -348,8 +348,14 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
 
   /// How `describe` names this node.
   package var nodeTitle: String { label }
-  /// What `describe` shows beside the name: counts and state.
-  package var nodeDetail: String? { loadState == .initial ? "not run" : countsDetail }
+  /// What `describe` shows beside the name: counts and state, and why the stage runs in memory
+  /// over a database when the database's dialect says.
+  package var nodeDetail: String? {
+    (loadState == .initial ? "not run" : countsDetail) + (inMemoryBecause.map { "; in memory, \($0)" } ?? "")
+  }
+  /// Why this stage runs in memory over a database that runs others, as its dialect declares
+  /// (`lower: SQLite's lower and upper change ASCII letters only`).
+  package var inMemoryBecause: String?
   /// The nodes below this one in `describe`.
   package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
 }

@@ -52,9 +52,15 @@ package protocol QueryPushdown: DataProvider where Item == Value {
   /// sections) goes to `notes`.
   func pushingDownWindows(_ fields: [WindowFieldsProvider.Field], label: String, notes: ExpressionNotes?)
     -> (any DataProvider<Value>)?
+
+  /// Why `condition` runs in memory over this provider's rows, as its dialect declares for a
+  /// function it calls (`explain` shows it); `nil` when no declaration says.
+  func reasonInMemory(_ condition: RowExpression) -> String?
 }
 
 extension QueryPushdown {
+  package func reasonInMemory(_ condition: RowExpression) -> String? { nil }
+
   package func pushingDownWindows(
     _ fields: [WindowFieldsProvider.Field], label: String, notes: ExpressionNotes?
   )
@@ -69,6 +75,9 @@ package protocol GroupingPushdown: AnyObject {
   /// when the provider cannot give exactly what grouping in memory would.
   func groupedRows(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?) throws
     -> [[Value]]?
+  /// Why a grouping with these aggregates runs in memory, as the dialect declares for one of
+  /// them (`median: SQLite has no quantiles`); `nil` when no declaration says.
+  func reasonInMemory(_ aggregates: [Aggregate]) -> String?
   /// What stops a grouping running on another thread at once (a task's cancellation handler
   /// calls it from the cancelling thread).
   var groupingInterrupter: @Sendable () -> Void { get }

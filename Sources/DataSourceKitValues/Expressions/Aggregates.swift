@@ -9,8 +9,9 @@ import DataSourceKit
 ///
 /// This enum is the one declaration of dsh's aggregates: the parser, help, errors, the Swift
 /// generator and the SQL dialects read every other fact about an aggregate from it, so a new
-/// case cannot compile until it says how it is written, what it takes and gives, how it treats
-/// nulls and whether SQL computes it.
+/// case cannot compile until it says how it is written, what it takes and gives and how it treats
+/// nulls, and until every SQL dialect has said whether and how it computes it
+/// (``SQLDialect/answer(for:)-(AggregateFunction)``).
 public enum AggregateFunction: String, Sendable, CaseIterable {
   /// The items (with no value), or the values that are not null.
   case count
@@ -107,30 +108,6 @@ public enum AggregateFunction: String, Sendable, CaseIterable {
     switch self {
     case .sum, .avg, .median, .quantile, .quantileCont, .min, .max, .first, .last: true
     case .count, .distinct, .list: false
-    }
-  }
-
-  /// How SQL computes the same value, when it does; each dialect writes the form its own way.
-  package enum SQLForm: Sendable {
-    case count, countDistinct, exactSum, exactAverage, least, greatest
-    /// Computed in memory only: SQL has no aggregate that gives the same answer everywhere.
-    case inMemory
-  }
-
-  /// How SQL computes it.
-  package var sqlForm: SQLForm {
-    switch self {
-    case .count: .count
-    case .distinct: .countDistinct
-    case .sum: .exactSum
-    case .avg: .exactAverage
-    case .min: .least
-    case .max: .greatest
-    // first, last and list depend on an order a server's plan does not keep. SQLite has no
-    // quantiles; PostgreSQL's percentile_cont and percentile_disc compute them otherwise in
-    // the last bit, so it takes them from a sorted array by dsh's own arithmetic
-    // (`PostgresProvider.quantileSQL`), and its grouping asks for them before this form.
-    case .median, .quantile, .quantileCont, .first, .last, .list: .inMemory
     }
   }
 

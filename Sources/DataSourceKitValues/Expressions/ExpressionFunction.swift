@@ -9,7 +9,9 @@ import Synchronization
 /// There is no `now()`: a script must give the same answer every time it runs.
 ///
 /// This enum is the one declaration of dsh's functions: the parser, help, errors, the Swift
-/// generator (programs call them as `Value.call(.upper, …)`) and the SQL dialects read it.
+/// generator (programs call them as `Value.call(.upper, …)`) and the SQL dialects read it. Each
+/// dialect answers for every case (``SQLDialect/answer(for:)-(ExpressionFunction)``), so a new
+/// function does not compile until every database has said whether and how it runs it.
 public enum ExpressionFunction: String, CaseIterable, Sendable {
   /// Text in lower case.
   case lower
@@ -71,38 +73,8 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
   /// `split(text, separator)`: the pieces between the separators, as a list.
   case split
 
-  /// How SQL computes the same value, when it does; each dialect writes the form its own way.
-  package enum SQLForm: Sendable {
-    case replace, coalesce, condition, length, substring
-    /// A pattern test (`like`, `starts with`, `ends with`) against a literal pattern, as the
-    /// dialect writes it: SQLite's `GLOB` (its `LIKE` ignores ASCII case), PostgreSQL's `LIKE`
-    /// without an escape character.
-    case pattern
-    /// Computed in memory only: SQL's function differs from dsh's (case mapping beyond ASCII,
-    /// rounding halves, conversions that fail, dates and their parts), or there is none.
-    case inMemory
-  }
-
   /// The case's name in Swift (`startsWith` for `starts_with`), as generated programs write it.
   package var swiftCase: String { swiftName(ofSnakeCase: rawValue) }
-
-  /// How SQL computes it.
-  package var sqlForm: SQLForm {
-    switch self {
-    case .replace: .replace
-    case .coalesce: .coalesce
-    case .if: .condition
-    case .len: .length
-    case .substr: .substring
-    case .like, .startsWith, .endsWith: .pattern
-    // Case folding beyond ASCII differs between databases and Swift, and PostgreSQL's regular
-    // expressions are not ICU's: `ilike` and `matches` run in memory, where they mean what they
-    // mean here.
-    case .lower, .upper, .trim, .round, .abs, .floor, .ceil, .int, .double, .text, .year, .month, .day,
-      .weekday, .hour, .date, .timestamp, .days, .ilike, .matches, .split:
-      .inMemory
-    }
-  }
 
   /// What the function takes and gives, as `help expressions` and errors print it.
   package var signature: String {

@@ -109,9 +109,64 @@ package struct SQLValue: Sendable {
   }
 }
 
+/// How a database computes one of dsh's functions with dsh's answer, as its dialect declares it.
+package enum FunctionAnswer: Equatable, Sendable {
+  /// `replace(text, find, with)`, written alike in every SQL.
+  case replace
+  /// `COALESCE(…)` of values of one type.
+  case coalesce
+  /// `CASE WHEN … THEN … ELSE … END` (`if`).
+  case condition
+  /// A test against a literal pattern, in the dialect's words (``SQLDialect/pattern(_:_:_:)``).
+  case pattern
+  /// The dialect's own SQL (``SQLDialect/call(_:_:_:)``), for the arguments it takes.
+  case dialect
+  /// Not in SQL, and why: the database's function gives another answer, or there is none.
+  case inMemory(because: String)
+
+  /// Whether the function may run in SQL at all.
+  package var runsInSQL: Bool { if case .inMemory = self { false } else { true } }
+
+  /// Why `trim` stays in memory on every database.
+  package static let trimsSpacesOnly = "SQL's trim takes off spaces only, dsh's every kind of white space"
+}
+
+/// How a database computes one of dsh's aggregates with dsh's answer, as its dialect declares it.
+package enum AggregateAnswer: Equatable, Sendable {
+  /// `count(*)` or `count(x)`.
+  case count
+  /// `count(DISTINCT x)`.
+  case countDistinct
+  /// A sum of ints, exactly as dsh adds them (null with a note past 64 bits). A sum of doubles
+  /// stays in memory: its rounding depends on the order a plan adds them in.
+  case exactIntSum
+  /// An average of ints from their exact sum and count.
+  case exactIntAverage
+  /// `min` (a bool's: whether all are true).
+  case least
+  /// `max` (a bool's: whether any is true).
+  case greatest
+  /// Read from the group's values sorted in SQL, by dsh's own arithmetic (the quantiles).
+  case fromSortedValues
+  /// Not in SQL, and why.
+  case inMemory(because: String)
+
+  /// Whether the aggregate may run in SQL at all.
+  package var runsInSQL: Bool { if case .inMemory = self { false } else { true } }
+
+  /// Why `first`, `last` and `list` stay in memory on every database.
+  package static let needsOrder = "its value depends on an order a database's plan does not keep"
+}
+
 /// What one database's SQL says differently: how its columns and literals read as dsh's values,
-/// and the words it has for truth, text order and the functions that agree with dsh.
+/// the words it has for truth and text order, and, for each of dsh's functions and aggregates,
+/// whether and how it computes the same answer.
 package protocol SQLDialect {
+  /// How this database computes `function`. Each dialect answers with a `switch` over every case
+  /// and no `default`, so a function added to dsh does not compile until each has answered.
+  func answer(for function: ExpressionFunction) -> FunctionAnswer
+  /// How this database computes `aggregate`, answered as functions are.
+  func answer(for aggregate: AggregateFunction) -> AggregateAnswer
   /// A column as the value dsh reads from it, or `nil` when SQL cannot read it so.
   func column(_ name: String) -> SQLValue?
   /// A literal, typed so the database reads it as dsh holds it, or `nil`.
@@ -187,7 +242,7 @@ package struct SQLTranslator<Dialect: SQLDialect> {
       return "(\(x) \(op == .and ? "AND" : "OR") \(y))"
     case .not(let a):
       return truth(a).map { "(NOT \($0))" }
-    case .call(let function, let arguments) where function.sqlForm == .pattern:
+    case .call(let function, let arguments) where dialect.answer(for: function) == .pattern:
       // Written as the condition itself, not compared with true: SQLite serves `GLOB 'abc*'`
       // from an index on the column only so.
       return patternCondition(function, arguments).map { twoValued($0, nullIsFalse) }
@@ -379,6 +434,36 @@ package struct SQLTranslator<Dialect: SQLDialect> {
     }
   }
 
+  /// Why `expression` stays in memory because of a function it calls, as the dialect declares
+  /// it (`lower: SQLite's lower and upper change ASCII letters only`); `nil` when no call does.
+  package func reasonInMemory(_ expression: RowExpression) -> String? {
+    switch expression {
+    case .field, .literal:
+      return nil
+    case .list(let items):
+      return items.lazy.compactMap(reasonInMemory).first
+    case .negate(let a), .not(let a):
+      return reasonInMemory(a)
+    case .binary(let a, _, let b):
+      return reasonInMemory(a) ?? reasonInMemory(b)
+    case .call(let function, let arguments):
+      if case .inMemory(let why) = dialect.answer(for: function) { return "\(function.rawValue): \(why)" }
+      return arguments.lazy.compactMap(reasonInMemory).first
+    }
+  }
+
+  /// Why a grouping with these aggregates stays in memory because of one of them or a function
+  /// in its argument, as the dialect declares it; `nil` when none does.
+  package func reasonInMemory(_ aggregates: [Aggregate]) -> String? {
+    for aggregate in aggregates {
+      if case .inMemory(let why) = dialect.answer(for: aggregate.function) {
+        return "\(aggregate.function.rawValue): \(why)"
+      }
+      if let argument = aggregate.argument, let why = reasonInMemory(argument) { return why }
+    }
+    return nil
+  }
+
   /// `text like "pattern"` and the like, for a literal pattern: a pattern from a column would
   /// have to be rewritten (LIKE into GLOB) by SQL itself.
   private func patternCondition(_ function: ExpressionFunction, _ arguments: [RowExpression]) -> BoundSQL? {
@@ -393,7 +478,7 @@ package struct SQLTranslator<Dialect: SQLDialect> {
     guard parts.allSatisfy({ $0 != nil }) else { return nil }
     let values = parts.compactMap { $0 }
     let list = values.map(\.sql).joined(separator: ", ")
-    switch function.sqlForm {
+    switch dialect.answer(for: function) {
     case .replace:
       guard values.allSatisfy({ $0.type == .text }) else { return nil }
       return SQLValue("replace(\(list))", .text)
@@ -401,7 +486,8 @@ package struct SQLTranslator<Dialect: SQLDialect> {
       guard case .success(let type?) = function.resultType(values.map(\.type)),
         Set(values.map(\.type)).subtracting([.null]).count <= 1
       else { return nil }
-      return SQLValue("COALESCE(\(list))", type)
+      // The first that is not null of one value is that value: SQLite's COALESCE takes two or more.
+      return values.count == 1 ? values[0] : SQLValue("COALESCE(\(list))", type)
     case .condition:
       // CASE WHEN takes null as false.
       guard let condition = truth(arguments[0], nullIsFalse: true),
@@ -409,7 +495,7 @@ package struct SQLTranslator<Dialect: SQLDialect> {
         Set(values[1...].map(\.type)).subtracting([.null]).count <= 1
       else { return nil }
       return SQLValue("(CASE WHEN \(condition) THEN \(values[1].sql) ELSE \(values[2].sql) END)", type)
-    case .length, .substring:
+    case .dialect:
       return dialect.call(function, arguments, values)
     case .pattern:
       // False, not null, for a null text: a pattern test is a comparison.

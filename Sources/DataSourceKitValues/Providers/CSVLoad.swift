@@ -31,11 +31,18 @@ final class CSVLoad {
   private var validUTF8 = 0
   /// How long each column took on the last chunk (nanoseconds).
   private var columnTimes: [UInt64] = []
+  /// Whether the load stops after the first chunk that ends a row (a sample of the first rows).
+  private let sampleOnly: Bool
+  /// Where the rows read start and end in the file, once run.
+  private(set) var rowBytes: Range<Int> = 0..<0
+  /// Whether every row of the file was read.
+  private(set) var readToEnd = false
 
   init(
     file: OpenFile, path: String, delimiter: UInt8, options: ReadOptions, progress: LoadProgress?,
-    chunkBytes: Int
+    chunkBytes: Int, sampleOnly: Bool = false
   ) {
+    self.sampleOnly = sampleOnly
     self.file = file
     self.path = path
     self.delimiter = delimiter
@@ -100,6 +107,7 @@ final class CSVLoad {
     columnTimes = Array(repeating: 0, count: names.count)
     var positionLine = FileBytes.line(of: position, in: window.bytes)
     var rowCount = 0
+    readToEnd = position >= window.count && window.atEnd
 
     while position < window.count || !window.atEnd {
       let place = FilePlace(path: path, firstLine: windowLine)
@@ -125,7 +133,12 @@ final class CSVLoad {
         progress?.add(rows: scanned.rows)
       }
       positionLine += scanned.lines
-      if window.atEnd, scanned.isComplete { break }
+      rowBytes = (chunks.first?.fileOffset ?? window.offset + scanned.end)..<(window.offset + scanned.end)
+      if window.atEnd, scanned.isComplete {
+        readToEnd = true
+        break
+      }
+      if sampleOnly, rowCount > 0 { break }
       if scanned.end == 0 {
         // Not one row ends in the buffer: it is too small for the row.
         window.grow()

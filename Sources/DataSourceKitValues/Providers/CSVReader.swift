@@ -46,6 +46,33 @@ package enum CSVReader {
     return try load.run()
   }
 
+  /// The header and first rows of the CSV file at `openPath`: what a statement is checked
+  /// against before the file is read whole, as DuckDB's sniffer reads the start of a file.
+  ///
+  /// The rows are those of the first `bytes` (more when one row is longer), typed as a whole
+  /// read would type them; a whole read may still find a later row that makes a column text.
+  ///
+  /// - Complexity: O(`bytes`), whatever the file's size.
+  package static func sample(
+    fileAt openPath: String, displayPath path: String, delimiter: UInt8, options: ReadOptions = ReadOptions(),
+    access: FileAccess? = nil, bytes: Int = 1 << 20
+  ) throws -> CSVSample {
+    let file = try OpenFile(openPath, displayPath: path, access: access)
+    let load = CSVLoad(
+      file: file, path: path, delimiter: delimiter, options: options, progress: nil,
+      chunkBytes: max(bytes, 16),
+      sampleOnly: true)
+    let table = try load.run()
+    let rowBytes = load.rowBytes
+    let estimate =
+      load.readToEnd
+      ? table.rowCount
+      : Int(
+        (Double(table.rowCount) * Double(file.size - rowBytes.lowerBound) / Double(max(rowBytes.count, 1)))
+          .rounded())
+    return CSVSample(table: table, isWhole: load.readToEnd, fileBytes: file.size, estimatedRows: estimate)
+  }
+
   /// Whether a file this long is split in two and its halves scanned on two cores.
   static func splitsInHalves(_ count: Int) -> Bool {
     count >= 1 << 20 && ProcessInfo.processInfo.activeProcessorCount > 1
@@ -543,4 +570,16 @@ struct FilePlace: Sendable {
   func line(of offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
     firstLine + FileBytes.line(of: offset, in: bytes) - 1
   }
+}
+
+/// The header and first rows of a CSV file (``CSVReader/sample(fileAt:displayPath:delimiter:options:access:bytes:)``).
+package struct CSVSample: Sendable {
+  /// The rows read, typed.
+  package var table: ColumnTable
+  /// Whether they are every row of the file.
+  package var isWhole: Bool
+  /// The file's size.
+  package var fileBytes: Int
+  /// The file's rows, estimated from the bytes the sample's rows took: exact when `isWhole`.
+  package var estimatedRows: Int
 }

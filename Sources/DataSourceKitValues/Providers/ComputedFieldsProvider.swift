@@ -149,6 +149,6 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
   }
 
   package var nodeTitle: String { label }
-  package var nodeDetail: String? { countsDetail }
+  package var nodeDetail: String? { loadState == .initial ? "not run" : countsDetail }
   package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
 }

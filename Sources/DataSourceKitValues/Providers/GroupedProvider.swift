@@ -73,6 +73,8 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
   private var failure: String?
   /// Whether the last grouping ran as a GROUP BY inside SQLite.
   package private(set) var ranInSQL = false
+  /// Why it grouped in memory over a database that groups, as the database's dialect declares.
+  package private(set) var inMemoryBecause: String?
 
   package init(
     base: any DataProvider<Value>, keys: [Key], fields: [Field], yieldsValues: Bool = false, label: String,
@@ -194,6 +196,8 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
       return rows.map { .record(Record(schema: schema, values: $0)) }
     }
     ranInSQL = false
+    inMemoryBecause =
+      usesClosures ? nil : (base as? any GroupingPushdown)?.reasonInMemory(fields.map(\.aggregate))
     var groups = Groups(
       prototype: usesClosures
         ? AggregateAccumulator(
@@ -280,6 +284,7 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
   package var nodeTitle: String { label + (ranInSQL ? "  (in SQL)" : "") }
   package var nodeDetail: String? {
     "\(items.count) group\(items.count == 1 ? "" : "s"), \(states.state.rawValue)"
+      + (inMemoryBecause.map { "; in memory, \($0)" } ?? "")
   }
   package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
 }

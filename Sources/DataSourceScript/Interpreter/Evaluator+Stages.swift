@@ -74,7 +74,11 @@ extension Evaluator {
       guard let description = try pushdownStage(stage, of: provider) else {
         throw Diagnostic(.internalError("'\(stage.kind.phrase)' has no engine form"), at: stage.range)
       }
-      result.provider = derive(provider.provider, by: description, label: text(stage.range))
+      let derived = derive(provider.provider, by: description, label: text(stage.range))
+      if case .filter(let condition) = description {
+        derived.inMemoryBecause = (provider.provider as? any QueryPushdown)?.reasonInMemory(condition)
+      }
+      result.provider = derived
     }
     return .provider(result)
   }
@@ -166,6 +170,7 @@ extension Evaluator {
     for (stage, condition, kept, conditions) in leftovers {
       let label = leftoverLabel(stage, kept: kept, of: conditions)
       let filtered = derive(result.provider, by: .filter(condition), label: label)
+      filtered.inMemoryBecause = (source.provider as? any QueryPushdown)?.reasonInMemory(condition)
       unrun.append((filtered, stage.range))
       result.provider = filtered
     }

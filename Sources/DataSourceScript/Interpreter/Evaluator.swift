@@ -78,8 +78,15 @@ extension Evaluator {
       default:
         break
       }
+      // `explain csv "…"`: the file's header and first rows say what it holds.
+      if !runsStages, timings == nil, let sampled = try await sampledSource(provider) {
+        return .provider(sampled)
+      }
       return .provider(try await makeProvider(provider))
     case .pipeline(let head, let steps, _):
+      if let checked = try await checkedOverFirstRows(head, steps), !runsStages, timings == nil {
+        return checked
+      }
       let headStarted = timings?.now()
       // A source whose stages the server runs is counted once, by the last of them.
       var value: ScriptValue
@@ -229,7 +236,12 @@ extension Evaluator {
   // MARK: Providers
 
   /// A provider as written, loaded; `pageSize` is set when it is the source of `paged`.
-  private func makeProvider(_ expression: ProviderExpression, pageSize: Int? = nil, counting: Bool = true)
+  ///
+  /// With `sampleBytes`, a CSV file is not read whole: only its header and the rows in its first
+  /// bytes, to check a statement against (``sampledSource(_:)``).
+  private func makeProvider(
+    _ expression: ProviderExpression, pageSize: Int? = nil, counting: Bool = true, sampleBytes: Int? = nil
+  )
     async throws
     -> ProviderValue
   {
@@ -311,8 +323,11 @@ extension Evaluator {
         throw Diagnostic(.dataSource(error), at: expression.argumentRange)
       }
     }
+    var sampled = false
     do {
-      if !counting, let prepared = provider as? any PreparedLoading {
+      if let sampleBytes, let csv = provider as? CSVProvider, try csv.sampleFirstRows(bytes: sampleBytes) {
+        sampled = true
+      } else if !counting, let prepared = provider as? any PreparedLoading {
         try await prepared.prepare()
       } else {
         try await provider.load()
@@ -320,7 +335,8 @@ extension Evaluator {
     } catch let error as DataSourceError {
       throw Diagnostic(.dataSource(error), at: expression.argumentRange)
     }
-    notes.markers(in: provider, source: expression)
+    // A sample is checked against, never shown: its markers are told when the file is read.
+    if !sampled { notes.markers(in: provider, source: expression) }
     // Errors name the provider by its source as written, without its options (or a password).
     let name = Secrets.redacted(
       text(
@@ -338,6 +354,52 @@ extension Evaluator {
       value.provider = EditableProvider(provider, identityKey: value.key)
     }
     return value
+  }
+
+  /// A CSV file as written, with only its header and first rows read (``CSVProvider/sampleFirstRows()``);
+  /// `nil` for any other source, or a file too small or compressed to be worth sampling.
+  private func sampledSource(_ expression: ProviderExpression) async throws -> ProviderValue? {
+    guard case .csv(let path) = expression.source, !HTTPFile.isURL(path) else { return nil }
+    try checkSandbox(expression)
+    guard CSVProvider.canSample(resolve(path), member: expression.options.member) else { return nil }
+    // Checking needs the header only; `explain` shows the types and an estimate of the rows.
+    let bytes = runsStages || timings != nil ? 64 << 10 : CSVProvider.sampleBytes
+    return try await makeProvider(expression, sampleBytes: bytes)
+  }
+
+  /// Checks the first stages of a pipeline over a CSV file against the file's header and first
+  /// rows, before the file is read whole, as DuckDB's binder does over its sniffer's sample: a
+  /// misspelt field in the last stage is found in the time a header takes, not the file.
+  ///
+  /// The stages checked are those built without rows (``isBuiltWithoutRows(_:)``), up to the
+  /// first that needs rows or draws. Only a field the header does not have is reported here:
+  /// the header says the names exactly, while the sample's types are a guess that a later row
+  /// may widen, so every other check is made again over the whole file.
+  ///
+  /// - Returns: the pipeline built over the sample and not run, when every step was checked
+  ///   (what `explain` shows without reading the file); `nil` otherwise.
+  private func checkedOverFirstRows(_ head: Expression, _ steps: [PipelineStep]) async throws -> ScriptValue?
+  {
+    let checked = steps.prefix { step in
+      if case .stage(let stage) = step { Self.isBuiltWithoutRows(stage) } else { false }
+    }
+    guard case .provider(let literal) = head, !checked.isEmpty else { return nil }
+    var sampling = self
+    sampling.runsStages = false
+    sampling.timings = nil
+    do {
+      guard let source = try await sampledSource(literal) else { return nil }
+      var value = ScriptValue.provider(source)
+      for case .stage(let stage) in checked { value = try await sampling.apply(stage, to: value) }
+      return checked.count == steps.count ? value : nil
+    } catch let diagnostic as Diagnostic {
+      switch diagnostic.message {
+      case .unknownField, .unknownFieldOneColumn: throw diagnostic
+      default: return nil
+      }
+    } catch {
+      return nil
+    }
   }
 
   /// The file a `csv` or `json` URL names, fetched under the HTTP provider's limits (the
