@@ -377,7 +377,10 @@ let onlyBrowse = CommandLine.arguments.contains("browse")
 let onlyExplore = CommandLine.arguments.contains("explore")
 let onlyPlans = CommandLine.arguments.contains("plans")
 if onlyExplore { measureExplore() }
-if onlyPlans { measurePlans() }
+if onlyPlans {
+  measurePlans()
+  measureKeyLookups()
+}
 if onlyTypes { measureTypes() }
 if onlyAnswers { measureAnswers() }
 if onlyBatches { measureBatches() }

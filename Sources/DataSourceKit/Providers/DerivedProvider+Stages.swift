@@ -43,20 +43,49 @@ extension DerivedProvider {
   ) -> DerivedProvider {
     DerivedProvider(base: base, label: label, rule: rule) { base, offsets in
       try checkScale(offsets.total, stage: label)
-      let isIncluded = try makeTest(base, offsets)
-      var sections: [DerivedSection] = []
-      for section in 0..<base.numberOfSections {
-        var kept: [Int] = []
-        let start = offsets.starts[section]
-        for row in 0..<base.numberOfItems(inSection: section) {
-          if row & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
-          if isIncluded(start + row, ItemPath(item: row, section: section)) { kept.append(start + row) }
-        }
-        let key = base.sectionKey(section)
-        if !kept.isEmpty || key == nil { sections.append(DerivedSection(key: key, baseIndices: kept)) }
-      }
-      return sections
+      return try keptSections(of: base, offsets, try makeTest(base, offsets))
     }
+  }
+
+  /// The sections of `base` with the items `isIncluded` keeps: a section with a key is left out
+  /// when it keeps none, a section without one (the single section of a list) stays.
+  package static func keptSections(
+    of base: any DataProvider<Item>, _ offsets: SectionOffsets, _ isIncluded: (Int, ItemPath) -> Bool
+  ) throws -> [DerivedSection] {
+    var sections: [DerivedSection] = []
+    for section in 0..<base.numberOfSections {
+      var kept: [Int] = []
+      let start = offsets.starts[section]
+      for row in 0..<base.numberOfItems(inSection: section) {
+        if row & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
+        if isIncluded(start + row, ItemPath(item: row, section: section)) { kept.append(start + row) }
+      }
+      let key = base.sectionKey(section)
+      if !kept.isEmpty || key == nil { sections.append(DerivedSection(key: key, baseIndices: kept)) }
+    }
+    return sections
+  }
+
+  /// The sections of `base` with the items at `positions` (flat, in increasing order), as
+  /// ``keptSections(of:_:_:)`` keeps them.
+  ///
+  /// - Complexity: O(sections + kept items).
+  package static func keptSections(of base: any DataProvider<Item>, _ offsets: SectionOffsets, at positions: [Int])
+    -> [DerivedSection]
+  {
+    var sections: [DerivedSection] = []
+    var next = 0
+    for section in 0..<base.numberOfSections {
+      let end = offsets.starts[section] + base.numberOfItems(inSection: section)
+      var kept: [Int] = []
+      while next < positions.count, positions[next] < end {
+        kept.append(positions[next])
+        next += 1
+      }
+      let key = base.sectionKey(section)
+      if !kept.isEmpty || key == nil { sections.append(DerivedSection(key: key, baseIndices: kept)) }
+    }
+    return sections
   }
 
   /// Sorts the items of each section by keys computed once per item; equal keys keep

@@ -27,6 +27,16 @@ package indirect enum RowExpression: Sendable, Equatable {
   case binary(RowExpression, BinaryOperator, RowExpression)
   case call(ExpressionFunction, [RowExpression])
 
+  /// The field and the value of `field == value` (either way round), the test an index by that
+  /// field answers; `nil` for any other expression.
+  package var keyEquality: (field: String, value: Value)? {
+    switch self {
+    case .binary(.field(let path), .equal, .literal(let value)) where path.count == 1: (path[0], value)
+    case .binary(.literal(let value), .equal, .field(let path)) where path.count == 1: (path[0], value)
+    default: nil
+    }
+  }
+
   /// Whether the expression's value is known without an item: its operands are all literals
   /// (callers fold from the leaves up, so a constant subtree is a literal by then).
   package var operandsAreLiterals: Bool {

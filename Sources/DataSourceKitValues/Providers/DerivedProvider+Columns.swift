@@ -18,14 +18,24 @@ extension DerivedProvider where Item == Value {
     switch stage {
     case .filter(let predicate):
       let overItems = predicate.compiledTest(notes: notes)
-      return .filter(base, label: label, rule: .filter(predicate.compiledTest(notes: nil))) { base, offsets in
+      let lookup = predicate.keyEquality
+      return DerivedProvider(base: base, label: label, rule: .filter(predicate.compiledTest(notes: nil))) {
+        base, offsets in
+        try checkScale(offsets.total, stage: label)
+        // `where KEY == value` over a table whose identity key is KEY: the items the key index
+        // finds, not a test of every item (an update by key finds its item the same way).
+        if let (field, value) = lookup, let table = base as? EditableProvider<Value>, table.identityKey == field,
+          let positions = table.positions(withKey: value)
+        {
+          return keptSections(of: base, offsets, at: positions.sorted())
+        }
         if let columns = base as? any ColumnReadable,
           let reader = predicate.batches(over: columns, notes: notes)
         {
           let truths = try allBatches(count: offsets.total, reader, \.truths)
-          return { flat, _ in truths[flat] }
+          return try keptSections(of: base, offsets) { flat, _ in truths[flat] }
         }
-        return { _, path in overItems(base.item(at: path)) }
+        return try keptSections(of: base, offsets) { _, path in overItems(base.item(at: path)) }
       }
     case .sort(let terms) where terms.count == 1:
       let expression = terms[0].expression

@@ -40,13 +40,10 @@ extension Session {
     func matching(_ predicate: ValueExpression) throws -> [Int] {
       let expression = try evaluator.checker(for: provider).checkTest(predicate).expression
       // `where KEY == value` on the identity key: found in the key index, not by a scan.
-      if let editable = editable as? EditableProvider<Value>, let key = editable.identityKey,
-        case .binary(let left, .equal, let right) = expression
+      if let editable = editable as? EditableProvider<Value>, let (field, value) = expression.keyEquality,
+        field == editable.identityKey, let positions = editable.positions(withKey: value)
       {
-        var literal: Value?
-        if case .field([key]) = left, case .literal(let value) = right { literal = value }
-        if case .literal(let value) = left, case .field([key]) = right { literal = value }
-        if let literal, let positions = editable.positions(withKey: literal) { return positions }
+        return positions
       }
       do {
         return try expression.positionsWhereTrue(in: editable, notes: notes.collector)
