@@ -35,9 +35,10 @@ import Foundation
   rows.append(.shownBeside("  dsh starting, reading nothing (show 1)", dsh: nothing, other: "the typo", typo))
 }
 
-/// `where KEY == v` on a 1M-row table bound `key id`, in one session (`set timer on`): the first
-/// eight lookups read the key column, the ninth makes the key index, and every one after
-/// (update, show, delete) is answered from it. Beside sqlite3 doing the same by its primary key
+/// Lookups by key on a 1M-row table bound `key id`, in one session (`set timer on`).
+///
+/// The first eight lookups read the key column, the ninth makes the key index, and every one
+/// after (update, show, delete) is answered from it. Beside sqlite3 doing the same by its primary key
 /// (`.timer on`, in a transaction rolled back).
 @MainActor func measureKeyLookups() {
   makePeopleDatabase()

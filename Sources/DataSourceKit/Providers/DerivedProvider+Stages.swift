@@ -70,7 +70,9 @@ extension DerivedProvider {
   /// ``keptSections(of:_:_:)`` keeps them.
   ///
   /// - Complexity: O(sections + kept items).
-  package static func keptSections(of base: any DataProvider<Item>, _ offsets: SectionOffsets, at positions: [Int])
+  package static func keptSections(
+    of base: any DataProvider<Item>, _ offsets: SectionOffsets, at positions: [Int]
+  )
     -> [DerivedSection]
   {
     var sections: [DerivedSection] = []

@@ -24,7 +24,8 @@ extension DerivedProvider where Item == Value {
         try checkScale(offsets.total, stage: label)
         // `where KEY == value` over a table whose identity key is KEY: the items the key index
         // finds, not a test of every item (an update by key finds its item the same way).
-        if let (field, value) = lookup, let table = base as? EditableProvider<Value>, table.identityKey == field,
+        if let (field, value) = lookup, let table = base as? EditableProvider<Value>,
+          table.identityKey == field,
           let positions = table.positions(withKey: value)
         {
           return keptSections(of: base, offsets, at: positions.sorted())
