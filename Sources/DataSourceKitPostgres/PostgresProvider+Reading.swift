@@ -68,6 +68,11 @@ extension PostgresProvider {
       return
         "SELECT \(list) \(query.from)\(query.whereClause(["\(key.sql) > \(PostgresSQL.bind(after))"])) ORDER BY \(key.sql) LIMIT \(count)"
     }
+    if query.limit != nil,
+      let top = query.topSQL(list: "\(list)", base: shape.baseOrder, limit: count, offset: offset)
+    {
+      return top
+    }
     return
       "SELECT \(list) \(query.from)\(query.whereClause())\(query.orderClause(base: shape.baseOrder)) LIMIT \(count) OFFSET \(offset)"
   }
@@ -94,6 +99,12 @@ extension PostgresProvider {
   func streamSQL(from page: Int) -> PostgresSQL {
     guard let shape else { return "" }
     let offset = page * PostgresProvider.pageSize
+    if let most = query.limit,
+      let top = query.topSQL(
+        list: "\(selectList(shape))", base: shape.baseOrder, limit: max(0, most - offset), offset: offset)
+    {
+      return top
+    }
     let limit = query.limit.map { " LIMIT \(max(0, $0 - offset))" } ?? ""
     let skip = offset > 0 ? " OFFSET \(offset)" : ""
     return

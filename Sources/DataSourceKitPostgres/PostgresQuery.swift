@@ -175,9 +175,44 @@ public struct PostgresQuery: Sendable, Equatable {
     return terms.isEmpty ? "" : " ORDER BY \(terms.joined(separator: ", "))"
   }
 
+  /// The first `limit` rows after `offset` of a top-N (an order and a limit, no join, no window)
+  /// under the projection `list`, or `nil` for any other query.
+  ///
+  /// The rows are sorted and cut as stored, in a subquery, and made text for the rows kept only:
+  /// a projection under the sort made every row's text before it (five of 10M rows took 1.7 s,
+  /// and 0.36 s as stored). When the first key is descending, its rows with a value and those
+  /// without (last, as in memory) are read apart, each sorted and cut: `ORDER BY k DESC` over
+  /// the first is what a btree index on `k` serves backwards, where `DESC NULLS LAST` is served
+  /// by none. The few rows kept are put in order again above, as both parts give them.
+  func topSQL(list: PostgresSQL, base: [String], limit: Int, offset: Int) -> PostgresSQL? {
+    let terms = (section.map { [$0] } ?? []) + order
+    guard join == nil, windows == nil, let first = terms.first else { return nil }
+    // A system column does not pass through a subquery: it is carried under a name of its own.
+    let carried = base.filter { $0 == "dsh_q.ctid" || $0 == "dsh_q.tableoid" }
+    let carriedList = carried.map { ", \($0) AS dsh_\($0.dropFirst("dsh_q.".count))" }.joined()
+    let columns: PostgresSQL = "dsh_q.*\(carriedList)"
+    let outerBase = base.map { carried.contains($0) ? "dsh_q.dsh_\($0.dropFirst("dsh_q.".count))" : $0 }
+    let kept = limit + offset
+    let rows: PostgresSQL
+    if first.direction == .descending {
+      let rest = terms.dropFirst().map(\.orderSQL) + base.map { "\($0)" }
+      let valued: PostgresSQL =
+        "SELECT \(columns) \(from)\(whereClause(["\(first.sql) IS NOT NULL"])) ORDER BY \((["\(first.sql) DESC"] + rest).joined(separator: ", ")) LIMIT \(kept)"
+      let order: PostgresSQL = rest.isEmpty ? "" : " ORDER BY \(rest.joined(separator: ", "))"
+      let nulls: PostgresSQL =
+        "SELECT \(columns) \(from)\(whereClause(["\(first.sql) IS NULL"]))\(order) LIMIT \(kept)"
+      rows = "(\(valued)) UNION ALL (\(nulls))"
+    } else {
+      rows = "SELECT \(columns) \(from)\(whereClause())\(orderClause(base: base)) LIMIT \(kept)"
+    }
+    let outer = (terms.map(\.orderSQL) + outerBase.map { "\($0)" }).joined(separator: ", ")
+    return "SELECT \(list) FROM (\(rows)) AS dsh_q ORDER BY \(outer) LIMIT \(limit) OFFSET \(offset)"
+  }
+
   /// Every row, in order, every column as the source gives it: what `describe` shows.
   func orderedSQL(base: [String]) -> PostgresSQL {
-    "SELECT * \(from)\(whereClause())\(orderClause(base: base))\(limit.map { " LIMIT \($0)" } ?? "")"
+    if let limit, let top = topSQL(list: "*", base: base, limit: limit, offset: 0) { return top }
+    return "SELECT * \(from)\(whereClause())\(orderClause(base: base))\(limit.map { " LIMIT \($0)" } ?? "")"
   }
 
   /// How many rows there are.

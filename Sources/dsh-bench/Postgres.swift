@@ -69,6 +69,28 @@ import Foundation
         other: "psql in SQL", psqlTop, most: 3))
   }
 
+  // 3b. A top-N on an indexed column, either way, beside psql asking for the same rows (equal
+  //     keys in key order, nulls last) and beside psql asking for any five of the top (the
+  //     index alone, backwards for desc).
+  for direction in ["", " desc"] {
+    let dshTop = median {
+      measure([
+        dsh, "-c", "show postgres \"\(url)\" table big | sort by category\(direction) | limit 5 as csv",
+      ])
+    }
+    let sql = direction.isEmpty ? "ASC NULLS LAST" : "DESC NULLS LAST"
+    let same = psql("SELECT * FROM big ORDER BY category \(sql), id LIMIT 5")
+    let any = psql("SELECT * FROM big ORDER BY category\(direction.uppercased()) LIMIT 5")
+    rows.append(
+      .beside(
+        "sort by category\(direction) | limit 5, 10M rows, category indexed", dsh: dshTop,
+        other: "psql, the same rows", same, most: 2))
+    rows.append(
+      .shownBeside(
+        "  the same beside psql's ORDER BY category\(direction.uppercased()) alone", dsh: dshTop,
+        other: "psql", any))
+  }
+
   // 4. ^C during a slow query at the prompt; then no query of it may be left on the server.
   let output = NSTemporaryDirectory() + "dsh-bench-interrupt.txt"
   _ = measure(

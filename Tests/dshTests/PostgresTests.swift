@@ -419,6 +419,11 @@ struct PostgresTests {
     "section by day desc",
     "section by reading", "limit 3", "sort by big desc | limit 4", "where ok | limit 2 | limit 5",
     "sort by city | offset 2 | limit 3",
+    // Top-N: sorted and cut as stored; a descending first key read as its rows with a value,
+    // then those without (nulls last), each sorted and cut.
+    "sort by count desc | limit 20", "sort by count desc | offset 2 | limit 3",
+    "section by kind desc | sort by count | limit 7", "sort by reading desc, city | offset 3 | limit 6",
+    "where ok | sort by day desc | limit 4", "sort by count | limit 11",
     "sort by city desc | section by kind desc",
     "group by kind with n = count(), s = sum(count), a = avg(count), lo = min(city), hi = max(reading), d = distinct(city), t = max(ok), f = min(day)",
     "group by ok with n = count(big), s = sum(big)", "distinct city", "distinct kind, ok",

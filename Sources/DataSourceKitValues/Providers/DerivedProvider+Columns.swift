@@ -48,25 +48,36 @@ extension DerivedProvider where Item == Value {
       }
       return DerivedProvider(base: base, label: label, rule: rule) { base, offsets in
         try checkScale(offsets.total, stage: label, limit: maximumKeyedItems)
-        var keys: (_ flat: Int, _ path: ItemPath) -> Value = { _, path in overItems(base.item(at: path)) }
+        let batches: [ValueBatch]
         if let columns = base as? any ColumnReadable,
           let reader = expression.batches(over: columns, notes: notes)
         {
-          let batches = try allBatches(count: offsets.total, reader) { [$0] }
-          // Keys of one kind sort as integers, without a value per comparison.
-          if let sortKeys = ColumnSortKeys(batches) {
-            return (0..<base.numberOfSections).map { section in
-              let start = offsets.starts[section]
-              let positions = start..<start + base.numberOfItems(inSection: section)
-              return DerivedSection(
-                key: base.sectionKey(section),
-                baseIndices: sortKeys.order(of: positions, direction: direction))
+          batches = try allBatches(count: offsets.total, reader) { [$0] }
+        } else {
+          // Each item's key, computed once: a database's rows, or a stage's over them.
+          var values: [Value] = []
+          values.reserveCapacity(offsets.total)
+          for section in 0..<base.numberOfSections {
+            for row in 0..<base.numberOfItems(inSection: section) {
+              if row & 0xFFFF == 0xFFFF, Task.isCancelled { throw DataSourceError.cancelled }
+              values.append(overItems(base.item(at: ItemPath(item: row, section: section))))
             }
           }
-          let values = batches.flatMap(\.allValues)
-          keys = { flat, _ in values[flat] }
+          batches = [.values(values)]
         }
-        return try sortedSections(base, offsets, keys: keys) { a, b in
+        // Keys of one kind sort as integers, without a value per comparison (377,580 doubles
+        // computed over a server's rows: 0.22 s as values, compared a pair at a time).
+        if let sortKeys = ColumnSortKeys(batches) {
+          return (0..<base.numberOfSections).map { section in
+            let start = offsets.starts[section]
+            let positions = start..<start + base.numberOfItems(inSection: section)
+            return DerivedSection(
+              key: base.sectionKey(section),
+              baseIndices: sortKeys.order(of: positions, direction: direction))
+          }
+        }
+        let values = batches.flatMap(\.allValues)
+        return try sortedSections(base, offsets, keys: { flat, _ in values[flat] }) { a, b in
           Value.precedes(a, b, direction: direction)
         }
       }
