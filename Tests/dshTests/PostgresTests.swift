@@ -68,7 +68,10 @@ final class PostgresServer: @unchecked Sendable {
         "-p \(port) -k \(folder) -c listen_addresses=127.0.0.1 -c fsync=off", "start",
       ])
     guard start.status == 0 else {
-      throw PNGImage.Failure(description: "pg_ctl start failed: \(start.output)")
+      // What the server said before it stopped, which pg_ctl only points at.
+      let log = (try? String(contentsOfFile: folder + "/server.log", encoding: .utf8)) ?? ""
+      throw PNGImage.Failure(
+        description: "pg_ctl start failed: \(start.output)\nserver.log:\n\(log.suffix(2_000))")
     }
     let fill = try psql(
       """
