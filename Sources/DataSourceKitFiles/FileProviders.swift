@@ -79,6 +79,7 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
       },
       fail: { error in
         table = nil
+        sample = nil
         profiles = nil
         lastError = error
       })
@@ -94,7 +95,8 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
   ///
   /// - Returns: whether the file was sampled.
   public func sampleFirstRows(bytes: Int = sampleBytes) throws -> Bool {
-    guard Self.canSample(path, member: member) else { return false }
+    // Read whole already: the rows are there.
+    guard table == nil, Self.canSample(path, member: member) else { return false }
     let sample = try CSVReader.sample(
       fileAt: path, displayPath: displayPath, delimiter: delimiter, options: options, access: access,
       bytes: bytes)

@@ -56,6 +56,10 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   /// The key of each full page's last row (as the server writes it): the next page starts
   /// after it.
   var lastKeys: [Int: String] = [:]
+  /// Where each row of a page read before is stored (its `ctid`, as the server writes it), for
+  /// a table whose rows are in `ctid` order: the page is read again by those, a TID scan, where
+  /// its place in `ctid` order would sort the table again (``readsByTID``).
+  var pageTIDs: [Int: [String]] = [:]
   var states: LoadStateMachine
   var observers = ObserverList()
   var failure: String?
@@ -277,6 +281,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
     pages = [:]
     pageOrder = []
     lastKeys = [:]
+    pageTIDs = [:]
   }
 
   /// The SQL that counts the rows: each section's, when sectioned.
@@ -494,7 +499,9 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   }
   /// The SQL the rows are read by, with every stage pushed into it.
   package var nodeChildren: [any CompositionNode] {
-    shape.map { [PostgresSQLNode(sql: query.orderedSQL(base: $0.baseOrder))] } ?? []
+    shape.map {
+      [PostgresSQLNode(sql: query.orderedSQL(base: $0.baseOrder, columns: $0.columns.map(\.name)))]
+    } ?? []
   }
 }
 
@@ -510,7 +517,8 @@ extension PostgresProvider: QueryExplaining {
   /// server's plan for it (`EXPLAIN`).
   package func explainQuery() throws -> [String] {
     guard let session, let shape else { return ["(not connected: \(states.state.rawValue))"] }
-    return try explain(query.orderedSQL(base: shape.baseOrder), on: session)
+    return try explain(
+      query.orderedSQL(base: shape.baseOrder, columns: shape.columns.map(\.name)), on: session)
   }
 
   /// The `GROUP BY` of the last `group by` run on the server, its parameters and its plan.

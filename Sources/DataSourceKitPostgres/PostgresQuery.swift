@@ -182,11 +182,18 @@ public struct PostgresQuery: Sendable, Equatable {
   /// a projection under the sort made every row's text before it (five of 10M rows took 1.7 s,
   /// and 0.36 s as stored). When the first key is descending, its rows with a value and those
   /// without (last, as in memory) are read apart, each sorted and cut: `ORDER BY k DESC` over
-  /// the first is what a btree index on `k` serves backwards, where `DESC NULLS LAST` is served
-  /// by none. The few rows kept are put in order again above, as both parts give them.
-  func topSQL(list: PostgresSQL, base: [String], limit: Int, offset: Int) -> PostgresSQL? {
+  /// the first is what an index made the default way (ascending, nulls last) serves backwards,
+  /// where `DESC NULLS LAST` needs an index made so. The few rows kept are put in order again
+  /// above, as both parts give them.
+  ///
+  /// `nil` too when a column is named as the system columns are carried (`dsh_ctid`).
+  func topSQL(list: PostgresSQL, base: [String], limit: Int, offset: Int, columns names: [String])
+    -> PostgresSQL?
+  {
     let terms = (section.map { [$0] } ?? []) + order
-    guard join == nil, windows == nil, let first = terms.first else { return nil }
+    guard join == nil, windows == nil, let first = terms.first,
+      !names.contains(where: { $0 == "dsh_ctid" || $0 == "dsh_tableoid" })
+    else { return nil }
     // A system column does not pass through a subquery: it is carried under a name of its own.
     let carried = base.filter { $0 == "dsh_q.ctid" || $0 == "dsh_q.tableoid" }
     let carriedList = carried.map { ", \($0) AS dsh_\($0.dropFirst("dsh_q.".count))" }.joined()
@@ -210,8 +217,10 @@ public struct PostgresQuery: Sendable, Equatable {
   }
 
   /// Every row, in order, every column as the source gives it: what `describe` shows.
-  func orderedSQL(base: [String]) -> PostgresSQL {
-    if let limit, let top = topSQL(list: "*", base: base, limit: limit, offset: 0) { return top }
+  func orderedSQL(base: [String], columns: [String]) -> PostgresSQL {
+    if let limit, let top = topSQL(list: "*", base: base, limit: limit, offset: 0, columns: columns) {
+      return top
+    }
     return "SELECT * \(from)\(whereClause())\(orderClause(base: base))\(limit.map { " LIMIT \($0)" } ?? "")"
   }
 

@@ -130,8 +130,14 @@ struct PlanTests {
 
   @Test("where KEY == value over a table keyed by KEY gives a scan's rows, through edits and repeated keys")
   func keyLookups() async throws {
-    let rows = (1...40).map { "{id: \($0), g: \($0 % 3)}" }.joined(separator: ", ")
-    let (session, output, ok) = await run("let t = [\(rows)] key id\nlet u = [\(rows)]")
+    // A file, whose types are known without its rows: the key index is asked only of a key
+    // column of one type (a list's items may hold any).
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("keyed-\(UUID().uuidString).csv")
+      .path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try ("id,g\n" + (1...40).map { "\($0),\($0 % 3)\n" }.joined()).write(
+      toFile: path, atomically: true, encoding: .utf8)
+    let (session, output, ok) = await run("let t = csv \"\(path)\" key id\nlet u = csv \"\(path)\"")
     #expect(ok, "\(output.errors)")
     // Enough lookups that the key index is made (the first eight scan), each against the same
     // test over a table without a key.
@@ -160,5 +166,32 @@ struct PlanTests {
     output.text = ""
     _ = await run("show t | where id == 5 as csv", in: session)
     #expect(output.text == "id,g\n5,2\n5,7\n", "\(output.text)")
+  }
+
+  @Test("explain types its own CSV source from the first rows, and reads a file a join reads whole")
+  func explainTypesFromTheSample() async throws {
+    // 40,000 rows whose age is a number until the last row, which makes the column text.
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("late-\(UUID().uuidString).csv")
+      .path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    var text = "id,name,age\n"
+    for i in 1...40_000 { text += "\(i),person number \(i),\(20 + i % 50)\n" }
+    text += "40001,the last,old\n"
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let (session, output, _) = await run("set timer off")
+
+    // The plan, from the first rows: age is a number there.
+    #expect(await run("explain csv \"\(path)\" | where age > 30", in: session).ok, "\(output.errors)")
+    #expect(output.text.contains("typed from the first"), "\(output.text)")
+    // Read whole, it is text: the statement is refused, as help says it is when the file is read.
+    #expect(!(await run("show csv \"\(path)\" | where age > 30", in: session).ok))
+    #expect(output.errors.contains("age"), "\(output.errors)")
+
+    // A file under the statement's source (a join's other side) is read whole for the plan.
+    output.text = ""
+    output.errors = ""
+    let joined = "explain csv \"samples:people.csv\" | join (csv \"\(path)\") on id == id as b"
+    #expect(await run(joined, in: session).ok, "\(output.errors)")
+    #expect(output.text.contains("40001 items"), "\(output.text)")
   }
 }

@@ -79,6 +79,7 @@ enum DSHProcess {
     process.standardError = output
     try process.run()
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    try? output.fileHandleForReading.close()
     process.waitUntilExit()
     return (text, process.terminationStatus)
   }
@@ -105,10 +106,13 @@ enum DSHProcess {
     process.standardError = output
     process.standardInput = stdin
     try process.run()
-    // A dsh that never ends is stopped at the hang ceiling, and the test says it hung.
+    // A dsh that never ends is stopped at the hang ceiling, and the test says it hung. The
+    // stopper holds the process weakly: a cancelled work item is kept until its deadline, and
+    // with it the pipes' descriptors, which every process started since (a test's PostgreSQL
+    // server) would inherit, until a server found too few left to start.
     let hung = Mutex(false)
-    let stopper = DispatchWorkItem { [process] in
-      guard process.isRunning else { return }
+    let stopper = DispatchWorkItem { [weak process] in
+      guard let process, process.isRunning else { return }
       hung.withLock { $0 = true }
       process.terminate()
     }
@@ -116,6 +120,7 @@ enum DSHProcess {
     stdin.fileHandleForWriting.write(Data(input.utf8))
     try stdin.fileHandleForWriting.close()
     let data = output.fileHandleForReading.readDataToEndOfFile()
+    try? output.fileHandleForReading.close()
     process.waitUntilExit()
     stopper.cancel()
     if hung.withLock({ $0 }) {

@@ -895,13 +895,19 @@ struct PostgresTests {
     func compare(_ statements: [String], _ word: String) throws {
       let memory = try lines(csv, statements)
       let server = try lines(postgres, statements)
+      // Two failures that agree would compare nothing.
+      #expect(!memory.contains { $0.contains("error:") }, "\(word): \(memory.joined(separator: "\n"))")
       let first = zip(memory, server).enumerated().first { $0.element.0 != $0.element.1 }
       #expect(
         memory == server,
         "\(word): memory and PostgreSQL differ at line \(first.map { $0.offset + 1 } ?? min(memory.count, server.count)): \(first.map { "\($0.element.0)  |  \($0.element.1)" } ?? "one is longer")"
       )
     }
-    func explained(_ statement: String) throws -> String { try dsh([postgres, statement]).output }
+    func explained(_ statement: String) throws -> String {
+      let result = try dsh([postgres, statement])
+      #expect(result.status == 0, "\(statement): \(result.output)")
+      return result.output
+    }
 
     for function in ExpressionFunction.allCases {
       let calls = ExampleCalls.calls(of: function, over: Self.operands, most: 4)

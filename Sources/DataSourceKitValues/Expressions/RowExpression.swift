@@ -27,13 +27,18 @@ package indirect enum RowExpression: Sendable, Equatable {
   case binary(RowExpression, BinaryOperator, RowExpression)
   case call(ExpressionFunction, [RowExpression])
 
-  /// The field and the value of `field == value` (either way round), the test an index by that
-  /// field answers; `nil` for any other expression.
+  /// The field and the value of `field == value` (either way round) for a value a key index
+  /// holds (a number, text, a bool, a date or a timestamp); `nil` for any other expression.
   package var keyEquality: (field: String, value: Value)? {
+    let pair: (String, Value)
     switch self {
-    case .binary(.field(let path), .equal, .literal(let value)) where path.count == 1: (path[0], value)
-    case .binary(.literal(let value), .equal, .field(let path)) where path.count == 1: (path[0], value)
-    default: nil
+    case .binary(.field(let path), .equal, .literal(let value)) where path.count == 1: pair = (path[0], value)
+    case .binary(.literal(let value), .equal, .field(let path)) where path.count == 1: pair = (path[0], value)
+    default: return nil
+    }
+    switch pair.1 {
+    case .int, .double, .string, .bool, .date, .timestamp: return pair
+    case .null, .list, .record: return nil
     }
   }
 

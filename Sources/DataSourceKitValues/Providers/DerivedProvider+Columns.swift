@@ -25,7 +25,7 @@ extension DerivedProvider where Item == Value {
         // `where KEY == value` over a table whose identity key is KEY: the items the key index
         // finds, not a test of every item (an update by key finds its item the same way).
         if let (field, value) = lookup, let table = base as? EditableProvider<Value>,
-          table.identityKey == field,
+          table.identityKey == field, Self.keyColumn(of: table, field, holdsValuesLike: value),
           let positions = table.positions(withKey: value)
         {
           return keptSections(of: base, offsets, at: positions.sorted())
@@ -166,6 +166,16 @@ extension DerivedProvider where Item == Value {
       if roots.count == 1024 { try flush() }
     }
     if !roots.isEmpty { try flush() }
+  }
+
+  /// Whether the key column holds values of one type, of the kind `value` is (numbers with
+  /// numbers): then the index finds what the test would, and no test of unlike values (which
+  /// the filter notes) is left out.
+  static func keyColumn(of table: EditableProvider<Value>, _ field: String, holdsValuesLike value: Value)
+    -> Bool
+  {
+    guard let type = table.fieldProfiles?.first(where: { $0.name == field })?.type else { return false }
+    return type == value.type || (type.isNumber && value.type.isNumber)
   }
 
   /// An expression as a function of an item's position: computed for every item at once

@@ -191,6 +191,7 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
         keys: keys.map(\.expression), aggregates: fields.map(\.aggregate), notes: notes)
     {
       ranInSQL = true
+      inMemoryBecause = nil
       if yieldsValues { return rows.map { $0[0] } }
       let schema = self.schema
       return rows.map { .record(Record(schema: schema, values: $0)) }

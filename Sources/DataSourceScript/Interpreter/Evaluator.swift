@@ -78,15 +78,9 @@ extension Evaluator {
       default:
         break
       }
-      // `explain csv "…"`: the file's header and first rows say what it holds.
-      if !runsStages, timings == nil, let sampled = try await sampledSource(provider) {
-        return .provider(sampled)
-      }
       return .provider(try await makeProvider(provider))
     case .pipeline(let head, let steps, _):
-      if let checked = try await checkedOverFirstRows(head, steps), !runsStages, timings == nil {
-        return checked
-      }
+      _ = try await checkedOverFirstRows(head, steps, sampleBytes: 64 << 10)
       let headStarted = timings?.now()
       // A source whose stages the server runs is counted once, by the last of them.
       var value: ScriptValue
@@ -238,7 +232,7 @@ extension Evaluator {
   /// A provider as written, loaded; `pageSize` is set when it is the source of `paged`.
   ///
   /// With `sampleBytes`, a CSV file is not read whole: only its header and the rows in its first
-  /// bytes, to check a statement against (``sampledSource(_:)``).
+  /// bytes, to check a statement against (``sampledSource(_:bytes:)``).
   private func makeProvider(
     _ expression: ProviderExpression, pageSize: Int? = nil, counting: Bool = true, sampleBytes: Int? = nil
   )
@@ -356,15 +350,31 @@ extension Evaluator {
     return value
   }
 
-  /// A CSV file as written, with only its header and first rows read (``CSVProvider/sampleFirstRows()``);
-  /// `nil` for any other source, or a file too small or compressed to be worth sampling.
-  private func sampledSource(_ expression: ProviderExpression) async throws -> ProviderValue? {
+  /// A CSV file as written, with only its header and the rows of its first `bytes` read
+  /// (``CSVProvider/sampleFirstRows(bytes:)``); `nil` for any other source, or a file too small
+  /// or compressed to be worth sampling.
+  private func sampledSource(_ expression: ProviderExpression, bytes: Int) async throws -> ProviderValue? {
     guard case .csv(let path) = expression.source, !HTTPFile.isURL(path) else { return nil }
     try checkSandbox(expression)
     guard CSVProvider.canSample(resolve(path), member: expression.options.member) else { return nil }
-    // Checking needs the header only; `explain` shows the types and an estimate of the rows.
-    let bytes = runsStages || timings != nil ? 64 << 10 : CSVProvider.sampleBytes
     return try await makeProvider(expression, sampleBytes: bytes)
+  }
+
+  /// What `explain` shows of a CSV file, or of a pipeline over one whose every step is checked
+  /// against the file's header and first megabyte, without reading the file; `nil` otherwise
+  /// (then the plan is made over the file read whole).
+  ///
+  /// Only the statement's own source is sampled: a file under it (the other side of a `join`)
+  /// is read whole, so every check against it is made against all its rows.
+  func planFromFirstRows(_ expression: Expression) async throws -> ScriptValue? {
+    switch expression {
+    case .provider(let literal):
+      return try await sampledSource(literal, bytes: CSVProvider.sampleBytes).map { .provider($0) }
+    case .pipeline(let head, let steps, _):
+      return try await checkedOverFirstRows(head, steps, sampleBytes: CSVProvider.sampleBytes)
+    default:
+      return nil
+    }
   }
 
   /// Checks the first stages of a pipeline over a CSV file against the file's header and first
@@ -378,7 +388,9 @@ extension Evaluator {
   ///
   /// - Returns: the pipeline built over the sample and not run, when every step was checked
   ///   (what `explain` shows without reading the file); `nil` otherwise.
-  private func checkedOverFirstRows(_ head: Expression, _ steps: [PipelineStep]) async throws -> ScriptValue?
+  private func checkedOverFirstRows(_ head: Expression, _ steps: [PipelineStep], sampleBytes: Int)
+    async throws
+    -> ScriptValue?
   {
     let checked = steps.prefix { step in
       if case .stage(let stage) = step { Self.isBuiltWithoutRows(stage) } else { false }
@@ -388,7 +400,7 @@ extension Evaluator {
     sampling.runsStages = false
     sampling.timings = nil
     do {
-      guard let source = try await sampledSource(literal) else { return nil }
+      guard let source = try await sampledSource(literal, bytes: sampleBytes) else { return nil }
       var value = ScriptValue.provider(source)
       for case .stage(let stage) in checked { value = try await sampling.apply(stage, to: value) }
       return checked.count == steps.count ? value : nil

@@ -394,7 +394,12 @@ extension Session {
       if analyzes { evaluator.timings = StepTimings() } else { evaluator.runsStages = false }
     default: return
     }
-    let value = try await evaluator.evaluate(expression)
+    // `explain` of a CSV file's pipeline answers from the file's first rows when it can.
+    let sampled =
+      evaluator.runsStages || evaluator.timings != nil
+      ? nil : try await evaluator.planFromFirstRows(expression)
+    let value: ScriptValue
+    if let sampled { value = sampled } else { value = try await evaluator.evaluate(expression) }
     do {
       var lines: [String]
       // A database's rows that describe reads whole (a field's profile) come from one statement.
