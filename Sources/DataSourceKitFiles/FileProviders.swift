@@ -146,9 +146,22 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
     let size =
       sample.fileBytes < 1 << 20
       ? "\(sample.fileBytes) bytes" : String(format: "%.1f MB", Double(sample.fileBytes) / 1_048_576)
+    // An estimate to three figures: the sample's rows may be shorter or longer than the rest.
+    let estimate = sample.estimatedRows
+    let scale = estimate < 1_000 ? 1 : Int(pow(10, Double(String(estimate).count - 3)))
     return sample.isWhole
-      ? "not read: \(size), \(rows) rows, typed from all of them"
-      : "not read: \(size), about \(sample.estimatedRows) rows; typed from the first \(rows)"
+      ? "not read: \(size), \(Self.grouped(rows)) rows, typed from all of them"
+      : "not read: \(size), about \(Self.grouped(estimate / scale * scale)) rows; typed from the first "
+        + "\(Self.grouped(rows)), which a later row may change"
+  }
+
+  /// `1234567` as `1,234,567`.
+  static func grouped(_ n: Int) -> String {
+    let digits = Array(String(n))
+    return String(
+      digits.enumerated().flatMap { index, digit in
+        index > 0 && (digits.count - index) % 3 == 0 ? [",", digit] : [digit]
+      })
   }
 }
 

@@ -52,6 +52,28 @@ struct DeclarationTests {
     return String(output.text.dropFirst(textStart)) + String(output.errors.dropFirst(errorStart))
   }
 
+  /// `show c | tail` and `show q | tail` print the same lines, and neither failed (two failures
+  /// that agree would compare nothing).
+  static func compare(_ tail: String, in session: Session, _ output: CapturedOutput) async {
+    let memory = await printed("show c | \(tail) as csv", in: session, output)
+    let sqlite = await printed("show q | \(tail) as csv", in: session, output)
+    #expect(
+      memory == sqlite, "\(tail): memory | SQLite\n\(lineDifferences(memory, sqlite).joined(separator: "\n"))"
+    )
+    #expect(!memory.contains("error:"), "\(tail): \(memory)")
+  }
+
+  /// What `explain q | tail` printed, checked to say `reason` beside `word` when SQLite's dialect
+  /// keeps it in memory.
+  static func explained(
+    _ tail: String, word: String, answer reason: String?, in session: Session, _ output: CapturedOutput
+  ) async -> String {
+    let explained = await printed("explain q | \(tail)", in: session, output)
+    #expect(!explained.contains("error:"), "\(explained)")
+    if let reason { #expect(explained.contains("in memory, \(word): \(reason)"), "\(explained)") }
+    return explained
+  }
+
   @Test(
     "a function gives the same answers in memory and in SQLite, runs in SQL where SQLite's dialect says, and explain says why not",
     arguments: ExpressionFunction.allCases)
@@ -68,21 +90,11 @@ struct DeclarationTests {
       }
       if type == .bool { tails.append("where \(call) | select id") }
       tails.append("where \(call) != null | select id")
-      for tail in tails {
-        let memory = await Self.printed("show c | \(tail) as csv", in: session, output)
-        let sqlite = await Self.printed("show q | \(tail) as csv", in: session, output)
-        #expect(
-          memory == sqlite,
-          "\(tail): memory | SQLite\n\(Self.lineDifferences(memory, sqlite).joined(separator: "\n"))")
-        // Two failures that agree would compare nothing.
-        #expect(!memory.contains("error:"), "\(tail): \(memory)")
-      }
-      let explained = await Self.printed("explain q | where \(call) != null", in: session, output)
-      #expect(!explained.contains("error:"), "\(explained)")
+      for tail in tails { await Self.compare(tail, in: session, output) }
+      let explained = await Self.explained(
+        "where \(call) != null", word: function.rawValue, answer: SQLiteProvider.answer(for: function).reason,
+        in: session, output)
       if explained.contains("\" table t where ") { ranInSQL = true }
-      if case .inMemory(let why) = SQLiteProvider.answer(for: function) {
-        #expect(explained.contains("in memory, \(function.rawValue): \(why)"), "\(explained)")
-      }
     }
     // What the dialect says it runs in SQL, it runs for some arguments.
     #expect(
@@ -103,18 +115,11 @@ struct DeclarationTests {
     for call in calls.map(\.text) {
       for key in ["s", "b"] {
         let tail = "group by \(key) with v = \(call)"
-        let memory = await Self.printed("show c | \(tail) as csv", in: session, output)
-        let sqlite = await Self.printed("show q | \(tail) as csv", in: session, output)
-        #expect(
-          memory == sqlite,
-          "\(tail): memory | SQLite\n\(Self.lineDifferences(memory, sqlite).joined(separator: "\n"))")
-        #expect(!memory.contains("error:"), "\(tail): \(memory)")
-        let explained = await Self.printed("explain q | \(tail)", in: session, output)
-        #expect(!explained.contains("error:"), "\(explained)")
+        await Self.compare(tail, in: session, output)
+        let explained = await Self.explained(
+          tail, word: aggregate.rawValue, answer: SQLiteProvider.answer(for: aggregate).reason, in: session,
+          output)
         if explained.contains("(in SQL)") { inSQL = true }
-        if case .inMemory(let why) = SQLiteProvider.answer(for: aggregate) {
-          #expect(explained.contains("in memory, \(aggregate.rawValue): \(why)"), "\(explained)")
-        }
       }
     }
     #expect(

@@ -67,6 +67,12 @@ struct PlanTests {
     #expect(
       stepLines.contains { $0.contains("\(BrowseScreen.grouped(kept)) rows  where a > 1") }, "\(analyzed)")
     #expect(stepLines.contains { $0.contains("5 rows  limit 5") }, "\(analyzed)")
+    // A command after explain is pointed at, with what to write.
+    output.errors = ""
+    #expect(!(await run("explain show t | limit 1", in: session).ok))
+    #expect(output.errors.contains("write explain without show"), "\(output.errors)")
+    #expect(!(await run("explain update t set a = 1 where id == 2", in: session).ok))
+    #expect(output.errors.contains("not 'update'"), "\(output.errors)")
     // `analyze` alone is a name.
     _ = await run("let analyze = t", in: session).ok
     output.text = ""

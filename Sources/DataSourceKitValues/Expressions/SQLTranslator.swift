@@ -125,7 +125,9 @@ package enum FunctionAnswer: Equatable, Sendable {
   case inMemory(because: String)
 
   /// Whether the function may run in SQL at all.
-  package var runsInSQL: Bool { if case .inMemory = self { false } else { true } }
+  package var runsInSQL: Bool { reason == nil }
+  /// Why it stays in memory, when it does.
+  package var reason: String? { if case .inMemory(let why) = self { why } else { nil } }
 
   /// Why `trim` stays in memory on every database.
   package static let trimsSpacesOnly = "SQL's trim takes off spaces only, dsh's every kind of white space"
@@ -152,7 +154,9 @@ package enum AggregateAnswer: Equatable, Sendable {
   case inMemory(because: String)
 
   /// Whether the aggregate may run in SQL at all.
-  package var runsInSQL: Bool { if case .inMemory = self { false } else { true } }
+  package var runsInSQL: Bool { reason == nil }
+  /// Why it stays in memory, when it does.
+  package var reason: String? { if case .inMemory(let why) = self { why } else { nil } }
 
   /// Why `first`, `last` and `list` stay in memory on every database.
   package static let needsOrder = "its value depends on an order a database's plan does not keep"

@@ -97,7 +97,9 @@ struct ColumnSortKeys {
         }
       }
     case .values(let values):
-      for value in values {
+      for (index, value) in values.enumerated() {
+        // ^C: no keys (the caller then stops where it checks).
+        if index & 0xFFFF == 0xFFFF, Task.isCancelled { return false }
         guard add(value) else { return false }
       }
     case .constant(let value, let count):
@@ -208,6 +210,8 @@ struct ColumnSortKeys {
         entries.append(Entry(key: prefixes[position] ^ flip, position: position))
       }
     }
+    // ^C leaves the order cut short, which the caller checks for: sorting ten million keys takes
+    // seconds in a debug build, and would hold the statement past its interruption.
     var scratch = entries
     entries.withUnsafeMutableBufferPointer { entries in
       scratch.withUnsafeMutableBufferPointer { scratch in
@@ -290,6 +294,7 @@ struct ColumnSortKeys {
     var (from, to) = (entries, scratch)
     var next = [Int](repeating: 0, count: 256)
     for digit in 0..<8 {
+      if Task.isCancelled { return }
       let shift = UInt64(digit << 3)
       // Every key has the same byte here: the pass would change nothing.
       if counts[digit << 8 | Int(truncatingIfNeeded: from[0].key >> shift) & 0xFF] == n { continue }

@@ -324,6 +324,8 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
         for partition in partitions where !partition.isEmpty {
           if Task.isCancelled { throw DataSourceError.cancelled }
           let order = ordering.order(of: partition)
+          // An order cut short by ^C is not the order.
+          if Task.isCancelled { throw DataSourceError.cancelled }
           // Where each run of peers starts in `order`, and one past the last.
           var peerStarts = [0]
           for k in order.indices.dropFirst() where !ordering.samePeers(order[k - 1], order[k]) {

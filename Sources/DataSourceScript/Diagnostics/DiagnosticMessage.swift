@@ -151,6 +151,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case expandedSize(Int, limit: Int)
   case nestingDepth(limit: Int)
   case stageDepth(limit: Int)
+  case explainOfCommand(String)
   case sourcesTooDeep(limit: Int)
   case interrupted
 
@@ -394,6 +395,10 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "this composition stands for \(size == .max ? "more than \(Int.max)" : "\(size)") tables once the compositions inside it are expanded, more than \(limit); each count and layout visits every one (compose each part once)"
     case .nestingDepth(let limit):
       "compositions and decorations nested more than \(limit) deep; each question a view asks passes through every level (compose the parts side by side instead)"
+    case .explainOfCommand(let command):
+      command == "show"
+        ? "explain takes what show shows: write explain without show (explain t | where …)"
+        : "explain takes an expression (a source, a pipeline, a table), not '\(command)': explain the view the statement reads (explain t | where …)"
     case .stageDepth(let limit):
       "more than \(limit) stages over one source; each item read passes through every one (bind a grouped or joined result, or split the chain)"
     case .sourcesTooDeep(let limit):

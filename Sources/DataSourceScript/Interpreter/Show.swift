@@ -320,8 +320,10 @@ extension Session {
 
   /// Each field with its type and nulls (`mass double (2 null)`), or its name alone when its
   /// type is not known; `nil` for a provider with no known fields.
-  func fieldsText(of provider: any DataProvider<Value>) throws(DataSourceError) -> String? {
-    let profiles = try scans.countedProfiles(of: provider)
+  func fieldsText(of provider: any DataProvider<Value>, counting: Bool = true) throws(DataSourceError)
+    -> String?
+  {
+    let profiles = try counting ? scans.countedProfiles(of: provider) : scans.profiles(of: provider)
     guard let names = provider.recordFields ?? (profiles.isEmpty ? nil : profiles.map(\.name)), !names.isEmpty
     else { return nil }
     let byName = Dictionary(profiles.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
@@ -335,7 +337,8 @@ extension Session {
   /// The composition tree, then for each database source under it the statement that reads its
   /// rows (with the values bound to its parameters) and the database's plan for it.
   func explain(_ value: ScriptValue) throws -> [String] {
-    var lines = try describe(value)
+    // The fields' types, without counting their nulls: that reads every row of the view.
+    var lines = try describe(value, counting: false)
     let nodes = compositionNodes(under: value.compositionRoot)
     // A group by that ran in SQL read its source by its own statement: that one is shown, in
     // place of the source's, whose rows it never read.
@@ -361,15 +364,15 @@ extension Session {
 
   /// The composition tree: adapter, decorators in order (outermost first), presenter,
   /// provider chain, with counts and states.
-  func describe(_ value: ScriptValue) throws -> [String] {
+  func describe(_ value: ScriptValue, counting: Bool = true) throws -> [String] {
     switch value {
     case .provider(let p):
       // A large SQLite table counts its nulls (checking its values) when described.
-      try (p.provider as? any ChecksValuesLazily)?.checkAllValues()
+      if counting { try (p.provider as? any ChecksValuesLazily)?.checkAllValues() }
       let tree = (p.provider as? any CompositionNode)?.treeLines()
       var lines = try tree ?? [summary(of: value, name: nil)]
       if let key = p.key { lines[0] += "  key \(key)" }
-      if let fields = try fieldsText(of: p.provider) { lines.append("fields: " + fields) }
+      if let fields = try fieldsText(of: p.provider, counting: counting) { lines.append("fields: " + fields) }
       return lines
     case .table(let table):
       return try (table as? any CompositionNode)?.treeLines() ?? [summary(of: value, name: nil)]

@@ -47,6 +47,12 @@ extension Parser {
         advance()
         analyzes = true
       }
+      // `explain show t` or `explain update …`, as other shells explain statements.
+      if case .identifier(let word) = current.kind, let command = Command(rawValue: word),
+        next.kind != .endOfStatement, next.kind != .endOfInput, next.kind != .symbol(.pipe)
+      {
+        throw Diagnostic(.explainOfCommand(command.rawValue), at: current.range)
+      }
       return .explain(try parseExpression(), analyzes: analyzes, range: start..<previousEnd)
     case .help:
       var topic: Identifier?
