@@ -147,6 +147,23 @@ extension SQLiteProvider {
     return offset < rows.count ? rows[offset] : .null
   }
 
+  /// The statements of the rows `offset..<offset + count` of a sectioned view, a statement for
+  /// each section the rows are in (``SQLiteQuery/sectionSelect(key:offset:count:withRowid:)``);
+  /// `nil` when a section's rows cannot be found by its key.
+  func sectionParts(offset: Int, count: Int) -> [(String, [Value])]? {
+    guard query.section != nil, query.rowOrder != nil else { return nil }
+    var parts: [(String, [Value])] = []
+    for section in sections where section.start < offset + count && section.start + section.count > offset {
+      let first = max(offset, section.start)
+      let end = min(offset + count, section.start + section.count)
+      guard let key = section.key,
+        let part = query.sectionSelect(key: key, offset: first - section.start, count: end - first)
+      else { return nil }
+      parts.append(part)
+    }
+    return parts
+  }
+
   /// The rows of a page.
   ///
   /// A value its column's type does not hold, in a column not checked yet, has the column
@@ -276,6 +293,18 @@ extension SQLiteProvider {
     }
     func readRows(_ database: DatabaseQueue) throws -> [Value] {
       try reading(database) { db -> [Value] in
+        // A sectioned view's page outside a stream: each section's part found by its key.
+        if !streamed, sql == nil, let parts = sectionParts(offset: offset, count: count) {
+          var rows: [Value] = []
+          for (part, values) in parts {
+            statementsRun += 1
+            let statement = try db.makeStatement(sql: part)
+            let cursor = try Row.fetchCursor(
+              statement, arguments: StatementArguments(values.map(Self.databaseValue)))
+            while try cursor.next() != nil { rows.append(convert(statement)) }
+          }
+          return rows
+        }
         guard streamed else {
           statementsRun += 1
           let statement = try db.makeStatement(sql: sql ?? query.select(offset: offset, count: count))

@@ -515,6 +515,34 @@ public struct SQLiteQuery: Sendable {
     return (try? memory.read { try $0.makeStatement(sql: "SELECT 1 ORDER BY 1 NULLS LAST") }) != nil
   }()
 
+  /// The rows of one section (its key `key`) from `offset` on, in order, and the values of the
+  /// statement's `?`s; `nil` where a section's rows cannot be found by their key alone (a limit,
+  /// a join, window functions, a key with values of its own, a key SQLite stores otherwise than
+  /// it is read).
+  ///
+  /// A page of a sectioned view is then its section's rows, found by the section's key, instead
+  /// of a place in the whole table sorted by section: the first rows of 10M sectioned by an
+  /// unindexed column are a scan that stops when they are found, not a sort of every row.
+  func sectionSelect(key: Value, offset: Int, count: Int, withRowid: Bool = false) -> (String, [Value])? {
+    guard let section, limit == nil, windows == nil, join == nil, !isMaterialized, section.arguments.isEmpty
+    else { return nil }
+    switch key {
+    case .int, .double: break
+    case .string(let text) where section.type == .text && !text.utf8.contains(0): break
+    default: return nil
+    }
+    let list = withRowid ? selectList + ", " + (rowOrder ?? "rowid") : selectList
+    let binary = section.type == .text ? " COLLATE BINARY" : ""
+    let filter = (conditions.map { "(\($0.sql))" } + ["(\(section.sql)) IS ?\(binary)"]).joined(
+      separator: " AND ")
+    let terms = order.map { Self.nullsLast($0.sql, $0.direction) } + (rowOrder.map { [$0] } ?? [])
+    let ordering = terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
+    return (
+      "SELECT \(list) \(from) WHERE \(filter)\(ordering) LIMIT \(count) OFFSET \(offset)",
+      arguments + [key] + order.flatMap { Self.nullsLastArguments($0) }
+    )
+  }
+
   /// The rows in order, `count` of them from `offset` (within the query's own limit); with
   /// `withRowid`, each with the column that keeps the stored order last.
   func select(offset: Int, count: Int, withRowid: Bool = false) -> String {

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitFiles
 import DataSourceKitSQLite
 import DataSourceKitValues
 import Foundation
@@ -517,5 +518,49 @@ struct SameAnswerTests {
     #expect(widened.errors.isEmpty, "\(widened.errors)")
     #expect(widened.text.hasPrefix("id,mass,kind\n\(row),2.5,k\(row % 7)\n"), "\(widened.text)")
     #expect(widened.text.contains("mass double"), "\(widened.text)")
+  }
+}
+
+/// A sectioned SQLite view read out of order (as `browse` and a served page read it): each page
+/// is its sections' rows found by their keys, and they are the rows memory sections the same way.
+@Suite("Sections of a SQLite view, read by their keys")
+@MainActor
+struct SectionPagesTests {
+  @Test("pages read out of order give memory's rows, a statement for each section a page holds")
+  func sectionPagesOutOfOrder() async throws {
+    let folder = try SameAnswerTests.fixture(rows: 2_000, seed: 20_261_128)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let csv = CSVProvider(path: folder + "/t.csv")
+    try await csv.load()
+    for (key, order) in [("s", nil), ("n", nil), ("x", "n"), ("s", "x")] as [(String, String?)] {
+      let database = SQLiteProvider(path: folder + "/t.db", query: SQLiteQuery(source: .table("t")))
+      try await database.load()
+      var server: any DataProvider<Value> = try #require(
+        database.pushingDown(.section(SortTerm(expression: .field([key]), direction: .ascending)))
+          as? SQLiteProvider)
+      var memory: any DataProvider<Value> = DerivedProvider<Value>.stage(
+        .section(SortTerm(expression: .field([key]), direction: .ascending)), over: csv, label: "", notes: nil
+      )
+      try await memory.load()
+      if let order {
+        let term = SortTerm(expression: .field([order]), direction: .descending)
+        server = try #require((server as? SQLiteProvider)?.pushingDown(.sort([term])))
+        memory = DerivedProvider<Value>.stage(.sort([term]), over: memory, label: "", notes: nil)
+        try await memory.load()
+      }
+      try await server.load()
+      let sqlite = try #require(server as? SQLiteProvider)
+      #expect(sqlite.numberOfSections == memory.numberOfSections, "\(key)")
+      let offsets = SectionOffsets(of: memory)
+      // The last page first, then the middle, then the first: none read on from another.
+      for flat in [offsets.total - 1, offsets.total / 2, 700, 0, 1_999, 3] {
+        let path = offsets.itemPath(forFlat: flat)
+        let a = sqlite.item(at: path).value(atPath: ["id"])
+        let b = memory.item(at: path).value(atPath: ["id"])
+        #expect(a == b, "section by \(key)\(order.map { ", sort by \($0) desc" } ?? ""), row \(flat)")
+      }
+      // A page holds rows of several sections (each holds about a hundred rows or fewer).
+      #expect(sqlite.statementsRun > 6, "\(key): \(sqlite.statementsRun) statements")
+    }
   }
 }
