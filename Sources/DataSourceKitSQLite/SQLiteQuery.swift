@@ -30,8 +30,22 @@ public struct SQLiteQuery: Sendable {
       self.keyBounds = keyBounds
     }
 
-    /// The SQL with its arguments written in dsh's way, for `describe`.
-    var readable: String { substituted { $0.literalText } }
+    /// The SQL with its arguments written in, as SQLite reads them (`'Ada'`, not `"Ada"`, which
+    /// SQLite reads as a column), for `describe` and `explain`: what one would type into sqlite3.
+    var readable: String { substituted(Self.sqlLiteral) }
+
+    /// A value as a SQLite literal, as it is bound (``SQLiteProvider/databaseValue(_:)``).
+    static func sqlLiteral(_ value: Value) -> String {
+      func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+      switch value {
+      case .null: return "NULL"
+      case .bool(let b): return b ? "1" : "0"
+      case .int, .double: return value.literalText
+      case .string(let text): return quoted(text)
+      case .date, .timestamp: return quoted(value.description)
+      case .list, .record: return quoted(value.jsonText)
+      }
+    }
 
     private func substituted(_ write: (Value) -> String) -> String {
       var text = ""

@@ -498,7 +498,7 @@ struct SQLitePushdownTests {
       """)
     #expect(
       output.text.contains(
-        #"sqlite "Scripts/data/people.db" table people where ("age" > 40 AND "team" COLLATE BINARY <> "Research" COLLATE BINARY) sort by "name" COLLATE BINARY asc limit 2  (1 section, 2 items, loaded)"#
+        #"sqlite "Scripts/data/people.db" table people where ("age" > 40 AND "team" COLLATE BINARY <> 'Research' COLLATE BINARY) sort by "name" COLLATE BINARY asc limit 2  (1 section, 2 items, loaded)"#
       ))
     #expect(output.errors.contains("error: no field 'agee' in p; did you mean 'age'?"))
     #expect(
