@@ -67,6 +67,13 @@ struct PlanTests {
     #expect(
       stepLines.contains { $0.contains("\(BrowseScreen.grouped(kept)) rows  where a > 1") }, "\(analyzed)")
     #expect(stepLines.contains { $0.contains("5 rows  limit 5") }, "\(analyzed)")
+    // A sort or section by a function the database does not run says why it runs here.
+    output.text = ""
+    #expect(await run("explain t | sort by lower(cat)\nexplain t | section by upper(cat)", in: session).ok)
+    #expect(
+      output.text.contains("sort by lower(cat)  (not run; in memory, lower: SQLite's lower"), "\(output.text)"
+    )
+    #expect(output.text.contains("section by upper(cat)  (not run; in memory, upper:"), "\(output.text)")
     // A command after explain is pointed at, with what to write.
     output.errors = ""
     #expect(!(await run("explain show t | limit 1", in: session).ok))

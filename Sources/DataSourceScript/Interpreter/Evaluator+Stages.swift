@@ -75,8 +75,16 @@ extension Evaluator {
         throw Diagnostic(.internalError("'\(stage.kind.phrase)' has no engine form"), at: stage.range)
       }
       let derived = derive(provider.provider, by: description, label: text(stage.range))
-      if case .filter(let condition) = description {
-        derived.inMemoryBecause = (provider.provider as? any QueryPushdown)?.reasonInMemory(condition)
+      // Over a database, why the stage's expressions keep it here, as the database declares.
+      if let database = provider.provider as? any QueryPushdown {
+        let expressions: [RowExpression] =
+          switch description {
+          case .filter(let condition): [condition]
+          case .sort(let terms): terms.map(\.expression)
+          case .section(let term): [term.expression]
+          case .slice: []
+          }
+        derived.inMemoryBecause = expressions.lazy.compactMap(database.reasonInMemory).first
       }
       result.provider = derived
     }
