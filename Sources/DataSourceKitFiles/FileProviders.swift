@@ -150,19 +150,11 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
     let estimate = sample.estimatedRows
     let scale = estimate < 1_000 ? 1 : Int(pow(10, Double(String(estimate).count - 3)))
     return sample.isWhole
-      ? "not read: \(size), \(Self.grouped(rows)) rows, typed from all of them"
-      : "not read: \(size), about \(Self.grouped(estimate / scale * scale)) rows; typed from the first "
-        + "\(Self.grouped(rows)), which a later row may change"
+      ? "not read: \(size), \(ValueFormat.grouped(String(rows))) rows, typed from all of them"
+      : "not read: \(size), about \(ValueFormat.grouped(String(estimate / scale * scale))) rows; typed from the first "
+        + "\(ValueFormat.grouped(String(rows))), which a later row may change"
   }
 
-  /// `1234567` as `1,234,567`.
-  static func grouped(_ n: Int) -> String {
-    let digits = Array(String(n))
-    return String(
-      digits.enumerated().flatMap { index, digit in
-        index > 0 && (digits.count - index) % 3 == 0 ? [",", digit] : [digit]
-      })
-  }
 }
 
 /// Items of a JSON file: an array (of records or scalars), JSON Lines, or an array found at a

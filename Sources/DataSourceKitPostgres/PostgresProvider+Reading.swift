@@ -235,8 +235,11 @@ extension PostgresProvider {
     }
     // Where each row is stored, for reading the page again (the statements that read by place
     // and by TID give it after the columns; a top-N's does not).
-    if readsByTID, denseStart == nil, let first = result.rows.first, first.count == shape.columns.count + 1 {
+    if readsByTID, denseStart == nil, pageTIDs[page] == nil, tidsHeld + result.rows.count <= Self.tidsKept,
+      let first = result.rows.first, first.count == shape.columns.count + 1
+    {
       pageTIDs[page] = result.rows.map { $0[shape.columns.count] ?? "" }
+      tidsHeld += result.rows.count
     }
     if inOrder { previousPage = page }
     let columns = shape.columns

@@ -56,10 +56,16 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   /// The key of each full page's last row (as the server writes it): the next page starts
   /// after it.
   var lastKeys: [Int: String] = [:]
-  /// Where each row of a page read before is stored (its `ctid`, as the server writes it), for
-  /// a table whose rows are in `ctid` order: the page is read again by those, a TID scan, where
-  /// its place in `ctid` order would sort the table again (``readsByTID``).
+  /// Where each row of a page read before is stored: its `ctid`, as the server writes it.
+  ///
+  /// For a table whose rows are in `ctid` order the page is read again by those, a TID scan,
+  /// where its place in `ctid` order would sort the table again (``readsByTID``). At most
+  /// ``tidsKept`` rows' are kept: a table printed whole keeps no more than that.
   var pageTIDs: [Int: [String]] = [:]
+  /// The rows whose TIDs ``pageTIDs`` holds.
+  var tidsHeld = 0
+  /// The most rows whose TIDs are kept (about 16 bytes each: 16 MB).
+  static let tidsKept = 1 << 20
   var states: LoadStateMachine
   var observers = ObserverList()
   var failure: String?
@@ -282,6 +288,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
     pageOrder = []
     lastKeys = [:]
     pageTIDs = [:]
+    tidsHeld = 0
   }
 
   /// The SQL that counts the rows: each section's, when sectioned.

@@ -149,15 +149,20 @@ extension SQLiteProvider {
 
   /// The statements of the rows `offset..<offset + count` of a sectioned view, a statement for
   /// each section the rows are in (``SQLiteQuery/sectionSelect(key:offset:count:withRowid:)``);
-  /// `nil` when a section's rows cannot be found by its key.
+  /// `nil` when a section's rows cannot be found by its key, or when the page holds more than
+  /// two sections: each statement may scan the table (the key has no index), and a page of many
+  /// small sections would scan it once a section where one sorted statement reads the page.
   func sectionParts(offset: Int, count: Int) -> [(String, [Value])]? {
     guard query.section != nil, query.rowOrder != nil else { return nil }
+    let held = sections.filter { $0.start < offset + count && $0.start + $0.count > offset }
+    guard held.count <= 2 else { return nil }
     var parts: [(String, [Value])] = []
-    for section in sections where section.start < offset + count && section.start + section.count > offset {
+    for section in held {
       let first = max(offset, section.start)
       let end = min(offset + count, section.start + section.count)
-      guard let key = section.key,
-        let part = query.sectionSelect(key: key, offset: first - section.start, count: end - first)
+      guard
+        let part = query.sectionSelect(
+          key: section.key ?? .null, offset: first - section.start, count: end - first)
       else { return nil }
       parts.append(part)
     }

@@ -541,7 +541,8 @@ public struct SQLiteQuery: Sendable {
     guard let section, limit == nil, windows == nil, join == nil, !isMaterialized, section.arguments.isEmpty
     else { return nil }
     switch key {
-    case .int, .double: break
+    // `IS` holds between nulls: the section of rows without a key.
+    case .null, .int, .double: break
     case .string(let text) where section.type == .text && !text.utf8.contains(0): break
     default: return nil
     }

@@ -91,7 +91,7 @@ public struct ValueFormat: Sendable, Equatable {
   }
 
   /// `digits` (an optional sign, digits, an optional fraction) with commas between thousands.
-  static func grouped(_ digits: String) -> String {
+  package static func grouped(_ digits: String) -> String {
     var sign = ""
     var body = Substring(digits)
     if body.first == "-" {

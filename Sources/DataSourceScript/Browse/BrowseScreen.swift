@@ -583,13 +583,5 @@ public final class BrowseScreen {
   private func fitted(_ line: String) -> String { TerminalText.cut(line, to: size.columns) }
 
   /// `1234567` as `1,234,567`.
-  static func grouped(_ number: Int) -> String {
-    let digits = String(number.magnitude)
-    var out = ""
-    for (index, digit) in digits.enumerated() {
-      if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
-      out.append(digit)
-    }
-    return number < 0 ? "-" + out : out
-  }
+  static func grouped(_ number: Int) -> String { ValueFormat.grouped(String(number)) }
 }
