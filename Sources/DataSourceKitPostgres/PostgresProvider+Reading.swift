@@ -75,8 +75,26 @@ extension PostgresProvider {
     {
       return top
     }
+    if readsBackwards(page) {
+      let total = sections.last.map { $0.start + $0.count } ?? 0
+      let end = min(offset + count, total)
+      return
+        "SELECT \(list)\(tidColumn) \(query.from)\(query.whereClause())\(query.backwardsOrderClause(base: shape.baseOrder)) LIMIT \(max(0, end - offset)) OFFSET \(total - end)"
+    }
     return
       "SELECT \(list)\(tidColumn) \(query.from)\(query.whereClause())\(query.orderClause(base: shape.baseOrder)) LIMIT \(count) OFFSET \(offset)"
+  }
+
+  /// Whether ``pageSQL(_:)`` reads `page` from the end, its rows last first: a page in the
+  /// second half of ordered rows is a top-N from the other end (an index read backwards),
+  /// where an OFFSET from the start sorts, or steps over, every row before it.
+  func readsBackwards(_ page: Int) -> Bool {
+    guard let shape, !shape.baseOrder.isEmpty, query.limit == nil, query.join == nil, query.windows == nil,
+      denseStart == nil
+    else { return false }
+    let total = sections.last.map { $0.start + $0.count } ?? 0
+    let offset = page * PostgresProvider.pageSize
+    return offset < total && total - min(offset + PostgresProvider.pageSize, total) < offset
   }
 
   /// Whether the rows are in `ctid` order and each row's `ctid` is read with it, so that a page
@@ -137,6 +155,13 @@ extension PostgresProvider {
         columns: shape.columns.map(\.name))
     {
       return top
+    }
+    // A table whose int key has no gaps starts at the page's first key: one index seek, where
+    // an OFFSET would read every row before it.
+    if let key = shape.uniqueKey, let first = denseStart {
+      let from: PostgresSQL =
+        offset > 0 ? " WHERE \(key.sql) >= \(PostgresSQL.bind(String(first + offset)))::int8" : ""
+      return "SELECT \(selectList(shape)) \(query.from)\(from) ORDER BY \(key.sql)"
     }
     let limit = query.limit.map { " LIMIT \(max(0, $0 - offset))" } ?? ""
     let skip = offset > 0 ? " OFFSET \(offset)" : ""
@@ -214,7 +239,6 @@ extension PostgresProvider {
     let count =
       query.limit.map { min(PostgresProvider.pageSize, max(0, $0 - offset)) } ?? PostgresProvider.pageSize
     let result: PostgresRows
-    // A key range is one index seek a page: no stream beats it.
     // Behind window functions, a few pages are read by their keys, without computing the
     // windows again; a view read on past them (printed whole) streams one statement from there.
     let byKeys =
@@ -224,14 +248,18 @@ extension PostgresProvider {
       let end = min(offset + count, windowRows.keys.count)
       result = PostgresRows(
         columns: [], rows: try windowPage(min(offset, end)..<end, windowRows, session: session, shape: shape))
-    } else if inOrder, denseStart == nil, readsOn(to: page) {
+    } else if inOrder, readsOn(to: page) {
+      // Read in order, every page comes from one statement, a table with a dense key too: a
+      // key range a page is an index seek, but a statement each (2M rows: 7,800 of them).
       result = PostgresRows(columns: [], rows: try streamedRows(page, count: count))
     } else if let tids = pageTIDs[page], let rows = try rowsByTID(tids, session: session, shape: shape) {
       statementsRun += 1
       result = PostgresRows(columns: [], rows: rows)
     } else {
       statementsRun += 1
-      result = try session.rowsNow(pageSQL(page))
+      if denseStart != nil { keyRangeStatements += 1 }
+      let read = try session.rowsNow(pageSQL(page))
+      result = readsBackwards(page) ? PostgresRows(columns: read.columns, rows: read.rows.reversed()) : read
     }
     // Where each row is stored, for reading the page again (the statements that read by place
     // and by TID give it after the columns; a top-N's does not).

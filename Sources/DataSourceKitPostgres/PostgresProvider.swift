@@ -73,6 +73,8 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   public internal(set) var rowsRead = 0
   /// Statements run to read rows since the provider was made (pages, streams), for `describe`.
   public internal(set) var statementsRun = 0
+  /// Of ``statementsRun``, those that read a page as a range of keys (an index seek each).
+  var keyRangeStatements = 0
   /// Whether a view is being read in order (``readingInOrder(_:)``).
   var inOrder = false
   /// The connection a view read in order streams its rows on, opened on first use.
@@ -502,7 +504,10 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   private var windowsTitle: String { query.windows.map { " " + $0.label + " (in SQL)" } ?? "" }
   /// Counts, state, and the rows read from the server.
   package var nodeDetail: String? {
-    countsDetail + rowsReadDetail(rowsRead, statements: statementsRun, byKeyRange: denseStart != nil)
+    countsDetail
+      + rowsReadDetail(
+        rowsRead, statements: statementsRun,
+        byKeyRange: keyRangeStatements > 0 && keyRangeStatements == statementsRun)
   }
   /// The SQL the rows are read by, with every stage pushed into it.
   package var nodeChildren: [any CompositionNode] {

@@ -175,6 +175,16 @@ public struct PostgresQuery: Sendable, Equatable {
     return terms.isEmpty ? "" : " ORDER BY \(terms.joined(separator: ", "))"
   }
 
+  /// ` ORDER BY …` in the opposite order of ``orderClause(base:)`` (nulls first), for a query
+  /// without a join: the rows from the end, last first.
+  func backwardsOrderClause(base: [String]) -> PostgresSQL {
+    let terms =
+      ((section.map { [$0] } ?? []) + order).map {
+        "\($0.sql) \($0.direction == .ascending ? "DESC" : "ASC") NULLS FIRST" as PostgresSQL
+      } + base.map { "\($0) DESC" }
+    return terms.isEmpty ? "" : " ORDER BY \(terms.joined(separator: ", "))"
+  }
+
   /// The first `limit` rows after `offset` of a top-N (an order and a limit, no join, no window)
   /// under the projection `list`, or `nil` for any other query.
   ///

@@ -148,23 +148,29 @@ extension SQLiteProvider {
   }
 
   /// The statements of the rows `offset..<offset + count` of a sectioned view, a statement for
-  /// each section the rows are in (``SQLiteQuery/sectionSelect(key:offset:count:withRowid:)``);
+  /// each section the rows are in (``SQLiteQuery/sectionSelect(key:offset:count:withRowid:reversed:)``);
   /// `nil` when a section's rows cannot be found by its key, or when the page holds more than
   /// two sections: each statement may scan the table (the key has no index), and a page of many
   /// small sections would scan it once a section where one sorted statement reads the page.
-  func sectionParts(offset: Int, count: Int) -> [(String, [Value])]? {
+  ///
+  /// A part in the second half of its section is read from the section's end (`reversed`: its
+  /// rows come last first), so the last rows of a section are not a scan past all the others.
+  func sectionParts(offset: Int, count: Int) -> [(sql: String, values: [Value], reversed: Bool)]? {
     guard query.section != nil, query.rowOrder != nil else { return nil }
     let held = sections.filter { $0.start < offset + count && $0.start + $0.count > offset }
     guard held.count <= 2 else { return nil }
-    var parts: [(String, [Value])] = []
+    var parts: [(sql: String, values: [Value], reversed: Bool)] = []
     for section in held {
       let first = max(offset, section.start)
       let end = min(offset + count, section.start + section.count)
+      let fromEnd = section.start + section.count - end
+      let reversed = fromEnd < first - section.start && SQLiteQuery.readsNullsLast
       guard
         let part = query.sectionSelect(
-          key: section.key ?? .null, offset: first - section.start, count: end - first)
+          key: section.key ?? .null, offset: reversed ? fromEnd : first - section.start, count: end - first,
+          reversed: reversed)
       else { return nil }
-      parts.append(part)
+      parts.append((part.0, part.1, reversed))
     }
     return parts
   }
@@ -301,22 +307,33 @@ extension SQLiteProvider {
         // A sectioned view's page outside a stream: each section's part found by its key.
         if !streamed, sql == nil, let parts = sectionParts(offset: offset, count: count) {
           var rows: [Value] = []
-          for (part, values) in parts {
+          for part in parts {
             statementsRun += 1
-            let statement = try db.makeStatement(sql: part)
+            let statement = try db.makeStatement(sql: part.sql)
             let cursor = try Row.fetchCursor(
-              statement, arguments: StatementArguments(values.map(Self.databaseValue)))
-            while try cursor.next() != nil { rows.append(convert(statement)) }
+              statement, arguments: StatementArguments(part.values.map(Self.databaseValue)))
+            var partRows: [Value] = []
+            while try cursor.next() != nil { partRows.append(convert(statement)) }
+            rows += part.reversed ? partRows.reversed() : partRows
           }
           return rows
         }
         guard streamed else {
           statementsRun += 1
-          let statement = try db.makeStatement(sql: sql ?? query.select(offset: offset, count: count))
+          // A page in the second half of a sorted view is read from its end: a top-N of the
+          // rows after it, where an OFFSET from the start sorts every row before it too.
+          let total = sections.last.map { $0.start + $0.count } ?? 0
+          let end = min(offset + count, total)
+          let reversed = sql == nil && query.readsBackwards && total - end < offset
+          let statement = try db.makeStatement(
+            sql: sql
+              ?? (reversed
+                ? query.select(offset: total - end, count: end - offset, reversed: true)
+                : query.select(offset: offset, count: count)))
           let cursor = try Row.fetchCursor(statement, arguments: arguments)
           var rows: [Value] = []
           while try cursor.next() != nil { rows.append(convert(statement)) }
-          return rows
+          return reversed ? rows.reversed() : rows
         }
         // Pages the view skipped (kept from before): stepped over, cheaper than a new statement
         // that sorts again.

@@ -508,6 +508,24 @@ public struct SQLiteQuery: Sendable {
     return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
   }
 
+  /// Whether the rows can be read from the end, in the opposite order (``select(offset:count:withRowid:reversed:)``):
+  /// sorted or sectioned rows of one stored row each, with the stored order to break ties, so
+  /// the order is total and its reverse exact.
+  package var readsBackwards: Bool {
+    rowOrder != nil && (section != nil || !order.isEmpty) && limit == nil && join == nil && !isMaterialized
+      && Self.readsNullsLast
+  }
+
+  /// ` ORDER BY …` in the opposite order of ``orderClause`` (nulls first), where
+  /// ``readsBackwards``.
+  private var backwardsOrderClause: String {
+    var terms = ((section.map { [$0] } ?? []) + order).map {
+      "\($0.sql) \($0.direction == .ascending ? "DESC" : "ASC") NULLS FIRST"
+    }
+    if let rowOrder { terms.append("\(rowOrder) DESC") }
+    return " ORDER BY " + terms.joined(separator: ", ")
+  }
+
   /// An ORDER BY term with nulls after every value, as the in-memory stages order them.
   ///
   /// SQLite says so itself from 3.30 (`NULLS LAST`), which sorts by one key where
@@ -524,7 +542,7 @@ public struct SQLiteQuery: Sendable {
   }
 
   /// Whether this SQLite reads `NULLS LAST` (3.30 on).
-  private static let readsNullsLast: Bool = {
+  static let readsNullsLast: Bool = {
     guard let memory = try? DatabaseQueue() else { return false }
     return (try? memory.read { try $0.makeStatement(sql: "SELECT 1 ORDER BY 1 NULLS LAST") }) != nil
   }()
@@ -537,7 +555,12 @@ public struct SQLiteQuery: Sendable {
   /// A page of a sectioned view is then its section's rows, found by the section's key, instead
   /// of a place in the whole table sorted by section: the first rows of 10M sectioned by an
   /// unindexed column are a scan that stops when they are found, not a sort of every row.
-  func sectionSelect(key: Value, offset: Int, count: Int, withRowid: Bool = false) -> (String, [Value])? {
+  ///
+  /// With `reversed`, the rows are read from the section's end: `offset` counts from there, and
+  /// they come last first (a tail's rows, found without stepping over the rest).
+  func sectionSelect(key: Value, offset: Int, count: Int, withRowid: Bool = false, reversed: Bool = false)
+    -> (String, [Value])?
+  {
     guard let section, limit == nil, windows == nil, join == nil, !isMaterialized, section.arguments.isEmpty
     else { return nil }
     switch key {
@@ -550,7 +573,11 @@ public struct SQLiteQuery: Sendable {
     let binary = section.type == .text ? " COLLATE BINARY" : ""
     let filter = (conditions.map { "(\($0.sql))" } + ["(\(section.sql)) IS ?\(binary)"]).joined(
       separator: " AND ")
-    let terms = order.map { Self.nullsLast($0.sql, $0.direction) } + (rowOrder.map { [$0] } ?? [])
+    let terms =
+      reversed
+      ? order.map { "\($0.sql) \($0.direction == .ascending ? "DESC" : "ASC") NULLS FIRST" }
+        + (rowOrder.map { ["\($0) DESC"] } ?? [])
+      : order.map { Self.nullsLast($0.sql, $0.direction) } + (rowOrder.map { [$0] } ?? [])
     let ordering = terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
     return (
       "SELECT \(list) \(from) WHERE \(filter)\(ordering) LIMIT \(count) OFFSET \(offset)",
@@ -560,9 +587,14 @@ public struct SQLiteQuery: Sendable {
 
   /// The rows in order, `count` of them from `offset` (within the query's own limit); with
   /// `withRowid`, each with the column that keeps the stored order last.
-  func select(offset: Int, count: Int, withRowid: Bool = false) -> String {
+  ///
+  /// With `reversed` (where ``readsBackwards``), `offset` counts from the last row and the rows
+  /// come last first: the end of a sorted view is a top-N from the other end, not a sort of
+  /// every row to step over all but the last.
+  func select(offset: Int, count: Int, withRowid: Bool = false, reversed: Bool = false) -> String {
     let list = withRowid ? selectList + ", " + (rowOrder ?? "rowid") : selectList
-    return "SELECT \(list) \(from)\(whereClause)\(orderClause) LIMIT \(count) OFFSET \(offset)"
+    let ordering = reversed ? backwardsOrderClause : orderClause
+    return "SELECT \(list) \(from)\(whereClause)\(ordering) LIMIT \(count) OFFSET \(offset)"
   }
 
   /// All rows, in order: what the counts are taken over.

@@ -44,6 +44,33 @@ struct OutputTests {
     #expect(headers.count == 3 && headers.allSatisfy { $0.hasPrefix("section,id,") }, "\(output.text)")
   }
 
+  @Test("a table's CSV is its source's, read item by item: no cell is built, from a file and a database")
+  func tableCSVIsItsSource() async throws {
+    let (_, output, ok) = await run(
+      """
+      let f = csv "Scripts/data/people.csv" | sort by id | section by team
+      let d = sqlite "Scripts/data/people.db" table people | sort by id | section by team
+      set stats on
+      show f as csv
+      show table f with cell subtitle "{name}" detail "{email}" | header "{section}" | footer "{count}" as csv
+      show d rows 2..5 as csv
+      show table d with cell basic "{name}" rows 2..5 as csv
+      """)
+    #expect(ok, "\(output.errors)")
+    let lines = output.text.split(separator: "\n")
+    let rows = lines.filter { !$0.hasPrefix("stats ") }.joined(separator: "\n")
+    let shown = rows.components(separatedBy: "section,").dropFirst().map {
+      ("section," + $0).trimmingCharacters(in: .newlines)
+    }
+    try #require(shown.count == 4, "\(output.text)")
+    #expect(shown[0] == shown[1], "\(shown[1])")
+    #expect(shown[2] == shown[3], "\(shown[3])")
+    #expect(shown[0].split(separator: "\n").count > 5, "\(shown[0])")
+    // The tables' rows are written from their items, as the sources' are.
+    let stats = lines.filter { $0.hasPrefix("stats ") }
+    #expect(stats.count == 4 && stats.allSatisfy { $0.contains("cells built 0,") }, "\(stats)")
+  }
+
   @Test("numbers and text are written as CSV fields the same way whether or not they need quotes")
   func csvFields() async throws {
     let (_, output, ok) = await run(

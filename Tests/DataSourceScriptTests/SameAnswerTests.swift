@@ -576,4 +576,36 @@ struct SectionPagesTests {
       }
     }
   }
+
+  @Test("a sorted view's pages in its second half are read from its end, nulls and ties in memory's order")
+  func sortedPagesFromTheEnd() async throws {
+    let folder = try SameAnswerTests.fixture(rows: 2_000, seed: 20_261_129)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let csv = CSVProvider(path: folder + "/t.csv")
+    try await csv.load()
+    let orders: [[SortTerm]] = [
+      [SortTerm(expression: .field(["x"]), direction: .descending)],
+      [SortTerm(expression: .field(["s"]), direction: .ascending)],
+      [
+        SortTerm(expression: .field(["n"]), direction: .ascending),
+        SortTerm(expression: .field(["s"]), direction: .descending),
+      ],
+    ]
+    for terms in orders {
+      let database = SQLiteProvider(path: folder + "/t.db", query: SQLiteQuery(source: .table("t")))
+      try await database.load()
+      let server = try #require(database.pushingDown(.sort(terms)) as? SQLiteProvider)
+      try await server.load()
+      let memory = DerivedProvider<Value>.stage(.sort(terms), over: csv, label: "", notes: nil)
+      try await memory.load()
+      #expect(server.query.readsBackwards)
+      // Every row of the last page and of one in the second half, then the first page's.
+      for flat in Array(1_744..<2_000) + Array(1_100..<1_356) + [0, 255] {
+        let path = ItemPath(item: flat, section: 0)
+        #expect(
+          server.item(at: path).value(atPath: ["id"]) == memory.item(at: path).value(atPath: ["id"]),
+          "\(terms), row \(flat)")
+      }
+    }
+  }
 }

@@ -1015,6 +1015,49 @@ struct PostgresTests {
       "\(samples)")
   }
 
+  @Test(
+    "a few rows of a sorted view are read a page at a time, its last rows from its end; a keyed table under a stage in memory is streamed"
+  )
+  func fewRowsAndTails() throws {
+    let server = try server()
+    _ = try server.psql("CREATE TABLE nokey AS SELECT * FROM big; ANALYZE nokey;")
+    // Each view printed whole, then its last 300 rows and 101 rows of its second half alone.
+    let views = [
+      "big | sort by note desc", "nokey | sort by note", "nokey | section by note | sort by ratio desc",
+    ]
+    var statements: [String] = []
+    for view in views {
+      let shown = "show postgres \"\(server.url)\" table \(view)"
+      statements += [
+        "\(shown) | select id as csv", "\(shown) | select id rows -300.. as csv",
+        "\(shown) | select id rows 15000..15101 as csv",
+      ]
+    }
+    statements += [
+      "let k = postgres \"\(server.url)\" table big | extend r2 = ratio * 2 | sort by r2 desc | limit 3",
+      "show k | select id as csv", "describe k",
+    ]
+    let result = try dsh(statements)
+    #expect(result.status == 0, "\(result.output.suffix(2000))")
+    // Each print's ids (after a section's key, where there is one).
+    let printed = result.output.components(separatedBy: "id\n").dropFirst().map {
+      $0.split(separator: "\n").compactMap { line in line.split(separator: ",").last.flatMap { Int($0) } }
+    }
+    for (index, view) in views.enumerated() {
+      let whole = printed[index * 3]
+      #expect(whole.count == PostgresServer.bigRows, "\(view): \(result.output.prefix(600))")
+      guard whole.count == PostgresServer.bigRows else { continue }
+      #expect(Array(printed[index * 3 + 1]) == Array(whole.suffix(300)), "\(view): the last 300 rows")
+      #expect(Array(printed[index * 3 + 2]) == Array(whole[15000..<15101]), "\(view): rows 15000..15101")
+    }
+    // A table whose key has no gaps, read whole under a sort in memory: one statement, not a
+    // key range a page.
+    let underExtend = result.output.components(separatedBy: "extend r2 = ratio * 2").last ?? ""
+    #expect(
+      underExtend.contains("\(PostgresServer.bigRows) rows read by 1 statement)"),
+      "\(result.output.suffix(900))")
+  }
+
   @Test("describe postgres lists tables and views with rows and columns; postgres URL alone names them")
   func describeDatabase() throws {
     let server = try server()

@@ -164,7 +164,7 @@ extension Evaluator {
       || steps.count > taken
         && { if case .stage = steps[steps.startIndex + taken] { true } else { false } }()
     do {
-      if followedByStage || readsInOrder, let prepared = provider as? any PreparedLoading {
+      if followedByStage || countsWhenRead, let prepared = provider as? any PreparedLoading {
         try await prepared.prepare()
       } else {
         try await provider.load()

@@ -27,10 +27,13 @@ struct Evaluator {
   let statement: Int
   /// The script the statement is in, for the text of ranges.
   let source: SourceFile
-  /// Whether the statement reads the value's rows in order next (`show`, `export`): a database
-  /// that runs the pipeline's stages is then counted as the reading starts, on a connection of
-  /// its own while the first one sorts, instead of before.
-  var readsInOrder = false
+  /// Whether a database that runs the pipeline's stages is left to count when first read.
+  ///
+  /// It is prepared (its statement compiled, its fields known), and counted by `show` and `export`
+  /// as the reading starts (on a connection of its own while the first one sorts), and never
+  /// for a `let` that nothing shows (`let t = … | section by cat` costs nothing), as a table
+  /// bound alone is. A summary counts at once, so the count's error is the statement's.
+  var countsWhenRead = false
   /// Whether the stages that run in memory are run, or only built and checked.
   ///
   /// `explain` builds the plan without its work. Stages that need their input's rows to be built (`group by`,

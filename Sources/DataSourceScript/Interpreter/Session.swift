@@ -98,10 +98,11 @@ public final class Session {
       seeds: seeds, statement: statementSerial, source: scripts.current)
   }
 
-  /// The evaluator of a `show` or `export`, which reads the rows in order next.
+  /// The evaluator of a statement whose rows are read later, if at all (`show`, `export`,
+  /// `browse`, `let`): a database that runs the stages counts when its rows are first read.
   var readingEvaluator: Evaluator {
     var evaluator = self.evaluator
-    evaluator.readsInOrder = true
+    evaluator.countsWhenRead = true
     return evaluator
   }
 
@@ -278,9 +279,17 @@ public final class Session {
       output.write(try swiftProgram(for: expression, statement: text(range), shown: value))
     case .show(let expression, let rows, let mode, _):
       let value = try await readingEvaluator.evaluate(expression)
-      try readingInOrder(under: value.compositionRoot) {
-        try show(
+      let shown = {
+        try self.show(
           value, named: expression.boundName, rows: rows, mode: mode, expressionRange: expression.range)
+      }
+      // A few rows are read a page at a time, a statement each: a database finds a sorted
+      // view's first page by a top-N, or a section's rows by its key, without sorting every
+      // row for the stream a whole view is read by.
+      if let most = printedRowsAtMost(rows, mode: mode), most <= Session.fewRowsRead {
+        try shown()
+      } else {
+        try readingInOrder(under: value.compositionRoot, shown)
       }
     case .browse(let expression, _):
       try await browse(expression)
@@ -417,7 +426,7 @@ public final class Session {
   /// `let NAME = EXPRESSION`.
   private func bind(_ name: Identifier, to expression: Expression, range: SourceRange) async throws {
     _ = seeds.take()
-    let value = try await evaluator.evaluate(expression)
+    let value = try await readingEvaluator.evaluate(expression)
     // A watched name's new baseline comes first: a ^C there leaves the old binding in place.
     do {
       try changes.rebound(name.name, to: value)

@@ -139,8 +139,10 @@ extension Session {
       // Read from the columns and written as made: no row is kept.
       Renderer.renderFieldsCSV(
         of: view, fields: fields, windows: windows, columns: readers, escaping: options.toTerminal, to: write)
-    } else if showsFields, mode == .csv, let fields = drawnFields {
-      // Read item by item and written as read: no row is kept.
+    } else if mode == .csv, let fields = drawnFields {
+      // Read item by item and written as read: no row is kept. A table's CSV is its items'
+      // fields too (not its cells), so a table over a source of known fields takes the same
+      // road as the source shown bare, without laying out a cell for each row.
       Renderer.renderItemsCSV(
         of: view, fields: fields, windows: windows, sectioned: source.numberOfSections > 1,
         escaping: options.toTerminal, to: write)
@@ -265,6 +267,28 @@ extension Session {
   static var recordPresenter: ClosurePresenter<Value> {
     ClosurePresenter<Value>(style: .basic, reuseIdentifier: "record", label: "fields") { _, _ in "" }
   }
+
+  /// The most rows `show` prints of a view, known before the view is counted.
+  ///
+  /// The window's length where both its ends count from the same end (`rows 0..3`, `rows
+  /// -3..`), and at most the `maxrows` setting in a table; `nil` for every row.
+  func printedRowsAtMost(_ rows: RowWindow?, mode: RenderMode?) -> Int? {
+    var most: Int?
+    switch (rows?.lower, rows?.upper) {
+    case (let lower?, let upper?) where (lower < 0) == (upper < 0): most = max(0, upper - lower)
+    case (let lower?, nil) where lower < 0: most = -lower
+    case (nil, let upper?) where upper >= 0: most = upper
+    default: break
+    }
+    let mode = mode ?? settings.mode
+    let maxRows = mode == .json || mode == .csv ? 0 : settings.effectiveMaxRows(environment)
+    if maxRows > 0 { most = min(most ?? maxRows, maxRows) }
+    return most
+  }
+
+  /// The most rows read a page at a time, each page a statement of its own, rather than by
+  /// one statement in order: two of a database's pages.
+  static let fewRowsRead = 512
 
   /// The flat row range of `rows A..B`: negative bounds count from the end, the end is clamped.
   private func resolve(_ rows: RowWindow, total: Int) throws -> Range<Int> {
