@@ -238,6 +238,37 @@ final class PostgresSession: @unchecked Sendable {
     }
   }
 
+  /// The next rows of the streamed statement, at most `count`, each handed to `body` as the
+  /// server wrote it (no text made of a cell `body` does not ask for); how many there were.
+  ///
+  /// The statement's ^C cancels it on the server (see ``ReadInterruption``).
+  func nextRows(_ count: Int, _ body: (PostgresRowCells) throws -> Void) throws -> Int {
+    try interruptibly({ self.cancelRunning() }) {
+      try queue.sync {
+        var read = 0
+        while streaming, read < count {
+          guard let result = PQgetResult(connection) else {
+            streaming = false
+            break
+          }
+          defer { PQclear(result) }
+          switch PQresultStatus(result) {
+          case PGRES_SINGLE_TUPLE:
+            try body(PostgresRowCells(result: result))
+            read += 1
+          case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
+            continue
+          default:
+            let failure = PostgresError(result: result, connection: connection)
+            drain()
+            throw failure
+          }
+        }
+        return read
+      }
+    }
+  }
+
   /// Ends the streamed statement, asking the server to stop sending what is left of it.
   func endStream() {
     queue.sync {
@@ -356,6 +387,28 @@ final class PostgresSession: @unchecked Sendable {
       let length = Int(PQgetlength(result, row, column))
       return String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
     }
+  }
+}
+
+/// One row of a streamed statement, read in place (valid only inside the call it is given to).
+struct PostgresRowCells {
+  let result: OpaquePointer
+
+  /// Whether the cell is SQL's null.
+  func isNull(_ column: Int32) -> Bool { PQgetisnull(result, 0, column) != 0 }
+
+  /// The cell's bytes as the server wrote them (text format), ended by a NUL that is not
+  /// counted; empty for null.
+  func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
+    guard let value = PQgetvalue(result, 0, column) else { return UnsafeBufferPointer(start: nil, count: 0) }
+    return UnsafeBufferPointer(
+      start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self),
+      count: Int(PQgetlength(result, 0, column)))
+  }
+
+  /// The cell as text, `nil` for null.
+  func text(_ column: Int32) -> String? {
+    isNull(column) ? nil : String(decoding: bytes(column), as: UTF8.self)
   }
 }
 

@@ -324,7 +324,7 @@ extension SQLiteProvider {
           // rows after it, where an OFFSET from the start sorts every row before it too.
           let total = sections.last.map { $0.start + $0.count } ?? 0
           let end = min(offset + count, total)
-          let reversed = sql == nil && query.readsBackwards && total - end < offset
+          let reversed = sql == nil && query.readsBackwards && offset < total && total - end < offset
           let statement = try db.makeStatement(
             sql: sql
               ?? (reversed

@@ -33,6 +33,23 @@ import Foundation
   // what they read of the file).
   let nothing = median { measure([dsh, "-c", "show 1"]) }
   rows.append(.shownBeside("  dsh starting, reading nothing (show 1)", dsh: nothing, other: "the typo", typo))
+
+  // A sort by two keys sorts by each key's integers in turn, as one key does (it compared arrays
+  // of values: 7.4 s), beside one key and beside DuckDB.
+  let twoKeys = median { measure([dsh, "-c", "show \(source) | sort by team, age desc | limit 5 as csv"]) }
+  let oneKey = median { measure([dsh, "-c", "show \(source) | sort by age desc | limit 5 as csv"]) }
+  let duck = duckDB().map { duck in
+    median {
+      measure([
+        duck, "-csv", "-c",
+        "SELECT * FROM read_csv('\(csvPath)') ORDER BY team, age DESC NULLS LAST LIMIT 5",
+      ])
+    }
+  }
+  rows.append(
+    .besideDuckDB("sort by team, age desc | limit 5, 1M CSV rows", dsh: twoKeys, duck: duck, most: 1.5))
+  rows.append(
+    .shownBeside("  the same by one key (sort by age desc)", dsh: oneKey, other: "two keys", twoKeys))
 }
 
 /// Lookups by key on a 1M-row table bound `key id`, in one session (`set timer on`).

@@ -85,6 +85,34 @@ struct SortKeysTests {
     }
   }
 
+  @Test("sort by several keys, each direction, over columns and over items, as comparing the values does")
+  func severalKeysAgree() async throws {
+    let source = try await loadedCSV(Self.csv(rows: 4_000, seed: 11))
+    let items = Self.inMemory(source)
+    // Keys with many ties first (a dictionary text, a boolean, a date), so the later keys order
+    // most rows; texts that tie past eight bytes and differ only in length among them.
+    let orders: [[(String, SortDirection)]] = [
+      [("t", .ascending), ("i", .descending)],
+      [("b", .descending), ("day", .ascending), ("u", .descending)],
+      [("t", .descending), ("d", .ascending)],
+      [("day", .ascending), ("t", .ascending), ("b", .ascending)],
+      [("b", .ascending), ("t", .descending)],
+    ]
+    for order in orders {
+      let terms = order.map { SortTerm(expression: .field([$0.0]), direction: $0.1) }
+      let directions = order.map(\.1)
+      for base in [source, items] as [any DataProvider<Value>] {
+        let sorted = DerivedProvider.stage(.sort(terms), over: base, label: "sort", notes: nil)
+        let reference = DerivedProvider.sorted(
+          items, label: "sort", sortKey: { item in order.map { item.value(atPath: [$0.0]) ?? .null } },
+          by: { Value.precedes($0, $1, directions: directions) })
+        try await sorted.load()
+        try await reference.load()
+        #expect(Self.rowNumbers(sorted) == Self.rowNumbers(reference), "sort by \(order)")
+      }
+    }
+  }
+
   @Test("keys of mixed kinds sort as values do")
   func mixedKinds() async throws {
     let source = try await loadedCSV(Self.csv(rows: 2_000, seed: 5))

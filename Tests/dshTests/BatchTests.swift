@@ -316,7 +316,7 @@ struct BatchTests {
     process.standardError = pipe
     process.currentDirectoryURL = URL(fileURLWithPath: DSHProcess.packageRoot)
     try process.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let output = String(decoding: readAll(pipe.fileHandleForReading), as: UTF8.self)
     process.waitUntilExit()
     #expect(output.hasPrefix("value\n"))
     #expect(!output.contains("error"))
@@ -432,7 +432,7 @@ struct BatchTests {
     let errors = Pipe()
     process.standardError = errors
     try process.run()
-    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let message = String(decoding: readAll(errors.fileHandleForReading), as: UTF8.self)
     process.waitUntilExit()
     #expect(process.terminationStatus == 1)
     #expect(message == "dsh: write error: No space left on device\n")

@@ -40,7 +40,7 @@ enum DSHProcess {
     let output = Pipe()
     process.standardOutput = output
     try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let data = readAll(output.fileHandleForReading)
     process.waitUntilExit()
     return String(decoding: data, as: UTF8.self)
   }
@@ -78,7 +78,7 @@ enum DSHProcess {
     process.standardOutput = output
     process.standardError = output
     try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let text = String(decoding: readAll(output.fileHandleForReading), as: UTF8.self)
     try? output.fileHandleForReading.close()
     process.waitUntilExit()
     return (text, process.terminationStatus)
@@ -119,7 +119,7 @@ enum DSHProcess {
     DispatchQueue.global().asyncAfter(deadline: .now() + Hang.ceiling, execute: stopper)
     stdin.fileHandleForWriting.write(Data(input.utf8))
     try stdin.fileHandleForWriting.close()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let data = readAll(output.fileHandleForReading)
     try? output.fileHandleForReading.close()
     process.waitUntilExit()
     stopper.cancel()
@@ -251,4 +251,21 @@ func lineDiff(expected: String, actual: String) -> String {
     }
   }
   return lines.joined(separator: "\n")
+}
+
+/// Everything a pipe gives until its writers close it, read again where a signal interrupted
+/// the read: Foundation's `readDataToEndOfFile()` stops the whole test process on `EINTR`.
+func readAll(_ handle: FileHandle) -> Data {
+  var data = Data()
+  var buffer = [UInt8](repeating: 0, count: 1 << 16)
+  while true {
+    let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+    if count > 0 {
+      data.append(contentsOf: buffer[0..<count])
+    } else if count < 0, errno == EINTR {
+      continue
+    } else {
+      return data
+    }
+  }
 }

@@ -35,7 +35,7 @@ enum Chromium {
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
     try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let data = readAll(output.fileHandleForReading)
     process.waitUntilExit()
     return String(decoding: data, as: UTF8.self)
   }

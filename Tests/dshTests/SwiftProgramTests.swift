@@ -327,7 +327,7 @@ struct SwiftProgramTests {
     process.standardOutput = pipe
     process.standardError = pipe
     try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    let data = readAll(pipe.fileHandleForReading)
     process.waitUntilExit()
     return (String(decoding: data, as: UTF8.self), process.terminationStatus)
   }

@@ -187,8 +187,8 @@ struct ColumnSortKeys {
     var position: Int
   }
 
-  /// The positions in `range` in key order: equal keys in their order (the sort is stable), nulls
-  /// last in their order whatever the direction, as `sort by` orders them.
+  /// The positions in `range` in key order: equal keys in the order `range` gives them (the sort
+  /// is stable), nulls last in that order whatever the direction, as `sort by` orders them.
   ///
   /// - Complexity: O(m) for m positions with keys of one number kind (a radix sort of the
   ///   prefixes); text that ties in its first eight bytes is radix sorted again by the next
@@ -370,14 +370,16 @@ struct ColumnSortKeys {
       }
       if ended {
         // Equal but for zero bytes at the end: the shorter text first (last, descending);
-        // texts alike are already in their positions' order.
+        // texts alike keep the order they came in (a sort by several keys sorts by each in
+        // turn, and relies on it).
         if !sameLength {
           let descending = flip != 0
-          var run = run
-          run.sort { a, b in
-            let (x, y) = (length(a.position), length(b.position))
-            return x != y ? (x < y) != descending : a.position < b.position
+          let lengths = run.map { length($0.position) }
+          let order = run.indices.sorted { a, b in
+            lengths[a] != lengths[b] ? (lengths[a] < lengths[b]) != descending : a < b
           }
+          let entries = order.map { run[$0] }
+          for (index, entry) in entries.enumerated() { run[run.startIndex + index] = entry }
         }
         return
       }

@@ -20,10 +20,16 @@ package protocol ColumnReadable: AnyObject {
   /// `nil` when the provider has no columns for it: then the outer field's records are read and
   /// the path followed in each.
   func pathBatches(_ path: [String]) -> BatchReader?
+
+  /// Whether the columns are held (a file's, read once), so a printer may read a view's
+  /// fields from them; a database's are read by a statement each, for a stage that reads every
+  /// row, and a printer reads the rows it shows instead.
+  var columnsAreStored: Bool { get }
 }
 
 extension ColumnReadable {
   package func pathBatches(_ path: [String]) -> BatchReader? { nil }
+  package var columnsAreStored: Bool { true }
 }
 
 extension RowExpression {
@@ -83,6 +89,9 @@ extension ColumnTable {
 extension EditableProvider: HandleColumnReadable where Item == Value {}
 
 extension EditableProvider: ColumnReadable where Item == Value {
+  /// Whether its columns are held: those it reads are its source's.
+  package var columnsAreStored: Bool { (source as? any ColumnReadable)?.columnsAreStored ?? true }
+
   /// The source's columns, read at the items' handles.
   ///
   /// An item an edit wrote is read from its record, every other from the columns: a `where`
@@ -213,6 +222,9 @@ private final class HandleColumns: ColumnReadable {
 }
 
 extension ComputedFieldsProvider: ColumnReadable {
+  /// Whether its columns are held: those it reads are its base's.
+  package var columnsAreStored: Bool { (base as? any ColumnReadable)?.columnsAreStored ?? true }
+
   /// A kept field is the base's column; a computed one, its expression over the base's
   /// columns.
   package func fieldBatches(_ name: String) -> BatchReader? {
@@ -247,6 +259,9 @@ extension DerivedProvider: HandleColumnReadable where Item == Value {
 }
 
 extension DerivedProvider: ColumnReadable where Item == Value {
+  /// Whether its columns are held: those it reads are its root's.
+  package var columnsAreStored: Bool { (rootProvider as? any ColumnReadable)?.columnsAreStored ?? true }
+
   /// The root's columns, read at the items this provider arranged (by handle, where the root is
   /// an edited table).
   package func fieldBatches(_ name: String) -> BatchReader? {

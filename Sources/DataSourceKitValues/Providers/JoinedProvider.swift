@@ -357,6 +357,11 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
 }
 
 extension JoinedProvider: ColumnReadable {
+  /// Whether its columns are held: those it reads are its sides's.
+  package var columnsAreStored: Bool {
+    [left, right].allSatisfy { ($0 as? any ColumnReadable)?.columnsAreStored ?? true }
+  }
+
   /// The match field from the matches; the left's fields from its columns, at the positions of
   /// the items shown.
   package func fieldBatches(_ field: String) -> BatchReader? {

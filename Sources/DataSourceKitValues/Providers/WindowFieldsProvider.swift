@@ -523,6 +523,9 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
 }
 
 extension WindowFieldsProvider: ColumnReadable {
+  /// Whether its columns are held: those it reads are its base's.
+  package var columnsAreStored: Bool { (base as? any ColumnReadable)?.columnsAreStored ?? true }
+
   /// A computed field from the values made on load; a field of the base's from the base's
   /// columns (the items are the base's, at the same positions): a `where` over a rank reads no
   /// record.

@@ -94,7 +94,11 @@ extension Evaluator {
         text: { self.text($0) }, what: what,
         aggregates: checked.indices.map { (fields[$0], checked[$0].type) }),
       notes: notes.collector, aggregateFields: fields)
-    let columns = provider as? any DataProvider<Value> & ColumnReadable
+    // Columns held in memory only: a section's footer asks for its own rows, and a database
+    // would read a whole column a section.
+    let columns = (provider as? any DataProvider<Value> & ColumnReadable).flatMap {
+      $0.columnsAreStored ? $0 : nil
+    }
     return (compiled, SectionAggregates(checked.map(\.aggregate), notes: notes.collector, columns: columns))
   }
 

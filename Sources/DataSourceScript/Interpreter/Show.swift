@@ -182,7 +182,7 @@ extension Session {
   /// How to read each of `fields` a batch of rows at a time from `provider`'s columns, or `nil`
   /// when it has no columns for one of them (then rows are read as items).
   static func columnReaders(of provider: (any ColumnReadable)?, fields: [String]) -> [BatchReader]? {
-    guard let provider else { return nil }
+    guard let provider, provider.columnsAreStored else { return nil }
     let readers = fields.map(provider.fieldBatches)
     return readers.contains { $0 == nil } ? nil : readers.compactMap { $0 }
   }
