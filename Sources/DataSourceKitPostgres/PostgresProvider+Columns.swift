@@ -14,15 +14,17 @@ extension PostgresProvider: ColumnReadable {
 
   /// Field `name` of every row, read by one statement (`SELECT "name" … ORDER BY …`), or `nil`
   /// when it cannot be read so: not a column of the rows (a join's match), rows behind a limit or
-  /// window functions, a value its type does not hold (the rows' road says so), a ^C, or a count
-  /// that no longer matches (the table changed since it was counted).
+  /// window functions, a value its type does not hold (the rows' road says so), a ^C, a count
+  /// that no longer matches (the table changed since it was counted), or a page of rows or fewer.
   package func fieldBatches(_ name: String) -> BatchReader? {
     countIfNeeded()
     guard let session, session.isOpen, let shape, query.join == nil, query.windows == nil, query.limit == nil,
       states.state != .error, !Task.isCancelled,
       let index = shape.columns.firstIndex(where: { $0.name == name })
     else { return nil }
+    // One page of rows is one statement, which the rows shown read anyway.
     let total = sections.last.map { $0.start + $0.count } ?? 0
+    guard total > Self.pageSize else { return nil }
     guard let table = try? streamedColumn(shape.columns[index], index: index, shape: shape, total: total)
     else {
       return nil

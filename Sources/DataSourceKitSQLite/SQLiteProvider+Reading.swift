@@ -320,6 +320,7 @@ extension SQLiteProvider {
         }
         guard streamed else {
           statementsRun += 1
+          if denseRowidStart != nil, query.denseSelect != nil { keyRangeStatements += 1 }
           // A page in the second half of a sorted view is read from its end: a top-N of the
           // rows after it, where an OFFSET from the start sorts every row before it too.
           let total = sections.last.map { $0.start + $0.count } ?? 0

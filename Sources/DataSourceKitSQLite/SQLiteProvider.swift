@@ -41,6 +41,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
   var stream: (cursor: RowCursor, statement: Statement, nextPage: Int, stepped: Bool)?
   /// Statements run to read rows since the provider was made (pages, streams), for `describe`.
   public internal(set) var statementsRun = 0
+  /// Of ``statementsRun``, those that read a page as a range of rowids (a seek each).
+  var keyRangeStatements = 0
   /// Times the rows (or the sections' rows) were counted since the provider was made, for
   /// tests: a prepared provider counts when first asked, once.
   public internal(set) var countsRun = 0
@@ -381,7 +383,10 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
   package var nodeTitle: String { "sqlite \(JSONWriter.quoted(displayPath)) \(query.description)" }
   /// What `describe` shows beside the name: counts and state.
   package var nodeDetail: String? {
-    countsDetail + rowsReadDetail(rowsRead, statements: statementsRun, byKeyRange: denseRowidStart != nil)
+    countsDetail
+      + rowsReadDetail(
+        rowsRead, statements: statementsRun,
+        byKeyRange: keyRangeStatements > 0 && keyRangeStatements == statementsRun)
   }
 }
 extension SQLiteProvider: InOrderReading {}

@@ -577,6 +577,33 @@ struct SectionPagesTests {
     }
   }
 
+  @Test("stages in memory read a table's columns with the answers its rows give, a widened column too")
+  func columnsForStages() async throws {
+    let folder = try SameAnswerTests.fixture(rows: 3_000, seed: 20_261_130)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // Each pipeline through the columns (the table itself) and through the rows (behind a
+    // limit, which no column is read behind): the same CSV.
+    let pipelines = [
+      "extend k = n * 3 | sort by k desc, id", "where x > 0 or n < 0 | sort by s, id",
+      "extend m = if(b, x, 0.5) | sort by m, d desc, id", "section by s | sort by d, id",
+    ]
+    var script = "let t = sqlite \"\(folder)/t.db\" table t\n"
+    for pipeline in pipelines {
+      script +=
+        "show t | \(pipeline) | select id as csv\nshow t | limit 1000000 | \(pipeline) | select id as csv\n"
+    }
+    let (_, output, ok) = await run(script)
+    #expect(ok, "\(output.errors)")
+    let prints = output.text.components(separatedBy: "id\n").dropFirst().map {
+      $0.split(separator: "\n").filter { !$0.contains("section") }.map(String.init)
+    }
+    try #require(prints.count == 2 * pipelines.count, "\(output.text.prefix(500))")
+    for (index, pipeline) in pipelines.enumerated() {
+      #expect(prints[2 * index] == prints[2 * index + 1], "\(pipeline)")
+      #expect(prints[2 * index].count > 100, "\(pipeline)")
+    }
+  }
+
   @Test("a sorted view's pages in its second half are read from its end, nulls and ties in memory's order")
   func sortedPagesFromTheEnd() async throws {
     let folder = try SameAnswerTests.fixture(rows: 2_000, seed: 20_261_129)
