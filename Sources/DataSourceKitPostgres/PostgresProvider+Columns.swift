@@ -22,9 +22,10 @@ extension PostgresProvider: ColumnReadable {
       states.state != .error, !Task.isCancelled,
       let index = shape.columns.firstIndex(where: { $0.name == name })
     else { return nil }
-    // One page of rows is one statement, which the rows shown read anyway.
+    // One page of rows is one statement, which the rows shown read anyway; more rows than a
+    // stage in memory keys are read as rows (its own check counts what it keeps, not this).
     let total = sections.last.map { $0.start + $0.count } ?? 0
-    guard total > Self.pageSize else { return nil }
+    guard total > Self.pageSize, total <= DerivedProvider<Value>.maximumKeyedItems else { return nil }
     guard let table = try? streamedColumn(shape.columns[index], index: index, shape: shape, total: total)
     else {
       return nil

@@ -21,9 +21,10 @@ extension SQLiteProvider: ColumnReadable {
     guard let database, query.join == nil, query.windows == nil, query.limit == nil, states.state != .error,
       !Task.isCancelled, let column = query.columns.first(where: { $0.name == name })
     else { return nil }
-    // One page of rows is one statement, which the rows shown read anyway.
+    // One page of rows is one statement, which the rows shown read anyway; more rows than a
+    // stage in memory keys are read as rows (its own check counts what it keeps, not this).
     let total = sections.last.map { $0.start + $0.count } ?? 0
-    guard total > Self.pageSize else { return nil }
+    guard total > Self.pageSize, total <= DerivedProvider<Value>.maximumKeyedItems else { return nil }
     let table = try? interruptibly({ database.interrupt() }) {
       try reading(database) { db in try readColumn(column, total: total, in: db) }
     }

@@ -602,6 +602,13 @@ struct SectionPagesTests {
       #expect(prints[2 * index] == prints[2 * index + 1], "\(pipeline)")
       #expect(prints[2 * index].count > 100, "\(pipeline)")
     }
+    // Over a few of the rows (a sample), a stage reads those rows, not whole columns.
+    let (_, few, fewOK) = await run(
+      "let f = sqlite \"\(folder)/t.db\" table t | sample 5 seed 1 | sort by x desc\nshow f | select id as csv\ndescribe f"
+    )
+    #expect(fewOK, "\(few.errors)")
+    let read = few.text.firstMatch(of: /(\d+) rows read by/).flatMap { Int($0.1) }
+    #expect(read.map { $0 <= 5 * 256 } == true, "\(few.text)")
   }
 
   @Test("a sorted view's pages in its second half are read from its end, nulls and ties in memory's order")

@@ -265,13 +265,20 @@ extension DerivedProvider: ColumnReadable where Item == Value {
   /// The root's columns, read at the items this provider arranged (by handle, where the root is
   /// an edited table).
   package func fieldBatches(_ name: String) -> BatchReader? {
+    let rootPositions = rootFlatPositions
+    // A database reads a whole column to give one: over a few of its rows (a sample, a page
+    // cut by offset and limit), the rows themselves are read instead.
+    if handleRootBelow == nil, !columnsAreStored,
+      rootPositions.count < SectionOffsets(of: rootProvider).total / 4
+    {
+      return nil
+    }
     // Handles of a handle root are read by handle; positions of any other root by position.
     let reader =
       handleRootBelow != nil
       ? (rootProvider as? any HandleColumnReadable)?.handleBatches(name)
       : (rootProvider as? any ColumnReadable)?.fieldBatches(name)
     guard let reader else { return nil }
-    let rootPositions = rootFlatPositions
     return { positions in
       positions.map { rootPositions[$0] }.withUnsafeBufferPointer(reader)
     }
