@@ -211,31 +211,9 @@ final class PostgresSession: @unchecked Sendable {
   ///
   /// The statement's ^C cancels it on the server (see ``ReadInterruption``).
   func nextRows(_ count: Int) throws -> [[String?]] {
-    try interruptibly({ self.cancelRunning() }) { try nextRowsOnQueue(count) }
-  }
-
-  private func nextRowsOnQueue(_ count: Int) throws -> [[String?]] {
-    try queue.sync {
-      var rows: [[String?]] = []
-      while streaming, rows.count < count {
-        guard let result = PQgetResult(connection) else {
-          streaming = false
-          break
-        }
-        defer { PQclear(result) }
-        switch PQresultStatus(result) {
-        case PGRES_SINGLE_TUPLE:
-          rows.append(Self.cells(of: result, row: 0))
-        case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
-          continue
-        default:
-          let failure = PostgresError(result: result, connection: connection)
-          drain()
-          throw failure
-        }
-      }
-      return rows
-    }
+    var rows: [[String?]] = []
+    _ = try nextRows(count) { rows.append(Self.cells(of: $0.result, row: 0)) }
+    return rows
   }
 
   /// The next rows of the streamed statement, at most `count`, each handed to `body` as the
