@@ -13,12 +13,16 @@ extension PostgresProvider: ColumnReadable {
   package var columnsAreStored: Bool { false }
 
   /// Field `name` of every row, read by one statement (`SELECT "name" … ORDER BY …`), or `nil`
-  /// when it cannot be read so: not a column of the rows (a join's match), rows behind a limit or
+  /// when it cannot be read so: rows in no total order (a view or query without a key), not a
+  /// column of the rows (a join's match), rows behind a limit or
   /// window functions, a value its type does not hold (the rows' road says so), a ^C, a count
   /// that no longer matches (the table changed since it was counted), or a page of rows or fewer.
   package func fieldBatches(_ name: String) -> BatchReader? {
     countIfNeeded()
-    guard let session, session.isOpen, let shape, query.join == nil, query.windows == nil, query.limit == nil,
+    // Only rows in a total order (a key's, the TIDs', after any sort): without one, a statement
+    // that reads one column may be planned to give the rows in another order than the rows'.
+    guard let session, session.isOpen, let shape, !shape.baseOrder.isEmpty, query.join == nil,
+      query.windows == nil, query.limit == nil,
       states.state != .error, !Task.isCancelled,
       let index = shape.columns.firstIndex(where: { $0.name == name })
     else { return nil }

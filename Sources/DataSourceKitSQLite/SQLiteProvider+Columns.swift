@@ -13,12 +13,16 @@ extension SQLiteProvider: ColumnReadable {
   package var columnsAreStored: Bool { false }
 
   /// Field `name` of every row, read by one statement (`SELECT "name" … ORDER BY …`), or `nil`
-  /// when it cannot be read so: not a column of the rows, rows behind a join, a limit or window
+  /// when it cannot be read so: rows in no total order (a query, a table without rowid), not a
+  /// column of the rows, rows behind a join, a limit or window
   /// functions, a value its column's type does not hold yet (the rows' road checks the column
   /// and widens it, or fails), a ^C, a count that no longer matches, or a page of rows or fewer.
   package func fieldBatches(_ name: String) -> BatchReader? {
     countIfNeeded()
-    guard let database, query.join == nil, query.windows == nil, query.limit == nil, states.state != .error,
+    // Only rows in a total order (the rowid's, after any sort): without one, a statement that
+    // reads one column may scan an index that covers it, in another order than the rows'.
+    guard let database, query.rowOrder != nil, query.join == nil, query.windows == nil, query.limit == nil,
+      states.state != .error,
       !Task.isCancelled, let column = query.columns.first(where: { $0.name == name })
     else { return nil }
     // One page of rows is one statement, which the rows shown read anyway; more rows than a
