@@ -545,9 +545,15 @@ extension PostgresProvider: QueryExplaining {
     lines.append("plan:")
     do {
       // The plan's shape without the planner's cost estimates, which change with the statistics.
-      lines += try session.rowsNow("EXPLAIN (COSTS OFF) \(sql)").rows.map {
-        "  " + ($0.first.flatMap { $0 } ?? "")
+      var plan = try session.rowsNow("EXPLAIN (COSTS OFF) \(sql)").rows.map { $0.first.flatMap { $0 } ?? "" }
+      // Over foreign tables (postgres_fdw shards) the plan worth reading is the SQL each shard is
+      // sent, which only VERBOSE prints; its lists of output columns are left out.
+      if plan.contains(where: { $0.contains("Foreign Scan") }) {
+        plan = try session.rowsNow("EXPLAIN (VERBOSE, COSTS OFF) \(sql)").rows
+          .map { $0.first.flatMap { $0 } ?? "" }
+          .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("Output:") }
       }
+      lines += plan.map { "  " + $0 }
     } catch {
       throw dataSourceError(error)
     }

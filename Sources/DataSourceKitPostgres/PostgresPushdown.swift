@@ -396,7 +396,7 @@ extension PostgresProvider: GroupingPushdown {
     // First-seen order is the least row in the rows' own order: one column that orders them.
     guard !keys.isEmpty, let session, let shape, query.section == nil, query.join == nil, query.order.isEmpty,
       query.limit == nil,
-      let first = shape.uniqueKey?.sql ?? (shape.baseOrder == ["dsh_q.ctid"] ? "dsh_q.ctid" : nil)
+      let first = shape.firstSeenOrder
     else { return nil }
     let translator = PostgresTranslator(shape: shape)
     let dialect = PostgresDialect(shape: shape)

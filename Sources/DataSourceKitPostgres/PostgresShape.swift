@@ -35,6 +35,22 @@ struct PostgresShape: Sendable {
   /// Whether the database holds text as UTF-8 (see ``PostgresSession/isUTF8``).
   var isUTF8: Bool
 
+  /// One value per row that orders the rows as ``baseOrder`` does, for `min(…)` to find the row
+  /// a group is first seen in: the unique key, `ctid`, or for a partitioned table (postgres_fdw
+  /// shards among them) its partition and `ctid` made one number; `nil` for a view or query.
+  var firstSeenOrder: String? {
+    if let uniqueKey { return uniqueKey.sql }
+    switch baseOrder {
+    case ["dsh_q.ctid"]: return "dsh_q.ctid"
+    case ["dsh_q.tableoid", "dsh_q.ctid"]:
+      // A block number has 32 bits and an item 16: the partition's oid above both, in numeric.
+      let place = "dsh_q.ctid::text::point"
+      return
+        "(dsh_q.tableoid::oid::int8::numeric * 281474976710656 + (\(place))[0]::int8 * 65536 + (\(place))[1]::int8)"
+    default: return nil
+    }
+  }
+
   /// The shape of the rows behind window functions: the window columns after the source's,
   /// and the source's order through the subquery's `dsh_b0`, ….
   func windowed(_ windows: PostgresQuery.Windows) -> PostgresShape {

@@ -1188,4 +1188,96 @@ struct PostgresTests {
     let safe = try DSHProcess.run(["--safe", "-c", "describe postgres \"\(server.url)\""])
     #expect(safe.output.contains("--safe"), "\(safe.output)")
   }
+
+  @Test(
+    "a table sharded over two servers by postgres_fdw gives a plain table's answers, and explain shows what each shard is sent"
+  )
+  func shardedLikeOneTable() throws {
+    let coordinator = try server()
+    // Each shard holds half of each table, in the order of its key, so the sharded tables'
+    // own order (partition, then ctid) is the plain tables' order.
+    let shards = try (0..<2).map { _ in try server() }
+    for (index, shard) in shards.enumerated() {
+      let (test, big) = index == 0 ? ("id < 7", "id <= 10000") : ("id >= 7", "id > 10000")
+      let filled = try shard.psql(
+        """
+        CREATE TABLE part AS SELECT * FROM measures WHERE \(test) ORDER BY id;
+        CREATE TABLE bigpart AS SELECT * FROM big WHERE \(big) ORDER BY id;
+        """)
+      #expect(filled.status == 0, "\(filled.output)")
+    }
+    let made = try coordinator.psql(
+      """
+      CREATE EXTENSION postgres_fdw;
+      CREATE SERVER shard_a FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '\(shards[0].port)', dbname 'postgres');
+      CREATE SERVER shard_b FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '\(shards[1].port)', dbname 'postgres');
+      CREATE USER MAPPING FOR PUBLIC SERVER shard_a OPTIONS (user 'dsh', password_required 'false');
+      CREATE USER MAPPING FOR PUBLIC SERVER shard_b OPTIONS (user 'dsh', password_required 'false');
+      CREATE TABLE sharded (LIKE measures) PARTITION BY RANGE (id);
+      CREATE FOREIGN TABLE sharded_a PARTITION OF sharded FOR VALUES FROM (MINVALUE) TO (7) SERVER shard_a OPTIONS (table_name 'part');
+      CREATE FOREIGN TABLE sharded_b PARTITION OF sharded FOR VALUES FROM (7) TO (MAXVALUE) SERVER shard_b OPTIONS (table_name 'part');
+      CREATE TABLE bigsharded (LIKE big) PARTITION BY RANGE (id);
+      CREATE FOREIGN TABLE bigsharded_a PARTITION OF bigsharded FOR VALUES FROM (MINVALUE) TO (10001) SERVER shard_a OPTIONS (table_name 'bigpart');
+      CREATE FOREIGN TABLE bigsharded_b PARTITION OF bigsharded FOR VALUES FROM (10001) TO (MAXVALUE) SERVER shard_b OPTIONS (table_name 'bigpart');
+      """)
+    #expect(made.status == 0, "\(made.output)")
+
+    // Every stage the server is tested with, every aggregate grouped and every function as a
+    // condition, and pages of a larger table from both ends.
+    var statements = Self.pushedStages.map { "show m | \($0) as csv" }
+    for aggregate in AggregateFunction.allCases {
+      statements += ExampleCalls.calls(of: aggregate, over: Self.operands, most: 3).map {
+        "show m | group by kind with v = \($0.text) | sort by kind as csv"
+      }
+    }
+    for function in ExpressionFunction.allCases {
+      statements += ExampleCalls.calls(of: function, over: Self.operands, most: 2).map {
+        "show m | where \($0.text) != null | select id as csv"
+      }
+    }
+    statements += [
+      "show b rows 0..3 as csv", "show b rows 19995..20000 as csv",
+      "show b | sort by ratio desc | limit 3 as csv",
+      "show b | where category == \"c7\" | sort by amount desc, id | limit 4 as csv",
+      "show b | section by category rows 9990..9994 as csv",
+      "show b | extend v = ratio * 3 | where v > 100 | sort by v desc | limit 4 as csv",
+      "show b | group by category with n = count(), hi = max(amount) | sort by category | limit 5 as csv",
+      "show b | sample 5 seed 11 | select id as csv",
+    ]
+    let labels = "let labels = postgres \"\(coordinator.url)\" table labels"
+    func run(_ measures: String, _ big: String, _ statements: [String]) throws -> DSHProcess.Result {
+      try dsh(
+        [
+          labels, "let m = postgres \"\(coordinator.url)\" table \(measures) null \"NA\"",
+          "let b = postgres \"\(coordinator.url)\" table \(big)",
+        ] + statements)
+    }
+    let plain = try run("measures", "big", statements)
+    #expect(plain.status == 0 && !plain.output.contains("error:"), "\(plain.output.suffix(2000))")
+    for (measures, big) in [("sharded", "bigsharded"), ("sharded key id", "bigsharded key id")] {
+      let sharded = try run(measures, big, statements)
+      guard sharded.output != plain.output else { continue }
+      // Which statement differs, each run on its own.
+      for statement in statements {
+        let one = try run("measures", "big", [statement]).output
+        let other = try run(measures, big, [statement]).output
+        #expect(one == other, "\(statement) over \(measures):\n\(one)\n  differs from\n\(other)")
+      }
+    }
+
+    // The plan shows the SQL the coordinator sends to each shard.
+    let explained = try run(
+      "sharded", "bigsharded",
+      [
+        "explain m | where kind == \"a\" | sort by city", "explain m | group by kind with n = count()",
+        "describe b | sort by ratio desc | limit 2",
+      ])
+    #expect(explained.status == 0, "\(explained.output)")
+    #expect(explained.output.contains("Foreign Scan on public.sharded_a"), "\(explained.output)")
+    #expect(
+      explained.output.contains(
+        "Remote SQL: SELECT id, city, kind, reading, count, big, day, ok, ctid FROM public.part"),
+      "\(explained.output)")
+    #expect(explained.output.contains("group by kind with n = count()  (in SQL)"), "\(explained.output)")
+  }
 }
