@@ -105,6 +105,18 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
     return true
   }
 
+  /// The file's rows a chunk at a time, each chunk typed on its own, for a stream that holds
+  /// one chunk rather than the file; `nil` when the file is `bytes` long or shorter (reading it
+  /// whole costs little), compressed, or an archive's member.
+  package func chunks(ifLongerThan bytes: Int) throws -> CSVChunks? {
+    guard member == nil, CompressedFile.kind(ofFileAt: path) == nil,
+      let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size > bytes
+    else { return nil }
+    return try CSVReader.chunks(
+      fileAt: path, displayPath: displayPath, delimiter: delimiter, options: options, progress: progress,
+      access: access)
+  }
+
   /// Whether ``sampleFirstRows()`` reads the file at `path`: a plain file (not an archive's
   /// member), larger than a sample, so that reading its first rows saves reading it whole.
   public static func canSample(_ path: String, member: String?) -> Bool {

@@ -173,6 +173,9 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   /// A base that failed leaves this provider in `error` with no items, so every view over it
   /// shows the failure (a placeholder, `describe`); a base that loads again brings it back.
   public func providerDidChange() {
+    // Not loaded yet, or loading: its load arranges it, once. (A pipeline is built whole and
+    // then loaded stage by stage: arranging here too would arrange the third stage three times.)
+    if states.state == .initial || states.state == .loading { return }
     switch base.loadState {
     case .error:
       take([])

@@ -196,8 +196,8 @@ package final class ExpressionNotes: Sendable {
 
   package init() {}
 
-  package func add(_ note: ExpressionNote) {
-    counts.withLock { $0[note, default: 0] += 1 }
+  package func add(_ note: ExpressionNote, times: Int = 1) {
+    counts.withLock { $0[note, default: 0] += times }
   }
 
   /// The notes so far with their counts, in the order of their texts; the collection is

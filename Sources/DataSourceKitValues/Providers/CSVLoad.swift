@@ -54,65 +54,36 @@ final class CSVLoad {
       file: file, path: path, capacity: file.size == 0 ? chunkBytes : min(chunkBytes, max(file.size + 1, 16)))
   }
 
-  /// Long because it is the load in order in one place: the header (and its repeated names), the chunks read, typed on both cores and handed on, and the columns finished.
-  func run() throws -> ColumnTable {
-    try window.fill(progress: progress)
-    if let encoding = FileBytes.wideEncoding(of: window.bytes) {
-      throw DataSourceError.notUTF8(path: path, encoding: encoding)
-    }
-    try checkUTF8()
-    // Blank lines before the header are skipped, as blank lines between rows are.
-    var position = 0
-    while true {
-      while position < window.count {
-        let next = CSVReader.skippingByteOrderMarks(window.bytes, from: position)
-        if next < window.count,
-          window.bytes[next] == UInt8(ascii: "\n") || window.bytes[next] == UInt8(ascii: "\r")
-        {
-          position = next + 1
-        } else {
-          position = next
-          break
-        }
-      }
-      if position < window.count { break }
-      guard !window.atEnd else {
-        throw DataSourceError.csvEmptyFile(path: path, onlyBlankLines: window.offset + window.count > 0)
-      }
-      window.grow()
-      try fill()
-    }
+  /// The columns' names, once ``start()`` has read the header.
+  private(set) var names: [String] = []
+  /// The names given to repeated ones, with the name the header gave each.
+  private(set) var renamed: [String: String] = [:]
+  /// Where the next rows start in the window, and their line.
+  private var position = 0
+  private var positionLine = 1
+  /// The rows read so far.
+  private(set) var rowCount = 0
+  /// Whether the rows have all been scanned (or a sample's first chunk has).
+  private var finished = false
 
-    // The header row, the buffer grown until it holds the whole row.
-    var names: [String]
-    var renamed: [String: String] = [:]
-    while true {
-      if let header = try CSVReader.header(
-        window.bytes, from: position, atEnd: window.atEnd, place: FilePlace(path: path, firstLine: 1),
-        delimiter: delimiter)
-      {
-        names = header.names
-        renamed = header.renamed
-        position = header.end
-        break
-      }
-      window.grow()
-      try fill()
-    }
-    for name in options.types.keys where !names.contains(name) {
-      throw DataSourceError.unknownTypedField(path: path, field: name, fields: names)
-    }
+  /// The rows of one chunk, split into fields by ``scanNext(into:)``.
+  struct Scanned {
+    var rows: Int
+    var place: FilePlace
+    var firstRow: Int
+    fileprivate var end: Int
+    fileprivate var lines: Int
+    fileprivate var isComplete: Bool
+  }
+
+  /// Reads the whole file into columns: the header, then each chunk typed on both cores and
+  /// added to the columns, then the columns finished.
+  func run() throws -> ColumnTable {
+    try start()
     let builders = names.map { CSVReader.ColumnBuilder(name: $0, options: options) }
     let fields = ChunkFields(width: names.count)
     columnTimes = Array(repeating: 0, count: names.count)
-    var positionLine = FileBytes.line(of: position, in: window.bytes)
-    var rowCount = 0
-    readToEnd = position >= window.count && window.atEnd
-
-    while position < window.count || !window.atEnd {
-      let place = FilePlace(path: path, firstLine: windowLine)
-      let scanned = try CSVReader.scanChunk(
-        window.bytes, from: position, atEnd: window.atEnd, into: fields, place: place, delimiter: delimiter)
+    while let scanned = try scanNext(into: fields) {
       if scanned.rows > 0 {
         // All the rows, at the length of those so far: what the columns reserve.
         let dataStart = chunks.first?.fileOffset ?? window.offset + position
@@ -124,32 +95,9 @@ final class CSVLoad {
         if chunks.isEmpty || expected > builders[0].expectedRows * 11 / 10 || window.atEnd {
           for builder in builders { builder.expectedRows = max(expected, rowCount + scanned.rows) }
         }
-        try add(scanned.rows, fields: fields, to: builders, place: place, firstRow: rowCount)
-        chunks.append(
-          Chunk(
-            fileOffset: window.offset + position, byteCount: scanned.end - position, firstRow: rowCount,
-            rows: scanned.rows, firstLine: positionLine))
-        rowCount += scanned.rows
-        progress?.add(rows: scanned.rows)
+        try add(scanned.rows, fields: fields, to: builders, place: scanned.place, firstRow: rowCount)
       }
-      positionLine += scanned.lines
-      rowBytes = (chunks.first?.fileOffset ?? window.offset + scanned.end)..<(window.offset + scanned.end)
-      if window.atEnd, scanned.isComplete {
-        readToEnd = true
-        break
-      }
-      if sampleOnly, rowCount > 0 { break }
-      if scanned.end == 0 {
-        // Not one row ends in the buffer: it is too small for the row.
-        window.grow()
-      } else {
-        window.drop(scanned.end)
-        validUTF8 = max(0, validUTF8 - scanned.end)
-        windowLine = positionLine
-      }
-      position = 0
-      try fill()
-      if Task.isCancelled { throw DataSourceError.cancelled }
+      try advance(past: scanned)
     }
 
     var columns: [any Column] = []
@@ -176,6 +124,150 @@ final class CSVLoad {
     return ColumnTable(
       schema: Schema(names), rowCount: rowCount, columns: columns, markers: markers, textReasons: textReasons,
       renamed: renamed)
+  }
+
+  /// The next chunk's rows as a table of their own, typed as if they were the whole file (a
+  /// column's type may differ from chunk to chunk); `nil` after the last.
+  ///
+  /// What a stream over a file holds is one chunk's columns, never the file's.
+  func nextChunk() throws -> (table: ColumnTable, firstRow: Int)? {
+    if names.isEmpty { try start() }
+    let fields = ChunkFields(width: names.count)
+    if columnTimes.count != names.count { columnTimes = Array(repeating: 0, count: names.count) }
+    while let scanned = try scanNext(into: fields) {
+      guard scanned.rows > 0 else {
+        try advance(past: scanned)
+        continue
+      }
+      let builders = names.map { CSVReader.ColumnBuilder(name: $0, options: options) }
+      for builder in builders { builder.expectedRows = scanned.rows }
+      try add(scanned.rows, fields: fields, to: builders, place: scanned.place, firstRow: 0)
+      var columns: [any Column] = []
+      var markers: [String: [Marker]] = [:]
+      var textReasons: [String: String] = [:]
+      for (c, builder) in builders.enumerated() {
+        if let reason = builder.textReason { textReasons[names[c]] = reason }
+        switch builder.finished() {
+        case .column(let column, let found):
+          columns.append(column)
+          if !found.isEmpty { markers[names[c]] = found }
+        case .needsText(let found):
+          if !found.isEmpty { markers[names[c]] = found }
+          // The chunk's bytes are still in the window: its fields are read again as text.
+          let text = CSVReader.ColumnBuilder(
+            name: names[c], options: ReadOptions(nullMarkers: options.nullMarkers, types: [:]), asText: true)
+          text.expectedRows = scanned.rows
+          var only: [CSVReader.ColumnBuilder?] = Array(repeating: nil, count: names.count)
+          only[c] = text
+          try add(scanned.rows, fields: fields, to: only, place: scanned.place, firstRow: 0)
+          columns.append(text.finishedText())
+        }
+      }
+      let firstRow = rowCount
+      try advance(past: scanned)
+      return (
+        ColumnTable(
+          schema: Schema(names), rowCount: scanned.rows, columns: columns, markers: markers,
+          textReasons: textReasons, renamed: renamed),
+        firstRow
+      )
+    }
+    return nil
+  }
+
+  /// Reads the header (the buffer grown until it holds the whole row), after any blank lines.
+  private func start() throws {
+    try window.fill(progress: progress)
+    if let encoding = FileBytes.wideEncoding(of: window.bytes) {
+      throw DataSourceError.notUTF8(path: path, encoding: encoding)
+    }
+    try checkUTF8()
+    // Blank lines before the header are skipped, as blank lines between rows are.
+    while true {
+      while position < window.count {
+        let next = CSVReader.skippingByteOrderMarks(window.bytes, from: position)
+        if next < window.count,
+          window.bytes[next] == UInt8(ascii: "\n") || window.bytes[next] == UInt8(ascii: "\r")
+        {
+          position = next + 1
+        } else {
+          position = next
+          break
+        }
+      }
+      if position < window.count { break }
+      guard !window.atEnd else {
+        throw DataSourceError.csvEmptyFile(path: path, onlyBlankLines: window.offset + window.count > 0)
+      }
+      window.grow()
+      try fill()
+    }
+    while true {
+      if let header = try CSVReader.header(
+        window.bytes, from: position, atEnd: window.atEnd, place: FilePlace(path: path, firstLine: 1),
+        delimiter: delimiter)
+      {
+        names = header.names
+        renamed = header.renamed
+        position = header.end
+        break
+      }
+      window.grow()
+      try fill()
+    }
+    for name in options.types.keys where !names.contains(name) {
+      throw DataSourceError.unknownTypedField(path: path, field: name, fields: names)
+    }
+    positionLine = FileBytes.line(of: position, in: window.bytes)
+    readToEnd = position >= window.count && window.atEnd
+    finished = readToEnd
+  }
+
+  /// Splits the rows the window holds whole into `fields`; `nil` when every row has been.
+  ///
+  /// The fields point into the window until ``advance(past:)`` lets go of their bytes.
+  private func scanNext(into fields: ChunkFields) throws -> Scanned? {
+    guard !finished, position < window.count || !window.atEnd else { return nil }
+    let place = FilePlace(path: path, firstLine: windowLine)
+    let scanned = try CSVReader.scanChunk(
+      window.bytes, from: position, atEnd: window.atEnd, into: fields, place: place, delimiter: delimiter)
+    return Scanned(
+      rows: scanned.rows, place: place, firstRow: rowCount, end: scanned.end, lines: scanned.lines,
+      isComplete: scanned.isComplete)
+  }
+
+  /// Records the rows `scanned` found and moves the window past them, reading on.
+  private func advance(past scanned: Scanned) throws {
+    if scanned.rows > 0 {
+      chunks.append(
+        Chunk(
+          fileOffset: window.offset + position, byteCount: scanned.end - position, firstRow: rowCount,
+          rows: scanned.rows, firstLine: positionLine))
+      rowCount += scanned.rows
+      progress?.add(rows: scanned.rows)
+    }
+    positionLine += scanned.lines
+    rowBytes = (chunks.first?.fileOffset ?? window.offset + scanned.end)..<(window.offset + scanned.end)
+    if window.atEnd, scanned.isComplete {
+      readToEnd = true
+      finished = true
+      return
+    }
+    if sampleOnly, rowCount > 0 {
+      finished = true
+      return
+    }
+    if scanned.end == 0 {
+      // Not one row ends in the buffer: it is too small for the row.
+      window.grow()
+    } else {
+      window.drop(scanned.end)
+      validUTF8 = max(0, validUTF8 - scanned.end)
+      windowLine = positionLine
+    }
+    position = 0
+    try fill()
+    if Task.isCancelled { throw DataSourceError.cancelled }
   }
 
   /// Reads more of the file into the window, checking that it is UTF-8.

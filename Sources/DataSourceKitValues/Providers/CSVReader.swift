@@ -46,6 +46,22 @@ package enum CSVReader {
     return try load.run()
   }
 
+  /// The rows of the CSV file at `openPath` a chunk at a time, each chunk's columns typed on
+  /// their own (``CSVChunks``): what a stream over a file too large to hold reads.
+  package static func chunks(
+    fileAt openPath: String, displayPath path: String, delimiter: UInt8, options: ReadOptions = ReadOptions(),
+    progress: LoadProgress?, access: FileAccess? = nil, chunkBytes: Int = defaultChunkBytes
+  ) throws -> CSVChunks {
+    let file = try OpenFile(openPath, displayPath: path, access: access)
+    if file.size > Int(UInt32.max >> 1) {
+      throw DataSourceError.unreadable(path: path, reason: "files over 2 GiB are not supported yet")
+    }
+    return CSVChunks(
+      CSVLoad(
+        file: file, path: path, delimiter: delimiter, options: options, progress: progress,
+        chunkBytes: max(chunkBytes, 16)))
+  }
+
   /// The header and first rows of the CSV file at `openPath`: what a statement is checked
   /// against before the file is read whole, as DuckDB's sniffer reads the start of a file.
   ///
@@ -570,6 +586,18 @@ struct FilePlace: Sendable {
   func line(of offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
     firstLine + FileBytes.line(of: offset, in: bytes) - 1
   }
+}
+
+/// A CSV file's rows a chunk at a time (``CSVReader/chunks(fileAt:displayPath:delimiter:options:progress:access:chunkBytes:)``):
+/// each chunk's rows a table of their own, typed as if they were the whole file.
+package final class CSVChunks {
+  private let load: CSVLoad
+
+  init(_ load: CSVLoad) { self.load = load }
+
+  /// The next chunk's rows and the file's row number of its first (from 0); `nil` after the
+  /// last. Errors name the file's line, as a whole read's do.
+  package func next() throws -> (table: ColumnTable, firstRow: Int)? { try load.nextChunk() }
 }
 
 /// The header and first rows of a CSV file (``CSVReader/sample(fileAt:displayPath:delimiter:options:access:bytes:)``).

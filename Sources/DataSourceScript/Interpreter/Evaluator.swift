@@ -356,7 +356,7 @@ extension Evaluator {
   /// A CSV file as written, with only its header and the rows of its first `bytes` read
   /// (``CSVProvider/sampleFirstRows(bytes:)``); `nil` for any other source, or a file too small
   /// or compressed to be worth sampling.
-  private func sampledSource(_ expression: ProviderExpression, bytes: Int) async throws -> ProviderValue? {
+  func sampledSource(_ expression: ProviderExpression, bytes: Int) async throws -> ProviderValue? {
     guard case .csv(let path) = expression.source, !HTTPFile.isURL(path) else { return nil }
     try checkSandbox(expression)
     guard CSVProvider.canSample(resolve(path), member: expression.options.member) else { return nil }
@@ -391,7 +391,7 @@ extension Evaluator {
   ///
   /// - Returns: the pipeline built over the sample and not run, when every step was checked
   ///   (what `explain` shows without reading the file); `nil` otherwise.
-  private func checkedOverFirstRows(_ head: Expression, _ steps: [PipelineStep], sampleBytes: Int)
+  func checkedOverFirstRows(_ head: Expression, _ steps: [PipelineStep], sampleBytes: Int)
     async throws
     -> ScriptValue?
   {

@@ -278,7 +278,18 @@ public final class Session {
       let value = try await evaluator.evaluate(expression)
       output.write(try swiftProgram(for: expression, statement: text(range), shown: value))
     case .show(let expression, let rows, let mode, _):
-      let value = try await readingEvaluator.evaluate(expression)
+      // A few rows of a view over a large file that nothing else holds: the file streamed,
+      // keeping only those rows.
+      var streamed: ScriptValue?
+      if let ends = printedEnds(rows, mode: mode) {
+        streamed = try await readingEvaluator.streamedView(of: expression, ends: ends)
+      }
+      let value: ScriptValue
+      if let streamed {
+        value = streamed
+      } else {
+        value = try await readingEvaluator.evaluate(expression)
+      }
       let shown = {
         try self.show(
           value, named: expression.boundName, rows: rows, mode: mode, expressionRange: expression.range)
@@ -290,6 +301,14 @@ public final class Session {
         try shown()
       } else {
         try readingInOrder(under: value.compositionRoot, shown)
+      }
+      if settings.stats, case .provider(let provider) = streamed {
+        let root = (provider.provider as? DerivedProvider<Value>)?.rootProvider ?? provider.provider
+        if let stream = root as? StreamedView {
+          say(
+            "stats stream: the file read in \(stream.chunks) chunk\(stream.chunks == 1 ? "" : "s"), "
+              + "\(stream.heldRows.count) row\(stream.heldRows.count == 1 ? "" : "s") kept\n")
+        }
       }
     case .browse(let expression, _):
       try await browse(expression)

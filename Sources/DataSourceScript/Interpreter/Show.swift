@@ -286,6 +286,27 @@ extension Session {
     return most
   }
 
+  /// How many of a view's first rows and of its last rows `show` prints at most, known before
+  /// the view is counted (the head and tail a long view shows at the prompt, `rows 0..20`,
+  /// `rows -20..`): `.some(nil)` when it prints every row, `nil` for a picture (whose rows are
+  /// cells, not a table of fields).
+  func printedEnds(_ rows: RowWindow?, mode: RenderMode?) -> (front: Int, back: Int)?? {
+    let mode = mode ?? settings.mode
+    guard mode != .html, mode != .svg else { return nil }
+    let maxRows = mode == .json || mode == .csv ? 0 : settings.effectiveMaxRows(environment)
+    // A window longer than maxrows prints its first half and last half of maxrows.
+    let head = (maxRows + 1) / 2
+    let tail = maxRows - head
+    let lower = rows?.lower ?? 0
+    switch rows?.upper {
+    case let upper? where lower >= 0 && upper >= 0: return (upper, 0)
+    case let upper where lower < 0 && (upper ?? -1) < 0: return (0, -lower)
+    case nil where maxRows > 0: return (lower + head, tail)
+    case let upper? where upper < 0 && maxRows > 0: return (lower + head, tail - upper)
+    default: return .some(nil)
+    }
+  }
+
   /// The most rows read a page at a time, each page a statement of its own, rather than by
   /// one statement in order: two of a database's pages.
   static let fewRowsRead = 512

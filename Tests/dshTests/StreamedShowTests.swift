@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+/// `show` of a few rows of a view over a large CSV file streams the file a chunk at a time,
+/// keeping only the rows it prints: the answers must be those of the same view over the file
+/// read whole (a bound name, which keeps the usual road), notes and counts included.
+@Suite("A few rows of a large CSV file, streamed")
+struct StreamedShowTests {
+  /// A file of about 20 MB, past the size a stream starts at: accents, commas and line ends in
+  /// quoted names, nulls in every column, repeated sort keys, a division by zero on some rows.
+  /// `tail` is written as its last rows (a text among numbers, past the first chunk).
+  static func file(rows: Int = 300_000, tail: String = "") throws -> String {
+    let names = [
+      "Zoë Ng", "\"Smith, Jo\"", "Åsa Berg", "ümit Kaya", "", "\"two\nlines\"", "Ada", "ada", "Émile",
+    ]
+    let teams = ["Support", "Research", "Sales", "", "Ops"]
+    var text = "id,name,team,age,score,active,day,note\n"
+    text.reserveCapacity(rows * 80)
+    for i in 0..<rows {
+      let name = names[(i * 7) % names.count]
+      let team = teams[(i * 11) % teams.count]
+      let age = i % 97 == 0 ? "" : String(18 + (i * 13) % 50)
+      let score =
+        i % 89 == 0
+        ? "" : i % 5 == 0 ? "-\(i % 1000).25" : String(format: "%.2f", Double((i * 31) % 10_000) / 7)
+      let active = i % 3 == 0 ? "true" : i % 3 == 1 ? "false" : ""
+      let day = i % 101 == 0 ? "" : String(format: "20%02d-%02d-%02d", i % 24, 1 + i % 12, 1 + i % 28)
+      let note = i % 13 == 0 ? "" : String(repeating: "note \(i % 17) ", count: 1 + i % 5)
+      text += "\(i),\(name),\(team),\(age),\(score),\(active),\(day),\(note)\n"
+    }
+    text += tail
+    let path = NSTemporaryDirectory() + "dsh-streamed-\(UUID().uuidString).csv"
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+
+  static let statements = [
+    "X | where age > 30 | sort by name | section by team rows 0..8",
+    "X | sort by score desc rows -3..",
+    "X | where age > 30 | sort by name, id desc | limit 5",
+    "X | section by team desc | sort by age rows 0..4",
+    "X rows 3..6",
+    "X | sort by active, name desc | limit 3 as json",
+    "X | where name contains \"ü\" | sort by score rows -5..-1",
+    "X | where score / (age - 40) > 100 | sort by id desc rows 0..3",
+    "X | section by age % 7 rows 100..110",
+    "X | where age > 66 | sort by score rows 0..3", "X rows -2..",
+    "X | section by team | offset 30 | limit 4", "X | sort by id desc | limit 50 | offset 45",
+    "X | sort by day desc | section by active | limit 6 as csv",
+    "X | where day == null | sort by score rows 0..2",
+  ]
+
+  /// The lines `statements` print over the file as written in each (`X` for it), and over it
+  /// bound to a name first; the hint after a long view names the expression, so it is left out.
+  private func outputs(_ path: String, _ statements: [String], settings: [String] = []) throws -> (
+    streamed: String, whole: String
+  ) {
+    func run(_ source: String, _ prelude: [String]) throws -> String {
+      let arguments =
+        (settings + prelude + statements.map { "show " + $0.replacingOccurrences(of: "X", with: source) })
+        .flatMap { ["-c", $0] }
+      return try DSHProcess.run(arguments).output.replacingOccurrences(
+        of: #"(?m); show .*$"#, with: "", options: .regularExpression)
+    }
+    let literal = "csv \"\(path)\""
+    return (try run(literal, ["set stats on"]), try run("c", ["let c = \(literal)", "set stats on"]))
+  }
+
+  /// Each statement's output, without the stats lines, split at each table's end.
+  private func answers(_ output: String) -> [String] {
+    output.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("stats ") }.map(
+      String.init)
+  }
+
+  @Test("the rows, sections, counts and notes of a streamed show are those of the file read whole")
+  func sameAsWhole() throws {
+    let path = try Self.file()
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let (streamed, whole) = try outputs(path, Self.statements)
+    #expect(!whole.contains("error:"), "\(whole.prefix(3000))")
+    let (a, b) = (answers(streamed), answers(whole))
+    let first = zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }
+    let same = a == b
+    #expect(
+      same,
+      "streamed and whole differ at line \(first.map { $0.offset + 1 } ?? min(a.count, b.count)): \(first.map { "\($0.element.0)  |  \($0.element.1)" } ?? "one is longer")\n\(streamed.prefix(4000))"
+    )
+    // Every statement streamed but the one whose rows a name holds.
+    let streams = streamed.split(separator: "\n").filter { $0.hasPrefix("stats stream:") }
+    #expect(streams.count == Self.statements.count, "\(streams.count) streamed")
+    #expect(!whole.contains("stats stream:"))
+    #expect(whole.contains("division by zero"), "\(whole.prefix(3000))")
+    // At the prompt's maxrows a long view prints its first and last rows.
+    let (headTail, wholeHeadTail) = try outputs(
+      path, ["X | sort by name", "X | section by team | sort by score desc"], settings: ["set maxrows 10"])
+    let sameEnds = answers(headTail) == answers(wholeHeadTail)
+    #expect(sameEnds, "\(headTail)\n\(wholeHeadTail)")
+    #expect(headTail.contains("stats stream:"), "\(headTail)")
+  }
+
+  @Test("a file whose column changes type past its first chunk is read whole, with the whole file's answer")
+  func typesThatChangeLater() throws {
+    for tail in [
+      "999999,Late,Ops,40,n/a,true,2020-01-01,x\n", "999999,Late,Ops,40.5,1.0,true,2020-01-01,x\n",
+    ] {
+      let path = try Self.file(tail: tail)
+      defer { try? FileManager.default.removeItem(atPath: path) }
+      let statements = ["X | sort by score desc rows 0..3", "X | where age > 60 | sort by name rows -2.."]
+      let (streamed, whole) = try outputs(path, statements)
+      // Over a name the file's note comes once, at `let`; over the file, with each statement.
+      let same =
+        answers(streamed).filter { !$0.hasPrefix("note:") }
+        == answers(whole).filter { !$0.hasPrefix("note:") }
+      #expect(same, "\(streamed)\n\(whole)")
+      #expect(!streamed.contains("stats stream:"), "\(streamed)")
+    }
+  }
+}
