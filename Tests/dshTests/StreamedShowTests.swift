@@ -6,9 +6,11 @@ import Testing
 /// read whole (a bound name, which keeps the usual road), notes and counts included.
 @Suite("A few rows of a large CSV file, streamed")
 struct StreamedShowTests {
-  /// A file of about 20 MB, past the size a stream starts at: accents, commas and line ends in
-  /// quoted names, nulls in every column, repeated sort keys, a division by zero on some rows.
-  /// `tail` is written as its last rows (a text among numbers, past the first chunk).
+  /// A file of about 20 MB, past the size a stream starts at.
+  ///
+  /// It has accents, commas and line ends in quoted names, nulls in every column, repeated sort
+  /// keys, and a division by zero on some rows. `tail` is written as its last rows (a text
+  /// among numbers, past the first chunk).
   static func file(rows: Int = 300_000, tail: String = "") throws -> String {
     let names = [
       "Zoë Ng", "\"Smith, Jo\"", "Åsa Berg", "ümit Kaya", "", "\"two\nlines\"", "Ada", "ada", "Émile",

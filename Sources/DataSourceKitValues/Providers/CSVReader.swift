@@ -595,8 +595,9 @@ package final class CSVChunks {
 
   init(_ load: CSVLoad) { self.load = load }
 
-  /// The next chunk's rows and the file's row number of its first (from 0); `nil` after the
-  /// last. Errors name the file's line, as a whole read's do.
+  /// The next chunk's rows and the file's row number of its first (from 0), or `nil` after the last.
+  ///
+  /// Errors name the file's line, as a whole read's do.
   package func next() throws -> (table: ColumnTable, firstRow: Int)? { try load.nextChunk() }
 }
 
