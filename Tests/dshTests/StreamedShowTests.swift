@@ -54,9 +54,12 @@ struct StreamedShowTests {
 
   /// The lines `statements` print over the file as written in each (`X` for it), and over it
   /// bound to a name first; the hint after a long view names the expression, so it is left out.
-  private func outputs(_ path: String, _ statements: [String], settings: [String] = []) throws -> (
-    streamed: String, whole: String
-  ) {
+  private func outputs(_ path: String, _ statements: [String], settings: [String] = [], options: String = "")
+    throws
+    -> (
+      streamed: String, whole: String
+    )
+  {
     func run(_ source: String, _ prelude: [String]) throws -> String {
       let arguments =
         (settings + prelude + statements.map { "show " + $0.replacingOccurrences(of: "X", with: source) })
@@ -64,7 +67,7 @@ struct StreamedShowTests {
       return try DSHProcess.run(arguments).output.replacingOccurrences(
         of: #"(?m); show .*$"#, with: "", options: .regularExpression)
     }
-    let literal = "csv \"\(path)\""
+    let literal = "csv \"\(path)\"" + options
     return (try run(literal, ["set stats on"]), try run("c", ["let c = \(literal)", "set stats on"]))
   }
 
@@ -98,6 +101,19 @@ struct StreamedShowTests {
     let sameEnds = answers(headTail) == answers(wholeHeadTail)
     #expect(sameEnds, "\(headTail)\n\(wholeHeadTail)")
     #expect(headTail.contains("stats stream:"), "\(headTail)")
+  }
+
+  @Test(
+    "null markers and declared types read in a stream as in a whole read, in the columns no stage reads too")
+  func optionsOfTheSource() throws {
+    let path = try Self.file()
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let (streamed, whole) = try outputs(
+      path, ["X | sort by id desc rows 0..12", "X | where score > 1400 | sort by day rows -9.."],
+      options: " null \"ada\", \"Ops\" types {active: text}")
+    let same = answers(streamed) == answers(whole)
+    #expect(same, "\(streamed)\n\(whole)")
+    #expect(streamed.contains("stats stream:"), "\(streamed)")
   }
 
   @Test("a file whose column changes type past its first chunk is read whole, with the whole file's answer")

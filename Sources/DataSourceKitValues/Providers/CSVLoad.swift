@@ -114,6 +114,10 @@ final class CSVLoad {
         columns.append(TextColumn(FieldRefs(), storage: SharedBytes(mallocated: nil, count: 0)))
         unread.append(c)
         if !found.isEmpty { markers[names[c]] = found }
+      case .referencedText:
+        // Only a stream's builders leave text where it lies: read it again, as text.
+        columns.append(TextColumn(FieldRefs(), storage: SharedBytes(mallocated: nil, count: 0)))
+        unread.append(c)
       }
     }
     if !unread.isEmpty {
@@ -130,7 +134,11 @@ final class CSVLoad {
   /// column's type may differ from chunk to chunk); `nil` after the last.
   ///
   /// What a stream over a file holds is one chunk's columns, never the file's.
-  func nextChunk() throws -> (table: ColumnTable, firstRow: Int)? {
+  ///
+  /// A text column whose name is not in `copied` is made where its fields lie, in one copy of
+  /// the chunk's bytes that all such columns share, rather than copied field by field: a stream
+  /// reads such a column only for the few rows it keeps.
+  func nextChunk(copying copied: Set<String>? = nil) throws -> (table: ColumnTable, firstRow: Int)? {
     if names.isEmpty { try start() }
     let fields = ChunkFields(width: names.count)
     if columnTimes.count != names.count { columnTimes = Array(repeating: 0, count: names.count) }
@@ -139,9 +147,13 @@ final class CSVLoad {
         try advance(past: scanned)
         continue
       }
-      let builders = names.map { CSVReader.ColumnBuilder(name: $0, options: options) }
+      let builders = names.map { name in
+        CSVReader.ColumnBuilder(
+          name: name, options: options, referencingText: copied.map { !$0.contains(name) } ?? false)
+      }
       for builder in builders { builder.expectedRows = scanned.rows }
       try add(scanned.rows, fields: fields, to: builders, place: scanned.place, firstRow: 0)
+      var chunkBytes: SharedBytes?
       var columns: [any Column] = []
       var markers: [String: [Marker]] = [:]
       var textReasons: [String: String] = [:]
@@ -161,6 +173,14 @@ final class CSVLoad {
           only[c] = text
           try add(scanned.rows, fields: fields, to: only, place: scanned.place, firstRow: 0)
           columns.append(text.finishedText())
+        case .referencedText:
+          let bytes =
+            chunkBytes ?? SharedBytes(copying: UnsafeBufferPointer(rebasing: window.bytes[..<scanned.end]))
+          chunkBytes = bytes
+          columns.append(
+            TextColumn(
+              FieldRefs(starts: fields.starts[c], lengths: fields.lengths[c], count: scanned.rows),
+              storage: bytes))
         }
       }
       let firstRow = rowCount

@@ -28,6 +28,8 @@ extension CSVReader {
   final class ColumnBuilder: @unchecked Sendable {
     enum Outcome {
       case column(any Column, markers: [Marker])
+      /// Text whose fields the caller makes a column of where they lie (``init(name:options:asText:referencingText:)``).
+      case referencedText
       /// The column is text and must be read again as text; the markers that made it so.
       case needsText(markers: [Marker])
     }
@@ -58,10 +60,11 @@ extension CSVReader {
     /// A builder of the column `name`.
     ///
     /// - Parameter asText: read the column as text, whatever its values.
-    init(name: String, options: ReadOptions, asText: Bool = false) {
+    init(name: String, options: ReadOptions, asText: Bool = false, referencingText: Bool = false) {
       self.name = name
       declared = asText ? nil : options.types[name]
       nullMarkers = options.nullMarkers
+      referencesText = referencingText && options.nullMarkers.isEmpty && declared == nil && !asText
       if asText || declared?.type == .text { text = TextColumnBuilder(expectedRows: 0) }
     }
 
@@ -72,7 +75,7 @@ extension CSVReader {
     func add(_ chunk: ChunkColumn) throws {
       defer { rowCount = chunk.firstRow + chunk.rows }
       let reader = FieldReader(chunk, markers: nullMarkers)
-      if awaitsText { return }
+      if awaitsText || isReferencedText { return }
       if var text {
         // Mutated as a local, not through the class (see TextColumnBuilder).
         self.text = nil
@@ -164,12 +167,22 @@ extension CSVReader {
     }
 
     /// Whether the column was found to be text.
-    private var isText: Bool { awaitsText || text != nil }
+    private var isText: Bool { awaitsText || text != nil || isReferencedText }
+
+    /// Whether a column found to be text is left where its fields lie, for the caller to make a
+    /// column of (a chunk of a stream, whose bytes outlive the columns made of them): no copy.
+    private let referencesText: Bool
+    /// Whether the column was found to be text, and is left where its fields lie.
+    private var isReferencedText = false
 
     /// The column is text: read from this chunk when it holds every row so far, else later.
     private func becomeText(_ reader: FieldReader) {
       typed = TypedColumnBuilder()
       texts = [:]
+      if referencesText {
+        isReferencedText = true
+        return
+      }
       guard reader.chunk.firstRow == 0 else {
         awaitsText = true
         return
@@ -223,9 +236,12 @@ extension CSVReader {
       }
       if let declared { return .column(ValueColumn(declaredValues, type: declared.type), markers: []) }
       if awaitsText { return .needsText(markers: []) }
+      if isReferencedText { return .referencedText }
       guard let type = typed.type else {
         // Nothing typed: text. Only missing fields: a column of nulls, with nothing to read again.
-        guard texts.isEmpty, !hasTextualNull else { return .needsText(markers: []) }
+        guard texts.isEmpty, !hasTextualNull else {
+          return referencesText ? .referencedText : .needsText(markers: [])
+        }
         var text = TextColumnBuilder(expectedRows: rowCount)
         for _ in 0..<rowCount { text.appendNull() }
         return .column(text.finished(), markers: [])
@@ -237,7 +253,7 @@ extension CSVReader {
         let markers =
           markerCount <= typed.typedCount
           ? textOrder.map { Marker(text: $0, count: texts[$0] ?? 0, wouldBe: type) } : []
-        return .needsText(markers: markers)
+        return markers.isEmpty && referencesText ? .referencedText : .needsText(markers: markers)
       }
       return .column(typed.finished(), markers: [])
     }

@@ -33,6 +33,13 @@ package final class SharedBytes: @unchecked Sendable {
     isMallocated = false
   }
 
+  /// A copy of `bytes`.
+  convenience init(copying bytes: UnsafeBufferPointer<UInt8>) {
+    let pointer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+    if let base = bytes.baseAddress { pointer.update(from: base, count: bytes.count) }
+    self.init(owning: UnsafeMutableRawPointer(pointer), count: bytes.count)
+  }
+
   /// Takes over bytes allocated with `malloc`.
   init(mallocated pointer: UnsafeMutablePointer<UInt8>?, count: Int) {
     buffer = UnsafeBufferPointer(start: pointer, count: count)
@@ -79,6 +86,14 @@ final class FieldRefs: @unchecked Sendable {
   deinit {
     free(starts)
     free(lengths)
+  }
+
+  /// A copy of `count` starts and raw lengths (a chunk's fields of one column).
+  convenience init(starts: UnsafePointer<UInt32>, lengths: UnsafePointer<UInt32>, count: Int) {
+    self.init(capacity: count)
+    self.starts.update(from: starts, count: count)
+    self.lengths.update(from: lengths, count: count)
+    self.count = count
   }
 
   @inline(__always) func append(start: Int, length: Int, escaped: Bool) {

@@ -2,7 +2,6 @@ import DataSourceKit
 import DataSourceKitFiles
 import DataSourceKitHTTP
 import DataSourceKitValues
-import Foundation
 
 // A `show` of a few rows of a view over a large CSV file that nothing else holds: the file is
 // read a chunk at a time and only the view's first and last rows are kept (`StreamedRows`),
@@ -107,6 +106,18 @@ extension Evaluator {
     // Notes are told only when the stream is the answer: otherwise the usual road counts them.
     let streamNotes = ExpressionNotes()
     let rows = StreamedRows(stages: engine, front: front, back: back, notes: streamNotes)
+    // The next chunks are read and typed while the stages run over the one before.
+    // Text columns no stage reads are read only for the rows kept: left where they lie.
+    let read = engine.flatMap { stage -> [RowExpression] in
+      switch stage {
+      case .filter(let condition): [condition]
+      case .sort(let terms): terms.map(\.expression)
+      case .section(let term): [term.expression]
+      case .slice: []
+      }
+    }
+    chunks.readAhead(copying: Set(read.flatMap { $0.fieldPaths.compactMap(\.first) }))
+    defer { chunks.stop() }
     var chunk: (table: ColumnTable, firstRow: Int)? = first
     while let (table, firstRow) = chunk {
       if Task.isCancelled { throw Diagnostic(.interrupted, at: literal.range) }
