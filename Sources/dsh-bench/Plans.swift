@@ -51,6 +51,8 @@ import Foundation
   rows.append(
     .shownBeside("  the same by one key (sort by age desc)", dsh: oneKey, other: "two keys", twoKeys))
 
+  measureStreamedShow()
+
   // A stage in memory over a SQLite table reads the column it needs, not a record per row,
   // beside sqlite3 doing it all in SQL.
   makePeopleDatabase()
@@ -68,6 +70,55 @@ import Foundation
       "SQLite 1M: extend s2 = score * 2 | sort by s2 desc | limit 5", dsh: overSQLite,
       other: "sqlite3 in SQL",
       sqliteTop))
+}
+
+/// A few rows of a view over an 11M-row CSV file (the 1M-row file eleven times, made at run
+/// time): `show` streams the file, keeping the rows it prints, beside DuckDB doing the same (a
+/// streamed top-N on both cores) and beside the same view over the file bound to a name first
+/// (held whole, as a view that is edited is).
+@MainActor func measureStreamedShow() {
+  let bigPath = dataFolder + "/people-11m.csv"
+  if fileSize(bigPath) == 0 {
+    print("generating \(bigPath) (the 1M-row file eleven times) …")
+    guard let rows = FileManager.default.contents(atPath: csvPath) else { return }
+    let header = rows.firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+    var big = Data(rows[..<header])
+    for _ in 0..<11 { big.append(rows[header...]) }
+    FileManager.default.createFile(atPath: bigPath, contents: big)
+  }
+  let stages = "where age > 30 | sort by name | section by team"
+  let streamed = median { measure([dsh, "-c", "show csv \"\(bigPath)\" | \(stages) rows 0..20"]) }
+  let held = median {
+    measure([dsh, "-c", "let c = csv \"\(bigPath)\"", "-c", "show c | \(stages) rows 0..20"])
+  }
+  let duck = duckDB().map { duck in
+    median {
+      measure([
+        duck, "-c",
+        "SELECT * FROM read_csv('\(bigPath)') WHERE age > 30 ORDER BY team NULLS LAST, name NULLS LAST LIMIT 20",
+      ])
+    }
+  }
+  rows.append(.besideDuckDB("show csv 11M rows | \(stages) rows 0..20", dsh: streamed, duck: duck, most: 0.7))
+  let fileKilobytes = fileSize(bigPath) / 1024
+  rows.append(
+    Row(
+      what: "  its peak memory, beside the file's size", dsh: megabytes(streamed.peakKilobytes),
+      other: "the file: " + megabytes(fileKilobytes)
+        + (duck.map { "; DuckDB " + megabytes($0.peakKilobytes) } ?? ""),
+      figure: String(format: "%.2f×", Double(streamed.peakKilobytes) / Double(fileKilobytes)),
+      target: "≤ 0.5×",
+      met: streamed.peakKilobytes <= fileKilobytes / 2))
+  rows.append(
+    .shownBeside("  the same view bound to a name first (held whole)", dsh: held, other: "streamed", streamed)
+  )
+  rows.append(
+    Row(
+      what: "  its peak memory", dsh: megabytes(held.peakKilobytes),
+      other: "streamed: " + megabytes(streamed.peakKilobytes),
+      figure: String(format: "%.1f×", Double(held.peakKilobytes) / Double(streamed.peakKilobytes)),
+      target: "—",
+      met: true))
 }
 
 /// Lookups by key on a 1M-row table bound `key id`, in one session (`set timer on`).
