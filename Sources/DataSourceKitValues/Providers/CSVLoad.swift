@@ -100,34 +100,21 @@ final class CSVLoad {
       try advance(past: scanned)
     }
 
-    var columns: [any Column] = []
-    var markers: [String: [Marker]] = [:]
-    var textReasons: [String: String] = [:]
     var unread: [Int] = []
-    for (c, builder) in builders.enumerated() {
-      if let reason = builder.textReason { textReasons[names[c]] = reason }
-      switch builder.finished() {
-      case .column(let column, let found):
-        columns.append(column)
-        if !found.isEmpty { markers[names[c]] = found }
-      case .needsText(let found):
-        columns.append(TextColumn(FieldRefs(), storage: SharedBytes(mallocated: nil, count: 0)))
-        unread.append(c)
-        if !found.isEmpty { markers[names[c]] = found }
-      case .referencedText:
-        // Only a stream's builders leave text where it lies: read it again, as text.
-        columns.append(TextColumn(FieldRefs(), storage: SharedBytes(mallocated: nil, count: 0)))
-        unread.append(c)
-      }
+    let finished = finish(builders) { c, _ in
+      // Read again, as text, once every chunk has been.
+      unread.append(c)
+      return TextColumn(FieldRefs(), storage: SharedBytes(mallocated: nil, count: 0))
     }
+    var columns = finished.columns
     if !unread.isEmpty {
       for (c, column) in zip(unread, try readAgainAsText(unread, names: names, rowCount: rowCount)) {
         columns[c] = column
       }
     }
     return ColumnTable(
-      schema: Schema(names), rowCount: rowCount, columns: columns, markers: markers, textReasons: textReasons,
-      renamed: renamed)
+      schema: Schema(names), rowCount: rowCount, columns: columns, markers: finished.markers,
+      textReasons: finished.textReasons, renamed: renamed)
   }
 
   /// The next chunk's rows as a table of their own, typed as if they were the whole file (a
@@ -154,34 +141,23 @@ final class CSVLoad {
       for builder in builders { builder.expectedRows = scanned.rows }
       try add(scanned.rows, fields: fields, to: builders, place: scanned.place, firstRow: 0)
       var chunkBytes: SharedBytes?
-      var columns: [any Column] = []
-      var markers: [String: [Marker]] = [:]
-      var textReasons: [String: String] = [:]
-      for (c, builder) in builders.enumerated() {
-        if let reason = builder.textReason { textReasons[names[c]] = reason }
-        switch builder.finished() {
-        case .column(let column, let found):
-          columns.append(column)
-          if !found.isEmpty { markers[names[c]] = found }
-        case .needsText(let found):
-          if !found.isEmpty { markers[names[c]] = found }
-          // The chunk's bytes are still in the window: its fields are read again as text.
-          let text = CSVReader.ColumnBuilder(
-            name: names[c], options: ReadOptions(nullMarkers: options.nullMarkers, types: [:]), asText: true)
-          text.expectedRows = scanned.rows
-          var only: [CSVReader.ColumnBuilder?] = Array(repeating: nil, count: names.count)
-          only[c] = text
-          try add(scanned.rows, fields: fields, to: only, place: scanned.place, firstRow: 0)
-          columns.append(text.finishedText())
-        case .referencedText:
+      let (columns, markers, textReasons) = try finish(builders) { c, referenced in
+        if referenced {
           let bytes =
             chunkBytes ?? SharedBytes(copying: UnsafeBufferPointer(rebasing: window.bytes[..<scanned.end]))
           chunkBytes = bytes
-          columns.append(
-            TextColumn(
-              FieldRefs(starts: fields.starts[c], lengths: fields.lengths[c], count: scanned.rows),
-              storage: bytes))
+          return TextColumn(
+            FieldRefs(starts: fields.starts[c], lengths: fields.lengths[c], count: scanned.rows),
+            storage: bytes)
         }
+        // The chunk's bytes are still in the window: its fields are read again as text.
+        let text = CSVReader.ColumnBuilder(
+          name: names[c], options: ReadOptions(nullMarkers: options.nullMarkers, types: [:]), asText: true)
+        text.expectedRows = scanned.rows
+        var only: [CSVReader.ColumnBuilder?] = Array(repeating: nil, count: names.count)
+        only[c] = text
+        try add(scanned.rows, fields: fields, to: only, place: scanned.place, firstRow: 0)
+        return text.finishedText()
       }
       let firstRow = rowCount
       try advance(past: scanned)
@@ -193,6 +169,31 @@ final class CSVLoad {
       )
     }
     return nil
+  }
+
+  /// The builders' columns, with the markers and the reasons for text they found; `text(c,
+  /// referenced)` makes the column of builder `c` when its column is text still to be read
+  /// (`referenced`: left where its fields lie, ``CSVReader/ColumnBuilder/Outcome/referencedText``).
+  private func finish(
+    _ builders: [CSVReader.ColumnBuilder], text: (_ column: Int, _ referenced: Bool) throws -> any Column
+  ) rethrows -> (columns: [any Column], markers: [String: [Marker]], textReasons: [String: String]) {
+    var columns: [any Column] = []
+    var markers: [String: [Marker]] = [:]
+    var textReasons: [String: String] = [:]
+    for (c, builder) in builders.enumerated() {
+      if let reason = builder.textReason { textReasons[names[c]] = reason }
+      switch builder.finished() {
+      case .column(let column, let found):
+        columns.append(column)
+        if !found.isEmpty { markers[names[c]] = found }
+      case .needsText(let found):
+        if !found.isEmpty { markers[names[c]] = found }
+        columns.append(try text(c, false))
+      case .referencedText:
+        columns.append(try text(c, true))
+      }
+    }
+    return (columns, markers, textReasons)
   }
 
   /// Reads the header (the buffer grown until it holds the whole row), after any blank lines.

@@ -36,14 +36,25 @@ package enum CSVReader {
     fileAt openPath: String, displayPath path: String, delimiter: UInt8, options: ReadOptions = ReadOptions(),
     progress: LoadProgress?, access: FileAccess? = nil, chunkBytes: Int = defaultChunkBytes
   ) throws -> ColumnTable {
+    try load(
+      fileAt: openPath, displayPath: path, delimiter: delimiter, options: options, progress: progress,
+      access: access,
+      chunkBytes: chunkBytes
+    ).run()
+  }
+
+  /// A load of the file at `openPath`, opened (and refused past 2 GiB).
+  private static func load(
+    fileAt openPath: String, displayPath path: String, delimiter: UInt8, options: ReadOptions,
+    progress: LoadProgress?, access: FileAccess?, chunkBytes: Int
+  ) throws -> CSVLoad {
     let file = try OpenFile(openPath, displayPath: path, access: access)
     if file.size > Int(UInt32.max >> 1) {
       throw DataSourceError.unreadable(path: path, reason: "files over 2 GiB are not supported yet")
     }
-    let load = CSVLoad(
+    return CSVLoad(
       file: file, path: path, delimiter: delimiter, options: options, progress: progress,
       chunkBytes: max(chunkBytes, 16))
-    return try load.run()
   }
 
   /// The rows of the CSV file at `openPath` a chunk at a time, each chunk's columns typed on
@@ -52,14 +63,10 @@ package enum CSVReader {
     fileAt openPath: String, displayPath path: String, delimiter: UInt8, options: ReadOptions = ReadOptions(),
     progress: LoadProgress?, access: FileAccess? = nil, chunkBytes: Int = defaultChunkBytes
   ) throws -> CSVChunks {
-    let file = try OpenFile(openPath, displayPath: path, access: access)
-    if file.size > Int(UInt32.max >> 1) {
-      throw DataSourceError.unreadable(path: path, reason: "files over 2 GiB are not supported yet")
-    }
-    return CSVChunks(
-      CSVLoad(
-        file: file, path: path, delimiter: delimiter, options: options, progress: progress,
-        chunkBytes: max(chunkBytes, 16)))
+    CSVChunks(
+      try load(
+        fileAt: openPath, displayPath: path, delimiter: delimiter, options: options, progress: progress,
+        access: access, chunkBytes: chunkBytes))
   }
 
   /// The header and first rows of the CSV file at `openPath`: what a statement is checked
