@@ -2,6 +2,7 @@ import DataSourceKit
 import DataSourceKitFiles
 import DataSourceKitHTTP
 import DataSourceKitValues
+import Foundation
 
 // A `show` of a few rows of a view over a large CSV file that nothing else holds: the file is
 // read a chunk at a time and only the view's first and last rows are kept (`StreamedRows`),
@@ -11,7 +12,8 @@ extension RowSlice {
   func then(_ next: RowSlice) -> RowSlice {
     let left = count.map { max(0, $0 - next.offset) }
     let counts = [left, next.count].compactMap { $0 }
-    return RowSlice(offset: offset + next.offset, count: counts.min())
+    let (skipped, past) = offset.addingReportingOverflow(next.offset)
+    return RowSlice(offset: past ? .max : skipped, count: counts.min())
   }
 }
 
@@ -54,6 +56,10 @@ extension Evaluator {
       // Every row: only a view that ends in a limit has few.
       guard case .slice = stages.last else { return nil }
     }
+    // A file read whole anyway is not sampled twice.
+    guard let size = try? FileManager.default.attributesOfItem(atPath: resolve(path))[.size] as? Int,
+      size > Self.streamedBytes
+    else { return nil }
     // A misspelt field is found from the header, before the file is read, as it is otherwise.
     if !steps.isEmpty { _ = try await checkedOverFirstRows(head, steps, sampleBytes: 64 << 10) }
     guard let source = try await sampledSource(literal, bytes: 64 << 10),
@@ -99,7 +105,8 @@ extension Evaluator {
     var (front, back) = ends ?? (0, 0)
     if let slice {
       // The view's rows are the run's: all among the first offset + count of the whole.
-      guard let count = slice.count, slice.offset + count <= Self.streamedRows else { return nil }
+      guard let count = slice.count, count <= Self.streamedRows, slice.offset <= Self.streamedRows - count
+      else { return nil }
       (front, back) = (slice.offset + count, 0)
     }
 

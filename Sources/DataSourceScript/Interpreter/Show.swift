@@ -276,7 +276,7 @@ extension Session {
     var most: Int?
     switch (rows?.lower, rows?.upper) {
     case (let lower?, let upper?) where (lower < 0) == (upper < 0): most = max(0, upper - lower)
-    case (let lower?, nil) where lower < 0: most = -lower
+    case (let lower?, nil) where lower < 0: most = lower == .min ? nil : -lower
     case (nil, let upper?) where upper >= 0: most = upper
     default: break
     }
@@ -298,6 +298,9 @@ extension Session {
     let head = (maxRows + 1) / 2
     let tail = maxRows - head
     let lower = rows?.lower ?? 0
+    // Bounds near the ints' ends are no few rows (and their sums would overflow).
+    let most = UInt(Int32.max)
+    guard lower.magnitude <= most, (rows?.upper ?? 0).magnitude <= most else { return .some(nil) }
     switch rows?.upper {
     case let upper? where lower >= 0 && upper >= 0: return (upper, 0)
     case let upper where lower < 0 && (upper ?? -1) < 0: return (0, -lower)
@@ -323,7 +326,11 @@ extension Session {
     if lower < 0 || lower > total || (lower == total && upper > lower) {
       throw Diagnostic(.rowsOutsideView(window: written, total: total), at: rows.range)
     }
-    if upper < lower, let low = rows.lower, let high = rows.upper {
+    if upper < lower {
+      // `rows ..-3` of two rows ends before it starts.
+      guard let low = rows.lower, let high = rows.upper else {
+        throw Diagnostic(.rowsOutsideView(window: written, total: total), at: rows.range)
+      }
       throw Diagnostic(.emptyRange(lower: low, upper: high), at: rows.range)
     }
     return lower..<min(upper, total)
