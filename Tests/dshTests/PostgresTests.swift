@@ -957,6 +957,54 @@ struct PostgresTests {
     }
   }
 
+  @Test(
+    "extend is computed on the server where its arithmetic cannot overflow there, with memory's values, nulls and notes"
+  )
+  func computedOnTheServer() throws {
+    let server = try server()
+    let csv = "let m = csv \"Tests/dshTests/Fixtures/postgres/measures.csv\" null \"NA\""
+    let postgres = "let m = postgres \"\(server.url)\" table measures null \"NA\""
+    // On the server: doubles, ints, a division by zero (count 3), nulls, a chain; in memory: an
+    // int product past 64 bits, a product past the double's range, a name the rows have.
+    let onServer = [
+      "extend v = reading * 2 | sort by v desc, id | limit 4",
+      "extend v = count / (count - 3) | sort by v, id",
+      "extend v = count * 3 - id, w = reading + count | sort by w desc, id",
+      "extend v = (reading - 1) / (count + 0.5) | where v > 0 | sort by v",
+      "where ok | extend v = id * 1000 + count | sort by v desc | limit 3",
+    ]
+    let inMemory = [
+      "extend v = big * big | sort by id", "extend v = reading * 1e200 * 1e200 | sort by id",
+      "extend count = count + 1 | sort by id",
+    ]
+    /// Each statement's lines, a note's count left out (memory counts each time an expression
+    /// runs; the server, the rows).
+    func lines(_ source: String, _ stages: [String]) throws -> [String] {
+      try dsh([source] + stages.map { "show m | \($0) as csv" }).output.split(separator: "\n").map {
+        $0.replacingOccurrences(of: #" (once|\d+ times)$"#, with: "", options: .regularExpression)
+      }
+    }
+    let memory = try lines(csv, onServer + inMemory)
+    let served = try lines(postgres, onServer + inMemory)
+    #expect(!memory.contains { $0.contains("error:") }, "\(memory)")
+    #expect(memory.contains { $0.contains("division by zero") }, "\(memory)")
+    let first = zip(memory, served).enumerated().first { $0.element.0 != $0.element.1 }
+    #expect(
+      memory == served,
+      "memory and PostgreSQL differ at line \(first.map { $0.offset + 1 } ?? min(memory.count, served.count)): \(first.map { "\($0.element.0)  |  \($0.element.1)" } ?? "one is longer")"
+    )
+    for stages in onServer {
+      let plan = try dsh([postgres, "describe m | \(stages)"]).output
+      #expect(
+        plan.contains("(in SQL)") && !plan.split(separator: "\n").contains { $0.hasPrefix("extend") },
+        "\(plan)")
+    }
+    for stages in inMemory {
+      let plan = try dsh([postgres, "describe m | \(stages)"]).output
+      #expect(plan.contains("─ extend ") && !plan.contains("(in SQL)"), "\(plan)")
+    }
+  }
+
   @Test("explain shows the index a key or an indexed column uses; a whole view is read by one statement")
   func indexesAndStreaming() throws {
     let server = try server()
@@ -973,8 +1021,9 @@ struct PostgresTests {
       // window deep in it is an index seek.
       "let t = postgres \"\(server.url)\" table big", "show t rows 15000..15003 as csv", "describe t",
       // A stage in memory over an extend of a keyless table reads the table once, streamed, where
-      // it read a page a statement by OFFSET, each sorting the table again.
-      "let m = postgres \"\(server.url)\" table nokey | extend r2 = ratio * 2 | sort by r2 desc | limit 3",
+      // it read a page a statement by OFFSET, each sorting the table again. (abs stays in memory:
+      // the server's abs of the least int stops the statement.)
+      "let m = postgres \"\(server.url)\" table nokey | extend r2 = abs(ratio * 2) | sort by r2 desc | limit 3",
       "show m | select id, r2 as csv", "describe m",
       // Pages a view skips while it streams are moved past on the server: a sample of the keyless
       // table is the sample of the same rows read by key (nokey is big's rows in big's order).
@@ -1000,7 +1049,7 @@ struct PostgresTests {
     #expect(ids == expected.split(separator: "\n").map(String.init))
     #expect(result.output.contains("15001,"), "\(result.output.suffix(600))")
     #expect(result.output.contains("rows read by 1 statement by key range)"), "\(result.output.suffix(600))")
-    let underExtend = result.output.components(separatedBy: "extend r2 = ratio * 2").last ?? ""
+    let underExtend = result.output.components(separatedBy: "extend r2 = abs(ratio * 2)").last ?? ""
     #expect(
       Self.readOnceForAStage(underExtend, rows: PostgresServer.bigRows, shown: 3),
       "\(result.output.suffix(900))")
@@ -1036,7 +1085,7 @@ struct PostgresTests {
       ]
     }
     statements += [
-      "let k = postgres \"\(server.url)\" table big | extend r2 = ratio * 2 | sort by r2 desc | limit 3",
+      "let k = postgres \"\(server.url)\" table big | extend r2 = abs(ratio * 2) | sort by r2 desc | limit 3",
       "show k | select id as csv", "describe k",
     ]
     let result = try dsh(statements)
@@ -1054,7 +1103,7 @@ struct PostgresTests {
     }
     // A table whose key has no gaps, read whole under a sort in memory: one statement, not a
     // key range a page.
-    let underExtend = result.output.components(separatedBy: "extend r2 = ratio * 2").last ?? ""
+    let underExtend = result.output.components(separatedBy: "extend r2 = abs(ratio * 2)").last ?? ""
     #expect(
       Self.readOnceForAStage(underExtend, rows: PostgresServer.bigRows, shown: 3),
       "\(result.output.suffix(900))")

@@ -53,6 +53,12 @@ package protocol QueryPushdown: DataProvider where Item == Value {
   func pushingDownWindows(_ fields: [WindowFieldsProvider.Field], label: String, notes: ExpressionNotes?)
     -> (any DataProvider<Value>)?
 
+  /// A new provider that also computes `fields` (`extend ppc = price / carat`), or `nil` when
+  /// its SQL would not give every value memory gives. The stage is `label` as written; a note
+  /// its values bring (a division by zero) goes to `notes`.
+  func pushingDownFields(_ fields: [ComputedFieldsProvider.Field], label: String, notes: ExpressionNotes?)
+    -> (any DataProvider<Value>)?
+
   /// Why `condition` runs in memory over this provider's rows, as its dialect declares for a
   /// function it calls (`explain` shows it); `nil` when no declaration says.
   func reasonInMemory(_ condition: RowExpression) -> String?
@@ -60,6 +66,10 @@ package protocol QueryPushdown: DataProvider where Item == Value {
 
 extension QueryPushdown {
   package func reasonInMemory(_ condition: RowExpression) -> String? { nil }
+
+  package func pushingDownFields(
+    _ fields: [ComputedFieldsProvider.Field], label: String, notes: ExpressionNotes?
+  ) -> (any DataProvider<Value>)? { nil }
 
   package func pushingDownWindows(
     _ fields: [WindowFieldsProvider.Field], label: String, notes: ExpressionNotes?

@@ -107,6 +107,7 @@ extension Evaluator {
     guard case .provider(let source) = value, source.provider is any QueryPushdown else { return nil }
     var stages: [(stage: Stage, description: PushdownStage)] = []
     var windows: (stage: Stage, fields: [WindowFieldsProvider.Field])?
+    var computed: (stage: Stage, fields: [ComputedFieldsProvider.Field])?
     for step in steps {
       guard case .stage(let stage) = step else { break }
       // `group by` and `join` read the provider their own way (see apply).
@@ -119,6 +120,11 @@ extension Evaluator {
         if !Self.drawsRandom(definitions, text: { self.text($0) }) {
           windows = (stage, try windowFieldList(definitions, of: source))
         }
+        break
+      }
+      // Fields the database may compute after the stages before them, as windows are.
+      if case .extend(let definitions, _) = stage {
+        computed = (stage, try computedFieldList(definitions, of: source))
         break
       }
       guard let description = try pushdownStage(stage, of: source) else { break }
@@ -152,6 +158,14 @@ extension Evaluator {
     if let (stage, fields) = windows, taken == stages.count, leftovers.isEmpty,
       let pushdown = provider as? any QueryPushdown,
       let pushed = pushdown.pushingDownWindows(fields, label: text(stage.range), notes: notes.collector)
+    {
+      provider = pushed
+      taken += 1
+      planned.append(stage)
+    }
+    if let (stage, fields) = computed, taken == stages.count, leftovers.isEmpty,
+      let pushdown = provider as? any QueryPushdown,
+      let pushed = pushdown.pushingDownFields(fields, label: text(stage.range), notes: notes.collector)
     {
       provider = pushed
       taken += 1
@@ -367,14 +381,22 @@ extension Evaluator {
   func computeFields(
     _ definitions: [FieldDefinition], keepingBaseFields keeps: Bool, of provider: ProviderValue, stage: Stage
   ) throws -> ComputedFieldsProvider {
+    ComputedFieldsProvider(
+      base: provider.provider, label: text(stage.range),
+      fields: try computedFieldList(definitions, of: provider),
+      keepsBaseFields: keeps)
+  }
+
+  /// The fields `definitions` compute, each checked against the provider's fields.
+  func computedFieldList(_ definitions: [FieldDefinition], of provider: ProviderValue) throws
+    -> [ComputedFieldsProvider.Field]
+  {
     let checker = try checker(for: provider)
-    let fields = try definitions.map { definition in
+    return try definitions.map { definition in
       let typed = try checker.check(definition.expression)
       return ComputedFieldsProvider.Field(
         name: definition.name.name, expression: typed.expression, type: typed.type, notes: notes.collector)
     }
-    return ComputedFieldsProvider(
-      base: provider.provider, label: text(stage.range), fields: fields, keepsBaseFields: keeps)
   }
 
   /// The most tables a composition may stand for, its compositions expanded.
