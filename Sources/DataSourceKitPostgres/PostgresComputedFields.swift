@@ -14,9 +14,10 @@ import DataSourceKitValues
 // first and the fields stay in memory; the second are the note's, and the server is given null
 // for them as dsh has.
 extension PostgresProvider {
-  /// A provider that also computes `fields` on the server, or `nil` when its SQL would not give
-  /// every value memory gives (a function the server says otherwise, an operand past the safe
-  /// ranges, a name the rows already have). The count of divisions by zero goes to `notes`.
+  /// A provider that also computes `fields` on the server, or `nil` when SQL would give another value.
+  ///
+  /// SQL gives another value for a function the server computes otherwise, an operand past the
+  /// safe ranges, or a name the rows already have. The count of divisions by zero goes to `notes`.
   package func pushingDownFields(
     _ fields: [ComputedFieldsProvider.Field], label: String, notes: ExpressionNotes?
   )
