@@ -170,8 +170,9 @@ extension PostgresQuery {
 /// A column reads as the value dsh reads from its text, literals are bound with a cast to the type dsh holds, text
 /// compares by code points under `COLLATE "C"` (equality without one where the column's
 /// collation is deterministic), and an int compares with a double as the translator writes it
-/// within one type. Arithmetic stays in memory: the server stops with an error on an overflow
-/// where dsh gives null or infinity.
+/// within one type. Arithmetic in a condition or a key stays in memory: the server stops with an
+/// error on an overflow where dsh gives null or infinity. An extend's goes down once a statement
+/// has counted no operand outside the safe ranges (`ServerArithmetic`).
 struct PostgresDialect: SQLDialect {
   let shape: PostgresShape
 
