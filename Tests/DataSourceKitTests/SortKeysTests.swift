@@ -180,6 +180,15 @@ struct SortKeysTests {
     Self.expectOrdersAsValues(.values(strings.map { $0.map(Value.string) ?? .null }))
   }
 
+  @Test("texts sharing a prefix of a megabyte sort without running out of stack")
+  func longSharedPrefixes() {
+    let prefix = String(repeating: "x", count: 1 << 20)
+    let strings: [String?] = [
+      prefix + "1", "s2", prefix + "0", prefix, nil, prefix + "0", "s1", prefix + "0\0",
+    ]
+    Self.expectOrdersAsValues(.values(strings.map { $0.map(Value.string) ?? .null }))
+  }
+
   @Test("doubles order as numbers: both zeros equal, NaN after every number, nulls last")
   func doubleKeys() {
     let doubles: [Double] = [1, -0.0, .nan, 0, -.infinity, .infinity, -1e-300, 1e-300, .nan, -0.0, 2]

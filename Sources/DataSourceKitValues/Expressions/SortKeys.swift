@@ -339,26 +339,39 @@ struct ColumnSortKeys {
 
     /// Sorts each run of entries whose texts agree in their first `sortedBytes` bytes (zeros
     /// past the end) by the rest of their bytes.
+    ///
+    /// The runs still tied after each eight bytes are kept in a list, not sorted by a call
+    /// within a call: texts that share a prefix of a megabyte would be 125,000 calls deep, past
+    /// the stack's end.
     func sortTies(
       _ entries: UnsafeMutableBufferPointer<Entry>, scratch: UnsafeMutableBufferPointer<Entry>,
       sortedBytes: Int
     ) {
-      var start = 0
-      while start < entries.count {
-        var end = start + 1
-        while end < entries.count, entries[end].key == entries[start].key { end += 1 }
-        if end - start > 1 {
-          sortRun(
-            UnsafeMutableBufferPointer(rebasing: entries[start..<end]),
-            scratch: UnsafeMutableBufferPointer(rebasing: scratch[start..<end]), sortedBytes: sortedBytes)
+      var tied: [(range: Range<Int>, sortedBytes: Int)] = []
+      /// The runs of `range` whose keys are equal, to sort by their next bytes.
+      func addRuns(_ range: Range<Int>, sortedBytes: Int) {
+        var start = range.lowerBound
+        while start < range.upperBound {
+          var end = start + 1
+          while end < range.upperBound, entries[end].key == entries[start].key { end += 1 }
+          if end - start > 1 { tied.append((start..<end, sortedBytes)) }
+          start = end
         }
-        start = end
+      }
+      addRuns(0..<entries.count, sortedBytes: sortedBytes)
+      while let (range, sorted) = tied.popLast() {
+        let run = UnsafeMutableBufferPointer(rebasing: entries[range])
+        if sortRun(run, scratch: UnsafeMutableBufferPointer(rebasing: scratch[range]), sortedBytes: sorted) {
+          addRuns(range, sortedBytes: sorted + 8)
+        }
       }
     }
 
+    /// Sorts a run of tied entries by their texts' next eight bytes; whether some texts go on
+    /// past them (then runs may still be tied).
     private func sortRun(
       _ run: UnsafeMutableBufferPointer<Entry>, scratch: UnsafeMutableBufferPointer<Entry>, sortedBytes: Int
-    ) {
+    ) -> Bool {
       var ended = true
       var sameLength = true
       let firstLength = length(run[0].position)
@@ -381,10 +394,10 @@ struct ColumnSortKeys {
           let entries = order.map { run[$0] }
           for (index, entry) in entries.enumerated() { run[run.startIndex + index] = entry }
         }
-        return
+        return false
       }
       ColumnSortKeys.radixSort(run, scratch: scratch)
-      sortTies(run, scratch: scratch, sortedBytes: sortedBytes + 8)
+      return true
     }
   }
 }
