@@ -502,9 +502,18 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   }
   /// The window functions the server computes, as written.
   private var windowsTitle: String { query.windows.map { " " + $0.label + " (in SQL)" } ?? "" }
-  /// Counts, state, and the rows read from the server.
+  /// Counts, state, and the rows read from the server; for `explain`, what the server's planner
+  /// expects where the rows were not counted.
   package var nodeDetail: String? {
-    countsDetail
+    if Describing.withoutCounting, !counted, states.state == .initial, let session, let shape {
+      let sql = query.orderedSQL(base: shape.baseOrder, columns: shape.columns.map(\.name))
+      let plan = (try? session.rowsNow("EXPLAIN (FORMAT JSON) \(sql)").rows.first?.first ?? nil) ?? ""
+      // The first node's estimate is the statement's.
+      let estimate = plan.firstMatch(of: /"Plan Rows": ([0-9]+)/).flatMap { Int($0.1) }
+      return "not counted"
+        + (estimate.map { "; the server estimates \(ValueFormat.grouped(String($0))) rows" } ?? "")
+    }
+    return countsDetail
       + rowsReadDetail(
         rowsRead, statements: statementsRun,
         byKeyRange: keyRangeStatements > 0 && keyRangeStatements == statementsRun)

@@ -381,9 +381,11 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
 
   /// How `describe` names this node.
   package var nodeTitle: String { "sqlite \(JSONWriter.quoted(displayPath)) \(query.description)" }
-  /// What `describe` shows beside the name: counts and state.
+  /// What `describe` shows beside the name: counts and state (for `explain`, not counted where
+  /// the rows were not counted yet).
   package var nodeDetail: String? {
-    countsDetail
+    if Describing.withoutCounting, needsCount, states.state == .initial { return "not counted" }
+    return countsDetail
       + rowsReadDetail(
         rowsRead, statements: statementsRun,
         byKeyRange: keyRangeStatements > 0 && keyRangeStatements == statementsRun)

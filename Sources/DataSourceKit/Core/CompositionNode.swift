@@ -7,6 +7,13 @@ package protocol CompositionNode: AnyObject {
   var nodeChildren: [any CompositionNode] { get }
 }
 
+/// How a tree is being described.
+package enum Describing {
+  /// Whether a source that counts its rows when first asked (a database's table) is described
+  /// as it stands, not counted: `explain` shows the plan without running it.
+  @TaskLocal package static var withoutCounting = false
+}
+
 extension CompositionNode {
   /// The type's name: an app's own data source or provider need not name itself.
   package var nodeTitle: String { String(describing: Self.self) }

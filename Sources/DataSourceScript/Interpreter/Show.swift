@@ -446,7 +446,13 @@ extension Session {
     case .explain(let explained, let analyzes, _):
       expression = explained
       // The plan, not its work: the stages that run in memory are built and checked only.
-      if analyzes { evaluator.timings = StepTimings() } else { evaluator.runsStages = false }
+      // A database's table is prepared, not counted.
+      if analyzes {
+        evaluator.timings = StepTimings()
+      } else {
+        evaluator.runsStages = false
+        evaluator.countsWhenRead = true
+      }
     default: return
     }
     // `explain` of a CSV file's pipeline answers from the file's first rows when it can.
@@ -458,8 +464,8 @@ extension Session {
     do {
       var lines: [String]
       // A database's rows that describe reads whole (a field's profile) come from one statement.
-      if case .explain = statement {
-        lines = try explain(value)
+      if case .explain(_, let analyzes, _) = statement {
+        lines = try Describing.$withoutCounting.withValue(!analyzes) { try explain(value) }
         if let timings = evaluator.timings { lines += analysis(timings) }
       } else {
         lines = try readingInOrder(under: value.compositionRoot) { try describe(value) }
