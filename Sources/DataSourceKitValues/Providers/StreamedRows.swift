@@ -99,16 +99,23 @@ package final class StreamedRows {
 
   /// Runs the stages over one chunk's rows and keeps what may be the view's first and last.
   ///
-  /// - Returns: `false` when the chunk's columns are not typed as the first chunk's were (a
-  ///   text among numbers, a marker): the whole file would type them otherwise, so its rows are
-  ///   not the rows the stream has kept.
-  package func add(_ table: ColumnTable, firstRow: Int) async throws -> Bool {
-    guard table.markers.isEmpty, table.textReasons.isEmpty else { return false }
+  /// - Returns: why the stream cannot go on, or `nil`: the chunk's columns are not typed as the
+  ///   first chunk's were (a text among numbers, a marker), so the whole file would type them
+  ///   otherwise and the rows kept are not its rows.
+  package func add(_ table: ColumnTable, firstRow: Int) async throws -> String? {
+    let row = firstRow == 0 ? "" : " past row \(ValueFormat.grouped(String(firstRow)))"
+    if let name = table.markers.keys.sorted().first, let found = table.markers[name] {
+      return "\(name) holds \(found.map { "\"\($0.text)\"" }.joined(separator: ", ")) among its values\(row)"
+    }
+    if let name = table.textReasons.keys.sorted().first { return "\(name) is text\(row)" }
     let chunkProfiles = table.profiles
     if var profiles {
       for (c, profile) in chunkProfiles.enumerated() {
         // A chunk whose column holds only nulls fits any type.
-        if let type = profile.type, type != profiles[c].type { return false }
+        if let type = profile.type, type != profiles[c].type {
+          let was = profiles[c].type.map { "\($0.rawValue)" } ?? "empty"
+          return "\(profile.name) is \(was) in the first rows and \(type.rawValue)\(row)"
+        }
         profiles[c].nulls = (profiles[c].nulls ?? 0) + (profile.nulls ?? 0)
       }
       self.profiles = profiles
@@ -132,7 +139,7 @@ package final class StreamedRows {
       kept.append((firstRow + view.positions[flat], view.provider.item(at: offsets.itemPath(forFlat: flat))))
     }
     if kept.count > keptLimit { try await narrow() }
-    return true
+    return nil
   }
 
   /// The view: every section with its count, and the first and last rows found.

@@ -241,7 +241,7 @@ public enum HelpCatalogue {
       HelpTopic(
         name: "stats", group: .commands, syntax: ["stats [NAME]", "set stats on|off"],
         summary:
-          "What the last show of a name (or the last show) did: sections and rows counted, cells built (by reuse identifier) and cells reused; with set stats on, a show that streamed a file says so (the file read in 215 chunks, 20 rows kept). A name keeps its view between shows, so a second show reuses the cells of the first.",
+          "What the last show of a name (or the last show) did: sections and rows counted, cells built (by reuse identifier) and cells reused; with set stats on, a show that streamed a file says so (the file read in 215 chunks, 20 rows kept), and one that began to and went back to reading it whole says why (score holds \"n/a\" among its values past row 1,312,048). A name keeps its view between shows, so a second show reuses the cells of the first.",
         examples: [
           "let big = table range 0..1000000 with cell basic \"{.}\"\nshow big rows 1000..1020 as csv\nstats big"
         ]),

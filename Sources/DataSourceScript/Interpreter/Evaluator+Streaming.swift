@@ -32,7 +32,11 @@ extension Evaluator {
   /// statement takes the usual road.
   ///
   /// The stages are checked as they would be over the whole file, against the header first.
-  func streamedView(of expression: Expression, ends: (front: Int, back: Int)?) async throws -> ScriptValue? {
+  ///
+  /// - Parameter fallback: why a stream begun went back to the usual road, for `set stats on`.
+  func streamedView(of expression: Expression, ends: (front: Int, back: Int)?, fallback: inout String?)
+    async throws -> ScriptValue?
+  {
     let (head, steps): (Expression, [PipelineStep]) =
       switch expression {
       case .pipeline(let head, let steps, _): (head, steps)
@@ -128,7 +132,10 @@ extension Evaluator {
     var chunk: (table: ColumnTable, firstRow: Int)? = first
     while let (table, firstRow) = chunk {
       if Task.isCancelled { throw Diagnostic(.interrupted, at: literal.range) }
-      guard try await rows.add(table, firstRow: firstRow) else { return nil }
+      if let reason = try await rows.add(table, firstRow: firstRow) {
+        fallback = reason
+        return nil
+      }
       chunk = try reading { try chunks.next() }
     }
     var view: any DataProvider<Value> = try await rows.view()

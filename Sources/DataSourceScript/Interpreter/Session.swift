@@ -281,8 +281,9 @@ public final class Session {
       // A few rows of a view over a large file that nothing else holds: the file streamed,
       // keeping only those rows.
       var streamed: ScriptValue?
+      var fallback: String?
       if let ends = printedEnds(rows, mode: mode) {
-        streamed = try await readingEvaluator.streamedView(of: expression, ends: ends)
+        streamed = try await readingEvaluator.streamedView(of: expression, ends: ends, fallback: &fallback)
       }
       let value: ScriptValue
       if let streamed {
@@ -301,6 +302,9 @@ public final class Session {
         try shown()
       } else {
         try readingInOrder(under: value.compositionRoot, shown)
+      }
+      if settings.stats, let fallback {
+        say("stats stream: the file read whole after all: \(fallback)\n")
       }
       if settings.stats, case .provider(let provider) = streamed {
         let root = (provider.provider as? DerivedProvider<Value>)?.rootProvider ?? provider.provider
