@@ -84,7 +84,10 @@ import Foundation
     let header = rows.firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
     var big = Data(rows[..<header])
     for _ in 0..<11 { big.append(rows[header...]) }
-    FileManager.default.createFile(atPath: bigPath, contents: big)
+    guard FileManager.default.createFile(atPath: bigPath, contents: big) else {
+      print("cannot write \(bigPath): the streamed show is not measured")
+      return
+    }
   }
   let stages = "where age > 30 | sort by name | section by team"
   let streamed = median { measure([dsh, "-c", "show csv \"\(bigPath)\" | \(stages) rows 0..20"]) }
