@@ -24,6 +24,14 @@ extension SQLiteProvider: QueryPushdown {
 }
 
 extension SQLiteProvider {
+  package func pushingDownFields(
+    _ fields: [ComputedFieldsProvider.Field], label: String, notes: ExpressionNotes?
+  )
+    -> (any DataProvider<Value>)?
+  {
+    query.addingFields(fields, label: label).map(with)
+  }
+
   package func pushingDownWindows(
     _ fields: [WindowFieldsProvider.Field], label: String, notes: ExpressionNotes?
   )
@@ -97,6 +105,35 @@ extension SQLiteQuery {
     guard let memory = try? DatabaseQueue() else { return false }
     return (try? memory.read { try $0.makeStatement(sql: "SELECT rank() OVER (ORDER BY 1)") }) != nil
   }()
+
+  /// The query with `fields` computed over its rows in the subquery window functions use (an
+  /// `extend` whose every value SQL says as dsh does: double arithmetic, the functions the
+  /// dialect answers for), or `nil`.
+  func addingFields(_ fields: [ComputedFieldsProvider.Field], label: String) -> SQLiteQuery? {
+    guard Self.readsWindows, windows == nil, join == nil, limit == nil, rowOrder != nil, !columns.isEmpty,
+      !columns.contains(where: { $0.name.lowercased().hasPrefix("_dsh_") })
+    else { return nil }
+    let translator = self.translator
+    var taken = Set(columns.map { $0.name.lowercased() })
+    var made: [Windows.Column] = []
+    for field in fields {
+      guard let type = field.type, [.int, .double, .text, .bool].contains(type),
+        !field.name.lowercased().hasPrefix("_dsh_"),
+        !["rowid", "_rowid_", "oid"].contains(field.name.lowercased()),
+        taken.insert(field.name.lowercased()).inserted,
+        let value = translator.value(field.expression), value.type == type
+      else { return nil }
+      let (text, values) = value.sql.sqlite
+      // A real stays a real when both operands were stored as integers.
+      let sql = type == .double ? "CAST((\(text)) AS REAL)" : "(\(text))"
+      made.append(Windows.Column(name: field.name, sql: sql, arguments: values, type: type, copies: nil))
+    }
+    var query = self
+    query.windows = Windows(
+      conditions: conditions, columns: made, label: label, section: section, orderCount: order.count)
+    query.conditions = []
+    return query
+  }
 
   /// The query with window columns computed over its rows, or `nil` when one of them is not a
   /// window function SQL computes as dsh does (see above).

@@ -196,6 +196,45 @@ struct DatabaseReadingTests {
     #expect(output.text.hasPrefix("id,n\n1,2\n"), "\(output.text.prefix(300))")
   }
 
+  /// A table whose column `r` has no type of its own: ints and reals side by side (which dsh
+  /// reads as doubles), and nulls.
+  static func makeMixedDatabase() throws -> String {
+    let path = NSTemporaryDirectory() + "dsh-computed-\(UUID().uuidString).db"
+    let queue = try DatabaseQueue(path: path)
+    try queue.write { db in
+      try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, cat TEXT, r)")
+      for id in 1...500 {
+        let r: DatabaseValue =
+          id % 13 == 0 ? .null : id % 2 == 0 ? (id % 7).databaseValue : (Double(id) / 8).databaseValue
+        try db.execute(sql: "INSERT INTO t VALUES (?, ?, ?)", arguments: [id, "c\(id % 5)", r])
+      }
+    }
+    return path
+  }
+
+  @Test("extend runs in SQLite where its SQL gives memory's values, and the sort and limit after it too")
+  func computedInSQL() async throws {
+    let path = try Self.makeMixedDatabase()
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    // The same stages with a limit first that keeps every row: the extend then runs in memory.
+    let shapes = [
+      "extend v = r * 2 | sort by v desc | limit 5",
+      "extend v = r * 2 - id, w = cat | sort by v, id | limit 7",
+      "where id > 100 | extend v = r + 0.5 | section by cat | sort by v desc | limit 6",
+      "extend v = r * 3 | where v > 10 | sort by v | limit 4",
+    ]
+    let source = "let t = sqlite \"\(path)\" table t\n"
+    for shape in shapes {
+      let (_, inSQL, ok) = await run(source + "show t | \(shape) as csv")
+      let (_, inMemory, _) = await run(source + "show t | limit 100000 | \(shape) as csv")
+      let (_, plan, _) = await run(source + "describe t | \(shape)")
+      #expect(ok, "\(shape): \(inSQL.errors)")
+      #expect(inSQL.text.split(separator: "\n").count > 2, "\(shape): \(inSQL.text)")
+      #expect(inSQL.text == inMemory.text, "\(shape):\n\(inSQL.text)\n\(inMemory.text)")
+      #expect(plan.text.hasPrefix("sqlite ") && plan.text.contains(" (in SQL)"), "\(shape): \(plan.text)")
+    }
+  }
+
   @Test("a condition at the top of a WHERE is the comparison itself, and the plan uses the index")
   func conditionsUseIndexes() async throws {
     let path = try Self.makeDatabase()
