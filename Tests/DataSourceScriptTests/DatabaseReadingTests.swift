@@ -233,6 +233,12 @@ struct DatabaseReadingTests {
       #expect(inSQL.text == inMemory.text, "\(shape):\n\(inSQL.text)\n\(inMemory.text)")
       #expect(plan.text.hasPrefix("sqlite ") && plan.text.contains(" (in SQL)"), "\(shape): \(plan.text)")
     }
+    // Alone, or before a stage the database does not run, an extend is computed for the rows
+    // shown: in SQL it would be computed for every row first.
+    for shape in ["extend v = r * 2", "extend v = r * 2 | select id, v"] {
+      let (_, plan, _) = await run(source + "describe t | \(shape)")
+      #expect(plan.text.contains("─ sqlite ") && !plan.text.contains("(in SQL)"), "\(shape): \(plan.text)")
+    }
   }
 
   @Test("a condition at the top of a WHERE is the comparison itself, and the plan uses the index")

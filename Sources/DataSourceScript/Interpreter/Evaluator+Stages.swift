@@ -122,9 +122,16 @@ extension Evaluator {
         }
         break
       }
-      // Fields the database may compute after the stages before them, as windows are.
+      // Fields the database may compute after the stages before them, as windows are, when a
+      // stage after them it may run too reads them (a sort, a where): alone, an extend is
+      // computed for the rows shown, where the database would compute it for every row.
       if case .extend(let definitions, _) = stage {
-        computed = (stage, try computedFieldList(definitions, of: source))
+        let position = steps.startIndex + stages.count
+        if position + 1 < steps.endIndex, case .stage(let next) = steps[position + 1],
+          Self.isArrangement(next)
+        {
+          computed = (stage, try computedFieldList(definitions, of: source))
+        }
         break
       }
       guard let description = try pushdownStage(stage, of: source) else { break }
