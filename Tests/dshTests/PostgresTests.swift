@@ -876,13 +876,20 @@ struct PostgresTests {
     .init("1.5", .double, isColumn: false),
   ]
 
+  /// `let m = …` of the fixture's measures, from its CSV file and from the server's table.
+  static func measures(on server: PostgresServer) -> (csv: String, postgres: String) {
+    (
+      "let m = csv \"Tests/dshTests/Fixtures/postgres/measures.csv\" null \"NA\"",
+      "let m = postgres \"\(server.url)\" table measures null \"NA\""
+    )
+  }
+
   @Test(
     "every function and aggregate, from its declaration: the server's answers are memory's, it runs in SQL what its dialect says, and explain says why not"
   )
   func everyDeclaredWord() throws {
     let server = try server()
-    let csv = "let m = csv \"Tests/dshTests/Fixtures/postgres/measures.csv\" null \"NA\""
-    let postgres = "let m = postgres \"\(server.url)\" table measures null \"NA\""
+    let (csv, postgres) = Self.measures(on: server)
     /// The lines of what `statements` printed over `source`. A note's count is left out: it
     /// counts the times an expression ran, and a stage over the server's rows reads a computed
     /// field once more than the same stage over a file's columns.
@@ -962,8 +969,7 @@ struct PostgresTests {
   )
   func computedOnTheServer() throws {
     let server = try server()
-    let csv = "let m = csv \"Tests/dshTests/Fixtures/postgres/measures.csv\" null \"NA\""
-    let postgres = "let m = postgres \"\(server.url)\" table measures null \"NA\""
+    let (csv, postgres) = Self.measures(on: server)
     // On the server: doubles, ints, a division by zero (count 3), nulls, a chain; in memory: an
     // int product past 64 bits, a product past the double's range, a name the rows have.
     let onServer = [

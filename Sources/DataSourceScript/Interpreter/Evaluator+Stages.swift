@@ -106,8 +106,9 @@ extension Evaluator {
   {
     guard case .provider(let source) = value, source.provider is any QueryPushdown else { return nil }
     var stages: [(stage: Stage, description: PushdownStage)] = []
-    var windows: (stage: Stage, fields: [WindowFieldsProvider.Field])?
-    var computed: (stage: Stage, fields: [ComputedFieldsProvider.Field])?
+    /// An `extend` after the stages, with how to give it to the database (window functions, or
+    /// fields computed row by row).
+    var fieldsStage: (stage: Stage, pushed: (any QueryPushdown) -> (any DataProvider<Value>)?)?
     for step in steps {
       guard case .stage(let stage) = step else { break }
       // `group by` and `join` read the provider their own way (see apply).
@@ -118,7 +119,11 @@ extension Evaluator {
       // after read their columns, and are planned again over what it makes.
       if case .extend(let definitions, _) = stage, Self.needsWindow(definitions) {
         if !Self.drawsRandom(definitions, text: { self.text($0) }) {
-          windows = (stage, try windowFieldList(definitions, of: source))
+          let fields = try windowFieldList(definitions, of: source)
+          let label = text(stage.range)
+          fieldsStage = (
+            stage, { [notes] in $0.pushingDownWindows(fields, label: label, notes: notes.collector) }
+          )
         }
         break
       }
@@ -130,7 +135,11 @@ extension Evaluator {
         if position + 1 < steps.endIndex, case .stage(let next) = steps[position + 1],
           Self.isArrangement(next)
         {
-          computed = (stage, try computedFieldList(definitions, of: source))
+          let fields = try computedFieldList(definitions, of: source)
+          let label = text(stage.range)
+          fieldsStage = (
+            stage, { [notes] in $0.pushingDownFields(fields, label: label, notes: notes.collector) }
+          )
         }
         break
       }
@@ -162,17 +171,8 @@ extension Evaluator {
       leftovers.append((stage, rest, kept, conditions))
     }
     var planned = stages.prefix(taken).map(\.stage)
-    if let (stage, fields) = windows, taken == stages.count, leftovers.isEmpty,
-      let pushdown = provider as? any QueryPushdown,
-      let pushed = pushdown.pushingDownWindows(fields, label: text(stage.range), notes: notes.collector)
-    {
-      provider = pushed
-      taken += 1
-      planned.append(stage)
-    }
-    if let (stage, fields) = computed, taken == stages.count, leftovers.isEmpty,
-      let pushdown = provider as? any QueryPushdown,
-      let pushed = pushdown.pushingDownFields(fields, label: text(stage.range), notes: notes.collector)
+    if let (stage, push) = fieldsStage, taken == stages.count, leftovers.isEmpty,
+      let pushdown = provider as? any QueryPushdown, let pushed = push(pushdown)
     {
       provider = pushed
       taken += 1
