@@ -106,13 +106,18 @@ extension SQLiteQuery {
     return (try? memory.read { try $0.makeStatement(sql: "SELECT rank() OVER (ORDER BY 1)") }) != nil
   }()
 
+  /// Whether columns may be computed over the rows as they stand: never over a limit's, a
+  /// join's or other windows', and not beside a column named as the windows' own are.
+  private var takesComputedColumns: Bool {
+    Self.readsWindows && windows == nil && join == nil && limit == nil && rowOrder != nil && !columns.isEmpty
+      && !columns.contains(where: { $0.name.lowercased().hasPrefix("_dsh_") })
+  }
+
   /// The query with `fields` computed over its rows in the subquery window functions use (an
   /// `extend` whose every value SQL says as dsh does: double arithmetic, the functions the
   /// dialect answers for), or `nil`.
   func addingFields(_ fields: [ComputedFieldsProvider.Field], label: String) -> SQLiteQuery? {
-    guard Self.readsWindows, windows == nil, join == nil, limit == nil, rowOrder != nil, !columns.isEmpty,
-      !columns.contains(where: { $0.name.lowercased().hasPrefix("_dsh_") })
-    else { return nil }
+    guard takesComputedColumns else { return nil }
     let translator = self.translator
     var taken = Set(columns.map { $0.name.lowercased() })
     var made: [Windows.Column] = []
@@ -140,11 +145,7 @@ extension SQLiteQuery {
   ///
   /// Long because each function's SQL is written beside the checks that it means dsh's.
   func addingWindows(_ fields: [WindowFieldsProvider.Field], label: String) -> SQLiteQuery? {
-    // Computed over the rows as they stand: never over a limit's, a join's or other windows'.
-    guard Self.readsWindows, windows == nil, join == nil, limit == nil, rowOrder != nil, !columns.isEmpty,
-      // The names the windows' SQL gives its own columns beside the source's.
-      !columns.contains(where: { $0.name.lowercased().hasPrefix("_dsh_") })
-    else { return nil }
+    guard takesComputedColumns else { return nil }
     let translator = self.translator
     // SQLite's names are the same in any case.
     var taken = Set(columns.map { $0.name.lowercased() })
