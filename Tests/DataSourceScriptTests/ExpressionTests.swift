@@ -171,4 +171,19 @@ struct ExpressionTests {
         == "note: matches() read \"(ab\", which is not a regular expression, and gave null (once)\n",
       "\(output.errors)")
   }
+
+  @Test("a conversion that finds no value in many texts is one note with the first three, not a note a text")
+  func conversionNotesFolded() async {
+    let texts = (1...12).map { "\"t\($0)\"" }.joined(separator: ", ")
+    let (_, output, ok) = await run("show [\(texts), \"5\", \"t1\"] | where int(.) > 1 as csv")
+    #expect(ok)
+    #expect(output.text == "value\n5\n", "\(output.text)")
+    #expect(
+      output.errors
+        == "note: int() found no value in \"t1\", \"t10\", \"t11\" and 9 other values, and gave null (13 times)\n",
+      "\(output.errors)")
+    // Three texts or fewer are each named.
+    let (_, few, _) = await run("show [\"a\", \"b\", \"2\"] | where int(.) > 1 as csv")
+    #expect(few.errors.split(separator: "\n").count == 2, "\(few.errors)")
+  }
 }

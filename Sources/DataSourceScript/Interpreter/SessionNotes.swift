@@ -159,8 +159,40 @@ final class SessionNotes {
 
   /// The notes since the last call, in order.
   func take() -> [String] {
-    let notes = pending + collector.take().map { $0.note.text(count: $0.count) }
+    let notes = pending + Self.folded(collector.take())
     pending = []
     return notes
+  }
+
+  /// Each note as a line, except that a conversion that found no value in more than three
+  /// texts is one line with the first three: `date(name)` over 22,000 names said so 22,000 times.
+  static func folded(_ notes: [(note: ExpressionNote, count: Int)]) -> [String] {
+    var lines: [String] = []
+    var groups: [String: (line: Int, examples: [(String, Int)])] = [:]
+    for (note, count) in notes {
+      guard case .notConvertible(let function, let example) = note else {
+        lines.append(note.text(count: count))
+        continue
+      }
+      if groups[function] == nil {
+        groups[function] = (lines.count, [])
+        lines.append("")
+      }
+      groups[function]?.examples.append((example, count))
+    }
+    for (function, group) in groups {
+      let total = group.examples.reduce(0) { $0 + $1.1 }
+      guard group.examples.count > 3 else {
+        lines[group.line] = group.examples.map {
+          ExpressionNote.notConvertible(function: function, example: $0.0).text(count: $0.1)
+        }.joined(separator: "\n")
+        continue
+      }
+      let shown = group.examples.prefix(3).map(\.0).joined(separator: ", ")
+      lines[group.line] =
+        "\(function)() found no value in \(shown) and \(ValueFormat.grouped(String(group.examples.count - 3))) other values, "
+        + "and gave null (\(ValueFormat.grouped(String(total))) times)"
+    }
+    return lines.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
   }
 }
