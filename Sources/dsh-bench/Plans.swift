@@ -105,23 +105,15 @@ import Foundation
   rows.append(.besideDuckDB("show csv 11M rows | \(stages) rows 0..20", dsh: streamed, duck: duck, most: 0.7))
   let fileKilobytes = fileSize(bigPath) / 1024
   rows.append(
-    Row(
-      what: "  its peak memory, beside the file's size", dsh: megabytes(streamed.peakKilobytes),
-      other: "the file: " + megabytes(fileKilobytes)
-        + (duck.map { "; DuckDB " + megabytes($0.peakKilobytes) } ?? ""),
-      figure: String(format: "%.2f×", Double(streamed.peakKilobytes) / Double(fileKilobytes)),
-      target: "≤ 0.5×",
-      met: streamed.peakKilobytes <= fileKilobytes / 2))
+    .memoryBeside(
+      "  its peak memory, beside the file's size", dsh: streamed.peakKilobytes,
+      other: "the file" + (duck.map { " (DuckDB " + megabytes($0.peakKilobytes) + ")" } ?? ""), fileKilobytes,
+      most: 0.5, succeeded: streamed.status == 0))
   rows.append(
     .shownBeside("  the same view bound to a name first (held whole)", dsh: held, other: "streamed", streamed)
   )
   rows.append(
-    Row(
-      what: "  its peak memory", dsh: megabytes(held.peakKilobytes),
-      other: "streamed: " + megabytes(streamed.peakKilobytes),
-      figure: String(format: "%.1f×", Double(held.peakKilobytes) / Double(streamed.peakKilobytes)),
-      target: "—",
-      met: true))
+    .memoryBeside("  its peak memory", dsh: held.peakKilobytes, other: "streamed", streamed.peakKilobytes))
 }
 
 /// Lookups by key on a 1M-row table bound `key id`, in one session (`set timer on`).

@@ -75,12 +75,9 @@ func measureScale() {
     measure([dsh, benchFile("rebind-400000.dsh", String(repeating: "let x = [1, 2, 3]\n", count: 400_000))])
   }
   rows.append(
-    Row(
-      what: "rebind one name 400,000 times: peak memory", dsh: megabytes(rebindLarge.peakKilobytes),
-      other: "40,000 times: " + megabytes(rebindSmall.peakKilobytes),
-      figure: String(format: "%.2f×", Double(rebindLarge.peakKilobytes) / Double(rebindSmall.peakKilobytes)),
-      target: "≤ 1.5× (bounded)",
-      met: rebindLarge.status == 0 && rebindLarge.peakKilobytes <= rebindSmall.peakKilobytes * 3 / 2))
+    .memoryBeside(
+      "rebind one name 400,000 times: peak memory", dsh: rebindLarge.peakKilobytes, other: "40,000 times",
+      rebindSmall.peakKilobytes, most: 1.5, succeeded: rebindLarge.status == 0))
 
   // JSON records: peak memory against the file's size, and against Python's json module.
   let jsonPath = dataFolder + "/records.json"

@@ -293,6 +293,19 @@ extension Row {
       met: duck.map { dsh.status == 0 && dsh.seconds <= most * $0.seconds } ?? false)
   }
 
+  /// dsh's peak memory beside another figure in kilobytes (`other` names it), within `most`
+  /// times it when given, shown for reading otherwise.
+  static func memoryBeside(
+    _ what: String, dsh kilobytes: Int, other: String, _ them: Int, most: Double? = nil,
+    succeeded: Bool = true
+  ) -> Row {
+    Row(
+      what: what, dsh: megabytes(kilobytes), other: other + ": " + megabytes(them),
+      figure: String(format: "%.2f×", Double(kilobytes) / Double(max(them, 1))),
+      target: most.map { String(format: "≤ %g×", $0) } ?? "—",
+      met: most.map { succeeded && Double(kilobytes) <= $0 * Double(them) } ?? true)
+  }
+
   /// dsh's time beside another (`other` names it) with no target: a figure shown for reading.
   static func shownBeside(_ what: String, dsh: Measurement, other: String, _ them: Measurement) -> Row {
     Row(
