@@ -285,6 +285,63 @@ struct AppBatchTests {
     #expect(model.view.shownCounts == [2])
   }
 
+  @Test(
+    "a background diff of a mixed composition reloads the rows whose items changed, as the main actor's does")
+  func backgroundDiffOfMixedItems() async throws {
+    let messages = EditableProvider(
+      ArrayProvider(
+        (1...6).map { Message(id: $0, subject: "Re: \($0)", sender: "Ada", isUnread: $0 % 2 == 0) }))
+    let banner = TableAdapter(
+      provider: ArrayProvider(["Welcome"]),
+      presenter: ClosurePresenter<String>(style: .basic) { text, _ in text })
+    let inbox = TableAdapter(
+      provider: DerivedProvider.sectioned(messages) { $0.isUnread ? "Unread" : "Read" },
+      presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject })
+    let screen = ComposedDataSource(mixing: banner, inbox)
+    try await screen.load()
+    // Two views of the one screen: one applies on the main actor, the other a batch worked out
+    // on a background task. Both must end up with the same batch.
+    let (main, background) = (ListView(dataSource: screen), ListView(dataSource: screen))
+    let name = { (item: Any) in (item as? Message).map { "message \($0.id)" } ?? "banner" }
+    try main.apply(DataSourceSnapshot(of: screen, itemID: name))
+    try background.apply(DataSourceSnapshot(of: screen, itemID: name))
+
+    // A subject changed in place; another message read (a move between sections) and renamed;
+    // a third only read (a move alone).
+    messages.replace(
+      [
+        (position: 0, item: Message(id: 1, subject: "Lunch at 1?", sender: "Ada", isUnread: false)),
+        (position: 1, item: Message(id: 2, subject: "Minutes, again", sender: "Ada", isUnread: false)),
+        (position: 3, item: Message(id: 4, subject: "Re: 4", sender: "Ada", isUnread: false)),
+      ], isEqual: ==)
+    let old = try #require(background.shownSnapshot(as: DataSourceSnapshot<SectionID, String>.self))
+    let new = DataSourceSnapshot(of: screen, itemID: name)
+    let batch = try await Task.detached { try new.batch(from: old) }.value
+    let applied = try background.apply(new, batch: batch, from: old)
+    let expected = try main.apply(DataSourceSnapshot(of: screen, itemID: name))
+    #expect(applied == expected)
+    #expect(!applied.reloadedRows.isEmpty && !applied.reloadedAfterMoves.isEmpty)
+    // The view now holds the new items: the next change starts from them, with nothing stale.
+    messages.replace(
+      [(position: 0, item: Message(id: 1, subject: "Lunch at 2?", sender: "Ada", isUnread: false))],
+      isEqual: ==)
+    let again = DataSourceSnapshot(of: screen, itemID: name)
+    let shown = try #require(background.shownSnapshot(as: DataSourceSnapshot<SectionID, String>.self))
+    let next = try await Task.detached { try again.batch(from: shown) }.value
+    #expect(try background.apply(again, batch: next, from: shown) == main.apply(again))
+  }
+
+  @Test("a snapshot whose counts differ over many sections is told in a line, not a list")
+  func countsDifferInALine() {
+    let error = SnapshotError.countsDiffer(
+      snapshot: Array(repeating: 10, count: 360),
+      dataSource: Array(repeating: 10, count: 17) + [11] + Array(repeating: 10, count: 342))
+    #expect(
+      error.description
+        == "the snapshot has 3600 rows in 360 sections but the data source has 3601 rows in 360 sections; section 17 has 10 rows in the snapshot and 11 in the data source: take the snapshot after the change"
+    )
+  }
+
   @Test("a segment switched inside a composition: the view's batch numbers the composition's sections")
   func segmentInComposition() async throws {
     let banner = TableAdapter(

@@ -314,7 +314,7 @@ public enum SnapshotError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .countsDiffer(let snapshot, let dataSource):
-      "the snapshot has rows \(snapshot) by section but the data source has \(dataSource): take the snapshot after the change"
+      "the snapshot has \(Self.counted(snapshot)) but the data source has \(Self.counted(dataSource))\(Self.firstDifference(snapshot, dataSource)): take the snapshot after the change"
     case .itemDiffers(let path, let snapshot, let dataSource):
       "the snapshot names \(snapshot) at \(path) but the data source has \(dataSource) there: take the snapshot after the change"
     case .duplicateItems(let ids):
@@ -326,6 +326,24 @@ public enum SnapshotError: Error, Equatable, CustomStringConvertible {
     case .batchDoesNotFit(let why):
       "the batch does not fit the rows the view shows (\(why)): work it out from the snapshot shown"
     }
+  }
+
+  /// Rows by section, in a few words however many sections there are: `[2, 1]`, or `12,345
+  /// rows in 360 sections`.
+  private static func counted(_ counts: [Int]) -> String {
+    if counts.count <= 5 { return "rows \(counts) by section" }
+    let rows = counts.reduce(0, +)
+    return "\(rows) rows in \(counts.count) sections"
+  }
+
+  /// Where two lists of counts first part, when they have more than a few sections: `; section
+  /// 17 has 40 rows in the snapshot and 41 in the data source`.
+  private static func firstDifference(_ snapshot: [Int], _ dataSource: [Int]) -> String {
+    guard max(snapshot.count, dataSource.count) > 5,
+      let section = zip(snapshot, dataSource).enumerated().first(where: { $1.0 != $1.1 })?.offset
+    else { return "" }
+    return
+      "; section \(section) has \(snapshot[section]) rows in the snapshot and \(dataSource[section]) in the data source"
   }
 
   /// The first few identifiers, and how many more.
@@ -342,8 +360,8 @@ extension DataSourceSnapshot {
   /// ``reconfigureItems(_:)`` names. Between two snapshots of a table over an ``EditableProvider``
   /// (``init(of:)``), also reloads of the items whose content changed, and in O(k log n) for k
   /// items changed in between. A pure function of two values, so it can run on any task, and
-  /// ``ListView/apply(_:batch:from:)`` applies its result; ``ListView/apply(_:)`` also reloads the
-  /// rows whose items changed in the sections it reads whole.
+  /// ``ListView/apply(_:batch:from:)`` applies its result, adding the rows whose items changed in
+  /// the sections the view reads whole (the items are the view's, not the snapshot's).
   ///
   /// - Throws: ``SnapshotError`` when an identifier appears twice in either snapshot.
   /// - Complexity: O(k log n + sections) between snapshots of one edited table, O(sections +

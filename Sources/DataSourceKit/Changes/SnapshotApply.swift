@@ -177,13 +177,18 @@ extension ListView {
   /// try view.apply(new, batch: batch, from: old)
   /// ```
   ///
-  /// The view checks the batch by UIKit's rules from the counts it shows, adds the headers and
-  /// footers whose text changed, and keeps `snapshot`: the next ``apply(_:)`` starts from it.
+  /// The view checks the batch by UIKit's rules from the counts it shows, adds the rows whose
+  /// items changed under the same identifier in the sections it reads whole (a batch between
+  /// snapshots taken with ``DataSourceSnapshot/init(of:itemID:)`` knows only identifiers there)
+  /// and the headers and footers whose text changed, and keeps `snapshot`: the next ``apply(_:)``
+  /// starts from it. The batch it returns is the one ``apply(_:)`` would have worked out.
   ///
-  /// - Returns: the batch, with the header, footer and placeholder reloads added.
+  /// - Returns: the batch, with the row, header, footer and placeholder reloads added.
   /// - Throws: ``SnapshotError`` when the snapshot is not of the data source as it is now, or
   ///   the batch does not turn the counts shown into the snapshot's (it was worked out from
-  ///   another snapshot than the one shown); the view keeps showing what it showed.
+  ///   another snapshot than the one shown), or a row whose item changed is in a section the
+  ///   batch moves whole (UIKit reloads no row of a moved section; ``apply(_:)`` works out such a
+  ///   change as a delete and an insert); the view keeps showing what it showed.
   @discardableResult
   public func apply<S, I>(
     _ snapshot: DataSourceSnapshot<S, I>, batch: BatchUpdate, from old: DataSourceSnapshot<S, I>
@@ -203,11 +208,22 @@ extension ListView {
     } catch {
       throw .batchDoesNotFit(error.description)
     }
-    let items = try readItems(
-      of: snapshot,
-      reader: snapshot.writesSectionsOut ? ItemReader<Item, I>(checksIdentity: snapshot.namesItemsByID) : nil)
+    let reader =
+      snapshot.writesSectionsOut ? ItemReader<Item, I>(checksIdentity: snapshot.namesItemsByID) : nil
+    let items = try readItems(of: snapshot, reader: reader)
     let text = SupplementaryText(of: dataSource, sections: snapshot.numberOfSections)
     var update = batch
+    // A batch worked out from identifiers alone cannot know which items changed under the same
+    // identifier in sections written out: the view, which read them before and now, adds them.
+    if let shown = appliedSnapshot, let equal = reader?.equal {
+      try update.addContentReloads(
+        from: old, items: shown.items, to: snapshot, items: items, equal: equal)
+      do {
+        try update.validate(before: before, after: snapshot.counts)
+      } catch {
+        throw .batchDoesNotFit(error.description)
+      }
+    }
     if let shown = appliedSnapshot, !shown.text.isBlank || !text.isBlank {
       update.addSupplementaryReloads(
         oldIDs: (shown.snapshot as? DataSourceSnapshot<S, I>)?.sectionIdentifiers ?? [],
@@ -283,6 +299,71 @@ extension ListView {
 }
 
 extension BatchUpdate {
+  /// Adds the rows of sections written out in both snapshots whose item changed under the same
+  /// identifier (`equal` says it does not show the same), as ``ListView/apply(_:)`` reloads
+  /// them: in place by their old paths, or after the moves by their new ones when they move.
+  ///
+  /// A batch from ``DataSourceSnapshot/batch(from:)`` knows only identifiers there; applied
+  /// without these, a row whose text changed would keep its old text, and the view would take
+  /// it for current from then on.
+  ///
+  /// - Throws: ``SnapshotError/batchDoesNotFit(_:)`` when a changed row is in a section the
+  ///   batch moves whole, which UIKit refuses to reload a row of; ``ListView/apply(_:)`` turns
+  ///   such a move into a delete and an insert.
+  /// - Complexity: O(items of the sections written out).
+  mutating func addContentReloads<S, I, Item>(
+    from old: DataSourceSnapshot<S, I>, items oldItems: [[Item]?], to new: DataSourceSnapshot<S, I>,
+    items newItems: [[Item]?], equal: (Item, Item) -> Bool
+  ) throws(SnapshotError) {
+    /// Each identifier of a section written out and read, by its place.
+    func places(_ snapshot: DataSourceSnapshot<S, I>, _ items: [[Item]?]) -> [(id: I, path: ItemPath)] {
+      var places: [(id: I, path: ItemPath)] = []
+      var section = 0
+      for part in snapshot.storedParts {
+        switch part {
+        case .tracked(let tracked):
+          section += tracked.sectionIDs.count
+        case .written(let sections):
+          for written in sections {
+            if section < items.count, items[section] != nil {
+              for (row, id) in written.items.enumerated() {
+                places.append((id, ItemPath(item: row, section: section)))
+              }
+            }
+            section += 1
+          }
+        }
+      }
+      return places
+    }
+    let before = places(old, oldItems)
+    let after = places(new, newItems)
+    guard !before.isEmpty, !after.isEmpty else { return }
+    let oldPlace = Dictionary(before.map { ($0.id, $0.path) }, uniquingKeysWith: { first, _ in first })
+    let insertedSections = Set(insertedSections)
+    let insertedRows = Set(insertedRows)
+    let movedFrom = Set(movedRows.map(\.from))
+    let movedSectionsFrom = Set(movedSections.map(\.from))
+    var reloaded = Set(reloadedRows)
+    var reloadedAfter = Set(reloadedAfterMoves)
+    for (id, path) in after where !insertedSections.contains(path.section) && !insertedRows.contains(path) {
+      guard let was = oldPlace[id], let oldRows = oldItems[was.section], let newRows = newItems[path.section],
+        !equal(oldRows[was.item], newRows[path.item])
+      else { continue }
+      if movedFrom.contains(was) {
+        if reloadedAfter.insert(path).inserted { reloadedAfterMoves.append(path) }
+      } else if movedSectionsFrom.contains(was.section) {
+        throw .batchDoesNotFit(
+          "row \(path.item) of section \(path.section) changed in a section the batch moves, which UIKit cannot reload a row of; apply(_:) works out such a change"
+        )
+      } else if reloaded.insert(was).inserted {
+        reloadedRows.append(was)
+      }
+    }
+    reloadedRows.sort()
+    reloadedAfterMoves.sort()
+  }
+
   /// Adds the headers, footers and placeholders of sections that stay (not inserted whole)
   /// whose text changed.
   /// - Complexity: O(sections).
