@@ -44,12 +44,22 @@ enum FullScreen {
     }
     var keys = KeyReader()
     var needsSize = true
+    // Where the last frame drawn stood: a frame whose rows were not read (^C) goes back to it.
+    var shown = screen.place
     while true {
       if needsSize, let size = Terminal.size() {
         screen.resize(rows: size.rows, columns: size.columns)
         needsSize = false
       }
-      draw(screen.frame())
+      switch drawFrame(screen, keys: &keys) {
+      case .drawn:
+        shown = screen.place
+      case .stopped:
+        screen.stoppedReading(backTo: shown)
+        draw(screen.frame())
+      case .leave:
+        return
+      }
       // Marked rows stay a moment, then the frame is drawn without them.
       let timeout: Int32 = screen.markedRows.isEmpty ? -1 : 1500
       switch keys.next(timeout: timeout, resized: resized) {
@@ -60,13 +70,58 @@ enum FullScreen {
       case .closed:
         return
       case .key(let key):
-        switch screen.handle(key, interrupted: { keys.interruptWaiting() }) {
+        // A key may read rows before the frame does (`G` finds how many of the last rows fit,
+        // `n` searches): as slow, and as interruptible.
+        let (effect, heard) = watching(screen) { interruption in
+          screen.handle(key, interrupted: { interruption.isInterrupted || keys.interruptWaiting() })
+        }
+        keys.keep(heard.typed)
+        if heard.leaving { return }
+        if heard.interrupted, screen.place != shown {
+          screen.stoppedReading(backTo: shown)
+          continue
+        }
+        switch effect {
         case .redraw: break
         case .leave: return
         case .reload: await reload(screen, keys: &keys)
         }
       }
     }
+  }
+
+  /// What became of a frame: drawn, its reads stopped by ^C, or `q` typed while they ran.
+  private enum Drawing {
+    case drawn
+    case stopped
+    case leave
+  }
+
+  /// Draws the screen's frame, whose rows may take long to read.
+  ///
+  /// A page of a database view far from the last one read may: after 200 ms the status line
+  /// says so, and ^C or `q` stops the reads under way (`ReadInterruption`), as they stop a
+  /// statement's. Other keys typed meanwhile are kept for after.
+  private static func drawFrame(_ screen: BrowseScreen, keys: inout KeyReader) -> Drawing {
+    let (lines, heard) = watching(screen) { _ in screen.frame() }
+    keys.keep(heard.typed)
+    if heard.leaving { return .leave }
+    if heard.interrupted { return .stopped }
+    draw(lines)
+    return .drawn
+  }
+
+  /// Runs `body` with the rows it reads interruptible (`ReadInterruption`) by ^C or `q`, which an
+  /// ``InterruptWatcher`` listens for once it has run 200 ms; returns what it heard meanwhile.
+  private static func watching<T>(_ screen: BrowseScreen, _ body: (ReadInterruption) -> T) -> (
+    T, InterruptWatcher.Heard
+  ) {
+    let interruption = ReadInterruption()
+    let watcher = InterruptWatcher(
+      doing: "reading rows", progress: nil, statusRow: screen.size.rows, columns: screen.size.columns,
+      leavesOnQ: screen.prompt == nil, interrupt: { interruption.interruptAll() })
+    let result = ReadInterruption.$current.withValue(interruption) { body(interruption) }
+    return (result, watcher.stop())
   }
 
   /// Runs the screen's reload while a watcher reads ^C from the terminal and cancels it, and
@@ -78,10 +133,12 @@ enum FullScreen {
     // A ^C typed right after r may already be among the bytes read with it.
     if keys.interruptWaiting() { reloading.cancel() }
     let watcher = InterruptWatcher(
-      cancelling: reloading, progress: screen.progress, statusRow: screen.size.rows,
-      columns: screen.size.columns)
+      doing: "reloading", progress: screen.progress, statusRow: screen.size.rows,
+      columns: screen.size.columns,
+      interrupt: { reloading.cancel() })
     let result = await reloading.result
-    watcher.stop()
+    let heard = watcher.stop()
+    keys.keep(heard.typed)
     if case .failure(let error) = result { screen.reloadFailed(error) }
   }
 
@@ -126,42 +183,85 @@ enum ResizeSignal {
   }
 }
 
-/// Reads ^C from the terminal while a reload runs, and cancels it; after 200 ms, draws how far
-/// the loads have got on the status line every 100 ms.
+/// Reads the terminal while slow work runs: a reload, or the rows a key moves to.
+///
+/// From 200 ms on it draws on the status line what the work is doing, every 100 ms, with ^C's
+/// promise, and reads the keys: ^C interrupts the work, `q` interrupts it and leaves, and any
+/// other key is kept for after. Work done sooner never reads a key.
 final class InterruptWatcher: Sendable {
   private let stopped = Atomic<Bool>(false)
   private let ended = DispatchSemaphore(value: 0)
+  /// What was heard meanwhile, written by the watching thread until it ends.
+  private let heard = Mutex<Heard>(Heard())
 
-  init(cancelling task: Task<Void, any Error>, progress: LoadProgress?, statusRow: Int, columns: Int) {
+  /// What the user typed while the work ran.
+  struct Heard: Sendable {
+    /// ^C (or `q`) came: the work was interrupted.
+    var interrupted = false
+    /// `q` came: the screen is to be left once the work has stopped.
+    var leaving = false
+    /// The other bytes, in order: the keys typed ahead.
+    var typed: [UInt8] = []
+  }
+
+  /// - Parameters:
+  ///   - doing: what the status line says is under way (`reloading`, `reading rows`).
+  ///   - progress: how far the loads have got, when there are loads to count.
+  ///   - leavesOnQ: whether `q` leaves (not while a `/` or `:` prompt is typed, where it is text).
+  ///   - interrupt: stops the work; called once, on the watching thread.
+  init(
+    doing: String, progress: LoadProgress?, statusRow: Int, columns: Int, leavesOnQ: Bool = true,
+    interrupt: @escaping @Sendable () -> Void
+  ) {
     Thread.detachNewThread { [self] in
       defer { ended.signal() }
       let start = DispatchTime.now().uptimeNanoseconds
       var cancelled = false
+      // Work that ends within 200 ms leaves the terminal's bytes alone: the keys typed ahead
+      // are read by the screen, as keys.
+      while !stopped.load(ordering: .relaxed), DispatchTime.now().uptimeNanoseconds - start < 200_000_000 {
+        usleep(5_000)
+      }
       while !stopped.load(ordering: .relaxed) {
         let elapsed = DispatchTime.now().uptimeNanoseconds - start
-        if let progress, elapsed > 200_000_000 {
+        do {
+          let seconds = String(format: "%.1f s", Double(elapsed) / 1e9)
           let text =
-            " " + ProgressLine.text(of: progress, doing: "reloading")
+            " " + (progress.map { ProgressLine.text(of: $0, doing: doing) } ?? doing) + " · " + seconds
             + (cancelled ? " · stopping" : " · ^C stops")
           let line = String(text.prefix(columns)).padding(toLength: columns, withPad: " ", startingAt: 0)
           StandardOutput.write("\u{1B}[\(statusRow);1H\u{1B}[7m" + line + "\u{1B}[0m", to: STDOUT_FILENO)
         }
         var poller = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
         guard poll(&poller, 1, 100) > 0 else { continue }
-        var byte: UInt8 = 0
-        if read(STDIN_FILENO, &byte, 1) == 1, byte == 3 {
-          task.cancel()
-          cancelled = true
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = read(STDIN_FILENO, &buffer, buffer.count)
+        guard count > 0 else { continue }
+        for byte in buffer[0..<count] {
+          let leaves = leavesOnQ && byte == UInt8(ascii: "q")
+          guard byte == 3 || leaves else {
+            heard.withLock { $0.typed.append(byte) }
+            continue
+          }
+          heard.withLock {
+            $0.interrupted = true
+            if leaves { $0.leaving = true }
+          }
+          if !cancelled {
+            interrupt()
+            cancelled = true
+          }
         }
       }
     }
   }
 
-  /// Stops watching, and waits until the watcher has written its last line: the frame drawn
-  /// next is not overwritten.
-  func stop() {
+  /// Stops watching and waits until the watcher has written its last line (the frame drawn
+  /// next is not overwritten); returns what it heard.
+  func stop() -> Heard {
     stopped.store(true, ordering: .relaxed)
     ended.wait()
+    return heard.withLock { $0 }
   }
 }
 
@@ -211,6 +311,9 @@ struct KeyReader {
       pending += buffer[0..<count]
     }
   }
+
+  /// Takes bytes read elsewhere (while slow work ran) as typed before any read from now on.
+  mutating func keep(_ bytes: [UInt8]) { pending += bytes }
 
   /// Whether ^C is among the bytes waiting now (a long search asks now and then); the other
   /// bytes are kept for later.

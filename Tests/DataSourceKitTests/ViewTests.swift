@@ -36,6 +36,42 @@ struct ViewTests {
     #expect(snapshot.sections[0].rows.first?.cell.text == "1000")
   }
 
+  @Test("a layout of a few rows among a million sections counts the sections once, until they change")
+  func sectionsCountedOnce() {
+    final class ManySections: DataProvider {
+      var counted = 0
+      var sections = 1_000_000
+      var loadState = LoadState.loaded
+      let structureClock = StructureClock()
+      func load() async throws {}
+      var numberOfSections: Int { sections }
+      func numberOfItems(inSection section: Int) -> Int {
+        counted += 1
+        return 2
+      }
+      func item(at itemPath: ItemPath) -> Value { .int(itemPath.section * 2 + itemPath.item) }
+    }
+    let provider = ManySections()
+    let view = ListView(
+      dataSource: TableAdapter(
+        provider: provider, presenter: ClosurePresenter(style: .basic) { i, _ in i.description }))
+    var snapshot = view.layout(windows: [1_000_000..<1_000_004])
+    #expect(provider.counted == 1_000_000)
+    #expect(snapshot.sections.map(\.index) == [500_000, 500_001])
+    // A key in browse, a scroll in an app: the same sections, no count.
+    provider.counted = 0
+    snapshot = view.layout(windows: [1_999_990..<2_000_000])
+    #expect(provider.counted == 0)
+    #expect(snapshot.sections.map(\.index) == Array(999_995..<1_000_000))
+    #expect(view.totalRows == 2_000_000 && provider.counted == 0)
+    // The provider says its sections changed: counted again.
+    provider.sections = 10
+    provider.structureClock.advance()
+    snapshot = view.layout(windows: [0..<30])
+    #expect(provider.counted == 10)
+    #expect(snapshot.totalRows == 20 && snapshot.sections.count == 10)
+  }
+
   @Test("a second layout reuses the cells that scrolled out")
   func reuse() {
     let view = ListView(dataSource: table((0..<100).map { .int($0) }))

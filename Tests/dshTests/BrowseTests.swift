@@ -429,6 +429,53 @@ struct BrowseTests {
     terminal.wait(for: "dsh>")
   }
 
+  @Test("^C while a key's rows are read stops the reads and keeps the screen where it was; q leaves")
+  func interruptSlowKey() throws {
+    // Three million rows with no index on k: the rows in the middle of `sort by k` are a sort of
+    // them all (the ends are top-Ns), far longer than the 200 ms after which the status line
+    // says so.
+    let database = NSTemporaryDirectory() + "dsh-browse-slow-\(UUID().uuidString).db"
+    defer { try? FileManager.default.removeItem(atPath: database) }
+    try DSHProcess.python(
+      "import sqlite3; c = sqlite3.connect('\(database)'); c.execute('create table t as with recursive r(i) as "
+        + "(select 1 union all select i + 1 from r limit 3000000) select i as a, (i * 7919) % 1000003 as k from r'); "
+        + "c.commit()")
+    let terminal = try EmulatedTerminal()
+    terminal.type("browse sqlite \"\(database)\" table t | sort by k | section by a % 7\r")
+    terminal.wait(for: "rows 1–", line: -1)
+    terminal.type(":1500000\r")
+    terminal.wait(for: "reading rows", line: -1)
+    terminal.type("\u{03}")
+    terminal.wait(for: "stopped reading rows", line: -1)
+    #expect(terminal.statusLine.contains("rows 1–"), "\(terminal.statusLine)")
+    // The keys go on from where the screen stayed.
+    terminal.type("j")
+    terminal.wait(for: "rows 2–", line: -1)
+    // `q` while the rows are read stops them and leaves.
+    terminal.type(":1500000\r")
+    terminal.wait(for: "reading rows", line: -1)
+    terminal.type("q")
+    terminal.wait(for: "dsh>")
+  }
+
+  @Test("^C while browse counts its rows is the statement interrupted, not a screen of no rows")
+  func interruptBrowseStatement() throws {
+    let database = NSTemporaryDirectory() + "dsh-browse-count-\(UUID().uuidString).db"
+    defer { try? FileManager.default.removeItem(atPath: database) }
+    try DSHProcess.python(
+      "import sqlite3; c = sqlite3.connect('\(database)'); c.execute('create table t as with recursive r(i) as "
+        + "(select 1 union all select i + 1 from r limit 3000000) select i as a, (i * 7919) % 1000003 as k from r'); "
+        + "c.commit()")
+    let terminal = try EmulatedTerminal()
+    // Each section's count is a GROUP BY of every row: the progress line comes first.
+    terminal.type("browse sqlite \"\(database)\" table t | sort by k | section by k % 100003\r")
+    terminal.wait(for: "^C stops", line: nil)
+    terminal.type("\u{03}")
+    terminal.wait(for: "interrupted", line: nil)
+    #expect(!terminal.alternate)
+    terminal.wait(for: "dsh>", line: nil)
+  }
+
   @Test("SIGTERM while browsing gives the terminal back before dsh ends")
   func terminated() throws {
     let terminal = try EmulatedTerminal()

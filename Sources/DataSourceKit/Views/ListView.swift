@@ -117,6 +117,23 @@ public final class ListView<Item, Cell: ReusableCell>: CellDequeuing {
   private var firstVisible = 0
   /// The snapshot the view shows, after the last ``apply(_:)`` (or the first one it took).
   var appliedSnapshot: ShownSnapshot<Item>?
+  /// Where each section starts, and the data source's structure clock when it was counted.
+  private var countedOffsets: (clock: UInt64, offsets: SectionOffsets)?
+
+  /// Where each section of the data source starts, counted again only when its structure clock
+  /// has moved: a layout of a few rows of a million sections asks for no section's count.
+  ///
+  /// The clock is read before the counts: a count that moves it (a source counted on first
+  /// read) leaves the offsets to be counted again next time, never kept under a later tick.
+  /// - Complexity: O(1) when the clock has not moved, O(sections) otherwise.
+  package var sectionOffsets: SectionOffsets {
+    let clock = dataSource.structureClock.current
+    if let countedOffsets, countedOffsets.clock == clock { return countedOffsets.offsets }
+    let offsets = SectionOffsets(
+      counts: (0..<dataSource.numberOfSections).map { dataSource.numberOfRows(inSection: $0) })
+    countedOffsets = (clock, offsets)
+    return offsets
+  }
 
   /// A view of `dataSource`.
   ///
@@ -130,8 +147,9 @@ public final class ListView<Item, Cell: ReusableCell>: CellDequeuing {
   }
 
   /// The number of rows in the whole view.
-  /// - Complexity: O(sections).
-  public var totalRows: Int { dataSource.totalRowCount }
+  /// - Complexity: O(sections) when the data source's structure changed since it was last
+  ///   counted, O(1) otherwise.
+  public var totalRows: Int { sectionOffsets.total }
 
   /// The cells of the rows in `window` (flat positions), dequeued and filled as a table view
   /// asks for the cells it shows; the cells of the previous call go back to the reuse pool first.
@@ -141,8 +159,7 @@ public final class ListView<Item, Cell: ReusableCell>: CellDequeuing {
     while firstVisible < visibleCells.count { recycleOldestVisibleCell() }
     visibleCells.removeAll(keepingCapacity: true)
     firstVisible = 0
-    let offsets = SectionOffsets(
-      counts: (0..<dataSource.numberOfSections).map { dataSource.numberOfRows(inSection: $0) })
+    let offsets = sectionOffsets
     stats.sectionsCounted = offsets.sectionCount
     stats.rowsCounted = offsets.total
     return window.clamped(to: 0..<offsets.total).map { flat in
@@ -174,9 +191,9 @@ extension ListView where Cell == TableCell {
     visibleCells.removeAll(keepingCapacity: true)
     firstVisible = 0
 
-    let sectionCount = dataSource.numberOfSections
+    let offsets = sectionOffsets
+    let sectionCount = offsets.sectionCount
     stats.sectionsCounted = sectionCount
-    let offsets = SectionOffsets(counts: (0..<sectionCount).map { dataSource.numberOfRows(inSection: $0) })
     stats.rowsCounted = offsets.total
     let total = offsets.total
 
@@ -228,7 +245,7 @@ extension ListView where Cell == TableCell {
     firstVisible = 0
     var snapshot = ViewSnapshot(
       sections: sections, totalRows: total, shownRows: shown, fields: dataSource.recordFields)
-    snapshot.sectionCount = dataSource.numberOfSections
+    snapshot.sectionCount = sectionCount
     snapshot.title = dataSource.viewLines(.header)
     snapshot.caption = dataSource.viewLines(.footer)
     snapshot.indexTitles = dataSource.sectionIndexTitles
@@ -260,13 +277,27 @@ extension ListView {
 
   /// The sections with rows in `window`, and the empty sections that sit inside it (an empty
   /// section at the very end belongs to a window that reaches the end).
-  /// - Complexity: O(sections).
+  /// - Complexity: O(log sections + sections touched).
   fileprivate func sectionsTouched(by window: Range<Int>, offsets: SectionOffsets, total: Int) -> [Int] {
-    (0..<offsets.sectionCount).filter { section in
+    func touches(_ section: Int) -> Bool {
       let (start, end) = (offsets.starts[section], offsets.starts[section + 1])
       if start < end { return start < window.upperBound && end > window.lowerBound }
       return window.contains(start) || (start == total && window.upperBound == total)
     }
+    // Every section touched ends at or after the window's start (the starts never decrease):
+    // the first that does is found by halving, and the scan stops past the window's end.
+    var (low, high) = (0, offsets.sectionCount)
+    while low < high {
+      let middle = (low + high) / 2
+      if offsets.starts[middle + 1] >= window.lowerBound { high = middle } else { low = middle + 1 }
+    }
+    var touched: [Int] = []
+    var section = low
+    while section < offsets.sectionCount, offsets.starts[section] <= window.upperBound {
+      if touches(section) { touched.append(section) }
+      section += 1
+    }
+    return touched
   }
 
   /// A cell of the kind, from the reuse pool when one is there, else a new one made by the

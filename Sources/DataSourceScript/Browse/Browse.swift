@@ -16,6 +16,9 @@ extension Session {
       of: value, named: name, expressionRange: expression.range)
     let source = view.dataSource
     let range = expression.range
+    // ^C while the rows were counted: the screen would say "no rows" of a view it never counted.
+    _ = view.totalRows
+    if view.wasInterrupted || Task.isCancelled { throw Diagnostic(.interrupted, at: range) }
     let screen = BrowseScreen(
       name: name ?? text(range).trimmingCharacters(in: .whitespaces), view: view, showsFields: showsFields,
       draw: { windows, options in

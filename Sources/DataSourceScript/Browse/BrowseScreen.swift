@@ -55,7 +55,6 @@ public final class BrowseScreen {
   /// and whether columns remain hidden on the right.
   private var scrollsSideways = false
   private var moreOnTheRight = false
-  private var offsets: (clock: UInt64, offsets: SectionOffsets)?
 
   /// A screen for `view`.
   ///
@@ -74,18 +73,30 @@ public final class BrowseScreen {
     self.reloadSources = reload
   }
 
+  /// Where the screen stands: the first row on it, and how far a wide table is scrolled
+  /// sideways.
+  public struct Place: Equatable, Sendable {
+    public var top: Int
+    public var horizontal: Int
+  }
+
+  /// Where the screen stands now.
+  public var place: Place { Place(top: top, horizontal: horizontal) }
+
+  /// Goes back to `place` after the rows of the place a key moved to were not read (^C while
+  /// they were): nothing drawn of them is kept, and the status line says so.
+  public func stoppedReading(backTo place: Place) {
+    top = place.top
+    horizontal = place.horizontal
+    rendered = [:]
+    message = "stopped reading rows; the screen stays where it was"
+  }
+
   // MARK: Where the rows are
 
-  /// Where each section starts, counted again only when the source's shape may have changed.
-  private var sectionOffsets: SectionOffsets {
-    let source = view.dataSource
-    let clock = source.structureClock.current
-    if let offsets, offsets.clock == clock { return offsets.offsets }
-    let fresh = SectionOffsets(
-      counts: (0..<source.numberOfSections).map { source.numberOfRows(inSection: $0) })
-    offsets = (clock, fresh)
-    return fresh
-  }
+  /// Where each section starts, counted again only when the source's shape may have changed
+  /// (the view's own count, which its layouts use too).
+  private var sectionOffsets: SectionOffsets { view.sectionOffsets }
 
   /// Rows in the whole view.
   public var totalRows: Int { sectionOffsets.total }

@@ -168,7 +168,7 @@ public enum HelpCatalogue {
       HelpTopic(
         name: "browse", group: .commands, syntax: ["browse EXPRESSION"],
         summary:
-          "Shows a provider, table, grid, composition or segmented source full screen, as show … as box draws it, a screenful at a time, until you leave with q; then the screen is as it was and the prompt returns. Only the rows on screen are read, so the end of ten million database rows is one window away. A section's header stays at the top while any of its rows is on screen. The status line says which rows are shown (rows 1–20 of 1,000), the section, and whether a source is loading. Keys:\n"
+          "Shows a provider, table, grid, composition or segmented source full screen, as show … as box draws it, a screenful at a time, until you leave with q; then the screen is as it was and the prompt returns. Only the rows on screen are read, so the end of ten million database rows is one window away. A section's header stays at the top while any of its rows is on screen. The status line says which rows are shown (rows 1–20 of 1,000), the section, and whether a source is loading. A key whose rows take longer than 200 ms to read (the middle of a sorted database view) says so on the status line: ^C stops the reads and the screen stays where it was, q stops them and leaves, and the other keys typed meanwhile follow. ^C while browse counts the rows, before the screen opens, interrupts the statement. Keys:\n"
           + BrowseAction.helpLines.map { "  " + $0 }.joined(separator: "\n")
           + "\nOn a terminal only: in a script, a pipe or with TERM=dumb it is an error that points to show … rows A..B.",
         examples: [
