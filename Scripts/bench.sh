@@ -2,7 +2,7 @@
 # Builds dsh in release and runs the benchmark: figures for dsh and what it is compared with,
 # side by side. Generates its inputs under bench-data/ (about 70 MB) on the first run.
 # 'Scripts/bench.sh scale' runs only the hostile-scale measures, 'Scripts/bench.sh types' only the
-# typed-loading and expression measures, 'Scripts/bench.sh live' only the live-data measures (first window, edits), 'Scripts/bench.sh library' only the library's diff and snapshot → apply loop, 'Scripts/bench.sh answers' only group by, join and footer
+# typed-loading and expression measures, 'Scripts/bench.sh live' only the live-data measures (first window, edits), 'Scripts/bench.sh library' only the library's diff and snapshot → apply loop (with the sectioned loop's grid), 'Scripts/bench.sh sections' only that grid (1k–1M rows in 10–3,000 sections), 'Scripts/bench.sh answers' only group by, join and footer
 # aggregates (the last two beside DuckDB's CLI, installed from PyPI when missing), 'Scripts/bench.sh postgres'
 # only the PostgreSQL measures (a throwaway cluster under bench-data/postgres, 10M rows made on
 # the first run, stopped at the end), 'Scripts/bench.sh databases' only the measures of large SQLite

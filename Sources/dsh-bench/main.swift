@@ -356,7 +356,8 @@ extension Measurement {
 
 /// The parts a run may be limited to; without one, the whole bench runs.
 let sections = [
-  "scale", "types", "answers", "batches", "live", "library", "postgres", "databases", "browse", "explore",
+  "scale", "types", "answers", "batches", "live", "library", "sections", "postgres", "databases", "browse",
+  "explore",
   "plans",
 ]
 if CommandLine.arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
@@ -384,6 +385,7 @@ let onlyAnswers = CommandLine.arguments.contains("answers")
 let onlyBatches = CommandLine.arguments.contains("batches")
 let onlyLive = CommandLine.arguments.contains("live")
 let onlyLibrary = CommandLine.arguments.contains("library")
+let onlySections = CommandLine.arguments.contains("sections")
 let onlyPostgres = CommandLine.arguments.contains("postgres")
 let onlyDatabases = CommandLine.arguments.contains("databases")
 let onlyBrowse = CommandLine.arguments.contains("browse")
@@ -402,10 +404,12 @@ if onlyLibrary {
   await measureLibrary()
   await measureAppLoop()
 }
+if onlyLibrary || onlySections { await measureSectionedLoop() }
 if onlyPostgres { measurePostgres() }
 if onlyDatabases { measureDatabases() }
 if onlyBrowse { measureBrowse() }
-if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlyPostgres
+if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlySections
+  && !onlyPostgres
   && !onlyDatabases && !onlyBrowse && !onlyExplore && !onlyPlans
 {
   if fileSize(csvPath) == 0 {
@@ -717,8 +721,8 @@ if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onl
   measureAnswers()
 }  // !onlyScale
 
-if !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlyPostgres && !onlyDatabases
-  && !onlyBrowse && !onlyExplore && !onlyPlans
+if !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlySections && !onlyPostgres
+  && !onlyDatabases && !onlyBrowse && !onlyExplore && !onlyPlans
 {
   measureScale()
 }

@@ -23,17 +23,21 @@ package enum HandleDiff {
   /// - Parameters:
   ///   - touched: the handles that changed in between (`true` where the item itself changed).
   ///   - oldSectionIDs, newSectionIDs: each section's identity, on each side.
+  ///   - sectionsChecked: whether the caller has checked that no identity repeats on either
+  ///     side (a snapshot's, by ``DataSourceSnapshot/checkSections(_:)``): then the same
+  ///     sections on both sides are not hashed again.
   /// - Returns: `nil` when sections share an identity or a section moves; the caller then
   ///   compares the views whole.
   ///
   package static func batch<SectionIdentifier: Hashable>(
     from old: HandleSnapshot, to new: HandleSnapshot, touched: [Int: Bool],
-    oldSectionIDs: [SectionIdentifier], newSectionIDs: [SectionIdentifier]
+    oldSectionIDs: [SectionIdentifier], newSectionIDs: [SectionIdentifier], sectionsChecked: Bool = false
   ) -> BatchUpdate? {
     // The same sections on both sides (the common case of an edit): no section changes, and
     // no table of identities to hash.
     if oldSectionIDs == newSectionIDs {
-      guard oldSectionIDs.count < 2 || Set(oldSectionIDs).count == oldSectionIDs.count else { return nil }
+      guard sectionsChecked || oldSectionIDs.count < 2 || Set(oldSectionIDs).count == oldSectionIDs.count
+      else { return nil }
       return rows(from: old, to: new, touched: touched, sameSection: { $0 == $1 }, deleted: [], inserted: [])
     }
     guard let oldIndex = indexByID(oldSectionIDs), let newIndex = indexByID(newSectionIDs) else { return nil }

@@ -118,9 +118,11 @@ final class TrackedSections<SectionIdentifier: Hashable & Sendable, ItemIdentifi
       guard let moved = log.touched(from: version, to: later.version) else { return nil }
       for handle in moved.keys where touched[handle] == nil { touched[handle] = false }
     }
+    // Every snapshot a batch is worked out from or to has had its sections checked (`batch(from:)`
+    // checks both, and a view checks each snapshot it applies).
     return HandleDiff.batch(
       from: handles, to: later.handles, touched: touched, oldSectionIDs: sectionIDs,
-      newSectionIDs: later.sectionIDs)
+      newSectionIDs: later.sectionIDs, sectionsChecked: true)
   }
 }
 

@@ -152,18 +152,26 @@ struct StageArrangement {
   ) {
     guard let addressable = base as? any HandleAddressable<Item> else { return }
     func basePosition(_ handle: Int) -> Int { addressable.position(ofHandle: handle) ?? -1 }
-    var sectionByKey = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+    // Made when a filter or sort first asks (a section stage finds its sections by halving):
+    // hashing every key an edit was most of an edit's cost at thousands of sections.
+    var madeSectionByKey: [SectionKey?: Int]?
+    func sectionByKey(_ key: SectionKey?) -> Int? {
+      if madeSectionByKey == nil {
+        madeSectionByKey = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+      }
+      return madeSectionByKey?[key]
+    }
     /// The section of the base's section `baseSection`, made (in the base's order) if missing.
     func mirroredSection(_ baseSection: Int) -> Int {
       let key = base.sectionKey(baseSection)
-      if let s = sectionByKey[key] { return s }
+      if let s = sectionByKey(key) { return s }
       var (low, high) = (0, keys.count)
       while low < high {
         let mid = (low + high) / 2
         if (baseSectionByKey[keys[mid]] ?? -1) < baseSection { low = mid + 1 } else { high = mid }
       }
       insertSection(key, at: low)
-      sectionByKey = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+      madeSectionByKey = nil
       return low
     }
     /// The index in `section` before which an item at base position `position` goes, among
@@ -230,7 +238,7 @@ struct StageArrangement {
       keys = kept.map { keys[$0] }
       counts = kept.map { counts[$0] }
       recomputeStarts()
-      sectionByKey = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+      madeSectionByKey = nil
     }
     if case .sort = rule, keys.count != baseSectionByKey.count {
       // A sort has every section of its base, empty ones too.

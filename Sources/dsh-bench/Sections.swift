@@ -1,0 +1,82 @@
+// Issue 58: the app's loop over a sectioned list, at every size of list and of section count.
+//   Scripts/bench.sh sections                 (only these measures; `library` runs them too)
+import DataSourceKit
+import DataSourceKitValues
+import Foundation
+
+/// A message in an inbox sectioned by a number (a day, a folder), sorted by subject.
+private struct Mail: Identifiable, Hashable, Sendable {
+  let id: Int
+  var subject: String
+  var group: Int
+}
+
+/// One insert into a sectioned list, at 1k to 1M rows in 10 to 3,000 sections.
+///
+/// The list is sorted by subject, sectioned by `group` and headed by each section's count (the
+/// README's inbox). Measured: the edit alone (the sort and section stages placing one item),
+/// and the edit with `DataSourceSnapshot(of:)` and `ListView.apply`. The goal is a cost flat
+/// in rows and in sections.
+@MainActor func measureSectionedLoop() async {
+  func time(_ body: () -> Void) -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+  }
+  // DSH_BENCH_ROWS=100000 DSH_BENCH_SECTIONS=3000 DSH_BENCH_EDITS=2001 measure one shape
+  // longer, while a change is tried (and profiled).
+  let environment = ProcessInfo.processInfo.environment
+  let sizes =
+    environment["DSH_BENCH_ROWS"].flatMap { Int($0) }.map { [$0] } ?? [1_000, 10_000, 100_000, 1_000_000]
+  let sectionCounts =
+    environment["DSH_BENCH_SECTIONS"].flatMap { Int($0) }.map { [$0] } ?? [10, 100, 1_000, 3_000]
+  let editCount = environment["DSH_BENCH_EDITS"].flatMap { Int($0) } ?? 41
+  for count in sizes {
+    var atTen: Double?
+    for sections in sectionCounts {
+      var random = SeededNumbers(seed: 58)
+      let mails = (0..<count).map {
+        Mail(id: $0, subject: "mail \(random.next(1_000_000))", group: random.next(sections))
+      }
+      let provider = EditableProvider(ArrayProvider(mails))
+      let table = TableAdapter(
+        provider: DerivedProvider.sectioned(DerivedProvider.sorted(provider) { $0.subject }) { $0.group },
+        presenter: ClosurePresenter<Mail>(style: .basic) { mail, _ in mail.subject }
+      ).header { "\($0.key?.value(as: Int.self) ?? 0) (\($0.count))" }
+      try? await table.load()
+      let view = ListView(dataSource: table)
+      _ = try? view.apply(DataSourceSnapshot(of: table))
+      var loops: [Double] = []
+      var edits: [Double] = []
+      var nextID = count
+      for _ in 0..<editCount {
+        let mail = Mail(id: nextID, subject: "mail \(random.next(1_000_000))", group: random.next(sections))
+        nextID += 1
+        let position = random.next(provider.totalItemCount + 1)
+        var edit = 0.0
+        loops.append(
+          time {
+            edit = time { provider.insert(mail, at: position) }
+            _ = try? view.apply(DataSourceSnapshot(of: table))
+          })
+        edits.append(edit)
+      }
+      let loop = loops.sorted()[loops.count / 2]
+      let editOnly = edits.sorted()[edits.count / 2]
+      if sections == 10 { atTen = loop }
+      let growth = loop / max(atTen ?? loop, 1e-9)
+      rows.append(
+        Row(
+          what:
+            "one insert, \(grouped(count)) rows in \(grouped(sections)) sections: edit + snapshot + apply",
+          dsh: String(format: "%.3f ms", loop * 1e3),
+          other: String(format: "the edit alone: %.3f ms", editOnly * 1e3),
+          figure: String(format: "%.1f× 10 sections", growth),
+          target: "≤ 0.5 ms and ≤ 3× 10 sections; edit ≤ 0.05 ms",
+          met: loop <= 0.0005 && growth <= 3 && editOnly <= 0.00005))
+    }
+  }
+}
+
+/// `1234567` as `1,234,567`.
+private func grouped(_ number: Int) -> String { number.formatted(.number) }
