@@ -37,6 +37,16 @@ public struct SectionID: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
+/// Whether two lists of section identifiers are the same, compared as `[SectionID]` without
+/// going through the generic type's value witnesses when they are the library's (each element
+/// copied and released: most of an apply's time at thousands of sections).
+func sameSectionIdentifiers<S: Hashable>(_ a: [S], _ b: [S]) -> Bool {
+  if S.self == SectionID.self {
+    return unsafeBitCast(a, to: [SectionID].self) == unsafeBitCast(b, to: [SectionID].self)
+  }
+  return a == b
+}
+
 /// The sections and items a data source shows, by identifier: what a view diffs to animate a
 /// change, as `NSDiffableDataSourceSnapshot` is.
 ///
@@ -104,6 +114,20 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
   }
   /// Items to reload even if their content looks the same (``reconfigureItems(_:)``).
   private(set) var itemsToReload: Set<ItemIdentifier> = []
+  /// Sections whose headers, footers and placeholders are asked again though no row of theirs
+  /// changed (``reconfigureSections(_:)``).
+  private(set) var sectionsToReconfigure: Set<SectionIdentifier> = []
+  /// The structure clock of the data source the snapshot was taken of, and its tick then: while
+  /// it has not moved, the sections are still where the snapshot says (a view need not ask
+  /// each section's identity again to tell).
+  private(set) var takenAt: (clock: ObjectIdentifier, tick: UInt64)?
+
+  /// Whether this snapshot was taken of the data source whose structure clock is `clock`, and
+  /// nothing in its sections has changed since.
+  func isCurrent(withClock clock: StructureClock) -> Bool {
+    guard let takenAt else { return false }
+    return takenAt.clock == ObjectIdentifier(clock) && takenAt.tick == clock.current
+  }
   /// True when the items are named by their `Identifiable` ids, so a view can check that the
   /// data source still holds those items where the snapshot says.
   private(set) var namesItemsByID = false
@@ -178,14 +202,16 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
 
   /// Writes every part out, before an edit by hand.
   private mutating func writeOut() {
+    takenAt = nil
     if parts.count == 1, case .written = parts[0] { return }
     parts = [.written(sections)]
   }
 
-  /// Whether two snapshots name the same sections and items, and reload the same items.
+  /// Whether two snapshots name the same sections and items, and reload the same items and
+  /// sections.
   public static func == (lhs: DataSourceSnapshot, rhs: DataSourceSnapshot) -> Bool {
-    lhs.itemsToReload == rhs.itemsToReload && lhs.namesItemsByID == rhs.namesItemsByID
-      && lhs.counts == rhs.counts && lhs.sections == rhs.sections
+    lhs.itemsToReload == rhs.itemsToReload && lhs.sectionsToReconfigure == rhs.sectionsToReconfigure
+      && lhs.namesItemsByID == rhs.namesItemsByID && lhs.counts == rhs.counts && lhs.sections == rhs.sections
   }
 
   /// Adds empty sections at the end.
@@ -211,6 +237,18 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
   /// cells to keep): items whose change the view cannot see (items that are not `Equatable`, or
   /// objects changed in place), or that must show again anyway.
   public mutating func reconfigureItems(_ ids: [ItemIdentifier]) { itemsToReload.formUnion(ids) }
+
+  /// Has the view ask these sections for their headers, footers and placeholders again, as
+  /// `reloadSections` refreshes a table view's: for text that follows something besides the
+  /// section's own rows (a sync under way, a setting).
+  ///
+  /// An apply asks again the sections whose rows it changes, and every section when sections
+  /// come, go or move, or the data source's load state changed; a section it leaves alone keeps
+  /// the text it showed, so an edit costs the sections it touches. A section whose text then
+  /// differs is in the batch (``BatchUpdate/reloadedHeaders``, …).
+  public mutating func reconfigureSections(_ ids: [SectionIdentifier]) {
+    sectionsToReconfigure.formUnion(ids)
+  }
 
   /// The snapshot of a data source, each item named by `itemID` and each section by
   /// `sectionID` (given the library's own name for it, which is unique in the data source).
@@ -247,6 +285,8 @@ extension DataSourceSnapshot where SectionIdentifier == SectionID {
   /// - Complexity: O(sections + items) for the sections written out.
   public init<Source: SectionedDataSource>(of source: Source)
   where Source.Item: Identifiable, Source.Item.ID == ItemIdentifier {
+    let clock = source.structureClock
+    let tick = clock.current
     let ids = (0..<source.numberOfSections).map(source.sectionID)
     var parts: [Part] = []
     var allCounts: [Int] = []
@@ -280,6 +320,7 @@ extension DataSourceSnapshot where SectionIdentifier == SectionID {
       self.init(parts: parts, counts: allCounts, writesSectionsOut: writesOut)
     }
     namesItemsByID = true
+    takenAt = (ObjectIdentifier(clock), tick)
   }
 }
 
@@ -375,11 +416,15 @@ extension DataSourceSnapshot {
   /// The batch from `old` to `new`, part by part when their parts line up (each table over an
   /// edited provider through its log), else compared whole.
   ///
-  /// - Parameter itemContent: whether the items at two entries show the same, when the caller
-  ///   read them (`nil`: it did not).
+  /// - Parameters:
+  ///   - itemContent: whether the items at two entries show the same, when the caller read them
+  ///     (`nil`: it did not).
+  ///   - sameSections: whether the two name the same sections, when the caller has compared
+  ///     them (a view compares them once an apply).
   static func batch(
     from old: DataSourceSnapshot, to new: DataSourceSnapshot,
-    itemContent: ((SnapshotEntry<ItemIdentifier>, SnapshotEntry<ItemIdentifier>) -> Bool?)?
+    itemContent: ((SnapshotEntry<ItemIdentifier>, SnapshotEntry<ItemIdentifier>) -> Bool?)?,
+    sameSections: Bool? = nil
   ) throws(SnapshotError) -> BatchUpdate {
     // Made only when some part is compared whole: the common case, an edit of tables kept as
     // handles, needs none of it.
@@ -397,7 +442,7 @@ extension DataSourceSnapshot {
     // One table over an edited provider (an app's list): its log gives the batch, and there is
     // no other part for an item to repeat in.
     if new.parts.count == 1, new.itemsToReload.isEmpty, case .tracked(let x) = old.parts[0],
-      case .tracked(let y) = new.parts[0], let update = x.batch(to: y)
+      case .tracked(let y) = new.parts[0], let update = x.batch(to: y, sameSections: sameSections)
     {
       return update
     }

@@ -26,16 +26,19 @@ package enum HandleDiff {
   ///   - sectionsChecked: whether the caller has checked that no identity repeats on either
   ///     side (a snapshot's, by ``DataSourceSnapshot/checkSections(_:)``): then the same
   ///     sections on both sides are not hashed again.
+  ///   - sameSections: whether the two lists of identities are equal, when the caller has
+  ///     compared them already (`nil`: compared here).
   /// - Returns: `nil` when sections share an identity or a section moves; the caller then
   ///   compares the views whole.
   ///
   package static func batch<SectionIdentifier: Hashable>(
     from old: HandleSnapshot, to new: HandleSnapshot, touched: [Int: Bool],
-    oldSectionIDs: [SectionIdentifier], newSectionIDs: [SectionIdentifier], sectionsChecked: Bool = false
+    oldSectionIDs: [SectionIdentifier], newSectionIDs: [SectionIdentifier], sectionsChecked: Bool = false,
+    sameSections: Bool? = nil
   ) -> BatchUpdate? {
     // The same sections on both sides (the common case of an edit): no section changes, and
     // no table of identities to hash.
-    if oldSectionIDs == newSectionIDs {
+    if sameSections ?? sameSectionIdentifiers(oldSectionIDs, newSectionIDs) {
       guard sectionsChecked || oldSectionIDs.count < 2 || Set(oldSectionIDs).count == oldSectionIDs.count
       else { return nil }
       return rows(from: old, to: new, touched: touched, sameSection: { $0 == $1 }, deleted: [], inserted: [])

@@ -10,16 +10,50 @@ struct ShownSnapshot<Item> {
   /// empty when no section was read.
   let items: [[Item]?]
   let text: SupplementaryText
+  /// The data source's load state then: a placeholder's text follows it.
+  let loadState: LoadState
 }
 
 /// Each section's headers, footers and placeholder, as a view showed them: UIKit refreshes none
 /// of them on its own, so a change of their text or of the app's content in them is in the batch.
 struct SupplementaryText {
-  let headers: [[Supplement]]
-  let footers: [[Supplement]]
-  let placeholders: [[Supplement]]
+  private(set) var headers: [[Supplement]]
+  private(set) var footers: [[Supplement]]
+  private(set) var placeholders: [[Supplement]]
   /// True when no section has any (a plain table): nothing to compare.
-  let isBlank: Bool
+  private(set) var isBlank: Bool
+
+  /// The text of the sections `touched` read again from `source`, the others' kept.
+  ///
+  /// What an apply asks for when the sections are the same ones, in the same places, and the
+  /// source's load state has not changed, so that a section no row of the batch touches shows
+  /// what it showed (its index, key and count are as they were). Returns the sections whose
+  /// text changed, by kind.
+  /// - Complexity: O(touched sections), where reading every section's text is O(sections).
+  mutating func refresh<Item, Cell>(
+    _ touched: some Sequence<Int>, of source: any SectionedDataSource<Item, Cell>
+  ) -> (headers: [Int], footers: [Int], placeholders: [Int]) {
+    var changed: (headers: [Int], footers: [Int], placeholders: [Int]) = ([], [], [])
+    for section in touched where section < headers.count {
+      let header = source.supplements(.header, inSection: section)
+      let footer = source.supplements(.footer, inSection: section)
+      let placeholder = source.supplements(.placeholder, inSection: section)
+      if header != headers[section] {
+        headers[section] = header
+        changed.headers.append(section)
+      }
+      if footer != footers[section] {
+        footers[section] = footer
+        changed.footers.append(section)
+      }
+      if placeholder != placeholders[section] {
+        placeholders[section] = placeholder
+        changed.placeholders.append(section)
+      }
+      if !header.isEmpty || !footer.isEmpty || !placeholder.isEmpty { isBlank = false }
+    }
+    return changed
+  }
 
   /// The supplements of the first `sections` sections of `source` now.
   /// - Complexity: O(sections).
@@ -124,7 +158,8 @@ extension ListView {
     let sourceCounts = (0..<dataSource.numberOfSections).map { dataSource.numberOfRows(inSection: $0) }
     let counts = snapshot.counts
     if counts != sourceCounts { throw .countsDiffer(snapshot: counts, dataSource: sourceCounts) }
-    try checkSections(of: snapshot)
+    // Compared once: the check of repeats, the diff and the headers all ask.
+    let sameSections = try checkSections(of: snapshot)
     // The items now of the sections written out, read once: to check that the snapshot names
     // them, and to see which changed. Sections kept as handles are the data source's own (their
     // logs say whether they are still current) and are not read.
@@ -132,7 +167,7 @@ extension ListView {
     let reader =
       snapshot.writesSectionsOut ? ItemReader<Item, I>(checksIdentity: snapshot.namesItemsByID) : nil
     let items = try readItems(of: snapshot, reader: reader)
-    let text = SupplementaryText(of: dataSource, sections: counts.count)
+    var text: SupplementaryText
 
     var update: BatchUpdate
     if let shown = appliedSnapshot, let old = shown.snapshot as? DataSourceSnapshot<S, I> {
@@ -146,13 +181,12 @@ extension ListView {
           return equal(was[before.row], now[after.row])
         }
       }
-      update = try DataSourceSnapshot.batch(from: old, to: snapshot, itemContent: itemContent)
-      // A plain table shows none, before or after: no identifiers to gather.
-      if !shown.text.isBlank || !text.isBlank {
-        update.addSupplementaryReloads(
-          oldIDs: old.sectionIdentifiers, newIDs: snapshot.sectionIdentifiers, from: shown.text, to: text)
-      }
+      update = try DataSourceSnapshot.batch(
+        from: old, to: snapshot, itemContent: itemContent, sameSections: sameSections)
+      text = supplementaryText(
+        after: &update, from: shown, old: old, new: snapshot, sameSections: sameSections)
     } else {
+      text = SupplementaryText(of: dataSource, sections: counts.count)
       var seen = Set<I>()
       let repeated = snapshot.sections.flatMap { $0.items }.filter { !seen.insert($0).inserted }
       if !repeated.isEmpty { throw .duplicateItems(repeated.map { "\($0)" }) }
@@ -164,8 +198,56 @@ extension ListView {
     precondition(
       (try? update.validate(before: before, after: counts)) != nil,
       "the diff made a batch UIKit refuses: \(update)")
-    appliedSnapshot = ShownSnapshot(snapshot: snapshot, counts: counts, items: items, text: text)
+    appliedSnapshot = ShownSnapshot(
+      snapshot: snapshot, counts: counts, items: items, text: text, loadState: dataSource.loadState)
     return update
+  }
+
+  /// The headers, footers and placeholders after `update`, which turns `old` (shown as `shown`)
+  /// into `new`, with the reloads of those whose text changed added to `update`.
+  ///
+  /// When the sections are the same ones in the same places and the source's load state is
+  /// unchanged, only the sections the batch touches are asked again (a row inserted, deleted,
+  /// moved or reloaded in them) and those the snapshot names
+  /// (``DataSourceSnapshot/reconfigureSections(_:)``): as a table view asks again only for what
+  /// it reloads, an edit costs the sections it changes, not all of them (every header closure
+  /// of 3,000 sections was a third of an edit's apply). Otherwise every section is asked and
+  /// compared.
+  private func supplementaryText<S, I>(
+    after update: inout BatchUpdate, from shown: ShownSnapshot<Item>, old: DataSourceSnapshot<S, I>,
+    new: DataSourceSnapshot<S, I>, sameSections known: Bool
+  ) -> SupplementaryText {
+    let sameSections =
+      update.insertedSections.isEmpty && update.deletedSections.isEmpty && update.movedSections.isEmpty
+      && shown.loadState == dataSource.loadState && old.counts.count == new.counts.count && known
+    guard sameSections else {
+      let text = SupplementaryText(of: dataSource, sections: new.counts.count)
+      // A plain table shows none, before or after: no identifiers to gather.
+      if !shown.text.isBlank || !text.isBlank {
+        update.addSupplementaryReloads(
+          oldIDs: old.sectionIdentifiers, newIDs: new.sectionIdentifiers, from: shown.text, to: text)
+      }
+      return text
+    }
+    var touched = Set<Int>()
+    for path in update.insertedRows + update.deletedRows + update.reloadedRows + update.reloadedAfterMoves {
+      touched.insert(path.section)
+    }
+    for move in update.movedRows {
+      touched.insert(move.from.section)
+      touched.insert(move.to.section)
+    }
+    if !new.sectionsToReconfigure.isEmpty {
+      for (index, id) in new.sectionIdentifiers.enumerated() where new.sectionsToReconfigure.contains(id) {
+        touched.insert(index)
+      }
+    }
+    var text = shown.text
+    let changed = text.refresh(touched.sorted(), of: dataSource)
+    update.reloadedHeaders += changed.headers
+    update.reloadedFooters += changed.footers
+    update.reloadedPlaceholders += changed.placeholders
+    return text
   }
 
   /// Shows `snapshot` with a batch worked out elsewhere: ``DataSourceSnapshot/batch(from:)`` of
@@ -202,7 +284,7 @@ extension ListView {
     if snapshot.counts != sourceCounts {
       throw .countsDiffer(snapshot: snapshot.counts, dataSource: sourceCounts)
     }
-    try checkSections(of: snapshot)
+    let sameSections = try checkSections(of: snapshot)
     let before = appliedSnapshot?.counts ?? []
     do {
       try batch.validate(before: before, after: snapshot.counts)
@@ -212,7 +294,6 @@ extension ListView {
     let reader =
       snapshot.writesSectionsOut ? ItemReader<Item, I>(checksIdentity: snapshot.namesItemsByID) : nil
     let items = try readItems(of: snapshot, reader: reader)
-    let text = SupplementaryText(of: dataSource, sections: snapshot.numberOfSections)
     var update = batch
     // A batch worked out from identifiers alone cannot know which items changed under the same
     // identifier in sections written out: the view, which read them before and now, adds them.
@@ -225,27 +306,33 @@ extension ListView {
         throw .batchDoesNotFit(error.description)
       }
     }
-    if let shown = appliedSnapshot, !shown.text.isBlank || !text.isBlank {
-      update.addSupplementaryReloads(
-        oldIDs: (shown.snapshot as? DataSourceSnapshot<S, I>)?.sectionIdentifiers ?? [],
-        newIDs: snapshot.sectionIdentifiers, from: shown.text, to: text)
-    }
-    appliedSnapshot = ShownSnapshot(snapshot: snapshot, counts: snapshot.counts, items: items, text: text)
+    // The view shows `old` (checked above): its text, and the batch's sections, say what to ask.
+    let text =
+      appliedSnapshot.map {
+        supplementaryText(after: &update, from: $0, old: old, new: snapshot, sameSections: sameSections)
+      }
+      ?? SupplementaryText(of: dataSource, sections: snapshot.numberOfSections)
+    appliedSnapshot = ShownSnapshot(
+      snapshot: snapshot, counts: snapshot.counts, items: items, text: text, loadState: dataSource.loadState)
     return update
   }
 
   /// Throws when a section identifier of `snapshot` appears twice; sections the same as the
   /// snapshot shown, which was checked when it was applied, are not hashed again (an edit's
   /// snapshot, in the common case).
+  ///
+  /// - Returns: whether the sections are the shown snapshot's.
   /// - Complexity: O(sections) comparisons when the sections are the shown ones, O(sections)
   ///   hashes otherwise.
-  private func checkSections<S, I>(of snapshot: DataSourceSnapshot<S, I>) throws(SnapshotError) {
+  @discardableResult
+  private func checkSections<S, I>(of snapshot: DataSourceSnapshot<S, I>) throws(SnapshotError) -> Bool {
     if let shown = shownSnapshot(as: DataSourceSnapshot<S, I>.self),
-      shown.sectionIdentifiers == snapshot.sectionIdentifiers
+      sameSectionIdentifiers(shown.sectionIdentifiers, snapshot.sectionIdentifiers)
     {
-      return
+      return true
     }
     try DataSourceSnapshot.checkSections(snapshot)
+    return false
   }
 
   /// The snapshot the view shows, after the last apply, when it has these identifier types.
@@ -265,6 +352,9 @@ extension ListView {
   {
     var items: [[Item]?] = []
     var section = 0
+    // Taken of this data source, whose structure has not moved since: its sections are where
+    // the snapshot says, without asking each one (thousands of sections an apply).
+    let current = snapshot.isCurrent(withClock: dataSource.structureClock)
     for part in snapshot.storedParts {
       switch part {
       case .tracked(let tracked):
@@ -273,7 +363,7 @@ extension ListView {
         if tracked.isOutdated { throw .outdated }
         let ids = tracked.sectionIDs
         for offset in 0..<ids.count
-        where !Self.isSection(ids[offset], named: dataSource.sectionID(section + offset)) {
+        where !current && !Self.isSection(ids[offset], named: dataSource.sectionID(section + offset)) {
           throw .outdated
         }
         if snapshot.writesSectionsOut {
@@ -390,7 +480,7 @@ extension BatchUpdate {
       if old.footers[before] != new.footers[index] { reloadedFooters.append(index) }
       if old.placeholders[before] != new.placeholders[index] { reloadedPlaceholders.append(index) }
     }
-    if oldIDs == newIDs {
+    if sameSectionIdentifiers(oldIDs, newIDs) {
       // The same sections (the common case of an edit): compared in place, without hashing.
       for index in 0..<newIDs.count { compare(index, index) }
       return

@@ -108,7 +108,9 @@ final class TrackedSections<SectionIdentifier: Hashable & Sendable, ItemIdentifi
   ///
   /// O(k log n + sections) for k touched items. `nil` when the logs cannot tell (a wholesale
   /// change, a log that forgot) or sections moved; the caller compares the sections whole.
-  func batch(to later: TrackedSections) -> BatchUpdate? {
+  ///
+  /// - Parameter sameSections: whether the two name the same sections, when the caller knows.
+  func batch(to later: TrackedSections, sameSections: Bool? = nil) -> BatchUpdate? {
     guard isFollowed(by: later), let changed = changedItems(until: later) else { return nil }
     // A stage tells where items went; whether an item itself changed is the editable
     // provider's to say (a filter may have seen it leave and come back). A table straight over
@@ -122,7 +124,7 @@ final class TrackedSections<SectionIdentifier: Hashable & Sendable, ItemIdentifi
     // checks both, and a view checks each snapshot it applies).
     return HandleDiff.batch(
       from: handles, to: later.handles, touched: touched, oldSectionIDs: sectionIDs,
-      newSectionIDs: later.sectionIDs, sectionsChecked: true)
+      newSectionIDs: later.sectionIDs, sectionsChecked: true, sameSections: sameSections)
   }
 }
 
