@@ -6,11 +6,6 @@ import DataSourceKitValues
 import Foundation
 
 @MainActor func measureBatches() {
-  func time(_ body: () -> Void) -> Double {
-    let start = DispatchTime.now().uptimeNanoseconds
-    body()
-    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-  }
   // 400,000 rows in 400 sections, 10% deleted, 10% inserted, 2,000 rows moved across sections.
   var random = SeededNumbers(seed: 14)
   let old = (0..<400).map { s in DiffSection(id: s, elements: Array(s * 1_000..<s * 1_000 + 1_000)) }

@@ -13,11 +13,6 @@ private struct Message: Identifiable, Hashable, Sendable {
 }
 
 @MainActor func measureLibrary() async {
-  func time(_ body: () -> Void) -> Double {
-    let start = DispatchTime.now().uptimeNanoseconds
-    body()
-    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-  }
   func median(_ runs: Int = 3, _ body: () -> Void) -> Double {
     body()  // warm-up
     return (0..<runs).map { _ in time(body) }.sorted()[runs / 2]
@@ -90,11 +85,6 @@ private struct Note: Identifiable, Hashable, Sendable {
 /// snapshot written out in full (`DataSourceSnapshot(of:itemID:)`, what every apply cost before
 /// snapshots kept handles). The target is a cost that does not grow with the list.
 @MainActor func measureAppLoop() async {
-  func time(_ body: () -> Void) -> Double {
-    let start = DispatchTime.now().uptimeNanoseconds
-    body()
-    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-  }
   var byCount: [Int: Double] = [:]
   for count in [1_000, 10_000, 100_000] {
     var random = SeededNumbers(seed: 35)

@@ -18,11 +18,6 @@ private struct Mail: Identifiable, Hashable, Sendable {
 /// and the edit with `DataSourceSnapshot(of:)` and `ListView.apply`. The goal is a cost flat
 /// in rows and in sections.
 @MainActor func measureSectionedLoop() async {
-  func time(_ body: () -> Void) -> Double {
-    let start = DispatchTime.now().uptimeNanoseconds
-    body()
-    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-  }
   // DSH_BENCH_ROWS=100000 DSH_BENCH_SECTIONS=3000 DSH_BENCH_EDITS=2001 measure one shape
   // longer, while a change is tried (and profiled).
   let environment = ProcessInfo.processInfo.environment

@@ -140,6 +140,13 @@ final class AnonymousMemorySampler: Sendable {
   }
 }
 
+/// The seconds `body` takes, in this process (a library call, not a whole process).
+func time(_ body: () -> Void) -> Double {
+  let start = DispatchTime.now().uptimeNanoseconds
+  body()
+  return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
 /// The median of `runs` measurements (by wall time), after one run that is not counted: it
 /// brings the input into the page cache and the binary into memory, as for any later run.
 func median(runs: Int = 3, _ body: () -> Measurement) -> Measurement {
@@ -546,12 +553,6 @@ if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onl
       new.insert(element, at: next(new.count + 1))
     }
     return (old, new)
-  }
-
-  func time(_ body: () -> Void) -> Double {
-    let start = DispatchTime.now().uptimeNanoseconds
-    body()
-    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
   }
 
   for (count, deleted, inserted, moved, target) in [

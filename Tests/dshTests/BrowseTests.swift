@@ -429,17 +429,24 @@ struct BrowseTests {
     terminal.wait(for: "dsh>")
   }
 
+  /// A SQLite file of three million rows `t(a, k)`, k in no order and without an index: a sort
+  /// by k, or sections counted by an expression of it, take seconds.
+  static func threeMillionRows() throws -> String {
+    let database = NSTemporaryDirectory() + "dsh-browse-slow-\(UUID().uuidString).db"
+    try DSHProcess.python(
+      "import sqlite3; c = sqlite3.connect('\(database)'); c.execute('create table t as with recursive r(i) as "
+        + "(select 1 union all select i + 1 from r limit 3000000) select i as a, (i * 7919) % 1000003 as k from r'); "
+        + "c.commit()")
+    return database
+  }
+
   @Test("^C while a key's rows are read stops the reads and keeps the screen where it was; q leaves")
   func interruptSlowKey() throws {
     // Three million rows with no index on k: the rows in the middle of `sort by k` are a sort of
     // them all (the ends are top-Ns), far longer than the 200 ms after which the status line
     // says so.
-    let database = NSTemporaryDirectory() + "dsh-browse-slow-\(UUID().uuidString).db"
+    let database = try Self.threeMillionRows()
     defer { try? FileManager.default.removeItem(atPath: database) }
-    try DSHProcess.python(
-      "import sqlite3; c = sqlite3.connect('\(database)'); c.execute('create table t as with recursive r(i) as "
-        + "(select 1 union all select i + 1 from r limit 3000000) select i as a, (i * 7919) % 1000003 as k from r'); "
-        + "c.commit()")
     let terminal = try EmulatedTerminal()
     terminal.type("browse sqlite \"\(database)\" table t | sort by k | section by a % 7\r")
     terminal.wait(for: "rows 1–", line: -1)
@@ -460,12 +467,8 @@ struct BrowseTests {
 
   @Test("^C while browse counts its rows is the statement interrupted, not a screen of no rows")
   func interruptBrowseStatement() throws {
-    let database = NSTemporaryDirectory() + "dsh-browse-count-\(UUID().uuidString).db"
+    let database = try Self.threeMillionRows()
     defer { try? FileManager.default.removeItem(atPath: database) }
-    try DSHProcess.python(
-      "import sqlite3; c = sqlite3.connect('\(database)'); c.execute('create table t as with recursive r(i) as "
-        + "(select 1 union all select i + 1 from r limit 3000000) select i as a, (i * 7919) % 1000003 as k from r'); "
-        + "c.commit()")
     let terminal = try EmulatedTerminal()
     // Each section's count is a GROUP BY of every row: the progress line comes first.
     terminal.type("browse sqlite \"\(database)\" table t | sort by k | section by k % 100003\r")
