@@ -23,7 +23,7 @@ extension PostgresProvider: ColumnReadable {
     // that reads one column may be planned to give the rows in another order than the rows'.
     guard let session, session.isOpen, let shape, !shape.baseOrder.isEmpty, query.join == nil,
       query.windows == nil, query.limit == nil,
-      states.state != .error, !Task.isCancelled,
+      states.state != .error, !readsAreStopped,
       let index = shape.columns.firstIndex(where: { $0.name == name })
     else { return nil }
     // One page of rows is one statement, which the rows shown read anyway; more rows than a

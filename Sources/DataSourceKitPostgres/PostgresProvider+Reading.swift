@@ -21,14 +21,14 @@ extension PostgresProvider {
       return offset < rows.count ? rows[offset] : .null
     }
     // A statement the user interrupted reads nothing more.
-    if Task.isCancelled { return .null }
+    if readsAreStopped { return .null }
     do {
       let rows = try readPage(page)
       pages[page] = rows
       pageOrder.append(page)
       if pageOrder.count > PostgresProvider.keptPages { pages[pageOrder.removeFirst()] = nil }
       return offset < rows.count ? rows[offset] : .null
-    } catch  where Task.isCancelled {
+    } catch  where readsAreStopped {
       // ^C cancelled the page's statement: the provider stays as it was, and a stream cut
       // short starts again when next read.
       if streamPage != nil { streamSession?.endStream() }

@@ -245,7 +245,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   /// provider is never taken to be empty because nobody counted it.
   func countIfNeeded() {
     // A statement the user interrupted counts nothing: the count would outlive the ^C.
-    guard !counted, let session, let shape, states.state == .initial, !Task.isCancelled else { return }
+    guard !counted, let session, let shape, states.state == .initial, !readsAreStopped else { return }
     let ticket = states.begin()
     do {
       let (found, windowed) = try counts(from: session.rowsNow(countingSQL(shape)))
@@ -256,7 +256,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
       sections = found
       windowRows = windowed
       _ = states.finish(ticket, with: found.allSatisfy { $0.count == 0 } ? .noContent : .loaded)
-    } catch  where Task.isCancelled {
+    } catch  where readsAreStopped {
       states.cancel(ticket)
     } catch {
       failure = describe(error)

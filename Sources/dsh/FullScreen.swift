@@ -44,19 +44,23 @@ enum FullScreen {
     }
     var keys = KeyReader()
     var needsSize = true
-    // Where the last frame drawn stood: a frame whose rows were not read (^C) goes back to it.
+    // Where the last frame drawn stood, and its lines: a frame whose rows were not read (^C)
+    // goes back to them, under a status line that says so, without reading rows again.
     var shown = screen.place
+    var drawn: [String] = []
     while true {
       if needsSize, let size = Terminal.size() {
         screen.resize(rows: size.rows, columns: size.columns)
         needsSize = false
       }
       switch drawFrame(screen, keys: &keys) {
-      case .drawn:
-        shown = screen.place
+      case .drawn(let lines):
+        (shown, drawn) = (screen.place, lines)
       case .stopped:
         screen.stoppedReading(backTo: shown)
-        draw(screen.frame())
+        // The first frame has nothing to go back to: it is read again, as interruptible.
+        guard !drawn.isEmpty else { continue }
+        draw(Array(drawn.dropLast()) + [screen.statusLineNow])
       case .leave:
         return
       }
@@ -72,8 +76,9 @@ enum FullScreen {
       case .key(let key):
         // A key may read rows before the frame does (`G` finds how many of the last rows fit,
         // `n` searches): as slow, and as interruptible.
+        // ^C is the watcher's to read (one reader of the terminal, so no key is split).
         let (effect, heard) = watching(screen) { interruption in
-          screen.handle(key, interrupted: { interruption.isInterrupted || keys.interruptWaiting() })
+          screen.handle(key, interrupted: { interruption.isInterrupted })
         }
         keys.keep(heard.typed)
         if heard.leaving { return }
@@ -84,7 +89,7 @@ enum FullScreen {
         switch effect {
         case .redraw: break
         case .leave: return
-        case .reload: await reload(screen, keys: &keys)
+        case .reload: if await reload(screen, keys: &keys) { return }
         }
       }
     }
@@ -92,7 +97,7 @@ enum FullScreen {
 
   /// What became of a frame: drawn, its reads stopped by ^C, or `q` typed while they ran.
   private enum Drawing {
-    case drawn
+    case drawn([String])
     case stopped
     case leave
   }
@@ -108,7 +113,7 @@ enum FullScreen {
     if heard.leaving { return .leave }
     if heard.interrupted { return .stopped }
     draw(lines)
-    return .drawn
+    return .drawn(lines)
   }
 
   /// Runs `body` with the rows it reads interruptible (`ReadInterruption`) by ^C or `q`, which an
@@ -126,7 +131,9 @@ enum FullScreen {
 
   /// Runs the screen's reload while a watcher reads ^C from the terminal and cancels it, and
   /// draws the loads' progress on the status line (the screen itself waits for the reload).
-  private static func reload(_ screen: BrowseScreen, keys: inout KeyReader) async {
+  ///
+  /// - Returns: whether `q` came meanwhile: the reload stopped, and the screen is to be left.
+  private static func reload(_ screen: BrowseScreen, keys: inout KeyReader) async -> Bool {
     screen.reloadStarting()
     draw(screen.frame())
     let reloading = Task { @MainActor in try await screen.reload() }
@@ -140,6 +147,7 @@ enum FullScreen {
     let heard = watcher.stop()
     keys.keep(heard.typed)
     if case .failure(let error) = result { screen.reloadFailed(error) }
+    return heard.leaving
   }
 
   private static func draw(_ lines: [String]) {
@@ -222,9 +230,12 @@ final class InterruptWatcher: Sendable {
       while !stopped.load(ordering: .relaxed), DispatchTime.now().uptimeNanoseconds - start < 200_000_000 {
         usleep(5_000)
       }
+      var lastDrawn: UInt64 = 0
       while !stopped.load(ordering: .relaxed) {
         let elapsed = DispatchTime.now().uptimeNanoseconds - start
-        do {
+        // Every 100 ms; the terminal is polled every 20 ms, so stopping waits no longer.
+        if elapsed - lastDrawn >= 100_000_000 {
+          lastDrawn = elapsed
           let seconds = String(format: "%.1f s", Double(elapsed) / 1e9)
           let text =
             " " + (progress.map { ProgressLine.text(of: $0, doing: doing) } ?? doing) + " · " + seconds
@@ -233,7 +244,7 @@ final class InterruptWatcher: Sendable {
           StandardOutput.write("\u{1B}[\(statusRow);1H\u{1B}[7m" + line + "\u{1B}[0m", to: STDOUT_FILENO)
         }
         var poller = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        guard poll(&poller, 1, 100) > 0 else { continue }
+        guard poll(&poller, 1, 20) > 0 else { continue }
         var buffer = [UInt8](repeating: 0, count: 256)
         let count = read(STDIN_FILENO, &buffer, buffer.count)
         guard count > 0 else { continue }

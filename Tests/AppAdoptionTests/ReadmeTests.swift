@@ -442,6 +442,8 @@ final class Inbox: DataProvider {
   private lazy var loads = LoadStateMachine(clock: observers.clock)
   private(set) var failure: String?
   var next: [String]? = []
+  /// What the next failed load says.
+  var failureText = "the server said 503"
 
   var structureClock: StructureClock { observers.clock }
   var loadState: LoadState { loads.state }
@@ -452,7 +454,7 @@ final class Inbox: DataProvider {
     defer { observers.notify() }
     await Task.yield()
     guard let fetched = next else {
-      if loads.finish(ticket, with: .error) { (subjects, failure) = ([], "the server said 503") }
+      if loads.finish(ticket, with: .error) { (subjects, failure) = ([], failureText) }
       throw CancellationError()
     }
     if loads.finish(ticket, with: fetched.isEmpty ? .noContent : .loaded) { subjects = fetched }
@@ -467,6 +469,36 @@ final class Inbox: DataProvider {
 @MainActor
 @Suite("Placeholders in the batch")
 struct PlaceholderBatchTests {
+  @Test("an edit asks only the sections it touches for their headers, and the last for Load more…")
+  func supplementsOfTouchedSections() async throws {
+    let messages = EditableProvider(
+      ArrayProvider((0..<300).map { Message(id: $0, subject: "m\($0)", sender: "", isUnread: false) }))
+    var asked: [Int] = []
+    var hasMore = false
+    let table = TableAdapter(
+      provider: DerivedProvider.sectioned(messages) { $0.id % 100 },
+      presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject }
+    ).header { section in
+      asked.append(section.index)
+      return "\(section.key?.value(as: Int.self) ?? -1): \(section.count)"
+    }
+    let screen = LoadMoreDecorator(wrapping: table, hasMore: { hasMore })
+    try await screen.load()
+    let view = ListView(dataSource: screen)
+    try view.apply(DataSourceSnapshot(of: screen))
+    #expect(asked.count == 100)
+
+    // One insert into section 7: its header is asked again (and the last section's), no other.
+    asked = []
+    messages.insert(Message(id: 1_007, subject: "new", sender: "", isUnread: false), at: 0)
+    let batch = try view.apply(DataSourceSnapshot(of: screen))
+    #expect(Set(asked) == [7, 99])
+    #expect(batch.insertedRows == [ItemPath(item: 0, section: 7)] && batch.reloadedHeaders == [7])
+    // No row changes, but pages are left now: the last section's footer says so.
+    hasMore = true
+    #expect(try view.apply(DataSourceSnapshot(of: screen)).reloadedFooters == [99])
+  }
+
   @Test("a placeholder whose text changes on a failed reload is in the batch")
   func failedReload() async throws {
     let inbox = Inbox()
@@ -489,6 +521,11 @@ struct PlaceholderBatchTests {
           var b = BatchUpdate(); b.reloadedPlaceholders = [0]; return b
         }())
     #expect(batch.description == "reload placeholders of sections 0")
+
+    // Failed again, for another reason: the same sections, the same state, another text.
+    inbox.failureText = "timed out"
+    await #expect(throws: CancellationError.self) { try await screen.reload() }
+    #expect(try view.apply(DataSourceSnapshot(of: screen, itemID: { $0 })).reloadedPlaceholders == [0])
 
     inbox.next = ["Lunch?"]
     try await screen.reload()
@@ -521,9 +558,9 @@ struct PlaceholderBatchTests {
     #expect(header == InboxHeader(count: 2, syncing: false))
     #expect(screen.supplements(.header, inSection: 0).map(\.text) == ["Inbox"])
 
-    // No row changed: the view asks the header again when the snapshot names its section.
+    // No row changed: the view asks the header again when the snapshot names its section (the
+    // last section's text is asked at every apply too, for its "Load more…").
     syncing = true
-    #expect(try view.apply(DataSourceSnapshot(of: screen, itemID: { $0 })).isEmpty)
     var next = DataSourceSnapshot(of: screen, itemID: { $0 })
     next.reconfigureSections(next.sectionIdentifiers)
     let batch = try view.apply(next)

@@ -191,4 +191,17 @@ struct TypesTests {
       _ = try await self.csv("id,mass\n1,3750\n", options: ReadOptions(types: ["masss": DeclaredType(.int)]))
     }
   }
+
+  @Test("every NaN is one value: equal, hashed alike, one section key")
+  func nanIsOneValue() {
+    let quiet = Double.nan
+    let other = Double(nan: 7, signaling: false)
+    #expect(quiet.bitPattern != other.bitPattern)
+    #expect(Value.double(quiet) == Value.double(other))
+    #expect(Value.double(quiet).hashValue == Value.double(other).hashValue)
+    #expect(SectionKey(selfOrdering: Value.double(quiet)) == SectionKey(selfOrdering: Value.double(other)))
+    #expect(Set([Value.double(quiet), Value.double(other)]).count == 1)
+    // Keys of the app's own types keep AnyHashable's equality: 1 and 1.0 are one key.
+    #expect(SectionKey(1) == SectionKey(1.0) && SectionKey(1).hashValue == SectionKey(1.0).hashValue)
+  }
 }

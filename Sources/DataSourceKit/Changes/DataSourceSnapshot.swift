@@ -117,16 +117,19 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
   /// Sections whose headers, footers and placeholders are asked again though no row of theirs
   /// changed (``reconfigureSections(_:)``).
   private(set) var sectionsToReconfigure: Set<SectionIdentifier> = []
-  /// The structure clock of the data source the snapshot was taken of, and its tick then: while
-  /// it has not moved, the sections are still where the snapshot says (a view need not ask
-  /// each section's identity again to tell).
-  private(set) var takenAt: (clock: ObjectIdentifier, tick: UInt64)?
+  /// The data source the snapshot was taken of, its structure clock and the clock's tick then:
+  /// while the clock has not moved, the sections are still where the snapshot says (a view need
+  /// not ask each section's identity again to tell). The clock is held, so it is never another
+  /// one at the same address; the source is named, since decorators share their source's clock.
+  private(set) var takenAt: (source: ObjectIdentifier, clock: StructureClock, tick: UInt64)?
 
-  /// Whether this snapshot was taken of the data source whose structure clock is `clock`, and
-  /// nothing in its sections has changed since.
-  func isCurrent(withClock clock: StructureClock) -> Bool {
-    guard let takenAt else { return false }
-    return takenAt.clock == ObjectIdentifier(clock) && takenAt.tick == clock.current
+  /// Whether this snapshot was taken of `source`, whose structure clock is `clock`, and nothing
+  /// in its sections has changed since.
+  func isCurrent(of source: AnyObject, clock: StructureClock) -> Bool {
+    guard let takenAt, takenAt.source == ObjectIdentifier(source), takenAt.clock === clock else {
+      return false
+    }
+    return takenAt.tick == clock.current
   }
   /// True when the items are named by their `Identifiable` ids, so a view can check that the
   /// data source still holds those items where the snapshot says.
@@ -229,6 +232,7 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
       preconditionFailure("no section \(section.map { "\($0)" } ?? "") to append items to")
     }
     sections[index].items += ids
+    takenAt = nil
     parts = [.written(sections)]
   }
 
@@ -320,7 +324,7 @@ extension DataSourceSnapshot where SectionIdentifier == SectionID {
       self.init(parts: parts, counts: allCounts, writesSectionsOut: writesOut)
     }
     namesItemsByID = true
-    takenAt = (ObjectIdentifier(clock), tick)
+    takenAt = (ObjectIdentifier(source as AnyObject), clock, tick)
   }
 }
 

@@ -10,8 +10,9 @@ struct ShownSnapshot<Item> {
   /// empty when no section was read.
   let items: [[Item]?]
   let text: SupplementaryText
-  /// The data source's load state then: a placeholder's text follows it.
+  /// The data source's load state and error then: a placeholder's text follows them.
   let loadState: LoadState
+  let errorDescription: String?
 }
 
 /// Each section's headers, footers and placeholder, as a view showed them: UIKit refreshes none
@@ -22,6 +23,8 @@ struct SupplementaryText {
   private(set) var placeholders: [[Supplement]]
   /// True when no section has any (a plain table): nothing to compare.
   private(set) var isBlank: Bool
+  /// The sections showing a placeholder.
+  private(set) var withPlaceholders: Set<Int>
 
   /// The text of the sections `touched` read again from `source`, the others' kept.
   ///
@@ -49,6 +52,7 @@ struct SupplementaryText {
       if placeholder != placeholders[section] {
         placeholders[section] = placeholder
         changed.placeholders.append(section)
+        if placeholder.isEmpty { withPlaceholders.remove(section) } else { withPlaceholders.insert(section) }
       }
       if !header.isEmpty || !footer.isEmpty || !placeholder.isEmpty { isBlank = false }
     }
@@ -60,11 +64,12 @@ struct SupplementaryText {
   init<Item, Cell>(of source: any SectionedDataSource<Item, Cell>, sections: Int) {
     headers = (0..<sections).map { source.supplements(.header, inSection: $0) }
     footers = (0..<sections).map { source.supplements(.footer, inSection: $0) }
-    placeholders = (0..<sections).map { source.supplements(.placeholder, inSection: $0) }
+    let placeholders = (0..<sections).map { source.supplements(.placeholder, inSection: $0) }
+    self.placeholders = placeholders
+    withPlaceholders = Set(placeholders.indices.filter { !placeholders[$0].isEmpty })
     // Closures, not key paths: a key path through a generic type is read at run time.
     isBlank =
-      headers.allSatisfy { $0.isEmpty } && footers.allSatisfy { $0.isEmpty }
-      && placeholders.allSatisfy { $0.isEmpty }
+      headers.allSatisfy { $0.isEmpty } && footers.allSatisfy { $0.isEmpty } && withPlaceholders.isEmpty
   }
 }
 
@@ -199,27 +204,30 @@ extension ListView {
       (try? update.validate(before: before, after: counts)) != nil,
       "the diff made a batch UIKit refuses: \(update)")
     appliedSnapshot = ShownSnapshot(
-      snapshot: snapshot, counts: counts, items: items, text: text, loadState: dataSource.loadState)
+      snapshot: snapshot, counts: counts, items: items, text: text, loadState: dataSource.loadState,
+      errorDescription: dataSource.errorDescription)
     return update
   }
 
   /// The headers, footers and placeholders after `update`, which turns `old` (shown as `shown`)
   /// into `new`, with the reloads of those whose text changed added to `update`.
   ///
-  /// When the sections are the same ones in the same places and the source's load state is
-  /// unchanged, only the sections the batch touches are asked again (a row inserted, deleted,
-  /// moved or reloaded in them) and those the snapshot names
-  /// (``DataSourceSnapshot/reconfigureSections(_:)``): as a table view asks again only for what
-  /// it reloads, an edit costs the sections it changes, not all of them (every header closure
-  /// of 3,000 sections was a third of an edit's apply). Otherwise every section is asked and
-  /// compared.
+  /// When the sections are the same ones in the same places and the source's load state and
+  /// error are unchanged, only the sections the batch touches are asked again (a row inserted,
+  /// deleted, moved or reloaded in them), those the snapshot names
+  /// (``DataSourceSnapshot/reconfigureSections(_:)``), and those whose text follows the source's
+  /// state (empty sections, placeholders shown, the last section's footer): as a table view asks
+  /// again only for what it reloads, an edit costs the sections it changes, not all of them
+  /// (every header closure of 3,000 sections was a third of an edit's apply). Otherwise every
+  /// section is asked and compared.
   private func supplementaryText<S, I>(
     after update: inout BatchUpdate, from shown: ShownSnapshot<Item>, old: DataSourceSnapshot<S, I>,
     new: DataSourceSnapshot<S, I>, sameSections known: Bool
   ) -> SupplementaryText {
     let sameSections =
       update.insertedSections.isEmpty && update.deletedSections.isEmpty && update.movedSections.isEmpty
-      && shown.loadState == dataSource.loadState && old.counts.count == new.counts.count && known
+      && shown.loadState == dataSource.loadState && shown.errorDescription == dataSource.errorDescription
+      && old.counts.count == new.counts.count && known
     guard sameSections else {
       let text = SupplementaryText(of: dataSource, sections: new.counts.count)
       // A plain table shows none, before or after: no identifiers to gather.
@@ -242,6 +250,13 @@ extension ListView {
         touched.insert(index)
       }
     }
+    // Text that follows the source's state rather than a section's rows, asked every time: a
+    // placeholder (an empty section's, one shown now, one a child's load state may change
+    // however the whole's reads) and the last section's footer ("Load more…" follows whether
+    // pages are left).
+    for (index, count) in new.counts.enumerated() where count == 0 { touched.insert(index) }
+    touched.formUnion(shown.text.withPlaceholders)
+    if !new.counts.isEmpty { touched.insert(new.counts.count - 1) }
     var text = shown.text
     let changed = text.refresh(touched.sorted(), of: dataSource)
     update.reloadedHeaders += changed.headers
@@ -313,7 +328,8 @@ extension ListView {
       }
       ?? SupplementaryText(of: dataSource, sections: snapshot.numberOfSections)
     appliedSnapshot = ShownSnapshot(
-      snapshot: snapshot, counts: snapshot.counts, items: items, text: text, loadState: dataSource.loadState)
+      snapshot: snapshot, counts: snapshot.counts, items: items, text: text, loadState: dataSource.loadState,
+      errorDescription: dataSource.errorDescription)
     return update
   }
 
@@ -354,7 +370,7 @@ extension ListView {
     var section = 0
     // Taken of this data source, whose structure has not moved since: its sections are where
     // the snapshot says, without asking each one (thousands of sections an apply).
-    let current = snapshot.isCurrent(withClock: dataSource.structureClock)
+    let current = snapshot.isCurrent(of: dataSource as AnyObject, clock: dataSource.structureClock)
     for part in snapshot.storedParts {
       switch part {
       case .tracked(let tracked):

@@ -40,7 +40,8 @@ package final class SectionAggregates {
       }
     }
     let values = accumulator.results
-    bySection[section] = values
+    // Rows an interrupted read gave as nulls (^C in browse) are not the section's: not kept.
+    if ReadInterruption.current?.isInterrupted != true { bySection[section] = values }
     return values
   }
 
@@ -85,7 +86,7 @@ package final class SectionAggregates {
       }
     }
     let values = accumulator.results
-    whole = values
+    if ReadInterruption.current?.isInterrupted != true { whole = values }
     return values
   }
 

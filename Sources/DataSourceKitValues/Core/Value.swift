@@ -231,7 +231,8 @@ extension Value: Hashable {
     case .bool(let b): hasher.combine(b)
     // Ints and doubles that are equal must hash alike.
     case .int(let i): hasher.combine(Double(i))
-    case .double(let d): hasher.combine(d)
+    // Every NaN is equal to every other (see ==): one hash for them all, whatever its bits.
+    case .double(let d): hasher.combine(d.isNaN ? Double.nan : d)
     // The bytes, as equality compares them (String's own hash normalizes, which costs more).
     case .string(let s):
       var s = s

@@ -69,3 +69,16 @@ extension Session {
     }
   }
 }
+
+extension BrowseScreen {
+  /// Where the screen stands: the first row on it, the rows it shows, and how far a wide table
+  /// is scrolled sideways.
+  public struct Place: Equatable, Sendable {
+    public var top: Int
+    public var horizontal: Int
+    public var visible: Range<Int>
+  }
+
+  /// Where the screen stands now.
+  public var place: Place { Place(top: top, horizontal: horizontal, visible: visible) }
+}

@@ -73,24 +73,17 @@ public final class BrowseScreen {
     self.reloadSources = reload
   }
 
-  /// Where the screen stands: the first row on it, and how far a wide table is scrolled
-  /// sideways.
-  public struct Place: Equatable, Sendable {
-    public var top: Int
-    public var horizontal: Int
-  }
-
-  /// Where the screen stands now.
-  public var place: Place { Place(top: top, horizontal: horizontal) }
-
   /// Goes back to `place` after the rows of the place a key moved to were not read (^C while
-  /// they were): nothing drawn of them is kept, and the status line says so.
+  /// they were): nothing drawn of them is kept, and the status line says so
+  /// (``statusLineNow``, to draw under the rows drawn last).
   public func stoppedReading(backTo place: Place) {
-    top = place.top
-    horizontal = place.horizontal
+    (top, horizontal, visible) = (place.top, place.horizontal, place.visible)
     rendered = [:]
     message = "stopped reading rows; the screen stays where it was"
   }
+
+  /// The status line as it reads now, without drawing the rows again.
+  public var statusLineNow: String { statusLine() }
 
   // MARK: Where the rows are
 
