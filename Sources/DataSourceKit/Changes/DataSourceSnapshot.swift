@@ -117,8 +117,9 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
   /// Sections whose headers, footers and placeholders are asked again though no row of theirs
   /// changed (``reconfigureSections(_:)``).
   private(set) var sectionsToReconfigure: Set<SectionIdentifier> = []
-  /// The data source the snapshot was taken of, its structure clock and the clock's tick then:
-  /// while the clock has not moved, the sections are still where the snapshot says (a view need
+  /// The data source the snapshot was taken of, its structure clock and the clock's tick then.
+  ///
+  /// While the clock has not moved, the sections are still where the snapshot says (a view need
   /// not ask each section's identity again to tell). The clock is held, so it is never another
   /// one at the same address; the source is named, since decorators share their source's clock.
   private(set) var takenAt: (source: ObjectIdentifier, clock: StructureClock, tick: UInt64)?

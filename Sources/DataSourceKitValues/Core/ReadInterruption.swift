@@ -56,7 +56,9 @@ package func interruptibly<R>(_ interrupt: @escaping @Sendable () -> Void, _ bod
   return try current.during(interrupt, body)
 }
 
-/// Whether the work under way was stopped by the user: its task cancelled (^C at the prompt),
-/// or its reads interrupted (^C in `browse`, which interrupts a key's reads, not the statement).
-/// A read that fails then was stopped, not broken: its source stays as it was.
+/// Whether the work under way was stopped by the user.
+///
+/// Its task cancelled (^C at the prompt), or its reads interrupted (^C in `browse`, which
+/// interrupts a key's reads, not the statement). A read that fails then was stopped, not
+/// broken: its source stays as it was.
 package var readsAreStopped: Bool { Task.isCancelled || ReadInterruption.current?.isInterrupted == true }
