@@ -94,6 +94,12 @@ let package = Package(
         "DataSourceKitHTTP",
       ]
     ),
+    // The bridge an app adds to its UIKit target (Bridge/DataSourceKitUIKit.swift): a table's and
+    // a collection's data source, and batches applied as UIKit takes them. Not a product: an app
+    // copies the file. Here it compiles against UIKitStandIn, UIKit's signatures without UIKit,
+    // so that it cannot drift from the library, and AppAdoptionTests runs it.
+    .target(name: "UIKitStandIn"),
+    .target(name: "DataSourceKitUIKit", dependencies: ["DataSourceKit", "UIKitStandIn"], path: "Bridge"),
     // libFuzzer target over the language (Scripts/fuzz.sh builds it with -sanitize=fuzzer).
     .executableTarget(name: "dsh-fuzz", dependencies: ["DataSourceScript"]),
     .testTarget(
@@ -114,7 +120,7 @@ let package = Package(
     // library's public API. It runs the README's examples from main-actor code.
     .testTarget(
       name: "AppAdoptionTests",
-      dependencies: ["DataSourceKit", "DataSourceKitValues"],
+      dependencies: ["DataSourceKit", "DataSourceKitValues", "DataSourceKitUIKit", "UIKitStandIn"],
       swiftSettings: [.unsafeFlags(["-warnings-as-errors", "-package-name", "adopter"])]
     ),
     // An app target as Xcode 26 makes a new one: main-actor isolation by default and the

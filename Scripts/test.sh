@@ -64,7 +64,7 @@ step_done() {
   step_started=$SECONDS
 }
 # Style first: the checked-in .swift-format, strictly (warnings fail too).
-swift format lint --strict --recursive Sources Tests Package.swift
+swift format lint --strict --recursive Sources Tests Bridge Package.swift
 step_done "swift format lint"
 # Every public declaration of the library's products has a doc comment, and the DocC catalog
 # builds (swift-docc-plugin).

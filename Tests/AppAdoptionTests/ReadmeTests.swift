@@ -4,9 +4,11 @@
 // actor, and the code in the README's "Using the engine from Swift" is here as written there.
 
 import DataSourceKit
+import DataSourceKitUIKit  // Bridge/DataSourceKitUIKit.swift, as an app adds it
 import DataSourceKitValues  // only for Renderer, which draws the view as text below
 import Foundation
 import Testing
+import UIKitStandIn  // UIKit's signatures, where UIKit is not
 
 // MARK: - The README's types
 
@@ -43,6 +45,27 @@ struct MessagePresenter: CellPresenter {
     cell.isUnread = message.isUnread
   }
 }
+
+/// A table view's cell of the app's own, as the bridge dequeues it.
+final class InboxRowCell: UITableViewCell {
+  var subject = ""
+}
+extension InboxRowCell: @MainActor ReusableCell {}
+
+/// A presenter of main-actor cells fills them on the main actor.
+@MainActor
+struct InboxRowPresenter: @MainActor CellPresenter {
+  func reuseIdentifier(for message: Message, at itemPath: ItemPath) -> String { "message" }
+  func configure(_ cell: inout InboxRowCell, with message: Message, at itemPath: ItemPath) {
+    cell.subject = message.subject
+  }
+}
+
+/// A collection view's cell of the app's own.
+final class InboxTileCell: UICollectionViewCell {
+  var subject = ""
+}
+extension InboxTileCell: @MainActor ReusableCell {}
 
 /// A view model as an app writes one: main-actor isolated, holding its data sources.
 @MainActor
@@ -255,6 +278,96 @@ struct ReadmeTests {
     }
     let renamed = SectionedDiff.changeset(from: [Tag(id: 1, name: "a")], to: [Tag(id: 1, name: "b")])
     #expect(renamed.update.reloadedRows == [ItemPath(item: 0, section: 0)])
+  }
+}
+
+@MainActor
+@Suite("The UIKit bridge an app adds, against UIKit's signatures")
+struct UIKitBridgeTests {
+  @Test("a table view shows the data source: reloadData first, then each change as one batch")
+  func tableView() async throws {
+    let messages = EditableProvider(
+      ArrayProvider([
+        Message(id: 1, subject: "Lunch?", sender: "Ada", isUnread: true),
+        Message(id: 2, subject: "Minutes", sender: "Grace", isUnread: false),
+      ]))
+    let inbox = TableAdapter(
+      provider: DerivedProvider.sectioned(messages) { $0.isUnread ? "Unread" : "Read" },
+      presenter: InboxRowPresenter()
+    ).header { section in section.key?.value(as: String.self) ?? "" }
+    try await inbox.load()
+    let tableView = UITableView()
+    tableView.register(InboxRowCell.self, forCellReuseIdentifier: "message")
+    let bridge = TableViewBridge(tableView: tableView, source: inbox)
+    try bridge.apply(DataSourceSnapshot(of: inbox))
+    #expect(tableView.calls == ["reloadData"])
+    #expect(bridge.numberOfSections(in: tableView) == 2)
+    let first = bridge.tableView(tableView, cellForRowAt: IndexPath(row: 0, section: 1)) as? InboxRowCell
+    #expect(first?.subject == "Lunch?" && first?.reuseIdentifier == "message")
+    #expect(bridge.tableView(tableView, titleForHeaderInSection: 1) == "Unread")
+
+    messages.insert(Message(id: 3, subject: "Re: Lunch", sender: "Alan", isUnread: true), at: 0)
+    try bridge.apply(DataSourceSnapshot(of: inbox))
+    #expect(Array(tableView.calls.dropFirst()) == ["begin", "insertRows [[1, 0]]", "end"])
+    #expect(bridge.tableView(tableView, numberOfRowsInSection: 1) == 2)
+
+    // Read, and renamed: a move between sections, then the row reconfigured where it went.
+    messages.replace(
+      [(position: 1, item: Message(id: 1, subject: "Lunch at 1?", sender: "Ada", isUnread: false))],
+      isEqual: ==)
+    let batch = try bridge.apply(DataSourceSnapshot(of: inbox))
+    #expect(batch.movedRows.count == 1 && batch.reloadedAfterMoves.count == 1)
+    #expect(
+      Array(tableView.calls.suffix(4)) == [
+        "begin", "moveRow [1, 1] [0, 0]", "end", "reconfigureRows [[0, 0]]",
+      ])
+    let moved = bridge.tableView(tableView, cellForRowAt: IndexPath(row: 0, section: 0)) as? InboxRowCell
+    #expect(moved?.subject == "Lunch at 1?")
+  }
+
+  @Test("a collection view shows the data source the same way, and hears of changed headers")
+  func collectionView() async throws {
+    @MainActor
+    struct TilePresenter: @MainActor CellPresenter {
+      func reuseIdentifier(for message: Message, at itemPath: ItemPath) -> String { "tile" }
+      func configure(_ cell: inout InboxTileCell, with message: Message, at itemPath: ItemPath) {
+        cell.subject = message.subject
+      }
+    }
+    let messages = EditableProvider(
+      ArrayProvider([Message(id: 1, subject: "Lunch?", sender: "Ada", isUnread: true)]))
+    let board = TableAdapter(provider: messages, presenter: TilePresenter()).header { "\($0.count) mail" }
+    try await board.load()
+    let collectionView = UICollectionView()
+    collectionView.register(InboxTileCell.self, forCellWithReuseIdentifier: "tile")
+    let bridge = CollectionViewBridge(collectionView: collectionView, source: board)
+    var refreshed: [IndexSet] = []
+    bridge.supplementsChanged = { refreshed.append($0) }
+    try bridge.apply(DataSourceSnapshot(of: board))
+    let tile =
+      bridge.collectionView(collectionView, cellForItemAt: IndexPath(item: 0, section: 0)) as? InboxTileCell
+    #expect(tile?.subject == "Lunch?")
+    messages.remove(at: [0])
+    try bridge.apply(DataSourceSnapshot(of: board))
+    #expect(collectionView.calls == ["reloadData", "begin", "deleteItems [[0, 0]]", "end"])
+    #expect(refreshed == [IndexSet([0])])
+    #expect(bridge.collectionView(collectionView, numberOfItemsInSection: 0) == 0)
+  }
+
+  /// The lines of the "Adopting in UIKit" article, run as an app runs them.
+  @Test("the article's example: a table of the inbox, then an insert")
+  func article() async throws {
+    let messages = EditableProvider(
+      ArrayProvider([Message(id: 1, subject: "Lunch?", sender: "Ada", isUnread: true)]))
+    let inbox = TableAdapter(provider: messages, presenter: InboxRowPresenter())
+    try await inbox.load()
+    let tableView = UITableView()
+    tableView.register(InboxRowCell.self, forCellReuseIdentifier: "message")
+    let bridge = TableViewBridge(tableView: tableView, source: inbox)
+    try bridge.apply(DataSourceSnapshot(of: inbox))
+    messages.insert(Message(id: 3, subject: "Re: Lunch", sender: "Alan", isUnread: true), at: 0)
+    try bridge.apply(DataSourceSnapshot(of: inbox))
+    #expect(tableView.calls == ["reloadData", "begin", "insertRows [[0, 0]]", "end"])
   }
 }
 
