@@ -411,7 +411,10 @@ if onlyLibrary {
   await measureLibrary()
   await measureAppLoop()
 }
-if onlyLibrary || onlySections { await measureSectionedLoop() }
+if onlyLibrary || onlySections {
+  await measureSectionedLoop()
+  await measureBurst()
+}
 if onlyPostgres { measurePostgres() }
 if onlyDatabases { measureDatabases() }
 if onlyBrowse { measureBrowse() }
