@@ -79,7 +79,7 @@ public final class BrowseScreen {
   public func stoppedReading(backTo place: Place) {
     (top, horizontal, visible) = (place.top, place.horizontal, place.visible)
     rendered = [:]
-    message = "stopped reading rows; the screen stays where it was"
+    message = "stopped reading rows"
   }
 
   /// The status line as it reads now, without drawing the rows again.
