@@ -30,17 +30,7 @@ private struct Mail: Identifiable, Hashable, Sendable {
     var atTen: Double?
     for sections in sectionCounts {
       var random = SeededNumbers(seed: 58)
-      let mails = (0..<count).map {
-        Mail(id: $0, subject: "mail \(random.next(1_000_000))", group: random.next(sections))
-      }
-      let provider = EditableProvider(ArrayProvider(mails))
-      let table = TableAdapter(
-        provider: DerivedProvider.sectioned(DerivedProvider.sorted(provider) { $0.subject }) { $0.group },
-        presenter: ClosurePresenter<Mail>(style: .basic) { mail, _ in mail.subject }
-      ).header { "\($0.key?.value(as: Int.self) ?? 0) (\($0.count))" }
-      try? await table.load()
-      let view = ListView(dataSource: table)
-      _ = try? view.apply(DataSourceSnapshot(of: table))
+      let (provider, table, view) = await shownInbox(count, sections: sections, random: &random)
       var loops: [Double] = []
       var edits: [Double] = []
       var nextID = count
@@ -81,17 +71,7 @@ private struct Mail: Identifiable, Hashable, Sendable {
   for count in [1_000, 100_000] {
     var random = SeededNumbers(seed: 59)
     let sections = count / 17
-    let mails = (0..<count).map {
-      Mail(id: $0, subject: "mail \(random.next(1_000_000))", group: random.next(sections))
-    }
-    let provider = EditableProvider(ArrayProvider(mails))
-    let table = TableAdapter(
-      provider: DerivedProvider.sectioned(DerivedProvider.sorted(provider) { $0.subject }) { $0.group },
-      presenter: ClosurePresenter<Mail>(style: .basic) { mail, _ in mail.subject }
-    ).header { "\($0.key?.value(as: Int.self) ?? 0) (\($0.count))" }
-    try? await table.load()
-    let view = ListView(dataSource: table)
-    _ = try? view.apply(DataSourceSnapshot(of: table))
+    let (provider, table, view) = await shownInbox(count, sections: sections, random: &random)
     func sectioned() -> [DiffSection<Int, Mail>] {
       (0..<table.numberOfSections).map { s in
         DiffSection(
@@ -135,6 +115,25 @@ private struct Mail: Identifiable, Hashable, Sendable {
         figure: String(format: "%.1f×", total / max(diff, 1e-9)),
         target: "≤ 1× (the whole diff is ~0.5× DifferenceKit's)", met: total <= diff))
   }
+}
+
+/// The inbox both measures edit: `count` mails in about `sections` groups, sorted by subject,
+/// sectioned by group, headed by each section's count, loaded and applied once.
+@MainActor private func shownInbox(_ count: Int, sections: Int, random: inout SeededNumbers) async -> (
+  EditableProvider<Mail>, SupplementaryDecorator<Mail, TableCell>, ListView<Mail, TableCell>
+) {
+  let mails = (0..<count).map {
+    Mail(id: $0, subject: "mail \(random.next(1_000_000))", group: random.next(sections))
+  }
+  let provider = EditableProvider(ArrayProvider(mails))
+  let table = TableAdapter(
+    provider: DerivedProvider.sectioned(DerivedProvider.sorted(provider) { $0.subject }) { $0.group },
+    presenter: ClosurePresenter<Mail>(style: .basic) { mail, _ in mail.subject }
+  ).header { "\($0.key?.value(as: Int.self) ?? 0) (\($0.count))" }
+  try? await table.load()
+  let view = ListView(dataSource: table)
+  _ = try? view.apply(DataSourceSnapshot(of: table))
+  return (provider, table, view)
 }
 
 /// `1234567` as `1,234,567`.
