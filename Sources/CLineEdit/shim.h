@@ -5,7 +5,10 @@
 #ifndef CLINEEDIT_SHIM_H
 #define CLINEEDIT_SHIM_H
 
+#include <errno.h>
 #include <histedit.h>
+#include <poll.h>
+#include <wchar.h>
 #include <stdio.h>
 #include <locale.h>
 #include <execinfo.h>
@@ -100,6 +103,62 @@ static inline int CLineEdit_historyCount(History *h) {
   return history(h, &ev, H_GETSIZE) < 0 ? -1 : ev.num;
 }
 
+
+// MARK: Waiting for a key beside served pages
+
+/// What the line editor's reader calls when the descriptor `wake` becomes readable while it
+/// waits for a key: a served page asked the session for rows, and the session is idle.
+typedef void (*CLineEdit_IdleFunction)(void);
+
+typedef struct {
+  int wake;
+  CLineEdit_IdleFunction idle;
+} CLineEdit_ReadHook;
+
+/// libedit's reader of one character (EL_GETCFN), waiting in poll() on the terminal and on the
+/// hook's descriptor, and decoding the locale's multibyte characters as libedit's own does
+/// (a byte sequence that is no character is dropped).
+static inline int CLineEdit_readCharacter(EditLine *el, wchar_t *out) {
+  CLineEdit_ReadHook *hook = NULL;
+  el_get(el, EL_CLIENTDATA, &hook);
+  mbstate_t state;
+  memset(&state, 0, sizeof state);
+  for (;;) {
+    if (hook != NULL) {
+      struct pollfd watched[2] = {{STDIN_FILENO, POLLIN, 0}, {hook->wake, POLLIN, 0}};
+      if (poll(watched, 2, -1) < 0) {
+        if (errno == EINTR) continue;
+        *out = L'\0';
+        return -1;
+      }
+      if (watched[1].revents != 0) hook->idle();
+      if (watched[0].revents == 0) continue;
+    }
+    char byte;
+    ssize_t count = read(STDIN_FILENO, &byte, 1);
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) {
+      *out = L'\0';
+      return (int)count;
+    }
+    wchar_t character;
+    size_t used = mbrtowc(&character, &byte, 1, &state);
+    if (used == (size_t)-2) continue;
+    if (used == (size_t)-1) {
+      memset(&state, 0, sizeof state);
+      continue;
+    }
+    *out = used == 0 ? L'\0' : character;
+    return 1;
+  }
+}
+
+/// Reads keys through `hook` (NULL: libedit's own reader).
+static inline int CLineEdit_useReadHook(EditLine *el, CLineEdit_ReadHook *hook) {
+  if (hook == NULL) return el_set(el, EL_GETCFN, EL_BUILTIN_GETCFN);
+  if (el_set(el, EL_CLIENTDATA, hook) != 0) return -1;
+  return el_set(el, EL_GETCFN, CLineEdit_readCharacter);
+}
 
 // MARK: Crashes on a terminal
 

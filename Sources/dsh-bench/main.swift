@@ -5,6 +5,7 @@
 //   Scripts/bench.sh live                     (only the live-data measures, Live.swift)
 //   Scripts/bench.sh browse                   (browse's keys under a pseudo-terminal, Browse.swift)
 //   Scripts/bench.sh plans                    (checks before work, explain without running, Plans.swift)
+//   Scripts/bench.sh serve                    (a served view's edits and windows, Serve.swift)
 // Inputs are generated at run time under bench-data/ (git ignores it).
 import DataSourceKit
 import DataSourceKitValues
@@ -365,7 +366,7 @@ extension Measurement {
 let sections = [
   "scale", "types", "answers", "batches", "live", "library", "sections", "postgres", "databases", "browse",
   "explore",
-  "plans",
+  "plans", "serve",
 ]
 if CommandLine.arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
   print(
@@ -398,6 +399,8 @@ let onlyDatabases = CommandLine.arguments.contains("databases")
 let onlyBrowse = CommandLine.arguments.contains("browse")
 let onlyExplore = CommandLine.arguments.contains("explore")
 let onlyPlans = CommandLine.arguments.contains("plans")
+let onlyServe = CommandLine.arguments.contains("serve")
+if onlyServe { measureServe() }
 if onlyExplore { measureExplore() }
 if onlyPlans {
   measurePlans()
@@ -420,7 +423,7 @@ if onlyDatabases { measureDatabases() }
 if onlyBrowse { measureBrowse() }
 if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlySections
   && !onlyPostgres
-  && !onlyDatabases && !onlyBrowse && !onlyExplore && !onlyPlans
+  && !onlyDatabases && !onlyBrowse && !onlyExplore && !onlyPlans && !onlyServe
 {
   if fileSize(csvPath) == 0 {
     print("generating \(csvPath) (\(rowCount) rows) …")
@@ -726,7 +729,7 @@ if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onl
 }  // !onlyScale
 
 if !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlySections && !onlyPostgres
-  && !onlyDatabases && !onlyBrowse && !onlyExplore && !onlyPlans
+  && !onlyDatabases && !onlyBrowse && !onlyExplore && !onlyPlans && !onlyServe
 {
   measureScale()
 }

@@ -213,7 +213,8 @@ struct DSH: AsyncParsableCommand {
         // As `python -m http.server`: the pages stay live until the user stops dsh.
         FileHandle.standardError.write(
           Data("dsh: still serving after the last statement; press ^C (or send SIGTERM) to stop\n".utf8))
-        while true { try await Task.sleep(for: .seconds(3600)) }
+        // The pages' requests are answered here until then.
+        while true { _ = IdleWork.shared.waitForInput(on: -1) }
       }
       await session.stopServingAll()
     }

@@ -59,8 +59,21 @@ final class LineEditor {
     history_end(history)
   }
 
-  /// Reads one line after showing `prompt`.
-  func readLine(prompt: String) -> Input {
+  /// The reader libedit waits for keys with while a view is served: the pages' requests are
+  /// answered meanwhile (``IdleWork``), in `el_gets`, on the main actor.
+  private static let readHook: UnsafeMutablePointer<CLineEdit_ReadHook> = {
+    let hook = UnsafeMutablePointer<CLineEdit_ReadHook>.allocate(capacity: 1)
+    hook.initialize(
+      to: CLineEdit_ReadHook(
+        wake: IdleWork.shared.wakeDescriptor,
+        idle: { MainActor.assumeIsolated { IdleWork.shared.runPending() } }))
+    return hook
+  }()
+
+  /// Reads one line after showing `prompt`; with `servingPages`, the served pages' requests are
+  /// answered while it waits.
+  func readLine(prompt: String, servingPages: Bool = false) -> Input {
+    CLineEdit_useReadHook(editor, servingPages ? LineEditor.readHook : nil)
     // The prompt lives on the C side, where libedit's prompt callback reads it.
     if let storage = CLineEdit_promptText() {
       let capacity = Int(CLineEdit_promptCapacity)

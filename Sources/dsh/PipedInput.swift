@@ -20,7 +20,8 @@ enum PipedInput {
       defer { lines = [] }
       return await session.run(SourceFile(name: name, text: entry, firstLine: firstLine), bail: bail)
     }
-    while !session.quitRequested, let line = readLine(strippingNewline: true) {
+    var input = InputLines()
+    while !session.quitRequested, let line = input.next(servingPages: session.isServing) {
       lineNumber += 1
       if lines.isEmpty { firstLine = lineNumber }
       lines.append(line)
@@ -35,5 +36,51 @@ enum PipedInput {
     }
     if !session.quitRequested, Lexer.holdsStatement(entry), !(await runEntry()) { succeeded = false }
     return succeeded
+  }
+}
+
+/// Standard input's lines, read in blocks as they arrive.
+///
+/// While a view is served, the wait for the next block answers the pages' requests
+/// (``IdleWork``): the session is idle then.
+@MainActor
+struct InputLines {
+  private var buffer: [UInt8] = []
+  private var start = 0
+  /// Where the search for the next line's end goes on (the bytes before hold none).
+  private var searched = 0
+  private var ended = false
+
+  /// The next line without its `\n` (or `\r\n`), the last one without either, `nil` at the end.
+  mutating func next(servingPages: Bool) -> String? {
+    while true {
+      if let end = buffer[searched...].firstIndex(of: UInt8(ascii: "\n")) {
+        var line = buffer[start..<end]
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        start = end + 1
+        searched = start
+        return String(decoding: line, as: UTF8.self)
+      }
+      searched = buffer.count
+      if ended {
+        guard start < buffer.count else { return nil }
+        defer { start = buffer.count }
+        return String(decoding: buffer[start...], as: UTF8.self)
+      }
+      if start > 0 {
+        buffer.removeFirst(start)
+        searched -= start
+        start = 0
+      }
+      if servingPages { _ = IdleWork.shared.waitForInput(on: STDIN_FILENO) }
+      var block = [UInt8](repeating: 0, count: 1 << 16)
+      let count = read(STDIN_FILENO, &block, block.count)
+      if count < 0, errno == EINTR { continue }
+      if count <= 0 {
+        ended = true
+      } else {
+        buffer.append(contentsOf: block[..<count])
+      }
+    }
   }
 }

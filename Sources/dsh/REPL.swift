@@ -41,7 +41,8 @@ struct REPL {
     var firstLine = 1
     var lineNumber = 0
     while !session.quitRequested {
-      let input = editor.readLine(prompt: entry.isEmpty ? REPL.prompt : REPL.continuationPrompt)
+      let input = editor.readLine(
+        prompt: entry.isEmpty ? REPL.prompt : REPL.continuationPrompt, servingPages: session.isServing)
       switch input {
       case .endOfInput:
         if Terminal.outputIsTerminal { StandardOutput.write("\n", to: STDOUT_FILENO) }
@@ -81,7 +82,7 @@ struct REPL {
     while !session.quitRequested {
       StandardOutput.write(entry.isEmpty ? REPL.prompt : REPL.continuationPrompt, to: STDOUT_FILENO)
       let line: String
-      switch REPL.readPlainLine() {
+      switch REPL.readPlainLine(servingPages: session.isServing) {
       case .line(let text): line = text
       case .interrupted:
         // ^C at the prompt drops the line and goes on.
@@ -105,10 +106,13 @@ struct REPL {
 
   /// One line from standard input, read a byte at a time (a terminal in cooked mode hands over
   /// whole lines); a read cut short by ^C (EINTR) is `.interrupted`, not the end.
-  private static func readPlainLine() -> LineEditor.Input {
+  ///
+  /// While a view is served, the wait answers its pages (``IdleWork``).
+  private static func readPlainLine(servingPages: Bool) -> LineEditor.Input {
     var bytes: [UInt8] = []
     var byte: UInt8 = 0
     while true {
+      if servingPages, !IdleWork.shared.waitForInput(on: STDIN_FILENO) { return .interrupted }
       let n = read(STDIN_FILENO, &byte, 1)
       if n < 0, errno == EINTR { return .interrupted }
       if n <= 0 { return bytes.isEmpty ? .endOfInput : .line(String(decoding: bytes, as: UTF8.self)) }

@@ -143,6 +143,15 @@ struct BrowseTests {
     let served = try #require(ServedAddress(in: line.trimmingCharacters(in: .whitespaces)))
     let curl = ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", served.url("/view.json")]
     #expect(try DSHProcess.runTool("/usr/bin/env", curl) == "200")
+    // A page's request while a line is half typed: answered at the prompt, and the line goes on
+    // as typed (a character of two bytes after it).
+    terminal.type("show [\"h")
+    terminal.wait(for: "dsh> show [\"h")
+    let window = try DSHProcess.runTool(
+      "/usr/bin/env", ["curl", "-s", served.url("/window") + "&from=0&to=2"])
+    #expect(window.contains("\"total\": 2") && window.contains("data-row=\\\"1\\\""), "\(window)")
+    terminal.type("é\"] | extend n = upper(.) as csv\r")
+    terminal.wait(for: "HÉ")
     terminal.type("quit\r")
     // dsh is gone, and its server with it: nothing answers on the port.
     let deadline = Date().addingTimeInterval(Hang.ceiling)
@@ -232,6 +241,8 @@ struct BrowseTests {
     let path = try Self.numbersCSV(count: 200)
     let terminal = try EmulatedTerminal()
     terminal.type("let v = csv \"\(path)\" key id\r")
+    terminal.type("watch v\r")
+    terminal.wait(for: "watching v")
     terminal.type("browse v\r")
     terminal.wait(for: "rows 1–", line: -1)
     terminal.type(":50\r")
@@ -251,7 +262,13 @@ struct BrowseTests {
     terminal.type("r")
     terminal.wait(for: "reloaded: 1 rows marked", line: -1)
     #expect(terminal.screen.contains { $0.hasPrefix("┃") && $0.contains("renamed") })
+    // `r` is `reload v`: what the reloads changed is reported once the screen is left.
+    terminal.type("q")
+    terminal.wait(for: "v: insert rows [0, 0]…[0, 4]")
+    terminal.wait(for: "reload rows [0, 51]")
     // A reload that fails says why on the status line; the rows stay.
+    terminal.type("browse v\r")
+    terminal.wait(for: "rows 1–", line: -1)
     try FileManager.default.removeItem(atPath: path)
     terminal.type("r")
     terminal.wait(for: "reload failed:", line: -1)

@@ -50,6 +50,13 @@ final class LiveHelper {
 struct PageState: Decodable {
   let version: Int
   let fallbacks: Int
+  /// Batches skipped because the session was further on when the page asked for rows.
+  let catchups: Int?
+  /// The view's rows, and the rows the page draws (flat positions, from and to).
+  let rows: Int?
+  let drawn: [Int]?
+  /// The page's height in pixels.
+  let height: Int?
   let marker: Int?
   let text: String
   let stopped: Bool
@@ -107,6 +114,8 @@ struct ServeTests {
       "update p set n = \"aardvark\" where id == 3",
       "update p set c = \"green\" where id == 1",
     ]
+    // A setting that does not change how the page looks sends nothing.
+    dsh.send("set timer off")
     for edit in edits {
       dsh.send(edit)
       dsh.send("changes v as json")
@@ -176,6 +185,58 @@ struct ServeTests {
     #expect(view.contains("zebra"), "\(view)")
     let old = try DSHProcess.runTool("/usr/bin/env", ["curl", "-s", served.url("/view.json")])
     #expect(old.contains("this view is served at the address dsh printed, with its token"), "\(old)")
+  }
+
+  @Test("a million rows: the page draws the rows in view, follows batches, and scrolls to the last row")
+  func millionRows() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dsh-serve-\(UUID())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("million.csv").path
+    var text = "id,name,team\n"
+    text.reserveCapacity(20 << 20)
+    for id in 0..<1_000_000 { text += "\(id),n\(id),t\(id % 100 < 10 ? "0" : "")\(id % 100)\n" }
+    try text.write(toFile: path, atomically: false, encoding: .utf8)
+    let (dsh, served) = try Self.serving(
+      """
+      let p = csv "\(path)" key id
+      let v = table p | section by team with cell basic "{name}" | header "team {section}"
+      serve v on 0
+      """)
+    let page = try LiveHelper(["pages"] + served.arguments + ["1"])
+    #expect(page.lines(1) == ["ready"])
+    /// The page's state once it got where the last line sent asked.
+    func state() throws -> PageState {
+      let line = try #require(page.lines(1).first)
+      return try #require(try JSONDecoder().decode([PageState].self, from: Data(line.utf8)).first)
+    }
+    page.send("text n300")
+    let first = try state()
+    let drawn = try #require(first.drawn)
+    #expect(first.rows == 1_000_000)
+    #expect(drawn[1] - drawn[0] < 1_000, "the page draws a window, not the view: \(drawn)")
+    #expect(first.text.hasPrefix("team t00\nn0\nn100\nn200\n"), "\(first.text.prefix(100))")
+    // A row in view changes, another goes: the batch applies in place.
+    dsh.send("update p set name = \"changed\" where id == 200")
+    dsh.send("delete from p where id == 100")
+    page.send("wait 2")
+    let followed = try state()
+    #expect(followed.text.hasPrefix("team t00\nn0\nchanged\nn300\n"), "\(followed.text.prefix(100))")
+    #expect(followed.fallbacks == 0 && followed.marker == 1)
+    #expect(followed.rows == 999_999)
+    // The end of the list: the last section's last row, drawn where the scroll position is.
+    page.send("scroll 1")
+    page.send("text n999999")
+    let end = try state()
+    #expect(end.drawn?.last == 999_999, "\(String(describing: end.drawn))")
+    #expect(end.text.hasSuffix("n999899\nn999999"), "\(end.text.suffix(100))")
+    // And the middle: a window there, the page no taller than browsers lay out.
+    page.send("scroll 0.5")
+    page.send("wait 2")
+    let middle = try state()
+    let window = try #require(middle.drawn)
+    #expect(window[0] > 400_000 && window[1] < 600_000, "\(window)")
+    #expect((middle.height ?? 0) <= 8_100_000)
   }
 
   @Test("20 pages open at once follow a burst of 1,000 edits and end equal to /view.json")

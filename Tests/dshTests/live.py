@@ -9,7 +9,8 @@ driven through its DevTools protocol.
                                that state with nothing left to apply, and prints one JSON line:
                                each page's text, marker, state and fallbacks; "text WORDS" waits
                                instead until every page's text holds WORDS, "stopped" until every
-                               page says serving stopped
+                               page says serving stopped; "scroll F" scrolls every page to F of
+                               its height (0: the top, 1: the end) and prints nothing
 
   live.py flood PORT TOKEN      opens /live and sends one frame that claims 2.1 GB, as fast as dsh
                                takes it, until it takes no more for 3 s or 256 MB went: prints
@@ -105,7 +106,8 @@ def wait_until(check):
 
 STATE = """JSON.stringify(window.dshPreview ? {
   version: dshPreview.version, idle: dshPreview.idle, fallbacks: dshPreview.fallbacks,
-  stopped: dshPreview.stopped,
+  stopped: dshPreview.stopped, catchups: dshPreview.catchups, rows: dshPreview.rows,
+  drawn: dshPreview.drawn, height: document.documentElement.scrollHeight,
   banner: (document.getElementById("dsh-stopped") || {}).textContent || null,
   marker: window.dshMarker === undefined ? null : window.dshMarker,
   text: document.querySelector("main").innerText } : null)"""
@@ -122,6 +124,12 @@ def pages(port, token, count):
         print("ready", flush=True)
         for line in sys.stdin:
             words = line.split(maxsplit=1)
+            if words[:1] == ["scroll"]:
+                fraction = float(words[1])
+                for session in sessions:
+                    browser.evaluate(session, "window.scrollTo(0, %f * (document.documentElement.scrollHeight"
+                                              " - window.innerHeight))" % fraction)
+                continue
             if words[:1] == ["wait"]:
                 version = int(words[1])
 

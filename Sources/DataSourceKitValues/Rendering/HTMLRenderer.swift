@@ -47,33 +47,78 @@ extension Renderer {
   }
 }
 
+/// The parts of a page of ``Renderer/renderHTMLParts(_:options:)``, for a page that draws a
+/// window of a long view and takes the next window's parts as it scrolls.
+public struct HTMLParts: Sendable, Equatable {
+  /// From `<!DOCTYPE html>` to `<body …>`: the style, the title, the viewport.
+  public var head: String
+  /// What stands above the sections: the view's title and its segment control.
+  public var top: String
+  /// The `<div class="table …">` of the sections the window touches.
+  public var table: String
+  /// What stands below: the section index and the view's caption.
+  public var bottom: String
+  /// The page's width in points (the `<main>` is drawn that wide).
+  public var width: Int
+}
+
+extension Renderer {
+  /// A page's parts for a window of rows, marked for a script that places them: each section
+  /// says its index (`data-section`) and each row its place in it (`data-row`); a section
+  /// cut by the window draws its header only where it begins and its footer where it ends,
+  /// with no gap mark (the script stands the rest of the list in for the rows not drawn).
+  /// - Complexity: O(sections + rows shown).
+  public static func renderHTMLParts<Item>(
+    _ snapshot: ViewSnapshot<Item>, options: HTMLOptions = HTMLOptions()
+  )
+    -> HTMLParts
+  {
+    HTMLPage(snapshot: snapshot, options: options, marked: true).parts()
+  }
+}
+
 /// Builds the page of ``Renderer/renderHTML(_:options:)``.
 private struct HTMLPage<Item> {
   let snapshot: ViewSnapshot<Item>
   let options: HTMLOptions
+  /// Rows and sections marked with their places; cut sections drawn without gap marks.
+  var marked = false
 
   func render() -> String {
-    var body = ""
-    for line in snapshot.title { body += "<div class=\"view-title\">\(escape(line))</div>\n" }
+    let parts = parts()
+    var bottom = parts.bottom
+    if snapshot.shownRows < snapshot.totalRows {
+      bottom += "<div class=\"count\">\(snapshot.totalRows) rows (\(snapshot.shownRows) shown)</div>\n"
+    }
+    return parts.head + """
+      <main class="screen" style="width: \(options.width)px">
+      \(parts.top)\(parts.table)\(bottom)</main>
+      </body>
+      </html>
+
+      """
+  }
+
+  func parts() -> HTMLParts {
+    var top = ""
+    for line in snapshot.title { top += "<div class=\"view-title\">\(escape(line))</div>\n" }
     if let bar = snapshot.segments {
-      body += "<div class=\"segments\">"
+      top += "<div class=\"segments\">"
       for (i, name) in bar.names.enumerated() {
-        body += "<span\(i == bar.selected ? " class=\"selected\"" : "")>\(escape(name))</span>"
+        top += "<span\(i == bar.selected ? " class=\"selected\"" : "")>\(escape(name))</span>"
       }
-      body += "</div>\n"
+      top += "</div>\n"
     }
     let hasIndex = !(snapshot.indexTitles ?? []).isEmpty
-    body += "<div class=\"table \(options.tableStyle.rawValue)\(hasIndex ? " has-index" : "")\">\n"
-    for section in snapshot.sections { body += sectionHTML(section) }
-    body += "</div>\n"
+    var table = "<div class=\"table \(options.tableStyle.rawValue)\(hasIndex ? " has-index" : "")\">\n"
+    for section in snapshot.sections { table += sectionHTML(section) }
+    table += "</div>\n"
+    var bottom = ""
     if let titles = snapshot.indexTitles, !titles.isEmpty {
-      body += "<div class=\"index\">" + titles.map { "<span>\(escape($0))</span>" }.joined() + "</div>\n"
+      bottom += "<div class=\"index\">" + titles.map { "<span>\(escape($0))</span>" }.joined() + "</div>\n"
     }
-    for line in snapshot.caption { body += "<div class=\"view-caption\">\(escape(line))</div>\n" }
-    if snapshot.shownRows < snapshot.totalRows {
-      body += "<div class=\"count\">\(snapshot.totalRows) rows (\(snapshot.shownRows) shown)</div>\n"
-    }
-    return """
+    for line in snapshot.caption { bottom += "<div class=\"view-caption\">\(escape(line))</div>\n" }
+    let head = """
       <!DOCTYPE html>
       <html lang="en">
       <head>
@@ -85,32 +130,39 @@ private struct HTMLPage<Item> {
       </style>
       </head>
       <body class="\(options.dark ? "dark" : "light")">
-      <main class="screen" style="width: \(options.width)px">
-      \(body)</main>
-      </body>
-      </html>
 
       """
+    return HTMLParts(head: head, top: top, table: table, bottom: bottom, width: options.width)
   }
 
   private func sectionHTML(_ section: SectionSnapshot<Item>) -> String {
-    var html = "<section>\n"
-    for line in section.header { html += "<div class=\"header\">\(escape(line))</div>\n" }
+    var html = marked ? "<section data-section=\"\(section.index)\">\n" : "<section>\n"
+    // A marked window draws a cut section's header where it begins and its footer where it ends.
+    let (gapBefore, gapAfter) = (section.gapBefore, section.gapAfter)
+    if !(marked && gapBefore) {
+      for line in section.header { html += "<div class=\"header\">\(escape(line))</div>\n" }
+    }
+    func row(_ row: RowSnapshot<Item>, _ kind: String) -> String {
+      let place = marked ? " data-row=\"\(row.itemPath.item)\"" : ""
+      return "<div class=\"\(kind)\"\(place)>\(cellHTML(row.cell))</div>\n"
+    }
     if !section.placeholder.isEmpty {
       html += "<div class=\"placeholder\">"
       html += section.placeholder.map(escape).joined(separator: "<br>") + "</div>\n"
     } else if let layout = section.cardLayout {
       html += "<div class=\"grid\" style=\"--card-width: \(layout.width * 8)px\">\n"
-      for row in section.rows { html += "<div class=\"card\">\(cellHTML(row.cell))</div>\n" }
+      for shown in section.rows { html += row(shown, "card") }
       html += "</div>\n"
     } else if !section.rows.isEmpty {
       html += "<div class=\"group\">\n"
-      if section.gapBefore { html += "<div class=\"gap\">⋮</div>\n" }
-      for row in section.rows { html += "<div class=\"cell\">\(cellHTML(row.cell))</div>\n" }
-      if section.gapAfter { html += "<div class=\"gap\">⋮</div>\n" }
+      if gapBefore && !marked { html += "<div class=\"gap\">⋮</div>\n" }
+      for shown in section.rows { html += row(shown, "cell") }
+      if gapAfter && !marked { html += "<div class=\"gap\">⋮</div>\n" }
       html += "</div>\n"
     }
-    for line in section.footer { html += "<div class=\"footer\">\(escape(line))</div>\n" }
+    if !(marked && gapAfter) {
+      for line in section.footer { html += "<div class=\"footer\">\(escape(line))</div>\n" }
+    }
     return html + "</section>\n"
   }
 

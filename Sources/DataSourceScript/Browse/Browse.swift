@@ -36,11 +36,19 @@ extension Session {
         }
         return text
       },
-      reload: { try await Session.reloadForBrowse(value) })
+      reload: { [weak self] in
+        // `r` is `reload X`: the views shown before it keep what they showed, and after the
+        // browse the watched views report and the served ones follow.
+        try self?.beforeChange(by: .reload(expression, range: range))
+        return try await Session.reloadForBrowse(value)
+      })
     screen.color = settings.usesColor(environment)
     screen.progress = progress
     await browser(screen)
     lastShow = (name, view.stats)
+    // What `r` changed is reported against what was shown before, then the screen left is
+    // what X shows.
+    flushWatchReport()
     if let name { changes.shown(name) }
   }
 

@@ -353,7 +353,9 @@ public final class BrowseScreen {
 
   /// Says that a reload stopped (^C) or failed, on the status line.
   public func reloadFailed(_ error: any Error) {
-    if case DataSourceError.cancelled = error {
+    if error is CancellationError {
+      message = "reload stopped: the rows are as they were"
+    } else if case DataSourceError.cancelled = error {
       message = "reload stopped: the rows are as they were"
     } else {
       message = "reload failed: \(error)"

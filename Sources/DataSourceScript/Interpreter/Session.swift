@@ -248,26 +248,9 @@ public final class Session {
   func execute(_ statement: Statement) async throws {
     statementSerial += 1
     bindings.beginStatement()
-    let changing = statement.mayChangeData ? changedObjects(by: statement) : []
-    // Watched views report after the statement, and after one that failed part way too (a
-    // reload that failed changed what they show): the run loop reports it after the error.
-    if statement.mayChangeData { pendingWatchReport = .some(changing) }
-    pendingServePublish = (statement, statement.mayChangeData ? .some(changing) : nil)
-    if statement.mayChangeData {
-      do {
-        try changes.captureShownBaselines(bindings, changing: changing)
-        // Only an edit is told item by item: before a reload, `more` or `switch`, a baseline kept
-        // as a snapshot becomes a copy of what the view showed (after the statement, the items
-        // it would be rebuilt from are gone).
-        if case .edit = statement {
-        } else {
-          try changes.copySnapshotBaselines(bindings, changing: changing)
-        }
-        try prepareServedViews(for: statement, changing: changing)
-      } catch {
-        throw Diagnostic(.interrupted, at: statement.range)
-      }
-    }
+    pendingServePublish = (statement, nil)
+    if statement.mayChangeData { try beforeChange(by: statement) }
+    if case .set = statement { noteServedFramesBeforeSetting() }
     switch statement {
     case .binding(let name, let expression, let range):
       try await bind(name, to: expression, range: range)
@@ -383,8 +366,32 @@ public final class Session {
     }
   }
 
+  /// Before `statement` changes data (an edit, `reload`, `more`, `switch`, or `r` in browse):
+  /// the views shown before it keep what they showed as their baselines, and once the running
+  /// statement ends the watched views report and the served ones follow.
+  func beforeChange(by statement: Statement) throws {
+    let changing = changedObjects(by: statement)
+    // Watched views report after the statement, and after one that failed part way too (a
+    // reload that failed changed what they show): the run loop reports it after the error.
+    pendingWatchReport = .some(changing)
+    pendingServePublish = (statement, .some(changing))
+    do {
+      try changes.captureShownBaselines(bindings, changing: changing)
+      // Only an edit is told item by item: before a reload, `more` or `switch`, a baseline kept
+      // as a snapshot becomes a copy of what the view showed (after the statement, the items
+      // it would be rebuilt from are gone).
+      if case .edit = statement {
+      } else {
+        try changes.copySnapshotBaselines(bindings, changing: changing)
+      }
+      try prepareServedViews(for: statement, changing: changing)
+    } catch {
+      throw Diagnostic(.interrupted, at: statement.range)
+    }
+  }
+
   /// Reports the watched views a statement that changes data changed, once it has ended.
-  private func flushWatchReport() {
+  func flushWatchReport() {
     guard let changing = pendingWatchReport else { return }
     pendingWatchReport = nil
     reportWatched(changing: changing)

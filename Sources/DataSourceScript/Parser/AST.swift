@@ -58,9 +58,11 @@ public enum Statement: Sendable {
   /// baseline, and watched views report their batch after it.
   public var mayChangeData: Bool {
     switch self {
-    // browse reloads its sources on `r`.
-    case .edit, .reload, .switchSegment, .more, .browse: true
+    // browse reloads its sources on `r`, which does a reload's bookkeeping then (not before
+    // every browse: a baseline of each view shown would be copied for nothing).
+    case .edit, .reload, .switchSegment, .more: true
     case .binding, .expression, .show, .showSwift, .describe, .explain, .help, .vars, .set, .source, .quit,
+      .browse,
       .stats,
       .save,
       .changes, .watch, .export, .check, .serve:

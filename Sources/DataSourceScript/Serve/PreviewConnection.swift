@@ -89,24 +89,27 @@ struct PreviewConnection {
       }
       switch request.path {
       case "/":
-        let screen = hub.current
-        let page = PreviewPage.page(screen.html, version: screen.version, serving: hub.id, token: hub.token)
-        respond(
-          200, type: "text/html", body: page, version: screen.version, keepAlive: keepAlive, head: request)
+        send(hub.answer(.page), keepAlive: keepAlive, head: request)
       case "/view.json":
-        let screen = hub.current
-        respond(
-          200, type: "application/json", body: screen.json, version: screen.version, keepAlive: keepAlive,
-          head: request)
-      case "/screen":
-        // A state of this serving only: the same number in another is another page.
-        guard let version = request.query("version").flatMap({ Int($0) }), request.query("serving") == hub.id,
-          let html = hub.html(at: version)
-        else {
-          respond(410, type: "text/plain", body: "that state is no longer kept\n", keepAlive: keepAlive)
+        send(hub.answer(.json), keepAlive: keepAlive, head: request)
+      case "/window":
+        guard let window = Self.window(of: request) else {
+          respond(
+            400, type: "text/plain", body: "a window is from=A&to=B, or section=S&row=R&before=B&after=A\n",
+            keepAlive: keepAlive)
           break
         }
-        respond(200, type: "text/html", body: html, version: version, keepAlive: keepAlive, head: request)
+        send(
+          hub.answer(.window(window, counts: request.query("counts") == "1")), keepAlive: keepAlive,
+          head: request)
+      case "/state":
+        // The serving and its state, drawn from nothing: a page that lost its socket asks
+        // whether the server it reaches is still the one it follows.
+        let version = hub.version
+        respond(
+          200, type: "application/json", body: "{\"version\": \(version)}", version: version,
+          keepAlive: keepAlive,
+          head: request)
       case "/live":
         live(request)
         return
@@ -115,6 +118,34 @@ struct PreviewConnection {
       }
       if !keepAlive { return }
     }
+  }
+
+  /// The window a `/window` request names, at most ``maximumWindow`` rows.
+  static func window(of request: HTTPRequestHead) -> PageRequest.Window? {
+    func number(_ name: String) -> Int? {
+      request.query(name).flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
+    }
+    if let from = number("from"), let to = number("to"), from <= to {
+      return .rows(from..<min(to, from + maximumWindow))
+    }
+    if let section = number("section"), let row = number("row"), let before = number("before"),
+      let after = number("after")
+    {
+      return .around(
+        section: section, row: row, before: min(before, maximumWindow / 2),
+        after: min(after, maximumWindow / 2))
+    }
+    return nil
+  }
+
+  /// The most rows one `/window` request draws.
+  static let maximumWindow = 5_000
+
+  /// Sends the session's answer.
+  private func send(_ answer: PageAnswer, keepAlive: Bool, head request: HTTPRequestHead) {
+    respond(
+      answer.status, type: answer.type, body: answer.body, version: answer.version, keepAlive: keepAlive,
+      head: request)
   }
 
   /// The next request's head from the socket (bytes after it stay in `buffer`), or `nil` when
@@ -161,7 +192,7 @@ struct PreviewConnection {
   private static let reasons = [
     101: "Switching Protocols", 200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found",
     405: "Method Not Allowed", 410: "Gone", 421: "Misdirected Request",
-    431: "Request Header Fields Too Large",
+    431: "Request Header Fields Too Large", 500: "Internal Server Error", 503: "Service Unavailable",
   ]
 
   private func respond(
@@ -212,7 +243,7 @@ struct PreviewConnection {
     let handshake =
       "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
     guard send(Array(handshake.utf8)) else { return }
-    let after = request.query("after").flatMap { Int($0) } ?? hub.current.version
+    let after = request.query("after").flatMap { Int($0) } ?? hub.version
     let (id, messages) = hub.subscribe(after: after, of: request.query("serving") ?? hub.id)
     let outbox = Outbox()
     // The hub's stream is read by a task, the socket written by this thread: a page that reads

@@ -1,50 +1,42 @@
 import Foundation
 import Synchronization
 
-/// What a served view's pages read: the page and the JSON of the view now, and the messages that
-/// took it there, for pages that connect or fall behind.
+/// What a served view's pages read: the number of the view's state, the messages that took it
+/// there (for pages that connect or fall behind), and the session's answers to what a page asks
+/// of the view now (the page, a window of rows, the JSON).
 ///
 /// The session publishes into it after each statement that changes the view; the web server
-/// reads it from its own tasks. Nothing here waits for the session, which may be blocked reading
-/// its next line.
+/// reads it from its own threads. The messages never wait for the session; an answer is drawn by
+/// the session when it is idle (``IdleWork``), as a table view asks its data source for the
+/// cells it shows, so an edit costs the change and a scroll the rows it brings into view.
 public final class PreviewHub: Sendable {
-  /// One state of the view: its number, the page `show X as html` draws, and `show X as json`.
-  public struct Screen: Sendable {
-    /// Counts the states published since serving began (0: the first page).
-    public let version: Int
-    /// The page, without the live script.
-    public let html: String
-    /// What `show X as json` prints.
-    public let json: String
-  }
-
   private struct Kept {
     var version: Int
     var message: String
-    var html: String
   }
 
   private struct State {
-    var current: Screen
-    /// The last ``keptVersions`` states, oldest first, with the message that led to each.
+    /// Counts the states published since serving began (0: the first page).
+    var version = 0
+    /// The last ``keptVersions`` messages, oldest first.
     var history: [Kept] = []
-    /// The bytes of the pages in `history`.
-    var historyBytes = 0
     var subscribers: [Int: AsyncStream<String>.Continuation] = [:]
     var nextSubscriber = 0
   }
 
-  /// How many past states a page may still fetch to animate a batch; one further behind
-  /// redraws from the current page.
+  /// How many past messages a page that connects again may still take; one further behind
+  /// draws itself again from the view now.
   static let keptVersions = 512
-  /// How many bytes of past pages are kept at most: a page of a large table is megabytes, and
-  /// every edit makes one (the last two states are kept whatever their size).
-  static let keptBytes = 32 << 20
   /// How many messages wait for one page's socket at most; a page that falls further behind
   /// (it stopped reading) is closed, and draws itself again whole when it connects again.
   static let waitingMessages = 10_000
+  /// How long a request waits for the session to draw its answer (a statement may be running)
+  /// before it is told to try again.
+  static let answerTime: Duration = .seconds(60)
 
-  private let state: Mutex<State>
+  private let state = Mutex(State())
+  /// Draws what a page asks for; the session's, on the main actor.
+  private let answering: @MainActor @Sendable (PageRequest, PreviewHub) -> PageAnswer
 
   /// Which serving this is: a page drawn by another (a server stopped and started again on the
   /// same port, or another view there) counts its states apart, so it is drawn again whole.
@@ -57,19 +49,31 @@ public final class PreviewHub: Sendable {
     return String(repeating: "0", count: 16 - part.count) + part
   }.joined()
 
-  init(html: String, json: String) {
-    state = Mutex(State(current: Screen(version: 0, html: html, json: json)))
+  init(answering: @escaping @MainActor @Sendable (PageRequest, PreviewHub) -> PageAnswer) {
+    self.answering = answering
   }
 
-  /// The view now.
-  public var current: Screen { state.withLock { $0.current } }
+  /// The number of the view's state now.
+  public var version: Int { state.withLock { $0.version } }
 
-  /// The page of an earlier state, while it is kept.
-  public func html(at version: Int) -> String? {
-    state.withLock { state in
-      if version == state.current.version { return state.current.html }
-      return state.history.last { $0.version == version }?.html
+  /// The session's answer to `request`, drawn when it is next idle; a 503 when it stays busy
+  /// longer than ``answerTime``.
+  public func answer(_ request: PageRequest) -> PageAnswer {
+    let box = Mutex<PageAnswer?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let answering = self.answering
+    IdleWork.shared.submit {
+      box.withLock { $0 = answering(request, self) }
+      done.signal()
     }
+    let seconds = Double(Self.answerTime.components.seconds)
+    if done.wait(timeout: .now() + seconds) == .timedOut {
+      return PageAnswer(
+        status: 503, type: "text/plain", version: nil,
+        body: "dsh is busy with a statement; the page asks again when it is done\n")
+    }
+    return box.withLock { $0 }
+      ?? PageAnswer(status: 500, type: "text/plain", version: nil, body: "no answer\n")
   }
 
   /// A layout message: the page redraws whole from the current page (the view was bound again,
@@ -77,20 +81,13 @@ public final class PreviewHub: Sendable {
   static func layoutMessage(version: Int) -> String { "{\"kind\": \"layout\", \"version\": \(version)}" }
 
   /// A new state of the view, and the message that tells pages how to get there.
-  func publish(message: String, html: String, json: String) {
+  func publish(message: String) {
     state.withLock { state in
-      let version = state.current.version + 1
-      state.current = Screen(version: version, html: html, json: json)
-      state.history.append(Kept(version: version, message: message, html: html))
-      state.historyBytes += html.utf8.count
-      var dropped = 0
-      while state.history.count - dropped > 2,
-        state.history.count - dropped > Self.keptVersions || state.historyBytes > Self.keptBytes
-      {
-        state.historyBytes -= state.history[dropped].html.utf8.count
-        dropped += 1
+      state.version += 1
+      state.history.append(Kept(version: state.version, message: message))
+      if state.history.count > Self.keptVersions {
+        state.history.removeFirst(state.history.count - Self.keptVersions)
       }
-      if dropped > 0 { state.history.removeFirst(dropped) }
       for (id, continuation) in state.subscribers {
         if case .dropped = continuation.yield(message) {
           state.subscribers[id] = nil
@@ -107,10 +104,10 @@ public final class PreviewHub: Sendable {
       of: String.self, bufferingPolicy: .bufferingOldest(Self.waitingMessages))
     let id = state.withLock { state in
       let missed = state.history.filter { $0.version > version }
-      if hub != self.id || version > state.current.version {
-        continuation.yield(Self.layoutMessage(version: state.current.version))
-      } else if version < state.current.version, missed.first?.version != version + 1 {
-        continuation.yield(Self.layoutMessage(version: state.current.version))
+      if hub != self.id || version > state.version {
+        continuation.yield(Self.layoutMessage(version: state.version))
+      } else if version < state.version, missed.first?.version != version + 1 {
+        continuation.yield(Self.layoutMessage(version: state.version))
       } else {
         for kept in missed { continuation.yield(kept.message) }
       }
@@ -142,6 +139,33 @@ public final class PreviewHub: Sendable {
   /// The last message a page gets: serving stopped, and the page says so rather than show a
   /// stale state as live.
   static let stoppedMessage = "{\"kind\": \"stopped\"}"
+}
+
+/// What a page asks of the session.
+public enum PageRequest: Sendable {
+  /// `GET /`: the page, with the first rows drawn.
+  case page
+  /// `GET /window`: rows `from..<to` (flat positions), or the rows around row `row` of section
+  /// `section` (after a batch, the row the page keeps in place); with the sections' row counts
+  /// when `counts`.
+  case window(Window, counts: Bool)
+  /// `GET /view.json`: what `show X as json` prints.
+  case json
+
+  /// Which rows a window holds.
+  public enum Window: Sendable {
+    case rows(Range<Int>)
+    case around(section: Int, row: Int, before: Int, after: Int)
+  }
+}
+
+/// The session's answer to a ``PageRequest``: an HTTP status, the body and its type, and the
+/// number of the state it shows.
+public struct PageAnswer: Sendable {
+  public var status: Int
+  public var type: String
+  public var version: Int?
+  public var body: String
 }
 
 /// Starts the web server of a served view; the dsh binary gives the session one.

@@ -1,45 +1,79 @@
-/// The page `serve` sends: the HTML `show X as html` draws, and a script that keeps it in step
-/// with the session by applying each batch as a table view's `performBatchUpdates` would.
+/// The page `serve` sends: the HTML `show X as html` draws, with the rows in view only, and a
+/// script that keeps it in step with the session, as a table view keeps its cells.
 ///
-/// A batch says which rows and sections go, come, move and reload, by index path; the cells of
-/// the rows that come are drawn by the server (the presenter's templates live there), so the
-/// script fetches the page of the new state (`/screen?version=N`) and takes from it the rows
-/// the batch inserts or reloads, the headers, footers and placeholders. The rows that stay are
-/// the same elements, moved: they slide to their new places, the new ones fade in, the deleted
-/// ones fade out, the reloaded ones flash. After each batch the page's text must equal the new
-/// state's; when it does not (a batch that does not fit what the page shows), the page is drawn
-/// from that state whole and the console says so. `window.dshPreview` tells a test (or a
-/// curious user) the state shown and how many batches fell back.
+/// A view of at most ``Session/servedWholeRows`` rows is drawn whole, in the page's flow. A
+/// longer one stands in a list as tall as its rows would be (at most 8 million pixels, past
+/// which browsers stop laying out): the script draws a window of rows where the scroll position
+/// stands for, asking the session for it (`/window`), and asks again as the screen leaves it.
+///
+/// A batch says which rows and sections go, come, move and reload, by index path. The script
+/// maps the row at the top of the screen through it, asks for the window around that row's new
+/// place, and puts it on the screen with the row where it was: the rows that stay are the same
+/// elements, moved (they slide to their new places), the new ones fade in, the deleted ones fade
+/// out, the reloaded ones flash. After each batch the window's text must equal what the session
+/// drew; when it does not (a batch that does not fit what the page shows), the window is drawn
+/// as the session drew it and the console says so. `window.dshPreview` tells a test (or a
+/// curious user) the state shown, the rows drawn, and how many batches fell back.
 enum PreviewPage {
-  /// `html` with the live script added before `</body>`.
-  static func page(_ html: String, version: Int, serving: String, token: String) -> String {
-    let script = "<script>\n" + script(version: version, serving: serving, token: token) + "</script>\n"
-    guard let end = html.range(of: "</body>", options: .backwards) else { return html + script }
-    return html.replacingCharacters(in: end.lowerBound..<end.lowerBound, with: script)
+  /// The page of the first window, with the live script.
+  static func page(_ window: ServedWindow, version: Int, serving: String, token: String) -> String {
+    let parts = window.parts
+    let state =
+      "{\"version\": \(version), \"from\": \(window.rows.lowerBound), \"to\": \(window.rows.upperBound), \"total\": \(window.total), \"counts\": ["
+      + (window.counts ?? []).map(String.init).joined(separator: ",") + "]}"
+    return parts.head + """
+      <main class="screen" style="width: \(parts.width)px">
+      <div id="dsh-top">\(parts.top)</div>
+      <div id="dsh-list">\(parts.table)</div>
+      <div id="dsh-bottom">\(parts.bottom)</div>
+      </main>
+      <script type="application/json" id="dsh-state">\(state)</script>
+      <script>
+      \(script(serving: serving, token: token))</script>
+      </body>
+      </html>
+
+      """
   }
 
   // The script is plain JavaScript of the browsers' common subset (no build step); it runs once
   // per page. A page that loses its socket connects again after a second, while the server it
   // reaches is the same serving; told that serving stopped, or refused by what now listens
   // there (another serving's token), it says so at its top and stays as it was.
-  private static func script(version: Int, serving: String, token: String) -> String {
+  private static func script(serving: String, token: String) -> String {
     #"""
     (() => {
       "use strict";
       let serving = "\#(serving)";
       const token = "\#(token)";
+      // A view of at most this many rows is drawn whole; the list is at most this tall.
+      const WHOLE = \#(Session.servedWholeRows);
+      const TALLEST = 8000000;
+      const state = JSON.parse(document.getElementById("dsh-state").textContent);
       let stopped = false;
-      let shown = \#(version);
+      let shown = state.version;
       let received = shown;
       let fallbacks = 0;
+      let catchups = 0;
       let working = false;
       const queue = [];
+      // The state shown: the rows of each section, and the rows drawn (flat positions).
+      let counts = state.counts;
+      let starts = startsOf(counts);
+      let total = state.total;
+      let from = state.from;
+      let to = state.to;
+      // A drawn row's height, its section's header and footer spread over its rows.
+      let rowHeight = 0;
       window.dshPreview = {
         get version() { return shown; },
         get received() { return received; },
-        get idle() { return !working && queue.length === 0; },
+        get idle() { return !working && queue.length === 0 && covered(); },
         get fallbacks() { return fallbacks; },
+        get catchups() { return catchups; },
         get stopped() { return stopped; },
+        get rows() { return total; },
+        get drawn() { return [from, to]; },
       };
 
       // Serving stopped: the page keeps its last state and says it is no longer live.
@@ -89,7 +123,7 @@ enum PreviewPage {
       async function reconnect() {
         if (stopped) return;
         try {
-          const response = await fetch(`/view.json?token=${token}`, { cache: "no-store" });
+          const response = await fetch(`/state?token=${token}`, { cache: "no-store" });
           if (response.status === 403 || response.headers.get("X-DSH-Serving") !== serving) {
             stop("dsh no longer serves this view here: this is its last state");
             return;
@@ -101,38 +135,28 @@ enum PreviewPage {
         connect();
       }
 
+      // Follows the batches in turn, then draws what the screen needs; one at a time.
       async function pump() {
         if (working) return;
         working = true;
         try {
-          while (queue.length > 0) {
-            const item = queue.shift();
-            if (item.layout) {
-              await redraw();
+          let windows = 0;
+          while (true) {
+            if (queue.length > 0) {
+              const item = queue.shift();
+              if (item.layout) {
+                await redraw();
+              } else if (item.version <= shown) {
+                // drawn already: a redraw or a catch-up showed a later state
+              } else if (item.version !== shown + 1) {
+                await redraw();
+              } else {
+                await follow(item.batch, item.version, queue.length === 0 && !document.hidden);
+              }
               continue;
             }
-            if (item.version <= shown) continue; // a redraw showed it already
-            if (item.version !== shown + 1) {
-              await redraw();
-              continue;
-            }
-            const response = await fetch(`/screen?token=${token}&serving=${serving}&version=${item.version}`, { cache: "no-store" });
-            if (!response.ok) {
-              fallbacks += 1;
-              console.warn(`dsh: state ${item.version} is no longer kept; redrawing from the current page`);
-              await redraw();
-              continue;
-            }
-            const next = parse(await response.text());
-            const animate = queue.length === 0 && !document.hidden;
-            const y = window.scrollY;
-            if (!applyBatch(item.batch, next, animate)) {
-              fallbacks += 1;
-              console.warn(`dsh: a batch did not apply to what the page shows; redrawn from state ${item.version}`, item.batch);
-              replaceScreen(next, false);
-            }
-            window.scrollTo(window.scrollX, y);
-            shown = item.version;
+            if (covered() || windows++ > 8) break;
+            if (!(await bringIntoView())) break;
           }
         } catch (error) {
           console.warn("dsh: could not follow the session", error);
@@ -141,154 +165,391 @@ enum PreviewPage {
         }
       }
 
-      async function redraw() {
-        const response = await fetch(`/?token=${token}`, { cache: "no-store" });
-        const version = Number(response.headers.get("X-DSH-Version"));
-        serving = response.headers.get("X-DSH-Serving") || serving;
-        const y = window.scrollY;
-        replaceScreen(parse(await response.text()), true);
-        window.scrollTo(window.scrollX, y);
+      // MARK: Where rows stand
+
+      function startsOf(list) {
+        const result = [0];
+        for (const count of list) result.push(result[result.length - 1] + count);
+        return result;
+      }
+
+      const list = () => document.getElementById("dsh-list");
+      const table = () => list().firstElementChild;
+      const key = (section, row) => `${section}:${row}`;
+      const screenRows = () => Math.ceil(window.innerHeight / (rowHeight || 44)) + 1;
+
+      // The drawn element of a row (flat position), or null.
+      function rowElement(flat) {
+        if (flat < from || flat >= to) return null;
+        let low = 0;
+        let high = counts.length - 1;
+        while (low < high) {
+          const middle = (low + high) >> 1;
+          if (starts[middle + 1] > flat) high = middle; else low = middle + 1;
+        }
+        return table().querySelector(`section[data-section="${low}"] [data-row="${flat - starts[low]}"]`);
+      }
+
+      const offsetIn = (outer, inner) => inner.getBoundingClientRect().top - outer.getBoundingClientRect().top;
+
+      // What the scroll position stands for: p from 0 (the list's top at the screen's top) to 1
+      // (its end at the screen's bottom), and the row there (fractional), p of the rows.
+      function position() {
+        const box = list();
+        const range = box.offsetHeight - window.innerHeight;
+        const p = range > 0 ? Math.min(1, Math.max(0, -box.getBoundingClientRect().top / range)) : 0;
+        return { p, row: p * total };
+      }
+
+      // Whether the drawn rows fill the screen where the scroll position stands.
+      function covered() {
+        if (total <= WHOLE) return from === 0 && to === total;
+        const seen = screenRows();
+        const at = Math.min(Math.floor(position().row), total - 1);
+        if (Math.max(0, at - seen) < from || Math.min(total, at + seen) > to) return false;
+        const box = list().getBoundingClientRect();
+        const drawn = table().getBoundingClientRect();
+        return drawn.top <= Math.max(0, box.top) + 1 && drawn.bottom >= Math.min(window.innerHeight, box.bottom) - 1;
+      }
+
+      // Stands the drawn rows in the list: a whole view in the page's flow; a long one where the
+      // scroll position stands for, or with the row `anchor.flat` at `anchor.y` on the screen.
+      function place(anchor) {
+        const box = list();
+        const drawn = table();
+        if (total <= WHOLE) {
+          box.style.height = "";
+          Object.assign(drawn.style, { position: "", top: "", left: "", right: "" });
+          return;
+        }
+        if (!rowHeight) rowHeight = Math.max(16, drawn.offsetHeight / Math.max(1, to - from));
+        const height = Math.max(Math.min(total * rowHeight, TALLEST), drawn.offsetHeight);
+        box.style.position = "relative";
+        box.style.height = `${height}px`;
+        Object.assign(drawn.style, { position: "absolute", left: "0", right: "0" });
+        const listTop = box.getBoundingClientRect().top;
+        const element = anchor && rowElement(anchor.flat);
+        let top;
+        if (element) {
+          drawn.style.top = "0px";
+          top = anchor.y - listTop - offsetIn(drawn, element);
+        } else {
+          const { p, row } = position();
+          drawn.style.top = "0px";
+          const at = rowElement(Math.min(Math.floor(row), total - 1));
+          let y = drawn.offsetHeight;
+          if (at && row < total) y = offsetIn(drawn, at) + (row % 1) * at.offsetHeight;
+          top = -listTop + p * window.innerHeight - y;
+        }
+        drawn.style.top = `${Math.max(0, Math.min(top, height - drawn.offsetHeight))}px`;
+      }
+
+      // MARK: Windows
+
+      async function fetchWindow(query, withCounts) {
+        const response = await fetch(`/window?token=${token}&${query}${withCounts ? "&counts=1" : ""}`, { cache: "no-store" });
+        if (!response.ok) throw new Error(`/window: ${response.status} ${await response.text()}`);
+        return response.json();
+      }
+
+      function element(html) {
+        const template = document.createElement("template");
+        template.innerHTML = html;
+        return template.content.firstElementChild;
+      }
+
+      // The parts around the rows, when they changed.
+      function drawFrame(w) {
+        for (const [id, html] of [["dsh-top", w.top], ["dsh-bottom", w.bottom]]) {
+          const part = document.getElementById(id);
+          if (part && part.innerHTML !== html) part.innerHTML = html;
+        }
+      }
+
+      // Takes the window `w` of state `version` as it is.
+      function draw(w, version) {
+        if (w.counts) {
+          counts = w.counts;
+          starts = startsOf(counts);
+        }
+        total = w.total;
+        from = w.from;
+        to = w.to;
+        table().replaceWith(element(w.table));
+        drawFrame(w);
         shown = version;
       }
 
-      function parse(html) { return new DOMParser().parseFromString(html, "text/html"); }
-
-      // The screen of `doc` in place of the page's; `whole`: its style and appearance too.
-      function replaceScreen(doc, whole) {
-        if (whole) {
-          const style = doc.querySelector("style");
-          const mine = document.querySelector("style");
-          if (style && mine) mine.textContent = style.textContent;
-          document.body.className = doc.body.className;
-          document.title = doc.title;
-          const viewport = doc.querySelector('meta[name="viewport"]');
-          const ours = document.querySelector('meta[name="viewport"]');
-          if (viewport && ours) ours.setAttribute("content", viewport.getAttribute("content"));
-        }
-        const main = document.querySelector("main");
-        const next = doc.querySelector("main");
-        if (main && next) main.replaceWith(document.importNode(next, true));
+      // Draws the rows the scroll position stands for; false when the session is at a state the
+      // page has yet to follow (its batch is on the way).
+      async function bringIntoView() {
+        const seen = screenRows();
+        const at = Math.min(Math.floor(position().row), Math.max(0, total - 1));
+        const w = await fetchWindow(`from=${Math.max(0, at - 3 * seen)}&to=${at + 6 * seen}`, false);
+        if (w.version !== shown) return false;
+        draw(w, shown);
+        place(null);
+        return true;
       }
 
-      function rowsOf(section) {
-        const box = section.querySelector(":scope > .group, :scope > .grid");
-        if (!box) return [];
-        return Array.from(box.children).filter((e) => e.classList.contains("cell") || e.classList.contains("card"));
+      // The page of the state now, drawn whole: the view was bound again, a setting changed how
+      // it looks, or the page fell too far behind.
+      async function redraw() {
+        const response = await fetch(`/?token=${token}`, { cache: "no-store" });
+        if (!response.ok) throw new Error(`/: ${response.status}`);
+        const version = Number(response.headers.get("X-DSH-Version"));
+        serving = response.headers.get("X-DSH-Serving") || serving;
+        const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+        const style = doc.querySelector("style");
+        const mine = document.querySelector("style");
+        if (style && mine) mine.textContent = style.textContent;
+        document.body.className = doc.body.className;
+        document.title = doc.title;
+        const viewport = doc.querySelector('meta[name="viewport"]');
+        const ours = document.querySelector('meta[name="viewport"]');
+        if (viewport && ours) ours.setAttribute("content", viewport.getAttribute("content"));
+        const next = JSON.parse(doc.getElementById("dsh-state").textContent);
+        const y = window.scrollY;
+        const main = document.querySelector("main");
+        main.replaceWith(document.importNode(doc.querySelector("main"), true));
+        counts = next.counts;
+        starts = startsOf(counts);
+        total = next.total;
+        from = next.from;
+        to = next.to;
+        rowHeight = 0;
+        shown = version;
+        place(null);
+        window.scrollTo(window.scrollX, y);
       }
 
-      const key = (section, row) => `${section}:${row}`;
+      // MARK: Batches
 
-      // Applies `batch` to the page, taking new cells from `doc`; false when it does not fit.
-      function applyBatch(batch, doc, animate) {
-        const main = document.querySelector("main");
-        const source = doc.querySelector("main");
-        if (!main || !source) return false;
-        const next = document.importNode(source, true);
-        const expected = next.textContent;
-        const oldSections = Array.from(main.querySelectorAll("section"));
-        const newSections = Array.from(next.querySelectorAll("section"));
-
-        // Which old section each new one continues (-1: inserted), as UIKit reads a batch.
+      // How `batch` maps the rows of the state shown to the next, as UIKit reads it: the
+      // sections and rows that stay fill the places nothing comes to, in order. null when the
+      // sections do not fit.
+      function mapping(batch) {
+        const oldCount = counts.length;
         const deletedSections = new Set(batch.deletedSections);
         const insertedSections = new Set(batch.insertedSections);
-        const sectionFrom = new Map(batch.movedSections.map(([from, to]) => [to, from]));
-        const movedSections = new Set(batch.movedSections.map(([from]) => from));
-        const stayingSections = oldSections.map((_, i) => i).filter((i) => !deletedSections.has(i) && !movedSections.has(i));
-        const oldOfNew = newSections.map((_, j) =>
-          insertedSections.has(j) ? -1 : sectionFrom.has(j) ? sectionFrom.get(j) : stayingSections.shift());
-        if (stayingSections.length > 0 || oldOfNew.some((i) => i === undefined)) return false;
-
-        const deletedRows = new Set(batch.deletedRows.map(([s, r]) => key(s, r)));
-        const insertedRows = new Set(batch.insertedRows.map(([s, r]) => key(s, r)));
-        const rowFrom = new Map(batch.movedRows.map(([from, to]) => [key(to[0], to[1]), from]));
-        const movedRows = new Set(batch.movedRows.map(([from]) => key(from[0], from[1])));
-        const reloadedBefore = new Set(batch.reloadedRows.map(([s, r]) => key(s, r)));
-        const reloadedAfter = new Set(batch.reloadedAfterMoves.map(([s, r]) => key(s, r)));
-        const oldRows = oldSections.map(rowsOf);
-
-        const kept = []; // [the page's row, the new screen's row it stands for]
-        const entering = [];
-        const flashing = [];
-        const taken = new Set();
-        for (let j = 0; j < newSections.length; j++) {
-          const i = oldOfNew[j];
-          if (i < 0) {
-            entering.push(newSections[j]);
+        const sectionTo = new Map(batch.movedSections.map(([a, b]) => [a, b]));
+        const sectionFrom = new Map(batch.movedSections.map(([a, b]) => [b, a]));
+        const newCount = oldCount - deletedSections.size + insertedSections.size;
+        const newOfOld = new Array(oldCount).fill(-1);
+        const oldOfNew = new Array(newCount).fill(-1);
+        let next = 0;
+        for (let i = 0; i < oldCount; i++) {
+          if (deletedSections.has(i)) continue;
+          if (sectionTo.has(i)) {
+            newOfOld[i] = sectionTo.get(i);
+            oldOfNew[sectionTo.get(i)] = i;
             continue;
           }
-          const rows = rowsOf(newSections[j]);
-          const remaining = oldRows[i].map((_, r) => r).filter((r) => !deletedRows.has(key(i, r)) && !movedRows.has(key(i, r)));
-          for (let k = 0; k < rows.length; k++) {
-            if (insertedRows.has(key(j, k))) {
-              entering.push(rows[k]);
-              continue;
-            }
-            let from = rowFrom.get(key(j, k));
-            if (from === undefined) {
-              const r = remaining.shift();
-              if (r === undefined) return false;
-              from = [i, r];
-            }
-            const old = oldRows[from[0]] && oldRows[from[0]][from[1]];
-            if (!old || taken.has(old)) return false;
-            taken.add(old);
-            if (reloadedBefore.has(key(from[0], from[1])) || reloadedAfter.has(key(j, k))) {
-              flashing.push(rows[k]);
-            } else {
-              kept.push([old, rows[k]]);
-            }
-          }
-          if (remaining.length > 0) return false;
+          while (next < newCount && (insertedSections.has(next) || sectionFrom.has(next))) next++;
+          if (next >= newCount) return null;
+          newOfOld[i] = next;
+          oldOfNew[next] = i;
+          next++;
         }
-        const supplements = (list, selector) => list.flatMap((j) =>
-          newSections[j] ? Array.from(newSections[j].querySelectorAll(`:scope > ${selector}`)) : []);
+        const gone = new Map(); // old section -> its rows that go (deleted or moved away), sorted
+        const come = new Map(); // new section -> its rows that come (inserted or moved in), sorted
+        const add = (map, section, row) => (map.get(section) || map.set(section, []).get(section)).push(row);
+        const deleted = new Set();
+        const inserted = new Set();
+        const movedTo = new Map();
+        const movedFrom = new Map();
+        for (const [s, r] of batch.deletedRows) { add(gone, s, r); deleted.add(key(s, r)); }
+        for (const [s, r] of batch.insertedRows) { add(come, s, r); inserted.add(key(s, r)); }
+        for (const [a, b] of batch.movedRows) {
+          add(gone, a[0], a[1]);
+          add(come, b[0], b[1]);
+          movedTo.set(key(a[0], a[1]), b);
+          movedFrom.set(key(b[0], b[1]), a);
+        }
+        for (const map of [gone, come]) for (const rows of map.values()) rows.sort((a, b) => a - b);
+        const below = (rows, row) => (rows || []).filter((r) => r < row).length;
+        const reloadedBefore = new Set(batch.reloadedRows.map(([s, r]) => key(s, r)));
+        const reloadedAfter = new Set(batch.reloadedAfterMoves.map(([s, r]) => key(s, r)));
+        return {
+          // Where old row (s, r) is in the next state; null when it goes.
+          next(s, r) {
+            if (deleted.has(key(s, r))) return null;
+            if (movedTo.has(key(s, r))) return movedTo.get(key(s, r));
+            const j = newOfOld[s];
+            if (j === undefined || j < 0) return null;
+            let k = r - below(gone.get(s), r);
+            for (const taken of come.get(j) || []) { if (taken <= k) k++; else break; }
+            return [j, k];
+          },
+          // Which old row new row (j, k) was; null when it comes.
+          previous(j, k) {
+            if (inserted.has(key(j, k))) return null;
+            if (movedFrom.has(key(j, k))) return movedFrom.get(key(j, k));
+            const i = oldOfNew[j];
+            if (i === undefined || i < 0) return null;
+            let r = k - below(come.get(j), k);
+            for (const left of gone.get(i) || []) { if (left <= r) r++; else break; }
+            return [i, r];
+          },
+          moved: (s, r) => movedTo.has(key(s, r)),
+          reloaded: (old, now) => reloadedBefore.has(key(old[0], old[1])) || reloadedAfter.has(key(now[0], now[1])),
+          // The rows of each section next, when the batch says them all (an inserted section's do not).
+          counts() {
+            if (insertedSections.size > 0) return null;
+            return oldOfNew.map((i, j) => counts[i] - (gone.get(i) || []).length + (come.get(j) || []).length);
+          },
+        };
+      }
+
+      // The drawn rows by index path.
+      function drawnRows(within) {
+        const rows = new Map();
+        for (const section of within.querySelectorAll("section[data-section]")) {
+          const s = Number(section.dataset.section);
+          for (const row of section.querySelectorAll("[data-row]")) rows.set(key(s, Number(row.dataset.row)), row);
+        }
+        return rows;
+      }
+
+      // The first row on the screen that stays where it is in the next state, and where.
+      function anchorRow(map) {
+        const top = Math.max(0, list().getBoundingClientRect().top);
+        for (const section of table().querySelectorAll("section[data-section]")) {
+          const s = Number(section.dataset.section);
+          for (const row of section.querySelectorAll("[data-row]")) {
+            const rect = row.getBoundingClientRect();
+            if (rect.bottom <= top) continue;
+            const r = Number(row.dataset.row);
+            if (map.moved(s, r)) continue;
+            const next = map.next(s, r);
+            if (next) return { next, y: rect.top };
+          }
+        }
+        return null;
+      }
+
+      // Follows the batch to state `version`: the window around the row kept in place, drawn
+      // with the rows that stay as the same elements.
+      async function follow(batch, version, animate) {
+        const map = mapping(batch);
+        const anchor = map && anchorRow(map);
+        const after = map && map.counts();
+        const seen = screenRows();
+        const query = anchor
+          ? `section=${anchor.next[0]}&row=${anchor.next[1]}&before=${3 * seen}&after=${6 * seen}`
+          : `from=${from}&to=${Math.max(to, from + 9 * seen)}`;
+        let w = await fetchWindow(query, !after);
+        const y = window.scrollY;
+        if (w.version !== version) {
+          // The session is further on: its state drawn as it is, the batches between skipped.
+          if (!w.counts) w = await fetchWindow(query, true);
+          catchups += 1;
+          draw(w, w.version);
+          place(null);
+          if (total <= WHOLE) window.scrollTo(window.scrollX, y);
+          return;
+        }
+        if (!w.counts) w.counts = after;
+        if (!map || !swap(w, map, batch, version, animate)) {
+          fallbacks += 1;
+          console.warn(`dsh: a batch did not apply to what the page shows; drawn from state ${version}`, batch);
+          draw(w, version);
+        }
+        if (total <= WHOLE) {
+          place(null);
+          window.scrollTo(window.scrollX, y);
+        } else {
+          place(anchor ? { flat: starts[anchor.next[0]] + anchor.next[1], y: anchor.y } : null);
+        }
+      }
+
+      // Puts the window `w` of the next state on the page, the rows that stay moved into it;
+      // false when its text is not what the session drew.
+      function swap(w, map, batch, version, animate) {
+        const old = table();
+        const next = element(w.table);
+        const expected = next.textContent;
+        const oldRows = drawnRows(old);
+        const kept = []; // [the page's row, the row of the next window it stands for]
+        const entering = [];
+        const flashing = [];
+        for (const [path, row] of drawnRows(next)) {
+          const [j, k] = path.split(":").map(Number);
+          const was = map.previous(j, k);
+          const mine = was && oldRows.get(key(was[0], was[1]));
+          if (mine && !map.reloaded(was, [j, k])) {
+            kept.push([mine, row]);
+            oldRows.delete(key(was[0], was[1]));
+          } else {
+            (was ? flashing : entering).push(row);
+          }
+        }
+        const supplements = (sections, selector) => sections.flatMap((j) =>
+          Array.from(next.querySelectorAll(`section[data-section="${j}"] > ${selector}`)));
         flashing.push(...supplements(batch.reloadedHeaders, ".header"));
         flashing.push(...supplements(batch.reloadedFooters, ".footer"));
         flashing.push(...supplements(batch.reloadedPlaceholders, ".placeholder"));
 
         // What goes: copies fade where they stood.
-        const leaving = [];
-        if (animate) {
-          batch.deletedSections.forEach((i) => oldSections[i] && leaving.push(oldSections[i]));
-          batch.deletedRows.forEach(([s, r]) => oldRows[s] && oldRows[s][r] && leaving.push(oldRows[s][r]));
-        }
-        const ghosts = leaving.map((element) => {
-          const rect = element.getBoundingClientRect();
-          const ghost = element.cloneNode(true);
+        const leaving = animate ? Array.from(oldRows.values()).filter((row) =>
+          map.next(Number(row.closest("section").dataset.section), Number(row.dataset.row)) === null) : [];
+        const ghosts = leaving.map((gone) => {
+          const rect = gone.getBoundingClientRect();
+          const ghost = gone.cloneNode(true);
           Object.assign(ghost.style, {
             position: "absolute", left: `${rect.left + window.scrollX}px`, top: `${rect.top + window.scrollY}px`,
             width: `${rect.width}px`, height: `${rect.height}px`, margin: "0", pointerEvents: "none",
           });
           return ghost;
         });
-        const before = animate ? new Map(kept.map(([old]) => [old, old.getBoundingClientRect().top])) : null;
+        const before = animate ? new Map(kept.map(([row]) => [row, row.getBoundingClientRect().top])) : null;
 
         // The rows that stay are the same elements, in their new places.
-        for (const [old, row] of kept) row.replaceWith(old);
-        main.replaceWith(next);
+        for (const [row, stand] of kept) stand.replaceWith(row);
+        next.style.cssText = old.style.cssText;
+        old.replaceWith(next);
         if (next.textContent !== expected) return false;
-
+        counts = w.counts;
+        starts = startsOf(counts);
+        total = w.total;
+        from = w.from;
+        to = w.to;
+        drawFrame(w);
+        shown = version;
         if (animate) {
           for (const ghost of ghosts) {
             document.body.appendChild(ghost);
             ghost.animate([{ opacity: 1 }, { opacity: 0, transform: "translateX(-12px)" }], { duration: 250, easing: "ease-in" })
               .finished.then(() => ghost.remove(), () => ghost.remove());
           }
-          for (const [old] of kept) {
-            const dy = before.get(old) - old.getBoundingClientRect().top;
-            if (dy !== 0) old.animate([{ transform: `translateY(${dy}px)` }, { transform: "none" }], { duration: 300, easing: "ease-out" });
+          for (const [row] of kept) {
+            const dy = before.get(row) - row.getBoundingClientRect().top;
+            if (dy !== 0) row.animate([{ transform: `translateY(${dy}px)` }, { transform: "none" }], { duration: 300, easing: "ease-out" });
           }
-          for (const element of entering) {
-            element.animate([{ opacity: 0, transform: "translateY(-8px)" }, { opacity: 1, transform: "none" }], { duration: 300, easing: "ease-out" });
+          for (const row of entering) {
+            row.animate([{ opacity: 0, transform: "translateY(-8px)" }, { opacity: 1, transform: "none" }], { duration: 300, easing: "ease-out" });
           }
-          for (const element of flashing) {
-            element.animate([{ backgroundColor: "rgba(255, 204, 0, 0.45)" }, { backgroundColor: "transparent" }], { duration: 600, easing: "ease-out" });
+          for (const row of flashing) {
+            row.animate([{ backgroundColor: "rgba(255, 204, 0, 0.45)" }, { backgroundColor: "transparent" }], { duration: 600, easing: "ease-out" });
           }
         }
         return true;
       }
 
+      let scheduled = false;
+      function scrolled() {
+        if (scheduled) return;
+        scheduled = true;
+        requestAnimationFrame(() => {
+          scheduled = false;
+          if (!covered()) pump();
+        });
+      }
+      window.addEventListener("scroll", scrolled, { passive: true });
+      window.addEventListener("resize", scrolled);
+      place(null);
       connect();
+      pump();
     })();
 
     """#

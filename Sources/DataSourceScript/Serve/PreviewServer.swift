@@ -6,10 +6,12 @@ import Synchronization
 ///
 /// The routes:
 ///
-/// - `GET /`: the page, as `show X as html` draws it, with the script that keeps it live.
+/// - `GET /`: the page, as `show X as html` draws it, with its first rows and the script that
+///   keeps it live and draws the rows that scroll into view.
+/// - `GET /window?from=A&to=B` or `?section=S&row=R&before=B&after=A`, with `&counts=1` for
+///   the sections' row counts: a window of rows as JSON (the parts of the page that hold them).
 /// - `GET /view.json`: what `show X as json` prints now.
-/// - `GET /screen?version=N`: the page of an earlier state, while it is kept, for the script to
-///   take the new rows' cells from as it animates a batch (410 when it is gone).
+/// - `GET /state`: the number of the state now, drawn from nothing.
 /// - `GET /live?after=N` (WebSocket): one text message per change after state N, exactly what
 ///   `changes X as json` prints, or `{"kind": "layout", "version": M}` when the page must be
 ///   drawn again whole, and `{"kind": "stopped"}` when serving stops.

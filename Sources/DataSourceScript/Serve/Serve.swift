@@ -9,6 +9,9 @@ final class ServedView {
   let hub: PreviewHub
   let tracker = ChangeTracker()
   let server: any PreviewServing
+  /// The look of the page before a `set` statement (``Session/servedFrame(of:named:)``): when
+  /// the setting changed it, the pages draw themselves again.
+  var frameBeforeSetting: String?
 
   init(hub: PreviewHub, server: any PreviewServing) {
     self.hub = hub
@@ -63,12 +66,16 @@ extension Session {
       throw Diagnostic(
         .serveFailed("serving needs the dsh program (this session has no web server)"), at: range)
     }
-    let (html, json) = try screen(of: binding.value, named: name.name, at: name.range)
+    // Drawn once before the server starts: a view that cannot be drawn is not served.
+    _ = try servedWindow(of: binding.value, named: name.name, .rows(0..<1), counts: false, at: name.range)
     // Served already: on the same port the old server gives way first (the port is its); on
     // another, the new one starts first, so a failure leaves the old one serving.
     let previous = servedViews[name.name]
     if let previous, previous.server.port == port { await stopServing(name.name) }
-    let hub = PreviewHub(html: html, json: json)
+    let hub = PreviewHub { [weak self] request, hub in
+      self?.answer(request, to: hub, for: name.name)
+        ?? PageAnswer(status: 410, type: "text/plain", version: nil, body: "dsh has ended\n")
+    }
     let server: any PreviewServing
     do {
       server = try await starter.start(hub: hub, name: name.name, host: host, port: port)
@@ -111,8 +118,12 @@ extension Session {
     return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
   }
 
-  /// The most rows a served page draws (each is a cell of the page).
-  static let maximumServedRows = 1_000_000
+  /// The most rows a view may have for its page to draw them all; a longer one draws the
+  /// rows in view, a window at a time.
+  nonisolated static let servedWholeRows = 1_000
+
+  /// The rows the page of a long view draws before its script measures the screen.
+  static let servedFirstRows = 120
 
   /// The port `serve X` listens on when none is given (Python's `http.server`'s).
   static let defaultServePort = 8000
@@ -132,15 +143,83 @@ extension Session {
   /// Whether any view is being served.
   public var isServing: Bool { !servedViews.isEmpty }
 
-  /// What a served view's pages get: the page `show X as html` draws, every row of it (a page
-  /// scrolls; it has no terminal to fit), and `show X as json`.
-  func screen(of value: ScriptValue, named name: String, at range: SourceRange) throws -> (
-    html: String, json: String
-  ) {
-    (
-      try rendered(value, named: name, mode: .html, at: range),
-      try rendered(value, named: name, mode: .json, at: range)
-    )
+  /// The answer to what a page of the view served as `name` by `hub` asks, drawn now.
+  func answer(_ request: PageRequest, to hub: PreviewHub, for name: String) -> PageAnswer {
+    guard let served = servedViews[name], served.hub === hub, let binding = bindings[name] else {
+      return PageAnswer(
+        status: 410, type: "text/plain", version: nil, body: "\(name) is no longer served here\n")
+    }
+    let version = hub.version
+    let range: SourceRange = 0..<0
+    do {
+      switch request {
+      case .json:
+        let json = try rendered(binding.value, named: name, mode: .json, at: range)
+        return PageAnswer(status: 200, type: "application/json", version: version, body: json)
+      case .page:
+        let window = try servedWindow(
+          of: binding.value, named: name, .rows(0..<Session.servedFirstRows), counts: true, at: range)
+        let page = PreviewPage.page(window, version: version, serving: hub.id, token: hub.token)
+        return PageAnswer(status: 200, type: "text/html", version: version, body: page)
+      case .window(let rows, let counts):
+        let window = try servedWindow(of: binding.value, named: name, rows, counts: counts, at: range)
+        return PageAnswer(
+          status: 200, type: "application/json", version: version, body: window.json(version: version))
+      }
+    } catch let diagnostic as Diagnostic {
+      return PageAnswer(
+        status: 500, type: "text/plain", version: version, body: diagnostic.message.text + "\n")
+    } catch {
+      return PageAnswer(status: 500, type: "text/plain", version: version, body: "\(error)\n")
+    }
+  }
+
+  /// The rows of a window of a served view, drawn as the page's parts: every row when the view
+  /// has at most ``servedWholeRows``.
+  /// - Complexity: O(log sections + rows drawn), and O(sections) with the counts.
+  func servedWindow(
+    of value: ScriptValue, named name: String, _ window: PageRequest.Window, counts: Bool,
+    at range: SourceRange
+  ) throws -> ServedWindow {
+    let (view, _, _) = try shownView(of: value, named: name, expressionRange: range)
+    let source = view.dataSource
+    let offsets = view.sectionOffsets
+    let total = offsets.total
+    var rows: Range<Int>
+    switch window {
+    case .rows(let asked):
+      rows = asked.clamped(to: 0..<total)
+    case .around(let section, let row, let before, let after):
+      var flat = total
+      if section < offsets.sectionCount {
+        flat = min(offsets.starts[section] + row, offsets.starts[section + 1])
+      }
+      rows = max(0, flat - before)..<min(total, flat + after)
+    }
+    if total <= Session.servedWholeRows { rows = 0..<total }
+    let stateBefore = source.loadState
+    let snapshot = view.layout(windows: [rows])
+    if source.loadState == .error, stateBefore != .error {
+      throw Diagnostic(
+        .dataSource(.sourceFailed(message: source.errorDescription ?? "the source failed while it was read")),
+        at: range)
+    }
+    let page = settings.page(style: Session.preferredStyle(of: source), title: name)
+    return ServedWindow(
+      parts: Renderer.renderHTMLParts(snapshot, options: page), rows: rows, total: total,
+      counts: counts ? (0..<offsets.sectionCount).map { offsets.starts[$0 + 1] - offsets.starts[$0] } : nil)
+  }
+
+  /// How a served view's page looks, but for the rows past its first few: a setting that changes
+  /// it makes the pages draw themselves again.
+  func servedFrame(of value: ScriptValue, named name: String) -> String? {
+    let range: SourceRange = 0..<0
+    guard let window = try? servedWindow(of: value, named: name, .rows(0..<50), counts: false, at: range)
+    else {
+      return nil
+    }
+    let parts = window.parts
+    return parts.head + parts.top + parts.table + parts.bottom
   }
 
   private func rendered(_ value: ScriptValue, named name: String, mode: RenderMode, at range: SourceRange)
@@ -148,14 +227,6 @@ extension Session {
     -> String
   {
     let (view, showsFields, columnSource) = try shownView(of: value, named: name, expressionRange: range)
-    // A page holds every row: a view too large for one is refused before it is drawn (a range
-    // of a billion would be gigabytes of page).
-    if view.totalRows > Session.maximumServedRows {
-      throw Diagnostic(
-        .serveFailed(
-          "\(name) has \(view.totalRows) rows, and a served page draws every row, at most \(Session.maximumServedRows): serve a part (let v = table … | limit N)"
-        ), at: range)
-    }
     let source = view.dataSource
     let options = RenderOptions(
       mode: mode, width: settings.effectiveWidth(environment), color: false, showsFields: showsFields,
@@ -170,6 +241,13 @@ extension Session {
           .dataSource(.sourceFailed(message: source.errorDescription ?? "the source failed")), at: range)
       })
     return text
+  }
+
+  /// Before a setting: how each served page looks, to see whether the setting changed it.
+  func noteServedFramesBeforeSetting() {
+    for (name, served) in servedViews {
+      served.frameBeforeSetting = bindings[name].flatMap { servedFrame(of: $0.value, named: name) }
+    }
   }
 
   /// Before a statement that changes data wholesale: served views keep what they showed, as
@@ -203,17 +281,14 @@ extension Session {
             continue
           }
           try served.tracker.rebound(name, to: binding.value)
-          message = PreviewHub.layoutMessage(version: served.hub.current.version + 1)
+          message = PreviewHub.layoutMessage(version: served.hub.version + 1)
         case .set:
           // A setting may change how the page is drawn (appearance, device, style): redrawn whole
           // when the page differs.
-          let (html, json) = try screen(of: binding.value, named: name, at: statement.range)
-          if html != served.hub.current.html {
-            served.hub.publish(
-              message: PreviewHub.layoutMessage(version: served.hub.current.version + 1), html: html,
-              json: json)
+          if servedFrame(of: binding.value, named: name) != served.frameBeforeSetting {
+            message = PreviewHub.layoutMessage(version: served.hub.version + 1)
           }
-          continue
+          served.frameBeforeSetting = nil
         default:
           guard let changing, ChangeTracker.depends(binding.value, on: changing) else { continue }
           guard let changeset = try served.tracker.takeChanges(of: name, value: binding.value),
@@ -222,13 +297,32 @@ extension Session {
           message = Session.json(changeset.update)
         }
         guard let message else { continue }
-        let (html, json) = try screen(of: binding.value, named: name, at: statement.range)
-        served.hub.publish(message: message, html: html, json: json)
+        served.hub.publish(message: message)
       } catch let diagnostic as Diagnostic {
         sayError("error: serving \(name): \(diagnostic.message.text)\n")
       } catch {
         sayError("error: serving \(name): \(error)\n")
       }
     }
+  }
+}
+
+/// A window of a served view's rows, as the page's parts, and where it stands.
+struct ServedWindow {
+  var parts: HTMLParts
+  /// The rows drawn (flat positions).
+  var rows: Range<Int>
+  /// The rows of the view.
+  var total: Int
+  /// The rows of each section, when asked for.
+  var counts: [Int]?
+
+  /// The `/window` answer.
+  func json(version: Int) -> String {
+    var text = "{\"version\": \(version), \"from\": \(rows.lowerBound), \"to\": \(rows.upperBound), "
+    text += "\"total\": \(total), \"top\": \(JSONWriter.quoted(parts.top)), "
+    text += "\"table\": \(JSONWriter.quoted(parts.table)), \"bottom\": \(JSONWriter.quoted(parts.bottom))"
+    if let counts { text += ", \"counts\": [" + counts.map(String.init).joined(separator: ",") + "]" }
+    return text + "}"
   }
 }
