@@ -289,6 +289,11 @@ struct KeyReader {
 
   private var pending: [UInt8] = []
 
+  /// How long the rest of an escape sequence may take to follow its Escape (milliseconds)
+  /// before the Escape is a key of its own: vim's `ttimeoutlen`. An arrow over a slow link
+  /// (ssh across a continent) arrives in pieces tens of milliseconds apart.
+  static let escapeTime: Int32 = 100
+
   /// The next key, or a resize, or the timeout (milliseconds, -1 for none).
   mutating func next(timeout: Int32, resized: Int32) -> Event {
     while true {
@@ -297,7 +302,7 @@ struct KeyReader {
         pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
         pollfd(fd: resized, events: Int16(POLLIN), revents: 0),
       ]
-      let ready = poll(&fds, resized >= 0 ? 2 : 1, pending.isEmpty ? timeout : 30)
+      let ready = poll(&fds, resized >= 0 ? 2 : 1, pending.isEmpty ? timeout : Self.escapeTime)
       if ready < 0 {
         if errno == EINTR { continue }
         return .closed

@@ -83,4 +83,13 @@ struct HelpTests {
     for topic in HelpCatalogue.topics { #expect(output.text.contains("  \(topic.name)")) }
     #expect(output.errors.contains("no help for 'sectoin'; did you mean 'section'?"))
   }
+
+  @Test("a topic's prose wraps at 78 columns; its table of keys keeps a row to a line, aligned")
+  func wrapping() async {
+    let (_, output, _) = await run("help browse")
+    let lines = output.text.split(separator: "\n").map(String.init)
+    #expect(lines.contains("  ↓ j wheel down  one row down"), "\(output.text)")
+    #expect(lines.contains("  q Esc           back to the prompt"), "\(output.text)")
+    #expect(lines.filter { !$0.hasPrefix(" ") }.allSatisfy { $0.count <= 78 })
+  }
 }

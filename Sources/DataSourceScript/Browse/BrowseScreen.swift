@@ -581,7 +581,7 @@ public final class BrowseScreen {
         + "rows read \(Self.grouped(rowsRead)).",
     ]
       + (showsFields
-        ? ["Columns: \(Self.grouped(columnsDrawn)) of \(Self.grouped(fieldCount)) drawn a frame."] : []) + [
+        ? ["Columns on the screen: \(Self.grouped(columnsDrawn)) of \(Self.grouped(fieldCount))."] : []) + [
         "Any key goes back to the rows."
       ]
   }

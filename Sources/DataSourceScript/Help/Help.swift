@@ -57,17 +57,25 @@ extension HelpCatalogue {
     return out
   }
 
+  /// `text` in lines of at most `width`, a paragraph per line of it; an indented line is a row
+  /// of a table (a key and what it does, aligned) and is kept as it is.
   static func wrap(_ text: String, width: Int) -> String {
     var lines: [String] = []
-    var line = ""
-    for word in text.split(separator: " ") {
-      if !line.isEmpty, line.count + 1 + word.count > width {
-        lines.append(line)
-        line = ""
+    for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      if paragraph.hasPrefix(" ") {
+        lines.append(String(paragraph))
+        continue
       }
-      line += (line.isEmpty ? "" : " ") + word
+      var line = ""
+      for word in paragraph.split(separator: " ") {
+        if !line.isEmpty, line.count + 1 + word.count > width {
+          lines.append(line)
+          line = ""
+        }
+        line += (line.isEmpty ? "" : " ") + word
+      }
+      lines.append(line)
     }
-    if !line.isEmpty { lines.append(line) }
     return lines.joined(separator: "\n")
   }
 }
