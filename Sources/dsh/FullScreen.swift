@@ -289,9 +289,10 @@ struct KeyReader {
 
   private var pending: [UInt8] = []
 
-  /// How long the rest of an escape sequence may take to follow its Escape (milliseconds)
-  /// before the Escape is a key of its own: vim's `ttimeoutlen`. An arrow over a slow link
-  /// (ssh across a continent) arrives in pieces tens of milliseconds apart.
+  /// How long the rest of an escape sequence may take to follow its Escape, in milliseconds.
+  ///
+  /// After that the Escape is a key of its own (vim's `ttimeoutlen`). An arrow over a slow
+  /// link (ssh across a continent) arrives in pieces tens of milliseconds apart.
   static let escapeTime: Int32 = 100
 
   /// The next key, or a resize, or the timeout (milliseconds, -1 for none).
