@@ -443,8 +443,14 @@ struct BrowseTests {
     terminal.wait(for: "reload stopped", line: -1)
     terminal.type("j")
     terminal.wait(for: "rows 2–", line: -1)
+    // q during a reload stops it too, and leaves; the rows are as they were.
+    terminal.type("r")
+    terminal.wait(for: "reloading", line: -1)
     terminal.type("q")
     terminal.wait(for: "dsh>")
+    terminal.type("show w | limit 1 as csv\r")
+    terminal.wait(for: "0,item 0,g0")
+    #expect(!terminal.screen.contains { $0.contains("error") }, "\(terminal.screen.joined(separator: "\n"))")
   }
 
   /// A SQLite file of three million rows `t(a, k)`, k in no order and without an index: a sort
