@@ -123,6 +123,7 @@ static inline int CLineEdit_readCharacter(EditLine *el, wchar_t *out) {
   el_get(el, EL_CLIENTDATA, &hook);
   mbstate_t state;
   memset(&state, 0, sizeof state);
+  int partial = 0; // bytes of a character are waiting in `state`
   for (;;) {
     if (hook != NULL) {
       struct pollfd watched[2] = {{STDIN_FILENO, POLLIN, 0}, {hook->wake, POLLIN, 0}};
@@ -143,10 +144,25 @@ static inline int CLineEdit_readCharacter(EditLine *el, wchar_t *out) {
     }
     wchar_t character;
     size_t used = mbrtowc(&character, &byte, 1, &state);
-    if (used == (size_t)-2) continue;
-    if (used == (size_t)-1) {
-      memset(&state, 0, sizeof state);
+    if (used == (size_t)-2) {
+      partial = 1;
       continue;
+    }
+    if (used == (size_t)-1) {
+      // The sequence is no character: it is dropped, and the byte that ended it, unless it
+      // began it, starts anew (as libedit's reader does: a stray 0xC3 before 'a' keeps 'a').
+      memset(&state, 0, sizeof state);
+      if (!partial) continue;
+      partial = 0;
+      used = mbrtowc(&character, &byte, 1, &state);
+      if (used == (size_t)-2) {
+        partial = 1;
+        continue;
+      }
+      if (used == (size_t)-1) {
+        memset(&state, 0, sizeof state);
+        continue;
+      }
     }
     *out = used == 0 ? L'\0' : character;
     return 1;

@@ -53,6 +53,9 @@ struct InputLines {
 
   /// The next line without its `\n` (or `\r\n`), the last one without either, `nil` at the end.
   mutating func next(servingPages: Bool) -> String? {
+    // Between statements: a pipe that always has its next line waiting still lets the pages'
+    // requests through.
+    if servingPages { IdleWork.shared.runPending() }
     while true {
       if let end = buffer[searched...].firstIndex(of: UInt8(ascii: "\n")) {
         var line = buffer[start..<end]
@@ -72,7 +75,8 @@ struct InputLines {
         searched -= start
         start = 0
       }
-      if servingPages { _ = IdleWork.shared.waitForInput(on: STDIN_FILENO) }
+      // A signal cuts the wait short: wait again (the read after it would not watch the pages).
+      while servingPages, !IdleWork.shared.waitForInput(on: STDIN_FILENO) {}
       var block = [UInt8](repeating: 0, count: 1 << 16)
       let count = read(STDIN_FILENO, &block, block.count)
       if count < 0, errno == EINTR { continue }

@@ -57,6 +57,8 @@ struct PageState: Decodable {
   let drawn: [Int]?
   /// The page's height in pixels.
   let height: Int?
+  /// The text of the first row on the screen.
+  let top: String?
   let marker: Int?
   let text: String
   let stopped: Bool
@@ -224,19 +226,34 @@ struct ServeTests {
     #expect(followed.text.hasPrefix("team t00\nn0\nchanged\nn300\n"), "\(followed.text.prefix(100))")
     #expect(followed.fallbacks == 0 && followed.marker == 1)
     #expect(followed.rows == 999_999)
+    // Another, after the rows that stayed moved: their places on the page moved with them.
+    dsh.send("delete from p where id == 300")
+    page.send("wait 3")
+    let again = try state()
+    #expect(again.text.hasPrefix("team t00\nn0\nchanged\nn400\n"), "\(again.text.prefix(100))")
+    #expect(again.fallbacks == 0)
     // The end of the list: the last section's last row, drawn where the scroll position is.
     page.send("scroll 1")
     page.send("text n999999")
     let end = try state()
-    #expect(end.drawn?.last == 999_999, "\(String(describing: end.drawn))")
+    #expect(end.drawn?.last == end.rows, "\(String(describing: end.drawn))")
     #expect(end.text.hasSuffix("n999899\nn999999"), "\(end.text.suffix(100))")
     // And the middle: a window there, the page no taller than browsers lay out.
     page.send("scroll 0.5")
-    page.send("wait 2")
+    page.send("wait 3")
     let middle = try state()
     let window = try #require(middle.drawn)
     #expect(window[0] > 400_000 && window[1] < 600_000, "\(window)")
     #expect((middle.height ?? 0) <= 8_100_000)
+    // Sections deleted far above the screen and far below it: the row at the top stays there.
+    let top = try #require(middle.top)
+    let rows = try #require(middle.rows)
+    dsh.send("delete from p where team == \"t01\"")
+    dsh.send("delete from p where team == \"t98\"")
+    page.send("wait 5")
+    let kept = try state()
+    #expect(kept.top == top, "\(String(describing: kept.top)) was \(top)")
+    #expect(kept.rows == rows - 20_000 && kept.fallbacks == 0, "\(String(describing: kept.rows))")
   }
 
   @Test("20 pages open at once follow a burst of 1,000 edits and end equal to /view.json")
@@ -340,6 +357,11 @@ struct ServeTests {
     let plain = try DSHProcess.runTool("/usr/bin/env", ["curl", "-s", served.url("/live")])
     #expect(plain == "a WebSocket handshake is expected here\n", "\(plain)")
     #expect(try status(served.url("/nowhere")) == "404")
+    // Windows past any view, at the ints' ends: empty, not a crash.
+    #expect(try status(served.url("/window") + "&from=9223372036854775000&to=9223372036854775807") == "200")
+    #expect(
+      try status(served.url("/window") + "&section=0&row=9223372036854775807&before=9&after=9") == "200")
+    #expect(try status(served.url("/window") + "&from=5&to=2") == "400")
     // A frame that claims 2.1 GB: dsh reads nothing a page sends, so its memory stays its own.
     let flood = try LiveHelper(["flood"] + served.arguments)
     let sent = try #require(flood.lines(1).first)

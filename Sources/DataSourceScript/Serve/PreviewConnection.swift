@@ -126,7 +126,8 @@ struct PreviewConnection {
       request.query(name).flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
     }
     if let from = number("from"), let to = number("to"), from <= to {
-      return .rows(from..<min(to, from + maximumWindow))
+      // to - from cannot overflow (both are at least 0); from + maximumWindow stays below to.
+      return .rows(from..<(to - from > maximumWindow ? from + maximumWindow : to))
     }
     if let section = number("section"), let row = number("row"), let before = number("before"),
       let after = number("after")

@@ -68,7 +68,7 @@ enum PreviewPage {
       window.dshPreview = {
         get version() { return shown; },
         get received() { return received; },
-        get idle() { return !working && queue.length === 0 && covered(); },
+        get idle() { return !working && queue.length === 0 && shown === received && covered(); },
         get fallbacks() { return fallbacks; },
         get catchups() { return catchups; },
         get stopped() { return stopped; },
@@ -136,14 +136,17 @@ enum PreviewPage {
       }
 
       // Follows the batches in turn, then draws what the screen needs; one at a time.
+      // A request that failed (dsh busy past a minute, or gone a moment) is made again after a
+      // second; a batch waits for it at the front of the queue.
       async function pump() {
         if (working) return;
         working = true;
+        let failed = false;
         try {
           let windows = 0;
           while (true) {
             if (queue.length > 0) {
-              const item = queue.shift();
+              const item = queue[0];
               if (item.layout) {
                 await redraw();
               } else if (item.version <= shown) {
@@ -151,17 +154,21 @@ enum PreviewPage {
               } else if (item.version !== shown + 1) {
                 await redraw();
               } else {
-                await follow(item.batch, item.version, queue.length === 0 && !document.hidden);
+                await follow(item.batch, item.version, queue.length === 1 && !document.hidden);
               }
+              queue.shift();
               continue;
             }
             if (covered() || windows++ > 8) break;
-            if (!(await bringIntoView())) break;
+            // false: the session is further on, and its batch is on the way (or came meanwhile).
+            if (!(await bringIntoView()) && queue.length === 0) break;
           }
         } catch (error) {
-          console.warn("dsh: could not follow the session", error);
+          failed = true;
+          console.warn("dsh: could not follow the session; trying again in a second", error);
         } finally {
           working = false;
+          if (queue.length > 0 || (failed && !covered())) setTimeout(pump, failed ? 1000 : 0);
         }
       }
 
@@ -227,13 +234,20 @@ enum PreviewPage {
         box.style.position = "relative";
         box.style.height = `${height}px`;
         Object.assign(drawn.style, { position: "absolute", left: "0", right: "0" });
-        const listTop = box.getBoundingClientRect().top;
         const element = anchor && rowElement(anchor.flat);
         let top;
         if (element) {
+          // The scroll position comes to stand for the anchor's row (the rows drawn are the
+          // ones the screen needs there), and the row stays where it was on the screen.
+          const range = box.offsetHeight - window.innerHeight;
+          if (range > 0) {
+            const target = box.getBoundingClientRect().top + window.scrollY + (anchor.flat / total) * range;
+            if (Math.abs(window.scrollY - target) >= 1) window.scrollTo(window.scrollX, target);
+          }
           drawn.style.top = "0px";
-          top = anchor.y - listTop - offsetIn(drawn, element);
+          top = anchor.y - box.getBoundingClientRect().top - offsetIn(drawn, element);
         } else {
+          const listTop = box.getBoundingClientRect().top;
           const { p, row } = position();
           drawn.style.top = "0px";
           const at = rowElement(Math.min(Math.floor(row), total - 1));
@@ -280,15 +294,32 @@ enum PreviewPage {
         shown = version;
       }
 
-      // Draws the rows the scroll position stands for; false when the session is at a state the
-      // page has yet to follow (its batch is on the way).
+      // The first drawn row on the screen and where, or null when the drawn rows are off it.
+      function rowOnScreen() {
+        const top = Math.max(0, list().getBoundingClientRect().top);
+        for (const section of table().querySelectorAll("section[data-section]")) {
+          const s = Number(section.dataset.section);
+          for (const row of section.querySelectorAll("[data-row]")) {
+            const rect = row.getBoundingClientRect();
+            if (rect.top >= window.innerHeight) return null;
+            if (rect.bottom > top) return { flat: starts[s] + Number(row.dataset.row), y: rect.top };
+          }
+        }
+        return null;
+      }
+
+      // Draws the rows the screen needs; false when the session is at a state the page has yet
+      // to follow (its batch is on the way). A scroll that keeps drawn rows on the screen goes
+      // on from them, a pixel for a pixel; a jump (the scroll bar dragged) goes to the rows the
+      // scroll position stands for.
       async function bringIntoView() {
         const seen = screenRows();
-        const at = Math.min(Math.floor(position().row), Math.max(0, total - 1));
-        const w = await fetchWindow(`from=${Math.max(0, at - 3 * seen)}&to=${at + 6 * seen}`, false);
+        const anchor = total > WHOLE ? rowOnScreen() : null;
+        const at = anchor ? anchor.flat : Math.min(Math.floor(position().row), Math.max(0, total - 1));
+        const w = await fetchWindow(`from=${Math.max(0, at - 4 * seen)}&to=${at + 5 * seen}`, false);
         if (w.version !== shown) return false;
         draw(w, shown);
-        place(null);
+        place(anchor);
         return true;
       }
 
@@ -450,7 +481,8 @@ enum PreviewPage {
           return;
         }
         if (!w.counts) w.counts = after;
-        if (!map || !swap(w, map, batch, version, animate)) {
+        const animation = map && swap(w, map, batch, version, animate);
+        if (!animation) {
           fallbacks += 1;
           console.warn(`dsh: a batch did not apply to what the page shows; drawn from state ${version}`, batch);
           draw(w, version);
@@ -461,10 +493,13 @@ enum PreviewPage {
         } else {
           place(anchor ? { flat: starts[anchor.next[0]] + anchor.next[1], y: anchor.y } : null);
         }
+        // The rows that stay slide from where they stood to where they stand now.
+        if (animation) animation();
       }
 
       // Puts the window `w` of the next state on the page, the rows that stay moved into it;
-      // false when its text is not what the session drew.
+      // returns what animates the change once the rows are placed, or null when the window's
+      // text is not what the session drew.
       function swap(w, map, batch, version, animate) {
         const old = table();
         const next = element(w.table);
@@ -504,11 +539,14 @@ enum PreviewPage {
         });
         const before = animate ? new Map(kept.map(([row]) => [row, row.getBoundingClientRect().top])) : null;
 
-        // The rows that stay are the same elements, in their new places.
-        for (const [row, stand] of kept) stand.replaceWith(row);
+        // The rows that stay are the same elements, in their new places (and numbered so).
+        for (const [row, stand] of kept) {
+          row.dataset.row = stand.dataset.row;
+          stand.replaceWith(row);
+        }
         next.style.cssText = old.style.cssText;
         old.replaceWith(next);
-        if (next.textContent !== expected) return false;
+        if (next.textContent !== expected) return null;
         counts = w.counts;
         starts = startsOf(counts);
         total = w.total;
@@ -516,7 +554,8 @@ enum PreviewPage {
         to = w.to;
         drawFrame(w);
         shown = version;
-        if (animate) {
+        return () => {
+          if (!animate) return;
           for (const ghost of ghosts) {
             document.body.appendChild(ghost);
             ghost.animate([{ opacity: 1 }, { opacity: 0, transform: "translateX(-12px)" }], { duration: 250, easing: "ease-in" })
@@ -532,8 +571,7 @@ enum PreviewPage {
           for (const row of flashing) {
             row.animate([{ backgroundColor: "rgba(255, 204, 0, 0.45)" }, { backgroundColor: "transparent" }], { duration: 600, easing: "ease-out" });
           }
-        }
-        return true;
+        };
       }
 
       let scheduled = false;

@@ -192,7 +192,8 @@ extension Session {
     case .around(let section, let row, let before, let after):
       var flat = total
       if section < offsets.sectionCount {
-        flat = min(offsets.starts[section] + row, offsets.starts[section + 1])
+        let (start, end) = (offsets.starts[section], offsets.starts[section + 1])
+        flat = start + min(row, end - start)
       }
       rows = max(0, flat - before)..<min(total, flat + after)
     }
