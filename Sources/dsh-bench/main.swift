@@ -415,6 +415,7 @@ if onlyLibrary {
   await measureAppLoop()
 }
 if onlyLibrary || onlySections {
+  await measureLaunch()
   await measureSectionedLoop()
   await measureBurst()
 }
