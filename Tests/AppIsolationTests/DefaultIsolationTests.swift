@@ -47,6 +47,27 @@ nonisolated final class RemoteNotes: DataProvider {
 
 nonisolated struct TestFailure: Error, Equatable {}
 
+/// A mail of a large inbox.
+nonisolated struct Mail: Identifiable, Sendable {
+  let id: Int
+  var subject: String
+}
+
+/// A large screen launched off the main actor: made, loaded and snapshotted on the concurrent
+/// pool, and handed back (`sending`: nothing else holds them) for the main actor to show.
+@concurrent nonisolated func inboxOffTheMainActor(_ mails: [Mail]) async throws
+  -> sending (
+    TableAdapter<Mail, TableCell>, DataSourceSnapshot<SectionID, Int>
+  )
+{
+  let provider = EditableProvider(ArrayProvider(mails))
+  let table = TableAdapter(
+    provider: DerivedProvider.sorted(provider) { $0.subject },
+    presenter: ClosurePresenter<Mail>(style: .basic) { mail, _ in mail.subject })
+  try await table.load()
+  return (table, DataSourceSnapshot(of: table))
+}
+
 /// A view model as such an app writes one: main-actor isolated without saying so.
 final class NotesModel {
   let remote = RemoteNotes()
@@ -124,5 +145,19 @@ struct MainActorCellTests {
     #expect(view.cells(in: 0..<2).map(\.cell.text) == ["a", "b"])
     #expect(view.cells(in: 1..<3).map(\.cell.text) == ["b", "c"])
     #expect(view.stats.cellsReused == 2)
+  }
+}
+
+@Suite("A launch off the main actor")
+struct LaunchTests {
+  @Test("a screen launched off the main actor: loaded and snapshotted there, shown here")
+  func launchOffTheMainActor() async throws {
+    let mails = (0..<1_000).map { Mail(id: $0, subject: "mail \(999 - $0)") }
+    let (table, snapshot) = try await inboxOffTheMainActor(mails)
+    let view = ListView(dataSource: table)
+    let batch = try view.apply(snapshot)
+    #expect(batch.insertedSections == [0])
+    #expect(view.totalRows == 1_000)
+    #expect(view.cells(in: 0..<2).map(\.item.subject) == ["mail 0", "mail 1"])
   }
 }

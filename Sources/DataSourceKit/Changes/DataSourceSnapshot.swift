@@ -89,6 +89,13 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
       }
     }
   }
+  /// Whether no item can be named twice without a look: the sections are one provider's
+  /// handles, kept only while its ids do not repeat (``EditableProvider``'s identity index).
+  var repeatsAreRuledOut: Bool {
+    guard parts.count == 1, case .tracked = parts[0] else { return false }
+    return true
+  }
+
   enum Part: Sendable {
     case written([Section])
     case tracked(TrackedSections<SectionIdentifier, ItemIdentifier>)
