@@ -125,15 +125,22 @@ private struct Mail: Identifiable, Hashable, Sendable {
   let mails = (0..<count).map {
     Mail(id: $0, subject: "mail \(random.next(1_000_000))", group: random.next(sections))
   }
+  let (provider, table) = inbox(mails)
+  try? await table.load()
+  let view = ListView(dataSource: table)
+  _ = try? view.apply(DataSourceSnapshot(of: table))
+  return (provider, table, view)
+}
+
+/// The inbox's provider and table over `mails`: sorted by subject, sectioned by group, headed
+/// by each section's count.
+private func inbox(_ mails: [Mail]) -> (EditableProvider<Mail>, SupplementaryDecorator<Mail, TableCell>) {
   let provider = EditableProvider(ArrayProvider(mails))
   let table = TableAdapter(
     provider: DerivedProvider.sectioned(DerivedProvider.sorted(provider) { $0.subject }) { $0.group },
     presenter: ClosurePresenter<Mail>(style: .basic) { mail, _ in mail.subject }
   ).header { "\($0.key?.value(as: Int.self) ?? 0) (\($0.count))" }
-  try? await table.load()
-  let view = ListView(dataSource: table)
-  _ = try? view.apply(DataSourceSnapshot(of: table))
-  return (provider, table, view)
+  return (provider, table)
 }
 
 /// `1234567` as `1,234,567`.
@@ -147,11 +154,7 @@ private func grouped(_ number: Int) -> String { number.formatted(.number) }
     SupplementaryDecorator<Mail, TableCell>, DataSourceSnapshot<SectionID, Int>
   )
 {
-  let provider = EditableProvider(ArrayProvider(mails))
-  let table = TableAdapter(
-    provider: DerivedProvider.sectioned(DerivedProvider.sorted(provider) { $0.subject }) { $0.group },
-    presenter: ClosurePresenter<Mail>(style: .basic) { mail, _ in mail.subject }
-  ).header { "\($0.key?.value(as: Int.self) ?? 0) (\($0.count))" }
+  let (_, table) = inbox(mails)
   try? await table.load()
   return (table, DataSourceSnapshot(of: table))
 }
@@ -169,11 +172,7 @@ private func grouped(_ number: Int) -> String { number.formatted(.number) }
     var whole: [Double] = []
     for _ in 0..<3 {
       let started = DispatchTime.now().uptimeNanoseconds
-      let provider = EditableProvider(ArrayProvider(mails))
-      let table = TableAdapter(
-        provider: DerivedProvider.sectioned(DerivedProvider.sorted(provider) { $0.subject }) { $0.group },
-        presenter: ClosurePresenter<Mail>(style: .basic) { mail, _ in mail.subject }
-      ).header { "\($0.key?.value(as: Int.self) ?? 0) (\($0.count))" }
+      let (_, table) = inbox(mails)
       try? await table.load()
       let view = ListView(dataSource: table)
       _ = try? view.apply(DataSourceSnapshot(of: table))

@@ -401,27 +401,23 @@ enum PreviewPage {
         const below = (rows, row) => (rows || []).filter((r) => r < row).length;
         const reloadedBefore = new Set(batch.reloadedRows.map(([s, r]) => key(s, r)));
         const reloadedAfter = new Set(batch.reloadedAfterMoves.map(([s, r]) => key(s, r)));
+        // Row r of section s on one side of the batch, on the other side: null when it is
+        // deleted (inserted) there, the other end of its move, or else its place among the
+        // rows that stay, which keep their order around the rows that leave and arrive.
+        function across(s, r, sections, away, jumps, leaving, arriving) {
+          if (away.has(key(s, r))) return null;
+          if (jumps.has(key(s, r))) return jumps.get(key(s, r));
+          const other = sections[s];
+          if (other === undefined || other < 0) return null;
+          let k = r - below(leaving.get(s), r);
+          for (const taken of arriving.get(other) || []) { if (taken <= k) k++; else break; }
+          return [other, k];
+        }
         return {
           // Where old row (s, r) is in the next state; null when it goes.
-          next(s, r) {
-            if (deleted.has(key(s, r))) return null;
-            if (movedTo.has(key(s, r))) return movedTo.get(key(s, r));
-            const j = newOfOld[s];
-            if (j === undefined || j < 0) return null;
-            let k = r - below(gone.get(s), r);
-            for (const taken of come.get(j) || []) { if (taken <= k) k++; else break; }
-            return [j, k];
-          },
+          next: (s, r) => across(s, r, newOfOld, deleted, movedTo, gone, come),
           // Which old row new row (j, k) was; null when it comes.
-          previous(j, k) {
-            if (inserted.has(key(j, k))) return null;
-            if (movedFrom.has(key(j, k))) return movedFrom.get(key(j, k));
-            const i = oldOfNew[j];
-            if (i === undefined || i < 0) return null;
-            let r = k - below(come.get(j), k);
-            for (const left of gone.get(i) || []) { if (left <= r) r++; else break; }
-            return [i, r];
-          },
+          previous: (j, k) => across(j, k, oldOfNew, inserted, movedFrom, come, gone),
           moved: (s, r) => movedTo.has(key(s, r)),
           reloaded: (old, now) => reloadedBefore.has(key(old[0], old[1])) || reloadedAfter.has(key(now[0], now[1])),
           // The rows of each section next, when the batch says them all (an inserted section's do not).
