@@ -21,7 +21,10 @@ enum PreviewPage {
     let state =
       "{\"version\": \(version), \"from\": \(window.rows.lowerBound), \"to\": \(window.rows.upperBound), \"total\": \(window.total), \"counts\": ["
       + (window.counts ?? []).map(String.init).joined(separator: ",") + "]}"
-    return parts.head + """
+    // No icon to ask for: a browser's request for /favicon.ico carries no token, and is refused.
+    let head = parts.head.replacingOccurrences(
+      of: "<meta charset=\"utf-8\">", with: "<meta charset=\"utf-8\">\n<link rel=\"icon\" href=\"data:,\">")
+    return head + """
       <main class="screen" style="width: \(parts.width)px">
       <div id="dsh-top">\(parts.top)</div>
       <div id="dsh-list">\(parts.table)</div>
@@ -129,10 +132,36 @@ enum PreviewPage {
             return;
           }
         } catch (error) {
-          setTimeout(reconnect, 1000);
+          // Nothing answers (dsh was stopped by a signal, or the machine went): the page says so
+          // after a few tries, and goes on trying.
+          unanswered += 1;
+          if (unanswered === 3) warn("dsh does not answer at this address: this is the last state it sent");
+          setTimeout(reconnect, unanswered < 3 ? 1000 : 2000);
           return;
         }
+        if (unanswered >= 3) warn(null);
+        unanswered = 0;
         connect();
+      }
+      let unanswered = 0;
+
+      // A note at the page's top while dsh does not answer (null: it answers again).
+      function warn(text) {
+        let note = document.getElementById("dsh-unanswered");
+        if (!text) {
+          if (note) note.remove();
+          return;
+        }
+        if (!note) {
+          note = document.createElement("div");
+          note.id = "dsh-unanswered";
+          Object.assign(note.style, {
+            position: "fixed", top: "0", left: "0", right: "0", padding: "6px 10px", zIndex: "10",
+            font: "13px -apple-system, system-ui, sans-serif", background: "#8a6d00", color: "#fff",
+          });
+          document.body.appendChild(note);
+        }
+        note.textContent = text;
       }
 
       // Follows the batches in turn, then draws what the screen needs; one at a time.
@@ -209,14 +238,24 @@ enum PreviewPage {
       }
 
       // Whether the drawn rows fill the screen where the scroll position stands.
+      // (Drawn a screen past it both ways, or to the view's end that way.)
       function covered() {
         if (total <= WHOLE) return from === 0 && to === total;
-        const seen = screenRows();
-        const at = Math.min(Math.floor(position().row), total - 1);
-        if (Math.max(0, at - seen) < from || Math.min(total, at + seen) > to) return false;
         const box = list().getBoundingClientRect();
         const drawn = table().getBoundingClientRect();
-        return drawn.top <= Math.max(0, box.top) + 1 && drawn.bottom >= Math.min(window.innerHeight, box.bottom) - 1;
+        const screen = window.innerHeight;
+        const top = Math.max(0, box.top);
+        const bottom = Math.min(screen, box.bottom);
+        if (bottom <= top) return true;
+        return (from === 0 ? drawn.top <= top + 1 : drawn.top <= top - screen)
+          && (to === total ? drawn.bottom >= bottom - 1 : drawn.bottom >= bottom + screen);
+      }
+
+      // Whether the screen is at an end of the list with rows past it not drawn: the end of a
+      // list scaled to fit the browser, reached a pixel for a pixel before its rows were.
+      function atAnEnd() {
+        const box = list().getBoundingClientRect();
+        return (box.top >= -1 && from > 0) || (box.bottom <= window.innerHeight + 1 && to < total);
       }
 
       // Stands the drawn rows in the list: a whole view in the page's flow; a long one where the
@@ -237,15 +276,12 @@ enum PreviewPage {
         const element = anchor && rowElement(anchor.flat);
         let top;
         if (element) {
-          // The scroll position comes to stand for the anchor's row (the rows drawn are the
-          // ones the screen needs there), and the row stays where it was on the screen.
-          const range = box.offsetHeight - window.innerHeight;
-          if (range > 0) {
-            const target = box.getBoundingClientRect().top + window.scrollY + (anchor.flat / total) * range;
-            if (Math.abs(window.scrollY - target) >= 1) window.scrollTo(window.scrollX, target);
-          }
+          // The row stays where it was on the screen; the first rows start the list, the last
+          // end it.
           drawn.style.top = "0px";
           top = anchor.y - box.getBoundingClientRect().top - offsetIn(drawn, element);
+          if (from === 0) top = Math.min(top, 0);
+          if (to === total) top = Math.max(top, height - drawn.offsetHeight);
         } else {
           const listTop = box.getBoundingClientRect().top;
           const { p, row } = position();
@@ -256,6 +292,20 @@ enum PreviewPage {
           top = -listTop + p * window.innerHeight - y;
         }
         drawn.style.top = `${Math.max(0, Math.min(top, height - drawn.offsetHeight))}px`;
+      }
+
+      // Places the drawn rows with the row `anchor.flat` where it was (`anchor.y` on the
+      // screen), in a long list or in the page's flow (then by scrolling); without an anchor, a
+      // long list where the scroll position stands for, the page's flow at `scrollY`.
+      function keep(anchor, scrollY) {
+        if (total > WHOLE) {
+          place(anchor);
+          return;
+        }
+        place(null);
+        window.scrollTo(window.scrollX, scrollY);
+        const element = anchor && rowElement(anchor.flat);
+        if (element) window.scrollBy(0, element.getBoundingClientRect().top - anchor.y);
       }
 
       // MARK: Windows
@@ -314,7 +364,7 @@ enum PreviewPage {
       // scroll position stands for.
       async function bringIntoView() {
         const seen = screenRows();
-        const anchor = total > WHOLE ? rowOnScreen() : null;
+        const anchor = total > WHOLE && !atAnEnd() ? rowOnScreen() : null;
         const at = anchor ? anchor.flat : Math.min(Math.floor(position().row), Math.max(0, total - 1));
         const w = await fetchWindow(`from=${Math.max(0, at - 4 * seen)}&to=${at + 5 * seen}`, false);
         if (w.version !== shown) return false;
@@ -341,6 +391,7 @@ enum PreviewPage {
         if (viewport && ours) ours.setAttribute("content", viewport.getAttribute("content"));
         const next = JSON.parse(doc.getElementById("dsh-state").textContent);
         const y = window.scrollY;
+        const anchor = rowOnScreen();
         const main = document.querySelector("main");
         main.replaceWith(document.importNode(doc.querySelector("main"), true));
         counts = next.counts;
@@ -350,8 +401,13 @@ enum PreviewPage {
         to = next.to;
         rowHeight = 0;
         shown = version;
+        // The row at the top stays there when the view still has it (a setting, not a new view).
+        if (anchor && anchor.flat < total && total > WHOLE) {
+          const w = await fetchWindow(`from=${Math.max(0, anchor.flat - 200)}&to=${anchor.flat + 300}`, false);
+          if (w.version === shown) draw(w, shown);
+        }
         place(null);
-        window.scrollTo(window.scrollX, y);
+        keep(anchor && anchor.flat < total ? anchor : null, y);
       }
 
       // MARK: Batches
@@ -483,12 +539,7 @@ enum PreviewPage {
           console.warn(`dsh: a batch did not apply to what the page shows; drawn from state ${version}`, batch);
           draw(w, version);
         }
-        if (total <= WHOLE) {
-          place(null);
-          window.scrollTo(window.scrollX, y);
-        } else {
-          place(anchor ? { flat: starts[anchor.next[0]] + anchor.next[1], y: anchor.y } : null);
-        }
+        keep(anchor ? { flat: starts[anchor.next[0]] + anchor.next[1], y: anchor.y } : null, y);
         // The rows that stay slide from where they stood to where they stand now.
         if (animation) animation();
       }
