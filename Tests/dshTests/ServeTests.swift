@@ -46,6 +46,14 @@ final class LiveHelper {
   }
 }
 
+extension LiveHelper {
+  /// The first page's state, once the pages got where the last line sent asked.
+  func firstPageState() throws -> PageState {
+    let line = try #require(lines(1).first)
+    return try #require(try JSONDecoder().decode([PageState].self, from: Data(line.utf8)).first)
+  }
+}
+
 /// One page's state, as live.py reads it from Chromium.
 struct PageState: Decodable {
   let version: Int
@@ -57,7 +65,8 @@ struct PageState: Decodable {
   let drawn: [Int]?
   /// The page's height in pixels.
   let height: Int?
-  /// The text of the first row on the screen.
+  /// The text of the row 22 pixels below the screen's top (half a row: a pixel's rounding
+  /// does not make it another).
   let top: String?
   let marker: Int?
   let text: String
@@ -207,11 +216,7 @@ struct ServeTests {
       """)
     let page = try LiveHelper(["pages"] + served.arguments + ["1"])
     #expect(page.lines(1) == ["ready"])
-    /// The page's state once it got where the last line sent asked.
-    func state() throws -> PageState {
-      let line = try #require(page.lines(1).first)
-      return try #require(try JSONDecoder().decode([PageState].self, from: Data(line.utf8)).first)
-    }
+    func state() throws -> PageState { try page.firstPageState() }
     page.send("text n300")
     let first = try state()
     let drawn = try #require(first.drawn)
@@ -254,6 +259,42 @@ struct ServeTests {
     let kept = try state()
     #expect(kept.top == top, "\(String(describing: kept.top)) was \(top)")
     #expect(kept.rows == rows - 20_000 && kept.fallbacks == 0, "\(String(describing: kept.rows))")
+  }
+
+  @Test("a short view keeps the row at the top through inserts above it, and as it grows past 1,000 rows")
+  func shortViewKeepsItsTop() throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("dsh-short-\(UUID()).csv").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try ("id,name\n" + (0..<995).map { "\($0),item \($0)\n" }.joined()).write(
+      toFile: path, atomically: true, encoding: .utf8)
+    let (dsh, served) = try Self.serving(
+      """
+      let e = csv "\(path)" key id
+      let v = table e with cell basic "{name}"
+      serve v on 0
+      """)
+    let page = try LiveHelper(["pages"] + served.arguments + ["1"])
+    #expect(page.lines(1) == ["ready"])
+    func state() throws -> PageState { try page.firstPageState() }
+    page.send("scroll 0.5")
+    page.send("wait 0")
+    let top = try #require(try state().top)
+    #expect(top != "item 0")
+    // Drawn whole (995 rows): the top row stays.
+    for n in 0..<2 { dsh.send("insert into e {id: \(10_000 + n), name: \"new \(n)\"} at 0") }
+    page.send("wait 2")
+    let whole = try state()
+    #expect(whole.top == top, "\(String(describing: whole.top)) was \(top)")
+    #expect(whole.fallbacks == 0)
+    // Past 1,000 rows, a window: the rows follow. (Under a burst that crosses, the top row may
+    // still move by a few rows: not yet kept there.)
+    for n in 0..<10 { dsh.send("insert into e {id: \(20_000 + n), name: \"newer \(n)\"} at 0") }
+    page.send("wait 12")
+    let windowed = try state()
+    #expect(windowed.rows == 1_007 && windowed.fallbacks == 0)
+    #expect(
+      (windowed.drawn?[1] ?? 1_007) - (windowed.drawn?[0] ?? 0) < 1_007,
+      "\(String(describing: windowed.drawn))")
   }
 
   @Test("20 pages open at once follow a burst of 1,000 edits and end equal to /view.json")

@@ -108,8 +108,8 @@ STATE = """JSON.stringify(window.dshPreview ? {
   version: dshPreview.version, idle: dshPreview.idle, fallbacks: dshPreview.fallbacks,
   stopped: dshPreview.stopped, catchups: dshPreview.catchups, rows: dshPreview.rows,
   drawn: dshPreview.drawn, height: document.documentElement.scrollHeight,
-  top: (() => { for (const row of document.querySelectorAll("[data-row]")) {
-    if (row.getBoundingClientRect().bottom > 0) return row.innerText; } return null; })(),
+  top: (() => { for (const row of document.querySelectorAll("main [data-row]")) {
+    if (row.getBoundingClientRect().bottom > 22) return row.innerText; } return null; })(),
   banner: (document.getElementById("dsh-stopped") || {}).textContent || null,
   marker: window.dshMarker === undefined ? null : window.dshMarker,
   text: document.querySelector("main").innerText } : null)"""

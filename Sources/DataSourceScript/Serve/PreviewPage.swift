@@ -82,17 +82,26 @@ enum PreviewPage {
       // Serving stopped: the page keeps its last state and says it is no longer live.
       function stop(reason) {
         stopped = true;
-        let note = document.getElementById("dsh-stopped");
+        banner("dsh-stopped", reason, "#b3261e");
+      }
+
+      // A note fixed at the page's top (`text` null: none).
+      function banner(id, text, background) {
+        let note = document.getElementById(id);
+        if (!text) {
+          if (note) note.remove();
+          return;
+        }
         if (!note) {
           note = document.createElement("div");
-          note.id = "dsh-stopped";
+          note.id = id;
           Object.assign(note.style, {
             position: "fixed", top: "0", left: "0", right: "0", padding: "6px 10px", zIndex: "10",
-            font: "13px -apple-system, system-ui, sans-serif", background: "#b3261e", color: "#fff",
+            font: "13px -apple-system, system-ui, sans-serif", background, color: "#fff",
           });
           document.body.appendChild(note);
         }
-        note.textContent = reason;
+        note.textContent = text;
       }
 
       function connect() {
@@ -146,23 +155,7 @@ enum PreviewPage {
       let unanswered = 0;
 
       // A note at the page's top while dsh does not answer (null: it answers again).
-      function warn(text) {
-        let note = document.getElementById("dsh-unanswered");
-        if (!text) {
-          if (note) note.remove();
-          return;
-        }
-        if (!note) {
-          note = document.createElement("div");
-          note.id = "dsh-unanswered";
-          Object.assign(note.style, {
-            position: "fixed", top: "0", left: "0", right: "0", padding: "6px 10px", zIndex: "10",
-            font: "13px -apple-system, system-ui, sans-serif", background: "#8a6d00", color: "#fff",
-          });
-          document.body.appendChild(note);
-        }
-        note.textContent = text;
-      }
+      const warn = (text) => banner("dsh-unanswered", text, "#8a6d00");
 
       // Follows the batches in turn, then draws what the screen needs; one at a time.
       // A request that failed (dsh busy past a minute, or gone a moment) is made again after a
@@ -415,8 +408,8 @@ enum PreviewPage {
       // How `batch` maps the rows of the state shown to the next, as UIKit reads it: the
       // sections and rows that stay fill the places nothing comes to, in order. null when the
       // sections do not fit.
-      function mapping(batch) {
-        const oldCount = counts.length;
+      function mapping(batch, before = counts) {
+        const oldCount = before.length;
         const deletedSections = new Set(batch.deletedSections);
         const insertedSections = new Set(batch.insertedSections);
         const sectionTo = new Map(batch.movedSections.map(([a, b]) => [a, b]));
@@ -479,9 +472,30 @@ enum PreviewPage {
           // The rows of each section next, when the batch says them all (an inserted section's do not).
           counts() {
             if (insertedSections.size > 0) return null;
-            return oldOfNew.map((i, j) => counts[i] - (gone.get(i) || []).length + (come.get(j) || []).length);
+            return oldOfNew.map((i, j) => before[i] - (gone.get(i) || []).length + (come.get(j) || []).length);
           },
         };
+      }
+
+      // Where the row at `path` of state `version` (whose sections hold `sizes` rows) is in state
+      // `last`, through the batches waiting in the queue; null when one is missing, or the row
+      // goes, or sections come (their sizes are not in a batch).
+      function through(path, sizes, version, last) {
+        let place = path;
+        let held = sizes;
+        let at = version;
+        for (const item of queue) {
+          if (at === last) break;
+          if (item.layout || item.version <= at) continue;
+          if (item.version !== at + 1) return null;
+          const map = mapping(item.batch, held);
+          const next = map && map.next(place[0], place[1]);
+          held = map && map.counts();
+          if (!next || !held) return null;
+          place = next;
+          at = item.version;
+        }
+        return at === last ? place : null;
       }
 
       // The drawn rows by index path.
@@ -524,12 +538,18 @@ enum PreviewPage {
         let w = await fetchWindow(query, !after);
         const y = window.scrollY;
         if (w.version !== version) {
-          // The session is further on: its state drawn as it is, the batches between skipped.
-          if (!w.counts) w = await fetchWindow(query, true);
+          // The session is further on: its state drawn as it is, the batches between skipped,
+          // and the row at the top followed through them where they have all come.
+          // (Their messages left before the window did: they are here, or a moment away.)
+          for (let waited = 0; waited < 50 && received < w.version; waited++) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          const kept = anchor && after ? through(anchor.next, after, version, w.version) : null;
+          w = await fetchWindow(
+            kept ? `section=${kept[0]}&row=${kept[1]}&before=${3 * seen}&after=${6 * seen}` : query, true);
           catchups += 1;
           draw(w, w.version);
-          place(null);
-          if (total <= WHOLE) window.scrollTo(window.scrollX, y);
+          keep(kept && w.version === shown ? { flat: starts[kept[0]] + kept[1], y: anchor.y } : null, y);
           return;
         }
         if (!w.counts) w.counts = after;
