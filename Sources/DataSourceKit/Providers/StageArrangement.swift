@@ -129,8 +129,11 @@ struct StageArrangement {
     }
 
     var result = ItemChanges()
-    for handle in affected + extra {
-      let isHere = handles.contains(handle)
+    // Found together, as above: a `contains` each read every block until the sequence made its
+    // map, which made a bulk delete of k items through a stage O(k·n).
+    let touched = affected + extra
+    for (handle, position) in zip(touched, handles.positions(of: touched)) {
+      let isHere = position != nil
       switch (wasHere.contains(handle), isHere) {
       case (true, false): result.removed.append(handle)
       case (false, true): result.inserted.append(handle)
