@@ -50,6 +50,8 @@ struct InputLines {
   /// Where the search for the next line's end goes on (the bytes before hold none).
   private var searched = 0
   private var ended = false
+  /// Where each read lands, kept from read to read.
+  private var block = [UInt8](repeating: 0, count: 1 << 16)
 
   /// The next line without its `\n` (or `\r\n`), the last one without either, `nil` at the end.
   mutating func next(servingPages: Bool) -> String? {
@@ -77,7 +79,6 @@ struct InputLines {
       }
       // A signal cuts the wait short: wait again (the read after it would not watch the pages).
       while servingPages, !IdleWork.shared.waitForInput(on: STDIN_FILENO) {}
-      var block = [UInt8](repeating: 0, count: 1 << 16)
       let count = read(STDIN_FILENO, &block, block.count)
       if count < 0, errno == EINTR { continue }
       if count <= 0 {

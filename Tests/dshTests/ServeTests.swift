@@ -72,6 +72,8 @@ struct PageState: Decodable {
   let text: String
   let stopped: Bool
   let banner: String?
+  /// The note a page shows while nothing answers at its address.
+  let unanswered: String?
 }
 
 /// Where dsh serves a view, as the line `serving v at http://127.0.0.1:PORT/?token=T` says.
@@ -295,6 +297,25 @@ struct ServeTests {
     #expect(
       (windowed.drawn?[1] ?? 1_007) - (windowed.drawn?[0] ?? 0) < 1_007,
       "\(String(describing: windowed.drawn))")
+  }
+
+  @Test("a page whose dsh was killed says that nothing answers, and keeps its last state")
+  func killed() throws {
+    let (dsh, served) = try Self.serving(
+      """
+      let v = table ["kept"] with cell basic "{.}"
+      serve v on 0
+      """)
+    let page = try LiveHelper(["pages"] + served.arguments + ["1"])
+    #expect(page.lines(1) == ["ready"])
+    let state = try DSHProcess.runTool("/usr/bin/env", ["curl", "-s", served.url("/state")])
+    #expect(state == "{\"version\": 0}", "\(state)")
+    // No `serve off` reaches the page: the process is gone at once.
+    kill(dsh.processIdentifier, SIGKILL)
+    page.send("unanswered")
+    let gone = try page.firstPageState()
+    #expect(gone.unanswered == "dsh does not answer at this address: this is the last state it sent")
+    #expect(gone.text == "kept" && !gone.stopped)
   }
 
   @Test("20 pages open at once follow a burst of 1,000 edits and end equal to /view.json")

@@ -9,7 +9,8 @@ driven through its DevTools protocol.
                                that state with nothing left to apply, and prints one JSON line:
                                each page's text, marker, state and fallbacks; "text WORDS" waits
                                instead until every page's text holds WORDS, "stopped" until every
-                               page says serving stopped; "scroll F" scrolls every page to F of
+                               page says serving stopped, "unanswered" until every page says
+                               dsh does not answer; "scroll F" scrolls every page to F of
                                its height (0: the top, 1: the end) and prints nothing
 
   live.py flood PORT TOKEN      opens /live and sends one frame that claims 2.1 GB, as fast as dsh
@@ -111,6 +112,7 @@ STATE = """JSON.stringify(window.dshPreview ? {
   top: (() => { for (const row of document.querySelectorAll("main [data-row]")) {
     if (row.getBoundingClientRect().bottom > 22) return row.innerText; } return null; })(),
   banner: (document.getElementById("dsh-stopped") || {}).textContent || null,
+  unanswered: (document.getElementById("dsh-unanswered") || {}).textContent || null,
   marker: window.dshMarker === undefined ? null : window.dshMarker,
   text: document.querySelector("main").innerText } : null)"""
 
@@ -141,6 +143,10 @@ def pages(port, token, count):
 
                 def arrived(f):
                     return f["stopped"]
+            elif words[:1] == ["unanswered"]:
+
+                def arrived(f):
+                    return f["unanswered"]
             elif words[:1] == ["text"]:
                 wanted = words[1].rstrip("\n")
 
