@@ -167,6 +167,68 @@ struct IncrementalApplyTests {
     }
   }
 
+  @Test(
+    "random edits that make and drop sections: the snapshot names the table's sections and counts, the view its text"
+  )
+  func randomEditsOfSections() async throws {
+    var random = SplitMix64(state: 58)
+    let messages = EditableProvider(
+      ArrayProvider(
+        (0..<60).map {
+          Message(id: $0, subject: "s\(Int.random(in: 0..<40, using: &random))", isUnread: $0 % 2 == 0)
+        }))
+    // Sectioned by subject: 40 keys over 60 items, so edits make and empty sections all along.
+    let table = TableAdapter(
+      provider: DerivedProvider.sectioned(DerivedProvider.sorted(messages) { $0.id }) { $0.subject },
+      presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject }
+    ).header { "\($0.index): \($0.key?.value(as: String.self) ?? "") (\($0.count))" }
+    try await table.load()
+    let view = ListView(dataSource: table)
+    try view.apply(DataSourceSnapshot(of: table))
+    var next = 1_000
+    for step in 0..<600 {
+      let before = Self.rows(table)
+      let count = messages.items.count
+      switch Int.random(in: 0..<4, using: &random) {
+      case 0:
+        messages.insert(
+          Message(id: next, subject: "s\(Int.random(in: 0..<40, using: &random))", isUnread: false),
+          at: Int.random(in: 0...count, using: &random))
+        next += 1
+      case 1 where count > 0:
+        messages.remove(at: Int.random(in: 0..<count, using: &random))
+      case 2 where count > 0:
+        let position = Int.random(in: 0..<count, using: &random)
+        var message = messages.items[position]
+        message.subject = "s\(Int.random(in: 0..<40, using: &random))"
+        messages.replace(at: position, with: message)
+      case 3 where step % 100 == 99:
+        // A wholesale change: the stages arrange themselves whole.
+        messages.replaceItems(messages.items.shuffled(using: &random))
+      default:
+        break
+      }
+      let after = Self.rows(table)
+      let snapshot = DataSourceSnapshot(of: table)
+      #expect(
+        snapshot.sectionIdentifiers == (0..<table.numberOfSections).map(table.sectionID), "step \(step)")
+      #expect(snapshot.counts == after.map(\.count), "step \(step)")
+      let batch = try view.apply(snapshot)
+      #expect(batch.apply(to: before, new: after) == after, "step \(step): \(batch)")
+      // The headers the view keeps are the table's now (the index in each follows inserts).
+      let shown = try #require(view.appliedSnapshot?.text)
+      #expect(shown.headers == SupplementaryText(of: table, sections: after.count).headers, "step \(step)")
+      // A snapshot taken before an edit is refused after it.
+      if step % 50 == 0, count > 0 {
+        let stale = DataSourceSnapshot(of: table)
+        messages.insert(Message(id: next, subject: "s0", isUnread: true), at: 0)
+        next += 1
+        #expect(throws: SnapshotError.self) { try view.apply(stale) }
+        try view.apply(DataSourceSnapshot(of: table))
+      }
+    }
+  }
+
   @Test("one edit of a plain table: the view's batch is the batch the edit returned, whatever the edit")
   func oneEditOfAPlainTable() async throws {
     let messages = EditableProvider(

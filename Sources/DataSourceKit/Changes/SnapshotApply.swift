@@ -9,10 +9,21 @@ struct ShownSnapshot<Item> {
   /// The items read, by section (`nil` for a section kept as handles, which is not read);
   /// empty when no section was read.
   let items: [[Item]?]
-  let text: SupplementaryText
+  /// Taken out by the next apply (``takeText()``), to change in place.
+  private(set) var text: SupplementaryText
   /// The data source's load state and error then: a placeholder's text follows them.
   let loadState: LoadState
   let errorDescription: String?
+}
+
+extension ShownSnapshot {
+  /// The text shown, moved out (a blank left in its place): held once, it changes in place,
+  /// where a copy made every apply copy each section's lines (thousands of references).
+  mutating func takeText() -> SupplementaryText {
+    var taken = SupplementaryText.blank
+    swap(&taken, &text)
+    return taken
+  }
 }
 
 /// Each section's headers, footers and placeholder, as a view showed them: UIKit refreshes none
@@ -57,6 +68,21 @@ struct SupplementaryText {
       if !header.isEmpty || !footer.isEmpty || !placeholder.isEmpty { isBlank = false }
     }
     return changed
+  }
+
+  /// No sections: what a view shows while its text is taken out.
+  static let blank = SupplementaryText(
+    headers: [], footers: [], placeholders: [], isBlank: true, withPlaceholders: [])
+
+  private init(
+    headers: [[Supplement]], footers: [[Supplement]], placeholders: [[Supplement]], isBlank: Bool,
+    withPlaceholders: Set<Int>
+  ) {
+    self.headers = headers
+    self.footers = footers
+    self.placeholders = placeholders
+    self.isBlank = isBlank
+    self.withPlaceholders = withPlaceholders
   }
 
   /// The supplements of the first `sections` sections of `source` now.
@@ -160,9 +186,8 @@ extension ListView {
   /// - Complexity: O(sections + items): every item is read once.
   @discardableResult
   public func apply<S, I>(_ snapshot: DataSourceSnapshot<S, I>) throws(SnapshotError) -> BatchUpdate {
-    let sourceCounts = (0..<dataSource.numberOfSections).map { dataSource.numberOfRows(inSection: $0) }
     let counts = snapshot.counts
-    if counts != sourceCounts { throw .countsDiffer(snapshot: counts, dataSource: sourceCounts) }
+    try checkCounts(of: snapshot)
     // Compared once: the check of repeats, the diff and the headers all ask.
     let sameSections = try checkSections(of: snapshot)
     // The items now of the sections written out, read once: to check that the snapshot names
@@ -175,8 +200,10 @@ extension ListView {
     var text: SupplementaryText
 
     var update: BatchUpdate
-    if let shown = appliedSnapshot, let old = shown.snapshot as? DataSourceSnapshot<S, I> {
-      let oldItems = shown.items
+    if let shownState = appliedSnapshot.map({ ($0.items, $0.loadState, $0.errorDescription) }),
+      let old = appliedSnapshot?.snapshot as? DataSourceSnapshot<S, I>
+    {
+      let oldItems = shownState.0
       let itemContent = reader?.equal.map { equal in
         { (before: SnapshotEntry<I>, after: SnapshotEntry<I>) -> Bool? in
           guard before.section < oldItems.count, after.section < items.count,
@@ -188,8 +215,11 @@ extension ListView {
       }
       update = try DataSourceSnapshot.batch(
         from: old, to: snapshot, itemContent: itemContent, sameSections: sameSections)
-      text = supplementaryText(
-        after: &update, from: shown, old: old, new: snapshot, sameSections: sameSections)
+      // Nothing throws from here: the text shown is taken out to change in place.
+      text = appliedSnapshot?.takeText() ?? .blank
+      supplementaryText(
+        &text, after: &update, shownState: (shownState.1, shownState.2), old: old, new: snapshot,
+        sameSections: sameSections)
     } else {
       text = SupplementaryText(of: dataSource, sections: counts.count)
       // A snapshot of one edited provider's handles names each item once (its ids were checked
@@ -225,22 +255,29 @@ extension ListView {
   /// again only for what it reloads, an edit costs the sections it changes, not all of them
   /// (every header closure of 3,000 sections was a third of an edit's apply). Otherwise every
   /// section is asked and compared.
+  ///
+  /// - Parameters:
+  ///   - text: the text shown, made the text after.
+  ///   - shownState: the data source's load state and error when `old` was applied.
   private func supplementaryText<S, I>(
-    after update: inout BatchUpdate, from shown: ShownSnapshot<Item>, old: DataSourceSnapshot<S, I>,
+    _ text: inout SupplementaryText, after update: inout BatchUpdate,
+    shownState: (loadState: LoadState, errorDescription: String?), old: DataSourceSnapshot<S, I>,
     new: DataSourceSnapshot<S, I>, sameSections known: Bool
-  ) -> SupplementaryText {
+  ) {
     let sameSections =
       update.insertedSections.isEmpty && update.deletedSections.isEmpty && update.movedSections.isEmpty
-      && shown.loadState == dataSource.loadState && shown.errorDescription == dataSource.errorDescription
+      && shownState.loadState == dataSource.loadState
+      && shownState.errorDescription == dataSource.errorDescription
       && old.counts.count == new.counts.count && known
     guard sameSections else {
-      let text = SupplementaryText(of: dataSource, sections: new.counts.count)
+      let now = SupplementaryText(of: dataSource, sections: new.counts.count)
       // A plain table shows none, before or after: no identifiers to gather.
-      if !shown.text.isBlank || !text.isBlank {
+      if !text.isBlank || !now.isBlank {
         update.addSupplementaryReloads(
-          oldIDs: old.sectionIdentifiers, newIDs: new.sectionIdentifiers, from: shown.text, to: text)
+          oldIDs: old.sectionIdentifiers, newIDs: new.sectionIdentifiers, from: text, to: now)
       }
-      return text
+      text = now
+      return
     }
     var touched = Set<Int>()
     for path in update.insertedRows + update.deletedRows + update.reloadedRows + update.reloadedAfterMoves {
@@ -260,14 +297,12 @@ extension ListView {
     // however the whole's reads) and the last section's footer ("Load more…" follows whether
     // pages are left).
     for (index, count) in new.counts.enumerated() where count == 0 { touched.insert(index) }
-    touched.formUnion(shown.text.withPlaceholders)
+    touched.formUnion(text.withPlaceholders)
     if !new.counts.isEmpty { touched.insert(new.counts.count - 1) }
-    var text = shown.text
     let changed = text.refresh(touched.sorted(), of: dataSource)
     update.reloadedHeaders += changed.headers
     update.reloadedFooters += changed.footers
     update.reloadedPlaceholders += changed.placeholders
-    return text
   }
 
   /// Shows `snapshot` with a batch worked out elsewhere: ``DataSourceSnapshot/batch(from:)`` of
@@ -300,10 +335,7 @@ extension ListView {
     guard let shown = shownSnapshot(as: DataSourceSnapshot<S, I>.self), shown.isSameMoment(as: old) else {
       throw .batchDoesNotFit("it was worked out from a snapshot the view does not show")
     }
-    let sourceCounts = (0..<dataSource.numberOfSections).map { dataSource.numberOfRows(inSection: $0) }
-    if snapshot.counts != sourceCounts {
-      throw .countsDiffer(snapshot: snapshot.counts, dataSource: sourceCounts)
-    }
+    try checkCounts(of: snapshot)
     let sameSections = try checkSections(of: snapshot)
     let before = appliedSnapshot?.counts ?? []
     do {
@@ -327,15 +359,31 @@ extension ListView {
       }
     }
     // The view shows `old` (checked above): its text, and the batch's sections, say what to ask.
-    let text =
-      appliedSnapshot.map {
-        supplementaryText(after: &update, from: $0, old: old, new: snapshot, sameSections: sameSections)
-      }
-      ?? SupplementaryText(of: dataSource, sections: snapshot.numberOfSections)
+    var text: SupplementaryText
+    if let shownState = appliedSnapshot.map({ ($0.loadState, $0.errorDescription) }) {
+      text = appliedSnapshot?.takeText() ?? .blank
+      supplementaryText(
+        &text, after: &update, shownState: shownState, old: old, new: snapshot, sameSections: sameSections)
+    } else {
+      text = SupplementaryText(of: dataSource, sections: snapshot.numberOfSections)
+    }
     appliedSnapshot = ShownSnapshot(
       snapshot: snapshot, counts: snapshot.counts, items: items, text: text, loadState: dataSource.loadState,
       errorDescription: dataSource.errorDescription)
     return update
+  }
+
+  /// Throws when the snapshot's counts are not the data source's.
+  ///
+  /// Not asked again of a snapshot taken of this data source whose structure clock has not
+  /// moved since: its counts are the source's then, and so now (each section asked through the
+  /// decorators was a third of an apply at 3,000 sections).
+  private func checkCounts<S, I>(of snapshot: DataSourceSnapshot<S, I>) throws(SnapshotError) {
+    if snapshot.isCurrent(of: dataSource as AnyObject, clock: dataSource.structureClock) { return }
+    let sourceCounts = (0..<dataSource.numberOfSections).map { dataSource.numberOfRows(inSection: $0) }
+    if snapshot.counts != sourceCounts {
+      throw .countsDiffer(snapshot: snapshot.counts, dataSource: sourceCounts)
+    }
   }
 
   /// Throws when a section identifier of `snapshot` appears twice; sections the same as the

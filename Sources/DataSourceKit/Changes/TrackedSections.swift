@@ -135,6 +135,10 @@ enum TrackedPieces {
   struct Piece<Item> {
     var sectionCount: Int
     var provider: Tracked<Item>?
+    /// Whether the piece is the whole source, its sections the table's one for one (a table,
+    /// or a table under decorators that add lines only): their names and counts are the
+    /// provider's, with nothing in between to ask.
+    var isWholeSource = false
   }
 
   /// The provider a table shows, when its handles can be kept.
@@ -172,8 +176,26 @@ enum TrackedPieces {
   /// an app's list is taken after every edit, and the box's metadata is made at run time.
   /// - Complexity: O(pieces in its composition).
   static func pieces<Source: SectionedDataSource>(ofSource source: Source) -> [Piece<Source.Item>] {
-    if let adapter = source as? TableAdapter<Source.Item, Source.Cell> { return [piece(of: adapter)] }
-    return pieces(of: source as any SectionedDataSource<Source.Item, Source.Cell>)
+    var found: [Piece<Source.Item>]
+    if let adapter = source as? TableAdapter<Source.Item, Source.Cell> {
+      found = [piece(of: adapter)]
+    } else {
+      found = pieces(of: source as any SectionedDataSource<Source.Item, Source.Cell>)
+    }
+    if found.count == 1, isTableUnderLines(source as any SectionedDataSource<Source.Item, Source.Cell>) {
+      found[0].isWholeSource = true
+    }
+    return found
+  }
+
+  /// Whether `source` is a table, or a table under decorators that add lines only.
+  private static func isTableUnderLines<Item, Cell>(_ source: any SectionedDataSource<Item, Cell>) -> Bool {
+    var current = source
+    while let decorator = current as? DataSourceDecorator<Item, Cell> {
+      guard decorator.addsLinesOnly else { return false }
+      current = decorator.wrapped
+    }
+    return current is TableAdapter<Item, Cell>
   }
 
   /// The piece of a table: kept as handles when its provider is an editable one or a stage over
@@ -215,15 +237,19 @@ enum TrackedPieces {
 extension EditableProvider where Item: Identifiable, Item.ID: Sendable {
   /// The tracked sections of a table over `provider`, a stage of this provider or itself, or
   /// `nil` when its counts are not the table's.
+  ///
+  /// - Parameter counts: the table's counts, to check against the provider's; `nil` when they
+  ///   are the provider's by construction (the table is the whole source, see
+  ///   ``TrackedPieces/Piece/isWholeSource``).
   func trackedSections(
-    of provider: TrackedPieces.Tracked<Item>, sectionIDs: [SectionID], counts: [Int]
+    of provider: TrackedPieces.Tracked<Item>, sectionIDs: [SectionID], counts: [Int]?
   ) -> TrackedSections<SectionID, Item.ID>? {
     guard let log = provider.editLog, let rootLog = editLog else { return nil }
     // Ids that repeat are written out, so that the comparison by id finds and reports them.
     let index = identityIndexNow()
     guard !index.repeats else { return nil }
     let handles = provider.snapshot()
-    guard handles.sectionCounts == counts else { return nil }
+    if let counts, handles.sectionCounts != counts { return nil }
     return TrackedSections(
       log: log, version: log.followedVersion(), rootLog: rootLog, rootVersion: rootLog.followedVersion(),
       sourceTick: sourceTick, sourceClock: source.structureClock, handles: handles,

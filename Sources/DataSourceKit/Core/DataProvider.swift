@@ -257,6 +257,13 @@ package struct SectionOffsets: Sendable {
     self.starts = starts
   }
 
+  /// The offsets of sections that start at `starts`, `total` items in all.
+  package init(starts: [Int], total: Int) {
+    var all = starts
+    all.append(total)
+    self.starts = all
+  }
+
   package init<P: DataProvider>(of provider: P) {
     self.init(counts: (0..<provider.numberOfSections).lazy.map { provider.numberOfItems(inSection: $0) })
   }

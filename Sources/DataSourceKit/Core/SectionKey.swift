@@ -122,13 +122,17 @@ public struct SectionKey: Hashable, Sendable, CustomStringConvertible {
   /// How two keys order: keys that order themselves by their own rule, keys of one `Comparable`
   /// type by `<`, anything else as equal (the sections keep the order they were found in).
   package static func compare(_ lhs: SectionKey, _ rhs: SectionKey) -> ComparisonResult {
+    if lhs.box === rhs.box { return .orderedSame }
     switch (lhs.storage, rhs.storage) {
     case (.selfOrdering(let a), .selfOrdering(let b)):
       return a.compare(to: b)
-    case (.custom(let a, let aFirst), .custom(let b, _)):
-      guard let aFirst, let less = aFirst(b) else { return .orderedSame }
+    case (.custom, .custom(let b, _)):
+      guard case .custom(_, let aFirst) = lhs.storage, let aFirst, let less = aFirst(b) else {
+        return .orderedSame
+      }
       if less { return .orderedAscending }
-      return AnyHashable(a) == AnyHashable(b) ? .orderedSame : .orderedDescending
+      // Keys of other hashes differ: no need to box both to tell.
+      return lhs == rhs ? .orderedSame : .orderedDescending
     default:
       return .orderedSame
     }

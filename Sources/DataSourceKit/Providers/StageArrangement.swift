@@ -7,7 +7,11 @@ import Foundation
 /// O(k (log² n + S)) for n items and S sections, where arranging the stage whole is O(n log n).
 struct StageArrangement {
   var handles: OrderedHandles
-  var keys: [SectionKey?]
+  var keys: [SectionKey?] {
+    didSet { keysVersion &+= 1 }
+  }
+  /// Moves whenever `keys` changes: a stage keeps what it worked out of its sections until then.
+  private(set) var keysVersion: UInt64 = 0
   var counts: [Int]
   /// Where each section starts among `handles`.
   private(set) var starts: [Int] = []
@@ -20,12 +24,16 @@ struct StageArrangement {
   }
 
   private mutating func recomputeStarts() {
-    starts = []
-    starts.reserveCapacity(counts.count)
-    var total = 0
-    for count in counts {
-      starts.append(total)
-      total += count
+    // In place when the sections are as many (every edit that makes or drops none).
+    if starts.count != counts.count { starts = Array(repeating: 0, count: counts.count) }
+    counts.withUnsafeBufferPointer { counts in
+      starts.withUnsafeMutableBufferPointer { starts in
+        var total = 0
+        for s in counts.indices {
+          starts[s] = total
+          total += counts[s]
+        }
+      }
     }
   }
 
@@ -50,18 +58,20 @@ struct StageArrangement {
   private mutating func place(_ handle: Int, inSection section: Int, at index: Int) {
     handles.insert(handle, at: starts[section] + index)
     counts[section] += 1
-    for later in (section + 1)..<starts.count { starts[later] += 1 }
+    starts.withUnsafeMutableBufferPointer { starts in
+      for later in (section + 1)..<starts.count { starts[later] += 1 }
+    }
   }
 
   /// Places again the items `changes` touched in the base, by `rule`, and returns what this
-  /// stage's items went through; `nil` when the base is not arranged by handles (the caller
-  /// then arranges everything).
+  /// stage's items went through; `nil` when the base's sections cannot be told apart by key
+  /// (the caller then arranges everything).
   ///
   /// - Parameter item: the item a root handle names now.
   mutating func apply<Item>(
-    _ changes: ItemChanges, rule: StageRule<Item>, base: any DataProvider<Item>, item: (Int) -> Item
+    _ changes: ItemChanges, rule: StageRule<Item>, base: any HandleAddressable<Item>, item: (Int) -> Item
   ) -> ItemChanges? {
-    guard let addressable = base as? any HandleAddressable<Item> else { return nil }
+    let addressable = base
     let baseOffsets = SectionOffsets(of: base)
     var baseSectionByKey: [SectionKey?: Int] = [:]
     for s in 0..<base.numberOfSections {
@@ -92,7 +102,17 @@ struct StageArrangement {
       handles.remove(at: entry.flat)
       counts[leavingSections[k]] -= 1
     }
-    recomputeStarts()
+    if leaving.count <= 8 {
+      // A few sections shorter: the starts after each move back (a pass that vectorizes, where
+      // the running sum does not).
+      starts.withUnsafeMutableBufferPointer { starts in
+        for section in leavingSections {
+          for later in (section + 1)..<starts.count { starts[later] -= 1 }
+        }
+      }
+    } else {
+      recomputeStarts()
+    }
 
     let removed = Set(changes.removed)
     let staying = affected.filter { !removed.contains($0) }
@@ -150,10 +170,10 @@ struct StageArrangement {
   ///
   /// Long because the three rules share the sections found by key, the binary searches over them and the pruning after.
   private mutating func place<Item>(
-    _ arriving: [(position: Int, handle: Int)], by rule: StageRule<Item>, base: any DataProvider<Item>,
+    _ arriving: [(position: Int, handle: Int)], by rule: StageRule<Item>, base: any HandleAddressable<Item>,
     baseOffsets: SectionOffsets, baseSectionByKey: [SectionKey?: Int], item: (Int) -> Item
   ) {
-    guard let addressable = base as? any HandleAddressable<Item> else { return }
+    let addressable = base
     func basePosition(_ handle: Int) -> Int { addressable.position(ofHandle: handle) ?? -1 }
     // Made when a filter or sort first asks (a section stage finds its sections by halving):
     // hashing every key an edit was most of an edit's cost at thousands of sections.
@@ -226,18 +246,20 @@ struct StageArrangement {
         break
       }
     }
-    // Sections left empty go as an arrangement of the whole would leave them out.
-    var kept: [Int] = []
-    for s in keys.indices {
+    // Sections left empty go as an arrangement of the whole would leave them out. Only empty
+    // ones are asked about: the sections are thousands, the empty ones mostly none.
+    var dropped = Set<Int>()
+    for s in counts.indices where counts[s] == 0 {
       let keep: Bool
       switch rule {
-      case .filter: keep = counts[s] > 0 || keys[s] == nil
-      case .section: keep = counts[s] > 0
-      default: keep = counts[s] > 0 || baseSectionByKey[keys[s]] != nil
+      case .filter: keep = keys[s] == nil
+      case .section: keep = false
+      default: keep = baseSectionByKey[keys[s]] != nil
       }
-      if keep { kept.append(s) }
+      if !keep { dropped.insert(s) }
     }
-    if kept.count != keys.count {
+    if !dropped.isEmpty {
+      let kept = keys.indices.filter { !dropped.contains($0) }
       keys = kept.map { keys[$0] }
       counts = kept.map { counts[$0] }
       recomputeStarts()
