@@ -168,9 +168,9 @@ struct IncrementalApplyTests {
   }
 
   @Test(
-    "random edits that make and drop sections: the snapshot names the table's sections and counts, the view its text"
-  )
-  func randomEditsOfSections() async throws {
+    "random edits that make and drop sections: the snapshot names the table's sections and counts, the view its text",
+    arguments: [true, false])
+  func randomEditsOfSections(headerReadsIndex: Bool) async throws {
     var random = SplitMix64(state: 58)
     let messages = EditableProvider(
       ArrayProvider(
@@ -181,12 +181,17 @@ struct IncrementalApplyTests {
     let table = TableAdapter(
       provider: DerivedProvider.sectioned(DerivedProvider.sorted(messages) { $0.id }) { $0.subject },
       presenter: ClosurePresenter<Message>(style: .basic) { message, _ in message.subject }
-    ).header { "\($0.index): \($0.key?.value(as: String.self) ?? "") (\($0.count))" }
+    ).header {
+      // Without the index, a section's header is its own: sections that come and go before it
+      // leave it as it was, and the view asks it again only when its rows change.
+      (headerReadsIndex ? "\($0.index): " : "") + "\($0.key?.value(as: String.self) ?? "") (\($0.count))"
+    }
     try await table.load()
     let view = ListView(dataSource: table)
     try view.apply(DataSourceSnapshot(of: table))
     var next = 1_000
     for step in 0..<600 {
+      let headersBefore = try #require(view.appliedSnapshot?.text.headers)
       let before = Self.rows(table)
       let count = messages.items.count
       switch Int.random(in: 0..<4, using: &random) {
@@ -215,9 +220,21 @@ struct IncrementalApplyTests {
       #expect(snapshot.counts == after.map(\.count), "step \(step)")
       let batch = try view.apply(snapshot)
       #expect(batch.apply(to: before, new: after) == after, "step \(step): \(batch)")
-      // The headers the view keeps are the table's now (the index in each follows inserts).
+      // The headers the view keeps are the table's now (the index in each follows inserts),
+      // and the batch names every one that changed.
       let shown = try #require(view.appliedSnapshot?.text)
-      #expect(shown.headers == SupplementaryText(of: table, sections: after.count).headers, "step \(step)")
+      let headersNow = SupplementaryText(of: table, sections: after.count).headers
+      #expect(shown.headers == headersNow, "step \(step)")
+      if batch.movedSections.isEmpty {
+        let deleted = Set(batch.deletedSections)
+        var kept = headersBefore.indices.filter { !deleted.contains($0) }.map { headersBefore[$0] }[...]
+        let inserted = Set(batch.insertedSections)
+        var replayed = headersNow.indices.map {
+          inserted.contains($0) ? headersNow[$0] : kept.popFirst() ?? []
+        }
+        for section in batch.reloadedHeaders { replayed[section] = headersNow[section] }
+        #expect(replayed == headersNow, "step \(step): \(batch)")
+      }
       // A snapshot taken before an edit is refused after it.
       if step % 50 == 0, count > 0 {
         let stale = DataSourceSnapshot(of: table)

@@ -82,6 +82,8 @@ public final class SupplementaryDecorator<Item, Cell>: DataSourceDecorator<Item,
   public let kind: SupplementaryKind
   private let make: (SectionContext) -> Supplement
   private let label: String
+  /// Whether `make` ever read a section's index.
+  package let indexReads = IndexReads()
 
   /// Adds a header or footer to every section of `wrapped`: a line of text, or a ``Supplement``
   /// carrying a value of the app's own type.
@@ -107,7 +109,7 @@ public final class SupplementaryDecorator<Item, Cell>: DataSourceDecorator<Item,
     let inner = wrapped.supplements(kind, inSection: section)
     guard kind == self.kind else { return inner }
     // An empty title is no title, as a table view shows no header for one.
-    let own = make(sectionContext(section))
+    let own = make(sectionContext(section).telling(indexReads))
     if own.isEmpty { return inner }
     return kind == .header ? [own] + inner : inner + [own]
   }
@@ -434,5 +436,35 @@ extension DataSourceDecorator {
   package var addsLinesOnly: Bool {
     self is SupplementaryDecorator<Item, Cell> || self is ViewTitleDecorator<Item, Cell>
       || self is SectionIndexDecorator<Item, Cell>
+  }
+}
+
+/// Whether the headers, footers and placeholders of `source` may follow their sections'
+/// indexes: a header closure that read ``SectionContext/index``, or a data source of the app's
+/// own (a decorator subclass, a conformance), whose text nobody can tell.
+///
+/// When sections come or go, a view asks again for the text of every section whose index moved
+/// only if this is true; otherwise for the sections the change touched, so that a new section
+/// costs its own text, not every section's.
+/// - Complexity: O(decorators and children in the composition).
+package func textMayFollowIndex<Item, Cell>(_ source: any SectionedDataSource<Item, Cell>) -> Bool {
+  switch source {
+  case is TableAdapter<Item, Cell>:
+    return false
+  case let decorator as SupplementaryDecorator<Item, Cell>:
+    return decorator.indexReads.wereAny || textMayFollowIndex(decorator.wrapped)
+  case let decorator as DataSourceDecorator<Item, Cell>:
+    // The library's own decorators, whose text is their source's or follows the load state
+    // and the last section (asked again every apply); an app's subclass may do anything.
+    let ownText =
+      decorator is PlaceholderDecorator<Item, Cell> || decorator is LoadMoreDecorator<Item, Cell>
+      || decorator.addsLinesOnly || type(of: decorator) == DataSourceDecorator<Item, Cell>.self
+    return !ownText || textMayFollowIndex(decorator.wrapped)
+  case let composed as ComposedDataSource<Item, Cell>:
+    return composed.children.contains { textMayFollowIndex($0) }
+  case let segmented as SegmentedDataSource<Item, Cell>:
+    return textMayFollowIndex(segmented.selected)
+  default:
+    return true
   }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A view that keeps reusable cells: data sources dequeue the cells they fill from it.
 ///
 /// ``ListView`` is one; an app's own table view can be another.
@@ -12,17 +14,60 @@ public protocol CellDequeuing<Cell>: AnyObject {
 /// What a section's header or footer template can refer to.
 public struct SectionContext: Sendable {
   /// The section's position in the data source it belongs to.
-  public var index: Int
+  public var index: Int {
+    get {
+      indexReads?.note()
+      return storedIndex
+    }
+    set { storedIndex = newValue }
+  }
   /// The key the section was grouped by, or `nil`.
   public var key: SectionKey?
   /// The number of items in the section.
   public var count: Int
 
+  private var storedIndex: Int
+  /// Told when `index` is read, by the decorator that made the context: text that never reads
+  /// it stays the same when sections before it come or go.
+  private var indexReads: IndexReads?
+
   /// The context of the section at `index`, grouped by `key`, of `count` items.
   public init(index: Int, key: SectionKey?, count: Int) {
-    self.index = index
+    self.storedIndex = index
     self.key = key
     self.count = count
+  }
+
+  /// The same context, telling `reads` when its index is read.
+  package func telling(_ reads: IndexReads) -> SectionContext {
+    var context = self
+    context.indexReads = reads
+    return context
+  }
+}
+
+/// Whether a decorator's closure ever read a section's index (``SectionContext/index``).
+///
+/// Once read, the decorator's text may follow the index, and a view asks again for the text of
+/// every section whose index an insert or a delete moved; until then, only for the sections the
+/// change touched. Set from any task that asks for text, so it is guarded by a lock.
+package final class IndexReads: @unchecked Sendable {
+  private let lock = NSLock()
+  private var read = false
+
+  package init() {}
+
+  func note() {
+    lock.lock()
+    read = true
+    lock.unlock()
+  }
+
+  /// Whether the index was ever read.
+  package var wereAny: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return read
   }
 }
 

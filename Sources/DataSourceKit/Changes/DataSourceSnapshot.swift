@@ -211,9 +211,14 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
     return true
   }
 
+  /// Whether no section identifier repeats, known when the snapshot was taken (of a stage that
+  /// keeps its keys apart), so that no one hashes them all to tell.
+  private(set) var sectionsAreKnownUnique = false
+
   /// Writes every part out, before an edit by hand.
   private mutating func writeOut() {
     takenAt = nil
+    sectionsAreKnownUnique = false
     if parts.count == 1, case .written = parts[0] { return }
     parts = [.written(sections)]
   }
@@ -241,6 +246,7 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
     }
     sections[index].items += ids
     takenAt = nil
+    sectionsAreKnownUnique = false
     parts = [.written(sections)]
   }
 
@@ -308,6 +314,7 @@ extension DataSourceSnapshot where SectionIdentifier == SectionID {
         of: .stage(stage, root: root), sectionIDs: stage.sectionIDList(), counts: nil)
     {
       self.init(parts: [.tracked(tracked)], counts: tracked.counts, writesSectionsOut: false)
+      sectionsAreKnownUnique = stage.sectionIDsAreUnique
       namesItemsByID = true
       takenAt = (ObjectIdentifier(source as AnyObject), clock, tick)
       return
@@ -616,7 +623,7 @@ extension DataSourceSnapshot {
   /// Throws when a section identifier appears twice.
   static func checkSections(_ snapshot: DataSourceSnapshot) throws(SnapshotError) {
     // One section (a table's edit) has nothing to compare.
-    if snapshot.counts.count < 2 { return }
+    if snapshot.counts.count < 2 || snapshot.sectionsAreKnownUnique { return }
     let ids = snapshot.sectionIdentifiers
     guard Set(ids).count != ids.count else { return }
     var seen = Set<SectionIdentifier>()

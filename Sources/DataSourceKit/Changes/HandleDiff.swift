@@ -43,15 +43,23 @@ package enum HandleDiff {
       else { return nil }
       return rows(from: old, to: new, touched: touched, sameSection: { $0 == $1 }, deleted: [], inserted: [])
     }
-    guard let oldIndex = indexByID(oldSectionIDs), let newIndex = indexByID(newSectionIDs) else { return nil }
+    // Sections that stay at either end are compared, not hashed: a section made or emptied by
+    // an edit is hashed with the few around it, not with the thousands before and after. Only
+    // when neither side repeats an identity can one at an end not also be in the middle.
+    let (prefix, suffix) = sectionsChecked ? commonEnds(oldSectionIDs, newSectionIDs) : (0, 0)
+    let oldMiddle = prefix..<(oldSectionIDs.count - suffix)
+    let newMiddle = prefix..<(newSectionIDs.count - suffix)
+    guard let oldIndex = indexByID(oldSectionIDs[oldMiddle]),
+      let newIndex = indexByID(newSectionIDs[newMiddle])
+    else { return nil }
     // Sections kept must keep their order: a section move is left to the whole comparison.
-    let kept = oldSectionIDs.filter { newIndex[$0] != nil }
-    guard kept.map({ newIndex[$0] ?? 0 }) == kept.map({ newIndex[$0] ?? 0 }).sorted() else { return nil }
+    let kept = oldSectionIDs[oldMiddle].compactMap { newIndex[$0] }
+    guard kept == kept.sorted() else { return nil }
     return rows(
       from: old, to: new, touched: touched,
       sameSection: { oldSectionIDs[$0] == newSectionIDs[$1] },
-      deleted: oldSectionIDs.indices.filter { newIndex[oldSectionIDs[$0]] == nil },
-      inserted: newSectionIDs.indices.filter { oldIndex[newSectionIDs[$0]] == nil })
+      deleted: oldMiddle.filter { newIndex[oldSectionIDs[$0]] == nil },
+      inserted: newMiddle.filter { oldIndex[newSectionIDs[$0]] == nil })
   }
 
   /// The batch of the touched rows, given the sections deleted and inserted whole and whether
@@ -182,9 +190,29 @@ package enum HandleDiff {
     }
   }
 
-  private static func indexByID<ID: Hashable>(_ ids: [ID]) -> [ID: Int]? {
+  /// How many identities two lists share at their start, and then at their end.
+  private static func commonEnds<ID: Hashable>(_ old: [ID], _ new: [ID]) -> (prefix: Int, suffix: Int) {
+    // The library's own identifiers compared as themselves (a specialized loop), not through
+    // the generic type's value witnesses (a copy and a release each).
+    if ID.self == SectionID.self {
+      return sharedEnds(unsafeBitCast(old, to: [SectionID].self), unsafeBitCast(new, to: [SectionID].self))
+    }
+    return sharedEnds(old, new)
+  }
+
+  private static func sharedEnds<ID: Equatable>(_ old: [ID], _ new: [ID]) -> (prefix: Int, suffix: Int) {
+    var (prefix, suffix) = (0, 0)
+    let shorter = min(old.count, new.count)
+    while prefix < shorter, old[prefix] == new[prefix] { prefix += 1 }
+    while suffix < shorter - prefix, old[old.count - 1 - suffix] == new[new.count - 1 - suffix] {
+      suffix += 1
+    }
+    return (prefix, suffix)
+  }
+
+  private static func indexByID<ID: Hashable>(_ ids: ArraySlice<ID>) -> [ID: Int]? {
     var index: [ID: Int] = [:]
-    for (i, id) in ids.enumerated() {
+    for (i, id) in zip(ids.indices, ids) {
       guard index.updateValue(i, forKey: id) == nil else { return nil }
     }
     return index

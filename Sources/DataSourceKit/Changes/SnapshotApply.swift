@@ -70,6 +70,56 @@ struct SupplementaryText {
     return changed
   }
 
+  /// Where each of `oldCount` sections stands after the sections `deleted` (old indexes) go and
+  /// `inserted` (new indexes) come, none moved; `nil` for a deleted one.
+  /// - Complexity: O(sections).
+  static func newIndexes(oldCount: Int, deleted: [Int], inserted: [Int]) -> [Int?] {
+    let deleted = deleted.sorted()
+    let inserted = inserted.sorted()
+    var result = [Int?](repeating: nil, count: oldCount)
+    var (d, i, next) = (0, 0, 0)
+    for old in 0..<oldCount {
+      if d < deleted.count, deleted[d] == old {
+        d += 1
+        continue
+      }
+      while i < inserted.count, inserted[i] == next {
+        i += 1
+        next += 1
+      }
+      result[old] = next
+      next += 1
+    }
+    return result
+  }
+
+  /// The text moved to the sections' new places (`newIndexOfOld`), empty for sections new since.
+  /// - Complexity: O(sections), moving references, asking nothing.
+  mutating func shift(_ newIndexOfOld: [Int?], newCount: Int, deleted: [Int], inserted: [Int]) {
+    if deleted.count + inserted.count <= 8 {
+      // A few sections: removed and inserted in place, the others moved as memory is, with no
+      // reference counted.
+      for lines in [\SupplementaryText.headers, \.footers, \.placeholders] {
+        for section in deleted.sorted(by: >) { self[keyPath: lines].remove(at: section) }
+        for section in inserted.sorted() { self[keyPath: lines].insert([], at: section) }
+      }
+      withPlaceholders = Set(
+        withPlaceholders.compactMap { $0 < newIndexOfOld.count ? newIndexOfOld[$0] : nil })
+      return
+    }
+    func moved(_ lines: [[Supplement]]) -> [[Supplement]] {
+      var result = [[Supplement]](repeating: [], count: newCount)
+      for (old, new) in newIndexOfOld.enumerated() {
+        if let new { result[new] = lines[old] }
+      }
+      return result
+    }
+    headers = moved(headers)
+    footers = moved(footers)
+    placeholders = moved(placeholders)
+    withPlaceholders = Set(withPlaceholders.compactMap { $0 < newIndexOfOld.count ? newIndexOfOld[$0] : nil })
+  }
+
   /// No sections: what a view shows while its text is taken out.
   static let blank = SupplementaryText(
     headers: [], footers: [], placeholders: [], isBlank: true, withPlaceholders: [])
@@ -264,12 +314,19 @@ extension ListView {
     shownState: (loadState: LoadState, errorDescription: String?), old: DataSourceSnapshot<S, I>,
     new: DataSourceSnapshot<S, I>, sameSections known: Bool
   ) {
+    let sameState =
+      shownState.loadState == dataSource.loadState
+      && shownState.errorDescription == dataSource.errorDescription
     let sameSections =
       update.insertedSections.isEmpty && update.deletedSections.isEmpty && update.movedSections.isEmpty
-      && shownState.loadState == dataSource.loadState
-      && shownState.errorDescription == dataSource.errorDescription
       && old.counts.count == new.counts.count && known
-    guard sameSections else {
+    // Sections came or went, none moved: the others keep their text where it cannot follow
+    // the index (a new day in an inbox costs its own header, not every day's).
+    let shifted =
+      !sameSections && update.movedSections.isEmpty && !text.isBlank
+      && old.counts.count - update.deletedSections.count == new.counts.count - update.insertedSections.count
+      && !textMayFollowIndex(dataSource)
+    guard sameState, sameSections || shifted else {
       let now = SupplementaryText(of: dataSource, sections: new.counts.count)
       // A plain table shows none, before or after: no identifiers to gather.
       if !text.isBlank || !now.isBlank {
@@ -279,12 +336,23 @@ extension ListView {
       text = now
       return
     }
-    var touched = Set<Int>()
-    for path in update.insertedRows + update.deletedRows + update.reloadedRows + update.reloadedAfterMoves {
-      touched.insert(path.section)
+    // Where each old section stands now (`nil`: deleted), from the batch's sections.
+    var newIndexOfOld: [Int?] = []
+    if shifted {
+      newIndexOfOld = SupplementaryText.newIndexes(
+        oldCount: old.counts.count, deleted: update.deletedSections, inserted: update.insertedSections)
+      text.shift(
+        newIndexOfOld, newCount: new.counts.count, deleted: update.deletedSections,
+        inserted: update.insertedSections)
+    }
+    func now(_ oldSection: Int) -> Int? { shifted ? newIndexOfOld[oldSection] : oldSection }
+    var touched = Set(update.insertedSections)
+    for path in update.insertedRows + update.reloadedAfterMoves { touched.insert(path.section) }
+    for path in update.deletedRows + update.reloadedRows {
+      if let section = now(path.section) { touched.insert(section) }
     }
     for move in update.movedRows {
-      touched.insert(move.from.section)
+      if let section = now(move.from.section) { touched.insert(section) }
       touched.insert(move.to.section)
     }
     if !new.sectionsToReconfigure.isEmpty {
@@ -295,14 +363,17 @@ extension ListView {
     // Text that follows the source's state rather than a section's rows, asked every time: a
     // placeholder (an empty section's, one shown now, one a child's load state may change
     // however the whole's reads) and the last section's footer ("Load more…" follows whether
-    // pages are left).
+    // pages are left), and the footer of the section that was last.
     for (index, count) in new.counts.enumerated() where count == 0 { touched.insert(index) }
     touched.formUnion(text.withPlaceholders)
     if !new.counts.isEmpty { touched.insert(new.counts.count - 1) }
+    if !old.counts.isEmpty, let wasLast = now(old.counts.count - 1) { touched.insert(wasLast) }
     let changed = text.refresh(touched.sorted(), of: dataSource)
-    update.reloadedHeaders += changed.headers
-    update.reloadedFooters += changed.footers
-    update.reloadedPlaceholders += changed.placeholders
+    // A section inserted whole shows its text with it: no reload of it.
+    let inserted = Set(update.insertedSections)
+    update.reloadedHeaders += changed.headers.filter { !inserted.contains($0) }
+    update.reloadedFooters += changed.footers.filter { !inserted.contains($0) }
+    update.reloadedPlaceholders += changed.placeholders.filter { !inserted.contains($0) }
   }
 
   /// Shows `snapshot` with a batch worked out elsewhere: ``DataSourceSnapshot/batch(from:)`` of

@@ -313,6 +313,14 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
     madeSectionIDs = ids
     return ids
   }
+
+  /// Whether no two of ``sectionIDList()`` are the same: sections without a key are named by
+  /// their places, so only a key in two sections repeats one.
+  /// - Complexity: O(1) while the stage places items one by one, O(sections) otherwise.
+  package var sectionIDsAreUnique: Bool {
+    if let live { return !live.keysMayRepeat }
+    return !StageArrangement.repeats(sections.map(\.key))
+  }
   private var madeSectionIDs: [SectionID]?
 
   /// The number of sections.

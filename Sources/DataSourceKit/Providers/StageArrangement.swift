@@ -12,6 +12,10 @@ struct StageArrangement {
   }
   /// Moves whenever `keys` changes: a stage keeps what it worked out of its sections until then.
   private(set) var keysVersion: UInt64 = 0
+  /// Whether a key other than `nil` may be in two sections: worked out when the keys are made
+  /// whole, and checked for each section made after (the keys are compared, not hashed), so a
+  /// view need not hash every section's identity when one comes.
+  private(set) var keysMayRepeat = false
   var counts: [Int]
   /// Where each section starts among `handles`.
   private(set) var starts: [Int] = []
@@ -21,6 +25,14 @@ struct StageArrangement {
     keys = sections.map(\.key)
     counts = sections.map(\.baseIndices.count)
     recomputeStarts()
+    keysMayRepeat = Self.repeats(keys)
+  }
+
+  /// Whether a key other than `nil` is in `keys` twice.
+  static func repeats(_ keys: [SectionKey?]) -> Bool {
+    var seen = Set<SectionKey>()
+    for case let key? in keys where !seen.insert(key).inserted { return true }
+    return false
   }
 
   private mutating func recomputeStarts() {
@@ -50,6 +62,9 @@ struct StageArrangement {
   }
 
   private mutating func insertSection(_ key: SectionKey?, at index: Int) {
+    // Found by halving the keys in order, a key already here is where the search stops; one
+    // elsewhere means an order that disagrees with equality, and the keys may repeat.
+    if let key, !keysMayRepeat, keys.contains(where: { $0 == key }) { keysMayRepeat = true }
     keys.insert(key, at: index)
     counts.insert(0, at: index)
     recomputeStarts()
@@ -324,6 +339,7 @@ struct StageArrangement {
     keys = parts.map { base.sectionKey($0.section) }
     counts = parts.map(\.count)
     recomputeStarts()
+    keysMayRepeat = Self.repeats(keys)
     return (pushedOut, pulledIn)
   }
 
