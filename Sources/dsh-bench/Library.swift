@@ -174,3 +174,86 @@ private struct Note: Identifiable, Hashable, Sendable {
       other: "a cost that grows with the list: 10×", figure: String(format: "%.1f×", growth),
       target: "≤ 2× (flat)", met: growth <= 2))
 }
+
+/// Issue 58: a whole new list handed to `replaceItems`, then a snapshot and an apply, on
+/// DifferenceKit's benchmark shapes at 100k rows: on the main actor, and with the diff on a
+/// background task (the main actor pays the edit, the snapshot and the apply of the batch).
+///
+/// Beside `SectionedDiff` of the two arrays, the library's whole diff (0.44–0.62×
+/// DifferenceKit's `StagedChangeset` on these shapes, measured by the outside harness
+/// docs/BENCHMARKS.md describes, which also times `StagedChangeset` on these arrays).
+@MainActor func measureReplaceItems() async {
+  for shape in ["block", "scattered"] {
+    var random = SeededNumbers(seed: 58)
+    let count = 100_000
+    let old = (0..<count).map { Note(id: UUID(), text: "note \($0)") }
+    var new = old
+    if shape == "block" {
+      // DifferenceKit's Benchmark: delete 20000..<30000, insert 30000..<40000, shuffle 0..<2000.
+      new.removeSubrange(20_000..<30_000)
+      new.insert(contentsOf: (0..<10_000).map { Note(id: UUID(), text: "new \($0)") }, at: 30_000)
+      for k in (1..<2_000).reversed() { new.swapAt(k, random.next(k + 1)) }
+    } else {
+      // 10% deleted, 10% inserted, 2% moved, at random places.
+      for _ in 0..<(count / 10) { new.remove(at: random.next(new.count)) }
+      for k in 0..<(count / 10) {
+        new.insert(Note(id: UUID(), text: "new \(k)"), at: random.next(new.count + 1))
+      }
+      for _ in 0..<(count / 50) {
+        let element = new.remove(at: random.next(new.count))
+        new.insert(element, at: random.next(new.count + 1))
+      }
+    }
+    let provider = EditableProvider(ArrayProvider(old))
+    let table = TableAdapter(
+      provider: provider, presenter: ClosurePresenter<Note>(style: .basic) { note, _ in note.text })
+    try? await table.load()
+    let view = ListView(dataSource: table)
+    var onMain: [Double] = []
+    var mainShare: [Double] = []
+    var whole: [Double] = []
+    var changes = 0
+    for _ in 0..<3 {
+      provider.replaceItems(old)
+      _ = try? view.apply(DataSourceSnapshot(of: table))
+      onMain.append(
+        time {
+          provider.replaceItems(new)
+          let update = (try? view.apply(DataSourceSnapshot(of: table))) ?? BatchUpdate()
+          changes = update.insertedRows.count + update.deletedRows.count + update.movedRows.count
+        })
+
+      provider.replaceItems(old)
+      _ = try? view.apply(DataSourceSnapshot(of: table))
+      guard let shown = view.shownSnapshot(as: DataSourceSnapshot<SectionID, UUID>.self) else { continue }
+      let started = DispatchTime.now().uptimeNanoseconds
+      var share = 0.0
+      var snapshot = shown
+      share += time {
+        provider.replaceItems(new)
+        snapshot = DataSourceSnapshot(of: table)
+      }
+      let taken = snapshot
+      let batch = await Task.detached { try? taken.batch(from: shown) }.value
+      share += time { _ = try? view.apply(taken, batch: batch ?? BatchUpdate(), from: shown) }
+      mainShare.append(share)
+      whole.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+    }
+    let diff = time {
+      _ = SectionedDiff.changeset(
+        from: [DiffSection(id: 0, elements: old)], to: [DiffSection(id: 0, elements: new)])
+    }
+    let median = { (runs: [Double]) in runs.sorted()[runs.count / 2] }
+    rows.append(
+      Row(
+        what: "replaceItems of 100k rows (\(shape)) + snapshot + apply: on the main actor; diff on a task",
+        dsh: String(
+          format: "%.1f ms; main actor %.1f ms of %.1f ms (%d changes)", median(onMain) * 1e3,
+          median(mainShare) * 1e3,
+          median(whole) * 1e3, changes),
+        other: String(format: "SectionedDiff of the arrays: %.1f ms", diff * 1e3),
+        figure: String(format: "%.1f× the diff", median(onMain) / max(diff, 1e-9)),
+        target: "≤ 1× StagedChangeset (≈ 2× SectionedDiff): see docs/BENCHMARKS.md",
+        met: median(onMain) <= 2 * diff))
+  }
+}

@@ -415,6 +415,7 @@ if onlyLive { measureLive() }
 if onlyLibrary {
   await measureLibrary()
   await measureAppLoop()
+  await measureReplaceItems()
 }
 if onlyLibrary || onlySections {
   // DSH_BENCH_PART=launch, loop or burst runs one of the three, to profile it alone.

@@ -246,6 +246,43 @@ struct IncrementalApplyTests {
     }
   }
 
+  @Test("replaceItems returns a batch that turns the old rows into the new, read off the handles")
+  func replaceItemsBatch() async throws {
+    var random = SplitMix64(state: 57)
+    let messages = EditableProvider(
+      ArrayProvider((0..<300).map { Message(id: $0, subject: "s\($0)", isUnread: false) }))
+    try await messages.load()
+    var next = 1_000
+    for step in 0..<60 {
+      let before = messages.items
+      // Some dropped, some changed, some new, a run moved and a few shuffled.
+      var items = before.filter { _ in Int.random(in: 0..<8, using: &random) > 0 }
+      for index in items.indices where Int.random(in: 0..<6, using: &random) == 0 {
+        items[index].subject += "!"
+      }
+      for _ in 0..<Int.random(in: 0..<30, using: &random) {
+        items.insert(
+          Message(id: next, subject: "new", isUnread: true),
+          at: Int.random(in: 0...items.count, using: &random))
+        next += 1
+      }
+      if items.count > 10 {
+        let run = items.remove(at: Int.random(in: 0..<items.count, using: &random))
+        items.insert(run, at: Int.random(in: 0...items.count, using: &random))
+        items[0..<8].shuffle(using: &random)
+      }
+      let batch = messages.replaceItems(items)
+      #expect(messages.items == items, "step \(step)")
+      try batch.validate(before: [before.count], after: [items.count])
+      #expect(batch.apply(to: [before], new: [items]) == [items], "step \(step): \(batch)")
+      // Nothing else moved: the batch names no more rows than the whole diff of the lists.
+      let diffed = SectionedDiff.changeset(from: before, to: items).update
+      #expect(batch.movedRows.count <= diffed.movedRows.count + 8, "step \(step)")
+    }
+    // The same list again: no change.
+    #expect(messages.replaceItems(messages.items).isEmpty)
+  }
+
   @Test("one edit of a plain table: the view's batch is the batch the edit returned, whatever the edit")
   func oneEditOfAPlainTable() async throws {
     let messages = EditableProvider(

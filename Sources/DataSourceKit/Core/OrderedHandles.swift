@@ -242,6 +242,19 @@ package struct OrderedHandles {
   /// - Complexity: O(k log n + kB) with the map, else O(n + k) for more than a few handles.
   package func positions(of handles: [Int]) -> [Int?] {
     guard !isIdentity, !mapIsMade, handles.count > 8 else { return handles.map { position(of: $0) } }
+    if handles.count >= count / 8, let top = handles.max(), top < 4 * count + Self.blockSize {
+      // Many of the handles (a whole new list matched against the old one): every position is
+      // written to a table by handle as the blocks are read, with no hashing.
+      var positionOfHandle = [Int](repeating: -1, count: top + 1)
+      var start = 0
+      for id in order {
+        for (offset, handle) in blocks[id].enumerated() where handle <= top {
+          positionOfHandle[handle] = start + offset
+        }
+        start += blocks[id].count
+      }
+      return handles.map { $0 >= 0 && positionOfHandle[$0] >= 0 ? positionOfHandle[$0] : nil }
+    }
     var wanted: [Int: Int] = [:]
     wanted.reserveCapacity(handles.count)
     for handle in handles { wanted[handle] = -1 }
