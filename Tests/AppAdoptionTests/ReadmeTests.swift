@@ -354,6 +354,57 @@ struct UIKitBridgeTests {
     #expect(bridge.collectionView(collectionView, numberOfItemsInSection: 0) == 0)
   }
 
+  @Test(
+    "a collection view moves an item between sections, reconfigures it where it went, and reloads one in place"
+  )
+  func collectionViewMoves() async throws {
+    @MainActor
+    struct TilePresenter: @MainActor CellPresenter {
+      func reuseIdentifier(for message: Message, at itemPath: ItemPath) -> String { "tile" }
+      func configure(_ cell: inout InboxTileCell, with message: Message, at itemPath: ItemPath) {
+        cell.subject = message.subject
+      }
+    }
+    let messages = EditableProvider(
+      ArrayProvider([
+        Message(id: 1, subject: "Lunch?", sender: "Ada", isUnread: true),
+        Message(id: 2, subject: "Minutes", sender: "Grace", isUnread: false),
+        Message(id: 3, subject: "Notes", sender: "Alan", isUnread: true),
+      ]))
+    let board = TableAdapter(
+      provider: DerivedProvider.sectioned(messages) { $0.isUnread ? "Unread" : "Read" },
+      presenter: TilePresenter())
+    try await board.load()
+    let collectionView = UICollectionView()
+    collectionView.register(InboxTileCell.self, forCellWithReuseIdentifier: "tile")
+    let bridge = CollectionViewBridge(collectionView: collectionView, source: board)
+    try bridge.apply(DataSourceSnapshot(of: board))
+    // Read, and renamed: a move from Unread (section 1) to Read (section 0), reconfigured there.
+    messages.replace(
+      [(position: 0, item: Message(id: 1, subject: "Lunch at 1?", sender: "Ada", isUnread: false))],
+      isEqual: ==)
+    let batch = try bridge.apply(DataSourceSnapshot(of: board))
+    #expect(batch.movedRows.count == 1 && batch.reloadedAfterMoves.count == 1)
+    #expect(
+      Array(collectionView.calls.dropFirst()) == [
+        "begin", "moveItem [1, 0] [0, 0]", "end", "reconfigureItems [[0, 0]]",
+      ])
+    let moved =
+      bridge.collectionView(collectionView, cellForItemAt: IndexPath(item: 0, section: 0)) as? InboxTileCell
+    #expect(moved?.subject == "Lunch at 1?")
+    #expect(bridge.collectionView(collectionView, numberOfItemsInSection: 0) == 2)
+    #expect(bridge.collectionView(collectionView, numberOfItemsInSection: 1) == 1)
+    // Renamed where it stands: reloaded in place, inside the batch.
+    messages.replace(
+      [(position: 2, item: Message(id: 3, subject: "Notes, v2", sender: "Alan", isUnread: true))], isEqual: ==
+    )
+    try bridge.apply(DataSourceSnapshot(of: board))
+    #expect(Array(collectionView.calls.suffix(3)) == ["begin", "reloadItems [[1, 0]]", "end"])
+    let renamed =
+      bridge.collectionView(collectionView, cellForItemAt: IndexPath(item: 0, section: 1)) as? InboxTileCell
+    #expect(renamed?.subject == "Notes, v2")
+  }
+
   /// The lines of the "Adopting in UIKit" article, run as an app runs them.
   @Test("the article's example: a table of the inbox, then an insert")
   func article() async throws {
