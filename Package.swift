@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // The package of DataSourceKit, the composable data-source library, and dsh, the shell on it.
@@ -14,15 +14,23 @@ let package = Package(
     .library(name: "DataSourceScript", targets: ["DataSourceScript"]),
     .executable(name: "dsh", targets: ["dsh"]),
   ],
+  // An app that wants the engine alone depends on the package with `traits: []`: every use of
+  // another package is behind the default trait, so SwiftPM resolves none of them for it (the
+  // products besides DataSourceKit need the trait). The documentation is built with the
+  // toolchain's docc (Scripts/docs.sh), not a plugin package.
+  traits: [
+    .trait(
+      name: "Shell",
+      description: "The shell, and the products that use other packages (ordered records, GRDB, flags)"),
+    .default(enabledTraits: ["Shell"]),
+  ],
   // Lower bounds are the oldest releases with what the code uses in Swift 6 mode: argument
   // parser's Sendable configuration (1.5), collections' Sendable ordered sets (1.1), GRDB's
-  // Swift 6 release (7.0), DocC's generate-documentation (1.0).
+  // Swift 6 release (7.0).
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
-    // `swift package generate-documentation --target DataSourceKit` builds the DocC catalog.
-    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.0.0"),
   ],
   targets: [
     // The engine: providers, presenters, adapters, decorators, snapshots and diffing, views,
@@ -33,7 +41,11 @@ let package = Package(
     // view as text, HTML or SVG. Programs that `show … as swift` writes import it.
     .target(
       name: "DataSourceKitValues",
-      dependencies: ["DataSourceKit", .product(name: "OrderedCollections", package: "swift-collections")]
+      dependencies: [
+        "DataSourceKit",
+        .product(
+          name: "OrderedCollections", package: "swift-collections", condition: .when(traits: ["Shell"])),
+      ]
     ),
     // Providers of CSV and JSON files, plain or compressed (gzip and zip through zlib, bzip2
     // through libbz2, zstd through the system's libzstd, opened when first needed).
@@ -44,7 +56,8 @@ let package = Package(
     .target(
       name: "DataSourceKitSQLite",
       dependencies: [
-        "DataSourceKit", "DataSourceKitValues", .product(name: "GRDB", package: "GRDB.swift"),
+        "DataSourceKit", "DataSourceKitValues",
+        .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["Shell"])),
       ]
     ),
     // JSON from the web, paged (through FoundationNetworking on Linux).
@@ -83,7 +96,8 @@ let package = Package(
         // A server's notices are written through the shell's own output.
         "DataSourceKitPostgres",
         "CLineEdit",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(
+          name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Shell"])),
       ]
     ),
     // Measures the targets of docs/BENCHMARKS.md against Python, sqlite3 and the rest.
@@ -106,13 +120,15 @@ let package = Package(
       name: "DataSourceKitTests",
       dependencies: [
         "DataSourceKit", "DataSourceKitValues", "DataSourceKitFiles", "DataSourceKitSQLite",
-        "DataSourceKitHTTP", .product(name: "GRDB", package: "GRDB.swift"),
+        "DataSourceKitHTTP",
+        .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["Shell"])),
       ]
     ),
     .testTarget(
       name: "DataSourceScriptTests",
       dependencies: [
-        "DataSourceScript", "DataSourceKitSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+        "DataSourceScript", "DataSourceKitSQLite",
+        .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["Shell"])),
       ]
     ),
     // An app's view of the library: Swift 6 mode with no upcoming features, as a new app target

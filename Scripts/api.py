@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Lists the public API of DataSourceKit, the engine, from its symbol graph: docs/API.md.
 
-The symbol graph is the one `swift package generate-documentation --target DataSourceKit`
-extracts (Scripts/test.sh builds it first). `Scripts/api.py` writes docs/API.md; `Scripts/api.py
+The symbol graph is the one `Scripts/docs.sh DataSourceKit` extracts (Scripts/test.sh builds it
+first). `Scripts/api.py` writes docs/API.md; `Scripts/api.py
 --check` fails when docs/API.md is not what the source declares, so a change of the library's
 API is a change of that file too, seen in review.
 """
@@ -11,9 +11,9 @@ import glob
 import json
 import sys
 
-graphs = sorted(glob.glob(".build/*/extracted-symbols/*/DataSourceKit/DataSourceKit*.symbols.json"))
+graphs = sorted(glob.glob(".build-docs/symbols-of/DataSourceKit/DataSourceKit*.symbols.json"))
 if not graphs:
-    sys.exit("no symbol graph of DataSourceKit: run swift package generate-documentation --target DataSourceKit")
+    sys.exit("no symbol graph of DataSourceKit: run Scripts/docs.sh DataSourceKit")
 
 symbols = []
 for path in graphs:

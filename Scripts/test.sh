@@ -66,20 +66,6 @@ step_done() {
 # Style first: the checked-in .swift-format, strictly (warnings fail too).
 swift format lint --strict --recursive Sources Tests Bridge Package.swift
 step_done "swift format lint"
-# Every public declaration of the library's products has a doc comment, and the DocC catalog
-# builds (swift-docc-plugin).
-python3 Scripts/check-docs.py
-# The engine's catalog builds with no warning at all: every parameter documented, every link
-# resolved (an app developer reads it first).
-swift package --disable-sandbox generate-documentation --target DataSourceKit --warnings-as-errors >/dev/null
-# docs/API.md lists the engine's public API from that symbol graph: a change of the API is a
-# change of that file, seen in review.
-python3 Scripts/api.py --check
-for target in DataSourceKitValues DataSourceKitFiles DataSourceKitSQLite DataSourceKitHTTP; do
-  swift package --disable-sandbox generate-documentation --target "$target" >/dev/null
-done
-echo "documentation: every public declaration commented, the catalogs built (the engine's without warnings)" >&2
-step_done "documentation"
 # The one build: the tests, and the dsh binary they drive and the install check installs.
 build_log=$(mktemp)
 swift build --build-tests 2>&1 | tee "$build_log"
@@ -91,6 +77,42 @@ if grep -E "/(Sources|Tests)/[^ ]*: warning:|found [0-9]+ file\(s\) which are un
 fi
 rm -f "$build_log"
 step_done "swift build --build-tests"
+# Every public declaration of the library's products has a doc comment, and the DocC catalogs
+# build (the toolchain's docc: Scripts/docs.sh), from the symbol graphs of the build above (after
+# it, so that its log, checked for warnings, is the one that compiles).
+python3 Scripts/check-docs.py
+# The engine's catalog builds with no warning at all: every parameter documented, every link
+# resolved (an app developer reads it first).
+Scripts/docs.sh DataSourceKit --warnings-as-errors >/dev/null
+# docs/API.md lists the engine's public API from that symbol graph: a change of the API is a
+# change of that file, seen in review.
+python3 Scripts/api.py --check
+for target in DataSourceKitValues DataSourceKitFiles DataSourceKitSQLite DataSourceKitHTTP; do
+  Scripts/docs.sh "$target" >/dev/null
+done
+echo "documentation: every public declaration commented, the catalogs built (the engine's without warnings)" >&2
+step_done "documentation"
+# An app that depends on the engine alone, without the default trait, resolves no other package.
+app=$(mktemp -d)
+mkdir -p "$app/Sources/App"
+cat > "$app/Package.swift" <<MANIFEST
+// swift-tools-version:6.1
+import PackageDescription
+let package = Package(
+  name: "App",
+  dependencies: [.package(path: "$PWD", traits: [])],
+  targets: [.executableTarget(name: "App", dependencies: [.product(name: "DataSourceKit", package: "$(basename "$PWD")")])])
+MANIFEST
+echo 'import DataSourceKit' > "$app/Sources/App/main.swift"
+(cd "$app" && swift package resolve >/dev/null)
+if [ -s "$app/Package.resolved" ] && grep -q '"identity"' "$app/Package.resolved"; then
+  echo "test.sh: an app of the engine alone resolves other packages:" >&2
+  cat "$app/Package.resolved" >&2
+  exit 1
+fi
+rm -rf "$app"
+echo "an app of the engine alone (traits: []) resolves no other package" >&2
+step_done "the engine alone"
 # The install script, into a throwaway prefix: the binary, its completions and manual.
 prefix=$(mktemp -d)
 DSH_CONFIGURATION=debug bash Scripts/install.sh "$prefix" >/dev/null

@@ -14,6 +14,10 @@ public protocol CellDequeuing<Cell>: AnyObject {
 /// What a section's header or footer template can refer to.
 public struct SectionContext: Sendable {
   /// The section's position in the data source it belongs to.
+  ///
+  /// Read it only when the text follows the position ("Section 3"): once a header's closure
+  /// reads it, a view asks every section whose position a new or removed section moved for its
+  /// text again, where otherwise it asks only the sections the change touched.
   public var index: Int {
     get {
       indexReads?.note()
