@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
 // The package of DataSourceKit, the composable data-source library, and dsh, the shell on it.
@@ -15,9 +15,9 @@ let package = Package(
     .executable(name: "dsh", targets: ["dsh"]),
   ],
   // An app that wants the engine alone depends on the package with `traits: []`: every use of
-  // another package is behind the default trait, so SwiftPM resolves none of them for it (the
-  // products besides DataSourceKit need the trait). The documentation is built with the
-  // toolchain's docc (Scripts/docs.sh), not a plugin package.
+  // another package is behind the default trait, so SwiftPM (6.2 and later: hence the tools
+  // version) resolves none of them for it (the products besides DataSourceKit need the trait).
+  // The documentation is built with the toolchain's docc (Scripts/docs.sh), not a plugin package.
   traits: [
     .trait(
       name: "Shell",

@@ -10,8 +10,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 target=$1
 shift
-swift package dump-symbol-graph --emit-extension-block-symbols >/dev/null
-every=$(ls -d .build/*/symbolgraph | head -1)
+# It says where it wrote them (the build's own triple), as its last line.
+every=$(swift package dump-symbol-graph --emit-extension-block-symbols | sed -n 's/^Files written to //p' | tail -1)
+if [ ! -d "$every" ]; then
+  echo "docs.sh: swift package dump-symbol-graph wrote no symbol graphs" >&2
+  exit 1
+fi
 own=".build-docs/symbols-of/$target"
 rm -rf "$own"
 mkdir -p "$own"

@@ -96,7 +96,7 @@ step_done "documentation"
 app=$(mktemp -d)
 mkdir -p "$app/Sources/App"
 cat > "$app/Package.swift" <<MANIFEST
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 let package = Package(
   name: "App",

@@ -260,10 +260,13 @@ public struct DataSourceSnapshot<SectionIdentifier: Hashable & Sendable, ItemIde
   /// `reloadSections` refreshes a table view's: for text that follows something besides the
   /// section's own rows (a sync under way, a setting).
   ///
-  /// An apply asks again the sections whose rows it changes, and every section when sections
-  /// come, go or move, or the data source's load state changed; a section it leaves alone keeps
-  /// the text it showed, so an edit costs the sections it touches. A section whose text then
-  /// differs is in the batch (``BatchUpdate/reloadedHeaders``, …).
+  /// An apply asks again the sections whose rows it changes and the sections that come, and
+  /// every section when sections move or the data source's load state changed, or when sections
+  /// come or go and some header's or footer's closure has read ``SectionContext/index``; a
+  /// section it leaves alone keeps the text it showed (in its new place when sections before it
+  /// came or went), so an edit costs the sections it touches. Name here the sections whose text
+  /// follows anything else. A section whose text then differs is in the batch
+  /// (``BatchUpdate/reloadedHeaders``, …).
   public mutating func reconfigureSections(_ ids: [SectionIdentifier]) {
     sectionsToReconfigure.formUnion(ids)
   }

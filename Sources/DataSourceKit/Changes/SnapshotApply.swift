@@ -303,8 +303,11 @@ extension ListView {
   /// (``DataSourceSnapshot/reconfigureSections(_:)``), and those whose text follows the source's
   /// state (empty sections, placeholders shown, the last section's footer): as a table view asks
   /// again only for what it reloads, an edit costs the sections it changes, not all of them
-  /// (every header closure of 3,000 sections was a third of an edit's apply). Otherwise every
-  /// section is asked and compared.
+  /// (every header closure of 3,000 sections was a third of an edit's apply). When sections
+  /// came or went but none moved, and no text can follow a section's index
+  /// (``textMayFollowIndex(_:)``), the text of the sections that stay moves to their new places
+  /// and the same sections are asked, with the new ones. Otherwise every section is asked and
+  /// compared.
   ///
   /// - Parameters:
   ///   - text: the text shown, made the text after.

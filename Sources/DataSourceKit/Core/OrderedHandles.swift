@@ -242,7 +242,7 @@ package struct OrderedHandles {
   /// - Complexity: O(k log n + kB) with the map, else O(n + k) for more than a few handles.
   package func positions(of handles: [Int]) -> [Int?] {
     guard !isIdentity, !mapIsMade, handles.count > 8 else { return handles.map { position(of: $0) } }
-    if handles.count >= count / 8, let top = handles.max(), top < 4 * count + Self.blockSize {
+    if handles.count >= count / 8, let top = handles.max(), top >= 0, top < 4 * count + Self.blockSize {
       // Many of the handles (a whole new list matched against the old one): every position is
       // written to a table by handle as the blocks are read, with no hashing.
       var positionOfHandle = [Int](repeating: -1, count: top + 1)

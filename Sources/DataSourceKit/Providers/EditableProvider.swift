@@ -567,21 +567,33 @@ extension EditableProvider where Item: Identifiable & Equatable, Item.ID: Sendab
     let order = editedOrder()
     let index = identityIndexNow()
     guard !index.repeats, index.handleOfID.count == order.count else { return nil }
-    var taken = [Bool](repeating: false, count: nextHandle)
+    // The handles taken, in a table by handle while handles are not many more than the items
+    // (they only grow: every new item takes a new one), else in a set.
+    let dense = nextHandle <= 4 * max(order.count, items.count) + 1_024
+    var taken = [Bool](repeating: false, count: dense ? nextHandle : 0)
+    var takenSet = Set<Int>()
+    func take(_ handle: Int) -> Bool {
+      if dense {
+        guard handle >= 0, handle < taken.count, !taken[handle] else { return false }
+        taken[handle] = true
+        return true
+      }
+      return takenSet.insert(handle).inserted
+    }
     var handles: [Int?] = []
     handles.reserveCapacity(items.count)
     var newIDs = Set<Item.ID>()
     for item in items {
-      if let handle = index.handleOfID[item.id], handle < taken.count {
-        guard !taken[handle] else { return nil }
-        taken[handle] = true
+      if let handle = index.handleOfID[item.id] {
+        guard take(handle) else { return nil }
         handles.append(handle)
       } else {
         guard newIDs.insert(item.id).inserted else { return nil }
         handles.append(nil)
       }
     }
-    return (handles, order.all.filter { $0 >= taken.count || !taken[$0] })
+    let removed = order.all.filter { dense ? ($0 >= taken.count || !taken[$0]) : !takenSet.contains($0) }
+    return (handles, removed)
   }
 }
 
