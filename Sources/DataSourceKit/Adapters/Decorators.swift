@@ -91,10 +91,18 @@ public final class SupplementaryDecorator<Item, Cell>: DataSourceDecorator<Item,
   /// - Parameters:
   ///   - wrapped: the data source the supplements are added to.
   ///   - kind: `.header` or `.footer`.
-  ///   - label: how `describe` names the decorator; defaults to the kind.
   ///   - supplement: the supplement for a section, from its key and count; an empty line (no
   ///     text and no content) is none.
-  public init<Content: SupplementConvertible>(
+  public convenience init<Content: SupplementConvertible>(
+    wrapping wrapped: any SectionedDataSource<Item, Cell>, kind: SupplementaryKind,
+    supplement: @escaping (SectionContext) -> Content
+  ) {
+    self.init(wrapping: wrapped, kind: kind, label: nil, supplement: supplement)
+  }
+
+  /// Adds a header or footer to every section of `wrapped`, named for `describe` by `label`
+  /// (the kind when `nil`).
+  package init<Content: SupplementConvertible>(
     wrapping wrapped: any SectionedDataSource<Item, Cell>, kind: SupplementaryKind, label: String? = nil,
     supplement: @escaping (SectionContext) -> Content
   ) {
@@ -136,8 +144,13 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource, Composit
   /// Follows every child's: it moves whenever any of them changes shape.
   public let structureClock = StructureClock()
 
+  /// Stacks the sections of `children`, in order.
+  public convenience init(_ children: [any SectionedDataSource<Item, Cell>]) {
+    self.init(children, label: "compose")
+  }
+
   /// Stacks the sections of `children`, in order; `label` is how `describe` names the composition.
-  public init(_ children: [any SectionedDataSource<Item, Cell>], label: String = "compose") {
+  package init(_ children: [any SectionedDataSource<Item, Cell>], label: String = "compose") {
     self.children = children
     self.label = label
     expandedSize = children.reduce(0) { total, child in
@@ -300,8 +313,15 @@ public final class PlaceholderDecorator<Item, Cell>: DataSourceDecorator<Item, C
   ///   - wrapped: the data source to cover.
   ///   - empty: the placeholder when the source has no content (given its error text, nil).
   ///   - failed: the placeholder when the source failed to load, given what went wrong.
-  ///   - label: how `describe` names the decorator; defaults to "placeholder".
-  public init<Content: SupplementConvertible>(
+  public convenience init<Content: SupplementConvertible>(
+    wrapping wrapped: any SectionedDataSource<Item, Cell>, empty: ((String?) -> Content)?,
+    failed: ((String?) -> Content)?
+  ) {
+    self.init(wrapping: wrapped, label: "placeholder", empty: empty, failed: failed)
+  }
+
+  /// Covers `wrapped` with a placeholder, named for `describe` by `label`.
+  package init<Content: SupplementConvertible>(
     wrapping wrapped: any SectionedDataSource<Item, Cell>, label: String = "placeholder",
     empty: ((String?) -> Content)?, failed: ((String?) -> Content)?
   ) {
@@ -370,8 +390,16 @@ public final class ViewTitleDecorator<Item, Cell>: DataSourceDecorator<Item, Cel
   ///   - wrapped: the data source the title or caption is added to.
   ///   - text: the lines, from the whole view's row count.
   ///   - kind: `.header` for a title above the view, `.footer` for a caption below it.
-  ///   - label: how `describe` names the decorator; defaults to "title" or "caption".
-  public init(
+  public convenience init(
+    wrapping wrapped: any SectionedDataSource<Item, Cell>, kind: SupplementaryKind,
+    text: @escaping () -> String
+  ) {
+    self.init(wrapping: wrapped, kind: kind, label: nil, text: text)
+  }
+
+  /// Adds a title or caption to `wrapped`, named for `describe` by `label` ("title" or
+  /// "caption" when `nil`).
+  package init(
     wrapping wrapped: any SectionedDataSource<Item, Cell>, kind: SupplementaryKind, label: String? = nil,
     text: @escaping () -> String
   ) {

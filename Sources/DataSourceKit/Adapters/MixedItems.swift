@@ -1,7 +1,7 @@
 /// A data source whose items are handed out as `Any`: the same sections, cells and lines as the
 /// source it wraps, whose presenters still see the items as their own type.
 ///
-/// This is how ``ComposedDataSource/init(mixing:_:label:)`` stacks children of different item types
+/// This is how ``ComposedDataSource/init(mixing:_:)`` stacks children of different item types
 /// without a wrapper enum: each child keeps its item type and its presenter, and only the
 /// composition's ``SectionedDataSource/item(at:)`` is untyped (read an item back with
 /// ``ComposedDataSource/item(at:as:)``).
@@ -84,24 +84,24 @@ extension ComposedDataSource where Item == Any {
   /// let message = screen.item(at: ItemPath(item: 0, section: 1), as: Message.self)
   /// ```
   public convenience init<First: SectionedDataSource, Second: SectionedDataSource>(
-    mixing first: First, _ second: Second, label: String = "compose"
+    mixing first: First, _ second: Second
   ) where First.Cell == Cell, Second.Cell == Cell {
-    self.init([first.erasingItems(), second.erasingItems()], label: label)
+    self.init([first.erasingItems(), second.erasingItems()], label: "compose")
   }
 
-  /// Stacks three children of different item types (see ``init(mixing:_:label:)``).
+  /// Stacks three children of different item types (see ``init(mixing:_:)``).
   public convenience init<
     First: SectionedDataSource, Second: SectionedDataSource, Third: SectionedDataSource
   >(
-    mixing first: First, _ second: Second, _ third: Third, label: String = "compose"
+    mixing first: First, _ second: Second, _ third: Third
   ) where First.Cell == Cell, Second.Cell == Cell, Third.Cell == Cell {
-    self.init([first.erasingItems(), second.erasingItems(), third.erasingItems()], label: label)
+    self.init([first.erasingItems(), second.erasingItems(), third.erasingItems()], label: "compose")
   }
 
   /// Stacks any number of children, each made untyped with
   /// ``SectionedDataSource/erasingItems()``.
-  public convenience init(mixing children: [ItemErasingDataSource<Cell>], label: String = "compose") {
-    self.init(children, label: label)
+  public convenience init(mixing children: [ItemErasingDataSource<Cell>]) {
+    self.init(children, label: "compose")
   }
 }
 

@@ -256,9 +256,15 @@ public final class TableAdapter<Item, Cell>: SectionedDataSource, CompositionNod
   /// - Parameters:
   ///   - provider: where the items come from.
   ///   - presenter: what fills their cells.
-  ///   - label: how `describe` names the adapter.
   ///   - layout: cards in a grid, or `nil` for rows of a list.
-  public init(
+  public convenience init(
+    provider: any DataProvider<Item>, presenter: any CellPresenter<Item, Cell>, layout: CardLayout? = nil
+  ) {
+    self.init(provider: provider, presenter: presenter, label: "table", layout: layout)
+  }
+
+  /// Joins `provider` and `presenter` into a data source named for `describe` by `label`.
+  package init(
     provider: any DataProvider<Item>, presenter: any CellPresenter<Item, Cell>, label: String = "table",
     layout: CardLayout? = nil
   ) {

@@ -12,7 +12,14 @@ public final class SegmentedDataSource<Item, Cell>: SectionedDataSource, Composi
   /// Shows the first of `segments` until another is selected.
   ///
   /// - Precondition: at least one segment.
-  public init(
+  public convenience init(_ segments: [(name: String, source: any SectionedDataSource<Item, Cell>)]) {
+    self.init(segments, label: "segmented")
+  }
+
+  /// Shows the first of `segments`, named for `describe` by `label`.
+  ///
+  /// - Precondition: at least one segment.
+  package init(
     _ segments: [(name: String, source: any SectionedDataSource<Item, Cell>)], label: String = "segmented"
   ) {
     precondition(!segments.isEmpty, "a segmented source needs a segment")
@@ -146,9 +153,9 @@ extension SegmentedDataSource {
   ///
   /// - Precondition: at least one segment.
   public convenience init<ID: RawRepresentable>(
-    _ segments: [(id: ID, source: any SectionedDataSource<Item, Cell>)], label: String = "segmented"
+    _ segments: [(id: ID, source: any SectionedDataSource<Item, Cell>)]
   ) where ID.RawValue == String {
-    self.init(segments.map { (name: $0.id.rawValue, source: $0.source) }, label: label)
+    self.init(segments.map { (name: $0.id.rawValue, source: $0.source) }, label: "segmented")
   }
 
   /// Shows the segment `id` names; false when there is none (nothing changes).

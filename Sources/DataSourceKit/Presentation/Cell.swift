@@ -28,7 +28,7 @@ public enum CellAccessory: String, Sendable, CaseIterable {
   case detailDisclosure = "detail disclosure"
 
   /// The glyph a text view draws for the accessory.
-  public var glyph: String {
+  package var glyph: String {
     switch self {
     case .none: ""
     case .disclosure: "›"
@@ -161,8 +161,17 @@ public final class ClosurePresenter<Item>: CellPresenter, CompositionNode {
   ///   - text: the text of an item's cell.
   ///   - detail: the detail of an item's cell, or `nil` for none.
   ///   - reuseIdentifier: the kind of cell; defaults to the style's name.
-  ///   - label: how `describe` names this presenter.
-  public init(
+  public convenience init(
+    style: CellStyle, reuseIdentifier: String? = nil, accessory: CellAccessory = .none,
+    text: @escaping (Item, ItemPath) -> String, detail: ((Item, ItemPath) -> String)? = nil
+  ) {
+    self.init(
+      style: style, reuseIdentifier: reuseIdentifier, accessory: accessory, label: nil, text: text,
+      detail: detail)
+  }
+
+  /// A presenter of one cell kind, named for `describe` by `label`.
+  package init(
     style: CellStyle, reuseIdentifier: String? = nil, accessory: CellAccessory = .none, label: String? = nil,
     text: @escaping (Item, ItemPath) -> String, detail: ((Item, ItemPath) -> String)? = nil
   ) {
@@ -205,8 +214,15 @@ public final class DispatchPresenter<Item, Cell>: CellPresenter, CompositionNode
   /// - Parameters:
   ///   - cases: the presenters to pick from, each with the test that picks it.
   ///   - fallback: the presenter for an item no case picks.
-  ///   - label: how `describe` names this presenter.
-  public init(
+  public convenience init(
+    cases: [(test: (Item) -> Bool, presenter: any CellPresenter<Item, Cell>)],
+    fallback: any CellPresenter<Item, Cell>
+  ) {
+    self.init(cases: cases, fallback: fallback, label: "cells")
+  }
+
+  /// A presenter that picks a case per item, named for `describe` by `label`.
+  package init(
     cases: [(test: (Item) -> Bool, presenter: any CellPresenter<Item, Cell>)],
     fallback: any CellPresenter<Item, Cell>, label: String = "cells"
   ) {

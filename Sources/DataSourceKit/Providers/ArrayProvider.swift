@@ -13,11 +13,12 @@ public final class ArrayProvider<Item>: DataProvider, CompositionNode, RecordPro
 
   /// A provider of `items`, in one section.
   ///
-  /// - Parameters:
-  ///   - items: the items, in order, as one section.
-  ///   - knownFields: the fields every item has, when the caller knows them.
-  ///   - label: how `describe` names this provider.
-  public init(_ items: [Item], knownFields: [String]? = nil, label: String = "array") {
+  /// - Parameter items: the items, in order, as one section.
+  public convenience init(_ items: [Item]) { self.init(items, knownFields: nil, label: "array") }
+
+  /// A provider of `items`, in one section, as the shell makes one: with the fields every item
+  /// has, when the caller knows them, and the name `describe` shows.
+  package init(_ items: [Item], knownFields: [String]? = nil, label: String = "array") {
     self.items = items
     self.knownFields = knownFields
     self.label = label
@@ -52,7 +53,13 @@ public final class MapProvider<Base: DataProvider, Item>: DataProvider, Composit
   package let knownFields: [String]?
 
   /// The items of `base`, each passed through `transform` when it is asked for.
-  public init(_ base: Base, knownFields: [String]? = nil, transform: @escaping (Base.Item) -> Item) {
+  public convenience init(_ base: Base, transform: @escaping (Base.Item) -> Item) {
+    self.init(base, knownFields: nil, transform: transform)
+  }
+
+  /// The items of `base`, each passed through `transform`, with the fields every item has (the
+  /// shell's records).
+  package init(_ base: Base, knownFields: [String]? = nil, transform: @escaping (Base.Item) -> Item) {
     self.base = base
     self.transform = transform
     self.knownFields = knownFields

@@ -28,9 +28,15 @@ extension DerivedProvider {
   /// - Parameters:
   ///   - base: the provider whose items are tested.
   ///   - isIncluded: whether an item stays.
-  ///   - label: how `describe` names the stage; defaults to "where".
   /// - Complexity: O(n) calls of `isIncluded` on load.
-  public static func filter(
+  public static func filter(_ base: any DataProvider<Item>, _ isIncluded: @escaping (Item) -> Bool)
+    -> DerivedProvider
+  {
+    filter(base, label: nil, isIncluded)
+  }
+
+  /// ``filter(_:_:)``, named for `describe` by `label` ("where" when `nil`).
+  package static func filter(
     _ base: any DataProvider<Item>, label: String? = nil, _ isIncluded: @escaping (Item) -> Bool
   ) -> DerivedProvider {
     filter(base, label: label ?? "where", rule: .filter(isIncluded), test: ofItems(isIncluded))
@@ -95,11 +101,18 @@ extension DerivedProvider {
   ///
   /// - Parameters:
   ///   - base: the provider whose items are sorted.
-  ///   - label: how `describe` names the stage; defaults to "sort".
   ///   - sortKey: the key of an item, computed once per item on load.
   ///   - areInIncreasingOrder: the order of two keys.
   /// - Complexity: O(n log n) comparisons of keys on load.
   public static func sorted<Key>(
+    _ base: any DataProvider<Item>, sortKey: @escaping (Item) -> Key,
+    by areInIncreasingOrder: @escaping (Key, Key) -> Bool
+  ) -> DerivedProvider {
+    sorted(base, label: nil, sortKey: sortKey, by: areInIncreasingOrder)
+  }
+
+  /// ``sorted(_:sortKey:by:)``, named for `describe` by `label` ("sort" when `nil`).
+  package static func sorted<Key>(
     _ base: any DataProvider<Item>, label: String? = nil, sortKey: @escaping (Item) -> Key,
     by areInIncreasingOrder: @escaping (Key, Key) -> Bool
   ) -> DerivedProvider {
@@ -120,9 +133,16 @@ extension DerivedProvider {
   ///   - base: the provider whose items are sorted.
   ///   - key: the sort key of an item.
   ///   - direction: ascending (the default) or descending.
-  ///   - label: how `describe` names the stage; defaults to "sort by" and the key's type.
   /// - Complexity: O(n log n) comparisons of keys on load.
   public static func sorted<Key: Comparable>(
+    _ base: any DataProvider<Item>, direction: SortDirection = .ascending, by key: @escaping (Item) -> Key
+  ) -> DerivedProvider {
+    sorted(base, label: nil, direction: direction, by: key)
+  }
+
+  /// ``sorted(_:direction:by:)``, named for `describe` by `label` ("sort by" and the key's type
+  /// when `nil`).
+  package static func sorted<Key: Comparable>(
     _ base: any DataProvider<Item>, label: String? = nil, direction: SortDirection = .ascending,
     by key: @escaping (Item) -> Key
   ) -> DerivedProvider {
@@ -182,10 +202,17 @@ extension DerivedProvider {
   /// - Parameters:
   ///   - base: the provider whose items are grouped into sections.
   ///   - key: the section key of an item.
-  ///   - label: how `describe` names the stage; defaults to "section by" and the key's type.
   ///   - direction: descending puts the greatest key first.
   /// - Complexity: O(n) key computations plus O(k log k) for k distinct keys, on load.
   public static func sectioned<Key: Hashable & Sendable & Comparable>(
+    _ base: any DataProvider<Item>, direction: SortDirection = .ascending, by key: @escaping (Item) -> Key
+  ) -> DerivedProvider {
+    sectioned(base, label: nil, direction: direction, by: key)
+  }
+
+  /// ``sectioned(_:direction:by:)``, named for `describe` by `label` ("section by" and the key's
+  /// type when `nil`).
+  package static func sectioned<Key: Hashable & Sendable & Comparable>(
     _ base: any DataProvider<Item>, label: String? = nil, direction: SortDirection = .ascending,
     by key: @escaping (Item) -> Key
   ) -> DerivedProvider {
@@ -260,9 +287,13 @@ extension DerivedProvider {
   /// - Parameters:
   ///   - base: the provider whose first items are kept.
   ///   - count: how many items are kept.
-  ///   - label: how `describe` names the stage; defaults to "limit" and the count.
   /// - Complexity: O(count) on load.
-  public static func limited(_ base: any DataProvider<Item>, label: String? = nil, count: Int)
+  public static func limited(_ base: any DataProvider<Item>, count: Int) -> DerivedProvider {
+    limited(base, label: nil, count: count)
+  }
+
+  /// ``limited(_:count:)``, named for `describe` by `label` ("limit" and the count when `nil`).
+  package static func limited(_ base: any DataProvider<Item>, label: String? = nil, count: Int)
     -> DerivedProvider
   {
     sliced(base, label: label ?? "limit \(count)", RowSlice(count: count))
@@ -276,7 +307,14 @@ extension DerivedProvider {
   /// An edit of the base places the edited items again, and the items it pushes out of the run
   /// or pulls into it.
   /// - Complexity: O(items kept + sections) on load.
-  public static func sliced(
+  public static func sliced(_ base: any DataProvider<Item>, from offset: Int, count: Int? = nil)
+    -> DerivedProvider
+  {
+    sliced(base, label: nil, from: offset, count: count)
+  }
+
+  /// ``sliced(_:from:count:)``, named for `describe` by `label`.
+  package static func sliced(
     _ base: any DataProvider<Item>, label: String? = nil, from offset: Int, count: Int? = nil
   )
     -> DerivedProvider

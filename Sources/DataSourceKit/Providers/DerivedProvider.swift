@@ -73,7 +73,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   /// The root, when it is a handle root (its items are read by the table's handles).
   package var handleRootBelow: (any HandleRoot<Item>)? { handleRoot }
   /// How `describe` names the stage.
-  public let label: String
+  package let label: String
   private let arrange: Arrangement
   /// How to place one item, when the stage can arrange itself item by item.
   private let rule: StageRule<Item>?

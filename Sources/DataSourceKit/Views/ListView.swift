@@ -109,7 +109,7 @@ public final class ListView<Item, Cell: ReusableCell>: CellDequeuing {
   /// What the last layout did.
   public private(set) var stats = ViewStats()
   /// Whether the last layout stopped early because the user interrupted it.
-  public package(set) var wasInterrupted = false
+  package var wasInterrupted = false
   private var reusePool = ReusePool<Cell>()
   /// How to make the cells of each kind, when `Cell` cannot make itself.
   private var registrations: [String: () -> Cell] = [:]
