@@ -10,7 +10,7 @@ public enum DataSourceError: Error, Equatable, Sendable, CustomStringConvertible
   case notLoaded
   /// More items than a stage may arrange.
   case tooManyToArrange(count: Int, limit: Int, stage: String)
-  /// The load was cancelled (^C, or its task was).
+  /// The load was cancelled: its task was (`Task.cancel()`, or an interrupt the caller turns into one).
   case cancelled
   /// The provider a stage reads from failed while it was read (a value its type does not
   /// hold); `message` is that provider's error.
