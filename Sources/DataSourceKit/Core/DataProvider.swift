@@ -253,7 +253,12 @@ package struct SectionOffsets: Sendable {
 
   package init(counts: some Sequence<Int>) {
     var starts = [0]
-    for count in counts { starts.append(starts[starts.count - 1] + count) }
+    starts.reserveCapacity(counts.underestimatedCount + 1)
+    var total = 0
+    for count in counts {
+      total += count
+      starts.append(total)
+    }
     self.starts = starts
   }
 

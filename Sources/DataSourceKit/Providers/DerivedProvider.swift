@@ -309,7 +309,12 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   /// (3,000 sections compared one by one were a fifth of an apply).
   package func sectionIDList() -> [SectionID] {
     if let madeSectionIDs { return madeSectionIDs }
-    let ids = (0..<numberOfSections).map { SectionID(key: sectionKey($0), index: $0) }
+    // The keys read once, not through `sectionKey(_:)` per section (each of which binds the
+    // arrangement, arrays and all).
+    let keys = live?.keys ?? sections.map(\.key)
+    var ids: [SectionID] = []
+    ids.reserveCapacity(keys.count)
+    for (index, key) in keys.enumerated() { ids.append(SectionID(key: key, index: index)) }
     madeSectionIDs = ids
     return ids
   }
