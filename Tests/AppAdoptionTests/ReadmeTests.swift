@@ -65,6 +65,15 @@ struct InboxRowPresenter: @MainActor CellPresenter {
 final class InboxTileCell: UICollectionViewCell {
   var subject = ""
 }
+
+/// A board's tiles: each message's subject.
+@MainActor
+struct TilePresenter: @MainActor CellPresenter {
+  func reuseIdentifier(for message: Message, at itemPath: ItemPath) -> String { "tile" }
+  func configure(_ cell: inout InboxTileCell, with message: Message, at itemPath: ItemPath) {
+    cell.subject = message.subject
+  }
+}
 extension InboxTileCell: @MainActor ReusableCell {}
 
 /// A view model as an app writes one: main-actor isolated, holding its data sources.
@@ -327,13 +336,6 @@ struct UIKitBridgeTests {
 
   @Test("a collection view shows the data source the same way, and hears of changed headers")
   func collectionView() async throws {
-    @MainActor
-    struct TilePresenter: @MainActor CellPresenter {
-      func reuseIdentifier(for message: Message, at itemPath: ItemPath) -> String { "tile" }
-      func configure(_ cell: inout InboxTileCell, with message: Message, at itemPath: ItemPath) {
-        cell.subject = message.subject
-      }
-    }
     let messages = EditableProvider(
       ArrayProvider([Message(id: 1, subject: "Lunch?", sender: "Ada", isUnread: true)]))
     let board = TableAdapter(provider: messages, presenter: TilePresenter()).header { "\($0.count) mail" }
@@ -358,13 +360,6 @@ struct UIKitBridgeTests {
     "a collection view moves an item between sections, reconfigures it where it went, and reloads one in place"
   )
   func collectionViewMoves() async throws {
-    @MainActor
-    struct TilePresenter: @MainActor CellPresenter {
-      func reuseIdentifier(for message: Message, at itemPath: ItemPath) -> String { "tile" }
-      func configure(_ cell: inout InboxTileCell, with message: Message, at itemPath: ItemPath) {
-        cell.subject = message.subject
-      }
-    }
     let messages = EditableProvider(
       ArrayProvider([
         Message(id: 1, subject: "Lunch?", sender: "Ada", isUnread: true),

@@ -103,20 +103,18 @@ struct SupplementaryText {
         for section in deleted.sorted(by: >) { self[keyPath: lines].remove(at: section) }
         for section in inserted.sorted() { self[keyPath: lines].insert([], at: section) }
       }
-      withPlaceholders = Set(
-        withPlaceholders.compactMap { $0 < newIndexOfOld.count ? newIndexOfOld[$0] : nil })
-      return
-    }
-    func moved(_ lines: [[Supplement]]) -> [[Supplement]] {
-      var result = [[Supplement]](repeating: [], count: newCount)
-      for (old, new) in newIndexOfOld.enumerated() {
-        if let new { result[new] = lines[old] }
+    } else {
+      func moved(_ lines: [[Supplement]]) -> [[Supplement]] {
+        var result = [[Supplement]](repeating: [], count: newCount)
+        for (old, new) in newIndexOfOld.enumerated() {
+          if let new { result[new] = lines[old] }
+        }
+        return result
       }
-      return result
+      headers = moved(headers)
+      footers = moved(footers)
+      placeholders = moved(placeholders)
     }
-    headers = moved(headers)
-    footers = moved(footers)
-    placeholders = moved(placeholders)
     withPlaceholders = Set(withPlaceholders.compactMap { $0 < newIndexOfOld.count ? newIndexOfOld[$0] : nil })
   }
 
