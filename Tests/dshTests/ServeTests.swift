@@ -496,7 +496,7 @@ struct ServeTests {
     #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
   }
 
-  @Test("refusals: a port in use names it, --safe keeps to 127.0.0.1, serve off, a provider")
+  @Test("refusals: a port in use names it, --safe keeps to 127.0.0.1, serve off, a provider, a value")
   func refusals() throws {
     let (holder, served) = try Self.serving(
       """
@@ -525,6 +525,14 @@ struct ServeTests {
     #expect(stopped.output.contains("a provider has none"), "\(stopped.output)")
     #expect(stopped.output.contains("stopped serving v\nnothing is being served\n"), "\(stopped.output)")
     #expect(stopped.output.contains("'99999' is not a port"), "\(stopped.output)")
+    // A value has nothing to serve: the message says what it is and what serve takes.
+    let scalar = try DSHProcess.runCommand(
+      [DSHProcess.binary, "-c", "let n = 5\nserve n"], directory: DSHProcess.packageRoot)
+    #expect(scalar.status == 1)
+    #expect(
+      scalar.output.contains("serve draws a table, and n is an int value: show n prints it"),
+      "\(scalar.output)")
+    #expect(!scalar.output.contains("cell is shown"), "\(scalar.output)")
     // A serve that fails leaves the one running as it was; a host name is not an address.
     holder.send("let w = table [1] with cell basic \"{.}\"")
     holder.send("serve w on 0")

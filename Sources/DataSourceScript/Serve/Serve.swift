@@ -60,7 +60,11 @@ extension Session {
             "serve draws a table's cells, and a provider has none: let v = table \(name.name) with cell basic \"{…}\", then serve v"
           ), at: name.range)
       }
-      throw Diagnostic(.expectedKind(.showable, found: binding.value.kindDescription), at: name.range)
+      // A value, a cell or a function: nothing with rows to serve.
+      throw Diagnostic(
+        .serveFailed(
+          "serve draws a table, and \(name.name) is \(binding.value.kindDescription): show \(name.name) prints it; serve a table (let v = table … with cell …, then serve v)"
+        ), at: name.range)
     }
     guard let starter = previewServers else {
       throw Diagnostic(
