@@ -114,6 +114,10 @@ extension SectionedDataSource {
 extension SectionedDataSource {
   /// This source with a header above each section, made from the section's key and count: a
   /// line of text, or a ``Supplement`` carrying a value of the app's own type.
+  ///
+  /// A closure that reads ``SectionContext/index`` makes a view ask every header after a section
+  /// that comes or goes again; one that reads only the key and count is asked for the sections a
+  /// change touches.
   public func header<Content: SupplementConvertible>(
     _ make: @escaping (SectionContext) -> Content
   ) -> SupplementaryDecorator<Item, Cell> {

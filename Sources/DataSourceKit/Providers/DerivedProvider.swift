@@ -50,10 +50,10 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   /// more items than an arrangement may index.
   package typealias Arrangement = (any DataProvider<Item>, SectionOffsets) throws -> [DerivedSection]
 
-  /// The most items `where` arranges: it keeps an index (8 bytes) per item kept; a range of
+  /// The most items a filter arranges: it keeps an index (8 bytes) per item kept; a range of
   /// trillions would exhaust memory.
   public static var maximumItems: Int { 100_000_000 }
-  /// The most items `sort by` and `section by` arrange: they also keep a key per item (tens of
+  /// The most items a sort or sections arrange: they also keep a key per item (tens of
   /// bytes each, gigabytes at 100 million), so their limit is lower.
   public static var maximumKeyedItems: Int { 10_000_000 }
 
@@ -146,7 +146,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
 
   /// The root handle of this provider's item at a flat position.
   /// - Complexity: O(log sections), or O(log n) once arranged item by item.
-  public func handle(atFlat flat: Int) -> Int {
+  package func handle(atFlat flat: Int) -> Int {
     if let live { return live.handles[flat] }
     let path = ownOffsets.itemPath(forFlat: flat)
     return sections[path.section].baseIndices[path.item]
@@ -363,10 +363,10 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   // MARK: Handles
 
   /// The item at an index path.
-  public func item(forHandle handle: Int) -> Item { rootItem(handle) }
+  package func item(forHandle handle: Int) -> Item { rootItem(handle) }
 
   /// Where the item of a root handle stands in this stage now, or `nil` when the stage left it out.
-  public func position(ofHandle handle: Int) -> Int? {
+  package func position(ofHandle handle: Int) -> Int? {
     _ = liveArrangement()
     // In place, as the root's: the lookups pay for the handle map (see OrderedHandles).
     return live?.handles.position(makingMapOf: handle) ?? nil

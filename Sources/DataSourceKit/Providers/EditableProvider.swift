@@ -49,10 +49,12 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
 
   /// Makes the loaded items of `source` editable.
   ///
-  /// - Parameters:
-  ///   - source: the loaded provider whose items are edited.
-  ///   - identityKey: the field that identifies an item, for diffing.
-  public init(_ source: any DataProvider<Item>, identityKey: String? = nil) {
+  /// - Parameter source: the loaded provider whose items are edited.
+  public convenience init(_ source: any DataProvider<Item>) { self.init(source, identityKey: nil) }
+
+  /// Makes the loaded items of `source` editable, its records identified by the field
+  /// `identityKey` (the shell's `key id`).
+  package init(_ source: any DataProvider<Item>, identityKey: String? = nil) {
     self.source = source
     self.identityKey = identityKey
     observers.clock.follow(source.structureClock)
@@ -118,7 +120,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   }
 
   /// The item at an index path.
-  public func item(forHandle handle: Int) -> Item {
+  package func item(forHandle handle: Int) -> Item {
     if let item = written[handle] { return item }
     return sourceItem(atFlat: handle)
   }
@@ -130,7 +132,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   }
 
   /// The flat position of the item of a handle now, or `nil` when it was removed.
-  public func position(ofHandle handle: Int) -> Int? {
+  package func position(ofHandle handle: Int) -> Int? {
     // In place: the lookups pay for the handle map, kept for the next edit and lookup.
     if order != nil { return order?.position(makingMapOf: handle) ?? nil }
     let total = source.numberOfSections == 1 ? source.numberOfItems(inSection: 0) : sourceOffsets.total
@@ -138,7 +140,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   }
 
   /// The handle of the item at a flat position.
-  public func handle(atFlat position: Int) -> Int { order?[position] ?? position }
+  package func handle(atFlat position: Int) -> Int { order?[position] ?? position }
 
   /// Whether the edited order finds handles through its map (see ``OrderedHandles``).
   var handleMapIsMade: Bool { order?.handleMapIsMade ?? false }
