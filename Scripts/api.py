@@ -20,8 +20,20 @@ for path in graphs:
     for symbol in json.load(open(path, encoding="utf-8"))["symbols"]:
         if symbol.get("accessLevel") not in ("public", "open"):
             continue
-        declaration = "".join(f["spelling"] for f in symbol.get("declarationFragments", []))
-        symbols.append((symbol["pathComponents"], symbol["kind"]["displayName"], " ".join(declaration.split())))
+        declaration = " ".join("".join(f["spelling"] for f in symbol.get("declarationFragments", [])).split())
+        signs = {"conformance": ":", "sameType": "==", "superclass": ":"}
+        constraints = ", ".join(
+            f"{c['lhs']} {signs.get(c['kind'], c['kind'])} {c['rhs']}"
+            for c in (symbol.get("swiftExtension") or {}).get("constraints", []))
+        symbols.append((symbol["pathComponents"], symbol["kind"]["displayName"], declaration, constraints))
+
+# Two overloads that read the same (one for Equatable items, one for Identifiable ones, in
+# extensions of their own) are told apart by their extensions' constraints.
+spelled = collections.Counter((tuple(path), declaration) for path, _, declaration, _ in symbols)
+symbols = [
+    (path, kind, declaration + (f" (where {constraints})" if spelled[(tuple(path), declaration)] > 1 and constraints else ""))
+    for path, kind, declaration, constraints in symbols
+]
 
 by_type = collections.defaultdict(list)
 for path, kind, declaration in symbols:
