@@ -79,18 +79,17 @@ package protocol HandleRoot<Item>: AnyObject {
   func item(fromTableItem item: Item) -> Item
 }
 
-/// A provider's arrangement at one moment: its handles in order and its sections.
+/// A provider's arrangement at one moment: its handles in order and its sections' counts.
 ///
 /// Cheap to take (the handles are shared until the provider next writes them) and cheap to
-/// keep (one copy of the blocks an edit touches).
+/// keep (one copy of the blocks an edit touches). It holds no section keys: a stage's keys
+/// shared with a snapshot were copied, key by key, by the next edit that made a section.
 package struct HandleSnapshot: Sendable {
   var handles: OrderedHandles
-  package var sectionKeys: [SectionKey?]
   package var sectionCounts: [Int]
 
-  package init(handles: OrderedHandles, sectionKeys: [SectionKey?], sectionCounts: [Int]) {
+  package init(handles: OrderedHandles, sectionCounts: [Int]) {
     self.handles = handles
-    self.sectionKeys = sectionKeys
     self.sectionCounts = sectionCounts
   }
 

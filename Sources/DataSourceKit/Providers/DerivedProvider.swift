@@ -380,7 +380,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   package func snapshot() -> HandleSnapshot {
     let arrangement = liveArrangement()
     return HandleSnapshot(
-      handles: arrangement.handles, sectionKeys: arrangement.keys, sectionCounts: arrangement.counts)
+      handles: arrangement.handles, sectionCounts: arrangement.counts)
   }
 
   /// Whether every stage down to the root places items one by one and the root is editable.

@@ -161,10 +161,9 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
       let offsets = sourceOffsets
       return HandleSnapshot(
         handles: OrderedHandles(identity: offsets.total),
-        sectionKeys: (0..<source.numberOfSections).map(source.sectionKey),
         sectionCounts: (0..<source.numberOfSections).map(source.numberOfItems(inSection:)))
     }
-    return HandleSnapshot(handles: order, sectionKeys: [nil], sectionCounts: [order.count])
+    return HandleSnapshot(handles: order, sectionCounts: [order.count])
   }
 
   /// Whether edits are told item by item.

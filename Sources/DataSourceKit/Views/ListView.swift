@@ -66,7 +66,7 @@ public struct ViewSnapshot<Item> {
   /// How many sections the whole view has, whatever the windows show.
   public var sectionCount = 0
   /// The fields of the items, when known (a table of records shows them as columns).
-  package var fields: [String]?
+  public var fields: [String]?
   /// Lines above the whole view (its title) and below it (its caption).
   public var title: [String] = []
   /// Lines below the whole view (its caption).

@@ -181,9 +181,7 @@ extension ComputedFieldsProvider: HandleAddressable {
   package func snapshot() -> HandleSnapshot {
     if let addressableBase { return addressableBase.snapshot() }
     let counts = (0..<numberOfSections).map { numberOfItems(inSection: $0) }
-    return HandleSnapshot(
-      handles: OrderedHandles(identity: counts.reduce(0, +)),
-      sectionKeys: (0..<numberOfSections).map { sectionKey($0) }, sectionCounts: counts)
+    return HandleSnapshot(handles: OrderedHandles(identity: counts.reduce(0, +)), sectionCounts: counts)
   }
 
   package var tellsItemChanges: Bool { handleTable != nil && addressableBase?.tellsItemChanges == true }
