@@ -110,8 +110,17 @@ if [ -s "$app/Package.resolved" ] && grep -q '"identity"' "$app/Package.resolved
   cat "$app/Package.resolved" >&2
   exit 1
 fi
+# The same app importing a product that needs the trait is told so, by name, when it builds.
+sed -i 's/"DataSourceKit", package/"DataSourceKitValues", package/' "$app/Package.swift"
+echo 'import DataSourceKitValues' > "$app/Sources/App/main.swift"
+built=$(cd "$app" && swift build 2>&1 || true)
+if ! grep -q "DataSourceKitValues needs the package's default trait, Shell" <<<"$built"; then
+  echo "test.sh: an app of DataSourceKitValues without the trait is not told it needs it:" >&2
+  echo "$built" | tail -20 >&2
+  exit 1
+fi
 rm -rf "$app"
-echo "an app of the engine alone (traits: []) resolves no other package" >&2
+echo "an app of the engine alone (traits: []) resolves no other package; one of the rest is told it needs the trait" >&2
 step_done "the engine alone"
 # The install script, into a throwaway prefix: the binary, its completions and manual.
 prefix=$(mktemp -d)
