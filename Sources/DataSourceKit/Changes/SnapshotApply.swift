@@ -70,29 +70,6 @@ struct SupplementaryText {
     return changed
   }
 
-  /// Where each of `oldCount` sections stands after the sections `deleted` (old indexes) go and
-  /// `inserted` (new indexes) come, none moved; `nil` for a deleted one.
-  /// - Complexity: O(sections).
-  static func newIndexes(oldCount: Int, deleted: [Int], inserted: [Int]) -> [Int?] {
-    let deleted = deleted.sorted()
-    let inserted = inserted.sorted()
-    var result = [Int?](repeating: nil, count: oldCount)
-    var (d, i, next) = (0, 0, 0)
-    for old in 0..<oldCount {
-      if d < deleted.count, deleted[d] == old {
-        d += 1
-        continue
-      }
-      while i < inserted.count, inserted[i] == next {
-        i += 1
-        next += 1
-      }
-      result[old] = next
-      next += 1
-    }
-    return result
-  }
-
   /// The text moved to the sections' new places (`newIndexOfOld`), empty for sections new since.
   /// - Complexity: O(sections), moving references, asking nothing.
   mutating func shift(_ newIndexOfOld: [Int?], newCount: Int, deleted: [Int], inserted: [Int]) {
@@ -340,8 +317,15 @@ extension ListView {
     // Where each old section stands now (`nil`: deleted), from the batch's sections.
     var newIndexOfOld: [Int?] = []
     if shifted {
-      newIndexOfOld = SupplementaryText.newIndexes(
-        oldCount: old.counts.count, deleted: update.deletedSections, inserted: update.insertedSections)
+      // The batch's own mapping (each new section's old one, as its validation reads it), turned
+      // around.
+      newIndexOfOld = [Int?](repeating: nil, count: old.counts.count)
+      let oldOfNew = BatchUpdate.sectionMapping(
+        before: old.counts.count, after: new.counts.count, deleted: update.deletedSections,
+        inserted: update.insertedSections, moved: [])
+      for (now, was) in oldOfNew.enumerated() {
+        if let was { newIndexOfOld[was] = now }
+      }
       text.shift(
         newIndexOfOld, newCount: new.counts.count, deleted: update.deletedSections,
         inserted: update.insertedSections)
