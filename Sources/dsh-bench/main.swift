@@ -415,11 +415,11 @@ if onlyLive { measureLive() }
 if onlyLibrary {
   await measureLibrary()
   await measureAppLoop()
-  await measureReplaceItems()
 }
 if onlyLibrary || onlySections {
-  // DSH_BENCH_PART=launch, loop or burst runs one of the three, to profile it alone.
+  // DSH_BENCH_PART=launch, loop, burst or replace runs one of them, to profile it alone.
   let part = ProcessInfo.processInfo.environment["DSH_BENCH_PART"]
+  if (part == nil && onlyLibrary) || part == "replace" { await measureReplaceItems() }
   if part == nil || part == "launch" { await measureLaunch() }
   if part == nil || part == "loop" { await measureSectionedLoop() }
   if part == nil || part == "burst" { await measureBurst() }

@@ -43,6 +43,29 @@ struct DiffTests {
     spec.map { Section(id: $0.0, elements: $0.1.map { Element(id: $0, content: 0) }) }
   }
 
+  @Test("the longest increasing run: strictly increasing, and as long as any, on mostly kept orders too")
+  func longestIncreasingRun() {
+    var random = SplitMix64(state: 12)
+    for trial in 0..<400 {
+      let count = Int.random(in: 0..<40, using: &random)
+      // Half the trials mostly in order, as a whole new list that kept most of its order is.
+      var values = trial % 2 == 0 ? Array(0..<count) : (0..<count).map { _ in Int.random(in: 0..<20, using: &random) }
+      for _ in 0..<Int.random(in: 0..<4, using: &random) where count > 1 {
+        values.swapAt(Int.random(in: 0..<count, using: &random), Int.random(in: 0..<count, using: &random))
+      }
+      let run = longestIncreasingSubsequence(values)
+      #expect(zip(run, run.dropFirst()).allSatisfy { $0 < $1 && values[$0] < values[$1] }, "\(values)")
+      // The longest length, by the quadratic recurrence.
+      var longestEndingAt = [Int](repeating: 1, count: count)
+      for i in 0..<count {
+        for j in 0..<i where values[j] < values[i] {
+          longestEndingAt[i] = max(longestEndingAt[i], longestEndingAt[j] + 1)
+        }
+      }
+      #expect(run.count == (longestEndingAt.max() ?? 0), "\(values)")
+    }
+  }
+
   @Test("inserts, deletes, moves within and across sections, reloads")
   func basics() {
     // 2 and 3 keep their order (the one longest run); 1 moves down, 4 moves to section 2.

@@ -270,17 +270,46 @@ struct IncrementalApplyTests {
         let run = items.remove(at: Int.random(in: 0..<items.count, using: &random))
         items.insert(run, at: Int.random(in: 0...items.count, using: &random))
         items[0..<8].shuffle(using: &random)
+        // One from the end to the front: the walk beside the old items jumps ahead and back.
+        items.insert(items.removeLast(), at: 1)
       }
+      // Now and then the list shrinks to a few items: far more handles were given out than
+      // there are items, and the handles taken are kept in a set instead of a table.
+      if step % 15 == 14 { items = Array(items.prefix(Int.random(in: 1..<6, using: &random))) }
       let batch = messages.replaceItems(items)
       #expect(messages.items == items, "step \(step)")
+      // The identity index followed: every id is found where it is.
+      for (position, item) in items.enumerated() where position % 7 == 0 {
+        #expect(messages.position(of: item.id) == position, "step \(step)")
+      }
       try batch.validate(before: [before.count], after: [items.count])
       #expect(batch.apply(to: [before], new: [items]) == [items], "step \(step): \(batch)")
       // Nothing else moved: the batch names no more rows than the whole diff of the lists.
       let diffed = SectionedDiff.changeset(from: before, to: items).update
       #expect(batch.movedRows.count <= diffed.movedRows.count + 8, "step \(step)")
     }
+    // Many handles given out and few items left: the handles taken are kept in a set.
+    messages.replaceItems((0..<2_000).map { Message(id: next + $0, subject: "m", isUnread: false) })
+    next += 2_000
+    for step in 0..<6 {
+      let before = messages.items
+      var items = Array(before.shuffled(using: &random).prefix(6))
+      items[0].subject += "!"
+      items.insert(Message(id: next, subject: "new", isUnread: true), at: 2)
+      next += 1
+      let batch = messages.replaceItems(items)
+      #expect(messages.items == items, "few, step \(step)")
+      #expect(batch.apply(to: [before], new: [items]) == [items], "few, step \(step): \(batch)")
+      for (position, item) in items.enumerated() {
+        #expect(messages.position(of: item.id) == position, "few, step \(step)")
+      }
+    }
     // The same list again: no change.
     #expect(messages.replaceItems(messages.items).isEmpty)
+    // An id twice: replaced wholesale, as any items are.
+    let repeated = messages.items + [messages.items[0]]
+    #expect(messages.replaceItems(repeated) == .replacingAllSections(oldCount: 1, newCount: 1))
+    #expect(messages.items == repeated)
   }
 
   @Test("one edit of a plain table: the view's batch is the batch the edit returned, whatever the edit")

@@ -235,6 +235,12 @@ func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
   var tails: [Int] = []  // indexes into values: the smallest tail of each length
   var previous = [Int](repeating: -1, count: values.count)
   for (i, value) in values.enumerated() {
+    // Past the longest run so far: what most values of a list that mostly kept its order are.
+    if let last = tails.last, values[last] < value {
+      previous[i] = last
+      tails.append(i)
+      continue
+    }
     var low = 0
     var high = tails.count
     while low < high {

@@ -130,12 +130,14 @@ package final class EditLog: Sendable {
 /// keeps a copy in O(1) (its pages are shared), and a write after it copies one block of 128
 /// values, the page of 64 blocks holding it and the list of pages (two kilobytes of UUIDs, and
 /// an entry per 8,192 handles: small, since every edit after a snapshot copies them).
+@usableFromInline
 package struct HandleColumn<Element: Sendable>: Sendable {
-  private static var blockSize: Int { 128 }
-  private var blocks = PagedArray<[Element?]>()
+  @usableFromInline static var blockSize: Int { 128 }
+  @usableFromInline var blocks = PagedArray<[Element?]>()
 
-  package init() {}
+  @usableFromInline package init() {}
 
+  @inlinable
   package subscript(handle handle: Int) -> Element? {
     get {
       let (block, offset) = handle.quotientAndRemainder(dividingBy: Self.blockSize)

@@ -4,22 +4,24 @@
 /// A handle names one item for as long as it exists, whatever its position: an edited
 /// provider's items before any edit have their positions as handles, and an inserted item gets a
 /// new one. A derived provider's items have the handles of its root's items.
+@usableFromInline
 package struct ItemChanges: Sendable {
   /// Items no longer there.
-  package var removed: [Int] = []
+  @usableFromInline package var removed: [Int] = []
   /// Items new here.
-  package var inserted: [Int] = []
+  @usableFromInline package var inserted: [Int] = []
   /// Items there before and after that changed, or moved: `true` when the item itself changed
   /// (its content), `false` when only its place did.
-  package var changed: [Int: Bool] = [:]
+  @usableFromInline package var changed: [Int: Bool] = [:]
 
+  @usableFromInline
   package init(removed: [Int] = [], inserted: [Int] = [], changed: [Int: Bool] = [:]) {
     self.removed = removed
     self.inserted = inserted
     self.changed = changed
   }
 
-  package var isEmpty: Bool { removed.isEmpty && inserted.isEmpty && changed.isEmpty }
+  @usableFromInline package var isEmpty: Bool { removed.isEmpty && inserted.isEmpty && changed.isEmpty }
 }
 
 /// An observer that can take a change as the items it touched.
@@ -139,6 +141,7 @@ package final class ChangeRecorder<Item> {
 }
 
 /// Recorders held weakly, as observers are, and the provider's own ``EditLog``.
+@usableFromInline
 struct RecorderList<Item> {
   private var entries: [Weak] = []
   private struct Weak { weak var recorder: ChangeRecorder<Item>? }

@@ -7,18 +7,20 @@
 /// few hundred objects touched (and cache misses) per edit, which made one insert cost twice
 /// as much at 100k as at 10k. Paged, a write after a copy touches 64 references and the pages
 /// list (n / 32,768 entries for blocks of 512).
+@usableFromInline
 package struct PagedArray<Element>: RandomAccessCollection, MutableCollection {
-  private static var pageShift: Int { 6 }
-  private static var pageSize: Int { 1 << pageShift }
+  @usableFromInline static var pageShift: Int { 6 }
+  @usableFromInline static var pageSize: Int { 1 << pageShift }
 
-  private var pages: [[Element]] = []
-  package private(set) var count = 0
+  @usableFromInline var pages: [[Element]] = []
+  @usableFromInline package var count = 0
 
-  package init() {}
+  @usableFromInline package init() {}
 
-  package var startIndex: Int { 0 }
-  package var endIndex: Int { count }
+  @inlinable package var startIndex: Int { 0 }
+  @inlinable package var endIndex: Int { count }
 
+  @inlinable
   package subscript(index: Int) -> Element {
     get {
       precondition(index >= 0 && index < count, "index out of range")
@@ -30,6 +32,7 @@ package struct PagedArray<Element>: RandomAccessCollection, MutableCollection {
     }
   }
 
+  @inlinable
   package mutating func append(_ element: Element) {
     if count & (Self.pageSize - 1) == 0 {
       var page: [Element] = []

@@ -13,10 +13,10 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   /// The field that identifies an item, for diffing, or `nil` for the whole item.
   package let identityKey: String?
   /// The items' handles in order, once edited.
-  fileprivate var order: OrderedHandles?
+  @usableFromInline var order: OrderedHandles?
   /// Items written by an edit (updated or inserted), by handle; the rest are the source's
   /// items at their handles.
-  fileprivate var written: [Int: Item] = [:] {
+  @usableFromInline var written: [Int: Item] = [:] {
     didSet { writtenMask = nil }
   }
   /// One bit per handle, set where `written` has an item; made when first asked.
@@ -24,28 +24,28 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   /// A column read checks a million handles, and a bit is cheaper to test than a dictionary
   /// lookup.
   private var writtenMask: WrittenMask?
-  fileprivate var nextHandle = 0
+  @usableFromInline var nextHandle = 0
   /// The handle of each identity key value, once a lookup by key asked for it (the shell's
   /// `where id == 7`); `nil` before, and after an edit it cannot follow.
-  package var keyIndex: (any HandleKeyIndex<Item>)?
+  @usableFromInline package var keyIndex: (any HandleKeyIndex<Item>)?
   /// Set when the keys were found repeated: lookups by key scan until the items are replaced.
   package var keysRepeat = false
   /// Lookups by key answered by a scan, before the index is made: the first eight are (a scan of
   /// the key column costs an eighth of hashing every key, and a few edits need no index).
   package var keyScans = 0
   private var observers = ObserverList()
-  private var recorders = RecorderList<Item>()
+  @usableFromInline var recorders = RecorderList<Item>()
   /// Each item's identifier by handle and each identifier's handle (an ``IdentityIndex`` of the
   /// items' `ID`), kept up to date by every edit once a snapshot or a lookup by id asked for
   /// it; `nil` before, and after a wholesale change.
-  fileprivate var identityIndex: AnyObject?
+  @usableFromInline var identityIndex: AnyObject?
   /// Writes the identifier of a handle's item now into ``identityIndex``.
-  fileprivate var writeIdentity: ((Int) -> Void)?
+  @usableFromInline var writeIdentity: ((Int) -> Void)?
   /// Takes a removed handle out of ``identityIndex``.
-  fileprivate var forgetIdentity: ((Int) -> Void)?
+  @usableFromInline var forgetIdentity: ((Int) -> Void)?
   /// The source's structure clock when ``identityIndex`` was made: a source that changed
   /// since (reloaded underneath) has other items at the same handles.
-  private var identitySourceTick: UInt64 = 0
+  @usableFromInline var identitySourceTick: UInt64 = 0
 
   /// Makes the loaded items of `source` editable.
   ///
@@ -111,16 +111,19 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
 
   /// The source's items have their flat positions as handles.
   private var sourceOffsets: SectionOffsets { SectionOffsets(of: source) }
+  /// The number of the source's items.
+  @usableFromInline var sourceItemCount: Int { sourceOffsets.total }
 
   /// The source's item at a flat position: the path without working out the sections' starts
   /// when there is one section (every read of an edited item comes here).
-  private func sourceItem(atFlat flat: Int) -> Item {
+  @usableFromInline func sourceItem(atFlat flat: Int) -> Item {
     if source.numberOfSections == 1 { return source.item(at: ItemPath(item: flat, section: 0)) }
     return source.item(at: sourceOffsets.itemPath(forFlat: flat))
   }
 
-  /// The item at an index path.
-  package func item(forHandle handle: Int) -> Item {
+  /// The item a handle names. (Inlinable: a caller's specialization reads the written items
+  /// without asking the runtime for their dictionary's type.)
+  @inlinable package func item(forHandle handle: Int) -> Item {
     if let item = written[handle] { return item }
     return sourceItem(atFlat: handle)
   }
@@ -173,7 +176,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   package var editLog: EditLog? { recorders.log }
 
   /// The handles in order, made on the first edit (or snapshot).
-  fileprivate func editedOrder() -> OrderedHandles {
+  @usableFromInline func editedOrder() -> OrderedHandles {
     if let order { return order }
     let total = sourceOffsets.total
     let made = OrderedHandles(identity: total)
@@ -201,7 +204,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   public func replaceItems(_ items: [Item]) -> BatchUpdate { replaceAll(items) }
 
   /// Replaces all items with new handles, told as a change of everything.
-  fileprivate func replaceAll(_ items: [Item]) -> BatchUpdate {
+  @usableFromInline func replaceAll(_ items: [Item]) -> BatchUpdate {
     let sectionsBefore = numberOfSections
     recorders.recordWholesaleChange()
     dropIdentities()
@@ -310,10 +313,10 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
 
   /// Whether the source's items are one section without a key, as the edited items are: the
   /// first edit of any other source regroups them (its sections, or its key, go away).
-  fileprivate var hasOneUnkeyedSection: Bool { source.numberOfSections == 1 && source.sectionKey(0) == nil }
+  @usableFromInline var hasOneUnkeyedSection: Bool { source.numberOfSections == 1 && source.sectionKey(0) == nil }
 
   /// Keeps a handle's item as it is now for every recorder that has not seen it change.
-  fileprivate func remember(_ handle: Int) {
+  @usableFromInline func remember(_ handle: Int) {
     guard recorders.hasLive else { return }
     let recorders = recorders.live
     let item = item(forHandle: handle)
@@ -323,7 +326,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   /// Tells recorders and observers what an edit touched; `regrouped`: the edit was the first,
   /// of a source of several sections, which the edited items no longer have (every stage over
   /// them is arranged again).
-  fileprivate func tell(_ changes: ItemChanges, regrouped: Bool) {
+  @usableFromInline func tell(_ changes: ItemChanges, regrouped: Bool) {
     if regrouped {
       changedWholesale()
       return
@@ -355,7 +358,7 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
 
 extension EditableProvider {
   /// The source's structure clock now: it moves when the source changes underneath.
-  package var sourceTick: UInt64 { source.structureClock.current }
+  @usableFromInline package var sourceTick: UInt64 { source.structureClock.current }
 
   /// Forgets the identifiers kept by handle: the items they named are gone.
   fileprivate func dropIdentities() {
@@ -396,16 +399,17 @@ package struct WrittenMask: Sendable {
 }
 
 extension EditableProvider {
-  fileprivate func indexKey(of item: Item, handle: Int) {
+  @usableFromInline func indexKey(of item: Item, handle: Int) {
     // A key held twice: the index can no longer answer; it is made again when asked.
     if let keyIndex, !keyIndex.add(item, handle: handle) { self.keyIndex = nil }
   }
 
-  fileprivate func unindexKey(of item: Item, handle: Int) { keyIndex?.remove(item, handle: handle) }
+  @usableFromInline func unindexKey(of item: Item, handle: Int) { keyIndex?.remove(item, handle: handle) }
 }
 
 /// An index of an editable provider's items by a key of theirs (the shell's identity key), kept
 /// up to date by the provider's edits.
+@usableFromInline
 package protocol HandleKeyIndex<Item>: AnyObject {
   associatedtype Item
   /// Takes note that `item` is at `handle`; `false` when its key was already held, and the index
@@ -435,13 +439,17 @@ extension EditableProvider where Item: Identifiable, Item.ID: Sendable {
   /// Each item's identifier by handle and each identifier's handle, made the first time (O(n))
   /// and then kept by every edit (O(1) each), so that a snapshot takes a copy of the column in
   /// O(n / 256).
-  func identityIndexNow() -> IdentityIndex<Item.ID> {
-    if let box = identityIndex as? IdentityBox<Item.ID>, identitySourceTick == sourceTick {
-      return box.index
-    }
+  func identityIndexNow() -> IdentityIndex<Item.ID> { identityBoxNow().index }
+
+  /// The box that holds ``identityIndexNow()``, which edits write through.
+  @inlinable
+  func identityBoxNow() -> IdentityBox<Item.ID> {
+    if let box = identityIndex as? IdentityBox<Item.ID>, identitySourceTick == sourceTick { return box }
     identitySourceTick = sourceTick
     let box = IdentityBox<Item.ID>()
-    for handle in snapshot().handles.all { box.index.set(item(forHandle: handle).id, for: handle) }
+    for handle in order?.all ?? Array(0..<sourceItemCount) {
+      box.index.set(item(forHandle: handle).id, for: handle)
+    }
     identityIndex = box
     // The edits write through the box they captured, typed: no cast per edit. A snapshot's copy
     // of the column shares its blocks until a write copies the one it touches.
@@ -449,7 +457,7 @@ extension EditableProvider where Item: Identifiable, Item.ID: Sendable {
       box.index.set(self.item(forHandle: handle).id, for: handle)
     }
     forgetIdentity = { [box] handle in box.index.forget(handle) }
-    return box.index
+    return box
   }
 
   /// The flat position of the item with this `id`, or `nil`.
@@ -483,41 +491,61 @@ extension EditableProvider where Item: Identifiable & Equatable, Item.ID: Sendab
   /// Items whose ids repeat are replaced wholesale, as `replaceItems(_:)` of any items is.
   /// - Returns: the batch a table view of this provider gets.
   /// - Complexity: O(n log n).
+  //
+  // Inlinable, as `SectionedDiff`'s changeset is: in an app's specialization the ids are hashed
+  // and the items compared as its own types. Unspecialized, each lookup and comparison asked
+  // the runtime for the types of the dictionaries and optionals it went through (2.1× the
+  // whole diff of the same lists at 100k items).
+  @inlinable
   @discardableResult
   public func replaceItems(_ items: [Item]) -> BatchUpdate {
     guard order != nil || hasOneUnkeyedSection, let matched = matchByID(items) else {
       return replaceAll(items)
     }
+    let box = identityBoxNow()
     var order = editedOrder()
     // The list is one section before and after: its batch is read off the handles below, with
     // no diff of the two lists.
     var batch = BatchUpdate()
-    batch.deletedRows = order.positions(of: matched.removed).compactMap { $0 }.sorted().map {
-      ItemPath(item: $0, section: 0)
-    }
+    batch.deletedRows = matched.removedPositions.map { ItemPath(item: $0, section: 0) }
     var changes = ItemChanges()
     var handles: [Int] = []
     handles.reserveCapacity(items.count)
+    // The kept items in the new order, and which of them changed.
+    var kept: [Int] = []
+    var keptOldPositions: [Int] = []
+    var keptNewPositions: [Int] = []
+    var keptChanged: [Bool] = []
+    kept.reserveCapacity(items.count)
+    keptOldPositions.reserveCapacity(items.count)
+    keptNewPositions.reserveCapacity(items.count)
+    keptChanged.reserveCapacity(items.count)
     // By index, not through `zip` and `enumerated`: in code generic over the item, each step of
-    // those asks the runtime for a tuple's type (a third of the call).
+    // those asks the runtime for a tuple's type.
     for position in items.indices {
       let item = items[position]
       if let handle = matched.handles[position] {
         handles.append(handle)
-        if item != self.item(forHandle: handle) {
+        kept.append(handle)
+        keptOldPositions.append(matched.oldPositions[position])
+        keptNewPositions.append(position)
+        let old = self.item(forHandle: handle)
+        let changed = item != old
+        keptChanged.append(changed)
+        if changed {
+          // Matched by id: the identity index is as it was.
           remember(handle)
-          unindexKey(of: self.item(forHandle: handle), handle: handle)
+          if keyIndex != nil { unindexKey(of: old, handle: handle) }
           written[handle] = item
-          writeIdentity?(handle)
-          indexKey(of: item, handle: handle)
+          if keyIndex != nil { indexKey(of: item, handle: handle) }
           changes.changed[handle] = true
         }
       } else {
         let handle = nextHandle
         nextHandle += 1
         written[handle] = item
-        writeIdentity?(handle)
-        indexKey(of: item, handle: handle)
+        box.index.set(item.id, for: handle)
+        if keyIndex != nil { indexKey(of: item, handle: handle) }
         handles.append(handle)
         changes.inserted.append(handle)
         batch.insertedRows.append(ItemPath(item: position, section: 0))
@@ -525,28 +553,22 @@ extension EditableProvider where Item: Identifiable & Equatable, Item.ID: Sendab
     }
     for handle in matched.removed {
       remember(handle)
-      unindexKey(of: self.item(forHandle: handle), handle: handle)
-      forgetIdentity?(handle)
+      if keyIndex != nil { unindexKey(of: self.item(forHandle: handle), handle: handle) }
+      box.index.forget(handle)
       written[handle] = nil
       changes.removed.append(handle)
     }
     // The kept items out of their old order moved: the longest run in order stays.
-    // Found together: one pass over the order, where a lookup each read every block until the
-    // order made its map (a whole new list of 100k items took 1.8 s).
-    let kept = matched.handles.compactMap { $0 }
-    let keptOldPositions = order.positions(of: kept).map { $0 ?? 0 }
-    let keptNewPositions = matched.handles.indices.filter { matched.handles[$0] != nil }
-    let staying = Set(longestIncreasingSubsequence(keptOldPositions))
-    for (k, handle) in kept.enumerated() {
-      let (from, to) = (
-        ItemPath(item: keptOldPositions[k], section: 0), ItemPath(item: keptNewPositions[k], section: 0)
-      )
-      let changed = changes.changed[handle] == true
-      if !staying.contains(k) {
-        if changes.changed[handle] == nil { changes.changed[handle] = false }
+    var staying = [Bool](repeating: false, count: kept.count)
+    for k in longestIncreasingSubsequence(keptOldPositions) { staying[k] = true }
+    for k in kept.indices {
+      let from = ItemPath(item: keptOldPositions[k], section: 0)
+      let to = ItemPath(item: keptNewPositions[k], section: 0)
+      if !staying[k] {
+        if !keptChanged[k] { changes.changed[kept[k]] = false }
         batch.movedRows.append((from, to))
-        if changed { batch.reloadedAfterMoves.append(to) }
-      } else if changed {
+        if keptChanged[k] { batch.reloadedAfterMoves.append(to) }
+      } else if keptChanged[k] {
         batch.reloadedRows.append(from)
       }
     }
@@ -558,43 +580,80 @@ extension EditableProvider where Item: Identifiable & Equatable, Item.ID: Sendab
     return batch
   }
 
-  /// The handle of the item there with each new item's id (`nil`: a new item), and the handles
-  /// of the items whose ids are gone; `nil` when ids repeat on either side.
+  /// The handle of the item there with each new item's id (`nil`: a new item) and that item's
+  /// old position, and the handles of the items whose ids are gone; `nil` when ids repeat on
+  /// either side.
   ///
-  /// Looked up in the identity index the provider keeps (one hash a new item), where a table of
-  /// the ids there was made again each time (three hashes an item: most of the call).
-  private func matchByID(_ items: [Item]) -> (handles: [Int?], removed: [Int])? {
+  /// The new items are walked beside the old ones: an item with the id of the old one next in
+  /// line is matched by one comparison; only the others are looked up in the identity index the
+  /// provider keeps (a hash each, and a cache miss in a table of every id: most of the call when
+  /// every item was hashed).
+  @inlinable
+  func matchByID(_ items: [Item]) -> (handles: [Int?], oldPositions: [Int], removed: [Int], removedPositions: [Int])?
+  {
     // The order first: it numbers the handles the index names.
     let order = editedOrder()
-    let index = identityIndexNow()
-    guard !index.repeats, index.handleOfID.count == order.count else { return nil }
-    // The handles taken, in a table by handle while handles are not many more than the items
-    // (they only grow: every new item takes a new one), else in a set.
+    let box = identityBoxNow()
+    guard !box.index.repeats, box.index.handleOfID.count == order.count else { return nil }
+    let oldHandles = order.all
+    // Each handle's old position (-1: not there, or taken), in a table by handle while handles
+    // are not many more than the items (they only grow: every new item takes a new one);
+    // otherwise the handles taken are kept in a set, and found in the order afterwards.
     let dense = nextHandle <= 4 * max(order.count, items.count) + 1_024
-    var taken = [Bool](repeating: false, count: dense ? nextHandle : 0)
+    var oldPosition = [Int](repeating: -1, count: dense ? nextHandle : 0)
+    if dense { for position in oldHandles.indices { oldPosition[oldHandles[position]] = position } }
     var takenSet = Set<Int>()
-    func take(_ handle: Int) -> Bool {
-      if dense {
-        guard handle >= 0, handle < taken.count, !taken[handle] else { return false }
-        taken[handle] = true
-        return true
-      }
-      return takenSet.insert(handle).inserted
-    }
     var handles: [Int?] = []
+    var oldPositions: [Int] = []
     handles.reserveCapacity(items.count)
+    oldPositions.reserveCapacity(items.count)
     var newIDs = Set<Item.ID>()
+    var next = 0
     for item in items {
-      if let handle = index.handleOfID[item.id] {
-        guard take(handle) else { return nil }
+      let id = item.id
+      if dense {
+        // Past the old items already taken, then the next one in line, by one comparison.
+        while next < oldHandles.count, oldPosition[oldHandles[next]] < 0 { next += 1 }
+        if next < oldHandles.count, box.index.column[handle: oldHandles[next]] == id {
+          oldPosition[oldHandles[next]] = -1
+          handles.append(oldHandles[next])
+          oldPositions.append(next)
+          next += 1
+          continue
+        }
+      }
+      if let handle = box.index.handleOfID[id] {
+        if dense {
+          guard handle >= 0, handle < oldPosition.count, oldPosition[handle] >= 0 else { return nil }
+          // The items after it are likely next in line.
+          next = oldPosition[handle] + 1
+          oldPositions.append(oldPosition[handle])
+          oldPosition[handle] = -1
+        } else {
+          guard takenSet.insert(handle).inserted else { return nil }
+          oldPositions.append(-1)
+        }
         handles.append(handle)
       } else {
-        guard newIDs.insert(item.id).inserted else { return nil }
+        guard newIDs.insert(id).inserted else { return nil }
         handles.append(nil)
+        oldPositions.append(-1)
       }
     }
-    let removed = order.all.filter { dense ? ($0 >= taken.count || !taken[$0]) : !takenSet.contains($0) }
-    return (handles, removed)
+    if dense {
+      // What is left in the table was not taken.
+      let removedPositions = oldHandles.indices.filter { oldPosition[oldHandles[$0]] >= 0 }
+      return (handles, oldPositions, removedPositions.map { oldHandles[$0] }, removedPositions)
+    }
+    let kept = handles.compactMap { $0 }
+    let positions = order.positions(of: kept)
+    var k = 0
+    for index in handles.indices where handles[index] != nil {
+      oldPositions[index] = positions[k] ?? 0
+      k += 1
+    }
+    let removedPositions = oldHandles.indices.filter { !takenSet.contains(oldHandles[$0]) }
+    return (handles, oldPositions, removedPositions.map { oldHandles[$0] }, removedPositions)
   }
 }
 
@@ -610,24 +669,31 @@ extension EditableProvider where Item: Identifiable & Equatable, Item.ID: Sendab
 
 /// Each item's identifier by handle (the column snapshots copy) and each identifier's handle
 /// (for lookups by id).
+@usableFromInline
 struct IdentityIndex<ID: Hashable & Sendable> {
-  private(set) var column = HandleColumn<ID>()
-  private(set) var handleOfID: [ID: Int] = [:]
+  @usableFromInline var column = HandleColumn<ID>()
+  @usableFromInline var handleOfID: [ID: Int] = [:]
   /// Set once two items had the same id: lookups scan from then on.
-  private(set) var repeats = false
+  @usableFromInline var repeats = false
 
+  @usableFromInline init() {}
+
+  @inlinable
   mutating func set(_ id: ID, for handle: Int) {
     forget(handle)
     column[handle: handle] = id
     if handleOfID.updateValue(handle, forKey: id) != nil { repeats = true }
   }
 
+  @inlinable
   mutating func forget(_ handle: Int) {
     if let old = column[handle: handle], handleOfID[old] == handle { handleOfID[old] = nil }
   }
 }
 
 /// The identity index of an editable provider, held in one place that its edits write to.
+@usableFromInline
 final class IdentityBox<ID: Hashable & Sendable> {
-  var index = IdentityIndex<ID>()
+  @usableFromInline var index = IdentityIndex<ID>()
+  @usableFromInline init() {}
 }
