@@ -49,7 +49,8 @@ struct DiffTests {
     for trial in 0..<400 {
       let count = Int.random(in: 0..<40, using: &random)
       // Half the trials mostly in order, as a whole new list that kept most of its order is.
-      var values = trial % 2 == 0 ? Array(0..<count) : (0..<count).map { _ in Int.random(in: 0..<20, using: &random) }
+      var values =
+        trial % 2 == 0 ? Array(0..<count) : (0..<count).map { _ in Int.random(in: 0..<20, using: &random) }
       for _ in 0..<Int.random(in: 0..<4, using: &random) where count > 1 {
         values.swapAt(Int.random(in: 0..<count, using: &random), Int.random(in: 0..<count, using: &random))
       }

@@ -81,6 +81,32 @@ struct OrderedHandlesTests {
     }
   }
 
+  @Test("whether a handle precedes a position agrees with its position, in a block or blocks apart")
+  func handlePrecedesPosition() {
+    var random = SplitMix64(state: 58)
+    // Over 512 handles a block: several blocks, empty ones among them after the removals.
+    var handles = OrderedHandles(identity: 3_000)
+    var model = Array(0..<3_000)
+    var next = 3_000
+    for step in 0..<400 {
+      if step % 3 == 0, !model.isEmpty {
+        let at = Int.random(in: 0..<model.count, using: &random)
+        #expect(handles.remove(at: at) == model.remove(at: at))
+      } else {
+        let at = Int.random(in: 0...model.count, using: &random)
+        handles.insert(next, at: at)
+        model.insert(next, at: at)
+        next += 1
+      }
+      for _ in 0..<5 {
+        let handle = Int.random(in: -1...next, using: &random)
+        let position = Int.random(in: 0...model.count, using: &random)
+        let expected = model.firstIndex(of: handle).map { $0 < position }
+        #expect(handles.handle(handle, precedes: position) == expected, "step \(step)")
+      }
+    }
+  }
+
   @Test("the identity order stores nothing until changed")
   func identity() {
     var handles = OrderedHandles(identity: 9_000_000_000_000)

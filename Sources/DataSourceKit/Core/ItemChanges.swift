@@ -43,6 +43,9 @@ package protocol HandleAddressable<Item>: DataProvider {
   func position(ofHandle handle: Int) -> Int?
   /// The flat positions of many handles' items, found together (one pass, not a scan each).
   func positions(ofHandles handles: [Int]) -> [Int?]
+  /// Whether a handle's item stands before a flat position (an item not here stands before
+  /// all), which a stage that places items by halving asks of each item it passes.
+  func isHandle(_ handle: Int, before position: Int) -> Bool
   /// The handle of the item at a flat position.
   func handle(atFlat position: Int) -> Int
   /// What the provider shows now, to compare with later.
@@ -55,6 +58,13 @@ package protocol HandleAddressable<Item>: DataProvider {
   /// Every change this provider told, numbered (see ``EditLog``), or `nil` when its changes
   /// are another provider's.
   var editLog: EditLog? { get }
+}
+
+extension HandleAddressable {
+  /// Whether a handle's item stands before a flat position, by the handle's position.
+  package func isHandle(_ handle: Int, before position: Int) -> Bool {
+    (self.position(ofHandle: handle) ?? -1) < position
+  }
 }
 
 /// A provider whose items keep their handles through edits: an editable table, or fields

@@ -81,7 +81,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   private var sections: [DerivedSection] = []
   /// The sections once an edit has arranged them item by item (then `sections` is empty).
   private var live: StageArrangement?
-  /// Where this provider's sections start, for a provider derived from this one.
+  /// The sections' starts while the stage is arranged whole (``live`` keeps its own after).
   private var ownOffsets = SectionOffsets(counts: [])
   /// Where the root's sections start, to read an item of a root that is not editable.
   private var rootOffsets = SectionOffsets(counts: [])
@@ -228,7 +228,6 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
     live = arrangement
     flatPositions = nil
     if arrangement.keysVersion != keysVersion { madeSectionIDs = nil }
-    ownOffsets = SectionOffsets(starts: arrangement.starts, total: arrangement.handles.count)
     updateState()
     recorders.record(mine)
     observers.notify(mine)
@@ -370,6 +369,13 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
     _ = liveArrangement()
     // In place, as the root's: the lookups pay for the handle map (see OrderedHandles).
     return live?.handles.position(makingMapOf: handle) ?? nil
+  }
+
+  /// Whether a root handle's item stands before a flat position here, the handle's block
+  /// compared with the position's before any block is read (see OrderedHandles).
+  package func isHandle(_ handle: Int, before position: Int) -> Bool {
+    if live == nil { _ = liveArrangement() }
+    return live?.handles.handle(handle, precedes: position) ?? true
   }
 
   /// Where the items of many root handles stand in this stage now, found together.

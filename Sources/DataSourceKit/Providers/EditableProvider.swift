@@ -313,7 +313,9 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
 
   /// Whether the source's items are one section without a key, as the edited items are: the
   /// first edit of any other source regroups them (its sections, or its key, go away).
-  @usableFromInline var hasOneUnkeyedSection: Bool { source.numberOfSections == 1 && source.sectionKey(0) == nil }
+  @usableFromInline var hasOneUnkeyedSection: Bool {
+    source.numberOfSections == 1 && source.sectionKey(0) == nil
+  }
 
   /// Keeps a handle's item as it is now for every recorder that has not seen it change.
   @usableFromInline func remember(_ handle: Int) {
@@ -589,8 +591,9 @@ extension EditableProvider where Item: Identifiable & Equatable, Item.ID: Sendab
   /// provider keeps (a hash each, and a cache miss in a table of every id: most of the call when
   /// every item was hashed).
   @inlinable
-  func matchByID(_ items: [Item]) -> (handles: [Int?], oldPositions: [Int], removed: [Int], removedPositions: [Int])?
-  {
+  func matchByID(_ items: [Item]) -> (
+    handles: [Int?], oldPositions: [Int], removed: [Int], removedPositions: [Int]
+  )? {
     // The order first: it numbers the handles the index names.
     let order = editedOrder()
     let box = identityBoxNow()

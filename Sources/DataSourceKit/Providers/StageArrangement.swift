@@ -218,7 +218,11 @@ struct StageArrangement {
       var (low, high) = (0, counts[section])
       while low < high {
         let mid = (low + high) / 2
-        if basePosition(handles[starts[section] + mid]) < position { low = mid + 1 } else { high = mid }
+        if addressable.isHandle(handles[starts[section] + mid], before: position) {
+          low = mid + 1
+        } else {
+          high = mid
+        }
       }
       return low
     }
@@ -238,7 +242,7 @@ struct StageArrangement {
           let comparison = order(arrivingItem, item(other))
           let after =
             comparison == .orderedDescending
-            || (comparison == .orderedSame && basePosition(other) < position)
+            || (comparison == .orderedSame && addressable.isHandle(other, before: position))
           if after { low = mid + 1 } else { high = mid }
         }
         place(handle, inSection: section, at: low)
