@@ -493,14 +493,13 @@ extension EditableProvider where Item: Identifiable & Equatable, Item.ID: Sendab
   /// Items whose ids repeat are replaced wholesale, as `replaceItems(_:)` of any items is.
   /// - Returns: the batch a table view of this provider gets.
   /// - Complexity: O(n log n).
-  //
-  // Inlinable, as `SectionedDiff`'s changeset is: in an app's specialization the ids are hashed
-  // and the items compared as its own types. Unspecialized, each lookup and comparison asked
-  // the runtime for the types of the dictionaries and optionals it went through (2.1× the
-  // whole diff of the same lists at 100k items).
   @inlinable
   @discardableResult
   public func replaceItems(_ items: [Item]) -> BatchUpdate {
+    // Inlinable, as `SectionedDiff`'s changeset is: in an app's specialization the ids are
+    // hashed and the items compared as its own types. Unspecialized, each lookup and comparison
+    // asked the runtime for the types of the dictionaries and optionals it went through (2.1×
+    // the whole diff of the same lists at 100k items).
     guard order != nil || hasOneUnkeyedSection, let matched = matchByID(items) else {
       return replaceAll(items)
     }
