@@ -276,6 +276,18 @@ struct BrowseTests {
     terminal.wait(for: "dsh>")
   }
 
+  @Test("r on a view over the marking limit reloads without copying every row, and says so")
+  func reloadPastTheMarkingLimit() throws {
+    let path = try Self.numbersCSV(count: 120_000)
+    let terminal = try EmulatedTerminal()
+    terminal.type("browse csv \"\(path)\" | sort by name desc\r")
+    terminal.wait(for: "rows 1–", line: -1)
+    terminal.type("r")
+    terminal.wait(for: "over 100,000 rows, changed rows are not marked", line: -1)
+    terminal.type("q")
+    terminal.wait(for: "dsh>")
+  }
+
   @Test("a wide table scrolls a whole column at a time, its first kept; ? lists the keys")
   func sidewaysAndKeys() throws {
     let path = try Self.wideCSV(columns: 16, rows: 300, name: { "column\($0)" }) { "value \($0)-\($1)" }

@@ -52,15 +52,23 @@ extension Session {
     if let name { changes.shown(name) }
   }
 
+  /// The most rows a view may have for browse's `r` to mark what a reload changed.
+  ///
+  /// Marking copies every row before the reload and compares them after: a key that costs the
+  /// view, not the screen (52 s for a 3M-row sorted SQLite view). Past it, `r` reloads and says
+  /// that it marked nothing.
+  static let maximumMarkedReloadRows = 100_000
+
   /// Loads a browsed value's sources again and returns the batch that turns what it showed into
-  /// what it shows now, worked out as `changes` works it out; `nil` when the view is too large to
-  /// keep a copy of.
+  /// what it shows now, worked out as `changes` works it out; `nil` when the view has more rows
+  /// than ``maximumMarkedReloadRows``.
   static func reloadForBrowse(_ value: ScriptValue) async throws -> BatchUpdate? {
     let baseline: Baseline?
     do {
       // A copy of every row, not a snapshot of an edited table's arrangement: a reload
       // replaces the rows wholesale, as `reload` copies its views' baselines first.
-      baseline = try ChangeTracker.viewData(of: value).map(Baseline.whole)
+      baseline = try ChangeTracker.viewData(of: value, maximumRows: maximumMarkedReloadRows).map(
+        Baseline.whole)
     } catch is ViewTooLargeToDiff {
       baseline = nil
     }

@@ -77,7 +77,7 @@ public enum BrowseAction: String, CaseIterable, Sendable {
     case .previousMatch: "the previous match"
     case .scrollLeft: "a wide table's columns to the left (the first stays)"
     case .scrollRight: "a wide table's columns to the right"
-    case .reload: "loads the sources again; the top row stays, changed rows are marked"
+    case .reload: "loads the sources again; the top row stays, changed rows are marked (up to 100,000)"
     case .keys: "these keys, and what the view has read"
     case .leave: "back to the prompt"
     }

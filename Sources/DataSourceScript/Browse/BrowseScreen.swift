@@ -288,7 +288,8 @@ public final class BrowseScreen {
     let after = sectionOffsets
     guard let update else {
       top = min(top, lastTop())
-      message = "reloaded (too many rows to mark what changed)"
+      message =
+        "reloaded: over \(Self.grouped(Session.maximumMarkedReloadRows)) rows, changed rows are not marked"
       return
     }
     if let topPath, let moved = Self.position(of: topPath, after: update, sectionCount: after.sectionCount) {

@@ -484,15 +484,16 @@ final class ChangeTracker {
   /// items (identified by the key field, else the whole value), headers and footers.
   ///
   /// - Throws: `CancellationError` when the task is cancelled (checked every 4,096 items).
-  static func viewData(of value: ScriptValue) throws -> ViewData? {
+  static func viewData(of value: ScriptValue, maximumRows: Int = maximumDiffedRows) throws -> ViewData? {
     switch value {
     case .provider(let provider):
       return try viewData(
-        of: TableAdapter(provider: provider.provider, presenter: Session.recordPresenter))
+        of: TableAdapter(provider: provider.provider, presenter: Session.recordPresenter),
+        maximumRows: maximumRows)
     case .table(let table):
       // A segment's sections are its own (their identities hold its position): switching
       // replaces every section, as `switch` reports.
-      return try viewData(of: table)
+      return try viewData(of: table, maximumRows: maximumRows)
     case .presenter, .scalar:
       return nil
     }
@@ -502,11 +503,13 @@ final class ChangeTracker {
   /// row's identity, as a diffable snapshot does.
   static let maximumDiffedRows = 10_000_000
 
-  static func viewData(of source: any SectionedDataSource<Value, TableCell>) throws -> ViewData {
+  static func viewData(
+    of source: any SectionedDataSource<Value, TableCell>, maximumRows: Int = maximumDiffedRows
+  ) throws -> ViewData {
     var total = 0
     for section in 0..<source.numberOfSections {
       total += source.numberOfRows(inSection: section)
-      if total > maximumDiffedRows { throw ViewTooLargeToDiff(rows: total) }
+      if total > maximumRows { throw ViewTooLargeToDiff(rows: total) }
     }
     var read = 0
     var sections: [DiffSection<SectionID, ViewElement>] = []
