@@ -163,7 +163,7 @@ private struct Mail: Identifiable, Hashable, Sendable {
       let diff = time { _ = SectionedDiff.changeset(from: before, to: after) }
       rows.append(
         Row(
-          what: "the same in two calls (500 in remove(at:), 500 in replace(_:)), then one apply, 100,000 rows",
+          what: "1,000 edits in two calls (remove(at:), replace(_:)), then one apply, 100,000 rows",
           dsh: String(format: "%.1f ms", batched * 1e3),
           other: String(format: "SectionedDiff of the lists: %.2f ms", diff * 1e3),
           figure: String(format: "%.2f×", batched / max(diff, 1e-9)),
