@@ -354,12 +354,14 @@ private struct SVGPicture {
 ///
 /// Control characters show as the text modes show them (`␛`, `↵`), so data cannot act on a
 /// terminal the page is printed to, and the two characters XML cannot hold (U+FFFE, U+FFFF) as
-/// `\u{…}`; so do the bidirectional marks and overrides, which would reorder what a page shows
-/// after them (a value could make another read backwards), as the terminal shows them.
+/// `\u{…}`; so do the bidirectional overrides, embeddings and isolates, which would reorder what
+/// a page shows after them (a value could make another read backwards), as the terminal shows
+/// them. The bidirectional marks (U+200E, U+200F, U+061C) are kept: they set the direction of the
+/// neutral characters beside them and nothing else, and right-to-left data is written with them.
 func escapeXML(_ text: String) -> String {
   var out = ""
   out.reserveCapacity(text.utf8.count)
-  for scalar in TextWidth.displayable(text).unicodeScalars {
+  for scalar in TextWidth.displayable(text, keepingMarks: true).unicodeScalars {
     switch scalar {
     case "&": out += "&amp;"
     case "<": out += "&lt;"
@@ -369,7 +371,7 @@ func escapeXML(_ text: String) -> String {
     // XML 1.0 has no way to write most control characters: they are shown as the text modes
     // show them.
     case "\u{0}"..."\u{1F}", "\u{FFFE}", "\u{FFFF}": out += "\\u{" + String(scalar.value, radix: 16) + "}"
-    case "\u{061C}", "\u{200E}", "\u{200F}", "\u{202A}"..."\u{202E}", "\u{2066}"..."\u{2069}":
+    case "\u{202A}"..."\u{202E}", "\u{2066}"..."\u{2069}":
       out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
     default: out.unicodeScalars.append(scalar)
     }

@@ -145,7 +145,11 @@ package enum TextWidth {
   /// picture (`␛` for escape), a bidirectional control as `\u{202E}`, so one value stays on one
   /// line, in its order, and a terminal never obeys it (browse writes cells past the guard).
   /// Widths are measured on what is shown.
-  package static func displayable(_ text: String) -> String {
+  ///
+  /// - Parameter keepingMarks: keep the bidirectional marks (U+200E, U+200F, U+061C), which
+  ///   only set the direction of the neutral characters beside them: a page, whose cells are
+  ///   paragraphs of their own, shows right-to-left data as it was written with them.
+  package static func displayable(_ text: String, keepingMarks: Bool = false) -> String {
     guard hasControlCharacters(text) else { return text }
     var shown = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
@@ -157,6 +161,7 @@ package enum TextWidth {
       case 0x7F: shown.append("␡")
       case 0x80..<0xA0:
         shown.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+      case let v where keepingMarks && (v == 0x061C || v == 0x200E || v == 0x200F): shown.append(scalar)
       case let v where isBidirectionalControl(v):
         shown.append(contentsOf: "\\u{\(String(v, radix: 16, uppercase: true))}".unicodeScalars)
       default: shown.append(scalar)
