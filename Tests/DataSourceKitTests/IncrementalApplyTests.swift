@@ -276,6 +276,8 @@ struct IncrementalApplyTests {
       // Now and then the list shrinks to a few items: far more handles were given out than
       // there are items, and the handles taken are kept in a set instead of a table.
       if step % 15 == 14 { items = Array(items.prefix(Int.random(in: 1..<6, using: &random))) }
+      // Now and then the whole list reversed: the walk jumps back after every item.
+      if step % 20 == 7 { items.reverse() }
       let batch = messages.replaceItems(items)
       #expect(messages.items == items, "step \(step)")
       // The identity index followed: every id is found where it is.

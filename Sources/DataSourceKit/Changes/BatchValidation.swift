@@ -319,12 +319,22 @@ extension BatchUpdate {
     }
   }
 
-  private static func checkUnique<T: Hashable>(
+  private static func checkUnique<T: Hashable & Comparable>(
     _ list: [T], operation: String, target: (T) -> BatchTarget
   ) throws(BatchUpdateError) {
     // Nothing to repeat in a list of one (the batch of one edit): no set to make.
     guard list.count > 1 else { return }
-    var seen = Set<T>()
+    // A list in strict order, either way, repeats nothing: how a batch's lists mostly come
+    // (hashing the 100,000 moves of a reversed list was half its apply).
+    var increasing = true
+    var decreasing = true
+    for index in 1..<list.count {
+      if !(list[index - 1] < list[index]) { increasing = false }
+      if !(list[index] < list[index - 1]) { decreasing = false }
+      if !increasing && !decreasing { break }
+    }
+    if increasing || decreasing { return }
+    var seen = Set<T>(minimumCapacity: list.count)
     for element in list where !seen.insert(element).inserted {
       throw .duplicate(operation: operation, what: target(element))
     }

@@ -610,14 +610,28 @@ extension EditableProvider where Item: Identifiable & Equatable, Item.ID: Sendab
     handles.reserveCapacity(items.count)
     oldPositions.reserveCapacity(items.count)
     var newIDs = Set<Item.ID>()
+    // The first old position not taken at or after each one (a position taken points past
+    // itself), halved as it is followed: the walk may jump back (an item found further on, then
+    // the ones it left), and stepping over taken positions one by one made a reversed list
+    // quadratic.
+    var untaken = dense ? Array(0...oldHandles.count) : []
+    func firstUntaken(from position: Int) -> Int {
+      var position = position
+      while untaken[position] != position {
+        untaken[position] = untaken[untaken[position]]
+        position = untaken[position]
+      }
+      return position
+    }
     var next = 0
     for item in items {
       let id = item.id
       if dense {
         // Past the old items already taken, then the next one in line, by one comparison.
-        while next < oldHandles.count, oldPosition[oldHandles[next]] < 0 { next += 1 }
+        next = firstUntaken(from: next)
         if next < oldHandles.count, box.index.column[handle: oldHandles[next]] == id {
           oldPosition[oldHandles[next]] = -1
+          untaken[next] = next + 1
           handles.append(oldHandles[next])
           oldPositions.append(next)
           next += 1
@@ -629,6 +643,7 @@ extension EditableProvider where Item: Identifiable & Equatable, Item.ID: Sendab
           guard handle >= 0, handle < oldPosition.count, oldPosition[handle] >= 0 else { return nil }
           // The items after it are likely next in line.
           next = oldPosition[handle] + 1
+          untaken[oldPosition[handle]] = next
           oldPositions.append(oldPosition[handle])
           oldPosition[handle] = -1
         } else {
