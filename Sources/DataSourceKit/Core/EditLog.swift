@@ -140,6 +140,8 @@ package struct HandleColumn<Element: Sendable>: Sendable {
   @inlinable
   package subscript(handle handle: Int) -> Element? {
     get {
+      // No item has a negative handle (its block and offset would be negative too).
+      guard handle >= 0 else { return nil }
       let (block, offset) = handle.quotientAndRemainder(dividingBy: Self.blockSize)
       return block < blocks.count ? blocks[block][offset] : nil
     }
