@@ -490,7 +490,9 @@ extension EditableProvider where Item: Identifiable & Equatable, Item.ID: Sendab
   /// differs, so views over the provider get the batch of what changed (deletes, inserts,
   /// moves, reloads), not every row replaced.
   ///
-  /// Items whose ids repeat are replaced wholesale, as `replaceItems(_:)` of any items is.
+  /// Items whose ids repeat are replaced wholesale, as `replaceItems(_:)` of any items is. A
+  /// view over them refuses their snapshot (``SnapshotError/duplicateItems(_:)``), as a diffable
+  /// data source refuses repeated identifiers, until the ids are unique again.
   /// - Returns: the batch a table view of this provider gets.
   /// - Complexity: O(n log n).
   @inlinable
