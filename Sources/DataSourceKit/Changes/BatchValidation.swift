@@ -199,8 +199,9 @@ extension BatchUpdate {
     try checkRows(movedRows.map(\.from), "move", oldSide: true)
     try checkRows(insertedRows, "insert", oldSide: false)
     try checkRows(movedRows.map(\.to), "move to", oldSide: false)
-    // Sets only where both sides have rows: the batch of one edit makes none.
-    if !movedRows.isEmpty {
+    // Sets only where both sides have rows: the batch of one edit makes none, nor does a batch
+    // of moves alone (a list reversed: 100,000 of them).
+    if !movedRows.isEmpty, !deletedRows.isEmpty || !reloadedRows.isEmpty {
       let moved = Set(movedRows.map(\.from))
       if let both = deletedRows.first(where: moved.contains) {
         throw .deleteAndMove(what: .row(both))
@@ -211,13 +212,15 @@ extension BatchUpdate {
       let deletedRowSet = Set(deletedRows)
       if let both = reloadedRows.first(where: deletedRowSet.contains) { throw .deleteAndReload(both) }
     }
-    let movedTo = Set(movedRows.map(\.to))
-    if let both = insertedRows.first(where: movedTo.contains) {
-      throw .insertAndMove(what: .row(both))
-    }
-    try Self.checkUnique(reloadedAfterMoves, operation: "reload after the moves", target: BatchTarget.row)
-    if let alone = reloadedAfterMoves.first(where: { !movedTo.contains($0) }) {
-      throw .reloadAfterWithoutMove(alone)
+    if !insertedRows.isEmpty || !reloadedAfterMoves.isEmpty {
+      let movedTo = Set(movedRows.map(\.to))
+      if let both = insertedRows.first(where: movedTo.contains) {
+        throw .insertAndMove(what: .row(both))
+      }
+      try Self.checkUnique(reloadedAfterMoves, operation: "reload after the moves", target: BatchTarget.row)
+      if let alone = reloadedAfterMoves.first(where: { !movedTo.contains($0) }) {
+        throw .reloadAfterWithoutMove(alone)
+      }
     }
 
     // Counts: rows after = before + inserted − deleted + moved in − moved out, per section.
