@@ -87,6 +87,10 @@ struct OrderedHandlesTests {
     // Over 512 handles a block: several blocks, empty ones among them after the removals.
     var handles = OrderedHandles(identity: 3_000)
     var model = Array(0..<3_000)
+    // The identity order answers without blocks.
+    #expect(handles.handle(5, precedes: 6) == true)
+    #expect(handles.handle(6, precedes: 6) == false)
+    #expect(handles.handle(3_000, precedes: 6) == nil)
     var next = 3_000
     for step in 0..<400 {
       if step % 3 == 0, !model.isEmpty {

@@ -253,8 +253,9 @@ package struct OrderedHandles: Sendable {
   /// halving its section asks this of handles mostly blocks apart, and reading half a block
   /// for each was most of the search at a million items.
   package mutating func handle(_ handle: Int, precedes position: Int) -> Bool? {
-    makeMapIfAsked()
+    // The identity stores no blocks, and no map to make.
     if isIdentity { return handle >= 0 && handle < count ? handle < position : nil }
+    makeMapIfAsked()
     guard let id = block(of: handle) else { return nil }
     let slot = slotOfBlock[id]
     let target = locate(position)
