@@ -134,7 +134,6 @@ struct StageArrangement {
     var arriving: [(position: Int, handle: Int)] = zip(staying, addressable.positions(ofHandles: staying))
       .compactMap { handle, position in position.map { ($0, handle) } }
     arriving.sort { $0.position < $1.position }
-    func basePosition(_ handle: Int) -> Int { addressable.position(ofHandle: handle) ?? -1 }
 
     var extra: [Int] = []
     if case .slice = rule {
@@ -189,7 +188,6 @@ struct StageArrangement {
     baseOffsets: SectionOffsets, baseSectionByKey: [SectionKey?: Int], item: (Int) -> Item
   ) {
     let addressable = base
-    func basePosition(_ handle: Int) -> Int { addressable.position(ofHandle: handle) ?? -1 }
     // Made when a filter or sort first asks (a section stage finds its sections by halving):
     // hashing every key an edit was most of an edit's cost at thousands of sections.
     var madeSectionByKey: [SectionKey?: Int]?
