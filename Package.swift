@@ -67,11 +67,9 @@ let package = Package(
     .target(
       name: "DataSourceKitPostgres", dependencies: ["DataSourceKit", "DataSourceKitValues", "CLibPQ"]
     ),
-    .systemLibrary(
-      name: "CLibPQ",
-      pkgConfig: "libpq",
-      providers: [.apt(["libpq-dev"])]
-    ),
+    // libpq's declarations (Debian's libpq-dev), its library opened when a server is first named
+    // (Sources/CLibPQ/lazy_libpq.c says why).
+    .target(name: "CLibPQ"),
     // The language: lexer, parser, diagnostics, interpreter, help.
     .target(
       name: "DataSourceScript",
@@ -95,11 +93,32 @@ let package = Package(
         "DataSourceKitSQLite",
         // A server's notices are written through the shell's own output.
         "DataSourceKitPostgres",
+        // Told how to say that libcurl is missing (CLibCurl).
+        "DataSourceKitHTTP",
         "CLineEdit",
+        "CLibCurl",
         .product(
           name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Shell"])),
+      ],
+      // Started hundreds of times by a script, dsh starts in a few milliseconds: the Swift
+      // runtime and Foundation are linked in (a shared library costs its loading and symbol
+      // lookups on every start), and libcurl and libpq are opened when first used (CLibCurl,
+      // CLibPQ). SwiftPM compiles the modules for the shared runtime, so the static libraries
+      // Foundation's own modules name (its C parts, ICU, URLSession's) are listed here; libcurl is
+      // not among them: CLibCurl defines what FoundationNetworking calls of it.
+      linkerSettings: [
+        .unsafeFlags(
+          ["-static-stdlib", "-Xlinker", "--start-group"]
+            + [
+              "Foundation", "FoundationEssentials", "FoundationInternationalization", "FoundationNetworking",
+              "CoreFoundation", "_CFURLSessionInterface", "_FoundationICU", "_FoundationCShims",
+              "_FoundationCollections",
+            ].flatMap { ["-Xlinker", "-l" + $0] } + ["-Xlinker", "--end-group"],
+          .when(platforms: [.linux]))
       ]
     ),
+    // libcurl's functions for the FoundationNetworking linked into dsh, opened on first use.
+    .target(name: "CLibCurl"),
     // Measures the targets of docs/BENCHMARKS.md against Python, sqlite3 and the rest.
     .executableTarget(
       name: "dsh-bench",
@@ -158,9 +177,11 @@ let package = Package(
     .systemLibrary(name: "CBzip2", path: "Sources/CBzip2"),
     // zstd's buffer types; the library itself is opened at run time (see its shim.h).
     .systemLibrary(name: "CZstd", path: "Sources/CZstd"),
+    // Drives the dsh binary, which `swift build --build-tests` builds with everything else; not a
+    // dependency, since its link (the static runtime) is not the test binary's.
     .testTarget(
       name: "dshTests",
-      dependencies: ["dsh", "DataSourceScript", "DataSourceKitPostgres", "CZlib"],
+      dependencies: ["DataSourceScript", "DataSourceKitPostgres", "CZlib"],
       exclude: ["Transcripts", "Fixtures", "live.py"]
     ),
   ],

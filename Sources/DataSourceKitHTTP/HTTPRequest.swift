@@ -56,6 +56,9 @@ final class HTTPRequest: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   static func get(_ url: URL, address: String, limits: HTTPProvider.Limits, progress: LoadProgress?)
     async throws -> Answer
   {
+    if let problem = HTTPProvider.transportProblem.withLock({ $0 })?() {
+      throw DataSourceError.httpTransport(url: address, failure: .transport(problem))
+    }
     var urlRequest = URLRequest(url: url)
     urlRequest.timeoutInterval = limits.timeout
     let request = HTTPRequest(urlRequest, address: address, limits: limits, progress: progress)
@@ -212,4 +215,13 @@ final class HTTPRequest: NSObject, URLSessionDataDelegate, @unchecked Sendable {
 private struct UncheckedSendable<Value>: @unchecked Sendable {
   let value: Value
   init(_ value: Value) { self.value = value }
+}
+
+extension HTTPProvider {
+  /// Asked before each request, when set: why requests cannot be made here, or `nil`.
+  ///
+  /// dsh links URLSession's code but opens libcurl, which it calls, only when the web is first
+  /// read; on a machine without libcurl it says so here, and the request fails with that reason
+  /// instead of stopping the process inside URLSession.
+  package static let transportProblem = Mutex<(@Sendable () -> String?)?>(nil)
 }

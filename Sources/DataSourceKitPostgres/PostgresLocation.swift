@@ -112,6 +112,7 @@ public struct PostgresLocation: Sendable, Equatable {
 
   /// The options a connection string sets, as libpq reads it.
   private static func parse(_ text: String) throws -> [String: String] {
+    try PostgresSession.openLibPQ()
     var error: UnsafeMutablePointer<CChar>?
     guard let options = PQconninfoParse(text, &error) else {
       let said =

@@ -124,6 +124,7 @@ final class PostgresSession: @unchecked Sendable {
   /// A new connection, made with libpq's own reading of the connection string, the `PG*`
   /// variables, service files and `.pgpass`.
   private static func connect(_ location: PostgresLocation) throws -> OpaquePointer {
+    try openLibPQ()
     let options = location.connectionOptions
     let connection: OpaquePointer? = withCStrings(options.map(\.key)) { keywords in
       withCStrings(options.map(\.value)) { values in
@@ -138,6 +139,17 @@ final class PostgresSession: @unchecked Sendable {
       throw PostgresError.connection(message: message, needsPassword: asked)
     }
     return connection
+  }
+
+  /// Opens libpq, which dsh loads when a server is first named rather than at start.
+  ///
+  /// - Throws: ``DataSourceError/sourceFailed(message:)`` saying what to install.
+  static func openLibPQ() throws {
+    if let problem = dsh_libpq_open() {
+      throw DataSourceError.sourceFailed(
+        message:
+          "PostgreSQL needs libpq (Debian's libpq5), which could not be opened: \(String(cString: problem))")
+    }
   }
 
   var isOpen: Bool { queue.sync { PQstatus(connection) == CONNECTION_OK } }

@@ -27,6 +27,7 @@ struct Measurement {
   /// mapped), sampled every few milliseconds from /proc; `unknownPeak` where there is no /proc.
   var peakAnonymousKilobytes = Measurement.unknownPeak
   var standardError: String
+  /// The exit code, or 128 + the signal that ended the command.
   var status: Int32
 }
 
@@ -59,8 +60,10 @@ func measure(_ arguments: [String], outputPath: String = "/dev/null") -> Measure
   var status: Int32 = 0
   var usage = rusage()
   wait4(pid, &status, 0, &usage)
-  let anonymousPeak = sampler.stop()
+  // The time first: stopping the sampler waits for its next turn (up to 5 ms), which is the
+  // bench's, not the command's.
   let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+  let anonymousPeak = sampler.stop()
   let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
   unlink(errorPath)
   let peak: Int
@@ -78,9 +81,11 @@ func measure(_ arguments: [String], outputPath: String = "/dev/null") -> Measure
     getrusage(RUSAGE_SELF.rawValue, &own)
     peak = usage.ru_maxrss > own.ru_maxrss ? Int(usage.ru_maxrss) : Measurement.unknownPeak
   }
+  // wait4's status word, as a shell reports it: the exit code, or 128 + the signal that ended it.
+  let exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
   return Measurement(
     seconds: seconds, peakKilobytes: peak, peakAnonymousKilobytes: anonymousPeak, standardError: errors,
-    status: status)
+    status: exitStatus)
 }
 
 /// Samples a running command's anonymous memory (`RssAnon` in /proc/PID/status) until stopped.

@@ -1,5 +1,7 @@
 import ArgumentParser
+import CLibCurl
 import DataSourceKit
+import DataSourceKitHTTP
 import DataSourceKitPostgres
 import DataSourceKitValues
 import DataSourceScript
@@ -64,6 +66,15 @@ struct DSH: AsyncParsableCommand {
   }
 
   func run() async throws {
+    // libcurl, which URLSession calls, is opened when the web is first read (CLibCurl).
+    HTTPProvider.transportProblem.withLock { check in
+      check = {
+        dsh_libcurl_open().map {
+          "reading from the web needs libcurl (Debian's libcurl4), which could not be opened: "
+            + String(cString: $0)
+        }
+      }
+    }
     try await runShell()
   }
 

@@ -961,4 +961,26 @@ struct BatchTests {
       missing.output.contains("dsh-bench: no dsh binary at /nonexistent/dsh; build it first"),
       "\(missing.output)")
   }
+
+  @Test("dsh starts with no shared Swift runtime, libcurl or libpq: each library is opened when first used")
+  func librariesOpenedWhenUsed() throws {
+    // glibc's loader names every library it loads, and why, under LD_DEBUG=files.
+    func loaded(_ statement: String) throws -> [String] {
+      let result = try DSHProcess.run(["-c", statement], environment: ["LD_DEBUG": "files"])
+      return result.output.split(separator: "\n").filter { $0.contains("file=") && $0.contains("[0];  ") }
+        .map(String.init)
+    }
+    let plain = try loaded("show [1]")
+    #expect(plain.contains { $0.contains("file=libc.so.6") }, "\(plain)")
+    for name in ["libswiftCore", "libFoundation", "libcurl", "libpq"] {
+      #expect(!plain.contains { $0.contains("file=" + name) }, "\(name) loaded at start: \(plain)")
+    }
+    // Port 1 refuses at once: libcurl is opened to try, and says so.
+    let web = try loaded("show json \"http://127.0.0.1:1/x.json\"")
+    #expect(web.contains { $0.contains("file=libcurl") && $0.contains("dynamically loaded") }, "\(web)")
+    #expect(!web.contains { $0.contains("file=libpq") }, "\(web)")
+    let server = try loaded("let p = postgres \"postgresql://nobody@127.0.0.1:1/none\" table x")
+    #expect(
+      server.contains { $0.contains("file=libpq.so.5") && $0.contains("dynamically loaded") }, "\(server)")
+  }
 }
