@@ -29,6 +29,22 @@ import Foundation
   // The statement fails (status 1) at the misspelt field, or the row is not met.
   typoRow.met = typo.status == 1 && typo.standardError.contains("nme") && typo.seconds <= 0.05 * valid.seconds
   rows.append(typoRow)
+  // A group by over the file is built over its first rows too: explain and a typo after it.
+  let grouping = "where age > 30 | group by team with n = count(), a = avg(age)"
+  let grouped = median { measure([dsh, "-c", "show \(source) | \(grouping) | sort by n desc"]) }
+  let groupedExplain = median { measure([dsh, "-c", "explain \(source) | \(grouping) | sort by n desc"]) }
+  rows.append(
+    .beside(
+      "explain where, group by, sort over 1M CSV rows", dsh: groupedExplain, other: "showing it", grouped,
+      most: 0.2))
+  let groupedTypo = median { measure([dsh, "-c", "show \(source) | \(grouping) | where nn > 3"]) }
+  var groupedTypoRow = Row.beside(
+    "a typo after a group by, 1M CSV rows", dsh: groupedTypo, other: "the statement spelt right", grouped,
+    most: 0.05)
+  groupedTypoRow.met =
+    groupedTypo.status == 1 && groupedTypo.standardError.contains("nn")
+    && groupedTypo.seconds <= 0.05 * grouped.seconds
+  rows.append(groupedTypoRow)
   // What is left of both: starting the process (the file's header and 64 KB or 1 MB of rows are
   // what they read of the file).
   let nothing = median { measure([dsh, "-c", "show 1"]) }

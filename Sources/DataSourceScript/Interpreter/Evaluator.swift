@@ -369,10 +369,12 @@ extension Evaluator {
   ///
   /// Only the statement's own source is sampled: a file under it (the other side of a `join`)
   /// is read whole, so every check against it is made against all its rows.
-  func planFromFirstRows(_ expression: Expression) async throws -> ScriptValue? {
+  func planFromFirstRows(_ expression: Expression) async throws -> FirstRowsPlan? {
     switch expression {
     case .provider(let literal):
-      return try await sampledSource(literal, bytes: CSVProvider.sampleBytes).map { .provider($0) }
+      return try await sampledSource(literal, bytes: CSVProvider.sampleBytes).map {
+        FirstRowsPlan(value: .provider($0), built: [])
+      }
     case .pipeline(let head, let steps, _):
       return try await checkedOverFirstRows(head, steps, sampleBytes: CSVProvider.sampleBytes)
     default:
@@ -380,23 +382,38 @@ extension Evaluator {
     }
   }
 
-  /// Checks the first stages of a pipeline over a CSV file against the file's header and first
-  /// rows, before the file is read whole, as DuckDB's binder does over its sniffer's sample: a
-  /// misspelt field in the last stage is found in the time a header takes, not the file.
+  /// A pipeline built over a CSV file's first rows, not over the file.
+  struct FirstRowsPlan {
+    var value: ScriptValue
+    /// The stages that read those rows to be built (a `group by` and what is under it): what they
+    /// hold is the first rows', not the statement's, and `explain` says they did not run.
+    var built: Set<ObjectIdentifier>
+  }
+
+  /// Checks a pipeline over a CSV file against the file's header and first rows, before the file
+  /// is read whole, as DuckDB's binder does over its sniffer's sample: a misspelt field in the
+  /// last stage is found in the time a header takes, not the file.
   ///
-  /// The stages checked are those built without rows (``isBuiltWithoutRows(_:)``), up to the
-  /// first that needs rows or draws. Only a field the header does not have is reported here:
-  /// the header says the names exactly, while the sample's types are a guess that a later row
-  /// may widen, so every other check is made again over the whole file.
+  /// The stages checked are those built without rows (``isBuiltWithoutRows(_:)``) and `group by`
+  /// and `distinct`, which are built over the first rows (their fields are their keys' and
+  /// aggregates' names, whatever the rows), up to the first step that needs more: a join (the
+  /// other side would be read twice), a sample or a window (each draws or ranks), a decoration.
+  /// Only a field that is not there is reported here: the header says the names exactly, while
+  /// the first rows' types are a guess that a later row may widen, so every other check is made
+  /// again over the whole file.
   ///
-  /// - Returns: the pipeline built over the sample and not run, when every step was checked
+  /// - Returns: the pipeline built over the first rows and not run, when every step was checked
   ///   (what `explain` shows without reading the file); `nil` otherwise.
   func checkedOverFirstRows(_ head: Expression, _ steps: [PipelineStep], sampleBytes: Int)
     async throws
-    -> ScriptValue?
+    -> FirstRowsPlan?
   {
     let checked = steps.prefix { step in
-      if case .stage(let stage) = step { Self.isBuiltWithoutRows(stage) } else { false }
+      if case .stage(let stage) = step {
+        Self.isBuiltWithoutRows(stage) || Self.isGrouping(stage)
+      } else {
+        false
+      }
     }
     guard case .provider(let literal) = head, !checked.isEmpty else { return nil }
     var sampling = self
@@ -405,8 +422,24 @@ extension Evaluator {
     do {
       guard let source = try await sampledSource(literal, bytes: sampleBytes) else { return nil }
       var value = ScriptValue.provider(source)
-      for case .stage(let stage) in checked { value = try await sampling.apply(stage, to: value) }
-      return checked.count == steps.count ? value : nil
+      var unrun: [(provider: any DataProvider<Value>, range: SourceRange)] = []
+      // Every stage's provider so far, and those that read the first rows.
+      var made: Set<ObjectIdentifier> = []
+      var built: Set<ObjectIdentifier> = []
+      for case .stage(let stage) in checked {
+        // A grouping reads the rows of the stages under it: they run over the first rows.
+        if Self.isGrouping(stage) {
+          let file = (source.provider as? EditableProvider<Value>)?.source ?? source.provider
+          try await (file as? CSVProvider)?.loadFirstRows()
+          try await sampling.run(&unrun)
+        }
+        value = try await sampling.apply(stage, to: value)
+        guard case .provider(let provider) = value else { continue }
+        made.insert(ObjectIdentifier(provider.provider))
+        if Self.isArrangement(stage) { unrun.append((provider.provider, stage.range)) }
+        if Self.isGrouping(stage) { built = made }
+      }
+      return checked.count == steps.count ? FirstRowsPlan(value: value, built: built) : nil
     } catch let diagnostic as Diagnostic {
       switch diagnostic.message {
       case .unknownField, .unknownFieldOneColumn: throw diagnostic
@@ -414,6 +447,15 @@ extension Evaluator {
       }
     } catch {
       return nil
+    }
+  }
+
+  /// `group by` and `distinct`: built by reading their input's rows, with fields that are their
+  /// keys' and aggregates' names whatever the rows.
+  static func isGrouping(_ stage: Stage) -> Bool {
+    switch stage {
+    case .group, .distinct: true
+    default: false
     }
   }
 
