@@ -29,7 +29,8 @@ static pthread_once_t opened = PTHREAD_ONCE_INIT;
 static void open_library(void) {
   library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
   if (!library) {
-    // The loader's words for the first name (the next failure would write over them).
+    // The loader's words for the first name, copied: its buffer is freed by the thread's next
+    // failing dl call.
     failure = strdup(dlerror());
     library = dlopen("libcurl-gnutls.so.4", RTLD_NOW | RTLD_LOCAL);
   }
@@ -113,23 +114,19 @@ static int forward_option(void *function, void *handle, int option, va_list argu
   return ((with_pointer)function)(handle, option, va_arg(arguments, void *));
 }
 
-HIDDEN int curl_easy_setopt(CURL *handle, int option, ...) {
-  static void *found;
-  va_list arguments;
-  va_start(arguments, option);
-  int code = forward_option(function_kept(&found, "curl_easy_setopt"), handle, option, arguments);
-  va_end(arguments);
-  return code;
-}
+// One forwarding function of an option and its argument.
+#define FORWARD_OPTION(name, handle_type)                                                   \
+  HIDDEN int name(handle_type *handle, int option, ...) {                                  \
+    static void *found;                                                                    \
+    va_list arguments;                                                                     \
+    va_start(arguments, option);                                                           \
+    int code = forward_option(function_kept(&found, #name), handle, option, arguments);    \
+    va_end(arguments);                                                                     \
+    return code;                                                                           \
+  }
 
-HIDDEN int curl_multi_setopt(CURLM *multi, int option, ...) {
-  static void *found;
-  va_list arguments;
-  va_start(arguments, option);
-  int code = forward_option(function_kept(&found, "curl_multi_setopt"), multi, option, arguments);
-  va_end(arguments);
-  return code;
-}
+FORWARD_OPTION(curl_easy_setopt, CURL)
+FORWARD_OPTION(curl_multi_setopt, CURLM)
 
 // Every CURLINFO_* takes a pointer to where the answer goes.
 HIDDEN int curl_easy_getinfo(CURL *handle, int info, ...) {

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void *library;
 static const char *failure;
@@ -19,7 +20,8 @@ static pthread_once_t opened = PTHREAD_ONCE_INIT;
 
 static void open_library(void) {
   library = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
-  if (!library) failure = dlerror();
+  // The loader's words, copied: its buffer is freed by the thread's next failing dl call.
+  if (!library) failure = strdup(dlerror());
 }
 
 const char *dsh_libpq_open(void) {

@@ -19,6 +19,7 @@ extension SQLiteProvider {
     // A sorted view still to be counted: the count runs on a second connection while this one
     // sorts (SQLite sorts the whole result before its first row), the two on two cores.
     // (Not rows behind window functions: their count writes them to this connection's table.)
+    placeNullsByTheKeysIfSorted(in: database)
     let countsWhileSorting =
       needsCount && states.state == .initial && !query.rowidOrdered && query.windows == nil
       && !Task.isCancelled
@@ -43,6 +44,23 @@ extension SQLiteProvider {
       }
       return try body()
     }
+  }
+
+  /// Sets ``SQLiteQuery/sortsItself`` when SQLite's plan for the rows in order sorts them whole
+  /// (`USE TEMP B-TREE FOR ORDER BY`), before the statement that reads them is written (and
+  /// before a count on another connection copies the query).
+  func placeNullsByTheKeysIfSorted(in database: DatabaseQueue) {
+    guard !query.sortsItself, query.section != nil || !query.order.isEmpty, !query.isMaterialized else {
+      return
+    }
+    let sql = query.select(offset: 0, count: query.limit ?? -1)
+    let arguments = StatementArguments(query.orderedArguments.map(Self.databaseValue))
+    let plan = try? database.read { db in
+      try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map {
+        $0["detail"] as String? ?? ""
+      }
+    }
+    if plan?.contains("USE TEMP B-TREE FOR ORDER BY") == true { query.sortsItself = true }
   }
 
   /// A statement reading the rows in order from `page`; with `stepFirst`, stepped to its first
@@ -134,6 +152,10 @@ extension SQLiteProvider {
     guard itemPath.section < sections.count else { return .null }
     let flat = sections[itemPath.section].start + itemPath.item
     let page = flat / Self.pageSize
+    if let recentPage, recentPage.page == page {
+      let offset = flat - page * Self.pageSize
+      return offset < recentPage.rows.count ? recentPage.rows[offset] : .null
+    }
     if pages[page] == nil {
       // An interrupted read keeps nothing: the page is read again when next asked.
       guard let rows = readPage(page) else { return .null }
@@ -143,6 +165,7 @@ extension SQLiteProvider {
     pageOrder.append(page)
     if pageOrder.count > Self.pagesKept { pages[pageOrder.removeFirst()] = nil }
     let rows = pages[page] ?? []
+    recentPage = (page, rows)
     let offset = flat - page * Self.pageSize
     return offset < rows.count ? rows[offset] : .null
   }

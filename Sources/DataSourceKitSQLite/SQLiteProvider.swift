@@ -29,6 +29,9 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
   /// Pages of rows read, by page number; the few most recent are kept.
   var pages: [Int: [Value]] = [:]
   var pageOrder: [Int] = []
+  /// The page read last, which answers most calls (a print reads its rows in order) without the
+  /// bookkeeping of the pages kept.
+  var recentPage: (page: Int, rows: [Value])?
   /// The rowid each full page read ended at, for rows in stored order: where the next page
   /// starts.
   var lastRowids: [Int: Int] = [:]
@@ -219,6 +222,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
         needsCount = false
         pages = [:]
         pageOrder = []
+        recentPage = nil
         lastRowids = [:]
         lastError = nil
         observers.notify()
@@ -321,6 +325,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
       if self.query.isProjected { denseRowidStart = nil }
       pages = [:]
       pageOrder = []
+      recentPage = nil
       stream = nil
       // A column may have widened (int to double): profiles kept by the clock are stale.
       observers.clock.advance()
@@ -342,6 +347,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
     database = nil
     pages = [:]
     pageOrder = []
+    recentPage = nil
     stream = nil
     lastError = failure as? DataSourceError
     DeferredChanges.post(observers)
@@ -403,6 +409,8 @@ extension SQLiteProvider: QueryExplaining {
       return ["rows written once to temp.\(SQLiteQuery.windowsTable), read by rowid:"]
         + (try explain(sql, arguments: arguments, in: database))
     }
+    // As a print would read it.
+    placeNullsByTheKeysIfSorted(in: database)
     return try explain(query.ordered, arguments: query.orderedArguments, in: database)
   }
 

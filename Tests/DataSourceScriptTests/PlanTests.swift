@@ -160,6 +160,42 @@ struct PlanTests {
     #expect(output.errors.contains("UTF-8"), "\(output.errors)")
   }
 
+  @Test(
+    "the pass over a CSV file's first rows adds no notes, and explain marks every stage over a group not run")
+  func firstRowsLeaveNoTrace() async throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "first-rows-\(UUID().uuidString).csv"
+    )
+    .path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    // 40,000 rows (over 1 MB, so the check reads only its first rows), 800 of them aged 35.
+    var text = "id,name,team,age\n"
+    for i in 0..<40_000 { text += "\(i),person number \(i) of the first rows,team \(i % 7),\(20 + i % 50)\n" }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let source = "csv \"\(path)\""
+    let (session, output, _) = await run("set timer off")
+
+    // Each division by zero is counted once, over the file: not again for the first rows.
+    #expect(
+      await run("show \(source) | where 10 / (age - 35) > 0 | group by team with n = count()", in: session).ok
+    )
+    #expect(output.errors.contains("division by zero gave null 800 times"), "\(output.errors)")
+
+    // Every stage of the plan is not run, the one over the group by too, and nothing it did
+    // over the first rows is a note.
+    output.text = ""
+    output.errors = ""
+    #expect(
+      await run(
+        "explain \(source) | where 10 / (age - 35) > 0 | group by team with n = count() | select team, n",
+        in: session
+      ).ok)
+    #expect(output.text.contains("select team, n  (not run)"), "\(output.text)")
+    #expect(output.text.contains("group by team with n = count()  (not run)"), "\(output.text)")
+    #expect(output.text.contains("where 10 / (age - 35) > 0  (not run)"), "\(output.text)")
+    #expect(!output.errors.contains("division by zero"), "\(output.errors)")
+  }
+
   @Test("where KEY == value over a table keyed by KEY gives a scan's rows, through edits and repeated keys")
   func keyLookups() async throws {
     // A file, whose types are known without its rows: the key index is asked only of a key

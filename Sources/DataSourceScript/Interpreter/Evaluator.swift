@@ -18,7 +18,7 @@ struct Evaluator {
   let environment: Environment
   let progress: LoadProgress
   /// Where loads and expressions leave notes for after the statement.
-  let notes: SessionNotes
+  var notes: SessionNotes
   /// What the session's in-memory providers' items showed of their fields.
   let scans: ItemScans
   /// The seeds `random()` drew in this statement, for `save` to write out.
@@ -419,6 +419,9 @@ extension Evaluator {
     var sampling = self
     sampling.runsStages = false
     sampling.timings = nil
+    // What the first rows' expressions notice (a division by zero) is not the statement's: the
+    // file read whole, or nothing (explain), says it.
+    sampling.notes = SessionNotes()
     do {
       guard let source = try await sampledSource(literal, bytes: sampleBytes) else { return nil }
       var value = ScriptValue.provider(source)
@@ -437,7 +440,8 @@ extension Evaluator {
         guard case .provider(let provider) = value else { continue }
         made.insert(ObjectIdentifier(provider.provider))
         if Self.isArrangement(stage) { unrun.append((provider.provider, stage.range)) }
-        if Self.isGrouping(stage) { built = made }
+        // From the first grouping on, what each stage holds is the first rows'.
+        if Self.isGrouping(stage) || !built.isEmpty { built = made }
       }
       return checked.count == steps.count ? FirstRowsPlan(value: value, built: built) : nil
     } catch let diagnostic as Diagnostic {
