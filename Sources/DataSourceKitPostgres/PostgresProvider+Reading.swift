@@ -15,9 +15,13 @@ extension PostgresProvider {
     let flat = sections[itemPath.section].start + itemPath.item
     let page = flat / PostgresProvider.pageSize
     let offset = flat - page * PostgresProvider.pageSize
+    if let recentPage, recentPage.page == page {
+      return offset < recentPage.rows.count ? recentPage.rows[offset] : .null
+    }
     if let rows = pages[page] {
       if let index = pageOrder.firstIndex(of: page) { pageOrder.remove(at: index) }
       pageOrder.append(page)
+      recentPage = (page, rows)
       return offset < rows.count ? rows[offset] : .null
     }
     // A statement the user interrupted reads nothing more.
@@ -27,6 +31,7 @@ extension PostgresProvider {
       pages[page] = rows
       pageOrder.append(page)
       if pageOrder.count > PostgresProvider.keptPages { pages[pageOrder.removeFirst()] = nil }
+      recentPage = (page, rows)
       return offset < rows.count ? rows[offset] : .null
     } catch  where readsAreStopped {
       // ^C cancelled the page's statement: the provider stays as it was, and a stream cut

@@ -53,6 +53,9 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   var denseStart: Int?
   var pages: [Int: [Value]] = [:]
   var pageOrder: [Int] = []
+  /// The page read last, which answers most calls (a print reads its rows in order) without the
+  /// bookkeeping of the pages kept.
+  var recentPage: (page: Int, rows: [Value])?
   /// The key of each full page's last row (as the server writes it): the next page starts
   /// after it.
   var lastKeys: [Int: String] = [:]
@@ -288,6 +291,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
     rowSchemas = nil
     pages = [:]
     pageOrder = []
+    recentPage = nil
     lastKeys = [:]
     pageTIDs = [:]
     tidsHeld = 0
