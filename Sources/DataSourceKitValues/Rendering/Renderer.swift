@@ -431,6 +431,14 @@ private final class CollectedText {
 
 /// Accumulates output as UTF-8 bytes, with ANSI styles when colour is on, and hands it to a
 /// sink in chunks of whole lines.
+/// Bytes a `TextOutputStreamable` number writes to: `Double.write(to:)` hands its digits to
+/// `_writeASCII` (the protocol's requirement for ASCII text), which takes them as they are.
+private struct ASCIIBytes: TextOutputStream {
+  var bytes: [UInt8] = []
+  mutating func write(_ string: String) { bytes.append(contentsOf: string.utf8) }
+  mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: buffer) }
+}
+
 struct TextOutput {
   private var bytes: [UInt8] = []
   let color: Bool
@@ -487,6 +495,13 @@ struct TextOutput {
         for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[index]) }
       }
     // Numbers, dates and booleans hold no comma, quote, line break or control character.
+    case .double(let d) where d.isFinite:
+      // The shortest digits, written into the buffer by the standard library: `description`
+      // would make a String of them for each value first.
+      var digits = ASCIIBytes()
+      swap(&bytes, &digits.bytes)
+      d.write(to: &digits)
+      swap(&bytes, &digits.bytes)
     case .double(let d): append(Value.format(double: d))
     case .date(let days):
       let (year, month, day) = CalendarDate.civil(days: days)
