@@ -429,8 +429,6 @@ private final class CollectedText {
   var text = ""
 }
 
-/// Accumulates output as UTF-8 bytes, with ANSI styles when colour is on, and hands it to a
-/// sink in chunks of whole lines.
 /// Bytes a `TextOutputStreamable` number writes to: `Double.write(to:)` hands its digits to
 /// `_writeASCII` (the protocol's requirement for ASCII text), which takes them as they are.
 private struct ASCIIBytes: TextOutputStream {
@@ -439,6 +437,8 @@ private struct ASCIIBytes: TextOutputStream {
   mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: buffer) }
 }
 
+/// Accumulates output as UTF-8 bytes, with ANSI styles when colour is on, and hands it to a
+/// sink in chunks of whole lines.
 struct TextOutput {
   private var bytes: [UInt8] = []
   let color: Bool
