@@ -186,4 +186,22 @@ struct ExpressionTests {
     let (_, few, _) = await run("show [\"a\", \"b\", \"2\"] | where int(.) > 1 as csv")
     #expect(few.errors.split(separator: "\n").count == 2, "\(few.errors)")
   }
+
+  @Test("an expression several aggregates of a group by read is computed, and noted, once a row")
+  func sharedAggregateArgumentsNotedOnce() async throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "shared-\(UUID().uuidString).csv"
+    ).path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try "g,x\na,0\na,1\nb,0\nb,2\n".write(toFile: path, atomically: true, encoding: .utf8)
+    // Read by column from the file: three aggregates and a key over z read it once a batch.
+    let (_, output, ok) = await run(
+      "show csv \"\(path)\" | extend z = 1 / x | group by g with s = sum(z), c = count(z), m = min(z) as csv")
+    #expect(ok)
+    #expect(output.text == "g,s,c,m\na,1.0,1,1.0\nb,0.5,1,0.5\n", "\(output.text)")
+    #expect(output.errors == "note: division by zero gave null 2 times\n", "\(output.errors)")
+    let (_, keyed, _) = await run(
+      "show csv \"\(path)\" | extend z = 1 / x | group by z with c = count(z) as csv")
+    #expect(keyed.errors == "note: division by zero gave null 2 times\n", "\(keyed.errors)")
+  }
 }

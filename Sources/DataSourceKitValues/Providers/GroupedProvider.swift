@@ -229,19 +229,31 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
   /// arguments computed on arrays, no record built per item); `false` when the base cannot.
   private func groupByColumns(into groups: inout Groups) throws -> Bool {
     guard let columns = base as? any ColumnReadable else { return false }
-    var keyReaders: [BatchReader] = []
-    for key in keys {
-      guard let reader = key.expression.batches(over: columns, notes: notes) else { return false }
-      keyReaders.append(reader)
+    // An expression several keys and aggregates share (`sum(z), count(z), min(z)`) is read once
+    // a batch: a computed field is computed once, and what it notes (a division by zero) is
+    // noted once a row, not once an aggregate.
+    var expressions: [RowExpression] = []
+    var readers: [BatchReader] = []
+    func reader(of expression: RowExpression) -> Int? {
+      if let known = expressions.firstIndex(of: expression) { return known }
+      guard let reader = expression.batches(over: columns, notes: notes) else { return nil }
+      expressions.append(expression)
+      readers.append(reader)
+      return readers.count - 1
     }
-    var argumentReaders: [BatchReader?] = []
+    var keyReaders: [Int] = []
+    for key in keys {
+      guard let index = reader(of: key.expression) else { return false }
+      keyReaders.append(index)
+    }
+    var argumentReaders: [Int?] = []
     for field in fields {
       guard let argument = field.aggregate.argument else {
         argumentReaders.append(nil)
         continue
       }
-      guard let reader = argument.batches(over: columns, notes: notes) else { return false }
-      argumentReaders.append(reader)
+      guard let index = reader(of: argument) else { return false }
+      argumentReaders.append(index)
     }
     let count = (0..<base.numberOfSections).reduce(0) { $0 + base.numberOfItems(inSection: $1) }
     var positions = [Int](repeating: 0, count: 1024)
@@ -252,7 +264,8 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
       for k in 0..<n { positions[k] = start + k }
       let (keyBatches, argumentBatches) = positions.withUnsafeBufferPointer { buffer in
         let batch = UnsafeBufferPointer(rebasing: buffer[0..<n])
-        return (keyReaders.map { $0(batch) }, argumentReaders.map { $0?(batch) })
+        let read = readers.map { $0(batch) }
+        return (keyReaders.map { read[$0] }, argumentReaders.map { $0.map { read[$0] } })
       }
       let entries = groups.table.entries(keyBatches, count: n)
       while groups.accumulators.count < groups.table.count {
