@@ -391,7 +391,9 @@ extension PostgresProvider: GroupingPushdown {
   /// `numeric` sum, null with a note past 64 bits as in memory.
   ///
   /// Long because the statement and the reading back of its columns are made side by side, as SQLite's is.
-  package func groupedRows(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?) throws
+  package func groupedRows(
+    keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?, planOnly: Bool = false
+  ) throws
     -> [[Value]]?
   {
     // First-seen order is the least row in the rows' own order: one column that orders them.
@@ -483,6 +485,7 @@ extension PostgresProvider: GroupingPushdown {
     let sql: PostgresSQL =
       "SELECT \((groupKeys.map { "\($0)::text" as PostgresSQL } + columns).joined(separator: ", ")) FROM (SELECT \((select + ["\(first) AS dsh_first", "*"]).joined(separator: ", ")) \(query.from)\(query.whereClause())) AS dsh_g GROUP BY \(groupKeys.joined(separator: ", ")) ORDER BY min(dsh_first)"
     lastGrouping = sql
+    if planOnly { return [] }
     let result: PostgresRows
     do {
       result = try session.rowsNow(sql)

@@ -51,6 +51,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
   public internal(set) var countsRun = 0
   /// The statement and arguments of the last `group by` run in SQL, for `explain`.
   package var lastGrouping: (sql: String, arguments: [Value])?
+  /// Whether ``lastGrouping`` was written for `explain` without checking its columns' values.
+  var lastGroupingUnchecked = false
   /// Rows read from the file so far, for tests and `describe`.
   public internal(set) var rowsRead = 0
   /// For a whole table whose rowids have no gaps, the first rowid: then the row at position k
@@ -417,7 +419,13 @@ extension SQLiteProvider: QueryExplaining {
   /// The `GROUP BY` of the last `group by` run in SQL, its parameters and SQLite's plan.
   package func explainGrouping() throws -> [String]? {
     guard let database, let lastGrouping else { return nil }
-    return try explain(lastGrouping.sql, arguments: lastGrouping.arguments, in: database)
+    let note =
+      lastGroupingUnchecked
+      ? [
+        "(written from the columns as declared: when it runs, their values are checked first, and a value of "
+          + "another type adds a CAST or has the group by run in memory)"
+      ] : []
+    return try note + explain(lastGrouping.sql, arguments: lastGrouping.arguments, in: database)
   }
 
   private func explain(_ sql: String, arguments values: [Value], in database: DatabaseQueue) throws

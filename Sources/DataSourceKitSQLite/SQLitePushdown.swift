@@ -502,7 +502,9 @@ extension SQLiteProvider: GroupingPushdown {
   /// with an error where dsh gives null and a note) and put together here, exactly.
   ///
   /// Long because the statement and the reading back of its columns are made side by side: each key and aggregate adds its SQL and says how its columns read back.
-  package func groupedRows(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?) throws
+  package func groupedRows(
+    keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?, planOnly: Bool = false
+  ) throws
     -> [[Value]]?
   {
     // First-seen order needs rowids: a view or a WITHOUT ROWID table groups in memory.
@@ -513,8 +515,9 @@ extension SQLiteProvider: GroupingPushdown {
     // column widens it; a text column read as ints gets its CAST), and the SQL is written from
     // what the check found.
     let read = Set((keys + aggregates.compactMap(\.argument)).flatMap(\.fieldPaths).compactMap(\.first))
+    // (A plan only is written from the columns as declared, and says so.)
     do {
-      try check(read, for: .values, in: database)
+      if !planOnly { try check(read, for: .values, in: database) }
     } catch let error as DatabaseError {
       throw Self.failure(error, path: displayPath)
     }
@@ -588,6 +591,8 @@ extension SQLiteProvider: GroupingPushdown {
       "SELECT \(select.joined(separator: ", ")) \(query.from)\(query.whereClause) GROUP BY \(group.joined(separator: ", ")) ORDER BY MIN(\(order))"
     let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
     lastGrouping = (sql, query.arguments)
+    lastGroupingUnchecked = planOnly
+    if planOnly { return [] }
     let rows: [StoredRow]
     do {
       rows = try reading(database) { db in try StoredRow.fetchAll(db, sql: sql, arguments: arguments) }

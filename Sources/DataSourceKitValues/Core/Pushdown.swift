@@ -83,7 +83,11 @@ extension QueryPushdown {
 package protocol GroupingPushdown: AnyObject {
   /// The groups, each row the keys then the aggregates in the order the keys first appear; `nil`
   /// when the provider cannot give exactly what grouping in memory would.
-  func groupedRows(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?) throws
+  ///
+  /// With `planOnly`, the statement is written (for `explain`) and not run, and no row is read:
+  /// no groups (`[]`) when SQL would run it.
+  func groupedRows(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?, planOnly: Bool)
+    throws
     -> [[Value]]?
   /// Why a grouping with these aggregates runs in memory, as the dialect declares for one of
   /// them (`median: SQLite has no quantiles`); `nil` when no declaration says.

@@ -184,11 +184,24 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
     }
   }
 
+  /// Writes the database's `GROUP BY` for `explain` without running it or reading a row, and
+  /// stays not run; `false` when the grouping would run in memory (then it is run to be shown).
+  package func planWithoutRows() throws -> Bool {
+    guard !usesClosures, loadState == .initial, let pushdown = base as? any GroupingPushdown,
+      try pushdown.groupedRows(
+        keys: keys.map(\.expression), aggregates: fields.map(\.aggregate), notes: notes, planOnly: true)
+        != nil
+    else { return false }
+    ranInSQL = true
+    inMemoryBecause = nil
+    return true
+  }
+
   /// The groups of the base's items, in first-seen order of their keys.
   private func group() throws -> [Value] {
     if !usesClosures, let pushdown = base as? any GroupingPushdown,
       let rows = try pushdown.groupedRows(
-        keys: keys.map(\.expression), aggregates: fields.map(\.aggregate), notes: notes)
+        keys: keys.map(\.expression), aggregates: fields.map(\.aggregate), notes: notes, planOnly: false)
     {
       ranInSQL = true
       inMemoryBecause = nil
@@ -297,7 +310,8 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
 
   package var nodeTitle: String { label + (ranInSQL ? "  (in SQL)" : "") }
   package var nodeDetail: String? {
-    "\(items.count) group\(items.count == 1 ? "" : "s"), \(states.state.rawValue)"
+    (states.state == .initial
+      ? "not run" : "\(items.count) group\(items.count == 1 ? "" : "s"), \(states.state.rawValue)")
       + (inMemoryBecause.map { "; in memory, \($0)" } ?? "")
   }
   package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }

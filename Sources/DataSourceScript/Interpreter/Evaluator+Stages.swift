@@ -28,20 +28,32 @@ extension Evaluator {
       }
       return made
     }
+    /// A grouping a database runs is only written under `explain` (its statement shown, not run);
+    /// any other is loaded.
+    func plannedOrLoaded(_ grouped: GroupedProvider) async throws -> GroupedProvider {
+      if !runsStages, timings == nil {
+        do {
+          if try grouped.planWithoutRows() { return grouped }
+        } catch let error as DataSourceError {
+          throw Diagnostic(.dataSource(error), at: stage.range)
+        }
+      }
+      return try await loaded(grouped)
+    }
     switch stage {
     case .join(let clause, let range):
       result.provider = try await loaded(try await joinedProvider(clause, of: provider, label: text(range)))
       // A left item that comes once per match no longer names one row.
       if clause.every { result.key = nil }
     case .group(let keys, let aggregates, _):
-      let grouped = try await loaded(
+      let grouped = try await plannedOrLoaded(
         try groupedProvider(
           keys: keys, aggregates: aggregates, yieldsValues: false, of: provider, stage: stage))
       result.provider = grouped
       result.key = grouped.identityKey
     case .distinct(let keys, _):
       // One unnamed expression gives its values; `as NAME`, or several, give records.
-      let grouped = try await loaded(
+      let grouped = try await plannedOrLoaded(
         try groupedProvider(
           keys: keys, aggregates: [], yieldsValues: keys.count == 1 && !keys[0].named, of: provider,
           stage: stage))
