@@ -112,6 +112,11 @@ struct PlanTests {
     #expect(!(await run("show \(source) | sort by name | section by team | where nme > 1", in: session).ok))
     #expect(output.errors.contains("no field 'nme'"), "\(output.errors)")
     #expect(!output.errors.contains("UTF-8"), "\(output.errors)")
+    // So is a misspelt field in a cell's template.
+    output.errors = ""
+    #expect(!(await run("show table \(source) | sort by name with cell basic \"{nmae}\"", in: session).ok))
+    #expect(output.errors.contains("no field 'nmae'"), "\(output.errors)")
+    #expect(!output.errors.contains("UTF-8"), "\(output.errors)")
 
     /// What `explain` printed of the source's pipeline, which ran without an error.
     func explained(_ pipeline: String) async -> String {

@@ -152,15 +152,15 @@ extension Evaluator {
     _ providerExpression: Expression, _ cellExpression: Expression, range: SourceRange,
     gridColumns: Int?? = nil
   ) async throws -> any SectionedDataSource<Value, TableCell> {
+    let what: ExpectedKind = gridColumns == nil ? .cellAfterWith : .cardAfterWith
+    try await checkCellOverFirstRows(providerExpression, cellExpression, what: what)
     let providerValue = try await evaluate(providerExpression)
     guard case .provider(let provider) = providerValue else {
       throw Diagnostic(
         .expectedKind(.providerBeforeWith, found: providerValue.kindDescription),
         at: providerExpression.range)
     }
-    let spec = try await presenter(
-      cellExpression,
-      what: gridColumns == nil ? .cellAfterWith : .cardAfterWith)
+    let spec = try await presenter(cellExpression, what: what)
     let presenter = try makePresenter(spec, for: provider, usedAt: cellExpression.range)
     guard let columns = gridColumns else {
       return TableAdapter(provider: provider.provider, presenter: presenter, label: "table")
@@ -170,6 +170,39 @@ extension Evaluator {
     return TableAdapter(
       provider: provider.provider, presenter: presenter, label: label,
       layout: CardLayout(width: size.width, height: size.height, columns: columns))
+  }
+
+  /// Checks a table's cell against a CSV file's header and first rows, before the file is read.
+  ///
+  /// A field the cell names that the rows do not have is the error then, as a misspelt field in
+  /// a stage is: the cell is checked against the pipeline built over those rows
+  /// (``checkedOverFirstRows(_:_:sampleBytes:)``). Only a missing field is reported here; every
+  /// other check is made again over the whole file.
+  private func checkCellOverFirstRows(
+    _ providerExpression: Expression, _ cellExpression: Expression, what: ExpectedKind
+  )
+    async throws
+  {
+    let sampled: ScriptValue?
+    switch providerExpression {
+    case .provider(let literal):
+      sampled = try await sampledSource(literal, bytes: 64 << 10).map { .provider($0) }
+    case .pipeline(let head, let steps, _):
+      sampled = try await checkedOverFirstRows(head, steps, sampleBytes: 64 << 10)?.value
+    default: sampled = nil
+    }
+    guard case .provider(let provider)? = sampled else { return }
+    do {
+      let spec = try await presenter(cellExpression, what: what)
+      _ = try makePresenter(spec, for: provider, usedAt: cellExpression.range)
+    } catch let diagnostic as Diagnostic {
+      switch diagnostic.message {
+      case .unknownField, .unknownFieldOneColumn: throw diagnostic
+      default: return
+      }
+    } catch {
+      return
+    }
   }
 
   /// The size of a grid's cards: the first card's, else 20 columns by the template's lines.
