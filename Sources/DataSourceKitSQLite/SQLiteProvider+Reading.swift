@@ -50,9 +50,10 @@ extension SQLiteProvider {
   /// (`USE TEMP B-TREE FOR ORDER BY`), before the statement that reads them is written (and
   /// before a count on another connection copies the query).
   func placeNullsByTheKeysIfSorted(in database: DatabaseQueue) {
-    guard !query.sortsItself, query.section != nil || !query.order.isEmpty, !query.isMaterialized else {
+    guard !askedWhetherSQLiteSorts, query.section != nil || !query.order.isEmpty, !query.isMaterialized else {
       return
     }
+    askedWhetherSQLiteSorts = true
     let sql = query.select(offset: 0, count: query.limit ?? -1)
     let arguments = StatementArguments(query.orderedArguments.map(Self.databaseValue))
     let plan = try? database.read { db in

@@ -32,6 +32,9 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
   /// The page read last, which answers most calls (a print reads its rows in order) without the
   /// bookkeeping of the pages kept.
   var recentPage: (page: Int, rows: [Value])?
+  /// Whether SQLite's plan was asked whether it sorts this provider's rows itself (once: a
+  /// print after a print asks nothing).
+  var askedWhetherSQLiteSorts = false
   /// The rowid each full page read ended at, for rows in stored order: where the next page
   /// starts.
   var lastRowids: [Int: Int] = [:]
@@ -91,10 +94,13 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
 
   /// A provider of this one's source reading `query`, its items identified by `identityKey`.
   func with(_ query: SQLiteQuery, identityKey: String?) -> SQLiteProvider {
-    // The windows' table is the connection's: a new provider writes its own.
+    // The windows' table is the connection's: a new provider writes its own. Whether SQLite sorts
+    // the rows itself was asked of this provider's statement: the new one's stages may be served
+    // by an index (`sort by id` over a rowid table), so it asks again.
     var query = query
     query.windows?.table = nil
     query.windows?.madeBy = nil
+    query.sortsItself = false
     return SQLiteProvider(
       path: path, displayPath: displayPath, query: query, identityKey: identityKey, access: access)
   }

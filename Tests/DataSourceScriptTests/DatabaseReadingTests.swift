@@ -638,4 +638,45 @@ struct DatabaseReadingTests {
     #expect(output.text.components(separatedBy: "by key range").count == 2, "\(output.text)")
     #expect(output.text.components(separatedBy: "rows read by").count == 3, "\(output.text)")
   }
+
+  @Test("a sort SQLite makes itself places nulls by the key, and a later stage an index serves asks again")
+  func nullsPlacedByTheKey() async throws {
+    let path = NSTemporaryDirectory() + "dsh-nulls-\(UUID().uuidString).db"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let texts: [String?] = ["b", nil, "a", "", nil, "é", "B", "a"]
+    try await DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "CREATE TABLE u (id INTEGER PRIMARY KEY, s TEXT)")
+      for (index, text) in texts.enumerated() {
+        try db.execute(sql: "INSERT INTO u VALUES (?, ?)", arguments: [index + 1, text])
+      }
+    }
+    let (session, output, _) = await run("let u = sqlite \"\(path)\" table u")
+    // Printed whole: nulls last, text by code points, equal keys in stored order.
+    #expect(await run("let v = u | sort by s", in: session).ok)
+    output.text = ""
+    #expect(await run("show v as csv", in: session).ok)
+    let ids = texts.indices.sorted { a, b in
+      switch (texts[a], texts[b]) {
+      case (nil, nil): return a < b
+      case (nil, _): return false
+      case (_, nil): return true
+      case (let x?, let y?):
+        return x.unicodeScalars.lexicographicallyPrecedes(y.unicodeScalars) || (x == y && a < b)
+      }
+    }
+    let expected =
+      "id,s\n"
+      + ids.map { "\($0 + 1),\(texts[$0].map { $0.isEmpty ? "\"\"" : $0 } ?? "")" }.joined(separator: "\n")
+      + "\n"
+    #expect(output.text == expected, "\(output.text)")
+    // SQLite sorts those rows itself, so the key places the nulls.
+    output.text = ""
+    #expect(await run("explain v", in: session).ok)
+    #expect(output.text.contains("ORDER BY coalesce(\"s\" COLLATE BINARY, x'') ASC, rowid"), "\(output.text)")
+    // A stage after it whose order the rowid serves is asked about anew: no sort of its own.
+    output.text = ""
+    #expect(await run("explain v | sort by id", in: session).ok)
+    #expect(output.text.contains("ORDER BY \"id\" ASC NULLS LAST"), "\(output.text)")
+    #expect(!output.text.contains("USE TEMP B-TREE FOR ORDER BY"), "\(output.text)")
+  }
 }

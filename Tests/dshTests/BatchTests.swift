@@ -983,4 +983,40 @@ struct BatchTests {
     #expect(
       server.contains { $0.contains("file=libpq.so.5") && $0.contains("dynamically loaded") }, "\(server)")
   }
+
+  // Hiding a library takes a mount namespace, which root may make (CI runs as root).
+  @Test(
+    "without libcurl or libpq, the statement that needs one names the package to install; others work",
+    .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare")))
+  func librariesMissing() throws {
+    let empty = NSTemporaryDirectory() + "dsh-empty-\(UUID().uuidString).so"
+    try Data().write(to: URL(fileURLWithPath: empty))
+    defer { try? FileManager.default.removeItem(atPath: empty) }
+    // Each library's file, wherever this machine keeps it, covered by an empty one.
+    let folders = [
+      "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib",
+    ]
+    let hidden = ["libcurl.so.4", "libcurl-gnutls.so.4", "libpq.so.5"].flatMap { name in
+      folders.map { "\($0)/\(name)" }.filter { FileManager.default.fileExists(atPath: $0) }
+    }
+    #expect(hidden.contains { $0.hasSuffix("libpq.so.5") }, "\(hidden)")
+    let dsh = DSHProcess.binary
+    let script =
+      hidden.map { "mount --bind \(empty) \($0) && " }.joined()
+        + """
+        \(dsh) -c 'show [1] as csv'; \
+        \(dsh) -c 'show json "http://127.0.0.1:1/x.json"'; \
+        \(dsh) -c 'let p = postgres "postgresql://nobody@127.0.0.1:1/none" table x'
+        """
+    let result = try DSHProcess.runCommand(
+      ["/usr/bin/unshare", "-m", "sh", "-c", script], directory: DSHProcess.packageRoot)
+    #expect(result.output.hasPrefix("value\n1\n"), "\(result.output)")
+    #expect(
+      result.output.contains(
+        "reading from the web needs libcurl (Debian's libcurl4), which could not be opened: "),
+      "\(result.output)")
+    #expect(
+      result.output.contains("PostgreSQL needs libpq (Debian's libpq5), which could not be opened: "),
+      "\(result.output)")
+  }
 }
