@@ -56,11 +56,7 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
   }
 
   /// Reads and parses the whole file; on failure the provider is in `error`, with no items.
-  ///
-  /// A provider holding a sample's rows (``loadFirstRows()``) keeps them: it was made to check
-  /// and explain a statement, and the stages over it load it again as they load.
   public func load() async throws {
-    if holdsFirstRowsOnly { return }
     try await loads.load(
       {
         let inflated = try CompressedFile.inflated(
@@ -108,25 +104,6 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
     profiles = sample.table.profiles.map(\.withoutNullCount)
     return true
   }
-
-  /// Loads the rows ``sampleFirstRows(bytes:)`` read, and no others.
-  ///
-  /// A stage built by reading its input's rows (a `group by`) is then built and checked without
-  /// reading the file, and `explain` shows it so. The provider still says it has not read the
-  /// file.
-  package func loadFirstRows() async throws {
-    guard table == nil, let sample else { return }
-    try await loads.load(
-      { sample.table }, isEmpty: { $0.rowCount == 0 },
-      apply: { table in
-        self.table = table
-        holdsFirstRowsOnly = true
-      },
-      fail: { error in lastError = error })
-  }
-
-  /// Whether the rows held are the sample's (``loadFirstRows()``), not the file's.
-  private var holdsFirstRowsOnly = false
 
   /// The file's rows a chunk at a time, each chunk typed on its own, for a stream that holds
   /// one chunk rather than the file; `nil` when the file is `bytes` long or shorter (reading it
@@ -176,11 +153,12 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
   package var nodeTitle: String { "csv \(JSONWriter.quoted(displayPath))" }
   /// What `describe` shows beside the name: counts and state.
   package var nodeDetail: String? {
-    guard table == nil || holdsFirstRowsOnly, let sample else { return countsDetail }
+    guard table == nil, let sample else { return countsDetail }
     let rows = sample.table.rowCount
+    // Megabytes of a million bytes, as the progress line counts them.
     let size =
-      sample.fileBytes < 1 << 20
-      ? "\(sample.fileBytes) bytes" : String(format: "%.1f MB", Double(sample.fileBytes) / 1_048_576)
+      sample.fileBytes < 1_000_000
+      ? "\(sample.fileBytes) bytes" : String(format: "%.1f MB", Double(sample.fileBytes) / 1_000_000)
     // An estimate to three figures: the sample's rows may be shorter or longer than the rest.
     let estimate = sample.estimatedRows
     let scale = estimate < 1_000 ? 1 : Int(pow(10, Double(String(estimate).count - 3)))

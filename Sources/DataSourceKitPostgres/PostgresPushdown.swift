@@ -654,8 +654,14 @@ extension PostgresProvider: JoinPushdown {
     let keyed = right.query.whereClause(["(\(key.sql)) IS NOT NULL"])
     let firstOfEachKey: PostgresSQL =
       "SELECT DISTINCT ON (dsh_jk) \(key.sql)\(collation) AS dsh_jk, \(columns.joined(separator: ", ")) \(right.query.from)\(keyed) ORDER BY dsh_jk, \(rightShape.baseOrder.joined(separator: ", "))"
+    // A key more than one right row holds and a left row looks up: the first is taken, as in
+    // memory, with a note.
+    let lookedUp = right.query.whereClause([
+      "(\(key.sql)) IS NOT NULL",
+      "(\(key.sql))\(collation) IN (SELECT (\(left.sql))\(collation) \(query.from)\(query.whereClause()))",
+    ])
     let repeatedSQL: PostgresSQL =
-      "SELECT count(*)::text FROM (SELECT 1 \(right.query.from)\(keyed) GROUP BY \(key.sql)\(collation) HAVING count(*) > 1) AS dsh_r"
+      "SELECT count(*)::text FROM (SELECT 1 \(right.query.from)\(lookedUp) GROUP BY \(key.sql)\(collation) HAVING count(*) > 1) AS dsh_r"
     let repeated: Int
     do {
       let result = try await session.rows(repeatedSQL)

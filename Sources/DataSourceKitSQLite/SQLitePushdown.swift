@@ -738,10 +738,16 @@ extension SQLiteProvider: JoinPushdown {
           arguments: join.right.arguments))
     }
     joined.join = join
-    // A key more than one right row holds: the first is taken, as in memory, with a note.
+    // A key more than one right row holds and a left row looks up: the first is taken, as in
+    // memory, with a note.
+    let leftKeys =
+      "SELECT (\(join.leftKey)) \(query.from)\(query.whereClause)"
+      + (query.limit.map { "\(query.orderClause) LIMIT \($0)" } ?? "")
     let repeatedSQL =
-      "SELECT COUNT(*) FROM (SELECT 1 \(join.right.from) WHERE (\(join.rightKey)) IS NOT NULL\(join.right.conditions.map { " AND (\($0.sql))" }.joined()) GROUP BY (\(join.rightKey))\(join.collation) HAVING COUNT(*) > 1)"
-    let arguments = StatementArguments(join.right.arguments.map(Self.databaseValue))
+      "SELECT COUNT(*) FROM (SELECT 1 \(join.right.from) WHERE (\(join.rightKey)) IS NOT NULL\(join.right.conditions.map { " AND (\($0.sql))" }.joined()) AND (\(join.rightKey))\(join.collation) IN (\(leftKeys)) GROUP BY (\(join.rightKey))\(join.collation) HAVING COUNT(*) > 1)"
+    let arguments = StatementArguments(
+      (join.right.arguments + (query.limit == nil ? query.readArguments : query.orderedArguments))
+        .map(Self.databaseValue))
     let repeated: Int
     do {
       repeated = try await withTaskCancellationHandler {

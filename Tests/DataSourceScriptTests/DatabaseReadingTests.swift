@@ -26,6 +26,37 @@ struct DatabaseReadingTests {
     return path
   }
 
+  @Test("a join's note counts the keys the other side repeats that a row looks up, in SQLite as in memory")
+  func joinNoteCountsKeysLookedUp() async throws {
+    let path = NSTemporaryDirectory() + "dsh-join-note-\(UUID().uuidString).db"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try await DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "CREATE TABLE l (id INTEGER PRIMARY KEY, k INTEGER)")
+      try db.execute(sql: "INSERT INTO l (k) VALUES (1), (2), (3)")
+      try db.execute(sql: "CREATE TABLE r (id INTEGER PRIMARY KEY, k INTEGER, v TEXT)")
+      // 9 is repeated and looked up by no row; 2 is repeated and looked up by one.
+      try db.execute(sql: "INSERT INTO r (k, v) VALUES (1, 'a'), (9, 'b'), (9, 'c'), (2, 'd'), (2, 'e')")
+    }
+    let sqlite = ("sqlite \"\(path)\" table l", "(sqlite \"\(path)\" table r)")
+    let memory = (
+      "[{id: 1, k: 1}, {id: 2, k: 2}, {id: 3, k: 3}]",
+      "[{id: 1, k: 1, v: \"a\"}, {id: 2, k: 9, v: \"b\"}, {id: 3, k: 9, v: \"c\"}, {id: 4, k: 2, v: \"d\"}, {id: 5, k: 2, v: \"e\"}]"
+    )
+    for (left, right) in [sqlite, memory] {
+      for (stages, note) in [
+        ("", true), ("where k != 2 |", false), ("sort by k | limit 2 |", true),
+        ("sort by k desc | limit 1 |", false),
+      ] {
+        let (_, output, ok) = await run("show \(left) | \(stages) join \(right) on k == k as m as csv")
+        #expect(ok, "\(output.errors)")
+        #expect(
+          output.errors.contains("join as m: 1 key matched more than one item") == note,
+          "\(left) \(stages): \(output.errors)")
+        #expect(!output.errors.contains("2 keys"), "\(left) \(stages): \(output.errors)")
+      }
+    }
+  }
+
   @Test("a text holding a NUL byte is read whole: shown, measured, compared, grouped and joined as stored")
   func textWithNul() async throws {
     let path = NSTemporaryDirectory() + "dsh-nul-\(UUID().uuidString).db"

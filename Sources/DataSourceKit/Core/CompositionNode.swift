@@ -12,10 +12,6 @@ package enum Describing {
   /// Whether a source that counts its rows when first asked (a database's table) is described
   /// as it stands, not counted: `explain` shows the plan without running it.
   @TaskLocal package static var withoutCounting = false
-  /// The nodes built over a file's first rows only to be described (`explain` of a pipeline
-  /// over a large CSV file, whose `group by` is built over those rows): each says `not run`,
-  /// not the counts of those rows.
-  @TaskLocal package static var builtOverFirstRows: Set<ObjectIdentifier> = []
 }
 
 extension CompositionNode {
@@ -34,8 +30,7 @@ extension CompositionNode {
   }
 
   private func appendTree(to lines: inout [String], prefix: String, childPrefix: String) {
-    let detail = Describing.builtOverFirstRows.contains(ObjectIdentifier(self)) ? "not run" : nodeDetail
-    lines.append(prefix + nodeTitle + (detail.map { "  (\($0))" } ?? ""))
+    lines.append(prefix + nodeTitle + (nodeDetail.map { "  (\($0))" } ?? ""))
     let children = nodeChildren
     for (i, child) in children.enumerated() {
       let last = i == children.count - 1

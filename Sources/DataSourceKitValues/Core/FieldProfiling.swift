@@ -8,6 +8,14 @@ package protocol FieldProfiling: AnyObject {
   var fieldProfiles: [FieldProfile]? { get }
 }
 
+/// A provider whose items are plain values of a type known without reading them (`distinct x`,
+/// which gives the values of `x`): a field of them is refused, and the stages over it checked,
+/// before it runs.
+package protocol PlainValuesProviding: AnyObject {
+  /// The type of every item that is not null, or `nil` when it is not known without them.
+  var plainValuesType: ValueType? { get }
+}
+
 /// A stage that adds fields to its base's (`extend`, window functions, `join`): its profiles are
 /// its base's, whatever way they were found, with its own fields' types beside them.
 ///

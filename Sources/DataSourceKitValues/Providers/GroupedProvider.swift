@@ -8,7 +8,7 @@ import DataSourceKit
 /// over the base, again whenever the base changes.
 package final class GroupedProvider: RecomputingProvider, CompositionNode, RecordProviding,
   DataProviderObserver,
-  FieldProfiling
+  FieldProfiling, PlainValuesProviding
 {
   /// A key a group is formed by: its field name and value per item.
   package struct Key: Sendable {
@@ -102,6 +102,8 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
   package var knownFields: [String]? { yieldsValues ? nil : Array(schema.names) }
   /// A single key names its group.
   package var identityKey: String? { !yieldsValues && keys.count == 1 ? keys[0].name : nil }
+  /// `distinct x` gives the values of `x`, of its type.
+  package var plainValuesType: ValueType? { yieldsValues ? keys[0].type : nil }
   package var fieldProfiles: [FieldProfile]? {
     guard !yieldsValues else { return nil }
     return keys.map { FieldProfile(name: $0.name, type: $0.type, nulls: nil) }
@@ -195,6 +197,15 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
     ranInSQL = true
     inMemoryBecause = nil
     return true
+  }
+
+  /// For `explain`, when the grouping runs in memory and is not run: why not in the database,
+  /// as running it would say.
+  package func planInMemory() {
+    guard loadState == .initial else { return }
+    ranInSQL = false
+    inMemoryBecause =
+      usesClosures ? nil : (base as? any GroupingPushdown)?.reasonInMemory(fields.map(\.aggregate))
   }
 
   /// The groups of the base's items, in first-seen order of their keys.

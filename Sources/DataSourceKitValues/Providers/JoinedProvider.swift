@@ -231,7 +231,7 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
     }
     let rightValue = keyClosures?.right ?? rightKey.compiled(notes: notes)
     var index = KeyTable()
-    /// Each key's first right item, and how many keys more than one item has.
+    /// Each key's first right item, and the keys more than one item has.
     var firstPositions: [Int32] = []
     var repeated = Set<Int>()
     var rightKinds: Set<ValueType> = []
@@ -340,7 +340,10 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
         notes?.add(.joinRows(field: name, rows: result.matches.count, items: total))
       }
     } else if !repeated.isEmpty {
-      notes?.add(.joinRepeatedKeys(field: name, keys: repeated.count))
+      // A key the other side repeats is worth a note only where an item took its first match.
+      let firstOfRepeated = Set(repeated.map { firstPositions[$0] })
+      let taken = Set(matches.lazy.filter { $0 >= 0 && firstOfRepeated.contains($0) })
+      if !taken.isEmpty { notes?.add(.joinRepeatedKeys(field: name, keys: taken.count)) }
     }
     // Either side paged with pages to come: the items, or the matches, are the loaded ones only.
     if pagedSourceWithMore(under: left) != nil || pagedSourceWithMore(under: right) != nil {
@@ -350,7 +353,7 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
   }
 
   package var nodeTitle: String { label }
-  package var nodeDetail: String? { countsDetail }
+  package var nodeDetail: String? { loadState == .initial ? "not run" : countsDetail }
   package var nodeChildren: [any CompositionNode] {
     [left, right].compactMap { $0 as? any CompositionNode }
   }

@@ -518,7 +518,7 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
   }
 
   package var nodeTitle: String { label }
-  package var nodeDetail: String? { countsDetail }
+  package var nodeDetail: String? { loadState == .initial ? "not run" : countsDetail }
   package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
 }
 

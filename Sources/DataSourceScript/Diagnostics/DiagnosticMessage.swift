@@ -65,7 +65,9 @@ public enum DiagnosticMessage: Sendable, Equatable {
 
   // Names, types and fields
   case unknownName(String, suggestion: String?)
-  case unknownField(String, in: String, suggestion: String?)
+  /// A field not among the fields known; with no near name, the fields are listed when they are
+  /// few.
+  case unknownField(String, in: String, suggestion: String?, fields: [String] = [])
   case unknownFieldOneColumn(String, in: String, header: String, delimiter: String)
   case expectedKind(ExpectedKind, found: String)
   case stageNeedsProvider(stage: String, found: String)
@@ -258,8 +260,12 @@ public enum DiagnosticMessage: Sendable, Equatable {
         ? "invalid format '\(spec)'; a count's words are two, one and many, as in {count|person|people}"
         : "invalid format '\(spec)'; expected [<|>|^][width][.precision], as in {price:>8.2}"
     case .unknownName(let name, let suggestion): "no binding named '\(name)'" + Self.didYouMean(suggestion)
-    case .unknownField(let field, let source, let suggestion):
-      "no field '\(field)' in \(source)" + Self.didYouMean(suggestion)
+    case .unknownField(let field, let source, let suggestion, let fields):
+      "no field '\(field)' in \(source)"
+        + Self.didYouMean(
+          suggestion,
+          otherwise: fields.isEmpty || fields.count > 12
+            ? "" : "; its fields are " + fields.map { "'\($0)'" }.joined(separator: ", "))
     case .unknownFieldOneColumn(let field, let source, let header, let delimiter):
       "no field '\(field)' in \(source), which was read as one column, '\(header.count > 40 ? header.prefix(39) + "…" : header)': "
         + "its fields look separated by \(delimiter == "\t" ? "tabs" : "'\(delimiter)'"); add: delimiter \"\(delimiter == "\t" ? "\\t" : delimiter)\""

@@ -12,7 +12,10 @@ extension Evaluator {
   ///
   /// A stage a database runs was planned with its neighbours by ``plan(_:over:)``; `group by`
   /// and `join` may ask a database their own way. Fields are checked either way.
-  func apply(_ stage: Stage, to value: ScriptValue) async throws -> ScriptValue {
+  ///
+  /// - Parameter reading: whether a stage built from its input's rows (a grouping, a join, a
+  ///   window, a sample) reads them now; `explain` builds it unread, to say what would run.
+  func apply(_ stage: Stage, to value: ScriptValue, reading: Bool = true) async throws -> ScriptValue {
     guard case .provider(let provider) = value else {
       if case .table = value { throw Diagnostic(.stageAfterCell(stage.kind.phrase), at: stage.range) }
       throw Diagnostic(
@@ -20,7 +23,8 @@ extension Evaluator {
     }
     var result = provider
     /// Loads what the stage made, its failure placed at the stage.
-    func loaded<P: DataProvider>(_ made: P) async throws -> P {
+    func loaded<P: DataProvider>(_ made: P, always: Bool = false) async throws -> P {
+      guard reading || always else { return made }
       do {
         try await made.load()
       } catch let error as DataSourceError {
@@ -37,12 +41,16 @@ extension Evaluator {
         } catch let error as DataSourceError {
           throw Diagnostic(.dataSource(error), at: stage.range)
         }
+        // One in memory says why it is not the database's, as running it would.
+        if !reading { grouped.planInMemory() }
       }
       return try await loaded(grouped)
     }
     switch stage {
     case .join(let clause, let range):
-      result.provider = try await loaded(try await joinedProvider(clause, of: provider, label: text(range)))
+      let joined = try await joinedProvider(clause, of: provider, label: text(range))
+      // A join a database runs is its statement, prepared as a database's source is.
+      result.provider = try await loaded(joined, always: !(joined is JoinedProvider))
       // A left item that comes once per match no longer names one row.
       if clause.every { result.key = nil }
     case .group(let keys, let aggregates, _):
@@ -51,6 +59,7 @@ extension Evaluator {
           keys: keys, aggregates: aggregates, yieldsValues: false, of: provider, stage: stage))
       result.provider = grouped
       result.key = grouped.identityKey
+      result.displayName = Self.stageName(text(stage.range))
     case .distinct(let keys, _):
       // One unnamed expression gives its values; `as NAME`, or several, give records.
       let grouped = try await plannedOrLoaded(
@@ -59,6 +68,7 @@ extension Evaluator {
           stage: stage))
       result.provider = grouped
       result.key = grouped.identityKey
+      result.displayName = Self.stageName(text(stage.range))
     case .sample(let size, let seed, let range):
       let count: @Sendable (Int) -> Int =
         switch size {
@@ -67,7 +77,7 @@ extension Evaluator {
         }
       result.provider = try await loaded(
         DerivedProvider.sampled(provider.provider, label: text(range), count: count, seed: seed))
-      if pagedSourceWithMore(under: provider.provider) != nil {
+      if reading, pagedSourceWithMore(under: provider.provider) != nil {
         notes.collector.add(
           .partialSource(stage: text(range), items: SectionOffsets(of: provider.provider).total))
       }
@@ -78,6 +88,8 @@ extension Evaluator {
       if case .select = stage { keeps = false }
       let computed = try computeFields(definitions, keepingBaseFields: keeps, of: provider, stage: stage)
       result.provider = computed
+      // After a select, the fields are the stage's, not the source's.
+      if !keeps { result.displayName = Self.stageName(text(stage.range)) }
       // The key names an item only while its field is kept.
       if let key = provider.key, computed.knownFields?.contains(key) == false { result.key = nil }
     case .filter, .sort, .section, .slice:
@@ -101,6 +113,14 @@ extension Evaluator {
       result.provider = derived
     }
     return .provider(result)
+  }
+
+  /// How errors name the items of a stage that makes its own fields (`group by`, `distinct`,
+  /// `select`): the stage as written, quoted, cut short when long.
+  static func stageName(_ text: String) -> String {
+    let line = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+      .joined(separator: " ")
+    return "'" + (line.count > 48 ? line.prefix(47) + "…" : line) + "'"
   }
 
   /// The stages at the head of `steps` that `value`'s provider runs itself, made into one

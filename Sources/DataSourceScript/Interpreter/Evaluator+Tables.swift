@@ -188,7 +188,7 @@ extension Evaluator {
     case .provider(let literal):
       sampled = try await sampledSource(literal, bytes: 64 << 10).map { .provider($0) }
     case .pipeline(let head, let steps, _):
-      sampled = try await checkedOverFirstRows(head, steps, sampleBytes: 64 << 10)?.value
+      sampled = try await checkedOverFirstRows(head, steps, sampleBytes: 64 << 10)
     default: sampled = nil
     }
     guard case .provider(let provider)? = sampled else { return }
@@ -196,10 +196,8 @@ extension Evaluator {
       let spec = try await presenter(cellExpression, what: what)
       _ = try makePresenter(spec, for: provider, usedAt: cellExpression.range)
     } catch let diagnostic as Diagnostic {
-      switch diagnostic.message {
-      case .unknownField, .unknownFieldOneColumn: throw diagnostic
-      default: return
-      }
+      if Self.isDecidedByTheHeader(diagnostic.message) { throw diagnostic }
+      return
     } catch {
       return
     }

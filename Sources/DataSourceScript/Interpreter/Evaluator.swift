@@ -36,8 +36,10 @@ struct Evaluator {
   var countsWhenRead = false
   /// Whether the stages that run in memory are run, or only built and checked.
   ///
-  /// `explain` builds the plan without its work. Stages that need their input's rows to be built (`group by`,
-  /// `join`, windows, `sample`) and the sources still run.
+  /// `explain` builds the plan without its work: the stages that need their input's rows to be
+  /// built (`group by`, `join`, windows, `sample`) are built unread as well when the fields they
+  /// see are known without rows; over a source that knows no fields, and for the sources, the
+  /// rows are still read.
   var runsStages = true
   /// Where each step's time and rows are written as it runs (`explain analyze`), when set.
   var timings: StepTimings?
@@ -116,11 +118,14 @@ extension Evaluator {
           // Checked against fields known without rows (a source that says its types, through
           // stages that keep or compute fields); over a schemaless source each stage runs before
           // the next is checked against its rows.
-          let deferred =
-            Self.isBuiltWithoutRows(stage) && value.stepProvider.map(scans.knowsProfilesWithoutItems) == true
+          let known = value.stepProvider.map(scans.knowsProfilesWithoutItems) == true
+          // `explain` builds a stage that reads its input's rows (a grouping, a join, a window, a
+          // sample) without them too, when the fields it will see are known without them.
+          let buildsOnly = !runsStages && known
+          let deferred = buildsOnly || (Self.isBuiltWithoutRows(stage) && known)
           if !deferred { try await run(&unrun) }
           let before = timings?.now()
-          value = try await apply(stage, to: value)
+          value = try await apply(stage, to: value, reading: !buildsOnly)
           if Self.isArrangement(stage), case .provider(let p) = value {
             unrun.append((p.provider, stage.range))
             if !deferred { try await run(&unrun) }
@@ -369,12 +374,10 @@ extension Evaluator {
   ///
   /// Only the statement's own source is sampled: a file under it (the other side of a `join`)
   /// is read whole, so every check against it is made against all its rows.
-  func planFromFirstRows(_ expression: Expression) async throws -> FirstRowsPlan? {
+  func planFromFirstRows(_ expression: Expression) async throws -> ScriptValue? {
     switch expression {
     case .provider(let literal):
-      return try await sampledSource(literal, bytes: CSVProvider.sampleBytes).map {
-        FirstRowsPlan(value: .provider($0), built: [])
-      }
+      return try await sampledSource(literal, bytes: CSVProvider.sampleBytes).map { .provider($0) }
     case .pipeline(let head, let steps, _):
       return try await checkedOverFirstRows(head, steps, sampleBytes: CSVProvider.sampleBytes)
     default:
@@ -382,37 +385,28 @@ extension Evaluator {
     }
   }
 
-  /// A pipeline built over a CSV file's first rows, not over the file.
-  struct FirstRowsPlan {
-    var value: ScriptValue
-    /// The stages that read those rows to be built (a `group by` and what is under it): what they
-    /// hold is the first rows', not the statement's, and `explain` says they did not run.
-    var built: Set<ObjectIdentifier>
-  }
-
   /// Checks a pipeline over a CSV file against the file's header and first rows, before the file
   /// is read whole, as DuckDB's binder does over its sniffer's sample: a misspelt field in the
   /// last stage is found in the time a header takes, not the file.
   ///
-  /// The stages checked are those built without rows (``isBuiltWithoutRows(_:)``) and `group by`
-  /// and `distinct`, which are built over the first rows (their fields are their keys' and
-  /// aggregates' names, whatever the rows), up to the first step that needs more: a join (the
-  /// other side would be read twice), a sample or a window (each draws or ranks), a decoration.
-  /// Only a field that is not there is reported here: the header says the names exactly, while
-  /// the first rows' types are a guess that a later row may widen, so every other check is made
-  /// again over the whole file.
+  /// Every stage is built and none runs: a `group by`, `distinct`, window or `sample` is built
+  /// without its input's rows (its fields are its keys', aggregates' and windows' names, whatever
+  /// the rows), up to the first step that needs more: a join (the other side would be read
+  /// twice) or a decoration. Only a field that is not there (or one read from plain values) is reported here: the
+  /// header says the names exactly, while the first rows' types are a guess that a later row may
+  /// widen, so every other check is made again over the whole file.
   ///
-  /// - Returns: the pipeline built over the first rows and not run, when every step was checked
+  /// - Returns: the pipeline built over the file's header and first rows and not run, when every step was checked
   ///   (what `explain` shows without reading the file); `nil` otherwise.
   func checkedOverFirstRows(_ head: Expression, _ steps: [PipelineStep], sampleBytes: Int)
     async throws
-    -> FirstRowsPlan?
+    -> ScriptValue?
   {
     let checked = steps.prefix { step in
-      if case .stage(let stage) = step {
-        Self.isBuiltWithoutRows(stage) || Self.isGrouping(stage)
-      } else {
-        false
+      switch step {
+      case .stage(.join): false
+      case .stage: true
+      case .decoration: false
       }
     }
     guard case .provider(let literal) = head, !checked.isEmpty else { return nil }
@@ -425,40 +419,28 @@ extension Evaluator {
     do {
       guard let source = try await sampledSource(literal, bytes: sampleBytes) else { return nil }
       var value = ScriptValue.provider(source)
-      var unrun: [(provider: any DataProvider<Value>, range: SourceRange)] = []
-      // Every stage's provider so far, and those that read the first rows.
-      var made: Set<ObjectIdentifier> = []
-      var built: Set<ObjectIdentifier> = []
+      // Every stage is built and none runs: one that reads its input's rows (a grouping, a
+      // window, a sample) is built without them, its fields known from the header's.
       for case .stage(let stage) in checked {
-        // A grouping reads the rows of the stages under it: they run over the first rows.
-        if Self.isGrouping(stage) {
-          let file = (source.provider as? EditableProvider<Value>)?.source ?? source.provider
-          try await (file as? CSVProvider)?.loadFirstRows()
-          try await sampling.run(&unrun)
-        }
-        value = try await sampling.apply(stage, to: value)
-        guard case .provider(let provider) = value else { continue }
-        made.insert(ObjectIdentifier(provider.provider))
-        if Self.isArrangement(stage) { unrun.append((provider.provider, stage.range)) }
-        // From the first grouping on, what each stage holds is the first rows'.
-        if Self.isGrouping(stage) || !built.isEmpty { built = made }
+        value = try await sampling.apply(stage, to: value, reading: false)
       }
-      return checked.count == steps.count ? FirstRowsPlan(value: value, built: built) : nil
+      return checked.count == steps.count ? value : nil
     } catch let diagnostic as Diagnostic {
-      switch diagnostic.message {
-      case .unknownField, .unknownFieldOneColumn: throw diagnostic
-      default: return nil
-      }
+      if Self.isDecidedByTheHeader(diagnostic.message) { throw diagnostic }
+      return nil
     } catch {
       return nil
     }
   }
 
-  /// `group by` and `distinct`: built by reading their input's rows, with fields that are their
-  /// keys' and aggregates' names whatever the rows.
-  static func isGrouping(_ stage: Stage) -> Bool {
-    switch stage {
-    case .group, .distinct: true
+  /// Whether a refusal over a CSV file's first rows is the whole file's too.
+  ///
+  /// A field the header does not name is; so is one read from the plain values of `distinct x`
+  /// (a CSV field is never a record, whatever its type turns out to be). A type the first rows
+  /// show may still widen.
+  static func isDecidedByTheHeader(_ message: DiagnosticMessage) -> Bool {
+    switch message {
+    case .unknownField, .unknownFieldOneColumn, .fieldOfPlainItems: true
     default: false
     }
   }
@@ -584,7 +566,8 @@ extension Evaluator {
     {
       return .unknownFieldOneColumn(path, in: provider.displayName, header: header, delimiter: delimiter)
     }
-    return .unknownField(path, in: provider.displayName, suggestion: suggestion(for: name, among: known))
+    return .unknownField(
+      path, in: provider.displayName, suggestion: suggestion(for: name, among: known), fields: known)
   }
 
   /// The first non-null value at a path among a provider's first items (a sample of the field's
@@ -608,8 +591,12 @@ extension Evaluator {
   }
 
   /// The type of a provider's items when its first items (up to `limit`) hold no record and
-  /// some value: then no field can be read from them.
+  /// some value, or when it says its items are values of a type that is not a record (`distinct
+  /// x`, before it runs): then no field can be read from them.
   static func plainItemType(of provider: any DataProvider<Value>, limit: Int = 1_000) -> String? {
+    if let type = (provider as? any PlainValuesProviding)?.plainValuesType {
+      return type == .record || type == .null ? nil : type.rawValue
+    }
     var seen = 0
     var type: String?
     for section in 0..<provider.numberOfSections {

@@ -422,6 +422,7 @@ final class ItemScans {
     var current = provider
     while true {
       if current.fieldProfiles != nil || current is any ReadOnlyStore { return true }
+      if (current as? any PlainValuesProviding)?.plainValuesType != nil { return true }
       if let derived = current as? DerivedProvider<Value> {
         current = derived.rootProvider
       } else if let stage = current as? any FieldStage, stage.knowsItsFields {

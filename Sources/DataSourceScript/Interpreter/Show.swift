@@ -460,14 +460,12 @@ extension Session {
       evaluator.runsStages || evaluator.timings != nil
       ? nil : try await evaluator.planFromFirstRows(expression)
     let value: ScriptValue
-    if let sampled { value = sampled.value } else { value = try await evaluator.evaluate(expression) }
+    if let sampled { value = sampled } else { value = try await evaluator.evaluate(expression) }
     do {
       var lines: [String]
       // A database's rows that describe reads whole (a field's profile) come from one statement.
       if case .explain(_, let analyzes, _) = statement {
-        lines = try Describing.$withoutCounting.withValue(!analyzes) {
-          try Describing.$builtOverFirstRows.withValue(sampled?.built ?? []) { try explain(value) }
-        }
+        lines = try Describing.$withoutCounting.withValue(!analyzes) { try explain(value) }
         if let timings = evaluator.timings { lines += analysis(timings) }
       } else {
         lines = try readingInOrder(under: value.compositionRoot) { try describe(value) }

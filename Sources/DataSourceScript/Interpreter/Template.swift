@@ -305,7 +305,8 @@ extension Template {
           }
           guard let known = fixed.first(where: { $0.name == first }) else {
             throw Diagnostic(
-              .unknownField(path.text, in: what, suggestion: suggestion(for: first, among: names)),
+              .unknownField(
+                path.text, in: what, suggestion: suggestion(for: first, among: names), fields: names),
               at: path.range)
           }
           return FieldInfo(type: path.components.count == 1 ? known.type : nil, profile: nil)
