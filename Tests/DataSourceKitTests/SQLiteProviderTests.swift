@@ -165,6 +165,27 @@ struct SQLiteProviderTests {
     #expect(provider.item(at: ItemPath(item: 0, section: 1)).value(atPath: ["category"]) == .string("c1"))
   }
 
+  @Test("a sorted view read whole is one pass of SQLite's sorter: no LIMIT, which sorts into a B-tree")
+  func wholeViewSortsInOnePass() async throws {
+    let path = try database(rows: 100)
+    var query = SQLiteQuery(source: .table("t"))
+    query.section = SQLiteQuery.OrderTerm(column: "category", type: .text, direction: .ascending)
+    /// The opcodes of SQLite's program for a statement.
+    func opcodes(_ sql: String) throws -> Set<String> {
+      try DatabaseQueue(path: path).read { db in
+        Set(try Row.fetchAll(db, sql: "EXPLAIN " + sql).map { $0["opcode"] as String? ?? "" })
+      }
+    }
+    let whole = query.select(offset: 0, count: -1)
+    #expect(!whole.contains("LIMIT"), "\(whole)")
+    #expect(try opcodes(whole).contains("SorterSort"), "\(whole)")
+    // A page, or the rest from a page on, keeps its LIMIT and OFFSET.
+    #expect(query.select(offset: 256, count: -1).hasSuffix(" LIMIT -1 OFFSET 256"))
+    #expect(query.select(offset: 0, count: 256).hasSuffix(" LIMIT 256 OFFSET 0"))
+    // What `LIMIT -1` made SQLite do: an ephemeral B-tree kept in order, row by row.
+    #expect(!(try opcodes(whole + " LIMIT -1 OFFSET 0").contains("SorterSort")))
+  }
+
   @Test("SQL errors carry SQLite's message and the SQL; the file is never written")
   func errorsAndReadOnly() async throws {
     let path = try database(rows: 10)
