@@ -138,9 +138,17 @@ extension PostgresProvider {
   /// What a page reads: each column as text (parsed by its type), named apart from the columns
   /// (`ORDER BY id` must order by the column, not by its text), then a join's match: its key
   /// (null when there is none) and its columns.
+  ///
+  /// A column of a type whose text the server writes as its `::text` cast would (numbers,
+  /// dates, times, booleans, text, JSON) is read as it is: the server computes the columns it
+  /// returns before it sorts them, and texts made of every int and date are wider rows to sort
+  /// (200,000 rows: a sort that spills more to disk, 0.21 s against 0.17 s in psql). Any other
+  /// type is cast (`char(n)`'s cast drops its padding, as dsh reads it).
   func selectList(_ shape: PostgresShape) -> String {
     var list = shape.columns.indices.map {
-      "dsh_q.\(PostgresLocation.quoted(shape.columns[$0].name))::text AS dsh_c\($0)"
+      let column = shape.columns[$0]
+      let cast = Self.writtenAsText.contains(column.dataType.oid) ? "" : "::text"
+      return "dsh_q." + PostgresLocation.quoted(column.name) + cast + " AS dsh_c\($0)"
     }
     .joined(separator: ", ")
     if let join = query.join {
@@ -151,6 +159,13 @@ extension PostgresProvider {
     }
     return list
   }
+
+  /// The types whose text as the server writes it is their `::text`: bool (`t`, read as
+  /// `true` is), the ints, oid, the floats, numeric, date, timestamp, timestamptz, text,
+  /// varchar, json and jsonb.
+  static let writtenAsText: Set<UInt32> = [
+    16, 20, 21, 23, 26, 700, 701, 1700, 1082, 1114, 1184, 25, 1043, 114, 3802,
+  ]
 
   /// Every row from the start of `page` to the end (or the query's limit), in order: what a
   /// view read in order streams.
@@ -304,14 +319,18 @@ extension PostgresProvider {
     let (schema, matchSchema) = schemas
     let keyIndex = shape.uniqueKey.flatMap { key in columns.firstIndex { $0.name == key.name } }
     var lastKey: String?
+    // A reader per column, made once a page: a column passed along for each cell is copied,
+    // its name, type and SQL retained and released (a seventh of a whole print's time).
+    let readers = columns.map { column in
+      { (text: String?) throws -> Value in try self.value(of: text, in: column) }
+    }
     let rows = try result.rows.map { cells in
       var values: [Value] = []
       values.reserveCapacity(columns.count + 1)
-      // By index: a column taken out of the array each row would be copied, names and all.
-      for index in columns.indices {
+      for index in readers.indices {
         let text = cells[index]
         if index == keyIndex { lastKey = text }
-        values.append(try value(of: text, in: columns[index]))
+        values.append(try readers[index](text))
       }
       if let join, let matchSchema {
         if cells[columns.count] == nil {

@@ -31,14 +31,14 @@ let databasesPath = dataFolder + "/scale10m.db"
   }
 
   // 1. A 200,000-row sectioned view printed whole as CSV: the rows sqlite3 prints for the same
-  //    question, in the same order, with the same columns.
+  //    question, in the same order, with the same columns; issue 57 asks ≤ 1.3×, psql as well.
   rows.append(
     timed(
       "SQLite 10M: where id < 200000 | section by cat, printed whole",
       median { measure([dsh, "-c", bind, "-c", "show b | where id < 200000 | section by cat as csv"]) },
       "sqlite3 -csv, same rows",
       sqlite3CSV("SELECT cat, id, cat, a, b, c FROM t WHERE id < 200000 ORDER BY cat, id"),
-      limit: 2))
+      limit: 1.3))
   //    The same view as a table with a cell: its CSV is the items' fields, written by the same
   //    road (it laid out a cell for every row first: 2.2–3.2× sqlite3 in issue 57).
   rows.append(
@@ -52,7 +52,7 @@ let databasesPath = dataFolder + "/scale10m.db"
       },
       "sqlite3 -csv, same rows",
       sqlite3CSV("SELECT cat, id, cat, a, b, c FROM t WHERE id < 200000 ORDER BY cat, id"),
-      limit: 2))
+      limit: 1.3))
   // 2. A 20-row window at row 5,000,000 of a filtered view.
   rows.append(
     timed(
@@ -149,7 +149,7 @@ let databasesPath = dataFolder + "/scale10m.db"
       timed(
         "PostgreSQL \(label): where id < 200000 | section by category, printed whole", dshPrint,
         "psql, same rows",
-        psqlPrint, limit: 2))
+        psqlPrint, limit: 1.3))
   }
   // 6. Memory while every row of the 10M-row table is printed.
   rows.append(

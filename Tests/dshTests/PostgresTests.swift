@@ -251,6 +251,19 @@ struct PostgresTests {
     #expect(result.output.contains("id,code,day\n1,,1999-12-31\n2,7,\n"), "\(result.output)")
     // A value that does not fit its declared type is an error, not a null.
     #expect(result.output.contains("code is \"NA\", not an int"), "\(result.output)")
+
+    // Types read through their ::text cast: char(n) without its padding (as a sort by it keeps
+    // ties in key order), a uuid as its text; a bool read as the server writes it (t).
+    let made = try server.psql(
+      """
+      CREATE TABLE padded (id int PRIMARY KEY, c char(5), u uuid, b boolean);
+      INSERT INTO padded VALUES (1, 'ab', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', true), (2, 'ab', NULL, false);
+      """)
+    #expect(made.status == 0, "\(made.output)")
+    let padded = try dsh(["show postgres \"\(server.url)\" table padded | sort by c, id as csv"])
+    #expect(
+      padded.output.contains("id,c,u,b\n1,ab,a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11,true\n2,ab,,false\n"),
+      "\(padded.output)")
   }
 
   @Test("dates and numerics beyond what a dsh value holds are an error that says how to read them as text")
