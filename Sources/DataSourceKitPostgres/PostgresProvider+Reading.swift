@@ -140,10 +140,10 @@ extension PostgresProvider {
   /// (null when there is none) and its columns.
   ///
   /// A column of a type whose text the server writes as its `::text` cast would (numbers,
-  /// dates, times, booleans, text, JSON) is read as it is: the server computes the columns it
+  /// dates, times, text, JSON) is read as it is: the server computes the columns it
   /// returns before it sorts them, and texts made of every int and date are wider rows to sort
   /// (200,000 rows: a sort that spills more to disk, 0.21 s against 0.17 s in psql). Any other
-  /// type is cast (`char(n)`'s cast drops its padding, as dsh reads it).
+  /// type is cast (`char(n)`'s cast drops its padding, a bool's says `true`, as dsh reads them).
   func selectList(_ shape: PostgresShape) -> String {
     var list = shape.columns.indices.map {
       let column = shape.columns[$0]
@@ -160,11 +160,13 @@ extension PostgresProvider {
     return list
   }
 
-  /// The types whose text as the server writes it is their `::text`: bool (`t`, read as
-  /// `true` is), the ints, oid, the floats, numeric, date, timestamp, timestamptz, text,
-  /// varchar, json and jsonb.
+  /// The types whose text as the server writes it is their `::text`.
+  ///
+  /// The ints, oid, the floats, numeric, date, timestamp, timestamptz, text, varchar, json and
+  /// jsonb. Not bool: the server writes `t` and its cast `true`, which is what a bool read as
+  /// text holds everywhere else (a section key, a null marker, a condition in SQL).
   static let writtenAsText: Set<UInt32> = [
-    16, 20, 21, 23, 26, 700, 701, 1700, 1082, 1114, 1184, 25, 1043, 114, 3802,
+    20, 21, 23, 26, 700, 701, 1700, 1082, 1114, 1184, 25, 1043, 114, 3802,
   ]
 
   /// Every row from the start of `page` to the end (or the query's limit), in order: what a
@@ -195,6 +197,10 @@ extension PostgresProvider {
   /// Runs `body`; the rows it asks for in order come from one statement, streamed on a second
   /// connection (the first stays free for the statements of other pages), where they would
   /// otherwise be a statement per page (an OFFSET each, and the query's sort again each time).
+  ///
+  /// A view still to be counted has its stream started first: the server sorts for it while
+  /// this connection counts (as SQLite's count runs on a second connection while the first
+  /// sorts), and the first page is the stream's. 200,000 sorted rows printed: 9 ms sooner.
   package func readingInOrder<R>(_ body: () throws -> R) throws -> R {
     guard !inOrder else { return try body() }
     inOrder = true
@@ -207,6 +213,14 @@ extension PostgresProvider {
       streamPage = nil
       // Closed with the print: a session of many shown views keeps no connection per view.
       streamSession = nil
+    }
+    if !counted, states.state == .initial, query.windows == nil, shape != nil, !readsAreStopped,
+      let session, let stream = try? streamSession ?? session.sibling()
+    {
+      streamSession = stream
+      statementsRun += 1
+      if (try? stream.startStream(streamSQL(from: 0))) != nil { streamPage = 0 }
+      countIfNeeded()
     }
     return try body()
   }

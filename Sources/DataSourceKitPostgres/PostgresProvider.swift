@@ -45,7 +45,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   /// The statement of the last `group by` run on the server, for `explain`.
   var lastGrouping: PostgresSQL?
   /// Whether the rows have been counted since the provider was prepared.
-  private var counted = false
+  var counted = false
   /// The schemas of the rows read (and of a join's matches), made with the first page read
   /// since the columns were last learnt.
   var rowSchemas: (row: Schema, match: Schema?)?

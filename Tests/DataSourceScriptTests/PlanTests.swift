@@ -121,8 +121,26 @@ struct PlanTests {
     output.errors = ""
     #expect(!(await run("show e | group by team with n = count() | where nn > 1", in: session).ok))
     #expect(
-      output.errors.contains("no field 'nn' in 'group by team with n = count()'; its fields are 'team', 'n'"),
+      output.errors.contains(
+        "no field 'nn' in the rows after 'group by team with n = count()'; its fields are 'team', 'n'"),
       "\(output.errors)")
+    // Named after the last stage that changed the fields.
+    output.errors = ""
+    #expect(
+      !(await run("show e | group by team with n = count() | extend z = n * 2 | where q > 1", in: session).ok)
+    )
+    #expect(
+      output.errors.contains(
+        "no field 'q' in the rows after 'extend z = n * 2'; its fields are 'team', 'n', 'z'"),
+      "\(output.errors)")
+    // A path into a field of plain values, from the type the unrun stage declares.
+    for pipeline in [
+      "group by team with n = count() | where n.x > 1", "extend r = rank() by age | where r.x > 1",
+    ] {
+      output.errors = ""
+      #expect(!(await run("explain e | \(pipeline)", in: session).ok), "\(pipeline)")
+      #expect(output.errors.contains("holds int values, not records"), "\(pipeline): \(output.errors)")
+    }
     #expect(!output.errors.contains("division by zero"), "\(output.errors)")
     // explain analyze runs them.
     output.text = ""

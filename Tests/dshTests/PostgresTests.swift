@@ -260,10 +260,18 @@ struct PostgresTests {
       INSERT INTO padded VALUES (1, 'ab', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', true), (2, 'ab', NULL, false);
       """)
     #expect(made.status == 0, "\(made.output)")
-    let padded = try dsh(["show postgres \"\(server.url)\" table padded | sort by c, id as csv"])
+    let padded = try dsh([
+      "show postgres \"\(server.url)\" table padded | sort by c, id as csv",
+      // A bool read as text is its cast's text wherever it is read: the rows, a condition the
+      // server runs, a grouping.
+      "let t = postgres \"\(server.url)\" table padded types {b: text}",
+      "show t | where b == \"true\" | select id, b as csv", "show t | group by b with n = count() as csv",
+    ])
     #expect(
       padded.output.contains("id,c,u,b\n1,ab,a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11,true\n2,ab,,false\n"),
       "\(padded.output)")
+    #expect(padded.output.contains("id,b\n1,true\n"), "\(padded.output)")
+    #expect(padded.output.contains("b,n\ntrue,1\nfalse,1\n"), "\(padded.output)")
   }
 
   @Test("dates and numerics beyond what a dsh value holds are an error that says how to read them as text")

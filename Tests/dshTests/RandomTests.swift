@@ -124,4 +124,34 @@ struct RandomTests {
     // The export, replayed, wrote the same values.
     #expect(try String(contentsOfFile: folder + "/w.csv", encoding: .utf8) == exported)
   }
+
+  @Test("over a CSV file checked from its first rows, save writes the one seed the rows were drawn with")
+  func savedSeedOverALargeFile() throws {
+    let folder = NSTemporaryDirectory() + "dsh-random-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // Over 1 MB: each statement over it is checked against its header and first rows first.
+    var text = "id,name\n"
+    for i in 0..<60_000 { text += "\(i),person number \(i)\n" }
+    try text.write(toFile: folder + "/big.csv", atomically: true, encoding: .utf8)
+    let shown = "show s as csv"
+    let before = try lines([
+      "let s = csv \"\(folder)/big.csv\" | extend r = random() | limit 3", shown,
+      "export csv \"\(folder)/big.csv\" | extend w = random() | limit 2 to \"\(folder)/w.csv\"",
+      "save \"\(folder)/saved.dsh\" with exports",
+    ])
+    let exported = try String(contentsOfFile: folder + "/w.csv", encoding: .utf8)
+    let script = try String(contentsOfFile: folder + "/saved.dsh", encoding: .utf8)
+    // One seed a call, written once: random(N), nothing after it.
+    let calls = script.components(separatedBy: "random(").dropFirst()
+    #expect(calls.count == 2, "\(script)")
+    #expect(
+      calls.allSatisfy { $0.prefix { $0 != ")" }.allSatisfy { $0.isNumber || $0 == "-" } }, "\(script)")
+    let again = try DSHProcess.run([folder + "/saved.dsh", "-c", shown])
+    #expect(again.status == 0, "\(again.output)")
+    #expect(
+      before.dropLast(2).suffix(4) == again.output.split(separator: "\n").map(String.init).suffix(4),
+      "\(again.output)")
+    #expect(try String(contentsOfFile: folder + "/w.csv", encoding: .utf8) == exported)
+  }
 }

@@ -51,6 +51,7 @@ extension Evaluator {
       let joined = try await joinedProvider(clause, of: provider, label: text(range))
       // A join a database runs is its statement, prepared as a database's source is.
       result.provider = try await loaded(joined, always: !(joined is JoinedProvider))
+      result.displayName = Self.stageName(text(range))
       // A left item that comes once per match no longer names one row.
       if clause.every { result.key = nil }
     case .group(let keys, let aggregates, _):
@@ -83,13 +84,13 @@ extension Evaluator {
       }
     case .extend(let definitions, _) where Self.needsWindow(definitions):
       result.provider = try await loaded(try windowFields(definitions, of: provider, stage: stage))
+      result.displayName = Self.stageName(text(stage.range))
     case .extend(let definitions, _), .select(let definitions, _):
       var keeps = true
       if case .select = stage { keeps = false }
       let computed = try computeFields(definitions, keepingBaseFields: keeps, of: provider, stage: stage)
       result.provider = computed
-      // After a select, the fields are the stage's, not the source's.
-      if !keeps { result.displayName = Self.stageName(text(stage.range)) }
+      result.displayName = Self.stageName(text(stage.range))
       // The key names an item only while its field is kept.
       if let key = provider.key, computed.knownFields?.contains(key) == false { result.key = nil }
     case .filter, .sort, .section, .slice:
@@ -115,12 +116,13 @@ extension Evaluator {
     return .provider(result)
   }
 
-  /// How errors name the items of a stage that makes its own fields (`group by`, `distinct`,
-  /// `select`): the stage as written, quoted, cut short when long.
+  /// How errors name the items after a stage that changes the fields (`group by`, `distinct`,
+  /// `select`, `extend`, `join`): `the rows after` the stage as written, quoted, cut short when
+  /// long.
   static func stageName(_ text: String) -> String {
     let line = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
       .joined(separator: " ")
-    return "'" + (line.count > 48 ? line.prefix(47) + "…" : line) + "'"
+    return "the rows after '" + (line.count > 48 ? line.prefix(47) + "…" : line) + "'"
   }
 
   /// The stages at the head of `steps` that `value`'s provider runs itself, made into one

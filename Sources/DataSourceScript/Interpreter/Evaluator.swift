@@ -22,7 +22,7 @@ struct Evaluator {
   /// What the session's in-memory providers' items showed of their fields.
   let scans: ItemScans
   /// The seeds `random()` drew in this statement, for `save` to write out.
-  let seeds: DrawnSeeds
+  var seeds: DrawnSeeds
   /// The statement's serial number: a template written in it is pointed at directly in errors.
   let statement: Int
   /// The script the statement is in, for the text of ranges.
@@ -416,6 +416,9 @@ extension Evaluator {
     // What the first rows' expressions notice (a division by zero) is not the statement's: the
     // file read whole, or nothing (explain), says it.
     sampling.notes = SessionNotes()
+    // Nor is a seed `random()` draws as a window over them is built: `save` writes the one the
+    // statement's own rows were drawn with.
+    sampling.seeds = DrawnSeeds()
     do {
       guard let source = try await sampledSource(literal, bytes: sampleBytes) else { return nil }
       var value = ScriptValue.provider(source)
@@ -543,7 +546,14 @@ extension Evaluator {
       throw Diagnostic(
         Evaluator.unknownField(path.text, named: first, in: provider, known: known), at: path.range)
     }
-    // A path into a field that holds plain values would be null for every item: say so.
+    // A path into a field that holds plain values would be null for every item: say so. The
+    // field's type as its stage declares it answers for a stage not run yet (`explain`).
+    if path.components.count > 1,
+      let type = try scans.profiles(of: provider.provider).first(where: { $0.name == first })?.type,
+      type != .record, type != .null
+    {
+      throw Diagnostic(.pathIntoScalar(path: path.text, field: first, type: type.rawValue), at: path.range)
+    }
     for depth in 1..<path.components.count {
       let prefix = Array(path.components[..<depth])
       guard let sample = Evaluator.firstValue(at: prefix, in: Evaluator.sampledItems(of: provider.provider))
