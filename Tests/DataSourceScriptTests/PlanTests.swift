@@ -16,6 +16,15 @@ struct PlanTests {
     return String(line)
   }
 
+  /// What `explain EXPRESSION` printed, which ran without an error or a note.
+  static func explained(_ expression: String, in session: Session, output: CapturedOutput) async -> String {
+    output.text = ""
+    output.errors = ""
+    #expect(await run("explain \(expression)", in: session).ok)
+    #expect(output.errors.isEmpty, "\(output.errors)")
+    return output.text
+  }
+
   @Test("a misspelt field in the last stage is the error before the sort below it reads a row")
   func errorsBeforeWork() async throws {
     let path = try DatabaseReadingTests.makeDatabase()
@@ -95,13 +104,8 @@ struct PlanTests {
     // Two rows aged 0: running any stage that computes 10 / age notes a division by zero.
     try "id,team,age\n1,a,30\n2,b,0\n3,a,5\n4,b,0\n".write(toFile: path, atomically: true, encoding: .utf8)
     let (session, output, _) = await run("set timer off\nlet e = csv \"\(path)\" key id")
-    /// What `explain` printed, which ran without an error or a note.
     func explained(_ pipeline: String) async -> String {
-      output.text = ""
-      output.errors = ""
-      #expect(await run("explain \(pipeline)", in: session).ok)
-      #expect(output.errors.isEmpty, "\(output.errors)")
-      return output.text
+      await Self.explained(pipeline, in: session, output: output)
     }
     let grouped = await explained("e | group by team with z = sum(10 / age) | sort by z")
     #expect(grouped.contains("group by team with z = sum(10 / age)  (not run)"), "\(grouped)")
@@ -182,13 +186,8 @@ struct PlanTests {
     #expect(output.errors.contains("no field 'nmae'"), "\(output.errors)")
     #expect(!output.errors.contains("UTF-8"), "\(output.errors)")
 
-    /// What `explain` printed of the source's pipeline, which ran without an error.
     func explained(_ pipeline: String) async -> String {
-      output.text = ""
-      output.errors = ""
-      #expect(await run("explain \(source) | \(pipeline)", in: session).ok)
-      #expect(output.errors.isEmpty, "\(output.errors)")
-      return output.text
+      await Self.explained("\(source) | \(pipeline)", in: session, output: output)
     }
 
     // explain says what it would read, typed from the sample, and reads no more.
