@@ -128,7 +128,13 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
     return query.readColumns.map {
       FieldProfile(
         name: $0.name, type: $0.type, nulls: readsWholeSource ? $0.nulls : nil, markers: $0.markers)
-    } + (query.join.map { [FieldProfile(name: $0.name, type: .record, nulls: nil)] } ?? [])
+    }
+      + (query.join.map { join in
+        // The match: a record of the other table's columns.
+        var match = FieldProfile(name: join.name, type: .record, nulls: nil)
+        match.fields = join.right.readColumns.map { FieldProfile(name: $0.name, type: $0.type, nulls: nil) }
+        return [match]
+      } ?? [])
   }
 
   /// Sources of up to this many rows have every value checked against its column's type when

@@ -55,6 +55,14 @@ struct DatabaseReadingTests {
         #expect(!output.errors.contains("2 keys"), "\(left) \(stages): \(output.errors)")
       }
     }
+    // The match of a join SQLite runs is a record of the other table's columns: a field it does
+    // not have is refused, as one of a table is.
+    let (_, output, ok) = await run(
+      "show \(sqlite.0) | join \(sqlite.1) on k == k as m | where m.vv == \"a\"")
+    #expect(!ok)
+    #expect(
+      output.errors.contains("no field 'm.vv' in the records of 'm'; its fields are 'id', 'k', 'v'"),
+      "\(output.errors)")
   }
 
   @Test("a text holding a NUL byte is read whole: shown, measured, compared, grouped and joined as stored")

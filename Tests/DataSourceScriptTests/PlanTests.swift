@@ -137,6 +137,18 @@ struct PlanTests {
       output.errors.contains(
         "no field 'q' in the rows after 'extend z = n * 2'; its fields are 'team', 'n', 'z'"),
       "\(output.errors)")
+    // A join's match is a record of the other side's fields: a path into it is checked, and
+    // typed, as a field is, before the join runs.
+    output.errors = ""
+    #expect(!(await run("show e | join e on id == id as other | where other.agee > 1", in: session).ok))
+    #expect(
+      output.errors.contains("no field 'other.agee' in the records of 'other'; did you mean 'other.age'?"),
+      "\(output.errors)")
+    let matched = await explained("e | join e on id == id as other | select other.team, x = other.age + 1")
+    #expect(matched.contains("fields: team text, x int"), "\(matched)")
+    output.errors = ""
+    #expect(!(await run("explain e | join e on id == id as other | where other.age.x > 1", in: session).ok))
+    #expect(output.errors.contains("'other.age' holds int values, not records"), "\(output.errors)")
     // A path into a field of plain values, from the type the unrun stage declares.
     for pipeline in [
       "group by team with n = count() | where n.x > 1", "extend r = rank() by age | where r.x > 1",
@@ -206,6 +218,11 @@ struct PlanTests {
     #expect(grouped.contains("fields: team text, n int"), "\(grouped)")
     #expect(!(await run("show \(source) | distinct team as squad | where sqad > 1", in: session).ok))
     #expect(output.errors.contains("no field 'sqad'"), "\(output.errors)")
+    #expect(!output.errors.contains("UTF-8"), "\(output.errors)")
+    // Nor is a CSV field ever a record: a path into one is refused from the header too.
+    output.errors = ""
+    #expect(!(await run("show \(source) | where name.first > 1", in: session).ok))
+    #expect(output.errors.contains("not records"), "\(output.errors)")
     #expect(!output.errors.contains("UTF-8"), "\(output.errors)")
     // distinct of one field gives its values, which have no fields, whatever the file holds.
     output.errors = ""

@@ -338,6 +338,10 @@ public struct FieldProfile: Sendable, Equatable {
   /// The name the source gave the field, when another field had it first (a CSV header that
   /// repeats a name): the field was named apart.
   public var renamedFrom: String?
+  /// For a field of records whose fields are known without reading them (a join's match, a
+  /// record of the other side's fields), their profiles: a path into it (`m.latitude`) is then
+  /// checked and typed as a field is.
+  public var fields: [FieldProfile]?
 
   /// A profile of a field.
   public init(

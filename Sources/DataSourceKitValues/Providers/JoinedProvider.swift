@@ -124,10 +124,11 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
     guard let schema else { return nil }
     let leftProfiles = Dictionary(
       baseProfiles.map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
+    // The match is a record of the other side's fields, when they are known.
+    var match = FieldProfile(name: name, type: .record, nulls: nil)
+    match.fields = right.fieldProfiles?.map(\.withoutNullCount)
     return schema.names.map { field in
-      field == name
-        ? FieldProfile(name: field, type: .record, nulls: nil)
-        : leftProfiles[field] ?? FieldProfile(name: field, type: nil, nulls: nil)
+      field == name ? match : leftProfiles[field] ?? FieldProfile(name: field, type: nil, nulls: nil)
     }
   }
   package func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }

@@ -438,12 +438,13 @@ extension Evaluator {
 
   /// Whether a refusal over a CSV file's first rows is the whole file's too.
   ///
-  /// A field the header does not name is; so is one read from the plain values of `distinct x`
-  /// (a CSV field is never a record, whatever its type turns out to be). A type the first rows
-  /// show may still widen.
+  /// A field the header does not name is; so is one read from the plain values of `distinct x`,
+  /// or a path into a field (`name.x`): a CSV field is never a record, whatever its type turns
+  /// out to be. A type the first rows show may still widen (an int column with a text further
+  /// on), so a comparison they refuse is left to the whole file.
   static func isDecidedByTheHeader(_ message: DiagnosticMessage) -> Bool {
     switch message {
-    case .unknownField, .unknownFieldOneColumn, .fieldOfPlainItems: true
+    case .unknownField, .unknownFieldOneColumn, .fieldOfPlainItems, .pathIntoScalar: true
     default: false
     }
   }
@@ -546,13 +547,30 @@ extension Evaluator {
       throw Diagnostic(
         Evaluator.unknownField(path.text, named: first, in: provider, known: known), at: path.range)
     }
-    // A path into a field that holds plain values would be null for every item: say so. The
-    // field's type as its stage declares it answers for a stage not run yet (`explain`).
+    // Down the path by the fields' profiles, where the stages declare them (a stage not run
+    // yet under `explain` has no items to look at): a field of plain values has no fields, and
+    // a record of known fields (a join's match) has only those.
     if path.components.count > 1,
-      let type = try scans.profiles(of: provider.provider).first(where: { $0.name == first })?.type,
-      type != .record, type != .null
+      var profile = try scans.profiles(of: provider.provider).first(where: { $0.name == first })
     {
-      throw Diagnostic(.pathIntoScalar(path: path.text, field: first, type: type.rawValue), at: path.range)
+      for depth in 1..<path.components.count {
+        let prefix = path.components[..<depth].joined(separator: ".")
+        if let type = profile.type, type != .record, type != .null {
+          throw Diagnostic(
+            .pathIntoScalar(path: path.text, field: prefix, type: type.rawValue), at: path.range)
+        }
+        guard let fields = profile.fields else { break }
+        let name = path.components[depth]
+        guard let next = fields.first(where: { $0.name == name }) else {
+          let names = fields.map(\.name)
+          throw Diagnostic(
+            .unknownField(
+              path.text, in: "the records of '\(prefix)'",
+              suggestion: suggestion(for: name, among: names).map { prefix + "." + $0 }, fields: names),
+            at: path.range)
+        }
+        profile = next
+      }
     }
     for depth in 1..<path.components.count {
       let prefix = Array(path.components[..<depth])

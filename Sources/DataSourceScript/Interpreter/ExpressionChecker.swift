@@ -352,10 +352,15 @@ extension Evaluator {
       field: { path in
         try checkField(path, in: provider)
         guard let first = path.components.first else { return FieldInfo(type: plain, profile: nil) }
-        guard path.components.count == 1, let profile = byName[first] else {
-          return FieldInfo(type: nil, profile: nil)
+        guard var profile = byName[first] else { return FieldInfo(type: nil, profile: nil) }
+        // A path into a record of known fields (a join's match) has their type.
+        for name in path.components.dropFirst() {
+          guard let next = profile.fields?.first(where: { $0.name == name }) else {
+            return FieldInfo(type: nil, profile: nil)
+          }
+          profile = next
         }
-        return FieldInfo(type: profile.type, profile: profile)
+        return FieldInfo(type: profile.type, profile: path.components.count == 1 ? profile : nil)
       }, sourceKind: provider.sourceKind)
   }
 
