@@ -75,6 +75,8 @@ struct AnswersTests {
         "sum(age) needs the items of one table"
       ),
       ("show p | group by age + 1 with n = count()", "a key that is not a field needs a name"),
+      // distinct's one expression gives its values (no name); one of several is a field.
+      ("show p | distinct age + 1, team", "a key that is not a field needs a name"),
       ("show p | group by team, team with n = count()", "team"),
       ("show p | join p on id == name as me", "cannot compare id (int) with name (text)"),
       ("show p | join 3 on id == id as me", "a provider to join"),
@@ -132,7 +134,9 @@ struct AnswersTests {
     #expect(output.text.contains("value\nDesign\nEngineering\nResearch\n\n"), "\(output.text)")
   }
 
-  @Test("a key's `as NAME` names it, and show's own `as csv` at the end is not taken for a name")
+  @Test(
+    "a key's `as NAME` names it, show's own `as csv` at the end is not taken for a name, and distinct's one expression needs none"
+  )
   func keyNamesAndShowModes() async {
     let (_, output, ok) = await run(
       """
@@ -140,11 +144,14 @@ struct AnswersTests {
       show p | distinct team, active | limit 2 as csv
       show p | distinct team as csv
       show p | distinct team as kind | sort by kind | limit 1 as csv
+      show p | distinct lower(team) | sort by . | limit 2 as csv
+      show [3, 1, 3] | distinct . as csv
       """)
     #expect(ok, "\(output.errors)")
     #expect(
       output.text == "team,active\nResearch,true\nEngineering,true\n"
-        + "value\nResearch\nEngineering\nDesign\n\n" + "kind\nDesign\n", "\(output.text)")
+        + "value\nResearch\nEngineering\nDesign\n\n" + "kind\nDesign\n" + "value\ndesign\nengineering\n"
+        + "value\n3\n1\n", "\(output.text)")
   }
 
   @Test("save writes the path of a file a join reads relative to the saved script, as it writes the source's")

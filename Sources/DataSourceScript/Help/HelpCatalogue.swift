@@ -120,7 +120,7 @@ public enum HelpCatalogue {
       HelpTopic(
         name: "distinct", group: .stages, syntax: ["PROVIDER | distinct EXPRESSION [as NAME], …"],
         summary:
-          "Each distinct value once, in the order first seen: the values themselves for one expression, records of the values for several. Values are distinct as == compares; null is a value of its own. Over a sqlite table it runs in SQL, as group by does.",
+          "Each distinct value once, in the order first seen: the values themselves for one expression (any expression: distinct lower(name), distinct . over plain values), records of the values for several (where a key that is not a field needs as NAME). Values are distinct as == compares; null is a value of its own. Over a sqlite table it runs in SQL, as group by does.",
         examples: [
           people + "\nshow people | distinct team", people + "\nshow people | distinct team, active",
         ])

@@ -87,8 +87,17 @@ extension Parser {
       }
       return .group(keys: keys, aggregates: aggregates, range: start..<previousEnd)
     case .distinct:
-      var keys = [try parseGroupKey()]
-      while !commaEndsExpression, consumeSymbol(.comma) { keys.append(try parseGroupKey()) }
+      var keys = [try parseGroupKey(unnamedAllowed: true)]
+      while !commaEndsExpression, consumeSymbol(.comma) {
+        keys.append(try parseGroupKey(unnamedAllowed: true))
+      }
+      // One expression gives its values and needs no name (`distinct lower(.)`); of several,
+      // each is a field of the records made.
+      if keys.count > 1,
+        let unnamed = keys.first(where: { !$0.named && $0.expression.fieldPath?.components.last == nil })
+      {
+        throw Diagnostic(.groupKeyNeedsName, at: unnamed.expression.range)
+      }
       var seen: Set<String> = []
       for definition in keys where !seen.insert(definition.name.name).inserted {
         throw Diagnostic(.duplicateField(definition.name.name), at: definition.name.range)
@@ -258,19 +267,25 @@ extension Parser {
   }
 
   /// A key of `group by` or `distinct`: `EXPR [as NAME]`; a field names itself (`team`,
-  /// `address.city` as `city`), any other expression needs `as`.
-  private mutating func parseGroupKey() throws(Diagnostic) -> FieldDefinition {
+  /// `address.city` as `city`), any other expression needs `as` unless `unnamedAllowed` (then
+  /// it is named `value`, unnamed: `distinct`'s one expression gives its values).
+  private mutating func parseGroupKey(unnamedAllowed: Bool = false) throws(Diagnostic) -> FieldDefinition {
     let expression = try parseValueExpression()
+    /// The key's name when it is not written: a field's own, else `value` where allowed.
+    func implicitName() throws(Diagnostic) -> FieldDefinition {
+      if let path = expression.fieldPath, let last = path.components.last {
+        return FieldDefinition(name: Identifier(name: last, range: path.range), expression: expression)
+      }
+      guard unnamedAllowed else { throw Diagnostic(.groupKeyNeedsName, at: expression.range) }
+      return FieldDefinition(name: Identifier(name: "value", range: expression.range), expression: expression)
+    }
     // `show … | distinct team as csv`: a render mode at the end is show's, not a name.
     if parsingShow, isWord(Keyword.as), case .identifier(let word) = next.kind,
       RenderMode(rawValue: word) != nil || word == ExportFormat.swift.rawValue,
       [.endOfStatement, .endOfInput].contains(afterNext.kind)
         || afterNext.kind == .identifier(Keyword.rows.rawValue)
     {
-      guard let path = expression.fieldPath, let last = path.components.last else {
-        throw Diagnostic(.groupKeyNeedsName, at: expression.range)
-      }
-      return FieldDefinition(name: Identifier(name: last, range: path.range), expression: expression)
+      return try implicitName()
     }
     if consumeWord(Keyword.as) {
       switch current.kind {
@@ -282,10 +297,7 @@ extension Parser {
         throw unexpected(.fieldDefinition)
       }
     }
-    guard let path = expression.fieldPath, let last = path.components.last else {
-      throw Diagnostic(.groupKeyNeedsName, at: expression.range)
-    }
-    return FieldDefinition(name: Identifier(name: last, range: path.range), expression: expression)
+    return try implicitName()
   }
 
   /// `NAME = EXPR`, or in `select` a bare field (`name`, `address.city` named `city`).
