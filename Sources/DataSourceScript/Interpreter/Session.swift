@@ -132,6 +132,7 @@ public final class Session {
       progress.reset()
       let started = DispatchTime.now().uptimeNanoseconds
       let ok: Bool
+      var reportedItself = false
       switch result {
       case .failure(let diagnostic):
         report(diagnostic, in: source)
@@ -157,6 +158,7 @@ public final class Session {
         } catch is AlreadyReported {
           // The statement said why it failed itself (a sourced script, a refused batch).
           ok = false
+          reportedItself = true
         } catch DataSourceError.cancelled {
           // ^C heard by work that throws the engine's cancellation past every handler that
           // would place it (a check reading a view's items): the statement was interrupted.
@@ -185,7 +187,13 @@ public final class Session {
         }
         deferredChanges.deliver()
       }
-      for note in notes.take() { sayError("note: \(note)\n") }
+      // A statement that failed says why, and nothing of what it did on the way: a note of a
+      // join built before a misspelt field was found, or of rows read before an error, is not
+      // about anything it gave. (A sourced script's own statements told theirs as they ran.)
+      let statementNotes = notes.take()
+      if ok || reportedItself {
+        for note in statementNotes { sayError("note: \(note)\n") }
+      }
       if settings.timer {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         output.writeError(String(format: "run time: %.6f s\n", seconds))
