@@ -334,7 +334,8 @@ extension PostgresProvider {
     let keyIndex = shape.uniqueKey.flatMap { key in columns.firstIndex { $0.name == key.name } }
     var lastKey: String?
     // A reader per column, made once a page: a column passed along for each cell is copied,
-    // its name, type and SQL retained and released (a seventh of a whole print's time).
+    // its name, type and SQL retained and released (a seventh of the client's samples in a
+    // print; the print's time, which waits on the server, did not move).
     let readers = columns.map { column in
       { (text: String?) throws -> Value in try self.value(of: text, in: column) }
     }

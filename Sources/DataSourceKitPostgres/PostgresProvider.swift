@@ -488,11 +488,13 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   package var fieldProfiles: [FieldProfile]? {
     shape.map {
       $0.columns.map { FieldProfile(name: $0.name, type: $0.type, nulls: nil) }
+        // The match: a record of the other table's columns.
         + (query.join.map { join in
-          // The match: a record of the other table's columns.
-          var match = FieldProfile(name: join.name, type: .record, nulls: nil)
-          match.fields = join.rightColumns.map { FieldProfile(name: $0.name, type: $0.type, nulls: nil) }
-          return [match]
+          [
+            .record(
+              join.name,
+              fields: join.rightColumns.map { FieldProfile(name: $0.name, type: $0.type, nulls: nil) })
+          ]
         } ?? [])
     }
   }

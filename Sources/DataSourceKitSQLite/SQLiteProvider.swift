@@ -129,11 +129,13 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
       FieldProfile(
         name: $0.name, type: $0.type, nulls: readsWholeSource ? $0.nulls : nil, markers: $0.markers)
     }
+      // The match: a record of the other table's columns.
       + (query.join.map { join in
-        // The match: a record of the other table's columns.
-        var match = FieldProfile(name: join.name, type: .record, nulls: nil)
-        match.fields = join.right.readColumns.map { FieldProfile(name: $0.name, type: $0.type, nulls: nil) }
-        return [match]
+        [
+          .record(
+            join.name,
+            fields: join.right.readColumns.map { FieldProfile(name: $0.name, type: $0.type, nulls: nil) })
+        ]
       } ?? [])
   }
 

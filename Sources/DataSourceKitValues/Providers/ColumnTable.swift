@@ -354,6 +354,14 @@ public struct FieldProfile: Sendable, Equatable {
     self.markers = markers
   }
 
+  /// A field of records with these fields (a join's match): a path into it is checked against
+  /// them; `nil` fields when they are not known.
+  package static func record(_ name: String, fields: [FieldProfile]?) -> FieldProfile {
+    var profile = FieldProfile(name: name, type: .record, nulls: nil)
+    profile.fields = fields
+    return profile
+  }
+
   /// The same profile with its count of nulls unknown (for a filtered or edited view).
   public var withoutNullCount: FieldProfile {
     var profile = self

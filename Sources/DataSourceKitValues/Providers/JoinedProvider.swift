@@ -125,8 +125,7 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
     let leftProfiles = Dictionary(
       baseProfiles.map { ($0.name, $0.withoutNullCount) }, uniquingKeysWith: { a, _ in a })
     // The match is a record of the other side's fields, when they are known.
-    var match = FieldProfile(name: name, type: .record, nulls: nil)
-    match.fields = right.fieldProfiles?.map(\.withoutNullCount)
+    let match = FieldProfile.record(name, fields: right.fieldProfiles?.map(\.withoutNullCount))
     return schema.names.map { field in
       field == name ? match : leftProfiles[field] ?? FieldProfile(name: field, type: nil, nulls: nil)
     }

@@ -392,12 +392,12 @@ extension Evaluator {
   /// Every stage is built and none runs: a `group by`, `distinct`, window or `sample` is built
   /// without its input's rows (its fields are its keys', aggregates' and windows' names, whatever
   /// the rows), up to the first step that needs more: a join (the other side would be read
-  /// twice) or a decoration. Only a field that is not there (or one read from plain values) is reported here: the
-  /// header says the names exactly, while the first rows' types are a guess that a later row may
-  /// widen, so every other check is made again over the whole file.
+  /// twice) or a decoration. Only a refusal the header decides (``isDecidedByTheHeader(_:)``)
+  /// is reported here: the first rows' types are a guess that a later row may widen, so every
+  /// other check is made again over the whole file.
   ///
-  /// - Returns: the pipeline built over the file's header and first rows and not run, when every step was checked
-  ///   (what `explain` shows without reading the file); `nil` otherwise.
+  /// - Returns: the pipeline built over the file's header and first rows and not run, when every
+  ///   step was checked (what `explain` shows without reading the file); `nil` otherwise.
   func checkedOverFirstRows(_ head: Expression, _ steps: [PipelineStep], sampleBytes: Int)
     async throws
     -> ScriptValue?
