@@ -40,10 +40,10 @@ extension PostgresProvider {
         PostgresQuery.Windows.Column(name: field.name, sql: "(\(value.sql))::\(cast)", type: type))
     }
     if !arithmetic.unsafe.isEmpty || !arithmetic.byZero.isEmpty {
-      func any(_ conditions: [PostgresSQL]) -> PostgresSQL {
-        conditions.isEmpty ? "false" : conditions.map { "(\($0))" as PostgresSQL }.joined(separator: " OR ")
+      func any(_ conditions: [BoundSQL]) -> BoundSQL {
+        conditions.isEmpty ? "false" : conditions.map { "(\($0))" as BoundSQL }.joined(separator: " OR ")
       }
-      let check: PostgresSQL =
+      let check: BoundSQL =
         "SELECT count(*) FILTER (WHERE \(any(arithmetic.unsafe)))::text, count(*) FILTER (WHERE \(any(arithmetic.byZero)))::text \(query.from)\(query.whereClause())"
       guard let counts = try? session.rowsNow(check).rows.first, counts.count == 2,
         counts[0] == "0", let zeros = counts[1].flatMap({ Int($0) })
@@ -66,9 +66,9 @@ struct ServerArithmetic {
   let translator: PostgresTranslator
   /// Conditions true of a row whose operands are outside the ranges where the server's
   /// arithmetic is IEEE's or an int's without overflow.
-  private(set) var unsafe: [PostgresSQL] = []
+  private(set) var unsafe: [BoundSQL] = []
   /// Conditions true of a row that divides a value by zero (dsh's null, with a note).
-  private(set) var byZero: [PostgresSQL] = []
+  private(set) var byZero: [BoundSQL] = []
 
   /// The expression's value in SQL, typed; `nil` where the server would give another.
   mutating func value(_ expression: RowExpression) -> PostgresTranslator.Fragment? {
@@ -86,7 +86,7 @@ struct ServerArithmetic {
       return PostgresTranslator.Fragment(
         sql: "((\(x.sql))::int8 \(op.rawValue) (\(y.sql))::int8)", type: .int)
     }
-    let (p, q): (PostgresSQL, PostgresSQL) = ("(\(x.sql))::float8", "(\(y.sql))::float8")
+    let (p, q): (BoundSQL, BoundSQL) = ("(\(x.sql))::float8", "(\(y.sql))::float8")
     switch op {
     case .add, .subtract:
       // Below half the greatest double a sum cannot overflow; the server checks no underflow

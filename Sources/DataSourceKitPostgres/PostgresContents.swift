@@ -92,7 +92,7 @@ extension PostgresProvider {
           let readable = row[6] == "true"
           if kind != "p", readable, pages <= countedPages,
             let counted = try? await session.rows(
-              PostgresSQL(stringLiteral: "SELECT count(*) FROM \(qualified)")
+              BoundSQL(stringLiteral: "SELECT count(*) FROM \(qualified)")
             )
             .firstInt
           {

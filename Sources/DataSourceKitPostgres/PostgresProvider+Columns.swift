@@ -87,7 +87,7 @@ extension PostgresProvider: ColumnReadable {
     guard let session, let base = shape.baseOrder.first ?? (ordered ? "" : nil) else { return nil }
     var builder = ColumnTableBuilder(names: [column.name], kinds: [kind])
     let tids = readsByTID && tidsHeld + total <= Self.tidsKept && pageTIDs.isEmpty
-    let list: PostgresSQL =
+    let list: BoundSQL =
       "dsh_q.\(PostgresLocation.quoted(column.name))::text"
       + (tids || !ordered ? ", \(base)::text" : "")
     statementsRun += 1

@@ -56,7 +56,7 @@ extension PostgresProvider {
   /// A table whose int key runs without gaps reads a range of keys; rows in the order of a
   /// unique key read on from the last key of the page before (no OFFSET to skip); any other
   /// page is an OFFSET into the ordered rows.
-  func pageSQL(_ page: Int) -> PostgresSQL {
+  func pageSQL(_ page: Int) -> BoundSQL {
     guard let shape else { return "" }
     let offset = page * PostgresProvider.pageSize
     let count =
@@ -64,14 +64,14 @@ extension PostgresProvider {
     let list = selectList(shape)
     if let key = shape.uniqueKey, let first = denseStart {
       return
-        "SELECT \(list) \(query.from) WHERE \(key.sql) >= \(PostgresSQL.bind(String(first + offset)))::int8 AND \(key.sql) < \(PostgresSQL.bind(String(first + offset + count)))::int8 ORDER BY \(key.sql)"
+        "SELECT \(list) \(query.from) WHERE \(key.sql) >= \(BoundSQL.serverText(String(first + offset)))::int8 AND \(key.sql) < \(BoundSQL.serverText(String(first + offset + count)))::int8 ORDER BY \(key.sql)"
     }
     // (Not through a join that makes the rows: a key may come in several.)
     if let key = shape.uniqueKey, query.section == nil, query.order.isEmpty, !query.joinsRows, page > 0,
       let after = lastKeys[page - 1]
     {
       return
-        "SELECT \(list) \(query.from)\(query.whereClause(["\(key.sql) > \(PostgresSQL.bind(after))"])) ORDER BY \(key.sql) LIMIT \(count)"
+        "SELECT \(list) \(query.from)\(query.whereClause(["\(key.sql) > \(BoundSQL.serverText(after))"])) ORDER BY \(key.sql) LIMIT \(count)"
     }
     if query.limit != nil,
       let top = query.topSQL(
@@ -83,11 +83,14 @@ extension PostgresProvider {
     if readsBackwards(page) {
       let total = sections.last.map { $0.start + $0.count } ?? 0
       let end = min(offset + count, total)
-      return
-        "SELECT \(list)\(tidColumn) \(query.from)\(query.whereClause())\(query.backwardsOrderClause(base: shape.baseOrder)) LIMIT \(max(0, end - offset)) OFFSET \(total - end)"
+      var select = query.select("\(list)\(tidColumn)", base: shape.baseOrder)
+      select.orderBy = query.backwardsOrderTerms(base: shape.baseOrder)
+      (select.limit, select.offset) = (max(0, end - offset), total - end)
+      return select.sql
     }
-    return
-      "SELECT \(list)\(tidColumn) \(query.from)\(query.whereClause())\(query.orderClause(base: shape.baseOrder)) LIMIT \(count) OFFSET \(offset)"
+    var select = query.select("\(list)\(tidColumn)", base: shape.baseOrder)
+    (select.limit, select.offset) = (count, offset)
+    return select.sql
   }
 
   /// Whether ``pageSQL(_:)`` reads `page` from the end, its rows last first: a page in the
@@ -123,7 +126,7 @@ extension PostgresProvider {
   {
     let array = "{" + tids.map { "\"\($0)\"" }.joined(separator: ",") + "}"
     let result = try session.rowsNow(
-      "SELECT \(selectList(shape))\(tidColumn) \(query.sourceFrom) WHERE dsh_q.ctid = ANY(\(PostgresSQL.bind(array))::tid[])"
+      "SELECT \(selectList(shape))\(tidColumn) \(query.sourceFrom) WHERE dsh_q.ctid = ANY(\(BoundSQL.serverText(array))::tid[])"
     )
     let width = shape.columns.count
     var byTID: [String: [String?]] = [:]
@@ -171,7 +174,7 @@ extension PostgresProvider {
 
   /// Every row from the start of `page` to the end (or the query's limit), in order: what a
   /// view read in order streams.
-  func streamSQL(from page: Int) -> PostgresSQL {
+  func streamSQL(from page: Int) -> BoundSQL {
     guard let shape else { return "" }
     let offset = page * PostgresProvider.pageSize
     if let most = query.limit,
@@ -184,14 +187,14 @@ extension PostgresProvider {
     // A table whose int key has no gaps starts at the page's first key: one index seek, where
     // an OFFSET would read every row before it.
     if let key = shape.uniqueKey, let first = denseStart {
-      let from: PostgresSQL =
-        offset > 0 ? " WHERE \(key.sql) >= \(PostgresSQL.bind(String(first + offset)))::int8" : ""
+      let from: BoundSQL =
+        offset > 0 ? " WHERE \(key.sql) >= \(BoundSQL.serverText(String(first + offset)))::int8" : ""
       return "SELECT \(selectList(shape)) \(query.from)\(from) ORDER BY \(key.sql)"
     }
-    let limit = query.limit.map { " LIMIT \(max(0, $0 - offset))" } ?? ""
-    let skip = offset > 0 ? " OFFSET \(offset)" : ""
-    return
-      "SELECT \(selectList(shape))\(tidColumn) \(query.from)\(query.whereClause())\(query.orderClause(base: shape.baseOrder))\(limit)\(skip)"
+    var select = query.select("\(selectList(shape))\(tidColumn)", base: shape.baseOrder)
+    select.limit = query.limit.map { max(0, $0 - offset) }
+    select.offset = offset > 0 ? offset : nil
+    return select.sql
   }
 
   /// Runs `body`; the rows it asks for in order come from one statement, streamed on a second

@@ -43,7 +43,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   private(set) var shape: PostgresShape?
   var sections: [(key: Value?, start: Int, count: Int)] = []
   /// The statement of the last `group by` run on the server, for `explain`.
-  var lastGrouping: PostgresSQL?
+  var lastGrouping: BoundSQL?
   /// Whether the rows have been counted since the provider was prepared.
   var counted = false
   /// The schemas of the rows read (and of a join's matches), made with the first page read
@@ -175,7 +175,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
         session.serverVersion < 120_000
         ? []
         : try await session.rows(
-          "SELECT a.attname::text FROM pg_attribute a JOIN pg_collation c ON c.oid = a.attcollation WHERE a.attrelid = \(PostgresSQL.bind(tableName))::regclass AND a.attnum > 0 AND NOT c.collisdeterministic"
+          "SELECT a.attname::text FROM pg_attribute a JOIN pg_collation c ON c.oid = a.attcollation WHERE a.attrelid = \(BoundSQL.serverText(tableName))::regclass AND a.attnum > 0 AND NOT c.collisdeterministic"
         ).rows.compactMap { $0[0] }
       for index in columns.indices where !loose.contains(columns[index].name) {
         columns[index].bytewiseEquality = true
@@ -270,7 +270,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
 
   /// For a plain table with an int key, the statement that reads the key's least and greatest
   /// value (two index seeks); `nil` otherwise.
-  private func keyEndsSQL(_ shape: PostgresShape, total: Int) -> PostgresSQL? {
+  private func keyEndsSQL(_ shape: PostgresShape, total: Int) -> BoundSQL? {
     guard let key = shape.uniqueKey, key.isInt, query.isPlain, total > 0 else { return nil }
     return "SELECT min(\(key.sql))::text, max(\(key.sql))::text \(query.from)"
   }
@@ -298,7 +298,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   }
 
   /// The SQL that counts the rows: each section's, when sectioned.
-  private func countingSQL(_ shape: PostgresShape) -> PostgresSQL {
+  private func countingSQL(_ shape: PostgresShape) -> BoundSQL {
     if let sql = query.windowRowsSQL(base: shape.baseOrder) { return sql }
     return query.section.map { query.sectionsSQL($0, base: shape.baseOrder) } ?? query.countSQL
   }
@@ -401,7 +401,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
     var relation: (oid: String, kind: String)?
     if case .table = source {
       let found = try await session.rows(
-        "SELECT c.oid::text, c.relkind::text FROM pg_class c WHERE c.oid = \(PostgresSQL.bind(tableName))::regclass"
+        "SELECT c.oid::text, c.relkind::text FROM pg_class c WHERE c.oid = \(BoundSQL.serverText(tableName))::regclass"
       )
       if let row = found.rows.first, let oid = row[0], let kind = row[1] {
         relation = (oid, kind)
@@ -439,7 +439,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
         """
         SELECT count(*)::text FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
         WHERE i.indrelid = \(relation.oid) AND i.indisunique AND i.indnkeyatts = 1 AND i.indpred IS NULL
-          AND i.indexprs IS NULL AND a.attnotnull AND a.attname = \(PostgresSQL.bind(identityKey))
+          AND i.indexprs IS NULL AND a.attnotnull AND a.attname = \(BoundSQL.serverText(identityKey))
         """)
       if (check.firstInt ?? 0) > 0 {
         return ([column(identityKey)], unique(identityKey))
@@ -559,7 +559,7 @@ extension PostgresProvider: QueryExplaining {
     return try explain(lastGrouping, on: session)
   }
 
-  private func explain(_ sql: PostgresSQL, on session: PostgresSession) throws -> [String] {
+  private func explain(_ sql: BoundSQL, on session: PostgresSession) throws -> [String] {
     var lines = ["sql: " + sql.statement.text.split(whereSeparator: \.isNewline).joined(separator: " ")]
     if !sql.parameterList.isEmpty { lines.append("with " + sql.parameterList) }
     lines.append("plan:")

@@ -68,7 +68,7 @@ extension PostgresQuery {
     else { return nil }
     let translator = PostgresTranslator(shape: shape)
     var taken = Set(shape.columns.map(\.name))
-    let ties: [PostgresSQL] =
+    let ties: [BoundSQL] =
       ((section.map { [$0] } ?? []) + order).map(\.orderSQL) + shape.baseOrder.map { "\($0)" }
     var made: [Windows.Column] = []
     for field in fields {
@@ -78,7 +78,7 @@ extension PostgresQuery {
         let type = field.type, type != .null, !field.name.lowercased().hasPrefix("dsh_"),
         taken.insert(field.name).inserted
       else { return nil }
-      var sql: PostgresSQL
+      var sql: BoundSQL
       switch function {
       // dsh's names are SQL's.
       case .rowNumber, .rank, .denseRank, .percentRank, .cumeDist: sql = "\(function.rawValue)()"
@@ -87,7 +87,7 @@ extension PostgresQuery {
         guard let argument = call.argument, let value = translator.value(argument), value.type == type,
           let cast = PostgresShape.castName(type), call.offset >= 0, call.offset <= Int(Int32.max)
         else { return nil }
-        var list: PostgresSQL = "(\(value.sql))::\(cast), \(call.offset)"
+        var list: BoundSQL = "(\(value.sql))::\(cast), \(call.offset)"
         if let fallback = call.fallback {
           guard let value = translator.value(fallback), value.type == type || value.type == .null else {
             return nil
@@ -99,7 +99,7 @@ extension PostgresQuery {
         return nil
       }
       // The partition: the section, or `within EXPR`'s key (of a type that groups as dsh does).
-      var over: [PostgresSQL] = []
+      var over: [BoundSQL] = []
       if field.withinSection {
         if let section { over.append("PARTITION BY \(section.sql)") }
       } else if let expression = field.partition {
@@ -108,7 +108,7 @@ extension PostgresQuery {
         else { return nil }
         over.append("PARTITION BY \(key.sql)")
       }
-      var terms: [PostgresSQL] = []
+      var terms: [BoundSQL] = []
       for key in field.order {
         guard let term = translator.orderTerm(SortTerm(expression: key.expression, direction: key.direction))
         else { return nil }
@@ -227,7 +227,7 @@ struct PostgresDialect: SQLDialect {
     guard let column = shape.columns.first(where: { $0.name == name }), let sql = column.valueSQL else {
       return nil
     }
-    return SQLValue(sql.bound, column.type, bytewiseEquality: column.bytewiseEquality)
+    return SQLValue(sql, column.type, bytewiseEquality: column.bytewiseEquality)
   }
 
   func literal(_ value: Value) -> SQLValue? {
@@ -306,7 +306,7 @@ struct PostgresDialect: SQLDialect {
 struct PostgresTranslator {
   /// An expression in SQL, with the dsh type of its value.
   struct Fragment {
-    var sql: PostgresSQL
+    var sql: BoundSQL
     var type: ValueType
   }
 
@@ -320,53 +320,16 @@ struct PostgresTranslator {
   /// A sort or section key, when its values have a type the server orders as dsh does.
   func orderTerm(_ term: SortTerm) -> PostgresQuery.OrderTerm? {
     shared.key(term.expression).map {
-      PostgresQuery.OrderTerm(sql: $0.sql.postgres, type: $0.type, direction: term.direction)
+      PostgresQuery.OrderTerm(sql: $0.sql, type: $0.type, direction: term.direction)
     }
   }
 
   /// The expression as a `WHERE` condition (see `SQLTranslator.condition`).
-  func condition(_ expression: RowExpression) -> PostgresSQL? { shared.condition(expression)?.postgres }
+  func condition(_ expression: RowExpression) -> BoundSQL? { shared.condition(expression) }
 
   /// The expression's value in SQL, typed, or `nil` when SQL would give another value.
   func value(_ expression: RowExpression) -> Fragment? {
-    shared.value(expression).map { Fragment(sql: $0.sql.postgres, type: $0.type) }
-  }
-}
-
-extension BoundSQL {
-  /// The SQL with each value bound as a parameter, as the text the server reads by the cast
-  /// written after it.
-  var postgres: PostgresSQL {
-    var sql: PostgresSQL = ""
-    for piece in pieces {
-      switch piece {
-      case .text(let text): sql += PostgresSQL(stringLiteral: text)
-      case .value(let value): sql += PostgresSQL.bind(Self.serverText(value))
-      }
-    }
-    return sql
-  }
-
-  /// A value as the server reads it from text, or `nil` for null.
-  private static func serverText(_ value: Value) -> String? {
-    switch value {
-    case .null: nil
-    case .double(let d): d.isNaN ? "NaN" : d.isInfinite ? (d > 0 ? "Infinity" : "-Infinity") : "\(d)"
-    case .string(let s): s
-    default: value.description
-    }
-  }
-}
-
-extension PostgresSQL {
-  /// The same SQL as pieces the shared translator composes.
-  var bound: BoundSQL {
-    pieces.map { piece -> BoundSQL in
-      switch piece {
-      case .text(let text): BoundSQL(stringLiteral: text)
-      case .parameter(let value): .bound(value.map(Value.string) ?? .null)
-      }
-    }.joined(separator: "")
+    shared.value(expression).map { Fragment(sql: $0.sql, type: $0.type) }
   }
 }
 
@@ -403,7 +366,7 @@ extension PostgresProvider: GroupingPushdown {
     else { return nil }
     let translator = PostgresTranslator(shape: shape)
     let dialect = PostgresDialect(shape: shape)
-    var select: [PostgresSQL] = []
+    var select: [BoundSQL] = []
     var keyTypes: [ValueType] = []
     for (index, key) in keys.enumerated() {
       guard let value = translator.value(key), PostgresTranslator.orderable.contains(value.type) else {
@@ -425,7 +388,7 @@ extension PostgresProvider: GroupingPushdown {
       case beyondHalf
     }
     var readings: [Reading] = []
-    var columns: [PostgresSQL] = []
+    var columns: [BoundSQL] = []
     for aggregate in aggregates {
       guard let argument = aggregate.argument else {
         guard dialect.answer(for: aggregate.function) == .count else { return nil }
@@ -434,7 +397,7 @@ extension PostgresProvider: GroupingPushdown {
         continue
       }
       guard let value = translator.value(argument), value.type != .null else { return nil }
-      let x: PostgresSQL = value.type == .text ? "\(value.sql) COLLATE \"C\"" : value.sql
+      let x: BoundSQL = value.type == .text ? "\(value.sql) COLLATE \"C\"" : value.sql
       let answer = dialect.answer(for: aggregate.function)
       if answer == .fromSortedValues, let (sql, type) = Self.quantileSQL(aggregate, of: x, type: value.type) {
         guard value.type == .double, aggregate.function != .quantile else {
@@ -446,7 +409,7 @@ extension PostgresProvider: GroupingPushdown {
         // (a mean of two past half the greatest) or underflows to zero (a mean or a product of
         // numbers near the least: 5e-324 and -0). Such a group's value is not computed there
         // (the CASE keeps the arithmetic from running) and the grouping runs in memory.
-        let unsafe: PostgresSQL =
+        let unsafe: BoundSQL =
           "bool_or(abs(\(x)) > 8.98846567431158e307 OR (\(x) <> 0 AND abs(\(x)) < 1e-290))"
         columns.append("(CASE WHEN \(unsafe) THEN NULL ELSE \(sql) END)::text")
         readings.append(.plain(type))
@@ -481,9 +444,17 @@ extension PostgresProvider: GroupingPushdown {
         return nil
       }
     }
-    let groupKeys = keys.indices.map { "dsh_k\($0)" }
-    let sql: PostgresSQL =
-      "SELECT \((groupKeys.map { "\($0)::text" as PostgresSQL } + columns).joined(separator: ", ")) FROM (SELECT \((select + ["\(first) AS dsh_first", "*"]).joined(separator: ", ")) \(query.from)\(query.whereClause())) AS dsh_g GROUP BY \(groupKeys.joined(separator: ", ")) ORDER BY min(dsh_first)"
+    let groupKeys = keys.indices.map { BoundSQL(stringLiteral: "dsh_k\($0)") }
+    // The groups in the order their keys first appear: the least place of each.
+    var rows = SQLSelect(
+      list: (select + ["\(first) AS dsh_first", "*"]).joined(separator: ", "), from: query.from)
+    rows.conditions = query.whereConditions()
+    var grouping = SQLSelect(
+      list: (groupKeys.map { "\($0)::text" as BoundSQL } + columns).joined(separator: ", "),
+      from: "FROM (\(rows.sql)) AS dsh_g")
+    grouping.groupBy = groupKeys
+    grouping.orderBy = ["min(dsh_first)"]
+    let sql = grouping.sql
     lastGrouping = sql
     if planOnly { return [] }
     let result: PostgresRows
@@ -551,35 +522,35 @@ extension PostgresProvider: GroupingPushdown {
   /// (`array_agg(x ORDER BY x)`, NaN last as dsh sorts it, computed once however often it is
   /// written) and the order statistics taken from it by dsh's own index arithmetic in float8;
   /// the mean of two ints is their exact sum (numeric) halved.
-  static func quantileSQL(_ aggregate: Aggregate, of x: PostgresSQL, type: ValueType) -> (
-    PostgresSQL, ValueType
+  static func quantileSQL(_ aggregate: Aggregate, of x: BoundSQL, type: ValueType) -> (
+    BoundSQL, ValueType
   )? {
     guard type == .int || type == .double else { return nil }
-    let sorted: PostgresSQL = "(array_agg(\(x) ORDER BY \(x)) FILTER (WHERE \(x) IS NOT NULL))"
-    let n: PostgresSQL = "count(\(x))"
-    func at(_ index: PostgresSQL) -> PostgresSQL { "\(sorted)[\(index)]" }
+    let sorted: BoundSQL = "(array_agg(\(x) ORDER BY \(x)) FILTER (WHERE \(x) IS NOT NULL))"
+    let n: BoundSQL = "count(\(x))"
+    func at(_ index: BoundSQL) -> BoundSQL { "\(sorted)[\(index)]" }
     switch aggregate.function {
     case .median:
       let high = at("(\(n) / 2 + 1)::int")
       let low = at("(\(n) / 2)::int")
-      let even: PostgresSQL =
+      let even: BoundSQL =
         type == .int ? "((\(low)::numeric + \(high)::numeric)::float8 / 2)" : "((\(low) + \(high)) / 2)"
       return ("CASE WHEN \(n) = 0 THEN NULL WHEN \(n) % 2 = 1 THEN \(high)::float8 ELSE \(even) END", .double)
     case .quantile:
       guard let fraction = aggregate.fraction else { return nil }
-      let f = PostgresSQL.bind(Value.double(fraction).description)
-      let count: PostgresSQL = "\(n)::float8"
+      let f = BoundSQL.serverText(Value.double(fraction).description)
+      let count: BoundSQL = "\(n)::float8"
       return (
         "CASE WHEN \(n) = 0 THEN NULL ELSE \(at("greatest(1, \(count) - floor(\(count) - \(f)::float8 * \(count)))::int")) END",
         type
       )
     case .quantileCont:
       guard let fraction = aggregate.fraction else { return nil }
-      let f = PostgresSQL.bind(Value.double(fraction).description)
-      let place: PostgresSQL = "((\(n) - 1)::float8 * \(f)::float8)"
+      let f = BoundSQL.serverText(Value.double(fraction).description)
+      let place: BoundSQL = "((\(n) - 1)::float8 * \(f)::float8)"
       let low = at("floor(\(place))::int + 1")
       let high = at("ceil(\(place))::int + 1")
-      let d: PostgresSQL = "(\(place) - floor(\(place)))"
+      let d: BoundSQL = "(\(place) - floor(\(place)))"
       return (
         "CASE WHEN \(n) = 0 THEN NULL WHEN floor(\(place)) = ceil(\(place)) THEN \(low)::float8 ELSE \(low)::float8 * (1 - \(d)) + \(high)::float8 * \(d) END",
         .double
@@ -643,7 +614,7 @@ extension PostgresProvider: JoinPushdown {
     else { return nil }
     let collation = left.type == .text ? " COLLATE \"C\"" : ""
     let columns = rightShape.columns.indices.map {
-      "\(PostgresLocation.quoted(rightShape.columns[$0].name)) AS dsh_m\($0)" as PostgresSQL
+      "\(PostgresLocation.quoted(rightShape.columns[$0].name)) AS dsh_m\($0)" as BoundSQL
     }
     if everyMatch {
       return try await madeRows(
@@ -652,7 +623,7 @@ extension PostgresProvider: JoinPushdown {
         keepsUnmatched: keepsUnmatched, keepsRightOnly: keepsRightOnly, notes: notes)
     }
     let keyed = right.query.whereClause(["(\(key.sql)) IS NOT NULL"])
-    let firstOfEachKey: PostgresSQL =
+    let firstOfEachKey: BoundSQL =
       "SELECT DISTINCT ON (dsh_jk) \(key.sql)\(collation) AS dsh_jk, \(columns.joined(separator: ", ")) \(right.query.from)\(keyed) ORDER BY dsh_jk, \(rightShape.baseOrder.joined(separator: ", "))"
     // A key more than one right row holds and a left row looks up: the first is taken, as in
     // memory, with a note.
@@ -660,7 +631,7 @@ extension PostgresProvider: JoinPushdown {
       "(\(key.sql)) IS NOT NULL",
       "(\(key.sql))\(collation) IN (SELECT (\(left.sql))\(collation) \(query.from)\(query.whereClause()))",
     ])
-    let repeatedSQL: PostgresSQL =
+    let repeatedSQL: BoundSQL =
       "SELECT count(*)::text FROM (SELECT 1 \(right.query.from)\(lookedUp) GROUP BY \(key.sql)\(collation) HAVING count(*) > 1) AS dsh_r"
     let repeated: Int
     do {
@@ -674,7 +645,7 @@ extension PostgresProvider: JoinPushdown {
     if repeated > 0 { notes?.add(.joinRepeatedKeys(field: name, keys: repeated)) }
     var joined = query
     joined.join = PostgresQuery.Join(
-      matches: firstOfEachKey, leftKey: "(\(left.sql))\(collation)" as PostgresSQL,
+      matches: firstOfEachKey, leftKey: "(\(left.sql))\(collation)" as BoundSQL,
       rightColumns: rightShape.columns,
       name: name, inner: !keepsUnmatched)
     return with(joined)
@@ -684,17 +655,17 @@ extension PostgresProvider: JoinPushdown {
   /// the rows counted with this side's alone in one statement for the note the join in memory
   /// gives when they differ.
   private func madeRows(
-    _ right: PostgresProvider, _ rightShape: PostgresShape, leftKey: PostgresSQL, rightKey: PostgresSQL,
+    _ right: PostgresProvider, _ rightShape: PostgresShape, leftKey: BoundSQL, rightKey: BoundSQL,
     name: String, keepsUnmatched: Bool, keepsRightOnly: Bool, notes: ExpressionNotes?
   ) async throws -> PostgresProvider? {
     guard let session, let shape else { return nil }
     let columns = rightShape.columns.indices.map {
-      "\(PostgresLocation.quoted(rightShape.columns[$0].name)) AS dsh_m\($0)" as PostgresSQL
+      "\(PostgresLocation.quoted(rightShape.columns[$0].name)) AS dsh_m\($0)" as BoundSQL
     }
     let order = rightShape.baseOrder.indices.map {
-      "\(rightShape.baseOrder[$0]) AS dsh_o\($0)" as PostgresSQL
+      "\(rightShape.baseOrder[$0]) AS dsh_o\($0)" as BoundSQL
     }
-    let matches: PostgresSQL =
+    let matches: BoundSQL =
       "SELECT \(rightKey) AS dsh_jk, true AS dsh_here, \((columns + order).joined(separator: ", ")) \(right.query.from)\(right.query.whereClause())"
     var join = PostgresQuery.Join(
       matches: matches, leftKey: leftKey, rightColumns: rightShape.columns, name: name,
@@ -706,7 +677,7 @@ extension PostgresProvider: JoinPushdown {
     var joined = query
     joined.join = join
     if let notes {
-      let counts: PostgresSQL = "SELECT (\(query.countSQL)), (\(joined.countSQL))"
+      let counts: BoundSQL = "SELECT (\(query.countSQL)), (\(joined.countSQL))"
       do {
         let result = try await session.rows(counts)
         let row = result.rows.first

@@ -9,7 +9,7 @@ public struct PostgresQuery: Sendable, Equatable {
   /// and a direction.
   public struct OrderTerm: Sendable, Equatable {
     /// The key's SQL.
-    var sql: PostgresSQL
+    var sql: BoundSQL
     /// The type of the key's values.
     public var type: ValueType
     /// The order of the keys.
@@ -17,7 +17,7 @@ public struct PostgresQuery: Sendable, Equatable {
 
     /// `ASC NULLS LAST` or `DESC NULLS LAST`: nulls go last whatever the direction, as the
     /// stages in memory put them.
-    var orderSQL: PostgresSQL { "\(sql) \(direction == .ascending ? "ASC" : "DESC") NULLS LAST" }
+    var orderSQL: BoundSQL { SQLSelect.term(sql, direction) }
   }
 
   /// A `join` the server runs: each row with the first row of another source of the same
@@ -28,9 +28,9 @@ public struct PostgresQuery: Sendable, Equatable {
     /// `dsh_m1`, …: for a lookup the first row of each key in the other side's order; with
     /// `every`, every row, with `true AS dsh_here` (a match, whatever its key) and the columns
     /// of its order as `dsh_o0`, `dsh_o1`, ….
-    var matches: PostgresSQL
+    var matches: BoundSQL
     /// This side's key, in SQL.
-    var leftKey: PostgresSQL
+    var leftKey: BoundSQL
     /// The other side's columns, as its provider reads them.
     var rightColumns: [PostgresColumn]
     /// The field the match goes in.
@@ -65,11 +65,11 @@ public struct PostgresQuery: Sendable, Equatable {
     /// One window column: `rank() OVER (…)` and the dsh type of its values.
     struct Column: Sendable, Equatable {
       var name: String
-      var sql: PostgresSQL
+      var sql: BoundSQL
       var type: ValueType
     }
     /// The conditions before the window functions: the rows they are computed over.
-    var conditions: [PostgresSQL]
+    var conditions: [BoundSQL]
     var columns: [Column]
     /// What ordered the source's rows without a stage, before the subquery.
     var baseOrder: [String]
@@ -85,7 +85,7 @@ public struct PostgresQuery: Sendable, Equatable {
   public var join: Join?
   /// The `where` conditions pushed down, all of which must hold; each is true or false, never
   /// null.
-  var conditions: [PostgresSQL] = []
+  var conditions: [BoundSQL] = []
   /// What the rows are grouped by (`section by`), ordered first.
   public var section: OrderTerm?
   /// `sort by` keys, after the section's.
@@ -107,7 +107,7 @@ public struct PostgresQuery: Sendable, Equatable {
   /// alone match is a right row alone): the conditions go inside, with a column that is true in
   /// every left row and the left's order as `dsh_b0`, … (a `ctid` does not pass through a
   /// subquery).
-  var from: PostgresSQL {
+  var from: BoundSQL {
     guard let join else { return sourceFrom }
     guard join.full else {
       return
@@ -123,19 +123,18 @@ public struct PostgresQuery: Sendable, Equatable {
 
   /// `FROM …`: the table, or the query in brackets, named `dsh_q`; behind window functions,
   /// the subquery that computes them over it.
-  var sourceFrom: PostgresSQL {
+  var sourceFrom: BoundSQL {
     guard let windows else { return storedFrom }
     let order = windows.baseOrder.indices.map { ", \(windows.baseOrder[$0]) AS dsh_b\($0)" }.joined()
-    let columns = windows.columns.map { ", \($0.sql) AS \(PostgresLocation.quoted($0.name))" as PostgresSQL }
+    let columns = windows.columns.map { ", \($0.sql) AS \(PostgresLocation.quoted($0.name))" as BoundSQL }
       .joined(separator: "")
-    let filter: PostgresSQL =
-      windows.conditions.isEmpty
-      ? "" : " WHERE \(windows.conditions.map { "(\($0))" as PostgresSQL }.joined(separator: " AND "))"
-    return "FROM (SELECT dsh_q.*\(order)\(columns) \(storedFrom)\(filter)) AS dsh_q"
+    var select = SQLSelect(list: "dsh_q.*\(order)\(columns)", from: storedFrom)
+    select.conditions = windows.conditions
+    return "FROM (\(select.sql)) AS dsh_q"
   }
 
   /// `FROM …`: the table, or the query in brackets, named `dsh_q`.
-  var storedFrom: PostgresSQL {
+  var storedFrom: BoundSQL {
     switch source {
     case .table(let name):
       "FROM \(name.split(separator: ".").map { PostgresLocation.quoted(String($0)) }.joined(separator: ".")) AS dsh_q"
@@ -147,23 +146,29 @@ public struct PostgresQuery: Sendable, Equatable {
 
   /// ` WHERE …` of the conditions and `extra`, or nothing. (A full join's conditions are
   /// inside its `FROM`.)
-  func whereClause(_ extra: [PostgresSQL] = []) -> PostgresSQL {
-    let all = (join?.full == true ? [] : conditions) + extra
-    return all.isEmpty ? "" : " WHERE \(all.map { "(\($0))" as PostgresSQL }.joined(separator: " AND "))"
+  func whereClause(_ extra: [BoundSQL] = []) -> BoundSQL { SQLSelect.whereClause(whereConditions(extra)) }
+
+  /// The conditions of the rows' WHERE, and `extra`. (A full join's conditions are inside its
+  /// `FROM`.)
+  func whereConditions(_ extra: [BoundSQL] = []) -> [BoundSQL] {
+    (join?.full == true ? [] : conditions) + extra
   }
 
   /// ` WHERE …` of the conditions alone.
-  private var conditionsClause: PostgresSQL {
-    conditions.isEmpty
-      ? "" : " WHERE \(conditions.map { "(\($0))" as PostgresSQL }.joined(separator: " AND "))"
-  }
+  private var conditionsClause: BoundSQL { SQLSelect.whereClause(conditions) }
 
   /// ` ORDER BY …`: the section, the sort keys, then `base` (the order without a stage).
   ///
   /// `base` keeps equal keys in that order, as the stable sort in memory does. A join that makes the
   /// rows orders each row's matches by the other side's order, and a full join's rows of the
   /// other side alone last.
-  func orderClause(base: [String]) -> PostgresSQL {
+  func orderClause(base: [String]) -> BoundSQL {
+    let terms = orderTerms(base: base)
+    return terms.isEmpty ? "" : " ORDER BY \(terms.joined(separator: ", "))"
+  }
+
+  /// The terms of ``orderClause(base:)``.
+  func orderTerms(base: [String]) -> [BoundSQL] {
     var terms = ((section.map { [$0] } ?? []) + order).map(\.orderSQL)
     if let join, join.every {
       let left = join.full ? base.indices.map { "dsh_q.dsh_b\($0)" } : base
@@ -172,17 +177,15 @@ public struct PostgresQuery: Sendable, Equatable {
     } else {
       terms += base.map { "\($0)" }
     }
-    return terms.isEmpty ? "" : " ORDER BY \(terms.joined(separator: ", "))"
+    return terms
   }
 
-  /// ` ORDER BY …` in the opposite order of ``orderClause(base:)`` (nulls first), for a query
+  /// The terms of ``orderTerms(base:)`` in the opposite order (nulls first), for a query
   /// without a join: the rows from the end, last first.
-  func backwardsOrderClause(base: [String]) -> PostgresSQL {
-    let terms =
-      ((section.map { [$0] } ?? []) + order).map {
-        "\($0.sql) \($0.direction == .ascending ? "DESC" : "ASC") NULLS FIRST" as PostgresSQL
-      } + base.map { "\($0) DESC" }
-    return terms.isEmpty ? "" : " ORDER BY \(terms.joined(separator: ", "))"
+  func backwardsOrderTerms(base: [String]) -> [BoundSQL] {
+    ((section.map { [$0] } ?? []) + order).map {
+      SQLSelect.term($0.sql, SQLSelect.reversed($0.direction), nulls: .first)
+    } + base.map { "\($0) DESC" }
   }
 
   /// The first `limit` rows after `offset` of a top-N (an order and a limit, no join, no window)
@@ -197,8 +200,8 @@ public struct PostgresQuery: Sendable, Equatable {
   /// above, as both parts give them.
   ///
   /// `nil` too when a column is named as the system columns are carried (`dsh_ctid`).
-  func topSQL(list: PostgresSQL, base: [String], limit: Int, offset: Int, columns names: [String])
-    -> PostgresSQL?
+  func topSQL(list: BoundSQL, base: [String], limit: Int, offset: Int, columns names: [String])
+    -> BoundSQL?
   {
     let terms = (section.map { [$0] } ?? []) + order
     guard join == nil, windows == nil, let first = terms.first,
@@ -207,75 +210,90 @@ public struct PostgresQuery: Sendable, Equatable {
     // A system column does not pass through a subquery: it is carried under a name of its own.
     let carried = base.filter { $0 == "dsh_q.ctid" || $0 == "dsh_q.tableoid" }
     let carriedList = carried.map { ", \($0) AS dsh_\($0.dropFirst("dsh_q.".count))" }.joined()
-    let columns: PostgresSQL = "dsh_q.*\(carriedList)"
+    let columns: BoundSQL = "dsh_q.*\(carriedList)"
     let outerBase = base.map { carried.contains($0) ? "dsh_q.dsh_\($0.dropFirst("dsh_q.".count))" : $0 }
-    let kept = limit + offset
-    let rows: PostgresSQL
+    var kept = select(columns, base: base)
+    kept.limit = limit + offset
+    let rows: BoundSQL
     if first.direction == .descending {
       let rest = terms.dropFirst().map(\.orderSQL) + base.map { "\($0)" }
-      let valued: PostgresSQL =
-        "SELECT \(columns) \(from)\(whereClause(["\(first.sql) IS NOT NULL"])) ORDER BY \((["\(first.sql) DESC"] + rest).joined(separator: ", ")) LIMIT \(kept)"
-      let order: PostgresSQL = rest.isEmpty ? "" : " ORDER BY \(rest.joined(separator: ", "))"
-      let nulls: PostgresSQL =
-        "SELECT \(columns) \(from)\(whereClause(["\(first.sql) IS NULL"]))\(order) LIMIT \(kept)"
-      rows = "(\(valued)) UNION ALL (\(nulls))"
+      var valued = kept
+      valued.conditions.append("\(first.sql) IS NOT NULL")
+      valued.orderBy = ["\(first.sql) DESC"] + rest
+      var nulls = kept
+      nulls.conditions.append("\(first.sql) IS NULL")
+      nulls.orderBy = rest
+      rows = "(\(valued.sql)) UNION ALL (\(nulls.sql))"
     } else {
-      rows = "SELECT \(columns) \(from)\(whereClause())\(orderClause(base: base)) LIMIT \(kept)"
+      rows = kept.sql
     }
-    let outer = (terms.map(\.orderSQL) + outerBase.map { "\($0)" }).joined(separator: ", ")
-    return "SELECT \(list) FROM (\(rows)) AS dsh_q ORDER BY \(outer) LIMIT \(limit) OFFSET \(offset)"
+    var top = SQLSelect(list: list, from: "FROM (\(rows)) AS dsh_q")
+    top.orderBy = terms.map(\.orderSQL) + outerBase.map { "\($0)" }
+    (top.limit, top.offset) = (limit, offset)
+    return top.sql
   }
 
   /// Every row, in order, every column as the source gives it: what `describe` shows.
-  func orderedSQL(base: [String], columns: [String]) -> PostgresSQL {
+  func orderedSQL(base: [String], columns: [String]) -> BoundSQL {
     if let limit, let top = topSQL(list: "*", base: base, limit: limit, offset: 0, columns: columns) {
       return top
     }
-    return "SELECT * \(from)\(whereClause())\(orderClause(base: base))\(limit.map { " LIMIT \($0)" } ?? "")"
+    return select("*", base: base).sql
+  }
+
+  /// The rows in order, `list` of each, at most ``limit`` of them: what a page's statement adds
+  /// its offset and count to.
+  func select(_ list: BoundSQL, base: [String]) -> SQLSelect {
+    var select = SQLSelect(list: list, from: from)
+    select.conditions = whereConditions()
+    select.orderBy = orderTerms(base: base)
+    select.limit = limit
+    return select
   }
 
   /// How many rows there are.
-  var countSQL: PostgresSQL {
+  var countSQL: BoundSQL {
     // A lookup keeps every row once (one match at most per key): the rows are counted alone.
     if let join, !join.inner, !join.every {
       var alone = self
       alone.join = nil
       return alone.countSQL
     }
-    return limit == nil
-      ? "SELECT count(*)::text \(from)\(whereClause())"
-      : "SELECT count(*)::text FROM (SELECT 1 \(from)\(whereClause()) LIMIT \(limit ?? 0)) AS dsh_l"
+    var rows = SQLSelect(list: limit == nil ? "count(*)::text" : "1", from: from)
+    rows.conditions = whereConditions()
+    guard let limit else { return rows.sql }
+    rows.limit = limit
+    return "SELECT count(*)::text FROM (\(rows.sql)) AS dsh_l"
   }
 
   /// Behind window functions over rows of one key (a single-column primary key, or `ctid`), the
   /// statement that reads each row's key, window values and section key (all as text), in
   /// order: what counts the rows, and lets a page be read by its keys (see
   /// `PostgresProvider.WindowRows`); `nil` otherwise.
-  func windowRowsSQL(base: [String]) -> PostgresSQL? {
+  func windowRowsSQL(base: [String]) -> BoundSQL? {
     guard readsWindowRows, let windows else { return nil }
     // Named apart from the columns: `ORDER BY ("r")` must order by the column, not by its text.
-    let list: [PostgresSQL] =
+    let list: [BoundSQL] =
       ["dsh_q.dsh_b0::text AS dsh_key"]
       + windows.columns.indices.map {
         "dsh_q.\(PostgresLocation.quoted(windows.columns[$0].name))::text AS dsh_w\($0)"
       }
       + (section.map { ["(\($0.sql))::text AS dsh_section"] } ?? [])
-    return
-      "SELECT \(list.joined(separator: ", ")) \(from)\(whereClause())\(orderClause(base: base))\(limit.map { " LIMIT \($0)" } ?? "")"
+    return select(list.joined(separator: ", "), base: base).sql
   }
 
   /// Whether the rows are behind window functions and have one key to be found by.
   var readsWindowRows: Bool { windows?.baseOrder.count == 1 }
 
   /// Each section's key (as text) and count, in the sections' order.
-  func sectionsSQL(_ term: OrderTerm, base: [String]) -> PostgresSQL {
-    let keys: PostgresSQL =
-      limit == nil
-      ? "SELECT \(term.sql) AS dsh_k \(from)\(whereClause())"
-      : "SELECT \(term.sql) AS dsh_k \(from)\(whereClause())\(orderClause(base: base)) LIMIT \(limit ?? 0)"
-    let direction = term.direction == .ascending ? "ASC" : "DESC"
-    return
-      "SELECT dsh_k::text AS dsh_key, count(*)::text FROM (\(keys)) AS dsh_s GROUP BY dsh_k ORDER BY dsh_k \(direction) NULLS LAST"
+  func sectionsSQL(_ term: OrderTerm, base: [String]) -> BoundSQL {
+    var keys = select("\(term.sql) AS dsh_k", base: base)
+    if limit == nil { keys.orderBy = [] }
+    var sections = SQLSelect(
+      list: "dsh_k::text AS dsh_key, count(*)::text", from: "FROM (\(keys.sql)) AS dsh_s")
+    sections.groupBy = ["dsh_k"]
+    sections.orderBy = [SQLSelect.term("dsh_k", term.direction)]
+    return sections.sql
   }
 
 }

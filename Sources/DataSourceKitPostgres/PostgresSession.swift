@@ -158,7 +158,7 @@ final class PostgresSession: @unchecked Sendable {
   /// actor; cancelling the task cancels the statement on the server.
   ///
   /// - Throws: ``DataSourceError/cancelled`` when cancelled, else a ``PostgresError``.
-  func rows(_ sql: PostgresSQL) async throws -> PostgresRows {
+  func rows(_ sql: BoundSQL) async throws -> PostgresRows {
     if Task.isCancelled { throw DataSourceError.cancelled }
     do {
       return try await withTaskCancellationHandler {
@@ -177,7 +177,7 @@ final class PostgresSession: @unchecked Sendable {
   /// Runs a statement and waits for it on this thread: a view asks for rows synchronously.
   ///
   /// The statement's ^C cancels it on the server (see ``ReadInterruption``).
-  func rowsNow(_ sql: PostgresSQL) throws -> PostgresRows {
+  func rowsNow(_ sql: BoundSQL) throws -> PostgresRows {
     try interruptibly({ self.cancelRunning() }) {
       try queue.sync { try run(sql) }
     }
@@ -212,7 +212,7 @@ final class PostgresSession: @unchecked Sendable {
 
   /// Starts a statement whose rows are then read a few at a time (``nextRows(_:)``), in a
   /// read-only transaction; the connection runs nothing else until ``endStream()``.
-  func startStream(_ sql: PostgresSQL) throws {
+  func startStream(_ sql: BoundSQL) throws {
     try queue.sync {
       try send(sql)
       streaming = true
@@ -292,13 +292,13 @@ final class PostgresSession: @unchecked Sendable {
   // MARK: On the queue
 
   /// One statement in a read-only transaction that is rolled back whatever happens.
-  private func run(_ sql: PostgresSQL) throws -> PostgresRows {
+  private func run(_ sql: BoundSQL) throws -> PostgresRows {
     var rows: [[String?]] = []
     let columns = try run(sql) { rows.append($0) }
     return PostgresRows(columns: columns, rows: rows)
   }
 
-  private func run(_ sql: PostgresSQL, row: ([String?]) throws -> Void) throws -> [PostgresRows.Column] {
+  private func run(_ sql: BoundSQL, row: ([String?]) throws -> Void) throws -> [PostgresRows.Column] {
     try send(sql)
     defer { endStatement() }
     var columns: [PostgresRows.Column]?
@@ -331,7 +331,7 @@ final class PostgresSession: @unchecked Sendable {
 
   /// Sends a statement, alone in a transaction begun read-only (ended by the caller), its rows
   /// to come one at a time (single-row mode), once any cancel on its way has landed.
-  private func send(_ sql: PostgresSQL) throws {
+  private func send(_ sql: BoundSQL) throws {
     dispatchPrecondition(condition: .onQueue(queue))
     cancelling.wait()
     // A rollback that a late cancel interrupted leaves its transaction open: end it first.
@@ -339,7 +339,7 @@ final class PostgresSession: @unchecked Sendable {
     try command("BEGIN TRANSACTION READ ONLY")
     let (text, parameters) = sql.statement
     // SQL interpolated into a String by mistake would show its pieces here (and lose them).
-    assert(!text.contains("PostgresSQL(pieces:"), "SQL made into a String: \(text)")
+    assert(!text.contains("BoundSQL(pieces:"), "SQL made into a String: \(text)")
     let sent = withCStrings(parameters) { values in
       PQsendQueryParams(connection, text, Int32(parameters.count), nil, values, nil, nil, 0)
     }

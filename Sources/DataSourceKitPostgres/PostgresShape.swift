@@ -4,8 +4,8 @@ import Foundation
 
 /// The SQL under a provider in `describe`, with the values bound to its parameters.
 final class PostgresSQLNode: CompositionNode {
-  let sql: PostgresSQL
-  init(sql: PostgresSQL) { self.sql = sql }
+  let sql: BoundSQL
+  init(sql: BoundSQL) { self.sql = sql }
   var nodeTitle: String {
     "sql: " + sql.statement.text.split(whereSeparator: \.isNewline).joined(separator: " ")
   }
@@ -97,7 +97,7 @@ struct PostgresColumn: Sendable {
   var declared: DeclaredType?
   /// The value dsh reads from the column, in SQL, or `nil` when SQL cannot say it (a
   /// timestamp, JSON, a declared type): stages on it run in memory.
-  var valueSQL: PostgresSQL?
+  var valueSQL: BoundSQL?
   /// Whether equal values of the column are equal bytes (a table's column whose collation is
   /// deterministic, as every database default is): `=` then needs no `COLLATE "C"`.
   var bytewiseEquality = false
@@ -115,10 +115,10 @@ struct PostgresColumn: Sendable {
   private static func valueSQL(
     _ name: String, _ dataType: PostgresType, _ type: ValueType, _ options: ReadOptions
   )
-    -> PostgresSQL?
+    -> BoundSQL?
   {
     let column = PostgresLocation.quoted(name)
-    var sql: PostgresSQL
+    var sql: BoundSQL
     switch dataType {
     case .int2, .int4, .int8, .float8, .bool, .date: sql = "\(column)"
     // dsh reads the double the column's text spells, not the exact decimal or the float4.
@@ -132,7 +132,7 @@ struct PostgresColumn: Sendable {
     }
     if !markers.isEmpty {
       sql =
-        "CASE WHEN \(column)::text IN (\(markers.map { PostgresSQL.bind($0) }.joined(separator: ", "))) THEN NULL ELSE \(sql) END"
+        "CASE WHEN \(column)::text IN (\(markers.map { BoundSQL.serverText($0) }.joined(separator: ", "))) THEN NULL ELSE \(sql) END"
     }
     return "(\(sql))"
   }

@@ -62,8 +62,8 @@ extension PostgresProvider {
           + "\""
       }
       .joined(separator: ",") + "}"
-    let sql: PostgresSQL =
-      "SELECT \((list + ["(\(key))::text"]).joined(separator: ", ")) \(query.storedFrom) WHERE \(match) = ANY(\(PostgresSQL.bind(array))::\(type)[])"
+    let sql: BoundSQL =
+      "SELECT \((list + ["(\(key))::text"]).joined(separator: ", ")) \(query.storedFrom) WHERE \(match) = ANY(\(BoundSQL.serverText(array))::\(type)[])"
     statementsRun += 1
     var byKey: [String: ArraySlice<String?>] = [:]
     for cells in try session.rowsNow(sql).rows {

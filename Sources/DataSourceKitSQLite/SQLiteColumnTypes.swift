@@ -133,24 +133,23 @@ extension SQLiteProvider {
     // (Behind window functions, the rows they are computed over: the conditions after them
     // read their columns, which the source does not have.)
     let kept = query.windows?.conditions ?? query.conditions
-    let conditions = kept.map { "(\($0.sql))" }.joined(separator: " AND ")
-    let conditionArguments = StatementArguments(kept.flatMap(\.arguments).map(SQLiteProvider.databaseValue))
+    let conditions = kept.map(\.bound)
     for index in result.indices where names.contains(result[index].name) {
       if result[index].checked || (check == .comparisons && result[index].comparable) { continue }
       let column = result[index].projection
       // The conditions read the columns as stored only when no column is converted (a null
       // marker, a cast); otherwise they would pick other rows here than in the query.
       let withinConditions =
-        check == .comparisons && !conditions.isEmpty && !query.isProjected
+        check == .comparisons && !kept.isEmpty && !query.isProjected
         && !kept.contains { $0.sql.contains(SQLiteQuery.quoted(result[index].name)) }
-      guard let misfit = misfitCondition(result[index], for: check),
-        try withinConditions
-          ? Int.fetchOne(
-            db, sql: "SELECT count(*) \(base) WHERE \(conditions) AND (\(misfit))",
-            arguments: conditionArguments)
-            == 0
-          : Int.fetchOne(db, sql: "SELECT count(*) \(base) WHERE \(misfit)") == 0
-      else {
+      guard let misfit = misfitCondition(result[index], for: check) else {
+        byStorageClass.append(index)
+        continue
+      }
+      var misfits = SQLSelect(list: "count(*)", from: BoundSQL(stringLiteral: base))
+      misfits.conditions = (withinConditions ? conditions : []) + [BoundSQL(stringLiteral: misfit)]
+      let (sql, arguments) = misfits.sql.grdb
+      guard try Int.fetchOne(db, sql: sql, arguments: arguments) == 0 else {
         byStorageClass.append(index)
         continue
       }

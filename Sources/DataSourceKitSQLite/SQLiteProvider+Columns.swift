@@ -48,10 +48,12 @@ extension SQLiteProvider: ColumnReadable {
     var builder = ColumnTableBuilder(names: [column.name], kinds: [kind])
     let reading = ColumnReading(column)
     statementsRun += 1
-    let statement = try db.makeStatement(
-      sql: "SELECT \(SQLiteQuery.quoted(column.name)) \(query.from)\(query.whereClause)\(query.orderClause)")
-    let cursor = try Row.fetchCursor(
-      statement, arguments: StatementArguments(query.orderedArguments.map(Self.databaseValue)))
+    let (sql, arguments) =
+      ("SELECT \(SQLiteQuery.quoted(column.name)) \(query.from)\(query.whereClause)\(query.orderClause)"
+      as BoundSQL)
+      .grdb
+    let statement = try db.makeStatement(sql: sql)
+    let cursor = try Row.fetchCursor(statement, arguments: arguments)
     let row = statement.sqliteStatement
     while try cursor.next() != nil {
       if builder.rowCount & 0xFFFF == 0xFFFF, Task.isCancelled { return nil }

@@ -117,17 +117,13 @@ extension SQLiteProvider {
   {
     return try database.read { db in
       if let section = query.section {
-        let rows = try StoredRow.fetchAll(
-          db, sql: query.sectionsSQL(section),
-          arguments: StatementArguments(query.sectionsArguments(section).map(Self.databaseValue)))
+        let (sql, arguments) = query.sectionsSQL(section).grdb
+        let rows = try StoredRow.fetchAll(db, sql: sql, arguments: arguments)
         return countedSections(from: rows, keyType: section.type)
       }
       if let rows = query.join?.rows { return [(key: nil, start: 0, count: rows)] }
-      let count =
-        try Int.fetchOne(
-          db, sql: query.countSQL, arguments: StatementArguments(query.countArguments.map(Self.databaseValue))
-        )
-        ?? 0
+      let (sql, arguments) = query.countSQL.grdb
+      let count = try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
       return [(key: nil, start: 0, count: count)]
     }
   }
@@ -143,10 +139,8 @@ extension SQLiteProvider {
       !query.columns[index].checked, !query.columns[index].comparable, let section = query.section
     else { return try countRows(in: database, query: query) }
     let type = query.columns[index].type
-    let arguments = StatementArguments(query.sectionsArguments(section).map(Self.databaseValue))
-    let rows = try database.read { db in
-      try StoredRow.fetchAll(db, sql: query.sectionsSQL(section), arguments: arguments)
-    }
+    let (sql, arguments) = query.sectionsSQL(section).grdb
+    let rows = try database.read { db in try StoredRow.fetchAll(db, sql: sql, arguments: arguments) }
     let fits = rows.allSatisfy { row in
       switch row[0].storage {
       case .null: true
@@ -183,12 +177,9 @@ extension SQLiteProvider {
 
   /// The rows, counted no further than `limit`.
   static func countRows(in database: DatabaseQueue, query: SQLiteQuery, upTo limit: Int) throws -> Int {
-    let arguments = StatementArguments(query.readArguments.map(Self.databaseValue))
-    return try database.read { db in
-      try Int.fetchOne(
-        db, sql: "SELECT COUNT(*) FROM (SELECT 1 \(query.from)\(query.whereClause) LIMIT \(limit))",
-        arguments: arguments) ?? 0
-    }
+    let (sql, arguments) =
+      ("SELECT COUNT(*) FROM (SELECT 1 \(query.from)\(query.whereClause) LIMIT \(limit))" as BoundSQL).grdb
+    return try database.read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
   }
 
   /// The sections with their counts, and for rows read by rowid from a table whose rowids run
@@ -229,15 +220,14 @@ extension SQLiteProvider {
     }
     query.windows?.adoptTypes(of: query.columns)
     let table = SQLiteQuery.windowsTable
-    let (sql, arguments) = query.materializing
+    let materializing = query.materializing
+    let (sql, arguments) = materializing.grdb
     try database.inDatabase { db in
       try db.execute(sql: "DROP TABLE IF EXISTS temp.\(SQLiteQuery.quoted(table))")
-      try db.execute(
-        sql: "CREATE TEMP TABLE \(SQLiteQuery.quoted(table)) AS \(sql)",
-        arguments: StatementArguments(arguments.map(databaseValue)))
+      try db.execute(sql: "CREATE TEMP TABLE \(SQLiteQuery.quoted(table)) AS \(sql)", arguments: arguments)
     }
     query.windows?.table = table
-    query.windows?.madeBy = (sql, arguments)
+    query.windows?.madeBy = materializing
   }
 
   /// How many rows a run of a table's keys holds, and its first rowid, without stepping.

@@ -54,8 +54,7 @@ extension SQLiteProvider {
       return
     }
     askedWhetherSQLiteSorts = true
-    let sql = query.select(offset: 0, count: query.limit ?? -1)
-    let arguments = StatementArguments(query.orderedArguments.map(Self.databaseValue))
+    let (sql, arguments) = query.select(offset: 0, count: query.limit ?? -1).grdb
     let plan = try? database.read { db in
       try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map {
         $0["detail"] as String? ?? ""
@@ -66,12 +65,12 @@ extension SQLiteProvider {
 
   /// A statement reading the rows in order from `page`; with `stepFirst`, stepped to its first
   /// row (the sort done), which the page's read then takes.
-  func startStream(in db: Database, sql: String, page: Int, stepFirst: Bool) throws
+  func startStream(in db: Database, sql: BoundSQL, page: Int, stepFirst: Bool) throws
     -> (cursor: RowCursor, statement: Statement, nextPage: Int, stepped: Bool)
   {
     statementsRun += 1
-    let statement = try db.makeStatement(sql: sql)
-    let arguments = StatementArguments(query.orderedArguments.map(Self.databaseValue))
+    let (text, arguments) = sql.grdb
+    let statement = try db.makeStatement(sql: text)
     let cursor = try Row.fetchCursor(statement, arguments: arguments)
     return (cursor, statement, page, stepFirst ? try cursor.next() != nil : false)
   }
@@ -179,11 +178,11 @@ extension SQLiteProvider {
   ///
   /// A part in the second half of its section is read from the section's end (`reversed`: its
   /// rows come last first), so the last rows of a section are not a scan past all the others.
-  func sectionParts(offset: Int, count: Int) -> [(sql: String, values: [Value], reversed: Bool)]? {
+  func sectionParts(offset: Int, count: Int) -> [(sql: BoundSQL, reversed: Bool)]? {
     guard query.section != nil, query.rowOrder != nil else { return nil }
     let held = sections.filter { $0.start < offset + count && $0.start + $0.count > offset }
     guard held.count <= 2 else { return nil }
-    var parts: [(sql: String, values: [Value], reversed: Bool)] = []
+    var parts: [(sql: BoundSQL, reversed: Bool)] = []
     for section in held {
       let first = max(offset, section.start)
       let end = min(offset + count, section.start + section.count)
@@ -194,7 +193,7 @@ extension SQLiteProvider {
           key: section.key ?? .null, offset: reversed ? fromEnd : first - section.start, count: end - first,
           reversed: reversed)
       else { return nil }
-      parts.append((part.0, part.1, reversed))
+      parts.append((part, reversed))
     }
     return parts
   }
@@ -214,8 +213,7 @@ extension SQLiteProvider {
     let offset = page * Self.pageSize
     let count = query.limit.map { min(Self.pageSize, max(0, $0 - offset)) } ?? Self.pageSize
     // The page's own statement, written only when one is run (not while a stream reads on).
-    var sql: String?
-    var arguments = StatementArguments(query.orderedArguments.map(Self.databaseValue))
+    var sql: BoundSQL?
     // Rows in stored order (filtered, or joined) are read from where the page before ended, by
     // rowid: a memory stage reading them all pays one pass, not an OFFSET per page (quadratic).
     //
@@ -231,23 +229,23 @@ extension SQLiteProvider {
     let seeksBack = behind && query.rowidOrdered && (page == 0 || lastRowids[page - 1] != nil)
     let streamed = held != nil && denseRowidStart == nil && !seeksBack
     let rowidColumn = query.rowidOrdered && !streamed ? query.rowOrder : nil
-    if let first = denseRowidStart, let dense = query.denseSelect {
-      sql = dense
+    if let first = denseRowidStart, query.readsDenseRanges {
       // No further than the rows the view has: past them, the table's rows are other ranges'.
       // (Rowids reach Int.max: the sums are checked.)
       let total = sections.last.map { $0.start + $0.count } ?? 0
       let last = first + max(0, total - 1)
       let (pageFirst, pastEnd) = first.addingReportingOverflow(offset)
       let (pageLast, beyond) = pageFirst.addingReportingOverflow(count - 1)
-      arguments = [pastEnd ? last : pageFirst, pastEnd || beyond ? last : min(pageLast, last)]
+      sql = query.denseSelect((pastEnd ? last : pageFirst)...(pastEnd || beyond ? last : min(pageLast, last)))
     } else if let rowidColumn {
       let after = page > 0 ? lastRowids[page - 1] : nil
-      let conditions =
-        query.conditions.map { "(\($0.sql))" } + (after == nil ? [] : ["\(rowidColumn) > \(after ?? 0)"])
-      let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-      sql =
-        "SELECT \(query.selectList), \(rowidColumn) \(query.from)\(filter) ORDER BY \(rowidColumn) LIMIT \(count)"
-        + (after == nil ? " OFFSET \(offset)" : "")
+      var select = SQLSelect(
+        list: BoundSQL(stringLiteral: "\(query.selectList), \(rowidColumn)"), from: query.from)
+      select.conditions = query.conditions.map(\.bound) + (after.map { ["\(rowidColumn) > \($0)"] } ?? [])
+      select.orderBy = [BoundSQL(stringLiteral: rowidColumn)]
+      select.limit = count
+      select.offset = after == nil ? offset : nil
+      sql = select.sql
     }
     let schema = self.schema
     let columns = query.readColumns
@@ -333,9 +331,9 @@ extension SQLiteProvider {
           var rows: [Value] = []
           for part in parts {
             statementsRun += 1
-            let statement = try db.makeStatement(sql: part.sql)
-            let cursor = try Row.fetchCursor(
-              statement, arguments: StatementArguments(part.values.map(Self.databaseValue)))
+            let (text, arguments) = part.sql.grdb
+            let statement = try db.makeStatement(sql: text)
+            let cursor = try Row.fetchCursor(statement, arguments: arguments)
             var partRows: [Value] = []
             while try cursor.next() != nil { partRows.append(convert(statement)) }
             rows += part.reversed ? partRows.reversed() : partRows
@@ -344,17 +342,19 @@ extension SQLiteProvider {
         }
         guard streamed else {
           statementsRun += 1
-          if denseRowidStart != nil, query.denseSelect != nil { keyRangeStatements += 1 }
+          if denseRowidStart != nil, query.readsDenseRanges { keyRangeStatements += 1 }
           // A page in the second half of a sorted view is read from its end: a top-N of the
           // rows after it, where an OFFSET from the start sorts every row before it too.
           let total = sections.last.map { $0.start + $0.count } ?? 0
           let end = min(offset + count, total)
           let reversed = sql == nil && query.readsBackwards && offset < total && total - end < offset
-          let statement = try db.makeStatement(
-            sql: sql
-              ?? (reversed
-                ? query.select(offset: total - end, count: end - offset, reversed: true)
-                : query.select(offset: offset, count: count)))
+          let (text, arguments) =
+            (sql
+            ?? (reversed
+              ? query.select(offset: total - end, count: end - offset, reversed: true)
+              : query.select(offset: offset, count: count)))
+            .grdb
+          let statement = try db.makeStatement(sql: text)
           let cursor = try Row.fetchCursor(statement, arguments: arguments)
           var rows: [Value] = []
           while try cursor.next() != nil { rows.append(convert(statement)) }
@@ -440,14 +440,14 @@ extension SQLiteProvider {
     let right = join.right
     var matches: [Value: Value] = [:]
     if !distinctKeys.isEmpty {
-      let marks = distinctKeys.map(Self.placeholder).joined(separator: ", ")
-      let conditions = right.conditions.map { " AND (\($0.sql))" }.joined()
-      let firsts =
-        "SELECT (\(join.rightKey)), MIN(\(join.rightOrder)) \(right.from) WHERE (\(join.rightKey))\(join.collation) IN (\(marks))\(conditions) GROUP BY 1\(join.collation)"
+      var firsts = SQLSelect(list: "(\(join.rightKey)), MIN(\(join.rightOrder))", from: right.from)
+      let marks = distinctKeys.map { "\(bound: $0)" as BoundSQL }.joined(separator: ", ")
+      firsts.conditions =
+        ["(\(join.rightKey))\(join.collation) IN (\(marks))"] + right.conditions.map(\.bound)
+      firsts.groupBy = ["1\(join.collation)"]
+      let (sql, arguments) = firsts.sql.grdb
       try reading(database) { db in
-        let found = try StoredRow.fetchAll(
-          db, sql: firsts,
-          arguments: StatementArguments((distinctKeys + right.arguments).map(Self.databaseValue)))
+        let found = try StoredRow.fetchAll(db, sql: sql, arguments: arguments)
         let byRowid = try rightRecords(found.compactMap { $0.int(1) }, join, in: db)
         for row in found {
           guard let rowid = row.int(1), let record = byRowid[rowid] else { continue }
@@ -481,11 +481,10 @@ extension SQLiteProvider {
     let right = join.right
     let rightSchema = Schema(right.columns.map(\.name))
     let list = right.columns.map { SQLiteQuery.quoted($0.name) }.joined(separator: ", ")
-    let records = try StoredRow.fetchAll(
-      db,
-      sql:
-        "SELECT \(join.rightOrder), \(list) \(right.from) WHERE \(join.rightOrder) IN (\(rowids.map(String.init).joined(separator: ", ")))"
-    )
+    let (sql, arguments) =
+      ("SELECT \(join.rightOrder), \(list) \(right.from) WHERE \(join.rightOrder) IN (\(rowids.map(String.init).joined(separator: ", ")))"
+      as BoundSQL).grdb
+    let records = try StoredRow.fetchAll(db, sql: sql, arguments: arguments)
     var byRowid: [Int: Value] = [:]
     for row in records {
       guard let rowid = row.int(0) else { continue }

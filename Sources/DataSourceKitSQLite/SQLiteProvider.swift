@@ -53,7 +53,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
   /// tests: a prepared provider counts when first asked, once.
   public internal(set) var countsRun = 0
   /// The statement and arguments of the last `group by` run in SQL, for `explain`.
-  package var lastGrouping: (sql: String, arguments: [Value])?
+  package var lastGrouping: BoundSQL?
   /// Whether ``lastGrouping`` was written for `explain` without checking its columns' values.
   var lastGroupingUnchecked = false
   /// Rows read from the file so far, for tests and `describe`.
@@ -196,7 +196,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
         // A ^C that came between queries, when none was running to interrupt.
         if Task.isCancelled { throw DataSourceError.cancelled }
         let names = try database.read { db in
-          try db.makeStatement(sql: query.select(offset: 0, count: 0)).columnNames
+          try db.makeStatement(sql: query.select(offset: 0, count: 0).sqliteText).columnNames
         }
         let counted = counting ? try Self.count(in: database, query: &query, displayPath: displayPath) : nil
         let sections = counted?.sections
@@ -420,14 +420,14 @@ extension SQLiteProvider: QueryExplaining {
   /// (`EXPLAIN QUERY PLAN`, nested as SQLite nests its steps).
   package func explainQuery() throws -> [String] {
     guard let database else { return ["(not open: \(loadState.rawValue))"] }
-    if let (sql, arguments) = query.windows?.madeBy {
+    if let madeBy = query.windows?.madeBy {
       // What computed the windows, once; the pages are ranges of the table's rowids.
       return ["rows written once to temp.\(SQLiteQuery.windowsTable), read by rowid:"]
-        + (try explain(sql, arguments: arguments, in: database))
+        + (try explain(madeBy, in: database))
     }
     // As a print would read it.
     placeNullsByTheKeysIfSorted(in: database)
-    return try explain(query.ordered, arguments: query.orderedArguments, in: database)
+    return try explain(query.ordered, in: database)
   }
 
   /// The `GROUP BY` of the last `group by` run in SQL, its parameters and SQLite's plan.
@@ -439,12 +439,11 @@ extension SQLiteProvider: QueryExplaining {
         "(written from the columns as declared: when it runs, their values are checked first, and a value of "
           + "another type adds a CAST or has the group by run in memory)"
       ] : []
-    return try note + explain(lastGrouping.sql, arguments: lastGrouping.arguments, in: database)
+    return try note + explain(lastGrouping, in: database)
   }
 
-  private func explain(_ sql: String, arguments values: [Value], in database: DatabaseQueue) throws
-    -> [String]
-  {
+  private func explain(_ statement: BoundSQL, in database: DatabaseQueue) throws -> [String] {
+    let (sql, values) = statement.sqlite
     var lines = ["sql: " + sql]
     if !values.isEmpty {
       lines.append(

@@ -63,7 +63,7 @@ extension SQLiteQuery {
     let translator = self.translator
     switch stage {
     case .filter(let expression):
-      guard var condition = translator.condition(expression).map(Condition.init) else { return nil }
+      guard var condition = translator.condition(expression).map({ Condition($0) }) else { return nil }
       condition.keyBounds = keyColumn.flatMap { Self.keyBounds(of: expression, key: $0) }
       query.conditions.append(condition)
     case .sort(let terms):
@@ -128,10 +128,9 @@ extension SQLiteQuery {
         taken.insert(field.name.lowercased()).inserted,
         let value = translator.value(field.expression), value.type == type
       else { return nil }
-      let (text, values) = value.sql.sqlite
       // A real stays a real when both operands were stored as integers.
-      let sql = type == .double ? "CAST((\(text)) AS REAL)" : "(\(text))"
-      made.append(Windows.Column(name: field.name, sql: sql, arguments: values, type: type, copies: nil))
+      let sql: BoundSQL = type == .double ? "CAST((\(value.sql)) AS REAL)" : "(\(value.sql))"
+      made.append(Windows.Column(name: field.name, sql: sql, type: type, copies: nil))
     }
     var query = self
     query.windows = Windows(
@@ -150,9 +149,8 @@ extension SQLiteQuery {
     // SQLite's names are the same in any case.
     var taken = Set(columns.map { $0.name.lowercased() })
     // The view's own order among equal keys: its section, its sort keys, the stored order.
-    var ties = ((section.map { [$0] } ?? []) + order).map { Self.nullsLast($0.sql, $0.direction) }
-    ties.append(sourceRowOrder)
-    let tieArguments = ((section.map { [$0] } ?? []) + order).flatMap(Self.nullsLastArguments)
+    var ties = ((section.map { [$0] } ?? []) + order).map { Self.nullsLast($0.key, $0.direction) }
+    ties.append(BoundSQL(stringLiteral: sourceRowOrder))
     var made: [Windows.Column] = []
     for field in fields {
       guard field.calls.count == 1, let call = field.calls.first, case .function(let function) = call.kind,
@@ -163,12 +161,11 @@ extension SQLiteQuery {
         !["rowid", "_rowid_", "oid"].contains(field.name.lowercased()),
         taken.insert(field.name.lowercased()).inserted
       else { return nil }
-      var arguments: [Value] = []
-      var sql: String
+      var sql: BoundSQL
       var copies: String?
       switch function {
       // dsh's names are SQL's.
-      case .rowNumber, .rank, .denseRank, .percentRank, .cumeDist: sql = "\(function.rawValue)()"
+      case .rowNumber, .rank, .denseRank, .percentRank, .cumeDist: sql = "\(function.rawValue)()" as BoundSQL
       case .lag, .lead:
         // A column: the neighbour's value is read as its type (every value is checked before
         // the windows are computed; see `materializeWindows`).
@@ -176,55 +173,41 @@ extension SQLiteQuery {
           let column = columns.first(where: { $0.name == path[0] }), column.type == type, call.offset >= 0
         else { return nil }
         copies = column.name
-        var list = [Self.quoted(column.name), String(call.offset)]
+        var list: [BoundSQL] = [BoundSQL(stringLiteral: Self.quoted(column.name)), "\(call.offset)"]
         if let fallback = call.fallback {
           guard let value = translator.value(fallback), value.type == type || value.type == .null else {
             return nil
           }
-          let (text, values) = value.sql.sqlite
-          list.append(text)
-          arguments += values
+          list.append(value.sql)
         }
         sql = "\(function.rawValue)(\(list.joined(separator: ", ")))"
       case .random:
         return nil
       }
       // The partition: the section, or `within EXPR`'s key (of a type that groups as dsh does).
-      var partition: String?
+      var partition: BoundSQL?
       if field.withinSection {
-        if let section {
-          partition = section.sql
-          arguments += section.arguments
-        }
+        partition = section?.key
       } else if let expression = field.partition {
         guard let key = translator.key(expression), [.int, .text, .bool, .date].contains(key.type) else {
           return nil
         }
-        let (text, values) = key.sql.sqlite
-        partition = text
-        arguments += values
+        partition = key.sql
       }
-      var terms: [String] = []
+      var terms: [BoundSQL] = []
       for key in field.order {
         guard let value = translator.key(key.expression) else { return nil }
-        let term = OrderTerm(value, key.direction)
-        terms.append(Self.nullsLast(term.sql, term.direction))
-        arguments += Self.nullsLastArguments(term)
+        terms.append(Self.nullsLast(value.sql, key.direction))
       }
       // A rank's peers are the rows with equal keys; a row number and a neighbour follow the
       // view's order among them.
-      if [.rowNumber, .lag, .lead].contains(function) {
-        terms += ties
-        arguments += tieArguments
-      }
-      let over: [String] =
-        (partition.map { ["PARTITION BY " + $0] } ?? [])
-        + (terms.isEmpty ? [] : ["ORDER BY " + terms.joined(separator: ", ")])
+      if [.rowNumber, .lag, .lead].contains(function) { terms += ties }
+      let over: [BoundSQL] =
+        (partition.map { ["PARTITION BY \($0)"] } ?? [])
+        + (terms.isEmpty ? [] : ["ORDER BY \(terms.joined(separator: ", "))"])
       made.append(
         Windows.Column(
-          name: field.name, sql: "\(sql) OVER (\(over.joined(separator: " ")))", arguments: arguments,
-          type: type,
-          copies: copies))
+          name: field.name, sql: "\(sql) OVER (\(over.joined(separator: " ")))", type: type, copies: copies))
     }
     var query = self
     query.windows = Windows(
@@ -470,16 +453,41 @@ extension SQLiteQuery {
 
 extension BoundSQL {
   /// The SQL with `?` for each value, and the values, as GRDB binds them.
-  var sqlite: (sql: String, arguments: [Value]) {
-    (text { value, _ in SQLiteProvider.placeholder(for: value) }, values)
-  }
-}
+  var sqlite: (sql: String, arguments: [Value]) { (sqliteText, values) }
 
-extension SQLiteQuery.Condition {
-  /// A condition of bound SQL.
-  init(_ sql: BoundSQL) {
-    let (text, arguments) = sql.sqlite
-    self.init(sql: text, arguments: arguments)
+  /// The SQL with `?` for each value.
+  var sqliteText: String { text { value, _ in SQLiteProvider.placeholder(for: value) } }
+
+  /// The values, as GRDB binds them to the `?`s.
+  var statementArguments: StatementArguments { StatementArguments(values.map(SQLiteProvider.databaseValue)) }
+
+  /// The SQL with `?` for each value, and the values bound as GRDB binds them.
+  var grdb: (sql: String, arguments: StatementArguments) { (sqliteText, statementArguments) }
+
+  /// The SQL with its values written in as SQLite reads them, for `describe` and `explain`:
+  /// what one would type into sqlite3.
+  var readable: String { text { value, _ in SQLiteQuery.Condition.sqlLiteral(value) } }
+
+  /// SQL written with a `?` for each of `arguments`, in order.
+  ///
+  /// A `?` inside a string literal or a quoted name (`"ok?"`) is no parameter.
+  init(sqlite sql: String, arguments: [Value]) {
+    var result: BoundSQL = ""
+    var text = ""
+    var remaining = arguments.makeIterator()
+    var inString = false
+    var inName = false
+    for character in sql {
+      if character == "'", !inName { inString.toggle() }
+      if character == "\"", !inString { inName.toggle() }
+      if character == "?", !inString, !inName, let argument = remaining.next() {
+        result += BoundSQL(stringLiteral: text) + .bound(argument)
+        text = ""
+      } else {
+        text.append(character)
+      }
+    }
+    self = result + BoundSQL(stringLiteral: text)
   }
 }
 
@@ -587,10 +595,13 @@ extension SQLiteProvider: GroupingPushdown {
         return nil
       }
     }
-    let sql =
-      "SELECT \(select.joined(separator: ", ")) \(query.from)\(query.whereClause) GROUP BY \(group.joined(separator: ", ")) ORDER BY MIN(\(order))"
-    let arguments = StatementArguments(query.arguments.map(Self.databaseValue))
-    lastGrouping = (sql, query.arguments)
+    var statement = SQLSelect(list: BoundSQL(stringLiteral: select.joined(separator: ", ")), from: query.from)
+    statement.conditions = query.whereConditions
+    statement.groupBy = group.map { BoundSQL(stringLiteral: $0) }
+    statement.orderBy = ["MIN(\(order))"]
+    let (sql, values) = statement.sql.sqlite
+    let arguments = StatementArguments(values.map(Self.databaseValue))
+    lastGrouping = statement.sql
     lastGroupingUnchecked = planOnly
     if planOnly { return [] }
     let rows: [StoredRow]
@@ -733,21 +744,26 @@ extension SQLiteProvider: JoinPushdown {
       // right key, then a sort): pages are read in rowid order, one after another.
       joined.conditions.append(
         SQLiteQuery.Condition(
-          sql:
-            "(+(\(join.leftKey)))\(join.collation) IN (SELECT \(join.rightKey) \(join.right.from)\(join.right.whereClause))",
-          arguments: join.right.arguments))
+          "(+(\(join.leftKey)))\(join.collation) IN (SELECT \(join.rightKey) \(join.right.from)\(join.right.whereClause))"
+        ))
     }
     joined.join = join
     // A key more than one right row holds and a left row looks up: the first is taken, as in
     // memory, with a note.
-    let leftKeys =
-      "SELECT (\(join.leftKey)) \(query.from)\(query.whereClause)"
-      + (query.limit.map { "\(query.orderClause) LIMIT \($0)" } ?? "")
-    let repeatedSQL =
-      "SELECT COUNT(*) FROM (SELECT 1 \(join.right.from) WHERE (\(join.rightKey)) IS NOT NULL\(join.right.conditions.map { " AND (\($0.sql))" }.joined()) AND (\(join.rightKey))\(join.collation) IN (\(leftKeys)) GROUP BY (\(join.rightKey))\(join.collation) HAVING COUNT(*) > 1)"
-    let arguments = StatementArguments(
-      (join.right.arguments + (query.limit == nil ? query.readArguments : query.orderedArguments))
-        .map(Self.databaseValue))
+    var leftKeys = SQLSelect(list: "(\(join.leftKey))", from: query.from)
+    leftKeys.conditions = query.whereConditions
+    if let limit = query.limit {
+      leftKeys.orderBy = query.orderTerms
+      leftKeys.limit = limit
+    }
+    var repeatedKeys = SQLSelect(list: "1", from: join.right.from)
+    repeatedKeys.conditions =
+      ["(\(join.rightKey)) IS NOT NULL"] + join.right.conditions.map(\.bound)
+      + ["(\(join.rightKey))\(join.collation) IN (\(leftKeys.sql))"]
+    repeatedKeys.groupBy = ["(\(join.rightKey))\(join.collation)"]
+    let (repeatedSQL, values) = ("SELECT COUNT(*) FROM (\(repeatedKeys.sql) HAVING COUNT(*) > 1)" as BoundSQL)
+      .sqlite
+    let arguments = StatementArguments(values.map(Self.databaseValue))
     let repeated: Int
     do {
       repeated = try await withTaskCancellationHandler {
@@ -773,11 +789,11 @@ extension SQLiteProvider: JoinPushdown {
     var joined = joined
     var left = joined
     left.join = nil
-    let sql = "SELECT (\(left.countSQL)), (\(joined.countSQL))"
-    let arguments = StatementArguments((left.countArguments + joined.countArguments).map(Self.databaseValue))
-    let counts: Row?
+    let counts: BoundSQL = "SELECT (\(left.countSQL)), (\(joined.countSQL))"
+    let (sql, arguments) = (counts.sqliteText, counts.statementArguments)
+    let row: Row?
     do {
-      counts = try await withTaskCancellationHandler {
+      row = try await withTaskCancellationHandler {
         try database.read { db in try Row.fetchOne(db, sql: sql, arguments: arguments) }
       } onCancel: {
         database.interrupt()
@@ -787,7 +803,7 @@ extension SQLiteProvider: JoinPushdown {
     } catch let error as DatabaseError {
       throw Self.failure(error, path: displayPath)
     }
-    let (items, rows): (Int, Int) = (counts?[0] ?? 0, counts?[1] ?? 0)
+    let (items, rows): (Int, Int) = (row?[0] ?? 0, row?[1] ?? 0)
     if rows != items { notes.add(.joinRows(field: name, rows: rows, items: items)) }
     joined.join?.rows = rows
     return with(joined, identityKey: nil)

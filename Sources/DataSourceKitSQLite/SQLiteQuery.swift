@@ -14,25 +14,33 @@ public struct SQLiteQuery: Sendable {
     case query(String)
   }
 
-  /// A condition in SQL with its arguments, as `where` pushes it down.
+  /// A condition in SQL with its values, as `where` pushes it down.
   public struct Condition: Sendable {
-    /// The SQL, with `?` for each argument.
-    public var sql: String
-    /// The values bound to the SQL's `?`s.
-    public var arguments: [Value]
+    /// The SQL, its values bound.
+    package var bound: BoundSQL
     /// When the condition keeps exactly the rows whose integer primary key lies in a range
     /// (`id > 2000000`, `id >= 5 and id < 10`), that range.
     public var keyBounds: ClosedRange<Int>?
-    /// SQL with its arguments.
+
+    /// The SQL, with `?` for each argument.
+    public var sql: String { bound.sqliteText }
+    /// The values bound to the SQL's `?`s.
+    public var arguments: [Value] { bound.values }
+
+    /// SQL with a `?` for each of `arguments`, in order.
     public init(sql: String, arguments: [Value], keyBounds: ClosedRange<Int>? = nil) {
-      self.sql = sql
-      self.arguments = arguments
+      self.init(BoundSQL(sqlite: sql, arguments: arguments), keyBounds: keyBounds)
+    }
+
+    /// Bound SQL.
+    package init(_ bound: BoundSQL, keyBounds: ClosedRange<Int>? = nil) {
+      self.bound = bound
       self.keyBounds = keyBounds
     }
 
-    /// The SQL with its arguments written in, as SQLite reads them (`'Ada'`, not `"Ada"`, which
+    /// The SQL with its values written in, as SQLite reads them (`'Ada'`, not `"Ada"`, which
     /// SQLite reads as a column), for `describe` and `explain`: what one would type into sqlite3.
-    var readable: String { substituted(Self.sqlLiteral) }
+    var readable: String { bound.readable }
 
     /// A value as a SQLite literal, as it is bound (``SQLiteProvider/databaseValue(_:)``).
     static func sqlLiteral(_ value: Value) -> String {
@@ -46,53 +54,31 @@ public struct SQLiteQuery: Sendable {
       case .list, .record: return quoted(value.jsonText)
       }
     }
-
-    private func substituted(_ write: (Value) -> String) -> String {
-      var text = ""
-      var remaining = arguments.makeIterator()
-      // A `?` inside a string literal or a quoted name ("ok?") is no parameter.
-      var inString = false
-      var inName = false
-      for character in sql {
-        if character == "'", !inName { inString.toggle() }
-        if character == "\"", !inString { inName.toggle() }
-        if character == "?", !inString, !inName, let argument = remaining.next() {
-          text += write(argument)
-        } else {
-          text.append(character)
-        }
-      }
-      return text
-    }
   }
 
-  /// A key of ORDER BY (or of the sections' GROUP BY): SQL with no arguments (literals are
-  /// written in), the dsh type of its value, and a direction.
+  /// A key of ORDER BY (or of the sections' GROUP BY): its SQL, the dsh type of its value, and a
+  /// direction.
   public struct OrderTerm: Sendable {
-    /// The key's SQL.
-    public var sql: String
+    /// The key's SQL, its values bound (a literal in `sort by if(…)`).
+    package var key: BoundSQL
     /// The type of the key's values.
     public var type: ValueType
     /// The order of the keys.
     public var direction: SortDirection
 
-    /// The values bound to the key's `?`s (a literal in `sort by if(…)`), each time it is
-    /// written.
-    public var arguments: [Value] = []
-
-    /// A key in SQL, its values bound.
+    /// A key in SQL.
     init(_ key: SQLValue, _ direction: SortDirection) {
-      (self.sql, self.arguments) = key.sql.sqlite
+      self.key = key.sql
       self.type = key.type
       self.direction = direction
     }
 
     /// The key with its values written in dsh's way, for `describe`.
-    var readable: String { Condition(sql: sql, arguments: arguments).readable }
+    var readable: String { key.readable }
 
     /// A key of a column, of a type, in an order.
     public init(column: String, type: ValueType, direction: SortDirection) {
-      self.sql = SQLiteQuery.quoted(column)
+      self.key = BoundSQL(stringLiteral: SQLiteQuery.quoted(column))
       self.type = type
       self.direction = direction
     }
@@ -149,11 +135,10 @@ public struct SQLiteQuery: Sendable {
   /// The query's rows are then those of a subquery that computes them (see ``from``): the
   /// conditions, sections, order and limit after it read the window columns as any other.
   public struct Windows: Sendable {
-    /// One window column: `rank() OVER (…)`, its `?`s' values, and what it holds.
+    /// One window column: `rank() OVER (…)` with its values, and what it holds.
     struct Column: Sendable {
       var name: String
-      var sql: String
-      var arguments: [Value]
+      var sql: BoundSQL
       var type: ValueType
       /// The column whose values it holds (`lag(x)`): it is of that column's type.
       var copies: String?
@@ -173,8 +158,8 @@ public struct SQLiteQuery: Sendable {
     /// joined to the source's rows (a page read through the subquery would compute them all
     /// again, and sort), and the sections are counted from it alone.
     var table: String?
-    /// The statement that wrote it and its values (for `explain`).
-    var madeBy: (sql: String, arguments: [Value])?
+    /// The statement that wrote it (for `explain`).
+    var madeBy: BoundSQL?
 
     /// A neighbour's column takes its column's type as the check of every value found it.
     mutating func adoptTypes(of source: [SQLiteColumn]) {
@@ -190,17 +175,27 @@ public struct SQLiteQuery: Sendable {
   /// database of the provider's own connection.
   static let windowsTable = "dsh_windowed"
 
-  /// The statement that reads the rows at a range of places (its two `?`s, the first and last
-  /// rowid), when the view's rows are one rowid after another: the windows' table, else the
-  /// source's table (when a count found its rows a run of rowids).
-  var denseSelect: String? {
+  /// Whether the rows at a range of places can be read by their rowids (``denseSelect(_:)``).
+  var readsDenseRanges: Bool {
+    if isMaterialized { return true }
+    guard case .table = source, rowidName != nil else { return false }
+    return true
+  }
+
+  /// The statement that reads the rows whose rowids lie in `rowids`, when the view's rows are
+  /// one rowid after another (``readsDenseRanges``): the windows' table, else the source's table
+  /// (when a count found its rows a run of rowids).
+  func denseSelect(_ rowids: ClosedRange<Int>) -> BoundSQL? {
+    let (low, high): (BoundSQL, BoundSQL) = (
+      "\(bound: .int(rowids.lowerBound))", "\(bound: .int(rowids.upperBound))"
+    )
     if isMaterialized {
       return
-        "SELECT \(selectList) \(from) WHERE _dsh_w.rowid >= ? AND _dsh_w.rowid <= ? ORDER BY _dsh_w.rowid"
+        "SELECT \(selectList) \(from) WHERE _dsh_w.rowid >= \(low) AND _dsh_w.rowid <= \(high) ORDER BY _dsh_w.rowid"
     }
     guard case .table(let name) = source, let rowidName else { return nil }
     return
-      "SELECT * FROM \(Self.quoted(name)) WHERE \(rowidName) >= ? AND \(rowidName) <= ? ORDER BY \(rowidName)"
+      "SELECT * FROM \(Self.quoted(name)) WHERE \(rowidName) >= \(low) AND \(rowidName) <= \(high) ORDER BY \(rowidName)"
   }
 
   /// Whether the rows are read from the table their window columns were written to.
@@ -241,7 +236,9 @@ public struct SQLiteQuery: Sendable {
   /// them. (A literal in a sort key that spells a quoted column name only checks one more.)
   var columnsInSQL: Set<String> {
     let sql =
-      (conditions.map(\.sql) + ((section.map { [$0] } ?? []) + order).map(\.sql) + [join?.leftKey ?? ""]
+      (conditions.map(\.sql) + ((section.map { [$0] } ?? []) + order).map(\.key.sqliteText) + [
+        join?.leftKey ?? ""
+      ]
       + windowsSQL)
       .joined(separator: " ")
     return Set(columns.map(\.name).filter { sql.contains(Self.quoted($0)) })
@@ -249,7 +246,7 @@ public struct SQLiteQuery: Sendable {
 
   /// The SQL of the window columns and the conditions before them.
   private var windowsSQL: [String] {
-    (windows?.conditions.map(\.sql) ?? []) + (windows?.columns.map(\.sql) ?? [])
+    (windows?.conditions.map(\.sql) ?? []) + (windows?.columns.map(\.sql.sqliteText) ?? [])
   }
 
   /// The column the sections are grouped by, when SQL uses it for nothing else and its type
@@ -258,11 +255,12 @@ public struct SQLiteQuery: Sendable {
   /// `SQLiteProvider.countSections`).
   var sectionOnlyColumn: String? {
     guard let section else { return nil }
-    let elsewhere = (conditions.map(\.sql) + order.map(\.sql) + [join?.leftKey ?? ""] + windowsSQL)
+    let elsewhere = (conditions.map(\.sql) + order.map(\.key.sqliteText) + [join?.leftKey ?? ""] + windowsSQL)
       .joined(separator: " ")
+    let key = section.key.sqliteText
     return columns.first { column in
       let name = Self.quoted(column.name)
-      return (section.sql == name || section.sql == name + " COLLATE BINARY") && !elsewhere.contains(name)
+      return (key == name || key == name + " COLLATE BINARY") && !elsewhere.contains(name)
         && [.int, .double, .text, .bool].contains(column.type)
     }?.name
   }
@@ -347,7 +345,7 @@ public struct SQLiteQuery: Sendable {
 
   /// `FROM …`: the source, through the projection that gives its columns dsh's values; or the
   /// rows of a join that makes them (``joinsRows``), the conditions inside it.
-  var from: String {
+  var from: BoundSQL {
     if let table = windows?.table {
       let names = columns.map { Self.quoted($0.name) } + ["\(sourceRowOrder) AS \(Self.rowOrderColumn)"]
       return
@@ -355,37 +353,40 @@ public struct SQLiteQuery: Sendable {
     }
     if let join, join.every { return "FROM (\(joined(join)))" }
     if let windows { return "FROM (\(windowed(windows, columns: columns)))" }
-    return sourceFrom
+    return BoundSQL(stringLiteral: sourceFrom)
   }
 
-  /// What writes the windows' table (see ``Windows/table``), and the values of its `?`s.
+  /// What writes the windows' table (see ``Windows/table``).
   ///
   /// Each row's rowid, window columns and section key, in order. Only the columns the stages
   /// after the windows read are taken through the window's sort.
-  var materializing: (sql: String, arguments: [Value]) {
-    guard let windows else { return ("", []) }
-    let after = (conditions.map(\.sql) + ((section.map { [$0] } ?? []) + order).map(\.sql)).joined(
+  var materializing: BoundSQL {
+    guard let windows else { return "" }
+    let after = (conditions.map(\.sql) + ((section.map { [$0] } ?? []) + order).map(\.key.sqliteText)).joined(
       separator: " ")
     let read = columns.filter { after.contains(Self.quoted($0.name)) }
-    let list =
-      ["\(Self.rowOrderColumn) AS _dsh_base"] + windows.columns.map { Self.quoted($0.name) }
-      + (section.map { ["(\($0.sql)) AS _dsh_section"] } ?? [])
-    let sql =
-      "SELECT \(list.joined(separator: ", ")) FROM (\(windowed(windows, columns: read)))\(sourceWhere)\(orderClause)"
-      + (limit.map { " LIMIT \($0)" } ?? "")
-    return (sql, (section?.arguments ?? []) + readArguments + orderArguments)
+    let list: [BoundSQL] =
+      ["\(Self.rowOrderColumn) AS _dsh_base"]
+      + windows.columns.map { BoundSQL(stringLiteral: Self.quoted($0.name)) }
+      + (section.map { ["(\($0.key)) AS _dsh_section"] } ?? [])
+    var select = SQLSelect(
+      list: list.joined(separator: ", "), from: "FROM (\(windowed(windows, columns: read)))")
+    select.conditions = conditions.map(\.bound)
+    select.orderBy = orderTerms
+    select.limit = limit
+    return select.sql
   }
 
   /// The rows with their window columns: `columns` of the source, the rowid that keeps their
   /// stored order, and each window column, over the rows the conditions before them keep.
-  private func windowed(_ windows: Windows, columns: [SQLiteColumn]) -> String {
-    let list =
-      columns.map { Self.quoted($0.name) } + ["\(sourceRowOrder) AS \(Self.rowOrderColumn)"]
+  private func windowed(_ windows: Windows, columns: [SQLiteColumn]) -> BoundSQL {
+    let list: [BoundSQL] =
+      columns.map { BoundSQL(stringLiteral: Self.quoted($0.name)) }
+      + ["\(sourceRowOrder) AS \(Self.rowOrderColumn)"]
       + windows.columns.map { "\($0.sql) AS \(Self.quoted($0.name))" }
-    let filter =
-      windows.conditions.isEmpty
-      ? "" : " WHERE " + windows.conditions.map { "(\($0.sql))" }.joined(separator: " AND ")
-    return "SELECT \(list.joined(separator: ", ")) \(sourceFrom)\(filter)"
+    var select = SQLSelect(list: list.joined(separator: ", "), from: BoundSQL(stringLiteral: sourceFrom))
+    select.conditions = windows.conditions.map(\.bound)
+    return select.sql
   }
 
   /// The columns a row is read as: the source's, then the window columns.
@@ -432,34 +433,37 @@ public struct SQLiteQuery: Sendable {
   /// Each side is a subquery exposing only what the join needs, so a column both tables have
   /// (`id`) is never ambiguous; SQLite flattens them, and seeks an index on the right key (or
   /// builds one for the statement).
-  private func joined(_ join: Join) -> String {
+  private func joined(_ join: Join) -> BoundSQL {
     let names = columns.map { Self.quoted($0.name) }
     let keyColumn = Self.joinKeyColumn
-    let left =
+    let left: BoundSQL =
       "SELECT \(names.joined(separator: ", ")), \(sourceRowOrder) AS \(Self.rowOrderColumn), (\(join.leftKey)) AS \(keyColumn) \(sourceFrom)\(sourceWhere)"
     let rightColumns = join.right.columns.indices.map { "_dsh_m\($0)" }
-    let right =
-      "SELECT \(([join.rightOrder + " AS " + Self.matchColumn] + join.right.columns.indices.map { "\(Self.quoted(join.right.columns[$0].name)) AS _dsh_m\($0)" }).joined(separator: ", ")), (\(join.rightKey)) AS \(keyColumn) \(join.right.from)\(join.right.whereClause)"
+    let rightList =
+      ([join.rightOrder + " AS " + Self.matchColumn]
+      + join.right.columns.indices.map { "\(Self.quoted(join.right.columns[$0].name)) AS _dsh_m\($0)" })
+      .joined(separator: ", ")
+    let right: BoundSQL =
+      "SELECT \(rightList), (\(join.rightKey)) AS \(keyColumn) \(join.right.from)\(join.right.whereClause)"
     let match = ([Self.matchColumn] + rightColumns).map { "_dsh_r.\($0)" }.joined(separator: ", ")
-    let matched =
+    let matched: BoundSQL =
       "SELECT \(names.map { "_dsh_l.\($0)" }.joined(separator: ", ")), _dsh_l.\(Self.rowOrderColumn), \(match) FROM (\(left)) AS _dsh_l \(join.inner ? "" : "LEFT ")JOIN (\(right)) AS _dsh_r ON _dsh_l.\(keyColumn)\(join.collation) = _dsh_r.\(keyColumn)"
     guard join.full else { return matched }
     let nulls = Array(repeating: "NULL", count: names.count + 1).joined(separator: ", ")
     // NOT IN a list of the left's keys, which SQLite indexes once (a correlated NOT EXISTS would
     // scan the left for each right row); a null key matches nothing.
-    let keys =
-      "SELECT \(join.leftKey) \(sourceFrom) WHERE \(conditions.map { "(\($0.sql)) AND " }.joined())(\(join.leftKey)) IS NOT NULL"
+    var keys = SQLSelect(
+      list: BoundSQL(stringLiteral: join.leftKey), from: BoundSQL(stringLiteral: sourceFrom))
+    keys.conditions = conditions.map(\.bound) + ["\(join.leftKey) IS NOT NULL"]
     return
-      "\(matched) UNION ALL SELECT \(nulls), \(match) FROM (\(right)) AS _dsh_r WHERE _dsh_r.\(keyColumn) IS NULL OR _dsh_r.\(keyColumn)\(join.collation) NOT IN (\(keys))"
+      "\(matched) UNION ALL SELECT \(nulls), \(match) FROM (\(right)) AS _dsh_r WHERE _dsh_r.\(keyColumn) IS NULL OR _dsh_r.\(keyColumn)\(join.collation) NOT IN (\(keys.sql))"
   }
 
   /// The column of the source's own rows that keeps their stored order.
   var sourceRowOrder: String { isProjected ? Self.rowOrderColumn : rowidName ?? "rowid" }
 
   /// The source's conditions, inside a join that makes the rows.
-  private var sourceWhere: String {
-    conditions.isEmpty ? "" : " WHERE " + conditions.map { "(\($0.sql))" }.joined(separator: " AND ")
-  }
+  private var sourceWhere: BoundSQL { SQLSelect.whereClause(conditions.map(\.bound)) }
 
   /// `FROM …`: the table, or the query as a subquery.
   var baseFrom: String {
@@ -473,57 +477,39 @@ public struct SQLiteQuery: Sendable {
     }
   }
 
-  /// ` WHERE …` of the conditions (none after a join that makes the rows: they are inside it).
-  var whereClause: String { joinsRows || isMaterialized ? "" : sourceWhere }
-  /// The values of the conditions' `?`s, in order.
-  var arguments: [Value] { conditions.flatMap(\.arguments) }
+  /// The conditions the rows' WHERE holds (none after a join that makes the rows, or behind the
+  /// windows' table: they are inside it).
+  var whereConditions: [BoundSQL] { joinsRows || isMaterialized ? [] : conditions.map(\.bound) }
 
-  /// The values of the `?`s of ``from`` and ``whereClause``, in order.
-  var readArguments: [Value] {
-    if isMaterialized { return [] }
-    if let windows {
-      return windows.columns.flatMap(\.arguments) + windows.conditions.flatMap(\.arguments) + arguments
-    }
-    guard let join, join.every else { return arguments }
-    let both = arguments + join.right.arguments
-    // A full join reads the right again for its rows alone, and the left's keys.
-    return join.full ? both + join.right.arguments + arguments : both
-  }
+  /// ` WHERE …` of ``whereConditions``.
+  var whereClause: BoundSQL { SQLSelect.whereClause(whereConditions) }
 
-  /// The values of the ORDER BY clause's `?`s, in order.
-  var orderArguments: [Value] {
-    if isMaterialized { return [] }
-    return ((section.map { [$0] } ?? []) + order).flatMap {
-      sortsItself ? $0.arguments : Self.nullsLastArguments($0)
-    }
-  }
-
-  /// The values of ``select(offset:count:)`` and ``ordered``: the FROM's and WHERE's, then the
-  /// ORDER BY's.
-  var orderedArguments: [Value] { readArguments + orderArguments }
-
-  /// The values of ``countSQL``.
-  var countArguments: [Value] { limit == nil ? readArguments : orderedArguments }
-
-  /// ` ORDER BY …`, nulls last whatever the direction, as the in-memory stages order them.
+  /// The terms of ORDER BY, nulls last whatever the direction, as the in-memory stages order
+  /// them.
   ///
   /// A table's rows keep their stored order among equals (the sort is stable). A join's rows come in the left's
   /// order, each row's matches in the right's, then a full join's right rows alone.
-  var orderClause: String {
+  var orderTerms: [BoundSQL] {
     // The rows were written in order.
-    if isMaterialized { return " ORDER BY _dsh_w.rowid" }
-    var terms: [String] = []
+    if isMaterialized { return ["_dsh_w.rowid"] }
+    var terms: [BoundSQL] = []
     if join?.full == true { terms.append("\(Self.rowOrderColumn) IS NULL") }
     for term in (section.map { [$0] } ?? []) + order {
       if sortsItself {
-        terms.append(term.direction == .ascending ? "coalesce(\(term.sql), x'') ASC" : "\(term.sql) DESC")
+        terms.append(term.direction == .ascending ? "coalesce(\(term.key), x'') ASC" : "\(term.key) DESC")
       } else {
-        terms.append(Self.nullsLast(term.sql, term.direction))
+        terms.append(Self.nullsLast(term.key, term.direction))
       }
     }
-    if let rowOrder { terms.append(rowOrder) }
-    if joinsRows { terms.append(Self.matchColumn) }
-    return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
+    if let rowOrder { terms.append(BoundSQL(stringLiteral: rowOrder)) }
+    if joinsRows { terms.append(BoundSQL(stringLiteral: Self.matchColumn)) }
+    return terms
+  }
+
+  /// ` ORDER BY …` of ``orderTerms``.
+  var orderClause: BoundSQL {
+    let terms = orderTerms
+    return terms.isEmpty ? "" : " ORDER BY \(terms.joined(separator: ", "))"
   }
 
   /// Whether the rows can be read from the end, in the opposite order (``select(offset:count:withRowid:reversed:)``):
@@ -534,29 +520,21 @@ public struct SQLiteQuery: Sendable {
       && Self.readsNullsLast
   }
 
-  /// ` ORDER BY …` in the opposite order of ``orderClause`` (nulls first), where
+  /// The terms of ORDER BY in the opposite order of ``orderTerms`` (nulls first), where
   /// ``readsBackwards``.
-  private var backwardsOrderClause: String {
-    var terms = ((section.map { [$0] } ?? []) + order).map {
-      "\($0.sql) \($0.direction == .ascending ? "DESC" : "ASC") NULLS FIRST"
-    }
-    if let rowOrder { terms.append("\(rowOrder) DESC") }
-    return " ORDER BY " + terms.joined(separator: ", ")
+  private var backwardsOrderTerms: [BoundSQL] {
+    ((section.map { [$0] } ?? []) + order).map {
+      SQLSelect.term($0.key, SQLSelect.reversed($0.direction), nulls: .first)
+    } + (rowOrder.map { ["\($0) DESC"] } ?? [])
   }
 
   /// An ORDER BY term with nulls after every value, as the in-memory stages order them.
   ///
   /// SQLite says so itself from 3.30 (`NULLS LAST`), which sorts by one key where
   /// `key IS NULL, key` sorts by two (a tenth of a sectioned print of 200,000 rows).
-  static func nullsLast(_ key: String, _ direction: SortDirection) -> String {
-    let order = direction == .ascending ? "ASC" : "DESC"
-    return readsNullsLast ? "\(key) \(order) NULLS LAST" : "\(key) IS NULL, \(key) \(order)"
-  }
-
-  /// The values of a term written by ``nullsLast(_:_:)``: once, or twice where the key is
-  /// written twice.
-  static func nullsLastArguments(_ term: OrderTerm) -> [Value] {
-    readsNullsLast ? term.arguments : term.arguments + term.arguments
+  static func nullsLast(_ key: BoundSQL, _ direction: SortDirection) -> BoundSQL {
+    readsNullsLast
+      ? SQLSelect.term(key, direction) : "\(key) IS NULL, \(key) \(direction == .ascending ? "ASC" : "DESC")"
   }
 
   /// Whether this SQLite reads `NULLS LAST` (3.30 on).
@@ -565,10 +543,9 @@ public struct SQLiteQuery: Sendable {
     return (try? memory.read { try $0.makeStatement(sql: "SELECT 1 ORDER BY 1 NULLS LAST") }) != nil
   }()
 
-  /// The rows of one section (its key `key`) from `offset` on, in order, and the values of the
-  /// statement's `?`s; `nil` where a section's rows cannot be found by their key alone (a limit,
-  /// a join, window functions, a key with values of its own, a key SQLite stores otherwise than
-  /// it is read).
+  /// The rows of one section (its key `key`) from `offset` on, in order; `nil` where a section's
+  /// rows cannot be found by their key alone (a limit, a join, window functions, a key with
+  /// values of its own, a key SQLite stores otherwise than it is read).
   ///
   /// A page of a sectioned view is then its section's rows, found by the section's key, instead
   /// of a place in the whole table sorted by section: the first rows of 10M sectioned by an
@@ -577,9 +554,9 @@ public struct SQLiteQuery: Sendable {
   /// With `reversed`, the rows are read from the section's end: `offset` counts from there, and
   /// they come last first (a tail's rows, found without stepping over the rest).
   func sectionSelect(key: Value, offset: Int, count: Int, withRowid: Bool = false, reversed: Bool = false)
-    -> (String, [Value])?
+    -> BoundSQL?
   {
-    guard let section, limit == nil, windows == nil, join == nil, !isMaterialized, section.arguments.isEmpty
+    guard let section, limit == nil, windows == nil, join == nil, !isMaterialized, section.key.values.isEmpty
     else { return nil }
     switch key {
     // `IS` holds between nulls: the section of rows without a key.
@@ -589,18 +566,17 @@ public struct SQLiteQuery: Sendable {
     }
     let list = withRowid ? selectList + ", " + (rowOrder ?? "rowid") : selectList
     let binary = section.type == .text ? " COLLATE BINARY" : ""
-    let filter = (conditions.map { "(\($0.sql))" } + ["(\(section.sql)) IS ?\(binary)"]).joined(
-      separator: " AND ")
-    let terms =
+    var select = SQLSelect(list: BoundSQL(stringLiteral: list), from: from)
+    select.conditions = conditions.map(\.bound) + ["(\(section.key)) IS \(bound: key)\(binary)"]
+    select.orderBy =
       reversed
-      ? order.map { "\($0.sql) \($0.direction == .ascending ? "DESC" : "ASC") NULLS FIRST" }
+      ? order.map { SQLSelect.term($0.key, SQLSelect.reversed($0.direction), nulls: .first) }
         + (rowOrder.map { ["\($0) DESC"] } ?? [])
-      : order.map { Self.nullsLast($0.sql, $0.direction) } + (rowOrder.map { [$0] } ?? [])
-    let ordering = terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
-    return (
-      "SELECT \(list) \(from) WHERE \(filter)\(ordering) LIMIT \(count) OFFSET \(offset)",
-      arguments + [key] + order.flatMap { Self.nullsLastArguments($0) }
-    )
+      : order.map { Self.nullsLast($0.key, $0.direction) }
+        + (rowOrder.map { [BoundSQL(stringLiteral: $0)] } ?? [])
+    select.limit = count
+    select.offset = offset
+    return select.sql
   }
 
   /// The rows in order, `count` of them from `offset` (within the query's own limit); with
@@ -613,40 +589,49 @@ public struct SQLiteQuery: Sendable {
   /// Every row from the first (`count` -1, `offset` 0) has no LIMIT at all: with one, even
   /// `LIMIT -1`, SQLite sorts into a B-tree that keeps the first rows so far, where without one
   /// it sorts them all in one pass (200,000 rows: 0.23 s against 0.16 s in sqlite3).
-  func select(offset: Int, count: Int, withRowid: Bool = false, reversed: Bool = false) -> String {
+  func select(offset: Int, count: Int, withRowid: Bool = false, reversed: Bool = false) -> BoundSQL {
     let list = withRowid ? selectList + ", " + (rowOrder ?? "rowid") : selectList
-    let ordering = reversed ? backwardsOrderClause : orderClause
-    let window = count < 0 && offset == 0 ? "" : " LIMIT \(count) OFFSET \(offset)"
-    return "SELECT \(list) \(from)\(whereClause)\(ordering)\(window)"
+    var select = SQLSelect(list: BoundSQL(stringLiteral: list), from: from)
+    select.conditions = whereConditions
+    select.orderBy = reversed ? backwardsOrderTerms : orderTerms
+    if count >= 0 || offset != 0 {
+      select.limit = count
+      select.offset = offset
+    }
+    return select.sql
   }
 
   /// All rows, in order: what the counts are taken over.
-  var ordered: String {
-    "SELECT \(selectList) \(from)\(whereClause)\(orderClause)" + (limit.map { " LIMIT \($0)" } ?? "")
+  var ordered: BoundSQL {
+    var select = SQLSelect(list: BoundSQL(stringLiteral: selectList), from: from)
+    select.conditions = whereConditions
+    select.orderBy = orderTerms
+    select.limit = limit
+    return select.sql
   }
 
-  var countSQL: String {
+  /// How many rows there are.
+  var countSQL: BoundSQL {
     if let table = windows?.table { return "SELECT COUNT(*) FROM temp.\(Self.quoted(table))" }
-    return limit == nil ? "SELECT COUNT(*) \(from)\(whereClause)" : "SELECT COUNT(*) FROM (\(ordered))"
+    guard limit == nil else { return "SELECT COUNT(*) FROM (\(ordered))" }
+    var select = SQLSelect(list: "COUNT(*)", from: from)
+    select.conditions = whereConditions
+    return select.sql
   }
 
-  /// The values of ``sectionsSQL(_:)``: the key's, the source's, the key's for GROUP BY and
-  /// for ORDER BY.
-  func sectionsArguments(_ term: OrderTerm) -> [Value] {
-    if isMaterialized { return [] }
-    return term.arguments + (limit == nil ? readArguments : orderedArguments) + term.arguments
-      + Self.nullsLastArguments(term)
-  }
-
-  func sectionsSQL(_ term: OrderTerm) -> String {
+  /// Each section's key and count, in the sections' order.
+  func sectionsSQL(_ term: OrderTerm) -> BoundSQL {
     if let table = windows?.table {
-      return
-        "SELECT _dsh_section, COUNT(*) FROM temp.\(Self.quoted(table)) GROUP BY _dsh_section ORDER BY \(Self.nullsLast("_dsh_section", term.direction))"
+      var select = SQLSelect(list: "_dsh_section, COUNT(*)", from: "FROM temp.\(Self.quoted(table))")
+      select.groupBy = ["_dsh_section"]
+      select.orderBy = [Self.nullsLast("_dsh_section", term.direction)]
+      return select.sql
     }
-    let key = term.sql
-    let source = limit == nil ? "\(from)\(whereClause)" : "FROM (\(ordered))"
-    return
-      "SELECT \(key), COUNT(*) \(source) GROUP BY \(key) ORDER BY \(Self.nullsLast(key, term.direction))"
+    var select = SQLSelect(list: "\(term.key), COUNT(*)", from: limit == nil ? from : "FROM (\(ordered))")
+    if limit == nil { select.conditions = whereConditions }
+    select.groupBy = [term.key]
+    select.orderBy = [Self.nullsLast(term.key, term.direction)]
+    return select.sql
   }
 
   /// What `describe` says the provider reads.
@@ -666,7 +651,7 @@ public struct SQLiteQuery: Sendable {
       }
       parts += Self.ordering(windows.section, Array(order.suffix(windows.orderCount)))
       parts.append(windows.label + " (in SQL)")
-      if section?.sql == windows.section?.sql { section = nil }
+      if section?.key == windows.section?.key { section = nil }
       order.removeLast(windows.orderCount)
     }
     if !conditions.isEmpty { parts.append("where " + conditions.map(\.readable).joined(separator: " AND ")) }

@@ -176,14 +176,51 @@ struct SQLiteProviderTests {
         Set(try Row.fetchAll(db, sql: "EXPLAIN " + sql).map { $0["opcode"] as String? ?? "" })
       }
     }
-    let whole = query.select(offset: 0, count: -1)
+    let whole = query.select(offset: 0, count: -1).sqliteText
     #expect(!whole.contains("LIMIT"), "\(whole)")
     #expect(try opcodes(whole).contains("SorterSort"), "\(whole)")
     // A page, or the rest from a page on, keeps its LIMIT and OFFSET.
-    #expect(query.select(offset: 256, count: -1).hasSuffix(" LIMIT -1 OFFSET 256"))
-    #expect(query.select(offset: 0, count: 256).hasSuffix(" LIMIT 256 OFFSET 0"))
+    #expect(query.select(offset: 256, count: -1).sqliteText.hasSuffix(" LIMIT -1 OFFSET 256"))
+    #expect(query.select(offset: 0, count: 256).sqliteText.hasSuffix(" LIMIT 256 OFFSET 0"))
     // What `LIMIT -1` made SQLite do: an ephemeral B-tree kept in order, row by row.
     #expect(!(try opcodes(whole + " LIMIT -1 OFFSET 0").contains("SorterSort")))
+  }
+
+  @Test("one statement builder: each value is bound where its text stands, whichever clause holds it")
+  func valuesBoundWhereWritten() throws {
+    let path = try database(rows: 100)
+    var query = SQLiteQuery(source: .table("t"))
+    query.conditions = [
+      SQLiteQuery.Condition(
+        sql: "\"value\" >= ? AND \"category\" <> ?", arguments: [.double(10), .string("c3")])
+    ]
+    var section = SQLiteQuery.OrderTerm(column: "category", type: .text, direction: .ascending)
+    section.key = "coalesce(\"category\", \(bound: .string("none")))"
+    query.section = section
+    var order = SQLiteQuery.OrderTerm(column: "value", type: .double, direction: .descending)
+    order.key = "\"value\" * \(bound: .int(-1))"
+    query.order = [order]
+    let statements: [BoundSQL] = [
+      query.select(offset: 0, count: -1), query.select(offset: 3, count: 5), query.ordered, query.countSQL,
+      query.sectionsSQL(section), query.select(offset: 2, count: 4, reversed: true),
+    ]
+    let queue = try DatabaseQueue(path: path)
+    for statement in statements {
+      // Bound, and with every value written into the text where it stands: the same rows. A
+      // value bound out of its place compares another column with it.
+      let (sql, arguments) = statement.grdb
+      #expect(arguments.isEmpty == false)
+      // (Values only: a column's name is its text, which differs.)
+      let bound = try queue.read { db in
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map { Array($0.databaseValues) }
+      }
+      let written = try queue.read { db in
+        try Row.fetchAll(db, sql: statement.readable).map { Array($0.databaseValues) }
+      }
+      #expect(!bound.isEmpty && bound == written, "\(statement.readable)")
+    }
+    // In the order of the text: the conditions, the section key, the sort key.
+    #expect(query.ordered.values == [.double(10), .string("c3"), .string("none"), .int(-1)])
   }
 
   @Test("SQL errors carry SQLite's message and the SQL; the file is never written")

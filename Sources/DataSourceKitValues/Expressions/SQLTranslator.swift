@@ -14,9 +14,9 @@ import DataSourceKit
 /// (a keyword, a quoted identifier), and `\(bound: value)` appends a parameter. A dialect gives
 /// each parameter its placeholder (`?`, `$1`) only when the statement is written whole, so
 /// fragments compose in any order.
-package struct BoundSQL: Sendable, Equatable, ExpressibleByStringInterpolation {
+package struct BoundSQL: Sendable, Hashable, ExpressibleByStringInterpolation {
   /// A piece of text, or a value bound in its place.
-  package enum Piece: Sendable, Equatable {
+  package enum Piece: Sendable, Hashable {
     case text(String)
     case value(Value)
   }
@@ -39,6 +39,11 @@ package struct BoundSQL: Sendable, Equatable, ExpressibleByStringInterpolation {
     sql.pieces += b.pieces
     return sql
   }
+
+  package static func += (a: inout BoundSQL, b: BoundSQL) { a.pieces += b.pieces }
+
+  /// Whether there is nothing in it.
+  package var isEmpty: Bool { pieces.allSatisfy { $0 == .text("") } }
 
   /// The values bound, in order.
   package var values: [Value] {
@@ -72,6 +77,9 @@ package struct BoundSQL: Sendable, Equatable, ExpressibleByStringInterpolation {
     /// Trusted text: keywords, quoted identifiers, numbers dsh made.
     package mutating func appendInterpolation(_ text: String) { pieces.append(.text(text)) }
 
+    /// A number dsh made (a limit, an offset, a place), written in.
+    package mutating func appendInterpolation(_ number: Int) { pieces.append(.text(String(number))) }
+
     /// A value, bound as a parameter.
     package mutating func appendInterpolation(bound value: Value) { pieces.append(.value(value)) }
   }
@@ -82,8 +90,8 @@ extension Sequence where Element == BoundSQL {
   package func joined(separator: String) -> BoundSQL {
     var result: BoundSQL = ""
     for (index, part) in enumerated() {
-      if index > 0 { result = result + BoundSQL(stringLiteral: separator) }
-      result = result + part
+      if index > 0 { result += BoundSQL(stringLiteral: separator) }
+      result += part
     }
     return result
   }
