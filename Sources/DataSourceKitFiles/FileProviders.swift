@@ -125,6 +125,23 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
     return size > sampleBytes && CompressedFile.kind(ofFileAt: path) == nil
   }
 
+  /// Forgets every type the first rows showed but text, while the file is not read whole: a
+  /// column they type as text is text in the whole file (a later row only widens a type, and
+  /// text is the widest), any other may still become text.
+  ///
+  /// A check that refuses a statement over these types refuses it whatever the rest of the file
+  /// holds (a field of no known type is refused nothing).
+  package func keepOnlyTextTypes() {
+    guard table == nil, sample != nil else { return }
+    profiles = profiles?.map { profile in
+      guard profile.type != .text else { return profile }
+      var unknown = profile
+      unknown.type = nil
+      unknown.mixedTypes = []
+      return unknown
+    }
+  }
+
   /// How much of a file ``sampleFirstRows(bytes:)`` reads unless told: as much as DuckDB's
   /// sniffer reads by default (20,480 rows) for rows of 50 bytes.
   public static let sampleBytes = 1 << 20

@@ -29,6 +29,18 @@ import Foundation
   // The statement fails (status 1) at the misspelt field, or the row is not met.
   typoRow.met = typo.status == 1 && typo.standardError.contains("nme") && typo.seconds <= 0.05 * valid.seconds
   rows.append(typoRow)
+  // A type error over a column the first rows type as text is the whole file's too.
+  let typeError = median {
+    measure([dsh, "-c", "show \(source) | sort by name | section by team | where name > 1"])
+  }
+  var typeErrorRow = Row.beside(
+    "a type error in the last stage (text > int), 1M CSV rows", dsh: typeError,
+    other: "the statement spelt right",
+    valid, most: 0.05)
+  typeErrorRow.met =
+    typeError.status == 1 && typeError.standardError.contains("name")
+    && typeError.seconds <= 0.05 * valid.seconds
+  rows.append(typeErrorRow)
   // A group by over the file is built over its first rows too: explain and a typo after it.
   let grouping = "where age > 30 | group by team with n = count(), a = avg(age)"
   let grouped = median { measure([dsh, "-c", "show \(source) | \(grouping) | sort by n desc"]) }

@@ -392,9 +392,10 @@ extension Evaluator {
   /// Every stage is built and none runs: a `group by`, `distinct`, window or `sample` is built
   /// without its input's rows (its fields are its keys', aggregates' and windows' names, whatever
   /// the rows), up to the first step that needs more: a join (the other side would be read
-  /// twice) or a decoration. Only a refusal the header decides (``isDecidedByTheHeader(_:)``)
-  /// is reported here: the first rows' types are a guess that a later row may widen, so every
-  /// other check is made again over the whole file.
+  /// twice) or a decoration. Only a refusal the rest of the file cannot change is reported
+  /// here: one the header decides (``isDecidedByTheHeader(_:)``), or one made again when only
+  /// the columns the first rows type as text keep their types (text is the widest type; any
+  /// other may still widen). Every other check is made again over the whole file.
   ///
   /// - Returns: the pipeline built over the file's header and first rows and not run, when every
   ///   step was checked (what `explain` shows without reading the file); `nil` otherwise.
@@ -419,17 +420,38 @@ extension Evaluator {
     // Nor is a seed `random()` draws as a window over them is built: `save` writes the one the
     // statement's own rows were drawn with.
     sampling.seeds = DrawnSeeds()
-    do {
-      guard let source = try await sampledSource(literal, bytes: sampleBytes) else { return nil }
+    /// Every stage is built and none runs: one that reads its input's rows (a grouping, a
+    /// window, a sample) is built without them, its fields known from the header's.
+    func built(over source: ProviderValue) async throws -> ScriptValue {
       var value = ScriptValue.provider(source)
-      // Every stage is built and none runs: one that reads its input's rows (a grouping, a
-      // window, a sample) is built without them, its fields known from the header's.
       for case .stage(let stage) in checked {
         value = try await sampling.apply(stage, to: value, reading: false)
       }
+      return value
+    }
+    let source: ProviderValue
+    do {
+      guard let sampled = try await sampledSource(literal, bytes: sampleBytes) else { return nil }
+      source = sampled
+    } catch {
+      return nil
+    }
+    do {
+      let value = try await built(over: source)
       return checked.count == steps.count ? value : nil
     } catch let diagnostic as Diagnostic {
       if Self.isDecidedByTheHeader(diagnostic.message) { throw diagnostic }
+      // Refused again with only the text columns typed (`where state > 1`, state text in the
+      // first rows): refused whatever the other rows hold.
+      // (The file's provider, under the editable layer every file source has.)
+      let file = (source.provider as? EditableProvider<Value>)?.source ?? source.provider
+      guard let csv = file as? CSVProvider else { return nil }
+      csv.keepOnlyTextTypes()
+      do {
+        _ = try await built(over: source)
+      } catch let again as Diagnostic where again == diagnostic {
+        throw diagnostic
+      } catch {}
       return nil
     } catch {
       return nil
