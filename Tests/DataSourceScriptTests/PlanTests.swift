@@ -230,6 +230,25 @@ struct PlanTests {
     #expect(output.errors.contains("the items are text values, not records"), "\(output.errors)")
     #expect(!output.errors.contains("UTF-8"), "\(output.errors)")
 
+    // A join with another such file reads its first rows too: a field its header lacks, or a
+    // comparison with a column its first rows type as text, is refused before either file is
+    // read; one with a column they type as int waits for the whole read.
+    let other = try Self.fileDamagedAtTheEnd()
+    defer { try? FileManager.default.removeItem(atPath: other) }
+    let joined = "\(source) | join csv \"\(other)\" on id == id as o"
+    for (statement, error) in [
+      ("show \(joined) | where o.agee > 1", "did you mean 'o.age'"),
+      ("show \(joined) | sort by o.name | where o.team > 1", "cannot compare o.team (text)"),
+      ("show \(joined) | where o.age > \"x\"", "UTF-8"),
+    ] {
+      output.errors = ""
+      #expect(!(await run(statement, in: session).ok))
+      #expect(output.errors.contains(error), "\(statement): \(output.errors)")
+    }
+    let joinPlan = await explained("join csv \"\(other)\" on id == id as o | where o.age > 30")
+    #expect(joinPlan.contains("join csv"), "\(joinPlan)")
+    #expect(joinPlan.components(separatedBy: "not read: 1.4 MB").count == 3, "\(joinPlan)")
+
     // A stage that draws or ranks rows is built without them too, and says so.
     let drawn = await explained("sample 5 | extend r = rank() by age desc within team | where r < 3")
     #expect(drawn.contains("sample 5  (not run)"), "\(drawn)")
@@ -332,7 +351,8 @@ struct PlanTests {
     #expect(output.text == "id,g\n5,2\n5,7\n", "\(output.text)")
   }
 
-  @Test("explain types its own CSV source from the first rows, and reads a file a join reads whole")
+  @Test(
+    "explain types its own CSV source and a joined file from their first rows; a type they may change waits")
   func explainTypesFromTheSample() async throws {
     // 40,000 rows whose age is a number until the last row, which makes the column text.
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("late-\(UUID().uuidString).csv")
@@ -351,11 +371,20 @@ struct PlanTests {
     #expect(!(await run("show csv \"\(path)\" | where age > 30", in: session).ok))
     #expect(output.errors.contains("age"), "\(output.errors)")
 
-    // A file under the statement's source (a join's other side) is read whole for the plan.
+    // A file joined in is read to its first rows for the plan too, as the source is.
     output.text = ""
     output.errors = ""
-    let joined = "explain csv \"samples:people.csv\" | join (csv \"\(path)\") on id == id as b"
-    #expect(await run(joined, in: session).ok, "\(output.errors)")
-    #expect(output.text.contains("40001 items"), "\(output.text)")
+    let joined = "csv \"samples:people.csv\" | join (csv \"\(path)\") on id == id as b"
+    #expect(await run("explain \(joined) | where b.age > 30", in: session).ok, "\(output.errors)")
+    #expect(output.text.contains("not read: "), "\(output.text)")
+    #expect(output.text.contains("join (csv"), "\(output.text)")
+    #expect(!output.text.contains("40001 items"), "\(output.text)")
+    // A field its header lacks is refused from it; a type its first rows show is not the file's,
+    // and the statement that runs reads the file whole and refuses it there.
+    #expect(!(await run("show \(joined) | where b.agee > 30", in: session).ok))
+    #expect(output.errors.contains("did you mean 'b.age'"), "\(output.errors)")
+    output.errors = ""
+    #expect(!(await run("show \(joined) | where b.age > 30", in: session).ok))
+    #expect(output.errors.contains("cannot compare b.age (text)"), "\(output.errors)")
   }
 }

@@ -334,7 +334,14 @@ extension Evaluator {
   func joinedProvider(_ clause: JoinClause, of provider: ProviderValue, label: String) async throws
     -> any DataProvider<Value>
   {
-    let otherValue = try await evaluate(clause.other)
+    let otherValue: ScriptValue
+    if let bytes = joinedFileSample, case .provider(let literal) = clause.other,
+      let sampled = try await sampledSource(literal, bytes: bytes)
+    {
+      otherValue = .provider(sampled)
+    } else {
+      otherValue = try await evaluate(clause.other)
+    }
     guard case .provider(let other) = otherValue else {
       throw Diagnostic(
         .expectedKind(.providerToJoin, found: otherValue.kindDescription), at: clause.other.range)

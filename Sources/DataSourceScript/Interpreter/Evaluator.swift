@@ -41,6 +41,14 @@ struct Evaluator {
   /// see are known without rows; over a source that knows no fields, and for the sources, the
   /// rows are still read.
   var runsStages = true
+  /// When set, a CSV file named as a join's other side is read only to its header and the rows
+  /// in this many bytes (``sampledSource(_:bytes:)``), as the statement's own source is:
+  /// `explain`, and the check before a statement runs, need its fields and types, not its rows.
+  var joinedFileSample: Int?
+  /// Whether a sampled file keeps only the types its first rows show as text
+  /// (``CSVProvider/keepOnlyTextTypes()``): what a refusal is checked again over, to know whether
+  /// the rest of the file could change it.
+  var samplesTextTypesOnly = false
   /// Where each step's time and rows are written as it runs (`explain analyze`), when set.
   var timings: StepTimings?
 
@@ -365,15 +373,21 @@ extension Evaluator {
     guard case .csv(let path) = expression.source, !HTTPFile.isURL(path) else { return nil }
     try checkSandbox(expression)
     guard CSVProvider.canSample(resolve(path), member: expression.options.member) else { return nil }
-    return try await makeProvider(expression, sampleBytes: bytes)
+    let sampled = try await makeProvider(expression, sampleBytes: bytes)
+    if samplesTextTypesOnly {
+      // (The file's provider, under the editable layer every file source has.)
+      let file = (sampled.provider as? EditableProvider<Value>)?.source ?? sampled.provider
+      (file as? CSVProvider)?.keepOnlyTextTypes()
+    }
+    return sampled
   }
 
   /// What `explain` shows of a CSV file, or of a pipeline over one whose every step is checked
   /// against the file's header and first megabyte, without reading the file; `nil` otherwise
   /// (then the plan is made over the file read whole).
   ///
-  /// Only the statement's own source is sampled: a file under it (the other side of a `join`)
-  /// is read whole, so every check against it is made against all its rows.
+  /// A CSV file joined in (`join csv "other.csv" …`) is read to its first rows too
+  /// (``joinedFileSample``); a source joined by its name is bound already.
   func planFromFirstRows(_ expression: Expression) async throws -> ScriptValue? {
     switch expression {
     case .provider(let literal):
@@ -391,8 +405,9 @@ extension Evaluator {
   ///
   /// Every stage is built and none runs: a `group by`, `distinct`, window or `sample` is built
   /// without its input's rows (its fields are its keys', aggregates' and windows' names, whatever
-  /// the rows), up to the first step that needs more: a join (the other side would be read
-  /// twice) or a decoration. Only a refusal the rest of the file cannot change is reported
+  /// the rows), and a join whose other side is a CSV file (sampled as the source is) or a
+  /// bound name, up to the first step that needs more: a join with another source (it would be
+  /// opened twice) or a decoration. Only a refusal the rest of the file cannot change is reported
   /// here: one the header decides (``isDecidedByTheHeader(_:)``), or one made again when only
   /// the columns the first rows type as text keep their types (text is the widest type; any
   /// other may still widen). Every other check is made again over the whole file.
@@ -405,7 +420,14 @@ extension Evaluator {
   {
     let checked = steps.prefix { step in
       switch step {
-      case .stage(.join): false
+      // A join whose other side is a CSV file (sampled too) or a name (bound already); any other
+      // source would be opened twice, here and when the statement runs.
+      case .stage(.join(let clause, _)):
+        switch clause.other {
+        case .name: true
+        case .provider(let literal): if case .csv = literal.source { true } else { false }
+        default: false
+        }
       case .stage: true
       case .decoration: false
       }
@@ -413,6 +435,7 @@ extension Evaluator {
     guard case .provider(let literal) = head, !checked.isEmpty else { return nil }
     var sampling = self
     sampling.runsStages = false
+    sampling.joinedFileSample = sampleBytes
     sampling.timings = nil
     // What the first rows' expressions notice (a division by zero) is not the statement's: the
     // file read whole, or nothing (explain), says it.
@@ -429,26 +452,19 @@ extension Evaluator {
       }
       return value
     }
-    let source: ProviderValue
-    do {
-      guard let sampled = try await sampledSource(literal, bytes: sampleBytes) else { return nil }
-      source = sampled
-    } catch {
-      return nil
-    }
+    func sampled() async -> ProviderValue? { try? await sampling.sampledSource(literal, bytes: sampleBytes) }
+    guard let source = await sampled() else { return nil }
     do {
       let value = try await built(over: source)
       return checked.count == steps.count ? value : nil
     } catch let diagnostic as Diagnostic {
       if Self.isDecidedByTheHeader(diagnostic.message) { throw diagnostic }
-      // Refused again with only the text columns typed (`where state > 1`, state text in the
-      // first rows): refused whatever the other rows hold.
-      // (The file's provider, under the editable layer every file source has.)
-      let file = (source.provider as? EditableProvider<Value>)?.source ?? source.provider
-      guard let csv = file as? CSVProvider else { return nil }
-      csv.keepOnlyTextTypes()
+      // Refused again with only the text columns of every file typed (`where state > 1`, state
+      // text in the first rows): refused whatever the other rows hold.
+      sampling.samplesTextTypesOnly = true
+      guard let textOnly = await sampled() else { return nil }
       do {
-        _ = try await built(over: source)
+        _ = try await built(over: textOnly)
       } catch let again as Diagnostic where again == diagnostic {
         throw diagnostic
       } catch {}

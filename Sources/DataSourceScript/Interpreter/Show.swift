@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitFiles
 import DataSourceKitPostgres
 import DataSourceKitSQLite
 import DataSourceKitValues
@@ -451,6 +452,7 @@ extension Session {
         evaluator.timings = StepTimings()
       } else {
         evaluator.runsStages = false
+        evaluator.joinedFileSample = CSVProvider.sampleBytes
         evaluator.countsWhenRead = true
       }
     default: return
