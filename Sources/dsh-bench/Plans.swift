@@ -78,6 +78,13 @@ import Foundation
       dsh: seconds(stagesExplained), other: "showing it: " + seconds(stagesShown),
       figure: String(format: "%.2f×", stagesExplained / stagesShown), target: "≤ 0.2×",
       met: inMemoryExplained.status == 0 && stagesExplained <= 0.2 * stagesShown))
+  // A file is read, checked and scanned a part on each core (morsels): the same bind on one
+  // core beside it gives the scaling on this machine.
+  let bindOneCore = median { measure(["/usr/bin/env", "DSH_THREADS=1", dsh, "-c", bound + "show 1"]) }
+  rows.append(
+    .shownBeside(
+      "binding the 1M-row file, a part on each of \(ProcessInfo.processInfo.activeProcessorCount) cores",
+      dsh: bindOnly, other: "on one (DSH_THREADS=1)", bindOneCore))
   // What is left of both: starting the process (the file's header and 64 KB or 1 MB of rows are
   // what they read of the file).
   let nothing = median { measure([dsh, "-c", "show 1"]) }

@@ -86,14 +86,41 @@ struct CSVChunkTests {
     }
   }
 
-  @Test("a file of a few MB reads alike in chunks split in halves on two cores")
+  @Test("a file of a few MB reads alike in chunks split in parts on 1 to 8 cores")
   func largeChunksReadAlike() throws {
     var random = SeededGenerator(state: 16)
-    let text = Self.randomCSV(rows: 40_000, columns: 5, using: &random)
+    let text = Self.randomCSV(rows: 120_000, columns: 5, using: &random)
+    // Eight parts of at least 512 KB.
+    #expect(text.utf8.count > 4 << 20)
     let path = try temporaryFile(text)
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let whole = Self.outcome(path, chunkBytes: 1 << 24)
-    #expect(Self.outcome(path, chunkBytes: (1 << 20) + 7) == whole)
+    let whole = Morsels.$coresForTask.withValue(1) { Self.outcome(path, chunkBytes: 1 << 24) }
+    for cores in [2, 3, 8] {
+      Morsels.$coresForTask.withValue(cores) {
+        #expect(Self.outcome(path, chunkBytes: 1 << 24) == whole, "\(cores) cores")
+      }
+    }
+    #expect(Self.outcome(path, chunkBytes: (1 << 20) + 7) == whole, "chunks of 1 MB")
+  }
+
+  @Test(
+    "a file that is nearly all quoted line ends reads alike on 1 to 8 cores: every split falls in a field")
+  func splitsInsideQuotedFields() throws {
+    // 120 rows, each a field of 2,000 quoted lines (about 44 KB): whatever share of the file
+    // a part starts at, the line end found past it is inside a field, and the scan from it reads
+    // the field's lines as rows, to be thrown away.
+    let lines = (0..<2_000).map { "line \($0), not a row" }.joined(separator: "\n")
+    let text = "id,note,n\n" + (0..<120).map { "\($0),\"\(lines)\",\($0 * 2)\n" }.joined()
+    #expect(Morsels.$coresForTask.withValue(8) { CSVReader.scanParts(text.utf8.count) } == 8)
+    let path = try temporaryFile(text)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let whole = Morsels.$coresForTask.withValue(1) { Self.outcome(path, chunkBytes: 1 << 24) }
+    #expect(!whole.hasPrefix("error") && whole.contains("line 1999, not a row|238"), "\(whole.prefix(200))")
+    for cores in 2...8 {
+      Morsels.$coresForTask.withValue(cores) {
+        #expect(Self.outcome(path, chunkBytes: 1 << 24) == whole, "\(cores) cores")
+      }
+    }
   }
 
   @Test(

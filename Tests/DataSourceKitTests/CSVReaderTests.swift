@@ -99,18 +99,22 @@ struct CSVReaderTests {
     #expect(parsed == Double(text))
   }
 
-  /// A file over 1 MB is scanned in two halves from a line end past its middle.
+  /// A file over 1 MB is scanned in parts, each from a line end past its even share.
   ///
-  /// Here a quoted field full of line ends spans the middle, so the line end the second half
+  /// Here a quoted field full of line ends spans the middle, so the line end the part after it
   /// starts from is inside it: the rows must be exactly the file's.
-  @Test("a large file split in two reads the same rows when a quoted field spans the middle")
-  func largeFileSplitInsideAQuotedField() async throws {
-    let rows = 90_000
+  @Test(
+    "a large file split in parts reads the same rows when a quoted field spans a split",
+    arguments: [2, 4, 8])
+  func largeFileSplitInsideAQuotedField(cores: Int) async throws {
+    // Over 4 MB, for eight parts of 512 KB; an even number of parts splits at the middle, inside
+    // the quoted field.
+    let rows = 360_000
     let long = (0..<6_000).map { "line \($0)" }.joined(separator: "\r\n")
     var text = "id,note\r\n"
     for id in 0..<rows { text += id == rows / 2 ? "\(id),\"\(long)\"\r\n" : "\(id),n\(id)\r\n" }
-    #expect(text.utf8.count > 1 << 20)
-    let provider = try await loadedCSV(text)
+    #expect(text.utf8.count > 4 << 20)
+    let provider = try await Morsels.$coresForTask.withValue(cores) { try await loadedCSV(text) }
     #expect(provider.numberOfItems(inSection: 0) == rows)
     for id in [0, rows / 2 - 1, rows / 2, rows / 2 + 1, rows - 1] {
       let item = provider.item(at: ItemPath(item: id, section: 0))
@@ -199,7 +203,7 @@ struct CSVReaderTests {
       }
       text += fields.joined(separator: delimiter) + ends.randomElement(using: &random)!
     }
-    // The large file is read on two cores and scanned in two halves.
+    // The large file is read and scanned a part on each core.
     if rows > 100_000 { #expect(text.utf8.count > FileBytes.parallelReadMinimum) }
     let provider = CSVProvider(
       path: try temporaryFile(text), delimiter: delimiter.utf8.first ?? 44)
@@ -249,20 +253,45 @@ struct CSVReaderTests {
     #expect(columns[1] == columns[0])
   }
 
-  @Test("a large file is checked for UTF-8 in two halves: characters across the middle are whole")
-  func largeFileUTF8Halves() throws {
-    // Three-byte characters end to end: whichever byte is in the middle, the split must move
-    // past continuation bytes.
-    for shift in 0..<3 {
+  @Test("a large file is checked for UTF-8 in parts: characters across a split are whole")
+  func largeFileUTF8Parts() throws {
+    // Three-byte characters end to end: whichever byte a split falls on, it must move past
+    // continuation bytes.
+    for (shift, cores) in zip(0..<6, [2, 3, 4, 5, 7, 8]) {
       var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: shift)
-      while bytes.count < 1 << 21 { bytes += Array("€".utf8) }
-      #expect(bytes.withUnsafeBufferPointer { FileBytes.firstInvalidUTF8InHalves(of: $0) } == nil)
-      var broken = bytes
-      broken[broken.count - 2] = 0xFF
-      #expect(
-        broken.withUnsafeBufferPointer { FileBytes.firstInvalidUTF8InHalves(of: $0) }
-          == broken.withUnsafeBufferPointer { FileBytes.firstInvalidUTF8(in: $0) })
+      while bytes.count < 1 << 22 { bytes += Array("€".utf8) }
+      Morsels.$coresForTask.withValue(cores) {
+        #expect(bytes.withUnsafeBufferPointer { FileBytes.firstInvalidUTF8InParts(of: $0) } == nil)
+        // A bad byte in each part in turn: the first is found.
+        for place in stride(from: 100, to: bytes.count, by: bytes.count / cores) {
+          var broken = bytes
+          broken[place] = 0xFF
+          broken[broken.count - 2] = 0xFF
+          #expect(
+            broken.withUnsafeBufferPointer { FileBytes.firstInvalidUTF8InParts(of: $0) }
+              == broken.withUnsafeBufferPointer { FileBytes.firstInvalidUTF8(in: $0) })
+        }
+      }
     }
+  }
+
+  @Test("a large file is read a part on each core, whole and in order", arguments: [1, 2, 3, 5])
+  func largeFileReadInParts(cores: Int) throws {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(21 << 20)
+    var state: UInt64 = 7
+    while bytes.count < (21 << 20) + 13 {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      bytes.append(UInt8(truncatingIfNeeded: state >> 56))
+    }
+    let path = try temporaryFile("")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    let read = try Morsels.$coresForTask.withValue(cores) { try FileBytes.read(path, displayPath: path) }
+    #expect(
+      Morsels.$coresForTask.withValue(cores) { Morsels.parts(of: bytes.count, minimum: 4 << 20) } == cores)
+    #expect(read.buffer.count == bytes.count)
+    #expect(Array(read.buffer) == bytes)
   }
 
   @Test("ints from the least to the greatest 64-bit value read as ints; one past either is no int")

@@ -306,7 +306,7 @@ final class CSVLoad {
     let start = validUTF8
     let bytes = UnsafeBufferPointer(rebasing: window.bytes[start...])
     validUTF8 = window.count
-    guard let found = FileBytes.firstInvalidUTF8InHalves(of: bytes) else { return }
+    guard let found = FileBytes.firstInvalidUTF8InParts(of: bytes) else { return }
     let bad = start + found
     if !window.atEnd, Self.isCutShort(UnsafeBufferPointer(rebasing: window.bytes[bad...])) {
       validUTF8 = bad

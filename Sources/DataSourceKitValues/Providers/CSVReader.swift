@@ -96,10 +96,9 @@ package enum CSVReader {
     return CSVSample(table: table, isWhole: load.readToEnd, fileBytes: file.size, estimatedRows: estimate)
   }
 
-  /// Whether a file this long is split in two and its halves scanned on two cores.
-  static func splitsInHalves(_ count: Int) -> Bool {
-    count >= 1 << 20 && ProcessInfo.processInfo.activeProcessorCount > 1
-  }
+  /// How many parts a stretch of a file this long is split into, each scanned on a core of
+  /// its own (``Morsels``): parts of at least 512 KB.
+  static func scanParts(_ count: Int) -> Int { Morsels.parts(of: count, minimum: 512 << 10) }
 
   /// The position after the header row at `start`, the columns' names, and the names given
   /// to repeated ones (each with the name the header gave it); `nil` when the buffer ends
@@ -146,12 +145,13 @@ package enum CSVReader {
     return (end, names, renamed)
   }
 
-  /// Splits the rows of `bytes[start...]` into `fields`, on two cores when there are many.
+  /// Splits the rows of `bytes[start...]` into `fields`, a part on each core when there are many
+  /// (``scanParts(_:)``).
   ///
-  /// The stretch is split at the first line end past its middle. That line end may be inside a
-  /// quoted field: then the first half's scan runs past it, and the second half's (which read
-  /// the inside of a field as rows) is thrown away for a scan that carries on from where the
-  /// first one ended.
+  /// Each part after the first starts at the first line end past its even share. That line end
+  /// may be inside a quoted field: then the scan of the part before runs past it, and the scans
+  /// from that part on (which read the inside of a field as rows) are thrown away for one that
+  /// carries on from where the part before ended.
   static func scanChunk(
     _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, atEnd: Bool, into fields: ChunkFields,
     place: FilePlace,
@@ -161,43 +161,56 @@ package enum CSVReader {
     let width = fields.width
     // No row is shorter than its delimiters and line end: a bound on the rows of a stretch.
     func mostRows(_ count: Int) -> Int { count / max(width, 2) + 2 }
-    let middle = splitsInHalves(end - start) ? lineStart(after: start + (end - start) / 2, in: bytes) : end
     func scan(from first: Int, until limit: Int, firstRow: Int) throws -> ScannedRows {
       try scanRows(
         bytes, from: first, until: limit, atEnd: atEnd, into: fields, firstRow: firstRow, place: place,
         delimiter: delimiter)
     }
-    guard middle < end else {
+    var bounds = Morsels.evenBoundaries(of: end - start, parts: scanParts(end - start)).map { start + $0 }
+    for part in bounds.indices.dropFirst().dropLast() {
+      bounds[part] = lineStart(after: bounds[part], in: bytes)
+    }
+    // A part a line end swallowed whole (a long row) is no part.
+    bounds = bounds.enumerated().filter { $0.offset == 0 || $0.element > bounds[$0.offset - 1] }.map(
+      \.element)
+    let parts = bounds.count - 1
+    guard parts > 1 else {
       fields.reserve(rows: mostRows(end - start))
       return try scan(from: start, until: end, firstRow: 0)
     }
-    // The second half's rows go after as many rows as the first half can have, and are moved
-    // down to follow the first half's rows once both are known.
-    let secondRow = mostRows(middle - start)
-    fields.reserve(rows: secondRow + mostRows(end - middle))
-    let halves = SlotArray<Result<ScannedRows, any Error>>(count: 2)
+    // Each part's rows go after as many rows as the parts before it can have, and are moved
+    // down to follow the rows before them once those are known.
+    var firstRows = [0]
+    for part in 0..<parts { firstRows.append(firstRows[part] + mostRows(bounds[part + 1] - bounds[part])) }
+    fields.reserve(rows: firstRows[parts])
+    let scanned = SlotArray<Result<ScannedRows, any Error>>(count: parts)
     let shared = SendableBytes(bytes)
-    DispatchQueue.concurrentPerform(iterations: 2) { half in
-      halves[half] = Result {
+    let (starts, rowsBefore) = (bounds, firstRows)
+    DispatchQueue.concurrentPerform(iterations: parts) { part in
+      scanned[part] = Result {
         try scanRows(
-          shared.bytes, from: half == 0 ? start : middle, until: half == 0 ? middle : end, atEnd: atEnd,
-          into: fields, firstRow: half == 0 ? 0 : secondRow, place: place, delimiter: delimiter)
+          shared.bytes, from: starts[part], until: starts[part + 1], atEnd: atEnd, into: fields,
+          firstRow: rowsBefore[part], place: place, delimiter: delimiter)
       }
     }
-    guard let first = try halves[0]?.get() else { throw DataSourceError.cancelled }
-    guard first.end == middle else {
-      // The first half ran past the middle (or stopped in a row the buffer does not finish).
-      guard first.isComplete else { return first }
-      var rest = try scan(from: first.end, until: end, firstRow: first.rows)
-      rest.rows += first.rows
-      rest.lines += first.lines
-      return rest
+    guard var total = try scanned[0]?.get() else { throw DataSourceError.cancelled }
+    for part in 1..<parts {
+      guard total.end == bounds[part] else {
+        // The parts so far ran past this one's start (or stopped in a row the buffer does not
+        // finish): the rest is scanned on from there.
+        guard total.isComplete else { return total }
+        var rest = try scan(from: total.end, until: end, firstRow: total.rows)
+        rest.rows += total.rows
+        rest.lines += total.lines
+        return rest
+      }
+      guard let next = try scanned[part]?.get() else { throw DataSourceError.cancelled }
+      fields.moveRows(from: firstRows[part], count: next.rows, to: total.rows)
+      total = ScannedRows(
+        rows: total.rows + next.rows, end: next.end, lines: total.lines + next.lines,
+        isComplete: next.isComplete)
     }
-    guard let second = try halves[1]?.get() else { throw DataSourceError.cancelled }
-    fields.moveRows(from: secondRow, count: second.rows, to: first.rows)
-    return ScannedRows(
-      rows: first.rows + second.rows, end: second.end, lines: first.lines + second.lines,
-      isComplete: second.isComplete)
+    return total
   }
 
   /// The position after the first line end at or after `position` (the end when there is none).

@@ -20,23 +20,24 @@ package enum FileBytes {
     var capacity = max(Int(info.st_size) + 1, 1 << 16)
     var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
     var count = 0
-    // A large file is read as two halves on two cores: copying from the page cache and
+    // A large file is read a part on each core (``Morsels``): copying from the page cache and
     // touching the new pages is most of a read's time, and it splits. The loop below then
     // reads whatever the file grew by since `fstat`.
     let size = Int(info.st_size)
-    if size >= parallelReadMinimum, ProcessInfo.processInfo.activeProcessorCount > 1 {
-      let halves = SlotArray<Int>(count: 2)
-      // The buffer by its address: each half writes only its own bytes.
+    let parts = Morsels.parts(of: size, minimum: parallelReadMinimum / 2)
+    if parts > 1 {
+      let bounds = Morsels.evenBoundaries(of: size, parts: parts)
+      let read = SlotArray<Int>(count: parts)
+      // The buffer by its address: each part writes only its own bytes.
       let address = Int(bitPattern: buffer)
-      DispatchQueue.concurrentPerform(iterations: 2) { half in
+      DispatchQueue.concurrentPerform(iterations: parts) { part in
         guard let target = UnsafeMutableRawPointer(bitPattern: address) else { return }
-        let start = half == 0 ? 0 : size / 2
-        let end = half == 0 ? size / 2 : size
-        halves[half] = readFully(fd, into: target + start, fileRange: start..<end, progress: progress)
+        let (start, end) = (bounds[part], bounds[part + 1])
+        read[part] = readFully(fd, into: target + start, fileRange: start..<end, progress: progress)
       }
-      // A read that failed, or a file that shrank while read (the halves may not meet): the
+      // A read that failed, or a file that shrank while read (the parts may not meet): the
       // loop reads it again from the start, in order, and reports any error.
-      count = halves[0] == size / 2 && halves[1] == size - size / 2 ? size : 0
+      count = (0..<parts).allSatisfy { read[$0] == bounds[$0 + 1] - bounds[$0] } ? size : 0
       lseek(fd, off_t(count), SEEK_SET)
       if Task.isCancelled {
         buffer.deallocate()
@@ -140,7 +141,7 @@ package enum FileBytes {
   /// command that converts it; other invalid bytes are reported with their line.
   package static func checkUTF8(_ bytes: UnsafeBufferPointer<UInt8>, path: String) throws(DataSourceError) {
     if let encoding = wideEncoding(of: bytes) { throw .notUTF8(path: path, encoding: encoding) }
-    if let bad = firstInvalidUTF8InHalves(of: bytes) {
+    if let bad = firstInvalidUTF8InParts(of: bytes) {
       throw .invalidUTF8(path: path, line: line(of: bad, in: bytes))
     }
   }
@@ -163,26 +164,28 @@ package enum FileBytes {
     return nil
   }
 
-  /// ``firstInvalidUTF8(in:)`` of a large buffer, its two halves checked on two cores: the
-  /// second starts at a byte that begins a character, so no character is cut in two.
-  static func firstInvalidUTF8InHalves(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-    guard bytes.count >= 1 << 20, ProcessInfo.processInfo.activeProcessorCount > 1 else {
-      return firstInvalidUTF8(in: bytes)
+  /// ``firstInvalidUTF8(in:)`` of a large buffer, a part checked on each core (``Morsels``):
+  /// each part after the first starts at a byte that begins a character, so no character is cut
+  /// in two.
+  static func firstInvalidUTF8InParts(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    let parts = Morsels.parts(of: bytes.count, minimum: 512 << 10)
+    guard parts > 1 else { return firstInvalidUTF8(in: bytes) }
+    var starts = Morsels.evenBoundaries(of: bytes.count, parts: parts)
+    for part in 1..<parts {
+      // At most three continuation bytes follow a first byte; past them is a character's start
+      // (or an invalid byte, which either part finds at the same offset).
+      for _ in 0..<3 where bytes[starts[part]] & 0xC0 == 0x80 { starts[part] += 1 }
     }
-    var start = bytes.count / 2
-    // At most three continuation bytes follow a first byte; past them is a character's start
-    // (or an invalid byte, which either half finds at the same offset).
-    for _ in 0..<3 where bytes[start] & 0xC0 == 0x80 { start += 1 }
-    let middle = start
-    let halves = SendableBytes(bytes)
-    let found = SlotArray<Int>(count: 2)
-    DispatchQueue.concurrentPerform(iterations: 2) { half in
-      let range = half == 0 ? 0..<middle : middle..<halves.bytes.count
-      found[half] = firstInvalidUTF8(in: UnsafeBufferPointer(rebasing: halves.bytes[range])).map {
+    let bounds = starts
+    let shared = SendableBytes(bytes)
+    let found = SlotArray<Int>(count: parts)
+    DispatchQueue.concurrentPerform(iterations: parts) { part in
+      let range = bounds[part]..<bounds[part + 1]
+      found[part] = firstInvalidUTF8(in: UnsafeBufferPointer(rebasing: shared.bytes[range])).map {
         $0 + range.lowerBound
       }
     }
-    return found[0] ?? found[1]
+    return (0..<parts).lazy.compactMap { found[$0] }.first
   }
 
   /// The offset of the first byte that is not part of valid UTF-8, or `nil` when all are valid.
