@@ -191,7 +191,11 @@ extension PostgresProvider {
         offset > 0 ? " WHERE \(key.sql) >= \(BoundSQL.serverText(String(first + offset)))::int8" : ""
       return "SELECT \(selectList(shape)) \(query.from)\(from) ORDER BY \(key.sql)"
     }
-    var select = query.select("\(selectList(shape))\(tidColumn)", base: shape.baseOrder)
+    // Rows printed as they are read bring no TIDs: nothing reads them again, and the server's
+    // `ctid::text` of every row, sent and kept, cost a sixth of printing 377,580 sorted rows
+    // (0.47 → 0.55 s in psql alone).
+    let tids = readOnce ? "" : tidColumn
+    var select = query.select("\(selectList(shape))\(tids)", base: shape.baseOrder)
     select.limit = query.limit.map { max(0, $0 - offset) }
     select.offset = offset > 0 ? offset : nil
     return select.sql
@@ -204,13 +208,15 @@ extension PostgresProvider {
   /// A view still to be counted has its stream started first: the server sorts for it while
   /// this connection counts (as SQLite's count runs on a second connection while the first
   /// sorts), and the first page is the stream's. 200,000 sorted rows printed: 9 ms sooner.
-  package func readingInOrder<R>(_ body: () throws -> R) throws -> R {
+  package func readingInOrder<R>(once: Bool, _ body: () throws -> R) throws -> R {
     guard !inOrder else { return try body() }
     inOrder = true
+    readOnce = once
     keyPagesInOrder = 0
     previousPage = nil
     defer {
       inOrder = false
+      readOnce = false
       previousPage = nil
       if streamPage != nil { streamSession?.endStream() }
       streamPage = nil

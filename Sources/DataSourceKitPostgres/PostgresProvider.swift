@@ -65,6 +65,9 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   /// where its place in `ctid` order would sort the table again (``readsByTID``). At most
   /// ``tidsKept`` rows' are kept: a table printed whole keeps no more than that.
   var pageTIDs: [Int: [String]] = [:]
+  /// Whether the rows read in order now are printed as they are read, their places kept by
+  /// nothing (``readingInOrder(once:_:)``): the stream brings no TIDs.
+  var readOnce = false
   /// The rows whose TIDs ``pageTIDs`` holds.
   var tidsHeld = 0
   /// The most rows whose TIDs are kept (about 16 bytes each: 16 MB).

@@ -11,7 +11,7 @@ extension SQLiteProvider {
   /// Runs `body` with the connection held: rows it asks for in order come from one statement
   /// stepped along, where they would otherwise be a statement per page (an OFFSET each, and the
   /// query's sort again each time).
-  package func readingInOrder<R>(_ body: () throws -> R) throws -> R {
+  package func readingInOrder<R>(once: Bool, _ body: () throws -> R) throws -> R {
     guard let database, held == nil else {
       countIfNeeded()
       return try body()

@@ -1,9 +1,10 @@
 import DataSourceKit
-import DataSourceKitPostgres
 import DataSourceKitValues
 import DataSourceScript
 import Foundation
 import Testing
+
+@testable import DataSourceKitPostgres
 
 /// A throwaway PostgreSQL cluster for the tests: `initdb` in a temporary folder, `pg_ctl start`
 /// on a free port of 127.0.0.1 with trust authentication for the user `dsh`, filled with the
@@ -196,6 +197,29 @@ struct PostgresTests {
       #expect(hint?.contains("name") == true, "\(hint ?? "no hint")")
       #expect(sql == query)
     }
+  }
+
+  @Test("a keyless table's rows printed as they are read bring no TIDs; read where places are kept, they do")
+  func tidsOnlyWherePlacesAreKept() async throws {
+    let server = try server()
+    let made = try server.psql(
+      "CREATE TABLE keyless (v int, w text); INSERT INTO keyless SELECT g % 50, 'w' || g FROM generate_series(1, 1000) g;"
+    )
+    #expect(made.status == 0, "\(made.output)")
+    for once in [true, false] {
+      let provider = try PostgresProvider(url: server.url, source: .table("keyless"))
+      try await provider.load()
+      #expect(provider.readsByTID)
+      let read = try provider.readingInOrder(once: once) {
+        (0..<1000).map { provider.item(at: ItemPath(item: $0, section: 0)).value(atPath: ["w"]) }
+      }
+      #expect(read.last == .string("w1000"))
+      #expect(provider.pageTIDs.isEmpty == once, "once: \(once), \(provider.pageTIDs.count) pages")
+    }
+    // What a print asks for: no stage in memory between the table and the printer.
+    let provider = try PostgresProvider(url: server.url, source: .table("keyless"))
+    #expect(readsOnce(under: provider))
+    #expect(!readsOnce(under: DerivedProvider.filter(provider) { _ in true }))
   }
 
   @Test("the same stages over the same rows give the same answers from CSV, SQLite and PostgreSQL")

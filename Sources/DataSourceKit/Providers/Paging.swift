@@ -92,7 +92,15 @@ public final class PagedProvider<Item>: DataProvider, PagingProvider, DataProvid
 /// walking a view, or a stage arranging every item of its source.
 package protocol InOrderReading: AnyObject {
   /// Runs `body`; the rows it asks for in order come from one statement.
-  func readingInOrder<R>(_ body: () throws -> R) throws -> R
+  ///
+  /// With `once`, nothing keeps the rows' places to read them again later (a view printed as
+  /// it is read): the statement need not bring what finds a row again (a keyless table's TIDs).
+  func readingInOrder<R>(once: Bool, _ body: () throws -> R) throws -> R
+}
+
+extension InOrderReading {
+  /// Runs `body`, its rows in order from one statement, their places kept.
+  package func readingInOrder<R>(_ body: () throws -> R) throws -> R { try readingInOrder(once: false, body) }
 }
 
 /// A stage that keeps positions in another provider (its root) and reads its items from there.
