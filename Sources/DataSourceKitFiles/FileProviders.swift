@@ -129,12 +129,14 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
   /// column they type as text is text in the whole file (a later row only widens a type, and
   /// text is the widest), any other may still become text.
   ///
-  /// A check that refuses a statement over these types refuses it whatever the rest of the file
-  /// holds (a field of no known type is refused nothing).
+  /// A column the first rows make text with blanks alone (`""`, `"  "`) is forgotten too: a
+  /// number further down makes it numbers, the blanks null. A check that refuses a statement
+  /// over these types refuses it whatever the rest of the file holds (a field of no known type
+  /// is refused nothing).
   package func keepOnlyTextTypes() {
-    guard table == nil, sample != nil else { return }
+    guard table == nil, let sample else { return }
     profiles = profiles?.map { profile in
-      guard profile.type != .text else { return profile }
+      guard profile.type != .text || sample.table.holdsOnlyBlanks(profile.name) else { return profile }
       var unknown = profile
       unknown.type = nil
       unknown.mixedTypes = []

@@ -236,7 +236,8 @@ extension SQLiteProvider {
       let last = first + max(0, total - 1)
       let (pageFirst, pastEnd) = first.addingReportingOverflow(offset)
       let (pageLast, beyond) = pageFirst.addingReportingOverflow(count - 1)
-      sql = query.denseSelect((pastEnd ? last : pageFirst)...(pastEnd || beyond ? last : min(pageLast, last)))
+      sql = query.denseSelect(
+        from: pastEnd ? last : pageFirst, through: pastEnd || beyond ? last : min(pageLast, last))
     } else if let rowidColumn {
       let after = page > 0 ? lastRowids[page - 1] : nil
       var select = SQLSelect(

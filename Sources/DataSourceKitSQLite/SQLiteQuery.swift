@@ -182,13 +182,12 @@ public struct SQLiteQuery: Sendable {
     return true
   }
 
-  /// The statement that reads the rows whose rowids lie in `rowids`, when the view's rows are
-  /// one rowid after another (``readsDenseRanges``): the windows' table, else the source's table
-  /// (when a count found its rows a run of rowids).
-  func denseSelect(_ rowids: ClosedRange<Int>) -> BoundSQL? {
-    let (low, high): (BoundSQL, BoundSQL) = (
-      "\(bound: .int(rowids.lowerBound))", "\(bound: .int(rowids.upperBound))"
-    )
+  /// The statement that reads the rows whose rowids lie from `first` to `last` (none when
+  /// `first` is past `last`: a page past the view's end), when the view's rows are one rowid
+  /// after another (``readsDenseRanges``): the windows' table, else the source's table (when a
+  /// count found its rows a run of rowids).
+  func denseSelect(from first: Int, through last: Int) -> BoundSQL? {
+    let (low, high): (BoundSQL, BoundSQL) = ("\(bound: .int(first))", "\(bound: .int(last))")
     if isMaterialized {
       return
         "SELECT \(selectList) \(from) WHERE _dsh_w.rowid >= \(low) AND _dsh_w.rowid <= \(high) ORDER BY _dsh_w.rowid"

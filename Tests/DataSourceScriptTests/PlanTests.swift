@@ -1,3 +1,6 @@
+import DataSourceKit
+import DataSourceKitFiles
+import DataSourceKitValues
 import Foundation
 import Testing
 
@@ -273,6 +276,43 @@ struct PlanTests {
     output.errors = ""
     #expect(!(await run("show \(source) | where age > 30 | limit 1", in: session).ok))
     #expect(output.errors.contains("UTF-8"), "\(output.errors)")
+  }
+
+  @Test("a column the first rows make text with blanks alone may be numbers further on: its type error waits")
+  func blanksAreNoText() async throws {
+    // 30,000 rows whose score is "" or spaces, then 30,000 with numbers: read whole, an int
+    // column whose blanks are null.
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "blanks-\(UUID().uuidString).csv"
+    )
+    .path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    var text = "id,name,score\n"
+    for i in 0..<60_000 {
+      text += "\(i),person \(i),\(i < 30_000 ? (i % 2 == 0 ? "\"\"" : "  ") : "\(i % 9)")\n"
+    }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let (session, output, _) = await run("set timer off")
+    #expect(
+      await run("show csv \"\(path)\" | where score > 5 | limit 2 as csv", in: session).ok, "\(output.errors)"
+    )
+    #expect(output.text.contains("30003,person 30003,6"), "\(output.text)")
+    // A text the first rows hold is the whole file's: refused from them.
+    output.errors = ""
+    #expect(!(await run("show csv \"\(path)\" | where name > 5", in: session).ok))
+    #expect(output.errors.contains("cannot compare name (text)"), "\(output.errors)")
+  }
+
+  @Test("rows a binding holds are not printed 'once': later statements read them again")
+  func boundSourcesAreHeld() async throws {
+    let (session, _, ok) = await run("let t = csv \"samples:people.csv\"")
+    #expect(ok)
+    let bound = try #require(session.bindings["t"]?.value.compositionRoot)
+    #expect(session.bindings.holdsSources(under: bound))
+    let over = DerivedProvider.filter(try #require(bound as? any DataProvider<Value>)) { _ in true }
+    #expect(session.bindings.holdsSources(under: over))
+    let fresh = CSVProvider(path: packageRoot + "/Scripts/data/people.csv")
+    #expect(!session.bindings.holdsSources(under: fresh))
   }
 
   @Test(

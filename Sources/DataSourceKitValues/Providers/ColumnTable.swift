@@ -487,6 +487,23 @@ package final class ColumnTable: Sendable {
     self.renamed = renamed
   }
 
+  /// Whether every value of the column named `name` is null, empty or white space.
+  ///
+  /// Such a column is text only for its blanks (`""`, `"  "`): a number further down the file
+  /// makes it a column of numbers, the blanks null.
+  /// - Complexity: O(rows).
+  package func holdsOnlyBlanks(_ name: String) -> Bool {
+    guard let index = schema.index(of: name) else { return false }
+    let column = columns[index]
+    return (0..<rowCount).allSatisfy { row in
+      switch column.value(at: row) {
+      case .null: true
+      case .string(let text): text.allSatisfy(\.isWhitespace)
+      default: false
+      }
+    }
+  }
+
   /// Each column's type, nulls and markers.
   /// - Complexity: O(rows × columns) the first time.
   package var profiles: [FieldProfile] {

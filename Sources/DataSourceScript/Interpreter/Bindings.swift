@@ -116,6 +116,16 @@ final class BindingTable {
   /// How many exports the log holds.
   var exportCount: Int { definitions.filter(\.isExport).count }
 
+  /// Whether a source under `root` is part of a bound value: it outlives the statement, and
+  /// later ones (browse, a served page, a reload) may read its rows again.
+  func holdsSources(under root: Any) -> Bool {
+    let bound = Set(
+      values.values.flatMap { binding in
+        Self.root(of: binding.value).map { compositionNodes(under: $0).map(ObjectIdentifier.init) } ?? []
+      })
+    return compositionNodes(under: root).contains { bound.contains(ObjectIdentifier($0)) }
+  }
+
   /// The engine object a value is: its provider, or its table.
   private static func root(of value: ScriptValue) -> AnyObject? {
     switch value {

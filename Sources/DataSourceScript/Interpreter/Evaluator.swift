@@ -420,12 +420,20 @@ extension Evaluator {
   {
     let checked = steps.prefix { step in
       switch step {
-      // A join whose other side is a CSV file (sampled too) or a name (bound already); any other
-      // source would be opened twice, here and when the statement runs.
+      // A join whose other side is a CSV file read to its first rows too, or a name (bound
+      // already); any other source (a file read whole: small, compressed, from the web) would be
+      // read twice, here and when the statement runs.
       case .stage(.join(let clause, _)):
         switch clause.other {
         case .name: true
-        case .provider(let literal): if case .csv = literal.source { true } else { false }
+        case .provider(let literal):
+          if case .csv(let path) = literal.source, !HTTPFile.isURL(path),
+            CSVProvider.canSample(resolve(path), member: literal.options.member)
+          {
+            true
+          } else {
+            false
+          }
         default: false
         }
       case .stage: true

@@ -292,7 +292,9 @@ public final class Session {
       if let most = printedRowsAtMost(rows, mode: mode), most <= Session.fewRowsRead {
         try shown()
       } else {
-        try readingInOrder(under: value.compositionRoot, printed: true, shown)
+        // Printed as read unless a binding holds the sources: later statements read them again.
+        let root = value.compositionRoot
+        try readingInOrder(under: root, printed: !bindings.holdsSources(under: root), shown)
       }
       if settings.stats, let fallback {
         say("stats stream: the file read whole after all: \(fallback)\n")
@@ -348,7 +350,8 @@ public final class Session {
     case .export(let expression, let target, let range):
       _ = seeds.take()
       let value = try await readingEvaluator.evaluate(expression)
-      try readingInOrder(under: value.compositionRoot, printed: true) {
+      let root = value.compositionRoot
+      try readingInOrder(under: root, printed: !bindings.holdsSources(under: root)) {
         try export(value, to: target, expressionRange: expression.range)
       }
       // Replayed by `save … with exports`, after what it read, its paths written relative and
