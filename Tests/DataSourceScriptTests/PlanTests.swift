@@ -303,6 +303,35 @@ struct PlanTests {
     #expect(output.errors.contains("cannot compare name (text)"), "\(output.errors)")
   }
 
+  @Test(
+    "a path into a JSON field, or a field of its distinct values, is refused only when no item holds a record there"
+  )
+  func recordsFurtherOn() async throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "later-\(UUID().uuidString).json"
+    )
+    .path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    // 3,000 texts, then a record: past the first thousand items a sample would look at.
+    let items = (0..<3_000).map { "{\"k\": \"t\($0)\"}" } + ["{\"k\": {\"c\": 1}}"]
+    try ("[" + items.joined(separator: ",") + "]").write(toFile: path, atomically: true, encoding: .utf8)
+    let (session, output, _) = await run("set timer off")
+    for statement in [
+      "show json \"\(path)\" | where k.c == 1 as csv",
+      "show json \"\(path)\" | distinct k | where c == 1 as csv",
+    ] {
+      output.text = ""
+      #expect(await run(statement, in: session).ok, "\(statement): \(output.errors)")
+      #expect(output.text.contains("1"), "\(statement): \(output.text)")
+    }
+    // Texts alone: refused, as before.
+    try ("[" + items.dropLast().joined(separator: ",") + "]").write(
+      toFile: path, atomically: true, encoding: .utf8)
+    output.errors = ""
+    #expect(!(await run("show json \"\(path)\" | where k.c == 1", in: session).ok))
+    #expect(output.errors.contains("holds text values, not records"), "\(output.errors)")
+  }
+
   @Test("rows a binding holds are not printed 'once': later statements read them again")
   func boundSourcesAreHeld() async throws {
     let (session, _, ok) = await run("let t = csv \"samples:people.csv\"")

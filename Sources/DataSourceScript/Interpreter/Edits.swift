@@ -77,7 +77,7 @@ extension Session {
       }
     case .update(let assignments, let predicate):
       let evaluator = self.evaluator
-      if let plain = Evaluator.plainItemType(of: editable) {
+      if let plain = Evaluator.plainItemType(of: editable, limit: nil) {
         throw Diagnostic(.notARecord(target.name, found: plain), at: assignments[0].field.range)
       }
       let positions = try predicate.map(matching) ?? Array(0..<count)

@@ -584,7 +584,9 @@ extension Evaluator {
     guard let known = provider.provider.recordFields else {
       // Schemaless: any field may be there, unless the items are plain values (a range, a list
       // of numbers), where every field would be null and a filter would silently match nothing.
-      if let plain = Evaluator.plainItemType(of: Evaluator.sampledItems(of: provider.provider)) {
+      // Every item is looked at (a record further on makes the field readable), stopping at
+      // the first record.
+      if let plain = Evaluator.plainItemType(of: Evaluator.sampledItems(of: provider.provider), limit: nil) {
         throw Diagnostic(.fieldOfPlainItems(path.text, type: plain), at: path.range)
       }
       return
@@ -618,15 +620,16 @@ extension Evaluator {
         profile = next
       }
     }
+    // Down the path by the items, for sources whose profiles say nothing of it (JSON's records
+    // within records): refused only when no item holds a record there.
     for depth in 1..<path.components.count {
       let prefix = Array(path.components[..<depth])
-      guard let sample = Evaluator.firstValue(at: prefix, in: Evaluator.sampledItems(of: provider.provider))
+      guard
+        let scalar = Evaluator.scalarEverywhere(at: prefix, in: Evaluator.sampledItems(of: provider.provider))
       else { break }
-      guard case .record = sample else {
-        throw Diagnostic(
-          .pathIntoScalar(path: path.text, field: prefix.joined(separator: "."), type: sample.typeName),
-          at: path.range)
-      }
+      throw Diagnostic(
+        .pathIntoScalar(path: path.text, field: prefix.joined(separator: "."), type: scalar.typeName),
+        at: path.range)
     }
   }
 
@@ -644,30 +647,30 @@ extension Evaluator {
       path, in: provider.displayName, suggestion: suggestion(for: name, among: known), fields: known)
   }
 
-  /// The first non-null value at a path among a provider's first items (a sample of the field's
-  /// type), or `nil` when they have none.
-  static func firstValue(at path: [String], in provider: any DataProvider<Value>, limit: Int = 1_000)
-    -> Value?
-  {
-    var seen = 0
+  /// The first non-null value at a path among a provider's items when none of them holds a
+  /// record there (then no field can be read past it), or `nil`: a record somewhere, or no
+  /// value at all.
+  /// - Complexity: O(n) items until the first record.
+  static func scalarEverywhere(at path: [String], in provider: any DataProvider<Value>) -> Value? {
+    var first: Value?
     for section in 0..<provider.numberOfSections {
       for row in 0..<provider.numberOfItems(inSection: section) {
-        if let value = provider.item(at: ItemPath(item: row, section: section)).value(atPath: path),
+        guard let value = provider.item(at: ItemPath(item: row, section: section)).value(atPath: path),
           !value.isNull
-        {
-          return value
-        }
-        seen += 1
-        if seen >= limit { return nil }
+        else { continue }
+        if case .record = value { return nil }
+        if first == nil { first = value }
       }
     }
-    return nil
+    return first
   }
 
-  /// The type of a provider's items when its first items (up to `limit`) hold no record and
-  /// some value, or when it says its items are values of a type that is not a record (`distinct
-  /// x`, before it runs): then no field can be read from them.
-  static func plainItemType(of provider: any DataProvider<Value>, limit: Int = 1_000) -> String? {
+  /// The type of a provider's items when its first items (up to `limit`; every item for `nil`)
+  /// hold no record and some value, or when it says its items are values of a type that is not
+  /// a record (`distinct x`, before it runs): then no field can be read from them.
+  ///
+  /// A refusal asks for every item: one record further on makes a field readable.
+  static func plainItemType(of provider: any DataProvider<Value>, limit: Int? = 1_000) -> String? {
     if let type = (provider as? any PlainValuesProviding)?.plainValuesType {
       return type == .record || type == .null ? nil : type.rawValue
     }
@@ -679,7 +682,7 @@ extension Evaluator {
         if case .record = item { return nil }
         if !item.isNull, type == nil { type = item.typeName }
         seen += 1
-        if seen >= limit { return type }
+        if let limit, seen >= limit { return type }
       }
     }
     return type
