@@ -144,6 +144,14 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
     }
   }
 
+  /// Whether the file at `path` is a plain file (not compressed, not an archive's member): one
+  /// ``canSample(_:member:)`` reads to its first rows when it is large, and that costs little to
+  /// read again when it is not.
+  package static func isPlainFile(_ path: String, member: String?) -> Bool {
+    member == nil && FileManager.default.fileExists(atPath: path)
+      && CompressedFile.kind(ofFileAt: path) == nil
+  }
+
   /// How much of a file ``sampleFirstRows(bytes:)`` reads unless told: as much as DuckDB's
   /// sniffer reads by default (20,480 rows) for rows of 50 bytes.
   public static let sampleBytes = 1 << 20

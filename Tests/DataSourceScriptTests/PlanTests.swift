@@ -248,6 +248,24 @@ struct PlanTests {
       #expect(!(await run(statement, in: session).ok))
       #expect(output.errors.contains(error), "\(statement): \(output.errors)")
     }
+    // A small file joined in is read whole (cheaply, twice): the check goes on past it. So does a
+    // cell's type error over a text column.
+    let small = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "small-\(UUID().uuidString).csv"
+    ).path
+    defer { try? FileManager.default.removeItem(atPath: small) }
+    try "id,floor\n1,3\n2,4\n".write(toFile: small, atomically: true, encoding: .utf8)
+    for (statement, error) in [
+      (
+        "show \(source) | join csv \"\(small)\" on id == id as o | where o.flor > 1", "did you mean 'o.floor'"
+      ),
+      ("show table \(source) | sort by name with cell basic \"{name > 1}\"", "cannot compare name (text)"),
+    ] {
+      output.errors = ""
+      #expect(!(await run(statement, in: session).ok))
+      #expect(output.errors.contains(error), "\(statement): \(output.errors)")
+      #expect(!output.errors.contains("UTF-8"), "\(statement): \(output.errors)")
+    }
     let joinPlan = await explained("join csv \"\(other)\" on id == id as o | where o.age > 30")
     #expect(joinPlan.contains("join csv"), "\(joinPlan)")
     #expect(joinPlan.components(separatedBy: "not read: 1.4 MB").count == 3, "\(joinPlan)")
@@ -276,6 +294,29 @@ struct PlanTests {
     output.errors = ""
     #expect(!(await run("show \(source) | where age > 30 | limit 1", in: session).ok))
     #expect(output.errors.contains("UTF-8"), "\(output.errors)")
+  }
+
+  @Test("explain of a join whose other file's key turns text past its first rows runs, as show does")
+  func joinedTypesMayWiden() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("widen-\(UUID().uuidString)")
+      .path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // Codes written with leading zeros (text) on the left; ints on the right until its last row.
+    var left = "id,code,pad\n"
+    var right = "code,label,pad\n"
+    for i in 0..<100_000 {
+      left += "\(i),\(String(format: "%05d", i % 1000)),padding\n"
+      right += "\(i),label \(i),padding\n"
+    }
+    right += "00042,late,x\n"
+    try left.write(toFile: folder + "/left.csv", atomically: true, encoding: .utf8)
+    try right.write(toFile: folder + "/right.csv", atomically: true, encoding: .utf8)
+    let statement = "csv \"\(folder)/left.csv\" | join csv \"\(folder)/right.csv\" on code == code as r inner"
+    let (session, output, _) = await run("set timer off")
+    #expect(await run("explain \(statement)", in: session).ok, "\(output.errors)")
+    #expect(await run("show \(statement) | limit 1 as csv", in: session).ok, "\(output.errors)")
+    #expect(output.text.contains("42,00042,padding"), "\(output.text)")
   }
 
   @Test("a column the first rows make text with blanks alone may be numbers further on: its type error waits")

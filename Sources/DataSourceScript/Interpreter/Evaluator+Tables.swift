@@ -176,31 +176,48 @@ extension Evaluator {
   ///
   /// A field the cell names that the rows do not have is the error then, as a misspelt field in
   /// a stage is: the cell is checked against the pipeline built over those rows
-  /// (``checkedOverFirstRows(_:_:sampleBytes:)``). Only a missing field is reported here; every
-  /// other check is made again over the whole file.
+  /// (``checkedOverFirstRows(_:_:sampleBytes:)``). Only a refusal the rest of the file cannot
+  /// change is reported here, as for the stages: a missing field, or a type error made again
+  /// with only the text columns typed (`{name > 1}`); every other check is made again over the
+  /// whole file.
   private func checkCellOverFirstRows(
     _ providerExpression: Expression, _ cellExpression: Expression, what: ExpectedKind
   )
     async throws
   {
-    let sampled: ScriptValue?
-    switch providerExpression {
-    case .provider(let literal):
-      sampled = try await sampledSource(literal, bytes: 64 << 10).map { .provider($0) }
-    case .pipeline(let head, let steps, _):
-      sampled = try await checkedOverFirstRows(head, steps, sampleBytes: 64 << 10)
-    default: sampled = nil
+    func sampled(textTypesOnly: Bool) async throws -> ProviderValue? {
+      var sampling = self
+      sampling.samplesTextTypesOnly = textTypesOnly
+      switch providerExpression {
+      case .provider(let literal):
+        return try await sampling.sampledSource(literal, bytes: 64 << 10)
+      case .pipeline(let head, let steps, _):
+        guard
+          case .provider(let provider)? = try await sampling.checkedOverFirstRows(
+            head, steps, sampleBytes: 64 << 10)
+        else { return nil }
+        return provider
+      default: return nil
+      }
     }
-    guard case .provider(let provider)? = sampled else { return }
-    do {
-      let spec = try await presenter(cellExpression, what: what)
-      _ = try makePresenter(spec, for: provider, usedAt: cellExpression.range)
-    } catch let diagnostic as Diagnostic {
-      if Self.isDecidedByTheHeader(diagnostic.message) { throw diagnostic }
-      return
-    } catch {
-      return
+    func refusal(over provider: ProviderValue) async -> Diagnostic? {
+      do {
+        let spec = try await presenter(cellExpression, what: what)
+        _ = try makePresenter(spec, for: provider, usedAt: cellExpression.range)
+        return nil
+      } catch let diagnostic as Diagnostic {
+        return diagnostic
+      } catch {
+        return nil
+      }
     }
+    guard let provider = try await sampled(textTypesOnly: false),
+      let diagnostic = await refusal(over: provider)
+    else { return }
+    if Self.isDecidedByTheHeader(diagnostic.message) { throw diagnostic }
+    guard let textOnly = try? await sampled(textTypesOnly: true), await refusal(over: textOnly) == diagnostic
+    else { return }
+    throw diagnostic
   }
 
   /// The size of a grid's cards: the first card's, else 20 columns by the template's lines.

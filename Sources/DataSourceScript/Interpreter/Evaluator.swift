@@ -420,19 +420,19 @@ extension Evaluator {
   {
     let checked = steps.prefix { step in
       switch step {
-      // A join whose other side is a CSV file read to its first rows too, or a name (bound
-      // already); any other source (a file read whole: small, compressed, from the web) would be
-      // read twice, here and when the statement runs.
+      // A join whose other side is a name (bound already), a list written in the statement, or
+      // a plain CSV file on this machine (read to its first rows too when large, and cheap to
+      // read again when small); any other source (compressed, from the web, a database) would
+      // be read or opened twice, here and when the statement runs.
       case .stage(.join(let clause, _)):
         switch clause.other {
         case .name: true
         case .provider(let literal):
-          if case .csv(let path) = literal.source, !HTTPFile.isURL(path),
-            CSVProvider.canSample(resolve(path), member: literal.options.member)
-          {
-            true
-          } else {
-            false
+          switch literal.source {
+          case .array, .range: true
+          case .csv(let path):
+            !HTTPFile.isURL(path) && CSVProvider.isPlainFile(resolve(path), member: literal.options.member)
+          default: false
           }
         default: false
         }

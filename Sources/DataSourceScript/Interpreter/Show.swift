@@ -462,7 +462,21 @@ extension Session {
       evaluator.runsStages || evaluator.timings != nil
       ? nil : try await evaluator.planFromFirstRows(expression)
     let value: ScriptValue
-    if let sampled { value = sampled } else { value = try await evaluator.evaluate(expression) }
+    if let sampled {
+      value = sampled
+    } else {
+      do {
+        value = try await evaluator.evaluate(expression)
+      } catch let diagnostic as Diagnostic
+        where evaluator.joinedFileSample != nil && !Evaluator.isDecidedByTheHeader(diagnostic.message)
+      {
+        // A joined file typed from its first rows may be typed otherwise whole (a text on its
+        // last row): a refusal its types made is made over the file read whole, or not at all.
+        _ = evaluator.notes.take()
+        evaluator.joinedFileSample = nil
+        value = try await evaluator.evaluate(expression)
+      }
+    }
     do {
       var lines: [String]
       // A database's rows that describe reads whole (a field's profile) come from one statement.
