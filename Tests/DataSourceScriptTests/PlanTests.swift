@@ -345,7 +345,7 @@ struct PlanTests {
   }
 
   @Test(
-    "a path into a JSON field, or a field of its distinct values, is refused only when no item holds a record there"
+    "a path into a JSON field, or a field of its distinct values, is refused only when no item holds a record there, or no record the field"
   )
   func recordsFurtherOn() async throws {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -365,6 +365,12 @@ struct PlanTests {
       #expect(await run(statement, in: session).ok, "\(statement): \(output.errors)")
       #expect(output.text.contains("1"), "\(statement): \(output.text)")
     }
+    // A field no record there has: refused, naming the fields they have (it gave no rows).
+    output.errors = ""
+    #expect(!(await run("show json \"\(path)\" | where k.cc == 1", in: session).ok))
+    #expect(
+      output.errors.contains("no field 'k.cc' in the records of 'k'; its fields are 'c'"), "\(output.errors)"
+    )
     // Texts alone: refused, as before.
     try ("[" + items.dropLast().joined(separator: ",") + "]").write(
       toFile: path, atomically: true, encoding: .utf8)

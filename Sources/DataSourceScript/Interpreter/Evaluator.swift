@@ -621,16 +621,73 @@ extension Evaluator {
       }
     }
     // Down the path by the items, for sources whose profiles say nothing of it (JSON's records
-    // within records): refused only when no item holds a record there.
+    // within records): refused only when no item holds a record there, or no record the field.
+    // A database's column holds one type, so its first rows say it; items in memory are looked
+    // at to the first that holds the field.
+    let items = Evaluator.sampledItems(of: provider.provider)
+    let limit = items is any ReadOnlyStore ? 1_000 : nil
     for depth in 1..<path.components.count {
       let prefix = Array(path.components[..<depth])
-      guard
-        let scalar = Evaluator.scalarEverywhere(at: prefix, in: Evaluator.sampledItems(of: provider.provider))
-      else { break }
-      throw Diagnostic(
-        .pathIntoScalar(path: path.text, field: prefix.joined(separator: "."), type: scalar.typeName),
-        at: path.range)
+      let field = prefix.joined(separator: ".")
+      switch Evaluator.nestedField(path.components[depth], under: prefix, in: items, limit: limit) {
+      case .found: continue
+      case .unknown: return
+      case .scalar(let value):
+        throw Diagnostic(.pathIntoScalar(path: path.text, field: field, type: value.typeName), at: path.range)
+      case .missing(let names):
+        throw Diagnostic(
+          .unknownField(
+            path.text, in: "the records of '\(field)'",
+            suggestion: suggestion(for: path.components[depth], among: names).map { field + "." + $0 },
+            fields: names),
+          at: path.range)
+      }
     }
+  }
+
+  /// What items hold at a path for a field below it.
+  enum NestedField: Equatable {
+    /// A record there has the field.
+    case found
+    /// Records there, none with the field: their fields.
+    case missing([String])
+    /// No record there, a value of another type: the first.
+    case scalar(Value)
+    /// Nothing there but nulls (or no item looked at says).
+    case unknown
+  }
+
+  /// Whether a record at `prefix` in the items (the first `limit` of them; every item for `nil`)
+  /// has the field `name`, stopping at the first that does.
+  /// - Complexity: O(n) items until the first record with the field.
+  static func nestedField(
+    _ name: String, under prefix: [String], in provider: any DataProvider<Value>, limit: Int?
+  ) -> NestedField {
+    var first: Value?
+    var names: [String] = []
+    var seen: Set<String> = []
+    var sawRecord = false
+    var looked = 0
+    for section in 0..<provider.numberOfSections {
+      for row in 0..<provider.numberOfItems(inSection: section) {
+        if let limit, looked >= limit {
+          return sawRecord ? .unknown : first.map(NestedField.scalar) ?? .unknown
+        }
+        looked += 1
+        guard let value = provider.item(at: ItemPath(item: row, section: section)).value(atPath: prefix),
+          !value.isNull
+        else { continue }
+        guard case .record(let record) = value else {
+          if first == nil { first = value }
+          continue
+        }
+        if record.schema.index(of: name) != nil { return .found }
+        sawRecord = true
+        for field in record.schema.names where seen.insert(field).inserted { names.append(field) }
+      }
+    }
+    if sawRecord { return limit == nil ? .missing(names) : .unknown }
+    return first.map(NestedField.scalar) ?? .unknown
   }
 
   /// "No field …", with a likely fix: a near name, or, when a file was read as one column whose
@@ -645,24 +702,6 @@ extension Evaluator {
     }
     return .unknownField(
       path, in: provider.displayName, suggestion: suggestion(for: name, among: known), fields: known)
-  }
-
-  /// The first non-null value at a path among a provider's items when none of them holds a
-  /// record there (then no field can be read past it), or `nil`: a record somewhere, or no
-  /// value at all.
-  /// - Complexity: O(n) items until the first record.
-  static func scalarEverywhere(at path: [String], in provider: any DataProvider<Value>) -> Value? {
-    var first: Value?
-    for section in 0..<provider.numberOfSections {
-      for row in 0..<provider.numberOfItems(inSection: section) {
-        guard let value = provider.item(at: ItemPath(item: row, section: section)).value(atPath: path),
-          !value.isNull
-        else { continue }
-        if case .record = value { return nil }
-        if first == nil { first = value }
-      }
-    }
-    return first
   }
 
   /// The type of a provider's items when its first items (up to `limit`; every item for `nil`)
