@@ -79,6 +79,11 @@ struct AnswersTests {
       ("show p | distinct age + 1, team", "a key that is not a field needs a name"),
       ("show p | group by team, team with n = count()", "team"),
       ("show p | join p on id == name as me", "cannot compare id (int) with name (text)"),
+      // Keys written alike are told apart by their sides.
+      (
+        "show p | join [{id: \"x\"}] on id == id as o",
+        "cannot compare id (int) of p with id (text) of [{id: \"x\"}]"
+      ),
       ("show p | join 3 on id == id as me", "a provider to join"),
       ("show p | group by team with n = count(*)", "count(*) is written count() here"),
       ("show p | group by team with n = sum(max(age))", "max(age) is an aggregate inside sum"),

@@ -356,9 +356,12 @@ extension Evaluator {
     }
     let right = try rightChecker.check(rightKey)
     if let a = left.type, let b = right.type, a != .null, b != .null, a != b, !(a.isNumber && b.isNumber) {
+      // Keys written alike (`on code == code`) are told apart by their sides.
+      let alike = text(clause.leftKey.range) == text(clause.rightKey.range)
       throw Diagnostic(
         .cannotCompare(
-          left: leftChecker.describe(clause.leftKey, a), right: rightChecker.describe(rightKey, b), fix: nil),
+          left: leftChecker.describe(clause.leftKey, a) + (alike ? " of \(provider.displayName)" : ""),
+          right: rightChecker.describe(rightKey, b) + (alike ? " of \(other.displayName)" : ""), fix: nil),
         at: clause.leftKey.range.lowerBound..<clause.rightKey.range.upperBound)
     }
     // Two tables of one database join inside it when SQL gives the same rows.
