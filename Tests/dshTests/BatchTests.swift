@@ -962,6 +962,39 @@ struct BatchTests {
       "\(missing.output)")
   }
 
+  @Test(
+    "DSH_THREADS caps the parts a large file is split into: the same rows and the same errors whatever it says"
+  )
+  func threadsFromTheEnvironment() throws {
+    let folder = NSTemporaryDirectory() + "threads-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // 5 MB: quoted fields with line ends, accents, every row; then a byte that is not UTF-8.
+    var text = "id,note,city\n"
+    for i in 0..<60_000 { text += "\(i),\"line \(i)\nnext, \"\"quoted\"\"\",Zoë \(i % 97)\n" }
+    try text.write(toFile: folder + "/good.csv", atomically: true, encoding: .utf8)
+    try (Data(text.utf8) + Data([0x31, 0x2C, 0xFF, 0x2C, 0x78, 0x0A])).write(
+      to: URL(fileURLWithPath: folder + "/bad.csv"))
+    func run(_ file: String, _ threads: String?) throws -> DSHProcess.Result {
+      try DSHProcess.run(
+        [
+          "-c", "show csv \"\(folder)/\(file)\" | sort by id desc | limit 3 as csv", "-c",
+          "show csv \"\(folder)/\(file)\" | where city == \"Zoë 5\" | limit 2 as csv",
+        ],
+        environment: threads.map { ["DSH_THREADS": $0] } ?? [:])
+    }
+    let good = try run("good.csv", nil)
+    let bad = try run("bad.csv", nil)
+    #expect(
+      good.status == 0 && good.output.contains("59999,\"line 59999\nnext, \"\"quoted\"\"\",Zoë 53"),
+      "\(good.output)")
+    #expect(bad.status != 0 && bad.output.contains("UTF-8"), "\(bad.output)")
+    for threads in ["1", "3", "8", "0", "abc"] {
+      #expect(try run("good.csv", threads).output == good.output, "DSH_THREADS=\(threads)")
+      #expect(try run("bad.csv", threads).output == bad.output, "DSH_THREADS=\(threads)")
+    }
+  }
+
   @Test("dsh starts with no shared Swift runtime, libcurl or libpq: each library is opened when first used")
   func librariesOpenedWhenUsed() throws {
     // glibc's loader names every library it loads, and why, under LD_DEBUG=files.

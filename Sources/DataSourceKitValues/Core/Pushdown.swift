@@ -122,8 +122,9 @@ package protocol JoinPushdown: AnyObject {
 /// Runs `body` with every provider under `root` that can read in order doing so: what a
 /// printer or an exporter does before it walks a whole view.
 package func readingInOrder<R>(under root: Any, printed: Bool = false, _ body: () throws -> R) throws -> R {
-  let readers = compositionNodes(under: root).compactMap { $0 as? any InOrderReading }
-  let once = printed && readsOnce(under: root)
+  let nodes = compositionNodes(under: root)
+  let readers = nodes.compactMap { $0 as? any InOrderReading }
+  let once = printed && readsOnce(nodes)
   // A view draws on a few database sources at most: nesting their reads is shallow.
   func nest(_ index: Int) throws -> R {
     guard index < readers.count else { return try body() }
@@ -135,8 +136,11 @@ package func readingInOrder<R>(under root: Any, printed: Bool = false, _ body: (
 /// Whether the rows of the sources under `root`, printed as they are read, are read once: no
 /// stage in memory lies between them and the printer to keep their places and read them again
 /// (adapters, presenters and decorations read each row as it is printed).
-package func readsOnce(under root: Any) -> Bool {
-  compositionNodes(under: root).allSatisfy { !($0 is any DataProvider) || $0 is any InOrderReading }
+package func readsOnce(under root: Any) -> Bool { readsOnce(compositionNodes(under: root)) }
+
+/// ``readsOnce(under:)`` of the nodes under a root, found already.
+private func readsOnce(_ nodes: [any CompositionNode]) -> Bool {
+  nodes.allSatisfy { !($0 is any DataProvider) || $0 is any InOrderReading }
 }
 
 /// A provider whose rows a database statement reads: it can show the statement and the
