@@ -13,7 +13,9 @@ import Foundation
 /// Each column has the type its server type gives (`integer` int, `numeric` and `real` double,
 /// `text` text, `boolean` bool, `date` date, `timestamp` timestamp, `json` a record), unless
 /// ``ReadOptions/types`` says otherwise.
-public final class PostgresProvider: DataProvider, CompositionNode, RecordProviding, FieldProfiling {
+public final class PostgresProvider: DataProvider, CompositionNode, RecordProviding, FieldProfiling,
+  CountedWhenAsked
+{
   /// What the provider reads: a table, or the rows of a query.
   public enum Source: Sendable, Equatable {
     /// A table (or view), by name: `schema.name` or `name`.
@@ -514,12 +516,14 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
       "postgres \(JSONWriter.quoted(location.display)) query \(JSONWriter.quoted(sql))" + windowsTitle
     }
   }
+  /// Whether the rows are still to be counted: the provider was prepared, not loaded.
+  package var isUncounted: Bool { !counted && states.state == .initial }
   /// The window functions the server computes, as written.
   private var windowsTitle: String { query.windows.map { " " + $0.label + " (in SQL)" } ?? "" }
   /// Counts, state, and the rows read from the server; for `explain`, what the server's planner
   /// expects where the rows were not counted.
   package var nodeDetail: String? {
-    if Describing.withoutCounting, !counted, states.state == .initial, let session, let shape {
+    if Describing.wouldCount(self), let session, let shape {
       let sql = query.orderedSQL(base: shape.baseOrder, columns: shape.columns.map(\.name))
       let plan = (try? session.rowsNow("EXPLAIN (FORMAT JSON) \(sql)").rows.first?.first ?? nil) ?? ""
       // The first node's estimate is the statement's.

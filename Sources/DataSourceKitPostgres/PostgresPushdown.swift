@@ -584,7 +584,8 @@ extension PostgresProvider: JoinPushdown {
   /// With `everyMatch` (`all`, SQL's join) a row comes for each match, in the other side's
   /// order, and with `keepsRightOnly` (`full`) the other side's rows no row matched come after,
   /// this side's columns null (a `FULL JOIN`, this side's conditions inside it); the rows are
-  /// counted with this side's alone for the note the join in memory gives.
+  /// counted with this side's alone for the note the join in memory gives. With `writingOnly`
+  /// (`explain`) neither note is counted: no statement runs.
   ///
   /// Not pushed down: another server or database, the other side sorted, sectioned or limited,
   /// a query without a key (no order to take the first match by), keys SQL cannot say or of
@@ -592,7 +593,7 @@ extension PostgresProvider: JoinPushdown {
   /// order of its own before a join that makes the rows, or with a field already named `name`.
   package func pushingDownJoin(
     _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
-    keepsUnmatched: Bool, everyMatch: Bool, keepsRightOnly: Bool, notes: ExpressionNotes?
+    keepsUnmatched: Bool, everyMatch: Bool, keepsRightOnly: Bool, writingOnly: Bool, notes: ExpressionNotes?
   ) async throws -> (any DataProvider<Value>)? {
     let everyMatch = everyMatch || keepsRightOnly
     guard let right = other as? PostgresProvider, let session, let shape, let rightShape = right.shape,
@@ -620,7 +621,7 @@ extension PostgresProvider: JoinPushdown {
       return try await madeRows(
         right, rightShape, leftKey: "(\(left.sql))\(collation)", rightKey: "\(key.sql)\(collation)",
         name: name,
-        keepsUnmatched: keepsUnmatched, keepsRightOnly: keepsRightOnly, notes: notes)
+        keepsUnmatched: keepsUnmatched, keepsRightOnly: keepsRightOnly, notes: writingOnly ? nil : notes)
     }
     let keyed = right.query.whereClause(["(\(key.sql)) IS NOT NULL"])
     let firstOfEachKey: BoundSQL =
@@ -633,16 +634,18 @@ extension PostgresProvider: JoinPushdown {
     ])
     let repeatedSQL: BoundSQL =
       "SELECT count(*)::text FROM (SELECT 1 \(right.query.from)\(lookedUp) GROUP BY \(key.sql)\(collation) HAVING count(*) > 1) AS dsh_r"
-    let repeated: Int
-    do {
-      let result = try await session.rows(repeatedSQL)
-      repeated = result.firstInt ?? 0
-    } catch DataSourceError.cancelled {
-      throw DataSourceError.cancelled
-    } catch {
-      throw right.dataSourceError(error)
+    if !writingOnly {
+      let repeated: Int
+      do {
+        let result = try await session.rows(repeatedSQL)
+        repeated = result.firstInt ?? 0
+      } catch DataSourceError.cancelled {
+        throw DataSourceError.cancelled
+      } catch {
+        throw right.dataSourceError(error)
+      }
+      if repeated > 0 { notes?.add(.joinRepeatedKeys(field: name, keys: repeated)) }
     }
-    if repeated > 0 { notes?.add(.joinRepeatedKeys(field: name, keys: repeated)) }
     var joined = query
     joined.join = PostgresQuery.Join(
       matches: firstOfEachKey, leftKey: "(\(left.sql))\(collation)" as BoundSQL,

@@ -9,6 +9,7 @@ import Synchronization
 ///
 /// The file is opened read-only and never written.
 public final class SQLiteProvider: DataProvider, CompositionNode, RecordProviding, PreparedLoading,
+  CountedWhenAsked,
   FieldProfiling
 {
   /// The database file's real path.
@@ -401,12 +402,15 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
       ? nil : SectionKey(value: sections[section].key ?? .null)
   }
 
+  /// Whether the rows are still to be counted: the provider was prepared, not loaded.
+  package var isUncounted: Bool { needsCount && states.state == .initial }
+
   /// How `describe` names this node.
   package var nodeTitle: String { "sqlite \(JSONWriter.quoted(displayPath)) \(query.description)" }
   /// What `describe` shows beside the name: counts and state (for `explain`, not counted where
   /// the rows were not counted yet).
   package var nodeDetail: String? {
-    if Describing.withoutCounting, needsCount, states.state == .initial { return "not counted" }
+    if Describing.wouldCount(self) { return "not counted" }
     return countsDetail
       + rowsReadDetail(
         rowsRead, statements: statementsRun,

@@ -656,11 +656,11 @@ extension SQLiteProvider: GroupingPushdown {
 extension SQLiteProvider: JoinPushdown {
   package func pushingDownJoin(
     _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
-    keepsUnmatched: Bool, everyMatch: Bool, keepsRightOnly: Bool, notes: ExpressionNotes?
+    keepsUnmatched: Bool, everyMatch: Bool, keepsRightOnly: Bool, writingOnly: Bool, notes: ExpressionNotes?
   ) async throws -> (any DataProvider<Value>)? {
     try await joining(
       other, leftKey: leftKey, rightKey: rightKey, name: name, keepsUnmatched: keepsUnmatched,
-      everyMatch: everyMatch, keepsRightOnly: keepsRightOnly, notes: notes)
+      everyMatch: everyMatch, keepsRightOnly: keepsRightOnly, writingOnly: writingOnly, notes: notes)
   }
   /// `join` as SQLite runs it, when both sides are tables of this database: a provider of this
   /// one's rows, each with the first row of `right` whose key equals its own (in `right`'s
@@ -677,7 +677,8 @@ extension SQLiteProvider: JoinPushdown {
   /// order, and the rows are the join's: read through it a page at a time, each with its
   /// match's rowid and columns (see ``SQLiteQuery/joinsRows``). With
   /// `keepsRightOnly` (`full`) the right's rows no row matched come after. The note of how many
-  /// rows the join made is the memory join's too.
+  /// rows the join made is the memory join's too. With `writingOnly` (`explain`) no statement
+  /// runs: the right's values are not checked and neither note is counted.
   ///
   /// Not pushed down: the right side sorted, sectioned or limited, a query or a view (no stored
   /// order to take the first match by), keys SQL cannot say or of different types, a left side
@@ -686,7 +687,8 @@ extension SQLiteProvider: JoinPushdown {
   /// sectioned left.
   package func joining(
     _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
-    keepsUnmatched: Bool, everyMatch: Bool = false, keepsRightOnly: Bool = false, notes: ExpressionNotes?
+    keepsUnmatched: Bool, everyMatch: Bool = false, keepsRightOnly: Bool = false, writingOnly: Bool = false,
+    notes: ExpressionNotes?
   ) async throws -> SQLiteProvider? {
     let everyMatch = everyMatch || keepsRightOnly
     guard let right = other as? SQLiteProvider, database != nil, let rightDatabase = right.database,
@@ -707,10 +709,12 @@ extension SQLiteProvider: JoinPushdown {
     // The right's rows are read whole into the match: every value must fit its column. (A
     // pass over the other table when it is too large to have been checked when opened; ^C
     // interrupts it.)
-    try await withTaskCancellationHandler {
-      try right.checkAllValues()
-    } onCancel: {
-      rightDatabase.interrupt()
+    if !writingOnly {
+      try await withTaskCancellationHandler {
+        try right.checkAllValues()
+      } onCancel: {
+        rightDatabase.interrupt()
+      }
     }
     guard right.loadState != .error,
       let left = query.translator.value(leftKey),
@@ -737,7 +741,8 @@ extension SQLiteProvider: JoinPushdown {
     var joined = query
     if everyMatch {
       joined.join = join
-      return try await madeRows(joined, name: name, notes: notes)
+      return writingOnly
+        ? with(joined, identityKey: nil) : try await madeRows(joined, name: name, notes: notes)
     }
     if join.inner {
       // `+` keeps SQLite from answering the IN through an index on the left key (a seek per
@@ -748,6 +753,7 @@ extension SQLiteProvider: JoinPushdown {
         ))
     }
     joined.join = join
+    if writingOnly { return with(joined) }
     // A key more than one right row holds and a left row looks up: the first is taken, as in
     // memory, with a note.
     var leftKeys = SQLSelect(list: "(\(join.leftKey))", from: query.from)

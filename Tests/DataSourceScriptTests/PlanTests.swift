@@ -2,6 +2,7 @@ import DataSourceKit
 import DataSourceKitFiles
 import DataSourceKitValues
 import Foundation
+import GRDB
 import Testing
 
 @testable import DataSourceScript
@@ -97,6 +98,41 @@ struct PlanTests {
     output.text = ""
     #expect(await run("explain analyze | limit 1", in: session).ok)
     #expect(output.text.contains("table t limit 1"), "\(output.text)")
+  }
+
+  @Test("explain writes a join SQLite runs, and the stages over it, without running a statement")
+  func explainWritesDatabaseJoins() async throws {
+    let path = NSTemporaryDirectory() + "dsh-explain-join-\(UUID().uuidString).db"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try await DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "CREATE TABLE l (id INTEGER PRIMARY KEY, k INTEGER)")
+      try db.execute(sql: "INSERT INTO l (k) VALUES (1), (2), (3)")
+      try db.execute(sql: "CREATE TABLE r (id INTEGER PRIMARY KEY, k INTEGER, v TEXT)")
+      // 2 is held twice and looked up: running the join counts it for a note.
+      try db.execute(sql: "INSERT INTO r (k, v) VALUES (1, 'a'), (2, 'd'), (2, 'e')")
+    }
+    let (session, output, _) = await run(
+      "let l = sqlite \"\(path)\" table l\nlet r = sqlite \"\(path)\" table r")
+    for every in ["", " all"] {
+      // A field of the match is typed from the other table's columns, not from rows read.
+      let pipeline = "l | join r on k == k as m\(every) | select id, v = m.v"
+      let plan = await Self.explained(pipeline, in: session, output: output)
+      #expect(plan.contains("select id, v = m.v  (not run)"), "\(plan)")
+      #expect(plan.contains("as m\(every) (in SQL)  (not counted)"), "\(plan)")
+      #expect(plan.contains("fields: id int, v text"), "\(plan)")
+      #expect(!plan.contains("rows read"), "\(plan)")
+      // Shown, the join runs: its note comes.
+      output.errors = ""
+      #expect(await run("show \(pipeline) as csv", in: session).ok)
+      #expect(output.errors.contains("join as m"), "\(output.errors)")
+      // explain analyze runs it too.
+      output.errors = ""
+      #expect(await run("explain analyze \(pipeline)", in: session).ok)
+      #expect(output.errors.contains("join as m"), "\(output.errors)")
+    }
+    // A misspelt field of the match is refused from the columns all the same.
+    #expect(!(await run("explain l | join r on k == k as m | select vv = m.vv", in: session).ok))
+    #expect(output.errors.contains("no field 'm.vv'"), "\(output.errors)")
   }
 
   @Test("explain builds a grouping, a join, a window and a sample over rows in memory without running them")

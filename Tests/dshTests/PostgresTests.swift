@@ -700,8 +700,19 @@ struct PostgresTests {
       "let m = postgres \"\(server.url)\" table measures",
       "show postgres \"\(server.url)\" table labels | join m on rank == id as x | select code, x.city as csv",
       "describe postgres \"\(server.url)\" table labels | join m on rank == id as x",
+      // explain writes a join the server runs, and the stages over it, and runs no statement.
+      "explain postgres \"\(server.url)\" table labels | join m on rank == id as x | select code, c = x.city",
+      "explain postgres \"\(server.url)\" table labels | join m on rank == id as x all | select code, c = x.city",
     ])
     #expect(result.status == 0, "\(result.output)")
+    let plans = result.output.components(separatedBy: "select code, c = x.city  (").dropFirst()
+    #expect(plans.count == 2, "\(result.output)")
+    for plan in plans {
+      #expect(plan.hasPrefix("not run)"), "\(plan)")
+      #expect(plan.contains("table labels  (not counted; the server estimates"), "\(plan)")
+      #expect(plan.contains("JOIN (SELECT"), "\(plan)")
+      #expect(plan.contains("fields: code text, c text"), "\(plan)")
+    }
     #expect(
       result.output.components(separatedBy: "all,n\n1,\(PostgresServer.bigRows)\n").count == 3,
       "\(result.output)")

@@ -12,6 +12,25 @@ package enum Describing {
   /// Whether a source that counts its rows when first asked (a database's table) is described
   /// as it stands, not counted: `explain` shows the plan without running it.
   @TaskLocal package static var withoutCounting = false
+
+  /// Whether `provider`'s counts, asked for a line of `explain`, would count a source below it
+  /// that is not counted yet: a stage that passes its source's counts through (computed fields)
+  /// over a database's table.
+  package static func wouldCount(_ provider: any DataProvider) -> Bool {
+    guard withoutCounting else { return false }
+    var current: any DataProvider = provider
+    while let transforming = current as? any ItemTransformingProvider {
+      current = transforming.transformedBase
+    }
+    return (current as? any CountedWhenAsked)?.isUncounted == true
+  }
+}
+
+/// A source that counts its rows when a view first asks how many there are (a database's
+/// table): asking its counts, or its load state, counts them.
+package protocol CountedWhenAsked: AnyObject {
+  /// Whether the rows are still to be counted.
+  var isUncounted: Bool { get }
 }
 
 extension CompositionNode {

@@ -113,9 +113,13 @@ package protocol JoinPushdown: AnyObject {
   /// `everyMatch`, a row for each match; with `keepsRightOnly`, the items of `other` no row
   /// matched after, the rows' fields null. `nil` when the provider cannot give exactly what the
   /// join in memory (``JoinedProvider``) gives. Not loaded yet.
+  ///
+  /// With `writingOnly` (`explain`) the join is its statement and nothing more: no statement
+  /// runs (the other side's values are not checked, and the notes of keys matched more than once
+  /// and of rows made are left to the run), so the plan costs what writing it does.
   func pushingDownJoin(
     _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
-    keepsUnmatched: Bool, everyMatch: Bool, keepsRightOnly: Bool, notes: ExpressionNotes?
+    keepsUnmatched: Bool, everyMatch: Bool, keepsRightOnly: Bool, writingOnly: Bool, notes: ExpressionNotes?
   ) async throws -> (any DataProvider<Value>)?
 }
 

@@ -149,6 +149,9 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
   }
 
   package var nodeTitle: String { label }
-  package var nodeDetail: String? { loadState == .initial ? "not run" : countsDetail }
+  /// Over a table `explain` leaves uncounted, `not run`: asking the table's state would count it.
+  package var nodeDetail: String? {
+    Describing.wouldCount(self) || loadState == .initial ? "not run" : countsDetail
+  }
   package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
 }

@@ -35,7 +35,7 @@ extension Evaluator {
     /// A grouping a database runs is only written under `explain` (its statement shown, not run);
     /// any other is loaded.
     func plannedOrLoaded(_ grouped: GroupedProvider) async throws -> GroupedProvider {
-      if !runsStages, timings == nil {
+      if writesOnly {
         do {
           if try grouped.planWithoutRows() { return grouped }
         } catch let error as DataSourceError {
@@ -49,8 +49,18 @@ extension Evaluator {
     switch stage {
     case .join(let clause, let range):
       let joined = try await joinedProvider(clause, of: provider, label: text(range))
-      // A join a database runs is its statement, prepared as a database's source is.
-      result.provider = try await loaded(joined, always: !(joined is JoinedProvider))
+      // A join a database runs is its statement, prepared as a database's source is: under
+      // `explain`, connected and not counted.
+      if writesOnly, let database = joined as? any PreparedLoading {
+        do {
+          try await database.prepare()
+        } catch let error as DataSourceError {
+          throw Diagnostic(.dataSource(error), at: stage.range)
+        }
+        result.provider = joined
+      } else {
+        result.provider = try await loaded(joined, always: !(joined is JoinedProvider))
+      }
       result.displayName = Self.stageName(text(range))
       // A left item that comes once per match no longer names one row.
       if clause.every { result.key = nil }
@@ -370,7 +380,7 @@ extension Evaluator {
         if let joined = try await pushdown.pushingDownJoin(
           other.provider, leftKey: left.expression, rightKey: right.expression, name: clause.name.name,
           keepsUnmatched: !clause.inner, everyMatch: clause.every, keepsRightOnly: clause.full,
-          notes: notes.collector)
+          writingOnly: writesOnly, notes: notes.collector)
         {
           return joined
         }

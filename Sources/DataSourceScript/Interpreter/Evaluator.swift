@@ -41,6 +41,9 @@ struct Evaluator {
   /// see are known without rows; over a source that knows no fields, and for the sources, the
   /// rows are still read.
   var runsStages = true
+  /// Whether a stage a database runs is only written, its statements shown and none run:
+  /// `explain` without `analyze`.
+  var writesOnly: Bool { !runsStages && timings == nil }
   /// When set, a CSV file named as a join's other side is read only to its header and the rows
   /// in this many bytes (``sampledSource(_:bytes:)``), as the statement's own source is:
   /// `explain`, and the check before a statement runs, need its fields and types, not its rows.
@@ -601,13 +604,17 @@ extension Evaluator {
     if path.components.count > 1,
       var profile = try scans.profiles(of: provider.provider).first(where: { $0.name == first })
     {
+      var declared = true
       for depth in 1..<path.components.count {
         let prefix = path.components[..<depth].joined(separator: ".")
         if let type = profile.type, type != .record, type != .null {
           throw Diagnostic(
             .pathIntoScalar(path: path.text, field: prefix, type: type.rawValue), at: path.range)
         }
-        guard let fields = profile.fields else { break }
+        guard let fields = profile.fields else {
+          declared = false
+          break
+        }
         let name = path.components[depth]
         guard let next = fields.first(where: { $0.name == name }) else {
           let names = fields.map(\.name)
@@ -619,6 +626,9 @@ extension Evaluator {
         }
         profile = next
       }
+      // Every step of the path is a declared field: no item need be read (a join's match over
+      // a database's table would be counted and a page read for it).
+      if declared { return }
     }
     // Down the path by the items, for sources whose profiles say nothing of it (JSON's records
     // within records): refused only when no item holds a record there, or no record the field.
