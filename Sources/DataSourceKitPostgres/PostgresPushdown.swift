@@ -585,7 +585,7 @@ extension PostgresProvider: JoinPushdown {
   /// order, and with `keepsRightOnly` (`full`) the other side's rows no row matched come after,
   /// this side's columns null (a `FULL JOIN`, this side's conditions inside it); the rows are
   /// counted with this side's alone for the note the join in memory gives. With `writingOnly`
-  /// (`explain`) neither note is counted: no statement runs.
+  /// (`explain`) neither note is counted: no statement of the join's own runs.
   ///
   /// Not pushed down: another server or database, the other side sorted, sectioned or limited,
   /// a query without a key (no order to take the first match by), keys SQL cannot say or of

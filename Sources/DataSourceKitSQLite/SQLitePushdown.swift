@@ -677,8 +677,9 @@ extension SQLiteProvider: JoinPushdown {
   /// order, and the rows are the join's: read through it a page at a time, each with its
   /// match's rowid and columns (see ``SQLiteQuery/joinsRows``). With
   /// `keepsRightOnly` (`full`) the right's rows no row matched come after. The note of how many
-  /// rows the join made is the memory join's too. With `writingOnly` (`explain`) no statement
-  /// runs: the right's values are not checked and neither note is counted.
+  /// rows the join made is the memory join's too. With `writingOnly` (`explain`) no statement of
+  /// the join's own runs: the right is not counted nor its values checked, and neither note is
+  /// counted.
   ///
   /// Not pushed down: the right side sorted, sectioned or limited, a query or a view (no stored
   /// order to take the first match by), keys SQL cannot say or of different types, a left side
@@ -716,7 +717,8 @@ extension SQLiteProvider: JoinPushdown {
         rightDatabase.interrupt()
       }
     }
-    guard right.loadState != .error,
+    // The state as it stands: asking `loadState` counts a table not counted yet.
+    guard right.states.state != .error,
       let left = query.translator.value(leftKey),
       let other = right.query.translator.value(rightKey),
       left.type == other.type || (left.type.isNumber && other.type.isNumber),

@@ -121,6 +121,13 @@ struct PlanTests {
       #expect(plan.contains("as m\(every) (in SQL)  (not counted)"), "\(plan)")
       #expect(plan.contains("fields: id int, v text"), "\(plan)")
       #expect(!plan.contains("rows read"), "\(plan)")
+      // The other side, bound and not counted yet, is still not counted.
+      #expect(
+        await Self.explained("r", in: session, output: output).contains("table r  (not counted)"), "\(plan)")
+      // Nor is a table of cells or a paged view over the join.
+      let table = await Self.explained(
+        "table (\(pipeline)) with cell basic \"{v}\"", in: session, output: output)
+      #expect(table.hasPrefix("table  (not counted)"), "\(table)")
       // Shown, the join runs: its note comes.
       output.errors = ""
       #expect(await run("show \(pipeline) as csv", in: session).ok)

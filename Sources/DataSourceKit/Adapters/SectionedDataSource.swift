@@ -317,8 +317,9 @@ public final class TableAdapter<Item, Cell>: SectionedDataSource, CompositionNod
 
   /// How `describe` names this node.
   package var nodeTitle: String { label }
-  /// What `describe` shows beside the name: counts and state.
-  package var nodeDetail: String? { countsDetail(self) }
+  /// What `describe` shows beside the name: counts and state (for `explain`, nothing over a
+  /// table it leaves uncounted).
+  package var nodeDetail: String? { Describing.wouldCount(provider) ? "not counted" : countsDetail(self) }
   /// The nodes below this one in `describe`.
   package var nodeChildren: [any CompositionNode] {
     [presenter as? any CompositionNode, provider as? any CompositionNode].compactMap { $0 }

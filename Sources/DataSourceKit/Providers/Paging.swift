@@ -81,8 +81,12 @@ public final class PagedProvider<Item>: DataProvider, PagingProvider, DataProvid
 
   /// How `describe` names this node.
   package var nodeTitle: String { "paged size \(size)" }
-  /// What `describe` shows beside the name: counts and state.
-  package var nodeDetail: String? { "\(shown) of \(baseTotal) shown" + (hasMore ? ", more" : "") }
+  /// What `describe` shows beside the name: counts and state (for `explain`, nothing over a
+  /// table it leaves uncounted).
+  package var nodeDetail: String? {
+    if Describing.wouldCount(base) { return "not counted" }
+    return "\(shown) of \(baseTotal) shown" + (hasMore ? ", more" : "")
+  }
   /// The nodes below this one in `describe`.
   package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
 }

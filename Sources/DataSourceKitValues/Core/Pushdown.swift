@@ -115,7 +115,7 @@ package protocol JoinPushdown: AnyObject {
   /// join in memory (``JoinedProvider``) gives. Not loaded yet.
   ///
   /// With `writingOnly` (`explain`) the join is its statement and nothing more: no statement
-  /// runs (the other side's values are not checked, and the notes of keys matched more than once
+  /// of the join's own runs (the other side is not counted nor its values checked, and the notes of keys matched more than once
   /// and of rows made are left to the run), so the plan costs what writing it does.
   func pushingDownJoin(
     _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,

@@ -458,9 +458,7 @@ extension Session {
     default: return
     }
     // `explain` of a CSV file's pipeline answers from the file's first rows when it can.
-    let sampled =
-      evaluator.runsStages || evaluator.timings != nil
-      ? nil : try await evaluator.planFromFirstRows(expression)
+    let sampled = evaluator.writesOnly ? try await evaluator.planFromFirstRows(expression) : nil
     let value: ScriptValue
     if let sampled {
       value = sampled
