@@ -27,7 +27,11 @@ extension PostgresProvider {
 
 extension PostgresProvider: QueryPushdown {
   package func pushingDown(_ stage: PushdownStage) -> (any DataProvider<Value>)? {
-    guard let shape, let query = query.adding(stage, shape: shape) else { return nil }
+    // A query without a key has no order of its own to keep equal keys in.
+    guard let shape,
+      let query = query.adding(
+        stage, translator: SQLTranslator(PostgresDialect(shape: shape)), ordersTies: !shape.baseOrder.isEmpty)
+    else { return nil }
     return with(query)
   }
 
@@ -51,117 +55,34 @@ extension PostgresProvider: QueryPushdown {
   }
 }
 
-// Window functions: rank, dense_rank, row_number, percent_rank, cume_dist, lag and lead are
-// the server's own, given the same order: the keys (nulls last), then for a row number or a
-// neighbour the view's own order among equal keys. Aggregates over a window stay in memory (the
-// server adds doubles in its own order, and stops at an int overflow).
+// Window functions the server computes as dsh does (`SQLTranslator.windowColumns`).
 extension PostgresQuery {
   /// The window columns of `fields` over this query's rows, or `nil` when one of them is not a
   /// window function the server computes as dsh does.
-  ///
-  /// Long because each function's SQL is written beside the checks that it means dsh's.
   func windows(_ fields: [WindowFieldsProvider.Field], label: String, shape: PostgresShape) -> Windows? {
     // Computed over the rows as they stand, which keep an order of their own for the ties.
     guard windows == nil, join == nil, limit == nil, !shape.baseOrder.isEmpty,
       // The names the subquery gives its own columns beside the source's.
       !shape.columns.contains(where: { $0.name.lowercased().hasPrefix("dsh_") })
     else { return nil }
-    let translator = PostgresTranslator(shape: shape)
+    let translator = SQLTranslator(PostgresDialect(shape: shape))
     var taken = Set(shape.columns.map(\.name))
     let ties: [BoundSQL] =
       ((section.map { [$0] } ?? []) + order).map(\.orderSQL) + shape.baseOrder.map { "\($0)" }
-    var made: [Windows.Column] = []
-    for field in fields {
-      guard field.calls.count == 1, let call = field.calls.first, case .function(let function) = call.kind,
-        field.expression == nil, field.combine == nil, field.partitionCompute == nil,
-        call.compute == nil, call.fallbackCompute == nil, !field.order.contains(where: { $0.compute != nil }),
-        let type = field.type, type != .null, !field.name.lowercased().hasPrefix("dsh_"),
-        taken.insert(field.name).inserted
-      else { return nil }
-      var sql: BoundSQL
-      switch function {
-      // dsh's names are SQL's.
-      case .rowNumber, .rank, .denseRank, .percentRank, .cumeDist: sql = "\(function.rawValue)()"
-      case .lag, .lead:
+    let made = translator.windowColumns(
+      fields, section: section?.sql, ties: ties,
+      admits: { !$0.lowercased().hasPrefix("dsh_") && taken.insert($0).inserted },
+      term: { SQLSelect.term($0, $1) },
+      neighbour: { call, type in
         // The value and its default of one type, as the server's lag takes them.
         guard let argument = call.argument, let value = translator.value(argument), value.type == type,
-          let cast = PostgresShape.castName(type), call.offset >= 0, call.offset <= Int(Int32.max)
+          let cast = PostgresShape.castName(type), call.offset <= Int(Int32.max),
+          let fallback = translator.neighbourDefault(call, type: type)
         else { return nil }
-        var list: BoundSQL = "(\(value.sql))::\(cast), \(call.offset)"
-        if let fallback = call.fallback {
-          guard let value = translator.value(fallback), value.type == type || value.type == .null else {
-            return nil
-          }
-          list += ", (\(value.sql))::\(cast)"
-        }
-        sql = "\(function.rawValue)(\(list))"
-      case .random:
-        return nil
-      }
-      // The partition: the section, or `within EXPR`'s key (of a type that groups as dsh does).
-      var over: [BoundSQL] = []
-      if field.withinSection {
-        if let section { over.append("PARTITION BY \(section.sql)") }
-      } else if let expression = field.partition {
-        guard let key = translator.orderTerm(SortTerm(expression: expression, direction: .ascending)),
-          [.int, .text, .bool, .date].contains(key.type)
-        else { return nil }
-        over.append("PARTITION BY \(key.sql)")
-      }
-      var terms: [BoundSQL] = []
-      for key in field.order {
-        guard let term = translator.orderTerm(SortTerm(expression: key.expression, direction: key.direction))
-        else { return nil }
-        terms.append(term.orderSQL)
-      }
-      // A rank's peers are the rows with equal keys; a row number and a neighbour follow the
-      // view's order among them.
-      if [.rowNumber, .lag, .lead].contains(function) { terms += ties }
-      if !terms.isEmpty { over.append("ORDER BY \(terms.joined(separator: ", "))") }
-      made.append(
-        Windows.Column(name: field.name, sql: "\(sql) OVER (\(over.joined(separator: " ")))", type: type))
-    }
-    return Windows(conditions: conditions, columns: made, baseOrder: shape.baseOrder, label: label)
-  }
-}
-
-extension PostgresQuery {
-  /// The query with `stage` added, or `nil` when SQL cannot run it with the same meaning.
-  func adding(_ stage: PushdownStage, shape: PostgresShape) -> PostgresQuery? {
-    // A stage after a join runs in memory: its match is no column SQL knows.
-    if join != nil { return nil }
-    // After a limit, another stage would change which rows the limit took.
-    if limit != nil {
-      guard case .slice(let slice) = stage, slice.offset == 0 else { return nil }
-    }
-    var query = self
-    let translator = PostgresTranslator(shape: shape)
-    switch stage {
-    case .filter(let expression):
-      guard let condition = translator.condition(expression) else { return nil }
-      query.conditions.append(condition)
-    case .sort(let terms):
-      // A query without a key has no order of its own to keep equal keys in.
-      guard !shape.baseOrder.isEmpty else { return nil }
-      var keys: [OrderTerm] = []
-      for term in terms {
-        guard let key = translator.orderTerm(term) else { return nil }
-        keys.append(key)
-      }
-      // A later sort is stable over the earlier one: its keys come first.
-      query.order = keys + query.order
-    case .section(let term):
-      guard !shape.baseOrder.isEmpty, let key = translator.orderTerm(term) else { return nil }
-      if let previous = query.section { query.order.insert(previous, at: 0) }
-      query.section = key
-    // Only a slice from the first row: the reads of pages and counts keep no offset of their own, so
-    // `offset N` runs in memory over the rows SQL reads.
-    case .slice(let slice):
-      guard slice.offset == 0 else { return nil }
-      guard let count = slice.count else { break }
-      query.limit = min(query.limit ?? count, count)
-    }
-    return query
+        let list: BoundSQL = "(\(value.sql))::\(cast), \(call.offset)"
+        return (fallback.map { list + ", (\($0.sql))::\(cast)" } ?? list, nil)
+      })
+    return made.map { Windows(conditions: conditions, columns: $0, baseOrder: shape.baseOrder, label: label) }
   }
 }
 

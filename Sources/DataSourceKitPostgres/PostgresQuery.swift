@@ -7,18 +7,7 @@ import DataSourceKitValues
 public struct PostgresQuery: Sendable, Equatable {
   /// A key of `ORDER BY` (and of the sections' `GROUP BY`): its SQL, the dsh type of its value,
   /// and a direction.
-  public struct OrderTerm: Sendable, Equatable {
-    /// The key's SQL.
-    var sql: BoundSQL
-    /// The type of the key's values.
-    public var type: ValueType
-    /// The order of the keys.
-    public var direction: SortDirection
-
-    /// `ASC NULLS LAST` or `DESC NULLS LAST`: nulls go last whatever the direction, as the
-    /// stages in memory put them.
-    var orderSQL: BoundSQL { SQLSelect.term(sql, direction) }
-  }
+  public typealias OrderTerm = SQLOrderTerm
 
   /// A `join` the server runs: each row with the first row of another source of the same
   /// database whose key equals its own (in that source's order), or null; with `every`, a row
@@ -63,11 +52,7 @@ public struct PostgresQuery: Sendable, Equatable {
   /// other.
   public struct Windows: Sendable, Equatable {
     /// One window column: `rank() OVER (…)` and the dsh type of its values.
-    struct Column: Sendable, Equatable {
-      var name: String
-      var sql: BoundSQL
-      var type: ValueType
-    }
+    typealias Column = SQLWindowColumn
     /// The conditions before the window functions: the rows they are computed over.
     var conditions: [BoundSQL]
     var columns: [Column]
@@ -296,4 +281,18 @@ public struct PostgresQuery: Sendable, Equatable {
     return sections.sql
   }
 
+}
+
+extension SQLOrderTerm {
+  /// `ASC NULLS LAST` or `DESC NULLS LAST`: nulls go last whatever the direction, as the stages
+  /// in memory put them.
+  var orderSQL: BoundSQL { SQLSelect.term(sql, direction) }
+}
+
+extension PostgresQuery: SQLStageFolding {
+  /// A join's rows: no stage after it runs in SQL.
+  package var isJoined: Bool { join != nil }
+
+  /// Adds a `where`'s condition.
+  package mutating func addCondition(_ sql: BoundSQL, of expression: RowExpression) { conditions.append(sql) }
 }

@@ -15,7 +15,7 @@ import GRDB
 
 extension SQLiteProvider: QueryPushdown {
   package func pushingDown(_ stage: PushdownStage) -> (any DataProvider<Value>)? {
-    query.adding(stage).map { with($0) }
+    query.adding(stage, translator: query.translator).map { with($0) }
   }
 
   package func reasonInMemory(_ condition: RowExpression) -> String? {
@@ -50,54 +50,19 @@ extension SQLiteProvider: ReadOnlyStore {
   public var storeDescription: String { "a sqlite provider" }
 }
 
-extension SQLiteQuery {
-  /// The query with `stage` added, or `nil` when SQL cannot run it with the same meaning.
-  package func adding(_ stage: PushdownStage) -> SQLiteQuery? {
-    // A stage after a join runs in memory: its match field is no column SQL knows.
-    if join != nil { return nil }
-    // After a limit, another stage would change which rows the limit took.
-    if limit != nil {
-      guard case .slice(let slice) = stage, slice.offset == 0 else { return nil }
-    }
-    var query = self
-    let translator = self.translator
-    switch stage {
-    case .filter(let expression):
-      guard var condition = translator.condition(expression).map({ Condition($0) }) else { return nil }
-      condition.keyBounds = keyColumn.flatMap { Self.keyBounds(of: expression, key: $0) }
-      query.conditions.append(condition)
-    case .sort(let terms):
-      var keys: [OrderTerm] = []
-      for term in terms {
-        guard let key = translator.key(term.expression).map({ OrderTerm($0, term.direction) }) else {
-          return nil
-        }
-        keys.append(key)
-      }
-      // A later sort is stable over the earlier one: its keys come first.
-      query.order = keys + query.order
-    case .section(let term):
-      guard let key = translator.key(term.expression).map({ OrderTerm($0, term.direction) }) else {
-        return nil
-      }
-      if let previous = query.section { query.order.insert(previous, at: 0) }
-      query.section = key
-    // Only a slice from the first row: the reads of pages and counts keep no offset of their own, so
-    // `offset N` runs in memory over the rows SQL reads.
-    case .slice(let slice):
-      guard slice.offset == 0 else { return nil }
-      guard let count = slice.count else { break }
-      query.limit = min(query.limit ?? count, count)
-    }
-    return query
+extension SQLiteQuery: SQLStageFolding {
+  /// A join's rows: no stage after it runs in SQL.
+  package var isJoined: Bool { join != nil }
+
+  /// Adds a `where`'s condition, with the range of the integer key it keeps, if any.
+  package mutating func addCondition(_ sql: BoundSQL, of expression: RowExpression) {
+    conditions.append(
+      Condition(sql, keyBounds: keyColumn.flatMap { Self.keyBounds(of: expression, key: $0) }))
   }
 }
 
-// Window functions: the ranks, row numbers and neighbours' values SQL's window functions give
-// are dsh's exactly (its window functions are defined as SQL's), given the same order: the
-// keys (nulls last), then for a row number or a neighbour the view's own order among equal keys.
-// Aggregates over a window stay in memory: SQLite adds reals in another order (the last digit
-// may differ) and stops at an int overflow where dsh gives null.
+// Window functions SQLite computes as dsh does (`SQLTranslator.windowColumns`), written to a
+// table of the connection when the view is first counted (see `materializeWindows`).
 
 extension SQLiteQuery {
   /// Whether this SQLite computes window functions (3.25 on).
@@ -140,75 +105,38 @@ extension SQLiteQuery {
   }
 
   /// The query with window columns computed over its rows, or `nil` when one of them is not a
-  /// window function SQL computes as dsh does (see above).
-  ///
-  /// Long because each function's SQL is written beside the checks that it means dsh's.
+  /// window function SQL computes as dsh does (`lag` and `lead` of a column alone).
   func addingWindows(_ fields: [WindowFieldsProvider.Field], label: String) -> SQLiteQuery? {
     guard takesComputedColumns else { return nil }
     let translator = self.translator
     // SQLite's names are the same in any case.
     var taken = Set(columns.map { $0.name.lowercased() })
     // The view's own order among equal keys: its section, its sort keys, the stored order.
-    var ties = ((section.map { [$0] } ?? []) + order).map { Self.nullsLast($0.key, $0.direction) }
-    ties.append(BoundSQL(stringLiteral: sourceRowOrder))
-    var made: [Windows.Column] = []
-    for field in fields {
-      guard field.calls.count == 1, let call = field.calls.first, case .function(let function) = call.kind,
-        field.expression == nil, field.combine == nil, field.partitionCompute == nil,
-        call.compute == nil, call.fallbackCompute == nil, !field.order.contains(where: { $0.compute != nil }),
-        let type = field.type, type != .null, !field.name.hasPrefix("_dsh_"),
-        // The table the rows are written to reads its rowid by one of these names.
-        !["rowid", "_rowid_", "oid"].contains(field.name.lowercased()),
-        taken.insert(field.name.lowercased()).inserted
-      else { return nil }
-      var sql: BoundSQL
-      var copies: String?
-      switch function {
-      // dsh's names are SQL's.
-      case .rowNumber, .rank, .denseRank, .percentRank, .cumeDist: sql = "\(function.rawValue)()" as BoundSQL
-      case .lag, .lead:
+    let ties =
+      ((section.map { [$0] } ?? []) + order).map { Self.nullsLast($0.sql, $0.direction) }
+      + [BoundSQL(stringLiteral: sourceRowOrder)]
+    let made = translator.windowColumns(
+      fields, section: section?.sql, ties: ties,
+      admits: { name in
+        // The names the query's SQL gives its own columns, and those the table it writes the
+        // rows to reads its rowid by.
+        !name.hasPrefix("_dsh_") && !["rowid", "_rowid_", "oid"].contains(name.lowercased())
+          && taken.insert(name.lowercased()).inserted
+      },
+      term: Self.nullsLast,
+      neighbour: { call, type in
         // A column: the neighbour's value is read as its type (every value is checked before
         // the windows are computed; see `materializeWindows`).
         guard case .field(let path) = call.argument, path.count == 1,
-          let column = columns.first(where: { $0.name == path[0] }), column.type == type, call.offset >= 0
+          let column = columns.first(where: { $0.name == path[0] }), column.type == type,
+          let fallback = translator.neighbourDefault(call, type: type)
         else { return nil }
-        copies = column.name
-        var list: [BoundSQL] = [BoundSQL(stringLiteral: Self.quoted(column.name)), "\(call.offset)"]
-        if let fallback = call.fallback {
-          guard let value = translator.value(fallback), value.type == type || value.type == .null else {
-            return nil
-          }
-          list.append(value.sql)
-        }
-        sql = "\(function.rawValue)(\(list.joined(separator: ", ")))"
-      case .random:
-        return nil
-      }
-      // The partition: the section, or `within EXPR`'s key (of a type that groups as dsh does).
-      var partition: BoundSQL?
-      if field.withinSection {
-        partition = section?.key
-      } else if let expression = field.partition {
-        guard let key = translator.key(expression), [.int, .text, .bool, .date].contains(key.type) else {
-          return nil
-        }
-        partition = key.sql
-      }
-      var terms: [BoundSQL] = []
-      for key in field.order {
-        guard let value = translator.key(key.expression) else { return nil }
-        terms.append(Self.nullsLast(value.sql, key.direction))
-      }
-      // A rank's peers are the rows with equal keys; a row number and a neighbour follow the
-      // view's order among them.
-      if [.rowNumber, .lag, .lead].contains(function) { terms += ties }
-      let over: [BoundSQL] =
-        (partition.map { ["PARTITION BY \($0)"] } ?? [])
-        + (terms.isEmpty ? [] : ["ORDER BY \(terms.joined(separator: ", "))"])
-      made.append(
-        Windows.Column(
-          name: field.name, sql: "\(sql) OVER (\(over.joined(separator: " ")))", type: type, copies: copies))
-    }
+        let list: [BoundSQL] =
+          [BoundSQL(stringLiteral: Self.quoted(column.name)), "\(call.offset)"]
+          + (fallback.map { [$0.sql] } ?? [])
+        return (list.joined(separator: ", "), column.name)
+      })
+    guard let made else { return nil }
     var query = self
     query.windows = Windows(
       conditions: conditions, columns: made, label: label, section: section, orderCount: order.count)

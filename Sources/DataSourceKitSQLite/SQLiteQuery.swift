@@ -58,31 +58,7 @@ public struct SQLiteQuery: Sendable {
 
   /// A key of ORDER BY (or of the sections' GROUP BY): its SQL, the dsh type of its value, and a
   /// direction.
-  public struct OrderTerm: Sendable {
-    /// The key's SQL, its values bound (a literal in `sort by if(…)`).
-    package var key: BoundSQL
-    /// The type of the key's values.
-    public var type: ValueType
-    /// The order of the keys.
-    public var direction: SortDirection
-
-    /// A key in SQL.
-    init(_ key: SQLValue, _ direction: SortDirection) {
-      self.key = key.sql
-      self.type = key.type
-      self.direction = direction
-    }
-
-    /// The key with its values written in dsh's way, for `describe`.
-    var readable: String { key.readable }
-
-    /// A key of a column, of a type, in an order.
-    public init(column: String, type: ValueType, direction: SortDirection) {
-      self.key = BoundSQL(stringLiteral: SQLiteQuery.quoted(column))
-      self.type = type
-      self.direction = direction
-    }
-  }
+  public typealias OrderTerm = SQLOrderTerm
 
   /// A `join` run by SQLite: each row's first match in a table of the same database, found a
   /// page at a time; or with `every`, SQL's join, a row for each match (see
@@ -136,13 +112,7 @@ public struct SQLiteQuery: Sendable {
   /// conditions, sections, order and limit after it read the window columns as any other.
   public struct Windows: Sendable {
     /// One window column: `rank() OVER (…)` with its values, and what it holds.
-    struct Column: Sendable {
-      var name: String
-      var sql: BoundSQL
-      var type: ValueType
-      /// The column whose values it holds (`lag(x)`): it is of that column's type.
-      var copies: String?
-    }
+    typealias Column = SQLWindowColumn
     /// The conditions before the window functions: the rows they are computed over.
     var conditions: [Condition]
     var columns: [Column]
@@ -235,12 +205,18 @@ public struct SQLiteQuery: Sendable {
   /// them. (A literal in a sort key that spells a quoted column name only checks one more.)
   var columnsInSQL: Set<String> {
     let sql =
-      (conditions.map(\.sql) + ((section.map { [$0] } ?? []) + order).map(\.key.sqliteText) + [
+      (conditions.map(\.sql) + ((section.map { [$0] } ?? []) + order).map(\.sql.sqliteText) + [
         join?.leftKey ?? ""
       ]
       + windowsSQL)
       .joined(separator: " ")
     return Set(columns.map(\.name).filter { sql.contains(Self.quoted($0)) })
+  }
+
+  /// Whether SQL may compare the column of this name only once its values are checked: none
+  /// was found not to fit its type yet.
+  func needsCheck(_ name: String) -> Bool {
+    columns.first { $0.name == name }.map { !$0.checked && !$0.comparable } ?? false
   }
 
   /// The SQL of the window columns and the conditions before them.
@@ -254,9 +230,9 @@ public struct SQLiteQuery: Sendable {
   /// `SQLiteProvider.countSections`).
   var sectionOnlyColumn: String? {
     guard let section else { return nil }
-    let elsewhere = (conditions.map(\.sql) + order.map(\.key.sqliteText) + [join?.leftKey ?? ""] + windowsSQL)
+    let elsewhere = (conditions.map(\.sql) + order.map(\.sql.sqliteText) + [join?.leftKey ?? ""] + windowsSQL)
       .joined(separator: " ")
-    let key = section.key.sqliteText
+    let key = section.sql.sqliteText
     return columns.first { column in
       let name = Self.quoted(column.name)
       return (key == name || key == name + " COLLATE BINARY") && !elsewhere.contains(name)
@@ -361,13 +337,13 @@ public struct SQLiteQuery: Sendable {
   /// after the windows read are taken through the window's sort.
   var materializing: BoundSQL {
     guard let windows else { return "" }
-    let after = (conditions.map(\.sql) + ((section.map { [$0] } ?? []) + order).map(\.key.sqliteText)).joined(
+    let after = (conditions.map(\.sql) + ((section.map { [$0] } ?? []) + order).map(\.sql.sqliteText)).joined(
       separator: " ")
     let read = columns.filter { after.contains(Self.quoted($0.name)) }
     let list: [BoundSQL] =
       ["\(Self.rowOrderColumn) AS _dsh_base"]
       + windows.columns.map { BoundSQL(stringLiteral: Self.quoted($0.name)) }
-      + (section.map { ["(\($0.key)) AS _dsh_section"] } ?? [])
+      + (section.map { ["(\($0.sql)) AS _dsh_section"] } ?? [])
     var select = SQLSelect(
       list: list.joined(separator: ", "), from: "FROM (\(windowed(windows, columns: read)))")
     select.conditions = conditions.map(\.bound)
@@ -495,9 +471,9 @@ public struct SQLiteQuery: Sendable {
     if join?.full == true { terms.append("\(Self.rowOrderColumn) IS NULL") }
     for term in (section.map { [$0] } ?? []) + order {
       if sortsItself {
-        terms.append(term.direction == .ascending ? "coalesce(\(term.key), x'') ASC" : "\(term.key) DESC")
+        terms.append(term.direction == .ascending ? "coalesce(\(term.sql), x'') ASC" : "\(term.sql) DESC")
       } else {
-        terms.append(Self.nullsLast(term.key, term.direction))
+        terms.append(Self.nullsLast(term.sql, term.direction))
       }
     }
     if let rowOrder { terms.append(BoundSQL(stringLiteral: rowOrder)) }
@@ -523,7 +499,7 @@ public struct SQLiteQuery: Sendable {
   /// ``readsBackwards``.
   private var backwardsOrderTerms: [BoundSQL] {
     ((section.map { [$0] } ?? []) + order).map {
-      SQLSelect.term($0.key, SQLSelect.reversed($0.direction), nulls: .first)
+      SQLSelect.term($0.sql, SQLSelect.reversed($0.direction), nulls: .first)
     } + (rowOrder.map { ["\($0) DESC"] } ?? [])
   }
 
@@ -555,7 +531,7 @@ public struct SQLiteQuery: Sendable {
   func sectionSelect(key: Value, offset: Int, count: Int, withRowid: Bool = false, reversed: Bool = false)
     -> BoundSQL?
   {
-    guard let section, limit == nil, windows == nil, join == nil, !isMaterialized, section.key.values.isEmpty
+    guard let section, limit == nil, windows == nil, join == nil, !isMaterialized, section.sql.values.isEmpty
     else { return nil }
     switch key {
     // `IS` holds between nulls: the section of rows without a key.
@@ -566,12 +542,12 @@ public struct SQLiteQuery: Sendable {
     let list = withRowid ? selectList + ", " + (rowOrder ?? "rowid") : selectList
     let binary = section.type == .text ? " COLLATE BINARY" : ""
     var select = SQLSelect(list: BoundSQL(stringLiteral: list), from: from)
-    select.conditions = conditions.map(\.bound) + ["(\(section.key)) IS \(bound: key)\(binary)"]
+    select.conditions = conditions.map(\.bound) + ["(\(section.sql)) IS \(bound: key)\(binary)"]
     select.orderBy =
       reversed
-      ? order.map { SQLSelect.term($0.key, SQLSelect.reversed($0.direction), nulls: .first) }
+      ? order.map { SQLSelect.term($0.sql, SQLSelect.reversed($0.direction), nulls: .first) }
         + (rowOrder.map { ["\($0) DESC"] } ?? [])
-      : order.map { Self.nullsLast($0.key, $0.direction) }
+      : order.map { Self.nullsLast($0.sql, $0.direction) }
         + (rowOrder.map { [BoundSQL(stringLiteral: $0)] } ?? [])
     select.limit = count
     select.offset = offset
@@ -626,10 +602,10 @@ public struct SQLiteQuery: Sendable {
       select.orderBy = [Self.nullsLast("_dsh_section", term.direction)]
       return select.sql
     }
-    var select = SQLSelect(list: "\(term.key), COUNT(*)", from: limit == nil ? from : "FROM (\(ordered))")
+    var select = SQLSelect(list: "\(term.sql), COUNT(*)", from: limit == nil ? from : "FROM (\(ordered))")
     if limit == nil { select.conditions = whereConditions }
-    select.groupBy = [term.key]
-    select.orderBy = [Self.nullsLast(term.key, term.direction)]
+    select.groupBy = [term.sql]
+    select.orderBy = [Self.nullsLast(term.sql, term.direction)]
     return select.sql
   }
 
@@ -650,7 +626,7 @@ public struct SQLiteQuery: Sendable {
       }
       parts += Self.ordering(windows.section, Array(order.suffix(windows.orderCount)))
       parts.append(windows.label + " (in SQL)")
-      if section?.key == windows.section?.key { section = nil }
+      if section?.sql == windows.section?.sql { section = nil }
       order.removeLast(windows.orderCount)
     }
     if !conditions.isEmpty { parts.append("where " + conditions.map(\.readable).joined(separator: " AND ")) }
@@ -669,11 +645,18 @@ public struct SQLiteQuery: Sendable {
   /// `section by …` and `sort by …` for `describe`.
   private static func ordering(_ section: OrderTerm?, _ order: [OrderTerm]) -> [String] {
     var parts: [String] = []
-    if let section { parts.append("section by \(section.readable) \(section.direction.rawValue)") }
+    if let section { parts.append("section by \(section.sql.readable) \(section.direction.rawValue)") }
     if !order.isEmpty {
       parts.append(
-        "sort by " + order.map { "\($0.readable) \($0.direction.rawValue)" }.joined(separator: ", "))
+        "sort by " + order.map { "\($0.sql.readable) \($0.direction.rawValue)" }.joined(separator: ", "))
     }
     return parts
+  }
+}
+
+extension SQLOrderTerm {
+  /// A key of a column of a SQLite table, of a type, in an order.
+  public init(column: String, type: ValueType, direction: SortDirection) {
+    self.init(sql: BoundSQL(stringLiteral: SQLiteQuery.quoted(column)), type: type, direction: direction)
   }
 }

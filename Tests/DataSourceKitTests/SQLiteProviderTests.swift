@@ -195,10 +195,10 @@ struct SQLiteProviderTests {
         sql: "\"value\" >= ? AND \"category\" <> ?", arguments: [.double(10), .string("c3")])
     ]
     var section = SQLiteQuery.OrderTerm(column: "category", type: .text, direction: .ascending)
-    section.key = "coalesce(\"category\", \(bound: .string("none")))"
+    section.sql = "coalesce(\"category\", \(bound: .string("none")))"
     query.section = section
     var order = SQLiteQuery.OrderTerm(column: "value", type: .double, direction: .descending)
-    order.key = "\"value\" * \(bound: .int(-1))"
+    order.sql = "\"value\" * \(bound: .int(-1))"
     query.order = [order]
     let statements: [BoundSQL] = [
       query.select(offset: 0, count: -1), query.select(offset: 3, count: 5), query.ordered, query.countSQL,
