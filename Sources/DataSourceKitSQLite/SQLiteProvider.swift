@@ -57,6 +57,9 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
   package var lastGrouping: BoundSQL?
   /// Whether ``lastGrouping`` was written for `explain` without checking its columns' values.
   var lastGroupingUnchecked = false
+  /// The columns whose values the query's SQL compares and `explain` left unchecked
+  /// (``Planning/writesOnly``): checked when the statement runs.
+  var uncheckedForPlan: Set<String> = []
   /// Rows read from the file so far, for tests and `describe`.
   public internal(set) var rowsRead = 0
   /// For a whole table whose rowids have no gaps, the first rowid: then the row at position k
@@ -172,7 +175,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
       query.windows?.madeBy = nil
       let wholeSource = readsWholeSource || query.columns.isEmpty
       let displayPath = self.displayPath
-      let (names, sections, dense, opened) = try await withTaskCancellationHandler {
+      let (names, sections, dense, opened, unchecked) = try await withTaskCancellationHandler {
         if wholeSource {
           (query.columns, query.rowidName, query.keyColumn) = try database.read { db in
             let names = try db.makeStatement(sql: "SELECT * \(query.baseFrom) LIMIT 0").columnNames
@@ -188,6 +191,11 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
         // SQL compares and orders by these columns' values: they must hold what dsh holds.
         var inSQL = query.columnsInSQL
         if let grouped = query.sectionOnlyColumn { inSQL.remove(grouped) }
+        // A plan only (`explain`) leaves them to the run: a pass over a column of a large table
+        // is the run's work.
+        let plansOnly = !counting && Planning.writesOnly
+        let unchecked = plansOnly ? inSQL.filter { query.needsCheck($0) } : Set<String>()
+        if !unchecked.isEmpty { inSQL = [] }
         if !inSQL.isEmpty {
           query.columns = try database.read { db in
             try Self.checking(
@@ -215,7 +223,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
             }
           }
         }
-        return (names, sections, counted?.denseStart, query)
+        return (names, sections, counted?.denseStart, query, unchecked)
       } onCancel: {
         database.interrupt()
       }
@@ -225,6 +233,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
         self.database = database
         self.query = opened
         self.schema = Schema(query.join.map { names.prefix(query.columns.count) + [$0.name] } ?? names)
+        uncheckedForPlan = unchecked
         needsCount = true
         return
       }
@@ -431,7 +440,15 @@ extension SQLiteProvider: QueryExplaining {
     }
     // As a print would read it.
     placeNullsByTheKeysIfSorted(in: database)
-    return try explain(query.ordered, in: database)
+    let note =
+      uncheckedForPlan.isEmpty
+      ? []
+      : [
+        "(written from the columns as declared: when it runs, the values of "
+          + uncheckedForPlan.sorted().map { JSONWriter.quoted($0) }.joined(separator: ", ")
+          + " are checked first, and a value of another type is an error)"
+      ]
+    return try note + explain(query.ordered, in: database)
   }
 
   /// The `GROUP BY` of the last `group by` run in SQL, its parameters and SQLite's plan.

@@ -1,5 +1,6 @@
 import DataSourceKit
 import DataSourceKitFiles
+import DataSourceKitSQLite
 import DataSourceKitValues
 import Foundation
 import GRDB
@@ -140,6 +141,37 @@ struct PlanTests {
     // A misspelt field of the match is refused from the columns all the same.
     #expect(!(await run("explain l | join r on k == k as m | select vv = m.vv", in: session).ok))
     #expect(output.errors.contains("no field 'm.vv'"), "\(output.errors)")
+  }
+
+  @Test("explain over a large SQLite table leaves its values unchecked, and says so; show checks them")
+  func explainLeavesValuesUnchecked() async throws {
+    let path = NSTemporaryDirectory() + "dsh-explain-values-\(UUID().uuidString).db"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    // Past the rows checked when a table is opened, the last row's `a` a text in an int column.
+    let rows = SQLiteProvider.rowsCheckedOnOpen + 1
+    try await DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER)")
+      try db.execute(
+        sql:
+          "INSERT INTO t (a) WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < \(rows - 1)) SELECT i % 7 FROM c"
+      )
+      try db.execute(sql: "INSERT INTO t (a) VALUES ('seven')")
+    }
+    let (session, output, _) = await run("let t = sqlite \"\(path)\" table t")
+    let plan = await Self.explained("t | where a > 5", in: session, output: output)
+    #expect(
+      plan.contains(
+        "(written from the columns as declared: when it runs, the values of \"a\" are checked first"),
+      "\(plan)")
+    #expect(plan.contains("(not counted)"), "\(plan)")
+    // Run, the check finds the text.
+    output.errors = ""
+    #expect(!(await run("show t | where a > 5 | limit 1", in: session).ok))
+    #expect(output.errors.contains("seven"), "\(output.errors)")
+    // explain analyze runs the statement, check and all.
+    output.errors = ""
+    #expect(!(await run("explain analyze t | where a > 5 | limit 1", in: session).ok))
+    #expect(output.errors.contains("seven"), "\(output.errors)")
   }
 
   @Test("explain builds a grouping, a join, a window and a sample over rows in memory without running them")

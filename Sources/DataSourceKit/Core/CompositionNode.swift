@@ -26,6 +26,14 @@ package enum Describing {
   }
 }
 
+/// How a statement is being evaluated.
+package enum Planning {
+  /// Whether the statement is planned and not run (`explain`): a source made ready for it
+  /// writes its statements and runs none that only checks or counts (a SQLite table's values
+  /// are checked against their columns' types when the statement runs, and its plan says so).
+  @TaskLocal package static var writesOnly = false
+}
+
 /// A source that counts its rows when a view first asks how many there are (a database's
 /// table): asking its counts, or its load state, counts them.
 package protocol CountedWhenAsked: AnyObject {

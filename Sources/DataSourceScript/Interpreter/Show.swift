@@ -457,14 +457,14 @@ extension Session {
       }
     default: return
     }
-    // `explain` of a CSV file's pipeline answers from the file's first rows when it can.
-    let sampled = evaluator.writesOnly ? try await evaluator.planFromFirstRows(expression) : nil
-    let value: ScriptValue
-    if let sampled {
-      value = sampled
-    } else {
+    // `explain` plans: the sources it makes ready run no statement that only checks or counts.
+    let value = try await Planning.$writesOnly.withValue(evaluator.writesOnly) {
+      // `explain` of a CSV file's pipeline answers from the file's first rows when it can.
+      if evaluator.writesOnly, let sampled = try await evaluator.planFromFirstRows(expression) {
+        return sampled
+      }
       do {
-        value = try await evaluator.evaluate(expression)
+        return try await evaluator.evaluate(expression)
       } catch let diagnostic as Diagnostic
         where evaluator.joinedFileSample != nil && !Evaluator.isDecidedByTheHeader(diagnostic.message)
       {
@@ -472,7 +472,7 @@ extension Session {
         // last row): a refusal its types made is made over the file read whole, or not at all.
         _ = evaluator.notes.take()
         evaluator.joinedFileSample = nil
-        value = try await evaluator.evaluate(expression)
+        return try await evaluator.evaluate(expression)
       }
     }
     do {
