@@ -29,6 +29,7 @@ extension PostgresProvider {
       !shape.columns.contains(where: { $0.name.lowercased().hasPrefix("dsh_") })
     else { return nil }
     var taken = Set(shape.columns.map(\.name))
+    var checked: BoundSQL?
     var arithmetic = ServerArithmetic(translator: PostgresTranslator(shape: shape))
     var columns: [PostgresQuery.Windows.Column] = []
     for field in fields {
@@ -45,17 +46,24 @@ extension PostgresProvider {
       }
       let check: BoundSQL =
         "SELECT count(*) FILTER (WHERE \(any(arithmetic.unsafe)))::text, count(*) FILTER (WHERE \(any(arithmetic.byZero)))::text \(query.from)\(query.whereClause())"
-      guard let counts = try? session.rowsNow(check).rows.first, counts.count == 2,
-        counts[0] == "0", let zeros = counts[1].flatMap({ Int($0) })
-      else { return nil }
-      if zeros > 0 { notes?.add(.divisionByZero, times: zeros) }
+      // A plan (`explain`) shows the count for the run to make: it reads every row.
+      if Planning.writesOnly {
+        checked = check
+      } else {
+        guard let counts = try? session.rowsNow(check).rows.first, counts.count == 2,
+          counts[0] == "0", let zeros = counts[1].flatMap({ Int($0) })
+        else { return nil }
+        if zeros > 0 { notes?.add(.divisionByZero, times: zeros) }
+      }
     }
     let windows = PostgresQuery.Windows(
       conditions: query.conditions, columns: columns, baseOrder: shape.baseOrder, label: label)
     var computed = query
     computed.windows = windows
     computed.conditions = []
-    return with(computed, shape: shape.windowed(windows))
+    let provider = with(computed, shape: shape.windowed(windows))
+    provider.arithmeticCheck = checked
+    return provider
   }
 }
 

@@ -46,6 +46,9 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   var sections: [(key: Value?, start: Int, count: Int)] = []
   /// The statement of the last `group by` run on the server, for `explain`.
   var lastGrouping: BoundSQL?
+  /// The count an `extend`'s arithmetic waits for before it goes to the server, not run under
+  /// `explain` (``Planning/writesOnly``): shown, for the run to make.
+  var arithmeticCheck: BoundSQL?
   /// Whether the rows have been counted since the provider was prepared.
   var counted = false
   /// The schemas of the rows read (and of a join's matches), made with the first page read
@@ -131,6 +134,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
     statementTimeout = base.statementTimeout
     session = base.session
     shape = base.shape
+    arithmeticCheck = base.arithmeticCheck
     states = LoadStateMachine(clock: observers.clock)
   }
 
@@ -556,8 +560,14 @@ extension PostgresProvider: QueryExplaining {
   /// server's plan for it (`EXPLAIN`).
   package func explainQuery() throws -> [String] {
     guard let session, let shape else { return ["(not connected: \(states.state.rawValue))"] }
-    return try explain(
+    let read = try explain(
       query.orderedSQL(base: shape.baseOrder, columns: shape.columns.map(\.name)), on: session)
+    guard let arithmeticCheck else { return read }
+    // The extend's arithmetic was written as if no operand were past the safe ranges.
+    return [
+      "(written as if the extend's arithmetic were safe on every row: when it runs, this statement counts "
+        + "the rows whose operands could overflow, and any keeps the extend in memory)"
+    ] + (try explain(arithmeticCheck, on: session)) + ["then:"] + read
   }
 
   /// The `GROUP BY` of the last `group by` run on the server, its parameters and its plan.

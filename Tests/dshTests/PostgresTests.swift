@@ -1065,6 +1065,17 @@ struct PostgresTests {
       let plan = try dsh([postgres, "describe m | \(stages)"]).output
       #expect(plan.contains("─ extend ") && !plan.contains("(in SQL)"), "\(plan)")
     }
+    // explain writes the count the arithmetic waits for, and runs neither: no note of the
+    // divisions by zero it would count; explain analyze runs it.
+    let divides = "m | extend v = count / (count - 3) | sort by v, id"
+    let plan = try dsh([postgres, "explain \(divides)"]).output
+    #expect(plan.contains("(written as if the extend's arithmetic were safe on every row"), "\(plan)")
+    #expect(plan.contains("sql: SELECT count(*) FILTER (WHERE"), "\(plan)")
+    #expect(plan.contains("then:\n  sql: SELECT"), "\(plan)")
+    #expect(!plan.contains("note:") && !plan.contains("error:"), "\(plan)")
+    let analyzed = try dsh([postgres, "explain analyze \(divides)"]).output
+    #expect(analyzed.contains("division by zero"), "\(analyzed)")
+    #expect(!analyzed.contains("written as if"), "\(analyzed)")
   }
 
   @Test("explain shows the index a key or an indexed column uses; a whole view is read by one statement")
