@@ -84,7 +84,8 @@ import Foundation
   // Its plan: the count that lets the arithmetic go to the server (a scan) is written, not run.
   let explainKeyed = median {
     measure([
-      dsh, "-c", "explain postgres \"\(url)\" table big2m | extend a2 = amount * 2 | sort by a2 desc | limit 5",
+      dsh, "-c",
+      "explain postgres \"\(url)\" table big2m | extend a2 = amount * 2 | sort by a2 desc | limit 5",
     ])
   }
   rows.append(

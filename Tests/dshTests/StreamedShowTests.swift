@@ -103,6 +103,40 @@ struct StreamedShowTests {
     #expect(headTail.contains("stats stream:"), "\(headTail)")
   }
 
+  @Test("export of a view that ends in a limit streams the file as show does, and writes the same file")
+  func exportsStream() throws {
+    let path = try Self.file()
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let folder = NSTemporaryDirectory() + "dsh-export-stream-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let views = [
+      ("X | where age > 30 | sort by name | section by team | limit 9", "csv"),
+      ("X | sort by score desc, id | limit 4", "json"), ("X | section by active | limit 5", "jsonl"),
+      ("X | where name contains \"ü\" | sort by day | limit 6", "md"),
+    ]
+    func export(_ source: String, _ prelude: [String], into name: String) throws -> String {
+      let statements = views.enumerated().map { index, view in
+        "export " + view.0.replacingOccurrences(of: "X", with: source)
+          + " to \"\(folder)/\(name)\(index).\(view.1)\""
+      }
+      return try DSHProcess.run((["set stats on"] + prelude + statements).flatMap { ["-c", $0] }).output
+    }
+    let streamed = try export("csv \"\(path)\"", [], into: "streamed")
+    let whole = try export("c", ["let c = csv \"\(path)\""], into: "whole")
+    #expect(!streamed.contains("error:") && !whole.contains("error:"), "\(streamed)\n\(whole)")
+    #expect(
+      streamed.split(separator: "\n").filter { $0.hasPrefix("stats stream: the file read in") }.count
+        == views.count, "\(streamed)")
+    #expect(!whole.contains("stats stream:"), "\(whole)")
+    for (index, view) in views.enumerated() {
+      let a = try String(contentsOfFile: "\(folder)/streamed\(index).\(view.1)", encoding: .utf8)
+      let b = try String(contentsOfFile: "\(folder)/whole\(index).\(view.1)", encoding: .utf8)
+      #expect(a == b, "\(view.0): \(a.prefix(600))\n\(b.prefix(600))")
+      #expect(!a.isEmpty)
+    }
+  }
+
   @Test(
     "null markers and declared types read in a stream as in a whole read, in the columns no stage reads too")
   func optionsOfTheSource() throws {

@@ -247,6 +247,33 @@ public final class Session {
 
   // MARK: Statements
 
+  /// The value a statement prints or writes once: when it is a few rows (`ends`: the first and
+  /// last asked for; `.some(nil)`, every row of a view that ends in a `limit`) of a view over a
+  /// large file that nothing else holds, the file streamed, keeping only those rows
+  /// (``Evaluator/streamedView(of:ends:fallback:)``); else evaluated as every statement is.
+  ///
+  /// - Returns: the value, and what `set stats on` says of the stream (`nil` without one).
+  func readOnce(_ expression: Expression, ends: (front: Int, back: Int)??) async throws
+    -> (ScriptValue, stream: String?)
+  {
+    var fallback: String?
+    if let ends,
+      let streamed = try await readingEvaluator.streamedView(of: expression, ends: ends, fallback: &fallback)
+    {
+      guard case .provider(let provider) = streamed,
+        let stream = ((provider.provider as? DerivedProvider<Value>)?.rootProvider ?? provider.provider)
+          as? StreamedView
+      else { return (streamed, nil) }
+      return (
+        streamed,
+        "stats stream: the file read in \(stream.chunks) chunk\(stream.chunks == 1 ? "" : "s"), "
+          + "\(stream.heldRows.count) row\(stream.heldRows.count == 1 ? "" : "s") kept\n"
+      )
+    }
+    let value = try await readingEvaluator.evaluate(expression)
+    return (value, fallback.map { "stats stream: the file read whole after all: \($0)\n" })
+  }
+
   /// Runs one statement through its handler.
   ///
   /// A statement that may change data captures the baselines of views shown before it and
@@ -269,19 +296,7 @@ public final class Session {
       let value = try await evaluator.evaluate(expression)
       output.write(try swiftProgram(for: expression, statement: text(range), shown: value))
     case .show(let expression, let rows, let mode, _):
-      // A few rows of a view over a large file that nothing else holds: the file streamed,
-      // keeping only those rows.
-      var streamed: ScriptValue?
-      var fallback: String?
-      if let ends = printedEnds(rows, mode: mode) {
-        streamed = try await readingEvaluator.streamedView(of: expression, ends: ends, fallback: &fallback)
-      }
-      let value: ScriptValue
-      if let streamed {
-        value = streamed
-      } else {
-        value = try await readingEvaluator.evaluate(expression)
-      }
+      let (value, stream) = try await readOnce(expression, ends: printedEnds(rows, mode: mode))
       let shown = {
         try self.show(
           value, named: expression.boundName, rows: rows, mode: mode, expressionRange: expression.range)
@@ -296,17 +311,7 @@ public final class Session {
         let root = value.compositionRoot
         try readingInOrder(under: root, printed: !bindings.holdsSources(under: root), shown)
       }
-      if settings.stats, let fallback {
-        say("stats stream: the file read whole after all: \(fallback)\n")
-      }
-      if settings.stats, case .provider(let provider) = streamed {
-        let root = (provider.provider as? DerivedProvider<Value>)?.rootProvider ?? provider.provider
-        if let stream = root as? StreamedView {
-          say(
-            "stats stream: the file read in \(stream.chunks) chunk\(stream.chunks == 1 ? "" : "s"), "
-              + "\(stream.heldRows.count) row\(stream.heldRows.count == 1 ? "" : "s") kept\n")
-        }
-      }
+      if settings.stats, let stream { say(stream) }
     case .browse(let expression, _):
       try await browse(expression)
     case .describe(.provider(let database), _):
@@ -349,11 +354,16 @@ public final class Session {
       bindings.recordExport(text: text(range), paths: paths)
     case .export(let expression, let target, let range):
       _ = seeds.take()
-      let value = try await readingEvaluator.evaluate(expression)
+      // Every row, as `show … as csv` prints them: one road for one answer (a page is drawn
+      // from the whole view, as `show` draws one).
+      let format = target.format ?? ExportFormat(extensionOf: target.path)
+      let (value, stream) = try await readOnce(
+        expression, ends: format == .html || format == .svg ? nil : .some(nil))
       let root = value.compositionRoot
       try readingInOrder(under: root, printed: !bindings.holdsSources(under: root)) {
         try export(value, to: target, expressionRange: expression.range)
       }
+      if settings.stats, let stream { say(stream) }
       // Replayed by `save … with exports`, after what it read, its paths written relative and
       // the seeds random() drew written in.
       let (exported, paths) = DrawnSeeds.written(
