@@ -50,6 +50,9 @@ struct StreamedShowTests {
     "X | section by team | offset 30 | limit 4", "X | sort by id desc | limit 50 | offset 45",
     "X | sort by day desc | section by active | limit 6 as csv",
     "X | where day == null | sort by score rows 0..2",
+    // A table's rows are its provider's: the provider streams.
+    "table (X | where age > 30 | sort by name | limit 4) with cell subtitle \"{name}\" detail \"{team} {age}\"",
+    "table (X | section by team | sort by score) with cell basic \"{name}: {score}\" rows -3..",
   ]
 
   /// The lines `statements` print over the file as written in each (`X` for it), and over it

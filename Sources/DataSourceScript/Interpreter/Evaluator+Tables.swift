@@ -154,7 +154,12 @@ extension Evaluator {
   ) async throws -> any SectionedDataSource<Value, TableCell> {
     let what: ExpectedKind = gridColumns == nil ? .cellAfterWith : .cardAfterWith
     try await checkCellOverFirstRows(providerExpression, cellExpression, what: what)
-    let providerValue = try await evaluate(providerExpression)
+    let providerValue =
+      if let providedRows, providedRows.range == providerExpression.range {
+        providedRows.value
+      } else {
+        try await evaluate(providerExpression)
+      }
     guard case .provider(let provider) = providerValue else {
       throw Diagnostic(
         .expectedKind(.providerBeforeWith, found: providerValue.kindDescription),

@@ -54,6 +54,9 @@ struct Evaluator {
   var samplesTextTypesOnly = false
   /// Where each step's time and rows are written as it runs (`explain analyze`), when set.
   var timings: StepTimings?
+  /// A table's provider, read already (a stream of a large file's rows: `Session.readOnce`),
+  /// for the expression written at this range.
+  var providedRows: (range: SourceRange, value: ScriptValue)?
 
   /// The source text of a range in the statement.
   func text(_ range: SourceRange) -> String { source.text(range) }

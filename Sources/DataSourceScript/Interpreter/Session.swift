@@ -257,15 +257,24 @@ public final class Session {
     -> (ScriptValue, stream: String?)
   {
     var fallback: String?
+    // A table's rows are its provider's, one a cell: the provider may stream.
+    let rows: Expression = if case .table(let provider, _, _, _) = expression { provider } else { expression }
     if let ends,
-      let streamed = try await readingEvaluator.streamedView(of: expression, ends: ends, fallback: &fallback)
+      let streamed = try await readingEvaluator.streamedView(of: rows, ends: ends, fallback: &fallback),
+      case .provider(let provider) = streamed
     {
-      guard case .provider(let provider) = streamed,
+      var value = streamed
+      if rows.range != expression.range {
+        var evaluator = readingEvaluator
+        evaluator.providedRows = (rows.range, streamed)
+        value = try await evaluator.evaluate(expression)
+      }
+      guard
         let stream = ((provider.provider as? DerivedProvider<Value>)?.rootProvider ?? provider.provider)
           as? StreamedView
-      else { return (streamed, nil) }
+      else { return (value, nil) }
       return (
-        streamed,
+        value,
         "stats stream: the file read in \(stream.chunks) chunk\(stream.chunks == 1 ? "" : "s"), "
           + "\(stream.heldRows.count) row\(stream.heldRows.count == 1 ? "" : "s") kept\n"
       )
