@@ -560,20 +560,25 @@ extension PostgresProvider: QueryExplaining {
   /// server's plan for it (`EXPLAIN`).
   package func explainQuery() throws -> [String] {
     guard let session, let shape else { return ["(not connected: \(states.state.rawValue))"] }
-    let read = try explain(
-      query.orderedSQL(base: shape.baseOrder, columns: shape.columns.map(\.name)), on: session)
-    guard let arithmeticCheck else { return read }
-    // The extend's arithmetic was written as if no operand were past the safe ranges.
-    return [
-      "(written as if the extend's arithmetic were safe on every row: when it runs, this statement counts "
-        + "the rows whose operands could overflow, and any keeps the extend in memory)"
-    ] + (try explain(arithmeticCheck, on: session)) + ["then:"] + read
+    return try checkFirst(
+      on: session,
+      explain(query.orderedSQL(base: shape.baseOrder, columns: shape.columns.map(\.name)), on: session))
   }
 
   /// The `GROUP BY` of the last `group by` run on the server, its parameters and its plan.
   package func explainGrouping() throws -> [String]? {
     guard let session, let lastGrouping else { return nil }
-    return try explain(lastGrouping, on: session)
+    return try checkFirst(on: session, explain(lastGrouping, on: session))
+  }
+
+  /// A statement's plan, after the count an extend's arithmetic waits for when `explain` wrote
+  /// the extend as if it found no operand past the safe ranges (``arithmeticCheck``).
+  private func checkFirst(on session: PostgresSession, _ lines: [String]) throws -> [String] {
+    guard let arithmeticCheck else { return lines }
+    return [
+      "(written as if the extend's arithmetic were safe on every row: when it runs, this statement counts "
+        + "the rows whose operands could overflow, and any keeps the extend in memory)"
+    ] + (try explain(arithmeticCheck, on: session)) + ["then:"] + lines
   }
 
   private func explain(_ sql: BoundSQL, on session: PostgresSession) throws -> [String] {

@@ -92,6 +92,8 @@ extension SQLiteProvider {
     needsCount = false
     let counting = Counting()
     let (path, displayPath, access, query) = (self.path, self.displayPath, self.access, self.query)
+    let unchecked = uncheckedForPlan
+    uncheckedForPlan = []
     // Taken along to the other thread: the statement's ^C reaches the count there too.
     let interruption = ReadInterruption.current
     DispatchQueue.global().async {
@@ -103,6 +105,7 @@ extension SQLiteProvider {
           sections: [(key: Value?, start: Int, count: Int)], denseStart: Int?, query: SQLiteQuery
         ) {
           var counted = query
+          try Self.checkPlanned(unchecked, of: &counted, in: database, displayPath: displayPath)
           let (sections, denseStart) = try Self.count(in: database, query: &counted, displayPath: displayPath)
           return (sections, denseStart, counted)
         }

@@ -241,6 +241,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
       if states.finish(ticket, with: sections.allSatisfy { $0.count == 0 } ? .noContent : .loaded) {
         self.database = database
         self.query = opened
+        uncheckedForPlan = unchecked
         denseRowidStart = dense
         // A join's key column is read, not shown; its match field is.
         self.schema = Schema(query.join.map { names.prefix(query.columns.count) + [$0.name] } ?? names)
@@ -280,8 +281,11 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
     do {
       var counted = query
       let (sections, denseStart) = try interruptibly({ database.interrupt() }) {
-        try Self.count(in: database, query: &counted, displayPath: displayPath)
+        // Values a plan left unchecked are checked before SQL compares them.
+        try Self.checkPlanned(uncheckedForPlan, of: &counted, in: database, displayPath: displayPath)
+        return try Self.count(in: database, query: &counted, displayPath: displayPath)
       }
+      uncheckedForPlan = []
       query = counted
       countsRun += 1
       denseRowidStart = denseStart
@@ -298,6 +302,19 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
         ticket,
         (error as? DatabaseError).map { Self.failure($0, path: displayPath) }
           ?? .sourceFailed(message: "\(error)"))
+    }
+  }
+
+  /// Checks the values of the columns `names` that ``Planning/writesOnly`` left unchecked, as a
+  /// statement that runs checks them when the provider is prepared.
+  static func checkPlanned(
+    _ names: Set<String>, of query: inout SQLiteQuery, in database: DatabaseQueue, displayPath: String
+  ) throws {
+    guard !names.isEmpty else { return }
+    let checked = query
+    query.columns = try database.read { db in
+      try checking(
+        checked.columns, named: names, for: .comparisons, in: db, query: checked, displayPath: displayPath)
     }
   }
 

@@ -185,6 +185,24 @@ import Foundation
   )
   rows.append(
     .memoryBeside("  its peak memory", dsh: held.peakKilobytes, other: "streamed", streamed.peakKilobytes))
+  // One road for one answer: the same rows exported, and as a table of cells, stream too.
+  let exportPath = NSTemporaryDirectory() + "dsh-bench-export-\(getpid()).csv"
+  defer { try? FileManager.default.removeItem(atPath: exportPath) }
+  let exported = median {
+    measure([dsh, "-c", "export csv \"\(bigPath)\" | \(stages) | limit 20 to \"\(exportPath)\""])
+  }
+  let tabled = median {
+    measure([
+      dsh, "-c", "show table (csv \"\(bigPath)\" | \(stages)) with cell basic \"{name}\" rows 0..20",
+    ])
+  }
+  for (what, run) in [("exported (… | limit 20 to a file)", exported), ("as a table of cells", tabled)] {
+    rows.append(.shownBeside("  the same \(what)", dsh: run, other: "shown", streamed))
+    rows.append(
+      .memoryBeside(
+        "    its peak memory", dsh: run.peakKilobytes, other: "the file", fileKilobytes, most: 0.5,
+        succeeded: run.status == 0))
+  }
 }
 
 /// Lookups by key on a 1M-row table bound `key id`, in one session (`set timer on`).

@@ -81,6 +81,38 @@ struct SQLiteProviderTests {
     #expect(provider.item(at: ItemPath(item: 2, section: 0)).value(atPath: ["id"]) == .int(4))
   }
 
+  @Test("values a plan left unchecked are checked before the rows are counted")
+  func plannedValuesCheckedWhenCounted() async throws {
+    let path = NSTemporaryDirectory() + "dsh-planned-\(UUID().uuidString).db"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    // Past the rows checked on open, a text in the int column the condition compares.
+    try await DatabaseQueue(path: path).write { db in
+      try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER)")
+      try db.execute(
+        sql:
+          "INSERT INTO t (a) WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i <= \(SQLiteProvider.rowsCheckedOnOpen)) SELECT i % 7 FROM c"
+      )
+      try db.execute(sql: "INSERT INTO t (a) VALUES ('seven')")
+    }
+    let base = SQLiteProvider(path: path, query: SQLiteQuery(source: .table("t")))
+    try await base.prepare()
+    let condition = RowExpression.binary(.field(["a"]), .greater, .literal(.int(5)))
+    for counting in [false, true] {
+      let filtered = try #require(base.pushingDown(.filter(condition)) as? SQLiteProvider)
+      try await Planning.$writesOnly.withValue(true) { try await filtered.prepare() }
+      #expect(filtered.uncheckedForPlan == ["a"])
+      // Counted afterwards (on this thread, or on another as a print does), the values are
+      // checked first: the text is the error a run gives.
+      if counting {
+        filtered.finishCounting(filtered.startCounting())
+      } else {
+        _ = filtered.loadState
+      }
+      #expect(filtered.loadState == .error, "\(counting)")
+      #expect(filtered.errorDescription?.contains("seven") == true, "\(filtered.errorDescription ?? "")")
+    }
+  }
+
   @Test(
     "a filtered table read out of order and straight through: pages that start where the last ended hold the right rows"
   )

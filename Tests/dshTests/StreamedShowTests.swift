@@ -140,6 +140,18 @@ struct StreamedShowTests {
     }
   }
 
+  @Test("a misspelt field in a table's cell is found from the file's first rows, before a stream reads on")
+  func cellCheckedBeforeTheStream() throws {
+    // A row of two fields at the end: a stream that reached it would stop there.
+    let path = try Self.file(tail: "1,2\n")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let result = try DSHProcess.run([
+      "-c", "show table (csv \"\(path)\" | sort by name | limit 3) with cell basic \"{nmae}\"",
+    ])
+    #expect(result.output.contains("no field 'nmae'"), "\(result.output)")
+    #expect(!result.output.contains("row has 2 fields"), "\(result.output)")
+  }
+
   @Test(
     "null markers and declared types read in a stream as in a whole read, in the columns no stage reads too")
   func optionsOfTheSource() throws {

@@ -153,13 +153,14 @@ extension Evaluator {
     gridColumns: Int?? = nil
   ) async throws -> any SectionedDataSource<Value, TableCell> {
     let what: ExpectedKind = gridColumns == nil ? .cellAfterWith : .cardAfterWith
-    try await checkCellOverFirstRows(providerExpression, cellExpression, what: what)
-    let providerValue =
-      if let providedRows, providedRows.range == providerExpression.range {
-        providedRows.value
-      } else {
-        try await evaluate(providerExpression)
-      }
+    let providerValue: ScriptValue
+    if let providedRows, providedRows.range == providerExpression.range {
+      // Checked by the one who read it, before it did.
+      providerValue = providedRows.value
+    } else {
+      try await checkCellOverFirstRows(providerExpression, cellExpression, what: what)
+      providerValue = try await evaluate(providerExpression)
+    }
     guard case .provider(let provider) = providerValue else {
       throw Diagnostic(
         .expectedKind(.providerBeforeWith, found: providerValue.kindDescription),
@@ -185,7 +186,7 @@ extension Evaluator {
   /// change is reported here, as for the stages: a missing field, or a type error made again
   /// with only the text columns typed (`{name > 1}`); every other check is made again over the
   /// whole file.
-  private func checkCellOverFirstRows(
+  func checkCellOverFirstRows(
     _ providerExpression: Expression, _ cellExpression: Expression, what: ExpectedKind
   )
     async throws

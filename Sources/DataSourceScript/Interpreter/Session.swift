@@ -257,8 +257,13 @@ public final class Session {
     -> (ScriptValue, stream: String?)
   {
     var fallback: String?
-    // A table's rows are its provider's, one a cell: the provider may stream.
-    let rows: Expression = if case .table(let provider, _, _, _) = expression { provider } else { expression }
+    // A table's rows are its provider's, one a cell: the provider may stream, once the cell is
+    // checked against the file's first rows (a misspelt field before the file is read).
+    var rows = expression
+    if ends != nil, case .table(let provider, let cell, _, _) = expression {
+      try await readingEvaluator.checkCellOverFirstRows(provider, cell, what: .cellAfterWith)
+      rows = provider
+    }
     if let ends,
       let streamed = try await readingEvaluator.streamedView(of: rows, ends: ends, fallback: &fallback),
       case .provider(let provider) = streamed
