@@ -190,11 +190,11 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
         }
         // SQL compares and orders by these columns' values: they must hold what dsh holds.
         var inSQL = query.columnsInSQL
-        if let grouped = query.sectionOnlyColumn { inSQL.remove(grouped) }
         // A plan only (`explain`) leaves them to the run: a pass over a column of a large table
-        // is the run's work.
+        // is the run's work (the section key's too, which the count checks by its keys).
         let plansOnly = !counting && Planning.writesOnly
         let unchecked = plansOnly ? inSQL.filter { query.needsCheck($0) } : Set<String>()
+        if let grouped = query.sectionOnlyColumn { inSQL.remove(grouped) }
         if !unchecked.isEmpty { inSQL = [] }
         if !inSQL.isEmpty {
           query.columns = try database.read { db in
@@ -474,8 +474,8 @@ extension SQLiteProvider: QueryExplaining {
     let note =
       lastGroupingUnchecked
       ? [
-        "(written from the columns as declared: when it runs, their values are checked first, and a value of "
-          + "another type adds a CAST or has the group by run in memory)"
+        "(written from the columns as declared: when it runs, their values are checked first, which may "
+          + "widen a column (a CAST) or stop the statement at a value of another type)"
       ] : []
     return try note + explain(lastGrouping, in: database)
   }

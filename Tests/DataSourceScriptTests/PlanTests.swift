@@ -164,6 +164,9 @@ struct PlanTests {
         "(written from the columns as declared: when it runs, the values of \"a\" are checked first"),
       "\(plan)")
     #expect(plan.contains("(not counted)"), "\(plan)")
+    // A section key alone is checked by the count's keys when it runs: said too.
+    let sectioned = await Self.explained("t | section by a", in: session, output: output)
+    #expect(sectioned.contains("the values of \"a\" are checked first"), "\(sectioned)")
     // Run, the check finds the text.
     output.errors = ""
     #expect(!(await run("show t | where a > 5 | limit 1", in: session).ok))

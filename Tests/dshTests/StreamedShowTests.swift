@@ -53,6 +53,8 @@ struct StreamedShowTests {
     // A table's rows are its provider's: the provider streams.
     "table (X | where age > 30 | sort by name | limit 4) with cell subtitle \"{name}\" detail \"{team} {age}\"",
     "table (X | section by team | sort by score) with cell basic \"{name}: {score}\" rows -3..",
+    // Under a footer whose aggregate reads every row of its section: a view that ends in a limit.
+    "table (X | section by team | sort by score | limit 7) with cell basic \"{name}\" | header \"{section}\" | footer \"{count}: {sum(score)}\"",
   ]
 
   /// The lines `statements` print over the file as written in each (`X` for it), and over it
@@ -117,11 +119,13 @@ struct StreamedShowTests {
       ("X | where age > 30 | sort by name | section by team | limit 9", "csv"),
       ("X | sort by score desc, id | limit 4", "json"), ("X | section by active | limit 5", "jsonl"),
       ("X | where name contains \"ü\" | sort by day | limit 6", "md"),
+      ("X | sort by id desc | limit 3", "html"),
     ]
     func export(_ source: String, _ prelude: [String], into name: String) throws -> String {
+      try FileManager.default.createDirectory(atPath: "\(folder)/\(name)", withIntermediateDirectories: true)
       let statements = views.enumerated().map { index, view in
         "export " + view.0.replacingOccurrences(of: "X", with: source)
-          + " to \"\(folder)/\(name)\(index).\(view.1)\""
+          + " to \"\(folder)/\(name)/\(index).\(view.1)\""
       }
       return try DSHProcess.run((["set stats on"] + prelude + statements).flatMap { ["-c", $0] }).output
     }
@@ -133,23 +137,37 @@ struct StreamedShowTests {
         == views.count, "\(streamed)")
     #expect(!whole.contains("stats stream:"), "\(whole)")
     for (index, view) in views.enumerated() {
-      let a = try String(contentsOfFile: "\(folder)/streamed\(index).\(view.1)", encoding: .utf8)
-      let b = try String(contentsOfFile: "\(folder)/whole\(index).\(view.1)", encoding: .utf8)
+      let a = try String(contentsOfFile: "\(folder)/streamed/\(index).\(view.1)", encoding: .utf8)
+      let b = try String(contentsOfFile: "\(folder)/whole/\(index).\(view.1)", encoding: .utf8)
       #expect(a == b, "\(view.0): \(a.prefix(600))\n\(b.prefix(600))")
       #expect(!a.isEmpty)
     }
   }
 
-  @Test("a misspelt field in a table's cell is found from the file's first rows, before a stream reads on")
-  func cellCheckedBeforeTheStream() throws {
+  @Test(
+    "a misspelt field in a table's cell, or an export's bad target, is the error before a stream reads on")
+  func errorsBeforeTheStream() throws {
     // A row of two fields at the end: a stream that reached it would stop there.
     let path = try Self.file(tail: "1,2\n")
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let result = try DSHProcess.run([
-      "-c", "show table (csv \"\(path)\" | sort by name | limit 3) with cell basic \"{nmae}\"",
+    let view = "csv \"\(path)\" | sort by name | limit 3"
+    for (statement, error) in [
+      ("show table (\(view)) with cell basic \"{nmae}\"", "no field 'nmae'"),
+      ("show table (\(view)) with cell basic \"{nmae}\" | footer \"{count}\"", "no field 'nmae'"),
+      ("export \(view) to \"\(NSTemporaryDirectory())no-such-folder-\(UUID())/x.csv\"", "no such folder"),
+      ("export \(view) to \"\(NSTemporaryDirectory())x.xlsx\"", "cannot tell the format"),
+    ] {
+      let result = try DSHProcess.run(["-c", statement])
+      #expect(result.output.contains(error), "\(result.output)")
+      #expect(!result.output.contains("row has 2 fields"), "\(result.output)")
+    }
+    // explain plans a table over the file from its first rows.
+    let plan = try DSHProcess.run([
+      "-c", "explain table (\(view)) with cell basic \"{name}\" | footer \"{count}\"",
     ])
-    #expect(result.output.contains("no field 'nmae'"), "\(result.output)")
-    #expect(!result.output.contains("row has 2 fields"), "\(result.output)")
+    .output
+    #expect(plan.contains("(not read: "), "\(plan)")
+    #expect(plan.contains("table  (not run)"), "\(plan)")
   }
 
   @Test(

@@ -319,7 +319,12 @@ public final class TableAdapter<Item, Cell>: SectionedDataSource, CompositionNod
   package var nodeTitle: String { label }
   /// What `describe` shows beside the name: counts and state (for `explain`, nothing over a
   /// table it leaves uncounted).
-  package var nodeDetail: String? { Describing.wouldCount(provider) ? "not counted" : countsDetail(self) }
+  package var nodeDetail: String? {
+    if Describing.wouldCount(provider) { return "not counted" }
+    // Over stages `explain` built and did not run.
+    if Describing.withoutCounting, loadState == .initial { return "not run" }
+    return countsDetail(self)
+  }
   /// The nodes below this one in `describe`.
   package var nodeChildren: [any CompositionNode] {
     [presenter as? any CompositionNode, provider as? any CompositionNode].compactMap { $0 }

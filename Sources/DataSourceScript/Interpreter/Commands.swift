@@ -401,9 +401,10 @@ extension Session {
     return nil
   }
 
-  /// Refuses an export under `--safe`, over what the session reads, or over a folder (before
-  /// its lack of an extension).
-  private func checkExportTarget(_ target: ExportTarget) throws {
+  /// Refuses an export under `--safe`, over what the session reads, over a folder (before its
+  /// lack of an extension), where no file can be written, and, with `formatToo`, to a file of
+  /// no format dsh writes.
+  func checkExportTarget(_ target: ExportTarget, formatToo: Bool = false) throws {
     if environment.sandbox != nil {
       throw Diagnostic(
         .refusedBySafeMode(.writing(path: target.path, command: "export … to")), at: target.pathRange)
@@ -419,6 +420,15 @@ extension Session {
         .cannotWrite(
           path: target.path, reason: "it is a folder; name a file in it, as '\(target.path)/data.csv'"),
         at: target.pathRange)
+    }
+    // What is there, and the folder it goes in, as writing will find them (nothing is written).
+    do throws(FileReplacement.Failure) {
+      _ = try FileReplacement(path: resolve(target.path))
+    } catch {
+      throw Diagnostic(.cannotWrite(path: target.path, reason: error.reason), at: target.pathRange)
+    }
+    if formatToo, target.format ?? ExportFormat(extensionOf: target.path) == nil {
+      throw Diagnostic(.exportFormatUnknown(path: target.path), at: target.pathRange)
     }
   }
 }

@@ -186,6 +186,20 @@ extension Evaluator {
   /// change is reported here, as for the stages: a missing field, or a type error made again
   /// with only the text columns typed (`{name > 1}`); every other check is made again over the
   /// whole file.
+  /// A table's provider and cell, when `expression` is a table, or a table under headers,
+  /// footers and placeholders alone: its rows are its provider's, one a cell.
+  static func tableRows(of expression: Expression) -> (
+    provider: Expression, cell: Expression, decorated: Bool
+  )? {
+    switch expression {
+    case .table(let provider, let cell, _, _): (provider, cell, false)
+    case .pipeline(.table(let provider, let cell, _, _), let steps, _)
+    where steps.allSatisfy({ if case .decoration = $0 { true } else { false } }):
+      (provider, cell, true)
+    default: nil
+    }
+  }
+
   func checkCellOverFirstRows(
     _ providerExpression: Expression, _ cellExpression: Expression, what: ExpectedKind
   )

@@ -260,9 +260,13 @@ public final class Session {
     // A table's rows are its provider's, one a cell: the provider may stream, once the cell is
     // checked against the file's first rows (a misspelt field before the file is read).
     var rows = expression
-    if ends != nil, case .table(let provider, let cell, _, _) = expression {
-      try await readingEvaluator.checkCellOverFirstRows(provider, cell, what: .cellAfterWith)
-      rows = provider
+    var ends = ends
+    if ends != nil, let table = Evaluator.tableRows(of: expression) {
+      try await readingEvaluator.checkCellOverFirstRows(table.provider, table.cell, what: .cellAfterWith)
+      rows = table.provider
+      // A header's or footer's aggregates read every row of their section: only a view that
+      // ends in a limit, every row of which is held, streams.
+      if table.decorated { ends = .some(nil) }
     }
     if let ends,
       let streamed = try await readingEvaluator.streamedView(of: rows, ends: ends, fallback: &fallback),
@@ -368,11 +372,11 @@ public final class Session {
       bindings.recordExport(text: text(range), paths: paths)
     case .export(let expression, let target, let range):
       _ = seeds.take()
-      // Every row, as `show … as csv` prints them: one road for one answer (a page is drawn
-      // from the whole view, as `show` draws one).
-      let format = target.format ?? ExportFormat(extensionOf: target.path)
-      let (value, stream) = try await readOnce(
-        expression, ends: format == .html || format == .svg ? nil : .some(nil))
+      // The target is checked first: a bad one is the error before a file is read.
+      try checkExportTarget(target, formatToo: true)
+      // Every row of a view that ends in a limit, as `show … as csv` prints them: one road for
+      // one answer.
+      let (value, stream) = try await readOnce(expression, ends: .some(nil))
       let root = value.compositionRoot
       try readingInOrder(under: root, printed: !bindings.holdsSources(under: root)) {
         try export(value, to: target, expressionRange: expression.range)

@@ -463,6 +463,15 @@ extension Session {
       if evaluator.writesOnly, let sampled = try await evaluator.planFromFirstRows(expression) {
         return sampled
       }
+      // A table's provider planned so, its cell checked against the same first rows.
+      if evaluator.writesOnly, let table = Evaluator.tableRows(of: expression) {
+        try await evaluator.checkCellOverFirstRows(table.provider, table.cell, what: .cellAfterWith)
+        if let sampled = try await evaluator.planFromFirstRows(table.provider) {
+          var planning = evaluator
+          planning.providedRows = (table.provider.range, sampled)
+          return try await planning.evaluate(expression)
+        }
+      }
       do {
         return try await evaluator.evaluate(expression)
       } catch let diagnostic as Diagnostic
