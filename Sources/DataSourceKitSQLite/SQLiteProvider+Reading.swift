@@ -444,12 +444,7 @@ extension SQLiteProvider {
     let right = join.right
     var matches: [Value: Value] = [:]
     if !distinctKeys.isEmpty {
-      var firsts = SQLSelect(list: "(\(join.rightKey)), MIN(\(join.rightOrder))", from: right.from)
-      let marks = distinctKeys.map { "\(bound: $0)" as BoundSQL }.joined(separator: ", ")
-      firsts.conditions =
-        ["(\(join.rightKey))\(join.collation) IN (\(marks))"] + right.conditions.map(\.bound)
-      firsts.groupBy = ["1\(join.collation)"]
-      let (sql, arguments) = firsts.sql.grdb
+      let (sql, arguments) = Self.firstMatches(of: distinctKeys, join).grdb
       try reading(database) { db in
         let found = try StoredRow.fetchAll(db, sql: sql, arguments: arguments)
         let byRowid = try rightRecords(found.compactMap { $0.int(1) }, join, in: db)
@@ -468,6 +463,24 @@ extension SQLiteProvider {
     }
   }
 
+  /// The statement that finds the first row of a lookup join's other table for each of `keys`:
+  /// the least row of each key, its rowid beside it.
+  static func firstMatches(of keys: [Value], _ join: SQLiteQuery.Join) -> BoundSQL {
+    let right = join.right
+    var firsts = SQLSelect(list: "(\(join.rightKey)), MIN(\(join.rightOrder))", from: right.from)
+    let marks = keys.map { "\(bound: $0)" as BoundSQL }.joined(separator: ", ")
+    firsts.conditions = ["(\(join.rightKey))\(join.collation) IN (\(marks))"] + right.conditions.map(\.bound)
+    firsts.groupBy = ["1\(join.collation)"]
+    return firsts.sql
+  }
+
+  /// The statement that reads the rows of a join's other table whose rowids are `rowids`.
+  static func rightRows(_ rowids: [BoundSQL], _ join: SQLiteQuery.Join) -> BoundSQL {
+    let list = join.right.columns.map { SQLiteQuery.quoted($0.name) }.joined(separator: ", ")
+    return
+      "SELECT \(join.rightOrder), \(list) \(join.right.from) WHERE \(join.rightOrder) IN (\(rowids.joined(separator: ", ")))"
+  }
+
   /// The error of a value of the other table of a join that no longer fits its column.
   static func changedSinceJoined(_ column: SQLiteColumn, displayPath: String) -> DataSourceError {
     .sourceFailed(
@@ -484,10 +497,7 @@ extension SQLiteProvider {
     guard !rowids.isEmpty else { return [:] }
     let right = join.right
     let rightSchema = Schema(right.columns.map(\.name))
-    let list = right.columns.map { SQLiteQuery.quoted($0.name) }.joined(separator: ", ")
-    let (sql, arguments) =
-      ("SELECT \(join.rightOrder), \(list) \(right.from) WHERE \(join.rightOrder) IN (\(rowids.map(String.init).joined(separator: ", ")))"
-      as BoundSQL).grdb
+    let (sql, arguments) = Self.rightRows(rowids.map { BoundSQL(stringLiteral: String($0)) }, join).grdb
     let records = try StoredRow.fetchAll(db, sql: sql, arguments: arguments)
     var byRowid: [Int: Value] = [:]
     for row in records {

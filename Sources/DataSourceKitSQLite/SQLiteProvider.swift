@@ -465,7 +465,16 @@ extension SQLiteProvider: QueryExplaining {
           + uncheckedForPlan.sorted().map { JSONWriter.quoted($0) }.joined(separator: ", ")
           + " are checked first, and a value of another type is an error)"
       ]
-    return try note + explain(query.ordered, in: database)
+    var lines = try note + explain(query.ordered, in: database)
+    // A lookup join reads each page's matches by two statements of its own.
+    if let join = query.join, !join.every {
+      lines.append(
+        "then, for each page, the first match of each of its keys (the page's keys in place of ?1):")
+      lines += try explain(Self.firstMatches(of: [.null], join), in: database).map { "  " + $0 }
+      lines.append("and those matches' rows, by their rowids (the rowids found in place of ?1):")
+      lines += try explain(Self.rightRows(["\(bound: .null)"], join), in: database).map { "  " + $0 }
+    }
+    return lines
   }
 
   /// The `GROUP BY` of the last `group by` run in SQL, its parameters and SQLite's plan.
@@ -488,7 +497,8 @@ extension SQLiteProvider: QueryExplaining {
         "with "
           + values.enumerated().map { index, value in
             "?\(index + 1) = "
-              + (value.type == .text ? JSONWriter.quoted(value.description) : value.description)
+              + (value.isNull
+                ? "null" : value.type == .text ? JSONWriter.quoted(value.description) : value.description)
           }
           .joined(separator: ", "))
     }

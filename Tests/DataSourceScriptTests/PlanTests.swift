@@ -122,6 +122,13 @@ struct PlanTests {
       #expect(plan.contains("as m\(every) (in SQL)  (not counted)"), "\(plan)")
       #expect(plan.contains("fields: id int, v text"), "\(plan)")
       #expect(!plan.contains("rows read"), "\(plan)")
+      // A lookup reads each page's matches by statements of its own: shown with their plans.
+      #expect(
+        plan.contains("then, for each page, the first match of each of its keys") == every.isEmpty, "\(plan)")
+      if every.isEmpty {
+        #expect(plan.contains("sql: SELECT (\"k\"), MIN(rowid) FROM \"r\""), "\(plan)")
+        #expect(plan.contains("SEARCH r USING INTEGER PRIMARY KEY (rowid=?)"), "\(plan)")
+      }
       // The other side, bound and not counted yet, is still not counted.
       #expect(
         await Self.explained("r", in: session, output: output).contains("table r  (not counted)"), "\(plan)")
