@@ -343,6 +343,10 @@ struct CompositionSessionTests {
       output.text.contains(
         "stats big: 1 section and 1000000 rows counted; cells built 20 (basic 20), reused 0\n"))
     #expect(output.text.contains("stats big: 1 section and 1000000 rows counted; cells built 0, reused 20\n"))
+    // A provider's rows printed as a JSON array are counted as any other road counts them.
+    let (_, json, printed) = await run("let r = range 0..500\nshow r | limit 3 as json\nstats")
+    #expect(printed, "\(json.errors)")
+    #expect(json.text.contains("stats last show: 1 section and 3 rows counted"), "\(json.text)")
   }
 }
 

@@ -152,6 +152,8 @@ extension Session {
     {
       // A provider's items are data: an array, as export writes them and as jq, DuckDB's
       // read_json and pandas read them. (A sectioned view or a table keeps the sections.)
+      // The view counted as the other roads count it, for `stats`: no cell or item asked for.
+      _ = view.layout(windows: windows, makesRows: false)
       var text = "["
       var first = true
       let rows = source.numberOfSections == 0 ? 0 : source.numberOfRows(inSection: 0)
