@@ -441,7 +441,6 @@ extension SQLiteProvider {
     var distinctKeys: [Value] = []
     var seen = Set<Value>()
     for key in keys where !key.isNull && seen.insert(key).inserted { distinctKeys.append(key) }
-    let right = join.right
     var matches: [Value: Value] = [:]
     if !distinctKeys.isEmpty {
       let (sql, arguments) = Self.firstMatches(of: distinctKeys, join).grdb
