@@ -184,6 +184,10 @@ extension SQLiteProvider {
     return result
   }
 
+  /// How many rows hold a value that does not fit, for an error's place: `2 rows hold it` (not
+  /// to be read as the table's size).
+  static func holding(_ count: Int) -> String { count == 1 ? "1 row holds it" : "\(count) rows hold it" }
+
   /// A condition true for the values of a column that its type does not hold as they are
   /// stored (or, for `comparisons`, that SQL would compare otherwise), or `nil` when the values must be looked at (dates are read from text; a column
   /// without a type takes it from its values).
@@ -230,7 +234,7 @@ extension SQLiteProvider {
         } ?? ""
       let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) \(base) WHERE \(condition)") ?? 0
       throw DataSourceError.valueNotOfType(
-        path: displayPath, place: "\(count) row\(count == 1 ? "" : "s")", field: name, value: example,
+        path: displayPath, place: Self.holding(count), field: name, value: example,
         type: typeText)
     }
     let typeText =
@@ -347,7 +351,7 @@ extension SQLiteProvider {
             db, sql: "SELECT COUNT(*) \(base) WHERE \(column) = \(SQLiteProvider.placeholder(for: value))",
             arguments: [SQLiteProvider.databaseValue(value)]) ?? 0
         throw DataSourceError.valueNotOfType(
-          path: path, place: "\(count) row\(count == 1 ? "" : "s")", field: name, value: text,
+          path: path, place: holding(count), field: name, value: text,
           type: type.description)
       }
     }

@@ -398,7 +398,7 @@ struct SameAnswerTests {
       toFile: folder + "/p.csv", atomically: true, encoding: .utf8)
     let (session, first, ok) = await run("let q = sqlite \"\(folder)/p.db\" table p")
     #expect(!ok)
-    #expect(first.errors.contains("p.db (2 rows): mass is \"NA\", not an int"), "\(first.errors)")
+    #expect(first.errors.contains("p.db (2 rows hold it): mass is \"NA\", not an int"), "\(first.errors)")
     let second = await printed(
       """
       let q = sqlite "\(folder)/p.db" table p null "NA"
@@ -460,7 +460,7 @@ struct SameAnswerTests {
     let row = SQLiteProvider.rowsCheckedOnOpen + 20_000
     let folder = try Self.largeTable(change: "UPDATE p SET mass = 'NA' WHERE id = \(row);")
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let error = "p.db (1 row): mass is \"NA\", not an int"
+    let error = "p.db (1 row holds it): mass is \"NA\", not an int"
     // Opening reads the declarations: no pass over the rows, so no nulls counted yet.
     let (session, opened, ok) = await run("let q = sqlite \"\(folder)/p.db\" table p\nq")
     #expect(ok, "\(opened.errors)")
