@@ -136,6 +136,14 @@ struct StreamedShowTests {
       streamed.split(separator: "\n").filter { $0.hasPrefix("stats stream: the file read in") }.count
         == views.count, "\(streamed)")
     #expect(!whole.contains("stats stream:"), "\(whole)")
+    // explain analyze runs what show runs: the file streamed, one step with the rows it gave.
+    let analyzed = try DSHProcess.run([
+      "-c", "explain analyze csv \"\(path)\" | where age > 30 | sort by name | offset 1 | limit 3",
+    ]).output
+    #expect(analyzed.hasPrefix("offset 1 | limit 3  (1 section, 3 items, loaded)"), "\(analyzed)")
+    #expect(analyzed.contains("└─ the file streamed a chunk at a time  ("), "\(analyzed)")
+    #expect(analyzed.contains("steps as they ran"), "\(analyzed)")
+    #expect(analyzed.contains(" 3 rows  csv "), "\(analyzed)")
     for (index, view) in views.enumerated() {
       let a = try String(contentsOfFile: "\(folder)/streamed/\(index).\(view.1)", encoding: .utf8)
       let b = try String(contentsOfFile: "\(folder)/whole/\(index).\(view.1)", encoding: .utf8)

@@ -202,7 +202,7 @@ package final class StreamedRows {
 
 /// A view of a file's rows of which only its first and last rows are held, with every
 /// section's count (``StreamedRows``): what a `show` of a few rows prints.
-package final class StreamedView: DataProvider, RecordProviding, FieldProfiling {
+package final class StreamedView: DataProvider, RecordProviding, FieldProfiling, CompositionNode {
   private let sections: [(key: SectionKey?, count: Int)]
   private let starts: SectionOffsets
   private let rows: [Int: Value]
@@ -244,4 +244,12 @@ package final class StreamedView: DataProvider, RecordProviding, FieldProfiling 
   package func sectionKey(_ section: Int) -> SectionKey? { sections[section].key }
   /// A row the view holds; null for one it does not (which no caller asks for).
   package func item(at itemPath: ItemPath) -> Value { rows[starts.flatIndex(of: itemPath)] ?? .null }
+
+  /// How `describe` names it: the file's rows, streamed.
+  package var nodeTitle: String { "the file streamed a chunk at a time" }
+  /// Its counts, and what it read and kept.
+  package var nodeDetail: String? {
+    countsDetail
+      + "; \(chunks) chunk\(chunks == 1 ? "" : "s") read, \(rows.count) row\(rows.count == 1 ? "" : "s") kept"
+  }
 }

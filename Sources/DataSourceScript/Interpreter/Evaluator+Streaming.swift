@@ -91,12 +91,14 @@ extension Evaluator {
       sourceKind: source.sourceKind)
     var engine: [PushdownStage] = []
     var slice: RowSlice?
+    var sliceRange: SourceRange?
     do {
       for stage in stages {
         guard let made = try pushdownStage(stage, of: checked) else { return nil }
         if case .slice(let run) = made {
           // `offset 30 | limit 4` is one run of the rows: the slices are the view's last stages.
           slice = slice.map { $0.then(run) } ?? run
+          sliceRange = (sliceRange?.lowerBound ?? stage.range.lowerBound)..<stage.range.upperBound
         } else {
           guard slice == nil else { return nil }
           engine.append(made)
@@ -140,7 +142,7 @@ extension Evaluator {
     }
     var view: any DataProvider<Value> = try await rows.view()
     if let slice {
-      let sliced = DerivedProvider<Value>.sliced(view, label: "", slice)
+      let sliced = DerivedProvider<Value>.sliced(view, label: sliceRange.map(text) ?? "", slice)
       try await sliced.load()
       view = sliced
     }

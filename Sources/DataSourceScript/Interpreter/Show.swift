@@ -459,6 +459,19 @@ extension Session {
       }
     default: return
     }
+    // `explain analyze` runs what `show` runs: a view of a large file that ends in a limit is
+    // streamed, one step (the stages over each chunk of the file).
+    var fallback: String?
+    let started = evaluator.timings?.now()
+    if let timings = evaluator.timings,
+      let streamed = try await evaluator.streamedView(of: expression, ends: nil, fallback: &fallback),
+      case .provider(let provider) = streamed
+    {
+      timings.ran(expression.range, rows: provider.provider, since: started)
+      let lines = try Describing.$withoutCounting.withValue(false) { try explain(streamed) }
+      say((lines + analysis(timings)).joined(separator: "\n") + "\n")
+      return
+    }
     // `explain` plans: the sources it makes ready run no statement that only checks or counts.
     let value = try await Planning.$writesOnly.withValue(evaluator.writesOnly) {
       // `explain` of a CSV file's pipeline answers from the file's first rows when it can.
