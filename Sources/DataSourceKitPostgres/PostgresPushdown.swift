@@ -575,6 +575,22 @@ extension PostgresProvider: JoinPushdown {
     return with(joined)
   }
 
+  /// The first of the conditions ``pushingDownJoin(_:leftKey:rightKey:name:keepsUnmatched:everyMatch:keepsRightOnly:writingOnly:notes:)``
+  /// tells apart that keeps a join with `other` off the server.
+  package func reasonJoinInMemory(with other: any DataProvider<Value>) -> String {
+    guard let right = other as? PostgresProvider, right.location == location else {
+      return JoinInMemory.otherSource
+    }
+    guard right.query.join == nil, right.query.windows == nil, right.query.section == nil,
+      right.query.order.isEmpty, right.query.limit == nil
+    else { return JoinInMemory.arrangedOther }
+    guard shape?.baseOrder.isEmpty == false, right.shape?.baseOrder.isEmpty == false else {
+      return "a side without an order of its own (a view, or a query without a key): no first match to take"
+    }
+    guard query.join == nil, query.windows == nil, query.limit == nil else { return JoinInMemory.limited }
+    return JoinInMemory.otherwise
+  }
+
   /// A join that makes the rows (`all`, `full`): every row of `right` is a match, in its order,
   /// the rows counted with this side's alone in one statement for the note the join in memory
   /// gives when they differ.

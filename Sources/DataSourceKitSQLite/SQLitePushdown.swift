@@ -590,6 +590,25 @@ extension SQLiteProvider: JoinPushdown {
       other, leftKey: leftKey, rightKey: rightKey, name: name, keepsUnmatched: keepsUnmatched,
       everyMatch: everyMatch, keepsRightOnly: keepsRightOnly, writingOnly: writingOnly, notes: notes)
   }
+  /// The first of the conditions ``joining(_:leftKey:rightKey:name:keepsUnmatched:everyMatch:keepsRightOnly:writingOnly:notes:)``
+  /// tells apart that keeps a join with `other` out of SQL.
+  package func reasonJoinInMemory(with other: any DataProvider<Value>) -> String {
+    guard let right = other as? SQLiteProvider, Self.sameFile(path, right.path) else {
+      return JoinInMemory.otherSource
+    }
+    guard case .table = right.query.source, right.query.rowOrder != nil else {
+      return "the other side is a query or a table without rowids: no stored order to take the first match by"
+    }
+    guard right.query.options.nullMarkers == query.options.nullMarkers else {
+      return "the two sides read different null markers"
+    }
+    guard right.query.join == nil, right.query.windows == nil, right.query.section == nil,
+      right.query.order.isEmpty, right.query.limit == nil
+    else { return JoinInMemory.arrangedOther }
+    guard query.join == nil, query.windows == nil, query.limit == nil else { return JoinInMemory.limited }
+    return JoinInMemory.otherwise
+  }
+
   /// `join` as SQLite runs it, when both sides are tables of this database: a provider of this
   /// one's rows, each with the first row of `right` whose key equals its own (in `right`'s
   /// stored order), or null; `nil` when SQL cannot give exactly what the join in memory gives.

@@ -145,6 +145,15 @@ struct PlanTests {
       #expect(await run("explain analyze \(pipeline)", in: session).ok)
       #expect(output.errors.contains("join as m"), "\(output.errors)")
     }
+    // A join SQLite does not run says why, as a where kept in memory does.
+    for (other, reason) in [
+      ("(sqlite \"\(path)\" table r null \"x\")", "the two sides read different null markers"),
+      ("(r | sort by v)", "the other side is sorted, sectioned, limited or joined"),
+      ("[{k: 1, v: \"a\"}]", "the other side is not a table of the same database"),
+    ] {
+      let plan = await Self.explained("l | join \(other) on k == k as m", in: session, output: output)
+      #expect(plan.contains("(not run; in memory, \(reason)"), "\(plan)")
+    }
     // A misspelt field of the match is refused from the columns all the same.
     #expect(!(await run("explain l | join r on k == k as m | select vv = m.vv", in: session).ok))
     #expect(output.errors.contains("no field 'm.vv'"), "\(output.errors)")

@@ -703,7 +703,14 @@ struct PostgresTests {
       // explain writes a join the server runs, and the stages over it, and runs no statement.
       "explain postgres \"\(server.url)\" table labels | join m on rank == id as x | select code, c = x.city",
       "explain postgres \"\(server.url)\" table labels | join m on rank == id as x all | select code, c = x.city",
+      // One the server does not run says why.
+      "explain postgres \"\(server.url)\" table labels | join (m | sort by city) on rank == id as y",
     ])
+    #expect(
+      result.output.contains(
+        "join (m | sort by city) on rank == id as y  (not run; in memory, the other side is sorted, sectioned"
+      ),
+      "\(result.output)")
     #expect(result.status == 0, "\(result.output)")
     let plans = result.output.components(separatedBy: "select code, c = x.city  (").dropFirst()
     #expect(plans.count == 2, "\(result.output)")

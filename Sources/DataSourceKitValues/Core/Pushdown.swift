@@ -121,6 +121,20 @@ package protocol JoinPushdown: AnyObject {
     _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
     keepsUnmatched: Bool, everyMatch: Bool, keepsRightOnly: Bool, writingOnly: Bool, notes: ExpressionNotes?
   ) async throws -> (any DataProvider<Value>)?
+
+  /// Why a join with `other` that this provider did not run runs in memory, in words for
+  /// `explain` (`the other side is sorted`): the first of the conditions it tells apart.
+  func reasonJoinInMemory(with other: any DataProvider<Value>) -> String
+}
+
+/// Why a join stays in memory, in the words both databases use.
+package enum JoinInMemory {
+  package static let otherSource = "the other side is not a table of the same database"
+  package static let arrangedOther =
+    "the other side is sorted, sectioned, limited or joined: the first match is taken in its stored order"
+  package static let limited = "this side is limited or windowed before the join"
+  package static let otherwise =
+    "SQL would not give memory's rows (keys of types that differ, or that SQL cannot say, or a field named as the match)"
 }
 
 /// Runs `body` with every provider under `root` that can read in order doing so: what a

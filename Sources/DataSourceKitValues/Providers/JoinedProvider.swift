@@ -353,7 +353,11 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
   }
 
   package var nodeTitle: String { label }
-  package var nodeDetail: String? { loadState == .initial ? "not run" : countsDetail }
+  package var nodeDetail: String? {
+    (loadState == .initial ? "not run" : countsDetail) + (inMemoryBecause.map { "; in memory, \($0)" } ?? "")
+  }
+  /// Why a database under it did not run the join, for `explain`.
+  package var inMemoryBecause: String?
   package var nodeChildren: [any CompositionNode] {
     [left, right].compactMap { $0 as? any CompositionNode }
   }

@@ -388,11 +388,15 @@ extension Evaluator {
         throw Diagnostic(.dataSource(error), at: clause.other.range)
       }
     }
-    return JoinedProvider(
+    let joined = JoinedProvider(
       left: provider.provider, right: other.provider, leftKey: left.expression, rightKey: right.expression,
       name: clause.name.name, keepsUnmatched: !clause.inner, everyMatch: clause.every,
       keepsRightOnly: clause.full,
       label: label, notes: notes.collector)
+    // Over a database, why it did not run the join, as it tells.
+    joined.inMemoryBecause = (provider.provider as? any JoinPushdown)?.reasonJoinInMemory(
+      with: other.provider)
+    return joined
   }
 
   /// `group by` and `distinct`: a provider of the groups of the base's items.
