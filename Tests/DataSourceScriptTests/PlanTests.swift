@@ -154,6 +154,13 @@ struct PlanTests {
       let plan = await Self.explained("l | join \(other) on k == k as m", in: session, output: output)
       #expect(plan.contains("(not run; in memory, \(reason)"), "\(plan)")
     }
+    for (pipeline, reason) in [
+      ("l | limit 2 | join r on k == k as m inner", "this side is limited or windowed before the join"),
+      ("l | join r on k == k + 0 as m", "SQL would not give memory's rows"),
+    ] {
+      let plan = await Self.explained(pipeline, in: session, output: output)
+      #expect(plan.contains("(not run; in memory, \(reason)"), "\(plan)")
+    }
     // A misspelt field of the match is refused from the columns all the same.
     #expect(!(await run("explain l | join r on k == k as m | select vv = m.vv", in: session).ok))
     #expect(output.errors.contains("no field 'm.vv'"), "\(output.errors)")
