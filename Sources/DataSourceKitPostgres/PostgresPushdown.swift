@@ -94,7 +94,7 @@ extension PostgresQuery {
 /// within one type. Arithmetic in a condition or a key stays in memory: the server stops with an
 /// error on an overflow where dsh gives null or infinity. An extend's goes down once a statement
 /// has counted no operand outside the safe ranges (`ServerArithmetic`).
-struct PostgresDialect: SQLDialect {
+struct PostgresDialect: SQLGroupingDialect {
   let shape: PostgresShape
 
   func answer(for function: ExpressionFunction) -> FunctionAnswer { Self.answer(for: function) }
@@ -142,6 +142,41 @@ struct PostgresDialect: SQLDialect {
     case .median, .quantile, .quantileCont: .fromSortedValues
     case .first, .last, .list: .inMemory(because: AggregateAnswer.needsOrder)
     }
+  }
+
+  /// Every column is read back as text.
+  func resultColumn(_ sql: BoundSQL) -> BoundSQL { "\(sql)::text" }
+
+  /// The server sums ints in `numeric`, exactly.
+  func exactIntSum(_ x: BoundSQL) -> [BoundSQL] { [resultColumn("sum(\(x))")] }
+
+  /// A bool's least is whether all are true; its greatest, whether any is.
+  func extreme(least: Bool, of x: BoundSQL, type: ValueType) -> BoundSQL? {
+    let function = type == .bool ? (least ? "bool_and" : "bool_or") : least ? "min" : "max"
+    return "\(function)(\(x))"
+  }
+
+  /// `median`, `quantile` and `quantile_cont` from the group's values sorted into an array
+  /// (`PostgresProvider.quantileSQL`).
+  ///
+  /// The server stops with an error where dsh's double arithmetic overflows to infinity (a mean
+  /// of two past half the greatest) or underflows to zero (a mean or a product of numbers near
+  /// the least: 5e-324 and -0). Such a group's value is not computed there (the CASE keeps the
+  /// arithmetic from running), and a second column says so: the grouping then runs in memory.
+  func fromSortedValues(_ aggregate: Aggregate, of x: BoundSQL, type: ValueType) -> [(
+    BoundSQL, SQLGroupReading
+  )]? {
+    guard let (sql, valueType) = PostgresProvider.quantileSQL(aggregate, of: x, type: type) else {
+      return nil
+    }
+    guard type == .double, aggregate.function != .quantile else {
+      return [(resultColumn("(\(sql))"), .plain(valueType))]
+    }
+    let unsafe: BoundSQL = "bool_or(abs(\(x)) > 8.98846567431158e307 OR (\(x) <> 0 AND abs(\(x)) < 1e-290))"
+    return [
+      (resultColumn("(CASE WHEN \(unsafe) THEN NULL ELSE \(sql) END)"), .plain(valueType)),
+      (resultColumn(unsafe), .refusal),
+    ]
   }
 
   func column(_ name: String) -> SQLValue? {
@@ -272,9 +307,8 @@ extension PostgresProvider: GroupingPushdown {
   /// `where`).
   ///
   /// Nulls group together, text by its bytes (`COLLATE "C"`). An int `sum` is the server's exact
-  /// `numeric` sum, null with a note past 64 bits as in memory.
-  ///
-  /// Long because the statement and the reading back of its columns are made side by side, as SQLite's is.
+  /// `numeric` sum, null with a note past 64 bits as in memory. The columns are the shared
+  /// builder's (`SQLTranslator.grouping`), as SQLite's are.
   package func groupedRows(
     keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?, planOnly: Bool = false
   ) throws
@@ -285,97 +319,22 @@ extension PostgresProvider: GroupingPushdown {
       query.limit == nil,
       let first = shape.firstSeenOrder
     else { return nil }
-    let translator = PostgresTranslator(shape: shape)
-    let dialect = PostgresDialect(shape: shape)
-    var select: [BoundSQL] = []
-    var keyTypes: [ValueType] = []
-    for (index, key) in keys.enumerated() {
-      guard let value = translator.value(key), PostgresTranslator.orderable.contains(value.type) else {
-        return nil
-      }
-      select.append("\(value.type == .text ? "\(value.sql) COLLATE \"C\"" : value.sql) AS dsh_k\(index)")
-      keyTypes.append(value.type)
-    }
-    /// How each aggregate's value is read back.
-    enum Reading {
-      case plain(ValueType)
-      /// An int sum, exact.
-      case sum
-      /// An int average: the exact sum and the count.
-      case average
-      /// Whether a double's magnitude is past half the greatest, or near the least: the server
-      /// stops with an error where dsh's arithmetic overflows to infinity or underflows to zero,
-      /// so the grouping runs in memory.
-      case beyondHalf
-    }
-    var readings: [Reading] = []
-    var columns: [BoundSQL] = []
-    for aggregate in aggregates {
-      guard let argument = aggregate.argument else {
-        guard dialect.answer(for: aggregate.function) == .count else { return nil }
-        columns.append("count(*)::text")
-        readings.append(.plain(.int))
-        continue
-      }
-      guard let value = translator.value(argument), value.type != .null else { return nil }
-      let x: BoundSQL = value.type == .text ? "\(value.sql) COLLATE \"C\"" : value.sql
-      let answer = dialect.answer(for: aggregate.function)
-      if answer == .fromSortedValues, let (sql, type) = Self.quantileSQL(aggregate, of: x, type: value.type) {
-        guard value.type == .double, aggregate.function != .quantile else {
-          columns.append("(\(sql))::text")
-          readings.append(.plain(type))
-          continue
-        }
-        // The server stops with an error where dsh's double arithmetic overflows to infinity
-        // (a mean of two past half the greatest) or underflows to zero (a mean or a product of
-        // numbers near the least: 5e-324 and -0). Such a group's value is not computed there
-        // (the CASE keeps the arithmetic from running) and the grouping runs in memory.
-        let unsafe: BoundSQL =
-          "bool_or(abs(\(x)) > 8.98846567431158e307 OR (\(x) <> 0 AND abs(\(x)) < 1e-290))"
-        columns.append("(CASE WHEN \(unsafe) THEN NULL ELSE \(sql) END)::text")
-        readings.append(.plain(type))
-        columns.append("\(unsafe)::text")
-        readings.append(.beyondHalf)
-        continue
-      }
-      switch answer {
-      case .count:
-        columns.append("count(\(x))::text")
-        readings.append(.plain(.int))
-      case .countDistinct:
-        columns.append("count(DISTINCT \(x))::text")
-        readings.append(.plain(.int))
-      case .exactIntSum where value.type == .int:
-        columns.append("sum(\(x))::text")
-        readings.append(.sum)
-      case .exactIntAverage where value.type == .int:
-        columns.append("sum(\(x))::text")
-        columns.append("count(\(x))::text")
-        readings.append(.average)
-      case .least, .greatest:
-        guard PostgresTranslator.orderable.contains(value.type) else { return nil }
-        // A bool's least is whether all are true; its greatest, whether any is.
-        let least = answer == .least
-        let function = value.type == .bool ? (least ? "bool_and" : "bool_or") : least ? "min" : "max"
-        columns.append("\(function)(\(x))::text")
-        readings.append(.plain(value.type))
-      // Sums of doubles depend on the order they are added in, which a server's plan does not
-      // keep: they stay in memory.
-      case .exactIntSum, .exactIntAverage, .fromSortedValues, .inMemory:
-        return nil
-      }
-    }
+    guard
+      let grouping = SQLTranslator(PostgresDialect(shape: shape)).grouping(keys: keys, aggregates: aggregates)
+    else { return nil }
+    // Each key is computed once, in the rows the groups are made of, and named there.
+    let select = grouping.keys.enumerated().map { "\($1.sql) AS dsh_k\($0)" as BoundSQL }
     let groupKeys = keys.indices.map { BoundSQL(stringLiteral: "dsh_k\($0)") }
     // The groups in the order their keys first appear: the least place of each.
     var rows = SQLSelect(
       list: (select + ["\(first) AS dsh_first", "*"]).joined(separator: ", "), from: query.from)
     rows.conditions = query.whereConditions()
-    var grouping = SQLSelect(
-      list: (groupKeys.map { "\($0)::text" as BoundSQL } + columns).joined(separator: ", "),
+    var statement = SQLSelect(
+      list: (groupKeys.map { "\($0)::text" as BoundSQL } + grouping.columns).joined(separator: ", "),
       from: "FROM (\(rows.sql)) AS dsh_g")
-    grouping.groupBy = groupKeys
-    grouping.orderBy = ["min(dsh_first)"]
-    let sql = grouping.sql
+    statement.groupBy = groupKeys
+    statement.orderBy = ["min(dsh_first)"]
+    let sql = statement.sql
     lastGrouping = sql
     if planOnly { return [] }
     let result: PostgresRows
@@ -386,50 +345,25 @@ extension PostgresProvider: GroupingPushdown {
       throw dataSourceError(error)
     }
     if Task.isCancelled { throw DataSourceError.cancelled }
+    /// A column of a group's row as a value of the type.
+    func value(_ cells: [String?], _ column: Int, _ type: ValueType) throws -> Value {
+      try cells[column].map { try Self.groupValue($0, type) } ?? .null
+    }
     // Doubles past half the greatest or near the least: memory's answer, not the server's error.
-    let beyond = readings.indices.filter { if case .beyondHalf = readings[$0] { true } else { false } }
-    if !beyond.isEmpty {
-      var column = keyTypes.count
-      var offsets: [Int] = []
-      for reading in readings {
-        offsets.append(column)
-        if case .average = reading { column += 2 } else { column += 1 }
-      }
-      if result.rows.contains(where: { cells in beyond.contains { cells[offsets[$0]] == "true" } }) {
-        return nil
-      }
+    if try result.rows.contains(where: { cells in try grouping.refuses { try value(cells, $0, $1) } }) {
+      return nil
     }
     return try result.rows.map { cells in
-      var values: [Value] = []
-      for (index, type) in keyTypes.enumerated() {
-        values.append(try cells[index].map { try Self.groupValue($0, type) } ?? .null)
-      }
-      var column = keyTypes.count
-      for (index, reading) in readings.enumerated() {
-        switch reading {
-        case .plain(let type):
-          values.append(try cells[column].map { try Self.groupValue($0, type) } ?? .null)
-          column += 1
-        case .sum:
-          // Null when every value is null; past 64 bits, null with the note memory gives.
-          let total = cells[column]
-          column += 1
-          if let sum = total.flatMap({ Int128($0) }).flatMap({ Int(exactly: $0) }) {
-            values.append(.int(sum))
-          } else {
-            if total != nil { notes?.add(.aggregateOverflow(aggregate: aggregates[index].text)) }
-            values.append(.null)
-          }
-        case .average:
-          let total = cells[column].flatMap { Int128($0) }
-          let count = cells[column + 1].flatMap { Int($0) } ?? 0
-          column += 2
-          values.append(total.map { .double(Double($0) / Double(count)) } ?? .null)
-        case .beyondHalf:
-          column += 1
+      try grouping.values(aggregates: aggregates, notes: notes, value: { try value(cells, $0, $1) }) {
+        column in
+        // The server's exact `numeric` sum.
+        guard let total = cells[column] else { return nil }
+        guard let sum = Int128(total) else {
+          throw DataSourceError.sourceFailed(
+            message: "the server gave \(JSONWriter.quoted(total)) for an int sum")
         }
+        return sum
       }
-      return values
     }
   }
 

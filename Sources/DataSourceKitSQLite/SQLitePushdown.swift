@@ -196,7 +196,7 @@ extension SQLiteProvider {
 /// How SQLite says what dsh means (see `SQLTranslator`): booleans are 1 and 0, text compares
 /// by code points under `COLLATE BINARY` (a column declared `COLLATE NOCASE` would compare
 /// otherwise), ints and reals compare exactly, and real arithmetic is the same IEEE operations.
-struct SQLiteDialect: SQLDialect {
+struct SQLiteDialect: SQLGroupingDialect {
   /// The type of each column, as checked at load.
   let columns: [String: ValueType]
 
@@ -238,6 +238,18 @@ struct SQLiteDialect: SQLDialect {
     case .median, .quantile, .quantileCont: .inMemory(because: "SQLite has no quantiles")
     case .first, .last, .list: .inMemory(because: AggregateAnswer.needsOrder)
     }
+  }
+
+  /// Columns are read back as SQLite stores them.
+  func resultColumn(_ sql: BoundSQL) -> BoundSQL { sql }
+
+  /// The sums of the high and low 32 bits of each value (`x >> 32`, `x & 4294967295`): neither
+  /// can overflow, where SQLite's own SUM stops with an error.
+  func exactIntSum(_ x: BoundSQL) -> [BoundSQL] { ["sum((\(x)) >> 32)", "sum((\(x)) & 4294967295)"] }
+
+  /// `min` and `max` order every type dsh's keys have as dsh does (a bool as 0 and 1).
+  func extreme(least: Bool, of x: BoundSQL, type: ValueType) -> BoundSQL? {
+    "\(least ? "min" : "max")(\(x))"
   }
 
   func column(_ name: String) -> SQLValue? {
@@ -435,9 +447,8 @@ extension SQLiteProvider: GroupingPushdown {
   ///
   /// Nulls group together and `1` with `1.0`, as in memory; text keys group by their bytes
   /// (`COLLATE BINARY`). An int `sum` is summed as the two halves of each value (SQLite stops
-  /// with an error where dsh gives null and a note) and put together here, exactly.
-  ///
-  /// Long because the statement and the reading back of its columns are made side by side: each key and aggregate adds its SQL and says how its columns read back.
+  /// with an error where dsh gives null and a note) and put together here, exactly. The columns
+  /// are the shared builder's (`SQLTranslator.grouping`), as PostgreSQL's are.
   package func groupedRows(
     keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?, planOnly: Bool = false
   ) throws
@@ -457,76 +468,15 @@ extension SQLiteProvider: GroupingPushdown {
     } catch let error as DatabaseError {
       throw Self.failure(error, path: displayPath)
     }
-    let translator = query.translator
-    var select: [String] = []
-    var group: [String] = []
-    var keyTypes: [ValueType] = []
-    let dialect = translator.dialect
-    for key in keys {
-      // A key with a value in it (`if(age > 40, …)`) groups in memory: its SQL is written three
-      // times, and a value is never written into the text.
-      guard let value = translator.value(key), SQLTranslator<SQLiteDialect>.orderable.contains(value.type),
-        value.sql.values.isEmpty
-      else {
-        return nil
-      }
-      let sql = value.sql.sqlite.sql
-      select.append(sql)
-      group.append(value.type == .text ? sql + " COLLATE BINARY" : sql)
-      keyTypes.append(value.type)
-    }
-    /// How each aggregate's value is read back from its columns.
-    enum Reading {
-      case plain(ValueType)
-      /// An int sum, as the sums of the high and low 32 bits of each value.
-      case halves
-      /// An int average: the sum's halves and the count.
-      case averageOfHalves
-    }
-    var readings: [Reading] = []
-    for aggregate in aggregates {
-      guard let argument = aggregate.argument else {
-        guard dialect.answer(for: aggregate.function) == .count else { return nil }
-        select.append("COUNT(*)")
-        readings.append(.plain(.int))
-        continue
-      }
-      guard let value = translator.value(argument), value.type != .null, value.sql.values.isEmpty else {
-        return nil
-      }
-      let x = value.sql.sqlite.sql
-      let binary = value.type == .text ? " COLLATE BINARY" : ""
-      let answer = dialect.answer(for: aggregate.function)
-      switch answer {
-      case .count:
-        select.append("COUNT(\(x))")
-        readings.append(.plain(.int))
-      case .countDistinct:
-        select.append("COUNT(DISTINCT \(x)\(binary))")
-        readings.append(.plain(.int))
-      case .exactIntAverage where value.type == .int:
-        select.append("SUM((\(x)) >> 32)")
-        select.append("SUM((\(x)) & 4294967295)")
-        select.append("COUNT(\(x))")
-        readings.append(.averageOfHalves)
-      case .exactIntSum where value.type == .int:
-        select.append("SUM((\(x)) >> 32)")
-        select.append("SUM((\(x)) & 4294967295)")
-        readings.append(.halves)
-      case .least, .greatest:
-        guard [.int, .double, .text, .bool, .date].contains(value.type) else { return nil }
-        select.append("\(answer == .least ? "MIN" : "MAX")(\(x)\(binary))")
-        readings.append(.plain(value.type))
-      // Sums and averages of doubles stay in memory: SQLite's summation differs between
-      // versions (3.43 compensates rounding), and a sum must be the same everywhere.
-      case .exactIntSum, .exactIntAverage, .fromSortedValues, .inMemory:
-        return nil
-      }
-    }
-    var statement = SQLSelect(list: BoundSQL(stringLiteral: select.joined(separator: ", ")), from: query.from)
+    // A key or an argument with a value in it (`if(age > 40, …)`) groups in memory: its SQL is
+    // written more than once, and SQLite would take each for another expression.
+    guard let grouping = query.translator.grouping(keys: keys, aggregates: aggregates), !grouping.bindsValues
+    else { return nil }
+    var statement = SQLSelect(
+      list: (grouping.keys.map(\.sql) + grouping.columns).joined(separator: ", "), from: query.from)
     statement.conditions = query.whereConditions
-    statement.groupBy = group.map { BoundSQL(stringLiteral: $0) }
-    statement.orderBy = ["MIN(\(order))"]
+    statement.groupBy = grouping.keys.map(\.sql)
+    statement.orderBy = ["min(\(order))"]
     let (sql, values) = statement.sql.sqlite
     let arguments = StatementArguments(values.map(Self.databaseValue))
     lastGrouping = statement.sql
@@ -541,40 +491,13 @@ extension SQLiteProvider: GroupingPushdown {
       throw Self.failure(error, path: displayPath)
     }
     if Task.isCancelled { throw DataSourceError.cancelled }
-    /// The exact sum of a group's values from the sums of their halves, or nil past 64 bits.
-    func wholeSum(_ high: Int?, _ low: Int?) -> Int128? {
-      guard let high, let low else { return nil }
-      return Int128(high) << 32 + Int128(low)
-    }
     return rows.map { row in
-      var values = keyTypes.indices.map { Self.value(row[$0], as: keyTypes[$0]) }
-      var column = keyTypes.count
-      for (index, reading) in readings.enumerated() {
-        switch reading {
-        case .plain(let type):
-          values.append(Self.value(row[column], as: type))
-          column += 1
-        case .halves:
-          let total = wholeSum(row.int(column), row.int(column + 1))
-          column += 2
-          guard let total else {
-            values.append(.null)
-            continue
-          }
-          if let sum = Int(exactly: total) {
-            values.append(.int(sum))
-          } else {
-            notes?.add(.aggregateOverflow(aggregate: aggregates[index].text))
-            values.append(.null)
-          }
-        case .averageOfHalves:
-          let total = wholeSum(row.int(column), row.int(column + 1))
-          let count = row.int(column + 2) ?? 0
-          column += 3
-          values.append(total.map { .double(Double($0) / Double(count)) } ?? .null)
-        }
+      grouping.values(aggregates: aggregates, notes: notes, value: { Self.value(row[$0], as: $1) }) {
+        column in
+        // The sums of the high and low 32 bits of each value, put together exactly.
+        guard let high = row.int(column), let low = row.int(column + 1) else { return nil }
+        return Int128(high) << 32 + Int128(low)
       }
-      return values
     }
   }
 }

@@ -357,6 +357,42 @@ struct SameAnswerTests {
     #expect(output.text.contains("k0,\(Value.double(massTotal).description),"), "\(output.text)")
   }
 
+  @Test("an int sum or average past 64 bits grouped in SQL gives memory's values, nulls and note")
+  func groupedSumsPastSixtyFourBits() async throws {
+    let folder = NSTemporaryDirectory() + "sums-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let database = try DatabaseQueue(path: folder + "/t.db")
+    var csv = "id,k,i\n"
+    // Each group's values: past the greatest, past the least, back within 64 bits, nulls only.
+    let groups: [(String, [Int?])] = [
+      ("up", [Int.max, Int.max, 5]), ("down", [Int.min, -7, Int.min]), ("back", [Int.max, 1, -Int.max, -1]),
+      ("none", [nil, nil]), ("mixed", [Int.max, nil, Int.min, 42]),
+    ]
+    let rows = groups.flatMap { key, values in values.map { (key, $0) } }.enumerated().map {
+      ($0 + 1, $1.0, $1.1)
+    }
+    for (id, key, value) in rows { csv += "\(id),\(key),\(value.map(String.init) ?? "")\n" }
+    try await database.write { db in
+      try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT, i INTEGER)")
+      for (id, key, value) in rows {
+        try db.execute(sql: "INSERT INTO t VALUES (?, ?, ?)", arguments: [id, key, value])
+      }
+    }
+    try csv.write(toFile: folder + "/t.csv", atomically: true, encoding: .utf8)
+    let tail = "group by k with s = sum(i), a = avg(i), m = max(i), n = count(i)"
+    let (_, memory, memoryOK) = await run("show csv \"\(folder)/t.csv\" | \(tail) as csv")
+    let (_, sqlite, sqliteOK) = await run("show sqlite \"\(folder)/t.db\" table t | \(tail) as csv")
+    let (_, explained, _) = await run("explain sqlite \"\(folder)/t.db\" table t | \(tail)")
+    #expect(memoryOK && sqliteOK, "\(memory.errors)\n\(sqlite.errors)")
+    #expect(sqlite.text == memory.text, "memory:\n\(memory.text)\nSQLite:\n\(sqlite.text)")
+    #expect(memory.text.contains("up,,"), "\(memory.text)")
+    #expect(memory.text.contains("back,0,0.0,"), "\(memory.text)")
+    #expect(explained.text.contains("(in SQL)"), "\(explained.text)")
+    #expect(memory.errors == sqlite.errors, "memory: \(memory.errors)\nSQLite: \(sqlite.errors)")
+    #expect(sqlite.errors.contains("sum(i) went beyond 64-bit integers"), "\(sqlite.errors)")
+  }
+
   @Test("a view groups in memory, in the order its rows are read; types {c: int} refuses a real")
   func viewsAndDeclaredInts() async throws {
     let folder = NSTemporaryDirectory() + "views-\(UUID().uuidString)"

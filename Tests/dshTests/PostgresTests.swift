@@ -1244,6 +1244,16 @@ struct PostgresTests {
       #expect(a == b, "\(a.first ?? ""): \(differ)")
       #expect(csvs[index].split(separator: "\n").count > 100)
     }
+    // Int sums and averages past 64 bits grouped on the server (the shared grouping builder's
+    // columns), and in memory behind the limit: the same groups, nulls and note.
+    let grouping = "group by b with s = sum(i), a = avg(i), m = max(i), n = count(i)"
+    let onServer = try dsh(["show postgres \"\(url)\" table edges | \(grouping) as csv"])
+    let inMemory = try dsh(["show postgres \"\(url)\" table edges | limit 1000000 | \(grouping) as csv"])
+    let explained = try dsh(["explain postgres \"\(url)\" table edges | \(grouping)"])
+    #expect(
+      onServer.status == 0 && onServer.output == inMemory.output, "\(onServer.output)\n\(inMemory.output)")
+    #expect(onServer.output.contains("sum(i) went beyond 64-bit integers"), "\(onServer.output)")
+    #expect(explained.output.contains("(in SQL)"), "\(explained.output)")
     // A value no double holds: the same error either road.
     let columns = try dsh([
       "show postgres \"\(url)\" table beyond | extend m = big * 1 | sort by m | limit 2 as csv"
