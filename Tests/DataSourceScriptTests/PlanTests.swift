@@ -76,8 +76,10 @@ struct PlanTests {
     let stepLines = analyzed.split(separator: "\n").drop { !$0.contains("steps as they ran") }.dropFirst()
     #expect(
       stepLines.map { $0.components(separatedBy: "  ").last ?? "" } == [
-        "t", "sort by x desc", "where a > 1", "limit 5",
+        "t", "extend x = id * 2", "sort by x desc", "where a > 1", "limit 5",
       ], "\(analyzed)")
+    // The extend, computed in memory as rows are read, is a step too, with its input's rows.
+    #expect(stepLines.contains { $0.contains("3,000 rows  extend x = id * 2") }, "\(analyzed)")
     #expect(
       stepLines.contains { $0.contains("\(BrowseScreen.grouped(kept)) rows  where a > 1") }, "\(analyzed)")
     #expect(stepLines.contains { $0.contains("5 rows  limit 5") }, "\(analyzed)")

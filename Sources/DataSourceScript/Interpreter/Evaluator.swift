@@ -145,6 +145,10 @@ extension Evaluator {
             if !deferred { try await run(&unrun) }
           } else if !Self.isBuiltWithoutRows(stage) {
             timings?.ran(stage.range, rows: value.stepProvider, since: before)
+          } else if timings != nil, case .provider(let p) = value {
+            // `explain analyze` lists an `extend` or `select` in its place among the steps: its
+            // values are computed as rows are read, so its time is its input's loading, if any.
+            unrun.append((p.provider, stage.range))
           }
           // Reading an item goes down through every stage, one call inside the other.
           if case .provider(let p) = value, p.provider.recordStageDepth > Self.maximumStages {
