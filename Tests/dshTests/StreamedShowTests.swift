@@ -176,6 +176,20 @@ struct StreamedShowTests {
     .output
     #expect(plan.contains("(not read: "), "\(plan)")
     #expect(plan.contains("table  (not run)"), "\(plan)")
+    // A Swift program holds no rows: it is written from the plan, the file read to its first
+    // rows only (to its end, the ragged row would stop it), the view with or without a limit.
+    let program = NSTemporaryDirectory() + "dsh-program-\(UUID().uuidString).swift"
+    defer { try? FileManager.default.removeItem(atPath: program) }
+    for statement in [
+      "show \(view) as swift", "show csv \"\(path)\" | where age > 30 | sort by name as swift",
+      "export csv \"\(path)\" | where age > 30 | sort by name to \"\(program)\"",
+    ] {
+      let result = try DSHProcess.run(["-c", statement])
+      #expect(
+        result.status == 0 && !result.output.contains("row has 2 fields"), "\(statement): \(result.output)")
+    }
+    let written = try String(contentsOfFile: program, encoding: .utf8)
+    #expect(written.contains("import DataSourceKit"), "\(written)")
   }
 
   @Test(

@@ -310,8 +310,9 @@ public final class Session {
     case .expression(let expression):
       try await printSummary(of: expression)
     case .showSwift(let expression, let range):
-      // Checked as a show would be (names, fields, templates), then written from the statements.
-      let value = try await evaluator.evaluate(expression)
+      // Checked as a show would be (names, fields, templates), then written from the statements:
+      // planned as `explain` plans it, no rows read that the program does not hold.
+      let value = try await planned(expression, by: planningEvaluator)
       output.write(try swiftProgram(for: expression, statement: text(range), shown: value))
     case .show(let expression, let rows, let mode, _):
       let (value, stream) = try await readOnce(expression, ends: printedEnds(rows, mode: mode))
@@ -363,8 +364,9 @@ public final class Session {
       try save(to: path, pathRange: pathRange, withExports: withExports)
     case .export(let expression, let target, let range)
     where (target.format ?? ExportFormat(extensionOf: target.path)) == .swift:
-      // Checked as a show would be, then written from the statements.
-      let value = try await evaluator.evaluate(expression)
+      // Checked as a show would be, then written from the statements, reading no rows.
+      try checkExportTarget(target, formatToo: true)
+      let value = try await planned(expression, by: planningEvaluator)
       let program = try swiftProgram(
         for: expression, statement: "show \(text(expression.range))", shown: value)
       try writeExport(Data(program.utf8), to: target, what: "a Swift program")

@@ -453,9 +453,7 @@ extension Session {
       if analyzes {
         evaluator.timings = StepTimings()
       } else {
-        evaluator.runsStages = false
-        evaluator.joinedFileSample = CSVProvider.sampleBytes
-        evaluator.countsWhenRead = true
+        evaluator = planningEvaluator
       }
     default: return
     }
@@ -472,9 +470,29 @@ extension Session {
       say((lines + analysis(timings)).joined(separator: "\n") + "\n")
       return
     }
-    // `explain` plans: the sources it makes ready run no statement that only checks or counts.
-    let value = try await Planning.$writesOnly.withValue(evaluator.writesOnly) {
-      // `explain` of a CSV file's pipeline answers from the file's first rows when it can.
+    let value = try await planned(expression, by: evaluator)
+    do {
+      var lines: [String]
+      // A database's rows that describe reads whole (a field's profile) come from one statement.
+      if case .explain(_, let analyzes, _) = statement {
+        lines = try Describing.$withoutCounting.withValue(!analyzes) { try explain(value) }
+        if let timings = evaluator.timings { lines += analysis(timings) }
+      } else {
+        lines = try readingInOrder(under: value.compositionRoot) { try describe(value) }
+      }
+      say(lines.joined(separator: "\n") + "\n")
+    } catch let error as DataSourceError {
+      throw Diagnostic(.dataSource(error), at: expression.range)
+    }
+  }
+
+  /// The value `expression` makes as `evaluator` makes it; when the evaluator only writes what
+  /// would run (`explain`), its plan: the sources it makes ready run no statement that only
+  /// checks or counts, and a CSV file's pipeline (alone, or a table's rows) is planned from the
+  /// file's first rows when it can be.
+  func planned(_ expression: Expression, by evaluator: Evaluator) async throws -> ScriptValue {
+    var evaluator = evaluator
+    return try await Planning.$writesOnly.withValue(evaluator.writesOnly) {
       if evaluator.writesOnly, let sampled = try await evaluator.planFromFirstRows(expression) {
         return sampled
       }
@@ -499,19 +517,16 @@ extension Session {
         return try await evaluator.evaluate(expression)
       }
     }
-    do {
-      var lines: [String]
-      // A database's rows that describe reads whole (a field's profile) come from one statement.
-      if case .explain(_, let analyzes, _) = statement {
-        lines = try Describing.$withoutCounting.withValue(!analyzes) { try explain(value) }
-        if let timings = evaluator.timings { lines += analysis(timings) }
-      } else {
-        lines = try readingInOrder(under: value.compositionRoot) { try describe(value) }
-      }
-      say(lines.joined(separator: "\n") + "\n")
-    } catch let error as DataSourceError {
-      throw Diagnostic(.dataSource(error), at: expression.range)
-    }
+  }
+
+  /// An evaluator that plans and runs nothing, as `explain` does: the stages that run in memory
+  /// are built and checked only, a database's table is prepared, not counted.
+  var planningEvaluator: Evaluator {
+    var evaluator = self.evaluator
+    evaluator.runsStages = false
+    evaluator.joinedFileSample = CSVProvider.sampleBytes
+    evaluator.countsWhenRead = true
+    return evaluator
   }
 
   /// `explain analyze`'s part: each step as it ran, in order, with its time and the rows it gave.
