@@ -1254,6 +1254,21 @@ struct PostgresTests {
       onServer.status == 0 && onServer.output == inMemory.output, "\(onServer.output)\n\(inMemory.output)")
     #expect(onServer.output.contains("sum(i) went beyond 64-bit integers"), "\(onServer.output)")
     #expect(explained.output.contains("(in SQL)"), "\(explained.output)")
+    // A median of doubles takes a second column (whether a group is near the doubles' limits):
+    // the sum after it is still the one its note names.
+    let quantiles = "where d > -1e300 and d < 1e300 | group by b with m = median(d), s = sum(i)"
+    let medianOnServer = try dsh(["show postgres \"\(url)\" table edges | \(quantiles) as csv"])
+    let medianInMemory = try dsh([
+      "show postgres \"\(url)\" table edges | limit 1000000 | \(quantiles) as csv"
+    ])
+    #expect(
+      medianOnServer.status == 0 && medianOnServer.output == medianInMemory.output,
+      "\(medianOnServer.output)\n\(medianInMemory.output)")
+    #expect(medianOnServer.output.contains("sum(i) went beyond 64-bit integers"), "\(medianOnServer.output)")
+    let medianPlan = try dsh(["explain postgres \"\(url)\" table edges | \(quantiles)"])
+    #expect(
+      medianPlan.output.contains("median(d)") && medianPlan.output.contains("(in SQL)"),
+      "\(medianPlan.output)")
     // A value no double holds: the same error either road.
     let columns = try dsh([
       "show postgres \"\(url)\" table beyond | extend m = big * 1 | sort by m | limit 2 as csv"

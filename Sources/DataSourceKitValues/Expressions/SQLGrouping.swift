@@ -37,7 +37,7 @@ package protocol SQLGroupingDialect: SQLDialect {
   /// A column of the result as it is read back (PostgreSQL's rows are read as text).
   func resultColumn(_ sql: BoundSQL) -> BoundSQL
   /// The columns the exact sum of the ints `x` takes, read back by the caller of
-  /// ``SQLGroupColumns/values(notes:value:exactSum:)``.
+  /// ``SQLGroupColumns/values(aggregates:notes:value:exactSum:)``.
   func exactIntSum(_ x: BoundSQL) -> [BoundSQL]
   /// The least (or greatest) of `x` as dsh orders values of `type`, or `nil` when SQL orders
   /// them otherwise.

@@ -310,8 +310,8 @@ public final class Session {
     case .expression(let expression):
       try await printSummary(of: expression)
     case .showSwift(let expression, let range):
-      // Checked as a show would be (names, fields, templates), then written from the statements:
-      // planned as `explain` plans it, no rows read that the program does not hold.
+      // Checked as `explain` checks it (names, fields, templates; a large CSV file against its
+      // first rows), then written from the statements: the program reads the rows when it runs.
       let value = try await planned(expression, by: planningEvaluator)
       output.write(try swiftProgram(for: expression, statement: text(range), shown: value))
     case .show(let expression, let rows, let mode, _):
@@ -364,7 +364,7 @@ public final class Session {
       try save(to: path, pathRange: pathRange, withExports: withExports)
     case .export(let expression, let target, let range)
     where (target.format ?? ExportFormat(extensionOf: target.path)) == .swift:
-      // Checked as a show would be, then written from the statements, reading no rows.
+      // Checked as `explain` checks it, then written from the statements, reading no rows.
       try checkExportTarget(target, formatToo: true)
       let value = try await planned(expression, by: planningEvaluator)
       let program = try swiftProgram(
