@@ -110,7 +110,7 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
   /// whole costs little), compressed, or an archive's member.
   package func chunks(ifLongerThan bytes: Int) throws -> CSVChunks? {
     guard member == nil, CompressedFile.kind(ofFileAt: path) == nil,
-      let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size > bytes
+      let size = FileBytes.size(atPath: path), size > bytes
     else { return nil }
     return try CSVReader.chunks(
       fileAt: path, displayPath: displayPath, delimiter: delimiter, options: options, progress: progress,
@@ -120,7 +120,7 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
   /// Whether ``sampleFirstRows()`` reads the file at `path`: a plain file (not an archive's
   /// member), larger than a sample, so that reading its first rows saves reading it whole.
   public static func canSample(_ path: String, member: String?) -> Bool {
-    guard member == nil, let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+    guard member == nil, let size = FileBytes.size(atPath: path)
     else { return false }
     return size > sampleBytes && CompressedFile.kind(ofFileAt: path) == nil
   }

@@ -65,6 +65,62 @@ struct DSH: AsyncParsableCommand {
     return nil
   }
 
+  /// ArgumentParser's `main` (parse, run, exit with the error's status), but a command line of
+  /// statements alone (`dsh -c TEXT`, as a script runs dsh hundreds of times) is taken as it
+  /// is: parsing it costs a millisecond of a start of five, most of it spent making sure no
+  /// completion script was asked for.
+  static func main() async {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    guard let invocation = Invocation(statementsOnly: arguments) else {
+      await main(arguments)
+      return
+    }
+    do {
+      try await invocation.run()
+    } catch let code as ExitCode {
+      Foundation.exit(code.rawValue)
+    } catch {
+      exit(withError: error)
+    }
+  }
+
+  func run() async throws {
+    try await Invocation(
+      scripts: scripts, commands: commands, bail: bail, echo: echo, interactive: interactive, safe: safe
+    ).run()
+  }
+}
+
+/// What one run of dsh was asked to do, the command line read: scripts and data files, `-c`
+/// statements, and the flags.
+struct Invocation {
+  var scripts: [String] = []
+  var commands: [String] = []
+  var bail = false
+  var echo = false
+  var interactive = false
+  var safe = false
+
+  init(scripts: [String], commands: [String], bail: Bool, echo: Bool, interactive: Bool, safe: Bool) {
+    self.scripts = scripts
+    self.commands = commands
+    self.bail = bail
+    self.echo = echo
+    self.interactive = interactive
+    self.safe = safe
+  }
+
+  /// The statements of a command line that holds `-c TEXT` pairs and nothing else, or `nil`.
+  ///
+  /// A text that starts with `-` is left to the parser, which reads it as an option.
+  init?(statementsOnly arguments: [String]) {
+    guard !arguments.isEmpty, arguments.count.isMultiple(of: 2) else { return nil }
+    for pair in stride(from: 0, to: arguments.count, by: 2) {
+      guard arguments[pair] == "-c", !arguments[pair + 1].hasPrefix("-") else { return nil }
+      commands.append(arguments[pair + 1])
+    }
+  }
+
   func run() async throws {
     // libcurl, which URLSession calls, is opened when the web is first read (CLibCurl).
     HTTPProvider.transportProblem.withLock { check in

@@ -33,8 +33,22 @@ enum Pager {
     let variables: [UnsafeMutablePointer<CChar>?] =
       environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { (arguments + variables).forEach { free($0) } }
+    // The pager gets the signals a program started from a shell has: none blocked (this thread
+    // may be a libdispatch worker's, which blocks nearly all), SIGPIPE and SIGXFSZ not ignored.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    sigaddset(&defaults, SIGPIPE)
+    sigaddset(&defaults, SIGXFSZ)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     var child: pid_t = 0
-    let spawned = posix_spawn(&child, "/bin/sh", &actions, nil, arguments, variables)
+    let spawned = posix_spawn(&child, "/bin/sh", &actions, &attributes, arguments, variables)
     close(ends[0])
     guard spawned == 0 else {
       close(ends[1])

@@ -39,9 +39,27 @@ enum Terminal {
   /// SIGXFSZ likewise: a file past the size limit (`ulimit -f`) is a write error dsh reports.
   ///
   /// SIGINT while a statement runs must not kill the shell.
+  ///
+  /// Every signal is unblocked on the thread that starts the shell: a parent may have left
+  /// some blocked (the mask is inherited through exec, as a test runner's threads leave it), and
+  /// a server kept after the last statement, or a long statement, must still end on SIGTERM or
+  /// ^C. (The shell runs on the main thread until its first suspension, when the main thread
+  /// parks in libdispatch's `dispatch_main` with no signal blocked; a `-c` statement that never
+  /// suspends, as `serve` waiting for requests, kept them blocked.)
   static func installSignalHandlers() {
     signal(SIGPIPE, SIG_IGN)
     signal(SIGXFSZ, SIG_IGN)
+    var none = sigset_t()
+    sigemptyset(&none)
+    pthread_sigmask(SIG_SETMASK, &none, nil)
+  }
+
+  /// Lets ^C, SIGTERM and SIGHUP reach this thread, whatever mask the parent left.
+  private static func unblockEndingSignals() {
+    var unblocked = sigset_t()
+    sigemptyset(&unblocked)
+    for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&unblocked, number) }
+    pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
   }
 
   /// At the prompt, ^C while a statement runs cancels the statement's task (its loads stop and
@@ -58,10 +76,7 @@ enum Terminal {
     signal(SIGTERM, SIG_DFL)
     signal(SIGHUP, SIG_DFL)
     // A parent may also have left them blocked (the mask is inherited too).
-    var unblocked = sigset_t()
-    sigemptyset(&unblocked)
-    for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&unblocked, number) }
-    pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
+    unblockEndingSignals()
     guard interruptPipe.load(ordering: .relaxed) < 0 else { return }
     var ends: [Int32] = [-1, -1]
     guard pipe(&ends) == 0 else { return }

@@ -306,4 +306,20 @@ struct CSVReaderTests {
     #expect(parse("-0") == 0)
     #expect(parse("+12") == 12)
   }
+
+  @Test("a file's size is the file's a link names; a missing file has none")
+  func fileSizes() throws {
+    let folder = NSTemporaryDirectory() + "sizes-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try String(repeating: "a,b\n", count: 1000).write(
+      toFile: folder + "/f.csv", atomically: true, encoding: .utf8)
+    try FileManager.default.createSymbolicLink(
+      atPath: folder + "/link.csv", withDestinationPath: folder + "/f.csv")
+    #expect(FileBytes.size(atPath: folder + "/f.csv") == 4000)
+    // Foundation's attributesOfItem gives the link's own size: a large file behind a link was
+    // read whole, never sampled or streamed.
+    #expect(FileBytes.size(atPath: folder + "/link.csv") == 4000)
+    #expect(FileBytes.size(atPath: folder + "/missing.csv") == nil)
+  }
 }

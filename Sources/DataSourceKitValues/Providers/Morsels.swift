@@ -13,10 +13,12 @@ package enum Morsels {
   private static let coresFromEnvironment: Int? = ProcessInfo.processInfo.environment["DSH_THREADS"]
     .flatMap { Int($0) }.map { max(1, $0) }
 
+  /// The machine's active processors, asked once: Foundation reads the cgroup's quota and CPU
+  /// set from files each time it is asked.
+  private static let machineCores = ProcessInfo.processInfo.activeProcessorCount
+
   /// The cores a pass uses: the machine's active processors, unless set otherwise.
-  package static var cores: Int {
-    coresForTask ?? coresFromEnvironment ?? ProcessInfo.processInfo.activeProcessorCount
-  }
+  package static var cores: Int { coresForTask ?? coresFromEnvironment ?? machineCores }
 
   /// How many parts a pass over `count` bytes is split into: one per core, each at least
   /// `minimum` bytes (one when the buffer is smaller than two of them).

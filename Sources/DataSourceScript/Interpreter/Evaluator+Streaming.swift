@@ -61,8 +61,7 @@ extension Evaluator {
       guard case .slice = stages.last else { return nil }
     }
     // A file read whole anyway is not sampled twice.
-    guard let size = try? FileManager.default.attributesOfItem(atPath: resolve(path))[.size] as? Int,
-      size > Self.streamedBytes
+    guard let size = FileBytes.size(atPath: resolve(path)), size > Self.streamedBytes
     else { return nil }
     // A misspelt field is found from the header, before the file is read, as it is otherwise.
     if !steps.isEmpty { _ = try await checkedOverFirstRows(head, steps, sampleBytes: 64 << 10) }
