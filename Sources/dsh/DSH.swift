@@ -277,7 +277,11 @@ struct Invocation {
     }
     if session.isServing {
       if !prompted && !session.quitRequested {
-        // As `python -m http.server`: the pages stay live until the user stops dsh.
+        // As `python -m http.server`: the pages stay live until the user stops dsh, by the
+        // signals the line below names, even where the parent had them ignored (as `nohup`
+        // and some process managers leave them): nothing else would end the wait.
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
         FileHandle.standardError.write(
           Data("dsh: still serving after the last statement; press ^C (or send SIGTERM) to stop\n".utf8))
         // The pages' requests are answered here until then.

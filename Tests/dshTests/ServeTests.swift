@@ -469,11 +469,20 @@ struct ServeTests {
     #expect(dsh.waitFor("done") != nil)
   }
 
-  @Test("-c keeps serving after its last statement, says so, and ends on SIGTERM")
-  func keepsServing() throws {
+  @Test(
+    "-c keeps serving after its last statement, says so, and ends on SIGTERM, even from a parent that ignored it",
+    arguments: [false, true])
+  func keepsServing(ignoredByTheParent: Bool) throws {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: DSHProcess.binary)
-    process.arguments = ["-c", "let v = table [1, 2] with cell basic \"{.}\"\nserve v on 0"]
+    let statement = "let v = table [1, 2] with cell basic \"{.}\"\nserve v on 0"
+    if ignoredByTheParent {
+      // As nohup or a process manager may leave it: SIGTERM and SIGINT ignored across exec.
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments = ["-c", "trap '' TERM INT; exec \"$0\" -c \"$1\"", DSHProcess.binary, statement]
+    } else {
+      process.executableURL = URL(fileURLWithPath: DSHProcess.binary)
+      process.arguments = ["-c", statement]
+    }
     let output = Pipe()
     process.standardOutput = output
     process.standardError = output

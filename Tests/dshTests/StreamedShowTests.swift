@@ -49,6 +49,9 @@ struct StreamedShowTests {
     "X | where age > 66 | sort by score rows 0..3", "X rows -2..",
     "X | section by team | offset 30 | limit 4", "X | sort by id desc | limit 50 | offset 45",
     "X | sort by day desc | section by active | limit 6 as csv",
+    // `columns` picks fields of the rows kept (a `select` over the stream).
+    "X | where age > 30 | sort by name | section by team rows 0..6 columns name, age",
+    "X rows -3.. columns note, id", "X | sort by score desc | limit 4 columns score as json",
     "X | where day == null | sort by score rows 0..2",
     // A table's rows are its provider's: the provider streams.
     "table (X | where age > 30 | sort by name | limit 4) with cell subtitle \"{name}\" detail \"{team} {age}\"",

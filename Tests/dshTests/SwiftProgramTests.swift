@@ -296,6 +296,16 @@ struct SwiftProgramTests {
     #expect(result.output == "exported a Swift program to \(path)\n")
     let program = try String(contentsOfFile: path, encoding: .utf8)
     #expect(program.contains("let peopleLimited = DerivedProvider.limited(people, count: 2)"))
+    // A file written in -c (no script's folder) is named by its absolute path: the program is
+    // run from another folder.
+    let folder = NSTemporaryDirectory() + "dsh-relative-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try "k\n1\n".write(toFile: folder + "/g.csv", atomically: true, encoding: .utf8)
+    let relative = try DSHProcess.runCommand(
+      [DSHProcess.binary, "-c", "show table csv \"g.csv\" with cell basic \"{k}\" as swift"],
+      directory: folder)
+    #expect(relative.output.contains("CSVProvider(path: \"\(folder)/g.csv\")"), "\(relative.output)")
   }
 
   /// A program's target: the library's products it may import, every warning an error.

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitHTTP
 import DataSourceKitValues
 import Foundation
 
@@ -215,6 +216,12 @@ extension Session {
 }
 
 extension Session {
+  /// A path as a program run from any folder finds it: a relative one (written in `-c` or piped
+  /// in, where no script's folder applies) from the working directory; a URL as it is.
+  static func absolute(_ path: String) -> String {
+    path.hasPrefix("/") || HTTPFile.isURL(path) ? path : FileManager.default.currentDirectoryPath + "/" + path
+  }
+
   /// The Swift program that builds `expression` with DataSourceKit (`show … as swift`).
   func swiftProgram(for expression: Expression, statement: String, shown: ScriptValue) throws -> String {
     let bindings = self.bindings
@@ -228,7 +235,7 @@ extension Session {
         return SwiftProgram.BoundDefinition(
           expression: expression, source: definition.text, paths: paths, value: value,
           changedBy: definition.changes.last)
-      }, statement: scripts.current, resolve: { [self] in resolve($0) })
+      }, statement: scripts.current, resolve: { [self] in Self.absolute(resolve($0)) })
     do {
       let fields: [String]? =
         if case .provider(let provider) = shown { provider.provider.recordFields } else { nil }

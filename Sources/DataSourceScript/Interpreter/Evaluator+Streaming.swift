@@ -37,13 +37,22 @@ extension Evaluator {
   func streamedView(of expression: Expression, ends: (front: Int, back: Int)?, fallback: inout String?)
     async throws -> ScriptValue?
   {
-    let (head, steps): (Expression, [PipelineStep]) =
+    var (head, steps): (Expression, [PipelineStep]) =
       switch expression {
       case .pipeline(let head, let steps, _): (head, steps)
       default: (expression, [])
       }
     guard case .provider(let literal) = head, case .csv(let path) = literal.source, !HTTPFile.isURL(path)
     else { return nil }
+    // A last `select` of fields (`show X columns a, b`) picks from the rows kept: it is put over
+    // the streamed view, as it would be over the whole one.
+    var picked: [Stage] = []
+    while case .stage(let stage) = steps.last, case .select(let fields, _) = stage,
+      fields.allSatisfy({ if case .field = $0.expression { true } else { false } })
+    {
+      picked.insert(stage, at: 0)
+      steps.removeLast()
+    }
     let stages = steps.compactMap { step -> Stage? in
       switch step {
       case .stage(let stage):
@@ -64,7 +73,8 @@ extension Evaluator {
     guard let size = FileBytes.size(atPath: resolve(path)), size > Self.streamedBytes
     else { return nil }
     // A misspelt field is found from the header, before the file is read, as it is otherwise.
-    if !steps.isEmpty { _ = try await checkedOverFirstRows(head, steps, sampleBytes: 64 << 10) }
+    let checkedSteps = steps + picked.map { PipelineStep.stage($0) }
+    if !checkedSteps.isEmpty { _ = try await checkedOverFirstRows(head, checkedSteps, sampleBytes: 64 << 10) }
     guard let source = try await sampledSource(literal, bytes: 64 << 10),
       let csv = (source.provider as? EditableProvider<Value>)?.source as? CSVProvider ?? source.provider
         as? CSVProvider
@@ -147,7 +157,9 @@ extension Evaluator {
     }
     for (note, count) in streamNotes.take() { notes.collector.add(note, times: count) }
     notes.markers(in: view, source: literal)
-    return .provider(
+    var value = ScriptValue.provider(
       ProviderValue(provider: view, displayName: source.displayName, key: nil, sourceKind: source.sourceKind))
+    for stage in picked { value = try await apply(stage, to: value, reading: true) }
+    return value
   }
 }
