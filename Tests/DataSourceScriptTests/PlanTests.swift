@@ -80,6 +80,19 @@ struct PlanTests {
       ], "\(analyzed)")
     // The extend, computed in memory as rows are read, is a step too, with its input's rows.
     #expect(stepLines.contains { $0.contains("3,000 rows  extend x = id * 2") }, "\(analyzed)")
+    // A composition's tables, their cells and decorations are steps, each once, in order.
+    output.text = ""
+    #expect(
+      await run(
+        "explain analyze compose (table [1, 2] with cell basic \"{.}\"), (table t | limit 3 with cell basic \"{id}\" | footer \"{count}\")",
+        in: session
+      ).ok)
+    let composed = output.text.split(separator: "\n").drop { !$0.contains("steps as they ran") }.dropFirst()
+    #expect(
+      composed.map { $0.components(separatedBy: "  ").last ?? "" } == [
+        "[1, 2]", "cell basic \"{.}\"", "t", "limit 3", "cell basic \"{id}\"", "footer \"{count}\"",
+      ], "\(output.text)")
+    #expect(composed.contains { $0.contains("cells  footer") }, "\(output.text)")
     #expect(
       stepLines.contains { $0.contains("\(BrowseScreen.grouped(kept)) rows  where a > 1") }, "\(analyzed)")
     #expect(stepLines.contains { $0.contains("5 rows  limit 5") }, "\(analyzed)")

@@ -159,15 +159,24 @@ extension Evaluator {
       providerValue = providedRows.value
     } else {
       try await checkCellOverFirstRows(providerExpression, cellExpression, what: what)
+      let started = timings?.now()
       providerValue = try await evaluate(providerExpression)
+      // A pipeline times its own steps; a source alone (`table [1, 2] with …`) is one.
+      if case .pipeline = providerExpression {
+      } else {
+        timings?.ran(providerExpression.range, rows: providerValue.stepProvider, since: started)
+      }
     }
     guard case .provider(let provider) = providerValue else {
       throw Diagnostic(
         .expectedKind(.providerBeforeWith, found: providerValue.kindDescription),
         at: providerExpression.range)
     }
+    let started = timings?.now()
     let spec = try await presenter(cellExpression, what: what)
     let presenter = try makePresenter(spec, for: provider, usedAt: cellExpression.range)
+    // The cells are made as they are shown: the step is the presenter's making.
+    defer { timings?.ran(cellExpression.range, rows: nil, since: started) }
     guard let columns = gridColumns else {
       return TableAdapter(provider: provider.provider, presenter: presenter, label: "table")
     }

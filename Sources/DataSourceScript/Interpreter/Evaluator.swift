@@ -108,7 +108,11 @@ extension Evaluator {
       } else {
         value = try await evaluate(head)
       }
-      timings?.ran(head.range, rows: value.stepProvider, since: headStarted)
+      // A table or grid built here times its own steps (its source's and its cells').
+      switch head {
+      case .table, .grid: break
+      default: timings?.ran(head.range, rows: value.stepProvider, since: headStarted)
+      }
       // Stages that run in memory are built and checked first, and run together at the end (or
       // before a step that needs their rows): a misspelt field in the last stage stops the
       // statement before the first one sorts a million rows.
@@ -156,7 +160,9 @@ extension Evaluator {
           }
         case .decoration(let decoration):
           try await run(&unrun)
+          let started = timings?.now()
           value = .table(try decorate(value, with: decoration))
+          timings?.ran(decoration.range, rows: nil, since: started)
         }
         index += 1
       }
