@@ -408,7 +408,11 @@ public struct SQLiteQuery: Sendable {
   /// Each side is a subquery exposing only what the join needs, so a column both tables have
   /// (`id`) is never ambiguous; SQLite flattens them, and seeks an index on the right key (or
   /// builds one for the statement).
-  private func joined(_ join: Join) -> BoundSQL {
+  private func joined(_ join: Join) -> BoundSQL { joinedParts(join).joined(separator: " UNION ALL ") }
+
+  /// The parts of ``joined(_:)``: the left's rows with their matches, then for `full` the
+  /// right's rows no left row matched.
+  private func joinedParts(_ join: Join) -> [BoundSQL] {
     let names = columns.map { Self.quoted($0.name) }
     let keyColumn = Self.joinKeyColumn
     let left: BoundSQL =
@@ -423,15 +427,17 @@ public struct SQLiteQuery: Sendable {
     let match = ([Self.matchColumn] + rightColumns).map { "_dsh_r.\($0)" }.joined(separator: ", ")
     let matched: BoundSQL =
       "SELECT \(names.map { "_dsh_l.\($0)" }.joined(separator: ", ")), _dsh_l.\(Self.rowOrderColumn), \(match) FROM (\(left)) AS _dsh_l \(join.inner ? "" : "LEFT ")JOIN (\(right)) AS _dsh_r ON _dsh_l.\(keyColumn)\(join.collation) = _dsh_r.\(keyColumn)"
-    guard join.full else { return matched }
+    guard join.full else { return [matched] }
     let nulls = Array(repeating: "NULL", count: names.count + 1).joined(separator: ", ")
     // NOT IN a list of the left's keys, which SQLite indexes once (a correlated NOT EXISTS would
     // scan the left for each right row); a null key matches nothing.
     var keys = SQLSelect(
       list: BoundSQL(stringLiteral: join.leftKey), from: BoundSQL(stringLiteral: sourceFrom))
     keys.conditions = conditions.map(\.bound) + ["\(join.leftKey) IS NOT NULL"]
-    return
-      "\(matched) UNION ALL SELECT \(nulls), \(match) FROM (\(right)) AS _dsh_r WHERE _dsh_r.\(keyColumn) IS NULL OR _dsh_r.\(keyColumn)\(join.collation) NOT IN (\(keys.sql))"
+    return [
+      matched,
+      "SELECT \(nulls), \(match) FROM (\(right)) AS _dsh_r WHERE _dsh_r.\(keyColumn) IS NULL OR _dsh_r.\(keyColumn)\(join.collation) NOT IN (\(keys.sql))",
+    ]
   }
 
   /// The column of the source's own rows that keeps their stored order.
@@ -589,6 +595,13 @@ public struct SQLiteQuery: Sendable {
   var countSQL: BoundSQL {
     if let table = windows?.table { return "SELECT COUNT(*) FROM temp.\(Self.quoted(table))" }
     guard limit == nil else { return "SELECT COUNT(*) FROM (\(ordered))" }
+    // A full join's two parts counted apart: SQLite (3.40) reads every column of a UNION ALL
+    // under a count, each side's rows whole (3.8 s for 1M × 1.5M rows, where the parts take
+    // 0.6 and 0.8).
+    if let join, join.every, join.full, windows == nil {
+      return "SELECT "
+        + joinedParts(join).map { "(SELECT COUNT(*) FROM (\($0)))" as BoundSQL }.joined(separator: " + ")
+    }
     var select = SQLSelect(list: "COUNT(*)", from: from)
     select.conditions = whereConditions
     return select.sql
