@@ -277,9 +277,7 @@ func generateCSV(path: String, rows: Int) {
   try? handle.close()
 }
 
-func fileSize(_ path: String) -> Int {
-  ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
-}
+func fileSize(_ path: String) -> Int { FileBytes.size(atPath: path) ?? 0 }
 
 // MARK: Report
 

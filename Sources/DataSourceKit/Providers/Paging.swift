@@ -124,9 +124,15 @@ package protocol ReadsItemsFromRoot: AnyObject {
 /// time, each page a statement that sorted the table again (54k rows, 8–16 s); found through the
 /// `extend`, the table streams one statement.
 package func inOrderReader(below provider: any DataProvider) -> (any InOrderReading)? {
+  DataSourceKit.provider(below: provider, as: (any InOrderReading).self)
+}
+
+/// The first provider of type `Found` at or under `provider`, found as ``inOrderReader(below:)``
+/// finds one: through transforms and through the stages whose positions point into their root.
+package func provider<Found>(below provider: any DataProvider, as type: Found.Type) -> Found? {
   var current = provider
   while true {
-    if let reader = current as? any InOrderReading { return reader }
+    if let found = current as? Found { return found }
     if let transform = current as? any ItemTransformingProvider {
       current = transform.transformedBase
     } else if let stage = current as? any ReadsItemsFromRoot {

@@ -37,11 +37,12 @@ extension Evaluator {
   func streamedView(of expression: Expression, ends: (front: Int, back: Int)?, fallback: inout String?)
     async throws -> ScriptValue?
   {
-    var (head, steps): (Expression, [PipelineStep]) =
+    let (head, written): (Expression, [PipelineStep]) =
       switch expression {
       case .pipeline(let head, let steps, _): (head, steps)
       default: (expression, [])
       }
+    var steps = written
     guard case .provider(let literal) = head, case .csv(let path) = literal.source, !HTTPFile.isURL(path)
     else { return nil }
     // A last `select` of fields (`show X columns a, b`) picks from the rows kept: it is put over

@@ -278,7 +278,10 @@ public final class Session {
         evaluator.providedRows = (rows.range, streamed)
         value = try await evaluator.evaluate(expression)
       }
-      guard let stream = Self.streamedView(under: provider.provider) else { return (value, nil) }
+      // Under the stages over it: the slices of a `limit`, a `select` of `columns`.
+      guard let stream = DataSourceKit.provider(below: provider.provider, as: StreamedView.self) else {
+        return (value, nil)
+      }
       return (
         value,
         "stats stream: the file read in \(stream.chunks) chunk\(stream.chunks == 1 ? "" : "s"), "
@@ -287,24 +290,6 @@ public final class Session {
     }
     let value = try await readingEvaluator.evaluate(expression)
     return (value, fallback.map { "stats stream: the file read whole after all: \($0)\n" })
-  }
-
-  /// The streamed file under the stages over it (the slices of a `limit`, a `select` of
-  /// `columns`), or `nil`.
-  static func streamedView(under provider: any DataProvider<Value>) -> StreamedView? {
-    var node = provider
-    while true {
-      if let stream = node as? StreamedView { return stream }
-      if let derived = node as? DerivedProvider<Value> {
-        node = derived.rootProvider
-      } else if let transforming = node as? any ItemTransformingProvider,
-        let base = transforming.transformedBase as? any DataProvider<Value>
-      {
-        node = base
-      } else {
-        return nil
-      }
-    }
   }
 
   /// Runs one statement through its handler.
