@@ -147,7 +147,7 @@ struct Invocation {
       batch.sandbox = Sandbox(allowedFiles: scripts, allowedFolder: FileManager.default.currentDirectoryPath)
     }
     // TERM=dumb: no escape codes (colour, progress line) and no line editing.
-    let dumbTerminal = ProcessInfo.processInfo.environment["TERM"] == "dumb"
+    let dumbTerminal = Terminal.variable("TERM") == "dumb"
     let session = Session(
       environment: batch, output: StandardOutput(erasesProgress: interactiveInput && !dumbTerminal))
     // A server's notice is data (a view another user wrote raises it): every character a
@@ -247,7 +247,7 @@ struct Invocation {
         var terminal = Environment(
           isTerminal: Terminal.outputIsTerminal,
           terminalWidth: { Terminal.width() ?? Terminal.columnsVariable },
-          noColor: !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty || dumbTerminal)
+          noColor: !(Terminal.variable("NO_COLOR") ?? "").isEmpty || dumbTerminal)
         terminal.sandbox = session.environment.sandbox
         // browse draws full screen on a terminal that can (not TERM=dumb, not a pipe).
         if Terminal.outputIsTerminal && !dumbTerminal {

@@ -8,9 +8,15 @@ enum Terminal {
   static var inputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
   static var outputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
+  /// The environment variable `name`, read by itself: `ProcessInfo`'s `environment` builds a
+  /// dictionary of every variable, a part of dsh's start.
+  static func variable(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
+  }
+
   /// `COLUMNS`, as a shell sets it, when standard output is no terminal: the width to draw to.
   static var columnsVariable: Int? {
-    guard let text = ProcessInfo.processInfo.environment["COLUMNS"], let columns = Int(text), columns > 0
+    guard let text = variable("COLUMNS"), let columns = Int(text), columns > 0
     else {
       return nil
     }

@@ -86,6 +86,35 @@ struct CSVChunkTests {
     }
   }
 
+  @Test("a field's end found by 64-byte masks is the first delimiter, LF or CR, wherever it lies")
+  func fieldEndsByMasks() {
+    var random = SeededGenerator(state: 21)
+    // Bytes with many delimiters, few, or none for a long stretch; each byte value somewhere,
+    // so that no other byte (a quote, 0x80, a byte one off a delimiter) is taken for one.
+    for round in 0..<300 {
+      let count = Int.random(in: 0..<300, using: &random)
+      let delimiter: UInt8 = [UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "\t"), 0x7C][round % 4]
+      let density = [2, 20, 200, 100_000][round % 4]
+      let bytes = (0..<count).map { _ -> UInt8 in
+        if Int.random(in: 0..<density, using: &random) == 0 {
+          return [delimiter, 0x0A, 0x0D].randomElement(using: &random)!
+        }
+        return UInt8.random(in: 0...255, using: &random)
+      }
+      bytes.withUnsafeBufferPointer { buffer in
+        var ends = CSVReader.FieldEnds(buffer, delimiter: delimiter)
+        // Asked in order from the start, as a row's fields are, and then from anywhere.
+        var starts = Array(stride(from: 0, through: count, by: max(1, Int.random(in: 1...9, using: &random))))
+        starts += (0..<20).map { _ in Int.random(in: 0...count, using: &random) }
+        for start in starts {
+          let expected =
+            buffer[start...].firstIndex { $0 == delimiter || $0 == 0x0A || $0 == 0x0D } ?? count
+          #expect(ends.end(from: start) == expected, "round \(round), from \(start) of \(count)")
+        }
+      }
+    }
+  }
+
   @Test("a file of a few MB reads alike in chunks split in parts on 1 to 8 cores")
   func largeChunksReadAlike() throws {
     var random = SeededGenerator(state: 16)

@@ -29,6 +29,7 @@ struct SecretsTests {
         #"postgres "host=h sslmode=verify-full" table t"#
       ),
       (#"http "https://user:token@api.example/items""#, #"http "https://user@api.example/items""#),
+      (#"postgres "host=h PassWord=secret dbname=d""#, #"postgres "host=h dbname=d""#),
     ])
   func redacted(text: String, expected: String) {
     #expect(Secrets.redacted(text) == expected)

@@ -14,7 +14,7 @@ public enum Secrets {
   /// `key=value` words (libpq's other form). Other text, a query's SQL among it, is left as it is.
   public static func redacted(_ text: String) -> String {
     // Most text holds neither: left as it is, at the cost of two searches.
-    guard text.contains("://") || text.range(of: "password", options: .caseInsensitive) != nil else {
+    guard text.contains("://") || mentionsPassword(text) else {
       return text
     }
     var result = text
@@ -28,6 +28,18 @@ public enum Secrets {
       return "\"" + words.trimmingCharacters(in: .whitespaces) + "\""
     }
     return result
+  }
+
+  /// Whether `text` holds "password" in any case: its bytes compared, ASCII letters folded (the
+  /// word is ASCII), where Foundation's case-insensitive search costs a statement's start.
+  static func mentionsPassword(_ text: String) -> Bool {
+    let word = Array("password".utf8)
+    let bytes = Array(text.utf8)
+    guard bytes.count >= word.count else { return false }
+    // A byte ORed with 0x20 is a lower-case letter only when it was that letter in either case.
+    return (0...(bytes.count - word.count)).contains { start in
+      word.indices.allSatisfy { bytes[start + $0] | 0x20 == word[$0] }
+    }
   }
 
   /// `scheme://user:password@`: the user is kept.

@@ -112,8 +112,11 @@ package enum CSVReader {
   ) throws -> (end: Int, names: [String], renamed: [String: String])? {
     var refs: [(Int, Int, Bool)] = []
     var lines = 0
-    let end = try scanRow(bytes, from: start, atEnd: atEnd, lines: &lines, place: place, delimiter: delimiter)
-    {
+    var fieldEnds = FieldEnds(bytes, delimiter: delimiter)
+    let end = try scanRow(
+      bytes, from: start, atEnd: atEnd, lines: &lines, fieldEnds: &fieldEnds, place: place,
+      delimiter: delimiter
+    ) {
       refs.append(($0, $1, $2))
     }
     guard end >= 0 else { return nil }
@@ -221,43 +224,104 @@ package enum CSVReader {
     return i
   }
 
-  /// 0x80 in each byte of `x` that is zero, 0 elsewhere: exact, no borrow between bytes.
-  @inline(__always)
-  private static func zeroBytes(_ x: UInt64) -> UInt64 {
-    let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-    return ~(((x & low) &+ low) | x | low)
-  }
-
-  /// The position of the first delimiter, LF or CR at or after `start` (the end when none):
-  /// where an unquoted field ends.
+  /// Where the unquoted fields of a buffer end: the positions of its delimiters, LFs and CRs,
+  /// found 64 bytes at a time as a mask with a bit per byte, then read off one bit per field.
   ///
-  /// Eight bytes at a time: a byte equal to the delimiter (or LF, or CR) is a zero byte of the
-  /// word XORed with eight of it, found exactly by ``zeroBytes(_:)``; a byte at a time took a
-  /// tenth of a load.
-  @inline(__always)
-  private static func fieldEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, delimiter: UInt8) -> Int
-  {
-    var i = start
-    let end = bytes.count
-    if let base = bytes.baseAddress {
-      let raw = UnsafeRawPointer(base)
-      let delimiters = UInt64(delimiter) &* 0x0101_0101_0101_0101
-      while i + 8 <= end {
-        let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-        let found =
-          zeroBytes(word ^ delimiters) | zeroBytes(word ^ 0x0A0A_0A0A_0A0A_0A0A)
-          | zeroBytes(word ^ 0x0D0D_0D0D_0D0D_0D0D)
-        // Read little-endian: the first byte in memory is the word's lowest.
-        if found != 0 { return i + found.trailingZeroBitCount / 8 }
-        i += 8
+  /// A field is a few bytes long: looking for its end from its start (eight bytes at a time)
+  /// cost a word or two of comparisons and a call per field, a quarter of a stream's time over
+  /// a large file; the mask costs eight words' comparisons per 64 bytes, shared by the fields
+  /// in them (1.8 times as fast over the bench's rows). A quote inside an unquoted field is
+  /// an ordinary byte, as before; a quoted field is read from its opening quote a byte at a time.
+  struct FieldEnds {
+    private let raw: UnsafeRawPointer?
+    private let count: Int
+    private let delimiters: SIMD16<UInt8>
+    private let delimiter: UInt8
+    // Held by the value rather than as globals, whose every read checks that they are made.
+    private let lineFeeds = SIMD16<UInt8>(repeating: newline)
+    private let carriageReturns = SIMD16<UInt8>(repeating: carriageReturn)
+    /// Each lane's bit within its half.
+    private let weights = SIMD16<UInt8>(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128)
+    /// The 64-byte block whose mask is held (its first position), and the mask: bit k for the
+    /// block's byte k. (None at first: no start is 64 bytes or fewer past `Int.min`.)
+    private var block = Int.min
+    private var mask: UInt64 = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, delimiter: UInt8) {
+      raw = bytes.baseAddress.map(UnsafeRawPointer.init)
+      count = bytes.count
+      delimiters = SIMD16(repeating: delimiter)
+      self.delimiter = delimiter
+    }
+
+    /// The position of the first delimiter, LF or CR at or after `start` (the end when none):
+    /// where an unquoted field ends.
+    ///
+    /// Most fields end in the block that holds the one before: a shift and a bit count,
+    /// inlined into the row's scan; the next blocks are made by a call.
+    @inline(__always)
+    mutating func end(from start: Int) -> Int {
+      let offset = start &- block
+      if UInt(bitPattern: offset) < 64 {
+        let found = mask & (~0 &<< UInt64(truncatingIfNeeded: offset))
+        if found != 0 { return block &+ found.trailingZeroBitCount }
       }
+      return end(pastBlockOf: start)
     }
-    while i < end {
-      let b = bytes[i]
-      if b == delimiter || b == newline || b == carriageReturn { break }
-      i += 1
+
+    /// ``end(from:)`` when the block held ends before the field does.
+    @inline(never)
+    private mutating func end(pastBlockOf start: Int) -> Int {
+      var base = start & ~63
+      load(base)
+      var found = mask & (~0 &<< UInt64(truncatingIfNeeded: start - base))
+      while found == 0 {
+        base += 64
+        guard base < count else { return count }
+        load(base)
+        found = mask
+      }
+      return base + found.trailingZeroBitCount
     }
-    return i
+
+    /// Makes the mask of the block at `base`.
+    @inline(__always)
+    private mutating func load(_ base: Int) {
+      block = base
+      guard let raw else {
+        mask = 0
+        return
+      }
+      if base + 64 <= count {
+        let at = raw + base
+        mask = bits(at, 0) | bits(at, 1) << 16 | bits(at, 2) << 32 | bits(at, 3) << 48
+        return
+      }
+      var bits: UInt64 = 0
+      for k in 0..<(count - base) {
+        let byte = raw.load(fromByteOffset: base + k, as: UInt8.self)
+        if byte == delimiter || byte == newline || byte == carriageReturn { bits |= 1 &<< UInt64(k) }
+      }
+      mask = bits
+    }
+
+    /// A bit for each of the sixteen bytes of vector `k` at `at` that ends a field, in the low
+    /// sixteen bits.
+    ///
+    /// The bytes are compared sixteen at a time; a comparison's lanes are all ones where equal
+    /// (`SIMDMask` stores its lanes so), kept to one weight a lane and summed by halves, which
+    /// the compiler makes a few vector instructions: 6 GB/s here, where the same compared eight
+    /// bytes a word at a time (SWAR) gave 3.5 and a field's end sought from its start 1.9.
+    @inline(__always)
+    private func bits(_ at: UnsafeRawPointer, _ k: Int) -> UInt64 {
+      let bytes = at.loadUnaligned(fromByteOffset: 16 &* k, as: SIMD16<UInt8>.self)
+      let ends =
+        unsafeBitCast(bytes .== delimiters, to: SIMD16<UInt8>.self)
+        | unsafeBitCast(bytes .== lineFeeds, to: SIMD16<UInt8>.self)
+        | unsafeBitCast(bytes .== carriageReturns, to: SIMD16<UInt8>.self)
+      let weighed = ends & weights
+      return UInt64(weighed.lowHalf.wrappedSum()) | UInt64(weighed.highHalf.wrappedSum()) << 8
+    }
   }
 
   /// How many rows a stretch of the file held, where its last row ended (past the stretch when
@@ -290,6 +354,7 @@ package enum CSVReader {
     // The columns' buffers, read once: a field is two stores, not two lookups in the class.
     let (starts, lengths) = (fields.starts, fields.lengths)
     let capacity = fields.capacity
+    var fieldEnds = FieldEnds(bytes, delimiter: delimiter)
     while position < limit {
       // A blank line is no row.
       if bytes[position] == newline {
@@ -317,7 +382,8 @@ package enum CSVReader {
       var column = 0
       let row = firstRow + rows
       let end = try scanRow(
-        bytes, from: position, atEnd: atEnd, lines: &lines, place: place, delimiter: delimiter
+        bytes, from: position, atEnd: atEnd, lines: &lines, fieldEnds: &fieldEnds, place: place,
+        delimiter: delimiter
       ) {
         start, length, escaped in
         if column < width {
@@ -347,8 +413,8 @@ package enum CSVReader {
   /// and more may follow (not `atEnd`).
   @inline(__always)
   private static func scanRow(
-    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, atEnd: Bool, lines: inout Int, place: FilePlace,
-    delimiter: UInt8, field: (Int, Int, Bool) -> Void
+    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, atEnd: Bool, lines: inout Int,
+    fieldEnds: inout FieldEnds, place: FilePlace, delimiter: UInt8, field: (Int, Int, Bool) -> Void
   ) throws -> Int {
     var i = start
     let end = bytes.count
@@ -402,7 +468,7 @@ package enum CSVReader {
         }
       } else {
         let fieldStart = i
-        i = fieldEnd(bytes, from: i, delimiter: delimiter)
+        i = fieldEnds.end(from: i)
         field(fieldStart, i - fieldStart, false)
       }
       if i >= end {

@@ -267,7 +267,7 @@ struct TextColumnBuilder {
       if entry < 0 { break }
       if entryHashes[entry] == hash, Int(entries.lengths[entry]) == text.count,
         let stored = entryBytes.base, let given = text.baseAddress,
-        memcmp(stored + Int(entries.starts[entry]), given, text.count) == 0
+        Self.equal(stored + Int(entries.starts[entry]), given, count: text.count)
       {
         return UInt16(entry)
       }
@@ -280,6 +280,30 @@ struct TextColumnBuilder {
     slots[slot] = Int32(entry)
     if entries.count * 2 > slots.count { growSlots() }
     return UInt16(truncatingIfNeeded: entry)
+  }
+
+  /// Whether `count` bytes at `a` and at `b` are the same: a word at a time, inlined.
+  ///
+  /// A text is a few bytes: `memcmp`'s call cost more than its comparison (a sixth of a column's
+  /// coding).
+  @inline(__always)
+  private static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) -> Bool {
+    let (x, y) = (UnsafeRawPointer(a), UnsafeRawPointer(b))
+    guard count >= 8 else {
+      for k in 0..<count where a[k] != b[k] { return false }
+      return true
+    }
+    var offset = 0
+    while offset + 8 < count {
+      guard
+        x.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+          == y.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+      else { return false }
+      offset += 8
+    }
+    // The last eight bytes, overlapping those compared already.
+    return x.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+      == y.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
   }
 
   private mutating func growSlots() {

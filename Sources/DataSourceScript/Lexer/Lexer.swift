@@ -293,7 +293,8 @@ public struct Lexer {
       while i < bytes.count, isIdentifierPart(bytes[i]) { i += 1 }
       throw Diagnostic(.invalidNumber(String(decoding: bytes[start..<i], as: UTF8.self)), at: start..<i)
     }
-    let text = String(decoding: bytes[start..<i], as: UTF8.self).replacingOccurrences(of: "_", with: "")
+    // Underscores group digits (`1_000`): left out byte by byte, not by Foundation's search.
+    let text = String(decoding: bytes[start..<i].filter { $0 != UInt8(ascii: "_") }, as: UTF8.self)
     if !isDouble, let value = Int(text) {
       emit(.int(value), from: start)
     } else if !isDouble {
