@@ -667,7 +667,10 @@ extension SQLiteProvider: JoinPushdown {
     var joined = joined
     var left = joined
     left.join = nil
-    let counts: BoundSQL = "SELECT (\(left.countSQL)), (\(joined.countSQL))"
+    // A full join's parts counted apart: its pages are read from each part apart.
+    let counts: BoundSQL =
+      "SELECT (\(left.countSQL)), "
+      + (joined.fullJoinPartCounts ?? ["(\(joined.countSQL))"]).joined(separator: ", ")
     let (sql, arguments) = (counts.sqliteText, counts.statementArguments)
     let row: Row?
     do {
@@ -681,9 +684,12 @@ extension SQLiteProvider: JoinPushdown {
     } catch let error as DatabaseError {
       throw Self.failure(error, path: displayPath)
     }
-    let (items, rows): (Int, Int) = (row?[0] ?? 0, row?[1] ?? 0)
+    let items: Int = row?[0] ?? 0
+    let parts: [Int] = (1..<(row?.count ?? 1)).map { row?[$0] ?? 0 }
+    let rows = parts.reduce(0, +)
     if rows != items { notes.add(.joinRows(field: name, rows: rows, items: items)) }
     joined.join?.rows = rows
+    if parts.count == 2 { joined.join?.leftRows = parts[0] }
     return with(joined, identityKey: nil)
   }
 

@@ -251,6 +251,27 @@ struct SameAnswerTests {
     #expect(every.text.hasPrefix(everyCSV.text), "\(every.text)")
     #expect(every.errors.contains("a row for each match"), "\(every.errors)")
     #expect(every.text.contains("as m all (in SQL)"), "\(every.text)")
+    // A full join's window is read from each of its parts apart (the left's rows with their
+    // matches, then the right's no row matched): windows before, across and past where the
+    // parts meet give memory's rows.
+    for on in ["n == kn", "s == k"] {
+      let whole = await printed("show c | join uc on \(on) as m full as csv", in: session)
+      let rows = whole.text.split(separator: "\n").dropFirst()
+      // The right's rows alone come last, the left's fields empty (`id` is never null).
+      let left = rows.prefix { !$0.hasPrefix(",") }.count
+      #expect(left > 10 && left < rows.count, "\(on): \(left) of \(rows.count)")
+      for window in [
+        "0..3", "\(left - 3)..\(left)", "\(left - 2)..\(left + 2)", "\(left)..\(left + 1)",
+        "\(left + 1)..", "-2..", "\(left - 1)..",
+      ] {
+        let fromCSV = await printed("show c | join uc on \(on) as m full rows \(window) as csv", in: session)
+        let fromSQLite = await printed(
+          "show q | join uq on \(on) as m full rows \(window) as csv", in: session)
+        #expect(fromCSV.text == fromSQLite.text, "\(on), rows \(window)")
+        #expect(fromCSV.errors == fromSQLite.errors, "\(on), rows \(window)")
+        #expect(fromSQLite.text.split(separator: "\n").count > 1, "\(on), rows \(window)")
+      }
+    }
     // A right key SQLite computes (a marker read as null) has no index to seek each row's
     // matches by: a join that makes the rows runs in memory, not as a scan per row.
     let wrapped = await printed(
@@ -261,6 +282,53 @@ struct SameAnswerTests {
       describe qm | join um on s == k as m
       """, in: session)
     #expect(wrapped.text.components(separatedBy: "(in SQL)").count == 2, "\(wrapped.text)")
+  }
+
+  @Test(
+    "a full join's windows past its first page, within and past the left's rows, read as memory reads them")
+  func fullJoinPages() async throws {
+    let folder = NSTemporaryDirectory() + "dsh-full-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // 700 left rows, 1,600 right rows (keys i % 1,500): a page of 256 rows holds the end of
+    // the left's rows and the start of the right's, and the pages after it only the right's.
+    let database = try DatabaseQueue(path: folder + "/j.db")
+    var left = "id,name\n"
+    var right = "k,label\n"
+    try await database.write { db in
+      try db.execute(sql: "CREATE TABLE l (id INTEGER, name TEXT)")
+      try db.execute(sql: "CREATE TABLE r (k INTEGER, label TEXT)")
+      for id in 1...700 {
+        try db.execute(sql: "INSERT INTO l VALUES (?, ?)", arguments: [id, "n\(id)"])
+      }
+      for i in 0..<1_600 {
+        try db.execute(sql: "INSERT INTO r VALUES (?, ?)", arguments: [i % 1_500, "b\(i)"])
+      }
+    }
+    for id in 1...700 { left += "\(id),n\(id)\n" }
+    for i in 0..<1_600 { right += "\(i % 1_500),b\(i)\n" }
+    try left.write(toFile: folder + "/l.csv", atomically: true, encoding: .utf8)
+    try right.write(toFile: folder + "/r.csv", atomically: true, encoding: .utf8)
+    let (session, setup, ok) = await run(
+      """
+      let lc = csv "\(folder)/l.csv"
+      let rc = csv "\(folder)/r.csv"
+      let lq = sqlite "\(folder)/j.db" table l
+      let rq = sqlite "\(folder)/j.db" table r
+      """)
+    #expect(ok, "\(setup.errors)")
+    // The left's rows with their matches: 700 + the 99 keys matched twice (1…99, as i and as
+    // i + 1,500) = 799 rows; then the right's 801 rows no id matches (key 0 twice, 701…1,499).
+    for window in ["0..3", "795..805", "799..802", "800..", "1030..1040", "1500..", "-3..", "300..310"] {
+      let fromCSV = await printed("show lc | join rc on id == k as m full rows \(window) as csv", in: session)
+      let fromSQLite = await printed(
+        "show lq | join rq on id == k as m full rows \(window) as csv", in: session)
+      #expect(fromCSV.text == fromSQLite.text, "rows \(window)")
+      #expect(fromCSV.errors == fromSQLite.errors, "rows \(window)")
+      #expect(fromSQLite.text.split(separator: "\n").count > 1, "rows \(window): \(fromSQLite.errors)")
+    }
+    let described = await printed("describe lq | join rq on id == k as m full", in: session)
+    #expect(described.text.contains("(in SQL)"), "\(described.text)")
   }
 
   @Test(
