@@ -624,6 +624,10 @@ public struct SQLiteQuery: Sendable {
       let last = end == Int.max ? Int.max : end - leftRows
       pages.append(page(unmatched, orderBy: rightOrder, from: max(offset, leftRows) - leftRows, to: last))
     }
+    // Both parts to their ends (a view printed whole, a stream from the left's rows): the one
+    // statement over both sorts once, where each part's page would be sorted again together.
+    // No rows at all (the columns' names asked for): the same.
+    guard pages.count == 1 || (pages.count == 2 && count >= 0) else { return nil }
     var select: SQLSelect
     if pages.count == 1 {
       select = pages[0]

@@ -327,6 +327,16 @@ struct SameAnswerTests {
       #expect(fromCSV.errors == fromSQLite.errors, "rows \(window)")
       #expect(fromSQLite.text.split(separator: "\n").count > 1, "rows \(window): \(fromSQLite.errors)")
     }
+    // No left rows (the right's alone), and every row printed.
+    for view in ["| where id < 0 | join R on id == k as m full", "| join R on id == k as m full"] {
+      let fromCSV = await printed(
+        "show lc \(view.replacingOccurrences(of: "R", with: "rc")) as csv", in: session)
+      let fromSQLite = await printed(
+        "show lq \(view.replacingOccurrences(of: "R", with: "rq")) as csv", in: session)
+      #expect(fromCSV.text == fromSQLite.text, "\(view)")
+      #expect(fromCSV.errors == fromSQLite.errors, "\(view)")
+      #expect(fromSQLite.text.split(separator: "\n").count > 800, "\(view): \(fromSQLite.errors)")
+    }
     let described = await printed("describe lq | join rq on id == k as m full", in: session)
     #expect(described.text.contains("(in SQL)"), "\(described.text)")
   }
