@@ -25,11 +25,35 @@ struct SameAnswerTests {
 
   static let texts = ["apple", "Apple", "banana", "é", "e\u{301}", "zebra", "", "Zoë", "a,b", "10"]
 
+  /// A new folder in the temporary directory, its name starting `prefix`.
+  static func newFolder(_ prefix: String) throws -> String {
+    let folder = NSTemporaryDirectory() + "\(prefix)-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    return folder
+  }
+
+  /// What `statement` prints over SQLite tables, expected the same as over CSV files.
+  ///
+  /// Each name of `names` is put for its placeholder: the CSV side's, then the SQLite side's.
+  func expectSame(
+    _ statement: String, _ names: [(placeholder: String, csv: String, sqlite: String)], in session: Session
+  ) async -> (text: String, errors: String) {
+    var (csv, sqlite) = (statement, statement)
+    for name in names {
+      csv = csv.replacingOccurrences(of: name.placeholder, with: name.csv)
+      sqlite = sqlite.replacingOccurrences(of: name.placeholder, with: name.sqlite)
+    }
+    let fromCSV = await printed(csv, in: session)
+    let fromSQLite = await printed(sqlite, in: session)
+    #expect(fromCSV.text == fromSQLite.text, "\(statement)")
+    #expect(fromCSV.errors == fromSQLite.errors, "\(statement)")
+    return fromSQLite
+  }
+
   /// Writes the rows as `t.csv` and `t.db` (table t) in a fresh folder.
   static func fixture(rows: Int, seed: UInt64) throws -> String {
     var random = Generator(state: seed)
-    let folder = NSTemporaryDirectory() + "same-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = try Self.newFolder("same")
     let database = try DatabaseQueue(path: folder + "/t.db")
     var csv = "id,n,x,s,d,b\n"
     try database.write { db in
@@ -222,13 +246,9 @@ struct SameAnswerTests {
         ("u2", " all", "| where x > 0 | sort by s "),
       ] {
         let tail = "| join \(right.replacingOccurrences(of: "u", with: "U")) on \(on) as m\(inner) as csv"
-        let fromCSV = await printed(
-          "show c \(filter)\(tail.replacingOccurrences(of: "U", with: "uc"))", in: session)
-        let fromSQLite = await printed(
-          "show q \(filter)\(tail.replacingOccurrences(of: "U", with: "uq"))", in: session)
-        #expect(fromCSV.text == fromSQLite.text, "\(filter)\(tail)")
-        #expect(fromCSV.errors == fromSQLite.errors, "\(filter)\(tail)")
-        if fromCSV.text.contains("label") { matched += 1 }
+        let shown = await expectSame(
+          "show C \(filter)\(tail)", [("C", "c", "q"), ("U", "uc", "uq")], in: session)
+        if shown.text.contains("label") { matched += 1 }
         let described = await printed(
           "describe q \(filter)\(tail.replacingOccurrences(of: "U", with: "uq").replacingOccurrences(of: " as csv", with: ""))",
           in: session)
@@ -287,8 +307,7 @@ struct SameAnswerTests {
   @Test(
     "a full join's windows past its first page, within and past the left's rows, read as memory reads them")
   func fullJoinPages() async throws {
-    let folder = NSTemporaryDirectory() + "dsh-full-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = try Self.newFolder("dsh-full")
     defer { try? FileManager.default.removeItem(atPath: folder) }
     // 700 left rows, 1,600 right rows (keys i % 1,500): a page of 256 rows holds the end of
     // the left's rows and the start of the right's, and the pages after it only the right's.
@@ -319,23 +338,15 @@ struct SameAnswerTests {
     #expect(ok, "\(setup.errors)")
     // The left's rows with their matches: 700 + the 99 keys matched twice (1…99, as i and as
     // i + 1,500) = 799 rows; then the right's 801 rows no id matches (key 0 twice, 701…1,499).
-    for window in ["0..3", "795..805", "799..802", "800..", "1030..1040", "1500..", "-3..", "300..310"] {
-      let fromCSV = await printed("show lc | join rc on id == k as m full rows \(window) as csv", in: session)
-      let fromSQLite = await printed(
-        "show lq | join rq on id == k as m full rows \(window) as csv", in: session)
-      #expect(fromCSV.text == fromSQLite.text, "rows \(window)")
-      #expect(fromCSV.errors == fromSQLite.errors, "rows \(window)")
-      #expect(fromSQLite.text.split(separator: "\n").count > 1, "rows \(window): \(fromSQLite.errors)")
-    }
-    // No left rows (the right's alone), and every row printed.
-    for view in ["| where id < 0 | join R on id == k as m full", "| join R on id == k as m full"] {
-      let fromCSV = await printed(
-        "show lc \(view.replacingOccurrences(of: "R", with: "rc")) as csv", in: session)
-      let fromSQLite = await printed(
-        "show lq \(view.replacingOccurrences(of: "R", with: "rq")) as csv", in: session)
-      #expect(fromCSV.text == fromSQLite.text, "\(view)")
-      #expect(fromCSV.errors == fromSQLite.errors, "\(view)")
-      #expect(fromSQLite.text.split(separator: "\n").count > 800, "\(view): \(fromSQLite.errors)")
+    // Every window, no left rows (the right's alone), and every row printed.
+    let views =
+      ["0..3", "795..805", "799..802", "800..", "1030..1040", "1500..", "-3..", "300..310"].map {
+        ("| join R on id == k as m full rows \($0)", 1)
+      } + [("| where id < 0 | join R on id == k as m full", 800), ("| join R on id == k as m full", 1_600)]
+    for (view, rows) in views {
+      let shown = await expectSame(
+        "show L \(view) as csv", [("L", "lc", "lq"), ("R", "rc", "rq")], in: session)
+      #expect(shown.text.split(separator: "\n").count > rows, "\(view): \(shown.errors)")
     }
     let described = await printed("describe lq | join rq on id == k as m full", in: session)
     #expect(described.text.contains("(in SQL)"), "\(described.text)")
@@ -437,8 +448,7 @@ struct SameAnswerTests {
 
   @Test("an int sum or average past 64 bits grouped in SQL gives memory's values, nulls and note")
   func groupedSumsPastSixtyFourBits() async throws {
-    let folder = NSTemporaryDirectory() + "sums-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = try Self.newFolder("sums")
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let database = try DatabaseQueue(path: folder + "/t.db")
     var csv = "id,k,i\n"
@@ -473,8 +483,7 @@ struct SameAnswerTests {
 
   @Test("a view groups in memory, in the order its rows are read; types {c: int} refuses a real")
   func viewsAndDeclaredInts() async throws {
-    let folder = NSTemporaryDirectory() + "views-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = try Self.newFolder("views")
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let database = try DatabaseQueue(path: folder + "/v.db")
     try await database.write { db in
@@ -500,8 +509,7 @@ struct SameAnswerTests {
 
   @Test("a column SQLite declares INTEGER but that holds 'NA' is an error until null lists it")
   func markersInSQLite() async throws {
-    let folder = NSTemporaryDirectory() + "na-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = try Self.newFolder("na")
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let database = try DatabaseQueue(path: folder + "/p.db")
     try await database.write { db in
@@ -532,8 +540,7 @@ struct SameAnswerTests {
   /// A table of `SQLiteProvider.rowsCheckedOnOpen` + 50,000 rows, too large to be checked when
   /// opened: id, mass (INTEGER), kind (TEXT, indexed); `change` runs after it is filled.
   static func largeTable(change: String) throws -> String {
-    let folder = NSTemporaryDirectory() + "large-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = try Self.newFolder("large")
     let database = try DatabaseQueue(path: folder + "/p.db")
     try database.write { db in
       try db.execute(
