@@ -208,7 +208,7 @@ struct PostgresDialect: SQLGroupingDialect {
   var trueSQL: BoundSQL { "true" }
   var falseSQL: BoundSQL { "false" }
   func isTrue(_ bool: BoundSQL) -> BoundSQL { bool }
-  func byCodePoints(_ text: BoundSQL) -> BoundSQL { "\(text) COLLATE \"C\"" }
+  var bytesCollation: BoundSQL { "COLLATE \"C\"" }
   func contains(_ text: BoundSQL, _ part: BoundSQL) -> BoundSQL { "strpos(\(text), \(part)) > 0" }
   var comparesNumbersExactly: Bool { false }
   func arithmetic(_ x: SQLValue, _ op: BinaryOperator, _ y: SQLValue) -> SQLValue? { nil }
@@ -286,6 +286,14 @@ struct PostgresTranslator {
   /// The expression's value in SQL, typed, or `nil` when SQL would give another value.
   func value(_ expression: RowExpression) -> Fragment? {
     shared.value(expression).map { Fragment(sql: $0.sql, type: $0.type) }
+  }
+
+  /// The keys of `join … on leftKey == rightKey`, this translating the left's columns and
+  /// `other` the right's (see `SQLTranslator.joinKeys`).
+  func joinKeys(_ leftKey: RowExpression, _ rightKey: RowExpression, other: PostgresTranslator)
+    -> SQLJoinKeys?
+  {
+    shared.joinKeys(leftKey, rightKey, other: other.shared)
   }
 }
 
@@ -464,31 +472,27 @@ extension PostgresProvider: JoinPushdown {
       right.query.windows == nil,
       right.query.limit == nil,
       !rightShape.baseOrder.isEmpty,
-      let left = PostgresTranslator(shape: shape).value(leftKey),
-      let key = PostgresTranslator(shape: rightShape).value(rightKey),
-      left.type == key.type, PostgresTranslator.orderable.contains(left.type)
+      let keys = PostgresTranslator(shape: shape).joinKeys(
+        leftKey, rightKey, other: PostgresTranslator(shape: rightShape))
     else { return nil }
-    let collation = left.type == .text ? " COLLATE \"C\"" : ""
     let columns = rightShape.columns.indices.map {
       "\(PostgresLocation.quoted(rightShape.columns[$0].name)) AS dsh_m\($0)" as BoundSQL
     }
     if everyMatch {
       return try await madeRows(
-        right, rightShape, leftKey: "(\(left.sql))\(collation)", rightKey: "\(key.sql)\(collation)",
-        name: name,
+        right, rightShape, leftKey: keys.comparedLeft, rightKey: keys.comparedRight, name: name,
         keepsUnmatched: keepsUnmatched, keepsRightOnly: keepsRightOnly, notes: writingOnly ? nil : notes)
     }
-    let keyed = right.query.whereClause(["(\(key.sql)) IS NOT NULL"])
+    let keyed = right.query.whereClause(["(\(keys.right)) IS NOT NULL"])
     let firstOfEachKey: BoundSQL =
-      "SELECT DISTINCT ON (dsh_jk) \(key.sql)\(collation) AS dsh_jk, \(columns.joined(separator: ", ")) \(right.query.from)\(keyed) ORDER BY dsh_jk, \(rightShape.baseOrder.joined(separator: ", "))"
+      "SELECT DISTINCT ON (dsh_jk) \(keys.comparedRight) AS dsh_jk, \(columns.joined(separator: ", ")) \(right.query.from)\(keyed) ORDER BY dsh_jk, \(rightShape.baseOrder.joined(separator: ", "))"
     // A key more than one right row holds and a left row looks up: the first is taken, as in
     // memory, with a note.
-    let lookedUp = right.query.whereClause([
-      "(\(key.sql)) IS NOT NULL",
-      "(\(key.sql))\(collation) IN (SELECT (\(left.sql))\(collation) \(query.from)\(query.whereClause()))",
-    ])
-    let repeatedSQL: BoundSQL =
-      "SELECT count(*)::text FROM (SELECT 1 \(right.query.from)\(lookedUp) GROUP BY \(key.sql)\(collation) HAVING count(*) > 1) AS dsh_r"
+    var leftKeys = SQLSelect(list: keys.comparedLeft, from: query.from)
+    leftKeys.conditions = query.whereConditions()
+    let repeatedSQL = keys.repeatedKeys(
+      leftKeys: leftKeys, rightFrom: right.query.from, rightConditions: right.query.whereConditions(),
+      count: PostgresDialect(shape: rightShape).resultColumn)
     if !writingOnly {
       let repeated: Int
       do {
@@ -503,7 +507,7 @@ extension PostgresProvider: JoinPushdown {
     }
     var joined = query
     joined.join = PostgresQuery.Join(
-      matches: firstOfEachKey, leftKey: "(\(left.sql))\(collation)" as BoundSQL,
+      matches: firstOfEachKey, leftKey: keys.comparedLeft,
       rightColumns: rightShape.columns,
       name: name, inner: !keepsUnmatched)
     return with(joined)

@@ -270,7 +270,7 @@ struct SQLiteDialect: SQLGroupingDialect {
   var trueSQL: BoundSQL { "1" }
   var falseSQL: BoundSQL { "0" }
   func isTrue(_ bool: BoundSQL) -> BoundSQL { "\(bool) = 1" }
-  func byCodePoints(_ text: BoundSQL) -> BoundSQL { "\(text) COLLATE BINARY" }
+  var bytesCollation: BoundSQL { "COLLATE BINARY" }
   func contains(_ text: BoundSQL, _ part: BoundSQL) -> BoundSQL { "instr(\(text), \(part)) > 0" }
   var comparesNumbersExactly: Bool { true }
 
@@ -588,26 +588,23 @@ extension SQLiteProvider: JoinPushdown {
       }
     }
     // The state as it stands: asking `loadState` counts a table not counted yet.
+    // Dates are text here: compared by their bytes too.
     guard right.states.state != .error,
-      let left = query.translator.value(leftKey),
-      let other = right.query.translator.value(rightKey),
-      left.type == other.type || (left.type.isNumber && other.type.isNumber),
-      SQLTranslator<SQLiteDialect>.orderable.contains(left.type),
+      let keys = query.translator.joinKeys(
+        leftKey, rightKey, other: right.query.translator, comparedByBytes: [.text, .date]),
       // Keys are written into several statements: one with a value in it joins in memory.
-      left.sql.values.isEmpty, other.sql.values.isEmpty,
+      !keys.bindsValues,
       // A join that makes the rows seeks each left row's matches by an index on the right key:
       // a column read as stored. A key SQLite must compute (a marker read as null, a cast, len)
       // has no index, and the join would scan the right table for every left row.
       !everyMatch
         || (!right.query.isProjected
-          && right.query.columns.contains { SQLiteQuery.quoted($0.name) == other.sql.sqlite.sql })
+          && right.query.columns.contains { SQLiteQuery.quoted($0.name) == keys.right.sqliteText })
     else { return nil }
-    let textKeys = left.type == .text || left.type == .date
     // The right key's columns are compared by SQL: checked above with every other column.
     var join = SQLiteQuery.Join(
-      right: right.query, leftKey: left.sql.sqlite.sql,
-      rightKey: other.sql.sqlite.sql, textKeys: textKeys,
-      name: name, inner: !keepsUnmatched && !keepsRightOnly)
+      right: right.query, leftKey: keys.left.sqliteText, rightKey: keys.right.sqliteText,
+      collation: keys.collation.sqliteText, name: name, inner: !keepsUnmatched && !keepsRightOnly)
     join.every = everyMatch
     join.full = keepsRightOnly
     var joined = query
@@ -628,19 +625,16 @@ extension SQLiteProvider: JoinPushdown {
     if writingOnly { return with(joined) }
     // A key more than one right row holds and a left row looks up: the first is taken, as in
     // memory, with a note.
-    var leftKeys = SQLSelect(list: "(\(join.leftKey))", from: query.from)
+    var leftKeys = SQLSelect(list: keys.comparedLeft, from: query.from)
     leftKeys.conditions = query.whereConditions
     if let limit = query.limit {
       leftKeys.orderBy = query.orderTerms
       leftKeys.limit = limit
     }
-    var repeatedKeys = SQLSelect(list: "1", from: join.right.from)
-    repeatedKeys.conditions =
-      ["(\(join.rightKey)) IS NOT NULL"] + join.right.conditions.map(\.bound)
-      + ["(\(join.rightKey))\(join.collation) IN (\(leftKeys.sql))"]
-    repeatedKeys.groupBy = ["(\(join.rightKey))\(join.collation)"]
-    let (repeatedSQL, values) = ("SELECT COUNT(*) FROM (\(repeatedKeys.sql) HAVING COUNT(*) > 1)" as BoundSQL)
-      .sqlite
+    let (repeatedSQL, values) = keys.repeatedKeys(
+      leftKeys: leftKeys, rightFrom: join.right.from, rightConditions: join.right.conditions.map(\.bound),
+      count: { $0 }
+    ).sqlite
     let arguments = StatementArguments(values.map(Self.databaseValue))
     let repeated: Int
     do {

@@ -75,8 +75,9 @@ public struct SQLiteQuery: Sendable {
     /// The keys in SQL: the left's over this query's columns, the right's over the other's.
     var leftKey: String
     var rightKey: String
-    /// Whether the keys are text (compared by their bytes, `COLLATE BINARY`).
-    var textKeys: Bool
+    /// What makes the keys compare by their bytes (`COLLATE BINARY`, for text and dates), or
+    /// nothing (``SQLJoinKeys/collation``).
+    var collation: String
     /// The field the match goes in.
     var name: String
     var inner: Bool
@@ -93,17 +94,16 @@ public struct SQLiteQuery: Sendable {
     /// the right's rows no row matched, come after them.
     var leftRows: Int?
 
-    init(right: SQLiteQuery, leftKey: String, rightKey: String, textKeys: Bool, name: String, inner: Bool) {
+    init(right: SQLiteQuery, leftKey: String, rightKey: String, collation: String, name: String, inner: Bool)
+    {
       rightBox = [right]
       self.leftKey = leftKey
       self.rightKey = rightKey
-      self.textKeys = textKeys
+      self.collation = collation
       self.name = name
       self.inner = inner
     }
 
-    /// `COLLATE BINARY` after a text key.
-    var collation: String { textKeys ? " COLLATE BINARY" : "" }
     /// The column that orders the right's rows (the first match is the least).
     var rightOrder: String { right.rowOrder ?? "rowid" }
   }

@@ -188,8 +188,9 @@ package protocol SQLDialect {
   var falseSQL: BoundSQL { get }
   /// A bool value as a condition: true only when it is true.
   func isTrue(_ bool: BoundSQL) -> BoundSQL
-  /// Text compared by code points.
-  func byCodePoints(_ text: BoundSQL) -> BoundSQL
+  /// The collation that compares text by its bytes, which in UTF-8 is by code points
+  /// (`COLLATE BINARY`, `COLLATE "C"`).
+  var bytesCollation: BoundSQL { get }
   /// Whether `text` holds `part` (both text).
   func contains(_ text: BoundSQL, _ part: BoundSQL) -> BoundSQL
   /// Whether an int compares with a double exactly, as dsh compares them. Where it does not,
@@ -202,6 +203,11 @@ package protocol SQLDialect {
   /// The condition that `text` (text) matches the literal `pattern` as `function` (`like`,
   /// `starts_with`, `ends_with`) matches it, null where `text` is null; or `nil`.
   func pattern(_ function: ExpressionFunction, _ text: SQLValue, _ pattern: String) -> BoundSQL?
+}
+
+extension SQLDialect {
+  /// Text compared by code points.
+  package func byCodePoints(_ text: BoundSQL) -> BoundSQL { "\(text) \(bytesCollation)" }
 }
 
 /// Translates dsh's expressions into SQL that means the same on one database, or gives `nil`.
