@@ -131,6 +131,40 @@ struct ColumnEvaluationTests {
     }
   }
 
+  @Test(
+    "a function of a coded text column, computed once a distinct text, gives each item its value and notes")
+  func perDistinctText() async throws {
+    let provider = try await loadedCSV(Self.csv(rows: 5_000, seed: 4))
+    let count = provider.numberOfItems(inSection: 0)
+    // The column is dictionary-coded: the road under test.
+    let texts = try #require(provider.fieldBatches("t"))
+    let sample = Array(0..<count).withUnsafeBufferPointer { texts($0) }
+    guard case .texts(let batch) = sample else {
+      Issue.record("t is not read as texts")
+      return
+    }
+    #expect(batch.codes != nil)
+    let t = RowExpression.field(["t"])
+    let expressions: [RowExpression] = [
+      .call(.like, [t, .literal(.string("%pp%"))]), .call(.upper, [t]),
+      // A note for each item whose text is no int, as item by item.
+      .call(.int, [t]), .binary(.call(.len, [t]), .greater, .literal(.int(3))),
+      .call(.coalesce, [t, .literal(.string("none"))]), .call(.replace, [t, .literal(.string("p")), t]),
+    ]
+    for expression in expressions {
+      let (itemNotes, batchNotes) = (ExpressionNotes(), ExpressionNotes())
+      let overItems = expression.compiled(notes: itemNotes)
+      let expected = (0..<count).map { overItems(provider.item(at: ItemPath(item: $0, section: 0))) }
+      let reader = try #require(expression.batches(over: provider, notes: batchNotes))
+      let found = try allBatches(count: count, reader, \.allValues)
+      let firstDifference = expected.indices.first { !Self.same(expected[$0], found[$0]) }
+      #expect(firstDifference == nil, "\(expression) at row \(firstDifference ?? 0)")
+      let (a, b) = (itemNotes.take(), batchNotes.take())
+      #expect(a.map(\.note) == b.map(\.note) && a.map(\.count) == b.map(\.count), "notes of \(expression)")
+      if expression == .call(.int, [t]) { #expect(a.reduce(0) { $0 + $1.count } > 1_000, "\(a)") }
+    }
+  }
+
   @Test("an int remainder by -1 is 0, the least int's too, over columns and item by item, with no note")
   func remainderByMinusOne() async throws {
     let provider = try await loadedCSV("x\n-9223372036854775808\n7\n-7\n0\n")

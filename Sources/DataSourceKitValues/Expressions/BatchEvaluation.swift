@@ -151,11 +151,66 @@ extension RowExpression {
         let index = paths.firstIndex(of: path) ?? 0
         return { $0.fields[index][$0.row] }
       }
+      // Over one text field of few distinct texts (a dictionary-coded column), computed once
+      // for each text the batch holds (see `perDistinctText`).
+      let onOneField = paths.count == 1
+      let expression = self
       return { positions in
         let fields = readers.map { $0(positions) }
+        // (Not when the dictionary outnumbers the batch: its texts repeat little.)
+        if onOneField, case .texts(let texts) = fields[0], let codes = texts.codes,
+          let dictionary = texts.dictionary, dictionary.values.count <= positions.count
+        {
+          return .values(
+            expression.perDistinctText(codes: codes, dictionary: dictionary) { row in
+              item(BatchRow(fields: fields, row: row))
+            })
+        }
         return .values((0..<positions.count).map { item(BatchRow(fields: fields, row: $0)) })
       }
     }
+  }
+
+  /// Each item's value, for an expression whose one field is a dictionary-coded text: the
+  /// expression computed once for each distinct code the items hold, not once an item.
+  ///
+  /// A function call over a column of few distinct texts (`name like "%Tur%"` over 1M names)
+  /// was computed a million times for a thousand texts. Every function gives the same value for
+  /// the same arguments (dsh has no `now()` or `random()`), so each text's value is its items'.
+  /// Notes are counted as item by item: a text whose value gives a note (`int("x")`) is
+  /// computed again for each of its items, by `item`.
+  ///
+  /// - Parameter item: the value of the item at a position of the batch, its notes counted.
+  func perDistinctText(codes: [UInt16], dictionary: TextDictionary, item: (Int) -> Value) -> [Value] {
+    let quiet = ExpressionNotes()
+    let computed = compiled(notes: quiet) { _ -> @Sendable (BatchRow) -> Value in
+      { $0.fields[0][$0.row] }
+    }
+    // Per code: its value, or `nil` while not computed; `noted` when its value gives a note.
+    var values = [Value?](repeating: nil, count: dictionary.values.count)
+    var noted = [Bool](repeating: false, count: dictionary.values.count)
+    var result: [Value] = []
+    result.reserveCapacity(codes.count)
+    for (row, code) in codes.enumerated() {
+      let c = Int(code)
+      if let value = values[c] {
+        result.append(value)
+        continue
+      }
+      if noted[c] {
+        result.append(item(row))
+        continue
+      }
+      let value = computed(BatchRow(fields: [.constant(dictionary.values[c], count: 1)], row: 0))
+      if quiet.take().isEmpty {
+        values[c] = value
+        result.append(value)
+      } else {
+        noted[c] = true
+        result.append(item(row))
+      }
+    }
+    return result
   }
 }
 
