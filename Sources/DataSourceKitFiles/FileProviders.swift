@@ -159,6 +159,13 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
   /// The header and first rows read by ``sampleFirstRows()``, while the file is not read whole.
   private var sample: CSVSample?
 
+  /// The first rows read while the file is not read whole, and an estimate of the file's rows;
+  /// `nil` when the file is read, or the sample is all of it.
+  package var firstRows: (table: ColumnTable, estimatedRows: Int)? {
+    guard table == nil, let sample, !sample.isWhole else { return nil }
+    return (sample.table, sample.estimatedRows)
+  }
+
   /// The number of sections.
   public var numberOfSections: Int { 1 }
   /// The number of items in a section.
@@ -187,11 +194,9 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
       sample.fileBytes < 1_000_000
       ? "\(sample.fileBytes) bytes" : String(format: "%.1f MB", Double(sample.fileBytes) / 1_000_000)
     // An estimate to three figures: the sample's rows may be shorter or longer than the rest.
-    let estimate = sample.estimatedRows
-    let scale = estimate < 1_000 ? 1 : Int(pow(10, Double(String(estimate).count - 3)))
     return sample.isWhole
       ? "not read: \(size), \(ValueFormat.grouped(String(rows))) rows, typed from all of them"
-      : "not read: \(size), about \(ValueFormat.grouped(String(estimate / scale * scale))) rows; typed from the first "
+      : "not read: \(size), about \(ValueFormat.roughly(sample.estimatedRows)) rows; typed from the first "
         + "\(ValueFormat.grouped(String(rows))), which a later row may change"
   }
 

@@ -76,7 +76,7 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   package let label: String
   private let arrange: Arrangement
   /// How to place one item, when the stage can arrange itself item by item.
-  private let rule: StageRule<Item>?
+  package let rule: StageRule<Item>?
   /// The sections as arranged whole, with the root handles of their items.
   private var sections: [DerivedSection] = []
   /// The sections once an edit has arranged them item by item (then `sections` is empty).
@@ -404,7 +404,17 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   /// What `describe` shows beside the name: counts and state, and why the stage runs in memory
   /// over a database when the database's dialect says.
   package var nodeDetail: String? {
-    (loadState == .initial ? "not run" : countsDetail) + (inMemoryBecause.map { "; in memory, \($0)" } ?? "")
+    let state = loadState == .initial ? "not run" + (estimate.map { "; \($0)" } ?? "") : countsDetail
+    return state + (inMemoryBecause.map { "; in memory, \($0)" } ?? "")
+  }
+  /// How many rows the stage would give, estimated without running it over its source (by
+  /// `explain`, from a file's first rows), as `describe` says it; or `nil`.
+  package var estimate: String?
+
+  /// The same stage over `base`, not arranged yet: `explain` runs a stage over a file's first
+  /// rows, where the stage it shows waits for the whole file.
+  package func restaged(over base: any DataProvider<Item>) -> DerivedProvider<Item> {
+    DerivedProvider(base: base, label: label, rule: rule, arrange: arrange)
   }
   /// Why this stage runs in memory over a database that runs others, as its dialect declares
   /// (`lower: SQLite's lower and upper change ASCII letters only`).

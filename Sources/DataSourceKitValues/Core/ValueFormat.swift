@@ -90,7 +90,15 @@ public struct ValueFormat: Sendable, Equatable {
     return spec.dropLast().allSatisfy { "<>^0123456789,.".contains($0) }
   }
 
+  /// An estimate of a count to three figures, grouped: `1,040,000` for 1,041,837.
+  package static func roughly(_ count: Int) -> String {
+    var scale = 1
+    while count / scale >= 1_000 { scale *= 10 }
+    return grouped(String(count / scale * scale))
+  }
+
   /// `digits` (an optional sign, digits, an optional fraction) with commas between thousands.
+
   package static func grouped(_ digits: String) -> String {
     var sign = ""
     var body = Substring(digits)

@@ -471,6 +471,9 @@ extension Session {
       return
     }
     let value = try await planned(expression, by: evaluator)
+    if evaluator.writesOnly, case .provider(let provider) = value {
+      try await estimateOverFirstRows(provider.provider)
+    }
     do {
       var lines: [String]
       // A database's rows that describe reads whole (a field's profile) come from one statement.
@@ -516,6 +519,51 @@ extension Session {
         evaluator.joinedFileSample = nil
         return try await evaluator.evaluate(expression)
       }
+    }
+  }
+
+  /// Gives each stage `explain` shows over a CSV file it has not read an estimate of its rows.
+  ///
+  /// A `where`, `sort by`, `section by` or `limit` straight over the file (under any other
+  /// step) is run over the file's first rows, and its share of them taken of the file's
+  /// estimated rows (a `limit`'s rows counted from its input's): what DuckDB's EXPLAIN prints
+  /// as each operator's estimated cardinality. The first rows may be unlike the rest: the plan
+  /// says "about".
+  func estimateOverFirstRows(_ provider: any DataProvider<Value>) async throws {
+    // The stages straight over the source, first the lowest; those over another kind of step
+    // (a group by, an extend) are not estimated, but what is under that step is.
+    var chain: [DerivedProvider<Value>] = []
+    var below: any DataProvider<Value> = provider
+    while true {
+      if let derived = below as? DerivedProvider<Value> {
+        chain.insert(derived, at: 0)
+        below = derived.base
+      } else if let children = (below as? any CompositionNode)?.nodeChildren, children.count == 1,
+        let child = children[0] as? any DataProvider<Value>
+      {
+        chain = []
+        below = child
+      } else {
+        break
+      }
+    }
+    let file = (below as? EditableProvider<Value>)?.source as? CSVProvider ?? below as? CSVProvider
+    guard !chain.isEmpty, let (table, fileRows) = file?.firstRows else { return }
+    var sample: any DataProvider<Value> = ColumnTableProvider(table)
+    var (sampleRows, estimate) = (table.rowCount, fileRows)
+    for stage in chain {
+      guard let rule = stage.rule, sampleRows > 0 else { return }
+      let again = stage.restaged(over: sample)
+      try await again.load()
+      let kept = SectionOffsets(of: again).total
+      if case .slice(let run) = rule {
+        let past = max(0, estimate - min(run.offset, estimate))
+        estimate = run.count.map { min($0, past) } ?? past
+      } else {
+        estimate = Int((Double(estimate) * Double(kept) / Double(sampleRows)).rounded())
+      }
+      stage.estimate = "about \(ValueFormat.roughly(estimate)) row\(estimate == 1 ? "" : "s")"
+      (sample, sampleRows) = (again, kept)
     }
   }
 
