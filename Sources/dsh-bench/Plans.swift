@@ -85,6 +85,15 @@ import Foundation
     .shownBeside(
       "binding the 1M-row file, a part on each of \(ProcessInfo.processInfo.activeProcessorCount) cores",
       dsh: bindOnly, other: "on one (DSH_THREADS=1)", bindOneCore))
+  // A where in memory tests its rows a part on each core: the same statement on one core
+  // beside it (the bind above is in both).
+  let filtered = bound + "show e | where email like \"%tur%\" | limit 1 as csv"
+  let filterCores = median { measure([dsh, "-c", filtered]) }
+  let filterOneCore = median { measure(["/usr/bin/env", "DSH_THREADS=1", dsh, "-c", filtered]) }
+  rows.append(
+    .shownBeside(
+      "  the same, then where email like \"%tur%\" over its 1M rows", dsh: filterCores,
+      other: "on one (DSH_THREADS=1)", filterOneCore))
   // What is left of both: starting the process (the file's header and 64 KB or 1 MB of rows are
   // what they read of the file).
   let nothing = median { measure([dsh, "-c", "show 1"]) }

@@ -219,6 +219,54 @@ struct ColumnEvaluationTests {
     #expect(sectioned.numberOfSections == 3)
   }
 
+  @Test("a where over columns cut in a part per core keeps the items, and counts the notes, of one part")
+  func filterOnEveryCore() async throws {
+    // 140,000 rows: two parts of at least 64K items on two cores, one on one.
+    let source = try await loadedCSV(Self.csv(rows: 140_000, seed: 11))
+    let predicates: [RowExpression] = [
+      .binary(.binary(.literal(.int(10)), .divide, .field(["i"])), .greater, .literal(.int(0))),
+      .call(.like, [.field(["t"]), .literal(.string("%pp%"))]),
+      .binary(.field(["d"]), .greater, .field(["i"])),
+    ]
+    for predicate in predicates {
+      func kept(cores: Int) async throws -> ([[Value]], [(note: ExpressionNote, count: Int)]) {
+        try await Morsels.$coresForTask.withValue(cores) {
+          let notes = ExpressionNotes()
+          let stage = DerivedProvider.stage(.filter(predicate), over: source, label: "where", notes: notes)
+          try await stage.load()
+          return (stage.allItems, notes.take())
+        }
+      }
+      let (one, oneNotes) = try await kept(cores: 1)
+      let (two, twoNotes) = try await kept(cores: 2)
+      let overItems = DerivedProvider.filter(source, label: "where", predicate.compiledTest())
+      try await overItems.load()
+      #expect(one == overItems.allItems, "\(predicate)")
+      #expect(two == one, "\(predicate)")
+      #expect(oneNotes.map(\.note) == twoNotes.map(\.note), "\(predicate)")
+      #expect(oneNotes.map(\.count) == twoNotes.map(\.count), "\(predicate)")
+    }
+    // A sort's keys read a part per core too, an expression's (upper) and a column's.
+    for keys in [
+      [SortTerm(expression: .call(.upper, [.field(["t"])]), direction: .descending)],
+      [
+        SortTerm(expression: .field(["d"]), direction: .ascending),
+        SortTerm(expression: .field(["i"]), direction: .descending),
+      ],
+    ] {
+      func sorted(cores: Int) async throws -> [[Value]] {
+        try await Morsels.$coresForTask.withValue(cores) {
+          let stage = DerivedProvider.stage(.sort(keys), over: source, label: "sort", notes: nil)
+          try await stage.load()
+          return stage.allItems
+        }
+      }
+      let one = try await sorted(cores: 1)
+      #expect(try await sorted(cores: 2) == one, "\(keys)")
+      #expect(one[0].count == 140_000)
+    }
+  }
+
   @Test("an edited table is still read by columns, and reads its edits")
   func editedTablesAreReadByColumns() async throws {
     let editable = EditableProvider<Value>(try await loadedCSV("n,t\n1,a\n2,b\n3,c\n4,d\n"))

@@ -33,7 +33,7 @@ extension DerivedProvider where Item == Value {
         if let columns = base as? any ColumnReadable,
           let reader = predicate.batches(over: columns, notes: notes)
         {
-          let truths = try allBatches(count: offsets.total, reader, \.truths)
+          let truths = try allBatchesOnEveryCore(count: offsets.total, reader) { $0.truths }
           return try keptSections(of: base, offsets) { flat, _ in truths[flat] }
         }
         return try keptSections(of: base, offsets) { _, path in overItems(base.item(at: path)) }
@@ -198,7 +198,7 @@ extension DerivedProvider where Item == Value {
   ) throws -> [ValueBatch] {
     if let columns = base as? any ColumnReadable, let reader = expression.batches(over: columns, notes: notes)
     {
-      return try allBatches(count: offsets.total, reader) { [$0] }
+      return try allBatchesOnEveryCore(count: offsets.total, reader) { [$0] }
     }
     var values: [Value] = []
     values.reserveCapacity(offsets.total)
@@ -221,7 +221,7 @@ extension DerivedProvider where Item == Value {
       if let columns = base as? any ColumnReadable,
         let reader = expression.batches(over: columns, notes: notes)
       {
-        let values = try allBatches(count: offsets.total, reader, \.allValues)
+        let values = try allBatchesOnEveryCore(count: offsets.total, reader) { $0.allValues }
         return { flat, _ in values[flat] }
       }
       return { _, path in overItems(base.item(at: path)) }

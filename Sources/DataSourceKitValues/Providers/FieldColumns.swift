@@ -1,4 +1,5 @@
 import DataSourceKit
+import Dispatch
 
 /// A provider whose items are records whose fields can be read a field at a time, for a batch
 /// of items.
@@ -306,6 +307,38 @@ func allBatches<T>(count: Int, _ reader: BatchReader, _ transform: (ValueBatch) 
   result.reserveCapacity(count)
   try forEachBatch(count: count, reader) { _, batch in result += transform(batch) }
   return result
+}
+
+/// ``allBatches(count:_:_:)`` on every core: positions `0..<count` cut in a part per core (each
+/// at least 64K items, `Morsels`), each part's batches read and transformed on a core of its
+/// own, the parts' results put together in order; for a reader and a transform that only read
+/// (a `where`'s test over columns).
+///
+/// - Throws: ``DataSourceError/cancelled`` when the task is cancelled (checked once the parts
+///   are done: they run off the task, which their threads cannot see).
+func allBatchesOnEveryCore<T: Sendable>(
+  count: Int, _ reader: @escaping BatchReader, _ transform: @escaping @Sendable (ValueBatch) -> [T]
+) throws -> [T] {
+  let parts = Morsels.parts(of: count, minimum: 1 << 16)
+  guard parts > 1 else { return try allBatches(count: count, reader, transform) }
+  let bounds = Morsels.evenBoundaries(of: count, parts: parts)
+  let results = SlotArray<[T]>(count: parts)
+  DispatchQueue.concurrentPerform(iterations: parts) { part in
+    var result: [T] = []
+    result.reserveCapacity(bounds[part + 1] - bounds[part])
+    var positions = [Int](repeating: 0, count: batchSize)
+    var start = bounds[part]
+    while start < bounds[part + 1] {
+      let n = min(batchSize, bounds[part + 1] - start)
+      for k in 0..<n { positions[k] = start + k }
+      result += transform(
+        positions.withUnsafeBufferPointer { reader(UnsafeBufferPointer(rebasing: $0[0..<n])) })
+      start += n
+    }
+    results[part] = result
+  }
+  if Task.isCancelled { throw DataSourceError.cancelled }
+  return (0..<parts).flatMap { results[$0] ?? [] }
 }
 
 /// Reads the items at flat positions `0..<count` a batch at a time, in order, and hands each
