@@ -560,7 +560,7 @@ extension PostgresProvider: JoinPushdown {
         let result = try await session.rows(counts)
         let row = result.rows.first
         let (items, rows) = (row?[0].flatMap { Int($0) } ?? 0, row?[1].flatMap { Int($0) } ?? 0)
-        if rows != items { notes.add(.joinRows(field: name, rows: rows, items: items)) }
+        if rows != items { notes.add(.joinRows(field: name, rows: rows, items: items, full: keepsRightOnly)) }
       } catch DataSourceError.cancelled {
         throw DataSourceError.cancelled
       } catch {

@@ -681,7 +681,9 @@ extension SQLiteProvider: JoinPushdown {
     let items: Int = row?[0] ?? 0
     let parts: [Int] = (1..<(row?.count ?? 1)).map { row?[$0] ?? 0 }
     let rows = parts.reduce(0, +)
-    if rows != items { notes.add(.joinRows(field: name, rows: rows, items: items)) }
+    if rows != items {
+      notes.add(.joinRows(field: name, rows: rows, items: items, full: joined.join?.full == true))
+    }
     joined.join?.rows = rows
     if parts.count == 2 { joined.join?.leftRows = parts[0] }
     return with(joined, identityKey: nil)

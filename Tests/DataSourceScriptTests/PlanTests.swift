@@ -338,11 +338,21 @@ struct PlanTests {
     // of them for a where (ages 20…69: 39 of 50 are over 30), its input's for a sort, a
     // limit's count; none over another step (above, over the group by).
     let estimated = await explained("where age > 30 | sort by name | limit 10")
-    let rows = try #require(estimated.firstMatch(of: /where age > 30  \(not run; about ([0-9,]+) rows\)/))
+    let rows = try #require(
+      estimated.firstMatch(
+        of:
+          /where age > 30  \(not run; about ([0-9,]+) rows: ([0-9,]+) of the first ([0-9,]+), if the rest are like them\)/
+      ))
     let whereRows = try #require(Int(rows.1.replacingOccurrences(of: ",", with: "")))
     #expect(whereRows > 28_000 && whereRows < 34_000, "\(estimated)")
-    #expect(estimated.contains("sort by name  (not run; about \(rows.1) rows)"), "\(estimated)")
-    #expect(estimated.contains("limit 10  (not run; about 10 rows)"), "\(estimated)")
+    #expect(estimated.contains("sort by name  (not run; about \(rows.1) rows: \(rows.2) of"), "\(estimated)")
+    #expect(estimated.contains("limit 10  (not run; about 10 rows: 10 of"), "\(estimated)")
+    // None of the first rows kept is said as that, not as an estimate of none, and the stages
+    // over it say so too.
+    let none = await explained("where age > 1000 | sort by name")
+    #expect(none.contains("where age > 1000  (not run; none of the first "), "\(none)")
+    #expect(none.contains("sort by name  (not run; none of the first "), "\(none)")
+    #expect(none.contains("rows, which may be unlike the rest)"), "\(none)")
     #expect(grouped.contains("not read: 1.4 MB, about "), "\(grouped)")
     #expect(grouped.contains("fields: team text, n int"), "\(grouped)")
     #expect(!(await run("show \(source) | distinct team as squad | where sqad > 1", in: session).ok))

@@ -136,8 +136,9 @@ package enum ExpressionNote: Hashable, Sendable {
   /// A join whose right side has `keys` keys on more than one item (the first was taken).
   case joinRepeatedKeys(field: String, keys: Int)
   /// A join that gives a row for every match (`all`, `full`): how many rows it made of how many
-  /// items of the left, when keys matched several.
-  case joinRows(field: String, rows: Int, items: Int)
+  /// items of the left, when keys matched several; `full` when the other side's items no item
+  /// matched are rows too.
+  case joinRows(field: String, rows: Int, items: Int, full: Bool)
   /// `within section` over items that are not in sections: the whole view is one.
   case withinSectionWithoutSections(field: String)
   /// A stage over every item (`group by`, `join`) that read a paged source with more pages to
@@ -146,7 +147,7 @@ package enum ExpressionNote: Hashable, Sendable {
 
   /// The note for `count` occurrences.
   package func text(count: Int) -> String {
-    let times = count == 1 ? "once" : "\(count) times"
+    let times = count == 1 ? "once" : "\(ValueFormat.grouped(String(count))) times"
     switch self {
     case .divisionByZero: return "division by zero gave null \(times)"
     case .overflow: return "a result beyond 64-bit integers gave null \(times)"
@@ -178,9 +179,11 @@ package enum ExpressionNote: Hashable, Sendable {
     case .withinSectionWithoutSections(let field):
       return
         "\(field): within section, but the items are not in sections here, so the whole view is one (section by … before extend makes them; within FIELD takes the items apart by a field)"
-    case .joinRows(let field, let rows, let items):
+    case .joinRows(let field, let rows, let items, let full):
       return
-        "join as \(field) made \(rows) row\(rows == 1 ? "" : "s") of \(items) item\(items == 1 ? "" : "s"): a row for each match"
+        "join as \(field) made \(ValueFormat.grouped(String(rows))) row\(rows == 1 ? "" : "s") of "
+        + "\(ValueFormat.grouped(String(items))) item\(items == 1 ? "" : "s"): a row for each match"
+        + (full ? ", and one for each item of the other side that none matched" : "")
     case .aggregateMismatch(let aggregate, let type, let other?):
       return
         "\(aggregate) met \(other.rawValue) and \(type.rawValue) values, which do not order together, and gave null \(times)"

@@ -337,7 +337,7 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
     }
     if everyMatch {
       if result.matches.count != total {
-        notes?.add(.joinRows(field: name, rows: result.matches.count, items: total))
+        notes?.add(.joinRows(field: name, rows: result.matches.count, items: total, full: keepsRightOnly))
       }
     } else if !repeated.isEmpty {
       // A key the other side repeats is worth a note only where an item took its first match.

@@ -83,7 +83,7 @@ final class SessionNotes {
         mixed
         ? (one ? "mixes \(kind) with" : "mix \(kind) with")
         : (one ? "is text because of" : "are text because of")
-      let counted = "\(rows) row\(rows == 1 ? "" : "s")\(one ? "" : " each")"
+      let counted = "\(ValueFormat.grouped(String(rows))) row\(rows == 1 ? "" : "s")\(one ? "" : " each")"
       pending.append(
         "\(name): \(SessionNotes.list(fields)) \(what) \(SessionNotes.list(quoted)) (\(counted)); "
           + SessionNotes.advice(for: markers, fields: fields, kind: kind))
@@ -190,7 +190,8 @@ final class SessionNotes {
       }
       let shown = group.examples.prefix(3).map(\.0).joined(separator: ", ")
       lines[group.line] =
-        "\(function)() found no value in \(shown) and \(ValueFormat.grouped(String(group.examples.count - 3))) other values, "
+        "\(function)() found no value in \(shown) and \(ValueFormat.grouped(String(group.examples.count - 3))) "
+        + "other value\(group.examples.count - 3 == 1 ? "" : "s"), "
         + "and gave null (\(ValueFormat.grouped(String(total))) times)"
     }
     return lines.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }

@@ -550,19 +550,27 @@ extension Session {
     let file = (below as? EditableProvider<Value>)?.source as? CSVProvider ?? below as? CSVProvider
     guard !chain.isEmpty, let (table, fileRows) = file?.firstRows else { return }
     var sample: any DataProvider<Value> = ColumnTableProvider(table)
-    var (sampleRows, estimate) = (table.rowCount, fileRows)
+    let firstRows = table.rowCount
+    var (sampleRows, estimate) = (firstRows, fileRows)
+    let first = "the first \(ValueFormat.grouped(String(firstRows)))"
     for stage in chain {
-      guard let rule = stage.rule, sampleRows > 0 else { return }
+      guard let rule = stage.rule else { return }
       let again = stage.restaged(over: sample)
       try await again.load()
       let kept = SectionOffsets(of: again).total
       if case .slice(let run) = rule {
         let past = max(0, estimate - min(run.offset, estimate))
         estimate = run.count.map { min($0, past) } ?? past
-      } else {
+      } else if sampleRows > 0 {
         estimate = Int((Double(estimate) * Double(kept) / Double(sampleRows)).rounded())
       }
-      stage.estimate = "about \(ValueFormat.roughly(estimate)) row\(estimate == 1 ? "" : "s")"
+      // What the estimate stands on, said: a file sorted by a column (ids, dates) has first rows
+      // unlike the rest, and none of them kept is no proof that no row is.
+      stage.estimate =
+        kept == 0
+        ? "none of \(first) rows, which may be unlike the rest"
+        : "about \(ValueFormat.roughly(estimate)) row\(estimate == 1 ? "" : "s"): "
+          + "\(ValueFormat.grouped(String(kept))) of \(first), if the rest are like them"
       (sample, sampleRows) = (again, kept)
     }
   }

@@ -65,6 +65,11 @@ enum ForeignCommand {
     }
   }
 
+  /// The words of dsh's expressions and pipelines, which it reads in lower case only: a word
+  /// written in capitals, as SQL is, is told so.
+  static let lowerCaseWords: Set<String> = Set(Keyword.allCases.map(\.rawValue))
+    .union(ExpressionFunction.allCases.map(\.rawValue)).union(StageKind.bySpelling.keys)
+
   /// SQL's words that start a statement and no dsh statement starts with.
   static let sqlStarters: Set<String> = ["select", "with", "pragma", "create", "drop", "alter"]
 }

@@ -68,6 +68,16 @@ public struct Parser {
             throw Diagnostic(
               .foreignCommand(word, tool: ForeignCommand.sqlWordTool, instead: instead), at: current.range)
           }
+          // SQL's habit of capitals (`where city LIKE "Ab%"`, `AND`): dsh's words are lower case.
+          if case .identifier(let word) = current.kind, word != word.lowercased(),
+            ForeignCommand.lowerCaseWords.contains(word.lowercased())
+          {
+            throw Diagnostic(
+              .foreignCommand(
+                word, tool: ForeignCommand.sqlWordTool,
+                instead: "\(word.lowercased()) (its words are lower case)"),
+              at: current.range)
+          }
           throw unexpected(.statementEnd)
         }
         result = .success(statement)
