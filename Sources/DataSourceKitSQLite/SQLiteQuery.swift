@@ -593,8 +593,9 @@ public struct SQLiteQuery: Sendable {
   /// Read through the `UNION ALL` of its parts in order, SQLite sorts every row of both for
   /// the first page (3.8 s for 1M × 1.5M rows, where the left's part in its own order is read
   /// through the right's index and stops at the page's end: 3 ms). A page within the left's
-  /// rows is read from them alone; one past them from the right's unmatched rows alone
-  /// (`OFFSET` within them); one across the two from both, the page's rows ordered again.
+  /// rows is read from them alone (in their second half from their end, reversed); one past
+  /// them from the right's unmatched rows alone (`OFFSET` within them); one across the two from
+  /// both, the page's rows ordered again.
   private func fullJoinPage(list: String, offset: Int, count: Int) -> BoundSQL? {
     guard let join, join.every, join.full, let leftRows = join.leftRows, order.isEmpty, section == nil,
       windows == nil, limit == nil, !isMaterialized
@@ -617,8 +618,22 @@ public struct SQLiteQuery: Sendable {
     ]
     let rightOrder: [BoundSQL] = [BoundSQL(stringLiteral: Self.matchColumn)]
     var pages: [SQLSelect] = []
+    // Whether the left's page is read from its end: in the second half of the left's rows (the
+    // view's last rows), a top-N from the end in place of an OFFSET that steps over every row
+    // before it (the order (rowid, match) is total: its reverse is exact).
+    var fromTheEnd = false
     if offset < leftRows {
-      pages.append(page(matched, orderBy: leftOrder, from: offset, to: min(end, leftRows)))
+      let last = min(end, leftRows)
+      if count >= 0, offset > leftRows / 2 {
+        fromTheEnd = true
+        var reversed = SQLSelect(list: "*", from: "FROM (\(matched))")
+        reversed.orderBy = leftOrder.map { "\($0) DESC" }
+        reversed.limit = last - offset
+        reversed.offset = leftRows - last
+        pages.append(reversed)
+      } else {
+        pages.append(page(matched, orderBy: leftOrder, from: offset, to: last))
+      }
     }
     if end > leftRows {
       let last = end == Int.max ? Int.max : end - leftRows
@@ -629,12 +644,13 @@ public struct SQLiteQuery: Sendable {
     // No rows at all (the columns' names asked for): the same.
     guard pages.count == 1 || (pages.count == 2 && count >= 0) else { return nil }
     var select: SQLSelect
-    if pages.count == 1 {
+    if pages.count == 1, !fromTheEnd {
       select = pages[0]
       select.list = BoundSQL(stringLiteral: list)
       // At the top, the order holds without a LIMIT; every row from the first needs none.
       if select.limit == -1, select.offset == 0 { (select.limit, select.offset) = (nil, nil) }
     } else {
+      // The page's rows ordered again: a page across the parts, or read from the left's end.
       let both = pages.map { "SELECT * FROM (\($0.sql))" as BoundSQL }.joined(separator: " UNION ALL ")
       select = SQLSelect(list: BoundSQL(stringLiteral: list), from: "FROM (\(both))")
       select.orderBy = orderTerms
