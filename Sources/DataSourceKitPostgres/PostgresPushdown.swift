@@ -295,6 +295,13 @@ struct PostgresTranslator {
   {
     shared.joinKeys(leftKey, rightKey, other: other.shared)
   }
+
+  /// Why ``joinKeys(_:_:other:)`` gives none, in words for `explain`.
+  func joinKeysRefusal(_ leftKey: RowExpression, _ rightKey: RowExpression, other: PostgresTranslator)
+    -> String?
+  {
+    shared.joinKeysRefusal(leftKey, rightKey, other: other.shared)
+  }
 }
 
 extension PostgresProvider: PreparedLoading {}
@@ -515,7 +522,9 @@ extension PostgresProvider: JoinPushdown {
 
   /// The first of the conditions ``pushingDownJoin(_:leftKey:rightKey:name:keepsUnmatched:everyMatch:keepsRightOnly:writingOnly:notes:)``
   /// tells apart that keeps a join with `other` off the server.
-  package func reasonJoinInMemory(with other: any DataProvider<Value>) -> String {
+  package func reasonJoinInMemory(
+    with other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String
+  ) -> String {
     guard let right = other as? PostgresProvider, right.location == location else {
       return JoinInMemory.otherSource
     }
@@ -526,6 +535,13 @@ extension PostgresProvider: JoinPushdown {
       return "a side without an order of its own (a view, or a query without a key): no first match to take"
     }
     guard query.join == nil, query.windows == nil, query.limit == nil else { return JoinInMemory.limited }
+    if let shape, shape.columns.contains(where: { $0.name == name }) { return JoinInMemory.fieldNamed(name) }
+    if let shape, let rightShape = right.shape,
+      let refusal = PostgresTranslator(shape: shape).joinKeysRefusal(
+        leftKey, rightKey, other: PostgresTranslator(shape: rightShape))
+    {
+      return refusal
+    }
     return JoinInMemory.otherwise
   }
 

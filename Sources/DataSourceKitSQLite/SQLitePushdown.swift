@@ -515,7 +515,9 @@ extension SQLiteProvider: JoinPushdown {
   }
   /// The first of the conditions ``joining(_:leftKey:rightKey:name:keepsUnmatched:everyMatch:keepsRightOnly:writingOnly:notes:)``
   /// tells apart that keeps a join with `other` out of SQL.
-  package func reasonJoinInMemory(with other: any DataProvider<Value>) -> String {
+  package func reasonJoinInMemory(
+    with other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String
+  ) -> String {
     guard let right = other as? SQLiteProvider, Self.sameFile(path, right.path) else {
       return JoinInMemory.otherSource
     }
@@ -529,6 +531,15 @@ extension SQLiteProvider: JoinPushdown {
       right.query.order.isEmpty, right.query.limit == nil
     else { return JoinInMemory.arrangedOther }
     guard query.join == nil, query.windows == nil, query.limit == nil else { return JoinInMemory.limited }
+    guard !query.columns.contains(where: { $0.name == name }) else { return JoinInMemory.fieldNamed(name) }
+    if let refusal = query.translator.joinKeysRefusal(leftKey, rightKey, other: right.query.translator) {
+      return refusal
+    }
+    if let keys = query.translator.joinKeys(leftKey, rightKey, other: right.query.translator),
+      keys.bindsValues
+    {
+      return "a key holds a written value, which SQLite would take into several statements"
+    }
     return JoinInMemory.otherwise
   }
 

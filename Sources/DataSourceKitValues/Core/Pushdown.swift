@@ -122,9 +122,12 @@ package protocol JoinPushdown: AnyObject {
     keepsUnmatched: Bool, everyMatch: Bool, keepsRightOnly: Bool, writingOnly: Bool, notes: ExpressionNotes?
   ) async throws -> (any DataProvider<Value>)?
 
-  /// Why a join with `other` that this provider did not run runs in memory, in words for
-  /// `explain` (`the other side is sorted`): the first of the conditions it tells apart.
-  func reasonJoinInMemory(with other: any DataProvider<Value>) -> String
+  /// Why a join with `other` on `leftKey == rightKey`, the match in `name`, that this provider
+  /// did not run runs in memory, in words for `explain` (`the other side is sorted`, `the keys'
+  /// types differ (int and text)`): the first of the conditions it tells apart.
+  func reasonJoinInMemory(
+    with other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String
+  ) -> String
 }
 
 /// Why a join stays in memory, in the words both databases use.
@@ -135,6 +138,8 @@ package enum JoinInMemory {
   package static let limited = "this side is limited or windowed before the join"
   package static let otherwise =
     "SQL would not give memory's rows (keys of types that differ, or that SQL cannot say, or a field named as the match)"
+  /// This side already has a field named as the match.
+  package static func fieldNamed(_ name: String) -> String { "this side has a field named \(name) already" }
 }
 
 /// Runs `body` with every provider under `root` that can read in order doing so: what a

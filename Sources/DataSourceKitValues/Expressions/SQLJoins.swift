@@ -69,4 +69,22 @@ extension SQLTranslator {
       left: left.sql, right: right.sql, type: left.type,
       collation: comparedByBytes.contains(left.type) ? " \(dialect.bytesCollation)" : "")
   }
+
+  /// Why ``joinKeys(_:_:other:comparedByBytes:)`` gives no keys, in words for `explain`; `nil`
+  /// when it gives them.
+  package func joinKeysRefusal(_ leftKey: RowExpression, _ rightKey: RowExpression, other: SQLTranslator)
+    -> String?
+  {
+    guard let left = value(leftKey) else { return "this side's key has no SQL that gives dsh's values" }
+    guard let right = other.value(rightKey) else {
+      return "the other side's key has no SQL that gives dsh's values"
+    }
+    guard
+      left.type == right.type || (dialect.comparesNumbersExactly && left.type.isNumber && right.type.isNumber)
+    else { return "the keys' types differ (\(left.type.rawValue) and \(right.type.rawValue))" }
+    guard Self.orderable.contains(left.type) else {
+      return "keys of type \(left.type.rawValue), which SQL compares otherwise than dsh"
+    }
+    return nil
+  }
 }
