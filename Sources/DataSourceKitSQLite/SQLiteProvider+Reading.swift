@@ -38,6 +38,7 @@ extension SQLiteProvider {
         stream = try? interruptibly({ database.interrupt() }) {
           try startStream(in: db, sql: sorted, page: 0, stepFirst: true)
         }
+        streamRest = []
         finishCounting(counting)
         // A count that changed the query (a column widened by its values) is read again.
         if query.select(offset: 0, count: query.limit ?? -1) != sorted { stream = nil }
@@ -73,6 +74,18 @@ extension SQLiteProvider {
     let statement = try db.makeStatement(sql: text)
     let cursor = try Row.fetchCursor(statement, arguments: arguments)
     return (cursor, statement, page, stepFirst ? try cursor.next() != nil : false)
+  }
+
+  /// Steps the stream to its next row, going on to its next statement when one ends
+  /// (``streamRest``): false past the last row.
+  func stepStream(in db: Database) throws -> Bool {
+    while let current = stream {
+      if try current.cursor.next() != nil { return true }
+      guard !streamRest.isEmpty else { return false }
+      stream = try startStream(
+        in: db, sql: streamRest.removeFirst(), page: current.nextPage, stepFirst: false)
+    }
+    return false
   }
 
   /// The rows counted on a connection of their own, on another thread: its result, once
@@ -369,16 +382,16 @@ extension SQLiteProvider {
         if let next = stream?.nextPage, next < page {
           // A row stepped to and not taken counts as one of the rows skipped.
           let skipped = (page - next) * Self.pageSize - (stream?.stepped == true ? 1 : 0)
-          for _ in 0..<max(0, skipped) where try stream?.cursor.next() != nil {}
+          for _ in 0..<max(0, skipped) where try stepStream(in: db) {}
           stream?.nextPage = page
           stream?.stepped = false
         }
         if stream?.nextPage != page {
           // From this page to the end (or the query's limit): LIMIT -1 is no limit.
           let rest = query.limit.map { max(0, $0 - offset) } ?? -1
-          stream = try startStream(
-            in: db, sql: query.select(offset: offset, count: rest, withRowid: readsRowid), page: page,
-            stepFirst: false)
+          var statements = query.selects(offset: offset, count: rest, withRowid: readsRowid)
+          stream = try startStream(in: db, sql: statements.removeFirst(), page: page, stepFirst: false)
+          streamRest = statements
         }
         var rows: [Value] = []
         rows.reserveCapacity(count)
@@ -386,7 +399,7 @@ extension SQLiteProvider {
           rows.append(convert(stream.statement))
         }
         stream?.stepped = false
-        while rows.count < count, let stream, try stream.cursor.next() != nil {
+        while rows.count < count, try stepStream(in: db), let stream {
           rows.append(convert(stream.statement))
         }
         stream?.nextPage = page + 1

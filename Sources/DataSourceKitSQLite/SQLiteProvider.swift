@@ -46,6 +46,9 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
   /// The statement stepping through the rows while the connection is held, and the page it
   /// reads next.
   var stream: (cursor: RowCursor, statement: Statement, nextPage: Int, stepped: Bool)?
+  /// The statements the stream goes on with, in turn, when its statement ends (a full join's
+  /// unmatched right rows after its left's: ``SQLiteQuery/selects(offset:count:withRowid:)``).
+  var streamRest: [BoundSQL] = []
   /// Statements run to read rows since the provider was made (pages, streams), for `describe`.
   public internal(set) var statementsRun = 0
   /// Of ``statementsRun``, those that read a page as a range of rowids (a seek each).

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import DataSourceKit
@@ -267,6 +268,37 @@ struct ColumnEvaluationTests {
     }
   }
 
+  @Test("^C stops a where over columns cut in a part per core, every part")
+  func cancelledOnEveryCore() async throws {
+    // 140,000 texts a backtracking pattern takes its two seconds' limit on, each: a part that
+    // did not stop would run for days.
+    let source = try await loadedCSV(
+      "s\n" + String(repeating: "aaaaaaaaaaaaaaaaaaaaaaaaaaaac\n", count: 140_000))
+    let predicate = RowExpression.call(.matches, [.field(["s"]), .literal(.string("(a+a+)+b"))])
+    // Loaded on a task of its own, which this one cancels: the provider is not Sendable, and
+    // is touched by that task alone until it ends.
+    nonisolated(unsafe) let stage = Morsels.$coresForTask.withValue(2) {
+      DerivedProvider.stage(.filter(predicate), over: source, label: "where", notes: ExpressionNotes())
+    }
+    let load = Task { try await Morsels.$coresForTask.withValue(2) { try await stage.load() } }
+    // Cancelled from a thread of its own half a second on, as dsh's ^C comes: the task's
+    // threads may all be busy with the parts.
+    Thread.detachNewThread {
+      usleep(500_000)
+      load.cancel()
+    }
+    // A ceiling that only catches a hang: parts that did not stop would run for days.
+    let ended = EndFlag()
+    Thread.detachNewThread {
+      for _ in 0..<1_200 where !ended.isSet { usleep(100_000) }
+      if !ended.isSet { fatalError("a where over columns went on for two minutes after ^C") }
+    }
+    _ = try? await load.value
+    ended.set()
+    #expect(ended.isSet, "the where went on after ^C")
+    #expect(stage.loadState != .loaded)
+  }
+
   @Test("an edited table is still read by columns, and reads its edits")
   func editedTablesAreReadByColumns() async throws {
     let editable = EditableProvider<Value>(try await loadedCSV("n,t\n1,a\n2,b\n3,c\n4,d\n"))
@@ -313,4 +345,11 @@ struct ColumnEvaluationTests {
     #expect(overColumns.allItems == overItems.allItems)
     #expect(overColumns.numberOfItems(inSection: 0) > 0)
   }
+}
+
+/// Set once by one task, read by another.
+private final class EndFlag: Sendable {
+  private let value = Mutex(false)
+  var isSet: Bool { value.withLock { $0 } }
+  func set() { value.withLock { $0 = true } }
 }

@@ -550,27 +550,39 @@ extension Session {
     let file = (below as? EditableProvider<Value>)?.source as? CSVProvider ?? below as? CSVProvider
     guard !chain.isEmpty, let (table, fileRows) = file?.firstRows else { return }
     var sample: any DataProvider<Value> = ColumnTableProvider(table)
-    let firstRows = table.rowCount
-    var (sampleRows, estimate) = (firstRows, fileRows)
-    let first = "the first \(ValueFormat.grouped(String(firstRows)))"
+    var (sampleRows, estimate) = (table.rowCount, fileRows)
+    let first = "the first \(ValueFormat.grouped(String(table.rowCount)))"
+    func about(_ rows: Int) -> String { "about \(ValueFormat.roughly(rows)) row\(rows == 1 ? "" : "s")" }
+    // What a stage that keeps every row says: its input's estimate, and what that stands on.
+    var said = about(estimate)
+    var keptNone = false
     for stage in chain {
       guard let rule = stage.rule else { return }
       let again = stage.restaged(over: sample)
       try await again.load()
       let kept = SectionOffsets(of: again).total
-      if case .slice(let run) = rule {
+      switch rule {
+      case .slice(let run):
+        // Counted from its input's rows, not from the first rows (an offset past them keeps
+        // none); over a where that kept none of them, what that where says.
         let past = max(0, estimate - min(run.offset, estimate))
         estimate = run.count.map { min($0, past) } ?? past
-      } else if sampleRows > 0 {
+        if !keptNone { said = about(estimate) }
+      case .filter:
+        // None of the first rows reaching it (an offset past them): nothing to estimate from.
+        guard sampleRows > 0 else { return }
         estimate = Int((Double(estimate) * Double(kept) / Double(sampleRows)).rounded())
+        // What the estimate stands on, said: a file sorted by a column (ids, dates) has first
+        // rows unlike the rest, and none of them kept is no proof that no row is.
+        keptNone = kept == 0
+        said =
+          keptNone
+          ? "none of \(first) rows, which may be unlike the rest"
+          : about(estimate) + ": \(ValueFormat.grouped(String(kept))) of \(first), if the rest are like them"
+      case .sort, .section:
+        break
       }
-      // What the estimate stands on, said: a file sorted by a column (ids, dates) has first rows
-      // unlike the rest, and none of them kept is no proof that no row is.
-      stage.estimate =
-        kept == 0
-        ? "none of \(first) rows, which may be unlike the rest"
-        : "about \(ValueFormat.roughly(estimate)) row\(estimate == 1 ? "" : "s"): "
-          + "\(ValueFormat.grouped(String(kept))) of \(first), if the rest are like them"
+      stage.estimate = said
       (sample, sampleRows) = (again, kept)
     }
   }

@@ -66,9 +66,12 @@ enum ForeignCommand {
   }
 
   /// The words of dsh's expressions and pipelines, which it reads in lower case only: a word
-  /// written in capitals, as SQL is, is told so.
+  /// written in capitals, as SQL is, is told so. (Not the functions' names, `year` or `date`,
+  /// which a capitalised field's name, `Year`, would be taken for; `like` and `ilike` go between
+  /// their operands as SQL's do.)
   static let lowerCaseWords: Set<String> = Set(Keyword.allCases.map(\.rawValue))
-    .union(ExpressionFunction.allCases.map(\.rawValue)).union(StageKind.bySpelling.keys)
+    .union([ExpressionFunction.like.rawValue, ExpressionFunction.ilike.rawValue]).union(
+      StageKind.bySpelling.keys)
 
   /// SQL's words that start a statement and no dsh statement starts with.
   static let sqlStarters: Set<String> = ["select", "with", "pragma", "create", "drop", "alter"]
