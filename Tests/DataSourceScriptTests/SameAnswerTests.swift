@@ -348,6 +348,11 @@ struct SameAnswerTests {
         "show L \(view) as csv", [("L", "lc", "lq"), ("R", "rc", "rq")], in: session)
       #expect(shown.text.split(separator: "\n").count > rows, "\(view): \(shown.errors)")
     }
+    // Printed whole, the left part's rows and then the right's unmatched rows, each read by a
+    // statement of its own in its order (not one statement sorting both).
+    let whole = await printed(
+      "let j = lq | join rq on id == k as m full\nshow j as csv\ndescribe j", in: session)
+    #expect(whole.text.contains("1600 rows read by 2 statements"), "\(whole.text.suffix(400))")
     let described = await printed("describe lq | join rq on id == k as m full", in: session)
     #expect(described.text.contains("(in SQL)"), "\(described.text)")
   }
