@@ -439,7 +439,7 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
   /// What `describe` shows beside the name: counts and state (for `explain`, not counted where
   /// the rows were not counted yet).
   package var nodeDetail: String? {
-    if Describing.wouldCount(self) { return "not counted" }
+    if Describing.wouldCount(self) { return "not counted" + largestRowidDetail }
     return countsDetail
       + rowsReadDetail(
         rowsRead, statements: statementsRun,
@@ -447,6 +447,23 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
   }
 }
 extension SQLiteProvider: InOrderReading {}
+
+extension SQLiteProvider {
+  /// For `explain`, what bounds a table's rows without counting them: its largest rowid.
+  ///
+  /// A seek to the end of the table's b-tree, where a count reads every page. Deleted rows
+  /// leave it above the count; for a query, a table without rowids, or a join that makes the
+  /// rows (more than the table's), nothing.
+  var largestRowidDetail: String {
+    guard let database, case .table(let name) = query.source, let rowid = query.rowidName, !query.joinsRows
+    else { return "" }
+    let sql = "SELECT max(\(rowid)) FROM \(SQLiteQuery.quoted(name))"
+    guard let largest = try? database.read({ db in try Int.fetchOne(db, sql: sql) }), largest > 0 else {
+      return ""
+    }
+    return "; the table's largest rowid is \(ValueFormat.grouped(String(largest)))"
+  }
+}
 
 extension SQLiteProvider: QueryExplaining {
   /// The statement that reads the rows in order, its parameters, and SQLite's plan for it
