@@ -280,21 +280,25 @@ struct ColumnEvaluationTests {
     nonisolated(unsafe) let stage = Morsels.$coresForTask.withValue(2) {
       DerivedProvider.stage(.filter(predicate), over: source, label: "where", notes: ExpressionNotes())
     }
-    let load = Task { try await Morsels.$coresForTask.withValue(2) { try await stage.load() } }
-    // Cancelled from a thread of its own half a second on, as dsh's ^C comes: the task's
-    // threads may all be busy with the parts.
+    // The task's start and end are flagged by the task itself: when the tests around it hold
+    // the task threads, it waits for one to start, and its awaiting caller for one to resume.
+    let (started, ended) = (EndFlag(), EndFlag())
+    let load = Task {
+      started.set()
+      defer { ended.set() }
+      try await Morsels.$coresForTask.withValue(2) { try await stage.load() }
+    }
+    // Cancelled from a thread of its own half a second after the load starts, as dsh's ^C
+    // comes; a ceiling from then on only catches a hang (parts that did not stop would run
+    // for days).
     Thread.detachNewThread {
+      while !started.isSet { usleep(10_000) }
       usleep(500_000)
       load.cancel()
-    }
-    // A ceiling that only catches a hang: parts that did not stop would run for days.
-    let ended = EndFlag()
-    Thread.detachNewThread {
       for _ in 0..<1_200 where !ended.isSet { usleep(100_000) }
       if !ended.isSet { fatalError("a where over columns went on for two minutes after ^C") }
     }
     _ = try? await load.value
-    ended.set()
     #expect(ended.isSet, "the where went on after ^C")
     #expect(stage.loadState != .loaded)
   }
