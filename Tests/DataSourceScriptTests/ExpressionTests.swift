@@ -185,6 +185,11 @@ struct ExpressionTests {
     // Three texts or fewer are each named.
     let (_, few, _) = await run("show [\"a\", \"b\", \"2\"] | where int(.) > 1 as csv")
     #expect(few.errors.split(separator: "\n").count == 2, "\(few.errors)")
+    // One more than three is one other value; counts past a thousand are grouped.
+    let (_, four, _) = await run("show [\"a\", \"b\", \"c\", \"d\"] | where int(.) > 1 as csv")
+    #expect(four.errors.contains("and 1 other value, and gave null (4 times)"), "\(four.errors)")
+    let (_, many, _) = await run("show range 0..1500 | where 1 / (. - .) > 0 as csv")
+    #expect(many.errors.contains("division by zero gave null 1,500 times"), "\(many.errors)")
   }
 
   @Test("an expression several aggregates of a group by read is computed, and noted, once a row")
