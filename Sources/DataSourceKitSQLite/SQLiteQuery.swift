@@ -592,19 +592,33 @@ public struct SQLiteQuery: Sendable {
   /// in theirs, where the one statement over both would sort every row of both (1.6M joined
   /// rows printed whole: 8 s); otherwise ``select(offset:count:withRowid:reversed:)``'s one.
   func selects(offset: Int, count: Int, withRowid: Bool) -> [BoundSQL] {
-    guard count < 0, let join, join.every, join.full, let leftRows = join.leftRows, order.isEmpty,
-      section == nil,
-      windows == nil, limit == nil, !isMaterialized, offset < leftRows
-    else { return [select(offset: offset, count: count, withRowid: withRowid)] }
+    guard count < 0, let parts = fullJoinParts, offset < parts.leftRows else {
+      return [select(offset: offset, count: count, withRowid: withRowid)]
+    }
     let list = BoundSQL(stringLiteral: withRowid ? selectList + ", " + (rowOrder ?? "rowid") : selectList)
-    let parts = joinedParts(join)
-    var left = SQLSelect(list: list, from: "FROM (\(parts[0]))")
-    left.orderBy = [BoundSQL(stringLiteral: Self.rowOrderColumn), BoundSQL(stringLiteral: Self.matchColumn)]
+    var left = SQLSelect(list: list, from: "FROM (\(parts.matched))")
+    left.orderBy = Self.matchedOrder
     if offset > 0 { (left.limit, left.offset) = (-1, offset) }
-    var right = SQLSelect(list: list, from: "FROM (\(parts[1]))")
-    right.orderBy = [BoundSQL(stringLiteral: Self.matchColumn)]
+    var right = SQLSelect(list: list, from: "FROM (\(parts.unmatched))")
+    right.orderBy = Self.unmatchedOrder
     return [left.sql, right.sql]
   }
+
+  /// A `full` join's two parts and how many rows the first holds, when they were counted
+  /// apart and nothing over the join runs in SQL; `nil` otherwise.
+  private var fullJoinParts: (matched: BoundSQL, unmatched: BoundSQL, leftRows: Int)? {
+    guard let join, join.every, join.full, let leftRows = join.leftRows, order.isEmpty, section == nil,
+      windows == nil, limit == nil, !isMaterialized
+    else { return nil }
+    let parts = joinedParts(join)
+    return (parts[0], parts[1], leftRows)
+  }
+  /// Each part's own order: the left's stored order and each row's matches in the right's; the
+  /// right's unmatched rows in theirs.
+  private static let matchedOrder: [BoundSQL] = [
+    BoundSQL(stringLiteral: rowOrderColumn), BoundSQL(stringLiteral: matchColumn),
+  ]
+  private static let unmatchedOrder: [BoundSQL] = [BoundSQL(stringLiteral: matchColumn)]
 
   /// The rows of a `full` join from `offset`, `count` of them (-1: all), read from each of its
   /// parts apart, when the join's rows were counted part by part: `nil` otherwise.
@@ -616,14 +630,8 @@ public struct SQLiteQuery: Sendable {
   /// them from the right's unmatched rows alone (`OFFSET` within them); one across the two from
   /// both, the page's rows ordered again.
   private func fullJoinPage(list: String, offset: Int, count: Int) -> BoundSQL? {
-    guard let join, join.every, join.full, let leftRows = join.leftRows, order.isEmpty, section == nil,
-      windows == nil, limit == nil, !isMaterialized
-    else { return nil }
-    let parts = joinedParts(join)
-    let (matched, unmatched) = (parts[0], parts[1])
+    guard let (matched, unmatched, leftRows) = fullJoinParts else { return nil }
     let end = count < 0 ? Int.max : offset + count
-    // Each part's own order: the left's stored order and each row's matches in the right's;
-    // the right's rows in theirs.
     func page(_ part: BoundSQL, orderBy: [BoundSQL], from first: Int, to last: Int) -> SQLSelect {
       var select = SQLSelect(list: "*", from: "FROM (\(part))")
       select.orderBy = orderBy
@@ -632,10 +640,6 @@ public struct SQLiteQuery: Sendable {
       select.offset = first
       return select
     }
-    let leftOrder: [BoundSQL] = [
-      BoundSQL(stringLiteral: Self.rowOrderColumn), BoundSQL(stringLiteral: Self.matchColumn),
-    ]
-    let rightOrder: [BoundSQL] = [BoundSQL(stringLiteral: Self.matchColumn)]
     var pages: [SQLSelect] = []
     // Whether the left's page is read from its end: in the second half of the left's rows (the
     // view's last rows), a top-N from the end in place of an OFFSET that steps over every row
@@ -646,17 +650,18 @@ public struct SQLiteQuery: Sendable {
       if count >= 0, offset > leftRows / 2 {
         fromTheEnd = true
         var reversed = SQLSelect(list: "*", from: "FROM (\(matched))")
-        reversed.orderBy = leftOrder.map { "\($0) DESC" }
+        reversed.orderBy = Self.matchedOrder.map { "\($0) DESC" }
         reversed.limit = last - offset
         reversed.offset = leftRows - last
         pages.append(reversed)
       } else {
-        pages.append(page(matched, orderBy: leftOrder, from: offset, to: last))
+        pages.append(page(matched, orderBy: Self.matchedOrder, from: offset, to: last))
       }
     }
     if end > leftRows {
       let last = end == Int.max ? Int.max : end - leftRows
-      pages.append(page(unmatched, orderBy: rightOrder, from: max(offset, leftRows) - leftRows, to: last))
+      pages.append(
+        page(unmatched, orderBy: Self.unmatchedOrder, from: max(offset, leftRows) - leftRows, to: last))
     }
     // Both parts to their ends (a view printed whole, a stream from the left's rows): the one
     // statement over both sorts once, where each part's page would be sorted again together.
