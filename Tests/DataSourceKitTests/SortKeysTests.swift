@@ -189,6 +189,63 @@ struct SortKeysTests {
     Self.expectOrdersAsValues(.values(strings.map { $0.map(Value.string) ?? .null }))
   }
 
+  /// Where two orders first part: the place and each one's position there.
+  static func firstDifference(_ a: [Int], _ b: [Int]) -> String {
+    guard let place = zip(a, b).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset else {
+      return a.count == b.count ? "the same" : "\(a.count) against \(b.count) positions"
+    }
+    return "at \(place): \(a[place]) against \(b[place])"
+  }
+
+  @Test(
+    "a sort on several cores orders as one core does: parts radix sorted, merged, ties shared out",
+    arguments: [2, 3] as [Int])
+  func onSeveralCores(cores: Int) async throws {
+    // Enough keys for `cores` parts of at least `SortBuffers.entriesPerPart`; three parts leave a
+    // run without a pair in the first merge.
+    let count = cores * SortBuffers.entriesPerPart + 1_234
+    var random = Generator(state: UInt64(cores))
+    let ints: [Value] = (0..<count).map { _ in random.next(12) == 0 ? .null : .int(random.next(1_000) - 500) }
+    // Runs of ties past eight bytes, short (compared) and long (radix sorted again), texts that
+    // tie zero-padded ("abcdefgh", "abcdefgh\0"), empty ones.
+    let stems = ["common-prefix-of-some-length-", "abcdefgh", "abcdefgh\0", "", "x", "zoë-", "abcdefgh\0\0"]
+    let texts: [Value] = (0..<count).map { _ in
+      if random.next(15) == 0 { return .null }
+      let stem = random.pick(stems)
+      switch random.next(3) {
+      case 0: return .string(stem)
+      case 1: return .string(stem + String(random.next(40)))
+      default: return .string(stem + String(random.next(count)))
+      }
+    }
+    let doubles: [Double] = (0..<count).map { _ in Double(random.next(2_000)) / 8 - 100 }
+    // A column the reader codes into a dictionary: placed by a count of its ranks.
+    let source = try await loadedCSV(Self.csv(rows: count, seed: UInt64(cores)))
+    let coded = try #require(source.table?.columns[3])
+    #expect(coded is DictionaryTextColumn)
+    let codedBatch = Array(0..<count).withUnsafeBufferPointer { coded.batch(at: $0) }
+    for batch in [.values(ints), .values(texts), .doubles(doubles, nulls: nil), codedBatch] as [ValueBatch] {
+      let keys = try #require(ColumnSortKeys([batch]))
+      let values = batch.allValues
+      for direction in [SortDirection.ascending, .descending] {
+        let expected = values.indices.sorted { a, b in
+          if Value.precedes(values[a], values[b], direction: direction) { return true }
+          if Value.precedes(values[b], values[a], direction: direction) { return false }
+          return a < b
+        }
+        let one = Morsels.$coresForTask.withValue(1) { keys.order(of: 0..<count, direction: direction) }
+        let several = Morsels.$coresForTask.withValue(cores) {
+          keys.order(of: 0..<count, direction: direction)
+        }
+        // The first place the orders part, not the whole arrays (hundreds of thousands).
+        #expect(one.elementsEqual(expected), "one core, \(direction): \(Self.firstDifference(one, expected))")
+        #expect(
+          several.elementsEqual(expected),
+          "\(cores) cores, \(direction): \(Self.firstDifference(several, expected))")
+      }
+    }
+  }
+
   @Test("doubles order as numbers: both zeros equal, NaN after every number, nulls last")
   func doubleKeys() {
     let doubles: [Double] = [1, -0.0, .nan, 0, -.infinity, .infinity, -1e-300, 1e-300, .nan, -0.0, 2]

@@ -180,13 +180,6 @@ struct ColumnSortKeys {
     return bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
   }
 
-  private struct Entry {
-    /// The part of the key being sorted on: the prefix, then (for text that ties) the next
-    /// eight bytes.
-    var key: UInt64
-    var position: Int
-  }
-
   /// The positions in `range` in key order: equal keys in the order `range` gives them (the sort
   /// is stable), nulls last in that order whatever the direction, as `sort by` orders them.
   ///
@@ -199,7 +192,7 @@ struct ColumnSortKeys {
       guard range.count >= most / 4 else { return comparisonOrder(of: range, direction: direction) }
       return countingOrder(of: range, direction: direction, ranks: most)
     }
-    var entries: [Entry] = []
+    var entries: [SortEntry] = []
     entries.reserveCapacity(range.count)
     var nulls: [Int] = []
     let flip: UInt64 = direction == .ascending ? 0 : .max
@@ -207,7 +200,7 @@ struct ColumnSortKeys {
       if isNull[position] {
         nulls.append(position)
       } else {
-        entries.append(Entry(key: prefixes[position] ^ flip, position: position))
+        entries.append(SortEntry(key: prefixes[position] ^ flip, position: position))
       }
     }
     // ^C leaves the order cut short, which the caller checks for: sorting ten million keys takes
@@ -215,12 +208,12 @@ struct ColumnSortKeys {
     var scratch = entries
     entries.withUnsafeMutableBufferPointer { entries in
       scratch.withUnsafeMutableBufferPointer { scratch in
-        Self.radixSort(entries, scratch: scratch)
+        let buffers = SortBuffers(entries: entries, scratch: scratch)
+        buffers.sortByKey()
         guard kind == .text, !prefixesAreKeys else { return }
         arena.withUnsafeBufferPointer { bytes in
           textStarts.withUnsafeBufferPointer { starts in
-            let texts = Texts(bytes: bytes, starts: starts, flip: flip)
-            texts.sortTies(entries, scratch: scratch, sortedBytes: 8)
+            SortTexts(bytes: bytes, starts: starts, flip: flip).sortTies(buffers, sortedBytes: 8)
           }
         }
       }
@@ -249,155 +242,65 @@ struct ColumnSortKeys {
     return keyed.map(\.element) + range.filter { isNull[$0] }
   }
 
-  /// Ranks in a dictionary are fewer than 65,536: the positions are placed by a counting sort
-  /// of their ranks (two passes), nulls last.
+  /// The positions placed by a counting sort of their ranks (two passes), nulls last: ranks in
+  /// a dictionary are fewer than 65,536.
+  ///
+  /// Many positions are cut in a part per core: each
+  /// part's ranks counted on its core, then its positions placed on its core after the same
+  /// rank's positions of the parts before it.
   private func countingOrder(of range: some Collection<Int>, direction: SortDirection, ranks: Int) -> [Int] {
-    var starts = [Int](repeating: 0, count: ranks + 2)
+    let positions = Array(range)
     let descending = direction == .descending
+    let (isNull, prefixes) = (isNull, prefixes)
     // Nulls go into the last bucket; in descending order a rank r goes into ranks - r.
-    @inline(__always) func bucket(_ position: Int) -> Int {
+    @Sendable @inline(__always) func bucket(_ position: Int) -> Int {
       if isNull[position] { return ranks + 1 }
       let rank = Int(prefixes[position])
       return descending ? ranks - rank : rank
     }
-    for position in range { starts[bucket(position)] += 1 }
+    let parts = Morsels.parts(of: positions.count, minimum: SortBuffers.entriesPerPart)
+    let bounds = Morsels.evenBoundaries(of: positions.count, parts: parts)
+    let counts = SlotArray<[Int]>(count: parts)
+    @Sendable func count(_ part: Int) {
+      var made = [Int](repeating: 0, count: ranks + 2)
+      for k in bounds[part]..<bounds[part + 1] { made[bucket(positions[k])] += 1 }
+      counts[part] = made
+    }
+    if parts == 1 {
+      count(0)
+    } else if (try? Morsels.run(parts: parts, count)) == nil {
+      return positions
+    }
+    // Where each part's positions of each rank go: after every lower rank's, and after the
+    // same rank's of the parts before it.
+    var starts = (0..<parts).map { counts[$0] ?? [] }
     var total = 0
-    for b in starts.indices {
-      let count = starts[b]
-      starts[b] = total
-      total += count
+    for b in 0..<ranks + 2 {
+      for part in 0..<parts {
+        let count = starts[part][b]
+        starts[part][b] = total
+        total += count
+      }
     }
-    var order = [Int](repeating: 0, count: range.count)
-    for position in range {
-      let b = bucket(position)
-      order[starts[b]] = position
-      starts[b] += 1
-    }
-    return order
-  }
-
-  /// Sorts entries made in the order of their positions by key, stably: eight passes of a byte
-  /// each at most, a pass skipped where every key has the same byte.
-  private static func radixSort(
-    _ entries: UnsafeMutableBufferPointer<Entry>, scratch: UnsafeMutableBufferPointer<Entry>
-  ) {
-    let n = entries.count
-    guard n > 1 else { return }
-    var counts = [Int](repeating: 0, count: 8 * 256)
-    counts.withUnsafeMutableBufferPointer { counts in
-      for entry in entries {
-        for digit in 0..<8 {
-          counts[digit << 8 | Int(truncatingIfNeeded: entry.key >> (digit << 3)) & 0xFF] += 1
+    return [Int](unsafeUninitializedCapacity: positions.count) { order, initialized in
+      guard let base = order.baseAddress else { return }
+      let shared = SharedPositions(base: base)
+      let places = starts
+      @Sendable func place(_ part: Int) {
+        var next = places[part]
+        for k in bounds[part]..<bounds[part + 1] {
+          let b = bucket(positions[k])
+          shared.base[next[b]] = positions[k]
+          next[b] += 1
         }
       }
-    }
-    var (from, to) = (entries, scratch)
-    var next = [Int](repeating: 0, count: 256)
-    for digit in 0..<8 {
-      if Task.isCancelled { return }
-      let shift = UInt64(digit << 3)
-      // Every key has the same byte here: the pass would change nothing.
-      if counts[digit << 8 | Int(truncatingIfNeeded: from[0].key >> shift) & 0xFF] == n { continue }
-      var total = 0
-      for byte in 0..<256 {
-        next[byte] = total
-        total += counts[digit << 8 | byte]
+      if parts == 1 {
+        place(0)
+      } else if (try? Morsels.run(parts: parts, place)) == nil {
+        // ^C: an order cut short (the caller checks), every element still written.
+        for k in positions.indices { order[k] = positions[k] }
       }
-      for entry in from {
-        let byte = Int(truncatingIfNeeded: entry.key >> shift) & 0xFF
-        to[next[byte]] = entry
-        next[byte] += 1
-      }
-      swap(&from, &to)
-    }
-    if from.baseAddress != entries.baseAddress {
-      _ = entries.update(fromContentsOf: from)
-    }
-  }
-
-  /// The text keys, read through pointers while ``order(of:direction:)`` holds their arrays.
-  private struct Texts {
-    let bytes: UnsafeBufferPointer<UInt8>
-    let starts: UnsafeBufferPointer<Int>
-    /// All ones for a descending sort.
-    let flip: UInt64
-
-    func length(_ position: Int) -> Int { starts[position + 1] - starts[position] }
-
-    /// Bytes `offset..<offset + 8` of a text, big-endian, zeros past its end.
-    func word(_ position: Int, at offset: Int) -> UInt64 {
-      let start = starts[position] + offset
-      let count = min(8, max(0, starts[position + 1] - start))
-      var word: UInt64 = 0
-      if count == 8, let base = bytes.baseAddress {
-        word = UInt64(bigEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
-      } else {
-        for k in 0..<8 { word = word << 8 | UInt64(k < count ? bytes[start + k] : 0) }
-      }
-      return word ^ flip
-    }
-
-    /// Sorts each run of entries whose texts agree in their first `sortedBytes` bytes (zeros
-    /// past the end) by the rest of their bytes.
-    ///
-    /// The runs still tied after each eight bytes are kept in a list, not sorted by a call
-    /// within a call: texts that share a prefix of a megabyte would be 125,000 calls deep, past
-    /// the stack's end.
-    func sortTies(
-      _ entries: UnsafeMutableBufferPointer<Entry>, scratch: UnsafeMutableBufferPointer<Entry>,
-      sortedBytes: Int
-    ) {
-      var tied: [(range: Range<Int>, sortedBytes: Int)] = []
-      /// The runs of `range` whose keys are equal, to sort by their next bytes.
-      func addRuns(_ range: Range<Int>, sortedBytes: Int) {
-        var start = range.lowerBound
-        while start < range.upperBound {
-          var end = start + 1
-          while end < range.upperBound, entries[end].key == entries[start].key { end += 1 }
-          if end - start > 1 { tied.append((start..<end, sortedBytes)) }
-          start = end
-        }
-      }
-      addRuns(0..<entries.count, sortedBytes: sortedBytes)
-      while let (range, sorted) = tied.popLast() {
-        let run = UnsafeMutableBufferPointer(rebasing: entries[range])
-        if sortRun(run, scratch: UnsafeMutableBufferPointer(rebasing: scratch[range]), sortedBytes: sorted) {
-          addRuns(range, sortedBytes: sorted + 8)
-        }
-      }
-    }
-
-    /// Sorts a run of tied entries by their texts' next eight bytes; whether some texts go on
-    /// past them (then runs may still be tied).
-    private func sortRun(
-      _ run: UnsafeMutableBufferPointer<Entry>, scratch: UnsafeMutableBufferPointer<Entry>, sortedBytes: Int
-    ) -> Bool {
-      var ended = true
-      var sameLength = true
-      let firstLength = length(run[0].position)
-      for i in run.indices {
-        let length = length(run[i].position)
-        if length > sortedBytes { ended = false }
-        if length != firstLength { sameLength = false }
-        run[i].key = word(run[i].position, at: sortedBytes)
-      }
-      if ended {
-        // Equal but for zero bytes at the end: the shorter text first (last, descending);
-        // texts alike keep the order they came in (a sort by several keys sorts by each in
-        // turn, and relies on it).
-        if !sameLength {
-          let descending = flip != 0
-          let lengths = run.map { length($0.position) }
-          let order = run.indices.sorted { a, b in
-            lengths[a] != lengths[b] ? (lengths[a] < lengths[b]) != descending : a < b
-          }
-          let entries = order.map { run[$0] }
-          for (index, entry) in entries.enumerated() { run[run.startIndex + index] = entry }
-        }
-        return false
-      }
-      ColumnSortKeys.radixSort(run, scratch: scratch)
-      return true
+      initialized = positions.count
     }
   }
 }

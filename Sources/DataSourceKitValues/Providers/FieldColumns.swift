@@ -310,15 +310,12 @@ func allBatches<T>(count: Int, _ reader: BatchReader, _ transform: (ValueBatch) 
   return result
 }
 
-/// ``allBatches(count:_:_:)`` on every core: positions `0..<count` cut in a part per core (each
-/// at least 64K items, `Morsels`), each part's batches read and transformed on a core of its
-/// own, the parts' results put together in order; for a reader and a transform that only read
-/// (a `where`'s test over columns).
+/// ``allBatches(count:_:_:)`` on every core.
 ///
-/// ^C stops every part: the parts run on threads outside the task, which see neither its
-/// cancellation nor its statement's ``ReadInterruption`` by themselves. The statement's
-/// interruption is bound in each part (a regular expression's match looks there), and the
-/// calling thread, its own part done, watches the task and tells the others to stop.
+/// Positions `0..<count` are cut in a part per core (each at least 64K items, `Morsels`), each
+/// part's batches read and transformed on a core of its own, the parts' results put together in
+/// order; for a reader and a transform that only read (a `where`'s test over columns). ^C stops
+/// every part (``Morsels/run(parts:_:)``).
 ///
 /// - Throws: ``DataSourceError/cancelled`` when the task is cancelled or the statement
 ///   interrupted.
@@ -329,40 +326,21 @@ func allBatchesOnEveryCore<T: Sendable>(
   guard parts > 1 else { return try allBatches(count: count, reader, transform) }
   let bounds = Morsels.evenBoundaries(of: count, parts: parts)
   let results = SlotArray<[T]>(count: parts)
-  // The parts stop on an interruption of their own, which every part is given (a regular
-  // expression's match looks there) and the calling thread sets when the task is cancelled or
-  // the statement interrupted.
-  let statement = ReadInterruption.current
-  let stop = ReadInterruption()
-  func stopped() -> Bool { Task.isCancelled || statement?.isInterrupted == true }
-  let run: @Sendable (Int, ReadInterruption) -> Void = { part, seen in
-    ReadInterruption.$current.withValue(seen) {
-      var result: [T] = []
-      result.reserveCapacity(bounds[part + 1] - bounds[part])
-      var positions = [Int](repeating: 0, count: batchSize)
-      var start = bounds[part]
-      while start < bounds[part + 1] {
-        // (The task and the statement are seen on the calling thread only, which runs a part too.)
-        if stop.isInterrupted || Task.isCancelled || statement?.isInterrupted == true { return }
-        let n = min(batchSize, bounds[part + 1] - start)
-        for k in 0..<n { positions[k] = start + k }
-        result += transform(
-          positions.withUnsafeBufferPointer { reader(UnsafeBufferPointer(rebasing: $0[0..<n])) })
-        start += n
-      }
-      results[part] = result
+  try Morsels.run(parts: parts) { part in
+    var result: [T] = []
+    result.reserveCapacity(bounds[part + 1] - bounds[part])
+    var positions = [Int](repeating: 0, count: batchSize)
+    var start = bounds[part]
+    while start < bounds[part + 1] {
+      if Morsels.partStopped { return }
+      let n = min(batchSize, bounds[part + 1] - start)
+      for k in 0..<n { positions[k] = start + k }
+      result += transform(
+        positions.withUnsafeBufferPointer { reader(UnsafeBufferPointer(rebasing: $0[0..<n])) })
+      start += n
     }
+    results[part] = result
   }
-  let group = DispatchGroup()
-  for part in 1..<parts { DispatchQueue.global().async(group: group) { run(part, stop) } }
-  if stopped() { stop.interruptAll() }
-  // The calling thread's part sees the task and the statement itself; told to stop, it stops
-  // the others.
-  run(0, statement ?? stop)
-  while group.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
-    if stopped() { stop.interruptAll() }
-  }
-  if stopped() || stop.isInterrupted { throw DataSourceError.cancelled }
   return try (0..<parts).flatMap { part -> [T] in
     guard let result = results[part] else { throw DataSourceError.cancelled }
     return result

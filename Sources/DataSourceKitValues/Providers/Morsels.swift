@@ -1,6 +1,7 @@
 // A large file is read, checked and split into rows a part on each core, as DuckDB splits a
 // scan into morsels: the number of parts follows the machine (two on the CI's box, eight on a
 // laptop), each part at least a size below which a thread costs more than it saves.
+import DataSourceKit
 import Foundation
 
 /// How a pass over a large buffer is split across the machine's cores.
@@ -29,5 +30,39 @@ package enum Morsels {
   /// Where each of `parts` even parts of `count` starts, then `count`: `parts + 1` offsets.
   package static func evenBoundaries(of count: Int, parts: Int) -> [Int] {
     (0...parts).map { count / parts * $0 + min($0, count % parts) }
+  }
+
+  /// Runs `body` for each part `0..<parts` at once: the first on the calling thread, the
+  /// others on the global queue; returns when every part is done.
+  ///
+  /// ^C stops every part: the parts run on threads outside the task, which see neither its
+  /// cancellation nor its statement's ``ReadInterruption`` by themselves. So each part is given
+  /// an interruption as its ``ReadInterruption/current`` (a regular expression's match and a
+  /// sort's passes look there): the calling thread's part the statement's own, the others one
+  /// of the pass's, which the calling thread, its own part done, sets when the task is
+  /// cancelled or the statement interrupted.
+  ///
+  /// - Throws: ``DataSourceError/cancelled`` when the task was cancelled or the statement
+  ///   interrupted: then some parts may have stopped short.
+  package static func run(parts: Int, _ body: @escaping @Sendable (_ part: Int) -> Void) throws {
+    let statement = ReadInterruption.current
+    let stop = ReadInterruption()
+    func stopped() -> Bool { Task.isCancelled || statement?.isInterrupted == true }
+    let group = DispatchGroup()
+    for part in 1..<max(parts, 1) {
+      DispatchQueue.global().async(group: group) { ReadInterruption.$current.withValue(stop) { body(part) } }
+    }
+    if stopped() { stop.interruptAll() }
+    if parts > 0 { ReadInterruption.$current.withValue(statement ?? stop) { body(0) } }
+    while group.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+      if stopped() { stop.interruptAll() }
+    }
+    if stopped() || stop.isInterrupted { throw DataSourceError.cancelled }
+  }
+
+  /// Whether the part running on this thread should stop: its task cancelled, or the
+  /// interruption ``run(parts:_:)`` gave it (or the statement's) set.
+  package static var partStopped: Bool {
+    Task.isCancelled || ReadInterruption.current?.isInterrupted == true
   }
 }
