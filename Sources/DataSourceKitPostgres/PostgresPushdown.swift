@@ -457,31 +457,20 @@ extension PostgresProvider: JoinPushdown {
   /// counted with this side's alone for the note the join in memory gives. With `writingOnly`
   /// (`explain`) neither note is counted: no statement of the join's own runs.
   ///
-  /// Not pushed down: another server or database, the other side sorted, sectioned or limited,
-  /// a query without a key (no order to take the first match by), keys SQL cannot say or of
-  /// different types, this side limited, sectioned before a lookup or a full join, without an
-  /// order of its own before a join that makes the rows, or with a field already named `name`.
+  /// Not pushed down: what ``joinAdmission(_:leftKey:rightKey:name:keepsUnmatched:everyMatch:keepsRightOnly:)``
+  /// refuses, each with its reason
+  /// (``reasonJoinInMemory(with:leftKey:rightKey:name:keepsUnmatched:everyMatch:keepsRightOnly:)``).
   package func pushingDownJoin(
     _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
     keepsUnmatched: Bool, everyMatch: Bool, keepsRightOnly: Bool, writingOnly: Bool, notes: ExpressionNotes?
   ) async throws -> (any DataProvider<Value>)? {
     let everyMatch = everyMatch || keepsRightOnly
-    guard let right = other as? PostgresProvider, let session, let shape, let rightShape = right.shape,
-      right.location == location, query.join == nil, query.limit == nil, query.windows == nil,
-      query.section == nil || (everyMatch && !keepsRightOnly),
-      // A view or a query without a key has no order a join keeps: its rows would come in the
-      // join's order.
-      !shape.baseOrder.isEmpty,
-      !shape.columns.contains(where: { $0.name == name }),
-      // The names the join's SQL gives its own columns beside the source's.
-      !everyMatch || !shape.columns.contains(where: { $0.name.hasPrefix("dsh_") }),
-      right.query.join == nil, right.query.section == nil, right.query.order.isEmpty,
-      right.query.windows == nil,
-      right.query.limit == nil,
-      !rightShape.baseOrder.isEmpty,
-      let keys = PostgresTranslator(shape: shape).joinKeys(
-        leftKey, rightKey, other: PostgresTranslator(shape: rightShape))
+    guard let session,
+      case .success(let admitted) = joinAdmission(
+        other, leftKey: leftKey, rightKey: rightKey, name: name, keepsUnmatched: keepsUnmatched,
+        everyMatch: everyMatch, keepsRightOnly: keepsRightOnly)
     else { return nil }
+    let (right, rightShape, keys) = (admitted.right, admitted.rightShape, admitted.keys)
     let columns = rightShape.columns.indices.map {
       "\(PostgresLocation.quoted(rightShape.columns[$0].name)) AS dsh_m\($0)" as BoundSQL
     }
@@ -520,29 +509,70 @@ extension PostgresProvider: JoinPushdown {
     return with(joined)
   }
 
-  /// The first of the conditions ``pushingDownJoin(_:leftKey:rightKey:name:keepsUnmatched:everyMatch:keepsRightOnly:writingOnly:notes:)``
-  /// tells apart that keeps a join with `other` off the server.
+  /// Why a join with `other` stays off the server: the first condition of the join's own
+  /// (``joinAdmission(_:leftKey:rightKey:name:keepsUnmatched:everyMatch:keepsRightOnly:)``) that
+  /// it failed.
   package func reasonJoinInMemory(
-    with other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String
+    with other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
+    keepsUnmatched: Bool, everyMatch: Bool, keepsRightOnly: Bool
   ) -> String {
+    let admitted = joinAdmission(
+      other, leftKey: leftKey, rightKey: rightKey, name: name, keepsUnmatched: keepsUnmatched,
+      everyMatch: everyMatch || keepsRightOnly, keepsRightOnly: keepsRightOnly)
+    if case .failure(let refusal) = admitted { return refusal.reason }
+    return session == nil ? JoinInMemory.otherFailed : JoinInMemory.otherwise
+  }
+
+  /// The other side of a join the server can run and the keys as it compares them, or why it
+  /// cannot: the one place these conditions are written, read by the join and by `explain`'s
+  /// reason.
+  private func joinAdmission(
+    _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
+    keepsUnmatched: Bool, everyMatch: Bool, keepsRightOnly: Bool
+  ) -> Result<(right: PostgresProvider, rightShape: PostgresShape, keys: SQLJoinKeys), JoinRefusal> {
     guard let right = other as? PostgresProvider, right.location == location else {
-      return JoinInMemory.otherSource
+      return .failure(JoinRefusal(JoinInMemory.otherSource))
     }
     guard right.query.join == nil, right.query.windows == nil, right.query.section == nil,
       right.query.order.isEmpty, right.query.limit == nil
-    else { return JoinInMemory.arrangedOther }
-    guard shape?.baseOrder.isEmpty == false, right.shape?.baseOrder.isEmpty == false else {
-      return "a side without an order of its own (a view, or a query without a key): no first match to take"
+    else { return .failure(JoinRefusal(JoinInMemory.arrangedOther)) }
+    guard let shape, let rightShape = right.shape else {
+      return .failure(JoinRefusal(JoinInMemory.otherFailed))
     }
-    guard query.join == nil, query.windows == nil, query.limit == nil else { return JoinInMemory.limited }
-    if let shape, shape.columns.contains(where: { $0.name == name }) { return JoinInMemory.fieldNamed(name) }
-    if let shape, let rightShape = right.shape,
-      let refusal = PostgresTranslator(shape: shape).joinKeysRefusal(
-        leftKey, rightKey, other: PostgresTranslator(shape: rightShape))
-    {
-      return refusal
+    // A view or a query without a key has no order a join keeps: its rows would come in the
+    // join's order.
+    guard !shape.baseOrder.isEmpty, !rightShape.baseOrder.isEmpty else {
+      return .failure(
+        JoinRefusal(
+          "a side without an order of its own (a view, or a query without a key): no first match to take"))
     }
-    return JoinInMemory.otherwise
+    guard query.join == nil, query.windows == nil, query.limit == nil else {
+      return .failure(JoinRefusal(JoinInMemory.limited))
+    }
+    // Sections stay the left's under a join that makes rows; a lookup pages by its own order.
+    guard query.section == nil || (everyMatch && !keepsRightOnly) else {
+      return .failure(
+        JoinRefusal(
+          keepsRightOnly
+            ? "this side is sectioned: the rows only the other side has would have no section"
+            : "this side is sectioned before a lookup, which reads its rows in their stored order"))
+    }
+    guard !shape.columns.contains(where: { $0.name == name }) else {
+      return .failure(JoinRefusal(JoinInMemory.fieldNamed(name)))
+    }
+    // The names the join's SQL gives its own columns beside the source's.
+    guard !everyMatch || !shape.columns.contains(where: { $0.name.hasPrefix("dsh_") }) else {
+      return .failure(
+        JoinRefusal("this side has a field named dsh_…, as the join's SQL names its own columns"))
+    }
+    let (translator, other) = (PostgresTranslator(shape: shape), PostgresTranslator(shape: rightShape))
+    if let refusal = translator.joinKeysRefusal(leftKey, rightKey, other: other) {
+      return .failure(JoinRefusal(refusal))
+    }
+    guard let keys = translator.joinKeys(leftKey, rightKey, other: other) else {
+      return .failure(JoinRefusal(JoinInMemory.otherwise))
+    }
+    return .success((right, rightShape, keys))
   }
 
   /// A join that makes the rows (`all`, `full`): every row of `right` is a match, in its order,

@@ -513,34 +513,104 @@ extension SQLiteProvider: JoinPushdown {
       other, leftKey: leftKey, rightKey: rightKey, name: name, keepsUnmatched: keepsUnmatched,
       everyMatch: everyMatch, keepsRightOnly: keepsRightOnly, writingOnly: writingOnly, notes: notes)
   }
-  /// The first of the conditions ``joining(_:leftKey:rightKey:name:keepsUnmatched:everyMatch:keepsRightOnly:writingOnly:notes:)``
-  /// tells apart that keeps a join with `other` out of SQL.
+  /// Why a join with `other` stays in memory: the first condition of the join's own
+  /// (``joinAdmission(_:name:keepsUnmatched:everyMatch:keepsRightOnly:)``, then
+  /// ``joinKeysAdmission(_:leftKey:rightKey:everyMatch:)``) that it failed.
   package func reasonJoinInMemory(
-    with other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String
+    with other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
+    keepsUnmatched: Bool, everyMatch: Bool, keepsRightOnly: Bool
   ) -> String {
-    guard let right = other as? SQLiteProvider, Self.sameFile(path, right.path) else {
-      return JoinInMemory.otherSource
+    let admitted = joinAdmission(
+      other, name: name, keepsUnmatched: keepsUnmatched, everyMatch: everyMatch,
+      keepsRightOnly: keepsRightOnly
+    ).flatMap { right in
+      joinKeysAdmission(right, leftKey: leftKey, rightKey: rightKey, everyMatch: everyMatch || keepsRightOnly)
+        .map { _ in right }
     }
+    switch admitted {
+    case .failure(let refusal): return refusal.reason
+    case .success(let right):
+      return right.states.state == .error ? JoinInMemory.otherFailed : JoinInMemory.otherwise
+    }
+  }
+
+  /// The other side of a join SQLite can run, or why it cannot, from what the two sides are.
+  ///
+  /// The one place these conditions are written, read by the join and by `explain`'s reason.
+  /// The keys come after (``joinKeysAdmission(_:leftKey:rightKey:everyMatch:)``), once the
+  /// other side's values are checked, which may widen its columns' types.
+  private func joinAdmission(
+    _ other: any DataProvider<Value>, name: String, keepsUnmatched: Bool, everyMatch: Bool,
+    keepsRightOnly: Bool
+  ) -> Result<SQLiteProvider, JoinRefusal> {
+    let everyMatch = everyMatch || keepsRightOnly
+    guard let right = other as? SQLiteProvider, database != nil, right.database != nil,
+      Self.sameFile(path, right.path)
+    else { return .failure(JoinRefusal(JoinInMemory.otherSource)) }
     guard case .table = right.query.source, right.query.rowOrder != nil else {
-      return "the other side is a query or a table without rowids: no stored order to take the first match by"
+      return .failure(
+        JoinRefusal(
+          "the other side is a query or a table without rowids: no stored order to take the first match by"))
     }
+    // The right's columns are read on this connection, whose null markers are this side's.
     guard right.query.options.nullMarkers == query.options.nullMarkers else {
-      return "the two sides read different null markers"
+      return .failure(JoinRefusal("the two sides read different null markers"))
     }
     guard right.query.join == nil, right.query.windows == nil, right.query.section == nil,
       right.query.order.isEmpty, right.query.limit == nil
-    else { return JoinInMemory.arrangedOther }
-    guard query.join == nil, query.windows == nil, query.limit == nil else { return JoinInMemory.limited }
-    guard !query.columns.contains(where: { $0.name == name }) else { return JoinInMemory.fieldNamed(name) }
+    else { return .failure(JoinRefusal(JoinInMemory.arrangedOther)) }
+    // A lookup keeps a limited side's rows; an inner join or one that makes rows would cut them.
+    guard query.join == nil, query.windows == nil, (keepsUnmatched && !everyMatch) || query.limit == nil
+    else { return .failure(JoinRefusal(JoinInMemory.limited)) }
+    guard !query.columns.contains(where: { $0.name == name }) else {
+      return .failure(JoinRefusal(JoinInMemory.fieldNamed(name)))
+    }
+    guard !query.columns.isEmpty else { return .failure(JoinRefusal(JoinInMemory.otherwise)) }
+    guard !everyMatch || query.rowOrder != nil else {
+      return .failure(
+        JoinRefusal("this side is a query or a table without rowids: no stored order to keep its rows in"))
+    }
+    guard !keepsRightOnly || query.section == nil else {
+      return .failure(
+        JoinRefusal("this side is sectioned: the rows only the other side has would have no section"))
+    }
+    // The rows' own columns never take the names the join's SQL gives its columns.
+    guard !everyMatch || !query.columns.contains(where: { $0.name.hasPrefix("_dsh_") }) else {
+      return .failure(
+        JoinRefusal("this side has a field named _dsh_…, as the join's SQL names its own columns"))
+    }
+    return .success(right)
+  }
+
+  /// The keys of a join with `right` as SQLite compares them, or why they cannot be: the same
+  /// type on both sides (ints with doubles), text and dates (text here) by their bytes.
+  private func joinKeysAdmission(
+    _ right: SQLiteProvider, leftKey: RowExpression, rightKey: RowExpression, everyMatch: Bool
+  ) -> Result<SQLJoinKeys, JoinRefusal> {
     if let refusal = query.translator.joinKeysRefusal(leftKey, rightKey, other: right.query.translator) {
-      return refusal
+      return .failure(JoinRefusal(refusal))
     }
-    if let keys = query.translator.joinKeys(leftKey, rightKey, other: right.query.translator),
-      keys.bindsValues
-    {
-      return "a key holds a written value, which SQLite would take into several statements"
+    guard
+      let keys = query.translator.joinKeys(
+        leftKey, rightKey, other: right.query.translator, comparedByBytes: [.text, .date])
+    else { return .failure(JoinRefusal(JoinInMemory.otherwise)) }
+    // Keys are written into several statements: one with a value in it joins in memory.
+    guard !keys.bindsValues else {
+      return .failure(
+        JoinRefusal("a key holds a written value, which SQLite would take into several statements"))
     }
-    return JoinInMemory.otherwise
+    // A join that makes the rows seeks each left row's matches by an index on the right key:
+    // a column read as stored. A key SQLite must compute (a marker read as null, a cast, len)
+    // has no index, and the join would scan the right table for every left row.
+    guard
+      !everyMatch
+        || (!right.query.isProjected
+          && right.query.columns.contains { SQLiteQuery.quoted($0.name) == keys.right.sqliteText })
+    else {
+      return .failure(
+        JoinRefusal("the other side's key is not a column as stored: no index to find each row's matches by"))
+    }
+    return .success(keys)
   }
 
   /// `join` as SQLite runs it, when both sides are tables of this database: a provider of this
@@ -562,31 +632,20 @@ extension SQLiteProvider: JoinPushdown {
   /// the join's own runs: the right is not counted nor its values checked, and neither note is
   /// counted.
   ///
-  /// Not pushed down: the right side sorted, sectioned or limited, a query or a view (no stored
-  /// order to take the first match by), keys SQL cannot say or of different types, a left side
-  /// with a field already named `name`, limited before an inner join or a join that makes the
-  /// rows, or a query of the user's (no rowid to keep the left's order by); a full join of a
-  /// sectioned left.
+  /// Not pushed down: what ``joinAdmission(_:name:keepsUnmatched:everyMatch:keepsRightOnly:)``
+  /// and ``joinKeysAdmission(_:leftKey:rightKey:everyMatch:)`` refuse, each with its reason
+  /// (``reasonJoinInMemory(with:leftKey:rightKey:name:keepsUnmatched:everyMatch:keepsRightOnly:)``).
   package func joining(
     _ other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
     keepsUnmatched: Bool, everyMatch: Bool = false, keepsRightOnly: Bool = false, writingOnly: Bool = false,
     notes: ExpressionNotes?
   ) async throws -> SQLiteProvider? {
     let everyMatch = everyMatch || keepsRightOnly
-    guard let right = other as? SQLiteProvider, database != nil, let rightDatabase = right.database,
-      query.join == nil, query.windows == nil, !query.columns.isEmpty,
-      !query.columns.contains(where: { $0.name == name }),
-      (keepsUnmatched && !everyMatch) || query.limit == nil,
-      !everyMatch || query.rowOrder != nil,
-      !keepsRightOnly || query.section == nil,
-      // The rows' own columns never take the names the join's SQL gives its columns.
-      !everyMatch || !query.columns.contains(where: { $0.name.hasPrefix("_dsh_") }),
-      case .table = right.query.source, right.query.rowOrder != nil, right.query.join == nil,
-      right.query.windows == nil,
-      right.query.section == nil, right.query.order.isEmpty, right.query.limit == nil,
-      Self.sameFile(path, right.path),
-      // The right's columns are read on this connection, whose null markers are this side's.
-      right.query.options.nullMarkers == query.options.nullMarkers
+    guard
+      case .success(let right) = joinAdmission(
+        other, name: name, keepsUnmatched: keepsUnmatched, everyMatch: everyMatch,
+        keepsRightOnly: keepsRightOnly),
+      let rightDatabase = right.database
     else { return nil }
     // The right's rows are read whole into the match: every value must fit its column. (A
     // pass over the other table when it is too large to have been checked when opened; ^C
@@ -599,18 +658,9 @@ extension SQLiteProvider: JoinPushdown {
       }
     }
     // The state as it stands: asking `loadState` counts a table not counted yet.
-    // Dates are text here: compared by their bytes too.
     guard right.states.state != .error,
-      let keys = query.translator.joinKeys(
-        leftKey, rightKey, other: right.query.translator, comparedByBytes: [.text, .date]),
-      // Keys are written into several statements: one with a value in it joins in memory.
-      !keys.bindsValues,
-      // A join that makes the rows seeks each left row's matches by an index on the right key:
-      // a column read as stored. A key SQLite must compute (a marker read as null, a cast, len)
-      // has no index, and the join would scan the right table for every left row.
-      !everyMatch
-        || (!right.query.isProjected
-          && right.query.columns.contains { SQLiteQuery.quoted($0.name) == keys.right.sqliteText })
+      case .success(let keys) = joinKeysAdmission(
+        right, leftKey: leftKey, rightKey: rightKey, everyMatch: everyMatch)
     else { return nil }
     // The right key's columns are compared by SQL: checked above with every other column.
     var join = SQLiteQuery.Join(

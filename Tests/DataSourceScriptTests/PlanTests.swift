@@ -176,14 +176,27 @@ struct PlanTests {
       #expect(plan.contains("(not run; in memory, \(reason)"), "\(plan)")
     }
     for (pipeline, reason) in [
-      ("l | limit 2 | join r on k == k as m inner", "this side is limited or windowed before the join"),
+      (
+        "l | limit 2 | join r on k == k as m inner",
+        "this side is limited, windowed or joined before the join"
+      ),
       // The reason itself, not a list of the possible ones.
       ("l | join r on k == k + 0 as m", "the other side's key has no SQL that gives dsh's values"),
       ("l | join r on k == k as id", "this side has a field named id already"),
+      // The kind of join counts: a lookup keeps a limited side's rows, a full join is refused
+      // a sectioned side, by the conditions the join itself reads.
+      ("l | limit 2 | join r on k == k as m all", "this side is limited, windowed or joined before the join"),
+      (
+        "l | section by k | join r on k == k as m full",
+        "this side is sectioned: the rows only the other side has would have no section"
+      ),
     ] {
       let plan = await Self.explained(pipeline, in: session, output: output)
       #expect(plan.contains("(not run; in memory, \(reason)"), "\(plan)")
     }
+    // A lookup over a limited side runs in SQLite: no reason to give.
+    let lookup = await Self.explained("l | limit 2 | join r on k == k as m", in: session, output: output)
+    #expect(!lookup.contains("in memory"), "\(lookup)")
     // A misspelt field of the match is refused from the columns all the same.
     #expect(!(await run("explain l | join r on k == k as m | select vv = m.vv", in: session).ok))
     #expect(output.errors.contains("no field 'm.vv'"), "\(output.errors)")

@@ -705,11 +705,20 @@ struct PostgresTests {
       "explain postgres \"\(server.url)\" table labels | join m on rank == id as x all | select code, c = x.city",
       // One the server does not run says why.
       "explain postgres \"\(server.url)\" table labels | join (m | sort by city) on rank == id as y",
+      // The kind of join counts: a sectioned side joins all its matches on the server, and
+      // stays in memory for a lookup, which says so.
+      "explain postgres \"\(server.url)\" table labels | section by code | join m on rank == id as z all",
+      "explain postgres \"\(server.url)\" table labels | section by code | join m on rank == id as w",
     ])
     #expect(
       result.output.contains(
         "join (m | sort by city) on rank == id as y  (not run; in memory, the other side is sorted, sectioned"
       ),
+      "\(result.output)")
+    #expect(!result.output.contains("as z all  (not run; in memory"), "\(result.output)")
+    #expect(
+      result.output.contains(
+        "join m on rank == id as w  (not run; in memory, this side is sectioned before a lookup"),
       "\(result.output)")
     #expect(result.status == 0, "\(result.output)")
     let plans = result.output.components(separatedBy: "select code, c = x.city  (").dropFirst()

@@ -122,12 +122,21 @@ package protocol JoinPushdown: AnyObject {
     keepsUnmatched: Bool, everyMatch: Bool, keepsRightOnly: Bool, writingOnly: Bool, notes: ExpressionNotes?
   ) async throws -> (any DataProvider<Value>)?
 
-  /// Why a join with `other` on `leftKey == rightKey`, the match in `name`, that this provider
-  /// did not run runs in memory, in words for `explain` (`the other side is sorted`, `the keys'
-  /// types differ (int and text)`): the first of the conditions it tells apart.
+  /// Why a join with `other` on `leftKey == rightKey`, the match in `name`, of the kind the
+  /// flags say (as for ``pushingDownJoin(_:leftKey:rightKey:name:keepsUnmatched:everyMatch:keepsRightOnly:writingOnly:notes:)``),
+  /// that this provider did not run runs in memory, in words for `explain` (`the other side is
+  /// sorted`, `the keys' types differ (int and text)`): the first of the join's own conditions
+  /// it failed, read from where the join reads them.
   func reasonJoinInMemory(
-    with other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String
+    with other: any DataProvider<Value>, leftKey: RowExpression, rightKey: RowExpression, name: String,
+    keepsUnmatched: Bool, everyMatch: Bool, keepsRightOnly: Bool
   ) -> String
+}
+
+/// Why a join does not run in a database: the reason `explain` gives.
+package struct JoinRefusal: Error {
+  package let reason: String
+  package init(_ reason: String) { self.reason = reason }
 }
 
 /// Why a join stays in memory, in the words both databases use.
@@ -135,9 +144,11 @@ package enum JoinInMemory {
   package static let otherSource = "the other side is not a table of the same database"
   package static let arrangedOther =
     "the other side is sorted, sectioned, limited or joined: the first match is taken in its stored order"
-  package static let limited = "this side is limited or windowed before the join"
+  package static let limited = "this side is limited, windowed or joined before the join"
   package static let otherwise =
     "SQL would not give memory's rows (keys of types that differ, or that SQL cannot say, or a field named as the match)"
+  /// The other side failed to load: the join in memory reports its error.
+  package static let otherFailed = "the other side could not be read"
   /// This side already has a field named as the match.
   package static func fieldNamed(_ name: String) -> String { "this side has a field named \(name) already" }
 }

@@ -395,7 +395,8 @@ extension Evaluator {
       label: label, notes: notes.collector)
     // Over a database, why it did not run the join, as it tells.
     joined.inMemoryBecause = (provider.provider as? any JoinPushdown)?.reasonJoinInMemory(
-      with: other.provider, leftKey: left.expression, rightKey: right.expression, name: clause.name.name)
+      with: other.provider, leftKey: left.expression, rightKey: right.expression, name: clause.name.name,
+      keepsUnmatched: !clause.inner, everyMatch: clause.every, keepsRightOnly: clause.full)
     return joined
   }
 
