@@ -217,14 +217,8 @@ public struct Lexer {
 
   private mutating func lexSymbol() throws {
     let start = i
-    let two = i + 1 < bytes.count ? String(decoding: bytes[i...i + 1], as: UTF8.self) : ""
-    if let symbol = Symbol(rawValue: two), two.count == 2 {
-      i += 2
-      emit(.symbol(symbol), from: start)
-      return
-    }
-    let one = String(decoding: [bytes[i]], as: UTF8.self)
-    guard let symbol = Symbol(rawValue: one) else {
+    guard let (symbol, length) = Symbol.written(bytes[i], then: i + 1 < bytes.count ? bytes[i + 1] : nil)
+    else {
       // Report the whole character, not a byte of it.
       var end = i + 1
       while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
@@ -244,7 +238,7 @@ public struct Lexer {
       }
       throw Diagnostic(.unexpectedCharacter(character), at: i..<end)
     }
-    i += 1
+    i += length
     switch symbol {
     case .openParen, .openBracket, .openBrace:
       openBrackets.append(start..<i)

@@ -59,4 +59,45 @@ public enum Symbol: String, Sendable, CaseIterable {
   case star = "*"
   case slash = "/"
   case percent = "%"
+
+  /// The symbol a byte writes, or the two-byte one (`==`, `..`) it starts with `second`, and its
+  /// length in bytes; `nil` for a byte that starts none.
+  ///
+  /// A switch over bytes: `init(rawValue:)` looks a string up in a table built the first time,
+  /// a type lookup in the runtime that every statement's first symbol paid for.
+  static func written(_ first: UInt8, then second: UInt8?) -> (symbol: Symbol, length: Int)? {
+    if second == UInt8(ascii: "=") {
+      switch first {
+      case UInt8(ascii: "="): return (.equalEqual, 2)
+      case UInt8(ascii: "!"): return (.notEqual, 2)
+      case UInt8(ascii: "<"): return (.lessEqual, 2)
+      case UInt8(ascii: ">"): return (.greaterEqual, 2)
+      default: break
+      }
+    }
+    if first == UInt8(ascii: "."), second == UInt8(ascii: ".") { return (.dotDot, 2) }
+    let symbol: Symbol? =
+      switch first {
+      case UInt8(ascii: "="): .equals
+      case UInt8(ascii: "<"): .less
+      case UInt8(ascii: ">"): .greater
+      case UInt8(ascii: "("): .openParen
+      case UInt8(ascii: ")"): .closeParen
+      case UInt8(ascii: "["): .openBracket
+      case UInt8(ascii: "]"): .closeBracket
+      case UInt8(ascii: "{"): .openBrace
+      case UInt8(ascii: "}"): .closeBrace
+      case UInt8(ascii: ","): .comma
+      case UInt8(ascii: ":"): .colon
+      case UInt8(ascii: "|"): .pipe
+      case UInt8(ascii: "."): .dot
+      case UInt8(ascii: "+"): .plus
+      case UInt8(ascii: "-"): .minus
+      case UInt8(ascii: "*"): .star
+      case UInt8(ascii: "/"): .slash
+      case UInt8(ascii: "%"): .percent
+      default: nil
+      }
+    return symbol.map { ($0, 1) }
+  }
 }
