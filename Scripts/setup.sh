@@ -11,6 +11,9 @@ missing=()
 # zlib inflates gzip and zip data files as they are read, libbz2 bzip2 ones.
 [ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)
 [ -f /usr/include/bzlib.h ] || missing+=(libbz2-dev)
+# Snappy, Parquet's usual codec: dsh opens libsnappy.so.1 when a file first needs it.
+[ -e /usr/lib/x86_64-linux-gnu/libsnappy.so.1 ] || [ -e /usr/lib/aarch64-linux-gnu/libsnappy.so.1 ] \
+  || ldconfig -p 2>/dev/null | grep -q 'libsnappy\.so\.1 ' || missing+=(libsnappy-dev)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 
 # Installs the Debian packages named, with sudo when not root (apt's index is refreshed once).

@@ -37,8 +37,9 @@ command -v less >/dev/null || test_missing+=(less)
 command -v zstd >/dev/null || test_missing+=(zstd)
 if [ ${#test_missing[@]} -gt 0 ]; then install_packages "${test_missing[@]}"; fi
 # pyte, a terminal emulator, reads browse's full screen back for BrowseTests; websocket-client
-# drives Chromium's DevTools protocol and reads serve's /live socket for ServeTests.
-for module in pyte:pyte websocket:websocket-client; do
+# drives Chromium's DevTools protocol and reads serve's /live socket for ServeTests; pyarrow
+# writes the Parquet files of every type and codec ParquetTests reads.
+for module in pyte:pyte websocket:websocket-client pyarrow:pyarrow; do
   if ! python3 -c "import ${module%%:*}" 2>/dev/null; then
     python3 -m pip install -q "${module#*:}" 2>/dev/null \
       || python3 -m pip install -q --break-system-packages "${module#*:}"

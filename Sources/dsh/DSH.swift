@@ -25,7 +25,7 @@ struct DSH: AsyncParsableCommand {
 
   @Argument(
     help:
-      "Scripts to run, in order ('-' reads one from standard input), or data files to open (.csv .tsv .json .jsonl .db …, or a CSV or JSON file's URL): each is bound under its file's name (a database's tables under theirs) and shown when nothing else runs, browsed on a terminal; with -c or statements piped in, only those print.",
+      "Scripts to run, in order ('-' reads one from standard input), or data files to open (.csv .tsv .json .jsonl .parquet .db …, or a CSV or JSON file's URL): each is bound under its file's name (a database's tables under theirs) and shown when nothing else runs, browsed on a terminal; with -c or statements piped in, only those print.",
     completion: .file(extensions: ["dsh"] + DataFileArgument.extensions))
   var scripts: [String] = []
 

@@ -19,7 +19,9 @@ struct DataFileArgument {
 
   /// The extensions a data file is opened by; anything else but `.dsh` (or no extension, a
   /// script with a `#!` line) is refused.
-  static let extensions = ["csv", "tsv", "tab", "json", "jsonl", "ndjson", "db", "sqlite", "sqlite3"]
+  static let extensions = [
+    "csv", "tsv", "tab", "json", "jsonl", "ndjson", "parquet", "db", "sqlite", "sqlite3",
+  ]
   /// The extensions of a compressed data file (gzip, bzip2, zstd, zip), read as the file it holds.
   static let compressedExtensions: Set = ["gz", "bz2", "zst", "zip"]
   /// The extensions of a database file, which is read where it is, never over the web.
@@ -65,6 +67,8 @@ struct DataFileArgument {
       (name, binding) = (bound, "let \(bound) = csv \(literal) delimiter \"\\t\"")
     case "json", "jsonl", "ndjson":
       (name, binding) = (bound, "let \(bound) = json \(literal)")
+    case "parquet":
+      (name, binding) = (bound, "let \(bound) = parquet \(literal)")
     default:
       // A database holds many tables: each is bound under its name (as sqlite3 names them), and
       // what it holds is what there is to show. One that cannot be read binds nothing, and

@@ -201,7 +201,7 @@ package enum FileBytes {
 
   /// The offset of the first byte that is not part of valid UTF-8, or `nil` when all are valid.
   /// - Complexity: O(n), eight bytes at a time over ASCII.
-  static func firstInvalidUTF8(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+  package static func firstInvalidUTF8(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
     var i = 0
     let n = bytes.count
     guard let base = bytes.baseAddress else { return nil }

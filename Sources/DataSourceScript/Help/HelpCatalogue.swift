@@ -346,6 +346,17 @@ public enum HelpCatalogue {
           "Items of a JSON file: an array of records or values, JSON Lines, or the array found at a dotted path inside the document. Record fields keep their order. A URL is fetched whole when bound, as csv fetches one (http reads JSON from an API page by page), and a gzip, bzip2 or zstd file or a zip archive is read as the file it holds, as csv reads one.",
         examples: ["let teams = json \"samples:teams.json\" at \"teams\" key name\nshow teams"]),
       HelpTopic(
+        name: "parquet", group: .providers,
+        syntax: [
+          "parquet \"PATH\" [key FIELD]",
+          "parquet \"https://…\" … [timeout SECONDS] [maxsize MB] [redirects any]",
+        ],
+        summary:
+          "Rows of a Parquet file, the format public data now ships in (pyarrow, pandas, Spark and DuckDB write it), read whole into columns, a column a core. Flat schemas: every physical type and the common logical ones, as DuckDB's read_parquet reads them with dsh's types: ints of every width (an unsigned 64-bit value past an int's range as its digits, as text), float and double as doubles, decimals as the double their digits spell, dates, timestamps of every unit and INT96 as timestamps (in UTC, to the microsecond, nanoseconds rounded down), times as text (12:34:56.789), UUIDs as their text, strings, JSON and enums as text, and other byte arrays as text with each byte that is not printable ASCII (and a backslash or a quote) written \\xNN, as DuckDB prints a BLOB; nulls where the file has them. Pages of either version, in the PLAIN, dictionary, RLE, DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT encodings, uncompressed or compressed by Snappy (the system's libsnappy, which Scripts/setup.sh installs), gzip or zstd, in any number of row groups. A nested column (a list, a map or a struct) is refused with its name, and so are LZ4 and Brotli, a file of more than 100,000,000 rows, and damaged bytes. A URL is fetched whole when bound, as csv fetches one. dsh FILE.parquet binds the file under its name and shows it. Not yet: reading only the row groups and columns a view needs, skipping row groups by their statistics, and writing Parquet (export).",
+        examples: [
+          "let penguins = parquet \"samples:penguins.parquet\"\nshow penguins | group by species with n = count(), mass = avg(body_mass_g) | sort by mass desc"
+        ]),
+      HelpTopic(
         name: "postgres", group: .providers,
         syntax: [
           "postgres \"postgresql://USER[:PASSWORD]@HOST[:PORT]/DB\" table NAME [key FIELD] [null \"TEXT\", …] [types {FIELD: TYPE, …}] [timeout SECONDS]",

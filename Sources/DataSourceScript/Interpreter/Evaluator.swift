@@ -300,6 +300,12 @@ extension Evaluator {
         progress: progress,
         access: fetched == nil ? environment.sandbox?.fileAccess : nil)
       fetched?.keep(while: provider)
+    case .parquet(let path):
+      let fetched = try await fetchedFile(path, expression)
+      provider = ParquetProvider(
+        path: fetched?.path ?? resolve(path), displayPath: path,
+        access: fetched == nil ? environment.sandbox?.fileAccess : nil)
+      fetched?.keep(while: provider)
     case .http(let url):
       let isTemplate = HTTPProvider.isPageTemplate(url)
       if isTemplate && pageSize == nil {
@@ -536,10 +542,11 @@ extension Evaluator {
     case .postgres(let url, _, _):
       throw Diagnostic(
         .refusedBySafeMode(.network(source: "postgres", url: url)), at: expression.argumentRange)
-    case .csv(let path) where HTTPFile.isURL(path), .json(let path) where HTTPFile.isURL(path):
+    case .csv(let path) where HTTPFile.isURL(path), .json(let path) where HTTPFile.isURL(path),
+      .parquet(let path) where HTTPFile.isURL(path):
       let source = expression.source.kind.rawValue
       throw Diagnostic(.refusedBySafeMode(.network(source: source, url: path)), at: expression.argumentRange)
-    case .csv(let path), .json(let path), .sqlite(let path, _, _):
+    case .csv(let path), .json(let path), .parquet(let path), .sqlite(let path, _, _):
       if !sandbox.allowsReading(resolve(path)) {
         throw Diagnostic(.refusedBySafeMode(.reading(path: path)), at: expression.argumentRange)
       }

@@ -17,7 +17,7 @@ final class SessionNotes {
   func markers(in provider: any DataProvider<Value>, source: ProviderExpression) {
     let name: String
     switch source.source {
-    case .csv(let path), .json(let path), .sqlite(let path, _, _): name = path
+    case .csv(let path), .json(let path), .parquet(let path), .sqlite(let path, _, _): name = path
     case .postgres(let url, _, _): name = (try? PostgresLocation(url).display) ?? url
     case .http(let url): name = url
     case .array, .range: return

@@ -138,7 +138,8 @@ public indirect enum Expression: Sendable {
     switch self {
     case .provider(let provider):
       switch provider.source {
-      case .csv(let path), .json(let path), .sqlite(let path, _, _): [(path, provider.argumentRange)]
+      case .csv(let path), .json(let path), .parquet(let path), .sqlite(let path, _, _):
+        [(path, provider.argumentRange)]
       case .array, .range, .http, .postgres: []
       }
     case .pipeline(let head, let steps, _):
@@ -186,6 +187,8 @@ public struct ProviderExpression: Sendable {
     case range(Int, Int)
     case csv(path: String)
     case json(path: String)
+    /// `parquet PATH`: a Parquet file's rows.
+    case parquet(path: String)
     /// `sqlite PATH table NAME` or `sqlite PATH query "SQL"`; neither names the database itself
     /// (`describe sqlite PATH`).
     case sqlite(path: String, table: String?, query: String?)
@@ -202,6 +205,7 @@ public struct ProviderExpression: Sendable {
       case .range: .range
       case .csv: .csv
       case .json: .json
+      case .parquet: .parquet
       case .sqlite: .sqlite
       case .postgres: .postgres
       case .http: .http

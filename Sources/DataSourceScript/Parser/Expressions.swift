@@ -182,9 +182,9 @@ extension Parser {
     let source: ProviderExpression.Source
     let argumentRange: SourceRange
     switch kind {
-    case .csv, .json:
+    case .csv, .json, .parquet:
       let (path, pathRange) = try expectString(.filePath(after: kind.rawValue))
-      source = kind == .csv ? .csv(path: path) : .json(path: path)
+      source = kind == .csv ? .csv(path: path) : kind == .json ? .json(path: path) : .parquet(path: path)
       argumentRange = pathRange
     case .http:
       let (url, urlRange) = try expectString(.url)
@@ -247,6 +247,9 @@ extension Parser {
       try refuseRequestOptions(options, kind)
     }
     if case .json(let path) = source, !HTTPFile.isURL(path) {
+      try refuseRequestOptions(options, kind)
+    }
+    if case .parquet(let path) = source, !HTTPFile.isURL(path) {
       try refuseRequestOptions(options, kind)
     }
     return ProviderExpression(

@@ -224,6 +224,9 @@ extension SwiftProgram {
       if let megabytes = options.maxsizeMegabytes { arguments += ", inflatedLimit: \(megabytes) << 20" }
       let type = if case .csv = provider.source { "CSVProvider" } else { "JSONProvider" }
       add("let \(made) = \(type)(\(arguments)\(readOptions))")
+    case .parquet(let path):
+      imports.insert("DataSourceKitFiles")
+      add("let \(made) = ParquetProvider(path: \(Self.stringLiteral(resolve(path))))")
     case .postgres(let url, let table, let query):
       imports.insert("DataSourceKitPostgres")
       let source =

@@ -142,7 +142,7 @@ struct SwiftProgram {
     case .table(let provider, _, _, _), .grid(let provider, _, _, _): hint(for: provider)
     case .provider(let provider):
       switch provider.source {
-      case .csv(let path), .json(let path), .sqlite(let path, _, _):
+      case .csv(let path), .json(let path), .parquet(let path), .sqlite(let path, _, _):
         ((path as NSString).lastPathComponent as NSString).deletingPathExtension
       case .array: "items"
       case .range: "numbers"
@@ -155,7 +155,7 @@ struct SwiftProgram {
 
   static func suffix(of provider: ProviderExpression) -> String {
     switch provider.source {
-    case .csv, .json, .sqlite: "File"
+    case .csv, .json, .parquet, .sqlite: "File"
     case .array: "List"
     case .range: "Range"
     case .http: "Feed"

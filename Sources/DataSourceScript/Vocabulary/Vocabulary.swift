@@ -73,7 +73,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
 
 /// Words that make a provider.
 public enum ProviderKind: String, CaseIterable, Sendable {
-  case csv, json, sqlite, postgres, http, array, range
+  case csv, json, parquet, sqlite, postgres, http, array, range
 
   /// The file name extensions Tab offers inside its path (every folder too); none for a source
   /// that reads no file.
@@ -81,6 +81,7 @@ public enum ProviderKind: String, CaseIterable, Sendable {
     switch self {
     case .csv: ["csv", "tsv", "txt", "gz", "zip"]
     case .json: ["json", "jsonl", "ndjson", "gz", "zip"]
+    case .parquet: ["parquet"]
     case .sqlite: ["db", "sqlite", "sqlite3"]
     case .postgres, .http, .array, .range: []
     }
@@ -91,6 +92,7 @@ public enum ProviderKind: String, CaseIterable, Sendable {
     switch self {
     case .csv: [.key, .delimiter, .null, .types, .member, .timeout, .maxsize, .redirects]
     case .json: [.key, .at, .null, .types, .member, .timeout, .maxsize, .redirects]
+    case .parquet: [.key, .timeout, .maxsize, .redirects]
     case .sqlite: [.key, .null, .types]
     case .postgres: [.key, .null, .types, .timeout]
     case .http: [.key, .at, .timeout, .maxsize, .redirects, .null, .types]

@@ -1,0 +1,124 @@
+import CZlib
+import DataSourceKit
+import DataSourceKitValues
+import Foundation
+
+// A Parquet page's bytes, decompressed whole: each page says how long it is compressed and
+// how long it is after. Snappy (Parquet's usual codec) and zstd are the system's libraries,
+// opened when a file first needs them, as dsh opens libzstd for a .zst file: libsnappy comes
+// with Debian's libsnappy-dev (Scripts/setup.sh installs it), libzstd with every Debian system.
+// gzip is zlib's, which dsh links.
+
+enum ParquetCodecs {
+  /// `count` bytes decompressed from `compressed` by `codec`, which must give exactly that many.
+  ///
+  /// - Throws: ``DataSourceError/unreadable(path:reason:)`` naming `path`: a codec dsh does not
+  ///   read, a library missing, or data that does not decompress.
+  static func decompress(
+    _ compressed: UnsafeRawBufferPointer, codec: Int32, count: Int, path: String
+  ) throws(DataSourceError) -> [UInt8] {
+    func failure(_ reason: String) -> DataSourceError { .unreadable(path: path, reason: reason) }
+    guard count >= 0 else { throw failure("a page is shorter than nothing") }
+    guard let known = ParquetCodec(rawValue: codec) else {
+      throw failure("a column is compressed by codec \(codec), which Parquet does not define")
+    }
+    if known == .uncompressed {
+      guard compressed.count == count else { throw failure("a page is not as long as its header says") }
+      return Array(compressed)
+    }
+    var output = [UInt8](repeating: 0, count: count)
+    let written: Int? = output.withUnsafeMutableBytes { out -> Int? in
+      switch known {
+      case .uncompressed: return nil
+      case .snappy:
+        guard let snappy = Snappy.library else { return -1 }
+        var length = count
+        let status = snappy.uncompress(
+          compressed.baseAddress?.assumingMemoryBound(to: CChar.self), compressed.count,
+          out.baseAddress?.assumingMemoryBound(to: CChar.self), &length)
+        return status == 0 ? length : nil
+      case .zstd:
+        guard let zstd = ZstdBuffers.library else { return -2 }
+        let result = zstd.decompress(out.baseAddress, count, compressed.baseAddress, compressed.count)
+        return zstd.isError(result) != 0 ? nil : result
+      case .gzip:
+        return inflate(compressed, into: out)
+      case .lzo, .brotli, .lz4, .lz4Raw:
+        return -3
+      }
+    }
+    switch written {
+    case -1:
+      throw failure(
+        "its columns are Snappy-compressed, and this machine has no libsnappy.so.1 (apt-get install libsnappy1v5)"
+      )
+    case -2:
+      throw failure("its columns are zstd-compressed, and this machine has no libzstd.so.1")
+    case -3:
+      throw failure(
+        "its columns are compressed by \(known), which dsh does not read yet (Snappy, gzip and zstd it does)")
+    case .some(let n) where n == count:
+      return output
+    default:
+      throw failure("a page of \(known)-compressed data does not decompress to the length its header gives")
+    }
+  }
+
+  /// Inflates gzip (or zlib) data whole into `output`; the bytes written, or `nil`.
+  private static func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer)
+    -> Int?
+  {
+    let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+    stream.initialize(to: z_stream())
+    defer { stream.deallocate() }
+    // 15 + 32: a gzip or a zlib header, whichever it has.
+    guard inflateInit2_(stream, 15 + 32, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+      return nil
+    }
+    defer { inflateEnd(stream) }
+    stream.pointee.next_in = UnsafeMutablePointer(
+      mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+    stream.pointee.avail_in = UInt32(input.count)
+    stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self)
+    stream.pointee.avail_out = UInt32(output.count)
+    let status = CZlib.inflate(stream, Z_FINISH)
+    guard status == Z_STREAM_END else { return nil }
+    return output.count - Int(stream.pointee.avail_out)
+  }
+
+  /// The system's Snappy library, opened when a file first needs it.
+  ///
+  /// `@unchecked Sendable`: C function pointers, set once.
+  private struct Snappy: @unchecked Sendable {
+    typealias Uncompress =
+      @convention(c) (UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>) ->
+      Int32
+    let uncompress: Uncompress
+
+    static let library: Snappy? = {
+      guard let handle = dlopen("libsnappy.so.1", RTLD_NOW | RTLD_LOCAL),
+        let symbol = dlsym(handle, "snappy_uncompress")
+      else { return nil }
+      return Snappy(uncompress: unsafeBitCast(symbol, to: Uncompress.self))
+    }()
+  }
+
+  /// The system's zstd library's one-call decompression, opened when a file first needs it.
+  ///
+  /// `@unchecked Sendable`: C function pointers, set once.
+  private struct ZstdBuffers: @unchecked Sendable {
+    typealias Decompress = @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeRawPointer?, Int) -> Int
+    typealias IsError = @convention(c) (Int) -> UInt32
+    let decompress: Decompress
+    let isError: IsError
+
+    static let library: ZstdBuffers? = {
+      guard let handle = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL),
+        let decompress = dlsym(handle, "ZSTD_decompress"), let isError = dlsym(handle, "ZSTD_isError")
+      else { return nil }
+      return ZstdBuffers(
+        decompress: unsafeBitCast(decompress, to: Decompress.self),
+        isError: unsafeBitCast(isError, to: IsError.self))
+    }()
+  }
+}

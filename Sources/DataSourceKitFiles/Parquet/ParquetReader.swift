@@ -1,0 +1,567 @@
+import DataSourceKit
+import DataSourceKitValues
+import Foundation
+
+// A Parquet file read whole into dsh's columns: the footer (at the file's end) gives the
+// schema and where each row group's column chunks lie; each chunk's pages are decompressed and
+// decoded, a column a core, and the values of every row group put one after another.
+//
+// Flat schemas only: a column that is a list, a map or a struct is refused, named. Types map
+// as DuckDB's read_parquet reads them, with dsh's types: ints of every width (an unsigned 64-bit
+// value past an int's range as its digits), float and double as doubles, decimals as the
+// double their digits spell, dates, timestamps of every unit (in UTC, microseconds), times as
+// text (`12:34:56.789`), UUIDs as their text, strings, JSON and enums as text, and other byte
+// arrays as text with each byte that is not printable ASCII written `\xNN`, as DuckDB prints a
+// BLOB.
+
+/// Reads Parquet files.
+package enum ParquetReader {
+  /// The rows of the Parquet file at `path`, by column.
+  ///
+  /// - Throws: ``DataSourceError`` naming `displayPath`: not a Parquet file, a nested column, a
+  ///   codec or encoding dsh does not read, damaged data.
+  package static func read(fileAt path: String, displayPath: String, access: FileAccess? = nil) throws
+    -> ColumnTable
+  {
+    let file = try FileBytes.read(path, displayPath: displayPath, access: access)
+    return try withExtendedLifetime(file) {
+      try read(UnsafeRawBufferPointer(file.buffer), displayPath: displayPath)
+    }
+  }
+
+  /// The rows of a Parquet file held in `bytes`.
+  static func read(_ bytes: UnsafeRawBufferPointer, displayPath: String) throws(DataSourceError)
+    -> ColumnTable
+  {
+    let metadata = try footer(of: bytes, displayPath: displayPath)
+    let leaves = try columns(of: metadata.schema, displayPath: displayPath)
+    // Each column is held whole: a file that says it has more rows than dsh arranges is refused
+    // before anything is made for them (a few bytes may claim billions of rows).
+    guard metadata.rowCount <= Int64(DerivedProvider<Value>.maximumItems) else {
+      throw DataSourceError.unreadable(
+        path: displayPath,
+        reason:
+          "it holds \(ValueFormat.grouped(String(metadata.rowCount))) rows, more than dsh reads at once (\(ValueFormat.grouped(String(DerivedProvider<Value>.maximumItems))))"
+      )
+    }
+    let rowCount = Int(metadata.rowCount)
+    guard
+      metadata.rowGroups.allSatisfy({ group in
+        group.rowCount >= 0 && group.columns.count == leaves.count
+          && group.columns.allSatisfy { $0.valueCount >= 0 && $0.valueCount <= group.rowCount }
+      }),
+      metadata.rowGroups.reduce(0, { $0 + $1.rowCount }) == metadata.rowCount
+    else { throw damaged(displayPath, "its row groups do not match its schema") }
+    let results = SlotArray<Result<ReadColumn, DataSourceError>>(count: leaves.count)
+    let shared = SharedFile(bytes: bytes)
+    DispatchQueue.concurrentPerform(iterations: leaves.count) { c in
+      results[c] = Result { () throws(DataSourceError) -> ReadColumn in
+        var column = ColumnReading(leaves[c], displayPath: displayPath)
+        for group in metadata.rowGroups {
+          try column.read(group.columns[c], file: shared.bytes)
+        }
+        return try column.finished(rowCount: rowCount)
+      }
+    }
+    let columns = try (0..<leaves.count).map { c throws(DataSourceError) -> ReadColumn in
+      guard let result = results[c] else { throw DataSourceError.cancelled }
+      return try result.get()
+    }
+    return ColumnTable(names: uniqueNames(leaves.map(\.name)), rowCount: rowCount, columns: columns)
+  }
+
+  /// Bytes read by the columns' tasks at once: nothing writes them while they are shared.
+  private struct SharedFile: @unchecked Sendable {
+    let bytes: UnsafeRawBufferPointer
+  }
+
+  /// `qty`, `qty` → `qty`, `qty_1`, as DuckDB names a repeated column.
+  private static func uniqueNames(_ names: [String]) -> [String] {
+    var taken = Set<String>()
+    return names.map { name in
+      var candidate = name
+      var n = 1
+      while taken.contains(candidate) {
+        candidate = "\(name)_\(n)"
+        n += 1
+      }
+      taken.insert(candidate)
+      return candidate
+    }
+  }
+
+  static func damaged(_ path: String, _ reason: String) -> DataSourceError {
+    .unreadable(path: path, reason: "it is not a Parquet file dsh can read: \(reason)")
+  }
+
+  /// The file's footer: its metadata, written between the data and the last eight bytes.
+  private static func footer(of bytes: UnsafeRawBufferPointer, displayPath: String) throws(DataSourceError)
+    -> ParquetFileMetadata
+  {
+    let magic = Array("PAR1".utf8)
+    guard bytes.count >= 12, Array(bytes.prefix(4)) == magic, Array(bytes.suffix(4)) == magic else {
+      throw DataSourceError.unreadable(
+        path: displayPath, reason: "it is not a Parquet file: it does not start and end with PAR1")
+    }
+    let length = Int(bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt32.self).littleEndian)
+    guard length <= bytes.count - 12 else { throw damaged(displayPath, "its footer is longer than the file") }
+    let start = bytes.count - 8 - length
+    var reader = ThriftReader(
+      UnsafeRawBufferPointer(rebasing: bytes[start..<bytes.count - 8]),
+      damaged: { damaged(displayPath, "its footer does not read") })
+    return try reader.fileMetadata()
+  }
+
+  /// A column of the file: its schema element and whether it may be null.
+  struct Leaf {
+    let name: String
+    let element: ParquetSchemaElement
+    let type: ParquetPhysicalType
+    let isOptional: Bool
+  }
+
+  /// The file's columns, from its schema (a root group and its children, depth first).
+  private static func columns(of schema: [ParquetSchemaElement], displayPath: String) throws(DataSourceError)
+    -> [Leaf]
+  {
+    guard let root = schema.first else { throw damaged(displayPath, "its schema is empty") }
+    guard Int(root.childCount) == schema.count - 1 else {
+      // Some child is a group: the first one is named.
+      var index = 1
+      while index < schema.count, schema[index].childCount == 0 { index += 1 }
+      let name = index < schema.count ? schema[index].name : "a column"
+      throw DataSourceError.unreadable(
+        path: displayPath,
+        reason:
+          "its column \(name) is nested (a list, a map or a struct), which dsh does not read yet; flat columns it does (DuckDB: SELECT the flat columns, or unnest them, into a new file)"
+      )
+    }
+    return try schema.dropFirst().map { element throws(DataSourceError) -> Leaf in
+      guard let type = element.type else { throw damaged(displayPath, "column \(element.name) has no type") }
+      if element.repetition == 2 {
+        throw DataSourceError.unreadable(
+          path: displayPath,
+          reason:
+            "its column \(element.name) is repeated (a list), which dsh does not read yet; flat columns it does"
+        )
+      }
+      if case .other(let what) = element.meaning {
+        throw DataSourceError.unreadable(
+          path: displayPath, reason: "its column \(element.name) is a \(what), which dsh does not read yet")
+      }
+      return Leaf(name: element.name, element: element, type: type, isOptional: element.repetition == 1)
+    }
+  }
+}
+
+/// One column's values, read from its chunk in each row group.
+private struct ColumnReading {
+  let leaf: ParquetReader.Leaf
+  let displayPath: String
+  /// Whether each row so far has a value (optional columns only).
+  private var present: [Bool] = []
+  /// The pages' values, the nulls left out.
+  private var pages: [PhysicalValues] = []
+
+  init(_ leaf: ParquetReader.Leaf, displayPath: String) {
+    self.leaf = leaf
+    self.displayPath = displayPath
+  }
+
+  private func damaged() -> DataSourceError {
+    ParquetReader.damaged(displayPath, "column \(leaf.name) does not decode")
+  }
+
+  private func unsupported(_ what: String) -> DataSourceError {
+    .unreadable(
+      path: displayPath, reason: "its column \(leaf.name) is written \(what), which dsh does not read yet")
+  }
+
+  /// Reads a row group's chunk of the column.
+  mutating func read(_ chunk: ParquetColumnChunk, file: UnsafeRawBufferPointer) throws(DataSourceError) {
+    guard chunk.filePath == nil else {
+      throw DataSourceError.unreadable(
+        path: displayPath, reason: "its column \(leaf.name) is kept in another file (\(chunk.filePath ?? ""))"
+      )
+    }
+    var position = Int(chunk.dataPageOffset)
+    if let dictionary = chunk.dictionaryPageOffset, dictionary > 0, dictionary < chunk.dataPageOffset {
+      position = Int(dictionary)
+    }
+    var dictionary: PhysicalValues?
+    var seen = 0
+    while seen < Int(chunk.valueCount) {
+      // No page holds more values than the chunk has left: what a page says it holds is
+      // allocated for.
+      let left = Int(chunk.valueCount) - seen
+      guard position >= 0, position < file.count else { throw damaged() }
+      var reader = ThriftReader(file, at: position, damaged: damaged)
+      let header = try reader.pageHeader()
+      let start = reader.position
+      let size = Int(header.compressedSize)
+      guard size >= 0, size <= file.count - start, header.uncompressedSize >= 0 else { throw damaged() }
+      let data = UnsafeRawBufferPointer(rebasing: file[start..<start + size])
+      position = start + size
+      guard header.valueCount >= 0, header.type == 2 || Int(header.valueCount) <= left else {
+        throw damaged()
+      }
+      switch header.type {
+      case 2:
+        let page = try ParquetCodecs.decompress(
+          data, codec: chunk.codec, count: Int(header.uncompressedSize), path: displayPath)
+        dictionary = try withBytes(of: page) { raw throws(DataSourceError) in
+          var bytes = PageBytes(raw, damaged: damaged)
+          return try bytes.plain(
+            Int(header.valueCount), type: leaf.type, typeLength: Int(leaf.element.typeLength))
+        }
+      case 0:
+        let page = try ParquetCodecs.decompress(
+          data, codec: chunk.codec, count: Int(header.uncompressedSize), path: displayPath)
+        try withBytes(of: page) { raw throws(DataSourceError) in
+          var bytes = PageBytes(raw, damaged: damaged)
+          var defined = Int(header.valueCount)
+          if leaf.isOptional {
+            guard header.definitionLevelEncoding == ParquetEncoding.rle.rawValue else {
+              throw unsupported("with definition levels bit-packed (the old encoding)")
+            }
+            let length = Int(try bytes.littleEndian(4))
+            var levels = PageBytes(try bytes.take(length), damaged: damaged)
+            defined = try addLevels(&levels, count: Int(header.valueCount))
+          }
+          try addValues(&bytes, count: defined, encoding: header.encoding, dictionary: dictionary)
+        }
+        seen += Int(header.valueCount)
+      case 3:
+        let repetition = Int(header.repetitionLevelsLength)
+        let definition = Int(header.definitionLevelsLength)
+        guard repetition == 0, definition >= 0, definition <= size else { throw damaged() }
+        var defined = Int(header.valueCount)
+        if leaf.isOptional {
+          var levels = PageBytes(UnsafeRawBufferPointer(rebasing: data[0..<definition]), damaged: damaged)
+          defined = try addLevels(&levels, count: Int(header.valueCount))
+        }
+        let rest = UnsafeRawBufferPointer(rebasing: data[definition...])
+        let page =
+          header.isCompressed
+          ? try ParquetCodecs.decompress(
+            rest, codec: chunk.codec, count: Int(header.uncompressedSize) - definition, path: displayPath)
+          : Array(rest)
+        try withBytes(of: page) { raw throws(DataSourceError) in
+          var bytes = PageBytes(raw, damaged: damaged)
+          try addValues(&bytes, count: defined, encoding: header.encoding, dictionary: dictionary)
+        }
+        seen += Int(header.valueCount)
+      default:
+        // An index page: nothing dsh reads.
+        continue
+      }
+    }
+  }
+
+  /// Reads `count` definition levels (0 null, 1 a value); how many rows have a value.
+  private mutating func addLevels(_ levels: inout PageBytes, count: Int) throws(DataSourceError) -> Int {
+    let read = try levels.hybrid(count, width: 1)
+    var defined = 0
+    present.reserveCapacity(present.count + count)
+    for level in read {
+      guard level <= 1 else { throw damaged() }
+      present.append(level == 1)
+      defined += Int(level)
+    }
+    return defined
+  }
+
+  /// Reads a page's `count` values written by `encoding`.
+  private mutating func addValues(
+    _ bytes: inout PageBytes, count: Int, encoding raw: Int32, dictionary: PhysicalValues?
+  ) throws(DataSourceError) {
+    guard let encoding = ParquetEncoding(rawValue: raw) else { throw unsupported("in encoding \(raw)") }
+    switch encoding {
+    case .plainDictionary, .rleDictionary:
+      guard let dictionary else { throw damaged() }
+      let width = Int(try bytes.byte())
+      let indices = count == 0 ? [] : try bytes.hybrid(count, width: width)
+      pages.append(try dictionary.picking(indices, damaged: damaged))
+    default:
+      guard
+        let values = try bytes.values(
+          count, encoding: encoding, type: leaf.type, typeLength: Int(leaf.element.typeLength))
+      else { throw unsupported("in \(encoding) for its type \(leaf.type)") }
+      pages.append(values)
+    }
+  }
+
+  /// The column, nulls put back where the levels say.
+  func finished(rowCount: Int) throws(DataSourceError) -> ReadColumn {
+    let valueCount = pages.reduce(0) { $0 + $1.count }
+    let nulls: [Bool]? = leaf.isOptional ? present.map { !$0 } : nil
+    guard (leaf.isOptional ? present.count : valueCount) == rowCount,
+      valueCount == (leaf.isOptional ? present.count(where: { $0 }) : rowCount)
+    else { throw damaged() }
+    /// The values `dense` holds, spread over every row, `filler` at the nulls.
+    func spread<T>(_ dense: [T], filler: T) -> [T] {
+      guard leaf.isOptional else { return dense }
+      var all: [T] = []
+      all.reserveCapacity(rowCount)
+      var next = 0
+      for has in present {
+        if has {
+          all.append(dense[next])
+          next += 1
+        } else {
+          all.append(filler)
+        }
+      }
+      return all
+    }
+    switch leaf.type {
+    case .boolean:
+      let bools = pages.flatMap { page -> [UInt8] in if case .bools(let v) = page { v } else { [] } }
+      return .bools(spread(bools, filler: 2))
+    case .float, .double:
+      let doubles = pages.flatMap { page -> [Double] in if case .doubles(let v) = page { v } else { [] } }
+      return .doubles(spread(doubles, filler: 0), nulls: nulls)
+    case .int96:
+      let ints = pages.flatMap { page -> [Int64] in if case .ints(let v) = page { v } else { [] } }
+      return .timestamps(spread(ints.map { Int($0) }, filler: 0), nulls: nulls)
+    case .int32, .int64:
+      let ints = pages.flatMap { page -> [Int64] in if case .ints(let v) = page { v } else { [] } }
+      return try intColumn(ints, spread: { spread($0, filler: 0) }, nulls: nulls)
+    case .byteArray, .fixedLengthByteArray:
+      var bytes: [UInt8] = []
+      var ends: [Int] = []
+      for case .byteArrays(let pageBytes, let pageEnds) in pages {
+        let base = bytes.count
+        bytes.append(contentsOf: pageBytes)
+        ends.append(contentsOf: pageEnds.map { $0 + base })
+      }
+      return try byteColumn(bytes, ends: ends, rowCount: rowCount)
+    }
+  }
+
+  /// An int32 or int64 column as its meaning reads it.
+  private func intColumn(_ ints: [Int64], spread: ([Int]) -> [Int], nulls: [Bool]?) throws(DataSourceError)
+    -> ReadColumn
+  {
+    switch leaf.element.meaning {
+    case .date:
+      return .dates(spread(ints.map { Int($0) }), nulls: nulls)
+    case .timestamp(let unit, _):
+      return .timestamps(spread(ints.map { Self.micros($0, unit) }), nulls: nulls)
+    case .time(let unit):
+      return texts(ints.map { Self.timeText(Self.micros($0, unit)) })
+    case .decimal(let scale, _):
+      return .doubles(spreadDoubles(ints.map { Self.decimal(Int128($0), scale: scale) }), nulls: nulls)
+    case .integer(let bits, let signed) where !signed:
+      if bits == 32 || leaf.type == .int32 {
+        return .ints(spread(ints.map { Int(UInt32(truncatingIfNeeded: $0)) }), nulls: nulls)
+      }
+      if ints.allSatisfy({ $0 >= 0 }) { return .ints(spread(ints.map { Int($0) }), nulls: nulls) }
+      return texts(ints.map { String(UInt64(bitPattern: $0)) })
+    default:
+      return .ints(spread(ints.map { Int($0) }), nulls: nulls)
+    }
+  }
+
+  private func spreadDoubles(_ dense: [Double]) -> [Double] {
+    guard leaf.isOptional else { return dense }
+    var next = 0
+    return present.map { has in
+      guard has else { return 0 }
+      defer { next += 1 }
+      return dense[next]
+    }
+  }
+
+  /// A text column of `values` (one a value), nulls where the levels say.
+  private func texts(_ values: [String]) -> ReadColumn {
+    var maker = TextColumnMaker(expectedRows: leaf.isOptional ? present.count : values.count)
+    var next = 0
+    let rows = leaf.isOptional ? present : Array(repeating: true, count: values.count)
+    for has in rows {
+      if has {
+        maker.append(values[next])
+        next += 1
+      } else {
+        maker.appendNull()
+      }
+    }
+    return .texts(maker)
+  }
+
+  /// A byte-array column as its meaning reads it.
+  private func byteColumn(_ bytes: [UInt8], ends: [Int], rowCount: Int) throws(DataSourceError) -> ReadColumn
+  {
+    func value(_ i: Int) -> ArraySlice<UInt8> { bytes[(i == 0 ? 0 : ends[i - 1])..<ends[i]] }
+    switch leaf.element.meaning {
+    case .decimal(let scale, _):
+      var doubles: [Double] = []
+      for i in ends.indices {
+        let raw = value(i)
+        guard raw.count <= 16 else { throw unsupported("as a decimal of more than 38 digits") }
+        var unscaled: Int128 = raw.first.map { $0 & 0x80 != 0 ? -1 : 0 } ?? 0
+        for byte in raw { unscaled = unscaled << 8 | Int128(byte) }
+        doubles.append(Self.decimal(unscaled, scale: scale))
+      }
+      return .doubles(spreadDoubles(doubles), nulls: leaf.isOptional ? present.map { !$0 } : nil)
+    case .uuid:
+      return texts(ends.indices.map { Self.uuidText(value($0)) })
+    case .string, .json, .enumeration:
+      var maker = TextColumnMaker(expectedRows: rowCount)
+      var next = 0
+      try withBytes(of: bytes) { raw throws(DataSourceError) in
+        let all = raw.assumingMemoryBound(to: UInt8.self)
+        if let bad = FileBytes.firstInvalidUTF8(in: all) {
+          let row = ends.firstIndex { $0 > bad } ?? 0
+          throw DataSourceError.unreadable(
+            path: displayPath,
+            reason: "its column \(leaf.name) holds text that is not UTF-8 (value \(row + 1))")
+        }
+        for row in 0..<rowCount {
+          if leaf.isOptional, !present[row] {
+            maker.appendNull()
+            continue
+          }
+          let start = next == 0 ? 0 : ends[next - 1]
+          maker.append(UnsafeBufferPointer(rebasing: all[start..<ends[next]]))
+          next += 1
+        }
+      }
+      return .texts(maker)
+    default:
+      return texts(ends.indices.map { Self.blobText(value($0)) })
+    }
+  }
+
+  /// Microseconds from a count of `unit`, rounded down as DuckDB rounds nanoseconds.
+  private static func micros(_ value: Int64, _ unit: ParquetTimeUnit) -> Int {
+    switch unit {
+    case .millis: Int(value) &* 1_000
+    case .micros: Int(value)
+    case .nanos: Int((value - ((value % 1_000) + 1_000) % 1_000) / 1_000)
+    }
+  }
+
+  /// `12:34:56`, or `12:34:56.789` with the fraction's digits to its last that is not zero.
+  private static func timeText(_ micros: Int) -> String {
+    let seconds = micros / 1_000_000
+    let fraction = micros % 1_000_000
+    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    var text = "\(two(seconds / 3_600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))"
+    if fraction > 0 {
+      var digits = String(fraction)
+      digits = String(repeating: "0", count: 6 - digits.count) + digits
+      while digits.hasSuffix("0") { digits.removeLast() }
+      text += "." + digits
+    }
+    return text
+  }
+
+  /// The double a decimal's digits spell (`12345` at scale 2: 123.45, rounded as its text is).
+  private static func decimal(_ unscaled: Int128, scale: Int) -> Double {
+    guard scale > 0 else { return Double(String(unscaled)) ?? 0 }
+    let negative = unscaled < 0
+    var digits = String(unscaled.magnitude)
+    if digits.count <= scale { digits = String(repeating: "0", count: scale - digits.count + 1) + digits }
+    digits.insert(".", at: digits.index(digits.endIndex, offsetBy: -scale))
+    return Double((negative ? "-" : "") + digits) ?? 0
+  }
+
+  /// A UUID's sixteen bytes as `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
+  private static func uuidText(_ bytes: ArraySlice<UInt8>) -> String {
+    let hex = bytes.map {
+      String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
+    }
+    guard hex.count == 16 else { return blobText(bytes) }
+    return [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { hex[$0].joined() }.joined(separator: "-")
+  }
+
+  /// Bytes as DuckDB prints a BLOB: printable ASCII as it is, every other byte `\xNN`, and so
+  /// are a backslash and both quotes.
+  private static func blobText(_ bytes: ArraySlice<UInt8>) -> String {
+    var text = ""
+    for byte in bytes {
+      if byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\"), byte != UInt8(ascii: "'"),
+        byte != UInt8(ascii: "\"")
+      {
+        text.unicodeScalars.append(Unicode.Scalar(byte))
+      } else {
+        let hex = String(byte, radix: 16, uppercase: true)
+        text += "\\x" + (hex.count == 1 ? "0" : "") + hex
+      }
+    }
+    return text
+  }
+}
+
+/// Rows of a Parquet file, stored by column, in one section.
+public final class ParquetProvider: DataProvider, CompositionNode, RecordProviding, FieldProfiling {
+  /// The file, as given.
+  public let path: String
+  /// The path as the user wrote it, for messages and `describe`.
+  public let displayPath: String
+  private let loads = LoadTracker()
+  /// Where loading stands.
+  public var loadState: LoadState { loads.state }
+  /// Moves with every load: the rows change only then.
+  public var structureClock: StructureClock { loads.clock }
+  /// What went wrong in the last load, when it failed.
+  public private(set) var lastError: DataSourceError?
+  /// What went wrong, when the state is `error`.
+  public var errorDescription: String? { lastError?.description }
+  private var table: ColumnTable?
+  private var profiles: [FieldProfile]?
+  private let access: FileAccess?
+
+  /// A provider of the rows of the Parquet file at `path`.
+  ///
+  /// - Parameters:
+  ///   - displayPath: the path as written, when `path` was resolved against a folder.
+  ///   - access: which files may be read, checked on the file opened at every load.
+  public init(path: String, displayPath: String? = nil, access: FileAccess? = nil) {
+    self.path = path
+    self.displayPath = displayPath ?? path
+    self.access = access
+  }
+
+  /// Reads the whole file; on failure the provider is in `error`, with no items.
+  public func load() async throws {
+    try await loads.load(
+      { try ParquetReader.read(fileAt: path, displayPath: displayPath, access: access) },
+      isEmpty: { $0.rowCount == 0 },
+      apply: { table in
+        self.table = table
+        profiles = table.profiles
+        lastError = nil
+      },
+      fail: { error in
+        table = nil
+        profiles = nil
+        lastError = error
+      })
+  }
+
+  /// The number of sections.
+  public var numberOfSections: Int { 1 }
+  /// The number of items in a section.
+  public func numberOfItems(inSection section: Int) -> Int { table?.rowCount ?? 0 }
+  /// The item at an index path.
+  public func item(at itemPath: ItemPath) -> Value {
+    guard let table else { return .null }
+    return .record(table.record(at: itemPath.item))
+  }
+  /// The fields every item has, once read.
+  package var knownFields: [String]? { table.map { Array($0.schema.names) } }
+  /// The columns' types and nulls, once read.
+  package var fieldProfiles: [FieldProfile]? { profiles }
+  /// How `describe` names this node.
+  package var nodeTitle: String { "parquet \(JSONWriter.quoted(displayPath))" }
+  /// What `describe` shows beside the name: counts and state.
+  package var nodeDetail: String? { countsDetail }
+}
+
+extension ParquetProvider: ColumnReadable {
+  package func fieldBatches(_ name: String) -> BatchReader? { table?.fieldBatches(name) }
+}
+
+extension ParquetProvider: ReadsAFile {}

@@ -1,0 +1,179 @@
+import DataSourceKit
+import DataSourceKitValues
+import Foundation
+
+// Parquet's footer and page headers are Thrift structures in the compact protocol: fields
+// numbered by their delta from the last, ints as zigzag varints, lists with their element type.
+// This is the reading half of it, enough for parquet.thrift; a field dsh does not read is
+// skipped whatever its type, so a writer's newer fields are no trouble.
+
+/// A Thrift compact-protocol reader over bytes held in memory.
+struct ThriftReader {
+  /// The compact protocol's type of a field or an element.
+  enum FieldType: UInt8 {
+    case stop = 0, boolTrue = 1, boolFalse = 2, byte = 3, i16 = 4, i32 = 5, i64 = 6, double = 7
+    case binary = 8, list = 9, set = 10, map = 11, structure = 12
+  }
+
+  private let bytes: UnsafeRawBufferPointer
+  /// Where the next byte is read.
+  private(set) var position: Int
+  /// The last field id of each struct being read, innermost last.
+  private var lastFieldIDs: [Int16] = [0]
+  /// How deep the value being skipped lies.
+  private var skipping = 0
+  /// Where a damaged structure is reported: the file, and what was being read.
+  private let place: () -> DataSourceError
+
+  /// A reader of `bytes` from `position`; `damaged` makes the error for bytes that do not read.
+  init(_ bytes: UnsafeRawBufferPointer, at position: Int = 0, damaged: @escaping () -> DataSourceError) {
+    self.bytes = bytes
+    self.position = position
+    place = damaged
+  }
+
+  /// Structures nest no deeper than this: a file made to recurse is refused, not followed.
+  private static let deepest = 64
+
+  /// A byte as it is: an i8 field, or a list's boolean element.
+  mutating func rawByte() throws(DataSourceError) -> UInt8 { try byte() }
+
+  private mutating func byte() throws(DataSourceError) -> UInt8 {
+    guard position < bytes.count else { throw place() }
+    defer { position += 1 }
+    return bytes[position]
+  }
+
+  /// An unsigned varint (at most ten bytes).
+  mutating func varint() throws(DataSourceError) -> UInt64 {
+    var result: UInt64 = 0
+    var shift: UInt64 = 0
+    while true {
+      let b = try byte()
+      guard shift < 64 else { throw place() }
+      result |= UInt64(b & 0x7F) << shift
+      if b & 0x80 == 0 { return result }
+      shift += 7
+    }
+  }
+
+  /// A zigzag varint: an i16, i32 or i64.
+  mutating func int() throws(DataSourceError) -> Int64 {
+    let n = try varint()
+    return Int64(bitPattern: (n >> 1) ^ (0 &- (n & 1)))
+  }
+
+  /// An i32, refused when it does not fit.
+  mutating func int32() throws(DataSourceError) -> Int32 {
+    let n = try int()
+    guard let value = Int32(exactly: n) else { throw place() }
+    return value
+  }
+
+  /// A binary or a string's bytes.
+  mutating func binary() throws(DataSourceError) -> UnsafeRawBufferPointer {
+    let length = try varint()
+    guard length <= UInt64(bytes.count - position) else { throw place() }
+    defer { position += Int(length) }
+    return UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(length)])
+  }
+
+  /// A string (UTF-8, damaged bytes repaired).
+  mutating func string() throws(DataSourceError) -> String {
+    String(decoding: try binary(), as: UTF8.self)
+  }
+
+  /// The next field of the struct being read: its id and type, or `nil` at the struct's end.
+  ///
+  /// A boolean field's value is its type (``FieldType/boolTrue``, ``FieldType/boolFalse``).
+  mutating func field() throws(DataSourceError) -> (id: Int16, type: FieldType)? {
+    let header = try byte()
+    guard let type = FieldType(rawValue: header & 0x0F) else { throw place() }
+    if type == .stop { return nil }
+    let delta = Int16(header >> 4)
+    let id: Int16
+    if delta == 0 {
+      guard let read = Int16(exactly: try int()) else { throw place() }
+      id = read
+    } else {
+      id = lastFieldIDs[lastFieldIDs.count - 1] &+ delta
+    }
+    lastFieldIDs[lastFieldIDs.count - 1] = id
+    return (id, type)
+  }
+
+  /// A list's (or set's) element type and length.
+  mutating func listHeader() throws(DataSourceError) -> (type: FieldType, count: Int) {
+    let header = try byte()
+    guard let type = FieldType(rawValue: header & 0x0F) else { throw place() }
+    var count = Int(header >> 4)
+    if count == 15 {
+      let long = try varint()
+      guard long <= UInt64(bytes.count - position) else { throw place() }
+      count = Int(long)
+    }
+    return (type, count)
+  }
+
+  /// Reads a struct's fields, calling `body` with each field's id and type; `body` reads the
+  /// fields it knows and returns `false` for the rest, which are skipped.
+  mutating func structure(
+    _ body: (inout ThriftReader, Int16, FieldType) throws(DataSourceError) -> Bool
+  ) throws(DataSourceError) {
+    guard lastFieldIDs.count < Self.deepest else { throw place() }
+    lastFieldIDs.append(0)
+    while let (id, type) = try field() {
+      if try !body(&self, id, type) { try skip(type) }
+    }
+    lastFieldIDs.removeLast()
+  }
+
+  /// Reads a list's elements, each by `element` (which reads one element of the given type).
+  mutating func list<T>(_ element: (inout ThriftReader, FieldType) throws(DataSourceError) -> T)
+    throws(DataSourceError) -> [T]
+  {
+    let (type, count) = try listHeader()
+    var result: [T] = []
+    result.reserveCapacity(min(count, 1 << 16))
+    for _ in 0..<count { result.append(try element(&self, type)) }
+    return result
+  }
+
+  /// Skips a value of `type`.
+  mutating func skip(_ type: FieldType) throws(DataSourceError) {
+    // Lists of lists nest as structs do: no deeper than they may.
+    guard skipping < Self.deepest else { throw place() }
+    skipping += 1
+    defer { skipping -= 1 }
+    switch type {
+    case .stop, .boolTrue, .boolFalse: break
+    case .byte: _ = try byte()
+    case .i16, .i32, .i64: _ = try varint()
+    case .double:
+      guard position + 8 <= bytes.count else { throw place() }
+      position += 8
+    case .binary: _ = try binary()
+    case .list, .set:
+      let (element, count) = try listHeader()
+      for _ in 0..<count {
+        // A boolean element is a byte of its own.
+        if element == .boolTrue || element == .boolFalse { _ = try byte() } else { try skip(element) }
+      }
+    case .map:
+      let count = try varint()
+      guard count <= UInt64(bytes.count - position) else { throw place() }
+      if count > 0 {
+        let kinds = try byte()
+        guard let key = FieldType(rawValue: kinds >> 4), let value = FieldType(rawValue: kinds & 0x0F) else {
+          throw place()
+        }
+        for _ in 0..<count {
+          try skip(key)
+          try skip(value)
+        }
+      }
+    case .structure:
+      try structure { _, _, _ throws(DataSourceError) in false }
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import DataSourceKit
+
+/// A column a reader of a columnar format made whole (a Parquet file's), in the form dsh's
+/// columns hold it: typed arrays with their nulls, texts one after another.
+package enum ReadColumn {
+  case ints([Int], nulls: [Bool]?)
+  case doubles([Double], nulls: [Bool]?)
+  /// 0 false, 1 true, 2 null.
+  case bools([UInt8])
+  /// Days since 1970-01-01.
+  case dates([Int], nulls: [Bool]?)
+  /// Microseconds since 1970-01-01 00:00 UTC.
+  case timestamps([Int], nulls: [Bool]?)
+  case texts(TextColumnMaker)
+}
+
+/// A text column made a value at a time, its texts one after another in its own bytes, coded
+/// into a dictionary while they repeat (as a CSV file's text columns are).
+package struct TextColumnMaker {
+  private var builder: TextColumnBuilder
+
+  /// A maker of about `expectedRows` texts.
+  package init(expectedRows: Int) { builder = TextColumnBuilder(expectedRows: expectedRows) }
+
+  /// A text's UTF-8 bytes (valid UTF-8: the caller checks).
+  package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    // An empty text is length 0 with the flag; length 0 without it is null.
+    builder.append(
+      bytes, rawLength: bytes.isEmpty ? FieldRefs.escapedFlag : UInt32(bytes.count), isNull: false)
+  }
+
+  /// A text.
+  package mutating func append(_ text: String) {
+    var text = text
+    text.withUTF8 { append($0) }
+  }
+
+  /// A null.
+  package mutating func appendNull() { builder.appendNull() }
+
+  fileprivate mutating func finished() -> any Column { builder.finished() }
+}
+
+extension ColumnTable {
+  /// A table of the columns `columns`, named `names`, each `rowCount` rows long.
+  package convenience init(names: [String], rowCount: Int, columns: [ReadColumn]) {
+    func mask(_ nulls: [Bool]?) -> NullMask? {
+      guard let nulls, nulls.contains(true) else { return nil }
+      var mask = NullMask(count: rowCount)
+      for (row, isNull) in nulls.enumerated() where isNull { mask.setNull(row) }
+      return mask
+    }
+    let made: [any Column] = columns.map { column in
+      switch column {
+      case .ints(let values, let nulls): IntColumn(values, nulls: mask(nulls))
+      case .doubles(let values, let nulls): DoubleColumn(values, nulls: mask(nulls))
+      case .bools(let values): BoolColumn(values)
+      case .dates(let values, let nulls): DateColumn(values, nulls: mask(nulls), type: .date)
+      case .timestamps(let values, let nulls): DateColumn(values, nulls: mask(nulls), type: .timestamp)
+      case .texts(var maker): maker.finished()
+      }
+    }
+    self.init(schema: Schema(names), rowCount: rowCount, columns: made)
+  }
+}

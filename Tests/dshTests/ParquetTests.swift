@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+
+/// Parquet files written by pyarrow and by DuckDB, of every type, codec, page version and
+/// encoding dsh reads, read by dsh and by DuckDB's read_parquet, the answers compared value by
+/// value; and files dsh refuses, refused with an error, never a crash.
+@Suite(
+  "Parquet files against DuckDB's read_parquet",
+  .disabled(if: DuckDB.isMissingOutsideCI, "DuckDB's CLI is not installed"))
+struct ParquetTests {
+  /// A folder of its own for a test's files.
+  static func folder() throws -> String {
+    let folder = NSTemporaryDirectory() + "dsh-parquet-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    return folder
+  }
+
+  /// DuckDB's rows of a file, each column as dsh writes it: floats as the doubles they are,
+  /// timestamps in UTC as dsh's text, decimals and times as their text.
+  static func duckRows(_ path: String) throws -> [[String]] {
+    let described = try DuckDB.rows("DESCRIBE SELECT * FROM read_parquet('\(path)')")
+    let columns = described.dropFirst().map { row -> String in
+      let (name, type) = ("\"\(row[0])\"", row[1].uppercased())
+      if type == "FLOAT" { return "\(name)::DOUBLE AS \(name)" }
+      if type.hasPrefix("TIMESTAMP") {
+        return "strftime(\(name)::TIMESTAMP, '%Y-%m-%dT%H:%M:%S.%fZ') AS \(name)"
+      }
+      if type.hasPrefix("DECIMAL") || type == "TIME" { return "\(name)::VARCHAR AS \(name)" }
+      return name
+    }
+    return try DuckDB.rows(
+      "SET TimeZone = 'UTC'; SELECT \(columns.joined(separator: ", ")) FROM read_parquet('\(path)')")
+  }
+
+  /// dsh's rows of a file, its timestamps' fractions written to six digits as DuckDB writes them.
+  static func dshRows(_ path: String) throws -> [[String]] {
+    try DuckDB.dshRows([], "parquet \"\(path)\"").map { $0.map(Self.sixDigitTimestamp) }
+  }
+
+  /// `2021-03-04T05:06:07.5Z` as `2021-03-04T05:06:07.500000Z`; any other text as it is.
+  static func sixDigitTimestamp(_ text: String) -> String {
+    guard text.count >= 20, text.hasSuffix("Z"), text.dropFirst(10).first == "T" else { return text }
+    let body = text.dropLast()
+    guard let dot = body.firstIndex(of: ".") else { return body + ".000000Z" }
+    let fraction = body[body.index(after: dot)...]
+    return body[..<dot] + "." + fraction + String(repeating: "0", count: max(0, 6 - fraction.count)) + "Z"
+  }
+
+  /// dsh's answer and DuckDB's over `path`, compared.
+  static func expectSame(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let dsh = try dshRows(path)
+    let duck = try duckRows(path)
+    #expect(dsh.first == duck.first, "columns of \(path)", sourceLocation: sourceLocation)
+    #expect(dsh.count > 1, "rows of \(path)", sourceLocation: sourceLocation)
+    let differences = DuckDB.differences(dsh, duck)
+    #expect(differences.isEmpty, "\(path): \(differences.prefix(3))", sourceLocation: sourceLocation)
+  }
+
+  @Test("pyarrow's files: every type, each codec, page v1 and v2, plain, delta, byte stream split, INT96")
+  func pyarrowFiles() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let script = DSHProcess.packageRoot + "/Tests/dshTests/Fixtures/write_parquet.py"
+    let made = try DSHProcess.runCommand(
+      ["/usr/bin/env", "python3", script, folder, "3000"], directory: DSHProcess.packageRoot)
+    try #require(made.status == 0, "pyarrow (Scripts/test.sh installs it): \(made.output)")
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter {
+      $0.hasSuffix(".parquet")
+    }
+    #expect(files.count == 11, "\(files)")
+    for file in files.sorted() { try Self.expectSame(folder + "/" + file) }
+  }
+
+  @Test("DuckDB's files: each codec, format versions 1 and 2, several row groups, nulls, decimals, UUIDs")
+  func duckDBFiles() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let rows = """
+      SELECT i AS id, CASE WHEN i % 11 = 0 THEN NULL ELSE 'name ' || (i % 97) END AS name,
+        CASE WHEN i % 7 = 0 THEN NULL ELSE i * 1.5 END AS score, (i * 0.25)::FLOAT AS f, i / 3 AS d,
+        i % 2 = 0 AS even, DATE '1960-01-01' + (i % 40000)::INT AS day,
+        TIMESTAMP '2021-03-04 05:06:07.123456' + INTERVAL (i * 37) SECOND AS ts,
+        (i % 100000)::DECIMAL(12, 3) / 7 AS dec, (i * 123456789)::DECIMAL(38, 4) AS wide,
+        'unique-' || i AS u, (i % 300)::SMALLINT AS small, (i * 1000)::UBIGINT AS big,
+        ('00000000-0000-4000-8000-' || lpad(printf('%x', i * 7919), 12, '0'))::UUID AS uid
+      FROM range(20000) t(i)
+      """
+    for (name, options) in [
+      ("none-v1", "COMPRESSION uncompressed"), ("snappy-v1", "COMPRESSION snappy"),
+      ("gzip-v1", "COMPRESSION gzip"), ("zstd-v1", "COMPRESSION zstd"),
+      ("snappy-v2", "COMPRESSION snappy, PARQUET_VERSION V2"),
+      ("zstd-v2", "COMPRESSION zstd, PARQUET_VERSION V2"),
+      ("groups", "COMPRESSION snappy, ROW_GROUP_SIZE 2048"),
+    ] {
+      let path = "\(folder)/duck-\(name).parquet"
+      _ = try DuckDB.rows("COPY (\(rows)) TO '\(path)' (FORMAT parquet, \(options))")
+      try Self.expectSame(path)
+    }
+    // The answers of stages over the columns read, against DuckDB's SQL.
+    let path = "\(folder)/duck-snappy-v1.parquet"
+    let grouped = try DuckDB.dshRows(
+      [],
+      "parquet \"\(path)\" | where score > 100 | group by small with n = count(), s = sum(score), m = max(day) | sort by small"
+    )
+    let duck = try DuckDB.rows(
+      "SELECT small, count(*), sum(score)::DOUBLE, max(day) FROM read_parquet('\(path)') WHERE score > 100 GROUP BY small ORDER BY small"
+    )
+    #expect(DuckDB.differences(grouped, duck).isEmpty, "\(DuckDB.differences(grouped, duck).prefix(3))")
+  }
+
+  @Test("a nested column, a file that is not Parquet, and damaged files are refused with an error")
+  func refusals() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let nested = "\(folder)/nested.parquet"
+    _ = try DuckDB.rows(
+      "COPY (SELECT 1 AS id, [1, 2] AS tags, {'a': 1} AS point) TO '\(nested)' (FORMAT parquet)")
+    let refused = try DSHProcess.run(["-c", "show parquet \"\(nested)\""])
+    #expect(refused.status == 1, "\(refused.output)")
+    #expect(refused.output.contains("its column tags is nested"), "\(refused.output)")
+    let notParquet = "\(folder)/rows.parquet"
+    try "id,name\n1,a\n".write(toFile: notParquet, atomically: true, encoding: .utf8)
+    let text = try DSHProcess.run(["-c", "show parquet \"\(notParquet)\""])
+    #expect(text.status == 1 && text.output.contains("it is not a Parquet file"), "\(text.output)")
+
+    // A good file, then the same bytes cut short and with bytes changed here and there: each
+    // is an error or the rows (a changed value still decodes), never a crash.
+    let good = "\(folder)/good.parquet"
+    _ = try DuckDB.rows(
+      "COPY (SELECT i, 'n' || (i % 13) AS s, i * 0.5 AS d FROM range(3000) t(i)) TO '\(good)' (FORMAT parquet, COMPRESSION snappy)"
+    )
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: good)))
+    var random = SeededGenerator(state: 57)
+    var damaged: [[UInt8]] = [Array(bytes.prefix(bytes.count / 2)), Array(bytes.prefix(bytes.count - 9))]
+    for _ in 0..<40 {
+      var changed = bytes
+      for _ in 0..<3 {
+        changed[Int.random(in: 0..<changed.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+      }
+      damaged.append(changed)
+    }
+    for (index, file) in damaged.enumerated() {
+      let path = "\(folder)/damaged-\(index).parquet"
+      try Data(file).write(to: URL(fileURLWithPath: path))
+      let ran = try DSHProcess.run(["-c", "show parquet \"\(path)\" | limit 3 as csv"])
+      #expect(
+        ran.status == 0 || ran.status == 1, "damaged file \(index): status \(ran.status): \(ran.output)")
+    }
+  }
+
+  @Test("dsh FILE.parquet binds the file under its name and shows it")
+  func openedByName() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let path = "\(folder)/flights.parquet"
+    _ = try DuckDB.rows(
+      "COPY (SELECT i AS id, 'c' || (i % 3) AS carrier FROM range(5) t(i)) TO '\(path)' (FORMAT parquet)")
+    let shown = try DSHProcess.run([path])
+    #expect(shown.status == 0, "\(shown.output)")
+    #expect(shown.output.contains("carrier") && shown.output.contains("│  4 │ c1 "), "\(shown.output)")
+    let bound = try DSHProcess.run([path, "-c", "show flights | where carrier == \"c1\" as csv"])
+    #expect(bound.output.hasSuffix("id,carrier\n1,c1\n4,c1\n"), "\(bound.output)")
+  }
+}
