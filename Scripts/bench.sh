@@ -11,7 +11,8 @@
 # under a pseudo-terminal (1M rows in memory, 10M in SQLite and on the same server),
 # 'Scripts/bench.sh explore' only reading a gzip CSV (beside the plain file and gzip -dc),
 # median and a window rank beside DuckDB's CLI, and a pattern and a join of two tables of a
-# SQLite file printed whole beside sqlite3, 'Scripts/bench.sh plans' only explain and a typo's
+# SQLite file printed whole beside sqlite3, and a 10M-row Parquet file's first rows and a group by
+# beside DuckDB's CLI ('Scripts/bench.sh parquet' those alone), 'Scripts/bench.sh plans' only explain and a typo's
 # error on the 1M-row CSV beside the statements that do the work, 'Scripts/bench.sh serve' only a
 # served view's edits (100k and 1M rows, served and not) and a page's window requests.
 set -euo pipefail

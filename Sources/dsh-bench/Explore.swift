@@ -127,6 +127,47 @@ import Foundation
       other: "sqlite3 -csv, rank() OVER", sqliteRank, most: 1.5))
 }
 
+/// A 10M-row Parquet file (the bench's 1M people ten times, ids made unique), written by DuckDB's
+/// CLI with its defaults (Snappy, dictionaries), and its first window and a group by read by dsh
+/// and by DuckDB, whole processes, in turn (issue 59).
+@MainActor func measureParquet() {
+  guard let duck = duckDB() else {
+    print("no DuckDB CLI: the Parquet rows are not measured (it writes their file)")
+    return
+  }
+  let path = dataFolder + "/people-10m.parquet"
+  if fileSize(path) == 0 {
+    print("writing \(path) (10M rows) with DuckDB …")
+    _ = measure([
+      duck, "-c",
+      "COPY (SELECT p.* REPLACE (p.id + r.range * 1000000 AS id) FROM read_csv('\(csvPath)') p, range(10) r ORDER BY r.range, p.id) TO '\(path)' (FORMAT parquet)",
+    ])
+  }
+  let (dshFirst, duckFirst) = interleavedMedians(
+    { measure([dsh, "-c", "show parquet \"\(path)\" rows 0..20 as csv"]) },
+    { measure([duck, "-csv", "-c", "SELECT * FROM read_parquet('\(path)') LIMIT 20"]) })
+  rows.append(.besideDuckDB("parquet 10M rows: the first 20", dsh: dshFirst, duck: duckFirst))
+  let (dshGroup, duckGroup) = interleavedMedians(
+    {
+      measure([
+        dsh, "-c", "show parquet \"\(path)\" | group by team with n = count(), a = avg(age) as csv",
+      ])
+    },
+    {
+      measure([
+        duck, "-csv", "-c", "SELECT team, count(*), avg(age) FROM read_parquet('\(path)') GROUP BY team",
+      ])
+    })
+  rows.append(
+    .besideDuckDB(
+      "parquet 10M rows: group by team with n = count(), a = avg(age)", dsh: dshGroup, duck: duckGroup))
+  rows.append(
+    .memoryBeside(
+      "  its peak memory", dsh: dshGroup.peakKilobytes, other: "DuckDB", duckGroup?.peakKilobytes ?? 0,
+      most: nil,
+      succeeded: dshGroup.status == 0))
+}
+
 /// 1.5M badges of the people in the bench's SQLite database (table `badges`, indexed by
 /// `person_id`; people past 900,000 have none), made when missing.
 @MainActor func makeBadgesTable() {

@@ -370,7 +370,7 @@ extension Measurement {
 /// The parts a run may be limited to; without one, the whole bench runs.
 let sections = [
   "scale", "types", "answers", "batches", "live", "library", "sections", "postgres", "databases", "browse",
-  "explore",
+  "explore", "parquet",
   "plans", "serve",
 ]
 if CommandLine.arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
@@ -406,7 +406,10 @@ let onlyExplore = CommandLine.arguments.contains("explore")
 let onlyPlans = CommandLine.arguments.contains("plans")
 let onlyServe = CommandLine.arguments.contains("serve")
 if onlyServe { measureServe() }
+let onlyParquet = CommandLine.arguments.contains("parquet")
 if onlyExplore { measureExplore() }
+// Issue 59's Parquet rows: part of explore, or alone.
+if onlyExplore || onlyParquet { measureParquet() }
 if onlyPlans {
   measurePlans()
   measureKeyLookups()
@@ -432,7 +435,7 @@ if onlyDatabases { measureDatabases() }
 if onlyBrowse { measureBrowse() }
 if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlySections
   && !onlyPostgres
-  && !onlyDatabases && !onlyBrowse && !onlyExplore && !onlyPlans && !onlyServe
+  && !onlyDatabases && !onlyBrowse && !onlyExplore && !onlyPlans && !onlyServe && !onlyParquet
 {
   if fileSize(csvPath) == 0 {
     print("generating \(csvPath) (\(rowCount) rows) …")
@@ -738,7 +741,7 @@ if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onl
 }  // !onlyScale
 
 if !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlySections && !onlyPostgres
-  && !onlyDatabases && !onlyBrowse && !onlyExplore && !onlyPlans && !onlyServe
+  && !onlyDatabases && !onlyBrowse && !onlyExplore && !onlyPlans && !onlyServe && !onlyParquet
 {
   measureScale()
 }

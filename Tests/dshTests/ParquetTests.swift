@@ -123,6 +123,26 @@ struct ParquetTests {
     let text = try DSHProcess.run(["-c", "show parquet \"\(notParquet)\""])
     #expect(text.status == 1 && text.output.contains("it is not a Parquet file"), "\(text.output)")
 
+    // Edges a real file has: nanoseconds at the 64-bit edge, a column of the null type, a
+    // column of nulls alone (its pages hold no values), no rows at all.
+    let edges = "\(folder)/edges.parquet"
+    let empty = "\(folder)/empty.parquet"
+    try DSHProcess.python(
+      """
+      import pyarrow as pa, pyarrow.parquet as pq
+      pq.write_table(pa.table({
+          'ns': pa.array([-2**63 + 1, 2**63 - 1, None], pa.timestamp('ns')),
+          'nothing': pa.array([None, None, None], pa.null()),
+          'blank': pa.array([None, None, None], pa.string()),
+      }), '\(edges)')
+      pq.write_table(pa.table({'id': pa.array([], pa.int64())}), '\(empty)')
+      """)
+    let edged = try DSHProcess.run(["-c", "show parquet \"\(edges)\" as csv"])
+    #expect(edged.status == 0 && edged.output.hasPrefix("ns,nothing,blank\n"), "\(edged.output)")
+    let none = try DSHProcess.run(["-c", "show parquet \"\(empty)\""])
+    #expect(
+      none.status == 0 && none.output.contains("│ id │") && none.output.contains("0 rows"), "\(none.output)")
+
     // A good file, then the same bytes cut short and with bytes changed here and there: each
     // is an error or the rows (a changed value still decodes), never a crash.
     let good = "\(folder)/good.parquet"

@@ -26,6 +26,22 @@ enum ParquetCodecs {
       guard compressed.count == count else { throw failure("a page is not as long as its header says") }
       return Array(compressed)
     }
+    // What a page claims it decompresses to is checked before it is allocated: a few bytes may
+    // claim two gigabytes.
+    let claimed: Int? =
+      switch known {
+      case .snappy: Snappy.library.map { $0.length(of: compressed) }
+      case .zstd: ZstdBuffers.library.flatMap { $0.contentSize(of: compressed) }
+      default: nil
+      }
+    if let claimed, claimed != count {
+      throw failure("a page of \(known)-compressed data is not as long as its header says")
+    }
+    // gzip's deflate compresses at most 1,032 to 1; zstd's frames that do not say their size, far more.
+    let most = known == .gzip ? compressed.count * 1_032 + 1_024 : compressed.count * 65_536 + (1 << 20)
+    guard claimed != nil || count <= most else {
+      throw failure("a page of \(known)-compressed data claims more than its bytes can hold")
+    }
     var output = [UInt8](repeating: 0, count: count)
     let written: Int? = output.withUnsafeMutableBytes { out -> Int? in
       switch known {
@@ -93,14 +109,27 @@ enum ParquetCodecs {
     typealias Uncompress =
       @convention(c) (UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>) ->
       Int32
+    typealias Length = @convention(c) (UnsafePointer<CChar>?, Int, UnsafeMutablePointer<Int>) -> Int32
     let uncompress: Uncompress
+    let uncompressedLength: Length
 
     static let library: Snappy? = {
       guard let handle = dlopen("libsnappy.so.1", RTLD_NOW | RTLD_LOCAL),
-        let symbol = dlsym(handle, "snappy_uncompress")
+        let uncompress = dlsym(handle, "snappy_uncompress"),
+        let length = dlsym(handle, "snappy_uncompressed_length")
       else { return nil }
-      return Snappy(uncompress: unsafeBitCast(symbol, to: Uncompress.self))
+      return Snappy(
+        uncompress: unsafeBitCast(uncompress, to: Uncompress.self),
+        uncompressedLength: unsafeBitCast(length, to: Length.self))
     }()
+
+    /// The length Snappy data says it decompresses to (-1 when its header does not read).
+    func length(of compressed: UnsafeRawBufferPointer) -> Int {
+      var length = 0
+      let status = uncompressedLength(
+        compressed.baseAddress?.assumingMemoryBound(to: CChar.self), compressed.count, &length)
+      return status == 0 ? length : -1
+    }
   }
 
   /// The system's zstd library's one-call decompression, opened when a file first needs it.
@@ -109,16 +138,28 @@ enum ParquetCodecs {
   private struct ZstdBuffers: @unchecked Sendable {
     typealias Decompress = @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeRawPointer?, Int) -> Int
     typealias IsError = @convention(c) (Int) -> UInt32
+    typealias ContentSize = @convention(c) (UnsafeRawPointer?, Int) -> UInt64
     let decompress: Decompress
     let isError: IsError
+    let frameContentSize: ContentSize
 
     static let library: ZstdBuffers? = {
       guard let handle = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL),
-        let decompress = dlsym(handle, "ZSTD_decompress"), let isError = dlsym(handle, "ZSTD_isError")
+        let decompress = dlsym(handle, "ZSTD_decompress"), let isError = dlsym(handle, "ZSTD_isError"),
+        let size = dlsym(handle, "ZSTD_getFrameContentSize")
       else { return nil }
       return ZstdBuffers(
         decompress: unsafeBitCast(decompress, to: Decompress.self),
-        isError: unsafeBitCast(isError, to: IsError.self))
+        isError: unsafeBitCast(isError, to: IsError.self),
+        frameContentSize: unsafeBitCast(size, to: ContentSize.self))
     }()
+
+    /// The size a zstd frame says it holds; `nil` when it does not say (or is no frame:
+    /// decompressing it then fails).
+    func contentSize(of compressed: UnsafeRawBufferPointer) -> Int? {
+      let size = frameContentSize(compressed.baseAddress, compressed.count)
+      // ZSTD_CONTENTSIZE_UNKNOWN and ZSTD_CONTENTSIZE_ERROR are the two largest values.
+      return size >= UInt64.max - 1 || size > UInt64(Int.max) ? nil : Int(size)
+    }
   }
 }

@@ -55,13 +55,20 @@ struct PageBytes {
     return Int64(bitPattern: (n >> 1) ^ (0 &- (n & 1)))
   }
 
-  /// `count` values of `width` bits each, packed from the lowest bit of each byte up.
-  mutating func unpack(_ count: Int, width: Int, into values: inout [UInt64]) throws(DataSourceError) {
+  /// `count` values of `width` bits each, packed from the lowest bit of each byte up; only the
+  /// first `kept` of them are added to `values` (all when `nil`), the rest only passed over.
+  ///
+  /// What is added is never more than the caller asked for: a run of width 0 takes no bytes, so
+  /// a count read from damaged bytes could otherwise ask for billions of zeros.
+  mutating func unpack(_ count: Int, width: Int, into values: inout [UInt64], keeping kept: Int? = nil)
+    throws(DataSourceError)
+  {
+    guard count >= 0, width >= 0, width <= 64 else { throw damaged() }
+    let added = min(count, kept ?? count)
     guard width > 0 else {
-      values.append(contentsOf: repeatElement(0, count: count))
+      values.append(contentsOf: repeatElement(0, count: added))
       return
     }
-    guard width <= 64 else { throw damaged() }
     let packed = try take((count * width + 7) / 8)
     let mask: UInt64 = width == 64 ? .max : (1 << UInt64(width)) - 1
     /// Eight bytes from `byte` on, zeros past the end.
@@ -75,8 +82,8 @@ struct PageBytes {
       }
       return value
     }
-    values.reserveCapacity(values.count + count)
-    for i in 0..<count {
+    values.reserveCapacity(values.count + added)
+    for i in 0..<added {
       let bit = i * width
       let (byte, shift) = (bit >> 3, UInt64(bit & 7))
       var value = word(byte) >> shift
@@ -88,8 +95,10 @@ struct PageBytes {
 
   /// `count` values of the RLE/bit-packed hybrid of `width` bits, to the end of these bytes.
   mutating func hybrid(_ count: Int, width: Int) throws(DataSourceError) -> [UInt64] {
+    guard width >= 0, width <= 64 else { throw damaged() }
     var values: [UInt64] = []
-    values.reserveCapacity(count)
+    // Reserved as the bytes allow at most (eight values a byte), grown past that by runs.
+    values.reserveCapacity(min(count, remaining * 8 + 8))
     while values.count < count {
       let header = try varint()
       let runs = Int(truncatingIfNeeded: header >> 1)
@@ -97,12 +106,11 @@ struct PageBytes {
       if header & 1 == 0 {
         // A run of one value, written in as many whole bytes as its width needs.
         let value = try littleEndian((width + 7) / 8)
+        guard width == 64 || value >> UInt64(width) == 0 else { throw damaged() }
         values.append(contentsOf: repeatElement(value, count: min(runs, count - values.count)))
       } else {
         // Groups of eight values bit-packed; the last group may run past the values wanted.
-        var unpacked: [UInt64] = []
-        try unpack(runs * 8, width: width, into: &unpacked)
-        values.append(contentsOf: unpacked.prefix(count - values.count))
+        try unpack(runs * 8, width: width, into: &values, keeping: count - values.count)
       }
     }
     return values
@@ -121,7 +129,7 @@ struct PageBytes {
     else { throw damaged() }
     let perMiniblock = blockSize / miniblocks
     var values: [Int64] = []
-    values.reserveCapacity(total)
+    values.reserveCapacity(min(total, remaining * 8 + blockSize))
     if total > 0 { values.append(last) }
     var unpacked: [UInt64] = []
     while values.count < total {
@@ -167,7 +175,16 @@ enum PhysicalValues {
     case .ints(let values): return .ints(indices.map { values[Int($0)] })
     case .doubles(let values): return .doubles(indices.map { values[Int($0)] })
     case .byteArrays(let bytes, let ends):
+      // A dictionary's long entry named a million times is built a million times: no more than
+      // a column's texts may hold.
+      var total = 0
+      for index in indices {
+        let i = Int(index)
+        total += ends[i] - (i == 0 ? 0 : ends[i - 1])
+        guard total <= Int(UInt32.max) else { throw damaged() }
+      }
       var picked: [UInt8] = []
+      picked.reserveCapacity(total)
       var pickedEnds: [Int] = []
       pickedEnds.reserveCapacity(indices.count)
       for index in indices {
@@ -273,7 +290,10 @@ extension PageBytes {
       var ends: [Int] = []
       var previous = 0..<0
       for (prefix, suffix) in zip(prefixes, suffixes) {
-        guard prefix >= 0, suffix >= 0, Int(prefix) <= previous.count else { throw damaged() }
+        guard prefix >= 0, suffix >= 0, Int(prefix) <= previous.count,
+          bytes.count <= Int(UInt32.max) - Int(prefix),
+          type != .fixedLengthByteArray || Int(prefix + suffix) == typeLength
+        else { throw damaged() }
         let start = bytes.count
         let shared = Array(bytes[previous.lowerBound..<previous.lowerBound + Int(prefix)])
         bytes.append(contentsOf: shared)

@@ -231,6 +231,8 @@ extension ThriftReader {
         }
         meaning = .integer(bits: bits, signed: signed)
         return true
+      // UNKNOWN: a column of nulls alone (pyarrow's null type), read by its physical type.
+      case 11: meaning = .none
       case 12: meaning = .json
       case 13: meaning = .other("bson")
       case 14: meaning = .uuid

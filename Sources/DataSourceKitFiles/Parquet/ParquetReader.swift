@@ -47,10 +47,11 @@ package enum ParquetReader {
     let rowCount = Int(metadata.rowCount)
     guard
       metadata.rowGroups.allSatisfy({ group in
-        group.rowCount >= 0 && group.columns.count == leaves.count
+        group.rowCount >= 0 && group.rowCount <= metadata.rowCount && group.columns.count == leaves.count
           && group.columns.allSatisfy { $0.valueCount >= 0 && $0.valueCount <= group.rowCount }
       }),
-      metadata.rowGroups.reduce(0, { $0 + $1.rowCount }) == metadata.rowCount
+      metadata.rowGroups.reduce(0 as Int64, { $0.addingReportingOverflow($1.rowCount).partialValue })
+        == metadata.rowCount
     else { throw damaged(displayPath, "its row groups do not match its schema") }
     let results = SlotArray<Result<ReadColumn, DataSourceError>>(count: leaves.count)
     let shared = SharedFile(bytes: bytes)
@@ -143,6 +144,14 @@ package enum ParquetReader {
           path: displayPath,
           reason:
             "its column \(element.name) is repeated (a list), which dsh does not read yet; flat columns it does"
+        )
+      }
+      if case .decimal(let scale, let precision) = element.meaning, scale < 0 || scale > 38 || precision > 38
+      {
+        throw DataSourceError.unreadable(
+          path: displayPath,
+          reason:
+            "its column \(element.name) is a decimal of scale \(scale) and precision \(precision), past the 38 digits dsh reads"
         )
       }
       if case .other(let what) = element.meaning {
@@ -275,12 +284,15 @@ private struct ColumnReading {
   private mutating func addValues(
     _ bytes: inout PageBytes, count: Int, encoding raw: Int32, dictionary: PhysicalValues?
   ) throws(DataSourceError) {
+    // A page of nulls alone may have no values section at all (older writers leave out even a
+    // dictionary's bit width).
+    guard count > 0 else { return }
     guard let encoding = ParquetEncoding(rawValue: raw) else { throw unsupported("in encoding \(raw)") }
     switch encoding {
     case .plainDictionary, .rleDictionary:
       guard let dictionary else { throw damaged() }
       let width = Int(try bytes.byte())
-      let indices = count == 0 ? [] : try bytes.hybrid(count, width: width)
+      let indices = try bytes.hybrid(count, width: width)
       pages.append(try dictionary.picking(indices, damaged: damaged))
     default:
       guard
@@ -332,6 +344,10 @@ private struct ColumnReading {
       var ends: [Int] = []
       for case .byteArrays(let pageBytes, let pageEnds) in pages {
         let base = bytes.count
+        // A column's texts are addressed by 32-bit offsets.
+        guard base + pageBytes.count <= Int(UInt32.max) else {
+          throw unsupported("with more than 4 GB of text in one column, which dsh does not read")
+        }
         bytes.append(contentsOf: pageBytes)
         ends.append(contentsOf: pageEnds.map { $0 + base })
       }
@@ -411,7 +427,9 @@ private struct ColumnReading {
       var next = 0
       try withBytes(of: bytes) { raw throws(DataSourceError) in
         let all = raw.assumingMemoryBound(to: UInt8.self)
-        if let bad = FileBytes.firstInvalidUTF8(in: all) {
+        // Valid as a whole, and no value starts inside another's character (`C3` then `A9`).
+        let split = ends.dropLast().firstIndex { $0 < all.count && all[$0] & 0xC0 == 0x80 }
+        if let bad = FileBytes.firstInvalidUTF8(in: all) ?? split.map({ ends[$0] }) {
           let row = ends.firstIndex { $0 > bad } ?? 0
           throw DataSourceError.unreadable(
             path: displayPath,
@@ -438,7 +456,7 @@ private struct ColumnReading {
     switch unit {
     case .millis: Int(value) &* 1_000
     case .micros: Int(value)
-    case .nanos: Int((value - ((value % 1_000) + 1_000) % 1_000) / 1_000)
+    case .nanos: Int(value / 1_000 - (value % 1_000 < 0 ? 1 : 0))
     }
   }
 

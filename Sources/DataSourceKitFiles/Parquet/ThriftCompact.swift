@@ -167,9 +167,13 @@ struct ThriftReader {
         guard let key = FieldType(rawValue: kinds >> 4), let value = FieldType(rawValue: kinds & 0x0F) else {
           throw place()
         }
+        // A boolean key or value is a byte of its own, as in a list.
+        func skipElement(_ type: FieldType) throws(DataSourceError) {
+          if type == .boolTrue || type == .boolFalse { _ = try byte() } else { try skip(type) }
+        }
         for _ in 0..<count {
-          try skip(key)
-          try skip(value)
+          try skipElement(key)
+          try skipElement(value)
         }
       }
     case .structure:

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+@testable import DataSourceKit
+@testable import DataSourceKitFiles
+@testable import DataSourceKitValues
+
+/// Parquet's encodings over bytes written by hand: what a damaged or hostile file can say is
+/// refused or bounded, never followed into a crash or an allocation the bytes did not pay for.
+@Suite("Parquet's encodings over bytes written by hand")
+struct ParquetDecodingTests {
+  /// `body` over a page of `bytes`.
+  static func reading<R>(_ bytes: [UInt8], _ body: (inout PageBytes) throws(DataSourceError) -> R)
+    throws(DataSourceError) -> R
+  {
+    try withBytes(of: bytes) { raw throws(DataSourceError) in
+      var page = PageBytes(raw, damaged: { .unreadable(path: "t", reason: "damaged") })
+      return try body(&page)
+    }
+  }
+
+  @Test("the RLE/bit-packed hybrid: runs of one value, bit-packed groups, and what damaged bytes say")
+  func hybrid() throws {
+    // A run of 5 threes (width 2: one byte), then one group of eight bit-packed values 0…7 of
+    // width 3 (three bytes), of which six are wanted.
+    let values = try Self.reading([5 << 1, 3, 1 << 1 | 1, 0b1000_1000, 0b1100_0110, 0b1111_1010]) {
+      page throws(DataSourceError) in try page.hybrid(11, width: 2 + 1)
+    }
+    #expect(values == [3, 3, 3, 3, 3, 0, 1, 2, 3, 4, 5])
+    // A bit-packed run of width 0 that says it holds four billion values: the three wanted.
+    let zeros = try Self.reading([0xFF, 0xFF, 0xFF, 0xFF, 0x0F]) { page throws(DataSourceError) in
+      try page.hybrid(3, width: 0)
+    }
+    #expect(zeros == [0, 0, 0])
+    // A run's value wider than the width (a boolean of 2) is damage, not a value.
+    #expect(throws: DataSourceError.self) {
+      try Self.reading([4 << 1, 2]) { page throws(DataSourceError) in try page.hybrid(4, width: 1) }
+    }
+    // Bytes that end before the values do.
+    #expect(throws: DataSourceError.self) {
+      try Self.reading([2 << 1 | 1, 0xFF]) { page throws(DataSourceError) in try page.hybrid(16, width: 8) }
+    }
+  }
+
+  @Test("DELTA_BINARY_PACKED: a block of deltas, and headers that ask for more than the page")
+  func deltas() throws {
+    // Block of 128 in 4 miniblocks of 32, 5 values, first 7; min delta -1, widths 2,0,0,0; the
+    // deltas (as stored: delta - min) 2, 0, 1, 2, then padding to 32 values of two bits.
+    var bytes: [UInt8] = [0x80, 0x01, 4, 5, 14]
+    bytes += [1, 2, 0, 0, 0]
+    bytes += [0b10_01_00_10, 0, 0, 0, 0, 0, 0, 0]
+    let values = try Self.reading(bytes) { page throws(DataSourceError) in try page.deltaBinaryPacked(5) }
+    #expect(values == [7, 8, 7, 7, 8])
+    // A block of 2^40 values, or more values than the page was asked for: refused.
+    #expect(throws: DataSourceError.self) {
+      try Self.reading([0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 4, 5, 14]) { page throws(DataSourceError) in
+        try page.deltaBinaryPacked(5)
+      }
+    }
+    #expect(throws: DataSourceError.self) {
+      try Self.reading([0x80, 0x01, 4, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 14]) { page throws(DataSourceError) in
+        try page.deltaBinaryPacked(5)
+      }
+    }
+  }
+
+  @Test("Thrift's compact protocol: a struct's fields by their deltas, and nesting without end refused")
+  func thrift() throws {
+    // Field 1 (i32) = 150, field 4 (binary) = "ab", field 5 (i32) = -1, stop.
+    let bytes: [UInt8] = [0x15, 0xAC, 0x02, 0x38, 2, 0x61, 0x62, 0x15, 0x01, 0x00]
+    var seen: [String] = []
+    try withBytes(of: bytes) { raw throws(DataSourceError) in
+      var reader = ThriftReader(raw, damaged: { .unreadable(path: "t", reason: "damaged") })
+      try reader.structure { r, id, type throws(DataSourceError) in
+        switch (id, type) {
+        case (1, .i32), (5, .i32): seen.append("\(id)=\(try r.int32())")
+        case (4, .binary): seen.append("\(id)=\(try r.string())")
+        default: return false
+        }
+        return true
+      }
+    }
+    #expect(seen == ["1=150", "4=ab", "5=-1"])
+    // A struct in a struct in a struct … a thousand deep: refused, not followed off the stack.
+    let deep = [UInt8](repeating: 0x1C, count: 1_000) + [UInt8](repeating: 0, count: 1_001)
+    #expect(throws: DataSourceError.self) {
+      try withBytes(of: deep) { raw throws(DataSourceError) in
+        var reader = ThriftReader(raw, damaged: { .unreadable(path: "t", reason: "damaged") })
+        try reader.skip(.structure)
+      }
+    }
+  }
+}
