@@ -363,6 +363,9 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .unknownExportFormat(let name, let suggestion):
       "unknown export format '\(name)'" + Self.didYouMean(suggestion)
         + "; formats: " + ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")
+    case .exportFormatUnknown(let path) where path.lowercased().hasSuffix(".parquet"):
+      "dsh reads Parquet (parquet \"FILE\") and does not write it yet: export to a .csv or .json file, which "
+        + "DuckDB and pandas read back as the same table"
     case .exportFormatUnknown(let path):
       "cannot tell the format from '\(path)': name it, as in: export x to \"\(path)\" as csv ("
         + ExportFormat.allCases.map(\.rawValue).joined(separator: ", ") + ")"
