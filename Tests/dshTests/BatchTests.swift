@@ -954,7 +954,7 @@ struct BatchTests {
     let help = try DSHProcess.run(["--help"], binary: bench)
     #expect(help.status == 0)
     #expect(help.output.contains("usage: dsh-bench [PATH-TO-DSH] [scale|types|"), "\(help.output)")
-    #expect(help.output.contains("|explore|plans|serve]"), "\(help.output)")
+    #expect(help.output.contains("|explore|parquet|plans|serve]"), "\(help.output)")
     let missing = try DSHProcess.run(["/nonexistent/dsh", "explore"], binary: bench)
     #expect(missing.status == 2)
     #expect(
