@@ -134,6 +134,15 @@ struct SortKeysTests {
     #expect(ColumnSortKeys([.values([.string("a"), .int(1)])]) == nil)
   }
 
+  /// The positions of `values` in the order comparing them gives, equal ones in their order.
+  static func order(of values: [Value], direction: SortDirection) -> [Int] {
+    values.indices.sorted { a, b in
+      if Value.precedes(values[a], values[b], direction: direction) { return true }
+      if Value.precedes(values[b], values[a], direction: direction) { return false }
+      return a < b
+    }
+  }
+
   /// Sort keys made of `batch` order its values as comparing them does, in both directions.
   static func expectOrdersAsValues(_ batch: ValueBatch) {
     guard let keys = ColumnSortKeys([batch]) else {
@@ -142,11 +151,7 @@ struct SortKeysTests {
     }
     let values = batch.allValues
     for direction in [SortDirection.ascending, .descending] {
-      let expected = values.indices.sorted { a, b in
-        if Value.precedes(values[a], values[b], direction: direction) { return true }
-        if Value.precedes(values[b], values[a], direction: direction) { return false }
-        return a < b
-      }
+      let expected = Self.order(of: values, direction: direction)
       #expect(keys.order(of: 0..<values.count, direction: direction) == expected, "\(direction)")
     }
   }
@@ -228,11 +233,7 @@ struct SortKeysTests {
       let keys = try #require(ColumnSortKeys([batch]))
       let values = batch.allValues
       for direction in [SortDirection.ascending, .descending] {
-        let expected = values.indices.sorted { a, b in
-          if Value.precedes(values[a], values[b], direction: direction) { return true }
-          if Value.precedes(values[b], values[a], direction: direction) { return false }
-          return a < b
-        }
+        let expected = Self.order(of: values, direction: direction)
         let one = Morsels.$coresForTask.withValue(1) { keys.order(of: 0..<count, direction: direction) }
         let several = Morsels.$coresForTask.withValue(cores) {
           keys.order(of: 0..<count, direction: direction)

@@ -39,21 +39,11 @@ struct PageBytes {
   }
 
   mutating func varint() throws(DataSourceError) -> UInt64 {
-    var result: UInt64 = 0
-    var shift: UInt64 = 0
-    while true {
-      let b = try byte()
-      guard shift < 64 else { throw damaged() }
-      result |= UInt64(b & 0x7F) << shift
-      if b & 0x80 == 0 { return result }
-      shift += 7
-    }
+    guard let value = Varint.read(bytes, at: &position) else { throw damaged() }
+    return value
   }
 
-  mutating func zigzag() throws(DataSourceError) -> Int64 {
-    let n = try varint()
-    return Int64(bitPattern: (n >> 1) ^ (0 &- (n & 1)))
-  }
+  mutating func zigzag() throws(DataSourceError) -> Int64 { Varint.zigzag(try varint()) }
 
   /// `count` values of `width` bits each, packed from the lowest bit of each byte up; only the
   /// first `kept` of them are added to `values` (all when `nil`), the rest only passed over.

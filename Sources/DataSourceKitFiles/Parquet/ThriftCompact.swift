@@ -7,6 +7,28 @@ import Foundation
 // This is the reading half of it, enough for parquet.thrift; a field dsh does not read is
 // skipped whatever its type, so a writer's newer fields are no trouble.
 
+/// The variable-length integers Thrift's compact protocol and Parquet's encodings share: seven
+/// bits a byte, the lowest first (ULEB128), and signed ones zigzagged.
+enum Varint {
+  /// The varint at `position`, which moves past it; `nil` when the bytes end first or it runs
+  /// past 64 bits.
+  static func read(_ bytes: UnsafeRawBufferPointer, at position: inout Int) -> UInt64? {
+    var result: UInt64 = 0
+    var shift: UInt64 = 0
+    while position < bytes.count, shift < 64 {
+      let b = bytes[position]
+      position += 1
+      result |= UInt64(b & 0x7F) << shift
+      if b & 0x80 == 0 { return result }
+      shift += 7
+    }
+    return nil
+  }
+
+  /// A zigzagged value's signed one: 0, 1, 2, 3 are 0, -1, 1, -2.
+  static func zigzag(_ n: UInt64) -> Int64 { Int64(bitPattern: (n >> 1) ^ (0 &- (n & 1))) }
+}
+
 /// A Thrift compact-protocol reader over bytes held in memory.
 struct ThriftReader {
   /// The compact protocol's type of a field or an element.
@@ -46,22 +68,12 @@ struct ThriftReader {
 
   /// An unsigned varint (at most ten bytes).
   mutating func varint() throws(DataSourceError) -> UInt64 {
-    var result: UInt64 = 0
-    var shift: UInt64 = 0
-    while true {
-      let b = try byte()
-      guard shift < 64 else { throw place() }
-      result |= UInt64(b & 0x7F) << shift
-      if b & 0x80 == 0 { return result }
-      shift += 7
-    }
+    guard let value = Varint.read(bytes, at: &position) else { throw place() }
+    return value
   }
 
   /// A zigzag varint: an i16, i32 or i64.
-  mutating func int() throws(DataSourceError) -> Int64 {
-    let n = try varint()
-    return Int64(bitPattern: (n >> 1) ^ (0 &- (n & 1)))
-  }
+  mutating func int() throws(DataSourceError) -> Int64 { Varint.zigzag(try varint()) }
 
   /// An i32, refused when it does not fit.
   mutating func int32() throws(DataSourceError) -> Int32 {
