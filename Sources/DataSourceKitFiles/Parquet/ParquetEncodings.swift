@@ -188,6 +188,13 @@ enum PhysicalValues {
 }
 
 extension PageBytes {
+  /// A 32-bit float as the double of the decimal it prints as (43.22, not 43.220001220703125):
+  /// what DuckDB and pandas show of a FLOAT, and what `== 43.22` finds.
+  static func double(_ float: Float) -> Double {
+    guard float.isFinite, float != 0 else { return Double(float) }
+    return Double(float.description) ?? Double(float)
+  }
+
   /// `count` values of `type` written PLAIN; a fixed-length array is `typeLength` bytes.
   mutating func plain(_ count: Int, type: ParquetPhysicalType, typeLength: Int) throws(DataSourceError)
     -> PhysicalValues
@@ -220,7 +227,7 @@ extension PageBytes {
       let raw = try take(count * 4)
       return .doubles(
         (0..<count).map {
-          Double(Float(bitPattern: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self)))
+          Self.double(Float(bitPattern: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self)))
         })
     case .double:
       let raw = try take(count * 8)

@@ -6,9 +6,10 @@ import Foundation
 // schema and where each row group's column chunks lie; each chunk's pages are decompressed and
 // decoded, a column a core, and the values of every row group put one after another.
 //
-// Flat schemas only: a column that is a list, a map or a struct is refused, named. Types map
+// Flat columns: one that is a list, a map or a struct is left out, named in a note. Types map
 // as DuckDB's read_parquet reads them, with dsh's types: ints of every width (an unsigned 64-bit
-// value past an int's range as its digits), float and double as doubles, decimals as the
+// column with a value past an int's range as doubles), a float as the double of the decimal it
+// prints as, doubles as they are, decimals as the
 // double their digits spell, dates, timestamps of every unit (in UTC, microseconds), times as
 // text (`12:34:56.789`), UUIDs as their text, strings, JSON and enums as text, and other byte
 // arrays as text with each byte that is not printable ASCII written `\xNN`, as DuckDB prints a
@@ -16,12 +17,13 @@ import Foundation
 
 /// Reads Parquet files.
 package enum ParquetReader {
-  /// The rows of the Parquet file at `path`, by column.
+  /// The rows of the Parquet file at `path`, by column, and the nested columns left out (each
+  /// `name (a list)`).
   ///
   /// - Throws: ``DataSourceError`` naming `displayPath`: not a Parquet file, a nested column, a
   ///   codec or encoding dsh does not read, damaged data.
   package static func read(fileAt path: String, displayPath: String, access: FileAccess? = nil) throws
-    -> ColumnTable
+    -> (table: ColumnTable, leftOut: [String])
   {
     let file = try FileBytes.read(path, displayPath: displayPath, access: access)
     return try withExtendedLifetime(file) {
@@ -29,12 +31,12 @@ package enum ParquetReader {
     }
   }
 
-  /// The rows of a Parquet file held in `bytes`.
+  /// The rows of a Parquet file held in `bytes`, and its nested columns left out.
   static func read(_ bytes: UnsafeRawBufferPointer, displayPath: String) throws(DataSourceError)
-    -> ColumnTable
+    -> (table: ColumnTable, leftOut: [String])
   {
     let metadata = try footer(of: bytes, displayPath: displayPath)
-    let leaves = try columns(of: metadata.schema, displayPath: displayPath)
+    let (leaves, leftOut, chunks) = try columns(of: metadata.schema, displayPath: displayPath)
     // Each column is held whole: a file that says it has more rows than dsh arranges is refused
     // before anything is made for them (a few bytes may claim billions of rows).
     guard metadata.rowCount <= Int64(DerivedProvider<Value>.maximumItems) else {
@@ -47,8 +49,11 @@ package enum ParquetReader {
     let rowCount = Int(metadata.rowCount)
     guard
       metadata.rowGroups.allSatisfy({ group in
-        group.rowCount >= 0 && group.rowCount <= metadata.rowCount && group.columns.count == leaves.count
-          && group.columns.allSatisfy { $0.valueCount >= 0 && $0.valueCount <= group.rowCount }
+        group.rowCount >= 0 && group.rowCount <= metadata.rowCount && group.columns.count == chunks
+          // A flat column has a value (or a null) a row; a nested one's, left out, may have more.
+          && leaves.allSatisfy {
+            group.columns[$0.chunk].valueCount >= 0 && group.columns[$0.chunk].valueCount <= group.rowCount
+          }
       }),
       metadata.rowGroups.reduce(0 as Int64, { $0.addingReportingOverflow($1.rowCount).partialValue })
         == metadata.rowCount
@@ -59,7 +64,7 @@ package enum ParquetReader {
       results[c] = Result { () throws(DataSourceError) -> ReadColumn in
         var column = ColumnReading(leaves[c], displayPath: displayPath)
         for group in metadata.rowGroups {
-          try column.read(group.columns[c], file: shared.bytes)
+          try column.read(group.columns[leaves[c].chunk], file: shared.bytes)
         }
         return try column.finished(rowCount: rowCount)
       }
@@ -68,7 +73,9 @@ package enum ParquetReader {
       guard let result = results[c] else { throw DataSourceError.cancelled }
       return try result.get()
     }
-    return ColumnTable(names: uniqueNames(leaves.map(\.name)), rowCount: rowCount, columns: columns)
+    return (
+      ColumnTable(names: uniqueNames(leaves.map(\.name)), rowCount: rowCount, columns: columns), leftOut
+    )
   }
 
   /// Bytes read by the columns' tasks at once: nothing writes them while they are shared.
@@ -119,33 +126,54 @@ package enum ParquetReader {
     let element: ParquetSchemaElement
     let type: ParquetPhysicalType
     let isOptional: Bool
+    /// Its column chunk's place in each row group.
+    let chunk: Int
   }
 
   /// The file's columns, from its schema (a root group and its children, depth first).
   private static func columns(of schema: [ParquetSchemaElement], displayPath: String) throws(DataSourceError)
-    -> [Leaf]
+    -> (leaves: [Leaf], leftOut: [String], chunks: Int)
   {
     guard let root = schema.first else { throw damaged(displayPath, "its schema is empty") }
-    guard Int(root.childCount) == schema.count - 1 else {
-      // Some child is a group: the first one is named.
-      var index = 1
-      while index < schema.count, schema[index].childCount == 0 { index += 1 }
-      let name = index < schema.count ? schema[index].name : "a column"
-      throw DataSourceError.unreadable(
-        path: displayPath,
-        reason:
-          "its column \(name) is nested (a list, a map or a struct), which dsh does not read yet; flat columns it does (DuckDB: SELECT the flat columns, or unnest them, into a new file)"
-      )
-    }
-    return try schema.dropFirst().map { element throws(DataSourceError) -> Leaf in
-      guard let type = element.type else { throw damaged(displayPath, "column \(element.name) has no type") }
-      if element.repetition == 2 {
-        throw DataSourceError.unreadable(
-          path: displayPath,
-          reason:
-            "its column \(element.name) is repeated (a list), which dsh does not read yet; flat columns it does"
-        )
+    /// The index past element `index`'s subtree, and the column chunks (leaves) it holds.
+    func subtree(_ index: Int, depth: Int) throws(DataSourceError) -> (end: Int, chunks: Int) {
+      guard index < schema.count, depth < 64, schema[index].childCount >= 0 else {
+        throw damaged(displayPath, "its schema does not read")
       }
+      guard schema[index].childCount > 0 else { return (index + 1, 1) }
+      var (next, chunks) = (index + 1, 0)
+      for _ in 0..<schema[index].childCount {
+        let (end, held) = try subtree(next, depth: depth + 1)
+        (next, chunks) = (end, chunks + held)
+      }
+      return (next, chunks)
+    }
+    var leaves: [Leaf] = []
+    var leftOut: [String] = []
+    var (index, chunk) = (1, 0)
+    for _ in 0..<max(0, Int(root.childCount)) {
+      guard index < schema.count else { throw damaged(displayPath, "its schema does not read") }
+      let element = schema[index]
+      // A nested column (a list, a map, a struct: a group, or a repeated value) is left out,
+      // and its chunks passed over; the note says which.
+      let nested: String?
+      if element.childCount > 0 {
+        nested = if case .other(let what) = element.meaning { what } else { "struct" }
+      } else if element.repetition == 2 {
+        nested = "list"
+      } else if case .other(let what) = element.meaning {
+        nested = what
+      } else {
+        nested = nil
+      }
+      let (end, chunks) = try subtree(index, depth: 0)
+      defer { (index, chunk) = (end, chunk + chunks) }
+      if let nested {
+        leftOut.append(
+          "\(element.name) (a\(nested.first.map { "aeiou".contains($0) } == true ? "n" : "") \(nested))")
+        continue
+      }
+      guard let type = element.type else { throw damaged(displayPath, "column \(element.name) has no type") }
       if case .decimal(let scale, let precision) = element.meaning, scale < 0 || scale > 38 || precision > 38
       {
         throw DataSourceError.unreadable(
@@ -154,12 +182,20 @@ package enum ParquetReader {
             "its column \(element.name) is a decimal of scale \(scale) and precision \(precision), past the 38 digits dsh reads"
         )
       }
-      if case .other(let what) = element.meaning {
-        throw DataSourceError.unreadable(
-          path: displayPath, reason: "its column \(element.name) is a \(what), which dsh does not read yet")
-      }
-      return Leaf(name: element.name, element: element, type: type, isOptional: element.repetition == 1)
+      leaves.append(
+        Leaf(
+          name: element.name, element: element, type: type, isOptional: element.repetition == 1, chunk: chunk)
+      )
     }
+    guard index == schema.count else { throw damaged(displayPath, "its schema does not read") }
+    if leaves.isEmpty, !leftOut.isEmpty {
+      throw DataSourceError.unreadable(
+        path: displayPath,
+        reason:
+          "every column of it is nested (\(leftOut.joined(separator: ", "))), which dsh does not read yet; flat columns it does"
+      )
+    }
+    return (leaves, leftOut, chunk)
   }
 }
 
@@ -373,7 +409,8 @@ private struct ColumnReading {
         return .ints(spread(ints.map { Int(UInt32(truncatingIfNeeded: $0)) }), nulls: nulls)
       }
       if ints.allSatisfy({ $0 >= 0 }) { return .ints(spread(ints.map { Int($0) }), nulls: nulls) }
-      return texts(ints.map { String(UInt64(bitPattern: $0)) })
+      // Past an int's range: doubles, in their order, rounded past 2^53 (DuckDB's UBIGINT is exact).
+      return .doubles(spreadDoubles(ints.map { Double(UInt64(bitPattern: $0)) }), nulls: nulls)
     default:
       return .ints(spread(ints.map { Int($0) }), nulls: nulls)
     }
@@ -530,6 +567,8 @@ public final class ParquetProvider: DataProvider, CompositionNode, RecordProvidi
   private var table: ColumnTable?
   private var profiles: [FieldProfile]?
   private let access: FileAccess?
+  /// The nested columns the last load left out, each `name (a list)`.
+  public private(set) var leftOut: [String] = []
 
   /// A provider of the rows of the Parquet file at `path`.
   ///
@@ -546,14 +585,16 @@ public final class ParquetProvider: DataProvider, CompositionNode, RecordProvidi
   public func load() async throws {
     try await loads.load(
       { try ParquetReader.read(fileAt: path, displayPath: displayPath, access: access) },
-      isEmpty: { $0.rowCount == 0 },
-      apply: { table in
-        self.table = table
-        profiles = table.profiles
+      isEmpty: { $0.table.rowCount == 0 },
+      apply: { read in
+        table = read.table
+        leftOut = read.leftOut
+        profiles = read.table.profiles
         lastError = nil
       },
       fail: { error in
         table = nil
+        leftOut = []
         profiles = nil
         lastError = error
       })
