@@ -46,7 +46,7 @@ struct DataFileArgument {
     if Self.compressedExtensions.contains(ext) {
       file = (file as NSString).deletingPathExtension
       let inner = (file as NSString).pathExtension.lowercased()
-      if Self.databaseExtensions.contains(inner) || inner == "tar" {
+      if Self.databaseExtensions.contains(inner) || inner == "tar" || inner == "parquet" {
         throw Refusal(path: path, isURL: isURL, packed: true)
       } else if Self.extensions.contains(inner) {
         ext = inner
@@ -117,12 +117,12 @@ struct DataFileArgument {
   struct Refusal: Error, CustomStringConvertible {
     let path: String
     var isURL = false
-    /// A database or a tar archive compressed: dsh reads neither packed.
+    /// A database, a tar archive or a Parquet file compressed: dsh reads none of them packed.
     var packed = false
     var description: String {
       if packed {
         return
-          "dsh: error: '\(path)' is a database or an archive, compressed: decompress it first (gzip -dk, bzip2 -dk, zstd -d, unzip), then open what it holds"
+          "dsh: error: '\(path)' is a database, an archive or a Parquet file, compressed: decompress it first (gzip -dk, bzip2 -dk, zstd -d, unzip), then open what it holds"
       }
       if isURL {
         return "dsh: error: '\(path)' names no file dsh reads over the web ("

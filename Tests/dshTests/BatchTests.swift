@@ -53,13 +53,18 @@ struct BatchTests {
     #expect(db.output.contains("bound: people, teams (show people, describe people)\n"), "\(db.output)")
     let tables = try DSHProcess.run(["Scripts/data/people.db"], input: "show teams | limit 1 as csv\n")
     #expect(tables.output == "name,floor\nResearch,3\n", "\(tables.output)")
-    // A database or an archive, compressed, is to be unpacked first.
+    // A database, an archive or a Parquet file, compressed, is to be unpacked first.
     let packed = try DSHProcess.run([folder + "/shop.db.gz", folder + "/bundle.tar.gz"])
     #expect(packed.status == 1)
     #expect(
-      packed.output.contains("shop.db.gz' is a database or an archive, compressed: decompress it first"),
+      packed.output.contains(
+        "shop.db.gz' is a database, an archive or a Parquet file, compressed: decompress it first"),
       "\(packed.output)")
-    #expect(packed.output.contains("bundle.tar.gz' is a database or an archive"), "\(packed.output)")
+    #expect(packed.output.contains("bundle.tar.gz' is a database, an archive"), "\(packed.output)")
+    let parquet = try DSHProcess.run([folder + "/rows.parquet.zst"])
+    #expect(
+      parquet.output.contains("rows.parquet.zst' is a database, an archive or a Parquet file"),
+      "\(parquet.output)")
     let other = try DSHProcess.run([folder + "/notes.txt"])
     #expect(other.status == 1)
     #expect(
