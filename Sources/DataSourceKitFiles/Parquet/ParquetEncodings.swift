@@ -324,9 +324,13 @@ extension PageBytes {
   }
 }
 
-/// `body` over an array's bytes, its error kept typed (`withUnsafeBytes` rethrows any error).
-func withBytes<R>(of array: [UInt8], _ body: (UnsafeRawBufferPointer) throws(DataSourceError) -> R)
-  throws(DataSourceError) -> R
-{
-  try array.withUnsafeBytes { raw in Result { () throws(DataSourceError) -> R in try body(raw) } }.get()
+/// `body` over an array's first `count` bytes (all when `nil`), its error kept typed
+/// (`withUnsafeBytes` rethrows any error).
+func withBytes<R>(
+  of array: [UInt8], count: Int? = nil, _ body: (UnsafeRawBufferPointer) throws(DataSourceError) -> R
+) throws(DataSourceError) -> R {
+  try array.withUnsafeBytes { raw in
+    let bytes = UnsafeRawBufferPointer(rebasing: raw[0..<min(count ?? raw.count, raw.count)])
+    return Result { () throws(DataSourceError) -> R in try body(bytes) }
+  }.get()
 }

@@ -235,6 +235,8 @@ private struct ColumnReading {
     }
     var dictionary: PhysicalValues?
     var seen = 0
+    // One buffer for every page of the chunk (see ParquetCodecs.decompress).
+    var page: [UInt8] = []
     while seen < Int(chunk.valueCount) {
       // No page holds more values than the chunk has left: what a page says it holds is
       // allocated for.
@@ -252,17 +254,18 @@ private struct ColumnReading {
       }
       switch header.type {
       case 2:
-        let page = try ParquetCodecs.decompress(
-          data, codec: chunk.codec, count: Int(header.uncompressedSize), path: displayPath)
-        dictionary = try withBytes(of: page) { raw throws(DataSourceError) in
+        try ParquetCodecs.decompress(
+          data, codec: chunk.codec, count: Int(header.uncompressedSize), path: displayPath, into: &page)
+        dictionary = try withBytes(of: page, count: Int(header.uncompressedSize)) {
+          raw throws(DataSourceError) in
           var bytes = PageBytes(raw, damaged: damaged)
           return try bytes.plain(
             Int(header.valueCount), type: leaf.type, typeLength: Int(leaf.element.typeLength))
         }
       case 0:
-        let page = try ParquetCodecs.decompress(
-          data, codec: chunk.codec, count: Int(header.uncompressedSize), path: displayPath)
-        try withBytes(of: page) { raw throws(DataSourceError) in
+        try ParquetCodecs.decompress(
+          data, codec: chunk.codec, count: Int(header.uncompressedSize), path: displayPath, into: &page)
+        try withBytes(of: page, count: Int(header.uncompressedSize)) { raw throws(DataSourceError) in
           var bytes = PageBytes(raw, damaged: damaged)
           var defined = Int(header.valueCount)
           if leaf.isOptional {
@@ -286,12 +289,11 @@ private struct ColumnReading {
           defined = try addLevels(&levels, count: Int(header.valueCount))
         }
         let rest = UnsafeRawBufferPointer(rebasing: data[definition...])
-        let page =
-          header.isCompressed
-          ? try ParquetCodecs.decompress(
-            rest, codec: chunk.codec, count: Int(header.uncompressedSize) - definition, path: displayPath)
-          : Array(rest)
-        try withBytes(of: page) { raw throws(DataSourceError) in
+        let length = header.isCompressed ? Int(header.uncompressedSize) - definition : rest.count
+        try ParquetCodecs.decompress(
+          rest, codec: header.isCompressed ? chunk.codec : ParquetCodec.uncompressed.rawValue, count: length,
+          path: displayPath, into: &page)
+        try withBytes(of: page, count: length) { raw throws(DataSourceError) in
           var bytes = PageBytes(raw, damaged: damaged)
           try addValues(&bytes, count: defined, encoding: header.encoding, dictionary: dictionary)
         }
@@ -362,22 +364,34 @@ private struct ColumnReading {
       }
       return all
     }
+    /// The pages' values one after another, in one array reserved whole (growing it page by page
+    /// copied each column's values several times).
+    func joined<T>(_ values: (PhysicalValues) -> [T]) -> [T] {
+      var all: [T] = []
+      all.reserveCapacity(valueCount)
+      for page in pages { all.append(contentsOf: values(page)) }
+      return all
+    }
     switch leaf.type {
     case .boolean:
-      let bools = pages.flatMap { page -> [UInt8] in if case .bools(let v) = page { v } else { [] } }
+      let bools = joined { page -> [UInt8] in if case .bools(let v) = page { v } else { [] } }
       return .bools(spread(bools, filler: 2))
     case .float, .double:
-      let doubles = pages.flatMap { page -> [Double] in if case .doubles(let v) = page { v } else { [] } }
+      let doubles = joined { page -> [Double] in if case .doubles(let v) = page { v } else { [] } }
       return .doubles(spread(doubles, filler: 0), nulls: nulls)
     case .int96:
-      let ints = pages.flatMap { page -> [Int64] in if case .ints(let v) = page { v } else { [] } }
+      let ints = joined { page -> [Int64] in if case .ints(let v) = page { v } else { [] } }
       return .timestamps(spread(ints.map { Int($0) }, filler: 0), nulls: nulls)
     case .int32, .int64:
-      let ints = pages.flatMap { page -> [Int64] in if case .ints(let v) = page { v } else { [] } }
+      let ints = joined { page -> [Int64] in if case .ints(let v) = page { v } else { [] } }
       return try intColumn(ints, spread: { spread($0, filler: 0) }, nulls: nulls)
     case .byteArray, .fixedLengthByteArray:
       var bytes: [UInt8] = []
       var ends: [Int] = []
+      var total = 0
+      for case .byteArrays(let pageBytes, _) in pages { total += pageBytes.count }
+      bytes.reserveCapacity(min(total, Int(UInt32.max)))
+      ends.reserveCapacity(valueCount)
       for case .byteArrays(let pageBytes, let pageEnds) in pages {
         let base = bytes.count
         // A column's texts are addressed by 32-bit offsets.
