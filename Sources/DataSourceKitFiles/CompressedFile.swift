@@ -324,8 +324,11 @@ public final class CompressedFile {
     guard ended else { throw cutShort(output) }
   }
 
-  /// The system's zstd library, opened when a .zst file is first read (see `CZstd/shim.h`).
-  private struct Zstd: @unchecked Sendable {
+  /// The system's zstd library, opened when a .zst file (or a Parquet file's zstd page) is first
+  /// read (see `CZstd/shim.h`).
+  ///
+  /// `@unchecked Sendable`: C function pointers, set once.
+  struct Zstd: @unchecked Sendable {
     typealias Create = @convention(c) () -> OpaquePointer?
     typealias Free = @convention(c) (OpaquePointer?) -> Int
     typealias Decompress =
@@ -333,12 +336,17 @@ public final class CompressedFile {
       -> Int
     typealias IsError = @convention(c) (Int) -> UInt32
     typealias ErrorName = @convention(c) (Int) -> UnsafePointer<CChar>?
+    typealias DecompressBuffer = @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeRawPointer?, Int) -> Int
+    typealias ContentSize = @convention(c) (UnsafeRawPointer?, Int) -> UInt64
 
     let create: Create
     let free: Free
     let decompressStream: Decompress
     let isError: IsError
     let errorName: ErrorName
+    /// One frame held whole, decompressed in one call (a Parquet page).
+    let decompressBuffer: DecompressBuffer
+    let frameContentSize: ContentSize
 
     /// `nil` when the library or one of its functions is missing.
     static let library: Zstd? = {
@@ -350,12 +358,31 @@ public final class CompressedFile {
         let free = function("ZSTD_freeDStream", as: Free.self),
         let decompressStream = function("ZSTD_decompressStream", as: Decompress.self),
         let isError = function("ZSTD_isError", as: IsError.self),
-        let errorName = function("ZSTD_getErrorName", as: ErrorName.self)
+        let errorName = function("ZSTD_getErrorName", as: ErrorName.self),
+        let decompressBuffer = function("ZSTD_decompress", as: DecompressBuffer.self),
+        let frameContentSize = function("ZSTD_getFrameContentSize", as: ContentSize.self)
       else { return nil }
       return Zstd(
-        create: create, free: free, decompressStream: decompressStream, isError: isError, errorName: errorName
-      )
+        create: create, free: free, decompressStream: decompressStream, isError: isError,
+        errorName: errorName,
+        decompressBuffer: decompressBuffer, frameContentSize: frameContentSize)
     }()
+
+    /// The size a frame held in `compressed` says it decompresses to; `nil` when it does not say
+    /// (or is no frame: decompressing it then fails).
+    func contentSize(of compressed: UnsafeRawBufferPointer) -> Int? {
+      let size = frameContentSize(compressed.baseAddress, compressed.count)
+      // ZSTD_CONTENTSIZE_UNKNOWN and ZSTD_CONTENTSIZE_ERROR are the two largest values.
+      return size >= UInt64.max - 1 || size > UInt64(Int.max) ? nil : Int(size)
+    }
+
+    /// Decompresses the frame in `compressed` into `output`: the bytes written, or `nil`.
+    func decompress(_ compressed: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int?
+    {
+      let result = decompressBuffer(
+        output.baseAddress, output.count, compressed.baseAddress, compressed.count)
+      return isError(result) != 0 ? nil : result
+    }
 
     /// Decompresses a zstd file into `output`: every frame, as `zstd -dc` reads a file of
     /// several (skippable frames skipped).

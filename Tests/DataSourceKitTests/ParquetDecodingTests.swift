@@ -64,6 +64,53 @@ struct ParquetDecodingTests {
     }
   }
 
+  @Test("a float is the double of the decimal it prints as, read back exactly as strtod reads it")
+  func floats() {
+    var random = SplitMix64(state: 59)
+    var floats: [Float] = [43.22, -0.1, 1e-10, 3.4028235e38, 1.0e-45, 16_777_216, 0.3, 1e22, 1e23, -2.5e-7]
+    for _ in 0..<100_000 {
+      floats.append(Float(bitPattern: UInt32(truncatingIfNeeded: random.next())))
+    }
+    var differing: [Float] = []
+    for float in floats where float.isFinite {
+      let expected = Double(float.description) ?? .nan
+      if PageBytes.double(float).bitPattern != expected.bitPattern { differing.append(float) }
+    }
+    #expect(differing.isEmpty, "\(differing.prefix(5))")
+    #expect(PageBytes.double(43.22) == 43.22)
+  }
+
+  /// A varint's bytes, seven bits a byte, the lowest first.
+  static func varint(_ value: UInt64) -> [UInt8] {
+    var value = value
+    var bytes: [UInt8] = []
+    repeat {
+      bytes.append(UInt8(value & 0x7F) | (value >= 0x80 ? 0x80 : 0))
+      value >>= 7
+    } while value > 0
+    return bytes
+  }
+
+  @Test("a footer that claims more rows than dsh reads at once is refused before anything is made for them")
+  func tooManyRows() throws {
+    // FileMetaData: version 1; a schema of a root and one int64 column; 2^40 rows; no row groups.
+    var footer: [UInt8] = [0x15, 0x02, 0x19, 0x2C]
+    footer += [0x48, 0x01, UInt8(ascii: "r"), 0x15, 0x02, 0x00]
+    footer += [0x15, 0x04, 0x25, 0x00, 0x18, 0x02, UInt8(ascii: "i"), UInt8(ascii: "d"), 0x00]
+    footer += [0x16] + Self.varint(UInt64(1) << 41) + [0x19, 0x0C, 0x00]
+    let length = UInt32(footer.count)
+    let magic = Array("PAR1".utf8)
+    let file = magic + footer + [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: length >> $0) } + magic
+    do {
+      _ = try withBytes(of: file) { raw throws(DataSourceError) in
+        try ParquetReader.read(raw, displayPath: "big.parquet")
+      }
+      Issue.record("a file of 2^40 rows was read")
+    } catch {
+      #expect(error.description.contains("1,099,511,627,776 rows, more than dsh reads at once"), "\(error)")
+    }
+  }
+
   @Test("Thrift's compact protocol: a struct's fields by their deltas, and nesting without end refused")
   func thrift() throws {
     // Field 1 (i32) = 150, field 4 (binary) = "ab", field 5 (i32) = -1, stop.

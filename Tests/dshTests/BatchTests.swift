@@ -277,7 +277,8 @@ struct BatchTests {
       "-c", "save \"/tmp/dsh-safe-save.dsh\"", "-c", "export p to \"/tmp/dsh-safe-export.csv\"",
       "-c", "let w = http \"http://127.0.0.1:9/x\"",
       "-c", "let g = postgres \"postgresql://reader:s3cret@127.0.0.1:9/x\" table t",
-      "-c", "source \"Scripts/data/menu.dsh\"", "-c", "let o = csv \"\(outside)\"", "-c",
+      "-c", "source \"Scripts/data/menu.dsh\"", "-c", "let o = csv \"\(outside)\"",
+      "-c", "let q = parquet \"/tmp/dsh-safe-outside.parquet\"", "-c",
       "let up = csv \"../x.csv\"",
       "-c", "set safe off",
     ])
@@ -302,6 +303,9 @@ struct BatchTests {
         "error: --safe refuses reading '\(outside)': only files named on the command line or below the working directory"
       ))
     #expect(result.output.contains("error: --safe refuses reading '../x.csv'"))
+    #expect(
+      result.output.contains("error: --safe refuses reading '/tmp/dsh-safe-outside.parquet'"),
+      "\(result.output)")
     #expect(result.output.contains("error: unknown setting 'safe'"))
     // A script named on the command line may be read, and may read what it is allowed to.
     let named = try DSHProcess.run(["--safe", "Scripts/data/menu.dsh"])

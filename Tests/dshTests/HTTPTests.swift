@@ -215,7 +215,9 @@ struct HTTPTests {
       result.output.contains("2 items, loaded, from http://localhost:\(server.port)/items?size=2&total=2)"))
   }
 
-  @Test("csv and json read a file from a URL under the request limits; --safe refuses it; dsh URL opens it")
+  @Test(
+    "csv, json and parquet read a file from a URL under the request limits; --safe refuses it; dsh URL opens it"
+  )
   func filesFromURLs() throws {
     let server = try TestServer()
     let people = "\(server.base)/data/people.csv"
@@ -250,6 +252,25 @@ struct HTTPTests {
     let opened = try DSHProcess.run([people], input: "show people | limit 1 as csv\n")
     #expect(
       opened.output.hasPrefix("id,name,email,team,age,active,joined\n1,Ada Lovelace,"), "\(opened.output)")
+    // A Parquet file from the web is read as the same file on this machine is.
+    let penguins = "\(server.base)/data/penguins.parquet"
+    let query = "| group by species with n = count(), mass = avg(body_mass_g) as csv"
+    let fromWeb = try DSHProcess.run(["-c", "show parquet \"\(penguins)\" timeout 5 \(query)"])
+    let local = try DSHProcess.run(["-c", "show parquet \"Scripts/data/penguins.parquet\" \(query)"])
+    #expect(fromWeb.status == 0 && fromWeb.output == local.output, "\(fromWeb.output)")
+    #expect(local.output.hasPrefix("species,n,mass\nAdelie,152,"), "\(local.output)")
+    let openedParquet = try DSHProcess.run(
+      [penguins], input: "show penguins | limit 1 | select species as csv\n")
+    #expect(openedParquet.output == "species\nAdelie\n", "\(openedParquet.output)")
+    let safeParquet = try DSHProcess.run(["--safe", "-c", "show parquet \"\(penguins)\""])
+    #expect(
+      safeParquet.output.contains("--safe refuses the network (parquet \"\(penguins)\")"),
+      "\(safeParquet.output)")
+    let localTimeout = try DSHProcess.run(["-c", "show parquet \"Scripts/data/penguins.parquet\" timeout 5"])
+    #expect(
+      localTimeout.output.contains(
+        "error: timeout limits a request: it goes with a URL (parquet \"https://…\" timeout …)"),
+      "\(localTimeout.output)")
     let database = try DSHProcess.run(["\(server.base)/data/people.db"])
     #expect(database.output.contains("a database is read where it is: download it"), "\(database.output)")
   }

@@ -130,6 +130,27 @@ struct ParquetTests {
     let text = try DSHProcess.run(["-c", "show parquet \"\(notParquet)\""])
     #expect(text.status == 1 && text.output.contains("it is not a Parquet file"), "\(text.output)")
 
+    // Codecs dsh does not read, said before anything is read; a column name the file repeats,
+    // named apart as a CSV header's are, with the note.
+    try DSHProcess.python(
+      """
+      import pyarrow as pa, pyarrow.parquet as pq
+      t = pa.table({'id': pa.array([1, 2], pa.int64())})
+      pq.write_table(t, '\(folder)/lz4.parquet', compression='lz4')
+      pq.write_table(t, '\(folder)/brotli.parquet', compression='brotli')
+      pq.write_table(pa.Table.from_arrays([pa.array([1]), pa.array([2])], names=['qty', 'qty']), '\(folder)/twice.parquet')
+      """)
+    for codec in ["lz4", "brotli"] {
+      let ran = try DSHProcess.run(["-c", "show parquet \"\(folder)/\(codec).parquet\""])
+      #expect(
+        ran.status == 1 && ran.output.contains("which dsh does not read yet (Snappy, gzip and zstd it does)"),
+        "\(ran.output)")
+    }
+    let twice = try DSHProcess.run(["-c", "show parquet \"\(folder)/twice.parquet\" as csv"])
+    #expect(twice.output.hasPrefix("qty,qty_1\n1,2\n"), "\(twice.output)")
+    #expect(
+      twice.output.contains("the header names qty twice; the repeat is read as qty_1"), "\(twice.output)")
+
     // Edges a real file has: nanoseconds at the 64-bit edge, a column of the null type, a
     // column of nulls alone (its pages hold no values), no rows at all.
     let edges = "\(folder)/edges.parquet"

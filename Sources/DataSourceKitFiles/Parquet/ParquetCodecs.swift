@@ -5,8 +5,9 @@ import Foundation
 
 // A Parquet page's bytes, decompressed whole: each page says how long it is compressed and
 // how long it is after. Snappy (Parquet's usual codec) and zstd are the system's libraries,
-// opened when a file first needs them, as dsh opens libzstd for a .zst file: libsnappy comes
-// with Debian's libsnappy-dev (Scripts/setup.sh installs it), libzstd with every Debian system.
+// opened when a file first needs them (zstd by the loader .zst files use, `CompressedFile.Zstd`):
+// libsnappy comes with Debian's libsnappy-dev (Scripts/setup.sh installs it), libzstd with every
+// Debian system.
 // gzip is zlib's, which dsh links.
 
 enum ParquetCodecs {
@@ -35,12 +36,26 @@ enum ParquetCodecs {
       }
       return
     }
+    // A codec dsh does not read, or a library this machine lacks, is said before anything is
+    // allocated.
+    switch known {
+    case .lzo, .brotli, .lz4, .lz4Raw:
+      throw failure(
+        "its columns are compressed by \(known), which dsh does not read yet (Snappy, gzip and zstd it does)")
+    case .snappy where Snappy.library == nil:
+      throw failure(
+        "its columns are Snappy-compressed, and this machine has no libsnappy.so.1 (apt-get install libsnappy1v5)"
+      )
+    case .zstd where CompressedFile.Zstd.library == nil:
+      throw failure("its columns are zstd-compressed, and this machine has no libzstd.so.1")
+    default: break
+    }
     // What a page claims it decompresses to is checked before it is allocated: a few bytes may
     // claim two gigabytes.
     let claimed: Int? =
       switch known {
       case .snappy: Snappy.library.map { $0.length(of: compressed) }
-      case .zstd: ZstdBuffers.library.flatMap { $0.contentSize(of: compressed) }
+      case .zstd: CompressedFile.Zstd.library.flatMap { $0.contentSize(of: compressed) }
       default: nil
       }
     if let claimed, claimed != count {
@@ -51,44 +66,17 @@ enum ParquetCodecs {
     guard claimed != nil || count <= most else {
       throw failure("a page of \(known)-compressed data claims more than its bytes can hold")
     }
-    var output: [UInt8] = []
-    swap(&output, &buffer)
-    if output.count < count { output = [UInt8](repeating: 0, count: count) }
-    defer { swap(&output, &buffer) }
-    let written: Int? = output.withUnsafeMutableBytes { whole -> Int? in
+    if buffer.count < count { buffer = [UInt8](repeating: 0, count: count) }
+    let written: Int? = buffer.withUnsafeMutableBytes { whole -> Int? in
       let out = UnsafeMutableRawBufferPointer(rebasing: whole[0..<count])
       switch known {
-      case .uncompressed: return nil
-      case .snappy:
-        guard let snappy = Snappy.library else { return -1 }
-        var length = count
-        let status = snappy.uncompress(
-          compressed.baseAddress?.assumingMemoryBound(to: CChar.self), compressed.count,
-          out.baseAddress?.assumingMemoryBound(to: CChar.self), &length)
-        return status == 0 ? length : nil
-      case .zstd:
-        guard let zstd = ZstdBuffers.library else { return -2 }
-        let result = zstd.decompress(out.baseAddress, count, compressed.baseAddress, compressed.count)
-        return zstd.isError(result) != 0 ? nil : result
-      case .gzip:
-        return inflate(compressed, into: out)
-      case .lzo, .brotli, .lz4, .lz4Raw:
-        return -3
+      case .snappy: return Snappy.library?.uncompress(compressed, into: out)
+      case .zstd: return CompressedFile.Zstd.library?.decompress(compressed, into: out)
+      case .gzip: return inflate(compressed, into: out)
+      case .uncompressed, .lzo, .brotli, .lz4, .lz4Raw: return nil
       }
     }
-    switch written {
-    case -1:
-      throw failure(
-        "its columns are Snappy-compressed, and this machine has no libsnappy.so.1 (apt-get install libsnappy1v5)"
-      )
-    case -2:
-      throw failure("its columns are zstd-compressed, and this machine has no libzstd.so.1")
-    case -3:
-      throw failure(
-        "its columns are compressed by \(known), which dsh does not read yet (Snappy, gzip and zstd it does)")
-    case .some(let n) where n == count:
-      return
-    default:
+    guard written == count else {
       throw failure("a page of \(known)-compressed data does not decompress to the length its header gives")
     }
   }
@@ -123,7 +111,7 @@ enum ParquetCodecs {
       @convention(c) (UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>) ->
       Int32
     typealias Length = @convention(c) (UnsafePointer<CChar>?, Int, UnsafeMutablePointer<Int>) -> Int32
-    let uncompress: Uncompress
+    let uncompressRaw: Uncompress
     let uncompressedLength: Length
 
     static let library: Snappy? = {
@@ -132,9 +120,19 @@ enum ParquetCodecs {
         let length = dlsym(handle, "snappy_uncompressed_length")
       else { return nil }
       return Snappy(
-        uncompress: unsafeBitCast(uncompress, to: Uncompress.self),
+        uncompressRaw: unsafeBitCast(uncompress, to: Uncompress.self),
         uncompressedLength: unsafeBitCast(length, to: Length.self))
     }()
+
+    /// Decompresses `compressed` into `output`: the bytes written, or `nil`.
+    func uncompress(_ compressed: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int?
+    {
+      var length = output.count
+      let status = uncompressRaw(
+        compressed.baseAddress?.assumingMemoryBound(to: CChar.self), compressed.count,
+        output.baseAddress?.assumingMemoryBound(to: CChar.self), &length)
+      return status == 0 ? length : nil
+    }
 
     /// The length Snappy data says it decompresses to (-1 when its header does not read).
     func length(of compressed: UnsafeRawBufferPointer) -> Int {
@@ -142,37 +140,6 @@ enum ParquetCodecs {
       let status = uncompressedLength(
         compressed.baseAddress?.assumingMemoryBound(to: CChar.self), compressed.count, &length)
       return status == 0 ? length : -1
-    }
-  }
-
-  /// The system's zstd library's one-call decompression, opened when a file first needs it.
-  ///
-  /// `@unchecked Sendable`: C function pointers, set once.
-  private struct ZstdBuffers: @unchecked Sendable {
-    typealias Decompress = @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeRawPointer?, Int) -> Int
-    typealias IsError = @convention(c) (Int) -> UInt32
-    typealias ContentSize = @convention(c) (UnsafeRawPointer?, Int) -> UInt64
-    let decompress: Decompress
-    let isError: IsError
-    let frameContentSize: ContentSize
-
-    static let library: ZstdBuffers? = {
-      guard let handle = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL),
-        let decompress = dlsym(handle, "ZSTD_decompress"), let isError = dlsym(handle, "ZSTD_isError"),
-        let size = dlsym(handle, "ZSTD_getFrameContentSize")
-      else { return nil }
-      return ZstdBuffers(
-        decompress: unsafeBitCast(decompress, to: Decompress.self),
-        isError: unsafeBitCast(isError, to: IsError.self),
-        frameContentSize: unsafeBitCast(size, to: ContentSize.self))
-    }()
-
-    /// The size a zstd frame says it holds; `nil` when it does not say (or is no frame:
-    /// decompressing it then fails).
-    func contentSize(of compressed: UnsafeRawBufferPointer) -> Int? {
-      let size = frameContentSize(compressed.baseAddress, compressed.count)
-      // ZSTD_CONTENTSIZE_UNKNOWN and ZSTD_CONTENTSIZE_ERROR are the two largest values.
-      return size >= UInt64.max - 1 || size > UInt64(Int.max) ? nil : Int(size)
     }
   }
 }

@@ -76,4 +76,15 @@ extension ParquetProvider: ColumnReadable {
   package func fieldBatches(_ name: String) -> BatchReader? { table?.fieldBatches(name) }
 }
 
-extension ParquetProvider: ReadsAFile {}
+extension ParquetProvider: ReadsAFile {
+  /// The nested columns the last load left out.
+  package var leftOutNotes: [String] {
+    guard !leftOut.isEmpty else { return [] }
+    let names =
+      leftOut.count == 1
+      ? leftOut[0] : leftOut.dropLast().joined(separator: ", ") + " and " + (leftOut.last ?? "")
+    return [
+      "\(names) left out: dsh does not read nested columns yet (DuckDB reads them; it can write the file again with them unnested)"
+    ]
+  }
+}

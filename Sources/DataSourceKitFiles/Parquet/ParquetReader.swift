@@ -74,28 +74,13 @@ package enum ParquetReader {
       return try result.get()
     }
     return (
-      ColumnTable(names: uniqueNames(leaves.map(\.name)), rowCount: rowCount, columns: columns), leftOut
+      ColumnTable(names: leaves.map(\.name), rowCount: rowCount, columns: columns), leftOut
     )
   }
 
   /// Bytes read by the columns' tasks at once: nothing writes them while they are shared.
   private struct SharedFile: @unchecked Sendable {
     let bytes: UnsafeRawBufferPointer
-  }
-
-  /// `qty`, `qty` → `qty`, `qty_1`, as DuckDB names a repeated column.
-  private static func uniqueNames(_ names: [String]) -> [String] {
-    var taken = Set<String>()
-    return names.map { name in
-      var candidate = name
-      var n = 1
-      while taken.contains(candidate) {
-        candidate = "\(name)_\(n)"
-        n += 1
-      }
-      taken.insert(candidate)
-      return candidate
-    }
   }
 
   static func damaged(_ path: String, _ reason: String) -> DataSourceError {
@@ -348,22 +333,6 @@ private struct ColumnReading {
     guard (leaf.isOptional ? present.count : valueCount) == rowCount,
       valueCount == (leaf.isOptional ? present.count(where: { $0 }) : rowCount)
     else { throw damaged() }
-    /// The values `dense` holds, spread over every row, `filler` at the nulls.
-    func spread<T>(_ dense: [T], filler: T) -> [T] {
-      guard leaf.isOptional else { return dense }
-      var all: [T] = []
-      all.reserveCapacity(rowCount)
-      var next = 0
-      for has in present {
-        if has {
-          all.append(dense[next])
-          next += 1
-        } else {
-          all.append(filler)
-        }
-      }
-      return all
-    }
     /// The pages' values one after another, in one array reserved whole (growing it page by page
     /// copied each column's values several times).
     func joined<T>(_ values: (PhysicalValues) -> [T]) -> [T] {
@@ -384,7 +353,7 @@ private struct ColumnReading {
       return .timestamps(spread(ints.map { Int($0) }, filler: 0), nulls: nulls)
     case .int32, .int64:
       let ints = joined { page -> [Int64] in if case .ints(let v) = page { v } else { [] } }
-      return try intColumn(ints, spread: { spread($0, filler: 0) }, nulls: nulls)
+      return try intColumn(ints, nulls: nulls)
     case .byteArray, .fixedLengthByteArray:
       var bytes: [UInt8] = []
       var ends: [Int] = []
@@ -405,10 +374,26 @@ private struct ColumnReading {
     }
   }
 
+  /// The values `dense` holds, spread over every row, `filler` at the nulls.
+  private func spread<T>(_ dense: [T], filler: T) -> [T] {
+    guard leaf.isOptional else { return dense }
+    var all: [T] = []
+    all.reserveCapacity(present.count)
+    var next = 0
+    for has in present {
+      if has {
+        all.append(dense[next])
+        next += 1
+      } else {
+        all.append(filler)
+      }
+    }
+    return all
+  }
+
   /// An int32 or int64 column as its meaning reads it.
-  private func intColumn(_ ints: [Int64], spread: ([Int]) -> [Int], nulls: [Bool]?) throws(DataSourceError)
-    -> ReadColumn
-  {
+  private func intColumn(_ ints: [Int64], nulls: [Bool]?) throws(DataSourceError) -> ReadColumn {
+    func spread(_ dense: [Int]) -> [Int] { self.spread(dense, filler: 0) }
     switch leaf.element.meaning {
     case .date:
       return .dates(spread(ints.map { Int($0) }), nulls: nulls)
@@ -417,26 +402,17 @@ private struct ColumnReading {
     case .time(let unit):
       return texts(ints.map { Self.timeText(Self.micros($0, unit)) })
     case .decimal(let scale, _):
-      return .doubles(spreadDoubles(ints.map { Self.decimal(Int128($0), scale: scale) }), nulls: nulls)
+      return .doubles(
+        self.spread(ints.map { Self.decimal(Int128($0), scale: scale) }, filler: 0), nulls: nulls)
     case .integer(let bits, let signed) where !signed:
       if bits == 32 || leaf.type == .int32 {
         return .ints(spread(ints.map { Int(UInt32(truncatingIfNeeded: $0)) }), nulls: nulls)
       }
       if ints.allSatisfy({ $0 >= 0 }) { return .ints(spread(ints.map { Int($0) }), nulls: nulls) }
       // Past an int's range: doubles, in their order, rounded past 2^53 (DuckDB's UBIGINT is exact).
-      return .doubles(spreadDoubles(ints.map { Double(UInt64(bitPattern: $0)) }), nulls: nulls)
+      return .doubles(self.spread(ints.map { Double(UInt64(bitPattern: $0)) }, filler: 0), nulls: nulls)
     default:
       return .ints(spread(ints.map { Int($0) }), nulls: nulls)
-    }
-  }
-
-  private func spreadDoubles(_ dense: [Double]) -> [Double] {
-    guard leaf.isOptional else { return dense }
-    var next = 0
-    return present.map { has in
-      guard has else { return 0 }
-      defer { next += 1 }
-      return dense[next]
     }
   }
 
@@ -470,7 +446,7 @@ private struct ColumnReading {
         for byte in raw { unscaled = unscaled << 8 | Int128(byte) }
         doubles.append(Self.decimal(unscaled, scale: scale))
       }
-      return .doubles(spreadDoubles(doubles), nulls: leaf.isOptional ? present.map { !$0 } : nil)
+      return .doubles(spread(doubles, filler: 0), nulls: leaf.isOptional ? present.map { !$0 } : nil)
     case .uuid:
       return texts(ends.indices.map { Self.uuidText(value($0)) })
     case .string, .json, .enumeration:

@@ -13,6 +13,14 @@ package protocol ReadOnlyStore: AnyObject {
 package protocol ReadsAFile: AnyObject {
   /// The file as the user named it.
   var displayPath: String { get }
+  /// What the last load left out of the file and why, a sentence each, for the session's notes
+  /// (a Parquet file's nested columns).
+  var leftOutNotes: [String] { get }
+}
+
+extension ReadsAFile {
+  /// Nothing left out.
+  package var leftOutNotes: [String] { [] }
 }
 
 /// A provider that reads its file while it is shown, not once: replacing the file would change

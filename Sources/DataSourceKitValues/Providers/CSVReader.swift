@@ -137,25 +137,7 @@ package enum CSVReader {
       let name = trimmingWhiteSpace(ref.2 ? unescape(field) : String(decoding: field, as: UTF8.self))
       return name.isEmpty ? "column\(i + 1)" : name
     }
-    // Every name the header writes is taken before any is made: a made name never takes the
-    // place of a column further along.
-    var taken = Set(written)
-    var seen: Set<String> = []
-    var renamed: [String: String] = [:]
-    var names: [String] = []
-    names.reserveCapacity(written.count)
-    for name in written {
-      guard seen.insert(name).inserted else {
-        var suffix = 1
-        while taken.contains("\(name)_\(suffix)") { suffix += 1 }
-        let made = "\(name)_\(suffix)"
-        taken.insert(made)
-        renamed[made] = name
-        names.append(made)
-        continue
-      }
-      names.append(name)
-    }
+    let (names, renamed) = ColumnNames.unique(written)
     return (end, names, renamed)
   }
 

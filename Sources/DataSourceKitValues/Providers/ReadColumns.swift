@@ -1,5 +1,35 @@
 import DataSourceKit
 
+/// Names for a file's columns that the file may repeat.
+package enum ColumnNames {
+  /// `written` with each repeat named apart with DuckDB's suffixes (the second `qty` is `qty_1`,
+  /// or the first of `qty_2`, `qty_3`, … that names no other column), and the name each made
+  /// name stands for.
+  ///
+  /// Every name written is taken before any is made: a made name never takes the place of a
+  /// column further along.
+  package static func unique(_ written: [String]) -> (names: [String], renamed: [String: String]) {
+    var taken = Set(written)
+    var seen: Set<String> = []
+    var renamed: [String: String] = [:]
+    var names: [String] = []
+    names.reserveCapacity(written.count)
+    for name in written {
+      guard seen.insert(name).inserted else {
+        var suffix = 1
+        while taken.contains("\(name)_\(suffix)") { suffix += 1 }
+        let made = "\(name)_\(suffix)"
+        taken.insert(made)
+        renamed[made] = name
+        names.append(made)
+        continue
+      }
+      names.append(name)
+    }
+    return (names, renamed)
+  }
+}
+
 /// A column a reader of a columnar format made whole (a Parquet file's), in the form dsh's
 /// columns hold it: typed arrays with their nulls, texts one after another.
 package enum ReadColumn {
@@ -42,8 +72,10 @@ package struct TextColumnMaker {
 }
 
 extension ColumnTable {
-  /// A table of the columns `columns`, named `names`, each `rowCount` rows long.
-  package convenience init(names: [String], rowCount: Int, columns: [ReadColumn]) {
+  /// A table of the columns `columns`, named `names` (repeats named apart by
+  /// ``ColumnNames/unique(_:)``), each `rowCount` rows long.
+  package convenience init(names written: [String], rowCount: Int, columns: [ReadColumn]) {
+    let (names, renamed) = ColumnNames.unique(written)
     func mask(_ nulls: [Bool]?) -> NullMask? {
       guard let nulls, nulls.contains(true) else { return nil }
       var mask = NullMask(count: rowCount)
@@ -60,6 +92,6 @@ extension ColumnTable {
       case .texts(var maker): maker.finished()
       }
     }
-    self.init(schema: Schema(names), rowCount: rowCount, columns: made)
+    self.init(schema: Schema(names), rowCount: rowCount, columns: made, renamed: renamed)
   }
 }

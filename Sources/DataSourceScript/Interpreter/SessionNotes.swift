@@ -43,11 +43,7 @@ final class SessionNotes {
   }
 
   private func markers(in provider: any DataProvider<Value>, named name: String) {
-    if let parquet = provider as? ParquetProvider, !parquet.leftOut.isEmpty {
-      pending.append(
-        "\(name): \(SessionNotes.list(parquet.leftOut)) left out: dsh does not read nested columns yet "
-          + "(DuckDB reads them; it can write the file again with them unnested)")
-    }
+    for note in (provider as? any ReadsAFile)?.leftOutNotes ?? [] { pending.append("\(name): \(note)") }
     // A name the header repeats: one note for all its repeats.
     var repeats: [(original: String, names: [String])] = []
     for profile in provider.fieldProfiles ?? [] {
