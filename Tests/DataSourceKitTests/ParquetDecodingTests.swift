@@ -67,7 +67,9 @@ struct ParquetDecodingTests {
   @Test("a float is the double of the decimal it prints as, read back exactly as strtod reads it")
   func floats() {
     var random = SplitMix64(state: 59)
-    var floats: [Float] = [43.22, -0.1, 1e-10, 3.4028235e38, .leastNonzeroMagnitude, 16_777_216, 0.3, 1e22, 1e23, -2.5e-7]
+    var floats: [Float] = [
+      43.22, -0.1, 1e-10, 3.4028235e38, .leastNonzeroMagnitude, 16_777_216, 0.3, 1e22, 1e23, -2.5e-7,
+    ]
     for _ in 0..<100_000 {
       floats.append(Float(bitPattern: UInt32(truncatingIfNeeded: random.next())))
     }
