@@ -1,3 +1,6 @@
+import DataSourceKit
+import DataSourceKitFiles
+import DataSourceKitValues
 import Foundation
 import Testing
 
@@ -211,5 +214,103 @@ struct ParquetTests {
     // Writing Parquet is not built: the error says what to write instead.
     let exported = try DSHProcess.run([path, "-c", "export flights to \"\(folder)/copy.parquet\""])
     #expect(exported.status == 1 && exported.output.contains("does not write it yet"), "\(exported.output)")
+  }
+
+  @Test(
+    "read as asked: a window reads its row group, a stage the columns it reads; damage and a changed file found then"
+  )
+  func readAsAsked() async throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // Ten row groups; `score` has nulls only past row 10,000 (its first groups keep no flags),
+    // `team` is coded by each group's dictionary.
+    let path = "\(folder)/groups.parquet"
+    _ = try DuckDB.rows(
+      """
+      COPY (SELECT i AS id, 'team ' || (i % 7) AS team, CASE WHEN i >= 10000 AND i % 5 = 0 THEN NULL ELSE i * 0.5 END AS score,
+        CASE WHEN i % 3 = 0 THEN 'x' || i ELSE NULL END AS sparse FROM range(20000) t(i))
+      TO '\(path)' (FORMAT parquet, ROW_GROUP_SIZE 2048)
+      """)
+    // Windows inside a group, across two, and at the end, against DuckDB's.
+    for (offset, count) in [(0, 5), (4090, 10), (10235, 3), (19995, 5)] {
+      let dsh = try DuckDB.dshRows([], "parquet \"\(path)\" rows \(offset)..\(offset + count)")
+      let duck = try DuckDB.rows("SELECT * FROM read_parquet('\(path)') LIMIT \(count) OFFSET \(offset)")
+      #expect(
+        DuckDB.differences(dsh, duck).isEmpty, "rows \(offset): \(DuckDB.differences(dsh, duck).prefix(3))")
+    }
+    // Columns read whole, their groups' nulls and dictionaries joined.
+    let grouped = try DuckDB.dshRows(
+      [],
+      "parquet \"\(path)\" | group by team with n = count(score), s = sum(score), k = count(sparse) | sort by team"
+    )
+    let duck = try DuckDB.rows(
+      "SELECT team, count(score), sum(score), count(sparse) FROM read_parquet('\(path)') GROUP BY team ORDER BY team"
+    )
+    #expect(DuckDB.differences(grouped, duck).isEmpty, "\(DuckDB.differences(grouped, duck).prefix(3))")
+
+    // What the provider read: a row its group alone; a stage's column that column alone.
+    let provider = ParquetProvider(path: path)
+    try await provider.load()
+    #expect(provider.rowGroupCount == 10 && provider.readCounts == (0, 0))
+    guard case .record(let row) = provider.item(at: ItemPath(item: 4100, section: 0)) else {
+      Issue.record("no row 4100")
+      return
+    }
+    #expect(row["id"] == .int(4100) && provider.readCounts == (1, 0))
+    _ = provider.fieldBatches("score")
+    #expect(provider.readCounts == (1, 1))
+
+    // A chunk damaged in the last row group: the first rows still show (only their group is
+    // read), the whole file fails with an error when its last group is read, and no rows.
+    try DSHProcess.python(
+      """
+      import pyarrow.parquet as pq
+      meta = pq.ParquetFile('\(path)').metadata
+      offset = meta.row_group(meta.num_row_groups - 1).column(0).data_page_offset
+      with open('\(path)', 'r+b') as f:
+          f.seek(offset)
+          f.write(b'\\xff' * 24)
+      """)
+    let first = try DSHProcess.run(["-c", "show parquet \"\(path)\" rows 0..3 as csv"])
+    #expect(
+      first.status == 0 && first.output.hasPrefix("id,team,score,sparse\n0,team 0,0.0,x0\n"),
+      "\(first.output)")
+    // A group by that does not read the damaged column is answered (as DuckDB answers it); one
+    // that reads it fails, as does the box of every row; rows printed as CSV before the damaged
+    // group stay printed (as psql's and DuckDB's do), the error after them.
+    let teams = try DSHProcess.run(["-c", "show parquet \"\(path)\" | group by team with n = count() as csv"])
+    #expect(teams.status == 0 && teams.output.contains("team 3,2857"), "\(teams.output)")
+    for statement in [
+      "show parquet \"\(path)\" | group by team with n = count(), s = sum(id)", "show parquet \"\(path)\"",
+      "show parquet \"\(path)\" as csv",
+    ] {
+      let whole = try DSHProcess.run(["-c", statement])
+      #expect(
+        whole.status == 1
+          && whole.output.contains("it is not a Parquet file dsh can read: column id does not decode")
+          && (statement.hasSuffix("csv") || !whole.output.contains("team 0")), "\(statement): \(whole.output)"
+      )
+    }
+
+    // The file written again after the load: the next read says so, and a load reads the new one.
+    let changing = "\(folder)/changing.parquet"
+    _ = try DuckDB.rows(
+      "COPY (SELECT i AS id FROM range(5000) t(i)) TO '\(changing)' (FORMAT parquet, ROW_GROUP_SIZE 2048)")
+    let opened = ParquetProvider(path: changing)
+    try await opened.load()
+    #expect(opened.item(at: ItemPath(item: 0, section: 0)) != .null)
+    // Written over in place (DuckDB's COPY makes a new file, which the open one does not see).
+    let other = "\(folder)/other.parquet"
+    _ = try DuckDB.rows("COPY (SELECT i * 2 AS id FROM range(7000) t(i)) TO '\(other)' (FORMAT parquet)")
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: changing))
+    try handle.truncate(atOffset: 0)
+    try handle.write(contentsOf: Data(contentsOf: URL(fileURLWithPath: other)))
+    try handle.close()
+    #expect(opened.item(at: ItemPath(item: 4500, section: 0)) == .null)
+    #expect(
+      opened.loadState == .error
+        && opened.errorDescription?.contains("it changed after it was opened") == true)
+    try await opened.load()
+    #expect(opened.numberOfItems(inSection: 0) == 7000 && opened.loadState == .loaded)
   }
 }

@@ -160,6 +160,13 @@ package final class LoadTracker {
 
   package var state: LoadState { machine.state }
 
+  /// A read after the load found what the provider cannot give (a damaged part of a file read
+  /// lazily): the provider is in `error` from now on, until it loads again.
+  package func failWhileRead() {
+    try? machine.transition(to: .error)
+    machine.clock.advance()
+  }
+
   /// Runs `work` as a load.
   ///
   /// - Parameters:

@@ -71,6 +71,16 @@ struct ParquetColumnChunk {
   var dictionaryPageOffset: Int64?
   /// The file holding the chunk, when not this one (not read by dsh).
   var filePath: String?
+  /// How many of its values are null, when its statistics say.
+  var nullCount: Int64?
+
+  /// Where its first page starts: its dictionary's, when it has one before its data.
+  var firstPageOffset: Int64 {
+    if let dictionary = dictionaryPageOffset, dictionary > 0, dictionary < dataPageOffset {
+      return dictionary
+    }
+    return dataPageOffset
+  }
 }
 
 /// A row group: its rows and a chunk for each column.
@@ -288,6 +298,12 @@ extension ThriftReader {
           case (7, .i64): chunk.totalCompressedSize = try r.int()
           case (9, .i64): chunk.dataPageOffset = try r.int()
           case (11, .i64): chunk.dictionaryPageOffset = try r.int()
+          case (12, .structure):
+            try r.structure { statistics, field, kind throws(DataSourceError) in
+              guard field == 3, kind == .i64 else { return false }
+              chunk.nullCount = try statistics.int()
+              return true
+            }
           default: return false
           }
           return true

@@ -2,7 +2,12 @@ import DataSourceKit
 import DataSourceKitValues
 import Foundation
 
-/// Rows of a Parquet file, stored by column, in one section.
+/// Rows of a Parquet file, in one section, read as they are asked for.
+///
+/// A load reads the file's footer alone (its columns, types and row groups); a row shown reads
+/// its row group, and a stage over every row reads the columns it needs (``ParquetTable``).
+/// A part of the file found damaged when it is read puts the provider in `error`, as a load that
+/// failed does.
 public final class ParquetProvider: DataProvider, CompositionNode, RecordProviding, FieldProfiling {
   /// The file, as given.
   public let path: String
@@ -13,11 +18,12 @@ public final class ParquetProvider: DataProvider, CompositionNode, RecordProvidi
   public var loadState: LoadState { loads.state }
   /// Moves with every load: the rows change only then.
   public var structureClock: StructureClock { loads.clock }
-  /// What went wrong in the last load, when it failed.
+  /// What went wrong in the last load, or in a read after it.
   public private(set) var lastError: DataSourceError?
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { lastError?.description }
-  private var table: ColumnTable?
+  /// The file opened, while it is loaded.
+  private var table: ParquetTable?
   private var profiles: [FieldProfile]?
   private let access: FileAccess?
   /// The nested columns the last load left out, each `name (a list)`.
@@ -34,15 +40,20 @@ public final class ParquetProvider: DataProvider, CompositionNode, RecordProvidi
     self.access = access
   }
 
-  /// Reads the whole file; on failure the provider is in `error`, with no items.
+  /// Opens the file and reads its footer; on failure the provider is in `error`, with no items.
+  ///
+  /// The file is kept open while loaded: its rows are read from it as they are asked for.
   public func load() async throws {
     try await loads.load(
-      { try ParquetReader.read(fileAt: path, displayPath: displayPath, access: access) },
-      isEmpty: { $0.table.rowCount == 0 },
-      apply: { read in
-        table = read.table
-        leftOut = read.leftOut
-        profiles = read.table.profiles
+      { () throws -> ParquetTable in
+        let file = try OpenFile(path, displayPath: displayPath, access: access)
+        return try ParquetTable(.file(file, displayPath: displayPath))
+      },
+      isEmpty: { $0.rowCount == 0 },
+      apply: { opened in
+        table = opened
+        leftOut = opened.layout.leftOut
+        profiles = opened.profiles
         lastError = nil
       },
       fail: { error in
@@ -53,18 +64,40 @@ public final class ParquetProvider: DataProvider, CompositionNode, RecordProvidi
       })
   }
 
+  /// A read after the load failed: the provider keeps no rows and is in `error`.
+  private func failWhileRead(_ error: DataSourceError) {
+    // An interrupted read fails nothing: the rows are read again when next asked for.
+    guard error != .cancelled else { return }
+    table = nil
+    profiles = nil
+    lastError = error
+    loads.failWhileRead()
+  }
+
   /// The number of sections.
   public var numberOfSections: Int { 1 }
   /// The number of items in a section.
   public func numberOfItems(inSection section: Int) -> Int { table?.rowCount ?? 0 }
-  /// The item at an index path.
+  /// The item at an index path: its row group is read the first time one of its rows is asked
+  /// for.
   public func item(at itemPath: ItemPath) -> Value {
-    guard let table else { return .null }
-    return .record(table.record(at: itemPath.item))
+    guard let table, itemPath.item >= 0, itemPath.item < table.rowCount else { return .null }
+    do {
+      return .record(try table.record(at: itemPath.item))
+    } catch {
+      failWhileRead(error)
+      return .null
+    }
   }
+  /// How many of the file's row groups were read for rows and how many columns whole, since
+  /// the load: what a view asked of the file.
+  package var readCounts: (rowGroups: Int, columns: Int) { table?.readCounts ?? (0, 0) }
+  /// The file's row groups, once loaded.
+  package var rowGroupCount: Int { table?.layout.rowGroupCount ?? 0 }
+
   /// The fields every item has, once read.
   package var knownFields: [String]? { table.map { Array($0.schema.names) } }
-  /// The columns' types and nulls, once read.
+  /// The columns' types and nulls, from the file's footer.
   package var fieldProfiles: [FieldProfile]? { profiles }
   /// How `describe` names this node.
   package var nodeTitle: String { "parquet \(JSONWriter.quoted(displayPath))" }
@@ -73,7 +106,23 @@ public final class ParquetProvider: DataProvider, CompositionNode, RecordProvidi
 }
 
 extension ParquetProvider: ColumnReadable {
-  package func fieldBatches(_ name: String) -> BatchReader? { table?.fieldBatches(name) }
+  /// A column whole, read the first time a stage asks for it.
+  package func fieldBatches(_ name: String) -> BatchReader? {
+    guard let table else { return nil }
+    guard let leaf = table.leaf(named: name) else { return { .constant(.null, count: $0.count) } }
+    do {
+      return try table.column(leaf).fieldBatches(name)
+    } catch {
+      failWhileRead(error)
+      // The stage reads nulls and stops: it sees the provider failed (or the statement is
+      // cancelled), and nothing it computed is shown.
+      return { .constant(.null, count: $0.count) }
+    }
+  }
+
+  /// Whether every column is held: until then a stage over a few rows reads those rows (their
+  /// row groups) rather than whole columns.
+  package var columnsAreStored: Bool { table?.holdsEveryColumn ?? true }
 }
 
 extension ParquetProvider: ReadsAFile {

@@ -2,9 +2,9 @@ import DataSourceKit
 import DataSourceKitValues
 import Foundation
 
-// A Parquet file read whole into dsh's columns: the footer (at the file's end) gives the
-// schema and where each row group's column chunks lie; each chunk's pages are decompressed and
-// decoded, a column a core, and the values of every row group put one after another.
+// A Parquet file's columns made dsh's: the footer (at the file's end) gives the schema and where
+// each row group's column chunks lie (``ParquetLayout``); each chunk's pages are decompressed and
+// decoded, and the values of the row groups read put one after another (``ColumnReading``).
 //
 // Flat columns: one that is a list, a map or a struct is left out, named in a note. Types map
 // as DuckDB's read_parquet reads them, with dsh's types: ints of every width (an unsigned 64-bit
@@ -17,92 +17,58 @@ import Foundation
 
 /// Reads Parquet files.
 package enum ParquetReader {
-  /// The rows of the Parquet file at `path`, by column, and the nested columns left out (each
-  /// `name (a list)`).
+  /// The rows of a Parquet file held in `bytes`, read whole, and its nested columns left out
+  /// (each `name (a list)`).
   ///
   /// - Throws: ``DataSourceError`` naming `displayPath`: not a Parquet file, a nested column, a
   ///   codec or encoding dsh does not read, damaged data.
-  package static func read(fileAt path: String, displayPath: String, access: FileAccess? = nil) throws
-    -> (table: ColumnTable, leftOut: [String])
-  {
-    let file = try FileBytes.read(path, displayPath: displayPath, access: access)
-    return try withExtendedLifetime(file) {
-      try read(UnsafeRawBufferPointer(file.buffer), displayPath: displayPath)
-    }
-  }
-
-  /// The rows of a Parquet file held in `bytes`, and its nested columns left out.
   static func read(_ bytes: UnsafeRawBufferPointer, displayPath: String) throws(DataSourceError)
     -> (table: ColumnTable, leftOut: [String])
   {
-    let metadata = try footer(of: bytes, displayPath: displayPath)
-    let (leaves, leftOut, chunks) = try columns(of: metadata.schema, displayPath: displayPath)
-    // Each column is held whole: a file that says it has more rows than dsh arranges is refused
-    // before anything is made for them (a few bytes may claim billions of rows).
-    guard metadata.rowCount <= Int64(DerivedProvider<Value>.maximumItems) else {
-      throw DataSourceError.unreadable(
-        path: displayPath,
-        reason:
-          "it holds \(ValueFormat.grouped(String(metadata.rowCount))) rows, more than dsh reads at once (\(ValueFormat.grouped(String(DerivedProvider<Value>.maximumItems))))"
-      )
-    }
-    let rowCount = Int(metadata.rowCount)
-    guard
-      metadata.rowGroups.allSatisfy({ group in
-        group.rowCount >= 0 && group.rowCount <= metadata.rowCount && group.columns.count == chunks
-          // A flat column has a value (or a null) a row; a nested one's, left out, may have more.
-          && leaves.allSatisfy {
-            group.columns[$0.chunk].valueCount >= 0 && group.columns[$0.chunk].valueCount <= group.rowCount
-          }
-      }),
-      metadata.rowGroups.reduce(0 as Int64, { $0.addingReportingOverflow($1.rowCount).partialValue })
-        == metadata.rowCount
-    else { throw damaged(displayPath, "its row groups do not match its schema") }
-    let results = SlotArray<Result<ReadColumn, DataSourceError>>(count: leaves.count)
-    let shared = SharedFile(bytes: bytes)
-    DispatchQueue.concurrentPerform(iterations: leaves.count) { c in
+    let source = ParquetBytes.memory(bytes, displayPath: displayPath)
+    let layout = try ParquetLayout(reading: source)
+    let results = SlotArray<Result<ReadColumn, DataSourceError>>(count: layout.leaves.count)
+    DispatchQueue.concurrentPerform(iterations: layout.leaves.count) { c in
       results[c] = Result { () throws(DataSourceError) -> ReadColumn in
-        var column = ColumnReading(leaves[c], displayPath: displayPath)
-        for group in metadata.rowGroups {
-          try column.read(group.columns[leaves[c].chunk], file: shared.bytes)
-        }
-        return try column.finished(rowCount: rowCount)
+        try layout.column(c, groups: 0..<layout.rowGroupCount, from: source, onEveryCore: false)
       }
     }
-    let columns = try (0..<leaves.count).map { c throws(DataSourceError) -> ReadColumn in
+    let columns = try (0..<layout.leaves.count).map { c throws(DataSourceError) -> ReadColumn in
       guard let result = results[c] else { throw DataSourceError.cancelled }
       return try result.get()
     }
     return (
-      ColumnTable(names: leaves.map(\.name), rowCount: rowCount, columns: columns), leftOut
+      ColumnTable(names: layout.leaves.map(\.name), rowCount: layout.rowCount, columns: columns),
+      layout.leftOut
     )
-  }
-
-  /// Bytes read by the columns' tasks at once: nothing writes them while they are shared.
-  private struct SharedFile: @unchecked Sendable {
-    let bytes: UnsafeRawBufferPointer
   }
 
   static func damaged(_ path: String, _ reason: String) -> DataSourceError {
     .unreadable(path: path, reason: "it is not a Parquet file dsh can read: \(reason)")
   }
 
-  /// The file's footer: its metadata, written between the data and the last eight bytes.
-  private static func footer(of bytes: UnsafeRawBufferPointer, displayPath: String) throws(DataSourceError)
-    -> ParquetFileMetadata
+  /// The file's footer: its metadata, written between the data and the last eight bytes; and
+  /// where it starts.
+  static func footer(of source: ParquetBytes) throws(DataSourceError)
+    -> (metadata: ParquetFileMetadata, start: Int)
   {
+    let displayPath = source.displayPath
+    let notParquet = DataSourceError.unreadable(
+      path: displayPath, reason: "it is not a Parquet file: it does not start and end with PAR1")
+    let size = source.count
+    guard size >= 12 else { throw notParquet }
     let magic = Array("PAR1".utf8)
-    guard bytes.count >= 12, Array(bytes.prefix(4)) == magic, Array(bytes.suffix(4)) == magic else {
-      throw DataSourceError.unreadable(
-        path: displayPath, reason: "it is not a Parquet file: it does not start and end with PAR1")
+    let head = try source.withBytes(0..<4) { Array($0) }
+    let tail = try source.withBytes(size - 8..<size) { Array($0) }
+    guard head == magic, Array(tail.suffix(4)) == magic else { throw notParquet }
+    let length = Int(tail[0]) | Int(tail[1]) << 8 | Int(tail[2]) << 16 | Int(tail[3]) << 24
+    guard length <= size - 12 else { throw damaged(displayPath, "its footer is longer than the file") }
+    let start = size - 8 - length
+    let metadata = try source.withBytes(start..<size - 8) { bytes throws(DataSourceError) in
+      var reader = ThriftReader(bytes, damaged: { damaged(displayPath, "its footer does not read") })
+      return try reader.fileMetadata()
     }
-    let length = Int(bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt32.self).littleEndian)
-    guard length <= bytes.count - 12 else { throw damaged(displayPath, "its footer is longer than the file") }
-    let start = bytes.count - 8 - length
-    var reader = ThriftReader(
-      UnsafeRawBufferPointer(rebasing: bytes[start..<bytes.count - 8]),
-      damaged: { damaged(displayPath, "its footer does not read") })
-    return try reader.fileMetadata()
+    return (metadata, start)
   }
 
   /// A column of the file: its schema element and whether it may be null.
@@ -116,7 +82,7 @@ package enum ParquetReader {
   }
 
   /// The file's columns, from its schema (a root group and its children, depth first).
-  private static func columns(of schema: [ParquetSchemaElement], displayPath: String) throws(DataSourceError)
+  static func columns(of schema: [ParquetSchemaElement], displayPath: String) throws(DataSourceError)
     -> (leaves: [Leaf], leftOut: [String], chunks: Int)
   {
     guard let root = schema.first else { throw damaged(displayPath, "its schema is empty") }
@@ -184,18 +150,56 @@ package enum ParquetReader {
   }
 }
 
-/// One column's values, read from its chunk in each row group.
-private struct ColumnReading {
+/// One column's values, read from its chunk in some row groups.
+struct ColumnReading {
   let leaf: ParquetReader.Leaf
   let displayPath: String
-  /// Whether each row so far has a value (optional columns only).
-  private var present: [Bool] = []
+  /// Which rows so far have a value (optional columns only).
+  private var levels = DefinitionLevels()
   /// The pages' values, the nulls left out.
-  private var pages: [PhysicalValues] = []
+  private var pages: [ReadPage] = []
+  /// The dictionaries of a text column's chunks, which its coded pages name.
+  private var dictionaries: [PhysicalValues] = []
+
+  /// A page's values: as they are, or a text column's as the entries of a dictionary they name
+  /// (a row group's ten-odd team names are made into texts once, not once a row).
+  private enum ReadPage {
+    case values(PhysicalValues)
+    case coded(dictionary: Int, indices: [UInt64])
+
+    var count: Int {
+      switch self {
+      case .values(let values): values.count
+      case .coded(_, let indices): indices.count
+      }
+    }
+
+    var values: PhysicalValues? { if case .values(let values) = self { values } else { nil } }
+  }
+
+  /// Whether the column is text kept coded by its dictionaries (see ``ReadPage``).
+  private var isCodedText: Bool {
+    guard leaf.type == .byteArray || leaf.type == .fixedLengthByteArray else { return false }
+    switch leaf.element.meaning {
+    case .string, .json, .enumeration: return true
+    default: return false
+    }
+  }
 
   init(_ leaf: ParquetReader.Leaf, displayPath: String) {
     self.leaf = leaf
     self.displayPath = displayPath
+  }
+
+  /// Adds the values `next` read, from the row groups after this one's.
+  mutating func append(_ next: ColumnReading) {
+    levels.append(next.levels)
+    let offset = dictionaries.count
+    dictionaries += next.dictionaries
+    pages += next.pages.map { page in
+      guard case .coded(let dictionary, let indices) = page else { return page }
+      return .coded(dictionary: dictionary + offset, indices: indices)
+    }
   }
 
   private func damaged() -> DataSourceError {
@@ -207,17 +211,12 @@ private struct ColumnReading {
       path: displayPath, reason: "its column \(leaf.name) is written \(what), which dsh does not read yet")
   }
 
-  /// Reads a row group's chunk of the column.
-  mutating func read(_ chunk: ParquetColumnChunk, file: UnsafeRawBufferPointer) throws(DataSourceError) {
-    guard chunk.filePath == nil else {
-      throw DataSourceError.unreadable(
-        path: displayPath, reason: "its column \(leaf.name) is kept in another file (\(chunk.filePath ?? ""))"
-      )
-    }
-    var position = Int(chunk.dataPageOffset)
-    if let dictionary = chunk.dictionaryPageOffset, dictionary > 0, dictionary < chunk.dataPageOffset {
-      position = Int(dictionary)
-    }
+  /// Reads a row group's chunk of the column from `file`, the file's bytes from `base` on.
+  mutating func read(_ chunk: ParquetColumnChunk, file: UnsafeRawBufferPointer, base: Int)
+    throws(DataSourceError)
+  {
+    // (A chunk kept in another file was refused with the layout.)
+    var position = Int(chunk.firstPageOffset) - base
     var dictionary: PhysicalValues?
     var seen = 0
     // One buffer for every page of the chunk (see ParquetCodecs.decompress).
@@ -247,6 +246,8 @@ private struct ColumnReading {
           return try bytes.plain(
             Int(header.valueCount), type: leaf.type, typeLength: Int(leaf.element.typeLength))
         }
+        // A text column's pages name it by its place (see ReadPage).
+        if isCodedText, let dictionary { dictionaries.append(dictionary) }
       case 0:
         try ParquetCodecs.decompress(
           data, codec: chunk.codec, count: Int(header.uncompressedSize), path: displayPath, into: &page)
@@ -291,16 +292,18 @@ private struct ColumnReading {
   }
 
   /// Reads `count` definition levels (0 null, 1 a value); how many rows have a value.
-  private mutating func addLevels(_ levels: inout PageBytes, count: Int) throws(DataSourceError) -> Int {
-    let read = try levels.hybrid(count, width: 1)
-    var defined = 0
-    present.reserveCapacity(present.count + count)
-    for level in read {
-      guard level <= 1 else { throw damaged() }
-      present.append(level == 1)
-      defined += Int(level)
+  private mutating func addLevels(_ bytes: inout PageBytes, count: Int) throws(DataSourceError) -> Int {
+    // A page without nulls is most often one run of ones: nothing is made for it.
+    var peek = bytes
+    if let header = try? peek.varint(), header & 1 == 0, header >> 1 >= UInt64(count),
+      (try? peek.littleEndian(1)) == 1
+    {
+      levels.addPresent(count)
+      return count
     }
-    return defined
+    let read = try bytes.hybrid(count, width: 1)
+    guard read.allSatisfy({ $0 <= 1 }) else { throw damaged() }
+    return levels.add(read)
   }
 
   /// Reads a page's `count` values written by `encoding`.
@@ -316,29 +319,36 @@ private struct ColumnReading {
       guard let dictionary else { throw damaged() }
       let width = Int(try bytes.byte())
       let indices = try bytes.hybrid(count, width: width)
-      pages.append(try dictionary.picking(indices, damaged: damaged))
+      if isCodedText {
+        let entries = dictionary.count
+        guard indices.allSatisfy({ $0 < UInt64(entries) }) else { throw damaged() }
+        // The chunk's dictionary, kept when its page was read.
+        pages.append(.coded(dictionary: dictionaries.count - 1, indices: indices))
+      } else {
+        pages.append(.values(try dictionary.picking(indices, damaged: damaged)))
+      }
     default:
       guard
         let values = try bytes.values(
           count, encoding: encoding, type: leaf.type, typeLength: Int(leaf.element.typeLength))
       else { throw unsupported("in \(encoding) for its type \(leaf.type)") }
-      pages.append(values)
+      pages.append(.values(values))
     }
   }
 
   /// The column, nulls put back where the levels say.
   func finished(rowCount: Int) throws(DataSourceError) -> ReadColumn {
     let valueCount = pages.reduce(0) { $0 + $1.count }
-    let nulls: [Bool]? = leaf.isOptional ? present.map { !$0 } : nil
-    guard (leaf.isOptional ? present.count : valueCount) == rowCount,
-      valueCount == (leaf.isOptional ? present.count(where: { $0 }) : rowCount)
+    let nulls = levels.nulls
+    guard (leaf.isOptional ? levels.rows : valueCount) == rowCount,
+      valueCount == (leaf.isOptional ? levels.defined : rowCount)
     else { throw damaged() }
     /// The pages' values one after another, in one array reserved whole (growing it page by page
     /// copied each column's values several times).
     func joined<T>(_ values: (PhysicalValues) -> [T]) -> [T] {
       var all: [T] = []
       all.reserveCapacity(valueCount)
-      for page in pages { all.append(contentsOf: values(page)) }
+      for case .values(let page) in pages { all.append(contentsOf: values(page)) }
       return all
     }
     switch leaf.type {
@@ -355,13 +365,14 @@ private struct ColumnReading {
       let ints = joined { page -> [Int64] in if case .ints(let v) = page { v } else { [] } }
       return try intColumn(ints, nulls: nulls)
     case .byteArray, .fixedLengthByteArray:
+      if isCodedText { return try codedTexts(rowCount: rowCount) }
       var bytes: [UInt8] = []
       var ends: [Int] = []
       var total = 0
-      for case .byteArrays(let pageBytes, _) in pages { total += pageBytes.count }
+      for case .values(.byteArrays(let pageBytes, _)) in pages { total += pageBytes.count }
       bytes.reserveCapacity(min(total, Int(UInt32.max)))
       ends.reserveCapacity(valueCount)
-      for case .byteArrays(let pageBytes, let pageEnds) in pages {
+      for case .values(.byteArrays(let pageBytes, let pageEnds)) in pages {
         let base = bytes.count
         // A column's texts are addressed by 32-bit offsets.
         guard base + pageBytes.count <= Int(UInt32.max) else {
@@ -374,9 +385,94 @@ private struct ColumnReading {
     }
   }
 
+  /// A text column whose pages may name their chunk's dictionary: each entry is made a text of
+  /// the column once, and every row naming it again takes its code.
+  private func codedTexts(rowCount: Int) throws(DataSourceError) -> ReadColumn {
+    // Each dictionary checked once: valid UTF-8, no entry starting inside another's character.
+    for dictionary in dictionaries {
+      guard case .byteArrays(let bytes, let ends) = dictionary else { throw damaged() }
+      try checkUTF8(bytes, ends: ends)
+    }
+    for case .values(.byteArrays(let bytes, let ends)) in pages { try checkUTF8(bytes, ends: ends) }
+    // Texts made plain (too many distinct) are addressed by 32-bit offsets.
+    var total = 0
+    for page in pages {
+      switch page {
+      case .values(.byteArrays(let bytes, _)): total += bytes.count
+      case .coded(let dictionary, let indices):
+        guard case .byteArrays(_, let ends) = dictionaries[dictionary] else { throw damaged() }
+        for index in indices { total += ends[Int(index)] - (index == 0 ? 0 : ends[Int(index) - 1]) }
+      default: throw damaged()
+      }
+      guard total <= Int(UInt32.max) else {
+        throw unsupported("with more than 4 GB of text in one column, which dsh does not read")
+      }
+    }
+    var maker = TextColumnMaker(expectedRows: rowCount)
+    var codes = dictionaries.map { [Int32](repeating: -1, count: $0.count) }
+    let present = levels.present
+    var row = 0
+    /// The nulls before the next value.
+    func nulls(_ maker: inout TextColumnMaker) {
+      guard let present else { return }
+      while row < present.count, !present[row] {
+        maker.appendNull()
+        row += 1
+      }
+    }
+    // A page at a time, so the loop over its values holds its arrays (a switch a row retained
+    // and released them, a third of the column's time).
+    for page in pages {
+      switch page {
+      case .coded(let dictionary, let indices):
+        guard case .byteArrays(let bytes, let ends) = dictionaries[dictionary] else { throw damaged() }
+        var known = codes[dictionary]
+        codes[dictionary] = []
+        bytes.withUnsafeBufferPointer { all in
+          for index in indices {
+            nulls(&maker)
+            row += 1
+            let index = Int(index)
+            if known[index] >= 0, maker.appendAgain(code: known[index]) { continue }
+            let code = maker.appendGivingCode(
+              UnsafeBufferPointer(rebasing: all[(index == 0 ? 0 : ends[index - 1])..<ends[index]]))
+            known[index] = code.map(Int32.init) ?? -1
+          }
+        }
+        codes[dictionary] = known
+      case .values(.byteArrays(let bytes, let ends)):
+        bytes.withUnsafeBufferPointer { all in
+          for next in ends.indices {
+            nulls(&maker)
+            row += 1
+            maker.append(UnsafeBufferPointer(rebasing: all[(next == 0 ? 0 : ends[next - 1])..<ends[next]]))
+          }
+        }
+      default:
+        throw damaged()
+      }
+    }
+    nulls(&maker)
+    return .texts(maker)
+  }
+
+  /// Throws unless `bytes` are valid UTF-8 and no value (`ends`) starts inside a character.
+  private func checkUTF8(_ bytes: [UInt8], ends: [Int]) throws(DataSourceError) {
+    try withBytes(of: bytes) { raw throws(DataSourceError) in
+      let all = raw.assumingMemoryBound(to: UInt8.self)
+      let split = ends.dropLast().firstIndex { $0 < all.count && all[$0] & 0xC0 == 0x80 }
+      if let bad = FileBytes.firstInvalidUTF8(in: all) ?? split.map({ ends[$0] }) {
+        let value = ends.firstIndex { $0 > bad } ?? 0
+        throw DataSourceError.unreadable(
+          path: displayPath,
+          reason: "its column \(leaf.name) holds text that is not UTF-8 (value \(value + 1))")
+      }
+    }
+  }
+
   /// The values `dense` holds, spread over every row, `filler` at the nulls.
   private func spread<T>(_ dense: [T], filler: T) -> [T] {
-    guard leaf.isOptional else { return dense }
+    guard let present = levels.present else { return dense }
     var all: [T] = []
     all.reserveCapacity(present.count)
     var next = 0
@@ -418,9 +514,9 @@ private struct ColumnReading {
 
   /// A text column of `values` (one a value), nulls where the levels say.
   private func texts(_ values: [String]) -> ReadColumn {
-    var maker = TextColumnMaker(expectedRows: leaf.isOptional ? present.count : values.count)
+    var maker = TextColumnMaker(expectedRows: levels.present?.count ?? values.count)
     var next = 0
-    let rows = leaf.isOptional ? present : Array(repeating: true, count: values.count)
+    let rows = levels.present ?? Array(repeating: true, count: values.count)
     for has in rows {
       if has {
         maker.append(values[next])
@@ -446,7 +542,7 @@ private struct ColumnReading {
         for byte in raw { unscaled = unscaled << 8 | Int128(byte) }
         doubles.append(Self.decimal(unscaled, scale: scale))
       }
-      return .doubles(spread(doubles, filler: 0), nulls: leaf.isOptional ? present.map { !$0 } : nil)
+      return .doubles(spread(doubles, filler: 0), nulls: levels.nulls)
     case .uuid:
       return texts(ends.indices.map { Self.uuidText(value($0)) })
     case .string, .json, .enumeration:
@@ -463,7 +559,7 @@ private struct ColumnReading {
             reason: "its column \(leaf.name) holds text that is not UTF-8 (value \(row + 1))")
         }
         for row in 0..<rowCount {
-          if leaf.isOptional, !present[row] {
+          if !levels.isPresent(row) {
             maker.appendNull()
             continue
           }
@@ -536,5 +632,52 @@ private struct ColumnReading {
       }
     }
     return text
+  }
+}
+
+/// Which rows of a column have a value, as its definition levels say: nothing is kept while
+/// every row has one (most columns of most files), a flag a row from the first null on.
+struct DefinitionLevels {
+  /// The rows so far.
+  private(set) var rows = 0
+  /// How many of them have a value.
+  private(set) var defined = 0
+  /// Whether each row has a value; `nil` while every row has.
+  private(set) var present: [Bool]?
+
+  /// The rows that are null, when any is.
+  var nulls: [Bool]? { present.map { $0.map { !$0 } } }
+
+  func isPresent(_ row: Int) -> Bool { present?[row] ?? true }
+
+  /// `count` rows, each with a value.
+  mutating func addPresent(_ count: Int) {
+    rows += count
+    defined += count
+    present?.append(contentsOf: repeatElement(true, count: count))
+  }
+
+  /// Rows of these levels (each 0 or 1); how many have a value.
+  mutating func add(_ levels: [UInt64]) -> Int {
+    var added = 0
+    for level in levels { added += Int(level) }
+    if added < levels.count, present == nil { present = Array(repeating: true, count: rows) }
+    if present != nil {
+      present?.reserveCapacity(rows + levels.count)
+      for level in levels { present?.append(level == 1) }
+    }
+    rows += levels.count
+    defined += added
+    return added
+  }
+
+  /// The rows of `next` after these.
+  mutating func append(_ next: DefinitionLevels) {
+    if next.present != nil, present == nil { present = Array(repeating: true, count: rows) }
+    if present != nil {
+      present?.append(contentsOf: next.present ?? Array(repeating: true, count: next.rows))
+    }
+    rows += next.rows
+    defined += next.defined
   }
 }

@@ -516,6 +516,9 @@ package final class ColumnTable: Sendable {
     }
   }
 
+  /// The value of column `column` (by its place) at `row`.
+  package func value(at row: Int, column: Int) -> Value { columns[column].value(at: row) }
+
   /// The record of a row.
   /// - Complexity: O(fields).
   package func record(at row: Int) -> Record {

@@ -86,7 +86,7 @@ package enum FileBytes {
 
   /// Reads the file's bytes `range` into `buffer` (its first byte, the range's first); how many
   /// were read (fewer when the file ended first), or -1 on an error (`errno` says which).
-  static func readFully(
+  package static func readFully(
     _ fd: Int32, into buffer: UnsafeMutableRawPointer, fileRange range: Range<Int>, progress: LoadProgress?
   ) -> Int {
     var offset = range.lowerBound
@@ -271,7 +271,7 @@ package final class OpenFile {
   package var size: Int { Int(info.st_size) }
 
   /// Whether the file still has the size and modification time it had when opened.
-  var isUnchanged: Bool {
+  package var isUnchanged: Bool {
     var now = stat()
     guard fstat(descriptor, &now) == 0 else { return false }
     return now.st_size == info.st_size && now.st_mtim.tv_sec == info.st_mtim.tv_sec

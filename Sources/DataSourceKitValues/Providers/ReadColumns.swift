@@ -68,6 +68,17 @@ package struct TextColumnMaker {
   /// A null.
   package mutating func appendNull() { builder.appendNull() }
 
+  /// A text (valid UTF-8), and the code it is kept under, for ``appendAgain(code:)``; `nil` once
+  /// the column keeps its texts plain (too many of them differ).
+  package mutating func appendGivingCode(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt16? {
+    append(bytes)
+    return builder.lastCode
+  }
+
+  /// The text kept under `code` again; `false` (nothing appended) once the column keeps its
+  /// texts plain, when the caller appends the text itself.
+  package mutating func appendAgain(code: Int32) -> Bool { builder.appendAgain(code: code) }
+
   fileprivate mutating func finished() -> any Column { builder.finished() }
 }
 

@@ -240,6 +240,18 @@ struct TextColumnBuilder {
     if rowCount >= 1024 && entries.count * 2 > rowCount { becomePlain() }
   }
 
+  /// The code of the row appended last, while the column is coded.
+  var lastCode: UInt16? { isCoded ? codes.last : nil }
+
+  /// Appends the text of a code ``lastCode`` gave, while the column is coded; `false` once it is
+  /// plain (nothing is appended).
+  mutating func appendAgain(code: Int32) -> Bool {
+    guard isCoded, code > 0, code < entries.count else { return false }
+    rowCount += 1
+    codes.append(UInt16(truncatingIfNeeded: code))
+    return true
+  }
+
   private mutating func appendEmptyText() {
     rowCount += 1
     if isCoded, emptyTextCode == nil, entries.count > Self.maximumEntries { becomePlain() }
