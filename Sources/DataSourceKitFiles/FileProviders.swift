@@ -9,7 +9,9 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
   /// The path as the user wrote it, for messages and `describe`.
   public let displayPath: String
   /// The byte between fields (a comma unless said otherwise).
-  public let delimiter: UInt8
+  public var delimiter: UInt8 { dialect.delimiter }
+  /// How the file is written: its delimiter, its header, the lines before it.
+  public let dialect: CSVDialect
   /// Null markers and declared types.
   public let options: ReadOptions
   private let loads = LoadTracker()
@@ -36,19 +38,21 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
   /// - Parameters:
   ///   - displayPath: the path as written, when `path` was resolved against a folder.
   ///   - delimiter: the byte between fields, `,` unless given.
+  ///   - header: whether the first row names the columns (else `column0`, `column1`, …).
+  ///   - skip: lines passed over before the header.
   ///   - member: the file of a zip archive to read.
   ///   - inflatedLimit: the most bytes a compressed file may inflate to.
   ///   - progress: counts bytes and rows while the file loads.
   ///   - access: which files may be read, checked on the file opened at every load.
   public init(
-    path: String, displayPath: String? = nil, delimiter: UInt8 = UInt8(ascii: ","), member: String? = nil,
-    inflatedLimit: Int? = nil, options: ReadOptions = ReadOptions(), progress: LoadProgress? = nil,
-    access: FileAccess? = nil
+    path: String, displayPath: String? = nil, delimiter: UInt8 = UInt8(ascii: ","), header: Bool = true,
+    skip: Int = 0, member: String? = nil, inflatedLimit: Int? = nil, options: ReadOptions = ReadOptions(),
+    progress: LoadProgress? = nil, access: FileAccess? = nil
   ) {
     self.options = options
     self.path = path
     self.displayPath = displayPath ?? path
-    self.delimiter = delimiter
+    self.dialect = CSVDialect(delimiter: delimiter, hasHeader: header, skippedLines: max(0, skip))
     self.member = member
     self.inflatedLimit = inflatedLimit
     self.progress = progress
@@ -66,7 +70,7 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
         // load, and let go with it.
         return try withExtendedLifetime(inflated) {
           try CSVReader.read(
-            fileAt: inflated?.path ?? path, displayPath: displayPath, delimiter: delimiter, options: options,
+            fileAt: inflated?.path ?? path, displayPath: displayPath, dialect: dialect, options: options,
             progress: progress, access: inflated == nil ? access : nil)
         }
       },
@@ -98,7 +102,7 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
     // Read whole already: the rows are there.
     guard table == nil, Self.canSample(path, member: member) else { return false }
     let sample = try CSVReader.sample(
-      fileAt: path, displayPath: displayPath, delimiter: delimiter, options: options, access: access,
+      fileAt: path, displayPath: displayPath, dialect: dialect, options: options, access: access,
       bytes: bytes)
     self.sample = sample
     profiles = sample.table.profiles.map(\.withoutNullCount)
@@ -113,7 +117,7 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
       let size = FileBytes.size(atPath: path), size > bytes
     else { return nil }
     return try CSVReader.chunks(
-      fileAt: path, displayPath: displayPath, delimiter: delimiter, options: options, progress: progress,
+      fileAt: path, displayPath: displayPath, dialect: dialect, options: options, progress: progress,
       access: access)
   }
 
@@ -323,7 +327,8 @@ public final class JSONProvider: DataProvider, CompositionNode, RecordProviding,
     try FileBytes.checkUTF8(bytes.buffer, path: displayPath)
     // Options change values, so the file is read as values when there are any.
     if options.isEmpty, let table = try JSONReader.columnTable(bytes, at: at) { return .table(table) }
-    return .values(try options.applied(to: try readItems(bytes), path: displayPath))
+    let items = try options.applied(to: try readItems(bytes), path: displayPath)
+    return .values(JSONDates.typed(items, except: Set(options.types.keys)))
   }
 
   private func readItems(_ bytes: SharedBytes) throws -> [Value] {

@@ -172,6 +172,13 @@ struct Invocation {
     // As sqlite3 and DuckDB's CLI read statements piped to them after opening a file.
     let readsPipeAfterOpening = !interactiveInput && commands.isEmpty && onlyDataFiles
     let showsAsOpened = commands.isEmpty && !browsesOpened && !readsPipeAfterOpening
+    // What `csv "-"` may read: data piped in, unless standard input is the terminal or holds the
+    // statements (named as a script, `-`, or read for them when nothing else says what to run).
+    session.environment.standardInput =
+      interactiveInput
+      ? .terminal
+      : scripts.contains("-") || (commands.isEmpty && (scripts.isEmpty || onlyDataFiles))
+        ? .statements : .data
     var opened: DataFileArgument?
     var openedFiles: [DataFileArgument] = []
     // Shows a file opened, and the names a database's tables are bound under.
@@ -249,6 +256,7 @@ struct Invocation {
           terminalWidth: { Terminal.width() ?? Terminal.columnsVariable },
           noColor: !(Terminal.variable("NO_COLOR") ?? "").isEmpty || dumbTerminal)
         terminal.sandbox = session.environment.sandbox
+        terminal.standardInput = .terminal
         // browse draws full screen on a terminal that can (not TERM=dumb, not a pipe).
         if Terminal.outputIsTerminal && !dumbTerminal {
           terminal.browser = { await FullScreen.browse($0) }

@@ -55,7 +55,7 @@ struct CSVChunkTests {
   static func outcome(_ path: String, chunkBytes: Int, options: ReadOptions = ReadOptions()) -> String {
     do {
       let table = try CSVReader.read(
-        fileAt: path, displayPath: "f.csv", delimiter: UInt8(ascii: ","), options: options, progress: nil,
+        fileAt: path, displayPath: "f.csv", dialect: CSVDialect(), options: options, progress: nil,
         chunkBytes: chunkBytes)
       var lines = [table.schema.names.joined(separator: "|"), "\(table.profiles)"]
       for row in 0..<table.rowCount {
@@ -194,7 +194,7 @@ struct CSVChunkTests {
     let path = try temporaryFile(text)
     defer { try? FileManager.default.removeItem(atPath: path) }
     let table = try CSVReader.read(
-      fileAt: path, displayPath: "f.csv", delimiter: UInt8(ascii: ","), progress: nil, chunkBytes: 1024)
+      fileAt: path, displayPath: "f.csv", dialect: CSVDialect(), progress: nil, chunkBytes: 1024)
     #expect(table.profiles.map(\.type) == [.int, .text])
     #expect(table.columns[1].value(at: 0) == .string("NA"))
     #expect(table.columns[1].value(at: 1) == .string("1"))
@@ -210,7 +210,7 @@ struct CSVChunkTests {
     let path = try temporaryFile(text)
     defer { try? FileManager.default.removeItem(atPath: path) }
     let table = try CSVReader.read(
-      fileAt: path, displayPath: "f.csv", delimiter: UInt8(ascii: ","), progress: nil, chunkBytes: 4096)
+      fileAt: path, displayPath: "f.csv", dialect: CSVDialect(), progress: nil, chunkBytes: 4096)
     #expect(table.columns[0] is DictionaryTextColumn)
     #expect(table.columns[1] is TextColumn)
     #expect(table.columns[0].value(at: 2) == .string("Sup\"port"))

@@ -190,6 +190,10 @@ struct PlanTests {
         "l | section by k | join r on k == k as m full",
         "this side is sectioned: the rows only the other side has would have no section"
       ),
+      (
+        "l | join r on k == k as m right",
+        "dsh sends left, inner and full joins to the database, not right ones"
+      ),
     ] {
       let plan = await Self.explained(pipeline, in: session, output: output)
       #expect(plan.contains("(not run; in memory, \(reason)"), "\(plan)")

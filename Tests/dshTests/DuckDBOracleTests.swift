@@ -377,7 +377,7 @@ struct DuckDBOracleTests {
     #expect(after == drawnFresh, "\(after) against \(drawnFresh)")
   }
 
-  @Test("join … all, inner all and full: SQL's joins, DuckDB's rows, from CSV and from SQLite")
+  @Test("join … all, inner all, full and right: SQL's joins, DuckDB's rows, from CSV and from SQLite")
   func joins() throws {
     let folder = NSTemporaryDirectory() + "dsh-duckdb-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -410,6 +410,7 @@ struct DuckDBOracleTests {
     ]
     for (words, sql) in [
       ("all", "LEFT JOIN"), ("inner all", "JOIN"), ("full", "FULL JOIN"), ("left all", "LEFT JOIN"),
+      ("right", "RIGHT JOIN"),
     ] {
       let duck = try DuckDB.rows(
         "SELECT l.id, r.rid FROM read_csv('\(folder)/l.csv') l \(sql) read_csv('\(folder)/r.csv') r ON l.k = r.k ORDER BY l.id, r.rid"
@@ -461,6 +462,7 @@ struct DuckDBOracleTests {
     // A join of the table with itself on a key that repeats, every match, and a full join.
     for (words, sql) in [
       ("all", "LEFT JOIN"), ("full", "FULL JOIN"), ("inner all", "JOIN"), ("left all", "LEFT JOIN"),
+      ("right", "RIGHT JOIN"),
     ] {
       let joins = try DuckDB.rows(
         "SELECT a.id, b.id FROM \(csv) a \(sql) (SELECT * FROM \(csv) WHERE id % 5 = 0) b ON a.i = b.i ORDER BY a.id, b.id"

@@ -57,7 +57,10 @@ public struct DeclaredType: Sendable, Equatable {
       case .text: return .string(text)
       case .int: return CSVReader.parseInt(field).map(Value.int)
       case .double:
-        guard let d = CSVReader.parseDouble(field), d.isFinite else { return nil }
+        guard let d = CSVReader.parseDouble(field), d.isFinite || CSVReader.parseNonFinite(field) != nil
+        else {
+          return nil
+        }
         return .double(d)
       case .bool: return CSVReader.parseBool(field).map(Value.bool)
       case .date:
@@ -134,5 +137,24 @@ extension ReadOptions {
       }
     }
     return result
+  }
+}
+
+/// How a CSV file is written: the byte between its fields, whether its first row names the
+/// columns, and how many lines come before that row (a title, a notice).
+public struct CSVDialect: Sendable, Equatable {
+  /// The byte between fields.
+  public var delimiter: UInt8
+  /// Whether the first row (after the lines skipped) names the columns; without one they are
+  /// named `column0`, `column1`, … as DuckDB names them.
+  public var hasHeader: Bool
+  /// Lines passed over at the start, before the header (or the first row), whatever they hold.
+  public var skippedLines: Int
+
+  /// A dialect: commas, a header, nothing skipped unless given.
+  public init(delimiter: UInt8 = UInt8(ascii: ","), hasHeader: Bool = true, skippedLines: Int = 0) {
+    self.delimiter = delimiter
+    self.hasHeader = hasHeader
+    self.skippedLines = skippedLines
   }
 }

@@ -275,16 +275,17 @@ extension DerivedProvider where Item == Value {
   /// is left out. Keys compare as `==` does; a `null` key matches nothing. With `every` an item
   /// comes once for each match (SQL's joins, `join … all`), and with `full` (SQL's full outer
   /// join, every match) the items of `right` that no item matched come after, the left's
-  /// fields null.
+  /// fields null; `rightOuter` (SQL's right outer join) is a full join without the items of
+  /// `left` that matched none.
   /// - Complexity: O(left + right + rows made) on load.
   public static func joined(
     _ left: any DataProvider<Value>, with right: any DataProvider<Value>, label: String? = nil,
     on leftKey: @escaping @Sendable (Value) -> Value, equals rightKey: @escaping @Sendable (Value) -> Value,
-    as name: String, inner: Bool = false, every: Bool = false, full: Bool = false
+    as name: String, inner: Bool = false, every: Bool = false, full: Bool = false, rightOuter: Bool = false
   ) -> any DataProvider<Value> {
     JoinedProvider(
-      left: left, right: right, leftKey: leftKey, rightKey: rightKey, name: name, keepsUnmatched: !inner,
-      everyMatch: every, keepsRightOnly: full,
+      left: left, right: right, leftKey: leftKey, rightKey: rightKey, name: name,
+      keepsUnmatched: full || (!inner && !rightOuter), everyMatch: every, keepsRightOnly: full || rightOuter,
       label: label ?? "join")
   }
 }

@@ -12,6 +12,7 @@ final class CSVLoad {
   private let file: OpenFile
   private let path: String
   private let delimiter: UInt8
+  private let dialect: CSVDialect
   private let options: ReadOptions
   private let progress: LoadProgress?
   private let window: FileWindow
@@ -39,13 +40,14 @@ final class CSVLoad {
   private(set) var readToEnd = false
 
   init(
-    file: OpenFile, path: String, delimiter: UInt8, options: ReadOptions, progress: LoadProgress?,
+    file: OpenFile, path: String, dialect: CSVDialect, options: ReadOptions, progress: LoadProgress?,
     chunkBytes: Int, sampleOnly: Bool = false
   ) {
     self.sampleOnly = sampleOnly
     self.file = file
     self.path = path
-    self.delimiter = delimiter
+    self.delimiter = dialect.delimiter
+    self.dialect = dialect
     self.options = options
     self.progress = progress
     // One spare byte: a file that fits is read to its end in one go.
@@ -203,6 +205,37 @@ final class CSVLoad {
       throw DataSourceError.notUTF8(path: path, encoding: encoding)
     }
     try checkUTF8()
+    // `skip N`: the first lines passed over whatever they hold (a title, a notice), as DuckDB's
+    // `skip` passes them; a CR LF is one line end.
+    var skipped = 0
+    while skipped < dialect.skippedLines {
+      let bytes = window.bytes
+      var end = position
+      while end < bytes.count, bytes[end] != UInt8(ascii: "\n"), bytes[end] != UInt8(ascii: "\r") { end += 1 }
+      if end < bytes.count, bytes[end] == UInt8(ascii: "\r"), end + 1 == bytes.count, !window.atEnd {
+        // A CR at the window's end may be half of a CR LF.
+        window.grow()
+        try fill()
+        continue
+      }
+      if end < bytes.count {
+        end +=
+          bytes[end] == UInt8(ascii: "\r") && end + 1 < bytes.count && bytes[end + 1] == UInt8(ascii: "\n")
+          ? 2 : 1
+        position = end
+        skipped += 1
+      } else if window.atEnd {
+        let lines = skipped + (end > position ? 1 : 0)
+        throw DataSourceError.unreadable(
+          path: path,
+          reason:
+            "skip \(dialect.skippedLines) passes over every line of it (it has \(lines) line\(lines == 1 ? "" : "s"))"
+        )
+      } else {
+        window.grow()
+        try fill()
+      }
+    }
     // Blank lines before the header are skipped, as blank lines between rows are.
     while true {
       while position < window.count {
@@ -218,6 +251,10 @@ final class CSVLoad {
       }
       if position < window.count { break }
       guard !window.atEnd else {
+        if dialect.skippedLines > 0 {
+          throw DataSourceError.unreadable(
+            path: path, reason: "skip \(dialect.skippedLines) passes over every line of it that is not blank")
+        }
         throw DataSourceError.csvEmptyFile(path: path, onlyBlankLines: window.offset + window.count > 0)
       }
       window.grow()
@@ -228,9 +265,14 @@ final class CSVLoad {
         window.bytes, from: position, atEnd: window.atEnd, place: FilePlace(path: path, firstLine: 1),
         delimiter: delimiter)
       {
-        names = header.names
-        renamed = header.renamed
-        position = header.end
+        if dialect.hasHeader {
+          names = header.names
+          renamed = header.renamed
+          position = header.end
+        } else {
+          // No header: the first row is data, its fields counted for the columns' names.
+          names = header.names.indices.map { "column\($0)" }
+        }
         break
       }
       window.grow()

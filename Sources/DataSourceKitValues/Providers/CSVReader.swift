@@ -33,11 +33,12 @@ package enum CSVReader {
   /// - Complexity: O(n) in the file's bytes; each chunk's rows split on two cores, its columns
   ///   typed side by side.
   package static func read(
-    fileAt openPath: String, displayPath path: String, delimiter: UInt8, options: ReadOptions = ReadOptions(),
+    fileAt openPath: String, displayPath path: String, dialect: CSVDialect,
+    options: ReadOptions = ReadOptions(),
     progress: LoadProgress?, access: FileAccess? = nil, chunkBytes: Int = defaultChunkBytes
   ) throws -> ColumnTable {
     try load(
-      fileAt: openPath, displayPath: path, delimiter: delimiter, options: options, progress: progress,
+      fileAt: openPath, displayPath: path, dialect: dialect, options: options, progress: progress,
       access: access,
       chunkBytes: chunkBytes
     ).run()
@@ -45,7 +46,7 @@ package enum CSVReader {
 
   /// A load of the file at `openPath`, opened (and refused past 2 GiB).
   private static func load(
-    fileAt openPath: String, displayPath path: String, delimiter: UInt8, options: ReadOptions,
+    fileAt openPath: String, displayPath path: String, dialect: CSVDialect, options: ReadOptions,
     progress: LoadProgress?, access: FileAccess?, chunkBytes: Int
   ) throws -> CSVLoad {
     let file = try OpenFile(openPath, displayPath: path, access: access)
@@ -53,19 +54,20 @@ package enum CSVReader {
       throw DataSourceError.unreadable(path: path, reason: "files over 2 GiB are not supported yet")
     }
     return CSVLoad(
-      file: file, path: path, delimiter: delimiter, options: options, progress: progress,
+      file: file, path: path, dialect: dialect, options: options, progress: progress,
       chunkBytes: max(chunkBytes, 16))
   }
 
   /// The rows of the CSV file at `openPath` a chunk at a time, each chunk's columns typed on
   /// their own (``CSVChunks``): what a stream over a file too large to hold reads.
   package static func chunks(
-    fileAt openPath: String, displayPath path: String, delimiter: UInt8, options: ReadOptions = ReadOptions(),
+    fileAt openPath: String, displayPath path: String, dialect: CSVDialect,
+    options: ReadOptions = ReadOptions(),
     progress: LoadProgress?, access: FileAccess? = nil, chunkBytes: Int = defaultChunkBytes
   ) throws -> CSVChunks {
     CSVChunks(
       try load(
-        fileAt: openPath, displayPath: path, delimiter: delimiter, options: options, progress: progress,
+        fileAt: openPath, displayPath: path, dialect: dialect, options: options, progress: progress,
         access: access, chunkBytes: chunkBytes))
   }
 
@@ -77,12 +79,13 @@ package enum CSVReader {
   ///
   /// - Complexity: O(`bytes`), whatever the file's size.
   package static func sample(
-    fileAt openPath: String, displayPath path: String, delimiter: UInt8, options: ReadOptions = ReadOptions(),
+    fileAt openPath: String, displayPath path: String, dialect: CSVDialect,
+    options: ReadOptions = ReadOptions(),
     access: FileAccess? = nil, bytes: Int = 1 << 20
   ) throws -> CSVSample {
     let file = try OpenFile(openPath, displayPath: path, access: access)
     let load = CSVLoad(
-      file: file, path: path, delimiter: delimiter, options: options, progress: nil,
+      file: file, path: path, dialect: dialect, options: options, progress: nil,
       chunkBytes: max(bytes, 16),
       sampleOnly: true)
     let table = try load.run()
@@ -577,7 +580,7 @@ package enum CSVReader {
         i += 1
       }
     }
-    guard digits > 0 else { return nil }
+    guard digits > 0 else { return parseNonFinite(field) }
     var hasExponent = false
     if i < n, field[i] == UInt8(ascii: "e") || field[i] == UInt8(ascii: "E") {
       hasExponent = true
@@ -594,6 +597,28 @@ package enum CSVReader {
       return negative ? -value : value
     }
     return Double(String(decoding: field, as: UTF8.self))
+  }
+
+  /// NaN and the infinities as DuckDB reads them into a DOUBLE: `nan`, `inf` or `infinity` in
+  /// any case, with a sign or none; `nil` for anything else (a number too large for a double is
+  /// not one: it reads as infinity from ``parseDouble(_:)`` and stays text).
+  static func parseNonFinite(_ field: UnsafeBufferPointer<UInt8>) -> Double? {
+    var start = 0
+    var negative = false
+    if let first = field.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+      negative = first == UInt8(ascii: "-")
+      start = 1
+    }
+    let word = UnsafeBufferPointer(rebasing: field[start...])
+    func equals(_ spelled: StaticString) -> Bool {
+      guard word.count == spelled.utf8CodeUnitCount else { return false }
+      let w = spelled.utf8Start
+      for k in 0..<word.count where word[k] | 0x20 != w[k] { return false }
+      return true
+    }
+    if equals("nan") { return .nan }
+    if equals("inf") || equals("infinity") { return negative ? -.infinity : .infinity }
+    return nil
   }
 
   static func parseBool(_ field: UnsafeBufferPointer<UInt8>) -> Bool? {

@@ -270,8 +270,11 @@ extension CSVReader {
   static func kind(of field: UnsafeBufferPointer<UInt8>) -> FieldKind {
     if let integer = parseInt(field) { return integer.magnitude > 1 << 53 ? .wideInt : .int }
     if isIntegerSpelling(field) { return .exactText }
-    // 1E400 would be infinity: the text is kept, as for integers beyond 64 bits.
-    if let double = parseDouble(field) { return double.isFinite ? .double : .exactText }
+    // 1E400 would be infinity: the text is kept, as for integers beyond 64 bits; `NaN` and
+    // `Infinity` spelled are doubles, as DuckDB reads them.
+    if let double = parseDouble(field) {
+      return double.isFinite || parseNonFinite(field) != nil ? .double : .exactText
+    }
     if parseBool(field) != nil { return .bool }
     if field.count == 10, CalendarDate.parseISODate(field) != nil { return .date }
     if field.count >= 16, CalendarDate.parseISOTimestamp(field) != nil { return .timestamp }
@@ -420,7 +423,9 @@ extension CSVReader {
         ints[row] = value
       case .double?:
         // An integer spelling is an int (or text, with leading zeros): the slow path decides.
-        guard !isIntegerSpelling(field), let value = parseDouble(field), value.isFinite else { return false }
+        guard !isIntegerSpelling(field), let value = parseDouble(field),
+          value.isFinite || parseNonFinite(field) != nil
+        else { return false }
         doubles[row] = value
       case .date?:
         guard field.count == 10, let days = dates.days(of: field) else { return false }

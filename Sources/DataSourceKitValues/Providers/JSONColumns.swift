@@ -311,6 +311,30 @@ private struct ColumnScan {
     if values == [.fraction], let (doubles, nulls) = typed(0.0, { Double($0) }) {
       return DoubleColumn(doubles, nulls: nulls)
     }
+    if values == [.string] {
+      // Dates and timestamps are strings in JSON: a column of ISO dates alone (or timestamps
+      // alone) is typed as one, as DuckDB's read_json types it, so a date column dsh writes as
+      // JSON reads back as dates.
+      func unquoted(_ text: String) -> Substring? {
+        guard text.count >= 2, !text.contains("\\") else { return nil }
+        return text.dropFirst().dropLast()
+      }
+      if let (days, nulls) = typed(0, { unquoted($0).flatMap { CalendarDate.parseISODate(Array($0.utf8)) } })
+      {
+        return DateColumn(days, nulls: nulls, type: .date)
+      }
+      var shape: JSONDates.Shape?
+      let stamps = typed(0) { text -> Int? in
+        guard let inner = unquoted(text).map(String.init), let micros = JSONDates.timestamp(inner) else {
+          return nil
+        }
+        // One way of writing them in the column, as DuckDB's detection asks.
+        let this = JSONDates.Shape(inner)
+        if shape == nil { shape = this }
+        return shape == this ? micros : nil
+      }
+      if let (micros, nulls) = stamps { return DateColumn(micros, nulls: nulls, type: .timestamp) }
+    }
     if values == [.bool] {
       return BoolColumn(
         (0..<rowCount).map { isNull($0) ? 2 : (bytes[Int(refs.starts[$0])] == UInt8(ascii: "t") ? 1 : 0) })
@@ -341,5 +365,90 @@ final class JSONValueColumn: Column {
     var reader = JSONReader(text)
     // The text was checked when the file was read.
     return (try? reader.parseValue()) ?? .null
+  }
+}
+
+/// ISO dates and timestamps among a JSON file's strings (which is how JSON writes them), typed as
+/// DuckDB's read_json types a column of them.
+package enum JSONDates {
+  /// The microseconds of an ISO timestamp (`2019-03-01T10:00:00`, a space for the `T`, a
+  /// fraction, `Z` or an offset); `nil` for any other text, a date alone included.
+  static func timestamp(_ text: String) -> Int? {
+    guard text.utf8.count >= 16 else { return nil }
+    var bytes = Array(text.utf8)
+    return bytes.withUnsafeMutableBufferPointer { CalendarDate.parseISOTimestamp(UnsafeBufferPointer($0)) }
+  }
+
+  /// How a timestamp is written, which every timestamp of a column typed as one shares (as
+  /// DuckDB's read_json finds one format a column): `T` or a space between date and time, a
+  /// fraction of a second or none, and no zone, `Z`, or an offset.
+  struct Shape: Equatable {
+    let separator: UInt8
+    let hasFraction: Bool
+    let zone: UInt8
+
+    init(_ text: String) {
+      let bytes = Array(text.utf8)
+      separator = bytes.count > 10 ? bytes[10] : 0
+      hasFraction = bytes.count > 19 && bytes[19] == UInt8(ascii: ".")
+      if bytes.last == UInt8(ascii: "Z") {
+        zone = UInt8(ascii: "Z")
+      } else if bytes.count > 19,
+        bytes[19...].contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") })
+      {
+        zone = UInt8(ascii: "+")
+      } else {
+        zone = 0
+      }
+    }
+  }
+
+  /// `items` with each field whose every value (nulls aside) is a string of an ISO date made
+  /// dates, and likewise timestamps; fields in `declared` (given a type) are left as they are.
+  ///
+  /// The same reading as the columns' (``ColumnTable`` of a file of records of one shape), for
+  /// the items of any other shape.
+  package static func typed(_ items: [Value], except declared: Set<String>) -> [Value] {
+    // Per field: nil undecided; false not dates; true all dates so far. Likewise timestamps.
+    var dates: [String: Bool] = [:]
+    var stamps: [String: Bool] = [:]
+    var shapes: [String: Shape] = [:]
+    for item in items {
+      guard case .record(let record) = item else { continue }
+      for (name, value) in zip(record.schema.names, record.values) where !declared.contains(name) {
+        switch value {
+        case .null: continue
+        case .string(let text):
+          if dates[name] != false { dates[name] = CalendarDate.parseISODate(Array(text.utf8)) != nil }
+          if stamps[name] != false {
+            let shape = Shape(text)
+            stamps[name] = timestamp(text) != nil && (shapes[name] ?? shape) == shape
+            shapes[name] = shape
+          }
+        default:
+          dates[name] = false
+          stamps[name] = false
+        }
+      }
+    }
+    let dateFields = Set(dates.filter(\.value).keys)
+    let stampFields = Set(stamps.filter(\.value).keys)
+    guard !dateFields.isEmpty || !stampFields.isEmpty else { return items }
+    return items.map { item in
+      guard case .record(let record) = item else { return item }
+      var values = record.values
+      var changed = false
+      for (position, name) in record.schema.names.enumerated() {
+        guard case .string(let text) = values[position] else { continue }
+        if dateFields.contains(name), let days = CalendarDate.parseISODate(Array(text.utf8)) {
+          values[position] = .date(days)
+          changed = true
+        } else if stampFields.contains(name), let micros = timestamp(text) {
+          values[position] = .timestamp(micros)
+          changed = true
+        }
+      }
+      return changed ? .record(Record(schema: record.schema, values: values)) : item
+    }
   }
 }

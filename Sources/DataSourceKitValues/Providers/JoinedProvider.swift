@@ -9,9 +9,9 @@ import DataSourceKit
 /// (`1` matches `1.0`, text by its Unicode scalars); a null key matches nothing, as in SQL. When
 /// several right items share a key the first is taken, with a note. With `inner`, left items
 /// without a match are left out. With `everyMatch` (SQL's joins) a left item comes once for
-/// each of its matches, and with `keepsRightOnly` (a full outer join) the right items no left
-/// item matched come after, with the left's fields null. An edit of either side joins them
-/// again.
+/// each of its matches, and with `keepsRightOnly` (a full outer join, or a right one without
+/// `keepsUnmatched`) the right items no left item matched come after, with the left's fields
+/// null. An edit of either side joins them again.
 package final class JoinedProvider: RecomputingProvider, CompositionNode, RecordProviding,
   DataProviderObserver,
   FieldStage
@@ -72,7 +72,8 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
     self.leftKey = leftKey
     self.rightKey = rightKey
     self.name = name
-    self.keepsUnmatched = keepsUnmatched || keepsRightOnly
+    // A full join passes keepsUnmatched; a right join keeps the right's unmatched items alone.
+    self.keepsUnmatched = keepsUnmatched
     self.everyMatch = everyMatch || keepsRightOnly
     self.keepsRightOnly = keepsRightOnly
     self.label = label

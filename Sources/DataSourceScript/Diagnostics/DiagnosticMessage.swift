@@ -78,6 +78,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
   /// A negative count after `limit` or `offset`.
   case negativeCount(String, Int)
   case delimiterNotOneCharacter(String)
+  /// A source named `"-"` where standard input is not data.
+  case standardInputNotData(StandardInput)
 
   // Segments, views and sessions
   case notSegmented(String, found: String)
@@ -281,6 +283,15 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .negativeCount(let word, let n): "\(word) must be zero or more, not \(n)"
     case .delimiterNotOneCharacter(let d):
       "the delimiter is one ASCII character other than a line end or a quote, such as \";\" or \"\\t\"; not \"\(TextWidth.displayable(d))\""
+    case .standardInputNotData(let input):
+      switch input {
+      case .statements:
+        "standard input holds the statements being run, so \"-\" cannot read data from it; pipe the data in and give the statements with -c or a script file: cat f.csv | dsh -c 'show csv \"-\"'"
+      case .terminal:
+        "standard input is the terminal; \"-\" reads data piped in, as in: cat f.csv | dsh -c 'show csv \"-\"'"
+      case .data, .unavailable:
+        "this session has no standard input to read; \"-\" reads data piped into dsh, as in: cat f.csv | dsh -c 'show csv \"-\"'"
+      }
     case .notSegmented(let name, let found):
       "'\(name)' is \(found), not a segmented source; make one with: segmented NAME: TABLE, …"
     case .unknownSegment(let name, let source, let segments, let suggestion):

@@ -144,6 +144,8 @@ public enum Expected: Sendable, Equatable {
       case .maxsize: "a number of megabytes after 'maxsize'"
       case .redirects: "'any' after 'redirects' (redirects within the URL's host are always followed)"
       case .delimiter, .at: "a string after '\(option.rawValue)'"
+      case .header: "true or false after 'header', as in: header false (the first row is data)"
+      case .skip: "a number of lines after 'skip', as in: skip 2"
       case .member: "the file of the archive to read after 'member', as in: member \"flights.csv\""
       case .null: "texts to read as null after 'null', as in: null \"NA\", \"N/A\""
       case .types: "field types after 'types', as in: types {zip: text, day: date \"%b %d %Y\"}"

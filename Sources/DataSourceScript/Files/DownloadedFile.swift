@@ -40,6 +40,33 @@ final class DownloadedFile: Sendable {
     if let descriptor { close(descriptor) }
   }
 
+  /// Standard input, read to its end the first time a source names it (`csv "-"`), and kept
+  /// for the process: a pipe is read once, and every source naming it reads the same copy.
+  private static let standardInputCopy = Mutex<DownloadedFile?>(nil)
+
+  /// The copy of standard input, read now if it was not before.
+  ///
+  /// - Throws: ``DataSourceError`` when it cannot be read or kept.
+  static func standardInput() throws -> DownloadedFile {
+    try standardInputCopy.withLock { copy in
+      if let copy { return copy }
+      let file = try ScratchFile(displayPath: "-")
+      let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
+      defer { buffer.deallocate() }
+      while true {
+        let n = read(STDIN_FILENO, buffer, 1 << 16)
+        if n < 0, errno == EINTR { continue }
+        if n < 0 { throw FileBytes.error(for: errno, path: "-") }
+        if n == 0 { break }
+        try file.write(buffer, count: n)
+      }
+      let (path, descriptor) = file.finish()
+      let made = DownloadedFile(path: path, descriptor: descriptor)
+      copy = made
+      return made
+    }
+  }
+
   /// Fetches `url` and keeps its bytes for reading.
   static func fetch(_ url: String, limits: HTTPProvider.Limits, progress: LoadProgress?) async throws
     -> DownloadedFile

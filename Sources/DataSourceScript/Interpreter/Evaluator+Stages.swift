@@ -374,8 +374,9 @@ extension Evaluator {
           right: rightChecker.describe(rightKey, b) + (alike ? " of \(other.displayName)" : ""), fix: nil),
         at: clause.leftKey.range.lowerBound..<clause.rightKey.range.upperBound)
     }
-    // Two tables of one database join inside it when SQL gives the same rows.
-    if let pushdown = provider.provider as? any JoinPushdown {
+    // Two tables of one database join inside it when SQL gives the same rows (a right join runs
+    // here: the databases' joins are sent as left, inner and full ones).
+    if let pushdown = provider.provider as? any JoinPushdown, !clause.right {
       do {
         if let joined = try await pushdown.pushingDownJoin(
           other.provider, leftKey: left.expression, rightKey: right.expression, name: clause.name.name,
@@ -391,12 +392,15 @@ extension Evaluator {
     let joined = JoinedProvider(
       left: provider.provider, right: other.provider, leftKey: left.expression, rightKey: right.expression,
       name: clause.name.name, keepsUnmatched: !clause.inner, everyMatch: clause.every,
-      keepsRightOnly: clause.full,
+      keepsRightOnly: clause.keepsOthersUnmatched,
       label: label, notes: notes.collector)
     // Over a database, why it did not run the join, as it tells.
-    joined.inMemoryBecause = (provider.provider as? any JoinPushdown)?.reasonJoinInMemory(
-      with: other.provider, leftKey: left.expression, rightKey: right.expression, name: clause.name.name,
-      keepsUnmatched: !clause.inner, everyMatch: clause.every, keepsRightOnly: clause.full)
+    joined.inMemoryBecause =
+      clause.right && provider.provider is any JoinPushdown
+      ? "dsh sends left, inner and full joins to the database, not right ones"
+      : (provider.provider as? any JoinPushdown)?.reasonJoinInMemory(
+        with: other.provider, leftKey: left.expression, rightKey: right.expression, name: clause.name.name,
+        keepsUnmatched: !clause.inner, everyMatch: clause.every, keepsRightOnly: clause.full)
     return joined
   }
 

@@ -285,7 +285,9 @@ extension Evaluator {
       let fetched = try await fetchedFile(path, expression)
       provider = CSVProvider(
         path: fetched?.path ?? resolve(path), displayPath: path,
-        delimiter: options.delimiter ?? UInt8(ascii: ","), member: options.member,
+        delimiter: options.delimiter ?? UInt8(ascii: ","), header: options.hasHeader,
+        skip: options.skippedLines,
+        member: options.member,
         inflatedLimit: options.maxsizeMegabytes.map { $0 << 20 },
         options: readOptions,
         progress: progress,
@@ -520,6 +522,7 @@ extension Evaluator {
   /// The file a `csv` or `json` URL names, fetched under the HTTP provider's limits (the
   /// expression's `timeout`, `maxsize` and `redirects`); `nil` for a path on this machine.
   private func fetchedFile(_ path: String, _ expression: ProviderExpression) async throws -> DownloadedFile? {
+    if path == "-" { return try standardInputFile(expression) }
     guard HTTPFile.isURL(path) else { return nil }
     let options = expression.options
     let limits = HTTPProvider.Limits(
@@ -530,6 +533,21 @@ extension Evaluator {
       return try await DownloadedFile.fetch(path, limits: limits, progress: progress)
     } catch let error as DataSourceError {
       throw Diagnostic(.dataSource(error), at: expression.argumentRange)
+    }
+  }
+
+  /// Standard input's copy, for a source named `"-"` (`cat f.csv | dsh -c 'show csv "-"'`),
+  /// read to its end when first named; refused where it holds the statements or is a terminal.
+  private func standardInputFile(_ expression: ProviderExpression) throws -> DownloadedFile {
+    switch environment.standardInput {
+    case .data:
+      do {
+        return try DownloadedFile.standardInput()
+      } catch let error as DataSourceError {
+        throw Diagnostic(.dataSource(error), at: expression.argumentRange)
+      }
+    case .statements, .terminal, .unavailable:
+      throw Diagnostic(.standardInputNotData(environment.standardInput), at: expression.argumentRange)
     }
   }
 
@@ -546,6 +564,9 @@ extension Evaluator {
       .parquet(let path) where HTTPFile.isURL(path):
       let source = expression.source.kind.rawValue
       throw Diagnostic(.refusedBySafeMode(.network(source: source, url: path)), at: expression.argumentRange)
+    case .csv("-"), .json("-"), .parquet("-"):
+      // Standard input is what whoever ran dsh gave it, as a file named on the command line is.
+      break
     case .csv(let path), .json(let path), .parquet(let path), .sqlite(let path, _, _):
       if !sandbox.allowsReading(resolve(path)) {
         throw Diagnostic(.refusedBySafeMode(.reading(path: path)), at: expression.argumentRange)

@@ -62,6 +62,23 @@ final class SessionNotes {
     for profile in provider.fieldProfiles ?? [] {
       if let reason = profile.textReason { pending.append("\(name): \(profile.name) is text: \(reason)") }
     }
+    // Dates written with slashes (`2012/01/31`, `01/31/2012`), which no ISO reading takes: the
+    // `types` line that reads them: a CSV or JSON file's, held once loaded (a database's rows
+    // are not read for a note, and a Parquet file's columns are typed).
+    let base = (provider as? EditableProvider<Value>)?.source ?? provider
+    if base is CSVProvider || base is JSONProvider {
+      for profile in provider.fieldProfiles ?? [] where profile.type == .text {
+        guard let (format, example) = Self.slashDateFormat(of: provider, field: profile.name) else {
+          continue
+        }
+        let types = "types {\(Self.fieldWritten(profile.name)): date \(JSONWriter.quoted(format))}"
+        let ambiguous =
+          format == "%m/%d/%Y" && example.ambiguous ? " (or \"%d/%m/%Y\" if the day comes first)" : ""
+        pending.append(
+          "\(name): \(profile.name) is text: its values are dates written \(example.text); add \(types)\(ambiguous) to read them as dates"
+        )
+      }
+    }
     // Columns made text by the same markers share one note.
     var groups: [(markers: [Marker], fields: [String], mixed: Bool)] = []
     for profile in provider.fieldProfiles ?? [] where !profile.markers.isEmpty {
@@ -147,6 +164,46 @@ final class SessionNotes {
       default: []
       }
     return formats.first { format in texts.allSatisfy { CalendarDate.parse($0, format: format) != nil } }
+  }
+
+  /// The format that reads field `field` of the provider's first rows as dates written with
+  /// slashes, with one of them and whether the day and the month could be either way round;
+  /// `nil` when a value is not such a date (or there are none).
+  static func slashDateFormat(of provider: any DataProvider<Value>, field: String)
+    -> (format: String, example: (text: String, ambiguous: Bool))?
+  {
+    guard provider.numberOfSections > 0 else { return nil }
+    var texts: [String] = []
+    for item in 0..<min(provider.numberOfItems(inSection: 0), 200) where texts.count < 50 {
+      guard case .record(let record) = provider.item(at: ItemPath(item: item, section: 0)) else { return nil }
+      switch record[field] {
+      case .string(let text): texts.append(text)
+      case .null, nil: continue
+      default: return nil
+      }
+    }
+    guard !texts.isEmpty else { return nil }
+    let parts = texts.map { $0.split(separator: "/", omittingEmptySubsequences: false) }
+    guard parts.allSatisfy({ $0.count == 3 && $0.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) } })
+    else { return nil }
+    let format: String
+    var ambiguous = false
+    if parts.allSatisfy({ $0[0].count == 4 }) {
+      format = "%Y/%m/%d"
+    } else if parts.allSatisfy({ $0[2].count == 4 && $0[0].count <= 2 && $0[1].count <= 2 }) {
+      // Day first when a first part is past twelve; month first otherwise, said when no second
+      // part is past twelve either (then either reading gives dates).
+      if parts.contains(where: { Int($0[0]).map { $0 > 12 } == true }) {
+        format = "%d/%m/%Y"
+      } else {
+        format = "%m/%d/%Y"
+        ambiguous = !parts.contains(where: { Int($0[1]).map { $0 > 12 } == true })
+      }
+    } else {
+      return nil
+    }
+    guard texts.allSatisfy({ CalendarDate.parse($0, format: format) != nil }) else { return nil }
+    return (format, (texts[0], ambiguous))
   }
 
   /// `a, b and c`.

@@ -35,6 +35,18 @@ public struct Settings: Sendable {
   public init() {}
 }
 
+/// What a process's standard input holds, for a source that reads it (`csv "-"`).
+public enum StandardInput: Sendable, Equatable {
+  /// Data piped in: a source may read it.
+  case data
+  /// The statements being run (`dsh < script.dsh`, `dsh file.csv -`).
+  case statements
+  /// The terminal the user types at.
+  case terminal
+  /// Nothing a source may read (a library's session).
+  case unavailable
+}
+
 /// What the shell knows of where it runs: the session decides widths, row limits and colour from it.
 public struct Environment: Sendable {
   /// Whether output goes to a terminal (then long views are shortened and colour is on by default).
@@ -49,6 +61,9 @@ public struct Environment: Sendable {
   ///
   /// `nil` is everything.
   public var sandbox: Sandbox?
+  /// What standard input holds: data a source may read (`csv "-"`), or what it may not be read
+  /// for (the statements being run, a terminal).
+  public var standardInput = StandardInput.unavailable
   /// The full screen `browse` takes over, when there is one (a terminal that is not `dumb`):
   /// it shows the screen and returns when the user leaves.
   public var browser: (@MainActor @Sendable (BrowseScreen) async -> Void)?

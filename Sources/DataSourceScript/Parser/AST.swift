@@ -227,6 +227,10 @@ public struct ProviderOptions: Sendable {
   public var key: String?
   /// `delimiter ";"`: the byte between a CSV's fields.
   public var delimiter: UInt8?
+  /// `header false`: a CSV file's first row is data, not the columns' names.
+  public var hasHeader = true
+  /// `skip 2`: lines of a CSV file passed over before its header.
+  public var skippedLines = 0
   /// `member "flights.csv"`: the file of a zip archive to read.
   public var member: String?
   /// `at "data.items"`: the path to the list inside a JSON document.
@@ -380,6 +384,12 @@ public struct JoinClause: Sendable {
   public var every: Bool = false
   /// `full`: SQL's full outer join; the other's items no item matched come too.
   public var full: Bool = false
+  /// `right`: SQL's right outer join: every match, and the other's items no item matched (the
+  /// piped items without a match are left out, as `inner` leaves them).
+  public var right: Bool = false
+
+  /// Whether the other's items no item matched come after the matches (`full`, `right`).
+  public var keepsOthersUnmatched: Bool { full || right }
 }
 
 /// `NAME = EXPR` of `extend` and `select` (a bare field in `select` is its own definition).

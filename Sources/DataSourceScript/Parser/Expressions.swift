@@ -8,6 +8,8 @@ extension Parser {
   static let longestTimeout = 2_000_000
   /// The largest `maxsize`, in megabytes: a terabyte.
   static let largestMaxsize = 1_048_576
+  /// The most lines `skip` passes over.
+  static let mostSkippedLines = 1_000_000_000
 }
 
 extension Parser {
@@ -309,6 +311,15 @@ extension Parser {
           throw Diagnostic(.delimiterNotOneCharacter(text), at: current.range)
         }
         options.delimiter = byte
+      case (.header, .identifier(let word))
+      where word == Keyword.true.rawValue || word == Keyword.false.rawValue:
+        options.hasHeader = word == Keyword.true.rawValue
+      case (.skip, .int(let number)) where number >= 0:
+        guard number <= Self.mostSkippedLines else {
+          throw Diagnostic(
+            .optionValueTooLarge(word, most: Self.mostSkippedLines, unit: "lines"), at: current.range)
+        }
+        options.skippedLines = number
       case (.at, .string(let path)):
         options.at = path.split(separator: ".").map(String.init)
       case (.member, .string(let name)):

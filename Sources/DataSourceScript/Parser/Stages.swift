@@ -129,15 +129,17 @@ extension Parser {
       default:
         throw unexpected(.joinName)
       }
-      // `left` (the lookup, named), `inner` or `full`, then `all` for a row per match.
+      // `left` (the lookup, named), `inner`, `full` or `right`, then `all` for a row per match
+      // (which full and right joins make anyway).
       let inner = consumeWord(PlaceWord.inner)
       let full = !inner && consumeWord(PlaceWord.full)
-      if !inner && !full { _ = consumeWord(PlaceWord.left) }
-      let every = consumeWord(PlaceWord.all) || full
+      let right = !inner && !full && consumeWord(PlaceWord.right)
+      if !inner && !full && !right { _ = consumeWord(PlaceWord.left) }
+      let every = consumeWord(PlaceWord.all) || full || right
       return .join(
         JoinClause(
-          other: other, leftKey: leftKey, rightKey: rightKey, name: name, inner: inner, every: every,
-          full: full),
+          other: other, leftKey: leftKey, rightKey: rightKey, name: name, inner: inner || right, every: every,
+          full: full, right: right),
         range: start..<previousEnd)
     case .sample:
       // `sample 100`, `sample 10%`, `sample 2.5%`, then `seed 42` to choose the same again.

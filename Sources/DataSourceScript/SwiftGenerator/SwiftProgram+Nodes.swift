@@ -212,10 +212,15 @@ extension SwiftProgram {
     case .csv(let path), .json(let path):
       // A file fetched from the web has no provider of its own in the library.
       if HTTPFile.isURL(path) { throw unsupported("a file read from a URL") }
+      if path == "-" { throw unsupported("standard input") }
       imports.insert("DataSourceKitFiles")
       var arguments = "path: \(Self.stringLiteral(resolve(path)))"
       if case .csv = provider.source, let byte = options.delimiter {
         arguments += ", delimiter: UInt8(ascii: \(Self.stringLiteral(String(UnicodeScalar(byte)))))"
+      }
+      if case .csv = provider.source, !options.hasHeader { arguments += ", header: false" }
+      if case .csv = provider.source, options.skippedLines > 0 {
+        arguments += ", skip: \(options.skippedLines)"
       }
       if case .json = provider.source, let path = options.at {
         arguments += ", at: [" + path.map(Self.stringLiteral).joined(separator: ", ") + "]"
@@ -225,6 +230,8 @@ extension SwiftProgram {
       let type = if case .csv = provider.source { "CSVProvider" } else { "JSONProvider" }
       add("let \(made) = \(type)(\(arguments)\(readOptions))")
     case .parquet(let path):
+      if HTTPFile.isURL(path) { throw unsupported("a file read from a URL") }
+      if path == "-" { throw unsupported("standard input") }
       imports.insert("DataSourceKitFiles")
       add("let \(made) = ParquetProvider(path: \(Self.stringLiteral(resolve(path))))")
     case .postgres(let url, let table, let query):
@@ -380,8 +387,9 @@ extension SwiftProgram {
       add(
         "let \(made) = DerivedProvider.joined(\n  \(base), with: \(other.name),\n"
           + "  on: { item in \(try valueCode(clause.leftKey, item: "item")) }, equals: { item in \(try valueCode(rightKey, item: "item")) },\n"
-          + "  as: \(Self.stringLiteral(clause.name.name))\(clause.inner ? ", inner: true" : "")"
-          + "\(clause.full ? ", full: true" : clause.every ? ", every: true" : ""))")
+          + "  as: \(Self.stringLiteral(clause.name.name))\(clause.inner && !clause.right ? ", inner: true" : "")"
+          + "\(clause.right ? ", rightOuter: true" : clause.full ? ", full: true" : clause.every ? ", every: true" : ""))"
+      )
       return made
     }
   }

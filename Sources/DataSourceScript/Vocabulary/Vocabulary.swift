@@ -90,7 +90,7 @@ public enum ProviderKind: String, CaseIterable, Sendable {
   /// The options written after the provider's argument, in the order help lists them.
   public var options: [ProviderOptionName] {
     switch self {
-    case .csv: [.key, .delimiter, .null, .types, .member, .timeout, .maxsize, .redirects]
+    case .csv: [.key, .delimiter, .header, .skip, .null, .types, .member, .timeout, .maxsize, .redirects]
     case .json: [.key, .at, .null, .types, .member, .timeout, .maxsize, .redirects]
     case .parquet: [.key, .timeout, .maxsize, .redirects]
     case .sqlite: [.key, .null, .types]
@@ -104,13 +104,13 @@ public enum ProviderKind: String, CaseIterable, Sendable {
 
 /// Options after a provider's argument.
 public enum ProviderOptionName: String, CaseIterable, Sendable {
-  case key, delimiter, at, timeout, maxsize, redirects, null, types, member
+  case key, delimiter, header, skip, at, timeout, maxsize, redirects, null, types, member
 
   /// Whether its value is a number.
   var takesNumber: Bool {
     switch self {
-    case .timeout, .maxsize: true
-    case .key, .delimiter, .at, .redirects, .null, .types, .member: false
+    case .timeout, .maxsize, .skip: true
+    case .key, .delimiter, .header, .at, .redirects, .null, .types, .member: false
     }
   }
 }
@@ -168,7 +168,7 @@ public enum Keyword: String, CaseIterable, Sendable {
 /// field.
 public enum PlaceWord: String, CaseIterable, Sendable {
   case to, into, from, at, on, inner, size, style, columns, when, use, `else`, table, query
-  case against, before, after, exports, any, disclosure, ignoring, within, left, full, all, analyze
+  case against, before, after, exports, any, disclosure, ignoring, within, left, right, full, all, analyze
 
   /// Whether the word ends an expression without being part of it (`paged P size 20`, `join …
   /// on`, `export P to "f"`).
@@ -176,7 +176,7 @@ public enum PlaceWord: String, CaseIterable, Sendable {
     switch self {
     case .to, .on, .size, .style, .columns, .ignoring, .within: true
     case .into, .from, .at, .inner, .when, .use, .else, .table, .query, .against, .before, .after, .exports,
-      .any, .disclosure, .left, .full, .all, .analyze:
+      .any, .disclosure, .left, .right, .full, .all, .analyze:
       false
     }
   }
@@ -187,7 +187,7 @@ public enum PlaceWord: String, CaseIterable, Sendable {
     switch self {
     case .to, .into, .from, .at, .size, .columns: true
     case .on, .inner, .style, .when, .use, .else, .table, .query, .against, .before, .after, .exports, .any,
-      .disclosure, .ignoring, .within, .left, .full, .all, .analyze:
+      .disclosure, .ignoring, .within, .left, .right, .full, .all, .analyze:
       false
     }
   }
