@@ -27,11 +27,37 @@ struct VocabularyTests {
       let topic = HelpCatalogue.topic(named: word)
       #expect(topic?.name == topicName, "'\(word)' has no help topic '\(topicName)'")
       #expect(topic?.examples.isEmpty == false, "help \(topicName) has no example")
-      #expect(Vocabulary.reservedWords.contains(word), "'\(word)' is not reserved")
+      // A statement's or an expression's first word is reserved; a stage's only after `|`.
+      // (`more` is a command as well as a decoration.)
+      let starts = place == .statementStart || Vocabulary.statementStarters.contains(word)
+      #expect(
+        Vocabulary.reservedWords.contains(word) == starts,
+        "'\(word)' is \(starts ? "not " : "")reserved")
       let line = (place == .statementStart ? "" : "show people | ") + String(word.prefix(word.count - 1))
       let (_, candidates) = completer.complete(line, cursor: line.utf8.count)
       #expect(candidates.contains(word), "'\(line)' + Tab does not offer '\(word)'")
     }
+  }
+
+  @Test("a stage's word names a binding, and means the stage only after '|'")
+  func stageWordsAreContextual() async {
+    let output = CapturedOutput()
+    let session = Session(output: output)
+    for stage in Vocabulary.pipelineWords where !Vocabulary.statementStarters.contains(stage) {
+      let script = """
+        let \(stage) = [{x: 2}, {x: 1}]
+        show \(stage) | sort by x | where x > 0 as csv
+        """
+      output.text = ""
+      #expect(await session.run(SourceFile(name: "t", text: script)), "\(stage): \(output.errors)")
+      #expect(output.text == "x\n1\n2\n", "\(stage): \(output.text)")
+    }
+    // Written without its `|`, a stage says so.
+    output.errors = ""
+    #expect(!(await session.run(SourceFile(name: "t", text: "show where where x > 1"))))
+    #expect(
+      output.errors.contains("found 'where'; a stage follows '|', as in: show people | where …"),
+      "\(output.errors)")
   }
 
   @Test("every help topic parses, completes after 'help' and has an example that parses")

@@ -170,6 +170,89 @@ struct DuckDBOracleTests {
     }
   }
 
+  @Test("count: SQL's count(*) of the view, DuckDB's answers, from CSV, SQLite and JSON, none counting 0")
+  func counts() throws {
+    let folder = NSTemporaryDirectory() + "dsh-duckdb-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try Self.writeRows(to: folder, count: 157, seed: 4)
+    for (stages, condition) in [
+      ("", "true"), ("| where i > 40", "i > 40"), ("| where g == \"f\" and d < 0.5", "g = 'f' AND d < 0.5"),
+      ("| where i > 1000000", "i > 1000000"), ("| sort by d | limit 20", "true LIMIT 20"),
+    ] {
+      let duck = try DuckDB.rows(
+        "SELECT count(*) AS count FROM (SELECT * FROM read_csv('\(folder)/rows.csv') WHERE \(condition))")
+      for setup in [
+        "let t = csv \"\(folder)/rows.csv\"", "let t = sqlite \"\(folder)/rows.db\" table t",
+        "let t = json \"\(folder)/rows.jsonl\"",
+      ] {
+        let counted = try DuckDB.dshRows([setup], "t \(stages) | count")
+        #expect(DuckDB.differences(counted, duck) == [], "\(stages), \(setup): \(counted)")
+      }
+    }
+  }
+
+  @Test(
+    "summarize: DuckDB's SUMMARIZE, its estimates made exact, over JSON with dates and nulls and CSV with markers"
+  )
+  func summaries() throws {
+    let cars = DSHProcess.packageRoot + "/Scripts/data/cars-150.json"
+    let penguins = DSHProcess.packageRoot + "/Scripts/data/penguins-344.csv"
+    for (dshSource, duckSource) in [
+      ("json \"\(cars)\"", "read_json('\(cars)')"),
+      ("csv \"\(penguins)\" null \"NA\"", "read_csv('\(penguins)', nullstr = 'NA')"),
+    ] {
+      let dsh = try DuckDB.dshRows([], "(\(dshSource) | summarize)")
+      let summary = try DuckDB.rows(
+        "SELECT column_name, min, max, avg, std, count, null_percentage FROM (SUMMARIZE SELECT * FROM \(duckSource))"
+      )
+      let header = dsh.first ?? []
+      func column(_ name: String) -> Int { header.firstIndex(of: name) ?? -1 }
+      for (row, duck) in zip(dsh.dropFirst(), summary.dropFirst()) {
+        let field = row[column("column_name")]
+        #expect(field == duck[0], "\(dshSource): \(row) against \(duck)")
+        #expect(
+          row[column("min")] == duck[1] && row[column("max")] == duck[2], "\(field): \(row) against \(duck)")
+        #expect(row[column("count")] == duck[5], "\(field): \(row) against \(duck)")
+        #expect(Double(row[column("null_percentage")]) == Double(duck[6]), "\(field): \(row) against \(duck)")
+        // A number's mean and deviation as DuckDB's, to the last digit or two: DuckDB adds the
+        // doubles one after another, dsh without their rounding (43.9219298245614 where DuckDB
+        // says 43.921929824561424; the exact mean of penguins' bill lengths is the former).
+        // Other fields have none here.
+        if ["int", "double"].contains(row[column("column_type")]) {
+          for (mine, theirs) in [(row[column("avg")], duck[3]), (row[column("std")], duck[4])] {
+            let (a, b) = (Double(mine) ?? .nan, Double(theirs) ?? .nan)
+            #expect(abs(a - b) <= 1e-12 * abs(b), "\(field): \(row) against \(duck)")
+          }
+          // The quartiles and distinct values DuckDB estimates, against its exact functions.
+          let exact = try DuckDB.rows(
+            "SELECT quantile_disc(\"\(field)\", 0.25), quantile_disc(\"\(field)\", 0.5), quantile_disc(\"\(field)\", 0.75), count(DISTINCT \"\(field)\") FROM \(duckSource)"
+          )
+          let mine = [
+            row[column("q25")], row[column("q50")], row[column("q75")], row[column("approx_unique")],
+          ]
+          #expect(
+            DuckDB.differences([["q"], mine], [["q"], exact[1]]) == [], "\(field): \(mine) against \(exact)")
+        } else {
+          #expect(row[column("avg")] == "" && row[column("std")] == "", "\(field): \(row)")
+        }
+      }
+      #expect(dsh.count == summary.count, "\(dshSource): \(dsh.count) rows against \(summary.count)")
+    }
+    // The command is the stage shown; its rows are filtered as any view's.
+    let filtered = try DSHProcess.run([
+      "-c", "show json \"\(cars)\" | summarize | where null_percentage > 0 | select column_name as csv",
+    ])
+    #expect(filtered.output == "column_name\nMiles_per_Gallon\nHorsepower\n", "\(filtered.output)")
+    let command = try DSHProcess.run(["-c", "summarize json \"\(cars)\" as csv"])
+    #expect(
+      command.output.hasPrefix(
+        "column_name,column_type,min,max,approx_unique,avg,std,q25,q50,q75,count,null_percentage\nName,text,"),
+      "\(command.output)")
+    #expect(
+      command.output.contains("\nYear,date,1970-01-01,1974-01-01,5,,,,,,150,0.0\n"), "\(command.output)")
+  }
+
   /// Medians, and quantiles of nine fractions (discrete and continuous, of ints `i` and doubles
   /// `d`): dsh's fields and DuckDB's expressions, in the same order.
   static var quantileFields: (dsh: [String], duck: [String]) {

@@ -256,6 +256,13 @@ extension DerivedProvider where Item == Value {
       }, label: label ?? "group by", notes: nil)
   }
 
+  /// How many items `base` has, as one item `{count: N}`, as `count` gives it (0 for none).
+  /// - Complexity: O(sections) on load: the base counts itself.
+  public static func counted(_ base: any DataProvider<Value>, label: String? = nil) -> any DataProvider<Value>
+  {
+    CountProvider(base: base, label: label ?? "count")
+  }
+
   /// Each distinct value of the key once, as `distinct` gives it: the values themselves for one
   /// unnamed key (`named` false), else a record of the keys; in first-seen order.
   /// - Complexity: O(n) on load.

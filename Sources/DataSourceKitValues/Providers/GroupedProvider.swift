@@ -64,7 +64,7 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
   package let fields: [Field]
   /// `distinct` of one expression: items are its values, not records.
   package let yieldsValues: Bool
-  private let label: String
+  package let label: String
   private let notes: ExpressionNotes?
   private let schema: Schema
   private var items: [Value] = []

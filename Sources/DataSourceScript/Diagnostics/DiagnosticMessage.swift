@@ -22,6 +22,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
 
   // Parser
   case expected(Expected, found: String)
+  /// A stage's word where a statement should end: its `|` is missing.
+  case stageWithoutPipe(String)
   case unknownCommand(String, suggestion: String?)
   /// Another shell's command (`.tables`, `\dt`, `SELECT`, `show X > FILE`), and the dsh way.
   case foreignCommand(String, tool: String, instead: String)
@@ -183,6 +185,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "range \(lower)..\(upper) has more items than a count can hold (\(Int.max)); make it smaller"
     case .unclosedBracket(let bracket): "'\(bracket)' is never closed"
     case .expected(let what, let found): "expected \(what.text), found \(found)"
+    case .stageWithoutPipe(let word):
+      "expected end of statement, found '\(word)'; a stage follows '|', as in: show people | \(StageKind(rawValue: word)?.phrase ?? word) …"
     case .foreignCommand(let command, let tool, let instead):
       switch tool {
       case "SQL": "'\(command)' starts SQL, which dsh does not read as a statement; \(instead)"

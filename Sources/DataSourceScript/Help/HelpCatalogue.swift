@@ -140,6 +140,25 @@ public enum HelpCatalogue {
           "let orders = [{id: 1, who: \"ada\"}, {id: 2, who: \"ada\"}, {id: 3, who: \"tim\"}]\nlet staff = [{name: \"ada\"}, {name: \"grace\"}]\nshow staff | join orders on name == orders.who as o full | select name, order = o.id\nshow staff | join orders on name == orders.who as o right | select name, order = o.id",
           "let p = sqlite \"samples:people.db\" table people\nlet t = sqlite \"samples:people.db\" table teams\nshow p | where age > 30 | join t on team == t.name as m all | select name, team, floor = m.floor\ndescribe p | where age > 30 | join t on team == t.name as m all",
         ])
+    case .summarize:
+      HelpTopic(
+        name: "summarize", group: .stages,
+        syntax: ["summarize PROVIDER [as MODE] [rows …]", "PROVIDER | summarize"],
+        summary:
+          "A record for each field of the view, as DuckDB's SUMMARIZE makes one: column_name, column_type, min and max (its least and greatest values), approx_unique (how many distinct values, nulls aside: counted exactly, where DuckDB estimates), avg and std (the mean and sample standard deviation of its numbers), q25, q50 and q75 (its quartiles, each one of its numbers, as quantile(x, f) gives them: exact, where DuckDB's are estimates), count (the items) and null_percentage (the share of items holding null, to two places). min, max, avg, std and the quartiles are text, as DuckDB's are, so that one column holds a number for one field and a date for the next; a field that is not a number has no average, deviation or quartiles. summarize X is show X | summarize, and takes as and rows as show does; the stage's view is a provider like any other (summarize's fields can be filtered and sorted). The view is read whole; an edit of its source summarizes it again.",
+        examples: [
+          "summarize json \"samples:cars-150.json\"",
+          people + "\nshow people | where age > 30 | summarize | where null_percentage > 0 as csv",
+        ])
+    case .count:
+      HelpTopic(
+        name: "count", group: .stages, syntax: ["PROVIDER | count"],
+        summary:
+          "How many items the view has, as one item: a record {count: N}, 0 for none (SQL's SELECT count(*)). Nothing is read to count: a file's rows are counted as held, a sqlite or postgres view by one COUNT(*) with the stages before it inside it. An edit of its source counts again. Over a paged source with pages still to load it counts the pages loaded.",
+        examples: [
+          people + "\nshow people | where age > 40 | count",
+          "let p = sqlite \"samples:people.db\" table people\nshow p | where team == \"Research\" | count",
+        ])
     }
   }
 
@@ -148,7 +167,7 @@ public enum HelpCatalogue {
       HelpTopic(
         name: "let", group: .commands, syntax: ["let NAME = EXPRESSION"],
         summary:
-          "Binds a name to a provider, a cell, a table or a value. Binding again replaces the name; a failed statement leaves every binding as it was.",
+          "Binds a name to a provider, a cell, a table or a value. Binding again replaces the name; a failed statement leaves every binding as it was. A name may be any word but a command's, a source's or builder's (csv, table, compose, …) and the language's keywords (with, by, as, and, rows, …); a stage's word (where, sort, count, …) names a binding too, since it means a stage only right after |.",
         examples: [
           people, "let adults = [{name: \"Ada\", age: 36}, {name: \"Tim\", age: 12}] | where age >= 18",
         ]),

@@ -80,6 +80,15 @@ extension Evaluator {
       result.provider = grouped
       result.key = grouped.identityKey
       result.displayName = Self.stageName(text(stage.range))
+    case .count(let range):
+      result.provider = try await loaded(CountProvider(base: provider.provider, label: text(range)))
+      result.key = nil
+      result.displayName = Self.stageName(text(range))
+    case .summarize(let range):
+      let summary = SummaryProvider(base: provider.provider, label: text(range))
+      result.provider = try await loaded(summary)
+      result.key = summary.identityKey
+      result.displayName = Self.stageName(text(range))
     case .sample(let size, let seed, let range):
       let count: @Sendable (Int) -> Int =
         switch size {
@@ -334,7 +343,7 @@ extension Evaluator {
       return .section(try sortTerm(key, checker))
     case .slice(_, let slice, _):
       return .slice(slice)
-    case .sample, .extend, .select, .group, .distinct, .join:
+    case .sample, .extend, .select, .group, .distinct, .join, .count, .summarize:
       return nil
     }
   }

@@ -399,14 +399,14 @@ extension Session {
     // place of the source's, whose rows it never read.
     var grouped: [ObjectIdentifier: String] = [:]
     for case let node as GroupedProvider in nodes where node.ranInSQL {
-      grouped[ObjectIdentifier(node.base as AnyObject)] = node.nodeTitle
+      grouped[ObjectIdentifier(node.base as AnyObject)] = node.label
     }
     let sources = nodes.compactMap { $0 as? any QueryExplaining }
     for source in sources {
       let title = (source as? any CompositionNode)?.nodeTitle ?? "source"
       lines.append("")
       if let grouping = grouped[ObjectIdentifier(source)], let statement = try source.explainGrouping() {
-        lines.append("plan of \(grouping.replacingOccurrences(of: "  (in SQL)", with: "")) over \(title):")
+        lines.append("plan of \(grouping) over \(title):")
         lines += statement.map { "  " + $0 }
       } else {
         lines.append("plan of \(title):")

@@ -329,6 +329,11 @@ public enum Stage: Sendable {
   case distinct([FieldDefinition], range: SourceRange)
   /// `join OTHER on LEFT == RIGHT as NAME [inner]`: each item with its match in `OTHER`.
   indirect case join(JoinClause, range: SourceRange)
+  /// `count`: how many items, as one item `{count: N}`.
+  case count(range: SourceRange)
+  /// `summarize`: a record for each field: its type, least and greatest values, distinct
+  /// values, average, deviation, quartiles, items and share of nulls (DuckDB's SUMMARIZE).
+  case summarize(range: SourceRange)
 
   public var kind: StageKind {
     switch self {
@@ -342,6 +347,8 @@ public enum Stage: Sendable {
     case .group: .group
     case .distinct: .distinct
     case .join: .join
+    case .count: .count
+    case .summarize: .summarize
     }
   }
 
@@ -349,7 +356,8 @@ public enum Stage: Sendable {
     switch self {
     case .filter(_, let r), .sort(_, let r), .section(_, let r), .slice(_, _, let r), .sample(_, _, let r),
       .extend(_, let r),
-      .select(_, let r), .group(_, _, let r), .distinct(_, let r), .join(_, let r):
+      .select(_, let r), .group(_, _, let r), .distinct(_, let r), .join(_, let r), .count(let r),
+      .summarize(let r):
       r
     }
   }

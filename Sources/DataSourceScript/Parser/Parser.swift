@@ -78,6 +78,11 @@ public struct Parser {
                 instead: "\(word.lowercased()) (its words are lower case)"),
               at: current.range)
           }
+          // A stage written without its `|` (`show p where x > 1`): stage words mean a stage
+          // only after one.
+          if case .identifier(let word) = current.kind, Vocabulary.pipelineWords.contains(word) {
+            throw Diagnostic(.stageWithoutPipe(word), at: current.range)
+          }
           throw unexpected(.statementEnd)
         }
         result = .success(statement)

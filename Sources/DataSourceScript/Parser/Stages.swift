@@ -167,13 +167,17 @@ extension Parser {
       default: break
       }
       var seed: UInt64?
-      if current.kind == .identifier("seed") {
+      if isWord(PlaceWord.seed) {
         advance()
         guard case .int(let s) = current.kind else { throw unexpected(.seed) }
         seed = UInt64(bitPattern: Int64(s))
         advance()
       }
       return .sample(size, seed: seed, range: start..<previousEnd)
+    case .count:
+      return .count(range: start..<previousEnd)
+    case .summarize:
+      return .summarize(range: start..<previousEnd)
     case .limit, .offset:
       guard case .int(let count) = current.kind else { throw unexpected(.countAfter(kind.rawValue)) }
       if count < 0 { throw Diagnostic(.negativeCount(kind.rawValue, count), at: current.range) }
@@ -430,7 +434,7 @@ extension Parser {
   private mutating func parseComparison() throws(Diagnostic) -> ValueExpression {
     let left = try parseAdditive()
     // `x is null` and `x is not null`, as SQL says them: `x == null` and `x != null`.
-    if case .identifier("is") = current.kind {
+    if isWord(PlaceWord.is) {
       let operatorRange = current.range
       let negated = next.kind == .identifier(Keyword.not.rawValue)
       advance()
@@ -438,7 +442,7 @@ extension Parser {
       guard current.kind == .identifier(Keyword.null.rawValue) else {
         throw Diagnostic(
           .foreignCommand(
-            "is", tool: ForeignCommand.sqlWordTool,
+            PlaceWord.is.rawValue, tool: ForeignCommand.sqlWordTool,
             instead: "is goes with null (x is null, x is not null); compare values with == and !="),
           at: operatorRange.lowerBound..<current.range.upperBound)
       }
@@ -454,7 +458,7 @@ extension Parser {
       let leftDepth = expressionDepth
       advance()
       if function == .startsWith || function == .endsWith {
-        guard case .identifier("with") = current.kind else {
+        guard isWord(Keyword.with) else {
           throw Diagnostic(.expected(.patternWith(word), found: current.kind.description), at: current.range)
         }
         advance()
@@ -487,7 +491,8 @@ extension Parser {
     try noteDepth(max(leftDepth, expressionDepth) + 1, of: left.range.lowerBound..<right.range.upperBound)
     // `a contains b ignoring case` is `lower(a) contains lower(b)`: it runs, goes down to SQL
     // and into Swift as those do.
-    if comparison == .contains, isWord(PlaceWord.ignoring), case .identifier("case") = next.kind {
+    if comparison == .contains, isWord(PlaceWord.ignoring), next.kind == .identifier(PlaceWord.case.rawValue)
+    {
       advance()
       advance()
       func lowered(_ operand: ValueExpression) -> ValueExpression {

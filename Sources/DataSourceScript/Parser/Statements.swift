@@ -21,6 +21,7 @@ extension Parser {
       }
       return .expression(expression)
     }
+    let commandRange = current.range
     advance()
     switch command {
     case .let:
@@ -35,6 +36,25 @@ extension Parser {
       return try parseShow(start: start)
     case .browse:
       return .browse(try parseExpression(), range: start..<previousEnd)
+    case .summarize:
+      // `summarize X [as MODE] [rows …]` is `show X | summarize`, as DuckDB's SUMMARIZE is a
+      // statement: the view it makes is shown as any other.
+      let shown = try parseShow(start: start)
+      func summarized(_ expression: Expression) -> Expression {
+        let stage = PipelineStep.stage(.summarize(range: commandRange))
+        if case .pipeline(let inner, let steps, let range) = expression {
+          return .pipeline(inner, steps: steps + [stage], range: range)
+        }
+        return .pipeline(expression, steps: [stage], range: expression.range)
+      }
+      switch shown {
+      case .show(let expression, let rows, let mode, let range):
+        return .show(summarized(expression), rows: rows, mode: mode, range: range)
+      case .showSwift(let expression, let range):
+        return .showSwift(summarized(expression), range: range)
+      default:
+        return shown
+      }
     case .describe:
       return .describe(try parseExpression(), range: start..<previousEnd)
     case .explain:
@@ -340,7 +360,7 @@ extension Parser {
   /// `serve NAME [on PORT | on "HOST:PORT"]`, `serve NAME off`, `serve off`.
   mutating func parseServe(start: Int) throws(Diagnostic) -> Statement {
     func consumeOff() -> Bool {
-      guard case .identifier("off") = current.kind else { return false }
+      guard isWord(PlaceWord.off) else { return false }
       advance()
       return true
     }

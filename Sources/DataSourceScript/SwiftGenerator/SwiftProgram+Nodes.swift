@@ -280,6 +280,9 @@ extension SwiftProgram {
     case .sample:
       // A sample is for looking at data; a screen shows what the app's data is.
       throw unsupported("a sample (| sample …)")
+    case .summarize:
+      // So is a summary of the fields.
+      throw unsupported("a summary (| summarize)")
     case .filter(let predicate, _):
       let made = fresh(final ? name : name + "Filtered")
       add("let \(made) = DerivedProvider.filter(\(base)) { item in \(try condition(predicate)) }")
@@ -371,6 +374,10 @@ extension SwiftProgram {
       add(
         "let \(made) = DerivedProvider.distinct(\(base), by: [\(keyList.joined(separator: ", "))]\(yieldsValues ? ", named: false" : ""))"
       )
+      return made
+    case .count:
+      let made = fresh(final ? name : name + "Count")
+      add("let \(made) = DerivedProvider.counted(\(base))")
       return made
     case .join(let clause, _):
       let other = try node(

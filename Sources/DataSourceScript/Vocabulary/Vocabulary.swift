@@ -11,7 +11,7 @@ import DataSourceKitValues
 public enum Command: String, CaseIterable, Sendable {
   case `let`, show, browse, describe, explain, help, vars, set, source, quit, exit
   case `switch`, reload, stats, save, export
-  case insert, delete, update, move, changes, more, watch, unwatch, check, serve
+  case insert, delete, update, move, changes, more, watch, unwatch, check, serve, summarize
 
   /// The help topic that explains the command.
   public var helpTopic: String {
@@ -20,7 +20,7 @@ public enum Command: String, CaseIterable, Sendable {
     case .unwatch: Command.watch.rawValue
     case .let, .show, .browse, .describe, .explain, .help, .vars, .set, .source, .quit, .switch, .reload,
       .stats, .save,
-      .export, .insert, .delete, .update, .move, .changes, .more, .watch, .check, .serve:
+      .export, .insert, .delete, .update, .move, .changes, .more, .watch, .check, .serve, .summarize:
       rawValue
     }
   }
@@ -122,13 +122,13 @@ public enum BuilderKind: String, CaseIterable, Sendable {
 
 /// Stages after `|` that arrange a provider's items.
 public enum StageKind: String, CaseIterable, Sendable {
-  case `where`, sort, section, limit, offset, sample, extend, select, group, distinct, join
+  case `where`, sort, section, limit, offset, sample, extend, select, group, distinct, join, count, summarize
 
   /// How the stage reads, for messages: `sort by`, not `sort`.
   public var phrase: String {
     switch self {
     case .sort, .section, .group: rawValue + " by"
-    case .where, .limit, .offset, .sample, .extend, .select, .distinct, .join: rawValue
+    case .where, .limit, .offset, .sample, .extend, .select, .distinct, .join, .count, .summarize: rawValue
     }
   }
 
@@ -139,7 +139,7 @@ public enum StageKind: String, CaseIterable, Sendable {
     switch self {
     case .limit: RowSlice(count: n)
     case .offset: RowSlice(offset: n)
-    case .where, .sort, .section, .sample, .extend, .select, .group, .distinct, .join: nil
+    case .where, .sort, .section, .sample, .extend, .select, .group, .distinct, .join, .count, .summarize: nil
     }
   }
 }
@@ -169,6 +169,7 @@ public enum Keyword: String, CaseIterable, Sendable {
 public enum PlaceWord: String, CaseIterable, Sendable {
   case to, into, from, at, on, inner, size, style, columns, when, use, `else`, table, query
   case against, before, after, exports, any, disclosure, ignoring, within, left, right, full, all, analyze
+  case seed, `is`, `case`, off
 
   /// Whether the word ends an expression without being part of it (`paged P size 20`, `join …
   /// on`, `export P to "f"`).
@@ -176,7 +177,7 @@ public enum PlaceWord: String, CaseIterable, Sendable {
     switch self {
     case .to, .on, .size, .style, .columns, .ignoring, .within: true
     case .into, .from, .at, .inner, .when, .use, .else, .table, .query, .against, .before, .after, .exports,
-      .any, .disclosure, .left, .right, .full, .all, .analyze:
+      .any, .disclosure, .left, .right, .full, .all, .analyze, .seed, .is, .case, .off:
       false
     }
   }
@@ -185,9 +186,9 @@ public enum PlaceWord: String, CaseIterable, Sendable {
   /// where after a field name it subtracts (`x-1`).
   var precedesNumber: Bool {
     switch self {
-    case .to, .into, .from, .at, .size, .columns: true
+    case .to, .into, .from, .at, .size, .columns, .seed: true
     case .on, .inner, .style, .when, .use, .else, .table, .query, .against, .before, .after, .exports, .any,
-      .disclosure, .ignoring, .within, .left, .right, .full, .all, .analyze:
+      .disclosure, .ignoring, .within, .left, .right, .full, .all, .analyze, .is, .case, .off:
       false
     }
   }
@@ -255,9 +256,14 @@ public enum Vocabulary {
   /// Words after `|`.
   public static let pipelineWords: [String] =
     StageKind.allCases.map(\.rawValue) + DecorationKind.allCases.map(\.rawValue)
-  /// Words that cannot name a binding.
+  /// Words that cannot name a binding: those that start a statement or an expression, and the
+  /// language's keywords.
+  ///
+  /// A stage's or a decoration's word is not among them: it means a stage only right after `|`,
+  /// where no binding's name can stand (as swift-syntax treats contextual keywords), so a
+  /// script that binds `rename` or `count` keeps working the day such a stage is added.
   public static let reservedWords: Set<String> = Set(
-    statementStarters + expressionStarters + pipelineWords + Keyword.allCases.map(\.rawValue))
+    statementStarters + expressionStarters + Keyword.allCases.map(\.rawValue))
   /// Words that end an expression without being part of it (`show P rows …`, `table P with …`).
   static let expressionTerminators: Set<String> = Set(
     Keyword.allCases.filter(\.endsExpression).map(\.rawValue)
@@ -266,7 +272,7 @@ public enum Vocabulary {
   /// Words after which `-5` is a negative number: the language's own words and those a number
   /// follows (`rows -5..`, `limit -1`, `at -1`, `timeout 30`).
   static let wordsBeforeNumbers: Set<String> = reservedWords.union(
-    PlaceWord.allCases.filter(\.precedesNumber).map(\.rawValue)
+    pipelineWords + PlaceWord.allCases.filter(\.precedesNumber).map(\.rawValue)
       + CardOptionName.allCases.map(\.rawValue)
       + ProviderOptionName.allCases.filter(\.takesNumber).map(\.rawValue) + [Command.set.rawValue])
 
