@@ -82,7 +82,7 @@ struct LexerParserTests {
       ),
       (
         "show p | frobnicate",
-        "s.dsh:1:10: error: unknown stage 'frobnicate'; stages: where, sort by, section by, limit, offset, sample, extend, select, group by, distinct, join, count, summarize; decorations: header, footer, placeholder, index, title, caption, more\nshow p | frobnicate\n         ^~~~~~~~~~"
+        "s.dsh:1:10: error: unknown stage 'frobnicate'; stages: where, sort by, section by, limit, offset, sample, extend, select, group by, distinct, join, count, summarize, pivot; decorations: header, footer, placeholder, index, title, caption, more\nshow p | frobnicate\n         ^~~~~~~~~~"
       ),
       (
         "let x = csv \"a.csv\" delimitr \";\"",

@@ -24,6 +24,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case expected(Expected, found: String)
   /// A stage's word where a statement should end: its `|` is missing.
   case stageWithoutPipe(String)
+  /// `pivot` without `group by` over items whose fields are not known.
+  case pivotNeedsKeys
   case unknownCommand(String, suggestion: String?)
   /// Another shell's command (`.tables`, `\dt`, `SELECT`, `show X > FILE`), and the dsh way.
   case foreignCommand(String, tool: String, instead: String)
@@ -185,6 +187,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "range \(lower)..\(upper) has more items than a count can hold (\(Int.max)); make it smaller"
     case .unclosedBracket(let bracket): "'\(bracket)' is never closed"
     case .expected(let what, let found): "expected \(what.text), found \(found)"
+    case .pivotNeedsKeys:
+      "the items' fields are not known, so pivot cannot group by the others: name the keys, as in: pivot on year using sum(population) group by country"
     case .stageWithoutPipe(let word):
       "expected end of statement, found '\(word)'; a stage follows '|', as in: show people | \(StageKind(rawValue: word)?.phrase ?? word) …"
     case .foreignCommand(let command, let tool, let instead):

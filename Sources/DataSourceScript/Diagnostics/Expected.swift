@@ -84,6 +84,8 @@ public enum Expected: Sendable, Equatable {
   case fieldDefinition
   case joinCondition
   case aggregateDefinition
+  /// `pivot` without its `on KEY`, or its `using AGGREGATE`.
+  case pivotOn, pivotUsing
   case exportTo
   case exportFormat
   case joinName
@@ -186,6 +188,9 @@ public enum Expected: Sendable, Equatable {
     case .exportFormat: "a format: " + Vocabulary.choices(ExportFormat.allCases.map(\.rawValue))
     case .aggregateDefinition:
       "'NAME = AGGREGATE' after with, as in: group by team with n = count(), oldest = max(age)"
+    case .pivotOn: "'on' and the key whose values become fields, as in: pivot on year using sum(population)"
+    case .pivotUsing:
+      "'using' and the aggregates, as in: pivot on year using sum(population) group by country"
     case .joinCondition: "'on LEFT == RIGHT', as in: join teams on team == teams.name as info"
     case .joinName: "'as NAME' for the matched item, as in: join teams on team == name as info"
     case .argumentContinuation: "',' or ')' after the argument"

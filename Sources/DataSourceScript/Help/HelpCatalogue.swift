@@ -140,6 +140,19 @@ public enum HelpCatalogue {
           "let orders = [{id: 1, who: \"ada\"}, {id: 2, who: \"ada\"}, {id: 3, who: \"tim\"}]\nlet staff = [{name: \"ada\"}, {name: \"grace\"}]\nshow staff | join orders on name == orders.who as o full | select name, order = o.id\nshow staff | join orders on name == orders.who as o right | select name, order = o.id",
           "let p = sqlite \"samples:people.db\" table people\nlet t = sqlite \"samples:people.db\" table teams\nshow p | where age > 30 | join t on team == t.name as m all | select name, team, floor = m.floor\ndescribe p | where age > 30 | join t on team == t.name as m all",
         ])
+    case .pivot:
+      HelpTopic(
+        name: "pivot", group: .stages,
+        syntax: [
+          "pivot PROVIDER on KEY using AGGREGATE [as NAME], … [group by KEY [as NAME], …] [as MODE] [rows …]",
+          "PROVIDER | pivot on KEY using AGGREGATE [as NAME], … [group by KEY [as NAME], …]",
+        ],
+        summary:
+          "Each group of the view's items as one item, and each value of KEY as a field holding the aggregate of the group's items with that value, as DuckDB's simplified PIVOT makes them: pivot X on year using sum(population) group by country is a row a country and a field a year. The fields come in the order of the values (nulls aside: an item whose KEY is null makes no field, its group stays); each is named by its value (2000), or by its value and the aggregate's name (2000_total) when there are several aggregates or the one is named (sum(population) as total, or total = sum(population)); an aggregate not named is called by its text. A group without items for a value gets the aggregate of none: count 0, sum null, as SQL's FILTER gives them. Without group by, every field neither KEY nor an aggregate reads is a grouping key. The fields are known once it has run (they are the values found): a field named by a number is written in backquotes (where `2000` > 1000). The aggregates are group by's (see aggregates); it runs in memory over any source, and an edit of its source pivots it again. pivot X on … [as MODE] [rows …] is show X | pivot on …",
+        examples: [
+          "pivot csv \"samples:penguins-344.csv\" null \"NA\" on island using count() group by species",
+          "let penguins = csv \"samples:penguins-344.csv\" null \"NA\"\nshow penguins | pivot on sex using mass = avg(body_mass_g), n = count() group by species | where female_n > 50",
+        ])
     case .summarize:
       HelpTopic(
         name: "summarize", group: .stages,

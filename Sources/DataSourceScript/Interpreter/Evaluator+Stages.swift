@@ -84,6 +84,11 @@ extension Evaluator {
       result.provider = try await loaded(CountProvider(base: provider.provider, label: text(range)))
       result.key = nil
       result.displayName = Self.stageName(text(range))
+    case .pivot(let clause, let range):
+      let pivoted = try pivotedProvider(clause, of: provider, label: text(range))
+      result.provider = try await loaded(pivoted)
+      result.key = pivoted.identityKey
+      result.displayName = Self.stageName(text(range))
     case .summarize(let range):
       let summary = SummaryProvider(base: provider.provider, label: text(range))
       result.provider = try await loaded(summary)
@@ -343,7 +348,7 @@ extension Evaluator {
       return .section(try sortTerm(key, checker))
     case .slice(_, let slice, _):
       return .slice(slice)
-    case .sample, .extend, .select, .group, .distinct, .join, .count, .summarize:
+    case .sample, .extend, .select, .group, .distinct, .join, .count, .summarize, .pivot:
       return nil
     }
   }
@@ -419,11 +424,63 @@ extension Evaluator {
     stage: Stage
   ) throws -> GroupedProvider {
     let checker = try checker(for: provider)
-    let groupKeys = try keys.map { key in
+    return GroupedProvider(
+      base: provider.provider, keys: try groupKeys(keys, checker),
+      fields: try aggregateFields(aggregates, checker),
+      yieldsValues: yieldsValues, label: text(stage.range), notes: notes.collector)
+  }
+
+  /// `pivot`: a field for each value of its key, its keys and aggregates checked as `group by`'s
+  /// are; without `group by`, grouped by every field neither the key nor an aggregate reads.
+  func pivotedProvider(_ clause: PivotClause, of provider: ProviderValue, label: String) throws
+    -> PivotProvider
+  {
+    let checker = try checker(for: provider)
+    let on = try checker.check(clause.on)
+    // An aggregate not named is called by its text, as DuckDB names it.
+    let named = clause.aggregates.map { definition in
+      var definition = definition
+      if definition.name.name.isEmpty { definition.name.name = text(definition.expression.range) }
+      return definition
+    }
+    let fields = try aggregateFields(named, checker)
+    var keys: [GroupedProvider.Key]
+    if let written = clause.keys {
+      keys = try groupKeys(written, checker)
+    } else {
+      guard let known = provider.provider.recordFields else {
+        throw Diagnostic(.pivotNeedsKeys, at: clause.on.range)
+      }
+      let read = Set(
+        ([on.expression] + fields.compactMap(\.aggregate.argument)).flatMap {
+          $0.fieldPaths.compactMap(\.first)
+        })
+      keys = try known.filter { !read.contains($0) }.map { field in
+        let typed = try checker.check(.field(FieldPath(components: [field], range: clause.on.range)))
+        return GroupedProvider.Key(name: field, expression: typed.expression, type: typed.type)
+      }
+    }
+    return PivotProvider(
+      base: provider.provider, keys: keys, on: on.expression, fields: fields,
+      namesAggregates: clause.aggregates.count > 1 || clause.aggregates.contains { !$0.name.name.isEmpty },
+      label: label, notes: notes.collector)
+  }
+
+  /// Grouping keys, each checked against the provider's fields.
+  private func groupKeys(_ keys: [FieldDefinition], _ checker: ExpressionChecker) throws -> [GroupedProvider
+    .Key]
+  {
+    try keys.map { key in
       let typed = try checker.check(key.expression)
       return GroupedProvider.Key(name: key.name.name, expression: typed.expression, type: typed.type)
     }
-    let fields = try aggregates.map { definition in
+  }
+
+  /// Aggregates (`NAME = count()`), each a call of an aggregate checked against the fields.
+  private func aggregateFields(_ aggregates: [FieldDefinition], _ checker: ExpressionChecker) throws
+    -> [GroupedProvider.Field]
+  {
+    try aggregates.map { definition in
       guard let call = try definition.expression.aggregateCall(text: { self.text($0) }) else {
         if case .call(let name, _, _) = definition.expression, case .unknown = name.callee {
           throw Diagnostic(
@@ -437,9 +494,6 @@ extension Evaluator {
       let (aggregate, type) = try call.checked(checker)
       return GroupedProvider.Field(name: definition.name.name, aggregate: aggregate, type: type)
     }
-    return GroupedProvider(
-      base: provider.provider, keys: groupKeys, fields: fields, yieldsValues: yieldsValues,
-      label: text(stage.range), notes: notes.collector)
   }
 
   /// A sort or section key: ordered values (text, numbers, dates, booleans), not lists or

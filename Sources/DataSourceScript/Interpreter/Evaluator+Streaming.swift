@@ -59,7 +59,7 @@ extension Evaluator {
       case .stage(let stage):
         switch stage {
         case .filter, .sort, .section, .slice: stage
-        case .sample, .extend, .select, .group, .distinct, .join, .count, .summarize: nil
+        case .sample, .extend, .select, .group, .distinct, .join, .count, .summarize, .pivot: nil
         }
       default: nil
       }

@@ -596,7 +596,7 @@ extension Evaluator {
   static func isArrangement(_ stage: Stage) -> Bool {
     switch stage {
     case .filter, .sort, .section, .slice: true
-    case .extend, .select, .sample, .group, .distinct, .join, .count, .summarize: false
+    case .extend, .select, .sample, .group, .distinct, .join, .count, .summarize, .pivot: false
     }
   }
 
@@ -608,7 +608,7 @@ extension Evaluator {
     switch stage {
     case .extend(let definitions, _): !needsWindow(definitions)
     case .select, .filter, .sort, .section, .slice: true
-    case .sample, .group, .distinct, .join, .count, .summarize: false
+    case .sample, .group, .distinct, .join, .count, .summarize, .pivot: false
     }
   }
 

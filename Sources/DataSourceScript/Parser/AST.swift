@@ -331,6 +331,8 @@ public enum Stage: Sendable {
   indirect case join(JoinClause, range: SourceRange)
   /// `count`: how many items, as one item `{count: N}`.
   case count(range: SourceRange)
+  /// `pivot on KEY using AGGREGATE, … [group by KEY, …]`: a field for each value of the key.
+  indirect case pivot(PivotClause, range: SourceRange)
   /// `summarize`: a record for each field: its type, least and greatest values, distinct
   /// values, average, deviation, quartiles, items and share of nulls (DuckDB's SUMMARIZE).
   case summarize(range: SourceRange)
@@ -349,6 +351,7 @@ public enum Stage: Sendable {
     case .join: .join
     case .count: .count
     case .summarize: .summarize
+    case .pivot: .pivot
     }
   }
 
@@ -357,7 +360,7 @@ public enum Stage: Sendable {
     case .filter(_, let r), .sort(_, let r), .section(_, let r), .slice(_, _, let r), .sample(_, _, let r),
       .extend(_, let r),
       .select(_, let r), .group(_, _, let r), .distinct(_, let r), .join(_, let r), .count(let r),
-      .summarize(let r):
+      .summarize(let r), .pivot(_, let r):
       r
     }
   }
@@ -398,6 +401,17 @@ public struct JoinClause: Sendable {
 
   /// Whether the other's items no item matched come after the matches (`full`, `right`).
   public var keepsOthersUnmatched: Bool { full || right }
+}
+
+/// `pivot on KEY using AGGREGATE [as NAME], … [group by KEY [as NAME], …]`, as DuckDB's
+/// simplified `PIVOT` writes it.
+public struct PivotClause: Sendable {
+  /// The key whose values become fields.
+  public var on: ValueExpression
+  /// The aggregates; one not named (`named` false) is called by its text.
+  public var aggregates: [FieldDefinition]
+  /// The grouping keys; `nil` for every field neither `on` nor an aggregate reads.
+  public var keys: [FieldDefinition]?
 }
 
 /// `NAME = EXPR` of `extend` and `select` (a bare field in `select` is its own definition).

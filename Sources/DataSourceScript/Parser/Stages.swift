@@ -178,6 +178,8 @@ extension Parser {
       return .count(range: start..<previousEnd)
     case .summarize:
       return .summarize(range: start..<previousEnd)
+    case .pivot:
+      return .pivot(try parsePivotClause(), range: start..<previousEnd)
     case .limit, .offset:
       guard case .int(let count) = current.kind else { throw unexpected(.countAfter(kind.rawValue)) }
       if count < 0 { throw Diagnostic(.negativeCount(kind.rawValue, count), at: current.range) }
@@ -304,6 +306,44 @@ extension Parser {
       }
     }
     return try implicitName()
+  }
+
+  /// `on KEY using AGGREGATE [as NAME], … [group by KEY [as NAME], …]`, after `pivot` (the
+  /// stage's word, or the command's and its source).
+  mutating func parsePivotClause() throws(Diagnostic) -> PivotClause {
+    guard consumeWord(PlaceWord.on) else { throw unexpected(.pivotOn) }
+    let on = try parseValueExpression()
+    guard consumeWord(PlaceWord.using) else { throw unexpected(.pivotUsing) }
+    var aggregates: [FieldDefinition] = []
+    repeat {
+      if next.kind == .symbol(.equals) {
+        aggregates.append(try parseFieldDefinition(nameRequired: true))
+        continue
+      }
+      let expression = try parseValueExpression()
+      // `sum(x) as total`, as DuckDB names one; a render mode after `as` ends a show.
+      if isWord(Keyword.as), case .identifier(let word) = next.kind, RenderMode(rawValue: word) == nil,
+        word != ExportFormat.swift.rawValue
+      {
+        advance()
+        aggregates.append(
+          FieldDefinition(
+            name: Identifier(name: word, range: current.range), expression: expression, named: true))
+        advance()
+      } else {
+        aggregates.append(
+          FieldDefinition(name: Identifier(name: "", range: expression.range), expression: expression))
+      }
+    } while !commaEndsExpression && consumeSymbol(.comma)
+    var keys: [FieldDefinition]?
+    if isWord(StageKind.group), next.kind == .identifier(Keyword.by.rawValue) {
+      advance()
+      advance()
+      var written = [try parseGroupKey()]
+      while !commaEndsExpression, consumeSymbol(.comma) { written.append(try parseGroupKey()) }
+      keys = written
+    }
+    return PivotClause(on: on, aggregates: aggregates, keys: keys)
   }
 
   /// `NAME = EXPR`, or in `select` a bare field (`name`, `address.city` named `city`).

@@ -55,6 +55,8 @@ extension Parser {
       default:
         return shown
       }
+    case .pivot:
+      return try parseShow(start: start, pivots: true)
     case .describe:
       return .describe(try parseExpression(), range: start..<previousEnd)
     case .explain:
@@ -145,9 +147,22 @@ extension Parser {
   }
 
   /// `show EXPRESSION [rows A..B] [as MODE | as swift]`.
-  private mutating func parseShow(start: Int) throws(Diagnostic) -> Statement {
+  /// - Parameter pivots: `pivot X on …`, which is `show X | pivot on …`: the source, then the
+  ///   pivot's clause, then show's options.
+  private mutating func parseShow(start: Int, pivots: Bool = false) throws(Diagnostic) -> Statement {
     parsingShow = true
     var expression = try parseExpression()
+    if pivots {
+      // The stage is its clause (`on year using …`): the command's word is before the source.
+      let clauseStart = current.range.lowerBound
+      let clause = try parsePivotClause()
+      let step = PipelineStep.stage(.pivot(clause, range: clauseStart..<previousEnd))
+      if case .pipeline(let inner, let steps, let range) = expression {
+        expression = .pipeline(inner, steps: steps + [step], range: range.lowerBound..<previousEnd)
+      } else {
+        expression = .pipeline(expression, steps: [step], range: expression.range.lowerBound..<previousEnd)
+      }
+    }
     parsingShow = false
     var window: RowWindow?
     var mode: RenderMode?

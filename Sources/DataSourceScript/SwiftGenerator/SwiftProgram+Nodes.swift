@@ -283,6 +283,9 @@ extension SwiftProgram {
     case .summarize:
       // So is a summary of the fields.
       throw unsupported("a summary (| summarize)")
+    case .pivot:
+      // A screen's fields are its app's: a pivot's come from the data.
+      throw unsupported("a pivot (| pivot …)")
     case .filter(let predicate, _):
       let made = fresh(final ? name : name + "Filtered")
       add("let \(made) = DerivedProvider.filter(\(base)) { item in \(try condition(predicate)) }")

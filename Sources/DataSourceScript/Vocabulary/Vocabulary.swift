@@ -11,7 +11,7 @@ import DataSourceKitValues
 public enum Command: String, CaseIterable, Sendable {
   case `let`, show, browse, describe, explain, help, vars, set, source, quit, exit
   case `switch`, reload, stats, save, export
-  case insert, delete, update, move, changes, more, watch, unwatch, check, serve, summarize
+  case insert, delete, update, move, changes, more, watch, unwatch, check, serve, summarize, pivot
 
   /// The help topic that explains the command.
   public var helpTopic: String {
@@ -20,7 +20,7 @@ public enum Command: String, CaseIterable, Sendable {
     case .unwatch: Command.watch.rawValue
     case .let, .show, .browse, .describe, .explain, .help, .vars, .set, .source, .quit, .switch, .reload,
       .stats, .save,
-      .export, .insert, .delete, .update, .move, .changes, .more, .watch, .check, .serve, .summarize:
+      .export, .insert, .delete, .update, .move, .changes, .more, .watch, .check, .serve, .summarize, .pivot:
       rawValue
     }
   }
@@ -123,12 +123,14 @@ public enum BuilderKind: String, CaseIterable, Sendable {
 /// Stages after `|` that arrange a provider's items.
 public enum StageKind: String, CaseIterable, Sendable {
   case `where`, sort, section, limit, offset, sample, extend, select, group, distinct, join, count, summarize
+  case pivot
 
   /// How the stage reads, for messages: `sort by`, not `sort`.
   public var phrase: String {
     switch self {
     case .sort, .section, .group: rawValue + " by"
-    case .where, .limit, .offset, .sample, .extend, .select, .distinct, .join, .count, .summarize: rawValue
+    case .where, .limit, .offset, .sample, .extend, .select, .distinct, .join, .count, .summarize, .pivot:
+      rawValue
     }
   }
 
@@ -139,7 +141,9 @@ public enum StageKind: String, CaseIterable, Sendable {
     switch self {
     case .limit: RowSlice(count: n)
     case .offset: RowSlice(offset: n)
-    case .where, .sort, .section, .sample, .extend, .select, .group, .distinct, .join, .count, .summarize: nil
+    case .where, .sort, .section, .sample, .extend, .select, .group, .distinct, .join, .count, .summarize,
+      .pivot:
+      nil
     }
   }
 }
@@ -169,7 +173,7 @@ public enum Keyword: String, CaseIterable, Sendable {
 public enum PlaceWord: String, CaseIterable, Sendable {
   case to, into, from, at, on, inner, size, style, columns, when, use, `else`, table, query
   case against, before, after, exports, any, disclosure, ignoring, within, left, right, full, all, analyze
-  case seed, `is`, `case`, off
+  case seed, `is`, `case`, off, using
 
   /// Whether the word ends an expression without being part of it (`paged P size 20`, `join …
   /// on`, `export P to "f"`).
@@ -177,7 +181,7 @@ public enum PlaceWord: String, CaseIterable, Sendable {
     switch self {
     case .to, .on, .size, .style, .columns, .ignoring, .within: true
     case .into, .from, .at, .inner, .when, .use, .else, .table, .query, .against, .before, .after, .exports,
-      .any, .disclosure, .left, .right, .full, .all, .analyze, .seed, .is, .case, .off:
+      .any, .disclosure, .left, .right, .full, .all, .analyze, .seed, .is, .case, .off, .using:
       false
     }
   }
@@ -188,7 +192,7 @@ public enum PlaceWord: String, CaseIterable, Sendable {
     switch self {
     case .to, .into, .from, .at, .size, .columns, .seed: true
     case .on, .inner, .style, .when, .use, .else, .table, .query, .against, .before, .after, .exports, .any,
-      .disclosure, .ignoring, .within, .left, .right, .full, .all, .analyze, .is, .case, .off:
+      .disclosure, .ignoring, .within, .left, .right, .full, .all, .analyze, .is, .case, .off, .using:
       false
     }
   }
