@@ -20,11 +20,11 @@ cd "$(dirname "$0")/.."
 source Scripts/setup.sh
 sudo_if_needed=""; [ "$(id -u)" -ne 0 ] && sudo_if_needed="sudo"
 if ! command -v sqlite3 >/dev/null; then
-  $sudo_if_needed apt-get install -y -qq sqlite3 >/dev/null
+  $sudo_if_needed apt-get -o DPkg::Lock::Timeout=600 install -y -qq sqlite3 >/dev/null
 fi
 # GNU time reports a child's own peak memory (see measure() in Sources/dsh-bench/main.swift).
 if [ ! -x /usr/bin/time ]; then
-  $sudo_if_needed apt-get install -y -qq time >/dev/null || echo "no GNU time: peak memory may read as unknown" >&2
+  $sudo_if_needed apt-get -o DPkg::Lock::Timeout=600 install -y -qq time >/dev/null || echo "no GNU time: peak memory may read as unknown" >&2
 fi
 if [ -z "${DUCKDB:-}" ] && ! command -v duckdb >/dev/null; then
   if [ ! -x .build-duckdb/bin/duckdb ]; then
@@ -38,7 +38,7 @@ if [ "${1:-}" = postgres ] || [ "${1:-}" = databases ] || [ "${1:-}" = browse ];
   # A cluster of the bench's own on a free port, trust authentication, filled once with 10M rows:
   # an int key, a category of 100 values with an index, three other columns.
   bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-  if [ -z "$bin" ]; then $sudo_if_needed apt-get install -y -qq postgresql >/dev/null; bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1); fi
+  if [ -z "$bin" ]; then $sudo_if_needed apt-get -o DPkg::Lock::Timeout=600 install -y -qq postgresql >/dev/null; bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1); fi
   folder="$(pwd)/bench-data/postgres"
   as_owner=(); [ "$(id -u)" -eq 0 ] && as_owner=(runuser -u postgres --)
   mkdir -p "$folder"; [ "$(id -u)" -eq 0 ] && chown postgres "$folder"

@@ -17,15 +17,19 @@ missing=()
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 
 # Installs the Debian packages named, with sudo when not root (apt's index is refreshed once).
+# A package manager busy elsewhere (unattended upgrades on a fresh machine hold its lock) is
+# waited for, up to ten minutes, rather than failing at once.
 install_packages() {
   echo "dsh: installing $* …" >&2
   local sudo_if_needed=""
   if [ "$(id -u)" -ne 0 ]; then sudo_if_needed="sudo"; fi
+  local wait_for_lock=(-o DPkg::Lock::Timeout=600)
   if [ -z "${dsh_apt_updated:-}" ]; then
-    $sudo_if_needed apt-get update -qq
+    $sudo_if_needed apt-get "${wait_for_lock[@]}" update -qq
     dsh_apt_updated=1
   fi
-  DEBIAN_FRONTEND=noninteractive $sudo_if_needed apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo_if_needed apt-get "${wait_for_lock[@]}" install -y -qq \
+    --no-install-recommends "$@" >/dev/null
 }
 
 if [ ${#missing[@]} -gt 0 ]; then install_packages "${missing[@]}"; fi

@@ -75,6 +75,36 @@ struct WideTableTests {
   }
 }
 
+extension WideTableTests {
+  @Test("a number, a date or a time is never cut: its column is drawn whole or left out, its name cut first")
+  func valuesDrawnWhole() throws {
+    let folder = NSTemporaryDirectory() + "dsh-wide-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try
+      "a_long_name_for_a_number,b,c,t\n14000000000001,1969-01-01,some long text here that goes on,2020-02-02T10:11:12Z\n"
+      .write(toFile: folder + "/w.csv", atomically: true, encoding: .utf8)
+    for width in [40, 50, 60, 70] {
+      let shown = try DSHProcess.run(
+        ["-c", "show csv \"\(folder)/w.csv\""], environment: ["COLUMNS": "\(width)"])
+      let row = try #require(shown.output.split(separator: "\n").map(String.init).first { $0.contains("14") })
+      // Each value whole, or its column left out; never a value with an ellipsis.
+      #expect(row.contains("14000000000001"), "\(width): \(shown.output)")
+      for value in ["1969-01-01", "2020-02-02T10:11:12.000Z"] {
+        let cells = row.components(separatedBy: "│").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(
+          !cells.contains { $0.count > 1 && $0.hasSuffix("…") && value.hasPrefix($0.dropLast()) },
+          "\(width): \(shown.output)")
+      }
+      #expect(
+        shown.output.split(separator: "\n").allSatisfy { TextWidthOf.columns(String($0)) <= max(width, 80) })
+    }
+    // Where they fit, the texts give way first: a number's name is cut before its value.
+    let narrow = try DSHProcess.run(["-c", "show csv \"\(folder)/w.csv\""], environment: ["COLUMNS": "70"])
+    #expect(narrow.output.contains("│ 14000000000001 │ 1969-01-01 │"), "\(narrow.output)")
+  }
+}
+
 /// Display columns of a line of box-drawing and ASCII text (one column a character).
 enum TextWidthOf {
   static func columns(_ line: String) -> Int { line.unicodeScalars.count }

@@ -33,7 +33,8 @@ struct RecordTableRenderer: TextModeRenderer {
     self.snapshot = snapshot
     self.options = options
     table = ValueRows(
-      names: collected.columns.names, cells: collected.cells, rightAligned: collected.kinds.rightAligned)
+      names: collected.columns.names, cells: collected.cells, rightAligned: collected.kinds.rightAligned,
+      keptWhole: collected.kinds.keptWhole)
   }
 
   /// The narrowest a column is drawn when every column is shown: below it (or its own width,
@@ -51,22 +52,27 @@ struct RecordTableRenderer: TextModeRenderer {
   /// - Parameter available: the columns of text left for the cells when `n` columns are drawn.
   private func layout(available: (Int) -> Int) -> (columns: [Int?], widths: [Int], leftOut: Int) {
     var natural = table.names.map(TextWidth.of)
+    let whole = table.keptWhole
+    // The widest value of each column: a number's or a date's least width.
+    var cells = [Int](repeating: 0, count: natural.count)
+    table.cells.maximumWidths(into: &cells)
     if let most = options.maxColumnWidth {
-      // Texts and names cut to `most`; numbers as wide as the widest.
-      var cells = [Int](repeating: 0, count: natural.count)
-      table.cells.maximumWidths(into: &cells)
+      // Texts and names cut to `most`; numbers and dates as wide as the widest.
       natural = natural.indices.map { c in
-        table.rightAligned[c] ? max(min(natural[c], most), cells[c]) : min(max(natural[c], cells[c]), most)
+        whole[c] ? max(min(natural[c], most), cells[c]) : min(max(natural[c], cells[c]), most)
       }
     } else {
-      table.cells.maximumWidths(into: &natural)
+      natural = natural.indices.map { max(natural[$0], cells[$0]) }
     }
     let count = natural.count
-    let all = Self.narrowed(natural, toFit: available(count))
-    if count <= 1 || zip(all, natural).allSatisfy({ $0 >= min($1, Self.readableWidth) }) {
+    if count <= 1 {
+      return (Array(0..<count), Self.narrowed(natural, toFit: available(count)), 0)
+    }
+    if let all = Self.fitted(natural, whole: whole, least: cells, toFit: available(count), readable: true) {
       return (Array(0..<count), all, 0)
     }
-    // From both ends in turn, while the next one fits beside the gap column.
+    // From both ends in turn, while the next one fits beside the gap column: a number or a
+    // date at its whole width, a text at a readable one.
     var left: [Int] = []
     var right: [Int] = []
     var used = 1
@@ -74,7 +80,10 @@ struct RecordTableRenderer: TextModeRenderer {
     var (nextLeft, nextRight) = (0, count - 1)
     while nextLeft <= nextRight {
       let candidate = takeLeft ? nextLeft : nextRight
-      let needed = min(natural[candidate], Self.shownWidth)
+      let needed =
+        whole[candidate]
+        ? max(cells[candidate], min(natural[candidate], Self.shownWidth))
+        : min(natural[candidate], Self.shownWidth)
       guard used + needed <= available(left.count + right.count + 2) else { break }
       used += needed
       if takeLeft {
@@ -88,9 +97,52 @@ struct RecordTableRenderer: TextModeRenderer {
     }
     if left.isEmpty { left = [0] }
     let columns: [Int?] = left.map { $0 } + [nil] + right.map { $0 }
-    let widths = Self.narrowed(
-      columns.map { $0.map { natural[$0] } ?? 1 }, toFit: available(columns.count), minimum: 1)
+    let shownNatural = columns.map { $0.map { natural[$0] } ?? 1 }
+    // The gap column is one wide, as a whole column is.
+    let shownWhole = columns.map { $0.map { whole[$0] } ?? true }
+    let shownLeast = columns.map { $0.map { cells[$0] } ?? 1 }
+    let widths =
+      Self.fitted(
+        shownNatural, whole: shownWhole, least: shownLeast, toFit: available(columns.count), readable: false)
+      // A number wider than the screen alone: cut after all, as nothing else would show it.
+      ?? Self.narrowed(shownNatural, toFit: available(columns.count), minimum: 1)
     return (columns, widths, count - left.count - right.count)
+  }
+
+  /// Widths for columns of these natural widths within `available`, the widest narrowed first:
+  /// one kept whole no narrower than its widest value (`least`: its name may be cut, never a
+  /// value), the others no narrower than 3 (1 unless `readable`); `nil` when they do not fit, or
+  /// with `readable` when a text column would fall below a readable width.
+  static func fitted(_ natural: [Int], whole: [Bool], least: [Int], toFit available: Int, readable: Bool)
+    -> [Int]?
+  {
+    let lower = natural.indices.map { c in
+      whole[c] ? min(max(least[c], 1), natural[c]) : min(natural[c], readable ? 3 : 1)
+    }
+    func total(cappedAt level: Int) -> Int {
+      natural.indices.reduce(0) { $0 + max(lower[$1], min(natural[$1], level)) }
+    }
+    guard natural.reduce(0, +) > available else { return natural }
+    guard total(cappedAt: 0) <= available, let widest = natural.max() else { return nil }
+    // The highest cap that fits, between 0 (fits) and the widest (does not).
+    var (low, high) = (0, widest - 1)
+    while low < high {
+      let mid = (low + high + 1) / 2
+      if total(cappedAt: mid) <= available { low = mid } else { high = mid - 1 }
+    }
+    // From the cap one above, the first columns at it that may narrow give up one column each.
+    var widths = natural.indices.map { max(lower[$0], min(natural[$0], low + 1)) }
+    var excess = total(cappedAt: low + 1) - available
+    for c in widths.indices where excess > 0 && widths[c] == low + 1 && widths[c] > lower[c] {
+      widths[c] -= 1
+      excess -= 1
+    }
+    if readable,
+      natural.indices.contains(where: { !whole[$0] && widths[$0] < min(natural[$0], readableWidth) })
+    {
+      return nil
+    }
+    return widths
   }
 
   /// The line under a table that left columns out: how many, and how to see them.
@@ -345,23 +397,30 @@ func forEachBatch(of ranges: [Range<Int>], _ body: (UnsafeBufferPointer<Int>) ->
   return true
 }
 
-/// Which columns hold only numbers (and at least one): those align right.
+/// Which columns hold only numbers (and at least one): those align right; and which hold only
+/// values a cut would change (numbers, dates, times, booleans): those are never cut.
 struct ColumnKinds {
   private var numeric: [Bool]
   private var sawValue: [Bool]
+  private var whole: [Bool]
 
   init(columns: Int) {
     numeric = [Bool](repeating: true, count: columns)
     sawValue = [Bool](repeating: false, count: columns)
+    whole = [Bool](repeating: true, count: columns)
   }
 
   mutating func note(_ value: Value, column c: Int) {
     switch value {
     case .null: break
     case .int, .double: sawValue[c] = true
+    case .date, .timestamp, .bool:
+      sawValue[c] = true
+      numeric[c] = false
     default:
       sawValue[c] = true
       numeric[c] = false
+      whole[c] = false
     }
   }
 
@@ -377,6 +436,7 @@ struct ColumnKinds {
       for i in 0..<texts.count where texts.lengths[i] != 0 {
         sawValue[c] = true
         numeric[c] = false
+        whole[c] = false
         break
       }
     default:
@@ -385,6 +445,9 @@ struct ColumnKinds {
   }
 
   var rightAligned: [Bool] { zip(numeric, sawValue).map { $0 && $1 } }
+  /// Columns of numbers, dates, times and booleans alone (and at least one): cut, `1400000…`
+  /// or `1969-01…` would read as another value.
+  var keptWhole: [Bool] { zip(whole, sawValue).map { $0 && $1 } }
 }
 
 /// The cells of the rows shown, with the columns' names and alignment.
@@ -392,6 +455,8 @@ struct ValueRows {
   let names: [String]
   let cells: CellArena
   let rightAligned: [Bool]
+  /// Columns drawn whole or left out, never cut (``ColumnKinds/keptWhole``).
+  let keptWhole: [Bool]
 }
 
 /// The texts of a table's cells, row after row: all bytes in one array, and per cell where its

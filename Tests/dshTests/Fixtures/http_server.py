@@ -15,9 +15,10 @@ Prints "PORT <n>" when it listens (port 0 picks a free one), then serves:
   /huge                           announces 10 GB in Content-Length, sends a little
   /redirect?to=URL                302 to URL (another host: http://localhost:PORT/…)
   /data/NAME                      the file Scripts/data/NAME, as a web server serves a file
-It stops by itself after --idle seconds without a request (the tests also stop it).
+It stops by itself after --idle seconds without a request, when the process that started it
+ends, and at SIGTERM or SIGINT whatever signal mask it inherited (the tests also stop it).
 """
-import json, os, sys, threading, time
+import json, os, signal, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs
 
@@ -129,14 +130,22 @@ class Handler(BaseHTTPRequestHandler):
             self.send(404, '{"error": "not found"}')
 
 def main():
+    # A test runner may start it with SIGTERM blocked or ignored (the mask and ignored signals
+    # are inherited): it would then outlive the tests that started it.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    parent = os.getppid()
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
     idle = float(sys.argv[2]) if len(sys.argv) > 2 else 120
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     print(f"PORT {server.server_address[1]}", flush=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    while time.time() - last_request < idle:
+    # Until idle, or until the process that started it has gone (it is then another's child).
+    while time.time() - last_request < idle and os.getppid() == parent:
         time.sleep(0.5)
-    server.shutdown()
+    # A request still being answered (an endless or a slow one) does not keep it alive.
+    os._exit(0)
 
 if __name__ == "__main__":
     main()
