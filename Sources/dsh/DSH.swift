@@ -171,7 +171,9 @@ struct Invocation {
       interactiveInput && Terminal.outputIsTerminal && !dumbTerminal && commands.isEmpty && onlyDataFiles
     // As sqlite3 and DuckDB's CLI read statements piped to them after opening a file.
     let readsPipeAfterOpening = !interactiveInput && commands.isEmpty && onlyDataFiles
-    let showsAsOpened = commands.isEmpty && !browsesOpened && !readsPipeAfterOpening
+    // Shown when nothing else runs: a script named beside it (`dsh penguins.csv q.dsh`, or `-`)
+    // prints its own answers alone.
+    let showsAsOpened = commands.isEmpty && onlyDataFiles && !browsesOpened && !readsPipeAfterOpening
     // What `csv "-"` may read: data piped in, unless standard input is the terminal or holds the
     // statements (named as a script, `-`, or read for them when nothing else says what to run).
     session.environment.standardInput =

@@ -132,7 +132,8 @@ struct DataFileArgument {
       }
       return "dsh: error: '\(path)' is neither a script (.dsh) nor a data file dsh opens ("
         + DataFileArgument.extensions.map { "." + $0 }.joined(separator: " ")
-        + ", and .gz, .bz2, .zst or .zip of them); to run it as a script anyway: dsh - < '\(path)'"
+        + ", and .gz, .bz2, .zst or .zip of them); a CSV file of another name reads as one: dsh -c 'show csv \"\(path)\"'"
+        + "; to run it as a script anyway: dsh - < '\(path)'"
     }
   }
 }

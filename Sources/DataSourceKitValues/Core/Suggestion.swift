@@ -2,8 +2,15 @@ import DataSourceKit
 
 /// The closest candidate to a misspelled word, when one is close enough to be a likely fix.
 public func suggestion(for word: String, among candidates: some Sequence<String>) -> String? {
-  // One- and two-letter words are too short for a guess to mean anything.
-  guard word.count >= 3 else { return nil }
+  // A one-letter word is too short for a guess to mean anything; a two-letter one is taken for
+  // a longer word missing one letter (`sx` for `sex`), its first the same.
+  guard word.count >= 2 else { return nil }
+  if word.count == 2 {
+    return candidates.first { candidate in
+      candidate.count == 3 && candidate.first?.lowercased() == word.first?.lowercased()
+        && editDistance(word.lowercased(), candidate.lowercased()) == 1
+    }
+  }
   let limit = max(1, word.count / 3)
   var best: (String, Int)?
   for candidate in candidates where candidate != word {

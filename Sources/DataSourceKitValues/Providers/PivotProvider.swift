@@ -8,111 +8,52 @@ import DataSourceKit
 /// (`2000_total`) when there are several aggregates or the one is named. A group without items
 /// for a value gets the aggregate of none: `count` 0, `sum` null, as SQL's `FILTER` gives them.
 /// Its fields are known once it has run: they are the values found.
-package final class PivotProvider: RecomputingProvider, CompositionNode, RecordProviding,
-  DataProviderObserver,
+package final class PivotProvider: ComputedFromBase<PivotProvider.Pivoted>, RecomputingProvider,
+  CompositionNode,
+  RecordProviding,
   FieldProfiling
 {
-  package let base: any DataProvider<Value>
   package let keys: [GroupedProvider.Key]
   package let on: RowExpression
   package let fields: [GroupedProvider.Field]
   /// Whether the fields are named by value and aggregate (`2000_total`), not by the value alone.
   package let namesAggregates: Bool
-  package let label: String
   private let notes: ExpressionNotes?
-  private var items: [Value] = []
-  private var schema = Schema([])
-  private var profiles: [FieldProfile]?
-  private var states = LoadStateMachine()
-  private var observers: ObserverList
 
   package init(
     base: any DataProvider<Value>, keys: [GroupedProvider.Key], on: RowExpression,
     fields: [GroupedProvider.Field],
     namesAggregates: Bool, label: String, notes: ExpressionNotes?
   ) {
-    self.base = base
     self.keys = keys
     self.on = on
     self.fields = fields
     self.namesAggregates = namesAggregates
-    self.label = label
     self.notes = notes
-    observers = ObserverList(clock: states.clock)
-    states.clock.follow(base.structureClock)
-    base.addObserver(self)
+    super.init(base: base, label: label)
   }
 
-  package var loadState: LoadState { states.state }
-  /// Moves with the pivot's own changes and with every change below it.
-  package var structureClock: StructureClock { states.clock }
-  package var errorDescription: String? { states.state == .error ? base.errorDescription : nil }
-  package var numberOfSections: Int { 1 }
-  package func numberOfItems(inSection section: Int) -> Int { items.count }
-  package func item(at itemPath: ItemPath) -> Value { items[itemPath.item] }
-  /// The keys and a field for each value found (and aggregate), once run.
-  package var knownFields: [String]? { states.state == .initial ? nil : Array(schema.names) }
-  /// A single key names its group.
-  package var identityKey: String? { keys.count == 1 ? keys[0].name : nil }
-  package var fieldProfiles: [FieldProfile]? { profiles }
-  package func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
-
-  package func refresh(_ loadBase: (any DataProvider<Value>) async throws -> Void) async throws {
-    let ticket = states.begin()
-    do {
-      try await loadBase(base)
-    } catch DataSourceError.cancelled {
-      states.cancel(ticket)
-      throw DataSourceError.cancelled
-    } catch {
-      if states.finish(ticket, with: .error) { items = [] }
-      throw error
-    }
-    let pivoted: Pivoted
-    do {
-      pivoted = try pivot()
-    } catch DataSourceError.cancelled {
-      states.cancel(ticket)
-      throw DataSourceError.cancelled
-    }
-    if states.finish(ticket, with: pivoted.items.isEmpty ? .noContent : .loaded) {
-      apply(pivoted)
-      observers.notify()
-    }
-  }
-
-  /// The base changed: turn it again and tell whoever watches.
-  package func providerDidChange() {
-    switch base.loadState {
-    case .error:
-      items = []
-      try? states.transition(to: .error)
-    case .loaded, .noContent:
-      apply((try? pivot()) ?? Pivoted(items: [], schema: Schema([]), profiles: []))
-      let result: LoadState = items.isEmpty ? .noContent : .loaded
-      if states.state != result { try? states.transition(to: result) }
-    case .initial, .loading, .refreshing:
-      return
-    }
-    observers.notify()
-  }
-
-  private struct Pivoted {
+  /// The items, and the fields the values found made.
+  package struct Pivoted {
     var items: [Value]
     var schema: Schema
     var profiles: [FieldProfile]
   }
 
-  private func apply(_ pivoted: Pivoted) {
-    items = pivoted.items
-    schema = pivoted.schema
-    profiles = pivoted.profiles
-  }
+  package var numberOfSections: Int { 1 }
+  package func numberOfItems(inSection section: Int) -> Int { computed?.items.count ?? 0 }
+  package func item(at itemPath: ItemPath) -> Value { computed?.items[itemPath.item] ?? .null }
+  /// The keys and a field for each value found (and aggregate), once run.
+  package var knownFields: [String]? { computed.map { Array($0.schema.names) } }
+  /// A single key names its group.
+  package var identityKey: String? { keys.count == 1 ? keys[0].name : nil }
+  package var fieldProfiles: [FieldProfile]? { computed?.profiles }
+  override package func isEmpty(_ computed: Pivoted) -> Bool { computed.items.isEmpty }
 
   /// The groups, the values of `on`, and each group's aggregates for each value.
   ///
   /// - Throws: ``DataSourceError/cancelled`` when the task is cancelled (^C).
-  private func pivot() throws(DataSourceError) -> Pivoted {
+  override package func compute() throws(DataSourceError) -> Pivoted {
     let keyValues = keys.map { key in key.compute ?? key.expression.compiled(notes: notes) }
     let onValue = on.compiled(notes: notes)
     let empty = AggregateAccumulator(fields.map(\.aggregate), notes: notes)
@@ -175,8 +116,6 @@ package final class PivotProvider: RecomputingProvider, CompositionNode, RecordP
 
   package var nodeTitle: String { label }
   package var nodeDetail: String? {
-    states.state == .initial
-      ? "not run" : "\(items.count) group\(items.count == 1 ? "" : "s"), \(states.state.rawValue)"
+    detail { "\($0.items.count) group\($0.items.count == 1 ? "" : "s")" }
   }
-  package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
 }

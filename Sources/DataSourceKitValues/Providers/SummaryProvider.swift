@@ -11,35 +11,17 @@ import DataSourceKit
 /// exact: the count of distinct values, and the quartiles as `quantile(x, f)` gives them (one of
 /// the values). `min`, `max`, `avg`, `std` and the quartiles are text, as DuckDB's are, so that
 /// one column holds a number for one field and a date for the next.
-package final class SummaryProvider: RecomputingProvider, CompositionNode, RecordProviding,
-  DataProviderObserver,
-  FieldProfiling
+package final class SummaryProvider: ComputedFromBase<[Value]>, RecomputingProvider, CompositionNode,
+  RecordProviding, FieldProfiling
 {
-  package let base: any DataProvider<Value>
-  package let label: String
   private static let schema = Schema([
     "column_name", "column_type", "min", "max", "approx_unique", "avg", "std", "q25", "q50", "q75", "count",
     "null_percentage",
   ])
-  private var items: [Value] = []
-  private var states = LoadStateMachine()
-  private var observers: ObserverList
 
-  package init(base: any DataProvider<Value>, label: String) {
-    self.base = base
-    self.label = label
-    observers = ObserverList(clock: states.clock)
-    states.clock.follow(base.structureClock)
-    base.addObserver(self)
-  }
-
-  package var loadState: LoadState { states.state }
-  /// Moves with the summary's own changes and with every change below it.
-  package var structureClock: StructureClock { states.clock }
-  package var errorDescription: String? { states.state == .error ? base.errorDescription : nil }
   package var numberOfSections: Int { 1 }
-  package func numberOfItems(inSection section: Int) -> Int { items.count }
-  package func item(at itemPath: ItemPath) -> Value { items[itemPath.item] }
+  package func numberOfItems(inSection section: Int) -> Int { computed?.count ?? 0 }
+  package func item(at itemPath: ItemPath) -> Value { computed?[itemPath.item] ?? .null }
   package var knownFields: [String]? { Array(Self.schema.names) }
   /// One record a field: its name identifies it.
   package var identityKey: String? { "column_name" }
@@ -50,52 +32,10 @@ package final class SummaryProvider: RecomputingProvider, CompositionNode, Recor
     )
     .map { FieldProfile(name: $0, type: $1, nulls: nil) }
   }
-  package func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
-
-  package func refresh(_ loadBase: (any DataProvider<Value>) async throws -> Void) async throws {
-    let ticket = states.begin()
-    do {
-      try await loadBase(base)
-    } catch DataSourceError.cancelled {
-      states.cancel(ticket)
-      throw DataSourceError.cancelled
-    } catch {
-      if states.finish(ticket, with: .error) { items = [] }
-      throw error
-    }
-    let summarized: [Value]
-    do {
-      summarized = try summary()
-    } catch DataSourceError.cancelled {
-      states.cancel(ticket)
-      throw DataSourceError.cancelled
-    }
-    if states.finish(ticket, with: summarized.isEmpty ? .noContent : .loaded) {
-      items = summarized
-      observers.notify()
-    }
-  }
-
-  /// The base changed: summarize it again and tell whoever watches.
-  package func providerDidChange() {
-    switch base.loadState {
-    case .error:
-      items = []
-      try? states.transition(to: .error)
-    case .loaded, .noContent:
-      items = (try? summary()) ?? []
-      let result: LoadState = items.isEmpty ? .noContent : .loaded
-      if states.state != result { try? states.transition(to: result) }
-    case .initial, .loading, .refreshing:
-      return
-    }
-    observers.notify()
-  }
+  override package func isEmpty(_ computed: [Value]) -> Bool { computed.isEmpty }
 
   /// A record for each of the base's fields, in their order.
-  ///
-  /// - Throws: ``DataSourceError/cancelled`` when the task is cancelled (^C).
-  private func summary() throws(DataSourceError) -> [Value] {
+  override package func compute() throws(DataSourceError) -> [Value] {
     var names = base.recordFields ?? []
     if base.recordFields == nil {
       names = try FieldProfiler.profiles(of: ItemSequence(base))?.map(\.name) ?? []
@@ -117,11 +57,7 @@ package final class SummaryProvider: RecomputingProvider, CompositionNode, Recor
   }
 
   package var nodeTitle: String { label }
-  package var nodeDetail: String? {
-    states.state == .initial
-      ? "not run" : "\(items.count) field\(items.count == 1 ? "" : "s"), \(states.state.rawValue)"
-  }
-  package var nodeChildren: [any CompositionNode] { (base as? any CompositionNode).map { [$0] } ?? [] }
+  package var nodeDetail: String? { detail { "\($0.count) field\($0.count == 1 ? "" : "s")" } }
 }
 
 /// The items of a provider, every section's, in order.

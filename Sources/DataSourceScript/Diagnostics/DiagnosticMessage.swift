@@ -26,6 +26,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case stageWithoutPipe(String)
   /// `pivot` without `group by` over items whose fields are not known.
   case pivotNeedsKeys
+  /// A field's name written in double quotes, as SQL names a column.
+  case fieldNameInQuotes(String)
   case unknownCommand(String, suggestion: String?)
   /// Another shell's command (`.tables`, `\dt`, `SELECT`, `show X > FILE`), and the dsh way.
   case foreignCommand(String, tool: String, instead: String)
@@ -187,6 +189,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
       "range \(lower)..\(upper) has more items than a count can hold (\(Int.max)); make it smaller"
     case .unclosedBracket(let bracket): "'\(bracket)' is never closed"
     case .expected(let what, let found): "expected \(what.text), found \(found)"
+    case .fieldNameInQuotes(let text):
+      "expected a field name, found a string; a field whose name has spaces or signs is written in backquotes: `\(text.replacingOccurrences(of: "`", with: "``"))`"
     case .pivotNeedsKeys:
       "the items' fields are not known, so pivot cannot group by the others: name the keys, as in: pivot on year using sum(population) group by country"
     case .stageWithoutPipe(let word):

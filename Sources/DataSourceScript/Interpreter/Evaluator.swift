@@ -370,7 +370,7 @@ extension Evaluator {
       throw Diagnostic(.dataSource(error), at: expression.argumentRange)
     }
     // A sample is checked against, never shown: its markers are told when the file is read.
-    if !sampled { notes.markers(in: provider, source: expression) }
+    if !sampled { notes.markers(in: provider, source: expression, written: text(expression.range)) }
     // Errors name the provider by its source as written, without its options (or a password).
     let name = Secrets.redacted(
       text(

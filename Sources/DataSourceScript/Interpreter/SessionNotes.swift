@@ -14,7 +14,10 @@ final class SessionNotes {
 
   /// A note for each column a load read as text only because of a few markers:
   /// `penguins.csv: bill_length_mm is text because of "NA" (2 rows); add null "NA" to read it as numbers`.
-  func markers(in provider: any DataProvider<Value>, source: ProviderExpression) {
+  ///
+  /// - Parameter written: the source as the statement wrote it (`csv "penguins.csv" key id`):
+  ///   a null marker's advice then gives the whole source to write, options and all.
+  func markers(in provider: any DataProvider<Value>, source: ProviderExpression, written: String? = nil) {
     let name: String
     switch source.source {
     case .csv(let path), .json(let path), .parquet(let path), .sqlite(let path, _, _): name = path
@@ -22,7 +25,7 @@ final class SessionNotes {
     case .http(let url): name = url
     case .array, .range: return
     }
-    markers(in: provider, named: name)
+    markers(in: provider, named: name, written: written)
   }
 
   /// The notes of every file provider below `root` (what `reload` loaded again: a column may
@@ -42,7 +45,7 @@ final class SessionNotes {
     }
   }
 
-  private func markers(in provider: any DataProvider<Value>, named name: String) {
+  private func markers(in provider: any DataProvider<Value>, named name: String, written: String? = nil) {
     for note in (provider as? any ReadsAFile)?.leftOutNotes ?? [] { pending.append("\(name): \(note)") }
     // A name the header repeats: one note for all its repeats.
     var repeats: [(original: String, names: [String])] = []
@@ -104,7 +107,7 @@ final class SessionNotes {
       let counted = "\(ValueFormat.grouped(String(rows))) row\(rows == 1 ? "" : "s")\(one ? "" : " each")"
       pending.append(
         "\(name): \(SessionNotes.list(fields)) \(what) \(SessionNotes.list(quoted)) (\(counted)); "
-          + SessionNotes.advice(for: markers, fields: fields, kind: kind))
+          + SessionNotes.advice(for: markers, fields: fields, kind: kind, written: written))
     }
   }
 
@@ -112,15 +115,22 @@ final class SessionNotes {
   /// value is read as null (`add null "NA"`); one that is a value written another way is read
   /// by the type with its format (`types {day: date "%Y-%m-%d"}` reads `2013-1-5`); any other is
   /// a value the column does not hold, which a null marker would silently drop.
-  static func advice(for markers: [Marker], fields: [String], kind: String) -> String {
+  ///
+  /// With `written` (the source as written), the null markers' advice ends with the source to
+  /// write instead: `csv "penguins.csv" null "NA"`, which a user who opened the file by its name
+  /// (`dsh penguins.csv`) never typed.
+  static func advice(for markers: [Marker], fields: [String], kind: String, written: String? = nil) -> String
+  {
     let one = fields.count == 1
     let missing = markers.filter { looksMissing($0.text) }.map { JSONWriter.quoted($0.text) }
     let others = markers.filter { !looksMissing($0.text) }
     var advice: [String] = []
     if !missing.isEmpty {
+      let option = "null \(missing.joined(separator: ", "))"
       advice.append(
-        "add null \(missing.joined(separator: ", "))"
-          + (others.isEmpty ? " to read \(one ? "it" : "them") as \(kind)" : " for the missing values"))
+        "add \(option)"
+          + (others.isEmpty ? " to read \(one ? "it" : "them") as \(kind)" : " for the missing values")
+          + (written.map { ": \($0) \(option)" } ?? ""))
     }
     guard !others.isEmpty else { return advice.joined() }
     let quoted = SessionNotes.list(others.map { JSONWriter.quoted($0.text) })

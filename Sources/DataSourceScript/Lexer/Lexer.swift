@@ -233,8 +233,17 @@ public struct Lexer {
           wordEnd += 1
         }
         let word = String(decoding: bytes[end..<wordEnd], as: UTF8.self)
+        // `\d people`: the name it describes, when one follows.
+        var argumentStart = wordEnd
+        while argumentStart < bytes.count, bytes[argumentStart] == UInt8(ascii: " ") { argumentStart += 1 }
+        var argumentEnd = argumentStart
+        while argumentEnd < bytes.count, isIdentifierPart(bytes[argumentEnd]) { argumentEnd += 1 }
+        let argument = String(decoding: bytes[argumentStart..<argumentEnd], as: UTF8.self)
         throw Diagnostic(
-          .foreignCommand("\\" + word, tool: "psql", instead: ForeignCommand.psql(word)), at: i..<wordEnd)
+          .foreignCommand(
+            "\\" + word, tool: "psql",
+            instead: ForeignCommand.psql(word, argument: argument.isEmpty ? nil : argument)),
+          at: i..<wordEnd)
       }
       throw Diagnostic(.unexpectedCharacter(character), at: i..<end)
     }

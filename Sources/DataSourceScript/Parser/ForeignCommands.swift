@@ -28,9 +28,13 @@ enum ForeignCommand {
     }
   }
 
-  /// The dsh way to do what psql's `\word` does.
-  static func psql(_ word: String) -> String {
-    switch word {
+  /// The dsh way to do what psql's `\word` does, `argument` the name written after it.
+  static func psql(_ word: String, argument: String? = nil) -> String {
+    if let argument, ["d", "d+", "dt", "dt+", "dv"].contains(word) {
+      return
+        "describe \(argument) shows a bound name's fields and source (describe postgres \"CONNINFO\" lists a database's tables)"
+    }
+    return switch word {
     case "dt", "d", "l", "dv", "dn", "dt+", "d+":
       "describe postgres \"CONNINFO\" lists a database's tables and their columns; vars lists the names bound"
     case "timing": "set timer on"

@@ -373,6 +373,8 @@ extension Parser {
     var components: [String]
     switch current.kind {
     case .identifier(let name), .quotedName(let name): components = [name]
+    // SQL's habit: "Body Mass (g)" names a column there; here it is text.
+    case .string(let text): throw Diagnostic(.fieldNameInQuotes(text), at: current.range)
     default: throw unexpected(.fieldName)
     }
     advance()

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// What a newcomer typed in their first hour and where it led: each dead end now says the way
+/// on (issue 61's table).
+@Suite("The first hour's dead ends")
+struct FirstHourTests {
+  static let penguins = DSHProcess.packageRoot + "/Scripts/data/penguins.csv"
+
+  @Test("a file opened beside a script shows only the script's answers")
+  func scriptBesideFile() throws {
+    let folder = NSTemporaryDirectory() + "dsh-first-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try "show penguins | limit 1 | select species as csv\n".write(
+      toFile: folder + "/q.dsh", atomically: true, encoding: .utf8)
+    let script = try DSHProcess.run([Self.penguins, folder + "/q.dsh"])
+    #expect(script.status == 0 && script.output.hasSuffix("species\nAdelie\n"), "\(script.output)")
+    #expect(!script.output.contains("Torgersen"), "\(script.output)")
+    // Statements piped in, named with -, likewise.
+    let piped = try DSHProcess.run([Self.penguins, "-"], input: "show penguins | count as csv\n")
+    #expect(piped.output.hasSuffix("count\n12\n") && !piped.output.contains("Torgersen"), "\(piped.output)")
+  }
+
+  @Test("what another shell's habits typed gets the dsh way, with the names it was given")
+  func habits() throws {
+    let bound = "let p = csv \"\(Self.penguins)\""
+    for (statement, expected) in [
+      ("show p | select species, \"Body Mass (g)\"", "written in backquotes: `Body Mass (g)`"),
+      ("show p | where sx == \"male\"", "no field 'sx' in p; did you mean 'sex'?"),
+      ("\\d p", "in dsh: describe p shows a bound name's fields and source"),
+    ] {
+      let ran = try DSHProcess.run(["-c", bound, "-c", statement])
+      #expect(ran.status == 1 && ran.output.contains(expected), "\(statement): \(ran.output)")
+    }
+    // A marker's note gives the whole source to write, its options kept.
+    let noted = try DSHProcess.run(["-c", "let p = csv \"\(Self.penguins)\" key species"])
+    #expect(
+      noted.output.contains(
+        "add null \"NA\" to read them as numbers: csv \"\(Self.penguins)\" key species null \"NA\""),
+      "\(noted.output)")
+    // A CSV file named otherwise is offered csv.
+    let folder = NSTemporaryDirectory() + "dsh-first-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try "a,b\n1,2\n".write(toFile: folder + "/pen.txt", atomically: true, encoding: .utf8)
+    let text = try DSHProcess.run([folder + "/pen.txt"])
+    #expect(text.output.contains("dsh -c 'show csv \"\(folder)/pen.txt\"'"), "\(text.output)")
+  }
+}
