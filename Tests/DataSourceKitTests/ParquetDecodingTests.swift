@@ -93,6 +93,30 @@ struct ParquetDecodingTests {
     return bytes
   }
 
+  @Test(
+    "statistics that claim more nulls than their row group has rows are not taken (their sum once overflowed)"
+  )
+  func hostileNullCounts() throws {
+    // Two row groups of one row each; each chunk's statistics claim Int64.max nulls.
+    var chunk: [UInt8] = [0x19, 0x1C, 0x3C]  // columns: a list of one ColumnChunk; its meta_data
+    chunk += [0x15, 0x04, 0x46, 0x02, 0x46, 0x08]  // type INT64, one value, data page at 4
+    chunk += [0x3C, 0x36] + Self.varint(UInt64.max - 1) + [0x00]  // statistics: null_count
+    chunk += [0x00, 0x00, 0x26, 0x02, 0x00]  // end of meta_data and chunk; num_rows 1; end
+    var footer: [UInt8] = [0x15, 0x02, 0x19, 0x2C]
+    footer += [0x48, 0x01, UInt8(ascii: "r"), 0x15, 0x02, 0x00]
+    footer += [0x15, 0x04, 0x25, 0x02, 0x18, 0x02, UInt8(ascii: "i"), UInt8(ascii: "d"), 0x00]
+    footer += [0x16, 0x04, 0x19, 0x2C] + chunk + chunk + [0x00]
+    let length = UInt32(footer.count)
+    let magic = Array("PAR1".utf8)
+    let file =
+      magic + [0, 0, 0, 0] + footer + [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: length >> $0) } + magic
+    let profiles = try withBytes(of: file) { raw throws(DataSourceError) in
+      try ParquetTable(.memory(raw, displayPath: "nulls.parquet")).profiles
+    }
+    #expect(profiles.count == 1 && profiles[0].name == "id" && profiles[0].nulls == nil, "\(profiles)")
+    #expect(profiles[0].type == .int)
+  }
+
   @Test("a footer that claims more rows than dsh reads at once is refused before anything is made for them")
   func tooManyRows() throws {
     // FileMetaData: version 1; a schema of a root and one int64 column; 2^40 rows; no row groups.

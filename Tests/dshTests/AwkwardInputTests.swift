@@ -85,6 +85,13 @@ struct AwkwardInputTests {
     #expect(
       described.output.contains("fields: column0 int, column1 text, column2 double (1 null), column3 date"),
       "\(described.output)")
+    // Eleven columns are numbered to two digits, as DuckDB numbers them.
+    let eleven = folder + "/eleven.csv"
+    try ((0..<11).map(String.init).joined(separator: ",") + "\n").write(
+      toFile: eleven, atomically: true, encoding: .utf8)
+    Self.expectSame(
+      try DuckDB.dshRows([], "csv \"\(eleven)\" header false"),
+      try DuckDB.rows("SELECT * FROM read_csv('\(eleven)', header = false)"))
     // Skipping every line, a value that is no count, a header that is not true or false.
     let past = try DSHProcess.run(["-c", "show csv \"\(report)\" skip 9"])
     #expect(

@@ -159,8 +159,11 @@ struct ParquetLayout: Sendable {
   func nullCount(ofLeaf leaf: Int) -> Int? {
     guard leaves[leaf].isOptional else { return 0 }
     var nulls = 0
-    for group in rowGroups {
-      guard let count = group[leaves[leaf].chunk].nullCount, count >= 0 else { return nil }
+    for (index, group) in rowGroups.enumerated() {
+      // A count past the group's rows is a damaged (or hostile) footer's: not known, then.
+      guard let count = group[leaves[leaf].chunk].nullCount, count >= 0,
+        count <= Int64(groupStarts[index + 1] - groupStarts[index])
+      else { return nil }
       nulls += Int(count)
     }
     return nulls

@@ -270,8 +270,13 @@ final class CSVLoad {
           renamed = header.renamed
           position = header.end
         } else {
-          // No header: the first row is data, its fields counted for the columns' names.
-          names = header.names.indices.map { "column\($0)" }
+          // No header: the first row is data, its fields counted for the columns' names, as
+          // DuckDB names them: numbered from 0, padded to the last one's digits (column00 …).
+          let digits = String(max(header.names.count - 1, 0)).count
+          names = header.names.indices.map { index in
+            let number = String(index)
+            return "column" + String(repeating: "0", count: digits - number.count) + number
+          }
         }
         break
       }

@@ -59,6 +59,9 @@ package class ComputedFromBase<Computed>: DataProviderObserver {
     } catch DataSourceError.cancelled {
       states.cancel(ticket)
       throw DataSourceError.cancelled
+    } catch {
+      if states.finish(ticket, with: .error) { computed = nil }
+      throw error
     }
     if base.loadState == .error {
       if states.finish(ticket, with: .error) { computed = nil }

@@ -42,28 +42,44 @@ final class DownloadedFile: Sendable {
 
   /// Standard input, read to its end the first time a source names it (`csv "-"`), and kept
   /// for the process: a pipe is read once, and every source naming it reads the same copy.
-  private static let standardInputCopy = Mutex<DownloadedFile?>(nil)
+  private static let standardInputCopy = Mutex<Result<DownloadedFile, DataSourceError>?>(nil)
 
   /// The copy of standard input, read now if it was not before.
   ///
   /// - Throws: ``DataSourceError`` when it cannot be read or kept.
   static func standardInput() throws -> DownloadedFile {
     try standardInputCopy.withLock { copy in
-      if let copy { return copy }
+      if let copy { return try copy.get() }
+      // A read that failed part way has consumed what it read: later sources get its error, not
+      // the rest of the stream.
+      let made = Result { () throws(DataSourceError) in try copied() }
+      copy = made
+      return try made.get()
+    }
+  }
+
+  /// Standard input read to its end into a scratch file.
+  private static func copied() throws(DataSourceError) -> DownloadedFile {
+    do {
       let file = try ScratchFile(displayPath: "-")
       let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
       defer { buffer.deallocate() }
       while true {
         let n = read(STDIN_FILENO, buffer, 1 << 16)
-        if n < 0, errno == EINTR { continue }
+        if n < 0, errno == EINTR {
+          if Task.isCancelled { throw DataSourceError.cancelled }
+          continue
+        }
         if n < 0 { throw FileBytes.error(for: errno, path: "-") }
         if n == 0 { break }
         try file.write(buffer, count: n)
       }
       let (path, descriptor) = file.finish()
-      let made = DownloadedFile(path: path, descriptor: descriptor)
-      copy = made
-      return made
+      return DownloadedFile(path: path, descriptor: descriptor)
+    } catch let error as DataSourceError {
+      throw error
+    } catch {
+      throw DataSourceError.unreadable(path: "-", reason: "\(error)")
     }
   }
 

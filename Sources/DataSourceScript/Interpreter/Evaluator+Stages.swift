@@ -82,16 +82,19 @@ extension Evaluator {
       result.displayName = Self.stageName(text(stage.range))
     case .count(let range):
       result.provider = try await loaded(CountProvider(base: provider.provider, label: text(range)))
+      notePartialSource(under: provider, stage: range, reading: reading)
       result.key = nil
       result.displayName = Self.stageName(text(range))
     case .pivot(let clause, let range):
       let pivoted = try pivotedProvider(clause, of: provider, label: text(range))
       result.provider = try await loaded(pivoted)
+      notePartialSource(under: provider, stage: range, reading: reading)
       result.key = pivoted.identityKey
       result.displayName = Self.stageName(text(range))
     case .summarize(let range):
       let summary = SummaryProvider(base: provider.provider, label: text(range))
       result.provider = try await loaded(summary)
+      notePartialSource(under: provider, stage: range, reading: reading)
       result.key = summary.identityKey
       result.displayName = Self.stageName(text(range))
     case .sample(let size, let seed, let range):
@@ -102,10 +105,7 @@ extension Evaluator {
         }
       result.provider = try await loaded(
         DerivedProvider.sampled(provider.provider, label: text(range), count: count, seed: seed))
-      if reading, pagedSourceWithMore(under: provider.provider) != nil {
-        notes.collector.add(
-          .partialSource(stage: text(range), items: SectionOffsets(of: provider.provider).total))
-      }
+      notePartialSource(under: provider, stage: range, reading: reading)
     case .extend(let definitions, _) where Self.needsWindow(definitions):
       result.provider = try await loaded(try windowFields(definitions, of: provider, stage: stage))
       result.displayName = Self.stageName(text(stage.range))
@@ -428,6 +428,14 @@ extension Evaluator {
       base: provider.provider, keys: try groupKeys(keys, checker),
       fields: try aggregateFields(aggregates, checker),
       yieldsValues: yieldsValues, label: text(stage.range), notes: notes.collector)
+  }
+
+  /// A note that a stage reading every item covers only the pages of a paged source loaded so
+  /// far, when pages remain.
+  private func notePartialSource(under provider: ProviderValue, stage range: SourceRange, reading: Bool) {
+    guard reading, pagedSourceWithMore(under: provider.provider) != nil else { return }
+    notes.collector.add(
+      .partialSource(stage: text(range), items: SectionOffsets(of: provider.provider).total))
   }
 
   /// `pivot`: a field for each value of its key, its keys and aggregates checked as `group by`'s

@@ -190,9 +190,9 @@ public enum PlaceWord: String, CaseIterable, Sendable {
   /// where after a field name it subtracts (`x-1`).
   var precedesNumber: Bool {
     switch self {
-    case .to, .into, .from, .at, .size, .columns, .seed: true
+    case .to, .into, .from, .at, .size, .columns: true
     case .on, .inner, .style, .when, .use, .else, .table, .query, .against, .before, .after, .exports, .any,
-      .disclosure, .ignoring, .within, .left, .right, .full, .all, .analyze, .is, .case, .off, .using:
+      .disclosure, .ignoring, .within, .left, .right, .full, .all, .analyze, .seed, .is, .case, .off, .using:
       false
     }
   }
