@@ -258,10 +258,11 @@ public enum Renderer {
     lines.isEmpty ? .null : .string(lines.joined(separator: "\n"))
   }
 
-  /// The header of a section for data modes: its header lines, else its key.
+  /// The header of a section for data modes: its header lines, else its key; `nil` for a null
+  /// key, which CSV writes as an empty field (null), not `""` (empty text).
   static func sectionTitle(_ section: SectionSnapshot<Value>) -> String? {
     if !section.header.isEmpty { return section.header.joined(separator: " / ") }
-    return section.key.map(\.description)
+    return section.key.flatMap { $0.isNull ? nil : $0.description }
   }
 
   private static func renderJSON(_ snapshot: ViewSnapshot<Value>, into out: inout TextOutput) {
@@ -272,7 +273,7 @@ public enum Renderer {
       writer.writeRaw("{\"header\": ")
       writer.write(
         section.header.isEmpty
-          ? (section.key.map { .string($0.description) } ?? .null) : supplementaryJSON(section.header))
+          ? sectionTitle(section).map(Value.string) ?? .null : supplementaryJSON(section.header))
       writer.writeRaw(", \"footer\": ")
       writer.write(supplementaryJSON(section.footer))
       if !section.placeholder.isEmpty {
