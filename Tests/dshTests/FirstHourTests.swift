@@ -39,6 +39,15 @@ struct FirstHourTests {
       noted.output.contains(
         "add null \"NA\" to read them as numbers: csv \"\(Self.penguins)\" key species null \"NA\""),
       "\(noted.output)")
+    // SQL's words have a topic; help null is how nulls compare and compute.
+    let sql = try DSHProcess.run(["-c", "help sql"])
+    // Help is folded at 80 columns, at spaces.
+    let unfolded = sql.output.replacingOccurrences(of: "\n", with: " ")
+    #expect(
+      sql.status == 0 && unfolded.contains("GROUP BY k with count(*) and sum(x) is | group by k"),
+      "\(sql.output)")
+    let null = try DSHProcess.run(["-c", "help null"])
+    #expect(null.status == 0 && null.output.contains("is [not] null"), "\(null.output)")
     // A CSV file named otherwise is offered csv.
     let folder = NSTemporaryDirectory() + "dsh-first-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

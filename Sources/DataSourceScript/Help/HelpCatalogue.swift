@@ -621,6 +621,19 @@ public enum HelpCatalogue {
           "let penguins = csv \"samples:penguins.csv\" null \"NA\"\ndescribe penguins",
         ]),
       HelpTopic(
+        name: "sql", group: .language,
+        syntax: [
+          "SELECT … FROM t WHERE … GROUP BY … ORDER BY … LIMIT N",
+          "t | where … | group by … with … | sort by … | limit N",
+        ],
+        summary:
+          "How SQL's clauses are said in dsh: as stages, in the order they run. SELECT a, b is | select a, b (a = EXPR names one; show X columns a, b picks them); WHERE is | where, with ==, !=, and, or, not, like, in, x is null; ORDER BY x DESC, y is | sort by x desc, y (nulls last either way); LIMIT n OFFSET m is | offset m | limit n (show X rows m..m+n shows a window); GROUP BY k with count(*) and sum(x) is | group by k with n = count(), s = sum(x), and HAVING a | where after it; SELECT DISTINCT is | distinct; JOIN … ON a = b is | join OTHER on a == OTHER.b as m (inner, all for every match, full, right: see join); SELECT count(*) is | count; window functions (OVER) are extend … by … within …; PIVOT and SUMMARIZE are pivot and summarize. A table's columns (\\d t, .schema) are describe NAME; CREATE TABLE t AS is let t = …; COPY TO and .output are export NAME to \"FILE\". SQL itself runs in its database: sqlite \"FILE\" query \"SELECT …\" and postgres \"CONNINFO\" query \"SELECT …\" are sources like any other.",
+        examples: [
+          people
+            + "\nshow people | where age > 30 and team != null | group by team with n = count(), oldest = max(age) | where n > 1 | sort by oldest desc",
+          "show sqlite \"samples:people.db\" query \"SELECT team, count(*) AS n FROM people GROUP BY team\"",
+        ]),
+      HelpTopic(
         name: "values", group: .language,
         syntax: ["\"text\"  42  3.5  true  false  null  [1, 2]  {name: \"Ada\", age: 36}  0..10  # comment"],
         summary:
@@ -633,6 +646,8 @@ public enum HelpCatalogue {
       return topic(named: command.helpTopic)
     }
     if name == Keyword.by.rawValue { return topic(named: StageKind.sort.rawValue) }
+    // `help null`: how nulls compare and compute is the expressions'.
+    if name == Keyword.null.rawValue { return topic(named: "expressions") }
     if let exact = topics.first(where: { $0.name == name }) { return exact }
     // `help sum`: an aggregate's help is the aggregates'.
     if AggregateFunction(rawValue: name) != nil { return topic(named: "aggregates") }
