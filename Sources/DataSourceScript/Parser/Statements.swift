@@ -156,11 +156,16 @@ extension Parser {
       // The stage is its clause (`on year using …`): the command's word is before the source.
       let clauseStart = current.range.lowerBound
       let clause = try parsePivotClause()
-      let step = PipelineStep.stage(.pivot(clause, range: clauseStart..<previousEnd))
+      var after = [PipelineStep.stage(.pivot(clause, range: clauseStart..<previousEnd))]
+      // Stages after the clause arrange the pivot (`pivot X on year using … | sort by firm`).
+      while isSymbol(.pipe) {
+        advance()
+        after.append(try parsePipelineStep())
+      }
       if case .pipeline(let inner, let steps, let range) = expression {
-        expression = .pipeline(inner, steps: steps + [step], range: range.lowerBound..<previousEnd)
+        expression = .pipeline(inner, steps: steps + after, range: range.lowerBound..<previousEnd)
       } else {
-        expression = .pipeline(expression, steps: [step], range: expression.range.lowerBound..<previousEnd)
+        expression = .pipeline(expression, steps: after, range: expression.range.lowerBound..<previousEnd)
       }
     }
     parsingShow = false
