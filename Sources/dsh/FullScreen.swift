@@ -10,8 +10,9 @@ import Synchronization
 /// when SIGTERM, SIGHUP or a crash ends the process).
 @MainActor
 enum FullScreen {
-  /// Shows `screen` until the user leaves.
-  static func browse(_ screen: BrowseScreen) async {
+  /// Shows `first` until the user leaves, and the views its keys open over it: `q` goes back
+  /// from one to the view under it, `Q` leaves them all.
+  static func browse(_ first: BrowseScreen) async {
     var saved = termios()
     guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return }
     // The progress line of the statement stays away: the screen is browse's now.
@@ -44,10 +45,22 @@ enum FullScreen {
     }
     var keys = KeyReader()
     var needsSize = true
+    // The views opened, the first at the bottom; the screen is the last.
+    var screens = [first]
+    var screen = first
     // Where the last frame drawn stood, and its lines: a frame whose rows were not read (^C)
     // goes back to them, under a status line that says so, without reading rows again.
     var shown = screen.place
     var drawn: [String] = []
+    /// Back to the view under the screen; `false` when it was the first.
+    func back() -> Bool {
+      guard screens.count > 1 else { return false }
+      screens.removeLast()
+      screen = screens[screens.count - 1]
+      screen.returned()
+      (shown, drawn, needsSize) = (screen.place, [], true)
+      return true
+    }
     while true {
       if needsSize, let size = Terminal.size() {
         screen.resize(rows: size.rows, columns: size.columns)
@@ -62,6 +75,7 @@ enum FullScreen {
         guard !drawn.isEmpty else { continue }
         draw(Array(drawn.dropLast()) + [screen.statusLineNow])
       case .leave:
+        if back() { continue }
         return
       }
       // Marked rows stay a moment, then the frame is drawn without them.
@@ -81,15 +95,30 @@ enum FullScreen {
           screen.handle(key, interrupted: { interruption.isInterrupted })
         }
         keys.keep(heard.typed)
-        if heard.leaving { return }
+        if heard.leaving {
+          if back() { continue }
+          return
+        }
         if heard.interrupted, screen.place != shown {
           screen.stoppedReading(backTo: shown)
           continue
         }
         switch effect {
         case .redraw: break
+        case .back: if !back() { return }
+        case .bind(let name): await screen.bind(name)
         case .leave: return
-        case .reload: if await reload(screen, keys: &keys) { return }
+        case .reload:
+          if await reload(screen, keys: &keys), !back() { return }
+        case .open(let derivation):
+          let (opened, leaving) = await open(derivation, over: screen, keys: &keys)
+          if let opened {
+            screens.append(opened)
+            screen = opened
+            (shown, drawn) = (screen.place, [])
+          } else if leaving, !back() {
+            return
+          }
         }
       }
     }
@@ -122,9 +151,10 @@ enum FullScreen {
     T, InterruptWatcher.Heard
   ) {
     let interruption = ReadInterruption()
+    let search = screen.searchProgress
     let watcher = InterruptWatcher(
       doing: "reading rows", progress: nil, statusRow: screen.size.rows, columns: screen.size.columns,
-      leavesOnQ: screen.prompt == nil, interrupt: { interruption.interruptAll() })
+      leavesOnQ: screen.prompt == nil, interrupt: { interruption.interruptAll() }, saying: { search.text })
     let result = ReadInterruption.$current.withValue(interruption) { body(interruption) }
     return (result, watcher.stop())
   }
@@ -148,6 +178,34 @@ enum FullScreen {
     keys.keep(heard.typed)
     if case .failure(let error) = result { screen.reloadFailed(error) }
     return heard.leaving
+  }
+
+  /// Opens the view of `derivation` over `screen` while a watcher reads ^C from the terminal
+  /// and cancels it (a count of ten million rows takes a while), the loads' progress drawn on
+  /// the status line.
+  ///
+  /// - Returns: the new view's screen, or `nil` (the status line says why); and whether `q`
+  ///   came meanwhile.
+  private static func open(_ derivation: BrowseDerivation, over screen: BrowseScreen, keys: inout KeyReader)
+    async -> (BrowseScreen?, leaving: Bool)
+  {
+    screen.openStarting(derivation)
+    draw(screen.frame())
+    let opening = Task { @MainActor in try await screen.open(derivation) }
+    if keys.interruptWaiting() { opening.cancel() }
+    let watcher = InterruptWatcher(
+      doing: derivation.stage, progress: screen.progress, statusRow: screen.size.rows,
+      columns: screen.size.columns, interrupt: { opening.cancel() })
+    let result = await opening.result
+    let heard = watcher.stop()
+    keys.keep(heard.typed)
+    switch result {
+    case .success(let opened):
+      return (opened, heard.leaving)
+    case .failure(let error):
+      screen.openFailed(error)
+      return (nil, heard.leaving)
+    }
   }
 
   private static func draw(_ lines: [String]) {
@@ -219,7 +277,7 @@ final class InterruptWatcher: Sendable {
   ///   - interrupt: stops the work; called once, on the watching thread.
   init(
     doing: String, progress: LoadProgress?, statusRow: Int, columns: Int, leavesOnQ: Bool = true,
-    interrupt: @escaping @Sendable () -> Void
+    interrupt: @escaping @Sendable () -> Void, saying: @escaping @Sendable () -> String? = { nil }
   ) {
     Thread.detachNewThread { [self] in
       defer { ended.signal() }
@@ -238,7 +296,8 @@ final class InterruptWatcher: Sendable {
           lastDrawn = elapsed
           let seconds = String(format: "%.1f s", Double(elapsed) / 1e9)
           let text =
-            " " + (progress.map { ProgressLine.text(of: $0, doing: doing) } ?? doing) + " · " + seconds
+            " " + (saying() ?? progress.map { ProgressLine.text(of: $0, doing: doing) } ?? doing) + " · "
+            + seconds
             + (cancelled ? " · stopping" : " · ^C stops")
           let line = String(text.prefix(columns)).padding(toLength: columns, withPad: " ", startingAt: 0)
           StandardOutput.write("\u{1B}[\(statusRow);1H\u{1B}[7m" + line + "\u{1B}[0m", to: STDOUT_FILENO)

@@ -37,6 +37,12 @@ struct REPL {
       return false
     }
     defer { editor.saveHistory() }
+    // The views browse's keys open are statements a user could type: the history keeps them.
+    session.environment.history = { [editor] typed in
+      editor.addToHistory(typed)
+      editor.saveHistory()
+    }
+    defer { session.environment.history = nil }
     var entry = ""
     var firstLine = 1
     var lineNumber = 0

@@ -88,8 +88,8 @@ struct HelpTests {
   func wrapping() async {
     let (_, output, _) = await run("help browse")
     let lines = output.text.split(separator: "\n").map(String.init)
-    #expect(lines.contains("  ↓ j wheel down  one row down"), "\(output.text)")
-    #expect(lines.contains("  q Esc           back to the prompt"), "\(output.text)")
+    #expect(lines.contains("  ↓ j           the cursor one row down"), "\(output.text)")
+    #expect(lines.contains("  Q             back to the prompt from any view"), "\(output.text)")
     #expect(lines.filter { !$0.hasPrefix(" ") }.allSatisfy { $0.count <= 78 })
   }
 }

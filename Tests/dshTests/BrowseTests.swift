@@ -115,7 +115,7 @@ struct BrowseTests {
     // The column no wider than the screen, the field cut, the last column still in the frame.
     #expect(terminal.screen.contains { $0.contains("│  3 │ xxxxxxxx") && $0.contains("…") })
     for _ in 0..<5 { terminal.type("j") }
-    terminal.wait(for: "rows 6–", line: -1)
+    terminal.wait(for: "· row 6, ", line: -1)
     terminal.type("q")
     terminal.wait(for: "dsh>")
   }
@@ -190,10 +190,12 @@ struct BrowseTests {
     terminal.type("browse v\r")
     terminal.wait(for: "rows 1–", line: -1)
     #expect(terminal.alternate)
-    #expect(terminal.statusLine.contains("of 1,000 · section 1 of 10"))
+    #expect(terminal.statusLine.contains("of 1,000 · row 1, id · section 1 of 10"), "\(terminal.statusLine)")
     #expect(terminal.screen[0].contains("v"))
+    // j moves the cursor, and the rows only when it would leave the screen.
     terminal.type("j")
-    terminal.wait(for: "rows 2–", line: -1)
+    terminal.wait(for: "rows 1–", line: -1)
+    terminal.wait(for: "· row 2, id ·", line: -1)
     let shown = terminal.statusLine.split(separator: "–")[1].split(separator: " ")[0]
     terminal.type(" ")
     terminal.wait(for: "rows \(Int(shown)! + 1)–", line: -1)
@@ -217,6 +219,101 @@ struct BrowseTests {
     terminal.type("q")
     terminal.wait(for: "dsh> browse v")
     #expect(!terminal.alternate)
+  }
+
+  @Test(
+    "keys on the cursor's column open the views a statement would: a frequency table, its rows, a sort, a filter; q goes back, Q leaves, ↑ brings the statement back"
+  )
+  func exploreByKeys() throws {
+    // The 63 deaths of the 1992 Los Angeles riots (vega_datasets): eleven columns, wider than
+    // the screen, an age left blank, ties among the neighborhoods' counts.
+    let path = DSHProcess.packageRoot + "/Tests/dshTests/Fixtures/la-riots.csv"
+    let terminal = try EmulatedTerminal(rows: 30, columns: 100)
+    terminal.type("let riots = csv \"\(path)\"\r")
+    terminal.type("browse riots\r")
+    terminal.wait(for: "row 1, first_name ·", line: -1)
+    #expect(terminal.screen[4].hasPrefix("▸ "), "\(terminal.screen.joined(separator: "\n"))")
+    // Columns never narrow: after the last page (longer addresses), the first is drawn as wide.
+    terminal.type("G")
+    terminal.wait(for: "row 63, first_name ·", line: -1)
+    let border = terminal.screen[1]
+    terminal.type("g")
+    terminal.wait(for: "row 1, first_name ·", line: -1)
+    #expect(terminal.screen[1] == border, "\(border)\n\(terminal.screen[1])")
+    for name in ["last_name", "age", "gender", "race", "death_date", "address", "neighborhood"] {
+      terminal.type("l")
+      terminal.wait(for: "row 1, \(name) ·", line: -1)
+    }
+    // F: how often each neighborhood comes, as the statement that says so.
+    let frequency = "riots | group by neighborhood with count = count() | sort by count desc, neighborhood"
+    terminal.type("F")
+    terminal.wait(for: " " + frequency, line: 0)
+    terminal.wait(for: " · group by neighborhood with count = count() | sort by count desc", line: -1)
+    let batch = try DSHProcess.run([
+      "-c", "let riots = csv \"\(path)\"", "-c", "show \(frequency) rows 0..5 as csv",
+    ])
+    let expected = batch.output.split(separator: "\n").dropFirst().map {
+      $0.split(separator: ",").map(String.init)
+    }
+    let drawn = terminal.screen.dropFirst(4).prefix(5).map { Self.headers("│" + $0.dropFirst()) }
+    #expect(drawn == expected, "\(terminal.screen.joined(separator: "\n"))")
+    // Enter on the second row: the rows of the view below with its neighborhood.
+    terminal.type("j\r")
+    terminal.wait(for: " riots | where neighborhood == \"\(expected[1][0])\"", line: 0)
+    terminal.wait(for: "of \(expected[1][1]) · where neighborhood", line: -1)
+    terminal.type("q")
+    terminal.wait(for: " " + frequency, line: 0)
+    terminal.wait(for: "row 2, neighborhood", line: -1)
+    terminal.type("q")
+    terminal.wait(for: " riots", line: 0)
+    terminal.wait(for: "row 1, neighborhood ·", line: -1)
+    #expect(terminal.statusLine.hasSuffix("q leaves"), "\(terminal.statusLine)")
+    // + widens the cursor's column.
+    terminal.type("+")
+    terminal.wait(for: "neighborhood: ", line: -1)
+    // S sorts by age, largest first; the last row has no age, and = keeps the rows without one.
+    terminal.type("hhhhhS")
+    terminal.wait(for: " riots | sort by age desc", line: 0)
+    terminal.type("G=")
+    terminal.wait(for: " riots | sort by age desc | where age == null", line: 0)
+    terminal.wait(for: "rows 1–1 of 1 · where age == null · row 1, age", line: -1)
+    // L binds the view shown, as let would at the prompt.
+    terminal.type("Lnoage")
+    terminal.wait(for: "let noage▏ = riots | sort by age desc | where age == null", line: -1)
+    terminal.type("\r")
+    terminal.wait(for: "bound noage", line: -1)
+    terminal.type("Q")
+    terminal.wait(for: "dsh>")
+    #expect(!terminal.alternate)
+    // The views opened and bound are in the history, as the statements they are.
+    terminal.type("\u{1B}[A")
+    terminal.wait(for: "dsh> let noage = riots | sort by age desc | where age == null")
+    terminal.type("\u{1B}[A")
+    terminal.wait(for: "dsh> browse riots | sort by age desc | where age == null")
+    terminal.type("\u{15}show noage | select last_name as csv\r")
+    terminal.wait(for: "Doe #80")
+    terminal.type("quit\r")
+  }
+
+  @Test("a key that cannot make a view says why; a table of cells has no columns")
+  func exploreRefusals() throws {
+    let terminal = try EmulatedTerminal()
+    terminal.type("let p = csv \"samples:people.csv\" key id | sort by name\r")
+    terminal.type("browse table p with cell subtitle \"{name}\"\r")
+    terminal.wait(for: "rows 1–", line: -1)
+    terminal.type("F")
+    terminal.wait(for: "a table of cells has no columns", line: -1)
+    terminal.type("q")
+    terminal.wait(for: "dsh>")
+    terminal.type("browse p | select id, `the team` = team\r")
+    terminal.wait(for: "row 1, id", line: -1)
+    // Enter is for a frequency view; a name with a space is written in backquotes.
+    terminal.type("\r")
+    terminal.wait(for: "Enter opens a value's rows in a view made by F", line: -1)
+    terminal.type("lF")
+    terminal.wait(for: "group by `the team` with count = count()", line: 0)
+    terminal.type("Q")
+    terminal.wait(for: "dsh>")
   }
 
   @Test("a search finds the row, shows it at the top and says where; n finds the next")
@@ -260,7 +357,7 @@ struct BrowseTests {
     text = text.replacingOccurrences(of: "52,name 52,0", with: "52,renamed,0")
     try text.write(toFile: path, atomically: true, encoding: .utf8)
     terminal.type("r")
-    terminal.wait(for: "reloaded: 1 rows marked", line: -1)
+    terminal.wait(for: "reloaded: 1 row marked", line: -1)
     #expect(terminal.screen.contains { $0.hasPrefix("┃") && $0.contains("renamed") })
     // `r` is `reload v`: what the reloads changed is reported once the screen is left.
     terminal.type("q")
@@ -296,12 +393,18 @@ struct BrowseTests {
     terminal.wait(for: "more columns →", line: -1)
     #expect(terminal.screen[2].hasPrefix("│ column0 "))
     #expect(terminal.screen[2].contains("│ column1 "))
-    terminal.type("\u{1B}[C")
-    terminal.wait(for: "scrolled 1 column, ← →", line: -1)
+    // The cursor moves right over the columns on the screen; past the last, the table scrolls
+    // a whole column, the first kept.
+    let scrolledAt = Self.moveRight(terminal, untilScrolled: "column")
+    #expect(terminal.statusLine.contains("scrolled 1 column, ← →"), "\(terminal.statusLine)")
     #expect(terminal.screen[2].hasPrefix("│ column0 "))
     #expect(terminal.screen[2].contains("│ column2 ") && !terminal.screen[2].contains("column1 "))
     terminal.type("l")
     terminal.wait(for: "scrolled 2 columns", line: -1)
+    // Back left over the columns shown, then past the first of them.
+    terminal.type(String(repeating: "h", count: scrolledAt - 2))
+    terminal.wait(for: "row 1, column3 ·", line: -1)
+    #expect(terminal.statusLine.contains("scrolled 2 columns"), "\(terminal.statusLine)")
     terminal.type("h")
     terminal.wait(for: "scrolled 1 column,", line: -1)
     // The wheel scrolls rows; a key that does nothing says so; an unfinished :N says why.
@@ -322,10 +425,13 @@ struct BrowseTests {
     terminal.type("b")
     terminal.wait(for: "rows 1–", line: -1)
     terminal.type("?")
-    terminal.wait(for: "Keys", line: 1)
-    #expect(terminal.screen.contains { $0.contains("/TEXT Enter finds TEXT") })
-    #expect(terminal.screen.contains { $0.contains("rows read") })
-    terminal.type("j")
+    terminal.wait(for: "rows read", line: 2)
+    // Taller than the screen: space shows the rest, and any other key goes back.
+    terminal.wait(for: "space more, any other key back", line: -1)
+    terminal.type(" ")
+    terminal.wait(for: "/TEXT Enter finds TEXT")
+    #expect(terminal.screen.allSatisfy { $0.count <= 80 })
+    terminal.type("x")
     terminal.wait(for: "rows 1–", line: -1)
     terminal.type("q")
     terminal.wait(for: "dsh>")
@@ -337,8 +443,8 @@ struct BrowseTests {
     defer { try? FileManager.default.removeItem(atPath: path) }
     let terminal = try EmulatedTerminal(arguments: [path], waitingFor: "more columns →")
     #expect(Self.headers(terminal.screen[2]).prefix(3) == ["c0", "c1", "c2"])
-    terminal.type("l")
-    terminal.wait(for: "scrolled 1 column, ← →", line: -1)
+    let scrolledAt = Self.moveRight(terminal, untilScrolled: "c")
+    #expect(terminal.statusLine.contains("scrolled 1 column, ← →"), "\(terminal.statusLine)")
     #expect(Self.headers(terminal.screen[2]).prefix(3) == ["c0", "c2", "c3"])
     // Every column of a row went into the line on each key; now those that fit, of 20,000.
     terminal.type("?")
@@ -347,10 +453,12 @@ struct BrowseTests {
     #expect(said.contains(" of 20,000."), "\(said)")
     let drawn = Int(said.split(separator: " ")[4].filter(\.isNumber)) ?? Int.max
     #expect(drawn < 100, "\(said)")
-    terminal.type("j")
+    terminal.type("x")
     terminal.type(String(repeating: "l", count: 120))
-    terminal.wait(for: "scrolled 121 columns, ← →", line: -1)
-    #expect(Self.headers(terminal.screen[2]).prefix(3) == ["c0", "c122", "c123"])
+    terminal.wait(for: "row 1, c\(scrolledAt + 120) ·", line: -1)
+    let headers = Self.headers(terminal.screen[2])
+    #expect(headers.first == "c0" && headers.contains("c\(scrolledAt + 120)"), "\(headers)")
+    #expect(terminal.statusLine.contains(", ← →"), "\(terminal.statusLine)")
     terminal.type("q")
     terminal.wait(for: "dsh>")
   }
@@ -364,11 +472,25 @@ struct BrowseTests {
     // Ten columns of seven characters fit beside the first at 80: c190 to c199.
     terminal.wait(for: "scrolled 189 columns, ← ·", line: -1)
     #expect(Self.headers(terminal.screen[2]) == ["c0"] + (190..<200).map { "c\($0)" })
-    terminal.type("h")
+    // The cursor is on the last column; back over the ten shown, then one more scrolls.
+    terminal.wait(for: "row 1, c199 ·", line: -1)
+    terminal.type(String(repeating: "h", count: 10))
     terminal.wait(for: "scrolled 188 columns, ← →", line: -1)
     #expect(Self.headers(terminal.screen[2]).prefix(2) == ["c0", "c189"])
     terminal.type("q")
     terminal.wait(for: "dsh>")
+  }
+
+  /// Moves the cursor right a column at a time until the table scrolls, each column named
+  /// `prefix` and its number; returns the column the cursor reached then.
+  static func moveRight(_ terminal: EmulatedTerminal, untilScrolled prefix: String) -> Int {
+    for column in 1..<40 {
+      terminal.type("l")
+      terminal.wait(for: "row 1, \(prefix)\(column) ·", line: -1)
+      if terminal.statusLine.contains("scrolled 1 column") { return column }
+    }
+    Issue.record("the table never scrolled: \(terminal.statusLine)")
+    return 0
   }
 
   /// A CSV of `columns` columns (named `c0`, `c1`, … unless `name` says) and `rows` rows, the
@@ -454,7 +576,7 @@ struct BrowseTests {
     terminal.type("\u{03}")
     terminal.wait(for: "reload stopped", line: -1)
     terminal.type("j")
-    terminal.wait(for: "rows 2–", line: -1)
+    terminal.wait(for: "· row 2, ", line: -1)
     // q during a reload stops it too, and leaves; the rows are as they were.
     terminal.type("r")
     terminal.wait(for: "reloading", line: -1)
@@ -493,7 +615,8 @@ struct BrowseTests {
     #expect(terminal.statusLine.contains("rows 1–"), "\(terminal.statusLine)")
     // The keys go on from where the screen stayed.
     terminal.type("j")
-    terminal.wait(for: "rows 2–", line: -1)
+    terminal.wait(for: "rows 1–", line: -1)
+    terminal.wait(for: "· row 2, ", line: -1)
     // `q` while the rows are read stops them and leaves.
     terminal.type(":1500000\r")
     terminal.wait(for: "reading rows", line: -1)

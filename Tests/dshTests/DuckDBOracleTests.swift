@@ -170,6 +170,41 @@ struct DuckDBOracleTests {
     }
   }
 
+  @Test(
+    "the statements browse's keys write (a frequency table, a filter on its value, a sort): DuckDB's answers")
+  func browseStatements() throws {
+    // Public data dsh's fixtures did not have: the 1992 Los Angeles riots' deaths (vega_datasets).
+    let path = DSHProcess.packageRoot + "/Tests/dshTests/Fixtures/la-riots.csv"
+    let setup = ["let riots = csv \"\(path)\""]
+    let read = "read_csv('\(path)')"
+    for column in ["neighborhood", "race", "age", "type", "death_date"] {
+      let frequency = "riots | group by \(column) with count = count() | sort by count desc, \(column)"
+      let duck = try DuckDB.rows(
+        "SELECT \(column), count(*) AS count FROM \(read) GROUP BY \(column) ORDER BY count DESC, \(column) NULLS LAST"
+      )
+      #expect(DuckDB.differences(try DuckDB.dshRows(setup, frequency), duck) == [], "\(column)")
+    }
+    for (stages, sql) in [
+      (
+        "| where neighborhood == \"Compton\" | sort by age desc",
+        "WHERE neighborhood = 'Compton' ORDER BY age DESC NULLS LAST"
+      ),
+      ("| where age == null", "WHERE age IS NULL ORDER BY true"),
+      ("| where race != \"Black\" | sort by death_date", "WHERE race <> 'Black' ORDER BY death_date"),
+      (
+        "| where death_date == date(\"1992-04-30\") | sort by age",
+        "WHERE death_date = DATE '1992-04-30' ORDER BY age NULLS LAST"
+      ),
+    ] {
+      // Equal keys in the file's order, as dsh's sort keeps them.
+      let duck = try DuckDB.rows(
+        "SELECT first_name, last_name, age FROM (SELECT *, row_number() OVER () AS line FROM \(read)) \(sql), line"
+      )
+      let dsh = try DuckDB.dshRows(setup, "riots \(stages) | select first_name, last_name, age")
+      #expect(DuckDB.differences(dsh, duck) == [], "\(stages)")
+    }
+  }
+
   @Test("count: SQL's count(*) of the view, DuckDB's answers, from CSV, SQLite and JSON, none counting 0")
   func counts() throws {
     let folder = NSTemporaryDirectory() + "dsh-duckdb-\(UUID().uuidString)"

@@ -65,7 +65,9 @@ struct CellListRenderer<Item>: TextModeRenderer {
         for row in section.rows {
           if let previous, row.flatIndex != previous + 1, gaps { out.line(boxed("⋮", style: out.dim)) }
           previous = row.flatIndex
-          let border = options.markedRows.contains(row.flatIndex) ? out.markedBorder : "│"
+          let border =
+            row.flatIndex == options.cursorRow
+            ? RenderOptions.cursorBorder : options.markedRows.contains(row.flatIndex) ? out.markedBorder : "│"
           for line in cellLines(row.cell, width: inner, labelWidth: labels, out: out) {
             out.line(border + " " + line + " │")
           }

@@ -64,6 +64,15 @@ struct RecordTableRenderer: TextModeRenderer {
     } else {
       natural = natural.indices.map { max(natural[$0], cells[$0]) }
     }
+    if let least = options.leastColumnWidths {
+      for c in natural.indices { natural[c] = max(natural[c], least[table.names[c]] ?? 0) }
+    }
+    if let fixed = options.columnWidths {
+      for c in natural.indices {
+        guard let width = fixed[table.names[c]] else { continue }
+        natural[c] = whole[c] ? max(width, cells[c]) : max(1, width)
+      }
+    }
     let count = natural.count
     if count <= 1 {
       return (Array(0..<count), Self.narrowed(natural, toFit: available(count)), 0)
@@ -215,10 +224,13 @@ struct RecordTableRenderer: TextModeRenderer {
     let separator = Array(" │ ".utf8)
     let close = Array(" │".utf8)
     let marked = options.markedRows
+    let cursorOpen = Array((RenderOptions.cursorBorder + " ").utf8)
     let gaps = options.showsGaps
     let gap = Array("…".utf8)
     func row(_ row: Int, flat: Int, into out: inout TextOutput) {
-      out.append(bytes: marked.isEmpty || !marked.contains(flat) ? open : markedOpen)
+      out.append(
+        bytes: flat == options.cursorRow
+          ? cursorOpen : marked.isEmpty || !marked.contains(flat) ? open : markedOpen)
       for (index, column) in columns.enumerated() {
         if index > 0 { out.append(bytes: separator) }
         guard let c = column else {

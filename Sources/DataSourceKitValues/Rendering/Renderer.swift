@@ -46,6 +46,23 @@ public struct RenderOptions: Sendable {
   /// Rows (flat positions) drawn with a marked left border (`┃`) in box mode: the rows a reload
   /// inserted or changed, for a moment.
   public var markedRows: Set<Int> = []
+  /// The row (a flat position) drawn with the cursor's left border, `▸`.
+  ///
+  /// The row `browse`'s keys act on; the cursor wins over a mark.
+  public var cursorRow: Int?
+  /// The left border of the cursor's row.
+  public static let cursorBorder = "▸"
+  /// The width each named column of a table of fields is drawn at in box and plain mode, when
+  /// given: a text longer is cut with `…`, a number, date or time is still drawn whole.
+  ///
+  /// `browse`'s `+` and `-` set the cursor's column's width so.
+  public var columnWidths: [String: Int]?
+  /// The least width each named column of a table of fields is drawn at, when given: a longer
+  /// value widens it, as it would without.
+  ///
+  /// `browse` keeps each column at the widest it has drawn it, so the columns never narrow while
+  /// the rows scroll back and forth under the user's eyes.
+  public var leastColumnWidths: [String: Int]?
   /// The widest a column of text is drawn in a box or plain table of fields, when set.
   ///
   /// `set colwidth`: longer texts and names are cut with `…`, so that more columns fit beside

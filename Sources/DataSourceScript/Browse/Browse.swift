@@ -12,15 +12,31 @@ extension Session {
     }
     let value = try await readingEvaluator.evaluate(expression)
     let name = expression.boundName
+    let statement = text(expression.range).trimmingCharacters(in: .whitespacesAndNewlines)
+    let (screen, view) = try browseScreen(
+      of: value, expression: expression, name: name ?? statement, statement: statement, counted: nil)
+    await browser(screen)
+    lastShow = (name, view.stats)
+    // What `r` changed is reported against what was shown before, then the screen left is
+    // what X shows.
+    flushWatchReport()
+    if let name { changes.shown(name) }
+  }
+
+  /// The screen of `value`, the value of `expression`: its view drawn as `show` draws it, its
+  /// sources reloaded on `r`, and the views its keys open over it evaluated here.
+  private func browseScreen(
+    of value: ScriptValue, expression: Expression, name: String, statement: String, counted: CountedColumn?
+  ) throws -> (BrowseScreen, ListView<Value, TableCell>) {
     let (view, showsFields, columnSource) = try shownView(
-      of: value, named: name, expressionRange: expression.range)
+      of: value, named: expression.boundName, expressionRange: expression.range)
     let source = view.dataSource
     let range = expression.range
     // ^C while the rows were counted: the screen would say "no rows" of a view it never counted.
     _ = view.totalRows
     if view.wasInterrupted || Task.isCancelled { throw Diagnostic(.interrupted, at: range) }
     let screen = BrowseScreen(
-      name: name ?? text(range).trimmingCharacters(in: .whitespaces), view: view, showsFields: showsFields,
+      name: name, statement: statement, counted: counted, view: view, showsFields: showsFields,
       draw: { windows, options in
         var text = ""
         do {
@@ -41,15 +57,61 @@ extension Session {
         // browse the watched views report and the served ones follow.
         try self?.beforeChange(by: .reload(expression, range: range))
         return try await Session.reloadForBrowse(value)
-      })
+      },
+      open: { [weak self] derivation in
+        guard let self else { throw CancellationError() }
+        return try await self.openBrowseScreen(derivation)
+      },
+      bind: { [weak self] name, statement in try await self?.bindFromBrowse(name, statement) })
     screen.color = settings.usesColor(environment)
     screen.progress = progress
-    await browser(screen)
-    lastShow = (name, view.stats)
-    // What `r` changed is reported against what was shown before, then the screen left is
-    // what X shows.
-    flushWatchReport()
-    if let name { changes.shown(name) }
+    return (screen, view)
+  }
+
+  /// The screen of a view a key opened over another: its statement parsed and evaluated as if
+  /// typed after `browse`, and written to the line editor's history as such.
+  private func openBrowseScreen(_ derivation: BrowseDerivation) async throws -> BrowseScreen {
+    let typed = "browse " + derivation.statement
+    let source = SourceFile(name: "(browse)", text: typed)
+    guard case .success(.browse(let expression, _))? = Array(Parser.statements(of: typed)).first?.result
+    else {
+      throw BrowseDerivation.Refusal(reason: "the statement does not read back: \(typed)")
+    }
+    environment.history?(typed)
+    let saved = scripts.current
+    scripts.current = source
+    defer { scripts.current = saved }
+    do {
+      let value = try await readingEvaluator.evaluate(expression)
+      return try browseScreen(
+        of: value, expression: expression, name: derivation.statement, statement: derivation.statement,
+        counted: derivation.counts
+      ).0
+    } catch let diagnostic as Diagnostic {
+      // Said on the status line: the statement, and the error's place in it.
+      throw BrowseDerivation.Refusal(reason: diagnostic.message.text)
+    }
+  }
+
+  /// `let NAME = STATEMENT` for a view browse shows (`L`): run as if typed at the prompt, and
+  /// kept in the history; the browse statement running around it publishes to served pages
+  /// when it ends, as it would have.
+  private func bindFromBrowse(_ name: String, _ statement: String) async throws {
+    let typed = "let \(name) = \(statement)"
+    guard case .success(let parsed)? = Array(Parser.statements(of: typed)).first?.result,
+      case .binding = parsed
+    else {
+      throw BrowseDerivation.Refusal(reason: "\(name) is not a name a let can bind")
+    }
+    let publishing = pendingServePublish
+    let saved = scripts.current
+    scripts.current = SourceFile(name: "(browse)", text: typed)
+    defer {
+      scripts.current = saved
+      pendingServePublish = publishing
+    }
+    try await execute(parsed)
+    environment.history?(typed)
   }
 
   /// The most rows a view may have for browse's `r` to mark what a reload changed.
@@ -93,8 +155,12 @@ extension BrowseScreen {
     public var top: Int
     public var horizontal: Int
     public var visible: Range<Int>
+    public var cursor: Int
+    public var column: Int
   }
 
   /// Where the screen stands now.
-  public var place: Place { Place(top: top, horizontal: horizontal, visible: visible) }
+  public var place: Place {
+    Place(top: top, horizontal: horizontal, visible: visible, cursor: cursor, column: column)
+  }
 }

@@ -33,15 +33,23 @@ public enum BrowseKey: Hashable, Sendable {
 
 /// What a key does in `browse`: the key map is this list, read by the screen, by `?` and by
 /// `help browse`, so the keys a user is told are the keys that work.
+///
+/// The keys that make another view of the rows (sort, filter, count) are VisiData's daily
+/// keys on the column under the cursor, each the statement a user could type: the screen opens
+/// that statement's view over the one shown, and `q` goes back to it.
 public enum BrowseAction: String, CaseIterable, Sendable {
-  case rowDown, rowUp, pageDown, pageUp, first, last, nextSection, previousSection
-  case goToRow, search, nextMatch, previousMatch, scrollLeft, scrollRight, reload, keys, leave
+  case rowDown, rowUp, scrollDown, scrollUp, pageDown, pageUp, first, last, nextSection, previousSection
+  case goToRow, search, nextMatch, previousMatch, columnLeft, columnRight, widen, narrow
+  case sortAscending, sortDescending, frequency, keepValue, dropValue, openCounted
+  case bind, reload, keys, back, leave
 
   /// The keys that do it.
   public var keys: [BrowseKey] {
     switch self {
-    case .rowDown: [.down, .character("j"), .wheelDown]
-    case .rowUp: [.up, .character("k"), .wheelUp]
+    case .rowDown: [.down, .character("j")]
+    case .rowUp: [.up, .character("k")]
+    case .scrollDown: [.wheelDown]
+    case .scrollUp: [.wheelUp]
     case .pageDown: [.character(" "), .pageDown, .character("f")]
     case .pageUp: [.character("b"), .pageUp]
     case .first: [.character("g"), .home]
@@ -52,19 +60,31 @@ public enum BrowseAction: String, CaseIterable, Sendable {
     case .search: [.character("/")]
     case .nextMatch: [.character("n")]
     case .previousMatch: [.character("N")]
-    case .scrollLeft: [.left, .character("h")]
-    case .scrollRight: [.right, .character("l")]
+    case .columnLeft: [.left, .character("h")]
+    case .columnRight: [.right, .character("l")]
+    case .widen: [.character("+")]
+    case .narrow: [.character("-")]
+    case .sortAscending: [.character("s")]
+    case .sortDescending: [.character("S")]
+    case .frequency: [.character("F")]
+    case .keepValue: [.character("=")]
+    case .dropValue: [.character("!")]
+    case .openCounted: [.enter]
+    case .bind: [.character("L")]
     case .reload: [.character("r")]
     case .keys: [.character("?")]
-    case .leave: [.character("q"), .escape]
+    case .back: [.character("q"), .escape]
+    case .leave: [.character("Q")]
     }
   }
 
   /// What it does, in a few words.
   public var summary: String {
     switch self {
-    case .rowDown: "one row down"
-    case .rowUp: "one row up"
+    case .rowDown: "the cursor one row down"
+    case .rowUp: "the cursor one row up"
+    case .scrollDown: "the rows one down, the cursor kept on the screen"
+    case .scrollUp: "the rows one up"
     case .pageDown: "one page down"
     case .pageUp: "one page up"
     case .first: "the first row"
@@ -72,14 +92,24 @@ public enum BrowseAction: String, CaseIterable, Sendable {
     case .nextSection: "the next section, its header at the top"
     case .previousSection: "the previous section (or the start of this one)"
     case .goToRow: ":N Enter goes to row N"
-    case .search: "/TEXT Enter finds TEXT in the cells below (case matters only with a capital)"
+    case .search: "/TEXT Enter finds TEXT below; a capital makes case matter"
     case .nextMatch: "the next match"
     case .previousMatch: "the previous match"
-    case .scrollLeft: "a wide table's columns to the left (the first stays)"
-    case .scrollRight: "a wide table's columns to the right"
-    case .reload: "loads the sources again; the top row stays, changed rows are marked (up to 100,000)"
+    case .columnLeft: "the cursor one column left (a wide table scrolls)"
+    case .columnRight: "the cursor one column right"
+    case .widen: "the cursor's column wider (columns never narrow as rows scroll)"
+    case .narrow: "the cursor's column narrower (a number is never cut)"
+    case .sortAscending: "sorted by the cursor's column: | sort by COLUMN"
+    case .sortDescending: "sorted by it, largest first: | sort by COLUMN desc"
+    case .frequency: "how often each value of the column comes, as a view of its own"
+    case .keepValue: "rows with the cursor's value: | where COLUMN == VALUE"
+    case .dropValue: "rows without it: | where COLUMN != VALUE"
+    case .openCounted: "in a view made by F: the rows below with that value"
+    case .bind: "LNAME Enter binds the view: let NAME = its statement"
+    case .reload: "reloads the sources; changed rows marked (up to 100,000)"
     case .keys: "these keys, and what the view has read"
-    case .leave: "back to the prompt"
+    case .back: "back to the view before (from the first, to the prompt)"
+    case .leave: "back to the prompt from any view"
     }
   }
 

@@ -11,6 +11,13 @@ import DataSourceKitValues
 public final class BrowseScreen {
   /// The name browsed, or the expression's text.
   public let name: String
+  /// The expression this screen shows, as typed after `browse`: a view opened over another
+  /// (sorted, filtered, counted) is that view's statement with a stage added.
+  public let statement: String
+  /// In a view made by `F`: the view it counts and the column, which Enter filters.
+  public let counted: CountedColumn?
+  /// How many views are under this one (`q` goes back to the one below).
+  public private(set) var depth = 0
   let view: ListView<Value, TableCell>
   /// A bare provider: drawn as a table of its fields, which scrolls sideways.
   let showsFields: Bool
@@ -19,6 +26,11 @@ public final class BrowseScreen {
   /// Loads the sources again and returns the batch the reload made, or `nil` when the view is
   /// too large to diff (then the top row stays by position).
   private let reloadSources: () async throws -> BatchUpdate?
+  /// Builds the screen of a view opened over this one (the session evaluates its statement);
+  /// `nil` where views cannot be opened.
+  private let opener: ((BrowseDerivation) async throws -> BrowseScreen)?
+  /// Runs `let NAME = STATEMENT` in the session.
+  private var binder: ((_ name: String, _ statement: String) async throws -> Void)?
 
   /// The screen's size: lines and columns.
   public private(set) var size = (rows: 24, columns: 80)
@@ -34,6 +46,21 @@ public final class BrowseScreen {
   public private(set) var horizontal = 0
   /// The rows on the screen at the last frame.
   public private(set) var visible = 0..<0
+  /// The row the cursor is on (a flat position): the keys that filter read its value.
+  public private(set) var cursor = 0
+  /// The field the cursor is on, by its position among the view's fields: the keys that sort,
+  /// count and filter act on it.
+  public private(set) var column = 0
+  /// Each column's width, by name: the widest it has been drawn, so that columns never narrow
+  /// while the rows scroll back and forth.
+  private var widths: [String: Int] = [:]
+  /// The widths `+` and `-` set: these columns are drawn exactly so.
+  private var setWidths: [String: Int] = [:]
+  /// The fields of the last frame, in the order the screen shows them (the first, then those
+  /// scrolled to), and where each is drawn: the cursor's column is revealed from these.
+  private var shownColumns: [(field: Int, span: Range<Int>)] = []
+  /// How far a long search has got, for the status line the host draws meanwhile.
+  public let searchProgress = SearchProgress()
   /// A `:` or `/` being typed on the status line.
   public private(set) var prompt: (kind: Character, text: String)?
   /// A message for the status line, until the next key.
@@ -43,8 +70,9 @@ public final class BrowseScreen {
   private var match: Int?
   /// Rows a reload inserted or changed: marked until the next key.
   public private(set) var markedRows: Set<Int> = []
-  /// Whether `?` is showing the keys.
+  /// Whether `?` is showing the keys, and the first of its lines on the screen.
   public private(set) var showingKeys = false
+  private var keysTop = 0
   /// Cells made and reused, and rows read, since `browse` began.
   private var cellsBuilt = 0
   private var cellsReused = 0
@@ -61,23 +89,98 @@ public final class BrowseScreen {
   /// - Parameters:
   ///   - draw: renders windows of the view as `show` renders them.
   ///   - reload: loads the sources again; returns the batch, or `nil` when it is not worked out.
+  ///   - statement: the expression shown, as `browse` was given it.
+  ///   - counted: for a view made by `F`, the view it counts and the column.
+  ///   - open: builds the screen of a statement opened over this one.
   public init(
-    name: String, view: ListView<Value, TableCell>, showsFields: Bool,
+    name: String, statement: String? = nil, counted: CountedColumn? = nil, view: ListView<Value, TableCell>,
+    showsFields: Bool,
     draw: @escaping ([Range<Int>], RenderOptions) -> String,
-    reload: @escaping () async throws -> BatchUpdate?
+    reload: @escaping () async throws -> BatchUpdate?,
+    open: ((BrowseDerivation) async throws -> BrowseScreen)? = nil,
+    bind: ((_ name: String, _ statement: String) async throws -> Void)? = nil
   ) {
     self.name = name
+    self.statement = statement ?? name
+    self.counted = counted
     self.view = view
     self.showsFields = showsFields
     self.draw = draw
     self.reloadSources = reload
+    self.opener = open
+    self.binder = bind
+  }
+
+  /// Binds the view shown to `name` in the session, as `let NAME = STATEMENT` typed at the
+  /// prompt would (the history keeps the statement, and `save` writes it); the status line
+  /// says so, or why not.
+  public func bind(_ name: String) async {
+    guard let binder else {
+      message = "this view cannot be bound here"
+      return
+    }
+    do {
+      try await binder(name, statement)
+      message = "bound \(name): show \(name), or save keeps it"
+    } catch let refusal as BrowseDerivation.Refusal {
+      message = "not bound: " + refusal.reason
+    } catch let diagnostic as Diagnostic {
+      message = "not bound: " + diagnostic.message.text
+    } catch {
+      message = "not bound: \(error)"
+    }
+  }
+
+  /// The screen of `derivation`, a view opened over this one.
+  ///
+  /// - Throws: what evaluating its statement threw (a diagnostic; `CancellationError` for ^C).
+  public func open(_ derivation: BrowseDerivation) async throws -> BrowseScreen {
+    guard let opener else { throw BrowseDerivation.Refusal(reason: "no view can be opened here") }
+    let screen = try await opener(derivation)
+    screen.color = color
+    screen.progress = progress
+    screen.resize(rows: size.rows, columns: size.columns)
+    screen.message = derivation.stage
+    screen.column = screen.fieldNames.firstIndex(of: derivation.column) ?? 0
+    screen.depth = depth + 1
+    screen.binder = binder
+    return screen
+  }
+
+  /// Says on the status line why a view was not opened over this one.
+  public func openFailed(_ error: any Error) {
+    if error is CancellationError {
+      message = "stopped: the view is as it was"
+    } else if case DataSourceError.cancelled = error {
+      message = "stopped: the view is as it was"
+    } else if let refusal = error as? BrowseDerivation.Refusal {
+      message = "cannot open it: " + refusal.reason
+    } else if let diagnostic = error as? Diagnostic {
+      message = "cannot open it: " + diagnostic.message.text
+    } else {
+      message = "cannot open it: \(error)"
+    }
+  }
+
+  /// Says on the status line that a view is being opened.
+  public func openStarting(_ derivation: BrowseDerivation) {
+    progress?.reset()
+    message = derivation.stage + " · ^C stops"
+  }
+
+  /// Back on the screen after the view opened over it was left: its message goes.
+  public func returned() {
+    message = nil
+    rendered = [:]
   }
 
   /// Goes back to `place` after the rows of the place a key moved to were not read (^C while
   /// they were): nothing drawn of them is kept, and the status line says so
   /// (``statusLineNow``, to draw under the rows drawn last).
   public func stoppedReading(backTo place: Place) {
-    (top, horizontal, visible) = (place.top, place.horizontal, place.visible)
+    (top, horizontal, visible, cursor, column) = (
+      place.top, place.horizontal, place.visible, place.cursor, place.column
+    )
     rendered = [:]
     message = "stopped reading rows"
   }
@@ -108,6 +211,7 @@ public final class BrowseScreen {
   public func resize(rows: Int, columns: Int) {
     size = (max(3, rows), max(20, columns))
     top = min(top, max(0, totalRows - 1))
+    cursor = min(max(cursor, top), max(0, totalRows - 1))
   }
 
   // MARK: Keys
@@ -118,7 +222,13 @@ public final class BrowseScreen {
     case redraw
     /// Run ``reload()`` (it may be slow: ^C cancels it), then draw.
     case reload
-    /// Give the screen back.
+    /// Open this view over the screen (it may be slow: ^C cancels it); `q` there comes back.
+    case open(BrowseDerivation)
+    /// Bind the view to this name (`let NAME = STATEMENT`), then draw.
+    case bind(String)
+    /// Back to the view under this one, or to the prompt from the first.
+    case back
+    /// Give the screen back, from any view.
     case leave
   }
 
@@ -126,9 +236,17 @@ public final class BrowseScreen {
   public func handle(_ key: BrowseKey, interrupted: () -> Bool = { false }) -> Effect {
     message = nil
     clearMarks()
-    // The keys' page: any key goes back to the rows, and does nothing else.
+    // The keys' page: the keys that page down read on (it may be taller than the screen); any
+    // other goes back to the rows, and does nothing else.
     if showingKeys {
-      showingKeys = false
+      let action = BrowseAction.byKey[key]
+      if action == .pageDown || action == .rowDown, keysTop + bodyLines < keyLines().count {
+        keysTop += action == .rowDown ? 1 : bodyLines
+      } else if action == .pageUp || action == .rowUp, keysTop > 0 {
+        keysTop = max(0, keysTop - (action == .rowUp ? 1 : bodyLines))
+      } else {
+        showingKeys = false
+      }
       return .redraw
     }
     if let prompt { return typeIntoPrompt(prompt, key, interrupted: interrupted) }
@@ -137,23 +255,44 @@ public final class BrowseScreen {
       return .redraw
     }
     switch action {
-    case .rowDown: if visible.upperBound < totalRows { top += 1 }
-    case .rowUp: top = max(0, top - 1)
+    case .rowDown: moveCursor(to: cursor + 1)
+    case .rowUp: moveCursor(to: cursor - 1)
+    case .scrollDown:
+      if visible.upperBound < totalRows { top += 1 }
+      cursor = max(cursor, top)
+    case .scrollUp:
+      top = max(0, top - 1)
+      if cursor >= visible.upperBound - 1, cursor > top { cursor -= 1 }
     case .pageDown:
-      if visible.upperBound < totalRows { top = min(visible.upperBound, lastTop()) }
-    case .pageUp: top = max(0, top - rowsFitting(endingAt: top))
-    case .first: top = 0
-    case .last: top = lastTop()
+      if visible.upperBound < totalRows {
+        let moved = min(visible.upperBound, lastTop()) - top
+        top += moved
+        cursor = min(cursor + max(moved, 1), totalRows - 1)
+      } else {
+        cursor = max(0, totalRows - 1)
+      }
+    case .pageUp:
+      let before = top
+      top = max(0, top - rowsFitting(endingAt: top))
+      cursor = before == 0 ? 0 : max(top, cursor - (before - top))
+    case .first: (top, cursor) = (0, 0)
+    case .last: (top, cursor) = (lastTop(), max(0, totalRows - 1))
     case .nextSection: moveToSection(forward: true)
     case .previousSection: moveToSection(forward: false)
     case .goToRow: prompt = (":", "")
     case .search: prompt = ("/", "")
+    case .bind: prompt = ("L", "")
     case .nextMatch: findAgain(forward: true, interrupted: interrupted)
     case .previousMatch: findAgain(forward: false, interrupted: interrupted)
-    case .scrollLeft: horizontal = max(0, horizontal - 1)
-    case .scrollRight: if moreOnTheRight { horizontal += 1 }
+    case .columnLeft: moveColumn(by: -1)
+    case .columnRight: moveColumn(by: 1)
+    case .widen: resizeColumn(by: 4)
+    case .narrow: resizeColumn(by: -4)
+    case .sortAscending, .sortDescending, .frequency, .keepValue, .dropValue, .openCounted:
+      return derive(action)
     case .reload: return .reload
-    case .keys: showingKeys = true
+    case .keys: (showingKeys, keysTop) = (true, 0)
+    case .back: return .back
     case .leave: return .leave
     }
     return .redraw
@@ -169,7 +308,11 @@ public final class BrowseScreen {
     case .escape, .interrupt: self.prompt = nil
     case .enter:
       self.prompt = nil
-      if prompt.kind == ":" { goToRow(prompt.text) } else { search(prompt.text, interrupted: interrupted) }
+      switch prompt.kind {
+      case ":": goToRow(prompt.text)
+      case "L": return prompt.text.isEmpty ? .redraw : .bind(prompt.text)
+      default: search(prompt.text, interrupted: interrupted)
+      }
     default: break
     }
     return .redraw
@@ -182,6 +325,7 @@ public final class BrowseScreen {
     }
     let total = totalRows
     top = min(row - 1, lastTop(), max(0, total - 1))
+    cursor = min(row - 1, max(0, total - 1))
     if row > total { message = "there are \(Self.grouped(total)) rows" }
   }
 
@@ -199,8 +343,9 @@ public final class BrowseScreen {
         return
       }
       top = min(starts[section], lastTop())
+      cursor = starts[section]
     } else if top > starts[current] {
-      top = starts[current]
+      (top, cursor) = (starts[current], starts[current])
     } else {
       var section = current - 1
       while section >= 0, starts[section + 1] == starts[section] { section -= 1 }
@@ -208,8 +353,104 @@ public final class BrowseScreen {
         message = "the first section"
         return
       }
-      top = starts[section]
+      (top, cursor) = (starts[section], starts[section])
     }
+  }
+
+  /// Puts the cursor on `row` (kept within the rows), the rows scrolled to show it.
+  private func moveCursor(to row: Int) {
+    let total = totalRows
+    guard total > 0 else { return }
+    cursor = min(max(0, row), total - 1)
+    if cursor < top {
+      top = cursor
+    } else if cursor >= visible.upperBound, !visible.isEmpty || cursor > top {
+      top = max(top, cursor + 1 - rowsFitting(endingAt: cursor + 1))
+    }
+  }
+
+  /// The names of the fields the columns show, in order: the view's fields, else those of
+  /// the cursor's row (a source whose records vary).
+  private var fieldNames: [String] {
+    guard showsFields else { return [] }
+    if let known = view.dataSource.recordFields { return known }
+    if case .record(let record)? = cursorItem { return record.fields.map(\.name) }
+    return []
+  }
+
+  /// The item under the cursor.
+  private var cursorItem: Value? {
+    let offsets = sectionOffsets
+    guard cursor < offsets.total else { return nil }
+    return view.dataSource.item(at: offsets.itemPath(forFlat: cursor))
+  }
+
+  /// The cursor `step` columns to the side; the frame scrolls a wide table to show it.
+  private func moveColumn(by step: Int) {
+    let count = fieldNames.count
+    guard count > 0 else {
+      message = "a table of cells has no columns: ← → move between the fields of a provider"
+      return
+    }
+    column = min(max(0, column + step), count - 1)
+  }
+
+  /// The cursor's column `step` characters wider (or narrower: a number stays whole).
+  private func resizeColumn(by step: Int) {
+    let names = fieldNames
+    guard column < names.count else {
+      message = "a table of cells has no columns to widen"
+      return
+    }
+    let name = names[column]
+    let drawn = shownColumns.first(where: { $0.field == column }).map { $0.span.count - 3 }
+    let now = setWidths[name] ?? drawn ?? widths[name] ?? 8
+    let width = min(max(3, now + step), max(3, size.columns - 4))
+    setWidths[name] = width
+    rendered = [:]
+    message = "\(name): \(width) wide"
+  }
+
+  // MARK: Views opened over this one
+
+  /// The view a key opens on the cursor's column: the statement with its stage added.
+  private func derive(_ action: BrowseAction) -> Effect {
+    let names = fieldNames
+    guard column < names.count else {
+      message = "a table of cells has no columns: add the stage to the statement"
+      return .redraw
+    }
+    let derivation: BrowseDerivation
+    do throws(BrowseDerivation.Refusal) {
+      switch action {
+      case .sortAscending, .sortDescending:
+        derivation = try .sort(statement, by: names[column], descending: action == .sortDescending)
+      case .frequency:
+        derivation = try .frequency(statement, of: names[column])
+      case .keepValue, .dropValue:
+        derivation = try .filter(
+          statement, names[column], equalTo: fieldValue(names[column]), keeping: action == .keepValue)
+      default:
+        guard let counted else {
+          message = "Enter opens a value's rows in a view made by F"
+          return .redraw
+        }
+        derivation = try .filter(
+          counted.statement, counted.field, equalTo: fieldValue(counted.field), keeping: true)
+      }
+    } catch {
+      message = error.reason
+      return .redraw
+    }
+    return .open(derivation)
+  }
+
+  /// The cursor's row's value of `field`.
+  private func fieldValue(_ field: String) throws(BrowseDerivation.Refusal) -> Value {
+    guard case .record(let record)? = cursorItem, let value = record[field] else {
+      throw BrowseDerivation.Refusal(reason: "the cursor's row has no \(field)")
+    }
+    return value
   }
 
   // MARK: Search
@@ -221,7 +462,7 @@ public final class BrowseScreen {
     }
     query = text
     match = nil
-    find(text, from: top, forward: true, interrupted: interrupted)
+    find(text, from: cursor, forward: true, interrupted: interrupted)
   }
 
   private func findAgain(forward: Bool, interrupted: () -> Bool) {
@@ -229,7 +470,7 @@ public final class BrowseScreen {
       message = "nothing searched yet: / and the text"
       return
     }
-    let from = match ?? top
+    let from = match ?? cursor
     find(query, from: forward ? from + 1 : from - 1, forward: forward, interrupted: interrupted)
   }
 
@@ -242,16 +483,22 @@ public final class BrowseScreen {
     let needle = caseMatters ? text : text.lowercased()
     var row = start
     var looked = 0
+    searchProgress.start(total: total)
+    defer { searchProgress.stop() }
     while row >= 0 && row < total {
       looked += 1
-      if looked & 0x3FF == 0, interrupted() {
-        message = "search stopped at row \(Self.grouped(row + 1))"
-        return
+      if looked & 0x3FF == 0 {
+        searchProgress.reached(row)
+        if interrupted() {
+          message = "search stopped at row \(Self.grouped(row + 1))"
+          return
+        }
       }
       let haystack = rowText(at: offsets.itemPath(forFlat: row))
       if (caseMatters ? haystack : haystack.lowercased()).contains(needle) {
         match = row
         top = min(row, lastTop())
+        cursor = row
         message = "found at row \(Self.grouped(row + 1))"
         return
       }
@@ -284,8 +531,16 @@ public final class BrowseScreen {
   public func reload() async throws {
     let before = sectionOffsets
     let topPath = top < before.total ? before.itemPath(forFlat: top) : nil
+    let cursorPath = cursor < before.total ? before.itemPath(forFlat: cursor) : nil
     let update = try await reloadSources()
     let after = sectionOffsets
+    // The cursor stays on its row, wherever the reload moved it.
+    defer { cursor = min(max(cursor, 0), max(0, after.total - 1)) }
+    if let update, let cursorPath,
+      let moved = Self.position(of: cursorPath, after: update, sectionCount: after.sectionCount)
+    {
+      cursor = after.starts[moved.section] + moved.item
+    }
     guard let update else {
       top = min(top, lastTop())
       message =
@@ -316,7 +571,7 @@ public final class BrowseScreen {
     message =
       changed == 0 && update.deletedRows.isEmpty && update.deletedSections.isEmpty
       ? "reloaded: nothing changed"
-      : "reloaded: \(Self.grouped(changed)) rows marked, \(Self.grouped(update.deletedRows.count)) deleted"
+      : "reloaded: \(Self.counted(changed, "row")) marked, \(Self.grouped(update.deletedRows.count)) deleted"
   }
 
   /// Where the row at `path` is after `update`, by UIKit's rules.
@@ -371,7 +626,9 @@ public final class BrowseScreen {
     top = max(0, min(top, total - 1))
     var lines: [String]
     if showingKeys {
-      lines = keyLines()
+      let all = keyLines()
+      keysTop = min(keysTop, max(0, all.count - bodyLines))
+      lines = Array(all.dropFirst(keysTop))
       visible = top..<top
     } else {
       let count = rowsFitting(startingAt: top)
@@ -386,8 +643,34 @@ public final class BrowseScreen {
     return [titleLine()] + lines.map(fitted) + [statusLine()]
   }
 
-  /// The rows of `window` as the renderer draws them, scrolled sideways, the matches marked.
+  /// The rows of `window` as the renderer draws them, scrolled sideways to show the cursor's
+  /// column, the matches and the cursor marked.
   private func body(_ window: Range<Int>) -> [String] {
+    var lines = sideways(window)
+    // The cursor's column, when a wide table hides it: scrolled to, a column at a time.
+    func showsCursor() -> Bool { column == 0 || shownColumns.contains { $0.field == column } }
+    if showsFields, !showsCursor() {
+      if column <= horizontal {
+        horizontal = column - 1
+        lines = sideways(window)
+      }
+      var tries = 0
+      while !showsCursor(), moreOnTheRight, tries < fieldCount {
+        horizontal += 1
+        lines = sideways(window)
+        tries += 1
+      }
+    }
+    if showsFields { learnWidths() }
+    if let query, match != nil {
+      lines = lines.map { TerminalText.highlighting(query, in: $0, color: color) }
+    }
+    return color ? highlightingCursor(lines) : lines
+  }
+
+  /// The rows of `window` scrolled sideways by ``horizontal`` columns, the first kept; notes
+  /// which fields show where (``shownColumns``).
+  private func sideways(_ window: Range<Int>) -> [String] {
     let drawn = drawnFields
     var lines = render(window, width: showsFields ? Int.max / 4 : size.columns)
     var widest = lines.map(TerminalText.width).max() ?? 0
@@ -399,35 +682,67 @@ public final class BrowseScreen {
       let fitted = TerminalText.columnWidths(narrowed.first ?? "")
       if natural.count == fitted.count, zip(natural, fitted).allSatisfy({ $1 >= min($0, 12) }) {
         lines = narrowed
-        widest = 0
+        widest = TerminalText.width(lines.first ?? "")
       }
     }
     columnsDrawn = drawn?.count ?? fieldCount
     scrollsSideways = showsFields && (drawn != nil || widest > size.columns)
     moreOnTheRight = false
+    let borders = TerminalText.borders(lines.first ?? "")
+    // The fields in the order drawn (before any slice).
+    let order = drawn ?? Array(0..<max(0, borders.count - 1))
+    shownColumns = []
     if !scrollsSideways {
       horizontal = 0
+      for (k, field) in order.enumerated() where k + 1 < borders.count {
+        shownColumns.append((field, borders[k]..<borders[k + 1]))
+      }
     } else if let drawn {
       // Only the columns that can show were drawn: the first, then those from `horizontal` on.
       horizontal = drawn[1] - 1
-      let borders = TerminalText.borders(lines.first ?? "")
       moreOnTheRight = widest > size.columns || (drawn.last ?? 0) < fieldCount - 1
       if borders.count >= 3 {
         lines = lines.map { TerminalText.slice($0, keeping: borders[1] + 1, from: 0, width: size.columns) }
       }
+      for (k, field) in drawn.enumerated() where k + 1 < borders.count && borders[k + 1] < size.columns {
+        shownColumns.append((field, borders[k]..<borders[k + 1]))
+      }
     } else {
       // Whole columns scroll: the first stays, and the table goes on after border k + 1.
-      let borders = TerminalText.borders(lines.first ?? "")
       horizontal = min(horizontal, max(0, borders.count - 3))
       if borders.count >= 3 {
         let frozen = borders[1] + 1
         let offset = borders[1 + horizontal] - borders[1]
         moreOnTheRight = widest - offset > size.columns
         lines = lines.map { TerminalText.slice($0, keeping: frozen, from: offset, width: size.columns) }
+        shownColumns.append((order[0], borders[0]..<borders[1]))
+        for k in (1 + horizontal)..<(borders.count - 1) where borders[k + 1] - offset < size.columns {
+          shownColumns.append((order[k], borders[k] - offset..<borders[k + 1] - offset))
+        }
       }
     }
-    if let query, match != nil {
-      lines = lines.map { TerminalText.highlighting(query, in: $0, color: color) }
+    return lines
+  }
+
+  /// Keeps the width each column was first drawn at, so the next pages draw it the same.
+  private func learnWidths() {
+    let names = fieldNames
+    for shown in shownColumns where shown.field < names.count && shown.span.count > 3 {
+      let name = names[shown.field]
+      widths[name] = max(widths[name] ?? 0, shown.span.count - 3)
+    }
+  }
+
+  /// The cursor's row in reverse video, and its column's name.
+  private func highlightingCursor(_ lines: [String]) -> [String] {
+    var lines = lines
+    let span = shownColumns.first { $0.field == column }?.span
+    for index in lines.indices {
+      if index == 1, showsFields, let span {
+        lines[index] = TerminalText.styling(lines[index], columns: span.lowerBound + 1..<span.upperBound)
+      } else if lines[index].hasPrefix(RenderOptions.cursorBorder) {
+        lines[index] = TerminalText.styling(lines[index], columns: 0..<TerminalText.width(lines[index]))
+      }
     }
     return lines
   }
@@ -452,15 +767,22 @@ public final class BrowseScreen {
 
   private func render(_ window: Range<Int>, width: Int) -> [String] {
     let key = RenderKey(
-      window: window, width: width, fields: drawnFields, clock: view.dataSource.structureClock.current)
+      window: window, width: width, fields: drawnFields, clock: view.dataSource.structureClock.current,
+      cursor: cursor, widths: widths, setWidths: setWidths)
     if let kept = rendered[key] { return kept }
     var options = RenderOptions(
       mode: .box, width: width, color: color, showsFields: showsFields, toTerminal: true)
     options.showsGaps = false
     options.markedRows = markedRows
+    options.cursorRow = cursor
     // No column is drawn wider than the screen: sideways scrolling moves by whole columns, so
     // more of a 2 MB field could never show, and drawing it whole cost seconds a key.
     options.maxColumnWidth = min(options.maxColumnWidth ?? Int.max, max(12, size.columns - 4))
+    if showsFields {
+      options.leastColumnWidths = widths
+      options.columnWidths = setWidths
+      options.maxColumnWidth = max(options.maxColumnWidth ?? 0, setWidths.values.max() ?? 0)
+    }
     options.shownFields = drawnFields
     var text = draw([window], options)
     if text.hasSuffix("\n") { text.removeLast() }
@@ -478,6 +800,9 @@ public final class BrowseScreen {
     var fields: [Int]?
     /// The source's clock: a change of its rows draws them again.
     var clock: UInt64
+    var cursor: Int
+    var widths: [String: Int]
+    var setWidths: [String: Int]
   }
 
   /// The number of lines the rows of `window` take.
@@ -529,19 +854,26 @@ public final class BrowseScreen {
   private func titleLine() -> String {
     let titles = view.dataSource.viewLines(.header)
     let text = " " + ([name] + titles).joined(separator: " — ")
-    let line = TerminalText.cut(text, to: size.columns)
+    let line = TerminalText.ellipsized(text, to: size.columns)
     return color ? "\u{1B}[7m" + TerminalText.pad(line, to: size.columns) + "\u{1B}[0m" : line
   }
 
   /// `rows 1–20 of 1,000,000 · section 1 of 3 · loading · ? keys  q leaves`, or the prompt.
   public var statusText: String {
-    if let prompt { return String(prompt.kind) + prompt.text }
+    if let prompt {
+      // `let NAME = STATEMENT` as it will run, the name being typed.
+      return prompt.kind == "L" ? "let \(prompt.text)▏ = \(statement)" : String(prompt.kind) + prompt.text
+    }
     let total = totalRows
     var parts: [String] = []
     if total == 0 {
       parts.append("no rows")
     } else if showingKeys {
-      parts.append("keys")
+      let count = keyLines().count
+      parts.append(
+        count > bodyLines
+          ? "keys \(keysTop + 1)–\(min(count, keysTop + bodyLines)) of \(count) lines · space more, any other key back"
+          : "keys · any key back")
     } else {
       parts.append(
         "rows \(Self.grouped(visible.lowerBound + 1))–\(Self.grouped(visible.upperBound)) of \(Self.grouped(total))"
@@ -549,6 +881,10 @@ public final class BrowseScreen {
     }
     // What the last key did comes before what stays, so a long error cannot push it off.
     if let message { parts.append(message) }
+    if total > 0, !showingKeys {
+      let names = fieldNames
+      parts.append("row \(Self.grouped(cursor + 1))" + (column < names.count ? ", " + names[column] : ""))
+    }
     let offsets = sectionOffsets
     if offsets.sectionCount > 1, total > 0 {
       let section = offsets.itemPath(forFlat: min(top, total - 1)).section
@@ -565,30 +901,36 @@ public final class BrowseScreen {
       parts.append(
         horizontal == 0 ? "more columns →" : "scrolled \(columns)" + (moreOnTheRight ? ", ← →" : ", ←"))
     }
-    parts.append("? keys  q leaves")
+    if !showingKeys { parts.append(depth == 0 ? "? keys  q leaves" : "? keys  q back") }
     return parts.joined(separator: " · ")
   }
 
   private func statusLine() -> String {
-    let line = TerminalText.cut(statusText, to: size.columns)
+    let line = TerminalText.ellipsized(statusText, to: size.columns)
     return color ? "\u{1B}[7m" + TerminalText.pad(line, to: size.columns) + "\u{1B}[0m" : line
   }
 
+  /// The `?` page: what the view has read first (it fits any screen), then the keys.
   private func keyLines() -> [String] {
-    ["Keys"] + BrowseAction.helpLines.map { "  " + $0 } + [
-      "",
-      "This view: \(Self.grouped(totalRows)) rows in \(Self.grouped(sectionOffsets.sectionCount)) sections; "
-        + "cells made \(Self.grouped(cellsBuilt)), reused \(Self.grouped(cellsReused)); "
-        + "rows read \(Self.grouped(rowsRead)).",
+    var lines = [
+      "This view: \(Self.counted(totalRows, "row")) in \(Self.counted(sectionOffsets.sectionCount, "section")).",
+      "Cells made \(Self.grouped(cellsBuilt)), reused \(Self.grouped(cellsReused)); rows read \(Self.grouped(rowsRead)).",
     ]
-      + (showsFields
-        ? ["Columns on the screen: \(Self.grouped(columnsDrawn)) of \(Self.grouped(fieldCount))."] : []) + [
-        "Any key goes back to the rows."
-      ]
+    if showsFields {
+      lines.append("Columns on the screen: \(Self.grouped(columnsDrawn)) of \(Self.grouped(fieldCount)).")
+    }
+    lines +=
+      ["", "Keys"] + BrowseAction.helpLines.map { "  " + $0 } + ["", "Any key goes back to the rows."]
+    return lines.map { TerminalText.ellipsized($0, to: size.columns) }
   }
 
   private func fitted(_ line: String) -> String { TerminalText.cut(line, to: size.columns) }
 
   /// `1234567` as `1,234,567`.
   static func grouped(_ number: Int) -> String { ValueFormat.grouped(String(number)) }
+
+  /// `1 row`, `1,000 rows`.
+  static func counted(_ number: Int, _ noun: String) -> String {
+    grouped(number) + " " + noun + (number == 1 ? "" : "s")
+  }
 }

@@ -48,6 +48,39 @@ enum TerminalText {
     self.width(line) > width ? slice(line, keeping: 0, from: 0, width: width) : line
   }
 
+  /// The line cut to `width` columns with `…` as its last when it is longer, so a reader knows
+  /// there is more (a status line, a title).
+  static func ellipsized(_ line: String, to width: Int) -> String {
+    guard self.width(line) > width, width > 0 else { return line }
+    return slice(line, keeping: 0, from: 0, width: width - 1) + "…"
+  }
+
+  /// The line with the columns `columns` in reverse video (the cursor in `browse`); the styles
+  /// inside them (a reset) keep it on.
+  static func styling(_ line: String, columns: Range<Int>) -> String {
+    var out = ""
+    var column = 0
+    var inside = false
+    for piece in pieces(line) {
+      switch piece {
+      case .escape(let sequence):
+        out += sequence
+        if inside, sequence == "\u{1B}[0m" { out += "\u{1B}[7m" }
+      case .character(let character, let w):
+        if !inside, columns.contains(column) {
+          out += "\u{1B}[7m"
+          inside = true
+        } else if inside, !columns.contains(column) {
+          out += "\u{1B}[27m"
+          inside = false
+        }
+        out.append(character)
+        column += w
+      }
+    }
+    return out + (inside ? "\u{1B}[27m" : "")
+  }
+
   /// The line padded with spaces to `width` columns.
   static func pad(_ line: String, to width: Int) -> String {
     line + String(repeating: " ", count: max(0, width - self.width(line)))

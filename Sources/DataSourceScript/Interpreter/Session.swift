@@ -49,7 +49,7 @@ public final class Session {
   private var pendingWatchReport: Set<ObjectIdentifier>??
   /// The statement running and what it may change (`nil`: it changes no data), for the served
   /// views' pages after it.
-  private var pendingServePublish: (statement: Statement, changing: Set<ObjectIdentifier>??)?
+  var pendingServePublish: (statement: Statement, changing: Set<ObjectIdentifier>??)?
   /// The views `serve` keeps pages of, by name.
   var servedViews: [String: ServedView] = [:]
   /// Starts the web servers of `serve` (``PreviewServers``); `nil` refuses `serve`.

@@ -67,6 +67,9 @@ public struct Environment: Sendable {
   /// The full screen `browse` takes over, when there is one (a terminal that is not `dumb`):
   /// it shows the screen and returns when the user leaves.
   public var browser: (@MainActor @Sendable (BrowseScreen) async -> Void)?
+  /// Keeps a statement in the line editor's history, as if typed (`browse`'s keys write the
+  /// statements of the views they open), when there is one.
+  public var history: (@MainActor @Sendable (String) -> Void)?
   /// Shows text longer than the screen through a pager (`$PAGER`, else `less -R`), when there is
   /// a terminal; `false` when it could not, and the text is printed instead.
   public var pager: (@MainActor @Sendable (String) -> Bool)?

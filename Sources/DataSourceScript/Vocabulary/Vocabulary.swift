@@ -285,6 +285,19 @@ public enum Vocabulary {
     Keyword.allCases.map(\.rawValue) + CellOptionName.allCases.map(\.rawValue)
     + ProviderOptionName.allCases.map(\.rawValue) + [PlaceWord.ignoring.rawValue]
 
+  /// Whether a word means something of the language anywhere (a statement's, a stage's, a
+  /// keyword, a place word, a value such as `null`): a field so named is written in backquotes
+  /// where dsh writes a statement for the user (`browse`'s keys), so it reads as the field.
+  static func isLanguageWord(_ word: String) -> Bool {
+    languageWords.contains(word.lowercased())
+  }
+  private static let languageWords: Set<String> = reservedWords.union(
+    pipelineWords + PlaceWord.allCases.map(\.rawValue) + wordsOfExpressions)
+  /// The words an expression reads as operators or values rather than as a field's name.
+  private static let wordsOfExpressions = [
+    "true", "false", "null", "and", "or", "not", "in", "is", "asc", "desc",
+  ]
+
   /// `a, b or c`, for hints that list choices.
   static func choices(_ words: [String]) -> String {
     guard words.count > 1 else { return words.first ?? "" }
