@@ -32,8 +32,13 @@ struct RecordTableRenderer: TextModeRenderer {
   init(snapshot: ViewSnapshot<Value>, options: RenderOptions, collected: RecordTableCollector) {
     self.snapshot = snapshot
     self.options = options
+    var cells = collected.cells
+    // A column of doubles reads as one precision, its decimal points under each other.
+    for (c, doubles) in collected.kinds.doublesOnly.enumerated() where doubles {
+      cells.alignDecimals(column: c)
+    }
     table = ValueRows(
-      names: collected.columns.names, cells: collected.cells, rightAligned: collected.kinds.rightAligned,
+      names: collected.columns.names, cells: cells, rightAligned: collected.kinds.rightAligned,
       keptWhole: collected.kinds.keptWhole)
   }
 
@@ -415,24 +420,31 @@ struct ColumnKinds {
   private var numeric: [Bool]
   private var sawValue: [Bool]
   private var whole: [Bool]
+  private var doubles: [Bool]
 
   init(columns: Int) {
     numeric = [Bool](repeating: true, count: columns)
     sawValue = [Bool](repeating: false, count: columns)
     whole = [Bool](repeating: true, count: columns)
+    doubles = [Bool](repeating: true, count: columns)
   }
 
   mutating func note(_ value: Value, column c: Int) {
     switch value {
     case .null: break
-    case .int, .double: sawValue[c] = true
+    case .double: sawValue[c] = true
+    case .int:
+      sawValue[c] = true
+      doubles[c] = false
     case .date, .timestamp, .bool:
       sawValue[c] = true
       numeric[c] = false
+      doubles[c] = false
     default:
       sawValue[c] = true
       numeric[c] = false
       whole[c] = false
+      doubles[c] = false
     }
   }
 
@@ -440,7 +452,10 @@ struct ColumnKinds {
   mutating func note(_ batch: ValueBatch, column c: Int) {
     switch batch {
     case .ints(_, let nulls):
-      if nulls.map({ $0.contains(false) }) ?? (batch.count > 0) { sawValue[c] = true }
+      if nulls.map({ $0.contains(false) }) ?? (batch.count > 0) {
+        sawValue[c] = true
+        doubles[c] = false
+      }
     case .doubles(_, let nulls):
       if nulls.map({ $0.contains(false) }) ?? (batch.count > 0) { sawValue[c] = true }
     case .texts(let texts):
@@ -449,6 +464,7 @@ struct ColumnKinds {
         sawValue[c] = true
         numeric[c] = false
         whole[c] = false
+        doubles[c] = false
         break
       }
     default:
@@ -460,6 +476,8 @@ struct ColumnKinds {
   /// Columns of numbers, dates, times and booleans alone (and at least one): cut, `1400000…`
   /// or `1969-01…` would read as another value.
   var keptWhole: [Bool] { zip(whole, sawValue).map { $0 && $1 } }
+  /// Columns of doubles alone (and at least one): drawn at one precision.
+  var doublesOnly: [Bool] { zip(doubles, sawValue).map { $0 && $1 } }
 }
 
 /// The cells of the rows shown, with the columns' names and alignment.
@@ -624,6 +642,67 @@ struct CellArena {
       let cell = cells[row * columns + c]
       return text(cell.start, Int(cell.length))
     }
+  }
+
+  /// The most decimals a column of doubles is drawn with: a value with more is rounded to them
+  /// on the screen, as pandas shows six.
+  static let mostDecimals = 6
+
+  /// Writes a column of doubles at one precision, its decimal points under each other.
+  ///
+  /// Every number gets as many decimals as the one with the most, up to ``mostDecimals``
+  /// (`70.73` beside `80.7195` becomes `70.7300`); nulls stay empty. A column with a number in
+  /// exponent form, or not a number (`nan`, `inf`), is left as it is.
+  mutating func alignDecimals(column: Int) {
+    var most = 0
+    var index = column
+    while index < cells.count {
+      let cell = cells[index]
+      index += columns
+      guard cell.length > 0 else { continue }
+      guard let decimals = Self.decimals(bytes, cell.start, Int(cell.length)) else { return }
+      most = max(most, decimals)
+    }
+    guard most > 0 else { return }
+    most = min(most, Self.mostDecimals)
+    index = column
+    while index < cells.count {
+      let cell = cells[index]
+      defer { index += columns }
+      guard cell.length > 0, let decimals = Self.decimals(bytes, cell.start, Int(cell.length)),
+        decimals != most
+      else { continue }
+      // The text again at the end of the bytes, with its zeros or rounded (a cell's bytes are
+      // its own).
+      let start = bytes.count
+      if decimals < most {
+        bytes.append(contentsOf: bytes[cell.start..<cell.start + Int(cell.length)])
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: most - decimals))
+      } else {
+        let text = String(decoding: bytes[cell.start..<cell.start + Int(cell.length)], as: UTF8.self)
+        bytes.append(contentsOf: String(format: "%.\(most)f", Double(text) ?? 0).utf8)
+      }
+      let length = bytes.count - start
+      cells[index] = Cell(start: start, length: Int32(length), width: Int32(length))
+    }
+  }
+
+  /// The digits after the point of a number written plainly (`-12.50`: 2), or `nil` for any
+  /// other text (`1e-07`, `nan`).
+  private static func decimals(_ bytes: [UInt8], _ start: Int, _ length: Int) -> Int? {
+    var point: Int?
+    for i in start..<start + length {
+      let byte = bytes[i]
+      if byte == UInt8(ascii: ".") {
+        guard point == nil else { return nil }
+        point = i
+      } else if !(byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+        && !(byte == UInt8(ascii: "-") && i == start)
+      {
+        return nil
+      }
+    }
+    return point.map { start + length - $0 - 1 } ?? 0
   }
 
   /// Raises each column's width to its widest cell.

@@ -79,6 +79,8 @@ public final class BrowseScreen {
   private var rowsRead = 0
   /// The columns the last frame drew (a table of thousands draws only those that can show).
   private var columnsDrawn = 0
+  /// The column whose width `+` or `-` set, said on the status line once drawn.
+  private var widthToSay: String?
   /// Whether the last frame's table of fields is wider than the screen (it scrolls sideways),
   /// and whether columns remain hidden on the right.
   private var scrollsSideways = false
@@ -140,7 +142,6 @@ public final class BrowseScreen {
     screen.color = color
     screen.progress = progress
     screen.resize(rows: size.rows, columns: size.columns)
-    screen.message = derivation.stage
     screen.column = screen.fieldNames.firstIndex(of: derivation.column) ?? 0
     screen.depth = depth + 1
     screen.binder = binder
@@ -244,6 +245,8 @@ public final class BrowseScreen {
         keysTop += action == .rowDown ? 1 : bodyLines
       } else if action == .pageUp || action == .rowUp, keysTop > 0 {
         keysTop = max(0, keysTop - (action == .rowUp ? 1 : bodyLines))
+      } else if action == .leave {
+        return .leave
       } else {
         showingKeys = false
       }
@@ -389,7 +392,7 @@ public final class BrowseScreen {
   private func moveColumn(by step: Int) {
     let count = fieldNames.count
     guard count > 0 else {
-      message = "a table of cells has no columns: ← → move between the fields of a provider"
+      message = "a table of cells has no columns"
       return
     }
     column = min(max(0, column + step), count - 1)
@@ -399,16 +402,19 @@ public final class BrowseScreen {
   private func resizeColumn(by step: Int) {
     let names = fieldNames
     guard column < names.count else {
-      message = "a table of cells has no columns to widen"
+      message = "a table of cells has no columns"
       return
     }
     let name = names[column]
     let drawn = shownColumns.first(where: { $0.field == column }).map { $0.span.count - 3 }
     let now = setWidths[name] ?? drawn ?? widths[name] ?? 8
-    let width = min(max(3, now + step), max(3, size.columns - 4))
+    // Never wider than the screen beside the first column, which stays: the column must show.
+    let first = column == 0 ? 0 : (shownColumns.first.map { $0.span.count } ?? 0)
+    let width = min(max(3, now + step), max(3, size.columns - 4 - first))
     setWidths[name] = width
     rendered = [:]
-    message = "\(name): \(width) wide"
+    // Said once drawn: a number keeps its width whatever was asked.
+    widthToSay = name
   }
 
   // MARK: Views opened over this one
@@ -417,19 +423,22 @@ public final class BrowseScreen {
   private func derive(_ action: BrowseAction) -> Effect {
     let names = fieldNames
     guard column < names.count else {
-      message = "a table of cells has no columns: add the stage to the statement"
+      message = "a table of cells has no columns: add the stage"
       return .redraw
     }
-    let derivation: BrowseDerivation
+    var derivation: BrowseDerivation
     do throws(BrowseDerivation.Refusal) {
       switch action {
       case .sortAscending, .sortDescending:
         derivation = try .sort(statement, by: names[column], descending: action == .sortDescending)
+        // The same counts, ordered otherwise: Enter still opens a value's rows.
+        derivation.counts = counted
       case .frequency:
         derivation = try .frequency(statement, of: names[column])
       case .keepValue, .dropValue:
         derivation = try .filter(
           statement, names[column], equalTo: fieldValue(names[column]), keeping: action == .keepValue)
+        derivation.counts = counted
       default:
         guard let counted else {
           message = "Enter opens a value's rows in a view made by F"
@@ -462,7 +471,7 @@ public final class BrowseScreen {
     }
     query = text
     match = nil
-    find(text, from: cursor, forward: true, interrupted: interrupted)
+    find(text, from: cursor + 1, forward: true, interrupted: interrupted)
   }
 
   private func findAgain(forward: Bool, interrupted: () -> Bool) {
@@ -470,7 +479,7 @@ public final class BrowseScreen {
       message = "nothing searched yet: / and the text"
       return
     }
-    let from = match ?? cursor
+    let from = cursor
     find(query, from: forward ? from + 1 : from - 1, forward: forward, interrupted: interrupted)
   }
 
@@ -662,6 +671,18 @@ public final class BrowseScreen {
       }
     }
     if showsFields { learnWidths() }
+    columnsDrawn = shownColumns.count
+    if let name = widthToSay,
+      let shown = shownColumns.first(where: {
+        fieldNames.indices.contains($0.field) && fieldNames[$0.field] == name
+      })
+    {
+      widthToSay = nil
+      let drawnWidth = shown.span.count - 3
+      message =
+        "\(name): \(drawnWidth) wide"
+        + (drawnWidth > setWidths[name] ?? 0 ? " (its values are never cut)" : "")
+    }
     if let query, match != nil {
       lines = lines.map { TerminalText.highlighting(query, in: $0, color: color) }
     }
@@ -685,7 +706,7 @@ public final class BrowseScreen {
         widest = TerminalText.width(lines.first ?? "")
       }
     }
-    columnsDrawn = drawn?.count ?? fieldCount
+
     scrollsSideways = showsFields && (drawn != nil || widest > size.columns)
     moreOnTheRight = false
     let borders = TerminalText.borders(lines.first ?? "")
@@ -887,7 +908,7 @@ public final class BrowseScreen {
     }
     let offsets = sectionOffsets
     if offsets.sectionCount > 1, total > 0 {
-      let section = offsets.itemPath(forFlat: min(top, total - 1)).section
+      let section = offsets.itemPath(forFlat: min(cursor, total - 1)).section
       parts.append("section \(Self.grouped(section + 1)) of \(Self.grouped(offsets.sectionCount))")
     }
     switch view.dataSource.loadState {
@@ -912,10 +933,11 @@ public final class BrowseScreen {
 
   /// The `?` page: what the view has read first (it fits any screen), then the keys.
   private func keyLines() -> [String] {
-    var lines = [
-      "This view: \(Self.counted(totalRows, "row")) in \(Self.counted(sectionOffsets.sectionCount, "section")).",
-      "Cells made \(Self.grouped(cellsBuilt)), reused \(Self.grouped(cellsReused)); rows read \(Self.grouped(rowsRead)).",
-    ]
+    var lines =
+      Self.wrapped("browse " + statement, to: size.columns) + [
+        "This view: \(Self.counted(totalRows, "row")) in \(Self.counted(sectionOffsets.sectionCount, "section")).",
+        "Cells made \(Self.grouped(cellsBuilt)), reused \(Self.grouped(cellsReused)); rows read \(Self.grouped(rowsRead)).",
+      ]
     if showsFields {
       lines.append("Columns on the screen: \(Self.grouped(columnsDrawn)) of \(Self.grouped(fieldCount)).")
     }
@@ -928,6 +950,21 @@ public final class BrowseScreen {
 
   /// `1234567` as `1,234,567`.
   static func grouped(_ number: Int) -> String { ValueFormat.grouped(String(number)) }
+
+  /// Text folded at spaces into lines of at most `width` columns (a word longer is cut).
+  static func wrapped(_ text: String, to width: Int) -> [String] {
+    var lines: [String] = []
+    var line = ""
+    for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+      if !line.isEmpty, TerminalText.width(line) + 1 + TerminalText.width(String(word)) > width {
+        lines.append(line)
+        line = "  " + word
+      } else {
+        line += (line.isEmpty ? "" : " ") + word
+      }
+    }
+    return lines + [line]
+  }
 
   /// `1 row`, `1,000 rows`.
   static func counted(_ number: Int, _ noun: String) -> String {
