@@ -102,7 +102,12 @@ struct RenderingTests {
     let lines = text.split(separator: "\n").map(String.init)
     #expect(lines.allSatisfy { TextWidth.of($0) <= 30 })
     #expect(lines.contains("│   5 │ a long piece of tex… │"))
-    #expect(lines.contains("│ 123 │                      │"))
+    // A null is drawn as the word, apart from empty text.
+    #expect(lines.contains("│ 123 │ null                 │"))
+    let empty = Renderer.render(
+      snapshot([record(["n": .int(1), "s": .string("")])]),
+      options: RenderOptions(width: 30, showsFields: true))
+    #expect(empty.contains("│ 1 │   │"), "\(empty)")
   }
 
   @Test("markdown escapes pipes and marks numeric columns")

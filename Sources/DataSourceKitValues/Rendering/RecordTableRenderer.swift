@@ -503,6 +503,8 @@ struct CellArena {
   private var bytes: [UInt8] = []
   private var cells: [Cell] = []
   static let ellipsis = Array("…".utf8)
+  /// How a null is drawn, apart from empty text (as DuckDB draws `NULL`): the language's word.
+  static let nullText = Array("null".utf8)
   /// When a column is drawn at most this wide (`maxColumnWidth`), a longer text is kept as its
   /// first characters and an ellipsis: a 2 MB field costs what shows of it, not 2 MB a frame.
   var textLimit: Int?
@@ -523,7 +525,7 @@ struct CellArena {
     let start = bytes.count
     var plain = true
     switch value {
-    case .null: break
+    case .null: bytes.append(contentsOf: Self.nullText)
     case .int(let i):
       // Digits from the right into a small buffer, then one append.
       withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
@@ -659,7 +661,7 @@ struct CellArena {
     while index < cells.count {
       let cell = cells[index]
       index += columns
-      guard cell.length > 0 else { continue }
+      guard cell.length > 0, !isNull(cell) else { continue }
       guard let decimals = Self.decimals(bytes, cell.start, Int(cell.length)) else { return }
       most = max(most, decimals)
     }
@@ -669,7 +671,7 @@ struct CellArena {
     while index < cells.count {
       let cell = cells[index]
       defer { index += columns }
-      guard cell.length > 0, let decimals = Self.decimals(bytes, cell.start, Int(cell.length)),
+      guard cell.length > 0, !isNull(cell), let decimals = Self.decimals(bytes, cell.start, Int(cell.length)),
         decimals != most
       else { continue }
       // The text again at the end of the bytes, with its zeros or rounded (a cell's bytes are
@@ -685,6 +687,11 @@ struct CellArena {
       let length = bytes.count - start
       cells[index] = Cell(start: start, length: Int32(length), width: Int32(length))
     }
+  }
+
+  /// Whether a cell of a column of doubles is a null (the only text such a column holds).
+  private func isNull(_ cell: Cell) -> Bool {
+    Int(cell.length) == Self.nullText.count && bytes[cell.start] == Self.nullText[0]
   }
 
   /// The digits after the point of a number written plainly (`-12.50`: 2), or `nil` for any
