@@ -184,6 +184,49 @@ struct PictureTests {
     #expect(value2Detail.x < 393 / 2)
   }
 
+  @Test(
+    "a segmented source inside a composition draws its control where it begins; a plain table's section header sticks while its rows scroll"
+  )
+  func composedSegmentsAndStickyHeaders() throws {
+    let tabs =
+      "let tabs = segmented everyone: (table people with cell basic \"{name}\"), menu: (table [\"Profile\"] with cell basic \"{.}\")"
+    let composed = "show compose (table [\"Top\"] with cell basic \"{.}\" | header \"Menu\"), tabs"
+    let page = try output([Self.people, tabs, composed + " as html"])
+    let geometry = try Chromium.geometry(ofPage: page, width: 393)
+    let segments = geometry.all("segment")
+    #expect(segments.map(\.text) == ["everyone", "menu"], "\(page.prefix(2000))")
+    // Below the first child's row, above the segmented child's rows.
+    let cells = geometry.all("cell")
+    try #require(cells.count == 11)
+    #expect(segments.allSatisfy { $0.y > cells[0].bottom && $0.bottom < cells[1].y })
+    let picture = try output([Self.people, tabs, composed + " as svg"])
+    #expect(
+      picture.contains(">everyone</text>") && picture.contains(">menu</text>"), "\(picture.prefix(1500))")
+    // A plain table of two long sections, scrolled into the first: its header stays at the top.
+    let long = try output([
+      "let numbers = csv \"\(try Self.numbersCSV())\" | section by grp",
+      "show table numbers with cell basic \"{id}\" | header \"group {section}\" as html",
+    ])
+    let scrolled = long.replacingOccurrences(
+      of: "</body>", with: "<script>window.scrollTo(0, 1200)</script></body>")
+    let scrolledGeometry = try Chromium.geometry(ofPage: scrolled, width: 393)
+    let headers = scrolledGeometry.all("header")
+    try #require(headers.count == 2)
+    // The page did scroll: its first row is far above the top.
+    #expect((scrolledGeometry.all("cell").first?.y ?? 0) < -1000)
+    #expect(headers[0].text == "group 0" && abs(headers[0].y) < 1, "\(headers)")
+    #expect(headers[1].y > 1200, "\(headers)")
+  }
+
+  /// A CSV of 200 rows in two groups of 100.
+  static func numbersCSV() throws -> String {
+    let path = NSTemporaryDirectory() + "dsh-sticky-\(UUID().uuidString).csv"
+    var text = "id,grp\n"
+    for id in 0..<200 { text += "\(id),\(id / 100)\n" }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+
   @Test("table styles, headers, dark mode and devices change the page")
   func stylesAndSettings() throws {
     let grouped = try output([

@@ -60,6 +60,8 @@ open class DataSourceDecorator<Item, Cell>: SectionedDataSource, CompositionNode
   open var sectionIndexTitles: [String]? { wrapped.sectionIndexTitles }
   /// How a section lays out its cells: as cards, or `nil` for rows.
   open func cardLayout(inSection section: Int) -> CardLayout? { wrapped.cardLayout(inSection: section) }
+  /// The control above a section of the wrapped source, when it has one.
+  open func segmentBar(inSection section: Int) -> SegmentBar? { wrapped.segmentBar(inSection: section) }
   /// The field that identifies an item, for diffing, or `nil` for the whole item.
   package func identityKey(inSection section: Int) -> String? {
     wrapped.recordIdentityKey(inSection: section)
@@ -270,6 +272,12 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource, Composit
   public func cardLayout(inSection section: Int) -> CardLayout? {
     let (child, local) = locate(section)
     return child.cardLayout(inSection: local)
+  }
+  /// The control of a segmented child above its first section: a composition draws each
+  /// child's control where the child begins.
+  public func segmentBar(inSection section: Int) -> SegmentBar? {
+    let (child, local) = locate(section)
+    return child.segmentBar(inSection: local)
   }
   /// The field that identifies an item, for diffing, or `nil` for the whole item.
   package func identityKey(inSection section: Int) -> String? {

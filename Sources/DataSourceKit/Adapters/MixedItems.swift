@@ -62,6 +62,7 @@ private final class ErasedForwarding<Cell>: SectionedDataSource, ShellDataSource
   func viewLines(_ kind: SupplementaryKind) -> [String] { source.viewLines(kind) }
   var sectionIndexTitles: [String]? { source.sectionIndexTitles }
   func cardLayout(inSection section: Int) -> CardLayout? { source.cardLayout(inSection: section) }
+  func segmentBar(inSection section: Int) -> SegmentBar? { source.segmentBar(inSection: section) }
   func identityKey(inSection section: Int) -> String? { source.recordIdentityKey(inSection: section) }
   var knownFields: [String]? { source.recordFields }
   var expandedSize: Int { source.compositionSize }

@@ -145,6 +145,15 @@ public protocol SectionedDataSource<Item, Cell>: AnyObject {
 
   /// How a section lays out its cells: as cards in a grid, or `nil` for rows of a list.
   func cardLayout(inSection section: Int) -> CardLayout?
+
+  /// The segmented control drawn above a section: a ``SegmentedDataSource`` composed among
+  /// other sources gives its control for the first section it shows; `nil` for any other.
+  func segmentBar(inSection section: Int) -> SegmentBar?
+}
+
+extension SectionedDataSource {
+  /// No section has a control of its own unless a segmented source inside says so.
+  public func segmentBar(inSection section: Int) -> SegmentBar? { nil }
 }
 
 /// What the shell asks of a data source beyond what a view asks: the fields and identity of its

@@ -112,6 +112,10 @@ public final class SegmentedDataSource<Item, Cell>: SectionedDataSource, Composi
   public var sectionIndexTitles: [String]? { selected.sectionIndexTitles }
   /// How a section lays out its cells: as cards, or `nil` for rows.
   public func cardLayout(inSection section: Int) -> CardLayout? { selected.cardLayout(inSection: section) }
+  /// This control above the first section shown; a segmented segment's own below it.
+  public func segmentBar(inSection section: Int) -> SegmentBar? {
+    section == 0 ? SegmentBar(names: segments.map(\.name), selected: selectedIndex) : nil
+  }
   /// The field that identifies an item, for diffing, or `nil` for the whole item.
   package func identityKey(inSection section: Int) -> String? {
     selected.recordIdentityKey(inSection: section)

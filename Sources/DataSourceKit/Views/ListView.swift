@@ -33,6 +33,9 @@ public struct SectionSnapshot<Item> {
   public var placeholder: [String]
   /// Set when the section lays its cells out as cards in a grid.
   public var cardLayout: CardLayout?
+  /// The segmented control above the section: a segmented source composed among others,
+  /// where it begins (the view's own control is ``ViewSnapshot/segments``).
+  public var segments: SegmentBar?
   /// The rows shown, unless the layout handed them to a visitor instead.
   public var rows: [RowSnapshot<Item>]
   /// The flat positions shown in this section, one range per window that touched it.
@@ -250,6 +253,13 @@ extension ListView where Cell == TableCell {
     snapshot.caption = dataSource.viewLines(.footer)
     snapshot.indexTitles = dataSource.sectionIndexTitles
     snapshot.segments = segmentBar()
+    // A segmented source inside a composition: its control above its first section. The view's
+    // own control stands above the whole view instead.
+    if snapshot.segments == nil {
+      for index in snapshot.sections.indices where !snapshot.sections[index].gapBefore {
+        snapshot.sections[index].segments = dataSource.segmentBar(inSection: snapshot.sections[index].index)
+      }
+    }
     return snapshot
   }
 

@@ -102,13 +102,7 @@ private struct HTMLPage<Item> {
   func parts() -> HTMLParts {
     var top = ""
     for line in snapshot.title { top += "<div class=\"view-title\">\(escape(line))</div>\n" }
-    if let bar = snapshot.segments {
-      top += "<div class=\"segments\">"
-      for (i, name) in bar.names.enumerated() {
-        top += "<span\(i == bar.selected ? " class=\"selected\"" : "")>\(escape(name))</span>"
-      }
-      top += "</div>\n"
-    }
+    if let bar = snapshot.segments { top += segmentsHTML(bar) }
     let hasIndex = !(snapshot.indexTitles ?? []).isEmpty
     var table = "<div class=\"table \(options.tableStyle.rawValue)\(hasIndex ? " has-index" : "")\">\n"
     for section in snapshot.sections { table += sectionHTML(section) }
@@ -135,8 +129,19 @@ private struct HTMLPage<Item> {
     return HTMLParts(head: head, top: top, table: table, bottom: bottom, width: options.width)
   }
 
+  /// A segmented control: its segments, the one shown marked.
+  private func segmentsHTML(_ bar: SegmentBar) -> String {
+    var html = "<div class=\"segments\">"
+    for (i, name) in bar.names.enumerated() {
+      html += "<span\(i == bar.selected ? " class=\"selected\"" : "")>\(escape(name))</span>"
+    }
+    return html + "</div>\n"
+  }
+
   private func sectionHTML(_ section: SectionSnapshot<Item>) -> String {
     var html = marked ? "<section data-section=\"\(section.index)\">\n" : "<section>\n"
+    // A segmented source composed among others: its control where it begins.
+    if let bar = section.segments { html += segmentsHTML(bar) }
     // A marked window draws a cut section's header where it begins and its footer where it ends.
     let (gapBefore, gapAfter) = (section.gapBefore, section.gapAfter)
     if !(marked && gapBefore) {
@@ -211,7 +216,7 @@ private struct HTMLPage<Item> {
     .header { font-size: 13px; line-height: 18px; color: var(--secondary); text-transform: uppercase;
       padding: 16px 16px 6px; }
     .table.plain .header { text-transform: none; font-weight: 600; font-size: 15px; color: var(--label);
-      background: var(--grouped-bg); padding: 4px 16px; }
+      background: var(--grouped-bg); padding: 4px 16px; position: sticky; top: 0; z-index: 1; }
     .footer { font-size: 13px; line-height: 18px; color: var(--secondary); padding: 6px 16px 0; }
     .group { background: var(--cell); }
     /* A grouped section keeps its distance from the one before when it has no header, as UIKit. */

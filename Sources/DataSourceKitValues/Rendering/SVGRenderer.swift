@@ -115,6 +115,8 @@ private struct SVGPicture {
   }
 
   private mutating func drawSection<Item>(_ section: SectionSnapshot<Item>, grouped: Bool) {
+    // A segmented source composed among others: its control where it begins.
+    if let bar = section.segments { drawSegments(bar) }
     // A grouped section keeps its distance from the one before when it has no header, as UIKit.
     if grouped, section.header.isEmpty { y += 18 }
     for line in section.header {
