@@ -98,6 +98,38 @@ struct SessionTests {
     #expect(output.errors.contains("'sometimes' is not a value for color; expected auto, on or off"))
   }
 
+  @Test(
+    "set lists every setting as it is now, and save writes every one changed from its default",
+    arguments: SettingName.allCases.filter { !$0.isAlias })
+  func everySettingListedAndSaved(name: SettingName) async throws {
+    // A value other than the default for each, as a user would type it.
+    let value =
+      switch name {
+      case .mode: "csv"
+      case .width, .maxwidth: "50"
+      case .colwidth: "10"
+      case .maxrows: "7"
+      case .color: "off"
+      case .timer, .stats, .echo: "on"
+      case .appearance: "dark"
+      case .device: "iPad"
+      }
+    let path = NSTemporaryDirectory() + "dsh-settings-\(UUID().uuidString).dsh"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let (session, output, ok) = await run("set \(name.rawValue) \(value)\nset\nsave \"\(path)\"")
+    #expect(ok, "\(output.errors)")
+    let listed = output.text.split(separator: "\n").first { $0.hasPrefix(name.rawValue + " ") }
+    #expect(
+      listed.map { $0.split(separator: " ").dropFirst().first.map(String.init) } == value, "\(output.text)")
+    let saved = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(saved.contains("set \(name.rawValue) \(value)\n"), "\(saved)")
+    // The saved script gives the setting back.
+    let (again, _, replayed) = await run(saved)
+    #expect(replayed)
+    #expect(again.settings.effectiveWidth(.batch) == session.settings.effectiveWidth(.batch))
+    #expect(name.spec.shown(again.settings, .batch) == name.spec.shown(session.settings, .batch))
+  }
+
   @Test("set timer on prints each statement's run time to the error stream, in microseconds")
   func timer() async throws {
     let (_, output, ok) = await run("set timer on\nlet a = [1]\nset timer off\nlet b = [2]")

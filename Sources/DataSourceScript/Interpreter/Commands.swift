@@ -182,15 +182,10 @@ extension Session {
       throw Diagnostic(.refusedBySafeMode(.writing(path: path, command: "save")), at: pathRange)
     }
     var script = "# Written by dsh's `save`: rebuilds the session's bindings.\n"
-    let defaults = Settings()
-    if settings.mode != defaults.mode { script += "set mode \(settings.mode.rawValue)\n" }
-    if let width = settings.width { script += "set width \(width)\n" }
-    if let columnWidth = settings.columnWidth { script += "set colwidth \(columnWidth)\n" }
-    if let maxRows = settings.maxRows { script += "set maxrows \(maxRows)\n" }
-    if settings.appearance != defaults.appearance {
-      script += "set appearance \(settings.appearance.rawValue)\n"
+    // Every setting changed from its default, as its declaration writes it.
+    for name in SettingName.allCases where !name.isAlias {
+      if let value = name.spec.saved(settings) { script += "set \(name.rawValue) \(value)\n" }
     }
-    if settings.device != defaults.device { script += "set device \(settings.device.rawValue)\n" }
     let resolved = resolve(path)
     do throws(FileReplacement.Failure) {
       let replacement = try FileReplacement(path: path.hasSuffix("/") ? resolved + "/" : resolved)

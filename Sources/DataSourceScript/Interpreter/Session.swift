@@ -534,24 +534,14 @@ public final class Session {
 
   // MARK: Settings
 
-  /// One case per setting, each checking its own values.
+  /// `set`: every setting as it is now; `set NAME VALUE`: one changed, as its declaration
+  /// (``SettingName/spec``) reads the value.
   private func set(_ setting: Identifier?, _ value: Token?) throws {
     guard let setting else {
-      let width = settings.width.map(String.init) ?? "auto (\(settings.effectiveWidth(environment)))"
-      let maxRows = settings.maxRows.map(String.init) ?? "auto (\(settings.effectiveMaxRows(environment)))"
-      output.write(
-        """
-        mode        \(settings.mode.rawValue)
-        width       \(width)
-        maxrows     \(maxRows)
-        color       \(settings.color.rawValue)
-        timer       \(settings.timer ? "on" : "off")
-        stats       \(settings.stats ? "on" : "off")
-        echo        \(settings.echo ? "on" : "off")
-        appearance  \(settings.appearance.rawValue)
-        device      \(settings.device.displayName) (\(settings.device.width) points)
-
-        """)
+      for name in SettingName.allCases where !name.isAlias {
+        output.write(name.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0))
+        output.write(name.spec.shown(settings, environment) + "\n")
+      }
       return
     }
     guard let name = SettingName(rawValue: setting.name) else {
@@ -565,67 +555,20 @@ public final class Session {
       throw Diagnostic(
         .expected(.settingValue(setting: setting.name), found: "end of line"), at: setting.range)
     }
-    func word() -> String? {
+    let given: SettingValue? =
       switch value.kind {
-      case .identifier(let w), .string(let w): w
-      case .int(let i): String(i)
+      case .identifier(let w), .string(let w): .word(w)
+      case .int(let i): .number(i)
       default: nil
       }
-    }
-    let invalid = Diagnostic(
-      .invalidSettingValue(setting: name, value: word() ?? value.kind.description), at: value.range)
-    switch name {
-    case .mode:
-      guard let w = word(), let mode = RenderMode(rawValue: w) else {
-        if let w = word(), let close = suggestion(for: w, among: RenderMode.allCases.map(\.rawValue)) {
-          throw Diagnostic(.unknownRenderMode(w, suggestion: close), at: value.range)
-        }
-        throw invalid
+    guard let given, name.spec.apply(&settings, given) else {
+      if name == .mode, case .word(let w)? = given,
+        let close = suggestion(for: w, among: RenderMode.allCases.map(\.rawValue))
+      {
+        throw Diagnostic(.unknownRenderMode(w, suggestion: close), at: value.range)
       }
-      settings.mode = mode
-    case .width, .maxwidth:
-      // maxwidth is DuckDB's name for the same setting.
-      if word() == "auto" {
-        settings.width = nil
-      } else if case .int(let n) = value.kind, (20...1000).contains(n) {
-        settings.width = n
-      } else {
-        throw invalid
-      }
-    case .colwidth:
-      if word() == "auto" {
-        settings.columnWidth = nil
-      } else if case .int(let n) = value.kind, (3...1000).contains(n) {
-        settings.columnWidth = n
-      } else {
-        throw invalid
-      }
-    case .maxrows:
-      if word() == "auto" {
-        settings.maxRows = nil
-      } else if case .int(let n) = value.kind, n >= 0 {
-        settings.maxRows = n
-      } else {
-        throw invalid
-      }
-    case .color:
-      guard let w = word(), let choice = Settings.ColorChoice(rawValue: w) else { throw invalid }
-      settings.color = choice
-    case .appearance:
-      guard let w = word(), let appearance = Settings.Appearance(rawValue: w.lowercased()) else {
-        throw invalid
-      }
-      settings.appearance = appearance
-    case .device:
-      guard let w = word(), let device = Device(named: w) else { throw invalid }
-      settings.device = device
-    case .timer, .stats, .echo:
-      guard let w = word(), w == "on" || w == "off" else { throw invalid }
-      switch name {
-      case .timer: settings.timer = w == "on"
-      case .stats: settings.stats = w == "on"
-      default: settings.echo = w == "on"
-      }
+      throw Diagnostic(
+        .invalidSettingValue(setting: name, value: given?.text ?? value.kind.description), at: value.range)
     }
   }
 }

@@ -228,25 +228,10 @@ public enum SettingName: String, CaseIterable, Sendable {
   case mode, width, maxwidth, colwidth, maxrows, color, timer, stats, echo, appearance, device
 
   /// The words `set NAME` takes (numbers aside), for completion and hints.
-  public var values: [String] {
-    switch self {
-    case .mode: RenderMode.allCases.map(\.rawValue)
-    case .appearance: Settings.Appearance.allCases.map(\.rawValue)
-    case .device: Device.allCases.map(\.rawValue)
-    case .width, .maxwidth, .colwidth, .maxrows: ["auto"]
-    case .color: Settings.ColorChoice.allCases.map(\.rawValue)
-    case .timer, .stats, .echo: ["on", "off"]
-    }
-  }
+  public var values: [String] { spec.values }
 
   /// How `help set` writes it.
-  public var syntax: String {
-    switch self {
-    case .width, .maxwidth, .colwidth, .maxrows: "set \(rawValue) N|auto"
-    case .mode, .color, .timer, .stats, .echo, .appearance, .device:
-      "set \(rawValue) " + values.joined(separator: "|")
-    }
-  }
+  public var syntax: String { spec.syntax }
 }
 
 /// Lists derived from the vocabulary.
