@@ -86,6 +86,28 @@ struct LiveViewTests {
 
   static let people = "let e = csv \"Scripts/data/people.csv\" key id\n"
 
+  @Test("a key renamed by select still identifies the groups: the same moves and reloads as without it")
+  func keyFollowsSelect() async throws {
+    func changes(_ stages: String) async -> String {
+      let (_, output, ok) = await run(
+        Self.people + """
+          let s = e | group by team with n = count()\(stages)
+          show s
+          update e set team = "Design" where id == 2
+          changes s
+          """)
+      #expect(ok, "\(output.errors)")
+      return String(output.text.split(separator: "updated 1 item of e\n").last ?? "")
+    }
+    let plain = await changes("")
+    #expect(plain.contains("move rows") && !plain.contains("delete"), "\(plain)")
+    #expect(await changes(" | select squad = team, n") == plain)
+    #expect(await changes(" | extend twice = n * 2") == plain)
+    // A key computed anew identifies nothing: the groups are told apart whole.
+    let recomputed = await changes(" | extend team = upper(team)")
+    #expect(recomputed.contains("delete rows") && recomputed.contains("insert rows"), "\(recomputed)")
+  }
+
   @Test("a reload after edits: no crash, and the batch undoes what the reload undid")
   func reloadAfterEdits() async throws {
     let (_, output, ok) = await run(

@@ -97,8 +97,20 @@ package final class ComputedFieldsProvider: ItemTransformingProvider, Compositio
   package let structureClock: StructureClock
 
   package var knownFields: [String]? { schema.map { Array($0.names) } }
-  /// The base's: computed fields leave the key as it was.
-  package var identityKey: String? { base.recordIdentityKey }
+  /// The base's key, followed to the field that holds it here.
+  ///
+  /// An `extend` that leaves it keeps its name; a `select` that copies it (`select squad =
+  /// team, n`) gives it the name it chose. A key computed anew (`extend team = upper(team)`)
+  /// or dropped identifies nothing here: the items are then told apart whole.
+  package var identityKey: String? {
+    guard let key = base.recordIdentityKey else { return nil }
+    let copy = RowExpression.field([key])
+    if keepsBaseFields {
+      guard let replaced = fields.last(where: { $0.name == key }) else { return key }
+      return replaced.expression == copy ? key : nil
+    }
+    return fields.first { $0.expression == copy }?.name
+  }
 
   /// The base's profiles for the fields kept, the computed types for the rest; nulls unknown.
   ///

@@ -100,7 +100,7 @@ public enum HelpCatalogue {
       HelpTopic(
         name: "select", group: .stages, syntax: ["PROVIDER | select FIELD, NAME = EXPRESSION, …"],
         summary:
-          "Keeps only these fields, in this order: a field by name (a dotted path keeps its last name), or a new one computed from the item.",
+          "Keeps only these fields, in this order: a field by name (a dotted path keeps its last name), or a new one computed from the item. The items' key (key id, a group by's key) is still their key under the name a field that copies it takes (select squad = team, n after group by team), so changes and served pages see moves and reloads; a select that drops it, or an extend that computes it anew, leaves the items told apart whole.",
         examples: [
           people + "\nshow people | select name, initial = substr(name, 1, 1), decade = age / 10 * 10"
         ]
