@@ -64,7 +64,7 @@ func generateLookup(path: String) {
     ])
   }
   let countFooter = "{count} people"
-  let totalFooter = "{count} people, {sum(score):.2} points, {avg(age):.1} years"
+  let totalFooter = "{count} people, {sum(score):.2f} points, {avg(age):.1f} years"
   _ = sectioned(countFooter)
   _ = sectioned(totalFooter)
   var countRuns: [Measurement] = []

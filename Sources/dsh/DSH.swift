@@ -159,6 +159,7 @@ struct Invocation {
       StandardOutput.write(TextWidth.escapedForTerminal(text) + "\n", to: STDERR_FILENO)
     }
     session.settings.echo = echo
+    session.startingSettings = session.settings
     var succeeded = true
 
     let workingDirectory = FileManager.default.currentDirectoryPath

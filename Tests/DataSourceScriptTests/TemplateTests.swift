@@ -36,13 +36,17 @@ struct TemplateTests {
       ("{name} lives in {address.city}", "Ada lives in London"),
       ("{#}. {name}", "3. Ada"),
       ("{{literal}} {qty}", "{literal} 7"),
-      ("{price:.2}", "3.14"),
-      ("[{price:>8.2}]", "[    3.14]"),
+      ("{price:.2f}", "3.14"),
+      ("[{price:>8.2f}]", "[    3.14]"),
+      // A precision with no type is significant digits, as Python reads it.
+      ("{price:.2}", "3.1"),
+      ("{price:.3}", "3.14"),
+      ("{qty:.3}", "7.0"),
       ("[{name:<5}]", "[Ada  ]"),
       ("[{name:^7}]", "[  Ada  ]"),
       ("[{qty:4}]", "[   7]"),
       ("{qty:03}", "007"),
-      ("{price:06.1}", "0003.1"),
+      ("{price:06.1f}", "0003.1"),
       ("{name:.2}", "Ad"),
       ("{missing}", ""),
     ])
@@ -53,7 +57,10 @@ struct TemplateTests {
   @Test(
     "expressions and date formats in holes",
     arguments: [
-      ("{price * qty:>8.2}", "   21.99"),
+      ("{price * qty:>8.2f}", "   21.99"),
+      ("{price * qty * 100:.3}", "2.2e+03"),
+      ("{price * qty:.3g}", "22"),
+      ("{price * qty:.2e}", "2.20e+01"),
       ("{upper(name)} x{qty + 1}", "ADA x8"),
       ("{qty / 2}", "3.5"),
       ("{name + \"!\"}", "Ada!"),

@@ -816,3 +816,37 @@ struct PatternOracleTests {
     #expect(plan.output.contains("with $1 = 'a!!%', $2 = '!_%'"), "\(plan.output)")
   }
 }
+
+/// Template formats against Python's own `format`, which the language says they follow.
+@Suite("Formats against Python's")
+struct PythonFormatTests {
+  @Test("a number's format, with and without a type, writes what Python's format writes")
+  func numbersAsPython() throws {
+    let values = [
+      "3.14159", "1234.5678", "0.000123456", "5.0", "100.0", "123456789.0", "-0.5", "0.1", "1e-7", "99.995",
+      "2.5",
+      "-1234.5", "0.0", "1e22", "6.02214076e23",
+    ]
+    let specs = [
+      ".3", ".1", ".2", ".6", ".3g", ".2g", "g", ".2e", "e", ".0", ".10", ".1g", "8.3", "<10.2g", ".2f",
+      ",.1f", ".1%",
+    ]
+    let script = """
+      for v in [\(values.joined(separator: ", "))]:
+          print('|'.join(format(v, s) for s in [\(specs.map { "'\($0)'" }.joined(separator: ", "))]))
+      """
+    let ran = try DSHProcess.runCommand(
+      ["/usr/bin/env", "python3", "-c", script], directory: DSHProcess.packageRoot)
+    try #require(ran.status == 0, "\(ran.output)")
+    let template = specs.map { "{x:\($0)}" }.joined(separator: "|")
+    let shown = try DSHProcess.run([
+      "-c", "set width 1000",
+      "-c",
+      "show table [\(values.map { "{x: \($0)}" }.joined(separator: ", "))] with cell basic \"\(template)\" as plain",
+    ])
+    try #require(shown.status == 0, "\(shown.output)")
+    let python = ran.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    let dsh = shown.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    #expect(dsh == python)
+  }
+}

@@ -110,7 +110,7 @@ struct SwiftProgramTests {
         "let byTeam = people | group by team with n = count(), avg_age = avg(age), oldest = max(age), names = list(name), middle = median(age) | sort by n desc",
       ],
       shown:
-        "table byTeam with cell value1 \"{team}\" detail \"{n} · {avg_age:.1} · {oldest:>4}\" | footer \"{sum(n)} people, {count} teams, {avg(avg_age):06.2} · {median(middle)}\" | title \"{count()} groups, oldest {max(oldest)}\""
+        "table byTeam with cell value1 \"{team}\" detail \"{n} · {avg_age:.1f} · {oldest:>4}\" | footer \"{sum(n)} people, {count} teams, {avg(avg_age):06.2f} · {median(middle)}\" | title \"{count()} groups, oldest {max(oldest)}\""
     ),
     Screen(
       name: "distinct values and records, function calls, negation, date formats, types",

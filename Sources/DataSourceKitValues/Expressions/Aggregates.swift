@@ -1,5 +1,5 @@
 // Aggregates: one value from a group of items. A section's footer totals its items with them
-// (`{sum(price):.2}`), `group by` makes one item per group from them. Nulls follow SQL, as
+// (`{sum(price):.2f}`), `group by` makes one item per group from them. Nulls follow SQL, as
 // DuckDB and SQLite do (`AggregateFunction.skipsNulls` and `isNullWhenEmpty` say which does
 // what); `count()` counts items.
 import DataSourceKit

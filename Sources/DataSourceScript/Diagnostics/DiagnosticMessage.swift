@@ -272,7 +272,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .invalidFormatSpec(let spec):
       spec.hasPrefix("|")
         ? "invalid format '\(spec)'; a count's words are two, one and many, as in {count|person|people}"
-        : "invalid format '\(spec)'; expected [<|>|^][width][.precision], as in {price:>8.2}"
+        : "invalid format '\(spec)'; expected [<|>|^][width][,][.precision][f|e|g|%], as in {price:>8.2f}"
     case .unknownName(let name, let suggestion): "no binding named '\(name)'" + Self.didYouMean(suggestion)
     case .unknownField(let field, let source, let suggestion, let fields):
       "no field '\(field)' in \(source)"

@@ -100,7 +100,7 @@ extension Template {
   /// The context field an aggregate's value is read from: a name no field written can have.
   static func aggregateField(_ index: Int) -> String { "\u{1}aggregate \(index)" }
 
-  /// The template with its aggregates (`{sum(price):.2}`) replaced by context fields, and the
+  /// The template with its aggregates (`{sum(price):.2f}`) replaced by context fields, and the
   /// aggregates in order.
   func extractingAggregates(text: (SourceRange) -> String) throws -> (Template, [AggregateCall]) {
     var calls: [AggregateCall] = []

@@ -182,9 +182,12 @@ extension Session {
       throw Diagnostic(.refusedBySafeMode(.writing(path: path, command: "save")), at: pathRange)
     }
     var script = "# Written by dsh's `save`: rebuilds the session's bindings.\n"
-    // Every setting changed from its default, as its declaration writes it.
+    // Every setting changed since the run began, as its declaration writes it (a flag such as
+    // --echo is the run's, not the session's).
     for name in SettingName.allCases where !name.isAlias {
-      if let value = name.spec.saved(settings) { script += "set \(name.rawValue) \(value)\n" }
+      if let value = name.spec.saved(settings, startingSettings) {
+        script += "set \(name.rawValue) \(value)\n"
+      }
     }
     let resolved = resolve(path)
     do throws(FileReplacement.Failure) {

@@ -71,7 +71,7 @@ extension Evaluator {
   }
 
   /// A header, footer, title or caption template, and the aggregates its holes compute over
-  /// the items of `table` (`{sum(price):.2}`), checked against the items' fields.
+  /// the items of `table` (`{sum(price):.2f}`), checked against the items' fields.
   func sectionTemplate(
     _ source: TemplateSource, over table: any SectionedDataSource<Value, TableCell>, what: String
   )

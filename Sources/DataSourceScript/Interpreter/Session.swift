@@ -25,6 +25,10 @@ public protocol ScriptOutput: AnyObject {
 @MainActor
 public final class Session {
   public var settings = Settings()
+  /// The settings the run began with: the defaults, or what the command line set.
+  ///
+  /// `save` writes the settings that differ from them (`--echo` is the run's, not the session's).
+  public var startingSettings = Settings()
   /// Where output goes: batch until the shell turns interactive (`-i` after scripts).
   public var environment: Environment
   public let output: any ScriptOutput

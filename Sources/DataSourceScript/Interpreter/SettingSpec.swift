@@ -15,7 +15,7 @@ enum SettingValue: Equatable, Sendable {
 }
 
 /// One setting of `set`, declared once: the values it takes, how it reads one, how `set` with
-/// no argument shows it, and how `save` writes it when it differs from its default.
+/// no argument shows it, and how `save` writes it when it differs from how the run began.
 ///
 /// ``SettingName/spec`` answers for each setting with a `switch` and no `default`, so a setting
 /// added to the vocabulary does not compile until it has all of these; `set`, `save`,
@@ -29,8 +29,9 @@ struct SettingSpec: Sendable {
   let apply: @Sendable (inout Settings, SettingValue) -> Bool
   /// The value now, as `set` lists it (`auto (80)` where the environment decides).
   let shown: @Sendable (Settings, Environment) -> String
-  /// The value as `set NAME VALUE` writes it again, or `nil` while it is the default.
-  let saved: @Sendable (Settings) -> String?
+  /// The value as `set NAME VALUE` writes it again, or `nil` while it is as in `start` (the
+  /// settings the run began with: the defaults, or what the command line set).
+  let saved: @Sendable (_ settings: Settings, _ start: Settings) -> String?
 
   /// A setting whose value is one of `cases` (`mode`, `color`, `appearance`).
   static func choice<Choice: RawRepresentable & CaseIterable & Equatable & Sendable>(
@@ -39,7 +40,6 @@ struct SettingSpec: Sendable {
     show: @escaping @Sendable (Choice) -> String = { $0.rawValue }
   ) -> SettingSpec where Choice.RawValue == String {
     let values = Choice.allCases.map(\.rawValue)
-    let defaultValue = Settings()[keyPath: keyPath]
     return SettingSpec(
       values: values, syntax: "set \(name) " + values.joined(separator: "|"),
       apply: { settings, value in
@@ -48,16 +48,15 @@ struct SettingSpec: Sendable {
         return true
       },
       shown: { settings, _ in show(settings[keyPath: keyPath]) },
-      saved: { settings in
+      saved: { settings, start in
         let now = settings[keyPath: keyPath]
-        return now == defaultValue ? nil : now.rawValue
+        return now == start[keyPath: keyPath] ? nil : now.rawValue
       })
   }
 
   /// A setting that is on or off (`timer`, `stats`, `echo`).
   static func flag(_ name: String, _ keyPath: WritableKeyPath<Settings, Bool> & Sendable) -> SettingSpec {
-    let defaultValue = Settings()[keyPath: keyPath]
-    return SettingSpec(
+    SettingSpec(
       values: ["on", "off"], syntax: "set \(name) on|off",
       apply: { settings, value in
         guard case .word(let w) = value, w == "on" || w == "off" else { return false }
@@ -65,8 +64,9 @@ struct SettingSpec: Sendable {
         return true
       },
       shown: { settings, _ in settings[keyPath: keyPath] ? "on" : "off" },
-      saved: { settings in
-        settings[keyPath: keyPath] == defaultValue ? nil : (settings[keyPath: keyPath] ? "on" : "off")
+      saved: { settings, start in
+        settings[keyPath: keyPath] == start[keyPath: keyPath]
+          ? nil : (settings[keyPath: keyPath] ? "on" : "off")
       })
   }
 
@@ -88,7 +88,10 @@ struct SettingSpec: Sendable {
       shown: { settings, environment in
         settings[keyPath: keyPath].map(String.init) ?? "auto (\(automatic(settings, environment)))"
       },
-      saved: { settings in settings[keyPath: keyPath].map(String.init) })
+      saved: { settings, start in
+        let now = settings[keyPath: keyPath]
+        return now == start[keyPath: keyPath] ? nil : now.map(String.init) ?? "auto"
+      })
   }
 }
 

@@ -8,7 +8,7 @@ import Foundation
 /// Holes: any expression over the item's fields (`{name}`, `{a.b}`, `{price * qty}`,
 /// `{upper(name)}`), `{.}` (the item), `{#}` (the row in its section, from 1); in headers and
 /// footers `{section}` (the section's key) and `{count}` (its items); in placeholders `{error}`.
-/// A hole may end in a format: `{price:>8.2}` (align `<` `>` `^`, width, precision) or a date
+/// A hole may end in a format: `{price:>8.2f}` (align `<` `>` `^`, width, precision) or a date
 /// format `{day:%b %Y}`. `{{` and `}}` are literal braces.
 struct Template: Sendable {
   enum Context: Sendable {
