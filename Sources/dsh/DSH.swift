@@ -25,7 +25,7 @@ struct DSH: AsyncParsableCommand {
 
   @Argument(
     help:
-      "Scripts to run, in order ('-' reads one from standard input), or data files to open (.csv .tsv .json .jsonl .parquet .db …, or a CSV or JSON file's URL): each is bound under its file's name (a database's tables under theirs) and shown when nothing else runs, browsed on a terminal; with -c or statements piped in, only those print.",
+      "Scripts to run, in order ('-' reads one from standard input), or data files to open (.csv .tsv .json .jsonl .parquet .db …, or a CSV or JSON file's URL): each is bound under its file's name (a database's tables and views under theirs; one that cannot be read is named with the line that opens it) and shown when nothing else runs, browsed on a terminal; with -c or statements piped in, only those print.",
     completion: .file(extensions: ["dsh"] + DataFileArgument.extensions))
   var scripts: [String] = []
 
@@ -46,6 +46,13 @@ struct DSH: AsyncParsableCommand {
       "Write no file, use no network, source no other script, and read only files named here or below the working directory."
   )
   var safe = false
+
+  /// The null marker that would have let a table open, when `diagnostic` is a value of the
+  /// wrong type that reads as one (`"NA"` in an INTEGER column).
+  static func nullMarker(in diagnostic: Diagnostic?) -> String? {
+    guard case .dataSource(.read(let failure))? = diagnostic?.message else { return nil }
+    return (failure as? ReadError)?.suggestedNullMarker
+  }
 
   /// A script named on the command line, or `nil` after saying why it cannot be read.
   ///
@@ -204,13 +211,28 @@ struct Invocation {
         if bail { throw ExitCode(1) }
         continue
       }
-      if let dataFile {
-        let opening = SourceFile(name: "(opening \(Secrets.redacted(script)))", text: dataFile.binding)
-        if !(await session.run(opening, bail: true)) {
+      if var dataFile {
+        // Each table alone: one a marker breaks ('NA' in an INTEGER column, as sqlite3's .import
+        // leaves it) is reported with the line that opens it, and the others are bound.
+        var bound: [String] = []
+        for binding in dataFile.bindings {
+          let opening = SourceFile(name: "(opening \(Secrets.redacted(script)))", text: binding.statement)
+          if await session.run(opening, bail: true) {
+            bound.append(binding.name)
+            continue
+          }
           succeeded = false
+          if let marker = DSH.nullMarker(in: session.lastReported) {
+            StandardOutput.write(
+              "note: \(binding.name) is not bound; it opens with: \(binding.statement) null \(DataFileArgument.quoted(marker))\n",
+              to: STDERR_FILENO)
+          }
+        }
+        if bound.isEmpty && !dataFile.bindings.isEmpty {
           if bail { throw ExitCode(1) }
           continue
         }
+        dataFile.tableNames = dataFile.tableNames.filter(bound.contains)
         openedFiles.append(dataFile)
         // A database is described as it opens unless -c says what to do.
         if showsAsOpened || (dataFile.name == nil && commands.isEmpty && !readsPipeAfterOpening) {

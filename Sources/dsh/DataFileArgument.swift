@@ -10,8 +10,9 @@ import Foundation
 struct DataFileArgument {
   /// The name it is bound under (`people` for `people.csv`); `nil` for a database.
   let name: String?
-  /// The statements that bind it: one for a file, one per table of a database.
-  let binding: String
+  /// The statements that bind it: one for a file, one per table or view of a database, each
+  /// with the name it binds.
+  let bindings: [(name: String, statement: String)]
   /// The names a database's tables are bound under.
   var tableNames: [String] = []
   /// The statement that shows it: `show NAME`, or `describe` of a database.
@@ -33,7 +34,7 @@ struct DataFileArgument {
     let literal = Self.quoted(path)
     // A PostgreSQL server, as psql takes one: what it holds is what there is to show.
     if path.hasPrefix("postgresql://") || path.hasPrefix("postgres://") {
-      (name, binding, showing) = (nil, "", "describe postgres \(literal)")
+      (name, bindings, showing) = (nil, [], "describe postgres \(literal)")
       return
     }
     // A file on the web is named by its URL's path (`…/people.csv?raw=1` is a CSV file).
@@ -62,20 +63,18 @@ struct DataFileArgument {
     let bound = Self.name(for: (file as NSString).deletingPathExtension)
     switch ext {
     case "csv":
-      (name, binding) = (bound, "let \(bound) = csv \(literal)")
+      (name, bindings) = (bound, [(bound, "let \(bound) = csv \(literal)")])
     case "tsv", "tab":
-      (name, binding) = (bound, "let \(bound) = csv \(literal) delimiter \"\\t\"")
+      (name, bindings) = (bound, [(bound, "let \(bound) = csv \(literal) delimiter \"\\t\"")])
     case "json", "jsonl", "ndjson":
-      (name, binding) = (bound, "let \(bound) = json \(literal)")
+      (name, bindings) = (bound, [(bound, "let \(bound) = json \(literal)")])
     case "parquet":
-      (name, binding) = (bound, "let \(bound) = parquet \(literal)")
+      (name, bindings) = (bound, [(bound, "let \(bound) = parquet \(literal)")])
     default:
-      // A database holds many tables: each is bound under its name (as sqlite3 names them), and
-      // what it holds is what there is to show. One that cannot be read binds nothing, and
-      // describe says why.
-      let tables =
-        (try? SQLiteProvider.contents(ofDatabaseAt: path, displayPath: path, access: nil))?
-        .filter { $0.rowCount != nil } ?? []
+      // A database holds many tables and views: each is bound under its name (as sqlite3 names
+      // them), and what it holds is what there is to show. One that cannot be read binds
+      // nothing, and describe says why.
+      let tables = (try? SQLiteProvider.contents(ofDatabaseAt: path, displayPath: path, access: nil)) ?? []
       name = nil
       // Two tables whose names make the same name (`my-t`, `my_t`) are told apart: `my_t_2`.
       var taken: Set<String> = []
@@ -89,8 +88,9 @@ struct DataFileArgument {
         }
         return name
       }
-      binding = zip(tables, tableNames).map { "let \($1) = sqlite \(literal) table \(Self.quoted($0.name))" }
-        .joined(separator: "\n")
+      bindings = zip(tables, tableNames).map {
+        ($1, "let \($1) = sqlite \(literal) table \(Self.quoted($0.name))")
+      }
       showing = "describe sqlite \(literal)"
       return
     }

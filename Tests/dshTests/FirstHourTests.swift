@@ -22,6 +22,40 @@ struct FirstHourTests {
     #expect(piped.output.hasSuffix("count\n12\n") && !piped.output.contains("Torgersen"), "\(piped.output)")
   }
 
+  @Test(
+    "dsh zoo.db with 'NA' in an INTEGER column: the list, the good tables and views bound, the line that opens the bad one"
+  )
+  func databaseWithMarkers() throws {
+    let folder = NSTemporaryDirectory() + "dsh-zoo-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // As sqlite3's .import leaves a CSV's markers: text in a column declared INTEGER.
+    try DSHProcess.python(
+      """
+      import sqlite3
+      c = sqlite3.connect('\(folder)/zoo.db')
+      c.execute('create table animals(id integer, name text, legs integer)')
+      c.executemany('insert into animals values (?, ?, ?)', [(1, 'cat', 4), (2, 'bird', 2), (3, 'snake', 'NA')])
+      c.execute('create table keepers(id integer, name text)')
+      c.executemany('insert into keepers values (?, ?)', [(1, 'Ann'), (2, 'Bo')])
+      c.execute('create view pairs as select a.name as animal, k.name as keeper from animals a join keepers k on a.id = k.id')
+      c.commit()
+      """)
+    let opened = try DSHProcess.run([folder + "/zoo.db"])
+    #expect(opened.output.contains("├─ animals  3 rows"), "\(opened.output)")
+    #expect(opened.output.contains("bound: keepers, pairs (show keepers"), "\(opened.output)")
+    let line = "let animals = sqlite \"\(folder)/zoo.db\" table \"animals\" null \"NA\""
+    #expect(opened.output.contains("note: animals is not bound; it opens with: " + line), "\(opened.output)")
+    #expect(opened.output.contains("list it in null \"NA\" to read it as null"), "\(opened.output)")
+    // The view is bound like a table, and the line the note gives opens the table.
+    let shown = try DSHProcess.run([
+      folder + "/zoo.db", "-c", "show pairs | select keeper as csv", "-c", line, "-c",
+      "show animals | count as csv",
+    ])
+    #expect(shown.output.contains("keeper\nAnn\nBo\n"), "\(shown.output)")
+    #expect(shown.output.hasSuffix("count\n3\n"), "\(shown.output)")
+  }
+
   @Test("what another shell's habits typed gets the dsh way, with the names it was given")
   func habits() throws {
     let bound = "let p = csv \"\(Self.penguins)\""

@@ -76,6 +76,22 @@ public enum ReadError: ReadFailure {
     return "\(iconv) \(shellQuoted(path)) > utf8-copy"
   }
 
+  /// `value` as a null marker a user would list (`NA`, `-`, `n/a`), or `nil` for a value that
+  /// holds a digit, and so reads as data of another kind (`3.5` in an int column, `Jan 3 2000`
+  /// in a column of dates: a marker there would lose it).
+  public static func nullMarker(of value: String) -> String? {
+    guard !value.isEmpty, value.count <= 12, !value.contains(where: \.isNumber),
+      value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0 != "\"" && $0 != "\\" })
+    else { return nil }
+    return value
+  }
+
+  /// The marker that would read the value this error names as null (``nullMarker(of:)``), when
+  /// it is a value of the wrong type.
+  public var suggestedNullMarker: String? {
+    if case .valueNotOfType(_, _, _, let value, _) = self { Self.nullMarker(of: value) } else { nil }
+  }
+
   /// A description for people.
   public var description: String {
     switch self {
@@ -107,7 +123,7 @@ public enum ReadError: ReadFailure {
       "GET \(url): HTTP \(status)" + (message.map { ": \($0)" } ?? "")
     case .httpTransport(let url, let failure): "GET \(url): \(failure)"
     case .valueNotOfType(let path, let place, let field, let value, let type):
-      "\(path)\(Int(place) != nil ? ":\(place)" : " (\(place))"): \(field) is \(QuotedLiteral.json.quoted(value)), not \("aeiouAEIOU".contains(type.first ?? "x") ? "an" : "a") \(type); list it in null \"…\" to read it as null, or give \(field) another type"
+      "\(path)\(Int(place) != nil ? ":\(place)" : " (\(place))"): \(field) is \(QuotedLiteral.json.quoted(value)), not \("aeiouAEIOU".contains(type.first ?? "x") ? "an" : "a") \(type); \(Self.nullMarker(of: value).map { "list it in null \(QuotedLiteral.dsh.quoted($0))" } ?? "list it in null \"…\"") to read it as null, or give \(field) another type"
     case .unknownTypedField(let path, let field, let fields):
       "\(path): types names '\(field)', which is not a field; the fields are \(fields.joined(separator: ", "))"
     case .postgres(let place, _, let message, _, let hint, let sql):

@@ -29,6 +29,9 @@ public final class Session {
   ///
   /// `save` writes the settings that differ from them (`--echo` is the run's, not the session's).
   public var startingSettings = Settings()
+  /// The last error reported, for a host that says more of it (the line that opens a table a
+  /// marker broke).
+  public private(set) var lastReported: Diagnostic?
   /// Where output goes: batch until the shell turns interactive (`-i` after scripts).
   public var environment: Environment
   public let output: any ScriptOutput
@@ -246,6 +249,7 @@ public final class Session {
   func sayError(_ text: String) { output.writeError(TextWidth.escapedForTerminal(text)) }
 
   func report(_ diagnostic: Diagnostic, in source: SourceFile) {
+    lastReported = diagnostic
     output.writeError(diagnostic.formatted(in: source, color: settings.usesColor(environment)) + "\n")
   }
 
