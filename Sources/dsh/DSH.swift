@@ -20,12 +20,16 @@ struct DSH: AsyncParsableCommand {
       With no scripts and no -c, dsh reads statements from standard input: interactively with line \
       editing on a terminal, as a script otherwise. Scripts run first, then each -c in order. Exit \
       status is 1 when any statement failed.
+
+      Inside dsh, help lists the commands, stages and functions, and help NAME explains one with \
+      examples that run (help browse, help sql for SQL's words in dsh's). The whole language is \
+      docs/LANGUAGE.md in dsh's source tree.
       """,
     version: version)
 
   @Argument(
     help:
-      "Scripts to run, in order ('-' reads one from standard input), or data files to open (.csv .tsv .json .jsonl .parquet .db …, or a CSV or JSON file's URL): each is bound under its file's name (a database's tables and views under theirs; one that cannot be read is named with the line that opens it) and shown when nothing else runs, browsed on a terminal; with -c or statements piped in, only those print.",
+      "Scripts to run, in order ('-' reads one from standard input), or data files to open (.csv .tsv .tab .json .jsonl .ndjson .parquet .db .sqlite .sqlite3, a text file compressed as .gz .bz2 .zst or .zip, or a CSV or JSON file's URL): each is bound under its file's name (a database's tables and views under theirs; one that cannot be read is named with the line that opens it) and shown when nothing else runs, browsed on a terminal; with -c or statements piped in, only those print.",
     completion: .file(extensions: ["dsh"] + DataFileArgument.extensions))
   var scripts: [String] = []
 
