@@ -29,6 +29,15 @@ struct CellListRenderer<Item>: TextModeRenderer {
     }
   }
 
+  /// A segmented control in text: its segments side by side, the one shown in brackets
+  /// (`[everyone]  menu`).
+  static func segmentLine(_ bar: SegmentBar) -> String {
+    var line = bar.names.enumerated().map { $0 == bar.selected ? "[\($1)]" : " \($1) " }.joined(
+      separator: " ")
+    while line.last == " " { line.removeLast() }
+    return line
+  }
+
   // MARK: Box
 
   func renderBox(into out: inout TextOutput) {
@@ -44,13 +53,18 @@ struct CellListRenderer<Item>: TextModeRenderer {
     if let index = snapshot.indexTitles {
       out.line(boxed("index: " + index.joined(separator: " · "), style: out.dim))
     }
-    if !snapshot.title.isEmpty || snapshot.indexTitles != nil { out.line(doubleRule) }
+    if let bar = snapshot.segments { out.line(boxed(Self.segmentLine(bar))) }
+    if !snapshot.title.isEmpty || snapshot.indexTitles != nil || snapshot.segments != nil {
+      out.line(doubleRule)
+    }
     if snapshot.sections.isEmpty { out.line(boxed("(no sections)", style: out.dim)) }
     let labels = labelWidth
     for (i, section) in snapshot.sections.enumerated() {
       if i > 0 { out.line(doubleRule) }
+      // A segmented source composed among others: its control where it begins.
+      if let bar = section.segments { out.line(boxed(Self.segmentLine(bar))) }
       for line in section.header { out.line(boxed(line, style: out.bold)) }
-      if !section.header.isEmpty { out.line("├" + rule + "┤") }
+      if !section.header.isEmpty || section.segments != nil { out.line("├" + rule + "┤") }
       if section.gapBefore && gaps { out.line(boxed("⋮", style: out.dim)) }
       for line in section.placeholder {
         out.line("│ " + out.dim(TextWidth.fit(line, to: inner, alignment: .center)) + " │")
@@ -90,9 +104,11 @@ struct CellListRenderer<Item>: TextModeRenderer {
     let labels = labelWidth
     for line in snapshot.title { out.line(out.bold(TextWidth.truncate(line, to: options.width))) }
     if let index = snapshot.indexTitles { out.line(out.dim("index: " + index.joined(separator: " · "))) }
-    if !snapshot.title.isEmpty || snapshot.indexTitles != nil { out.line("") }
+    if let bar = snapshot.segments { out.line(TextWidth.truncate(Self.segmentLine(bar), to: options.width)) }
+    if !snapshot.title.isEmpty || snapshot.indexTitles != nil || snapshot.segments != nil { out.line("") }
     for (i, section) in snapshot.sections.enumerated() {
       if i > 0 { out.line("") }
+      if let bar = section.segments { out.line(TextWidth.truncate(Self.segmentLine(bar), to: options.width)) }
       for line in section.header { out.line(out.bold(TextWidth.truncate(line, to: options.width))) }
       if section.gapBefore { out.line("  ⋮") }
       for line in section.placeholder { out.line("  " + out.dim(TextWidth.truncate(line, to: contentWidth))) }

@@ -539,7 +539,7 @@ public enum HelpCatalogue {
       HelpTopic(
         name: "segmented", group: .presentation, syntax: ["segmented NAME: TABLE, NAME: TABLE, …"],
         summary:
-          "Holds several tables and shows one at a time, like a segmented control over a table view; the first is shown until switch changes it. Its state is the strongest of all its segments'.",
+          "Holds several tables and shows one at a time, like a segmented control over a table view; the first is shown until switch changes it. show draws the control above the rows ([everyone]  menu, the segment shown in brackets), as browse does, and a picture draws it as UIKit's; inside a compose it stands above the segmented source's first section. Its state is the strongest of all its segments'.",
         examples: [
           people
             + "\nlet tabs = segmented everyone: (table people with cell basic \"{name}\"), menu: (table [\"Profile\"] with cell basic \"{.}\")\ndescribe tabs"
