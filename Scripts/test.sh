@@ -9,6 +9,10 @@
 #                                        # generated programs), for a quick loop while editing
 #   Scripts/test.sh --filter Transcripts # arguments go to swift test
 #
+# A passing run prints a line per step and, while the build and the tests run, a line every 30 s
+# saying how far they have got (tests: 120 of 582 done, 95 s); each step's own output is kept
+# aside and printed only when it fails.
+#
 # What each step costs on a fresh clone of this 2-core machine, with another build running beside
 # it (wall time; the whole script took 441-480 s of CPU and 577-666 s of wall time in three such
 # runs, docs/BENCHMARKS.md "Set-up"). Each step prints its own time on standard error.
@@ -23,6 +27,8 @@
 #                                                        package of its own)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# pip's warning about running as root (CI's containers do) is not news to a reader of the log.
+export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
 source Scripts/setup.sh
 # The tests' own components, started by the tests: headless Chromium draws the pages and pictures
 # (zlib reads its PNGs), PostgreSQL serves the postgres provider's tests.
@@ -64,12 +70,43 @@ step_done() {
   echo "test.sh: $1 took $((SECONDS - step_started)) s" >&2
   step_started=$SECONDS
 }
+# Waits for the background step $1, saying every 30 s how far it has got (what $2 prints), so a
+# long step is never silent; returns its exit status.
+watch_step() {
+  local pid=$1 describe=$2 waited=0
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 1
+    waited=$((waited + 1))
+    if [ $((waited % 30)) -eq 0 ] && kill -0 "$pid" 2>/dev/null; then
+      echo "test.sh: $($describe), $((SECONDS - step_started)) s" >&2
+    fi
+  done
+  wait "$pid"
+}
+# Runs a command with its output kept aside, printed only when it fails.
+quietly() {
+  local log
+  log=$(mktemp)
+  if ! "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "test.sh: failed: $*" >&2
+    rm -f "$log"
+    return 1
+  fi
+  rm -f "$log"
+}
 # Style first: the checked-in .swift-format, strictly (warnings fail too).
 swift format lint --strict --recursive Sources Tests Bridge Package.swift
 step_done "swift format lint"
 # The one build: the tests, and the dsh binary they drive and the install check installs.
 build_log=$(mktemp)
-swift build --build-tests 2>&1 | tee "$build_log"
+swift build --build-tests >"$build_log" 2>&1 &
+build_progress() { echo "building $(grep -oE '^\[[0-9]+/[0-9]+\]' "$build_log" | tail -1)"; }
+if ! watch_step $! build_progress; then
+  tail -60 "$build_log" >&2
+  echo "test.sh: the build failed (above)" >&2
+  exit 1
+fi
 # A warning from the project's own code is news to nobody after the first time: none may stay.
 # (Package manifests' and dependencies' own lines are not the project's.)
 if grep -E "/(Sources|Tests)/[^ ]*: warning:|found [0-9]+ file\(s\) which are unhandled" "$build_log" | grep -v "/\.build/" >&2; then
@@ -81,15 +118,15 @@ step_done "swift build --build-tests"
 # Every public declaration of the library's products has a doc comment, and the DocC catalogs
 # build (the toolchain's docc: Scripts/docs.sh), from the symbol graphs of the build above (after
 # it, so that its log, checked for warnings, is the one that compiles).
-python3 Scripts/check-docs.py
+quietly python3 Scripts/check-docs.py
 # The engine's catalog builds with no warning at all: every parameter documented, every link
 # resolved (an app developer reads it first).
-Scripts/docs.sh DataSourceKit --warnings-as-errors >/dev/null
+quietly Scripts/docs.sh DataSourceKit --warnings-as-errors
 # docs/API.md lists the engine's public API from that symbol graph: a change of the API is a
 # change of that file, seen in review.
-python3 Scripts/api.py --check
+quietly python3 Scripts/api.py --check
 for target in DataSourceKitValues DataSourceKitFiles DataSourceKitSQLite DataSourceKitHTTP; do
-  Scripts/docs.sh "$target" >/dev/null
+  quietly Scripts/docs.sh "$target"
 done
 echo "documentation: every public declaration commented, the catalogs built (the engine's without warnings)" >&2
 step_done "documentation"
@@ -125,7 +162,7 @@ echo "an app of the engine alone (traits: []) resolves no other package; one of 
 step_done "the engine alone"
 # The install script, into a throwaway prefix: the binary, its completions and manual.
 prefix=$(mktemp -d)
-DSH_CONFIGURATION=debug bash Scripts/install.sh "$prefix" >/dev/null
+quietly env DSH_CONFIGURATION=debug bash Scripts/install.sh "$prefix"
 "$prefix/bin/dsh" --version >/dev/null
 grep -q '_dsh' "$prefix/share/zsh/site-functions/_dsh"
 grep -q "^complete -c 'dsh'" "$prefix/share/fish/vendor_completions.d/dsh.fish"
@@ -139,5 +176,24 @@ grep -q '^\.It Ev DSH_HISTORY' "$prefix/share/man/man1/dsh.1"
 rm -rf "$prefix"
 echo "install script: binary, completions and manual installed and checked" >&2
 step_done "install check"
-# Last, so that the test runner's own summary closes the output.
-swift test --skip-build --disable-xctest "${test_arguments[@]}"
+# Last. The runner's output goes to a log; a line every 30 s says how many tests are done, and
+# the log is printed only when a test fails (a passing run's helpers may print what they like).
+test_log=$(mktemp)
+if [ ${#test_arguments[@]} -eq 0 ]; then
+  total=$(swift test list --skip-build 2>/dev/null | grep -c . || true)
+else
+  total="?"
+fi
+swift test --skip-build --disable-xctest "${test_arguments[@]}" >"$test_log" 2>&1 &
+test_progress() {
+  echo "tests: $(grep -cE '^[✔✘] Test .* (passed|failed) after' "$test_log" || true) of $total done"
+}
+if watch_step $! test_progress; then
+  grep -E '^✔ Test run' "$test_log" || tail -3 "$test_log"
+  rm -f "$test_log"
+else
+  # What failed, and why: the runner's lines but the passes and starts.
+  grep -vE '^(◇|✔) ' "$test_log" >&2 || true
+  echo "test.sh: tests failed (above; the whole log is $test_log)" >&2
+  exit 1
+fi

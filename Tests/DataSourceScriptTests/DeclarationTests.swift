@@ -25,7 +25,10 @@ struct DeclarationTests {
   /// The lines of `a` and `b` that differ, each with its number: a failure shows those, not two
   /// whole documents.
   static func lineDifferences(_ a: String, _ b: String) -> [String] {
-    let (x, y) = (a.split(separator: "\n", omittingEmptySubsequences: false), b.split(separator: "\n"))
+    let (x, y) = (
+      a.split(separator: "\n", omittingEmptySubsequences: false),
+      b.split(separator: "\n", omittingEmptySubsequences: false)
+    )
     var found: [String] = []
     for index in 0..<max(x.count, y.count) {
       let (p, q) = (

@@ -66,13 +66,26 @@ struct HelpTests {
       }
     }
     let document = try String(contentsOfFile: path, encoding: .utf8)
+    // The reference part whole, against what help says: a failure shows the lines that differ,
+    // not the 1,600-line document (a #expect of document.contains printed it whole per failure).
+    let start = try #require(document.range(of: "\n## Commands\n"))
+    let written = String(document[document.index(after: start.lowerBound)...])
+    let differences = DeclarationTests.lineDifferences(written, Self.reference())
+    let shown = differences.joined(separator: "\n")
+    #expect(
+      differences.isEmpty,
+      "docs/LANGUAGE.md differs from help (the document | help); DSH_RECORD=1 swift test --filter languageDocumentInStep writes it:\n\(shown)"
+    )
     for topic in HelpCatalogue.topics {
-      #expect(document.contains("### \(topic.name)\n"), "docs/LANGUAGE.md has no section for '\(topic.name)'")
+      let hasSection = document.contains("### \(topic.name)\n")
+      #expect(hasSection, "docs/LANGUAGE.md has no section for '\(topic.name)'")
       for line in topic.syntax {
-        #expect(document.contains(line), "docs/LANGUAGE.md lacks the syntax '\(line)'")
+        let hasSyntax = document.contains(line)
+        #expect(hasSyntax, "docs/LANGUAGE.md lacks the syntax '\(line)'")
       }
       for example in topic.examples {
-        #expect(document.contains(example), "docs/LANGUAGE.md lacks the example:\n\(example)")
+        let hasExample = document.contains(example)
+        #expect(hasExample, "docs/LANGUAGE.md lacks the example:\n\(example)")
       }
     }
   }
