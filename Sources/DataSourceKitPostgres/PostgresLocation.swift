@@ -1,4 +1,3 @@
-import CLibPQ
 import DataSourceKit
 import DataSourceKitValues
 import Foundation
@@ -41,8 +40,8 @@ public struct PostgresLocation: Sendable, Equatable {
       throw DataSourceError.sourceFailed(
         message: "not a PostgreSQL URL: write postgresql://USER@HOST[:PORT]/DATABASE (or host=… dbname=…)")
     }
-    let given = try Self.parse(connectionString)
-    let defaults = Self.defaults()
+    let given = try PostgresSession.connectionOptions(parsing: connectionString)
+    let defaults = PostgresSession.connectionDefaults()
     func value(_ key: String) -> String? {
       (given[key] ?? defaults[key]).flatMap { $0.isEmpty ? nil : $0 }
     }
@@ -108,39 +107,6 @@ public struct PostgresLocation: Sendable, Equatable {
   public static func == (a: PostgresLocation, b: PostgresLocation) -> Bool {
     a.host == b.host && a.port == b.port && a.user == b.user && a.database == b.database
       && a.service == b.service
-  }
-
-  /// The options a connection string sets, as libpq reads it.
-  private static func parse(_ text: String) throws -> [String: String] {
-    try PostgresSession.openLibPQ()
-    var error: UnsafeMutablePointer<CChar>?
-    guard let options = PQconninfoParse(text, &error) else {
-      let said =
-        error.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "out of memory"
-      if let error { PQfreemem(error) }
-      throw DataSourceError.sourceFailed(
-        message: "not a PostgreSQL connection string (\(said)): write postgresql://USER@HOST[:PORT]/DATABASE")
-    }
-    defer { PQconninfoFree(options) }
-    return values(options)
-  }
-
-  /// What libpq would take for each option the string leaves out: the `PG*` variables, else
-  /// its own defaults.
-  private static func defaults() -> [String: String] {
-    guard let options = PQconndefaults() else { return [:] }
-    defer { PQconninfoFree(options) }
-    return values(options)
-  }
-
-  private static func values(_ options: UnsafeMutablePointer<PQconninfoOption>) -> [String: String] {
-    var found: [String: String] = [:]
-    var option = options
-    while let keyword = option.pointee.keyword {
-      if let value = option.pointee.val { found[String(cString: keyword)] = String(cString: value) }
-      option += 1
-    }
-    return found
   }
 
   /// An identifier in double quotes, as SQL writes one.

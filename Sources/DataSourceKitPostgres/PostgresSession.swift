@@ -503,3 +503,39 @@ public enum PostgresNotices {
     handler.withLock { $0 }(notice)
   }
 }
+
+// Connection strings, read by libpq itself (this is the one file that calls into libpq).
+extension PostgresSession {
+  /// The options a connection string sets, as libpq reads it.
+  static func connectionOptions(parsing text: String) throws -> [String: String] {
+    try openLibPQ()
+    var error: UnsafeMutablePointer<CChar>?
+    guard let options = PQconninfoParse(text, &error) else {
+      let said =
+        error.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "out of memory"
+      if let error { PQfreemem(error) }
+      throw DataSourceError.sourceFailed(
+        message: "not a PostgreSQL connection string (\(said)): write postgresql://USER@HOST[:PORT]/DATABASE")
+    }
+    defer { PQconninfoFree(options) }
+    return values(options)
+  }
+
+  /// What libpq would take for each option the string leaves out: the `PG*` variables, else
+  /// its own defaults.
+  static func connectionDefaults() -> [String: String] {
+    guard let options = PQconndefaults() else { return [:] }
+    defer { PQconninfoFree(options) }
+    return values(options)
+  }
+
+  private static func values(_ options: UnsafeMutablePointer<PQconninfoOption>) -> [String: String] {
+    var found: [String: String] = [:]
+    var option = options
+    while let keyword = option.pointee.keyword {
+      if let value = option.pointee.val { found[String(cString: keyword)] = String(cString: value) }
+      option += 1
+    }
+    return found
+  }
+}

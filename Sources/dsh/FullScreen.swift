@@ -1,4 +1,3 @@
-import CLineEdit
 import DataSourceKit
 import DataSourceKitValues
 import DataSourceScript
@@ -26,20 +25,13 @@ enum FullScreen {
       cc[Int(VTIME)] = 0
     }
     tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw)
-    // What a signal's handler gives back: written before the handler can run.
-    let state = TerminalModes.state
-    state.pointee.beforeFullScreen = saved
-    state.pointee.hasBeforeFullScreen = 1
-    state.pointee.fullScreen = 1
-    CLineEdit_catchEndingSignals(1, state)
+    TerminalModes.enterFullScreen(restoring: saved)
     // The alternate screen, the cursor hidden, the wheel reported (SGR mouse mode).
     write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[?1000h\u{1B}[?1006h")
     let resized = ResizeSignal.install()
     defer {
       ResizeSignal.uninstall(resized)
-      CLineEdit_leaveFullScreen(state)
-      CLineEdit_catchEndingSignals(0, state)
-      state.pointee.hasBeforeFullScreen = 0
+      TerminalModes.leaveFullScreen()
       var restored = saved
       tcsetattr(STDIN_FILENO, TCSAFLUSH, &restored)
     }
@@ -468,15 +460,4 @@ struct KeyReader {
     pending.removeFirst(count)
     return key
   }
-}
-
-/// The terminal's modes the signal handlers give back, in one block of memory for the whole
-/// program (see `CLineEdit_TerminalState`): allocated once, never freed, never moved, so a
-/// handler may read it at any moment.
-enum TerminalModes {
-  nonisolated(unsafe) static let state: UnsafeMutablePointer<CLineEdit_TerminalState> = {
-    let state = UnsafeMutablePointer<CLineEdit_TerminalState>.allocate(capacity: 1)
-    state.initialize(to: CLineEdit_TerminalState())
-    return state
-  }()
 }

@@ -177,3 +177,33 @@ private func lineEditorComplete(_ editor: OpaquePointer?, _ key: Int32) -> UInt8
   StandardOutput.write("\n" + candidates.joined(separator: "  ") + "\n", to: STDOUT_FILENO)
   return UInt8(CC_REDISPLAY)
 }
+
+/// The terminal's modes the signal handlers give back, in one block of memory for the whole
+/// program (see `CLineEdit_TerminalState`): allocated once, never freed, never moved, so a
+/// handler may read it at any moment.
+enum TerminalModes {
+  nonisolated(unsafe) static let state: UnsafeMutablePointer<CLineEdit_TerminalState> = {
+    let state = UnsafeMutablePointer<CLineEdit_TerminalState>.allocate(capacity: 1)
+    state.initialize(to: CLineEdit_TerminalState())
+    return state
+  }()
+
+  /// Before the full screen: what a signal's handler gives back is written before the handler
+  /// can run, then SIGTERM and SIGHUP are caught to give it back.
+  static func enterFullScreen(restoring saved: termios) {
+    state.pointee.beforeFullScreen = saved
+    state.pointee.hasBeforeFullScreen = 1
+    state.pointee.fullScreen = 1
+    CLineEdit_catchEndingSignals(1, state)
+  }
+
+  /// After it: the alternate screen left, the signals as they were.
+  static func leaveFullScreen() {
+    CLineEdit_leaveFullScreen(state)
+    CLineEdit_catchEndingSignals(0, state)
+    state.pointee.hasBeforeFullScreen = 0
+  }
+
+  /// A crash gives the terminal's modes back as they are now (before the line editor changes them).
+  static func installCrashHandler() { CLineEdit_installCrashHandler(state) }
+}

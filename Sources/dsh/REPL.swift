@@ -1,4 +1,3 @@
-import CLineEdit
 import DataSourceScript
 import Foundation
 
@@ -25,7 +24,7 @@ struct REPL {
     }
     guard lineEditing else { return await runPlain() }
     // Before the editor changes the terminal's modes: a crash gives them back as they are now.
-    CLineEdit_installCrashHandler(TerminalModes.state)
+    TerminalModes.installCrashHandler()
     // --safe writes no file, the history included.
     guard
       let editor = LineEditor(
