@@ -294,6 +294,20 @@ struct BrowseTests {
     terminal.type("quit\r")
   }
 
+  @Test("a screen too short for a row says so rather than counting one nobody sees")
+  func tooShort() throws {
+    let terminal = try EmulatedTerminal(rows: 5)
+    terminal.type("browse csv \"samples:people.csv\"\r")
+    terminal.wait(for: "no row shown of 10", line: -1)
+    #expect(terminal.statusLine.contains("too few lines to show a row"), "\(terminal.statusLine)")
+    // Taller, the rows come back, the cursor on the first.
+    terminal.resize(rows: 12, columns: 80)
+    terminal.wait(for: "rows 1–", line: -1)
+    #expect(terminal.screen.contains { $0.hasPrefix("▸ ") })
+    terminal.type("q")
+    terminal.wait(for: "dsh>")
+  }
+
   @Test("a key that cannot make a view says why; a table of cells has no columns")
   func exploreRefusals() throws {
     let terminal = try EmulatedTerminal()

@@ -642,12 +642,23 @@ public final class BrowseScreen {
     } else {
       let count = rowsFitting(startingAt: top)
       visible = top..<min(total, top + count)
+      // The cursor is always on a row the screen shows (a resize may have left it below).
+      if !visible.isEmpty { cursor = min(max(cursor, visible.lowerBound), visible.upperBound - 1) }
       lines = body(visible)
       cellsBuilt += view.stats.cellsBuilt
       cellsReused += view.stats.cellsReused
       rowsRead += visible.count
     }
     lines = Array(lines.prefix(bodyLines))
+    // A screen too short for a table's header and one row shows none of its rows: it says so,
+    // rather than counting a row nobody sees. (A table of fields marks the cursor's row; cards
+    // side by side do not.)
+    if showsFields, !showingKeys, total > 0,
+      !lines.contains(where: { $0.hasPrefix(RenderOptions.cursorBorder) })
+    {
+      visible = top..<top
+      message = "too few lines to show a row: make the terminal taller"
+    }
     while lines.count < bodyLines { lines.append("") }
     return [titleLine()] + lines.map(fitted) + [statusLine()]
   }
@@ -895,6 +906,8 @@ public final class BrowseScreen {
         count > bodyLines
           ? "keys \(keysTop + 1)–\(min(count, keysTop + bodyLines)) of \(count) lines · space more, any other key back"
           : "keys · any key back")
+    } else if visible.isEmpty {
+      parts.append("no row shown of \(Self.grouped(total))")
     } else {
       parts.append(
         "rows \(Self.grouped(visible.lowerBound + 1))–\(Self.grouped(visible.upperBound)) of \(Self.grouped(total))"
