@@ -536,9 +536,14 @@ struct BrowseTests {
     terminal.type("browse tabs\r")
     terminal.wait(for: "section 1 of 4", line: -1)
     #expect(terminal.screen.contains { $0.contains("│Grace Hopper      │ │Katherine Johnson │") })
+    // The segment bar says which segment shows; the cursor's card has a heavy border.
+    #expect(
+      terminal.screen.contains { $0.contains("everyone  [cards]") },
+      "\(terminal.screen.joined(separator: "\n"))")
+    #expect(terminal.screen.contains { $0.contains("┃Tim Berners-Lee   ┃") })
     terminal.type("G")
     terminal.wait(for: "–10 of 10", line: -1)
-    #expect(terminal.screen.contains { $0.contains("│Hopper, Jr.       │") })
+    #expect(terminal.screen.contains { $0.contains("┃Hopper, Jr.       ┃") })
     terminal.type("q")
     terminal.wait(for: "dsh>")
   }

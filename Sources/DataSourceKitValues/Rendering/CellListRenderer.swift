@@ -206,8 +206,11 @@ struct CellListRenderer<Item>: TextModeRenderer {
     while start < rows.count {
       let cards = rows[start..<min(start + columns, rows.count)]
       let border = String(repeating: "─", count: layout.width)
+      // The cursor's card (browse) in a heavy border, as a table's cursor row is marked with ▸.
+      let heavy = String(repeating: "━", count: layout.width)
+      func isCursor(_ card: RowSnapshot<Item>) -> Bool { card.flatIndex == options.cursorRow }
       func joined(_ parts: [String]) -> String { TextWidth.fit(parts.joined(separator: " "), to: width) }
-      lines.append(joined(cards.map { _ in "┌" + border + "┐" }))
+      lines.append(joined(cards.map { isCursor($0) ? "┏" + heavy + "┓" : "┌" + border + "┐" }))
       // A card shows its text's lines, then its detail's.
       let texts = cards.map { card in
         ([card.cell.text] + (card.cell.detail.map { [$0] } ?? []))
@@ -215,9 +218,13 @@ struct CellListRenderer<Item>: TextModeRenderer {
       }
       for line in 0..<layout.height {
         lines.append(
-          joined(texts.map { "│" + TextWidth.fit(line < $0.count ? $0[line] : "", to: layout.width) + "│" }))
+          joined(
+            zip(cards, texts).map { card, text in
+              let side = isCursor(card) ? "┃" : "│"
+              return side + TextWidth.fit(line < text.count ? text[line] : "", to: layout.width) + side
+            }))
       }
-      lines.append(joined(cards.map { _ in "└" + border + "┘" }))
+      lines.append(joined(cards.map { isCursor($0) ? "┗" + heavy + "┛" : "└" + border + "┘" }))
       start += columns
     }
     return lines
