@@ -325,6 +325,18 @@ struct BrowseTests {
     terminal.wait(for: "Enter opens a value's rows in a view made by F", line: -1)
     terminal.type("lF")
     terminal.wait(for: "group by `the team` with count = count()", line: 0)
+    terminal.type("q")
+    // s sorts smallest first; ! keeps the rows with another value; - narrows, to 3 at least.
+    terminal.type("hs")
+    terminal.wait(for: " p | select id, `the team` = team | sort by id", line: 0)
+    terminal.type("!")
+    terminal.wait(for: " p | select id, `the team` = team | sort by id | where id != 1", line: 0)
+    terminal.wait(for: "rows 1–9 of 9", line: -1)
+    terminal.type("---")
+    terminal.wait(for: "id: 3 wide", line: -1)
+    // L with a reserved word binds nothing, and says why (a stage's word is a fine name).
+    terminal.type("Lshow\r")
+    terminal.wait(for: "not bound: ", line: -1)
     terminal.type("Q")
     terminal.wait(for: "dsh>")
   }

@@ -175,9 +175,10 @@ extension Value: CustomStringConvertible {
   public var literalText: String {
     switch self {
     case .null: "null"
-    case .string(let s): JSONWriter.quoted(s)
-    case .date: "date(\(JSONWriter.quoted(description)))"
-    case .timestamp: "timestamp(\(JSONWriter.quoted(description)))"
+    // dsh's escapes (`\u{1}`), which its lexer reads back; JSON's `\u0001` it refuses.
+    case .string(let s): QuotedLiteral.dsh.quoted(s)
+    case .date: "date(\(QuotedLiteral.dsh.quoted(description)))"
+    case .timestamp: "timestamp(\(QuotedLiteral.dsh.quoted(description)))"
     case .list(let items): "[" + items.map(\.literalText).joined(separator: ", ") + "]"
     case .record(let record):
       "{"
@@ -192,7 +193,7 @@ extension Value: CustomStringConvertible {
     let isIdentifier =
       name.first.map { $0.isLetter || $0 == "_" } == true
       && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
-    return isIdentifier ? name : JSONWriter.quoted(name)
+    return isIdentifier ? name : QuotedLiteral.dsh.quoted(name)
   }
 
   /// The value as compact JSON.

@@ -44,17 +44,9 @@ package class ComputedFromBase<Computed>: DataProviderObserver {
 
   package func refresh(_ loadBase: (any DataProvider<Value>) async throws -> Void) async throws {
     let ticket = states.begin()
-    do {
-      try await loadBase(base)
-    } catch DataSourceError.cancelled {
-      states.cancel(ticket)
-      throw DataSourceError.cancelled
-    } catch {
-      if states.finish(ticket, with: .error) { computed = nil }
-      throw error
-    }
     let made: Computed
     do {
+      try await loadBase(base)
       made = try compute()
     } catch DataSourceError.cancelled {
       states.cancel(ticket)

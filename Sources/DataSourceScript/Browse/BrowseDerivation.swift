@@ -1,4 +1,3 @@
-import DataSourceKit
 import DataSourceKitValues
 import Synchronization
 
@@ -77,17 +76,13 @@ enum ScriptText {
     return "`" + field + "`"
   }
 
-  /// A value as a literal that reads back as the same value, or `nil` (a list, a record, NaN).
+  /// A value as a literal a `where` compares with (``Value/literalText``), or `nil` for one it
+  /// cannot (a list, a record, a number that is not finite).
   static func literal(_ value: Value) -> String? {
     switch value {
-    case .null: return "null"
-    case .bool(let b): return b ? "true" : "false"
-    case .int(let i): return String(i)
-    case .double(let d): return d.isFinite ? Value.double(d).description : nil
-    case .string(let text): return QuotedLiteral.dsh.quoted(text)
-    case .date: return "date(\(QuotedLiteral.dsh.quoted(value.description)))"
-    case .timestamp: return "timestamp(\(QuotedLiteral.dsh.quoted(value.description)))"
-    case .list, .record: return nil
+    case .list, .record: nil
+    case .double(let d) where !d.isFinite: nil
+    default: value.literalText
     }
   }
 }

@@ -886,7 +886,7 @@ public final class BrowseScreen {
   private func titleLine() -> String {
     let titles = view.dataSource.viewLines(.header)
     let text = " " + ([name] + titles).joined(separator: " — ")
-    let line = TerminalText.ellipsized(text, to: size.columns)
+    let line = TextWidth.truncate(text, to: size.columns)
     return color ? "\u{1B}[7m" + TerminalText.pad(line, to: size.columns) + "\u{1B}[0m" : line
   }
 
@@ -940,14 +940,17 @@ public final class BrowseScreen {
   }
 
   private func statusLine() -> String {
-    let line = TerminalText.ellipsized(statusText, to: size.columns)
+    let line = TextWidth.truncate(statusText, to: size.columns)
     return color ? "\u{1B}[7m" + TerminalText.pad(line, to: size.columns) + "\u{1B}[0m" : line
   }
 
   /// The `?` page: what the view has read first (it fits any screen), then the keys.
   private func keyLines() -> [String] {
+    // The whole statement first, folded as help folds its prose.
+    let statementLines = HelpCatalogue.wrap("browse " + statement, width: size.columns).split(separator: "\n")
+      .map(String.init)
     var lines =
-      Self.wrapped("browse " + statement, to: size.columns) + [
+      statementLines + [
         "This view: \(Self.counted(totalRows, "row")) in \(Self.counted(sectionOffsets.sectionCount, "section")).",
         "Cells made \(Self.grouped(cellsBuilt)), reused \(Self.grouped(cellsReused)); rows read \(Self.grouped(rowsRead)).",
       ]
@@ -956,28 +959,13 @@ public final class BrowseScreen {
     }
     lines +=
       ["", "Keys"] + BrowseAction.helpLines.map { "  " + $0 } + ["", "Any key goes back to the rows."]
-    return lines.map { TerminalText.ellipsized($0, to: size.columns) }
+    return lines.map { TextWidth.truncate($0, to: size.columns) }
   }
 
   private func fitted(_ line: String) -> String { TerminalText.cut(line, to: size.columns) }
 
   /// `1234567` as `1,234,567`.
   static func grouped(_ number: Int) -> String { ValueFormat.grouped(String(number)) }
-
-  /// Text folded at spaces into lines of at most `width` columns (a word longer is cut).
-  static func wrapped(_ text: String, to width: Int) -> [String] {
-    var lines: [String] = []
-    var line = ""
-    for word in text.split(separator: " ", omittingEmptySubsequences: false) {
-      if !line.isEmpty, TerminalText.width(line) + 1 + TerminalText.width(String(word)) > width {
-        lines.append(line)
-        line = "  " + word
-      } else {
-        line += (line.isEmpty ? "" : " ") + word
-      }
-    }
-    return lines + [line]
-  }
 
   /// `1 row`, `1,000 rows`.
   static func counted(_ number: Int, _ noun: String) -> String {

@@ -48,13 +48,6 @@ enum TerminalText {
     self.width(line) > width ? slice(line, keeping: 0, from: 0, width: width) : line
   }
 
-  /// The line cut to `width` columns with `…` as its last when it is longer, so a reader knows
-  /// there is more (a status line, a title).
-  static func ellipsized(_ line: String, to width: Int) -> String {
-    guard self.width(line) > width, width > 0 else { return line }
-    return slice(line, keeping: 0, from: 0, width: width - 1) + "…"
-  }
-
   /// The line with the columns `columns` in reverse video (the cursor in `browse`); the styles
   /// inside them (a reset) keep it on.
   static func styling(_ line: String, columns: Range<Int>) -> String {
