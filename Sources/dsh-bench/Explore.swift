@@ -166,6 +166,20 @@ import Foundation
       "  its peak memory", dsh: dshGroup.peakKilobytes, other: "DuckDB", duckGroup?.peakKilobytes ?? 0,
       most: nil,
       succeeded: dshGroup.status == 0))
+  // Writing: the 1M-row CSV exported to Parquet, each tool reading the CSV itself.
+  let written = dataFolder + "/export-1m.parquet"
+  let (dshWrite, duckWrite) = interleavedMedians(
+    { measure([dsh, "-c", "export csv \"\(csvPath)\" to \"\(written)\""]) },
+    {
+      measure([
+        duck, "-c", "COPY (SELECT * FROM read_csv('\(csvPath)')) TO '\(written)' (FORMAT parquet)",
+      ])
+    })
+  rows.append(.besideDuckDB("CSV 1M rows exported to Parquet", dsh: dshWrite, duck: duckWrite, most: 2))
+  rows.append(
+    .memoryBeside(
+      "  its peak memory", dsh: dshWrite.peakKilobytes, other: "DuckDB", duckWrite?.peakKilobytes ?? 0,
+      most: nil, succeeded: dshWrite.status == 0))
 }
 
 /// 1.5M badges of the people in the bench's SQLite database (table `badges`, indexed by

@@ -211,9 +211,110 @@ struct ParquetTests {
     #expect(shown.output.contains("carrier") && shown.output.contains("│  4 │ c1 "), "\(shown.output)")
     let bound = try DSHProcess.run([path, "-c", "show flights | where carrier == \"c1\" as csv"])
     #expect(bound.output.hasSuffix("id,carrier\n1,c1\n4,c1\n"), "\(bound.output)")
-    // Writing Parquet is not built: the error says what to write instead.
     let exported = try DSHProcess.run([path, "-c", "export flights to \"\(folder)/copy.parquet\""])
-    #expect(exported.status == 1 && exported.output.contains("does not write it yet"), "\(exported.output)")
+    #expect(
+      exported.output.hasSuffix("exported 5 rows to \(folder)/copy.parquet as parquet\n"),
+      "\(exported.output)")
+  }
+
+  @Test("export to Parquet: every type, nulls, several row groups; DuckDB and pyarrow read back dsh's rows")
+  func exported() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // 300,000 rows (three row groups) of every type dsh holds, from a file DuckDB wrote: text
+    // with quotes, a newline and characters past ASCII, ints past 2^53, doubles of every
+    // size, dates before 1970, timestamps to the microsecond, and nulls in most columns.
+    let source = "\(folder)/source.parquet"
+    _ = try DuckDB.rows(
+      """
+      COPY (SELECT i AS id, CASE WHEN i % 11 = 0 THEN NULL WHEN i % 13 = 0 THEN 'say "hi"' || chr(9) || i ELSE 'näme ' || (i % 97) END AS name,
+        CASE WHEN i % 7 = 0 THEN NULL ELSE i * 1.5e-3 - 50 END AS score, i * 30000000000000 - 4611686018427387904 AS big,
+        CASE WHEN i % 5 = 0 THEN NULL ELSE i % 2 = 0 END AS even, DATE '1960-01-01' + (i % 40000)::INT AS day,
+        CASE WHEN i % 3 = 0 THEN NULL ELSE TIMESTAMP '2021-03-04 05:06:07.123456' + INTERVAL (i * 37) SECOND END AS ts,
+        NULL::VARCHAR AS nothing
+      FROM range(300000) t(i)) TO '\(source)' (FORMAT parquet)
+      """)
+    let written = "\(folder)/written.parquet"
+    let export = try DSHProcess.run(["-c", "export parquet \"\(source)\" to \"\(written)\""])
+    try #require(export.status == 0, "\(export.output)")
+    #expect(export.output == "exported 300000 rows to \(written) as parquet\n")
+    // DuckDB's rows of the file written are dsh's of the file read; so are dsh's own.
+    let original = try Self.dshRows(source)
+    let duck = try Self.duckRows(written)
+    #expect(original.first == duck.first && original.count == 300_001)
+    let differences = DuckDB.differences(original, duck)
+    #expect(differences.isEmpty, "\(differences.prefix(3))")
+    #expect(try Self.dshRows(written) == original)
+    let groups = try DuckDB.rows(
+      "SELECT count(DISTINCT row_group_id), min(stats_min_value), max(stats_max_value) FROM parquet_metadata('\(written)') WHERE path_in_schema = 'id'"
+    )
+    #expect(groups.last == ["3", "0", "299999"], "\(groups)")
+    // pyarrow reads the types dsh wrote, and its copy of the table reads back as the same rows.
+    let copy = "\(folder)/pyarrow.parquet"
+    let types = try DSHProcess.runCommand(
+      [
+        "/usr/bin/env", "python3", "-c",
+        """
+        import pyarrow.parquet as pq
+        t = pq.read_table('\(written)')
+        print(t.schema.to_string(show_schema_metadata=False))
+        pq.write_table(t, '\(copy)')
+        """,
+      ], directory: folder)
+    #expect(
+      types.output == """
+        id: int64
+        name: string
+        score: double
+        big: int64
+        even: bool
+        day: date32[day]
+        ts: timestamp[us, tz=UTC]
+        nothing: string
+
+        """, "\(types.output)")
+    #expect(try Self.dshRows(copy) == original)
+  }
+
+  @Test(
+    "export to Parquet refuses fields of no one flat type, and a table of cells, leaving the file as it was")
+  func exportRefusals() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let target = "\(folder)/out.parquet"
+    try Data("kept".utf8).write(to: URL(fileURLWithPath: target))
+    let json = "\(folder)/mixed.json"
+    try Data(#"[{"id": 1, "v": 1, "tags": ["a"]}, {"id": 2, "v": "two", "tags": []}]"#.utf8)
+      .write(to: URL(fileURLWithPath: json))
+    for (statement, message) in [
+      ("export json \"\(json)\" | select id, tags to \"\(target)\"", "field 'tags' holds lists"),
+      (
+        "export json \"\(json)\" | select id, v to \"\(target)\"",
+        "field 'v' holds values of 2 types (int, text)"
+      ),
+      (
+        "export table json \"\(json)\" with cell basic \"{id}\" to \"\(target)\"",
+        "a table of cells has none",
+      ),
+    ] {
+      let result = try DSHProcess.run(["-c", statement])
+      #expect(result.status == 1 && result.output.contains(message), "\(result.output)")
+    }
+    #expect(try String(contentsOfFile: target, encoding: .utf8) == "kept")
+    // Made one type, the same fields are written; ints beside doubles are doubles.
+    let fixed = try DSHProcess.run([
+      "-c",
+      "export json \"\(json)\" | extend v = text(v), tags = text(tags) to \"\(target)\"",
+      "-c", "show parquet \"\(target)\" as csv",
+      "-c", "export [{a: 1}, {a: 2.5}, {a: null}] to \"\(folder)/n.parquet\"",
+      "-c", "show parquet \"\(folder)/n.parquet\" as csv",
+      "-c", "export [\"x\", null] to \"\(folder)/v.parquet\"",
+      "-c", "show parquet \"\(folder)/v.parquet\" as csv",
+    ])
+    #expect(fixed.output.contains("id,v,tags\n1,1,\"[\"\"a\"\"]\"\n2,two,[]\n"), "\(fixed.output)")
+    #expect(fixed.output.contains("a\n1.0\n2.5\n\n"), "\(fixed.output)")
+    // Items that are not records are one field, value, as show draws them.
+    #expect(fixed.output.hasSuffix("value\nx\n\n"), "\(fixed.output)")
   }
 
   @Test(

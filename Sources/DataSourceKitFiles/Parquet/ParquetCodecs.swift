@@ -81,6 +81,13 @@ enum ParquetCodecs {
     }
   }
 
+  /// `page` compressed as a writer stores it: by Snappy, Parquet's usual codec, where this
+  /// machine has libsnappy, else as it is; with the codec used.
+  static func compressed(_ page: [UInt8]) -> (codec: ParquetCodec, bytes: [UInt8]) {
+    if let snappy = Snappy.library, let bytes = snappy.compress(page) { return (.snappy, bytes) }
+    return (.uncompressed, page)
+  }
+
   /// Inflates gzip (or zlib) data whole into `output`; the bytes written, or `nil`.
   private static func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer)
     -> Int?
@@ -111,18 +118,42 @@ enum ParquetCodecs {
       @convention(c) (UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>) ->
       Int32
     typealias Length = @convention(c) (UnsafePointer<CChar>?, Int, UnsafeMutablePointer<Int>) -> Int32
+    typealias Compress = Uncompress
+    typealias MostCompressed = @convention(c) (Int) -> Int
     let uncompressRaw: Uncompress
     let uncompressedLength: Length
+    let compressRaw: Compress
+    let mostCompressed: MostCompressed
 
     static let library: Snappy? = {
       guard let handle = dlopen("libsnappy.so.1", RTLD_NOW | RTLD_LOCAL),
         let uncompress = dlsym(handle, "snappy_uncompress"),
-        let length = dlsym(handle, "snappy_uncompressed_length")
+        let length = dlsym(handle, "snappy_uncompressed_length"),
+        let compress = dlsym(handle, "snappy_compress"),
+        let most = dlsym(handle, "snappy_max_compressed_length")
       else { return nil }
       return Snappy(
         uncompressRaw: unsafeBitCast(uncompress, to: Uncompress.self),
-        uncompressedLength: unsafeBitCast(length, to: Length.self))
+        uncompressedLength: unsafeBitCast(length, to: Length.self),
+        compressRaw: unsafeBitCast(compress, to: Compress.self),
+        mostCompressed: unsafeBitCast(most, to: MostCompressed.self))
     }()
+
+    /// `input` compressed, or `nil` when Snappy refuses it.
+    func compress(_ input: [UInt8]) -> [UInt8]? {
+      var output = [UInt8](repeating: 0, count: mostCompressed(input.count))
+      var length = output.count
+      let status = input.withUnsafeBytes { from in
+        output.withUnsafeMutableBytes { to in
+          compressRaw(
+            from.baseAddress?.assumingMemoryBound(to: CChar.self), from.count,
+            to.baseAddress?.assumingMemoryBound(to: CChar.self), &length)
+        }
+      }
+      guard status == 0 else { return nil }
+      output.removeSubrange(length...)
+      return output
+    }
 
     /// Decompresses `compressed` into `output`: the bytes written, or `nil`.
     func uncompress(_ compressed: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int?

@@ -4,8 +4,9 @@ import Foundation
 
 // Parquet's footer and page headers are Thrift structures in the compact protocol: fields
 // numbered by their delta from the last, ints as zigzag varints, lists with their element type.
-// This is the reading half of it, enough for parquet.thrift; a field dsh does not read is
-// skipped whatever its type, so a writer's newer fields are no trouble.
+// The reader is enough for parquet.thrift: a field dsh does not read is skipped whatever its
+// type, so a writer's newer fields are no trouble. The writer writes what `export … to
+// "x.parquet"` needs: a footer and page headers.
 
 /// The variable-length integers Thrift's compact protocol and Parquet's encodings share: seven
 /// bits a byte, the lowest first (ULEB128), and signed ones zigzagged.
@@ -191,5 +192,97 @@ struct ThriftReader {
     case .structure:
       try structure { _, _, _ throws(DataSourceError) in false }
     }
+  }
+}
+
+/// A Thrift compact-protocol writer: a struct's fields in increasing order, each written by its
+/// id's delta from the one before.
+struct ThriftWriter {
+  private(set) var bytes: [UInt8] = []
+  /// The last field id written in each struct being written, innermost last.
+  private var lastFieldIDs: [Int16] = [0]
+
+  private mutating func varint(_ value: UInt64) {
+    var n = value
+    while n >= 0x80 {
+      bytes.append(UInt8(n & 0x7F) | 0x80)
+      n >>= 7
+    }
+    bytes.append(UInt8(n))
+  }
+
+  private mutating func zigzag(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
+
+  private mutating func fieldHeader(_ id: Int16, _ type: ThriftReader.FieldType) {
+    let delta = id - lastFieldIDs[lastFieldIDs.count - 1]
+    if delta > 0, delta <= 15 {
+      bytes.append(UInt8(delta) << 4 | type.rawValue)
+    } else {
+      bytes.append(type.rawValue)
+      zigzag(Int64(id))
+    }
+    lastFieldIDs[lastFieldIDs.count - 1] = id
+  }
+
+  /// Field `id`, an i32.
+  mutating func int32(_ id: Int16, _ value: Int32) {
+    fieldHeader(id, .i32)
+    zigzag(Int64(value))
+  }
+
+  /// Field `id`, an i64.
+  mutating func int64(_ id: Int16, _ value: Int64) {
+    fieldHeader(id, .i64)
+    zigzag(value)
+  }
+
+  /// Field `id`, a boolean (its value is its type).
+  mutating func bool(_ id: Int16, _ value: Bool) { fieldHeader(id, value ? .boolTrue : .boolFalse) }
+
+  /// Field `id`, bytes.
+  mutating func binary(_ id: Int16, _ value: [UInt8]) {
+    fieldHeader(id, .binary)
+    varint(UInt64(value.count))
+    bytes += value
+  }
+
+  /// Field `id`, a string.
+  mutating func string(_ id: Int16, _ value: String) { binary(id, Array(value.utf8)) }
+
+  /// Field `id`, a struct whose fields `body` writes.
+  mutating func structure(_ id: Int16, _ body: (inout ThriftWriter) -> Void) {
+    fieldHeader(id, .structure)
+    structBody(body)
+  }
+
+  /// A struct's fields and its end, without a field header (a list's element, or the outermost).
+  mutating func structBody(_ body: (inout ThriftWriter) -> Void) {
+    lastFieldIDs.append(0)
+    body(&self)
+    bytes.append(ThriftReader.FieldType.stop.rawValue)
+    lastFieldIDs.removeLast()
+  }
+
+  /// Field `id`, a list of `count` elements of `type`, each written by `element`.
+  mutating func list(
+    _ id: Int16, of type: ThriftReader.FieldType, count: Int, _ element: (inout ThriftWriter, Int) -> Void
+  ) {
+    fieldHeader(id, .list)
+    if count < 15 {
+      bytes.append(UInt8(count) << 4 | type.rawValue)
+    } else {
+      bytes.append(0xF0 | type.rawValue)
+      varint(UInt64(count))
+    }
+    for index in 0..<count { element(&self, index) }
+  }
+
+  /// A list's i32 element.
+  mutating func element(_ value: Int32) { zigzag(Int64(value)) }
+
+  /// A list's string element.
+  mutating func element(_ value: String) {
+    varint(UInt64(value.utf8.count))
+    bytes += value.utf8
   }
 }

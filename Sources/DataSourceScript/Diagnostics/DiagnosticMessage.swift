@@ -147,6 +147,10 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case unknownExportFormat(String, suggestion: String?)
   /// `export` to a path whose extension names no format, without `as`.
   case exportFormatUnknown(path: String)
+  /// `export` of a table of cells to Parquet, which writes fields.
+  case parquetNeedsFields
+  /// `export` to Parquet of a field with no one flat type: its name, and what it holds.
+  case parquetColumnType(field: String, holds: [String], nested: Bool)
   /// A `with` field of `group by` that is not one aggregate.
   case groupFieldNotAggregate(String)
   case notAList(String)
@@ -386,9 +390,15 @@ public enum DiagnosticMessage: Sendable, Equatable {
     case .unknownExportFormat(let name, let suggestion):
       "unknown export format '\(name)'" + Self.didYouMean(suggestion)
         + "; formats: " + ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")
-    case .exportFormatUnknown(let path) where path.lowercased().hasSuffix(".parquet"):
-      "dsh reads Parquet (parquet \"FILE\") and does not write it yet: export to a .csv or .json file, which "
-        + "DuckDB and pandas read back as the same table"
+    case .parquetNeedsFields:
+      "a Parquet file holds fields, and a table of cells has none: export the provider it presents "
+        + "(export p to \"p.parquet\"), or this table as csv, html or svg"
+    case .parquetColumnType(let field, let holds, nested: true):
+      "field '\(field)' holds \(holds.joined(separator: " and ")), and dsh writes flat Parquet columns: "
+        + "leave it out (select) or write it as text (extend \(field) = text(\(field)))"
+    case .parquetColumnType(let field, let holds, nested: false):
+      "field '\(field)' holds values of \(holds.count) types (\(holds.joined(separator: ", "))), and a Parquet "
+        + "column has one: make them one (extend \(field) = text(\(field))), or export as csv or json"
     case .exportFormatUnknown(let path):
       "cannot tell the format from '\(path)': name it, as in: export x to \"\(path)\" as csv ("
         + ExportFormat.allCases.map(\.rawValue).joined(separator: ", ") + ")"

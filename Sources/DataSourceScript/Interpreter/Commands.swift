@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitFiles
 import DataSourceKitHTTP
 import DataSourceKitValues
 import Foundation
@@ -297,6 +298,12 @@ extension Session {
     if total > Session.maximumPrintedRows {
       throw Diagnostic(.tooManyRowsToPrint(total, limit: Session.maximumPrintedRows), at: expressionRange)
     }
+    // Typed columns are settled before the file is touched: a field they cannot hold is an
+    // error that leaves the file as it was.
+    var parquet: ParquetWriter?
+    if case .columns = format.writing {
+      parquet = try parquetWriter(of: source, showsFields: showsFields, at: expressionRange)
+    }
     do throws(FileReplacement.Failure) {
       let replacement = try FileReplacement(
         path: target.path.hasSuffix("/") ? resolve(target.path) + "/" : resolve(target.path))
@@ -306,6 +313,14 @@ extension Session {
         case .program:
           // `export … to "x.swift"` is the session's (`Session.execute`): never a view's rows.
           preconditionFailure("a Swift program is exported by the session, not as rows")
+        case .columns:
+          guard var columns = parquet else { preconditionFailure("a Parquet writer is made first") }
+          Self.forEachRecord(of: source) { values in
+            columns.append(values)
+            if columns.waitingBytes >= 1 << 20 { writer.write(bytes: columns.takeBytes()) }
+          }
+          columns.finish()
+          writer.write(bytes: columns.takeBytes())
         case .lines:
           for section in 0..<source.numberOfSections {
             for row in 0..<source.numberOfRows(inSection: section) {
@@ -452,6 +467,11 @@ struct DescriptorWriter {
 
   mutating func write(_ text: String) {
     buffer.append(contentsOf: text.utf8)
+    if buffer.count >= 1 << 20 { flush() }
+  }
+
+  mutating func write(bytes: [UInt8]) {
+    buffer += bytes
     if buffer.count >= 1 << 20 { flush() }
   }
 

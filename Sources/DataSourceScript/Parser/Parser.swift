@@ -60,7 +60,7 @@ public struct Parser {
               .foreignCommand(
                 ">", tool: "the shell",
                 instead:
-                  "export X to \"FILE\" writes the file (csv, json, jsonl, markdown, html, svg or swift, from its extension)"
+                  "export X to \"FILE\" writes the file (csv, json, jsonl, markdown, html, svg, parquet or swift, from its extension)"
               ),
               at: current.range)
           }

@@ -28,10 +28,12 @@ public enum Command: String, CaseIterable, Sendable {
 
 /// The formats `export` writes.
 public enum ExportFormat: String, CaseIterable, Sendable {
-  case csv, json, jsonl, markdown, html, svg, swift
+  case csv, json, jsonl, markdown, html, svg, parquet, swift
 
   /// How a file of the format is written.
   enum Writing {
+    /// A provider's fields as typed columns (`ParquetWriter`).
+    case columns
     /// The view rendered whole in a mode of the renderer's.
     case rendered(RenderMode)
     /// One item's JSON per line.
@@ -50,6 +52,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     case .html: .rendered(.html)
     case .svg: .rendered(.svg)
     case .jsonl: .lines
+    case .parquet: .columns
     case .swift: .program
     }
   }
@@ -65,6 +68,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     case "md", "markdown": self = .markdown
     case "html", "htm": self = .html
     case "svg": self = .svg
+    case "parquet", "pq": self = .parquet
     case "swift": self = .swift
     default: return nil
     }
