@@ -40,9 +40,10 @@ extension Session {
     source.recordFields ?? ["value"]
   }
 
-  /// Calls `body` with each row's values of the fields ``exportedFields(of:)`` names, in order
-  /// through every section; a field an item lacks is null. Stops early when the task is
-  /// cancelled (^C).
+  /// Calls `body` with each row's values of the fields ``exportedFields(of:)`` names.
+  ///
+  /// Rows come in order through every section; a field an item lacks is null. Stops early when
+  /// the task is cancelled (^C).
   static func forEachRecord(
     of source: any SectionedDataSource<Value, TableCell>, _ body: ([Value]) -> Void
   ) {
