@@ -317,6 +317,62 @@ struct ParquetTests {
     #expect(fixed.output.hasSuffix("value\nx\n\n"), "\(fixed.output)")
   }
 
+  @Test("a where skips the row groups whose statistics rule it out, and gives DuckDB's answer")
+  func skipsRowGroups() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // Ten row groups of 2,048 rows in id order; key is the group's; score has nulls and a NaN
+    // in the last group (DuckDB writes no bounds for that chunk); sparse has values only in group 4.
+    let path = "\(folder)/groups.parquet"
+    _ = try DuckDB.rows(
+      """
+      COPY (SELECT i AS id, 'k' || lpad((i // 2048)::VARCHAR, 2, '0') AS key,
+        CASE WHEN i = 19999 THEN 'nan'::DOUBLE WHEN i % 5 = 0 THEN NULL ELSE i * 0.5 END AS score,
+        DATE '2000-01-01' + (i // 100)::INT AS day, CASE WHEN i // 2048 = 4 AND i % 3 = 0 THEN 'x' || i END AS sparse
+      FROM range(20000) t(i)) TO '\(path)' (FORMAT parquet, ROW_GROUP_SIZE 2048)
+      """)
+    // Each condition, DuckDB's WHERE for it, and the row groups dsh reads (nil: every one).
+    let cases: [(String, String, Int?)] = [
+      ("id < 100", "id < 100", 1), ("19990 <= id", "19990 <= id", 1), ("id == 5000", "id = 5000", 1),
+      ("id > 4095.5", "id > 4095.5", 8), ("key == \"k03\"", "key = 'k03'", 1),
+      ("key >= \"k08\" and id < 18000", "key >= 'k08' AND id < 18000", 1),
+      ("day < date(\"2000-01-03\")", "day < DATE '2000-01-03'", 1),
+      ("sparse != null", "sparse IS NOT NULL", 1),
+      ("sparse == null", "sparse IS NULL", nil),
+      // A double's maximum leaves out its NaNs, which sort above every number: never trusted.
+      ("score > 9990", "score > 9990", nil), ("score < 3", "score < 3", 2), ("score == 3", "score = 3", 2),
+      ("key == 3", "false", nil), ("id * 2 < 10", "id * 2 < 10", nil),
+    ]
+    for (condition, sql, groups) in cases {
+      let ran = try DSHProcess.run([
+        "-c", "explain analyze parquet \"\(path)\" | where \(condition) | count",
+        "-c", "show parquet \"\(path)\" | where \(condition) | count as csv",
+      ])
+      let said = groups.map {
+        "a where read \($0) of 10 row groups, the statistics of \(10 - $0) ruling it out"
+      }
+      if let said {
+        #expect(ran.output.contains(said), "\(condition): \(ran.output)")
+      } else {
+        #expect(!ran.output.contains("a where read"), "\(condition): \(ran.output)")
+      }
+      if condition == "key == 3" {
+        #expect(ran.output.contains("cannot compare"), "\(ran.output)")
+        continue
+      }
+      let duck = try DuckDB.rows("SELECT count(*) FROM read_parquet('\(path)') WHERE \(sql)")
+      #expect(ran.output.hasSuffix("count\n\(duck.last?.first ?? "?")\n"), "\(condition): \(ran.output)")
+    }
+    // Rows, not only counts, and an edited table tests every row: its rows are no longer the file's.
+    let rows = try DuckDB.dshRows([], "parquet \"\(path)\" | where id >= 19995 or id < 2")
+    #expect(rows.map { $0[0] } == ["id", "0", "1", "19995", "19996", "19997", "19998", "19999"])
+    let edited = try DSHProcess.run([
+      "-c", "let g = parquet \"\(path)\"", "-c", "update g set id = 1 where id == 19999",
+      "-c", "show g | where id < 2 | count as csv",
+    ])
+    #expect(edited.output.hasSuffix("count\n3\n"), "\(edited.output)")
+  }
+
   @Test(
     "read as asked: a window reads its row group, a stage the columns it reads; damage and a changed file found then"
   )

@@ -155,6 +155,19 @@ struct ParquetLayout: Sendable {
     return low
   }
 
+  /// What row group `group`'s statistics say of leaf `leaf`'s chunk: its rows, its nulls (when
+  /// said, and no more than its rows) and its chunk's bounds as the file writes them.
+  func statistics(ofLeaf leaf: Int, group: Int) -> (rows: Int, chunk: ParquetColumnChunk, nulls: Int?) {
+    let rows = groupStarts[group + 1] - groupStarts[group]
+    let chunk = rowGroups[group][leaves[leaf].chunk]
+    let nulls: Int? =
+      if !leaves[leaf].isOptional { 0 } else if let count = chunk.nullCount, count >= 0, count <= Int64(rows)
+      {
+        Int(count)
+      } else { nil }
+    return (rows, chunk, nulls)
+  }
+
   /// How many of leaf `leaf`'s values are null, when every row group's statistics say.
   func nullCount(ofLeaf leaf: Int) -> Int? {
     guard leaves[leaf].isOptional else { return 0 }
@@ -175,10 +188,10 @@ struct ParquetLayout: Sendable {
   ///   asked for alone); otherwise one after another (the caller reads columns a core each).
   /// - Throws: ``DataSourceError`` when a chunk does not decode, uses what dsh does not read,
   ///   or the task is cancelled.
-  func column(_ leaf: Int, groups: Range<Int>, from source: ParquetBytes, onEveryCore: Bool)
+  func column(_ leaf: Int, groups: [Int], from source: ParquetBytes, onEveryCore: Bool)
     throws(DataSourceError) -> ReadColumn
   {
-    let rowCount = groupStarts[groups.upperBound] - groupStarts[groups.lowerBound]
+    let rowCount = groups.reduce(0) { $0 + groupStarts[$1 + 1] - groupStarts[$1] }
     guard onEveryCore, groups.count > 1 else {
       var whole = ColumnReading(leaves[leaf], displayPath: displayPath)
       for group in groups { whole.append(try chunk(leaf, group: group, from: source)) }
@@ -187,7 +200,7 @@ struct ParquetLayout: Sendable {
     let parts = SlotArray<Result<ColumnReading, DataSourceError>>(count: groups.count)
     DispatchQueue.concurrentPerform(iterations: groups.count) { index in
       parts[index] = Result { () throws(DataSourceError) in
-        try chunk(leaf, group: groups.lowerBound + index, from: source)
+        try chunk(leaf, group: groups[index], from: source)
       }
     }
     var whole = ColumnReading(leaves[leaf], displayPath: displayPath)
@@ -216,7 +229,7 @@ struct ParquetLayout: Sendable {
     let results = SlotArray<Result<ReadColumn, DataSourceError>>(count: leaves.count)
     DispatchQueue.concurrentPerform(iterations: leaves.count) { leaf in
       results[leaf] = Result { () throws(DataSourceError) in
-        try column(leaf, groups: group..<group + 1, from: source, onEveryCore: false)
+        try column(leaf, groups: [group], from: source, onEveryCore: false)
       }
     }
     return try (0..<leaves.count).map { leaf throws(DataSourceError) -> ReadColumn in

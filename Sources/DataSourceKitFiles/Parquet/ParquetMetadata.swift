@@ -73,6 +73,13 @@ struct ParquetColumnChunk {
   var filePath: String?
   /// How many of its values are null, when its statistics say.
   var nullCount: Int64?
+  /// Its least and greatest values as PLAIN writes one (text without its length), when its
+  /// statistics say: `min_value` and `max_value`, ordered as the column's type orders.
+  var minimum: [UInt8]?
+  var maximum: [UInt8]?
+  /// The older `min` and `max`, ordered by signed comparison: trusted for numbers alone.
+  var legacyMinimum: [UInt8]?
+  var legacyMaximum: [UInt8]?
 
   /// Where its first page starts: its dictionary's, when it has one before its data.
   var firstPageOffset: Int64 {
@@ -300,8 +307,14 @@ extension ThriftReader {
           case (11, .i64): chunk.dictionaryPageOffset = try r.int()
           case (12, .structure):
             try r.structure { statistics, field, kind throws(DataSourceError) in
-              guard field == 3, kind == .i64 else { return false }
-              chunk.nullCount = try statistics.int()
+              switch (field, kind) {
+              case (1, .binary): chunk.legacyMaximum = Array(try statistics.binary())
+              case (2, .binary): chunk.legacyMinimum = Array(try statistics.binary())
+              case (3, .i64): chunk.nullCount = try statistics.int()
+              case (5, .binary): chunk.maximum = Array(try statistics.binary())
+              case (6, .binary): chunk.minimum = Array(try statistics.binary())
+              default: return false
+              }
               return true
             }
           default: return false

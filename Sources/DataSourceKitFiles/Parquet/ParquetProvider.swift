@@ -28,6 +28,9 @@ public final class ParquetProvider: DataProvider, CompositionNode, RecordProvidi
   private let access: FileAccess?
   /// The nested columns the last load left out, each `name (a list)`.
   public private(set) var leftOut: [String] = []
+  /// The row groups the last filter over the file read, and the file's, when their statistics
+  /// ruled some out.
+  private var lastPruning: (kept: Int, of: Int)?
 
   /// A provider of the rows of the Parquet file at `path`.
   ///
@@ -52,6 +55,7 @@ public final class ParquetProvider: DataProvider, CompositionNode, RecordProvidi
       isEmpty: { $0.rowCount == 0 },
       apply: { opened in
         table = opened
+        lastPruning = nil
         leftOut = opened.layout.leftOut
         profiles = opened.profiles
         lastError = nil
@@ -101,8 +105,13 @@ public final class ParquetProvider: DataProvider, CompositionNode, RecordProvidi
   package var fieldProfiles: [FieldProfile]? { profiles }
   /// How `describe` names this node.
   package var nodeTitle: String { "parquet \(JSONWriter.quoted(displayPath))" }
-  /// What `describe` shows beside the name: counts and state.
-  package var nodeDetail: String? { countsDetail }
+  /// What `describe` shows beside the name: counts and state, and what the last filter over
+  /// it read by its row groups' statistics.
+  package var nodeDetail: String? {
+    guard let (kept, groups) = lastPruning else { return countsDetail }
+    return countsDetail
+      + "; a where read \(kept) of \(groups) row groups, the statistics of \(groups - kept) ruling it out"
+  }
 }
 
 extension ParquetProvider: ColumnReadable {
@@ -123,6 +132,44 @@ extension ParquetProvider: ColumnReadable {
   /// Whether every column is held: until then a stage over a few rows reads those rows (their
   /// row groups) rather than whole columns.
   package var columnsAreStored: Bool { table?.holdsEveryColumn ?? true }
+}
+
+extension ParquetProvider: StatisticsPruning {
+  /// The rows of the row groups whose statistics leave `condition` possible, and their columns
+  /// read from those groups alone; `nil` when the statistics rule out no group.
+  package func rowsPossiblyKept(by condition: RowExpression) -> (
+    runs: [Range<Int>], columns: any ColumnReadable
+  )? {
+    guard let table, let groups = table.groups(possiblyKeptBy: condition) else { return nil }
+    let starts = table.layout.groupStarts
+    let runs = groups.map { starts[$0]..<starts[$0 + 1] }
+    lastPruning = (groups.count, table.layout.rowGroupCount)
+    return (runs, GroupColumns(table: table, groups: groups) { [weak self] in self?.failWhileRead($0) })
+  }
+
+  /// The columns of some row groups, each read when a filter first asks for it.
+  private final class GroupColumns: ColumnReadable {
+    let table: ParquetTable
+    let groups: [Int]
+    let fail: (DataSourceError) -> Void
+
+    init(table: ParquetTable, groups: [Int], fail: @escaping (DataSourceError) -> Void) {
+      self.table = table
+      self.groups = groups
+      self.fail = fail
+    }
+
+    func fieldBatches(_ name: String) -> BatchReader? {
+      guard let leaf = table.leaf(named: name) else { return { .constant(.null, count: $0.count) } }
+      do {
+        return try table.column(leaf, groups: groups).fieldBatches(name)
+      } catch {
+        // As a whole column's failure: the filter reads nulls and the provider is in error.
+        fail(error)
+        return { .constant(.null, count: $0.count) }
+      }
+    }
+  }
 }
 
 extension ParquetProvider: ReadsAFile {

@@ -30,7 +30,7 @@ package enum ParquetReader {
     let results = SlotArray<Result<ReadColumn, DataSourceError>>(count: layout.leaves.count)
     DispatchQueue.concurrentPerform(iterations: layout.leaves.count) { c in
       results[c] = Result { () throws(DataSourceError) -> ReadColumn in
-        try layout.column(c, groups: 0..<layout.rowGroupCount, from: source, onEveryCore: false)
+        try layout.column(c, groups: Array(0..<layout.rowGroupCount), from: source, onEveryCore: false)
       }
     }
     let columns = try (0..<layout.leaves.count).map { c throws(DataSourceError) -> ReadColumn in
@@ -575,7 +575,7 @@ struct ColumnReading {
   }
 
   /// Microseconds from a count of `unit`, rounded down as DuckDB rounds nanoseconds.
-  private static func micros(_ value: Int64, _ unit: ParquetTimeUnit) -> Int {
+  static func micros(_ value: Int64, _ unit: ParquetTimeUnit) -> Int {
     switch unit {
     case .millis: Int(value) &* 1_000
     case .micros: Int(value)

@@ -66,7 +66,8 @@ final class ParquetTable: Sendable {
   /// Leaf `leaf`'s column whole, read the first time it is asked for.
   func column(_ leaf: Int) throws(DataSourceError) -> ColumnTable {
     if let held = cache.withLock({ $0.columns[leaf] }) { return held }
-    let read = try layout.column(leaf, groups: 0..<layout.rowGroupCount, from: source, onEveryCore: true)
+    let read = try layout.column(
+      leaf, groups: Array(0..<layout.rowGroupCount), from: source, onEveryCore: true)
     let table = ColumnTable(names: [schema.names[leaf]], rowCount: rowCount, columns: [read])
     cache.withLock { cache in
       cache.columns[leaf] = table
@@ -77,6 +78,21 @@ final class ParquetTable: Sendable {
       }
     }
     return table
+  }
+
+  /// The row groups whose statistics leave `condition` possible, when they rule some out.
+  func groups(possiblyKeptBy condition: RowExpression) -> [Int]? {
+    let pruning = ParquetPruning(condition, table: self)
+    guard pruning.canSkip else { return nil }
+    let kept = pruning.groups(of: layout)
+    return kept.count < layout.rowGroupCount ? kept : nil
+  }
+
+  /// Leaf `leaf`'s values in row groups `groups` alone, read for a filter and not kept.
+  func column(_ leaf: Int, groups: [Int]) throws(DataSourceError) -> ColumnTable {
+    let read = try layout.column(leaf, groups: groups, from: source, onEveryCore: true)
+    let rows = groups.reduce(0) { $0 + layout.groupStarts[$1 + 1] - layout.groupStarts[$1] }
+    return ColumnTable(names: [schema.names[leaf]], rowCount: rows, columns: [read])
   }
 
   /// The record of row `row` (counting through the row groups).

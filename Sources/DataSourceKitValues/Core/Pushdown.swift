@@ -86,6 +86,15 @@ extension QueryPushdown {
   { nil }
 }
 
+/// A provider whose rows lie in blocks that carry statistics (a Parquet file's row groups): a
+/// filter over it tests only the blocks whose statistics leave its condition possible.
+package protocol StatisticsPruning: AnyObject {
+  /// The rows `condition` may keep, as runs of flat positions in increasing order, and a reader
+  /// of those rows' columns alone (a column's values counted through the runs); `nil` when the
+  /// statistics rule no block out, and every row is tested as usual.
+  func rowsPossiblyKept(by condition: RowExpression) -> (runs: [Range<Int>], columns: any ColumnReadable)?
+}
+
 /// A provider that can compute `group by` itself (a database, with one `GROUP BY`), and be
 /// interrupted while it does.
 package protocol GroupingPushdown: AnyObject {

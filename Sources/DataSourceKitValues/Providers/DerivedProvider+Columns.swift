@@ -30,6 +30,25 @@ extension DerivedProvider where Item == Value {
         {
           return keptSections(of: base, offsets, at: positions.sorted())
         }
+        // Over a Parquet file, only the row groups whose statistics leave the condition
+        // possible are read and tested.
+        if let pruning = base as? any StatisticsPruning,
+          let (runs, columns) = pruning.rowsPossiblyKept(by: predicate),
+          let reader = predicate.batches(over: columns, notes: notes)
+        {
+          let truths = try allBatchesOnEveryCore(count: runs.reduce(0) { $0 + $1.count }, reader) {
+            $0.truths
+          }
+          var positions: [Int] = []
+          var tested = 0
+          for run in runs {
+            for position in run {
+              if truths[tested] { positions.append(position) }
+              tested += 1
+            }
+          }
+          return keptSections(of: base, offsets, at: positions)
+        }
         if let columns = base as? any ColumnReadable,
           let reader = predicate.batches(over: columns, notes: notes)
         {

@@ -90,6 +90,17 @@ extension ColumnTable {
 
 extension EditableProvider: HandleColumnReadable where Item == Value {}
 
+/// An unedited table's rows are its source's, at the same positions: a filter over it skips
+/// what its source's statistics rule out. Once edited, every row is tested.
+extension EditableProvider: StatisticsPruning where Item == Value {
+  package func rowsPossiblyKept(by condition: RowExpression) -> (
+    runs: [Range<Int>], columns: any ColumnReadable
+  )? {
+    guard !isEdited, let pruning = source as? any StatisticsPruning else { return nil }
+    return pruning.rowsPossiblyKept(by: condition)
+  }
+}
+
 extension EditableProvider: ColumnReadable where Item == Value {
   /// Whether its columns are held: those it reads are its source's.
   package var columnsAreStored: Bool { (source as? any ColumnReadable)?.columnsAreStored ?? true }
