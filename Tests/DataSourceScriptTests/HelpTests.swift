@@ -101,7 +101,8 @@ struct HelpTests {
   func wrapping() async {
     let (_, output, _) = await run("help browse")
     let lines = output.text.split(separator: "\n").map(String.init)
-    #expect(lines.contains("  ↓ j           the cursor one row down"), "\(output.text)")
+    #expect(
+      lines.contains("  ↓ j           the cursor one row down (a grid: the card below)"), "\(output.text)")
     #expect(lines.contains("  Q             back to the prompt from any view"), "\(output.text)")
     #expect(lines.filter { !$0.hasPrefix(" ") }.allSatisfy { $0.count <= 78 })
   }

@@ -553,6 +553,16 @@ struct BrowseTests {
       terminal.screen.contains { $0.contains("everyone  [cards]") },
       "\(terminal.screen.joined(separator: "\n"))")
     #expect(terminal.screen.contains { $0.contains("┃Tim Berners-Lee   ┃") })
+    // In a grid l and h move a card, j and k to the card below and above: from the last row
+    // of a section to the next section's first card; onto a shorter row, to its last card.
+    for (keys, card) in [
+      ("l", "┃Zoë Müller        ┃"), ("j", "┃Grace Hopper      ┃"), ("j", "┃Margaret Hamilton ┃"),
+      ("k", "┃Grace Hopper      ┃"), ("l", "┃Katherine Johnson ┃"), ("j", "┃Margaret Hamilton ┃"),
+      ("h", "┃李小龍            ┃"),
+    ] {
+      terminal.type(keys)
+      terminal.wait(for: card)
+    }
     terminal.type("G")
     terminal.wait(for: "–10 of 10", line: -1)
     #expect(terminal.screen.contains { $0.contains("┃Hopper, Jr.       ┃") })

@@ -81,8 +81,8 @@ public enum BrowseAction: String, CaseIterable, Sendable {
   /// What it does, in a few words.
   public var summary: String {
     switch self {
-    case .rowDown: "the cursor one row down"
-    case .rowUp: "the cursor one row up"
+    case .rowDown: "the cursor one row down (a grid: the card below)"
+    case .rowUp: "the cursor one row up (a grid: the card above)"
     case .scrollDown: "the rows one down, the cursor kept on the screen"
     case .scrollUp: "the rows one up"
     case .pageDown: "one page down"
@@ -95,8 +95,8 @@ public enum BrowseAction: String, CaseIterable, Sendable {
     case .search: "/TEXT Enter finds TEXT below; a capital makes case matter"
     case .nextMatch: "the next match"
     case .previousMatch: "the previous match"
-    case .columnLeft: "the cursor one column left (a wide table scrolls)"
-    case .columnRight: "the cursor one column right"
+    case .columnLeft: "the cursor a column left (wide tables scroll; a grid: a card)"
+    case .columnRight: "the cursor a column right (a grid: a card)"
     case .widen: "the cursor's column wider (columns never narrow as rows scroll)"
     case .narrow: "the cursor's column narrower (a number is never cut)"
     case .sortAscending: "sorted by the cursor's column: | sort by COLUMN"

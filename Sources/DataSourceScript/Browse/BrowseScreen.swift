@@ -258,8 +258,8 @@ public final class BrowseScreen {
       return .redraw
     }
     switch action {
-    case .rowDown: moveCursor(to: cursor + 1)
-    case .rowUp: moveCursor(to: cursor - 1)
+    case .rowDown: moveCursor(to: cardBelow(down: true) ?? cursor + 1)
+    case .rowUp: moveCursor(to: cardBelow(down: false) ?? cursor - 1)
     case .scrollDown:
       if visible.upperBound < totalRows { top += 1 }
       cursor = max(cursor, top)
@@ -287,8 +287,9 @@ public final class BrowseScreen {
     case .bind: prompt = ("L", "")
     case .nextMatch: findAgain(forward: true, interrupted: interrupted)
     case .previousMatch: findAgain(forward: false, interrupted: interrupted)
-    case .columnLeft: moveColumn(by: -1)
-    case .columnRight: moveColumn(by: 1)
+    // In a grid the cards side by side are the columns.
+    case .columnLeft: if gridColumns != nil { moveCursor(to: cursor - 1) } else { moveColumn(by: -1) }
+    case .columnRight: if gridColumns != nil { moveCursor(to: cursor + 1) } else { moveColumn(by: 1) }
     case .widen: resizeColumn(by: 4)
     case .narrow: resizeColumn(by: -4)
     case .sortAscending, .sortDescending, .frequency, .keepValue, .dropValue, .openCounted:
@@ -386,6 +387,36 @@ public final class BrowseScreen {
     let offsets = sectionOffsets
     guard cursor < offsets.total else { return nil }
     return view.dataSource.item(at: offsets.itemPath(forFlat: cursor))
+  }
+
+  /// How many cards side by side the cursor's section draws, when it is a grid of more than one
+  /// column; `nil` otherwise.
+  private var gridColumns: Int? {
+    let offsets = sectionOffsets
+    guard cursor < offsets.total else { return nil }
+    let section = offsets.itemPath(forFlat: cursor).section
+    guard let columns = view.dataSource.cardLayout(inSection: section)?.columns(fitting: size.columns),
+      columns > 1
+    else { return nil }
+    return columns
+  }
+
+  /// Where ↓ (`down`) or ↑ takes the cursor in a grid: the card below or above it; from a row
+  /// of cards with none below it (a shorter last row), the section's last card, then the next
+  /// section's first. `nil` outside a grid: a row at a time.
+  private func cardBelow(down: Bool) -> Int? {
+    guard let columns = gridColumns else { return nil }
+    let offsets = sectionOffsets
+    let path = offsets.itemPath(forFlat: cursor)
+    let start = cursor - path.item
+    let count = view.dataSource.numberOfRows(inSection: path.section)
+    if down {
+      if path.item + columns < count { return cursor + columns }
+      // The row below is shorter and ends left of the cursor: its last card.
+      if path.item / columns < (count - 1) / columns { return start + count - 1 }
+      return start + count
+    }
+    return path.item >= columns ? cursor - columns : start - 1
   }
 
   /// The cursor `step` columns to the side; the frame scrolls a wide table to show it.
