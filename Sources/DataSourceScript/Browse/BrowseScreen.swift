@@ -401,9 +401,10 @@ public final class BrowseScreen {
     return columns
   }
 
-  /// Where ↓ (`down`) or ↑ takes the cursor in a grid: the card below or above it; from a row
-  /// of cards with none below it (a shorter last row), the section's last card, then the next
-  /// section's first. `nil` outside a grid: a row at a time.
+  /// Where ↓ (`down`) or ↑ takes the cursor in a grid: the card below or above it.
+  ///
+  /// From a row of cards with none below the cursor (a shorter last row), the section's last
+  /// card, then the next section's first. `nil` outside a grid: a row at a time.
   private func cardBelow(down: Bool) -> Int? {
     guard let columns = gridColumns else { return nil }
     let offsets = sectionOffsets
