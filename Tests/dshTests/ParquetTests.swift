@@ -274,6 +274,18 @@ struct ParquetTests {
 
         """, "\(types.output)")
     #expect(try Self.dshRows(copy) == original)
+
+    // A CSV file is written from its columns, a batch at a time: the same rows as read.
+    let csv = "\(folder)/source.csv"
+    _ = try DuckDB.rows(
+      "COPY (SELECT * EXCLUDE (nothing) FROM read_parquet('\(source)') LIMIT 140000) TO '\(csv)' (HEADER)")
+    let fromCSV = "\(folder)/from-csv.parquet"
+    let csvExport = try DSHProcess.run(["-c", "export csv \"\(csv)\" to \"\(fromCSV)\""])
+    #expect(csvExport.output == "exported 140000 rows to \(fromCSV) as parquet\n", "\(csvExport.output)")
+    let read = try DuckDB.dshRows([], "csv \"\(csv)\"").map { $0.map(Self.sixDigitTimestamp) }
+    let duckOfCSV = try Self.duckRows(fromCSV)
+    #expect(read.count == 140_001 && read.first == duckOfCSV.first)
+    #expect(DuckDB.differences(read, duckOfCSV).isEmpty, "\(DuckDB.differences(read, duckOfCSV).prefix(3))")
   }
 
   @Test(

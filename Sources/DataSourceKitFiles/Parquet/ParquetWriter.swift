@@ -63,18 +63,24 @@ package enum ParquetColumnType: Sendable, Equatable {
 
 /// Makes a Parquet file's bytes from rows, a row group at a time, for the caller to take
 /// (``takeBytes()``) as they come; ``finish()`` adds the footer.
+///
+/// Each value is encoded as it is added (its definition level a bit, its PLAIN bytes appended,
+/// the column's bounds moved): no row is kept, and a column read in batches (``append(_:)`` of
+/// `ValueBatch`es) makes no value at all for its ints, doubles and texts.
 package struct ParquetWriter {
   /// The rows a row group holds (the last may hold fewer).
   package static let rowsPerGroup = 131_072
 
   private let names: [String]
   private let types: [ParquetColumnType]
+  private let groupSize: Int
+  /// The current row group's columns, encoded so far.
+  private var pending: [PendingColumn]
+  /// The rows in the current row group.
+  private var rowsInGroup = 0
   /// Bytes made and not yet taken.
   private var output: [UInt8] = []
-  private let groupSize: Int
-  /// The current row group's values, a column each.
-  private var pending: [[Value]]
-  /// Bytes written so far: where the next one lands.
+  /// Bytes made so far: where the next one lands.
   private var offset: Int64 = 0
   private var groups: [GroupRecord] = []
   private var rowCount: Int64 = 0
@@ -103,9 +109,8 @@ package struct ParquetWriter {
     self.names = names
     self.types = types
     groupSize = max(1, rowsPerGroup)
-    pending = Array(repeating: [], count: names.count)
+    pending = types.map(PendingColumn.init)
     emit(Self.magic)
-    offset = Int64(Self.magic.count)
   }
 
   private static let magic = Array("PAR1".utf8)
@@ -119,12 +124,29 @@ package struct ParquetWriter {
   /// How many bytes are waiting to be taken.
   package var waitingBytes: Int { output.count }
 
-  private mutating func emit(_ bytes: [UInt8]) { output += bytes }
+  private mutating func emit(_ bytes: [UInt8]) {
+    output += bytes
+    offset += Int64(bytes.count)
+  }
 
   /// Adds a row: a value for each column, of the column's type or null.
   package mutating func append(_ row: [Value]) {
     for (column, value) in row.enumerated() { pending[column].append(value) }
-    if pending[0].count >= groupSize { flush() }
+    rowsInGroup += 1
+    if rowsInGroup >= groupSize { flush() }
+  }
+
+  /// Adds rows as a batch of each column, all as long; a row group that fills is written.
+  package mutating func append(_ batches: [ValueBatch]) {
+    let rows = batches.first?.count ?? 0
+    var done = 0
+    while done < rows {
+      let run = done..<min(rows, done + groupSize - rowsInGroup)
+      for (column, batch) in batches.enumerated() { pending[column].append(batch, run) }
+      rowsInGroup += run.count
+      if rowsInGroup >= groupSize { flush() }
+      done = run.upperBound
+    }
   }
 
   /// Writes the rows not yet written, then the footer.
@@ -132,28 +154,30 @@ package struct ParquetWriter {
     flush()
     let footer = footerBytes()
     emit(footer)
-    let length = UInt32(footer.count)
-    emit([UInt8(length & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 24)])
+    emit(Self.littleEndian(UInt32(footer.count)))
     emit(Self.magic)
+  }
+
+  fileprivate static func littleEndian<T: FixedWidthInteger>(_ n: T) -> [UInt8] {
+    withUnsafeBytes(of: n.littleEndian) { Array($0) }
   }
 
   /// Writes the pending rows as a row group.
   private mutating func flush() {
-    guard let rows = pending.first?.count, rows > 0 else { return }
+    guard rowsInGroup > 0 else { return }
     var chunks: [ChunkRecord] = []
     for column in pending.indices {
-      chunks.append(writeChunk(pending[column], type: types[column]))
-      pending[column].removeAll(keepingCapacity: true)
+      chunks.append(writeChunk(pending[column]))
+      pending[column] = PendingColumn(type: types[column])
     }
-    groups.append(GroupRecord(rows: Int64(rows), chunks: chunks))
-    rowCount += Int64(rows)
+    groups.append(GroupRecord(rows: Int64(rowsInGroup), chunks: chunks))
+    rowCount += Int64(rowsInGroup)
+    rowsInGroup = 0
   }
 
   /// Writes one column chunk: a page header and its page.
-  private mutating func writeChunk(_ values: [Value], type: ParquetColumnType) -> ChunkRecord {
-    var page = Self.definitionLevels(values)
-    var statistics = Statistics(type: type)
-    Self.appendPlain(values, type: type, to: &page, statistics: &statistics)
+  private mutating func writeChunk(_ column: PendingColumn) -> ChunkRecord {
+    let page = column.page()
     let (codec, stored) = ParquetCodecs.compressed(page)
     var header = ThriftWriter()
     header.structBody { h in
@@ -161,7 +185,7 @@ package struct ParquetWriter {
       h.int32(2, Int32(page.count))
       h.int32(3, Int32(stored.count))
       h.structure(5) { d in
-        d.int32(1, Int32(values.count))
+        d.int32(1, Int32(column.count))
         d.int32(2, ParquetEncoding.plain.rawValue)
         d.int32(3, ParquetEncoding.rle.rawValue)
         d.int32(4, ParquetEncoding.rle.rawValue)
@@ -170,146 +194,11 @@ package struct ParquetWriter {
     let start = offset
     emit(header.bytes)
     emit(stored)
-    offset += Int64(header.bytes.count + stored.count)
+    let (minimum, maximum) = column.bounds()
     return ChunkRecord(
-      codec: codec, values: Int64(values.count), uncompressed: Int64(header.bytes.count + page.count),
-      compressed: Int64(header.bytes.count + stored.count), pageOffset: start,
-      nulls: Int64(statistics.nulls), minimum: statistics.minimum, maximum: statistics.maximum)
-  }
-
-  /// The definition levels of a page of optional values (1 for a value, 0 for a null) in the
-  /// RLE/bit-packed hybrid, bit-packed eight at a time, after their length as v1 pages have it.
-  private static func definitionLevels(_ values: [Value]) -> [UInt8] {
-    let groups = (values.count + 7) / 8
-    var levels: [UInt8] = []
-    var header = UInt64(groups) << 1 | 1
-    while header >= 0x80 {
-      levels.append(UInt8(header & 0x7F) | 0x80)
-      header >>= 7
-    }
-    levels.append(UInt8(header))
-    var packed = [UInt8](repeating: 0, count: groups)
-    for (index, value) in values.enumerated() where !value.isNull {
-      packed[index >> 3] |= 1 << UInt8(index & 7)
-    }
-    levels += packed
-    let length = UInt32(levels.count)
-    return [UInt8(length & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 24)]
-      + levels
-  }
-
-  /// A chunk's null count, minimum and maximum, each bound written as PLAIN writes a value
-  /// (text without its length).
-  private struct Statistics {
-    let type: ParquetColumnType
-    var nulls = 0
-    var minimum: [UInt8]?
-    var maximum: [UInt8]?
-    private var least: Value?
-    private var most: Value?
-    /// A double that is NaN leaves no bound: it orders with nothing.
-    private var sawNaN = false
-
-    init(type: ParquetColumnType) { self.type = type }
-
-    mutating func add(_ value: Value) {
-      if case .double(let d) = value, d.isNaN {
-        sawNaN = true
-        return
-      }
-      if least.map({ Self.precedes(value, $0) }) ?? true { least = value }
-      if most.map({ Self.precedes($0, value) }) ?? true { most = value }
-    }
-
-    /// Whether `a` orders before `b`: text by its UTF-8 bytes, which is by code point, as
-    /// Parquet orders a string column and as dsh compares text.
-    private static func precedes(_ a: Value, _ b: Value) -> Bool {
-      switch (a, b) {
-      case (.string(let x), .string(let y)): x.utf8.lexicographicallyPrecedes(y.utf8)
-      case (.bool(let x), .bool(let y)): !x && y
-      case (.int(let x), .int(let y)), (.date(let x), .date(let y)), (.timestamp(let x), .timestamp(let y)):
-        x < y
-      case (.double(let x), .double(let y)): x < y
-      case (.int(let x), .double(let y)): Double(x) < y
-      case (.double(let x), .int(let y)): x < Double(y)
-      default: false
-      }
-    }
-
-    mutating func close() {
-      guard let least, let most else { return }
-      // A chunk with a NaN states no bounds: readers would skip it wrongly otherwise.
-      if sawNaN { return }
-      var low: [UInt8] = []
-      var high: [UInt8] = []
-      // Parquet asks a zero minimum written -0.0 and a zero maximum +0.0.
-      if case .double(let d) = least, d == 0 {
-        ParquetWriter.appendPlainValue(.double(-0.0), type: type, to: &low, withLength: false)
-      } else {
-        ParquetWriter.appendPlainValue(least, type: type, to: &low, withLength: false)
-      }
-      if case .double(let d) = most, d == 0 {
-        ParquetWriter.appendPlainValue(.double(0.0), type: type, to: &high, withLength: false)
-      } else {
-        ParquetWriter.appendPlainValue(most, type: type, to: &high, withLength: false)
-      }
-      minimum = low
-      maximum = high
-    }
-  }
-
-  /// The non-null values PLAIN-encoded after `page`, their statistics gathered.
-  private static func appendPlain(
-    _ values: [Value], type: ParquetColumnType, to page: inout [UInt8], statistics: inout Statistics
-  ) {
-    if type == .bool {
-      // Booleans are bits, the first the lowest.
-      var bits: [UInt8] = []
-      var count = 0
-      for value in values {
-        guard case .bool(let b) = value else {
-          statistics.nulls += 1
-          continue
-        }
-        if count & 7 == 0 { bits.append(0) }
-        if b { bits[bits.count - 1] |= 1 << UInt8(count & 7) }
-        count += 1
-        statistics.add(value)
-      }
-      page += bits
-    } else {
-      for value in values {
-        if value.isNull {
-          statistics.nulls += 1
-          continue
-        }
-        appendPlainValue(value, type: type, to: &page, withLength: true)
-        statistics.add(value)
-      }
-    }
-    statistics.close()
-  }
-
-  /// One value PLAIN-encoded (a boolean as a byte, as statistics hold one); text after its
-  /// four-byte length when `withLength`.
-  fileprivate static func appendPlainValue(
-    _ value: Value, type: ParquetColumnType, to bytes: inout [UInt8], withLength: Bool
-  ) {
-    func little<T: FixedWidthInteger>(_ n: T) {
-      withUnsafeBytes(of: n.littleEndian) { bytes += $0 }
-    }
-    switch (type, value) {
-    case (.bool, .bool(let b)): bytes.append(b ? 1 : 0)
-    case (.int, .int(let n)), (.timestamp, .timestamp(let n)): little(Int64(n))
-    case (.double, .double(let d)): little(d.bitPattern)
-    case (.double, .int(let n)): little(Double(n).bitPattern)
-    case (.date, .date(let days)): little(Int32(truncatingIfNeeded: days))
-    case (.text, .string(let s)):
-      if withLength { little(UInt32(s.utf8.count)) }
-      bytes += s.utf8
-    default:
-      preconditionFailure("a \(value.type) value in a \(type) column: the types are settled before writing")
-    }
+      codec: codec, values: Int64(column.count), uncompressed: Int64(header.bytes.count + page.count),
+      compressed: Int64(header.bytes.count + stored.count), pageOffset: start, nulls: Int64(column.nulls),
+      minimum: minimum, maximum: maximum)
   }
 
   /// The footer: the schema, each row group's chunks and their statistics.
@@ -389,5 +278,152 @@ package struct ParquetWriter {
       }
     }
     return footer.bytes
+  }
+}
+
+/// A column of a row group being written: its definition levels as bits, its values PLAIN-
+/// encoded, and its bounds, each moved as a value comes.
+private struct PendingColumn {
+  let type: ParquetColumnType
+  /// Values and nulls added.
+  private(set) var count = 0
+  private(set) var nulls = 0
+  /// A bit a value, set for a value and clear for a null, the first the lowest.
+  private var levels: [UInt8] = []
+  /// The values, PLAIN: booleans as bits, the rest as their bytes (text after its length).
+  private var plain: [UInt8] = []
+  private var booleans = 0
+  // The bounds so far: whole numbers (ints, days, microseconds, booleans as 0 and 1), doubles
+  // or text, by the column's type.
+  private var leastInt = Int.max
+  private var mostInt = Int.min
+  private var leastDouble = Double.infinity
+  private var mostDouble = -Double.infinity
+  private var leastText: [UInt8]?
+  private var mostText: [UInt8]?
+  /// Whether some value is a NaN: it orders with nothing, and the chunk then states no bounds.
+  private var sawNaN = false
+
+  init(type: ParquetColumnType) { self.type = type }
+
+  private mutating func level(_ defined: Bool) {
+    if count & 7 == 0 { levels.append(0) }
+    if defined { levels[levels.count - 1] |= 1 << UInt8(count & 7) } else { nulls += 1 }
+    count += 1
+  }
+
+  private mutating func little<T: FixedWidthInteger>(_ n: T) {
+    withUnsafeBytes(of: n.littleEndian) { plain += $0 }
+  }
+
+  mutating func appendNull() { level(false) }
+
+  mutating func append(int n: Int) {
+    if type == .double { return append(double: Double(n)) }
+    level(true)
+    switch type {
+    case .date: little(Int32(truncatingIfNeeded: n))
+    default: little(Int64(n))
+    }
+    leastInt = min(leastInt, n)
+    mostInt = max(mostInt, n)
+  }
+
+  mutating func append(double d: Double) {
+    level(true)
+    little(d.bitPattern)
+    if d.isNaN {
+      sawNaN = true
+    } else {
+      leastDouble = min(leastDouble, d)
+      mostDouble = max(mostDouble, d)
+    }
+  }
+
+  mutating func append(bool b: Bool) {
+    level(true)
+    if booleans & 7 == 0 { plain.append(0) }
+    if b { plain[plain.count - 1] |= 1 << UInt8(booleans & 7) }
+    booleans += 1
+    leastInt = min(leastInt, b ? 1 : 0)
+    mostInt = max(mostInt, b ? 1 : 0)
+  }
+
+  /// A text's UTF-8 bytes; its bounds ordered by bytes, which is by code point, as Parquet
+  /// orders a string column and as dsh compares text.
+  mutating func append(text bytes: UnsafeBufferPointer<UInt8>) {
+    level(true)
+    little(UInt32(bytes.count))
+    plain += bytes
+    if leastText.map({ bytes.lexicographicallyPrecedes($0) }) ?? true { leastText = Array(bytes) }
+    if mostText.map({ $0.lexicographicallyPrecedes(bytes) }) ?? true { mostText = Array(bytes) }
+  }
+
+  /// A value of the column's type, or null (the types were settled over every row first).
+  mutating func append(_ value: Value) {
+    switch (type, value) {
+    case (_, .null): appendNull()
+    case (.bool, .bool(let b)): append(bool: b)
+    case (.int, .int(let n)), (.double, .int(let n)), (.date, .date(let n)), (.timestamp, .timestamp(let n)):
+      append(int: n)
+    case (.double, .double(let d)): append(double: d)
+    case (.text, .string(var s)): s.withUTF8 { append(text: $0) }
+    default:
+      preconditionFailure("a \(value.type) value in a \(type) column: the types are settled before writing")
+    }
+  }
+
+  /// The values at `run` of a batch, read as the batch holds them.
+  mutating func append(_ batch: ValueBatch, _ run: Range<Int>) {
+    switch batch {
+    case .ints(let ints, let nulls):
+      for i in run {
+        if nulls?[i] == true { appendNull() } else { append(int: ints[i]) }
+      }
+    case .doubles(let doubles, let nulls):
+      for i in run {
+        if nulls?[i] == true { appendNull() } else { append(double: doubles[i]) }
+      }
+    case .texts(let texts) where type == .text:
+      for i in run {
+        if let bytes = texts.storedBytes(i) { append(text: bytes) } else { append(batch[i]) }
+      }
+    default:
+      for i in run { append(batch[i]) }
+    }
+  }
+
+  /// The page: the levels' length, the levels bit-packed (one run of eight-value groups), then
+  /// the values.
+  func page() -> [UInt8] {
+    var run: [UInt8] = []
+    var header = UInt64(levels.count) << 1 | 1
+    while header >= 0x80 {
+      run.append(UInt8(header & 0x7F) | 0x80)
+      header >>= 7
+    }
+    run.append(UInt8(header))
+    run += levels
+    return ParquetWriter.littleEndian(UInt32(run.count)) + run + plain
+  }
+
+  /// The least and greatest values as PLAIN writes one (text without its length).
+  ///
+  /// `nil` when there are none or a NaN leaves them unstated. Parquet asks a zero minimum
+  /// written -0.0 and a zero maximum +0.0.
+  func bounds() -> (minimum: [UInt8]?, maximum: [UInt8]?) {
+    guard count > nulls else { return (nil, nil) }
+    func bytes<T: FixedWidthInteger>(_ n: T) -> [UInt8] { ParquetWriter.littleEndian(n) }
+    switch type {
+    case .int, .timestamp: return (bytes(Int64(leastInt)), bytes(Int64(mostInt)))
+    case .date: return (bytes(Int32(truncatingIfNeeded: leastInt)), bytes(Int32(truncatingIfNeeded: mostInt)))
+    case .bool: return ([UInt8(leastInt)], [UInt8(mostInt)])
+    case .double:
+      guard !sawNaN else { return (nil, nil) }
+      let low = leastDouble == 0 ? -0.0 : leastDouble
+      let high = mostDouble == 0 ? 0.0 : mostDouble
+      return (bytes(low.bitPattern), bytes(high.bitPattern))
+    case .text: return (leastText, mostText)
+    }
   }
 }

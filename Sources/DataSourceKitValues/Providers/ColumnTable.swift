@@ -271,6 +271,15 @@ package struct TextBatch: @unchecked Sendable {
   }
 }
 
+extension TextBatch {
+  /// Item `i`'s text as its UTF-8 bytes, when they are stored as they are.
+  ///
+  /// Not null, not escaped, not empty, not coded by a dictionary; otherwise `nil`, and the
+  /// batch's value at `i` tells. A writer copies a column's bytes from these without making a
+  /// string.
+  package func storedBytes(_ i: Int) -> UnsafeBufferPointer<UInt8>? { codes == nil ? plainBytes(i) : nil }
+}
+
 /// Dates (days) or timestamps (microseconds), as one array of ints.
 final class DateColumn: Column {
   let values: [Int]

@@ -300,9 +300,10 @@ extension Session {
     }
     // Typed columns are settled before the file is touched: a field they cannot hold is an
     // error that leaves the file as it was.
-    var parquet: ParquetWriter?
+    var parquet: (rows: ParquetRows, writer: ParquetWriter)?
     if case .columns = format.writing {
-      parquet = try parquetWriter(of: source, showsFields: showsFields, at: expressionRange)
+      let rows = ParquetRows(source, columns: columnSource, total: total)
+      parquet = (rows, try parquetWriter(of: rows, showsFields: showsFields, at: expressionRange))
     }
     do throws(FileReplacement.Failure) {
       let replacement = try FileReplacement(
@@ -314,13 +315,10 @@ extension Session {
           // `export … to "x.swift"` is the session's (`Session.execute`): never a view's rows.
           preconditionFailure("a Swift program is exported by the session, not as rows")
         case .columns:
-          guard var columns = parquet else { preconditionFailure("a Parquet writer is made first") }
-          Self.forEachRecord(of: source) { values in
-            columns.append(values)
-            if columns.waitingBytes >= 1 << 20 { writer.write(bytes: columns.takeBytes()) }
+          guard let rows = parquet?.rows, var columns = parquet?.writer else {
+            preconditionFailure("a Parquet writer is made first")
           }
-          columns.finish()
-          writer.write(bytes: columns.takeBytes())
+          rows.write(to: &columns) { writer.write(bytes: $0) }
         case .lines:
           for section in 0..<source.numberOfSections {
             for row in 0..<source.numberOfRows(inSection: section) {
