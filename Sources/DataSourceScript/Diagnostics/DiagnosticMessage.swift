@@ -56,6 +56,8 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case formatForType(String)
   case unknownFormatCode(String)
   case unknownHelpTopic(String, suggestion: String?)
+  /// `| age > 30` or `| total = …`: a condition without `where`, a field without `extend`.
+  case stageWordMissing(String, assigns: Bool)
   case unknownPipelineStep(String, suggestion: String?)
   case stageAfterCell(String)
   case duplicateOption(String)
@@ -263,6 +265,10 @@ public enum DiagnosticMessage: Sendable, Equatable {
           otherwise: "; stages: " + StageKind.allCases.map(\.phrase).joined(separator: ", ")
             + "; decorations: "
             + DecorationKind.allCases.map(\.rawValue).joined(separator: ", "))
+    case .stageWordMissing(let word, assigns: false):
+      "'\(word)' starts a condition, not a stage: a condition follows where (| where \(word) …)"
+    case .stageWordMissing(let word, assigns: true):
+      "'\(word)' starts a field, not a stage: a new field follows extend (| extend \(word) = …), a test where (| where \(word) == …)"
     case .stageAfterCell(let stage):
       "'\(stage)' works on a provider; put it before 'with', as in: table P | \(stage) … with CELL"
     case .duplicateOption(let option): "option '\(option)' is given twice"

@@ -19,6 +19,13 @@ extension Parser {
       throw Diagnostic(
         .foreignCommand(word, tool: ForeignCommand.sqlWordTool, instead: instead), at: current.range)
     }
+    // `| age > 30` and `| total = price * qty`: a condition without its `where`, a field
+    // without its `extend`.
+    if position + 1 < tokens.count, case .symbol(let symbol) = tokens[position + 1].kind,
+      [.equalEqual, .notEqual, .less, .lessEqual, .greater, .greaterEqual, .equals].contains(symbol)
+    {
+      throw Diagnostic(.stageWordMissing(word, assigns: symbol == .equals), at: current.range)
+    }
     throw Diagnostic(
       .unknownPipelineStep(word, suggestion: suggestion(for: word, among: Vocabulary.pipelineWords)),
       at: current.range)
