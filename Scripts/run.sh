@@ -3,9 +3,10 @@
 # bundled sample data bound. Works from any folder: arguments go to dsh as given, so paths in
 # them are the caller's (e.g. Scripts/run.sh Scripts/tour.dsh, or ../my-screen.dsh).
 #
-# The build is the debug one Scripts/test.sh makes too, so the two README commands build once
-# between them in either order; a release build that is up to date (Scripts/install.sh's, or
-# the benchmark's) is used instead when there is one, for its speed on large files.
+# The build is Scripts/test.sh's own (debug, with the tests), so the two README commands build
+# once between them in either order, and the second starts at once; a release build that is up
+# to date (Scripts/install.sh's, or the benchmark's) is used instead when there is one, for its
+# speed on large files.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/Scripts/setup.sh"
@@ -14,7 +15,7 @@ stale() { [ ! -x "$1" ] || [ -n "$(find "$root/Sources" "$root/Package.swift" -n
 binary="$root/.build/release/dsh"
 if stale "$binary"; then
   binary="$root/.build/debug/dsh"
-  if stale "$binary"; then swift build --package-path "$root" --product dsh >&2; fi
+  if stale "$binary"; then swift build --package-path "$root" --build-tests >&2; fi
 fi
 if [ $# -gt 0 ]; then
   exec "$binary" "$@"
