@@ -7,6 +7,8 @@
 #   Scripts/setup-time.sh test [N]     # also test.sh on N fresh clones (default 1), each while
 #                                      # another clean release build of dsh runs beside it
 #   Scripts/setup-time.sh before REV   # also run.sh to the prompt at commit REV, for comparison
+#   Scripts/setup-time.sh both         # also both orders of the two README commands: run.sh,
+#                                      # then test.sh's build step; and that step, then run.sh
 #
 # CPU is user + system time of the whole process tree; wall time depends on what else runs.
 set -euo pipefail
@@ -48,6 +50,19 @@ rm -rf "$clone"
 if [ "${1:-}" = before ]; then
   clone=$(fresh before "$2")
   measure "run.sh to the prompt at $(git rev-parse --short "$2")" "$clone" bash Scripts/run.sh
+  rm -rf "$clone"
+fi
+
+if [ "${1:-}" = both ]; then
+  # The two README commands share one build: whichever runs second finds it done. test.sh's
+  # own first step after set-up and lint is `swift build --build-tests`; that step is timed.
+  clone=$(fresh order-run-first)
+  measure "run.sh first, to the prompt" "$clone" bash Scripts/run.sh -c "show 1"
+  measure "  then test.sh's build step" "$clone" swift build --build-tests
+  rm -rf "$clone"
+  clone=$(fresh order-test-first)
+  measure "test.sh's build step first" "$clone" swift build --build-tests
+  measure "  then run.sh to the prompt" "$clone" bash Scripts/run.sh -c "show 1"
   rm -rf "$clone"
 fi
 

@@ -327,6 +327,53 @@ struct ParquetTests {
     #expect(fixed.output.contains("a\n1.0\n2.5\n\n"), "\(fixed.output)")
     // Items that are not records are one field, value, as show draws them.
     #expect(fixed.output.hasSuffix("value\nx\n\n"), "\(fixed.output)")
+
+    // The columns show draws: records beside other items, an extend over a range, the section's
+    // key when there are several; a view of no rows keeps its types; a folder names a .parquet.
+    let shapes = try DSHProcess.run([
+      "-c", "export [{a: 1}, 5] to \"\(folder)/m.parquet\"", "-c",
+      "show parquet \"\(folder)/m.parquet\" as csv",
+      "-c", "export range 0..2 | extend n = 1 to \"\(folder)/r.parquet\"",
+      "-c", "show parquet \"\(folder)/r.parquet\" as csv",
+      "-c", "export csv \"samples:people.csv\" | section by team | limit 3 to \"\(folder)/s.parquet\"",
+      "-c", "show parquet \"\(folder)/s.parquet\" | select section, id as csv",
+      "-c", "export csv \"samples:people.csv\" | where age > 1000 to \"\(folder)/z.parquet\"",
+      "-c", "describe parquet \"\(folder)/z.parquet\"",
+      "-c", "export csv \"samples:people.csv\" to \"\(folder)/\" as parquet",
+    ])
+    #expect(shapes.output.contains("value,a\n,1\n5,\n"), "\(shapes.output)")
+    #expect(shapes.output.contains("n\n1\n1\n"), "\(shapes.output)")
+    #expect(shapes.output.contains("section,id\nDesign,5\nDesign,6\nEngineering,2\n"), "\(shapes.output)")
+    #expect(
+      shapes.output.contains(
+        "fields: id int, name text, email text, team text, age int, active bool, joined date"),
+      "\(shapes.output)")
+    #expect(shapes.output.contains("name a file in it, as '\(folder)/data.parquet'"), "\(shapes.output)")
+  }
+
+  @Test("timestamps past an int's microseconds are refused with the column named; the least one prints")
+  func extremeTimestamps() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try DSHProcess.python(
+      """
+      import pyarrow as pa, pyarrow.parquet as pq
+      pq.write_table(pa.table({'t': pa.array([1, 9223372036854776, 5, 6], pa.timestamp('ms'))}), '\(folder)/wrap.parquet', row_group_size=2)
+      pq.write_table(pa.table({'t': pa.array([-2**63 + 1, 2**63 - 1], pa.timestamp('us'))}), '\(folder)/ends.parquet')
+      """)
+    for statement in [
+      "show parquet \"\(folder)/wrap.parquet\" as csv",
+      "show parquet \"\(folder)/wrap.parquet\" | where t < timestamp(\"1960-01-01T00:00:00Z\") | count",
+    ] {
+      let wrapped = try DSHProcess.run(["-c", statement])
+      #expect(
+        wrapped.status == 1
+          && wrapped.output.contains("its column t holds a timestamp of 9223372036854776 milliseconds"),
+        "\(wrapped.output)")
+    }
+    let ends = try DSHProcess.run(["-c", "show parquet \"\(folder)/ends.parquet\" as csv"])
+    #expect(
+      ends.output == "t\n-290308-12-21T19:59:05.224193Z\n294247-01-10T04:00:54.775807Z\n", "\(ends.output)")
   }
 
   @Test("a where skips the row groups whose statistics rule it out, and gives DuckDB's answer")

@@ -163,7 +163,10 @@ struct ParquetPruning {
         let d = Double(bitPattern: raw)
         return d.isNaN ? nil : .double(d)
       case .timestamp(let unit):
-        return little(8).map { .timestamp(ColumnReading.micros(Int64(bitPattern: $0), unit)) }
+        // A bound past the microseconds an int holds states nothing (its chunk fails when read).
+        return little(8).flatMap { ColumnReading.exactMicros(Int64(bitPattern: $0), unit) }.map {
+          .timestamp($0)
+        }
       case .text:
         guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
         return .string(text)

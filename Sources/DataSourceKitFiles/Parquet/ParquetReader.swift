@@ -494,7 +494,19 @@ struct ColumnReading {
     case .date:
       return .dates(spread(ints.map { Int($0) }), nulls: nulls)
     case .timestamp(let unit, _):
-      return .timestamps(spread(ints.map { Self.micros($0, unit) }), nulls: nulls)
+      var micros: [Int] = []
+      micros.reserveCapacity(ints.count)
+      for value in ints {
+        guard let exact = Self.exactMicros(value, unit) else {
+          throw DataSourceError.unreadable(
+            path: displayPath,
+            reason:
+              "its column \(leaf.name) holds a timestamp of \(value) milliseconds, past the microseconds dsh holds (about 292,000 years either side of 1970)"
+          )
+        }
+        micros.append(exact)
+      }
+      return .timestamps(spread(micros), nulls: nulls)
     case .time(let unit):
       return texts(ints.map { Self.timeText(Self.micros($0, unit)) })
     case .decimal(let scale, _):
@@ -574,14 +586,20 @@ struct ColumnReading {
     }
   }
 
-  /// Microseconds from a count of `unit`, rounded down as DuckDB rounds nanoseconds.
-  static func micros(_ value: Int64, _ unit: ParquetTimeUnit) -> Int {
+  /// Microseconds from a count of `unit`, rounded down as DuckDB rounds nanoseconds; `nil` for
+  /// milliseconds past the microseconds an int holds (±292,000 years), which DuckDB refuses too.
+  static func exactMicros(_ value: Int64, _ unit: ParquetTimeUnit) -> Int? {
     switch unit {
-    case .millis: Int(value) &* 1_000
-    case .micros: Int(value)
-    case .nanos: Int(value / 1_000 - (value % 1_000 < 0 ? 1 : 0))
+    case .millis:
+      let (micros, overflow) = Int(value).multipliedReportingOverflow(by: 1_000)
+      return overflow ? nil : micros
+    case .micros: return Int(value)
+    case .nanos: return Int(value / 1_000 - (value % 1_000 < 0 ? 1 : 0))
     }
   }
+
+  /// Microseconds from a count of `unit` that is known to fit (a time of day).
+  static func micros(_ value: Int64, _ unit: ParquetTimeUnit) -> Int { exactMicros(value, unit) ?? 0 }
 
   /// `12:34:56`, or `12:34:56.789` with the fraction's digits to its last that is not zero.
   private static func timeText(_ micros: Int) -> String {

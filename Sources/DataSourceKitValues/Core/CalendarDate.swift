@@ -66,10 +66,12 @@ public enum CalendarDate {
 
   /// Splits a timestamp into its day and the microseconds into that day.
   public static func split(microseconds: Int) -> (days: Int, micros: Int) {
-    let days =
-      microseconds >= 0
-      ? microseconds / microsecondsPerDay : -((-microseconds - 1) / microsecondsPerDay) - 1
-    return (days, microseconds - days * microsecondsPerDay)
+    // By the remainder, not by multiplying back: the day of the least timestamp times a day's
+    // microseconds is past an int.
+    let remainder = microseconds % microsecondsPerDay
+    return remainder >= 0
+      ? (microseconds / microsecondsPerDay, remainder)
+      : (microseconds / microsecondsPerDay - 1, remainder + microsecondsPerDay)
   }
 
   // MARK: ISO 8601

@@ -303,7 +303,12 @@ extension Session {
     var parquet: (rows: ParquetRows, writer: ParquetWriter)?
     if case .columns = format.writing {
       let rows = ParquetRows(source, columns: columnSource, total: total)
-      parquet = (rows, try parquetWriter(of: rows, showsFields: showsFields, at: expressionRange))
+      parquet = (
+        rows,
+        try parquetWriter(
+          of: rows, showsFields: showsFields, provider: (columnSource as? any DataProvider<Value>),
+          at: expressionRange)
+      )
     }
     do throws(FileReplacement.Failure) {
       let replacement = try FileReplacement(
@@ -434,9 +439,12 @@ extension Session {
     if FileManager.default.fileExists(atPath: resolve(target.path), isDirectory: &isFolder),
       isFolder.boolValue
     {
+      // A file in it of the format asked for (`x.parquet/` names a Parquet file), one slash.
+      let format = target.format ?? ExportFormat(extensionOf: target.path) ?? .csv
+      let folder = target.path.hasSuffix("/") ? String(target.path.dropLast()) : target.path
+      let example = "\(folder)/data.\(format == .markdown ? "md" : format.rawValue)"
       throw Diagnostic(
-        .cannotWrite(
-          path: target.path, reason: "it is a folder; name a file in it, as '\(target.path)/data.csv'"),
+        .cannotWrite(path: target.path, reason: "it is a folder; name a file in it, as '\(example)'"),
         at: target.pathRange)
     }
     // What is there, and the folder it goes in, as writing will find them (nothing is written).

@@ -12,21 +12,65 @@ import DataSourceKitValues
 @MainActor
 struct ParquetRows {
   let source: any SectionedDataSource<Value, TableCell>
-  /// The fields written: the records' own, or one field `value` holding each item when the
-  /// items are not records (`[1, 2, 3]`), as `show` draws them.
+  /// The columns written: the section's key when the view has several sections (as `show …
+  /// as csv` writes it), then the items' fields, with a `value` column first for items that are
+  /// not records (`[1, 2, 3]`), as `show` draws them.
   let fields: [String]
+  /// Each section's key, when it is a column.
+  private let sectionKeys: [Value]?
+  /// The fields read from each record.
+  private let itemFields: [String]
+  /// Whether items that are not records are written in a `value` column.
+  private let hasValueColumn: Bool
   /// A reader of each field's column, when the provider holds its columns.
-  let readers: [BatchReader]?
+  private let readers: [BatchReader]?
   let total: Int
 
   init(_ source: any SectionedDataSource<Value, TableCell>, columns: (any ColumnReadable)?, total: Int) {
     self.source = source
-    fields = source.recordFields ?? ["value"]
-    readers = source.recordFields.flatMap { Session.columnReaders(of: columns, fields: $0) }
     self.total = total
+    if let known = source.recordFields, !known.isEmpty {
+      (itemFields, hasValueColumn) = (known, false)
+      readers = Session.columnReaders(of: columns, fields: known)
+    } else {
+      // Items of no known fields: the records' fields in the order they come, as show finds them.
+      var names: [String] = []
+      var seen = Set<String>()
+      var sawOther = false
+      var schema: Schema?
+      for section in 0..<source.numberOfSections {
+        for row in 0..<source.numberOfRows(inSection: section) {
+          guard case .record(let record) = source.item(at: ItemPath(item: row, section: section)) else {
+            sawOther = true
+            continue
+          }
+          if record.schema === schema { continue }
+          schema = record.schema
+          for name in record.fieldNames where seen.insert(name).inserted { names.append(name) }
+        }
+      }
+      (itemFields, hasValueColumn) = (names, sawOther || names.isEmpty)
+      readers = nil
+    }
+    let keys = (0..<source.numberOfSections).map { source.sectionKey($0) }
+    let itemColumns = (hasValueColumn ? ["value"] : []) + itemFields
+    if keys.count > 1, keys.contains(where: { $0 != nil }) {
+      sectionKeys = keys.map { $0?.asValue ?? .null }
+      // Named apart from a field called section.
+      var name = "section"
+      var suffix = 1
+      while itemColumns.contains(name) {
+        name = "section_\(suffix)"
+        suffix += 1
+      }
+      fields = [name] + itemColumns
+    } else {
+      sectionKeys = nil
+      fields = itemColumns
+    }
   }
 
-  /// Each field's types, over every row.
+  /// Each column's types, over every row.
   func types() -> [TypeMask] {
     var seen = Array(repeating: TypeMask(), count: fields.count)
     if let readers {
@@ -64,49 +108,63 @@ struct ParquetRows {
   private func forEachBatch(_ readers: [BatchReader], _ body: ([ValueBatch]) -> Void) {
     var positions = [Int](repeating: 0, count: 1024)
     var start = 0
+    var section = 0
+    var sectionEnd = source.numberOfSections > 0 ? source.numberOfRows(inSection: 0) : 0
     while start < total {
       if start & 0xFFFF < 1024, Task.isCancelled { return }
       let n = min(positions.count, total - start)
       for k in 0..<n { positions[k] = start + k }
-      let batches = positions.withUnsafeBufferPointer { buffer in
+      var batches = positions.withUnsafeBufferPointer { buffer in
         let run = UnsafeBufferPointer(rebasing: buffer[0..<n])
         return readers.map { $0(run) }
+      }
+      if let sectionKeys {
+        // Each row's section, from where the sections start.
+        var keys: [Value] = []
+        keys.reserveCapacity(n)
+        for position in start..<start + n {
+          while position >= sectionEnd {
+            section += 1
+            sectionEnd += source.numberOfRows(inSection: section)
+          }
+          keys.append(sectionKeys[section])
+        }
+        batches.insert(.values(keys), at: 0)
       }
       body(batches)
       start += n
     }
   }
 
-  /// Calls `body` with each row's values of the fields, in order through every section.
+  /// Calls `body` with each row's values of the columns, in order through every section.
   ///
   /// A field an item lacks is null. Stops early when the task is cancelled (^C).
   private func forEachRecord(_ body: ([Value]) -> Void) {
-    let named = source.recordFields
     var row = [Value](repeating: .null, count: fields.count)
+    let first = (sectionKeys == nil ? 0 : 1) + (hasValueColumn ? 1 : 0)
     var schema: Schema?
     var places: [Int?] = []
     var count = 0
     for section in 0..<source.numberOfSections {
+      if let sectionKeys { row[0] = sectionKeys[section] }
       for index in 0..<source.numberOfRows(inSection: section) {
         count += 1
         if count & 0xFFFF == 0, Task.isCancelled { return }
         let item = source.item(at: ItemPath(item: index, section: section))
-        guard let named else {
-          body([item])
-          continue
-        }
         guard case .record(let record) = item else {
-          for column in row.indices { row[column] = .null }
+          if hasValueColumn { row[first - 1] = item }
+          for column in first..<row.count { row[column] = .null }
           body(row)
           continue
         }
+        if hasValueColumn { row[first - 1] = .null }
         // Records of a source share a schema: each field's place is looked up once.
         if schema !== record.schema {
           schema = record.schema
-          places = named.map { record.schema.index(of: $0) }
+          places = itemFields.map { record.schema.index(of: $0) }
         }
-        for (column, place) in places.enumerated() {
-          row[column] = place.map { record.values[$0] } ?? .null
+        for (offset, place) in places.enumerated() {
+          row[first + offset] = place.map { record.values[$0] } ?? .null
         }
         body(row)
       }
@@ -163,6 +221,9 @@ struct TypeMask {
     }
   }
 
+  /// The types but null, as a set.
+  var typesBesideNull: Set<ValueType> { types.subtracting([.null]) }
+
   /// The types, as a set.
   var types: Set<ValueType> {
     Set(
@@ -179,12 +240,22 @@ extension Session {
   ///
   /// - Throws: a ``Diagnostic`` at `range` for a table of cells (no fields), or a field holding
   ///   lists, records or values of several types.
-  func parquetWriter(of rows: ParquetRows, showsFields: Bool, at range: SourceRange) throws -> ParquetWriter {
+  func parquetWriter(
+    of rows: ParquetRows, showsFields: Bool, provider: (any DataProvider<Value>)?, at range: SourceRange
+  ) throws -> ParquetWriter {
     guard showsFields else { throw Diagnostic(.parquetNeedsFields, at: range) }
     let seen = rows.types()
     if Task.isCancelled { throw Diagnostic(.interrupted, at: range) }
+    // A column of nulls alone (no rows, or a where that kept none of its values) takes the type
+    // the provider knows for it, so the file reads back with the view's schema.
+    var profiled: [FieldProfile] = []
+    if let provider { profiled = (try? scans.profiles(of: provider)) ?? [] }
+    let known = Dictionary(
+      profiled.compactMap { profile in profile.type.map { (profile.name, $0) } },
+      uniquingKeysWith: { a, _ in a })
     var types: [ParquetColumnType] = []
-    for (field, kinds) in zip(rows.fields, seen) {
+    for (field, var kinds) in zip(rows.fields, seen) {
+      if kinds.typesBesideNull.isEmpty, let type = known[field] { kinds.add(type) }
       switch ParquetColumnType.forValues(kinds.types) {
       case .success(let type): types.append(type)
       case .failure(.nested(let what)):
