@@ -329,8 +329,47 @@ extension PostgresProvider: GroupingPushdown {
   ) throws
     -> [[Value]]?
   {
+    guard let (sql, grouping) = groupingStatement(keys: keys, aggregates: aggregates), let session else {
+      return nil
+    }
+    if planOnly { return [] }
+    let result: PostgresRows
+    do {
+      result = try session.rowsNow(sql)
+    } catch {
+      if Task.isCancelled { throw DataSourceError.cancelled }
+      throw dataSourceError(error)
+    }
+    return try groups(of: result, grouping: grouping, aggregates: aggregates, notes: notes)
+  }
+
+  /// The groups as ``groupedRows(keys:aggregates:notes:planOnly:)`` gives them, the statement
+  /// awaited on the session's queue: the caller's actor (an app's main actor) is free for the
+  /// query's length, and cancelling the task cancels the statement on the server.
+  package func groupedRowsAwaiting(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?)
+    async throws -> [[Value]]?
+  {
+    guard let (sql, grouping) = groupingStatement(keys: keys, aggregates: aggregates), let session else {
+      return nil
+    }
+    let result: PostgresRows
+    do {
+      result = try await session.rows(sql)
+    } catch {
+      if Task.isCancelled { throw DataSourceError.cancelled }
+      throw dataSourceError(error)
+    }
+    return try groups(of: result, grouping: grouping, aggregates: aggregates, notes: notes)
+  }
+
+  /// The `GROUP BY` statement of the groups, and the columns it gives; `nil` when SQL cannot
+  /// give exactly what memory would. Kept as the last grouping written, for `explain`.
+  private func groupingStatement(keys: [RowExpression], aggregates: [Aggregate]) -> (
+    BoundSQL, SQLGroupColumns
+  )? {
     // First-seen order is the least row in the rows' own order: one column that orders them.
-    guard !keys.isEmpty, let session, let shape, query.section == nil, query.join == nil, query.order.isEmpty,
+    guard !keys.isEmpty, session != nil, let shape, query.section == nil, query.join == nil,
+      query.order.isEmpty,
       query.limit == nil,
       let first = shape.firstSeenOrder
     else { return nil }
@@ -351,14 +390,14 @@ extension PostgresProvider: GroupingPushdown {
     statement.orderBy = ["min(dsh_first)"]
     let sql = statement.sql
     lastGrouping = sql
-    if planOnly { return [] }
-    let result: PostgresRows
-    do {
-      result = try session.rowsNow(sql)
-    } catch {
-      if Task.isCancelled { throw DataSourceError.cancelled }
-      throw dataSourceError(error)
-    }
+    return (sql, grouping)
+  }
+
+  /// The rows of a grouping statement's result as dsh's values; `nil` when a double lies where
+  /// the server's arithmetic and memory's differ (memory's answer is taken then).
+  private func groups(
+    of result: PostgresRows, grouping: SQLGroupColumns, aggregates: [Aggregate], notes: ExpressionNotes?
+  ) throws -> [[Value]]? {
     if Task.isCancelled { throw DataSourceError.cancelled }
     /// A column of a group's row as a value of the type.
     func value(_ cells: [String?], _ column: Int, _ type: ValueType) throws -> Value {

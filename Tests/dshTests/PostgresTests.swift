@@ -199,6 +199,89 @@ struct PostgresTests {
     }
   }
 
+  @Test("group bys on the server are awaited: no thread waits for them, so other work goes on")
+  func groupingAwaited() async throws {
+    let server = try server()
+    let made = try server.psql(
+      "CREATE TABLE locked (g int); INSERT INTO locked SELECT i % 3 FROM generate_series(1, 300) i;")
+    #expect(made.status == 0, "\(made.output)")
+    // More group bys at once than the cooperative pool has threads (one a core): a statement
+    // waited for by a blocked thread (queue.sync) would take them all, and nothing else ran.
+    let count = ProcessInfo.processInfo.activeProcessorCount + 1
+    var groupings: [GroupedProvider] = []
+    for _ in 0..<count {
+      let provider = try PostgresProvider(url: server.url, source: .table("locked"))
+      try await provider.load()
+      groupings.append(
+        GroupedProvider(
+          base: provider, keys: [GroupedProvider.Key(name: "g", expression: .field(["g"]), type: nil)],
+          fields: [
+            GroupedProvider.Field(
+              name: "n", aggregate: Aggregate(.count, of: nil, text: "count()"), type: .int)
+          ], label: "group by g", notes: nil))
+    }
+    // Another session holds the table for two seconds: each GROUP BY waits on the server that long.
+    let holder = Process()
+    holder.executableURL = URL(
+      fileURLWithPath: FileManager.default.isExecutableFile(atPath: "\(server.bin)/psql")
+        ? "\(server.bin)/psql" : "/usr/bin/psql")
+    holder.arguments = [
+      "-X", "-q", "-h", "127.0.0.1", "-p", "\(server.port)", "-U", "dsh", "-d", "postgres", "-c",
+      "BEGIN; LOCK TABLE locked IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(2); COMMIT;",
+    ]
+    holder.standardOutput = FileHandle.nullDevice
+    holder.standardError = FileHandle.nullDevice
+    try holder.run()
+    defer { if holder.isRunning { holder.terminate() } }
+    var held = false
+    for _ in 0..<Int(Hang.ceiling * 10) where !held {
+      held =
+        try server.psql(
+          "SELECT count(*) FROM pg_locks WHERE relation = 'locked'::regclass AND mode = 'AccessExclusiveLock' AND granted"
+        ).output.trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+      if !held { try await Task.sleep(for: .milliseconds(100)) }
+    }
+    try #require(held, "the other session never held the table")
+    let progress = AwaitedProgress()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for grouped in groupings {
+        // Each task alone touches its provider.
+        let mine = OwnedByOneTask(grouped)
+        group.addTask { try await mine.value.load() }
+      }
+      // Work of the pool's own while the statements wait on the server.
+      let ticking = Task.detached {
+        while await !progress.isDone {
+          try await Task.sleep(for: .milliseconds(20))
+          await progress.tick()
+        }
+      }
+      try await group.waitForAll()
+      await progress.finish()
+      try await ticking.value
+    }
+    let ticks = await progress.ticks
+    #expect(ticks >= 5, "\(ticks) ticks while \(count) group bys waited on the server")
+    for grouped in groupings {
+      #expect(grouped.ranInSQL && grouped.numberOfItems(inSection: 0) == 3)
+      #expect(grouped.item(at: ItemPath(item: 0, section: 0)).value(atPath: ["n"]) == .int(100))
+    }
+  }
+
+  /// A value handed to the one task that uses it.
+  struct OwnedByOneTask<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+  }
+
+  /// What other work did while group bys were awaited.
+  actor AwaitedProgress {
+    private(set) var isDone = false
+    private(set) var ticks = 0
+    func tick() { if !isDone { ticks += 1 } }
+    func finish() { isDone = true }
+  }
+
   @Test("a keyless table's rows printed as they are read bring no TIDs; read where places are kept, they do")
   func tidsOnlyWherePlacesAreKept() async throws {
     let server = try server()

@@ -106,12 +106,26 @@ package protocol GroupingPushdown: AnyObject {
   func groupedRows(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?, planOnly: Bool)
     throws
     -> [[Value]]?
+  /// The groups as ``groupedRows(keys:aggregates:notes:planOnly:)`` gives them, awaited: a
+  /// provider whose statement is a server's round trip runs it off the caller's actor.
+  func groupedRowsAwaiting(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?)
+    async throws -> [[Value]]?
   /// Why a grouping with these aggregates runs in memory, as the dialect declares for one of
   /// them (`median: SQLite has no quantiles`); `nil` when no declaration says.
   func reasonInMemory(_ aggregates: [Aggregate]) -> String?
   /// What stops a grouping running on another thread at once (a task's cancellation handler
   /// calls it from the cancelling thread).
   var groupingInterrupter: @Sendable () -> Void { get }
+}
+
+extension GroupingPushdown {
+  /// The groups computed where the provider computes them (SQLite's, in its own process, on
+  /// this thread).
+  package func groupedRowsAwaiting(keys: [RowExpression], aggregates: [Aggregate], notes: ExpressionNotes?)
+    async throws -> [[Value]]?
+  {
+    try groupedRows(keys: keys, aggregates: aggregates, notes: notes, planOnly: false)
+  }
 }
 
 /// A provider that can be made ready for its stages (connected, its fields known) without

@@ -127,7 +127,16 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
       // ^C interrupts a GROUP BY running inside SQLite at once, from the cancelling thread.
       let interrupt = (base as? any GroupingPushdown)?.groupingInterrupter
       grouped = try await withTaskCancellationHandler {
-        try group()
+        // A server's GROUP BY is awaited, the caller's actor free meanwhile.
+        if !usesClosures, let pushdown = base as? any GroupingPushdown {
+          if let rows = try await pushdown.groupedRowsAwaiting(
+            keys: keys.map(\.expression), aggregates: fields.map(\.aggregate), notes: notes)
+          {
+            return items(ofGroupRows: rows)
+          }
+          return try group(askingDatabase: false)
+        }
+        return try group()
       } onCancel: {
         interrupt?()
       }
@@ -209,16 +218,12 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
   }
 
   /// The groups of the base's items, in first-seen order of their keys.
-  private func group() throws -> [Value] {
-    if !usesClosures, let pushdown = base as? any GroupingPushdown,
+  private func group(askingDatabase: Bool = true) throws -> [Value] {
+    if askingDatabase, !usesClosures, let pushdown = base as? any GroupingPushdown,
       let rows = try pushdown.groupedRows(
         keys: keys.map(\.expression), aggregates: fields.map(\.aggregate), notes: notes, planOnly: false)
     {
-      ranInSQL = true
-      inMemoryBecause = nil
-      if yieldsValues { return rows.map { $0[0] } }
-      let schema = self.schema
-      return rows.map { .record(Record(schema: schema, values: $0)) }
+      return items(ofGroupRows: rows)
     }
     ranInSQL = false
     inMemoryBecause =
@@ -247,6 +252,15 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
     return groups.keys.indices.map { index in
       .record(Record(schema: schema, values: groups.keys[index] + groups.accumulators[index].results))
     }
+  }
+
+  /// The items of the groups a database computed: each row the keys then the aggregates.
+  private func items(ofGroupRows rows: [[Value]]) -> [Value] {
+    ranInSQL = true
+    inMemoryBecause = nil
+    if yieldsValues { return rows.map { $0[0] } }
+    let schema = self.schema
+    return rows.map { .record(Record(schema: schema, values: $0)) }
   }
 
   /// Groups the base's items reading its columns a batch at a time (keys and aggregate
