@@ -362,8 +362,10 @@ extension PostgresProvider: GroupingPushdown {
     return try groups(of: result, grouping: grouping, aggregates: aggregates, notes: notes)
   }
 
-  /// The `GROUP BY` statement of the groups, and the columns it gives; `nil` when SQL cannot
-  /// give exactly what memory would. Kept as the last grouping written, for `explain`.
+  /// The `GROUP BY` statement of the groups, and the columns it gives.
+  ///
+  /// `nil` when SQL cannot give exactly what memory would. Kept as the last grouping written,
+  /// for `explain`.
   private func groupingStatement(keys: [RowExpression], aggregates: [Aggregate]) -> (
     BoundSQL, SQLGroupColumns
   )? {
