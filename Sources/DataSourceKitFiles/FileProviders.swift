@@ -23,6 +23,8 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
   public private(set) var lastError: DataSourceError?
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { lastError?.description }
+  /// What went wrong, typed.
+  public var loadError: DataSourceError? { lastError }
   private(set) var table: ColumnTable?
   private let progress: LoadProgress?
   private let access: FileAccess?
@@ -226,6 +228,8 @@ public final class JSONProvider: DataProvider, CompositionNode, RecordProviding,
   public private(set) var lastError: DataSourceError?
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { lastError?.description }
+  /// What went wrong, typed.
+  public var loadError: DataSourceError? { lastError }
   /// The items: a table when every item is a record with the same fields (the common shape
   /// of a large file, held within a few times the file's size), else the values themselves.
   private var content = JSONContent.values([])

@@ -90,6 +90,8 @@ public final class HTTPProvider: DataProvider, PagingProvider, CompositionNode, 
   public var loadState: LoadState { loads.state }
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { lastError?.description }
+  /// What went wrong, typed.
+  public var loadError: DataSourceError? { lastError }
   /// Asks to be told when the data changes; observers are held weakly.
   public func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 

@@ -42,7 +42,7 @@ extension PostgresProvider {
     } catch {
       // Views over this provider must see it fail, not show the rows it could not read: they
       // are told once the statement reading is done.
-      failure = describe(error)
+      failure = dataSourceError(error)
       try? states.transition(to: .error)
       sections = []
       forgetRows()

@@ -79,7 +79,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
   static let tidsKept = 1 << 20
   var states: LoadStateMachine
   var observers = ObserverList()
-  var failure: String?
+  var failure: DataSourceError?
   /// Rows read from the server since the provider was loaded, for `describe`.
   public internal(set) var rowsRead = 0
   /// Statements run to read rows since the provider was made (pages, streams), for `describe`.
@@ -238,7 +238,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
     } catch {
       let typed = dataSourceError(error)
       if states.finish(ticket, with: .error) {
-        failure = typed.description
+        failure = typed
         sections = []
         forgetRows()
         observers.notify()
@@ -271,7 +271,7 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
     } catch  where readsAreStopped {
       states.cancel(ticket)
     } catch {
-      failure = describe(error)
+      failure = dataSourceError(error)
       counted = true
       _ = states.finish(ticket, with: .error)
     }
@@ -472,7 +472,9 @@ public final class PostgresProvider: DataProvider, CompositionNode, RecordProvid
     return states.state
   }
   /// What went wrong, when the state is `error`.
-  public var errorDescription: String? { states.state == .error ? failure : nil }
+  public var errorDescription: String? { states.state == .error ? failure?.description : nil }
+  /// What went wrong, typed: the server's SQLSTATE, message and statement where it said them.
+  public var loadError: DataSourceError? { states.state == .error ? failure : nil }
   /// The sections (one when not sectioned).
   public var numberOfSections: Int {
     countIfNeeded()

@@ -119,6 +119,8 @@ public final class SQLiteProvider: DataProvider, CompositionNode, RecordProvidin
   }
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { lastError?.description }
+  /// What went wrong, typed.
+  public var loadError: DataSourceError? { lastError }
   /// The fields every item is known to have, or `nil`.
   package var knownFields: [String]? { states.state == .error ? nil : Array(schema.names) }
 

@@ -197,6 +197,22 @@ struct PostgresTests {
       #expect(hint?.contains("name") == true, "\(hint ?? "no hint")")
       #expect(sql == query)
     }
+    // The same error, typed, through a stage, an adapter and a decorator above the source: a
+    // library caller reads the SQLSTATE wherever it holds the view.
+    let failing = try PostgresProvider(url: server.url, source: .query(query))
+    let filtered = DerivedProvider.filter(failing) { _ in true }
+    let presenter = ClosurePresenter<Value>(style: .basic, reuseIdentifier: "row") { _, _ in "row" }
+    let titled = ViewTitleDecorator(
+      wrapping: TableAdapter(provider: filtered, presenter: presenter), kind: .header, text: { "rows" })
+    try? await titled.load()
+    #expect(titled.loadState == .error)
+    for error in [filtered.loadError, titled.loadError] {
+      guard case .read(ReadError.postgres(_, let sqlState, _, _, _, let sql))? = error else {
+        Issue.record("not the server's error: \(String(describing: error))")
+        continue
+      }
+      #expect(sqlState == "42703" && sql == query)
+    }
   }
 
   @Test("group bys on the server are awaited: no thread waits for them, so other work goes on")

@@ -34,6 +34,8 @@ open class DataSourceDecorator<Item, Cell>: SectionedDataSource, CompositionNode
   private let wrappedClock: StructureClock
   /// What went wrong, when the state is `error`.
   open var errorDescription: String? { wrapped.errorDescription }
+  /// What went wrong in the wrapped source, typed.
+  open var loadError: DataSourceError? { wrapped.loadError }
   /// The number of sections.
   open var numberOfSections: Int { wrapped.numberOfSections }
   /// The number of rows in a section.
@@ -235,6 +237,8 @@ public final class ComposedDataSource<Item, Cell>: SectionedDataSource, Composit
   public var loadState: LoadState { .strongest(children.map(\.loadState)) }
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { children.lazy.compactMap(\.errorDescription).first }
+  /// What went wrong in the first child that failed, typed.
+  public var loadError: DataSourceError? { children.lazy.compactMap(\.loadError).first }
 
   /// The number of sections.
   public var numberOfSections: Int { childStarts().last ?? 0 }

@@ -48,6 +48,7 @@ private final class ErasedForwarding<Cell>: SectionedDataSource, ShellDataSource
   var loadState: LoadState { source.loadState }
   var structureClock: StructureClock { source.structureClock }
   var errorDescription: String? { source.errorDescription }
+  var loadError: DataSourceError? { source.loadError }
   var numberOfSections: Int { source.numberOfSections }
   func numberOfRows(inSection section: Int) -> Int { source.numberOfRows(inSection: section) }
   func item(at itemPath: ItemPath) -> Any { itemAt(itemPath) }

@@ -113,6 +113,8 @@ public protocol SectionedDataSource<Item, Cell>: AnyObject {
   var structureClock: StructureClock { get }
   /// What went wrong, when the state is `error`.
   var errorDescription: String? { get }
+  /// What went wrong, typed: the failing source's own error, passed on unchanged.
+  var loadError: DataSourceError? { get }
 
   /// The number of sections.
   var numberOfSections: Int { get }
@@ -295,6 +297,8 @@ public final class TableAdapter<Item, Cell>: SectionedDataSource, CompositionNod
   public var structureClock: StructureClock { provider.structureClock }
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { provider.errorDescription }
+  /// What went wrong in the provider, typed.
+  public var loadError: DataSourceError? { provider.loadError }
   /// The number of sections.
   public var numberOfSections: Int { provider.numberOfSections }
   /// The number of rows in a section.
@@ -349,4 +353,9 @@ func countsDetail<S: SectionedDataSource>(_ source: S) -> String {
   default:
     return source.loadState.rawValue
   }
+}
+
+extension SectionedDataSource {
+  /// What went wrong, typed: a data source that keeps only its description gives that.
+  public var loadError: DataSourceError? { errorDescription.map { .sourceFailed(message: $0) } }
 }

@@ -86,6 +86,8 @@ public final class SegmentedDataSource<Item, Cell>: SectionedDataSource, Composi
   public var loadState: LoadState { .strongest(segments.map(\.source.loadState)) }
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { segments.lazy.compactMap(\.source.errorDescription).first }
+  /// What went wrong in the first segment that failed, typed.
+  public var loadError: DataSourceError? { segments.lazy.compactMap(\.source.loadError).first }
 
   /// The number of sections.
   public var numberOfSections: Int { selected.numberOfSections }

@@ -43,6 +43,12 @@ public protocol DataProvider<Item>: AnyObject {
   /// What went wrong in the last load, when the state is `error`.
   var errorDescription: String? { get }
 
+  /// What went wrong, typed, when the state is `error`: the source's own error (a SQLite
+  /// result code, a PostgreSQL SQLSTATE and the statement, a CSV file's line), which every
+  /// stage, adapter and decorator above it passes on unchanged, as GRDB's `DatabaseError`
+  /// carries its code and SQL.
+  var loadError: DataSourceError? { get }
+
   /// The number of sections.
   var numberOfSections: Int { get }
 
@@ -83,6 +89,8 @@ extension ItemTransformingProvider {
   package var loadState: LoadState { transformedBase.loadState }
   /// What went wrong, when the state is `error`.
   package var errorDescription: String? { transformedBase.errorDescription }
+  /// What went wrong below, typed.
+  package var loadError: DataSourceError? { transformedBase.loadError }
   /// The number of sections.
   package var numberOfSections: Int { transformedBase.numberOfSections }
   /// The number of items in a section.
@@ -217,6 +225,8 @@ extension DataProvider {
   public func sectionKey(_ section: Int) -> SectionKey? { nil }
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { nil }
+  /// What went wrong, typed: a provider that keeps only its description gives that.
+  public var loadError: DataSourceError? { errorDescription.map { .sourceFailed(message: $0) } }
   /// Loads what is below again.
   public func reload() async throws { try await load() }
   /// A provider whose data never changes has no one to tell.

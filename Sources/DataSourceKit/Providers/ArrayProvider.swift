@@ -76,6 +76,8 @@ public final class MapProvider<Base: DataProvider, Item>: DataProvider, Composit
   public var loadState: LoadState { base.loadState }
   /// What went wrong in the base, when the state is `error`.
   public var errorDescription: String? { base.errorDescription }
+  /// What went wrong in the base, typed.
+  public var loadError: DataSourceError? { base.loadError }
   /// The base's number of sections.
   public var numberOfSections: Int { base.numberOfSections }
   /// The number of items in a section of the base.

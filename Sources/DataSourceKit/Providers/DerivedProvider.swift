@@ -90,6 +90,8 @@ public final class DerivedProvider<Item>: DataProvider, ItemChangeObserver, Hand
   public var loadState: LoadState { states.state }
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { root.errorDescription }
+  /// What went wrong in the root, typed, as it said it.
+  public var loadError: DataSourceError? { root.loadError }
   /// Moves with this stage's own changes and with every change below it.
   public var structureClock: StructureClock { states.clock }
 

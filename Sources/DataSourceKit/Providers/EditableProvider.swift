@@ -86,6 +86,8 @@ public final class EditableProvider<Item>: EditableItems, HandleAddressable, Com
   }
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { source.errorDescription }
+  /// What went wrong in the source, typed.
+  public var loadError: DataSourceError? { source.loadError }
   /// Whether the items were edited.
   public var isEdited: Bool { order != nil }
   /// The fields every item is known to have, or `nil`.

@@ -51,6 +51,8 @@ public final class PagedProvider<Item>: DataProvider, PagingProvider, DataProvid
   public var loadState: LoadState { base.loadState }
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { base.errorDescription }
+  /// What went wrong in the base, typed.
+  public var loadError: DataSourceError? { base.loadError }
   /// The fields every item is known to have, or `nil`.
   package var knownFields: [String]? { base.recordFields }
   /// The field that identifies an item, for diffing, or `nil` for the whole item.

@@ -22,6 +22,8 @@ public final class ParquetProvider: DataProvider, CompositionNode, RecordProvidi
   public private(set) var lastError: DataSourceError?
   /// What went wrong, when the state is `error`.
   public var errorDescription: String? { lastError?.description }
+  /// What went wrong, typed.
+  public var loadError: DataSourceError? { lastError }
   /// The file opened, while it is loaded.
   private var table: ParquetTable?
   private var profiles: [FieldProfile]?

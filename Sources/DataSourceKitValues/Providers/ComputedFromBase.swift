@@ -40,6 +40,7 @@ package class ComputedFromBase<Computed>: DataProviderObserver {
   /// Moves with this provider's own changes and with every change below it.
   package var structureClock: StructureClock { states.clock }
   package var errorDescription: String? { states.state == .error ? base.errorDescription : nil }
+  package var loadError: DataSourceError? { states.state == .error ? base.loadError : nil }
   package func addObserver(_ observer: any DataProviderObserver) { observers.add(observer) }
 
   package func refresh(_ loadBase: (any DataProvider<Value>) async throws -> Void) async throws {

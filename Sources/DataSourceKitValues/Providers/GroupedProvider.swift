@@ -70,7 +70,7 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
   private var items: [Value] = []
   private var states = LoadStateMachine()
   private var observers: ObserverList
-  private var failure: String?
+  private var failure: DataSourceError?
   /// Whether the last grouping ran as a GROUP BY inside SQLite.
   package private(set) var ranInSQL = false
   /// Why it grouped in memory over a database that groups, as the database's dialect declares.
@@ -95,7 +95,10 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
   package var loadState: LoadState { states.state }
   /// Moves with this grouping's own changes and with every change below it.
   package var structureClock: StructureClock { states.clock }
-  package var errorDescription: String? { states.state == .error ? failure ?? base.errorDescription : nil }
+  package var errorDescription: String? {
+    states.state == .error ? failure?.description ?? base.errorDescription : nil
+  }
+  package var loadError: DataSourceError? { states.state == .error ? failure ?? base.loadError : nil }
   package var numberOfSections: Int { 1 }
   package func numberOfItems(inSection section: Int) -> Int { items.count }
   package func item(at itemPath: ItemPath) -> Value { items[itemPath.item] }
@@ -146,7 +149,7 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
     } catch {
       if states.finish(ticket, with: .error) {
         items = []
-        failure = (error as? DataSourceError)?.description ?? "\(error)"
+        failure = error as? DataSourceError ?? .sourceFailed(message: "\(error)")
       }
       throw error
     }
@@ -170,7 +173,7 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
         if states.state != result { try? states.transition(to: result) }
       } catch {
         items = []
-        failure = "\(error)"
+        failure = error as? DataSourceError ?? .sourceFailed(message: "\(error)")
         try? states.transition(to: .error)
       }
     case .initial, .loading, .refreshing:

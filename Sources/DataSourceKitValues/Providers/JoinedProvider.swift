@@ -60,7 +60,7 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
   private var joined = Joined()
   private var states = LoadStateMachine()
   private var observers: ObserverList
-  private var failure: String?
+  private var failure: DataSourceError?
 
   package init(
     left: any DataProvider<Value>, right: any DataProvider<Value>, leftKey: RowExpression,
@@ -105,7 +105,10 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
   /// Moves with this join's own changes and with every change of either side.
   package var structureClock: StructureClock { states.clock }
   package var errorDescription: String? {
-    states.state == .error ? failure ?? left.errorDescription ?? right.errorDescription : nil
+    states.state == .error ? failure?.description ?? left.errorDescription ?? right.errorDescription : nil
+  }
+  package var loadError: DataSourceError? {
+    states.state == .error ? failure ?? left.loadError ?? right.loadError : nil
   }
   package var numberOfSections: Int { joined.sections.count }
   package func numberOfItems(inSection section: Int) -> Int { joined.sections[section].count }
@@ -181,7 +184,7 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
     } catch {
       if states.finish(ticket, with: .error) {
         joined = Joined()
-        failure = (error as? DataSourceError)?.description
+        failure = error as? DataSourceError
       }
       throw error
     }
@@ -201,7 +204,7 @@ package final class JoinedProvider: RecomputingProvider, CompositionNode, Record
         if states.state != result { try? states.transition(to: result) }
       } catch {
         joined = Joined()
-        failure = (error as? DataSourceError)?.description
+        failure = error as? DataSourceError
         try? states.transition(to: .error)
       }
     }

@@ -173,7 +173,7 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
   private var offsets = SectionOffsets(counts: [])
   private var states = LoadStateMachine()
   private var observers: ObserverList
-  private var failure: String?
+  private var failure: DataSourceError?
 
   package init(base: any DataProvider<Value>, fields: [Field], label: String, notes: ExpressionNotes?) {
     self.base = base
@@ -199,7 +199,10 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
 
   package var loadState: LoadState { states.state }
   package var structureClock: StructureClock { states.clock }
-  package var errorDescription: String? { states.state == .error ? failure ?? base.errorDescription : nil }
+  package var errorDescription: String? {
+    states.state == .error ? failure?.description ?? base.errorDescription : nil
+  }
+  package var loadError: DataSourceError? { states.state == .error ? failure ?? base.loadError : nil }
   package var numberOfSections: Int { offsets.sectionCount }
   package func numberOfItems(inSection section: Int) -> Int {
     offsets.starts[section + 1] - offsets.starts[section]
@@ -262,7 +265,7 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
       if states.finish(ticket, with: .error) {
         columns = []
         offsets = SectionOffsets(counts: [])
-        failure = (error as? DataSourceError)?.description ?? "\(error)"
+        failure = error as? DataSourceError ?? .sourceFailed(message: "\(error)")
       }
       throw error
     }
@@ -283,7 +286,7 @@ package final class WindowFieldsProvider: RecomputingProvider, DataProviderObser
       } catch {
         columns = []
         offsets = SectionOffsets(counts: [])
-        failure = "\(error)"
+        failure = error as? DataSourceError ?? .sourceFailed(message: "\(error)")
         try? states.transition(to: .error)
       }
     case .initial, .loading, .refreshing:

@@ -44,7 +44,7 @@ extension Session {
             view, showsFields: showsFields, columnSource: columnSource, windows: windows, options: options,
             to: { text += $0 },
             failure: {
-              Diagnostic(.dataSource(.sourceFailed(message: source.errorDescription ?? "")), at: range)
+              Diagnostic(.dataSource(source.loadError ?? .sourceFailed(message: "")), at: range)
             })
         } catch {
           // The status line says the source failed (its load state); the rows are not drawn.

@@ -289,7 +289,7 @@ extension Session {
     // A failed source has no rows to write: writing none would replace the file with nothing.
     if stateBefore == .error {
       throw Diagnostic(
-        .dataSource(.sourceFailed(message: source.errorDescription ?? "the source failed")),
+        .dataSource(source.loadError ?? .sourceFailed(message: "the source failed")),
         at: expressionRange)
     }
     let total = view.totalRows

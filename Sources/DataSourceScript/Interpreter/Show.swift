@@ -102,7 +102,7 @@ extension Session {
       if provider.provider.loadState == .error {
         throw Diagnostic(
           .dataSource(
-            .sourceFailed(message: provider.provider.errorDescription ?? "the source failed to load")),
+            provider.provider.loadError ?? .sourceFailed(message: "the source failed to load")),
           at: expressionRange)
       }
       let view = keptView(named: name, showing: provider.provider) {
@@ -195,7 +195,7 @@ extension Session {
     -> Diagnostic
   {
     Diagnostic(
-      .dataSource(.sourceFailed(message: source.errorDescription ?? "the source failed while it was read")),
+      .dataSource(source.loadError ?? .sourceFailed(message: "the source failed while it was read")),
       at: range)
   }
 

@@ -206,7 +206,7 @@ extension Session {
     let snapshot = view.layout(windows: [rows])
     if source.loadState == .error, stateBefore != .error {
       throw Diagnostic(
-        .dataSource(.sourceFailed(message: source.errorDescription ?? "the source failed while it was read")),
+        .dataSource(source.loadError ?? .sourceFailed(message: "the source failed while it was read")),
         at: range)
     }
     let page = settings.page(style: Session.preferredStyle(of: source), title: name)
@@ -243,7 +243,7 @@ extension Session {
       to: { text += $0 },
       failure: {
         Diagnostic(
-          .dataSource(.sourceFailed(message: source.errorDescription ?? "the source failed")), at: range)
+          .dataSource(source.loadError ?? .sourceFailed(message: "the source failed")), at: range)
       })
     return text
   }
