@@ -236,25 +236,37 @@ struct PostgresTests {
               name: "n", aggregate: Aggregate(.count, of: nil, text: "count()"), type: .int)
           ], label: "group by g", notes: nil))
     }
-    // Another session holds the table for two seconds: each GROUP BY waits on the server that long.
+    // Another session holds the table until this test lets it go: each GROUP BY waits on the
+    // server meanwhile.
     let holder = Process()
     holder.executableURL = URL(
       fileURLWithPath: FileManager.default.isExecutableFile(atPath: "\(server.bin)/psql")
         ? "\(server.bin)/psql" : "/usr/bin/psql")
     holder.arguments = [
       "-X", "-q", "-h", "127.0.0.1", "-p", "\(server.port)", "-U", "dsh", "-d", "postgres", "-c",
-      "BEGIN; LOCK TABLE locked IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(2); COMMIT;",
+      "BEGIN; LOCK TABLE locked IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(\(Int(Hang.ceiling))); COMMIT;",
     ]
     holder.standardOutput = FileHandle.nullDevice
     holder.standardError = FileHandle.nullDevice
     try holder.run()
-    defer { if holder.isRunning { holder.terminate() } }
+    func release() throws {
+      _ = try server.psql(
+        "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE relation = 'locked'::regclass AND mode = 'AccessExclusiveLock' AND granted"
+      )
+    }
+    defer {
+      try? release()
+      if holder.isRunning { holder.terminate() }
+    }
+    func number(_ sql: String) throws -> Int {
+      Int(try server.psql(sql).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
     var held = false
     for _ in 0..<Int(Hang.ceiling * 10) where !held {
       held =
-        try server.psql(
+        try number(
           "SELECT count(*) FROM pg_locks WHERE relation = 'locked'::regclass AND mode = 'AccessExclusiveLock' AND granted"
-        ).output.trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+        ) == 1
       if !held { try await Task.sleep(for: .milliseconds(100)) }
     }
     try #require(held, "the other session never held the table")
@@ -265,19 +277,27 @@ struct PostgresTests {
         let mine = OwnedByOneTask(grouped)
         group.addTask { try await mine.value.load() }
       }
-      // Work of the pool's own while the statements wait on the server.
-      let ticking = Task.detached {
-        while await !progress.isDone {
+      let watching = Task.detached {
+        // Once every statement waits on the server, this task's own work: five ticks, each
+        // while they still wait. Statements waited for on blocked threads would hold every
+        // thread of the pool, and nothing here would run until they were done.
+        var waiting = 0
+        while waiting < count, await !progress.isDone {
+          waiting = try number("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+          if waiting < count { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        for _ in 0..<5 {
           try await Task.sleep(for: .milliseconds(20))
           await progress.tick()
         }
+        try release()
       }
       try await group.waitForAll()
       await progress.finish()
-      try await ticking.value
+      try await watching.value
     }
     let ticks = await progress.ticks
-    #expect(ticks >= 5, "\(ticks) ticks while \(count) group bys waited on the server")
+    #expect(ticks == 5, "\(ticks) of 5 ticks while \(count) group bys waited on the server")
     for grouped in groupings {
       #expect(grouped.ranInSQL && grouped.numberOfItems(inSection: 0) == 3)
       #expect(grouped.item(at: ItemPath(item: 0, section: 0)).value(atPath: ["n"]) == .int(100))

@@ -47,7 +47,7 @@ struct ParquetPruning {
       case (.notEqual, .null): tests.append(.isNotNull(leaf: leaf))
       case (_, .null): continue
       case (.equal, _), (.less, _), (.lessOrEqual, _), (.greater, _), (.greaterOrEqual, _):
-        tests.append(.compare(leaf: leaf, flipped ? Self.flipped(op) : op, literal))
+        tests.append(.compare(leaf: leaf, flipped ? op.mirrored : op, literal))
       default: continue
       }
     }
@@ -56,17 +56,6 @@ struct ParquetPruning {
 
   /// Whether some condition could rule a group out.
   var canSkip: Bool { !tests.isEmpty }
-
-  /// `a op b` as `b op' a`.
-  private static func flipped(_ op: BinaryOperator) -> BinaryOperator {
-    switch op {
-    case .less: .greater
-    case .lessOrEqual: .greaterOrEqual
-    case .greater: .less
-    case .greaterOrEqual: .lessOrEqual
-    default: op
-    }
-  }
 
   /// The row groups of `layout` whose statistics leave every test possible, in order.
   func groups(of layout: ParquetLayout) -> [Int] {

@@ -97,6 +97,20 @@ public enum BinaryOperator: String, Sendable, CaseIterable {
   public var isComparison: Bool { isOrdering || self == .equal || self == .notEqual }
 }
 
+extension BinaryOperator {
+  /// The operator with its sides swapped: `a < b` is `b > a`; one that is the same either way
+  /// round is itself.
+  package var mirrored: BinaryOperator {
+    switch self {
+    case .less: .greater
+    case .lessOrEqual: .greaterOrEqual
+    case .greater: .less
+    case .greaterOrEqual: .lessOrEqual
+    default: self
+    }
+  }
+}
+
 /// A sort or section key: an expression and a direction (nulls last either way).
 package struct SortTerm: Sendable, Equatable {
   package var expression: RowExpression

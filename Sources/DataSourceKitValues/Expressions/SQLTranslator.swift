@@ -302,7 +302,7 @@ package struct SQLTranslator<Dialect: SQLDialect> {
     // into a comparison within the other side's type; two columns stay in memory.
     if !dialect.comparesNumbersExactly, x.type.isNumber, y.type.isNumber, x.type != y.type {
       if case .literal(let literal) = b { return mixed(x, op, literal, nullIsFalse) }
-      if case .literal(let literal) = a { return mixed(y, Self.mirrored(op), literal, nullIsFalse) }
+      if case .literal(let literal) = a { return mixed(y, op.mirrored, literal, nullIsFalse) }
       return nil
     }
     let symbol = Self.symbol(op)
@@ -391,17 +391,6 @@ package struct SQLTranslator<Dialect: SQLDialect> {
       }
     default:
       return nil
-    }
-  }
-
-  /// `op` with its sides swapped: `a < b` is `b > a`.
-  private static func mirrored(_ op: BinaryOperator) -> BinaryOperator {
-    switch op {
-    case .less: .greater
-    case .lessOrEqual: .greaterOrEqual
-    case .greater: .less
-    case .greaterOrEqual: .lessOrEqual
-    default: op
     }
   }
 

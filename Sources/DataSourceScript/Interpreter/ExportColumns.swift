@@ -196,20 +196,8 @@ struct TypeMask {
   /// A batch's types, read from its arrays without making a value where it can.
   mutating func add(_ batch: ValueBatch) {
     switch batch {
-    case .ints(let ints, let nulls):
-      if let nulls {
-        if nulls.contains(true) { add(.null) }
-        if nulls.contains(false) { add(.int) }
-      } else if !ints.isEmpty {
-        add(.int)
-      }
-    case .doubles(let doubles, let nulls):
-      if let nulls {
-        if nulls.contains(true) { add(.null) }
-        if nulls.contains(false) { add(.double) }
-      } else if !doubles.isEmpty {
-        add(.double)
-      }
+    case .ints(let ints, let nulls): add(.int, count: ints.count, nulls: nulls)
+    case .doubles(let doubles, let nulls): add(.double, count: doubles.count, nulls: nulls)
     case .texts(let texts):
       for i in 0..<batch.count {
         if texts.storedBytes(i) != nil { add(.text) } else { add(batch[i].type) }
@@ -219,6 +207,12 @@ struct TypeMask {
     case .bools, .values:
       for i in 0..<batch.count { add(batch[i].type) }
     }
+  }
+
+  /// `count` values of `type`, those `nulls` flags null.
+  private mutating func add(_ type: ValueType, count: Int, nulls: [Bool]?) {
+    if nulls?.contains(true) == true { add(.null) }
+    if nulls.map({ $0.contains(false) }) ?? (count > 0) { add(type) }
   }
 
   /// The types but null, as a set.
