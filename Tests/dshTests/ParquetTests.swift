@@ -249,6 +249,12 @@ struct ParquetTests {
       "SELECT count(DISTINCT row_group_id), min(stats_min_value), max(stats_max_value) FROM parquet_metadata('\(written)') WHERE path_in_schema = 'id'"
     )
     #expect(groups.last == ["3", "0", "299999"], "\(groups)")
+    // Text of few distinct values is written as a dictionary and its numbers; other columns plainly.
+    let encodings = try DuckDB.rows(
+      "SELECT path_in_schema, any_value(encodings) FROM parquet_metadata('\(written)') GROUP BY ALL ORDER BY 1"
+    )
+    #expect(encodings.contains(["name", "PLAIN, RLE, RLE_DICTIONARY"]), "\(encodings)")
+    #expect(encodings.contains(["id", "PLAIN, RLE"]), "\(encodings)")
     // pyarrow reads the types dsh wrote, and its copy of the table reads back as the same rows.
     let copy = "\(folder)/pyarrow.parquet"
     let types = try DSHProcess.runCommand(

@@ -5,7 +5,8 @@ import Foundation
 // `export … to "x.parquet"`: flat columns, every one optional, as pyarrow and DuckDB write a
 // table with nulls. Rows are taken a row group at a time (131,072 of them, so a reader that
 // skips groups by their statistics has something to skip), each column written as one data
-// page (v1) of PLAIN values under its definition levels, compressed by Snappy where this
+// page (v1) of PLAIN values under its definition levels (a text column of few distinct values
+// as a dictionary page and the values' numbers in it, as pyarrow and DuckDB write one), compressed by Snappy where this
 // machine has libsnappy. Each column chunk carries its null count, minimum and maximum, which
 // dsh, DuckDB and pyarrow read to skip row groups a `where` rules out.
 
@@ -98,6 +99,8 @@ package struct ParquetWriter {
     var uncompressed: Int64
     var compressed: Int64
     var pageOffset: Int64
+    /// Where its dictionary page starts, when it has one (before its data page).
+    var dictionaryOffset: Int64?
     var nulls: Int64
     var minimum: [UInt8]?
     var maximum: [UInt8]?
@@ -177,8 +180,32 @@ package struct ParquetWriter {
 
   /// Writes one column chunk: a page header and its page.
   private mutating func writeChunk(_ column: PendingColumn) -> ChunkRecord {
+    var uncompressed = 0
+    var compressed = 0
+    var dictionaryOffset: Int64?
+    var codec = ParquetCodec.uncompressed
+    if let (entries, page) = column.dictionaryPage() {
+      let stored: [UInt8]
+      (codec, stored) = ParquetCodecs.compressed(page)
+      var header = ThriftWriter()
+      header.structBody { h in
+        h.int32(1, 2)  // a dictionary page
+        h.int32(2, Int32(page.count))
+        h.int32(3, Int32(stored.count))
+        h.structure(7) { d in
+          d.int32(1, Int32(entries))
+          d.int32(2, ParquetEncoding.plain.rawValue)
+        }
+      }
+      dictionaryOffset = offset
+      emit(header.bytes)
+      emit(stored)
+      uncompressed += header.bytes.count + page.count
+      compressed += header.bytes.count + stored.count
+    }
     let page = column.page()
-    let (codec, stored) = ParquetCodecs.compressed(page)
+    let stored: [UInt8]
+    (codec, stored) = ParquetCodecs.compressed(page)
     var header = ThriftWriter()
     header.structBody { h in
       h.int32(1, 0)  // a data page
@@ -186,7 +213,7 @@ package struct ParquetWriter {
       h.int32(3, Int32(stored.count))
       h.structure(5) { d in
         d.int32(1, Int32(column.count))
-        d.int32(2, ParquetEncoding.plain.rawValue)
+        d.int32(2, (dictionaryOffset == nil ? ParquetEncoding.plain : .rleDictionary).rawValue)
         d.int32(3, ParquetEncoding.rle.rawValue)
         d.int32(4, ParquetEncoding.rle.rawValue)
       }
@@ -194,11 +221,13 @@ package struct ParquetWriter {
     let start = offset
     emit(header.bytes)
     emit(stored)
+    uncompressed += header.bytes.count + page.count
+    compressed += header.bytes.count + stored.count
     let (minimum, maximum) = column.bounds()
     return ChunkRecord(
-      codec: codec, values: Int64(column.count), uncompressed: Int64(header.bytes.count + page.count),
-      compressed: Int64(header.bytes.count + stored.count), pageOffset: start, nulls: Int64(column.nulls),
-      minimum: minimum, maximum: maximum)
+      codec: codec, values: Int64(column.count), uncompressed: Int64(uncompressed),
+      compressed: Int64(compressed), pageOffset: start, dictionaryOffset: dictionaryOffset,
+      nulls: Int64(column.nulls), minimum: minimum, maximum: maximum)
   }
 
   /// The footer: the schema, each row group's chunks and their statistics.
@@ -243,18 +272,19 @@ package struct ParquetWriter {
           g.list(1, of: .structure, count: group.chunks.count) { c, column in
             let chunk = group.chunks[column]
             c.structBody { cc in
-              cc.int64(2, chunk.pageOffset)
+              cc.int64(2, chunk.dictionaryOffset ?? chunk.pageOffset)
               cc.structure(3) { m in
                 m.int32(1, types[column].physical.rawValue)
-                m.list(2, of: .i32, count: 2) { l, i in
-                  l.element(i == 0 ? ParquetEncoding.plain.rawValue : ParquetEncoding.rle.rawValue)
-                }
+                let encodings: [ParquetEncoding] =
+                  chunk.dictionaryOffset == nil ? [.plain, .rle] : [.plain, .rle, .rleDictionary]
+                m.list(2, of: .i32, count: encodings.count) { l, i in l.element(encodings[i].rawValue) }
                 m.list(3, of: .binary, count: 1) { l, _ in l.element(names[column]) }
                 m.int32(4, chunk.codec.rawValue)
                 m.int64(5, chunk.values)
                 m.int64(6, chunk.uncompressed)
                 m.int64(7, chunk.compressed)
                 m.int64(9, chunk.pageOffset)
+                if let dictionary = chunk.dictionaryOffset { m.int64(11, dictionary) }
                 m.structure(12) { s in
                   s.int64(3, chunk.nulls)
                   if let maximum = chunk.maximum, let minimum = chunk.minimum {
@@ -303,6 +333,15 @@ private struct PendingColumn {
   private var mostText: [UInt8]?
   /// Whether some value is a NaN: it orders with nothing, and the chunk then states no bounds.
   private var sawNaN = false
+  /// A text column's distinct values, each with its number, while they are few enough for a
+  /// dictionary page (``mostEntries``, ``mostDictionaryBytes``); `nil` once they are not.
+  private var entries: [[UInt8]: UInt32]? = [:]
+  /// The dictionary's values, PLAIN, in the order of their numbers.
+  private var dictionaryValues: [UInt8] = []
+  /// Each value's number in the dictionary, in order.
+  private var codes: [UInt32] = []
+  private static let mostEntries = 1 << 16
+  private static let mostDictionaryBytes = 1 << 20
 
   init(type: ParquetColumnType) { self.type = type }
 
@@ -355,6 +394,22 @@ private struct PendingColumn {
     level(true)
     little(UInt32(bytes.count))
     plain += bytes
+    if entries != nil {
+      let key = Array(bytes)
+      if let code = entries?[key] {
+        codes.append(code)
+      } else if let known = entries?.count, known < Self.mostEntries,
+        dictionaryValues.count + 4 + bytes.count <= Self.mostDictionaryBytes,
+        // Most values new after the first thousands (emails, ids): no dictionary pays.
+        known < 4_096 || known * 2 < codes.count
+      {
+        entries?[key] = UInt32(known)
+        codes.append(UInt32(known))
+        dictionaryValues += ParquetWriter.littleEndian(UInt32(bytes.count)) + key
+      } else {
+        (entries, codes, dictionaryValues) = (nil, [], [])
+      }
+    }
     if leastText.map({ bytes.lexicographicallyPrecedes($0) }) ?? true { leastText = Array(bytes) }
     if mostText.map({ $0.lexicographicallyPrecedes(bytes) }) ?? true { mostText = Array(bytes) }
   }
@@ -404,7 +459,48 @@ private struct PendingColumn {
     }
     run.append(UInt8(header))
     run += levels
-    return ParquetWriter.littleEndian(UInt32(run.count)) + run + plain
+    return ParquetWriter.littleEndian(UInt32(run.count)) + run + (codedValues() ?? plain)
+  }
+
+  /// The bits a value's number takes in the dictionary, when the column is written by one: a
+  /// text column whose dictionary and numbers take less than its PLAIN values.
+  private var codeWidth: Int? {
+    guard type == .text, let entries, !entries.isEmpty else { return nil }
+    let width = max(1, Int.bitWidth - (entries.count - 1).leadingZeroBitCount)
+    return dictionaryValues.count + codes.count * width / 8 < plain.count * 9 / 10 ? width : nil
+  }
+
+  /// The dictionary page: its values' count and bytes, when the column is written by one.
+  func dictionaryPage() -> (entries: Int, bytes: [UInt8])? {
+    guard codeWidth != nil, let entries else { return nil }
+    return (entries.count, dictionaryValues)
+  }
+
+  /// The values as their numbers in the dictionary: their bit width, then one bit-packed run
+  /// of groups of eight (the last padded with zeros).
+  private func codedValues() -> [UInt8]? {
+    guard let width = codeWidth else { return nil }
+    let groups = (codes.count + 7) / 8
+    var out: [UInt8] = [UInt8(width)]
+    var header = UInt64(groups) << 1 | 1
+    while header >= 0x80 {
+      out.append(UInt8(header & 0x7F) | 0x80)
+      header >>= 7
+    }
+    out.append(UInt8(header))
+    out.reserveCapacity(out.count + groups * width)
+    var buffer: UInt64 = 0
+    var bits = 0
+    for index in 0..<groups * 8 {
+      buffer |= UInt64(index < codes.count ? codes[index] : 0) << UInt64(bits)
+      bits += width
+      while bits >= 8 {
+        out.append(UInt8(truncatingIfNeeded: buffer))
+        buffer >>= 8
+        bits -= 8
+      }
+    }
+    return out
   }
 
   /// The least and greatest values as PLAIN writes one (text without its length).
