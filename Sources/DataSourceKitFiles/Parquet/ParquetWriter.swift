@@ -180,37 +180,20 @@ package struct ParquetWriter {
 
   /// Writes one column chunk: a page header and its page.
   private mutating func writeChunk(_ column: PendingColumn) -> ChunkRecord {
-    var uncompressed = 0
-    var compressed = 0
+    var sizes = (uncompressed: 0, compressed: 0)
     var dictionaryOffset: Int64?
-    var codec = ParquetCodec.uncompressed
     if let (entries, page) = column.dictionaryPage() {
-      let stored: [UInt8]
-      (codec, stored) = ParquetCodecs.compressed(page)
-      var header = ThriftWriter()
-      header.structBody { h in
-        h.int32(1, 2)  // a dictionary page
-        h.int32(2, Int32(page.count))
-        h.int32(3, Int32(stored.count))
+      dictionaryOffset = offset
+      let written = emitPage(type: 2, page) { h in
         h.structure(7) { d in
           d.int32(1, Int32(entries))
           d.int32(2, ParquetEncoding.plain.rawValue)
         }
       }
-      dictionaryOffset = offset
-      emit(header.bytes)
-      emit(stored)
-      uncompressed += header.bytes.count + page.count
-      compressed += header.bytes.count + stored.count
+      sizes = (sizes.uncompressed + written.uncompressed, sizes.compressed + written.compressed)
     }
-    let page = column.page()
-    let stored: [UInt8]
-    (codec, stored) = ParquetCodecs.compressed(page)
-    var header = ThriftWriter()
-    header.structBody { h in
-      h.int32(1, 0)  // a data page
-      h.int32(2, Int32(page.count))
-      h.int32(3, Int32(stored.count))
+    let start = offset
+    let written = emitPage(type: 0, column.page()) { h in
       h.structure(5) { d in
         d.int32(1, Int32(column.count))
         d.int32(2, (dictionaryOffset == nil ? ParquetEncoding.plain : .rleDictionary).rawValue)
@@ -218,16 +201,30 @@ package struct ParquetWriter {
         d.int32(4, ParquetEncoding.rle.rawValue)
       }
     }
-    let start = offset
-    emit(header.bytes)
-    emit(stored)
-    uncompressed += header.bytes.count + page.count
-    compressed += header.bytes.count + stored.count
+    sizes = (sizes.uncompressed + written.uncompressed, sizes.compressed + written.compressed)
     let (minimum, maximum) = column.bounds()
     return ChunkRecord(
-      codec: codec, values: Int64(column.count), uncompressed: Int64(uncompressed),
-      compressed: Int64(compressed), pageOffset: start, dictionaryOffset: dictionaryOffset,
+      codec: written.codec, values: Int64(column.count), uncompressed: Int64(sizes.uncompressed),
+      compressed: Int64(sizes.compressed), pageOffset: start, dictionaryOffset: dictionaryOffset,
       nulls: Int64(column.nulls), minimum: minimum, maximum: maximum)
+  }
+
+  /// Writes a page of `type` (0 data, 2 dictionary), compressed, after its header, whose own
+  /// part `details` writes; what it took before and after compression, with the codec.
+  private mutating func emitPage(type: Int32, _ page: [UInt8], details: (inout ThriftWriter) -> Void) -> (
+    codec: ParquetCodec, uncompressed: Int, compressed: Int
+  ) {
+    let (codec, stored) = ParquetCodecs.compressed(page)
+    var header = ThriftWriter()
+    header.structBody { h in
+      h.int32(1, type)
+      h.int32(2, Int32(page.count))
+      h.int32(3, Int32(stored.count))
+      details(&h)
+    }
+    emit(header.bytes)
+    emit(stored)
+    return (codec, header.bytes.count + page.count, header.bytes.count + stored.count)
   }
 
   /// The footer: the schema, each row group's chunks and their statistics.
