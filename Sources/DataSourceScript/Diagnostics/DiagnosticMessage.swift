@@ -205,6 +205,7 @@ public enum DiagnosticMessage: Sendable, Equatable {
       switch tool {
       case "SQL": "'\(command)' starts SQL, which dsh does not read as a statement; \(instead)"
       case ForeignCommand.sqlWordTool: "'\(command)' is SQL's, not dsh's; in dsh: \(instead)"
+      case ForeignCommand.spelledOutTool: "'\(command)' is written \(instead) in dsh"
       default: "'\(command)' is \(tool)'s, not dsh's; in dsh: \(instead)"
       }
     case .unknownCommand(let name, let suggestion):

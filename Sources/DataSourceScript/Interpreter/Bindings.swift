@@ -24,9 +24,18 @@ final class BindingTable {
   func binding(named name: Identifier) throws(Diagnostic) -> Binding {
     guard let binding = values[name.name] else {
       throw Diagnostic(
-        .unknownName(name.name, suggestion: suggestion(for: name.name, among: order)), at: name.range)
+        .unknownName(
+          name.name, suggestion: suggestion(for: name.name, among: order) ?? Self.partOfOne(name.name, order)),
+        at: name.range)
     }
     return binding
+  }
+
+  /// The one name that has `word` as one of its parts between underscores (`weather` for
+  /// `seattle_weather`, the name `dsh seattle-weather.csv` binds), or `nil`.
+  private static func partOfOne(_ word: String, _ names: [String]) -> String? {
+    let matches = names.filter { $0.split(separator: "_").contains { $0 == word } }
+    return matches.count == 1 ? matches[0] : nil
   }
 
   /// Looks a name up for an expression, remembering that the statement depends on it.

@@ -54,6 +54,8 @@ enum ForeignCommand {
 
   /// The tool named for a word of SQL inside a statement (`like`), not at its start.
   static let sqlWordTool = "SQL word"
+  /// A word of dsh's spelt out in full (`descending` for `desc`).
+  static let spelledOutTool = "spelt out"
 
   /// The dsh way to say what a word of SQL inside a query says (`where name like …`, `order by`),
   /// or `nil` for a word with no such habit.
@@ -65,6 +67,18 @@ enum ForeignCommand {
     case "order": "sort by FIELD [desc], …"
     case "having": "group by … with n = count() | where n > 1"
     case "offset": "| offset N"
+    default: nil
+    }
+  }
+
+  /// Another tool's word for one of dsh's stages (dplyr's, pandas'), with the tool and the dsh
+  /// way; `nil` for any other word.
+  static func pipelineWord(_ word: String) -> (tool: String, instead: String)? {
+    switch word.lowercased() {
+    case "filter": ("dplyr", "where CONDITION")
+    case "mutate": ("dplyr", "extend NAME = EXPRESSION")
+    case "arrange": ("dplyr", "sort by FIELD [desc]")
+    case "head": ("pandas", "limit N")
     default: nil
     }
   }

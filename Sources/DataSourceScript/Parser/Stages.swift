@@ -19,6 +19,9 @@ extension Parser {
       throw Diagnostic(
         .foreignCommand(word, tool: ForeignCommand.sqlWordTool, instead: instead), at: current.range)
     }
+    if let (tool, instead) = ForeignCommand.pipelineWord(word) {
+      throw Diagnostic(.foreignCommand(word, tool: tool, instead: instead), at: current.range)
+    }
     // `| age > 30` and `| total = price * qty`: a condition without its `where`, a field
     // without its `extend`.
     if position + 1 < tokens.count, case .symbol(let symbol) = tokens[position + 1].kind,
@@ -277,6 +280,15 @@ extension Parser {
       direction = .ascending
     } else if consumeWord(Keyword.desc) {
       direction = .descending
+    } else if case .identifier(let word) = current.kind,
+      ["descending", "ascending"].contains(word.lowercased())
+    {
+      // dplyr's desc(), pandas' ascending=False, spelt out: dsh's words are SQL's.
+      throw Diagnostic(
+        .foreignCommand(
+          word, tool: ForeignCommand.spelledOutTool,
+          instead: word.lowercased().hasPrefix("desc") ? "desc" : "asc"),
+        at: current.range)
     }
     return SortKey(expression: expression, direction: direction)
   }
