@@ -19,7 +19,8 @@
 #   packages the tests start (apt-get, first run only)   about a minute of download
 #   DuckDB's CLI (pip, first run only)                   ~20 s of download
 #   swift format lint                                    ~10 s
-#   doc comments checked, DocC catalogs built            ~1 min (symbol graphs of 4 targets)
+#   doc comments checked, DocC catalogs built            ~1 min (symbol graphs of 4 targets; skipped
+#                                                        when no doc or public declaration changed)
 #   swift build --build-tests (the one debug build)      ~4 min
 #   install check, from that same debug build            ~10 s (the manual's plugin)
 #   swift test                                           ~4-5 min (suites run in parallel; the
@@ -119,16 +120,28 @@ step_done "swift build --build-tests"
 # build (the toolchain's docc: Scripts/docs.sh), from the symbol graphs of the build above (after
 # it, so that its log, checked for warnings, is the one that compiles).
 quietly python3 Scripts/check-docs.py
-# The engine's catalog builds with no warning at all: every parameter documented, every link
-# resolved (an app developer reads it first).
-quietly Scripts/docs.sh DataSourceKit --warnings-as-errors
-# docs/API.md lists the engine's public API from that symbol graph: a change of the API is a
-# change of that file, seen in review.
-quietly python3 Scripts/api.py --check
-for target in DataSourceKitValues DataSourceKitFiles DataSourceKitSQLite DataSourceKitHTTP; do
-  quietly Scripts/docs.sh "$target"
-done
-echo "documentation: every public declaration commented, the catalogs built (the engine's without warnings)" >&2
+# The catalogs are built again only when what they are made of changed since they last built
+# without fault here: the doc comments, the public and open declarations, the catalogs' own
+# files and docs/API.md (a clean clone, as CI's, always builds them).
+docs_stamp=.build-docs/built-from
+docs_source=$( { grep -rhE '^[[:space:]]*(///|public |open |@_spi)' Sources --include='*.swift'; \
+  find Sources -path '*.docc/*' -type f -print0 | sort -z | xargs -0 cat; cat docs/API.md; } | sha256sum | cut -d' ' -f1)
+if [ -f "$docs_stamp" ] && [ "$(cat "$docs_stamp")" = "$docs_source" ]; then
+  echo "documentation: every public declaration commented; the catalogs unchanged since they last built (.build-docs)" >&2
+else
+  rm -f "$docs_stamp"
+  # The engine's catalog builds with no warning at all: every parameter documented, every link
+  # resolved (an app developer reads it first).
+  quietly Scripts/docs.sh DataSourceKit --warnings-as-errors
+  # docs/API.md lists the engine's public API from that symbol graph: a change of the API is a
+  # change of that file, seen in review.
+  quietly python3 Scripts/api.py --check
+  for target in DataSourceKitValues DataSourceKitFiles DataSourceKitSQLite DataSourceKitHTTP; do
+    quietly Scripts/docs.sh "$target"
+  done
+  echo "$docs_source" > "$docs_stamp"
+  echo "documentation: every public declaration commented, the catalogs built (the engine's without warnings)" >&2
+fi
 step_done "documentation"
 # An app that depends on the engine alone, without the default trait, resolves no other package.
 app=$(mktemp -d)

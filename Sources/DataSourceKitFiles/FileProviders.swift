@@ -8,7 +8,8 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
   public let path: String
   /// The path as the user wrote it, for messages and `describe`.
   public let displayPath: String
-  /// The byte between fields (a comma unless said otherwise).
+  /// The byte between fields given (a comma unless said otherwise; a comma too when the file's
+  /// first lines choose it, ``CSVDialect/findsDelimiter``).
   public var delimiter: UInt8 { dialect.delimiter }
   /// How the file is written: its delimiter, its header, the lines before it.
   public let dialect: CSVDialect
@@ -39,7 +40,8 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
   ///
   /// - Parameters:
   ///   - displayPath: the path as written, when `path` was resolved against a folder.
-  ///   - delimiter: the byte between fields, `,` unless given.
+  ///   - delimiter: the byte between fields, `,` unless given; `nil` to find it from the file's
+  ///     first lines (`;`, a tab or `|` where the header holds no comma and the rows agree).
   ///   - header: whether the first row names the columns (else `column0`, `column1`, …).
   ///   - skip: lines passed over before the header.
   ///   - member: the file of a zip archive to read.
@@ -47,14 +49,16 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
   ///   - progress: counts bytes and rows while the file loads.
   ///   - access: which files may be read, checked on the file opened at every load.
   public init(
-    path: String, displayPath: String? = nil, delimiter: UInt8 = UInt8(ascii: ","), header: Bool = true,
+    path: String, displayPath: String? = nil, delimiter: UInt8? = UInt8(ascii: ","), header: Bool = true,
     skip: Int = 0, member: String? = nil, inflatedLimit: Int? = nil, options: ReadOptions = ReadOptions(),
     progress: LoadProgress? = nil, access: FileAccess? = nil
   ) {
     self.options = options
     self.path = path
     self.displayPath = displayPath ?? path
-    self.dialect = CSVDialect(delimiter: delimiter, hasHeader: header, skippedLines: max(0, skip))
+    self.dialect = CSVDialect(
+      delimiter: delimiter ?? UInt8(ascii: ","), hasHeader: header, skippedLines: max(0, skip),
+      findsDelimiter: delimiter == nil)
     self.member = member
     self.inflatedLimit = inflatedLimit
     self.progress = progress

@@ -123,6 +123,7 @@ struct PostgresDialect: SQLGroupingDialect {
     case .text: .inMemory(because: "the server writes a double's digits otherwise")
     case .year, .month, .day, .weekday, .hour, .date, .timestamp, .days:
       .inMemory(because: "not written for the server's date types yet")
+    case .strftime: .inMemory(because: "the server's to_char writes dates by other codes")
     case .matches: .inMemory(because: "the server's regular expressions are not ICU's")
     case .split: .inMemory(because: "not written for the server's arrays yet")
     }

@@ -220,6 +220,7 @@ struct SQLiteDialect: SQLGroupingDialect {
     case .text: .inMemory(because: "SQLite writes a real's digits otherwise")
     case .year, .month, .day, .weekday, .hour, .date, .timestamp, .days:
       .inMemory(because: "SQLite's date functions read other spellings than dsh's dates")
+    case .strftime: .inMemory(because: "SQLite's strftime reads dates as text and knows fewer codes")
     case .matches: .inMemory(because: "SQLite has no regular expressions")
     case .split: .inMemory(because: "SQLite has no lists")
     }

@@ -36,6 +36,13 @@ struct DSH: AsyncParsableCommand {
   @Option(name: .customShort("c"), help: ArgumentHelp("Run a statement (repeatable).", valueName: "text"))
   var commands: [String] = []
 
+  @Option(
+    name: .customLong("null"),
+    help: ArgumentHelp(
+      "Read this text as null in the data files opened (as csv FILE null \"NA\"; repeatable).",
+      valueName: "text"))
+  var nullMarkers: [String] = []
+
   @Flag(help: "Stop at the first statement that fails.")
   var bail = false
 
@@ -96,9 +103,10 @@ struct DSH: AsyncParsableCommand {
   }
 
   func run() async throws {
-    try await Invocation(
-      scripts: scripts, commands: commands, bail: bail, echo: echo, interactive: interactive, safe: safe
-    ).run()
+    var invocation = Invocation(
+      scripts: scripts, commands: commands, bail: bail, echo: echo, interactive: interactive, safe: safe)
+    invocation.nullMarkers = nullMarkers
+    try await invocation.run()
   }
 }
 
@@ -111,6 +119,8 @@ struct Invocation {
   var echo = false
   var interactive = false
   var safe = false
+  /// `--null TEXT`: read as null in the data files opened.
+  var nullMarkers: [String] = []
 
   init(scripts: [String], commands: [String], bail: Bool, echo: Bool, interactive: Bool, safe: Bool) {
     self.scripts = scripts
@@ -208,7 +218,7 @@ struct Invocation {
     for script in scripts where !session.quitRequested {
       let dataFile: DataFileArgument?
       do {
-        dataFile = try DataFileArgument(path: script)
+        dataFile = try DataFileArgument(path: script, nullMarkers: nullMarkers)
       } catch {
         StandardOutput.write("\(error)\n", to: STDERR_FILENO)
         succeeded = false
@@ -216,12 +226,22 @@ struct Invocation {
         continue
       }
       if var dataFile {
+        // Two files of one stem (`dsh g.csv g.json`): the later is bound under a name of its
+        // own, and told, rather than binding `g` again over the first.
+        for (was, now) in dataFile.rename(avoiding: Set(session.boundNames)) {
+          StandardOutput.write(
+            "note: \(Secrets.redacted(script)): bound as \(now), since \(was) names another file\n",
+            to: STDERR_FILENO)
+        }
         // Each table alone: one a marker breaks ('NA' in an INTEGER column, as sqlite3's .import
         // leaves it) is reported with the line that opens it, and the others are bound.
         var bound: [String] = []
         for binding in dataFile.bindings {
           let opening = SourceFile(name: "(opening \(Secrets.redacted(script)))", text: binding.statement)
-          if await session.run(opening, bail: true) {
+          session.opensCommandLineFiles = true
+          let opened = await session.run(opening, bail: true)
+          session.opensCommandLineFiles = false
+          if opened {
             bound.append(binding.name)
             continue
           }

@@ -9,14 +9,16 @@ import Foundation
 /// may be a URL, and a PostgreSQL server a `postgresql://` one (described, its tables not bound).
 struct DataFileArgument {
   /// The name it is bound under (`people` for `people.csv`); `nil` for a database.
-  let name: String?
+  var name: String?
   /// The statements that bind it: one for a file, one per table or view of a database, each
   /// with the name it binds.
-  let bindings: [(name: String, statement: String)]
+  var bindings: [(name: String, statement: String)]
   /// The names a database's tables are bound under.
   var tableNames: [String] = []
   /// The statement that shows it: `show NAME`, or `describe` of a database.
-  let showing: String
+  var showing: String
+  /// The file's extension as read (`json` for `g.json.gz`), which tells apart files of one stem.
+  private(set) var kind = ""
 
   /// The extensions a data file is opened by; anything else but `.dsh` (or no extension, a
   /// script with a `#!` line) is refused.
@@ -29,9 +31,14 @@ struct DataFileArgument {
   static let databaseExtensions: Set = ["db", "sqlite", "sqlite3"]
 
   /// The data file `path` names, `nil` for a script.
+  ///
+  /// - Parameter nullMarkers: texts read as null (`--null NA`), added to each binding of a
+  ///   source that takes them (CSV, JSON, a database's tables; a Parquet file has nulls of its
+  ///   own).
   /// - Throws: ``Refusal`` for a file of another kind.
-  init?(path: String) throws {
+  init?(path: String, nullMarkers: [String] = []) throws {
     let literal = Self.quoted(path)
+    let nulls = nullMarkers.isEmpty ? "" : " null " + nullMarkers.map(Self.quoted).joined(separator: ", ")
     // A PostgreSQL server, as psql takes one: what it holds is what there is to show.
     if path.hasPrefix("postgresql://") || path.hasPrefix("postgres://") {
       (name, bindings, showing) = (nil, [], "describe postgres \(literal)")
@@ -57,17 +64,18 @@ struct DataFileArgument {
       }
     }
     if path == "-" || (ext.isEmpty && !isURL) || ext == "dsh" { return nil }
+    kind = ext
     guard Self.extensions.contains(ext), !(isURL && Self.databaseExtensions.contains(ext)) else {
       throw Refusal(path: path, isURL: isURL)
     }
     let bound = Self.name(for: (file as NSString).deletingPathExtension)
     switch ext {
     case "csv":
-      (name, bindings) = (bound, [(bound, "let \(bound) = csv \(literal)")])
+      (name, bindings) = (bound, [(bound, "let \(bound) = csv \(literal)\(nulls)")])
     case "tsv", "tab":
-      (name, bindings) = (bound, [(bound, "let \(bound) = csv \(literal) delimiter \"\\t\"")])
+      (name, bindings) = (bound, [(bound, "let \(bound) = csv \(literal) delimiter \"\\t\"\(nulls)")])
     case "json", "jsonl", "ndjson":
-      (name, bindings) = (bound, [(bound, "let \(bound) = json \(literal)")])
+      (name, bindings) = (bound, [(bound, "let \(bound) = json \(literal)\(nulls)")])
     case "parquet":
       (name, bindings) = (bound, [(bound, "let \(bound) = parquet \(literal)")])
     default:
@@ -89,12 +97,44 @@ struct DataFileArgument {
         return name
       }
       bindings = zip(tables, tableNames).map {
-        ($1, "let \($1) = sqlite \(literal) table \(Self.quoted($0.name))")
+        ($1, "let \($1) = sqlite \(literal) table \(Self.quoted($0.name))\(nulls)")
       }
       showing = "describe sqlite \(literal)"
       return
     }
     showing = "show \(bound)"
+  }
+
+  /// Binds under other names what would take a name an earlier file took (`dsh g.csv g.json`:
+  /// the JSON file is `g_json`, not a silent `let g` over the CSV's), and returns each name
+  /// changed, the old beside the new.
+  mutating func rename(avoiding taken: Set<String>) -> [(was: String, now: String)] {
+    var changed: [(was: String, now: String)] = []
+    var used = taken
+    for index in bindings.indices {
+      let old = bindings[index].name
+      guard used.contains(old) else {
+        used.insert(old)
+        continue
+      }
+      var new = Self.name(for: old + "_" + kind)
+      var suffix = 2
+      while used.contains(new) {
+        new = Self.name(for: old + "_" + kind) + "_\(suffix)"
+        suffix += 1
+      }
+      used.insert(new)
+      let statement = bindings[index].statement
+      // Every binding statement starts `let NAME = `.
+      bindings[index] = (new, "let \(new)" + statement.dropFirst("let \(old)".count))
+      changed.append((old, new))
+      if name == old {
+        name = new
+        showing = "show \(new)"
+      }
+      if let table = tableNames.firstIndex(of: old) { tableNames[table] = new }
+    }
+    return changed
   }
 
   /// `text` as a string literal of the language.

@@ -20,6 +20,9 @@ struct TypesTests {
     // 2026-11-23 is a Monday, 1970-01-01 a Thursday.
     #expect(CalendarDate.weekday(days: CalendarDate.days(year: 2026, month: 11, day: 23)!) == 1)
     #expect(CalendarDate.weekday(days: 0) == 4)
+    // The years dsh reads, and no day past them.
+    #expect(CalendarDate.dayRange.lowerBound == CalendarDate.days(year: 1, month: 1, day: 1))
+    #expect(CalendarDate.dayRange.upperBound == CalendarDate.days(year: 9999, month: 12, day: 31))
     #expect(CalendarDate.isoText(days: -1) == "1969-12-31")
     #expect(CalendarDate.isoText(microseconds: -1) == "1969-12-31T23:59:59.999999Z")
   }

@@ -96,7 +96,10 @@ struct AnswersTests {
       ("show p | offset x", "expected a number of items after 'offset'"),
       ("show p | ofset 2", "unknown stage 'ofset'; did you mean 'offset'?"),
       ("show p | group by team with m = median(name)", "median does not take name (text)"),
-      ("show p | group by team with count()", "expected 'NAME = AGGREGATE' after with"),
+      (
+        "show p | group by team with count()",
+        "an aggregate after with names the field it makes, as in: with n = count()"
+      ),
       ("export p to \"/tmp\"", "cannot write '/tmp': it is a folder; name a file in it, as '/tmp/data.csv'"),
     ] {
       let (_, output, ok) = await run("let p = csv \"Scripts/data/people.csv\"\n" + statement)

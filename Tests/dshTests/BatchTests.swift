@@ -246,7 +246,8 @@ struct BatchTests {
   func versionAndHelp() throws {
     #expect(try DSHProcess.run(["--version"]).output == "0.1.0\n")
     let help = try DSHProcess.run(["--help"]).output
-    #expect(help.contains("USAGE: dsh [<scripts> ...] [-c <text> ...] [--bail] [--echo] [-i]"))
+    #expect(
+      help.contains("USAGE: dsh [<scripts> ...] [-c <text> ...] [--null <text> ...] [--bail] [--echo] [-i]"))
     let bad = try DSHProcess.run(["--frobnicate"])
     #expect(bad.status != 0)
     #expect(bad.output.contains("Unknown option '--frobnicate'"))

@@ -63,6 +63,9 @@ struct DeclaredWordsOracleTests {
     case .timestamp:
       return a.count == 1 ? "strftime(TRY_CAST(\(a[0]) AS TIMESTAMP), '%Y-%m-%dT%H:%M:%SZ')" : nil
     case .days: return "date_diff('day', \(a[0]), \(a[1]))"
+    // DuckDB stops the statement at a format it cannot read: compared with the formats dsh
+    // writes, in `strftimeAgainstDuckDB`.
+    case .strftime: return nil
     // A test of a null text is false in dsh, as every comparison with null is; NULL in SQL.
     case .startsWith: return "coalesce(starts_with(\(a[0]), \(a[1])), false)"
     case .endsWith: return "coalesce(ends_with(\(a[0]), \(a[1])), false)"

@@ -28,6 +28,12 @@ public enum CalendarDate {
     return era * 146_097 + dayOfEra - 719_468
   }
 
+  /// The day numbers of the years dsh reads (0001-01-01 to 9999-12-31).
+  static let dayRange = -719_162...2_932_896
+
+  /// Whether day number `days` falls in the years dsh reads.
+  public static func holds(days: Int) -> Bool { dayRange.contains(days) }
+
   /// The calendar date of a day number.
   public static func civil(days: Int) -> (year: Int, month: Int, day: Int) {
     let z = days + 719_468
@@ -112,8 +118,13 @@ public enum CalendarDate {
 
   /// A date written `YYYY-MM-DD`, read straight from the bytes: what the reader of a
   /// million-row CSV calls for every field of a date column.
-  public static func parseISODate(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-    guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
+  ///
+  /// - Parameter separator: the byte between the parts: `-`, or `/` for `YYYY/MM/DD`, which a
+  ///   CSV file's column may be written in (as DuckDB reads it).
+  public static func parseISODate(_ bytes: UnsafeBufferPointer<UInt8>, separator: UInt8 = UInt8(ascii: "-"))
+    -> Int?
+  {
+    guard bytes.count == 10, bytes[4] == separator, bytes[7] == separator else { return nil }
     func number(_ range: Range<Int>) -> Int? {
       var value = 0
       for i in range {
@@ -298,9 +309,18 @@ public enum CalendarDate {
     var out = ""
     var characters = format.makeIterator()
     while let c = characters.next() {
-      guard c == "%", let code = characters.next() else {
+      guard c == "%", var code = characters.next() else {
         out.append(c)
         continue
+      }
+      // `%-d`: the number without its leading zeros, as DuckDB's and glibc's strftime write it.
+      var unpadded = false
+      if code == "-", let next = characters.next() {
+        unpadded = true
+        code = next
+      }
+      func pad(_ value: Int, _ width: Int) -> String {
+        unpadded ? String(value) : CalendarDate.pad(value, width)
       }
       switch code {
       case "Y": out += pad(y, 4)

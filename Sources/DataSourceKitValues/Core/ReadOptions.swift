@@ -150,11 +150,19 @@ public struct CSVDialect: Sendable, Equatable {
   public var hasHeader: Bool
   /// Lines passed over at the start, before the header (or the first row), whatever they hold.
   public var skippedLines: Int
+  /// Whether the delimiter was not given, so the file's first lines choose it: `;`, a tab or
+  /// `|` when the header holds no comma and each row after it as many of that byte as the
+  /// header (see ``found(in:)``); else ``delimiter``.
+  public var findsDelimiter: Bool
 
   /// A dialect: commas, a header, nothing skipped unless given.
-  public init(delimiter: UInt8 = UInt8(ascii: ","), hasHeader: Bool = true, skippedLines: Int = 0) {
+  public init(
+    delimiter: UInt8 = UInt8(ascii: ","), hasHeader: Bool = true, skippedLines: Int = 0,
+    findsDelimiter: Bool = false
+  ) {
     self.delimiter = delimiter
     self.hasHeader = hasHeader
     self.skippedLines = skippedLines
+    self.findsDelimiter = findsDelimiter
   }
 }

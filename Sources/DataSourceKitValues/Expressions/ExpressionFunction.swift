@@ -59,6 +59,9 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
   case timestamp
   /// `days(from, to)`: the days from the first date to the second.
   case days
+  /// `strftime(date or timestamp, format)`: the date written by a strftime format, as
+  /// DuckDB's `strftime` writes it (English names, UTC).
+  case strftime
   /// `starts_with(text, prefix)`, what `text starts with prefix` says.
   case startsWith = "starts_with"
   /// `ends_with(text, suffix)`, what `text ends with suffix` says.
@@ -102,6 +105,7 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     case .date: "date(text[, format]) or date(timestamp) → date"
     case .timestamp: "timestamp(text[, format]) or timestamp(date) → timestamp"
     case .days: "days(from, to) → int (days from the first date to the second)"
+    case .strftime: "strftime(date or timestamp, format) → text (%Y %m %d %b %B %a %A %j %H %M %S …)"
     case .startsWith: "starts_with(text, prefix) → bool (text starts with prefix)"
     case .endsWith: "ends_with(text, suffix) → bool (text ends with suffix)"
     case .like: "like(text, pattern) → bool (text like pattern: % any characters, _ one)"
@@ -152,6 +156,7 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     case .timestamp:
       ("timestamp(\"2000-01-01 09:30\", \"%Y-%m-%d %H:%M\")", "timestamp(\"2000-01-01T09:30:00Z\")")
     case .days: ("days(date(\"2000-01-01\"), date(\"2000-03-01\"))", "60")
+    case .strftime: ("strftime(date(\"2012-01-05\"), \"%d/%m/%Y\")", "\"05/01/2012\"")
     case .startsWith: ("starts_with(\"Lovelace\", \"Love\")", "true")
     case .endsWith: ("ends_with(\"Lovelace\", \"lace\")", "true")
     case .like: ("like(\"Lovelace\", \"L_ve%\")", "true")
@@ -169,7 +174,7 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
       .hour:
       1...1
     case .round, .date, .timestamp: 1...2
-    case .days, .startsWith, .endsWith, .like, .ilike, .matches, .split: 2...2
+    case .days, .strftime, .startsWith, .endsWith, .like, .ilike, .matches, .split: 2...2
     case .substr, .replace, .if: 3...3
     case .coalesce: 1...Int.max
     }
@@ -247,6 +252,9 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     case .days:
       problems = [check(0, [.date]), check(1, [.date])]
       result = .int
+    case .strftime:
+      problems = [check(0, dates), check(1, [.text])]
+      result = .text
     case .startsWith, .endsWith, .like, .ilike, .matches:
       problems = [check(0, [.text]), check(1, [.text])]
       result = .bool
@@ -533,6 +541,15 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     case .days:
       guard case .date(let a) = values[0], case .date(let b) = values[1] else { return mismatch() }
       return .int(b - a)
+    case .strftime:
+      guard let format = text(1) else { return mismatch() }
+      switch values[0] {
+      case .date(let days):
+        return Self.bounded(CalendarDate.format(days, isTimestamp: false, format: format), notes: notes)
+      case .timestamp(let micros):
+        return Self.bounded(CalendarDate.format(micros, isTimestamp: true, format: format), notes: notes)
+      default: return mismatch()
+      }
     case .coalesce, .if:
       return .null  // handled in compiled(_:notes:)
     }

@@ -127,6 +127,8 @@ package struct SortTerm: Sendable, Equatable {
 package enum ExpressionNote: Hashable, Sendable {
   case divisionByZero
   case overflow
+  /// Days added to a date past the years dsh reads (1 to 9999).
+  case dateOutOfRange
   /// A text (`x + x`, `replace`) that would be longer than ``Value/maximumTextLength`` bytes.
   case textTooLong
   /// A conversion (`int("x")`, `date("May", "%Y")`) that found no value.
@@ -165,6 +167,7 @@ package enum ExpressionNote: Hashable, Sendable {
     switch self {
     case .divisionByZero: return "division by zero gave null \(times)"
     case .overflow: return "a result beyond 64-bit integers gave null \(times)"
+    case .dateOutOfRange: return "a date before 0001-01-01 or after 9999-12-31 gave null \(times)"
     case .textTooLong:
       return "a text longer than \(Value.maximumTextLength) bytes gave null \(times)"
     case .notConvertible(let function, let example):
@@ -428,6 +431,16 @@ enum Arithmetic {
         return .double(op == .divide ? x / y : fmod(x, y))
       default: return .null
       }
+    // A date and a number of days, as DuckDB's `date + 1`: a date, within the years dsh reads
+    // (1 to 9999), else null with a note.
+    case (.date(let d), .int(let n)) where op == .add || op == .subtract,
+      (.int(let n), .date(let d)) where op == .add:
+      let (days, overflow) = op == .add ? d.addingReportingOverflow(n) : d.subtractingReportingOverflow(n)
+      guard !overflow, CalendarDate.holds(days: days) else {
+        notes?.add(.dateOutOfRange)
+        return .null
+      }
+      return .date(days)
     case (.string(let x), .string(let y)) where op == .add:
       guard x.utf8.count + y.utf8.count <= Value.maximumTextLength else {
         notes?.add(.textTooLong)

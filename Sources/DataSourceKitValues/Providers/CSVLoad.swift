@@ -46,6 +46,8 @@ final class CSVLoad {
     self.sampleOnly = sampleOnly
     self.file = file
     self.path = path
+    // A delimiter not given is found from the file's first lines, as DuckDB's sniffer does.
+    let dialect = dialect.findsDelimiter ? dialect.found(in: file) : dialect
     self.delimiter = dialect.delimiter
     self.dialect = dialect
     self.options = options

@@ -138,13 +138,16 @@ extension CSVReader {
         return "it holds integers beyond 2^53 beside fractions (\(example)), which a double would round; "
           + "types {\(name): double} reads it as numbers, rounded"
       }
+      if type == .date, kind == .date || kind == .slashDate {
+        return "it holds dates written with - and with / (\(example)), which no one format reads"
+      }
       let had = type.map { "\($0.rawValue)s" } ?? "values"
       let kindName =
         switch kind {
         case .int, .wideInt: "an int"
         case .double: "a double"
         case .bool: "a bool"
-        case .date: "a date"
+        case .date, .slashDate: "a date"
         case .timestamp: "a timestamp"
         case .exactText, .text: "a text"
         }
@@ -262,6 +265,9 @@ extension CSVReader {
   /// What a field's text is, for inferring its column's type.
   enum FieldKind {
     case int, wideInt, double, bool, date, timestamp
+    /// A date written `YYYY/MM/DD`, which DuckDB reads as a date too; a column holds dates
+    /// written one way.
+    case slashDate
     /// An integer written with leading zeros (`02134`) or beyond 64 bits: it must stay text.
     case exactText
     case text
@@ -277,6 +283,9 @@ extension CSVReader {
     }
     if parseBool(field) != nil { return .bool }
     if field.count == 10, CalendarDate.parseISODate(field) != nil { return .date }
+    if field.count == 10, CalendarDate.parseISODate(field, separator: UInt8(ascii: "/")) != nil {
+      return .slashDate
+    }
     if field.count >= 16, CalendarDate.parseISOTimestamp(field) != nil { return .timestamp }
     return .text
   }
@@ -382,6 +391,8 @@ extension CSVReader {
     private var bools: [UInt8] = []
     /// The dates parsed lately: a column's dates repeat (a few thousand days in a million rows).
     private var dates = DateCache()
+    /// The byte between a date's parts in this column: `-`, or `/` for `YYYY/MM/DD`.
+    private var dateSeparator = UInt8(ascii: "-")
     private var nulls: NullMask?
 
     /// Makes room for rows up to `count` (a new chunk's).
@@ -428,7 +439,9 @@ extension CSVReader {
         else { return false }
         doubles[row] = value
       case .date?:
-        guard field.count == 10, let days = dates.days(of: field) else { return false }
+        guard field.count == 10, let days = dates.days(of: field, separator: dateSeparator) else {
+          return false
+        }
         ints[row] = days
       case .timestamp?:
         guard field.count >= 16, let micros = CalendarDate.parseISOTimestamp(field) else { return false }
@@ -453,13 +466,18 @@ extension CSVReader {
       case (nil, .double), (.int?, .double), (.double?, .int), (.double?, .double):
         needed = wide ? nil : .double
       case (nil, .bool), (.bool?, .bool): needed = .bool
-      case (nil, .date), (.date?, .date): needed = .date
-      case (nil, .timestamp), (.date?, .timestamp), (.timestamp?, .date), (.timestamp?, .timestamp):
-        needed = .timestamp
+      case (nil, .date), (nil, .slashDate): needed = .date
+      // Dates written one way: `-` beside `/` is text, as DuckDB reads it; a timestamp is
+      // written with `-`.
+      case (.date?, .date) where dateSeparator == UInt8(ascii: "-"): needed = .date
+      case (.date?, .slashDate) where dateSeparator == UInt8(ascii: "/"): needed = .date
+      case (.date?, .timestamp) where dateSeparator == UInt8(ascii: "-"): needed = .timestamp
+      case (nil, .timestamp), (.timestamp?, .date), (.timestamp?, .timestamp): needed = .timestamp
       default: needed = nil
       }
       guard let needed else { return false }
       if kind == .wideInt { hasWideInt = true }
+      if type == nil, kind == .slashDate { dateSeparator = UInt8(ascii: "/") }
       if needed == type { return true }
       switch (type, needed) {
       case (nil, .double):
@@ -491,7 +509,7 @@ extension CSVReader {
       case (.timestamp?, .date):
         ints[row] = (CalendarDate.parseISODate(field) ?? 0) * CalendarDate.microsecondsPerDay
       case (.timestamp?, _): ints[row] = CalendarDate.parseISOTimestamp(field) ?? 0
-      case (.date?, _): ints[row] = CalendarDate.parseISODate(field) ?? 0
+      case (.date?, _): ints[row] = CalendarDate.parseISODate(field, separator: dateSeparator) ?? 0
       default: ints[row] = parseInt(field) ?? 0
       }
       typedCount += 1
@@ -528,9 +546,10 @@ struct DateCache {
   private var tails: [UInt16] = []
   private var days: [Int32] = []
 
-  /// The day number of a ten-byte field, or `nil` when it is no valid date.
+  /// The day number of a ten-byte field, or `nil` when it is no valid date written with
+  /// `separator` between its parts.
   @inline(__always)
-  mutating func days(of field: UnsafeBufferPointer<UInt8>) -> Int? {
+  mutating func days(of field: UnsafeBufferPointer<UInt8>, separator: UInt8) -> Int? {
     guard field.count == 10, let base = field.baseAddress else { return nil }
     if heads.isEmpty {
       heads = [UInt64](repeating: 0, count: DateCache.size)
@@ -543,7 +562,7 @@ struct DateCache {
     let mixed = (head ^ (UInt64(tail) &* 0x9E37_79B9)) &* 0xFF51_AFD7_ED55_8CCD
     let slot = Int(truncatingIfNeeded: mixed >> 52)
     if heads[slot] == head, tails[slot] == tail { return Int(days[slot]) }
-    guard let parsed = CalendarDate.parseISODate(field) else { return nil }
+    guard let parsed = CalendarDate.parseISODate(field, separator: separator) else { return nil }
     heads[slot] = head
     tails[slot] = tail
     days[slot] = Int32(truncatingIfNeeded: parsed)

@@ -56,6 +56,15 @@ public enum DiagnosticMessage: Sendable, Equatable {
   case formatForType(String)
   case unknownFormatCode(String)
   case unknownHelpTopic(String, suggestion: String?)
+  /// `join inner other on …`: a join's kind written before the other side, as SQL writes it;
+  /// `other` is that side as written.
+  case joinKindFirst(String, other: String)
+  /// `show seattle-weather`: a name written with a dash, which names never hold.
+  case dashInName(String)
+  /// `group by team with count()`: an aggregate without the name of the field it makes.
+  case unnamedAggregate(String, arguments: String)
+  /// `in ("a", "b")`: a list written in parentheses, as SQL writes one.
+  case listInParentheses(String)
   /// `| age > 30` or `| total = …`: a condition without `where`, a field without `extend`.
   case stageWordMissing(String, assigns: Bool)
   case unknownPipelineStep(String, suggestion: String?)
@@ -266,6 +275,14 @@ public enum DiagnosticMessage: Sendable, Equatable {
           otherwise: "; stages: " + StageKind.allCases.map(\.phrase).joined(separator: ", ")
             + "; decorations: "
             + DecorationKind.allCases.map(\.rawValue).joined(separator: ", "))
+    case .joinKindFirst(let kind, let other):
+      "the kind of join goes last in dsh, after the match's name: join \(other) on … as NAME \(kind)"
+    case .dashInName(let written):
+      "a name holds no '-'; did you mean '\(written.replacingOccurrences(of: "-", with: "_"))'? (dsh binds a file named \(written).csv under that name)"
+    case .unnamedAggregate(let name, let arguments):
+      "an aggregate after with names the field it makes, as in: with \(name == "count" ? "n" : name) = \(name)\(arguments)"
+    case .listInParentheses(let list):
+      "a list is written in brackets in dsh: in \(list)"
     case .stageWordMissing(let word, assigns: false):
       "'\(word)' starts a condition, not a stage: a condition follows where (| where \(word) …)"
     case .stageWordMissing(let word, assigns: true):
@@ -569,6 +586,9 @@ public enum TypeFix: Sendable, Equatable, CustomStringConvertible {
   case writeAs(ValueType, literal: String)
   /// A text against a number.
   case convertText(String)
+  /// A number written in quotes against a number (`year == "2007"`): the number as it is written
+  /// without them.
+  case unquoteNumber(String)
   /// A field of several types against one of them.
   case convertField(String, to: ValueType)
   /// `<` between lists or records.
@@ -589,6 +609,7 @@ public enum TypeFix: Sendable, Equatable, CustomStringConvertible {
     case .daysBetween(let from, let to): "days(\(from), \(to)) counts the days between two dates"
     case .writeAs(let type, let literal): "write \(type.rawValue)(\(JSONWriter.quoted(literal)))"
     case .convertText(let expression): "convert the text with double(\(expression)), or compare with a text"
+    case .unquoteNumber(let number): "a number is written without quotes: \(number)"
     case .convertField(let field, let type):
       "convert it, as in: \(type.isNumber ? "double" : type.rawValue)(\(field))"
     case .listsNeverLess: "lists and records are equal or not, never less"

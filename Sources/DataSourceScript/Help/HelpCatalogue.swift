@@ -118,11 +118,12 @@ public enum HelpCatalogue {
         ])
     case .distinct:
       HelpTopic(
-        name: "distinct", group: .stages, syntax: ["PROVIDER | distinct EXPRESSION [as NAME], …"],
+        name: "distinct", group: .stages, syntax: ["PROVIDER | distinct [EXPRESSION [as NAME], …]"],
         summary:
-          "Each distinct value once, in the order first seen: the values themselves for one expression (any expression: distinct lower(name), distinct . over plain values), records of the values for several (where a key that is not a field needs as NAME). Values are distinct as == compares; null is a value of its own. Over a sqlite table it runs in SQL, as group by does.",
+          "Each distinct value once, in the order first seen: the values themselves for one expression (any expression: distinct lower(name), distinct . over plain values), records of the values for several (where a key that is not a field needs as NAME). distinct alone is SQL's SELECT DISTINCT *: each item once, by every field when the fields are known, else by the item itself. Values are distinct as == compares; null is a value of its own. Over a sqlite table it runs in SQL, as group by does.",
         examples: [
           people + "\nshow people | distinct team", people + "\nshow people | distinct team, active",
+          people + "\nshow people | select team, active | distinct",
         ])
     case .join:
       HelpTopic(
@@ -361,7 +362,7 @@ public enum HelpCatalogue {
           "csv \"FILE.csv.gz\" [maxsize MB]  csv \"FILE.csv.bz2\" …  csv \"FILE.csv.zst\" …  csv \"FILE.zip\" [member \"NAME\"]",
         ],
         summary:
-          "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks; LF, CRLF or lone CR line ends; a UTF-8 BOM) with a header row; header false reads the first row as data and names the columns column0, column1, … (as DuckDB names them, padded to the last one's digits: column00 … column10), and skip N passes over the first N lines, whatever they hold (a title, a notice), before the header. csv \"-\" reads what is piped into dsh (cat f.csv | dsh -c 'show csv \"-\"'), read to its end when first named and kept for the run, so every source naming it reads the same rows; where standard input holds the statements (dsh < script.dsh) or is the terminal, it is refused. Each column's type is inferred from all its values: int, double (NaN, Infinity, inf and -inf in any case are doubles, as DuckDB reads them; NaN sorts after every number and equals itself), bool, date (YYYY-MM-DD), timestamp (ISO 8601 with a time) or text; a column of dates written with slashes (2012/01/31, 31/01/2012) is text, and a note gives the types line that reads it; an empty field is null, a quoted empty one (\"\") empty text. Integers stay exact: `02134` or a number beyond 64 bits makes its column text. A column of numbers but for a few markers (NA) is text, and the load says so with a note; null and types (see 'help types') read it as you mean it. Text after a closing quote (`\"x\"y`) is an error naming the line. The delimiter is one ASCII character other than a line end or a quote. `key` names the field that identifies a row. A URL (http:// or https://) is fetched whole when bound, under http's limits (timeout, 60 s unless given; maxsize, 100 MB; redirects within the host), ^C stops it and --safe refuses it; reload reads the fetched copy, and binding again fetches again. A gzip file (one member or several, as cat a.gz b.gz makes), a bzip2 file (one stream or several, as pbzip2 makes), a zstd file (one frame or several; read through the system's libzstd) or a zip archive (stored or deflated; its one file, or member \"NAME\" by its path or file name) is read as the file it holds, told by its first bytes rather than its name, inflated a chunk at a time into a file of its own, never whole in memory; it may inflate to 2 GiB, or maxsize MB, and a file past that (a compression bomb) stops there with an error.",
+          "Rows of a CSV file (RFC 4180: quoted fields with delimiters, quotes and line breaks; LF, CRLF or lone CR line ends; a UTF-8 BOM) with a header row; header false reads the first row as data and names the columns column0, column1, … (as DuckDB names them, padded to the last one's digits: column00 … column10), and skip N passes over the first N lines, whatever they hold (a title, a notice), before the header. csv \"-\" reads what is piped into dsh (cat f.csv | dsh -c 'show csv \"-\"'), read to its end when first named and kept for the run, so every source naming it reads the same rows; where standard input holds the statements (dsh < script.dsh) or is the terminal, it is refused. Each column's type is inferred from all its values: int, double (NaN, Infinity, inf and -inf in any case are doubles, as DuckDB reads them; NaN sorts after every number and equals itself), bool, date (YYYY-MM-DD, or YYYY/MM/DD as DuckDB reads it; a column holds dates written one way), timestamp (ISO 8601 with a time) or text; a column of dates written day or month first (31/01/2012, 01/31/2012) is text, and a note gives the types line that reads it; an empty field is null, a quoted empty one (\"\") empty text. Integers stay exact: `02134` or a number beyond 64 bits makes its column text. A column of numbers but for a few markers (NA) is text, and the load says so with a note; null and types (see 'help types') read it as you mean it. Text after a closing quote (`\"x\"y`) is an error naming the line. The delimiter is one ASCII character other than a line end or a quote; when none is given it is a comma, unless the header holds no comma but a ;, a tab or a | that each of the next rows (up to 20) holds as often, outside quotes: then that one, as DuckDB's sniffer finds it. `key` names the field that identifies a row. A URL (http:// or https://) is fetched whole when bound, under http's limits (timeout, 60 s unless given; maxsize, 100 MB; redirects within the host), ^C stops it and --safe refuses it; reload reads the fetched copy, and binding again fetches again. A gzip file (one member or several, as cat a.gz b.gz makes), a bzip2 file (one stream or several, as pbzip2 makes), a zstd file (one frame or several; read through the system's libzstd) or a zip archive (stored or deflated; its one file, or member \"NAME\" by its path or file name) is read as the file it holds, told by its first bytes rather than its name, inflated a chunk at a time into a file of its own, never whole in memory; it may inflate to 2 GiB, or maxsize MB, and a file past that (a compression bomb) stops there with an error.",
         examples: [
           people, "let semi = csv \"samples:scores.csv\" delimiter \";\"\nshow semi",
           "show csv \"samples:people.csv\" skip 1 header false | limit 3",
@@ -601,7 +602,7 @@ public enum HelpCatalogue {
           "+ - * / %  == != < <= > >=  and or not  in [..]  contains [ignoring case]  like  ilike  starts with  ends with  matches  is [not] null  ( )"
         ] + ExpressionFunction.allCases.map(\.signature),
         summary:
-          "One expression language wherever a field goes: where, sort by, section by, extend, select, templates, update … set and delete … where. + - * / % work on numbers (ints stay ints except /, which gives a double; division by zero gives null and a note), + joins text. ints and doubles compare as numbers, exactly. Comparing values of different types (text with a number, a date with text) is an error with a fix. Text is written in double or single quotes (\"Ada\", 'Ada'; in single quotes '' is a quote). Null: arithmetic with null is null; a comparison with null is false, except == null and != null (x is null and x is not null say the same). Functions give null for a null argument (but coalesce and if; the pattern tests like, ilike, starts_with, ends_with and matches are comparisons, so false). A conversion that finds no value (int(\"x\"), date(name)) gives null, and a note after the statement names the texts, the first three of many with how many others. There is no now(): a script gives the same answer every run. Examples of each function: "
+          "One expression language wherever a field goes: where, sort by, section by, extend, select, templates, update … set and delete … where. + - * / % work on numbers (ints stay ints except /, which gives a double; division by zero gives null and a note), + joins text, and a date plus or minus an int is that many days later or earlier (day + 7; a date outside the years 1 to 9999 is null with a note). ints and doubles compare as numbers, exactly. Comparing values of different types (text with a number, a date with text) is an error with a fix. Text is written in double or single quotes (\"Ada\", 'Ada'; in single quotes '' is a quote). Null: arithmetic with null is null; a comparison with null is false, except == null and != null (x is null and x is not null say the same). Functions give null for a null argument (but coalesce and if; the pattern tests like, ilike, starts_with, ends_with and matches are comparisons, so false). A conversion that finds no value (int(\"x\"), date(name)) gives null, and a note after the statement names the texts, the first three of many with how many others. There is no now(): a script gives the same answer every run. Examples of each function: "
           + ExpressionFunction.allCases.map { "\($0.example.expression) → \($0.example.result)" }.joined(
             separator: "; ")
           + ".",
@@ -645,6 +646,12 @@ public enum HelpCatalogue {
         examples: ["let n = 42; n", "show [{name: \"Ada\", langs: [\"en\", \"fr\"]}] as json"]),
     ]
 
+  /// Words a user asks help for that the expressions' topic answers.
+  static let expressionWords: Set = [
+    "functions", "function", "operators", "dates", "time", "times", "timestamps", "strings", "texts", "math",
+    "numbers", "regex", "patterns",
+  ]
+
   public static func topic(named name: String) -> HelpTopic? {
     if let command = Command(rawValue: name), command.helpTopic != name {
       return topic(named: command.helpTopic)
@@ -656,6 +663,11 @@ public enum HelpCatalogue {
     // `help sum`: an aggregate's help is the aggregates'.
     if AggregateFunction(rawValue: name) != nil { return topic(named: "aggregates") }
     if WindowFunction(rawValue: name) != nil { return topic(named: "extend") }
+    // `help lower`, `help functions`, `help dates`: the functions and operators are the
+    // expressions' (dates', texts' and numbers' among them).
+    if ExpressionFunction(rawValue: name) != nil || Self.expressionWords.contains(name) {
+      return topic(named: "expressions")
+    }
     return nil
   }
 }

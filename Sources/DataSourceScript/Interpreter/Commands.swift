@@ -261,6 +261,11 @@ extension Session {
     guard let format = target.format ?? ExportFormat(extensionOf: target.path) else {
       throw Diagnostic(.exportFormatUnknown(path: target.path), at: target.pathRange)
     }
+    // `to "x.csv" as parquet`: written as asked, but the name will mislead whoever opens it.
+    if let named = ExportFormat(extensionOf: target.path), named != format {
+      notes.add(
+        "\(target.path) is written as \(format.rawValue), though its name says \(named.rawValue)")
+    }
     let view: ListView<Value, TableCell>
     let showsFields: Bool
     // The provider whose items are the rows, when it reads its fields by columns.

@@ -71,7 +71,10 @@ extension Evaluator {
       result.provider = grouped
       result.key = grouped.identityKey
       result.displayName = Self.stageName(text(stage.range))
-    case .distinct(let keys, _):
+    case .distinct(var keys, _):
+      // `distinct` alone keeps each item once: by every field when the fields are known (which
+      // SQL can say), else by the item itself.
+      if keys.isEmpty { keys = Self.everyField(of: provider, at: stage.range) }
       // One unnamed expression gives its values; `as NAME`, or several, give records.
       let grouped = try await plannedOrLoaded(
         try groupedProvider(
@@ -428,6 +431,24 @@ extension Evaluator {
       base: provider.provider, keys: try groupKeys(keys, checker),
       fields: try aggregateFields(aggregates, checker),
       yieldsValues: yieldsValues, label: text(stage.range), notes: notes.collector)
+  }
+
+  /// The keys of a `distinct` with none written: each of the provider's fields, or the item
+  /// itself (`.`) when its fields are not known.
+  static func everyField(of provider: ProviderValue, at range: SourceRange) -> [FieldDefinition] {
+    guard let fields = provider.provider.recordFields, !fields.isEmpty else {
+      return [
+        FieldDefinition(
+          name: Identifier(name: "value", range: range),
+          expression: .field(FieldPath(components: [], range: range)))
+      ]
+    }
+    // Named, so that a view of one field keeps it as a field (`SELECT DISTINCT island`).
+    return fields.map { field in
+      FieldDefinition(
+        name: Identifier(name: field, range: range),
+        expression: .field(FieldPath(components: [field], range: range)), named: true)
+    }
   }
 
   /// A note that a stage reading every item covers only the pages of a paged source loaded so

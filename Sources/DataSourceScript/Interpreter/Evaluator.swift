@@ -285,7 +285,7 @@ extension Evaluator {
       let fetched = try await fetchedFile(path, expression)
       provider = CSVProvider(
         path: fetched?.path ?? resolve(path), displayPath: path,
-        delimiter: options.delimiter ?? UInt8(ascii: ","), header: options.hasHeader,
+        delimiter: options.delimiter, header: options.hasHeader,
         skip: options.skippedLines,
         member: options.member,
         inflatedLimit: options.maxsizeMegabytes.map { $0 << 20 },

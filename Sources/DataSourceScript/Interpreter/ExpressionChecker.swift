@@ -146,6 +146,8 @@ struct ExpressionChecker {
       case (let x?, let y?) where x.isNumber && y.isNumber:
         type = x == .int && y == .int && op != .divide ? .int : .double
       case (.text?, .text?) where op == .add: type = .text
+      // Days added to a date (`day + 7`, `day - 1`), as DuckDB's date + integer.
+      case (.date?, .int?) where op == .add || op == .subtract, (.int?, .date?) where op == .add: type = .date
       case (let x?, let y?):
         let fix: TypeFix? =
           if op == .add, x == .text || y == .text {
@@ -244,11 +246,26 @@ struct ExpressionChecker {
       if (other == .date || other == .timestamp), let text = literalText(expression) {
         return .writeAs(other, literal: text)
       }
+      if type == .text, other.isNumber, let written = literalText(expression),
+        let number = Self.number(written)
+      {
+        return .unquoteNumber(number)
+      }
       if type == .text, other.isNumber {
         return .convertText(text(expression.range))
       }
     }
     return nil
+  }
+
+  /// `text` as dsh writes the number it holds (`"2007"`, `" 1.5 "`), or `nil` when it holds
+  /// none.
+  private static func number(_ text: String) -> String? {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    guard !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }),
+      Double(trimmed) != nil
+    else { return nil }
+    return trimmed.hasPrefix("+") ? String(trimmed.dropFirst()) : trimmed
   }
 
   /// `body_mass_g (text)`, `6000 (int)`.

@@ -75,6 +75,13 @@ public final class Session {
     self.output = output
   }
 
+  /// Whether the statements run now open a file named on dsh's command line: a note's advice
+  /// then gives the flags that read it another way (`--null NA`).
+  public var opensCommandLineFiles: Bool {
+    get { notes.openingFromCommandLine }
+    set { notes.openingFromCommandLine = newValue }
+  }
+
   /// The names bound now, in order.
   public var boundNames: [String] { bindings.order }
 

@@ -11,6 +11,9 @@ final class SessionNotes {
   /// Told by compiled expressions as they run, whenever that is (a template runs at `show`).
   let collector = ExpressionNotes()
   private var pending: [String] = []
+  /// Set while a file named on dsh's command line is opened: a null marker's advice then also
+  /// gives the flag that reads it (`dsh --null NA penguins.csv`).
+  var openingFromCommandLine = false
 
   /// A note for each column a load read as text only because of a few markers:
   /// `penguins.csv: bill_length_mm is text because of "NA" (2 rows); add null "NA" to read it as numbers`.
@@ -107,7 +110,9 @@ final class SessionNotes {
       let counted = "\(ValueFormat.grouped(String(rows))) row\(rows == 1 ? "" : "s")\(one ? "" : " each")"
       pending.append(
         "\(name): \(SessionNotes.list(fields)) \(what) \(SessionNotes.list(quoted)) (\(counted)); "
-          + SessionNotes.advice(for: markers, fields: fields, kind: kind, written: written))
+          + SessionNotes.advice(
+            for: markers, fields: fields, kind: kind, written: written,
+            commandLine: openingFromCommandLine ? name : nil))
     }
   }
 
@@ -119,8 +124,12 @@ final class SessionNotes {
   /// With `written` (the source as written), the null markers' advice ends with the source to
   /// write instead: `csv "penguins.csv" null "NA"`, which a user who opened the file by its name
   /// (`dsh penguins.csv`) never typed.
-  static func advice(for markers: [Marker], fields: [String], kind: String, written: String? = nil) -> String
-  {
+  ///
+  /// With `commandLine` (the file's path, when it was named on dsh's command line), the flag that
+  /// reads the markers there too: `dsh --null NA penguins.csv`.
+  static func advice(
+    for markers: [Marker], fields: [String], kind: String, written: String? = nil, commandLine: String? = nil
+  ) -> String {
     let one = fields.count == 1
     let missing = markers.filter { looksMissing($0.text) }.map { JSONWriter.quoted($0.text) }
     let others = markers.filter { !looksMissing($0.text) }
@@ -130,7 +139,13 @@ final class SessionNotes {
       advice.append(
         "add \(option)"
           + (others.isEmpty ? " to read \(one ? "it" : "them") as \(kind)" : " for the missing values")
-          + (written.map { ": \($0) \(option)" } ?? ""))
+          + (written.map { ": \($0) \(option)" } ?? "")
+          + (commandLine.map { path in
+            ", or open it with dsh "
+              + markers.filter { looksMissing($0.text) }.map { "--null " + Self.shellWord($0.text) }
+              .joined(separator: " ")
+              + " " + Self.shellWord(path)
+          } ?? ""))
     }
     guard !others.isEmpty else { return advice.joined() }
     let quoted = SessionNotes.list(others.map { JSONWriter.quoted($0.text) })
@@ -145,6 +160,15 @@ final class SessionNotes {
       )
     }
     return advice.joined(separator: "; ")
+  }
+
+  /// `text` as one word of a POSIX shell's command line: as it is when it holds nothing the
+  /// shell reads, else in single quotes.
+  static func shellWord(_ text: String) -> String {
+    let plain =
+      !text.isEmpty
+      && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./:@%+=,".contains($0)) }
+    return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
   }
 
   /// A field's name as a `types {…}` key: as it is when it is a word, else quoted.
@@ -169,7 +193,7 @@ final class SessionNotes {
   static func format(reading texts: [String], as type: ValueType) -> String? {
     let formats: [String] =
       switch type {
-      case .date: ["%Y-%m-%d"]
+      case .date: ["%Y-%m-%d", "%Y/%m/%d"]
       case .timestamp: ["%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S"]
       default: []
       }

@@ -413,7 +413,15 @@ extension Session {
         lines += try source.explainQuery().map { "  " + $0 }
       }
     }
-    if sources.isEmpty { lines.append("(no database source: every stage runs in memory)") }
+    if sources.isEmpty {
+      // A Parquet file is no database, but a where over it reads only some of its row groups.
+      lines.append(
+        nodes.contains {
+          $0 is ParquetProvider || ($0 as? EditableProvider<Value>)?.source is ParquetProvider
+        }
+          ? "(no database source: every stage runs in memory, a where over the Parquet file on the row groups its statistics leave)"
+          : "(no database source: every stage runs in memory)")
+    }
     return lines
   }
 

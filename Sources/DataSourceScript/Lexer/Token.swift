@@ -19,6 +19,14 @@ public enum TokenKind: Equatable, Sendable {
   /// Text that starts no token; the statement holding it fails with this diagnostic.
   case invalid(Diagnostic)
 
+  /// Whether a source may start here: a name, or a source in parentheses.
+  var startsSource: Bool {
+    switch self {
+    case .identifier, .quotedName, .symbol(.openParen): true
+    default: false
+    }
+  }
+
   /// How an error message names the token.
   public var description: String {
     switch self {

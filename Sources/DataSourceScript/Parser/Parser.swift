@@ -83,6 +83,17 @@ public struct Parser {
           if case .identifier(let word) = current.kind, Vocabulary.pipelineWords.contains(word) {
             throw Diagnostic(.stageWithoutPipe(word), at: current.range)
           }
+          // `show seattle-weather`: a file's name with a dash, which dsh binds with `_`.
+          if current.kind == .symbol(.minus), position > 0,
+            case .identifier(let before) = tokens[position - 1].kind,
+            case .identifier(let after) = next.kind,
+            tokens[position - 1].range.upperBound == current.range.lowerBound,
+            current.range.upperBound == next.range.lowerBound
+          {
+            throw Diagnostic(
+              .dashInName(before + "-" + after),
+              at: tokens[position - 1].range.lowerBound..<next.range.upperBound)
+          }
           throw unexpected(.statementEnd)
         }
         result = .success(statement)

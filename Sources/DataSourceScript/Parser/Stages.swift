@@ -87,6 +87,14 @@ extension Parser {
       if isWord(Keyword.with), !presenterFollows {
         advance()
         repeat {
+          if case .identifier(let word) = current.kind, AggregateFunction(rawValue: word) != nil,
+            next.kind == .symbol(.openParen)
+          {
+            // SQL's `SELECT count(*)`: the field made needs a name in dsh.
+            throw Diagnostic(
+              .unnamedAggregate(word, arguments: afterNext.kind == .symbol(.closeParen) ? "()" : "(…)"),
+              at: current.range)
+          }
           guard next.kind == .symbol(.equals) else { throw unexpected(.aggregateDefinition) }
           aggregates.append(try parseFieldDefinition(nameRequired: true))
         } while !commaEndsExpression && consumeSymbol(.comma)
@@ -97,6 +105,8 @@ extension Parser {
       }
       return .group(keys: keys, aggregates: aggregates, range: start..<previousEnd)
     case .distinct:
+      // `distinct` alone is SQL's `SELECT DISTINCT *`: every field (the items themselves).
+      if atStageEnd { return .distinct([], range: start..<previousEnd) }
       var keys = [try parseGroupKey(unnamedAllowed: true)]
       while !commaEndsExpression, consumeSymbol(.comma) {
         keys.append(try parseGroupKey(unnamedAllowed: true))
@@ -114,6 +124,19 @@ extension Parser {
       }
       return .distinct(keys, range: start..<previousEnd)
     case .join:
+      // SQL's `INNER JOIN other`: dsh writes the kind after the name.
+      if case .identifier(let word) = current.kind,
+        [PlaceWord.inner, .left, .right, .full, .all].contains(where: { $0.rawValue == word }),
+        next.kind.startsSource
+      {
+        let other =
+          switch next.kind {
+          case .identifier(let name): name
+          case .quotedName(let name): "`\(name)`"
+          default: "(…)"
+          }
+        throw Diagnostic(.joinKindFirst(word, other: other), at: current.range)
+      }
       let other = try parsePrimary()
       guard consumeWord(PlaceWord.on) else { throw unexpected(.joinCondition) }
       let condition = try parseValueExpression()
@@ -291,6 +314,25 @@ extension Parser {
         at: current.range)
     }
     return SortKey(expression: expression, direction: direction)
+  }
+
+  /// Whether the stage being parsed has ended here: a `|`, the statement's end, the end of a
+  /// source in parentheses or of a child of `compose`, or what `show` takes after its source
+  /// (`rows 0..3`, `as csv`).
+  private var atStageEnd: Bool {
+    switch current.kind {
+    case .symbol(.pipe), .symbol(.closeParen), .endOfStatement, .endOfInput: return true
+    case .symbol(.comma): return commaEndsExpression
+    case .identifier(Keyword.rows.rawValue):
+      switch next.kind {
+      case .int, .symbol(.minus), .symbol(.dotDot): return true
+      default: return false
+      }
+    case .identifier(Keyword.as.rawValue):
+      guard parsingShow, case .identifier(let word) = next.kind else { return false }
+      return RenderMode(rawValue: word) != nil || word == ExportFormat.swift.rawValue
+    default: return false
+    }
   }
 
   /// A key of `group by` or `distinct`: `EXPR [as NAME]`; a field names itself (`team`,
@@ -548,6 +590,9 @@ extension Parser {
     let leftDepth = expressionDepth
     let operatorRange = current.range
     advance()
+    if comparison == .isIn, let list = sqlList() {
+      throw Diagnostic(.listInParentheses(list), at: current.range)
+    }
     let right = try parseAdditive()
     try noteDepth(max(leftDepth, expressionDepth) + 1, of: left.range.lowerBound..<right.range.upperBound)
     // `a contains b ignoring case` is `lower(a) contains lower(b)`: it runs, goes down to SQL
@@ -564,6 +609,40 @@ extension Parser {
       return .binary(lowered(left), .contains, lowered(right), operatorRange: operatorRange)
     }
     return .binary(left, comparison, right, operatorRange: operatorRange)
+  }
+
+  /// SQL's `in ("a", "b")` at the current token, written as dsh's list (`["a", "b"]`; items of
+  /// more than a literal or a name as `…`), or `nil` when the parentheses hold no comma of their
+  /// own (`in (names)` is an expression in parentheses).
+  private func sqlList() -> String? {
+    guard current.kind == .symbol(.openParen) else { return nil }
+    var items: [[Token]] = [[]]
+    var depth = 0
+    for token in tokens[position...] {
+      switch token.kind {
+      case .symbol(.openParen), .symbol(.openBracket), .symbol(.openBrace): depth += 1
+      case .symbol(.closeParen), .symbol(.closeBracket), .symbol(.closeBrace): depth -= 1
+      case .symbol(.comma) where depth == 1:
+        items.append([])
+        continue
+      case .endOfStatement, .endOfInput: return nil
+      default: break
+      }
+      if depth == 0 { break }
+      if depth > 1 || token.kind != .symbol(.openParen) { items[items.count - 1].append(token) }
+    }
+    guard items.count > 1 else { return nil }
+    let written = items.map { item -> String in
+      guard item.count == 1 else { return "…" }
+      switch item[0].kind {
+      case .string(let text): return Value.string(text).literalText
+      case .int(let number): return String(number)
+      case .double(let number): return Value.double(number).literalText
+      case .identifier(let name): return name
+      default: return "…"
+      }
+    }
+    return "[" + written.joined(separator: ", ") + "]"
   }
 
   /// The function a pattern operator word names (`like`, `starts`), if it is one.

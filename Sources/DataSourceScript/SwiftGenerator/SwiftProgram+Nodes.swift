@@ -369,6 +369,8 @@ extension SwiftProgram {
       add(call + ")")
       return made
     case .distinct(let keys, _):
+      // `distinct` alone: the fields it keeps are known only once the source is read.
+      guard !keys.isEmpty else { throw Unsupported(what: "distinct without fields", binding: binding) }
       let made = fresh(final ? name : name + "Distinct")
       let keyList = try keys.map { key throws(Unsupported) in
         "(\(Self.stringLiteral(key.name.name)), { item in \(try valueCode(key.expression, item: "item")) })"
