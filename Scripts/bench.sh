@@ -9,7 +9,8 @@
 # and PostgreSQL views printed whole, windows and counts (a 10M-row SQLite file made on the first
 # run, and the same server with a 2M-row table too), 'Scripts/bench.sh browse' only browse's keys
 # under a pseudo-terminal (1M rows in memory, 10M in SQLite and on the same server),
-# 'Scripts/bench.sh explore' only reading a gzip CSV (beside the plain file and gzip -dc),
+# 'Scripts/bench.sh explore' only reading a gzip CSV (beside the plain file and gzip -dc), a file
+# written with ; and 2012/01/31 dates beside the same rows with commas ('Scripts/bench.sh dialects' alone),
 # median and a window rank beside DuckDB's CLI, and a pattern and a join of two tables of a
 # SQLite file printed whole beside sqlite3, and a 10M-row Parquet file's first rows and a group by
 # beside DuckDB's CLI ('Scripts/bench.sh parquet' those alone), 'Scripts/bench.sh plans' only explain and a typo's

@@ -1,5 +1,6 @@
 // Issue 37's measures, whole processes: reading a gzip-compressed CSV against reading it plain
 // plus `gzip -dc`, and median and a window rank over 1M rows against DuckDB's CLI.
+import DataSourceKitValues
 import Foundation
 
 @MainActor func measureExplore() {
@@ -125,6 +126,59 @@ import Foundation
     .beside(
       "SQLite 1M: extend r = rank() … within section | where r <= 3, printed whole", dsh: dshRankSQL,
       other: "sqlite3 -csv, rank() OVER", sqliteRank, most: 1.5))
+
+  measureDialects(duck: duck)
+}
+
+/// Issue 61's awkward files, whole processes: a 1M-row file written with `;` and `YYYY/MM/DD`
+/// dates (its delimiter found from the header, its dates read as dates) beside the same rows
+/// with commas and ISO dates, and beside DuckDB's CLI reading it (its sniffer finds both).
+@MainActor func measureDialects(duck: String?) {
+  let plainPath = dataFolder + "/dated.csv"
+  let awkwardPath = dataFolder + "/dated-semicolons.csv"
+  if fileSize(plainPath) == 0 || fileSize(awkwardPath) == 0 {
+    print("generating \(plainPath) and \(awkwardPath) (\(rowCount) rows) …")
+    generateDatedCSV(path: plainPath, rows: rowCount, delimiter: ",", dateSeparator: "-")
+    generateDatedCSV(path: awkwardPath, rows: rowCount, delimiter: ";", dateSeparator: "/")
+  }
+  let question =
+    "| where day >= date(\"2010-01-01\") | group by year(day) as y with n = count() | sort by y as csv"
+  let sql =
+    "SELECT year(day) AS y, count(*) AS n FROM read_csv('%@') WHERE day >= DATE '2010-01-01' GROUP BY y ORDER BY y"
+  let (awkward, duckAwkward) = interleavedMedians(
+    { measure([dsh, "-c", "show csv \"\(awkwardPath)\" \(question)"]) },
+    duck.map { duck in
+      { measure([duck, "-csv", "-c", sql.replacingOccurrences(of: "%@", with: awkwardPath)]) }
+    })
+  let plain = median { measure([dsh, "-c", "show csv \"\(plainPath)\" \(question)"]) }
+  rows.append(
+    .beside(
+      "1M rows written with ; and 2012/01/31 dates: where day … | group by year(day)", dsh: awkward,
+      other: "the same rows with commas and ISO dates", plain, most: 1.05))
+  rows.append(
+    .besideDuckDB("  the ; file beside DuckDB's read_csv", dsh: awkward, duck: duckAwkward, most: 1.5))
+}
+
+/// A CSV file of `rows` rows (`id`, `name`, `day`, `amount`) with fields between `delimiter`s and
+/// dates written `YYYY`, `MM`, `DD` between `dateSeparator`s.
+func generateDatedCSV(path: String, rows: Int, delimiter: String, dateSeparator: String) {
+  var random = SeededNumbers(seed: 61)
+  _ = FileManager.default.createFile(atPath: path, contents: nil)
+  guard let handle = FileHandle(forWritingAtPath: path) else { fatalError("cannot write \(path)") }
+  var chunk = ["id", "name", "day", "amount"].joined(separator: delimiter) + "\n"
+  for id in 1...rows {
+    let (year, month, day) = CalendarDate.civil(days: 10_957 + random.next(9_000))
+    let date = [String(year), String(format: "%02d", month), String(format: "%02d", day)]
+      .joined(separator: dateSeparator)
+    let amount = String(format: "%.2f", Double(random.next(100_000)) / 100)
+    chunk += [String(id), "name\(random.next(5_000))", date, amount].joined(separator: delimiter) + "\n"
+    if chunk.utf8.count > 1 << 20 {
+      handle.write(Data(chunk.utf8))
+      chunk = ""
+    }
+  }
+  handle.write(Data(chunk.utf8))
+  try? handle.close()
 }
 
 /// A 10M-row Parquet file (the bench's 1M people ten times, ids made unique), written by DuckDB's

@@ -408,6 +408,9 @@ let onlyServe = CommandLine.arguments.contains("serve")
 if onlyServe { measureServe() }
 let onlyParquet = CommandLine.arguments.contains("parquet")
 if onlyExplore { measureExplore() }
+// Issue 61's awkward files: part of explore, or alone.
+let onlyDialects = CommandLine.arguments.contains("dialects")
+if onlyDialects { measureDialects(duck: duckDB()) }
 // Issue 59's Parquet rows: part of explore, or alone.
 if onlyExplore || onlyParquet { measureParquet() }
 if onlyPlans {
@@ -436,6 +439,7 @@ if onlyBrowse { measureBrowse() }
 if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlySections
   && !onlyPostgres
   && !onlyDatabases && !onlyBrowse && !onlyExplore && !onlyPlans && !onlyServe && !onlyParquet
+  && !onlyDialects
 {
   if fileSize(csvPath) == 0 {
     print("generating \(csvPath) (\(rowCount) rows) …")
@@ -742,6 +746,7 @@ if !onlyScale && !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onl
 
 if !onlyTypes && !onlyAnswers && !onlyBatches && !onlyLive && !onlyLibrary && !onlySections && !onlyPostgres
   && !onlyDatabases && !onlyBrowse && !onlyExplore && !onlyPlans && !onlyServe && !onlyParquet
+  && !onlyDialects
 {
   measureScale()
 }

@@ -10,15 +10,24 @@ import Foundation
 struct DataFileArgument {
   /// The name it is bound under (`people` for `people.csv`); `nil` for a database.
   var name: String?
-  /// The statements that bind it: one for a file, one per table or view of a database, each
-  /// with the name it binds.
-  var bindings: [(name: String, statement: String)]
+  /// What it binds: one source for a file, one per table or view of a database, each with the
+  /// name it is bound under.
+  var bindings: [Binding]
   /// The names a database's tables are bound under.
   var tableNames: [String] = []
   /// The statement that shows it: `show NAME`, or `describe` of a database.
   var showing: String
   /// The file's extension as read (`json` for `g.json.gz`), which tells apart files of one stem.
   private(set) var kind = ""
+
+  /// A name and the source bound to it.
+  struct Binding {
+    var name: String
+    /// The source as written (`csv "people.csv" null "NA"`).
+    let source: String
+    /// The statement that binds it.
+    var statement: String { "let \(name) = \(source)" }
+  }
 
   /// The extensions a data file is opened by; anything else but `.dsh` (or no extension, a
   /// script with a `#!` line) is refused.
@@ -71,13 +80,13 @@ struct DataFileArgument {
     let bound = Self.name(for: (file as NSString).deletingPathExtension)
     switch ext {
     case "csv":
-      (name, bindings) = (bound, [(bound, "let \(bound) = csv \(literal)\(nulls)")])
+      (name, bindings) = (bound, [Binding(name: bound, source: "csv \(literal)\(nulls)")])
     case "tsv", "tab":
-      (name, bindings) = (bound, [(bound, "let \(bound) = csv \(literal) delimiter \"\\t\"\(nulls)")])
+      (name, bindings) = (bound, [Binding(name: bound, source: "csv \(literal) delimiter \"\\t\"\(nulls)")])
     case "json", "jsonl", "ndjson":
-      (name, bindings) = (bound, [(bound, "let \(bound) = json \(literal)\(nulls)")])
+      (name, bindings) = (bound, [Binding(name: bound, source: "json \(literal)\(nulls)")])
     case "parquet":
-      (name, bindings) = (bound, [(bound, "let \(bound) = parquet \(literal)")])
+      (name, bindings) = (bound, [Binding(name: bound, source: "parquet \(literal)")])
     default:
       // A database holds many tables and views: each is bound under its name (as sqlite3 names
       // them), and what it holds is what there is to show. One that cannot be read binds
@@ -97,7 +106,7 @@ struct DataFileArgument {
         return name
       }
       bindings = zip(tables, tableNames).map {
-        ($1, "let \($1) = sqlite \(literal) table \(Self.quoted($0.name))\(nulls)")
+        Binding(name: $1, source: "sqlite \(literal) table \(Self.quoted($0.name))\(nulls)")
       }
       showing = "describe sqlite \(literal)"
       return
@@ -124,9 +133,7 @@ struct DataFileArgument {
         suffix += 1
       }
       used.insert(new)
-      let statement = bindings[index].statement
-      // Every binding statement starts `let NAME = `.
-      bindings[index] = (new, "let \(new)" + statement.dropFirst("let \(old)".count))
+      bindings[index].name = new
       changed.append((old, new))
       if name == old {
         name = new

@@ -146,6 +146,9 @@ struct FirstHourTests {
     // `rows` after it is show's, and a Swift program is refused with a reason.
     let rows = try DSHProcess.run(["-c", bound, "-c", "show p | select island | distinct rows 0..2 as csv"])
     #expect(rows.output.hasSuffix("island\nTorgersen\nBiscoe\n"), "\(rows.output)")
+    let swift = try DSHProcess.run(["-c", bound, "-c", "show p | distinct as swift"])
+    #expect(
+      swift.status == 1 && swift.output.contains("cannot write distinct without fields"), "\(swift.output)")
   }
 
   @Test(
@@ -177,6 +180,23 @@ struct FirstHourTests {
     ])
     #expect(both.output.contains("g.json: bound as g_json, since g names another file"), "\(both.output)")
     #expect(both.output.hasSuffix("count\n12\ncount\n2\n"), "\(both.output)")
+    // --null reaches a JSON file and a database's tables too; a table named as a file opened
+    // before it gets a name of its own.
+    try "[{\"a\": \"NA\"}, {\"a\": 3}]".write(toFile: folder + "/n.json", atomically: true, encoding: .utf8)
+    try DSHProcess.python(
+      """
+      import sqlite3
+      c = sqlite3.connect('\(folder)/n.db')
+      c.execute('create table n(a integer)')
+      c.executemany('insert into n values (?)', [('NA',), (4,)])
+      c.commit()
+      """)
+    let nulls = try DSHProcess.run([
+      "--null", "NA", folder + "/n.json", folder + "/n.db", "-c", "show n | select a = a + 1 as csv", "-c",
+      "show n_db | select a = a + 1 as csv",
+    ])
+    #expect(nulls.output.contains("n.db: bound as n_db, since n names another file"), "\(nulls.output)")
+    #expect(nulls.status == 0 && nulls.output.hasSuffix("a\n\n4\na\n\n5\n"), "\(nulls.output)")
     // A semicolon file (as spreadsheets in much of Europe write CSV), and `|`, read as DuckDB's
     // sniffer reads them; a `;` inside quotes is a field's; a file of one column with a `;`
     // only in its header stays one column.
@@ -192,6 +212,12 @@ struct FirstHourTests {
       let duck = try DuckDB.rows("SELECT * FROM read_csv('\(folder)/\(file).csv', nullstr = 'NA')")
       #expect(ours.first?.count == 8 && DuckDB.differences(ours, duck) == [], "\(file): \(ours)")
     }
+    // A header longer than the first bytes read (20,000 columns, 128 KB) is read whole first.
+    let names = (0..<20_000).map { "c\($0)" }
+    try (names.joined(separator: ";") + "\n" + names.map { _ in "1" }.joined(separator: ";") + "\n").write(
+      toFile: folder + "/wide.csv", atomically: true, encoding: .utf8)
+    let wide = try DSHProcess.run(["-c", "show csv \"\(folder)/wide.csv\" columns c0, c19999 as csv"])
+    #expect(wide.output == "c0,c19999\n1,1\n", "\(wide.output.prefix(200))")
     let quoted = try DuckDB.dshRows(["let q = csv \"\(folder)/quoted.csv\""], "q")
     #expect(quoted == [["name", "note"], ["a;b", "x"], ["c", "d;e"]], "\(quoted)")
     let one = try DuckDB.dshRows(["let o = csv \"\(folder)/one.csv\""], "o")

@@ -55,13 +55,6 @@ public enum ReadError: ReadFailure {
   /// `types {…}` names a field the source does not have.
   case unknownTypedField(path: String, field: String, fields: [String])
 
-  /// A path as a POSIX shell reads it back exactly: in single quotes, each quote in it
-  /// written `'\''`. (A file named `x'$(…)'.json` must not run anything when the suggested
-  /// command is pasted.)
-  static func shellQuoted(_ path: String) -> String {
-    "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
-  }
-
   /// The command that converts the file at `path` from `encoding` to UTF-8: through its
   /// decompressor first when its name says it is compressed (iconv of the packed bytes would
   /// give nonsense).
@@ -71,9 +64,9 @@ public enum ReadError: ReadFailure {
       "gz": "gzip -dc", "bz2": "bzip2 -dc", "zst": "zstd -dc", "zip": "unzip -p",
     ]
     if let command = unpack[(path as NSString).pathExtension.lowercased()] {
-      return "\(command) \(shellQuoted(path)) | \(iconv) > utf8-copy"
+      return "\(command) \(ShellText.quoted(path)) | \(iconv) > utf8-copy"
     }
-    return "\(iconv) \(shellQuoted(path)) > utf8-copy"
+    return "\(iconv) \(ShellText.quoted(path)) > utf8-copy"
   }
 
   /// `value` as a null marker a user would list (`NA`, `-`, `n/a`), or `nil` for a value that

@@ -5,6 +5,8 @@ extension CSVDialect {
   static let otherDelimiters: [UInt8] = [UInt8(ascii: ";"), UInt8(ascii: "\t"), UInt8(ascii: "|")]
   /// How much of a file's start is read to find its delimiter.
   static let sniffedBytes = 64 << 10
+  /// The most read to find it, when the header and a row after it are longer than that.
+  static let mostSniffedBytes = 16 << 20
   /// How many rows after the header must agree with it.
   static let sniffedRows = 20
 
@@ -17,17 +19,25 @@ extension CSVDialect {
   package func found(in file: OpenFile) -> CSVDialect {
     var dialect = self
     dialect.findsDelimiter = false
-    var buffer = [UInt8](repeating: 0, count: Self.sniffedBytes)
-    let read = buffer.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress, $0.count, 0) }
-    guard read > 0 else { return dialect }
-    // The lines skipped are passed over whatever they hold.
-    var start = 0
-    for _ in 0..<skippedLines {
-      guard let end = buffer[start..<read].firstIndex(of: UInt8(ascii: "\n")) else { return dialect }
-      start = end + 1
+    // A header of thousands of columns may be longer than the bytes read: more are read, up to
+    // ``mostSniffedBytes``, until it and a row after it are whole.
+    var size = Self.sniffedBytes
+    var rows: ArraySlice<[UInt8: Int]> = []
+    while true {
+      var buffer = [UInt8](repeating: 0, count: size)
+      let read = buffer.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress, $0.count, 0) }
+      guard read > 0 else { return dialect }
+      // The lines skipped are passed over whatever they hold.
+      var start = 0
+      for _ in 0..<skippedLines {
+        guard let end = buffer[start..<read].firstIndex(of: UInt8(ascii: "\n")) else { return dialect }
+        start = end + 1
+      }
+      let whole = read < size
+      rows = Self.rows(of: buffer[start..<read], complete: whole).prefix(Self.sniffedRows + 1)
+      if rows.count >= 2 || whole || size >= Self.mostSniffedBytes { break }
+      size *= 4
     }
-    let rows = Self.rows(of: buffer[start..<read], complete: read < Self.sniffedBytes)
-      .prefix(Self.sniffedRows + 1)
     guard let header = rows.first, header[UInt8(ascii: ",")] == nil else { return dialect }
     for candidate in Self.otherDelimiters {
       guard let count = header[candidate], count > 0 else { continue }

@@ -142,9 +142,9 @@ final class SessionNotes {
           + (written.map { ": \($0) \(option)" } ?? "")
           + (commandLine.map { path in
             ", or open it with dsh "
-              + markers.filter { looksMissing($0.text) }.map { "--null " + Self.shellWord($0.text) }
+              + markers.filter { looksMissing($0.text) }.map { "--null " + ShellText.word($0.text) }
               .joined(separator: " ")
-              + " " + Self.shellWord(path)
+              + " " + ShellText.word(path)
           } ?? ""))
     }
     guard !others.isEmpty else { return advice.joined() }
@@ -160,15 +160,6 @@ final class SessionNotes {
       )
     }
     return advice.joined(separator: "; ")
-  }
-
-  /// `text` as one word of a POSIX shell's command line: as it is when it holds nothing the
-  /// shell reads, else in single quotes.
-  static func shellWord(_ text: String) -> String {
-    let plain =
-      !text.isEmpty
-      && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./:@%+=,".contains($0)) }
-    return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
   }
 
   /// A field's name as a `types {…}` key: as it is when it is a word, else quoted.

@@ -144,11 +144,7 @@ extension Parser {
         throw Diagnostic(.expected(.joinCondition, found: "another condition"), at: condition.range)
       }
       // `show a | join b on k == b.k as csv`: the format is show's, and the join has no name.
-      if parsingShow, isWord(Keyword.as), case .identifier(let word) = next.kind,
-        RenderMode(rawValue: word) != nil || word == ExportFormat.swift.rawValue,
-        [.endOfStatement, .endOfInput].contains(afterNext.kind)
-          || afterNext.kind == .identifier(Keyword.rows.rawValue)
-      {
+      if let word = showsFormat {
         throw Diagnostic(
           .expected(.joinName, found: "show's 'as \(word)' (name the match first: … as info as \(word))"),
           at: current.range.lowerBound..<next.range.upperBound)
@@ -328,11 +324,20 @@ extension Parser {
       case .int, .symbol(.minus), .symbol(.dotDot): return true
       default: return false
       }
-    case .identifier(Keyword.as.rawValue):
-      guard parsingShow, case .identifier(let word) = next.kind else { return false }
-      return RenderMode(rawValue: word) != nil || word == ExportFormat.swift.rawValue
+    case .identifier(Keyword.as.rawValue): return showsFormat != nil
     default: return false
     }
+  }
+
+  /// The format of `show … as csv` when it is what comes next (`as`, a format, then the
+  /// statement's end or `rows`): show's, not a name the stage gives (`distinct team as csv`).
+  private var showsFormat: String? {
+    guard parsingShow, isWord(Keyword.as), case .identifier(let word) = next.kind,
+      RenderMode(rawValue: word) != nil || word == ExportFormat.swift.rawValue,
+      [.endOfStatement, .endOfInput].contains(afterNext.kind)
+        || afterNext.kind == .identifier(Keyword.rows.rawValue)
+    else { return nil }
+    return word
   }
 
   /// A key of `group by` or `distinct`: `EXPR [as NAME]`; a field names itself (`team`,
@@ -349,13 +354,7 @@ extension Parser {
       return FieldDefinition(name: Identifier(name: "value", range: expression.range), expression: expression)
     }
     // `show … | distinct team as csv`: a render mode at the end is show's, not a name.
-    if parsingShow, isWord(Keyword.as), case .identifier(let word) = next.kind,
-      RenderMode(rawValue: word) != nil || word == ExportFormat.swift.rawValue,
-      [.endOfStatement, .endOfInput].contains(afterNext.kind)
-        || afterNext.kind == .identifier(Keyword.rows.rawValue)
-    {
-      return try implicitName()
-    }
+    if showsFormat != nil { return try implicitName() }
     if consumeWord(Keyword.as) {
       switch current.kind {
       case .identifier(let word), .quotedName(let word):
