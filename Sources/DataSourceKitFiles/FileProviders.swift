@@ -127,6 +127,16 @@ public final class CSVProvider: DataProvider, CompositionNode, RecordProviding, 
       access: access)
   }
 
+  /// The delimiter a load finds in the plain file at `path` when none is given (a comma unless
+  /// its header says otherwise, ``CSVDialect/findsDelimiter``); `nil` for a compressed file or
+  /// one that cannot be opened, whose bytes say nothing before they are inflated.
+  package static func foundDelimiter(ofFileAt path: String, skip: Int = 0) -> UInt8? {
+    guard CompressedFile.kind(ofFileAt: path) == nil,
+      let file = try? OpenFile(path, displayPath: path)
+    else { return nil }
+    return CSVDialect(skippedLines: skip, findsDelimiter: true).found(in: file).delimiter
+  }
+
   /// Whether ``sampleFirstRows()`` reads the file at `path`: a plain file (not an archive's
   /// member), larger than a sample, so that reading its first rows saves reading it whole.
   public static func canSample(_ path: String, member: String?) -> Bool {

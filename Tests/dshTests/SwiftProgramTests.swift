@@ -164,6 +164,10 @@ struct SwiftProgramTests {
         "compose (table stocks with cell value1 \"{lower(trim(symbol))}\" detail \"{price * 1000:,.2f} {replace(date, ' ', '-')}\"), (table states with cell basic \"{upper(name)}: {len(split(capital, ' '))} {statehood is null}\"), (table weather with cell basic \"{symbol} {price:,}\")"
     ),
     Screen(
+      name: "a file written with ; (its delimiter found, written out in the program)",
+      setup: ["let scores = csv \"Scripts/data/scores.csv\""],
+      shown: "table scores with cell value1 \"{player}\" detail \"{score} {ratio:.2f}\""),
+    Screen(
       name: "paged with a Load more footer",
       setup: ["let feed = paged range 0..5 size 2"],
       shown: "table feed with cell basic \"item {.}\" | more"),

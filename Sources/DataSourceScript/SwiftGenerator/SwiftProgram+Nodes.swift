@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitFiles
 import DataSourceKitHTTP
 import DataSourceKitValues
 import Foundation
@@ -215,7 +216,14 @@ extension SwiftProgram {
       if path == "-" { throw unsupported("standard input") }
       imports.insert("DataSourceKitFiles")
       var arguments = "path: \(Self.stringLiteral(resolve(path)))"
-      if case .csv = provider.source, let byte = options.delimiter {
+      // A delimiter not written is the one dsh found in the file, written out: the program reads
+      // the file as dsh read it.
+      if case .csv = provider.source,
+        let byte = options.delimiter
+          ?? (options.member == nil
+            ? CSVProvider.foundDelimiter(ofFileAt: resolve(path), skip: options.skippedLines) : nil),
+        byte != UInt8(ascii: ",")
+      {
         arguments += ", delimiter: UInt8(ascii: \(Self.stringLiteral(String(UnicodeScalar(byte)))))"
       }
       if case .csv = provider.source, !options.hasHeader { arguments += ", header: false" }
