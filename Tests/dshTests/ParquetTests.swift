@@ -441,6 +441,70 @@ struct ParquetTests {
   }
 
   @Test(
+    "a group by reads a row group at a time, merged across cores or grouped in turn: the groups of the columns read whole, in the same order, and DuckDB's"
+  )
+  func groupedByRowGroups() async throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // Thirty row groups, each with its own dictionary for `team` (a null team every eleventh
+    // row); ints with nulls, doubles, texts whose least and greatest move from group to group.
+    let path = "\(folder)/blocks.parquet"
+    _ = try DuckDB.rows(
+      """
+      COPY (SELECT i AS id, CASE WHEN i % 11 = 0 THEN NULL ELSE 'team ' || (i * 7 % 13) END AS team,
+        CASE WHEN i % 4 = 0 THEN NULL ELSE (i * 37) % 1000 - 300 END AS n, i * 0.25 + 0.1 AS x,
+        'w' || ((i * 7919) % 5003) AS word, i % 3 AS small FROM range(30000) t(i))
+      TO '\(path)' (FORMAT parquet, ROW_GROUP_SIZE 1024)
+      """)
+    let groupings = [
+      // Every aggregate merges exactly: each row group grouped on a core, merged in order.
+      "group by team with c = count(), cn = count(n), s = sum(n), a = avg(n), lo = min(n), hi = max(word), f = first(id), l = last(word)",
+      "group by team, small with c = count(), s = sum(id), lo = min(x)",
+      // A double sum, a median and a distinct count do not: grouped in turn as the groups are read.
+      "group by team with s = sum(x), a = avg(x), m = median(n), d = distinct(word)",
+      // A computed key: grouped in turn.
+      "group by small * 2 as twice with c = count(), s = sum(n)",
+    ]
+    for grouping in groupings {
+      let byGroups = try DSHProcess.run(["-c", "show parquet \"\(path)\" | \(grouping) as csv"])
+      // The same with every column it reads held whole first (a sort reads them whole).
+      let whole = try DSHProcess.run([
+        "-c", "let p = parquet \"\(path)\"", "-c", "show p | sort by team, small, n, x, word, id rows 0..1",
+        "-c", "show p | \(grouping) as csv",
+      ])
+      #expect(byGroups.status == 0 && whole.status == 0, "\(byGroups.output)\(whole.output)")
+      let wholeLines = whole.output.split(separator: "\n").drop {
+        !$0.hasPrefix(byGroups.output.prefix(while: { $0 != "\n" }))
+      }
+      #expect(
+        byGroups.output.split(separator: "\n") == Array(wholeLines),
+        "\(grouping):\n\(byGroups.output)\n\(whole.output)")
+    }
+    // Against DuckDB, sorted by the key (first and last are the rows' order, which DuckDB's
+    // threads do not keep).
+    let dsh = try DuckDB.dshRows(
+      [],
+      "parquet \"\(path)\" | group by team with c = count(), cn = count(n), s = sum(n), a = avg(n), lo = min(n), hi = max(word) | sort by team"
+    )
+    let duck = try DuckDB.rows(
+      "SELECT team, count(*), count(n), sum(n), avg(n), min(n), max(word) FROM read_parquet('\(path)') GROUP BY team ORDER BY team NULLS LAST"
+    )
+    #expect(DuckDB.differences(dsh, duck).isEmpty, "\(DuckDB.differences(dsh, duck).prefix(3))")
+
+    // The provider read no column whole: each row group's columns were read and let go.
+    let provider = ParquetProvider(path: path)
+    let grouped = GroupedProvider(
+      base: provider, keys: [GroupedProvider.Key(name: "team", expression: .field(["team"]), type: .text)],
+      fields: [
+        GroupedProvider.Field(
+          name: "s", aggregate: Aggregate(.sum, of: .field(["n"]), text: "sum(n)"), type: .int)
+      ], label: "group by team", notes: nil)
+    try await provider.load()
+    try await grouped.load()
+    #expect(grouped.numberOfItems(inSection: 0) == 14 && provider.readCounts == (0, 0))
+  }
+
+  @Test(
     "read as asked: a window reads its row group, a stage the columns it reads; damage and a changed file found then"
   )
   func readAsAsked() async throws {

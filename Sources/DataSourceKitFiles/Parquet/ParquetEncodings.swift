@@ -72,14 +72,41 @@ struct PageBytes {
       }
       return value
     }
-    values.reserveCapacity(values.count + added)
-    for i in 0..<added {
-      let bit = i * width
-      let (byte, shift) = (bit >> 3, UInt64(bit & 7))
-      var value = word(byte) >> shift
-      // A value that reaches past the first word's end takes its high bits from the next byte.
-      if shift > 0, Int(shift) + width > 64 { value |= word(byte + 8) << (64 - shift) }
-      values.append(value & mask)
+    let start = values.count
+    values.append(contentsOf: repeatElement(0, count: added))
+    // A value of at most 56 bits lies in the eight bytes from its first: those whose eight bytes
+    // are all in the packed bytes are read by one load each, with no test.
+    let direct = width <= 56 && packed.count >= 8 ? min(added, (packed.count - 8) * 8 / width + 1) : 0
+    values.withUnsafeMutableBufferPointer { out in
+      if width <= 8 {
+        // Eight values of at most 8 bits are the eight bytes from `8 × width` bits on: one load
+        // for eight values (a dictionary's codes, most often).
+        let octets = direct / 8
+        for octet in 0..<octets {
+          let word = packed.loadUnaligned(fromByteOffset: octet * width, as: UInt64.self)
+          let base = start + octet * 8
+          for j in 0..<8 { out[base + j] = word >> UInt64(j * width) & mask }
+        }
+        for i in octets * 8..<direct {
+          let bit = i * width
+          out[start + i] =
+            packed.loadUnaligned(fromByteOffset: bit >> 3, as: UInt64.self) >> UInt64(bit & 7) & mask
+        }
+      } else {
+        for i in 0..<direct {
+          let bit = i * width
+          out[start + i] =
+            packed.loadUnaligned(fromByteOffset: bit >> 3, as: UInt64.self) >> UInt64(bit & 7) & mask
+        }
+      }
+      for i in direct..<added {
+        let bit = i * width
+        let (byte, shift) = (bit >> 3, UInt64(bit & 7))
+        var value = word(byte) >> shift
+        // A value that reaches past the first word's end takes its high bits from the next byte.
+        if shift > 0, Int(shift) + width > 64 { value |= word(byte + 8) << (64 - shift) }
+        out[start + i] = value & mask
+      }
     }
   }
 
@@ -159,12 +186,26 @@ enum PhysicalValues {
   /// The values at `indices` (a dictionary's entries a page names).
   func picking(_ indices: [UInt64], damaged: () -> DataSourceError) throws(DataSourceError) -> PhysicalValues
   {
-    guard indices.allSatisfy({ $0 < UInt64(count) }) else { throw damaged() }
+    /// The entries at `indices`, in one pass that checks each index too.
+    func picked<T>(_ values: [T]) throws(DataSourceError) -> [T] {
+      // The greatest index first (a pass without a branch), then each entry read unchecked.
+      guard indices.reduce(0, { Swift.max($0, $1) }) < UInt64(values.count) || indices.isEmpty else {
+        throw damaged()
+      }
+      return values.withUnsafeBufferPointer { entries in
+        [T](unsafeUninitializedCapacity: indices.count) { out, made in
+          guard let base = entries.baseAddress, let into = out.baseAddress else { return }
+          for (k, index) in indices.enumerated() { (into + k).initialize(to: base[Int(index)]) }
+          made = indices.count
+        }
+      }
+    }
     switch self {
-    case .bools(let values): return .bools(indices.map { values[Int($0)] })
-    case .ints(let values): return .ints(indices.map { values[Int($0)] })
-    case .doubles(let values): return .doubles(indices.map { values[Int($0)] })
+    case .bools(let values): return .bools(try picked(values))
+    case .ints(let values): return .ints(try picked(values))
+    case .doubles(let values): return .doubles(try picked(values))
     case .byteArrays(let bytes, let ends):
+      guard indices.allSatisfy({ $0 < UInt64(count) }) else { throw damaged() }
       // A dictionary's long entry named a million times is built a million times: no more than
       // a column's texts may hold.
       var total = 0

@@ -136,6 +136,20 @@ extension ParquetProvider: ColumnReadable {
   package var columnsAreStored: Bool { table?.holdsEveryColumn ?? true }
 }
 
+extension ParquetProvider: RunReadable {
+  /// The row groups, each read alone, for a stage that reads every row (a group by) and
+  /// columns not held whole.
+  package func runs(reading names: [String]) -> (
+    runs: [Range<Int>], read: @Sendable (_ run: Int) throws(DataSourceError) -> ColumnTable
+  )? {
+    guard let table, let read = table.groupReader(reading: names) else { return nil }
+    let starts = table.layout.groupStarts
+    return ((0..<table.layout.rowGroupCount).map { starts[$0]..<starts[$0 + 1] }, read)
+  }
+
+  package func runFailed(_ error: DataSourceError) { failWhileRead(error) }
+}
+
 extension ParquetProvider: StatisticsPruning {
   /// The rows of the row groups whose statistics leave `condition` possible, and their columns
   /// read from those groups alone; `nil` when the statistics rule out no group.

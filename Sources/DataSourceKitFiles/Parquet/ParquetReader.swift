@@ -346,6 +346,7 @@ struct ColumnReading {
     /// The pages' values one after another, in one array reserved whole (growing it page by page
     /// copied each column's values several times).
     func joined<T>(_ values: (PhysicalValues) -> [T]) -> [T] {
+      if pages.count == 1, case .values(let page) = pages[0] { return values(page) }
       var all: [T] = []
       all.reserveCapacity(valueCount)
       for case .values(let page) in pages { all.append(contentsOf: values(page)) }
@@ -394,9 +395,21 @@ struct ColumnReading {
       try checkUTF8(bytes, ends: ends)
     }
     for case .values(.byteArrays(let bytes, let ends)) in pages { try checkUTF8(bytes, ends: ends) }
-    // Texts made plain (too many distinct) are addressed by 32-bit offsets.
-    var total = 0
+    // Texts made plain (too many distinct) are addressed by 32-bit offsets. No entry is longer
+    // than its dictionary's bytes, so the rows' lengths are summed only when that bound is not
+    // enough.
+    var bound = 0
     for page in pages {
+      switch page {
+      case .values(.byteArrays(let bytes, _)): bound += bytes.count
+      case .coded(let dictionary, let indices):
+        guard case .byteArrays(let bytes, _) = dictionaries[dictionary] else { throw damaged() }
+        bound += indices.count * max(bytes.count, 1)
+      default: throw damaged()
+      }
+    }
+    var total = 0
+    for page in pages where bound > Int(UInt32.max) {
       switch page {
       case .values(.byteArrays(let bytes, _)): total += bytes.count
       case .coded(let dictionary, let indices):
@@ -429,15 +442,41 @@ struct ColumnReading {
         var known = codes[dictionary]
         codes[dictionary] = []
         bytes.withUnsafeBufferPointer { all in
-          for index in indices {
-            nulls(&maker)
-            row += 1
-            let index = Int(index)
-            if known[index] >= 0, maker.appendAgain(code: known[index]) { continue }
+          /// Appends the text of entry `index`, kept under a code for the entries after.
+          func appendEntry(_ index: Int) {
+            if known[index] >= 0, maker.appendAgain(code: known[index]) { return }
             let code = maker.appendGivingCode(
               UnsafeBufferPointer(rebasing: all[(index == 0 ? 0 : ends[index - 1])..<ends[index]]))
             known[index] = code.map(Int32.init) ?? -1
           }
+          guard present == nil else {
+            for index in indices {
+              nulls(&maker)
+              row += 1
+              appendEntry(Int(index))
+            }
+            return
+          }
+          // No nulls: each run of entries already made is appended at once, as codes.
+          var next = 0
+          while next < indices.count {
+            var end = next
+            while end < indices.count, known[Int(indices[end])] >= 0 { end += 1 }
+            let appended =
+              end > next
+              && indices.withUnsafeBufferPointer { all in
+                known.withUnsafeBufferPointer { codes in
+                  maker.appendAgain(UnsafeBufferPointer(rebasing: all[next..<end]), codes: codes)
+                }
+              }
+            if appended {
+              next = end
+              continue
+            }
+            appendEntry(Int(indices[next]))
+            next += 1
+          }
+          row += indices.count
         }
         codes[dictionary] = known
       case .values(.byteArrays(let bytes, let ends)):

@@ -95,6 +95,26 @@ final class ParquetTable: Sendable {
     return ColumnTable(names: [schema.names[leaf]], rowCount: rows, columns: [read])
   }
 
+  /// A reader of columns `names` a row group at a time, none of them kept (a name the file lacks
+  /// reads as null); `nil` when one of them is held whole already, so reading it whole costs
+  /// nothing more.
+  func groupReader(reading names: [String]) -> (
+    @Sendable (_ group: Int) throws(DataSourceError) -> ColumnTable
+  )? {
+    let read = names.compactMap { name in leaf(named: name).map { (name, $0) } }
+    let held = cache.withLock { cache in read.contains { cache.columns[$0.1] != nil } }
+    guard !held else { return nil }
+    return { [layout, source] group throws(DataSourceError) -> ColumnTable in
+      var columns: [ReadColumn] = []
+      for (_, leaf) in read {
+        columns.append(try layout.column(leaf, groups: [group], from: source, onEveryCore: false))
+      }
+      return ColumnTable(
+        names: read.map(\.0), rowCount: layout.groupStarts[group + 1] - layout.groupStarts[group],
+        columns: columns)
+    }
+  }
+
   /// The record of row `row` (counting through the row groups).
   func record(at row: Int) throws(DataSourceError) -> Record {
     let (columns, recent) = cache.withLock { ($0.columns, $0.recentGroup) }

@@ -95,6 +95,25 @@ package protocol StatisticsPruning: AnyObject {
   func rowsPossiblyKept(by condition: RowExpression) -> (runs: [Range<Int>], columns: any ColumnReadable)?
 }
 
+/// A provider whose rows lie in blocks whose columns are read apart (a Parquet file's row groups).
+///
+/// A stage that reads every row once, in order, and keeps only what it computes (a `group by`)
+/// reads a block's columns, uses them and lets them go: no column of the file is held whole, and
+/// the next blocks are read on the other cores meanwhile, as DuckDB feeds its aggregates a vector
+/// at a time.
+package protocol RunReadable: AnyObject {
+  /// The blocks as runs of flat positions, in order, covering every row, and a reader of fields
+  /// `names` of one run's rows alone (a column each, in the order given; a name the rows lack
+  /// reads as null), safe to call from any thread; `nil` when those columns are held whole
+  /// already (or the rows are not read so), and the stage reads them whole.
+  func runs(reading names: [String]) -> (
+    runs: [Range<Int>], read: @Sendable (_ run: Int) throws(DataSourceError) -> ColumnTable
+  )?
+
+  /// A run's read failed (a damaged block): the provider fails as a read of its rows would.
+  func runFailed(_ error: DataSourceError)
+}
+
 /// A provider that can compute `group by` itself (a database, with one `GROUP BY`), and be
 /// interrupted while it does.
 package protocol GroupingPushdown: AnyObject {

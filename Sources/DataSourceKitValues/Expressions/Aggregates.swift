@@ -223,7 +223,13 @@ package struct AggregateAccumulator {
     // share its arrays, and the first append to that group's kept numbers then copied them all,
     // once a batch (a median over 1M rows in ten groups moved 400 MB).
     guard let functions = accumulators.first?.functions else { return }
+    // Few groups (a group by team): their states are taken out into one array while the batch
+    // is added, so a row's add is not two checks that arrays are not shared.
+    let dense = accumulators.count <= max(groups.count / 4, 16)
     for (index, function) in functions.enumerated() {
+      if dense, addDensely(function, arguments[index], groups: groups, index: index, to: &accumulators) {
+        continue
+      }
       switch (function, arguments[index]) {
       case (.count, nil):
         for group in groups {
@@ -271,6 +277,102 @@ package struct AggregateAccumulator {
         for group in groups {
           accumulators[group].states[index].add(.null, function: function, counted: true)
         }
+      }
+    }
+  }
+
+  /// Adds a batch to aggregate `index` of each group as ``add(_:groups:to:)`` does, for a
+  /// count and a sum or average of numbers, on the groups' states taken out into one array and
+  /// put back; `false` (nothing added) for the other aggregates.
+  private static func addDensely(
+    _ function: AggregateFunction, _ argument: ValueBatch?, groups: [Int], index: Int,
+    to accumulators: inout [AggregateAccumulator]
+  ) -> Bool {
+    switch (function, argument) {
+    case (.count, nil), (.count, .ints), (.count, .doubles), (.sum, .ints), (.avg, .ints), (.sum, .doubles),
+      (.avg, .doubles):
+      break
+    default: return false
+    }
+    var states = accumulators.map { $0.states[index] }
+    states.withUnsafeMutableBufferPointer { states in
+      switch (function, argument) {
+      case (.count, nil), (.count, .ints(_, nil)), (.count, .doubles(_, nil)):
+        for group in groups {
+          states[group].items += 1
+          states[group].values += 1
+        }
+      case (.count, .ints(_, let nulls)), (.count, .doubles(_, let nulls)):
+        for (i, group) in groups.enumerated() {
+          states[group].items += 1
+          if nulls?[i] != true { states[group].values += 1 }
+        }
+      case (_, .ints(let v, nil)) where !states.contains(where: \.sawDouble):
+        // Ints into int sums, none null: the common case, without a test a row.
+        for (i, group) in groups.enumerated() {
+          states[group].items += 1
+          states[group].values += 1
+          states[group].intSum += Int128(v[i])
+        }
+      case (_, .ints(let v, let nulls)):
+        for (i, group) in groups.enumerated() {
+          states[group].items += 1
+          if nulls?[i] != true { states[group].addInt(v[i]) }
+        }
+      case (_, .doubles(let v, let nulls)):
+        for (i, group) in groups.enumerated() {
+          states[group].items += 1
+          if nulls?[i] != true { states[group].addDoubleValue(v[i]) }
+        }
+      default: break
+      }
+    }
+    for group in states.indices { accumulators[group].states[index] = states[group] }
+    return true
+  }
+
+  /// Whether ``merge(_:)`` gives what adding the items one by one gives, to the last bit, for
+  /// `function` over values of `type`.
+  ///
+  /// A count, a sum or average of ints (summed exactly), the least or greatest of one type, the
+  /// first and the last do. A double sum's rounding depends on its order, and the aggregates that
+  /// keep values keep them in one place.
+  package static func mergesExactly(_ function: AggregateFunction, over type: ValueType?) -> Bool {
+    switch function {
+    case .count, .first, .last: true
+    case .sum, .avg: type == .int
+    case .min, .max: type != nil && type != .list && type != .record
+    case .median, .quantile, .quantileCont, .distinct, .list: false
+    }
+  }
+
+  /// Adds what `later` aggregated, over items that came after this one's, as adding them here
+  /// would (each aggregate one ``mergesExactly(_:over:)`` allows).
+  package mutating func merge(_ later: AggregateAccumulator) {
+    for index in states.indices {
+      let other = later.states[index]
+      switch functions[index] {
+      case .count:
+        states[index].items += other.items
+        states[index].values += other.values
+      case .sum, .avg:
+        states[index].items += other.items
+        states[index].values += other.values
+        states[index].intSum += other.intSum
+      case .min, .max:
+        states[index].items += other.items
+        if states[index].unfit == nil { states[index].unfit = other.unfit }
+        guard let value = other.extreme else { continue }
+        states[index].add(value, function: functions[index], counted: false)
+        states[index].items -= 1
+      case .first:
+        if states[index].first == nil { states[index].first = other.first }
+        states[index].items += other.items
+      case .last:
+        if other.items > 0 { states[index].last = other.last }
+        states[index].items += other.items
+      case .median, .quantile, .quantileCont, .distinct, .list:
+        preconditionFailure("\(functions[index]) is not merged: mergesExactly says so")
       }
     }
   }
@@ -347,13 +449,7 @@ package struct AggregateAccumulator {
         case .int(let i):
           addInt(i)
         case .double(let d):
-          values += 1
-          if !sawDouble {
-            sawDouble = true
-            doubleSum = Double(intSum)
-            compensation = Double(intSum - Int128(doubleSum))
-          }
-          addDouble(d)
+          addDoubleValue(d)
         default:
           refuse(value, with: nil)
         }
@@ -490,6 +586,19 @@ package struct AggregateAccumulator {
     mutating func addInt(_ i: Int) {
       values += 1
       if sawDouble { addDouble(Double(i)) } else { intSum += Int128(i) }
+    }
+
+    /// A double of a sum or an average (`add` with `.double(x)`, but for `items`): the int sum so
+    /// far becomes the double sum at the first.
+    @inline(__always)
+    mutating func addDoubleValue(_ x: Double) {
+      values += 1
+      if !sawDouble {
+        sawDouble = true
+        doubleSum = Double(intSum)
+        compensation = Double(intSum - Int128(doubleSum))
+      }
+      addDouble(x)
     }
 
     @inline(__always)

@@ -109,12 +109,18 @@ struct KeyTable {
           ).0
       }
     } else {
+      // Each key's hashes and matcher made once a batch: a batch read from the array for every
+      // row copied its arrays' references (two thirds of a two-key group by's time).
+      var hashes = keys[0].keyHashes(count)
+      for key in keys.dropFirst() {
+        let more = key.keyHashes(count)
+        for i in 0..<count { hashes[i] = KeyHash.combine(hashes[i], more[i]) }
+      }
+      let matchers = keys.map(\.keyMatcher)
       for i in 0..<count {
-        var hash = keys[0].keyHash(i)
-        for k in keys.indices.dropFirst() { hash = KeyHash.combine(hash, keys[k].keyHash(i)) }
         entries[i] =
           entry(
-            hash: hash, matches: { key in keys.indices.allSatisfy { keys[$0].keyMatches(i, key[$0]) } },
+            hash: hashes[i], matches: { key in matchers.indices.allSatisfy { matchers[$0](i, key[$0]) } },
             keys: { keys.map { $0[i] } }
           ).0
       }
@@ -286,6 +292,41 @@ extension ValueBatch {
     case .texts(let t):
       if let field = t.plainBytes(i) { KeyHash.bytes(field) } else { KeyHash.of(t[i]) }
     default: KeyHash.of(self[i])
+    }
+  }
+
+  /// The key hashes of the first `count` items, each as ``keyHash(_:)`` gives it.
+  func keyHashes(_ count: Int) -> [UInt64] {
+    switch self {
+    case .ints(let v, let nulls):
+      let null = KeyHash.of(.null)
+      return (0..<count).map { nulls?[$0] == true ? null : KeyHash.int(v[$0]) }
+    case .doubles(let v, let nulls):
+      let null = KeyHash.of(.null)
+      return (0..<count).map { nulls?[$0] == true ? null : KeyHash.double(v[$0]) }
+    case .texts(let t):
+      return (0..<count).map { i in t.plainBytes(i).map(KeyHash.bytes) ?? KeyHash.of(t[i]) }
+    default:
+      return (0..<count).map { keyHash($0) }
+    }
+  }
+
+  /// Whether item `i`'s value is a key, as ``keyMatches(_:_:)`` says, the batch's kind looked at
+  /// once.
+  var keyMatcher: (Int, Value) -> Bool {
+    switch self {
+    case .ints(let v, let nulls):
+      return { i, key in
+        if case .int(let k) = key { return nulls?[i] != true && v[i] == k }
+        return self[i] == key
+      }
+    case .texts(let t):
+      return { i, key in
+        guard case .string(var k) = key, let field = t.plainBytes(i) else { return t[i] == key }
+        return k.withUTF8 { Value.compareBytes(field, $0) == .orderedSame }
+      }
+    default:
+      return { i, key in self[i] == key }
     }
   }
 

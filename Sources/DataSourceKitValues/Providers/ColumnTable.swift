@@ -170,7 +170,21 @@ final class IntColumn: Column {
     return .int(values[row])
   }
   func batch(at rows: UnsafeBufferPointer<Int>) -> ValueBatch {
-    .ints(rows.map { values[$0] }, nulls: nulls.map { mask in rows.map(mask.isNull) })
+    .ints(values.gathering(rows), nulls: nulls.map { mask in rows.map(mask.isNull) })
+  }
+}
+
+extension Array {
+  /// The elements at `rows`: rows one after another (what a pass over every row asks for) are
+  /// copied whole.
+  @inline(__always)
+  func gathering(_ rows: UnsafeBufferPointer<Int>) -> [Element] {
+    if let first = rows.first, let last = rows.last, last - first == rows.count - 1,
+      !rows.indices.dropFirst().contains(where: { rows[$0] != rows[$0 - 1] + 1 })
+    {
+      return Array(self[first...last])
+    }
+    return rows.map { self[$0] }
   }
 }
 
@@ -188,7 +202,7 @@ final class DoubleColumn: Column {
     return .double(values[row])
   }
   func batch(at rows: UnsafeBufferPointer<Int>) -> ValueBatch {
-    .doubles(rows.map { values[$0] }, nulls: nulls.map { mask in rows.map(mask.isNull) })
+    .doubles(values.gathering(rows), nulls: nulls.map { mask in rows.map(mask.isNull) })
   }
 }
 

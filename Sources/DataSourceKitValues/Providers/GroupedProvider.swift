@@ -270,52 +270,185 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
   /// arguments computed on arrays, no record built per item); `false` when the base cannot.
   private func groupByColumns(into groups: inout Groups) throws -> Bool {
     guard let columns = base as? any ColumnReadable else { return false }
-    // An expression several keys and aggregates share (`sum(z), count(z), min(z)`) is read once
-    // a batch: a computed field is computed once, and what it notes (a division by zero) is
-    // noted once a row, not once an aggregate.
-    var expressions: [RowExpression] = []
-    var readers: [BatchReader] = []
-    func reader(of expression: RowExpression) -> Int? {
-      if let known = expressions.firstIndex(of: expression) { return known }
-      guard let reader = expression.batches(over: columns, notes: notes) else { return nil }
-      expressions.append(expression)
-      readers.append(reader)
-      return readers.count - 1
-    }
-    var keyReaders: [Int] = []
-    for key in keys {
-      guard let index = reader(of: key.expression) else { return false }
-      keyReaders.append(index)
-    }
-    var argumentReaders: [Int?] = []
-    for field in fields {
-      guard let argument = field.aggregate.argument else {
-        argumentReaders.append(nil)
-        continue
-      }
-      guard let index = reader(of: argument) else { return false }
-      argumentReaders.append(index)
+    if let blocks = base as? any RunReadable, try groupByRuns(blocks, into: &groups) { return true }
+    guard let readers = BatchReaders(keys: keys, fields: fields, over: columns, notes: notes) else {
+      return false
     }
     let count = (0..<base.numberOfSections).reduce(0) { $0 + base.numberOfItems(inSection: $1) }
-    var positions = [Int](repeating: 0, count: 1024)
-    var start = 0
-    while start < count {
-      if start & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
-      let n = min(positions.count, count - start)
-      for k in 0..<n { positions[k] = start + k }
-      let (keyBatches, argumentBatches) = positions.withUnsafeBufferPointer { buffer in
-        let batch = UnsafeBufferPointer(rebasing: buffer[0..<n])
-        let read = readers.map { $0(batch) }
-        return (keyReaders.map { read[$0] }, argumentReaders.map { $0.map { read[$0] } })
+    try readers.add(count, into: &groups)
+    return true
+  }
+
+  /// Groups a base whose columns are read a block at a time (``RunReadable``); `false` when the
+  /// base is not read so.
+  ///
+  /// No column is held whole (a Parquet file's row groups): each block's columns are read on
+  /// the other cores and let go once grouped, the groups and their first-seen order the whole
+  /// columns' would give.
+  ///
+  /// Where every key and argument is a field and every aggregate merges exactly
+  /// (``AggregateAccumulator/mergesExactly(_:over:)``), each block is grouped on its own core
+  /// too and the blocks' groups merged in order, as DuckDB's threads aggregate their morsels
+  /// apart; otherwise the blocks are grouped here, one after another, as they are read.
+  private func groupByRuns(_ blocks: any RunReadable, into groups: inout Groups) throws -> Bool {
+    var names: [String] = []
+    for expression in keys.map(\.expression) + fields.compactMap(\.aggregate.argument) {
+      for path in expression.fieldPaths {
+        // The item itself is not a column.
+        guard let name = path.first else { return false }
+        if !names.contains(name) { names.append(name) }
       }
-      let entries = groups.table.entries(keyBatches, count: n)
-      while groups.accumulators.count < groups.table.count {
-        groups.accumulators.append(groups.prototype.empty)
+    }
+    guard let (runs, read) = blocks.runs(reading: names), runs.count > 1 else { return false }
+    do {
+      if let (group, first) = try partsByRun(read: read) {
+        let parts = SlotArray<Result<RunGroups, DataSourceError>>(count: runs.count)
+        parts[0] = .success(first)
+        try Morsels.each(runs.count - 1) { run in
+          parts[run + 1] = Result { () throws(DataSourceError) in try group(run + 1) }
+        }
+        // Merged in the blocks' order, so the groups come in the order the keys first appear.
+        for run in runs.indices {
+          guard let part = try parts[run]?.get() else { throw DataSourceError.cancelled }
+          parts[run] = nil
+          guard part.types == first.types else {
+            throw DataSourceError.sourceFailed(message: "a block's columns changed type")
+          }
+          groups.merge(part.groups)
+        }
+      } else {
+        try Morsels.inOrder(count: runs.count, ahead: Morsels.cores, make: read) { table in
+          // Every field is a column of the block: the readers are made over it.
+          guard
+            let readers = BatchReaders(
+              keys: keys, fields: fields, over: ColumnTableProvider(table), notes: notes)
+          else {
+            throw DataSourceError.sourceFailed(message: "a block's fields could not be read as columns")
+          }
+          try readers.add(table.rowCount, into: &groups)
+        }
       }
-      AggregateAccumulator.add(argumentBatches, groups: entries, to: &groups.accumulators)
-      start += n
+    } catch let error as DataSourceError where error != .cancelled {
+      blocks.runFailed(error)
+      throw error
     }
     return true
+  }
+
+  /// The groups of one block, made on its own core, and the types of the columns they read.
+  private final class RunGroups: @unchecked Sendable {
+    // Made by one thread and then handed, whole, to the one that merges it: never shared.
+    let groups: Groups
+    let types: [ValueType?]
+    init(groups: Groups, types: [ValueType?]) {
+      self.groups = groups
+      self.types = types
+    }
+  }
+
+  /// A maker of a block's groups on any thread, and the first block's groups, when the keys and
+  /// arguments are fields, the aggregates merge exactly over the first block's columns (whose
+  /// types every block's must share: a Parquet column's type is the file's), and the first block
+  /// has few groups for its rows; `nil` otherwise.
+  ///
+  /// Many groups a block (a group by id) would be held twice, once in the blocks' groups and once
+  /// merged, for no gain: grouping in turn is as fast there.
+  private func partsByRun(
+    read: @escaping @Sendable (_ run: Int) throws(DataSourceError) -> ColumnTable
+  ) throws(DataSourceError) -> (@Sendable (_ run: Int) throws(DataSourceError) -> RunGroups, RunGroups)? {
+    func field(_ expression: RowExpression) -> String? {
+      if case .field(let path) = expression, path.count == 1 { path[0] } else { nil }
+    }
+    let keyNames = keys.compactMap { field($0.expression) }
+    let argumentNames = fields.compactMap { $0.aggregate.argument.flatMap(field) }
+    guard !usesClosures, keyNames.count == keys.count,
+      argumentNames.count == fields.count(where: { $0.aggregate.argument != nil })
+    else { return nil }
+    let names = Array(Set(keyNames + argumentNames)).sorted()
+    @Sendable func types(of table: ColumnTable) -> [ValueType?] {
+      names.map { name in table.schema.index(of: name).map { table.columns[$0].type } }
+    }
+    let (keys, fields) = (self.keys, self.fields)
+    @Sendable func groups(of table: ColumnTable) throws(DataSourceError) -> RunGroups {
+      var groups = Groups(prototype: AggregateAccumulator(fields.map(\.aggregate), notes: nil))
+      // Fields alone: nothing computed, so nothing noted, on this thread.
+      guard
+        let readers = BatchReaders(keys: keys, fields: fields, over: ColumnTableProvider(table), notes: nil)
+      else { throw DataSourceError.sourceFailed(message: "a block's fields could not be read as columns") }
+      do {
+        try readers.add(table.rowCount, into: &groups)
+      } catch {
+        throw DataSourceError.cancelled
+      }
+      return RunGroups(groups: groups, types: types(of: table))
+    }
+    let table = try read(0)
+    let typeOf = Dictionary(uniqueKeysWithValues: zip(names, types(of: table)))
+    for field in fields {
+      let type = field.aggregate.argument.flatMap(field(_:)).flatMap { typeOf[$0] ?? nil }
+      guard AggregateAccumulator.mergesExactly(field.aggregate.function, over: type) else { return nil }
+    }
+    let first = try groups(of: table)
+    guard first.groups.table.count * 16 <= table.rowCount else { return nil }
+    return ({ run throws(DataSourceError) in try groups(of: try read(run)) }, first)
+  }
+
+  /// The readers of a grouping's keys and aggregate arguments over some columns: an expression
+  /// several share (`sum(z), count(z), min(z)`) is read once a batch, so a computed field is
+  /// computed once, and what it notes (a division by zero) is noted once a row, not once an
+  /// aggregate.
+  private struct BatchReaders {
+    private var readers: [BatchReader] = []
+    private var keyReaders: [Int] = []
+    private var argumentReaders: [Int?] = []
+
+    /// `nil` when a key or an argument is not read by column (the item itself).
+    init?(keys: [Key], fields: [Field], over columns: any ColumnReadable, notes: ExpressionNotes?) {
+      var expressions: [RowExpression] = []
+      var readers: [BatchReader] = []
+      func reader(of expression: RowExpression) -> Int? {
+        if let known = expressions.firstIndex(of: expression) { return known }
+        guard let reader = expression.batches(over: columns, notes: notes) else { return nil }
+        expressions.append(expression)
+        readers.append(reader)
+        return readers.count - 1
+      }
+      for key in keys {
+        guard let index = reader(of: key.expression) else { return nil }
+        keyReaders.append(index)
+      }
+      for field in fields {
+        guard let argument = field.aggregate.argument else {
+          argumentReaders.append(nil)
+          continue
+        }
+        guard let index = reader(of: argument) else { return nil }
+        argumentReaders.append(index)
+      }
+      self.readers = readers
+    }
+
+    /// Adds the first `count` rows of the columns to their groups, 1,024 at a time.
+    func add(_ count: Int, into groups: inout Groups) throws {
+      var positions = [Int](repeating: 0, count: 4096)
+      var start = 0
+      while start < count {
+        if start & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
+        let n = min(positions.count, count - start)
+        for k in 0..<n { positions[k] = start + k }
+        let (keyBatches, argumentBatches) = positions.withUnsafeBufferPointer { buffer in
+          let batch = UnsafeBufferPointer(rebasing: buffer[0..<n])
+          let read = readers.map { $0(batch) }
+          return (keyReaders.map { read[$0] }, argumentReaders.map { $0.map { read[$0] } })
+        }
+        let entries = groups.table.entries(keyBatches, count: n)
+        while groups.accumulators.count < groups.table.count {
+          groups.accumulators.append(groups.prototype.empty)
+        }
+        AggregateAccumulator.add(argumentBatches, groups: entries, to: &groups.accumulators)
+        start += n
+      }
+    }
   }
 
   /// The groups found so far: their keys in first-seen order and their aggregates.
@@ -327,6 +460,16 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
     init(prototype: AggregateAccumulator) { self.prototype = prototype }
 
     var keys: [[Value]] { table.keys }
+
+    /// Adds the groups of items that came after these, in their first-seen order.
+    mutating func merge(_ later: Groups) {
+      let laterKeys = later.table.keys
+      for index in laterKeys.indices {
+        let (group, isNew) = table.entry(laterKeys[index])
+        if isNew { accumulators.append(prototype.empty) }
+        accumulators[group].merge(later.accumulators[index])
+      }
+    }
 
     /// Adds an item to the group of `key`, through `add`.
     mutating func add(key: [Value], _ add: (inout AggregateAccumulator) -> Void) {

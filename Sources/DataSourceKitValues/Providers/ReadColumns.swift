@@ -79,6 +79,15 @@ package struct TextColumnMaker {
   /// texts plain, when the caller appends the text itself.
   package mutating func appendAgain(code: Int32) -> Bool { builder.appendAgain(code: code) }
 
+  /// The texts kept under codes again, `codes[index]` for each of `indices` (each a code
+  /// ``appendGivingCode(_:)`` gave); `false` (nothing appended) once the column keeps its texts
+  /// plain.
+  package mutating func appendAgain(_ indices: UnsafeBufferPointer<UInt64>, codes: UnsafeBufferPointer<Int32>)
+    -> Bool
+  {
+    builder.appendAgain(indices, codes: codes)
+  }
+
   fileprivate mutating func finished() -> any Column { builder.finished() }
 }
 
