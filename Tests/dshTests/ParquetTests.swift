@@ -453,7 +453,7 @@ struct ParquetTests {
       """
       COPY (SELECT i AS id, CASE WHEN i % 11 = 0 THEN NULL ELSE 'team ' || (i * 7 % 13) END AS team,
         CASE WHEN i % 4 = 0 THEN NULL ELSE (i * 37) % 1000 - 300 END AS n, i * 0.25 + 0.1 AS x,
-        'w' || ((i * 7919) % 5003) AS word, i % 3 AS small FROM range(30000) t(i))
+        'w' || ((i * 7919) % 5003) AS word, i % 3 AS small, 't' || ((i * 13) % 29) AS tag FROM range(30000) t(i))
       TO '\(path)' (FORMAT parquet, ROW_GROUP_SIZE 1024)
       """)
     let groupings = [
@@ -490,6 +490,14 @@ struct ParquetTests {
       "SELECT team, count(*), count(n), sum(n), avg(n), min(n), max(word) FROM read_parquet('\(path)') GROUP BY team ORDER BY team NULLS LAST"
     )
     #expect(DuckDB.differences(dsh, duck).isEmpty, "\(DuckDB.differences(dsh, duck).prefix(3))")
+    // Two dictionary-coded keys: each combination of their codes looked up once a dictionary.
+    let pairs = try DuckDB.dshRows(
+      [], "parquet \"\(path)\" | group by team, tag with c = count(), s = sum(n) | sort by team, tag")
+    let duckPairs = try DuckDB.rows(
+      "SELECT team, tag, count(*), sum(n) FROM read_parquet('\(path)') GROUP BY team, tag ORDER BY team NULLS LAST, tag"
+    )
+    #expect(pairs.count > 300)
+    #expect(DuckDB.differences(pairs, duckPairs).isEmpty, "\(DuckDB.differences(pairs, duckPairs).prefix(3))")
 
     // The provider read no column whole: each row group's columns were read and let go.
     let provider = ParquetProvider(path: path)

@@ -17,6 +17,10 @@ struct KeyTable {
   /// The entry of each code of the dictionary-coded column last looked up (-1: not yet).
   private var entryOfCode: [Int] = []
   private var codedDictionary: TextDictionary?
+  /// Several dictionary-coded keys: the entry of each combination of their codes (-1: not yet),
+  /// and the dictionaries it was made for.
+  private var entryOfCodes: [Int32] = []
+  private var codedDictionaries: [TextDictionary] = []
 
   var count: Int { keys.count }
 
@@ -77,6 +81,34 @@ struct KeyTable {
         if entryOfCode[code] < 0 { entryOfCode[code] = entry([dictionary.values[code]]).0 }
         entries[i] = entryOfCode[code]
       }
+    } else if let coded = Self.codedKeys(keys) {
+      // Dictionary-coded columns (a group by name, team): each combination of their texts is
+      // looked up once, by the codes' place in a table of every combination.
+      if codedDictionaries.count != coded.count
+        || zip(codedDictionaries, coded).contains(where: { $0 !== $1.dictionary })
+      {
+        codedDictionaries = coded.map(\.dictionary)
+        entryOfCodes = [Int32](
+          repeating: -1, count: coded.reduce(1) { $0 * $1.dictionary.values.count })
+      }
+      var strides = [Int](repeating: 1, count: coded.count)
+      for k in coded.indices.dropFirst() {
+        strides[k] = strides[k - 1] * coded[k - 1].dictionary.values.count
+      }
+      var places = [Int](repeating: 0, count: count)
+      for (k, key) in coded.enumerated() {
+        let stride = strides[k]
+        key.codes.withUnsafeBufferPointer { codes in
+          for i in 0..<count { places[i] += Int(codes[i]) * stride }
+        }
+      }
+      for i in 0..<count {
+        let place = places[i]
+        if entryOfCodes[place] < 0 {
+          entryOfCodes[place] = Int32(entry(coded.map { $0.dictionary.values[Int($0.codes[i])] }).0)
+        }
+        entries[i] = Int(entryOfCodes[place])
+      }
     } else if keys.count == 1, case .texts(let texts) = keys[0] {
       for i in 0..<count {
         guard let field = texts.plainBytes(i) else {
@@ -126,6 +158,23 @@ struct KeyTable {
       }
     }
     return entries
+  }
+
+  /// Several keys, each a dictionary-coded text batch, whose dictionaries' combinations are at
+  /// most a million: their codes and dictionaries; `nil` otherwise.
+  private static func codedKeys(_ keys: [ValueBatch]) -> [(codes: [UInt16], dictionary: TextDictionary)]? {
+    guard keys.count > 1 else { return nil }
+    var coded: [(codes: [UInt16], dictionary: TextDictionary)] = []
+    var combinations = 1
+    for key in keys {
+      guard case .texts(let texts) = key, let codes = texts.codes, let dictionary = texts.dictionary else {
+        return nil
+      }
+      combinations *= max(dictionary.values.count, 1)
+      guard combinations <= 1 << 20 else { return nil }
+      coded.append((codes, dictionary))
+    }
+    return coded
   }
 
   /// The entry of each of a batch's items by its one key, or -1 where the table has none (what
