@@ -220,6 +220,25 @@ func generateDatedCSV(path: String, rows: Int, delimiter: String, dateSeparator:
       "  its peak memory", dsh: dshGroup.peakKilobytes, other: "DuckDB", duckGroup?.peakKilobytes ?? 0,
       most: nil,
       succeeded: dshGroup.status == 0))
+  // A where no statistics answer (ages are spread over every row group), read with the group by
+  // after it: each row group tested and grouped at once.
+  let (dshWhereGroup, duckWhereGroup) = interleavedMedians(
+    {
+      measure([
+        dsh, "-c",
+        "show parquet \"\(path)\" | where age > 60 | group by team with n = count(), a = avg(age) as csv",
+      ])
+    },
+    {
+      measure([
+        duck, "-csv", "-c",
+        "SELECT team, count(*), avg(age) FROM read_parquet('\(path)') WHERE age > 60 GROUP BY team",
+      ])
+    })
+  rows.append(
+    .besideDuckDB(
+      "parquet 10M rows: where age > 60 | group by team with …", dsh: dshWhereGroup, duck: duckWhereGroup,
+      most: 1.5))
   // A where the row groups' statistics answer: ids are in order, so one group of the 10M holds them.
   let (dshSkip, duckSkip) = interleavedMedians(
     { measure([dsh, "-c", "show parquet \"\(path)\" | where id < 1000 | count as csv"]) },

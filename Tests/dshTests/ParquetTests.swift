@@ -480,6 +480,44 @@ struct ParquetTests {
         byGroups.output.split(separator: "\n") == Array(wholeLines),
         "\(grouping):\n\(byGroups.output)\n\(whole.output)")
     }
+    // A where just before the grouping is read with it, a row group at a time, its statistics
+    // ruling groups out: the groups of the where alone (an extend between keeps them apart).
+    let filtered = [
+      ("where n > 100", "group by team with c = count(), s = sum(n), l = last(id)"),
+      ("where x < 5000 and word != \"w7\"", "group by team with s = sum(x), m = median(n)"),
+      ("where id < 0", "group by team with c = count()"),
+      ("where small == 1", "distinct team"),
+    ]
+    for (condition, grouping) in filtered {
+      let fused = try DSHProcess.run(["-c", "show parquet \"\(path)\" | \(condition) | \(grouping) as csv"])
+      let apart = try DSHProcess.run([
+        "-c", "show parquet \"\(path)\" | \(condition) | extend apart = 1 | \(grouping) as csv",
+      ])
+      #expect(
+        fused.status == 0 && fused.output == apart.output, "\(condition):\n\(fused.output)\n\(apart.output)")
+    }
+    let described = try DSHProcess.run([
+      "-c", "explain analyze parquet \"\(path)\" | where id < 20000 | group by team with c = count()",
+    ])
+    #expect(
+      described.output.contains("where id < 20000 | group by team with c = count()  (14 groups")
+        && described.output.contains("a where read 10 of 15 row groups"), "\(described.output)")
+    // A bound table edited: the where runs apart; a grouping bound before the edit tests its
+    // condition over the edited rows.
+    let edited = try DSHProcess.run([
+      "-c", "let p = parquet \"\(path)\"",
+      "-c", "let g = p | where n > 100 | group by team with c = count(), s = sum(n)",
+      "-c", "update p set n = 5000 where id == 3",
+      "-c", "show g as csv", "-c",
+      "show p | where n > 100 | group by team with c = count(), s = sum(n) as csv",
+      "-c", "show p | where n > 100 | extend apart = 1 | group by team with c = count(), s = sum(n) as csv",
+    ])
+    let answers = edited.output.components(separatedBy: "team,c,s\n").dropFirst()
+    #expect(
+      edited.status == 0 && answers.count == 3 && Set(answers).count == 1
+        && answers.first?.contains("5000") == false,
+      "\(edited.output)")
+
     // Against DuckDB, sorted by the key (first and last are the rows' order, which DuckDB's
     // threads do not keep).
     let dsh = try DuckDB.dshRows(

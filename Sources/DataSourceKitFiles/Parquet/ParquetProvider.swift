@@ -137,14 +137,17 @@ extension ParquetProvider: ColumnReadable {
 }
 
 extension ParquetProvider: RunReadable {
-  /// The row groups, each read alone, for a stage that reads every row (a group by) and
-  /// columns not held whole.
-  package func runs(reading names: [String]) -> (
-    runs: [Range<Int>], read: @Sendable (_ run: Int) throws(DataSourceError) -> ColumnTable
+  /// The row groups `condition`'s statistics leave, each read alone, for a stage that reads
+  /// every row (a group by) and columns not held whole.
+  package func runs(reading names: [String], keptBy condition: RowExpression?) -> (
+    count: Int, read: @Sendable (_ block: Int) throws(DataSourceError) -> ColumnTable
   )? {
     guard let table, let read = table.groupReader(reading: names) else { return nil }
-    let starts = table.layout.groupStarts
-    return ((0..<table.layout.rowGroupCount).map { starts[$0]..<starts[$0 + 1] }, read)
+    guard let condition, let groups = table.groups(possiblyKeptBy: condition) else {
+      return (table.layout.rowGroupCount, read)
+    }
+    lastPruning = (groups.count, table.layout.rowGroupCount)
+    return (groups.count, { block throws(DataSourceError) in try read(groups[block]) })
   }
 
   package func runFailed(_ error: DataSourceError) { failWhileRead(error) }

@@ -457,9 +457,15 @@ struct ColumnReading {
             }
             return
           }
-          // No nulls: each run of entries already made is appended at once, as codes.
+          // No nulls: each run of entries already made is appended at once, as codes, while the
+          // column keeps codes (once it keeps its texts plain, a row at a time: a run found and
+          // then not appended would be looked for again from its next row).
           var next = 0
           while next < indices.count {
+            guard maker.isCoded else {
+              for index in indices[next...] { appendEntry(Int(index)) }
+              break
+            }
             var end = next
             while end < indices.count, known[Int(indices[end])] >= 0 { end += 1 }
             let appended =

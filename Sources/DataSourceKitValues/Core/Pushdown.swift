@@ -102,12 +102,15 @@ package protocol StatisticsPruning: AnyObject {
 /// the next blocks are read on the other cores meanwhile, as DuckDB feeds its aggregates a vector
 /// at a time.
 package protocol RunReadable: AnyObject {
-  /// The blocks as runs of flat positions, in order, covering every row, and a reader of fields
-  /// `names` of one run's rows alone (a column each, in the order given; a name the rows lack
-  /// reads as null), safe to call from any thread; `nil` when those columns are held whole
-  /// already (or the rows are not read so), and the stage reads them whole.
-  func runs(reading names: [String]) -> (
-    runs: [Range<Int>], read: @Sendable (_ run: Int) throws(DataSourceError) -> ColumnTable
+  /// How many blocks a stage reading fields `names` of the rows `condition` may keep reads, and
+  /// a reader of those fields of the `k`th of them, in order (a column each, in the order given;
+  /// a name the rows lack reads as null), safe to call from any thread; `nil` when those columns
+  /// are held whole already (or the rows are not read so), and the stage reads them whole.
+  ///
+  /// The blocks are every block when `condition` is `nil`, else those whose statistics leave it
+  /// possible (the reader's rows are the blocks' every row: the stage tests the condition).
+  func runs(reading names: [String], keptBy condition: RowExpression?) -> (
+    count: Int, read: @Sendable (_ block: Int) throws(DataSourceError) -> ColumnTable
   )?
 
   /// A run's read failed (a damaged block): the provider fails as a read of its rows would.

@@ -104,11 +104,11 @@ extension EditableProvider: StatisticsPruning where Item == Value {
 /// An unedited table's rows are its source's, at the same positions: a stage that reads every
 /// row reads them a block at a time when its source's columns are read so.
 extension EditableProvider: RunReadable where Item == Value {
-  package func runs(reading names: [String]) -> (
-    runs: [Range<Int>], read: @Sendable (_ run: Int) throws(DataSourceError) -> ColumnTable
+  package func runs(reading names: [String], keptBy condition: RowExpression?) -> (
+    count: Int, read: @Sendable (_ block: Int) throws(DataSourceError) -> ColumnTable
   )? {
     guard !isEdited, let source = source as? any RunReadable else { return nil }
-    return source.runs(reading: names)
+    return source.runs(reading: names, keptBy: condition)
   }
 
   package func runFailed(_ error: DataSourceError) { (source as? any RunReadable)?.runFailed(error) }

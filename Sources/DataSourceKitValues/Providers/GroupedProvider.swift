@@ -1,4 +1,5 @@
 import DataSourceKit
+import Synchronization
 
 /// One item per group of a base's items (`group by`): a record of the group's keys and its
 /// aggregates, in the order the keys were first seen; or each distinct value once (`distinct`).
@@ -59,12 +60,22 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
     keys.contains { $0.compute != nil } || fields.contains { $0.compute != nil }
   }
 
+  /// The database that may run the grouping as a `GROUP BY`: the base, when it is one and the
+  /// grouping is expressions with no condition of its own.
+  private var database: (any GroupingPushdown)? {
+    usesClosures || condition != nil ? nil : base as? any GroupingPushdown
+  }
+
   package let base: any DataProvider<Value>
   package let keys: [Key]
   package let fields: [Field]
   /// `distinct` of one expression: items are its values, not records.
   package let yieldsValues: Bool
   package let label: String
+  /// The base's rows the grouping keeps, tested as they are read: a `where` written just before
+  /// the grouping over a file read in blocks (``RunReadable``), so the rows it keeps are never
+  /// gathered apart and the blocks its statistics rule out are never read.
+  package let condition: RowExpression?
   private let notes: ExpressionNotes?
   private let schema: Schema
   private var items: [Value] = []
@@ -78,9 +89,10 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
 
   package init(
     base: any DataProvider<Value>, keys: [Key], fields: [Field], yieldsValues: Bool = false, label: String,
-    notes: ExpressionNotes?
+    condition: RowExpression? = nil, notes: ExpressionNotes?
   ) {
     self.base = base
+    self.condition = condition
     self.keys = keys
     self.fields = fields
     self.yieldsValues = yieldsValues && keys.count == 1 && fields.isEmpty
@@ -128,10 +140,10 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
     let grouped: [Value]
     do {
       // ^C interrupts a GROUP BY running inside SQLite at once, from the cancelling thread.
-      let interrupt = (base as? any GroupingPushdown)?.groupingInterrupter
+      let interrupt = database?.groupingInterrupter
       grouped = try await withTaskCancellationHandler {
         // A server's GROUP BY is awaited, the caller's actor free meanwhile.
-        if !usesClosures, let pushdown = base as? any GroupingPushdown {
+        if let pushdown = database {
           if let rows = try await pushdown.groupedRowsAwaiting(
             keys: keys.map(\.expression), aggregates: fields.map(\.aggregate), notes: notes)
           {
@@ -186,12 +198,14 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
   private func groupItems(into groups: inout Groups) throws {
     let notes = self.notes
     let keyValues = keys.map { key in key.compute ?? key.expression.compiled(notes: notes) }
+    let kept = condition?.compiledTest(notes: notes)
     var seen = 0
     for section in 0..<base.numberOfSections {
       for row in 0..<base.numberOfItems(inSection: section) {
         seen += 1
         if seen & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
         let item = base.item(at: ItemPath(item: row, section: section))
+        if let kept, !kept(item) { continue }
         let values = keyValues.map { $0(item) }
         groups.add(key: values) { $0.add(item) }
       }
@@ -201,7 +215,7 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
   /// Writes the database's `GROUP BY` for `explain` without running it or reading a row, and
   /// stays not run; `false` when the grouping would run in memory (then it is run to be shown).
   package func planWithoutRows() throws -> Bool {
-    guard !usesClosures, loadState == .initial, let pushdown = base as? any GroupingPushdown,
+    guard loadState == .initial, let pushdown = database,
       try pushdown.groupedRows(
         keys: keys.map(\.expression), aggregates: fields.map(\.aggregate), notes: notes, planOnly: true)
         != nil
@@ -222,7 +236,7 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
 
   /// The groups of the base's items, in first-seen order of their keys.
   private func group(askingDatabase: Bool = true) throws -> [Value] {
-    if askingDatabase, !usesClosures, let pushdown = base as? any GroupingPushdown,
+    if askingDatabase, let pushdown = database,
       let rows = try pushdown.groupedRows(
         keys: keys.map(\.expression), aggregates: fields.map(\.aggregate), notes: notes, planOnly: false)
     {
@@ -271,9 +285,10 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
   private func groupByColumns(into groups: inout Groups) throws -> Bool {
     guard let columns = base as? any ColumnReadable else { return false }
     if let blocks = base as? any RunReadable, try groupByRuns(blocks, into: &groups) { return true }
-    guard let readers = BatchReaders(keys: keys, fields: fields, over: columns, notes: notes) else {
-      return false
-    }
+    guard
+      let readers = BatchReaders(
+        keys: keys, fields: fields, condition: condition, over: columns, notes: notes, conditionNotes: notes)
+    else { return false }
     let count = (0..<base.numberOfSections).reduce(0) { $0 + base.numberOfItems(inSection: $1) }
     try readers.add(count, into: &groups)
     return true
@@ -292,36 +307,36 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
   /// apart; otherwise the blocks are grouped here, one after another, as they are read.
   private func groupByRuns(_ blocks: any RunReadable, into groups: inout Groups) throws -> Bool {
     var names: [String] = []
-    for expression in keys.map(\.expression) + fields.compactMap(\.aggregate.argument) {
+    let expressions =
+      keys.map(\.expression) + fields.compactMap(\.aggregate.argument) + [condition].compactMap { $0 }
+    for expression in expressions {
       for path in expression.fieldPaths {
         // The item itself is not a column.
         guard let name = path.first else { return false }
         if !names.contains(name) { names.append(name) }
       }
     }
-    guard let (runs, read) = blocks.runs(reading: names), runs.count > 1 else { return false }
+    guard let (count, read) = blocks.runs(reading: names, keptBy: condition) else { return false }
+    // Every block ruled out by its statistics: no rows, no groups.
+    guard count > 0 else { return true }
     do {
       if let (group, first) = try partsByRun(read: read) {
-        let parts = SlotArray<Result<RunGroups, DataSourceError>>(count: runs.count)
-        parts[0] = .success(first)
-        try Morsels.each(runs.count - 1) { run in
-          parts[run + 1] = Result { () throws(DataSourceError) in try group(run + 1) }
+        // Merged in the blocks' order as they are made, so the groups come in the order the keys
+        // first appear and only the blocks done ahead of their turn wait.
+        let merger = BlockMerger(groups, types: first.types)
+        merger.add(.success(first), at: 0)
+        try Morsels.each(count - 1) { run in
+          merger.add(Result { () throws(DataSourceError) in try group(run + 1) }, at: run + 1)
         }
-        // Merged in the blocks' order, so the groups come in the order the keys first appear.
-        for run in runs.indices {
-          guard let part = try parts[run]?.get() else { throw DataSourceError.cancelled }
-          parts[run] = nil
-          guard part.types == first.types else {
-            throw DataSourceError.sourceFailed(message: "a block's columns changed type")
-          }
-          groups.merge(part.groups)
-        }
+        groups = try merger.merged(count: count)
       } else {
-        try Morsels.inOrder(count: runs.count, ahead: Morsels.cores, make: read) { table in
+        try Morsels.inOrder(count: count, ahead: Morsels.cores, make: read) { table in
           // Every field is a column of the block: the readers are made over it.
           guard
             let readers = BatchReaders(
-              keys: keys, fields: fields, over: ColumnTableProvider(table), notes: notes)
+              keys: keys, fields: fields, condition: condition, over: ColumnTableProvider(table),
+              notes: notes,
+              conditionNotes: notes)
           else {
             throw DataSourceError.sourceFailed(message: "a block's fields could not be read as columns")
           }
@@ -333,6 +348,57 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
       throw error
     }
     return true
+  }
+
+  /// Blocks' groups merged in the blocks' order as they are made, whatever core makes them: a
+  /// block done before those ahead of it waits for them, so few are held at once (a group by of
+  /// many groups a block would otherwise hold every block's until the last).
+  private final class BlockMerger: @unchecked Sendable {
+    // Every field is read and written under `lock`.
+    private let lock = Mutex(())
+    private var groups: Groups
+    private let types: [ValueType?]
+    private var next = 0
+    private var waiting: [Int: RunGroups] = [:]
+    private var failure: DataSourceError?
+
+    init(_ groups: Groups, types: [ValueType?]) {
+      self.groups = groups
+      self.types = types
+    }
+
+    /// Block `index`'s groups, or why they could not be made; merged with those before it once
+    /// they are.
+    func add(_ part: Result<RunGroups, DataSourceError>, at index: Int) {
+      lock.withLock { _ in
+        guard failure == nil else { return }
+        switch part {
+        case .failure(let error):
+          failure = error
+          waiting = [:]
+        case .success(let made):
+          waiting[index] = made
+          while let ready = waiting.removeValue(forKey: next) {
+            guard ready.types == types else {
+              failure = .sourceFailed(message: "a block's columns changed type")
+              waiting = [:]
+              return
+            }
+            groups.merge(ready.groups)
+            next += 1
+          }
+        }
+      }
+    }
+
+    /// The groups of all `count` blocks, merged.
+    func merged(count: Int) throws(DataSourceError) -> Groups {
+      try lock.withLock { _ throws(DataSourceError) in
+        if let failure { throw failure }
+        guard next == count else { throw DataSourceError.cancelled }
+        return groups
+      }
+    }
   }
 
   /// The groups of one block, made on its own core, and the types of the columns they read.
@@ -368,12 +434,15 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
     @Sendable func types(of table: ColumnTable) -> [ValueType?] {
       names.map { name in table.schema.index(of: name).map { table.columns[$0].type } }
     }
-    let (keys, fields) = (self.keys, self.fields)
+    let (keys, fields, condition, notes) = (self.keys, self.fields, self.condition, self.notes)
     @Sendable func groups(of table: ColumnTable) throws(DataSourceError) -> RunGroups {
       var groups = Groups(prototype: AggregateAccumulator(fields.map(\.aggregate), notes: nil))
-      // Fields alone: nothing computed, so nothing noted, on this thread.
+      // Keys and arguments are fields: nothing computed, nothing noted. The condition may note
+      // (a division by zero): notes are counted under a lock, whatever thread adds them.
       guard
-        let readers = BatchReaders(keys: keys, fields: fields, over: ColumnTableProvider(table), notes: nil)
+        let readers = BatchReaders(
+          keys: keys, fields: fields, condition: condition, over: ColumnTableProvider(table), notes: nil,
+          conditionNotes: notes)
       else { throw DataSourceError.sourceFailed(message: "a block's fields could not be read as columns") }
       do {
         try readers.add(table.rowCount, into: &groups)
@@ -401,9 +470,18 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
     private var readers: [BatchReader] = []
     private var keyReaders: [Int] = []
     private var argumentReaders: [Int?] = []
+    /// The grouping's condition, when it has one: the rows it does not keep are passed over.
+    private var kept: BatchReader?
 
-    /// `nil` when a key or an argument is not read by column (the item itself).
-    init?(keys: [Key], fields: [Field], over columns: any ColumnReadable, notes: ExpressionNotes?) {
+    /// `nil` when a key, an argument or the condition is not read by column (the item itself).
+    init?(
+      keys: [Key], fields: [Field], condition: RowExpression?, over columns: any ColumnReadable,
+      notes: ExpressionNotes?, conditionNotes: ExpressionNotes?
+    ) {
+      if let condition {
+        guard let reader = condition.batches(over: columns, notes: conditionNotes) else { return nil }
+        kept = reader
+      }
       var expressions: [RowExpression] = []
       var readers: [BatchReader] = []
       func reader(of expression: RowExpression) -> Int? {
@@ -434,8 +512,22 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
       var start = 0
       while start < count {
         if start & 0xFFFF == 0, Task.isCancelled { throw DataSourceError.cancelled }
-        let n = min(positions.count, count - start)
+        var n = min(positions.count, count - start)
         for k in 0..<n { positions[k] = start + k }
+        start += n
+        if let kept {
+          // The rows the condition keeps, moved to the front.
+          let truths = positions.withUnsafeBufferPointer {
+            kept(UnsafeBufferPointer(rebasing: $0[0..<n])).truths
+          }
+          var keptCount = 0
+          for k in 0..<n where truths[k] {
+            positions[keptCount] = positions[k]
+            keptCount += 1
+          }
+          n = keptCount
+          if n == 0 { continue }
+        }
         let (keyBatches, argumentBatches) = positions.withUnsafeBufferPointer { buffer in
           let batch = UnsafeBufferPointer(rebasing: buffer[0..<n])
           let read = readers.map { $0(batch) }
@@ -446,7 +538,6 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
           groups.accumulators.append(groups.prototype.empty)
         }
         AggregateAccumulator.add(argumentBatches, groups: entries, to: &groups.accumulators)
-        start += n
       }
     }
   }

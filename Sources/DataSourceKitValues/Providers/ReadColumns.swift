@@ -68,6 +68,9 @@ package struct TextColumnMaker {
   /// A null.
   package mutating func appendNull() { builder.appendNull() }
 
+  /// Whether the column keeps its texts as codes into a dictionary (until too many differ).
+  package var isCoded: Bool { builder.isCoded }
+
   /// A text (valid UTF-8), and the code it is kept under, for ``appendAgain(code:)``; `nil` once
   /// the column keeps its texts plain (too many of them differ).
   package mutating func appendGivingCode(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt16? {

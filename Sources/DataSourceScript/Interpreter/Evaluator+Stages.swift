@@ -15,7 +15,13 @@ extension Evaluator {
   ///
   /// - Parameter reading: whether a stage built from its input's rows (a grouping, a join, a
   ///   window, a sample) reads them now; `explain` builds it unread, to say what would run.
-  func apply(_ stage: Stage, to value: ScriptValue, reading: Bool = true) async throws -> ScriptValue {
+  ///
+  /// - Parameter filter: a `where` written just before a `group by` or `distinct`, tested as the
+  ///   grouping reads its rows (``fusedFilter(_:before:over:)``), and where it was written.
+  func apply(
+    _ stage: Stage, to value: ScriptValue, reading: Bool = true,
+    filter: (condition: RowExpression, range: SourceRange)? = nil
+  ) async throws -> ScriptValue {
     guard case .provider(let provider) = value else {
       if case .table = value { throw Diagnostic(.stageAfterCell(stage.kind.phrase), at: stage.range) }
       throw Diagnostic(
@@ -67,10 +73,11 @@ extension Evaluator {
     case .group(let keys, let aggregates, _):
       let grouped = try await plannedOrLoaded(
         try groupedProvider(
-          keys: keys, aggregates: aggregates, yieldsValues: false, of: provider, stage: stage))
+          keys: keys, aggregates: aggregates, yieldsValues: false, of: provider, stage: stage, filter: filter)
+      )
       result.provider = grouped
       result.key = grouped.identityKey
-      result.displayName = Self.stageName(text(stage.range))
+      result.displayName = Self.stageName(grouped.label)
     case .distinct(var keys, _):
       // `distinct` alone keeps each item once: by every field when the fields are known (which
       // SQL can say), else by the item itself.
@@ -79,10 +86,10 @@ extension Evaluator {
       let grouped = try await plannedOrLoaded(
         try groupedProvider(
           keys: keys, aggregates: [], yieldsValues: keys.count == 1 && !keys[0].named, of: provider,
-          stage: stage))
+          stage: stage, filter: filter))
       result.provider = grouped
       result.key = grouped.identityKey
-      result.displayName = Self.stageName(text(stage.range))
+      result.displayName = Self.stageName(grouped.label)
     case .count(let range):
       result.provider = try await loaded(CountProvider(base: provider.provider, label: text(range)))
       notePartialSource(under: provider, stage: range, reading: reading)
@@ -421,16 +428,38 @@ extension Evaluator {
     return joined
   }
 
-  /// `group by` and `distinct`: a provider of the groups of the base's items.
+  /// `group by` and `distinct`: a provider of the groups of the base's items (those `filter`
+  /// keeps, when a `where` before it is read with it).
   func groupedProvider(
     keys: [FieldDefinition], aggregates: [FieldDefinition], yieldsValues: Bool, of provider: ProviderValue,
-    stage: Stage
+    stage: Stage, filter: (condition: RowExpression, range: SourceRange)? = nil
   ) throws -> GroupedProvider {
     let checker = try checker(for: provider)
+    let range = (filter?.range.lowerBound ?? stage.range.lowerBound)..<stage.range.upperBound
     return GroupedProvider(
       base: provider.provider, keys: try groupKeys(keys, checker),
       fields: try aggregateFields(aggregates, checker),
-      yieldsValues: yieldsValues, label: text(stage.range), notes: notes.collector)
+      yieldsValues: yieldsValues, label: text(range), condition: filter?.condition, notes: notes.collector)
+  }
+
+  /// The condition of `filter`, a `where` just before `grouping` (a `group by` or `distinct`),
+  /// when the grouping should test it as it reads its rows; `nil` otherwise.
+  ///
+  /// Over a file read in blocks whose columns are not held (``RunReadable``: a Parquet file, or
+  /// an unedited table over one) the `where` alone would read every column it tests whole and
+  /// the grouping then read the rows it kept, a column at a time. Read together, each block is
+  /// tested and grouped at once, and the blocks its statistics rule out are not read.
+  func fusedFilter(_ filter: Stage, before grouping: Stage, over value: ScriptValue) throws -> RowExpression?
+  {
+    guard case .filter = filter, case .provider(let provider) = value else { return nil }
+    switch grouping {
+    case .group, .distinct: break
+    default: return nil
+    }
+    guard let blocks = provider.provider as? any RunReadable, blocks.runs(reading: [], keptBy: nil) != nil,
+      case .filter(let condition)? = try pushdownStage(filter, of: provider)
+    else { return nil }
+    return condition
   }
 
   /// The keys of a `distinct` with none written: each of the provider's fields, or the item

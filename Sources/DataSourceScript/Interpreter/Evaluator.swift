@@ -137,6 +137,21 @@ extension Evaluator {
           // stages that keep or compute fields); over a schemaless source each stage runs before
           // the next is checked against its rows.
           let known = value.stepProvider.map(scans.knowsProfilesWithoutItems) == true
+          // A where just before a group by over a Parquet file is read with it, a row group at a
+          // time (its statistics ruling groups out): one step.
+          if index + 1 < steps.count, case .stage(let grouping) = steps[index + 1],
+            let condition = try fusedFilter(stage, before: grouping, over: value)
+          {
+            let buildsOnly = !runsStages && known
+            if !(buildsOnly || (Self.isBuiltWithoutRows(grouping) && known)) { try await run(&unrun) }
+            let before = timings?.now()
+            value = try await apply(
+              grouping, to: value, reading: !buildsOnly, filter: (condition, stage.range))
+            timings?.ran(
+              stage.range.lowerBound..<grouping.range.upperBound, rows: value.stepProvider, since: before)
+            index += 2
+            continue
+          }
           // `explain` builds a stage that reads its input's rows (a grouping, a join, a window, a
           // sample) without them too, when the fields it will see are known without them.
           let buildsOnly = !runsStages && known
