@@ -462,6 +462,8 @@ struct ParquetTests {
       "group by team, small with c = count(), s = sum(id), lo = min(x)",
       // A double sum, a median and a distinct count do not: grouped in turn as the groups are read.
       "group by team with s = sum(x), a = avg(x), m = median(n), d = distinct(word)",
+      // A group an id: the first row group's groups kept, the rest grouped in turn after them.
+      "group by id with c = count(), s = sum(n)",
       // A computed key: grouped in turn.
       "group by small * 2 as twice with c = count(), s = sum(n)",
     ]

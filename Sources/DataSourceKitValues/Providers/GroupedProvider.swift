@@ -319,30 +319,41 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
     guard let (count, read) = blocks.runs(reading: names, keptBy: condition) else { return false }
     // Every block ruled out by its statistics: no rows, no groups.
     guard count > 0 else { return true }
-    do {
-      if let (group, first) = try partsByRun(read: read) {
-        // Merged in the blocks' order as they are made, so the groups come in the order the keys
-        // first appear and only the blocks done ahead of their turn wait.
-        let merger = BlockMerger(groups, types: first.types)
-        merger.add(.success(first), at: 0)
-        try Morsels.each(count - 1) { run in
-          merger.add(Result { () throws(DataSourceError) in try group(run + 1) }, at: run + 1)
-        }
-        groups = try merger.merged(count: count)
-      } else {
-        try Morsels.inOrder(count: count, ahead: Morsels.cores, make: read) { table in
-          // Every field is a column of the block: the readers are made over it.
-          guard
-            let readers = BatchReaders(
-              keys: keys, fields: fields, condition: condition, over: ColumnTableProvider(table),
-              notes: notes,
-              conditionNotes: notes)
-          else {
-            throw DataSourceError.sourceFailed(message: "a block's fields could not be read as columns")
-          }
-          try readers.add(table.rowCount, into: &groups)
-        }
+    /// Groups blocks `first…` here in order, the next read on the other cores meanwhile.
+    func groupInTurn(from first: Int) throws {
+      guard first < count else { return }
+      let next: @Sendable (Int) throws(DataSourceError) -> ColumnTable = { block throws(DataSourceError) in
+        try read(first + block)
       }
+      try Morsels.inOrder(count: count - first, ahead: Morsels.cores, make: next) { table in
+        // Every field is a column of the block: the readers are made over it.
+        guard
+          let readers = BatchReaders(
+            keys: keys, fields: fields, condition: condition, over: ColumnTableProvider(table), notes: notes,
+            conditionNotes: notes)
+        else { throw DataSourceError.sourceFailed(message: "a block's fields could not be read as columns") }
+        try readers.add(table.rowCount, into: &groups)
+      }
+    }
+    do {
+      guard let (group, first, onEveryCore) = try partsByRun(read: read) else {
+        try groupInTurn(from: 0)
+        return true
+      }
+      guard onEveryCore else {
+        // The first block's groups are what grouping it in turn gives: the rest go on from them.
+        if groups.table.count == 0 { groups = first.groups } else { groups.merge(first.groups) }
+        try groupInTurn(from: 1)
+        return true
+      }
+      // Merged in the blocks' order as they are made, so the groups come in the order the keys
+      // first appear and only the blocks done ahead of their turn wait.
+      let merger = BlockMerger(groups, types: first.types)
+      merger.add(.success(first), at: 0)
+      try Morsels.each(count - 1) { run in
+        merger.add(Result { () throws(DataSourceError) in try group(run + 1) }, at: run + 1)
+      }
+      groups = try merger.merged(count: count)
     } catch let error as DataSourceError where error != .cancelled {
       blocks.runFailed(error)
       throw error
@@ -412,16 +423,19 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
     }
   }
 
-  /// A maker of a block's groups on any thread, and the first block's groups, when the keys and
-  /// arguments are fields, the aggregates merge exactly over the first block's columns (whose
-  /// types every block's must share: a Parquet column's type is the file's), and the first block
-  /// has few groups for its rows; `nil` otherwise.
+  /// A maker of a block's groups on any thread, the first block's groups, and whether to group
+  /// the blocks on every core, when the keys and arguments are fields and the aggregates merge
+  /// exactly over the first block's columns (whose types every block's must share: a Parquet
+  /// column's type is the file's); `nil` otherwise.
   ///
-  /// Many groups a block (a group by id) would be held twice, once in the blocks' groups and once
-  /// merged, for no gain: grouping in turn is as fast there.
+  /// The blocks are grouped on every core when the first has few groups for its rows: many
+  /// groups a block (a group by id) would be held twice, once in the blocks' groups and once
+  /// merged, for no gain, and are grouped in turn after the first.
   private func partsByRun(
     read: @escaping @Sendable (_ run: Int) throws(DataSourceError) -> ColumnTable
-  ) throws(DataSourceError) -> (@Sendable (_ run: Int) throws(DataSourceError) -> RunGroups, RunGroups)? {
+  ) throws(DataSourceError) -> (
+    group: @Sendable (_ run: Int) throws(DataSourceError) -> RunGroups, first: RunGroups, onEveryCore: Bool
+  )? {
     func field(_ expression: RowExpression) -> String? {
       if case .field(let path) = expression, path.count == 1 { path[0] } else { nil }
     }
@@ -436,7 +450,9 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
     }
     let (keys, fields, condition, notes) = (self.keys, self.fields, self.condition, self.notes)
     @Sendable func groups(of table: ColumnTable) throws(DataSourceError) -> RunGroups {
-      var groups = Groups(prototype: AggregateAccumulator(fields.map(\.aggregate), notes: nil))
+      // The accumulators note at the end what they could not compute (an int sum past 64 bits),
+      // where they are merged or kept.
+      var groups = Groups(prototype: AggregateAccumulator(fields.map(\.aggregate), notes: notes))
       // Keys and arguments are fields: nothing computed, nothing noted. The condition may note
       // (a division by zero): notes are counted under a lock, whatever thread adds them.
       guard
@@ -458,8 +474,10 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
       guard AggregateAccumulator.mergesExactly(field.aggregate.function, over: type) else { return nil }
     }
     let first = try groups(of: table)
-    guard first.groups.table.count * 16 <= table.rowCount else { return nil }
-    return ({ run throws(DataSourceError) in try groups(of: try read(run)) }, first)
+    return (
+      { run throws(DataSourceError) in try groups(of: try read(run)) }, first,
+      first.groups.table.count * 16 <= table.rowCount
+    )
   }
 
   /// The readers of a grouping's keys and aggregate arguments over some columns: an expression
