@@ -364,8 +364,9 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
   /// Blocks' groups merged in the blocks' order as they are made, whatever core makes them: a
   /// block done before those ahead of it waits for them, so few are held at once (a group by of
   /// many groups a block would otherwise hold every block's until the last).
+  ///
+  /// `@unchecked Sendable`: every field is read and written under `lock`.
   private final class BlockMerger: @unchecked Sendable {
-    // Every field is read and written under `lock`.
     private let lock = Mutex(())
     private var groups: Groups
     private let types: [ValueType?]
@@ -413,8 +414,10 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
   }
 
   /// The groups of one block, made on its own core, and the types of the columns they read.
+  ///
+  /// `@unchecked Sendable`: made by one thread and then handed, whole, to the one that merges it;
+  /// never shared.
   private final class RunGroups: @unchecked Sendable {
-    // Made by one thread and then handed, whole, to the one that merges it: never shared.
     let groups: Groups
     let types: [ValueType?]
     init(groups: Groups, types: [ValueType?]) {
