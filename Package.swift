@@ -7,6 +7,8 @@ let package = Package(
   products: [
     .library(name: "DataSourceKit", targets: ["DataSourceKit"]),
     .library(name: "DataSourceKitValues", targets: ["DataSourceKitValues"]),
+    .library(name: "DataSourceKitRelational", targets: ["DataSourceKitRelational"]),
+    .library(name: "DataSourceKitRendering", targets: ["DataSourceKitRendering"]),
     .library(name: "DataSourceKitFiles", targets: ["DataSourceKitFiles"]),
     .library(name: "DataSourceKitSQLite", targets: ["DataSourceKitSQLite"]),
     .library(name: "DataSourceKitHTTP", targets: ["DataSourceKitHTTP"]),
@@ -37,8 +39,8 @@ let package = Package(
     // rendering. Knows nothing of the language, the terminal, databases or the network.
     .target(name: "DataSourceKit"),
     // The shell's vocabulary on the engine: dynamic values and records, expressions over them,
-    // the stages, groupings and joins the language runs, CSV and JSON reading, and drawing a
-    // view as text, HTML or SVG. Programs that `show … as swift` writes import it.
+    // the stages that keep items apart (filter, sort, section, extend, select), CSV and JSON
+    // reading, and the SQL of a stage. Programs that `show … as swift` writes import it.
     .target(
       name: "DataSourceKitValues",
       dependencies: [
@@ -47,6 +49,11 @@ let package = Package(
           name: "OrderedCollections", package: "swift-collections", condition: .when(traits: ["Shell"])),
       ]
     ),
+    // The relational stages: group by and distinct, count, summarize, pivot, join, and window
+    // functions, each a provider over another's items.
+    .target(name: "DataSourceKitRelational", dependencies: ["DataSourceKit", "DataSourceKitValues"]),
+    // Drawing a view as text (box, plain, Markdown, CSV, JSON), as an HTML page or an SVG picture.
+    .target(name: "DataSourceKitRendering", dependencies: ["DataSourceKit", "DataSourceKitValues"]),
     // Providers of CSV and JSON files, plain or compressed (gzip and zip through zlib, bzip2
     // through libbz2, zstd through the system's libzstd, opened when first needed).
     .target(
@@ -74,8 +81,8 @@ let package = Package(
     .target(
       name: "DataSourceScript",
       dependencies: [
-        "DataSourceKit", "DataSourceKitValues", "DataSourceKitFiles", "DataSourceKitSQLite",
-        "DataSourceKitHTTP", "DataSourceKitPostgres",
+        "DataSourceKit", "DataSourceKitValues", "DataSourceKitRelational", "DataSourceKitRendering",
+        "DataSourceKitFiles", "DataSourceKitSQLite", "DataSourceKitHTTP", "DataSourceKitPostgres",
       ]
     ),
     // libedit, wrapped only where Swift cannot call it (variadics, C stdio globals).
@@ -123,8 +130,8 @@ let package = Package(
     .executableTarget(
       name: "dsh-bench",
       dependencies: [
-        "DataSourceKit", "DataSourceKitValues", "DataSourceKitFiles", "DataSourceKitSQLite",
-        "DataSourceKitHTTP",
+        "DataSourceKit", "DataSourceKitValues", "DataSourceKitRelational", "DataSourceKitRendering",
+        "DataSourceKitFiles", "DataSourceKitSQLite", "DataSourceKitHTTP",
       ]
     ),
     // The bridge an app adds to its UIKit target (Bridge/DataSourceKitUIKit.swift): a table's and
@@ -138,8 +145,8 @@ let package = Package(
     .testTarget(
       name: "DataSourceKitTests",
       dependencies: [
-        "DataSourceKit", "DataSourceKitValues", "DataSourceKitFiles", "DataSourceKitSQLite",
-        "DataSourceKitHTTP",
+        "DataSourceKit", "DataSourceKitValues", "DataSourceKitRelational", "DataSourceKitRendering",
+        "DataSourceKitFiles", "DataSourceKitSQLite", "DataSourceKitHTTP",
         .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["Shell"])),
       ]
     ),
@@ -155,7 +162,10 @@ let package = Package(
     // library's public API. It runs the README's examples from main-actor code.
     .testTarget(
       name: "AppAdoptionTests",
-      dependencies: ["DataSourceKit", "DataSourceKitValues", "DataSourceKitUIKit", "UIKitStandIn"],
+      dependencies: [
+        "DataSourceKit", "DataSourceKitValues", "DataSourceKitRendering", "DataSourceKitUIKit",
+        "UIKitStandIn",
+      ],
       swiftSettings: [.unsafeFlags(["-warnings-as-errors", "-package-name", "adopter"])]
     ),
     // An app target as Xcode 26 makes a new one: main-actor isolation by default and the
@@ -181,7 +191,7 @@ let package = Package(
     // dependency, since its link (the static runtime) is not the test binary's.
     .testTarget(
       name: "dshTests",
-      dependencies: ["DataSourceScript", "DataSourceKitPostgres", "CZlib"],
+      dependencies: ["DataSourceScript", "DataSourceKitRelational", "DataSourceKitPostgres", "CZlib"],
       exclude: ["Transcripts", "Fixtures", "live.py"]
     ),
   ],

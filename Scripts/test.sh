@@ -120,6 +120,8 @@ step_done "swift build --build-tests"
 # build (the toolchain's docc: Scripts/docs.sh), from the symbol graphs of the build above (after
 # it, so that its log, checked for warnings, is the one that compiles).
 quietly python3 Scripts/check-docs.py
+# docs/ARCHITECTURE.md's module graph is Package.swift's, as SwiftPM reads it.
+quietly python3 Scripts/module-graph.py --check
 # The catalogs are built again only when what they are made of changed since they last built
 # without fault here: the doc comments, the public and open declarations, the catalogs' own
 # files and docs/API.md (a clean clone, as CI's, always builds them).
@@ -136,7 +138,7 @@ else
   # docs/API.md lists the engine's public API from that symbol graph: a change of the API is a
   # change of that file, seen in review.
   quietly python3 Scripts/api.py --check
-  for target in DataSourceKitValues DataSourceKitFiles DataSourceKitSQLite DataSourceKitHTTP; do
+  for target in DataSourceKitValues DataSourceKitRelational DataSourceKitRendering DataSourceKitFiles DataSourceKitSQLite DataSourceKitHTTP; do
     quietly Scripts/docs.sh "$target"
   done
   echo "$docs_source" > "$docs_stamp"

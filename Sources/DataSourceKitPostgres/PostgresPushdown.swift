@@ -40,7 +40,7 @@ extension PostgresProvider: QueryPushdown {
   }
 
   package func pushingDownWindows(
-    _ fields: [WindowFieldsProvider.Field], label: String, notes: ExpressionNotes?
+    _ fields: [WindowFieldDefinition], label: String, notes: ExpressionNotes?
   )
     -> (any DataProvider<Value>)?
   {
@@ -59,7 +59,7 @@ extension PostgresProvider: QueryPushdown {
 extension PostgresQuery {
   /// The window columns of `fields` over this query's rows, or `nil` when one of them is not a
   /// window function the server computes as dsh does.
-  func windows(_ fields: [WindowFieldsProvider.Field], label: String, shape: PostgresShape) -> Windows? {
+  func windows(_ fields: [WindowFieldDefinition], label: String, shape: PostgresShape) -> Windows? {
     // Computed over the rows as they stand, which keep an order of their own for the ties.
     guard windows == nil, join == nil, limit == nil, !shape.baseOrder.isEmpty,
       // The names the subquery gives its own columns beside the source's.

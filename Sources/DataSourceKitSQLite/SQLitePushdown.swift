@@ -33,7 +33,7 @@ extension SQLiteProvider {
   }
 
   package func pushingDownWindows(
-    _ fields: [WindowFieldsProvider.Field], label: String, notes: ExpressionNotes?
+    _ fields: [WindowFieldDefinition], label: String, notes: ExpressionNotes?
   )
     -> (any DataProvider<Value>)?
   {
@@ -106,7 +106,7 @@ extension SQLiteQuery {
 
   /// The query with window columns computed over its rows, or `nil` when one of them is not a
   /// window function SQL computes as dsh does (`lag` and `lead` of a column alone).
-  func addingWindows(_ fields: [WindowFieldsProvider.Field], label: String) -> SQLiteQuery? {
+  func addingWindows(_ fields: [WindowFieldDefinition], label: String) -> SQLiteQuery? {
     guard takesComputedColumns else { return nil }
     let translator = self.translator
     // SQLite's names are the same in any case.

@@ -4,8 +4,9 @@
 // actor, and the code in the README's "Using the engine from Swift" is here as written there.
 
 import DataSourceKit
+import DataSourceKitRendering  // only for Renderer, which draws the view as text below
 import DataSourceKitUIKit  // Bridge/DataSourceKitUIKit.swift, as an app adds it
-import DataSourceKitValues  // only for Renderer, which draws the view as text below
+import DataSourceKitValues
 import Foundation
 import Testing
 import UIKitStandIn  // UIKit's signatures, where UIKit is not

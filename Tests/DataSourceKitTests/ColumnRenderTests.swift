@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitRendering
 @testable import DataSourceKitValues
 
 /// `show` of a provider with columns reads its cells from the columns.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitRelational
 @testable import DataSourceKitValues
 
 /// Aggregates, `group by`, `distinct` and `join`, each checked against a plain computation of

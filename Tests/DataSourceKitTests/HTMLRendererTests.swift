@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitRendering
 @testable import DataSourceKitValues
 
 /// The HTML page's structure: what UIKit would draw, in UIKit's order. (Issue 16 adds the checks

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitRendering
 import DataSourceKitValues
 import Testing
 

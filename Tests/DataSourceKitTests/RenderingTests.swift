@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitRendering
 @testable import DataSourceKitValues
 
 @Suite("Text width and rendering")

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import DataSourceKit
+@testable import DataSourceKitRendering
 @testable import DataSourceKitValues
 
 @Suite("Data sources and the headless list view")

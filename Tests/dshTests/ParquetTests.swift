@@ -1,5 +1,6 @@
 import DataSourceKit
 import DataSourceKitFiles
+import DataSourceKitRelational
 import DataSourceKitValues
 import Foundation
 import Testing

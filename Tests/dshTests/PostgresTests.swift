@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitRelational
 import DataSourceKitValues
 import DataSourceScript
 import Foundation

@@ -316,7 +316,10 @@ struct SwiftProgramTests {
   private func target(_ name: String, sqlite: Bool, http: Bool) -> String {
     target(
       name,
-      products: ["DataSourceKit", "DataSourceKitValues", "DataSourceKitFiles"]
+      products: [
+        "DataSourceKit", "DataSourceKitValues", "DataSourceKitRelational", "DataSourceKitRendering",
+        "DataSourceKitFiles",
+      ]
         + (sqlite ? ["DataSourceKitSQLite"] : [])
         + (http ? ["DataSourceKitHTTP"] : []))
   }

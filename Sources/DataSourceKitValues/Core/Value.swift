@@ -121,7 +121,7 @@ extension Value: CustomStringConvertible {
   }
 
   /// How a double is written: the shortest text that reads back as the same number, `1.0` not `1`.
-  static func format(double d: Double) -> String {
+  package static func format(double d: Double) -> String {
     if d.isNaN { return "nan" }
     if d.isInfinite { return d < 0 ? "-inf" : "inf" }
     return d.description

@@ -206,7 +206,7 @@ package struct AggregateAccumulator {
 
   /// Adds one item by its aggregates' arguments, already computed (`value(k)` is aggregate k's;
   /// unused for `count()`): what `group by` does a batch of items at a time.
-  mutating func add(arguments value: (Int) -> Value) {
+  package mutating func add(arguments value: (Int) -> Value) {
     for index in states.indices {
       let counted = arguments[index] == nil
       states[index].add(counted ? .null : value(index), function: functions[index], counted: counted)
@@ -216,7 +216,7 @@ package struct AggregateAccumulator {
   /// Adds a batch of items, item `i` to `accumulators[groups[i]]`, by their aggregates'
   /// arguments already computed (`arguments[k]` is aggregate k's, `nil` for `count()`): what
   /// `group by` does, with numbers counted and summed straight from their arrays.
-  static func add(
+  package static func add(
     _ arguments: [ValueBatch?], groups: [Int], to accumulators: inout [AggregateAccumulator]
   ) {
     // The functions alone are read from the first group: a copy of the whole accumulator would

@@ -8,9 +8,9 @@ import DataSourceKit
 /// with null (a group of the missing). This is what `group by`, `distinct` and `join` spent most
 /// of their time on with a `Dictionary<Value, Int>`: a string made per row, then hashed by
 /// SipHash.
-struct KeyTable {
+package struct KeyTable {
   /// Each entry's keys (one for a single key), in the order they were added.
-  private(set) var keys: [[Value]] = []
+  package private(set) var keys: [[Value]] = []
   private var hashes: [UInt64] = []
   /// An entry's position, or -1; a power of two long, at most half full.
   private var slots = [Int32](repeating: -1, count: 16)
@@ -22,11 +22,13 @@ struct KeyTable {
   private var entryOfCodes: [Int32] = []
   private var codedDictionaries: [TextDictionary] = []
 
-  var count: Int { keys.count }
+  package var count: Int { keys.count }
+
+  package init() {}
 
   /// The entry whose keys hash as `hash` and satisfy `matches`, or `nil`.
   @inline(__always)
-  func find(hash: UInt64, matches: ([Value]) -> Bool) -> Int? {
+  package func find(hash: UInt64, matches: ([Value]) -> Bool) -> Int? {
     let mask = slots.count - 1
     var slot = Int(truncatingIfNeeded: hash) & mask
     while true {
@@ -40,7 +42,7 @@ struct KeyTable {
   /// The entry of the keys `matches` accepts, added with `keys()` when there is none; whether it
   /// is new.
   @inline(__always)
-  mutating func entry(hash: UInt64, matches: ([Value]) -> Bool, keys makeKeys: () -> [Value]) -> (
+  package mutating func entry(hash: UInt64, matches: ([Value]) -> Bool, keys makeKeys: () -> [Value]) -> (
     Int, isNew: Bool
   ) {
     let mask = slots.count - 1
@@ -61,7 +63,7 @@ struct KeyTable {
 
   /// The entry of each of a batch's items by their keys (`keys[k]` the batch of key k), those not
   /// seen before added: the keys' kinds are looked at once, not per item.
-  mutating func entries(_ keys: [ValueBatch], count: Int) -> [Int] {
+  package mutating func entries(_ keys: [ValueBatch], count: Int) -> [Int] {
     var entries = [Int](repeating: 0, count: count)
     // No keys: every item in one group.
     if keys.isEmpty {
@@ -179,7 +181,7 @@ struct KeyTable {
 
   /// The entry of each of a batch's items by its one key, or -1 where the table has none (what
   /// a join looks up): ints and texts in the file are matched without a value made per item.
-  func find(_ batch: ValueBatch) -> [Int] {
+  package func find(_ batch: ValueBatch) -> [Int] {
     var found = [Int](repeating: -1, count: batch.count)
     switch batch {
     case .ints(let ints, let nulls):
@@ -221,7 +223,7 @@ struct KeyTable {
   }
 
   /// The entry of `keys` (values already made), added when new.
-  mutating func entry(_ keys: [Value]) -> (Int, isNew: Bool) {
+  package mutating func entry(_ keys: [Value]) -> (Int, isNew: Bool) {
     // As `entries` hashes a batch's items: the first key's hash, combined with each next one's.
     let hash =
       keys.first.map { first in
@@ -243,23 +245,23 @@ struct KeyTable {
 }
 
 /// A hash of values that agrees with their `==`: equal values hash alike.
-enum KeyHash {
+package enum KeyHash {
   /// Chosen at random for each run.
   ///
   /// A file made to put many keys in one slot of the table (a quadratic grouping) cannot then
   /// be made in advance. Group order does not depend on it.
-  static let seed = UInt64.random(in: 0...UInt64.max)
+  package static let seed = UInt64.random(in: 0...UInt64.max)
 
   /// The hash of no keys.
-  static let empty: UInt64 = 0
+  package static let empty: UInt64 = 0
 
   /// Mixes the bits (MurmurHash3's finalizer, over the seeded value), so the low bits a table
   /// uses depend on all of them.
   @inline(__always)
-  static func mix(_ x: UInt64) -> UInt64 { mix(x, seed: seed) }
+  package static func mix(_ x: UInt64) -> UInt64 { mix(x, seed: seed) }
 
   @inline(__always)
-  static func mix(_ x: UInt64, seed: UInt64) -> UInt64 {
+  package static func mix(_ x: UInt64, seed: UInt64) -> UInt64 {
     var x = x ^ seed
     x ^= x >> 33
     x &*= 0xff51_afd7_ed55_8ccd
@@ -270,14 +272,14 @@ enum KeyHash {
   }
 
   @inline(__always)
-  static func combine(_ a: UInt64, _ b: UInt64) -> UInt64 { mix(a &* 31 &+ b) }
+  package static func combine(_ a: UInt64, _ b: UInt64) -> UInt64 { mix(a &* 31 &+ b) }
 
   /// An int; a double equal to an int hashes as that int.
   @inline(__always)
-  static func int(_ i: Int) -> UInt64 { mix(UInt64(bitPattern: Int64(i)) ^ 0x9e37_79b9_7f4a_7c15) }
+  package static func int(_ i: Int) -> UInt64 { mix(UInt64(bitPattern: Int64(i)) ^ 0x9e37_79b9_7f4a_7c15) }
 
   @inline(__always)
-  static func double(_ d: Double) -> UInt64 {
+  package static func double(_ d: Double) -> UInt64 {
     if let i = Int(exactly: d) { return int(i) }
     // Every NaN is one value to `==` on values (see Value.compareNumbers).
     return mix(d.isNaN ? 0x7ff8_0000_0000_0000 : d.bitPattern)
@@ -285,11 +287,11 @@ enum KeyHash {
 
   /// UTF-8 bytes, eight at a time.
   @inline(__always)
-  static func bytes(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 { self.bytes(bytes, seed: seed) }
+  package static func bytes(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 { self.bytes(bytes, seed: seed) }
 
   /// UTF-8 bytes, with the seed given (read once by a loop that hashes many).
   @inline(__always)
-  static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> UInt64 {
+  package static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> UInt64 {
     var hash = UInt64(bytes.count) &* 0x9e37_79b9_7f4a_7c15
     guard let base = bytes.baseAddress else { return mix(hash, seed: seed) }
     let raw = UnsafeRawPointer(base)
@@ -317,7 +319,7 @@ enum KeyHash {
     return mix(hash ^ tail, seed: seed)
   }
 
-  static func of(_ value: Value) -> UInt64 {
+  package static func of(_ value: Value) -> UInt64 {
     switch value {
     case .null: 0x5bd1_e995
     case .bool(let b): b ? 0x2545_f491 : 0x1b87_3593
@@ -334,7 +336,7 @@ enum KeyHash {
 extension ValueBatch {
   /// The key hash of item `i`, as ``KeyHash/of(_:)`` gives for its value.
   @inline(__always)
-  func keyHash(_ i: Int) -> UInt64 {
+  package func keyHash(_ i: Int) -> UInt64 {
     switch self {
     case .ints(let v, let nulls) where nulls?[i] != true: KeyHash.int(v[i])
     case .doubles(let v, let nulls) where nulls?[i] != true: KeyHash.double(v[i])
@@ -345,7 +347,7 @@ extension ValueBatch {
   }
 
   /// The key hashes of the first `count` items, each as ``keyHash(_:)`` gives it.
-  func keyHashes(_ count: Int) -> [UInt64] {
+  package func keyHashes(_ count: Int) -> [UInt64] {
     switch self {
     case .ints(let v, let nulls):
       let null = KeyHash.of(.null)
@@ -362,7 +364,7 @@ extension ValueBatch {
 
   /// Whether item `i`'s value is a key, as ``keyMatches(_:_:)`` says, the batch's kind looked at
   /// once.
-  var keyMatcher: (Int, Value) -> Bool {
+  package var keyMatcher: (Int, Value) -> Bool {
     switch self {
     case .ints(let v, let nulls):
       return { i, key in
@@ -381,7 +383,7 @@ extension ValueBatch {
 
   /// Whether item `i`'s value is `key` (as `==` says, null equal to null).
   @inline(__always)
-  func keyMatches(_ i: Int, _ key: Value) -> Bool {
+  package func keyMatches(_ i: Int, _ key: Value) -> Bool {
     switch (self, key) {
     case (.ints(let v, let nulls), .int(let k)): return nulls?[i] != true && v[i] == k
     case (.texts(let t), .string(var k)):

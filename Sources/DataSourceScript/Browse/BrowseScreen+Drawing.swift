@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitRendering
 import DataSourceKitValues
 
 // What browse draws: the frame (title, rows, status), the rows a window of the view takes on

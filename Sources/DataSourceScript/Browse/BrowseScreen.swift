@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitRendering
 import DataSourceKitValues
 
 /// What `browse` shows: a ``ListView`` whose window moves with the keys, drawn a screenful at a

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitRendering
 import DataSourceKitValues
 
 /// Every message the language shows, in one place: lowercase, no trailing period, with a "did you

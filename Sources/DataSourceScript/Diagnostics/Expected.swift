@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitRendering
 import DataSourceKitValues
 
 /// What the parser wanted where it found something else (`expected …, found …`): every such

@@ -1,6 +1,7 @@
 import DataSourceKit
 import DataSourceKitFiles
 import DataSourceKitHTTP
+import DataSourceKitRendering
 import DataSourceKitValues
 import Foundation
 

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitRelational
 import DataSourceKitValues
 
 // The groupings: `group by`, `distinct` and `pivot`, their keys and aggregates checked against

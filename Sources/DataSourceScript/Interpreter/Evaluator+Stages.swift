@@ -2,6 +2,7 @@ import DataSourceKit
 import DataSourceKitFiles
 import DataSourceKitHTTP
 import DataSourceKitPostgres
+import DataSourceKitRelational
 import DataSourceKitSQLite
 import DataSourceKitValues
 

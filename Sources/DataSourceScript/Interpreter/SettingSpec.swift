@@ -1,3 +1,4 @@
+import DataSourceKitRendering
 import DataSourceKitValues
 
 /// What `set NAME VALUE` was given: a word (`on`, `box`, `"iPhone SE"`) or a number.

@@ -1,6 +1,8 @@
 import DataSourceKit
 import DataSourceKitFiles
 import DataSourceKitPostgres
+import DataSourceKitRelational
+import DataSourceKitRendering
 import DataSourceKitSQLite
 import DataSourceKitValues
 

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitRelational
 import DataSourceKitValues
 
 // `extend` fields over the other items: window functions (`rank() by score desc`) and
@@ -41,7 +42,7 @@ extension ValueExpression {
     -> ValueExpression
   {
     func placeholder(_ range: SourceRange) -> ValueExpression {
-      .field(FieldPath(components: [WindowFieldsProvider.callField(calls.count - 1)], range: range))
+      .field(FieldPath(components: [WindowFieldDefinition.callField(calls.count - 1)], range: range))
     }
     if let aggregate = try aggregateCall(text: text) {
       if let argument = aggregate.argument, argument.callsWindowOrAggregate {
@@ -199,7 +200,7 @@ extension Evaluator {
       var type = types.first ?? nil
       let isTheCall: Bool =
         if calls.count == 1, case .field(let path) = rewritten,
-          path.components == [WindowFieldsProvider.callField(0)]
+          path.components == [WindowFieldDefinition.callField(0)]
         {
           true
         } else {
@@ -207,7 +208,7 @@ extension Evaluator {
         }
       if !isTheCall {
         let hidden = Dictionary(
-          uniqueKeysWithValues: types.indices.map { (WindowFieldsProvider.callField($0), types[$0]) })
+          uniqueKeysWithValues: types.indices.map { (WindowFieldDefinition.callField($0), types[$0]) })
         let scope = FieldScope(
           field: { path in
             if path.components.count == 1, let type = hidden[path.components[0]] {

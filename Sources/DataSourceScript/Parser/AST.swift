@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitRendering
 import DataSourceKitValues
 
 /// A name as written, with where it was written.

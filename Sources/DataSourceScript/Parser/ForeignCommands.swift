@@ -1,3 +1,4 @@
+import DataSourceKitRendering
 import DataSourceKitValues
 
 /// Commands of the shells people come from — sqlite3's dot commands, psql's backslash commands,

@@ -329,6 +329,7 @@ extension SwiftProgram {
     case .extend(let fields, _) where Evaluator.needsWindow(fields):
       let made = fresh(final ? name : name + "Windowed")
       let list = try fields.map { field throws(Unsupported) in try windowFieldCode(field) }
+      imports.insert("DataSourceKitRelational")
       add(
         "let \(made) = DerivedProvider.windowed(\n  \(base),\n  fields: [\n    \(list.joined(separator: ",\n    "))\n  ])"
       )
@@ -370,6 +371,7 @@ extension SwiftProgram {
         }
         return "(\(Self.stringLiteral(field.name.name)), .\(aggregate.swiftCase), \(argument ?? "nil"))"
       }
+      imports.insert("DataSourceKitRelational")
       var call =
         "let \(made) = DerivedProvider.grouped(\n  \(base),\n  by: [\(keyList.joined(separator: ", "))]"
       if !aggregateList.isEmpty { call += ",\n  aggregates: [\(aggregateList.joined(separator: ", "))]" }
@@ -384,12 +386,14 @@ extension SwiftProgram {
         "(\(Self.stringLiteral(key.name.name)), { item in \(try valueCode(key.expression, item: "item")) })"
       }
       let yieldsValues = keys.count == 1 && !keys[0].named
+      imports.insert("DataSourceKitRelational")
       add(
         "let \(made) = DerivedProvider.distinct(\(base), by: [\(keyList.joined(separator: ", "))]\(yieldsValues ? ", named: false" : ""))"
       )
       return made
     case .count:
       let made = fresh(final ? name : name + "Count")
+      imports.insert("DataSourceKitRelational")
       add("let \(made) = DerivedProvider.counted(\(base))")
       return made
     case .join(let clause, _):
@@ -404,6 +408,7 @@ extension SwiftProgram {
         rightKey = rightKey.removingPrefix(otherName)
       }
       let made = fresh(final ? name : name + "Joined")
+      imports.insert("DataSourceKitRelational")
       add(
         "let \(made) = DerivedProvider.joined(\n  \(base), with: \(other.name),\n"
           + "  on: { item in \(try valueCode(clause.leftKey, item: "item")) }, equals: { item in \(try valueCode(rightKey, item: "item")) },\n"
@@ -511,13 +516,13 @@ extension SwiftProgram {
     let name = Self.stringLiteral(field.name.name)
     // The field is its one call: the call, named.
     if calls.count == 1, case .field(let path) = rewritten,
-      path.components == [WindowFieldsProvider.callField(0)]
+      path.components == [WindowFieldDefinition.callField(0)]
     {
       return callCodes[0].replacingOccurrences(of: "WindowField(\"\"", with: "WindowField(\(name)")
     }
     // Else the definition over the item, with each call's value as a field of it.
     let hidden = calls.indices.map {
-      "(\(Self.stringLiteral(WindowFieldsProvider.callField($0))), calls[\($0)])"
+      "(\(Self.stringLiteral(WindowFieldDefinition.callField($0))), calls[\($0)])"
     }
     return
       "WindowField(\(name), calls: [\(callCodes.joined(separator: ", "))]) { item, calls in let row = item.extended(with: [\(hidden.joined(separator: ", "))]); return \(try valueCode(rewritten, item: "row")) }"

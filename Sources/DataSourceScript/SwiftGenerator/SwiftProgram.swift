@@ -1,5 +1,6 @@
 import DataSourceKit
 import DataSourceKitHTTP
+import DataSourceKitRendering
 import DataSourceKitValues
 import Foundation
 
@@ -46,7 +47,7 @@ struct SwiftProgram {
     "view", "snapshot", "print", "Value", "Record", "Schema", "ListView", "Renderer", "RenderOptions",
     "TableAdapter", "TableCell", "DerivedProvider", "String", "Int", "Double", "Bool", "Array", "main",
   ]
-  var imports: Set<String> = ["DataSourceKit", "DataSourceKitValues"]
+  var imports: Set<String> = ["DataSourceKit", "DataSourceKitValues", "DataSourceKitRendering"]
   /// The binding whose definition is being written, for messages.
   var binding: String?
   /// The segmented table the definition being written made, if any.

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitRendering
 import DataSourceKitValues
 
 // The language's words, each defined once. The parser switches over these enums with no

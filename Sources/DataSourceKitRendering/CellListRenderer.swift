@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// Draws a view's cells as a table view would lay them out, in box, plain or Markdown text.
 ///

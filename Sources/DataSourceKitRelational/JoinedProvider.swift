@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// Each item of a left provider with a field holding the matching item of a right one (`join`):
 /// a lookup, as a view model joins a row to the record it refers to.

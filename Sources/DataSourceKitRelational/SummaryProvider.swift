@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// A summary of its base, a record for each field, as DuckDB's `SUMMARIZE` makes one: the field's
 /// name and type, its least and greatest values, how many distinct values it holds, the average,

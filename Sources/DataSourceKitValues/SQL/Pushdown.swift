@@ -58,7 +58,7 @@ package protocol QueryPushdown: DataProvider where Item == Value {
   /// score desc within section`), or `nil` when its SQL would not give every value memory
   /// gives. The stage is `label` as written; a note it brings (`within section` over no
   /// sections) goes to `notes`.
-  func pushingDownWindows(_ fields: [WindowFieldsProvider.Field], label: String, notes: ExpressionNotes?)
+  func pushingDownWindows(_ fields: [WindowFieldDefinition], label: String, notes: ExpressionNotes?)
     -> (any DataProvider<Value>)?
 
   /// A new provider that also computes `fields` (`extend ppc = price / carat`), or `nil` when
@@ -80,7 +80,7 @@ extension QueryPushdown {
   ) -> (any DataProvider<Value>)? { nil }
 
   package func pushingDownWindows(
-    _ fields: [WindowFieldsProvider.Field], label: String, notes: ExpressionNotes?
+    _ fields: [WindowFieldDefinition], label: String, notes: ExpressionNotes?
   )
     -> (any DataProvider<Value>)?
   { nil }

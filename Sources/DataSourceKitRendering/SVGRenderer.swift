@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 extension Renderer {
   /// The picture of ``renderHTML(_:options:)`` as one SVG image, for README files and pull

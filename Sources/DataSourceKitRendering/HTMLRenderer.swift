@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// The look of an HTML page: the table's style, light or dark, and the width of the device.
 public struct HTMLOptions: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// Draws items as a table of their fields, as a database shell does: one column a field,
 /// numbers right-aligned, each section under a spanning title row.

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// A provider whose items are computed from the whole of one base, again at every change of it.
 ///

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 import Synchronization
 
 /// One item per group of a base's items (`group by`): a record of the group's keys and its
@@ -449,7 +450,7 @@ package final class GroupedProvider: RecomputingProvider, CompositionNode, Recor
     else { return nil }
     let names = Array(Set(keyNames + argumentNames)).sorted()
     @Sendable func types(of table: ColumnTable) -> [ValueType?] {
-      names.map { name in table.schema.index(of: name).map { table.columns[$0].type } }
+      names.map { table.type(ofColumn: $0) }
     }
     let (keys, fields, condition, notes) = (self.keys, self.fields, self.condition, self.notes)
     @Sendable func groups(of table: ColumnTable) throws(DataSourceError) -> RunGroups {

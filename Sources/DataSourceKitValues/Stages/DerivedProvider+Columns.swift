@@ -232,7 +232,7 @@ extension DerivedProvider where Item == Value {
 
   /// An expression as a function of an item's position: computed for every item at once
   /// from the base's columns when it has them, else item by item.
-  static func positional(_ expression: RowExpression, notes: ExpressionNotes?)
+  package static func positional(_ expression: RowExpression, notes: ExpressionNotes?)
     -> PositionalFunction<Value>
   {
     let overItems = expression.compiled(notes: notes)

@@ -262,14 +262,14 @@ package struct TextBatch: @unchecked Sendable {
   let storage: SharedBytes
   let starts: [UInt32]
   /// Each text's length with ``FieldRefs/escapedFlag``.
-  let lengths: [UInt32]
+  package let lengths: [UInt32]
   /// For a dictionary-coded column: each item's code into `dictionary` (0: null).
   var codes: [UInt16]? = nil
   var dictionary: TextDictionary? = nil
 
-  var count: Int { starts.count }
+  package var count: Int { starts.count }
 
-  subscript(i: Int) -> Value {
+  package subscript(i: Int) -> Value {
     if let codes, let dictionary { return dictionary.values[Int(codes[i])] }
     return TextColumn.value(start: starts[i], rawLength: lengths[i], in: storage)
   }
@@ -277,7 +277,7 @@ package struct TextBatch: @unchecked Sendable {
   /// Item `i`'s text as its UTF-8 bytes, when they are stored as they are (not null, not
   /// quoted with doubled quotes inside, not empty); otherwise `nil`, and `self[i]` tells.
   @inline(__always)
-  func plainBytes(_ i: Int) -> UnsafeBufferPointer<UInt8>? {
+  package func plainBytes(_ i: Int) -> UnsafeBufferPointer<UInt8>? {
     let rawLength = lengths[i]
     guard rawLength != 0, rawLength & FieldRefs.escapedFlag == 0 else { return nil }
     let start = Int(starts[i])
@@ -509,6 +509,9 @@ package final class ColumnTable: Sendable {
     self.textReasons = textReasons
     self.renamed = renamed
   }
+
+  /// The type of the column named `name`, when the table has one.
+  package func type(ofColumn name: String) -> ValueType? { schema.index(of: name).map { columns[$0].type } }
 
   /// Whether every value of the column named `name` is null, empty or white space.
   ///

@@ -127,9 +127,9 @@ extension SQLTranslator {
   ///   - neighbour: the arguments of `lag` or `lead` as the database takes them for a column of
   ///     `type`, and the column whose values it copies; `nil` when it cannot say them.
   package func windowColumns(
-    _ fields: [WindowFieldsProvider.Field], section: BoundSQL?, ties: [BoundSQL],
+    _ fields: [WindowFieldDefinition], section: BoundSQL?, ties: [BoundSQL],
     admits: (String) -> Bool, term: (BoundSQL, SortDirection) -> BoundSQL,
-    neighbour: (WindowFieldsProvider.Call, ValueType) -> (arguments: BoundSQL, copies: String?)?
+    neighbour: (WindowCall, ValueType) -> (arguments: BoundSQL, copies: String?)?
   ) -> [SQLWindowColumn]? {
     var made: [SQLWindowColumn] = []
     for field in fields {
@@ -180,7 +180,7 @@ extension SQLTranslator {
   ///
   /// A value of the column's type, or null; `.some(nil)` for none; `nil` when the database
   /// cannot give it as dsh does.
-  package func neighbourDefault(_ call: WindowFieldsProvider.Call, type: ValueType) -> SQLValue?? {
+  package func neighbourDefault(_ call: WindowCall, type: ValueType) -> SQLValue?? {
     guard let fallback = call.fallback else { return .some(nil) }
     guard let value = value(fallback), value.type == type || value.type == .null else { return nil }
     return .some(value)

@@ -327,7 +327,8 @@ private let batchSize = 1024
 
 /// The reader's values for the flat positions `0..<count`, a batch at a time, each batch
 /// turned into what the caller keeps.
-func allBatches<T>(count: Int, _ reader: BatchReader, _ transform: (ValueBatch) -> [T]) throws -> [T] {
+package func allBatches<T>(count: Int, _ reader: BatchReader, _ transform: (ValueBatch) -> [T]) throws -> [T]
+{
   var result: [T] = []
   result.reserveCapacity(count)
   try forEachBatch(count: count, reader) { _, batch in result += transform(batch) }
@@ -343,7 +344,7 @@ func allBatches<T>(count: Int, _ reader: BatchReader, _ transform: (ValueBatch) 
 ///
 /// - Throws: ``DataSourceError/cancelled`` when the task is cancelled or the statement
 ///   interrupted.
-func allBatchesOnEveryCore<T: Sendable>(
+package func allBatchesOnEveryCore<T: Sendable>(
   count: Int, _ reader: @escaping BatchReader, _ transform: @escaping @Sendable (ValueBatch) -> [T]
 ) throws -> [T] {
   let parts = Morsels.parts(of: count, minimum: 1 << 16)

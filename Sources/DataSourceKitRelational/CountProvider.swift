@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// How many items its base has, as one item: a record `{count: N}`.
 ///

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// How `show` prints a view.
 public enum RenderMode: String, Sendable, CaseIterable {
@@ -195,12 +196,14 @@ public enum Renderer {
     for section in snapshot.sections {
       let title = withSection ? field(sectionTitle(section)) + "," : ""
       let finished = forEachBatch(of: section.shownRanges) { positions in
-        let batches = columns.map { $0(positions) }
+        // Each batch's values made in one pass: a batch read a cell at a time is copied out of
+        // its enum, retained and released, per cell.
+        let batches = columns.map { $0(positions).allValues }
         for i in 0..<positions.count {
           out.append(title)
-          for (c, batch) in batches.enumerated() {
+          for c in batches.indices {
             if c > 0 { out.append(",") }
-            let value = batch[i]
+            let value = batches[c][i]
             out.append(field(value.isNull ? nil : value.description))
           }
           out.endLine()

@@ -1,4 +1,5 @@
 import DataSourceKit
+import DataSourceKitValues
 
 /// Its base's items turned on a key, as DuckDB's simplified `PIVOT` turns a table: one item for
 /// each group of the grouping keys, and for each distinct value of the `on` key (in order, nulls
