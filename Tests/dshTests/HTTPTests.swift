@@ -1,6 +1,7 @@
-import DataSourceScript
 import Foundation
 import Testing
+
+@testable import DataSourceScript
 
 /// The test server (Tests/dshTests/Fixtures/http_server.py) on a free port of 127.0.0.1.
 final class TestServer {
@@ -215,6 +216,33 @@ struct HTTPTests {
       result.output.contains("2 items, loaded, from http://localhost:\(server.port)/items?size=2&total=2)"))
   }
 
+  @Test("a session keeps each file it fetched while a provider reads it, apart from other sessions' files")
+  @MainActor
+  func fetchedFilesPerSession() async throws {
+    let server = try TestServer()
+    let people = "\(server.base)/data/people.csv"
+    let output = WrittenText()
+    let first = Session(output: output)
+    var second: Session? = Session(output: output)
+    func run(_ text: String, in session: Session?) async {
+      #expect(await session?.run(SourceFile(name: "t.dsh", text: text)) == true, "\(output.text)")
+    }
+    await run(
+      "let p = csv \"\(people)\"\nlet t = json \"\(server.base)/data/teams.json\" at \"teams\"", in: first)
+    #expect(first.fetchedFiles.count == 2)
+    #expect(second?.fetchedFiles.count == 0)
+    await run("let p = csv \"\(people)\"", in: second)
+    #expect(second?.fetchedFiles.count == 1)
+    // Bound anew, the provider that read the fetched file goes, and the file with it.
+    await run("let p = [1, 2]", in: first)
+    #expect(first.fetchedFiles.count == 1)
+    // Another session ended: its files went with it, and this one's are still read.
+    second = nil
+    output.text = ""
+    await run("show t | limit 1 | select name as csv", in: first)
+    #expect(output.text == "name\nResearch\n")
+  }
+
   @Test(
     "csv, json and parquet read a file from a URL under the request limits; --safe refuses it; dsh URL opens it"
   )
@@ -274,4 +302,11 @@ struct HTTPTests {
     let database = try DSHProcess.run(["\(server.base)/data/people.db"])
     #expect(database.output.contains("a database is read where it is: download it"), "\(database.output)")
   }
+}
+
+/// What a session in these tests writes, errors included.
+private final class WrittenText: ScriptOutput {
+  var text = ""
+  func write(_ text: String) { self.text += text }
+  func writeError(_ text: String) { self.text += text }
 }

@@ -1,34 +1,42 @@
 import DataSourceKit
 import DataSourceKitValues
 
-extension Session {
+/// `browse X`: X's view handed to the host's full screen, and the views its keys open over it.
+///
+/// The session calls ``run(_:)`` for the statement; the screen calls back for `r` (a reload of
+/// X's sources), a derived view (a key's statement, evaluated in the session) and `L` (a binding
+/// made as if typed at the prompt).
+@MainActor
+struct BrowseCommand {
+  unowned let session: Session
+
   /// `browse X`: hands X's view to the host's full screen (``Environment/browser``), as a
   /// ``BrowseScreen`` that draws windows as `show` draws them and reloads X's sources on `r`.
   ///
   /// Without a screen (a script, a pipe, `TERM=dumb`) it is an error that points to `show`.
-  func browse(_ expression: Expression) async throws {
-    guard let browser = environment.browser else {
+  func run(_ expression: Expression) async throws {
+    guard let browser = session.environment.browser else {
       throw Diagnostic(.browseNeedsTerminal, at: expression.range)
     }
-    let value = try await readingEvaluator.evaluate(expression)
+    let value = try await session.readingEvaluator.evaluate(expression)
     let name = expression.boundName
-    let statement = text(expression.range).trimmingCharacters(in: .whitespacesAndNewlines)
-    let (screen, view) = try browseScreen(
+    let statement = session.text(expression.range).trimmingCharacters(in: .whitespacesAndNewlines)
+    let (screen, view) = try screen(
       of: value, expression: expression, name: name ?? statement, statement: statement, counted: nil)
     await browser(screen)
-    lastShow = (name, view.stats)
+    session.lastShow = (name, view.stats)
     // What `r` changed is reported against what was shown before, then the screen left is
     // what X shows.
-    flushWatchReport()
-    if let name { changes.shown(name) }
+    session.flushWatchReport()
+    if let name { session.changes.shown(name) }
   }
 
   /// The screen of `value`, the value of `expression`: its view drawn as `show` draws it, its
   /// sources reloaded on `r`, and the views its keys open over it evaluated here.
-  private func browseScreen(
+  private func screen(
     of value: ScriptValue, expression: Expression, name: String, statement: String, counted: CountedColumn?
   ) throws -> (BrowseScreen, ListView<Value, TableCell>) {
-    let (view, showsFields, columnSource) = try shownView(
+    let (view, showsFields, columnSource) = try session.shownView(
       of: value, named: expression.boundName, expressionRange: expression.range)
     let source = view.dataSource
     let range = expression.range
@@ -52,38 +60,41 @@ extension Session {
         }
         return text
       },
-      reload: { [weak self] in
+      reload: { [weak session] in
         // `r` is `reload X`: the views shown before it keep what they showed, and after the
         // browse the watched views report and the served ones follow.
-        try self?.beforeChange(by: .reload(expression, range: range))
-        return try await Session.reloadForBrowse(value)
+        try session?.beforeChange(by: .reload(expression, range: range))
+        return try await BrowseCommand.reloadForBrowse(value)
       },
-      open: { [weak self] derivation in
-        guard let self else { throw CancellationError() }
-        return try await self.openBrowseScreen(derivation)
+      open: { [weak session] derivation in
+        guard let session else { throw CancellationError() }
+        return try await BrowseCommand(session: session).openScreen(derivation)
       },
-      bind: { [weak self] name, statement in try await self?.bindFromBrowse(name, statement) })
-    screen.color = settings.usesColor(environment)
-    screen.progress = progress
+      bind: { [weak session] name, statement in
+        guard let session else { return }
+        try await BrowseCommand(session: session).bind(name, statement)
+      })
+    screen.color = session.settings.usesColor(session.environment)
+    screen.progress = session.progress
     return (screen, view)
   }
 
   /// The screen of a view a key opened over another: its statement parsed and evaluated as if
   /// typed after `browse`, and written to the line editor's history as such.
-  private func openBrowseScreen(_ derivation: BrowseDerivation) async throws -> BrowseScreen {
+  private func openScreen(_ derivation: BrowseDerivation) async throws -> BrowseScreen {
     let typed = "browse " + derivation.statement
     let source = SourceFile(name: "(browse)", text: typed)
     guard case .success(.browse(let expression, _))? = Array(Parser.statements(of: typed)).first?.result
     else {
       throw BrowseDerivation.Refusal(reason: "the statement does not read back: \(typed)")
     }
-    environment.history?(typed)
-    let saved = scripts.current
-    scripts.current = source
-    defer { scripts.current = saved }
+    session.environment.history?(typed)
+    let saved = session.scripts.current
+    session.scripts.current = source
+    defer { session.scripts.current = saved }
     do {
-      let value = try await readingEvaluator.evaluate(expression)
-      return try browseScreen(
+      let value = try await session.readingEvaluator.evaluate(expression)
+      return try screen(
         of: value, expression: expression, name: derivation.statement, statement: derivation.statement,
         counted: derivation.counts
       ).0
@@ -96,22 +107,22 @@ extension Session {
   /// `let NAME = STATEMENT` for a view browse shows (`L`): run as if typed at the prompt, and
   /// kept in the history; the browse statement running around it publishes to served pages
   /// when it ends, as it would have.
-  private func bindFromBrowse(_ name: String, _ statement: String) async throws {
+  private func bind(_ name: String, _ statement: String) async throws {
     let typed = "let \(name) = \(statement)"
     guard case .success(let parsed)? = Array(Parser.statements(of: typed)).first?.result,
       case .binding = parsed
     else {
       throw BrowseDerivation.Refusal(reason: "\(name) is not a name a let can bind")
     }
-    let publishing = pendingServePublish
-    let saved = scripts.current
-    scripts.current = SourceFile(name: "(browse)", text: typed)
+    let publishing = session.serving.pendingPublish
+    let saved = session.scripts.current
+    session.scripts.current = SourceFile(name: "(browse)", text: typed)
     defer {
-      scripts.current = saved
-      pendingServePublish = publishing
+      session.scripts.current = saved
+      session.serving.pendingPublish = publishing
     }
-    try await execute(parsed)
-    environment.history?(typed)
+    try await session.execute(parsed)
+    session.environment.history?(typed)
   }
 
   /// The most rows a view may have for browse's `r` to mark what a reload changed.

@@ -27,7 +27,7 @@ extension BrowseScreen {
     guard let update else {
       top = min(top, lastTop())
       message =
-        "reloaded: over \(Self.grouped(Session.maximumMarkedReloadRows)) rows, changed rows are not marked"
+        "reloaded: over \(Self.grouped(BrowseCommand.maximumMarkedReloadRows)) rows, changed rows are not marked"
       return
     }
     if let topPath, let moved = Self.position(of: topPath, after: update, sectionCount: after.sectionCount) {

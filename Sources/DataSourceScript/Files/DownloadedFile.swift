@@ -9,24 +9,9 @@ import Synchronization
 /// HTTP provider's limits, then read by the same file readers as a local file.
 ///
 /// The bytes live in a ``ScratchFile``: nameless on Linux, so it goes when dsh ends however it
-/// ends. It is kept while the provider reading it lives
-/// (``keep(while:)``). A reload reads the fetched copy; binding the provider again fetches again.
+/// ends. The session that fetched it keeps it while the provider reading it lives
+/// (``FetchedFiles``). A reload reads the fetched copy; binding the provider again fetches again.
 final class DownloadedFile: Sendable {
-  /// Fetched files and the providers reading them: a file goes when its reader has gone.
-  private static let kept = Mutex<[(reader: WeakReader, file: DownloadedFile)]>([])
-
-  private struct WeakReader: @unchecked Sendable {
-    weak var object: AnyObject?
-  }
-
-  /// Keeps the file while `reader` lives, and lets go of those whose readers have gone.
-  func keep(while reader: AnyObject) {
-    Self.kept.withLock { kept in
-      kept.removeAll { $0.reader.object == nil }
-      kept.append((WeakReader(object: reader), self))
-    }
-  }
-
   /// The path the file readers open.
   let path: String
   private let descriptor: Int32?
@@ -95,4 +80,33 @@ final class DownloadedFile: Sendable {
     let (path, descriptor) = file.finish()
     return DownloadedFile(path: path, descriptor: descriptor)
   }
+}
+
+/// The files a session fetched, each kept while the provider reading it lives.
+///
+/// The session owns it, so a file goes when its reader has gone or the session has: two sessions
+/// in one process (an app's, a test's) keep their files apart, and a session ended lets its files
+/// go. Standard input's copy is the process's (``DownloadedFile/standardInput()``): a pipe is read
+/// once, whoever reads it.
+final class FetchedFiles: Sendable {
+  private let kept = Mutex<[(reader: WeakReader, file: DownloadedFile)]>([])
+
+  /// A reader held weakly, so that keeping its file does not keep it.
+  ///
+  /// `@unchecked Sendable`: the reference is only compared with `nil` (read under the lock
+  /// above), never used to reach the reader.
+  private struct WeakReader: @unchecked Sendable {
+    weak var object: AnyObject?
+  }
+
+  /// Keeps `file` while `reader` lives, and lets go of those whose readers have gone.
+  func keep(_ file: DownloadedFile, while reader: AnyObject) {
+    kept.withLock { kept in
+      kept.removeAll { $0.reader.object == nil }
+      kept.append((WeakReader(object: reader), file))
+    }
+  }
+
+  /// How many files are kept now, their readers alive.
+  var count: Int { kept.withLock { kept in kept.count { $0.reader.object != nil } } }
 }

@@ -1,8 +1,12 @@
 import DataSourceKit
 import DataSourceKitValues
 
-extension Session {
-  func help(_ topic: Identifier?) throws {
+/// `help` and `help TOPIC`: the topics listed, or one topic's text, through the pager.
+@MainActor
+struct HelpCommand {
+  unowned let session: Session
+
+  func run(_ topic: Identifier?) throws {
     guard let topic else {
       page(HelpCatalogue.overview())
       return
@@ -18,8 +22,8 @@ extension Session {
 
   /// Text that may be longer than the screen: through the pager when there is one, else printed.
   private func page(_ text: String) {
-    if let pager = environment.pager, pager(text) { return }
-    output.write(text)
+    if let pager = session.environment.pager, pager(text) { return }
+    session.output.write(text)
   }
 }
 

@@ -16,6 +16,8 @@ import Foundation
 struct Evaluator {
   let bindings: BindingTable
   let environment: Environment
+  /// The files the session fetched (a URL, standard input), kept while their providers live.
+  let fetchedFiles: FetchedFiles
   let progress: LoadProgress
   /// Where loads and expressions leave notes for after the statement.
   var notes: SessionNotes
@@ -307,7 +309,7 @@ extension Evaluator {
         options: readOptions,
         progress: progress,
         access: fetched == nil ? environment.sandbox?.fileAccess : nil)
-      fetched?.keep(while: provider)
+      if let fetched { fetchedFiles.keep(fetched, while: provider) }
     case .json(let path):
       let fetched = try await fetchedFile(path, expression)
       provider = JSONProvider(
@@ -316,13 +318,13 @@ extension Evaluator {
         options: readOptions,
         progress: progress,
         access: fetched == nil ? environment.sandbox?.fileAccess : nil)
-      fetched?.keep(while: provider)
+      if let fetched { fetchedFiles.keep(fetched, while: provider) }
     case .parquet(let path):
       let fetched = try await fetchedFile(path, expression)
       provider = ParquetProvider(
         path: fetched?.path ?? resolve(path), displayPath: path,
         access: fetched == nil ? environment.sandbox?.fileAccess : nil)
-      fetched?.keep(while: provider)
+      if let fetched { fetchedFiles.keep(fetched, while: provider) }
     case .http(let url):
       let isTemplate = HTTPProvider.isPageTemplate(url)
       if isTemplate && pageSize == nil {

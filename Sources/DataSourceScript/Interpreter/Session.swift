@@ -55,18 +55,24 @@ public final class Session {
   /// Set while a statement that changes data runs: which objects it may change (`nil` inside:
   /// anything), for the watched views' report after it.
   private var pendingWatchReport: Set<ObjectIdentifier>??
-  /// The statement running and what it may change (`nil`: it changes no data), for the served
-  /// views' pages after it.
-  var pendingServePublish: (statement: Statement, changing: Set<ObjectIdentifier>??)?
-  /// The views `serve` keeps pages of, by name.
-  var servedViews: [String: ServedView] = [:]
+  /// The views `serve` keeps pages of, and the statement their pages are told of after it.
+  lazy var serving = Serving(session: self)
   /// Starts the web servers of `serve` (``PreviewServers``); `nil` refuses `serve`.
   public var previewServers: (any PreviewServerStarting)? = PreviewServers()
+
+  /// Whether any view is being served.
+  public var isServing: Bool { serving.isServing }
+
+  /// Stops every served view (dsh is leaving).
+  public func stopServingAll() async { await serving.stopAll() }
 
   /// What loads and expressions noticed, printed after each statement.
   let notes = SessionNotes()
   /// What in-memory providers' items showed of their fields, kept while nothing changes.
   let scans = ItemScans()
+  /// The files this session fetched from URLs or standard input, each kept while a provider
+  /// reads it.
+  let fetchedFiles = FetchedFiles()
   let seeds = DrawnSeeds()
   /// Changes providers found while a statement read them, told when it is done.
   let deferredChanges = DeferredChanges()
@@ -109,7 +115,8 @@ public final class Session {
   /// The evaluator of the statement running now.
   var evaluator: Evaluator {
     Evaluator(
-      bindings: bindings, environment: environment, progress: progress, notes: notes, scans: scans,
+      bindings: bindings, environment: environment, fetchedFiles: fetchedFiles, progress: progress,
+      notes: notes, scans: scans,
       seeds: seeds, statement: statementSerial, source: scripts.current)
   }
 
@@ -195,10 +202,10 @@ public final class Session {
       deferredChanges.deliver()
       DeferredChanges.$current.withValue(deferredChanges) { flushWatchReport() }
       deferredChanges.deliver()
-      if let (statement, changing) = pendingServePublish {
-        pendingServePublish = nil
+      if let (statement, changing) = serving.pendingPublish {
+        serving.pendingPublish = nil
         DeferredChanges.$current.withValue(deferredChanges) {
-          publishServedViews(after: statement, changing: changing)
+          serving.publish(after: statement, changing: changing)
         }
         deferredChanges.deliver()
       }
@@ -317,9 +324,9 @@ public final class Session {
   func execute(_ statement: Statement) async throws {
     statementSerial += 1
     bindings.beginStatement()
-    pendingServePublish = (statement, nil)
+    serving.pendingPublish = (statement, nil)
     if statement.mayChangeData { try beforeChange(by: statement) }
-    if case .set = statement { noteServedFramesBeforeSetting() }
+    if case .set = statement { serving.noteFramesBeforeSetting() }
     switch statement {
     case .binding(let name, let expression, let range):
       try await bind(name, to: expression, range: range)
@@ -348,7 +355,7 @@ public final class Session {
       }
       if settings.stats, let stream { say(stream) }
     case .browse(let expression, _):
-      try await browse(expression)
+      try await BrowseCommand(session: self).run(expression)
     case .describe(.provider(let database), _):
       if case .sqlite(let path, nil, nil) = database.source {
         try describeDatabase(path, at: database.argumentRange)
@@ -360,7 +367,7 @@ public final class Session {
     case .describe, .explain:
       try await describeOrExplain(statement)
     case .help(let topic, _):
-      try help(topic)
+      try HelpCommand(session: self).run(topic)
     case .vars:
       try printBindings()
     case .set(let setting, let value, _):
@@ -419,7 +426,7 @@ public final class Session {
       try await more(name)
       recordEffect(of: statement, on: name, range: range)
     case .serve(let name, let address, let on, let range):
-      try await serve(name, address: address, on: on, range: range)
+      try await serving.serve(name, address: address, on: on, range: range)
     }
   }
 
@@ -431,7 +438,7 @@ public final class Session {
     // Watched views report after the statement, and after one that failed part way too (a
     // reload that failed changed what they show): the run loop reports it after the error.
     pendingWatchReport = .some(changing)
-    pendingServePublish = (statement, .some(changing))
+    serving.pendingPublish = (statement, .some(changing))
     do {
       try changes.captureShownBaselines(bindings, changing: changing)
       // Only an edit is told item by item: before a reload, `more` or `switch`, a baseline kept
@@ -441,7 +448,7 @@ public final class Session {
       } else {
         try changes.copySnapshotBaselines(bindings, changing: changing)
       }
-      try prepareServedViews(for: statement, changing: changing)
+      try serving.prepare(for: statement, changing: changing)
     } catch {
       throw Diagnostic(.interrupted, at: statement.range)
     }

@@ -1,7 +1,7 @@
 /// The page `serve` sends: the HTML `show X as html` draws, with the rows in view only, and a
 /// script that keeps it in step with the session, as a table view keeps its cells.
 ///
-/// A view of at most ``Session/servedWholeRows`` rows is drawn whole, in the page's flow. A
+/// A view of at most ``Serving/wholeRows`` rows is drawn whole, in the page's flow. A
 /// longer one stands in a list as tall as its rows would be (at most 8 million pixels, past
 /// which browsers stop laying out): the script draws a window of rows where the scroll position
 /// stands for, asking the session for it (`/window`), and asks again as the screen leaves it.
@@ -50,7 +50,7 @@ enum PreviewPage {
       let serving = "\#(serving)";
       const token = "\#(token)";
       // A view of at most this many rows is drawn whole; the list is at most this tall.
-      const WHOLE = \#(Session.servedWholeRows);
+      const WHOLE = \#(Serving.wholeRows);
       const TALLEST = 8000000;
       const state = JSON.parse(document.getElementById("dsh-state").textContent);
       let stopped = false;

@@ -67,13 +67,13 @@ enum ServeGuard {
         return false
       }
       name = name[name.index(after: name.startIndex)..<close]
-      return Session.isAddressLiteral(String(name))
+      return Serving.isAddressLiteral(String(name))
     }
     if let colon = name.lastIndex(of: ":") {
       guard name[name.index(after: colon)...].allSatisfy(\.isASCIIDigit) else { return false }
       name = name[..<colon]
     }
-    return name == "localhost" || Session.isAddressLiteral(String(name))
+    return name == "localhost" || Serving.isAddressLiteral(String(name))
   }
 
   /// Compares two tokens in time that does not depend on where they first differ.

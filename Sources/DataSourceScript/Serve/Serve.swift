@@ -20,40 +20,58 @@ final class ServedView {
   }
 }
 
-extension Session {
+/// What `serve` keeps for a session: the views served and their servers, and the statement
+/// whose changes the pages are told of when it is done.
+///
+/// The session calls it around each statement (``noteFramesBeforeSetting()``,
+/// ``prepare(for:changing:)``, ``publish(after:changing:)``); a page's request comes through the
+/// served view's hub to ``answer(_:to:for:)``, on the main actor.
+@MainActor
+final class Serving {
+  unowned let session: Session
+  /// The views served, by name.
+  var views: [String: ServedView] = [:]
+  /// A statement whose changes the served pages are told of once it is done; the changed
+  /// sources, when known (`nil` inside: every source may have changed).
+  var pendingPublish: (statement: Statement, changing: Set<ObjectIdentifier>??)?
+
+  init(session: Session) {
+    self.session = session
+  }
+
   /// `serve X [on ADDRESS]`, `serve X off`, `serve off`.
   func serve(_ name: Identifier?, address: ServeAddress?, on: Bool, range: SourceRange) async throws {
     guard on else {
-      let names = name.map { [$0.name] } ?? servedViews.keys.sorted()
-      if let name, servedViews[name.name] == nil {
+      let names = name.map { [$0.name] } ?? views.keys.sorted()
+      if let name, views[name.name] == nil {
         throw Diagnostic(
           .serveFailed("\(name.name) is not being served (serve \(name.name) starts it)"), at: name.range)
       }
       for served in names {
-        await stopServing(served)
-        output.write("stopped serving \(served)\n")
+        await stop(served)
+        session.output.write("stopped serving \(served)\n")
       }
-      if names.isEmpty { output.write("nothing is being served\n") }
+      if names.isEmpty { session.output.write("nothing is being served\n") }
       return
     }
     guard let name else { return }
     let host = address?.host ?? "127.0.0.1"
-    let port = address?.port ?? Session.defaultServePort
+    let port = address?.port ?? Serving.defaultPort
     // A server listens on an address of this machine, written as one: a host name would be
     // looked up, and may not be this machine's.
-    if host != "localhost", !Session.isAddressLiteral(host) {
+    if host != "localhost", !Serving.isAddressLiteral(host) {
       throw Diagnostic(
         .serveFailed(
           "'\(host)' is not an address: serve \(name.name) listens on 127.0.0.1 (the default), or on \"0.0.0.0:\(port)\" to be reached from other machines"
         ), at: address?.range ?? range)
     }
     let beyondThisMachine = !["127.0.0.1", "localhost", "::1"].contains(host)
-    if beyondThisMachine, environment.sandbox != nil {
+    if beyondThisMachine, session.environment.sandbox != nil {
       throw Diagnostic(
         .serveFailed("--safe serves on 127.0.0.1 only: serve \(name.name) on \(port)"),
         at: address?.range ?? range)
     }
-    let binding = try bindings.binding(named: name)
+    let binding = try session.bindings.binding(named: name)
     guard case .table = binding.value else {
       if case .provider = binding.value {
         throw Diagnostic(
@@ -67,16 +85,16 @@ extension Session {
           "serve draws a table, and \(name.name) is \(binding.value.kindDescription): show \(name.name) prints it; serve a table (let v = table … with cell …, then serve v)"
         ), at: name.range)
     }
-    guard let starter = previewServers else {
+    guard let starter = session.previewServers else {
       throw Diagnostic(
         .serveFailed("serving needs the dsh program (this session has no web server)"), at: range)
     }
     // Drawn once before the server starts: a view that cannot be drawn is not served.
-    _ = try servedWindow(of: binding.value, named: name.name, .rows(0..<1), counts: false, at: name.range)
+    _ = try window(of: binding.value, named: name.name, .rows(0..<1), counts: false, at: name.range)
     // Served already: on the same port the old server gives way first (the port is its); on
     // another, the new one starts first, so a failure leaves the old one serving.
-    let previous = servedViews[name.name]
-    if let previous, previous.server.port == port { await stopServing(name.name) }
+    let previous = views[name.name]
+    if let previous, previous.server.port == port { await stop(name.name) }
     let hub = PreviewHub { [weak self] request, hub in
       self?.answer(request, to: hub, for: name.name)
         ?? PageAnswer(status: 410, type: "text/plain", version: nil, body: "dsh has ended\n")
@@ -86,33 +104,33 @@ extension Session {
       server = try await starter.start(hub: hub, name: name.name, host: host, port: port)
     } catch {
       let still =
-        servedViews[name.name].map { "; \(name.name) is still served on port \($0.server.port)" } ?? ""
+        views[name.name].map { "; \(name.name) is still served on port \($0.server.port)" } ?? ""
       throw Diagnostic(
         .serveFailed("cannot serve \(name.name) on \(host):\(port): \(error)\(still)"),
         at: address?.range ?? range)
     }
-    if let previous, servedViews[name.name] === previous {
-      await stopServing(name.name)
-      output.write("stopped serving \(name.name) on port \(previous.server.port)\n")
+    if let previous, views[name.name] === previous {
+      await stop(name.name)
+      session.output.write("stopped serving \(name.name) on port \(previous.server.port)\n")
     }
     let served = ServedView(hub: hub, server: server)
     _ = try served.tracker.watch(name.name, value: binding.value)
-    servedViews[name.name] = served
+    views[name.name] = served
     // What the pages show is the view now: `changes` starts from it too.
-    changes.shown(name.name)
+    session.changes.shown(name.name)
     if beyondThisMachine {
-      output.writeError(
+      session.output.writeError(
         "warning: \(name.name) is served on \(host):\(server.port): anyone who can reach this machine can read it\n"
       )
     }
     // The token is the key to the view: only who sees this line can open the page.
     if host == "0.0.0.0" || host == "::" {
-      output.write(
+      session.output.write(
         "serving \(name.name) on every address of this machine, port \(server.port) (here: http://127.0.0.1:\(server.port)/?token=\(hub.token))\n"
       )
     } else {
       let shownHost = host.contains(":") ? "[\(host)]" : host
-      output.write("serving \(name.name) at http://\(shownHost):\(server.port)/?token=\(hub.token)\n")
+      session.output.write("serving \(name.name) at http://\(shownHost):\(server.port)/?token=\(hub.token)\n")
     }
   }
 
@@ -125,32 +143,32 @@ extension Session {
 
   /// The most rows a view may have for its page to draw them all; a longer one draws the
   /// rows in view, a window at a time.
-  nonisolated static let servedWholeRows = 1_000
+  nonisolated static let wholeRows = 1_000
 
   /// The rows the page of a long view draws before its script measures the screen.
-  static let servedFirstRows = 120
+  static let firstRows = 120
 
   /// The port `serve X` listens on when none is given (Python's `http.server`'s).
-  static let defaultServePort = 8000
+  static let defaultPort = 8000
 
   /// Stops serving a view: its server closes, its pages' sockets close.
-  func stopServing(_ name: String) async {
-    guard let served = servedViews.removeValue(forKey: name) else { return }
+  func stop(_ name: String) async {
+    guard let served = views.removeValue(forKey: name) else { return }
     served.hub.close()
     await served.server.stop()
   }
 
   /// Stops every served view (dsh is leaving).
-  public func stopServingAll() async {
-    for name in servedViews.keys.sorted() { await stopServing(name) }
+  func stopAll() async {
+    for name in views.keys.sorted() { await stop(name) }
   }
 
   /// Whether any view is being served.
-  public var isServing: Bool { !servedViews.isEmpty }
+  var isServing: Bool { !views.isEmpty }
 
   /// The answer to what a page of the view served as `name` by `hub` asks, drawn now.
   func answer(_ request: PageRequest, to hub: PreviewHub, for name: String) -> PageAnswer {
-    guard let served = servedViews[name], served.hub === hub, let binding = bindings[name] else {
+    guard let served = views[name], served.hub === hub, let binding = session.bindings[name] else {
       return PageAnswer(
         status: 410, type: "text/plain", version: nil, body: "\(name) is no longer served here\n")
     }
@@ -162,12 +180,12 @@ extension Session {
         let json = try rendered(binding.value, named: name, mode: .json, at: range)
         return PageAnswer(status: 200, type: "application/json", version: version, body: json)
       case .page:
-        let window = try servedWindow(
-          of: binding.value, named: name, .rows(0..<Session.servedFirstRows), counts: true, at: range)
+        let window = try window(
+          of: binding.value, named: name, .rows(0..<Serving.firstRows), counts: true, at: range)
         let page = PreviewPage.page(window, version: version, serving: hub.id, token: hub.token)
         return PageAnswer(status: 200, type: "text/html", version: version, body: page)
       case .window(let rows, let counts):
-        let window = try servedWindow(of: binding.value, named: name, rows, counts: counts, at: range)
+        let window = try window(of: binding.value, named: name, rows, counts: counts, at: range)
         return PageAnswer(
           status: 200, type: "application/json", version: version, body: window.json(version: version))
       }
@@ -180,13 +198,13 @@ extension Session {
   }
 
   /// The rows of a window of a served view, drawn as the page's parts: every row when the view
-  /// has at most ``servedWholeRows``.
+  /// has at most ``wholeRows``.
   /// - Complexity: O(log sections + rows drawn), and O(sections) with the counts.
-  func servedWindow(
+  func window(
     of value: ScriptValue, named name: String, _ window: PageRequest.Window, counts: Bool,
     at range: SourceRange
   ) throws -> ServedWindow {
-    let (view, _, _) = try shownView(of: value, named: name, expressionRange: range)
+    let (view, _, _) = try session.shownView(of: value, named: name, expressionRange: range)
     let source = view.dataSource
     let offsets = view.sectionOffsets
     let total = offsets.total
@@ -202,7 +220,7 @@ extension Session {
       }
       rows = max(0, flat - before)..<min(total, flat + after)
     }
-    if total <= Session.servedWholeRows { rows = 0..<total }
+    if total <= Serving.wholeRows { rows = 0..<total }
     let stateBefore = source.loadState
     let snapshot = view.layout(windows: [rows])
     if source.loadState == .error, stateBefore != .error {
@@ -210,7 +228,7 @@ extension Session {
         .dataSource(source.loadError ?? .sourceFailed(message: "the source failed while it was read")),
         at: range)
     }
-    let page = settings.page(style: Session.preferredStyle(of: source), title: name)
+    let page = session.settings.page(style: Session.preferredStyle(of: source), title: name)
     return ServedWindow(
       parts: Renderer.renderHTMLParts(snapshot, options: page), rows: rows, total: total,
       counts: counts ? (0..<offsets.sectionCount).map { offsets.starts[$0 + 1] - offsets.starts[$0] } : nil)
@@ -218,9 +236,9 @@ extension Session {
 
   /// How a served view's page looks, but for the rows past its first few: a setting that changes
   /// it makes the pages draw themselves again.
-  func servedFrame(of value: ScriptValue, named name: String) -> String? {
+  func frame(of value: ScriptValue, named name: String) -> String? {
     let range: SourceRange = 0..<0
-    guard let window = try? servedWindow(of: value, named: name, .rows(0..<50), counts: false, at: range)
+    guard let window = try? window(of: value, named: name, .rows(0..<50), counts: false, at: range)
     else {
       return nil
     }
@@ -232,11 +250,13 @@ extension Session {
     throws
     -> String
   {
-    let (view, showsFields, columnSource) = try shownView(of: value, named: name, expressionRange: range)
+    let (view, showsFields, columnSource) = try session.shownView(
+      of: value, named: name, expressionRange: range)
     let source = view.dataSource
     let options = RenderOptions(
-      mode: mode, width: settings.effectiveWidth(environment), color: false, showsFields: showsFields,
-      toTerminal: false, page: settings.page(style: Session.preferredStyle(of: source), title: name))
+      mode: mode, width: session.settings.effectiveWidth(session.environment), color: false,
+      showsFields: showsFields,
+      toTerminal: false, page: session.settings.page(style: Session.preferredStyle(of: source), title: name))
     var text = ""
     try Session.draw(
       view, showsFields: showsFields, columnSource: columnSource, windows: [0..<view.totalRows],
@@ -250,38 +270,38 @@ extension Session {
   }
 
   /// Before a setting: how each served page looks, to see whether the setting changed it.
-  func noteServedFramesBeforeSetting() {
-    for (name, served) in servedViews {
-      served.frameBeforeSetting = bindings[name].flatMap { servedFrame(of: $0.value, named: name) }
+  func noteFramesBeforeSetting() {
+    for (name, served) in views {
+      served.frameBeforeSetting = session.bindings[name].flatMap { frame(of: $0.value, named: name) }
     }
   }
 
   /// Before a statement that changes data wholesale: served views keep what they showed, as
   /// ``ChangeTracker/copySnapshotBaselines(_:changing:)`` says.
-  func prepareServedViews(for statement: Statement, changing: Set<ObjectIdentifier>?) throws {
-    guard !servedViews.isEmpty else { return }
+  func prepare(for statement: Statement, changing: Set<ObjectIdentifier>?) throws {
+    guard !views.isEmpty else { return }
     if case .edit = statement { return }
-    for served in servedViews.values {
-      try served.tracker.copySnapshotBaselines(bindings, changing: changing)
+    for served in views.values {
+      try served.tracker.copySnapshotBaselines(session.bindings, changing: changing)
     }
   }
 
   /// After a statement: each served view it changed tells its pages, with the batch `changes X as
   /// json` prints, or a layout message when X was bound again or a setting redrew it.
-  func publishServedViews(after statement: Statement, changing: Set<ObjectIdentifier>??) {
-    guard !servedViews.isEmpty else { return }
-    for name in servedViews.keys.sorted() {
-      guard let served = servedViews[name], let binding = bindings[name] else { continue }
+  func publish(after statement: Statement, changing: Set<ObjectIdentifier>??) {
+    guard !views.isEmpty else { return }
+    for name in views.keys.sorted() {
+      guard let served = views[name], let binding = session.bindings[name] else { continue }
       do {
         var message: String?
         switch statement {
         case .binding(let bound, _, _) where bound.name == name:
           guard case .table = binding.value else {
             // No page to draw: the pages keep the last one, and say so no more.
-            servedViews[name] = nil
+            views[name] = nil
             served.hub.close()
             Task { await served.server.stop() }
-            output.writeError(
+            session.output.writeError(
               "note: \(name) is now \(binding.value.kindDescription), which has no page: stopped serving it (serve \(name) again once it is a table)\n"
             )
             continue
@@ -291,7 +311,7 @@ extension Session {
         case .set:
           // A setting may change how the page is drawn (appearance, device, style): redrawn whole
           // when the page differs.
-          if servedFrame(of: binding.value, named: name) != served.frameBeforeSetting {
+          if frame(of: binding.value, named: name) != served.frameBeforeSetting {
             message = PreviewHub.layoutMessage(version: served.hub.version + 1)
           }
           served.frameBeforeSetting = nil
@@ -305,9 +325,9 @@ extension Session {
         guard let message else { continue }
         served.hub.publish(message: message)
       } catch let diagnostic as Diagnostic {
-        sayError("error: serving \(name): \(diagnostic.message.text)\n")
+        session.sayError("error: serving \(name): \(diagnostic.message.text)\n")
       } catch {
-        sayError("error: serving \(name): \(error)\n")
+        session.sayError("error: serving \(name): \(error)\n")
       }
     }
   }
