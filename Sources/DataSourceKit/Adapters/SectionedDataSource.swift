@@ -55,6 +55,8 @@ public struct SectionContext: Sendable {
 /// Once read, the decorator's text may follow the index, and a view asks again for the text of
 /// every section whose index an insert or a delete moved; until then, only for the sections the
 /// change touched. Set from any task that asks for text, so it is guarded by a lock.
+///
+/// `@unchecked Sendable`: its one flag is read and written only under that lock.
 package final class IndexReads: @unchecked Sendable {
   private let lock = NSLock()
   private var read = false

@@ -9,9 +9,10 @@ import Foundation
 
 /// Where a Parquet file's bytes come from: a file kept open, read a range at a time, or bytes
 /// already in memory.
+///
+/// `@unchecked Sendable`: the memory case's bytes are never written while the reader holds
+/// them, and the file case's descriptor is only read with `pread`, which needs no lock.
 enum ParquetBytes: @unchecked Sendable {
-  // `@unchecked Sendable`: the memory case's bytes are never written while the reader holds
-  // them, and the file case's descriptor is only read with `pread`, which needs no lock.
   case memory(UnsafeRawBufferPointer, displayPath: String)
   case file(OpenFile, displayPath: String)
 
