@@ -162,10 +162,7 @@ let package = Package(
     // library's public API. It runs the README's examples from main-actor code.
     .testTarget(
       name: "AppAdoptionTests",
-      dependencies: [
-        "DataSourceKit", "DataSourceKitValues", "DataSourceKitRendering", "DataSourceKitUIKit",
-        "UIKitStandIn",
-      ],
+      dependencies: ["DataSourceKit", "DataSourceKitRendering", "DataSourceKitUIKit", "UIKitStandIn"],
       swiftSettings: [.unsafeFlags(["-warnings-as-errors", "-package-name", "adopter"])]
     ),
     // An app target as Xcode 26 makes a new one: main-actor isolation by default and the

@@ -23,7 +23,7 @@ sudo_if_needed=""; [ "$(id -u)" -ne 0 ] && sudo_if_needed="sudo"
 if ! command -v sqlite3 >/dev/null; then
   $sudo_if_needed apt-get -o DPkg::Lock::Timeout=600 install -y -qq sqlite3 >/dev/null
 fi
-# GNU time reports a child's own peak memory (see measure() in Sources/dsh-bench/main.swift).
+# GNU time reports a child's own peak memory (see measure() in Sources/dsh-bench/Measuring.swift).
 if [ ! -x /usr/bin/time ]; then
   $sudo_if_needed apt-get -o DPkg::Lock::Timeout=600 install -y -qq time >/dev/null || echo "no GNU time: peak memory may read as unknown" >&2
 fi

@@ -5,8 +5,8 @@
 
 For a change meant to move code, not behaviour (a module split, a file split): each statement
 runs RUNS times (5 unless given) with each binary, the binaries taking turns, and the row gives
-each median, the new one's ratio to the old, and whether their outputs are byte for byte the
-same. The inputs are the bench's (`Scripts/bench.sh answers` and `parquet` make them in
+each median, the new one's ratio to the old, and whether their outputs (exit status, standard
+output and standard error) are byte for byte the same. The inputs are the bench's (`Scripts/bench.sh answers` and `parquet` make them in
 bench-data/). Release builds of both, on an idle machine: two cores shared with anything else
 make every figure noise.
 """
@@ -54,7 +54,7 @@ def main():
                 started = time.monotonic()
                 run = subprocess.run([binary] + arguments + [statement], cwd=root, capture_output=True)
                 times[binary].append(time.monotonic() - started)
-                outputs[binary] = run.stdout
+                outputs[binary] = (run.returncode, run.stdout, run.stderr)
         before, after = statistics.median(times[old]), statistics.median(times[new])
         same = "yes" if outputs[old] == outputs[new] else "**no**"
         print(f"| {name} | {before:.3f} s | {after:.3f} s | {after / before:.2f}× | {same} |", flush=True)

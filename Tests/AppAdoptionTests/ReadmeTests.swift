@@ -6,7 +6,6 @@
 import DataSourceKit
 import DataSourceKitRendering  // only for Renderer, which draws the view as text below
 import DataSourceKitUIKit  // Bridge/DataSourceKitUIKit.swift, as an app adds it
-import DataSourceKitValues
 import Foundation
 import Testing
 import UIKitStandIn  // UIKit's signatures, where UIKit is not

@@ -42,7 +42,7 @@ package struct KeyTable {
   /// The entry of the keys `matches` accepts, added with `keys()` when there is none; whether it
   /// is new.
   @inline(__always)
-  package mutating func entry(hash: UInt64, matches: ([Value]) -> Bool, keys makeKeys: () -> [Value]) -> (
+  mutating func entry(hash: UInt64, matches: ([Value]) -> Bool, keys makeKeys: () -> [Value]) -> (
     Int, isNew: Bool
   ) {
     let mask = slots.count - 1
@@ -250,18 +250,18 @@ package enum KeyHash {
   ///
   /// A file made to put many keys in one slot of the table (a quadratic grouping) cannot then
   /// be made in advance. Group order does not depend on it.
-  package static let seed = UInt64.random(in: 0...UInt64.max)
+  static let seed = UInt64.random(in: 0...UInt64.max)
 
   /// The hash of no keys.
-  package static let empty: UInt64 = 0
+  static let empty: UInt64 = 0
 
   /// Mixes the bits (MurmurHash3's finalizer, over the seeded value), so the low bits a table
   /// uses depend on all of them.
   @inline(__always)
-  package static func mix(_ x: UInt64) -> UInt64 { mix(x, seed: seed) }
+  static func mix(_ x: UInt64) -> UInt64 { mix(x, seed: seed) }
 
   @inline(__always)
-  package static func mix(_ x: UInt64, seed: UInt64) -> UInt64 {
+  static func mix(_ x: UInt64, seed: UInt64) -> UInt64 {
     var x = x ^ seed
     x ^= x >> 33
     x &*= 0xff51_afd7_ed55_8ccd
@@ -272,14 +272,14 @@ package enum KeyHash {
   }
 
   @inline(__always)
-  package static func combine(_ a: UInt64, _ b: UInt64) -> UInt64 { mix(a &* 31 &+ b) }
+  static func combine(_ a: UInt64, _ b: UInt64) -> UInt64 { mix(a &* 31 &+ b) }
 
   /// An int; a double equal to an int hashes as that int.
   @inline(__always)
-  package static func int(_ i: Int) -> UInt64 { mix(UInt64(bitPattern: Int64(i)) ^ 0x9e37_79b9_7f4a_7c15) }
+  static func int(_ i: Int) -> UInt64 { mix(UInt64(bitPattern: Int64(i)) ^ 0x9e37_79b9_7f4a_7c15) }
 
   @inline(__always)
-  package static func double(_ d: Double) -> UInt64 {
+  static func double(_ d: Double) -> UInt64 {
     if let i = Int(exactly: d) { return int(i) }
     // Every NaN is one value to `==` on values (see Value.compareNumbers).
     return mix(d.isNaN ? 0x7ff8_0000_0000_0000 : d.bitPattern)
@@ -287,11 +287,11 @@ package enum KeyHash {
 
   /// UTF-8 bytes, eight at a time.
   @inline(__always)
-  package static func bytes(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 { self.bytes(bytes, seed: seed) }
+  static func bytes(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 { self.bytes(bytes, seed: seed) }
 
   /// UTF-8 bytes, with the seed given (read once by a loop that hashes many).
   @inline(__always)
-  package static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> UInt64 {
+  static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> UInt64 {
     var hash = UInt64(bytes.count) &* 0x9e37_79b9_7f4a_7c15
     guard let base = bytes.baseAddress else { return mix(hash, seed: seed) }
     let raw = UnsafeRawPointer(base)
@@ -336,7 +336,7 @@ package enum KeyHash {
 extension ValueBatch {
   /// The key hash of item `i`, as ``KeyHash/of(_:)`` gives for its value.
   @inline(__always)
-  package func keyHash(_ i: Int) -> UInt64 {
+  func keyHash(_ i: Int) -> UInt64 {
     switch self {
     case .ints(let v, let nulls) where nulls?[i] != true: KeyHash.int(v[i])
     case .doubles(let v, let nulls) where nulls?[i] != true: KeyHash.double(v[i])
@@ -347,7 +347,7 @@ extension ValueBatch {
   }
 
   /// The key hashes of the first `count` items, each as ``keyHash(_:)`` gives it.
-  package func keyHashes(_ count: Int) -> [UInt64] {
+  func keyHashes(_ count: Int) -> [UInt64] {
     switch self {
     case .ints(let v, let nulls):
       let null = KeyHash.of(.null)
@@ -364,7 +364,7 @@ extension ValueBatch {
 
   /// Whether item `i`'s value is a key, as ``keyMatches(_:_:)`` says, the batch's kind looked at
   /// once.
-  package var keyMatcher: (Int, Value) -> Bool {
+  var keyMatcher: (Int, Value) -> Bool {
     switch self {
     case .ints(let v, let nulls):
       return { i, key in
@@ -383,7 +383,7 @@ extension ValueBatch {
 
   /// Whether item `i`'s value is `key` (as `==` says, null equal to null).
   @inline(__always)
-  package func keyMatches(_ i: Int, _ key: Value) -> Bool {
+  func keyMatches(_ i: Int, _ key: Value) -> Bool {
     switch (self, key) {
     case (.ints(let v, let nulls), .int(let k)): return nulls?[i] != true && v[i] == k
     case (.texts(let t), .string(var k)):

@@ -186,7 +186,7 @@ package struct ColumnSortKeys {
   /// - Complexity: O(m) for m positions with keys of one number kind (a radix sort of the
   ///   prefixes); text that ties in its first eight bytes is radix sorted again by the next
   ///   eight, in each run of ties, until the texts differ or end.
-  package func order(of range: some Collection<Int>, direction: SortDirection) -> [Int] {
+  func order(of range: some Collection<Int>, direction: SortDirection) -> [Int] {
     sortedOrder(of: range, direction: direction)
   }
 

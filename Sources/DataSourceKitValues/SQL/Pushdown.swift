@@ -37,8 +37,6 @@ package protocol ChecksValuesLazily: AnyObject {
   func checkAllValues() throws
 }
 
-/// A run of items by their position across sections, as SQL's `LIMIT … OFFSET …` takes one:
-
 /// A stage a provider may run itself rather than in memory.
 package enum PushdownStage: Sendable, Equatable {
   case filter(RowExpression)
@@ -165,7 +163,7 @@ package protocol JoinPushdown: AnyObject {
   /// `other`'s order) in the field `name`, or null (left out when not `keepsUnmatched`); with
   /// `everyMatch`, a row for each match; with `keepsRightOnly`, the items of `other` no row
   /// matched after, the rows' fields null. `nil` when the provider cannot give exactly what the
-  /// join in memory (``JoinedProvider``) gives. Not loaded yet.
+  /// join in memory (`JoinedProvider`) gives. Not loaded yet.
   ///
   /// With `writingOnly` (`explain`) the join is its statement and nothing more: no statement
   /// of the join's own runs (the other side is not counted nor its values checked, and the notes of keys matched more than once

@@ -202,7 +202,7 @@ extension Evaluator {
       if case .extend(let definitions, _) = stage {
         let position = steps.startIndex + stages.count
         if position + 1 < steps.endIndex, case .stage(let next) = steps[position + 1],
-          Self.isArrangement(next)
+          next.kind.arrangesRows
         {
           let fields = try computedFieldList(definitions, of: source)
           let label = text(stage.range)

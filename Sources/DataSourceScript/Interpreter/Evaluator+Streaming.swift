@@ -56,11 +56,7 @@ extension Evaluator {
     }
     let stages = steps.compactMap { step -> Stage? in
       switch step {
-      case .stage(let stage):
-        switch stage {
-        case .filter, .sort, .section, .slice: stage
-        case .sample, .extend, .select, .group, .distinct, .join, .count, .summarize, .pivot: nil
-        }
+      case .stage(let stage): stage.kind.arrangesRows ? stage : nil
       default: nil
       }
     }

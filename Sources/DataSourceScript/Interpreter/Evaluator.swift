@@ -161,7 +161,7 @@ extension Evaluator {
           if !deferred { try await run(&unrun) }
           let before = timings?.now()
           value = try await apply(stage, to: value, reading: !buildsOnly)
-          if Self.isArrangement(stage), case .provider(let p) = value {
+          if stage.kind.arrangesRows, case .provider(let p) = value {
             unrun.append((p.provider, stage.range))
             if !deferred { try await run(&unrun) }
           } else if !Self.isBuiltWithoutRows(stage) {
@@ -291,15 +291,6 @@ extension Evaluator {
     unrun.removeAll()
   }
 
-  /// `where`, `sort by`, `section by` and the slices: stages that arrange their input's rows
-  /// when they run (a ``DerivedProvider``), and are built without them.
-  static func isArrangement(_ stage: Stage) -> Bool {
-    switch stage {
-    case .filter, .sort, .section, .slice: true
-    case .extend, .select, .sample, .group, .distinct, .join, .count, .summarize, .pivot: false
-    }
-  }
-
   /// Whether a stage is built, and checked, without its input's rows.
   ///
   /// An arrangement, or fields computed as each item is read, is. Window functions, `sample`, `group by`, `distinct` and
@@ -307,8 +298,8 @@ extension Evaluator {
   static func isBuiltWithoutRows(_ stage: Stage) -> Bool {
     switch stage {
     case .extend(let definitions, _): !needsWindow(definitions)
-    case .select, .filter, .sort, .section, .slice: true
-    case .sample, .group, .distinct, .join, .count, .summarize, .pivot: false
+    case .select: true
+    default: stage.kind.arrangesRows
     }
   }
 

@@ -10,7 +10,7 @@ final class ServedView {
   let hub: PreviewHub
   let tracker = ChangeTracker()
   let server: any PreviewServing
-  /// The look of the page before a `set` statement (``Session/servedFrame(of:named:)``): when
+  /// The look of the page before a `set` statement (``Serving/frame(of:named:)``): when
   /// the setting changed it, the pages draw themselves again.
   var frameBeforeSetting: String?
 

@@ -139,6 +139,19 @@ public enum StageKind: String, CaseIterable, Sendable {
     }
   }
 
+  /// Whether the stage arranges its input's rows as they are (keeps, orders, sections or slices
+  /// them: a ``DerivedProvider`` over its input, which a database can run in its SQL), built and
+  /// checked without them; the others make a provider of their own.
+  ///
+  /// The evaluator reads it where it decides what is built without rows, what a streamed `show`
+  /// of a large file may run, and what is offered to a database as a stage.
+  package var arrangesRows: Bool {
+    switch self {
+    case .where, .sort, .section, .limit, .offset: true
+    case .sample, .extend, .select, .group, .distinct, .join, .count, .summarize, .pivot: false
+    }
+  }
+
   /// The run of items by position `N` keeps, for a stage written with a count (`limit N`).
   ///
   /// `nil` for the others, which the parser reads their own way.
